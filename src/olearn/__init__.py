@@ -1,0 +1,24 @@
+"""olearn: online learning from streams, on compiled kernels.
+
+>>> import olearn
+>>> clf = olearn.PAClassifier(variant="pa1", C=1.0)
+>>> res = olearn.run(clf, [[1.0, 0.0], [0.0, 1.0]], ["spam", "ham"])
+>>> res.n_rounds, clf.classes_.tolist()
+(2, ['ham', 'spam'])
+"""
+
+from ._persistence import load
+from .evaluate import RunResult, run
+from .linear import OGDClassifier, OnlineSVM, PAClassifier, Perceptron
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "OGDClassifier",
+    "OnlineSVM",
+    "PAClassifier",
+    "Perceptron",
+    "RunResult",
+    "load",
+    "run",
+]

@@ -1,0 +1,187 @@
+"""One compiled engine for the binary linear learners.
+
+Every learner here is the move ``w <- w + tau * y * x`` (DESIGN.md): the loss code
+gives ``l`` from the margin ``m = y w.x``, the step-rule code turns ``l`` and
+``s = ||x||^2`` into ``tau``, and an optional projection onto an L2 ball keeps
+the iterate feasible. The weights are stored as ``scale * w`` so that the
+projection costs O(1) instead of O(d); the constant feature of the intercept is
+the last entry of ``w`` with value ``params[P_BIAS]``.
+"""
+
+import math
+
+from numba import njit
+
+from ._codes import (
+    K_CONSERVATIVE,
+    K_LOSS,
+    K_SCHEDULE,
+    K_STEP,
+    LOSS_HINGE,
+    LOSS_LOGISTIC,
+    P_BIAS,
+    P_C,
+    P_ETA,
+    P_RADIUS,
+    S_SCALE,
+    S_SQNORM,
+    S_T,
+    SCHEDULE_CONSTANT,
+    SCHEDULE_SQRT,
+    STEP_OGD,
+    STEP_PA1,
+    STEP_PA2,
+    STEP_PERCEPTRON,
+    T_LOSS,
+    T_MISTAKES,
+    T_ROUNDS,
+    T_UPDATES,
+)
+
+# Below this the stored weights are folded into the scale, so that w / scale
+# never overflows however many projections a long stream makes.
+_MIN_SCALE = 1e-100
+
+
+@njit(cache=True)
+def learning_rate(schedule, eta, t):
+    """eta_t for round t >= 1 (Zinkevich 2003 uses eta / sqrt(t))."""
+    if schedule == SCHEDULE_CONSTANT:
+        return eta
+    if schedule == SCHEDULE_SQRT:
+        return eta / math.sqrt(t)
+    return eta / t
+
+
+@njit(cache=True)
+def loss_and_slope(loss, margin):
+    """The loss at margin m and its slope -dl/dm (a subgradient for the hinge)."""
+    if loss == LOSS_HINGE:
+        if margin < 1.0:
+            return 1.0 - margin, 1.0
+        return 0.0, 0.0
+    if loss == LOSS_LOGISTIC:
+        # log(1 + exp(-m)) written so that neither branch can overflow
+        if margin > 0.0:
+            e = math.exp(-margin)
+            return math.log1p(e), e / (1.0 + e)
+        e = math.exp(margin)
+        return -margin + math.log1p(e), 1.0 / (1.0 + e)
+    r = 1.0 - margin
+    return 0.5 * r * r, r
+
+
+@njit(cache=True)
+def step_size(loss, slope, sqnorm, margin, t, params, codes):
+    """tau of one round from the loss, ||x||^2 and the margin."""
+    rule = codes[K_STEP]
+    if rule == STEP_PERCEPTRON:
+        return params[P_ETA] if margin <= 0.0 else 0.0
+    if rule == STEP_OGD:
+        if codes[K_CONSERVATIVE] != 0 and margin > 0.0:
+            return 0.0
+        return learning_rate(codes[K_SCHEDULE], params[P_ETA], t) * slope
+    if loss <= 0.0:
+        return 0.0
+    denominator = sqnorm
+    if rule == STEP_PA2:
+        denominator += 0.5 / params[P_C]
+    if denominator <= 0.0:
+        # x = 0 (and no intercept): every w has the same loss, nothing to move
+        return 0.0
+    tau = loss / denominator
+    if rule == STEP_PA1 and tau > params[P_C]:
+        tau = params[P_C]
+    return tau
+
+
+@njit(cache=True)
+def score_row(indices, data, lo, hi, w, state, params):
+    """w.x for the CSR row data[lo:hi], the intercept included."""
+    d = w.size - 1
+    dot = w[d] * params[P_BIAS]
+    for k in range(lo, hi):
+        dot += w[indices[k]] * data[k]
+    return state[S_SCALE] * dot
+
+
+@njit(cache=True)
+def learn_row(indices, data, lo, hi, y, w, state, params, codes):
+    """Predict then learn one example; returns (score, loss, tau, ok).
+
+    ``ok`` is False when the score or the updated weights would not be finite;
+    the model is then left exactly as it was before this row.
+    """
+    d = w.size - 1
+    bias = params[P_BIAS]
+    scale = state[S_SCALE]
+    dot = w[d] * bias
+    sqnorm_x = bias * bias
+    for k in range(lo, hi):
+        v = data[k]
+        dot += w[indices[k]] * v
+        sqnorm_x += v * v
+    score = scale * dot
+    if not math.isfinite(score) or not math.isfinite(sqnorm_x):
+        return score, 0.0, 0.0, False
+    margin = y * score
+    t = state[S_T] + 1.0
+    loss, slope = loss_and_slope(codes[K_LOSS], margin)
+    tau = step_size(loss, slope, sqnorm_x, margin, t, params, codes)
+    a = tau * y
+    sqnorm_w = state[S_SQNORM] + 2.0 * a * score + a * a * sqnorm_x
+    if not math.isfinite(sqnorm_w) or not math.isfinite(a / scale):
+        return score, loss, tau, False
+    state[S_T] = t
+    if tau != 0.0:
+        c = a / scale
+        for k in range(lo, hi):
+            w[indices[k]] += c * data[k]
+        w[d] += c * bias
+        sqnorm_w = max(sqnorm_w, 0.0)
+        radius = params[P_RADIUS]
+        if radius > 0.0 and sqnorm_w > radius * radius:
+            scale *= radius / math.sqrt(sqnorm_w)
+            sqnorm_w = radius * radius
+            if scale < _MIN_SCALE:
+                w *= scale
+                scale = 1.0
+            state[S_SCALE] = scale
+        state[S_SQNORM] = sqnorm_w
+    return score, loss, tau, True
+
+
+@njit(cache=True)
+def binary_linear_pass(indptr, indices, data, y, w, state, params, codes, scores, losses, taus, totals):
+    """Progressive validation over the rows of a CSR matrix, in order.
+
+    Each row is first scored (the prediction is +1 when the score is > 0),
+    then learned. Per-round scores, losses and taus are written when the
+    output arrays have one slot per row; pass empty arrays to keep only the
+    ``totals`` (mistakes, cumulative loss, updates, rounds). Returns -1, or the index
+    of the row at which learning stopped because the numbers overflowed.
+    """
+    record = scores.size > 0
+    for i in range(indptr.size - 1):
+        score, loss, tau, ok = learn_row(indices, data, indptr[i], indptr[i + 1], y[i], w, state, params, codes)
+        if not ok:
+            return i
+        if record:
+            scores[i] = score
+            losses[i] = loss
+            taus[i] = tau
+        predicted = 1.0 if score > 0.0 else -1.0
+        if predicted != y[i]:
+            totals[T_MISTAKES] += 1.0
+        totals[T_LOSS] += loss
+        if tau != 0.0:
+            totals[T_UPDATES] += 1.0
+        totals[T_ROUNDS] += 1.0
+    return -1
+
+
+@njit(cache=True)
+def binary_linear_scores(indptr, indices, data, w, state, params, out):
+    """Decision values w.x of every row of a CSR matrix."""
+    for i in range(indptr.size - 1):
+        out[i] = score_row(indices, data, indptr[i], indptr[i + 1], w, state, params)

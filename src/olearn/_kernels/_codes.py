@@ -1,0 +1,50 @@
+"""Integer codes that select a kernel's step rule, loss and schedule.
+
+Codes, not callables, enter the compiled loops: numba caches a kernel on disk only
+when it has no closures, and a branch on an integer costs nothing next to a
+dispatch through a function object.
+"""
+
+# Step rules: how the loss l and s = ||z||^2 of a round become the step size tau.
+STEP_PERCEPTRON = 0  # tau = eta on a mistake (y w.x <= 0), else 0
+STEP_PA = 1  # tau = l / s                    Crammer et al. 2006, Eq. (3)
+STEP_PA1 = 2  # tau = min(C, l / s)           Crammer et al. 2006, Eq. (8), PA-I
+STEP_PA2 = 3  # tau = l / (s + 1 / (2C))     Crammer et al. 2006, Eq. (8), PA-II
+STEP_OGD = 4  # tau = eta_t * (-dl/dmargin)  Zinkevich 2003, online (sub)gradient descent
+
+# Losses of the margin m = y w.x
+LOSS_HINGE = 0  # max(0, 1 - m)
+LOSS_LOGISTIC = 1  # log(1 + exp(-m))
+LOSS_SQUARED = 2  # (1 - m)^2 / 2, i.e. (y - w.x)^2 / 2 for y in {-1, +1}
+
+# Learning-rate schedules eta_t for round t = 1, 2, ...
+SCHEDULE_CONSTANT = 0  # eta
+SCHEDULE_SQRT = 1  # eta / sqrt(t)
+SCHEDULE_INVERSE = 2  # eta / t
+
+# Layout of the float64 `params` array of the binary linear kernels.
+P_ETA = 0
+P_C = 1
+P_RADIUS = 2  # L2-ball radius of the projection; 0 means no projection
+P_BIAS = 3  # value of the constant feature appended for the intercept (0 = none)
+N_PARAMS = 4
+
+# Layout of the int64 `codes` array.
+K_STEP = 0
+K_LOSS = 1
+K_SCHEDULE = 2
+K_CONSERVATIVE = 3  # 1: update only on prediction mistakes
+N_CODES = 4
+
+# Layout of the float64 `state` array (besides the weight vector).
+S_T = 0  # rounds seen so far
+S_SCALE = 1  # the weights are scale * w: a projection rescales in O(1)
+S_SQNORM = 2  # ||scale * w||^2, kept up to date for the projection
+N_STATE = 3
+
+# Layout of the float64 `totals` array written by every pass.
+T_MISTAKES = 0
+T_LOSS = 1
+T_UPDATES = 2
+T_ROUNDS = 3
+N_TOTALS = 4

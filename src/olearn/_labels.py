@@ -1,0 +1,72 @@
+"""Mapping any two class labels to the -1/+1 of the binary kernels.
+
+The classes are kept sorted, as scikit-learn does: ``classes_[1]`` is the
+positive class. A stream may show one class before the other; until the
+second arrives the one class seen is encoded +1. If the second class sorts
+after it, the first becomes the negative class, and the learner negates its
+weights: every binary learner here is odd in the labels (learning on -y gives
+exactly -w), so the model is then exactly the one learned with the final
+encoding from the start.
+"""
+
+import numpy as np
+
+
+class BinaryLabels:
+    """The classes seen so far and their encoding."""
+
+    def __init__(self, owner):
+        self.owner = owner
+        self.classes = None
+        self.positive = None
+
+    def _third_class_error(self, y):
+        known = [] if self.classes is None else list(self.classes)
+        for row, label in enumerate(y):
+            if label not in known:
+                if len(known) == 2:
+                    raise ValueError(
+                        f"{self.owner} is a binary classifier: label {label!r} at row {row} is a third "
+                        f"class (classes so far: {known})"
+                    )
+                known.append(label)
+
+    def declare(self, classes):
+        """Fix both classes up front (the ``classes`` argument of ``partial_fit``)."""
+        classes = np.unique(np.asarray(classes))
+        if classes.size != 2:
+            raise ValueError(f"{self.owner} is a binary classifier; classes={list(classes)} must name exactly 2 classes")
+        if self.classes is not None and not np.isin(self.classes, classes).all():
+            raise ValueError(
+                f"classes={list(classes)} differs from the classes {list(self.classes)} seen in earlier calls"
+            )
+        flip = self.classes is not None and self.classes.size == 1 and self.classes[0] == classes[0]
+        self.classes = classes
+        self.positive = classes[1]
+        return flip
+
+    def observe(self, y):
+        """Add the labels of a batch; return True if the weights must be negated."""
+        if self.classes is not None and self.classes.size == 2:
+            if not np.isin(y, self.classes).all():
+                self._third_class_error(y)
+            return False
+        seen = np.unique(y)
+        union = seen if self.classes is None else np.union1d(self.classes, seen)
+        if union.size > 2:
+            self._third_class_error(y)
+        if union.size == 1:
+            self.classes = union
+            self.positive = union[0]
+            return False
+        return self.declare(union)
+
+    def encode(self, y):
+        """Labels as float64 -1/+1."""
+        return np.where(np.asarray(y) == self.positive, 1.0, -1.0)
+
+    def decode(self, scores):
+        """The predicted class of each score (+1 when the score is > 0)."""
+        if self.classes.size == 1:
+            return np.full(scores.shape, self.classes[0])
+        return self.classes[(scores > 0.0).astype(np.intp)]

@@ -1,0 +1,89 @@
+"""Declarative checks of hyperparameters.
+
+Estimators store their constructor arguments verbatim (scikit-learn's
+convention) and check them here when learning starts, so that a bad value is
+reported by name before any data is touched.
+"""
+
+import math
+import numbers
+
+
+class Interval:
+    """Real numbers between ``low`` and ``high``; ``closed`` says which ends count.
+
+    >>> Interval(0, None, closed="neither").describe()
+    'a number in (0, inf)'
+    """
+
+    def __init__(self, low=None, high=None, closed="both", integer=False):
+        self.low = low
+        self.high = high
+        self.closed = closed
+        self.integer = integer
+
+    def accepts(self, value):
+        if isinstance(value, bool):
+            return False
+        kind = numbers.Integral if self.integer else numbers.Real
+        if not isinstance(value, kind) or math.isnan(value):
+            return False
+        if self.low is not None:
+            if value < self.low or (value == self.low and self.closed in ("right", "neither")):
+                return False
+        if self.high is not None:
+            if value > self.high or (value == self.high and self.closed in ("left", "neither")):
+                return False
+        return True
+
+    def describe(self):
+        left = "[" if self.closed in ("both", "left") else "("
+        right = "]" if self.closed in ("both", "right") else ")"
+        low = "-inf" if self.low is None else f"{self.low:g}"
+        high = "inf" if self.high is None else f"{self.high:g}"
+        what = "an integer" if self.integer else "a number"
+        return f"{what} in {left}{low}, {high}{right}"
+
+
+class Options:
+    """One of a fixed set of values.
+
+    >>> Options("pa", "pa1").describe()
+    "one of 'pa', 'pa1'"
+    """
+
+    def __init__(self, *values):
+        self.values = values
+
+    def accepts(self, value):
+        return any(value == v and type(value) is type(v) for v in self.values)
+
+    def describe(self):
+        return "one of " + ", ".join(repr(v) for v in self.values)
+
+
+class NoneOr:
+    """None, or a value the wrapped constraint accepts."""
+
+    def __init__(self, constraint):
+        self.constraint = constraint
+
+    def accepts(self, value):
+        return value is None or self.constraint.accepts(value)
+
+    def describe(self):
+        return "None or " + self.constraint.describe()
+
+
+BOOLEAN = Options(True, False)
+POSITIVE = Interval(0, None, closed="neither")
+
+
+def check_params(estimator, constraints):
+    """Raise ValueError naming the first hyperparameter that breaks its constraint."""
+    for name, constraint in constraints.items():
+        value = getattr(estimator, name)
+        if not constraint.accepts(value):
+            raise ValueError(
+                f"{type(estimator).__name__}: parameter {name}={value!r} is invalid; expected {constraint.describe()}"
+            )

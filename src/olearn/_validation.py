@@ -1,0 +1,128 @@
+"""Checks and conversions at the boundary between users' data and the kernels.
+
+Kernels see CSR arrays in one canonical form: ``indptr`` int64, ``indices``
+int32, ``data`` float64, no duplicate entries within a row. Everything is
+checked here once, so that the compiled loops can trust their input.
+"""
+
+from collections.abc import Mapping
+
+import numpy as np
+import scipy.sparse as sp
+
+
+class CSRArrays:
+    """A CSR matrix as the kernels take it."""
+
+    __slots__ = ("indptr", "indices", "data", "n_rows", "n_features")
+
+    def __init__(self, indptr, indices, data, n_rows, n_features):
+        self.indptr = indptr
+        self.indices = indices
+        self.data = data
+        self.n_rows = n_rows
+        self.n_features = n_features
+
+
+def _first_nonfinite_dense(X):
+    row, col = np.argwhere(~np.isfinite(X))[0]
+    return int(row), int(col), X[row, col]
+
+
+def _first_nonfinite_csr(X):
+    k = int(np.flatnonzero(~np.isfinite(X.data))[0])
+    row = int(np.searchsorted(X.indptr, k, side="right") - 1)
+    return row, int(X.indices[k]), X.data[k]
+
+
+def check_X(X, name="X"):
+    """Return a :class:`CSRArrays` for dense or sparse 2-d input.
+
+    Raises ValueError naming the first NaN or infinite entry by row and column.
+    """
+    if sp.issparse(X):
+        X = sp.csr_matrix(X)
+        if X.dtype.kind not in "biuf":
+            raise ValueError(f"{name} has dtype {X.dtype}; expected real numbers")
+        if not np.isfinite(X.data).all():
+            row, col, value = _first_nonfinite_csr(X)
+            raise ValueError(f"{name} contains {value} at row {row}, column {col}; expected finite values")
+        if not X.has_canonical_format:
+            X = X.copy()
+            X.sum_duplicates()
+    else:
+        try:
+            X = np.asarray(X, dtype=np.float64)
+        except (TypeError, ValueError) as err:
+            raise ValueError(f"{name} could not be read as an array of numbers: {err}") from None
+        if X.ndim != 2:
+            raise ValueError(f"{name} must be 2-d (n_samples, n_features); got shape {X.shape}")
+        if not np.isfinite(X).all():
+            row, col, value = _first_nonfinite_dense(X)
+            raise ValueError(f"{name} contains {value} at row {row}, column {col}; expected finite values")
+        X = sp.csr_matrix(X)
+    return CSRArrays(
+        np.ascontiguousarray(X.indptr, dtype=np.int64),
+        np.ascontiguousarray(X.indices, dtype=np.int32),
+        np.ascontiguousarray(X.data, dtype=np.float64),
+        X.shape[0],
+        X.shape[1],
+    )
+
+
+def check_row(x):
+    """Return (indices int32, data float64, n_features) for one example.
+
+    ``x`` is a dict ``{feature_index: value}`` (0-based column indices), a 1-d
+    array, or a sparse matrix with one row. Zero values of a dict are kept (they
+    cost nothing and change nothing).
+    """
+    if isinstance(x, Mapping):
+        n = len(x)
+        indices = np.array(list(x.keys()))
+        if n and indices.dtype.kind not in "iu":
+            bad = next(k for k in x if not _is_index(k))
+            raise ValueError(
+                f"feature {bad!r} is not an integer index; dict examples map 0-based column "
+                "indices to values (hash named features first, e.g. with olearn.data.load_vw)"
+            )
+        data = np.fromiter(x.values(), dtype=np.float64, count=n)
+        if n and indices.min() < 0:
+            raise ValueError(f"feature index {int(indices.min())} is negative; expected indices >= 0")
+        if not np.isfinite(data).all():
+            k = int(np.flatnonzero(~np.isfinite(data))[0])
+            raise ValueError(f"feature {int(indices[k])} has value {data[k]}; expected a finite number")
+        return indices.astype(np.int32), data, int(indices.max()) + 1 if n else 0
+    if sp.issparse(x):
+        if x.shape[0] != 1:
+            raise ValueError(f"a sparse example must have one row; got shape {x.shape}")
+        arrays = check_X(x, name="x")
+        return arrays.indices, arrays.data, arrays.n_features
+    x = np.asarray(x, dtype=np.float64)
+    if x.ndim != 1:
+        raise ValueError(f"an example must be a dict, a 1-d array or a sparse row; got an array of shape {x.shape}")
+    if not np.isfinite(x).all():
+        k = int(np.flatnonzero(~np.isfinite(x))[0])
+        raise ValueError(f"feature {k} has value {x[k]}; expected a finite number")
+    indices = np.flatnonzero(x).astype(np.int32)
+    return indices, x[indices], x.size
+
+
+def _is_index(key):
+    return isinstance(key, (int, np.integer)) and not isinstance(key, bool) and key >= 0
+
+
+def check_y(y, n_rows, name="y"):
+    """Return y as a 1-d array with one label per row."""
+    y = np.asarray(y)
+    if y.ndim != 1:
+        if y.ndim == 2 and y.shape[1] == 1:
+            y = y.ravel()
+        else:
+            raise ValueError(f"{name} must be 1-d; got shape {y.shape}")
+    if y.shape[0] != n_rows:
+        raise ValueError(f"X has {n_rows} rows but {name} has {y.shape[0]} labels")
+    if y.dtype.kind == "f" and not np.isfinite(y).all():
+        k = int(np.flatnonzero(~np.isfinite(y))[0])
+        raise ValueError(f"{name} contains {y[k]} at row {k}; expected a class label")
+    return y

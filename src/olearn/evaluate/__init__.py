@@ -1,0 +1,5 @@
+"""Evaluating online learners on a stream."""
+
+from ._progressive import RunResult, run
+
+__all__ = ["RunResult", "run"]

@@ -1,0 +1,102 @@
+"""Progressive validation: predict each example, then learn it, in stream order."""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .._kernels import _codes
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What happened on each round of :func:`run`, before each update.
+
+    Per-round arrays are empty when the run was made with ``record=False``;
+    the totals are always there.
+
+    Attributes
+    ----------
+    predictions : ndarray
+        Predicted class of each round (made before learning that round).
+    scores : ndarray
+        Decision value w.x of each round.
+    losses : ndarray
+        The learner's loss on each round (the hinge loss for the Perceptron
+        and the PA family, the chosen loss for OGD).
+    taus : ndarray
+        Step size tau of each round (0 where the learner did not move).
+    cumulative_mistakes : ndarray of int
+        Mistakes made up to and including each round.
+    n_rounds, n_mistakes, n_updates : int
+    cumulative_loss : float
+        Sum of the losses.
+    """
+
+    n_rounds: int
+    n_mistakes: int
+    n_updates: int
+    cumulative_loss: float
+    predictions: np.ndarray = field(repr=False)
+    scores: np.ndarray = field(repr=False)
+    losses: np.ndarray = field(repr=False)
+    taus: np.ndarray = field(repr=False)
+    cumulative_mistakes: np.ndarray = field(repr=False)
+
+    @property
+    def mistake_rate(self):
+        """Mistakes per round (0 for an empty run)."""
+        return self.n_mistakes / self.n_rounds if self.n_rounds else 0.0
+
+    @property
+    def average_loss(self):
+        """Cumulative loss per round (0 for an empty run)."""
+        return self.cumulative_loss / self.n_rounds if self.n_rounds else 0.0
+
+    @property
+    def cumulative_losses(self):
+        """Loss summed up to and including each round."""
+        return np.cumsum(self.losses)
+
+
+def run(estimator, X, y, record=True):
+    """Progressive validation with compiled code: predict each row, then learn it.
+
+    The estimator learns in place: afterwards it is exactly as if
+    ``estimator.partial_fit(X, y)`` had been called (the same kernel runs), and
+    the result holds what happened on each round before each update.
+
+    Parameters
+    ----------
+    estimator : olearn estimator
+        Fresh or already trained; it continues from its current state.
+    X : array-like or sparse matrix, shape (n_samples, n_features)
+    y : array-like, shape (n_samples,)
+    record : bool, default=True
+        Keep the per-round arrays. ``False`` keeps only the totals, for
+        streams too long to record round by round.
+
+    Returns
+    -------
+    RunResult
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from olearn import PAClassifier, run
+    >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 0.0], [0.0, 1.0]])
+    >>> res = run(PAClassifier(variant="pa"), X, [1, -1, 1, -1])
+    >>> res.n_mistakes, res.cumulative_mistakes.tolist(), res.taus.tolist()
+    (1, [1, 1, 1, 1], [1.0, 1.0, 0.0, 0.0])
+    """
+    predictions, scores, losses, taus, mistakes, totals = estimator._progressive(X, y, record=record)
+    return RunResult(
+        n_rounds=int(totals[_codes.T_ROUNDS]),
+        n_mistakes=int(totals[_codes.T_MISTAKES]),
+        n_updates=int(totals[_codes.T_UPDATES]),
+        cumulative_loss=float(totals[_codes.T_LOSS]),
+        predictions=predictions,
+        scores=scores,
+        losses=losses,
+        taus=taus,
+        cumulative_mistakes=np.cumsum(mistakes, dtype=np.int64),
+    )

@@ -1,0 +1,44 @@
+"""Exceptions raised by olearn.
+
+Every error that concerns user input names where the problem is (file, line,
+column, feature index, row) and what was expected, so that a bad line in a
+ten-gigabyte stream can be found without a debugger.
+"""
+
+
+class OlearnError(Exception):
+    """Base class of every olearn-specific error."""
+
+
+class DataFormatError(OlearnError, ValueError):
+    """A data file (or stream) does not follow its format.
+
+    Parameters
+    ----------
+    message : str
+        What was found and what was expected.
+    path : str or None
+        The file, if the data came from one.
+    line : int or None
+        1-based line number.
+    column : int or None
+        1-based column (character offset within the line).
+
+    Examples
+    --------
+    >>> err = DataFormatError("expected ':' after feature index", "a.svm", 3, 7)
+    >>> str(err)
+    "a.svm:3:7: expected ':' after feature index"
+    """
+
+    def __init__(self, message, path=None, line=None, column=None):
+        self.message = message
+        self.path = path
+        self.line = line
+        self.column = column
+        where = ":".join(str(p) for p in (path, line, column) if p is not None)
+        super().__init__(f"{where}: {message}" if where else message)
+
+
+class ModelFormatError(OlearnError, ValueError):
+    """A saved model file is unreadable, of an unknown kind, or of another format version."""

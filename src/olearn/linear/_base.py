@@ -1,0 +1,259 @@
+"""The shared machinery of the binary linear learners.
+
+A learner here is a preset of the binary kernel (:mod:`olearn._kernels._binary_linear`):
+it names a step rule, a loss, a schedule and its hyperparameters, and inherits
+everything else. ``partial_fit``, ``learn_one`` and :func:`olearn.run` all call the
+same compiled code, so the three agree by construction.
+"""
+
+import functools
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import NotFittedError
+
+from .._kernels import _codes
+from .._kernels._binary_linear import binary_linear_pass, binary_linear_scores, learn_row, score_row
+from .._labels import BinaryLabels
+from .._params import BOOLEAN, Interval, NoneOr, check_params
+from .._persistence import PersistenceMixin
+from .._validation import check_row, check_X, check_y
+
+@functools.cache
+def _param_names(cls):
+    return tuple(cls._get_param_names())
+
+
+_COMMON_CONSTRAINTS = {
+    "fit_intercept": BOOLEAN,
+    "n_features": NoneOr(Interval(1, None, integer=True)),
+}
+
+
+class BinaryLinearClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator):
+    """Base class: subclasses define ``_constraints`` and ``_kernel_config()``.
+
+    ``_kernel_config()`` returns (codes, params): two dicts keyed by the names
+    of :mod:`olearn._kernels._codes` (``K_STEP``, ``P_ETA``, ...).
+
+    The learned state is the weight vector ``_w`` (its last entry is the
+    intercept, the weight of a constant feature), the ``_state`` array of the
+    kernel (round counter, scale, squared norm) and the classes.
+    """
+
+    _constraints = {}
+
+    # -- hyperparameters ------------------------------------------------------
+
+    def _config_arrays(self):
+        """The ``codes`` and ``params`` arrays for the current hyperparameters.
+
+        Recomputed only when a hyperparameter changed since the last call, so
+        that ``learn_one`` pays for the checks once, not on every example.
+        """
+        key = tuple(getattr(self, name) for name in _param_names(type(self)))
+        if getattr(self, "_config_key", None) != key:
+            check_params(self, {**_COMMON_CONSTRAINTS, **self._constraints})
+            codes, params = self._kernel_config()
+            code_arr = np.zeros(_codes.N_CODES, dtype=np.int64)
+            param_arr = np.zeros(_codes.N_PARAMS)
+            for name, value in codes.items():
+                code_arr[getattr(_codes, name)] = value
+            for name, value in params.items():
+                param_arr[getattr(_codes, name)] = value
+            param_arr[_codes.P_BIAS] = 1.0 if self.fit_intercept else 0.0
+            self._config = (code_arr, param_arr)
+            self._config_key = key
+        return self._config
+
+    # -- learned state --------------------------------------------------------
+
+    def _is_started(self):
+        return hasattr(self, "_w")
+
+    def _check_started(self):
+        if not self._is_started():
+            raise NotFittedError(
+                f"this {type(self).__name__} has not learned from any example yet; call fit, partial_fit or learn_one first"
+            )
+
+    def _start(self):
+        self._labels = BinaryLabels(type(self).__name__)
+        self._w = np.zeros(1)
+        self._state = np.array([0.0, 1.0, 0.0])
+        self.n_features_in_ = 0
+        if self.n_features is not None:
+            self._grow(self.n_features, "n_features")
+
+    def _reset(self):
+        for name in ("_w", "_state", "_labels", "n_features_in_", "classes_"):
+            self.__dict__.pop(name, None)
+
+    def _grow(self, n_features, where):
+        """Make room for feature indices below ``n_features``."""
+        if self.n_features is not None and n_features > self.n_features:
+            raise ValueError(
+                f"{where}: feature index {n_features - 1} is past n_features={self.n_features} "
+                f"(indices must be < {self.n_features})"
+            )
+        capacity = self._w.size - 1
+        if n_features > capacity:
+            new_capacity = n_features if capacity == 0 else max(n_features, 2 * capacity)
+            grown = np.zeros(new_capacity + 1)
+            grown[:capacity] = self._w[:capacity]
+            grown[new_capacity] = self._w[capacity]
+            self._w = grown
+        if n_features > self.n_features_in_:
+            self.n_features_in_ = n_features
+
+    def _observe_labels(self, y, classes=None):
+        flip = self._labels.declare(classes) if classes is not None else False
+        flip = self._labels.observe(y) or flip
+        if flip:
+            self._w = -self._w
+        self.classes_ = self._labels.classes
+
+    @property
+    def coef_(self):
+        """Weights, shape (1, n_features) as in scikit-learn's binary linear models."""
+        self._check_started()
+        return (self._state[_codes.S_SCALE] * self._w[: self.n_features_in_]).reshape(1, -1)
+
+    @property
+    def intercept_(self):
+        """Intercept, shape (1,); 0 unless ``fit_intercept=True``."""
+        self._check_started()
+        return np.array([self._state[_codes.S_SCALE] * self._w[-1]])
+
+    # -- learning -------------------------------------------------------------
+
+    def _progressive(self, X, y, record, classes=None):
+        """Predict then learn every row in order; return the per-round outputs.
+
+        Returns (predictions, scores, losses, taus, mistakes, totals): the
+        per-round arrays (empty when ``record`` is False; ``mistakes`` is
+        boolean) and the kernel's totals.
+        """
+        codes, params = self._config_arrays()
+        arrays = check_X(X)
+        y = check_y(y, arrays.n_rows)
+        if not self._is_started():
+            self._start()
+        self._grow(arrays.n_features, "X")
+        self._observe_labels(y, classes)
+        n = arrays.n_rows if record else 0
+        scores, losses, taus = np.empty(n), np.empty(n), np.empty(n)
+        totals = np.zeros(_codes.N_TOTALS)
+        targets = self._labels.encode(y)
+        stopped = binary_linear_pass(
+            arrays.indptr, arrays.indices, arrays.data, targets,
+            self._w, self._state, params, codes, scores, losses, taus, totals,
+        )
+        if stopped >= 0:
+            raise FloatingPointError(
+                f"{type(self).__name__}: the score or the weights overflowed at row {stopped}; the model keeps "
+                f"the updates of rows 0..{stopped - 1}. Scale the features or lower the step size."
+            )
+        if not record:
+            return scores, scores, losses, taus, np.empty(0, dtype=bool), totals
+        mistakes = (scores > 0.0) != (targets > 0.0)
+        return self._labels.decode(scores), scores, losses, taus, mistakes, totals
+
+    def partial_fit(self, X, y, classes=None):
+        """Learn from the rows of X in order (one online pass); returns self.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix, shape (n_samples, n_features)
+        y : array-like, shape (n_samples,)
+            Any two class labels.
+        classes : array-like of 2 labels, optional
+            Both classes, when the first batches may show only one.
+        """
+        self._progressive(X, y, record=False, classes=classes)
+        return self
+
+    def fit(self, X, y):
+        """Forget what was learned, then make one online pass over X in order."""
+        self._reset()
+        return self.partial_fit(X, y)
+
+    def learn_one(self, x, y):
+        """Predict then learn one example ``x`` (dict, 1-d array or sparse row); returns self."""
+        codes, params = self._config_arrays()
+        indices, data, n_features = check_row(x)
+        if not self._is_started():
+            self._start()
+        if n_features > self.n_features_in_:
+            self._grow(n_features, "x")
+        labels = self._labels
+        known = labels.classes is not None and labels.classes.size == 2
+        if not (known and (y == labels.classes[0] or y == labels.classes[1])):
+            self._observe_labels(np.asarray([y]))
+        target = 1.0 if y == labels.positive else -1.0
+        ok = learn_row(indices, data, 0, indices.size, target, self._w, self._state, params, codes)[3]
+        if not ok:
+            raise FloatingPointError(
+                f"{type(self).__name__}: the score or the weights overflowed on this example; the model is "
+                "unchanged. Scale the features or lower the step size."
+            )
+        return self
+
+    # -- prediction -----------------------------------------------------------
+
+    def _weights_for(self, n_features, where):
+        """The stored weights, padded with zeros if the input has unseen features."""
+        if self.n_features is not None and n_features > self.n_features:
+            raise ValueError(f"{where} has {n_features} features, more than n_features={self.n_features}")
+        capacity = self._w.size - 1
+        if n_features <= capacity:
+            return self._w
+        padded = np.zeros(n_features + 1)
+        padded[:capacity] = self._w[:capacity]
+        padded[n_features] = self._w[capacity]
+        return padded
+
+    def decision_function(self, X):
+        """Signed scores w.x (+ intercept); positive means ``classes_[1]``."""
+        self._check_started()
+        _, params = self._config_arrays()
+        arrays = check_X(X)
+        out = np.empty(arrays.n_rows)
+        w = self._weights_for(arrays.n_features, "X")
+        binary_linear_scores(arrays.indptr, arrays.indices, arrays.data, w, self._state, params, out)
+        return out
+
+    def predict(self, X):
+        """Predicted classes: ``classes_[1]`` where the score is > 0, else ``classes_[0]``."""
+        return self._labels.decode(self.decision_function(X))
+
+    def predict_one(self, x):
+        """Predicted class of one example (dict, 1-d array or sparse row)."""
+        self._check_started()
+        _, params = self._config_arrays()
+        indices, data, n_features = check_row(x)
+        w = self._weights_for(n_features, "x")
+        score = score_row(indices, data, 0, indices.size, w, self._state, params)
+        return self._labels.decode(np.array([score]))[0]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+    # -- persistence ----------------------------------------------------------
+
+    def _get_state(self):
+        self._check_started()
+        weights = np.append(self._w[: self.n_features_in_], self._w[-1])
+        arrays = {"weights": weights, "state": self._state, "classes": self._labels.classes}
+        return arrays, {"n_features_in": self.n_features_in_}
+
+    def _set_state(self, arrays, state):
+        self._start()
+        self._w = np.array(arrays["weights"], dtype=np.float64)
+        self._state = np.array(arrays["state"], dtype=np.float64)
+        self.n_features_in_ = int(state["n_features_in"])
+        self._labels.classes = arrays["classes"]
+        self._labels.positive = arrays["classes"][-1]
+        self.classes_ = self._labels.classes
