@@ -8,6 +8,7 @@
 """
 
 from ._persistence import load
+from ._registry import all_estimators
 from .evaluate import RunResult, run
 from .linear import OGDClassifier, OnlineSVM, PAClassifier, Perceptron
 
@@ -19,6 +20,7 @@ __all__ = [
     "PAClassifier",
     "Perceptron",
     "RunResult",
+    "all_estimators",
     "load",
     "run",
 ]
