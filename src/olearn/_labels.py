@@ -19,6 +19,7 @@ class BinaryLabels:
         self.owner = owner
         self.classes = None
         self.positive = None
+        self._targets = {}
 
     def _third_class_error(self, y):
         known = [] if self.classes is None else list(self.classes)
@@ -41,8 +42,7 @@ class BinaryLabels:
                 f"classes={list(classes)} differs from the classes {list(self.classes)} seen in earlier calls"
             )
         flip = self.classes is not None and self.classes.size == 1 and self.classes[0] == classes[0]
-        self.classes = classes
-        self.positive = classes[1]
+        self.set_classes(classes)
         return flip
 
     def observe(self, y):
@@ -56,10 +56,20 @@ class BinaryLabels:
         if union.size > 2:
             self._third_class_error(y)
         if union.size == 1:
-            self.classes = union
-            self.positive = union[0]
+            self.set_classes(union)
             return False
         return self.declare(union)
+
+    def set_classes(self, classes):
+        """Adopt sorted classes (one or two); the last one is encoded +1."""
+        self.classes = classes
+        self.positive = classes[-1]
+        self._targets = {label: -1.0 for label in classes[:-1].tolist()}
+        self._targets[classes[-1].item()] = 1.0
+
+    def target(self, label):
+        """+1.0 or -1.0 for a known class, None for a label not seen yet."""
+        return self._targets.get(label)
 
     def encode(self, y):
         """Labels as float64 -1/+1."""

@@ -10,6 +10,8 @@ from collections.abc import Mapping
 import numpy as np
 import scipy.sparse as sp
 
+from ._kernels._rows import row_summary
+
 
 class CSRArrays:
     """A CSR matrix as the kernels take it."""
@@ -71,28 +73,31 @@ def check_X(X, name="X"):
 
 
 def check_row(x):
-    """Return (indices int32, data float64, n_features) for one example.
+    """Return (indices, data, n_features) for one example.
 
-    ``x`` is a dict ``{feature_index: value}`` (0-based column indices), a 1-d
-    array, or a sparse matrix with one row. Zero values of a dict are kept (they
-    cost nothing and change nothing).
+    ``x`` is a dict ``{feature_index: value}`` (0-based integer column
+    indices), a 1-d array, or a sparse matrix with one row; ``n_features`` is
+    one more than the largest index present. Zero values of a dict are kept
+    (they cost nothing and change nothing). This runs once per example, so the
+    checks of a dict's keys and values are made by one compiled pass.
     """
-    if isinstance(x, Mapping):
-        n = len(x)
-        indices = np.array(list(x.keys()))
-        if n and indices.dtype.kind not in "iu":
+    if type(x) is dict or isinstance(x, Mapping):
+        indices = np.array(list(x))
+        if indices.dtype.kind not in "iu":
+            if indices.size == 0:
+                return np.empty(0, dtype=np.int64), np.empty(0), 0
             bad = next(k for k in x if not _is_index(k))
             raise ValueError(
                 f"feature {bad!r} is not an integer index; dict examples map 0-based column "
                 "indices to values (hash named features first, e.g. with olearn.data.load_vw)"
             )
-        data = np.fromiter(x.values(), dtype=np.float64, count=n)
-        if n and indices.min() < 0:
-            raise ValueError(f"feature index {int(indices.min())} is negative; expected indices >= 0")
-        if not np.isfinite(data).all():
-            k = int(np.flatnonzero(~np.isfinite(data))[0])
-            raise ValueError(f"feature {int(indices[k])} has value {data[k]}; expected a finite number")
-        return indices.astype(np.int32), data, int(indices.max()) + 1 if n else 0
+        data = np.fromiter(x.values(), dtype=np.float64, count=indices.size)
+        low, high, bad = row_summary(indices, data)
+        if low < 0:
+            raise ValueError(f"feature index {low} is negative; expected indices >= 0")
+        if bad >= 0:
+            raise ValueError(f"feature {int(indices[bad])} has value {data[bad]}; expected a finite number")
+        return indices, data, int(high) + 1
     if sp.issparse(x):
         if x.shape[0] != 1:
             raise ValueError(f"a sparse example must have one row; got shape {x.shape}")

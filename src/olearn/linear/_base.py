@@ -7,6 +7,7 @@ same compiled code, so the three agree by construction.
 """
 
 import functools
+import operator
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -20,8 +21,10 @@ from .._persistence import PersistenceMixin
 from .._validation import check_row, check_X, check_y
 
 @functools.cache
-def _param_names(cls):
-    return tuple(cls._get_param_names())
+def _hyperparameters_of(cls):
+    """A fast getter of all of an estimator class's hyperparameters, as a tuple."""
+    names = cls._get_param_names()
+    return operator.attrgetter(*names) if len(names) > 1 else lambda est: (getattr(est, names[0]),)
 
 
 _COMMON_CONSTRAINTS = {
@@ -51,7 +54,7 @@ class BinaryLinearClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator):
         Recomputed only when a hyperparameter changed since the last call, so
         that ``learn_one`` pays for the checks once, not on every example.
         """
-        key = tuple(getattr(self, name) for name in _param_names(type(self)))
+        key = _hyperparameters_of(type(self))(self)
         if getattr(self, "_config_key", None) != key:
             check_params(self, {**_COMMON_CONSTRAINTS, **self._constraints})
             codes, params = self._kernel_config()
@@ -186,11 +189,10 @@ class BinaryLinearClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator):
             self._start()
         if n_features > self.n_features_in_:
             self._grow(n_features, "x")
-        labels = self._labels
-        known = labels.classes is not None and labels.classes.size == 2
-        if not (known and (y == labels.classes[0] or y == labels.classes[1])):
+        target = self._labels.target(y)
+        if target is None or self._labels.classes.size < 2:
             self._observe_labels(np.asarray([y]))
-        target = 1.0 if y == labels.positive else -1.0
+            target = self._labels.target(y)
         ok = learn_row(indices, data, 0, indices.size, target, self._w, self._state, params, codes)[3]
         if not ok:
             raise FloatingPointError(
@@ -234,7 +236,8 @@ class BinaryLinearClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator):
         indices, data, n_features = check_row(x)
         w = self._weights_for(n_features, "x")
         score = score_row(indices, data, 0, indices.size, w, self._state, params)
-        return self._labels.decode(np.array([score]))[0]
+        classes = self._labels.classes
+        return classes[-1] if score > 0.0 or classes.size == 1 else classes[0]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -254,6 +257,5 @@ class BinaryLinearClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator):
         self._w = np.array(arrays["weights"], dtype=np.float64)
         self._state = np.array(arrays["state"], dtype=np.float64)
         self.n_features_in_ = int(state["n_features_in"])
-        self._labels.classes = arrays["classes"]
-        self._labels.positive = arrays["classes"][-1]
+        self._labels.set_classes(arrays["classes"])
         self.classes_ = self._labels.classes
