@@ -12,6 +12,11 @@ encoding from the start.
 import numpy as np
 
 
+def _plain(label):
+    """A NumPy scalar as the Python value it holds, for readable messages."""
+    return label.item() if isinstance(label, np.generic) else label
+
+
 class BinaryLabels:
     """The classes seen so far and their encoding."""
 
@@ -27,8 +32,8 @@ class BinaryLabels:
             if label not in known:
                 if len(known) == 2:
                     raise ValueError(
-                        f"{self.owner} is a binary classifier: label {label!r} at row {row} is a third "
-                        f"class (classes so far: {known})"
+                        f"{self.owner} is a binary classifier: label {_plain(label)!r} at row {row} is a "
+                        f"third class (classes so far: {[_plain(k) for k in known]})"
                     )
                 known.append(label)
 
@@ -64,8 +69,9 @@ class BinaryLabels:
         """Adopt sorted classes (one or two); the last one is encoded +1."""
         self.classes = classes
         self.positive = classes[-1]
-        self._targets = {label: -1.0 for label in classes[:-1].tolist()}
-        self._targets[classes[-1].item()] = 1.0
+        labels = classes.tolist()
+        self._targets = {label: -1.0 for label in labels[:-1]}
+        self._targets[labels[-1]] = 1.0
 
     def target(self, label):
         """+1.0 or -1.0 for a known class, None for a label not seen yet."""

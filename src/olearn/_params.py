@@ -8,6 +8,8 @@ reported by name before any data is touched.
 import math
 import numbers
 
+import numpy as np
+
 
 class Interval:
     """Real numbers between ``low`` and ``high``; ``closed`` says which ends count.
@@ -23,7 +25,7 @@ class Interval:
         self.integer = integer
 
     def accepts(self, value):
-        if isinstance(value, bool):
+        if isinstance(value, (bool, np.bool_)):
             return False
         kind = numbers.Integral if self.integer else numbers.Real
         if not isinstance(value, kind) or math.isnan(value):
@@ -56,10 +58,19 @@ class Options:
         self.values = values
 
     def accepts(self, value):
-        return any(value == v and type(value) is type(v) for v in self.values)
+        return any(value == v and _same_kind(value, v) for v in self.values)
 
     def describe(self):
         return "one of " + ", ".join(repr(v) for v in self.values)
+
+
+def _same_kind(value, option):
+    """True for values of the option's own type, NumPy's twins included (np.str_, np.bool_)."""
+    if isinstance(option, bool):
+        return isinstance(value, (bool, np.bool_))
+    if isinstance(option, str):
+        return isinstance(value, str)
+    return type(value) is type(option)
 
 
 class NoneOr:

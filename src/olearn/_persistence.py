@@ -31,9 +31,16 @@ class PersistenceMixin:
         return path
 
 
+def _plain_value(value):
+    """NumPy scalars as the Python numbers they hold; anything else is refused."""
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
 def _json_ready(params, cls_name):
     try:
-        return json.loads(json.dumps(params, allow_nan=True))
+        return json.loads(json.dumps(params, allow_nan=True, default=_plain_value))
     except TypeError as err:
         raise ValueError(f"{cls_name}: a hyperparameter cannot be saved portably ({err}); use pickle") from None
 
@@ -58,45 +65,77 @@ def save(model, path):
     folder = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".olearn-", suffix=".tmp", dir=folder)
     try:
+        # mkstemp makes the file private; a saved model gets the usual permissions
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
         with os.fdopen(fd, "wb") as fh:
-            np.savez(fh, __meta__=np.array(json.dumps(meta)), **arrays)
+            np.savez(fh, __meta__=np.array(json.dumps(meta, default=_plain_value)), **arrays)
         os.replace(tmp, path)
     except BaseException:
         os.unlink(tmp)
         raise
 
 
+def _read_archive(path):
+    """The metadata dict and the arrays of a model file, or ModelFormatError."""
+    try:
+        archive = np.load(path, allow_pickle=False)
+    except FileNotFoundError:
+        raise
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as err:
+        raise ModelFormatError(f"{path}: not an olearn model file ({err})") from None
+    if not isinstance(archive, np.lib.npyio.NpzFile):
+        raise ModelFormatError(f"{path}: not an olearn model file (a single array, not an archive)")
+    with archive:
+        if "__meta__" not in archive.files:
+            raise ModelFormatError(f"{path}: not an olearn model file (no metadata)")
+        try:
+            meta = json.loads(str(archive["__meta__"]))
+            arrays = {name: archive[name] for name in archive.files if name != "__meta__"}
+        except (ValueError, zipfile.BadZipFile, EOFError) as err:
+            raise ModelFormatError(f"{path}: unreadable model file ({err})") from None
+    if not isinstance(meta, dict):
+        raise ModelFormatError(f"{path}: the metadata is not a JSON object")
+    return meta, arrays
+
+
+def _estimator_class(path, name):
+    from sklearn.base import BaseEstimator
+
+    module_name, _, qualname = str(name).partition(":")
+    if module_name.split(".")[0] != "olearn":
+        raise ModelFormatError(f"{path}: names class {name!r}, which is not an olearn estimator")
+    try:
+        cls = getattr(importlib.import_module(module_name), qualname)
+    except (ImportError, AttributeError, ValueError):
+        raise ModelFormatError(f"{path}: unknown estimator class {name!r}") from None
+    if not (isinstance(cls, type) and issubclass(cls, PersistenceMixin) and issubclass(cls, BaseEstimator)):
+        raise ModelFormatError(f"{path}: names {name!r}, which is not an olearn estimator")
+    return cls
+
+
 def load(path):
     """Load a model written by ``save``.
 
     Raises :class:`olearn.exceptions.ModelFormatError` if the file is not an
-    olearn model or was written by another format version.
+    olearn model, was written by another format version, or is incomplete.
     """
     path = os.fspath(path)
-    try:
-        archive = np.load(path, allow_pickle=False)
-    except (OSError, ValueError, zipfile.BadZipFile) as err:
-        if isinstance(err, FileNotFoundError):
-            raise
-        raise ModelFormatError(f"{path}: not an olearn model file ({err})") from None
-    with archive:
-        if "__meta__" not in archive.files:
-            raise ModelFormatError(f"{path}: not an olearn model file (no metadata)")
-        meta = json.loads(str(archive["__meta__"]))
-        arrays = {name: archive[name] for name in archive.files if name != "__meta__"}
+    meta, arrays = _read_archive(path)
     if meta.get("format") != FORMAT_NAME:
         raise ModelFormatError(f"{path}: not an olearn model file (format {meta.get('format')!r})")
     if meta.get("format_version") != FORMAT_VERSION:
         raise ModelFormatError(
             f"{path}: model format version {meta.get('format_version')!r}; this olearn reads version {FORMAT_VERSION}"
         )
-    module_name, _, qualname = meta["class"].partition(":")
-    if module_name.split(".")[0] != "olearn":
-        raise ModelFormatError(f"{path}: names class {meta['class']!r}, which is not an olearn estimator")
+    missing = [key for key in ("class", "params", "state") if key not in meta]
+    if missing:
+        raise ModelFormatError(f"{path}: the metadata lacks {', '.join(missing)}")
+    cls = _estimator_class(path, meta["class"])
     try:
-        cls = getattr(importlib.import_module(module_name), qualname)
-    except (ImportError, AttributeError):
-        raise ModelFormatError(f"{path}: unknown estimator class {meta['class']!r}") from None
-    model = cls(**meta["params"])
-    model._set_state(arrays, meta["state"])
+        model = cls(**meta["params"])
+        model._set_state(arrays, meta["state"])
+    except (TypeError, KeyError, ValueError, IndexError) as err:
+        raise ModelFormatError(f"{path}: incomplete or inconsistent {cls.__name__} model ({err!r})") from None
     return model

@@ -78,15 +78,22 @@ def check_row(x):
     ``x`` is a dict ``{feature_index: value}`` (0-based integer column
     indices), a 1-d array, or a sparse matrix with one row; ``n_features`` is
     one more than the largest index present. Zero values of a dict are kept
-    (they cost nothing and change nothing). This runs once per example, so the
+    (they cost nothing and change nothing). ``True`` and ``False``, being
+    Python integers, are the indices 1 and 0. This runs once per example, so the
     checks of a dict's keys and values are made by one compiled pass.
     """
     if type(x) is dict or isinstance(x, Mapping):
-        indices = np.array(list(x))
-        if indices.dtype.kind not in "iu":
-            if indices.size == 0:
+        try:
+            indices = np.array(list(x))
+        except ValueError:
+            indices = np.empty(0, dtype=object)
+        if indices.dtype.kind not in "iu" or indices.ndim != 1:
+            if not x:
                 return np.empty(0, dtype=np.int64), np.empty(0), 0
-            bad = next(k for k in x if not _is_index(k))
+            bad = [k for k in x if not _is_index(k)]
+            if not bad:
+                raise ValueError(f"a feature index is too large: the largest is {max(x)}")
+            bad = bad[0]
             raise ValueError(
                 f"feature {bad!r} is not an integer index; dict examples map 0-based column "
                 "indices to values (hash named features first, e.g. with olearn.data.load_vw)"
@@ -114,7 +121,7 @@ def check_row(x):
 
 
 def _is_index(key):
-    return isinstance(key, (int, np.integer)) and not isinstance(key, bool) and key >= 0
+    return isinstance(key, (int, np.integer)) and key >= 0
 
 
 def check_y(y, n_rows, name="y"):

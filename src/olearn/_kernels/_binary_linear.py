@@ -155,8 +155,10 @@ def learn_row(indices, data, lo, hi, y, w, state, params, codes):
 def binary_linear_pass(indptr, indices, data, y, w, state, params, codes, scores, losses, taus, totals):
     """Progressive validation over the rows of a CSR matrix, in order.
 
-    Each row is first scored (the prediction is +1 when the score is > 0),
-    then learned. Per-round scores, losses and taus are written when the
+    Each row is first scored, then learned. A round is a mistake when
+    ``y * score <= 0``: a zero score names no class, so it counts as a mistake
+    whatever the label (the rounds the mistake bounds count, and a rule that
+    does not depend on which class is encoded +1). Per-round scores, losses and taus are written when the
     output arrays have one slot per row; pass empty arrays to keep only the
     ``totals`` (mistakes, cumulative loss, updates, rounds). Returns -1, or the index
     of the row at which learning stopped because the numbers overflowed.
@@ -170,8 +172,7 @@ def binary_linear_pass(indptr, indices, data, y, w, state, params, codes, scores
             scores[i] = score
             losses[i] = loss
             taus[i] = tau
-        predicted = 1.0 if score > 0.0 else -1.0
-        if predicted != y[i]:
+        if y[i] * score <= 0.0:
             totals[T_MISTAKES] += 1.0
         totals[T_LOSS] += loss
         if tau != 0.0:

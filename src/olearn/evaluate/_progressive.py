@@ -26,7 +26,10 @@ class RunResult:
     taus : ndarray
         Step size tau of each round (0 where the learner did not move).
     cumulative_mistakes : ndarray of int
-        Mistakes made up to and including each round.
+        Mistakes made up to and including each round. A round is a mistake
+        when ``y * score <= 0``: a zero score names no class and counts as a
+        mistake, although ``predictions`` then shows ``classes_[0]``, the
+        tie-break of ``predict`` (scikit-learn's).
     n_rounds, n_mistakes, n_updates : int
     cumulative_loss : float
         Sum of the losses.
@@ -86,7 +89,7 @@ def run(estimator, X, y, record=True):
     >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 0.0], [0.0, 1.0]])
     >>> res = run(PAClassifier(variant="pa"), X, [1, -1, 1, -1])
     >>> res.n_mistakes, res.cumulative_mistakes.tolist(), res.taus.tolist()
-    (1, [1, 1, 1, 1], [1.0, 1.0, 0.0, 0.0])
+    (2, [1, 2, 2, 2], [1.0, 1.0, 0.0, 0.0])
     """
     predictions, scores, losses, taus, mistakes, totals = estimator._progressive(X, y, record=record)
     return RunResult(

@@ -6,6 +6,7 @@ everything else. ``partial_fit``, ``learn_one`` and :func:`olearn.run` all call 
 same compiled code, so the three agree by construction.
 """
 
+import contextlib
 import functools
 import operator
 
@@ -54,7 +55,9 @@ class BinaryLinearClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator):
         Recomputed only when a hyperparameter changed since the last call, so
         that ``learn_one`` pays for the checks once, not on every example.
         """
-        key = _hyperparameters_of(type(self))(self)
+        values = _hyperparameters_of(type(self))(self)
+        # types too: True == 1 == 1.0, yet only some of them are valid values
+        key = (values, tuple(map(type, values)))
         if getattr(self, "_config_key", None) != key:
             check_params(self, {**_COMMON_CONSTRAINTS, **self._constraints})
             codes, params = self._kernel_config()
@@ -88,6 +91,23 @@ class BinaryLinearClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator):
         if self.n_features is not None:
             self._grow(self.n_features, "n_features")
 
+    @contextlib.contextmanager
+    def _first_call_atomic(self):
+        """Start the learned state if needed; undo that start if the block fails.
+
+        A first call that is refused (bad labels, a feature index past
+        ``n_features``) must leave the estimator unfitted, not half-started.
+        """
+        started = self._is_started()
+        if not started:
+            self._start()
+        try:
+            yield
+        except BaseException:
+            if not started:
+                self._reset()
+            raise
+
     def _reset(self):
         for name in ("_w", "_state", "_labels", "n_features_in_", "classes_"):
             self.__dict__.pop(name, None)
@@ -107,7 +127,7 @@ class BinaryLinearClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator):
             grown[new_capacity] = self._w[capacity]
             self._w = grown
         if n_features > self.n_features_in_:
-            self.n_features_in_ = n_features
+            self.n_features_in_ = int(n_features)
 
     def _observe_labels(self, y, classes=None):
         flip = self._labels.declare(classes) if classes is not None else False
@@ -126,7 +146,8 @@ class BinaryLinearClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator):
     def intercept_(self):
         """Intercept, shape (1,); 0 unless ``fit_intercept=True``."""
         self._check_started()
-        return np.array([self._state[_codes.S_SCALE] * self._w[-1]])
+        bias = 1.0 if self.fit_intercept else 0.0
+        return np.array([self._state[_codes.S_SCALE] * self._w[-1] * bias])
 
     # -- learning -------------------------------------------------------------
 
@@ -140,10 +161,12 @@ class BinaryLinearClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator):
         codes, params = self._config_arrays()
         arrays = check_X(X)
         y = check_y(y, arrays.n_rows)
-        if not self._is_started():
-            self._start()
-        self._grow(arrays.n_features, "X")
-        self._observe_labels(y, classes)
+        if arrays.n_rows == 0 and classes is None:
+            empty = np.empty(0)
+            return empty, empty, empty, empty, np.empty(0, dtype=bool), np.zeros(_codes.N_TOTALS)
+        with self._first_call_atomic():
+            self._grow(arrays.n_features, "X")
+            self._observe_labels(y, classes)
         n = arrays.n_rows if record else 0
         scores, losses, taus = np.empty(n), np.empty(n), np.empty(n)
         totals = np.zeros(_codes.N_TOTALS)
@@ -154,12 +177,12 @@ class BinaryLinearClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator):
         )
         if stopped >= 0:
             raise FloatingPointError(
-                f"{type(self).__name__}: the score or the weights overflowed at row {stopped}; the model keeps "
-                f"the updates of rows 0..{stopped - 1}. Scale the features or lower the step size."
+                f"{type(self).__name__}: the score or the squared norm of the weights overflowed at row {stopped}; "
+                f"the model keeps the updates of rows 0..{stopped - 1}. Scale the features or lower the step size."
             )
         if not record:
             return scores, scores, losses, taus, np.empty(0, dtype=bool), totals
-        mistakes = (scores > 0.0) != (targets > 0.0)
+        mistakes = targets * scores <= 0.0
         return self._labels.decode(scores), scores, losses, taus, mistakes, totals
 
     def partial_fit(self, X, y, classes=None):
@@ -185,18 +208,18 @@ class BinaryLinearClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator):
         """Predict then learn one example ``x`` (dict, 1-d array or sparse row); returns self."""
         codes, params = self._config_arrays()
         indices, data, n_features = check_row(x)
-        if not self._is_started():
-            self._start()
-        if n_features > self.n_features_in_:
-            self._grow(n_features, "x")
-        target = self._labels.target(y)
-        if target is None or self._labels.classes.size < 2:
-            self._observe_labels(np.asarray([y]))
+        with self._first_call_atomic():
+            if n_features > self.n_features_in_:
+                self._grow(n_features, "x")
             target = self._labels.target(y)
+            if target is None or self._labels.classes.size < 2:
+                self._observe_labels(check_y([y], 1))
+                target = self._labels.target(y)
         ok = learn_row(indices, data, 0, indices.size, target, self._w, self._state, params, codes)[3]
         if not ok:
             raise FloatingPointError(
-                f"{type(self).__name__}: the score or the weights overflowed on this example; the model is "
+                f"{type(self).__name__}: the score or the squared norm of the weights overflowed on this "
+                "example; the model is "
                 "unchanged. Scale the features or lower the step size."
             )
         return self
@@ -227,7 +250,8 @@ class BinaryLinearClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         """Predicted classes: ``classes_[1]`` where the score is > 0, else ``classes_[0]``."""
-        return self._labels.decode(self.decision_function(X))
+        scores = self.decision_function(X)
+        return self._labels.decode(scores)
 
     def predict_one(self, x):
         """Predicted class of one example (dict, 1-d array or sparse row)."""

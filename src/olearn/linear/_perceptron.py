@@ -21,7 +21,8 @@ class Perceptron(BinaryLinearClassifier):
 
     On a sequence with :math:`\|x_t\| \le R` that some unit vector separates with
     margin :math:`\gamma`, it updates at most :math:`(R/\gamma)^2` times (Novikoff
-    1962); see :func:`olearn.bounds.perceptron_bound`.
+    1962); see :func:`olearn.bounds.novikoff_bound`, and
+    :func:`olearn.bounds.perceptron_bound` for the inseparable case.
 
     Parameters
     ----------

@@ -1,0 +1,281 @@
+"""Compiled LIBSVM / SVMlight text parser over a ``uint8`` buffer.
+
+Grammar of a data line (blank lines and lines starting with ``#`` are skipped)::
+
+    label (blank index:value)* [blank] [# comment]
+
+The parser fills caller-allocated CSR arrays in file order, records which rows
+are out of column order (sorted afterwards, once every value is final) and
+which number tokens need the Python fix-up conversion (see ``_parse_number``).
+On a format error it stops and reports an error code and the byte offset; the
+Python layer turns those into a line, column and message.
+"""
+
+from numba import njit
+
+from ._parse_number import (
+    COLON,
+    COMMA,
+    FIX_DATA,
+    FIX_LABEL,
+    HASH,
+    NEWLINE,
+    NUMBER_FIXUP,
+    NUMBER_INVALID,
+    add_fixup,
+    grow_rows,
+    is_blank,
+    is_digit,
+    scan_number,
+    skip_line,
+)
+
+OK = 0
+E_LABEL = 1  # label is not a number
+E_LABEL_INT = 2  # multilabel: a label is not an integer
+E_MISSING_COLON = 3  # feature token without ':'
+E_EMPTY_INDEX = 4  # ':value'
+E_INDEX = 5  # index part is not a non-negative integer
+E_INDEX_ZERO = 6  # index 0 in a 1-based file
+E_INDEX_RANGE = 7  # index above the limit; info = index
+E_EMPTY_VALUE = 8  # 'index:'
+E_VALUE = 9  # value is not a number
+E_DUPLICATE = 10  # index repeated in a sorted run; info = index
+E_QID = 11  # 'qid:' token
+
+# counts[] slots filled by parse_libsvm
+C_STATUS = 0
+C_ERR_POS = 1
+C_ERR_INFO = 2
+C_ROWS = 3
+C_NNZ = 4
+C_MLABELS = 5
+C_UNSORTED = 6
+C_FIXUPS = 7
+N_COUNTS = 8
+
+# Index (and integer label) digits beyond this saturate; every limit is far below it.
+_INDEX_SATURATION = 10**17
+
+
+@njit(cache=True)
+def count_bounds(buf, start, end):
+    """Upper bounds for allocation: (newlines, colons, commas) in ``buf[start:end]``."""
+    n_newlines = 0
+    n_colons = 0
+    n_commas = 0
+    for i in range(start, end):
+        c = buf[i]
+        if c == NEWLINE:
+            n_newlines += 1
+        elif c == COLON:
+            n_colons += 1
+        elif c == COMMA:
+            n_commas += 1
+    return n_newlines, n_colons, n_commas
+
+
+@njit(cache=True, inline="always")
+def _ends_token(buf, i, end):
+    return i >= end or is_blank(buf[i]) or buf[i] == NEWLINE or buf[i] == HASH
+
+
+@njit(cache=True)
+def _feature_error(buf, tok, end):
+    """Classify a feature token that is not ``digits:``; returns the error code."""
+    i = tok
+    while not _ends_token(buf, i, end) and buf[i] != COLON:
+        i += 1
+    if i >= end or buf[i] != COLON:
+        return E_MISSING_COLON
+    if i == tok:
+        return E_EMPTY_INDEX
+    if i - tok == 3 and buf[tok] == 113 and buf[tok + 1] == 105 and buf[tok + 2] == 100:
+        return E_QID
+    return E_INDEX
+
+
+@njit(cache=True)
+def _first_token_has_colon(buf, i, end):
+    while not _ends_token(buf, i, end):
+        if buf[i] == COLON:
+            return True
+        i += 1
+    return False
+
+
+@njit(cache=True, inline="always")
+def _fail(counts, code, pos, info, n_fix):
+    """Record a format error at byte ``pos``.
+
+    The fix-ups recorded so far all precede it; the caller still converts them,
+    so that an earlier non-finite number is reported first.
+    """
+    counts[C_STATUS] = code
+    counts[C_ERR_POS] = pos
+    counts[C_ERR_INFO] = info
+    counts[C_FIXUPS] = n_fix
+
+
+@njit(cache=True)
+def parse_libsvm(
+    buf,
+    start,
+    end,
+    base,
+    limit,
+    multilabel,
+    indptr,
+    indices,
+    data,
+    labels,
+    mlabels,
+    mlabel_ptr,
+    counts,
+    unsorted,
+    fixups,
+):
+    """Parse the LIBSVM lines of ``buf[start:end]`` into CSR arrays.
+
+    Parameters
+    ----------
+    buf : uint8 array
+    start, end : int
+        Byte range; ``start`` is at a line start.
+    base : int
+        0: store indices as written; 1: store ``index - 1`` and reject index 0.
+    limit : int
+        Largest index (as written) accepted.
+    multilabel : bool
+        Labels are comma-separated integers (into ``mlabels``/``mlabel_ptr``)
+        instead of one number (into ``labels``).
+    indptr, indices, data, labels, mlabels, mlabel_ptr : arrays
+        Outputs, allocated from ``count_bounds``.
+    counts : int64 array of length ``N_COUNTS``
+        Output: status, error position/info and sizes (see ``C_*``).
+    unsorted : int64 array (m, 2)
+        Output rows ``(row, line_start)`` whose indices are out of order.
+    fixups : int64 array (m, 4)
+        Output: numbers left to the Python conversion (see ``add_fixup``),
+        into ``data`` (``FIX_DATA``) or ``labels`` (``FIX_LABEL``).
+
+    Returns
+    -------
+    unsorted, fixups : arrays
+        The same arrays, or grown copies if they filled up.
+    """
+    row = 0
+    k = 0
+    n_mlabels = 0
+    n_unsorted = 0
+    n_fix = 0
+    indptr[0] = 0
+    if multilabel:
+        mlabel_ptr[0] = 0
+    counts[C_STATUS] = OK
+    i = start
+    while i < end:
+        line_start = i
+        while i < end and is_blank(buf[i]):
+            i += 1
+        if i >= end:
+            break
+        if buf[i] == NEWLINE or buf[i] == HASH:
+            i = skip_line(buf, i, end)
+            continue
+        if multilabel:
+            if not _first_token_has_colon(buf, i, end):
+                while True:
+                    tok = i
+                    negative = False
+                    if i < end and (buf[i] == 43 or buf[i] == 45):
+                        negative = buf[i] == 45
+                        i += 1
+                    label = 0
+                    n_digits = 0
+                    while i < end and is_digit(buf[i]):
+                        if label < _INDEX_SATURATION:
+                            label = label * 10 + (buf[i] - 48)
+                        n_digits += 1
+                        i += 1
+                    if n_digits == 0 or not (_ends_token(buf, i, end) or buf[i] == COMMA):
+                        _fail(counts, E_LABEL_INT, tok, 0, n_fix)
+                        return unsorted, fixups
+                    mlabels[n_mlabels] = -label if negative else label
+                    n_mlabels += 1
+                    if i < end and buf[i] == COMMA:
+                        i += 1
+                    else:
+                        break
+            mlabel_ptr[row + 1] = n_mlabels
+        else:
+            stop, kind, value = scan_number(buf, i, end)
+            if kind == NUMBER_INVALID or not _ends_token(buf, stop, end):
+                _fail(counts, E_LABEL, i, 0, n_fix)
+                return unsorted, fixups
+            if kind == NUMBER_FIXUP:
+                fixups = add_fixup(fixups, n_fix, i, stop, FIX_LABEL, row)
+                n_fix += 1
+            labels[row] = value
+            i = stop
+        previous = -1
+        in_order = True
+        while True:
+            while i < end and is_blank(buf[i]):
+                i += 1
+            if i >= end:
+                break
+            if buf[i] == NEWLINE or buf[i] == HASH:
+                i = skip_line(buf, i, end)
+                break
+            tok = i
+            index = 0
+            while i < end and is_digit(buf[i]):
+                if index < _INDEX_SATURATION:
+                    index = index * 10 + (buf[i] - 48)
+                i += 1
+            if i == tok or i >= end or buf[i] != COLON:
+                _fail(counts, _feature_error(buf, tok, end), tok, 0, n_fix)
+                return unsorted, fixups
+            if index == 0 and base == 1:
+                _fail(counts, E_INDEX_ZERO, tok, 0, n_fix)
+                return unsorted, fixups
+            if index > limit:
+                _fail(counts, E_INDEX_RANGE, tok, index, n_fix)
+                return unsorted, fixups
+            i += 1
+            if _ends_token(buf, i, end):
+                _fail(counts, E_EMPTY_VALUE, i, 0, n_fix)
+                return unsorted, fixups
+            stop, kind, value = scan_number(buf, i, end)
+            if kind == NUMBER_INVALID or not _ends_token(buf, stop, end):
+                _fail(counts, E_VALUE, i, 0, n_fix)
+                return unsorted, fixups
+            if kind == NUMBER_FIXUP:
+                fixups = add_fixup(fixups, n_fix, i, stop, FIX_DATA, k)
+                n_fix += 1
+            i = stop
+            # Inside an out-of-order row the first repeat need not be adjacent;
+            # the sorting pass finds it there.
+            if index == previous and in_order:
+                _fail(counts, E_DUPLICATE, tok, index, n_fix)
+                return unsorted, fixups
+            if index < previous:
+                in_order = False
+            previous = index
+            indices[k] = index - base
+            data[k] = value
+            k += 1
+        if not in_order:
+            unsorted = grow_rows(unsorted, n_unsorted + 1)
+            unsorted[n_unsorted, 0] = row
+            unsorted[n_unsorted, 1] = line_start
+            n_unsorted += 1
+        row += 1
+        indptr[row] = k
+    counts[C_ROWS] = row
+    counts[C_NNZ] = k
+    counts[C_MLABELS] = n_mlabels
+    counts[C_UNSORTED] = n_unsorted
+    counts[C_FIXUPS] = n_fix
+    return unsorted, fixups

@@ -1,0 +1,175 @@
+"""Compiled scanning of decimal numbers and bytes, shared by the text parsers.
+
+Correctly rounded decimal-to-binary conversion of *every* input needs
+big-integer arithmetic, which numba does not offer. ``scan_number`` therefore
+converts exactly only Clinger's fast path -- a mantissa of at most 2**53 and a
+decimal exponent in [-22, 22], where both operands of one IEEE multiplication or
+division are exact, so the single rounding is the correct one -- and reports any
+other well-formed number as ``NUMBER_FIXUP``. The parsers record such tokens
+and the Python layer converts them with NumPy's (correctly rounded) string
+conversion, so every value read equals ``float(token)``.
+"""
+
+import numpy as np
+from numba import njit
+
+NUMBER_INVALID = 0
+NUMBER_EXACT = 1
+NUMBER_FIXUP = 2
+
+# Exactly representable powers of ten: 10**22 is the largest below 2**53 * 2**22.
+_POW10 = np.array([10.0**e for e in range(23)])
+_MAX_EXACT_MANTISSA = 2**53
+# Eighteen decimal digits always fit an int64; longer mantissas go to the fix-up.
+_MAX_MANTISSA_DIGITS = 18
+# Exponents beyond this over- or underflow anyway; capping avoids int overflow.
+_EXPONENT_CAP = 100_000
+
+SPACE = 32
+TAB = 9
+CR = 13
+NEWLINE = 10
+HASH = 35
+COLON = 58
+COMMA = 44
+BAR = 124
+QUOTE = 39
+
+
+@njit(cache=True, inline="always")
+def is_blank(c):
+    """Space, tab, carriage return, vertical tab or form feed (not newline)."""
+    return c == SPACE or c == TAB or c == CR or c == 11 or c == 12
+
+
+@njit(cache=True, inline="always")
+def is_digit(c):
+    return 48 <= c <= 57
+
+
+@njit(cache=True)
+def skip_line(buf, i, end):
+    """Index just past the next newline at or after ``i`` (or ``end``)."""
+    while i < end and buf[i] != NEWLINE:
+        i += 1
+    return min(i + 1, end)
+
+
+@njit(cache=True)
+def scan_number(buf, i, end):
+    """Scan ``[+-]digits[.digits][(e|E)[+-]digits]`` starting at ``buf[i]``.
+
+    Returns ``(stop, kind, value)``: ``stop`` is the index after the last byte
+    of the number, ``kind`` one of ``NUMBER_INVALID`` / ``NUMBER_EXACT`` /
+    ``NUMBER_FIXUP``; ``value`` is meaningful only for ``NUMBER_EXACT``. The
+    caller decides whether the byte at ``stop`` may end the token.
+    """
+    negative = False
+    if i < end and (buf[i] == 43 or buf[i] == 45):
+        negative = buf[i] == 45
+        i += 1
+    mantissa = 0
+    n_digits = 0
+    exp10 = 0
+    seen_digit = False
+    truncated = False
+    while i < end and is_digit(buf[i]):
+        seen_digit = True
+        d = buf[i] - 48
+        if mantissa == 0 and d == 0:
+            pass
+        elif n_digits < _MAX_MANTISSA_DIGITS:
+            mantissa = mantissa * 10 + d
+            n_digits += 1
+        else:
+            truncated = True
+            exp10 += 1
+        i += 1
+    if i < end and buf[i] == 46:
+        i += 1
+        while i < end and is_digit(buf[i]):
+            seen_digit = True
+            d = buf[i] - 48
+            if mantissa == 0 and d == 0:
+                exp10 -= 1
+            elif n_digits < _MAX_MANTISSA_DIGITS:
+                mantissa = mantissa * 10 + d
+                n_digits += 1
+                exp10 -= 1
+            else:
+                truncated = True
+            i += 1
+    if not seen_digit:
+        return i, NUMBER_INVALID, 0.0
+    if i < end and (buf[i] == 101 or buf[i] == 69):
+        j = i + 1
+        exp_negative = False
+        if j < end and (buf[j] == 43 or buf[j] == 45):
+            exp_negative = buf[j] == 45
+            j += 1
+        if j >= end or not is_digit(buf[j]):
+            return j, NUMBER_INVALID, 0.0
+        e = 0
+        while j < end and is_digit(buf[j]):
+            if e < _EXPONENT_CAP:
+                e = e * 10 + (buf[j] - 48)
+            j += 1
+        exp10 += -e if exp_negative else e
+        i = j
+    if mantissa == 0:
+        return i, NUMBER_EXACT, -0.0 if negative else 0.0
+    if truncated or mantissa > _MAX_EXACT_MANTISSA or exp10 < -22 or exp10 > 22:
+        return i, NUMBER_FIXUP, 0.0
+    value = float(mantissa)
+    if exp10 >= 0:
+        value = value * _POW10[exp10]
+    else:
+        value = value / _POW10[-exp10]
+    return i, NUMBER_EXACT, -value if negative else value
+
+
+@njit(cache=True)
+def grow_rows(a, n_needed):
+    """``a`` itself if it has ``n_needed`` rows, else a copy with at least double the rows."""
+    if n_needed <= a.shape[0]:
+        return a
+    bigger = np.empty((max(n_needed, 2 * a.shape[0]), a.shape[1]), a.dtype)
+    # Element loops: a 2-d slice assignment costs seconds of compile time.
+    for r in range(a.shape[0]):
+        for c in range(a.shape[1]):
+            bigger[r, c] = a[r, c]
+    return bigger
+
+
+# Kinds of fix-up targets (column 2 of a fix-up row).
+FIX_DATA = 0
+FIX_LABEL = 1
+FIX_WEIGHT = 2
+
+
+@njit(cache=True, inline="always")
+def add_fixup(fixups, n_fix, start, stop, kind, index):
+    """Record row ``n_fix`` = ``(start, stop, kind, index)``: the number at
+    ``buf[start:stop]`` goes to position ``index`` of the ``kind`` output.
+
+    Returns ``fixups`` or a grown copy.
+    """
+    fixups = grow_rows(fixups, n_fix + 1)
+    fixups[n_fix, 0] = start
+    fixups[n_fix, 1] = stop
+    fixups[n_fix, 2] = kind
+    fixups[n_fix, 3] = index
+    return fixups
+
+
+@njit(cache=True)
+def gather_spans(buf, spans, lo, hi, out):
+    """Copy the byte spans ``spans[lo:hi]`` into the rows of ``out``, NUL-padded.
+
+    Each span fits its row (the caller sizes ``out`` to the longest one).
+    """
+    out[:] = 0
+    for r in range(lo, hi):
+        start = spans[r, 0]
+        for j in range(spans[r, 1] - start):
+            out[r - lo, j] = buf[start + j]

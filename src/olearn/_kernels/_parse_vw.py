@@ -1,0 +1,270 @@
+"""Compiled Vowpal Wabbit text parser with feature hashing.
+
+Grammar of a data line (blank lines are skipped)::
+
+    [label [importance]] ['tag | tag] |[namespace] feature[:value] ... |[namespace] ...
+
+A feature's column is ``murmur3_32(name, seed=murmur3_32(namespace, seed=0))``
+masked to ``n_bits`` bits (MurmurHash3 x86_32 over the UTF-8 bytes; the
+default namespace is the empty string). Rows come out in file order and may
+hold repeated columns; ``_parse_rows.sort_and_sum_rows`` merges them once the
+deferred numbers are converted.
+"""
+
+import numpy as np
+from numba import njit
+
+from ._parse_number import (
+    BAR,
+    COLON,
+    FIX_DATA,
+    FIX_LABEL,
+    FIX_WEIGHT,
+    NEWLINE,
+    NUMBER_FIXUP,
+    NUMBER_INVALID,
+    QUOTE,
+    add_fixup,
+    is_blank,
+    scan_number,
+)
+
+OK = 0
+E_NO_BAR = 1  # a non-blank line without '|'
+E_HEADER = 2  # unexpected token before the first '|'
+E_NEGATIVE_WEIGHT = 3
+E_NAMESPACE_WEIGHT = 4  # '|ns:w' is not supported
+E_EMPTY_NAME = 5  # ':value' without a feature name
+E_EMPTY_VALUE = 6  # 'name:'
+E_VALUE = 7  # value is not a number
+
+# counts[] slots filled by parse_vw
+C_STATUS = 0
+C_ERR_POS = 1
+C_ROWS = 2
+C_NNZ = 3
+C_FIXUPS = 4
+N_COUNTS = 5
+
+_MASK32 = 0xFFFFFFFF
+
+
+@njit(cache=True)
+def count_bounds(buf, start, end):
+    """Upper bounds for allocation: (newlines, feature-token starts) in ``buf[start:end]``.
+
+    Every feature token follows a blank or a '|', so their count bounds the entries.
+    """
+    n_newlines = 0
+    n_separators = 0
+    for i in range(start, end):
+        c = buf[i]
+        if c == NEWLINE:
+            n_newlines += 1
+        elif c == BAR or is_blank(c):
+            n_separators += 1
+    return n_newlines, n_separators
+
+
+@njit(cache=True, inline="always")
+def _mul32(a, b):
+    # (a * b) mod 2**32 for a, b < 2**32 without leaving the int64 range.
+    return ((a & 0xFFFF) * b + ((((a >> 16) * b) & 0xFFFF) << 16)) & _MASK32
+
+
+@njit(cache=True, inline="always")
+def _rotl32(x, r):
+    return ((x << r) | (x >> (32 - r))) & _MASK32
+
+
+@njit(cache=True)
+def murmur3_32(buf, lo, hi, seed):
+    """MurmurHash3 x86_32 of ``buf[lo:hi]`` with ``seed``, as a non-negative int."""
+    c1 = 0xCC9E2D51
+    c2 = 0x1B873593
+    h = seed & _MASK32
+    n = hi - lo
+    tail = lo + (n // 4) * 4
+    for p in range(lo, tail, 4):
+        k = (
+            int(buf[p])
+            | (int(buf[p + 1]) << 8)
+            | (int(buf[p + 2]) << 16)
+            | (int(buf[p + 3]) << 24)
+        )
+        k = _mul32(_rotl32(_mul32(k, c1), 15), c2)
+        h = _rotl32(h ^ k, 13)
+        h = (_mul32(h, 5) + 0xE6546B64) & _MASK32
+    k = 0
+    rest = hi - tail
+    if rest == 3:
+        k ^= int(buf[tail + 2]) << 16
+    if rest >= 2:
+        k ^= int(buf[tail + 1]) << 8
+    if rest >= 1:
+        k ^= int(buf[tail])
+        h ^= _mul32(_rotl32(_mul32(k, c1), 15), c2)
+    h ^= n
+    h ^= h >> 16
+    h = _mul32(h, 0x85EBCA6B)
+    h ^= h >> 13
+    h = _mul32(h, 0xC2B2AE35)
+    h ^= h >> 16
+    return h
+
+
+@njit(cache=True, inline="always")
+def _ends_name(buf, i, end):
+    return i >= end or is_blank(buf[i]) or buf[i] == NEWLINE or buf[i] == BAR
+
+
+@njit(cache=True, inline="always")
+def _fail(counts, code, pos, n_fix):
+    """Record a format error at byte ``pos``.
+
+    The fix-ups recorded so far all precede it; the caller still converts them,
+    so that an earlier non-finite number is reported first.
+    """
+    counts[C_STATUS] = code
+    counts[C_ERR_POS] = pos
+    counts[C_FIXUPS] = n_fix
+
+
+@njit(cache=True)
+def parse_vw(buf, start, end, n_bits, indptr, indices, data, labels, weights, counts, fixups):
+    """Parse the VW lines of ``buf[start:end]`` into hashed CSR arrays.
+
+    Parameters
+    ----------
+    buf : uint8 array
+    start, end : int
+        Byte range; ``start`` is at a line start.
+    n_bits : int
+        Columns are hashes modulo ``2**n_bits``.
+    indptr, indices, data, labels, weights : arrays
+        Outputs, allocated from ``count_bounds``. A line without a label gets
+        label NaN; without an importance, weight 1.
+    counts : int64 array of length ``N_COUNTS``
+        Output: status, error position and sizes (see ``C_*``).
+    fixups : int64 array (m, 4)
+        Output: numbers left to the Python conversion (see ``add_fixup``).
+
+    Returns
+    -------
+    fixups : array
+        The same array, or a grown copy.
+    """
+    mask = (1 << n_bits) - 1
+    row = 0
+    k = 0
+    n_fix = 0
+    indptr[0] = 0
+    counts[C_STATUS] = OK
+    i = start
+    while i < end:
+        while i < end and is_blank(buf[i]):
+            i += 1
+        if i >= end:
+            break
+        if buf[i] == NEWLINE:
+            i += 1
+            continue
+        labels[row] = np.nan
+        weights[row] = 1.0
+        n_numbers = 0
+        tagged = False
+        # Header: label, importance and tag, up to the first '|'.
+        while True:
+            while i < end and is_blank(buf[i]):
+                i += 1
+            if i >= end or buf[i] == NEWLINE:
+                _fail(counts, E_NO_BAR, i, n_fix)
+                return fixups
+            if buf[i] == BAR:
+                break
+            tok = i
+            while not _ends_name(buf, i, end):
+                i += 1
+            if tagged:
+                _fail(counts, E_HEADER, tok, n_fix)
+                return fixups
+            if buf[tok] == QUOTE:
+                tagged = True
+                continue
+            stop, kind, value = scan_number(buf, tok, i)
+            if kind != NUMBER_INVALID and stop == i and n_numbers < 2:
+                if n_numbers == 0:
+                    labels[row] = value
+                    if kind == NUMBER_FIXUP:
+                        fixups = add_fixup(fixups, n_fix, tok, i, FIX_LABEL, row)
+                        n_fix += 1
+                else:
+                    if value < 0:
+                        _fail(counts, E_NEGATIVE_WEIGHT, tok, n_fix)
+                        return fixups
+                    weights[row] = value
+                    if kind == NUMBER_FIXUP:
+                        fixups = add_fixup(fixups, n_fix, tok, i, FIX_WEIGHT, row)
+                        n_fix += 1
+                n_numbers += 1
+                continue
+            # Anything else is a tag, allowed only as the last token before '|'.
+            j = i
+            while j < end and is_blank(buf[j]):
+                j += 1
+            if j >= end or buf[j] != BAR:
+                while j < end and buf[j] != NEWLINE and buf[j] != BAR:
+                    j += 1
+                if j < end and buf[j] == BAR:
+                    _fail(counts, E_HEADER, tok, n_fix)
+                else:
+                    _fail(counts, E_NO_BAR, j, n_fix)
+                return fixups
+            tagged = True
+        # Namespaces: at a '|' here.
+        while i < end and buf[i] == BAR:
+            i += 1
+            ns = i
+            while not _ends_name(buf, i, end):
+                if buf[i] == COLON:
+                    _fail(counts, E_NAMESPACE_WEIGHT, ns, n_fix)
+                    return fixups
+                i += 1
+            seed = murmur3_32(buf, ns, i, 0)
+            while True:
+                while i < end and is_blank(buf[i]):
+                    i += 1
+                if i >= end or buf[i] == NEWLINE or buf[i] == BAR:
+                    break
+                tok = i
+                while not _ends_name(buf, i, end) and buf[i] != COLON:
+                    i += 1
+                if i == tok:
+                    _fail(counts, E_EMPTY_NAME, tok, n_fix)
+                    return fixups
+                value = 1.0
+                name_end = i
+                if i < end and buf[i] == COLON:
+                    i += 1
+                    if _ends_name(buf, i, end):
+                        _fail(counts, E_EMPTY_VALUE, i, n_fix)
+                        return fixups
+                    stop, kind, value = scan_number(buf, i, end)
+                    if kind == NUMBER_INVALID or not _ends_name(buf, stop, end):
+                        _fail(counts, E_VALUE, i, n_fix)
+                        return fixups
+                    if kind == NUMBER_FIXUP:
+                        fixups = add_fixup(fixups, n_fix, i, stop, FIX_DATA, k)
+                        n_fix += 1
+                    i = stop
+                indices[k] = murmur3_32(buf, tok, name_end, seed) & mask
+                data[k] = value
+                k += 1
+        if i < end:
+            i += 1  # the newline
+        row += 1
+        indptr[row] = k
+    counts[C_ROWS] = row
+    counts[C_NNZ] = k
+    counts[C_FIXUPS] = n_fix
+    return fixups

@@ -1,0 +1,39 @@
+"""The papers' mistake and loss bounds, evaluated on a stream and a finished run.
+
+Each function evaluates one theorem for a competitor u (every bound holds for
+every u); :func:`bound_report` picks the theorems that apply to a learner and
+sets them against what its run measured.
+
+>>> import numpy as np
+>>> from olearn import Perceptron, run
+>>> from olearn.bounds import bound_report, novikoff_bound
+>>> X = np.array([[1.0, 0.2], [-1.0, 0.1], [0.8, -0.3], [-0.9, -0.2]])
+>>> y = np.array([1, -1, 1, -1])
+>>> novikoff_bound(X, y, u=[1.0, 0.0]) < 2       # R^2 = 1.04, gamma = 0.8
+True
+>>> report = bound_report(Perceptron(), X, y, run(Perceptron(), X, y))
+>>> report.all_hold
+True
+"""
+
+from ._report import BoundReport, BoundRow, bound_report
+from ._theorems import (
+    novikoff_bound,
+    pa1_mistake_bound,
+    pa2_loss_bound,
+    pa_separable_bound,
+    pa_unit_norm_bound,
+    perceptron_bound,
+)
+
+__all__ = [
+    "BoundReport",
+    "BoundRow",
+    "bound_report",
+    "novikoff_bound",
+    "pa1_mistake_bound",
+    "pa2_loss_bound",
+    "pa_separable_bound",
+    "pa_unit_norm_bound",
+    "perceptron_bound",
+]

@@ -1,0 +1,426 @@
+"""Every applicable theorem, evaluated on a finished run: measured vs bound."""
+
+import math
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.optimize import minimize_scalar
+from sklearn.base import clone
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.svm import LinearSVC
+
+from ..evaluate import run
+from ..linear import PAClassifier, Perceptron
+from ._theorems import (
+    _Stream,
+    _check_unit_norm,
+    _novikoff,
+    _pa1,
+    _pa2,
+    _pa_separable,
+    _pa_unit_norm,
+    _ss_perceptron,
+    check_u,
+)
+
+MISTAKES = "mistakes"
+SQUARED_LOSS = "sum of squared losses"
+
+NOVIKOFF = "Novikoff 1962 (Perceptron, separable)"
+SS_PERCEPTRON = "Shalev-Shwartz & Singer 2006 (Perceptron)"
+PA_THM2 = "Crammer et al. 2006, Thm. 2 (PA, separable)"
+PA_THM3 = "Crammer et al. 2006, Thm. 3 (PA, ||x_t|| = 1)"
+PA_THM4 = "Crammer et al. 2006, Thm. 4 (PA-I)"
+PA_THM5 = "Crammer et al. 2006, Thm. 5 (PA-II)"
+
+# LinearSVC's C values tried for the default competitor: from heavily
+# regularised (short u, suits the loss-dominated bounds) to nearly hard margin.
+_SVC_GRID = (0.01, 0.1, 1.0, 10.0, 100.0, 1000.0)
+# The directions are fitted on at most this many rows (liblinear slows down
+# sharply on long inseparable streams with a large C); the bounds themselves
+# are always evaluated on the whole stream.
+_FIT_ROWS = 2000
+_N_SCALES = 81
+
+
+@dataclass(frozen=True)
+class BoundRow:
+    """One theorem evaluated on one run.
+
+    Attributes
+    ----------
+    theorem : str
+        Paper and theorem, e.g. ``"Crammer et al. 2006, Thm. 4 (PA-I)"``.
+    quantity : str
+        ``"mistakes"`` or ``"sum of squared losses"`` (of the learner's hinge
+        loss before each update).
+    measured : float
+        That quantity in the run.
+    bound : float
+        The theorem's bound for the competitor ``u``.
+    u_norm : float
+        :math:`\\|u\\|`.
+    competitor_loss : float
+        The loss of u that enters the bound: the sum of :math:`\\ell^*_t` (PA-I),
+        of :math:`(\\ell^*_t)^2` (PA Thm. 3, PA-II), of :math:`\\ell^*_t` over the
+        Perceptron's mistakes (Shalev-Shwartz & Singer); 0 for the separable
+        theorems, which require it.
+    holds : bool
+        ``measured <= bound * (1 + 1e-9)``.
+    u : ndarray
+        The competitor (one entry per feature, plus the bias with an intercept).
+    """
+
+    theorem: str
+    quantity: str
+    measured: float
+    bound: float
+    u_norm: float
+    competitor_loss: float
+    holds: bool
+    u: np.ndarray = field(repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class BoundReport:
+    """The bounds that apply to one run, and the theorems that do not.
+
+    ``str(report)`` is a table: theorem | quantity | measured | bound | ||u|| |
+    loss of u | holds, followed by the theorems left out and why.
+
+    Attributes
+    ----------
+    learner : str
+        The estimator, as ``repr`` shows it.
+    n_rounds : int
+    rows : tuple of BoundRow
+    skipped : tuple of (str, str)
+        (theorem, reason) for each theorem of the learner that does not apply.
+    """
+
+    learner: str
+    n_rounds: int
+    rows: tuple
+    skipped: tuple = ()
+
+    @property
+    def all_hold(self):
+        """True when every bound holds."""
+        return all(row.holds for row in self.rows)
+
+    def __str__(self):
+        header = ("theorem", "quantity", "measured", "bound", "||u||", "loss of u", "holds")
+        lines = [
+            (row.theorem, row.quantity, _number(row.measured), _number(row.bound), _number(row.u_norm),
+             _number(row.competitor_loss), "yes" if row.holds else "NO")
+            for row in self.rows
+        ]
+        widths = [max(len(text[k]) for text in [header, *lines]) for k in range(len(header))]
+        numeric = (False, False, True, True, True, True, False)
+
+        def fmt(cells):
+            parts = [c.rjust(w) if num else c.ljust(w) for c, w, num in zip(cells, widths, numeric)]
+            return " | ".join(parts).rstrip()
+
+        out = [f"{self.learner} on {self.n_rounds} rounds: measured vs bound", fmt(header)]
+        out.append("-+-".join("-" * w for w in widths))
+        out.extend(fmt(cells) for cells in lines)
+        if not self.rows:
+            out.append("(no theorem applies)")
+        for theorem, reason in self.skipped:
+            out.append(f"not applicable: {theorem}: {reason}")
+        return "\n".join(out)
+
+
+def _number(value):
+    if math.isinf(value):
+        return "inf"
+    if float(value).is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    return f"{value:.6g}"
+
+
+def _row(theorem, quantity, measured, bound, u, loss):
+    measured = float(measured)
+    return BoundRow(
+        theorem=theorem,
+        quantity=quantity,
+        measured=measured,
+        bound=float(bound),
+        u_norm=float(np.linalg.norm(u)),
+        competitor_loss=float(loss),
+        holds=bool(measured <= bound * (1.0 + 1e-9)),
+        u=u,
+    )
+
+
+# -- the default competitor ----------------------------------------------------
+
+
+def _directions(stream, own_fit=None):
+    """Unit candidate directions for u: LinearSVC solutions and the mean of y_t x_t.
+
+    ``own_fit`` is an extra (loss, C) to fit, for the learner's own C: for
+    PA-I the u-dependent factor of Thm. 4, ||u||^2 + 2C sum_t l*_t, is twice
+    LinearSVC's hinge objective with the same C, and for PA-II that of Thm. 5
+    is twice its squared-hinge objective, so that fit is the best direction.
+    """
+    directions = []
+    mean = np.asarray(stream.Z.T @ stream.y).ravel() / stream.y.size
+    if np.linalg.norm(mean) > 0:
+        directions.append(mean / np.linalg.norm(mean))
+    if np.unique(stream.y).size < 2:
+        return directions
+    Z, y = stream.Z, stream.y
+    if y.size > _FIT_ROWS:
+        rows = np.sort(np.random.default_rng(0).choice(y.size, size=_FIT_ROWS, replace=False))
+        Z, y = Z[rows], y[rows]
+    # C weighs a sum over the rows: scale it so that the subset keeps the balance of the whole stream
+    weight = stream.y.size / y.size
+    fits = [(loss, C) for loss in ("hinge", "squared_hinge") for C in _SVC_GRID]
+    if own_fit is not None:
+        fits.insert(0, own_fit)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        for loss, C in fits:
+            svc = LinearSVC(C=C * weight, loss=loss, fit_intercept=False, dual=True, max_iter=1000, random_state=0)
+            v = svc.fit(Z, y).coef_.ravel()
+            if np.linalg.norm(v) > 0 and np.isfinite(v).all():
+                directions.append(v / np.linalg.norm(v))
+    return directions
+
+
+def _best_scale(objective, margins):
+    """min over s >= 0 of objective(s^2, s * margins), for u = s v with ||v|| = 1: a log grid, then Brent on log s."""
+    best_value, best_s = objective(0.0, 0.0 * margins), 0.0
+    size = np.abs(margins)
+    if not (size > 0).any():
+        return best_value, best_s
+    lo, hi = 1e-3 / size.max(), 1e3 / size[size > 0].min()
+    scales = np.geomspace(lo, hi, _N_SCALES)
+    values = np.array([objective(s * s, s * margins) for s in scales])
+    i = int(np.argmin(values))
+    if values[i] < best_value:
+        best_value, best_s = float(values[i]), float(scales[i])
+        left, right = np.log(scales[max(i - 1, 0)]), np.log(scales[min(i + 1, scales.size - 1)])
+        if right > left:
+            found = minimize_scalar(
+                lambda r: objective(math.exp(2.0 * r), math.exp(r) * margins),
+                bounds=(left, right), method="bounded", options={"xatol": 1e-6},
+            )
+            if found.fun < best_value:
+                best_value, best_s = float(found.fun), math.exp(found.x)
+    return best_value, best_s
+
+
+def _competitor(stream, directions, objective):
+    """The u = s * v (v a candidate direction) with the smallest bound."""
+    best = (math.inf, np.zeros(stream.Z.shape[1]))
+    for v in directions:
+        value, s = _best_scale(objective, stream.margins(v))
+        if value < best[0]:
+            best = (value, s * v)
+    return best[1]
+
+
+def _separator(stream, directions):
+    """The candidate with the largest margin, scaled so that min_t y_t u.x_t = 1; None if none separates."""
+    best, best_gamma = None, 0.0
+    for v in directions:
+        gamma = float(stream.margins(v).min())
+        if gamma > best_gamma:
+            best, best_gamma = v, gamma
+    if best is None:
+        return None
+    u = best / best_gamma
+    for _ in range(5):
+        # rounding may leave the smallest margin a few ulps below 1; nudge u up until it is not
+        low = float(stream.margins(u).min())
+        if low >= 1.0:
+            return u
+        u = u * ((1.0 + 1e-12) / low)
+    return None
+
+
+# -- the report ----------------------------------------------------------------
+
+
+def _check_result(estimator, X, y, result, n_rows):
+    if not all(hasattr(result, name) for name in ("n_rounds", "losses", "scores", "n_mistakes")):
+        raise TypeError(f"result must be the RunResult of olearn.run(estimator, X, y); got {type(result).__name__}")
+    if result.n_rounds != n_rows:
+        raise ValueError(f"result covers {result.n_rounds} rounds but X has {n_rows} rows")
+    if result.losses.size != n_rows:
+        raise ValueError("result has no per-round arrays; run olearn.run(estimator, X, y) with record=True")
+    replay = run(clone(estimator), X, y)
+    if not (np.array_equal(replay.losses, result.losses) and np.array_equal(replay.scores, result.scores)):
+        raise ValueError(
+            "result is not what a fresh copy of this estimator does on (X, y); the theorems are about a run "
+            "that starts from w = 0, so pass the result of olearn.run(fresh_estimator, X, y) with the same "
+            "hyperparameters and rows in the same order"
+        )
+
+
+def bound_report(estimator, X, y, result, u=None):
+    r"""Evaluate every theorem that applies to a finished run of a learner.
+
+    Parameters
+    ----------
+    estimator : Perceptron or PAClassifier
+        The learner (its hyperparameters say which theorems apply). The run
+        must have started from a fresh estimator; its state now is not used.
+    X : array-like or sparse matrix, shape (n_samples, n_features)
+    y : array-like, shape (n_samples,)
+    result : RunResult
+        ``olearn.run(estimator, X, y)`` on the fresh estimator, with the
+        per-round arrays (``record=True``). It is checked against a replay on
+        a clone, so a result from another learner or another order of the
+        rows is refused.
+    u : array-like, optional
+        The competitor, one entry per feature (plus the bias, last, when
+        ``fit_intercept=True``). Default: chosen per theorem, see Notes.
+
+    Returns
+    -------
+    BoundReport
+
+    Notes
+    -----
+    Theorems applied (see the functions of :mod:`olearn.bounds` for the exact
+    statements):
+
+    * Perceptron: Novikoff's :math:`(R/\gamma)^2` (if u separates the stream)
+      and Shalev-Shwartz & Singer's inseparable bound, with L summed over the
+      rounds on which the Perceptron updated.
+    * PA (``variant="pa"``, or any variant with ``C = inf``): Crammer et al.
+      Thm. 2 (if u has zero hinge loss on every round) and Thm. 3 (if every
+      :math:`\|x_t\| = 1`).
+    * PA-I: Thm. 4 (mistakes). PA-II: Thm. 5 (sum of squared losses).
+
+    The measured mistakes are ``result.n_mistakes``. The proofs bound the
+    rounds with :math:`y_t\, w_t \cdot x_t \le 0`, a superset (olearn predicts
+    the first class on a zero score, which the papers' analyses count as a
+    mistake), so each bound also covers that larger count. The squared losses
+    are ``sum(result.losses ** 2)``, the hinge losses before each update.
+
+    With ``fit_intercept=True`` every theorem is applied to x augmented with
+    a constant 1, which counts in R, as the learner's update does.
+
+    Default competitor (``u=None``): each bound holds for every u, so each
+    row uses its own u, the best found by a small search. Candidate
+    directions are the solutions of scikit-learn's ``LinearSVC(loss="hinge")``
+    and ``LinearSVC(loss="squared_hinge")`` (``fit_intercept=False``, on the
+    augmented stream when the learner fits an intercept) for C in
+    {0.01, 0.1, 1, 10, 100, 1000}, plus the mean of :math:`y_t x_t`. For PA-I
+    and PA-II the fit with the learner's own C is added: the u-dependent
+    factor of Thm. 4, :math:`\|u\|^2 + 2C\sum_t \ell^*_t`, is twice the
+    hinge SVM's objective with that C, and Thm. 5's is twice the squared-hinge
+    SVM's, so on streams of at most 2000 rows that fit is the best u up to
+    the solver's tolerance. Longer streams are fitted on a fixed random
+    subset of 2000 rows, with C scaled by n / 2000, since liblinear slows
+    down sharply on long inseparable streams (the bounds are still evaluated
+    on every row). For the
+    separable theorems the direction with the largest margin is scaled to
+    :math:`\min_t y_t\, u \cdot x_t = 1`; for the others the bound is
+    minimised over the scale of each direction (a log grid, refined by
+    Brent's method; u = 0 is a candidate too). For Shalev-Shwartz & Singer's
+    bound, whose L sums over the run's own mistakes, u = 0 would give exactly
+    the number of updates, so its u minimises the bound with L over all
+    rounds (the u one could name before the run), and the row reports the
+    paper's bound, with L over the mistakes, for that u. A theorem whose
+    bound is infinite for every candidate is listed as not applicable. A
+    better u may exist; any u gives a valid bound.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from olearn import PAClassifier, run
+    >>> from olearn.bounds import bound_report
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 3))
+    >>> y = np.where(X[:, 0] + 0.5 * rng.normal(size=200) > 0, "spam", "ham")
+    >>> pa1 = PAClassifier(variant="pa1", C=0.1)
+    >>> report = bound_report(pa1, X, y, run(pa1, X, y))
+    >>> [(row.theorem, row.quantity, row.holds) for row in report.rows]
+    [('Crammer et al. 2006, Thm. 4 (PA-I)', 'mistakes', True)]
+    >>> print(report)                                    # doctest: +ELLIPSIS
+    PAClassifier(C=0.1) on 200 rounds: measured vs bound
+    theorem                            | quantity | measured | bound | ||u|| | loss of u | holds
+    ...
+    Crammer et al. 2006, Thm. 4 (PA-I) | mistakes |       ...
+    """
+    if not isinstance(estimator, (Perceptron, PAClassifier)):
+        raise TypeError(
+            f"bound_report knows the theorems of Perceptron and PAClassifier; got {type(estimator).__name__}"
+        )
+    fit_intercept = bool(estimator.fit_intercept)
+    stream = _Stream(X, y, fit_intercept)
+    _check_result(estimator, X, y, result, stream.y.size)
+    given = None if u is None else check_u(u, stream, fit_intercept)
+    own_fit = None
+    if isinstance(estimator, PAClassifier) and estimator.variant != "pa" and math.isfinite(estimator.C):
+        own_fit = ("hinge" if estimator.variant == "pa1" else "squared_hinge", float(estimator.C))
+    directions = None if given is not None else _directions(stream, own_fit)
+    r2 = stream.radius_sq
+    rows, skipped = [], []
+
+    def add(theorem, quantity, measured, objective, search=None):
+        """A row for a bound that holds for every u; objective(||u||^2, margins) -> (bound, loss of u).
+
+        The default u minimises ``search`` (the objective itself unless given).
+        """
+        search = search or objective
+        v = given if given is not None else _competitor(stream, directions, lambda u2, m: search(u2, m)[0])
+        bound, loss = objective(float(v @ v), stream.margins(v))
+        if given is None and math.isinf(bound):
+            skipped.append((theorem, "no candidate competitor gives a finite bound"))
+            return
+        rows.append(_row(theorem, quantity, measured, bound, v, loss))
+
+    def add_separable(theorem, quantity, measured, bound_of, need_unit_margin):
+        """A row for a theorem that assumes u separates (with margin 1 if ``need_unit_margin``)."""
+        if given is None:
+            v = _separator(stream, directions)
+            if v is None:
+                skipped.append((theorem, "no candidate competitor separates the stream (it may be inseparable)"))
+                return
+        else:
+            v, low = given, float(stream.margins(given).min())
+            if low <= 0.0 or (need_unit_margin and low < 1.0):
+                need = "y_t u.x_t >= 1 on every round" if need_unit_margin else "u to separate the stream"
+                skipped.append((theorem, f"it needs {need}; the given u has min_t y_t u.x_t = {low:.6g}"))
+                return
+        rows.append(_row(theorem, quantity, measured, bound_of(r2, float(v @ v), stream.margins(v)), v, 0.0))
+
+    squared = float(np.sum(result.losses**2))
+    if isinstance(estimator, Perceptron):
+        add_separable(NOVIKOFF, MISTAKES, result.n_mistakes, _novikoff, need_unit_margin=False)
+        updated, every = result.taus > 0, np.ones(result.taus.size, dtype=bool)
+        # u = 0 makes this bound exactly the number of updates (L = M), so the
+        # default u minimises the bound with L over all rounds instead: the
+        # competitor one would name before the run.
+        add(
+            SS_PERCEPTRON, MISTAKES, result.n_mistakes,
+            lambda u2, m: _ss_perceptron(r2, u2, m, updated),
+            search=lambda u2, m: _ss_perceptron(r2, u2, m, every),
+        )
+        return _report(estimator, result, rows, skipped)
+    C = math.inf if estimator.variant == "pa" else float(estimator.C)
+    if math.isinf(C):
+        # PA proper, or PA-I / PA-II with C = inf, which are PA
+        add_separable(PA_THM2, SQUARED_LOSS, squared, _pa_separable, need_unit_margin=True)
+        problem = _check_unit_norm(stream, 1e-9)
+        if problem:
+            skipped.append((PA_THM3, problem.removeprefix("Thm. 3 ")))
+        else:
+            add(PA_THM3, SQUARED_LOSS, squared, _pa_unit_norm)
+    if estimator.variant == "pa1":
+        add(PA_THM4, MISTAKES, result.n_mistakes, lambda u2, m: _pa1(r2, u2, m, C))
+    elif estimator.variant == "pa2":
+        add(PA_THM5, SQUARED_LOSS, squared, lambda u2, m: _pa2(r2, u2, m, C))
+    return _report(estimator, result, rows, skipped)
+
+
+def _report(estimator, result, rows, skipped):
+    return BoundReport(learner=repr(estimator), n_rounds=int(result.n_rounds), rows=tuple(rows), skipped=tuple(skipped))

@@ -1,0 +1,9 @@
+"""The ``olearn`` command line: ``run``, ``predict``, ``compare`` and ``demo``.
+
+Run ``olearn --help`` or see ``docs/cli.md``.
+"""
+
+from . import _run, _predict, _compare, _demo  # noqa: F401  (each registers its command, in this order)
+from ._app import cli, main
+
+__all__ = ["cli", "main"]

@@ -1,0 +1,90 @@
+"""The ``olearn`` command group: shared error handling, version, entry point.
+
+Heavy modules (matplotlib, rich, the data readers, the bounds) are imported
+inside the commands that use them, so ``olearn run`` pays at start-up for
+nothing but the package itself.
+"""
+
+import errno
+
+import click
+
+from ..exceptions import OlearnError
+
+# What a user can cause with a bad file, a bad model or bad numbers: shown as
+# one line, never as a traceback. Programming errors (TypeError, ...) still
+# show a traceback, because then the bug is ours.
+_USER_ERRORS = (OlearnError, ValueError, OSError, FloatingPointError, MemoryError)
+
+INTERRUPTED_EXIT_CODE = 130
+
+
+class CommandError(click.ClickException):
+    """A failure that is reported as ``olearn: error: <message>`` on one line."""
+
+    def __init__(self, message, exit_code=1, prefix="olearn: error: "):
+        super().__init__(" ".join(str(message).splitlines()))
+        self.exit_code = exit_code
+        self.prefix = prefix
+
+    def show(self, file=None):
+        click.echo(f"{self.prefix}{self.message}", err=True)
+
+
+def describe_error(err):
+    """A one-line, user-facing description of ``err``."""
+    if isinstance(err, MemoryError):
+        return "out of memory (a smaller --chunk-size keeps less of the file in memory)"
+    if isinstance(err, OSError) and err.strerror:
+        where = err.filename if err.filename is not None else ""
+        return f"{where}: {err.strerror}" if where else err.strerror
+    text = str(err).strip()
+    return text if text else type(err).__name__
+
+
+class OlearnGroup(click.Group):
+    """A click group that turns user errors into one-line messages and Ctrl-C into exit 130."""
+
+    def list_commands(self, ctx):
+        return list(self.commands)  # in the order of a session: run, predict, compare, demo
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise
+        except KeyboardInterrupt:
+            raise CommandError("interrupted", exit_code=INTERRUPTED_EXIT_CODE, prefix="olearn: ") from None
+        except _USER_ERRORS as err:
+            if isinstance(err, OSError) and err.errno == errno.EPIPE:
+                raise  # click silences a closed pipe (``olearn predict ... | head``)
+            raise CommandError(describe_error(err)) from None
+
+
+CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+@click.group(cls=OlearnGroup, context_settings=CONTEXT_SETTINGS)
+@click.version_option(package_name="olearn", prog_name="olearn", message="%(prog)s %(version)s")
+def cli():
+    """olearn: online learning from streams, on compiled kernels.
+
+    Every command reads LIBSVM, Vowpal Wabbit, CSV or olearn cache files
+    (plain or gzip/bzip2/xz compressed; the format is detected unless
+    --format says it) and learns one example at a time: each example is
+    first predicted, then learned (progressive validation).
+
+    \b
+    Examples:
+      olearn run --algo pa1 -C 0.1 train.svm --save model.npz
+      olearn predict --model model.npz test.svm > predictions.txt
+      olearn compare --algos perceptron,pa1,ogd --plot mistakes.png train.svm
+      olearn demo --out olearn-demo
+
+    Run 'olearn COMMAND --help' for the options of a command.
+    """
+
+
+def main(args=None):
+    """Entry point of the ``olearn`` console script and of ``python -m olearn``."""
+    return cli.main(args=args, prog_name="olearn")

@@ -1,0 +1,170 @@
+"""What ``olearn run`` prints: a Vowpal-Wabbit-style progressive table, a progress bar, a summary."""
+
+import os
+import sys
+import time
+
+import numpy as np
+
+TABLE_HEADER = f"{'examples':>12} {'mistakes':>12} {'mistake rate':>13} {'average loss':>13} {'since last':>11}"
+
+# A progress bar appears only on an interactive terminal, and only once a run
+# has lasted this long: short runs and CI logs stay clean.
+PROGRESS_AFTER_SECONDS = 2.0
+
+
+class ProgressiveTable:
+    """Running totals of a progressive-validation run, printed at 1, 2, 4, 8, ... examples and at the end.
+
+    Feed it the :class:`olearn.RunResult` of each chunk in order. Per-round
+    arrays are needed only for chunks in which a printed row falls;
+    ``needs_record(n)`` says whether the next chunk of ``n`` rows is one.
+    """
+
+    def __init__(self, write=None):
+        self.write = write
+        self.examples = 0
+        self.mistakes = 0
+        self.updates = 0
+        self.loss = 0.0
+        self.rows = []  # (examples, mistakes, mistake rate, average loss, since last)
+        self._next = 1
+        self._last = (0, 0)
+
+    def needs_record(self, n_rows):
+        return self.write is not None and self.examples + n_rows >= self._next
+
+    def add(self, result):
+        n = result.n_rounds
+        if self.write is not None and self.examples + n >= self._next:
+            mistakes = result.cumulative_mistakes
+            losses = np.cumsum(result.losses)
+            while self._next <= self.examples + n:
+                i = self._next - self.examples - 1
+                self._row(self._next, self.mistakes + int(mistakes[i]), self.loss + float(losses[i]))
+                self._next *= 2
+        self.examples += n
+        self.mistakes += result.n_mistakes
+        self.updates += result.n_updates
+        self.loss += result.cumulative_loss
+
+    def finish(self):
+        """Print the last row, unless the stream ended on a power of two (or was empty)."""
+        if self.write is not None and self.examples != self._last[0]:
+            self._row(self.examples, self.mistakes, self.loss)
+
+    def _row(self, examples, mistakes, loss):
+        last_examples, last_mistakes = self._last
+        since = (mistakes - last_mistakes) / (examples - last_examples)
+        row = (examples, mistakes, mistakes / examples, loss / examples, since)
+        if not self.rows:
+            self.write(TABLE_HEADER)  # only now: a file that fails to parse prints no table at all
+        self.rows.append(row)
+        self._last = (examples, mistakes)
+        self.write(f"{row[0]:>12d} {row[1]:>12d} {row[2]:>13.6f} {row[3]:>13.6f} {row[4]:>11.6f}")
+
+    @property
+    def mistake_rate(self):
+        return self.mistakes / self.examples if self.examples else 0.0
+
+    @property
+    def average_loss(self):
+        return self.loss / self.examples if self.examples else 0.0
+
+
+def summary_lines(table, passes, seconds):
+    """The closing summary of ``olearn run`` as aligned ``name value`` lines."""
+    throughput = table.examples / seconds if seconds > 0 else float("inf")
+    items = [
+        ("examples", f"{table.examples:,}"),
+        ("passes", f"{passes}"),
+        ("mistakes", f"{table.mistakes:,}"),
+        ("mistake rate", f"{table.mistake_rate:.6f}"),
+        ("average loss", f"{table.average_loss:.6f}"),
+        ("updates", f"{table.updates:,}"),
+        ("wall time", f"{seconds:.3f} s"),
+        ("throughput", f"{throughput:,.0f} examples/s"),
+    ]
+    return [f"{name:<14}{value}" for name, value in items]
+
+
+def echo_stdout(line):
+    # print, not click.echo: while a progress display is live, rich swaps sys.stdout
+    # for a proxy that prints above the display, and print looks sys.stdout up each time.
+    print(line)
+
+
+def progress_wanted():
+    """A live progress bar only on an interactive terminal, never in CI logs or pipes."""
+    if os.environ.get("CI") or os.environ.get("TERM") == "dumb":
+        return False
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+class Progress:
+    """A one-line rich progress display on stderr that appears only once a run turns out to be long.
+
+    Table rows printed with :func:`echo_stdout` while it is shown scroll above
+    it when stdout is the same terminal, and go straight to stdout otherwise.
+    """
+
+    def __init__(self, enabled, description="learning"):
+        self.enabled = enabled and progress_wanted()
+        self.description = description
+        self.start = time.perf_counter()
+        self._live = None
+        self._task = None
+
+    def update(self, examples, description=None):
+        if not self.enabled:
+            return
+        if description is not None:
+            self.description = description
+        elapsed = time.perf_counter() - self.start
+        if self._live is None:
+            if elapsed < PROGRESS_AFTER_SECONDS:
+                return
+            self._open()
+        text = f"{self.description}: {examples:,} examples, {examples / elapsed:,.0f} examples/s, {elapsed:,.0f} s"
+        self._live.update(self._task, description=text)
+
+    def _open(self):
+        from rich.console import Console
+        from rich.progress import Progress as RichProgress
+        from rich.progress import SpinnerColumn, TextColumn
+
+        self._live = RichProgress(
+            SpinnerColumn(),
+            TextColumn("{task.description}"),
+            console=Console(stderr=True),
+            transient=True,
+            redirect_stdout=sys.stdout.isatty(),
+            redirect_stderr=False,
+        )
+        self._live.start()
+        self._task = self._live.add_task(self.description, total=None)
+
+    def close(self):
+        if self._live is not None:
+            self._live.stop()
+            self._live = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+
+def table_console():
+    """A rich console on stdout for result tables; wide enough in logs and pipes not to cut names."""
+    from rich.console import Console
+
+    console = Console(highlight=False)
+    if not console.is_terminal:
+        console = Console(highlight=False, width=160)
+    return console

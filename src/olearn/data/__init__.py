@@ -1,0 +1,27 @@
+"""Data: file readers and streams, a binary cache, synthetic generators of the papers.
+
+Readers return ``scipy.sparse.csr_matrix`` features with sorted,
+duplicate-free rows. Text is parsed by compiled kernels
+(``olearn._kernels._parse_*``); every format error is a
+:class:`olearn.exceptions.DataFormatError` naming file, line and column.
+"""
+
+from ._cache import load_cache, save_cache
+from ._csv import load_csv
+from ._formats import detect_format, read_any
+from ._libsvm import iter_libsvm, load_libsvm
+from ._synthetic import make_pa_paper_stream
+from ._vw import iter_vw, load_vw
+
+__all__ = [
+    "detect_format",
+    "iter_libsvm",
+    "iter_vw",
+    "load_cache",
+    "load_csv",
+    "load_libsvm",
+    "load_vw",
+    "make_pa_paper_stream",
+    "read_any",
+    "save_cache",
+]

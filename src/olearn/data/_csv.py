@@ -1,0 +1,151 @@
+"""Numeric CSV reader."""
+
+import os
+
+import numpy as np
+import scipy.sparse as sp
+
+from olearn._kernels import _parse_csv as K
+from olearn._kernels._parse_number import FIX_DATA
+
+from ._checks import check_int
+from ._errors import is_nonfinite_number, raise_at, token_at
+from ._io import read_bytes
+from ._numbers import apply_fixups
+
+# Bytes that could be part of a number (or end a line) cannot separate cells.
+_BAD_DELIMITERS = set("0123456789.+-eE#\n")
+
+
+def _is_number(text):
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _content_lines(buf):
+    """Yield ``(start, stop)`` of lines that are neither blank nor ``#`` comments."""
+    start = 0
+    while start < len(buf):
+        stop = buf.find(b"\n", start)
+        stop = len(buf) if stop < 0 else stop
+        text = buf[start:stop].strip()
+        if text and not text.startswith(b"#"):
+            yield start, stop
+        start = stop + 1
+
+
+def load_csv(path, label_column=-1, header="auto", delimiter=","):
+    """Load a numeric CSV file into a CSR matrix and a label vector.
+
+    Every data line holds the same number of numeric cells; blanks around a
+    cell are ignored, blank lines and lines starting with ``#`` are skipped.
+    Quoted cells are not supported. Compressed files (gzip, bzip2, xz) are
+    read transparently. Parsing is compiled; values equal Python's ``float``
+    of the cell.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    label_column : int or None, default -1
+        Column holding the label (negative counts from the end); the other
+        columns are the features. None: every column is a feature and ``y``
+        is None.
+    header : {"auto", True, False}, default "auto"
+        Whether the first (non-blank, non-comment) line is a header to skip.
+        "auto": it is a header if none of its cells is a number.
+    delimiter : str, default ","
+        One ASCII character that cannot be part of a number.
+
+    Returns
+    -------
+    X : scipy.sparse.csr_matrix of float64, shape (n_samples, n_columns - 1)
+        Zeros are not stored.
+    y : ndarray of float64 of shape (n_samples,), or None
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``path`` does not exist.
+    olearn.exceptions.DataFormatError
+        Naming file, line and column: a non-numeric, NaN, infinite or empty
+        cell, or a line with a different number of cells than the first.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from olearn.data import load_csv
+    >>> path = os.path.join(tempfile.mkdtemp(), "toy.csv")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("height,weight,label\\n1.5,0,1\\n0,2.5,-1\\n")
+    >>> X, y = load_csv(path)
+    >>> X.toarray(), y
+    (array([[1.5, 0. ],
+           [0. , 2.5]]), array([ 1., -1.]))
+    """
+    if header not in ("auto", True, False):
+        raise ValueError(f"header must be 'auto', True or False, got {header!r}")
+    if not (isinstance(delimiter, str) and len(delimiter) == 1 and delimiter.isascii()):
+        raise ValueError(f"delimiter must be one ASCII character, got {delimiter!r}")
+    if delimiter in _BAD_DELIMITERS:
+        raise ValueError(f"delimiter {delimiter!r} could be part of a number or line structure")
+    path = os.fspath(path)
+    buf = read_bytes(path)
+    lines = _content_lines(buf)
+    first = next(lines, None)
+    if first is None:
+        return sp.csr_matrix((0, 0)), None if label_column is None else np.empty(0)
+    cells = buf[first[0] : first[1]].decode("utf-8", "replace").split(delimiter)
+    skip_first = header is True or (header == "auto" and not any(_is_number(c) for c in cells))
+    start = first[1] + 1 if skip_first else first[0]
+    data_line = next(lines, None) if skip_first else first
+    if data_line is not None:
+        cells = buf[data_line[0] : data_line[1]].decode("utf-8", "replace").split(delimiter)
+    n_columns = len(cells)
+    if label_column is not None:
+        label_column = check_int("label_column", label_column, -n_columns, n_columns - 1)
+        label_column %= n_columns
+    if data_line is None:
+        dense = np.empty((0, n_columns))
+    else:
+        # A bad cell on a first line that "auto" took for data may mean a header.
+        hint_until = first[1] if header == "auto" and not skip_first else -1
+        dense = _parse(buf, start, n_columns, ord(delimiter), path, hint_until)
+    if label_column is None:
+        return sp.csr_matrix(dense), None
+    y = dense[:, label_column].copy()
+    return sp.csr_matrix(np.delete(dense, label_column, axis=1)), y
+
+
+def _parse(buf, start, n_columns, delimiter, path, hint_until):
+    arr = np.frombuffer(buf, dtype=np.uint8)
+    n_rows_max = K.count_newlines(arr, start, arr.size) + 1
+    out = np.empty((n_rows_max, n_columns))
+    counts = np.zeros(K.N_COUNTS, dtype=np.int64)
+    fixups = K.parse_csv(
+        arr, start, arr.size, delimiter, out, counts, np.empty((256, 4), dtype=np.int64)
+    )
+    fixups = fixups[: counts[K.C_FIXUPS]]
+    apply_fixups(arr, buf, fixups, {FIX_DATA: out.reshape(-1)}, path, 0, what="cell")
+    code, pos = int(counts[K.C_STATUS]), int(counts[K.C_ERR_POS])
+    if code == K.OK:
+        return out[: counts[K.C_ROWS]]
+    sep = bytes([delimiter])
+    if code == K.E_EMPTY_CELL:
+        message = "empty cell, expected a number"
+    elif code == K.E_VALUE:
+        cell = token_at(buf, pos, sep)
+        if is_nonfinite_number(cell):
+            message = f"cell must be finite, found {cell!r}"
+        else:
+            message = f"expected a number, found {cell!r}"
+            if pos < hint_until:
+                message += " (pass header=True if the first line is a header)"
+    else:
+        line_start = buf.rfind(b"\n", 0, pos) + 1
+        line_end = buf.find(b"\n", pos)
+        found = buf[line_start : len(buf) if line_end < 0 else line_end].count(sep) + 1
+        message = f"expected {n_columns} cells as on the first data line, found {found}"
+    raise_at(message, path, buf, pos)

@@ -1,0 +1,316 @@
+"""LIBSVM / SVMlight text reader: whole-file and streaming."""
+
+import os
+
+import numpy as np
+
+from olearn._kernels import _parse_libsvm as K
+from olearn._kernels._parse_number import FIX_DATA, FIX_LABEL
+from olearn._kernels._parse_rows import sort_listed_rows
+
+from ._checks import check_float_dtype, check_int
+from ._errors import is_nonfinite_number, raise_at, token_at
+from ._io import compression_of, iter_line_blocks, read_bytes
+from ._numbers import apply_fixups
+from ._rows import Rows, rechunk, trimmed
+
+# Columns are int32 so that scipy keeps the arrays as they are; this is the
+# largest index (as written in the file) accepted when n_features is not given.
+_MAX_INDEX = np.iinfo(np.int32).max - 1
+_DEFAULT_BLOCK_SIZE = 1 << 22
+
+
+class _Options:
+    """Validated reader arguments and the index base, which "auto" may settle late."""
+
+    def __init__(self, path, n_features, dtype, zero_based, multilabel):
+        if zero_based not in ("auto", True, False):
+            raise ValueError(f"zero_based must be 'auto', True or False, got {zero_based!r}")
+        self.path = os.fspath(path)
+        if n_features is not None:
+            n_features = check_int("n_features", n_features, 1, _MAX_INDEX)
+        self.n_features = n_features
+        self.dtype = check_float_dtype(dtype)
+        self.zero_based = zero_based
+        self.multilabel = bool(multilabel)
+        # None while "auto" has seen no feature yet; then 0 or 1.
+        self.base = None if zero_based == "auto" else (0 if zero_based else 1)
+
+    def limit(self, base):
+        """Largest index as written that is valid under ``base`` (None: not yet known)."""
+        if self.n_features is None:
+            return _MAX_INDEX
+        return self.n_features - 1 if base == 0 else self.n_features
+
+
+def _parse(buf, end, first_line, opt):
+    """Parse ``buf[:end]`` (whole lines) into ``Rows``; settles ``opt.base`` if undecided."""
+    arr = np.frombuffer(buf, dtype=np.uint8, count=end)
+    if opt.base is not None:
+        return _run_kernel(arr, buf, first_line, opt, opt.base, opt.limit(opt.base))
+    # "auto": keep indices as written and decide once features have been seen.
+    rows = _run_kernel(arr, buf, first_line, opt, 0, opt.limit(None))
+    if len(rows.data):
+        # scikit-learn's rule: any index 0 means the file is 0-based.
+        opt.base = 0 if rows.indices.min() == 0 else 1
+        if opt.base == 1:
+            rows.indices -= 1
+        elif opt.n_features is not None and rows.indices.max() >= opt.n_features:
+            # Index n_features passed as a valid 1-based index; rerun 0-based to locate it.
+            _run_kernel(arr, buf, first_line, opt, 0, opt.limit(0))
+    return rows
+
+
+def _run_kernel(arr, buf, first_line, opt, base, limit):
+    n_newlines, n_colons, n_commas = K.count_bounds(arr, 0, arr.size)
+    n_rows_max = n_newlines + 1
+    index_dtype = np.int32 if n_colons < np.iinfo(np.int32).max else np.int64
+    indptr = np.empty(n_rows_max + 1, dtype=index_dtype)
+    indices = np.empty(n_colons, dtype=index_dtype)
+    data = np.empty(n_colons, dtype=opt.dtype)
+    labels = np.empty(0 if opt.multilabel else n_rows_max)
+    mlabels = np.empty(n_commas + n_rows_max if opt.multilabel else 0, dtype=np.int64)
+    mlabel_ptr = np.empty(n_rows_max + 1 if opt.multilabel else 0, dtype=np.int64)
+    counts = np.zeros(K.N_COUNTS, dtype=np.int64)
+    unsorted, fixups = K.parse_libsvm(
+        arr,
+        0,
+        arr.size,
+        base,
+        limit,
+        opt.multilabel,
+        indptr,
+        indices,
+        data,
+        labels,
+        mlabels,
+        mlabel_ptr,
+        counts,
+        np.empty((16, 2), dtype=np.int64),
+        np.empty((256, 4), dtype=np.int64),
+    )
+    fixups = fixups[: counts[K.C_FIXUPS]]
+    apply_fixups(arr, buf, fixups, {FIX_DATA: data, FIX_LABEL: labels}, opt.path, first_line)
+    if counts[K.C_STATUS] != K.OK:
+        _raise_kernel_error(buf, first_line, opt, base, counts)
+    n_rows, nnz = counts[K.C_ROWS], counts[K.C_NNZ]
+    n_unsorted = counts[K.C_UNSORTED]
+    if n_unsorted:
+        bad = sort_listed_rows(indptr, indices, data, unsorted, n_unsorted)
+        if bad >= 0:
+            _raise_duplicate(buf, first_line, opt, unsorted[bad, 1])
+    if opt.multilabel:
+        flat = mlabels[: counts[K.C_MLABELS]].tolist()
+        ptr = mlabel_ptr[: n_rows + 1].tolist()
+        y = [tuple(sorted(flat[a:b])) for a, b in zip(ptr[:-1], ptr[1:])]
+    else:
+        y = trimmed(labels, n_rows)
+    return Rows(trimmed(indptr, n_rows + 1), trimmed(indices, nnz), trimmed(data, nnz), y)
+
+
+def _raise_kernel_error(buf, first_line, opt, base, counts):
+    code, pos, info = (int(v) for v in counts[K.C_STATUS : K.C_ERR_INFO + 1])
+    token = token_at(buf, pos)
+    if code == K.E_LABEL:
+        if is_nonfinite_number(token):
+            message = f"label must be finite, found {token!r}"
+        else:
+            message = f"expected a numeric label, found {token!r}"
+    elif code == K.E_LABEL_INT:
+        message = (
+            f"expected comma-separated integer labels (multilabel=True), "
+            f"found {token_at(buf, pos, b',')!r}"
+        )
+    elif code == K.E_MISSING_COLON:
+        message = f"expected a feature 'index:value', found {token!r} (missing ':')"
+    elif code == K.E_EMPTY_INDEX:
+        message = f"empty feature index in {token!r}, expected 'index:value'"
+    elif code == K.E_INDEX:
+        index_text = token.split(":", 1)[0]
+        message = f"feature index must be a non-negative integer, found {index_text!r} in {token!r}"
+    elif code == K.E_QID:
+        message = (
+            "'qid:' tokens (query ids of ranking data) are not supported; "
+            "sklearn.datasets.load_svmlight_file(..., query_id=True) reads them"
+        )
+    elif code == K.E_INDEX_ZERO:
+        if opt.zero_based == "auto":
+            message = (
+                "feature index 0 in a file taken as 1-based (zero_based='auto' saw no index 0 "
+                "in the first block); pass zero_based=True for a 0-based file"
+            )
+        else:
+            message = "feature index 0 is invalid with 1-based indices (zero_based=False)"
+    elif code == K.E_INDEX_RANGE:
+        message = _range_message(token.split(":", 1)[0], opt, base)
+    elif code == K.E_EMPTY_VALUE:
+        message = "empty value after ':', expected a number"
+    elif code == K.E_VALUE:
+        if is_nonfinite_number(token):
+            message = f"feature value must be finite, found {token!r}"
+        else:
+            message = f"expected a numeric feature value after ':', found {token!r}"
+    else:
+        message = f"duplicate feature index {info} in this row"
+    raise_at(message, opt.path, buf, pos, first_line)
+
+
+def _range_message(index, opt, base):
+    if opt.n_features is None:
+        return f"feature index {index} exceeds the largest supported index {_MAX_INDEX}"
+    n = opt.n_features
+    allowed = f"0..{n - 1} (0-based)" if base == 0 else f"1..{n} (1-based)"
+    return f"feature index {index} is out of range for n_features={n}: expected {allowed}"
+
+
+def _raise_duplicate(buf, first_line, opt, line_start):
+    """Locate the first feature token of the line that repeats an earlier index."""
+    line_end = buf.find(b"\n", line_start)
+    line = buf[line_start : len(buf) if line_end < 0 else line_end].split(b"#", 1)[0]
+    seen = set()
+    pos = 0
+    for token in line.split():
+        pos = line.index(token, pos)
+        if b":" in token:  # labels never hold ':'; feature tokens always do
+            index = int(token.split(b":", 1)[0])
+            if index in seen:
+                raise_at(
+                    f"duplicate feature index {index} in this row",
+                    opt.path,
+                    buf,
+                    line_start + pos,
+                    first_line,
+                )
+            seen.add(index)
+        pos += len(token)
+
+
+def load_libsvm(path, n_features=None, dtype=np.float64, zero_based="auto", multilabel=False):
+    """Load a LIBSVM / SVMlight text file into a CSR matrix.
+
+    Each data line is ``label index:value index:value ... [# comment]``; blank
+    lines and lines starting with ``#`` are skipped. Files compressed with
+    gzip, bzip2 or xz (by suffix or magic bytes) are read transparently. The
+    text is parsed by a compiled kernel; values equal Python's ``float`` of
+    the token (correctly rounded).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    n_features : int, optional
+        Number of columns. Any index beyond it is an error. Default: one past
+        the largest column present.
+    dtype : floating dtype, default float64
+        Dtype of ``X.data``; labels are always float64.
+    zero_based : {"auto", False, True}, default "auto"
+        False: indices are 1-based (LIBSVM convention), index ``i`` is column
+        ``i - 1``, and index 0 is an error. True: index ``i`` is column ``i``.
+        "auto": 0-based if any index 0 appears in the file, else 1-based (as
+        scikit-learn decides it).
+    multilabel : bool, default False
+        Labels are comma-separated integers (``1,3,7``, or empty when the line
+        starts with a feature); ``y`` is then a list of sorted tuples of ints.
+
+    Returns
+    -------
+    X : scipy.sparse.csr_matrix of shape (n_samples, n_features)
+        Sorted column indices, no duplicates, explicit zeros kept as written.
+    y : ndarray of float64 of shape (n_samples,), or list of tuples of int
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``path`` does not exist.
+    olearn.exceptions.DataFormatError
+        On any malformed line, naming file, line, column and what was
+        expected: non-numeric label or value, NaN or infinite numbers, a
+        feature without ':', an empty index or value, an index that is not a
+        non-negative integer, index 0 in a 1-based file, an index beyond
+        ``n_features``, or an index repeated within a row. ``qid:`` tokens
+        are rejected (ranking data is out of scope).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from olearn.data import load_libsvm
+    >>> path = os.path.join(tempfile.mkdtemp(), "toy.svm")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("+1 1:0.5 3:2\\n# a comment line\\n-1 2:1.5\\n")
+    >>> X, y = load_libsvm(path)
+    >>> X.toarray()
+    array([[0.5, 0. , 2. ],
+           [0. , 1.5, 0. ]])
+    >>> y
+    array([ 1., -1.])
+    """
+    opt = _Options(path, n_features, dtype, zero_based, multilabel)
+    buf = read_bytes(opt.path)
+    rows = _parse(buf, len(buf), 0, opt)
+    return rows.to_csr(opt.n_features, copy=False), rows.y
+
+
+def iter_libsvm(
+    path,
+    chunk_size=100_000,
+    n_features=None,
+    dtype=np.float64,
+    zero_based="auto",
+    multilabel=False,
+    block_size=_DEFAULT_BLOCK_SIZE,
+):
+    """Stream a LIBSVM / SVMlight file as chunks of ``chunk_size`` rows.
+
+    The file is read ``block_size`` bytes at a time, cut at line boundaries
+    and parsed by the same kernel as :func:`load_libsvm`, so memory stays
+    bounded by about one chunk plus one block. Errors name the global line.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    chunk_size : int, default 100_000
+        Rows per chunk; the last chunk holds the remainder.
+    n_features : int, optional
+        If given, every chunk has this many columns and larger indices are
+        errors. If not, each chunk's ``shape[1]`` is one past the largest
+        column *in that chunk* (the file's maximum is not known in advance).
+    dtype, multilabel
+        As in :func:`load_libsvm`.
+    zero_based : {"auto", False, True}, default "auto"
+        As in :func:`load_libsvm`, except that "auto" must decide before the
+        whole file is seen: it decides on the first block holding a feature
+        (0-based if an index 0 occurs there). An index 0 met later in a
+        stream taken as 1-based is an error suggesting ``zero_based=True``.
+    block_size : int, default 4 MiB
+        Bytes read per step.
+
+    Yields
+    ------
+    X_chunk : scipy.sparse.csr_matrix
+    y_chunk : ndarray of float64, or list of tuples of int
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from olearn.data import iter_libsvm
+    >>> path = os.path.join(tempfile.mkdtemp(), "toy.svm")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("1 1:1\\n-1 2:1\\n1 1:2 2:2\\n")
+    >>> for X, y in iter_libsvm(path, chunk_size=2, n_features=2):
+    ...     print(X.shape, y)
+    (2, 2) [ 1. -1.]
+    (1, 2) [1.]
+    """
+    chunk_size = check_int("chunk_size", chunk_size, 1)
+    block_size = check_int("block_size", block_size, 1)
+    opt = _Options(path, n_features, dtype, zero_based, multilabel)
+    compression_of(opt.path)  # raises FileNotFoundError now, not at the first next()
+    return _iter_chunks(opt, chunk_size, block_size)
+
+
+def _iter_chunks(opt, chunk_size, block_size):
+    pieces = (
+        _parse(buf, end, first_line, opt)
+        for buf, end, first_line in iter_line_blocks(opt.path, block_size)
+    )
+    for rows in rechunk(pieces, chunk_size):
+        yield rows.to_csr(opt.n_features, copy=True), rows.y

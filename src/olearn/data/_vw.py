@@ -1,0 +1,205 @@
+"""Vowpal Wabbit text reader with feature hashing: whole-file and streaming."""
+
+import os
+
+import numpy as np
+
+from olearn._kernels import _parse_vw as K
+from olearn._kernels._parse_number import FIX_DATA, FIX_LABEL, FIX_WEIGHT
+from olearn._kernels._parse_rows import sort_and_sum_rows
+
+from ._checks import check_float_dtype, check_int
+from ._errors import is_nonfinite_number, raise_at, token_at
+from ._io import compression_of, iter_line_blocks, read_bytes
+from ._numbers import apply_fixups
+from ._rows import Rows, rechunk, trimmed
+
+_DEFAULT_BLOCK_SIZE = 1 << 22
+_MAX_BITS = 31  # columns must fit int32
+
+
+def _parse(buf, end, first_line, path, n_bits, dtype):
+    """Parse ``buf[:end]`` (whole lines) into ``Rows`` with importance weights."""
+    arr = np.frombuffer(buf, dtype=np.uint8, count=end)
+    n_newlines, n_separators = K.count_bounds(arr, 0, arr.size)
+    n_rows_max = n_newlines + 1
+    indptr = np.empty(n_rows_max + 1, dtype=np.int32 if n_separators < 2**31 else np.int64)
+    indices = np.empty(n_separators, dtype=indptr.dtype)
+    data = np.empty(n_separators, dtype=dtype)
+    labels = np.empty(n_rows_max)
+    weights = np.empty(n_rows_max)
+    counts = np.zeros(K.N_COUNTS, dtype=np.int64)
+    fixups = K.parse_vw(
+        arr,
+        0,
+        arr.size,
+        n_bits,
+        indptr,
+        indices,
+        data,
+        labels,
+        weights,
+        counts,
+        np.empty((256, 4), dtype=np.int64),
+    )
+    fixups = fixups[: counts[K.C_FIXUPS]]
+    values = apply_fixups(
+        arr, buf, fixups, {FIX_DATA: data, FIX_LABEL: labels, FIX_WEIGHT: weights}, path, first_line
+    )
+    negative = np.flatnonzero((fixups[:, 2] == FIX_WEIGHT) & (values < 0))
+    if negative.size:
+        _raise(K.E_NEGATIVE_WEIGHT, fixups[negative[0], 0], buf, first_line, path)
+    if counts[K.C_STATUS] != K.OK:
+        _raise(counts[K.C_STATUS], counts[K.C_ERR_POS], buf, first_line, path)
+    n_rows = counts[K.C_ROWS]
+    nnz = sort_and_sum_rows(indptr, indices, data, n_rows)
+    return Rows(
+        trimmed(indptr, n_rows + 1),
+        trimmed(indices, nnz),
+        trimmed(data, nnz),
+        trimmed(labels, n_rows),
+        trimmed(weights, n_rows),
+    )
+
+
+def _raise(code, pos, buf, first_line, path):
+    pos = int(pos)
+    token = token_at(buf, pos, b"|")
+    if code == K.E_NO_BAR:
+        message = "expected '|' starting a namespace before the end of the line"
+    elif code == K.E_HEADER:
+        message = f"expected 'label [importance] [tag]' before the first '|', found {token!r}"
+    elif code == K.E_NEGATIVE_WEIGHT:
+        message = f"importance weight must be >= 0, found {token!r}"
+    elif code == K.E_NAMESPACE_WEIGHT:
+        message = f"namespace weights ('|namespace:weight') are not supported, found {token!r}"
+    elif code == K.E_EMPTY_NAME:
+        message = f"empty feature name in {token!r}, expected 'name[:value]'"
+    elif code == K.E_EMPTY_VALUE:
+        message = "empty value after ':', expected a number"
+    elif is_nonfinite_number(token):
+        message = f"feature value must be finite, found {token!r}"
+    else:
+        message = f"expected a numeric feature value after ':', found {token!r}"
+    raise_at(message, path, buf, pos, first_line)
+
+
+def load_vw(path, n_bits=18, dtype=np.float64):
+    """Load a Vowpal Wabbit text file, hashing feature names into ``2**n_bits`` columns.
+
+    Line format (blank lines are skipped)::
+
+        [label [importance]] [tag] |[namespace] feature[:value] ... |[namespace] ...
+
+    A tag is a token starting with ``'`` or any non-numeric token right before
+    the first ``|``; tags are read and discarded. A namespace name touches its
+    ``|``; a ``|`` followed by a blank opens the default (empty) namespace.
+    Feature values default to 1.0; features whose names hash to the same
+    column within a row are summed. Compressed files (gzip, bzip2, xz) are
+    read transparently.
+
+    The column of feature ``f`` in namespace ``ns`` is::
+
+        murmur3_32(f, seed=murmur3_32(ns, seed=0)) % 2**n_bits
+
+    with MurmurHash3 x86_32 over the UTF-8 bytes of the names. Every name is
+    hashed as a string, including integer-looking ones, so the columns do
+    *not* match those of Vowpal Wabbit itself.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    n_bits : int, default 18
+        Number of hash bits, 1 to 31.
+    dtype : floating dtype, default float64
+        Dtype of ``X.data``.
+
+    Returns
+    -------
+    X : scipy.sparse.csr_matrix of shape (n_samples, 2**n_bits)
+    y : ndarray of float64 of shape (n_samples,)
+        NaN for lines without a label.
+    importance : ndarray of float64 of shape (n_samples,)
+        1.0 where the line gives none.
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``path`` does not exist.
+    olearn.exceptions.DataFormatError
+        Naming file, line and column: a line without ``|``, a non-numeric
+        label or stray token before the first ``|``, a negative or
+        non-finite importance, a non-numeric, empty or non-finite feature
+        value, an empty feature name, or a namespace weight (``|ns:2``, not
+        supported).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from olearn.data import load_vw
+    >>> path = os.path.join(tempfile.mkdtemp(), "toy.vw")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("1 2.0 'first |words price:0.5 tall\\n-1 |words short\\n")
+    >>> X, y, importance = load_vw(path, n_bits=10)
+    >>> X.shape, y, importance
+    ((2, 1024), array([ 1., -1.]), array([2., 1.]))
+    >>> X[0].nnz, sorted(X[0].data.tolist())
+    (2, [0.5, 1.0])
+    """
+    n_bits = check_int("n_bits", n_bits, 1, _MAX_BITS)
+    dtype = check_float_dtype(dtype)
+    path = os.fspath(path)
+    buf = read_bytes(path)
+    rows = _parse(buf, len(buf), 0, path, n_bits, dtype)
+    return rows.to_csr(1 << n_bits, copy=False), rows.y, rows.weight
+
+
+def iter_vw(path, chunk_size=100_000, n_bits=18, dtype=np.float64, block_size=_DEFAULT_BLOCK_SIZE):
+    """Stream a Vowpal Wabbit text file as chunks of ``chunk_size`` rows.
+
+    Same format, hashing and errors as :func:`load_vw`; the file is read
+    ``block_size`` bytes at a time, so memory stays bounded by about one
+    chunk plus one block, and errors name the global line.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    chunk_size : int, default 100_000
+        Rows per chunk; the last chunk holds the remainder.
+    n_bits : int, default 18
+    dtype : floating dtype, default float64
+    block_size : int, default 4 MiB
+        Bytes read per step.
+
+    Yields
+    ------
+    X_chunk : scipy.sparse.csr_matrix of shape (n_rows, 2**n_bits)
+    y_chunk : ndarray of float64
+    importance_chunk : ndarray of float64
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from olearn.data import iter_vw
+    >>> path = os.path.join(tempfile.mkdtemp(), "toy.vw")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("1 | a b\\n-1 | c\\n1 0.5 | a\\n")
+    >>> [(X.shape, y.tolist(), w.tolist()) for X, y, w in iter_vw(path, chunk_size=2, n_bits=4)]
+    [((2, 16), [1.0, -1.0], [1.0, 1.0]), ((1, 16), [1.0], [0.5])]
+    """
+    chunk_size = check_int("chunk_size", chunk_size, 1)
+    block_size = check_int("block_size", block_size, 1)
+    n_bits = check_int("n_bits", n_bits, 1, _MAX_BITS)
+    dtype = check_float_dtype(dtype)
+    path = os.fspath(path)
+    compression_of(path)  # raises FileNotFoundError now, not at the first next()
+    return _iter_chunks(path, chunk_size, n_bits, dtype, block_size)
+
+
+def _iter_chunks(path, chunk_size, n_bits, dtype, block_size):
+    pieces = (
+        _parse(buf, end, first_line, path, n_bits, dtype)
+        for buf, end, first_line in iter_line_blocks(path, block_size)
+    )
+    for rows in rechunk(pieces, chunk_size):
+        yield rows.to_csr(1 << n_bits, copy=True), rows.y, rows.weight

@@ -1,0 +1,214 @@
+"""``olearn run``: the progressive table and the summary agree with olearn.run on the data in memory."""
+
+import gzip
+import re
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from click.testing import CliRunner
+from sklearn.datasets import dump_svmlight_file
+
+import olearn
+from olearn.data import load_vw, save_cache
+from olearn.cli import cli
+
+ALGOS = {
+    # CLI arguments -> the estimator they must build
+    ("--algo", "pa1", "-C", "0.5"): lambda: olearn.PAClassifier(variant="pa1", C=0.5),
+    ("--algo", "pa"): lambda: olearn.PAClassifier(variant="pa"),
+    ("--algo", "pa2", "-C", "0.01"): lambda: olearn.PAClassifier(variant="pa2", C=0.01),
+    ("--algo", "perceptron", "--eta", "0.5"): lambda: olearn.Perceptron(eta=0.5),
+    ("--algo", "ogd", "--loss", "logistic", "--eta", "0.3", "--schedule", "inverse"): (
+        lambda: olearn.OGDClassifier(loss="logistic", eta=0.3, schedule="inverse")
+    ),
+    ("--algo", "ogd", "--radius", "0.7", "--fit-intercept"): lambda: olearn.OGDClassifier(radius=0.7, fit_intercept=True),
+    ("--algo", "svm", "--radius", "2", "--schedule", "constant", "--eta", "0.1"): (
+        lambda: olearn.OnlineSVM(radius=2.0, schedule="constant", eta=0.1)
+    ),
+}
+
+
+@pytest.fixture
+def stream(tmp_path, make_stream):
+    """A sparse-ish stream written as a 1-based LIBSVM file: (path, X, y)."""
+    X, y = make_stream(300, 12, density=0.5, seed=3, noise=0.1)
+    path = tmp_path / "train.svm"
+    dump_svmlight_file(X, y, str(path), zero_based=False)
+    return str(path), X, y
+
+
+def parse_table(output):
+    """The progressive table's rows as tuples (examples, mistakes, rate, loss, since last)."""
+    lines = output.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.split()[:2] == ["examples", "mistakes"])
+    rows = []
+    for line in lines[start + 1 :]:
+        if not line.strip():
+            break
+        n, m, rate, loss, since = line.split()
+        rows.append((int(n), int(m), float(rate), float(loss), float(since)))
+    return rows
+
+
+def parse_summary(output):
+    found = {}
+    for line in output.splitlines():
+        match = re.match(r"^(examples|passes|mistakes|mistake rate|average loss|updates)\s{2,}(\S+)", line)
+        if match:
+            found[match.group(1)] = float(match.group(2).replace(",", ""))
+    return found
+
+
+def expected_rows(cumulative_mistakes, losses):
+    """The rows a correct table shows, computed from per-round arrays."""
+    n_total = cumulative_mistakes.size
+    points = [2**k for k in range(n_total.bit_length()) if 2**k <= n_total]
+    if points[-1] != n_total:
+        points.append(n_total)
+    cum_loss = np.cumsum(losses)
+    rows, last_n, last_m = [], 0, 0
+    for n in points:
+        m = int(cumulative_mistakes[n - 1])
+        rows.append((n, m, m / n, cum_loss[n - 1] / n, (m - last_m) / (n - last_n)))
+        last_n, last_m = n, m
+    return rows
+
+
+def assert_rows_equal(got, want):
+    assert [r[:2] for r in got] == [r[:2] for r in want]
+    np.testing.assert_allclose([r[2:] for r in got], [r[2:] for r in want], atol=6e-7)
+
+
+@pytest.mark.parametrize("args", list(ALGOS), ids=lambda a: " ".join(a[1:]))
+def test_table_matches_in_memory_run(stream, args):
+    path, X, y = stream
+    # chunks of 7 rows: printed rows fall inside chunks, and the width of X varies from chunk to chunk
+    result = CliRunner().invoke(cli, ["run", *args, "--chunk-size", "7", path])
+    assert result.exit_code == 0, result.output
+    want = olearn.run(ALGOS[args](), X, y)
+    assert_rows_equal(parse_table(result.stdout), expected_rows(want.cumulative_mistakes, want.losses))
+    summary = parse_summary(result.stdout)
+    assert summary["examples"] == 300
+    assert summary["passes"] == 1
+    assert summary["mistakes"] == want.n_mistakes
+    assert summary["updates"] == want.n_updates
+    assert summary["average loss"] == pytest.approx(want.average_loss, abs=1e-6)
+    assert "throughput" in result.stdout and "wall time" in result.stdout
+
+
+def test_chunk_size_does_not_change_the_numbers(stream):
+    path, _, _ = stream
+    outputs = []
+    for chunk_size in ("1", "64", "100000"):
+        result = CliRunner().invoke(cli, ["run", "--algo", "pa2", "--chunk-size", chunk_size, path])
+        assert result.exit_code == 0, result.output
+        outputs.append((parse_table(result.stdout), parse_summary(result.stdout)))
+    assert outputs[0] == outputs[1] == outputs[2]
+
+
+def test_two_passes_count_every_example_and_continue_learning(stream):
+    path, X, y = stream
+    result = CliRunner().invoke(cli, ["run", "--algo", "perceptron", "--passes", "2", "--chunk-size", "50", path])
+    assert result.exit_code == 0, result.output
+    est = olearn.Perceptron()
+    first, second = olearn.run(est, X, y), olearn.run(est, X, y)
+    mistakes = np.concatenate([first.cumulative_mistakes, first.n_mistakes + second.cumulative_mistakes])
+    losses = np.concatenate([first.losses, second.losses])
+    rows = parse_table(result.stdout)
+    assert [r[0] for r in rows] == [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 600]
+    assert_rows_equal(rows, expected_rows(mistakes, losses))
+    summary = parse_summary(result.stdout)
+    assert summary["passes"] == 2
+    assert summary["examples"] == 600
+    assert summary["mistakes"] == first.n_mistakes + second.n_mistakes
+
+
+def test_quiet_prints_only_the_summary(stream):
+    path, X, y = stream
+    result = CliRunner().invoke(cli, ["run", "--algo", "pa", "--quiet", path])
+    assert result.exit_code == 0, result.output
+    assert "since last" not in result.stdout
+    assert parse_summary(result.stdout)["mistakes"] == olearn.run(olearn.PAClassifier(variant="pa"), X, y).n_mistakes
+
+
+def test_fixed_n_features(stream):
+    path, X, y = stream
+    result = CliRunner().invoke(cli, ["run", "--algo", "pa1", "--n-features", "40", "--save", path + ".npz", path])
+    assert result.exit_code == 0, result.output
+    model = olearn.load(path + ".npz")
+    assert model.n_features == 40
+    np.testing.assert_allclose(model.coef_[0, :12], olearn.PAClassifier().fit(X, y).coef_[0])
+
+
+def test_n_features_too_small_names_the_line(stream):
+    path, _, _ = stream
+    result = CliRunner().invoke(cli, ["run", "--algo", "pa1", "--n-features", "3", path])
+    assert result.exit_code == 1
+    assert re.match(r"olearn: error: .*train\.svm:\d+:\d+: ", result.stderr)
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_bound_prints_the_theorems(stream):
+    path, X, y = stream
+    result = CliRunner().invoke(cli, ["run", "--algo", "pa1", "-C", "0.1", "--bound", path])
+    assert result.exit_code == 0, result.output
+    assert "Thm. 4" in result.stdout
+    assert parse_summary(result.stdout)["mistakes"] == olearn.run(olearn.PAClassifier(C=0.1), X, y).n_mistakes
+
+
+def test_vw_file_with_default_bits(tmp_path):
+    path = tmp_path / "toy.vw"
+    path.write_text("1 |f a:1 b:2\n-1 |f c:1 b:-1\n1 |f a:2\n-1 |f c:2 d\n" * 10)
+    result = CliRunner().invoke(cli, ["run", "--algo", "pa", "--format", "vw", "--save", str(tmp_path / "m.npz"), str(path)])
+    assert result.exit_code == 0, result.output
+    X, y, _ = load_vw(path)
+    want = olearn.run(olearn.PAClassifier(variant="pa"), X, y)
+    assert parse_summary(result.stdout)["mistakes"] == want.n_mistakes
+    assert olearn.load(tmp_path / "m.npz").n_features == 2**18
+
+
+@pytest.mark.parametrize("fmt", ["csv", "cache", "libsvm.gz"])
+def test_other_formats_are_detected_and_agree(tmp_path, make_stream, fmt):
+    X, y = make_stream(120, 5, seed=8)
+    if fmt == "csv":
+        path = tmp_path / "data.csv"
+        np.savetxt(path, np.column_stack([X, y]), delimiter=",", fmt="%.17g")
+    elif fmt == "cache":
+        path = tmp_path / "data.olc"
+        save_cache(path, sp.csr_matrix(X), y)
+    else:
+        path = tmp_path / "data.svm.gz"
+        with gzip.open(path, "wb") as f:
+            dump_svmlight_file(X, y, f, zero_based=False)
+    result = CliRunner().invoke(cli, ["run", "--algo", "pa2", "--chunk-size", "50", "--passes", "2", str(path)])
+    assert result.exit_code == 0, result.output
+    est = olearn.PAClassifier(variant="pa2")
+    first, second = olearn.run(est, X, y), olearn.run(est, X, y)
+    assert parse_summary(result.stdout)["mistakes"] == first.n_mistakes + second.n_mistakes
+    assert [r[:2] for r in parse_table(result.stdout)][-1] == (240, first.n_mistakes + second.n_mistakes)
+
+
+def test_predict_vw_uses_the_models_bits(tmp_path):
+    path = tmp_path / "toy.vw"
+    path.write_text("1 |f a:1 b:2\n-1 |f c:1 b:-1\n1 |f a:2\n-1 |f c:2 d\n" * 5)
+    model = str(tmp_path / "m.npz")
+    runner = CliRunner()
+    assert runner.invoke(cli, ["run", "--algo", "pa", "--bits", "12", "-q", "--save", model, str(path)]).exit_code == 0
+    result = runner.invoke(cli, ["predict", "--model", model, str(path)])
+    assert result.exit_code == 0, result.output
+    X, y, _ = load_vw(path, n_bits=12)
+    assert result.stdout.split() == [str(int(v)) for v in olearn.PAClassifier(variant="pa").fit(X, y).predict(X)]
+
+
+def test_progress_display_leaves_stdout_intact(stream, monkeypatch):
+    from olearn.cli import _report
+
+    monkeypatch.setattr(_report, "progress_wanted", lambda: True)
+    monkeypatch.setattr(_report, "PROGRESS_AFTER_SECONDS", 0.0)
+    path, X, y = stream
+    result = CliRunner().invoke(cli, ["run", "--algo", "pa", "--chunk-size", "10", "--passes", "2", path])
+    assert result.exit_code == 0, result.output
+    est = olearn.PAClassifier(variant="pa")
+    first, second = olearn.run(est, X, y), olearn.run(est, X, y)
+    assert parse_table(result.stdout)[-1][:2] == (600, first.n_mistakes + second.n_mistakes)

@@ -1,0 +1,105 @@
+"""Shared fixtures: seeded random streams and the registry of estimators to test.
+
+* ``make_stream`` (fixture): a function ``(n, d, density=1.0, seed=0, noise=0.1)
+  -> (X, y)`` giving a dense array X (rows of squared norm about 1, a fraction
+  ``density`` of entries nonzero) and labels y in {-1, +1} from a random
+  hyperplane with a fraction ``noise`` of labels flipped. Both classes appear.
+* ``estimator_case`` (parametrized argument): every estimator that
+  ``olearn.all_estimators()`` lists, with its default hyperparameters and the
+  non-default settings of ``SETTINGS`` below. A new estimator is covered with its
+  defaults as soon as it is registered; add its interesting settings here.
+* ``estimator_class`` (parametrized argument): every registered class.
+"""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pytest
+
+import olearn
+
+# Non-default hyperparameters worth running every common check with: each one
+# switches on a different branch of the shared kernel (intercept, step rules,
+# losses, schedules, projection, conservative updates).
+SETTINGS = {
+    "Perceptron": [
+        {"eta": 0.5},
+        {"fit_intercept": True, "eta": 2.0},
+        {"n_features": 9},
+    ],
+    "PAClassifier": [
+        {"variant": "pa"},
+        {"variant": "pa1", "C": 0.05, "fit_intercept": True},
+        {"variant": "pa2", "C": 0.5},
+        {"variant": "pa2", "C": float("inf"), "fit_intercept": True},
+    ],
+    "OGDClassifier": [
+        {"loss": "logistic", "schedule": "inverse", "eta": 2.0, "fit_intercept": True},
+        {"loss": "squared", "schedule": "constant", "eta": 0.2, "radius": 0.8},
+        {"loss": "hinge", "schedule": "sqrt", "radius": 0.5, "fit_intercept": True},
+        {"conservative": True, "schedule": "constant", "eta": 0.7},
+    ],
+    "OnlineSVM": [
+        {"radius": 0.3, "schedule": "constant", "eta": 0.5},
+        {"fit_intercept": False, "schedule": "inverse", "radius": 2.0},
+    ],
+}
+
+
+@dataclass(frozen=True)
+class EstimatorCase:
+    """One registered estimator class with one hyperparameter setting."""
+
+    name: str
+    cls: type
+    params: dict = field(default_factory=dict)
+
+    def make(self, **overrides):
+        return self.cls(**{**self.params, **overrides})
+
+    @property
+    def id(self):
+        if not self.params:
+            return f"{self.name}-default"
+        return self.name + "-" + ",".join(f"{k}={v}" for k, v in sorted(self.params.items()))
+
+
+def estimator_cases():
+    """Every registered estimator, with its defaults and with each setting of SETTINGS."""
+    cases = []
+    for name, cls in olearn.all_estimators():
+        cases.append(EstimatorCase(name, cls, {}))
+        for params in SETTINGS.get(name, []):
+            cases.append(EstimatorCase(name, cls, dict(params)))
+    return cases
+
+
+def pytest_generate_tests(metafunc):
+    if "estimator_case" in metafunc.fixturenames:
+        cases = estimator_cases()
+        metafunc.parametrize("estimator_case", cases, ids=[c.id for c in cases])
+    if "estimator_class" in metafunc.fixturenames:
+        registered = olearn.all_estimators()
+        metafunc.parametrize("estimator_class", [cls for _, cls in registered], ids=[n for n, _ in registered])
+
+
+def _make_stream(n, d, density=1.0, seed=0, noise=0.1):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d))
+    if density < 1.0:
+        X *= rng.random((n, d)) < density
+    # rows of squared norm about 1, so that unit learning rates are stable
+    X /= np.sqrt(d * density)
+    u = rng.standard_normal(d)
+    y = np.where(X @ u > 0, 1, -1)
+    y[rng.random(n) < noise] *= -1
+    # both classes, the positive one first (streams that start with the other
+    # class are built explicitly by the tests that need them)
+    y[0], y[1] = 1, -1
+    return X, y
+
+
+@pytest.fixture
+def make_stream():
+    """``make_stream(n, d, density=1.0, seed=0, noise=0.1) -> (X dense, y in {-1, +1})``."""
+    return _make_stream

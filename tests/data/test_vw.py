@@ -1,0 +1,135 @@
+"""load_vw against a hand-written file and an independent transcription of the hash."""
+
+import math
+
+import numpy as np
+import pytest
+from sklearn.utils import murmurhash3_32
+
+from olearn.data import load_vw
+from olearn.exceptions import DataFormatError
+
+
+def murmur3_32_reference(key: bytes, seed: int) -> int:
+    """MurmurHash3 x86_32, transcribed from Appleby's description with Python ints."""
+
+    def rotl(x, r):
+        return ((x << r) | (x >> (32 - r))) & 0xFFFFFFFF
+
+    c1, c2 = 0xCC9E2D51, 0x1B873593
+    h = seed
+    n_blocks = len(key) // 4
+    for b in range(n_blocks):
+        k = int.from_bytes(key[4 * b : 4 * b + 4], "little")
+        k = rotl(k * c1 & 0xFFFFFFFF, 15) * c2 & 0xFFFFFFFF
+        h = (rotl(h ^ k, 13) * 5 + 0xE6546B64) & 0xFFFFFFFF
+    tail = key[4 * n_blocks :]
+    if tail:
+        k = int.from_bytes(tail, "little")
+        h ^= rotl(k * c1 & 0xFFFFFFFF, 15) * c2 & 0xFFFFFFFF
+    h ^= len(key)
+    h = (h ^ (h >> 16)) * 0x85EBCA6B & 0xFFFFFFFF
+    h = (h ^ (h >> 13)) * 0xC2B2AE35 & 0xFFFFFFFF
+    return h ^ (h >> 16)
+
+
+def test_reference_hash_matches_known_values_and_sklearn():
+    assert murmur3_32_reference(b"", 0) == 0
+    assert murmur3_32_reference(b"", 1) == 0x514E28B7
+    assert murmur3_32_reference(b"The quick brown fox jumps over the lazy dog", 0) == 0x2E4FF723
+    for key in [b"a", b"ab", b"abc", b"abcd", b"abcde", "\u00e9t\u00e9".encode()]:
+        for seed in [0, 42, 0xDEADBEEF]:
+            assert murmur3_32_reference(key, seed) == murmurhash3_32(key, seed, positive=True)
+
+
+def column(namespace, feature, n_bits):
+    seed = murmur3_32_reference(namespace.encode(), 0)
+    return murmur3_32_reference(feature.encode(), seed) % (1 << n_bits)
+
+
+TEXT = (
+    "1 2.5 'ex1 |user age:30 tall |item price:9.99 red\n"
+    "-1 |user short\n"
+    "\n"
+    "0.5 |user tall tall |item red:2 \u00e9t\u00e9:-1e-3\n"
+    "|user anon\n"
+    "'tagonly |user x\n"
+    "3 0.0 mytag|   f 12:4\n"
+)
+ROWS = [
+    (1.0, 2.5, [("user", "age", 30.0), ("user", "tall", 1.0), ("item", "price", 9.99), ("item", "red", 1.0)]),
+    (-1.0, 1.0, [("user", "short", 1.0)]),
+    (0.5, 1.0, [("user", "tall", 1.0), ("user", "tall", 1.0), ("item", "red", 2.0), ("item", "\u00e9t\u00e9", -1e-3)]),
+    (math.nan, 1.0, [("user", "anon", 1.0)]),
+    (math.nan, 1.0, [("user", "x", 1.0)]),
+    (3.0, 0.0, [("", "f", 1.0), ("", "12", 4.0)]),
+]
+
+
+@pytest.mark.parametrize("n_bits", [18, 3])  # 3 bits: collisions within rows are summed
+def test_hand_written_file(write, n_bits):
+    X, y, importance = load_vw(write("t.vw", TEXT), n_bits=n_bits)
+    assert X.shape == (len(ROWS), 1 << n_bits)
+    expected = np.zeros(X.shape)
+    for r, (_, _, feats) in enumerate(ROWS):
+        for ns, name, value in feats:
+            expected[r, column(ns, name, n_bits)] += value
+    np.testing.assert_allclose(X.toarray(), expected, rtol=1e-15)
+    np.testing.assert_array_equal(y, [r[0] for r in ROWS])
+    np.testing.assert_array_equal(importance, [r[1] for r in ROWS])
+    # one stored entry per distinct column, sorted
+    for r in range(X.shape[0]):
+        row = X.indices[X.indptr[r] : X.indptr[r + 1]]
+        assert np.all(np.diff(row) > 0)
+        distinct = {column(ns, name, n_bits) for ns, name, _ in ROWS[r][2]}
+        assert len(row) == len(distinct)
+
+
+def test_namespaces_change_the_column(write):
+    X, _, _ = load_vw(write("n.vw", "1 |a f\n1 |b f\n1 | f\n"), n_bits=20)
+    cols = [X.indices[X.indptr[r]] for r in range(3)]
+    assert cols == [column("a", "f", 20), column("b", "f", 20), column("", "f", 20)]
+    assert len(set(cols)) == 3
+
+
+def test_compressed_and_empty(write):
+    X, y, w = load_vw(write("c.vw.gz", "1 | a\n"), n_bits=4)
+    assert X.nnz == 1 and y.tolist() == [1.0] and w.tolist() == [1.0]
+    X, y, w = load_vw(write("e.vw", "\n\n"), n_bits=4)
+    assert X.shape == (0, 16) and y.shape == w.shape == (0,)
+
+
+@pytest.mark.parametrize("n_bits", [0, 32, 2.0])
+def test_bad_n_bits(write, n_bits):
+    with pytest.raises((ValueError, TypeError), match="n_bits"):
+        load_vw(write("a.vw", "1 | a\n"), n_bits=n_bits)
+
+
+ERRORS = [
+    ("1 a b\n", 1, 6, "expected '|'"),
+    ("1 2 3 4 |a x\n", 1, 5, "expected 'label [importance] [tag]'"),
+    ("abc def |a x\n", 1, 1, "found 'abc'"),
+    ("1 'tag extra |a x\n", 1, 8, "found 'extra'"),
+    ("1 -2 |a x\n", 1, 3, "importance weight must be >= 0"),
+    ("1 -2.00000000000000000001 |a x\n", 1, 3, "importance weight must be >= 0"),
+    ("1 1e999 |a x\n", 1, 3, "importance weight must be finite"),
+    ("1e999 |a x\n", 1, 1, "label must be finite"),
+    ("1 |a x:\n", 1, 8, "empty value after ':'"),
+    ("1 |a x: y\n", 1, 8, "empty value after ':'"),
+    ("1 |a x:abc\n", 1, 8, "found 'abc'"),
+    ("1 |a x:1|b y:2z\n", 1, 14, "found '2z'"),
+    ("1 |a x:nan\n", 1, 8, "feature value must be finite, found 'nan'"),
+    ("1 |a :3\n", 1, 6, "empty feature name"),
+    ("1 |a:2 x\n", 1, 4, "namespace weights"),
+    ("1 | a\n\n \n2 | b:1 c:q\n", 4, 11, "found 'q'"),
+]
+
+
+@pytest.mark.parametrize("text, line, col, fragment", ERRORS)
+def test_error_location_and_message(write, text, line, col, fragment):
+    path = write("bad.vw", text)
+    with pytest.raises(DataFormatError) as info:
+        load_vw(path, n_bits=8)
+    assert (info.value.line, info.value.column) == (line, col), str(info.value)
+    assert fragment in info.value.message
+    assert str(info.value).startswith(f"{path}:{line}:{col}: ")
