@@ -7,12 +7,23 @@
 (2, ['ham', 'spam'])
 """
 
+import importlib
+
 from ._persistence import load
 from ._registry import all_estimators
 from .evaluate import RunResult, run
 from .linear import OGDClassifier, OnlineSVM, PAClassifier, Perceptron
 
 __version__ = "0.1.0"
+
+_SUBPACKAGES = ("bounds", "data")
+
+
+def __getattr__(name):
+    # olearn.data and olearn.bounds load on first use, keeping the command line's start quick
+    if name in _SUBPACKAGES:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     "OGDClassifier",
@@ -21,6 +32,8 @@ __all__ = [
     "Perceptron",
     "RunResult",
     "all_estimators",
+    "bounds",
+    "data",
     "load",
     "run",
 ]
