@@ -53,7 +53,7 @@ def learning_rate(schedule, eta, t):
     return eta / t
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def loss_and_slope(loss, margin):
     """The loss at margin m and its slope -dl/dm (a subgradient for the hinge)."""
     if loss == LOSS_HINGE:
@@ -71,28 +71,48 @@ def loss_and_slope(loss, margin):
     return 0.5 * r * r, r
 
 
-@njit(cache=True)
-def step_size(loss, slope, sqnorm, margin, t, params, codes):
+@njit(cache=True, inline="always")
+def step_size(loss, slope, sqnorm, margin, t, config):
     """tau of one round from the loss, ||x||^2 and the margin."""
-    rule = codes[K_STEP]
+    rule, _, schedule, conservative, eta, C, _, _ = config
     if rule == STEP_PERCEPTRON:
-        return params[P_ETA] if margin <= 0.0 else 0.0
+        return eta if margin <= 0.0 else 0.0
     if rule == STEP_OGD:
-        if codes[K_CONSERVATIVE] != 0 and margin > 0.0:
+        if conservative and margin > 0.0:
             return 0.0
-        return learning_rate(codes[K_SCHEDULE], params[P_ETA], t) * slope
+        return learning_rate(schedule, eta, t) * slope
     if loss <= 0.0:
         return 0.0
     denominator = sqnorm
     if rule == STEP_PA2:
-        denominator += 0.5 / params[P_C]
+        denominator += 0.5 / C
     if denominator <= 0.0:
         # x = 0 (and no intercept): every w has the same loss, nothing to move
         return 0.0
     tau = loss / denominator
-    if rule == STEP_PA1 and tau > params[P_C]:
-        tau = params[P_C]
+    if rule == STEP_PA1 and tau > C:
+        tau = C
     return tau
+
+
+@njit(cache=True)
+def unpack_config(params, codes):
+    """The hyperparameters as one tuple of scalars.
+
+    Passing scalars rather than the arrays into the per-row code lets the
+    compiler keep them in registers: it cannot prove that the weight updates
+    leave the ``params`` and ``codes`` arrays alone.
+    """
+    return (
+        codes[K_STEP],
+        codes[K_LOSS],
+        codes[K_SCHEDULE],
+        codes[K_CONSERVATIVE] != 0,
+        params[P_ETA],
+        params[P_C],
+        params[P_RADIUS],
+        params[P_BIAS],
+    )
 
 
 @njit(cache=True)
@@ -105,15 +125,15 @@ def score_row(indices, data, lo, hi, w, state, params):
     return state[S_SCALE] * dot
 
 
-@njit(cache=True)
-def learn_row(indices, data, lo, hi, y, w, state, params, codes):
+@njit(cache=True, inline="always")
+def learn_row(indices, data, lo, hi, y, w, state, config):
     """Predict then learn one example; returns (score, loss, tau, ok).
 
     ``ok`` is False when the score or the updated weights would not be finite;
     the model is then left exactly as it was before this row.
     """
     d = w.size - 1
-    bias = params[P_BIAS]
+    bias = config[7]
     scale = state[S_SCALE]
     dot = w[d] * bias
     sqnorm_x = bias * bias
@@ -126,8 +146,8 @@ def learn_row(indices, data, lo, hi, y, w, state, params, codes):
         return score, 0.0, 0.0, False
     margin = y * score
     t = state[S_T] + 1.0
-    loss, slope = loss_and_slope(codes[K_LOSS], margin)
-    tau = step_size(loss, slope, sqnorm_x, margin, t, params, codes)
+    loss, slope = loss_and_slope(config[1], margin)
+    tau = step_size(loss, slope, sqnorm_x, margin, t, config)
     a = tau * y
     sqnorm_w = state[S_SQNORM] + 2.0 * a * score + a * a * sqnorm_x
     if not math.isfinite(sqnorm_w) or not math.isfinite(a / scale):
@@ -139,7 +159,7 @@ def learn_row(indices, data, lo, hi, y, w, state, params, codes):
             w[indices[k]] += c * data[k]
         w[d] += c * bias
         sqnorm_w = max(sqnorm_w, 0.0)
-        radius = params[P_RADIUS]
+        radius = config[6]
         if radius > 0.0 and sqnorm_w > radius * radius:
             scale *= radius / math.sqrt(sqnorm_w)
             sqnorm_w = radius * radius
@@ -164,21 +184,38 @@ def binary_linear_pass(indptr, indices, data, y, w, state, params, codes, scores
     of the row at which learning stopped because the numbers overflowed.
     """
     record = scores.size > 0
-    for i in range(indptr.size - 1):
-        score, loss, tau, ok = learn_row(indices, data, indptr[i], indptr[i + 1], y[i], w, state, params, codes)
+    config = unpack_config(params, codes)
+    mistakes = 0.0
+    cumulative_loss = 0.0
+    updates = 0.0
+    stopped = -1
+    n = indptr.size - 1
+    for i in range(n):
+        score, loss, tau, ok = learn_row(indices, data, indptr[i], indptr[i + 1], y[i], w, state, config)
         if not ok:
-            return i
+            stopped = i
+            n = i
+            break
         if record:
             scores[i] = score
             losses[i] = loss
             taus[i] = tau
         if y[i] * score <= 0.0:
-            totals[T_MISTAKES] += 1.0
-        totals[T_LOSS] += loss
+            mistakes += 1.0
+        cumulative_loss += loss
         if tau != 0.0:
-            totals[T_UPDATES] += 1.0
-        totals[T_ROUNDS] += 1.0
-    return -1
+            updates += 1.0
+    totals[T_MISTAKES] += mistakes
+    totals[T_LOSS] += cumulative_loss
+    totals[T_UPDATES] += updates
+    totals[T_ROUNDS] += n
+    return stopped
+
+
+@njit(cache=True)
+def learn_one_row(indices, data, y, w, state, params, codes):
+    """``learn_row`` for a single example held in its own arrays; returns ok."""
+    return learn_row(indices, data, 0, indices.size, y, w, state, unpack_config(params, codes))[3]
 
 
 @njit(cache=True)

@@ -15,7 +15,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import NotFittedError
 
 from .._kernels import _codes
-from .._kernels._binary_linear import binary_linear_pass, binary_linear_scores, learn_row, score_row
+from .._kernels._binary_linear import binary_linear_pass, binary_linear_scores, learn_one_row, score_row
 from .._labels import BinaryLabels
 from .._params import BOOLEAN, Interval, NoneOr, check_params
 from .._persistence import PersistenceMixin
@@ -215,7 +215,7 @@ class BinaryLinearClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator):
             if target is None or self._labels.classes.size < 2:
                 self._observe_labels(check_y([y], 1))
                 target = self._labels.target(y)
-        ok = learn_row(indices, data, 0, indices.size, target, self._w, self._state, params, codes)[3]
+        ok = learn_one_row(indices, data, target, self._w, self._state, params, codes)
         if not ok:
             raise FloatingPointError(
                 f"{type(self).__name__}: the score or the squared norm of the weights overflowed on this "
