@@ -16,11 +16,11 @@ from .linear import OGDClassifier, OnlineSVM, PAClassifier, Perceptron
 
 __version__ = "0.1.0"
 
-_SUBPACKAGES = ("bounds", "data")
+_SUBPACKAGES = ("bounds", "data", "experts", "oco")
 
 
 def __getattr__(name):
-    # olearn.data and olearn.bounds load on first use, keeping the command line's start quick
+    # the subpackages load on first use, keeping the command line's start quick
     if name in _SUBPACKAGES:
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

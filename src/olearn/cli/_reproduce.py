@@ -1,0 +1,73 @@
+"""``olearn reproduce``: regenerate a paper's or a lecture's experiment (PNG + CSV)."""
+
+import os
+
+import click
+
+from ._app import cli
+from ._report import table_console
+
+
+@cli.command("reproduce", short_help="Regenerate an experiment of the source papers; write PNG and CSV.")
+@click.argument("name", required=False)
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
+              help="Folder for the figure and the CSVs (default: ./olearn-NAME).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of every random sequence.")
+@click.option("--quick", is_flag=True, help="A small version that finishes in seconds.")
+@click.option("--list", "list_only", is_flag=True, help="List the reproductions and exit.")
+def reproduce_command(name, out_dir, seed, quick, list_only):
+    """Regenerate the experiment NAME: its figure, its numbers, and whether each bound held.
+
+    \b
+    Examples:
+      olearn reproduce --list
+      olearn reproduce ucl-experts
+      olearn reproduce zinkevich-ogd --quick --out /tmp/ogd
+    """
+    from ..experiments import REPRODUCTIONS, get_reproduction
+
+    if list_only or name is None:
+        for known in REPRODUCTIONS.values():
+            click.echo(f"{known.name:16s} {known.summary}")
+        if name is None and not list_only:
+            raise click.UsageError("name a reproduction (see the list above)")
+        return
+    reproduction = get_reproduction(name)
+    out_dir = out_dir or f"olearn-{name}"
+    results = reproduction.run(out_dir, seed=seed, quick=quick)
+    _print_rows(name, results["rows"])
+    for key in sorted(results):
+        value = results[key]
+        if key == "figure" or key.endswith("_csv"):
+            click.echo(f"{key.replace('_', ' ')} written to {os.path.abspath(value)}")
+    broken = [row for row in results["rows"] if _verdict(row.get("bound_holds")) == "NO"]
+    if broken:
+        raise click.ClickException(f"{len(broken)} bound(s) did not hold; see the table")
+
+
+def _print_rows(name, rows):
+    from rich.table import Table
+
+    table = Table(title=name, title_justify="left", title_style="bold")
+    for column in ("panel", "setting / algorithm", "regret", "bound", "holds"):
+        table.add_column(column, justify="right" if column in ("regret", "bound") else "left")
+    for row in rows:
+        table.add_row(
+            str(row.get("panel", "")),
+            str(row.get("setting", row.get("algorithm", ""))),
+            _number(row.get("regret")),
+            _number(row.get("regret_bound")),
+            _verdict(row.get("bound_holds")),
+        )
+    table_console().print(table)
+
+
+def _number(value):
+    return f"{value:.4g}" if isinstance(value, (int, float)) else ("" if value is None else str(value))
+
+
+def _verdict(holds):
+    """yes / NO for a bound that was checked, - for a row without one."""
+    if holds is None or holds == "":
+        return "-"
+    return "yes" if bool(holds) else "NO"
