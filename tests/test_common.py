@@ -162,10 +162,18 @@ def test_save_before_fit_is_not_fitted(estimator_case, tmp_path):
 def test_predict_before_fit_raises_not_fitted(estimator_class):
     est = estimator_class()
     X = np.ones((2, 3))
-    for call in (lambda: est.predict(X), lambda: est.decision_function(X), lambda: est.predict_one({0: 1.0}),
-                 lambda: est.coef_, lambda: est.intercept_):
+    for call in (lambda: est.predict(X), lambda: est.decision_function(X), lambda: est.coef_, lambda: est.intercept_):
         with pytest.raises(NotFittedError, match=type(est).__name__):
             call()
+
+
+def test_predict_one_before_any_example_is_none_but_checks_its_input(estimator_class):
+    est = estimator_class()
+    assert est.predict_one({0: 1.0}) is None
+    with pytest.raises(ValueError, match="nan"):
+        est.predict_one({0: float("nan")})
+    est.learn_one({0: 1.0}, "a")
+    assert est.predict_one({0: 1.0}) == "a"
 
 
 def test_a_failed_first_fit_leaves_the_estimator_unfitted(estimator_class):

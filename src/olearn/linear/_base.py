@@ -254,10 +254,15 @@ class BinaryLinearClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator):
         return self._labels.decode(scores)
 
     def predict_one(self, x):
-        """Predicted class of one example (dict, 1-d array or sparse row)."""
-        self._check_started()
+        """Predicted class of one example (dict, 1-d array or sparse row).
+
+        Before the first example has been learned no class is known, and the
+        answer is None (a stream's first prediction), as in River.
+        """
         _, params = self._config_arrays()
         indices, data, n_features = check_row(x)
+        if not self._is_started():
+            return None
         w = self._weights_for(n_features, "x")
         score = score_row(indices, data, 0, indices.size, w, self._state, params)
         classes = self._labels.classes
