@@ -4,6 +4,8 @@ import lzma
 
 import pytest
 
+from olearn.exceptions import DataFormatError
+
 COMPRESSORS = {"": lambda b: b, ".gz": gzip.compress, ".bz2": bz2.compress, ".xz": lzma.compress}
 
 
@@ -24,3 +26,23 @@ def write(tmp_path):
         return path
 
     return _write
+
+
+@pytest.fixture
+def assert_format_error():
+    """``assert_format_error(load, path, line, column, fragment, **kwargs)``.
+
+    Checks that ``load(path, **kwargs)`` raises a DataFormatError located at
+    ``path:line:column`` whose message contains ``fragment``.
+    """
+
+    def _check(load, path, line, column, fragment, **kwargs):
+        with pytest.raises(DataFormatError) as info:
+            load(path, **kwargs)
+        err = info.value
+        assert (err.line, err.column) == (line, column), str(err)
+        assert fragment in err.message
+        assert err.path == str(path)
+        assert str(err).startswith(f"{path}:{line}:{column}: ")
+
+    return _check

@@ -47,15 +47,8 @@ CASES = [
 
 
 @pytest.mark.parametrize("text, kwargs, line, column, fragment", CASES)
-def test_error_location_and_message(write, text, kwargs, line, column, fragment):
-    path = write("bad.svm", text)
-    with pytest.raises(DataFormatError) as info:
-        load_libsvm(path, **kwargs)
-    err = info.value
-    assert (err.line, err.column) == (line, column), str(err)
-    assert fragment in err.message
-    assert err.path == str(path)
-    assert str(err).startswith(f"{path}:{line}:{column}: ")
+def test_error_location_and_message(write, assert_format_error, text, kwargs, line, column, fragment):
+    assert_format_error(load_libsvm, write("bad.svm", text), line, column, fragment, **kwargs)
 
 
 def test_errors_in_compressed_files_have_the_same_location(write):

@@ -7,7 +7,6 @@ import pytest
 from sklearn.utils import murmurhash3_32
 
 from olearn.data import load_vw
-from olearn.exceptions import DataFormatError
 
 
 def murmur3_32_reference(key: bytes, seed: int) -> int:
@@ -126,10 +125,5 @@ ERRORS = [
 
 
 @pytest.mark.parametrize("text, line, col, fragment", ERRORS)
-def test_error_location_and_message(write, text, line, col, fragment):
-    path = write("bad.vw", text)
-    with pytest.raises(DataFormatError) as info:
-        load_vw(path, n_bits=8)
-    assert (info.value.line, info.value.column) == (line, col), str(info.value)
-    assert fragment in info.value.message
-    assert str(info.value).startswith(f"{path}:{line}:{col}: ")
+def test_error_location_and_message(write, assert_format_error, text, line, col, fragment):
+    assert_format_error(load_vw, write("bad.vw", text), line, col, fragment, n_bits=8)

@@ -7,30 +7,32 @@ the delimiter). Blank lines and lines starting with ``#`` are skipped.
 
 from numba import njit
 
-from ._parse_number import (
+from ._parse_number import (  # noqa: F401 (OK and C_*: this parser's counts layout)
+    C_ERR_POS,
+    C_FIXUPS,
+    C_STATUS,
     FIX_DATA,
-    HASH,
+    N_SHARED_COUNTS,
     NEWLINE,
     NUMBER_FIXUP,
     NUMBER_INVALID,
+    OK,
     add_fixup,
+    fail,
     is_blank,
+    next_token,
     scan_number,
-    skip_line,
 )
 
-OK = 0
 E_EMPTY_CELL = 1
 E_VALUE = 2  # a cell is not a number
 E_TOO_FEW = 3  # the line ends before n_columns cells
 E_TOO_MANY = 4  # a delimiter after the last expected cell
 
-# counts[] slots filled by parse_csv
-C_STATUS = 0
-C_ERR_POS = 1
-C_ROWS = 2
-C_FIXUPS = 3
-N_COUNTS = 4
+# counts[] slots filled by parse_csv: the shared ones (C_STATUS, C_ERR_POS,
+# C_FIXUPS; see _parse_number), then
+C_ROWS = N_SHARED_COUNTS
+N_COUNTS = N_SHARED_COUNTS + 1
 
 
 @njit(cache=True)
@@ -47,18 +49,6 @@ def _skip_blanks(buf, i, end, delimiter):
     while i < end and is_blank(buf[i]) and buf[i] != delimiter:
         i += 1
     return i
-
-
-@njit(cache=True, inline="always")
-def _fail(counts, code, pos, n_fix):
-    """Record a format error at byte ``pos``.
-
-    The fix-ups recorded so far all precede it; the caller still converts them,
-    so that an earlier non-finite number is reported first.
-    """
-    counts[C_STATUS] = code
-    counts[C_ERR_POS] = pos
-    counts[C_FIXUPS] = n_fix
 
 
 @njit(cache=True)
@@ -91,25 +81,22 @@ def parse_csv(buf, start, end, delimiter, out, counts, fixups):
     counts[C_STATUS] = OK
     i = start
     while i < end:
-        j = i
-        while j < end and is_blank(buf[j]):
-            j += 1
-        if j >= end:
-            break
-        if buf[j] == NEWLINE or buf[j] == HASH:
-            i = skip_line(buf, j, end)
+        # Look ahead only: a leading blank may be the delimiter, ending an empty cell.
+        j, line_done = next_token(buf, i, end)
+        if line_done:
+            i = j
             continue
         for col in range(n_columns):
             i = _skip_blanks(buf, i, end, delimiter)
             if i >= end or buf[i] == NEWLINE or buf[i] == delimiter:
-                _fail(counts, E_EMPTY_CELL, i, n_fix)
+                fail(counts, E_EMPTY_CELL, i, n_fix)
                 return fixups
             cell = i
             stop, kind, value = scan_number(buf, i, end)
             i = _skip_blanks(buf, stop, end, delimiter)
             at_end = i >= end or buf[i] == NEWLINE
             if kind == NUMBER_INVALID or not (at_end or buf[i] == delimiter):
-                _fail(counts, E_VALUE, cell, n_fix)
+                fail(counts, E_VALUE, cell, n_fix)
                 return fixups
             if kind == NUMBER_FIXUP:
                 fixups = add_fixup(fixups, n_fix, cell, stop, FIX_DATA, row * n_columns + col)
@@ -117,11 +104,11 @@ def parse_csv(buf, start, end, delimiter, out, counts, fixups):
             out[row, col] = value
             if col < n_columns - 1:
                 if at_end:
-                    _fail(counts, E_TOO_FEW, i, n_fix)
+                    fail(counts, E_TOO_FEW, i, n_fix)
                     return fixups
                 i += 1
             elif not at_end:
-                _fail(counts, E_TOO_MANY, i, n_fix)
+                fail(counts, E_TOO_MANY, i, n_fix)
                 return fixups
         i += 1  # the newline
         row += 1

@@ -13,24 +13,31 @@ Python layer turns those into a line, column and message.
 
 from numba import njit
 
-from ._parse_number import (
+from ._parse_number import (  # noqa: F401 (OK and C_*: this parser's counts layout)
+    C_ERR_INFO,
+    C_ERR_POS,
+    C_FIXUPS,
+    C_STATUS,
     COLON,
     COMMA,
     FIX_DATA,
     FIX_LABEL,
     HASH,
+    N_SHARED_COUNTS,
     NEWLINE,
     NUMBER_FIXUP,
     NUMBER_INVALID,
+    OK,
     add_fixup,
+    fail,
     grow_rows,
     is_blank,
-    is_digit,
+    next_token,
+    scan_digits,
     scan_number,
-    skip_line,
+    scan_sign,
 )
 
-OK = 0
 E_LABEL = 1  # label is not a number
 E_LABEL_INT = 2  # multilabel: a label is not an integer
 E_MISSING_COLON = 3  # feature token without ':'
@@ -43,16 +50,13 @@ E_VALUE = 9  # value is not a number
 E_DUPLICATE = 10  # index repeated in a sorted run; info = index
 E_QID = 11  # 'qid:' token
 
-# counts[] slots filled by parse_libsvm
-C_STATUS = 0
-C_ERR_POS = 1
-C_ERR_INFO = 2
-C_ROWS = 3
-C_NNZ = 4
-C_MLABELS = 5
-C_UNSORTED = 6
-C_FIXUPS = 7
-N_COUNTS = 8
+# counts[] slots filled by parse_libsvm: the shared ones (C_STATUS, C_ERR_POS,
+# C_ERR_INFO, C_FIXUPS; see _parse_number), then
+C_ROWS = N_SHARED_COUNTS
+C_NNZ = N_SHARED_COUNTS + 1
+C_MLABELS = N_SHARED_COUNTS + 2
+C_UNSORTED = N_SHARED_COUNTS + 3
+N_COUNTS = N_SHARED_COUNTS + 4
 
 # Index (and integer label) digits beyond this saturate; every limit is far below it.
 _INDEX_SATURATION = 10**17
@@ -102,19 +106,6 @@ def _first_token_has_colon(buf, i, end):
             return True
         i += 1
     return False
-
-
-@njit(cache=True, inline="always")
-def _fail(counts, code, pos, info, n_fix):
-    """Record a format error at byte ``pos``.
-
-    The fix-ups recorded so far all precede it; the caller still converts them,
-    so that an earlier non-finite number is reported first.
-    """
-    counts[C_STATUS] = code
-    counts[C_ERR_POS] = pos
-    counts[C_ERR_INFO] = info
-    counts[C_FIXUPS] = n_fix
 
 
 @njit(cache=True)
@@ -176,30 +167,17 @@ def parse_libsvm(
     i = start
     while i < end:
         line_start = i
-        while i < end and is_blank(buf[i]):
-            i += 1
-        if i >= end:
-            break
-        if buf[i] == NEWLINE or buf[i] == HASH:
-            i = skip_line(buf, i, end)
+        i, line_done = next_token(buf, i, end)
+        if line_done:
             continue
         if multilabel:
             if not _first_token_has_colon(buf, i, end):
                 while True:
                     tok = i
-                    negative = False
-                    if i < end and (buf[i] == 43 or buf[i] == 45):
-                        negative = buf[i] == 45
-                        i += 1
-                    label = 0
-                    n_digits = 0
-                    while i < end and is_digit(buf[i]):
-                        if label < _INDEX_SATURATION:
-                            label = label * 10 + (buf[i] - 48)
-                        n_digits += 1
-                        i += 1
-                    if n_digits == 0 or not (_ends_token(buf, i, end) or buf[i] == COMMA):
-                        _fail(counts, E_LABEL_INT, tok, 0, n_fix)
+                    digits, negative = scan_sign(buf, i, end)
+                    i, label = scan_digits(buf, digits, end, _INDEX_SATURATION)
+                    if i == digits or not (_ends_token(buf, i, end) or buf[i] == COMMA):
+                        fail(counts, E_LABEL_INT, tok, n_fix)
                         return unsorted, fixups
                     mlabels[n_mlabels] = -label if negative else label
                     n_mlabels += 1
@@ -211,7 +189,7 @@ def parse_libsvm(
         else:
             stop, kind, value = scan_number(buf, i, end)
             if kind == NUMBER_INVALID or not _ends_token(buf, stop, end):
-                _fail(counts, E_LABEL, i, 0, n_fix)
+                fail(counts, E_LABEL, i, n_fix)
                 return unsorted, fixups
             if kind == NUMBER_FIXUP:
                 fixups = add_fixup(fixups, n_fix, i, stop, FIX_LABEL, row)
@@ -221,35 +199,27 @@ def parse_libsvm(
         previous = -1
         in_order = True
         while True:
-            while i < end and is_blank(buf[i]):
-                i += 1
-            if i >= end:
-                break
-            if buf[i] == NEWLINE or buf[i] == HASH:
-                i = skip_line(buf, i, end)
+            i, line_done = next_token(buf, i, end)
+            if line_done:
                 break
             tok = i
-            index = 0
-            while i < end and is_digit(buf[i]):
-                if index < _INDEX_SATURATION:
-                    index = index * 10 + (buf[i] - 48)
-                i += 1
+            i, index = scan_digits(buf, i, end, _INDEX_SATURATION)
             if i == tok or i >= end or buf[i] != COLON:
-                _fail(counts, _feature_error(buf, tok, end), tok, 0, n_fix)
+                fail(counts, _feature_error(buf, tok, end), tok, n_fix)
                 return unsorted, fixups
             if index == 0 and base == 1:
-                _fail(counts, E_INDEX_ZERO, tok, 0, n_fix)
+                fail(counts, E_INDEX_ZERO, tok, n_fix)
                 return unsorted, fixups
             if index > limit:
-                _fail(counts, E_INDEX_RANGE, tok, index, n_fix)
+                fail(counts, E_INDEX_RANGE, tok, n_fix, index)
                 return unsorted, fixups
             i += 1
             if _ends_token(buf, i, end):
-                _fail(counts, E_EMPTY_VALUE, i, 0, n_fix)
+                fail(counts, E_EMPTY_VALUE, i, n_fix)
                 return unsorted, fixups
             stop, kind, value = scan_number(buf, i, end)
             if kind == NUMBER_INVALID or not _ends_token(buf, stop, end):
-                _fail(counts, E_VALUE, i, 0, n_fix)
+                fail(counts, E_VALUE, i, n_fix)
                 return unsorted, fixups
             if kind == NUMBER_FIXUP:
                 fixups = add_fixup(fixups, n_fix, i, stop, FIX_DATA, k)
@@ -258,7 +228,7 @@ def parse_libsvm(
             # Inside an out-of-order row the first repeat need not be adjacent;
             # the sorting pass finds it there.
             if index == previous and in_order:
-                _fail(counts, E_DUPLICATE, tok, index, n_fix)
+                fail(counts, E_DUPLICATE, tok, n_fix, index)
                 return unsorted, fixups
             if index < previous:
                 in_order = False

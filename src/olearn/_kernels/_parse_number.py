@@ -8,6 +8,11 @@ division are exact, so the single rounding is the correct one -- and reports any
 other well-formed number as ``NUMBER_FIXUP``. The parsers record such tokens
 and the Python layer converts them with NumPy's (correctly rounded) string
 conversion, so every value read equals ``float(token)``.
+
+The parsers also share the bookkeeping around that: the fix-up rows
+(``add_fixup``) and the leading slots of their ``counts`` output (``C_*``
+below: status, error position and detail, number of fix-ups), which ``fail``
+fills on a format error.
 """
 
 import numpy as np
@@ -35,6 +40,14 @@ COMMA = 44
 BAR = 124
 QUOTE = 39
 
+# Leading counts[] slots of every parser; a parser's own slots follow from N_SHARED_COUNTS.
+OK = 0  # status of a parse without error; error codes are the parser's own
+C_STATUS = 0
+C_ERR_POS = 1
+C_ERR_INFO = 2  # extra detail of some errors (e.g. the offending index), else 0
+C_FIXUPS = 3
+N_SHARED_COUNTS = 4
+
 
 @njit(cache=True, inline="always")
 def is_blank(c):
@@ -55,6 +68,48 @@ def skip_line(buf, i, end):
     return min(i + 1, end)
 
 
+@njit(cache=True, inline="always")
+def next_token(buf, i, end):
+    """Skip the blanks at ``i`` of a line whose ``#`` starts a comment.
+
+    Returns ``(j, line_done)``: ``j`` is the start of the next token of the
+    line and ``line_done`` False, or, if the line holds no more tokens (a
+    newline, a comment or the end of the buffer comes first), ``j`` is just
+    past the line and ``line_done`` True.
+    """
+    while i < end and is_blank(buf[i]):
+        i += 1
+    if i >= end:
+        return i, True
+    if buf[i] == NEWLINE or buf[i] == HASH:
+        return skip_line(buf, i, end), True
+    return i, False
+
+
+@njit(cache=True, inline="always")
+def scan_sign(buf, i, end):
+    """Skip an optional ``+`` or ``-`` at ``buf[i]``; returns ``(i, negative)``."""
+    if i < end and (buf[i] == 43 or buf[i] == 45):
+        return i + 1, buf[i] == 45
+    return i, False
+
+
+@njit(cache=True, inline="always")
+def scan_digits(buf, i, end, cap):
+    """Read the decimal digits from ``buf[i]``; returns ``(stop, value)``.
+
+    No digit gives ``stop == i`` and value 0. Once the value reaches ``cap``
+    further digits no longer change it, so it never overflows; callers pick a
+    ``cap`` far beyond any value they accept.
+    """
+    value = 0
+    while i < end and is_digit(buf[i]):
+        if value < cap:
+            value = value * 10 + (buf[i] - 48)
+        i += 1
+    return i, value
+
+
 @njit(cache=True)
 def scan_number(buf, i, end):
     """Scan ``[+-]digits[.digits][(e|E)[+-]digits]`` starting at ``buf[i]``.
@@ -64,10 +119,7 @@ def scan_number(buf, i, end):
     ``NUMBER_FIXUP``; ``value`` is meaningful only for ``NUMBER_EXACT``. The
     caller decides whether the byte at ``stop`` may end the token.
     """
-    negative = False
-    if i < end and (buf[i] == 43 or buf[i] == 45):
-        negative = buf[i] == 45
-        i += 1
+    i, negative = scan_sign(buf, i, end)
     mantissa = 0
     n_digits = 0
     exp10 = 0
@@ -102,20 +154,11 @@ def scan_number(buf, i, end):
     if not seen_digit:
         return i, NUMBER_INVALID, 0.0
     if i < end and (buf[i] == 101 or buf[i] == 69):
-        j = i + 1
-        exp_negative = False
-        if j < end and (buf[j] == 43 or buf[j] == 45):
-            exp_negative = buf[j] == 45
-            j += 1
+        j, exp_negative = scan_sign(buf, i + 1, end)
         if j >= end or not is_digit(buf[j]):
             return j, NUMBER_INVALID, 0.0
-        e = 0
-        while j < end and is_digit(buf[j]):
-            if e < _EXPONENT_CAP:
-                e = e * 10 + (buf[j] - 48)
-            j += 1
+        i, e = scan_digits(buf, j, end, _EXPONENT_CAP)
         exp10 += -e if exp_negative else e
-        i = j
     if mantissa == 0:
         return i, NUMBER_EXACT, -0.0 if negative else 0.0
     if truncated or mantissa > _MAX_EXACT_MANTISSA or exp10 < -22 or exp10 > 22:
@@ -160,6 +203,19 @@ def add_fixup(fixups, n_fix, start, stop, kind, index):
     fixups[n_fix, 2] = kind
     fixups[n_fix, 3] = index
     return fixups
+
+
+@njit(cache=True, inline="always")
+def fail(counts, code, pos, n_fix, info=0):
+    """Record format error ``code`` at byte ``pos`` (with detail ``info``) in ``counts``.
+
+    The fix-ups recorded so far all precede it; the caller still converts them,
+    so that an earlier non-finite number is reported first.
+    """
+    counts[C_STATUS] = code
+    counts[C_ERR_POS] = pos
+    counts[C_ERR_INFO] = info
+    counts[C_FIXUPS] = n_fix
 
 
 @njit(cache=True)

@@ -14,22 +14,27 @@ deferred numbers are converted.
 import numpy as np
 from numba import njit
 
-from ._parse_number import (
+from ._parse_number import (  # noqa: F401 (OK and C_*: this parser's counts layout)
     BAR,
+    C_ERR_POS,
+    C_FIXUPS,
+    C_STATUS,
     COLON,
     FIX_DATA,
     FIX_LABEL,
     FIX_WEIGHT,
+    N_SHARED_COUNTS,
     NEWLINE,
     NUMBER_FIXUP,
     NUMBER_INVALID,
+    OK,
     QUOTE,
     add_fixup,
+    fail,
     is_blank,
     scan_number,
 )
 
-OK = 0
 E_NO_BAR = 1  # a non-blank line without '|'
 E_HEADER = 2  # unexpected token before the first '|'
 E_NEGATIVE_WEIGHT = 3
@@ -38,13 +43,11 @@ E_EMPTY_NAME = 5  # ':value' without a feature name
 E_EMPTY_VALUE = 6  # 'name:'
 E_VALUE = 7  # value is not a number
 
-# counts[] slots filled by parse_vw
-C_STATUS = 0
-C_ERR_POS = 1
-C_ROWS = 2
-C_NNZ = 3
-C_FIXUPS = 4
-N_COUNTS = 5
+# counts[] slots filled by parse_vw: the shared ones (C_STATUS, C_ERR_POS,
+# C_FIXUPS; see _parse_number), then
+C_ROWS = N_SHARED_COUNTS
+C_NNZ = N_SHARED_COUNTS + 1
+N_COUNTS = N_SHARED_COUNTS + 2
 
 _MASK32 = 0xFFFFFFFF
 
@@ -118,18 +121,6 @@ def _ends_name(buf, i, end):
     return i >= end or is_blank(buf[i]) or buf[i] == NEWLINE or buf[i] == BAR
 
 
-@njit(cache=True, inline="always")
-def _fail(counts, code, pos, n_fix):
-    """Record a format error at byte ``pos``.
-
-    The fix-ups recorded so far all precede it; the caller still converts them,
-    so that an earlier non-finite number is reported first.
-    """
-    counts[C_STATUS] = code
-    counts[C_ERR_POS] = pos
-    counts[C_FIXUPS] = n_fix
-
-
 @njit(cache=True)
 def parse_vw(buf, start, end, n_bits, indptr, indices, data, labels, weights, counts, fixups):
     """Parse the VW lines of ``buf[start:end]`` into hashed CSR arrays.
@@ -178,7 +169,7 @@ def parse_vw(buf, start, end, n_bits, indptr, indices, data, labels, weights, co
             while i < end and is_blank(buf[i]):
                 i += 1
             if i >= end or buf[i] == NEWLINE:
-                _fail(counts, E_NO_BAR, i, n_fix)
+                fail(counts, E_NO_BAR, i, n_fix)
                 return fixups
             if buf[i] == BAR:
                 break
@@ -186,7 +177,7 @@ def parse_vw(buf, start, end, n_bits, indptr, indices, data, labels, weights, co
             while not _ends_name(buf, i, end):
                 i += 1
             if tagged:
-                _fail(counts, E_HEADER, tok, n_fix)
+                fail(counts, E_HEADER, tok, n_fix)
                 return fixups
             if buf[tok] == QUOTE:
                 tagged = True
@@ -200,7 +191,7 @@ def parse_vw(buf, start, end, n_bits, indptr, indices, data, labels, weights, co
                         n_fix += 1
                 else:
                     if value < 0:
-                        _fail(counts, E_NEGATIVE_WEIGHT, tok, n_fix)
+                        fail(counts, E_NEGATIVE_WEIGHT, tok, n_fix)
                         return fixups
                     weights[row] = value
                     if kind == NUMBER_FIXUP:
@@ -216,9 +207,9 @@ def parse_vw(buf, start, end, n_bits, indptr, indices, data, labels, weights, co
                 while j < end and buf[j] != NEWLINE and buf[j] != BAR:
                     j += 1
                 if j < end and buf[j] == BAR:
-                    _fail(counts, E_HEADER, tok, n_fix)
+                    fail(counts, E_HEADER, tok, n_fix)
                 else:
-                    _fail(counts, E_NO_BAR, j, n_fix)
+                    fail(counts, E_NO_BAR, j, n_fix)
                 return fixups
             tagged = True
         # Namespaces: at a '|' here.
@@ -227,7 +218,7 @@ def parse_vw(buf, start, end, n_bits, indptr, indices, data, labels, weights, co
             ns = i
             while not _ends_name(buf, i, end):
                 if buf[i] == COLON:
-                    _fail(counts, E_NAMESPACE_WEIGHT, ns, n_fix)
+                    fail(counts, E_NAMESPACE_WEIGHT, ns, n_fix)
                     return fixups
                 i += 1
             seed = murmur3_32(buf, ns, i, 0)
@@ -240,18 +231,18 @@ def parse_vw(buf, start, end, n_bits, indptr, indices, data, labels, weights, co
                 while not _ends_name(buf, i, end) and buf[i] != COLON:
                     i += 1
                 if i == tok:
-                    _fail(counts, E_EMPTY_NAME, tok, n_fix)
+                    fail(counts, E_EMPTY_NAME, tok, n_fix)
                     return fixups
                 value = 1.0
                 name_end = i
                 if i < end and buf[i] == COLON:
                     i += 1
                     if _ends_name(buf, i, end):
-                        _fail(counts, E_EMPTY_VALUE, i, n_fix)
+                        fail(counts, E_EMPTY_VALUE, i, n_fix)
                         return fixups
                     stop, kind, value = scan_number(buf, i, end)
                     if kind == NUMBER_INVALID or not _ends_name(buf, stop, end):
-                        _fail(counts, E_VALUE, i, n_fix)
+                        fail(counts, E_VALUE, i, n_fix)
                         return fixups
                     if kind == NUMBER_FIXUP:
                         fixups = add_fixup(fixups, n_fix, i, stop, FIX_DATA, k)

@@ -9,7 +9,7 @@ from olearn._kernels import _parse_csv as K
 from olearn._kernels._parse_number import FIX_DATA
 
 from ._checks import check_int
-from ._errors import is_nonfinite_number, raise_at, token_at
+from ._errors import number_message, raise_at, token_at
 from ._io import read_bytes
 from ._numbers import apply_fixups
 
@@ -136,13 +136,8 @@ def _parse(buf, start, n_columns, delimiter, path, hint_until):
     if code == K.E_EMPTY_CELL:
         message = "empty cell, expected a number"
     elif code == K.E_VALUE:
-        cell = token_at(buf, pos, sep)
-        if is_nonfinite_number(cell):
-            message = f"cell must be finite, found {cell!r}"
-        else:
-            message = f"expected a number, found {cell!r}"
-            if pos < hint_until:
-                message += " (pass header=True if the first line is a header)"
+        hint = " (pass header=True if the first line is a header)" if pos < hint_until else ""
+        message = number_message(token_at(buf, pos, sep), "cell", "a number", hint)
     else:
         line_start = buf.rfind(b"\n", 0, pos) + 1
         line_end = buf.find(b"\n", pos)

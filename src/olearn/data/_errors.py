@@ -42,6 +42,17 @@ def is_nonfinite_number(text):
         return False
 
 
+def number_message(token, what, expected, hint=""):
+    """Message for ``token`` where a number was expected.
+
+    ``"<what> must be finite, found ..."`` if it reads as NaN or infinite,
+    else ``"expected <expected>, found ..."`` followed by ``hint``.
+    """
+    if is_nonfinite_number(token):
+        return f"{what} must be finite, found {token!r}"
+    return f"expected {expected}, found {token!r}{hint}"
+
+
 def raise_at(message, path, buf, pos, first_line=0):
     """Raise DataFormatError for byte ``pos`` of ``buf`` (never returns)."""
     line, column = locate(buf, pos, first_line)

@@ -1,5 +1,6 @@
 """LIBSVM / SVMlight text reader: whole-file and streaming."""
 
+import functools
 import os
 
 import numpy as np
@@ -9,10 +10,10 @@ from olearn._kernels._parse_number import FIX_DATA, FIX_LABEL
 from olearn._kernels._parse_rows import sort_listed_rows
 
 from ._checks import check_float_dtype, check_int
-from ._errors import is_nonfinite_number, raise_at, token_at
-from ._io import compression_of, iter_line_blocks, read_bytes
+from ._errors import number_message, raise_at, token_at
+from ._io import read_bytes
 from ._numbers import apply_fixups
-from ._rows import Rows, rechunk, trimmed
+from ._rows import Rows, parse_chunks, trimmed
 
 # Columns are int32 so that scipy keeps the arrays as they are; this is the
 # largest index (as written in the file) accepted when n_features is not given.
@@ -112,10 +113,7 @@ def _raise_kernel_error(buf, first_line, opt, base, counts):
     code, pos, info = (int(v) for v in counts[K.C_STATUS : K.C_ERR_INFO + 1])
     token = token_at(buf, pos)
     if code == K.E_LABEL:
-        if is_nonfinite_number(token):
-            message = f"label must be finite, found {token!r}"
-        else:
-            message = f"expected a numeric label, found {token!r}"
+        message = number_message(token, "label", "a numeric label")
     elif code == K.E_LABEL_INT:
         message = (
             f"expected comma-separated integer labels (multilabel=True), "
@@ -146,10 +144,7 @@ def _raise_kernel_error(buf, first_line, opt, base, counts):
     elif code == K.E_EMPTY_VALUE:
         message = "empty value after ':', expected a number"
     elif code == K.E_VALUE:
-        if is_nonfinite_number(token):
-            message = f"feature value must be finite, found {token!r}"
-        else:
-            message = f"expected a numeric feature value after ':', found {token!r}"
+        message = number_message(token, "feature value", "a numeric feature value after ':'")
     else:
         message = f"duplicate feature index {info} in this row"
     raise_at(message, opt.path, buf, pos, first_line)
@@ -303,14 +298,5 @@ def iter_libsvm(
     chunk_size = check_int("chunk_size", chunk_size, 1)
     block_size = check_int("block_size", block_size, 1)
     opt = _Options(path, n_features, dtype, zero_based, multilabel)
-    compression_of(opt.path)  # raises FileNotFoundError now, not at the first next()
-    return _iter_chunks(opt, chunk_size, block_size)
-
-
-def _iter_chunks(opt, chunk_size, block_size):
-    pieces = (
-        _parse(buf, end, first_line, opt)
-        for buf, end, first_line in iter_line_blocks(opt.path, block_size)
-    )
-    for rows in rechunk(pieces, chunk_size):
-        yield rows.to_csr(opt.n_features, copy=True), rows.y
+    chunks = parse_chunks(opt.path, functools.partial(_parse, opt=opt), chunk_size, block_size)
+    return ((rows.to_csr(opt.n_features, copy=True), rows.y) for rows in chunks)

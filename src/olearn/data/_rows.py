@@ -5,6 +5,8 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from ._io import compression_of, iter_line_blocks
+
 
 @dataclass
 class Rows:
@@ -109,3 +111,16 @@ def rechunk(pieces, chunk_size):
         n_pending = len(rows)
     if pending:
         yield Rows.concat(pending)
+
+
+def parse_chunks(path, parse, chunk_size, block_size):
+    """Stream the text file ``path`` as ``Rows`` of ``chunk_size`` rows (the last: the rest).
+
+    The file is read ``block_size`` bytes at a time (see ``iter_line_blocks``)
+    and ``parse(buf, end, first_line)`` turns the whole lines ``buf[:end]`` of
+    each block into ``Rows``. A missing file raises FileNotFoundError here,
+    not at the first ``next()``.
+    """
+    compression_of(path)
+    pieces = (parse(buf, end, first_line) for buf, end, first_line in iter_line_blocks(path, block_size))
+    return rechunk(pieces, chunk_size)

@@ -1,5 +1,6 @@
 """Vowpal Wabbit text reader with feature hashing: whole-file and streaming."""
 
+import functools
 import os
 
 import numpy as np
@@ -9,10 +10,10 @@ from olearn._kernels._parse_number import FIX_DATA, FIX_LABEL, FIX_WEIGHT
 from olearn._kernels._parse_rows import sort_and_sum_rows
 
 from ._checks import check_float_dtype, check_int
-from ._errors import is_nonfinite_number, raise_at, token_at
-from ._io import compression_of, iter_line_blocks, read_bytes
+from ._errors import number_message, raise_at, token_at
+from ._io import read_bytes
 from ._numbers import apply_fixups
-from ._rows import Rows, rechunk, trimmed
+from ._rows import Rows, parse_chunks, trimmed
 
 _DEFAULT_BLOCK_SIZE = 1 << 22
 _MAX_BITS = 31  # columns must fit int32
@@ -77,10 +78,8 @@ def _raise(code, pos, buf, first_line, path):
         message = f"empty feature name in {token!r}, expected 'name[:value]'"
     elif code == K.E_EMPTY_VALUE:
         message = "empty value after ':', expected a number"
-    elif is_nonfinite_number(token):
-        message = f"feature value must be finite, found {token!r}"
     else:
-        message = f"expected a numeric feature value after ':', found {token!r}"
+        message = number_message(token, "feature value", "a numeric feature value after ':'")
     raise_at(message, path, buf, pos, first_line)
 
 
@@ -192,14 +191,6 @@ def iter_vw(path, chunk_size=100_000, n_bits=18, dtype=np.float64, block_size=_D
     n_bits = check_int("n_bits", n_bits, 1, _MAX_BITS)
     dtype = check_float_dtype(dtype)
     path = os.fspath(path)
-    compression_of(path)  # raises FileNotFoundError now, not at the first next()
-    return _iter_chunks(path, chunk_size, n_bits, dtype, block_size)
-
-
-def _iter_chunks(path, chunk_size, n_bits, dtype, block_size):
-    pieces = (
-        _parse(buf, end, first_line, path, n_bits, dtype)
-        for buf, end, first_line in iter_line_blocks(path, block_size)
-    )
-    for rows in rechunk(pieces, chunk_size):
-        yield rows.to_csr(1 << n_bits, copy=True), rows.y, rows.weight
+    parse = functools.partial(_parse, path=path, n_bits=n_bits, dtype=dtype)
+    chunks = parse_chunks(path, parse, chunk_size, block_size)
+    return ((rows.to_csr(1 << n_bits, copy=True), rows.y, rows.weight) for rows in chunks)
