@@ -407,3 +407,19 @@ def test_overflow_every_estimator(estimator_case):
     assert np.isfinite(_weights(est)).all()
     est.partial_fit(X[:1], [1])  # still usable
     assert np.isfinite(_weights(est)).all()
+
+
+def test_predict_learn_one_equals_predict_one_then_learn_one(estimator_case, make_stream):
+    X, y = make_stream(60, 5, seed=3)
+    labels = np.where(y > 0, "yes", "no")
+    separate, combined = estimator_case.make(), estimator_case.make()
+    expected, got = [], []
+    for row, label in zip(X, labels):
+        x = {j: v for j, v in enumerate(row) if v != 0}
+        expected.append(separate.predict_one(x))
+        separate.learn_one(x, label)
+        got.append(combined.predict_learn_one(x, label))
+    assert got == expected
+    assert got[0] is None and got[1] == labels[0]
+    np.testing.assert_array_equal(combined.coef_, separate.coef_)
+    np.testing.assert_array_equal(combined.intercept_, separate.intercept_)

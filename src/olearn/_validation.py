@@ -10,7 +10,7 @@ from collections.abc import Mapping
 import numpy as np
 import scipy.sparse as sp
 
-from ._kernels._rows import row_summary
+from ._kernels._rows import csr_summary, row_summary
 
 
 class CSRArrays:
@@ -43,13 +43,16 @@ def check_X(X, name="X"):
     Raises ValueError naming the first NaN or infinite entry by row and column.
     """
     if sp.issparse(X):
-        X = sp.csr_matrix(X)
+        if X.format != "csr":
+            X = X.tocsr()
         if X.dtype.kind not in "biuf":
             raise ValueError(f"{name} has dtype {X.dtype}; expected real numbers")
-        if not np.isfinite(X.data).all():
+        bad, increasing = csr_summary(X.indptr, X.indices, X.data)
+        if bad >= 0:
             row, col, value = _first_nonfinite_csr(X)
             raise ValueError(f"{name} contains {value} at row {row}, column {col}; expected finite values")
-        if not X.has_canonical_format:
+        if not increasing:
+            # duplicates would count twice in ||x||^2; scipy merges (and sorts) them
             X = X.copy()
             X.sum_duplicates()
     else:

@@ -214,8 +214,9 @@ def binary_linear_pass(indptr, indices, data, y, w, state, params, codes, scores
 
 @njit(cache=True)
 def learn_one_row(indices, data, y, w, state, params, codes):
-    """``learn_row`` for a single example held in its own arrays; returns ok."""
-    return learn_row(indices, data, 0, indices.size, y, w, state, unpack_config(params, codes))[3]
+    """``learn_row`` for a single example held in its own arrays; returns (score, ok)."""
+    score, _, _, ok = learn_row(indices, data, 0, indices.size, y, w, state, unpack_config(params, codes))
+    return score, ok
 
 
 @njit(cache=True)

@@ -205,24 +205,44 @@ class BinaryLinearClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator):
         return self.partial_fit(X, y)
 
     def learn_one(self, x, y):
-        """Predict then learn one example ``x`` (dict, 1-d array or sparse row); returns self."""
+        """Learn one example ``x`` (dict, 1-d array or sparse row) with label ``y``; returns self."""
+        self._learn_example(x, y)
+        return self
+
+    def predict_learn_one(self, x, y):
+        """Predict ``x``, then learn it with label ``y``; return the prediction.
+
+        One step of progressive validation, with the example converted once:
+        the same as ``predict_one(x)`` followed by ``learn_one(x, y)``, but
+        cheaper. The prediction is None before any class is known.
+        """
+        score, classes = self._learn_example(x, y)
+        if classes is None:
+            return None
+        return classes[-1] if score > 0.0 or classes.size == 1 else classes[0]
+
+    def _learn_example(self, x, y):
+        """Learn one example; return its score before the update and the classes known before it."""
         codes, params = self._config_arrays()
         indices, data, n_features = check_row(x)
-        with self._first_call_atomic():
-            if n_features > self.n_features_in_:
-                self._grow(n_features, "x")
-            target = self._labels.target(y)
-            if target is None or self._labels.classes.size < 2:
-                self._observe_labels(check_y([y], 1))
+        labels = self._labels if self._is_started() else None
+        classes = None if labels is None else labels.classes
+        target = None if labels is None else labels.target(y)
+        if target is None or classes.size < 2 or n_features > self.n_features_in_:
+            with self._first_call_atomic():
+                if n_features > self.n_features_in_:
+                    self._grow(n_features, "x")
                 target = self._labels.target(y)
-        ok = learn_one_row(indices, data, target, self._w, self._state, params, codes)
+                if target is None or self._labels.classes.size < 2:
+                    self._observe_labels(check_y([y], 1))
+                    target = self._labels.target(y)
+        score, ok = learn_one_row(indices, data, target, self._w, self._state, params, codes)
         if not ok:
             raise FloatingPointError(
                 f"{type(self).__name__}: the score or the squared norm of the weights overflowed on this "
-                "example; the model is "
-                "unchanged. Scale the features or lower the step size."
+                "example; the model is unchanged. Scale the features or lower the step size."
             )
-        return self
+        return score, classes
 
     # -- prediction -----------------------------------------------------------
 

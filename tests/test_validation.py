@@ -1,0 +1,53 @@
+"""The boundary checks: CSR canonicalisation and non-finite detection (independent of the kernels)."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from olearn._validation import check_X
+
+
+def _csr_with_shuffled_rows(seed):
+    rng = np.random.default_rng(seed)
+    X = sp.random(7, 9, density=0.5, format="csr", random_state=seed)
+    X.data = rng.standard_normal(X.data.size)
+    X.indptr[3:5] = X.indptr[3]  # empty rows in the middle
+    X = sp.csr_matrix((X.data[: X.indptr[-1]], X.indices[: X.indptr[-1]], X.indptr), shape=X.shape)
+    indices = X.indices.copy()
+    for i in range(X.shape[0]):
+        lo, hi = X.indptr[i], X.indptr[i + 1]
+        if hi - lo > 1 and rng.random() < 0.5:
+            indices[lo:hi] = rng.permutation(indices[lo:hi])
+            if rng.random() < 0.5:
+                indices[lo + 1] = indices[lo]  # a duplicate entry
+    return sp.csr_matrix((X.data, indices, X.indptr), shape=X.shape)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_unsorted_and_duplicate_entries_are_merged_like_scipy(seed):
+    X = _csr_with_shuffled_rows(seed)
+    arrays = check_X(X)
+    expected = X.copy()
+    expected.sum_duplicates()
+    got = sp.csr_matrix((arrays.data, arrays.indices, arrays.indptr), shape=X.shape)
+    np.testing.assert_array_equal(got.toarray(), X.toarray())
+    for i in range(X.shape[0]):
+        row = arrays.indices[arrays.indptr[i] : arrays.indptr[i + 1]]
+        assert np.all(np.diff(row) > 0), f"row {i} still has unsorted or repeated indices"
+    assert arrays.data.size == expected.nnz
+
+
+def test_canonical_csr_is_used_without_copying_its_values():
+    X = sp.random(50, 20, density=0.3, format="csr", random_state=0)
+    arrays = check_X(X)
+    assert np.shares_memory(arrays.data, X.data)
+
+
+@pytest.mark.parametrize("value", [np.nan, np.inf, -np.inf])
+def test_first_non_finite_value_is_named_by_row_and_column(value):
+    X = sp.random(30, 10, density=0.4, format="csr", random_state=1)
+    k = X.indptr[17] + 1
+    X.data[k] = value
+    X.data[-1] = value  # a later one is not the one reported
+    with pytest.raises(ValueError, match=rf"{value} at row 17, column {X.indices[k]}\b"):
+        check_X(X)
