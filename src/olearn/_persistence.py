@@ -16,6 +16,7 @@ import zipfile
 
 import numpy as np
 
+from ._estimator import Estimator
 from .exceptions import ModelFormatError
 
 FORMAT_NAME = "olearn-model"
@@ -101,8 +102,6 @@ def _read_archive(path):
 
 
 def _estimator_class(path, name):
-    from sklearn.base import BaseEstimator
-
     module_name, _, qualname = str(name).partition(":")
     if module_name.split(".")[0] != "olearn":
         raise ModelFormatError(f"{path}: names class {name!r}, which is not an olearn estimator")
@@ -110,7 +109,7 @@ def _estimator_class(path, name):
         cls = getattr(importlib.import_module(module_name), qualname)
     except (ImportError, AttributeError, ValueError):
         raise ModelFormatError(f"{path}: unknown estimator class {name!r}") from None
-    if not (isinstance(cls, type) and issubclass(cls, PersistenceMixin) and issubclass(cls, BaseEstimator)):
+    if not (isinstance(cls, type) and issubclass(cls, PersistenceMixin) and issubclass(cls, Estimator)):
         raise ModelFormatError(f"{path}: names {name!r}, which is not an olearn estimator")
     return cls
 

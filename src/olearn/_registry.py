@@ -2,7 +2,7 @@
 
 import inspect
 
-from sklearn.base import BaseEstimator
+from ._estimator import Estimator
 
 
 def all_estimators():
@@ -17,6 +17,6 @@ def all_estimators():
     found = {
         name: obj
         for name, obj in vars(olearn).items()
-        if inspect.isclass(obj) and issubclass(obj, BaseEstimator) and not name.startswith("_")
+        if inspect.isclass(obj) and issubclass(obj, Estimator) and not name.startswith("_")
     }
     return sorted(found.items())

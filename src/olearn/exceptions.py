@@ -40,5 +40,13 @@ class DataFormatError(OlearnError, ValueError):
         super().__init__(f"{where}: {message}" if where else message)
 
 
+class NotFittedError(OlearnError, ValueError, AttributeError):
+    """An estimator was asked to predict, or for a learned attribute, before learning anything.
+
+    Like scikit-learn's exception of the same name it is both a ValueError and
+    an AttributeError (``hasattr(est, "coef_")`` is False before learning).
+    """
+
+
 class ModelFormatError(OlearnError, ValueError):
     """A saved model file is unreadable, of an unknown kind, or of another format version."""

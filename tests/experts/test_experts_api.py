@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.base import clone
-from sklearn.exceptions import NotFittedError
+from olearn.exceptions import NotFittedError
 
 import olearn
 from olearn.experts import (

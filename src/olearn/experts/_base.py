@@ -10,12 +10,12 @@ random draws of the randomized learners come from one stream in the same order.
 import itertools
 
 import numpy as np
-from sklearn.base import BaseEstimator
-from sklearn.exceptions import NotFittedError
 
 from .._kernels import _experts as K
+from .._estimator import Estimator
 from .._params import check_params
 from .._persistence import PersistenceMixin
+from ..exceptions import NotFittedError
 from ._result import ExpertsResult
 
 # Rounds converted and learned at a time when the experts come as a stream.
@@ -121,7 +121,7 @@ def first_outside(matrix, low, high):
     return int(row), int(col)
 
 
-class ExpertsLearner(PersistenceMixin, BaseEstimator):
+class ExpertsLearner(PersistenceMixin, Estimator):
     """Base class: log-weights over n experts, fixed by the first round.
 
     Subclasses define ``_constraints`` (checked when learning starts), and

@@ -1,14 +1,14 @@
 r"""Online learners as experts: an ensemble mixed by exponential weights."""
 
 import numpy as np
-from sklearn.base import BaseEstimator
-from sklearn.exceptions import NotFittedError
 
+from .._estimator import Estimator
+from ..exceptions import NotFittedError
 from ._base import AdviceLearner
 from ._voting import WeightedMajority
 
 
-class LearnerEnsemble(BaseEstimator):
+class LearnerEnsemble(Estimator):
     r"""Binary olearn learners as experts, mixed by an experts algorithm.
 
     On every round each learner predicts a class (progressive validation:

@@ -15,10 +15,10 @@ import math
 import numbers
 
 import numpy as np
-from sklearn.exceptions import NotFittedError
 
 from .._kernels import _experts as K
 from .._params import BOOLEAN, POSITIVE, Interval, NoneOr
+from ..exceptions import NotFittedError
 from ._base import ExpertsLearner, as_vector, chunks_of, first_outside
 
 _COUNT = NoneOr(Interval(1, None, integer=True))

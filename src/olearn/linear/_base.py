@@ -11,15 +11,15 @@ import functools
 import operator
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.exceptions import NotFittedError
 
 from .._kernels import _codes
 from .._kernels._binary_linear import binary_linear_pass, binary_linear_scores, learn_one_row, score_row
 from .._labels import BinaryLabels
+from .._estimator import ClassifierEstimator
 from .._params import BOOLEAN, Interval, NoneOr, check_params
 from .._persistence import PersistenceMixin
 from .._validation import check_row, check_X, check_y
+from ..exceptions import NotFittedError
 
 @functools.cache
 def _hyperparameters_of(cls):
@@ -34,7 +34,7 @@ _COMMON_CONSTRAINTS = {
 }
 
 
-class BinaryLinearClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator):
+class BinaryLinearClassifier(PersistenceMixin, ClassifierEstimator):
     """Base class: subclasses define ``_constraints`` and ``_kernel_config()``.
 
     ``_kernel_config()`` returns (codes, params): two dicts keyed by the names
@@ -287,11 +287,6 @@ class BinaryLinearClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator):
         score = score_row(indices, data, 0, indices.size, w, self._state, params)
         classes = self._labels.classes
         return classes[-1] if score > 0.0 or classes.size == 1 else classes[0]
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        return tags
 
     # -- persistence ----------------------------------------------------------
 

@@ -4,12 +4,12 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-from sklearn.base import BaseEstimator
-from sklearn.exceptions import NotFittedError
 
 from .._kernels import _codes
 from .._kernels import _oco as K
+from .._estimator import Estimator
 from .._params import POSITIVE, Interval, Options, check_params
+from ..exceptions import NotFittedError
 from ._domains import Domain
 
 _SCHEDULES = {
@@ -148,7 +148,7 @@ def _is_matrix(losses):
     return False
 
 
-class ProjectedOGD(BaseEstimator):
+class ProjectedOGD(Estimator):
     r"""Projected online (sub)gradient descent on a convex set (Zinkevich 2003, "greedy projection").
 
     On round t the learner plays :math:`x_t`, receives a convex loss

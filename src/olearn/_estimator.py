@@ -1,0 +1,113 @@
+"""scikit-learn's estimator conventions, without importing scikit-learn.
+
+olearn's estimators follow scikit-learn's contract: constructor arguments are
+stored verbatim, ``get_params``/``set_params`` read and write them (nested
+``a__b`` names included), learned attributes end in ``_``, and
+``sklearn.base.clone``, pipelines and grid searches work on them. They do not
+inherit from ``sklearn.base.BaseEstimator`` because importing scikit-learn costs
+most of a second, and the command line pays that on every run; scikit-learn is
+imported only when scikit-learn itself asks for an estimator's tags.
+"""
+
+import functools
+import inspect
+
+import numpy as np
+
+
+@functools.cache
+def _param_names(cls):
+    """The keyword arguments of ``cls.__init__``, sorted, as scikit-learn lists them."""
+    if cls.__init__ is object.__init__:
+        return ()
+    signature = inspect.signature(cls.__init__)
+    names = []
+    for parameter in signature.parameters.values():
+        if parameter.name == "self":
+            continue
+        if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+            raise TypeError(f"{cls.__name__}.__init__ must name its parameters (no *args or **kwargs)")
+        names.append(parameter.name)
+    return tuple(sorted(names))
+
+
+class Estimator:
+    """Base class of every olearn estimator: parameters, cloning, repr, tags."""
+
+    _estimator_type = None
+
+    @classmethod
+    def _get_param_names(cls):
+        return list(_param_names(cls))
+
+    def get_params(self, deep=True):
+        """The constructor's parameters (and, if ``deep``, those of nested estimators as ``a__b``)."""
+        params = {}
+        for name in _param_names(type(self)):
+            value = getattr(self, name)
+            if deep and hasattr(value, "get_params") and not isinstance(value, type):
+                params.update((f"{name}__{key}", inner) for key, inner in value.get_params(deep=True).items())
+            params[name] = value
+        return params
+
+    def set_params(self, **params):
+        """Set parameters by name (``a__b`` reaches into a nested estimator); returns self."""
+        names = _param_names(type(self))
+        nested = {}
+        for key, value in params.items():
+            name, delimiter, inner = key.partition("__")
+            if name not in names:
+                raise ValueError(
+                    f"invalid parameter {name!r} for {type(self).__name__}; valid parameters: {', '.join(names)}"
+                )
+            if delimiter:
+                nested.setdefault(name, {})[inner] = value
+            else:
+                setattr(self, name, value)
+        for name, inner in nested.items():
+            getattr(self, name).set_params(**inner)
+        return self
+
+    def __repr__(self):
+        names = _param_names(type(self))
+        defaults = {
+            p.name: p.default for p in inspect.signature(type(self).__init__).parameters.values() if p.name in names
+        }
+        shown = []
+        for name in names:
+            value = getattr(self, name)
+            default = defaults.get(name, inspect.Parameter.empty)
+            same = value is default or (type(value) is type(default) and _equal(value, default))
+            if not same:
+                shown.append(f"{name}={value!r}")
+        return f"{type(self).__name__}({', '.join(shown)})"
+
+    def __sklearn_tags__(self):
+        # scikit-learn asks for tags only once it is running, so importing it here is free
+        from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
+
+        classifier = self._estimator_type == "classifier"
+        return Tags(
+            estimator_type=self._estimator_type,
+            target_tags=TargetTags(required=classifier),
+            input_tags=InputTags(sparse=True),
+            classifier_tags=ClassifierTags() if classifier else None,
+        )
+
+
+def _equal(a, b):
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):
+        return False
+
+
+class ClassifierEstimator(Estimator):
+    """An estimator that predicts classes; ``score`` is the accuracy."""
+
+    _estimator_type = "classifier"
+
+    def score(self, X, y, sample_weight=None):
+        """Mean accuracy of ``predict(X)`` against ``y`` (weighted by ``sample_weight``)."""
+        correct = self.predict(X) == np.asarray(y)
+        return float(np.average(correct, weights=sample_weight))
