@@ -141,3 +141,17 @@ def check_y(y, n_rows, name="y"):
         k = int(np.flatnonzero(~np.isfinite(y))[0])
         raise ValueError(f"{name} contains {y[k]} at row {k}; expected a class label")
     return y
+
+
+def check_vector(values, name="v"):
+    """A finite, contiguous 1-d float64 vector; ValueError naming the first bad entry as ``name[k]``."""
+    try:
+        vector = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"{name} could not be read as a vector of numbers: {err}") from None
+    if vector.ndim != 1:
+        raise ValueError(f"{name} must be 1-d; got shape {vector.shape}")
+    if not np.isfinite(vector).all():
+        k = int(np.flatnonzero(~np.isfinite(vector))[0])
+        raise ValueError(f"{name}[{k}] is {vector[k]}; expected a finite number")
+    return np.ascontiguousarray(vector)

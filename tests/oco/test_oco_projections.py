@@ -186,7 +186,7 @@ def test_domain_facts():
     ("make", "message"),
     [
         (lambda: project_simplex([0.5, np.nan]), r"v\[1\] is nan"),
-        (lambda: project_simplex([[0.5, 0.5]]), "1-d vector"),
+        (lambda: project_simplex([[0.5, 0.5]]), "must be 1-d"),
         (lambda: project_simplex([0.5], z=0), "z=0 is invalid"),
         (lambda: project_l2_ball([1.0], radius=-1), "radius=-1 is invalid"),
         (lambda: project_l1_ball(["a"]), "could not be read"),

@@ -15,6 +15,7 @@ from .._kernels import _experts as K
 from .._estimator import Estimator
 from .._params import check_params
 from .._persistence import PersistenceMixin
+from .._validation import check_vector
 from ..exceptions import NotFittedError
 from ._result import ExpertsResult
 
@@ -40,16 +41,7 @@ def as_matrix(data, name, offset=0):
 
 def as_vector(data, name):
     """A finite float64 vector, one entry per expert."""
-    try:
-        vector = np.asarray(data, dtype=np.float64)
-    except (TypeError, ValueError) as err:
-        raise ValueError(f"{name} could not be read as a vector of numbers: {err}") from None
-    if vector.ndim != 1:
-        raise ValueError(f"{name} must be 1-d (one entry per expert); got shape {vector.shape}")
-    if not np.isfinite(vector).all():
-        k = int(np.flatnonzero(~np.isfinite(vector))[0])
-        raise ValueError(f"{name}[{k}] is {vector[k]}; expected a finite number")
-    return vector
+    return check_vector(data, name)
 
 
 def chunks_of(data, name):

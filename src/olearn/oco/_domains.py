@@ -11,19 +11,7 @@ import numbers
 import numpy as np
 
 from .._kernels import _oco as K
-
-
-def _vector(v, name="v"):
-    try:
-        v = np.asarray(v, dtype=np.float64)
-    except (TypeError, ValueError) as err:
-        raise ValueError(f"{name} could not be read as a vector of numbers: {err}") from None
-    if v.ndim != 1:
-        raise ValueError(f"{name} must be a 1-d vector; got shape {v.shape}")
-    if not np.isfinite(v).all():
-        k = int(np.flatnonzero(~np.isfinite(v))[0])
-        raise ValueError(f"{name}[{k}] is {v[k]}; expected a finite number")
-    return np.ascontiguousarray(v)
+from .._validation import check_vector
 
 
 def _positive(value, name):
@@ -39,7 +27,7 @@ def project_l2_ball(v, radius=1.0):
     >>> project_l2_ball([3.0, 4.0], radius=1.0).tolist()
     [0.6, 0.8]
     """
-    v = _vector(v)
+    v = check_vector(v)
     out = np.empty_like(v)
     K.project_l2_ball_into(v, _positive(radius, "radius"), out)
     return out
@@ -61,7 +49,7 @@ def project_simplex(v, z=1.0):
     >>> project_simplex([0.4, 0.3, 0.1], z=2.0).round(6).tolist()
     [0.8, 0.7, 0.5]
     """
-    v = _vector(v)
+    v = check_vector(v)
     out = np.empty_like(v)
     K.project_simplex_into(v, _positive(z, "z"), np.empty_like(v), out)
     return out
@@ -76,7 +64,7 @@ def project_box(v, low, high):
     >>> project_box([-2.0, 0.5, 3.0], low=0.0, high=1.0).tolist()
     [0.0, 0.5, 1.0]
     """
-    v = _vector(v)
+    v = check_vector(v)
     low, high = _bounds(low, high, v.size)
     out = np.empty_like(v)
     K.project_box_into(v, low, high, out)
@@ -93,7 +81,7 @@ def project_l1_ball(v, radius=1.0):
     >>> project_l1_ball([2.0, -1.0, 0.25], radius=1.0).tolist()
     [1.0, 0.0, 0.0]
     """
-    v = _vector(v)
+    v = check_vector(v)
     out = np.empty_like(v)
     K.project_l1_ball_into(v, _positive(radius, "radius"), np.empty_like(v), out)
     return out
@@ -136,7 +124,7 @@ class Domain:
 
     def project(self, v):
         """The Euclidean projection of v onto the set."""
-        v = _vector(v)
+        v = check_vector(v)
         if v.size != self.dim:
             raise ValueError(f"v has {v.size} entries; {self!r} lives in R^{self.dim}")
         out = np.empty_like(v)
