@@ -4,11 +4,13 @@
   -> (X, y)`` giving a dense array X (rows of squared norm about 1, a fraction
   ``density`` of entries nonzero) and labels y in {-1, +1} from a random
   hyperplane with a fraction ``noise`` of labels flipped. Both classes appear.
-* ``estimator_case`` (parametrized argument): every estimator that
-  ``olearn.all_estimators()`` lists, with its default hyperparameters and the
+* ``estimator_case`` (parametrized argument): every classifier that
+  ``olearn.all_estimators(type_filter="classifier")`` lists, with its default hyperparameters and the
   non-default settings of ``SETTINGS`` below. A new estimator is covered with its
   defaults as soon as it is registered; add its interesting settings here.
-* ``estimator_class`` (parametrized argument): every registered class.
+* ``estimator_class`` (parametrized argument): every registered classifier class.
+* ``regressor_case`` / ``regressor_class``: the same for the registered
+  regressors (``type_filter="regressor"``, settings from ``REGRESSOR_SETTINGS``).
 """
 
 from dataclasses import dataclass, field
@@ -46,6 +48,16 @@ SETTINGS = {
 }
 
 
+REGRESSOR_SETTINGS = {
+    "PARegressor": [
+        {"variant": "pa", "epsilon": 0.0},
+        {"variant": "pa1", "C": 0.05, "fit_intercept": True},
+        {"variant": "pa2", "C": 0.5, "epsilon": 0.3},
+        {"variant": "pa2", "C": float("inf"), "fit_intercept": True},
+    ],
+}
+
+
 @dataclass(frozen=True)
 class EstimatorCase:
     """One registered estimator class with one hyperparameter setting."""
@@ -64,23 +76,25 @@ class EstimatorCase:
         return self.name + "-" + ",".join(f"{k}={v}" for k, v in sorted(self.params.items()))
 
 
-def estimator_cases():
-    """Every registered estimator, with its defaults and with each setting of SETTINGS."""
+def estimator_cases(type_filter="classifier", settings=SETTINGS):
+    """Every registered estimator of that type, with its defaults and with each of its settings."""
     cases = []
-    for name, cls in olearn.all_estimators():
+    for name, cls in olearn.all_estimators(type_filter=type_filter):
         cases.append(EstimatorCase(name, cls, {}))
-        for params in SETTINGS.get(name, []):
+        for params in settings.get(name, []):
             cases.append(EstimatorCase(name, cls, dict(params)))
     return cases
 
 
 def pytest_generate_tests(metafunc):
-    if "estimator_case" in metafunc.fixturenames:
-        cases = estimator_cases()
-        metafunc.parametrize("estimator_case", cases, ids=[c.id for c in cases])
-    if "estimator_class" in metafunc.fixturenames:
-        registered = olearn.all_estimators()
-        metafunc.parametrize("estimator_class", [cls for _, cls in registered], ids=[n for n, _ in registered])
+    for prefix, type_filter, settings in (("estimator", "classifier", SETTINGS),
+                                          ("regressor", "regressor", REGRESSOR_SETTINGS)):
+        if f"{prefix}_case" in metafunc.fixturenames:
+            cases = estimator_cases(type_filter, settings)
+            metafunc.parametrize(f"{prefix}_case", cases, ids=[c.id for c in cases])
+        if f"{prefix}_class" in metafunc.fixturenames:
+            registered = olearn.all_estimators(type_filter=type_filter)
+            metafunc.parametrize(f"{prefix}_class", [cls for _, cls in registered], ids=[n for n, _ in registered])
 
 
 def _make_stream(n, d, density=1.0, seed=0, noise=0.1):

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from numpy.testing import assert_array_equal
-from sklearn.base import clone, is_classifier
+from sklearn.base import clone, is_classifier, is_regressor
 from olearn.exceptions import NotFittedError
 
 import olearn
@@ -31,10 +31,18 @@ def _data(make_stream, labels=(-1, 1), n=60, d=6, seed=12):
 def test_registry_lists_the_public_estimators():
     names = [name for name, _ in olearn.all_estimators()]
     assert names == sorted(names)
-    assert {"Perceptron", "PAClassifier", "OGDClassifier", "OnlineSVM"} <= set(names)
+    assert {"Perceptron", "PAClassifier", "OGDClassifier", "OnlineSVM", "PARegressor"} <= set(names)
     for name, cls in olearn.all_estimators():
         assert getattr(olearn, name) is cls
-        assert is_classifier(cls()) and hasattr(cls, "get_params") and hasattr(cls, "set_params")
+        assert hasattr(cls, "get_params") and hasattr(cls, "set_params")
+    classifiers = olearn.all_estimators(type_filter="classifier")
+    regressors = olearn.all_estimators(type_filter="regressor")
+    assert all(is_classifier(cls()) for _, cls in classifiers)
+    assert all(is_regressor(cls()) for _, cls in regressors)
+    assert sorted(classifiers + regressors) == olearn.all_estimators()
+    assert olearn.all_estimators(type_filter=["classifier", "regressor"]) == olearn.all_estimators()
+    with pytest.raises(ValueError, match="type_filter"):
+        olearn.all_estimators(type_filter="transformer")
 
 
 # -- scikit-learn contract -----------------------------------------------------

@@ -12,7 +12,7 @@ import importlib
 from ._persistence import load
 from ._registry import all_estimators
 from .evaluate import RunResult, run
-from .linear import OGDClassifier, OnlineSVM, PAClassifier, Perceptron
+from .linear import OGDClassifier, OnlineSVM, PAClassifier, PARegressor, Perceptron
 
 __version__ = "0.1.0"
 
@@ -29,6 +29,7 @@ __all__ = [
     "OGDClassifier",
     "OnlineSVM",
     "PAClassifier",
+    "PARegressor",
     "Perceptron",
     "RunResult",
     "all_estimators",

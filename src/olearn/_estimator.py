@@ -84,14 +84,16 @@ class Estimator:
 
     def __sklearn_tags__(self):
         # scikit-learn asks for tags only once it is running, so importing it here is free
-        from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
+        from sklearn.utils import ClassifierTags, InputTags, RegressorTags, Tags, TargetTags
 
         classifier = self._estimator_type == "classifier"
+        regressor = self._estimator_type == "regressor"
         return Tags(
             estimator_type=self._estimator_type,
-            target_tags=TargetTags(required=classifier),
+            target_tags=TargetTags(required=classifier or regressor),
             input_tags=InputTags(sparse=True),
             classifier_tags=ClassifierTags() if classifier else None,
+            regressor_tags=RegressorTags() if regressor else None,
         )
 
 
@@ -111,3 +113,23 @@ class ClassifierEstimator(Estimator):
         """Mean accuracy of ``predict(X)`` against ``y`` (weighted by ``sample_weight``)."""
         correct = self.predict(X) == np.asarray(y)
         return float(np.average(correct, weights=sample_weight))
+
+
+class RegressorEstimator(Estimator):
+    """An estimator that predicts real numbers; ``score`` is R^2 (scikit-learn's ``r2_score``)."""
+
+    _estimator_type = "regressor"
+
+    def score(self, X, y, sample_weight=None):
+        """Coefficient of determination R^2 of ``predict(X)`` against ``y`` (1 is perfect).
+
+        A constant ``y`` gives 1.0 for perfect predictions and 0.0 otherwise, as
+        scikit-learn's ``r2_score`` does.
+        """
+        y = np.asarray(y, dtype=np.float64)
+        weights = np.ones_like(y) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+        residual = float(np.sum(weights * (y - self.predict(X)) ** 2))
+        total = float(np.sum(weights * (y - np.average(y, weights=weights)) ** 2))
+        if total == 0.0:
+            return 1.0 if residual == 0.0 else 0.0
+        return 1.0 - residual / total

@@ -143,6 +143,24 @@ def check_y(y, n_rows, name="y"):
     return y
 
 
+def check_targets(y, n_rows, name="y"):
+    """Return regression targets as a finite 1-d float64 array with one value per row."""
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y.ravel()
+    if y.ndim != 1:
+        raise ValueError(f"{name} must be 1-d; got shape {y.shape}")
+    if y.shape[0] != n_rows:
+        raise ValueError(f"X has {n_rows} rows but {name} has {y.shape[0]} targets")
+    if y.dtype.kind not in "biuf":
+        raise ValueError(f"{name} must hold real numbers (regression targets); got dtype {y.dtype}")
+    y = np.ascontiguousarray(y, dtype=np.float64)
+    if not np.isfinite(y).all():
+        k = int(np.flatnonzero(~np.isfinite(y))[0])
+        raise ValueError(f"{name} contains {y[k]} at row {k}; expected a finite number")
+    return y
+
+
 def check_vector(values, name="v"):
     """A finite, contiguous 1-d float64 vector; ValueError naming the first bad entry as ``name[k]``."""
     try:

@@ -1,8 +1,11 @@
-"""One compiled engine for the binary linear learners.
+"""One compiled engine for the binary linear learners and linear regression.
 
-Every learner here is the move ``w <- w + tau * y * x`` (DESIGN.md): the loss code
-gives ``l`` from the margin ``m = y w.x``, the step-rule code turns ``l`` and
-``s = ||x||^2`` into ``tau``, and an optional projection onto an L2 ball keeps
+Every learner here is the move ``w <- w + tau * z`` (DESIGN.md). The task gives
+the virtual instance and the margin: binary classification ``z = y x`` and
+``m = y w.x``; regression (``LOSS_EPSILON_INSENSITIVE``, y a real target)
+``z = sign(y - w.x) x`` and ``m = epsilon - |y - w.x|``. The loss code gives ``l``
+from ``m``, the step-rule code turns ``l`` and ``s = ||x||^2`` into ``tau``
+(shared by both tasks), and an optional projection onto an L2 ball keeps
 the iterate feasible. The weights are stored as ``scale * w`` so that the
 projection costs O(1) instead of O(d); the constant feature of the intercept is
 the last entry of ``w`` with value ``params[P_BIAS]``.
@@ -17,10 +20,12 @@ from ._codes import (
     K_LOSS,
     K_SCHEDULE,
     K_STEP,
+    LOSS_EPSILON_INSENSITIVE,
     LOSS_HINGE,
     LOSS_LOGISTIC,
     P_BIAS,
     P_C,
+    P_EPSILON,
     P_ETA,
     P_RADIUS,
     S_SCALE,
@@ -55,10 +60,14 @@ def learning_rate(schedule, eta, t):
 
 @njit(cache=True, inline="always")
 def loss_and_slope(loss, margin):
-    """The loss at margin m and its slope -dl/dm (a subgradient for the hinge)."""
+    """The loss at margin m and its slope -dl/dm (a subgradient for the hinges)."""
     if loss == LOSS_HINGE:
         if margin < 1.0:
             return 1.0 - margin, 1.0
+        return 0.0, 0.0
+    if loss == LOSS_EPSILON_INSENSITIVE:
+        if margin < 0.0:
+            return -margin, 1.0
         return 0.0, 0.0
     if loss == LOSS_LOGISTIC:
         # log(1 + exp(-m)) written so that neither branch can overflow
@@ -74,7 +83,7 @@ def loss_and_slope(loss, margin):
 @njit(cache=True, inline="always")
 def step_size(loss, slope, sqnorm, margin, t, config):
     """tau of one round from the loss, ||x||^2 and the margin."""
-    rule, _, schedule, conservative, eta, C, _, _ = config
+    rule, _, schedule, conservative, eta, C, _, _, _ = config
     if rule == STEP_PERCEPTRON:
         return eta if margin <= 0.0 else 0.0
     if rule == STEP_OGD:
@@ -112,6 +121,7 @@ def unpack_config(params, codes):
         params[P_C],
         params[P_RADIUS],
         params[P_BIAS],
+        params[P_EPSILON],
     )
 
 
@@ -129,6 +139,8 @@ def score_row(indices, data, lo, hi, w, state, params):
 def learn_row(indices, data, lo, hi, y, w, state, config):
     """Predict then learn one example; returns (score, loss, tau, ok).
 
+    ``y`` is the label in {-1, +1}, or the real target for the regression loss.
+
     ``ok`` is False when the score or the updated weights would not be finite;
     the model is then left exactly as it was before this row.
     """
@@ -144,11 +156,17 @@ def learn_row(indices, data, lo, hi, y, w, state, config):
     score = scale * dot
     if not math.isfinite(score) or not math.isfinite(sqnorm_x):
         return score, 0.0, 0.0, False
-    margin = y * score
+    if config[1] == LOSS_EPSILON_INSENSITIVE:
+        residual = y - score
+        direction = 1.0 if residual >= 0.0 else -1.0
+        margin = config[8] - abs(residual)
+    else:
+        direction = y
+        margin = y * score
     t = state[S_T] + 1.0
     loss, slope = loss_and_slope(config[1], margin)
     tau = step_size(loss, slope, sqnorm_x, margin, t, config)
-    a = tau * y
+    a = tau * direction
     sqnorm_w = state[S_SQNORM] + 2.0 * a * score + a * a * sqnorm_x
     if not math.isfinite(sqnorm_w) or not math.isfinite(a / scale):
         return score, loss, tau, False
@@ -178,13 +196,15 @@ def binary_linear_pass(indptr, indices, data, y, w, state, params, codes, scores
     Each row is first scored, then learned. A round is a mistake when
     ``y * score <= 0``: a zero score names no class, so it counts as a mistake
     whatever the label (the rounds the mistake bounds count, and a rule that
-    does not depend on which class is encoded +1). Per-round scores, losses and taus are written when the
+    does not depend on which class is encoded +1). With the regression loss
+    ``y`` holds real targets and no round counts as a mistake. Per-round scores, losses and taus are written when the
     output arrays have one slot per row; pass empty arrays to keep only the
     ``totals`` (mistakes, cumulative loss, updates, rounds). Returns -1, or the index
     of the row at which learning stopped because the numbers overflowed.
     """
     record = scores.size > 0
     config = unpack_config(params, codes)
+    classify = config[1] != LOSS_EPSILON_INSENSITIVE
     mistakes = 0.0
     cumulative_loss = 0.0
     updates = 0.0
@@ -200,7 +220,7 @@ def binary_linear_pass(indptr, indices, data, y, w, state, params, codes, scores
             scores[i] = score
             losses[i] = loss
             taus[i] = tau
-        if y[i] * score <= 0.0:
+        if classify and y[i] * score <= 0.0:
             mistakes += 1.0
         cumulative_loss += loss
         if tau != 0.0:

@@ -16,6 +16,10 @@ STEP_OGD = 4  # tau = eta_t * (-dl/dmargin)  Zinkevich 2003, online (sub)gradien
 LOSS_HINGE = 0  # max(0, 1 - m)
 LOSS_LOGISTIC = 1  # log(1 + exp(-m))
 LOSS_SQUARED = 2  # (1 - m)^2 / 2, i.e. (y - w.x)^2 / 2 for y in {-1, +1}
+# The regression task (Crammer et al. 2006, Sec. 5): y is a real target, the
+# virtual instance is z = sign(y - w.x) x, and the margin is m = epsilon - |y - w.x|
+# (>= 0 inside the epsilon-tube), so that the loss is the hinge at 0 of that margin.
+LOSS_EPSILON_INSENSITIVE = 3  # max(0, -m) = max(0, |y - w.x| - epsilon)
 
 # Learning-rate schedules eta_t for round t = 1, 2, ...
 SCHEDULE_CONSTANT = 0  # eta
@@ -27,7 +31,8 @@ P_ETA = 0
 P_C = 1
 P_RADIUS = 2  # L2-ball radius of the projection; 0 means no projection
 P_BIAS = 3  # value of the constant feature appended for the intercept (0 = none)
-N_PARAMS = 4
+P_EPSILON = 4  # width of the insensitive tube of LOSS_EPSILON_INSENSITIVE
+N_PARAMS = 5
 
 # Layout of the int64 `codes` array.
 K_STEP = 0

@@ -17,19 +17,22 @@ class RunResult:
     Attributes
     ----------
     predictions : ndarray
-        Predicted class of each round (made before learning that round).
+        Predicted class of each round (made before learning that round); for a
+        regressor, the predicted value (the same as ``scores``).
     scores : ndarray
         Decision value w.x of each round.
     losses : ndarray
         The learner's loss on each round (the hinge loss for the Perceptron
-        and the PA family, the chosen loss for OGD).
+        and the PA family, the chosen loss for OGD, the epsilon-insensitive
+        loss for :class:`~olearn.PARegressor`).
     taus : ndarray
         Step size tau of each round (0 where the learner did not move).
     cumulative_mistakes : ndarray of int
         Mistakes made up to and including each round. A round is a mistake
         when ``y * score <= 0``: a zero score names no class and counts as a
         mistake, although ``predictions`` then shows ``classes_[0]``, the
-        tie-break of ``predict`` (scikit-learn's).
+        tie-break of ``predict`` (scikit-learn's). Regressors make no
+        mistakes: all zeros, and ``n_mistakes`` is 0.
     n_rounds, n_mistakes, n_updates : int
     cumulative_loss : float
         Sum of the losses.

@@ -1,8 +1,17 @@
-"""Binary linear online learners: Perceptron, Passive-Aggressive, online gradient descent."""
+"""Linear online learners: Perceptron, Passive-Aggressive (classification and regression), online gradient descent."""
 
-from ._base import BinaryLinearClassifier
+from ._base import BinaryLinearClassifier, LinearLearner
 from ._ogd import OGDClassifier, OnlineSVM
 from ._perceptron import Perceptron
 from ._pa import PAClassifier
+from ._regressor import PARegressor
 
-__all__ = ["BinaryLinearClassifier", "OGDClassifier", "OnlineSVM", "PAClassifier", "Perceptron"]
+__all__ = [
+    "BinaryLinearClassifier",
+    "LinearLearner",
+    "OGDClassifier",
+    "OnlineSVM",
+    "PAClassifier",
+    "PARegressor",
+    "Perceptron",
+]

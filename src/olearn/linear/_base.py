@@ -1,8 +1,10 @@
-"""The shared machinery of the binary linear learners.
+"""The shared machinery of the linear learners (binary classifiers and regressors).
 
-A learner here is a preset of the binary kernel (:mod:`olearn._kernels._binary_linear`):
+A learner here is a preset of the linear kernel (:mod:`olearn._kernels._binary_linear`):
 it names a step rule, a loss, a schedule and its hyperparameters, and inherits
-everything else. ``partial_fit``, ``learn_one`` and :func:`olearn.run` all call the
+everything else. :class:`LinearLearner` holds what does not depend on the task
+(hyperparameters, weights, growth, scores, persistence);
+:class:`BinaryLinearClassifier` adds the two class labels. ``partial_fit``, ``learn_one`` and :func:`olearn.run` all call the
 same compiled code, so the three agree by construction.
 """
 
@@ -15,7 +17,7 @@ import numpy as np
 from .._kernels import _codes
 from .._kernels._binary_linear import binary_linear_pass, binary_linear_scores, learn_one_row, score_row
 from .._labels import BinaryLabels
-from .._estimator import ClassifierEstimator
+from .._estimator import ClassifierEstimator, Estimator
 from .._params import BOOLEAN, Interval, NoneOr, check_params
 from .._persistence import PersistenceMixin
 from .._validation import check_row, check_X, check_y
@@ -34,18 +36,20 @@ _COMMON_CONSTRAINTS = {
 }
 
 
-class BinaryLinearClassifier(PersistenceMixin, ClassifierEstimator):
+class LinearLearner(PersistenceMixin, Estimator):
     """Base class: subclasses define ``_constraints`` and ``_kernel_config()``.
 
     ``_kernel_config()`` returns (codes, params): two dicts keyed by the names
     of :mod:`olearn._kernels._codes` (``K_STEP``, ``P_ETA``, ...).
 
     The learned state is the weight vector ``_w`` (its last entry is the
-    intercept, the weight of a constant feature), the ``_state`` array of the
-    kernel (round counter, scale, squared norm) and the classes.
+    intercept, the weight of a constant feature) and the ``_state`` array of the
+    kernel (round counter, scale, squared norm).
     """
 
     _constraints = {}
+    # learned attributes that ``_reset`` forgets
+    _learned = ("_w", "_state", "n_features_in_")
 
     # -- hyperparameters ------------------------------------------------------
 
@@ -84,7 +88,6 @@ class BinaryLinearClassifier(PersistenceMixin, ClassifierEstimator):
             )
 
     def _start(self):
-        self._labels = BinaryLabels(type(self).__name__)
         self._w = np.zeros(1)
         self._state = np.array([0.0, 1.0, 0.0])
         self.n_features_in_ = 0
@@ -109,7 +112,7 @@ class BinaryLinearClassifier(PersistenceMixin, ClassifierEstimator):
             raise
 
     def _reset(self):
-        for name in ("_w", "_state", "_labels", "n_features_in_", "classes_"):
+        for name in self._learned:
             self.__dict__.pop(name, None)
 
     def _grow(self, n_features, where):
@@ -129,13 +132,6 @@ class BinaryLinearClassifier(PersistenceMixin, ClassifierEstimator):
         if n_features > self.n_features_in_:
             self.n_features_in_ = int(n_features)
 
-    def _observe_labels(self, y, classes=None):
-        flip = self._labels.declare(classes) if classes is not None else False
-        flip = self._labels.observe(y) or flip
-        if flip:
-            self._w = -self._w
-        self.classes_ = self._labels.classes
-
     @property
     def coef_(self):
         """Weights, shape (1, n_features) as in scikit-learn's binary linear models."""
@@ -149,28 +145,45 @@ class BinaryLinearClassifier(PersistenceMixin, ClassifierEstimator):
         bias = 1.0 if self.fit_intercept else 0.0
         return np.array([self._state[_codes.S_SCALE] * self._w[-1] * bias])
 
-    # -- learning -------------------------------------------------------------
+    # -- prediction -----------------------------------------------------------
 
-    def _progressive(self, X, y, record, classes=None):
-        """Predict then learn every row in order; return the per-round outputs.
+    def _weights_for(self, n_features, where):
+        """The stored weights, padded with zeros if the input has unseen features."""
+        if self.n_features is not None and n_features > self.n_features:
+            raise ValueError(f"{where} has {n_features} features, more than n_features={self.n_features}")
+        capacity = self._w.size - 1
+        if n_features <= capacity:
+            return self._w
+        padded = np.zeros(n_features + 1)
+        padded[:capacity] = self._w[:capacity]
+        padded[n_features] = self._w[capacity]
+        return padded
 
-        Returns (predictions, scores, losses, taus, mistakes, totals): the
-        per-round arrays (empty when ``record`` is False; ``mistakes`` is
-        boolean) and the kernel's totals.
-        """
-        codes, params = self._config_arrays()
+    def _scores(self, X):
+        """w.x (+ intercept) of every row of X."""
+        self._check_started()
+        _, params = self._config_arrays()
         arrays = check_X(X)
-        y = check_y(y, arrays.n_rows)
-        if arrays.n_rows == 0 and classes is None:
-            empty = np.empty(0)
-            return empty, empty, empty, empty, np.empty(0, dtype=bool), np.zeros(_codes.N_TOTALS)
-        with self._first_call_atomic():
-            self._grow(arrays.n_features, "X")
-            self._observe_labels(y, classes)
+        out = np.empty(arrays.n_rows)
+        w = self._weights_for(arrays.n_features, "X")
+        binary_linear_scores(arrays.indptr, arrays.indices, arrays.data, w, self._state, params, out)
+        return out
+
+    def _score_one(self, x):
+        """w.x of one example, or None before the first example; the input is checked either way."""
+        _, params = self._config_arrays()
+        indices, data, n_features = check_row(x)
+        if not self._is_started():
+            return None
+        w = self._weights_for(n_features, "x")
+        return score_row(indices, data, 0, indices.size, w, self._state, params)
+
+    def _pass(self, arrays, targets, record):
+        """Run the kernel over the rows of ``arrays``; return (scores, losses, taus, totals)."""
+        codes, params = self._config_arrays()
         n = arrays.n_rows if record else 0
         scores, losses, taus = np.empty(n), np.empty(n), np.empty(n)
         totals = np.zeros(_codes.N_TOTALS)
-        targets = self._labels.encode(y)
         stopped = binary_linear_pass(
             arrays.indptr, arrays.indices, arrays.data, targets,
             self._w, self._state, params, codes, scores, losses, taus, totals,
@@ -180,6 +193,73 @@ class BinaryLinearClassifier(PersistenceMixin, ClassifierEstimator):
                 f"{type(self).__name__}: the score or the squared norm of the weights overflowed at row {stopped}; "
                 f"the model keeps the updates of rows 0..{stopped - 1}. Scale the features or lower the step size."
             )
+        return scores, losses, taus, totals
+
+    def _learn_target(self, indices, data, target):
+        """Learn one example already converted; return its score before the update."""
+        codes, params = self._config_arrays()
+        score, ok = learn_one_row(indices, data, target, self._w, self._state, params, codes)
+        if not ok:
+            raise FloatingPointError(
+                f"{type(self).__name__}: the score or the squared norm of the weights overflowed on this "
+                "example; the model is unchanged. Scale the features or lower the step size."
+            )
+        return score
+
+    # -- persistence ----------------------------------------------------------
+
+    def _get_state(self):
+        self._check_started()
+        weights = np.append(self._w[: self.n_features_in_], self._w[-1])
+        arrays = {"weights": weights, "state": self._state}
+        return arrays, {"n_features_in": self.n_features_in_}
+
+    def _set_state(self, arrays, state):
+        self._start()
+        self._w = np.array(arrays["weights"], dtype=np.float64)
+        self._state = np.array(arrays["state"], dtype=np.float64)
+        self.n_features_in_ = int(state["n_features_in"])
+
+
+class BinaryLinearClassifier(LinearLearner, ClassifierEstimator):
+    """A linear learner of two classes, mapped to the targets -1 and +1 of the kernel.
+
+    The learned state adds the classes to :class:`LinearLearner`'s.
+    """
+
+    _learned = (*LinearLearner._learned, "_labels", "classes_")
+
+    def _start(self):
+        self._labels = BinaryLabels(type(self).__name__)
+        super()._start()
+
+    def _observe_labels(self, y, classes=None):
+        flip = self._labels.declare(classes) if classes is not None else False
+        flip = self._labels.observe(y) or flip
+        if flip:
+            self._w = -self._w
+        self.classes_ = self._labels.classes
+
+    # -- learning -------------------------------------------------------------
+
+    def _progressive(self, X, y, record, classes=None):
+        """Predict then learn every row in order; return the per-round outputs.
+
+        Returns (predictions, scores, losses, taus, mistakes, totals): the
+        per-round arrays (empty when ``record`` is False; ``mistakes`` is
+        boolean) and the kernel's totals.
+        """
+        self._config_arrays()
+        arrays = check_X(X)
+        y = check_y(y, arrays.n_rows)
+        if arrays.n_rows == 0 and classes is None:
+            empty = np.empty(0)
+            return empty, empty, empty, empty, np.empty(0, dtype=bool), np.zeros(_codes.N_TOTALS)
+        with self._first_call_atomic():
+            self._grow(arrays.n_features, "X")
+            self._observe_labels(y, classes)
+        targets = self._labels.encode(y)
+        scores, losses, taus, totals = self._pass(arrays, targets, record)
         if not record:
             return scores, scores, losses, taus, np.empty(0, dtype=bool), totals
         mistakes = targets * scores <= 0.0
@@ -223,7 +303,7 @@ class BinaryLinearClassifier(PersistenceMixin, ClassifierEstimator):
 
     def _learn_example(self, x, y):
         """Learn one example; return its score before the update and the classes known before it."""
-        codes, params = self._config_arrays()
+        self._config_arrays()
         indices, data, n_features = check_row(x)
         labels = self._labels if self._is_started() else None
         classes = None if labels is None else labels.classes
@@ -236,37 +316,11 @@ class BinaryLinearClassifier(PersistenceMixin, ClassifierEstimator):
                 if target is None or self._labels.classes.size < 2:
                     self._observe_labels(check_y([y], 1))
                     target = self._labels.target(y)
-        score, ok = learn_one_row(indices, data, target, self._w, self._state, params, codes)
-        if not ok:
-            raise FloatingPointError(
-                f"{type(self).__name__}: the score or the squared norm of the weights overflowed on this "
-                "example; the model is unchanged. Scale the features or lower the step size."
-            )
-        return score, classes
-
-    # -- prediction -----------------------------------------------------------
-
-    def _weights_for(self, n_features, where):
-        """The stored weights, padded with zeros if the input has unseen features."""
-        if self.n_features is not None and n_features > self.n_features:
-            raise ValueError(f"{where} has {n_features} features, more than n_features={self.n_features}")
-        capacity = self._w.size - 1
-        if n_features <= capacity:
-            return self._w
-        padded = np.zeros(n_features + 1)
-        padded[:capacity] = self._w[:capacity]
-        padded[n_features] = self._w[capacity]
-        return padded
+        return self._learn_target(indices, data, target), classes
 
     def decision_function(self, X):
         """Signed scores w.x (+ intercept); positive means ``classes_[1]``."""
-        self._check_started()
-        _, params = self._config_arrays()
-        arrays = check_X(X)
-        out = np.empty(arrays.n_rows)
-        w = self._weights_for(arrays.n_features, "X")
-        binary_linear_scores(arrays.indptr, arrays.indices, arrays.data, w, self._state, params, out)
-        return out
+        return self._scores(X)
 
     def predict(self, X):
         """Predicted classes: ``classes_[1]`` where the score is > 0, else ``classes_[0]``."""
@@ -279,27 +333,20 @@ class BinaryLinearClassifier(PersistenceMixin, ClassifierEstimator):
         Before the first example has been learned no class is known, and the
         answer is None (a stream's first prediction), as in River.
         """
-        _, params = self._config_arrays()
-        indices, data, n_features = check_row(x)
-        if not self._is_started():
+        score = self._score_one(x)
+        if score is None:
             return None
-        w = self._weights_for(n_features, "x")
-        score = score_row(indices, data, 0, indices.size, w, self._state, params)
         classes = self._labels.classes
         return classes[-1] if score > 0.0 or classes.size == 1 else classes[0]
 
     # -- persistence ----------------------------------------------------------
 
     def _get_state(self):
-        self._check_started()
-        weights = np.append(self._w[: self.n_features_in_], self._w[-1])
-        arrays = {"weights": weights, "state": self._state, "classes": self._labels.classes}
-        return arrays, {"n_features_in": self.n_features_in_}
+        arrays, state = super()._get_state()
+        arrays["classes"] = self._labels.classes
+        return arrays, state
 
     def _set_state(self, arrays, state):
-        self._start()
-        self._w = np.array(arrays["weights"], dtype=np.float64)
-        self._state = np.array(arrays["state"], dtype=np.float64)
-        self.n_features_in_ = int(state["n_features_in"])
+        super()._set_state(arrays, state)
         self._labels.set_classes(arrays["classes"])
         self.classes_ = self._labels.classes

@@ -1,0 +1,157 @@
+"""Passive-Aggressive regression (Crammer et al. 2006, Sec. 5)."""
+
+import math
+
+import numpy as np
+
+from .._estimator import RegressorEstimator
+from .._kernels import _codes
+from .._params import Interval, Options
+from .._validation import check_row, check_targets, check_X
+from ._base import LinearLearner
+from ._pa import _STEP_RULES
+
+
+def _check_target(y):
+    """One regression target as a finite float; ValueError otherwise."""
+    try:
+        value = float(y)
+    except (TypeError, ValueError):
+        raise ValueError(f"y is {y!r}; expected a real number (regression target)") from None
+    if isinstance(y, (str, bytes)) or not math.isfinite(value):
+        raise ValueError(f"y is {y!r}; expected a finite real number (regression target)")
+    return value
+
+
+class PARegressor(LinearLearner, RegressorEstimator):
+    r"""Passive-Aggressive regressor: PA, PA-I and PA-II with the epsilon-insensitive loss.
+
+    Crammer, Dekel, Keshet, Shalev-Shwartz & Singer, *Online Passive-Aggressive
+    Algorithms*, JMLR 7 (2006), Sec. 5. On round t, with the loss
+    :math:`\ell_t = \max(0, |y_t - w_t \cdot x_t| - \epsilon)`,
+
+    .. math:: w_{t+1} = w_t + \operatorname{sign}(y_t - w_t \cdot x_t)\, \tau_t x_t,
+
+    where :math:`\tau_t` is given by the same rules as in classification
+    (:class:`PAClassifier`): :math:`\ell_t / \|x_t\|^2` (PA),
+    :math:`\min\{C, \ell_t / \|x_t\|^2\}` (PA-I),
+    :math:`\ell_t / (\|x_t\|^2 + \frac{1}{2C})` (PA-II). Only the task differs:
+    the virtual instance is :math:`z_t = \operatorname{sign}(y_t - w_t \cdot x_t)\, x_t`.
+    PA moves the prediction exactly onto the edge of the epsilon-tube around
+    :math:`y_t`.
+
+    As in :class:`PAClassifier`, :math:`x_t = 0` (with no intercept) gives
+    :math:`\tau_t = 0`, and with ``fit_intercept=True`` the constant feature adds
+    1 to :math:`\|x_t\|^2`.
+
+    :func:`olearn.run` on a regressor records ``predictions`` equal to ``scores``
+    (the predictions :math:`w_t \cdot x_t` before each update), ``losses`` the
+    epsilon-insensitive losses and ``taus`` the step sizes; mistakes have no
+    meaning for regression, so ``n_mistakes`` is 0 and ``cumulative_mistakes``
+    all zeros.
+
+    Parameters
+    ----------
+    variant : {"pa", "pa1", "pa2"}, default="pa1"
+    C : float, default=1.0
+        Aggressiveness, > 0 (``inf`` allowed; ignored by ``"pa"``).
+    epsilon : float, default=0.1
+        Insensitivity: errors up to ``epsilon`` cost nothing, >= 0.
+    fit_intercept : bool, default=False
+    n_features : int or None, default=None
+        Fix the dimension; a larger feature index is then an error.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from olearn import PARegressor
+    >>> X = np.array([[2.0, 0.0], [0.0, 1.0]])
+    >>> reg = PARegressor(variant="pa", epsilon=0.1).fit(X, [1.0, -1.0])
+    >>> reg.coef_            # tau_1 = 0.9/4, then tau_2 = 0.9/1, direction -1
+    array([ 0.45, -0.9 ])
+    >>> reg.predict(X)       # PA leaves each prediction epsilon away from its target
+    array([ 0.9, -0.9])
+    """
+
+    _constraints = {
+        "variant": Options("pa", "pa1", "pa2"),
+        "C": Interval(0, None, closed="neither"),
+        "epsilon": Interval(0, math.inf, closed="left"),
+    }
+
+    def __init__(self, variant="pa1", C=1.0, epsilon=0.1, fit_intercept=False, n_features=None):
+        self.variant = variant
+        self.C = C
+        self.epsilon = epsilon
+        self.fit_intercept = fit_intercept
+        self.n_features = n_features
+
+    def _kernel_config(self):
+        codes = {"K_STEP": _STEP_RULES[self.variant], "K_LOSS": _codes.LOSS_EPSILON_INSENSITIVE}
+        params = {"P_C": self.C if self.variant != "pa" else math.inf, "P_EPSILON": self.epsilon}
+        return codes, params
+
+    @property
+    def coef_(self):
+        """Weights, shape (n_features,) as in scikit-learn's linear regressors."""
+        return super().coef_.ravel()
+
+    # -- learning -------------------------------------------------------------
+
+    def _progressive(self, X, y, record):
+        """Predict then learn every row in order; return (predictions, scores, losses, taus, mistakes, totals).
+
+        ``predictions`` are the scores and ``mistakes`` all False: see the class docstring.
+        """
+        self._config_arrays()
+        arrays = check_X(X)
+        targets = check_targets(y, arrays.n_rows)
+        if arrays.n_rows == 0:
+            empty = np.empty(0)
+            return empty, empty, empty, empty, np.empty(0, dtype=bool), np.zeros(_codes.N_TOTALS)
+        with self._first_call_atomic():
+            self._grow(arrays.n_features, "X")
+        scores, losses, taus, totals = self._pass(arrays, targets, record)
+        return scores, scores, losses, taus, np.zeros(scores.size, dtype=bool), totals
+
+    def partial_fit(self, X, y):
+        """Learn from the rows of X in order (one online pass); returns self.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix, shape (n_samples, n_features)
+        y : array-like of real numbers, shape (n_samples,)
+        """
+        self._progressive(X, y, record=False)
+        return self
+
+    def fit(self, X, y):
+        """Forget what was learned, then make one online pass over X in order."""
+        self._reset()
+        return self.partial_fit(X, y)
+
+    def learn_one(self, x, y):
+        """Learn one example ``x`` (dict, 1-d array or sparse row) with target ``y``; returns self."""
+        self.predict_learn_one(x, y)
+        return self
+
+    def predict_learn_one(self, x, y):
+        """Predict ``x``, then learn it with target ``y``; return the prediction made before learning."""
+        self._config_arrays()
+        indices, data, n_features = check_row(x)
+        target = _check_target(y)
+        with self._first_call_atomic():
+            if n_features > self.n_features_in_:
+                self._grow(n_features, "x")
+        return float(self._learn_target(indices, data, target))
+
+    # -- prediction -----------------------------------------------------------
+
+    def predict(self, X):
+        """Predictions w.x (+ intercept) of every row of X."""
+        return self._scores(X)
+
+    def predict_one(self, x):
+        """Prediction w.x of one example (dict, 1-d array or sparse row); 0.0 before any example, as w = 0."""
+        score = self._score_one(x)
+        return 0.0 if score is None else float(score)
