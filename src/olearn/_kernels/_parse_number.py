@@ -128,14 +128,13 @@ def scan_number(buf, i, end):
     while i < end and is_digit(buf[i]):
         seen_digit = True
         d = buf[i] - 48
-        if mantissa == 0 and d == 0:
-            pass
-        elif n_digits < _MAX_MANTISSA_DIGITS:
-            mantissa = mantissa * 10 + d
-            n_digits += 1
-        else:
-            truncated = True
-            exp10 += 1
+        if mantissa != 0 or d != 0:  # leading zeros are no significant digits
+            if n_digits < _MAX_MANTISSA_DIGITS:
+                mantissa = mantissa * 10 + d
+                n_digits += 1
+            else:
+                truncated = True
+                exp10 += 1
         i += 1
     if i < end and buf[i] == 46:
         i += 1

@@ -145,7 +145,19 @@ class Domain:
         return hash(repr(self._key()))
 
 
-class L2Ball(Domain):
+class _Ball(Domain):
+    """A ball of some norm around the origin: its radius, and a diameter of twice that."""
+
+    def __init__(self, dim, radius=1.0):
+        super().__init__(dim)
+        self.radius = _positive(radius, "radius")
+
+    @property
+    def diameter(self):
+        return 2.0 * self.radius
+
+
+class L2Ball(_Ball):
     r"""The Euclidean ball :math:`\{x \in \mathbb R^d : \|x\|_2 \le r\}`; diameter 2r.
 
     >>> from olearn.oco import L2Ball
@@ -155,14 +167,6 @@ class L2Ball(Domain):
     """
 
     code = K.DOMAIN_L2_BALL
-
-    def __init__(self, dim, radius=1.0):
-        super().__init__(dim)
-        self.radius = _positive(radius, "radius")
-
-    @property
-    def diameter(self):
-        return 2.0 * self.radius
 
     def contains(self, x, atol=1e-9):
         return bool(np.linalg.norm(x) <= self.radius * (1.0 + atol) + atol)
@@ -249,7 +253,7 @@ class Box(Domain):
         return f"Box({self.dim}, low={self.low.tolist()}, high={self.high.tolist()})"
 
 
-class L1Ball(Domain):
+class L1Ball(_Ball):
     r"""The L1 ball :math:`\{x : \|x\|_1 \le r\}`; diameter 2r.
 
     >>> from olearn.oco import L1Ball
@@ -258,14 +262,6 @@ class L1Ball(Domain):
     """
 
     code = K.DOMAIN_L1_BALL
-
-    def __init__(self, dim, radius=1.0):
-        super().__init__(dim)
-        self.radius = _positive(radius, "radius")
-
-    @property
-    def diameter(self):
-        return 2.0 * self.radius
 
     def contains(self, x, atol=1e-9):
         return bool(np.abs(x).sum() <= self.radius * (1.0 + atol) + atol)
