@@ -358,8 +358,9 @@ def make_dict_stream(n, n_active=100, seed=1):
 
 
 def bench_streaming(n, repeats):
-    import olearn
     from river import linear_model
+
+    import olearn
 
     rows, labels = make_dict_stream(n)
     river_labels = [t > 0 for t in labels]

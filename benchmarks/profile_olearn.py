@@ -391,6 +391,7 @@ def section_kernel(folder, repeats):
         print(f"    {name:52s} min {1e3 * min(ts):6.1f} ms  median {1e3 * sorted(ts)[len(ts) // 2]:6.1f} ms"
               f"  {min(ts) / c_best:4.2f}x C")
     import scipy.sparse as sp
+
     from olearn._validation import check_X
 
     print("  what olearn.run adds around the kernel (the input is already canonical CSR):")
@@ -470,10 +471,11 @@ class FastPath:
 
 def section_streaming(n, repeats):
     header("streaming: learn_one / predict_one on dicts of 100 features")
+    from river import linear_model
+
     import olearn
     from olearn._kernels._binary_linear import learn_one_row, score_row
     from olearn._validation import check_row
-    from river import linear_model
 
     rows, labels = bench_core.make_dict_stream(n)
     est = olearn.PAClassifier(variant="pa1", C=1.0)

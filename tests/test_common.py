@@ -14,9 +14,9 @@ import pytest
 import scipy.sparse as sp
 from numpy.testing import assert_array_equal
 from sklearn.base import clone, is_classifier, is_regressor
-from olearn.exceptions import NotFittedError
 
 import olearn
+from olearn.exceptions import NotFittedError
 
 
 def _weights(est):

@@ -4,7 +4,6 @@ import inspect
 
 from ._estimator import Estimator
 
-
 _TYPES = ("classifier", "regressor")
 
 

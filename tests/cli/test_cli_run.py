@@ -10,8 +10,8 @@ from click.testing import CliRunner
 from sklearn.datasets import dump_svmlight_file
 
 import olearn
-from olearn.data import load_vw, save_cache
 from olearn.cli import cli
+from olearn.data import load_vw, save_cache
 
 ALGOS = {
     # CLI arguments -> the estimator they must build

@@ -8,9 +8,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.base import clone
-from olearn.exceptions import NotFittedError
 
 import olearn
+from olearn.exceptions import NotFittedError
 from olearn.experts import (
     ExpertsResult,
     FixedShare,

@@ -3,12 +3,12 @@
 import math
 
 import numpy as np
+from experts import _oracle as oracle
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from numpy.testing import assert_allclose, assert_array_equal
 
-from experts import _oracle as oracle
 from olearn.experts import (
     FixedShare,
     Halving,

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from numpy.testing import assert_allclose, assert_array_equal
+from oracles import binary as oracle
 
 import olearn
-from oracles import binary as oracle
 
 RTOL = 1e-10
 

@@ -20,9 +20,9 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from numpy.testing import assert_allclose, assert_array_equal
+from oracles.regression import pa_regression
 
 import olearn
-from oracles.regression import pa_regression
 
 RTOL = 1e-10
 

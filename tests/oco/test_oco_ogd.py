@@ -8,9 +8,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
+from oco import _oracle as oracle
 from sklearn.base import clone
 
-from oco import _oracle as oracle
 from olearn.experts import Hedge
 from olearn.oco import Box, ConvexLoss, L1Ball, L2Ball, ProjectedOGD, Simplex
 

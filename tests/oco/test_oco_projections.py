@@ -8,8 +8,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from numpy.testing import assert_allclose, assert_array_equal
-
 from oco import _oracle as oracle
+
 from olearn.oco import (
     Box,
     L1Ball,

@@ -13,7 +13,6 @@ from sklearn.svm import LinearSVC
 from ..evaluate import run
 from ..linear import PAClassifier, Perceptron
 from ._theorems import (
-    _Stream,
     _check_unit_norm,
     _novikoff,
     _pa1,
@@ -21,6 +20,7 @@ from ._theorems import (
     _pa_separable,
     _pa_unit_norm,
     _ss_perceptron,
+    _Stream,
     check_u,
 )
 

@@ -8,8 +8,14 @@ import click
 import numpy as np
 
 from ._app import cli
-from ._learners import ALGORITHM_NAMES, collect_hyperparameters, describe_estimator, hyperparameter_options
-from ._learners import make_estimator, parse_algorithm_list
+from ._learners import (
+    ALGORITHM_NAMES,
+    collect_hyperparameters,
+    describe_estimator,
+    hyperparameter_options,
+    make_estimator,
+    parse_algorithm_list,
+)
 from ._report import Progress, table_console
 from ._source import DataSource, check_writable, data_options, file_argument
 

@@ -5,8 +5,14 @@ import time
 import click
 
 from ._app import cli
-from ._learners import ALGORITHM_NAMES, BOUNDED, check_applicable, collect_hyperparameters, hyperparameter_options
-from ._learners import make_estimator
+from ._learners import (
+    ALGORITHM_NAMES,
+    BOUNDED,
+    check_applicable,
+    collect_hyperparameters,
+    hyperparameter_options,
+    make_estimator,
+)
 from ._report import Progress, ProgressiveTable, echo_stdout, summary_lines
 from ._source import DataSource, check_writable, data_options, file_argument
 

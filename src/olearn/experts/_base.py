@@ -11,8 +11,8 @@ import itertools
 
 import numpy as np
 
-from .._kernels import _experts as K
 from .._estimator import Estimator
+from .._kernels import _experts as K
 from .._params import check_params
 from .._persistence import PersistenceMixin
 from .._validation import check_vector

@@ -2,8 +2,8 @@
 
 from ._base import BinaryLinearClassifier, LinearLearner
 from ._ogd import OGDClassifier, OnlineSVM
-from ._perceptron import Perceptron
 from ._pa import PAClassifier
+from ._perceptron import Perceptron
 from ._regressor import PARegressor
 
 __all__ = [

@@ -4,8 +4,9 @@ A learner here is a preset of the linear kernel (:mod:`olearn._kernels._binary_l
 it names a step rule, a loss, a schedule and its hyperparameters, and inherits
 everything else. :class:`LinearLearner` holds what does not depend on the task
 (hyperparameters, weights, growth, scores, persistence);
-:class:`BinaryLinearClassifier` adds the two class labels. ``partial_fit``, ``learn_one`` and :func:`olearn.run` all call the
-same compiled code, so the three agree by construction.
+:class:`BinaryLinearClassifier` adds the two class labels. ``partial_fit``,
+``learn_one`` and :func:`olearn.run` all call the same compiled code, so the
+three agree by construction.
 """
 
 import contextlib
@@ -14,14 +15,15 @@ import operator
 
 import numpy as np
 
+from .._estimator import ClassifierEstimator, Estimator
 from .._kernels import _codes
 from .._kernels._binary_linear import binary_linear_pass, binary_linear_scores, learn_one_row, score_row
 from .._labels import BinaryLabels
-from .._estimator import ClassifierEstimator, Estimator
 from .._params import BOOLEAN, Interval, NoneOr, check_params
 from .._persistence import PersistenceMixin
 from .._validation import check_row, check_X, check_y
 from ..exceptions import NotFittedError
+
 
 @functools.cache
 def _hyperparameters_of(cls):

@@ -5,9 +5,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._estimator import Estimator
 from .._kernels import _codes
 from .._kernels import _oco as K
-from .._estimator import Estimator
 from .._params import POSITIVE, Interval, Options, check_params
 from ..exceptions import NotFittedError
 from ._domains import Domain
