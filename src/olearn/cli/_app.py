@@ -46,7 +46,7 @@ class OlearnGroup(click.Group):
     """A click group that turns user errors into one-line messages and Ctrl-C into exit 130."""
 
     def list_commands(self, ctx):
-        return list(self.commands)  # in the order of a session: run, predict, compare, demo
+        return list(self.commands)  # in the order a user needs them: run, predict, compare, demo, reproduce
 
     def invoke(self, ctx):
         try:
