@@ -217,6 +217,23 @@ def section_cli(folder):
 _POW10 = np.array([10.0**e for e in range(23)])
 
 
+@njit(inline="always")
+def _proto_decimal(buf, i, n, pow10):
+    """An unsigned 'ddd.ddd' at buf[i]; returns (value, position after it)."""
+    m = 0
+    e = 0
+    while i < n and 48 <= buf[i] <= 57:
+        m = m * 10 + (buf[i] - 48)
+        i += 1
+    if i < n and buf[i] == 46:
+        i += 1
+        while i < n and 48 <= buf[i] <= 57:
+            m = m * 10 + (buf[i] - 48)
+            e += 1
+            i += 1
+    return m / pow10[e], i
+
+
 @njit
 def _proto_parse(buf, pow10, indptr, indices, data, labels):
     """Minimal LIBSVM parser: 'label idx:d.ddd ...' lines, 1-based indices, no validation."""
@@ -230,18 +247,8 @@ def _proto_parse(buf, pow10, indptr, indices, data, labels):
         if c == 45 or c == 43:
             negative = c == 45
             i += 1
-        m = 0
-        e = 0
-        while i < n and 48 <= buf[i] <= 57:
-            m = m * 10 + (buf[i] - 48)
-            i += 1
-        if i < n and buf[i] == 46:
-            i += 1
-            while i < n and 48 <= buf[i] <= 57:
-                m = m * 10 + (buf[i] - 48)
-                e += 1
-                i += 1
-        labels[row] = -(m / pow10[e]) if negative else m / pow10[e]
+        value, i = _proto_decimal(buf, i, n, pow10)
+        labels[row] = -value if negative else value
         while i < n and buf[i] != 10:
             while i < n and buf[i] == 32:
                 i += 1
@@ -252,19 +259,8 @@ def _proto_parse(buf, pow10, indptr, indices, data, labels):
                 index = index * 10 + (buf[i] - 48)
                 i += 1
             i += 1
-            m = 0
-            e = 0
-            while i < n and 48 <= buf[i] <= 57:
-                m = m * 10 + (buf[i] - 48)
-                i += 1
-            if i < n and buf[i] == 46:
-                i += 1
-                while i < n and 48 <= buf[i] <= 57:
-                    m = m * 10 + (buf[i] - 48)
-                    e += 1
-                    i += 1
             indices[k] = index - 1
-            data[k] = m / pow10[e]
+            data[k], i = _proto_decimal(buf, i, n, pow10)
             k += 1
         i += 1
         row += 1

@@ -127,16 +127,21 @@ def _is_index(key):
     return isinstance(key, (int, np.integer)) and key >= 0
 
 
+def _one_per_row(y, n_rows, name, what):
+    """y as a 1-d array (a single column is flattened) with one entry per row of X."""
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y.ravel()
+    if y.ndim != 1:
+        raise ValueError(f"{name} must be 1-d; got shape {y.shape}")
+    if y.shape[0] != n_rows:
+        raise ValueError(f"X has {n_rows} rows but {name} has {y.shape[0]} {what}")
+    return y
+
+
 def check_y(y, n_rows, name="y"):
     """Return y as a 1-d array with one label per row."""
-    y = np.asarray(y)
-    if y.ndim != 1:
-        if y.ndim == 2 and y.shape[1] == 1:
-            y = y.ravel()
-        else:
-            raise ValueError(f"{name} must be 1-d; got shape {y.shape}")
-    if y.shape[0] != n_rows:
-        raise ValueError(f"X has {n_rows} rows but {name} has {y.shape[0]} labels")
+    y = _one_per_row(y, n_rows, name, "labels")
     if y.dtype.kind == "f" and not np.isfinite(y).all():
         k = int(np.flatnonzero(~np.isfinite(y))[0])
         raise ValueError(f"{name} contains {y[k]} at row {k}; expected a class label")
@@ -145,24 +150,18 @@ def check_y(y, n_rows, name="y"):
 
 def check_targets(y, n_rows, name="y"):
     """Return regression targets as a finite 1-d float64 array with one value per row."""
-    y = np.asarray(y)
-    if y.ndim == 2 and y.shape[1] == 1:
-        y = y.ravel()
-    if y.ndim != 1:
-        raise ValueError(f"{name} must be 1-d; got shape {y.shape}")
-    if y.shape[0] != n_rows:
-        raise ValueError(f"X has {n_rows} rows but {name} has {y.shape[0]} targets")
+    y = _one_per_row(y, n_rows, name, "targets")
     if y.dtype.kind not in "biuf":
         raise ValueError(f"{name} must hold real numbers (regression targets); got dtype {y.dtype}")
-    y = np.ascontiguousarray(y, dtype=np.float64)
-    if not np.isfinite(y).all():
-        k = int(np.flatnonzero(~np.isfinite(y))[0])
-        raise ValueError(f"{name} contains {y[k]} at row {k}; expected a finite number")
-    return y
+    return check_vector(y, name, position="row")
 
 
-def check_vector(values, name="v"):
-    """A finite, contiguous 1-d float64 vector; ValueError naming the first bad entry as ``name[k]``."""
+def check_vector(values, name="v", position=None, offset=0):
+    """A finite, contiguous 1-d float64 vector.
+
+    The first bad entry is named as ``name[k]``, or, with ``position`` (e.g.
+    "row", "round"), as ``name has <value> at <position> <offset + k>``.
+    """
     try:
         vector = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError) as err:
@@ -171,5 +170,9 @@ def check_vector(values, name="v"):
         raise ValueError(f"{name} must be 1-d; got shape {vector.shape}")
     if not np.isfinite(vector).all():
         k = int(np.flatnonzero(~np.isfinite(vector))[0])
-        raise ValueError(f"{name}[{k}] is {vector[k]}; expected a finite number")
+        if position is None:
+            where = f"{name}[{k}] is {vector[k]}"
+        else:
+            where = f"{name} has {vector[k]} at {position} {offset + k}"
+        raise ValueError(f"{where}; expected a finite number")
     return np.ascontiguousarray(vector)

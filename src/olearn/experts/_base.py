@@ -73,16 +73,7 @@ class Outcomes:
 
     @staticmethod
     def _convert(values, offset):
-        try:
-            y = np.asarray(values, dtype=np.float64)
-        except (TypeError, ValueError) as err:
-            raise ValueError(f"y could not be read as numbers: {err}") from None
-        if y.ndim != 1:
-            raise ValueError(f"y must be 1-d (one outcome per round); got shape {y.shape}")
-        if not np.isfinite(y).all():
-            k = int(np.flatnonzero(~np.isfinite(y))[0])
-            raise ValueError(f"y has {y[k]} at round {offset + k}; expected a finite number")
-        return y
+        return check_vector(values, "y", position="round", offset=offset)
 
     def take(self, k):
         """The next k outcomes; ValueError if there are fewer."""

@@ -78,6 +78,13 @@ class LinearLearner(PersistenceMixin, Estimator):
             self._config_key = key
         return self._config
 
+    # -- learning from a batch -------------------------------------------------
+
+    def fit(self, X, y):
+        """Forget what was learned, then make one online pass over X in order."""
+        self._reset()
+        return self.partial_fit(X, y)
+
     # -- learned state --------------------------------------------------------
 
     def _is_started(self):
@@ -280,11 +287,6 @@ class BinaryLinearClassifier(LinearLearner, ClassifierEstimator):
         """
         self._progressive(X, y, record=False, classes=classes)
         return self
-
-    def fit(self, X, y):
-        """Forget what was learned, then make one online pass over X in order."""
-        self._reset()
-        return self.partial_fit(X, y)
 
     def learn_one(self, x, y):
         """Learn one example ``x`` (dict, 1-d array or sparse row) with label ``y``; returns self."""

@@ -125,11 +125,6 @@ class PARegressor(LinearLearner, RegressorEstimator):
         self._progressive(X, y, record=False)
         return self
 
-    def fit(self, X, y):
-        """Forget what was learned, then make one online pass over X in order."""
-        self._reset()
-        return self.partial_fit(X, y)
-
     def learn_one(self, x, y):
         """Learn one example ``x`` (dict, 1-d array or sparse row) with target ``y``; returns self."""
         self.predict_learn_one(x, y)
