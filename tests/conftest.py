@@ -4,13 +4,15 @@
   -> (X, y)`` giving a dense array X (rows of squared norm about 1, a fraction
   ``density`` of entries nonzero) and labels y in {-1, +1} from a random
   hyperplane with a fraction ``noise`` of labels flipped. Both classes appear.
-* ``estimator_case`` (parametrized argument): every classifier that
-  ``olearn.all_estimators(type_filter="classifier")`` lists, with its default hyperparameters and the
+* ``estimator_case`` (parametrized argument): every binary classifier that
+  ``olearn.all_estimators(task="binary")`` lists, with its default hyperparameters and the
   non-default settings of ``SETTINGS`` below. A new estimator is covered with its
   defaults as soon as it is registered; add its interesting settings here.
-* ``estimator_class`` (parametrized argument): every registered classifier class.
+* ``estimator_class`` (parametrized argument): every registered binary classifier class.
 * ``regressor_case`` / ``regressor_class``: the same for the registered
-  regressors (``type_filter="regressor"``, settings from ``REGRESSOR_SETTINGS``).
+  regressors (``task="regression"``, settings from ``REGRESSOR_SETTINGS``).
+  The other tasks (multiclass, multilabel, uniclass, sequence) have their own
+  contracts and their own common tests.
 """
 
 from dataclasses import dataclass, field
@@ -76,10 +78,10 @@ class EstimatorCase:
         return self.name + "-" + ",".join(f"{k}={v}" for k, v in sorted(self.params.items()))
 
 
-def estimator_cases(type_filter="classifier", settings=SETTINGS):
-    """Every registered estimator of that type, with its defaults and with each of its settings."""
+def estimator_cases(task="binary", settings=SETTINGS):
+    """Every registered estimator of that task, with its defaults and with each of its settings."""
     cases = []
-    for name, cls in olearn.all_estimators(type_filter=type_filter):
+    for name, cls in olearn.all_estimators(task=task):
         cases.append(EstimatorCase(name, cls, {}))
         for params in settings.get(name, []):
             cases.append(EstimatorCase(name, cls, dict(params)))
@@ -87,13 +89,13 @@ def estimator_cases(type_filter="classifier", settings=SETTINGS):
 
 
 def pytest_generate_tests(metafunc):
-    for prefix, type_filter, settings in (("estimator", "classifier", SETTINGS),
-                                          ("regressor", "regressor", REGRESSOR_SETTINGS)):
+    for prefix, task, settings in (("estimator", "binary", SETTINGS),
+                                   ("regressor", "regression", REGRESSOR_SETTINGS)):
         if f"{prefix}_case" in metafunc.fixturenames:
-            cases = estimator_cases(type_filter, settings)
+            cases = estimator_cases(task, settings)
             metafunc.parametrize(f"{prefix}_case", cases, ids=[c.id for c in cases])
         if f"{prefix}_class" in metafunc.fixturenames:
-            registered = olearn.all_estimators(type_filter=type_filter)
+            registered = olearn.all_estimators(task=task)
             metafunc.parametrize(f"{prefix}_class", [cls for _, cls in registered], ids=[n for n, _ in registered])
 
 

@@ -1,4 +1,4 @@
-"""Checks every estimator of ``olearn.all_estimators()`` must pass.
+"""Checks every binary classifier of ``olearn.all_estimators(task="binary")`` must pass.
 
 Driven by the registry (see ``estimator_case`` in conftest.py), so a new
 estimator is covered as soon as it is exported: scikit-learn's clone and
@@ -16,6 +16,7 @@ from numpy.testing import assert_array_equal
 from sklearn.base import clone, is_classifier, is_regressor
 
 import olearn
+from olearn._registry import TASKS
 from olearn.exceptions import NotFittedError
 
 
@@ -43,6 +44,12 @@ def test_registry_lists_the_public_estimators():
     assert olearn.all_estimators(type_filter=["classifier", "regressor"]) == olearn.all_estimators()
     with pytest.raises(ValueError, match="type_filter"):
         olearn.all_estimators(type_filter="transformer")
+    by_task = [olearn.all_estimators(task=task) for task in TASKS]
+    assert sorted(sum(by_task, [])) == olearn.all_estimators()
+    assert ("Perceptron", olearn.Perceptron) in olearn.all_estimators(task="binary")
+    assert olearn.all_estimators(task="regression") == [("PARegressor", olearn.PARegressor)]
+    with pytest.raises(ValueError, match="task: unknown value 'ranking'"):
+        olearn.all_estimators(task="ranking")
 
 
 # -- scikit-learn contract -----------------------------------------------------

@@ -1,4 +1,4 @@
-"""Checks every regressor of ``olearn.all_estimators(type_filter="regressor")`` must pass.
+"""Checks every regressor of ``olearn.all_estimators(task="regression")`` must pass.
 
 Driven by the registry (``regressor_case`` / ``regressor_class`` in conftest.py):
 scikit-learn's clone and get/set_params, pickle and save/load round trips that

@@ -35,6 +35,9 @@ class Estimator:
     """Base class of every olearn estimator: parameters, cloning, repr, tags."""
 
     _estimator_type = None
+    # the problem the estimator solves, for ``all_estimators(task=...)``: one of
+    # olearn._registry.TASKS
+    _task = None
 
     @classmethod
     def _get_param_names(cls):

@@ -5,33 +5,46 @@ import inspect
 from ._estimator import Estimator
 
 _TYPES = ("classifier", "regressor")
+# The problems the estimators solve; each has its own contract (labels, inputs)
+# and so its own common tests.
+TASKS = ("binary", "regression", "multiclass", "multilabel", "uniclass", "sequence")
 
 
-def all_estimators(type_filter=None):
+def _wanted(value, known, argument):
+    if value is None:
+        return None
+    wanted = {value} if isinstance(value, str) else set(value)
+    unknown = sorted(map(repr, wanted - set(known)))
+    if unknown:
+        raise ValueError(f"{argument}: unknown value {', '.join(unknown)}; expected one of {known} or None")
+    return wanted
+
+
+def all_estimators(type_filter=None, task=None):
     """Return sorted (name, class) pairs of the estimators that ``olearn`` exports.
 
     ``type_filter`` keeps only one kind, as in scikit-learn: ``"classifier"``,
-    ``"regressor"``, or a list of them; None keeps all.
+    ``"regressor"``, or a list of them; ``task`` keeps the estimators of one
+    problem (one of ``TASKS``: ``"binary"``, ``"regression"``, ``"multiclass"``,
+    ...) or of a list of them. None keeps all.
 
     >>> from olearn import all_estimators
     >>> [name for name, _ in all_estimators()][:2]
     ['OGDClassifier', 'OnlineSVM']
     >>> [name for name, _ in all_estimators(type_filter="regressor")]
     ['PARegressor']
+    >>> [name for name, _ in all_estimators(task="binary")][:2]
+    ['OGDClassifier', 'OnlineSVM']
     """
     import olearn
 
-    if type_filter is None:
-        wanted = None
-    else:
-        wanted = {type_filter} if isinstance(type_filter, str) else set(type_filter)
-        unknown = sorted(map(repr, wanted - set(_TYPES)))
-        if unknown:
-            raise ValueError(f"type_filter: unknown estimator type {', '.join(unknown)}; expected one of {_TYPES} or None")
+    types = _wanted(type_filter, _TYPES, "type_filter")
+    tasks = _wanted(task, TASKS, "task")
     found = {
         name: obj
         for name, obj in vars(olearn).items()
         if inspect.isclass(obj) and issubclass(obj, Estimator) and not name.startswith("_")
-        and (wanted is None or obj._estimator_type in wanted)
+        and (types is None or obj._estimator_type in types)
+        and (tasks is None or obj._task in tasks)
     }
     return sorted(found.items())

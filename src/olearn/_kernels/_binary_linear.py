@@ -34,14 +34,13 @@ from ._codes import (
     SCHEDULE_CONSTANT,
     SCHEDULE_SQRT,
     STEP_OGD,
-    STEP_PA1,
-    STEP_PA2,
     STEP_PERCEPTRON,
     T_LOSS,
     T_MISTAKES,
     T_ROUNDS,
     T_UPDATES,
 )
+from ._steps import pa_step
 
 # Below this the stored weights are folded into the scale, so that w / scale
 # never overflows however many projections a long stream makes.
@@ -90,18 +89,7 @@ def step_size(loss, slope, sqnorm, margin, t, config):
         if conservative and margin > 0.0:
             return 0.0
         return learning_rate(schedule, eta, t) * slope
-    if loss <= 0.0:
-        return 0.0
-    denominator = sqnorm
-    if rule == STEP_PA2:
-        denominator += 0.5 / C
-    if denominator <= 0.0:
-        # x = 0 (and no intercept): every w has the same loss, nothing to move
-        return 0.0
-    tau = loss / denominator
-    if rule == STEP_PA1 and tau > C:
-        tau = C
-    return tau
+    return pa_step(rule, loss, sqnorm, C)
 
 
 @njit(cache=True)

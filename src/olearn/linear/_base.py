@@ -236,6 +236,7 @@ class BinaryLinearClassifier(LinearLearner, ClassifierEstimator):
     The learned state adds the classes to :class:`LinearLearner`'s.
     """
 
+    _task = "binary"
     _learned = (*LinearLearner._learned, "_labels", "classes_")
 
     def _start(self):

@@ -73,6 +73,7 @@ class PARegressor(LinearLearner, RegressorEstimator):
     array([ 0.9, -0.9])
     """
 
+    _task = "regression"
     _constraints = {
         "variant": Options("pa", "pa1", "pa2"),
         "C": Interval(0, None, closed="neither"),
