@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+import olearn
 from olearn._validation import check_X
 
 
@@ -51,3 +52,9 @@ def test_first_non_finite_value_is_named_by_row_and_column(value):
     X.data[-1] = value  # a later one is not the one reported
     with pytest.raises(ValueError, match=rf"{value} at row 17, column {X.indices[k]}\b"):
         check_X(X)
+
+
+@pytest.mark.parametrize("make", [lambda: olearn.PAClassifier(), lambda: olearn.PARegressor()])
+def test_run_without_labels_says_they_are_missing(make):
+    with pytest.raises(ValueError, match=r"y is missing: this learner needs one of its (labels|targets) per row"):
+        olearn.run(make(), [[1.0, 2.0]])

@@ -129,6 +129,8 @@ def _is_index(key):
 
 def _one_per_row(y, n_rows, name, what):
     """y as a 1-d array (a single column is flattened) with one entry per row of X."""
+    if y is None:
+        raise ValueError(f"{name} is missing: this learner needs one of its {what} per row of X")
     y = np.asarray(y)
     if y.ndim == 2 and y.shape[1] == 1:
         y = y.ravel()

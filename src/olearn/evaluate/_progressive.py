@@ -64,7 +64,7 @@ class RunResult:
         return np.cumsum(self.losses)
 
 
-def run(estimator, X, y, record=True):
+def run(estimator, X, y=None, record=True):
     """Progressive validation with compiled code: predict each row, then learn it.
 
     The estimator learns in place: afterwards it is exactly as if
@@ -76,7 +76,9 @@ def run(estimator, X, y, record=True):
     estimator : olearn estimator
         Fresh or already trained; it continues from its current state.
     X : array-like or sparse matrix, shape (n_samples, n_features)
-    y : array-like, shape (n_samples,)
+    y : array-like, shape (n_samples,), optional
+        The labels or targets. Only learners of unlabelled streams (uniclass
+        prediction, whose examples are the rows of X themselves) go without.
     record : bool, default=True
         Keep the per-round arrays. ``False`` keeps only the totals, for
         streams too long to record round by round.
