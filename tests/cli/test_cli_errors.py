@@ -157,3 +157,40 @@ def test_help_has_examples(command):
     result = CliRunner().invoke(cli, [command, "--help"])
     assert result.exit_code == 0
     assert "Examples:" in result.stdout and f"olearn {command}" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--algo", "pa1", "--set", "eta=2"], r"--eta does not apply to --algo pa1 \(it applies to: perceptron, ogd, svm\)"),
+        (["--algo", "pa1", "--set", "nope=2"], r"--set nope does not apply to --algo pa1 \(it applies to: no algorithm\)"),
+        (["--algo", "pa1", "--set", "C"], r"'C': expected NAME=VALUE"),
+        (["--algo", "pa1", "--set", "fit_intercept=true"], r"fit_intercept has its own option"),
+        (["--algo", "pa1", "-C", "2", "--set", "C=3"], r"C is given twice"),
+    ],
+)
+def test_set_usage_errors(tmp_path, args, message):
+    path = tmp_path / "a.svm"
+    path.write_text("1 1:1\n-1 2:1\n")
+    result = CliRunner().invoke(cli, ["run", *args, str(path)])
+    assert result.exit_code == 2, result.output
+    assert re.search(message, " ".join(result.output.split())), result.output
+
+
+def test_set_value_the_learner_refuses_names_the_parameter(tmp_path):
+    path = tmp_path / "a.svm"
+    path.write_text("1 1:1\n-1 2:1\n")
+    result = CliRunner().invoke(cli, ["run", "--algo", "ogd", "--set", "schedule=weekly", str(path)])
+    assert result.exit_code == 1
+    assert "schedule" in result.output and "weekly" in result.output
+
+
+def test_compare_set_must_apply_to_a_listed_algorithm(tmp_path):
+    path = tmp_path / "a.svm"
+    path.write_text("1 1:1\n-1 2:1\n")
+    result = CliRunner().invoke(cli, ["compare", "--algos", "pa1,pa2", "--set", "conservative=true", str(path)])
+    assert result.exit_code == 2
+    assert "applies to none of the listed algorithms (it applies to: ogd)" in " ".join(result.output.split())
+    ok = CliRunner().invoke(cli, ["compare", "--algos", "pa1,ogd", "--set", "conservative=true", str(path)])
+    assert ok.exit_code == 0, ok.output
+    assert "conservative=True" in ok.output

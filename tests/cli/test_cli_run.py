@@ -26,6 +26,9 @@ ALGOS = {
     ("--algo", "svm", "--radius", "2", "--schedule", "constant", "--eta", "0.1"): (
         lambda: olearn.OnlineSVM(radius=2.0, schedule="constant", eta=0.1)
     ),
+    ("--algo", "ogd", "--set", "conservative=true", "--set", "eta=0.25", "--set", "loss=squared"): (
+        lambda: olearn.OGDClassifier(conservative=True, eta=0.25, loss="squared")
+    ),
 }
 
 

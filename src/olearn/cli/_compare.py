@@ -10,6 +10,7 @@ import numpy as np
 from ._app import cli
 from ._learners import (
     ALGORITHM_NAMES,
+    check_some_takes,
     collect_hyperparameters,
     describe_estimator,
     hyperparameter_options,
@@ -105,8 +106,8 @@ class MistakeTrace:
               help=f"Write the table to this CSV file (columns: {', '.join(CSV_COLUMNS)}).")
 @click.option("--title", default=None, help="Title of the plot. [default: the file name]")
 @file_argument
-def compare_command(algos, C, eta, loss, schedule, radius, fit_intercept, fmt, n_features, bits, chunk_size,
-                    plot, csv_path, title, file):
+def compare_command(algos, C, eta, loss, schedule, radius, fit_intercept, settings, fmt, n_features, bits,
+                    chunk_size, plot, csv_path, title, file):
     """Run several learners on the same stream and compare their mistakes.
 
     FILE is read once, in chunks; every chunk goes to every learner in turn,
@@ -115,8 +116,8 @@ def compare_command(algos, C, eta, loss, schedule, radius, fit_intercept, fmt, n
     loss, updates and the time each learner spent learning (reading the
     file is timed separately).
 
-    A hyperparameter option (-C, --eta, --loss, --schedule, --radius)
-    applies to every listed algorithm that has it and is ignored by the
+    A hyperparameter option (-C, --eta, --loss, --schedule, --radius,
+    --set NAME=VALUE) applies to every listed algorithm that has it and is ignored by the
     others; settings written into --algos override it for that entry.
 
     \b
@@ -130,7 +131,8 @@ def compare_command(algos, C, eta, loss, schedule, radius, fit_intercept, fmt, n
 
     start = time.perf_counter()
     entries = parse_algorithm_list(algos)
-    common = collect_hyperparameters(C, eta, loss, schedule, radius)
+    common = collect_hyperparameters(C, eta, loss, schedule, radius, settings)
+    check_some_takes(common, [algo for _, algo, _ in entries])
     for path, what in ((plot, "--plot"), (csv_path, "--csv")):
         if path is not None:
             check_writable(path, what)

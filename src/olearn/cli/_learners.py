@@ -1,15 +1,20 @@
 """Algorithm names of the command line, their hyperparameter options, and building estimators."""
 
+import functools
+import math
+
 import click
 
-# name -> (estimator class name in olearn, fixed keyword arguments, tunable hyperparameters)
+# name -> (estimator class name in olearn, fixed keyword arguments). Every other
+# hyperparameter of the class can be set: the common ones by their own options
+# (-C, --eta, ...), any of them by --set NAME=VALUE.
 ALGORITHMS = {
-    "perceptron": ("Perceptron", {}, ("eta",)),
-    "pa": ("PAClassifier", {"variant": "pa"}, ()),
-    "pa1": ("PAClassifier", {"variant": "pa1"}, ("C",)),
-    "pa2": ("PAClassifier", {"variant": "pa2"}, ("C",)),
-    "ogd": ("OGDClassifier", {}, ("eta", "loss", "schedule", "radius")),
-    "svm": ("OnlineSVM", {}, ("radius", "eta", "schedule")),
+    "perceptron": ("Perceptron", {}),
+    "pa": ("PAClassifier", {"variant": "pa"}),
+    "pa1": ("PAClassifier", {"variant": "pa1"}),
+    "pa2": ("PAClassifier", {"variant": "pa2"}),
+    "ogd": ("OGDClassifier", {}),
+    "svm": ("OnlineSVM", {}),
 }
 ALGORITHM_NAMES = tuple(ALGORITHMS)
 LOSSES = ("hinge", "logistic", "squared")
@@ -19,6 +24,18 @@ BOUNDED = ("perceptron", "pa", "pa1", "pa2")
 
 _OPTION_NAMES = {"C": "-C", "eta": "--eta", "loss": "--loss", "schedule": "--schedule", "radius": "--radius"}
 _POSITIVE = click.FloatRange(min=0.0, min_open=True)
+# set by their own options on every learner, never through --set
+_STRUCTURAL = ("fit_intercept", "n_features")
+
+
+@functools.cache
+def tunable(algo):
+    """The hyperparameters of ``algo`` that the command line may set."""
+    import olearn
+
+    class_name, fixed = ALGORITHMS[algo]
+    names = getattr(olearn, class_name)._get_param_names()
+    return tuple(name for name in names if name not in fixed and name not in _STRUCTURAL)
 
 
 def hyperparameter_options(func):
@@ -36,34 +53,72 @@ def hyperparameter_options(func):
                      help="Radius of the L2 ball the weights are projected onto (ogd: none by default; svm: 10)."),
         click.option("--fit-intercept/--no-fit-intercept", default=None,
                      help="Learn a bias as the weight of a constant feature. [default: off; on for svm]"),
+        click.option("--set", "settings", multiple=True, metavar="NAME=VALUE",
+                     help="Any other hyperparameter of the learner, e.g. --set r=0.1 --set covariance=diag "
+                          "(repeatable; numbers, true/false and words are understood)."),
     ]
     for option in reversed(options):
         func = option(func)
     return func
 
 
-def collect_hyperparameters(C, eta, loss, schedule, radius):
+def collect_hyperparameters(C, eta, loss, schedule, radius, settings=()):
     """The hyperparameters given on the command line (those left out are absent)."""
     given = {"C": C, "eta": eta, "loss": loss, "schedule": schedule, "radius": radius}
-    return {name: value for name, value in given.items() if value is not None}
+    chosen = {name: value for name, value in given.items() if value is not None}
+    for setting in settings:
+        name, sep, text = setting.partition("=")
+        name = name.strip()
+        if not sep or not name.isidentifier():
+            raise click.BadParameter(f"{setting!r}: expected NAME=VALUE", param_hint="'--set'")
+        if name in _STRUCTURAL:
+            raise click.BadParameter(f"{name} has its own option; use it instead of --set", param_hint="'--set'")
+        if name in chosen:
+            raise click.BadParameter(f"{name} is given twice", param_hint="'--set'")
+        chosen[name] = parse_value(text.strip())
+    return chosen
+
+
+def parse_value(text):
+    """A hyperparameter value written on the command line: an int, a float, a boolean or a word."""
+    lowered = text.lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def _option_name(name):
+    return _OPTION_NAMES.get(name, f"--set {name}")
 
 
 def check_applicable(algo, hyperparameters):
     """Reject a hyperparameter that ``algo`` does not have (a usage error, exit code 2)."""
-    tunable = ALGORITHMS[algo][2]
     for name in hyperparameters:
-        if name not in tunable:
-            takers = ", ".join(a for a, spec in ALGORITHMS.items() if name in spec[2])
-            raise click.UsageError(f"{_OPTION_NAMES[name]} does not apply to --algo {algo} (it applies to: {takers})")
+        if name not in tunable(algo):
+            takers = ", ".join(a for a in ALGORITHMS if name in tunable(a)) or "no algorithm"
+            raise click.UsageError(f"{_option_name(name)} does not apply to --algo {algo} (it applies to: {takers})")
+
+
+def check_some_takes(hyperparameters, algos):
+    """Reject a hyperparameter that none of ``algos`` has (a usage error, exit code 2)."""
+    for name in hyperparameters:
+        if not any(name in tunable(algo) for algo in algos):
+            takers = ", ".join(a for a in ALGORITHMS if name in tunable(a)) or "no algorithm"
+            raise click.UsageError(f"{_option_name(name)} applies to none of the listed algorithms (it applies to: {takers})")
 
 
 def make_estimator(algo, hyperparameters, fit_intercept=None, n_features=None):
     """A fresh estimator for ``algo``; hyperparameters it does not take are ignored."""
     import olearn
 
-    class_name, fixed, tunable = ALGORITHMS[algo]
+    class_name, fixed = ALGORITHMS[algo]
     kwargs = dict(fixed)
-    kwargs.update({name: value for name, value in hyperparameters.items() if name in tunable})
+    kwargs.update({name: value for name, value in hyperparameters.items() if name in tunable(algo)})
     if fit_intercept is not None:
         kwargs["fit_intercept"] = fit_intercept
     if n_features is not None:
@@ -74,8 +129,13 @@ def make_estimator(algo, hyperparameters, fit_intercept=None, n_features=None):
 def describe_estimator(est):
     """Short text of the hyperparameters that matter, e.g. ``C=0.1`` or ``loss=hinge, eta=1, schedule=sqrt``."""
     params = est.get_params()
+    defaults = type(est)().get_params()
+    common = ("C", "eta", "loss", "schedule", "radius", "fit_intercept")
+    # the other hyperparameters only where they differ from the default (set with --set)
+    others = [name for name in sorted(params) if name not in common and name not in _STRUCTURAL
+              and name != "variant" and params[name] != defaults[name]]
     shown = []
-    for name in ("C", "eta", "loss", "schedule", "radius", "fit_intercept"):
+    for name in (*common[:-1], *others, common[-1]):
         if name not in params or (name == "C" and params.get("variant") == "pa"):
             continue
         value = params[name]
@@ -108,12 +168,9 @@ def parse_algorithm_list(text):
         for setting in settings:
             key, sep, value = setting.partition("=")
             key = key.strip()
-            if not sep or key not in _OPTION_NAMES:
-                raise click.BadParameter(
-                    f"{item!r}: expected NAME:KEY=VALUE with KEY one of {', '.join(_OPTION_NAMES)}",
-                    param_hint="'--algos'",
-                )
-            if key not in ALGORITHMS[name][2]:
+            if not sep or not key.isidentifier():
+                raise click.BadParameter(f"{item!r}: expected NAME:KEY=VALUE", param_hint="'--algos'")
+            if key not in tunable(name):
                 raise click.BadParameter(f"{item!r}: {name} has no hyperparameter {key}", param_hint="'--algos'")
             own[key] = _parse_setting(key, value.strip(), item)
         entries.append((item, name, own))
@@ -127,15 +184,18 @@ def parse_algorithm_list(text):
 
 
 def _parse_setting(key, value, item):
+    """Check the settings that have their own option as that option would; the others are checked by the learner."""
     choices = {"loss": LOSSES, "schedule": SCHEDULES}.get(key)
     if choices is not None:
         if value not in choices:
             raise click.BadParameter(f"{item!r}: {key} must be one of {', '.join(choices)}", param_hint="'--algos'")
         return value
+    if key not in _OPTION_NAMES:
+        return parse_value(value)
     try:
         number = float(value)
     except ValueError:
-        number = float("nan")
+        number = math.nan
     if not number > 0:
         raise click.BadParameter(f"{item!r}: {key} must be a number > 0", param_hint="'--algos'")
     return number

@@ -32,8 +32,8 @@ from ._source import DataSource, check_writable, data_options, file_argument
                    "(perceptron and the PA family; loads FILE into memory).")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the final summary.")
 @file_argument
-def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, passes, fmt, n_features, bits, chunk_size,
-                save, bound, quiet, file):
+def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, passes, fmt, n_features, bits,
+                chunk_size, save, bound, quiet, file):
     """Learn from FILE online and report progressive validation.
 
     Each example is predicted first and learned second, so the mistakes
@@ -56,11 +56,12 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, passes, fmt
       olearn run --algo perceptron --passes 3 --save model.npz train.svm
       olearn run --algo pa --bound small.svm
       olearn run --algo pa2 --format vw --bits 20 clicks.vw
+      olearn run --algo ogd --set conservative=true train.svm
     """
     import olearn
 
     start = time.perf_counter()
-    hyperparameters = collect_hyperparameters(C, eta, loss, schedule, radius)
+    hyperparameters = collect_hyperparameters(C, eta, loss, schedule, radius, settings)
     check_applicable(algo, hyperparameters)
     if bound and algo not in BOUNDED:
         raise click.UsageError(f"--bound applies to {', '.join(BOUNDED)}, not to --algo {algo}")
