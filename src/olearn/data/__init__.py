@@ -1,4 +1,4 @@
-"""Data: file readers and streams, a binary cache, synthetic generators of the papers.
+"""Data: file readers and streams, a binary cache, synthetic generators of the papers, dataset fetchers.
 
 Readers return ``scipy.sparse.csr_matrix`` features with sorted,
 duplicate-free rows. Text is parsed by compiled kernels
@@ -8,6 +8,8 @@ duplicate-free rows. Text is parsed by compiled kernels
 
 from ._cache import load_cache, save_cache
 from ._csv import load_csv
+from ._digits import fetch_mnist, fetch_usps, read_idx
+from ._download import get_data_home
 from ._formats import detect_format, read_any
 from ._libsvm import iter_libsvm, load_libsvm
 from ._synthetic import make_pa_paper_stream
@@ -15,6 +17,9 @@ from ._vw import iter_vw, load_vw
 
 __all__ = [
     "detect_format",
+    "fetch_mnist",
+    "fetch_usps",
+    "get_data_home",
     "iter_libsvm",
     "iter_vw",
     "load_cache",
@@ -23,5 +28,6 @@ __all__ = [
     "load_vw",
     "make_pa_paper_stream",
     "read_any",
+    "read_idx",
     "save_cache",
 ]
