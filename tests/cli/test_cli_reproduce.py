@@ -33,3 +33,17 @@ def test_quick_zinkevich_writes_figure_and_csv_whose_bounds_hold(tmp_path):
     checked = [row for row in rows if row["bound_holds"] in ("True", "False")]
     assert checked and all(row["bound_holds"] == "True" for row in checked)
     assert all(float(row["regret"]) <= float(row["regret_bound"]) for row in checked)
+
+
+def test_quick_crammer2006_fig5_prints_each_conclusion_with_its_verdict(tmp_path):
+    result = CliRunner().invoke(cli, ["reproduce", "crammer2006-fig5", "--quick", "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    with open(tmp_path / "crammer2006_fig5_findings.csv", newline="") as fh:
+        findings = list(csv.DictReader(fh))
+    text = " ".join(result.output.split())
+    assert findings and "the paper's conclusions in this run" in text
+    for row in findings:
+        assert row["finding"].split()[0] in text
+    cells = [line.split("│")[-2].strip() for line in result.output.splitlines() if line.count("│") == 5]
+    verdicts = [cell for cell in cells if cell]  # a long row wraps onto lines with an empty last cell
+    assert sorted(verdicts) == sorted("yes" if row["holds"] == "True" else "NO" for row in findings)

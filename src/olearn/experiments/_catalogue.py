@@ -34,6 +34,24 @@ REPRODUCTIONS = {
             "run_zinkevich_ogd",
             "Projected OGD: regret for three schedules, with drift, with delays 0/1/10/100; OGD on the simplex vs Hedge",
         ),
+        Reproduction(
+            "crammer2006-fig3",
+            "._crammer2006",
+            "run_crammer2006_fig3",
+            "PA, PA-I, PA-II (C = 0.001) under instance and label noise vs the best fixed classifier (PA paper, Fig. 3)",
+        ),
+        Reproduction(
+            "crammer2006-fig4",
+            "._crammer2006",
+            "run_crammer2006_fig4",
+            "Error and hinge loss of PA-I and PA-II against log C for label noise 0, 0.1, 0.2 (PA paper, Fig. 4)",
+        ),
+        Reproduction(
+            "crammer2006-fig5",
+            "._crammer2006",
+            "run_crammer2006_fig5",
+            "Average error against the round, label noise 0.02, C = 100 vs C = 0.001 (PA paper, Fig. 5)",
+        ),
     )
 }
 
