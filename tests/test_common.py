@@ -40,8 +40,11 @@ def test_registry_lists_the_public_estimators():
     regressors = olearn.all_estimators(type_filter="regressor")
     assert all(is_classifier(cls()) for _, cls in classifiers)
     assert all(is_regressor(cls()) for _, cls in regressors)
-    assert sorted(classifiers + regressors) == olearn.all_estimators()
-    assert olearn.all_estimators(type_filter=["classifier", "regressor"]) == olearn.all_estimators()
+    detectors = olearn.all_estimators(type_filter="outlier_detector")
+    assert [name for name, _ in detectors] == ["PAUniclass"]
+    assert sorted(classifiers + regressors + detectors) == olearn.all_estimators()
+    everything = olearn.all_estimators(type_filter=["classifier", "regressor", "outlier_detector"])
+    assert everything == olearn.all_estimators()
     with pytest.raises(ValueError, match="type_filter"):
         olearn.all_estimators(type_filter="transformer")
     by_task = [olearn.all_estimators(task=task) for task in TASKS]

@@ -13,6 +13,8 @@ from ._persistence import load
 from ._registry import all_estimators
 from .evaluate import RunResult, run
 from .linear import OGDClassifier, OnlineSVM, PAClassifier, PARegressor, Perceptron
+from .multilabel import PAMultilabel
+from .uniclass import PAUniclass
 
 __version__ = "0.1.0"
 
@@ -29,7 +31,9 @@ __all__ = [
     "OGDClassifier",
     "OnlineSVM",
     "PAClassifier",
+    "PAMultilabel",
     "PARegressor",
+    "PAUniclass",
     "Perceptron",
     "RunResult",
     "all_estimators",

@@ -4,7 +4,7 @@ import inspect
 
 from ._estimator import Estimator
 
-_TYPES = ("classifier", "regressor")
+_TYPES = ("classifier", "regressor", "outlier_detector")
 # The problems the estimators solve; each has its own contract (labels, inputs)
 # and so its own common tests.
 TASKS = ("binary", "regression", "multiclass", "multilabel", "uniclass", "sequence")
@@ -24,7 +24,7 @@ def all_estimators(type_filter=None, task=None):
     """Return sorted (name, class) pairs of the estimators that ``olearn`` exports.
 
     ``type_filter`` keeps only one kind, as in scikit-learn: ``"classifier"``,
-    ``"regressor"``, or a list of them; ``task`` keeps the estimators of one
+    ``"regressor"``, ``"outlier_detector"`` (the uniclass learners), or a list of them; ``task`` keeps the estimators of one
     problem (one of ``TASKS``: ``"binary"``, ``"regression"``, ``"multiclass"``,
     ...) or of a list of them. None keeps all.
 

@@ -25,15 +25,29 @@ from ._theorems import (
     pa_unit_norm_bound,
     perceptron_bound,
 )
+from ._uniclass_multilabel import (
+    multilabel_pa1_mistake_bound,
+    multilabel_pa2_loss_bound,
+    multilabel_pa_separable_bound,
+    uniclass_pa1_bound,
+    uniclass_pa2_bound,
+    uniclass_pa_bound,
+)
 
 __all__ = [
     "BoundReport",
     "BoundRow",
     "bound_report",
+    "multilabel_pa1_mistake_bound",
+    "multilabel_pa2_loss_bound",
+    "multilabel_pa_separable_bound",
     "novikoff_bound",
     "pa1_mistake_bound",
     "pa2_loss_bound",
     "pa_separable_bound",
     "pa_unit_norm_bound",
     "perceptron_bound",
+    "uniclass_pa1_bound",
+    "uniclass_pa2_bound",
+    "uniclass_pa_bound",
 ]

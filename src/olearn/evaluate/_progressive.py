@@ -18,9 +18,15 @@ class RunResult:
     ----------
     predictions : ndarray
         Predicted class of each round (made before learning that round); for a
-        regressor, the predicted value (the same as ``scores``).
+        regressor, the predicted value (the same as ``scores``); for
+        :class:`~olearn.PAUniclass`, +1 where the vector fell inside the ball and
+        -1 outside; for :class:`~olearn.PAMultilabel`, an (n, k) boolean indicator
+        of the labels predicted relevant.
     scores : ndarray
-        Decision value w.x of each round.
+        Decision value w.x of each round; for the uniclass learner the signed
+        margin radius - ||y - w||, for the multilabel learner the ranking
+        margin (lowest relevant minus highest irrelevant score; ``inf`` on a row
+        with nothing to rank).
     losses : ndarray
         The learner's loss on each round (the hinge loss for the Perceptron
         and the PA family, the chosen loss for OGD, the epsilon-insensitive

@@ -1,0 +1,145 @@
+r"""Compiled passive-aggressive uniclass prediction (Crammer et al. 2006, Sec. 6).
+
+There is no input x: the learner keeps a center w and a radius, and each round
+brings a vector y. The loss is the distance from y to the ball,
+``max(0, ||y - w|| - radius)``, the virtual instance is the unit vector
+``z = (y - w) / ||y - w||`` (so ``s = ||z||^2 = 1``), and the shared PA step rule
+gives tau. With the radius learned, the center lives in n + 1 dimensions: its
+last coordinate ``a`` sets the radius ``sqrt(B^2 - a^2)``, and each y is lifted
+to ``(y, 0)``; the fixed-radius update in the lifted space with radius B is the
+whole algorithm (see :class:`olearn.uniclass.PAUniclass`).
+
+The residual ``y - w`` is written into a scratch vector once per round, so that
+both the distance and the update use the same, exactly rounded, differences.
+"""
+
+import math
+
+from numba import njit
+
+from ._codes import T_LOSS, T_MISTAKES, T_ROUNDS, T_UPDATES
+from ._steps import pa_step
+
+# Layout of the float64 `params` array.
+U_C = 0
+U_EPSILON = 1  # radius of the ball when it is not learned
+U_BOUND = 2  # B: an upper bound on the radius when it is learned
+N_UNICLASS_PARAMS = 3
+
+# Layout of the int64 `codes` array.
+U_STEP = 0  # STEP_PA, STEP_PA1 or STEP_PA2 of ._codes
+U_LEARN_RADIUS = 1  # 1: learn the radius by the lift to n + 1 dimensions
+N_UNICLASS_CODES = 2
+
+# Layout of the float64 `state` array (besides the center).
+U_LIFT = 0  # the lifted coordinate a; radius = sqrt(B^2 - a^2). Starts at B.
+N_UNICLASS_STATE = 1
+
+
+@njit(cache=True)
+def uniclass_radius(state, params, codes):
+    """The radius of the current ball."""
+    if codes[U_LEARN_RADIUS] != 0:
+        a = state[U_LIFT]
+        bound = params[U_BOUND]
+        return math.sqrt(max(bound * bound - a * a, 0.0))
+    return params[U_EPSILON]
+
+
+@njit(cache=True, inline="always")
+def uniclass_round(indices, data, lo, hi, w, state, rule, learn_radius, C, epsilon, bound, residual):
+    """Predict then learn one vector y = data[lo:hi]; returns (margin, loss, tau, ok).
+
+    ``margin`` is radius - ||y - w|| (negative outside the ball). ``ok`` is
+    False when ||y - w||^2 is not finite; the model is then left untouched.
+    """
+    d = w.size
+    for j in range(d):
+        residual[j] = -w[j]
+    for k in range(lo, hi):
+        residual[indices[k]] += data[k]
+    dist2 = 0.0
+    for j in range(d):
+        dist2 += residual[j] * residual[j]
+    if not math.isfinite(dist2):
+        return 0.0, 0.0, 0.0, False
+    dist = math.sqrt(dist2)
+    a = state[U_LIFT]
+    if learn_radius:
+        radius = math.sqrt(max(bound * bound - a * a, 0.0))
+        norm = math.sqrt(dist2 + a * a)
+        loss = max(0.0, norm - bound)
+    else:
+        radius = epsilon
+        norm = dist
+        loss = max(0.0, dist - epsilon)
+    tau = pa_step(rule, loss, 1.0, C)
+    if tau > 0.0:
+        # tau < norm (the loss is below the distance), so the center moves
+        # along a segment towards y and stays finite
+        c = tau / norm
+        for j in range(d):
+            w[j] += c * residual[j]
+        if learn_radius:
+            state[U_LIFT] = a - c * a
+    return radius - dist, loss, tau, True
+
+
+@njit(cache=True)
+def uniclass_pass(indptr, indices, data, w, state, params, codes, residual, margins, losses, taus, totals):
+    """Progressive validation over the rows of a CSR matrix of vectors y, in order.
+
+    ``residual`` is scratch of the center's size. A round is a mistake when y
+    falls outside the ball (its loss is > 0). Per-round margins, losses and
+    taus are written when the output arrays have one slot per row. Returns -1,
+    or the index of the row at which learning stopped because ||y - w||^2
+    overflowed.
+    """
+    record = margins.size > 0
+    rule = codes[U_STEP]
+    learn_radius = codes[U_LEARN_RADIUS] != 0
+    C = params[U_C]
+    epsilon = params[U_EPSILON]
+    bound = params[U_BOUND]
+    mistakes = 0.0
+    cumulative_loss = 0.0
+    updates = 0.0
+    stopped = -1
+    n = indptr.size - 1
+    for i in range(n):
+        margin, loss, tau, ok = uniclass_round(
+            indices, data, indptr[i], indptr[i + 1], w, state, rule, learn_radius, C, epsilon, bound, residual
+        )
+        if not ok:
+            stopped = i
+            n = i
+            break
+        if record:
+            margins[i] = margin
+            losses[i] = loss
+            taus[i] = tau
+        if loss > 0.0:
+            mistakes += 1.0
+        cumulative_loss += loss
+        if tau != 0.0:
+            updates += 1.0
+    totals[T_MISTAKES] += mistakes
+    totals[T_LOSS] += cumulative_loss
+    totals[T_UPDATES] += updates
+    totals[T_ROUNDS] += n
+    return stopped
+
+
+@njit(cache=True)
+def uniclass_margins(indptr, indices, data, w, radius, residual, out):
+    """radius - ||y - w|| for every row y of a CSR matrix."""
+    d = w.size
+    for i in range(indptr.size - 1):
+        for j in range(d):
+            residual[j] = -w[j]
+        for k in range(indptr[i], indptr[i + 1]):
+            residual[indices[k]] += data[k]
+        dist2 = 0.0
+        for j in range(d):
+            dist2 += residual[j] * residual[j]
+        out[i] = radius - math.sqrt(dist2)

@@ -1,0 +1,127 @@
+r"""Mistake bounds of the second-order learners: AROW, NAROW and the Second-Order Perceptron.
+
+Orabona & Crammer, *New Adaptive Algorithms for Online Classification*,
+NIPS 2010, bound all three with one argument on the potential
+:math:`D_t = \theta_{t+1}^\top A_t^{-1} \theta_{t+1}`, where
+:math:`\theta = \sum_{t \in S} y_t x_t` sums the update rounds S and
+:math:`A_t` is the learner's precision matrix. For every competitor u,
+
+.. math:: |S| - \sum_{t\in S}\ell^*_t \le u \cdot \theta_{T+1}
+    \le \sqrt{u^\top A_T u}\,\sqrt{D_T},
+    \qquad \ell^*_t = \max(0, 1 - y_t\, u\cdot x_t),
+
+and each learner bounds :math:`D_T` by its own terms. Writing
+:math:`S = M \cup U` (mistakes M, margin errors U that are not mistakes),
+each bound below reads :math:`M \le \dots`. The bounds depend on the run
+(which rounds updated), so they take the run's per-round ``updated`` and
+``mistaken`` flags, e.g. ``res.taus != 0`` and
+``np.diff(res.cumulative_mistakes, prepend=0) > 0`` of :func:`olearn.run`.
+They are for the full-covariance learners, evaluated with dense d x d
+matrices.
+
+>>> import numpy as np
+>>> import olearn
+>>> from olearn.second_order import AROW
+>>> from olearn.bounds._second_order import arow_mistake_bound
+>>> X, y = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]), np.array([1, -1, 1])
+>>> res = olearn.run(AROW(r=1.0), X, y)
+>>> mistaken = np.diff(res.cumulative_mistakes, prepend=0) > 0
+>>> res.n_mistakes <= arow_mistake_bound(X, y, [1.0, -1.0], 1.0, res.taus != 0, mistaken)
+True
+"""
+
+import numpy as np
+
+from ._theorems import _Stream, check_u
+
+
+def _flags(flags, n_rows, name):
+    flags = np.asarray(flags, dtype=bool)
+    if flags.shape != (n_rows,):
+        raise ValueError(f"{name} must have one flag per row of X ({n_rows}); got shape {flags.shape}")
+    return flags
+
+
+def _prepare(X, y, u, fit_intercept, flags):
+    stream = _Stream(X, y, fit_intercept)
+    n = stream.Z.shape[0]
+    u = check_u(u, stream, fit_intercept)
+    flags = [_flags(f, n, name) for name, f in flags.items()]
+    Z = stream.Z.toarray()
+    hinge = np.maximum(0.0, 1.0 - stream.margins(u))
+    return Z, u, hinge, flags
+
+
+def _logdet_identity_plus(X_S, scale):
+    return np.linalg.slogdet(np.eye(X_S.shape[0]) + X_S / scale)[1]
+
+
+def arow_mistake_bound(X, y, u, r, updated, mistaken, fit_intercept=False):
+    r"""AROW with a full covariance: mistakes M against every u.
+
+    With :math:`X_S = \sum_{t \in S} x_t x_t^\top` over the update rounds and
+    :math:`U = |S| - M`,
+
+    .. math:: M \le \sum_{t\in S}\ell^*_t
+        + \sqrt{\big(r\|u\|^2 + u^\top X_S u\big)\big(\ln\det(I + X_S/r) + U\big)} - U.
+
+    A bound of this shape is Crammer, Kulesza & Dredze (NIPS 2009), Thm. 2;
+    the version here, with the final :math:`-U`, is proven in the framework
+    of Orabona & Crammer (2010). Proof:
+    AROW is :math:`A_0 = rI`, :math:`A_t = A_{t-1} + x_t x_t^\top` and
+    :math:`\theta \mathrel{+}= y_t x_t` on updates, with margin
+    :math:`m_t = x_t^\top A_{t-1}^{-1}\theta_t`; then
+    :math:`D_t - D_{t-1} = (c_t + 2y_t m_t - m_t^2)/(1 + c_t)`,
+    :math:`c_t = x_t^\top A_{t-1}^{-1} x_t`, which is at most
+    :math:`x_t^\top A_t^{-1} x_t` on a mistake and at most that plus 1 on a
+    margin error, and :math:`\sum_S x_t^\top A_t^{-1} x_t \le \ln\det(I + X_S/r)`.
+    """
+    Z, u, hinge, (updated, mistaken) = _prepare(X, y, u, fit_intercept, {"updated": updated, "mistaken": mistaken})
+    X_S = Z[updated].T @ Z[updated]
+    n_margin_errors = int(np.sum(updated & ~mistaken))
+    quadratic = r * float(u @ u) + float(u @ X_S @ u)
+    return float(hinge[updated].sum() + np.sqrt(quadratic * (_logdet_identity_plus(X_S, r) + n_margin_errors))
+                 - n_margin_errors)
+
+
+def sop_mistake_bound(X, y, u, a, mistaken, fit_intercept=False):
+    r"""The Second-Order Perceptron: mistakes M against every u.
+
+    Cesa-Bianchi, Conconi & Gentile (2005), Thm. 1 with margin 1: with
+    :math:`X_M = \sum_{t \in M} x_t x_t^\top`,
+
+    .. math:: M \le \sum_{t\in M}\ell^*_t
+        + \sqrt{\big(a\|u\|^2 + u^\top X_M u\big)\,\ln\det(I + X_M/a)}.
+    """
+    Z, u, hinge, (mistaken,) = _prepare(X, y, u, fit_intercept, {"mistaken": mistaken})
+    X_M = Z[mistaken].T @ Z[mistaken]
+    quadratic = a * float(u @ u) + float(u @ X_M @ u)
+    return float(hinge[mistaken].sum() + np.sqrt(quadratic * _logdet_identity_plus(X_M, a)))
+
+
+def narow_mistake_bound(X, y, u, b, updated, mistaken, fit_intercept=False):
+    r"""NAROW (the paper's Fig. 1, full covariance): mistakes M against every u.
+
+    The bound replays the precision matrices of the run: :math:`A_0 = I`,
+    :math:`\chi_t = x_t^\top A_{t-1}^{-1} x_t`,
+    :math:`1/r_t = \max(0, b - 1/\chi_t)` and, on the update rounds,
+    :math:`A_t = A_{t-1} + x_t x_t^\top / r_t`. With
+    :math:`\tilde\chi_t = x_t^\top A_t^{-1} x_t = \chi_t / (1 + \chi_t/r_t)`,
+
+    .. math:: M \le \sum_{t\in S}\ell^*_t
+        + \sqrt{u^\top A_T u\,\Big(\sum_{t\in S}\tilde\chi_t + 2U\Big)} - U.
+
+    Proof: :math:`D_t \le D_{t-1} + 2y_t\tilde m_t + \tilde\chi_t`, where the
+    paper's margin :math:`\tilde m_t = x_t^\top A_t^{-1}\theta_t` is
+    :math:`\le 0` on a mistake and below 1 on a margin error.
+    """
+    Z, u, hinge, (updated, mistaken) = _prepare(X, y, u, fit_intercept, {"updated": updated, "mistaken": mistaken})
+    A = np.eye(Z.shape[1])
+    shrunk = 0.0
+    for x in Z[updated]:
+        chi = float(x @ np.linalg.solve(A, x))
+        inverse_r = max(0.0, b - 1.0 / chi) if chi > 0 else 0.0
+        shrunk += chi / (1.0 + chi * inverse_r)
+        A = A + inverse_r * np.outer(x, x)
+    n_margin_errors = int(np.sum(updated & ~mistaken))
+    return float(hinge[updated].sum() + np.sqrt(float(u @ A @ u) * (shrunk + 2 * n_margin_errors)) - n_margin_errors)

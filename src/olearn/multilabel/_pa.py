@@ -1,0 +1,410 @@
+"""Passive-Aggressive multilabel ranking (Crammer et al. 2006, Sec. 7)."""
+
+import contextlib
+import math
+
+import numpy as np
+
+from .._estimator import ClassifierEstimator
+from .._kernels import _codes
+from .._kernels import _multilabel as K
+from .._params import BOOLEAN, Interval, NoneOr, Options, check_params
+from .._persistence import PersistenceMixin
+from .._validation import check_row, check_X
+from ..exceptions import NotFittedError
+from ..linear._base import _hyperparameters_of
+from ._labels import LabelIndex, label_array, label_collection, read_label_rows
+
+_STEP_RULES = {"pa": _codes.STEP_PA, "pa1": _codes.STEP_PA1, "pa2": _codes.STEP_PA2}
+
+
+class PAMultilabel(PersistenceMixin, ClassifierEstimator):
+    r"""Passive-Aggressive label ranking with sets of relevant labels (multi-prototype).
+
+    Crammer, Dekel, Keshet, Shalev-Shwartz & Singer, *Online Passive-Aggressive
+    Algorithms*, JMLR 7 (2006), Sec. 7, with the multi-vector construction
+    :math:`\Phi(x, r) = (0, \dots, x, \dots, 0)` (x in block r): one weight
+    vector :math:`w_r` per label. Each example comes with its set
+    :math:`Y_t` of relevant labels; the margin is the gap between the lowest
+    relevant score and the highest irrelevant one,
+
+    .. math:: \gamma_t = \min_{r \in Y_t} w_r \cdot x_t - \max_{s \notin Y_t} w_s \cdot x_t,
+        \qquad \ell_t = \max(0,\ 1 - \gamma_t),
+
+    and the update moves the worst pair :math:`r^* = \arg\min_{r \in Y_t}`,
+    :math:`s^* = \arg\max_{s \notin Y_t}` along
+    :math:`z_t = \Phi(x_t, r^*) - \Phi(x_t, s^*)`,
+
+    .. math:: w_{r^*} \leftarrow w_{r^*} + \tau_t x_t, \quad
+        w_{s^*} \leftarrow w_{s^*} - \tau_t x_t, \qquad \|z_t\|^2 = 2\|x_t\|^2,
+
+    with :math:`\tau_t` from the shared PA step (PA :math:`\ell_t/\|z_t\|^2`,
+    PA-I :math:`\min\{C, \ell_t/\|z_t\|^2\}`, PA-II
+    :math:`\ell_t/(\|z_t\|^2 + \frac{1}{2C})`). PA puts the chosen pair exactly
+    1 apart; another pair may still be closer afterwards, since the update
+    enforces the one constraint of the worst pair, as the paper's does.
+    Ties in the argmin / argmax go to the label that appeared first in the
+    stream (or was declared first). With ``fit_intercept=True`` the constant
+    feature 1 counts in :math:`\|x_t\|^2`.
+
+    **Rows with nothing to rank.** When :math:`Y_t` is empty or holds every
+    label known, one of the two extremes is over no label; olearn takes the
+    usual conventions :math:`\min \emptyset = +\infty`,
+    :math:`\max \emptyset = -\infty`: the margin is :math:`+\infty`, the loss
+    0, and the row changes nothing (not a mistake either).
+
+    **Labels.** ``y`` is one collection of relevant labels per row (lists,
+    tuples, sets, as :func:`olearn.data.load_libsvm` gives them with
+    ``multilabel=True``; a list of lists is read as label sets), or a binary
+    indicator matrix (a 2-d NumPy array or sparse matrix) whose columns are
+    ``classes_`` in order; on the first call such a matrix names the labels
+    0..k-1 unless ``classes=`` names them. A label first met in the middle of
+    the stream joins the ranking from that row on, with a zero weight vector;
+    ``classes=`` on the first call puts labels in the ranking from the start.
+    ``classes_`` lists the labels sorted.
+
+    **Prediction.** :meth:`decision_function` gives the scores
+    :math:`w_r \cdot x` (n, k); :meth:`predict` the indicator matrix of the
+    labels scored above 0 (the columns of ``classes_``);
+    :meth:`predict_ranking` the labels by decreasing score. The threshold 0 is
+    the mean score: every update adds :math:`\tau x` to one weight vector and
+    subtracts it from another, so the weight vectors (and any example's
+    scores) always sum to zero. A round of :func:`olearn.run` is a **mistake**
+    when its ranking is wrong, :math:`\gamma_t \le 0` (some relevant label
+    scores no higher than some irrelevant one; a tie counts). The run's
+    ``scores`` are the margins :math:`\gamma_t` (``inf`` on rows with nothing
+    to rank) and its ``predictions`` the indicator rows :meth:`predict` would
+    have given before each update.
+
+    Parameters
+    ----------
+    variant : {"pa", "pa1", "pa2"}, default="pa1"
+    C : float, default=1.0
+        Aggressiveness, > 0 (``inf`` allowed; ignored by ``"pa"``).
+    fit_intercept : bool, default=False
+    n_features : int or None, default=None
+        Fix the dimension; a larger feature index is then an error.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_classes, n_features)
+    intercept_ : ndarray of shape (n_classes,)
+    classes_ : ndarray of shape (n_classes,)
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from olearn.multilabel import PAMultilabel
+    >>> X = np.array([[1.0, 0.0], [0.0, 1.0]])
+    >>> labels = ["news", "sport", "tech"]
+    >>> est = PAMultilabel(variant="pa").fit(X, [{"news", "sport"}, {"tech"}], classes=labels)
+    >>> est.coef_        # row 0: worst pair (news, tech), tau = 1/2; row 1: (tech, news), tau = 1/2
+    array([[ 0.5, -0.5],
+           [ 0. ,  0. ],
+           [-0.5,  0.5]])
+    >>> est.predict(X)
+    array([[ True, False, False],
+           [False, False,  True]])
+    >>> est.predict_one({1: 1.0})
+    ['tech']
+    >>> est.predict_ranking(X[:1])
+    array([['news', 'sport', 'tech']], dtype='<U5')
+
+    Without ``classes=`` a label joins the ranking on the first row that names
+    it: here "tech" does not exist yet on row 0, which then has nothing to rank.
+
+    >>> PAMultilabel(variant="pa").fit(X, [{"news", "sport"}, {"tech"}]).coef_
+    array([[ 0. , -0.5],
+           [ 0. ,  0. ],
+           [ 0. ,  0.5]])
+    """
+
+    _task = "multilabel"
+    _learned = ("_W", "_state", "_labels", "classes_", "n_features_in_")
+    _constraints = {
+        "variant": Options("pa", "pa1", "pa2"),
+        "C": Interval(0, None, closed="neither"),
+        "fit_intercept": BOOLEAN,
+        "n_features": NoneOr(Interval(1, None, integer=True)),
+    }
+
+    def __init__(self, variant="pa1", C=1.0, fit_intercept=False, n_features=None):
+        self.variant = variant
+        self.C = C
+        self.fit_intercept = fit_intercept
+        self.n_features = n_features
+
+    # -- hyperparameters ------------------------------------------------------
+
+    def _config_arrays(self):
+        """The kernel's ``codes`` and ``params``, recomputed only when a hyperparameter changed."""
+        values = _hyperparameters_of(type(self))(self)
+        key = (values, tuple(map(type, values)))
+        if getattr(self, "_config_key", None) != key:
+            check_params(self, self._constraints)
+            codes = np.zeros(K.N_MULTILABEL_CODES, dtype=np.int64)
+            codes[K.M_STEP] = _STEP_RULES[self.variant]
+            params = np.zeros(K.N_MULTILABEL_PARAMS)
+            params[K.M_C] = math.inf if self.variant == "pa" else self.C
+            params[K.M_BIAS] = 1.0 if self.fit_intercept else 0.0
+            self._config = (codes, params)
+            self._config_key = key
+        return self._config
+
+    # -- learned state --------------------------------------------------------
+
+    def _is_started(self):
+        return hasattr(self, "_W")
+
+    def _check_started(self):
+        if not self._is_started():
+            raise NotFittedError(
+                f"this {type(self).__name__} has not learned from any example yet; call fit, partial_fit or learn_one first"
+            )
+
+    def _start(self):
+        self._W = np.zeros((0, 1))
+        self._state = np.zeros(K.N_MULTILABEL_STATE, dtype=np.int64)
+        self._labels = LabelIndex(type(self).__name__)
+        self.classes_ = self._labels.classes
+        self.n_features_in_ = 0
+        if self.n_features is not None:
+            self._grow_features(self.n_features, "n_features")
+
+    def _reset(self):
+        for name in self._learned:
+            self.__dict__.pop(name, None)
+
+    @contextlib.contextmanager
+    def _first_call_atomic(self):
+        """Start the learned state if needed; undo that start if the block fails."""
+        started = self._is_started()
+        if not started:
+            self._start()
+        try:
+            yield
+        except BaseException:
+            if not started:
+                self._reset()
+            raise
+
+    def _grow_features(self, n_features, where):
+        if self.n_features is not None and n_features > self.n_features:
+            raise ValueError(
+                f"{where}: feature index {n_features - 1} is past n_features={self.n_features} "
+                f"(indices must be < {self.n_features})"
+            )
+        k, width = self._W.shape
+        capacity = width - 1
+        if n_features > capacity:
+            new_capacity = n_features if capacity == 0 else max(n_features, 2 * capacity)
+            grown = np.zeros((k, new_capacity + 1))
+            grown[:, :capacity] = self._W[:, :capacity]
+            grown[:, new_capacity] = self._W[:, capacity]
+            self._W = grown
+        self.n_features_in_ = max(self.n_features_in_, int(n_features))
+
+    def _sync_labels(self):
+        """Give every label known a weight vector (zeros for the new ones)."""
+        k = len(self._labels)
+        if k > self._W.shape[0]:
+            grown = np.zeros((k, self._W.shape[1]))
+            grown[: self._W.shape[0]] = self._W
+            self._W = grown
+        self.classes_ = self._labels.classes
+
+    @property
+    def coef_(self):
+        """Weight vectors, one row per label of ``classes_``: shape (n_classes, n_features)."""
+        self._check_started()
+        return self._W[self._labels.order, : self.n_features_in_].copy()
+
+    @property
+    def intercept_(self):
+        """Intercepts, shape (n_classes,); zeros unless ``fit_intercept=True``."""
+        self._check_started()
+        bias = 1.0 if self.fit_intercept else 0.0
+        return self._W[self._labels.order, -1] * bias
+
+    # -- learning -------------------------------------------------------------
+
+    def _encode(self, y, n_rows, classes):
+        """Index the labels of a batch (new ones in order of appearance); return (label_ptr, labels).
+
+        Labels declared by ``classes`` or by the columns of an indicator matrix
+        enter the ranking at once; the others on the first row that names them.
+        """
+        kind, rows = read_label_rows(y, n_rows, type(self).__name__)
+        if classes is not None:
+            self._labels.declare(classes)
+            self._rank_every_label()
+        if kind == "indicator":
+            if len(self._labels) == 0:
+                self._labels.add(range(rows.shape[1]))
+            encoded = self._labels.encode_indicator(rows)
+            # an indicator matrix names every label as a column: all of them are ranked from now on
+            self._rank_every_label()
+            return encoded
+        self._labels.add(label for row in rows for label in row)
+        return self._labels.encode_sets(rows)
+
+    def _rank_every_label(self):
+        self._state[K.M_ACTIVE] = len(self._labels)
+
+    def _progressive(self, X, y, record, classes=None):
+        """Predict then learn every row in order; return the per-round outputs.
+
+        Returns (predictions, scores, losses, taus, mistakes, totals); see the
+        class docstring for what predictions and scores hold.
+        """
+        self._config_arrays()
+        arrays = check_X(X)
+        if arrays.n_rows == 0 and classes is None and not self._is_started():
+            empty = np.empty(0)
+            return np.empty((0, 0), dtype=bool), empty, empty, empty, np.empty(0, dtype=bool), np.zeros(_codes.N_TOTALS)
+        with self._first_call_atomic():
+            label_ptr, labels = self._encode(y, arrays.n_rows, classes)
+            self._grow_features(arrays.n_features, "X")
+            self._sync_labels()
+        n = arrays.n_rows if record else 0
+        margins, losses, taus, round_scores, totals, stopped = self._pass(
+            arrays.indptr, arrays.indices, arrays.data, label_ptr, labels, n
+        )
+        if stopped >= 0:
+            raise FloatingPointError(
+                f"{type(self).__name__}: a score or a weight overflowed at row {stopped}; the model keeps the "
+                f"updates of rows 0..{stopped - 1}. Scale the features or lower C."
+            )
+        if not record:
+            return margins, margins, losses, taus, np.empty(0, dtype=bool), totals
+        predictions = round_scores[:, self._labels.order] > 0.0
+        return predictions, margins, losses, taus, margins <= 0.0, totals
+
+    def _pass(self, indptr, indices, data, label_ptr, labels, n_record):
+        """Run the kernel over CSR rows; return (margins, losses, taus, round scores, totals, stopped row or -1)."""
+        codes, params = self._config_arrays()
+        k = self._W.shape[0]
+        margins, losses, taus = np.empty(n_record), np.empty(n_record), np.empty(n_record)
+        round_scores = np.zeros((n_record, k))
+        totals = np.zeros(_codes.N_TOTALS)
+        stopped = K.multilabel_pass(
+            indptr, indices, data, label_ptr, labels, self._W, self._state, params, codes,
+            np.zeros(k, dtype=np.int8), np.empty(k), margins, losses, taus, round_scores, totals,
+        )
+        return margins, losses, taus, round_scores, totals, stopped
+
+    def partial_fit(self, X, y, classes=None):
+        """Learn from the rows of X in order (one online pass); returns self.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix, shape (n_samples, n_features)
+        y : sequence of label collections, or indicator matrix of shape (n_samples, n_classes)
+        classes : collection of labels, optional
+            Labels to put in the ranking from now on, before any row names them.
+        """
+        self._progressive(X, y, record=False, classes=classes)
+        return self
+
+    def fit(self, X, y, classes=None):
+        """Forget what was learned, then make one online pass over X in order."""
+        self._reset()
+        return self.partial_fit(X, y, classes=classes)
+
+    def learn_one(self, x, y):
+        """Learn one example ``x`` (dict, 1-d array or sparse row) with relevant labels ``y`` (a collection).
+
+        ``y`` is a list, tuple or set of label names (a 1-d array is read as
+        label names too, not as an indicator row: pass
+        ``classes_[row.astype(bool)]`` for one). Returns self.
+        """
+        self._config_arrays()
+        indices, data, n_features = check_row(x)
+        row = label_collection(y, "this example", type(self).__name__)
+        with self._first_call_atomic():
+            self._labels.add(row)
+            if n_features > self.n_features_in_:
+                self._grow_features(n_features, "x")
+            self._sync_labels()
+        label_ptr = np.array([0, len(row)], dtype=np.int64)
+        labels = np.array([self._labels.index[label] for label in row], dtype=np.int64)
+        indptr = np.array([0, indices.size], dtype=np.int64)
+        *_, stopped = self._pass(indptr, indices.astype(np.int32, copy=False), data, label_ptr, labels, 0)
+        if stopped >= 0:
+            raise FloatingPointError(
+                f"{type(self).__name__}: a score or a weight overflowed on this example; the model is unchanged. "
+                "Scale the features or lower C."
+            )
+        return self
+
+    # -- prediction -----------------------------------------------------------
+
+    def _scores(self, indptr, indices, data, n_features, where):
+        """Scores of CSR rows, columns as ``classes_``."""
+        if self.n_features is not None and n_features > self.n_features:
+            raise ValueError(f"{where} has {n_features} features, more than n_features={self.n_features}")
+        _, params = self._config_arrays()
+        out = np.empty((indptr.size - 1, self._W.shape[0]))
+        K.multilabel_scores(indptr, indices, data, self._W, params[K.M_BIAS], out)
+        return out[:, self._labels.order]
+
+    def decision_function(self, X):
+        """Scores w_r . x (+ intercept): shape (n_samples, n_classes), columns as ``classes_``."""
+        self._check_started()
+        arrays = check_X(X)
+        return self._scores(arrays.indptr, arrays.indices, arrays.data, arrays.n_features, "X")
+
+    def predict(self, X):
+        """Indicator matrix (n_samples, n_classes) of the labels scored above 0 (columns as ``classes_``)."""
+        return self.decision_function(X) > 0.0
+
+    def predict_ranking(self, X):
+        """The labels of ``classes_`` by decreasing score, one row per example (ties keep ``classes_`` order)."""
+        scores = self.decision_function(X)
+        return self.classes_[np.argsort(-scores, axis=1, kind="stable")]
+
+    def predict_one(self, x):
+        """The labels of one example scored above 0, by decreasing score; None before the first example."""
+        indices, data, n_features = check_row(x)
+        if not self._is_started():
+            return None
+        indptr = np.array([0, indices.size], dtype=np.int64)
+        scores = self._scores(indptr, indices.astype(np.int32, copy=False), data, n_features, "x")[0]
+        ranked = np.argsort(-scores, kind="stable")
+        return [self._labels.labels[self._labels.order[j]] for j in ranked if scores[j] > 0.0]
+
+    def score(self, X, y, sample_weight=None):
+        """Subset accuracy: the fraction of rows whose predicted label set is exactly the relevant one."""
+        predicted = self.predict(X)
+        kind, rows = read_label_rows(y, predicted.shape[0], type(self).__name__)
+        if kind == "indicator":
+            label_ptr, labels = self._labels.encode_indicator(rows)
+        else:
+            known = [all(label in self._labels.index for label in row) for row in rows]
+            label_ptr, labels = self._labels.encode_sets([row if ok else [] for row, ok in zip(rows, known)])
+        truth = np.zeros((predicted.shape[0], len(self._labels)), dtype=bool)
+        truth[np.repeat(np.arange(predicted.shape[0]), np.diff(label_ptr)), labels] = True
+        exact = (truth[:, self._labels.order] == predicted).all(axis=1)
+        if kind != "indicator":
+            exact &= np.array(known, dtype=bool)
+        return float(np.average(exact, weights=sample_weight))
+
+    # -- persistence ----------------------------------------------------------
+
+    def _get_state(self):
+        self._check_started()
+        weights = np.hstack([self._W[:, : self.n_features_in_], self._W[:, -1:]])
+        arrays = {"weights": weights, "labels": label_array(self._labels.labels), "state": self._state}
+        return arrays, {"n_features_in": self.n_features_in_}
+
+    def _set_state(self, arrays, state):
+        self._start()
+        self._W = np.array(arrays["weights"], dtype=np.float64)
+        self._state = np.array(arrays["state"], dtype=np.int64)
+        self._labels.set_labels(arrays["labels"].tolist())
+        self.n_features_in_ = int(state["n_features_in"])
+        if self._W.shape != (len(self._labels), self.n_features_in_ + 1):
+            raise ValueError("the weights do not match the labels and n_features_in")
+        self.classes_ = self._labels.classes
+

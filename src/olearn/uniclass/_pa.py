@@ -1,0 +1,340 @@
+"""Passive-Aggressive uniclass prediction (Crammer et al. 2006, Sec. 6)."""
+
+import math
+from collections.abc import Mapping
+
+import numpy as np
+
+from .._estimator import Estimator
+from .._kernels import _codes
+from .._kernels import _uniclass as K
+from .._params import BOOLEAN, Interval, NoneOr, Options, check_params
+from .._persistence import PersistenceMixin
+from .._validation import check_row, check_X
+from ..exceptions import NotFittedError
+from ..linear._base import _hyperparameters_of
+
+_STEP_RULES = {"pa": _codes.STEP_PA, "pa1": _codes.STEP_PA1, "pa2": _codes.STEP_PA2}
+
+
+class PAUniclass(PersistenceMixin, Estimator):
+    r"""Passive-Aggressive uniclass prediction: a ball that follows a stream of vectors.
+
+    Crammer, Dekel, Keshet, Shalev-Shwartz & Singer, *Online Passive-Aggressive
+    Algorithms*, JMLR 7 (2006), Sec. 6. There is no input: on round t the
+    learner predicts the center :math:`w_t`, then sees a vector :math:`y_t` and
+    suffers the epsilon-insensitive loss of Eq. (24),
+
+    .. math:: \ell_t = \max\big(0,\ \|w_t - y_t\| - \epsilon\big),
+
+    the distance from :math:`y_t` to the ball :math:`B_\epsilon(w_t)`. The
+    update moves the center towards :math:`y_t`,
+
+    .. math:: w_{t+1} = w_t + \tau_t \frac{y_t - w_t}{\|y_t - w_t\|}, \qquad
+        \tau_t = \ell_t \;\text{(PA)},\quad \min\{C, \ell_t\} \;\text{(PA-I)},\quad
+        \frac{\ell_t}{1 + \frac{1}{2C}} \;\text{(PA-II)},
+
+    which is the shared PA step with the unit virtual instance
+    :math:`z_t = (y_t - w_t)/\|y_t - w_t\|`, :math:`\|z_t\|^2 = 1`. PA puts
+    :math:`y_t` exactly on the edge of the new ball; PA-I and PA-II move at most
+    as far. The center starts at :math:`w_1 = 0`.
+
+    **Learning the radius** (``learn_radius=True``). When no good epsilon is
+    known, only an upper bound B on the radius of the best ball, the problem is
+    lifted to n + 1 dimensions, as Sec. 6 does: each vector becomes
+    :math:`\bar y_t = (y_t, 0)`, the learner keeps :math:`\bar w_t = (w_t, a_t)`
+    and runs the fixed-radius algorithm above with radius B. Since
+
+    .. math:: \|\bar w_t - \bar y_t\|^2 = \|w_t - y_t\|^2 + a_t^2,
+
+    :math:`\bar y_t` lies in the lifted ball of radius B exactly when
+    :math:`y_t` lies in the ball of radius
+    :math:`\epsilon_t = \sqrt{B^2 - a_t^2}` around :math:`w_t`: the lifted
+    coordinate encodes the radius. A competitor center u with radius
+    :math:`\epsilon \le B` is the lifted point
+    :math:`\bar u = (u, \sqrt{B^2 - \epsilon^2})`, and it contains
+    :math:`\bar y_t` in the lifted ball exactly when :math:`\|u - y_t\| \le \epsilon`,
+    so every bound of the fixed-radius algorithm applies in the lifted space
+    with :math:`\|\bar u - \bar w_1\|^2` in place of :math:`\|u\|^2` (see
+    :mod:`olearn.bounds`). The paper leaves the start of the lifted coordinate
+    open; olearn starts at :math:`a_1 = B`, radius 0, the smallest ball,
+    because each update multiplies :math:`a_t` by
+    :math:`1 - \tau_t/\|\bar y_t - \bar w_t\| \in [0, 1)` (tau never exceeds
+    the loss, which is below the distance): the radius never shrinks, and it
+    grows only as far as the stream forces it. (Starting at :math:`a_1 = 0`
+    would fix the radius at B for ever.) Then :math:`\|\bar u - \bar w_1\|^2 =
+    \|u\|^2 + (B - \sqrt{B^2 - \epsilon^2})^2 \le \|u\|^2 + \epsilon^2`. In this
+    mode ``epsilon`` is not used, and the recorded loss of a round is the
+    lifted one, :math:`\max(0, \sqrt{\|w_t - y_t\|^2 + a_t^2} - B)`, the loss
+    the step and the bounds are about; it is > 0 exactly when :math:`y_t`
+    falls outside the current ball.
+
+    A round is a **mistake** when :math:`y_t` falls outside the current ball
+    (its loss is > 0); :func:`olearn.run` counts those. Its ``predictions`` are
+    +1 (inside, the boundary included) or -1 (outside), its ``scores`` the
+    signed margin ``radius_ - ||y_t - w_t||``, as :meth:`predict` and
+    :meth:`decision_function` give them (the convention of scikit-learn's
+    outlier detectors).
+
+    Every vector of a stream has the same dimension d: the first one fixes it
+    (or ``n_features`` does). Arrays and sparse rows must have exactly d
+    entries; a dict ``{index: value}`` lists the nonzero coordinates, which
+    must be below d (a dict alone cannot tell its length, so the first vector
+    of a stream of dicts should come with ``n_features``).
+
+    Parameters
+    ----------
+    variant : {"pa", "pa1", "pa2"}, default="pa1"
+    C : float, default=1.0
+        Aggressiveness, > 0 (``inf`` allowed; ignored by ``"pa"``).
+    epsilon : float, default=0.1
+        Radius of the ball, >= 0 (unused when ``learn_radius=True``).
+    learn_radius : bool, default=False
+        Learn the radius by the lift to n + 1 dimensions.
+    B : float, default=1.0
+        Upper bound on the radius when it is learned, finite and > 0.
+    n_features : int or None, default=None
+        The dimension d of the vectors; None: that of the first vector.
+
+    Attributes
+    ----------
+    center_ : ndarray of shape (d,)
+    radius_ : float
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from olearn.uniclass import PAUniclass
+    >>> est = PAUniclass(variant="pa", epsilon=1.0)
+    >>> est.learn_one(np.array([3.0, 4.0])).center_     # distance 5, loss 4: moves 4 towards y
+    array([2.4, 3.2])
+    >>> est.learn_one(np.array([2.4, 3.5])).center_     # inside the ball: no loss, no move
+    array([2.4, 3.2])
+    >>> est.predict(np.array([[2.4, 3.2], [10.0, 10.0]]))
+    array([ 1, -1])
+    >>> learner = PAUniclass(variant="pa", learn_radius=True, B=2.0)
+    >>> learner.predict_one() is None                  # no center before the first vector
+    True
+    >>> learner.learn_one(np.array([0.0, 3.0]))
+    PAUniclass(B=2.0, learn_radius=True, variant='pa')
+    >>> round(learner.radius_, 4), learner.center_.round(4)   # the radius was 0
+    (1.6641, array([0.    , 1.3359]))
+    >>> bool(np.isclose(np.linalg.norm(learner.center_ - [0.0, 3.0]), learner.radius_))  # y on the edge
+    True
+    """
+
+    _task = "uniclass"
+    _estimator_type = "outlier_detector"
+    _learned = ("_w", "_state", "n_features_in_")
+    _constraints = {
+        "variant": Options("pa", "pa1", "pa2"),
+        "C": Interval(0, None, closed="neither"),
+        "epsilon": Interval(0, math.inf, closed="left"),
+        "learn_radius": BOOLEAN,
+        "B": Interval(0, math.inf, closed="neither"),
+        "n_features": NoneOr(Interval(1, None, integer=True)),
+    }
+
+    def __init__(self, variant="pa1", C=1.0, epsilon=0.1, learn_radius=False, B=1.0, n_features=None):
+        self.variant = variant
+        self.C = C
+        self.epsilon = epsilon
+        self.learn_radius = learn_radius
+        self.B = B
+        self.n_features = n_features
+
+    # -- hyperparameters ------------------------------------------------------
+
+    def _config_arrays(self):
+        """The kernel's ``codes`` and ``params``, recomputed only when a hyperparameter changed."""
+        values = _hyperparameters_of(type(self))(self)
+        key = (values, tuple(map(type, values)))
+        if getattr(self, "_config_key", None) != key:
+            check_params(self, self._constraints)
+            codes = np.zeros(K.N_UNICLASS_CODES, dtype=np.int64)
+            codes[K.U_STEP] = _STEP_RULES[self.variant]
+            codes[K.U_LEARN_RADIUS] = int(self.learn_radius)
+            params = np.zeros(K.N_UNICLASS_PARAMS)
+            params[K.U_C] = math.inf if self.variant == "pa" else self.C
+            params[K.U_EPSILON] = self.epsilon
+            params[K.U_BOUND] = self.B
+            self._config = (codes, params)
+            self._config_key = key
+        return self._config
+
+    # -- learned state --------------------------------------------------------
+
+    def _is_started(self):
+        return hasattr(self, "_w")
+
+    def _check_started(self):
+        if not self._is_started():
+            raise NotFittedError(
+                f"this {type(self).__name__} has not learned from any vector yet; call fit, partial_fit or learn_one first"
+            )
+
+    def _start(self, dimension):
+        self._w = np.zeros(dimension)
+        self._state = np.zeros(K.N_UNICLASS_STATE)
+        # the lifted coordinate starts at B: radius 0 (see the class docstring)
+        self._state[K.U_LIFT] = self.B
+        self.n_features_in_ = int(dimension)
+
+    def _reset(self):
+        for name in self._learned:
+            self.__dict__.pop(name, None)
+
+    def _dimension(self, size, exact, where):
+        """Check a vector's dimension against the center's; start the center if needed."""
+        expected = self.n_features_in_ if self._is_started() else self.n_features
+        if expected is None:
+            if size == 0:
+                raise ValueError(
+                    f"{where} has no coordinates, so it cannot set the dimension of the stream; "
+                    "give n_features or start with a vector of the full dimension"
+                )
+            self._start(size)
+            return
+        if (exact and size != expected) or size > expected:
+            origin = "n_features" if not self._is_started() or self.n_features is not None else "the first vector"
+            what = f"{size} coordinates" if exact else f"a coordinate at index {size - 1}"
+            raise ValueError(
+                f"{where} has {what}, but the vectors of this stream have {expected} (set by {origin}); "
+                "every vector of a uniclass stream has the same dimension"
+            )
+        if not self._is_started():
+            self._start(expected)
+
+    @property
+    def center_(self):
+        """The center w of the ball, shape (d,)."""
+        self._check_started()
+        return self._w.copy()
+
+    @property
+    def radius_(self):
+        """The radius of the ball: ``epsilon``, or the learned radius sqrt(B^2 - a^2)."""
+        self._check_started()
+        codes, params = self._config_arrays()
+        return float(K.uniclass_radius(self._state, params, codes))
+
+    # -- learning -------------------------------------------------------------
+
+    def _pass(self, indptr, indices, data, n_record):
+        """Run the kernel over CSR rows; return (margins, losses, taus, totals, stopped row or -1)."""
+        codes, params = self._config_arrays()
+        margins, losses, taus = np.empty(n_record), np.empty(n_record), np.empty(n_record)
+        totals = np.zeros(_codes.N_TOTALS)
+        stopped = K.uniclass_pass(
+            indptr, indices, data, self._w, self._state, params, codes,
+            np.empty(self._w.size), margins, losses, taus, totals,
+        )
+        return margins, losses, taus, totals, stopped
+
+    def _progressive(self, X, y, record):
+        """Predict then learn every vector (row of X) in order; return the per-round outputs.
+
+        Returns (predictions, scores, losses, taus, mistakes, totals), see the
+        class docstring. ``y`` must be None: the rows themselves are the stream.
+        """
+        if y is not None:
+            raise ValueError(
+                f"{type(self).__name__} learns from unlabelled vectors: the rows of the matrix are the stream; "
+                "call olearn.run(estimator, Y) without y"
+            )
+        self._config_arrays()
+        arrays = check_X(X, name="Y")
+        if arrays.n_rows == 0:
+            empty = np.empty(0)
+            return np.empty(0, dtype=np.int64), empty, empty, empty, np.empty(0, dtype=bool), np.zeros(_codes.N_TOTALS)
+        started = self._is_started()
+        try:
+            self._dimension(arrays.n_features, True, "Y")
+        except ValueError:
+            if not started:
+                self._reset()
+            raise
+        n = arrays.n_rows if record else 0
+        margins, losses, taus, totals, stopped = self._pass(arrays.indptr, arrays.indices, arrays.data, n)
+        if stopped >= 0:
+            raise FloatingPointError(
+                f"{type(self).__name__}: ||y - w||^2 overflowed at row {stopped}; the model keeps the updates "
+                f"of rows 0..{stopped - 1}. Scale the vectors."
+            )
+        if not record:
+            return margins, margins, losses, taus, np.empty(0, dtype=bool), totals
+        return np.where(losses > 0.0, -1, 1), margins, losses, taus, losses > 0.0, totals
+
+    def partial_fit(self, Y, y=None):
+        """Learn from the rows of Y in order (one online pass); returns self.
+
+        Parameters
+        ----------
+        Y : array-like or sparse matrix, shape (n_samples, d)
+            The vectors of the stream, one per row.
+        y : None
+            Present for scikit-learn's conventions only; a value is refused.
+        """
+        self._progressive(Y, y, record=False)
+        return self
+
+    def fit(self, Y, y=None):
+        """Forget what was learned, then make one online pass over the rows of Y in order."""
+        self._reset()
+        return self.partial_fit(Y, y)
+
+    def learn_one(self, y):
+        """Learn one vector ``y`` (dict, 1-d array or sparse row); returns self."""
+        self._config_arrays()
+        indices, data, size = check_row(y)
+        exact = not isinstance(y, Mapping)
+        started = self._is_started()
+        try:
+            self._dimension(size, exact, "y")
+        except ValueError:
+            if not started:
+                self._reset()
+            raise
+        indptr = np.array([0, indices.size], dtype=np.int64)
+        *_, stopped = self._pass(indptr, indices.astype(np.int32, copy=False), data, 0)
+        if stopped >= 0:
+            raise FloatingPointError(
+                f"{type(self).__name__}: ||y - w||^2 overflowed on this vector; the model is unchanged. Scale the vectors."
+            )
+        return self
+
+    # -- prediction -----------------------------------------------------------
+
+    def predict_one(self):
+        """The center w (a copy), or None before the first vector."""
+        return self._w.copy() if self._is_started() else None
+
+    def decision_function(self, Y):
+        """Signed margin ``radius_ - ||y - w||`` of each row: >= 0 inside the ball."""
+        self._check_started()
+        codes, params = self._config_arrays()
+        arrays = check_X(Y, name="Y")
+        if arrays.n_features != self._w.size:
+            raise ValueError(f"Y has {arrays.n_features} columns; the center has {self._w.size} coordinates")
+        out = np.empty(arrays.n_rows)
+        radius = K.uniclass_radius(self._state, params, codes)
+        K.uniclass_margins(arrays.indptr, arrays.indices, arrays.data, self._w, radius, np.empty(self._w.size), out)
+        return out
+
+    def predict(self, Y):
+        """+1 for rows inside the ball (the boundary included), -1 outside."""
+        return np.where(self.decision_function(Y) >= 0.0, 1, -1)
+
+    # -- persistence ----------------------------------------------------------
+
+    def _get_state(self):
+        self._check_started()
+        return {"center": self._w, "state": self._state}, {"n_features_in": self.n_features_in_}
+
+    def _set_state(self, arrays, state):
+        self._w = np.array(arrays["center"], dtype=np.float64)
+        self._state = np.array(arrays["state"], dtype=np.float64)
+        self.n_features_in_ = int(state["n_features_in"])
+        if self._w.shape != (self.n_features_in_,) or self._state.shape != (K.N_UNICLASS_STATE,):
+            raise ValueError("the center or the state has the wrong shape")

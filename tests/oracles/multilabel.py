@@ -1,0 +1,93 @@
+"""PA label ranking with sets of relevant labels, transcribed from the paper in plain NumPy.
+
+Crammer, Dekel, Keshet, Shalev-Shwartz & Singer, "Online Passive-Aggressive
+Algorithms", JMLR 7 (2006), Sec. 7, with the multi-vector feature map: for k
+labels, Phi(x, r) is the vector of k blocks of size d holding x in block r
+and zeros elsewhere; the learner is ONE weight vector w of size k*d.
+
+    margin_t = min_{r in Y_t} w.Phi(x_t, r) - max_{s not in Y_t} w.Phi(x_t, s)
+    l_t      = max(0, 1 - margin_t)
+    z_t      = Phi(x_t, r_t) - Phi(x_t, s_t)   (r_t the argmin, s_t the argmax; first index on ties)
+    tau_t    = l/||z||^2 (PA), min(C, l/||z||^2) (PA-I), l/(||z||^2 + 1/(2C)) (PA-II);
+               0 when the denominator is 0 (z = 0: every w has the same loss)
+    w        = w + tau_t z_t
+
+Rows whose relevant set is empty or holds every label in the ranking have
+margin +inf and loss 0 (min over no label is +inf, max over no label -inf).
+
+Labels are given by their indices 0..k-1 (k = ``n_labels``). ``ranked`` gives
+the labels in the ranking from the start; without it every label is. A label
+not ranked yet joins the ranking on the first row that names it (olearn's
+documented rule for labels first met mid-stream). ``fit_intercept`` appends a
+constant 1 to every x.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass
+class MultilabelTrace:
+    coef: np.ndarray  # (k, d) weights, the blocks of w
+    intercept: np.ndarray  # (k,)
+    margins: np.ndarray
+    losses: np.ndarray
+    taus: np.ndarray
+    scores: np.ndarray  # (n, k) scores before each update (0 for labels not ranked yet)
+
+
+def phi(x, r, n_labels):
+    out = np.zeros(n_labels * x.size)
+    out[r * x.size : (r + 1) * x.size] = x
+    return out
+
+
+def pa_multilabel(X, label_sets, n_labels, variant="pa", C=1.0, fit_intercept=False, ranked=None):
+    X = np.asarray(X, dtype=np.float64)
+    if fit_intercept:
+        X = np.hstack([X, np.ones((X.shape[0], 1))])
+    d = X.shape[1]
+    w = np.zeros(n_labels * d)
+    in_ranking = list(range(n_labels)) if ranked is None else list(ranked)
+    margins, losses, taus, all_scores = [], [], [], []
+    for x, relevant in zip(X, label_sets):
+        for label in sorted(relevant):
+            if label not in in_ranking:
+                in_ranking.append(label)
+        scores = np.zeros(n_labels)
+        for r in in_ranking:
+            scores[r] = w @ phi(x, r, n_labels)
+        all_scores.append(scores)
+        # ties go to the label that entered the ranking first
+        rel = [r for r in in_ranking if r in relevant]
+        irr = [s for s in in_ranking if s not in relevant]
+        if not rel or not irr:
+            margins.append(np.inf)
+            losses.append(0.0)
+            taus.append(0.0)
+            continue
+        r_t = rel[int(np.argmin([scores[r] for r in rel]))]
+        s_t = irr[int(np.argmax([scores[s] for s in irr]))]
+        margin = scores[r_t] - scores[s_t]
+        loss = max(0.0, 1.0 - margin)
+        z = phi(x, r_t, n_labels) - phi(x, s_t, n_labels)
+        sq = z @ z
+        if variant == "pa":
+            tau = loss / sq if sq > 0 else 0.0
+        elif variant == "pa1":
+            tau = min(C, loss / sq) if sq > 0 else 0.0
+        elif variant == "pa2":
+            denominator = sq + 1.0 / (2.0 * C)
+            tau = loss / denominator if denominator > 0 else 0.0
+        else:
+            raise ValueError(variant)
+        w = w + tau * z
+        margins.append(margin)
+        losses.append(loss)
+        taus.append(tau)
+    W = w.reshape(n_labels, d)
+    coef = W[:, :-1] if fit_intercept else W
+    intercept = W[:, -1] if fit_intercept else np.zeros(n_labels)
+    return MultilabelTrace(coef.copy(), intercept.copy(), np.array(margins), np.array(losses), np.array(taus),
+                           np.array(all_scores).reshape(len(label_sets), n_labels))

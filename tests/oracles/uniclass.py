@@ -1,0 +1,73 @@
+"""PA uniclass prediction transcribed from the paper, in plain NumPy.
+
+Crammer, Dekel, Keshet, Shalev-Shwartz & Singer, "Online Passive-Aggressive
+Algorithms", JMLR 7 (2006), Sec. 6. Written from the math alone (not from
+olearn's kernels): dense vectors, one round per loop iteration.
+
+    l_t     = max(0, ||w_t - y_t|| - epsilon)                      (Eq. 24)
+    tau_t   = l_t (PA), min(C, l_t) (PA-I), l_t / (1 + 1/(2C)) (PA-II)
+    w_{t+1} = w_t + tau_t (y_t - w_t) / ||y_t - w_t||
+
+Radius learning: the same algorithm, literally run on the lifted vectors
+(y_t, 0) in n + 1 dimensions with radius B, from the lifted start (0, ..., 0, B);
+the radius of round t is sqrt(B^2 - a_t^2), a_t the last coordinate.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass
+class UniclassTrace:
+    center: np.ndarray  # final center, shape (d,)
+    radius: float  # final radius
+    centers: np.ndarray  # center before each round, shape (n, d)
+    radii: np.ndarray  # radius before each round
+    margins: np.ndarray  # radius - ||y_t - w_t|| before each update
+    losses: np.ndarray  # loss of each round (the lifted loss when the radius is learned)
+    taus: np.ndarray
+
+
+def step(variant, loss, C):
+    """tau of PA / PA-I / PA-II for a unit virtual instance."""
+    if variant == "pa":
+        return loss
+    if variant == "pa1":
+        return min(C, loss)
+    if variant == "pa2":
+        return loss / (1.0 + 1.0 / (2.0 * C))
+    raise ValueError(variant)
+
+
+def _fixed_radius(Y, w, variant, C, epsilon):
+    centers, losses, taus = [], [], []
+    for y in Y:
+        centers.append(w.copy())
+        distance = np.linalg.norm(y - w)
+        loss = max(0.0, distance - epsilon)
+        tau = step(variant, loss, C)
+        if loss > 0:
+            w = w + tau * (y - w) / distance
+        losses.append(loss)
+        taus.append(tau)
+    return w, np.array(centers).reshape(len(Y), -1), np.array(losses), np.array(taus)
+
+
+def pa_uniclass(Y, variant="pa", C=1.0, epsilon=0.1):
+    Y = np.asarray(Y, dtype=np.float64)
+    w, centers, losses, taus = _fixed_radius(Y, np.zeros(Y.shape[1]), variant, C, epsilon)
+    distances = np.linalg.norm(Y - centers, axis=1)
+    return UniclassTrace(w, epsilon, centers, np.full(len(Y), epsilon), epsilon - distances, losses, taus)
+
+
+def pa_uniclass_learned_radius(Y, variant="pa", C=1.0, B=1.0):
+    Y = np.asarray(Y, dtype=np.float64)
+    lifted = np.hstack([Y, np.zeros((Y.shape[0], 1))])
+    start = np.zeros(Y.shape[1] + 1)
+    start[-1] = B
+    w, centers, losses, taus = _fixed_radius(lifted, start, variant, C, B)
+    radii = np.sqrt(B**2 - centers[:, -1] ** 2)
+    distances = np.linalg.norm(Y - centers[:, :-1], axis=1)
+    return UniclassTrace(w[:-1], float(np.sqrt(B**2 - w[-1] ** 2)), centers[:, :-1], radii, radii - distances,
+                         losses, taus)
