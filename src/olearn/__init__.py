@@ -14,6 +14,7 @@ from ._registry import all_estimators
 from .evaluate import RunResult, run
 from .linear import OGDClassifier, OnlineSVM, PAClassifier, PARegressor, Perceptron
 from .multilabel import PAMultilabel
+from .sequence import PASequence
 from .uniclass import PAUniclass
 
 __version__ = "0.1.0"
@@ -33,6 +34,7 @@ __all__ = [
     "PAClassifier",
     "PAMultilabel",
     "PARegressor",
+    "PASequence",
     "PAUniclass",
     "Perceptron",
     "RunResult",

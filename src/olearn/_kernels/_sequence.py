@@ -1,0 +1,308 @@
+"""Passive-aggressive learning of first-order chains (Crammer et al. 2006, Sec. 8 and 9).
+
+On each sequence (X, y) of n positions the model predicts yhat by Viterbi, picks a
+rival labelling r, and moves along the virtual instance
+
+    z = Phi(X, y) - Phi(X, r),  loss l = w.Phi(X, r) - w.Phi(X, y) + margin(r),
+
+with ``margin(r) = sqrt(rho(y, r))`` and tau from the shared PA step rule. The
+rival is the prediction (the prediction-based update, ``UPDATE_PREDICTION``) or
+the labelling of largest loss (``UPDATE_MAX_LOSS``), found by the Hamming-augmented
+Viterbi for costs that depend only on the Hamming distance.
+
+Phi stacks the emissions ``sum_t x_t (x) e_{y_t}`` (``emission``, feature-major,
+shape (n_features + 1, k), the last row for the intercept's constant feature)
+and the transitions ``sum_t e_{y_{t-1}} (x) e_{y_t}`` (``transition``, shape
+(k + 1, k), the last row for the start). Positions where y and r agree cancel
+in z; ||z||^2 is computed exactly by accumulating, one label at a time, the
+sum of +x_t (y_t is that label) and -x_t (r_t is that label) in a scratch vector
+that is cleared as it is read, and the transition counts the same way.
+
+Labels enter a stream over time: at round i a label j takes part in the
+prediction when ``first_seen[j] < i`` and in the choice of the rival when
+``first_seen[j] <= i``. When no label was known before a round, there is no
+prediction, and the prediction-based rival is the Viterbi labelling over the
+labels known once the round's own labels are in.
+"""
+
+import math
+
+import numpy as np
+from numba import njit
+
+from ._codes import T_LOSS, T_MISTAKES, T_ROUNDS, T_UPDATES
+from ._steps import pa_step
+from ._viterbi import emission_scores, hamming_viterbi, sequence_score, viterbi
+
+# How the rival labelling of a round is chosen (Crammer et al. 2006, Sec. 8).
+UPDATE_PREDICTION = 0  # the predicted labelling
+UPDATE_MAX_LOSS = 1  # argmax_r w.Phi(X, r) - w.Phi(X, y) + sqrt(rho(y, r))
+
+# What a pass over the differences of y and r does with each entry of tau * z.
+_NORM = 0  # sum the squares of z
+_CHECK = 1  # 1.0 when w + tau z stays finite, else 0.0
+_APPLY = 2  # w <- w + tau z
+
+
+@njit(cache=True)
+def _consume(mode, weights, row, column, value, tau, result):
+    if mode == _NORM:
+        return result + value * value
+    if mode == _CHECK:
+        return result if math.isfinite(weights[row, column] + tau * value) else 0.0
+    weights[row, column] += tau * value
+    return result
+
+
+@njit(cache=True)
+def _emission_part(mode, indptr, indices, data, r0, n, y, y0, rival, bias, emission, tau, buffer, done):
+    """Visit the emission block of z = Phi(X, y) - Phi(X, rival), one label at a time.
+
+    ``buffer`` (length n_features + 1, all zero) and ``done`` (length k, all
+    False) are scratch, and are left as they were found.
+    """
+    last = emission.shape[0] - 1
+    result = 1.0 if mode == _CHECK else 0.0
+    for t in range(n):
+        if y[y0 + t] == rival[t]:
+            continue
+        for side in range(2):
+            label = y[y0 + t] if side == 0 else rival[t]
+            if done[label]:
+                continue
+            done[label] = True
+            for s in range(t, n):
+                truth = y[y0 + s]
+                other = rival[s]
+                if truth == other or (truth != label and other != label):
+                    continue
+                sign = 1.0 if truth == label else -1.0
+                row = r0 + s
+                for p in range(indptr[row], indptr[row + 1]):
+                    buffer[indices[p]] += sign * data[p]
+                buffer[last] += sign * bias
+            # read each touched entry once: it is zeroed as it is read
+            for s in range(t, n):
+                truth = y[y0 + s]
+                other = rival[s]
+                if truth == other or (truth != label and other != label):
+                    continue
+                row = r0 + s
+                for p in range(indptr[row], indptr[row + 1]):
+                    feature = indices[p]
+                    result = _consume(mode, emission, feature, label, buffer[feature], tau, result)
+                    buffer[feature] = 0.0
+                result = _consume(mode, emission, last, label, buffer[last], tau, result)
+                buffer[last] = 0.0
+    for t in range(n):
+        done[y[y0 + t]] = False
+        done[rival[t]] = False
+    return result
+
+
+@njit(cache=True)
+def _transition_part(mode, n, y, y0, rival, transition, tau, counts):
+    """Visit the transition block of z; ``counts`` (shape (k + 1, k), all zero) is scratch left zero."""
+    start = transition.shape[0] - 1
+    result = 1.0 if mode == _CHECK else 0.0
+    before_y = start
+    before_r = start
+    for t in range(n):
+        counts[before_y, y[y0 + t]] += 1.0
+        counts[before_r, rival[t]] -= 1.0
+        before_y = y[y0 + t]
+        before_r = rival[t]
+    before_y = start
+    before_r = start
+    for t in range(n):
+        for side in range(2):
+            row = before_y if side == 0 else before_r
+            column = y[y0 + t] if side == 0 else rival[t]
+            result = _consume(mode, transition, row, column, counts[row, column], tau, result)
+            counts[row, column] = 0.0
+        before_y = y[y0 + t]
+        before_r = rival[t]
+    return result
+
+
+@njit(cache=True)
+def update_towards(indptr, indices, data, r0, n, y, y0, rival, emission, transition, bias, loss, rule, C,
+                   buffer, done, counts):
+    """w <- w + tau (Phi(X, y) - Phi(X, rival)) with the PA step of ``loss``; returns (tau, ok).
+
+    ``ok`` is False, and the model unchanged, when ||z||^2, tau or an updated
+    weight would not be finite.
+    """
+    sqnorm = _emission_part(_NORM, indptr, indices, data, r0, n, y, y0, rival, bias, emission, 0.0, buffer, done)
+    sqnorm += _transition_part(_NORM, n, y, y0, rival, transition, 0.0, counts)
+    if not math.isfinite(sqnorm):
+        return 0.0, False
+    tau = pa_step(rule, loss, sqnorm, C)
+    if tau == 0.0:
+        return 0.0, True
+    if not math.isfinite(tau):
+        return tau, False
+    if _emission_part(_CHECK, indptr, indices, data, r0, n, y, y0, rival, bias, emission, tau, buffer, done) == 0.0:
+        return tau, False
+    if _transition_part(_CHECK, n, y, y0, rival, transition, tau, counts) == 0.0:
+        return tau, False
+    _emission_part(_APPLY, indptr, indices, data, r0, n, y, y0, rival, bias, emission, tau, buffer, done)
+    _transition_part(_APPLY, n, y, y0, rival, transition, tau, counts)
+    return tau, True
+
+
+@njit(cache=True)
+def choose_rival(indptr, indices, data, r0, n, y, y0, margins, m0, emission, transition, first_seen, i, bias, update,
+                 em, best, augmented, predictions, rival):
+    """Predict round ``i`` into predictions[r0 : r0 + n] and choose the rival into rival[:n].
+
+    ``margins[m0 + h]`` is the margin of a rival at Hamming distance h (read by
+    the max-loss search only). Returns (predicted, score of the prediction,
+    score of y, score of the rival, ok); ``ok`` is False when a score is not
+    finite.
+    """
+    emission_scores(indptr, indices, data, r0, n, emission, bias, em)
+    predicted = viterbi(em, n, transition, first_seen, i - 1, best, predictions, r0)
+    predicted_score = sequence_score(em, n, predictions, r0, transition) if predicted else math.nan
+    if update == UPDATE_MAX_LOSS:
+        hamming_viterbi(em, n, y, y0, transition, first_seen, i, margins, m0, augmented, rival)
+    elif predicted:
+        rival[:n] = predictions[r0 : r0 + n]
+    else:
+        viterbi(em, n, transition, first_seen, i, best, rival, 0)
+    true_score = sequence_score(em, n, y, y0, transition)
+    rival_score = sequence_score(em, n, rival, 0, transition)
+    ok = math.isfinite(true_score) and math.isfinite(rival_score) and (math.isfinite(predicted_score) or not predicted)
+    return predicted, predicted_score, true_score, rival_score, ok
+
+
+@njit(cache=True)
+def hamming(y, y0, labels, l0, n):
+    """Number of positions t < n where y[y0 + t] != labels[l0 + t]."""
+    errors = 0
+    for t in range(n):
+        if y[y0 + t] != labels[l0 + t]:
+            errors += 1
+    return errors
+
+
+@njit(cache=True)
+def _longest(offsets):
+    longest = 0
+    for i in range(offsets.size - 1):
+        longest = max(longest, offsets[i + 1] - offsets[i])
+    return longest
+
+
+@njit(cache=True)
+def sequence_pass(indptr, indices, data, offsets, y, margins, emission, transition, first_seen, rule, update, C, bias,
+                  predictions, scores, losses, taus, errors, totals):
+    """Progressive validation over the sequences of a CSR matrix: predict each one, then learn it.
+
+    Sequence i is rows offsets[i] .. offsets[i + 1] - 1 with labels y over the
+    same rows; its margins are margins[offsets[i] + i + h], h = 0 .. n.
+    ``predictions`` (one per row) gets the predicted label indices, -1 where
+    no label was known yet. The per-sequence ``scores`` (w.Phi(X, yhat), NaN
+    without a prediction), ``losses``, ``taus`` and ``errors`` (Hamming errors
+    of the prediction) are written when they have one slot per sequence; pass
+    empty arrays to keep only the ``totals``. A round is a mistake when any
+    position is wrong. Returns -1, or the sequence at which learning stopped
+    because the numbers overflowed (the model then keeps the earlier updates).
+    """
+    record = scores.size > 0
+    k = emission.shape[1]
+    longest = _longest(offsets)
+    em = np.empty((longest, k))
+    best = np.empty((longest, k))
+    size = longest if update == UPDATE_MAX_LOSS else 0
+    augmented = np.empty((size, size + 1, k))
+    rival = np.empty(longest, dtype=np.int64)
+    buffer = np.zeros(emission.shape[0])
+    done = np.zeros(k, dtype=np.bool_)
+    counts = np.zeros((k + 1, k))
+    mistakes = 0.0
+    cumulative_loss = 0.0
+    updates = 0.0
+    stopped = -1
+    n_sequences = offsets.size - 1
+    for i in range(n_sequences):
+        r0 = offsets[i]
+        n = offsets[i + 1] - r0
+        score = 0.0
+        loss = 0.0
+        tau = 0.0
+        wrong = 0
+        if n > 0:
+            predicted, score, true_score, rival_score, ok = choose_rival(
+                indptr, indices, data, r0, n, y, r0, margins, r0 + i, emission, transition, first_seen, i, bias,
+                update, em, best, augmented, predictions, rival,
+            )
+            if not ok:
+                stopped = i
+                break
+            loss = max(0.0, rival_score - true_score + margins[r0 + i + hamming(y, r0, rival, 0, n)])
+            tau, ok = update_towards(indptr, indices, data, r0, n, y, r0, rival, emission, transition, bias, loss,
+                                     rule, C, buffer, done, counts)
+            if not ok:
+                stopped = i
+                break
+            wrong = hamming(y, r0, predictions, r0, n) if predicted else n
+        if record:
+            scores[i] = score
+            losses[i] = loss
+            taus[i] = tau
+            errors[i] = wrong
+        if wrong > 0:
+            mistakes += 1.0
+        cumulative_loss += loss
+        if tau != 0.0:
+            updates += 1.0
+    n_done = n_sequences if stopped < 0 else stopped
+    totals[T_MISTAKES] += mistakes
+    totals[T_LOSS] += cumulative_loss
+    totals[T_UPDATES] += updates
+    totals[T_ROUNDS] += n_done
+    return stopped
+
+
+@njit(cache=True)
+def sequence_rival(indptr, indices, data, offsets, i, y, emission, transition, first_seen, bias, em, best,
+                   predictions, rival):
+    """``choose_rival`` for sequence i with the prediction-based update, for costs given as Python callables.
+
+    The caller computes the margin of the rival and finishes the round with
+    :func:`sequence_update`. ``em`` and ``best`` are scratch of shape
+    (>= n, k). Returns (predicted, score of the prediction, score of y, score
+    of the rival, ok).
+    """
+    r0 = offsets[i]
+    n = offsets[i + 1] - r0
+    k = emission.shape[1]
+    return choose_rival(indptr, indices, data, r0, n, y, r0, np.empty(0), 0, emission, transition, first_seen, i, bias,
+                        UPDATE_PREDICTION, em, best, np.empty((0, 0, k)), predictions, rival)
+
+
+@njit(cache=True)
+def sequence_update(indptr, indices, data, offsets, i, y, rival, emission, transition, bias, loss, rule, C, buffer,
+                    done, counts):
+    """``update_towards`` for sequence i, with the scratch arrays of ``sequence_pass``; returns (tau, ok)."""
+    r0 = offsets[i]
+    n = offsets[i + 1] - r0
+    return update_towards(indptr, indices, data, r0, n, y, r0, rival, emission, transition, bias, loss, rule, C,
+                          buffer, done, counts)
+
+
+@njit(cache=True)
+def sequence_predict(indptr, indices, data, offsets, emission, transition, bias, predictions, scores):
+    """Viterbi labelling (label indices, into ``predictions``) and its score of every sequence."""
+    k = emission.shape[1]
+    longest = _longest(offsets)
+    em = np.empty((longest, k))
+    best = np.empty((longest, k))
+    everyone = np.full(k, -1, dtype=np.int64)
+    for i in range(offsets.size - 1):
+        r0 = offsets[i]
+        n = offsets[i + 1] - r0
+        emission_scores(indptr, indices, data, r0, n, emission, bias, em)
+        viterbi(em, n, transition, everyone, 0, best, predictions, r0)
+        scores[i] = sequence_score(em, n, predictions, r0, transition)

@@ -1,0 +1,473 @@
+"""Passive-Aggressive learning of label sequences (Crammer et al. 2006, Sec. 9)."""
+
+import contextlib
+import math
+
+import numpy as np
+
+from .._estimator import ClassifierEstimator
+from .._kernels import _codes
+from .._kernels._sequence import (
+    UPDATE_MAX_LOSS,
+    UPDATE_PREDICTION,
+    sequence_pass,
+    sequence_predict,
+    sequence_rival,
+    sequence_update,
+)
+from .._params import BOOLEAN, Interval, NoneOr, Options, check_params
+from .._persistence import PersistenceMixin
+from ..exceptions import NotFittedError
+from ._costs import (
+    CostConstraint,
+    HammingCost,
+    check_cost_value,
+    margin_table,
+    resolve_cost,
+)
+from ._inputs import check_label_sequences, check_sequences, hamming_errors
+
+_STEP_RULES = {"pa": _codes.STEP_PA, "pa1": _codes.STEP_PA1, "pa2": _codes.STEP_PA2}
+_UPDATES = {"prediction": UPDATE_PREDICTION, "max-loss": UPDATE_MAX_LOSS}
+
+
+class PASequence(PersistenceMixin, ClassifierEstimator):
+    r"""Passive-Aggressive sequence labelling with a first-order Markov chain: PA, PA-I and PA-II.
+
+    Crammer, Dekel, Keshet, Shalev-Shwartz & Singer, *Online Passive-Aggressive
+    Algorithms*, JMLR 7 (2006), Sec. 9, with the cost-sensitive updates of Sec. 8.
+    A sequence :math:`X = (x_1, \dots, x_T)` with labels :math:`y = (y_1, \dots, y_T)`
+    has the features (Eq. 59, plus a start transition from a state
+    :math:`y_0 = \mathrm{start}`)
+
+    .. math:: \Phi(X, y) = \sum_t x_t \otimes e_{y_t} + \sum_t e_{y_{t-1}} \otimes e_{y_t},
+
+    so that :math:`w` holds emission weights (``coef_``, one row per label) and
+    transition weights (``transition_``, shape (k + 1, k), the last row from the
+    start). The prediction :math:`\hat y = \arg\max_{y'} w \cdot \Phi(X, y')` is
+    found by Viterbi. On each sequence, for a rival labelling :math:`r`,
+
+    .. math:: \ell = w \cdot \Phi(X, r) - w \cdot \Phi(X, y) + \sqrt{\rho(y, r)},
+        \qquad w \leftarrow w + \tau\, (\Phi(X, y) - \Phi(X, r)),
+
+    with :math:`\tau` the PA / PA-I / PA-II step of :math:`\ell` and
+    :math:`\|\Phi(X, y) - \Phi(X, r)\|^2` (Eq. 3 and 8; positions where
+    :math:`y` and :math:`r` agree cancel). The rival is
+
+    * ``update="prediction"`` (the prediction-based update of Sec. 8): :math:`r = \hat y`;
+    * ``update="max-loss"``: :math:`r = \arg\max_{r} w \cdot \Phi(X, r) - w \cdot \Phi(X, y) + \sqrt{\rho(y, r)}`.
+      The paper sets this update aside for sequences, the argmax being over
+      exponentially many labellings. For a cost of the Hamming distance alone it
+      is exact and polynomial: a Viterbi over (position, label, errors so far),
+      O(T^2 k^2) per sequence. Other costs are refused with this update.
+
+    Costs ``rho``: ``"hamming"`` (the number of wrong positions h, margin
+    :math:`\sqrt h`), ``"sqrt-hamming"`` (:math:`\rho = \sqrt h`, margin
+    :math:`h^{1/4}`), a :class:`HammingCost` (any ``function(h, T)``), or any
+    callable ``rho(y_true, y_pred)`` of two label arrays (prediction-based
+    update only; it is called in Python once per wrongly predicted sequence,
+    so learning is slower).
+
+    Choices where the paper is silent:
+
+    * Ties in the Viterbi argmax go to the lexicographically smallest labelling
+      in the order of ``classes_`` (sorted labels).
+    * Labels may appear at any time. A sequence is predicted with the labels seen
+      in earlier sequences only; the max-loss rival may also use the labels of
+      the sequence itself. When no label was known before a sequence (the first
+      one), it has no prediction (None, all positions wrong) and the
+      prediction-based rival is the model's Viterbi labelling over that
+      sequence's own labels.
+    * An empty sequence is a round with nothing to predict: its prediction is an
+      empty array, its loss 0, and it is no mistake.
+    * With ``fit_intercept=True`` every position carries a constant feature 1,
+      whose weight is a per-label bias (``intercept_``) that counts in
+      :math:`\|z\|^2`.
+
+    Parameters
+    ----------
+    variant : {"pa", "pa1", "pa2"}, default="pa1"
+    C : float, default=1.0
+        Aggressiveness, > 0 (``inf`` allowed; ignored by ``"pa"``).
+    update : {"prediction", "max-loss"}, default="prediction"
+    cost : "hamming", "sqrt-hamming", HammingCost or callable, default="hamming"
+    fit_intercept : bool, default=False
+    n_features : int or None, default=None
+        Fix the dimension of each position; a sequence with more features is then an error.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from olearn import run
+    >>> from olearn.sequence import PASequence, hamming_errors
+    >>> X = [np.eye(3)[[0, 1, 2, 1]], np.eye(3)[[2, 0]]]    # one-hot features of each position
+    >>> y = [list("abcb"), list("ca")]
+    >>> model = PASequence(variant="pa")
+    >>> res = run(model, X, y)          # predict each sequence, then learn it
+    >>> res.predictions[0] is None      # no label known before the first sequence
+    True
+    >>> res.predictions[1].tolist(), hamming_errors(y, res.predictions).tolist()
+    (['c', 'b'], [4, 1])
+    >>> [p.tolist() for p in model.partial_fit(X, y).predict(X)]   # a second pass
+    [['a', 'b', 'c', 'b'], ['c', 'a']]
+    >>> model.classes_.tolist(), model.coef_.shape, model.transition_.shape
+    (['a', 'b', 'c'], (3, 3), (4, 3))
+    """
+
+    _task = "sequence"
+    _constraints = {
+        "variant": Options("pa", "pa1", "pa2"),
+        "C": Interval(0, None, closed="neither"),
+        "update": Options("prediction", "max-loss"),
+        "cost": CostConstraint(),
+        "fit_intercept": BOOLEAN,
+        "n_features": NoneOr(Interval(1, None, integer=True)),
+    }
+    _learned = ("_emission", "_transition", "classes_", "n_features_in_")
+
+    def __init__(self, variant="pa1", C=1.0, update="prediction", cost="hamming", fit_intercept=False,
+                 n_features=None):
+        self.variant = variant
+        self.C = C
+        self.update = update
+        self.cost = cost
+        self.fit_intercept = fit_intercept
+        self.n_features = n_features
+
+    # -- hyperparameters ------------------------------------------------------
+
+    def _settings(self):
+        """(step rule, update code, C, bias, cost), checked again only after a hyperparameter changed."""
+        values = tuple(getattr(self, name) for name in self._get_param_names())
+        # types too: True == 1 == 1.0, yet only some of them are valid values
+        key = (values, tuple(map(type, values)))
+        if getattr(self, "_settings_key", None) != key:
+            check_params(self, self._constraints)
+            cost = resolve_cost(self.cost)
+            if self.update == "max-loss" and not isinstance(cost, HammingCost):
+                raise ValueError(
+                    f"{type(self).__name__}: update='max-loss' needs a cost of the Hamming distance alone "
+                    f"('hamming', 'sqrt-hamming' or a HammingCost), whose max-loss rival Viterbi finds exactly; "
+                    f"cost={self.cost!r} is a general callable. Use update='prediction', or declare the cost "
+                    "with HammingCost if it depends only on the number of wrong positions."
+                )
+            C = math.inf if self.variant == "pa" else float(self.C)
+            bias = 1.0 if self.fit_intercept else 0.0
+            self._cached_settings = (_STEP_RULES[self.variant], _UPDATES[self.update], C, bias, cost)
+            self._settings_key = key
+        return self._cached_settings
+
+    def __getstate__(self):
+        # the cache of checked settings holds types (e.g. that of a cost function), which do not
+        # pickle; it is rebuilt on first use
+        state = self.__dict__.copy()
+        state.pop("_settings_key", None)
+        state.pop("_cached_settings", None)
+        return state
+
+    # -- learned state --------------------------------------------------------
+
+    def _is_started(self):
+        return hasattr(self, "_emission")
+
+    def _check_started(self):
+        if not self._is_started():
+            raise NotFittedError(
+                f"this {type(self).__name__} has not learned from any sequence yet; call fit, partial_fit or "
+                "learn_one first"
+            )
+
+    def _start(self):
+        self._emission = np.zeros((1, 0))
+        self._transition = np.zeros((1, 0))
+        self.classes_ = np.empty(0)
+        self.n_features_in_ = 0
+        if self.n_features is not None:
+            self._grow(np.array([self.n_features]), "n_features")
+
+    def _reset(self):
+        for name in self._learned:
+            self.__dict__.pop(name, None)
+
+    @contextlib.contextmanager
+    def _first_call_atomic(self):
+        """Start the learned state if needed; undo that start if the block fails."""
+        started = self._is_started()
+        if not started:
+            self._start()
+        try:
+            yield
+        except BaseException:
+            if not started:
+                self._reset()
+            raise
+
+    def _too_wide(self, widths, name):
+        if self.n_features is not None and widths.size and widths.max() > self.n_features:
+            i = int(np.argmax(widths > self.n_features))
+            raise ValueError(
+                f"{name}[{i}] has {widths[i]} features, more than n_features={self.n_features}"
+            )
+
+    def _grow(self, widths, name):
+        """Make room for the features of sequences of these widths."""
+        self._too_wide(widths, name)
+        width = int(widths.max()) if widths.size else 0
+        capacity = self._emission.shape[0] - 1
+        if width > capacity:
+            new_capacity = width if capacity == 0 else max(width, 2 * capacity)
+            grown = np.zeros((new_capacity + 1, self._emission.shape[1]))
+            grown[:capacity] = self._emission[:capacity]
+            grown[new_capacity] = self._emission[capacity]
+            self._emission = grown
+        self.n_features_in_ = max(self.n_features_in_, width)
+
+    def _relabel(self, classes):
+        """Adopt a sorted superset of the known classes; the weights follow their labels."""
+        moved = np.searchsorted(classes, self.classes_)
+        k = classes.size
+        emission = np.zeros((self._emission.shape[0], k))
+        emission[:, moved] = self._emission
+        transition = np.zeros((k + 1, k))
+        transition[np.append(moved, k)[:, None], moved] = self._transition
+        self._emission, self._transition, self.classes_ = emission, transition, classes
+
+    def _keep_labels(self, keep):
+        """Forget the labels where ``keep`` is False (labels of sequences that were never learned)."""
+        if keep.all():
+            return
+        self._emission = self._emission[:, keep]
+        self._transition = self._transition[np.append(keep, True)][:, keep]
+        self.classes_ = self.classes_[keep]
+
+    def _observe_labels(self, labels, offsets):
+        """Adopt the batch's new labels; return the labels as indices and each label's first sequence.
+
+        ``first_seen`` is -1 for labels known before the batch, else the index
+        of the first sequence of the batch that holds the label.
+        """
+        try:
+            seen, first_rows = np.unique(labels, return_index=True)
+        except TypeError:
+            raise ValueError(
+                f"{type(self).__name__}: the labels must be mutually comparable (e.g. all numbers or all strings), "
+                "so that they can be sorted into classes_"
+            ) from None
+        fresh = ~np.isin(seen, self.classes_) if self.classes_.size else np.ones(seen.size, dtype=bool)
+        if fresh.any():
+            self._relabel(np.union1d(self.classes_, seen[fresh]) if self.classes_.size else seen)
+        first_seen = np.full(self.classes_.size, -1, dtype=np.int64)
+        first_seen[np.searchsorted(self.classes_, seen[fresh])] = (
+            np.searchsorted(offsets, first_rows[fresh], side="right") - 1
+        )
+        return np.searchsorted(self.classes_, labels).astype(np.int64), first_seen
+
+    # -- learning -------------------------------------------------------------
+
+    def _progressive(self, X, y, record):
+        """Predict then learn every sequence in order; return the per-round outputs.
+
+        Returns (predictions, scores, losses, taus, mistakes, totals): an object
+        array of predicted label arrays (None without a prediction), the scores
+        w.Phi(X, yhat), the losses and taus of the updates, whether each
+        sequence was wrong anywhere (all empty when ``record`` is False), and
+        the totals.
+        """
+        rule, update, C, bias, cost = self._settings()
+        batch = check_sequences(X)
+        labels = check_label_sequences(y, batch.offsets)
+        margins = margin_table(cost, batch.offsets) if isinstance(cost, HammingCost) else None
+        n = batch.n_sequences if record else 0
+        outputs = (np.empty(n), np.empty(n), np.empty(n), np.empty(n, dtype=np.int64))
+        totals = np.zeros(_codes.N_TOTALS)
+        if batch.n_sequences == 0:
+            return np.empty(0, dtype=object), *outputs[:3], np.empty(0, dtype=bool), totals
+        with self._first_call_atomic():
+            self._grow(batch.widths, "X")
+            codes, first_seen = self._observe_labels(labels, batch.offsets)
+        predictions = np.full(batch.arrays.n_rows, -1, dtype=np.int64)
+        if margins is not None:
+            a = batch.arrays
+            stopped = sequence_pass(
+                a.indptr, a.indices, a.data, batch.offsets, codes, margins, self._emission, self._transition,
+                first_seen, rule, update, C, bias, predictions, *outputs, totals,
+            )
+        else:
+            stopped = self._callable_cost_pass(batch, codes, first_seen, cost, rule, C, bias, predictions, outputs,
+                                               totals)
+        if stopped >= 0:
+            self._keep_labels(first_seen < stopped)
+            kept = f"keeps the updates of sequences 0..{stopped - 1}" if stopped else "is unchanged by this call"
+            raise FloatingPointError(
+                f"{type(self).__name__}: a score or the update overflowed at sequence {stopped}; the model {kept}. "
+                "Scale the features or lower C."
+            )
+        if not record:
+            return np.empty(0, dtype=object), *outputs[:3], np.empty(0, dtype=bool), totals
+        scores, losses, taus, errors = outputs
+        return self._decode(predictions, batch.offsets), scores, losses, taus, errors > 0, totals
+
+    def _callable_cost_pass(self, batch, codes, first_seen, cost, rule, C, bias, predictions, outputs, totals):
+        """The prediction-based pass for a cost given as a Python callable; returns -1 or the overflowed sequence.
+
+        The same compiled steps as ``sequence_pass``, with the margin of each
+        round computed in Python between choosing the rival and updating.
+        """
+        a, offsets = batch.arrays, batch.offsets
+        scores, losses, taus, errors = outputs
+        record = scores.size > 0
+        longest, k = int(np.diff(offsets).max()), self.classes_.size
+        em, best, rival = np.empty((longest, k)), np.empty((longest, k)), np.empty(longest, dtype=np.int64)
+        buffer, done, counts = np.zeros(self._emission.shape[0]), np.zeros(k, dtype=bool), np.zeros((k + 1, k))
+        for i in range(batch.n_sequences):
+            lo, hi = offsets[i], offsets[i + 1]
+            score = loss = tau = 0.0
+            wrong = 0
+            if hi > lo:
+                predicted, score, true_score, rival_score, ok = sequence_rival(
+                    a.indptr, a.indices, a.data, offsets, i, codes, self._emission, self._transition, first_seen,
+                    bias, em, best, predictions, rival,
+                )
+                if not ok:
+                    return i
+                margin = 0.0
+                if np.any(rival[: hi - lo] != codes[lo:hi]):
+                    try:
+                        margin = check_cost_value(
+                            cost(self.classes_[codes[lo:hi]], self.classes_[rival[: hi - lo]]), i
+                        )
+                    except BaseException:
+                        self._keep_labels(first_seen < i)
+                        raise
+                loss = max(0.0, rival_score - true_score + margin)
+                tau, ok = sequence_update(a.indptr, a.indices, a.data, offsets, i, codes, rival, self._emission,
+                                          self._transition, bias, loss, rule, C, buffer, done, counts)
+                if not ok:
+                    return i
+                wrong = int(np.count_nonzero(predictions[lo:hi] != codes[lo:hi])) if predicted else hi - lo
+            if record:
+                scores[i], losses[i], taus[i], errors[i] = score, loss, tau, wrong
+            totals[_codes.T_MISTAKES] += wrong > 0
+            totals[_codes.T_LOSS] += loss
+            totals[_codes.T_UPDATES] += tau != 0.0
+            totals[_codes.T_ROUNDS] += 1
+        return -1
+
+    def partial_fit(self, X, y):
+        """Learn from the sequences of X in order (one online pass); returns self.
+
+        Parameters
+        ----------
+        X : list of sequences
+            Each a 2-d array or sparse matrix of shape (T, n_features), or a
+            list of T dict rows ``{feature_index: value}``.
+        y : list of label sequences
+            Each a 1-d array-like of T labels (any sortable labels; new labels may
+            appear in any call).
+        """
+        self._progressive(X, y, record=False)
+        return self
+
+    def fit(self, X, y):
+        """Forget what was learned, then make one online pass over the sequences in order."""
+        self._reset()
+        return self.partial_fit(X, y)
+
+    def learn_one(self, x, y):
+        """Learn one sequence ``x`` (shape (T, n_features)) with its T labels ``y``; returns self."""
+        self._progressive([x], [y], record=False)
+        return self
+
+    # -- prediction -----------------------------------------------------------
+
+    def _decode(self, predictions, offsets):
+        decoded = np.empty(offsets.size - 1, dtype=object)
+        for i in range(decoded.size):
+            indices = predictions[offsets[i] : offsets[i + 1]]
+            decoded[i] = None if indices.size and indices[0] < 0 else self.classes_[indices]
+        return decoded
+
+    def _emission_for(self, widths, name):
+        """The emission weights, padded with zeros for features never seen."""
+        self._too_wide(widths, name)
+        width = int(widths.max()) if widths.size else 0
+        capacity = self._emission.shape[0] - 1
+        if width <= capacity:
+            return self._emission
+        padded = np.zeros((width + 1, self._emission.shape[1]))
+        padded[:capacity] = self._emission[:capacity]
+        padded[width] = self._emission[capacity]
+        return padded
+
+    def _predict_batch(self, batch, name):
+        emission = self._emission_for(batch.widths, name)
+        predictions = np.full(batch.arrays.n_rows, -1, dtype=np.int64)
+        scores = np.empty(batch.n_sequences)
+        if self.classes_.size:
+            a = batch.arrays
+            sequence_predict(a.indptr, a.indices, a.data, batch.offsets, emission, self._transition,
+                             self._settings()[3], predictions, scores)
+        return self._decode(predictions, batch.offsets)
+
+    def predict(self, X):
+        """The Viterbi labelling of each sequence of X, as a list of label arrays."""
+        self._settings()
+        self._check_started()
+        return list(self._predict_batch(check_sequences(X), "X"))
+
+    def predict_one(self, x):
+        """The Viterbi labelling of one sequence ``x``; None before any sequence was learned."""
+        self._settings()
+        batch = check_sequences([x], name="x")
+        if not self._is_started():
+            return None
+        return self._predict_batch(batch, "x")[0]
+
+    def score(self, X, y):
+        """Fraction of the positions of all sequences whose predicted label is right."""
+        labels = check_label_sequences(y, check_sequences(X).offsets)
+        if labels.size == 0:
+            return 1.0
+        return 1.0 - float(hamming_errors(list(y), self.predict(X)).sum()) / labels.size
+
+    # -- learned weights ------------------------------------------------------
+
+    @property
+    def coef_(self):
+        """Emission weights, shape (n_classes, n_features).
+
+        Row j weighs the features of a position labelled ``classes_[j]``.
+        """
+        self._check_started()
+        return self._emission[: self.n_features_in_].T.copy()
+
+    @property
+    def intercept_(self):
+        """Per-label bias of each position, shape (n_classes,); 0 unless ``fit_intercept=True``."""
+        self._check_started()
+        return self._emission[-1].copy() * (1.0 if self.fit_intercept else 0.0)
+
+    @property
+    def transition_(self):
+        """Transition weights, shape (n_classes + 1, n_classes).
+
+        Entry [i, j] weighs ``classes_[i]`` followed by ``classes_[j]``; the last
+        row weighs the first label of a sequence (the transition from the start).
+        """
+        self._check_started()
+        return self._transition.copy()
+
+    # -- persistence ----------------------------------------------------------
+
+    def _get_state(self):
+        self._check_started()
+        emission = np.vstack([self._emission[: self.n_features_in_], self._emission[-1:]])
+        arrays = {"emission": emission, "transition": self._transition, "classes": self.classes_}
+        return arrays, {"n_features_in": self.n_features_in_}
+
+    def _set_state(self, arrays, state):
+        self._start()
+        self._emission = np.array(arrays["emission"], dtype=np.float64)
+        self._transition = np.array(arrays["transition"], dtype=np.float64)
+        self.classes_ = np.asarray(arrays["classes"])
+        self.n_features_in_ = int(state["n_features_in"])
