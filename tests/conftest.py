@@ -47,6 +47,16 @@ SETTINGS = {
         {"radius": 0.3, "schedule": "constant", "eta": 0.5},
         {"fit_intercept": False, "schedule": "inverse", "radius": 2.0},
     ],
+    "AROW": [
+        {"r": 0.1, "fit_intercept": True},
+        {"covariance": "diag"},
+        {"covariance": "diag", "r": 4.0, "fit_intercept": True},
+        {"n_features": 9},
+    ],
+    "NAROW": [{"b": 0.3}, {"b": 5.0, "fit_intercept": True}, {"covariance": "diag", "b": 2.0}],
+    "SecondOrderPerceptron": [{"a": 0.2, "fit_intercept": True}],
+    "CW": [{"eta": 0.7, "covariance": "full"}, {"eta": 0.95, "fit_intercept": True}],
+    "AdaGrad": [{"eta": 0.3, "delta": 0.0, "fit_intercept": True}, {"delta": 0.1}],
 }
 
 

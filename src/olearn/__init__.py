@@ -14,6 +14,7 @@ from ._registry import all_estimators
 from .evaluate import RunResult, run
 from .linear import OGDClassifier, OnlineSVM, PAClassifier, PARegressor, Perceptron
 from .multilabel import PAMultilabel
+from .second_order import AROW, CW, NAROW, AdaGrad, SecondOrderPerceptron
 from .sequence import PASequence
 from .uniclass import PAUniclass
 
@@ -29,6 +30,10 @@ def __getattr__(name):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
+    "AROW",
+    "CW",
+    "AdaGrad",
+    "NAROW",
     "OGDClassifier",
     "OnlineSVM",
     "PAClassifier",
@@ -38,6 +43,7 @@ __all__ = [
     "PAUniclass",
     "Perceptron",
     "RunResult",
+    "SecondOrderPerceptron",
     "all_estimators",
     "bounds",
     "data",

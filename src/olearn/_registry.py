@@ -29,12 +29,12 @@ def all_estimators(type_filter=None, task=None):
     ...) or of a list of them. None keeps all.
 
     >>> from olearn import all_estimators
-    >>> [name for name, _ in all_estimators()][:2]
-    ['OGDClassifier', 'OnlineSVM']
+    >>> [name for name, _ in all_estimators()][:3]
+    ['AROW', 'AdaGrad', 'CW']
     >>> [name for name, _ in all_estimators(type_filter="regressor")]
     ['PARegressor']
-    >>> [name for name, _ in all_estimators(task="binary")][:2]
-    ['OGDClassifier', 'OnlineSVM']
+    >>> [name for name, _ in all_estimators(task="uniclass")]
+    ['PAUniclass']
     """
     import olearn
 

@@ -162,7 +162,7 @@ def test_help_has_examples(command):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--algo", "pa1", "--set", "eta=2"], r"--eta does not apply to --algo pa1 \(it applies to: perceptron, ogd, svm\)"),
+        (["--algo", "pa1", "--set", "eta=2"], r"--eta does not apply to --algo pa1 \(it applies to: perceptron, ogd, svm, cw, adagrad, cw-full\)"),
         (["--algo", "pa1", "--set", "nope=2"], r"--set nope does not apply to --algo pa1 \(it applies to: no algorithm\)"),
         (["--algo", "pa1", "--set", "C"], r"'C': expected NAME=VALUE"),
         (["--algo", "pa1", "--set", "fit_intercept=true"], r"fit_intercept has its own option"),

@@ -29,6 +29,11 @@ ALGOS = {
     ("--algo", "ogd", "--set", "conservative=true", "--set", "eta=0.25", "--set", "loss=squared"): (
         lambda: olearn.OGDClassifier(conservative=True, eta=0.25, loss="squared")
     ),
+    ("--algo", "arow", "--set", "r=0.5"): lambda: olearn.AROW(r=0.5, covariance="diag"),
+    ("--algo", "narow-full", "--set", "b=2"): lambda: olearn.NAROW(b=2.0, covariance="full"),
+    ("--algo", "cw", "--eta", "0.8"): lambda: olearn.CW(eta=0.8, covariance="diag"),
+    ("--algo", "adagrad", "--eta", "0.5", "--set", "delta=0.1"): lambda: olearn.AdaGrad(eta=0.5, delta=0.1),
+    ("--algo", "sop", "--set", "a=0.3"): lambda: olearn.SecondOrderPerceptron(a=0.3),
 }
 
 

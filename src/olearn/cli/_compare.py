@@ -9,7 +9,7 @@ import numpy as np
 
 from ._app import cli
 from ._learners import (
-    ALGORITHM_NAMES,
+    COMPARED_BY_DEFAULT,
     check_some_takes,
     collect_hyperparameters,
     describe_estimator,
@@ -94,7 +94,7 @@ class MistakeTrace:
 
 
 @cli.command("compare", short_help="Compare several learners on one stream (table, plot, CSV).")
-@click.option("--algos", default=",".join(ALGORITHM_NAMES), show_default=True, metavar="LIST",
+@click.option("--algos", default=",".join(COMPARED_BY_DEFAULT), show_default=True, metavar="LIST",
               help="Comma-separated algorithms, each optionally with its own settings: "
                    "'pa1:C=0.01,pa1:C=1,ogd:loss=logistic:eta=0.5'.")
 @hyperparameter_options

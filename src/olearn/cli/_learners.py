@@ -15,8 +15,20 @@ ALGORITHMS = {
     "pa2": ("PAClassifier", {"variant": "pa2"}),
     "ogd": ("OGDClassifier", {}),
     "svm": ("OnlineSVM", {}),
+    # second order: diagonal by default on the command line, where files are often
+    # wide; a full covariance costs O(d^2) memory and time per example
+    "arow": ("AROW", {"covariance": "diag"}),
+    "narow": ("NAROW", {"covariance": "diag"}),
+    "cw": ("CW", {"covariance": "diag"}),
+    "adagrad": ("AdaGrad", {}),
+    "arow-full": ("AROW", {"covariance": "full"}),
+    "narow-full": ("NAROW", {"covariance": "full"}),
+    "cw-full": ("CW", {"covariance": "full"}),
+    "sop": ("SecondOrderPerceptron", {}),
 }
 ALGORITHM_NAMES = tuple(ALGORITHMS)
+# what ``olearn compare`` runs when not told: every learner whose cost per example is O(nnz)
+COMPARED_BY_DEFAULT = tuple(name for name in ALGORITHMS if not name.endswith("-full") and name != "sop")
 LOSSES = ("hinge", "logistic", "squared")
 SCHEDULES = ("constant", "sqrt", "inverse")
 # Algorithms whose mistake bounds olearn.bounds knows (Novikoff; Crammer et al. 2006).

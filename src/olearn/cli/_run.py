@@ -20,7 +20,9 @@ from ._source import DataSource, check_writable, data_options, file_argument
 @cli.command("run", short_help="Learn from a file online; print progressive validation.")
 @click.option("--algo", "-a", type=click.Choice(ALGORITHM_NAMES), required=True,
               help="perceptron | pa, pa1, pa2 (Passive-Aggressive, PA-I, PA-II) | ogd (online gradient "
-                   "descent) | svm (online SVM: ogd on the hinge loss in an L2 ball).")
+                   "descent) | svm (online SVM: ogd on the hinge loss in an L2 ball) | arow, narow, cw (diagonal "
+                   "covariance), arow-full, narow-full, cw-full, sop (full: O(d^2) per example), adagrad; "
+                   "set r, b, a, delta with --set.")
 @hyperparameter_options
 @click.option("--passes", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
               help="Read the file this many times (the table counts every example of every pass).")
@@ -57,6 +59,7 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, p
       olearn run --algo pa --bound small.svm
       olearn run --algo pa2 --format vw --bits 20 clicks.vw
       olearn run --algo ogd --set conservative=true train.svm
+      olearn run --algo arow --set r=0.1 train.svm
     """
     import olearn
 

@@ -12,10 +12,17 @@ from ._digits import fetch_mnist, fetch_usps, read_idx
 from ._download import get_data_home
 from ._formats import detect_format, read_any
 from ._libsvm import iter_libsvm, load_libsvm
+from ._orabona2010 import (
+    ORABONA2010_ORDERINGS,
+    make_orabona2010_stream,
+    orabona2010_order,
+    orabona2010_separator,
+)
 from ._synthetic import make_pa_paper_stream
 from ._vw import iter_vw, load_vw
 
 __all__ = [
+    "ORABONA2010_ORDERINGS",
     "detect_format",
     "fetch_mnist",
     "fetch_usps",
@@ -26,7 +33,10 @@ __all__ = [
     "load_csv",
     "load_libsvm",
     "load_vw",
+    "make_orabona2010_stream",
     "make_pa_paper_stream",
+    "orabona2010_order",
+    "orabona2010_separator",
     "read_any",
     "read_idx",
     "save_cache",

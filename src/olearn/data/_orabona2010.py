@@ -1,4 +1,4 @@
-r"""The synthetic stream of Orabona & Crammer (2010), Sec. 5, Fig. 3.
+r"""The synthetic stream of Orabona & Crammer (NIPS 2010), Fig. 3.
 
 Orabona and Crammer, "New Adaptive Algorithms for Online Classification",
 NIPS 2010: 5,000 points in :math:`\mathbb R^{20}`. The first two coordinates

@@ -52,6 +52,12 @@ REPRODUCTIONS = {
             "run_crammer2006_fig5",
             "Average error against the round, label noise 0.02, C = 100 vs C = 0.001 (PA paper, Fig. 5)",
         ),
+        Reproduction(
+            "orabona2010-fig3",
+            "._orabona2010",
+            "run_orabona2010_fig3",
+            "PA-I, AROW, AdaGrad, NAROW on easy/hard/adversarial orderings, 0 and 10% label noise (NAROW paper, Fig. 3)",
+        ),
     )
 }
 

@@ -4,7 +4,8 @@ A learner here is a preset of the linear kernel (:mod:`olearn._kernels._binary_l
 it names a step rule, a loss, a schedule and its hyperparameters, and inherits
 everything else. :class:`LinearLearner` holds what does not depend on the task
 (hyperparameters, weights, growth, scores, persistence);
-:class:`BinaryLinearClassifier` adds the two class labels. ``partial_fit``,
+:class:`BinaryClassifierMixin` adds the two class labels and the binary APIs,
+and :class:`BinaryLinearClassifier` puts the two together. ``partial_fit``,
 ``learn_one`` and :func:`olearn.run` all call the same compiled code, so the
 three agree by construction.
 """
@@ -230,18 +231,17 @@ class LinearLearner(PersistenceMixin, Estimator):
         self.n_features_in_ = int(state["n_features_in"])
 
 
-class BinaryLinearClassifier(LinearLearner, ClassifierEstimator):
-    """A linear learner of two classes, mapped to the targets -1 and +1 of the kernel.
+class BinaryClassifierMixin(ClassifierEstimator):
+    """Two classes mapped to the targets -1 and +1 of a kernel, and the binary APIs on top of them.
 
-    The learned state adds the classes to :class:`LinearLearner`'s.
+    For a learner whose weight vector ``_w`` is odd in the labels (negating
+    every label negates ``_w``), so that a change of which class is +1 is a
+    negation of ``_w``. The learner provides :class:`LinearLearner`'s hooks
+    (``_config_arrays``, ``_grow``, ``_pass``, ``_learn_target``, ``_scores``,
+    ``_score_one``) and sets ``_labels`` when it starts.
     """
 
     _task = "binary"
-    _learned = (*LinearLearner._learned, "_labels", "classes_")
-
-    def _start(self):
-        self._labels = BinaryLabels(type(self).__name__)
-        super()._start()
 
     def _observe_labels(self, y, classes=None):
         flip = self._labels.declare(classes) if classes is not None else False
@@ -343,6 +343,20 @@ class BinaryLinearClassifier(LinearLearner, ClassifierEstimator):
             return None
         classes = self._labels.classes
         return classes[-1] if score > 0.0 or classes.size == 1 else classes[0]
+
+
+
+class BinaryLinearClassifier(BinaryClassifierMixin, LinearLearner):
+    """A linear learner of two classes: a preset of the binary linear kernel.
+
+    The learned state adds the classes to :class:`LinearLearner`'s.
+    """
+
+    _learned = (*LinearLearner._learned, "_labels", "classes_")
+
+    def _start(self):
+        self._labels = BinaryLabels(type(self).__name__)
+        super()._start()
 
     # -- persistence ----------------------------------------------------------
 

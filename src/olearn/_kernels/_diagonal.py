@@ -1,0 +1,162 @@
+r"""Compiled second-order binary learners with a diagonal covariance, and AdaGrad.
+
+The diagonal twin of :mod:`._second_order`: ``Sigma = diag(s)``, so a round
+costs O(nnz(x)) and the move is
+
+.. math:: w \leftarrow w + c\, \Sigma x, \qquad
+    s_i^{-1} \leftarrow s_i^{-1} + \gamma\, x_i^2,
+
+the diagonal of the precision update (Orabona & Crammer 2010, Sec. 4.3),
+with ``c`` and ``gamma`` from the same :func:`._second_order.second_order_step`.
+CW keeps instead the diagonal of the full covariance update,
+``s_i <- s_i - gamma / (1 + gamma chi) s_i^2 x_i^2``: its gamma grows as the
+variance shrinks, and the diagonal of the precision update, which shrinks
+every coordinate of x as much as the full update shrinks the direction x,
+then drives the variances to 0 (and gamma past overflow) within tens of
+noisy rounds. The two diagonals agree on rows with one non-zero.
+
+AdaGrad (``RULE_ADAGRAD``; Duchi, Hazan & Singer 2011, the diagonal
+composite mirror descent without a regulariser) keeps instead the
+accumulated squared gradients ``G`` in ``s``: on a round with hinge loss,
+``G_i += x_i^2`` and ``w_i += eta y x_i / (delta + sqrt(G_i))``.
+"""
+
+import math
+
+import numpy as np
+from numba import njit
+
+from ._codes import T_LOSS, T_MISTAKES, T_ROUNDS, T_UPDATES
+from ._second_order import (
+    K_RULE,
+    Q_BIAS,
+    Q_DELTA,
+    Q_HYPER,
+    RULE_ADAGRAD,
+    RULE_CW,
+    Z_T,
+    second_order_step,
+)
+
+
+@njit(cache=True, inline="always")
+def _entry(indices, data, k, hi, d, bias):
+    """(index, value) of entry k of a row whose entries end at hi; k == hi is the constant feature."""
+    if k < hi:
+        return np.int64(indices[k]), data[k]
+    return np.int64(d), bias
+
+
+@njit(cache=True, inline="always")
+def diagonal_round(indices, data, lo, hi, y, w, s, rule, hyper, delta, bias):
+    """Predict then learn one example; returns (score, loss, tau, ok).
+
+    ``ok`` is False when the score, chi or the updated model could overflow;
+    the model is then left exactly as it was. One pass gathers the score and
+    the bounds of the check (largest |w_i| and s_i of the row, ||x||^2), a
+    second one updates.
+    """
+    d = w.size - 1
+    margin = w[d] * bias
+    chi = s[d] * bias * bias
+    sqnorm = bias * bias
+    largest_w = abs(w[d])
+    largest_s = s[d]
+    for k in range(lo, hi):
+        i = indices[k]
+        v = data[k]
+        margin += w[i] * v
+        chi += s[i] * v * v
+        sqnorm += v * v
+        largest_w = max(largest_w, abs(w[i]))
+        largest_s = max(largest_s, s[i])
+    if not (math.isfinite(margin) and math.isfinite(sqnorm)):
+        return margin, 0.0, 0.0, False
+    if rule == RULE_ADAGRAD:
+        loss = max(0.0, 1.0 - y * margin)
+        if loss <= 0.0:
+            return margin, loss, 0.0, True
+        # each coordinate moves by at most eta (|x_i| / sqrt(G_i) <= 1, G_i holding x_i^2)
+        if not (math.isfinite(largest_s + sqnorm) and math.isfinite(largest_w + hyper)):
+            return margin, loss, hyper, False
+        a = hyper * y
+        for k in range(lo, hi + 1):
+            i, v = _entry(indices, data, k, hi, d, bias)
+            if v != 0.0:
+                s[i] += v * v
+                w[i] += a * v / (delta + math.sqrt(s[i]))
+        return margin, loss, hyper, True
+    if not math.isfinite(chi):
+        return margin, 0.0, 0.0, False
+    loss, c, gamma, tau = second_order_step(rule, y, margin, chi, hyper)
+    if c == 0.0 and gamma == 0.0:
+        return margin, loss, tau, True
+    # |c s_i x_i| <= |c| max s_i ||x||, and gamma s_i x_i^2 <= gamma chi
+    if not (math.isfinite(largest_w + abs(c) * largest_s * math.sqrt(sqnorm)) and math.isfinite(gamma * chi)):
+        return margin, loss, tau, False
+    if rule == RULE_CW:
+        shrink = gamma / (1.0 + gamma * chi)
+        for k in range(lo, hi + 1):
+            i, v = _entry(indices, data, k, hi, d, bias)
+            w[i] += c * s[i] * v
+            s[i] -= shrink * s[i] * s[i] * v * v
+    else:
+        for k in range(lo, hi + 1):
+            i, v = _entry(indices, data, k, hi, d, bias)
+            w[i] += c * s[i] * v
+            s[i] /= 1.0 + gamma * s[i] * v * v
+    return margin, loss, tau, True
+
+
+@njit(cache=True)
+def diagonal_pass(indptr, indices, data, y, w, s, state, params, codes, scores, losses, taus, totals):
+    """Progressive validation over the rows of a CSR matrix with a diagonal covariance.
+
+    Per-round outputs are written when they have one slot per row (empty
+    arrays keep only ``totals``). Returns -1, or the index of the row at which
+    learning stopped on an overflow.
+    """
+    record = scores.size > 0
+    rule = codes[K_RULE]
+    hyper = params[Q_HYPER]
+    delta = params[Q_DELTA]
+    bias = params[Q_BIAS]
+    mistakes = 0.0
+    cumulative_loss = 0.0
+    updates = 0.0
+    stopped = -1
+    n = indptr.size - 1
+    for i in range(n):
+        score, loss, tau, ok = diagonal_round(
+            indices, data, indptr[i], indptr[i + 1], y[i], w, s, rule, hyper, delta, bias
+        )
+        if not ok:
+            stopped = i
+            n = i
+            break
+        state[Z_T] += 1.0
+        if record:
+            scores[i] = score
+            losses[i] = loss
+            taus[i] = tau
+        if y[i] * score <= 0.0:
+            mistakes += 1.0
+        cumulative_loss += loss
+        if tau != 0.0:
+            updates += 1.0
+    totals[T_MISTAKES] += mistakes
+    totals[T_LOSS] += cumulative_loss
+    totals[T_UPDATES] += updates
+    totals[T_ROUNDS] += n
+    return stopped
+
+
+@njit(cache=True)
+def diagonal_learn_one(indices, data, y, w, s, state, params, codes):
+    """``diagonal_round`` for a single example held in its own arrays; returns (score, ok)."""
+    score, _, _, ok = diagonal_round(
+        indices, data, 0, indices.size, y, w, s, codes[K_RULE], params[Q_HYPER], params[Q_DELTA], params[Q_BIAS]
+    )
+    if ok:
+        state[Z_T] += 1.0
+    return score, ok

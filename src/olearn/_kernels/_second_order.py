@@ -1,0 +1,216 @@
+r"""Compiled second-order binary learners with a full covariance matrix.
+
+AROW, NAROW, the Second-Order Perceptron and CW all keep a mean ``w`` and a
+covariance ``Sigma`` (the inverse of a precision matrix ``A``) and make the
+same move on a round with margin ``m = w.x`` and ``chi = x^T Sigma x``:
+
+.. math:: w \leftarrow w + c\, \Sigma x, \qquad
+    \Sigma^{-1} \leftarrow \Sigma^{-1} + \gamma\, x x^T
+    \;\Longleftrightarrow\;
+    \Sigma \leftarrow \Sigma - \frac{\gamma}{1 + \gamma \chi}\, (\Sigma x)(\Sigma x)^T.
+
+The learner's rule (:func:`second_order_step`) turns ``(y, m, chi)`` into the
+mean coefficient ``c`` and the precision increment ``gamma``; this module
+applies them in O(d^2) per round with ``Sigma x`` written into a scratch
+vector. The intercept is the last coordinate (constant feature ``bias``), as in
+the binary linear kernel. :mod:`._diagonal` is the diagonal twin.
+"""
+
+import math
+
+from numba import njit
+
+from ._codes import STEP_PA2, T_LOSS, T_MISTAKES, T_ROUNDS, T_UPDATES
+from ._steps import pa_step
+
+# Rules: how (y, m, chi) become (loss, c, gamma, tau).
+RULE_AROW = 0  # Crammer, Kulesza & Dredze 2009: PA-II's step in Sigma-geometry, 1/(2C) = r
+RULE_SOP = 1  # Cesa-Bianchi, Conconi & Gentile 2005: AROW with r = a on mistakes only
+RULE_NAROW = 2  # Orabona & Crammer 2010, Fig. 1: adaptive r_t, fixed dual step
+RULE_CW = 3  # Crammer, Dredze & Pereira 2008: exact convex confidence-weighted update
+RULE_ADAGRAD = 4  # Duchi, Hazan & Singer 2011, diagonal, hinge loss (diagonal kernel only)
+
+# Layout of the int64 `codes` array.
+K_RULE = 0
+N_CODES = 1
+
+# Layout of the float64 `params` array.
+Q_HYPER = 0  # r (AROW), a (SOP), b (NAROW), phi = Phi^{-1}(eta) (CW), eta (AdaGrad)
+Q_DELTA = 1  # AdaGrad's delta, added to the square root of the accumulated squared gradients
+Q_BIAS = 2  # value of the constant feature of the intercept (0 = none)
+N_PARAMS = 3
+
+# Layout of the float64 `state` array (besides the mean and the covariance).
+Z_T = 0  # rounds seen so far
+N_STATE = 1
+
+
+@njit(cache=True, inline="always")
+def _cw_step(y, margin, chi, phi):
+    """CW's (loss, c, gamma, alpha): Crammer, Dredze & Pereira (2008), the closed form of the exact update.
+
+    With M = y m, V = chi, psi = 1 + phi^2/2, xi = 1 + phi^2:
+    alpha = max(0, (-M psi + sqrt(M^2 phi^4/4 + V phi^2 xi)) / (V xi)),
+    sqrt(u) = (-alpha V phi + sqrt(alpha^2 V^2 phi^2 + 4V)) / 2, and the
+    precision grows by gamma = alpha phi / sqrt(u) (the paper's
+    beta = alpha phi / (sqrt(u) + V alpha phi) = gamma / (1 + gamma V)).
+    The loss is the violation of the confidence constraint, max(0, phi sqrt(V) - M).
+    """
+    if chi <= 0.0:
+        return 0.0, 0.0, 0.0, 0.0
+    M = y * margin
+    loss = max(0.0, phi * math.sqrt(chi) - M)
+    phi2 = phi * phi
+    psi = 1.0 + 0.5 * phi2
+    xi = 1.0 + phi2
+    alpha = (-M * psi + math.sqrt(0.25 * M * M * phi2 * phi2 + chi * phi2 * xi)) / (chi * xi)
+    if alpha <= 0.0:
+        return loss, 0.0, 0.0, 0.0
+    a = alpha * chi * phi
+    # (-a + sqrt(a^2 + 4V)) / 2 without the cancellation of a large a
+    root_u = 2.0 * chi / (a + math.sqrt(a * a + 4.0 * chi))
+    return loss, alpha * y, alpha * phi / root_u, alpha
+
+
+@njit(cache=True, inline="always")
+def second_order_step(rule, y, margin, chi, hyper):
+    """(loss, c, gamma, tau) of one round: w += c Sigma x, Sigma^{-1} += gamma x x^T.
+
+    ``tau`` is what :func:`olearn.run` records as the round's step: AROW's and
+    SOP's alpha (PA-II's tau), NAROW's ``y c``, CW's alpha.
+    """
+    if rule == RULE_NAROW:
+        # r_t = chi / (b chi - 1) when b chi > 1, else r_t = inf: gamma_t = 1 / r_t
+        gamma = hyper - 1.0 / chi if hyper * chi > 1.0 else 0.0
+        # the margin of the round is taken with x_t already in A_t
+        loss = max(0.0, 1.0 - y * margin / (1.0 + gamma * chi))
+        if loss <= 0.0:
+            return loss, 0.0, 0.0, 0.0
+        c = (y - gamma * margin) / (1.0 + gamma * chi)
+        return loss, c, gamma, y * c
+    if rule == RULE_CW:
+        return _cw_step(y, margin, chi, hyper)
+    loss = max(0.0, 1.0 - y * margin)
+    if rule == RULE_SOP and y * margin > 0.0:
+        return loss, 0.0, 0.0, 0.0
+    tau = pa_step(STEP_PA2, loss, chi, 0.5 / hyper)
+    if tau == 0.0:
+        return loss, 0.0, 0.0, 0.0
+    return loss, tau * y, 1.0 / hyper, tau
+
+
+@njit(cache=True)
+def mean_score_row(indices, data, lo, hi, w, bias):
+    """w.x for the CSR row data[lo:hi], the intercept included."""
+    d = w.size - 1
+    dot = w[d] * bias
+    for k in range(lo, hi):
+        dot += w[indices[k]] * data[k]
+    return dot
+
+
+@njit(cache=True)
+def mean_scores(indptr, indices, data, w, params, out):
+    """Decision values w.x of every row of a CSR matrix."""
+    bias = params[Q_BIAS]
+    for i in range(indptr.size - 1):
+        out[i] = mean_score_row(indices, data, indptr[i], indptr[i + 1], w, bias)
+
+
+@njit(cache=True, inline="always")
+def full_round(indices, data, lo, hi, y, w, sigma, u, rule, hyper, bias):
+    """Predict then learn one example; returns (score, loss, tau, ok).
+
+    ``ok`` is False when the score, chi or the updated mean or covariance would
+    not be finite; the model is then left exactly as it was.
+    """
+    d = w.size - 1
+    margin = mean_score_row(indices, data, lo, hi, w, bias)
+    # u = Sigma x, as a sum of rows of the symmetric Sigma (contiguous reads)
+    for j in range(d + 1):
+        u[j] = sigma[d, j] * bias
+    for k in range(lo, hi):
+        v = data[k]
+        row = indices[k]
+        for j in range(d + 1):
+            u[j] += sigma[row, j] * v
+    chi = u[d] * bias
+    for k in range(lo, hi):
+        chi += u[indices[k]] * data[k]
+    if not (math.isfinite(margin) and math.isfinite(chi)):
+        return margin, 0.0, 0.0, False
+    loss, c, gamma, tau = second_order_step(rule, y, margin, chi, hyper)
+    if c == 0.0 and gamma == 0.0:
+        return margin, loss, tau, True
+    shrink = gamma / (1.0 + gamma * chi)
+    largest = 0.0
+    for j in range(d + 1):
+        largest = max(largest, abs(u[j]))
+        if not math.isfinite(w[j] + c * u[j]):
+            return margin, loss, tau, False
+    if not math.isfinite(largest * largest * shrink):
+        return margin, loss, tau, False
+    for j in range(d + 1):
+        w[j] += c * u[j]
+    if shrink != 0.0:
+        # Sigma -= v v^T with v = sqrt(shrink) u: v_i v_j rounds alike for (i, j) and (j, i),
+        # so Sigma stays exactly symmetric, at one multiplication per entry
+        root = math.sqrt(shrink)
+        for j in range(d + 1):
+            u[j] *= root
+        for i in range(d + 1):
+            vi = u[i]
+            for j in range(d + 1):
+                sigma[i, j] -= vi * u[j]
+    return margin, loss, tau, True
+
+
+@njit(cache=True)
+def full_pass(indptr, indices, data, y, w, sigma, state, params, codes, u, scores, losses, taus, totals):
+    """Progressive validation over the rows of a CSR matrix with a full covariance.
+
+    ``u`` is a scratch vector of w's size. Per-round outputs are written when
+    they have one slot per row (empty arrays keep only ``totals``). Returns -1,
+    or the index of the row at which learning stopped on an overflow.
+    """
+    record = scores.size > 0
+    rule = codes[K_RULE]
+    hyper = params[Q_HYPER]
+    bias = params[Q_BIAS]
+    mistakes = 0.0
+    cumulative_loss = 0.0
+    updates = 0.0
+    stopped = -1
+    n = indptr.size - 1
+    for i in range(n):
+        score, loss, tau, ok = full_round(indices, data, indptr[i], indptr[i + 1], y[i], w, sigma, u, rule, hyper, bias)
+        if not ok:
+            stopped = i
+            n = i
+            break
+        state[Z_T] += 1.0
+        if record:
+            scores[i] = score
+            losses[i] = loss
+            taus[i] = tau
+        if y[i] * score <= 0.0:
+            mistakes += 1.0
+        cumulative_loss += loss
+        if tau != 0.0:
+            updates += 1.0
+    totals[T_MISTAKES] += mistakes
+    totals[T_LOSS] += cumulative_loss
+    totals[T_UPDATES] += updates
+    totals[T_ROUNDS] += n
+    return stopped
+
+
+@njit(cache=True)
+def full_learn_one(indices, data, y, w, sigma, state, params, codes, u):
+    """``full_round`` for a single example held in its own arrays; returns (score, ok)."""
+    score, _, _, ok = full_round(
+        indices, data, 0, indices.size, y, w, sigma, u, codes[K_RULE], params[Q_HYPER], params[Q_BIAS]
+    )
+    if ok:
+        state[Z_T] += 1.0
+    return score, ok

@@ -1,0 +1,395 @@
+r"""Reproduction: Fig. 3 of Orabona & Crammer, "New Adaptive Algorithms for Online Classification" (NIPS 2010).
+
+The synthetic experiment (see :mod:`olearn.data._orabona2010` for the data
+and the orderings): 5,000 points in :math:`\mathbb R^{20}`, separable by
+:math:`w^\star`, presented in four orderings (easy to hard, hard to easy,
+sorted by :math:`x_1 y`, sorted by :math:`x_3 y`), without and with 10 %
+label noise. Learners: PA-I, AROW, AdaGrad and NAROW, AROW and NAROW with a
+full covariance matrix (d = 20). A mistake is counted when the prediction
+disagrees with the **clean** label (:math:`y^{clean}\, w \cdot x \le 0`),
+also in the noisy panels, where the learners are trained on the noisy
+labels.
+
+Tuning: for each panel (noise level and ordering) and each learner, the
+one hyperparameter (PA-I's ``C``, AROW's ``r``, AdaGrad's ``eta`` with
+``delta = 1``, NAROW's ``b``) is chosen from the grid :math:`4^k`,
+:math:`k = -8, \dots, 8`, as the value with the fewest mistakes (against
+the clean labels) on one random set drawn for tuning only and presented in
+that panel's ordering; ties go to the smaller value. The 100 repetitions
+then use fresh draws.
+
+Seeds: ``numpy.random.SeedSequence(seed)`` spawns one child for the tuning
+set and one per repetition, so each repetition's data depend only on the
+seed and the repetition's index; mistake counts are integers summed in
+repetition order, so the results are the same whatever the number of
+workers.
+
+``run_orabona2010_fig3`` writes into ``out_dir``:
+
+* ``orabona2010_fig3.png``: the 2 x 4 panels, mean cumulative mistakes
+  against the round (top: no noise; bottom: 10 % label noise);
+* ``orabona2010_fig3_summary.csv``: per panel and learner the tuned value,
+  the mean (std, standard error) of the final mistakes, the mean mistakes in
+  the second half of the rounds, and the mean and median round of the last
+  mistake;
+* ``orabona2010_fig3_curves.csv``: the mean cumulative mistakes at about 200
+  rounds per curve;
+* ``orabona2010_fig3_tuning.csv``: the mistakes of every grid value on the
+  tuning set;
+* ``orabona2010_fig3_findings.csv``: the paper's qualitative findings,
+  checked panel by panel (see :func:`check_findings`).
+"""
+
+import os
+
+import numpy as np
+
+from ..data._orabona2010 import make_orabona2010_stream, orabona2010_order
+from ._ucl_experts import write_csv
+
+NOISE_LEVELS = (0.0, 0.1)
+ORDERINGS = ("easy-to-hard", "hard-to-easy", "x1*y", "x3*y")
+ORDERING_TITLES = {
+    "easy-to-hard": "easy -> hard",
+    "hard-to-easy": "hard -> easy",
+    "x1*y": "sorted by x1 * y",
+    "x3*y": "sorted by x3 * y",
+}
+LEARNERS = {"PA-I": "C", "AROW": "r", "AdaGrad": "eta", "NAROW": "b"}
+GRID = tuple(4.0**k for k in range(-8, 9))
+_QUICK_GRID = (4.0**-4, 1.0, 4.0**4)
+_FULL = {"n_samples": 5000, "n_repetitions": 100, "grid": GRID}
+_QUICK = {"n_samples": 600, "n_repetitions": 6, "grid": _QUICK_GRID}
+_CURVE_POINTS = 200
+
+SUMMARY_COLUMNS = (
+    "panel", "label_noise", "ordering", "algorithm", "hyperparameter", "value", "repetitions", "rounds",
+    "mean_mistakes", "std_mistakes", "stderr_mistakes", "mean_mistakes_second_half", "mean_last_mistake_round",
+    "median_last_mistake_round",
+)
+CURVE_COLUMNS = ("panel", "label_noise", "ordering", "algorithm", "round", "mean_cumulative_mistakes")
+TUNING_COLUMNS = ("label_noise", "ordering", "algorithm", "hyperparameter", "value", "mistakes", "chosen")
+FINDING_COLUMNS = ("finding", "panel", "measure", "values", "holds")
+
+
+def make_learner(name, value):
+    """A fresh learner of Fig. 3: ``name`` in ``LEARNERS``, its hyperparameter set to ``value``."""
+    from ..linear import PAClassifier
+
+    if name == "PA-I":
+        return PAClassifier(variant="pa1", C=value)
+    from ..second_order import AROW, NAROW, AdaGrad
+
+    if name == "AROW":
+        return AROW(r=value, covariance="full")
+    if name == "NAROW":
+        return NAROW(b=value, covariance="full")
+    if name == "AdaGrad":
+        return AdaGrad(eta=value, delta=1.0)
+    raise ValueError(f"unknown learner {name!r}; known: {', '.join(LEARNERS)}")
+
+
+def panel_title(label_noise, ordering):
+    """The title of one panel, e.g. ``"no noise: hard -> easy"``."""
+    noise = "no noise" if label_noise == 0.0 else f"{label_noise:.0%} label noise"
+    return f"{noise}: {ORDERING_TITLES[ordering]}"
+
+
+def clean_mistakes(learner, X, y, y_clean):
+    r"""Cumulative mistakes (int32) of ``learner`` trained on (X, y), counted against ``y_clean``.
+
+    A round is a mistake when :math:`y^{clean}_t\, w_t \cdot x_t \le 0`, the
+    rule of :func:`olearn.run` (a zero score names no class).
+
+    Examples
+    --------
+    >>> import numpy as np, olearn
+    >>> from olearn.experiments._orabona2010 import clean_mistakes
+    >>> X = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
+    >>> y, y_clean = np.array([1, -1, 1]), np.array([1, 1, 1])  # the second label is flipped
+    >>> clean_mistakes(olearn.PAClassifier(variant="pa1", C=1.0), X, y, y_clean).tolist()
+    [1, 1, 2]
+    >>> olearn.run(olearn.PAClassifier(variant="pa1", C=1.0), X, y).cumulative_mistakes.tolist()
+    [1, 2, 3]
+    """
+    from ..evaluate import run
+
+    scores = run(learner, X, y, record=True).scores
+    return np.cumsum(y_clean * scores <= 0.0, dtype=np.int32)
+
+
+def _panel_streams(random_state, n_samples):
+    """(i, j, X, y, y_clean) of the panel of noise level i and ordering j, all from one draw of the points."""
+    X, y_noisy, y_clean = make_orabona2010_stream(
+        n_samples, label_noise=NOISE_LEVELS[1], random_state=random_state, return_clean=True
+    )
+    for i, noise in enumerate(NOISE_LEVELS):
+        y = y_clean if noise == 0.0 else y_noisy
+        for j, ordering in enumerate(ORDERINGS):
+            order = orabona2010_order(X, y_clean, ordering)
+            yield i, j, X[order], y[order], y_clean[order]
+
+
+def _tune(random_state, n_samples, name, value):
+    """Final mistakes of one learner and value on the tuning set, shape (noise levels, orderings)."""
+    mistakes = np.empty((len(NOISE_LEVELS), len(ORDERINGS)), dtype=np.int64)
+    for i, j, X, y, y_clean in _panel_streams(random_state, n_samples):
+        mistakes[i, j] = clean_mistakes(make_learner(name, value), X, y, y_clean)[-1]
+    return mistakes
+
+
+def _repetition(random_state, n_samples, learners, chosen):
+    """Cumulative mistakes of one repetition, shape (noise levels, orderings, learners, rounds)."""
+    curves = np.empty((len(NOISE_LEVELS), len(ORDERINGS), len(learners), n_samples), dtype=np.int32)
+    for i, j, X, y, y_clean in _panel_streams(random_state, n_samples):
+        for k, name in enumerate(learners):
+            curves[i, j, k] = clean_mistakes(make_learner(name, chosen[i, j, k]), X, y, y_clean)
+    return curves
+
+
+def _progress_bar(enabled):
+    """A rich progress bar on stderr, drawn only on an interactive terminal."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    console = Console(stderr=True)
+    return Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+        console=console, transient=True, disable=not (enabled and console.is_terminal),
+    )
+
+
+def _in_parallel(function, jobs, n_jobs, bar, description):
+    """``[function(*job) for job in jobs]``, run on ``n_jobs`` workers, in order, advancing the bar."""
+    from joblib import Parallel, delayed
+
+    task = bar.add_task(description, total=len(jobs))
+    results = []
+    for result in Parallel(n_jobs=n_jobs, return_as="generator")(delayed(function)(*job) for job in jobs):
+        results.append(result)
+        bar.advance(task)
+    return results
+
+
+def run_orabona2010_fig3(out_dir="olearn-orabona2010-fig3", seed=0, quick=False, n_jobs=None, learners=None,
+                         progress=True):
+    r"""Run the Fig. 3 reproduction; write the PNG and CSV files into ``out_dir``.
+
+    Parameters
+    ----------
+    out_dir : str or os.PathLike
+        Created if missing.
+    seed : int, default=0
+    quick : bool, default=False
+        A small version for tests: 600 rounds, 6 repetitions and the grid
+        :math:`(4^{-4}, 1, 4^4)`, instead of 5,000 rounds, 100 repetitions and
+        the grid :math:`4^{-8}, \dots, 4^8`.
+    n_jobs : int, optional
+        Worker processes for the tuning and the repetitions (joblib; -1 uses
+        every core). Default: every core, or 1 in quick mode, where starting
+        workers costs more than it saves. The results do not depend on it.
+    learners : sequence of str, optional
+        A subset of ``LEARNERS`` (default: all four, in the paper's order).
+    progress : bool, default=True
+        Show a progress bar on stderr when it is a terminal.
+
+    Returns
+    -------
+    dict
+        ``figure``, ``summary_csv``, ``curves_csv``, ``tuning_csv``,
+        ``findings_csv`` (paths), ``rows`` (the summary rows), ``findings``
+        (the rows of the findings file), ``tuned`` (panel -> learner ->
+        value), ``curves`` (panel -> learner -> mean cumulative mistakes per
+        round) and ``final_mistakes`` (panel -> learner -> final mistakes of
+        each repetition).
+    """
+    from ..plots._orabona2010 import plot_orabona2010_fig3
+
+    learners = tuple(LEARNERS) if learners is None else tuple(learners)
+    unknown = [name for name in learners if name not in LEARNERS]
+    if unknown or not learners:
+        raise ValueError(f"learners must be a non-empty subset of {list(LEARNERS)}, got {list(learners)}")
+    setting = _QUICK if quick else _FULL
+    n, reps, grid = setting["n_samples"], setting["n_repetitions"], setting["grid"]
+    n_jobs = (1 if quick else -1) if n_jobs is None else n_jobs
+    out_dir = os.fspath(out_dir)
+    os.makedirs(out_dir, exist_ok=True)
+
+    tuning_seed, *rep_seeds = np.random.SeedSequence(seed).spawn(reps + 1)
+    with _progress_bar(progress) as bar:
+        jobs = [(tuning_seed, n, name, value) for name in learners for value in grid]
+        tuning = np.stack(_in_parallel(_tune, jobs, n_jobs, bar, "tuning on one random set"))
+        # (learners * grid, noise levels, orderings) -> (noise levels, orderings, learners, grid)
+        tuning = tuning.reshape(len(learners), len(grid), *tuning.shape[1:]).transpose(2, 3, 0, 1)
+        chosen = np.asarray(grid)[np.argmin(tuning, axis=3)]  # argmin: ties go to the smaller value
+        curves = _in_parallel(_repetition, [(s, n, learners, chosen) for s in rep_seeds], n_jobs, bar,
+                              f"{reps} repetitions")
+    curves = np.stack(curves)  # (reps, noise levels, orderings, learners, rounds)
+
+    summary = _summarise(curves, learners, chosen)
+    paths = {
+        "figure": os.path.join(out_dir, "orabona2010_fig3.png"),
+        "summary_csv": os.path.join(out_dir, "orabona2010_fig3_summary.csv"),
+        "curves_csv": os.path.join(out_dir, "orabona2010_fig3_curves.csv"),
+        "tuning_csv": os.path.join(out_dir, "orabona2010_fig3_tuning.csv"),
+        "findings_csv": os.path.join(out_dir, "orabona2010_fig3_findings.csv"),
+    }
+    mean_curves = {
+        panel_title(noise, ordering): {name: curves[:, i, j, k].mean(axis=0) for k, name in enumerate(learners)}
+        for i, noise in enumerate(NOISE_LEVELS)
+        for j, ordering in enumerate(ORDERINGS)
+    }
+    findings = check_findings(summary)
+    plot_orabona2010_fig3(
+        mean_curves,
+        paths["figure"],
+        title=f"Orabona & Crammer (2010), Fig. 3: mean cumulative mistakes over {reps} repetitions, "
+              f"{n} rounds, seed {seed}",
+    )
+    write_csv(paths["summary_csv"], SUMMARY_COLUMNS, summary)
+    write_csv(paths["curves_csv"], CURVE_COLUMNS, _curve_rows(mean_curves))
+    write_csv(paths["tuning_csv"], TUNING_COLUMNS, _tuning_rows(tuning, chosen, learners, grid))
+    write_csv(paths["findings_csv"], FINDING_COLUMNS, findings)
+    return {
+        **paths,
+        "rows": summary,
+        "findings": findings,
+        "tuned": _tuned(summary),
+        "curves": mean_curves,
+        "final_mistakes": {
+            panel_title(noise, ordering): {name: curves[:, i, j, k, -1].copy() for k, name in enumerate(learners)}
+            for i, noise in enumerate(NOISE_LEVELS)
+            for j, ordering in enumerate(ORDERINGS)
+        },
+    }
+
+
+def _tuned(summary):
+    tuned = {}
+    for row in summary:
+        tuned.setdefault(row["panel"], {})[row["algorithm"]] = row["value"]
+    return tuned
+
+
+def _last_mistake_round(curves):
+    """1-based round of the last mistake along the last axis (0 when there is none)."""
+    final = curves[..., -1:]
+    # The first round at which the count reaches its final value is the last mistake.
+    return np.where(final[..., 0] > 0, np.argmax(curves == final, axis=-1) + 1, 0)
+
+
+def _summarise(curves, learners, chosen):
+    reps, rounds = curves.shape[0], curves.shape[-1]
+    final = curves[..., -1].astype(np.float64)
+    second_half = final - curves[..., rounds // 2 - 1]
+    last = _last_mistake_round(curves)
+    rows = []
+    for i, noise in enumerate(NOISE_LEVELS):
+        for j, ordering in enumerate(ORDERINGS):
+            for k, name in enumerate(learners):
+                totals = final[:, i, j, k]
+                std = float(totals.std(ddof=1)) if reps > 1 else 0.0
+                rows.append({
+                    "panel": panel_title(noise, ordering),
+                    "label_noise": noise,
+                    "ordering": ordering,
+                    "algorithm": name,
+                    "hyperparameter": LEARNERS[name],
+                    "value": float(chosen[i, j, k]),
+                    "repetitions": reps,
+                    "rounds": rounds,
+                    "mean_mistakes": float(totals.mean()),
+                    "std_mistakes": std,
+                    "stderr_mistakes": std / np.sqrt(reps),
+                    "mean_mistakes_second_half": float(second_half[:, i, j, k].mean()),
+                    "mean_last_mistake_round": float(last[:, i, j, k].mean()),
+                    "median_last_mistake_round": float(np.median(last[:, i, j, k])),
+                })
+    return rows
+
+
+def check_findings(summary):
+    """The paper's qualitative findings, panel by panel, from the summary rows.
+
+    1. *Second-order learners beat PA-I*: AROW and NAROW make fewer mean
+       mistakes than PA-I (checked on every panel; AdaGrad, diagonal only, is
+       reported on its own line).
+    2. *AROW and NAROW stop making mistakes first on hard -> easy*: their mean
+       round of the last mistake is earlier than PA-I's and AdaGrad's.
+    3. *NAROW recovers from adversarial orderings* (sorted by x1 y and by
+       x3 y): NAROW makes fewer mean mistakes than AROW in the second half of
+       the rounds, after the sorted feature has changed its sign.
+
+    Only the findings whose learners were all run are checked.
+
+    Returns
+    -------
+    list of dict
+        One row per finding and panel: ``finding``, ``panel``, ``measure``,
+        ``values`` (learner=value, ...) and ``holds`` (bool).
+    """
+    table = {}
+    for row in summary:
+        table.setdefault(row["panel"], {})[row["algorithm"]] = row
+    checks = (
+        ("second-order (AROW, NAROW) beat PA-I", ORDERINGS, "mean_mistakes", ("AROW", "NAROW"), ("PA-I",)),
+        ("AdaGrad beats PA-I", ORDERINGS, "mean_mistakes", ("AdaGrad",), ("PA-I",)),
+        ("AROW and NAROW stop making mistakes first on hard -> easy", ("hard-to-easy",),
+         "mean_last_mistake_round", ("AROW", "NAROW"), ("PA-I", "AdaGrad")),
+        ("NAROW recovers from adversarial orderings", ("x1*y", "x3*y"), "mean_mistakes_second_half", ("NAROW",),
+         ("AROW",)),
+    )
+    findings = []
+    for finding, orderings, measure, better, worse in checks:
+        for noise in NOISE_LEVELS:
+            for ordering in orderings:
+                rows = table.get(panel_title(noise, ordering), {})
+                if not all(name in rows for name in better + worse):
+                    continue
+                values = {name: rows[name][measure] for name in better + worse}
+                findings.append({
+                    "finding": finding,
+                    "panel": panel_title(noise, ordering),
+                    "measure": measure,
+                    "values": ", ".join(f"{name}={value:.1f}" for name, value in values.items()),
+                    "holds": max(values[name] for name in better) < min(values[name] for name in worse),
+                })
+    return findings
+
+
+def _curve_rows(mean_curves):
+    rows = []
+    for noise in NOISE_LEVELS:
+        for ordering in ORDERINGS:
+            for name, mean in mean_curves[panel_title(noise, ordering)].items():
+                keep = np.unique(np.linspace(0, mean.size - 1, min(mean.size, _CURVE_POINTS)).astype(np.int64))
+                rows += [
+                    {
+                        "panel": panel_title(noise, ordering),
+                        "label_noise": noise,
+                        "ordering": ordering,
+                        "algorithm": name,
+                        "round": int(t) + 1,
+                        "mean_cumulative_mistakes": float(mean[t]),
+                    }
+                    for t in keep
+                ]
+    return rows
+
+
+def _tuning_rows(tuning, chosen, learners, grid):
+    rows = []
+    for i, noise in enumerate(NOISE_LEVELS):
+        for j, ordering in enumerate(ORDERINGS):
+            for k, name in enumerate(learners):
+                for g, value in enumerate(grid):
+                    rows.append({
+                        "label_noise": noise,
+                        "ordering": ordering,
+                        "algorithm": name,
+                        "hyperparameter": LEARNERS[name],
+                        "value": value,
+                        "mistakes": int(tuning[i, j, k, g]),
+                        "chosen": value == chosen[i, j, k],
+                    })
+    return rows

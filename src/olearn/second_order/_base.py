@@ -1,0 +1,232 @@
+"""The shared machinery of the second-order binary learners.
+
+A learner here keeps a mean ``w`` (its ``coef_``) and a covariance, full or
+diagonal, and names one rule of :mod:`olearn._kernels._second_order`; the
+compiled passes of that module (full) and of :mod:`olearn._kernels._diagonal`
+do the rest. ``partial_fit``, ``learn_one`` and :func:`olearn.run` call the same
+kernel, so the three agree by construction.
+
+The label handling (any two classes, one class before the other, negating
+the mean when the encoding flips) is that of
+:class:`~olearn.linear._base.BinaryClassifierMixin`: every learner here is odd
+in the labels with an even covariance update, so negating ``w`` alone is exact.
+"""
+
+import math
+
+import numpy as np
+
+from .._kernels import _codes
+from .._kernels import _second_order as _so
+from .._kernels._diagonal import diagonal_learn_one, diagonal_pass
+from .._kernels._second_order import (
+    full_learn_one,
+    full_pass,
+    mean_score_row,
+    mean_scores,
+)
+from .._labels import BinaryLabels
+from .._params import Interval, Options, check_params
+from .._validation import check_row, check_X
+from ..linear._base import (
+    _COMMON_CONSTRAINTS,
+    BinaryClassifierMixin,
+    LinearLearner,
+    _hyperparameters_of,
+)
+
+COVARIANCES = Options("full", "diag")
+# positive and finite: an infinite r, a or b is no learner
+POSITIVE_FINITE = Interval(0, math.inf, closed="neither")
+
+
+class SecondOrderClassifier(BinaryClassifierMixin, LinearLearner):
+    """Base class: subclasses define ``_constraints`` and ``_rule()``.
+
+    ``_rule()`` returns (rule code, hyperparameter, delta) for the kernel.
+    The learned state is the mean ``_w`` (its last entry is the intercept),
+    the covariance ``_cov`` (its last row and column belong to the intercept's
+    constant feature; a vector for a diagonal covariance) and ``_state``.
+    """
+
+    _learned = (*LinearLearner._learned, "_cov", "_labels", "classes_")
+    # the variance of a feature before it is seen: Sigma_1 = I
+    _initial_variance = 1.0
+
+    def _full(self):
+        """True for a full covariance matrix, False for a diagonal one."""
+        return self.covariance == "full"
+
+    # -- hyperparameters ------------------------------------------------------
+
+    def _config_arrays(self):
+        """The ``codes`` and ``params`` arrays, recomputed only when a hyperparameter changed."""
+        values = _hyperparameters_of(type(self))(self)
+        key = (values, tuple(map(type, values)))
+        if getattr(self, "_config_key", None) != key:
+            check_params(self, {**_COMMON_CONSTRAINTS, **self._constraints})
+            if self._is_started() and (self._cov.ndim == 2) != self._full():
+                raise ValueError(
+                    f"{type(self).__name__}: parameter covariance={self.covariance!r} differs from the "
+                    "covariance learned so far; call fit to start over with it"
+                )
+            rule, hyper, delta = self._rule()
+            codes = np.zeros(_so.N_CODES, dtype=np.int64)
+            codes[_so.K_RULE] = rule
+            params = np.zeros(_so.N_PARAMS)
+            params[_so.Q_HYPER] = hyper
+            params[_so.Q_DELTA] = delta
+            params[_so.Q_BIAS] = 1.0 if self.fit_intercept else 0.0
+            self._config = (codes, params)
+            self._config_key = key
+        return self._config
+
+    # -- learned state --------------------------------------------------------
+
+    def _start(self):
+        self._labels = BinaryLabels(type(self).__name__)
+        self._w = np.zeros(1)
+        shape = (1, 1) if self._full() else 1
+        self._cov = np.full(shape, self._initial_variance)
+        self._state = np.zeros(_so.N_STATE)
+        self.n_features_in_ = 0
+        if self.n_features is not None:
+            self._grow(self.n_features, "n_features")
+
+    def _grow(self, n_features, where):
+        """Make room for feature indices below ``n_features``.
+
+        A diagonal covariance grows with the mean, by doubling. A full one
+        grows to exactly ``n_features``: copying it costs O(d^2), as much as
+        one update, and a larger capacity would make every update pay for it.
+        """
+        if self.n_features is not None and n_features > self.n_features:
+            raise ValueError(
+                f"{where}: feature index {n_features - 1} is past n_features={self.n_features} "
+                f"(indices must be < {self.n_features})"
+            )
+        capacity = self._w.size - 1
+        if n_features > capacity:
+            if self._full():
+                new_capacity = n_features
+            else:
+                new_capacity = n_features if capacity == 0 else max(n_features, 2 * capacity)
+            self._w = _moved(self._w, capacity, new_capacity, 0.0)
+            self._cov = _moved(self._cov, capacity, new_capacity, self._initial_variance)
+        if n_features > self.n_features_in_:
+            self.n_features_in_ = int(n_features)
+
+    @property
+    def coef_(self):
+        """The mean vector, shape (1, n_features) as in scikit-learn's binary linear models."""
+        self._check_started()
+        return self._w[: self.n_features_in_].reshape(1, -1).copy()
+
+    @property
+    def intercept_(self):
+        """Intercept, shape (1,); 0 unless ``fit_intercept=True``."""
+        self._check_started()
+        return np.array([self._w[-1] if self.fit_intercept else 0.0])
+
+    @property
+    def covariance_(self):
+        """The learned covariance of the features: shape (n_features, n_features), or (n_features,) when diagonal.
+
+        The intercept's row and column (``fit_intercept=True``) are left out, as
+        ``coef_`` leaves out the intercept.
+        """
+        self._check_started()
+        n = self.n_features_in_
+        return (self._cov[:n, :n] if self._cov.ndim == 2 else self._cov[:n]).copy()
+
+    # -- prediction -----------------------------------------------------------
+
+    def _scores(self, X):
+        self._check_started()
+        _, params = self._config_arrays()
+        arrays = check_X(X)
+        out = np.empty(arrays.n_rows)
+        w = self._weights_for(arrays.n_features, "X")
+        mean_scores(arrays.indptr, arrays.indices, arrays.data, w, params, out)
+        return out
+
+    def _score_one(self, x):
+        _, params = self._config_arrays()
+        indices, data, n_features = check_row(x)
+        if not self._is_started():
+            return None
+        w = self._weights_for(n_features, "x")
+        return mean_score_row(indices, data, 0, indices.size, w, params[_so.Q_BIAS])
+
+    # -- learning -------------------------------------------------------------
+
+    def _pass(self, arrays, targets, record):
+        codes, params = self._config_arrays()
+        n = arrays.n_rows if record else 0
+        scores, losses, taus = np.empty(n), np.empty(n), np.empty(n)
+        totals = np.zeros(_codes.N_TOTALS)
+        data = (arrays.indptr, arrays.indices, arrays.data, targets, self._w, self._cov, self._state, params, codes)
+        if self._full():
+            stopped = full_pass(*data, np.empty(self._w.size), scores, losses, taus, totals)
+        else:
+            stopped = diagonal_pass(*data, scores, losses, taus, totals)
+        if stopped >= 0:
+            kept = "the model is unchanged" if stopped == 0 else f"the model keeps the updates of rows 0..{stopped - 1}"
+            raise FloatingPointError(
+                f"{type(self).__name__}: the score or the update overflowed at row {stopped}; {kept}. Scale the features."
+            )
+        return scores, losses, taus, totals
+
+    def _learn_target(self, indices, data, target):
+        codes, params = self._config_arrays()
+        model = (indices, data, target, self._w, self._cov, self._state, params, codes)
+        if self._full():
+            score, ok = full_learn_one(*model, np.empty(self._w.size))
+        else:
+            score, ok = diagonal_learn_one(*model)
+        if not ok:
+            raise FloatingPointError(
+                f"{type(self).__name__}: the score or the update overflowed on this example; the model is "
+                "unchanged. Scale the features."
+            )
+        return score
+
+    # -- persistence ----------------------------------------------------------
+
+    def _get_state(self):
+        self._check_started()
+        n = self.n_features_in_
+        keep = np.append(np.arange(n), self._w.size - 1)
+        covariance = self._cov[np.ix_(keep, keep)] if self._cov.ndim == 2 else self._cov[keep]
+        arrays = {"weights": self._w[keep], "covariance": covariance, "state": self._state,
+                  "classes": self._labels.classes}
+        return arrays, {"n_features_in": n}
+
+    def _set_state(self, arrays, state):
+        self._start()
+        self._w = np.array(arrays["weights"], dtype=np.float64)
+        self._cov = np.array(arrays["covariance"], dtype=np.float64)
+        self._state = np.array(arrays["state"], dtype=np.float64)
+        self.n_features_in_ = int(state["n_features_in"])
+        if self._w.size != self.n_features_in_ + 1 or self._cov.shape[0] != self._w.size:
+            raise ValueError("the weights and the covariance do not match n_features_in")
+        self._labels.set_classes(arrays["classes"])
+        self.classes_ = self._labels.classes
+
+
+def _moved(array, capacity, new_capacity, fill):
+    """``array`` (a vector, or a square matrix) resized for ``new_capacity`` features.
+
+    The last entry (row and column) belongs to the intercept and stays last;
+    new features get ``fill`` on the diagonal and 0 elsewhere.
+    """
+    if array.ndim == 1:
+        grown = np.full(new_capacity + 1, fill)
+        grown[:capacity] = array[:capacity]
+        grown[new_capacity] = array[capacity]
+        return grown
+    grown = np.zeros((new_capacity + 1, new_capacity + 1))
+    grown[np.diag_indices(new_capacity)] = fill
+    new = np.append(np.arange(capacity), new_capacity)
+    grown[np.ix_(new, new)] = array
+    return grown

@@ -1,0 +1,92 @@
+r"""NAROW (Orabona & Crammer 2010)."""
+
+from .._kernels._second_order import RULE_NAROW
+from ._base import COVARIANCES, POSITIVE_FINITE, SecondOrderClassifier
+
+
+class NAROW(SecondOrderClassifier):
+    r"""NAROW: AROW with an adaptive regularization r_t, as in the paper's Fig. 1.
+
+    Orabona & Crammer, *New Adaptive Algorithms for Online Classification*,
+    NIPS 2010, Sec. 5 and Fig. 1. The paper writes the learner in its
+    framework of time-varying potentials: a vector :math:`\theta_t` and a
+    precision matrix :math:`A_t`, with :math:`\theta_1 = 0`, :math:`A_0 = I`
+    and :math:`w = A^{-1}\theta`. On round t, with
+    :math:`\chi_t = x_t^\top A_{t-1}^{-1} x_t`,
+
+    .. math:: r_t = \begin{cases} \dfrac{\chi_t}{b\chi_t - 1} & b\chi_t > 1 \\
+        +\infty & \text{otherwise} \end{cases}, \qquad
+        A_t = A_{t-1} + \frac{x_t x_t^\top}{r_t}, \qquad
+        \hat y_t = \mathrm{sign}(x_t^\top A_t^{-1} \theta_t),
+
+    and on a round with :math:`y_t\, x_t^\top A_t^{-1}\theta_t < 1` the learner
+    keeps :math:`A_t` and sets :math:`\theta_{t+1} = \theta_t + y_t x_t`
+    (on the other rounds :math:`A_t = A_{t-1}`). So :math:`A` changes only
+    where :math:`x_t` is still uncertain (:math:`\chi_t > 1/b`), and the
+    margin of the round is taken with :math:`x_t` already in :math:`A_t`, as
+    the Second-Order Perceptron does. (At :math:`b\chi_t = 1` the formula
+    gives :math:`r_t = +\infty` too.)
+
+    olearn keeps :math:`w_t = A_{t-1}^{-1}\theta_t` (``coef_``) and
+    :math:`\Sigma_t = A_{t-1}^{-1}` (``covariance_``). By Sherman-Morrison the
+    round above is, with :math:`m_t = w_t \cdot x_t` and
+    :math:`\gamma_t = 1/r_t`,
+
+    .. math:: \tilde m_t = \frac{m_t}{1 + \gamma_t\chi_t}, \quad
+        w_{t+1} = w_t + \frac{y_t - \gamma_t m_t}{1 + \gamma_t \chi_t}\,\Sigma_t x_t, \quad
+        \Sigma_{t+1} = \Sigma_t - \frac{\gamma_t}{1 + \gamma_t\chi_t}\,\Sigma_t x_t x_t^\top \Sigma_t
+
+    on rounds with :math:`y_t \tilde m_t < 1`. The prediction
+    :math:`\mathrm{sign}(\tilde m_t) = \mathrm{sign}(m_t)`, so
+    ``decision_function`` gives :math:`m_t`; ``olearn.run`` records the
+    round's loss :math:`\max(0, 1 - y_t\tilde m_t)` and the step
+    :math:`y_t (y_t - \gamma_t m_t)/(1 + \gamma_t\chi_t)` as tau.
+
+    The commonly distributed rendering of NAROW is AROW with :math:`r = r_t`:
+    on rounds with :math:`y_t m_t < 1` (the margin *without* :math:`x_t`),
+    :math:`w_{t+1} = w_t + \frac{\max(0, 1 - y_t m_t)}{\chi_t + r_t} y_t\Sigma_t x_t`,
+    the same covariance update, and no update at all when
+    :math:`r_t = +\infty`. It differs from the paper's algorithm in three
+    details: the margin that decides an update (:math:`m_t` against
+    :math:`\tilde m_t`), the mean step (:math:`y_t - m_t` against
+    :math:`y_t - \gamma_t m_t`, over the same :math:`1 + \gamma_t\chi_t`), and
+    the rounds with :math:`r_t = +\infty`, where the paper still takes the
+    step :math:`y_t \Sigma_t x_t`. Both make the same update on a round with
+    :math:`r_t = 1` (:math:`\chi_t = 1/(b - 1)`).
+
+    ``covariance="diag"`` applies the same formulas to a diagonal
+    :math:`\Sigma`, with the diagonal of the precision update,
+    :math:`s_i \leftarrow s_i/(1 + \gamma_t s_i x_{t,i}^2)`, as
+    :class:`AROW` does (Orabona & Crammer 2010, Sec. 4.3). Cost and memory as
+    for :class:`AROW`.
+
+    Parameters
+    ----------
+    b : float, default=1.0
+        The paper's b > 0; the covariance shrinks along x only while
+        :math:`\chi_t > 1/b`, so a larger b keeps on adapting longer.
+        (There is no C: the step is the fixed dual step of the framework.)
+    covariance : {"full", "diag"}, default="full"
+    fit_intercept : bool, default=False
+    n_features : int or None, default=None
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from olearn.second_order import NAROW
+    >>> X = np.array([[1.0, 0.0], [1.0, 1.0]])
+    >>> clf = NAROW(b=2.0).fit(X, [1, -1])
+    >>> clf.coef_ * 9     # round 1: chi = 1, r_1 = 1, w = x/2; round 2: r_2 = 3/4
+    array([[ 2., -5.]])
+    """
+
+    _constraints = {"b": POSITIVE_FINITE, "covariance": COVARIANCES}
+
+    def __init__(self, b=1.0, covariance="full", fit_intercept=False, n_features=None):
+        self.b = b
+        self.covariance = covariance
+        self.fit_intercept = fit_intercept
+        self.n_features = n_features
+
+    def _rule(self):
+        return RULE_NAROW, self.b, 0.0

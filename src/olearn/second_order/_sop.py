@@ -1,0 +1,64 @@
+r"""The Second-Order Perceptron (Cesa-Bianchi, Conconi & Gentile 2005)."""
+
+from .._kernels._second_order import RULE_SOP
+from ._base import POSITIVE_FINITE, SecondOrderClassifier
+
+
+class SecondOrderPerceptron(SecondOrderClassifier):
+    r"""The Second-Order Perceptron, with a full correlation matrix.
+
+    Cesa-Bianchi, Conconi & Gentile, *A Second-Order Perceptron Algorithm*,
+    SIAM J. Computing 34 (2005), Fig. 2. With :math:`M` the rounds on which
+    a mistake was made so far, :math:`v_t = \sum_{s \in M} y_s x_s` and
+    :math:`A_t = aI + \sum_{s \in M} x_s x_s^\top`, the prediction on round t
+    is
+
+    .. math:: \hat y_t = \mathrm{sign}\big(x_t^\top (A_t + x_t x_t^\top)^{-1} v_t\big),
+
+    and a mistake adds t to M. By Sherman-Morrison
+    :math:`x^\top (A + x x^\top)^{-1} v = \frac{x^\top A^{-1} v}{1 + x^\top A^{-1} x}`:
+    the same sign as :math:`w_t \cdot x_t` with :math:`w_t = A_t^{-1} v_t`,
+    which olearn keeps as ``coef_`` (``decision_function`` gives
+    :math:`w_t \cdot x_t`, the paper's score times
+    :math:`1 + x_t^\top A_t^{-1} x_t`). ``covariance_`` is
+    :math:`\Sigma_t = a A_t^{-1}`.
+
+    In these terms a mistake makes the update of :class:`AROW` with
+    ``r = a`` (:math:`w \leftarrow w + \frac{1 - y m}{\chi + a} y\Sigma x`,
+    :math:`\Sigma \leftarrow \Sigma - \frac{\Sigma x x^\top\Sigma}{\chi + a}`),
+    so the Second-Order Perceptron is AROW with ``r = a`` updating on mistakes
+    (:math:`y_t m_t \le 0`) only. ``a`` plays the role of AROW's r and of
+    ``1 / (2 C)`` of PA-II. A round scoring exactly 0 counts as a mistake.
+
+    O(d^2) time per round and (d + 1)^2 floats of memory, as
+    :class:`AROW` with ``covariance="full"``.
+
+    Parameters
+    ----------
+    a : float, default=1.0
+        The paper's a > 0, the regularization of :math:`A_1 = aI`.
+    fit_intercept : bool, default=False
+    n_features : int or None, default=None
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from olearn.second_order import SecondOrderPerceptron
+    >>> X = np.array([[1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])
+    >>> clf = SecondOrderPerceptron(a=1.0).fit(X, [1, -1, -1])
+    >>> clf.coef_                 # rounds 1 and 2 are mistakes; round 3 is not
+    array([[ 0.2, -0.6]])
+    """
+
+    _constraints = {"a": POSITIVE_FINITE}
+
+    def __init__(self, a=1.0, fit_intercept=False, n_features=None):
+        self.a = a
+        self.fit_intercept = fit_intercept
+        self.n_features = n_features
+
+    def _full(self):
+        return True
+
+    def _rule(self):
+        return RULE_SOP, self.a, 0.0

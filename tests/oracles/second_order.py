@@ -1,0 +1,267 @@
+"""Second-order binary learners transcribed from the papers' pseudo-code, in plain NumPy.
+
+Written from the math alone (not from olearn's kernels): dense vectors and
+matrices, one round per loop iteration, matrix inverses where the paper writes
+them. Every function takes a dense ``X`` of shape (n, d), labels ``y`` in
+{-1, +1}, and returns a :class:`Trace`. With ``fit_intercept=True`` every x is
+augmented with a constant feature 1, which has its own mean and variance.
+
+Sources
+-------
+* AROW: Crammer, Kulesza & Dredze, NIPS 2009, Fig. 1. Diagonal: Orabona &
+  Crammer, NIPS 2010, Sec. 4.3: Sigma^{-1} += diag(x x^T) / r.
+* NAROW: Orabona & Crammer, NIPS 2010, Fig. 1, in the paper's own terms
+  (theta, A, w = A^{-1} theta), and the AROW-style rendering found in the
+  usual toolboxes, for the relation between the two.
+* Second-Order Perceptron: Cesa-Bianchi, Conconi & Gentile, SIAM J. Comput.
+  2005, Fig. 2: predict sign(x^T (a I + sum_M x x^T + x_t x_t^T)^{-1} v).
+* CW: Crammer, Dredze & Pereira, "Exact Convex Confidence-Weighted
+  Learning", NIPS 2008 (closed-form alpha, u, beta); phi = Phi^{-1}(eta) from
+  scipy.stats.norm. Diagonal: the diagonal of the full Sigma update.
+* AdaGrad: Duchi, Hazan & Singer, JMLR 2011, diagonal, hinge loss:
+  G += g^2, w -= eta g / (delta + sqrt(G)).
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.stats import norm
+
+
+@dataclass
+class Trace:
+    """The final model and what happened on each round (before each update)."""
+
+    coef: np.ndarray  # final mean, shape (d,)
+    intercept: float
+    covariance: np.ndarray  # final covariance of the features: (d, d), or (d,) when diagonal
+    scores: np.ndarray  # w_t . x_t on each round
+    losses: np.ndarray
+    taus: np.ndarray
+    mistakes: np.ndarray  # y_t * score_t <= 0
+
+
+def _rows(X, fit_intercept):
+    X = np.asarray(X, dtype=np.float64)
+    if fit_intercept:
+        X = np.hstack([X, np.ones((X.shape[0], 1))])
+    return X
+
+
+def _trace(w, S, d, fit_intercept, scores, losses, taus, y):
+    scores = np.array(scores, dtype=np.float64)
+    covariance = S[:d, :d] if S.ndim == 2 else S[:d]
+    return Trace(
+        coef=w[:d].copy(),
+        intercept=float(w[d]) if fit_intercept else 0.0,
+        covariance=covariance.copy(),
+        scores=scores,
+        losses=np.array(losses, dtype=np.float64),
+        taus=np.array(taus, dtype=np.float64),
+        mistakes=np.asarray(y, dtype=np.float64) * scores <= 0,
+    )
+
+
+def arow(X, y, r=1.0, diag=False, fit_intercept=False):
+    """AROW, Fig. 1: on hinge loss, alpha = l beta, beta = 1/(x^T S x + r), w += alpha y S x, S -= beta S x x^T S."""
+    Z = _rows(X, fit_intercept)
+    d = np.shape(X)[1]
+    w = np.zeros(Z.shape[1])
+    S = np.ones(Z.shape[1]) if diag else np.eye(Z.shape[1])
+    scores, losses, taus = [], [], []
+    for x, label in zip(Z, y):
+        Sx = S * x if diag else S @ x
+        m = float(w @ x)
+        chi = float(x @ Sx)
+        loss = max(0.0, 1.0 - label * m)
+        alpha = 0.0
+        if loss > 0:
+            beta = 1.0 / (chi + r)
+            alpha = loss * beta
+            w = w + alpha * label * Sx
+            if diag:
+                S = 1.0 / (1.0 / S + x * x / r)
+            else:
+                S = S - beta * np.outer(Sx, Sx)
+        scores.append(m)
+        losses.append(loss)
+        taus.append(alpha)
+    return _trace(w, S, d, fit_intercept, scores, losses, taus, y)
+
+
+def narow(X, y, b=1.0, fit_intercept=False):
+    """NAROW, Fig. 1, in the paper's variables: theta, A (A_0 = I), w = A^{-1} theta.
+
+    r_t = chi/(b chi - 1) if chi > 1/b, else infinite (A unchanged);
+    predict with A_t = A_{t-1} + x x^T / r_t; on a hinge loss at that margin
+    keep A_t and set theta += y x, else A_t = A_{t-1}.
+
+    The recorded score is w_t . x_t with w_t = A_{t-1}^{-1} theta_t, the loss
+    is the hinge loss at the paper's margin, and tau the coefficient of
+    y Sigma x in the resulting change of w.
+    """
+    Z = _rows(X, fit_intercept)
+    d = np.shape(X)[1]
+    n = Z.shape[1]
+    theta = np.zeros(n)
+    A = np.eye(n)
+    scores, losses, taus = [], [], []
+    for x, label in zip(Z, y):
+        A_inv = np.linalg.inv(A)
+        w = A_inv @ theta
+        chi = float(x @ A_inv @ x)
+        A_next = A + np.outer(x, x) * (b - 1.0 / chi) if b * chi > 1 else A
+        paper_margin = float(x @ np.linalg.solve(A_next, theta))
+        loss = max(0.0, 1.0 - label * paper_margin)
+        tau = 0.0
+        if loss > 0:
+            A = A_next
+            theta = theta + label * x
+            change = np.linalg.solve(A, theta) - w
+            Sx = A_inv @ x
+            # x = 0: nothing moves, and the step of an infinite r_t is y Sigma x, tau = 1
+            tau = label * float(change @ Sx) / float(Sx @ Sx) if Sx @ Sx > 0 else 1.0
+        scores.append(float(w @ x))
+        losses.append(loss)
+        taus.append(tau)
+    return _trace(np.linalg.solve(A, theta), np.linalg.inv(A), d, fit_intercept, scores, losses, taus, y)
+
+
+def narow_diag(X, y, b=1.0, fit_intercept=False):
+    """NAROW's formulas in AROW form with a diagonal Sigma and the diagonal of the precision update."""
+    Z = _rows(X, fit_intercept)
+    d = np.shape(X)[1]
+    w = np.zeros(Z.shape[1])
+    s = np.ones(Z.shape[1])
+    scores, losses, taus = [], [], []
+    for x, label in zip(Z, y):
+        m = float(w @ x)
+        chi = float(np.sum(s * x * x))
+        r = chi / (b * chi - 1.0) if b * chi > 1 else np.inf
+        paper_margin = m * r / (r + chi) if np.isfinite(r) else m
+        loss = max(0.0, 1.0 - label * paper_margin)
+        tau = 0.0
+        if loss > 0:
+            step = (label * r - m) / (r + chi) if np.isfinite(r) else label
+            w = w + step * s * x
+            s = 1.0 / (1.0 / s + x * x / r)
+            tau = label * step
+        scores.append(m)
+        losses.append(loss)
+        taus.append(tau)
+    return _trace(w, s, d, fit_intercept, scores, losses, taus, y)
+
+
+def narow_arow_style(X, y, b=1.0):
+    """The rendering of NAROW distributed in toolboxes: AROW with r = r_t, no update when r_t is infinite."""
+    Z = _rows(X, False)
+    w = np.zeros(Z.shape[1])
+    S = np.eye(Z.shape[1])
+    for x, label in zip(Z, y):
+        m = float(w @ x)
+        loss = max(0.0, 1.0 - label * m)
+        Sx = S @ x
+        chi = float(x @ Sx)
+        if loss > 0 and b * chi > 1:
+            r = chi / (b * chi - 1.0)
+            beta = 1.0 / (chi + r)
+            w = w + loss * beta * label * Sx
+            S = S - beta * np.outer(Sx, Sx)
+    return w, S
+
+
+def second_order_perceptron(X, y, a=1.0, fit_intercept=False):
+    """SOP, Fig. 2. Returns the trace (scores are w_t . x_t with w_t = A_t^{-1} v_t) and the paper's own scores."""
+    Z = _rows(X, fit_intercept)
+    d = np.shape(X)[1]
+    n = Z.shape[1]
+    A = a * np.eye(n)  # a I + sum over mistakes of x x^T
+    v = np.zeros(n)
+    scores, paper_scores, losses, taus = [], [], [], []
+    for x, label in zip(Z, y):
+        paper = float(x @ np.linalg.solve(A + np.outer(x, x), v))
+        w = np.linalg.solve(A, v)
+        m = float(w @ x)
+        tau = 0.0
+        if label * paper <= 0:  # a mistake (a zero score names no class)
+            tau = (1.0 - label * m) / (float(x @ np.linalg.solve(A, x)) * a + a)
+            A = A + np.outer(x, x)
+            v = v + label * x
+        scores.append(m)
+        paper_scores.append(paper)
+        losses.append(max(0.0, 1.0 - label * m))
+        taus.append(tau)
+    trace = _trace(np.linalg.solve(A, v), a * np.linalg.inv(A), d, fit_intercept, scores, losses, taus, y)
+    return trace, np.array(paper_scores)
+
+
+def cw(X, y, eta=0.9, diag=False, fit_intercept=False):
+    """Exact convex CW: alpha, u, beta in closed form; mu += alpha y S x, S -= beta S x x^T S."""
+    Z = _rows(X, fit_intercept)
+    d = np.shape(X)[1]
+    phi = norm.ppf(eta)
+    psi = 1.0 + phi**2 / 2.0
+    xi = 1.0 + phi**2
+    mu = np.zeros(Z.shape[1])
+    S = np.ones(Z.shape[1]) if diag else np.eye(Z.shape[1])
+    scores, losses, taus = [], [], []
+    for x, label in zip(Z, y):
+        Sx = S * x if diag else S @ x
+        m = float(mu @ x)
+        M = label * m
+        V = float(x @ Sx)
+        alpha = 0.0
+        loss = max(0.0, phi * np.sqrt(V) - M)
+        if V > 0:
+            alpha = max(0.0, (-M * psi + np.sqrt(M**2 * phi**4 / 4.0 + V * phi**2 * xi)) / (V * xi))
+        if alpha > 0:
+            u = 0.25 * (-alpha * V * phi + np.sqrt(alpha**2 * V**2 * phi**2 + 4.0 * V)) ** 2
+            beta = alpha * phi / (np.sqrt(u) + V * alpha * phi)
+            mu = mu + alpha * label * Sx
+            S = S - beta * (Sx * Sx if diag else np.outer(Sx, Sx))
+        scores.append(m)
+        losses.append(loss)
+        taus.append(alpha)
+    return _trace(mu, S, d, fit_intercept, scores, losses, taus, y)
+
+
+def adagrad(X, y, eta=1.0, delta=1.0, fit_intercept=False):
+    """Diagonal AdaGrad on the hinge loss; returns the trace with covariance = the accumulator G."""
+    Z = _rows(X, fit_intercept)
+    d = np.shape(X)[1]
+    w = np.zeros(Z.shape[1])
+    G = np.zeros(Z.shape[1])
+    scores, losses, taus = [], [], []
+    for x, label in zip(Z, y):
+        m = float(w @ x)
+        loss = max(0.0, 1.0 - label * m)
+        tau = 0.0
+        if loss > 0:
+            g = -label * x
+            G = G + g * g
+            H = delta + np.sqrt(G)
+            step = np.divide(g, H, out=np.zeros_like(g), where=g != 0)
+            w = w - eta * step
+            tau = eta
+        scores.append(m)
+        losses.append(loss)
+        taus.append(tau)
+    return _trace(w, G, d, fit_intercept, scores, losses, taus, y)
+
+
+def for_estimator(name, params, X, y):
+    """The oracle trace of an olearn second-order estimator ``name`` with hyperparameters ``params``."""
+    p = dict(params)
+    fit_intercept = p.get("fit_intercept", False)
+    diag = p.get("covariance") == "diag"
+    if name == "AROW":
+        return arow(X, y, r=p["r"], diag=diag, fit_intercept=fit_intercept)
+    if name == "NAROW":
+        return (narow_diag if diag else narow)(X, y, b=p["b"], fit_intercept=fit_intercept)
+    if name == "SecondOrderPerceptron":
+        return second_order_perceptron(X, y, a=p["a"], fit_intercept=fit_intercept)[0]
+    if name == "CW":
+        return cw(X, y, eta=p["eta"], diag=diag, fit_intercept=fit_intercept)
+    if name == "AdaGrad":
+        return adagrad(X, y, eta=p["eta"], delta=p["delta"], fit_intercept=fit_intercept)
+    raise KeyError(f"no oracle for {name}")
