@@ -17,6 +17,7 @@ True
 """
 
 from ._report import BoundReport, BoundRow, bound_report
+from ._second_order import arow_mistake_bound, narow_mistake_bound, sop_mistake_bound
 from ._theorems import (
     novikoff_bound,
     pa1_mistake_bound,
@@ -37,16 +38,19 @@ from ._uniclass_multilabel import (
 __all__ = [
     "BoundReport",
     "BoundRow",
+    "arow_mistake_bound",
     "bound_report",
     "multilabel_pa1_mistake_bound",
     "multilabel_pa2_loss_bound",
     "multilabel_pa_separable_bound",
+    "narow_mistake_bound",
     "novikoff_bound",
     "pa1_mistake_bound",
     "pa2_loss_bound",
     "pa_separable_bound",
     "pa_unit_norm_bound",
     "perceptron_bound",
+    "sop_mistake_bound",
     "uniclass_pa1_bound",
     "uniclass_pa2_bound",
     "uniclass_pa_bound",
