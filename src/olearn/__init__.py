@@ -12,9 +12,11 @@ import importlib
 from ._persistence import load
 from ._registry import all_estimators
 from .evaluate import RunResult, run
+from .dual import DualAscent
 from .linear import OGDClassifier, OnlineSVM, PAClassifier, PARegressor, Perceptron
 from .multilabel import PAMultilabel
 from .second_order import AROW, CW, NAROW, AdaGrad, SecondOrderPerceptron
+from .quasi_additive import PNorm, Winnow
 from .sequence import PASequence
 from .uniclass import PAUniclass
 
@@ -32,6 +34,7 @@ def __getattr__(name):
 __all__ = [
     "AROW",
     "CW",
+    "DualAscent",
     "AdaGrad",
     "NAROW",
     "OGDClassifier",
@@ -40,10 +43,12 @@ __all__ = [
     "PAMultilabel",
     "PARegressor",
     "PASequence",
+    "PNorm",
     "PAUniclass",
     "Perceptron",
     "RunResult",
     "SecondOrderPerceptron",
+    "Winnow",
     "all_estimators",
     "bounds",
     "data",

@@ -88,6 +88,8 @@ class NoneOr:
 
 BOOLEAN = Options(True, False)
 POSITIVE = Interval(0, None, closed="neither")
+# positive and finite: a step, a variance or a regulariser that must stay a number
+POSITIVE_FINITE = Interval(0, math.inf, closed="neither")
 
 
 def check_params(estimator, constraints):

@@ -34,6 +34,9 @@ ALGOS = {
     ("--algo", "cw", "--eta", "0.8"): lambda: olearn.CW(eta=0.8, covariance="diag"),
     ("--algo", "adagrad", "--eta", "0.5", "--set", "delta=0.1"): lambda: olearn.AdaGrad(eta=0.5, delta=0.1),
     ("--algo", "sop", "--set", "a=0.3"): lambda: olearn.SecondOrderPerceptron(a=0.3),
+    ("--algo", "winnow", "-C", "0.5"): lambda: olearn.Winnow(C=0.5),
+    ("--algo", "pnorm", "--set", "p=3", "--set", "aggressive=true"): lambda: olearn.PNorm(p=3, aggressive=True),
+    ("--algo", "dual", "--set", "update=last-k", "--set", "k=2"): lambda: olearn.DualAscent(update="last-k", k=2),
 }
 
 

@@ -16,6 +16,13 @@ True
 True
 """
 
+from ._dual import (
+    aggressive_pnorm_mistake_bound,
+    batch_optimum,
+    dual_certificate,
+    pnorm_mistake_bound,
+    winnow_mistake_bound,
+)
 from ._report import BoundReport, BoundRow, bound_report
 from ._second_order import arow_mistake_bound, narow_mistake_bound, sop_mistake_bound
 from ._theorems import (
@@ -38,8 +45,11 @@ from ._uniclass_multilabel import (
 __all__ = [
     "BoundReport",
     "BoundRow",
+    "aggressive_pnorm_mistake_bound",
     "arow_mistake_bound",
+    "batch_optimum",
     "bound_report",
+    "dual_certificate",
     "multilabel_pa1_mistake_bound",
     "multilabel_pa2_loss_bound",
     "multilabel_pa_separable_bound",
@@ -50,8 +60,10 @@ __all__ = [
     "pa_separable_bound",
     "pa_unit_norm_bound",
     "perceptron_bound",
+    "pnorm_mistake_bound",
     "sop_mistake_bound",
     "uniclass_pa1_bound",
     "uniclass_pa2_bound",
     "uniclass_pa_bound",
+    "winnow_mistake_bound",
 ]

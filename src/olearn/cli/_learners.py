@@ -15,6 +15,9 @@ ALGORITHMS = {
     "pa2": ("PAClassifier", {"variant": "pa2"}),
     "ogd": ("OGDClassifier", {}),
     "svm": ("OnlineSVM", {}),
+    "winnow": ("Winnow", {}),
+    "pnorm": ("PNorm", {}),
+    "dual": ("DualAscent", {}),
     # second order: diagonal by default on the command line, where files are often
     # wide; a full covariance costs O(d^2) memory and time per example
     "arow": ("AROW", {"covariance": "diag"}),
@@ -28,7 +31,7 @@ ALGORITHMS = {
 }
 ALGORITHM_NAMES = tuple(ALGORITHMS)
 # what ``olearn compare`` runs when not told: every learner whose cost per example is O(nnz)
-COMPARED_BY_DEFAULT = tuple(name for name in ALGORITHMS if not name.endswith("-full") and name != "sop")
+COMPARED_BY_DEFAULT = tuple(name for name in ALGORITHMS if not name.endswith("-full") and name not in ("sop", "dual"))
 LOSSES = ("hinge", "logistic", "squared")
 SCHEDULES = ("constant", "sqrt", "inverse")
 # Algorithms whose mistake bounds olearn.bounds knows (Novikoff; Crammer et al. 2006).

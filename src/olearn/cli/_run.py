@@ -20,7 +20,8 @@ from ._source import DataSource, check_writable, data_options, file_argument
 @cli.command("run", short_help="Learn from a file online; print progressive validation.")
 @click.option("--algo", "-a", type=click.Choice(ALGORITHM_NAMES), required=True,
               help="perceptron | pa, pa1, pa2 (Passive-Aggressive, PA-I, PA-II) | ogd (online gradient "
-                   "descent) | svm (online SVM: ogd on the hinge loss in an L2 ball) | arow, narow, cw (diagonal "
+                   "descent) | svm (online SVM: ogd on the hinge loss in an L2 ball) | winnow, pnorm, dual "
+                   "(quasi-additive; DualAscent) | arow, narow, cw (diagonal "
                    "covariance), arow-full, narow-full, cw-full, sop (full: O(d^2) per example), adagrad; "
                    "set r, b, a, delta with --set.")
 @hyperparameter_options

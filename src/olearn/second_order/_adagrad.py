@@ -5,8 +5,8 @@ import math
 import numpy as np
 
 from .._kernels._second_order import RULE_ADAGRAD
-from .._params import Interval
-from ._base import POSITIVE_FINITE, SecondOrderClassifier
+from .._params import POSITIVE_FINITE, Interval
+from ._base import SecondOrderClassifier
 
 
 class AdaGrad(SecondOrderClassifier):

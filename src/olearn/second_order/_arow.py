@@ -1,7 +1,8 @@
 r"""AROW: adaptive regularization of weight vectors (Crammer, Kulesza & Dredze 2009)."""
 
 from .._kernels._second_order import RULE_AROW
-from ._base import COVARIANCES, POSITIVE_FINITE, SecondOrderClassifier
+from .._params import POSITIVE_FINITE
+from ._base import COVARIANCES, SecondOrderClassifier
 
 
 class AROW(SecondOrderClassifier):

@@ -12,7 +12,6 @@ the mean when the encoding flips) is that of
 in the labels with an even covariance update, so negating ``w`` alone is exact.
 """
 
-import math
 
 import numpy as np
 
@@ -26,7 +25,7 @@ from .._kernels._second_order import (
     mean_scores,
 )
 from .._labels import BinaryLabels
-from .._params import Interval, Options, check_params
+from .._params import Options, check_params
 from .._validation import check_row, check_X
 from ..linear._base import (
     _COMMON_CONSTRAINTS,
@@ -36,8 +35,6 @@ from ..linear._base import (
 )
 
 COVARIANCES = Options("full", "diag")
-# positive and finite: an infinite r, a or b is no learner
-POSITIVE_FINITE = Interval(0, math.inf, closed="neither")
 
 
 class SecondOrderClassifier(BinaryClassifierMixin, LinearLearner):

@@ -1,7 +1,8 @@
 r"""NAROW (Orabona & Crammer 2010)."""
 
 from .._kernels._second_order import RULE_NAROW
-from ._base import COVARIANCES, POSITIVE_FINITE, SecondOrderClassifier
+from .._params import POSITIVE_FINITE
+from ._base import COVARIANCES, SecondOrderClassifier
 
 
 class NAROW(SecondOrderClassifier):

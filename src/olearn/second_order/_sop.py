@@ -1,7 +1,8 @@
 r"""The Second-Order Perceptron (Cesa-Bianchi, Conconi & Gentile 2005)."""
 
 from .._kernels._second_order import RULE_SOP
-from ._base import POSITIVE_FINITE, SecondOrderClassifier
+from .._params import POSITIVE_FINITE
+from ._base import SecondOrderClassifier
 
 
 class SecondOrderPerceptron(SecondOrderClassifier):

@@ -1,0 +1,230 @@
+"""Dual ascent on several dual variables: the last-k update and the Online-SVM.
+
+Shalev-Shwartz & Singer, *Online Learning meets Optimization in the Dual*
+(COLT 2006), Eq. (31): on round t the learner maximizes the dual
+
+    D(alpha) = gamma sum_i alpha_i - F*(sum_i alpha_i y_i x_i),  0 <= alpha_i <= C,
+
+over the variables of a set I_t of examples, the others held fixed: the last k
+examples (``UPDATE_LAST_K``; k = 1 is PA-I in the Euclidean geometry) or all of
+them (``UPDATE_ALL``, I_t = [t], the Online-SVM). The sub-problem is solved by
+cyclic coordinate ascent with an exact one-dimensional maximization per
+coordinate (closed form for L2 through the shared PA-I step, bisection on the
+derivative of the concave 1-d problem otherwise) until every KKT violation is
+at most ``tol`` (or ``MAX_SWEEPS`` sweeps). Each coordinate step maximizes D
+along its coordinate, so D never decreases.
+
+The examples travel as one CSR store: the rows kept from earlier rounds
+followed by the new batch, each with its own intercept value ``row_bias`` and
+its dual variable ``alpha``. A zero instance (x = 0, no intercept) moves no
+weight whatever its alpha; it keeps alpha = 0, PA's convention.
+"""
+
+import math
+
+from numba import njit
+
+from ._codes import STEP_PA1, T_LOSS, T_MISTAKES, T_ROUNDS, T_UPDATES
+from ._quasi_additive import (
+    LINK_L2,
+    Q_BIAS,
+    Q_C,
+    Q_GAMMA,
+    Q_K,
+    Q_LINK,
+    Q_P,
+    Q_TOL,
+    Q_UPDATE,
+    S_DUAL,
+    S_SUM_ALPHA,
+    S_T,
+    commit,
+    dual_sqnorm,
+    euclidean_sqnorm,
+    link,
+    refresh_dual,
+    score_row,
+)
+from ._steps import pa_step
+
+UPDATE_LAST_K = 2  # I_t = the last k examples, Eq. (31)
+UPDATE_ALL = 3  # I_t = [t]: the Online-SVM
+
+# Cap on the sweeps of coordinate ascent within one round; D still never decreases.
+MAX_SWEEPS = 1000
+# Bisection steps of a 1-d maximization: C / 2^100 is below any useful precision.
+BISECTION_STEPS = 100
+
+
+@njit(cache=True)
+def slope_along(indices, data, lo, hi, bias, y, shift, theta, work, work_w, link_code, p, gamma, intercept):
+    """d/da of gamma a - F*(theta + a y x) at a = shift (relative to the current theta).
+
+    Equal to gamma - y x.g(theta + shift y x); ``work`` holds a copy of theta on
+    entry and is restored on exit; ``work_w`` receives the weights.
+    """
+    d = theta.size - 1
+    for k in range(lo, hi):
+        work[indices[k]] = theta[indices[k]] + shift * y * data[k]
+    work[d] = theta[d] + shift * y * bias
+    link(work, work_w, link_code, p, intercept)
+    slope = gamma - y * score_row(indices, data, lo, hi, bias, work_w)
+    for k in range(lo, hi):
+        work[indices[k]] = theta[indices[k]]
+    work[d] = theta[d]
+    return slope
+
+
+@njit(cache=True)
+def best_alpha(indices, data, lo, hi, bias, y, alpha, theta, w, work, work_w, params, link_code):
+    """argmax over a in [0, C] of gamma a - F*(theta + (a - alpha) y x): the exact 1-d step."""
+    C = params[Q_C]
+    gamma = params[Q_GAMMA]
+    p = params[Q_P]
+    if link_code == LINK_L2:
+        # gamma - y theta_0.x with theta_0 = theta - alpha y x, the loss of the coordinate's own problem
+        s = euclidean_sqnorm(data, lo, hi, bias)
+        loss = gamma - y * score_row(indices, data, lo, hi, bias, w) + alpha * s
+        return pa_step(STEP_PA1, loss, s, C)
+    intercept = params[Q_BIAS]
+    if slope_along(indices, data, lo, hi, bias, y, -alpha, theta, work, work_w, link_code, p, gamma, intercept) <= 0.0:
+        return 0.0
+    if slope_along(indices, data, lo, hi, bias, y, C - alpha, theta, work, work_w, link_code, p, gamma, intercept) >= 0.0:
+        return C
+    low, high = 0.0, C
+    for _ in range(BISECTION_STEPS):
+        mid = 0.5 * (low + high)
+        if mid <= low or mid >= high:
+            break
+        if slope_along(indices, data, lo, hi, bias, y, mid - alpha, theta, work, work_w, link_code, p, gamma,
+                       intercept) > 0.0:
+            low = mid
+        else:
+            high = mid
+    return 0.5 * (low + high)
+
+
+@njit(cache=True)
+def kkt_violation(indices, data, lo, hi, bias, y, alpha, w, C, gamma):
+    """How far alpha is from optimal along its coordinate: the projected gradient of D."""
+    g = gamma - y * score_row(indices, data, lo, hi, bias, w)
+    if alpha <= 0.0:
+        return max(g, 0.0)
+    if alpha >= C:
+        return max(-g, 0.0)
+    return abs(g)
+
+
+@njit(cache=True)
+def solve_window(indptr, indices, data, row_bias, y, first, last, theta, w, state, alpha, work, work_w, params, codes):
+    """Coordinate ascent on the dual variables of rows first..last; False on overflow."""
+    C = params[Q_C]
+    gamma = params[Q_GAMMA]
+    tol = params[Q_TOL]
+    p = params[Q_P]
+    link_code = codes[Q_LINK]
+    for _ in range(MAX_SWEEPS):
+        worst = 0.0
+        for i in range(first, last + 1):
+            lo, hi, bias = indptr[i], indptr[i + 1], row_bias[i]
+            if dual_sqnorm(indices, data, lo, hi, bias, link_code, p) == 0.0:
+                continue
+            violation = kkt_violation(indices, data, lo, hi, bias, y[i], alpha[i], w, C, gamma)
+            worst = max(worst, violation)
+            if violation <= tol:
+                continue
+            for j in range(theta.size):
+                work[j] = theta[j]
+            new = best_alpha(indices, data, lo, hi, bias, y[i], alpha[i], theta, w, work, work_w, params, link_code)
+            delta = new - alpha[i]
+            if delta == 0.0:
+                continue
+            dot = score_row(indices, data, lo, hi, bias, w)
+            sqnorm_x = euclidean_sqnorm(data, lo, hi, bias)
+            if not commit(indices, data, lo, hi, bias, delta * y[i], dot, sqnorm_x, theta, w, state, link_code, p,
+                          params[Q_BIAS]):
+                return False
+            alpha[i] = new
+            state[S_SUM_ALPHA] += delta
+        if worst <= tol:
+            break
+    return True
+
+
+@njit(cache=True)
+def dual_pass(indptr, indices, data, row_bias, y, first, theta, w, state, alpha,
+              params, codes, work, work_w, backup, scores, losses, taus, duals, totals):
+    """Progressive validation over the store's rows ``first..``, each followed by a dual solve.
+
+    Rows before ``first`` were learned in earlier calls. On round i the
+    learner predicts row i, then maximizes D over the window (the last k rows,
+    or all rows 0..i). ``taus`` records alpha_i after the round, ``duals``
+    D(alpha) after it. ``work``, ``work_w`` (length of theta) and ``backup``
+    (length 2 len(theta) + len(state) + len(alpha)) are scratch space. Returns
+    -1, or the row at which learning stopped because the numbers overflowed
+    (that row then left no trace).
+    """
+    record = scores.size > 0
+    keep_duals = duals.size > 0
+    link_code = codes[Q_LINK]
+    p = params[Q_P]
+    gamma = params[Q_GAMMA]
+    all_rows = codes[Q_UPDATE] == UPDATE_ALL
+    k = codes[Q_K]
+    n = indptr.size - 1
+    n_theta = theta.size
+    n_state = state.size
+    stopped = -1
+    mistakes = 0.0
+    cumulative_loss = 0.0
+    updates = 0.0
+    done = 0
+    for i in range(first, n):
+        lo, hi, bias = indptr[i], indptr[i + 1], row_bias[i]
+        score = score_row(indices, data, lo, hi, bias, w)
+        sqnorm_x = euclidean_sqnorm(data, lo, hi, bias)
+        s = dual_sqnorm(indices, data, lo, hi, bias, link_code, p)
+        if not (math.isfinite(score) and math.isfinite(sqnorm_x) and math.isfinite(s)):
+            stopped = i - first
+            break
+        window = 0 if all_rows else max(0, i - k + 1)
+        for j in range(n_theta):
+            backup[j] = theta[j]
+            backup[n_theta + j] = w[j]
+        for j in range(n_state):
+            backup[2 * n_theta + j] = state[j]
+        for j in range(window, i + 1):
+            backup[2 * n_theta + n_state + j] = alpha[j]
+        alpha[i] = 0.0
+        if not solve_window(indptr, indices, data, row_bias, y, window, i, theta, w, state, alpha, work, work_w,
+                            params, codes):
+            for j in range(n_theta):
+                theta[j] = backup[j]
+                w[j] = backup[n_theta + j]
+            for j in range(n_state):
+                state[j] = backup[2 * n_theta + j]
+            for j in range(window, i + 1):
+                alpha[j] = backup[2 * n_theta + n_state + j]
+            stopped = i - first
+            break
+        state[S_T] += 1.0
+        refresh_dual(theta, state, link_code, p, params[Q_BIAS], gamma)
+        loss = max(0.0, gamma - y[i] * score)
+        r = i - first
+        if record:
+            scores[r] = score
+            losses[r] = loss
+            taus[r] = alpha[i]
+        if keep_duals:
+            duals[r] = state[S_DUAL]
+        if y[i] * score <= 0.0:
+            mistakes += 1.0
+        cumulative_loss += loss
+        if alpha[i] != 0.0:
+            updates += 1.0
+        done += 1
+    totals[T_MISTAKES] += mistakes
+    totals[T_LOSS] += cumulative_loss
+    totals[T_UPDATES] += updates
+    totals[T_ROUNDS] += done
+    return stopped

@@ -1,0 +1,333 @@
+"""The quasi-additive family: theta <- theta + alpha y x, w = grad F*(theta).
+
+Shalev-Shwartz & Singer, *Online Learning meets Optimization in the Dual*
+(COLT 2006), Sec. 4: an online learner keeps the dual vector
+``theta = sum_i alpha_i y_i x_i`` and predicts with ``w = g(theta) = grad F*(theta)``
+for a strongly convex regularizer F. Three geometries (link codes):
+
+* ``LINK_L2``: F(w) = ||w||^2 / 2, g(theta) = theta (the Perceptron's geometry).
+* ``LINK_ENTROPY``: F is the relative entropy to the uniform distribution over
+  the 2n "balanced" coordinates (w+, w-), w = w+ - w- (Balanced Winnow);
+  F*(theta) = log((1/2n) sum_i (e^theta_i + e^-theta_i)) and
+  g_i(theta) = sinh(theta_i) / sum_j cosh(theta_j), evaluated as a log-sum-exp
+  so that no theta, however large, overflows.
+* ``LINK_PNORM``: F(w) = ||w||_q^2 / 2 with 1/p + 1/q = 1 (p >= 2 is the norm of
+  theta and of the instances, Gentile's convention), F*(theta) = ||theta||_p^2 / 2
+  and g_i(theta) = sign(theta_i) |theta_i|^(p-1) / ||theta||_p^(p-2).
+
+F is sigma-strongly convex w.r.t. a norm whose dual norm measures x: sigma = 1
+with ||x||_2 (L2), sigma = 1 with ||x||_inf (entropy), sigma = 1/(p-1) with
+||x||_p (p-norm). ``dual_sqnorm`` returns ``||x||_*^2 / sigma``, the ``s`` of the
+aggressive step ``alpha = min(C, loss / s)`` (the shared PA-I rule).
+
+The weights ``w`` are stored next to ``theta`` (length d + 1, the last entry is
+the intercept's, the weight of a constant feature of value ``params[Q_BIAS]``;
+with no intercept that coordinate is not one of the entropy's 2n).
+"""
+
+import math
+
+from numba import njit
+
+from ._codes import STEP_PA1, T_LOSS, T_MISTAKES, T_ROUNDS, T_UPDATES
+from ._steps import pa_step
+
+# geometries
+LINK_L2 = 0
+LINK_ENTROPY = 1
+LINK_PNORM = 2
+
+# per-round update rules of the quasi-additive pass
+UPDATE_CONSERVATIVE = 0  # alpha_t = C on a mistake (y w.x <= 0), Eq. (16)
+UPDATE_AGGRESSIVE = 1  # alpha_t = min(C, loss_t / s_t) whenever loss_t > 0, Eq. (28)
+
+# layout of the float64 ``params`` array
+Q_C = 0
+Q_GAMMA = 1  # the margin of the hinge loss [gamma - y w.x]_+
+Q_P = 2  # the exponent of LINK_PNORM
+Q_BIAS = 3  # value of the constant feature of the intercept (0 = none)
+Q_TOL = 4  # KKT tolerance of the dual solver (olearn._kernels._dual)
+N_QPARAMS = 5
+
+# layout of the int64 ``codes`` array
+Q_LINK = 0
+Q_UPDATE = 1
+Q_K = 2  # size of the window of the last-k dual update (olearn._kernels._dual)
+N_QCODES = 3
+
+# layout of the float64 ``state`` array
+S_T = 0  # rounds seen
+S_SUM_ALPHA = 1  # sum_i alpha_i
+S_DUAL = 2  # D(alpha) = gamma sum_i alpha_i - F*(theta); ``gamma`` as set on each round
+S_SQNORM = 3  # ||theta||_2^2, kept up to date for LINK_L2
+N_QSTATE = 4
+
+
+@njit(cache=True)
+def n_coordinates(theta, bias):
+    """The coordinates of theta that count: the features, and the intercept if there is one."""
+    return theta.size if bias != 0.0 else theta.size - 1
+
+
+@njit(cache=True)
+def max_abs(theta, n):
+    m = 0.0
+    for j in range(n):
+        m = max(m, abs(theta[j]))
+    return m
+
+
+@njit(cache=True)
+def pnorm_of(theta, n, p):
+    """||theta[:n]||_p, scaled by the largest entry so that no power overflows."""
+    m = max_abs(theta, n)
+    if m == 0.0:
+        return 0.0
+    total = 0.0
+    for j in range(n):
+        total += (abs(theta[j]) / m) ** p
+    return m * total ** (1.0 / p)
+
+
+@njit(cache=True)
+def entropy_log_normalizer(theta, n):
+    """(m, log Z) with sum_j 2 cosh(theta_j) = e^m Z, m = max_j |theta_j|, for j < n."""
+    m = max_abs(theta, n)
+    z = 0.0
+    for j in range(n):
+        z += math.exp(theta[j] - m) + math.exp(-theta[j] - m)
+    return m, math.log(z)
+
+
+@njit(cache=True)
+def link(theta, w, link_code, p, bias):
+    """w = g(theta) = grad F*(theta), written into ``w``."""
+    n = n_coordinates(theta, bias)
+    if n < w.size:
+        w[w.size - 1] = 0.0
+    if n == 0:
+        return
+    if link_code == LINK_L2:
+        for j in range(n):
+            w[j] = theta[j]
+    elif link_code == LINK_ENTROPY:
+        m, log_z = entropy_log_normalizer(theta, n)
+        for j in range(n):
+            # (e^theta - e^-theta) / sum 2 cosh, both scaled by e^-m
+            w[j] = (math.exp(theta[j] - m - log_z) - math.exp(-theta[j] - m - log_z))
+    else:
+        norm = pnorm_of(theta, n, p)
+        for j in range(n):
+            w[j] = 0.0 if norm == 0.0 else theta[j] * (abs(theta[j]) / norm) ** (p - 2.0)
+
+
+@njit(cache=True)
+def conjugate(theta, link_code, p, bias):
+    """F*(theta) of the geometry; F*(0) = 0 for every geometry."""
+    n = n_coordinates(theta, bias)
+    if link_code == LINK_L2:
+        total = 0.0
+        for j in range(n):
+            total += theta[j] * theta[j]
+        return 0.5 * total
+    if link_code == LINK_ENTROPY:
+        if n == 0:
+            return 0.0
+        m, log_z = entropy_log_normalizer(theta, n)
+        return m + log_z - math.log(2.0 * n)
+    norm = pnorm_of(theta, n, p)
+    return 0.5 * norm * norm
+
+
+@njit(cache=True)
+def dual_sqnorm(indices, data, lo, hi, bias, link_code, p):
+    """||x||_*^2 / sigma: ||x||_2^2, ||x||_inf^2, or (p - 1) ||x||_p^2 (the intercept included)."""
+    if link_code == LINK_L2:
+        s = bias * bias
+        for k in range(lo, hi):
+            s += data[k] * data[k]
+        return s
+    m = abs(bias)
+    for k in range(lo, hi):
+        m = max(m, abs(data[k]))
+    if link_code == LINK_ENTROPY or m == 0.0:
+        return m * m
+    total = (abs(bias) / m) ** p
+    for k in range(lo, hi):
+        total += (abs(data[k]) / m) ** p
+    norm = m * total ** (1.0 / p)
+    return (p - 1.0) * norm * norm
+
+
+@njit(cache=True)
+def euclidean_sqnorm(data, lo, hi, bias):
+    s = bias * bias
+    for k in range(lo, hi):
+        s += data[k] * data[k]
+    return s
+
+
+@njit(cache=True)
+def score_row(indices, data, lo, hi, bias, w):
+    """w.x for the CSR row data[lo:hi], the intercept included."""
+    d = w.size - 1
+    dot = w[d] * bias
+    for k in range(lo, hi):
+        dot += w[indices[k]] * data[k]
+    return dot
+
+
+@njit(cache=True)
+def add_row(indices, data, lo, hi, bias, a, theta):
+    """theta <- theta + a x."""
+    d = theta.size - 1
+    for k in range(lo, hi):
+        theta[indices[k]] += a * data[k]
+    theta[d] += a * bias
+
+
+@njit(cache=True)
+def update_is_finite(indices, data, lo, hi, bias, a, theta):
+    """True when theta + a x has finite entries (checked before theta is touched)."""
+    if not math.isfinite(a):
+        return False
+    d = theta.size - 1
+    for k in range(lo, hi):
+        if not math.isfinite(theta[indices[k]] + a * data[k]):
+            return False
+    return math.isfinite(theta[d] + a * bias)
+
+
+@njit(cache=True)
+def conjugate_stays_finite(indices, data, lo, hi, bias, a, theta, link_code, p, intercept):
+    """True when F*(theta + a x) is finite (checked before theta is touched).
+
+    The entropy's F* is a log-sum-exp, finite for every finite theta; the
+    p-norm's ||theta||_p^2 / 2 is bounded through max_j |theta_j| n^(1/p).
+    """
+    if link_code == LINK_ENTROPY:
+        return True
+    n = n_coordinates(theta, intercept)
+    m = max_abs(theta, n)
+    d = theta.size - 1
+    for k in range(lo, hi):
+        m = max(m, abs(theta[indices[k]] + a * data[k]))
+    if n > d:
+        m = max(m, abs(theta[d] + a * bias))
+    bound = m * n ** (1.0 / p)
+    return math.isfinite(0.5 * bound * bound)
+
+
+@njit(cache=True)
+def commit(indices, data, lo, hi, bias, a, dot, sqnorm_x, theta, w, state, link_code, p, intercept):
+    """theta <- theta + a x and w <- g(theta); returns False (nothing changed) on overflow.
+
+    ``bias`` is the value of this row's constant feature, ``intercept`` the
+    current one (nonzero: the intercept coordinate counts in the link).
+    ``dot`` is theta.x, used by LINK_L2 to keep ||theta||^2 in O(nnz).
+    """
+    if not update_is_finite(indices, data, lo, hi, bias, a, theta):
+        return False
+    if link_code == LINK_L2:
+        sqnorm = state[S_SQNORM] + 2.0 * a * dot + a * a * sqnorm_x
+        if not math.isfinite(sqnorm):
+            return False
+        add_row(indices, data, lo, hi, bias, a, theta)
+        add_row(indices, data, lo, hi, bias, a, w)
+        state[S_SQNORM] = max(sqnorm, 0.0)
+        return True
+    if not conjugate_stays_finite(indices, data, lo, hi, bias, a, theta, link_code, p, intercept):
+        return False
+    add_row(indices, data, lo, hi, bias, a, theta)
+    link(theta, w, link_code, p, intercept)
+    return True
+
+
+@njit(cache=True)
+def refresh_dual(theta, state, link_code, p, bias, gamma):
+    """D(alpha) = gamma sum alpha - F*(theta), into the state."""
+    if link_code == LINK_L2:
+        state[S_DUAL] = gamma * state[S_SUM_ALPHA] - 0.5 * state[S_SQNORM]
+    else:
+        state[S_DUAL] = gamma * state[S_SUM_ALPHA] - conjugate(theta, link_code, p, bias)
+
+
+@njit(cache=True)
+def learn_row(indices, data, lo, hi, y, theta, w, state, params, codes):
+    """Predict then learn one example; returns (score, loss, alpha, ok).
+
+    ``ok`` is False when the row's norm, the score or the update overflows; the
+    model is then left exactly as it was.
+    """
+    C = params[Q_C]
+    gamma = params[Q_GAMMA]
+    p = params[Q_P]
+    bias = params[Q_BIAS]
+    link_code = codes[Q_LINK]
+    score = score_row(indices, data, lo, hi, bias, w)
+    sqnorm_x = euclidean_sqnorm(data, lo, hi, bias)
+    s = dual_sqnorm(indices, data, lo, hi, bias, link_code, p)
+    if not (math.isfinite(score) and math.isfinite(sqnorm_x) and math.isfinite(s)):
+        return score, 0.0, 0.0, False
+    margin = y * score
+    loss = max(0.0, gamma - margin)
+    if codes[Q_UPDATE] == UPDATE_CONSERVATIVE:
+        alpha = C if margin <= 0.0 else 0.0
+    else:
+        alpha = pa_step(STEP_PA1, loss, s, C)
+    moved = alpha == 0.0 or commit(indices, data, lo, hi, bias, alpha * y, score, sqnorm_x, theta, w, state,
+                                   link_code, p, bias)
+    if not moved:
+        return score, loss, alpha, False
+    state[S_T] += 1.0
+    state[S_SUM_ALPHA] += alpha
+    refresh_dual(theta, state, link_code, p, bias, gamma)
+    return score, loss, alpha, True
+
+
+@njit(cache=True)
+def quasi_additive_pass(indptr, indices, data, y, theta, w, state, params, codes, scores, losses, taus, duals, totals):
+    """Progressive validation over the rows of a CSR matrix, in order.
+
+    A round is a mistake when ``y * score <= 0``. Per-round scores, losses
+    (the hinge loss at margin gamma) and alphas are written when those arrays
+    have one slot per row, and D(alpha) after each round when ``duals`` has;
+    pass empty arrays to keep only the totals. Returns -1, or the index of the
+    row at which learning stopped because the numbers overflowed.
+    """
+    record = scores.size > 0
+    keep_duals = duals.size > 0
+    n = indptr.size - 1
+    stopped = -1
+    mistakes = 0.0
+    cumulative_loss = 0.0
+    updates = 0.0
+    for i in range(n):
+        score, loss, alpha, ok = learn_row(indices, data, indptr[i], indptr[i + 1], y[i], theta, w, state, params, codes)
+        if not ok:
+            stopped = i
+            n = i
+            break
+        if record:
+            scores[i] = score
+            losses[i] = loss
+            taus[i] = alpha
+        if keep_duals:
+            duals[i] = state[S_DUAL]
+        if y[i] * score <= 0.0:
+            mistakes += 1.0
+        cumulative_loss += loss
+        if alpha != 0.0:
+            updates += 1.0
+    totals[T_MISTAKES] += mistakes
+    totals[T_LOSS] += cumulative_loss
+    totals[T_UPDATES] += updates
+    totals[T_ROUNDS] += n
+    return stopped
+
+
+@njit(cache=True)
+def quasi_additive_scores(indptr, indices, data, bias, w, out):
+    """Decision values w.x of every row of a CSR matrix."""
+    for i in range(indptr.size - 1):
+        out[i] = score_row(indices, data, indptr[i], indptr[i + 1], bias, w)

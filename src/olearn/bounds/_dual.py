@@ -1,0 +1,339 @@
+r"""The dual view of online learning: objectives, certificates and mistake bounds.
+
+Shalev-Shwartz & Singer, *Online Learning meets Optimization in the Dual*,
+COLT 2006. For a stream :math:`(x_i, y_i)_{i \le m}` and a regularizer F the
+primal and the dual are
+
+.. math:: P(w) = F(w) + C \sum_i [\gamma - y_i\, w\cdot x_i]_+ , \qquad
+    D(\alpha) = \gamma \sum_i \alpha_i - F^*\Big(\sum_i \alpha_i y_i x_i\Big),
+    \quad 0 \le \alpha_i \le C,
+
+with :math:`D(\alpha) \le P(w)` for all :math:`\alpha, w`. Thm. 1: if a
+learner raises D on every round and by :math:`\lambda` on average on its M
+mistake rounds, then :math:`\lambda M \le D(\alpha_{final}) \le P(w)` for
+every w. The regularizers (``"l2"``, ``"entropy"``, ``"pnorm"``) are those of
+:class:`olearn.dual.DualAscent`; for ``"entropy"``, F(w) is the smallest
+relative entropy to uniform of a balanced lift :math:`(w^+, w^-)` of w on the
+simplex of 2n coordinates (finite only for :math:`\|w\|_1 \le 1`). For
+``"pnorm"``, p >= 2 is the norm of theta and F(w) = ||w||_q^2 / 2 with
+q = p/(p-1).
+
+With ``fit_intercept=True`` every x is augmented with a constant 1 and w (or
+u) carries the intercept last, as the learners do. Labels map as the
+estimators map them (sorted; the second class is +1).
+"""
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import brentq, minimize
+from scipy.special import logsumexp
+
+from ._theorems import _Stream, check_mask, check_u
+
+_REGULARIZERS = ("l2", "entropy", "pnorm")
+
+
+def _check_choice(regularizer, p):
+    if regularizer not in _REGULARIZERS:
+        raise ValueError(f"regularizer={regularizer!r} is invalid; expected one of {_REGULARIZERS}")
+    if regularizer == "pnorm" and not (isinstance(p, (int, float, np.number)) and p >= 2):
+        raise ValueError(f"p={p!r} is invalid; expected a number >= 2")
+
+
+# -- the regularizers and their conjugates ---------------------------------------
+
+
+def entropy_regularizer(w):
+    r"""F(w) = min over lifts :math:`w = w^+ - w^-` on the 2n-simplex of :math:`\sum \bar w \log(2n \bar w)`.
+
+    The minimizing lift is :math:`w^\pm_i = (\sqrt{w_i^2 + 4c^2} \pm w_i)/2`
+    with c >= 0 solving :math:`\sum_i \sqrt{w_i^2 + 4c^2} = 1` (then
+    :math:`w^+_i w^-_i = c^2`, the form :math:`c\,e^{\pm\theta_i}` of the
+    conjugate's gradient). ``inf`` when :math:`\|w\|_1 > 1`.
+
+    >>> entropy_regularizer([0.0, 0.0])     # the uniform lift
+    0.0
+    >>> round(entropy_regularizer([1.0, 0.0]), 9)     # all mass on one of 4 coordinates: ln 4
+    1.386294361
+    """
+    w = np.asarray(w, dtype=np.float64)
+    n = w.size
+    l1 = float(np.abs(w).sum())
+    if l1 > 1.0 + 1e-12:
+        return math.inf
+    if l1 >= 1.0:
+        c = 0.0
+    else:
+        c = brentq(lambda c: np.sqrt(w * w + 4 * c * c).sum() - 1.0, 0.0, 1.0 / (2 * n), xtol=1e-18, rtol=1e-15, maxiter=1000)
+    root = np.sqrt(w * w + 4 * c * c)
+    lift = np.concatenate([(root + w) / 2, (root - w) / 2])
+    lift = lift[lift > 0]
+    return float(np.sum(lift * np.log(2 * n * lift)))
+
+
+def regularizer_value(w, regularizer="l2", p=2.0):
+    """F(w) of one of the dual framework's regularizers."""
+    w = np.asarray(w, dtype=np.float64)
+    if regularizer == "l2":
+        return 0.5 * float(w @ w)
+    if regularizer == "entropy":
+        return entropy_regularizer(w)
+    q = p / (p - 1.0)
+    return 0.5 * float(np.linalg.norm(w, q)) ** 2
+
+
+def conjugate_value(theta, regularizer="l2", p=2.0):
+    """F*(theta) and its gradient g(theta) = grad F*(theta)."""
+    theta = np.asarray(theta, dtype=np.float64)
+    if regularizer == "l2":
+        return 0.5 * float(theta @ theta), theta.copy()
+    if regularizer == "entropy":
+        both = np.concatenate([theta, -theta])
+        value = float(logsumexp(both) - math.log(both.size))
+        weights = np.exp(both - logsumexp(both))
+        return value, weights[: theta.size] - weights[theta.size :]
+    norm = float(np.linalg.norm(theta, p))
+    if norm == 0.0:
+        return 0.0, np.zeros_like(theta)
+    return 0.5 * norm * norm, np.sign(theta) * np.abs(theta) ** (p - 1) / norm ** (p - 2)
+
+
+def primal_objective(X, y, w, regularizer="l2", p=2.0, C=1.0, gamma=1.0, fit_intercept=False):
+    r""":math:`P(w) = F(w) + C \sum_i [\gamma - y_i\, w\cdot x_i]_+`.
+
+    >>> primal_objective([[1.0, 0.0], [0.0, 1.0]], [1, -1], w=[0.5, -0.5])   # 1/4 + (1/2 + 1/2)
+    1.25
+    """
+    _check_choice(regularizer, p)
+    stream = _Stream(X, y, fit_intercept)
+    w = check_u(w, stream, fit_intercept)
+    hinge = np.maximum(0.0, gamma - stream.margins(w)).sum()
+    return regularizer_value(w, regularizer, p) + C * float(hinge)
+
+
+def dual_objective(X, y, alpha, regularizer="l2", p=2.0, gamma=1.0, fit_intercept=False):
+    r""":math:`D(\alpha) = \gamma \sum_i \alpha_i - F^*(\sum_i \alpha_i y_i x_i)`.
+
+    >>> dual_objective([[1.0, 0.0], [0.0, 1.0]], [1, -1], alpha=[0.5, 0.5])   # 1 - 1/4
+    0.75
+    """
+    _check_choice(regularizer, p)
+    stream = _Stream(X, y, fit_intercept)
+    alpha = np.asarray(alpha, dtype=np.float64)
+    if alpha.shape != stream.y.shape:
+        raise ValueError(f"alpha must have one entry per row ({stream.y.size}); got shape {alpha.shape}")
+    theta = stream.Z.T @ (alpha * stream.y)
+    return gamma * float(alpha.sum()) - conjugate_value(theta, regularizer, p)[0]
+
+
+@dataclass(frozen=True)
+class BatchOptimum:
+    """The batch problem solved: the optimal w, alpha and both objectives (their gap certifies it)."""
+
+    w: np.ndarray
+    alpha: np.ndarray
+    primal: float
+    dual: float
+
+    @property
+    def gap(self):
+        """P(w) - D(alpha) >= 0; zero exactly at the optimum."""
+        return self.primal - self.dual
+
+
+def batch_optimum(X, y, regularizer="l2", p=2.0, C=1.0, gamma=1.0, fit_intercept=False, tol=1e-12):
+    r"""Solve :math:`\min_w P(w) = \max_\alpha D(\alpha)` on the whole stream.
+
+    The dual is smooth and concave on the box :math:`[0, C]^m`; it is
+    maximized with L-BFGS-B, and :math:`w = \nabla F^*(\theta(\alpha))`. The
+    duality gap :math:`P(w) - D(\alpha)` bounds the distance of both to the
+    optimum: it is the certificate of optimality of the answer.
+
+    >>> opt = batch_optimum([[1.0, 0.0], [0.0, 1.0]], [1, -1], C=10.0)
+    >>> np.round(opt.w, 6), round(opt.gap, 9)       # hard margin: w = (1, -1)
+    (array([ 1., -1.]), 0.0)
+    """
+    _check_choice(regularizer, p)
+    stream = _Stream(X, y, fit_intercept)
+    Zy = stream.Z.multiply(stream.y[:, None]).tocsr()
+
+    def negative_dual(alpha):
+        value, grad = conjugate_value(Zy.T @ alpha, regularizer, p)
+        return value - gamma * alpha.sum(), Zy @ grad - gamma
+
+    m = stream.y.size
+    found = minimize(negative_dual, np.zeros(m), jac=True, method="L-BFGS-B", bounds=[(0.0, C)] * m,
+                     options={"ftol": tol, "gtol": tol, "maxiter": 100_000, "maxcor": 50})
+    alpha = np.clip(found.x, 0.0, C)
+    w = conjugate_value(Zy.T @ alpha, regularizer, p)[1]
+    primal = regularizer_value(w, regularizer, p) + C * float(np.maximum(0.0, gamma - stream.margins(w)).sum())
+    dual = gamma * float(alpha.sum()) - conjugate_value(Zy.T @ alpha, regularizer, p)[0]
+    return BatchOptimum(w=w, alpha=alpha, primal=primal, dual=dual)
+
+
+# -- Thm. 1: the certificate of a run -------------------------------------------
+
+
+@dataclass(frozen=True)
+class DualCertificate:
+    r"""Thm. 1 on one run: :math:`\lambda M \le D(\alpha_{final}) \le P(w)` at the batch optimum and at the learner's w.
+
+    P at the batch optimum is the smallest primal value, up to the optimizer's
+    gap (``optimum.gap``); the learner's own final w may come within that gap
+    of it or below (the Online-SVM ends at the optimum too).
+    """
+
+    n_mistakes: int
+    average_increase: float  # lambda: the mean dual increase on the mistake rounds
+    lower: float  # lambda * M
+    dual: float  # D(alpha_final)
+    primal_at_optimum: float  # P at the batch optimum w*
+    primal_at_learner: float  # P at the learner's final w
+    optimum: BatchOptimum
+
+    @property
+    def holds(self):
+        """lambda M <= D <= both primal values, up to rounding (1e-9 relative)."""
+        slack = 1e-9 * max(1.0, abs(self.primal_at_learner))
+        return (self.lower <= self.dual + slack and self.dual <= self.primal_at_optimum + slack
+                and self.dual <= self.primal_at_learner + slack)
+
+
+def dual_certificate(estimator, X, y, result):
+    r"""The certificate of Thm. 1 for a :class:`olearn.dual.DualAscent` run on (X, y).
+
+    ``estimator`` must have learned exactly the stream (X, y), from a fresh
+    start, and ``result`` be the :func:`olearn.run` of that stream (its
+    mistakes name the mistake rounds). The average dual increase on mistakes
+    :math:`\lambda` comes from ``estimator.dual_objective_``; the batch optimum
+    from :func:`batch_optimum`. Returns a :class:`DualCertificate`.
+
+    >>> import numpy as np
+    >>> from olearn import run
+    >>> from olearn.dual import DualAscent
+    >>> X, y = np.array([[1.0, 0.2], [-0.5, 1.0], [0.3, -1.0]]), np.array([1, -1, 1])
+    >>> est = DualAscent(update="aggressive")
+    >>> cert = dual_certificate(est, X, y, run(est, X, y))
+    >>> cert.n_mistakes, cert.holds
+    (1, True)
+    """
+    duals = estimator.dual_objective_
+    stream = _Stream(X, y, estimator.fit_intercept)
+    if duals.size != stream.y.size or result.cumulative_mistakes.size != stream.y.size:
+        raise ValueError(
+            f"the estimator has learned {duals.size} rounds and the run recorded "
+            f"{result.cumulative_mistakes.size}; both must be the {stream.y.size} rows of X, from a fresh start"
+        )
+    increases = np.diff(duals, prepend=0.0)
+    mistakes = np.diff(result.cumulative_mistakes, prepend=0) > 0
+    M = int(mistakes.sum())
+    lam = float(increases[mistakes].mean()) if M else 0.0
+    params = estimator.get_params()
+    problem = {"regularizer": params["regularizer"], "p": params["p"], "C": params["C"], "gamma": params["gamma"],
+               "fit_intercept": params["fit_intercept"]}
+    w = np.append(estimator.coef_.ravel(), estimator.intercept_) if estimator.fit_intercept else estimator.coef_.ravel()
+    optimum = batch_optimum(X, y, **problem)
+    return DualCertificate(
+        n_mistakes=M, average_increase=lam, lower=lam * M, dual=float(duals[-1]),
+        primal_at_optimum=optimum.primal, primal_at_learner=primal_objective(X, y, w, **problem),
+        optimum=optimum,
+    )
+
+
+# -- mistake bounds -----------------------------------------------------------------
+
+
+def _hinge_sum(stream, u, gamma, mask):
+    return float(np.maximum(0.0, gamma - stream.margins(u))[mask].sum())
+
+
+def _conservative_bound(F_u, loss, C, gamma, s):
+    """Thm. 1 with the conservative step: M (gamma C - C^2 s / 2) <= F(u) + C L."""
+    gain = gamma * C - 0.5 * C * C * s
+    if gain <= 0.0:
+        return math.inf
+    return (F_u + C * loss) / gain
+
+
+def winnow_mistake_bound(X, y, u, C, gamma=1.0, mistakes=None, fit_intercept=False):
+    r"""Balanced Winnow's mistake bound (Thm. 1 with the entropic regularizer).
+
+    For every u with :math:`\|u\|_1 \le 1` and every margin :math:`\gamma > 0`,
+    :class:`~olearn.quasi_additive.Winnow` with step C makes
+
+    .. math:: M \le \frac{F(u) + C \sum_{t \in \mathcal M} [\gamma - y_t\, u\cdot x_t]_+}
+                        {\gamma C - C^2 R_\infty^2 / 2}, \qquad R_\infty = \max_t \|x_t\|_\infty,
+
+    mistakes when the denominator is positive (``inf`` otherwise), with F(u)
+    the relative entropy of u's lift (:func:`entropy_regularizer`,
+    :math:`\le \ln 2n`). The sum runs over the mistake rounds
+    :math:`\mathcal M` (``mistakes``; every round if None, a looser bound):
+    a conservative learner behaves on them as if the other rounds were absent.
+    The prior counts the columns of X (and the intercept's).
+
+    >>> X = [[1.0, 0.0], [0.0, -1.0]]
+    >>> round(winnow_mistake_bound(X, [1, 1], u=[0.5, -0.5], C=0.5, gamma=0.5), 6)   # ln 2 / (1/4 - 1/8): no loss
+    5.545177
+    """
+    stream = _Stream(X, y, fit_intercept)
+    u = check_u(u, stream, fit_intercept)
+    mask = check_mask(mistakes, stream.y.size)
+    r_inf = float(abs(stream.Z).max()) if stream.Z.nnz else 0.0
+    F_u = entropy_regularizer(u)
+    return _conservative_bound(F_u, _hinge_sum(stream, u, gamma, mask), C, gamma, r_inf * r_inf)
+
+
+def pnorm_mistake_bound(X, y, u, p, mistakes=None, fit_intercept=False):
+    r"""The p-norm algorithm's mistake bound (Thm. 1 with :math:`F = \tfrac12\|w\|_q^2`).
+
+    For every u, with :math:`R_p = \max_t \|x_t\|_p` and the hinge losses at
+    margin 1 on the mistake rounds, :math:`L = \sum_{t\in\mathcal M} [1 - y_t\,u\cdot x_t]_+`,
+
+    .. math:: M \le L + b\sqrt{L} + b^2, \qquad b^2 = (p-1) R_p^2 \|u\|_q^2 .
+
+    The conservative p-norm algorithm's predictions do not depend on its step,
+    so Thm. 1 holds for every C and the bound is its minimum over C. p = 2 is
+    the Perceptron's bound (:func:`olearn.bounds.perceptron_bound`).
+
+    >>> round(pnorm_mistake_bound([[1.0, 0.0], [0.0, 1.0]], [1, 1], u=[1.0, 1.0], p=2.0), 12)   # R^2 ||u||^2
+    2.0
+    """
+    _check_choice("pnorm", p)
+    stream = _Stream(X, y, fit_intercept)
+    u = check_u(u, stream, fit_intercept)
+    mask = check_mask(mistakes, stream.y.size)
+    q = p / (p - 1.0)
+    r_p = max((float(np.linalg.norm(row.toarray().ravel(), p)) for row in stream.Z), default=0.0)
+    b2 = (p - 1.0) * r_p**2 * float(np.linalg.norm(u, q)) ** 2
+    loss = _hinge_sum(stream, u, 1.0, mask)
+    return loss + math.sqrt(b2 * loss) + b2
+
+
+def aggressive_pnorm_mistake_bound(X, y, u, p, C, fit_intercept=False):
+    r"""The aggressive p-norm algorithm's mistake bound (``PNorm(aggressive=True)``).
+
+    Its step :math:`\eta_t = \min\{C, \ell_t/((p-1)\|x_t\|_p^2)\}` maximizes the
+    lower bound :math:`\eta\ell_t - \eta^2(p-1)\|x_t\|_p^2/2` of the dual
+    increase, so on a mistake (:math:`\ell_t \ge 1`) the increase is at least
+    :math:`\lambda = a - a^2 (p-1) R_p^2/2` with :math:`a = \min\{C, 1/((p-1)R_p^2)\}`,
+    and never negative elsewhere. Thm. 1 then gives, for every u,
+
+    .. math:: M \le \frac{\tfrac12\|u\|_q^2 + C \sum_t [1 - y_t\, u\cdot x_t]_+}{\lambda},
+
+    the sum over every round (the algorithm also updates on margin errors).
+
+    >>> round(aggressive_pnorm_mistake_bound([[1.0, 0.0], [0.0, 1.0]], [1, 1], u=[1.0, 1.0], p=2.0, C=1.0), 12)
+    2.0
+    """
+    _check_choice("pnorm", p)
+    stream = _Stream(X, y, fit_intercept)
+    u = check_u(u, stream, fit_intercept)
+    q = p / (p - 1.0)
+    r_p = max((float(np.linalg.norm(row.toarray().ravel(), p)) for row in stream.Z), default=0.0)
+    s = (p - 1.0) * r_p * r_p
+    a = C if s == 0.0 else min(C, 1.0 / s)
+    gain = a - 0.5 * a * a * s
+    loss = _hinge_sum(stream, u, 1.0, np.ones(stream.y.size, dtype=bool))
+    return (0.5 * float(np.linalg.norm(u, q)) ** 2 + C * loss) / gain

@@ -1,0 +1,238 @@
+"""Online learning as incremental dual ascent (Shalev-Shwartz & Singer 2006)."""
+
+import numpy as np
+
+from .._kernels import _dual
+from .._kernels import _quasi_additive as qa
+from .._params import POSITIVE, POSITIVE_FINITE, Interval, Options
+from .._validation import CSRArrays
+from ..quasi_additive._base import QuasiAdditiveClassifier
+
+_LINKS = {"l2": qa.LINK_L2, "entropy": qa.LINK_ENTROPY, "pnorm": qa.LINK_PNORM}
+_UPDATES = {
+    "conservative": qa.UPDATE_CONSERVATIVE,
+    "aggressive": qa.UPDATE_AGGRESSIVE,
+    "last-k": _dual.UPDATE_LAST_K,
+    "all": _dual.UPDATE_ALL,
+}
+
+
+class DualAscent(QuasiAdditiveClassifier):
+    r"""Online learning as incremental ascent of a dual objective, with its certificate.
+
+    Shalev-Shwartz & Singer, *Online Learning meets Optimization in the Dual*,
+    COLT 2006 (Fig. 1, Sec. 3-5). For the examples seen so far the primal is
+
+    .. math:: P(w) = F(w) + C \sum_i [\gamma - y_i\, w\cdot x_i]_+ ,
+
+    and its dual, over :math:`0 \le \alpha_i \le C`,
+
+    .. math:: D(\alpha) = \gamma \sum_i \alpha_i - F^*\Big(\sum_i \alpha_i y_i x_i\Big),
+
+    so that :math:`D(\alpha) \le P(w)` for every :math:`\alpha` and w (weak
+    duality). The learner keeps :math:`\theta = \sum_i \alpha_i y_i x_i`,
+    predicts with :math:`w = \nabla F^*(\theta)`, and on each round raises D
+    through the dual variables of a set of examples. ``regularizer`` names F:
+
+    * ``"l2"``: :math:`F = \tfrac12\|w\|_2^2` (:math:`\sigma = 1`, :math:`\|x\|_2`);
+    * ``"entropy"``: relative entropy to uniform on the 2n balanced coordinates
+      (Balanced Winnow's; :math:`\sigma = 1`, :math:`\|x\|_\infty`);
+    * ``"pnorm"``: :math:`F = \tfrac12\|w\|_q^2`, q = p/(p-1), ``p >= 2`` the
+      norm of theta (:math:`\sigma = 1/(p-1)`, :math:`\|x\|_p`); see
+      :class:`olearn.quasi_additive.PNorm`.
+
+    ``update`` names the dual step of round t, with
+    :math:`\ell_t = [\gamma - y_t\, w_t\cdot x_t]_+` and
+    :math:`s_t = \|x_t\|_*^2/\sigma`:
+
+    * ``"conservative"`` (Eq. 16): :math:`\alpha_t = C` on a mistake
+      (:math:`y_t\, w_t\cdot x_t \le 0`), else 0. The dual increase of a mistake
+      is at least :math:`\gamma C - C^2 s_t/2`: an *ascent* only while
+      :math:`C \le 2\gamma/s_t`; beyond, D may decrease (recorded as it is).
+    * ``"aggressive"`` (Eq. 28): :math:`\alpha_t = \min\{C,\ \ell_t/s_t\}` whenever
+      :math:`\ell_t > 0`, the maximizer over :math:`[0, C]` of the lower bound
+      :math:`\alpha\ell_t - \alpha^2 s_t/2` of the increase (the shared PA-I
+      step rule with :math:`s_t` in the geometry); D never decreases.
+    * ``"last-k"`` (Eq. 31, :math:`I_t` = the last k examples): maximize D over
+      those k variables, the others fixed, solved by coordinate ascent with
+      exact 1-d steps until every KKT violation is at most ``tol``. With k = 1
+      and ``"l2"`` it is PA-I (Crammer et al. 2006).
+    * ``"all"`` (:math:`I_t = [t]`, the Online-SVM): the same over every example
+      seen, so after each round :math:`\alpha` solves the batch dual of the
+      examples so far up to ``tol``. It stores every example: O(t) memory and
+      at least O(t) time per round.
+
+    ``dual_objective_`` records D after every round since the last ``fit``.
+    :func:`olearn.bounds.dual_certificate` checks Thm. 1,
+    :math:`\lambda M \le D(\alpha_{final}) \le P(w)` for every w.
+
+    ``taus`` of :func:`olearn.run` are :math:`\alpha_t` after round t. A zero
+    instance moves no weight; it keeps :math:`\alpha_t = 0` in the aggressive
+    and window updates (PA's convention), :math:`\alpha_t = C` on a
+    conservative mistake. With the entropic regularizer the dimension enters
+    the prior (see :class:`olearn.quasi_additive.Winnow`).
+
+    Parameters
+    ----------
+    regularizer : {"l2", "entropy", "pnorm"}, default="l2"
+    p : float, default=2.0
+        Norm of theta for ``"pnorm"`` (>= 2); ignored otherwise.
+    update : {"conservative", "aggressive", "last-k", "all"}, default="conservative"
+    C : float, default=1.0
+        Box of the dual variables, finite and > 0 (the PA family's C).
+    gamma : float, default=1.0
+        Margin of the hinge loss, > 0.
+    k : int, default=1
+        Window of ``"last-k"``, >= 1.
+    tol : float, default=1e-9
+        KKT tolerance of the ``"last-k"`` and ``"all"`` solves, > 0 (at most
+        1000 sweeps per round).
+    fit_intercept : bool, default=False
+    n_features : int or None, default=None
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from olearn.dual import DualAscent
+    >>> X = np.array([[2.0, 0.0], [0.0, 1.0]])
+    >>> est = DualAscent(update="last-k", k=1).fit(X, [1, -1])
+    >>> est.coef_                     # PA-I: alpha_1 = 1/4, alpha_2 = 1
+    array([[ 0.5, -1. ]])
+    >>> est.dual_objective_           # 1/4 - 1/8, then 5/4 - 5/8
+    array([0.125, 0.625])
+    """
+
+    _constraints = {
+        "regularizer": Options("l2", "entropy", "pnorm"),
+        "p": Interval(2, None),
+        "update": Options("conservative", "aggressive", "last-k", "all"),
+        "C": POSITIVE_FINITE,
+        "gamma": POSITIVE,
+        "k": Interval(1, None, integer=True),
+        "tol": POSITIVE,
+    }
+    _learned = (*QuasiAdditiveClassifier._learned, "_duals", "_store")
+
+    def __init__(self, regularizer="l2", p=2.0, update="conservative", C=1.0, gamma=1.0, k=1, tol=1e-9,
+                 fit_intercept=False, n_features=None):
+        self.regularizer = regularizer
+        self.p = p
+        self.update = update
+        self.C = C
+        self.gamma = gamma
+        self.k = k
+        self.tol = tol
+        self.fit_intercept = fit_intercept
+        self.n_features = n_features
+
+    def _kernel_config(self):
+        codes = {"Q_LINK": _LINKS[self.regularizer], "Q_UPDATE": _UPDATES[self.update], "Q_K": int(self.k)}
+        params = {"Q_C": self.C, "Q_GAMMA": self.gamma, "Q_P": float(self.p), "Q_TOL": self.tol}
+        return codes, params
+
+    @property
+    def dual_objective_(self):
+        """D(alpha) after each round so far, shape (n_rounds,)."""
+        self._check_started()
+        return np.array(self._duals)
+
+    @property
+    def alpha_(self):
+        """The dual variables of the stored examples (the last k for ``"last-k"``, all for ``"all"``)."""
+        self._check_started()
+        return self._store.alpha.copy()
+
+    def _start(self):
+        super()._start()
+        self._duals = []
+        self._store = _Store.empty()
+
+    def _flip(self):
+        super()._flip()
+        self._store.y = -self._store.y
+
+    def _run_kernel(self, arrays, targets, codes, params, scores, losses, taus, totals):
+        duals = np.empty(arrays.n_rows)
+        if codes[qa.Q_UPDATE] in (qa.UPDATE_CONSERVATIVE, qa.UPDATE_AGGRESSIVE):
+            stopped = qa.quasi_additive_pass(
+                arrays.indptr, arrays.indices, arrays.data, targets, self._theta, self._w, self._state,
+                params, codes, scores, losses, taus, duals, totals,
+            )
+        else:
+            stopped = self._run_window(arrays, targets, codes, params, scores, losses, taus, duals, totals)
+        done = arrays.n_rows if stopped < 0 else stopped
+        self._duals.extend(duals[:done].tolist())
+        return stopped
+
+    def _run_window(self, arrays, targets, codes, params, scores, losses, taus, duals, totals):
+        store = self._store.extended(arrays, targets, params[qa.Q_BIAS])
+        n_theta = self._theta.size
+        backup = np.empty(2 * n_theta + self._state.size + store.alpha.size)
+        stopped = _dual.dual_pass(
+            store.indptr, store.indices, store.data, store.bias, store.y, self._store.n_rows,
+            self._theta, self._w, self._state, store.alpha, params, codes,
+            np.empty(n_theta), np.empty(n_theta), backup, scores, losses, taus, duals, totals,
+        )
+        kept = store.n_rows if stopped < 0 else self._store.n_rows + stopped
+        last = None if codes[qa.Q_UPDATE] == _dual.UPDATE_ALL else int(codes[qa.Q_K])
+        self._store = store.rows(kept, last)
+        return stopped
+
+    # -- persistence ----------------------------------------------------------
+
+    def _get_state(self):
+        arrays, state = super()._get_state()
+        arrays["duals"] = np.array(self._duals)
+        for name in _Store.FIELDS:
+            arrays[f"store_{name}"] = getattr(self._store, name)
+        return arrays, state
+
+    def _set_state(self, arrays, state):
+        super()._set_state(arrays, state)
+        self._duals = np.asarray(arrays["duals"], dtype=np.float64).tolist()
+        self._store = _Store(*(arrays[f"store_{name}"] for name in _Store.FIELDS))
+
+
+class _Store:
+    """The examples whose dual variables the window updates may still change, as CSR rows."""
+
+    FIELDS = ("indptr", "indices", "data", "bias", "y", "alpha")
+
+    def __init__(self, indptr, indices, data, bias, y, alpha):
+        self.indptr = np.ascontiguousarray(indptr, dtype=np.int64)
+        self.indices = np.ascontiguousarray(indices, dtype=np.int32)
+        self.data = np.ascontiguousarray(data, dtype=np.float64)
+        self.bias = np.ascontiguousarray(bias, dtype=np.float64)
+        self.y = np.ascontiguousarray(y, dtype=np.float64)
+        self.alpha = np.ascontiguousarray(alpha, dtype=np.float64)
+        if not (self.indptr.size == self.bias.size + 1 == self.y.size + 1 == self.alpha.size + 1):
+            raise ValueError("the stored examples' arrays disagree in length")
+
+    @classmethod
+    def empty(cls):
+        return cls(np.zeros(1), np.empty(0), np.empty(0), np.empty(0), np.empty(0), np.empty(0))
+
+    @property
+    def n_rows(self):
+        return self.y.size
+
+    def extended(self, arrays: CSRArrays, targets, bias):
+        """These rows followed by a new batch (alpha 0, the current intercept value)."""
+        return _Store(
+            np.concatenate([self.indptr, self.indptr[-1] + arrays.indptr[1:]]),
+            np.concatenate([self.indices, arrays.indices]),
+            np.concatenate([self.data, arrays.data]),
+            np.concatenate([self.bias, np.full(arrays.n_rows, bias)]),
+            np.concatenate([self.y, targets]),
+            np.concatenate([self.alpha, np.zeros(arrays.n_rows)]),
+        )
+
+    def rows(self, stop, last=None):
+        """Rows ``:stop``, or only the ``last`` of them."""
+        start = 0 if last is None else max(0, stop - last)
+        lo, hi = self.indptr[start], self.indptr[stop]
+        return _Store(
+            self.indptr[start : stop + 1] - lo, self.indices[lo:hi], self.data[lo:hi],
+            self.bias[start:stop], self.y[start:stop], self.alpha[start:stop],
+        )
+

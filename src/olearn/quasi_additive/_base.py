@@ -1,0 +1,228 @@
+"""The shared machinery of the quasi-additive learners (Winnow, p-norm, dual ascent).
+
+A quasi-additive learner keeps a dual vector theta and predicts with
+``w = g(theta)`` (:mod:`olearn._kernels._quasi_additive`). The class here holds
+the hyperparameters, theta, w and the labels; subclasses name a geometry, an
+update and their hyperparameters. ``partial_fit``, ``learn_one`` and
+:func:`olearn.run` call the same compiled code.
+
+The label handling and the streaming methods are those of
+:class:`olearn.linear._base.BinaryClassifierMixin`, shared with the presets of
+the Euclidean linear kernel.
+"""
+
+
+import numpy as np
+
+from .._kernels import _codes
+from .._kernels import _quasi_additive as qa
+from .._labels import BinaryLabels
+from .._params import check_params
+from .._validation import CSRArrays, check_row, check_X
+from ..linear._base import (
+    _COMMON_CONSTRAINTS,
+    BinaryClassifierMixin,
+    LinearLearner,
+    _hyperparameters_of,
+)
+
+
+class QuasiAdditiveClassifier(BinaryClassifierMixin, LinearLearner):
+    """Base class: subclasses define ``_constraints`` and ``_kernel_config()``.
+
+    ``_kernel_config()`` returns (codes, params): two dicts keyed by the names
+    of the layouts of :mod:`olearn._kernels._quasi_additive` (``Q_LINK``,
+    ``Q_C``, ...). The learned state is ``_theta`` and ``_w`` (length
+    n_features + 1; the last entry is the intercept's), the kernel's ``_state``
+    and the labels. The dimension grows exactly to the largest feature index
+    seen (or is ``n_features``): the entropic geometry's uniform prior depends
+    on it.
+    """
+
+    _learned = ("_theta", "_w", "_state", "n_features_in_", "_labels", "classes_")
+
+    # -- hyperparameters ------------------------------------------------------
+
+    def _config_arrays(self):
+        """The ``codes`` and ``params`` arrays, recomputed only when a hyperparameter changed."""
+        values = _hyperparameters_of(type(self))(self)
+        key = (values, tuple(map(type, values)))
+        if getattr(self, "_config_key", None) != key:
+            check_params(self, {**_COMMON_CONSTRAINTS, **self._constraints})
+            codes, params = self._kernel_config()
+            code_arr = np.zeros(qa.N_QCODES, dtype=np.int64)
+            param_arr = np.zeros(qa.N_QPARAMS)
+            param_arr[qa.Q_GAMMA] = 1.0
+            param_arr[qa.Q_P] = 2.0
+            for name, value in codes.items():
+                code_arr[getattr(qa, name)] = value
+            for name, value in params.items():
+                param_arr[getattr(qa, name)] = value
+            param_arr[qa.Q_BIAS] = 1.0 if self.fit_intercept else 0.0
+            self._config = (code_arr, param_arr)
+            self._config_key = key
+            if self._is_started():
+                self._refresh_weights()
+        return self._config
+
+    def _refresh_weights(self):
+        """w = g(theta) (and ||theta||^2) again: a changed geometry or intercept changes the link."""
+        codes, params = self._config
+        bias = params[qa.Q_BIAS]
+        qa.link(self._theta, self._w, codes[qa.Q_LINK], params[qa.Q_P], bias)
+        n = qa.n_coordinates(self._theta, bias)
+        self._state[qa.S_SQNORM] = float(self._theta[:n] @ self._theta[:n])
+
+    # -- learned state --------------------------------------------------------
+
+    def _start(self):
+        self._labels = BinaryLabels(type(self).__name__)
+        self._theta = np.zeros(1)
+        self._w = np.zeros(1)
+        self._state = np.zeros(qa.N_QSTATE)
+        self.n_features_in_ = 0
+        if self.n_features is not None:
+            self._grow(self.n_features, "n_features")
+
+    def _grow(self, n_features, where):
+        """Make room for feature indices below ``n_features`` (exactly: no spare capacity)."""
+        if self.n_features is not None and n_features > self.n_features:
+            raise ValueError(
+                f"{where}: feature index {n_features - 1} is past n_features={self.n_features} "
+                f"(indices must be < {self.n_features})"
+            )
+        if n_features <= self.n_features_in_:
+            return
+        d = self._theta.size - 1
+        theta = np.zeros(n_features + 1)
+        theta[:d] = self._theta[:d]
+        theta[n_features] = self._theta[d]
+        self._theta = theta
+        self._w = np.zeros(n_features + 1)
+        self.n_features_in_ = int(n_features)
+        self._config_arrays()
+        # new features enter the entropy's normalizer, so every weight changes
+        self._refresh_weights()
+
+    def _observe_labels(self, y, classes=None):
+        flip = self._labels.declare(classes) if classes is not None else False
+        flip = self._labels.observe(y) or flip
+        if flip:
+            self._flip()
+        self.classes_ = self._labels.classes
+
+    def _flip(self):
+        """The model learned with the other class encoded +1: every link here is odd."""
+        self._theta = -self._theta
+        self._w = -self._w
+
+    @property
+    def _dimension_dependent(self):
+        """True when the learned model depends on how many features have been seen.
+
+        The entropic prior is uniform over the coordinates: a new feature
+        rescales every weight. The conservative update is blind to that scale
+        (only signs of scores matter), the others are not.
+        """
+        codes, _ = self._config_arrays()
+        return codes[qa.Q_LINK] == qa.LINK_ENTROPY and codes[qa.Q_UPDATE] != qa.UPDATE_CONSERVATIVE
+
+    @property
+    def coef_(self):
+        """Weights w = g(theta), shape (1, n_features)."""
+        self._check_started()
+        return self._w[: self.n_features_in_].reshape(1, -1).copy()
+
+    @property
+    def intercept_(self):
+        """Intercept, shape (1,); 0 unless ``fit_intercept=True``."""
+        self._check_started()
+        return np.array([self._w[-1] if self.fit_intercept else 0.0])
+
+    @property
+    def theta_(self):
+        """The dual vector theta = sum_i alpha_i y_i x_i (the intercept's entry last)."""
+        self._check_started()
+        return np.append(self._theta[: self.n_features_in_], self._theta[-1])
+
+    # -- learning -------------------------------------------------------------
+
+    def _overflow(self, where):
+        return FloatingPointError(
+            f"{type(self).__name__}: the norm of the example, the score or the update overflowed {where}; "
+            "the model keeps the updates before it. Scale the features or lower C."
+        )
+
+    def _pass(self, arrays, targets, record):
+        """Run the kernel over the rows of ``arrays``; return (scores, losses, taus, totals)."""
+        codes, params = self._config_arrays()
+        n = arrays.n_rows if record else 0
+        scores, losses, taus = np.empty(n), np.empty(n), np.empty(n)
+        totals = np.zeros(_codes.N_TOTALS)
+        stopped = self._run_kernel(arrays, targets, codes, params, scores, losses, taus, totals)
+        if stopped >= 0:
+            raise self._overflow(f"at row {stopped}")
+        return scores, losses, taus, totals
+
+    def _run_kernel(self, arrays, targets, codes, params, scores, losses, taus, totals):
+        return qa.quasi_additive_pass(
+            arrays.indptr, arrays.indices, arrays.data, targets, self._theta, self._w, self._state,
+            params, codes, scores, losses, taus, np.empty(0), totals,
+        )
+
+    def _learn_target(self, indices, data, target):
+        """Learn one example already converted; return its score before the update."""
+        arrays = _one_row(indices, data)
+        scores = np.empty(1)
+        totals = np.zeros(_codes.N_TOTALS)
+        codes, params = self._config_arrays()
+        stopped = self._run_kernel(arrays, np.array([target]), codes, params, scores, np.empty(1), np.empty(1), totals)
+        if stopped >= 0:
+            raise self._overflow("on this example")
+        return scores[0]
+
+    # -- prediction -----------------------------------------------------------
+
+    def _scores(self, X):
+        self._check_started()
+        _, params = self._config_arrays()
+        arrays = check_X(X)
+        out = np.empty(arrays.n_rows)
+        w = self._weights_for(arrays.n_features, "X")
+        qa.quasi_additive_scores(arrays.indptr, arrays.indices, arrays.data, params[qa.Q_BIAS], w, out)
+        return out
+
+    def _score_one(self, x):
+        _, params = self._config_arrays()
+        indices, data, n_features = check_row(x)
+        if not self._is_started():
+            return None
+        w = self._weights_for(n_features, "x")
+        return qa.score_row(indices, data, 0, indices.size, params[qa.Q_BIAS], w)
+
+    # -- persistence ----------------------------------------------------------
+
+    def _get_state(self):
+        self._check_started()
+        arrays = {"theta": self._theta, "weights": self._w, "state": self._state, "classes": self._labels.classes}
+        return arrays, {"n_features_in": self.n_features_in_}
+
+    def _set_state(self, arrays, state):
+        self._start()
+        # configured before the arrays arrive, so that they are taken as saved, not re-derived
+        self._config_arrays()
+        self._theta = np.array(arrays["theta"], dtype=np.float64)
+        self._w = np.array(arrays["weights"], dtype=np.float64)
+        self._state = np.array(arrays["state"], dtype=np.float64)
+        self.n_features_in_ = int(state["n_features_in"])
+        if self._theta.shape != (self.n_features_in_ + 1,) or self._w.shape != self._theta.shape:
+            raise ValueError(f"theta and weights must have n_features_in + 1 = {self.n_features_in_ + 1} entries")
+        self._labels.set_classes(arrays["classes"])
+        self.classes_ = self._labels.classes
+
+
+def _one_row(indices, data):
+    """One converted example as a one-row CSR batch for the kernels."""
+    indptr = np.array([0, indices.size], dtype=np.int64)
+    return CSRArrays(indptr, np.ascontiguousarray(indices, dtype=np.int32),
+                     np.ascontiguousarray(data, dtype=np.float64), 1, 0)

@@ -1,0 +1,95 @@
+"""The quasi-additive learners transcribed from the papers, in plain NumPy.
+
+Written from the math alone, as plainly as possible: dense vectors, one round
+per loop iteration. Every function takes a dense ``X`` (n, d), labels ``y`` in
+{-1, +1}, starts from theta = 0 and returns a :class:`Trace`. With
+``fit_intercept=True`` every x is augmented with a constant 1 (x -> (x, 1)).
+
+Sources
+-------
+* Balanced Winnow: Shalev-Shwartz & Singer, "Online Learning meets Optimization
+  in the Dual", COLT 2006, Sec. 4: the 2n weights (w+, w-) live on the simplex,
+  start uniform, and on a mistake (y w.x <= 0) are multiplied,
+  w+_i <- w+_i exp(C y x_i), w-_i <- w-_i exp(-C y x_i), then renormalized;
+  the prediction uses w = w+ - w-.
+* p-norm: same paper, Sec. 4, and Gentile 2003: theta <- theta + C y x on a
+  mistake, w_i = sign(theta_i) |theta_i|^(p-1) / ||theta||_p^(p-2).
+* Aggressive p-norm: Orabona & Crammer, "New Adaptive Algorithms for Online
+  Classification", NIPS 2010, Sec. 4.1, on every round with l = 1 - y w.x > 0:
+  theta <- theta + eta y x, eta = min(C, l / ((p - 1) ||x||_p^2)).
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass
+class Trace:
+    coef: np.ndarray  # final weights, shape (d,)
+    intercept: float
+    scores: np.ndarray  # w_t . x_t before each update
+    taus: np.ndarray  # the step of each round (0 when no update)
+    weights: list  # w_t after each round (with the intercept last when fit_intercept)
+
+
+def _augment(X, fit_intercept):
+    X = np.asarray(X, dtype=float)
+    return np.hstack([X, np.ones((X.shape[0], 1))]) if fit_intercept else X
+
+
+def _finish(w, fit_intercept, scores, taus, weights):
+    if fit_intercept:
+        return Trace(w[:-1].copy(), float(w[-1]), np.array(scores), np.array(taus), weights)
+    return Trace(w.copy(), 0.0, np.array(scores), np.array(taus), weights)
+
+
+def winnow(X, y, C, fit_intercept=False):
+    """Balanced Winnow with explicit multiplicative weights (fine for short, tame streams)."""
+    Z = _augment(X, fit_intercept)
+    n = Z.shape[1]
+    plus = np.full(n, 1.0 / (2 * n))
+    minus = np.full(n, 1.0 / (2 * n))
+    scores, taus, weights = [], [], []
+    for x, label in zip(Z, y):
+        w = plus - minus
+        score = w @ x
+        scores.append(score)
+        if label * score <= 0:
+            plus = plus * np.exp(C * label * x)
+            minus = minus * np.exp(-C * label * x)
+            total = plus.sum() + minus.sum()
+            plus, minus = plus / total, minus / total
+            taus.append(C)
+        else:
+            taus.append(0.0)
+        weights.append(plus - minus)
+    return _finish(plus - minus, fit_intercept, scores, taus, weights)
+
+
+def pnorm_link(theta, p):
+    norm = np.linalg.norm(theta, p)
+    if norm == 0:
+        return np.zeros_like(theta)
+    return np.sign(theta) * np.abs(theta) ** (p - 1) / norm ** (p - 2)
+
+
+def pnorm(X, y, p, C, aggressive=False, fit_intercept=False):
+    """The p-norm algorithm (conservative) or its aggressive version."""
+    Z = _augment(X, fit_intercept)
+    theta = np.zeros(Z.shape[1])
+    scores, taus, weights = [], [], []
+    for x, label in zip(Z, y):
+        w = pnorm_link(theta, p)
+        score = w @ x
+        scores.append(score)
+        if aggressive:
+            loss = max(0.0, 1.0 - label * score)
+            size = (p - 1) * np.linalg.norm(x, p) ** 2
+            eta = min(C, loss / size) if loss > 0 and size > 0 else 0.0
+        else:
+            eta = C if label * score <= 0 else 0.0
+        theta = theta + eta * label * x
+        taus.append(eta)
+        weights.append(pnorm_link(theta, p))
+    return _finish(pnorm_link(theta, p), fit_intercept, scores, taus, weights)
