@@ -14,6 +14,7 @@ from ._registry import all_estimators
 from .evaluate import RunResult, run
 from .dual import DualAscent
 from .linear import OGDClassifier, OnlineSVM, PAClassifier, PARegressor, Perceptron
+from .multiclass import MIRA, MulticlassPerceptron, PACostSensitive, PAMulticlass
 from .multilabel import PAMultilabel
 from .second_order import AROW, CW, NAROW, AdaGrad, SecondOrderPerceptron
 from .quasi_additive import PNorm, Winnow
@@ -35,11 +36,15 @@ __all__ = [
     "AROW",
     "CW",
     "DualAscent",
+    "MIRA",
+    "MulticlassPerceptron",
     "AdaGrad",
     "NAROW",
     "OGDClassifier",
     "OnlineSVM",
     "PAClassifier",
+    "PACostSensitive",
+    "PAMulticlass",
     "PAMultilabel",
     "PARegressor",
     "PASequence",

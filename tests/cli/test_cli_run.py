@@ -223,3 +223,29 @@ def test_progress_display_leaves_stdout_intact(stream, monkeypatch):
     est = olearn.PAClassifier(variant="pa")
     first, second = olearn.run(est, X, y), olearn.run(est, X, y)
     assert parse_table(result.stdout)[-1][:2] == (600, first.n_mistakes + second.n_mistakes)
+
+
+MULTICLASS_ALGOS = {
+    ("--algo", "pa1-multiclass", "-C", "0.5"): lambda: olearn.PAMulticlass(variant="pa1", C=0.5),
+    ("--algo", "pa-multiclass"): lambda: olearn.PAMulticlass(variant="pa"),
+    ("--algo", "perceptron-multiclass", "--set", "update=uniform"): (
+        lambda: olearn.MulticlassPerceptron(update="uniform")
+    ),
+    ("--algo", "mira", "--set", "beta=0.01"): lambda: olearn.MIRA(beta=0.01),
+}
+
+
+@pytest.mark.parametrize("args", list(MULTICLASS_ALGOS), ids=lambda a: " ".join(a[1:]))
+def test_multiclass_file_matches_in_memory_run(tmp_path, args):
+    rng = np.random.default_rng(5)
+    centers = rng.standard_normal((4, 6))
+    y = rng.integers(0, 4, 200)
+    X = centers[y] + 0.7 * rng.standard_normal((200, 6))
+    path = tmp_path / "four.svm"
+    dump_svmlight_file(X, y + 1, str(path), zero_based=False)  # labels 1..4 in the file
+    result = CliRunner().invoke(cli, ["run", *args, "--chunk-size", "32", str(path)])
+    assert result.exit_code == 0, result.output
+    want = olearn.run(MULTICLASS_ALGOS[args](), X, (y + 1).astype(float))
+    summary = parse_summary(result.stdout)
+    assert summary["mistakes"] == want.n_mistakes and summary["updates"] == want.n_updates
+    assert 0 < want.n_mistakes < 150  # learning happened: 4 classes, chance is 150

@@ -23,6 +23,12 @@ from ._dual import (
     pnorm_mistake_bound,
     winnow_mistake_bound,
 )
+from ._multiclass import (
+    cost_sensitive_bound,
+    multiclass_pa1_mistake_bound,
+    multiclass_pa2_loss_bound,
+    multiclass_pa_bound,
+)
 from ._report import BoundReport, BoundRow, bound_report
 from ._second_order import arow_mistake_bound, narow_mistake_bound, sop_mistake_bound
 from ._theorems import (
@@ -49,7 +55,11 @@ __all__ = [
     "arow_mistake_bound",
     "batch_optimum",
     "bound_report",
+    "cost_sensitive_bound",
     "dual_certificate",
+    "multiclass_pa1_mistake_bound",
+    "multiclass_pa2_loss_bound",
+    "multiclass_pa_bound",
     "multilabel_pa1_mistake_bound",
     "multilabel_pa2_loss_bound",
     "multilabel_pa_separable_bound",

@@ -28,10 +28,20 @@ ALGORITHMS = {
     "narow-full": ("NAROW", {"covariance": "full"}),
     "cw-full": ("CW", {"covariance": "full"}),
     "sop": ("SecondOrderPerceptron", {}),
+    # multiclass: one prototype per class; labels are any values in the file
+    "pa-multiclass": ("PAMulticlass", {"variant": "pa"}),
+    "pa1-multiclass": ("PAMulticlass", {"variant": "pa1"}),
+    "pa2-multiclass": ("PAMulticlass", {"variant": "pa2"}),
+    "perceptron-multiclass": ("MulticlassPerceptron", {}),
+    "mira": ("MIRA", {}),
 }
 ALGORITHM_NAMES = tuple(ALGORITHMS)
-# what ``olearn compare`` runs when not told: every learner whose cost per example is O(nnz)
-COMPARED_BY_DEFAULT = tuple(name for name in ALGORITHMS if not name.endswith("-full") and name not in ("sop", "dual"))
+MULTICLASS = ("pa-multiclass", "pa1-multiclass", "pa2-multiclass", "perceptron-multiclass", "mira")
+# what ``olearn compare`` runs when not told: every binary learner whose cost per example is O(nnz)
+COMPARED_BY_DEFAULT = tuple(
+    name for name in ALGORITHMS
+    if not name.endswith("-full") and name not in ("sop", "dual") and name not in MULTICLASS
+)
 LOSSES = ("hinge", "logistic", "squared")
 SCHEDULES = ("constant", "sqrt", "inverse")
 # Algorithms whose mistake bounds olearn.bounds knows (Novikoff; Crammer et al. 2006).

@@ -21,12 +21,14 @@ class RunResult:
         regressor, the predicted value (the same as ``scores``); for
         :class:`~olearn.PAUniclass`, +1 where the vector fell inside the ball and
         -1 outside; for :class:`~olearn.PAMultilabel`, an (n, k) boolean indicator
-        of the labels predicted relevant.
+        of the labels predicted relevant; for the multiclass learners an object
+        array of labels, None on a first round where no class was known yet.
     scores : ndarray
         Decision value w.x of each round; for the uniclass learner the signed
         margin radius - ||y - w||, for the multilabel learner the ranking
         margin (lowest relevant minus highest irrelevant score; ``inf`` on a row
-        with nothing to rank).
+        with nothing to rank); for the multiclass learners shape (n, k), one
+        column per class of ``classes_`` (-inf for a class not yet known).
     losses : ndarray
         The learner's loss on each round (the hinge loss for the Perceptron
         and the PA family, the chosen loss for OGD, the epsilon-insensitive

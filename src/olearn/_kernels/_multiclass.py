@@ -1,0 +1,532 @@
+"""One compiled engine for the multiclass learners.
+
+Every learner here is the move ``w <- w + sum_a c_a Phi(x, a)`` (DESIGN.md): the
+virtual instance is ``z = Phi(x, y) - sum_{a != y} c_a Phi(x, a)``. The rule code
+says how the coefficients are chosen:
+
+* ``RULE_PA`` (Crammer et al. 2006, Sec. 7-8): one rival ``r`` chosen by the rival
+  code, ``c_y = tau``, ``c_r = -tau``, with tau from the shared ``pa_step`` on the
+  loss ``margin(y, r) - (s_y - s_r)`` and ``s = ||z||^2``;
+* ``RULE_PERCEPTRON`` (Crammer & Singer 2003, Fig. 2): on the error set
+  ``E = {a != y : s_a >= s_y}``, ``c_y = 1`` and ``-c_a`` split over E uniformly, all on the
+  top scorer, or in proportion to ``s_a - s_y``;
+* ``RULE_MIRA`` (Crammer & Singer 2003, Sec. 6): the coefficients solve the quadratic
+  program ``min 1/2 A sum_a c_a^2 + sum_a c_a (s_a - beta [a = y])`` subject to
+  ``c_a <= [a = y]`` and ``sum_a c_a = 0``, with ``A = ||x||^2``, exactly, by sorting.
+
+Two geometries share those rules. Multi-prototype: one weight column per class,
+``W`` of shape (d + 1, k) feature-major (a row's classes are contiguous, so scoring
+a sparse row reads one cache line per feature), its last row the intercepts;
+``Phi(x, a)`` puts x in column a, so ``||z||^2 = 2 ||x||^2`` for one rival.
+Single prototype: a user feature map gives ``Phi(x, a)`` as the rows of a small CSR
+block (one row per class), ``w`` is one vector, and ``||z||^2`` is computed exactly by
+merging the two sparse rows; the intercept is then one bias per class (``wb``).
+
+Classes live in *slots* numbered in order of first appearance; ``ranks[a]`` is the
+position of slot a among the sorted classes and breaks every tie (the lowest rank
+wins), so that the kernel agrees with ``numpy.argmax`` over sorted columns. Slots
+``0 .. n_active[0] - 1`` take part in predictions; a row whose label slot equals
+``n_active[0]`` brings a new class, which joins with a zero prototype after the
+prediction of that row.
+"""
+
+import math
+
+from numba import njit
+
+from ._codes import T_LOSS, T_MISTAKES, T_ROUNDS, T_UPDATES
+from ._steps import pa_step
+
+# How the coefficients of a round are chosen.
+RULE_PA = 0
+RULE_PERCEPTRON = 1
+RULE_MIRA = 2
+
+# The rival of RULE_PA (Crammer et al. 2006, Sec. 7 and Fig. 2 of Sec. 8).
+RIVAL_MAX_WRONG = 0  # the highest-scoring wrong label
+RIVAL_PREDICTED = 1  # the predicted label (prediction-based cost-sensitive update)
+RIVAL_MAX_LOSS = 2  # argmax_r s_r - s_y + margin(y, r) (max-loss cost-sensitive update)
+
+# How RULE_PERCEPTRON splits its unit step over the error set (Crammer & Singer 2003).
+SPLIT_UNIFORM = 0
+SPLIT_MAX = 1
+SPLIT_PROPORTIONAL = 2
+
+# Layout of the int64 ``codes`` array.
+MK_RULE = 0
+MK_RIVAL = 1
+MK_STEP = 2  # STEP_PA, STEP_PA1 or STEP_PA2 of _codes
+MK_SPLIT = 3
+MN_CODES = 4
+
+# Layout of the float64 ``params`` array.
+MP_C = 0
+MP_BETA = 1
+MP_BIAS = 2  # value of the constant feature of the intercept (0 = none)
+MN_PARAMS = 3
+
+# Status of a row.
+OK = 0
+OVERFLOW = 1
+NOT_ORTHONORMAL = 2  # MIRA with a feature map whose class vectors are not orthogonal of equal norm
+
+# Below this bound on |W| entries no PA update can overflow (see learn_row).
+_SAFE = 1e300
+
+# Relative tolerance of the orthogonality check of MIRA with a feature map.
+_ORTHO_TOL = 1e-9
+
+
+@njit(cache=True)
+def unpack_config(params, codes):
+    """The hyperparameters as scalars (kept in registers by the per-row code)."""
+    return codes[MK_RULE], codes[MK_RIVAL], codes[MK_STEP], codes[MK_SPLIT], params[MP_C], params[MP_BETA], params[MP_BIAS]
+
+
+@njit(cache=True, inline="always")
+def margin_of(margins, y, r):
+    """sqrt(rho(y, r)); an empty matrix means the plain multiclass margin 1."""
+    if margins.shape[0] == 0:
+        return 1.0
+    return margins[y, r]
+
+
+@njit(cache=True, inline="always")
+def outranks(a, b, scores, ranks):
+    """Slot a beats slot b: a higher score, or the same score and a lower rank."""
+    return scores[a] > scores[b] or (scores[a] == scores[b] and ranks[a] < ranks[b])
+
+
+@njit(cache=True, inline="always")
+def predict_and_join(scores, n, y, ranks):
+    """(prediction, top wrong label, classes after the round) of a row whose scores are known.
+
+    One pass finds the top wrong label; the prediction is it or y, whichever
+    outranks the other. A label slot ``y >= n`` is a new class: it joins with
+    score 0 after the prediction, which is then the top known class (-1 if none).
+    """
+    wrong = -1
+    for a in range(n):
+        if a != y and (wrong < 0 or outranks(a, wrong, scores, ranks)):
+            wrong = a
+    if y >= n:
+        scores[y] = 0.0
+        return wrong, wrong, n + 1
+    pred = y if wrong < 0 or outranks(y, wrong, scores, ranks) else wrong
+    return pred, wrong, n
+
+
+@njit(cache=True)
+def pa_rival(rival, scores, n, y, pred, wrong, ranks, margins):
+    """(r, loss) of RULE_PA; r = -1 when no rival exists or the loss is 0. ``wrong``: the top wrong label."""
+    if rival == RIVAL_MAX_LOSS:
+        r = -1
+        best = 0.0
+        for a in range(n):
+            if a == y:
+                continue
+            v = scores[a] - scores[y] + margin_of(margins, y, a)
+            if v > best or (r >= 0 and v == best and ranks[a] < ranks[r]):
+                r = a
+                best = v
+        return r, best
+    r = pred if rival == RIVAL_PREDICTED else wrong
+    if r < 0 or r == y:
+        return -1, 0.0
+    loss = margin_of(margins, y, r) - (scores[y] - scores[r])
+    if loss <= 0.0:
+        return -1, 0.0
+    return r, loss
+
+
+@njit(cache=True, inline="always")
+def multiclass_hinge(scores, y, wrong):
+    """max(0, 1 - (s_y - max_{a != y} s_a)); 0 with no other class."""
+    if wrong < 0:
+        return 0.0
+    return max(0.0, 1.0 - (scores[y] - scores[wrong]))
+
+
+@njit(cache=True)
+def perceptron_coefficients(split, scores, n, y, ranks, coef):
+    """Fill ``coef`` for RULE_PERCEPTRON; return the size of the error set.
+
+    The proportional split of an error set whose scores all equal s_y (0/0) falls
+    back to the uniform one.
+    """
+    s_y = scores[y]
+    count = 0
+    total = 0.0
+    top = -1
+    for a in range(n):
+        if a != y and scores[a] >= s_y:
+            count += 1
+            total += scores[a] - s_y
+            if top < 0 or outranks(a, top, scores, ranks):
+                top = a
+    if count == 0:
+        return 0
+    coef[y] = 1.0
+    if split == SPLIT_MAX:
+        coef[top] = -1.0
+        return count
+    proportional = split == SPLIT_PROPORTIONAL and total > 0.0
+    for a in range(n):
+        if a != y and scores[a] >= s_y:
+            coef[a] = -(scores[a] - s_y) / total if proportional else -1.0 / count
+    return count
+
+
+@njit(cache=True)
+def mira_coefficients(scores, n, y, A, beta, work, coef):
+    """Fill ``coef`` with MIRA's exact solution; return True if it moves anything.
+
+    With ``D_a = s_a / A + [a = y] (1 - beta / A)``, the solution is
+    ``c_a = min(theta, D_a) - (s_a - beta [a = y]) / A`` where theta solves
+    ``sum_a min(theta, D_a) = sum_a D_a - 1``: with D sorted in decreasing order,
+    ``theta = (D_(1) + ... + D_(j) - 1) / j`` for the largest j with
+    ``D_(j) > (D_(1) + ... + D_(j) - 1) / j`` (Crammer & Singer 2003, Sec. 6).
+    """
+    if A <= 0.0 or n < 2:
+        return False  # with the true class alone, c = 0 is the only feasible point
+    for a in range(n):
+        d = scores[a] / A
+        if a == y:
+            d += 1.0 - beta / A
+        # insertion into work[0..a-1], kept in decreasing order
+        i = a
+        while i > 0 and work[i - 1] < d:
+            work[i] = work[i - 1]
+            i -= 1
+        work[i] = d
+    cumulative = 0.0
+    theta = 0.0
+    for j in range(n):
+        cumulative += work[j]
+        candidate = (cumulative - 1.0) / (j + 1)
+        if work[j] > candidate:
+            theta = candidate
+    moved = False
+    for a in range(n):
+        offset = scores[a] / A
+        d = offset
+        if a == y:
+            offset -= beta / A
+            d = offset + 1.0
+        # below theta the bound holds with equality, c_a = [a = y], set exactly
+        # rather than as d - offset, which rounding would leave a hair off
+        c = theta - offset if d > theta else (1.0 if a == y else 0.0)
+        coef[a] = c
+        moved = moved or c != 0.0
+    return moved
+
+
+@njit(cache=True)
+def choose_coefficients(rule, rival, split, beta, scores, n, y, pred, wrong, ranks, margins, norm_sq, work, coef):
+    """The coefficients of a round; return (loss, tau, rival slot of RULE_PA or -1).
+
+    For RULE_PA only the rival and the loss are chosen here: ||z||^2, and so tau,
+    depend on the geometry, and the caller sets the two coefficients.
+    ``norm_sq`` is MIRA's A = ||Phi(x, a)||^2 (the same for every class).
+    """
+    for a in range(n):
+        coef[a] = 0.0
+    if rule == RULE_PA:
+        r, loss = pa_rival(rival, scores, n, y, pred, wrong, ranks, margins)
+        return loss, 0.0, r
+    loss = multiclass_hinge(scores, y, wrong)
+    if rule == RULE_PERCEPTRON:
+        moved = perceptron_coefficients(split, scores, n, y, ranks, coef) > 0
+    else:
+        moved = mira_coefficients(scores, n, y, norm_sq, beta, work, coef)
+    return loss, (coef[y] if moved else 0.0), -1
+
+
+# -- multi-prototype ------------------------------------------------------------------
+
+
+@njit(cache=True)
+def general_update(indices, data, lo, hi, y, W, bound, ranks, margins, config, scores, n, pred, wrong, sq_x, vmax,
+                   coef, work):
+    """The update of RULE_PERCEPTRON and RULE_MIRA; return (loss, tau, moved, ok)."""
+    rule, rival, _, split, _, beta, bias = config
+    d = W.shape[0] - 1
+    loss, tau, _ = choose_coefficients(rule, rival, split, beta, scores, n, y, pred, wrong, ranks, margins, sq_x,
+                                       work, coef)
+    largest = 0.0
+    probe = 0.0
+    for a in range(n):
+        c = coef[a]
+        if c != 0.0:
+            largest = max(largest, abs(c))
+            probe += (W[d, a] + c * bias) * 0.0
+            for k in range(lo, hi):
+                probe += (W[indices[k], a] + c * data[k]) * 0.0
+    if probe != 0.0:
+        return loss, tau, False, False
+    for a in range(n):
+        c = coef[a]
+        if c != 0.0:
+            W[d, a] += c * bias
+            for k in range(lo, hi):
+                W[indices[k], a] += c * data[k]
+    bound[0] += largest * vmax
+    return loss, tau, largest != 0.0, True
+
+
+@njit(cache=True, inline="always")
+def learn_row(indices, data, lo, hi, y, W, bound, n_active, ranks, margins, config, scores, coef, work):
+    """Predict then learn one CSR row; return (prediction slot, loss, tau, mistake, moved, status).
+
+    The prediction is -1 when no class is known yet. On OVERFLOW the model is left
+    exactly as it was. ``bound[0]`` is an upper bound on every |W| entry, raised by
+    each update; while it stays far from the largest float no update can
+    overflow, and the PA path skips the exact check. That check adds
+    ``value * 0.0`` over the new values: 0 when all are finite, NaN otherwise.
+    """
+    rule, rival, step, _, C, _, bias = config
+    n = n_active[0]
+    d = W.shape[0] - 1
+    for a in range(n):
+        scores[a] = W[d, a] * bias
+    sq_x = bias * bias
+    vmax = abs(bias)
+    for k in range(lo, hi):
+        j = indices[k]
+        v = data[k]
+        sq_x += v * v
+        vmax = max(vmax, abs(v))
+        for a in range(n):
+            scores[a] += W[j, a] * v
+    probe = sq_x * 0.0
+    for a in range(n):
+        probe += scores[a] * 0.0
+    if probe != 0.0:
+        return -1, 0.0, 0.0, True, False, OVERFLOW
+    pred, wrong, n = predict_and_join(scores, n, y, ranks)
+    mistake = pred < 0 or (wrong >= 0 and scores[wrong] >= scores[y])
+    if rule != RULE_PA:
+        loss, tau, moved, ok = general_update(indices, data, lo, hi, y, W, bound, ranks, margins, config, scores, n,
+                                              pred, wrong, sq_x, vmax, coef, work)
+        if not ok:
+            return pred, loss, tau, mistake, False, OVERFLOW
+        n_active[0] = n
+        return pred, loss, tau, mistake, moved, OK
+    # two prototypes move: no coefficient vector needed
+    r, loss = pa_rival(rival, scores, n, y, pred, wrong, ranks, margins)
+    tau = pa_step(step, loss, 2.0 * sq_x, C) if r >= 0 else 0.0
+    if tau != 0.0:
+        if not bound[0] + tau * vmax < _SAFE:
+            probe = ((W[d, y] + tau * bias) + (W[d, r] - tau * bias)) * 0.0
+            for k in range(lo, hi):
+                j = indices[k]
+                u = tau * data[k]
+                probe += ((W[j, y] + u) + (W[j, r] - u)) * 0.0
+            if probe != 0.0:
+                return pred, loss, tau, mistake, False, OVERFLOW
+        W[d, y] += tau * bias
+        W[d, r] -= tau * bias
+        for k in range(lo, hi):
+            j = indices[k]
+            u = tau * data[k]
+            W[j, y] += u
+            W[j, r] -= u
+        bound[0] += tau * vmax
+    n_active[0] = n
+    return pred, loss, tau, mistake, tau != 0.0, OK
+
+
+@njit(cache=True)
+def multiclass_pass(indptr, indices, data, y, W, bound, n_active, ranks, margins, params, codes, scores, coef, work,
+                    out_scores, preds, losses, taus, mistakes, totals):
+    """Progressive validation over the rows of a CSR matrix with label slots ``y``.
+
+    Per-round outputs are written when ``preds`` has one slot per row (``out_scores``
+    then holds each row's class scores before the update, -inf for a class not yet
+    known); pass empty arrays to keep only ``totals``. Returns -1, or the row at which
+    learning stopped because the numbers overflowed.
+    """
+    record = preds.size > 0
+    config = unpack_config(params, codes)
+    n_mistakes = 0.0
+    cumulative_loss = 0.0
+    updates = 0.0
+    stopped = -1
+    n = indptr.size - 1
+    for i in range(n):
+        if record:
+            known = n_active[0]
+        pred, loss, tau, mistake, moved, status = learn_row(indices, data, indptr[i], indptr[i + 1], y[i], W, bound,
+                                                            n_active, ranks, margins, config, scores, coef, work)
+        if status != OK:
+            stopped = i
+            n = i
+            break
+        if record:
+            for a in range(out_scores.shape[1]):
+                out_scores[i, a] = scores[a] if a < known else -math.inf
+            preds[i] = pred
+            losses[i] = loss
+            taus[i] = tau
+            mistakes[i] = mistake
+        n_mistakes += mistake
+        cumulative_loss += loss
+        updates += moved
+    totals[T_MISTAKES] += n_mistakes
+    totals[T_LOSS] += cumulative_loss
+    totals[T_UPDATES] += updates
+    totals[T_ROUNDS] += n
+    return stopped
+
+
+@njit(cache=True)
+def multiclass_learn_one(indices, data, y, W, bound, n_active, ranks, margins, params, codes, scores, coef, work):
+    """``learn_row`` for one example in its own arrays; return (prediction slot, status)."""
+    pred, _, _, _, _, status = learn_row(indices, data, 0, indices.size, y, W, bound, n_active, ranks, margins,
+                                         unpack_config(params, codes), scores, coef, work)
+    return pred, status
+
+
+@njit(cache=True)
+def multiclass_scores(indptr, indices, data, W, n_classes, bias, out):
+    """Class scores ``w_a . x`` (+ intercept) of every row, in slot order."""
+    d = W.shape[0] - 1
+    for i in range(indptr.size - 1):
+        for a in range(n_classes):
+            out[i, a] = W[d, a] * bias
+        for k in range(indptr[i], indptr[i + 1]):
+            j = indices[k]
+            v = data[k]
+            for a in range(n_classes):
+                out[i, a] += W[j, a] * v
+
+
+# -- single prototype with a feature map ----------------------------------------------
+
+
+@njit(cache=True)
+def block_scores(bptr, bidx, bdat, w, wb, bias, n, out):
+    """``w . Phi(x, a) + wb[a] * bias`` for the first n rows of a block."""
+    for a in range(n):
+        s = wb[a] * bias
+        for k in range(bptr[a], bptr[a + 1]):
+            s += w[bidx[k]] * bdat[k]
+        out[a] = s
+
+
+@njit(cache=True)
+def row_dot(bidx, bdat, lo1, hi1, lo2, hi2):
+    """Dot product of two sorted sparse rows."""
+    s = 0.0
+    i, j = lo1, lo2
+    while i < hi1 and j < hi2:
+        if bidx[i] == bidx[j]:
+            s += bdat[i] * bdat[j]
+            i += 1
+            j += 1
+        elif bidx[i] < bidx[j]:
+            i += 1
+        else:
+            j += 1
+    return s
+
+
+@njit(cache=True)
+def row_distance_sq(bidx, bdat, lo1, hi1, lo2, hi2):
+    """||u - v||^2 of two sorted sparse rows, summed entry by entry (no cancellation of norms)."""
+    s = 0.0
+    i, j = lo1, lo2
+    while i < hi1 or j < hi2:
+        if j >= hi2 or (i < hi1 and bidx[i] < bidx[j]):
+            v = bdat[i]
+            i += 1
+        elif i >= hi1 or bidx[j] < bidx[i]:
+            v = -bdat[j]
+            j += 1
+        else:
+            v = bdat[i] - bdat[j]
+            i += 1
+            j += 1
+        s += v * v
+    return s
+
+
+@njit(cache=True)
+def common_norm_sq(bptr, bidx, bdat, n, bias):
+    """A with ``Phi(x, a) . Phi(x, b) = A [a = b]`` (intercept included), or -1 if there is none."""
+    A = row_dot(bidx, bdat, bptr[0], bptr[1], bptr[0], bptr[1]) + bias * bias
+    for a in range(n):
+        lo, hi = bptr[a], bptr[a + 1]
+        if abs(row_dot(bidx, bdat, lo, hi, lo, hi) + bias * bias - A) > _ORTHO_TOL * A:
+            return -1.0
+        for b in range(a):
+            if abs(row_dot(bidx, bdat, lo, hi, bptr[b], bptr[b + 1])) > _ORTHO_TOL * A:
+                return -1.0
+    return A
+
+
+@njit(cache=True)
+def feature_map_learn_row(bptr, bidx, bdat, y, w, wb, n_active, ranks, margins, params, codes, scores, coef, work,
+                          saved):
+    """Predict then learn one example given as its block of class vectors.
+
+    Row a of the block is ``Phi(x, a)`` for the slots ``0 .. max(n_active, y + 1) - 1``,
+    with sorted indices; ``saved`` has room for every entry of the block plus one per
+    row. Returns (prediction slot, loss, tau, mistake, status).
+    """
+    rule, rival, step, split, C, beta, bias = unpack_config(params, codes)
+    n = n_active[0]
+    block_scores(bptr, bidx, bdat, w, wb, bias, n, scores)
+    finite = True
+    for k in range(bptr[n if y < n else y + 1]):
+        finite = finite and math.isfinite(bdat[k])
+    for a in range(n):
+        finite = finite and math.isfinite(scores[a])
+    if not finite:
+        return -1, 0.0, 0.0, True, OVERFLOW
+    pred, wrong, n = predict_and_join(scores, n, y, ranks)
+    mistake = pred < 0 or (wrong >= 0 and scores[wrong] >= scores[y])
+    norm_sq = 0.0
+    if rule == RULE_MIRA:
+        norm_sq = common_norm_sq(bptr, bidx, bdat, n, bias)
+        if norm_sq < 0.0:
+            return pred, 0.0, 0.0, mistake, NOT_ORTHONORMAL
+    loss, tau, r = choose_coefficients(rule, rival, split, beta, scores, n, y, pred, wrong, ranks, margins, norm_sq,
+                                       work, coef)
+    if rule == RULE_PA and r >= 0:
+        pair_sq = row_distance_sq(bidx, bdat, bptr[y], bptr[y + 1], bptr[r], bptr[r + 1]) + 2.0 * bias * bias
+        if not math.isfinite(pair_sq):
+            return pred, loss, 0.0, mistake, OVERFLOW
+        tau = pa_step(step, loss, pair_sq, C)
+        coef[y] = tau
+        coef[r] = -tau
+    # class rows may share features: write, check every touched entry, and undo
+    # from the saved values (in reverse order) if one of them overflowed
+    m = 0
+    for a in range(n):
+        c = coef[a]
+        if c != 0.0:
+            saved[m] = wb[a]
+            m += 1
+            wb[a] += c * bias
+            for k in range(bptr[a], bptr[a + 1]):
+                saved[m] = w[bidx[k]]
+                m += 1
+                w[bidx[k]] += c * bdat[k]
+    ok = True
+    for a in range(n):
+        if coef[a] != 0.0:
+            ok = ok and math.isfinite(wb[a])
+            for k in range(bptr[a], bptr[a + 1]):
+                ok = ok and math.isfinite(w[bidx[k]])
+    if not ok:
+        for a in range(n - 1, -1, -1):
+            if coef[a] != 0.0:
+                for k in range(bptr[a + 1] - 1, bptr[a] - 1, -1):
+                    m -= 1
+                    w[bidx[k]] = saved[m]
+                m -= 1
+                wb[a] = saved[m]
+        return pred, loss, tau, mistake, OVERFLOW
+    n_active[0] = n
+    return pred, loss, tau, mistake, OK

@@ -1,0 +1,505 @@
+"""The shared machinery of the multiclass learners.
+
+A learner here is a preset of the multiclass kernel (:mod:`olearn._kernels._multiclass`):
+it names a rule (PA with a rival, an ultraconservative Perceptron split, MIRA),
+its hyperparameters and, for the cost-sensitive learner, the margins sqrt(rho);
+:class:`MulticlassLearner` holds everything else: classes, weights, growth,
+scores, persistence. Without a feature map the model keeps one prototype per
+class (``coef_`` of shape (k, d)); with ``feature_map`` it keeps one vector w and
+scores class a by ``w . Phi(x, a)`` (``coef_`` of shape (D,)). ``partial_fit``,
+``learn_one`` and :func:`olearn.run` call the same compiled code.
+
+Conventions shared by every learner of the family:
+
+* ``classes_`` is sorted; ties between class scores go to the class that sorts
+  first, in ``predict``, in the choice of a rival and in the error set, so that
+  ``predict(X)`` is ``classes_[argmax(decision_function(X))]``.
+* A class joins when first seen, with a zero prototype, after the prediction of
+  that round (it cannot be predicted before it exists). ``classes=`` of
+  ``partial_fit`` declares classes up front: they join at once.
+* A round is a mistake when the true class is not the unique top scorer (a tie
+  names no class), or when it was not known yet.
+"""
+
+import contextlib
+import functools
+import operator
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._estimator import ClassifierEstimator
+from .._kernels import _codes
+from .._kernels import _multiclass as K
+from .._params import BOOLEAN, Interval, NoneOr, check_params
+from .._persistence import PersistenceMixin
+from .._validation import check_row, check_X, check_y
+from ..exceptions import NotFittedError
+from ._classes import ClassSlots
+
+
+class CallableOrNone:
+    """None or a callable (a feature map)."""
+
+    def accepts(self, value):
+        return value is None or callable(value)
+
+    def describe(self):
+        return "None, or a callable Phi(x, label) such as olearn.multiclass.BlockFeatureMap"
+
+
+_COMMON_CONSTRAINTS = {
+    "fit_intercept": BOOLEAN,
+    "n_features": NoneOr(Interval(1, None, integer=True)),
+    "feature_map": CallableOrNone(),
+}
+
+
+def _freeze(value):
+    """A value as something ``==`` compares safely (arrays by content)."""
+    if isinstance(value, np.ndarray):
+        return ("ndarray", value.dtype.str, value.shape, value.tobytes())
+    if isinstance(value, (list, tuple)):
+        return (type(value), tuple(_freeze(v) for v in value))
+    return (type(value), value)
+
+
+@functools.cache
+def _hyperparameters_of(cls):
+    names = cls._get_param_names()
+    return operator.attrgetter(*names) if len(names) > 1 else lambda est: (getattr(est, names[0]),)
+
+
+def _empty_run():
+    empty = np.empty(0)
+    return empty, np.empty((0, 0)), empty, empty, np.empty(0, dtype=bool), np.zeros(_codes.N_TOTALS)
+
+
+class MulticlassLearner(PersistenceMixin, ClassifierEstimator):
+    """Base class: subclasses define ``_constraints`` and ``_kernel_config()``.
+
+    ``_kernel_config()`` returns (codes, params): dicts keyed by the ``MK_*`` and
+    ``MP_*`` names of :mod:`olearn._kernels._multiclass`. A subclass with costs
+    overrides ``_margins`` (sqrt(rho) between slots) and ``_fixed_classes``.
+    """
+
+    _task = "multiclass"
+    _constraints = {}
+    _learned = ("_W", "_bound", "_w", "_wb", "_n_active", "_labels", "_scratch", "_margin_cache", "_map_dim", "classes_",
+                "n_features_in_")
+
+    # -- hyperparameters ------------------------------------------------------
+
+    def _config(self):
+        """(codes, params) for the current hyperparameters, checked once per change."""
+        values = _hyperparameters_of(type(self))(self)
+        key = _freeze(values)
+        if getattr(self, "_config_key", None) != key:
+            check_params(self, {**_COMMON_CONSTRAINTS, **self._constraints})
+            codes, params = self._kernel_config()
+            code_arr = np.zeros(K.MN_CODES, dtype=np.int64)
+            param_arr = np.zeros(K.MN_PARAMS)
+            for name, value in codes.items():
+                code_arr[getattr(K, name)] = value
+            for name, value in params.items():
+                param_arr[getattr(K, name)] = value
+            param_arr[K.MP_BIAS] = 1.0 if self.fit_intercept else 0.0
+            self._config_arrays = (code_arr, param_arr)
+            self._config_key = key
+        return self._config_arrays
+
+    def _margins(self, labels):
+        """sqrt(rho(a, b)) between the slots of ``labels``; empty means 1 off the diagonal."""
+        return np.empty((0, 0))
+
+    def _fixed_classes(self):
+        """None, or the number of classes that must all be declared before learning."""
+        return None
+
+    # -- learned state --------------------------------------------------------
+
+    @property
+    def _uses_map(self):
+        return self.feature_map is not None
+
+    def _is_started(self):
+        return hasattr(self, "_n_active")
+
+    def _check_started(self):
+        if not self._is_started():
+            raise NotFittedError(
+                f"this {type(self).__name__} has not learned from any example yet; call fit, partial_fit or learn_one first"
+            )
+
+    def _start(self):
+        self._labels = ClassSlots(type(self).__name__)
+        self._n_active = np.zeros(1, dtype=np.int64)
+        self.n_features_in_ = 0
+        self.classes_ = np.empty(0)
+        self._margin_cache = None
+        self._scratch = tuple(np.zeros(0) for _ in range(3))
+        if self._uses_map:
+            self._w = np.zeros(0)
+            self._wb = np.zeros(0)
+            self._map_dim = 0
+        else:
+            self._W = np.zeros((1, 0))
+            self._bound = np.zeros(1)  # >= every |W| entry (the kernel's cheap overflow guard)
+        if self.n_features is not None:
+            self._grow_features(self.n_features, "n_features")
+
+    def _reset(self):
+        for name in self._learned:
+            self.__dict__.pop(name, None)
+
+    @contextlib.contextmanager
+    def _first_call_atomic(self):
+        """Start the learned state if needed; undo that start if the block fails."""
+        started = self._is_started()
+        if not started:
+            self._start()
+        elif self._uses_map != hasattr(self, "_w"):
+            raise ValueError(
+                f"{type(self).__name__}: feature_map was changed after learning started; call fit to start over"
+            )
+        try:
+            yield
+        except BaseException:
+            if not started:
+                self._reset()
+            raise
+
+    def _grow_features(self, n_features, where):
+        if self.n_features is not None and n_features > self.n_features:
+            raise ValueError(
+                f"{where}: feature index {n_features - 1} is past n_features={self.n_features} "
+                f"(indices must be < {self.n_features})"
+            )
+        if n_features > self.n_features_in_:
+            self.n_features_in_ = int(n_features)
+        if self._uses_map:
+            return
+        capacity = self._W.shape[0] - 1
+        if n_features > capacity:
+            new_capacity = n_features if capacity == 0 else max(n_features, 2 * capacity)
+            grown = np.zeros((new_capacity + 1, self._W.shape[1]))
+            grown[:capacity] = self._W[:capacity]
+            grown[new_capacity] = self._W[capacity]
+            self._W = grown
+
+    def _grow_map(self, dimension):
+        if dimension > self._w.size:
+            grown = np.zeros(max(dimension, 2 * self._w.size))
+            grown[: self._w.size] = self._w
+            self._w = grown
+
+    def _grow_classes(self, k):
+        """Room for k class slots in the weights and the scratch buffers."""
+        capacity = self._wb.size if self._uses_map else self._W.shape[1]
+        if k > capacity:
+            new_capacity = max(k, 2 * capacity, 4)
+            if self._uses_map:
+                grown = np.zeros(new_capacity)
+                grown[:capacity] = self._wb
+                self._wb = grown
+            else:
+                grown = np.zeros((self._W.shape[0], new_capacity))
+                grown[:, :capacity] = self._W
+                self._W = grown
+            self._scratch = tuple(np.zeros(new_capacity) for _ in range(3))
+
+    def _add_classes(self, y, declared=None):
+        """Check and add the new labels of ``declared`` (joining at once) and of ``y``; return the margins.
+
+        Nothing is added when a check fails.
+        """
+        labels = self._labels
+        fixed = self._fixed_classes()
+        first = len(labels) == 0
+        if declared is not None:
+            declared = check_y(declared, len(declared), name="classes")
+            if fixed is not None and not first and labels.new_labels(declared):
+                raise labels.unknown_error(declared, labels.labels)
+        joining = labels.new_labels(declared) if declared is not None else []
+        if fixed is not None and first and declared is None:
+            joining = labels.new_labels(y)  # a cost matrix fixes the classes: all join at once
+        later = [label for label in labels.new_labels(y) if label not in set(joining)]
+        if fixed is not None:
+            if first and len(joining) != fixed:
+                raise ValueError(
+                    f"{type(self).__name__}: cost is a {fixed}x{fixed} matrix over the sorted classes, so all {fixed} "
+                    f"classes must be known before learning; pass classes= (all {fixed} labels) to the first "
+                    f"partial_fit, or make the first batch show every class (it shows {len(joining)})"
+                )
+            if later:
+                raise labels.unknown_error(y, labels.labels + joining)
+        margins = self._margins(labels.labels + joining + later)
+        labels.add(joining + later)
+        self._grow_classes(len(labels))
+        self._n_active[0] += len(joining)
+        self.classes_ = labels.classes
+        return margins
+
+    def _after_pass(self):
+        """Drop the slots a stopped pass planned but never reached; refresh classes_."""
+        self._labels.truncate(int(self._n_active[0]))
+        self.classes_ = self._labels.classes if len(self._labels) else np.empty(0)
+
+    @property
+    def coef_(self):
+        """Prototypes, shape (n_classes, n_features) in ``classes_`` order; with a feature map, w of shape (D,)."""
+        self._check_started()
+        if self._uses_map:
+            return self._w[: self._map_dim].copy()
+        return self._W[: self.n_features_in_, self._labels.order].T.copy()
+
+    @property
+    def intercept_(self):
+        """One intercept per class, shape (n_classes,); zeros unless ``fit_intercept=True``."""
+        self._check_started()
+        bias = 1.0 if self.fit_intercept else 0.0
+        row = self._wb if self._uses_map else self._W[-1]
+        return row[self._labels.order] * bias
+
+    # -- feature map ------------------------------------------------------------
+
+    def _block(self, indices, data, n_features, n_rows):
+        """The class vectors Phi(x, a) of slots 0..n_rows-1 as one CSR block."""
+        x = sp.csr_matrix((data, indices, np.array([0, indices.size])), shape=(1, n_features))
+        pointers = np.zeros(n_rows + 1, dtype=np.int64)
+        parts_i, parts_d = [], []
+        for a in range(n_rows):
+            label = self._labels.labels[a]
+            try:
+                phi_i, phi_d, dimension = check_row(self.feature_map(x, label))
+            except ValueError as err:
+                shown = label.item() if isinstance(label, np.generic) else label
+                raise ValueError(f"{type(self).__name__}: feature_map(x, {shown!r}): {err}") from None
+            parts_i.append(phi_i)
+            parts_d.append(phi_d)
+            pointers[a + 1] = pointers[a] + phi_i.size
+            self._map_dim = max(self._map_dim, dimension)
+        self._grow_map(self._map_dim)
+        bidx = np.concatenate(parts_i).astype(np.int64) if parts_i else np.empty(0, dtype=np.int64)
+        bdat = np.concatenate(parts_d) if parts_d else np.empty(0)
+        return pointers, bidx, bdat
+
+    def _map_row(self, indices, data, n_features, slot, margins, codes, params):
+        """Learn one example through the feature map; return (pred, loss, tau, mistake, status)."""
+        n_rows = max(int(self._n_active[0]), slot + 1)
+        pointers, bidx, bdat = self._block(indices, data, n_features, n_rows)
+        scores, coef, work = self._scratch
+        saved = np.empty(bdat.size + n_rows)
+        return K.feature_map_learn_row(pointers, bidx, bdat, slot, self._w, self._wb, self._n_active,
+                                       self._labels.ranks, margins, params, codes, scores, coef, work, saved)
+
+    # -- learning -------------------------------------------------------------
+
+    def _raise_for(self, status, where):
+        name = type(self).__name__
+        if status == K.NOT_ORTHONORMAL:
+            raise ValueError(
+                f"{name}: MIRA with a feature map needs class vectors Phi(x, a) that are orthogonal with equal "
+                f"norms (as BlockFeatureMap gives), and those of {where} are not; the model is unchanged from there"
+            )
+        raise FloatingPointError(
+            f"{name}: the scores or the updated weights overflowed at {where}; the model keeps the updates made "
+            "before it. Scale the features or lower the step size."
+        )
+
+    def _progressive(self, X, y, record, classes=None):
+        """Predict then learn every row in order; return the per-round outputs.
+
+        Returns (predictions, scores, losses, taus, mistakes, totals): predictions
+        are labels (None where no class was known yet), scores have one column per
+        class of ``classes_`` (-inf for a class not known at that round).
+        """
+        codes, params = self._config()
+        arrays = check_X(X)
+        y = check_y(y, arrays.n_rows)
+        if arrays.n_rows == 0 and classes is None:
+            return _empty_run()
+        with self._first_call_atomic():
+            self._grow_features(arrays.n_features, "X")
+            margins = self._add_classes(y, classes)
+        slots = self._labels.slots(y)
+        n = arrays.n_rows if record else 0
+        k = len(self._labels)
+        out_scores = np.empty((n, k))
+        preds = np.empty(n, dtype=np.int64)
+        losses, taus = np.empty(n), np.empty(n)
+        mistakes = np.empty(n, dtype=bool)
+        totals = np.zeros(_codes.N_TOTALS)
+        if self._uses_map:
+            stopped, status = self._map_pass(arrays, slots, margins, codes, params, out_scores, preds, losses, taus,
+                                             mistakes, totals)
+        else:
+            scores, coef, work = self._scratch
+            stopped = K.multiclass_pass(arrays.indptr, arrays.indices, arrays.data, slots, self._W, self._bound,
+                                        self._n_active,
+                                        self._labels.ranks, margins, params, codes, scores, coef, work,
+                                        out_scores, preds, losses, taus, mistakes, totals)
+            status = K.OVERFLOW
+        order = self._labels.order.copy()
+        labels = np.asarray(self._labels.labels)
+        self._after_pass()
+        if stopped >= 0:
+            self._raise_for(status, f"row {stopped}")
+        if not record:
+            return np.empty(0), np.empty((0, 0)), losses, taus, np.empty(0, dtype=bool), totals
+        if (preds < 0).any():
+            plain = labels.tolist()
+            predictions = np.array([None if p < 0 else plain[p] for p in preds], dtype=object)
+        else:
+            predictions = labels[preds]
+        return predictions, out_scores[:, order], losses, taus, mistakes, totals
+
+    def _map_pass(self, arrays, slots, margins, codes, params, out_scores, preds, losses, taus, mistakes, totals):
+        """The feature-map twin of ``multiclass_pass``: the same row kernel, driven from Python."""
+        record = preds.size > 0
+        for i in range(arrays.n_rows):
+            lo, hi = arrays.indptr[i], arrays.indptr[i + 1]
+            known = int(self._n_active[0])
+            pred, loss, tau, mistake, status = self._map_row(
+                arrays.indices[lo:hi], arrays.data[lo:hi], arrays.n_features, int(slots[i]), margins, codes, params)
+            if status != K.OK:
+                totals[_codes.T_ROUNDS] += i
+                return i, status
+            scores, coef, _ = self._scratch
+            if record:
+                out_scores[i, :known] = scores[:known]
+                out_scores[i, known:] = -np.inf
+                preds[i], losses[i], taus[i], mistakes[i] = pred, loss, tau, mistake
+            totals[_codes.T_MISTAKES] += mistake
+            totals[_codes.T_LOSS] += loss
+            totals[_codes.T_UPDATES] += bool(np.any(coef[: self._n_active[0]] != 0.0))
+        totals[_codes.T_ROUNDS] += arrays.n_rows
+        return -1, K.OK
+
+    def fit(self, X, y):
+        """Forget what was learned, then make one online pass over X in order."""
+        self._reset()
+        return self.partial_fit(X, y)
+
+    def partial_fit(self, X, y, classes=None):
+        """Learn from the rows of X in order (one online pass); returns self.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix, shape (n_samples, n_features)
+        y : array-like, shape (n_samples,)
+            Any hashable, sortable labels; a new label adds a class.
+        classes : array-like, optional
+            Classes to add at once, before the first row (they can be predicted from
+            then on); required on the first call by a cost matrix that the first
+            batch does not cover.
+        """
+        self._progressive(X, y, record=False, classes=classes)
+        return self
+
+    def _learn_example(self, x, y):
+        """Learn one example; return the predicted label before the update (None if no class was known)."""
+        codes, params = self._config()
+        indices, data, n_features = check_row(x)
+        label = check_y(np.array([y]), 1)
+        with self._first_call_atomic():
+            if n_features > self.n_features_in_:
+                self._grow_features(n_features, "x")
+            margins = self._add_classes(label)
+        slot = self._labels.slot_of[y]
+        if self._uses_map:
+            pred, _, _, _, status = self._map_row(indices, data, n_features, slot, margins, codes, params)
+        else:
+            scores, coef, work = self._scratch
+            pred, status = K.multiclass_learn_one(indices, data, slot, self._W, self._bound, self._n_active,
+                                                  self._labels.ranks, margins, params, codes, scores, coef, work)
+        labels = self._labels.labels
+        predicted = labels[pred] if pred >= 0 else None
+        self._after_pass()
+        if status != K.OK:
+            self._raise_for(status, "this example")
+        return predicted
+
+    def learn_one(self, x, y):
+        """Learn one example ``x`` (dict, 1-d array or sparse row) with label ``y``; returns self."""
+        self._learn_example(x, y)
+        return self
+
+    def predict_learn_one(self, x, y):
+        """Predict ``x``, then learn it with label ``y``; return the prediction (None before any class is known)."""
+        return self._learn_example(x, y)
+
+    # -- prediction -----------------------------------------------------------
+
+    def _slot_scores(self, arrays):
+        """Scores of every row for every class, in slot order."""
+        k = int(self._n_active[0])
+        out = np.empty((arrays.n_rows, k))
+        _, params = self._config()
+        bias = params[K.MP_BIAS]
+        if self._uses_map:
+            for i in range(arrays.n_rows):
+                lo, hi = arrays.indptr[i], arrays.indptr[i + 1]
+                pointers, bidx, bdat = self._block(arrays.indices[lo:hi], arrays.data[lo:hi], arrays.n_features, k)
+                K.block_scores(pointers, bidx, bdat, self._w, self._wb, bias, k, out[i])
+            return out
+        W = self._W
+        if arrays.n_features > W.shape[0] - 1:
+            W = np.zeros((arrays.n_features + 1, W.shape[1]))
+            W[: self._W.shape[0] - 1] = self._W[:-1]
+            W[-1] = self._W[-1]
+        K.multiclass_scores(arrays.indptr, arrays.indices, arrays.data, W, k, bias, out)
+        return out
+
+    def _check_width(self, n_features, where):
+        if self.n_features is not None and n_features > self.n_features:
+            raise ValueError(f"{where} has {n_features} features, more than n_features={self.n_features}")
+
+    def decision_function(self, X):
+        """Class scores, shape (n_samples, n_classes), columns in ``classes_`` order."""
+        self._check_started()
+        arrays = check_X(X)
+        self._check_width(arrays.n_features, "X")
+        return self._slot_scores(arrays)[:, self._labels.order]
+
+    def predict(self, X):
+        """The top-scoring class of each row; a tie goes to the class that sorts first."""
+        scores = self.decision_function(X)
+        return self.classes_[np.argmax(scores, axis=1)]
+
+    def predict_one(self, x):
+        """Predicted class of one example, or None before any class is known (the input is checked either way)."""
+        self._config()
+        indices, data, n_features = check_row(x)
+        if not self._is_started() or self._n_active[0] == 0:
+            return None
+        self._check_width(n_features, "x")
+        arrays = check_X(sp.csr_matrix((data, indices, np.array([0, indices.size])), shape=(1, n_features)))
+        return self.classes_[int(np.argmax(self._slot_scores(arrays)[0, self._labels.order]))]
+
+    # -- persistence ----------------------------------------------------------
+
+    def _get_state(self):
+        self._check_started()
+        if self._uses_map:
+            raise ValueError(
+                f"{type(self).__name__}: a model with a feature_map cannot be saved portably (the map is Python "
+                "code); use pickle instead"
+            )
+        k = len(self._labels)
+        weights = np.vstack([self._W[: self.n_features_in_, :k], self._W[-1:, :k]])
+        return {"labels": np.asarray(self._labels.labels), "weights": weights}, {"n_features_in": self.n_features_in_}
+
+    def _set_state(self, arrays, state):
+        self._config()
+        self._start()
+        labels = arrays["labels"]
+        self._labels.set_labels(list(labels))
+        self._grow_classes(len(labels))
+        self._n_active[0] = len(labels)
+        self.classes_ = self._labels.classes if len(labels) else np.empty(0)
+        weights = np.asarray(arrays["weights"], dtype=np.float64)
+        self._grow_features(int(state["n_features_in"]), "n_features_in")
+        self._W[: weights.shape[0] - 1, : len(labels)] = weights[:-1]
+        self._W[-1, : len(labels)] = weights[-1]
+        self._bound[0] = np.abs(weights).max(initial=0.0)

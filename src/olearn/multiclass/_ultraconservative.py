@@ -1,0 +1,125 @@
+"""The ultraconservative multiclass learners of Crammer & Singer (2003): Perceptron variants and MIRA."""
+
+from .._kernels import _multiclass as K
+from .._params import Interval, Options
+from ._base import MulticlassLearner
+
+_SPLITS = {"uniform": K.SPLIT_UNIFORM, "max": K.SPLIT_MAX, "proportional": K.SPLIT_PROPORTIONAL}
+
+
+class MulticlassPerceptron(MulticlassLearner):
+    r"""The family of multiclass Perceptrons of Crammer & Singer (2003), Sec. 3-4.
+
+    Crammer & Singer, *Ultraconservative Online Algorithms for Multiclass Problems*,
+    JMLR 3 (2003). With scores :math:`s_a = w_a \cdot x_t`, the error set is
+    :math:`E_t = \{a \ne y_t : s_a \ge s_{y_t}\}`. If it is empty nothing moves;
+    otherwise
+
+    .. math:: w_{y_t} \mathrel{+}= x_t, \qquad w_a \mathrel{-}= c_a x_t \;(a \in E_t),
+        \qquad \sum_{a \in E_t} c_a = 1,
+
+    with ``update="uniform"``: :math:`c_a = 1/|E_t|`; ``"max"``: all on the top
+    scorer of :math:`E_t`; ``"proportional"``: :math:`c_a \propto s_a - s_{y_t}`.
+    Only prototypes that scored at least as high as the true one move
+    (*ultraconservative*). An error set whose scores all equal :math:`s_{y_t}`
+    (for instance every round while w = 0) makes the proportional split 0/0; it is
+    then uniform. Ties in ``predict`` and in "max" go to the class that sorts first.
+
+    The recorded loss (:func:`olearn.run`) is the multiclass hinge loss
+    :math:`\max(0, 1 - (s_{y_t} - \max_{a \ne y_t} s_a))` and tau is 1 on an update;
+    the unit step loses nothing: scaling every step scales w and changes no prediction.
+    With ``feature_map`` the same coefficients multiply :math:`\Phi(x_t, a)`.
+
+    Parameters
+    ----------
+    update : {"uniform", "max", "proportional"}, default="max"
+    fit_intercept : bool, default=False
+    n_features : int or None, default=None
+    feature_map : callable or None, default=None
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from olearn.multiclass import MulticlassPerceptron
+    >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    >>> clf = MulticlassPerceptron(update="uniform").fit(X, [0, 1, 2])
+    >>> clf.coef_    # row 1: E = {0} (a tie); row 2: scores (-1, 1, 0), E = {1}
+    array([[ 0., -1.],
+           [-1.,  0.],
+           [ 1.,  1.]])
+    """
+
+    _constraints = {"update": Options("uniform", "max", "proportional")}
+
+    def __init__(self, update="max", fit_intercept=False, n_features=None, feature_map=None):
+        self.update = update
+        self.fit_intercept = fit_intercept
+        self.n_features = n_features
+        self.feature_map = feature_map
+
+    def _kernel_config(self):
+        return {"MK_RULE": K.RULE_PERCEPTRON, "MK_SPLIT": _SPLITS[self.update]}, {}
+
+
+class MIRA(MulticlassLearner):
+    r"""MIRA, the Margin Infused Relaxed Algorithm of Crammer & Singer (2003), Sec. 6.
+
+    On every round the coefficients :math:`\tau_a` of the update
+    :math:`w_a \mathrel{+}= \tau_a x_t` solve the quadratic program
+
+    .. math:: \min_\tau \; \tfrac12 \sum_a \|w_a + \tau_a x_t\|^2 - \beta\,\tau_{y_t}
+        \quad\text{s.t.}\quad \tau_a \le [a = y_t], \quad \sum_a \tau_a = 0,
+
+    i.e. :math:`\min \tfrac12 A \sum_a \tau_a^2 + \sum_a B_a \tau_a` with
+    :math:`A = \|x_t\|^2` and :math:`B_a = s_a - \beta [a = y_t]`. It is solved
+    exactly by the paper's sorting algorithm: with
+    :math:`D_a = B_a / A + [a = y_t]` sorted in decreasing order,
+    :math:`\theta = (\sum_{i \le j} D_{(i)} - 1)/j` for the largest j with
+    :math:`D_{(j)} > \theta_j`, and :math:`\tau_a = \min(\theta, D_a) - B_a / A`.
+
+    ``beta`` > 0 is the reward for moving towards the true class: with
+    :math:`\beta = 0` the program's solution at w = 0 is :math:`\tau = 0`, and
+    nothing would ever be learned. The program is the one of Crammer & Singer's
+    multiclass SVM for one example; the reading of the paper's :math:`\beta` as the
+    weight of the linear term is the choice made here.
+    :math:`\tau_{y_t} \le 1` always, and :math:`\tau_a \le 0` for every other class.
+    With two classes the program has the closed form
+    :math:`\tau_{y_t} = \min\{1, \max(0, \beta - (s_{y_t} - s_r))/(2A)\}`: PA-I with
+    margin :math:`\beta` and C = 1, so ``MIRA(beta=1)`` on two classes is
+    ``PAMulticlass(variant="pa1", C=1)`` (tested).
+
+    With ``feature_map`` the same program is solved when the class vectors
+    :math:`\Phi(x_t, a)` are orthogonal with a common norm (then :math:`A` is that
+    norm squared), as for :class:`~olearn.multiclass.BlockFeatureMap`; other maps are
+    refused with a ValueError naming the row. The recorded loss is the multiclass
+    hinge loss and tau is :math:`\tau_{y_t}`.
+
+    Parameters
+    ----------
+    beta : float, default=1.0
+        > 0.
+    fit_intercept : bool, default=False
+    n_features : int or None, default=None
+    feature_map : callable or None, default=None
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from olearn.multiclass import MIRA
+    >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [0.0, 1.0]])
+    >>> clf = MIRA(beta=1.0).fit(X, ["a", "b", "b"])
+    >>> clf.coef_       # row 1: tau_b = 1/2, tau_a = -1/2; row 2: the margin is already beta, no move
+    array([[ 0. , -0.5],
+           [ 0. ,  0.5]])
+    """
+
+    _constraints = {"beta": Interval(0, None, closed="neither")}
+
+    def __init__(self, beta=1.0, fit_intercept=False, n_features=None, feature_map=None):
+        self.beta = beta
+        self.fit_intercept = fit_intercept
+        self.n_features = n_features
+        self.feature_map = feature_map
+
+    def _kernel_config(self):
+        return {"MK_RULE": K.RULE_MIRA}, {"MP_BETA": self.beta}
