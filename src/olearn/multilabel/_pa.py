@@ -1,6 +1,5 @@
 """Passive-Aggressive multilabel ranking (Crammer et al. 2006, Sec. 7)."""
 
-import contextlib
 import math
 
 import numpy as np
@@ -8,17 +7,15 @@ import numpy as np
 from .._estimator import ClassifierEstimator
 from .._kernels import _codes
 from .._kernels import _multilabel as K
-from .._params import BOOLEAN, Interval, NoneOr, Options, check_params
-from .._persistence import PersistenceMixin
+from .._learner import OnlineLearner
+from .._params import BOOLEAN, Interval, NoneOr, Options
 from .._validation import check_row, check_X
-from ..exceptions import NotFittedError
-from ..linear._base import _hyperparameters_of
 from ._labels import LabelIndex, label_array, label_collection, read_label_rows
 
 _STEP_RULES = {"pa": _codes.STEP_PA, "pa1": _codes.STEP_PA1, "pa2": _codes.STEP_PA2}
 
 
-class PAMultilabel(PersistenceMixin, ClassifierEstimator):
+class PAMultilabel(OnlineLearner, ClassifierEstimator):
     r"""Passive-Aggressive label ranking with sets of relevant labels (multi-prototype).
 
     Crammer, Dekel, Keshet, Shalev-Shwartz & Singer, *Online Passive-Aggressive
@@ -122,6 +119,7 @@ class PAMultilabel(PersistenceMixin, ClassifierEstimator):
 
     _task = "multilabel"
     _learned = ("_W", "_state", "_labels", "classes_", "n_features_in_")
+    _started_by = "_W"
     _constraints = {
         "variant": Options("pa", "pa1", "pa2"),
         "C": Interval(0, None, closed="neither"),
@@ -138,30 +136,18 @@ class PAMultilabel(PersistenceMixin, ClassifierEstimator):
     # -- hyperparameters ------------------------------------------------------
 
     def _config_arrays(self):
-        """The kernel's ``codes`` and ``params``, recomputed only when a hyperparameter changed."""
-        values = _hyperparameters_of(type(self))(self)
-        key = (values, tuple(map(type, values)))
-        if getattr(self, "_config_key", None) != key:
-            check_params(self, self._constraints)
-            codes = np.zeros(K.N_MULTILABEL_CODES, dtype=np.int64)
-            codes[K.M_STEP] = _STEP_RULES[self.variant]
-            params = np.zeros(K.N_MULTILABEL_PARAMS)
-            params[K.M_C] = math.inf if self.variant == "pa" else self.C
-            params[K.M_BIAS] = 1.0 if self.fit_intercept else 0.0
-            self._config = (codes, params)
-            self._config_key = key
-        return self._config
+        """The kernel's ``codes`` and ``params``, rebuilt only after a hyperparameter changed."""
+        return self._checked_config(self._build_config)
+
+    def _build_config(self):
+        codes = np.zeros(K.N_MULTILABEL_CODES, dtype=np.int64)
+        codes[K.M_STEP] = _STEP_RULES[self.variant]
+        params = np.zeros(K.N_MULTILABEL_PARAMS)
+        params[K.M_C] = math.inf if self.variant == "pa" else self.C
+        params[K.M_BIAS] = 1.0 if self.fit_intercept else 0.0
+        return codes, params
 
     # -- learned state --------------------------------------------------------
-
-    def _is_started(self):
-        return hasattr(self, "_W")
-
-    def _check_started(self):
-        if not self._is_started():
-            raise NotFittedError(
-                f"this {type(self).__name__} has not learned from any example yet; call fit, partial_fit or learn_one first"
-            )
 
     def _start(self):
         self._W = np.zeros((0, 1))
@@ -171,23 +157,6 @@ class PAMultilabel(PersistenceMixin, ClassifierEstimator):
         self.n_features_in_ = 0
         if self.n_features is not None:
             self._grow_features(self.n_features, "n_features")
-
-    def _reset(self):
-        for name in self._learned:
-            self.__dict__.pop(name, None)
-
-    @contextlib.contextmanager
-    def _first_call_atomic(self):
-        """Start the learned state if needed; undo that start if the block fails."""
-        started = self._is_started()
-        if not started:
-            self._start()
-        try:
-            yield
-        except BaseException:
-            if not started:
-                self._reset()
-            raise
 
     def _grow_features(self, n_features, where):
         if self.n_features is not None and n_features > self.n_features:
@@ -306,11 +275,6 @@ class PAMultilabel(PersistenceMixin, ClassifierEstimator):
         """
         self._progressive(X, y, record=False, classes=classes)
         return self
-
-    def fit(self, X, y, classes=None):
-        """Forget what was learned, then make one online pass over X in order."""
-        self._reset()
-        return self.partial_fit(X, y, classes=classes)
 
     def learn_one(self, x, y):
         """Learn one example ``x`` (dict, 1-d array or sparse row) with relevant labels ``y`` (a collection).

@@ -1,6 +1,5 @@
 """Passive-Aggressive learning of label sequences (Crammer et al. 2006, Sec. 9)."""
 
-import contextlib
 import math
 
 import numpy as np
@@ -15,9 +14,8 @@ from .._kernels._sequence import (
     sequence_rival,
     sequence_update,
 )
-from .._params import BOOLEAN, Interval, NoneOr, Options, check_params
-from .._persistence import PersistenceMixin
-from ..exceptions import NotFittedError
+from .._learner import OnlineLearner
+from .._params import BOOLEAN, Interval, NoneOr, Options
 from ._costs import (
     CostConstraint,
     HammingCost,
@@ -31,7 +29,7 @@ _STEP_RULES = {"pa": _codes.STEP_PA, "pa1": _codes.STEP_PA1, "pa2": _codes.STEP_
 _UPDATES = {"prediction": UPDATE_PREDICTION, "max-loss": UPDATE_MAX_LOSS}
 
 
-class PASequence(PersistenceMixin, ClassifierEstimator):
+class PASequence(OnlineLearner, ClassifierEstimator):
     r"""Passive-Aggressive sequence labelling with a first-order Markov chain: PA, PA-I and PA-II.
 
     Crammer, Dekel, Keshet, Shalev-Shwartz & Singer, *Online Passive-Aggressive
@@ -124,6 +122,8 @@ class PASequence(PersistenceMixin, ClassifierEstimator):
         "n_features": NoneOr(Interval(1, None, integer=True)),
     }
     _learned = ("_emission", "_transition", "classes_", "n_features_in_")
+    _started_by = "_emission"
+    _unit = "sequence"
 
     def __init__(self, variant="pa1", C=1.0, update="prediction", cost="hamming", fit_intercept=False,
                  n_features=None):
@@ -137,45 +137,23 @@ class PASequence(PersistenceMixin, ClassifierEstimator):
     # -- hyperparameters ------------------------------------------------------
 
     def _settings(self):
-        """(step rule, update code, C, bias, cost), checked again only after a hyperparameter changed."""
-        values = tuple(getattr(self, name) for name in self._get_param_names())
-        # types too: True == 1 == 1.0, yet only some of them are valid values
-        key = (values, tuple(map(type, values)))
-        if getattr(self, "_settings_key", None) != key:
-            check_params(self, self._constraints)
-            cost = resolve_cost(self.cost)
-            if self.update == "max-loss" and not isinstance(cost, HammingCost):
-                raise ValueError(
-                    f"{type(self).__name__}: update='max-loss' needs a cost of the Hamming distance alone "
-                    f"('hamming', 'sqrt-hamming' or a HammingCost), whose max-loss rival Viterbi finds exactly; "
-                    f"cost={self.cost!r} is a general callable. Use update='prediction', or declare the cost "
-                    "with HammingCost if it depends only on the number of wrong positions."
-                )
-            C = math.inf if self.variant == "pa" else float(self.C)
-            bias = 1.0 if self.fit_intercept else 0.0
-            self._cached_settings = (_STEP_RULES[self.variant], _UPDATES[self.update], C, bias, cost)
-            self._settings_key = key
-        return self._cached_settings
+        """(step rule, update code, C, bias, cost), checked and built again only after a hyperparameter changed."""
+        return self._checked_config(self._build_settings)
 
-    def __getstate__(self):
-        # the cache of checked settings holds types (e.g. that of a cost function), which do not
-        # pickle; it is rebuilt on first use
-        state = self.__dict__.copy()
-        state.pop("_settings_key", None)
-        state.pop("_cached_settings", None)
-        return state
+    def _build_settings(self):
+        cost = resolve_cost(self.cost)
+        if self.update == "max-loss" and not isinstance(cost, HammingCost):
+            raise ValueError(
+                f"{type(self).__name__}: update='max-loss' needs a cost of the Hamming distance alone "
+                f"('hamming', 'sqrt-hamming' or a HammingCost), whose max-loss rival Viterbi finds exactly; "
+                f"cost={self.cost!r} is a general callable. Use update='prediction', or declare the cost "
+                "with HammingCost if it depends only on the number of wrong positions."
+            )
+        C = math.inf if self.variant == "pa" else float(self.C)
+        bias = 1.0 if self.fit_intercept else 0.0
+        return _STEP_RULES[self.variant], _UPDATES[self.update], C, bias, cost
 
     # -- learned state --------------------------------------------------------
-
-    def _is_started(self):
-        return hasattr(self, "_emission")
-
-    def _check_started(self):
-        if not self._is_started():
-            raise NotFittedError(
-                f"this {type(self).__name__} has not learned from any sequence yet; call fit, partial_fit or "
-                "learn_one first"
-            )
 
     def _start(self):
         self._emission = np.zeros((1, 0))
@@ -184,23 +162,6 @@ class PASequence(PersistenceMixin, ClassifierEstimator):
         self.n_features_in_ = 0
         if self.n_features is not None:
             self._grow(np.array([self.n_features]), "n_features")
-
-    def _reset(self):
-        for name in self._learned:
-            self.__dict__.pop(name, None)
-
-    @contextlib.contextmanager
-    def _first_call_atomic(self):
-        """Start the learned state if needed; undo that start if the block fails."""
-        started = self._is_started()
-        if not started:
-            self._start()
-        try:
-            yield
-        except BaseException:
-            if not started:
-                self._reset()
-            raise
 
     def _too_wide(self, widths, name):
         if self.n_features is not None and widths.size and widths.max() > self.n_features:
@@ -367,11 +328,6 @@ class PASequence(PersistenceMixin, ClassifierEstimator):
         """
         self._progressive(X, y, record=False)
         return self
-
-    def fit(self, X, y):
-        """Forget what was learned, then make one online pass over the sequences in order."""
-        self._reset()
-        return self.partial_fit(X, y)
 
     def learn_one(self, x, y):
         """Learn one sequence ``x`` (shape (T, n_features)) with its T labels ``y``; returns self."""

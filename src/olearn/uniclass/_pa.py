@@ -5,19 +5,16 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .._estimator import Estimator
 from .._kernels import _codes
 from .._kernels import _uniclass as K
-from .._params import BOOLEAN, Interval, NoneOr, Options, check_params
-from .._persistence import PersistenceMixin
+from .._learner import OnlineLearner
+from .._params import BOOLEAN, Interval, NoneOr, Options
 from .._validation import check_row, check_X
-from ..exceptions import NotFittedError
-from ..linear._base import _hyperparameters_of
 
 _STEP_RULES = {"pa": _codes.STEP_PA, "pa1": _codes.STEP_PA1, "pa2": _codes.STEP_PA2}
 
 
-class PAUniclass(PersistenceMixin, Estimator):
+class PAUniclass(OnlineLearner):
     r"""Passive-Aggressive uniclass prediction: a ball that follows a stream of vectors.
 
     Crammer, Dekel, Keshet, Shalev-Shwartz & Singer, *Online Passive-Aggressive
@@ -127,6 +124,7 @@ class PAUniclass(PersistenceMixin, Estimator):
     _task = "uniclass"
     _estimator_type = "outlier_detector"
     _learned = ("_w", "_state", "n_features_in_")
+    _unit = "vector"
     _constraints = {
         "variant": Options("pa", "pa1", "pa2"),
         "C": Interval(0, None, closed="neither"),
@@ -147,32 +145,20 @@ class PAUniclass(PersistenceMixin, Estimator):
     # -- hyperparameters ------------------------------------------------------
 
     def _config_arrays(self):
-        """The kernel's ``codes`` and ``params``, recomputed only when a hyperparameter changed."""
-        values = _hyperparameters_of(type(self))(self)
-        key = (values, tuple(map(type, values)))
-        if getattr(self, "_config_key", None) != key:
-            check_params(self, self._constraints)
-            codes = np.zeros(K.N_UNICLASS_CODES, dtype=np.int64)
-            codes[K.U_STEP] = _STEP_RULES[self.variant]
-            codes[K.U_LEARN_RADIUS] = int(self.learn_radius)
-            params = np.zeros(K.N_UNICLASS_PARAMS)
-            params[K.U_C] = math.inf if self.variant == "pa" else self.C
-            params[K.U_EPSILON] = self.epsilon
-            params[K.U_BOUND] = self.B
-            self._config = (codes, params)
-            self._config_key = key
-        return self._config
+        """The kernel's ``codes`` and ``params``, rebuilt only after a hyperparameter changed."""
+        return self._checked_config(self._build_config)
+
+    def _build_config(self):
+        codes = np.zeros(K.N_UNICLASS_CODES, dtype=np.int64)
+        codes[K.U_STEP] = _STEP_RULES[self.variant]
+        codes[K.U_LEARN_RADIUS] = int(self.learn_radius)
+        params = np.zeros(K.N_UNICLASS_PARAMS)
+        params[K.U_C] = math.inf if self.variant == "pa" else self.C
+        params[K.U_EPSILON] = self.epsilon
+        params[K.U_BOUND] = self.B
+        return codes, params
 
     # -- learned state --------------------------------------------------------
-
-    def _is_started(self):
-        return hasattr(self, "_w")
-
-    def _check_started(self):
-        if not self._is_started():
-            raise NotFittedError(
-                f"this {type(self).__name__} has not learned from any vector yet; call fit, partial_fit or learn_one first"
-            )
 
     def _start(self, dimension):
         self._w = np.zeros(dimension)
@@ -180,10 +166,6 @@ class PAUniclass(PersistenceMixin, Estimator):
         # the lifted coordinate starts at B: radius 0 (see the class docstring)
         self._state[K.U_LIFT] = self.B
         self.n_features_in_ = int(dimension)
-
-    def _reset(self):
-        for name in self._learned:
-            self.__dict__.pop(name, None)
 
     def _dimension(self, size, exact, where):
         """Check a vector's dimension against the center's; start the center if needed."""
@@ -278,11 +260,6 @@ class PAUniclass(PersistenceMixin, Estimator):
         """
         self._progressive(Y, y, record=False)
         return self
-
-    def fit(self, Y, y=None):
-        """Forget what was learned, then make one online pass over the rows of Y in order."""
-        self._reset()
-        return self.partial_fit(Y, y)
 
     def learn_one(self, y):
         """Learn one vector ``y`` (dict, 1-d array or sparse row); returns self."""

@@ -1,0 +1,116 @@
+"""What every learner of a stream shares: the life cycle of its learned state and its checked settings.
+
+A learner starts its state on the first example, forgets it on ``fit`` and, when
+a first call is refused, must be left exactly as unfitted as before
+(:meth:`OnlineLearner._first_call_atomic`). Its hyperparameters are checked
+once per change, not once per example: ``learn_one`` is called millions of
+times with the same settings (:meth:`OnlineLearner._checked_config`).
+"""
+
+import contextlib
+import functools
+import operator
+
+import numpy as np
+
+from ._estimator import Estimator
+from ._params import check_params
+from ._persistence import PersistenceMixin
+from .exceptions import NotFittedError
+
+
+@functools.cache
+def hyperparameter_getter(cls):
+    """A fast getter of all of an estimator class's hyperparameters, as a tuple."""
+    names = cls._get_param_names()
+    return operator.attrgetter(*names) if len(names) > 1 else lambda est: (getattr(est, names[0]),)
+
+
+def freeze(value):
+    """A hyperparameter value as something ``==`` compares safely and exactly.
+
+    Types count (True == 1 == 1.0, yet only some of them are valid values) and
+    arrays compare by content.
+
+    >>> freeze(1) == freeze(True), freeze(np.eye(2)) == freeze(np.eye(2))
+    (False, True)
+    """
+    if isinstance(value, np.ndarray):
+        return ("ndarray", value.dtype.str, value.shape, value.tobytes())
+    if isinstance(value, (list, tuple)):
+        return (type(value), tuple(freeze(v) for v in value))
+    return (type(value), value)
+
+
+class OnlineLearner(PersistenceMixin, Estimator):
+    """Base class of the learners: subclasses set ``_constraints``, ``_learned``, ``_started_by`` and ``_start``.
+
+    ``_learned`` names the learned attributes that ``fit`` forgets; the
+    presence of ``_started_by`` among them means learning has started.
+    """
+
+    _constraints = {}
+    _learned = ()
+    _started_by = "_w"
+    # what the stream is made of, for the not-fitted message
+    _unit = "example"
+
+    # -- hyperparameters ------------------------------------------------------
+
+    def _all_constraints(self):
+        return self._constraints
+
+    def _checked_config(self, build):
+        """``build()``'s result for the current hyperparameters, checked and built again only after a change."""
+        key = freeze(hyperparameter_getter(type(self))(self))
+        if getattr(self, "_config_key", None) != key:
+            check_params(self, self._all_constraints())
+            self._config_cache = build()
+            self._config_key = key
+        return self._config_cache
+
+    def __getstate__(self):
+        # the cache is rebuilt on first use; its key holds types (a cost function's, say)
+        # that do not pickle
+        state = self.__dict__.copy()
+        state.pop("_config_key", None)
+        state.pop("_config_cache", None)
+        return state
+
+    # -- learned state --------------------------------------------------------
+
+    def fit(self, X, y=None, **kwargs):
+        """Forget what was learned, then make one online pass over X in order."""
+        self._reset()
+        return self.partial_fit(X, y, **kwargs)
+
+    def _is_started(self):
+        return hasattr(self, self._started_by)
+
+    def _check_started(self):
+        if not self._is_started():
+            raise NotFittedError(
+                f"this {type(self).__name__} has not learned from any {self._unit} yet; "
+                "call fit, partial_fit or learn_one first"
+            )
+
+    def _reset(self):
+        for name in self._learned:
+            self.__dict__.pop(name, None)
+
+    @contextlib.contextmanager
+    def _first_call_atomic(self):
+        """Start the learned state if needed; undo that start if the block fails.
+
+        A first call that is refused (bad labels, a feature index past
+        ``n_features``) must leave the estimator unfitted, not half-started.
+        """
+        started = self._is_started()
+        if not started:
+            self._start()
+        try:
+            yield
+        except BaseException:
+            if not started:
+                self._reset()
+            raise
