@@ -40,6 +40,7 @@ import numpy as np
 
 from ._crammer2006_findings import fig3_findings, fig4_findings, fig5_findings
 from ._crammer2006_hindsight import best_error_direction, best_hinge_classifier
+from ._parallel import in_parallel, progress_bar
 from ._ucl_experts import write_csv
 
 FIG3_ALGORITHMS = ("PA", "PA-I", "PA-II", "best fixed")
@@ -140,31 +141,11 @@ def _fig5_repetition(seed_sequence, setting):
     return mistakes, n_mistakes / X.shape[0]
 
 
-def _progress_bar(enabled):
-    """A rich progress bar on stderr, drawn only on an interactive terminal."""
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    console = Console(stderr=True)
-    return Progress(
-        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        console=console, transient=True, disable=not (enabled and console.is_terminal),
-    )
-
-
 def _repetitions(function, setting, seed, n_jobs, progress, description):
     """``[function(child, setting) for each child seed]``, on ``n_jobs`` workers, in order, with a bar."""
-    from joblib import Parallel, delayed
-
     children = np.random.SeedSequence(seed).spawn(setting["repetitions"])
-    results = []
-    with _progress_bar(progress) as bar:
-        task = bar.add_task(description, total=len(children))
-        jobs = (delayed(function)(child, setting) for child in children)
-        for result in Parallel(n_jobs=n_jobs, return_as="generator")(jobs):
-            results.append(result)
-            bar.advance(task)
-    return results
+    with progress_bar(progress) as bar:
+        return in_parallel(function, [(child, setting) for child in children], n_jobs, bar, description)
 
 
 def _std(values, axis=0):

@@ -45,6 +45,7 @@ import os
 import numpy as np
 
 from ..data._orabona2010 import make_orabona2010_stream, orabona2010_order
+from ._parallel import in_parallel, progress_bar
 from ._ucl_experts import write_csv
 
 NOISE_LEVELS = (0.0, 0.1)
@@ -147,30 +148,6 @@ def _repetition(random_state, n_samples, learners, chosen):
     return curves
 
 
-def _progress_bar(enabled):
-    """A rich progress bar on stderr, drawn only on an interactive terminal."""
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-    console = Console(stderr=True)
-    return Progress(
-        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-        console=console, transient=True, disable=not (enabled and console.is_terminal),
-    )
-
-
-def _in_parallel(function, jobs, n_jobs, bar, description):
-    """``[function(*job) for job in jobs]``, run on ``n_jobs`` workers, in order, advancing the bar."""
-    from joblib import Parallel, delayed
-
-    task = bar.add_task(description, total=len(jobs))
-    results = []
-    for result in Parallel(n_jobs=n_jobs, return_as="generator")(delayed(function)(*job) for job in jobs):
-        results.append(result)
-        bar.advance(task)
-    return results
-
-
 def run_orabona2010_fig3(out_dir="olearn-orabona2010-fig3", seed=0, quick=False, n_jobs=None, learners=None,
                          progress=True):
     r"""Run the Fig. 3 reproduction; write the PNG and CSV files into ``out_dir``.
@@ -216,13 +193,13 @@ def run_orabona2010_fig3(out_dir="olearn-orabona2010-fig3", seed=0, quick=False,
     os.makedirs(out_dir, exist_ok=True)
 
     tuning_seed, *rep_seeds = np.random.SeedSequence(seed).spawn(reps + 1)
-    with _progress_bar(progress) as bar:
+    with progress_bar(progress) as bar:
         jobs = [(tuning_seed, n, name, value) for name in learners for value in grid]
-        tuning = np.stack(_in_parallel(_tune, jobs, n_jobs, bar, "tuning on one random set"))
+        tuning = np.stack(in_parallel(_tune, jobs, n_jobs, bar, "tuning on one random set"))
         # (learners * grid, noise levels, orderings) -> (noise levels, orderings, learners, grid)
         tuning = tuning.reshape(len(learners), len(grid), *tuning.shape[1:]).transpose(2, 3, 0, 1)
         chosen = np.asarray(grid)[np.argmin(tuning, axis=3)]  # argmin: ties go to the smaller value
-        curves = _in_parallel(_repetition, [(s, n, learners, chosen) for s in rep_seeds], n_jobs, bar,
+        curves = in_parallel(_repetition, [(s, n, learners, chosen) for s in rep_seeds], n_jobs, bar,
                               f"{reps} repetitions")
     curves = np.stack(curves)  # (reps, noise levels, orderings, learners, rounds)
 
