@@ -23,7 +23,7 @@ from .uniclass import PAUniclass
 
 __version__ = "0.1.0"
 
-_SUBPACKAGES = ("bounds", "data", "experts", "oco")
+_SUBPACKAGES = ("bounds", "data", "distributed", "experts", "oco")
 
 
 def __getattr__(name):
@@ -57,6 +57,7 @@ __all__ = [
     "all_estimators",
     "bounds",
     "data",
+    "distributed",
     "load",
     "run",
 ]

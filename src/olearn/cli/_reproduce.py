@@ -15,7 +15,11 @@ from ._report import table_console
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of every random sequence.")
 @click.option("--quick", is_flag=True, help="A small version that finishes in seconds.")
 @click.option("--list", "list_only", is_flag=True, help="List the reproductions and exit.")
-def reproduce_command(name, out_dir, seed, quick, list_only):
+@click.option("--workers", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Run the repetitions on a local Dask cluster of N worker processes (olearn[distributed]).")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="Run the repetitions on the Dask cluster at ADDRESS (tcp://host:port).")
+def reproduce_command(name, out_dir, seed, quick, list_only, workers, scheduler):
     """Regenerate the experiment NAME: its figure, its numbers, and whether each bound held.
 
     Reproductions of a paper's figure also check the paper's conclusions and
@@ -27,6 +31,11 @@ def reproduce_command(name, out_dir, seed, quick, list_only):
       olearn reproduce --list
       olearn reproduce ucl-experts
       olearn reproduce zinkevich-ogd --quick --out /tmp/ogd
+      olearn reproduce orabona2010-fig3 --workers 8
+
+    With --workers or --scheduler the repetitions run on Dask (through
+    joblib's Dask backend); every repetition draws from its own seed, so the
+    numbers are those of a local run with the same --seed.
     """
     from ..experiments import REPRODUCTIONS, get_reproduction
 
@@ -38,7 +47,10 @@ def reproduce_command(name, out_dir, seed, quick, list_only):
         return
     reproduction = get_reproduction(name)
     out_dir = out_dir or f"olearn-{name}"
-    results = reproduction.run(out_dir, seed=seed, quick=quick)
+    if workers is None and scheduler is None:
+        results = reproduction.run(out_dir, seed=seed, quick=quick)
+    else:
+        results = _run_on_dask(reproduction, out_dir, seed, quick, workers, scheduler)
     if "findings" in results:
         _print_findings(name, results["findings"])
     else:
@@ -50,6 +62,21 @@ def reproduce_command(name, out_dir, seed, quick, list_only):
     broken = [row for row in results["rows"] if _verdict(row.get("bound_holds")) == "NO"]
     if broken:
         raise click.ClickException(f"{len(broken)} bound(s) did not hold; see the table")
+
+
+def _run_on_dask(reproduction, out_dir, seed, quick, workers, scheduler):
+    """Run ``reproduction`` with its joblib repetitions sent to a Dask cluster."""
+    if workers is not None and scheduler is not None:
+        raise click.UsageError("give --workers (a local cluster) or --scheduler (a running one), not both")
+    if not reproduction.runs_in_parallel:
+        raise click.UsageError(f"{reproduction.name} has no repetitions to run in parallel; run it without "
+                               "--workers/--scheduler")
+    import joblib
+
+    from ..distributed import connect
+
+    with connect(workers=workers, scheduler=scheduler), joblib.parallel_backend("dask"):
+        return reproduction.run(out_dir, seed=seed, quick=quick, n_jobs=-1)
 
 
 def _print_rows(name, rows):

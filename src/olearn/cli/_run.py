@@ -1,5 +1,6 @@
-"""``olearn run``: progressive validation of one learner on a file, streamed in chunks."""
+"""``olearn run``: progressive validation of one learner on a file, streamed in chunks, or on Dask over shards."""
 
+import os
 import time
 
 import click
@@ -7,14 +8,16 @@ import click
 from ._app import cli
 from ._learners import (
     ALGORITHM_NAMES,
+    ALGORITHMS,
     BOUNDED,
     check_applicable,
     collect_hyperparameters,
     hyperparameter_options,
     make_estimator,
+    parse_value,
 )
 from ._report import Progress, ProgressiveTable, echo_stdout, summary_lines
-from ._source import DataSource, check_writable, data_options, file_argument
+from ._source import DEFAULT_BITS, DataSource, check_writable, data_options
 
 
 @cli.command("run", short_help="Learn from a file online; print progressive validation.")
@@ -34,9 +37,21 @@ from ._source import DataSource, check_writable, data_options, file_argument
               help="After the run, print the theorem's mistake bound next to the measured value "
                    "(perceptron and the PA family; loads FILE into memory).")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the final summary.")
-@file_argument
+@click.option("--workers", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Learn on a local Dask cluster of N worker processes, one shard per FILE "
+                   "(parameter mixing; --passes epochs). Needs olearn[distributed].")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="Learn on the Dask cluster at ADDRESS (tcp://host:port) instead of a local one.")
+@click.option("--delay", "tau", type=click.IntRange(min=0), default=None, metavar="TAU",
+              help="With --workers/--scheduler: delayed updates, each computed on weights at most TAU "
+                   "rounds stale (perceptron, pa, pa1, pa2, ogd, svm), instead of parameter mixing.")
+@click.option("--mix", "weighting", type=click.Choice(("uniform", "updates")), default="uniform", show_default=True,
+              help="Parameter mixing: average the shards' models uniformly or weighted by their updates.")
+@click.option("--classes", default="-1,1", show_default=True, metavar="A,B",
+              help="With --workers/--scheduler: the two class labels (every shard must encode them alike).")
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, allow_dash=False))
 def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, passes, fmt, n_features, bits,
-                chunk_size, save, bound, quiet, file):
+                chunk_size, save, bound, quiet, workers, scheduler, tau, weighting, classes, files):
     """Learn from FILE online and report progressive validation.
 
     Each example is predicted first and learned second, so the mistakes
@@ -61,12 +76,35 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, p
       olearn run --algo pa2 --format vw --bits 20 clicks.vw
       olearn run --algo ogd --set conservative=true train.svm
       olearn run --algo arow --set r=0.1 train.svm
+
+    With --workers N (a local Dask cluster) or --scheduler ADDRESS, every
+    FILE (several files, or a quoted glob such as 'shards/*.svm') is a shard
+    read in chunks by a worker. By default the shards' models are mixed
+    after each pass (iterative parameter mixing: perceptron, pa, pa1, pa2,
+    ogd, svm, arow, arow-full); --delay TAU learns in one pass with updates
+    computed on weights at most TAU rounds stale (perceptron, pa, pa1, pa2,
+    ogd, svm). See docs/distributed.md.
+
+    \b
+      olearn run --algo pa1 --workers 4 --passes 5 part-*.svm
+      olearn run --algo arow-full --workers 2 --mix updates 'shards/*.svm'
+      olearn run --algo ogd --scheduler tcp://10.0.0.5:8786 --delay 64 part-*.svm
     """
     import olearn
 
     start = time.perf_counter()
     hyperparameters = collect_hyperparameters(C, eta, loss, schedule, radius, settings)
     check_applicable(algo, hyperparameters)
+    if workers is not None or scheduler is not None:
+        return _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, n_features, bits,
+                                chunk_size, save, bound, quiet, workers, scheduler, tau, weighting, classes, start)
+    for name, value in (("--delay", tau), ("--mix", weighting if weighting != "uniform" else None),
+                        ("--classes", classes if classes != "-1,1" else None)):
+        if value is not None:
+            raise click.UsageError(f"{name} applies with --workers or --scheduler only")
+    if len(files) > 1:
+        raise click.UsageError("several files are learned as shards on Dask: add --workers N or --scheduler ADDRESS")
+    (file,) = files
     if bound and algo not in BOUNDED:
         raise click.UsageError(f"--bound applies to {', '.join(BOUNDED)}, not to --algo {algo}")
     if bound and passes > 1:
@@ -105,3 +143,71 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, p
 
         click.echo("")
         click.echo(str(bound_report(est, X, y, result)))
+
+
+def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, n_features, bits, chunk_size, save,
+                     bound, quiet, workers, scheduler, tau, weighting, classes, start):
+    """``olearn run`` on Dask: parameter mixing (``--passes`` epochs), or delayed updates with ``--delay``."""
+    from .. import distributed
+
+    if workers is not None and scheduler is not None:
+        raise click.UsageError("give --workers (a local cluster) or --scheduler (a running one), not both")
+    if bound:
+        raise click.UsageError("--bound describes one serial pass; it cannot be combined with --workers/--scheduler")
+    delayed = tau is not None
+    if delayed and passes > 1:
+        raise click.UsageError("--delay makes one pass; it cannot be combined with --passes")
+    if delayed and weighting != "uniform":
+        raise click.UsageError("--mix applies to parameter mixing, not to --delay")
+    labels = [parse_value(text.strip()) for text in classes.split(",")]
+    if len(labels) != 2 or labels[0] == labels[1]:
+        raise click.BadParameter(f"{classes!r}: expected two different labels A,B", param_hint="'--classes'")
+    if save is not None:
+        check_writable(save, "--save")
+    est = make_estimator(algo, hyperparameters, fit_intercept, _model_n_features(fmt, n_features, bits, files))
+    supported = distributed.DELAYED_LEARNERS if delayed else distributed.MIXING_LEARNERS
+    if type(est).__name__ not in supported:
+        mode = "--delay (delayed updates)" if delayed else "parameter mixing"
+        takers = ", ".join(name for name in ALGORITHM_NAMES if ALGORITHMS[name][0] in supported)
+        raise click.UsageError(f"{mode} supports --algo {takers}; not {algo}")
+    options = {"classes": labels, "chunk_size": chunk_size, "fmt": fmt, "n_features": n_features,
+               "bits": DEFAULT_BITS if bits is None else bits}
+    with distributed.connect(workers=workers, scheduler=scheduler) as client:
+        n_workers = len(client.scheduler_info()["workers"])
+        if delayed:
+            result = distributed.delayed_updates(est, list(files), tau=tau, client=client, **options)
+        else:
+            result = distributed.parameter_mixing(est, list(files), epochs=passes, weighting=weighting,
+                                                  client=client, **options)
+    seconds = time.perf_counter() - start
+    if not quiet and not delayed:
+        click.echo(f"{'epoch':>6} {'examples':>12} {'mistakes':>12} {'mistake rate':>13} {'average loss':>13}")
+        for epoch, totals in enumerate(result.totals.sum(axis=1), start=1):
+            mistakes, loss, _, rounds = totals
+            click.echo(f"{epoch:>6d} {int(rounds):>12d} {int(mistakes):>12d} {mistakes / max(rounds, 1):>13.6f} "
+                       f"{loss / max(rounds, 1):>13.6f}")
+        click.echo("")
+    if result.n_rounds == 0:
+        raise ValueError(f"{', '.join(files)}: hold no examples")
+    table = ProgressiveTable(None)
+    table.add(result)
+    mode = (f"delayed updates, staleness <= {tau} ({result.rows_per_step} rows per shard per step)" if delayed
+            else f"parameter mixing ({weighting})")
+    click.echo(f"{'mode':<14}{mode}")
+    click.echo(f"{'shards':<14}{result.n_shards} on {n_workers} worker{'s' if n_workers != 1 else ''}")
+    for line in summary_lines(table, passes, seconds):
+        click.echo(line)
+    if save is not None:
+        result.estimator.save(save)
+        click.echo(f"{'model':<14}{save}")
+
+
+def _model_n_features(fmt, n_features, bits, files):
+    """The estimator's fixed dimension: --n-features, or 2^bits for VW shards."""
+    if n_features is not None:
+        return n_features
+    from .. import data
+
+    first = files[0]
+    vw = fmt == "vw" or (fmt == "auto" and os.path.isfile(first) and data.detect_format(first) == "vw")
+    return 2 ** (DEFAULT_BITS if bits is None else bits) if vw else None

@@ -1,6 +1,7 @@
 """The paper reproductions that ``olearn reproduce`` runs, by name."""
 
 import importlib
+import inspect
 from dataclasses import dataclass
 
 
@@ -13,10 +14,23 @@ class Reproduction:
     function: str
     summary: str
 
-    def run(self, out_dir, seed=0, quick=False):
-        """Run it; returns its dict of results (``figure``, ``rows``, CSV paths, ...)."""
-        runner = getattr(importlib.import_module(self.module, __package__), self.function)
-        return runner(out_dir, seed=seed, quick=quick)
+    @property
+    def runner(self):
+        """The ``run_*`` function itself."""
+        return getattr(importlib.import_module(self.module, __package__), self.function)
+
+    @property
+    def runs_in_parallel(self):
+        """True when its repetitions run on joblib workers (it takes ``n_jobs``)."""
+        return "n_jobs" in inspect.signature(self.runner).parameters
+
+    def run(self, out_dir, seed=0, quick=False, **options):
+        """Run it; returns its dict of results (``figure``, ``rows``, CSV paths, ...).
+
+        ``options`` go to the runner as they are (``n_jobs=-1``, say, for one
+        that :attr:`runs_in_parallel`).
+        """
+        return self.runner(out_dir, seed=seed, quick=quick, **options)
 
 
 REPRODUCTIONS = {

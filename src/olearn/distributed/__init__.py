@@ -1,0 +1,35 @@
+"""Scaling out on Dask: iterative parameter mixing and delayed updates over sharded data.
+
+Needs Dask's distributed scheduler (``pip install "olearn[distributed]"``),
+imported only when a function here is called.
+
+* :func:`parameter_mixing`: each epoch, every shard makes an online pass from
+  the current model; the models are mixed (McDonald, Hall & Mann 2010).
+  Perceptron, the PA family, OGD / online SVM, AROW.
+* :func:`delayed_updates`: rounds scored on stale weights by the workers and
+  applied in order by a coordinator, with staleness at most tau (Langford,
+  Smola & Zinkevich 2009). Perceptron, the PA family, OGD / online SVM.
+* :func:`make_shards`: how data (files, globs, in-memory pairs, Dask arrays
+  and bags) become shards; :func:`connect`: a client on a local cluster or a
+  remote scheduler.
+
+See docs/distributed.md for the exact semantics.
+"""
+
+from ._cluster import DistributedError, connect
+from ._delayed import delayed_updates
+from ._mixing import parameter_mixing
+from ._models import DELAYED_LEARNERS, MIXING_LEARNERS
+from ._result import DistributedResult
+from ._shards import make_shards
+
+__all__ = [
+    "DELAYED_LEARNERS",
+    "MIXING_LEARNERS",
+    "DistributedError",
+    "DistributedResult",
+    "connect",
+    "delayed_updates",
+    "make_shards",
+    "parameter_mixing",
+]

@@ -1,0 +1,96 @@
+"""Finding Dask: the lazy import, the client a run uses, and a local cluster for the command line.
+
+olearn imports without Dask; only the functions of :mod:`olearn.distributed`
+need it, and they import it when called.
+"""
+
+import contextlib
+
+from ..exceptions import OlearnError
+
+INSTALL_HINT = 'pip install "olearn[distributed]"'
+
+
+class DistributedError(OlearnError, RuntimeError):
+    """A distributed run failed (a worker lost beyond recovery, no cluster to run on); no model is returned."""
+
+
+def require_dask():
+    """The ``distributed`` module, or an ImportError saying how to install it."""
+    try:
+        import distributed
+    except ImportError as err:
+        raise ImportError(f"olearn.distributed needs Dask's distributed scheduler: {INSTALL_HINT}") from err
+    return distributed
+
+
+def resolve_client(client):
+    """``client``, or the Dask client of this process (the one most recently created)."""
+    distributed = require_dask()
+    if client is not None:
+        return client
+    try:
+        return distributed.default_client()
+    except ValueError:
+        raise DistributedError(
+            "no Dask client: create one first (dask.distributed.Client(...), or olearn.distributed.connect()) "
+            "or pass client="
+        ) from None
+
+
+def worker_addresses(client):
+    """The addresses of the workers, sorted: shards are placed on them in this order."""
+    workers = sorted(client.scheduler_info()["workers"])
+    if not workers:
+        raise DistributedError("the Dask cluster has no workers")
+    return workers
+
+
+@contextlib.contextmanager
+def connect(workers=None, scheduler=None, timeout=60):
+    """A Dask client on a new local cluster of ``workers`` processes, or on the scheduler at ``scheduler``.
+
+    The local cluster runs one single-threaded worker process per worker
+    (the compiled kernels hold the GIL while they learn) and is closed on
+    exit; a client of a remote scheduler is closed, the cluster left running.
+
+    Parameters
+    ----------
+    workers : int, optional
+        Start a local cluster of this many worker processes.
+    scheduler : str, optional
+        Address of a running scheduler, e.g. ``tcp://10.0.0.5:8786``.
+    timeout : float, default=60
+        Seconds to wait for the scheduler and the workers.
+
+    Examples
+    --------
+    >>> from olearn.distributed import connect
+    >>> with connect(workers=1) as client:               # doctest: +SKIP
+    ...     len(client.scheduler_info()["workers"])
+    1
+    """
+    distributed = require_dask()
+    if (workers is None) == (scheduler is None):
+        raise ValueError("give exactly one of workers (a local cluster) and scheduler (an address)")
+    if scheduler is not None:
+        client = distributed.Client(scheduler, timeout=timeout)
+        try:
+            yield client
+        finally:
+            client.close()
+        return
+    if workers < 1:
+        raise ValueError(f"workers must be >= 1; got {workers}")
+    cluster = distributed.LocalCluster(
+        n_workers=workers, processes=True, threads_per_worker=1, dashboard_address=":0", timeout=timeout,
+    )
+    try:
+        client = distributed.Client(cluster, timeout=timeout)
+        try:
+            client.wait_for_workers(workers, timeout=timeout)
+            yield client
+        finally:
+            client.close()
+    finally:
+        cluster.close()

@@ -1,0 +1,181 @@
+r"""Iterative parameter mixing on Dask (McDonald, Hall & Mann 2010).
+
+Each epoch, every shard's worker makes one online pass over its shard from
+the current model, and the coordinator mixes the shards' models into the
+next current model (:mod:`._models` gives the rules):
+
+.. math:: w^{(e)} = \sum_i \mu_{i,e}\, w^{(i,e)}, \qquad
+    w^{(i,e)} = \text{OnePass}(\text{shard}_i,\ w^{(e-1)}),
+
+with :math:`\mu_{i,e} = 1/S` (``weighting="uniform"``) or
+:math:`k_{i,e} / \sum_j k_{j,e}` where :math:`k_{i,e}` counts the updates
+shard i made in epoch e (``weighting="updates"``, the paper's
+error-weighted mixing). A shard's pass is one Dask task: a pure function of
+the shard and the current model, so a task lost with its worker is run again
+elsewhere by Dask and gives the same result.
+"""
+
+import copy
+
+import numpy as np
+
+from .._kernels import _codes
+from ._cluster import DistributedError, require_dask, resolve_client
+from ._models import check_supported, mix_states, mixing_weights, start_with_classes
+from ._result import DistributedResult
+from ._shards import DEFAULT_CHUNK_SIZE, make_shards
+
+WEIGHTINGS = ("uniform", "updates")
+
+
+def learn_shard(est, shard):
+    """One online pass of a copy of ``est`` over ``shard``; returns (its state, its totals). Runs on a worker."""
+    from ..evaluate import run
+
+    est = copy.deepcopy(est)  # a scattered model is shared by the tasks of a worker
+    totals = np.zeros(_codes.N_TOTALS)
+    row = 0
+    for X, y in shard.chunks():
+        try:
+            res = run(est, X, y, record=False)
+        except (ValueError, FloatingPointError) as err:
+            raise type(err)(f"{shard.describe()}, chunk from row {row}: {err}") from err
+        totals += (res.n_mistakes, res.cumulative_loss, res.n_updates, res.n_rounds)
+        row += X.shape[0]
+    return est._get_state(), totals
+
+
+def _check_count(name, value):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"{name} must be an integer >= 1; got {value!r}")
+
+
+def parameter_mixing(est, data, *, epochs=1, weighting="uniform", n_shards=None, classes=None, client=None,
+                     chunk_size=DEFAULT_CHUNK_SIZE, fmt="auto", n_features=None, bits=18, timeout=None):
+    r"""Learn ``est`` from sharded data by iterative parameter mixing on a Dask cluster.
+
+    McDonald, Hall & Mann, *Distributed Training Strategies for the Structured
+    Perceptron*, NAACL 2010, Fig. 2: each epoch every shard makes one online
+    pass from the current model and the models are mixed,
+    :math:`w \leftarrow \sum_i \mu_i w_i`. For AROW the precisions are
+    averaged and the means averaged in their weights (see
+    :mod:`olearn.distributed._models`). With one shard this is exactly
+    ``epochs`` passes of the serial learner.
+
+    Parameters
+    ----------
+    est : Perceptron, PAClassifier, OGDClassifier, OnlineSVM or AROW
+        Learns in place from its current model (or from scratch).
+    data : path, glob, list of paths, list of (X, y), (dask X, dask y), dask bag
+        See :func:`make_shards`.
+    epochs : int, default=1
+    weighting : {"uniform", "updates"}, default="uniform"
+    n_shards : int, optional
+        Group the parts of ``data`` into this many shards (default: one per part).
+    classes : pair of labels, optional
+        Both classes; default: those ``est`` learned already, else (-1, 1).
+    client : dask.distributed.Client, optional
+        Default: the current client.
+    chunk_size : int, default=10000
+        Rows read and learned at a time on a worker.
+    fmt, n_features, bits
+        How to read files (format, fixed dimension, VW hash bits).
+    timeout : float, optional
+        Seconds to wait for one epoch before giving up.
+
+    Returns
+    -------
+    DistributedResult
+        Its ``totals`` count each shard's progressive-validation mistakes per epoch.
+
+    Raises
+    ------
+    DistributedError
+        A worker died more often than Dask allows, or the epoch timed out;
+        ``est`` is then left as it was.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dask.distributed import Client                      # doctest: +SKIP
+    >>> from olearn import PAClassifier
+    >>> from olearn.distributed import parameter_mixing
+    >>> client = Client(n_workers=2, threads_per_worker=1)       # doctest: +SKIP
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(400, 5)); y = np.sign(X @ np.arange(1.0, 6.0))
+    >>> shards = [(X[:200], y[:200]), (X[200:], y[200:])]
+    >>> res = parameter_mixing(PAClassifier(), shards, epochs=3)   # doctest: +SKIP
+    >>> res.totals.shape                                          # doctest: +SKIP
+    (3, 2, 4)
+    """
+    distributed = require_dask()
+    kind = check_supported(est, "parameter mixing")
+    _check_count("epochs", epochs)
+    if weighting not in WEIGHTINGS:
+        raise ValueError(f"weighting must be one of {', '.join(WEIGHTINGS)}; got {weighting!r}")
+    shards = make_shards(data, n_shards, chunk_size, fmt, n_features, bits)
+    client = resolve_client(client)
+    before = copy.deepcopy(est.__dict__)
+    totals = np.zeros((epochs, len(shards), _codes.N_TOTALS))
+    mus = np.zeros((epochs, len(shards)))
+    epoch_runner = _Epochs(distributed, client, shards, timeout)
+    try:
+        start_with_classes(est, classes)
+        for epoch in range(epochs):
+            results = epoch_runner.run(est, epoch + 1)
+            states = [state for state, _ in results]
+            totals[epoch] = [shard_totals for _, shard_totals in results]
+            mus[epoch] = mixing_weights(weighting, totals[epoch, :, _codes.T_UPDATES])
+            est._set_state(*mix_states(kind, states, mus[epoch]))
+    except BaseException:
+        est.__dict__.clear()
+        est.__dict__.update(before)
+        raise
+    finally:
+        epoch_runner.close()
+    return DistributedResult(est, "mixing", len(shards), totals, mus)
+
+
+class _Epochs:
+    """Runs the shards' passes of an epoch as Dask tasks.
+
+    The shards are sent to the cluster once (``scatter``), not with every
+    epoch's tasks. A scattered shard lives on one worker only; if that worker
+    dies, the epoch's tasks are cancelled, and the shards are sent again and
+    the epoch run again: its result does not depend on where it runs.
+    """
+
+    attempts = 3
+
+    def __init__(self, distributed, client, shards, timeout):
+        self.distributed, self.client, self.shards, self.timeout = distributed, client, shards, timeout
+        self.scattered = client.scatter(shards, hash=False)
+
+    def run(self, est, epoch):
+        from concurrent.futures import CancelledError
+
+        distributed, client = self.distributed, self.client
+        for attempt in range(1, self.attempts + 1):
+            model = client.scatter(est, broadcast=True, hash=False)
+            futures = [client.submit(learn_shard, model, shard, pure=False) for shard in self.scattered]
+            try:
+                distributed.wait(futures, timeout=self.timeout)
+                return client.gather(futures)
+            except distributed.TimeoutError:
+                raise DistributedError(f"epoch {epoch} did not finish within {self.timeout} s") from None
+            except distributed.KilledWorker as err:
+                raise DistributedError(
+                    f"epoch {epoch}: workers died while learning a shard, more often than Dask retries ({err})"
+                ) from None
+            except CancelledError:
+                if attempt == self.attempts:
+                    raise DistributedError(
+                        f"epoch {epoch}: the workers holding the shards were lost {attempt} times"
+                    ) from None
+                client.cancel(self.scattered)
+                self.scattered = client.scatter(self.shards, hash=False)
+            finally:
+                client.cancel(futures + [model])
+
+    def close(self):
+        self.client.cancel(self.scattered)

@@ -1,0 +1,115 @@
+r"""The learners each distributed mode supports, and how models are mixed.
+
+A model travels as the learner's persistence state (``_get_state`` /
+``_set_state``, the arrays a saved model holds), so that mixing sees plain
+arrays: the weights with the intercept last and, for AROW, the covariance.
+
+Mixing rules (:func:`mix_states`), for mixing weights :math:`\mu_i \ge 0`
+summing to 1:
+
+* linear learners (Perceptron, PA, PA-I, PA-II, OGD, online SVM): the
+  weights are averaged, :math:`w = \sum_i \mu_i w_i` (McDonald, Hall & Mann
+  2010); the round counter of the mixture is the largest of the shards'
+  (each shard's learner counts its own rounds, as in parallel SGD), which
+  only OGD's learning-rate schedule reads;
+* AROW: the Gaussian :math:`\mathcal N(w, \Sigma)` that minimises
+  :math:`\sum_i \mu_i\, \mathrm{KL}(\mathcal N(w, \Sigma) \,\|\, \mathcal N(w_i, \Sigma_i))`:
+  the precisions are averaged, :math:`\Sigma^{-1} = \sum_i \mu_i \Sigma_i^{-1}`,
+  and the means are averaged in the precision's weights,
+  :math:`w = \Sigma \sum_i \mu_i \Sigma_i^{-1} w_i` (entry by entry for a
+  diagonal covariance). A feature a shard never saw has mean 0 and
+  variance 1 there, as in a fresh learner.
+
+The mixture of a single model is that model, bit for bit.
+"""
+
+import numpy as np
+
+from .._kernels import _codes
+
+DELAYED_LEARNERS = ("Perceptron", "PAClassifier", "OGDClassifier", "OnlineSVM")
+MIXING_LEARNERS = (*DELAYED_LEARNERS, "AROW")
+
+
+def _kind(est):
+    from ..linear._base import BinaryLinearClassifier
+    from ..second_order import AROW
+
+    if isinstance(est, AROW):
+        return "arow"
+    if isinstance(est, BinaryLinearClassifier):
+        return "linear"
+    return None
+
+
+def check_supported(est, mode):
+    """Refuse a learner the mode has no rule for, naming those it has."""
+    supported = DELAYED_LEARNERS if mode == "delayed updates" else MIXING_LEARNERS
+    kind = _kind(est)
+    if kind is None or (mode == "delayed updates" and kind != "linear"):
+        raise ValueError(
+            f"{mode} supports {', '.join(supported)}; not {type(est).__name__}"
+        )
+    return kind
+
+
+def start_with_classes(est, classes):
+    """Start ``est`` (if needed) knowing both classes, so that every shard encodes the labels alike."""
+    if est._is_started() and est.classes_.size == 2:
+        if classes is not None and not np.array_equal(np.unique(np.asarray(classes)), est.classes_):
+            raise ValueError(f"classes={list(classes)} differs from the classes {list(est.classes_)} already learned")
+        return
+    classes = (-1, 1) if classes is None else classes
+    est.partial_fit(np.empty((0, 0)), np.empty(0), classes=classes)
+
+
+def _padded(vector, n, fill):
+    """A weight (or variance) vector of n features plus the intercept last."""
+    out = np.full(n + 1, fill)
+    out[: vector.size - 1] = vector[:-1]
+    out[n] = vector[-1]
+    return out
+
+
+def _padded_matrix(matrix, n):
+    out = np.eye(n + 1)
+    keep = np.append(np.arange(matrix.shape[0] - 1), n)
+    out[np.ix_(keep, keep)] = matrix
+    return out
+
+
+def mix_states(kind, states, mu):
+    """One (arrays, scalars) state from the shards' states, mixed with the weights ``mu``."""
+    if len(states) == 1:
+        return states[0]
+    n = max(scalars["n_features_in"] for _, scalars in states)
+    first_arrays = states[0][0]
+    if kind == "linear":
+        w = sum(m * _padded(a["weights"] * a["state"][_codes.S_SCALE], n, 0.0) for m, (a, _) in zip(mu, states))
+        rounds = max(a["state"][_codes.S_T] for a, _ in states)
+        state = np.array([rounds, 1.0, float(w @ w)])
+        return {"weights": w, "state": state, "classes": first_arrays["classes"]}, {"n_features_in": n}
+    rounds = max(a["state"][0] for a, _ in states)
+    if first_arrays["covariance"].ndim == 1:
+        precisions = [1.0 / _padded(a["covariance"], n, 1.0) for a, _ in states]
+        precision = sum(m * p for m, p in zip(mu, precisions))
+        weighted = sum(m * p * _padded(a["weights"], n, 0.0) for m, p, (a, _) in zip(mu, precisions, states))
+        covariance = 1.0 / precision
+        w = covariance * weighted
+    else:
+        precisions = [np.linalg.inv(_padded_matrix(a["covariance"], n)) for a, _ in states]
+        precision = sum(m * p for m, p in zip(mu, precisions))
+        weighted = sum(m * (p @ _padded(a["weights"], n, 0.0)) for m, p, (a, _) in zip(mu, precisions, states))
+        covariance = np.linalg.inv(precision)
+        covariance = 0.5 * (covariance + covariance.T)
+        w = np.linalg.solve(precision, weighted)
+    arrays = {"weights": w, "covariance": covariance, "state": np.array([rounds]), "classes": first_arrays["classes"]}
+    return arrays, {"n_features_in": n}
+
+
+def mixing_weights(weighting, updates):
+    """mu_i: uniform, or proportional to the updates each shard made (uniform if none made any)."""
+    updates = np.asarray(updates, dtype=np.float64)
+    if weighting == "updates" and updates.sum() > 0:
+        return updates / updates.sum()
+    return np.full(updates.size, 1.0 / updates.size)

@@ -1,0 +1,70 @@
+"""What a distributed run returns."""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .._kernels import _codes
+
+
+@dataclass(frozen=True)
+class DistributedResult:
+    """The learned model and the progressive-validation totals of a distributed run.
+
+    Attributes
+    ----------
+    estimator : olearn estimator
+        The learner passed in, now holding the final model.
+    mode : str
+        ``"mixing"`` or ``"delayed"``.
+    n_shards : int
+    totals : ndarray, shape (epochs, shards, 4)
+        Per epoch and shard: mistakes, cumulative loss, updates, rounds (the
+        columns ``T_MISTAKES``, ``T_LOSS``, ``T_UPDATES``, ``T_ROUNDS`` of
+        :mod:`olearn._kernels._codes`). The delayed mode has one epoch.
+        Each round is predicted before it is learned, on the weights the
+        round was learned from (a shard's own model when mixing; the stale
+        snapshot in the delayed mode).
+    mixing_weights : ndarray, shape (epochs, shards)
+        The weights mu of each mixing (empty for the delayed mode).
+    tau : int or None
+        The staleness bound of the delayed mode.
+    rows_per_step : int or None
+        Rows each shard scores per step of the delayed mode.
+    """
+
+    estimator: object
+    mode: str
+    n_shards: int
+    totals: np.ndarray = field(repr=False)
+    mixing_weights: np.ndarray = field(repr=False)
+    tau: object = None
+    rows_per_step: object = None
+
+    def _total(self, column):
+        return self.totals[:, :, column].sum()
+
+    @property
+    def n_rounds(self):
+        return int(self._total(_codes.T_ROUNDS))
+
+    @property
+    def n_mistakes(self):
+        return int(self._total(_codes.T_MISTAKES))
+
+    @property
+    def n_updates(self):
+        return int(self._total(_codes.T_UPDATES))
+
+    @property
+    def cumulative_loss(self):
+        return float(self._total(_codes.T_LOSS))
+
+    @property
+    def mistake_rate(self):
+        """Mistakes per round over every epoch (0 for an empty run)."""
+        return self.n_mistakes / self.n_rounds if self.n_rounds else 0.0
+
+    @property
+    def average_loss(self):
+        return self.cumulative_loss / self.n_rounds if self.n_rounds else 0.0

@@ -1,0 +1,224 @@
+"""Shards: the parts of a data set that the workers read, in chunks, on their own.
+
+Data come as *parts* in a fixed order: files (one path, several, or a glob),
+``(X, y)`` pairs in memory, the row blocks of a Dask array pair ``(X, y)``,
+or the partitions of a Dask bag of ``(x, y)`` examples. A shard is a run of
+consecutive parts (``n_shards`` groups them; by default each part is a shard),
+and it is read on a worker chunk by chunk: LIBSVM and VW files through
+:func:`olearn.data.iter_libsvm` / :func:`olearn.data.iter_vw`, so a shard
+never needs to fit in a worker's memory; a Dask partition is computed on the
+worker when its turn comes. Results depend on the shards, never on which
+worker reads which shard.
+"""
+
+import glob
+import itertools
+import os
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._validation import check_row
+
+DEFAULT_CHUNK_SIZE = 10_000
+
+
+@dataclass(frozen=True)
+class FilePart:
+    """A data file, read in chunks (LIBSVM, VW) or whole (CSV, olearn cache)."""
+
+    path: str
+    format: str = "auto"
+    n_features: object = None
+    bits: int = 18
+
+    def chunks(self, chunk_size):
+        from .. import data
+
+        fmt = data.detect_format(self.path) if self.format == "auto" else self.format
+        if fmt == "libsvm":
+            yield from data.iter_libsvm(self.path, chunk_size=chunk_size, n_features=self.n_features)
+        elif fmt == "vw":
+            for X, y, _ in data.iter_vw(self.path, chunk_size=chunk_size, n_bits=self.bits):
+                yield X, y
+        else:
+            X, y = (data.load_csv if fmt == "csv" else data.load_cache)(self.path)[:2]
+            yield from _sliced(X, y, chunk_size)
+
+
+@dataclass(frozen=True)
+class MemoryPart:
+    """An ``(X, y)`` pair held in memory."""
+
+    X: object
+    y: object
+
+    def chunks(self, chunk_size):
+        yield from _sliced(self.X, self.y, chunk_size)
+
+
+@dataclass(frozen=True)
+class DaskArrayPart:
+    """One row block of a Dask array pair, as two ``dask.delayed`` objects computed on the worker."""
+
+    X: object
+    y: object
+
+    def chunks(self, chunk_size):
+        import dask
+
+        X, y = dask.compute(self.X, self.y, scheduler="sync")
+        yield from _sliced(X, y, chunk_size)
+
+
+@dataclass(frozen=True)
+class DaskBagPart:
+    """One partition of a Dask bag of ``(x, y)`` examples (x a dict, a 1-d array or a sparse row)."""
+
+    partition: object
+
+    def chunks(self, chunk_size):
+        import dask
+
+        (examples,) = dask.compute(self.partition, scheduler="sync")
+        examples = list(examples)
+        for lo in range(0, len(examples), chunk_size):
+            yield _examples_to_csr(examples[lo : lo + chunk_size])
+
+
+@dataclass(frozen=True)
+class Shard:
+    """Consecutive parts read one after the other; ``number`` is the shard's place in the data."""
+
+    number: int
+    parts: tuple
+    chunk_size: int = DEFAULT_CHUNK_SIZE
+
+    def chunks(self):
+        """Yield the shard's ``(X, y)`` chunks in order, at most ``chunk_size`` rows each."""
+        for part in self.parts:
+            yield from part.chunks(self.chunk_size)
+
+    def describe(self):
+        names = [os.path.basename(p.path) if isinstance(p, FilePart) else type(p).__name__ for p in self.parts]
+        shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
+        return f"shard {self.number} ({shown})"
+
+
+def _sliced(X, y, chunk_size):
+    X = X if sp.issparse(X) else np.asarray(X)
+    y = np.asarray(y)
+    if X.shape[0] != y.shape[0]:
+        raise ValueError(f"a part has {X.shape[0]} rows in X and {y.shape[0]} labels in y")
+    for lo in range(0, X.shape[0], chunk_size):
+        yield X[lo : lo + chunk_size], y[lo : lo + chunk_size]
+
+
+def _examples_to_csr(examples):
+    """``(x, y)`` examples as one CSR chunk and its labels."""
+    indptr, indices, data, labels = [0], [], [], []
+    width = 0
+    for row, example in enumerate(examples):
+        try:
+            x, label = example
+        except (TypeError, ValueError):
+            raise ValueError(f"bag element {row} of a partition is not an (x, y) pair") from None
+        idx, values, n_features = check_row(x)
+        order = np.argsort(idx, kind="stable")
+        indices.append(idx[order])
+        data.append(values[order])
+        indptr.append(indptr[-1] + idx.size)
+        labels.append(label)
+        width = max(width, n_features)
+    X = sp.csr_matrix(
+        (np.concatenate(data) if data else np.empty(0), np.concatenate(indices) if indices else np.empty(0, int),
+         np.asarray(indptr)),
+        shape=(len(examples), width),
+    )
+    return X, np.asarray(labels)
+
+
+def _file_parts(paths, fmt, n_features, bits):
+    found = []
+    for path in paths:
+        path = os.fspath(path)
+        if not os.path.exists(path) and glob.has_magic(path):
+            matches = sorted(glob.glob(path))
+            if not matches:
+                raise FileNotFoundError(f"{path}: no file matches this pattern")
+            found.extend(matches)
+        elif not os.path.isfile(path):
+            raise FileNotFoundError(f"{path}: no such file")
+        else:
+            found.append(path)
+    return [FilePart(path, fmt, n_features, bits) for path in found]
+
+
+def _dask_parts(data):
+    """Parts of a Dask bag, or of a pair of Dask arrays; None for anything else."""
+    try:
+        import dask.array as da
+        import dask.bag as db
+    except ImportError:
+        return None
+    if isinstance(data, db.Bag):
+        return [DaskBagPart(partition) for partition in data.to_delayed()]
+    if isinstance(data, tuple) and len(data) == 2 and isinstance(data[0], da.Array):
+        X, y = data
+        if X.ndim != 2:
+            raise ValueError(f"X must be a 2-d Dask array; got {X.ndim} dimensions")
+        y = y if isinstance(y, da.Array) else da.from_array(np.asarray(y), chunks=(X.chunks[0],))
+        if y.shape[0] != X.shape[0]:
+            raise ValueError(f"X has {X.shape[0]} rows and y {y.shape[0]} labels")
+        X = X.rechunk({1: -1})
+        y = y.rechunk({0: X.chunks[0]})
+        return [DaskArrayPart(xb, yb) for xb, yb in zip(X.to_delayed()[:, 0], y.to_delayed())]
+    return None
+
+
+def make_shards(data, n_shards=None, chunk_size=DEFAULT_CHUNK_SIZE, fmt="auto", n_features=None, bits=18):
+    """Split ``data`` into shards.
+
+    Parameters
+    ----------
+    data : path, glob, list of paths, list of (X, y), (dask X, dask y) or dask bag
+    n_shards : int, optional
+        Group the parts into this many shards of consecutive parts (as equal
+        in number of parts as possible); default: one shard per part.
+    chunk_size : int
+        Rows per chunk read on a worker.
+    fmt, n_features, bits
+        How to read files (as in :func:`olearn.data.read_any`; ``bits`` for VW).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from olearn.distributed import make_shards
+    >>> parts = [(np.eye(2), [1, -1]), (np.eye(2), [-1, 1]), (np.eye(2), [1, 1])]
+    >>> [len(shard.parts) for shard in make_shards(parts, n_shards=2)]
+    [2, 1]
+    """
+    if isinstance(chunk_size, bool) or not isinstance(chunk_size, (int, np.integer)) or chunk_size < 1:
+        raise ValueError(f"chunk_size must be an integer >= 1; got {chunk_size!r}")
+    parts = _dask_parts(data)
+    if parts is None:
+        if isinstance(data, (str, os.PathLike)):
+            parts = _file_parts([data], fmt, n_features, bits)
+        elif isinstance(data, (list, tuple)) and data and all(isinstance(p, (str, os.PathLike)) for p in data):
+            parts = _file_parts(data, fmt, n_features, bits)
+        elif isinstance(data, (list, tuple)) and data and all(isinstance(p, tuple) and len(p) == 2 for p in data):
+            parts = [MemoryPart(X, y) for X, y in data]
+        else:
+            raise TypeError(
+                "data must be a file path, a glob, a list of paths, a list of (X, y) pairs, "
+                "a pair of Dask arrays (X, y) or a Dask bag of (x, y) examples"
+            )
+    if not parts:
+        raise ValueError("data has no parts")
+    if n_shards is None:
+        n_shards = len(parts)
+    if isinstance(n_shards, bool) or not isinstance(n_shards, (int, np.integer)) or not 1 <= n_shards <= len(parts):
+        raise ValueError(f"n_shards must be an integer from 1 to the number of parts ({len(parts)}); got {n_shards!r}")
+    bounds = np.linspace(0, len(parts), n_shards + 1).round().astype(int)
+    return [Shard(i, tuple(parts[lo:hi]), int(chunk_size)) for i, (lo, hi) in enumerate(itertools.pairwise(bounds))]

@@ -1,0 +1,149 @@
+"""``olearn run`` and ``olearn reproduce`` on Dask (--workers / --scheduler), against the local runs."""
+
+import re
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from sklearn.datasets import dump_svmlight_file
+
+pytest.importorskip("distributed")
+
+import olearn
+from olearn.cli import cli
+
+TIMEOUT = 60
+
+
+@pytest.fixture(scope="module")
+def scheduler():
+    from distributed import Client, LocalCluster
+
+    cluster = LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None, timeout=TIMEOUT)
+    client = Client(cluster, timeout=TIMEOUT)
+    client.wait_for_workers(2, timeout=TIMEOUT)
+    yield cluster.scheduler_address
+    client.close(timeout=TIMEOUT)
+    cluster.close(timeout=TIMEOUT)
+
+
+@pytest.fixture
+def shards(tmp_path):
+    """Two LIBSVM shards of one stream: (paths, X, y)."""
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(240, 6)) / 2.5
+    y = np.where(X @ rng.normal(size=6) + 0.2 * rng.normal(size=240) > 0, 1.0, -1.0)
+    paths = []
+    for i, (lo, hi) in enumerate(((0, 130), (130, 240))):
+        path = tmp_path / f"part-{i}.svm"
+        dump_svmlight_file(X[lo:hi], y[lo:hi], str(path), zero_based=False)
+        paths.append(str(path))
+    return paths, X, y
+
+
+def summary(output, name):
+    match = re.search(rf"^{name}\s+(.+)$", output, re.MULTILINE)
+    assert match, output
+    return match.group(1)
+
+
+def invoke(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args])
+
+
+def test_delay_zero_on_one_shard_prints_the_serial_run(scheduler, shards):
+    paths, _, _ = shards
+    serial = invoke("run", "--algo", "ogd", "--radius", "0.5", "--quiet", paths[0])
+    on_dask = invoke("run", "--algo", "ogd", "--radius", "0.5", "--quiet", "--scheduler", scheduler, "--delay", 0, paths[0])
+    assert serial.exit_code == 0 and on_dask.exit_code == 0, on_dask.output
+    for name in ("examples", "mistakes", "average loss", "updates"):
+        assert summary(on_dask.output, name) == summary(serial.output, name)
+    assert "staleness <= 0" in summary(on_dask.output, "mode")
+
+
+def test_mixing_two_shards_saves_the_mixed_model(scheduler, shards, tmp_path):
+    paths, X, y = shards
+    model = tmp_path / "mixed.npz"
+    result = invoke("run", "--algo", "pa1", "-C", "0.5", "--passes", 2, "--scheduler", scheduler, "--save", model, *paths)
+    assert result.exit_code == 0, result.output
+    w = np.zeros(6)
+    for _ in range(2):
+        wa = _pa1_pass(X[:130], y[:130], w, 0.5)
+        wb = _pa1_pass(X[130:], y[130:], w, 0.5)
+        w = 0.5 * (wa + wb)
+    np.testing.assert_allclose(olearn.load(model).coef_[0], w, rtol=1e-10, atol=1e-12)
+    epochs = re.findall(r"^\s+([12])\s+(\d+)\s+(\d+)", result.output, re.MULTILINE)
+    assert [(e, n) for e, n, _ in epochs] == [("1", "240"), ("2", "240")]
+    assert summary(result.output, "shards") == "2 on 2 workers"
+    assert summary(result.output, "examples") == "480"
+
+
+def _pa1_pass(X, y, w, C):
+    """PA-I (Crammer et al. 2006, Fig. 1) from w."""
+    w = w.copy()
+    for x, label in zip(X, y):
+        loss = max(0.0, 1.0 - label * (w @ x))
+        if loss > 0.0:
+            w = w + min(C, loss / (x @ x)) * label * x
+    return w
+
+
+def test_a_quoted_glob_on_a_new_local_cluster(shards, tmp_path):
+    assert len(shards[0]) == 2
+    pattern = str(tmp_path / "part-*.svm")
+    result = invoke("run", "--algo", "arow-full", "--workers", 1, "--quiet", "--mix", "updates", pattern)
+    assert result.exit_code == 0, result.output
+    assert summary(result.output, "shards") == "2 on 1 worker"
+    assert summary(result.output, "mode") == "parameter mixing (updates)"
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--algo", "arow", "--delay", "3"], r"--delay \(delayed updates\) supports --algo perceptron, pa, pa1, pa2, ogd, svm; not arow"),
+        (["--algo", "winnow"], r"parameter mixing supports --algo perceptron, .*arow, arow-full; not winnow"),
+        (["--algo", "pa", "--delay", "1", "--passes", "2"], "--delay makes one pass"),
+        (["--algo", "pa", "--bound"], "--bound describes one serial pass"),
+        (["--algo", "pa", "--workers", "2"], "give --workers .* not both"),
+    ],
+)
+def test_modes_refuse_what_they_cannot_do(scheduler, shards, args, message):
+    paths, _, _ = shards
+    result = invoke("run", "--scheduler", scheduler, *args, *paths)
+    assert result.exit_code == 2, result.output
+    assert re.search(message, result.output), result.output
+
+
+def test_dask_options_need_a_cluster(shards):
+    paths, _, _ = shards
+    result = invoke("run", "--algo", "pa", *paths)
+    assert result.exit_code == 2 and "add --workers N or --scheduler ADDRESS" in result.output
+    result = invoke("run", "--algo", "pa", "--delay", 3, paths[0])
+    assert result.exit_code == 2 and "--delay applies with --workers or --scheduler only" in result.output
+
+
+def test_labels_outside_the_classes_are_a_one_line_error(scheduler, tmp_path):
+    path = tmp_path / "zero-one.svm"
+    path.write_text("1 1:0.5\n0 2:1\n")
+    result = invoke("run", "--algo", "pa", "--scheduler", scheduler, path)
+    assert result.exit_code == 1
+    assert "not one of the classes" in result.output or "third class" in result.output
+    assert "Traceback" not in result.output
+    assert invoke("run", "--algo", "pa", "--scheduler", scheduler, "--classes", "0,1", path).exit_code == 0
+
+
+@pytest.mark.parametrize("name", ["crammer2006-fig5", "orabona2010-fig3"])
+def test_reproduce_on_dask_writes_the_local_numbers(scheduler, tmp_path, name):
+    local = invoke("reproduce", name, "--quick", "--out", tmp_path / "local")
+    on_dask = invoke("reproduce", name, "--quick", "--out", tmp_path / "dask", "--scheduler", scheduler)
+    assert local.exit_code == 0 and on_dask.exit_code == 0, on_dask.output
+    written = sorted(p.name for p in (tmp_path / "local").glob("*.csv"))
+    assert written and written == sorted(p.name for p in (tmp_path / "dask").glob("*.csv"))
+    for csv_name in written:
+        assert (tmp_path / "dask" / csv_name).read_text() == (tmp_path / "local" / csv_name).read_text()
+
+
+def test_reproduce_without_repetitions_refuses_workers(scheduler, tmp_path):
+    result = invoke("reproduce", "zinkevich-ogd", "--quick", "--out", tmp_path, "--scheduler", scheduler)
+    assert result.exit_code == 2
+    assert "zinkevich-ogd has no repetitions to run in parallel" in result.output

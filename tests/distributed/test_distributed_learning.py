@@ -1,0 +1,446 @@
+"""olearn.distributed on a local Dask cluster of two worker processes.
+
+References: the serial learners (one shard, tau = 0 and mixing with one shard
+must reproduce them bit for bit) and plain NumPy transcriptions, below, of
+iterative parameter mixing (McDonald, Hall & Mann 2010, Fig. 2), of AROW
+(Crammer, Kulesza & Dredze 2009, Fig. 1) with the KL mixing rule, and of the
+delayed-update schedule documented in olearn.distributed._delayed.
+"""
+
+import itertools
+import os
+import signal
+import threading
+import time
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+pytest.importorskip("distributed")
+
+from sklearn.datasets import dump_svmlight_file
+
+from olearn import run
+from olearn.distributed import (
+    DistributedError,
+    delayed_updates,
+    make_shards,
+    parameter_mixing,
+)
+from olearn.linear import OGDClassifier, OnlineSVM, PAClassifier, Perceptron
+from olearn.second_order import AROW, NAROW
+
+TIMEOUT = 60
+
+
+@pytest.fixture(scope="module")
+def client():
+    from distributed import Client, LocalCluster
+
+    cluster = LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None, timeout=TIMEOUT)
+    client = Client(cluster, timeout=TIMEOUT)
+    client.wait_for_workers(2, timeout=TIMEOUT)
+    yield client
+    client.close(timeout=TIMEOUT)
+    cluster.close(timeout=TIMEOUT)
+
+
+def stream(n, d, seed, noise=0.1):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)) / np.sqrt(d)
+    y = np.where(X @ rng.normal(size=d) > 0, 1, -1)
+    flip = rng.random(n) < noise
+    y[flip] = -y[flip]
+    return X, y
+
+
+def split(X, y, sizes):
+    bounds = np.cumsum([0, *sizes])
+    return [(X[lo:hi], y[lo:hi]) for lo, hi in itertools.pairwise(bounds)]
+
+
+# -- NumPy oracles -------------------------------------------------------------
+
+
+def pa_pass(X, y, w, variant, C):
+    """One pass of PA / PA-I / PA-II (Crammer et al. 2006, Fig. 1) from w; returns (w, updates)."""
+    w = w.copy()
+    updates = 0
+    for x, label in zip(X, y):
+        loss = max(0.0, 1.0 - label * (w @ x))
+        sq = x @ x
+        if loss == 0.0 or sq == 0.0:
+            continue
+        tau = {"pa": loss / sq, "pa1": min(C, loss / sq), "pa2": loss / (sq + 1.0 / (2.0 * C))}[variant]
+        w = w + tau * label * x
+        updates += 1
+    return w, updates
+
+
+def arow_pass(X, y, w, sigma, r):
+    """One pass of AROW (Crammer, Kulesza & Dredze 2009, Fig. 1) from (w, Sigma); returns (w, Sigma, updates)."""
+    w, sigma = w.copy(), sigma.copy()
+    updates = 0
+    for x, label in zip(X, y):
+        loss = max(0.0, 1.0 - label * (w @ x))
+        if loss == 0.0:
+            continue
+        v = x @ sigma @ x
+        beta = 1.0 / (v + r)
+        w = w + loss * beta * label * (sigma @ x)
+        sigma = sigma - beta * np.outer(sigma @ x, sigma @ x)
+        updates += 1
+    return w, sigma, updates
+
+
+def mixing_oracle(shards, epochs, weighting, local_pass, start):
+    """Iterative parameter mixing: every epoch, a pass per shard from the current model, then a weighted average."""
+    model = start
+    for _ in range(epochs):
+        outcomes = [local_pass(X, y, model) for X, y in shards]
+        updates = np.array([outcome[-1] for outcome in outcomes], dtype=float)
+        mu = updates / updates.sum() if weighting == "updates" and updates.sum() > 0 else np.full(len(shards), 1 / len(shards))
+        model = local_mix([outcome[:-1] for outcome in outcomes], mu)
+    return model
+
+
+def local_mix(models, mu):
+    if len(models[0]) == 1:
+        return (sum(m * w for m, (w,) in zip(mu, models)),)
+    precision = sum(m * np.linalg.inv(s) for m, (_, s) in zip(mu, models))
+    mean = np.linalg.solve(precision, sum(m * np.linalg.inv(s) @ w for m, (w, s) in zip(mu, models)))
+    return mean, np.linalg.inv(precision)
+
+
+def delayed_oracle(shards, tau, step_of):
+    """Rounds scored on the snapshot taken at the start of their step, applied in round-robin order."""
+    S = len(shards)
+    b = (tau + 1) // S
+    w = np.zeros(shards[0][0].shape[1])
+    t, mistakes = 0, 0
+    position = [0] * S
+    while any(position[s] < len(shards[s][1]) for s in range(S)):
+        snapshot = w.copy()
+        blocks = []
+        for s, (X, y) in enumerate(shards):
+            blocks.append((X[position[s] : position[s] + b], y[position[s] : position[s] + b]))
+            position[s] += b
+        for k in range(b):
+            for X, y in blocks:
+                if k < len(y):
+                    t += 1
+                    margin = y[k] * (snapshot @ X[k])
+                    mistakes += margin <= 0
+                    w = step_of(w, X[k], y[k], margin, t)
+    return w, mistakes
+
+
+def pa1_step(C):
+    def step(w, x, label, margin, t):
+        loss = max(0.0, 1.0 - margin)
+        return w + min(C, loss / (x @ x)) * label * x
+
+    return step
+
+
+def ogd_step(eta, radius):
+    def step(w, x, label, margin, t):
+        if margin < 1.0:
+            w = w + eta / np.sqrt(t) * label * x
+        norm = np.linalg.norm(w)
+        return w * (radius / norm) if norm > radius else w
+
+    return step
+
+
+# -- the serial learner, reproduced --------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: PAClassifier(variant="pa1", C=0.5),
+        lambda: Perceptron(fit_intercept=True),
+        lambda: OGDClassifier(radius=0.3, fit_intercept=True),
+    ],
+)
+def test_one_shard_with_tau_zero_is_the_serial_learner_bit_for_bit(client, make):
+    X, y = stream(90, 5, seed=1)
+    serial = run(make(), X, y, record=False)
+    res = delayed_updates(make(), [(sp.csr_matrix(X), y)], tau=0, chunk_size=37, timeout=TIMEOUT)
+    assert np.array_equal(res.estimator.coef_, serial_model(make, X, y).coef_)
+    assert np.array_equal(res.estimator.intercept_, serial_model(make, X, y).intercept_)
+    assert (res.n_mistakes, res.n_updates, res.n_rounds) == (serial.n_mistakes, serial.n_updates, serial.n_rounds)
+    assert res.cumulative_loss == serial.cumulative_loss
+    assert res.rows_per_step == 1
+
+
+def serial_model(make, X, y, passes=1):
+    est = make()
+    for _ in range(passes):
+        est.partial_fit(X, y)
+    return est
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: PAClassifier(variant="pa2", C=0.1),
+        lambda: Perceptron(),
+        lambda: AROW(r=0.5),
+        lambda: AROW(r=0.5, covariance="diag", fit_intercept=True),
+        lambda: OnlineSVM(radius=1.0),
+    ],
+)
+def test_mixing_one_shard_is_the_serial_learner_bit_for_bit(client, make, tmp_path):
+    X, y = stream(400, 6, seed=2)
+    path = tmp_path / "one.svm"
+    dump_svmlight_file(X, y, str(path), zero_based=True)
+    from olearn.data import load_libsvm
+
+    Xf, yf = load_libsvm(str(path))
+    res = parameter_mixing(make(), str(path), epochs=3, chunk_size=64, timeout=TIMEOUT)
+    serial = serial_model(make, Xf, yf, passes=3)
+    assert np.array_equal(res.estimator.coef_, serial.coef_)
+    assert np.array_equal(res.estimator.intercept_, serial.intercept_)
+    if isinstance(serial, AROW):
+        assert np.array_equal(res.estimator.covariance_, serial.covariance_)
+    assert res.totals.shape == (3, 1, 4)
+    assert res.totals[:, 0, 3].tolist() == [400, 400, 400]
+
+
+# -- mixing and delays, against the oracles --------------------------------------
+
+
+@pytest.mark.parametrize("weighting", ["uniform", "updates"])
+def test_pa_mixing_of_three_shards_matches_the_oracle(client, weighting):
+    X, y = stream(300, 5, seed=3)
+    shards = split(X, y, (120, 100, 80))
+    res = parameter_mixing(PAClassifier(variant="pa1", C=0.2), shards, epochs=3, weighting=weighting, timeout=TIMEOUT)
+    (w,) = mixing_oracle(shards, 3, weighting, lambda X, y, m: pa_pass(X, y, m[0], "pa1", 0.2), (np.zeros(5),))
+    np.testing.assert_allclose(res.estimator.coef_[0], w, rtol=1e-10, atol=1e-12)
+    assert res.mixing_weights.shape == (3, 3)
+    np.testing.assert_allclose(res.mixing_weights.sum(axis=1), 1.0)
+
+
+@pytest.mark.parametrize("weighting", ["uniform", "updates"])
+def test_arow_mixing_averages_precisions_as_the_oracle_does(client, weighting):
+    X, y = stream(240, 4, seed=4)
+    shards = split(X, y, (140, 100))
+    res = parameter_mixing(AROW(r=1.0), shards, epochs=2, weighting=weighting, timeout=TIMEOUT)
+    w, sigma = mixing_oracle(shards, 2, weighting, lambda X, y, m: arow_pass(X, y, *m, 1.0), (np.zeros(4), np.eye(4)))
+    np.testing.assert_allclose(res.estimator.coef_[0], w, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(res.estimator.covariance_, sigma, rtol=1e-9, atol=1e-12)
+
+
+def test_diagonal_arow_mixing_averages_each_feature_s_precision(client):
+    X, y = stream(200, 3, seed=5)
+    shards = split(X, y, (100, 100))
+    a, b = (AROW(r=1.0, covariance="diag").fit(*shard) for shard in shards)
+    precision = 0.5 / a.covariance_ + 0.5 / b.covariance_
+    mean = (0.5 / a.covariance_ * a.coef_[0] + 0.5 / b.covariance_ * b.coef_[0]) / precision
+    res = parameter_mixing(AROW(r=1.0, covariance="diag"), shards, timeout=TIMEOUT)
+    np.testing.assert_allclose(res.estimator.covariance_, 1.0 / precision, rtol=1e-12)
+    np.testing.assert_allclose(res.estimator.coef_[0], mean, rtol=1e-12)
+
+
+def test_shards_of_different_widths_are_mixed_with_zero_weights_for_unseen_features(client):
+    X, y = stream(100, 6, seed=6)
+    shards = [(X[:50, :3], y[:50]), (X[50:], y[50:])]
+    res = parameter_mixing(PAClassifier(), shards, timeout=TIMEOUT)
+    wa, _ = pa_pass(X[:50, :3], y[:50], np.zeros(3), "pa1", 1.0)
+    wb, _ = pa_pass(X[50:], y[50:], np.zeros(6), "pa1", 1.0)
+    np.testing.assert_allclose(res.estimator.coef_[0], 0.5 * np.append(wa, np.zeros(3)) + 0.5 * wb, rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "make, step",
+    [
+        (lambda: PAClassifier(variant="pa1", C=0.3), pa1_step(0.3)),
+        (lambda: OGDClassifier(eta=0.7, radius=0.8), ogd_step(0.7, 0.8)),
+    ],
+)
+@pytest.mark.parametrize("tau", [1, 6])
+def test_delayed_updates_follow_the_documented_schedule(client, make, step, tau):
+    X, y = stream(130, 4, seed=7)
+    shards = split(X, y, (70, 60))
+    res = delayed_updates(make(), shards, tau=tau, timeout=TIMEOUT)
+    w, mistakes = delayed_oracle(shards, tau, step)
+    np.testing.assert_allclose(res.estimator.coef_[0], w, rtol=1e-10, atol=1e-12)
+    assert res.n_mistakes == mistakes
+    assert res.rows_per_step == (tau + 1) // 2
+    assert res.totals[0, :, 3].tolist() == [70, 60]
+
+
+def test_results_depend_on_the_shards_only(client):
+    X, y = stream(600, 5, seed=8)
+    shards = split(X, y, (200, 200, 200))
+    first = parameter_mixing(PAClassifier(), shards, epochs=2, timeout=TIMEOUT)
+    again = parameter_mixing(PAClassifier(), shards, epochs=2, timeout=TIMEOUT)
+    grouped = parameter_mixing(PAClassifier(), split(X, y, [100] * 6), n_shards=3, epochs=2, timeout=TIMEOUT)
+    assert np.array_equal(first.estimator.coef_, again.estimator.coef_)
+    assert np.array_equal(first.estimator.coef_, grouped.estimator.coef_)
+    d1 = delayed_updates(OGDClassifier(), shards, tau=5, timeout=TIMEOUT)
+    d2 = delayed_updates(OGDClassifier(), shards, tau=5, timeout=TIMEOUT)
+    assert np.array_equal(d1.estimator.coef_, d2.estimator.coef_)
+    assert np.array_equal(d1.totals, d2.totals)
+
+
+def test_dask_arrays_bags_files_and_globs_are_the_same_shards(client, tmp_path):
+    import dask.array as da
+    import dask.bag as db
+
+    X, y = stream(200, 4, seed=9)
+    pairs = split(X, y, (100, 100))
+    for i, (Xi, yi) in enumerate(pairs):
+        dump_svmlight_file(Xi, yi, str(tmp_path / f"part-{i}.svm"), zero_based=True)
+    expected = parameter_mixing(PAClassifier(), pairs, timeout=TIMEOUT).estimator.coef_
+    arrays = (da.from_array(X, chunks=(100, 2)), da.from_array(y, chunks=100))
+    bag = db.from_sequence([({j: v for j, v in enumerate(row)}, label) for row, label in zip(X, y)], npartitions=2)
+    for data in (arrays, bag, str(tmp_path / "part-*.svm"), [tmp_path / "part-0.svm", tmp_path / "part-1.svm"]):
+        got = parameter_mixing(PAClassifier(), data, timeout=TIMEOUT).estimator.coef_
+        np.testing.assert_allclose(got, expected, rtol=1e-12, atol=0)
+
+
+def test_file_shards_are_read_in_chunks(tmp_path):
+    X, y = stream(250, 3, seed=10)
+    dump_svmlight_file(X, y, str(tmp_path / "a.svm"), zero_based=True)
+    (shard,) = make_shards(str(tmp_path / "a.svm"), chunk_size=100)
+    assert [X.shape[0] for X, _ in shard.chunks()] == [100, 100, 50]
+
+
+# -- refusals and errors ------------------------------------------------------------
+
+
+def test_each_mode_refuses_the_learners_it_has_no_rule_for(client):
+    X, y = stream(20, 3, seed=11)
+    with pytest.raises(ValueError, match="parameter mixing supports .*AROW; not NAROW"):
+        parameter_mixing(NAROW(), [(X, y)])
+    with pytest.raises(ValueError, match="delayed updates supports Perceptron, .*; not AROW"):
+        delayed_updates(AROW(), [(X, y)], tau=0)
+
+
+def test_bad_arguments_are_named(client, tmp_path):
+    X, y = stream(20, 3, seed=12)
+    with pytest.raises(ValueError, match="tau must be an integer >= n_shards - 1 = 1"):
+        delayed_updates(PAClassifier(), split(X, y, (10, 10)), tau=0)
+    with pytest.raises(ValueError, match="epochs must be an integer >= 1"):
+        parameter_mixing(PAClassifier(), [(X, y)], epochs=0)
+    with pytest.raises(ValueError, match="weighting must be one of uniform, updates"):
+        parameter_mixing(PAClassifier(), [(X, y)], weighting="errors")
+    with pytest.raises(ValueError, match="n_shards must be an integer from 1 to the number of parts"):
+        parameter_mixing(PAClassifier(), [(X, y)], n_shards=2)
+    with pytest.raises(FileNotFoundError, match="no file matches this pattern"):
+        parameter_mixing(PAClassifier(), str(tmp_path / "*.svm"))
+    with pytest.raises(TypeError, match="data must be a file path"):
+        parameter_mixing(PAClassifier(), 42)
+
+
+@pytest.mark.parametrize("mode", ["mixing", "delayed"])
+def test_a_label_outside_the_classes_names_the_shard_and_row_and_leaves_the_model_alone(client, mode):
+    X, y = stream(40, 3, seed=13)
+    y = np.where(y > 0, 1, 0)
+    est = PAClassifier()
+    with pytest.raises(ValueError, match=r"shard 0 .*0"):
+        if mode == "mixing":
+            parameter_mixing(est, [(X, y)], timeout=TIMEOUT)
+        else:
+            delayed_updates(est, [(X, y)], tau=3, timeout=TIMEOUT)
+    assert not hasattr(est, "coef_") or not est._is_started()
+    res = parameter_mixing(est, [(X, y)], classes=[0, 1], timeout=TIMEOUT)
+    assert res.estimator.classes_.tolist() == [0, 1]
+
+
+def test_without_a_client_the_error_says_how_to_get_one(monkeypatch):
+    import distributed
+
+    def none():
+        raise ValueError("No clients found")
+
+    monkeypatch.setattr(distributed, "default_client", none)
+    X, y = stream(20, 3, seed=14)
+    with pytest.raises(DistributedError, match="no Dask client"):
+        parameter_mixing(PAClassifier(), [(X, y)])
+
+
+def test_olearn_imports_without_dask_and_names_the_extra(tmp_path):
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; sys.modules['dask'] = None; sys.modules['distributed'] = None\n"
+        "import olearn, olearn.distributed as D\n"
+        "try:\n    D.parameter_mixing(olearn.PAClassifier(), [([[1.0]], [1])])\n"
+        "except ImportError as err:\n    print(err)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=TIMEOUT, check=False)
+    assert out.returncode == 0, out.stderr
+    assert 'pip install "olearn[distributed]"' in out.stdout
+
+
+# -- a worker killed mid-run ---------------------------------------------------------
+
+
+def _kill_a_worker_while(client, target, busy):
+    """Run ``target()`` in a thread; SIGKILL a worker process once ``busy()`` says one is working."""
+    outcome = {}
+
+    def call():
+        try:
+            outcome["result"] = target()
+        except BaseException as err:  # noqa: BLE001 (handed to the test)
+            outcome["error"] = err
+
+    thread = threading.Thread(target=call)
+    thread.start()
+    pids = client.run(os.getpid)
+    deadline = time.monotonic() + TIMEOUT
+    victim = None
+    while victim is None and thread.is_alive() and time.monotonic() < deadline:
+        victim = busy()
+        time.sleep(0.02)
+    if victim is not None:
+        os.kill(pids[victim], signal.SIGKILL)
+    thread.join(TIMEOUT)
+    assert not thread.is_alive(), "the run hung after a worker was killed"
+    assert victim is not None, "the run ended before a worker could be killed"
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["result"]
+
+
+def _worker_with_a_task(client):
+    processing = client.processing()
+    return next((worker for worker, tasks in sorted(processing.items()) if tasks), None)
+
+
+def test_a_worker_killed_during_mixing_changes_nothing(client):
+    X, y = stream(6000, 120, seed=15)
+    shards = split(X, y, (3000, 3000))
+    expected = parameter_mixing(AROW(r=1.0), shards, epochs=2, timeout=TIMEOUT)
+    got = _kill_a_worker_while(
+        client,
+        lambda: parameter_mixing(AROW(r=1.0), shards, epochs=2, timeout=TIMEOUT),
+        lambda: _worker_with_a_task(client),
+    )
+    assert np.array_equal(got.estimator.coef_, expected.estimator.coef_)
+    assert np.array_equal(got.estimator.covariance_, expected.estimator.covariance_)
+    assert np.array_equal(got.totals, expected.totals)
+
+
+def test_a_worker_killed_during_delayed_updates_is_recovered_exactly(client):
+    client.wait_for_workers(2, timeout=TIMEOUT)
+    X, y = stream(400, 5, seed=16)
+    shards = split(X, y, (200, 200))
+    expected = delayed_updates(PAClassifier(), shards, tau=1, timeout=TIMEOUT)
+    started = time.monotonic()
+
+    def after_a_while():
+        return min(client.scheduler_info()["workers"]) if time.monotonic() - started > 0.3 else None
+
+    got = _kill_a_worker_while(
+        client, lambda: delayed_updates(PAClassifier(), shards, tau=1, timeout=TIMEOUT), after_a_while
+    )
+    assert np.array_equal(got.estimator.coef_, expected.estimator.coef_)
+    assert np.array_equal(got.totals, expected.totals)
