@@ -30,12 +30,17 @@ SETTINGS = {
         {"eta": 0.5},
         {"fit_intercept": True, "eta": 2.0},
         {"n_features": 9},
+        {"kernel": "linear", "eta": 0.5, "fit_intercept": True},
+        {"kernel": "linear", "budget": 5, "budget_policy": "smallest"},
     ],
     "PAClassifier": [
         {"variant": "pa"},
         {"variant": "pa1", "C": 0.05, "fit_intercept": True},
         {"variant": "pa2", "C": 0.5},
         {"variant": "pa2", "C": float("inf"), "fit_intercept": True},
+        {"kernel": "linear", "variant": "pa2", "C": 0.5, "fit_intercept": True},
+        {"kernel": "linear", "budget": 7, "budget_policy": "random", "random_state": 3},
+        {"kernel": "linear", "variant": "pa", "budget": 4, "n_features": 9},
     ],
     "OGDClassifier": [
         {"loss": "logistic", "schedule": "inverse", "eta": 2.0, "fit_intercept": True},
@@ -76,6 +81,8 @@ REGRESSOR_SETTINGS = {
         {"variant": "pa1", "C": 0.05, "fit_intercept": True},
         {"variant": "pa2", "C": 0.5, "epsilon": 0.3},
         {"variant": "pa2", "C": float("inf"), "fit_intercept": True},
+        {"kernel": "linear", "variant": "pa2", "C": 0.5, "epsilon": 0.05, "fit_intercept": True},
+        {"kernel": "linear", "budget": 6, "budget_policy": "random", "random_state": 1},
     ],
 }
 

@@ -197,6 +197,9 @@ INVALID = {
     "fit_intercept": ["yes", 1, None], "n_features": [0, 2.5, True], "feature_map": ["phi", 3],
     "update": ["all", None, 1], "beta": [0.0, -1.0, float("nan"), None],
     "cost": [[[0, 1], [1, 1]], [[0, -1], [1, 0]], [[0, 1, 2], [1, 0, 1]], [[0.0, np.inf], [1.0, 0.0]], "abs", [[0]]],
+    "kernel": ["RBF", "sigmoid", 3, dict], "degree": [0, 2.0, None], "gamma": [0.0, -1.0, float("inf"), None],
+    "coef0": [float("nan"), float("inf"), None], "budget": [0, 2.5, True], "budget_policy": ["newest", None],
+    "random_state": [-1, 0.5, "seed"],
 }
 
 

@@ -251,3 +251,75 @@ def for_estimator(name, params):
     if name == "MIRA":
         return mira_update(p.get("beta", 1.0))
     raise KeyError(name)
+
+
+# -- the kernel (dual) form ------------------------------------------------------------------
+
+
+def linear_kernel(u, v):
+    return float(u @ v)
+
+
+def poly_kernel(degree, gamma=1.0, coef0=0.0):
+    return lambda u, v: float((gamma * (u @ v) + coef0) ** degree)
+
+
+def rbf_kernel(gamma):
+    return lambda u, v: float(np.exp(-gamma * ((u - v) @ (u - v))))
+
+
+def kernel_multi_prototype(X, y, update, kernel, fit_intercept=False, classes=(), budget=None, policy="oldest"):
+    """The multi-prototype learners in dual form (Crammer et al. 2006, Sec. 3).
+
+    w_a = sum_i alpha_i[a] phi(x_i), with the intercept as a constant feature 1
+    inside phi, so K'(u, v) = K(u, v) + 1 when ``fit_intercept``. ||x||^2 becomes
+    K'(x, x); a round that moves any prototype adds x to the support set with the
+    round's coefficients. With a budget, a full set first drops its oldest
+    vector (``policy="oldest"``) or the one with the smallest sum_a alpha_i[a]^2
+    (``"smallest"``, the oldest among equals).
+
+    Returns (trace, support): the trace's ``coef`` is the dual coefficients,
+    shape (k, |S|) over the sorted classes, and ``support`` the support vectors
+    (|S|, d), oldest first.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    offset = 1.0 if fit_intercept else 0.0
+
+    def k(u, v):
+        return kernel(u, v) + offset
+
+    known = list(classes)
+    support = []  # [x_i, {label: alpha_i[label]}], oldest first
+    predictions, score_rows, losses, taus, mistakes = [], [], [], [], []
+    for x, label in zip(X, y):
+        scores = {c: 0.0 for c in known}
+        for s, alpha in support:
+            value = k(s, x)
+            for c in known:
+                scores[c] += alpha.get(c, 0.0) * value
+        score_rows.append(dict(scores))
+        pred = best(scores) if scores else None
+        if label not in scores:
+            known.append(label)
+            scores[label] = 0.0
+        mistakes.append(pred is None or any(scores[c] >= scores[label] for c in scores if c != label))
+        sq = k(x, x)
+        loss, tau, coefs = update(scores, label, pred, lambda a, b, sq=sq: 2.0 * sq, sq)
+        coefs = {c: a for c, a in coefs.items() if a != 0.0}
+        if coefs:
+            if budget is not None and len(support) == budget:
+                if policy == "oldest":
+                    victim = 0
+                else:
+                    sizes = [sum(a * a for a in alpha.values()) for _, alpha in support]
+                    victim = sizes.index(min(sizes))
+                del support[victim]
+            support.append([x, coefs])
+        predictions.append(pred)
+        losses.append(loss)
+        taus.append(tau)
+    order = sorted(known)
+    dual = np.array([[alpha.get(c, 0.0) for _, alpha in support] for c in order]).reshape(len(order), len(support))
+    vectors = np.array([s for s, _ in support]).reshape(len(support), X.shape[1])
+    trace = _finish(known, dual, np.zeros(len(order)), predictions, score_rows, losses, taus, mistakes)
+    return trace, vectors

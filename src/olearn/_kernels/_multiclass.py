@@ -189,6 +189,14 @@ def mira_coefficients(scores, n, y, A, beta, work, coef):
     """
     if A <= 0.0 or n < 2:
         return False  # with the true class alone, c = 0 is the only feasible point
+    # c = 0 solves the program exactly when every margin s_y - s_a is at least beta
+    # (its KKT conditions); deciding it here keeps rounding from producing a
+    # 1e-17 step, which a kernel learner would store as a support vector
+    satisfied = True
+    for a in range(n):
+        satisfied = satisfied and (a == y or scores[y] - scores[a] >= beta)
+    if satisfied:
+        return False
     for a in range(n):
         d = scores[a] / A
         if a == y:

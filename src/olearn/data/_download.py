@@ -16,8 +16,8 @@ _CHUNK = 1 << 16
 _TIMEOUT = 60
 
 
-def get_data_home(data_home=None):
-    """The folder where fetched datasets are kept, created if needed.
+def get_data_home(data_home=None, create=True):
+    """The folder where fetched datasets are kept, created if needed (and ``create``).
 
     In order: the ``data_home`` argument, the ``OLEARN_DATA`` environment
     variable, ``~/olearn_data``.
@@ -30,7 +30,8 @@ def get_data_home(data_home=None):
     if data_home is None:
         data_home = os.environ.get("OLEARN_DATA") or os.path.join("~", "olearn_data")
     data_home = os.path.expanduser(os.fspath(data_home))
-    os.makedirs(data_home, exist_ok=True)
+    if create:
+        os.makedirs(data_home, exist_ok=True)
     return data_home
 
 

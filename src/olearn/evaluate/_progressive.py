@@ -44,6 +44,10 @@ class RunResult:
     n_rounds, n_mistakes, n_updates : int
     cumulative_loss : float
         Sum of the losses.
+    support_sizes : ndarray of int
+        Size of the support set after each round's update, for a learner in
+        dual form (a ``kernel`` set); never above its ``budget``. Empty for
+        learners without a support set.
     """
 
     n_rounds: int
@@ -55,6 +59,7 @@ class RunResult:
     losses: np.ndarray = field(repr=False)
     taus: np.ndarray = field(repr=False)
     cumulative_mistakes: np.ndarray = field(repr=False)
+    support_sizes: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0, dtype=np.int64))
 
     @property
     def mistake_rate(self):
@@ -104,7 +109,8 @@ def run(estimator, X, y=None, record=True):
     >>> res.n_mistakes, res.cumulative_mistakes.tolist(), res.taus.tolist()
     (2, [1, 2, 2, 2], [1.0, 1.0, 0.0, 0.0])
     """
-    predictions, scores, losses, taus, mistakes, totals = estimator._progressive(X, y, record=record)
+    # a learner with a support set appends the support-set size of each round
+    predictions, scores, losses, taus, mistakes, totals, *sizes = estimator._progressive(X, y, record=record)
     return RunResult(
         n_rounds=int(totals[_codes.T_ROUNDS]),
         n_mistakes=int(totals[_codes.T_MISTAKES]),
@@ -115,4 +121,5 @@ def run(estimator, X, y=None, record=True):
         losses=losses,
         taus=taus,
         cumulative_mistakes=np.cumsum(mistakes, dtype=np.int64),
+        support_sizes=sizes[0] if sizes else np.empty(0, dtype=np.int64),
     )

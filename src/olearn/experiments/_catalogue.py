@@ -72,6 +72,12 @@ REPRODUCTIONS = {
             "run_orabona2010_fig3",
             "PA-I, AROW, AdaGrad, NAROW on easy/hard/adversarial orderings, 0 and 10% label noise (NAROW paper, Fig. 3)",
         ),
+        Reproduction(
+            "crammer2006-fig6",
+            "._crammer2006_fig6",
+            "run_crammer2006_fig6",
+            "Multiclass PA-I (C = 100), uniform Perceptron, MIRA (beta = 0.01) with polynomial kernels on digits (PA paper, Fig. 6)",
+        ),
     )
 }
 

@@ -5,9 +5,11 @@ it names a step rule, a loss, a schedule and its hyperparameters, and inherits
 everything else. :class:`LinearLearner` holds what does not depend on the task
 (hyperparameters, weights, growth, scores, persistence);
 :class:`BinaryClassifierMixin` adds the two class labels and the binary APIs,
-and :class:`BinaryLinearClassifier` puts the two together. ``partial_fit``,
-``learn_one`` and :func:`olearn.run` all call the same compiled code, so the
-three agree by construction.
+and :class:`BinaryLinearClassifier` puts the two together.
+:class:`KernelizableLearner` adds the dual form with a Mercer kernel
+(:mod:`olearn._kernels._mercer_binary`, support set of :mod:`olearn.kernel`).
+``partial_fit``, ``learn_one`` and :func:`olearn.run` all call the same
+compiled code, so the three agree by construction.
 """
 
 import contextlib
@@ -15,15 +17,29 @@ import functools
 import operator
 
 import numpy as np
+import scipy.sparse as sp
 
 from .._estimator import ClassifierEstimator, Estimator
-from .._kernels import _codes
-from .._kernels._binary_linear import binary_linear_pass, binary_linear_scores, learn_one_row, score_row
+from .._kernels import _codes, _mercer
+from .._kernels._binary_linear import (
+    binary_linear_pass,
+    binary_linear_scores,
+    learn_one_row,
+    score_row,
+)
+from .._kernels._mercer_binary import (
+    dual_learn_one,
+    dual_learn_values,
+    dual_pass,
+    dual_scores,
+)
 from .._labels import BinaryLabels
 from .._params import BOOLEAN, Interval, NoneOr, check_params
 from .._persistence import PersistenceMixin
-from .._validation import check_row, check_X, check_y
+from .._validation import CSRArrays, check_row, check_X, check_y
 from ..exceptions import NotFittedError
+from ..kernel import SupportSet
+from ..kernel._hyperparameters import call_kernel, initial_seed, mercer_arrays
 
 
 @functools.cache
@@ -67,17 +83,21 @@ class LinearLearner(PersistenceMixin, Estimator):
         key = (values, tuple(map(type, values)))
         if getattr(self, "_config_key", None) != key:
             check_params(self, {**_COMMON_CONSTRAINTS, **self._constraints})
-            codes, params = self._kernel_config()
-            code_arr = np.zeros(_codes.N_CODES, dtype=np.int64)
-            param_arr = np.zeros(_codes.N_PARAMS)
-            for name, value in codes.items():
-                code_arr[getattr(_codes, name)] = value
-            for name, value in params.items():
-                param_arr[getattr(_codes, name)] = value
-            param_arr[_codes.P_BIAS] = 1.0 if self.fit_intercept else 0.0
-            self._config = (code_arr, param_arr)
+            self._config = self._build_config()
             self._config_key = key
         return self._config
+
+    def _build_config(self):
+        """(codes, params) of the kernel for hyperparameters already checked; may refuse them with ValueError."""
+        codes, params = self._kernel_config()
+        code_arr = np.zeros(_codes.N_CODES, dtype=np.int64)
+        param_arr = np.zeros(_codes.N_PARAMS)
+        for name, value in codes.items():
+            code_arr[getattr(_codes, name)] = value
+        for name, value in params.items():
+            param_arr[getattr(_codes, name)] = value
+        param_arr[_codes.P_BIAS] = 1.0 if self.fit_intercept else 0.0
+        return code_arr, param_arr
 
     # -- learning from a batch -------------------------------------------------
 
@@ -132,6 +152,12 @@ class LinearLearner(PersistenceMixin, Estimator):
                 f"{where}: feature index {n_features - 1} is past n_features={self.n_features} "
                 f"(indices must be < {self.n_features})"
             )
+        self._make_room(n_features)
+        if n_features > self.n_features_in_:
+            self.n_features_in_ = int(n_features)
+
+    def _make_room(self, n_features):
+        """Grow the weights (by doubling) to hold feature indices below ``n_features``."""
         capacity = self._w.size - 1
         if n_features > capacity:
             new_capacity = n_features if capacity == 0 else max(n_features, 2 * capacity)
@@ -139,8 +165,10 @@ class LinearLearner(PersistenceMixin, Estimator):
             grown[:capacity] = self._w[:capacity]
             grown[new_capacity] = self._w[capacity]
             self._w = grown
-        if n_features > self.n_features_in_:
-            self.n_features_in_ = int(n_features)
+
+    def _negate(self):
+        """Negate the learned function: the labels' encoding changed sides (see BinaryClassifierMixin)."""
+        self._w = -self._w
 
     @property
     def coef_(self):
@@ -237,8 +265,8 @@ class BinaryClassifierMixin(ClassifierEstimator):
     For a learner whose weight vector ``_w`` is odd in the labels (negating
     every label negates ``_w``), so that a change of which class is +1 is a
     negation of ``_w``. The learner provides :class:`LinearLearner`'s hooks
-    (``_config_arrays``, ``_grow``, ``_pass``, ``_learn_target``, ``_scores``,
-    ``_score_one``) and sets ``_labels`` when it starts.
+    (``_config_arrays``, ``_grow``, ``_negate``, ``_pass``, ``_learn_target``,
+    ``_scores``, ``_score_one``) and sets ``_labels`` when it starts.
     """
 
     _task = "binary"
@@ -247,7 +275,7 @@ class BinaryClassifierMixin(ClassifierEstimator):
         flip = self._labels.declare(classes) if classes is not None else False
         flip = self._labels.observe(y) or flip
         if flip:
-            self._w = -self._w
+            self._negate()
         self.classes_ = self._labels.classes
 
     # -- learning -------------------------------------------------------------
@@ -257,7 +285,8 @@ class BinaryClassifierMixin(ClassifierEstimator):
 
         Returns (predictions, scores, losses, taus, mistakes, totals): the
         per-round arrays (empty when ``record`` is False; ``mistakes`` is
-        boolean) and the kernel's totals.
+        boolean) and the kernel's totals, followed by the support-set size
+        after each round when ``_pass`` gives one (a kernel learner's).
         """
         self._config_arrays()
         arrays = check_X(X)
@@ -269,11 +298,11 @@ class BinaryClassifierMixin(ClassifierEstimator):
             self._grow(arrays.n_features, "X")
             self._observe_labels(y, classes)
         targets = self._labels.encode(y)
-        scores, losses, taus, totals = self._pass(arrays, targets, record)
+        scores, losses, taus, totals, *sizes = self._pass(arrays, targets, record)
         if not record:
-            return scores, scores, losses, taus, np.empty(0, dtype=bool), totals
+            return scores, scores, losses, taus, np.empty(0, dtype=bool), totals, *sizes
         mistakes = targets * scores <= 0.0
-        return self._labels.decode(scores), scores, losses, taus, mistakes, totals
+        return self._labels.decode(scores), scores, losses, taus, mistakes, totals, *sizes
 
     def partial_fit(self, X, y, classes=None):
         """Learn from the rows of X in order (one online pass); returns self.
@@ -369,3 +398,309 @@ class BinaryLinearClassifier(BinaryClassifierMixin, LinearLearner):
         super()._set_state(arrays, state)
         self._labels.set_classes(arrays["classes"])
         self.classes_ = self._labels.classes
+
+
+# rows per call of a callable kernel when scoring a batch: bounds the dense copies
+_CALLABLE_BLOCK = 256
+# rows per compiled dual pass: room for new support vectors is reserved a block at a time
+_PASS_BLOCK = 4096
+
+
+class KernelizableLearner(LinearLearner):
+    r"""A linear learner that learns in dual form, with a Mercer kernel, when ``kernel`` is not None.
+
+    Every hook (start, growth, passes, scores, persistence) is the primal one
+    while ``kernel=None``. With a kernel the learner keeps
+    :math:`f(x) = \sum_i \alpha_i (K(x_i, x) + b^2)`, where ``b`` is 1 with
+    ``fit_intercept=True``: the intercept is the weight of a constant feature
+    appended inside the kernel's feature map, so that it counts in
+    :math:`\|z\|^2 = K(x, x) + b^2` as in the primal learner. A learner becomes
+    kernelizable by inheriting from this class (after its task's mixin) and
+    taking the hyperparameters of :data:`olearn.kernel.KERNEL_CONSTRAINTS`.
+
+    The dual state is the :class:`~olearn.kernel.SupportSet` ``_support``
+    (rows in growable CSR arrays, one coefficient each) and the kernel's
+    ``_state`` array (its round counter; the scale stays 1).
+    """
+
+    # -- hyperparameters ------------------------------------------------------
+
+    def __getstate__(self):
+        # the cached configuration is rebuilt on first use; its key holds the
+        # type of a callable kernel, which does not pickle
+        state = self.__dict__.copy()
+        for name in ("_config_key", "_config", "_mercer"):
+            state.pop(name, None)
+        return state
+
+    def _build_config(self):
+        if self._is_started() and self._is_dual() != (self.kernel is not None):
+            learned = "with a kernel" if self._is_dual() else "without a kernel (kernel=None)"
+            raise ValueError(
+                f"{type(self).__name__}: parameter kernel={self.kernel!r} differs from the model learned so far, "
+                f"which was learned {learned}; call fit to start over with it"
+            )
+        config = super()._build_config()
+        self._mercer = mercer_arrays(self, 1.0 if self.fit_intercept else 0.0)
+        return config
+
+    # -- learned state --------------------------------------------------------
+
+    def _is_dual(self):
+        return hasattr(self, "_support")
+
+    def _is_started(self):
+        return hasattr(self, "_w") or hasattr(self, "_support")
+
+    def _start(self):
+        if self.kernel is None:
+            super()._start()
+            return
+        self._state = np.array([0.0, 1.0, 0.0])
+        self.n_features_in_ = 0
+        self._support = SupportSet(seed=initial_seed(self.random_state))
+        if self.n_features is not None:
+            self._grow(self.n_features, "n_features")
+
+    def _reset(self):
+        super()._reset()
+        self.__dict__.pop("_support", None)
+
+    def _make_room(self, n_features):
+        if self._is_dual():
+            self._support.reserve_features(n_features)
+        else:
+            super()._make_room(n_features)
+
+    def _negate(self):
+        if self._is_dual():
+            self._support.negate()
+        else:
+            super()._negate()
+
+    # -- what was learned -----------------------------------------------------
+
+    def _check_dual(self, name):
+        self._check_started()
+        if not self._is_dual():
+            raise AttributeError(
+                f"{type(self).__name__} with kernel=None learns the weights w directly and has no {name}; "
+                "set a kernel to learn in dual form"
+            )
+
+    @property
+    def support_vectors_(self):
+        """The support vectors x_i, a CSR matrix of shape (n_support_, n_features_in_), oldest first."""
+        self._check_dual("support_vectors_")
+        return self._support.rows(self.n_features_in_)
+
+    @property
+    def dual_coef_(self):
+        """The coefficients alpha_i of f(x) = sum_i alpha_i (K(x_i, x) + b^2), shape (1, n_support_)."""
+        self._check_dual("dual_coef_")
+        return self._support.coefficients().T
+
+    @property
+    def n_support_(self):
+        """The number of support vectors (never above ``budget``)."""
+        self._check_dual("n_support_")
+        return len(self._support)
+
+    @property
+    def coef_(self):
+        """Weights; with ``kernel="linear"``, w = sum_i alpha_i x_i.
+
+        Any other kernel has no weight vector in the input space: AttributeError.
+        """
+        if not self._is_dual():
+            return super().coef_
+        if self.kernel != "linear":
+            raise AttributeError(
+                f"{type(self).__name__}: coef_ is only available with kernel='linear'; with kernel={self.kernel!r} "
+                "the weight vector lives in the kernel's feature space. Use support_vectors_ and dual_coef_."
+            )
+        return (self._support.coefficients().T @ self.support_vectors_).reshape(1, -1)
+
+    @property
+    def intercept_(self):
+        """Intercept, shape (1,): sum_i alpha_i with ``fit_intercept=True`` (any kernel), else 0."""
+        if not self._is_dual():
+            return super().intercept_
+        bias = 1.0 if self.fit_intercept else 0.0
+        return np.array([bias * float(np.sum(self._support.coefficients()))])
+
+    # -- learning -------------------------------------------------------------
+
+    def _pass(self, arrays, targets, record):
+        """The primal pass, or the dual one: then (scores, losses, taus, totals, support sizes after each round)."""
+        if not self._is_dual():
+            return super()._pass(arrays, targets, record)
+        codes, params = self._config_arrays()
+        n = arrays.n_rows if record else 0
+        scores, losses, taus = np.empty(n), np.empty(n), np.empty(n)
+        sizes = np.empty(n, dtype=np.int64)
+        totals = np.zeros(_codes.N_TOTALS)
+        if callable(self.kernel):
+            self._support.reserve_for_rows(arrays.indptr, self.budget)
+            stopped = self._callable_pass(arrays, targets, scores, losses, taus, sizes, totals)
+        else:
+            stopped = self._compiled_pass(arrays, targets, params, codes, scores, losses, taus, sizes, totals)
+        if stopped >= 0:
+            raise FloatingPointError(
+                f"{type(self).__name__}: the score, K(x, x) or the new coefficient overflowed at row {stopped}; "
+                f"the model keeps the updates of rows 0..{stopped - 1}. Scale the features or lower the step size."
+            )
+        return scores, losses, taus, totals, sizes
+
+    def _compiled_pass(self, arrays, targets, params, codes, scores, losses, taus, sizes, totals):
+        """``dual_pass`` a block of rows at a time; returns -1 or the row where an overflow stopped it.
+
+        Room is reserved before each block for every row of it to join the
+        support set, so a long stream never reserves more than the support set
+        plus one block.
+        """
+        mcodes, mparams = self._mercer
+        support = self._support
+        record = scores.size > 0
+        for first in range(0, arrays.n_rows, _PASS_BLOCK):
+            last = min(arrays.n_rows, first + _PASS_BLOCK)
+            lo, hi = arrays.indptr[first], arrays.indptr[last]
+            indptr = arrays.indptr[first:last + 1] - lo
+            support.reserve_for_rows(indptr, self.budget)
+            outputs = (scores, losses, taus, sizes)
+            if record:
+                outputs = tuple(out[first:last] for out in outputs)
+            stopped = dual_pass(
+                indptr, arrays.indices[lo:hi], arrays.data[lo:hi], targets[first:last], *support.arrays(),
+                self._state, params, codes, mcodes, mparams, support.work, *outputs, totals,
+            )
+            if stopped >= 0:
+                return first + stopped
+        return -1
+
+    def _learn_target(self, indices, data, target):
+        if not self._is_dual():
+            return super()._learn_target(indices, data, target)
+        codes, params = self._config_arrays()
+        mcodes, mparams = self._mercer
+        support = self._support
+        support.reserve(1, indices.size, self.budget)
+        if callable(self.kernel):
+            score, _, _, ok = self._callable_learn(indices, data, target)
+        else:
+            score, ok = dual_learn_one(indices, data, target, *support.arrays(), self._state, params, codes,
+                                       mcodes, mparams, support.work)
+        if not ok:
+            raise FloatingPointError(
+                f"{type(self).__name__}: the score, K(x, x) or the new coefficient overflowed on this example; "
+                "the model is unchanged. Scale the features or lower the step size."
+            )
+        return score
+
+    # -- a kernel given as a Python callable ----------------------------------
+
+    def _callable_learn(self, indices, data, target, row=None):
+        """One round with the Gram row computed by the callable; returns (score, loss, tau, ok).
+
+        The callable sees dense rows; it is not called on an empty support set.
+        """
+        codes, params = self._config_arrays()
+        mcodes, mparams = self._mercer
+        x = np.zeros((1, self.n_features_in_))
+        x[0, indices] = data
+        support = self._support
+        name = type(self).__name__ if row is None else f"{type(self).__name__} (row {row})"
+        values = np.zeros(0)
+        if len(support):
+            values = call_kernel(self.kernel, x, support.rows(x.shape[1]).toarray(), name)[0]
+        self_value = call_kernel(self.kernel, x, x, name)[0, 0]
+        return dual_learn_values(indices, data, target, values, self_value, *support.arrays(), self._state,
+                                 params, codes, mcodes, mparams)
+
+    def _callable_pass(self, arrays, targets, scores, losses, taus, sizes, totals):
+        """The dual pass with a callable kernel, one Python round per row; returns as ``dual_pass``."""
+        record = scores.size > 0
+        classify = self._config_arrays()[0][_codes.K_LOSS] != _codes.LOSS_EPSILON_INSENSITIVE
+        for i in range(arrays.n_rows):
+            lo, hi = arrays.indptr[i], arrays.indptr[i + 1]
+            score, loss, tau, ok = self._callable_learn(arrays.indices[lo:hi], arrays.data[lo:hi], targets[i], row=i)
+            if not ok:
+                return i
+            if record:
+                scores[i], losses[i], taus[i], sizes[i] = score, loss, tau, len(self._support)
+            totals[_codes.T_MISTAKES] += classify and targets[i] * score <= 0.0
+            totals[_codes.T_LOSS] += loss
+            totals[_codes.T_UPDATES] += tau != 0.0
+            totals[_codes.T_ROUNDS] += 1
+        return -1
+
+    # -- prediction -----------------------------------------------------------
+
+    def _check_width(self, n_features, where):
+        if self.n_features is not None and n_features > self.n_features:
+            raise ValueError(f"{where} has {n_features} features, more than n_features={self.n_features}")
+
+    def _scores(self, X):
+        if not self._is_dual():
+            return super()._scores(X)
+        self._check_started()
+        self._config_arrays()
+        arrays = check_X(X)
+        self._check_width(arrays.n_features, "X")
+        return self._dual_scores(arrays)
+
+    def _dual_scores(self, arrays):
+        mcodes, mparams = self._mercer
+        support = self._support
+        out = np.empty(arrays.n_rows)
+        if not callable(self.kernel):
+            support.reserve_features(arrays.n_features)
+            dual_scores(arrays.indptr, arrays.indices, arrays.data, *support.arrays()[:6], mcodes, mparams,
+                        support.work, out)
+            return out
+        if not len(support):
+            out[:] = 0.0
+            return out
+        d = max(arrays.n_features, self.n_features_in_)
+        rows = support.rows(d).toarray()
+        coef = support.coefficients()[:, 0]
+        offset = mparams[_mercer.M_OFFSET]
+        matrix = sp.csr_matrix((arrays.data, arrays.indices, arrays.indptr), shape=(arrays.n_rows, d))
+        for start in range(0, arrays.n_rows, _CALLABLE_BLOCK):
+            block = matrix[start:start + _CALLABLE_BLOCK].toarray()
+            gram = call_kernel(self.kernel, block, rows, type(self).__name__)
+            out[start:start + block.shape[0]] = (gram + offset) @ coef
+        return out
+
+    def _score_one(self, x):
+        if not self._is_dual():
+            return super()._score_one(x)
+        self._config_arrays()
+        indices, data, n_features = check_row(x)
+        self._check_width(n_features, "x")
+        arrays = CSRArrays(np.array([0, indices.size], dtype=np.int64), indices, data, 1, n_features)
+        return self._dual_scores(arrays)[0]
+
+    # -- persistence ----------------------------------------------------------
+
+    def _get_state(self):
+        if not self._is_dual():
+            return super()._get_state()
+        self._check_started()
+        if callable(self.kernel):
+            raise ValueError(
+                f"{type(self).__name__}: parameter kernel={self.kernel!r} is a Python callable and cannot be saved "
+                "portably; pickle the model instead (the callable must be picklable, e.g. a module-level function)"
+            )
+        arrays = {**self._support.to_arrays(), "state": self._state}
+        return arrays, {"n_features_in": self.n_features_in_}
+
+    def _set_state(self, arrays, state):
+        if self.kernel is None:
+            super()._set_state(arrays, state)
+            return
+        self._start()
+        self.n_features_in_ = int(state["n_features_in"])
+        self._support.reserve_features(self.n_features_in_)
+        self._support.load_arrays(arrays)
+        self._state = np.array(arrays["state"], dtype=np.float64)

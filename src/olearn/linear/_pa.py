@@ -4,12 +4,13 @@ import math
 
 from .._kernels import _codes
 from .._params import Interval, Options
-from ._base import BinaryLinearClassifier
+from ..kernel import KERNEL_CONSTRAINTS
+from ._base import BinaryLinearClassifier, KernelizableLearner
 
 _STEP_RULES = {"pa": _codes.STEP_PA, "pa1": _codes.STEP_PA1, "pa2": _codes.STEP_PA2}
 
 
-class PAClassifier(BinaryLinearClassifier):
+class PAClassifier(BinaryLinearClassifier, KernelizableLearner):
     r"""Passive-Aggressive classifier: PA, PA-I and PA-II.
 
     Crammer, Dekel, Keshet, Shalev-Shwartz & Singer, *Online Passive-Aggressive
@@ -29,6 +30,14 @@ class PAClassifier(BinaryLinearClassifier):
     With ``fit_intercept=True`` the constant feature adds 1 to
     :math:`\|x_t\|^2`, as the augmented-feature reading of the paper requires.
 
+    **Kernels** (Sec. 3 of the paper). With ``kernel`` set, the learner keeps
+    :math:`f_t(x) = \sum_i \alpha_i K(x_i, x)` over a support set: the
+    update adds :math:`x_t` with :math:`\alpha = \tau_t y_t` and :math:`\tau_t`
+    uses :math:`K(x_t, x_t)` in place of :math:`\|x_t\|^2`. ``kernel="linear"``
+    is the primal learner exactly; ``budget`` bounds the support set (Sec. 11:
+    kernels make memory grow). See :class:`~olearn.linear._base.KernelizableLearner`
+    and docs/kernels.md.
+
     Parameters
     ----------
     variant : {"pa", "pa1", "pa2"}, default="pa1"
@@ -37,6 +46,32 @@ class PAClassifier(BinaryLinearClassifier):
     fit_intercept : bool, default=False
     n_features : int or None, default=None
         Fix the dimension; a larger feature index is then an error.
+    kernel : None, {"linear", "poly", "rbf"} or callable, default=None
+        None learns the weights w (the primal learner). Otherwise the learner
+        works in dual form with the kernel K: ``"linear"`` x.x',
+        ``"poly"`` (gamma x.x' + coef0)^degree, ``"rbf"``
+        exp(-gamma ||x - x'||^2), all compiled; or a callable ``k(A, B)``
+        taking two dense float64 arrays of shapes (n_a, d) and (n_b, d) and
+        returning the (n_a, n_b) array of K(a_i, b_j), which runs through a
+        much slower Python path (one call per round; a model with a callable
+        kernel pickles if the callable does, but cannot be saved).
+    degree : int, default=3
+        Degree of ``"poly"``, >= 1.
+    gamma : float, default=1.0
+        Scale of ``"poly"`` and ``"rbf"``, > 0 (scale the features so that
+        gamma ||x||^2 is about 1).
+    coef0 : float, default=0.0
+        Constant of ``"poly"`` (0: a homogeneous polynomial).
+    budget : int or None, default=None
+        The largest number of support vectors kept (None: no limit).
+    budget_policy : {"oldest", "random", "smallest"}, default="oldest"
+        Which support vector leaves when adding one would exceed ``budget``:
+        the oldest (the Forgetron's removal, without its shrinking of the
+        coefficients), one drawn uniformly (the randomized budget Perceptron),
+        or the one with the smallest ``|alpha_i|`` (the oldest of ties). The
+        vector being added is never the one removed.
+    random_state : int or None, default=None
+        Seed of the ``"random"`` policy (None: fresh entropy).
 
     Examples
     --------
@@ -48,15 +83,35 @@ class PAClassifier(BinaryLinearClassifier):
     array([[ 0.5, -1. ]])
     >>> clf.decision_function(X)   # PA leaves zero hinge loss on each example
     array([ 1., -1.])
+
+    With a kernel: K(x, x') = (x.x')^2, so tau_1 = 1 / K(x_1, x_1) = 1/16.
+
+    >>> kpa = PAClassifier(variant="pa", kernel="poly", degree=2).fit(X, [1, -1])
+    >>> kpa.dual_coef_, kpa.n_support_
+    (array([[ 0.0625, -1.    ]]), 2)
+    >>> kpa.decision_function(X)
+    array([ 1., -1.])
     """
 
-    _constraints = {"variant": Options("pa", "pa1", "pa2"), "C": Interval(0, None, closed="neither")}
+    _constraints = {
+        "variant": Options("pa", "pa1", "pa2"),
+        "C": Interval(0, None, closed="neither"),
+        **KERNEL_CONSTRAINTS,
+    }
 
-    def __init__(self, variant="pa1", C=1.0, fit_intercept=False, n_features=None):
+    def __init__(self, variant="pa1", C=1.0, fit_intercept=False, n_features=None, kernel=None, degree=3,
+                 gamma=1.0, coef0=0.0, budget=None, budget_policy="oldest", random_state=None):
         self.variant = variant
         self.C = C
         self.fit_intercept = fit_intercept
         self.n_features = n_features
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.budget = budget
+        self.budget_policy = budget_policy
+        self.random_state = random_state
 
     def _kernel_config(self):
         return {"K_STEP": _STEP_RULES[self.variant]}, {"P_C": self.C if self.variant != "pa" else math.inf}

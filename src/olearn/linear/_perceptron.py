@@ -2,10 +2,11 @@
 
 from .._kernels import _codes
 from .._params import POSITIVE
-from ._base import BinaryLinearClassifier
+from ..kernel import KERNEL_CONSTRAINTS
+from ._base import BinaryLinearClassifier, KernelizableLearner
 
 
-class Perceptron(BinaryLinearClassifier):
+class Perceptron(BinaryLinearClassifier, KernelizableLearner):
     r"""The Perceptron (Rosenblatt 1958).
 
     On round t, predict :math:`\hat y_t = \mathrm{sign}(w_t \cdot x_t)`; if
@@ -24,6 +25,15 @@ class Perceptron(BinaryLinearClassifier):
     1962); see :func:`olearn.bounds.novikoff_bound`, and
     :func:`olearn.bounds.perceptron_bound` for the inseparable case.
 
+    With ``kernel`` set it is the kernel Perceptron (Aizerman, Braverman &
+    Rozonoer 1964; Freund & Schapire 1999): on a mistake :math:`x_t` joins the
+    support set with :math:`\alpha = \eta y_t`, and
+    :math:`f_t(x) = \sum_i \alpha_i K(x_i, x)`. With ``budget`` and
+    ``budget_policy="random"`` it is the randomized budget Perceptron of
+    Cavallanti, Cesa-Bianchi & Gentile (Machine Learning 69, 2007); with
+    ``"oldest"``, the removal step of the Forgetron (Dekel, Shalev-Shwartz &
+    Singer, SIAM J. Comput. 37, 2008) without its shrinking step.
+
     Parameters
     ----------
     eta : float, default=1.0
@@ -33,6 +43,32 @@ class Perceptron(BinaryLinearClassifier):
     n_features : int or None, default=None
         Fix the dimension; a larger feature index is then an error. By default
         the dimension grows with the largest index seen.
+    kernel : None, {"linear", "poly", "rbf"} or callable, default=None
+        None learns the weights w (the primal learner). Otherwise the learner
+        works in dual form with the kernel K: ``"linear"`` x.x',
+        ``"poly"`` (gamma x.x' + coef0)^degree, ``"rbf"``
+        exp(-gamma ||x - x'||^2), all compiled; or a callable ``k(A, B)``
+        taking two dense float64 arrays of shapes (n_a, d) and (n_b, d) and
+        returning the (n_a, n_b) array of K(a_i, b_j), which runs through a
+        much slower Python path (one call per round; a model with a callable
+        kernel pickles if the callable does, but cannot be saved).
+    degree : int, default=3
+        Degree of ``"poly"``, >= 1.
+    gamma : float, default=1.0
+        Scale of ``"poly"`` and ``"rbf"``, > 0 (scale the features so that
+        gamma ||x||^2 is about 1).
+    coef0 : float, default=0.0
+        Constant of ``"poly"`` (0: a homogeneous polynomial).
+    budget : int or None, default=None
+        The largest number of support vectors kept (None: no limit).
+    budget_policy : {"oldest", "random", "smallest"}, default="oldest"
+        Which support vector leaves when adding one would exceed ``budget``:
+        the oldest (the Forgetron's removal, without its shrinking of the
+        coefficients), one drawn uniformly (the randomized budget Perceptron),
+        or the one with the smallest ``|alpha_i|`` (the oldest of ties). The
+        vector being added is never the one removed.
+    random_state : int or None, default=None
+        Seed of the ``"random"`` policy (None: fresh entropy).
 
     Examples
     --------
@@ -42,14 +78,28 @@ class Perceptron(BinaryLinearClassifier):
     >>> y = np.array([1, -1, 1])
     >>> Perceptron().fit(X, y).coef_     # every margin was 0: three updates
     array([[2., 0.]])
+
+    The kernel Perceptron with a budget of two support vectors:
+
+    >>> kp = Perceptron(kernel="rbf", gamma=0.5, budget=2).fit(X, y)
+    >>> kp.n_support_, kp.dual_coef_
+    (2, array([[-1.,  1.]]))
     """
 
-    _constraints = {"eta": POSITIVE}
+    _constraints = {"eta": POSITIVE, **KERNEL_CONSTRAINTS}
 
-    def __init__(self, eta=1.0, fit_intercept=False, n_features=None):
+    def __init__(self, eta=1.0, fit_intercept=False, n_features=None, kernel=None, degree=3, gamma=1.0, coef0=0.0,
+                 budget=None, budget_policy="oldest", random_state=None):
         self.eta = eta
         self.fit_intercept = fit_intercept
         self.n_features = n_features
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.budget = budget
+        self.budget_policy = budget_policy
+        self.random_state = random_state
 
     def _kernel_config(self):
         return {"K_STEP": _codes.STEP_PERCEPTRON}, {"P_ETA": self.eta}

@@ -8,7 +8,8 @@ from .._estimator import RegressorEstimator
 from .._kernels import _codes
 from .._params import Interval, Options
 from .._validation import check_row, check_targets, check_X
-from ._base import LinearLearner
+from ..kernel import KERNEL_CONSTRAINTS
+from ._base import KernelizableLearner
 from ._pa import _STEP_RULES
 
 
@@ -23,7 +24,7 @@ def _check_target(y):
     return value
 
 
-class PARegressor(LinearLearner, RegressorEstimator):
+class PARegressor(KernelizableLearner, RegressorEstimator):
     r"""Passive-Aggressive regressor: PA, PA-I and PA-II with the epsilon-insensitive loss.
 
     Crammer, Dekel, Keshet, Shalev-Shwartz & Singer, *Online Passive-Aggressive
@@ -50,6 +51,11 @@ class PARegressor(LinearLearner, RegressorEstimator):
     meaning for regression, so ``n_mistakes`` is 0 and ``cumulative_mistakes``
     all zeros.
 
+    With ``kernel`` set (Sec. 3), :math:`f_t(x) = \sum_i \alpha_i K(x_i, x)`:
+    the update adds :math:`x_t` with
+    :math:`\alpha = \operatorname{sign}(y_t - f_t(x_t))\, \tau_t`, and
+    :math:`\tau_t` uses :math:`K(x_t, x_t)` in place of :math:`\|x_t\|^2`.
+
     Parameters
     ----------
     variant : {"pa", "pa1", "pa2"}, default="pa1"
@@ -60,6 +66,32 @@ class PARegressor(LinearLearner, RegressorEstimator):
     fit_intercept : bool, default=False
     n_features : int or None, default=None
         Fix the dimension; a larger feature index is then an error.
+    kernel : None, {"linear", "poly", "rbf"} or callable, default=None
+        None learns the weights w (the primal learner). Otherwise the learner
+        works in dual form with the kernel K: ``"linear"`` x.x',
+        ``"poly"`` (gamma x.x' + coef0)^degree, ``"rbf"``
+        exp(-gamma ||x - x'||^2), all compiled; or a callable ``k(A, B)``
+        taking two dense float64 arrays of shapes (n_a, d) and (n_b, d) and
+        returning the (n_a, n_b) array of K(a_i, b_j), which runs through a
+        much slower Python path (one call per round; a model with a callable
+        kernel pickles if the callable does, but cannot be saved).
+    degree : int, default=3
+        Degree of ``"poly"``, >= 1.
+    gamma : float, default=1.0
+        Scale of ``"poly"`` and ``"rbf"``, > 0 (scale the features so that
+        gamma ||x||^2 is about 1).
+    coef0 : float, default=0.0
+        Constant of ``"poly"`` (0: a homogeneous polynomial).
+    budget : int or None, default=None
+        The largest number of support vectors kept (None: no limit).
+    budget_policy : {"oldest", "random", "smallest"}, default="oldest"
+        Which support vector leaves when adding one would exceed ``budget``:
+        the oldest (the Forgetron's removal, without its shrinking of the
+        coefficients), one drawn uniformly (the randomized budget Perceptron),
+        or the one with the smallest ``|alpha_i|`` (the oldest of ties). The
+        vector being added is never the one removed.
+    random_state : int or None, default=None
+        Seed of the ``"random"`` policy (None: fresh entropy).
 
     Examples
     --------
@@ -71,6 +103,12 @@ class PARegressor(LinearLearner, RegressorEstimator):
     array([ 0.45, -0.9 ])
     >>> reg.predict(X)       # PA leaves each prediction epsilon away from its target
     array([ 0.9, -0.9])
+
+    With an RBF kernel, K(x, x) = 1, so tau_1 = 0.9 / 1:
+
+    >>> kreg = PARegressor(variant="pa", epsilon=0.1, kernel="rbf").fit(X, [1.0, -1.0])
+    >>> kreg.dual_coef_.round(4)
+    array([[ 0.9   , -0.9061]])
     """
 
     _task = "regression"
@@ -78,14 +116,23 @@ class PARegressor(LinearLearner, RegressorEstimator):
         "variant": Options("pa", "pa1", "pa2"),
         "C": Interval(0, None, closed="neither"),
         "epsilon": Interval(0, math.inf, closed="left"),
+        **KERNEL_CONSTRAINTS,
     }
 
-    def __init__(self, variant="pa1", C=1.0, epsilon=0.1, fit_intercept=False, n_features=None):
+    def __init__(self, variant="pa1", C=1.0, epsilon=0.1, fit_intercept=False, n_features=None, kernel=None,
+                 degree=3, gamma=1.0, coef0=0.0, budget=None, budget_policy="oldest", random_state=None):
         self.variant = variant
         self.C = C
         self.epsilon = epsilon
         self.fit_intercept = fit_intercept
         self.n_features = n_features
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.budget = budget
+        self.budget_policy = budget_policy
+        self.random_state = random_state
 
     def _kernel_config(self):
         codes = {"K_STEP": _STEP_RULES[self.variant], "K_LOSS": _codes.LOSS_EPSILON_INSENSITIVE}
@@ -102,7 +149,8 @@ class PARegressor(LinearLearner, RegressorEstimator):
     def _progressive(self, X, y, record):
         """Predict then learn every row in order; return (predictions, scores, losses, taus, mistakes, totals).
 
-        ``predictions`` are the scores and ``mistakes`` all False: see the class docstring.
+        ``predictions`` are the scores and ``mistakes`` all False: see the class
+        docstring. With a kernel, the support-set size after each round follows.
         """
         self._config_arrays()
         arrays = check_X(X)
@@ -112,8 +160,8 @@ class PARegressor(LinearLearner, RegressorEstimator):
             return empty, empty, empty, empty, np.empty(0, dtype=bool), np.zeros(_codes.N_TOTALS)
         with self._first_call_atomic():
             self._grow(arrays.n_features, "X")
-        scores, losses, taus, totals = self._pass(arrays, targets, record)
-        return scores, scores, losses, taus, np.zeros(scores.size, dtype=bool), totals
+        scores, losses, taus, totals, *sizes = self._pass(arrays, targets, record)
+        return scores, scores, losses, taus, np.zeros(scores.size, dtype=bool), totals, *sizes
 
     def partial_fit(self, X, y):
         """Learn from the rows of X in order (one online pass); returns self.

@@ -35,7 +35,9 @@ from .._params import BOOLEAN, Interval, NoneOr, check_params
 from .._persistence import PersistenceMixin
 from .._validation import check_row, check_X, check_y
 from ..exceptions import NotFittedError
+from ..kernel._hyperparameters import KERNEL_CONSTRAINTS, mercer_arrays
 from ._classes import ClassSlots
+from ._dual import DualModel
 
 
 class CallableOrNone:
@@ -52,6 +54,7 @@ _COMMON_CONSTRAINTS = {
     "fit_intercept": BOOLEAN,
     "n_features": NoneOr(Interval(1, None, integer=True)),
     "feature_map": CallableOrNone(),
+    **KERNEL_CONSTRAINTS,
 }
 
 
@@ -85,7 +88,7 @@ class MulticlassLearner(PersistenceMixin, ClassifierEstimator):
 
     _task = "multiclass"
     _constraints = {}
-    _learned = ("_W", "_bound", "_w", "_wb", "_n_active", "_labels", "_scratch", "_margin_cache", "_map_dim", "classes_",
+    _learned = ("_W", "_bound", "_w", "_wb", "_dual", "_n_active", "_labels", "_scratch", "_margin_cache", "_map_dim", "classes_",
                 "n_features_in_")
 
     # -- hyperparameters ------------------------------------------------------
@@ -96,6 +99,11 @@ class MulticlassLearner(PersistenceMixin, ClassifierEstimator):
         key = _freeze(values)
         if getattr(self, "_config_key", None) != key:
             check_params(self, {**_COMMON_CONSTRAINTS, **self._constraints})
+            if self.kernel is not None and self.feature_map is not None:
+                raise ValueError(
+                    f"{type(self).__name__}: kernel={self.kernel!r} and feature_map cannot be combined; a kernel "
+                    "learner keeps one prototype per class in the kernel's feature space"
+                )
             codes, params = self._kernel_config()
             code_arr = np.zeros(K.MN_CODES, dtype=np.int64)
             param_arr = np.zeros(K.MN_PARAMS)
@@ -105,8 +113,19 @@ class MulticlassLearner(PersistenceMixin, ClassifierEstimator):
                 param_arr[getattr(K, name)] = value
             param_arr[K.MP_BIAS] = 1.0 if self.fit_intercept else 0.0
             self._config_arrays = (code_arr, param_arr)
+            self._mercer_arrays = mercer_arrays(self, 1.0 if self.fit_intercept else 0.0)
             self._config_key = key
         return self._config_arrays
+
+    def _dual_config(self):
+        """(codes, params, mcodes, mparams) of the kernel path."""
+        codes, params = self._config()
+        return (codes, params, *self._mercer_arrays)
+
+    @property
+    def _python_kernel(self):
+        """The user's kernel function, or None for a compiled kernel."""
+        return self.kernel if callable(self.kernel) else None
 
     def _margins(self, labels):
         """sqrt(rho(a, b)) between the slots of ``labels``; empty means 1 off the diagonal."""
@@ -121,6 +140,10 @@ class MulticlassLearner(PersistenceMixin, ClassifierEstimator):
     @property
     def _uses_map(self):
         return self.feature_map is not None
+
+    @property
+    def _uses_kernel(self):
+        return self.kernel is not None
 
     def _is_started(self):
         return hasattr(self, "_n_active")
@@ -138,7 +161,9 @@ class MulticlassLearner(PersistenceMixin, ClassifierEstimator):
         self.classes_ = np.empty(0)
         self._margin_cache = None
         self._scratch = tuple(np.zeros(0) for _ in range(3))
-        if self._uses_map:
+        if self._uses_kernel:
+            self._dual = DualModel(self.random_state)
+        elif self._uses_map:
             self._w = np.zeros(0)
             self._wb = np.zeros(0)
             self._map_dim = 0
@@ -158,9 +183,11 @@ class MulticlassLearner(PersistenceMixin, ClassifierEstimator):
         started = self._is_started()
         if not started:
             self._start()
-        elif self._uses_map != hasattr(self, "_w"):
+        elif self._uses_map != hasattr(self, "_w") or self._uses_kernel != hasattr(self, "_dual"):
+            what = "feature_map" if self._uses_map != hasattr(self, "_w") else "kernel"
             raise ValueError(
-                f"{type(self).__name__}: feature_map was changed after learning started; call fit to start over"
+                f"{type(self).__name__}: {what} was changed after learning started (to or from None); call fit to "
+                "start over"
             )
         try:
             yield
@@ -177,6 +204,9 @@ class MulticlassLearner(PersistenceMixin, ClassifierEstimator):
             )
         if n_features > self.n_features_in_:
             self.n_features_in_ = int(n_features)
+        if self._uses_kernel:
+            self._dual.grow_features(n_features)
+            return
         if self._uses_map:
             return
         capacity = self._W.shape[0] - 1
@@ -195,10 +225,15 @@ class MulticlassLearner(PersistenceMixin, ClassifierEstimator):
 
     def _grow_classes(self, k):
         """Room for k class slots in the weights and the scratch buffers."""
-        capacity = self._wb.size if self._uses_map else self._W.shape[1]
+        if self._uses_kernel:
+            capacity = self._scratch[0].size
+        else:
+            capacity = self._wb.size if self._uses_map else self._W.shape[1]
         if k > capacity:
             new_capacity = max(k, 2 * capacity, 4)
-            if self._uses_map:
+            if self._uses_kernel:
+                self._dual.grow_classes(new_capacity)
+            elif self._uses_map:
                 grown = np.zeros(new_capacity)
                 grown[:capacity] = self._wb
                 self._wb = grown
@@ -247,8 +282,19 @@ class MulticlassLearner(PersistenceMixin, ClassifierEstimator):
 
     @property
     def coef_(self):
-        """Prototypes, shape (n_classes, n_features) in ``classes_`` order; with a feature map, w of shape (D,)."""
+        """Prototypes, shape (n_classes, n_features) in ``classes_`` order; with a feature map, w of shape (D,).
+
+        With ``kernel="linear"`` the prototypes ``sum_i alpha_ia x_i``; other kernels have none (AttributeError).
+        """
         self._check_started()
+        if self._uses_kernel:
+            if self.kernel != "linear":
+                raise AttributeError(
+                    f"{type(self).__name__}: coef_ exists only for kernel=None or 'linear' (kernel={self.kernel!r} "
+                    "keeps its prototypes in the kernel's feature space); see dual_coef_ and support_vectors_"
+                )
+            primal = self._dual.support_matrix(self.n_features_in_).T @ self._dual.coefficients(len(self._labels))
+            return np.asarray(primal).T[self._labels.order]
         if self._uses_map:
             return self._w[: self._map_dim].copy()
         return self._W[: self.n_features_in_, self._labels.order].T.copy()
@@ -258,8 +304,35 @@ class MulticlassLearner(PersistenceMixin, ClassifierEstimator):
         """One intercept per class, shape (n_classes,); zeros unless ``fit_intercept=True``."""
         self._check_started()
         bias = 1.0 if self.fit_intercept else 0.0
-        row = self._wb if self._uses_map else self._W[-1]
+        if self._uses_kernel:
+            # the constant feature of the intercept sits in every support vector
+            row = self._dual.coefficients(len(self._labels)).sum(axis=0)
+        else:
+            row = self._wb if self._uses_map else self._W[-1]
         return row[self._labels.order] * bias
+
+    def _check_kernel(self, name):
+        self._check_started()
+        if not self._uses_kernel:
+            raise AttributeError(f"{type(self).__name__}: {name} exists only with a kernel (kernel=None here)")
+
+    @property
+    def support_vectors_(self):
+        """The support vectors, oldest first: a CSR matrix of shape (n_support_, n_features_in_) (kernel learners)."""
+        self._check_kernel("support_vectors_")
+        return self._dual.support_matrix(self.n_features_in_)
+
+    @property
+    def dual_coef_(self):
+        """alpha: row a holds class a's coefficient of each support vector, shape (n_classes, n_support_)."""
+        self._check_kernel("dual_coef_")
+        return self._dual.coefficients(len(self._labels))[:, self._labels.order].T.copy()
+
+    @property
+    def n_support_(self):
+        """The number of support vectors (kernel learners); never above ``budget``."""
+        self._check_kernel("n_support_")
+        return self._dual.size
 
     # -- feature map ------------------------------------------------------------
 
@@ -312,7 +385,8 @@ class MulticlassLearner(PersistenceMixin, ClassifierEstimator):
 
         Returns (predictions, scores, losses, taus, mistakes, totals): predictions
         are labels (None where no class was known yet), scores have one column per
-        class of ``classes_`` (-inf for a class not known at that round).
+        class of ``classes_`` (-inf for a class not known at that round). A kernel
+        learner adds a seventh entry: the size of its support set after each round.
         """
         codes, params = self._config()
         arrays = check_X(X)
@@ -330,7 +404,13 @@ class MulticlassLearner(PersistenceMixin, ClassifierEstimator):
         losses, taus = np.empty(n), np.empty(n)
         mistakes = np.empty(n, dtype=bool)
         totals = np.zeros(_codes.N_TOTALS)
-        if self._uses_map:
+        if self._uses_kernel:
+            supports = np.empty(n, dtype=np.int64)
+            dense = None if sp.issparse(X) else np.asarray(X, dtype=np.float64)
+            stopped = self._dual_pass(arrays, dense, slots, margins,
+                                      (out_scores, preds, losses, taus, mistakes, supports), totals)
+            status = K.OVERFLOW
+        elif self._uses_map:
             stopped, status = self._map_pass(arrays, slots, margins, codes, params, out_scores, preds, losses, taus,
                                              mistakes, totals)
         else:
@@ -345,14 +425,16 @@ class MulticlassLearner(PersistenceMixin, ClassifierEstimator):
         self._after_pass()
         if stopped >= 0:
             self._raise_for(status, f"row {stopped}")
+        # a kernel learner appends the size of its support set after each round
+        sizes = (supports,) if self._uses_kernel else ()
         if not record:
-            return np.empty(0), np.empty((0, 0)), losses, taus, np.empty(0, dtype=bool), totals
+            return np.empty(0), np.empty((0, 0)), losses, taus, np.empty(0, dtype=bool), totals, *sizes
         if (preds < 0).any():
             plain = labels.tolist()
             predictions = np.array([None if p < 0 else plain[p] for p in preds], dtype=object)
         else:
             predictions = labels[preds]
-        return predictions, out_scores[:, order], losses, taus, mistakes, totals
+        return predictions, out_scores[:, order], losses, taus, mistakes, totals, *sizes
 
     def _map_pass(self, arrays, slots, margins, codes, params, out_scores, preds, losses, taus, mistakes, totals):
         """The feature-map twin of ``multiclass_pass``: the same row kernel, driven from Python."""
@@ -375,6 +457,37 @@ class MulticlassLearner(PersistenceMixin, ClassifierEstimator):
             totals[_codes.T_UPDATES] += bool(np.any(coef[: self._n_active[0]] != 0.0))
         totals[_codes.T_ROUNDS] += arrays.n_rows
         return -1, K.OK
+
+    def _dual_pass(self, arrays, dense, slots, margins, outputs, totals):
+        """The kernel twin of ``multiclass_pass``: compiled, or row by row for a Python kernel.
+
+        ``dense``: the rows as a dense array when they came so (None for sparse input).
+        """
+        config = self._dual_config()
+        kernel = self._python_kernel
+        if kernel is None:
+            return self._dual.compiled_pass(arrays, dense, slots, self._n_active, self._labels.ranks, margins, config,
+                                            self._scratch, outputs, totals)
+        out_scores, preds, losses, taus, mistakes, supports = outputs
+        record = preds.size > 0
+        for i in range(arrays.n_rows):
+            lo, hi = arrays.indptr[i], arrays.indptr[i + 1]
+            known = int(self._n_active[0])
+            pred, loss, tau, mistake, moved, status = self._dual.learn_row(
+                kernel, arrays.indices[lo:hi], arrays.data[lo:hi], arrays.n_features, int(slots[i]), self._n_active,
+                self._labels.ranks, margins, config, self._scratch, type(self).__name__)
+            if status != K.OK:
+                totals[_codes.T_ROUNDS] += i
+                return i
+            if record:
+                out_scores[i, :known] = self._scratch[0][:known]
+                out_scores[i, known:] = -np.inf
+                preds[i], losses[i], taus[i], mistakes[i], supports[i] = pred, loss, tau, mistake, self._dual.size
+            totals[_codes.T_MISTAKES] += mistake
+            totals[_codes.T_LOSS] += loss
+            totals[_codes.T_UPDATES] += moved
+        totals[_codes.T_ROUNDS] += arrays.n_rows
+        return -1
 
     def fit(self, X, y):
         """Forget what was learned, then make one online pass over X in order."""
@@ -407,7 +520,12 @@ class MulticlassLearner(PersistenceMixin, ClassifierEstimator):
                 self._grow_features(n_features, "x")
             margins = self._add_classes(label)
         slot = self._labels.slot_of[y]
-        if self._uses_map:
+        if self._uses_kernel:
+            pred, _, _, _, _, status = self._dual.learn_row(self._python_kernel, indices, data, n_features, slot,
+                                                            self._n_active, self._labels.ranks, margins,
+                                                            self._dual_config(), self._scratch,
+                                                            type(self).__name__)
+        elif self._uses_map:
             pred, _, _, _, status = self._map_row(indices, data, n_features, slot, margins, codes, params)
         else:
             scores, coef, work = self._scratch
@@ -437,6 +555,8 @@ class MulticlassLearner(PersistenceMixin, ClassifierEstimator):
         out = np.empty((arrays.n_rows, k))
         _, params = self._config()
         bias = params[K.MP_BIAS]
+        if self._uses_kernel:
+            return self._dual.decision(arrays, k, self._dual_config(), self._python_kernel, type(self).__name__)
         if self._uses_map:
             for i in range(arrays.n_rows):
                 lo, hi = arrays.indptr[i], arrays.indptr[i + 1]
@@ -481,12 +601,16 @@ class MulticlassLearner(PersistenceMixin, ClassifierEstimator):
 
     def _get_state(self):
         self._check_started()
-        if self._uses_map:
+        if self._uses_map or self._python_kernel is not None:
+            what = "feature_map" if self._uses_map else "callable kernel"
             raise ValueError(
-                f"{type(self).__name__}: a model with a feature_map cannot be saved portably (the map is Python "
+                f"{type(self).__name__}: a model with a {what} cannot be saved portably (the {what} is Python "
                 "code); use pickle instead"
             )
         k = len(self._labels)
+        if self._uses_kernel:
+            arrays = {"labels": np.asarray(self._labels.labels), **self._dual.to_arrays(k)}
+            return arrays, {"n_features_in": self.n_features_in_}
         weights = np.vstack([self._W[: self.n_features_in_, :k], self._W[-1:, :k]])
         return {"labels": np.asarray(self._labels.labels), "weights": weights}, {"n_features_in": self.n_features_in_}
 
@@ -498,8 +622,11 @@ class MulticlassLearner(PersistenceMixin, ClassifierEstimator):
         self._grow_classes(len(labels))
         self._n_active[0] = len(labels)
         self.classes_ = self._labels.classes if len(labels) else np.empty(0)
-        weights = np.asarray(arrays["weights"], dtype=np.float64)
         self._grow_features(int(state["n_features_in"]), "n_features_in")
+        if self._uses_kernel:
+            self._dual.load_arrays(arrays)
+            return
+        weights = np.asarray(arrays["weights"], dtype=np.float64)
         self._W[: weights.shape[0] - 1, : len(labels)] = weights[:-1]
         self._W[-1, : len(labels)] = weights[-1]
         self._bound[0] = np.abs(weights).max(initial=0.0)

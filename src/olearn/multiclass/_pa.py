@@ -67,6 +67,39 @@ class PAMulticlass(MulticlassLearner):
     feature_map : callable or None, default=None
         ``phi(x, label)`` for the single-prototype form (see
         :class:`~olearn.multiclass.BlockFeatureMap`).
+    kernel : None, {"linear", "poly", "rbf"} or callable, default=None
+        None keeps the prototypes w_a (the primal learner). Otherwise the
+        learner works in dual form (Sec. 3): one support set shared by all
+        classes, with a coefficient per (support vector, class),
+        :math:`s_a(x) = \sum_i \alpha_{ia} K'(x_i, x)`, where
+        :math:`K' = K + 1` with ``fit_intercept`` (the constant feature inside
+        the feature map) and K is ``"linear"`` x.x', ``"poly"``
+        (gamma x.x' + coef0)^degree, ``"rbf"`` exp(-gamma ||x - x'||^2), or a
+        callable ``k(A, B)`` returning the Gram matrix of two dense 2-d arrays
+        (a slow Python path). A round that moves the model adds x_t with the
+        round's coefficients, and every :math:`\|x_t\|^2` becomes
+        :math:`K'(x_t, x_t)`: here :math:`\|z_t\|^2 = 2 K'(x_t, x_t)`.
+        ``kernel="linear"`` learns exactly what ``kernel=None`` learns. Cannot
+        be combined with ``feature_map``.
+    degree : int, default=3
+    gamma : float, default=1.0
+    coef0 : float, default=0.0
+        The parameters of ``"poly"`` and ``"rbf"``, named and defined as for
+        :class:`~olearn.PAClassifier`.
+    budget : int or None, default=None
+        The largest number of support vectors (None: no limit).
+    budget_policy : {"oldest", "random", "smallest"}, default="oldest"
+        Which support vector leaves a full set before one is added: the oldest,
+        one drawn uniformly, or the one with the smallest
+        :math:`\sum_a \alpha_{ia}^2` (the oldest of ties).
+    random_state : int or None, default=None
+        Seed of the ``"random"`` policy.
+
+    With a kernel the learner has ``support_vectors_`` (CSR, oldest first;
+    rows learned from dense input keep their zeros), ``dual_coef_`` (shape
+    (n_classes, n_support_), ``classes_`` order) and ``n_support_``;
+    ``coef_`` only for the linear kernel; :func:`olearn.run` reports the
+    support-set size of each round in ``support_sizes``.
 
     Examples
     --------
@@ -79,16 +112,32 @@ class PAMulticlass(MulticlassLearner):
            [ 0. ,  0.5]])
     >>> clf.decision_function(X[1:]), clf.predict(X).tolist()
     (array([[-0.5,  0.5]]), ['a', 'b'])
+
+    With the kernel (x.x' + 1)^2, K(x_1, x_1) = 4, so tau = 1 / (2 * 4):
+
+    >>> kclf = PAMulticlass(variant="pa", kernel="poly", degree=2, coef0=1.0).fit(X, ["a", "b"])
+    >>> kclf.dual_coef_, kclf.n_support_
+    (array([[-0.125],
+           [ 0.125]]), 1)
     """
 
     _constraints = _PA_CONSTRAINTS
 
-    def __init__(self, variant="pa1", C=1.0, fit_intercept=False, n_features=None, feature_map=None):
+    def __init__(self, variant="pa1", C=1.0, fit_intercept=False, n_features=None, feature_map=None,
+                 kernel=None, degree=3, gamma=1.0, coef0=0.0, budget=None, budget_policy="oldest",
+                 random_state=None):
         self.variant = variant
         self.C = C
         self.fit_intercept = fit_intercept
         self.n_features = n_features
         self.feature_map = feature_map
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.budget = budget
+        self.budget_policy = budget_policy
+        self.random_state = random_state
 
     def _kernel_config(self):
         step, C = _pa_step(self)
@@ -155,8 +204,8 @@ class PACostSensitive(MulticlassLearner):
         ``partial_fit``, or let the first batch show all k of them; any other
         label is then an error.
     update : {"prediction", "max-loss"}, default="prediction"
-    fit_intercept, n_features, feature_map
-        As in :class:`PAMulticlass`.
+    fit_intercept, n_features, feature_map, kernel, degree, gamma, coef0, budget, budget_policy, random_state
+        As in :class:`PAMulticlass` (with a kernel, ``||z||^2 = 2 K'(x, x)``).
 
     Examples
     --------
@@ -179,7 +228,8 @@ class PACostSensitive(MulticlassLearner):
     _constraints = {**_PA_CONSTRAINTS, "cost": CostConstraint(), "update": Options("prediction", "max-loss")}
 
     def __init__(self, variant="pa1", C=1.0, cost=None, update="prediction", fit_intercept=False, n_features=None,
-                 feature_map=None):
+                 feature_map=None, kernel=None, degree=3, gamma=1.0, coef0=0.0, budget=None, budget_policy="oldest",
+                 random_state=None):
         self.variant = variant
         self.C = C
         self.cost = cost
@@ -187,6 +237,13 @@ class PACostSensitive(MulticlassLearner):
         self.fit_intercept = fit_intercept
         self.n_features = n_features
         self.feature_map = feature_map
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.budget = budget
+        self.budget_policy = budget_policy
+        self.random_state = random_state
 
     def _kernel_config(self):
         step, C = _pa_step(self)

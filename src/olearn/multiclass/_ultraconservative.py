@@ -36,6 +36,10 @@ class MulticlassPerceptron(MulticlassLearner):
     fit_intercept : bool, default=False
     n_features : int or None, default=None
     feature_map : callable or None, default=None
+    kernel, degree, gamma, coef0, budget, budget_policy, random_state
+        The dual form, as in :class:`~olearn.multiclass.PAMulticlass`: an
+        update adds :math:`x_t` to the support set with the coefficients above
+        (Crammer & Singer's kernel Perceptron).
 
     Examples
     --------
@@ -51,11 +55,20 @@ class MulticlassPerceptron(MulticlassLearner):
 
     _constraints = {"update": Options("uniform", "max", "proportional")}
 
-    def __init__(self, update="max", fit_intercept=False, n_features=None, feature_map=None):
+    def __init__(self, update="max", fit_intercept=False, n_features=None, feature_map=None,
+                 kernel=None, degree=3, gamma=1.0, coef0=0.0, budget=None, budget_policy="oldest",
+                 random_state=None):
         self.update = update
         self.fit_intercept = fit_intercept
         self.n_features = n_features
         self.feature_map = feature_map
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.budget = budget
+        self.budget_policy = budget_policy
+        self.random_state = random_state
 
     def _kernel_config(self):
         return {"MK_RULE": K.RULE_PERCEPTRON, "MK_SPLIT": _SPLITS[self.update]}, {}
@@ -101,6 +114,10 @@ class MIRA(MulticlassLearner):
     fit_intercept : bool, default=False
     n_features : int or None, default=None
     feature_map : callable or None, default=None
+    kernel, degree, gamma, coef0, budget, budget_policy, random_state
+        The dual form, as in :class:`~olearn.multiclass.PAMulticlass`: A is
+        :math:`K'(x_t, x_t)`, and a round that moves adds :math:`x_t` to the
+        support set with the coefficients :math:`\tau_a`.
 
     Examples
     --------
@@ -115,11 +132,20 @@ class MIRA(MulticlassLearner):
 
     _constraints = {"beta": Interval(0, None, closed="neither")}
 
-    def __init__(self, beta=1.0, fit_intercept=False, n_features=None, feature_map=None):
+    def __init__(self, beta=1.0, fit_intercept=False, n_features=None, feature_map=None,
+                 kernel=None, degree=3, gamma=1.0, coef0=0.0, budget=None, budget_policy="oldest",
+                 random_state=None):
         self.beta = beta
         self.fit_intercept = fit_intercept
         self.n_features = n_features
         self.feature_map = feature_map
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.budget = budget
+        self.budget_policy = budget_policy
+        self.random_state = random_state
 
     def _kernel_config(self):
         return {"MK_RULE": K.RULE_MIRA}, {"MP_BETA": self.beta}

@@ -1,0 +1,250 @@
+"""Mercer kernels and a budgeted support set, compiled: the engine of every kernel learner.
+
+A kernel learner keeps its function in dual form,
+``f(x) = sum_i alpha_i (K(x_i, x) + offset)``, where the support vectors ``x_i``
+are rows stored in growable CSR arrays and ``alpha_i`` is a row of
+``n_outputs`` coefficients (one for a binary learner or a regressor, one per
+class for a multi-prototype learner: :func:`support_scores` evaluates every
+output with one kernel evaluation per support vector). ``offset`` is the square
+of the intercept's constant feature, appended inside the kernel's feature map.
+
+The support set is the tuple of arrays
+
+* ``sv_indptr`` (int64, capacity + 1), ``sv_indices`` (int32), ``sv_data``
+  (float64): the rows, oldest first;
+* ``sv_sqnorm`` (float64, capacity): ``||x_i||^2`` of each row (the RBF kernel
+  needs it);
+* ``sv_coef`` (float64, capacity x n_outputs): the coefficients;
+* ``sv_count`` (int64, 1): how many support vectors are live;
+* ``rng`` (uint64, 1): the state of the generator of the "random" budget policy.
+
+The caller reserves capacity before calling (no allocation in the loops) and
+a scatter workspace ``work`` of zeros with one slot per feature: a row ``x`` is
+scattered there once per round, so that each support vector's ``x_i . x`` is a
+gather over the support vector's non-zeros, O(nnz(x_i)), and the workspace is
+zero again on return.
+
+The three kernels are functions of ``x . x'``, ``||x||^2`` and ``||x'||^2``:
+linear ``x . x'``, polynomial ``(gamma x . x' + coef0)^degree`` and RBF
+``exp(-gamma ||x - x'||^2)``, with ``||x - x'||^2 = ||x||^2 + ||x'||^2 - 2 x . x'``
+(clipped at 0 against rounding).
+"""
+
+import math
+
+import numpy as np
+from numba import njit
+
+KERNEL_LINEAR = 0
+KERNEL_POLY = 1
+KERNEL_RBF = 2
+
+# Which support vector leaves when adding one would exceed the budget.
+BUDGET_OLDEST = 0  # the first one added (the Forgetron's removal step, without its shrinking)
+BUDGET_RANDOM = 1  # uniformly at random (the randomized budget Perceptron of Cavallanti et al. 2007)
+BUDGET_SMALLEST = 2  # the one with the smallest coefficients (squared norm of its row; oldest on ties)
+
+# Layout of the int64 `mcodes` array.
+M_KERNEL = 0
+M_DEGREE = 1
+M_BUDGET = 2  # the largest number of support vectors; 0 means no budget
+M_POLICY = 3
+N_MCODES = 4
+
+# Layout of the float64 `mparams` array.
+M_GAMMA = 0
+M_COEF0 = 1
+M_OFFSET = 2  # added to every kernel value: the squared constant feature of the intercept
+N_MPARAMS = 3
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+
+
+@njit(cache=True)
+def unpack_mercer(mcodes, mparams):
+    """(kernel, degree, gamma, coef0, offset, budget, policy) as scalars the compiler can keep in registers."""
+    return (
+        mcodes[M_KERNEL],
+        mcodes[M_DEGREE],
+        mparams[M_GAMMA],
+        mparams[M_COEF0],
+        mparams[M_OFFSET],
+        mcodes[M_BUDGET],
+        mcodes[M_POLICY],
+    )
+
+
+@njit(cache=True, inline="always")
+def kernel_value(kernel, dot, sqnorm_a, sqnorm_b, degree, gamma, coef0):
+    """K(a, b) from a . b, ||a||^2 and ||b||^2."""
+    if kernel == KERNEL_LINEAR:
+        return dot
+    if kernel == KERNEL_POLY:
+        return (gamma * dot + coef0) ** degree
+    distance = max(sqnorm_a + sqnorm_b - 2.0 * dot, 0.0)
+    return math.exp(-gamma * distance)
+
+
+@njit(cache=True, inline="always")
+def self_kernel(sqnorm, mercer):
+    """K(x, x) + offset: the squared norm of the augmented x in the kernel's feature space."""
+    kernel, degree, gamma, coef0, offset, _, _ = mercer
+    return kernel_value(kernel, sqnorm, sqnorm, sqnorm, degree, gamma, coef0) + offset
+
+
+@njit(cache=True, fastmath={"reassoc", "contract"})
+def gather_dot(sv_indices, sv_data, lo, hi, work):
+    """x_i . x for the support vector sv_data[lo:hi] and the x scattered in ``work``.
+
+    Reassociation lets the compiler vectorise the sum; loops over slices from
+    0, with indices read as unsigned, spare it the checks for negative indices
+    that would stop it. A row whose indices are one contiguous run (a dense
+    row) is read as a slice, without the gather.
+    """
+    n = hi - lo
+    if n == 0:
+        return 0.0
+    values = sv_data[lo:hi]
+    dot = 0.0
+    first = sv_indices[lo]
+    if sv_indices[hi - 1] - first == n - 1:
+        block = work[first:first + n]
+        for j in range(n):
+            dot += values[j] * block[j]
+    else:
+        positions = sv_indices[lo:hi]
+        for j in range(n):
+            dot += values[j] * work[np.uint32(positions[j])]
+    return dot
+
+
+@njit(cache=True)
+def scatter_row(indices, data, lo, hi, work):
+    """Write the row data[lo:hi] into the zero workspace; return ||x||^2."""
+    sqnorm = 0.0
+    for k in range(lo, hi):
+        v = data[k]
+        work[indices[k]] = v
+        sqnorm += v * v
+    return sqnorm
+
+
+@njit(cache=True)
+def clear_row(indices, lo, hi, work):
+    """Zero the workspace again after :func:`scatter_row`."""
+    for k in range(lo, hi):
+        work[indices[k]] = 0.0
+
+
+@njit(cache=True)
+def support_scores(indices, data, lo, hi, sv_indptr, sv_indices, sv_data, sv_sqnorm, sv_coef, sv_count,
+                   mercer, work, out):
+    """out[c] = sum_i sv_coef[i, c] (K(x_i, x) + offset) for the row data[lo:hi]; returns ||x||^2.
+
+    O(nnz(x) + sum_i nnz(x_i)): one kernel evaluation per support vector,
+    shared by every output.
+    """
+    kernel, degree, gamma, coef0, offset, _, _ = mercer
+    n_outputs = out.size
+    for c in range(n_outputs):
+        out[c] = 0.0
+    sqnorm = scatter_row(indices, data, lo, hi, work)
+    for i in range(sv_count[0]):
+        start, stop = sv_indptr[i], sv_indptr[i + 1]
+        dot = gather_dot(sv_indices, sv_data, start, stop, work)
+        value = kernel_value(kernel, dot, sv_sqnorm[i], sqnorm, degree, gamma, coef0) + offset
+        for c in range(n_outputs):
+            out[c] += sv_coef[i, c] * value
+    clear_row(indices, lo, hi, work)
+    return sqnorm
+
+
+@njit(cache=True)
+def support_values(indices, data, lo, hi, sv_indptr, sv_indices, sv_data, sv_sqnorm, sv_count, mercer, work, out):
+    """out[i] = K(x_i, x) + offset for every support vector: a row of the Gram matrix; returns ||x||^2."""
+    kernel, degree, gamma, coef0, offset, _, _ = mercer
+    sqnorm = scatter_row(indices, data, lo, hi, work)
+    for i in range(sv_count[0]):
+        dot = gather_dot(sv_indices, sv_data, sv_indptr[i], sv_indptr[i + 1], work)
+        out[i] = kernel_value(kernel, dot, sv_sqnorm[i], sqnorm, degree, gamma, coef0) + offset
+    clear_row(indices, lo, hi, work)
+    return sqnorm
+
+
+@njit(cache=True)
+def random_below(rng, n):
+    """A uniform integer in [0, n) from SplitMix64 (Steele, Lea & Flood 2014); advances ``rng``."""
+    z = rng[0] + _GOLDEN
+    rng[0] = z
+    z = (z ^ (z >> np.uint64(30))) * _MIX1
+    z = (z ^ (z >> np.uint64(27))) * _MIX2
+    z = z ^ (z >> np.uint64(31))
+    # the top 53 bits as a uniform number in [0, 1)
+    k = int(float(z >> np.uint64(11)) * (1.0 / 9007199254740992.0) * n)
+    return min(k, n - 1)
+
+
+@njit(cache=True)
+def budget_victim(policy, sv_coef, n, rng):
+    """Position (0 = oldest) of the support vector to remove from a full set of n."""
+    if policy == BUDGET_OLDEST:
+        return 0
+    if policy == BUDGET_RANDOM:
+        return random_below(rng, n)
+    best = 0
+    smallest = math.inf
+    for i in range(n):
+        size = 0.0
+        for c in range(sv_coef.shape[1]):
+            size += sv_coef[i, c] * sv_coef[i, c]
+        if size < smallest:
+            smallest = size
+            best = i
+    return best
+
+
+@njit(cache=True)
+def support_remove(position, sv_indptr, sv_indices, sv_data, sv_sqnorm, sv_coef, sv_count):
+    """Remove one support vector, keeping the others in order (O(nnz of the later ones))."""
+    n = sv_count[0]
+    lo, hi = sv_indptr[position], sv_indptr[position + 1]
+    width = hi - lo
+    end = sv_indptr[n]
+    for k in range(hi, end):
+        sv_indices[k - width] = sv_indices[k]
+        sv_data[k - width] = sv_data[k]
+    for i in range(position, n - 1):
+        sv_indptr[i + 1] = sv_indptr[i + 2] - width
+        sv_sqnorm[i] = sv_sqnorm[i + 1]
+        for c in range(sv_coef.shape[1]):
+            sv_coef[i, c] = sv_coef[i + 1, c]
+    sv_count[0] = n - 1
+
+
+@njit(cache=True)
+def support_insert(indices, data, lo, hi, sqnorm, sv_indptr, sv_indices, sv_data, sv_sqnorm, sv_coef, sv_count,
+                   rng, budget, policy):
+    """Append the row data[lo:hi] with zero coefficients; return its position.
+
+    When the set already holds ``budget`` vectors (``budget > 0``), the
+    policy's victims leave first (more than one only if the budget was
+    lowered), so the set never exceeds the budget and the row being added is
+    never the one removed. The caller has reserved room for one more row and
+    its non-zeros.
+    """
+    while budget > 0 and sv_count[0] >= budget:
+        victim = budget_victim(policy, sv_coef, sv_count[0], rng)
+        support_remove(victim, sv_indptr, sv_indices, sv_data, sv_sqnorm, sv_coef, sv_count)
+    n = sv_count[0]
+    start = sv_indptr[n]
+    for k in range(lo, hi):
+        sv_indices[start + k - lo] = indices[k]
+        sv_data[start + k - lo] = data[k]
+    sv_indptr[n + 1] = start + hi - lo
+    sv_sqnorm[n] = sqnorm
+    for c in range(sv_coef.shape[1]):
+        sv_coef[n, c] = 0.0
+    sv_count[0] = n + 1
+    return n
