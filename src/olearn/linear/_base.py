@@ -12,14 +12,11 @@ and :class:`BinaryLinearClassifier` puts the two together.
 compiled code, so the three agree by construction.
 """
 
-import contextlib
-import functools
-import operator
 
 import numpy as np
 import scipy.sparse as sp
 
-from .._estimator import ClassifierEstimator, Estimator
+from .._estimator import ClassifierEstimator
 from .._kernels import _codes, _mercer
 from .._kernels._binary_linear import (
     binary_linear_pass,
@@ -34,20 +31,11 @@ from .._kernels._mercer_binary import (
     dual_scores,
 )
 from .._labels import BinaryLabels
-from .._params import BOOLEAN, Interval, NoneOr, check_params
-from .._persistence import PersistenceMixin
+from .._learner import OnlineLearner
+from .._params import BOOLEAN, Interval, NoneOr
 from .._validation import CSRArrays, check_row, check_X, check_y
-from ..exceptions import NotFittedError
 from ..kernel import SupportSet
 from ..kernel._hyperparameters import call_kernel, initial_seed, mercer_arrays
-
-
-@functools.cache
-def _hyperparameters_of(cls):
-    """A fast getter of all of an estimator class's hyperparameters, as a tuple."""
-    names = cls._get_param_names()
-    return operator.attrgetter(*names) if len(names) > 1 else lambda est: (getattr(est, names[0]),)
-
 
 _COMMON_CONSTRAINTS = {
     "fit_intercept": BOOLEAN,
@@ -55,7 +43,7 @@ _COMMON_CONSTRAINTS = {
 }
 
 
-class LinearLearner(PersistenceMixin, Estimator):
+class LinearLearner(OnlineLearner):
     """Base class: subclasses define ``_constraints`` and ``_kernel_config()``.
 
     ``_kernel_config()`` returns (codes, params): two dicts keyed by the names
@@ -66,26 +54,20 @@ class LinearLearner(PersistenceMixin, Estimator):
     kernel (round counter, scale, squared norm).
     """
 
-    _constraints = {}
-    # learned attributes that ``_reset`` forgets
     _learned = ("_w", "_state", "n_features_in_")
 
     # -- hyperparameters ------------------------------------------------------
 
+    def _all_constraints(self):
+        return {**_COMMON_CONSTRAINTS, **self._constraints}
+
     def _config_arrays(self):
         """The ``codes`` and ``params`` arrays for the current hyperparameters.
 
-        Recomputed only when a hyperparameter changed since the last call, so
+        Rebuilt only when a hyperparameter changed since the last call, so
         that ``learn_one`` pays for the checks once, not on every example.
         """
-        values = _hyperparameters_of(type(self))(self)
-        # types too: True == 1 == 1.0, yet only some of them are valid values
-        key = (values, tuple(map(type, values)))
-        if getattr(self, "_config_key", None) != key:
-            check_params(self, {**_COMMON_CONSTRAINTS, **self._constraints})
-            self._config = self._build_config()
-            self._config_key = key
-        return self._config
+        return self._checked_config(self._build_config)
 
     def _build_config(self):
         """(codes, params) of the kernel for hyperparameters already checked; may refuse them with ValueError."""
@@ -99,23 +81,7 @@ class LinearLearner(PersistenceMixin, Estimator):
         param_arr[_codes.P_BIAS] = 1.0 if self.fit_intercept else 0.0
         return code_arr, param_arr
 
-    # -- learning from a batch -------------------------------------------------
-
-    def fit(self, X, y):
-        """Forget what was learned, then make one online pass over X in order."""
-        self._reset()
-        return self.partial_fit(X, y)
-
     # -- learned state --------------------------------------------------------
-
-    def _is_started(self):
-        return hasattr(self, "_w")
-
-    def _check_started(self):
-        if not self._is_started():
-            raise NotFittedError(
-                f"this {type(self).__name__} has not learned from any example yet; call fit, partial_fit or learn_one first"
-            )
 
     def _start(self):
         self._w = np.zeros(1)
@@ -123,27 +89,6 @@ class LinearLearner(PersistenceMixin, Estimator):
         self.n_features_in_ = 0
         if self.n_features is not None:
             self._grow(self.n_features, "n_features")
-
-    @contextlib.contextmanager
-    def _first_call_atomic(self):
-        """Start the learned state if needed; undo that start if the block fails.
-
-        A first call that is refused (bad labels, a feature index past
-        ``n_features``) must leave the estimator unfitted, not half-started.
-        """
-        started = self._is_started()
-        if not started:
-            self._start()
-        try:
-            yield
-        except BaseException:
-            if not started:
-                self._reset()
-            raise
-
-    def _reset(self):
-        for name in self._learned:
-            self.__dict__.pop(name, None)
 
     def _grow(self, n_features, where):
         """Make room for feature indices below ``n_features``."""
@@ -426,11 +371,9 @@ class KernelizableLearner(LinearLearner):
     # -- hyperparameters ------------------------------------------------------
 
     def __getstate__(self):
-        # the cached configuration is rebuilt on first use; its key holds the
-        # type of a callable kernel, which does not pickle
-        state = self.__dict__.copy()
-        for name in ("_config_key", "_config", "_mercer"):
-            state.pop(name, None)
+        # built with the configuration, and rebuilt with it on first use
+        state = super().__getstate__()
+        state.pop("_mercer", None)
         return state
 
     def _build_config(self):

@@ -22,8 +22,6 @@ Conventions shared by every learner of the family:
 """
 
 import contextlib
-import functools
-import operator
 
 import numpy as np
 import scipy.sparse as sp
@@ -31,10 +29,9 @@ import scipy.sparse as sp
 from .._estimator import ClassifierEstimator
 from .._kernels import _codes
 from .._kernels import _multiclass as K
-from .._params import BOOLEAN, Interval, NoneOr, check_params
-from .._persistence import PersistenceMixin
+from .._learner import OnlineLearner
+from .._params import BOOLEAN, Interval, NoneOr
 from .._validation import check_row, check_X, check_y
-from ..exceptions import NotFittedError
 from ..kernel._hyperparameters import KERNEL_CONSTRAINTS, mercer_arrays
 from ._classes import ClassSlots
 from ._dual import DualModel
@@ -58,27 +55,12 @@ _COMMON_CONSTRAINTS = {
 }
 
 
-def _freeze(value):
-    """A value as something ``==`` compares safely (arrays by content)."""
-    if isinstance(value, np.ndarray):
-        return ("ndarray", value.dtype.str, value.shape, value.tobytes())
-    if isinstance(value, (list, tuple)):
-        return (type(value), tuple(_freeze(v) for v in value))
-    return (type(value), value)
-
-
-@functools.cache
-def _hyperparameters_of(cls):
-    names = cls._get_param_names()
-    return operator.attrgetter(*names) if len(names) > 1 else lambda est: (getattr(est, names[0]),)
-
-
 def _empty_run():
     empty = np.empty(0)
     return empty, np.empty((0, 0)), empty, empty, np.empty(0, dtype=bool), np.zeros(_codes.N_TOTALS)
 
 
-class MulticlassLearner(PersistenceMixin, ClassifierEstimator):
+class MulticlassLearner(OnlineLearner, ClassifierEstimator):
     """Base class: subclasses define ``_constraints`` and ``_kernel_config()``.
 
     ``_kernel_config()`` returns (codes, params): dicts keyed by the ``MK_*`` and
@@ -87,40 +69,41 @@ class MulticlassLearner(PersistenceMixin, ClassifierEstimator):
     """
 
     _task = "multiclass"
-    _constraints = {}
+    _started_by = "_n_active"
     _learned = ("_W", "_bound", "_w", "_wb", "_dual", "_n_active", "_labels", "_scratch", "_margin_cache", "_map_dim", "classes_",
                 "n_features_in_")
 
     # -- hyperparameters ------------------------------------------------------
 
+    def _all_constraints(self):
+        return {**_COMMON_CONSTRAINTS, **self._constraints}
+
+    def _build_config(self):
+        """(codes, params, the kernel path's arrays) for hyperparameters already checked."""
+        if self.kernel is not None and self.feature_map is not None:
+            raise ValueError(
+                f"{type(self).__name__}: kernel={self.kernel!r} and feature_map cannot be combined; a kernel "
+                "learner keeps one prototype per class in the kernel's feature space"
+            )
+        codes, params = self._kernel_config()
+        code_arr = np.zeros(K.MN_CODES, dtype=np.int64)
+        param_arr = np.zeros(K.MN_PARAMS)
+        for name, value in codes.items():
+            code_arr[getattr(K, name)] = value
+        for name, value in params.items():
+            param_arr[getattr(K, name)] = value
+        param_arr[K.MP_BIAS] = 1.0 if self.fit_intercept else 0.0
+        return code_arr, param_arr, mercer_arrays(self, 1.0 if self.fit_intercept else 0.0)
+
     def _config(self):
         """(codes, params) for the current hyperparameters, checked once per change."""
-        values = _hyperparameters_of(type(self))(self)
-        key = _freeze(values)
-        if getattr(self, "_config_key", None) != key:
-            check_params(self, {**_COMMON_CONSTRAINTS, **self._constraints})
-            if self.kernel is not None and self.feature_map is not None:
-                raise ValueError(
-                    f"{type(self).__name__}: kernel={self.kernel!r} and feature_map cannot be combined; a kernel "
-                    "learner keeps one prototype per class in the kernel's feature space"
-                )
-            codes, params = self._kernel_config()
-            code_arr = np.zeros(K.MN_CODES, dtype=np.int64)
-            param_arr = np.zeros(K.MN_PARAMS)
-            for name, value in codes.items():
-                code_arr[getattr(K, name)] = value
-            for name, value in params.items():
-                param_arr[getattr(K, name)] = value
-            param_arr[K.MP_BIAS] = 1.0 if self.fit_intercept else 0.0
-            self._config_arrays = (code_arr, param_arr)
-            self._mercer_arrays = mercer_arrays(self, 1.0 if self.fit_intercept else 0.0)
-            self._config_key = key
-        return self._config_arrays
+        codes, params, _ = self._checked_config(self._build_config)
+        return codes, params
 
     def _dual_config(self):
         """(codes, params, mcodes, mparams) of the kernel path."""
-        codes, params = self._config()
-        return (codes, params, *self._mercer_arrays)
+        codes, params, mercer = self._checked_config(self._build_config)
+        return (codes, params, *mercer)
 
     @property
     def _python_kernel(self):
@@ -145,15 +128,6 @@ class MulticlassLearner(PersistenceMixin, ClassifierEstimator):
     def _uses_kernel(self):
         return self.kernel is not None
 
-    def _is_started(self):
-        return hasattr(self, "_n_active")
-
-    def _check_started(self):
-        if not self._is_started():
-            raise NotFittedError(
-                f"this {type(self).__name__} has not learned from any example yet; call fit, partial_fit or learn_one first"
-            )
-
     def _start(self):
         self._labels = ClassSlots(type(self).__name__)
         self._n_active = np.zeros(1, dtype=np.int64)
@@ -173,28 +147,17 @@ class MulticlassLearner(PersistenceMixin, ClassifierEstimator):
         if self.n_features is not None:
             self._grow_features(self.n_features, "n_features")
 
-    def _reset(self):
-        for name in self._learned:
-            self.__dict__.pop(name, None)
-
     @contextlib.contextmanager
     def _first_call_atomic(self):
-        """Start the learned state if needed; undo that start if the block fails."""
-        started = self._is_started()
-        if not started:
-            self._start()
-        elif self._uses_map != hasattr(self, "_w") or self._uses_kernel != hasattr(self, "_dual"):
+        """The base's atomic first call, refusing a feature map or kernel switched on or off mid-stream."""
+        if self._is_started() and (self._uses_map != hasattr(self, "_w") or self._uses_kernel != hasattr(self, "_dual")):
             what = "feature_map" if self._uses_map != hasattr(self, "_w") else "kernel"
             raise ValueError(
                 f"{type(self).__name__}: {what} was changed after learning started (to or from None); call fit to "
                 "start over"
             )
-        try:
+        with super()._first_call_atomic():
             yield
-        except BaseException:
-            if not started:
-                self._reset()
-            raise
 
     def _grow_features(self, n_features, where):
         if self.n_features is not None and n_features > self.n_features:
@@ -488,11 +451,6 @@ class MulticlassLearner(PersistenceMixin, ClassifierEstimator):
             totals[_codes.T_UPDATES] += moved
         totals[_codes.T_ROUNDS] += arrays.n_rows
         return -1
-
-    def fit(self, X, y):
-        """Forget what was learned, then make one online pass over X in order."""
-        self._reset()
-        return self.partial_fit(X, y)
 
     def partial_fit(self, X, y, classes=None):
         """Learn from the rows of X in order (one online pass); returns self.

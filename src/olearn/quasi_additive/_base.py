@@ -17,14 +17,8 @@ import numpy as np
 from .._kernels import _codes
 from .._kernels import _quasi_additive as qa
 from .._labels import BinaryLabels
-from .._params import check_params
 from .._validation import CSRArrays, check_row, check_X
-from ..linear._base import (
-    _COMMON_CONSTRAINTS,
-    BinaryClassifierMixin,
-    LinearLearner,
-    _hyperparameters_of,
-)
+from ..linear._base import BinaryClassifierMixin, LinearLearner
 
 
 class QuasiAdditiveClassifier(BinaryClassifierMixin, LinearLearner):
@@ -39,35 +33,34 @@ class QuasiAdditiveClassifier(BinaryClassifierMixin, LinearLearner):
     on it.
     """
 
-    _learned = ("_theta", "_w", "_state", "n_features_in_", "_labels", "classes_")
+    _learned = ("_theta", "_w", "_state", "n_features_in_", "_labels", "classes_", "_link")
 
     # -- hyperparameters ------------------------------------------------------
 
-    def _config_arrays(self):
-        """The ``codes`` and ``params`` arrays, recomputed only when a hyperparameter changed."""
-        values = _hyperparameters_of(type(self))(self)
-        key = (values, tuple(map(type, values)))
-        if getattr(self, "_config_key", None) != key:
-            check_params(self, {**_COMMON_CONSTRAINTS, **self._constraints})
-            codes, params = self._kernel_config()
-            code_arr = np.zeros(qa.N_QCODES, dtype=np.int64)
-            param_arr = np.zeros(qa.N_QPARAMS)
-            param_arr[qa.Q_GAMMA] = 1.0
-            param_arr[qa.Q_P] = 2.0
-            for name, value in codes.items():
-                code_arr[getattr(qa, name)] = value
-            for name, value in params.items():
-                param_arr[getattr(qa, name)] = value
-            param_arr[qa.Q_BIAS] = 1.0 if self.fit_intercept else 0.0
-            self._config = (code_arr, param_arr)
-            self._config_key = key
-            if self._is_started():
-                self._refresh_weights()
-        return self._config
+    def _build_config(self):
+        """(codes, params) of the kernel; a started model's w follows a changed link at once."""
+        codes, params = self._kernel_config()
+        code_arr = np.zeros(qa.N_QCODES, dtype=np.int64)
+        param_arr = np.zeros(qa.N_QPARAMS)
+        param_arr[qa.Q_GAMMA] = 1.0
+        param_arr[qa.Q_P] = 2.0
+        for name, value in codes.items():
+            code_arr[getattr(qa, name)] = value
+        for name, value in params.items():
+            param_arr[getattr(qa, name)] = value
+        param_arr[qa.Q_BIAS] = 1.0 if self.fit_intercept else 0.0
+        if self._is_started() and self._link_of(code_arr, param_arr) != getattr(self, "_link", None):
+            self._refresh_weights(code_arr, param_arr)
+        return code_arr, param_arr
 
-    def _refresh_weights(self):
+    @staticmethod
+    def _link_of(codes, params):
+        """What w = g(theta) depends on besides theta: the link, p and the intercept's constant."""
+        return codes[qa.Q_LINK], params[qa.Q_P], params[qa.Q_BIAS]
+
+    def _refresh_weights(self, codes, params):
         """w = g(theta) (and ||theta||^2) again: a changed geometry or intercept changes the link."""
-        codes, params = self._config
+        self._link = self._link_of(codes, params)
         bias = params[qa.Q_BIAS]
         qa.link(self._theta, self._w, codes[qa.Q_LINK], params[qa.Q_P], bias)
         n = qa.n_coordinates(self._theta, bias)
@@ -100,9 +93,8 @@ class QuasiAdditiveClassifier(BinaryClassifierMixin, LinearLearner):
         self._theta = theta
         self._w = np.zeros(n_features + 1)
         self.n_features_in_ = int(n_features)
-        self._config_arrays()
         # new features enter the entropy's normalizer, so every weight changes
-        self._refresh_weights()
+        self._refresh_weights(*self._config_arrays())
 
     def _observe_labels(self, y, classes=None):
         flip = self._labels.declare(classes) if classes is not None else False

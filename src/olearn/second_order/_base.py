@@ -25,14 +25,9 @@ from .._kernels._second_order import (
     mean_scores,
 )
 from .._labels import BinaryLabels
-from .._params import Options, check_params
+from .._params import Options
 from .._validation import check_row, check_X
-from ..linear._base import (
-    _COMMON_CONSTRAINTS,
-    BinaryClassifierMixin,
-    LinearLearner,
-    _hyperparameters_of,
-)
+from ..linear._base import BinaryClassifierMixin, LinearLearner
 
 COVARIANCES = Options("full", "diag")
 
@@ -56,27 +51,21 @@ class SecondOrderClassifier(BinaryClassifierMixin, LinearLearner):
 
     # -- hyperparameters ------------------------------------------------------
 
-    def _config_arrays(self):
-        """The ``codes`` and ``params`` arrays, recomputed only when a hyperparameter changed."""
-        values = _hyperparameters_of(type(self))(self)
-        key = (values, tuple(map(type, values)))
-        if getattr(self, "_config_key", None) != key:
-            check_params(self, {**_COMMON_CONSTRAINTS, **self._constraints})
-            if self._is_started() and (self._cov.ndim == 2) != self._full():
-                raise ValueError(
-                    f"{type(self).__name__}: parameter covariance={self.covariance!r} differs from the "
-                    "covariance learned so far; call fit to start over with it"
-                )
-            rule, hyper, delta = self._rule()
-            codes = np.zeros(_so.N_CODES, dtype=np.int64)
-            codes[_so.K_RULE] = rule
-            params = np.zeros(_so.N_PARAMS)
-            params[_so.Q_HYPER] = hyper
-            params[_so.Q_DELTA] = delta
-            params[_so.Q_BIAS] = 1.0 if self.fit_intercept else 0.0
-            self._config = (codes, params)
-            self._config_key = key
-        return self._config
+    def _build_config(self):
+        """(codes, params) of the kernel; a covariance kind other than the one learned is refused."""
+        if self._is_started() and (self._cov.ndim == 2) != self._full():
+            raise ValueError(
+                f"{type(self).__name__}: parameter covariance={self.covariance!r} differs from the "
+                "covariance learned so far; call fit to start over with it"
+            )
+        rule, hyper, delta = self._rule()
+        codes = np.zeros(_so.N_CODES, dtype=np.int64)
+        codes[_so.K_RULE] = rule
+        params = np.zeros(_so.N_PARAMS)
+        params[_so.Q_HYPER] = hyper
+        params[_so.Q_DELTA] = delta
+        params[_so.Q_BIAS] = 1.0 if self.fit_intercept else 0.0
+        return codes, params
 
     # -- learned state --------------------------------------------------------
 
