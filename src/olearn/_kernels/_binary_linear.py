@@ -35,12 +35,9 @@ from ._codes import (
     SCHEDULE_SQRT,
     STEP_OGD,
     STEP_PERCEPTRON,
-    T_LOSS,
-    T_MISTAKES,
-    T_ROUNDS,
-    T_UPDATES,
 )
 from ._steps import pa_step
+from ._totals import add_totals
 
 # Below this the stored weights are folded into the scale, so that w / scale
 # never overflows however many projections a long stream makes.
@@ -213,10 +210,7 @@ def binary_linear_pass(indptr, indices, data, y, w, state, params, codes, scores
         cumulative_loss += loss
         if tau != 0.0:
             updates += 1.0
-    totals[T_MISTAKES] += mistakes
-    totals[T_LOSS] += cumulative_loss
-    totals[T_UPDATES] += updates
-    totals[T_ROUNDS] += n
+    add_totals(totals, mistakes, cumulative_loss, updates, n)
     return stopped
 
 

@@ -26,7 +26,6 @@ import math
 import numpy as np
 from numba import njit
 
-from ._codes import T_LOSS, T_MISTAKES, T_ROUNDS, T_UPDATES
 from ._second_order import (
     K_RULE,
     Q_BIAS,
@@ -37,6 +36,7 @@ from ._second_order import (
     Z_T,
     second_order_step,
 )
+from ._totals import add_totals
 
 
 @njit(cache=True, inline="always")
@@ -144,10 +144,7 @@ def diagonal_pass(indptr, indices, data, y, w, s, state, params, codes, scores, 
         cumulative_loss += loss
         if tau != 0.0:
             updates += 1.0
-    totals[T_MISTAKES] += mistakes
-    totals[T_LOSS] += cumulative_loss
-    totals[T_UPDATES] += updates
-    totals[T_ROUNDS] += n
+    add_totals(totals, mistakes, cumulative_loss, updates, n)
     return stopped
 
 

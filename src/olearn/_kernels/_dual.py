@@ -24,7 +24,7 @@ import math
 
 from numba import njit
 
-from ._codes import STEP_PA1, T_LOSS, T_MISTAKES, T_ROUNDS, T_UPDATES
+from ._codes import STEP_PA1
 from ._quasi_additive import (
     LINK_L2,
     Q_BIAS,
@@ -46,6 +46,7 @@ from ._quasi_additive import (
     score_row,
 )
 from ._steps import pa_step
+from ._totals import add_totals
 
 UPDATE_LAST_K = 2  # I_t = the last k examples, Eq. (31)
 UPDATE_ALL = 3  # I_t = [t]: the Online-SVM
@@ -223,8 +224,5 @@ def dual_pass(indptr, indices, data, row_bias, y, first, theta, w, state, alpha,
         if alpha[i] != 0.0:
             updates += 1.0
         done += 1
-    totals[T_MISTAKES] += mistakes
-    totals[T_LOSS] += cumulative_loss
-    totals[T_UPDATES] += updates
-    totals[T_ROUNDS] += done
+    add_totals(totals, mistakes, cumulative_loss, updates, done)
     return stopped

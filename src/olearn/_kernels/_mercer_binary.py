@@ -24,10 +24,6 @@ from ._binary_linear import loss_and_slope, step_size, unpack_config
 from ._codes import (
     LOSS_EPSILON_INSENSITIVE,
     S_T,
-    T_LOSS,
-    T_MISTAKES,
-    T_ROUNDS,
-    T_UPDATES,
 )
 from ._mercer import (
     M_BUDGET,
@@ -38,6 +34,7 @@ from ._mercer import (
     support_scores,
     unpack_mercer,
 )
+from ._totals import add_totals
 
 
 @njit(cache=True)
@@ -122,10 +119,7 @@ def dual_pass(indptr, indices, data, y, sv_indptr, sv_indices, sv_data, sv_sqnor
         cumulative_loss += loss
         if tau != 0.0:
             updates += 1.0
-    totals[T_MISTAKES] += mistakes
-    totals[T_LOSS] += cumulative_loss
-    totals[T_UPDATES] += updates
-    totals[T_ROUNDS] += n
+    add_totals(totals, mistakes, cumulative_loss, updates, n)
     return stopped
 
 

@@ -22,7 +22,6 @@ import math
 
 from numba import njit
 
-from ._codes import T_LOSS, T_MISTAKES, T_ROUNDS, T_UPDATES
 from ._mercer import (
     clear_row,
     gather_dot,
@@ -42,6 +41,7 @@ from ._multiclass import (
     unpack_config,
 )
 from ._steps import pa_step
+from ._totals import add_totals
 
 
 @njit(cache=True, fastmath={"reassoc", "contract"})
@@ -173,10 +173,7 @@ def dual_pass(indptr, indices, data, first, last, y, sv_indptr, sv_indices, sv_d
         n_mistakes += mistake
         cumulative_loss += loss
         updates += moved
-    totals[T_MISTAKES] += n_mistakes
-    totals[T_LOSS] += cumulative_loss
-    totals[T_UPDATES] += updates
-    totals[T_ROUNDS] += done
+    add_totals(totals, n_mistakes, cumulative_loss, updates, done)
     return stopped
 
 

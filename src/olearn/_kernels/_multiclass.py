@@ -34,8 +34,8 @@ import math
 
 from numba import njit
 
-from ._codes import T_LOSS, T_MISTAKES, T_ROUNDS, T_UPDATES
 from ._steps import pa_step
+from ._totals import add_totals
 
 # How the coefficients of a round are chosen.
 RULE_PA = 0
@@ -380,10 +380,7 @@ def multiclass_pass(indptr, indices, data, y, W, bound, n_active, ranks, margins
         n_mistakes += mistake
         cumulative_loss += loss
         updates += moved
-    totals[T_MISTAKES] += n_mistakes
-    totals[T_LOSS] += cumulative_loss
-    totals[T_UPDATES] += updates
-    totals[T_ROUNDS] += n
+    add_totals(totals, n_mistakes, cumulative_loss, updates, n)
     return stopped
 
 

@@ -23,8 +23,8 @@ import math
 
 from numba import njit
 
-from ._codes import T_LOSS, T_MISTAKES, T_ROUNDS, T_UPDATES
 from ._steps import pa_step
+from ._totals import add_totals
 
 # Layout of the float64 `params` array.
 M_C = 0
@@ -162,10 +162,7 @@ def multilabel_pass(
         if tau != 0.0:
             updates += 1.0
     state[M_ACTIVE] = n_labels
-    totals[T_MISTAKES] += mistakes
-    totals[T_LOSS] += cumulative_loss
-    totals[T_UPDATES] += updates
-    totals[T_ROUNDS] += n
+    add_totals(totals, mistakes, cumulative_loss, updates, n)
     return stopped
 
 

@@ -29,8 +29,9 @@ import math
 
 from numba import njit
 
-from ._codes import STEP_PA1, T_LOSS, T_MISTAKES, T_ROUNDS, T_UPDATES
+from ._codes import STEP_PA1
 from ._steps import pa_step
+from ._totals import add_totals
 
 # geometries
 LINK_L2 = 0
@@ -319,10 +320,7 @@ def quasi_additive_pass(indptr, indices, data, y, theta, w, state, params, codes
         cumulative_loss += loss
         if alpha != 0.0:
             updates += 1.0
-    totals[T_MISTAKES] += mistakes
-    totals[T_LOSS] += cumulative_loss
-    totals[T_UPDATES] += updates
-    totals[T_ROUNDS] += n
+    add_totals(totals, mistakes, cumulative_loss, updates, n)
     return stopped
 
 

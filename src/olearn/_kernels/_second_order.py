@@ -20,8 +20,9 @@ import math
 
 from numba import njit
 
-from ._codes import STEP_PA2, T_LOSS, T_MISTAKES, T_ROUNDS, T_UPDATES
+from ._codes import STEP_PA2
 from ._steps import pa_step
+from ._totals import add_totals
 
 # Rules: how (y, m, chi) become (loss, c, gamma, tau).
 RULE_AROW = 0  # Crammer, Kulesza & Dredze 2009: PA-II's step in Sigma-geometry, 1/(2C) = r
@@ -198,10 +199,7 @@ def full_pass(indptr, indices, data, y, w, sigma, state, params, codes, u, score
         cumulative_loss += loss
         if tau != 0.0:
             updates += 1.0
-    totals[T_MISTAKES] += mistakes
-    totals[T_LOSS] += cumulative_loss
-    totals[T_UPDATES] += updates
-    totals[T_ROUNDS] += n
+    add_totals(totals, mistakes, cumulative_loss, updates, n)
     return stopped
 
 

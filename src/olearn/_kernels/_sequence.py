@@ -30,8 +30,8 @@ import math
 import numpy as np
 from numba import njit
 
-from ._codes import T_LOSS, T_MISTAKES, T_ROUNDS, T_UPDATES
 from ._steps import pa_step
+from ._totals import add_totals
 from ._viterbi import emission_scores, hamming_viterbi, sequence_score, viterbi
 
 # How the rival labelling of a round is chosen (Crammer et al. 2006, Sec. 8).
@@ -258,10 +258,7 @@ def sequence_pass(indptr, indices, data, offsets, y, margins, emission, transiti
         if tau != 0.0:
             updates += 1.0
     n_done = n_sequences if stopped < 0 else stopped
-    totals[T_MISTAKES] += mistakes
-    totals[T_LOSS] += cumulative_loss
-    totals[T_UPDATES] += updates
-    totals[T_ROUNDS] += n_done
+    add_totals(totals, mistakes, cumulative_loss, updates, n_done)
     return stopped
 
 

@@ -17,8 +17,8 @@ import math
 
 from numba import njit
 
-from ._codes import T_LOSS, T_MISTAKES, T_ROUNDS, T_UPDATES
 from ._steps import pa_step
+from ._totals import add_totals
 
 # Layout of the float64 `params` array.
 U_C = 0
@@ -123,10 +123,7 @@ def uniclass_pass(indptr, indices, data, w, state, params, codes, residual, marg
         cumulative_loss += loss
         if tau != 0.0:
             updates += 1.0
-    totals[T_MISTAKES] += mistakes
-    totals[T_LOSS] += cumulative_loss
-    totals[T_UPDATES] += updates
-    totals[T_ROUNDS] += n
+    add_totals(totals, mistakes, cumulative_loss, updates, n)
     return stopped
 
 
