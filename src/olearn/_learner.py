@@ -42,6 +42,23 @@ def freeze(value):
     return (type(value), value)
 
 
+def settings_key(values):
+    """:func:`freeze` of a tuple of hyperparameter values, with a fast path for plain values.
+
+    ``learn_one`` asks for it on every example, so the common case (numbers,
+    strings, None, callables) costs two C-level scans rather than a walk.
+
+    >>> settings_key((1.0, "pa1")) == settings_key((1.0, "pa1")), settings_key((1,)) == settings_key((True,))
+    (True, False)
+    >>> settings_key((np.eye(2),)) == settings_key((np.eye(2),))
+    True
+    """
+    types = tuple(map(type, values))
+    if np.ndarray in types or list in types or tuple in types:
+        return freeze(values)
+    return values, types
+
+
 class OnlineLearner(PersistenceMixin, Estimator):
     """Base class of the learners: subclasses set ``_constraints``, ``_learned``, ``_started_by`` and ``_start``.
 
@@ -62,7 +79,7 @@ class OnlineLearner(PersistenceMixin, Estimator):
 
     def _checked_config(self, build):
         """``build()``'s result for the current hyperparameters, checked and built again only after a change."""
-        key = freeze(hyperparameter_getter(type(self))(self))
+        key = settings_key(hyperparameter_getter(type(self))(self))
         if getattr(self, "_config_key", None) != key:
             check_params(self, self._all_constraints())
             self._config_cache = build()
