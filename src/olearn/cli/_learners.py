@@ -1,5 +1,6 @@
 """Algorithm names of the command line, their hyperparameter options, and building estimators."""
 
+import contextlib
 import functools
 import math
 
@@ -110,10 +111,8 @@ def parse_value(text):
     if lowered in ("true", "false"):
         return lowered == "true"
     for kind in (int, float):
-        try:
+        with contextlib.suppress(ValueError):
             return kind(text)
-        except ValueError:
-            pass
     return text
 
 
