@@ -111,6 +111,14 @@ class OnlineLearner(PersistenceMixin, Estimator):
                 "call fit, partial_fit or learn_one first"
             )
 
+    def _check_feature_limit(self, n_features, where):
+        """Refuse feature indices at or past a fixed ``n_features`` hyperparameter, naming ``where``."""
+        if self.n_features is not None and n_features > self.n_features:
+            raise ValueError(
+                f"{where}: feature index {n_features - 1} is past n_features={self.n_features} "
+                f"(indices must be < {self.n_features})"
+            )
+
     def _reset(self):
         for name in self._learned:
             self.__dict__.pop(name, None)

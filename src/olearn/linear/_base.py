@@ -92,11 +92,7 @@ class LinearLearner(OnlineLearner):
 
     def _grow(self, n_features, where):
         """Make room for feature indices below ``n_features``."""
-        if self.n_features is not None and n_features > self.n_features:
-            raise ValueError(
-                f"{where}: feature index {n_features - 1} is past n_features={self.n_features} "
-                f"(indices must be < {self.n_features})"
-            )
+        self._check_feature_limit(n_features, where)
         self._make_room(n_features)
         if n_features > self.n_features_in_:
             self.n_features_in_ = int(n_features)

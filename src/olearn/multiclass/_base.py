@@ -160,11 +160,7 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
             yield
 
     def _grow_features(self, n_features, where):
-        if self.n_features is not None and n_features > self.n_features:
-            raise ValueError(
-                f"{where}: feature index {n_features - 1} is past n_features={self.n_features} "
-                f"(indices must be < {self.n_features})"
-            )
+        self._check_feature_limit(n_features, where)
         if n_features > self.n_features_in_:
             self.n_features_in_ = int(n_features)
         if self._uses_kernel:

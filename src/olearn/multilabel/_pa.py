@@ -159,11 +159,7 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
             self._grow_features(self.n_features, "n_features")
 
     def _grow_features(self, n_features, where):
-        if self.n_features is not None and n_features > self.n_features:
-            raise ValueError(
-                f"{where}: feature index {n_features - 1} is past n_features={self.n_features} "
-                f"(indices must be < {self.n_features})"
-            )
+        self._check_feature_limit(n_features, where)
         k, width = self._W.shape
         capacity = width - 1
         if n_features > capacity:

@@ -79,11 +79,7 @@ class QuasiAdditiveClassifier(BinaryClassifierMixin, LinearLearner):
 
     def _grow(self, n_features, where):
         """Make room for feature indices below ``n_features`` (exactly: no spare capacity)."""
-        if self.n_features is not None and n_features > self.n_features:
-            raise ValueError(
-                f"{where}: feature index {n_features - 1} is past n_features={self.n_features} "
-                f"(indices must be < {self.n_features})"
-            )
+        self._check_feature_limit(n_features, where)
         if n_features <= self.n_features_in_:
             return
         d = self._theta.size - 1

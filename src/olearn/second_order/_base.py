@@ -86,11 +86,7 @@ class SecondOrderClassifier(BinaryClassifierMixin, LinearLearner):
         grows to exactly ``n_features``: copying it costs O(d^2), as much as
         one update, and a larger capacity would make every update pay for it.
         """
-        if self.n_features is not None and n_features > self.n_features:
-            raise ValueError(
-                f"{where}: feature index {n_features - 1} is past n_features={self.n_features} "
-                f"(indices must be < {self.n_features})"
-            )
+        self._check_feature_limit(n_features, where)
         capacity = self._w.size - 1
         if n_features > capacity:
             if self._full():
