@@ -151,16 +151,30 @@ def learn_row(indices, data, lo, hi, y, w, state, config):
     t = state[S_T] + 1.0
     loss, slope = loss_and_slope(config[1], margin)
     tau = step_size(loss, slope, sqnorm_x, margin, t, config)
-    a = tau * direction
+    ok = move_weights(indices, data, lo, hi, tau * direction, tau, score, sqnorm_x, w, state, config)
+    return score, loss, tau, ok
+
+
+@njit(cache=True, inline="always")
+def move_weights(indices, data, lo, hi, a, tau, score, sqnorm_x, w, state, config):
+    """End round t = state[S_T] + 1 with w <- w + a x (x = data[lo:hi]), then project onto the ball.
+
+    ``score`` is w.x on the current weights and ``sqnorm_x`` is ||x||^2 (the
+    intercept's constant included); they keep ||w||^2 up to date in O(nnz).
+    Returns False, with the model left exactly as it was, when the update
+    would not be finite.
+    """
+    d = w.size - 1
+    scale = state[S_SCALE]
     sqnorm_w = state[S_SQNORM] + 2.0 * a * score + a * a * sqnorm_x
     if not math.isfinite(sqnorm_w) or not math.isfinite(a / scale):
-        return score, loss, tau, False
-    state[S_T] = t
+        return False
+    state[S_T] += 1.0
     if tau != 0.0:
         c = a / scale
         for k in range(lo, hi):
             w[indices[k]] += c * data[k]
-        w[d] += c * bias
+        w[d] += c * config[7]
         sqnorm_w = max(sqnorm_w, 0.0)
         radius = config[6]
         if radius > 0.0 and sqnorm_w > radius * radius:
@@ -171,7 +185,18 @@ def learn_row(indices, data, lo, hi, y, w, state, config):
                 scale = 1.0
             state[S_SCALE] = scale
         state[S_SQNORM] = sqnorm_w
-    return score, loss, tau, True
+    return True
+
+
+@njit(cache=True)
+def apply_step(indices, data, a, tau, sqnorm_x, w, state, params, codes):
+    """``move_weights`` for a step computed elsewhere (a delayed update measured on a stale copy of w).
+
+    The step's size comes from the round's loss on the stale weights; keeping
+    ||w||^2 exact needs w.x on the current ones, which this computes.
+    """
+    score = score_row(indices, data, 0, indices.size, w, state, params)
+    return move_weights(indices, data, 0, indices.size, a, tau, score, sqnorm_x, w, state, unpack_config(params, codes))
 
 
 @njit(cache=True)

@@ -40,9 +40,9 @@ import scipy.sparse as sp
 
 from .._kernels import _codes
 from .._kernels._binary_linear import (
+    apply_step,
     binary_linear_scores,
     loss_and_slope,
-    score_row,
     step_size,
     unpack_config,
 )
@@ -52,8 +52,6 @@ from ._models import check_supported, start_with_classes
 from ._result import DistributedResult
 from ._shards import DEFAULT_CHUNK_SIZE, make_shards
 
-# the serial kernel folds the scale of its weights below this (see _binary_linear)
-_MIN_SCALE = 1e-100
 # how often a wait for a shard checks that its worker is still alive
 _POLL_SECONDS = 1.0
 
@@ -146,43 +144,22 @@ class _Coordinator:
 
     def __init__(self, est):
         self.est = est
-        codes, self.params = est._config_arrays()
-        self.config = unpack_config(self.params, codes)
+        self.codes, self.params = est._config_arrays()
+        self.config = unpack_config(self.params, self.codes)
 
     def apply(self, indices, data, target, stale_score, loss, slope, sqnorm_x, where):
         """Learn one round whose loss was measured on a snapshot; return its (mistake, loss, update, 1)."""
         est = self.est
         if indices.size and indices[-1] >= est.n_features_in_:
             est._grow(int(indices[-1]) + 1, where)
-        w, state, config = est._w, est._state, self.config
-        t = state[_codes.S_T] + 1.0
+        state = est._state
         margin = target * stale_score
-        tau = step_size(loss, slope, sqnorm_x, margin, t, config)
-        scale = state[_codes.S_SCALE]
-        a = tau * target
-        # ||w + a x||^2 needs w.x on the current weights, not on the snapshot
-        fresh = score_row(indices, data, 0, indices.size, w, state, self.params)
-        sqnorm_w = state[_codes.S_SQNORM] + 2.0 * a * fresh + a * a * sqnorm_x
-        if not math.isfinite(sqnorm_w) or not math.isfinite(a / scale):
+        tau = step_size(loss, slope, sqnorm_x, margin, state[_codes.S_T] + 1.0, self.config)
+        if not apply_step(indices, data, tau * target, tau, sqnorm_x, est._w, state, self.params, self.codes):
             raise FloatingPointError(
                 f"{type(est).__name__}: the squared norm of the weights overflowed at {where}; "
                 "scale the features or lower the step size"
             )
-        state[_codes.S_T] = t
-        if tau != 0.0:
-            c = a / scale
-            w[indices] += c * data
-            w[-1] += c * config[7]
-            sqnorm_w = max(sqnorm_w, 0.0)
-            radius = config[6]
-            if radius > 0.0 and sqnorm_w > radius * radius:
-                scale *= radius / math.sqrt(sqnorm_w)
-                sqnorm_w = radius * radius
-                if scale < _MIN_SCALE:
-                    w *= scale
-                    scale = 1.0
-                state[_codes.S_SCALE] = scale
-            state[_codes.S_SQNORM] = sqnorm_w
         return margin <= 0.0, loss, tau != 0.0, 1.0
 
 
