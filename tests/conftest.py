@@ -115,6 +115,12 @@ def estimator_cases(task="binary", settings=SETTINGS):
     return cases
 
 
+def pytest_addoption(parser):
+    parser.addoption(
+        "--fuzz-long", type=float, default=0.0, metavar="FACTOR",
+        help="run every campaign under tests/fuzz FACTOR times longer than in CI (e.g. 200)")
+
+
 def pytest_generate_tests(metafunc):
     for prefix, task, settings in (("estimator", "binary", SETTINGS),
                                    ("regressor", "regression", REGRESSOR_SETTINGS)):
