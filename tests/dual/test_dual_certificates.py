@@ -41,6 +41,9 @@ def _stream(seed, n, d, noise=0.1, scale=1.0):
        gamma=st.floats(0.1, 2.0), k=st.integers(1, 4))
 def test_dual_never_decreases_and_never_exceeds_the_primal(seed, regularizer, update, C, gamma, k):
     X, y = _stream(seed, 25, 4, scale=2.0)
+    if update == "aggressive":
+        # Eq. (28) is an ascent under Thm. 3's condition <x, H x> <= 1, i.e. s_t <= 1
+        X = X / np.sqrt(_dual_sqnorms(X, regularizer, 3.0).max())
     est = DualAscent(regularizer=regularizer, p=3.0, update=update, C=C, gamma=gamma, k=k).fit(X, y)
     duals = est.dual_objective_
     assert duals[0] >= -1e-12
@@ -52,6 +55,15 @@ def test_dual_never_decreases_and_never_exceeds_the_primal(seed, regularizer, up
         candidates[2] /= np.abs(candidates[2]).sum() * 1.5  # inside the l1 ball, where F is finite
     for w in candidates:
         assert duals[-1] <= primal_objective(X, y, w, **problem) + 1e-9
+
+
+def _dual_sqnorms(X, regularizer, p):
+    """s_t = ||x_t||_*^2 / sigma of each row, written from 000 Sec. 4 (Examples 1-3)."""
+    if regularizer == "l2":
+        return (X**2).sum(1)
+    if regularizer == "entropy":
+        return np.abs(X).max(1) ** 2
+    return (p - 1) * np.linalg.norm(X, p, axis=1) ** 2
 
 
 @pytest.mark.parametrize("regularizer", REGULARIZERS)

@@ -90,14 +90,28 @@ def test_the_other_class_first_flips_the_stored_examples(make_stream):
     assert_allclose(late.dual_objective_, known.dual_objective_, rtol=1e-12)
 
 
-def test_zero_rows_keep_alpha_zero():
+def test_zero_rows_keep_alpha_zero_in_the_window_updates():
     X = np.array([[1.0, 0.0], [0.0, 0.0], [0.0, 1.0]])
-    for update in ("aggressive", "last-k", "all"):
+    for update in ("last-k", "all"):
         est = DualAscent(update=update, k=2)
         res = olearn.run(est, X, [1, -1, -1])
         assert res.taus[1] == 0.0
-    res = olearn.run(DualAscent(update="conservative"), X, [1, -1, -1])
-    assert res.taus[1] == 1.0  # a zero score is a mistake: alpha = C
+    res = olearn.run(DualAscent(update="conservative", C=0.5), X, [1, -1, -1])
+    assert res.taus[1] == 0.5  # a zero score is a mistake: alpha = C, Eq. (16)
+    res = olearn.run(DualAscent(update="aggressive", C=0.5, gamma=0.3), X, [1, -1, -1])
+    assert res.taus[1] == 0.3  # loss gamma: alpha = min(gamma, C), Eq. (28)
+
+
+def test_aggressive_is_eq_28_not_pa1():
+    # 000 Eq. (28): alpha_t = min(l_t, C) = min(1, 10) = 1, so w = 1 * 0.5 e_1;
+    # PA-I (Eq. 31, k = 1) would take min(C, l / ||x||^2) = 4 and give w = (2, 0).
+    est = DualAscent(update="aggressive", C=10.0)
+    res = olearn.run(est, np.array([[0.5, 0.0]]), np.array([1]))
+    assert res.taus.tolist() == [1.0]
+    assert_array_equal(est.coef_, [[0.5, 0.0]])
+    assert est.dual_objective_.tolist() == [1.0 - 0.5 * 0.25]  # gamma alpha - ||theta||^2 / 2
+    pa1 = DualAscent(update="last-k", k=1, C=10.0).fit(np.array([[0.5, 0.0]]), np.array([1]))
+    assert_array_equal(pa1.coef_, [[2.0, 0.0]])
 
 
 def test_window_overflow_is_refused_and_leaves_no_trace():

@@ -12,7 +12,7 @@ log of the mean of exp over the 2n coordinates (theta, -theta) (entropy);
 
 Updates of round t (l = [gamma - y w.x]_+, s = ||x||_*^2 / sigma):
 conservative, Eq. (16): alpha_t = C if y w.x <= 0; aggressive, Eq. (28):
-alpha_t = min(C, l / s); last-k, Eq. (31): maximize D over the last k
+alpha_t = min(l, C); last-k, Eq. (31): maximize D over the last k
 variables; all: maximize D over every variable so far. The sub-problems are
 solved with SciPy's L-BFGS-B (a solver independent of olearn's coordinate
 ascent), so agreement is up to that solver's accuracy.
@@ -93,9 +93,7 @@ def dual_ascent(X, y, regularizer="l2", p=2.0, update="conservative", C=1.0, gam
         if update == "conservative":
             alpha[t] = C if y[t] * score <= 0 else 0.0
         elif update == "aggressive":
-            loss = max(0.0, gamma - y[t] * score)
-            s = dual_sqnorm(Z[t], regularizer, p)
-            alpha[t] = min(C, loss / s) if loss > 0 and s > 0 else 0.0
+            alpha[t] = min(max(0.0, gamma - y[t] * score), C)
         else:
             window = list(range(0 if update == "all" else max(0, t - k + 1), t + 1))
             alpha[: t + 1] = _maximize(Z[: t + 1], y[: t + 1], alpha[: t + 1], window, regularizer, p, C, gamma)

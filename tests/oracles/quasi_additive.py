@@ -12,6 +12,8 @@ Sources
   start uniform, and on a mistake (y w.x <= 0) are multiplied,
   w+_i <- w+_i exp(C y x_i), w-_i <- w-_i exp(-C y x_i), then renormalized;
   the prediction uses w = w+ - w-.
+* Winnow on the n-simplex: same paper, Example 2, Eq. (25)-(26): n positive
+  weights, uniform at first, on a mistake w_k <- w_k exp(C y x_k) / Z.
 * p-norm: same paper, Sec. 4, and Gentile 2003: theta <- theta + C y x on a
   mistake, w_i = sign(theta_i) |theta_i|^(p-1) / ||theta||_p^(p-2).
 * Aggressive p-norm: Orabona & Crammer, "New Adaptive Algorithms for Online
@@ -65,6 +67,24 @@ def winnow(X, y, C, fit_intercept=False):
             taus.append(0.0)
         weights.append(plus - minus)
     return _finish(plus - minus, fit_intercept, scores, taus, weights)
+
+
+def winnow_simplex(X, y, C, fit_intercept=False):
+    """Winnow of Eq. (25)-(26): multiplicative weights on the n-simplex."""
+    Z = _augment(X, fit_intercept)
+    w = np.full(Z.shape[1], 1.0 / Z.shape[1])
+    scores, taus, weights = [], [], []
+    for x, label in zip(Z, y):
+        score = w @ x
+        scores.append(score)
+        if label * score <= 0:
+            w = w * np.exp(C * label * x)
+            w = w / w.sum()
+            taus.append(C)
+        else:
+            taus.append(0.0)
+        weights.append(w.copy())
+    return _finish(w, fit_intercept, scores, taus, weights)
 
 
 def pnorm_link(theta, p):

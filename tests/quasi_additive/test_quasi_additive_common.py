@@ -19,7 +19,7 @@ from olearn.exceptions import NotFittedError
 from olearn.quasi_additive import PNorm, Winnow
 
 CASES = [
-    Winnow(), Winnow(C=0.2, fit_intercept=True),
+    Winnow(), Winnow(C=0.2, fit_intercept=True), Winnow(balanced=False, C=0.5),
     PNorm(), PNorm(p=4.0, aggressive=True, C=0.5, fit_intercept=True),
     DualAscent(), DualAscent(regularizer="entropy", update="aggressive", C=0.5),
     DualAscent(regularizer="pnorm", p=3.0, update="last-k", k=3, fit_intercept=True),
@@ -105,6 +105,7 @@ INVALID = {
     "C": [0.0, -1.0, float("inf"), float("nan"), True, "1"],
     "p": [1.5, 1, float("nan"), "2"],
     "aggressive": [1, "yes", None],
+    "balanced": [1, "no", None],
     "regularizer": ["L2", "kl", None],
     "update": ["last_k", "every", None],
     "gamma": [0.0, -1.0, "1"],
@@ -125,6 +126,7 @@ def test_invalid_hyperparameters_name_the_parameter(cls):
 
 def test_the_dimension_dependence_is_declared():
     assert not Winnow()._dimension_dependent
+    assert not Winnow(balanced=False)._dimension_dependent
     assert not DualAscent(regularizer="entropy")._dimension_dependent
     assert DualAscent(regularizer="entropy", update="aggressive")._dimension_dependent
     assert not DualAscent(regularizer="pnorm", update="all")._dimension_dependent

@@ -86,8 +86,7 @@ def test_conservative_pnorm_predictions_do_not_depend_on_C(make_stream):
 @pytest.mark.parametrize("estimator, twin", [
     (Winnow(C=0.7), DualAscent(regularizer="entropy", update="conservative", C=0.7)),
     (PNorm(p=3.0, C=0.5), DualAscent(regularizer="pnorm", p=3.0, update="conservative", C=0.5)),
-    (PNorm(p=3.0, aggressive=True, C=0.5), DualAscent(regularizer="pnorm", p=3.0, update="aggressive", C=0.5)),
-], ids=["winnow", "pnorm", "aggressive-pnorm"])
+], ids=["winnow", "pnorm"])
 def test_presets_are_dual_ascent(estimator, twin, make_stream):
     X, y = make_stream(70, 6, seed=4)
     a, b = olearn.run(estimator, X, y), olearn.run(twin, X, y)

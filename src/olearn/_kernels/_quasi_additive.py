@@ -11,12 +11,16 @@ for a strongly convex regularizer F. Three geometries (link codes):
   F*(theta) = log((1/2n) sum_i (e^theta_i + e^-theta_i)) and
   g_i(theta) = sinh(theta_i) / sum_j cosh(theta_j), evaluated as a log-sum-exp
   so that no theta, however large, overflows.
+* ``LINK_SIMPLEX``: F is the relative entropy to the uniform distribution on the
+  n-simplex of positive weights (Eq. 25, Winnow as the paper states it);
+  F*(theta) = log((1/n) sum_i e^theta_i) (Eq. 26, shifted so that F*(0) = 0) and
+  g_k(theta) = e^theta_k / sum_i e^theta_i, again as a log-sum-exp.
 * ``LINK_PNORM``: F(w) = ||w||_q^2 / 2 with 1/p + 1/q = 1 (p >= 2 is the norm of
   theta and of the instances, Gentile's convention), F*(theta) = ||theta||_p^2 / 2
   and g_i(theta) = sign(theta_i) |theta_i|^(p-1) / ||theta||_p^(p-2).
 
 F is sigma-strongly convex w.r.t. a norm whose dual norm measures x: sigma = 1
-with ||x||_2 (L2), sigma = 1 with ||x||_inf (entropy), sigma = 1/(p-1) with
+with ||x||_2 (L2), sigma = 1 with ||x||_inf (entropy, simplex), sigma = 1/(p-1) with
 ||x||_p (p-norm). ``dual_sqnorm`` returns ``||x||_*^2 / sigma``, the ``s`` of the
 aggressive step ``alpha = min(C, loss / s)`` (the shared PA-I rule).
 
@@ -37,10 +41,12 @@ from ._totals import add_totals
 LINK_L2 = 0
 LINK_ENTROPY = 1
 LINK_PNORM = 2
+LINK_SIMPLEX = 3
 
 # per-round update rules of the quasi-additive pass
 UPDATE_CONSERVATIVE = 0  # alpha_t = C on a mistake (y w.x <= 0), Eq. (16)
-UPDATE_AGGRESSIVE = 1  # alpha_t = min(C, loss_t / s_t) whenever loss_t > 0, Eq. (28)
+UPDATE_AGGRESSIVE = 1  # alpha_t = min(C, loss_t / s_t) whenever loss_t > 0 (Orabona & Crammer 2010)
+UPDATE_CAPPED_LOSS = 4  # alpha_t = min(loss_t, C), Shalev-Shwartz & Singer Eq. (28)
 
 # layout of the float64 ``params`` array
 Q_C = 0
@@ -101,6 +107,18 @@ def entropy_log_normalizer(theta, n):
 
 
 @njit(cache=True)
+def simplex_log_normalizer(theta, n):
+    """(m, log Z) with sum_j e^theta_j = e^m Z, m = max_j theta_j, for j < n."""
+    m = theta[0]
+    for j in range(1, n):
+        m = max(m, theta[j])
+    z = 0.0
+    for j in range(n):
+        z += math.exp(theta[j] - m)
+    return m, math.log(z)
+
+
+@njit(cache=True)
 def link(theta, w, link_code, p, bias):
     """w = g(theta) = grad F*(theta), written into ``w``."""
     n = n_coordinates(theta, bias)
@@ -116,6 +134,10 @@ def link(theta, w, link_code, p, bias):
         for j in range(n):
             # (e^theta - e^-theta) / sum 2 cosh, both scaled by e^-m
             w[j] = (math.exp(theta[j] - m - log_z) - math.exp(-theta[j] - m - log_z))
+    elif link_code == LINK_SIMPLEX:
+        m, log_z = simplex_log_normalizer(theta, n)
+        for j in range(n):
+            w[j] = math.exp(theta[j] - m - log_z)
     else:
         norm = pnorm_of(theta, n, p)
         for j in range(n):
@@ -136,6 +158,11 @@ def conjugate(theta, link_code, p, bias):
             return 0.0
         m, log_z = entropy_log_normalizer(theta, n)
         return m + log_z - math.log(2.0 * n)
+    if link_code == LINK_SIMPLEX:
+        if n == 0:
+            return 0.0
+        m, log_z = simplex_log_normalizer(theta, n)
+        return m + log_z - math.log(n)
     norm = pnorm_of(theta, n, p)
     return 0.5 * norm * norm
 
@@ -151,7 +178,7 @@ def dual_sqnorm(indices, data, lo, hi, bias, link_code, p):
     m = abs(bias)
     for k in range(lo, hi):
         m = max(m, abs(data[k]))
-    if link_code == LINK_ENTROPY or m == 0.0:
+    if link_code == LINK_ENTROPY or link_code == LINK_SIMPLEX or m == 0.0:
         return m * m
     total = (abs(bias) / m) ** p
     for k in range(lo, hi):
@@ -203,10 +230,10 @@ def update_is_finite(indices, data, lo, hi, bias, a, theta):
 def conjugate_stays_finite(indices, data, lo, hi, bias, a, theta, link_code, p, intercept):
     """True when F*(theta + a x) is finite (checked before theta is touched).
 
-    The entropy's F* is a log-sum-exp, finite for every finite theta; the
+    The entropies' F* are log-sum-exps, finite for every finite theta; the
     p-norm's ||theta||_p^2 / 2 is bounded through max_j |theta_j| n^(1/p).
     """
-    if link_code == LINK_ENTROPY:
+    if link_code == LINK_ENTROPY or link_code == LINK_SIMPLEX:
         return True
     n = n_coordinates(theta, intercept)
     m = max_abs(theta, n)
@@ -274,6 +301,8 @@ def learn_row(indices, data, lo, hi, y, theta, w, state, params, codes):
     loss = max(0.0, gamma - margin)
     if codes[Q_UPDATE] == UPDATE_CONSERVATIVE:
         alpha = C if margin <= 0.0 else 0.0
+    elif codes[Q_UPDATE] == UPDATE_CAPPED_LOSS:
+        alpha = min(loss, C)
     else:
         alpha = pa_step(STEP_PA1, loss, s, C)
     moved = alpha == 0.0 or commit(indices, data, lo, hi, bias, alpha * y, score, sqnorm_x, theta, w, state,

@@ -11,7 +11,7 @@ from ..quasi_additive._base import QuasiAdditiveClassifier
 _LINKS = {"l2": qa.LINK_L2, "entropy": qa.LINK_ENTROPY, "pnorm": qa.LINK_PNORM}
 _UPDATES = {
     "conservative": qa.UPDATE_CONSERVATIVE,
-    "aggressive": qa.UPDATE_AGGRESSIVE,
+    "aggressive": qa.UPDATE_CAPPED_LOSS,
     "last-k": _dual.UPDATE_LAST_K,
     "all": _dual.UPDATE_ALL,
 }
@@ -49,10 +49,14 @@ class DualAscent(QuasiAdditiveClassifier):
       (:math:`y_t\, w_t\cdot x_t \le 0`), else 0. The dual increase of a mistake
       is at least :math:`\gamma C - C^2 s_t/2`: an *ascent* only while
       :math:`C \le 2\gamma/s_t`; beyond, D may decrease (recorded as it is).
-    * ``"aggressive"`` (Eq. 28): :math:`\alpha_t = \min\{C,\ \ell_t/s_t\}` whenever
-      :math:`\ell_t > 0`, the maximizer over :math:`[0, C]` of the lower bound
-      :math:`\alpha\ell_t - \alpha^2 s_t/2` of the increase (the shared PA-I
-      step rule with :math:`s_t` in the geometry); D never decreases.
+    * ``"aggressive"`` (Eq. 28): :math:`\alpha_t = \min\{\ell_t, C\}` on every
+      round (a change whenever :math:`\ell_t > 0`). By Eq. (29) the round
+      raises D by at least :math:`\alpha_t\ell_t - \alpha_t^2 s_t/2`, which is
+      :math:`C\mu(\ell_t) \ge 0` when :math:`s_t \le 1` (Thm. 3,
+      :func:`olearn.bounds.aggressive_dual_loss_bound`); with larger instances
+      D may decrease (recorded as it is). In the Euclidean geometry the step
+      :math:`\min\{C, \ell_t/s_t\}` that maximizes that lower bound is PA-I,
+      ``"last-k"`` with k = 1.
     * ``"last-k"`` (Eq. 31, :math:`I_t` = the last k examples): maximize D over
       those k variables, the others fixed, solved by coordinate ascent with
       exact 1-d steps until every KKT violation is at most ``tol``. With k = 1
@@ -67,10 +71,11 @@ class DualAscent(QuasiAdditiveClassifier):
     :math:`\lambda M \le D(\alpha_{final}) \le P(w)` for every w.
 
     ``taus`` of :func:`olearn.run` are :math:`\alpha_t` after round t. A zero
-    instance moves no weight; it keeps :math:`\alpha_t = 0` in the aggressive
-    and window updates (PA's convention), :math:`\alpha_t = C` on a
-    conservative mistake. With the entropic regularizer the dimension enters
-    the prior (see :class:`olearn.quasi_additive.Winnow`).
+    instance moves no weight; it keeps :math:`\alpha_t = 0` in the window
+    updates (PA's convention); the conservative and aggressive updates set
+    :math:`\alpha_t` as Eq. (16) and (28) say (C on a mistake,
+    :math:`\min\{\gamma, C\}`), which raises D by :math:`\gamma\alpha_t`.
+    With the entropic regularizer the dimension enters the prior (see :class:`olearn.quasi_additive.Winnow`).
 
     Parameters
     ----------
@@ -153,7 +158,7 @@ class DualAscent(QuasiAdditiveClassifier):
 
     def _run_kernel(self, arrays, targets, codes, params, scores, losses, taus, totals):
         duals = np.empty(arrays.n_rows)
-        if codes[qa.Q_UPDATE] in (qa.UPDATE_CONSERVATIVE, qa.UPDATE_AGGRESSIVE):
+        if codes[qa.Q_UPDATE] in (qa.UPDATE_CONSERVATIVE, qa.UPDATE_CAPPED_LOSS):
             stopped = qa.quasi_additive_pass(
                 arrays.indptr, arrays.indices, arrays.data, targets, self._theta, self._w, self._state,
                 params, codes, scores, losses, taus, duals, totals,
