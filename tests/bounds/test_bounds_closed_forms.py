@@ -54,6 +54,11 @@ def test_novikoff_is_attained_on_orthonormal_rows():
     assert run(Perceptron(), X, y).n_updates == d
 
 
+def _thm2(L, w2):
+    """000 Thm. 2 as printed: L + 1/2 ||w||^2 (1 + sqrt(1 + 4 L / ||w||^2))."""
+    return L + 0.5 * w2 * (1.0 + math.sqrt(1.0 + 4.0 * L / w2))
+
+
 def test_perceptron_bound_by_hand():
     X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [-1.0, 0.0], [2.0, 0.0]])
     y = np.array([1, 1, -1, -1, -1])
@@ -62,21 +67,41 @@ def test_perceptron_bound_by_hand():
     # w: 0 -> (1,0) -> (1,1) -> (0,0) -> (1,0); round 4: score 2, y = -1 -> update
     assert updated.tolist() == [True, True, True, True, True]
     u = np.array([1.0, 0.0])
-    # y u.x = 1, 0, -1, 1, -2 -> hinge 0, 1, 2, 0, 3 ; R^2 = 4, ||u|| = 1
-    L = 6.0
-    expected = L + math.sqrt(4.0 * L) + 4.0
-    assert perceptron_bound(X, y, u, mistakes=updated) == pytest.approx(expected, rel=1e-15)
+    # y u.x = 1, 0, -1, 1, -2 -> hinge 0, 1, 2, 0, 3 ; R^2 = 4, ||u|| = 1: Thm. 2 on x / 2 and 2u
+    assert perceptron_bound(X, y, u) == pytest.approx(_thm2(6.0, 4.0), rel=1e-15)
+    assert perceptron_bound(X, y, u) == pytest.approx(6.0 + 2.0 + math.sqrt(4.0 + 24.0), rel=1e-15)
+    assert res.n_mistakes <= perceptron_bound(X, y, u)
     # a mask that drops rounds 2 and 4 drops their losses
     mask = np.array([True, True, False, True, False])
-    assert perceptron_bound(X, y, u, mistakes=mask) == pytest.approx(1.0 + math.sqrt(4.0) + 4.0, rel=1e-15)
+    assert perceptron_bound(X, y, u, mistakes=mask) == pytest.approx(_thm2(1.0, 4.0), rel=1e-15)
 
 
-def test_perceptron_bound_without_mask_sums_over_every_round():
+def test_perceptron_bound_is_thm_2_on_a_unit_stream():
     X = np.array([[1.0, 0.0], [-0.5, 0.0]])
     y = np.array([1, 1])
-    u = np.array([2.0, 0.0])  # y u.x = 2, -1 -> hinge 0, 2 ; R^2 = 1, ||u||^2 = 4
-    assert perceptron_bound(X, y, u) == pytest.approx(2.0 + math.sqrt(8.0) + 4.0, rel=1e-15)
+    u = np.array([2.0, 0.0])  # y u.x = 2, -1 -> hinge 0, 2 ; R = 1, ||u||^2 = 4
+    assert perceptron_bound(X, y, u) == pytest.approx(_thm2(2.0, 4.0), rel=1e-15)
+    assert perceptron_bound(X, y, u) == pytest.approx(2.0 + 2.0 + 2.0 * math.sqrt(3.0), rel=1e-15)
     assert perceptron_bound(X, y, u, mistakes=[True, False]) == pytest.approx(4.0, rel=1e-15)
+
+
+def test_perceptron_bound_is_the_minimum_of_eq_24_over_C():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(30, 3))
+    X /= np.linalg.norm(X, axis=1).max()
+    y = np.where(rng.random(30) < 0.5, 1, -1)
+    u = rng.normal(size=3)
+    L = np.maximum(0.0, 1.0 - y * (X @ u)).sum()
+    C = np.linspace(1e-4, 2.0 - 1e-4, 200_001)
+    grid = (0.5 * (u @ u) + C * L) / (C * (1.0 - 0.5 * C))  # Eq. (24)
+    bound = perceptron_bound(X, y, u)
+    assert bound <= grid.min() * (1 + 1e-12)
+    assert bound == pytest.approx(grid.min(), rel=1e-6)
+
+
+def test_perceptron_bound_with_zero_u_counts_every_round():
+    X = np.array([[1.0, 0.0], [0.0, 2.0], [3.0, 0.0]])
+    assert perceptron_bound(X, [1, -1, 1], np.zeros(2)) == 3.0  # L = m, ||u|| = 0
 
 
 def test_perceptron_bound_with_zero_loss_is_novikoff():

@@ -33,9 +33,13 @@ def ref_novikoff(X, y, u):
 
 
 def ref_perceptron(X, y, u, mask):
+    """000 Thm. 2, M <= L + 1/2 ||w||^2 (1 + sqrt(1 + 4 L / ||w||^2)), applied to x / R and w = R u."""
     R = np.max(np.linalg.norm(X, axis=1))
     L = np.sum(np.maximum(0, 1 - y * (X @ u))[mask])
-    return L + R * np.linalg.norm(u) * np.sqrt(L) + R**2 * np.linalg.norm(u) ** 2
+    w2 = R**2 * np.linalg.norm(u) ** 2
+    if w2 == 0:
+        return L
+    return L + 0.5 * w2 * (1 + np.sqrt(1 + 4 * L / w2))
 
 
 def ref_pa_thm2(X, y, u):

@@ -17,10 +17,14 @@ True
 """
 
 from ._dual import (
+    aggressive_dual_loss_bound,
+    aggressive_dual_mistake_bound,
     aggressive_pnorm_mistake_bound,
     batch_optimum,
     dual_certificate,
+    mitigating_function,
     pnorm_mistake_bound,
+    winnow_gamma_bound,
     winnow_mistake_bound,
 )
 from ._multiclass import (
@@ -51,12 +55,15 @@ from ._uniclass_multilabel import (
 __all__ = [
     "BoundReport",
     "BoundRow",
+    "aggressive_dual_loss_bound",
+    "aggressive_dual_mistake_bound",
     "aggressive_pnorm_mistake_bound",
     "arow_mistake_bound",
     "batch_optimum",
     "bound_report",
     "cost_sensitive_bound",
     "dual_certificate",
+    "mitigating_function",
     "multiclass_pa1_mistake_bound",
     "multiclass_pa2_loss_bound",
     "multiclass_pa_bound",
@@ -75,5 +82,6 @@ __all__ = [
     "uniclass_pa1_bound",
     "uniclass_pa2_bound",
     "uniclass_pa_bound",
+    "winnow_gamma_bound",
     "winnow_mistake_bound",
 ]

@@ -30,7 +30,7 @@ import numpy as np
 from scipy.optimize import brentq, minimize
 from scipy.special import logsumexp
 
-from ._theorems import _Stream, check_mask, check_u
+from ._theorems import _Stream, check_mask, check_u, thm2_minimum
 
 _REGULARIZERS = ("l2", "entropy", "pnorm")
 
@@ -257,21 +257,57 @@ def _conservative_bound(F_u, loss, C, gamma, s):
     return (F_u + C * loss) / gain
 
 
-def winnow_mistake_bound(X, y, u, C, gamma=1.0, mistakes=None, fit_intercept=False):
-    r"""Balanced Winnow's mistake bound (Thm. 1 with the entropic regularizer).
+def simplex_regularizer(u):
+    r"""Eq. (25): :math:`F(u) = \sum_i u_i \log(n u_i)` on the n-simplex, ``inf`` off it.
 
-    For every u with :math:`\|u\|_1 \le 1` and every margin :math:`\gamma > 0`,
+    >>> simplex_regularizer([0.5, 0.5])          # uniform: 0
+    0.0
+    >>> round(simplex_regularizer([1.0, 0.0]), 9)     # all mass on one of 2: ln 2
+    0.693147181
+    """
+    u = np.asarray(u, dtype=np.float64)
+    if (u < 0.0).any() or abs(float(u.sum()) - 1.0) > 1e-9:
+        return math.inf
+    mass = u[u > 0]
+    return float(np.sum(mass * np.log(u.size * mass)))
+
+
+def _winnow_prior(u, balanced):
+    """F(u) of Winnow's form and the log of its number of coordinates."""
+    if balanced:
+        return entropy_regularizer(u), math.log(2 * u.size)
+    return simplex_regularizer(u), math.log(u.size)
+
+
+def _max_abs_rows(stream):
+    """max_j |x_{t,j}| of every row."""
+    return np.asarray(abs(stream.Z).max(axis=1).todense()).ravel()
+
+
+def winnow_mistake_bound(X, y, u, C, gamma=1.0, mistakes=None, fit_intercept=False, balanced=True):
+    r"""Winnow's mistake bound (000 Example 2: Thm. 1 with an entropic regularizer).
+
+    For every u in the form's domain and every margin :math:`\gamma > 0`,
     :class:`~olearn.quasi_additive.Winnow` with step C makes
 
     .. math:: M \le \frac{F(u) + C \sum_{t \in \mathcal M} [\gamma - y_t\, u\cdot x_t]_+}
                         {\gamma C - C^2 R_\infty^2 / 2}, \qquad R_\infty = \max_t \|x_t\|_\infty,
 
-    mistakes when the denominator is positive (``inf`` otherwise), with F(u)
-    the relative entropy of u's lift (:func:`entropy_regularizer`,
-    :math:`\le \ln 2n`). The sum runs over the mistake rounds
-    :math:`\mathcal M` (``mistakes``; every round if None, a looser bound):
-    a conservative learner behaves on them as if the other rounds were absent.
-    The prior counts the columns of X (and the intercept's).
+    mistakes when the denominator is positive (``inf`` otherwise). The text
+    states it for :math:`\|x_t\|_\infty \le 1`, where the Hessian term
+    :math:`\langle x, H x\rangle \le \max_i x_i^2` is at most 1; here it is
+    kept as :math:`R_\infty^2`. F is the form's:
+
+    * ``balanced=False`` (Eq. 25): :func:`simplex_regularizer`,
+      :math:`\le \ln n`, finite for u on the n-simplex;
+    * ``balanced=True``: the relative entropy of u's lift on the 2n-simplex
+      (:func:`entropy_regularizer`, :math:`\le \ln 2n`), finite for
+      :math:`\|u\|_1 \le 1`.
+
+    The sum runs over the mistake rounds :math:`\mathcal M` (``mistakes``;
+    every round if None, the text's form): a conservative learner behaves
+    on them as if the other rounds were absent. The prior counts the columns
+    of X (and the intercept's).
 
     >>> X = [[1.0, 0.0], [0.0, -1.0]]
     >>> round(winnow_mistake_bound(X, [1, 1], u=[0.5, -0.5], C=0.5, gamma=0.5), 6)   # ln 2 / (1/4 - 1/8): no loss
@@ -281,21 +317,65 @@ def winnow_mistake_bound(X, y, u, C, gamma=1.0, mistakes=None, fit_intercept=Fal
     u = check_u(u, stream, fit_intercept)
     mask = check_mask(mistakes, stream.y.size)
     r_inf = float(abs(stream.Z).max()) if stream.Z.nnz else 0.0
-    F_u = entropy_regularizer(u)
+    F_u = _winnow_prior(u, balanced)[0]
     return _conservative_bound(F_u, _hinge_sum(stream, u, gamma, mask), C, gamma, r_inf * r_inf)
 
 
+def winnow_gamma_bound(X, y, u, gamma=1.0, mistakes=None, fit_intercept=False, balanced=True):
+    r"""Winnow's mistake bound with C = gamma, as 000 Example 2 states it last.
+
+    For :class:`~olearn.quasi_additive.Winnow` run with ``C = gamma`` on a
+    stream with :math:`\|x_t\|_\infty \le 1`, for every u in the form's
+    domain,
+
+    .. math:: M \le 2\Big(\frac{\ln N}{\gamma^2} + \frac1\gamma \sum_t [\gamma - y_t\, u\cdot x_t]_+\Big),
+
+    N = n for ``balanced=False`` (u on the n-simplex) and N = 2n for the
+    balanced lift (:math:`\|u\|_1 \le 1`); ``inf`` for a u outside. It is
+    :func:`winnow_mistake_bound` at C = gamma with F(u) replaced by its
+    largest value ln N. ``mistakes`` as there.
+
+    Raises
+    ------
+    ValueError
+        If some :math:`\|x_t\|_\infty > 1` (the text's assumption); the message names the row.
+
+    >>> round(winnow_gamma_bound([[1.0, 0.0], [0.0, -1.0]], [1, 1], u=[0.5, -0.5], gamma=0.5), 6)  # 2 ln 4 / 0.25
+    11.090355
+    """
+    stream = _Stream(X, y, fit_intercept)
+    u = check_u(u, stream, fit_intercept)
+    mask = check_mask(mistakes, stream.y.size)
+    rows = _max_abs_rows(stream)
+    worst = int(np.argmax(rows))
+    if rows[worst] > 1.0:
+        raise ValueError(f"the C = gamma bound assumes ||x_t||_inf <= 1; row {worst} has ||x_t||_inf = {rows[worst]:.6g}")
+    F_u, log_n = _winnow_prior(u, balanced)
+    if math.isinf(F_u):
+        return math.inf
+    return 2.0 * (log_n / gamma**2 + _hinge_sum(stream, u, gamma, mask) / gamma)
+
+
 def pnorm_mistake_bound(X, y, u, p, mistakes=None, fit_intercept=False):
-    r"""The p-norm algorithm's mistake bound (Thm. 1 with :math:`F = \tfrac12\|w\|_q^2`).
+    r"""The p-norm algorithm's mistake bound (000 Example 3: Thm. 1 with :math:`F = \tfrac12\|w\|_q^2`).
 
-    For every u, with :math:`R_p = \max_t \|x_t\|_p` and the hinge losses at
-    margin 1 on the mistake rounds, :math:`L = \sum_{t\in\mathcal M} [1 - y_t\,u\cdot x_t]_+`,
+    With :math:`s = (p-1) R_p^2`, :math:`R_p = \max_t \|x_t\|_p`, the text's
+    bound (Example 3, stated for s <= 1; here s is kept) reads for every u
+    and every step C
 
-    .. math:: M \le L + b\sqrt{L} + b^2, \qquad b^2 = (p-1) R_p^2 \|u\|_q^2 .
+    .. math:: M \le \frac{\tfrac12\|u\|_q^2 + C L}{C - C^2 s/2}, \qquad
+        L = \sum_t [1 - y_t\,u\cdot x_t]_+ .
 
-    The conservative p-norm algorithm's predictions do not depend on its step,
-    so Thm. 1 holds for every C and the bound is its minimum over C. p = 2 is
-    the Perceptron's bound (:func:`olearn.bounds.perceptron_bound`).
+    The conservative p-norm algorithm's predictions do not depend on C, so
+    the bound is its minimum over C, which substituting :math:`C' = Cs` turns
+    into the Perceptron's (Eq. 24 and appendix A, Eq. 33-34):
+
+    .. math:: M \le L + \tfrac12 b^2\Big(1 + \sqrt{1 + 4L/b^2}\Big),
+        \qquad b^2 = (p-1) R_p^2 \|u\|_q^2 .
+
+    L sums over every round, or over ``mistakes`` only (the conservative
+    learner behaves on them as on the whole stream). p = 2 is
+    :func:`olearn.bounds.perceptron_bound`.
 
     >>> round(pnorm_mistake_bound([[1.0, 0.0], [0.0, 1.0]], [1, 1], u=[1.0, 1.0], p=2.0), 12)   # R^2 ||u||^2
     2.0
@@ -307,8 +387,95 @@ def pnorm_mistake_bound(X, y, u, p, mistakes=None, fit_intercept=False):
     q = p / (p - 1.0)
     r_p = max((float(np.linalg.norm(row.toarray().ravel(), p)) for row in stream.Z), default=0.0)
     b2 = (p - 1.0) * r_p**2 * float(np.linalg.norm(u, q)) ** 2
-    loss = _hinge_sum(stream, u, 1.0, mask)
-    return loss + math.sqrt(b2 * loss) + b2
+    return thm2_minimum(_hinge_sum(stream, u, 1.0, mask), b2)
+
+
+# -- Sec. 5: the aggressive update, Eq. (28) ------------------------------------------
+
+
+def mitigating_function(x, C):
+    r"""000 Sec. 5: :math:`\mu(x) = \frac1C \min\{x, C\}\big(x - \tfrac12\min\{x, C\}\big)`.
+
+    :math:`x^2/(2C)` below C, :math:`x - C/2` above (Fig. 2): close to the
+    identity for small C. Elementwise on arrays.
+
+    >>> float(mitigating_function(1.0, 0.5)), float(mitigating_function(0.5, 2.0))   # 1 - 1/4; 1/4 / 4
+    (0.75, 0.0625)
+    """
+    x = np.asarray(x, dtype=np.float64)
+    capped = np.minimum(x, C)
+    return capped * (x - 0.5 * capped) / C
+
+
+def _check_thm3(stream, regularizer, p):
+    """Thm. 3 assumes <x_t, H(theta) x_t> <= 1; s_t (Sec. 4's bound on it) <= 1 is checked."""
+    Z = stream.Z
+    if regularizer == "l2":
+        s = stream.sqnorms
+    elif regularizer == "entropy":
+        s = _max_abs_rows(stream) ** 2
+    else:
+        s = (p - 1.0) * np.array([float(np.linalg.norm(row.toarray().ravel(), p)) for row in Z]) ** 2
+    worst = int(np.argmax(s))
+    if s[worst] > 1.0 + 1e-12:
+        norm = {"l2": "||x_t||_2^2", "entropy": "||x_t||_inf^2", "pnorm": "(p - 1) ||x_t||_p^2"}[regularizer]
+        raise ValueError(f"Thm. 3 assumes {norm} <= 1 on every round; row {worst} has {s[worst]:.6g}")
+
+
+def aggressive_dual_loss_bound(X, y, u, C, regularizer="l2", p=2.0, gamma=1.0, fit_intercept=False):
+    r"""000 Thm. 3: the loss bound of the aggressive dual update (Eq. 28).
+
+    For :class:`olearn.dual.DualAscent` with ``update="aggressive"`` (and, by
+    Eq. 32, ``"last-k"`` and ``"all"``), if :math:`\langle x_t, H x_t\rangle \le 1`
+    on every round (checked through :math:`\|x_t\|_2^2`,
+    :math:`\|x_t\|_\infty^2` or :math:`(p-1)\|x_t\|_p^2 \le 1`), then for every u
+
+    .. math:: \sum_t \mu(\ell_t) \le \frac1C F(u) + \sum_t [\gamma - y_t\, u\cdot x_t]_+ ,
+
+    with :math:`\ell_t` the learner's hinge loss at margin :math:`\gamma`
+    before round t (``result.losses``) and :func:`mitigating_function` μ.
+    The text writes it for :math:`\gamma = 1`; its proof (Eq. 29) carries
+    :math:`\gamma` through. Returns the right-hand side.
+
+    Raises
+    ------
+    ValueError
+        If an instance breaks the assumption; the message names the row.
+
+    >>> aggressive_dual_loss_bound([[1.0, 0.0], [0.0, 1.0]], [1, 1], u=[1.0, 1.0], C=0.5)   # (1/2 ||u||^2) / C
+    2.0
+    """
+    _check_choice(regularizer, p)
+    stream = _Stream(X, y, fit_intercept)
+    u = check_u(u, stream, fit_intercept)
+    _check_thm3(stream, regularizer, p)
+    loss = _hinge_sum(stream, u, gamma, np.ones(stream.y.size, dtype=bool))
+    return regularizer_value(u, regularizer, p) / C + loss
+
+
+def aggressive_dual_mistake_bound(X, y, u, C, regularizer="l2", p=2.0, gamma=1.0, fit_intercept=False):
+    r"""000 Eq. (30): the mistake bound of the aggressive dual update.
+
+    Under Thm. 3's assumption (checked as in :func:`aggressive_dual_loss_bound`)
+    every mistake raises the dual by at least
+
+    .. math:: \lambda \ge C\mu(\gamma) = \begin{cases} \gamma C - \tfrac12 C^2 & C \le \gamma \\
+        \tfrac12\gamma^2 & C > \gamma \end{cases}
+
+    and no round lowers it, so :math:`\lambda M \le P(u)` for every u:
+
+    .. math:: M \le \frac{F(u) + C\sum_t [\gamma - y_t\, u\cdot x_t]_+}{C\mu(\gamma)} .
+
+    >>> aggressive_dual_mistake_bound([[1.0, 0.0], [0.0, 1.0]], [1, 1], u=[1.0, 1.0], C=0.5)   # 1 / (1/2 - 1/8)
+    2.6666666666666665
+    """
+    _check_choice(regularizer, p)
+    stream = _Stream(X, y, fit_intercept)
+    u = check_u(u, stream, fit_intercept)
+    _check_thm3(stream, regularizer, p)
+    loss = _hinge_sum(stream, u, gamma, np.ones(stream.y.size, dtype=bool))
+    gain = C * float(mitigating_function(gamma, C))
+    return (regularizer_value(u, regularizer, p) + C * loss) / gain
 
 
 def aggressive_pnorm_mistake_bound(X, y, u, p, C, fit_intercept=False):

@@ -28,7 +28,7 @@ MISTAKES = "mistakes"
 SQUARED_LOSS = "sum of squared losses"
 
 NOVIKOFF = "Novikoff 1962 (Perceptron, separable)"
-SS_PERCEPTRON = "Shalev-Shwartz & Singer 2006 (Perceptron)"
+SS_PERCEPTRON = "Shalev-Shwartz & Singer 2006, Thm. 2 (Perceptron)"
 PA_THM2 = "Crammer et al. 2006, Thm. 2 (PA, separable)"
 PA_THM3 = "Crammer et al. 2006, Thm. 3 (PA, ||x_t|| = 1)"
 PA_THM4 = "Crammer et al. 2006, Thm. 4 (PA-I)"
@@ -63,9 +63,9 @@ class BoundRow:
         :math:`\\|u\\|`.
     competitor_loss : float
         The loss of u that enters the bound: the sum of :math:`\\ell^*_t` (PA-I),
-        of :math:`(\\ell^*_t)^2` (PA Thm. 3, PA-II), of :math:`\\ell^*_t` over the
-        Perceptron's mistakes (Shalev-Shwartz & Singer); 0 for the separable
-        theorems, which require it.
+        of :math:`(\\ell^*_t)^2` (PA Thm. 3, PA-II, Shalev-Shwartz & Singer's
+        Thm. 2 with :math:`\\ell^*_t`); 0 for the separable theorems, which
+        require it.
     holds : bool
         ``measured <= bound * (1 + 1e-9)``.
     u : ndarray
@@ -324,11 +324,9 @@ def bound_report(estimator, X, y, result, u=None):
     separable theorems the direction with the largest margin is scaled to
     :math:`\min_t y_t\, u \cdot x_t = 1`; for the others the bound is
     minimised over the scale of each direction (a log grid, refined by
-    Brent's method; u = 0 is a candidate too). For Shalev-Shwartz & Singer's
-    bound, whose L sums over the run's own mistakes, u = 0 would give exactly
-    the number of updates, so its u minimises the bound with L over all
-    rounds (the u one could name before the run), and the row reports the
-    paper's bound, with L over the mistakes, for that u. A theorem whose
+    Brent's method; u = 0 is a candidate too). Shalev-Shwartz & Singer's
+    Thm. 2 is reported as the text states it, with L over every round
+    (:func:`olearn.bounds.perceptron_bound`). A theorem whose
     bound is infinite for every candidate is listed as not applicable. A
     better u may exist; any u gives a valid bound.
 
@@ -365,13 +363,12 @@ def bound_report(estimator, X, y, result, u=None):
     r2 = stream.radius_sq
     rows, skipped = [], []
 
-    def add(theorem, quantity, measured, objective, search=None):
+    def add(theorem, quantity, measured, objective):
         """A row for a bound that holds for every u; objective(||u||^2, margins) -> (bound, loss of u).
 
-        The default u minimises ``search`` (the objective itself unless given).
+        The default u minimises the objective.
         """
-        search = search or objective
-        v = given if given is not None else _competitor(stream, directions, lambda u2, m: search(u2, m)[0])
+        v = given if given is not None else _competitor(stream, directions, lambda u2, m: objective(u2, m)[0])
         bound, loss = objective(float(v @ v), stream.margins(v))
         if given is None and math.isinf(bound):
             skipped.append((theorem, "no candidate competitor gives a finite bound"))
@@ -396,15 +393,8 @@ def bound_report(estimator, X, y, result, u=None):
     squared = float(np.sum(result.losses**2))
     if isinstance(estimator, Perceptron):
         add_separable(NOVIKOFF, MISTAKES, result.n_mistakes, _novikoff, need_unit_margin=False)
-        updated, every = result.taus > 0, np.ones(result.taus.size, dtype=bool)
-        # u = 0 makes this bound exactly the number of updates (L = M), so the
-        # default u minimises the bound with L over all rounds instead: the
-        # competitor one would name before the run.
-        add(
-            SS_PERCEPTRON, MISTAKES, result.n_mistakes,
-            lambda u2, m: _ss_perceptron(r2, u2, m, updated),
-            search=lambda u2, m: _ss_perceptron(r2, u2, m, every),
-        )
+        every = np.ones(result.taus.size, dtype=bool)
+        add(SS_PERCEPTRON, MISTAKES, result.n_mistakes, lambda u2, m: _ss_perceptron(r2, u2, m, every))
         return _report(estimator, result, rows, skipped)
     C = math.inf if estimator.variant == "pa" else float(estimator.C)
     if math.isinf(C):

@@ -111,9 +111,20 @@ def _novikoff(r2, u2, margins):
     return r2 * u2 / (low * low)
 
 
+def thm2_minimum(loss, b2):
+    r""":math:`\min_{C \in (0, 2)} (b^2/2 + C L) / (C - C^2/2) = L + \tfrac12 b^2 (1 + \sqrt{1 + 4L/b^2})`.
+
+    Shalev-Shwartz & Singer 2006, Eq. (24) and its minimiser Eq. (33)-(34),
+    :math:`C = 2/(\sqrt{1 + 4L/b^2} + 1)`; written with
+    :math:`\sqrt{b^4 + 4Lb^2} = b\sqrt{b^2 + 4L}` so that neither a zero
+    :math:`b^2` (the value is then L) nor a huge one divides or overflows.
+    """
+    return loss + 0.5 * (b2 + math.sqrt(b2) * math.sqrt(b2 + 4.0 * loss))
+
+
 def _ss_perceptron(r2, u2, margins, mask):
     loss = float(np.maximum(0.0, 1.0 - margins[mask]).sum())
-    return loss + math.sqrt(r2 * u2 * loss) + r2 * u2, loss
+    return thm2_minimum(loss, r2 * u2), loss
 
 
 def _pa_separable(r2, u2, margins):
@@ -194,25 +205,26 @@ def novikoff_bound(X, y, u, fit_intercept=False):
 
 
 def perceptron_bound(X, y, u, mistakes=None, fit_intercept=False):
-    r"""The Perceptron's mistake bound for inseparable streams.
+    r"""The Perceptron's mistake bound for inseparable streams (Thm. 2 of Shalev-Shwartz & Singer).
 
     Shalev-Shwartz & Singer, *Online Learning meets Optimization in the Dual*,
-    COLT 2006: the Perceptron is their conservative dual update with
-    :math:`F(w) = \frac12\|w\|^2`, and their mistake bound specialises to
+    COLT 2006, Thm. 2: if :math:`\|x_t\| \le 1` on every round, then for every u
 
-    .. math:: M \le L + R\,\|u\|\sqrt{L} + R^2\|u\|^2,
-        \qquad L = \sum_{t \in \mathcal{M}} \max(0,\ 1 - y_t\, u \cdot x_t),
+    .. math:: M \le L + \tfrac12\|u\|^2\Big(1 + \sqrt{1 + 4L/\|u\|^2}\Big),
+        \qquad L = \sum_{t=1}^m \max(0,\ 1 - y_t\, u \cdot x_t),
 
-    for every u, where :math:`\mathcal M` is the set of rounds on which the
-    Perceptron erred, i.e. updated (:math:`y_t\, w_t \cdot x_t \le 0`),
-    :math:`M = |\mathcal M|` and :math:`R = \max_t \|x_t\|` over the whole
-    stream. With L = 0 it is Novikoff's :math:`R^2\|u\|^2`.
+    the minimum over C of Eq. (24) (appendix A, Eq. 33-34). For a stream
+    with :math:`R = \max_t \|x_t\| \ne 1` the theorem is applied to
+    :math:`x_t/R` and :math:`R u`: the Perceptron's predictions and the hinge
+    losses do not change, so :math:`\|u\|^2` becomes :math:`R^2\|u\|^2`
+    (with R = 1 this is the text's formula). With L = 0 it is Novikoff's
+    :math:`R^2\|u\|^2`; with u = 0 it is L = m.
 
-    Because :math:`\mathcal M` depends on the run, pass it as ``mistakes``
-    (for a run of :class:`olearn.Perceptron`, ``result.taus > 0``). Without
-    it, L sums over every round; the bound grows with L, so it is then still
-    valid, only looser (this is the form of the bound stated with a sum over
-    all rounds).
+    L sums over every round, as the theorem states. ``mistakes`` restricts it
+    to the rounds on which the Perceptron erred (:math:`y_t\, w_t \cdot x_t
+    \le 0`; for a run of :class:`olearn.Perceptron`, ``result.taus > 0``): a
+    conservative learner behaves on them as on the whole stream, so Thm. 2
+    applied to that subsequence holds too, with a smaller L.
 
     Parameters
     ----------
@@ -220,7 +232,7 @@ def perceptron_bound(X, y, u, mistakes=None, fit_intercept=False):
     y : array-like, shape (n_samples,)
     u : array-like, shape (n_features,), or (n_features + 1,) with ``fit_intercept``
     mistakes : array-like of bool, shape (n_samples,), optional
-        The rounds on which the Perceptron updated.
+        Sum L over these rounds only (the Perceptron's mistakes).
     fit_intercept : bool, default=False
 
     Returns
@@ -229,17 +241,12 @@ def perceptron_bound(X, y, u, mistakes=None, fit_intercept=False):
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from olearn import Perceptron, run
     >>> from olearn.bounds import perceptron_bound
-    >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [-1.0, 0.0]])
-    >>> y = np.array([1, 1, -1, -1])          # no u separates rows 0-2
-    >>> res = run(Perceptron(), X, y)
-    >>> (res.taus > 0).tolist()               # it updated on every round
-    [True, True, True, True]
-    >>> # u = (1, 0): margins 1, 0, -1, 1 -> L = 0 + 1 + 2 + 0 = 3; R^2 = 2, ||u|| = 1
-    >>> perceptron_bound(X, y, [1.0, 0.0], mistakes=res.taus > 0)   # 3 + sqrt(2 * 3) + 2
-    7.449489742783178
+    >>> X = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [-1.0, 0.0]]
+    >>> y = [1, 1, -1, -1]
+    >>> # u = (1, 0): margins 1, 0, -1, 1 -> L = 0 + 1 + 2 + 0 = 3; R^2 ||u||^2 = 2
+    >>> perceptron_bound(X, y, [1.0, 0.0])   # 3 + (2 + sqrt(4 + 24)) / 2
+    6.645751311064591
     """
     stream = _Stream(X, y, fit_intercept)
     u = check_u(u, stream, fit_intercept)
