@@ -3,7 +3,8 @@
 * ``simplex_by_sorting``: the sort-based rule written with cumulative sums;
 * ``simplex_by_bisection``: bisection on the threshold theta of max(v - theta, 0);
 * ``simplex_by_scipy``: the quadratic program solved by scipy.optimize (small cases);
-* ``ogd``: Zinkevich's greedy projection with delayed gradients, one round at a time.
+* ``ogd``: Zinkevich's greedy projection with delayed gradients, one round at a time
+  (the OCO notes, Sec. 4.3: w^{t+1} = Proj(w^t - eta_t grad c^{t - tau}(w^{t - tau}))).
 """
 
 import numpy as np
@@ -60,9 +61,10 @@ def l1_ball_by_scipy(v, radius):
     return result.x[:n] - result.x[n:]
 
 
-def ogd(gradient_at, n_rounds, project, start, rate, delay=0):
-    """Greedy projection with delay: x_{t+1} = project(x_t - rate(s) g_s), s = t - delay.
+def ogd(gradient_at, n_rounds, project, start, rate, delay=0, rate_of="current"):
+    """Greedy projection with delay: x_{t+1} = project(x_t - rate(r) g_s), s = t - delay.
 
+    r = t (``rate_of="current"``, the notes' Sec. 4.3) or r = s (``"gradient"``).
     ``gradient_at(t, x)`` is the (sub)gradient of round t (0-based) at the point
     played; no move while s < 1. Returns the points played, one row per round.
     """
@@ -73,5 +75,5 @@ def ogd(gradient_at, n_rounds, project, start, rate, delay=0):
         received.append(gradient_at(t - 1, x.copy()))
         s = t - delay
         if s >= 1:
-            x = project(x - rate(s) * received[s - 1])
+            x = project(x - rate(t if rate_of == "current" else s) * received[s - 1])
     return np.array(points)

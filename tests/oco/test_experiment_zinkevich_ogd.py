@@ -39,3 +39,15 @@ def test_panels_cover_schedules_drift_delays_and_hedge(quick_run):
 
 def test_seeded(quick_run, tmp_path):
     assert run_zinkevich_ogd(tmp_path, seed=5, quick=True)["rows"] == quick_run["rows"]
+
+
+def test_the_notes_bound_is_reported_beside_the_tighter_one(quick_run):
+    rows = [row for row in quick_run["rows"] if row["setting"] in ("1/sqrt(t)", "delay 0")]
+    assert len(rows) == 4
+    for row in rows:
+        # 004 Thm. 4.1.3: D^2/2 sqrt(T) + G^2 sqrt(T) + 2 D L sqrt(T)
+        root = row["rounds"] ** 0.5
+        G, D, L = row["max_gradient_norm"], row["diameter"], row["path_length"]
+        assert row["notes_bound"] == pytest.approx((D * D / 2 + G * G + 2 * D * L) * root, rel=1e-12)
+        assert row["regret"] <= row["regret_bound"] <= row["notes_bound"]
+    assert all(row["notes_bound"] == "" for row in quick_run["rows"] if row["setting"] == "1/t")

@@ -18,6 +18,10 @@ DOMAIN_SIMPLEX = 1  # {x : x >= 0, sum x = radius}
 DOMAIN_BOX = 2  # {x : low <= x <= high}
 DOMAIN_L1_BALL = 3  # {x : ||x||_1 <= radius}
 
+# Which round's learning rate a delayed gradient is applied with.
+RATE_CURRENT = 0  # eta_t on round t, the OCO notes' Sec. 4.3 and Slow Learners are Fast
+RATE_GRADIENT = 1  # eta_{t - delay}, the rate of the gradient's own round
+
 # Layout of the float64 ``state`` array of OGD.
 S_ROUNDS = 0  # gradients received so far
 N_STATE = 1
@@ -114,11 +118,13 @@ def project_into(v, domain, radius, low, high, scratch, out):
 
 
 @njit(cache=True)
-def ogd_round(g, x, pending, state, low, high, domain, radius, schedule, eta, delay, step, scratch):
+def ogd_round(g, x, pending, state, low, high, domain, radius, schedule, eta, delay, delayed_rate, step, scratch):
     """Receive the (sub)gradient g_t taken at x_t; apply the one of round t - delay.
 
-    x <- Proj(x - eta_s g_s) with s = t - delay and eta_s from the schedule
-    (Zinkevich 2003; Langford, Smola & Zinkevich 2009 for delay > 0). The
+    x <- Proj(x - eta_r g_s) with s = t - delay and eta_r from the schedule,
+    r = t (``RATE_CURRENT``, the OCO notes' Sec. 4.3) or r = s
+    (``RATE_GRADIENT``) (Zinkevich 2003; Langford, Smola & Zinkevich 2009 for
+    delay > 0). The
     gradients waiting to be applied live in the ring buffer ``pending``
     (delay rows): round t's gradient goes into row (t - 1) % delay, which holds
     exactly the gradient of round t - delay, so that row is read first.
@@ -135,7 +141,7 @@ def ogd_round(g, x, pending, state, low, high, domain, radius, schedule, eta, de
     slot = (t - 1) % delay
     rate = 0.0
     if t > delay:
-        rate = learning_rate(schedule, eta, t - delay)
+        rate = learning_rate(schedule, eta, t if delayed_rate == RATE_CURRENT else t - delay)
         for i in range(x.size):
             step[i] = x[i] - rate * pending[slot, i]
         project_into(step, domain, radius, low, high, scratch, x)
@@ -144,8 +150,8 @@ def ogd_round(g, x, pending, state, low, high, domain, radius, schedule, eta, de
 
 
 @njit(cache=True)
-def ogd_linear_pass(gradients, x, pending, state, low, high, domain, radius, schedule, eta, delay, step, scratch,
-                    points, losses):
+def ogd_linear_pass(gradients, x, pending, state, low, high, domain, radius, schedule, eta, delay, delayed_rate,
+                    step, scratch, points, losses):
     """Projected OGD on the linear losses f_t(x) = g_t . x, one row of ``gradients`` per round.
 
     Writes each round's loss g_t . x_t and, when ``points`` has one row per
@@ -160,4 +166,4 @@ def ogd_linear_pass(gradients, x, pending, state, low, high, domain, radius, sch
         for i in range(x.size):
             value += g[i] * x[i]
         losses[t] = value
-        ogd_round(g, x, pending, state, low, high, domain, radius, schedule, eta, delay, step, scratch)
+        ogd_round(g, x, pending, state, low, high, domain, radius, schedule, eta, delay, delayed_rate, step, scratch)

@@ -33,6 +33,7 @@ from ._multiclass import (
     multiclass_pa2_loss_bound,
     multiclass_pa_bound,
 )
+from ._ogd import ogd_hinge_regret_bound
 from ._report import BoundReport, BoundRow, bound_report
 from ._second_order import arow_mistake_bound, narow_mistake_bound, sop_mistake_bound
 from ._theorems import (
@@ -72,6 +73,7 @@ __all__ = [
     "multilabel_pa_separable_bound",
     "narow_mistake_bound",
     "novikoff_bound",
+    "ogd_hinge_regret_bound",
     "pa1_mistake_bound",
     "pa2_loss_bound",
     "pa_separable_bound",

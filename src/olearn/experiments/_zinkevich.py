@@ -13,7 +13,9 @@ r"""Reproduction: projected online gradient descent (Zinkevich 2003; the OCO not
   3. the same losses with a centre moving on a circle (drift), against the
      moving centre itself (dynamic regret, with its path length L);
   4. delayed updates, :math:`\tau \in \{0, 1, 10, 100\}` (Langford, Smola &
-     Zinkevich 2009), on the losses of 2, with :math:`\eta_t = 1/\sqrt t`, and
+     Zinkevich 2009; the notes' Sec. 4.3: the gradient of round
+     :math:`t - \tau` applied with :math:`\eta_t`), on the losses of 2, with
+     :math:`\eta_t = 1/\sqrt t`, and
      for :math:`\tau = 100` also with the rate :math:`\sqrt{2/(2\tau+1)}/\sqrt t`
      that minimises the delayed bound;
   5. and 6. OGD on the simplex against Hedge for n = 10 and n = 100 experts
@@ -21,7 +23,10 @@ r"""Reproduction: projected online gradient descent (Zinkevich 2003; the OCO not
      like :math:`\sqrt{\ln n}`.
 
 * ``zinkevich_ogd_summary.csv``: the final regret and bound of each curve,
-  with D, G and the path length; ``zinkevich_ogd_curves.csv``: the curves.
+  with D, G and the path length, and for the curves with
+  :math:`\eta_t = 1/\sqrt t` and no delay the notes' statement of Zinkevich's
+  bound, :math:`\frac{D^2}{2}\sqrt T + G^2\sqrt T + 2DL\sqrt T` (Thm. 4.1.3),
+  beside the tighter one; ``zinkevich_ogd_curves.csv``: the curves.
 
 All data come from ``numpy.random.default_rng(seed)``.
 """
@@ -35,7 +40,7 @@ from ._ucl_experts import CURVE_COLUMNS, curve_rows, write_csv
 
 SUMMARY_COLUMNS = (
     "panel", "setting", "rounds", "diameter", "max_gradient_norm", "path_length", "regret", "regret_bound",
-    "regret_kind", "bound_holds", "regret_over_sqrt_T",
+    "notes_bound", "regret_kind", "bound_holds", "regret_over_sqrt_T",
 )
 
 
@@ -159,9 +164,11 @@ def _summary_row(panel, name, res):
             "max_gradient_norm": float(res.gradient_norms.max()),
             "path_length": float(res.path_length[-1]),
             "regret_kind": res.regret_kind,
+            "notes_bound": "" if math.isnan(res.notes_bound[-1]) else float(res.notes_bound[-1]),
         }
     else:  # Hedge, on the simplex of allocations
-        extra = {"diameter": math.sqrt(2.0), "max_gradient_norm": "", "path_length": 0.0, "regret_kind": "exact"}
+        extra = {"diameter": math.sqrt(2.0), "max_gradient_norm": "", "path_length": 0.0, "regret_kind": "exact",
+                 "notes_bound": ""}
     return {
         "panel": panel,
         "setting": name,

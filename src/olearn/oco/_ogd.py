@@ -17,6 +17,7 @@ _SCHEDULES = {
     "sqrt": _codes.SCHEDULE_SQRT,
     "inverse": _codes.SCHEDULE_INVERSE,
 }
+_DELAYED_RATES = {"current": K.RATE_CURRENT, "gradient": K.RATE_GRADIENT}
 
 
 def learning_rates(schedule, eta, rounds):
@@ -89,8 +90,16 @@ class OGDResult:
         :class:`ProjectedOGD`).
     path_length : ndarray
         :math:`L_t = \\sum_{s < t} \\|z_{s+1} - z_s\\|` after each round.
+    notes_bound : ndarray
+        The OCO notes' statement of Zinkevich's theorem (Thm. 4.1.3),
+        :math:`\\frac{D^2}{2}\\sqrt t + G^2\\sqrt t + 2 D L_t \\sqrt t`, after each
+        round, for the setting it assumes (:math:`\\eta_t = 1/\\sqrt t`: ``schedule="sqrt"``,
+        ``eta=1``, no delay, from the first round); NaN otherwise. It is never
+        below ``regret_bound``, which is tighter (see :class:`ProjectedOGD`).
     gradient_norms, learning_rates : ndarray
-        :math:`\\|g_t\\|` and :math:`\\eta_t` of each round's gradient.
+        :math:`\\|g_t\\|` and the rate :math:`a_t` the gradient of round t is
+        applied with (:math:`\\eta_{t+\\tau}`, or :math:`\\eta_t` with
+        ``delayed_rate="gradient"``; :math:`\\eta_t` without a delay).
     """
 
     n_rounds: int
@@ -108,6 +117,7 @@ class OGDResult:
     path_length: np.ndarray = field(repr=False)
     gradient_norms: np.ndarray = field(repr=False)
     learning_rates: np.ndarray = field(repr=False)
+    notes_bound: np.ndarray = field(repr=False)
 
     @property
     def cumulative_loss(self):
@@ -155,28 +165,34 @@ class ProjectedOGD(Estimator):
     :math:`f_t` through a (sub)gradient :math:`g_t \in \partial f_t(x_t)`
     and moves
 
-    .. math:: x_{t+1} = \Pi_K\big(x_t - \eta_{s}\, g_{s}\big), \qquad s = t - \tau,
+    .. math:: x_{t+1} = \Pi_K\big(x_t - \eta_t\, g_{t-\tau}\big)
 
-    with :math:`\eta_s = \eta`, :math:`\eta/\sqrt s` or :math:`\eta/s`
+    with :math:`\eta_t = \eta`, :math:`\eta/\sqrt t` or :math:`\eta/t`
     (``schedule``) and :math:`\Pi_K` the Euclidean projection onto the
-    domain K. ``delay`` :math:`\tau > 0` applies the gradient of round
-    :math:`t - \tau` (no move during the first :math:`\tau` rounds), the
-    sequential model of delayed, parallel updates of Langford, Smola &
-    Zinkevich, *Slow Learners are Fast* (NIPS 2009; the OCO notes, Sec. 4.3).
-    The first point is the projection of the origin (the centre of a simplex).
+    domain K (the OCO notes, Thm. 4.1.3 and Sec. 4.2.3). ``delay``
+    :math:`\tau > 0` applies the gradient of round :math:`t - \tau` (no move
+    during the first :math:`\tau` rounds), the sequential model of delayed,
+    parallel updates of Langford, Smola & Zinkevich, *Slow Learners are
+    Fast* (NIPS 2009), with the current round's rate :math:`\eta_t` as the
+    notes' Sec. 4.3 writes it; ``delayed_rate="gradient"`` uses the rate of
+    the gradient's own round, :math:`\eta_{t-\tau}`, instead. The first
+    point is the projection of the origin (the centre of a simplex).
 
     Regret bound. With D the diameter of K, G the largest gradient norm,
-    and comparators :math:`z_1, \dots, z_T \in K` of path length
-    :math:`L = \sum_t \|z_{t+1} - z_t\|`, for every non-increasing schedule
+    comparators :math:`z_1, \dots, z_T \in K` of path length
+    :math:`L = \sum_t \|z_{t+1} - z_t\|`, and :math:`a_s` the rate applied
+    to the gradient of round s (:math:`\eta_{s+\tau}`, or :math:`\eta_s` with
+    ``delayed_rate="gradient"``), for every non-increasing schedule
 
-    .. math:: \sum_t g_t \cdot (x_t - z_t) \le \frac{D^2}{2\eta_T} + \frac{D L}{\eta_T}
-              + G^2 \Big(\tfrac12 \sum_{s \le T} \eta_s + \tau \sum_{s < T} \eta_s\Big),
+    .. math:: \sum_t g_t \cdot (x_t - z_t) \le \frac{D^2}{2a_T} + \frac{D L}{a_T}
+              + G^2 \Big(\tfrac12 \sum_{s \le T} a_s + \tau \sum_{s < T} a_s\Big),
 
     and the regret :math:`\sum_t f_t(x_t) - f_t(z_t)` is at most this
     linearized regret by convexity. With :math:`\tau = 0`, L = 0 and
     :math:`\eta_t = 1/\sqrt t` this is Zinkevich's Theorem 1,
     :math:`D^2\sqrt T/2 + (\sqrt T - \tfrac12) G^2`; with a drifting
-    comparator it is at most the notes' :math:`D^2\sqrt T/2 + G^2\sqrt T + 2 D L \sqrt T`.
+    comparator it is at most the notes' :math:`D^2\sqrt T/2 + G^2\sqrt T + 2 D L \sqrt T`
+    (Thm. 4.1.3, reported beside it as ``OGDResult.notes_bound``).
     The delay adds the :math:`\tau` term: :math:`O(\tau G^2 \eta \sqrt T)`
     for the sqrt schedule, so :math:`\eta \propto 1/\sqrt{\tau}` gives the
     paper's :math:`O(\sqrt{\tau T})` (derivation in docs/experts_oco.md).
@@ -188,6 +204,10 @@ class ProjectedOGD(Estimator):
     eta : float, default=1.0
     schedule : {"sqrt", "inverse", "constant"}, default="sqrt"
     delay : int >= 0, default=0
+    delayed_rate : {"current", "gradient"}, default="current"
+        With a delay, the rate of the round the gradient is applied on
+        (:math:`\eta_t`, the notes' Sec. 4.3) or of the round it was taken on
+        (:math:`\eta_{t-\tau}`). No effect without a delay.
 
     Attributes
     ----------
@@ -214,13 +234,15 @@ class ProjectedOGD(Estimator):
         "eta": POSITIVE,
         "schedule": Options("sqrt", "inverse", "constant"),
         "delay": Interval(0, None, integer=True),
+        "delayed_rate": Options("current", "gradient"),
     }
 
-    def __init__(self, domain, eta=1.0, schedule="sqrt", delay=0):
+    def __init__(self, domain, eta=1.0, schedule="sqrt", delay=0, delayed_rate="current"):
         self.domain = domain
         self.eta = eta
         self.schedule = schedule
         self.delay = delay
+        self.delayed_rate = delayed_rate
 
     # -- state ----------------------------------------------------------------
 
@@ -276,7 +298,8 @@ class ProjectedOGD(Estimator):
         domain = self.domain
         K.ogd_round(
             g, self._x, self._pending, self._state, domain.low, domain.high, domain.code, domain.radius,
-            _SCHEDULES[self.schedule], float(self.eta), self.delay, self._step, self._scratch,
+            _SCHEDULES[self.schedule], float(self.eta), self.delay, _DELAYED_RATES[self.delayed_rate], self._step,
+            self._scratch,
         )
         self._max_gradient_norm = max(self._max_gradient_norm, float(np.linalg.norm(g)))
 
@@ -314,7 +337,8 @@ class ProjectedOGD(Estimator):
         domain = self.domain
         K.ogd_linear_pass(
             G, self._x, self._pending, self._state, domain.low, domain.high, domain.code, domain.radius,
-            _SCHEDULES[self.schedule], float(self.eta), self.delay, self._step, self._scratch, points, values,
+            _SCHEDULES[self.schedule], float(self.eta), self.delay, _DELAYED_RATES[self.delayed_rate], self._step,
+            self._scratch, points, values,
         )
         if G.shape[0]:
             self._max_gradient_norm = max(self._max_gradient_norm, float(np.linalg.norm(G, axis=1).max()))
@@ -371,6 +395,11 @@ class ProjectedOGD(Estimator):
             raise ValueError(f"comparator has {Z.shape[0]} points; losses has {T} rounds")
         return Z, "given"
 
+    def _applied_rates(self, rounds):
+        """a_s: the rate the gradient of round s is applied with (eta_{s + delay}, or eta_s)."""
+        shift = self.delay if self.delayed_rate == "current" else 0
+        return learning_rates(self.schedule, self.eta, np.asarray(rounds, dtype=np.float64) + shift)
+
     def run(self, losses, comparator=None):
         """Play and learn every round in order; returns an :class:`OGDResult`.
 
@@ -415,13 +444,16 @@ class ProjectedOGD(Estimator):
         path = np.concatenate([[0.0], np.cumsum(steps)]) if T else np.zeros(0)
         norms = np.linalg.norm(gradients, axis=1)
         G = np.maximum.accumulate(np.maximum(norms, norm_before)) if T else np.zeros(0)
-        rounds = np.arange(t0, t0 + T, dtype=np.float64)
-        rates = learning_rates(self.schedule, self.eta, rounds)
+        rates = self._applied_rates(np.arange(t0, t0 + T, dtype=np.float64))
         summed = np.cumsum(rates)
-        early = learning_rates(self.schedule, self.eta, np.arange(max(1, t0 - self.delay), t0)).sum()
+        early = self._applied_rates(np.arange(max(1, t0 - self.delay), t0)).sum()
         D = self.domain.diameter
         delayed = self.delay * (early + summed - rates)
         bound = D * D / (2.0 * rates) + D * path / rates + G * G * (0.5 * summed + delayed)
+        notes = np.full(T, math.nan)
+        if self.schedule == "sqrt" and self.eta == 1.0 and self.delay == 0 and t0 == 1:
+            root = np.sqrt(np.arange(1, T + 1, dtype=np.float64))
+            notes = (0.5 * D * D + G * G + 2.0 * D * path) * root
         return OGDResult(
             n_rounds=T,
             diameter=D,
@@ -438,4 +470,5 @@ class ProjectedOGD(Estimator):
             path_length=path,
             gradient_norms=norms,
             learning_rates=rates,
+            notes_bound=notes,
         )
