@@ -199,3 +199,11 @@ def test_domain_facts():
 def test_bad_input_gives_a_clear_error(make, message):
     with pytest.raises(ValueError, match=message):
         make()
+
+
+def test_projections_of_huge_vectors_keep_the_radius():
+    # the threshold is found after shifting by the largest entry: z is not lost to rounding
+    assert_allclose(project_simplex(np.array([1e150, 0.0, -3.0])), [1.0, 0.0, 0.0])
+    assert_allclose(project_simplex(np.array([1e150, 1e150, 0.0]), z=2.0), [1.0, 1.0, 0.0])
+    assert_allclose(L1Ball(3, radius=2.0).project(np.array([0.0, 0.0, -1e150])), [0.0, 0.0, -2.0])
+    assert_allclose(L1Ball(2, radius=2.0).project(np.array([1e300, -1e300])), [1.0, -1.0])

@@ -71,12 +71,22 @@ def simplex_threshold(u_sorted, z):
 
 @njit(cache=True)
 def project_simplex_into(v, z, scratch, out):
-    """out = max(v - theta, 0) with theta chosen so that sum(out) = z (Held et al. 1974)."""
-    scratch[:] = v
+    """out = max(v - theta, 0) with theta chosen so that sum(out) = z (Held et al. 1974).
+
+    The projection commutes with shifting v by a constant, so v is shifted by
+    its largest entry first: the threshold is then found among numbers of the
+    size of z, not of v (with v = (1e150, 0) and z = 1 the unshifted rule
+    loses z entirely: 1e150 - 1 == 1e150).
+    """
+    top = v[0]
+    for i in range(1, v.size):
+        top = max(top, v[i])
+    for i in range(v.size):
+        scratch[i] = v[i] - top
     scratch.sort()
     theta = simplex_threshold(scratch, z)
     for i in range(v.size):
-        out[i] = max(v[i] - theta, 0.0)
+        out[i] = max((v[i] - top) - theta, 0.0)
 
 
 @njit(cache=True)
@@ -90,17 +100,20 @@ def project_box_into(v, low, high, out):
 def project_l1_ball_into(v, radius, scratch, out):
     """v itself if ||v||_1 <= radius, else sign(v) * (simplex projection of |v| with z = radius)."""
     norm = 0.0
+    top = 0.0
     for i in range(v.size):
         norm += abs(v[i])
+        top = max(top, abs(v[i]))
     if norm <= radius:
         out[:] = v
         return
+    # shifted by max |v_i| as in project_simplex_into, so that radius is not lost to rounding
     for i in range(v.size):
-        scratch[i] = abs(v[i])
+        scratch[i] = abs(v[i]) - top
     scratch.sort()
     theta = simplex_threshold(scratch, radius)
     for i in range(v.size):
-        a = abs(v[i]) - theta
+        a = (abs(v[i]) - top) - theta
         out[i] = 0.0 if a <= 0.0 else (a if v[i] > 0.0 else -a)
 
 
