@@ -11,7 +11,7 @@ import os
 import numpy as np
 
 _BEST = "best fixed"
-_NOISE_AXES = {"instance": "instance noise sigma", "label": "label noise p"}
+_NOISE_AXES = {"instance": "instance noise sigma (covariance sigma I)", "label": "label noise p"}
 # Thin a curve of many rounds to about this many points, spaced evenly on the logarithmic axis.
 _MAX_POINTS = 1500
 _FIRST_ROUND = 10
@@ -61,7 +61,16 @@ def _save(fig, path):
 
 
 def plot_crammer2006_fig3(levels, error, loss, algorithms, path=None, title=None):
-    """Error (top) and hinge loss (bottom) against instance noise (left) and label noise (right).
+    """Fig. 3 in the paper's layout: error (left) and hinge loss (right) of each learner against the
+    average error of the best fixed classifier, under instance noise (top) and label noise (bottom).
+
+    The x coordinate of a noise level is the best fixed classifier's error at
+    that level, averaged over the repetitions (Sec. 10.1: "as a function of the
+    average error of the optimal linear classifier"); the noise levels
+    themselves are written along the top of each panel. In the error panels
+    the best fixed classifier is the dashed diagonal; in the loss panels the
+    dashed black line is the smallest average hinge loss of any fixed vector
+    (olearn's addition, the comparator of the loss bounds).
 
     Parameters
     ----------
@@ -70,9 +79,8 @@ def plot_crammer2006_fig3(levels, error, loss, algorithms, path=None, title=None
     error, loss : dict
         The same keys -> arrays (repetitions, levels, algorithms).
     algorithms : sequence of str
-        Names along the last axis; ``"best fixed"`` is drawn dashed in black
-        (the fewest mistakes in the error panels, the smallest hinge loss in
-        the loss panels).
+        Names along the last axis; one of them must be ``"best fixed"`` (the
+        fewest mistakes in ``error``, the smallest hinge loss in ``loss``).
     path : str or os.PathLike, optional
     title : str, optional
 
@@ -86,23 +94,31 @@ def plot_crammer2006_fig3(levels, error, loss, algorithms, path=None, title=None
     >>> levels = {"instance": np.array([0.0, 1.0]), "label": np.array([0.0, 0.2])}
     >>> runs = {kind: np.full((2, 2, 2), 0.1) for kind in levels}
     >>> fig = plot_crammer2006_fig3(levels, runs, runs, ("PA", "best fixed"))
-    >>> [ax.get_ylabel() for ax in fig.axes]
-    ['average error', 'average error', 'average hinge loss', 'average hinge loss']
+    >>> [ax.get_ylabel() for ax in fig.axes[:4]]
+    ['average error', 'average hinge loss', 'average error', 'average hinge loss']
+    >>> fig.axes[0].get_xlabel()
+    'average error of the best fixed classifier'
     """
+    best = list(algorithms).index(_BEST)
     fig, axes = _figure(2, 2, title)
-    rows = (("error", error, "average error", "fewest mistakes"),
-            ("loss", loss, "average hinge loss", "smallest hinge loss"))
-    for row, (measure, runs, ylabel, best_label) in enumerate(rows):
-        for col, kind in enumerate(("instance", "label")):
+    for row, kind in enumerate(("instance", "label")):
+        x = error[kind][:, :, best].mean(axis=0)
+        for col, (measure, runs, ylabel) in enumerate((("error", error, "average error"),
+                                                       ("loss", loss, "average hinge loss"))):
             ax = axes[row, col]
             for k, name in enumerate(algorithms):
-                if name == _BEST:
-                    style, label = {"color": "black", "linestyle": "--"}, f"{name} ({best_label})"
+                if name != _BEST:
+                    _mean_and_band(ax, x, runs[kind][:, :, k], name, color=_colour(k))
+                elif measure == "error":
+                    ax.plot(x, x, color="black", linestyle="--", linewidth=1.2, label="best fixed (fewest mistakes)")
                 else:
-                    style, label = {"color": _colour(k)}, name
-                _mean_and_band(ax, levels[kind], runs[kind][:, :, k], label, **style)
-            _style_axes(ax, _NOISE_AXES[kind], ylabel, f"{measure} under {kind} noise")
+                    ax.plot(x, runs[kind][:, :, k].mean(axis=0), color="black", linestyle="--", linewidth=1.2,
+                            label="smallest hinge loss of a fixed u")
+            _style_axes(ax, "average error of the best fixed classifier", ylabel, f"{measure} under {kind} noise")
             ax.set_ylim(bottom=0)
+            top = ax.secondary_xaxis("top")
+            top.set_xticks(x[:: max(1, len(x) // 5)], [f"{v:g}" for v in levels[kind][:: max(1, len(x) // 5)]])
+            top.set_xlabel(_NOISE_AXES[kind], fontsize=8)
     _save(fig, path)
     return fig
 
