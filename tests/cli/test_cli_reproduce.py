@@ -63,3 +63,13 @@ def test_quick_crammer2006_fig4_prints_the_papers_claims_apart_from_our_observat
     assert paper and ours and len(paper) + len(ours) == len(rows)
     assert "C should be small when the data is noisy" in text[claims_at:ours_at]
     assert "for large C, PA-I and PA-II coincide" in text[ours_at:]
+
+
+def test_quick_crammer2006_fig6_warns_loudly_that_the_usps_panel_is_a_stand_in(tmp_path, monkeypatch):
+    monkeypatch.setenv("OLEARN_DATA", str(tmp_path / "empty-home"))
+    result = CliRunner().invoke(cli, ["reproduce", "crammer2006-fig6", "--quick", "--out", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    warnings = [i for i, line in enumerate(lines) if line.startswith("WARNING: STAND-IN DATA: the USPS panel")]
+    assert len(warnings) == 2  # before the tables and again at the end
+    assert warnings[0] < 3 and warnings[1] > len(lines) - 4

@@ -51,6 +51,8 @@ def reproduce_command(name, out_dir, seed, quick, list_only, workers, scheduler)
         results = reproduction.run(out_dir, seed=seed, quick=quick)
     else:
         results = _run_on_dask(reproduction, out_dir, seed, quick, workers, scheduler)
+    for message in results.get("warnings", ()):
+        click.secho(f"WARNING: {message}", fg="red", bold=True)
     if "findings" in results:
         _print_findings(f"{name}: the paper's conclusions in this run", results["findings"])
         if results.get("observations"):
@@ -61,6 +63,8 @@ def reproduce_command(name, out_dir, seed, quick, list_only, workers, scheduler)
         value = results[key]
         if key == "figure" or key.endswith("_csv"):
             click.echo(f"{key.replace('_', ' ')} written to {os.path.abspath(value)}")
+    for message in results.get("warnings", ()):  # again below the tables, where a reader's eye ends
+        click.secho(f"WARNING: {message}", fg="red", bold=True)
     broken = [row for row in results["rows"] if _verdict(row.get("bound_holds")) == "NO"]
     if broken:
         raise click.ClickException(f"{len(broken)} bound(s) did not hold; see the table")
