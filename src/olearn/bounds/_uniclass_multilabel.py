@@ -69,8 +69,11 @@ def _uniclass_terms(Y, u, epsilon, B):
     if epsilon > B:
         raise ValueError(f"the competitor's radius epsilon={epsilon!r} exceeds the bound B={B!r}")
     lift = math.sqrt(B * B - epsilon * epsilon)
-    start_gap = B - lift
-    return float(u @ u) + start_gap * start_gap, np.maximum(0.0, np.sqrt(distances**2 + lift * lift) - B)
+    # B - lift and sqrt(d^2 + lift^2) - B without cancellation, as Sec. 6 wants B far above epsilon:
+    # both are differences of squares over a sum
+    start_gap = epsilon * epsilon / (B + lift)
+    losses = (distances**2 - epsilon * epsilon) / (np.sqrt(distances**2 + lift * lift) + B)
+    return float(u @ u) + start_gap * start_gap, np.maximum(0.0, losses)
 
 
 def uniclass_pa_bound(Y, u, epsilon, B=None):
