@@ -36,6 +36,7 @@ from ._regression import (
     regression_pa_unit_norm_bound,
 )
 from ._report import BoundReport, BoundRow, bound_report
+from ._sequence import sequence_loss_bound
 from ._second_order import arow_mistake_bound, narow_mistake_bound, sop_mistake_bound
 from ._theorems import (
     novikoff_bound,
@@ -81,6 +82,7 @@ __all__ = [
     "regression_pa2_loss_bound",
     "regression_pa_separable_bound",
     "regression_pa_unit_norm_bound",
+    "sequence_loss_bound",
     "sop_mistake_bound",
     "uniclass_pa1_bound",
     "uniclass_pa2_bound",
