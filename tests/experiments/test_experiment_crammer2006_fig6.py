@@ -157,8 +157,9 @@ def test_findings_are_computed_from_the_mistakes():
     pa, perceptron, mira = LEARNERS
     rows = [{"panel": "P", "algorithm": pa, "mistakes": 100}, {"panel": "P", "algorithm": perceptron, "mistakes": 150},
             {"panel": "P", "algorithm": mira, "mistakes": 120}]
-    beats, close = check_findings(rows)
+    beats, close, slight = check_findings(rows)
     assert beats["holds"] and not close["holds"] and "difference=16.7%" in close["values"]
+    assert not slight["holds"]  # MIRA 120 > PA-I 100: the paper's "slight advantage to" MIRA fails here
     rows[2]["mistakes"] = 160
     assert check_findings(rows)[0]["holds"] is False
 
