@@ -250,9 +250,9 @@ def run_crammer2006_fig3(out_dir="olearn-crammer2006-fig3", seed=0, quick=False,
 def run_crammer2006_fig4(out_dir="olearn-crammer2006-fig4", seed=0, quick=False, n_jobs=None, progress=True):
     r"""Fig. 4: error and loss of PA-I and PA-II against :math:`\log_{10} C` for label noise 0, 0.1, 0.2.
 
-    Writes ``crammer2006_fig4.png`` (error on top, loss below; PA-I left,
-    PA-II right; one line per noise level, the best fixed classifier dashed
-    in the same colour), ``crammer2006_fig4_summary.csv`` and
+    Writes ``crammer2006_fig4.png`` (the paper's layout: error left, loss
+    right; PA-I on top, PA-II below; one line per noise level, the best fixed
+    classifier dashed in the same colour), ``crammer2006_fig4_summary.csv`` and
     ``crammer2006_fig4_findings.csv``.
 
     Parameters
@@ -316,8 +316,9 @@ def run_crammer2006_fig4(out_dir="olearn-crammer2006-fig4", seed=0, quick=False,
 def run_crammer2006_fig5(out_dir="olearn-crammer2006-fig5", seed=0, quick=False, n_jobs=None, progress=True):
     r"""Fig. 5: average error after t rounds, label noise p = 0.02, for C = 100 and C = 0.001.
 
-    Writes ``crammer2006_fig5.png`` (mean over the repetitions, linear and
-    logarithmic round axes, the best fixed classifier on the whole stream
+    Writes ``crammer2006_fig5.png`` (the paper's layout: PA-I left, PA-II
+    right, one line per C, the mean over the repetitions; a second row on a
+    logarithmic round axis; the best fixed classifier on the whole stream
     dotted), ``crammer2006_fig5_summary.csv`` (the average error after 10,
     100, 1,000 and 10,000 rounds), ``crammer2006_fig5_curves.csv`` (about
     200 rounds per curve, spaced logarithmically) and

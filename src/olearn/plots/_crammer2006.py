@@ -125,7 +125,8 @@ def plot_crammer2006_fig3(levels, error, loss, algorithms, path=None, title=None
 
 def plot_crammer2006_fig4(label_noise, log10_C, error, loss, best_error, best_loss, algorithms, path=None,
                           title=None):
-    """Error (top) and hinge loss (bottom) against log10 C, one panel per algorithm, one line per noise level.
+    """Fig. 4 in the paper's layout: error (left) and hinge loss (right) against log10 C, one row per
+    algorithm (PA-I on top, PA-II below), one line per label-noise level.
 
     Parameters
     ----------
@@ -133,7 +134,7 @@ def plot_crammer2006_fig4(label_noise, log10_C, error, loss, best_error, best_lo
     log10_C : array of shape (n_C,)
     error, loss : arrays (repetitions, n_noise, n_C, algorithms)
     best_error, best_loss : arrays (repetitions, n_noise)
-        The best fixed classifier's, drawn dashed in the colour of its noise level.
+        The best fixed classifier's, drawn dashed in the colour of its noise level (olearn's addition).
     algorithms : sequence of str
     path : str or os.PathLike, optional
     title : str, optional
@@ -149,15 +150,15 @@ def plot_crammer2006_fig4(label_noise, log10_C, error, loss, best_error, best_lo
     >>> fig = plot_crammer2006_fig4(np.array([0.1]), np.array([-1.0, 0.0, 1.0]), runs, runs, best, best,
     ...                             ("PA-I", "PA-II"))
     >>> [ax.get_title() for ax in fig.axes]
-    ['PA-I: error', 'PA-II: error', 'PA-I: loss', 'PA-II: loss']
+    ['PA-I: error', 'PA-I: loss', 'PA-II: error', 'PA-II: loss']
     """
-    fig, axes = _figure(2, len(algorithms), title)
-    for row, (measure, runs, best, ylabel) in enumerate((("error", error, best_error, "average error"),
-                                                         ("loss", loss, best_loss, "average hinge loss"))):
-        for col, name in enumerate(algorithms):
+    fig, axes = _figure(len(algorithms), 2, title)
+    for row, name in enumerate(algorithms):
+        for col, (measure, runs, best, ylabel) in enumerate((("error", error, best_error, "average error"),
+                                                             ("loss", loss, best_loss, "average hinge loss"))):
             ax = axes[row, col]
             for i, p in enumerate(label_noise):
-                _mean_and_band(ax, log10_C, runs[:, i, :, col], f"p = {p:g}", color=_colour(i))
+                _mean_and_band(ax, log10_C, runs[:, i, :, row], f"p = {p:g}", color=_colour(i))
                 ax.axhline(best[:, i].mean(), color=_colour(i), linestyle="--", linewidth=1.0,
                            label=f"p = {p:g}: best fixed")
             _style_axes(ax, "log10 C", ylabel, f"{name}: {measure}")
@@ -167,9 +168,11 @@ def plot_crammer2006_fig4(label_noise, log10_C, error, loss, best_error, best_lo
 
 
 def plot_crammer2006_fig5(rounds, average_error, best_error, learners, path=None, title=None):
-    """Average error (mistakes so far over t) against the round t: all rounds (left), log axis (right).
+    """Fig. 5 in the paper's layout: average error (mistakes so far over t) against the round t, PA-I
+    (left) and PA-II (right), one line per C; a second row repeats it on a logarithmic round axis
+    (olearn's addition).
 
-    Both panels start at round 10 (the first rounds' averages swing between
+    Every panel starts at round 10 (the first rounds' averages swing between
     0 and 1 and would flatten the rest).
 
     Parameters
@@ -177,9 +180,9 @@ def plot_crammer2006_fig5(rounds, average_error, best_error, learners, path=None
     rounds : array of shape (n_rounds,)
     average_error : array (repetitions, learners, n_rounds)
     best_error : array (repetitions,)
-        The best fixed classifier's error on the whole stream, drawn dashed.
+        The best fixed classifier's error on the whole stream, drawn dotted.
     learners : sequence of (name, C)
-        One colour per C, one line style per name.
+        One panel per name, one colour per C.
     path : str or os.PathLike, optional
     title : str, optional
 
@@ -193,8 +196,10 @@ def plot_crammer2006_fig5(rounds, average_error, best_error, learners, path=None
     >>> errors = np.full((2, 2, 50), 0.1)
     >>> fig = plot_crammer2006_fig5(np.arange(1, 51), errors, np.array([0.05, 0.05]),
     ...                             (("PA-I", 100.0), ("PA-I", 0.001)))
-    >>> [ax.get_xscale() for ax in fig.axes], len(fig.axes[1].get_lines())
-    (['linear', 'log'], 3)
+    >>> [ax.get_title() for ax in fig.axes], [ax.get_xscale() for ax in fig.axes]
+    (['PA-I', 'PA-I, round axis: log'], ['linear', 'log'])
+    >>> len(fig.axes[0].get_lines())
+    3
     """
     rounds = np.asarray(rounds)
     first = min(_FIRST_ROUND, rounds.size)
@@ -202,14 +207,19 @@ def plot_crammer2006_fig5(rounds, average_error, best_error, learners, path=None
     names = list(dict.fromkeys(name for name, _ in learners))
     values = sorted({C for _, C in learners}, reverse=True)
     top = 1.15 * float(average_error[:, :, keep].mean(axis=0).max())
-    fig, axes = _figure(1, 2, title)
-    for ax, scale in zip(axes[0], ("linear", "log")):
-        for k, (name, C) in enumerate(learners):
-            style = {"color": _colour(values.index(C)), "linestyle": ("-", "--", "-.", ":")[names.index(name) % 4]}
-            _mean_and_band(ax, rounds[keep], average_error[:, k, keep], f"{name}, C = {C:g}", **style)
-        ax.axhline(best_error.mean(), color="black", linestyle=":", linewidth=1.2, label="best fixed (whole stream)")
-        ax.set_xscale(scale)
-        _style_axes(ax, "round t", "average error (mistakes / t)", f"round axis: {scale}")
-        ax.set_ylim(0, top)
+    fig, axes = _figure(2, len(names), title)
+    for col, panel in enumerate(names):
+        for row, scale in enumerate(("linear", "log")):
+            ax = axes[row, col]
+            for k, (name, C) in enumerate(learners):
+                if name == panel:
+                    _mean_and_band(ax, rounds[keep], average_error[:, k, keep], f"C = {C:g}",
+                                   color=_colour(values.index(C)))
+            ax.axhline(best_error.mean(), color="black", linestyle=":", linewidth=1.2,
+                       label="best fixed (whole stream)")
+            ax.set_xscale(scale)
+            _style_axes(ax, "round t", "average error (mistakes / t)",
+                        panel if scale == "linear" else f"{panel}, round axis: log")
+            ax.set_ylim(0, top)
     _save(fig, path)
     return fig
