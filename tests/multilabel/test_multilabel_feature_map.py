@@ -142,3 +142,16 @@ def test_a_bad_map_value_names_the_label():
 
     with pytest.raises(ValueError, match=r"feature_map\(x, 2\)"):
         PAMultilabel(feature_map=broken).fit(np.ones((1, 2)), [[0]], classes=[0, 1, 2])
+
+
+def test_a_bad_map_value_mid_batch_names_the_row_and_keeps_the_rows_before():
+    def broken_on_big_x(x, label):
+        dense = x.toarray().ravel()
+        return np.array([np.inf, 0.0]) if dense[0] > 5 else np.concatenate([dense, [float(label)]])
+
+    X = np.array([[1.0, 0.0], [0.0, 1.0], [9.0, 0.0]])
+    est = PAMultilabel(variant="pa", feature_map=broken_on_big_x)
+    with pytest.raises(ValueError, match=r"feature_map\(x, 0\).*at row 2; the model keeps the updates of rows 0..1"):
+        est.partial_fit(X, [[0], [1], [0]], classes=[0, 1])
+    kept = PAMultilabel(variant="pa", feature_map=broken_on_big_x).partial_fit(X[:2], [[0], [1]], classes=[0, 1])
+    assert_allclose(est.coef_, kept.coef_)

@@ -284,7 +284,12 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
             lo, hi = indptr[i], indptr[i + 1]
             named = labels[label_ptr[i] : label_ptr[i + 1]]
             active = max(n_labels, int(named.max()) + 1 if named.size else 0)
-            pointers, bidx, bdat = self._block(indices[lo:hi], data[lo:hi], n_features, active)
+            try:
+                pointers, bidx, bdat = self._block(indices[lo:hi], data[lo:hi], n_features, active)
+            except ValueError as err:
+                self._state[K.M_ACTIVE] = n_labels
+                kept = f"the model keeps the updates of rows 0..{i - 1}" if i else "the model is unchanged"
+                raise ValueError(f"{err} (at row {i}; {kept})") from None
             margin, loss, tau, ok = K.multilabel_map_round(
                 pointers, bidx, bdat, labels, label_ptr[i], label_ptr[i + 1], self._w, self._wb, active,
                 codes[K.M_STEP], params[K.M_C], params[K.M_BIAS], relevant, scores,
