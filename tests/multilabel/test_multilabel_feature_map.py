@@ -155,3 +155,50 @@ def test_a_bad_map_value_mid_batch_names_the_row_and_keeps_the_rows_before():
         est.partial_fit(X, [[0], [1], [0]], classes=[0, 1])
     kept = PAMultilabel(variant="pa", feature_map=broken_on_big_x).partial_fit(X[:2], [[0], [1]], classes=[0, 1])
     assert_allclose(est.coef_, kept.coef_)
+
+
+# -- Corollary 8 and Thms. 4-5 for the single-prototype learner ------------------------------
+
+
+def test_corollary_8_value_by_hand():
+    """Phi(x, 0) = (x1, 0), Phi(x, 1) = (0, x1) with x1 = 1, 2: max ||Phi|| = 2 = R/2, so R^2 = 16.
+    u = (1, -1): margins 2 and 4 when label 0 is the relevant one; Thm. 2: ||u||^2 R^2 = 32."""
+    from olearn.bounds import multilabel_pa2_loss_bound, multilabel_pa_separable_bound
+
+    def phi(x, label):
+        first = x.toarray().ravel()[0]
+        return np.array([first, 0.0]) if label == 0 else np.array([0.0, first])
+
+    X, y = np.array([[1.0], [2.0]]), [[0], [0]]
+    assert multilabel_pa_separable_bound(X, y, [1.0, -1.0], classes=[0, 1], feature_map=phi) == pytest.approx(32.0)
+    # u = (0.5, 0): margins 0.5 and 1: losses 0.5, 0; Thm. 5 with C = 1: (16 + 0.5)(0.25 + 2 * 0.25) = 12.375
+    assert multilabel_pa2_loss_bound(X, y, [0.5, 0.0], C=1.0, classes=[0, 1], feature_map=phi) == pytest.approx(
+        12.375)
+    # with intercepts: ||Phi||^2 + 1 = 5, R^2 = 20; u = (1, -1, 0, 0) keeps the margins: 2 * 20 = 40
+    assert multilabel_pa_separable_bound(X, y, [1.0, -1.0, 0.0, 0.0], classes=[0, 1], fit_intercept=True,
+                                         feature_map=phi) == pytest.approx(40.0)
+
+
+@pytest.mark.parametrize("variant, C", VARIANTS)
+@pytest.mark.parametrize("fit_intercept", [False, True], ids=["no-intercept", "intercept"])
+def test_the_bounds_hold_for_the_single_prototype_learner(variant, C, fit_intercept):
+    from olearn.bounds import multilabel_pa1_mistake_bound, multilabel_pa2_loss_bound, multilabel_pa_separable_bound
+
+    X, sets = _stream(seed=11)
+    y = [sorted(s) for s in sets]
+    res = olearn.run(PAMultilabel(variant=variant, C=C, fit_intercept=fit_intercept, feature_map=_phi), X, y)
+    trained = PAMultilabel(variant="pa", fit_intercept=fit_intercept, feature_map=_phi)
+    for _ in range(4):
+        trained.partial_fit(X, y, classes=range(K))
+    size = D + K
+    u_trained = np.concatenate([trained.coef_, trained.intercept_]) if fit_intercept else trained.coef_
+    rng = np.random.default_rng(1)
+    for u in (u_trained, np.zeros(size + (K if fit_intercept else 0)), rng.normal(size=size + (K if fit_intercept else 0))):
+        kw = {"classes": range(K), "fit_intercept": fit_intercept, "feature_map": _phi}
+        squared = float((res.losses**2).sum())
+        if variant == "pa":
+            assert squared <= multilabel_pa_separable_bound(X, y, u, **kw) * (1 + 1e-9)
+        elif variant == "pa1":
+            assert res.n_mistakes <= multilabel_pa1_mistake_bound(X, y, u, C, **kw) * (1 + 1e-9)
+        else:
+            assert squared <= multilabel_pa2_loss_bound(X, y, u, C, **kw) * (1 + 1e-9)
