@@ -50,10 +50,11 @@ def test_class_balance_means_and_variances():
 
 
 def test_instance_noise_adds_isotropic_variance():
+    """Sec. 10.1: the noise has covariance sigma I, so sigma adds to each coordinate's variance."""
     sigma = 0.7
     X, y = make_pa_paper_stream(N, instance_noise=sigma, random_state=2)
     Xc = X[y == 1]
-    expected = np.array([0.2, 2.0]) + sigma**2
+    expected = np.array([0.2, 2.0]) + sigma
     np.testing.assert_array_less(np.abs(Xc.var(axis=0) - expected), 5 * expected * np.sqrt(2 / Xc.shape[0]))
     np.testing.assert_array_less(np.abs(Xc.mean(axis=0) - 1.0), 5 * np.sqrt(expected / Xc.shape[0]))
 

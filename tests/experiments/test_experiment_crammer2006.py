@@ -58,7 +58,31 @@ def test_png_and_csv_files_are_written(name, request):
     summary = _read(result["summary_csv"])
     assert len(summary) == len(result["rows"]) > 0
     assert {"panel", "setting"} <= set(summary[0])
-    assert [row["holds"] for row in _read(result["findings_csv"])] == [str(f["holds"]) for f in result["findings"]]
+    written = _read(result["findings_csv"])
+    checked = result["findings"] + result["observations"]
+    assert [row["holds"] for row in written] == [str(f["holds"]) for f in checked]
+    # the paper's claims and our observations are told apart by the source column
+    assert [row["source"].startswith("paper, Sec. 10.") for row in written] == (
+        [True] * len(result["findings"]) + [False] * len(result["observations"]))
+    assert all(row["source"] == "olearn observation" for row in written[len(result["findings"]):])
+
+
+def test_fig3_claims_are_the_papers_sentences(fig3):
+    """Sec. 10.1 makes three claims about Fig. 3 (instance noise), 'repeated' under label noise."""
+    claims = [f["finding"] for f in fig3["findings"]]
+    assert claims == 2 * [
+        "for low levels of noise, all three PA variants make a similar number of errors",
+        "PA-I and PA-II outperform the basic PA algorithm when the noise level is high",
+        "PA-I and PA-II performed equally well for all levels of noise",
+    ]
+
+
+def test_fig3_summary_gives_the_best_fixed_error_of_each_level(fig3):
+    """The paper's x axis: each level's row carries the mean error of the best fixed classifier."""
+    for kind in ("instance", "label"):
+        best = fig3["error"][kind][:, :, -1].mean(axis=0)
+        rows = [row for row in fig3["rows"] if row["noise"] == kind and row["algorithm"] == "PA"]
+        assert [row["best_fixed_error"] for row in rows] == pytest.approx(best.tolist())
 
 
 def test_fig3_shapes_and_runs_file(fig3):

@@ -90,13 +90,40 @@ def test_files_rows_and_data_sources(quick):
     assert {r["round"] for r in curves} >= {"1", "300", "400"}
     written = _read(quick["findings_csv"])
     assert [f["holds"] for f in written] == ["" if f["holds"] is None else str(f["holds"]) for f in quick["findings"]]
-    # the data of each panel is named where `olearn reproduce` prints the findings
-    assert [(f["finding"], f["panel"], f["values"]) for f in written[:2]] == [
-        ("data used", panel, quick["data_sources"][panel]) for panel in ("USPS", "MNIST")]
+    # the data of each panel is named where `olearn reproduce` prints the findings; the stand-in loudly
+    assert [(f["finding"], f["panel"]) for f in written[:2]] == [
+        ("STAND-IN DATA (not the paper's USPS)", "USPS"), ("data used", "MNIST")]
+    assert written[0]["values"].startswith(quick["data_sources"]["USPS"]) and "STAND-IN DATA" in written[0]["values"]
+    assert written[1]["values"] == quick["data_sources"]["MNIST"]
+
+
+def test_a_stand_in_for_usps_is_announced_in_the_warnings_the_figure_and_the_csvs(quick):
+    assert list(quick["stand_ins"]) == ["USPS"]
+    assert quick["warnings"] == [quick["stand_ins"]["USPS"]]
+    assert quick["stand_ins"]["USPS"].startswith("STAND-IN DATA: the USPS panel ran on scikit-learn's 8 x 8 digits")
+    for table in ("summary_csv", "curves_csv"):
+        rows = _read(quick[table])
+        assert {r["stand_in"] for r in rows if r["panel"] == "USPS"} == {quick["stand_ins"]["USPS"]}
+        assert {r["stand_in"] for r in rows if r["panel"] == "MNIST"} == {""}
+
+
+def test_the_figure_titles_name_the_stand_in(empty_home, fake_mnist, monkeypatch, tmp_path):
+    seen = {}
+
+    def spy(panels, path=None, title=None, alarming=()):
+        seen.update(panels=list(panels), title=title, alarming=list(alarming))
+
+    monkeypatch.setattr("olearn.plots._crammer2006_fig6.plot_crammer2006_fig6", spy)
+    run_crammer2006_fig6(tmp_path, quick=True, data_home=empty_home, mnist_csv=fake_mnist)
+    assert seen["panels"][0].startswith("STAND-IN for USPS, NOT the paper's data")
+    assert not seen["panels"][1].startswith("STAND-IN")
+    assert seen["alarming"] == seen["panels"][:1]
+    assert "STAND-IN DATA: the USPS panel is not on USPS" in seen["title"]
 
 
 def test_each_curve_is_olearn_run_of_the_learner_on_the_preprocessed_shuffled_data(quick, empty_home):
-    X, y, _ = load_panel_data("USPS", quick=True, data_home=empty_home)
+    X, y, _, stand_in = load_panel_data("USPS", quick=True, data_home=empty_home)
+    assert stand_in is not None
     order = np.random.default_rng(0).permutation(X.shape[0])[:400]
     res = olearn.run(make_learner(LEARNERS[2], "USPS"), preprocess(X[order]), y[order])
     np.testing.assert_array_equal(quick["curves"]["USPS"][LEARNERS[2]], res.cumulative_mistakes)
@@ -130,8 +157,9 @@ def test_findings_are_computed_from_the_mistakes():
     pa, perceptron, mira = LEARNERS
     rows = [{"panel": "P", "algorithm": pa, "mistakes": 100}, {"panel": "P", "algorithm": perceptron, "mistakes": 150},
             {"panel": "P", "algorithm": mira, "mistakes": 120}]
-    beats, close = check_findings(rows)
+    beats, close, slight = check_findings(rows)
     assert beats["holds"] and not close["holds"] and "difference=16.7%" in close["values"]
+    assert not slight["holds"]  # MIRA 120 > PA-I 100: the paper's "slight advantage to" MIRA fails here
     rows[2]["mistakes"] = 160
     assert check_findings(rows)[0]["holds"] is False
 

@@ -91,3 +91,55 @@ def pa_multilabel(X, label_sets, n_labels, variant="pa", C=1.0, fit_intercept=Fa
     intercept = W[:, -1] if fit_intercept else np.zeros(n_labels)
     return MultilabelTrace(coef.copy(), intercept.copy(), np.array(margins), np.array(losses), np.array(taus),
                            np.array(all_scores).reshape(len(label_sets), n_labels))
+
+
+def pa_multilabel_joint(X, label_sets, n_labels, phi, variant="pa", C=1.0, fit_intercept=False, ranked=None):
+    """Sec. 7 with a joint feature map, one weight vector w: Eq. (36)-(38) and the PA-I/PA-II taus after Eq. (38).
+
+    ``phi(x, r)`` returns the dense vector Phi(x, r) of label index r; all have the
+    same length D. ``fit_intercept`` gives each label a constant feature of its own,
+    i.e. Phi(x, r) is extended by the indicator e_r (D + k entries). Labels join the
+    ranking as in :func:`pa_multilabel`. Returns (w, intercepts, margins, losses, taus).
+    """
+    X = np.asarray(X, dtype=np.float64)
+
+    def features(x, r):
+        base = np.asarray(phi(x, r), dtype=np.float64)
+        return np.concatenate([base, np.eye(n_labels)[r]]) if fit_intercept else base
+
+    size = features(X[0], 0).size
+    w = np.zeros(size)
+    in_ranking = list(range(n_labels)) if ranked is None else list(ranked)
+    margins, losses, taus = [], [], []
+    for x, relevant in zip(X, label_sets):
+        for label in sorted(relevant):
+            if label not in in_ranking:
+                in_ranking.append(label)
+        scores = {r: w @ features(x, r) for r in in_ranking}
+        rel = [r for r in in_ranking if r in relevant]
+        irr = [s for s in in_ranking if s not in relevant]
+        if not rel or not irr:
+            margins.append(np.inf)
+            losses.append(0.0)
+            taus.append(0.0)
+            continue
+        # ties go to the label that entered the ranking first (Eq. 36's argmin / argmax)
+        r_t = rel[int(np.argmin([scores[r] for r in rel]))]
+        s_t = irr[int(np.argmax([scores[s] for s in irr]))]
+        margin = scores[r_t] - scores[s_t]
+        loss = max(0.0, 1.0 - margin)
+        z = features(x, r_t) - features(x, s_t)
+        sq = z @ z
+        if variant == "pa":
+            tau = loss / sq if sq > 0 else 0.0
+        elif variant == "pa1":
+            tau = min(C, loss / sq) if sq > 0 else 0.0
+        else:
+            tau = loss / (sq + 1.0 / (2.0 * C))
+        w = w + tau * z
+        margins.append(margin)
+        losses.append(loss)
+        taus.append(tau)
+    base = size - n_labels if fit_intercept else size
+    intercept = w[base:] if fit_intercept else np.zeros(n_labels)
+    return w[:base].copy(), intercept.copy(), np.array(margins), np.array(losses), np.array(taus)

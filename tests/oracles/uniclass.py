@@ -4,7 +4,7 @@ Crammer, Dekel, Keshet, Shalev-Shwartz & Singer, "Online Passive-Aggressive
 Algorithms", JMLR 7 (2006), Sec. 6. Written from the math alone (not from
 olearn's kernels): dense vectors, one round per loop iteration.
 
-    l_t     = max(0, ||w_t - y_t|| - epsilon)                      (Eq. 24)
+    l_t     = max(0, ||w_t - y_t|| - epsilon)                      (Eq. 21)
     tau_t   = l_t (PA), min(C, l_t) (PA-I), l_t / (1 + 1/(2C)) (PA-II)
     w_{t+1} = w_t + tau_t (y_t - w_t) / ||y_t - w_t||
 
@@ -71,3 +71,33 @@ def pa_uniclass_learned_radius(Y, variant="pa", C=1.0, B=1.0):
     distances = np.linalg.norm(Y - centers[:, :-1], axis=1)
     return UniclassTrace(w[:-1], float(np.sqrt(B**2 - w[-1] ** 2)), centers[:, :-1], radii, radii - distances,
                          losses, taus)
+
+
+def pa_uniclass_learned_radius_exact(Y, variant="pa", C=1.0, B=1.0, digits=60):
+    """The lifted algorithm above in ``digits``-digit arithmetic (mpmath), for a B far above the data.
+
+    Sec. 6 wants B "far greater than any conceivable value of epsilon"; in double
+    precision the lifted coordinate a_t = B (1 - tiny) then loses the radius
+    sqrt(B^2 - a_t^2) to cancellation, so this transcription keeps every digit.
+    Returns (centers before each round (n, d), radii before each round (n,),
+    lifted losses (n,)) as float64 arrays.
+    """
+    import mpmath
+
+    with mpmath.workdps(digits):
+        B = mpmath.mpf(B)
+        C = mpmath.mpf(C)
+        d = len(Y[0])
+        w = [mpmath.mpf(0)] * d + [B]  # the lifted start (0, ..., 0, B): epsilon_1 = 0
+        centers, radii, losses = [], [], []
+        for row in Y:
+            lifted = [mpmath.mpf(float(v)) for v in row] + [mpmath.mpf(0)]
+            centers.append([float(v) for v in w[:-1]])
+            radii.append(float(mpmath.sqrt(B**2 - w[-1] ** 2)))
+            distance = mpmath.sqrt(sum((p - q) ** 2 for p, q in zip(lifted, w)))
+            loss = max(mpmath.mpf(0), distance - B)
+            tau = {"pa": loss, "pa1": min(C, loss), "pa2": loss / (1 + 1 / (2 * C))}[variant]
+            if loss > 0:
+                w = [q + tau * (p - q) / distance for p, q in zip(lifted, w)]
+            losses.append(float(loss))
+    return np.array(centers), np.array(radii), np.array(losses)

@@ -1,5 +1,8 @@
 """The loss bounds of Sec. 6 hold for PAUniclass on random and adversarial streams."""
 
+import math
+
+import mpmath
 import numpy as np
 import pytest
 
@@ -96,3 +99,29 @@ def test_bound_inputs_are_checked():
         uniclass_pa1_bound([[1.0, 2.0]], [1.0, 2.0], 0.1, C=0)
     with pytest.raises(ValueError, match="no rows"):
         uniclass_pa2_bound(np.empty((0, 2)), [1.0, 2.0], 0.1, C=1.0)
+
+
+@pytest.mark.parametrize("variant, C", [("pa", 1.0), ("pa1", 0.2), ("pa2", 0.5)])
+def test_learned_radius_bounds_hold_with_the_default_B(variant, C):
+    """Sec. 6's B, far above any radius (the default 1e6): the lifted losses are O(1/B) and must keep their
+    digits, in the learner and in the bound, for the comparison to mean anything."""
+    rng = np.random.default_rng(8)
+    Y = rng.normal(loc=1.0, size=(40, 3))
+    learner = PAUniclass(variant=variant, C=C, learn_radius=True)
+    learned = olearn.run(learner, Y)
+    assert learned.losses.max() > 1e-7  # lifted losses ~ d^2 / (2B): small but not lost
+    for u, epsilon in ((np.ones(3), 1.5), (np.zeros(3), 3.0), (Y.mean(axis=0), 2.0)):
+        bound = _bound(variant, Y, u, epsilon, C, B=learner.B)
+        # the lifted loss of the competitor, written out: sqrt(||u - y||^2 + B^2 - eps^2) - B, in 50 digits
+        with mpmath.workdps(50):
+            B = mpmath.mpf(learner.B)
+            exact = [max(0, mpmath.sqrt(mpmath.mpf(float(np.sum((u - y) ** 2))) + B**2 - epsilon**2) - B) for y in Y]
+            start = (B - mpmath.sqrt(B**2 - epsilon**2)) ** 2
+            u2 = float(u @ u) + float(start)
+            sq = float(sum(x * x for x in exact))
+            lin = float(sum(exact))
+        expected = {"pa": (math.sqrt(u2) + 2 * math.sqrt(sq)) ** 2,
+                    "pa1": u2 + 2 * C * lin,
+                    "pa2": (1.0 + 1.0 / (2 * C)) * (u2 + 2 * C * sq)}[variant]
+        assert bound == pytest.approx(expected, rel=1e-9)
+        assert _measured(learned, variant) <= bound * (1 + 1e-9)

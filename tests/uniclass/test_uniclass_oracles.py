@@ -8,7 +8,7 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
-from oracles.uniclass import pa_uniclass, pa_uniclass_learned_radius
+from oracles.uniclass import pa_uniclass, pa_uniclass_learned_radius, pa_uniclass_learned_radius_exact
 
 import olearn
 from olearn.uniclass import PAUniclass
@@ -85,6 +85,36 @@ def test_learned_radius_hand_derived():
     c = 1.0 - 5.0 / np.sqrt(41.0)  # the fraction of the way moved towards (y, 0)
     assert_allclose(est.center_, [0.0, 4.0 * c])
     assert est.radius_ == pytest.approx(np.sqrt(25.0 - (5.0 * (1 - c)) ** 2))
+
+
+@pytest.mark.parametrize("variant", ["pa", "pa1", "pa2"])
+@pytest.mark.parametrize("B", [1e6, 1e9], ids=["B=1e6", "B=1e9"])
+def test_learned_radius_with_a_large_B_matches_a_high_precision_transcription(variant, B):
+    """Sec. 6 wants B far above any radius; the radii must not drown in the cancellation of B^2 - a^2."""
+    Y = _stream(n=25, d=3, seed=11) * 4
+    centers, radii, losses = pa_uniclass_learned_radius_exact(Y, variant, 0.5, B)
+    assert radii[-1] > 1.0  # the ball has grown: the test compares real radii, not zeros
+    est = PAUniclass(variant=variant, C=0.5, learn_radius=True, B=B)
+    got_radii, got_centers = [], []
+    for y in Y:
+        got_radii.append(est.radius_ if est.predict_one() is not None else 0.0)
+        got_centers.append(est.predict_one() if est.predict_one() is not None else np.zeros(3))
+        est.learn_one(y)
+    assert_allclose(got_radii, radii, rtol=1e-9, atol=1e-12)
+    assert_allclose(got_centers, centers, rtol=1e-9, atol=1e-15)
+    res = olearn.run(PAUniclass(variant=variant, C=0.5, learn_radius=True, B=B), Y)
+    assert_allclose(res.losses, losses, rtol=1e-9, atol=1e-300)
+
+
+def test_default_B_follows_the_text():
+    """Sec. 6: B far greater than any conceivable radius, and the lifted start a_1 = B (epsilon_1 = 0)."""
+    est = PAUniclass(learn_radius=True)
+    assert est.B >= 1e6
+    est.learn_one(np.array([0.0, 3.0, 4.0]))
+    # with PA-I (C = 1) the lifted loss sqrt(25 + B^2) - B ~ 25 / (2B) is far below C: a plain PA step,
+    # which puts y on the edge of the new ball: radius ~ 5, the center barely moved
+    assert est.radius_ == pytest.approx(5.0, rel=1e-9)
+    assert np.linalg.norm(est.center_) < 1e-10
 
 
 # -- invariants -------------------------------------------------------------------

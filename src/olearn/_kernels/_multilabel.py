@@ -171,3 +171,83 @@ def multilabel_scores(indptr, indices, data, W, bias, out):
     """out[i, r] = w_r . x_i for every row of a CSR matrix and every label."""
     for i in range(indptr.size - 1):
         label_scores(indices, data, indptr[i], indptr[i + 1], W, W.shape[0], bias, out[i])
+
+
+@njit(cache=True)
+def multilabel_map_round(pointers, bidx, bdat, labels, llo, lhi, w, wb, n_labels, rule, C, bias, relevant, scores,
+                         zidx, zval, work):
+    """One round through a joint feature map Phi(x, r) (Sec. 7, single-prototype); returns (margin, loss, tau, ok).
+
+    ``bidx[pointers[r]:pointers[r + 1]]`` / ``bdat[...]`` hold Phi(x, r) of label
+    r < ``n_labels`` as a sparse vector; ``w`` is the one weight vector and
+    ``wb[r]`` the weight of label r's intercept feature of value ``bias``.
+    The virtual instance is z = Phi(x, r*) - Phi(x, s*) (plus the intercept
+    difference), ``||z||^2`` is measured once the two sparse vectors are added
+    up in ``work`` (dense scratch of w's size, left as zeros), and ``zidx`` /
+    ``zval`` (scratch of bdat's size) keep z for the update. ``relevant`` and
+    ``scores`` are as in :func:`multilabel_round`.
+    """
+    finite = True
+    for r in range(n_labels):
+        s = wb[r] * bias
+        for m in range(pointers[r], pointers[r + 1]):
+            s += w[bidx[m]] * bdat[m]
+        if not math.isfinite(s):
+            finite = False
+        scores[r] = s
+    for m in range(llo, lhi):
+        relevant[labels[m]] = 1
+    lowest = math.inf
+    highest = -math.inf
+    r_star = -1
+    s_star = -1
+    for r in range(n_labels):
+        s = scores[r]
+        if relevant[r]:
+            if s < lowest:
+                lowest = s
+                r_star = r
+        elif s > highest:
+            highest = s
+            s_star = r
+    for m in range(llo, lhi):
+        relevant[labels[m]] = 0
+    if not finite:
+        return 0.0, 0.0, 0.0, False
+    if r_star < 0 or s_star < 0:
+        return math.inf, 0.0, 0.0, True
+    margin = lowest - highest
+    loss = max(0.0, 1.0 - margin)
+    for m in range(pointers[r_star], pointers[r_star + 1]):
+        work[bidx[m]] += bdat[m]
+    for m in range(pointers[s_star], pointers[s_star + 1]):
+        work[bidx[m]] -= bdat[m]
+    # collect z once per index (a repeated index finds work already cleared) and clear work
+    count = 0
+    sqnorm = 2.0 * bias * bias
+    for half in range(2):
+        a = r_star if half == 0 else s_star
+        for m in range(pointers[a], pointers[a + 1]):
+            j = bidx[m]
+            if work[j] != 0.0:
+                sqnorm += work[j] * work[j]
+                zidx[count] = j
+                zval[count] = work[j]
+                count += 1
+                work[j] = 0.0
+    if not math.isfinite(sqnorm):
+        return margin, loss, 0.0, False
+    tau = pa_step(rule, loss, sqnorm, C)
+    if tau == 0.0 or sqnorm == 0.0:
+        return margin, loss, tau, True
+    for c in range(count):
+        if not math.isfinite(w[zidx[c]] + tau * zval[c]):
+            return margin, loss, tau, False
+    step = tau * bias
+    if not (math.isfinite(wb[r_star] + step) and math.isfinite(wb[s_star] - step)):
+        return margin, loss, tau, False
+    for c in range(count):
+        w[zidx[c]] += tau * zval[c]
+    wb[r_star] += step
+    wb[s_star] -= step
+    return margin, loss, tau, True

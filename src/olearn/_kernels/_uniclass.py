@@ -7,7 +7,14 @@ brings a vector y. The loss is the distance from y to the ball,
 gives tau. With the radius learned, the center lives in n + 1 dimensions: its
 last coordinate ``a`` sets the radius ``sqrt(B^2 - a^2)``, and each y is lifted
 to ``(y, 0)``; the fixed-radius update in the lifted space with radius B is the
-whole algorithm (see :class:`olearn.uniclass.PAUniclass`).
+whole algorithm (Sec. 6, Eq. (32); see :class:`olearn.uniclass.PAUniclass`).
+
+The state keeps the gap ``g = B - a`` rather than ``a``: Sec. 6 wants B far
+above any radius, so ``a`` sits within a hair of B and ``B - a``, ``B^2 - a^2``
+and ``||(y - w, a)|| - B`` would each lose all their digits to cancellation.
+In terms of g, ``B^2 - a^2 = g (2B - g)``, the lifted loss is
+``(||y - w||^2 - g (2B - g)) / (||(y - w, a)|| + B)`` and the update
+``a <- a (1 - c)`` is ``g <- g + c (B - g)``, all free of cancellation.
 
 The residual ``y - w`` is written into a scratch vector once per round, so that
 both the distance and the update use the same, exactly rounded, differences.
@@ -32,7 +39,7 @@ U_LEARN_RADIUS = 1  # 1: learn the radius by the lift to n + 1 dimensions
 N_UNICLASS_CODES = 2
 
 # Layout of the float64 `state` array (besides the center).
-U_LIFT = 0  # the lifted coordinate a; radius = sqrt(B^2 - a^2). Starts at B.
+U_GAP = 0  # B - a, a the lifted coordinate; radius^2 = g (2B - g). Starts at 0 (a = B, radius 0).
 N_UNICLASS_STATE = 1
 
 
@@ -40,9 +47,8 @@ N_UNICLASS_STATE = 1
 def uniclass_radius(state, params, codes):
     """The radius of the current ball."""
     if codes[U_LEARN_RADIUS] != 0:
-        a = state[U_LIFT]
-        bound = params[U_BOUND]
-        return math.sqrt(max(bound * bound - a * a, 0.0))
+        gap = state[U_GAP]
+        return math.sqrt(gap * (2.0 * params[U_BOUND] - gap))
     return params[U_EPSILON]
 
 
@@ -64,11 +70,14 @@ def uniclass_round(indices, data, lo, hi, w, state, rule, learn_radius, C, epsil
     if not math.isfinite(dist2):
         return 0.0, 0.0, 0.0, False
     dist = math.sqrt(dist2)
-    a = state[U_LIFT]
+    gap = state[U_GAP]
+    a = bound - gap
     if learn_radius:
-        radius = math.sqrt(max(bound * bound - a * a, 0.0))
+        radius2 = gap * (2.0 * bound - gap)
+        radius = math.sqrt(radius2)
         norm = math.sqrt(dist2 + a * a)
-        loss = max(0.0, norm - bound)
+        # norm - B without cancellation: (norm^2 - B^2) / (norm + B), norm^2 - B^2 = dist^2 - radius^2
+        loss = max(0.0, (dist2 - radius2) / (norm + bound))
     else:
         radius = epsilon
         norm = dist
@@ -81,7 +90,8 @@ def uniclass_round(indices, data, lo, hi, w, state, rule, learn_radius, C, epsil
         for j in range(d):
             w[j] += c * residual[j]
         if learn_radius:
-            state[U_LIFT] = a - c * a
+            # a (1 - c) >= 0: the gap never passes B, whatever the rounding
+            state[U_GAP] = min(gap + c * a, bound)
     return radius - dist, loss, tau, True
 
 

@@ -34,7 +34,14 @@ from ._multiclass import (
     multiclass_pa_bound,
 )
 from ._ogd import ogd_hinge_regret_bound
+from ._regression import (
+    regression_pa1_bound,
+    regression_pa2_loss_bound,
+    regression_pa_separable_bound,
+    regression_pa_unit_norm_bound,
+)
 from ._report import BoundReport, BoundRow, bound_report
+from ._sequence import sequence_loss_bound
 from ._second_order import arow_mistake_bound, narow_mistake_bound, sop_mistake_bound
 from ._theorems import (
     novikoff_bound,
@@ -80,6 +87,11 @@ __all__ = [
     "pa_unit_norm_bound",
     "perceptron_bound",
     "pnorm_mistake_bound",
+    "regression_pa1_bound",
+    "regression_pa2_loss_bound",
+    "regression_pa_separable_bound",
+    "regression_pa_unit_norm_bound",
+    "sequence_loss_bound",
     "sop_mistake_bound",
     "uniclass_pa1_bound",
     "uniclass_pa2_bound",

@@ -35,8 +35,9 @@ carry over with :math:`\|z_t\|^2` in place of :math:`\|x_t\|^2`:
 import math
 
 import numpy as np
+import scipy.sparse as sp
 
-from .._validation import check_X
+from .._validation import check_row, check_X
 from ..multilabel._labels import LabelIndex, read_label_rows
 from ._theorems import _check_C, _times
 
@@ -69,8 +70,11 @@ def _uniclass_terms(Y, u, epsilon, B):
     if epsilon > B:
         raise ValueError(f"the competitor's radius epsilon={epsilon!r} exceeds the bound B={B!r}")
     lift = math.sqrt(B * B - epsilon * epsilon)
-    start_gap = B - lift
-    return float(u @ u) + start_gap * start_gap, np.maximum(0.0, np.sqrt(distances**2 + lift * lift) - B)
+    # B - lift and sqrt(d^2 + lift^2) - B without cancellation, as Sec. 6 wants B far above epsilon:
+    # both are differences of squares over a sum
+    start_gap = epsilon * epsilon / (B + lift)
+    losses = (distances**2 - epsilon * epsilon) / (np.sqrt(distances**2 + lift * lift) + B)
+    return float(u @ u) + start_gap * start_gap, np.maximum(0.0, losses)
 
 
 def uniclass_pa_bound(Y, u, epsilon, B=None):
@@ -174,8 +178,13 @@ def uniclass_pa2_bound(Y, u, epsilon, C, B=None):
     return (1.0 + 0.5 / C) * (start + 2.0 * _times(C, float(losses @ losses)))
 
 
-def _multilabel_terms(X, y, U, classes, fit_intercept):
-    """(R^2 = 2 max ||x_t||^2, ||U||^2, the competitor's margins gamma_t(U))."""
+def _multilabel_terms(X, y, U, classes, fit_intercept, feature_map=None):
+    """(R^2, ||U||^2, the competitor's margins gamma_t(U)).
+
+    Multi-prototype: R^2 = 2 max ||x_t||^2. With a feature map, Corollary 8's
+    R = 2 max_{t, r} ||Phi(x_t, r)|| (each label's constant feature 1 counted
+    with ``fit_intercept``).
+    """
     arrays = check_X(X)
     if arrays.n_rows == 0:
         raise ValueError("X has no rows; a bound needs at least one round")
@@ -191,30 +200,62 @@ def _multilabel_terms(X, y, U, classes, fit_intercept):
         labels.add(label for row in rows for label in row)
         label_ptr, flat = labels.encode_sets(rows)
     k = len(labels)
-    X = _vectors(X)
-    if fit_intercept:
-        X = np.hstack([X, np.ones((X.shape[0], 1))])
-    U = np.asarray(U, dtype=np.float64)
-    if U.shape != (k, X.shape[1]):
-        extra = " (X's features plus 1 for the intercept)" if fit_intercept else ""
-        raise ValueError(f"U must have shape ({k}, {X.shape[1]}): one row per label of classes{extra}; got {U.shape}")
-    if not np.isfinite(U).all():
-        raise ValueError("U must be finite")
-    # rows of U are in sorted-classes order; the label indices are in order of appearance
-    scores = (X @ U.T)[:, np.argsort(labels.order)]
-    margins = np.empty(X.shape[0])
-    for t in range(X.shape[0]):
+    sorted_position = np.argsort(labels.order)  # label index (order of appearance) -> row of U
+    if feature_map is not None:
+        scores, r2, u2 = _map_scores(arrays, U, labels, k, sorted_position, fit_intercept, feature_map)
+    else:
+        X = _vectors(X)
+        if fit_intercept:
+            X = np.hstack([X, np.ones((X.shape[0], 1))])
+        U = np.asarray(U, dtype=np.float64)
+        if U.shape != (k, X.shape[1]):
+            extra = " (X's features plus 1 for the intercept)" if fit_intercept else ""
+            raise ValueError(
+                f"U must have shape ({k}, {X.shape[1]}): one row per label of classes{extra}; got {U.shape}")
+        if not np.isfinite(U).all():
+            raise ValueError("U must be finite")
+        # rows of U are in sorted-classes order; the label indices are in order of appearance
+        scores = (X @ U.T)[:, sorted_position]
+        r2, u2 = 2.0 * float((X * X).sum(axis=1).max()), float((U * U).sum())
+    margins = np.empty(arrays.n_rows)
+    for t in range(arrays.n_rows):
         relevant = np.zeros(k, dtype=bool)
         relevant[flat[label_ptr[t] : label_ptr[t + 1]]] = True
         if relevant.all() or not relevant.any():
             margins[t] = math.inf
         else:
             margins[t] = scores[t, relevant].min() - scores[t, ~relevant].max()
-    r2 = 2.0 * float((X * X).sum(axis=1).max())
-    return r2, float((U * U).sum()), margins
+    return r2, u2, margins
 
 
-def multilabel_pa_separable_bound(X, y, U, classes=None, fit_intercept=False):
+def _map_scores(arrays, u, labels, k, sorted_position, fit_intercept, feature_map):
+    """Scores u . Phi(x_t, r) (+ the label's intercept weight), Corollary 8's R^2 and ||u||^2."""
+    u = np.asarray(u, dtype=np.float64)
+    extra = k if fit_intercept else 0
+    if u.ndim != 1 or u.size <= extra:
+        raise ValueError(
+            f"with a feature_map, U is one vector u: the weights of Phi's coordinates"
+            f"{f', then {k} intercept weights (one per label of classes, sorted)' if fit_intercept else ''}; "
+            f"got shape {u.shape}")
+    if not np.isfinite(u).all():
+        raise ValueError("U must be finite")
+    w, wb = u[: u.size - extra], u[u.size - extra :]
+    scores = np.empty((arrays.n_rows, k))
+    largest = 0.0
+    for t in range(arrays.n_rows):
+        lo, hi = arrays.indptr[t], arrays.indptr[t + 1]
+        x = sp.csr_matrix((arrays.data[lo:hi], arrays.indices[lo:hi], np.array([0, hi - lo])),
+                          shape=(1, max(arrays.n_features, 1)))
+        for j, label in enumerate(labels.labels):
+            indices, data, dimension = check_row(feature_map(x, label))
+            if dimension > w.size:
+                raise ValueError(f"feature_map(x, {label!r}) on row {t} has dimension {dimension}; u has {w.size}")
+            scores[t, j] = float(w[indices] @ data) + (wb[sorted_position[j]] if fit_intercept else 0.0)
+            largest = max(largest, float(data @ data) + (1.0 if fit_intercept else 0.0))
+    return scores, 4.0 * largest, float(u @ u)
+
+
+def multilabel_pa_separable_bound(X, y, U, classes=None, fit_intercept=False, feature_map=None):
     r"""PA multilabel, separable case: :math:`\sum_t \ell_t^2 \le R^2\|U\|^2` (Sec. 7 with Thm. 2).
 
     Holds when U ranks every row with margin :math:`\gamma_t(U) \ge 1`;
@@ -231,6 +272,13 @@ def multilabel_pa_separable_bound(X, y, U, classes=None, fit_intercept=False):
     classes : collection of labels, optional
         All the labels, if some never appear in y.
     fit_intercept : bool, default=False
+    feature_map : callable, optional
+        The joint feature map of a single-prototype learner
+        (``PAMultilabel(feature_map=...)``). U is then one vector u (its
+        weights, then with ``fit_intercept`` one intercept weight per label of
+        ``classes`` sorted), and R is Corollary 8's: :math:`\|\Phi(x_t, r)\|
+        \le R/2` for every t and r, i.e. :math:`R^2 = 4\max_{t,r}\|\Phi(x_t, r)\|^2`
+        (the label's constant feature counted with ``fit_intercept``).
 
     Returns
     -------
@@ -244,11 +292,11 @@ def multilabel_pa_separable_bound(X, y, U, classes=None, fit_intercept=False):
     >>> multilabel_pa_separable_bound(X, [[0], [1]], U)    # R^2 = 2, ||U||^2 = 4
     8.0
     """
-    r2, u2, margins = _multilabel_terms(X, y, U, classes, fit_intercept)
+    r2, u2, margins = _multilabel_terms(X, y, U, classes, fit_intercept, feature_map)
     return u2 * r2 if margins.min() >= 1.0 else math.inf
 
 
-def multilabel_pa1_mistake_bound(X, y, U, C, classes=None, fit_intercept=False):
+def multilabel_pa1_mistake_bound(X, y, U, C, classes=None, fit_intercept=False, feature_map=None):
     r"""PA-I multilabel: rounds with a wrong ranking (Sec. 7 with Thm. 4).
 
     .. math:: M \le \max\{R^2, 1/C\}\Big(\|U\|^2 + 2C\sum_t \ell^*_t\Big),
@@ -258,7 +306,7 @@ def multilabel_pa1_mistake_bound(X, y, U, C, classes=None, fit_intercept=False):
 
     Parameters
     ----------
-    X, y, U, classes, fit_intercept
+    X, y, U, classes, fit_intercept, feature_map
         As in :func:`multilabel_pa_separable_bound`.
     C : float
         PA-I's aggressiveness, > 0.
@@ -276,19 +324,19 @@ def multilabel_pa1_mistake_bound(X, y, U, C, classes=None, fit_intercept=False):
     6.0
     """
     C = _check_C(C)
-    r2, u2, margins = _multilabel_terms(X, y, U, classes, fit_intercept)
+    r2, u2, margins = _multilabel_terms(X, y, U, classes, fit_intercept, feature_map)
     losses = np.maximum(0.0, 1.0 - margins)
     return max(r2, 1.0 / C) * (u2 + 2.0 * _times(C, float(losses.sum())))
 
 
-def multilabel_pa2_loss_bound(X, y, U, C, classes=None, fit_intercept=False):
+def multilabel_pa2_loss_bound(X, y, U, C, classes=None, fit_intercept=False, feature_map=None):
     r"""PA-II multilabel: cumulative squared loss (Sec. 7 with Thm. 5).
 
     .. math:: \sum_t \ell_t^2 \le \Big(R^2 + \frac{1}{2C}\Big)\Big(\|U\|^2 + 2C\sum_t (\ell^*_t)^2\Big).
 
     Parameters
     ----------
-    X, y, U, classes, fit_intercept
+    X, y, U, classes, fit_intercept, feature_map
         As in :func:`multilabel_pa_separable_bound`.
     C : float
         PA-II's aggressiveness, > 0.
@@ -306,6 +354,6 @@ def multilabel_pa2_loss_bound(X, y, U, C, classes=None, fit_intercept=False):
     6.0
     """
     C = _check_C(C)
-    r2, u2, margins = _multilabel_terms(X, y, U, classes, fit_intercept)
+    r2, u2, margins = _multilabel_terms(X, y, U, classes, fit_intercept, feature_map)
     losses = np.maximum(0.0, 1.0 - margins)
     return (r2 + 0.5 / C) * (u2 + 2.0 * _times(C, float(losses @ losses)))

@@ -51,14 +51,20 @@ def reproduce_command(name, out_dir, seed, quick, list_only, workers, scheduler)
         results = reproduction.run(out_dir, seed=seed, quick=quick)
     else:
         results = _run_on_dask(reproduction, out_dir, seed, quick, workers, scheduler)
+    for message in results.get("warnings", ()):
+        click.secho(f"WARNING: {message}", fg="red", bold=True)
     if "findings" in results:
-        _print_findings(name, results["findings"])
+        _print_findings(f"{name}: the paper's conclusions in this run", results["findings"])
+        if results.get("observations"):
+            _print_findings(f"{name}: olearn's own observations (not claims of the paper)", results["observations"])
     else:
         _print_rows(name, results["rows"])
     for key in sorted(results):
         value = results[key]
         if key == "figure" or key.endswith("_csv"):
             click.echo(f"{key.replace('_', ' ')} written to {os.path.abspath(value)}")
+    for message in results.get("warnings", ()):  # again below the tables, where a reader's eye ends
+        click.secho(f"WARNING: {message}", fg="red", bold=True)
     broken = [row for row in results["rows"] if _verdict(row.get("bound_holds")) == "NO"]
     if broken:
         raise click.ClickException(f"{len(broken)} bound(s) did not hold; see the table")
@@ -96,10 +102,10 @@ def _print_rows(name, rows):
     table_console().print(table)
 
 
-def _print_findings(name, findings):
+def _print_findings(title, findings):
     from rich.table import Table
 
-    table = Table(title=f"{name}: the paper's conclusions in this run", title_justify="left", title_style="bold")
+    table = Table(title=title, title_justify="left", title_style="bold")
     for column in ("conclusion", "measure", "values", "holds"):
         table.add_column(column)
     for row in findings:

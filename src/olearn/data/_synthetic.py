@@ -21,8 +21,11 @@ def make_pa_paper_stream(
     diagonal entries read as variances, i.e. standard deviations
     :math:`\sqrt{0.2}` and :math:`\sqrt{2}`). Then
 
-    * instance noise: zero-mean isotropic Gaussian noise of standard
-      deviation ``instance_noise`` is added to every instance;
+    * instance noise (Sec. 10.1): a vector drawn from a zero-mean Gaussian
+      "with a covariance matrix :math:`\sigma I`" is added to every
+      instance, :math:`\sigma` = ``instance_noise``; :math:`\sigma` is the
+      *variance* of each coordinate of the noise (standard deviation
+      :math:`\sqrt\sigma`), as the text writes it;
     * label noise: each label is flipped independently with probability
       ``label_noise``.
 
@@ -35,7 +38,9 @@ def make_pa_paper_stream(
     n_samples : int, default 4000
         Number of rounds (the paper uses 4000).
     instance_noise : float, default 0.0
-        Standard deviation of the added instance noise, >= 0.
+        :math:`\sigma` of the covariance :math:`\sigma I` of the added
+        instance noise (its variance per coordinate), >= 0. The paper varies
+        it from 0 to 2.
     label_noise : float, default 0.0
         Probability of flipping each label, in [0, 1].
     random_state : None, int or numpy.random.Generator
@@ -69,7 +74,7 @@ def make_pa_paper_stream(
     rng = np.random.default_rng(random_state)
     y_clean = np.where(rng.random(n_samples) < 0.5, -1, 1).astype(np.int64)
     X = y_clean[:, None] * _MEAN + rng.standard_normal((n_samples, 2)) * _STD
-    X += instance_noise * rng.standard_normal((n_samples, 2))
+    X += np.sqrt(instance_noise) * rng.standard_normal((n_samples, 2))
     y = np.where(rng.random(n_samples) < label_noise, -y_clean, y_clean)
     return (X, y, y_clean) if return_clean else (X, y)
 

@@ -4,8 +4,9 @@ Crammer, Dekel, Keshet, Shalev-Shwartz and Singer, "Online Passive-Aggressive
 Algorithms", JMLR 7 (2006), Sec. 10. The data come from
 :func:`olearn.data.make_pa_paper_stream`: labels uniform in {-1, +1},
 instances from a Gaussian with mean :math:`y\,(1, 1)` and covariance
-:math:`\mathrm{diag}(0.2, 2)`, then isotropic Gaussian instance noise of
-standard deviation :math:`\sigma` and label flips with probability p. The
+:math:`\mathrm{diag}(0.2, 2)`, then Gaussian instance noise of covariance
+:math:`\sigma I` (Sec. 10.1: :math:`\sigma` is a variance) and label flips
+with probability p. The
 learners are :class:`olearn.PAClassifier` without bias, scored by
 :func:`olearn.run` (predict, then learn): the *error* of a run is its number
 of mistakes over its number of rounds, its *loss* the average hinge loss
@@ -13,9 +14,10 @@ of mistakes over its number of rounds, its *loss* the average hinge loss
 (noisy) labels it learns from.
 
 * ``run_crammer2006_fig3``: error and loss of PA, PA-I and PA-II (C = 0.001)
-  against the noise level, instance noise :math:`\sigma \in [0, 2]` (step
-  0.1) and label noise :math:`p \in [0, 0.3]` (step 0.02), next to the best
-  fixed linear classifier in hindsight on the same examples (see
+  under instance noise :math:`\sigma \in [0, 2]` (step 0.1) and label noise
+  :math:`p \in [0, 0.3]` (step 0.02), plotted, as the paper does, against the
+  average error of the best fixed linear classifier in hindsight on the same
+  examples (see
   :mod:`olearn.experiments._crammer2006_hindsight`): the fewest mistakes of
   any direction, and the smallest average hinge loss of any vector (the
   comparator of the paper's loss bounds, and a lower bound on the loss of
@@ -27,6 +29,12 @@ of mistakes over its number of rounds, its *loss* the average hinge loss
   C = 100 and C = 0.001.
 
 Every point averages 10 repetitions of 4,000 examples (Fig. 5: 10,000).
+
+Each runner returns ``findings``, the paper's own claims about its figure
+(Sec. 10.1-10.2, quoted), and ``observations``, further regularities that
+olearn checks but the text does not state; both go to the findings CSV, told
+apart by its ``source`` column (see
+:mod:`olearn.experiments._crammer2006_findings`).
 Seeds: ``numpy.random.SeedSequence(seed)`` spawns one child per
 repetition, and each stream of a repetition is drawn from that child
 afresh, so within a repetition every noise level (and every C) sees the same
@@ -63,14 +71,14 @@ FIG4_QUICK = {**FIG4_FULL, "repetitions": 3, "rounds": 500, "log10_C": (-3.0, -2
 FIG5_FULL = {"repetitions": 10, "rounds": 10_000, "label": 0.02}
 FIG5_QUICK = {**FIG5_FULL, "repetitions": 3}
 
-FIG3_COLUMNS = ("panel", "setting", "noise", "level", "algorithm", "repetitions", "rounds", "error_mean",
-                "error_std", "loss_mean", "loss_std")
+FIG3_COLUMNS = ("panel", "setting", "noise", "level", "best_fixed_error", "algorithm", "repetitions", "rounds",
+                "error_mean", "error_std", "loss_mean", "loss_std")
 FIG3_RUN_COLUMNS = ("noise", "level", "repetition", "algorithm", "error", "loss")
 FIG4_COLUMNS = ("panel", "setting", "label_noise", "log10_C", "C", "algorithm", "repetitions", "rounds",
                 "error_mean", "error_std", "loss_mean", "loss_std", "best_fixed_error", "best_fixed_loss")
 FIG5_COLUMNS = ("panel", "setting", "algorithm", "C", "round", "average_error_mean", "average_error_std",
                 "best_fixed_error")
-FINDING_COLUMNS = ("figure", "finding", "measure", "values", "holds")
+FINDING_COLUMNS = ("figure", "source", "finding", "measure", "values", "holds")
 _CURVE_POINTS = 200
 
 
@@ -161,12 +169,14 @@ def _prepare(out_dir, quick, n_jobs, default_jobs, full, small):
 def run_crammer2006_fig3(out_dir="olearn-crammer2006-fig3", seed=0, quick=False, n_jobs=None, progress=True):
     r"""Fig. 3: error and loss of PA, PA-I and PA-II (C = 0.001) against instance and label noise.
 
-    Writes ``crammer2006_fig3.png`` (error on top, loss below; instance
-    noise left, label noise right; mean over the repetitions with a band of
-    one standard deviation), ``crammer2006_fig3_summary.csv`` (mean and
-    standard deviation per noise level and algorithm),
-    ``crammer2006_fig3_runs.csv`` (every repetition) and
-    ``crammer2006_fig3_findings.csv`` (the paper's conclusions, checked).
+    Writes ``crammer2006_fig3.png`` (the paper's layout: instance noise on
+    top, label noise below; error left, loss right; every curve against the
+    average error of the best fixed classifier, the mean over the repetitions
+    with a band of one standard deviation), ``crammer2006_fig3_summary.csv``
+    (mean and standard deviation per noise level and algorithm, with the best
+    fixed classifier's error of that level), ``crammer2006_fig3_runs.csv``
+    (every repetition) and ``crammer2006_fig3_findings.csv`` (the paper's
+    claims and our observations, checked).
 
     Parameters
     ----------
@@ -187,7 +197,8 @@ def run_crammer2006_fig3(out_dir="olearn-crammer2006-fig3", seed=0, quick=False,
     -------
     dict
         ``figure``, ``summary_csv``, ``runs_csv``, ``findings_csv`` (paths),
-        ``rows`` (the summary rows), ``findings``, ``algorithms``
+        ``rows`` (the summary rows), ``findings`` (the paper's claims),
+        ``observations`` (ours), ``algorithms``
         (``FIG3_ALGORITHMS``), ``levels`` (noise kind -> levels), ``error``
         and ``loss`` (noise kind -> array (repetitions, levels,
         algorithms)) and ``hinge_duality_gap`` (the largest gap of the
@@ -210,7 +221,8 @@ def run_crammer2006_fig3(out_dir="olearn-crammer2006-fig3", seed=0, quick=False,
             for k, name in enumerate(FIG3_ALGORITHMS):
                 rows.append({
                     "panel": _NOISE_NAMES[kind], "setting": f"{name}, {kind} noise {level:g}", "noise": kind,
-                    "level": level, "algorithm": name, "repetitions": setting["repetitions"],
+                    "level": level, "best_fixed_error": float(mean_error[i, -1]), "algorithm": name,
+                    "repetitions": setting["repetitions"],
                     "rounds": setting["rounds"], "error_mean": float(mean_error[i, k]),
                     "error_std": float(std_error[i, k]), "loss_mean": float(mean_loss[i, k]),
                     "loss_std": float(std_loss[i, k]),
@@ -220,7 +232,7 @@ def run_crammer2006_fig3(out_dir="olearn-crammer2006-fig3", seed=0, quick=False,
                      "error": float(error[kind][r, i, k]), "loss": float(loss[kind][r, i, k])}
                     for r in range(setting["repetitions"])
                 ]
-    findings = fig3_findings(levels, error, loss)
+    findings, observations = fig3_findings(levels, error, loss)
     paths = _paths(out_dir, "crammer2006_fig3", ("summary", "runs", "findings"))
     plot_crammer2006_fig3(
         levels, error, loss, FIG3_ALGORITHMS, paths["figure"],
@@ -229,17 +241,18 @@ def run_crammer2006_fig3(out_dir="olearn-crammer2006-fig3", seed=0, quick=False,
     )
     write_csv(paths["summary_csv"], FIG3_COLUMNS, rows)
     write_csv(paths["runs_csv"], FIG3_RUN_COLUMNS, runs)
-    write_csv(paths["findings_csv"], FINDING_COLUMNS, findings)
-    return {**paths, "rows": rows, "findings": findings, "algorithms": FIG3_ALGORITHMS, "levels": levels,
+    write_csv(paths["findings_csv"], FINDING_COLUMNS, findings + observations)
+    return {**paths, "rows": rows, "findings": findings, "observations": observations,
+            "algorithms": FIG3_ALGORITHMS, "levels": levels,
             "error": error, "loss": loss, "hinge_duality_gap": max(r[2] for r in reps)}
 
 
 def run_crammer2006_fig4(out_dir="olearn-crammer2006-fig4", seed=0, quick=False, n_jobs=None, progress=True):
     r"""Fig. 4: error and loss of PA-I and PA-II against :math:`\log_{10} C` for label noise 0, 0.1, 0.2.
 
-    Writes ``crammer2006_fig4.png`` (error on top, loss below; PA-I left,
-    PA-II right; one line per noise level, the best fixed classifier dashed
-    in the same colour), ``crammer2006_fig4_summary.csv`` and
+    Writes ``crammer2006_fig4.png`` (the paper's layout: error left, loss
+    right; PA-I on top, PA-II below; one line per noise level, the best fixed
+    classifier dashed in the same colour), ``crammer2006_fig4_summary.csv`` and
     ``crammer2006_fig4_findings.csv``.
 
     Parameters
@@ -258,7 +271,8 @@ def run_crammer2006_fig4(out_dir="olearn-crammer2006-fig4", seed=0, quick=False,
     -------
     dict
         ``figure``, ``summary_csv``, ``findings_csv``, ``rows``,
-        ``findings``, ``algorithms`` (``FIG4_ALGORITHMS``), ``label_noise``,
+        ``findings`` (the paper's claims), ``observations`` (ours),
+        ``algorithms`` (``FIG4_ALGORITHMS``), ``label_noise``,
         ``log10_C``, ``error`` and ``loss`` (arrays (repetitions, label
         noise, C, algorithms)), ``best_error`` and ``best_loss`` (arrays
         (repetitions, label noise)).
@@ -285,7 +299,7 @@ def run_crammer2006_fig4(out_dir="olearn-crammer2006-fig4", seed=0, quick=False,
         for k, name in enumerate(FIG4_ALGORITHMS)
         for j, lc in enumerate(setting["log10_C"])
     ]
-    findings = fig4_findings(noise, log_c, error, loss)
+    findings, observations = fig4_findings(noise, log_c, error, loss)
     paths = _paths(out_dir, "crammer2006_fig4", ("summary", "findings"))
     plot_crammer2006_fig4(
         noise, log_c, error, loss, best_error, best_loss, FIG4_ALGORITHMS, paths["figure"],
@@ -293,16 +307,18 @@ def run_crammer2006_fig4(out_dir="olearn-crammer2006-fig4", seed=0, quick=False,
               f"{setting['repetitions']} x {setting['rounds']:,} examples, seed {seed}",
     )
     write_csv(paths["summary_csv"], FIG4_COLUMNS, rows)
-    write_csv(paths["findings_csv"], FINDING_COLUMNS, findings)
-    return {**paths, "rows": rows, "findings": findings, "algorithms": FIG4_ALGORITHMS, "label_noise": noise,
+    write_csv(paths["findings_csv"], FINDING_COLUMNS, findings + observations)
+    return {**paths, "rows": rows, "findings": findings, "observations": observations,
+            "algorithms": FIG4_ALGORITHMS, "label_noise": noise,
             "log10_C": log_c, "error": error, "loss": loss, "best_error": best_error, "best_loss": best_loss}
 
 
 def run_crammer2006_fig5(out_dir="olearn-crammer2006-fig5", seed=0, quick=False, n_jobs=None, progress=True):
     r"""Fig. 5: average error after t rounds, label noise p = 0.02, for C = 100 and C = 0.001.
 
-    Writes ``crammer2006_fig5.png`` (mean over the repetitions, linear and
-    logarithmic round axes, the best fixed classifier on the whole stream
+    Writes ``crammer2006_fig5.png`` (the paper's layout: PA-I left, PA-II
+    right, one line per C, the mean over the repetitions; a second row on a
+    logarithmic round axis; the best fixed classifier on the whole stream
     dotted), ``crammer2006_fig5_summary.csv`` (the average error after 10,
     100, 1,000 and 10,000 rounds), ``crammer2006_fig5_curves.csv`` (about
     200 rounds per curve, spaced logarithmically) and
@@ -323,7 +339,8 @@ def run_crammer2006_fig5(out_dir="olearn-crammer2006-fig5", seed=0, quick=False,
     -------
     dict
         ``figure``, ``summary_csv``, ``curves_csv``, ``findings_csv``,
-        ``rows`` (the summary rows), ``findings``, ``learners`` (``FIG5_LEARNERS``, (name, C)
+        ``rows`` (the summary rows), ``findings`` (the paper's claims),
+        ``observations`` (ours; none), ``learners`` (``FIG5_LEARNERS``, (name, C)
         pairs), ``average_error`` (array (repetitions, learners, rounds): the
         mistakes up to round t over t) and ``best_error`` (array
         (repetitions,)).
@@ -352,7 +369,7 @@ def run_crammer2006_fig5(out_dir="olearn-crammer2006-fig5", seed=0, quick=False,
         ]
 
     rows = curve_rows(checkpoints, True)
-    findings = fig5_findings(FIG5_LEARNERS, average_error)
+    findings, observations = fig5_findings(FIG5_LEARNERS, average_error)
     paths = _paths(out_dir, "crammer2006_fig5", ("summary", "curves", "findings"))
     plot_crammer2006_fig5(
         rounds, average_error, best_error, FIG5_LEARNERS, paths["figure"],
@@ -361,8 +378,8 @@ def run_crammer2006_fig5(out_dir="olearn-crammer2006-fig5", seed=0, quick=False,
     )
     write_csv(paths["summary_csv"], FIG5_COLUMNS, rows)
     write_csv(paths["curves_csv"], FIG5_COLUMNS, curve_rows(sampled, False))
-    write_csv(paths["findings_csv"], FINDING_COLUMNS, findings)
-    return {**paths, "rows": rows, "findings": findings, "learners": FIG5_LEARNERS,
+    write_csv(paths["findings_csv"], FINDING_COLUMNS, findings + observations)
+    return {**paths, "rows": rows, "findings": findings, "observations": observations, "learners": FIG5_LEARNERS,
             "average_error": average_error, "best_error": best_error}
 
 

@@ -3,6 +3,7 @@
 import math
 
 import numpy as np
+import scipy.sparse as sp
 
 from .._estimator import ClassifierEstimator
 from .._kernels import _codes
@@ -10,6 +11,7 @@ from .._kernels import _multilabel as K
 from .._learner import OnlineLearner
 from .._params import BOOLEAN, Interval, NoneOr, Options
 from .._validation import check_row, check_X
+from ..multiclass._base import CallableOrNone
 from ._labels import LabelIndex, label_array, label_collection, read_label_rows
 
 _STEP_RULES = {"pa": _codes.STEP_PA, "pa1": _codes.STEP_PA1, "pa2": _codes.STEP_PA2}
@@ -73,6 +75,23 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
     to rank) and its ``predictions`` the indicator rows :meth:`predict` would
     have given before each update.
 
+    **A joint feature map** (``feature_map=phi``, the single-prototype
+    setting of Sec. 7). Label r scores :math:`w \cdot \Phi(x, r)` with one
+    weight vector w and ``phi(x, r)`` the label-dependent features (a callable
+    as :class:`~olearn.multiclass.PAMulticlass` takes it: x as a 1 x d CSR
+    row and a label, returning a 1-d array, a sparse row or a dict). The
+    update is Eq. (38), :math:`w \leftarrow w + \tau_t(\Phi(x_t, r_t) -
+    \Phi(x_t, s_t))`, with :math:`\tau_t` as given after Eq. (38) and its
+    PA-I / PA-II forms, :math:`\|\Phi(x_t, r_t) - \Phi(x_t, s_t)\|^2`
+    measured on the two vectors as given. With
+    ``feature_map=BlockFeatureMap(classes, n_features)`` this is exactly the
+    multi-prototype learner above (the reduction of Sec. 7, Eq. (39)-(41),
+    checked by the tests). ``coef_`` is then w, of shape (D,) (D the largest
+    dimension ``phi`` returned); with ``fit_intercept=True`` each label also
+    has an intercept weight (``intercept_``) on a constant feature 1 of its
+    own, which adds 2 to :math:`\|z_t\|^2`. A model with a feature map
+    pickles (if ``phi`` does) but cannot be saved with ``save``.
+
     Parameters
     ----------
     variant : {"pa", "pa1", "pa2"}, default="pa1"
@@ -81,10 +100,13 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
     fit_intercept : bool, default=False
     n_features : int or None, default=None
         Fix the dimension; a larger feature index is then an error.
+    feature_map : callable or None, default=None
+        ``phi(x, label)``: the joint features :math:`\Phi(x, y)`; None keeps one
+        weight vector per label.
 
     Attributes
     ----------
-    coef_ : ndarray of shape (n_classes, n_features)
+    coef_ : ndarray of shape (n_classes, n_features), or (D,) with ``feature_map``
     intercept_ : ndarray of shape (n_classes,)
     classes_ : ndarray of shape (n_classes,)
     n_features_in_ : int
@@ -118,20 +140,22 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
     """
 
     _task = "multilabel"
-    _learned = ("_W", "_state", "_labels", "classes_", "n_features_in_")
-    _started_by = "_W"
+    _learned = ("_W", "_w", "_wb", "_map_dim", "_state", "_labels", "classes_", "n_features_in_")
+    _started_by = "_state"
     _constraints = {
         "variant": Options("pa", "pa1", "pa2"),
         "C": Interval(0, None, closed="neither"),
         "fit_intercept": BOOLEAN,
         "n_features": NoneOr(Interval(1, None, integer=True)),
+        "feature_map": CallableOrNone(),
     }
 
-    def __init__(self, variant="pa1", C=1.0, fit_intercept=False, n_features=None):
+    def __init__(self, variant="pa1", C=1.0, fit_intercept=False, n_features=None, feature_map=None):
         self.variant = variant
         self.C = C
         self.fit_intercept = fit_intercept
         self.n_features = n_features
+        self.feature_map = feature_map
 
     # -- hyperparameters ------------------------------------------------------
 
@@ -149,8 +173,17 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
 
     # -- learned state --------------------------------------------------------
 
+    @property
+    def _uses_map(self):
+        return self.feature_map is not None
+
     def _start(self):
-        self._W = np.zeros((0, 1))
+        if self._uses_map:
+            self._w = np.zeros(0)
+            self._wb = np.zeros(0)
+            self._map_dim = 0
+        else:
+            self._W = np.zeros((0, 1))
         self._state = np.zeros(K.N_MULTILABEL_STATE, dtype=np.int64)
         self._labels = LabelIndex(type(self).__name__)
         self.classes_ = self._labels.classes
@@ -160,6 +193,9 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
 
     def _grow_features(self, n_features, where):
         self._check_feature_limit(n_features, where)
+        if self._uses_map:
+            self.n_features_in_ = max(self.n_features_in_, int(n_features))
+            return
         k, width = self._W.shape
         capacity = width - 1
         if n_features > capacity:
@@ -173,7 +209,12 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
     def _sync_labels(self):
         """Give every label known a weight vector (zeros for the new ones)."""
         k = len(self._labels)
-        if k > self._W.shape[0]:
+        if self._uses_map:
+            if k > self._wb.size:
+                grown = np.zeros(max(k, 2 * self._wb.size))
+                grown[: self._wb.size] = self._wb
+                self._wb = grown
+        elif k > self._W.shape[0]:
             grown = np.zeros((k, self._W.shape[1]))
             grown[: self._W.shape[0]] = self._W
             self._W = grown
@@ -181,8 +222,10 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
 
     @property
     def coef_(self):
-        """Weight vectors, one row per label of ``classes_``: shape (n_classes, n_features)."""
+        """Weight vectors, one row per label of ``classes_``: shape (n_classes, n_features); w (D,) with a map."""
         self._check_started()
+        if self._uses_map:
+            return self._w[: self._map_dim].copy()
         return self._W[self._labels.order, : self.n_features_in_].copy()
 
     @property
@@ -190,7 +233,82 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
         """Intercepts, shape (n_classes,); zeros unless ``fit_intercept=True``."""
         self._check_started()
         bias = 1.0 if self.fit_intercept else 0.0
+        if self._uses_map:
+            return self._wb[: len(self._labels)][self._labels.order] * bias
         return self._W[self._labels.order, -1] * bias
+
+    def _first_call_atomic(self):
+        """The base's atomic first call, refusing a feature map switched on or off mid-stream."""
+        if self._is_started() and self._uses_map != hasattr(self, "_w"):
+            raise ValueError(
+                f"{type(self).__name__}: feature_map was changed after learning started (to or from None); call fit "
+                "to start over"
+            )
+        return super()._first_call_atomic()
+
+    # -- feature map ------------------------------------------------------------
+
+    def _block(self, indices, data, n_features, n_labels):
+        """Phi(x, r) of the labels r < n_labels (by index) as one CSR block (pointers, indices, data)."""
+        x = sp.csr_matrix((data, indices, np.array([0, indices.size])), shape=(1, max(n_features, 1)))
+        pointers = np.zeros(n_labels + 1, dtype=np.int64)
+        parts_i, parts_d = [], []
+        for r in range(n_labels):
+            label = self._labels.labels[r]
+            try:
+                phi_i, phi_d, dimension = check_row(self.feature_map(x, label))
+            except ValueError as err:
+                shown = label.item() if isinstance(label, np.generic) else label
+                raise ValueError(f"{type(self).__name__}: feature_map(x, {shown!r}): {err}") from None
+            parts_i.append(phi_i)
+            parts_d.append(phi_d)
+            pointers[r + 1] = pointers[r] + phi_i.size
+            self._map_dim = max(self._map_dim, dimension)
+        if self._map_dim > self._w.size:
+            grown = np.zeros(max(self._map_dim, 2 * self._w.size))
+            grown[: self._w.size] = self._w
+            self._w = grown
+        bidx = np.concatenate(parts_i).astype(np.int64) if parts_i else np.empty(0, dtype=np.int64)
+        bdat = np.concatenate(parts_d) if parts_d else np.empty(0)
+        return pointers, bidx, bdat
+
+    def _map_pass(self, indptr, indices, data, n_features, label_ptr, labels, margins, losses, taus, round_scores,
+                  totals):
+        """The feature-map twin of ``multilabel_pass``, driven from Python; returns the stopped row or -1."""
+        codes, params = self._config_arrays()
+        record = margins.size > 0
+        k = self._wb.size
+        relevant, scores = np.zeros(k, dtype=np.int8), np.empty(k)
+        n_labels = int(self._state[K.M_ACTIVE])
+        for i in range(indptr.size - 1):
+            lo, hi = indptr[i], indptr[i + 1]
+            named = labels[label_ptr[i] : label_ptr[i + 1]]
+            active = max(n_labels, int(named.max()) + 1 if named.size else 0)
+            try:
+                pointers, bidx, bdat = self._block(indices[lo:hi], data[lo:hi], n_features, active)
+            except ValueError as err:
+                self._state[K.M_ACTIVE] = n_labels
+                kept = f"the model keeps the updates of rows 0..{i - 1}" if i else "the model is unchanged"
+                raise ValueError(f"{err} (at row {i}; {kept})") from None
+            margin, loss, tau, ok = K.multilabel_map_round(
+                pointers, bidx, bdat, labels, label_ptr[i], label_ptr[i + 1], self._w, self._wb, active,
+                codes[K.M_STEP], params[K.M_C], params[K.M_BIAS], relevant, scores,
+                np.empty(bdat.size, dtype=np.int64), np.empty(bdat.size), np.zeros(self._w.size),
+            )
+            if not ok:
+                totals[_codes.T_ROUNDS] += i
+                self._state[K.M_ACTIVE] = n_labels
+                return i
+            n_labels = active
+            if record:
+                margins[i], losses[i], taus[i] = margin, loss, tau
+                round_scores[i, :n_labels] = scores[:n_labels]
+            totals[_codes.T_MISTAKES] += margin <= 0.0
+            totals[_codes.T_LOSS] += loss
+            totals[_codes.T_UPDATES] += tau != 0.0
+        totals[_codes.T_ROUNDS] += indptr.size - 1
+        self._state[K.M_ACTIVE] = n_labels
+        return -1
 
     # -- learning -------------------------------------------------------------
 
@@ -234,7 +352,7 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
             self._sync_labels()
         n = arrays.n_rows if record else 0
         margins, losses, taus, round_scores, totals, stopped = self._pass(
-            arrays.indptr, arrays.indices, arrays.data, label_ptr, labels, n
+            arrays.indptr, arrays.indices, arrays.data, label_ptr, labels, n, arrays.n_features
         )
         if stopped >= 0:
             raise FloatingPointError(
@@ -246,13 +364,17 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
         predictions = round_scores[:, self._labels.order] > 0.0
         return predictions, margins, losses, taus, margins <= 0.0, totals
 
-    def _pass(self, indptr, indices, data, label_ptr, labels, n_record):
+    def _pass(self, indptr, indices, data, label_ptr, labels, n_record, n_features):
         """Run the kernel over CSR rows; return (margins, losses, taus, round scores, totals, stopped row or -1)."""
         codes, params = self._config_arrays()
-        k = self._W.shape[0]
+        k = self._wb.size if self._uses_map else self._W.shape[0]
         margins, losses, taus = np.empty(n_record), np.empty(n_record), np.empty(n_record)
         round_scores = np.zeros((n_record, k))
         totals = np.zeros(_codes.N_TOTALS)
+        if self._uses_map:
+            stopped = self._map_pass(indptr, indices, data, n_features, label_ptr, labels, margins, losses, taus,
+                                     round_scores, totals)
+            return margins, losses, taus, round_scores, totals, stopped
         stopped = K.multilabel_pass(
             indptr, indices, data, label_ptr, labels, self._W, self._state, params, codes,
             np.zeros(k, dtype=np.int8), np.empty(k), margins, losses, taus, round_scores, totals,
@@ -290,7 +412,7 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
         label_ptr = np.array([0, len(row)], dtype=np.int64)
         labels = np.array([self._labels.index[label] for label in row], dtype=np.int64)
         indptr = np.array([0, indices.size], dtype=np.int64)
-        *_, stopped = self._pass(indptr, indices.astype(np.int32, copy=False), data, label_ptr, labels, 0)
+        *_, stopped = self._pass(indptr, indices.astype(np.int32, copy=False), data, label_ptr, labels, 0, n_features)
         if stopped >= 0:
             raise FloatingPointError(
                 f"{type(self).__name__}: a score or a weight overflowed on this example; the model is unchanged. "
@@ -305,6 +427,16 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
         if self.n_features is not None and n_features > self.n_features:
             raise ValueError(f"{where} has {n_features} features, more than n_features={self.n_features}")
         _, params = self._config_arrays()
+        if self._uses_map:
+            k = len(self._labels)
+            out = np.empty((indptr.size - 1, k))
+            for i in range(indptr.size - 1):
+                lo, hi = indptr[i], indptr[i + 1]
+                pointers, bidx, bdat = self._block(indices[lo:hi], data[lo:hi], n_features, k)
+                products = self._w[bidx] * bdat
+                out[i] = [products[pointers[r] : pointers[r + 1]].sum() for r in range(k)]
+                out[i] += self._wb[:k] * params[K.M_BIAS]
+            return out[:, self._labels.order]
         out = np.empty((indptr.size - 1, self._W.shape[0]))
         K.multilabel_scores(indptr, indices, data, self._W, params[K.M_BIAS], out)
         return out[:, self._labels.order]
@@ -354,6 +486,11 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
 
     def _get_state(self):
         self._check_started()
+        if self._uses_map:
+            raise ValueError(
+                f"{type(self).__name__}: a model with a feature_map cannot be saved portably (the feature_map is "
+                "Python code); use pickle instead"
+            )
         weights = np.hstack([self._W[:, : self.n_features_in_], self._W[:, -1:]])
         arrays = {"weights": weights, "labels": label_array(self._labels.labels), "state": self._state}
         return arrays, {"n_features_in": self.n_features_in_}

@@ -25,7 +25,7 @@ class _Curve:
         self.cumulative_mistakes = np.asarray(mistakes)
 
 
-def plot_crammer2006_fig6(panels, path=None, title=None):
+def plot_crammer2006_fig6(panels, path=None, title=None, alarming=()):
     """Cumulative mistakes against the round, one panel per dataset, side by side.
 
     Parameters
@@ -35,6 +35,8 @@ def plot_crammer2006_fig6(panels, path=None, title=None):
     path : str or os.PathLike, optional
         Write the figure there (``.png``, ``.pdf``, ``.svg``).
     title : str, optional
+    alarming : collection of str, optional
+        Panel titles to draw in bold red (panels run on stand-in data).
 
     Returns
     -------
@@ -59,10 +61,13 @@ def plot_crammer2006_fig6(panels, path=None, title=None):
     for ax, (panel, curves) in zip(axes, panels.items()):
         draw_cumulative_mistakes(ax, {name: _Curve(c) for name, c in curves.items()}, title=panel, styles=styles)
         ax.title.set_fontsize(9)
+        if panel in alarming:
+            ax.title.set_color("#b00000")
+            ax.title.set_fontweight("bold")
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside lower center", ncol=max(len(labels), 1), frameon=False, fontsize=10)
     if title:
-        fig.suptitle(title, fontsize=12)
+        fig.suptitle(title, fontsize=12, color="#b00000" if alarming else "black")
     if path is not None:
         fig.savefig(os.fspath(path), dpi=130, bbox_inches="tight")
     return fig

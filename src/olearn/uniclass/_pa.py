@@ -20,12 +20,13 @@ class PAUniclass(OnlineLearner):
     Crammer, Dekel, Keshet, Shalev-Shwartz & Singer, *Online Passive-Aggressive
     Algorithms*, JMLR 7 (2006), Sec. 6. There is no input: on round t the
     learner predicts the center :math:`w_t`, then sees a vector :math:`y_t` and
-    suffers the epsilon-insensitive loss of Eq. (24),
+    suffers the epsilon-insensitive loss of Eq. (21),
 
     .. math:: \ell_t = \max\big(0,\ \|w_t - y_t\| - \epsilon\big),
 
     the distance from :math:`y_t` to the ball :math:`B_\epsilon(w_t)`. The
-    update moves the center towards :math:`y_t`,
+    update (Eqs. (22)-(24); Eq. (30) and its PA-II twin for the slack
+    variants) moves the center towards :math:`y_t`,
 
     .. math:: w_{t+1} = w_t + \tau_t \frac{y_t - w_t}{\|y_t - w_t\|}, \qquad
         \tau_t = \ell_t \;\text{(PA)},\quad \min\{C, \ell_t\} \;\text{(PA-I)},\quad
@@ -36,35 +37,46 @@ class PAUniclass(OnlineLearner):
     :math:`y_t` exactly on the edge of the new ball; PA-I and PA-II move at most
     as far. The center starts at :math:`w_1 = 0`.
 
-    **Learning the radius** (``learn_radius=True``). When no good epsilon is
-    known, only an upper bound B on the radius of the best ball, the problem is
-    lifted to n + 1 dimensions, as Sec. 6 does: each vector becomes
-    :math:`\bar y_t = (y_t, 0)`, the learner keeps :math:`\bar w_t = (w_t, a_t)`
-    and runs the fixed-radius algorithm above with radius B. Since
+    **Learning the radius** (``learn_radius=True``, Sec. 6, "Learning the
+    Radius of the Uniclass Predictor"). When no good epsilon is known, only an
+    upper bound B on it, the problem is lifted to n + 1 dimensions: each vector
+    becomes :math:`\bar y_t = (y_t, 0)`, the learner keeps
+    :math:`\bar w_t = (w_t, a_t)` and runs the fixed-radius algorithm above
+    with radius B. Since (Eq. (31)-(32))
 
     .. math:: \|\bar w_t - \bar y_t\|^2 = \|w_t - y_t\|^2 + a_t^2,
 
     :math:`\bar y_t` lies in the lifted ball of radius B exactly when
     :math:`y_t` lies in the ball of radius
     :math:`\epsilon_t = \sqrt{B^2 - a_t^2}` around :math:`w_t`: the lifted
-    coordinate encodes the radius. A competitor center u with radius
+    coordinate encodes the radius. As the text prescribes, the lifted
+    coordinate starts at :math:`a_1 = B`, "which is equivalent to initializing
+    :math:`\epsilon_1 = 0`"; each update multiplies :math:`a_t` by
+    :math:`1 - \tau_t/\|\bar y_t - \bar w_t\| \in (0, 1]` (a convex
+    combination with :math:`\bar y_{t,n+1} = 0`), so :math:`a_t \in (0, B]`
+    and the radius never shrinks. A competitor center u with radius
     :math:`\epsilon \le B` is the lifted point
-    :math:`\bar u = (u, \sqrt{B^2 - \epsilon^2})`, and it contains
-    :math:`\bar y_t` in the lifted ball exactly when :math:`\|u - y_t\| \le \epsilon`,
-    so every bound of the fixed-radius algorithm applies in the lifted space
-    with :math:`\|\bar u - \bar w_1\|^2` in place of :math:`\|u\|^2` (see
-    :mod:`olearn.bounds`). The paper leaves the start of the lifted coordinate
-    open; olearn starts at :math:`a_1 = B`, radius 0, the smallest ball,
-    because each update multiplies :math:`a_t` by
-    :math:`1 - \tau_t/\|\bar y_t - \bar w_t\| \in [0, 1)` (tau never exceeds
-    the loss, which is below the distance): the radius never shrinks, and it
-    grows only as far as the stream forces it. (Starting at :math:`a_1 = 0`
-    would fix the radius at B for ever.) Then :math:`\|\bar u - \bar w_1\|^2 =
-    \|u\|^2 + (B - \sqrt{B^2 - \epsilon^2})^2 \le \|u\|^2 + \epsilon^2`. In this
-    mode ``epsilon`` is not used, and the recorded loss of a round is the
-    lifted one, :math:`\max(0, \sqrt{\|w_t - y_t\|^2 + a_t^2} - B)`, the loss
-    the step and the bounds are about; it is > 0 exactly when :math:`y_t`
-    falls outside the current ball.
+    :math:`\bar u = (u, \sqrt{B^2 - \epsilon^2})`, which contains
+    :math:`\bar y_t` exactly when :math:`\|u - y_t\| \le \epsilon`, so the
+    fixed-radius bounds hold in the lifted space with
+    :math:`\|\bar u - \bar w_1\|^2 = \|u\|^2 + (B - \sqrt{B^2 - \epsilon^2})^2
+    \le \|u\|^2 + \epsilon^2` in place of :math:`\|u\|^2` (the text's
+    statement; see :mod:`olearn.bounds`). In this mode ``epsilon`` is not used,
+    and the recorded loss of a round is the lifted one,
+    :math:`\max(0, \sqrt{\|w_t - y_t\|^2 + a_t^2} - B)`, the loss the step and
+    the bounds are about; it is > 0 exactly when :math:`y_t` falls outside the
+    current ball.
+
+    The text asks for B "far greater than any conceivable value of
+    :math:`\epsilon`" and notes that B "does not appear in our analysis"; the
+    default ``B=1e6`` follows it for data of ordinary scale (raise it for data
+    measured in millions). A consequence of a large B, which the text does not
+    spell out: the lifted step moves the center by the fraction
+    :math:`1 - B/\|\bar w_t - \bar y_t\| \approx (\|w_t - y_t\|^2 -
+    \epsilon_t^2)/(2B^2)` of the way to :math:`y_t`, while the radius grows
+    almost all the way to :math:`\|w_t - y_t\|`; with a large B the learner
+    is a ball about a nearly fixed center that grows to take in the stream.
+    The state is kept as :math:`B - a_t`, so that a large B costs no precision.
 
     A round is a **mistake** when :math:`y_t` falls outside the current ball
     (its loss is > 0); :func:`olearn.run` counts those. Its ``predictions`` are
@@ -88,8 +100,9 @@ class PAUniclass(OnlineLearner):
         Radius of the ball, >= 0 (unused when ``learn_radius=True``).
     learn_radius : bool, default=False
         Learn the radius by the lift to n + 1 dimensions.
-    B : float, default=1.0
-        Upper bound on the radius when it is learned, finite and > 0.
+    B : float, default=1e6
+        Upper bound on the radius when it is learned, finite and > 0; the
+        text wants it far above any radius the stream could need.
     n_features : int or None, default=None
         The dimension d of the vectors; None: that of the first vector.
 
@@ -134,7 +147,7 @@ class PAUniclass(OnlineLearner):
         "n_features": NoneOr(Interval(1, None, integer=True)),
     }
 
-    def __init__(self, variant="pa1", C=1.0, epsilon=0.1, learn_radius=False, B=1.0, n_features=None):
+    def __init__(self, variant="pa1", C=1.0, epsilon=0.1, learn_radius=False, B=1e6, n_features=None):
         self.variant = variant
         self.C = C
         self.epsilon = epsilon
@@ -162,9 +175,8 @@ class PAUniclass(OnlineLearner):
 
     def _start(self, dimension):
         self._w = np.zeros(dimension)
+        # B - a: the lifted coordinate a starts at B, the radius at 0 (see the class docstring)
         self._state = np.zeros(K.N_UNICLASS_STATE)
-        # the lifted coordinate starts at B: radius 0 (see the class docstring)
-        self._state[K.U_LIFT] = self.B
         self.n_features_in_ = int(dimension)
 
     def _dimension(self, size, exact, where):
@@ -307,11 +319,14 @@ class PAUniclass(OnlineLearner):
 
     def _get_state(self):
         self._check_started()
-        return {"center": self._w, "state": self._state}, {"n_features_in": self.n_features_in_}
+        return {"center": self._w, "radius_gap": self._state}, {"n_features_in": self.n_features_in_}
 
     def _set_state(self, arrays, state):
         self._w = np.array(arrays["center"], dtype=np.float64)
-        self._state = np.array(arrays["state"], dtype=np.float64)
+        self._state = np.array(arrays["radius_gap"], dtype=np.float64)
         self.n_features_in_ = int(state["n_features_in"])
         if self._w.shape != (self.n_features_in_,) or self._state.shape != (K.N_UNICLASS_STATE,):
             raise ValueError("the center or the state has the wrong shape")
+        gap = float(self._state[K.U_GAP])
+        if not 0.0 <= gap <= self.B:
+            raise ValueError(f"radius_gap {gap!r} is outside [0, B = {self.B!r}]")

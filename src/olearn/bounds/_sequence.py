@@ -1,0 +1,177 @@
+r"""The loss bound of Passive-Aggressive sequence prediction.
+
+Crammer, Dekel, Keshet, Shalev-Shwartz & Singer, *Online Passive-Aggressive
+Algorithms*, JMLR 7 (2006), Sec. 9: "The analysis of the cost-sensitive PA
+updates carries over verbatim to the sequence prediction setting". That
+analysis is Lemma 9 (Sec. 8): for both the prediction-based and the max-loss
+update, with the learner's loss :math:`\ell_t` of the rival it used,
+
+.. math:: \sum_t \tau_t\big(2\ell_t - \tau_t\|\Phi(X_t, y_t) - \Phi(X_t, r_t)\|^2
+    - 2\ell_{ML}(u; (X_t, y_t))\big) \le \|u\|^2,
+    \qquad \ell_{ML}(u; (X, y)) = \max_{r}\big(u\cdot(\Phi(X, r) - \Phi(X, y)) + \sqrt{\rho(y, r)}\big),
+
+from which the proofs of Thm. 2, 4 (as in Thm. 10) and 5 give the bounds of
+:func:`sequence_loss_bound`. The features are those of
+:class:`olearn.sequence.PASequence` (Eq. (59) with a start state): a
+competitor is an emission matrix (one row per label, in sorted label order,
+plus an intercept column with ``fit_intercept=True``) and a transition matrix
+of shape (k + 1, k), the last row from the start, the layout of the learner's
+``coef_`` / ``intercept_`` and ``transition_``.
+
+* :math:`\ell_{ML}` is a maximum over all :math:`k^T` labellings; for a cost
+  of the Hamming distance (``"hamming"``, ``"sqrt-hamming"`` or a
+  :class:`~olearn.sequence.HammingCost`) it is found exactly by a Viterbi
+  recursion over (position, label, errors so far). Other costs are refused.
+* The theorems need an R with :math:`\|\Phi(X_t, y_t) - \Phi(X_t, r)\| \le R`
+  for the rivals the learner meets, which are not known in advance. Each
+  position adds at most :math:`\sqrt2\|x_{t,j}\|` to the emission part and
+  :math:`\sqrt2` to the transition part, so (olearn's choice, valid for every
+  rival, loose for long sequences)
+  :math:`R^2 = 2\max_t\big(\sum_j \|x_{t,j}\| + T_t\big)^2`, the constant
+  feature counted in :math:`\|x_{t,j}\|` with ``fit_intercept=True``.
+
+The bound is on the losses the learner records (``result.losses``, and
+``result.taus`` for PA-I); on a sequence whose labels were all known before it
+and with the prediction-based update, :math:`\rho(y_t, \hat y_t) \le \ell_t^2`
+(Eq. (46)), so the bound also caps the cumulative cost of those sequences.
+"""
+
+import math
+
+import numpy as np
+
+from ..sequence._costs import HammingCost, resolve_cost
+from ..sequence._inputs import check_label_sequences, check_sequences
+from ._theorems import _check_C, _times
+
+
+def _competitor(emission, transition, k, width, fit_intercept):
+    emission = np.asarray(emission, dtype=np.float64)
+    transition = np.asarray(transition, dtype=np.float64)
+    extra = 1 if fit_intercept else 0
+    if emission.ndim != 2 or emission.shape[0] != k or emission.shape[1] < width + extra:
+        raise ValueError(
+            f"emission must have shape ({k}, n_features{' + 1' if extra else ''}): one row per label (sorted), at "
+            f"least {width} feature columns{' and the intercept column' if extra else ''}; got {emission.shape}"
+        )
+    if transition.shape != (k + 1, k):
+        raise ValueError(f"transition must have shape ({k + 1}, {k}) (the last row from the start); got "
+                         f"{transition.shape}")
+    if not (np.isfinite(emission).all() and np.isfinite(transition).all()):
+        raise ValueError("emission and transition must hold finite values")
+    return emission, transition
+
+
+def _max_loss(em, true, transition, margins):
+    """max over labellings r of score(r) - score(y) + margins[h(r, y)], by Viterbi over (label, errors)."""
+    n, k = em.shape
+    if n == 0:
+        return 0.0
+    start = transition[k]
+    # best[a, h]: the best score of a prefix ending in label a with h positions unlike y
+    best = np.full((k, n + 1), -np.inf)
+    wrong = np.arange(k) != true[0]
+    best[np.arange(k), wrong.astype(np.int64)] = start + em[0]
+    for t in range(1, n):
+        moved = best[:, None, :] + transition[:k, :, None]  # (previous label, label, errors)
+        step = moved.max(axis=0)  # (label, errors)
+        wrong = np.arange(k) != true[t]
+        shifted = np.full((k, n + 1), -np.inf)
+        shifted[~wrong] = step[~wrong]
+        shifted[wrong, 1:] = step[wrong, :-1]
+        best = shifted + em[t][:, None]
+    score_y = start[true[0]] + em[np.arange(n), true].sum() + transition[true[:-1], true[1:]].sum()
+    return float((best.max(axis=0) + margins).max() - score_y)
+
+
+def sequence_loss_bound(X, y, emission, transition, variant="pa1", C=1.0, cost="hamming", classes=None,
+                        fit_intercept=False):
+    r"""PA / PA-I / PA-II sequence prediction: the cost-sensitive bounds of Sec. 8, carried to Sec. 9.
+
+    With :math:`\ell^*_t = \ell_{ML}(u; (X_t, y_t))` and R as in the module
+    docstring, for both updates (``"prediction"`` and ``"max-loss"``):
+
+    * ``"pa"`` (Thm. 2): :math:`\sum_t \ell_t^2 \le R^2\|u\|^2` when every
+      :math:`\ell^*_t = 0` (u beats every rival by :math:`\sqrt\rho`), else ``inf``;
+    * ``"pa1"`` (Eq. (57), the step of Thm. 10): :math:`\sum_t \tau_t\ell_t \le
+      \|u\|^2 + 2C\sum_t \ell^*_t`;
+    * ``"pa2"`` (Thm. 5): :math:`\sum_t \ell_t^2 \le (R^2 + \frac{1}{2C})
+      (\|u\|^2 + 2C\sum_t (\ell^*_t)^2)`.
+
+    Parameters
+    ----------
+    X : list of 2-d arrays (or sparse matrices, or lists of dict rows)
+        The sequences, as :class:`olearn.sequence.PASequence` takes them.
+    y : list of 1-d label arrays
+    emission : array-like, shape (k, n_features) (+1 column with ``fit_intercept``)
+        The competitor's emission weights, one row per label in sorted order.
+    transition : array-like, shape (k + 1, k)
+        The competitor's transition weights; the last row is from the start.
+    variant : {"pa", "pa1", "pa2"}, default="pa1"
+    C : float, default=1.0
+        Aggressiveness, > 0 (unused by ``"pa"``).
+    cost : "hamming", "sqrt-hamming" or HammingCost, default="hamming"
+    classes : collection of labels, optional
+        All the labels, if some never appear in y.
+    fit_intercept : bool, default=False
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    One sequence of two positions, x = (1), (1), labels (a, b); u scores a
+    and b equally everywhere: the worst rival (b, a) has score difference 0
+    and Hamming distance 2, so :math:`\ell^* = \sqrt 2`.
+
+    >>> import numpy as np
+    >>> from olearn.bounds import sequence_loss_bound
+    >>> X, y = [np.ones((2, 1))], [["a", "b"]]
+    >>> E, T = np.zeros((2, 1)), np.zeros((3, 2))
+    >>> round(sequence_loss_bound(X, y, E, T, variant="pa1", C=0.5), 6)   # 0 + 2 * 0.5 * sqrt(2)
+    1.414214
+    >>> sequence_loss_bound(X, y, E, T, variant="pa")
+    inf
+    """
+    if variant not in ("pa", "pa1", "pa2"):
+        raise ValueError(f"variant must be one of 'pa', 'pa1', 'pa2'; got {variant!r}")
+    resolved = resolve_cost(cost) if isinstance(cost, str) and cost in ("hamming", "sqrt-hamming") else cost
+    if not isinstance(resolved, HammingCost):
+        raise ValueError(
+            f"cost {cost!r}: the bound needs the competitor's max-loss over all labellings, which olearn finds "
+            "exactly for a cost of the Hamming distance only ('hamming', 'sqrt-hamming' or a HammingCost)"
+        )
+    batch = check_sequences(X)
+    labels = check_label_sequences(y, batch.offsets)
+    if batch.n_sequences == 0:
+        raise ValueError("X has no sequences; a bound needs at least one round")
+    known = np.unique(labels) if classes is None else np.unique(np.asarray(classes))
+    position = np.searchsorted(known, labels)
+    if labels.size and (np.any(position >= known.size) or np.any(known[np.minimum(position, known.size - 1)] != labels)):
+        raise ValueError(f"y has a label that is not one of classes={known.tolist()}")
+    k = known.size
+    width = int(batch.widths.max())
+    emission, transition = _competitor(emission, transition, k, width, fit_intercept)
+    arrays = batch.arrays
+    rows = np.zeros((arrays.n_rows, emission.shape[1]))
+    which = np.repeat(np.arange(arrays.n_rows), np.diff(arrays.indptr))
+    rows[which, arrays.indices] = arrays.data
+    if fit_intercept:
+        rows[:, -1] = 1.0
+    norms = np.linalg.norm(rows, axis=1)
+    losses = np.empty(batch.n_sequences)
+    radius = 0.0
+    for i in range(batch.n_sequences):
+        lo, hi = batch.offsets[i], batch.offsets[i + 1]
+        margins = resolved.margins(int(hi - lo))
+        losses[i] = max(0.0, _max_loss(rows[lo:hi] @ emission.T, position[lo:hi], transition, margins))
+        radius = max(radius, math.sqrt(2.0) * (float(norms[lo:hi].sum()) + (hi - lo)))
+    r2 = radius * radius
+    u2 = float((emission**2).sum() + (transition**2).sum())
+    if variant == "pa":
+        return r2 * u2 if losses.max() == 0.0 else math.inf
+    C = _check_C(C)
+    if variant == "pa1":
+        return u2 + 2.0 * _times(C, float(losses.sum()))
+    return (r2 + 1.0 / (2.0 * C)) * (u2 + 2.0 * _times(C, float(losses @ losses)))
