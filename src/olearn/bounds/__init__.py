@@ -29,6 +29,7 @@ from ._multiclass import (
     multiclass_pa2_loss_bound,
     multiclass_pa_bound,
 )
+from ._pnorm import aggressive_pnorm_bound
 from ._report import BoundReport, BoundRow, bound_report
 from ._second_order import arow_mistake_bound, narow_mistake_bound, sop_mistake_bound
 from ._theorems import (
@@ -51,6 +52,7 @@ from ._uniclass_multilabel import (
 __all__ = [
     "BoundReport",
     "BoundRow",
+    "aggressive_pnorm_bound",
     "aggressive_pnorm_mistake_bound",
     "arow_mistake_bound",
     "batch_optimum",

@@ -312,7 +312,7 @@ def pnorm_mistake_bound(X, y, u, p, mistakes=None, fit_intercept=False):
 
 
 def aggressive_pnorm_mistake_bound(X, y, u, p, C, fit_intercept=False):
-    r"""The aggressive p-norm algorithm's mistake bound (``PNorm(aggressive=True)``).
+    r"""The mistake bound of ``DualAscent(regularizer="pnorm", update="aggressive", C=C)``.
 
     Its step :math:`\eta_t = \min\{C, \ell_t/((p-1)\|x_t\|_p^2)\}` maximizes the
     lower bound :math:`\eta\ell_t - \eta^2(p-1)\|x_t\|_p^2/2` of the dual
