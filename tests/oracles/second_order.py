@@ -267,3 +267,27 @@ def for_estimator(name, params, X, y):
     if name == "AdaGrad":
         return adagrad(X, y, eta=p["eta"], delta=p["delta"], fit_intercept=fit_intercept)
     raise KeyError(f"no oracle for {name}")
+
+
+def fig1_update_rounds(X, y, r, diag=False):
+    """Orabona & Crammer (2010), Fig. 1 with f_t(x) = x^T A_t x / 2 (Sec. 4.2) or x^T diag(A_t) x / 2 (Sec. 4.3).
+
+    A_0 = I; predict with w_t = A_t^{-1} theta_t, A_t = A_{t-1} + x x^T / r
+    (its diagonal when ``diag``); on a hinge loss at that margin keep A_t and
+    set theta += y x (eta_t = 1), else A_t = A_{t-1}. Returns the boolean
+    arrays (updated, mistaken), mistaken meaning y_t w_t . x_t <= 0.
+    """
+    Z = _rows(X, False)
+    theta = np.zeros(Z.shape[1])
+    A = np.eye(Z.shape[1])
+    updated, mistaken = [], []
+    for x, label in zip(Z, y):
+        step = np.outer(x, x) / r
+        A_next = A + (np.diag(np.diag(step)) if diag else step)
+        margin = label * float(x @ np.linalg.solve(A_next, theta))
+        updated.append(margin < 1)
+        mistaken.append(margin <= 0)
+        if margin < 1:
+            A = A_next
+            theta = theta + label * x
+    return np.array(updated), np.array(mistaken)

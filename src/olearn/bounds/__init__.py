@@ -31,7 +31,14 @@ from ._multiclass import (
 )
 from ._pnorm import aggressive_pnorm_bound
 from ._report import BoundReport, BoundRow, bound_report
-from ._second_order import arow_mistake_bound, narow_mistake_bound, sop_mistake_bound
+from ._second_order import (
+    arow_mistake_bound,
+    narow_mistake_bound,
+    orabona2010_arow_bound,
+    orabona2010_diagonal_arow_bound,
+    orabona2010_narow_bound,
+    sop_mistake_bound,
+)
 from ._theorems import (
     novikoff_bound,
     pa1_mistake_bound,
@@ -67,6 +74,9 @@ __all__ = [
     "multilabel_pa_separable_bound",
     "narow_mistake_bound",
     "novikoff_bound",
+    "orabona2010_arow_bound",
+    "orabona2010_diagonal_arow_bound",
+    "orabona2010_narow_bound",
     "pa1_mistake_bound",
     "pa2_loss_bound",
     "pa_separable_bound",
