@@ -137,10 +137,10 @@ def clean_mistakes(learner, X, y, y_clean):
     return np.cumsum(y_clean * scores <= 0.0, dtype=np.int32)
 
 
-def _panel_streams(random_state, n_samples):
+def _panel_streams(random_state, n_samples, noise_std):
     """(i, j, X, y, y_clean) of the panel of noise level i and ordering j, all from one draw of the points."""
     X, y_noisy, y_clean = make_orabona2010_stream(
-        n_samples, label_noise=NOISE_LEVELS[1], random_state=random_state, return_clean=True
+        n_samples, label_noise=NOISE_LEVELS[1], random_state=random_state, return_clean=True, noise_std=noise_std
     )
     for i, noise in enumerate(NOISE_LEVELS):
         y = y_clean if noise == 0.0 else y_noisy
@@ -149,26 +149,26 @@ def _panel_streams(random_state, n_samples):
             yield i, j, X[order], y[order], y_clean[order]
 
 
-def _tune(random_state, n_samples, name, candidates):
+def _tune(random_state, n_samples, noise_std, name, candidates):
     """Final mistakes of one learner on the tuning set, shape (candidates, noise levels, orderings)."""
     mistakes = np.empty((len(candidates), len(NOISE_LEVELS), len(ORDERINGS)), dtype=np.int64)
-    for i, j, X, y, y_clean in _panel_streams(random_state, n_samples):
+    for i, j, X, y, y_clean in _panel_streams(random_state, n_samples, noise_std):
         for g, setting in enumerate(candidates):
             mistakes[g, i, j] = clean_mistakes(make_learner(name, setting), X, y, y_clean)[-1]
     return mistakes
 
 
-def _repetition(random_state, n_samples, learners, chosen):
+def _repetition(random_state, n_samples, noise_std, learners, chosen):
     """Cumulative mistakes of one repetition, shape (noise levels, orderings, learners, rounds)."""
     curves = np.empty((len(NOISE_LEVELS), len(ORDERINGS), len(learners), n_samples), dtype=np.int32)
-    for i, j, X, y, y_clean in _panel_streams(random_state, n_samples):
+    for i, j, X, y, y_clean in _panel_streams(random_state, n_samples, noise_std):
         for k, name in enumerate(learners):
             curves[i, j, k] = clean_mistakes(make_learner(name, chosen[name][i][j]), X, y, y_clean)
     return curves
 
 
 def run_orabona2010_fig3(out_dir="olearn-orabona2010-fig3", seed=0, quick=False, n_jobs=None, learners=None,
-                         progress=True):
+                         progress=True, noise_std=8.5):
     r"""Run the Fig. 3 reproduction; write the PNG and CSV files into ``out_dir``.
 
     Parameters
@@ -188,6 +188,9 @@ def run_orabona2010_fig3(out_dir="olearn-orabona2010-fig3", seed=0, quick=False,
         A subset of ``LEARNERS`` (default: all four, in the paper's order).
     progress : bool, default=True
         Show a progress bar on stderr when it is a terminal.
+    noise_std : float, default=8.5
+        Standard deviation of the 18 noise coordinates (the text's
+        :math:`\mathcal N(0, 8.5)`; ``math.sqrt(8.5)`` is the variance reading).
 
     Returns
     -------
@@ -218,14 +221,14 @@ def run_orabona2010_fig3(out_dir="olearn-orabona2010-fig3", seed=0, quick=False,
         # one job per learner and grid value of its first parameter (AdaGrad: with every delta)
         jobs = [(name, candidates[name][g:g + len(grid) ** (len(LEARNERS[name]) - 1)])
                 for name in learners for g in range(0, len(candidates[name]), len(grid) ** (len(LEARNERS[name]) - 1))]
-        parts = in_parallel(_tune, [(tuning_seed, n, name, chunk) for name, chunk in jobs], n_jobs, bar,
+        parts = in_parallel(_tune, [(tuning_seed, n, noise_std, name, chunk) for name, chunk in jobs], n_jobs, bar,
                             "tuning on one random set")
         tuning = {name: np.concatenate([part for (owner, _), part in zip(jobs, parts) if owner == name])
                   for name in learners}  # name -> (candidates, noise levels, orderings)
         # argmin: ties go to the earlier setting of the grid
         chosen = {name: [[candidates[name][int(np.argmin(tuning[name][:, i, j]))] for j in range(len(ORDERINGS))]
                          for i in range(len(NOISE_LEVELS))] for name in learners}
-        curves = in_parallel(_repetition, [(s, n, learners, chosen) for s in rep_seeds], n_jobs, bar,
+        curves = in_parallel(_repetition, [(s, n, noise_std, learners, chosen) for s in rep_seeds], n_jobs, bar,
                               f"{reps} repetitions")
     curves = np.stack(curves)  # (reps, noise levels, orderings, learners, rounds)
 
