@@ -52,7 +52,9 @@ def reproduce_command(name, out_dir, seed, quick, list_only, workers, scheduler)
     else:
         results = _run_on_dask(reproduction, out_dir, seed, quick, workers, scheduler)
     if "findings" in results:
-        _print_findings(name, results["findings"])
+        _print_findings(results["findings"], f"{name}: the paper's conclusions in this run")
+        if results.get("observations"):
+            _print_findings(results["observations"], f"{name}: olearn's own observations (not the paper's)")
     else:
         _print_rows(name, results["rows"])
     for key in sorted(results):
@@ -96,10 +98,10 @@ def _print_rows(name, rows):
     table_console().print(table)
 
 
-def _print_findings(name, findings):
+def _print_findings(findings, title):
     from rich.table import Table
 
-    table = Table(title=f"{name}: the paper's conclusions in this run", title_justify="left", title_style="bold")
+    table = Table(title=title, title_justify="left", title_style="bold")
     for column in ("conclusion", "measure", "values", "holds"):
         table.add_column(column)
     for row in findings:
