@@ -13,6 +13,7 @@ from oracles import second_order as oracle
 import olearn
 from olearn.bounds._second_order import (
     arow_mistake_bound,
+    diagonal_narow_bound,
     narow_mistake_bound,
     orabona2010_arow_bound,
     orabona2010_diagonal_arow_bound,
@@ -220,3 +221,28 @@ def test_the_texts_printed_sign_in_sec5_cannot_be_the_bound():
         theta = theta + label * x
     assert printed < 0
     assert orabona2010_narow_bound(X, y, 3 * w, b, updated) >= updated.sum()
+
+
+# -- the diagonal NAROW: olearn's own bound (001's Corollary 2 with D_t) ----------------------
+
+
+@pytest.mark.parametrize("b", [0.1, 1.0, 10.0])
+@pytest.mark.parametrize("kind", ["random", "adversarial"])
+def test_diagonal_narow_bound_holds(b, kind):
+    if kind == "random":
+        X, y, w = _random_stream(6)
+    else:
+        X, y = _adversarial_stream(NAROW(b=b, covariance="diag"), seed=4)
+        w = np.linalg.lstsq(X, y, rcond=None)[0]
+    res = olearn.run(NAROW(b=b, covariance="diag"), X, y)
+    updated = res.taus != 0
+    assert res.n_mistakes > 0
+    for u in _competitors(X, y, w, 6):
+        assert int(updated.sum()) <= diagonal_narow_bound(X, y, u, b, updated) + 1e-9
+
+
+def test_diagonal_narow_bound_by_hand():
+    """b = 2 on the two-round stream. Round 1: chi = 1, 1/r = b - 1/chi = 1, D = (2, 1). Round 2: chi = 1/2 + 1,
+    1/r = 2 - 2/3, D = (10/3, 7/3). theta = x1 - x2 = (0, -1): theta' D^-1 theta = 3/7; u' D u = 17/3; L = 1."""
+    expected = 1.0 + np.sqrt(17 / 3 * 3 / 7)
+    assert_allclose(diagonal_narow_bound(_X2, _Y2, _U2, 2.0, [True, True]), expected, rtol=1e-13)

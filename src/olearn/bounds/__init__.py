@@ -33,6 +33,7 @@ from ._pnorm import aggressive_pnorm_bound
 from ._report import BoundReport, BoundRow, bound_report
 from ._second_order import (
     arow_mistake_bound,
+    diagonal_narow_bound,
     narow_mistake_bound,
     orabona2010_arow_bound,
     orabona2010_diagonal_arow_bound,
@@ -65,6 +66,7 @@ __all__ = [
     "batch_optimum",
     "bound_report",
     "cost_sensitive_bound",
+    "diagonal_narow_bound",
     "dual_certificate",
     "multiclass_pa1_mistake_bound",
     "multiclass_pa2_loss_bound",

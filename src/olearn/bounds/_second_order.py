@@ -226,3 +226,28 @@ def orabona2010_narow_bound(X, y, u, b, updated, fit_intercept=False):
         return float(hinge[updated].sum())
     inside = (1.0 / (b * radius_sq) + np.linalg.slogdet(A)[1]) * float(np.sum(terms))
     return float(hinge[updated].sum() + np.sqrt(float(u @ u) * radius_sq * max(inside, 0.0)))
+
+
+def diagonal_narow_bound(X, y, u, b, updated, fit_intercept=False):
+    r"""The diagonal NAROW (``NAROW(covariance="diag")``): M + U against every u.
+
+    olearn's own bound for a learner the text does not state: Corollary 2 of
+    Orabona & Crammer (2010) for their Fig. 1 with
+    :math:`f_t(x) = \tfrac12 x^\top D_t x`, where on the update rounds
+    :math:`D_t = D_{t-1} + \mathrm{diag}(x_t^2)/r_t`, :math:`D_0 = I`, and
+    :math:`r_t` is NAROW's rule with :math:`\chi_t = x_t^\top D_{t-1}^{-1}x_t`.
+    Its second bound with :math:`\eta_t = 1` reads
+    :math:`M + U \le L + \sqrt{u^\top D_T u}\,\sqrt{\sum_{t\in M\cup U}
+    (x_t^\top D_t^{-1}x_t + 2y_t\, w_t\cdot x_t) + 2B}`, and the sum under the
+    second root telescopes to :math:`2f_T^*(\theta_{T+1})`:
+
+    .. math:: M + U \le L + \sqrt{u^\top D_T u}\;\sqrt{\theta_{T+1}^\top D_T^{-1}\theta_{T+1}},
+        \qquad \theta_{T+1} = \sum_{t\in M\cup U} y_t x_t .
+    """
+    Z, u, hinge, (updated,), labels = _prepare(X, y, u, fit_intercept, {"updated": updated})
+    D = np.ones(Z.shape[1])
+    for x in Z[updated]:
+        chi = float(np.sum(x * x / D))
+        D = D + (b - 1.0 / chi if b * chi > 1.0 else 0.0) * x * x
+    theta = labels[updated] @ Z[updated]
+    return float(hinge[updated].sum() + np.sqrt(float(u**2 @ D) * float(theta**2 @ (1.0 / D))))
