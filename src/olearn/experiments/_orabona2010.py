@@ -218,9 +218,10 @@ def run_orabona2010_fig3(out_dir="olearn-orabona2010-fig3", seed=0, quick=False,
     tuning_seed, *rep_seeds = np.random.SeedSequence(seed).spawn(reps + 1)
     candidates = {name: settings(name, grid) for name in learners}
     with progress_bar(progress) as bar:
-        # one job per learner and grid value of its first parameter (AdaGrad: with every delta)
-        jobs = [(name, candidates[name][g:g + len(grid) ** (len(LEARNERS[name]) - 1)])
-                for name in learners for g in range(0, len(candidates[name]), len(grid) ** (len(LEARNERS[name]) - 1))]
+        # one job per learner and grid value of its first parameter (AdaGrad: that eta with every delta)
+        size = {name: len(grid) ** (len(LEARNERS[name]) - 1) for name in learners}
+        jobs = [(name, candidates[name][g:g + size[name]])
+                for name in learners for g in range(0, len(candidates[name]), size[name])]
         parts = in_parallel(_tune, [(tuning_seed, n, noise_std, name, chunk) for name, chunk in jobs], n_jobs, bar,
                             "tuning on one random set")
         tuning = {name: np.concatenate([part for (owner, _), part in zip(jobs, parts) if owner == name])
