@@ -15,10 +15,10 @@ Choices where the paper is terse:
 * :math:`\mathcal N(0, 8.5)` is read as mean and **standard deviation**
   (``noise_std=8.5``), settled by the figure itself
   (docs/reproduction_orabona2010.md has the numbers): simulated with both
-  readings (5,000 rounds, 20 repetitions, the tuning of the text), PA-I,
+  readings (5,000 rounds, 100 repetitions, the tuning of the text), PA-I,
   the highest curve of every panel in the text, ends the no-noise panels at
-  862, 1244, 316 and 363 mistakes with standard deviation 8.5 and at 379,
-  701, 94 and 267 with variance 8.5, where the figure's y axes end at 800,
+  862, 1242, 322 and 364 mistakes with standard deviation 8.5 and at 375,
+  700, 96 and 269 with variance 8.5, where the figure's y axes end at 800,
   1200, 350 and 350; and the text's ranking of column 1 (PA-I, AdaGrad,
   NAROW, AROW) holds with the first reading and fails with the second
   (AdaGrad above PA-I). The noisy row, drawn on the same axes, fits neither
