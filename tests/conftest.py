@@ -63,7 +63,7 @@ SETTINGS = {
     "CW": [{"eta": 0.7, "covariance": "full"}, {"eta": 0.95, "fit_intercept": True}],
     "AdaGrad": [{"eta": 0.3, "delta": 0.0, "fit_intercept": True}, {"delta": 0.1}],
     "Winnow": [{"C": 0.3, "fit_intercept": True}, {"C": 5.0}, {"C": 0.7, "balanced": False, "fit_intercept": True}],
-    "PNorm": [{"p": 3.0, "aggressive": True, "C": 0.7, "fit_intercept": True}, {"p": 6.0}],
+    "PNorm": [{"p": 3.0, "aggressive": True, "R": 1.7, "fit_intercept": True}, {"p": 6.0}],
     "DualAscent": [
         {"regularizer": "pnorm", "p": 3.0, "update": "aggressive", "C": 0.6, "gamma": 0.8},
         {"regularizer": "pnorm", "p": 3.0, "update": "last-k", "k": 3, "C": 0.6, "fit_intercept": True},

@@ -189,7 +189,7 @@ def test_winnow_mistake_bound_holds(kind, seed):
 def test_pnorm_mistake_bounds_hold(kind, seed, p):
     X, y = _stream(seed, 200, 6) if kind == "random" else _adversarial(PNorm(p=p), 150, 6, seed)
     conservative = olearn.run(PNorm(p=p), X, y)
-    aggressive = olearn.run(PNorm(p=p, aggressive=True, C=0.8), X, y)
+    aggressive = olearn.run(DualAscent(regularizer="pnorm", p=p, update="last-k", k=1, C=0.8), X, y)
     rng = np.random.default_rng(seed)
     for scale in (0.5, 2.0, 8.0):
         u = scale * rng.standard_normal(6)

@@ -17,8 +17,10 @@ Sources
 * p-norm: same paper, Sec. 4, and Gentile 2003: theta <- theta + C y x on a
   mistake, w_i = sign(theta_i) |theta_i|^(p-1) / ||theta||_p^(p-2).
 * Aggressive p-norm: Orabona & Crammer, "New Adaptive Algorithms for Online
-  Classification", NIPS 2010, Sec. 4.1, on every round with l = 1 - y w.x > 0:
-  theta <- theta + eta y x, eta = min(C, l / ((p - 1) ||x||_p^2)).
+  Classification", NIPS 2010, Sec. 4.1: Fig. 1 with f(u) = ||u||_q^2 / (2(q-1)),
+  so w = grad f*(theta) = (q - 1) grad (||theta||_p^2 / 2); eta = 1 on a
+  mistake (y w.x <= 0) and, on a margin error (0 < y w.x < 1), the minimizer
+  of D, eta = min((R^2/2 - y w.x) / ||x||_p^2, 1), not below 0.
 """
 
 from dataclasses import dataclass
@@ -94,8 +96,8 @@ def pnorm_link(theta, p):
     return np.sign(theta) * np.abs(theta) ** (p - 1) / norm ** (p - 2)
 
 
-def pnorm(X, y, p, C, aggressive=False, fit_intercept=False):
-    """The p-norm algorithm (conservative) or its aggressive version."""
+def pnorm(X, y, p, C, fit_intercept=False):
+    """The (conservative) p-norm algorithm."""
     Z = _augment(X, fit_intercept)
     theta = np.zeros(Z.shape[1])
     scores, taus, weights = [], [], []
@@ -103,13 +105,30 @@ def pnorm(X, y, p, C, aggressive=False, fit_intercept=False):
         w = pnorm_link(theta, p)
         score = w @ x
         scores.append(score)
-        if aggressive:
-            loss = max(0.0, 1.0 - label * score)
-            size = (p - 1) * np.linalg.norm(x, p) ** 2
-            eta = min(C, loss / size) if loss > 0 and size > 0 else 0.0
-        else:
-            eta = C if label * score <= 0 else 0.0
+        eta = C if label * score <= 0 else 0.0
         theta = theta + eta * label * x
         taus.append(eta)
         weights.append(pnorm_link(theta, p))
     return _finish(pnorm_link(theta, p), fit_intercept, scores, taus, weights)
+
+
+def aggressive_pnorm(X, y, p, R, fit_intercept=False):
+    """Orabona & Crammer's aggressive p-norm algorithm (Sec. 4.1), in its own normalization."""
+    Z = _augment(X, fit_intercept)
+    q = p / (p - 1)
+    theta = np.zeros(Z.shape[1])
+    scores, taus, weights = [], [], []
+    for x, label in zip(Z, y):
+        w = (q - 1) * pnorm_link(theta, p)
+        margin = label * (w @ x)
+        scores.append(w @ x)
+        if margin <= 0:
+            eta = 1.0
+        elif margin < 1:
+            eta = max(0.0, min((R**2 / 2 - margin) / np.linalg.norm(x, p) ** 2, 1.0))
+        else:
+            eta = 0.0
+        theta = theta + eta * label * x
+        taus.append(eta)
+        weights.append((q - 1) * pnorm_link(theta, p))
+    return _finish((q - 1) * pnorm_link(theta, p), fit_intercept, scores, taus, weights)

@@ -128,28 +128,30 @@ def narow(X, y, b=1.0, fit_intercept=False):
 
 
 def narow_diag(X, y, b=1.0, fit_intercept=False):
-    """NAROW's formulas in AROW form with a diagonal Sigma and the diagonal of the precision update."""
+    """NAROW, Fig. 1 with f_t(x) = x^T D_t x / 2, D_t = diag(A_t) (as Sec. 4.3 does for AROW), in the paper's variables.
+
+    theta, D (a vector, D_0 = 1), w = theta / D; chi = sum x^2 / D_{t-1};
+    r_t = chi/(b chi - 1) if chi > 1/b, else infinite; predict with
+    D_t = D_{t-1} + x^2 / r_t; on a hinge loss at that margin keep D_t and set
+    theta += y x (eta_t = 1, recorded as tau), else D_t = D_{t-1}.
+    """
     Z = _rows(X, fit_intercept)
     d = np.shape(X)[1]
-    w = np.zeros(Z.shape[1])
-    s = np.ones(Z.shape[1])
+    theta = np.zeros(Z.shape[1])
+    D = np.ones(Z.shape[1])
     scores, losses, taus = [], [], []
     for x, label in zip(Z, y):
-        m = float(w @ x)
-        chi = float(np.sum(s * x * x))
-        r = chi / (b * chi - 1.0) if b * chi > 1 else np.inf
-        paper_margin = m * r / (r + chi) if np.isfinite(r) else m
+        chi = float(np.sum(x * x / D))
+        D_next = D + x * x * (b - 1.0 / chi) if b * chi > 1 else D
+        paper_margin = float(x @ (theta / D_next))
         loss = max(0.0, 1.0 - label * paper_margin)
-        tau = 0.0
-        if loss > 0:
-            step = (label * r - m) / (r + chi) if np.isfinite(r) else label
-            w = w + step * s * x
-            s = 1.0 / (1.0 / s + x * x / r)
-            tau = label * step
-        scores.append(m)
+        scores.append(float(x @ (theta / D)))
         losses.append(loss)
-        taus.append(tau)
-    return _trace(w, s, d, fit_intercept, scores, losses, taus, y)
+        taus.append(1.0 if loss > 0 else 0.0)
+        if loss > 0:
+            D = D_next
+            theta = theta + label * x
+    return _trace(theta / D, 1.0 / D, d, fit_intercept, scores, losses, taus, y)
 
 
 def narow_arow_style(X, y, b=1.0):
@@ -265,3 +267,27 @@ def for_estimator(name, params, X, y):
     if name == "AdaGrad":
         return adagrad(X, y, eta=p["eta"], delta=p["delta"], fit_intercept=fit_intercept)
     raise KeyError(f"no oracle for {name}")
+
+
+def fig1_update_rounds(X, y, r, diag=False):
+    """Orabona & Crammer (2010), Fig. 1 with f_t(x) = x^T A_t x / 2 (Sec. 4.2) or x^T diag(A_t) x / 2 (Sec. 4.3).
+
+    A_0 = I; predict with w_t = A_t^{-1} theta_t, A_t = A_{t-1} + x x^T / r
+    (its diagonal when ``diag``); on a hinge loss at that margin keep A_t and
+    set theta += y x (eta_t = 1), else A_t = A_{t-1}. Returns the boolean
+    arrays (updated, mistaken), mistaken meaning y_t w_t . x_t <= 0.
+    """
+    Z = _rows(X, False)
+    theta = np.zeros(Z.shape[1])
+    A = np.eye(Z.shape[1])
+    updated, mistaken = [], []
+    for x, label in zip(Z, y):
+        step = np.outer(x, x) / r
+        A_next = A + (np.diag(np.diag(step)) if diag else step)
+        margin = label * float(x @ np.linalg.solve(A_next, theta))
+        updated.append(margin < 1)
+        mistaken.append(margin <= 0)
+        if margin < 1:
+            A = A_next
+            theta = theta + label * x
+    return np.array(updated), np.array(mistaken)

@@ -20,7 +20,7 @@ from olearn.quasi_additive import PNorm, Winnow
 
 CASES = [
     Winnow(), Winnow(C=0.2, fit_intercept=True), Winnow(balanced=False, C=0.5),
-    PNorm(), PNorm(p=4.0, aggressive=True, C=0.5, fit_intercept=True),
+    PNorm(), PNorm(p=4.0, aggressive=True, R=0.9, fit_intercept=True),
     DualAscent(), DualAscent(regularizer="entropy", update="aggressive", C=0.5),
     DualAscent(regularizer="pnorm", p=3.0, update="last-k", k=3, fit_intercept=True),
     DualAscent(regularizer="entropy", update="all", C=0.3, gamma=0.5),

@@ -39,16 +39,49 @@ def test_winnow_matches_oracle(layout, C, fit_intercept, make_stream):
 
 @pytest.mark.parametrize("layout", list(LAYOUTS))
 @pytest.mark.parametrize("p", [2.0, 3.0, 2 * np.log(12)])
-@pytest.mark.parametrize("aggressive", [False, True])
-def test_pnorm_matches_oracle(layout, p, aggressive, make_stream):
+def test_pnorm_matches_oracle(layout, p, make_stream):
     X, y = make_stream(80, 12, density=0.4, seed=5)
     for fit_intercept, C in [(False, 1.0), (True, 0.4)]:
-        est = PNorm(p=p, aggressive=aggressive, C=C, fit_intercept=fit_intercept)
+        est = PNorm(p=p, C=C, fit_intercept=fit_intercept)
         res = olearn.run(est, LAYOUTS[layout](X), y)
-        trace = oracle.pnorm(X, y, p, C, aggressive=aggressive, fit_intercept=fit_intercept)
+        trace = oracle.pnorm(X, y, p, C, fit_intercept=fit_intercept)
         assert_allclose(_weights(est), _trace_weights(trace), rtol=1e-10, atol=1e-13)
         assert_allclose(res.scores, trace.scores, rtol=1e-10, atol=1e-13)
         assert_allclose(res.taus, trace.taus, rtol=1e-10, atol=1e-15)
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+@pytest.mark.parametrize("p", [2.0, 3.0, 2 * np.log(12)])
+def test_aggressive_pnorm_matches_the_orabona_crammer_oracle(layout, p, make_stream):
+    """001 Sec. 4.1 transcribed in NumPy: eta = 1 on mistakes, the minimizer of D on margin errors."""
+    X, y = make_stream(80, 12, density=0.4, seed=5)
+    for fit_intercept, R in [(False, np.sqrt(2.0)), (True, 0.8), (False, 3.0)]:
+        est = PNorm(p=p, aggressive=True, R=R, fit_intercept=fit_intercept)
+        res = olearn.run(est, LAYOUTS[layout](X), y)
+        trace = oracle.aggressive_pnorm(X, y, p, R, fit_intercept=fit_intercept)
+        assert_allclose(_weights(est), _trace_weights(trace), rtol=1e-10, atol=1e-13)
+        assert_allclose(res.scores, trace.scores, rtol=1e-10, atol=1e-13)
+        assert_allclose(res.taus, trace.taus, rtol=1e-10, atol=1e-15)
+
+
+def test_aggressive_pnorm_takes_a_unit_step_on_a_mistake():
+    """001 Sec. 4.1, p = 2: w_1 = 0, so x = (3, 0) is a mistake, eta = 1 and w = theta = (3, 0)."""
+    est = PNorm(p=2.0, aggressive=True).fit([[3.0, 0.0]], [1])
+    assert_array_equal(est.coef_, [[3.0, 0.0]])
+
+
+def test_aggressive_pnorm_margin_error_step_by_hand():
+    """p = 3: w = theta_i |theta_i| / (2 ||theta||_3) after a mistake on x1 = (1, 0): w = (1/2, 0).
+
+    Then x2 = (1, 1), y = +1: margin 1/2, ||x2||_3^2 = 2^(2/3), eta = (R^2/2 - 1/2) / 2^(2/3).
+    """
+    R = 1.5
+    est = PNorm(p=3.0, aggressive=True, R=R)
+    res = olearn.run(est, np.array([[1.0, 0.0], [1.0, 1.0]]), np.array([1, 1]))
+    eta = (R**2 / 2 - 0.5) / 2 ** (2 / 3)
+    assert_allclose(res.taus, [1.0, eta], rtol=1e-14)
+    theta = np.array([1.0 + eta, eta])
+    assert_allclose(est.coef_.ravel(), theta * np.abs(theta) / (2 * np.linalg.norm(theta, 3)), rtol=1e-14)
 
 
 def test_aggressive_pnorm_updates_on_margin_errors(make_stream):
@@ -58,8 +91,19 @@ def test_aggressive_pnorm_updates_on_margin_errors(make_stream):
     margin_errors = (margins > 0) & (margins < 1)
     assert margin_errors.any()
     assert (res.taus[margin_errors] > 0).all()
+    assert (res.taus[margins <= 0] == 1.0).all()
     assert (res.taus[margins >= 1] == 0).all()
     assert (res.taus <= 1.0).all()
+
+
+def test_aggressive_pnorm_with_p_2_and_r_sqrt2_is_pa1_on_unit_rows(make_stream):
+    """001 Sec. 4.1: p = 2, R = sqrt(2) is PA-I's step with C = 1; with ||x|| <= 1 also on mistakes."""
+    X, y = make_stream(90, 6, seed=3)
+    X = X / np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None]
+    a = olearn.run(PNorm(p=2.0, aggressive=True, R=np.sqrt(2.0)), X, y)
+    b = olearn.run(olearn.PAClassifier(variant="pa1", C=1.0), X, y)
+    assert_allclose(a.taus, b.taus, rtol=1e-12, atol=1e-15)
+    assert_array_equal(a.predictions, b.predictions)
 
 
 # -- identities -------------------------------------------------------------------------
@@ -164,3 +208,19 @@ def test_winnow_prior_counts_the_dimension():
     big = Winnow(n_features=5).fit(np.array([[1.0, 0.0]]), [1])
     assert small.coef_[0, 0] > big.coef_[0, 0] > 0
     assert_allclose(big.coef_[0, 0], np.sinh(1) / (np.cosh(1) + 4))
+
+
+@pytest.mark.parametrize("value", [0.0, -1.0, float("inf"), float("nan"), True, "1"])
+def test_aggressive_pnorm_refuses_a_bad_r(value):
+    with pytest.raises(ValueError, match=r"\bR="):
+        PNorm(aggressive=True, R=value).fit(np.eye(2), [0, 1])
+
+
+def test_switching_to_the_aggressive_potential_rescales_the_weights():
+    """001's f = ||u||_q^2 / (2(q-1)) gives w = g(theta) / (p - 1): a started model follows at once."""
+    est = PNorm(p=3.0).fit(np.array([[1.0, 0.5], [0.2, -1.0]]), [1, -1])
+    conservative = est.coef_.copy()
+    est.set_params(aggressive=True)
+    est.decision_function(np.eye(2))
+    assert_allclose(est.coef_, conservative / 2.0, rtol=1e-14)
+    assert_allclose(est.coef_.ravel(), oracle.pnorm_link(est.theta_[:-1], 3.0) / 2.0, rtol=1e-14)

@@ -28,8 +28,12 @@ def test_diagonal_equals_full_on_rows_with_one_nonzero(cls, params):
     diag = cls(covariance="diag", **params)
     res_full, res_diag = olearn.run(full, X, y), olearn.run(diag, X, y)
     assert_allclose(res_diag.scores, res_full.scores, rtol=1e-10, atol=1e-14)
-    # CW's alpha cancels to ~1e-13 where its constraint is just met: compare at the scale of the steps
-    assert_allclose(res_diag.taus, res_full.taus, rtol=1e-10, atol=1e-10)
+    if cls is NAROW:
+        # the diagonal NAROW records the text's eta_t = 1, the full one the coefficient of y Sigma x
+        assert_array_equal(res_diag.taus != 0, res_full.taus != 0)
+    else:
+        # CW's alpha cancels to ~1e-13 where its constraint is just met: compare at the scale of the steps
+        assert_allclose(res_diag.taus, res_full.taus, rtol=1e-10, atol=1e-10)
     assert_allclose(diag.coef_, full.coef_, rtol=1e-10, atol=1e-14)
     assert_allclose(diag.covariance_, np.diag(full.covariance_), rtol=1e-10)
     assert_array_equal(np.diag(np.diag(full.covariance_)), full.covariance_)

@@ -96,3 +96,15 @@ def test_narow_paper_margin_is_the_loss_margin(make_stream):
     trace = oracle.narow(X, y, b=1.5)
     _close(res.losses, trace.losses)
     assert not np.allclose(res.losses, np.maximum(0.0, 1.0 - y * res.scores))
+
+
+def test_diagonal_narow_by_hand():
+    """001 Fig. 1 with D_t = diag(A_t), b = 2. Round 1, x = (1, 1): chi = 2, 1/r = b - 1/chi = 3/2,
+    D = (5/2, 5/2), margin 0, theta = (1, 1), w = (2/5, 2/5). Round 2, x = (1, 0), y = -1:
+    chi = 2/5 <= 1/b so r is infinite, D stays; margin -2/5 < 1: theta = (0, 1), w = (0, 2/5)."""
+    est = NAROW(b=2.0, covariance="diag")
+    res = olearn.run(est, np.array([[1.0, 1.0], [1.0, 0.0]]), np.array([1, -1]))
+    assert_allclose(res.scores, [0.0, 0.4], atol=1e-15)
+    assert_allclose(res.taus, [1.0, 1.0])
+    assert_allclose(est.coef_, [[0.0, 0.4]], atol=1e-15)
+    assert_allclose(est.covariance_, [0.4, 0.4], rtol=1e-15)

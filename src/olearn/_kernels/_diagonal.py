@@ -8,6 +8,9 @@ costs O(nnz(x)) and the move is
 
 the diagonal of the precision update (Orabona & Crammer 2010, Sec. 4.3),
 with ``c`` and ``gamma`` from the same :func:`._second_order.second_order_step`.
+NAROW is the exception: its rank-one mean step holds only for a full matrix,
+so its diagonal round (:func:`_narow_diagonal`) is Orabona & Crammer's Fig. 1
+with the potential ``x^T D_t x / 2``, ``D_t = diag(A_t)``, written per coordinate.
 CW keeps instead the diagonal of the full covariance update,
 ``s_i <- s_i - gamma / (1 + gamma chi) s_i^2 x_i^2``: its gamma grows as the
 variance shrinks, and the diagonal of the precision update, which shrinks
@@ -33,6 +36,7 @@ from ._second_order import (
     Q_HYPER,
     RULE_ADAGRAD,
     RULE_CW,
+    RULE_NAROW,
     Z_T,
     second_order_step,
 )
@@ -45,6 +49,36 @@ def _entry(indices, data, k, hi, d, bias):
     if k < hi:
         return np.int64(indices[k]), data[k]
     return np.int64(d), bias
+
+
+@njit(cache=True, inline="always")
+def _narow_diagonal(indices, data, lo, hi, y, w, s, b, bias, margin, chi, sqnorm, largest_w, largest_s):
+    """NAROW with D_t = diag(A_t) (Orabona & Crammer 2010, Fig. 1 and Sec. 5, diagonal as in Sec. 4.3).
+
+    With chi = x^T D_{t-1}^{-1} x and gamma = 1/r_t (0 when r_t is infinite),
+    D_t = D_{t-1} + gamma diag(x^2); the round's margin is x^T D_t^{-1} theta_t;
+    on a hinge loss theta += y x and w = D_t^{-1} theta, coordinate by
+    coordinate w_i <- (w_i + y s_i x_i) / (1 + gamma s_i x_i^2),
+    s_i <- s_i / (1 + gamma s_i x_i^2). tau is the text's eta_t = 1.
+    """
+    d = w.size - 1
+    gamma = b - 1.0 / chi if b * chi > 1.0 else 0.0
+    paper_margin = 0.0
+    for k in range(lo, hi + 1):
+        i, v = _entry(indices, data, k, hi, d, bias)
+        paper_margin += v * w[i] / (1.0 + gamma * s[i] * v * v)
+    loss = max(0.0, 1.0 - y * paper_margin)
+    if not loss > 0.0:
+        return margin, loss, 0.0, math.isfinite(paper_margin)
+    # |w_i + y s_i x_i| <= max |w| + max s ||x||, and gamma s_i x_i^2 <= gamma chi
+    if not (math.isfinite(largest_w + largest_s * math.sqrt(sqnorm)) and math.isfinite(gamma * chi)):
+        return margin, loss, 1.0, False
+    for k in range(lo, hi + 1):
+        i, v = _entry(indices, data, k, hi, d, bias)
+        shrink = 1.0 + gamma * s[i] * v * v
+        w[i] = (w[i] + y * s[i] * v) / shrink
+        s[i] /= shrink
+    return margin, loss, 1.0, True
 
 
 @njit(cache=True, inline="always")
@@ -88,6 +122,8 @@ def diagonal_round(indices, data, lo, hi, y, w, s, rule, hyper, delta, bias):
         return margin, loss, hyper, True
     if not math.isfinite(chi):
         return margin, 0.0, 0.0, False
+    if rule == RULE_NAROW:
+        return _narow_diagonal(indices, data, lo, hi, y, w, s, hyper, bias, margin, chi, sqnorm, largest_w, largest_s)
     loss, c, gamma, tau = second_order_step(rule, y, margin, chi, hyper)
     if c == 0.0 and gamma == 0.0:
         return margin, loss, tau, True

@@ -33,8 +33,6 @@ import math
 
 from numba import njit
 
-from ._codes import STEP_PA1
-from ._steps import pa_step
 from ._totals import add_totals
 
 # geometries
@@ -45,8 +43,10 @@ LINK_SIMPLEX = 3
 
 # per-round update rules of the quasi-additive pass
 UPDATE_CONSERVATIVE = 0  # alpha_t = C on a mistake (y w.x <= 0), Eq. (16)
-UPDATE_AGGRESSIVE = 1  # alpha_t = min(C, loss_t / s_t) whenever loss_t > 0 (Orabona & Crammer 2010)
+# (1 was PA-I's min(C, loss_t / s_t), now DualAscent's "last-k" with k = 1; 2 and 3 are the
+# window updates of olearn._kernels._dual)
 UPDATE_CAPPED_LOSS = 4  # alpha_t = min(loss_t, C), Shalev-Shwartz & Singer Eq. (28)
+UPDATE_PNORM_R = 5  # Orabona & Crammer 2010, Sec. 4.1: its own p-norm potential and eta_t (pnorm_r_row)
 
 # layout of the float64 ``params`` array
 Q_C = 0
@@ -54,7 +54,8 @@ Q_GAMMA = 1  # the margin of the hinge loss [gamma - y w.x]_+
 Q_P = 2  # the exponent of LINK_PNORM
 Q_BIAS = 3  # value of the constant feature of the intercept (0 = none)
 Q_TOL = 4  # KKT tolerance of the dual solver (olearn._kernels._dual)
-N_QPARAMS = 5
+Q_R = 5  # the R of UPDATE_PNORM_R
+N_QPARAMS = 6
 
 # layout of the int64 ``codes`` array
 Q_LINK = 0
@@ -287,6 +288,8 @@ def learn_row(indices, data, lo, hi, y, theta, w, state, params, codes):
     ``ok`` is False when the row's norm, the score or the update overflows; the
     model is then left exactly as it was.
     """
+    if codes[Q_UPDATE] == UPDATE_PNORM_R:
+        return pnorm_r_row(indices, data, lo, hi, y, theta, w, state, params)
     C = params[Q_C]
     gamma = params[Q_GAMMA]
     p = params[Q_P]
@@ -294,17 +297,14 @@ def learn_row(indices, data, lo, hi, y, theta, w, state, params, codes):
     link_code = codes[Q_LINK]
     score = score_row(indices, data, lo, hi, bias, w)
     sqnorm_x = euclidean_sqnorm(data, lo, hi, bias)
-    s = dual_sqnorm(indices, data, lo, hi, bias, link_code, p)
-    if not (math.isfinite(score) and math.isfinite(sqnorm_x) and math.isfinite(s)):
+    if not (math.isfinite(score) and math.isfinite(sqnorm_x)):
         return score, 0.0, 0.0, False
     margin = y * score
     loss = max(0.0, gamma - margin)
     if codes[Q_UPDATE] == UPDATE_CONSERVATIVE:
         alpha = C if margin <= 0.0 else 0.0
-    elif codes[Q_UPDATE] == UPDATE_CAPPED_LOSS:
-        alpha = min(loss, C)
     else:
-        alpha = pa_step(STEP_PA1, loss, s, C)
+        alpha = min(loss, C)
     moved = alpha == 0.0 or commit(indices, data, lo, hi, bias, alpha * y, score, sqnorm_x, theta, w, state,
                                    link_code, p, bias)
     if not moved:
@@ -313,6 +313,61 @@ def learn_row(indices, data, lo, hi, y, theta, w, state, params, codes):
     state[S_SUM_ALPHA] += alpha
     refresh_dual(theta, state, link_code, p, bias, gamma)
     return score, loss, alpha, True
+
+
+@njit(cache=True)
+def pnorm_r_link(theta, w, p, bias):
+    """w = grad f*(theta) for 001's f(u) = ||u||_q^2 / (2(q - 1)): g(theta) / (p - 1), g the p-norm link."""
+    link(theta, w, LINK_PNORM, p, bias)
+    scale = 1.0 / (p - 1.0)
+    for j in range(n_coordinates(theta, bias)):
+        w[j] *= scale
+
+
+@njit(cache=True)
+def pnorm_r_step(margin, sqnorm_p, R):
+    """eta_t of Orabona & Crammer (2010), Sec. 4.1.
+
+    1 on a mistake (margin <= 0); on a margin error (0 < margin < 1) the
+    minimizer of the round's term of D in Eq. (4) under eta <= 1,
+    (R^2/2 - margin) / ||x||_p^2, clipped to [0, 1]; 0 otherwise.
+    """
+    if margin <= 0.0:
+        return 1.0
+    if margin >= 1.0 or sqnorm_p == 0.0:
+        return 0.0
+    return min(1.0, max(0.0, (0.5 * R * R - margin) / sqnorm_p))
+
+
+@njit(cache=True)
+def pnorm_r_row(indices, data, lo, hi, y, theta, w, state, params):
+    """``learn_row`` of the aggressive p-norm algorithm of Orabona & Crammer (2010), Sec. 4.1.
+
+    Fig. 1 with f(u) = ||u||_q^2 / (2(q - 1)) (1-strongly convex w.r.t.
+    ||.||_q): w = g(theta) / (p - 1), theta <- theta + eta_t y x with
+    ``pnorm_r_step``; ``state[S_DUAL]`` is sum eta - f*(theta).
+    """
+    p = params[Q_P]
+    bias = params[Q_BIAS]
+    score = score_row(indices, data, lo, hi, bias, w)
+    # dual_sqnorm is (p - 1) ||x||_p^2, the squared dual norm over 000's sigma
+    sqnorm_p = dual_sqnorm(indices, data, lo, hi, bias, LINK_PNORM, p) / (p - 1.0)
+    if not (math.isfinite(score) and math.isfinite(sqnorm_p)):
+        return score, 0.0, 0.0, False
+    margin = y * score
+    loss = max(0.0, 1.0 - margin)
+    eta = pnorm_r_step(margin, sqnorm_p, params[Q_R])
+    if eta != 0.0:
+        a = eta * y
+        if not (update_is_finite(indices, data, lo, hi, bias, a, theta)
+                and conjugate_stays_finite(indices, data, lo, hi, bias, a, theta, LINK_PNORM, p, bias)):
+            return score, loss, eta, False
+        add_row(indices, data, lo, hi, bias, a, theta)
+        pnorm_r_link(theta, w, p, bias)
+    state[S_T] += 1.0
+    state[S_SUM_ALPHA] += eta
+    state[S_DUAL] = state[S_SUM_ALPHA] - conjugate(theta, LINK_PNORM, p, bias) / (p - 1.0)
+    return score, loss, eta, True
 
 
 @njit(cache=True)

@@ -40,9 +40,18 @@ from ._regression import (
     regression_pa_separable_bound,
     regression_pa_unit_norm_bound,
 )
+from ._pnorm import aggressive_pnorm_bound
 from ._report import BoundReport, BoundRow, bound_report
 from ._sequence import sequence_loss_bound
-from ._second_order import arow_mistake_bound, narow_mistake_bound, sop_mistake_bound
+from ._second_order import (
+    arow_mistake_bound,
+    diagonal_narow_bound,
+    narow_mistake_bound,
+    orabona2010_arow_bound,
+    orabona2010_diagonal_arow_bound,
+    orabona2010_narow_bound,
+    sop_mistake_bound,
+)
 from ._theorems import (
     novikoff_bound,
     pa1_mistake_bound,
@@ -65,11 +74,13 @@ __all__ = [
     "BoundRow",
     "aggressive_dual_loss_bound",
     "aggressive_dual_mistake_bound",
+    "aggressive_pnorm_bound",
     "aggressive_pnorm_mistake_bound",
     "arow_mistake_bound",
     "batch_optimum",
     "bound_report",
     "cost_sensitive_bound",
+    "diagonal_narow_bound",
     "dual_certificate",
     "mitigating_function",
     "multiclass_pa1_mistake_bound",
@@ -81,6 +92,9 @@ __all__ = [
     "narow_mistake_bound",
     "novikoff_bound",
     "ogd_hinge_regret_bound",
+    "orabona2010_arow_bound",
+    "orabona2010_diagonal_arow_bound",
+    "orabona2010_narow_bound",
     "pa1_mistake_bound",
     "pa2_loss_bound",
     "pa_separable_bound",

@@ -479,11 +479,13 @@ def aggressive_dual_mistake_bound(X, y, u, C, regularizer="l2", p=2.0, gamma=1.0
 
 
 def aggressive_pnorm_mistake_bound(X, y, u, p, C, fit_intercept=False):
-    r"""The aggressive p-norm algorithm's mistake bound (``PNorm(aggressive=True)``).
+    r"""The mistake bound of ``DualAscent(regularizer="pnorm", p=p, update="last-k", k=1, C=C)``.
 
-    Its step :math:`\eta_t = \min\{C, \ell_t/((p-1)\|x_t\|_p^2)\}` maximizes the
+    That learner maximizes the dual exactly over the round's own variable in
+    :math:`[0, C]`, so its increase is at least that of the step
+    :math:`\eta_t = \min\{C, \ell_t/((p-1)\|x_t\|_p^2)\}`, which maximizes the
     lower bound :math:`\eta\ell_t - \eta^2(p-1)\|x_t\|_p^2/2` of the dual
-    increase, so on a mistake (:math:`\ell_t \ge 1`) the increase is at least
+    increase; so on a mistake (:math:`\ell_t \ge 1`) the increase is at least
     :math:`\lambda = a - a^2 (p-1) R_p^2/2` with :math:`a = \min\{C, 1/((p-1)R_p^2)\}`,
     and never negative elsewhere. Thm. 1 then gives, for every u,
 

@@ -49,7 +49,7 @@ def _prepare(X, y, u, fit_intercept, flags):
     flags = [_flags(f, n, name) for name, f in flags.items()]
     Z = stream.Z.toarray()
     hinge = np.maximum(0.0, 1.0 - stream.margins(u))
-    return Z, u, hinge, flags
+    return Z, u, hinge, flags, stream.y
 
 
 def _logdet_identity_plus(X_S, scale):
@@ -76,7 +76,7 @@ def arow_mistake_bound(X, y, u, r, updated, mistaken, fit_intercept=False):
     :math:`x_t^\top A_t^{-1} x_t` on a mistake and at most that plus 1 on a
     margin error, and :math:`\sum_S x_t^\top A_t^{-1} x_t \le \ln\det(I + X_S/r)`.
     """
-    Z, u, hinge, (updated, mistaken) = _prepare(X, y, u, fit_intercept, {"updated": updated, "mistaken": mistaken})
+    Z, u, hinge, (updated, mistaken), _ = _prepare(X, y, u, fit_intercept, {"updated": updated, "mistaken": mistaken})
     X_S = Z[updated].T @ Z[updated]
     n_margin_errors = int(np.sum(updated & ~mistaken))
     quadratic = r * float(u @ u) + float(u @ X_S @ u)
@@ -93,7 +93,7 @@ def sop_mistake_bound(X, y, u, a, mistaken, fit_intercept=False):
     .. math:: M \le \sum_{t\in M}\ell^*_t
         + \sqrt{\big(a\|u\|^2 + u^\top X_M u\big)\,\ln\det(I + X_M/a)}.
     """
-    Z, u, hinge, (mistaken,) = _prepare(X, y, u, fit_intercept, {"mistaken": mistaken})
+    Z, u, hinge, (mistaken,), _ = _prepare(X, y, u, fit_intercept, {"mistaken": mistaken})
     X_M = Z[mistaken].T @ Z[mistaken]
     quadratic = a * float(u @ u) + float(u @ X_M @ u)
     return float(hinge[mistaken].sum() + np.sqrt(quadratic * _logdet_identity_plus(X_M, a)))
@@ -115,7 +115,7 @@ def narow_mistake_bound(X, y, u, b, updated, mistaken, fit_intercept=False):
     paper's margin :math:`\tilde m_t = x_t^\top A_t^{-1}\theta_t` is
     :math:`\le 0` on a mistake and below 1 on a margin error.
     """
-    Z, u, hinge, (updated, mistaken) = _prepare(X, y, u, fit_intercept, {"updated": updated, "mistaken": mistaken})
+    Z, u, hinge, (updated, mistaken), _ = _prepare(X, y, u, fit_intercept, {"updated": updated, "mistaken": mistaken})
     A = np.eye(Z.shape[1])
     shrunk = 0.0
     for x in Z[updated]:
@@ -125,3 +125,129 @@ def narow_mistake_bound(X, y, u, b, updated, mistaken, fit_intercept=False):
         A = A + inverse_r * np.outer(x, x)
     n_margin_errors = int(np.sum(updated & ~mistaken))
     return float(hinge[updated].sum() + np.sqrt(float(u @ A @ u) * (shrunk + 2 * n_margin_errors)) - n_margin_errors)
+
+
+# -- the bounds as Orabona & Crammer (NIPS 2010) write them ------------------------
+#
+# Each bounds M + U, the number of update rounds of the text's Fig. 1 algorithm
+# with eta_t = 1 (theta <- theta + y_t x_t on a round with hinge loss at the
+# margin y_t w_t.x_t, w_t = grad f_t^*(theta_t)), with L = sum over the update
+# rounds of the competitor's hinge loss. The precision matrix changes only on
+# update rounds (Sec. 4.2: the conservative version, on mistakes only, is SOP).
+
+
+def _replay(Z, y, updated, inverse_r):
+    """(chi_t, m_t, A_T) over the update rounds: A_0 = I, chi = x^T A^{-1} x, m = y x^T A^{-1} theta.
+
+    ``inverse_r(chi)`` is 1/r_t (0 for r_t = +inf); A += x x^T / r_t, theta += y x.
+    """
+    A = np.eye(Z.shape[1])
+    theta = np.zeros(Z.shape[1])
+    chis, ms = [], []
+    for x, label in zip(Z[updated], y[updated]):
+        chi = float(x @ np.linalg.solve(A, x))
+        ms.append(float(label * (x @ np.linalg.solve(A, theta))))
+        chis.append(chi)
+        A = A + inverse_r(chi) * np.outer(x, x)
+        theta = theta + label * x
+    return np.array(chis), np.array(ms), A
+
+
+def orabona2010_arow_bound(X, y, u, r, updated, fit_intercept=False):
+    r"""Orabona & Crammer (2010), Sec. 4.2: M + U of Fig. 1 with :math:`f_t(x) = \tfrac12 x^\top A_t x`.
+
+    :math:`A_0 = I`, :math:`A_t = A_{t-1} + x_t x_t^\top / r` on the update
+    rounds, :math:`\chi_t = x_t^\top A_{t-1}^{-1} x_t`,
+    :math:`m_t = y_t x_t^\top A_{t-1}^{-1}\theta_t`:
+
+    .. math:: M + U \le L + \sqrt{r\|u\|^2 + \sum_{t\in M\cup U}(u^\top x_t)^2}\;
+        \sqrt{\log\det(A_T) + \sum_{t\in M\cup U}\frac{m_t(2r - m_t)}{r(r+\chi_t)}} .
+
+    The text's aggressive algorithm is the "variant of AROW" that predicts
+    with :math:`w_t = A_t^{-1}\theta_t` (:math:`y_t\, w_t\cdot x_t = m_t r/(r+\chi_t)`)
+    and updates when that is below 1; its conservative version (U empty,
+    updates on mistakes) is the Second-Order Perceptron with a = r, which the
+    bound then covers. olearn's :class:`~olearn.second_order.AROW` is the
+    AROW paper's learner; :func:`arow_mistake_bound` is its bound.
+    """
+    Z, u, hinge, (updated,), labels = _prepare(X, y, u, fit_intercept, {"updated": updated})
+    chis, ms, A = _replay(Z, labels, updated, lambda chi: 1.0 / r)
+    quadratic = r * float(u @ u) + float(np.sum((Z[updated] @ u) ** 2))
+    inside = np.linalg.slogdet(A)[1] + float(np.sum(ms * (2 * r - ms) / (r * (r + chis))))
+    return float(hinge[updated].sum() + np.sqrt(quadratic * max(inside, 0.0)))
+
+
+def orabona2010_diagonal_arow_bound(X, y, u, r, updated, mistaken, fit_intercept=False):
+    r"""Orabona & Crammer (2010), Sec. 4.3: M + U of Fig. 1 with :math:`f_t(x) = \tfrac12 x^\top D_t x`, :math:`D_t = \mathrm{diag}(A_t)`.
+
+    With the sums over the update rounds :math:`M\cup U`,
+
+    .. math:: M + U \le L + \sqrt{\|u\|^2 + \frac1r\sum_{i=1}^d u_i^2\sum_{t\in M\cup U}x_{t,i}^2}\;
+        \sqrt{r\sum_{i=1}^d\log\Big(\frac{\sum_{t\in M\cup U}x_{t,i}^2}{r} + 1\Big) + 2U} .
+
+    (The text's footnote: the constant 2 of U was not optimized.)
+    """
+    Z, u, hinge, (updated, mistaken), _ = _prepare(X, y, u, fit_intercept, {"updated": updated, "mistaken": mistaken})
+    squares = np.sum(Z[updated] ** 2, axis=0)
+    n_margin_errors = int(np.sum(updated & ~mistaken))
+    quadratic = float(u @ u) + float(np.sum(u**2 * squares)) / r
+    inside = r * float(np.sum(np.log(squares / r + 1.0))) + 2 * n_margin_errors
+    return float(hinge[updated].sum() + np.sqrt(quadratic * inside))
+
+
+def orabona2010_narow_bound(X, y, u, b, updated, fit_intercept=False):
+    r"""Orabona & Crammer (2010), Sec. 5: M + U of NAROW (full matrix).
+
+    :math:`r_t = \chi_t/(b\chi_t - 1)` when :math:`b\chi_t > 1`, else
+    :math:`+\infty`; :math:`A_T = I + \sum_{t\in M\cup U} x_t x_t^\top / r_t`;
+    :math:`R = \max_{t\in M\cup U}\|x_t\|`:
+
+    .. math:: M + U \le L + \|u\| R\,\sqrt{\Big(\frac{1}{bR^2} + \log\det(A_T)\Big)
+        \sum_{t\in M\cup U}\Big(\min(1, b\chi_t) + \frac{b\,m_t(2r_t - m_t)}{r_t + \chi_t}\Big)},
+
+    with :math:`b\,m_t(2r_t - m_t)/(r_t+\chi_t) = 2bm_t` when :math:`r_t = +\infty`.
+    **Sign:** the text prints :math:`-\,b\,m_t(2r_t - m_t)/(r_t + \chi_t)`;
+    Corollary 2 gives +, as in the same term of Sec. 4.2
+    (:math:`2y_t\, w_t\cdot x_t - m_t^2/(r_t+\chi_t) = m_t(2r_t - m_t)/(r_t+\chi_t)`),
+    and with + the sum is :math:`2b f_T^*(\theta_{T+1}) \ge 0` as the
+    derivation needs. The bound is used with +.
+    """
+    Z, u, hinge, (updated,), labels = _prepare(X, y, u, fit_intercept, {"updated": updated})
+
+    def inverse_r(chi):
+        return b - 1.0 / chi if b * chi > 1.0 else 0.0
+
+    chis, ms, A = _replay(Z, labels, updated, inverse_r)
+    gammas = np.array([inverse_r(chi) for chi in chis])
+    # m (2r - m) / (r + chi) with gamma = 1/r: m (2 - gamma m) / (1 + gamma chi), 2m at gamma = 0
+    terms = np.minimum(1.0, b * chis) + b * ms * (2.0 - gammas * ms) / (1.0 + gammas * chis)
+    radius_sq = float(np.max(np.sum(Z[updated] ** 2, axis=1), initial=0.0))
+    if radius_sq == 0.0:
+        return float(hinge[updated].sum())
+    inside = (1.0 / (b * radius_sq) + np.linalg.slogdet(A)[1]) * float(np.sum(terms))
+    return float(hinge[updated].sum() + np.sqrt(float(u @ u) * radius_sq * max(inside, 0.0)))
+
+
+def diagonal_narow_bound(X, y, u, b, updated, fit_intercept=False):
+    r"""The diagonal NAROW (``NAROW(covariance="diag")``): M + U against every u.
+
+    olearn's own bound for a learner the text does not state: Corollary 2 of
+    Orabona & Crammer (2010) for their Fig. 1 with
+    :math:`f_t(x) = \tfrac12 x^\top D_t x`, where on the update rounds
+    :math:`D_t = D_{t-1} + \mathrm{diag}(x_t^2)/r_t`, :math:`D_0 = I`, and
+    :math:`r_t` is NAROW's rule with :math:`\chi_t = x_t^\top D_{t-1}^{-1}x_t`.
+    Its second bound with :math:`\eta_t = 1` reads
+    :math:`M + U \le L + \sqrt{u^\top D_T u}\,\sqrt{\sum_{t\in M\cup U}
+    (x_t^\top D_t^{-1}x_t + 2y_t\, w_t\cdot x_t) + 2B}`, and the sum under the
+    second root telescopes to :math:`2f_T^*(\theta_{T+1})`:
+
+    .. math:: M + U \le L + \sqrt{u^\top D_T u}\;\sqrt{\theta_{T+1}^\top D_T^{-1}\theta_{T+1}},
+        \qquad \theta_{T+1} = \sum_{t\in M\cup U} y_t x_t .
+    """
+    Z, u, hinge, (updated,), labels = _prepare(X, y, u, fit_intercept, {"updated": updated})
+    D = np.ones(Z.shape[1])
+    for x in Z[updated]:
+        chi = float(np.sum(x * x / D))
+        D = D + (b - 1.0 / chi if b * chi > 1.0 else 0.0) * x * x
+    theta = labels[updated] @ Z[updated]
+    return float(hinge[updated].sum() + np.sqrt(float(u**2 @ D) * float(theta**2 @ (1.0 / D))))

@@ -10,13 +10,17 @@ disagrees with the **clean** label (:math:`y^{clean}\, w \cdot x \le 0`),
 also in the noisy panels, where the learners are trained on the noisy
 labels.
 
-Tuning: for each panel (noise level and ordering) and each learner, the
-one hyperparameter (PA-I's ``C``, AROW's ``r``, AdaGrad's ``eta`` with
-``delta = 1``, NAROW's ``b``) is chosen from the grid :math:`4^k`,
-:math:`k = -8, \dots, 8`, as the value with the fewest mistakes (against
-the clean labels) on one random set drawn for tuning only and presented in
-that panel's ordering; ties go to the smaller value. The 100 repetitions
-then use fresh draws.
+Tuning, as the text says ("All algorithms, except AdaGrad, have one
+parameter to be tuned, while AdaGrad has two. These parameters were chosen
+on a single random set"): for each panel (noise level and ordering) and each
+learner, its parameters (PA-I's ``C``, AROW's ``r``, NAROW's ``b``, and
+both of AdaGrad's, ``eta`` and ``delta``, on the product grid) are chosen
+from the grid :math:`4^k`, :math:`k = -8, \dots, 8`, as the setting with the
+fewest mistakes (against the clean labels) on one random set drawn for
+tuning only and presented in that panel's ordering; ties go to the earlier
+setting of the grid (smaller values, ``eta`` before ``delta``). The 100
+repetitions then use fresh draws. (The text does not say whether the
+parameters were chosen per panel; here they are.)
 
 Seeds: ``numpy.random.SeedSequence(seed)`` spawns one child for the tuning
 set and one per repetition, so each repetition's data depend only on the
@@ -34,12 +38,15 @@ workers.
   mistake;
 * ``orabona2010_fig3_curves.csv``: the mean cumulative mistakes at about 200
   rounds per curve;
-* ``orabona2010_fig3_tuning.csv``: the mistakes of every grid value on the
-  tuning set;
-* ``orabona2010_fig3_findings.csv``: the paper's qualitative findings,
-  checked panel by panel (see :func:`check_findings`).
+* ``orabona2010_fig3_tuning.csv``: the mistakes of every grid setting on
+  the tuning set;
+* ``orabona2010_fig3_findings.csv``: the text's own rankings (Sec. 6),
+  checked panel by panel (see :func:`check_findings`);
+* ``orabona2010_fig3_observations.csv``: olearn's own observations, not
+  claims of the text (see :func:`check_observations`).
 """
 
+import itertools
 import os
 
 import numpy as np
@@ -56,7 +63,7 @@ ORDERING_TITLES = {
     "x1*y": "sorted by x1 * y",
     "x3*y": "sorted by x3 * y",
 }
-LEARNERS = {"PA-I": "C", "AROW": "r", "AdaGrad": "eta", "NAROW": "b"}
+LEARNERS = {"PA-I": ("C",), "AROW": ("r",), "AdaGrad": ("eta", "delta"), "NAROW": ("b",)}
 GRID = tuple(4.0**k for k in range(-8, 9))
 _QUICK_GRID = (4.0**-4, 1.0, 4.0**4)
 _FULL = {"n_samples": 5000, "n_repetitions": 100, "grid": GRID}
@@ -64,30 +71,41 @@ _QUICK = {"n_samples": 600, "n_repetitions": 6, "grid": _QUICK_GRID}
 _CURVE_POINTS = 200
 
 SUMMARY_COLUMNS = (
-    "panel", "label_noise", "ordering", "algorithm", "hyperparameter", "value", "repetitions", "rounds",
-    "mean_mistakes", "std_mistakes", "stderr_mistakes", "mean_mistakes_second_half", "mean_last_mistake_round",
-    "median_last_mistake_round",
+    "panel", "label_noise", "ordering", "algorithm", "setting", "repetitions", "rounds",
+    "mean_mistakes", "std_mistakes", "stderr_mistakes", "mean_mistakes_first_half", "mean_mistakes_second_half",
+    "mean_last_mistake_round", "median_last_mistake_round",
 )
 CURVE_COLUMNS = ("panel", "label_noise", "ordering", "algorithm", "round", "mean_cumulative_mistakes")
-TUNING_COLUMNS = ("label_noise", "ordering", "algorithm", "hyperparameter", "value", "mistakes", "chosen")
+TUNING_COLUMNS = ("label_noise", "ordering", "algorithm", "setting", "mistakes", "chosen")
 FINDING_COLUMNS = ("finding", "panel", "measure", "values", "holds")
 
 
-def make_learner(name, value):
-    """A fresh learner of Fig. 3: ``name`` in ``LEARNERS``, its hyperparameter set to ``value``."""
+def make_learner(name, setting):
+    """A fresh learner of Fig. 3: ``name`` in ``LEARNERS``, its parameters (``LEARNERS[name]``) set to ``setting``."""
     from ..linear import PAClassifier
 
+    if name not in LEARNERS:
+        raise ValueError(f"unknown learner {name!r}; known: {', '.join(LEARNERS)}")
+    params = dict(zip(LEARNERS[name], setting))
     if name == "PA-I":
-        return PAClassifier(variant="pa1", C=value)
+        return PAClassifier(variant="pa1", **params)
     from ..second_order import AROW, NAROW, AdaGrad
 
     if name == "AROW":
-        return AROW(r=value, covariance="full")
+        return AROW(covariance="full", **params)
     if name == "NAROW":
-        return NAROW(b=value, covariance="full")
-    if name == "AdaGrad":
-        return AdaGrad(eta=value, delta=1.0)
-    raise ValueError(f"unknown learner {name!r}; known: {', '.join(LEARNERS)}")
+        return NAROW(covariance="full", **params)
+    return AdaGrad(**params)
+
+
+def settings(name, grid):
+    """The grid settings of learner ``name``: one value per parameter, every combination, in grid order."""
+    return list(itertools.product(grid, repeat=len(LEARNERS[name])))
+
+
+def format_setting(name, setting):
+    """``"eta=0.25; delta=1"``: a setting of ``name`` as text."""
+    return "; ".join(f"{param}={value:g}" for param, value in zip(LEARNERS[name], setting))
 
 
 def panel_title(label_noise, ordering):
@@ -119,10 +137,10 @@ def clean_mistakes(learner, X, y, y_clean):
     return np.cumsum(y_clean * scores <= 0.0, dtype=np.int32)
 
 
-def _panel_streams(random_state, n_samples):
+def _panel_streams(random_state, n_samples, noise_std):
     """(i, j, X, y, y_clean) of the panel of noise level i and ordering j, all from one draw of the points."""
     X, y_noisy, y_clean = make_orabona2010_stream(
-        n_samples, label_noise=NOISE_LEVELS[1], random_state=random_state, return_clean=True
+        n_samples, label_noise=NOISE_LEVELS[1], random_state=random_state, return_clean=True, noise_std=noise_std
     )
     for i, noise in enumerate(NOISE_LEVELS):
         y = y_clean if noise == 0.0 else y_noisy
@@ -131,25 +149,26 @@ def _panel_streams(random_state, n_samples):
             yield i, j, X[order], y[order], y_clean[order]
 
 
-def _tune(random_state, n_samples, name, value):
-    """Final mistakes of one learner and value on the tuning set, shape (noise levels, orderings)."""
-    mistakes = np.empty((len(NOISE_LEVELS), len(ORDERINGS)), dtype=np.int64)
-    for i, j, X, y, y_clean in _panel_streams(random_state, n_samples):
-        mistakes[i, j] = clean_mistakes(make_learner(name, value), X, y, y_clean)[-1]
+def _tune(random_state, n_samples, noise_std, name, candidates):
+    """Final mistakes of one learner on the tuning set, shape (candidates, noise levels, orderings)."""
+    mistakes = np.empty((len(candidates), len(NOISE_LEVELS), len(ORDERINGS)), dtype=np.int64)
+    for i, j, X, y, y_clean in _panel_streams(random_state, n_samples, noise_std):
+        for g, setting in enumerate(candidates):
+            mistakes[g, i, j] = clean_mistakes(make_learner(name, setting), X, y, y_clean)[-1]
     return mistakes
 
 
-def _repetition(random_state, n_samples, learners, chosen):
+def _repetition(random_state, n_samples, noise_std, learners, chosen):
     """Cumulative mistakes of one repetition, shape (noise levels, orderings, learners, rounds)."""
     curves = np.empty((len(NOISE_LEVELS), len(ORDERINGS), len(learners), n_samples), dtype=np.int32)
-    for i, j, X, y, y_clean in _panel_streams(random_state, n_samples):
+    for i, j, X, y, y_clean in _panel_streams(random_state, n_samples, noise_std):
         for k, name in enumerate(learners):
-            curves[i, j, k] = clean_mistakes(make_learner(name, chosen[i, j, k]), X, y, y_clean)
+            curves[i, j, k] = clean_mistakes(make_learner(name, chosen[name][i][j]), X, y, y_clean)
     return curves
 
 
 def run_orabona2010_fig3(out_dir="olearn-orabona2010-fig3", seed=0, quick=False, n_jobs=None, learners=None,
-                         progress=True):
+                         progress=True, noise_std=8.5):
     r"""Run the Fig. 3 reproduction; write the PNG and CSV files into ``out_dir``.
 
     Parameters
@@ -159,8 +178,8 @@ def run_orabona2010_fig3(out_dir="olearn-orabona2010-fig3", seed=0, quick=False,
     seed : int, default=0
     quick : bool, default=False
         A small version for tests: 600 rounds, 6 repetitions and the grid
-        :math:`(4^{-4}, 1, 4^4)`, instead of 5,000 rounds, 100 repetitions and
-        the grid :math:`4^{-8}, \dots, 4^8`.
+        :math:`(4^{-4}, 1, 4^4)` (AdaGrad: its square), instead of 5,000
+        rounds, 100 repetitions and the grid :math:`4^{-8}, \dots, 4^8`.
     n_jobs : int, optional
         Worker processes for the tuning and the repetitions (joblib; -1 uses
         every core). Default: every core, or 1 in quick mode, where starting
@@ -169,16 +188,20 @@ def run_orabona2010_fig3(out_dir="olearn-orabona2010-fig3", seed=0, quick=False,
         A subset of ``LEARNERS`` (default: all four, in the paper's order).
     progress : bool, default=True
         Show a progress bar on stderr when it is a terminal.
+    noise_std : float, default=8.5
+        Standard deviation of the 18 noise coordinates (the text's
+        :math:`\mathcal N(0, 8.5)`; ``math.sqrt(8.5)`` is the variance reading).
 
     Returns
     -------
     dict
         ``figure``, ``summary_csv``, ``curves_csv``, ``tuning_csv``,
-        ``findings_csv`` (paths), ``rows`` (the summary rows), ``findings``
-        (the rows of the findings file), ``tuned`` (panel -> learner ->
-        value), ``curves`` (panel -> learner -> mean cumulative mistakes per
-        round) and ``final_mistakes`` (panel -> learner -> final mistakes of
-        each repetition).
+        ``findings_csv``, ``observations_csv`` (paths), ``rows`` (the summary
+        rows), ``findings`` (the text's rankings, checked), ``observations``
+        (olearn's own), ``tuned`` (panel -> learner -> {parameter: value}),
+        ``curves`` (panel -> learner -> mean cumulative mistakes per round)
+        and ``final_mistakes`` (panel -> learner -> final mistakes of each
+        repetition).
     """
     from ..plots._orabona2010 import plot_orabona2010_fig3
 
@@ -193,13 +216,20 @@ def run_orabona2010_fig3(out_dir="olearn-orabona2010-fig3", seed=0, quick=False,
     os.makedirs(out_dir, exist_ok=True)
 
     tuning_seed, *rep_seeds = np.random.SeedSequence(seed).spawn(reps + 1)
+    candidates = {name: settings(name, grid) for name in learners}
     with progress_bar(progress) as bar:
-        jobs = [(tuning_seed, n, name, value) for name in learners for value in grid]
-        tuning = np.stack(in_parallel(_tune, jobs, n_jobs, bar, "tuning on one random set"))
-        # (learners * grid, noise levels, orderings) -> (noise levels, orderings, learners, grid)
-        tuning = tuning.reshape(len(learners), len(grid), *tuning.shape[1:]).transpose(2, 3, 0, 1)
-        chosen = np.asarray(grid)[np.argmin(tuning, axis=3)]  # argmin: ties go to the smaller value
-        curves = in_parallel(_repetition, [(s, n, learners, chosen) for s in rep_seeds], n_jobs, bar,
+        # one job per learner and grid value of its first parameter (AdaGrad: that eta with every delta)
+        size = {name: len(grid) ** (len(LEARNERS[name]) - 1) for name in learners}
+        jobs = [(name, candidates[name][g:g + size[name]])
+                for name in learners for g in range(0, len(candidates[name]), size[name])]
+        parts = in_parallel(_tune, [(tuning_seed, n, noise_std, name, chunk) for name, chunk in jobs], n_jobs, bar,
+                            "tuning on one random set")
+        tuning = {name: np.concatenate([part for (owner, _), part in zip(jobs, parts) if owner == name])
+                  for name in learners}  # name -> (candidates, noise levels, orderings)
+        # argmin: ties go to the earlier setting of the grid
+        chosen = {name: [[candidates[name][int(np.argmin(tuning[name][:, i, j]))] for j in range(len(ORDERINGS))]
+                         for i in range(len(NOISE_LEVELS))] for name in learners}
+        curves = in_parallel(_repetition, [(s, n, noise_std, learners, chosen) for s in rep_seeds], n_jobs, bar,
                               f"{reps} repetitions")
     curves = np.stack(curves)  # (reps, noise levels, orderings, learners, rounds)
 
@@ -210,6 +240,7 @@ def run_orabona2010_fig3(out_dir="olearn-orabona2010-fig3", seed=0, quick=False,
         "curves_csv": os.path.join(out_dir, "orabona2010_fig3_curves.csv"),
         "tuning_csv": os.path.join(out_dir, "orabona2010_fig3_tuning.csv"),
         "findings_csv": os.path.join(out_dir, "orabona2010_fig3_findings.csv"),
+        "observations_csv": os.path.join(out_dir, "orabona2010_fig3_observations.csv"),
     }
     mean_curves = {
         panel_title(noise, ordering): {name: curves[:, i, j, k].mean(axis=0) for k, name in enumerate(learners)}
@@ -217,6 +248,7 @@ def run_orabona2010_fig3(out_dir="olearn-orabona2010-fig3", seed=0, quick=False,
         for j, ordering in enumerate(ORDERINGS)
     }
     findings = check_findings(summary)
+    observations = check_observations(summary)
     plot_orabona2010_fig3(
         mean_curves,
         paths["figure"],
@@ -225,13 +257,17 @@ def run_orabona2010_fig3(out_dir="olearn-orabona2010-fig3", seed=0, quick=False,
     )
     write_csv(paths["summary_csv"], SUMMARY_COLUMNS, summary)
     write_csv(paths["curves_csv"], CURVE_COLUMNS, _curve_rows(mean_curves))
-    write_csv(paths["tuning_csv"], TUNING_COLUMNS, _tuning_rows(tuning, chosen, learners, grid))
+    write_csv(paths["tuning_csv"], TUNING_COLUMNS, _tuning_rows(tuning, chosen, candidates))
     write_csv(paths["findings_csv"], FINDING_COLUMNS, findings)
+    write_csv(paths["observations_csv"], FINDING_COLUMNS, observations)
     return {
         **paths,
         "rows": summary,
         "findings": findings,
-        "tuned": _tuned(summary),
+        "observations": observations,
+        "tuned": {panel_title(noise, ordering): {name: dict(zip(LEARNERS[name], chosen[name][i][j]))
+                                                 for name in learners}
+                  for i, noise in enumerate(NOISE_LEVELS) for j, ordering in enumerate(ORDERINGS)},
         "curves": mean_curves,
         "final_mistakes": {
             panel_title(noise, ordering): {name: curves[:, i, j, k, -1].copy() for k, name in enumerate(learners)}
@@ -239,13 +275,6 @@ def run_orabona2010_fig3(out_dir="olearn-orabona2010-fig3", seed=0, quick=False,
             for j, ordering in enumerate(ORDERINGS)
         },
     }
-
-
-def _tuned(summary):
-    tuned = {}
-    for row in summary:
-        tuned.setdefault(row["panel"], {})[row["algorithm"]] = row["value"]
-    return tuned
 
 
 def _last_mistake_round(curves):
@@ -258,7 +287,8 @@ def _last_mistake_round(curves):
 def _summarise(curves, learners, chosen):
     reps, rounds = curves.shape[0], curves.shape[-1]
     final = curves[..., -1].astype(np.float64)
-    second_half = final - curves[..., rounds // 2 - 1]
+    first_half = curves[..., rounds // 2 - 1].astype(np.float64)
+    second_half = final - first_half
     last = _last_mistake_round(curves)
     rows = []
     for i, noise in enumerate(NOISE_LEVELS):
@@ -271,13 +301,13 @@ def _summarise(curves, learners, chosen):
                     "label_noise": noise,
                     "ordering": ordering,
                     "algorithm": name,
-                    "hyperparameter": LEARNERS[name],
-                    "value": float(chosen[i, j, k]),
+                    "setting": format_setting(name, chosen[name][i][j]),
                     "repetitions": reps,
                     "rounds": rounds,
                     "mean_mistakes": float(totals.mean()),
                     "std_mistakes": std,
                     "stderr_mistakes": std / np.sqrt(reps),
+                    "mean_mistakes_first_half": float(first_half[:, i, j, k].mean()),
                     "mean_mistakes_second_half": float(second_half[:, i, j, k].mean()),
                     "mean_last_mistake_round": float(last[:, i, j, k].mean()),
                     "median_last_mistake_round": float(np.median(last[:, i, j, k])),
@@ -285,53 +315,88 @@ def _summarise(curves, learners, chosen):
     return rows
 
 
+# The text's own statements about Fig. 3 (Sec. 6), as (statement, orderings, noise levels, measure, order):
+# ``order`` lists the learners from the largest value of ``measure`` to the smallest; a group of
+# learners in a tuple is not ordered within itself.
+_FINDINGS = (
+    ("column 1: PA-I makes the most mistakes, then AdaGrad, closely followed by NAROW, and AROW the least",
+     ("easy-to-hard",), (0.0,), "mean_mistakes", ("PA-I", "AdaGrad", "NAROW", "AROW")),
+    ("column 1: every learner makes fewer mistakes on the easy first half than on the second",
+     ("easy-to-hard",), (0.0,), "first half < second half", ("PA-I", "AdaGrad", "NAROW", "AROW")),
+    ("column 2: AROW and NAROW stop making mistakes first, then AdaGrad, and PA-I last",
+     ("hard-to-easy",), NOISE_LEVELS, "mean_last_mistake_round", ("PA-I", "AdaGrad", ("AROW", "NAROW"))),
+    ("columns 3 and 4: PA-I makes the most mistakes, then AdaGrad, AROW and NAROW",
+     ("x1*y", "x3*y"), NOISE_LEVELS, "mean_mistakes", ("PA-I", "AdaGrad", "AROW", "NAROW")),
+    ("columns 3 and 4: NAROW takes the most examples to stop making mistakes",
+     ("x1*y", "x3*y"), NOISE_LEVELS, "mean_last_mistake_round", ("NAROW", ("PA-I", "AdaGrad", "AROW"))),
+)
+
+# olearn's own observations on the same runs: not claims of the text.
+_OBSERVATIONS = (
+    ("NAROW makes fewer mistakes than AROW in the second half of the adversarial orderings",
+     ("x1*y", "x3*y"), NOISE_LEVELS, "mean_mistakes_second_half", ("AROW", "NAROW")),
+    ("AdaGrad makes fewer mistakes than PA-I", ORDERINGS, NOISE_LEVELS, "mean_mistakes", ("PA-I", "AdaGrad")),
+)
+
+
+def _groups(order):
+    return [group if isinstance(group, tuple) else (group,) for group in order]
+
+
+def _check(statements, summary):
+    table = {}
+    for row in summary:
+        table.setdefault(row["panel"], {})[row["algorithm"]] = row
+    results = []
+    for statement, orderings, noise_levels, measure, order in statements:
+        groups = _groups(order)
+        names = [name for group in groups for name in group]
+        for noise in noise_levels:
+            for ordering in orderings:
+                rows = table.get(panel_title(noise, ordering), {})
+                if not all(name in rows for name in names):
+                    continue
+                if measure == "first half < second half":
+                    values = {name: (rows[name]["mean_mistakes_first_half"], rows[name]["mean_mistakes_second_half"])
+                              for name in names}
+                    shown = ", ".join(f"{name}={a:.1f}/{b:.1f}" for name, (a, b) in values.items())
+                    holds = all(a < b for a, b in values.values())
+                else:
+                    values = {name: rows[name][measure] for name in names}
+                    shown = ", ".join(f"{name}={value:.1f}" for name, value in values.items())
+                    holds = all(min(values[name] for name in high) > max(values[name] for name in low)
+                                for high, low in zip(groups, groups[1:]))
+                results.append({"finding": statement, "panel": panel_title(noise, ordering), "measure": measure,
+                                "values": shown, "holds": bool(holds)})
+    return results
+
+
 def check_findings(summary):
-    """The paper's qualitative findings, panel by panel, from the summary rows.
+    """The text's own statements about Fig. 3 (Sec. 6), checked panel by panel from the summary rows.
 
-    1. *Second-order learners beat PA-I*: AROW and NAROW make fewer mean
-       mistakes than PA-I (checked on every panel; AdaGrad, diagonal only, is
-       reported on its own line).
-    2. *AROW and NAROW stop making mistakes first on hard -> easy*: their mean
-       round of the last mistake is earlier than PA-I's and AdaGrad's.
-    3. *NAROW recovers from adversarial orderings* (sorted by x1 y and by
-       x3 y): NAROW makes fewer mean mistakes than AROW in the second half of
-       the rounds, after the sorted feature has changed its sign.
-
-    Only the findings whose learners were all run are checked.
+    Column 1 (easy to hard, the text speaks of the plot without noise): PA-I
+    makes the most mistakes, then AdaGrad, closely followed by NAROW, and
+    AROW the least; every learner makes few mistakes on the easy first half.
+    Column 2 (hard to easy, both noise levels): AROW and NAROW make their
+    last mistake first, then AdaGrad, PA-I last. Columns 3 and 4 (sorted by
+    :math:`x_1 y` and by :math:`x_3 y`, both noise levels): in total PA-I
+    makes the most mistakes, then AdaGrad, AROW and NAROW (read as that
+    order), and NAROW takes the most examples to stop making mistakes. A
+    ranking holds when every learner's value is strictly above the next
+    one's. Only the statements whose learners were all run are checked.
 
     Returns
     -------
     list of dict
-        One row per finding and panel: ``finding``, ``panel``, ``measure``,
+        One row per statement and panel: ``finding``, ``panel``, ``measure``,
         ``values`` (learner=value, ...) and ``holds`` (bool).
     """
-    table = {}
-    for row in summary:
-        table.setdefault(row["panel"], {})[row["algorithm"]] = row
-    checks = (
-        ("second-order (AROW, NAROW) beat PA-I", ORDERINGS, "mean_mistakes", ("AROW", "NAROW"), ("PA-I",)),
-        ("AdaGrad beats PA-I", ORDERINGS, "mean_mistakes", ("AdaGrad",), ("PA-I",)),
-        ("AROW and NAROW stop making mistakes first on hard -> easy", ("hard-to-easy",),
-         "mean_last_mistake_round", ("AROW", "NAROW"), ("PA-I", "AdaGrad")),
-        ("NAROW recovers from adversarial orderings", ("x1*y", "x3*y"), "mean_mistakes_second_half", ("NAROW",),
-         ("AROW",)),
-    )
-    findings = []
-    for finding, orderings, measure, better, worse in checks:
-        for noise in NOISE_LEVELS:
-            for ordering in orderings:
-                rows = table.get(panel_title(noise, ordering), {})
-                if not all(name in rows for name in better + worse):
-                    continue
-                values = {name: rows[name][measure] for name in better + worse}
-                findings.append({
-                    "finding": finding,
-                    "panel": panel_title(noise, ordering),
-                    "measure": measure,
-                    "values": ", ".join(f"{name}={value:.1f}" for name, value in values.items()),
-                    "holds": max(values[name] for name in better) < min(values[name] for name in worse),
-                })
-    return findings
+    return _check(_FINDINGS, summary)
+
+
+def check_observations(summary):
+    """olearn's own observations on the runs, in the form of :func:`check_findings`; not claims of the text."""
+    return _check(_OBSERVATIONS, summary)
 
 
 def _curve_rows(mean_curves):
@@ -354,19 +419,18 @@ def _curve_rows(mean_curves):
     return rows
 
 
-def _tuning_rows(tuning, chosen, learners, grid):
+def _tuning_rows(tuning, chosen, candidates):
     rows = []
     for i, noise in enumerate(NOISE_LEVELS):
         for j, ordering in enumerate(ORDERINGS):
-            for k, name in enumerate(learners):
-                for g, value in enumerate(grid):
+            for name, mistakes in tuning.items():
+                for g, setting in enumerate(candidates[name]):
                     rows.append({
                         "label_noise": noise,
                         "ordering": ordering,
                         "algorithm": name,
-                        "hyperparameter": LEARNERS[name],
-                        "value": value,
-                        "mistakes": int(tuning[i, j, k, g]),
-                        "chosen": value == chosen[i, j, k],
+                        "setting": format_setting(name, setting),
+                        "mistakes": int(mistakes[g, i, j]),
+                        "chosen": setting == chosen[name][i][j],
                     })
     return rows

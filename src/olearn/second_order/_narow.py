@@ -55,11 +55,22 @@ class NAROW(SecondOrderClassifier):
     step :math:`y_t \Sigma_t x_t`. Both make the same update on a round with
     :math:`r_t = 1` (:math:`\chi_t = 1/(b - 1)`).
 
-    ``covariance="diag"`` applies the same formulas to a diagonal
-    :math:`\Sigma`, with the diagonal of the precision update,
-    :math:`s_i \leftarrow s_i/(1 + \gamma_t s_i x_{t,i}^2)`, as
-    :class:`AROW` does (Orabona & Crammer 2010, Sec. 4.3). Cost and memory as
-    for :class:`AROW`.
+    ``covariance="diag"`` is the same Fig. 1 with the diagonal potential
+    :math:`f_t(x) = \tfrac12 x^\top D_t x`, as Sec. 4.3 derives diagonal AROW:
+    :math:`\chi_t = x_t^\top D_{t-1}^{-1} x_t` in the rule for :math:`r_t`,
+    :math:`D_t = D_{t-1} + \mathrm{diag}(x_t x_t^\top)/r_t`, the margin
+    :math:`y_t\, x_t^\top D_t^{-1}\theta_t`, and on an update
+    :math:`\theta_{t+1} = \theta_t + y_t x_t`, :math:`w = D_t^{-1}\theta_{t+1}`.
+    With :math:`\Sigma = \mathrm{diag}(s) = D^{-1}` that is, coordinate by
+    coordinate,
+
+    .. math:: w_i \leftarrow \frac{w_i + y_t s_i x_{t,i}}{1 + \gamma_t s_i x_{t,i}^2}, \qquad
+        s_i \leftarrow \frac{s_i}{1 + \gamma_t s_i x_{t,i}^2}
+
+    on rounds with :math:`y_t \sum_i x_{t,i} w_i / (1 + \gamma_t s_i x_{t,i}^2) < 1`
+    (the paper's margin); the full matrix's rank-one mean step does not hold
+    for a diagonal D. ``olearn.run`` records the text's :math:`\eta_t = 1` as
+    tau on those rounds. O(nnz(x)) per round.
 
     Parameters
     ----------

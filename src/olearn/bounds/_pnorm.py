@@ -1,0 +1,73 @@
+r"""The mistake bound of Orabona & Crammer's aggressive p-norm algorithm (NIPS 2010, Eq. (4)).
+
+>>> import numpy as np
+>>> import olearn
+>>> from olearn.quasi_additive import PNorm
+>>> X, y = np.array([[1.0, 0.0], [0.5, 0.5], [0.0, 1.0]]), np.array([1, 1, -1])
+>>> res = olearn.run(PNorm(p=2.0, aggressive=True, R=1.0), X, y)
+>>> res.n_mistakes <= aggressive_pnorm_bound(X, y, [2.0, -2.0], 2.0, 1.0, res.taus, res.scores)
+True
+"""
+
+import math
+
+import numpy as np
+
+from ._theorems import _Stream, check_u
+
+
+def _per_round(values, n_rows, name):
+    values = np.asarray(values, dtype=np.float64)
+    if values.shape != (n_rows,):
+        raise ValueError(f"{name} must have one value per row of X ({n_rows}); got shape {values.shape}")
+    if not np.isfinite(values).all():
+        raise ValueError(f"{name}[{int(np.flatnonzero(~np.isfinite(values))[0])}] is not finite")
+    return values
+
+
+def aggressive_pnorm_bound(X, y, u, p, R, taus, scores, fit_intercept=False):
+    r"""Orabona & Crammer (2010), Eq. (4): the mistakes M of ``PNorm(p, aggressive=True, R)``.
+
+    With q = p/(p-1), the run's steps :math:`\eta_t` (``res.taus``) and
+    margins :math:`y_t\, w_t\cdot x_t` (from ``res.scores``), the mistake
+    rounds M (:math:`y_t\, w_t\cdot x_t \le 0`, :math:`\eta_t = 1`) and the
+    margin-error rounds U (the other rounds with :math:`\eta_t > 0`),
+
+    .. math:: M \le L + \frac{\|u\|_q^2 R^2}{2(q-1)}
+        + \frac{\|u\|_q}{\sqrt{q-1}}\,R\,\sqrt{\frac{\|u\|_q^2R^2}{4(q-1)} + L + D}
+        - \sum_{t\in U}\eta_t ,
+
+    .. math:: L = \sum_{t\in M\cup U}\eta_t\,\ell_t(u), \qquad
+        D = \sum_{t\in U}\Big(\frac{\eta_t^2\|x_t\|_p^2 + 2\eta_t y_t\, w_t\cdot x_t}{R^2} - \eta_t\Big),
+
+    :math:`\ell_t(u) = \max(0, 1 - y_t\, u\cdot x_t)`. It holds for every u and
+    every choice of the margin-error steps, when :math:`\|x_t\|_p \le R` on
+    the mistake rounds (checked: a ValueError names the first row that
+    breaks it). The square root's argument is then non-negative (it is, up
+    to rounding: it is clipped at 0).
+    """
+    stream = _Stream(X, y, fit_intercept)
+    u = check_u(u, stream, fit_intercept)
+    n = stream.y.size
+    taus = _per_round(taus, n, "taus")
+    margins = stream.y * _per_round(scores, n, "scores")
+    if not (isinstance(R, (int, float, np.integer, np.floating)) and not isinstance(R, bool) and 0 < R < math.inf):
+        raise ValueError(f"R must be a finite number > 0; got {R!r}")
+    q = p / (p - 1.0)
+    Z = stream.Z.toarray()
+    sqnorm_p = np.linalg.norm(Z, ord=p, axis=1) ** 2
+    updated = taus > 0
+    mistakes = updated & (margins <= 0)
+    margin_errors = updated & ~mistakes
+    too_long = mistakes & (sqnorm_p > R * R * (1 + 1e-12))
+    if too_long.any():
+        t = int(np.flatnonzero(too_long)[0])
+        raise ValueError(f"row {t} is a mistake with ||x||_p = {math.sqrt(sqnorm_p[t])!r} > R = {R!r}; "
+                         "Eq. (4) needs ||x_t||_p <= R on the mistake rounds")
+    hinge = np.maximum(0.0, 1.0 - stream.margins(u))
+    L = float(np.sum(taus[updated] * hinge[updated]))
+    eta = taus[margin_errors]
+    D = float(np.sum((eta**2 * sqnorm_p[margin_errors] + 2 * eta * margins[margin_errors]) / R**2 - eta))
+    u_q2 = float(np.linalg.norm(u, q)) ** 2
+    inside = max(0.0, u_q2 * R**2 / (4 * (q - 1)) + L + D)
+    return float(L + u_q2 * R**2 / (2 * (q - 1)) + math.sqrt(u_q2 / (q - 1)) * R * math.sqrt(inside) - eta.sum())
