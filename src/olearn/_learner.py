@@ -8,6 +8,7 @@ times with the same settings (:meth:`OnlineLearner._checked_config`).
 """
 
 import contextlib
+import copy
 import functools
 import operator
 
@@ -16,7 +17,12 @@ import numpy as np
 from ._estimator import Estimator
 from ._params import check_params
 from ._persistence import PersistenceMixin
-from .exceptions import NotFittedError
+from ._config import format_bytes, get_config
+from .exceptions import FeatureLimitError, NotFittedError
+
+
+# feature indices travel as int32 to the kernels
+_INDEX_LIMIT = np.iinfo(np.int32).max
 
 
 @functools.cache
@@ -69,6 +75,9 @@ class OnlineLearner(PersistenceMixin, Estimator):
     _constraints = {}
     _learned = ()
     _started_by = "_w"
+    # learned attributes that a call changes in place before its last check (small ones:
+    # they are copied on every call that may refuse, see _first_call_atomic)
+    _changed_in_place = ()
     # what the stream is made of, for the not-fitted message
     _unit = "example"
 
@@ -112,12 +121,35 @@ class OnlineLearner(PersistenceMixin, Estimator):
             )
 
     def _check_feature_limit(self, n_features, where):
-        """Refuse feature indices at or past a fixed ``n_features`` hyperparameter, naming ``where``."""
-        if self.n_features is not None and n_features > self.n_features:
-            raise ValueError(
-                f"{where}: feature index {n_features - 1} is past n_features={self.n_features} "
-                f"(indices must be < {self.n_features})"
+        """Refuse to grow for ``n_features`` features, naming ``where``, before anything is allocated.
+
+        The indices must stay below a fixed ``n_features`` hyperparameter, and
+        the feature-indexed state (:meth:`_state_bytes`) within
+        ``olearn.get_config()["max_state_bytes"]``.
+        """
+        fixed = getattr(self, "n_features", None)
+        if fixed is not None and n_features > fixed:
+            raise FeatureLimitError(
+                f"{where}: feature index {n_features - 1} is past n_features={fixed} "
+                f"(indices must be < {fixed})"
             )
+        if n_features > _INDEX_LIMIT:
+            raise FeatureLimitError(
+                f"{type(self).__name__}: {where}: feature index {n_features - 1} is too large; olearn takes feature "
+                "indices below 2**31 - 1 (hash the features into fewer indices)"
+            )
+        needed = self._state_bytes(n_features)
+        limit = get_config()["max_state_bytes"]
+        if needed > limit:
+            raise FeatureLimitError(
+                f"{type(self).__name__}: {where}: feature index {n_features - 1} would grow the learned state to "
+                f"{format_bytes(needed)}, past max_state_bytes={format_bytes(limit)}; raise it with "
+                "olearn.set_config(max_state_bytes=...) or hash the features into fewer indices"
+            )
+
+    def _state_bytes(self, n_features):
+        """The bytes of feature-indexed state for ``n_features`` features: one float64 weight each, and the intercept."""
+        return 8 * (n_features + 1)
 
     def _reset(self):
         for name in self._learned:
@@ -125,17 +157,28 @@ class OnlineLearner(PersistenceMixin, Estimator):
 
     @contextlib.contextmanager
     def _first_call_atomic(self):
-        """Start the learned state if needed; undo that start if the block fails.
+        """Start the learned state if needed; undo what the block changed if it fails.
 
-        A first call that is refused (bad labels, a feature index past
-        ``n_features``) must leave the estimator unfitted, not half-started.
+        A refused call (bad labels, a feature index past the limits) must leave
+        the estimator exactly as it was: unfitted if it was, and otherwise with
+        the learned attributes it had. The growth of arrays done in the block
+        replaces them rather than writing into them, so the saved references
+        are the old state; those changed in place (``_changed_in_place``) are
+        saved as copies.
         """
         started = self._is_started()
+        saved = None
+        if started:
+            saved = {name: self.__dict__[name] for name in self._learned if name in self.__dict__}
+            for name in self._changed_in_place:
+                if name in saved:
+                    saved[name] = copy.deepcopy(saved[name])
         if not started:
             self._start()
         try:
             yield
         except BaseException:
-            if not started:
-                self._reset()
+            self._reset()
+            if started:
+                self.__dict__.update(saved)
             raise

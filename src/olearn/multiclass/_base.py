@@ -31,7 +31,7 @@ from .._kernels import _codes
 from .._kernels import _multiclass as K
 from .._learner import OnlineLearner
 from .._params import BOOLEAN, Interval, NoneOr
-from .._validation import check_row, check_X, check_y
+from .._validation import check_row, check_X, check_y, seen_columns
 from ..kernel._hyperparameters import KERNEL_CONSTRAINTS, mercer_arrays
 from ._classes import ClassSlots
 from ._dual import DualModel
@@ -159,22 +159,25 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
         with super()._first_call_atomic():
             yield
 
+    def _state_bytes(self, n_features):
+        """One weight per feature (and the intercept) for each class slot of the prototypes."""
+        slots = self._W.shape[1] if hasattr(self, "_W") else 1
+        return 8 * (n_features + 1) * max(slots, 1)
+
     def _grow_features(self, n_features, where):
         self._check_feature_limit(n_features, where)
-        if n_features > self.n_features_in_:
-            self.n_features_in_ = int(n_features)
         if self._uses_kernel:
             self._dual.grow_features(n_features)
-            return
-        if self._uses_map:
-            return
-        capacity = self._W.shape[0] - 1
-        if n_features > capacity:
-            new_capacity = n_features if capacity == 0 else max(n_features, 2 * capacity)
-            grown = np.zeros((new_capacity + 1, self._W.shape[1]))
-            grown[:capacity] = self._W[:capacity]
-            grown[new_capacity] = self._W[capacity]
-            self._W = grown
+        elif not self._uses_map:
+            capacity = self._W.shape[0] - 1
+            if n_features > capacity:
+                new_capacity = n_features if capacity == 0 else max(n_features, 2 * capacity)
+                grown = np.zeros((new_capacity + 1, self._W.shape[1]))
+                grown[:capacity] = self._W[:capacity]
+                grown[new_capacity] = self._W[capacity]
+                self._W = grown
+        if n_features > self.n_features_in_:
+            self.n_features_in_ = int(n_features)
 
     def _grow_map(self, dimension):
         if dimension > self._w.size:
@@ -353,8 +356,10 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
         if arrays.n_rows == 0 and classes is None:
             return _empty_run()
         with self._first_call_atomic():
-            self._grow_features(arrays.n_features, "X")
+            # every check before any change: _add_classes adds nothing when it refuses
+            self._check_feature_limit(arrays.n_features, "X")
             margins = self._add_classes(y, classes)
+            self._grow_features(arrays.n_features, "X")
         slots = self._labels.slots(y)
         n = arrays.n_rows if record else 0
         k = len(self._labels)
@@ -470,9 +475,10 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
         indices, data, n_features = check_row(x)
         label = check_y(np.array([y]), 1)
         with self._first_call_atomic():
+            self._check_feature_limit(n_features, "x")
+            margins = self._add_classes(label)
             if n_features > self.n_features_in_:
                 self._grow_features(n_features, "x")
-            margins = self._add_classes(label)
         slot = self._labels.slot_of[y]
         if self._uses_kernel:
             pred, _, _, _, _, status = self._dual.learn_row(self._python_kernel, indices, data, n_features, slot,
@@ -510,6 +516,8 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
         _, params = self._config()
         bias = params[K.MP_BIAS]
         if self._uses_kernel:
+            # unseen features meet no support vector but count in ||x||^2: one shared column holds them
+            arrays = seen_columns(arrays, self.n_features_in_, sink=True)
             return self._dual.decision(arrays, k, self._dual_config(), self._python_kernel, type(self).__name__)
         if self._uses_map:
             for i in range(arrays.n_rows):
@@ -517,12 +525,8 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
                 pointers, bidx, bdat = self._block(arrays.indices[lo:hi], arrays.data[lo:hi], arrays.n_features, k)
                 K.block_scores(pointers, bidx, bdat, self._w, self._wb, bias, k, out[i])
             return out
-        W = self._W
-        if arrays.n_features > W.shape[0] - 1:
-            W = np.zeros((arrays.n_features + 1, W.shape[1]))
-            W[: self._W.shape[0] - 1] = self._W[:-1]
-            W[-1] = self._W[-1]
-        K.multiclass_scores(arrays.indptr, arrays.indices, arrays.data, W, k, bias, out)
+        arrays = seen_columns(arrays, self._W.shape[0] - 1)
+        K.multiclass_scores(arrays.indptr, arrays.indices, arrays.data, self._W, k, bias, out)
         return out
 
     def _check_width(self, n_features, where):

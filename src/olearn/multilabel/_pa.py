@@ -9,7 +9,7 @@ from .._kernels import _codes
 from .._kernels import _multilabel as K
 from .._learner import OnlineLearner
 from .._params import BOOLEAN, Interval, NoneOr, Options
-from .._validation import check_row, check_X
+from .._validation import CSRArrays, check_row, check_X, seen_columns
 from ._labels import LabelIndex, label_array, label_collection, read_label_rows
 
 _STEP_RULES = {"pa": _codes.STEP_PA, "pa1": _codes.STEP_PA1, "pa2": _codes.STEP_PA2}
@@ -119,6 +119,7 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
 
     _task = "multilabel"
     _learned = ("_W", "_state", "_labels", "classes_", "n_features_in_")
+    _changed_in_place = ("_state", "_labels")
     _started_by = "_W"
     _constraints = {
         "variant": Options("pa", "pa1", "pa2"),
@@ -157,6 +158,11 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
         self.n_features_in_ = 0
         if self.n_features is not None:
             self._grow_features(self.n_features, "n_features")
+
+    def _state_bytes(self, n_features):
+        """One weight vector (with its intercept) per label."""
+        labels = self._W.shape[0] if hasattr(self, "_W") else 1
+        return 8 * (n_features + 1) * max(labels, 1)
 
     def _grow_features(self, n_features, where):
         self._check_feature_limit(n_features, where)
@@ -229,6 +235,8 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
             empty = np.empty(0)
             return np.empty((0, 0), dtype=bool), empty, empty, empty, np.empty(0, dtype=bool), np.zeros(_codes.N_TOTALS)
         with self._first_call_atomic():
+            # every check before the labels change in place
+            self._check_feature_limit(arrays.n_features, "X")
             label_ptr, labels = self._encode(y, arrays.n_rows, classes)
             self._grow_features(arrays.n_features, "X")
             self._sync_labels()
@@ -283,6 +291,8 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
         indices, data, n_features = check_row(x)
         row = label_collection(y, "this example", type(self).__name__)
         with self._first_call_atomic():
+            # every check before the labels change in place
+            self._check_feature_limit(n_features, "x")
             self._labels.add(row)
             if n_features > self.n_features_in_:
                 self._grow_features(n_features, "x")
@@ -300,20 +310,21 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
 
     # -- prediction -----------------------------------------------------------
 
-    def _scores(self, indptr, indices, data, n_features, where):
-        """Scores of CSR rows, columns as ``classes_``."""
-        if self.n_features is not None and n_features > self.n_features:
-            raise ValueError(f"{where} has {n_features} features, more than n_features={self.n_features}")
+    def _scores(self, arrays, where):
+        """Scores of CSR rows, columns as ``classes_``; a feature not seen in learning contributes 0."""
+        if self.n_features is not None and arrays.n_features > self.n_features:
+            raise ValueError(f"{where} has {arrays.n_features} features, more than n_features={self.n_features}")
         _, params = self._config_arrays()
-        out = np.empty((indptr.size - 1, self._W.shape[0]))
-        K.multilabel_scores(indptr, indices, data, self._W, params[K.M_BIAS], out)
+        arrays = seen_columns(arrays, self._W.shape[1] - 1)
+        out = np.empty((arrays.n_rows, self._W.shape[0]))
+        K.multilabel_scores(arrays.indptr, arrays.indices, arrays.data, self._W, params[K.M_BIAS], out)
         return out[:, self._labels.order]
 
     def decision_function(self, X):
         """Scores w_r . x (+ intercept): shape (n_samples, n_classes), columns as ``classes_``."""
         self._check_started()
         arrays = check_X(X)
-        return self._scores(arrays.indptr, arrays.indices, arrays.data, arrays.n_features, "X")
+        return self._scores(arrays, "X")
 
     def predict(self, X):
         """Indicator matrix (n_samples, n_classes) of the labels scored above 0 (columns as ``classes_``)."""
@@ -329,8 +340,8 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
         indices, data, n_features = check_row(x)
         if not self._is_started():
             return None
-        indptr = np.array([0, indices.size], dtype=np.int64)
-        scores = self._scores(indptr, indices.astype(np.int32, copy=False), data, n_features, "x")[0]
+        row = CSRArrays(np.array([0, indices.size], dtype=np.int64), indices, data, 1, n_features)
+        scores = self._scores(row, "x")[0]
         ranked = np.argsort(-scores, kind="stable")
         return [self._labels.labels[self._labels.order[j]] for j in ranked if scores[j] > 0.0]
 

@@ -176,6 +176,7 @@ class PAUniclass(OnlineLearner):
                     f"{where} has no coordinates, so it cannot set the dimension of the stream; "
                     "give n_features or start with a vector of the full dimension"
                 )
+            self._check_feature_limit(size, where)
             self._start(size)
             return
         if (exact and size != expected) or size > expected:
@@ -186,6 +187,7 @@ class PAUniclass(OnlineLearner):
                 "every vector of a uniclass stream has the same dimension"
             )
         if not self._is_started():
+            self._check_feature_limit(expected, where)
             self._start(expected)
 
     @property
