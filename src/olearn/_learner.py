@@ -161,24 +161,22 @@ class OnlineLearner(PersistenceMixin, Estimator):
 
         A refused call (bad labels, a feature index past the limits) must leave
         the estimator exactly as it was: unfitted if it was, and otherwise with
-        the learned attributes it had. The growth of arrays done in the block
-        replaces them rather than writing into them, so the saved references
-        are the old state; those changed in place (``_changed_in_place``) are
-        saved as copies.
+        the attributes it had. The growth of arrays done in the block replaces
+        them rather than writing into them, so the saved references are the old
+        state; the attributes changed in place (``_changed_in_place``) are saved
+        as copies.
         """
         started = self._is_started()
-        saved = None
+        saved = dict(self.__dict__)
         if started:
-            saved = {name: self.__dict__[name] for name in self._learned if name in self.__dict__}
             for name in self._changed_in_place:
                 if name in saved:
                     saved[name] = copy.deepcopy(saved[name])
-        if not started:
+        else:
             self._start()
         try:
             yield
         except BaseException:
-            self._reset()
-            if started:
-                self.__dict__.update(saved)
+            self.__dict__.clear()
+            self.__dict__.update(saved)
             raise

@@ -157,17 +157,21 @@ def seen_columns(arrays, n_seen, sink=False):
 
     With ``sink`` those entries are kept but moved to the one column
     ``n_seen`` instead (a kernel learner still needs them in ``||x||^2``).
+    The indices come back as int32, the kernels' type.
     """
+    indices = arrays.indices
     if arrays.n_features <= n_seen:
-        return arrays
-    unseen = arrays.indices >= n_seen
+        return CSRArrays(arrays.indptr, indices.astype(np.int32, copy=False), arrays.data, arrays.n_rows,
+                         arrays.n_features)
+    unseen = indices >= n_seen
     if not unseen.any():
-        return CSRArrays(arrays.indptr, arrays.indices, arrays.data, arrays.n_rows, n_seen)
+        return CSRArrays(arrays.indptr, indices.astype(np.int32, copy=False), arrays.data, arrays.n_rows, n_seen)
     if sink:
-        indices = np.where(unseen, np.int32(n_seen), arrays.indices).astype(np.int32)
-        return CSRArrays(arrays.indptr, indices, arrays.data, arrays.n_rows, n_seen + 1)
+        return CSRArrays(arrays.indptr, np.where(unseen, n_seen, indices).astype(np.int32), arrays.data,
+                         arrays.n_rows, n_seen + 1)
     kept = np.concatenate(([0], np.cumsum(~unseen)))
-    return CSRArrays(kept[arrays.indptr], arrays.indices[~unseen], arrays.data[~unseen], arrays.n_rows, n_seen)
+    return CSRArrays(kept[arrays.indptr], indices[~unseen].astype(np.int32), arrays.data[~unseen], arrays.n_rows,
+                     n_seen)
 
 
 def check_row(x):

@@ -31,7 +31,7 @@ from .._kernels import _codes
 from .._kernels import _multiclass as K
 from .._learner import OnlineLearner
 from .._params import BOOLEAN, Interval, NoneOr
-from .._validation import check_row, check_X, check_y, seen_columns
+from .._validation import CSRArrays, check_row, check_X, check_y, seen_columns
 from ..kernel._hyperparameters import KERNEL_CONSTRAINTS, mercer_arrays
 from ._classes import ClassSlots
 from ._dual import DualModel
@@ -552,7 +552,7 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
         if not self._is_started() or self._n_active[0] == 0:
             return None
         self._check_width(n_features, "x")
-        arrays = check_X(sp.csr_matrix((data, indices, np.array([0, indices.size])), shape=(1, n_features)))
+        arrays = CSRArrays(np.array([0, indices.size], dtype=np.int64), indices, data, 1, n_features)
         return self.classes_[int(np.argmax(self._slot_scores(arrays)[0, self._labels.order]))]
 
     # -- persistence ----------------------------------------------------------
