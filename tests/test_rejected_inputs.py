@@ -240,3 +240,19 @@ def test_wide_sparse_input_predicts_without_allocating_and_learning_refuses_it()
     X = sp.csr_matrix((np.array([1.0]), np.array([2**33]), np.array([0, 1])), shape=(1, 2**40))
     with pytest.raises(ValueError, match=r"below 2\*\*31 - 1"):
         est.predict(X)
+
+
+def test_learner_ensemble_refused_by_one_learner_leaves_every_learner_unchanged():
+    from olearn.experts import LearnerEnsemble
+
+    free, fixed = olearn.Perceptron(), olearn.PAClassifier(n_features=3)
+    ensemble = LearnerEnsemble([free, fixed])
+    ensemble.run(np.eye(3), [1, -1, 1])
+    before = [snapshot(member) for member in (free, fixed, ensemble.mixer or ensemble._mixer())]
+    # the first learner would learn index 5; the second refuses it (n_features=3)
+    with pytest.raises(ValueError, match="past n_features=3"):
+        ensemble.learn_one({5: 1.0}, 1)
+    for state, member in zip(before, (free, fixed, ensemble._mixer())):
+        assert_same(state, member, "a refused learn_one of the ensemble")
+    ensemble.learn_one({0: 1.0, 2: 2.0}, -1)
+    assert ensemble.predict_one({0: 1.0}) in (-1, 1)

@@ -17,12 +17,9 @@ import numpy as np
 from ._estimator import Estimator
 from ._params import check_params
 from ._persistence import PersistenceMixin
+from ._validation import INDEX_LIMIT
 from ._config import format_bytes, get_config
 from .exceptions import FeatureLimitError, NotFittedError
-
-
-# feature indices travel as int32 to the kernels
-_INDEX_LIMIT = np.iinfo(np.int32).max
 
 
 @functools.cache
@@ -106,9 +103,23 @@ class OnlineLearner(PersistenceMixin, Estimator):
     # -- learned state --------------------------------------------------------
 
     def fit(self, X, y=None, **kwargs):
-        """Forget what was learned, then make one online pass over X in order."""
+        """Forget what was learned, then make one online pass over X in order.
+
+        Refused input (ValueError, TypeError) leaves the model learned before
+        the call; an overflow (FloatingPointError) keeps the rows of X learned
+        before it, as in ``partial_fit``.
+        """
+        saved = dict(self.__dict__)
         self._reset()
-        return self.partial_fit(X, y, **kwargs)
+        try:
+            return self.partial_fit(X, y, **kwargs)
+        except FloatingPointError:
+            raise
+        except BaseException:
+            # the pass learned into new arrays, so the saved ones are the old model
+            self.__dict__.clear()
+            self.__dict__.update(saved)
+            raise
 
     def _is_started(self):
         return hasattr(self, self._started_by)
@@ -133,7 +144,7 @@ class OnlineLearner(PersistenceMixin, Estimator):
                 f"{where}: feature index {n_features - 1} is past n_features={fixed} "
                 f"(indices must be < {fixed})"
             )
-        if n_features > _INDEX_LIMIT:
+        if n_features > INDEX_LIMIT:
             raise FeatureLimitError(
                 f"{type(self).__name__}: {where}: feature index {n_features - 1} is too large; olearn takes feature "
                 "indices below 2**31 - 1 (hash the features into fewer indices)"

@@ -36,7 +36,7 @@ def _row_of(indptr, k):
 
 
 # CSR column indices travel as int32 to the kernels
-_INDEX_LIMIT = np.iinfo(np.int32).max
+INDEX_LIMIT = np.iinfo(np.int32).max
 
 
 def _check_csr(X, name):
@@ -80,7 +80,7 @@ def _check_csr(X, name):
             f"{name} contains {data[bad_value]} at row {_row_of(indptr, bad_value)}, column {indices[bad_value]}; "
             "expected finite values"
         )
-    if indices.size and n_columns > _INDEX_LIMIT and indices.max() >= _INDEX_LIMIT:
+    if indices.size and n_columns > INDEX_LIMIT and indices.max() >= INDEX_LIMIT:
         raise ValueError(
             f"{name} has column index {indices.max()}; olearn takes column indices below 2**31 - 1 "
             "(hash the features into fewer indices)"
@@ -89,7 +89,7 @@ def _check_csr(X, name):
     if not increasing:
         # unsorted or duplicate indices: duplicates would count twice in ||x||^2, so
         # they are summed (and the indices sorted), as scipy's sum_duplicates does
-        merged = sp.csr_matrix((values, indices, indptr), shape=(n_rows, max(n_columns, 1)))
+        merged = sp.csr_matrix((values, indices, indptr), shape=(n_rows, max(n_columns, 1)), copy=True)
         merged.sum_duplicates()
         indptr = np.ascontiguousarray(merged.indptr, dtype=np.int64)
         indices = np.ascontiguousarray(merged.indices, dtype=np.int32)

@@ -205,6 +205,7 @@ class BinaryClassifierMixin(ClassifierEstimator):
     """
 
     _task = "binary"
+    _changed_in_place = ("_labels", "_support")
 
     def _observe_labels(self, y, classes=None):
         flip = self._labels.declare(classes) if classes is not None else False
@@ -278,6 +279,8 @@ class BinaryClassifierMixin(ClassifierEstimator):
         classes = None if labels is None else labels.classes
         target = None if labels is None else labels.target(y)
         if target is None or classes.size < 2 or n_features > self.n_features_in_:
+            # growing or meeting a class, the learner must be put back if the example is then
+            # refused, by its label or by an overflow
             with self._first_call_atomic():
                 if n_features > self.n_features_in_:
                     self._grow(n_features, "x")
@@ -285,6 +288,7 @@ class BinaryClassifierMixin(ClassifierEstimator):
                 if target is None or self._labels.classes.size < 2:
                     self._observe_labels(check_y([y], 1))
                     target = self._labels.target(y)
+                return self._learn_target(indices, data, target), classes
         return self._learn_target(indices, data, target), classes
 
     def decision_function(self, X):
@@ -357,6 +361,8 @@ class KernelizableLearner(LinearLearner):
     (rows in growable CSR arrays, one coefficient each) and the kernel's
     ``_state`` array (its round counter; the scale stays 1).
     """
+
+    _changed_in_place = ("_support",)
 
     # -- hyperparameters ------------------------------------------------------
 

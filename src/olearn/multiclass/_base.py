@@ -70,6 +70,8 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
 
     _task = "multiclass"
     _started_by = "_n_active"
+    # the class slots and the count of active ones change in place; so does a dual model's support set
+    _changed_in_place = ("_labels", "_n_active", "_dual")
     _learned = ("_W", "_bound", "_w", "_wb", "_dual", "_n_active", "_labels", "_scratch", "_margin_cache", "_map_dim", "classes_",
                 "n_features_in_")
 
@@ -474,11 +476,19 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
         codes, params = self._config()
         indices, data, n_features = check_row(x)
         label = check_y(np.array([y]), 1)
+        if self._is_started() and n_features <= self.n_features_in_ and y in self._labels.slot_of:
+            return self._learn_known(indices, data, n_features, y, self._add_classes(label), codes, params)
+        # growing or meeting a class, the learner must be put back if the example is then
+        # refused, by its label or by an overflow
         with self._first_call_atomic():
             self._check_feature_limit(n_features, "x")
             margins = self._add_classes(label)
             if n_features > self.n_features_in_:
                 self._grow_features(n_features, "x")
+            return self._learn_known(indices, data, n_features, y, margins, codes, params)
+
+    def _learn_known(self, indices, data, n_features, y, margins, codes, params):
+        """Learn one example whose features and label have room; return the prediction before the update."""
         slot = self._labels.slot_of[y]
         if self._uses_kernel:
             pred, _, _, _, _, status = self._dual.learn_row(self._python_kernel, indices, data, n_features, slot,
