@@ -147,7 +147,7 @@ def campaign_csr_inputs(n_examples, seed):
 
 
 def test_csr_inputs(campaign):
-    assert campaign("fuzz.test_estimator_inputs:campaign_csr_inputs", 150, seed=0) > 0
+    assert campaign("fuzz.test_estimator_inputs:campaign_csr_inputs", 300, seed=0) > 0
 
 
 # -- dict rows -------------------------------------------------------------------
@@ -216,4 +216,4 @@ def campaign_dict_rows(n_examples, seed):
 
 
 def test_dict_rows(campaign):
-    assert campaign("fuzz.test_estimator_inputs:campaign_dict_rows", 100, seed=0) > 0
+    assert campaign("fuzz.test_estimator_inputs:campaign_dict_rows", 150, seed=0) > 0

@@ -129,6 +129,7 @@ class SecondOrderClassifier(BinaryClassifierMixin, LinearLearner):
     # -- prediction -----------------------------------------------------------
 
     def _scores(self, X):
+        """The mean's scores w.x: a feature never learned has mean 0 and contributes 0 (its variance plays no part)."""
         self._check_started()
         _, params = self._config_arrays()
         arrays = check_X(X)
