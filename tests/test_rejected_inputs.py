@@ -256,3 +256,18 @@ def test_learner_ensemble_refused_by_one_learner_leaves_every_learner_unchanged(
         assert_same(state, member, "a refused learn_one of the ensemble")
     ensemble.learn_one({0: 1.0, 2: 2.0}, -1)
     assert ensemble.predict_one({0: 1.0}) in (-1, 1)
+
+
+@pytest.mark.parametrize("case, task, make", CASES[::4], ids=[c[0] for c in CASES[::4]])
+def test_refused_fit_keeps_the_model_learned_before(case, task, make):
+    rng = np.random.default_rng(3)
+    est = make()
+    learn_batch(est, task, *valid_batch(task, rng))
+    before = snapshot(est)
+    X = bad_csr(3, DIMENSION, "negative index", rng)
+    with pytest.raises(ValueError, match="column index -1"):
+        if task == "uniclass":
+            est.fit(X)
+        else:
+            est.fit([X] if task == "sequence" else X, valid_batch(task, rng, n=3)[1])
+    assert_same(before, est, "a refused fit")

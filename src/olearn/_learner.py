@@ -105,20 +105,20 @@ class OnlineLearner(PersistenceMixin, Estimator):
     def fit(self, X, y=None, **kwargs):
         """Forget what was learned, then make one online pass over X in order.
 
-        Refused input (ValueError, TypeError) leaves the model learned before
-        the call; an overflow (FloatingPointError) keeps the rows of X learned
-        before it, as in ``partial_fit``.
+        Input refused at the boundary leaves the model learned before the
+        call; a pass stopped midway (an overflow, a failing callable) keeps the
+        rows of X learned before it, as ``partial_fit`` does.
         """
         saved = dict(self.__dict__)
         self._reset()
         try:
             return self.partial_fit(X, y, **kwargs)
-        except FloatingPointError:
-            raise
         except BaseException:
-            # the pass learned into new arrays, so the saved ones are the old model
-            self.__dict__.clear()
-            self.__dict__.update(saved)
+            if not self._is_started():
+                # refused before learning anything: the pass would have learned into new
+                # arrays, so the saved ones are the old model
+                self.__dict__.clear()
+                self.__dict__.update(saved)
             raise
 
     def _is_started(self):
