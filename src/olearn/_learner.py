@@ -14,11 +14,11 @@ import operator
 
 import numpy as np
 
+from ._config import format_bytes, get_config
 from ._estimator import Estimator
 from ._params import check_params
 from ._persistence import PersistenceMixin
 from ._validation import INDEX_LIMIT
-from ._config import format_bytes, get_config
 from .exceptions import FeatureLimitError, NotFittedError
 
 
@@ -72,8 +72,8 @@ class OnlineLearner(PersistenceMixin, Estimator):
     _constraints = {}
     _learned = ()
     _started_by = "_w"
-    # learned attributes that a call changes in place before its last check (small ones:
-    # they are copied on every call that may refuse, see _first_call_atomic)
+    # learned attributes that a refusable call changes in place rather than replacing them;
+    # they are copied when such a call begins (see _first_call_atomic)
     _changed_in_place = ()
     # what the stream is made of, for the not-fitted message
     _unit = "example"

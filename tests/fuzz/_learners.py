@@ -14,6 +14,7 @@ import scipy.sparse as sp
 
 import olearn
 from olearn.exceptions import OlearnError
+from olearn.kernel import SupportSet
 
 # Settings beyond the defaults that take other code paths at the boundary: the dual
 # (kernel) form, a full covariance, a fixed n_features, an intercept. A kernel learner's
@@ -144,6 +145,9 @@ def differences(a, b, where="est"):
 
 
 def _fields(obj):
+    if isinstance(obj, SupportSet):
+        # its live contents, as saved: the room reserved beyond them is not learned state
+        return obj.to_arrays()
     fields = dict(getattr(obj, "__dict__", {}))
     for cls in type(obj).__mro__:
         for name in getattr(cls, "__slots__", ()):

@@ -526,8 +526,12 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
         _, params = self._config()
         bias = params[K.MP_BIAS]
         if self._uses_kernel:
-            # unseen features meet no support vector but count in ||x||^2: one shared column holds them
-            arrays = seen_columns(arrays, self.n_features_in_, sink=True)
+            if self._python_kernel is None:
+                # unseen features meet no support vector but count in ||x||^2: one shared column holds them
+                arrays = seen_columns(arrays, self.n_features_in_, sink=True)
+            else:
+                # the callable sees dense rows as wide as the input: refused before allocating them
+                self._check_feature_limit(arrays.n_features, "X")
             return self._dual.decision(arrays, k, self._dual_config(), self._python_kernel, type(self).__name__)
         if self._uses_map:
             for i in range(arrays.n_rows):

@@ -297,15 +297,16 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
             if n_features > self.n_features_in_:
                 self._grow_features(n_features, "x")
             self._sync_labels()
-        label_ptr = np.array([0, len(row)], dtype=np.int64)
-        labels = np.array([self._labels.index[label] for label in row], dtype=np.int64)
-        indptr = np.array([0, indices.size], dtype=np.int64)
-        *_, stopped = self._pass(indptr, indices.astype(np.int32, copy=False), data, label_ptr, labels, 0)
-        if stopped >= 0:
-            raise FloatingPointError(
-                f"{type(self).__name__}: a score or a weight overflowed on this example; the model is unchanged. "
-                "Scale the features or lower C."
-            )
+            label_ptr = np.array([0, len(row)], dtype=np.int64)
+            labels = np.array([self._labels.index[label] for label in row], dtype=np.int64)
+            indptr = np.array([0, indices.size], dtype=np.int64)
+            *_, stopped = self._pass(indptr, indices.astype(np.int32, copy=False), data, label_ptr, labels, 0)
+            if stopped >= 0:
+                # raised inside the block, which puts back the labels and the growth as well
+                raise FloatingPointError(
+                    f"{type(self).__name__}: a score or a weight overflowed on this example; the model is unchanged. "
+                    "Scale the features or lower C."
+                )
         return self
 
     # -- prediction -----------------------------------------------------------

@@ -336,8 +336,12 @@ class PASequence(OnlineLearner, ClassifierEstimator):
         return self
 
     def learn_one(self, x, y):
-        """Learn one sequence ``x`` (shape (T, n_features)) with its T labels ``y``; returns self."""
-        self._progressive([x], [y], record=False)
+        """Learn one sequence ``x`` (shape (T, n_features)) with its T labels ``y``; returns self.
+
+        A sequence refused, or stopped by an overflow, leaves the learner unchanged.
+        """
+        with self._first_call_atomic():
+            self._progressive([x], [y], record=False)
         return self
 
     # -- prediction -----------------------------------------------------------

@@ -271,16 +271,18 @@ class PAUniclass(OnlineLearner):
         started = self._is_started()
         try:
             self._dimension(size, exact, "y")
-        except ValueError:
+            indptr = np.array([0, indices.size], dtype=np.int64)
+            *_, stopped = self._pass(indptr, indices.astype(np.int32, copy=False), data, 0)
+            if stopped >= 0:
+                raise FloatingPointError(
+                    f"{type(self).__name__}: ||y - w||^2 overflowed on this vector; the model is unchanged. "
+                    "Scale the vectors."
+                )
+        except (ValueError, FloatingPointError):
+            # a refused first vector leaves the learner unstarted
             if not started:
                 self._reset()
             raise
-        indptr = np.array([0, indices.size], dtype=np.int64)
-        *_, stopped = self._pass(indptr, indices.astype(np.int32, copy=False), data, 0)
-        if stopped >= 0:
-            raise FloatingPointError(
-                f"{type(self).__name__}: ||y - w||^2 overflowed on this vector; the model is unchanged. Scale the vectors."
-            )
         return self
 
     # -- prediction -----------------------------------------------------------
