@@ -290,6 +290,11 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
         self._config_arrays()
         indices, data, n_features = check_row(x)
         row = label_collection(y, "this example", type(self).__name__)
+        if self._is_started() and n_features <= self.n_features_in_ and all(l in self._labels.index for l in row):
+            self._learn_row(indices, data, row)
+            return self
+        # growing or meeting a label, the learner must be put back if the example is then
+        # refused, by its labels or by an overflow
         with self._first_call_atomic():
             # every check before the labels change in place
             self._check_feature_limit(n_features, "x")
@@ -297,17 +302,20 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
             if n_features > self.n_features_in_:
                 self._grow_features(n_features, "x")
             self._sync_labels()
-            label_ptr = np.array([0, len(row)], dtype=np.int64)
-            labels = np.array([self._labels.index[label] for label in row], dtype=np.int64)
-            indptr = np.array([0, indices.size], dtype=np.int64)
-            *_, stopped = self._pass(indptr, indices.astype(np.int32, copy=False), data, label_ptr, labels, 0)
-            if stopped >= 0:
-                # raised inside the block, which puts back the labels and the growth as well
-                raise FloatingPointError(
-                    f"{type(self).__name__}: a score or a weight overflowed on this example; the model is unchanged. "
-                    "Scale the features or lower C."
-                )
+            self._learn_row(indices, data, row)
         return self
+
+    def _learn_row(self, indices, data, row):
+        """Learn one example whose features and labels have room; an overflow leaves the weights unchanged."""
+        label_ptr = np.array([0, len(row)], dtype=np.int64)
+        labels = np.array([self._labels.index[label] for label in row], dtype=np.int64)
+        indptr = np.array([0, indices.size], dtype=np.int64)
+        *_, stopped = self._pass(indptr, indices.astype(np.int32, copy=False), data, label_ptr, labels, 0)
+        if stopped >= 0:
+            raise FloatingPointError(
+                f"{type(self).__name__}: a score or a weight overflowed on this example; the model is unchanged. "
+                "Scale the features or lower C."
+            )
 
     # -- prediction -----------------------------------------------------------
 
