@@ -15,6 +15,10 @@ import scipy.sparse as sp
 import olearn
 from olearn.exceptions import OlearnError
 from olearn.kernel import SupportSet
+from olearn.multiclass import BlockFeatureMap
+
+DIMENSION = 4
+CLASSES = {"binary": [-1, 1], "multiclass": ["a", "b", "c"], "multilabel": ["a", "b", "c"]}
 
 # Settings beyond the defaults that take other code paths at the boundary: the dual
 # (kernel) form, a full covariance, a fixed n_features, an intercept. A kernel learner's
@@ -25,7 +29,9 @@ EXTRA_SETTINGS = {
     "PARegressor": [{"kernel": "rbf", "random_state": 0}],
     "AROW": [{"covariance": "full", "fit_intercept": True}],
     "NAROW": [{"covariance": "diag"}],
-    "PAMulticlass": [{"kernel": "rbf", "random_state": 0}, {"fit_intercept": True, "n_features": 8}],
+    "PAMulticlass": [{"kernel": "rbf", "random_state": 0}, {"fit_intercept": True, "n_features": 8},
+                     {"feature_map": BlockFeatureMap(CLASSES["multiclass"], 8)}],
+    "MIRA": [{"kernel": "poly", "degree": 2, "budget": 4, "budget_policy": "random", "random_state": 0}],
     "MulticlassPerceptron": [{"kernel": "linear", "random_state": 0}],
     "PNorm": [{"p": 3.0, "fit_intercept": True}],
 }
@@ -34,8 +40,6 @@ EXTRA_SETTINGS = {
 # widen), which are not learned state
 _CACHES = {"_config_key", "_config_cache", "_mercer", "_margin_cache", "_scratch", "work"}
 
-DIMENSION = 4
-CLASSES = {"binary": [-1, 1], "multiclass": ["a", "b", "c"], "multilabel": ["a", "b", "c"]}
 
 
 def cases():

@@ -31,7 +31,7 @@ from .._kernels import _codes
 from .._kernels import _multiclass as K
 from .._learner import OnlineLearner
 from .._params import BOOLEAN, Interval, NoneOr
-from .._validation import CSRArrays, check_row, check_X, check_y, seen_columns
+from .._validation import INDEX_LIMIT, CSRArrays, check_row, check_X, check_y, seen_columns
 from ..kernel._hyperparameters import KERNEL_CONSTRAINTS, mercer_arrays
 from ._classes import ClassSlots
 from ._dual import DualModel
@@ -302,6 +302,11 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
 
     def _block(self, indices, data, n_features, n_rows):
         """The class vectors Phi(x, a) of slots 0..n_rows-1 as one CSR block."""
+        if n_features > INDEX_LIMIT:
+            raise ValueError(
+                f"{type(self).__name__}: feature index {n_features - 1} is too large to give to feature_map as a "
+                "sparse row; indices must be below 2**31 - 1"
+            )
         x = sp.csr_matrix((data, indices, np.array([0, indices.size])), shape=(1, n_features))
         pointers = np.zeros(n_rows + 1, dtype=np.int64)
         parts_i, parts_d = [], []
