@@ -273,3 +273,12 @@ def test_refused_fit_keeps_the_model_learned_before(case, task, make):
         else:
             est.fit([X] if task == "sequence" else X, valid_batch(task, rng, n=3)[1])
     assert_same(before, est, "a refused fit")
+
+
+@pytest.mark.parametrize("defect", ["index huge", "negative index", "indptr decreasing", "nan"])
+def test_bounds_refuse_broken_csr(defect):
+    from olearn.bounds import novikoff_bound
+
+    X = bad_csr(3, DIMENSION, defect)
+    with pytest.raises(ValueError, match=r"column index|indptr|expected finite"):
+        novikoff_bound(X, [1, -1, 1], np.ones(DIMENSION))
