@@ -9,6 +9,7 @@
 
 import importlib
 
+from ._config import config_context, get_config, set_config
 from ._persistence import load
 from ._registry import all_estimators
 from .evaluate import RunResult, run
@@ -56,8 +57,11 @@ __all__ = [
     "Winnow",
     "all_estimators",
     "bounds",
+    "config_context",
     "data",
     "distributed",
+    "get_config",
     "load",
     "run",
+    "set_config",
 ]

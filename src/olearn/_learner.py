@@ -8,15 +8,18 @@ times with the same settings (:meth:`OnlineLearner._checked_config`).
 """
 
 import contextlib
+import copy
 import functools
 import operator
 
 import numpy as np
 
+from ._config import format_bytes, get_config
 from ._estimator import Estimator
 from ._params import check_params
 from ._persistence import PersistenceMixin
-from .exceptions import NotFittedError
+from ._validation import INDEX_LIMIT
+from .exceptions import FeatureLimitError, NotFittedError
 
 
 @functools.cache
@@ -69,6 +72,9 @@ class OnlineLearner(PersistenceMixin, Estimator):
     _constraints = {}
     _learned = ()
     _started_by = "_w"
+    # learned attributes that a refusable call changes in place rather than replacing them;
+    # they are copied when such a call begins (see _first_call_atomic)
+    _changed_in_place = ()
     # what the stream is made of, for the not-fitted message
     _unit = "example"
 
@@ -97,9 +103,23 @@ class OnlineLearner(PersistenceMixin, Estimator):
     # -- learned state --------------------------------------------------------
 
     def fit(self, X, y=None, **kwargs):
-        """Forget what was learned, then make one online pass over X in order."""
+        """Forget what was learned, then make one online pass over X in order.
+
+        Input refused at the boundary leaves the model learned before the
+        call; a pass stopped midway (an overflow, a failing callable) keeps the
+        rows of X learned before it, as ``partial_fit`` does.
+        """
+        saved = dict(self.__dict__)
         self._reset()
-        return self.partial_fit(X, y, **kwargs)
+        try:
+            return self.partial_fit(X, y, **kwargs)
+        except BaseException:
+            if not self._is_started():
+                # refused before learning anything: the pass would have learned into new
+                # arrays, so the saved ones are the old model
+                self.__dict__.clear()
+                self.__dict__.update(saved)
+            raise
 
     def _is_started(self):
         return hasattr(self, self._started_by)
@@ -112,12 +132,35 @@ class OnlineLearner(PersistenceMixin, Estimator):
             )
 
     def _check_feature_limit(self, n_features, where):
-        """Refuse feature indices at or past a fixed ``n_features`` hyperparameter, naming ``where``."""
-        if self.n_features is not None and n_features > self.n_features:
-            raise ValueError(
-                f"{where}: feature index {n_features - 1} is past n_features={self.n_features} "
-                f"(indices must be < {self.n_features})"
+        """Refuse to grow for ``n_features`` features, naming ``where``, before anything is allocated.
+
+        The indices must stay below a fixed ``n_features`` hyperparameter, and
+        the feature-indexed state (:meth:`_state_bytes`) within
+        ``olearn.get_config()["max_state_bytes"]``.
+        """
+        fixed = getattr(self, "n_features", None)
+        if fixed is not None and n_features > fixed:
+            raise FeatureLimitError(
+                f"{where}: feature index {n_features - 1} is past n_features={fixed} "
+                f"(indices must be < {fixed})"
             )
+        if n_features > INDEX_LIMIT:
+            raise FeatureLimitError(
+                f"{type(self).__name__}: {where}: feature index {n_features - 1} is too large; olearn takes feature "
+                "indices below 2**31 - 1 (hash the features into fewer indices)"
+            )
+        needed = self._state_bytes(n_features)
+        limit = get_config()["max_state_bytes"]
+        if needed > limit:
+            raise FeatureLimitError(
+                f"{type(self).__name__}: {where}: feature index {n_features - 1} would grow the learned state to "
+                f"{format_bytes(needed)}, past max_state_bytes={format_bytes(limit)}; raise it with "
+                "olearn.set_config(max_state_bytes=...) or hash the features into fewer indices"
+            )
+
+    def _state_bytes(self, n_features):
+        """The bytes of feature-indexed state for ``n_features`` features: one float64 weight each, and the intercept."""
+        return 8 * (n_features + 1)
 
     def _reset(self):
         for name in self._learned:
@@ -125,17 +168,26 @@ class OnlineLearner(PersistenceMixin, Estimator):
 
     @contextlib.contextmanager
     def _first_call_atomic(self):
-        """Start the learned state if needed; undo that start if the block fails.
+        """Start the learned state if needed; undo what the block changed if it fails.
 
-        A first call that is refused (bad labels, a feature index past
-        ``n_features``) must leave the estimator unfitted, not half-started.
+        A refused call (bad labels, a feature index past the limits) must leave
+        the estimator exactly as it was: unfitted if it was, and otherwise with
+        the attributes it had. The growth of arrays done in the block replaces
+        them rather than writing into them, so the saved references are the old
+        state; the attributes changed in place (``_changed_in_place``) are saved
+        as copies.
         """
         started = self._is_started()
-        if not started:
+        saved = dict(self.__dict__)
+        if started:
+            for name in self._changed_in_place:
+                if name in saved:
+                    saved[name] = copy.deepcopy(saved[name])
+        else:
             self._start()
         try:
             yield
         except BaseException:
-            if not started:
-                self._reset()
+            self.__dict__.clear()
+            self.__dict__.update(saved)
             raise

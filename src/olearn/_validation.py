@@ -31,41 +31,106 @@ def _first_nonfinite_dense(X):
     return int(row), int(col), X[row, col]
 
 
-def _first_nonfinite_csr(X):
-    k = int(np.flatnonzero(~np.isfinite(X.data))[0])
-    row = int(np.searchsorted(X.indptr, k, side="right") - 1)
-    return row, int(X.indices[k]), X.data[k]
+def _row_of(indptr, k):
+    return int(np.searchsorted(indptr, k, side="right") - 1)
+
+
+# CSR column indices travel as int32 to the kernels
+INDEX_LIMIT = np.iinfo(np.int32).max
+
+
+def _check_csr(X, name):
+    """The arrays of the scipy CSR matrix ``X``, checked to be what the kernels trust; raises ValueError.
+
+    The structure (lengths, pointers, column range) is checked before the
+    values, since the values' positions are read through it.
+    """
+    n_rows, n_columns = X.shape
+    indptr, indices, data = np.asarray(X.indptr), np.asarray(X.indices), np.asarray(X.data)
+    for array, what in ((indptr, "indptr"), (indices, "indices")):
+        if array.ndim != 1 or array.dtype.kind not in "iu":
+            raise ValueError(f"{name}.{what} must be a 1-d array of integers; got dtype {array.dtype}, shape {array.shape}")
+    if data.ndim != 1 or data.dtype.kind not in "biuf":
+        raise ValueError(f"{name} has dtype {data.dtype}; expected real numbers")
+    if indptr.size != n_rows + 1:
+        raise ValueError(f"{name}.indptr has {indptr.size} entries; a CSR matrix of {n_rows} rows needs {n_rows + 1}")
+    if indptr[0] != 0:
+        raise ValueError(f"{name}.indptr starts at {indptr[0]}; expected 0")
+    if not indptr[-1] == indices.size == data.size:
+        raise ValueError(
+            f"{name} has indptr[-1]={indptr[-1]}, {indices.size} column indices and {data.size} values; "
+            "the three must be equal"
+        )
+    with np.errstate(over="ignore"):
+        values = np.ascontiguousarray(data, dtype=np.float64)
+    indptr = np.ascontiguousarray(indptr, dtype=np.int64)
+    bad_pointer, bad_index, bad_value, increasing = csr_summary(indptr, indices, values, n_columns)
+    if bad_pointer >= 0:
+        raise ValueError(
+            f"{name}.indptr decreases at row {bad_pointer - 1} ({indptr[bad_pointer - 1]} then "
+            f"{indptr[bad_pointer]}); expected non-decreasing row pointers"
+        )
+    if bad_index >= 0:
+        raise ValueError(
+            f"{name} has column index {indices[bad_index]} at row {_row_of(indptr, bad_index)}; expected indices "
+            f"in [0, {n_columns}) for its {n_columns} columns"
+        )
+    if bad_value >= 0:
+        raise ValueError(
+            f"{name} contains {data[bad_value]} at row {_row_of(indptr, bad_value)}, column {indices[bad_value]}; "
+            "expected finite values"
+        )
+    if indices.size and n_columns > INDEX_LIMIT and indices.max() >= INDEX_LIMIT:
+        raise ValueError(
+            f"{name} has column index {indices.max()}; olearn takes column indices below 2**31 - 1 "
+            "(hash the features into fewer indices)"
+        )
+    indices = np.ascontiguousarray(indices, dtype=np.int32)
+    if not increasing:
+        # unsorted or duplicate indices: duplicates would count twice in ||x||^2, so
+        # they are summed (and the indices sorted), as scipy's sum_duplicates does
+        merged = sp.csr_matrix((values, indices, indptr), shape=(n_rows, max(n_columns, 1)), copy=True)
+        merged.sum_duplicates()
+        indptr = np.ascontiguousarray(merged.indptr, dtype=np.int64)
+        indices = np.ascontiguousarray(merged.indices, dtype=np.int32)
+        values = np.ascontiguousarray(merged.data, dtype=np.float64)
+        if not np.isfinite(values).all():
+            k = int(np.flatnonzero(~np.isfinite(values))[0])
+            raise ValueError(
+                f"{name}: the duplicate entries at row {_row_of(indptr, k)}, column {indices[k]} sum to "
+                f"{values[k]}; expected finite values"
+            )
+    return CSRArrays(indptr, indices, values, n_rows, n_columns)
 
 
 def check_X(X, name="X"):
-    """Return a :class:`CSRArrays` for dense or sparse 2-d input.
+    """Return a :class:`CSRArrays` for dense or sparse 2-d input, or raise ValueError.
 
-    Raises ValueError naming the first NaN or infinite entry by row and column.
+    A scipy sparse matrix is checked for what the kernels assume: ``indptr``
+    of ``n_rows + 1`` non-decreasing pointers from 0 to the number of entries,
+    column indices in ``[0, n_columns)`` (and below 2**31 - 1), and real,
+    finite values. Duplicate entries of a row are summed and unsorted indices
+    sorted (as scipy's ``sum_duplicates`` does). Errors name the first bad
+    entry by row and column.
     """
     if sp.issparse(X):
-        if X.format != "csr":
-            X = X.tocsr()
-        if X.dtype.kind not in "biuf":
-            raise ValueError(f"{name} has dtype {X.dtype}; expected real numbers")
-        bad, increasing = csr_summary(X.indptr, X.indices, X.data)
-        if bad >= 0:
-            row, col, value = _first_nonfinite_csr(X)
-            raise ValueError(f"{name} contains {value} at row {row}, column {col}; expected finite values")
-        if not increasing:
-            # duplicates would count twice in ||x||^2; scipy merges (and sorts) them
-            X = X.copy()
-            X.sum_duplicates()
-    else:
-        try:
-            X = np.asarray(X, dtype=np.float64)
-        except (TypeError, ValueError) as err:
-            raise ValueError(f"{name} could not be read as an array of numbers: {err}") from None
         if X.ndim != 2:
             raise ValueError(f"{name} must be 2-d (n_samples, n_features); got shape {X.shape}")
-        if not np.isfinite(X).all():
-            row, col, value = _first_nonfinite_dense(X)
-            raise ValueError(f"{name} contains {value} at row {row}, column {col}; expected finite values")
-        X = sp.csr_matrix(X)
+        if X.format != "csr":
+            if X.dtype.kind not in "biuf":
+                raise ValueError(f"{name} has dtype {X.dtype}; expected real numbers")
+            X = X.tocsr()
+        return _check_csr(X, name)
+    try:
+        X = np.asarray(X, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError) as err:
+        raise ValueError(f"{name} could not be read as an array of numbers: {err}") from None
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be 2-d (n_samples, n_features); got shape {X.shape}")
+    if not np.isfinite(X).all():
+        row, col, value = _first_nonfinite_dense(X)
+        raise ValueError(f"{name} contains {value} at row {row}, column {col}; expected finite values")
+    X = sp.csr_matrix(X)
     return CSRArrays(
         np.ascontiguousarray(X.indptr, dtype=np.int64),
         np.ascontiguousarray(X.indices, dtype=np.int32),
@@ -73,6 +138,40 @@ def check_X(X, name="X"):
         X.shape[0],
         X.shape[1],
     )
+
+
+def seen_row(indices, data, n_seen):
+    """The entries of one row whose index is below ``n_seen``.
+
+    A feature a learner has not seen has no weight yet, so it contributes 0
+    to a score: prediction drops it instead of allocating weights for it.
+    """
+    if indices.size and indices.max() >= n_seen:
+        keep = indices < n_seen
+        return indices[keep], data[keep]
+    return indices, data
+
+
+def seen_columns(arrays, n_seen, sink=False):
+    """``arrays`` (a :class:`CSRArrays`) without the columns at or past ``n_seen`` (see :func:`seen_row`).
+
+    With ``sink`` those entries are kept but moved to the one column
+    ``n_seen`` instead (a kernel learner still needs them in ``||x||^2``).
+    The indices come back as int32, the kernels' type.
+    """
+    indices = arrays.indices
+    if arrays.n_features <= n_seen:
+        return CSRArrays(arrays.indptr, indices.astype(np.int32, copy=False), arrays.data, arrays.n_rows,
+                         arrays.n_features)
+    unseen = indices >= n_seen
+    if not unseen.any():
+        return CSRArrays(arrays.indptr, indices.astype(np.int32, copy=False), arrays.data, arrays.n_rows, n_seen)
+    if sink:
+        return CSRArrays(arrays.indptr, np.where(unseen, n_seen, indices).astype(np.int32), arrays.data,
+                         arrays.n_rows, n_seen + 1)
+    kept = np.concatenate(([0], np.cumsum(~unseen)))
+    return CSRArrays(kept[arrays.indptr], indices[~unseen].astype(np.int32), arrays.data[~unseen], arrays.n_rows,
+                     n_seen)
 
 
 def check_row(x):
@@ -101,7 +200,14 @@ def check_row(x):
                 f"feature {bad!r} is not an integer index; dict examples map 0-based column "
                 "indices to values (hash named features first, e.g. with olearn.data.load_vw)"
             )
-        data = np.fromiter(x.values(), dtype=np.float64, count=indices.size)
+        if indices.dtype.kind == "u":
+            if indices.size and indices.max() > np.iinfo(np.int64).max:
+                raise ValueError(f"feature index {int(indices.max())} is too large; expected indices below 2**63")
+            indices = indices.astype(np.int64)
+        try:
+            data = np.fromiter(x.values(), dtype=np.float64, count=indices.size)
+        except (TypeError, ValueError, OverflowError) as err:
+            raise ValueError(f"a feature's value is not a real number: {err}") from None
         low, high, bad = row_summary(indices, data)
         if low < 0:
             raise ValueError(f"feature index {low} is negative; expected indices >= 0")
@@ -113,7 +219,10 @@ def check_row(x):
             raise ValueError(f"a sparse example must have one row; got shape {x.shape}")
         arrays = check_X(x, name="x")
         return arrays.indices, arrays.data, arrays.n_features
-    x = np.asarray(x, dtype=np.float64)
+    try:
+        x = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError) as err:
+        raise ValueError(f"an example must be a dict, a 1-d array or a sparse row of numbers: {err}") from None
     if x.ndim != 1:
         raise ValueError(f"an example must be a dict, a 1-d array or a sparse row; got an array of shape {x.shape}")
     if not np.isfinite(x).all():

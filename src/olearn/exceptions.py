@@ -50,3 +50,11 @@ class NotFittedError(OlearnError, ValueError, AttributeError):
 
 class ModelFormatError(OlearnError, ValueError):
     """A saved model file is unreadable, of an unknown kind, or of another format version."""
+
+
+class FeatureLimitError(OlearnError, ValueError):
+    """Learning would grow a learner past a fixed ``n_features`` or past ``max_state_bytes`` of state.
+
+    Raised before anything is allocated, and the learner is left as it was.
+    The limit on memory is set with :func:`olearn.set_config`.
+    """

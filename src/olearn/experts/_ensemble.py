@@ -1,8 +1,12 @@
 r"""Online learners as experts: an ensemble mixed by exponential weights."""
 
+import copy
+
 import numpy as np
+import scipy.sparse as sp
 
 from .._estimator import Estimator
+from .._validation import check_row
 from ..exceptions import NotFittedError
 from ._base import AdviceLearner
 from ._voting import WeightedMajority
@@ -73,11 +77,25 @@ class LearnerEnsemble(Estimator):
 
         Each learner runs with :func:`olearn.run` (its compiled pass); the
         result is the mixer's, with prediction 1 meaning ``classes_[-1]``.
+        Input that one learner or the mixer refuses (with any exception) leaves
+        the ensemble, every learner and the mixer as they were before the call.
         """
-        from ..evaluate import run
-
         self._check_learners()
         mixer = self._mixer()
+        # the learners and the mixer are the user's objects: their state is put back in place
+        members = [*self.learners, mixer, self]
+        saved = [copy.deepcopy(vars(member)) for member in members[:-1]] + [dict(vars(self))]
+        try:
+            return self._run(mixer, X, y)
+        except BaseException:
+            for member, state in zip(members, saved):
+                member.__dict__.clear()
+                member.__dict__.update(state)
+            raise
+
+    def _run(self, mixer, X, y):
+        from ..evaluate import run
+
         y = np.asarray(y)
         known = getattr(self, "classes_", y[:0])
         classes = np.unique(np.concatenate([known, y]))
@@ -91,8 +109,9 @@ class LearnerEnsemble(Estimator):
         return mixer.run(votes, (y == positive).astype(np.float64))
 
     def learn_one(self, x, y):
-        """Predict, then learn one example with every learner and the mixer; returns self."""
-        self.run(np.asarray(x, dtype=np.float64)[None, :], [y])
+        """Predict, then learn one example (dict, 1-d array or sparse row) with every learner and the mixer; returns self."""
+        indices, data, n_features = check_row(x)
+        self.run(sp.csr_matrix((data, indices, [0, indices.size]), shape=(1, n_features)), [y])
         return self
 
     def predict_one(self, x):

@@ -33,7 +33,7 @@ from .._kernels._mercer_binary import (
 from .._labels import BinaryLabels
 from .._learner import OnlineLearner
 from .._params import BOOLEAN, Interval, NoneOr
-from .._validation import CSRArrays, check_row, check_X, check_y
+from .._validation import CSRArrays, check_row, check_X, check_y, seen_columns, seen_row
 from ..kernel import SupportSet
 from ..kernel._hyperparameters import call_kernel, initial_seed, mercer_arrays
 
@@ -126,26 +126,19 @@ class LinearLearner(OnlineLearner):
 
     # -- prediction -----------------------------------------------------------
 
-    def _weights_for(self, n_features, where):
-        """The stored weights, padded with zeros if the input has unseen features."""
+    def _check_width(self, n_features, where):
         if self.n_features is not None and n_features > self.n_features:
             raise ValueError(f"{where} has {n_features} features, more than n_features={self.n_features}")
-        capacity = self._w.size - 1
-        if n_features <= capacity:
-            return self._w
-        padded = np.zeros(n_features + 1)
-        padded[:capacity] = self._w[:capacity]
-        padded[n_features] = self._w[capacity]
-        return padded
 
     def _scores(self, X):
-        """w.x (+ intercept) of every row of X."""
+        """w.x (+ intercept) of every row of X; a feature not seen in learning contributes 0."""
         self._check_started()
         _, params = self._config_arrays()
         arrays = check_X(X)
+        self._check_width(arrays.n_features, "X")
+        arrays = seen_columns(arrays, self._w.size - 1)
         out = np.empty(arrays.n_rows)
-        w = self._weights_for(arrays.n_features, "X")
-        binary_linear_scores(arrays.indptr, arrays.indices, arrays.data, w, self._state, params, out)
+        binary_linear_scores(arrays.indptr, arrays.indices, arrays.data, self._w, self._state, params, out)
         return out
 
     def _score_one(self, x):
@@ -154,8 +147,9 @@ class LinearLearner(OnlineLearner):
         indices, data, n_features = check_row(x)
         if not self._is_started():
             return None
-        w = self._weights_for(n_features, "x")
-        return score_row(indices, data, 0, indices.size, w, self._state, params)
+        self._check_width(n_features, "x")
+        indices, data = seen_row(indices, data, self._w.size - 1)
+        return score_row(indices, data, 0, indices.size, self._w, self._state, params)
 
     def _pass(self, arrays, targets, record):
         """Run the kernel over the rows of ``arrays``; return (scores, losses, taus, totals)."""
@@ -211,6 +205,7 @@ class BinaryClassifierMixin(ClassifierEstimator):
     """
 
     _task = "binary"
+    _changed_in_place = ("_labels", "_support")
 
     def _observe_labels(self, y, classes=None):
         flip = self._labels.declare(classes) if classes is not None else False
@@ -284,6 +279,8 @@ class BinaryClassifierMixin(ClassifierEstimator):
         classes = None if labels is None else labels.classes
         target = None if labels is None else labels.target(y)
         if target is None or classes.size < 2 or n_features > self.n_features_in_:
+            # growing or meeting a class, the learner must be put back if the example is then
+            # refused, by its label or by an overflow
             with self._first_call_atomic():
                 if n_features > self.n_features_in_:
                     self._grow(n_features, "x")
@@ -291,6 +288,7 @@ class BinaryClassifierMixin(ClassifierEstimator):
                 if target is None or self._labels.classes.size < 2:
                     self._observe_labels(check_y([y], 1))
                     target = self._labels.target(y)
+                return self._learn_target(indices, data, target), classes
         return self._learn_target(indices, data, target), classes
 
     def decision_function(self, X):
@@ -363,6 +361,8 @@ class KernelizableLearner(LinearLearner):
     (rows in growable CSR arrays, one coefficient each) and the kernel's
     ``_state`` array (its round counter; the scale stays 1).
     """
+
+    _changed_in_place = ("_support",)
 
     # -- hyperparameters ------------------------------------------------------
 
@@ -575,10 +575,6 @@ class KernelizableLearner(LinearLearner):
 
     # -- prediction -----------------------------------------------------------
 
-    def _check_width(self, n_features, where):
-        if self.n_features is not None and n_features > self.n_features:
-            raise ValueError(f"{where} has {n_features} features, more than n_features={self.n_features}")
-
     def _scores(self, X):
         if not self._is_dual():
             return super()._scores(X)
@@ -593,6 +589,8 @@ class KernelizableLearner(LinearLearner):
         support = self._support
         out = np.empty(arrays.n_rows)
         if not callable(self.kernel):
+            # unseen features meet no support vector but count in ||x||^2: one shared column holds them
+            arrays = seen_columns(arrays, self.n_features_in_, sink=True)
             support.reserve_features(arrays.n_features)
             dual_scores(arrays.indptr, arrays.indices, arrays.data, *support.arrays()[:6], mcodes, mparams,
                         support.work, out)
@@ -601,6 +599,8 @@ class KernelizableLearner(LinearLearner):
             out[:] = 0.0
             return out
         d = max(arrays.n_features, self.n_features_in_)
+        # the callable sees dense rows as wide as the input: refused before allocating them
+        self._check_feature_limit(d, "X")
         rows = support.rows(d).toarray()
         coef = support.coefficients()[:, 0]
         offset = mparams[_mercer.M_OFFSET]

@@ -184,10 +184,12 @@ class PARegressor(KernelizableLearner, RegressorEstimator):
         self._config_arrays()
         indices, data, n_features = check_row(x)
         target = _check_target(y)
+        if self._is_started() and n_features <= self.n_features_in_:
+            return float(self._learn_target(indices, data, target))
+        # growing, the learner must be put back if the example is then refused (an overflow)
         with self._first_call_atomic():
-            if n_features > self.n_features_in_:
-                self._grow(n_features, "x")
-        return float(self._learn_target(indices, data, target))
+            self._grow(n_features, "x")
+            return float(self._learn_target(indices, data, target))
 
     # -- prediction -----------------------------------------------------------
 

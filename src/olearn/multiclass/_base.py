@@ -31,7 +31,7 @@ from .._kernels import _codes
 from .._kernels import _multiclass as K
 from .._learner import OnlineLearner
 from .._params import BOOLEAN, Interval, NoneOr
-from .._validation import check_row, check_X, check_y
+from .._validation import INDEX_LIMIT, CSRArrays, check_row, check_X, check_y, seen_columns
 from ..kernel._hyperparameters import KERNEL_CONSTRAINTS, mercer_arrays
 from ._classes import ClassSlots
 from ._dual import DualModel
@@ -70,6 +70,8 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
 
     _task = "multiclass"
     _started_by = "_n_active"
+    # the class slots and the count of active ones change in place; so does a dual model's support set
+    _changed_in_place = ("_labels", "_n_active", "_dual")
     _learned = ("_W", "_bound", "_w", "_wb", "_dual", "_n_active", "_labels", "_scratch", "_margin_cache", "_map_dim", "classes_",
                 "n_features_in_")
 
@@ -159,22 +161,25 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
         with super()._first_call_atomic():
             yield
 
+    def _state_bytes(self, n_features):
+        """One weight per feature (and the intercept) for each class slot of the prototypes."""
+        slots = self._W.shape[1] if hasattr(self, "_W") else 1
+        return 8 * (n_features + 1) * max(slots, 1)
+
     def _grow_features(self, n_features, where):
         self._check_feature_limit(n_features, where)
-        if n_features > self.n_features_in_:
-            self.n_features_in_ = int(n_features)
         if self._uses_kernel:
             self._dual.grow_features(n_features)
-            return
-        if self._uses_map:
-            return
-        capacity = self._W.shape[0] - 1
-        if n_features > capacity:
-            new_capacity = n_features if capacity == 0 else max(n_features, 2 * capacity)
-            grown = np.zeros((new_capacity + 1, self._W.shape[1]))
-            grown[:capacity] = self._W[:capacity]
-            grown[new_capacity] = self._W[capacity]
-            self._W = grown
+        elif not self._uses_map:
+            capacity = self._W.shape[0] - 1
+            if n_features > capacity:
+                new_capacity = n_features if capacity == 0 else max(n_features, 2 * capacity)
+                grown = np.zeros((new_capacity + 1, self._W.shape[1]))
+                grown[:capacity] = self._W[:capacity]
+                grown[new_capacity] = self._W[capacity]
+                self._W = grown
+        if n_features > self.n_features_in_:
+            self.n_features_in_ = int(n_features)
 
     def _grow_map(self, dimension):
         if dimension > self._w.size:
@@ -297,6 +302,11 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
 
     def _block(self, indices, data, n_features, n_rows):
         """The class vectors Phi(x, a) of slots 0..n_rows-1 as one CSR block."""
+        if n_features > INDEX_LIMIT:
+            raise ValueError(
+                f"{type(self).__name__}: feature index {n_features - 1} is too large to give to feature_map as a "
+                "sparse row; indices must be below 2**31 - 1"
+            )
         x = sp.csr_matrix((data, indices, np.array([0, indices.size])), shape=(1, n_features))
         pointers = np.zeros(n_rows + 1, dtype=np.int64)
         parts_i, parts_d = [], []
@@ -353,8 +363,10 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
         if arrays.n_rows == 0 and classes is None:
             return _empty_run()
         with self._first_call_atomic():
-            self._grow_features(arrays.n_features, "X")
+            # every check before any change: _add_classes adds nothing when it refuses
+            self._check_feature_limit(arrays.n_features, "X")
             margins = self._add_classes(y, classes)
+            self._grow_features(arrays.n_features, "X")
         slots = self._labels.slots(y)
         n = arrays.n_rows if record else 0
         k = len(self._labels)
@@ -469,10 +481,19 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
         codes, params = self._config()
         indices, data, n_features = check_row(x)
         label = check_y(np.array([y]), 1)
+        if self._is_started() and n_features <= self.n_features_in_ and y in self._labels.slot_of:
+            return self._learn_known(indices, data, n_features, y, self._add_classes(label), codes, params)
+        # growing or meeting a class, the learner must be put back if the example is then
+        # refused, by its label or by an overflow
         with self._first_call_atomic():
+            self._check_feature_limit(n_features, "x")
+            margins = self._add_classes(label)
             if n_features > self.n_features_in_:
                 self._grow_features(n_features, "x")
-            margins = self._add_classes(label)
+            return self._learn_known(indices, data, n_features, y, margins, codes, params)
+
+    def _learn_known(self, indices, data, n_features, y, margins, codes, params):
+        """Learn one example whose features and label have room; return the prediction before the update."""
         slot = self._labels.slot_of[y]
         if self._uses_kernel:
             pred, _, _, _, _, status = self._dual.learn_row(self._python_kernel, indices, data, n_features, slot,
@@ -510,6 +531,12 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
         _, params = self._config()
         bias = params[K.MP_BIAS]
         if self._uses_kernel:
+            if self._python_kernel is None:
+                # unseen features meet no support vector but count in ||x||^2: one shared column holds them
+                arrays = seen_columns(arrays, self.n_features_in_, sink=True)
+            else:
+                # the callable sees dense rows as wide as the input: refused before allocating them
+                self._check_feature_limit(arrays.n_features, "X")
             return self._dual.decision(arrays, k, self._dual_config(), self._python_kernel, type(self).__name__)
         if self._uses_map:
             for i in range(arrays.n_rows):
@@ -517,12 +544,8 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
                 pointers, bidx, bdat = self._block(arrays.indices[lo:hi], arrays.data[lo:hi], arrays.n_features, k)
                 K.block_scores(pointers, bidx, bdat, self._w, self._wb, bias, k, out[i])
             return out
-        W = self._W
-        if arrays.n_features > W.shape[0] - 1:
-            W = np.zeros((arrays.n_features + 1, W.shape[1]))
-            W[: self._W.shape[0] - 1] = self._W[:-1]
-            W[-1] = self._W[-1]
-        K.multiclass_scores(arrays.indptr, arrays.indices, arrays.data, W, k, bias, out)
+        arrays = seen_columns(arrays, self._W.shape[0] - 1)
+        K.multiclass_scores(arrays.indptr, arrays.indices, arrays.data, self._W, k, bias, out)
         return out
 
     def _check_width(self, n_features, where):
@@ -548,7 +571,7 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
         if not self._is_started() or self._n_active[0] == 0:
             return None
         self._check_width(n_features, "x")
-        arrays = check_X(sp.csr_matrix((data, indices, np.array([0, indices.size])), shape=(1, n_features)))
+        arrays = CSRArrays(np.array([0, indices.size], dtype=np.int64), indices, data, 1, n_features)
         return self.classes_[int(np.argmax(self._slot_scores(arrays)[0, self._labels.order]))]
 
     # -- persistence ----------------------------------------------------------

@@ -10,7 +10,7 @@ from .._kernels import _codes
 from .._kernels import _multilabel as K
 from .._learner import OnlineLearner
 from .._params import BOOLEAN, Interval, NoneOr, Options
-from .._validation import check_row, check_X
+from .._validation import CSRArrays, check_row, check_X, seen_columns
 from ..multiclass._base import CallableOrNone
 from ._labels import LabelIndex, label_array, label_collection, read_label_rows
 
@@ -141,6 +141,7 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
 
     _task = "multilabel"
     _learned = ("_W", "_w", "_wb", "_map_dim", "_state", "_labels", "classes_", "n_features_in_")
+    _changed_in_place = ("_state", "_labels")
     _started_by = "_state"
     _constraints = {
         "variant": Options("pa", "pa1", "pa2"),
@@ -190,6 +191,11 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
         self.n_features_in_ = 0
         if self.n_features is not None:
             self._grow_features(self.n_features, "n_features")
+
+    def _state_bytes(self, n_features):
+        """One weight vector (with its intercept) per label."""
+        labels = self._W.shape[0] if hasattr(self, "_W") else 1
+        return 8 * (n_features + 1) * max(labels, 1)
 
     def _grow_features(self, n_features, where):
         self._check_feature_limit(n_features, where)
@@ -347,6 +353,8 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
             empty = np.empty(0)
             return np.empty((0, 0), dtype=bool), empty, empty, empty, np.empty(0, dtype=bool), np.zeros(_codes.N_TOTALS)
         with self._first_call_atomic():
+            # every check before the labels change in place
+            self._check_feature_limit(arrays.n_features, "X")
             label_ptr, labels = self._encode(y, arrays.n_rows, classes)
             self._grow_features(arrays.n_features, "X")
             self._sync_labels()
@@ -404,11 +412,24 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
         self._config_arrays()
         indices, data, n_features = check_row(x)
         row = label_collection(y, "this example", type(self).__name__)
+        if (not self._uses_map and self._is_started() and n_features <= self.n_features_in_
+                and all(l in self._labels.index for l in row)):
+            self._learn_row(indices, data, row, n_features)
+            return self
+        # growing or meeting a label, the learner must be put back if the example is then
+        # refused, by its labels or by an overflow
         with self._first_call_atomic():
+            # every check before the labels change in place
+            self._check_feature_limit(n_features, "x")
             self._labels.add(row)
             if n_features > self.n_features_in_:
                 self._grow_features(n_features, "x")
             self._sync_labels()
+            self._learn_row(indices, data, row, n_features)
+        return self
+
+    def _learn_row(self, indices, data, row, n_features):
+        """Learn one example whose features and labels have room; an overflow leaves the weights unchanged."""
         label_ptr = np.array([0, len(row)], dtype=np.int64)
         labels = np.array([self._labels.index[label] for label in row], dtype=np.int64)
         indptr = np.array([0, indices.size], dtype=np.int64)
@@ -418,34 +439,34 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
                 f"{type(self).__name__}: a score or a weight overflowed on this example; the model is unchanged. "
                 "Scale the features or lower C."
             )
-        return self
 
     # -- prediction -----------------------------------------------------------
 
-    def _scores(self, indptr, indices, data, n_features, where):
-        """Scores of CSR rows, columns as ``classes_``."""
-        if self.n_features is not None and n_features > self.n_features:
-            raise ValueError(f"{where} has {n_features} features, more than n_features={self.n_features}")
+    def _scores(self, arrays, where):
+        """Scores of CSR rows, columns as ``classes_``; a feature not seen in learning contributes 0."""
+        if self.n_features is not None and arrays.n_features > self.n_features:
+            raise ValueError(f"{where} has {arrays.n_features} features, more than n_features={self.n_features}")
         _, params = self._config_arrays()
         if self._uses_map:
             k = len(self._labels)
-            out = np.empty((indptr.size - 1, k))
-            for i in range(indptr.size - 1):
-                lo, hi = indptr[i], indptr[i + 1]
-                pointers, bidx, bdat = self._block(indices[lo:hi], data[lo:hi], n_features, k)
+            out = np.empty((arrays.n_rows, k))
+            for i in range(arrays.n_rows):
+                lo, hi = arrays.indptr[i], arrays.indptr[i + 1]
+                pointers, bidx, bdat = self._block(arrays.indices[lo:hi], arrays.data[lo:hi], arrays.n_features, k)
                 products = self._w[bidx] * bdat
                 out[i] = [products[pointers[r] : pointers[r + 1]].sum() for r in range(k)]
                 out[i] += self._wb[:k] * params[K.M_BIAS]
             return out[:, self._labels.order]
-        out = np.empty((indptr.size - 1, self._W.shape[0]))
-        K.multilabel_scores(indptr, indices, data, self._W, params[K.M_BIAS], out)
+        arrays = seen_columns(arrays, self._W.shape[1] - 1)
+        out = np.empty((arrays.n_rows, self._W.shape[0]))
+        K.multilabel_scores(arrays.indptr, arrays.indices, arrays.data, self._W, params[K.M_BIAS], out)
         return out[:, self._labels.order]
 
     def decision_function(self, X):
         """Scores w_r . x (+ intercept): shape (n_samples, n_classes), columns as ``classes_``."""
         self._check_started()
         arrays = check_X(X)
-        return self._scores(arrays.indptr, arrays.indices, arrays.data, arrays.n_features, "X")
+        return self._scores(arrays, "X")
 
     def predict(self, X):
         """Indicator matrix (n_samples, n_classes) of the labels scored above 0 (columns as ``classes_``)."""
@@ -461,8 +482,8 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
         indices, data, n_features = check_row(x)
         if not self._is_started():
             return None
-        indptr = np.array([0, indices.size], dtype=np.int64)
-        scores = self._scores(indptr, indices.astype(np.int32, copy=False), data, n_features, "x")[0]
+        row = CSRArrays(np.array([0, indices.size], dtype=np.int64), indices, data, 1, n_features)
+        scores = self._scores(row, "x")[0]
         ranked = np.argsort(-scores, kind="stable")
         return [self._labels.labels[self._labels.order[j]] for j in ranked if scores[j] > 0.0]
 

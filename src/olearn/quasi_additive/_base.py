@@ -17,7 +17,7 @@ import numpy as np
 from .._kernels import _codes
 from .._kernels import _quasi_additive as qa
 from .._labels import BinaryLabels
-from .._validation import CSRArrays, check_row, check_X
+from .._validation import CSRArrays, check_row, check_X, seen_columns, seen_row
 from ..linear._base import BinaryClassifierMixin, LinearLearner
 
 
@@ -77,6 +77,10 @@ class QuasiAdditiveClassifier(BinaryClassifierMixin, LinearLearner):
         if self.n_features is not None:
             self._grow(self.n_features, "n_features")
 
+    def _state_bytes(self, n_features):
+        # theta and w = g(theta)
+        return 16 * (n_features + 1)
+
     def _grow(self, n_features, where):
         """Make room for feature indices below ``n_features`` (exactly: no spare capacity)."""
         self._check_feature_limit(n_features, where)
@@ -88,6 +92,8 @@ class QuasiAdditiveClassifier(BinaryClassifierMixin, LinearLearner):
         theta[n_features] = self._theta[d]
         self._theta = theta
         self._w = np.zeros(n_features + 1)
+        # a new array, so that a refused call can put the old one back (see _first_call_atomic)
+        self._state = self._state.copy()
         self.n_features_in_ = int(n_features)
         # new features enter the entropy's normalizer, so every weight changes
         self._refresh_weights(*self._config_arrays())
@@ -175,8 +181,10 @@ class QuasiAdditiveClassifier(BinaryClassifierMixin, LinearLearner):
         self._check_started()
         _, params = self._config_arrays()
         arrays = check_X(X)
+        self._check_width(arrays.n_features, "X")
+        arrays = seen_columns(arrays, self._w.size - 1)
         out = np.empty(arrays.n_rows)
-        w = self._weights_for(arrays.n_features, "X")
+        w = self._w
         qa.quasi_additive_scores(arrays.indptr, arrays.indices, arrays.data, params[qa.Q_BIAS], w, out)
         return out
 
@@ -185,7 +193,9 @@ class QuasiAdditiveClassifier(BinaryClassifierMixin, LinearLearner):
         indices, data, n_features = check_row(x)
         if not self._is_started():
             return None
-        w = self._weights_for(n_features, "x")
+        self._check_width(n_features, "x")
+        indices, data = seen_row(indices, data, self._w.size - 1)
+        w = self._w
         return qa.score_row(indices, data, 0, indices.size, params[qa.Q_BIAS], w)
 
     # -- persistence ----------------------------------------------------------

@@ -26,7 +26,7 @@ from .._kernels._second_order import (
 )
 from .._labels import BinaryLabels
 from .._params import Options
-from .._validation import check_row, check_X
+from .._validation import check_row, check_X, seen_columns, seen_row
 from ..linear._base import BinaryClassifierMixin, LinearLearner
 
 COVARIANCES = Options("full", "diag")
@@ -79,6 +79,11 @@ class SecondOrderClassifier(BinaryClassifierMixin, LinearLearner):
         if self.n_features is not None:
             self._grow(self.n_features, "n_features")
 
+    def _state_bytes(self, n_features):
+        """The mean and the covariance: 8 (d + 1)^2 bytes for a full one, 8 (d + 1) for a diagonal one."""
+        d = n_features + 1
+        return 8 * d + (8 * d * d if self._full() else 8 * d)
+
     def _grow(self, n_features, where):
         """Make room for feature indices below ``n_features``.
 
@@ -124,11 +129,14 @@ class SecondOrderClassifier(BinaryClassifierMixin, LinearLearner):
     # -- prediction -----------------------------------------------------------
 
     def _scores(self, X):
+        """The mean's scores w.x: a feature never learned has mean 0 and contributes 0 (its variance plays no part)."""
         self._check_started()
         _, params = self._config_arrays()
         arrays = check_X(X)
+        self._check_width(arrays.n_features, "X")
+        arrays = seen_columns(arrays, self._w.size - 1)
         out = np.empty(arrays.n_rows)
-        w = self._weights_for(arrays.n_features, "X")
+        w = self._w
         mean_scores(arrays.indptr, arrays.indices, arrays.data, w, params, out)
         return out
 
@@ -137,7 +145,9 @@ class SecondOrderClassifier(BinaryClassifierMixin, LinearLearner):
         indices, data, n_features = check_row(x)
         if not self._is_started():
             return None
-        w = self._weights_for(n_features, "x")
+        self._check_width(n_features, "x")
+        indices, data = seen_row(indices, data, self._w.size - 1)
+        w = self._w
         return mean_score_row(indices, data, 0, indices.size, w, params[_so.Q_BIAS])
 
     # -- learning -------------------------------------------------------------

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import CSRArrays, check_row, check_X
+from .._validation import INDEX_LIMIT, CSRArrays, check_row, check_X
 
 
 class Sequences:
@@ -42,6 +42,11 @@ def _dict_rows(rows, where):
             row_indices, row_data, row_width = check_row(row)
         except ValueError as err:
             raise ValueError(f"{where}, position {t}: {err}") from None
+        if row_width > INDEX_LIMIT:
+            raise ValueError(
+                f"{where}, position {t}: feature index {row_width - 1} is too large; a sequence's feature "
+                "indices must be below 2**31 - 1 (hash the features into fewer indices)"
+            )
         indices.append(row_indices)
         data.append(row_data)
         indptr.append(indptr[-1] + row_indices.size)

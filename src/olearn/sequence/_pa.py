@@ -16,6 +16,7 @@ from .._kernels._sequence import (
 )
 from .._learner import OnlineLearner
 from .._params import BOOLEAN, Interval, NoneOr, Options
+from .._validation import seen_columns
 from ._costs import (
     CostConstraint,
     HammingCost,
@@ -170,10 +171,15 @@ class PASequence(OnlineLearner, ClassifierEstimator):
                 f"{name}[{i}] has {widths[i]} features, more than n_features={self.n_features}"
             )
 
+    def _state_bytes(self, n_features):
+        """One emission weight per feature (and the intercept) for each class."""
+        return 8 * (n_features + 1) * max(self.classes_.size if hasattr(self, "classes_") else 1, 1)
+
     def _grow(self, widths, name):
         """Make room for the features of sequences of these widths."""
         self._too_wide(widths, name)
         width = int(widths.max()) if widths.size else 0
+        self._check_feature_limit(width, name)
         capacity = self._emission.shape[0] - 1
         if width > capacity:
             new_capacity = width if capacity == 0 else max(width, 2 * capacity)
@@ -330,8 +336,12 @@ class PASequence(OnlineLearner, ClassifierEstimator):
         return self
 
     def learn_one(self, x, y):
-        """Learn one sequence ``x`` (shape (T, n_features)) with its T labels ``y``; returns self."""
-        self._progressive([x], [y], record=False)
+        """Learn one sequence ``x`` (shape (T, n_features)) with its T labels ``y``; returns self.
+
+        A sequence refused, or stopped by an overflow, leaves the learner unchanged.
+        """
+        with self._first_call_atomic():
+            self._progressive([x], [y], record=False)
         return self
 
     # -- prediction -----------------------------------------------------------
@@ -343,25 +353,14 @@ class PASequence(OnlineLearner, ClassifierEstimator):
             decoded[i] = None if indices.size and indices[0] < 0 else self.classes_[indices]
         return decoded
 
-    def _emission_for(self, widths, name):
-        """The emission weights, padded with zeros for features never seen."""
-        self._too_wide(widths, name)
-        width = int(widths.max()) if widths.size else 0
-        capacity = self._emission.shape[0] - 1
-        if width <= capacity:
-            return self._emission
-        padded = np.zeros((width + 1, self._emission.shape[1]))
-        padded[:capacity] = self._emission[:capacity]
-        padded[width] = self._emission[capacity]
-        return padded
-
     def _predict_batch(self, batch, name):
-        emission = self._emission_for(batch.widths, name)
+        self._too_wide(batch.widths, name)
         predictions = np.full(batch.arrays.n_rows, -1, dtype=np.int64)
         scores = np.empty(batch.n_sequences)
         if self.classes_.size:
-            a = batch.arrays
-            sequence_predict(a.indptr, a.indices, a.data, batch.offsets, emission, self._transition,
+            # a feature never seen has no emission weight yet: it contributes 0
+            a = seen_columns(batch.arrays, self._emission.shape[0] - 1)
+            sequence_predict(a.indptr, a.indices, a.data, batch.offsets, self._emission, self._transition,
                              self._settings()[3], predictions, scores)
         return self._decode(predictions, batch.offsets)
 

@@ -188,6 +188,7 @@ class PAUniclass(OnlineLearner):
                     f"{where} has no coordinates, so it cannot set the dimension of the stream; "
                     "give n_features or start with a vector of the full dimension"
                 )
+            self._check_feature_limit(size, where)
             self._start(size)
             return
         if (exact and size != expected) or size > expected:
@@ -198,6 +199,7 @@ class PAUniclass(OnlineLearner):
                 "every vector of a uniclass stream has the same dimension"
             )
         if not self._is_started():
+            self._check_feature_limit(expected, where)
             self._start(expected)
 
     @property
@@ -281,16 +283,18 @@ class PAUniclass(OnlineLearner):
         started = self._is_started()
         try:
             self._dimension(size, exact, "y")
-        except ValueError:
+            indptr = np.array([0, indices.size], dtype=np.int64)
+            *_, stopped = self._pass(indptr, indices.astype(np.int32, copy=False), data, 0)
+            if stopped >= 0:
+                raise FloatingPointError(
+                    f"{type(self).__name__}: ||y - w||^2 overflowed on this vector; the model is unchanged. "
+                    "Scale the vectors."
+                )
+        except (ValueError, FloatingPointError):
+            # a refused first vector leaves the learner unstarted
             if not started:
                 self._reset()
             raise
-        indptr = np.array([0, indices.size], dtype=np.int64)
-        *_, stopped = self._pass(indptr, indices.astype(np.int32, copy=False), data, 0)
-        if stopped >= 0:
-            raise FloatingPointError(
-                f"{type(self).__name__}: ||y - w||^2 overflowed on this vector; the model is unchanged. Scale the vectors."
-            )
         return self
 
     # -- prediction -----------------------------------------------------------

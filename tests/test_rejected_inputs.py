@@ -1,0 +1,284 @@
+"""Refused input leaves every learner exactly as it was; the reproducers of the robustness issue.
+
+Every registered estimator (and a few settings that take other paths: kernels, a full
+covariance, a fixed ``n_features``) learns valid rows, is fed a list of bad inputs, and
+must raise a documented exception for each with its state bit-identical; then, after more
+valid rows, it must equal a fresh learner that saw only the valid rows.
+"""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import olearn
+from fuzz._learners import (
+    CSR_DEFECTS,
+    DIMENSION,
+    DOCUMENTED,
+    assert_same,
+    bad_csr,
+    bad_rows,
+    cases,
+    differences,
+    learn_batch,
+    learn_one,
+    one_label,
+    predict_one,
+    snapshot,
+    valid_batch,
+)
+from olearn.exceptions import FeatureLimitError
+
+CASES = cases()
+
+
+def _sequence_form(x):
+    """A bad row as a one-position sequence (None where the row is a valid sequence)."""
+    if isinstance(x, dict):
+        return [x]
+    if sp.issparse(x):
+        return x if x.shape[0] == 1 else None
+    return x[None, :] if x.ndim == 1 else None
+
+
+def _bad_examples(task, rng):
+    """(what, x, y) examples that learn_one must refuse."""
+    y = one_label(task, rng)
+    out = []
+    for name, x in bad_rows():
+        if task == "sequence":
+            x = _sequence_form(x)
+            if x is None:
+                continue
+            y = ["N"] * (x.shape[0] if sp.issparse(x) else len(x))
+        out.append((name, x, y))
+    if task == "binary":
+        out.append(("a third class", {0: 1.0}, 7))
+    if task == "regression":
+        out.append(("NaN target", {0: 1.0}, float("nan")))
+    if task == "multiclass":
+        out.append(("unhashable label", {0: 1.0}, ["a"]))
+    if task == "multilabel":
+        out.append(("label set of a number", {0: 1.0}, 3.5))
+    if task == "sequence":
+        out.append(("labels of another length", [{0: 1.0}], ["N", "V"]))
+    return out
+
+
+def _bad_batches(task, rng):
+    """(what, X, y) batches that partial_fit must refuse."""
+    X, y = valid_batch(task, rng, n=3)
+    out = []
+    for defect in CSR_DEFECTS:
+        bad = bad_csr(3, DIMENSION, defect, rng)
+        out.append((f"CSR: {defect}", [bad] if task == "sequence" else bad,
+                    [np.array(["N"] * 3)] if task == "sequence" else y))
+    if task == "uniclass":
+        out.append(("NaN", np.full((2, DIMENSION), np.nan), None))
+        return out
+    if task != "sequence":
+        out.append(("y of another length", X, y[:-1]))
+        out.append(("3-d X", np.ones((3, 2, 2)), y))
+    return out
+
+
+@pytest.mark.parametrize("case, task, make", CASES, ids=[c[0] for c in CASES])
+def test_refused_input_leaves_learner_unchanged(case, task, make):
+    rng = np.random.default_rng(1)
+    est = make()
+    valid = [valid_batch(task, rng) for _ in range(2)]
+    learn_batch(est, task, *valid[0])
+    for what, x, y in _bad_examples(task, rng):
+        before = snapshot(est)
+        with pytest.raises(DOCUMENTED):
+            learn_one(est, task, x, y)
+        assert_same(before, est, f"learn_one with {what}")
+        if task != "uniclass" and what in dict(bad_rows()):
+            with pytest.raises(DOCUMENTED):
+                predict_one(est, task, x)
+            assert_same(before, est, f"predict_one with {what}")
+    for what, X, y in _bad_batches(task, rng):
+        before = snapshot(est)
+        with pytest.raises(DOCUMENTED):
+            learn_batch(est, task, X, y)
+        assert_same(before, est, f"partial_fit with {what}")
+        if task not in ("uniclass",) and what.startswith("CSR"):
+            with pytest.raises(DOCUMENTED):
+                est.predict(X)
+    learn_batch(est, task, *valid[1])
+
+    fresh = make()
+    for batch in valid:
+        learn_batch(fresh, task, *batch)
+    assert not differences(snapshot(fresh), snapshot(est))
+
+
+@pytest.mark.parametrize("case, task, make", CASES, ids=[c[0] for c in CASES])
+def test_unseen_feature_contributes_nothing_and_allocates_nothing(case, task, make):
+    """predict_one({2**40: 1}) used to try to allocate 8 TiB; an unseen feature scores 0."""
+    if task == "uniclass":
+        pytest.skip("a uniclass learner predicts no input")
+    rng = np.random.default_rng(2)
+    est = make()
+    learn_batch(est, task, *valid_batch(task, rng))
+    x = {0: 0.5, 1: -1.0}
+    # a sequence is a CSR matrix inside, whose column indices stop below 2**31 - 1
+    huge = {**x, 2**30 + 7: 1.0} if task == "sequence" else {**x, 2**40: 3.0, 2**31 + 5: 1.0}
+    before = snapshot(est)
+    params = est.get_params()
+    if params.get("n_features") is not None or params.get("feature_map") is not None:
+        # a fixed dimension (the learner's or its feature map's) refuses what lies past it
+        with pytest.raises(ValueError, match=r"(more than|past) n_features|too large"):
+            predict_one(est, task, huge)
+    elif task == "sequence":
+        assert np.array_equal(predict_one(est, task, [huge]), predict_one(est, task, [x]))
+    elif est.get_params().get("kernel") not in (None, "linear"):
+        # an rbf or polynomial kernel sees the unseen values in ||x||^2 (or not at all): only no allocation
+        predict_one(est, task, huge)
+    else:
+        assert predict_one(est, task, huge) == predict_one(est, task, x)
+    assert_same(before, est, "predict_one with unseen features")
+
+
+def test_csr_index_past_the_columns_is_refused_by_fit_and_predict():
+    X = sp.csr_matrix((np.array([1.0]), np.array([40_000_000]), np.array([0, 1])), shape=(1, 3))
+    est = olearn.PAClassifier().fit(np.eye(3), [1, -1, 1])
+    with pytest.raises(ValueError, match=r"column index 40000000 at row 0; expected indices in \[0, 3\)"):
+        est.predict(X)
+    with pytest.raises(ValueError, match="column index 40000000"):
+        olearn.PAClassifier().fit(X, [1])
+
+
+def test_negative_csr_index_does_not_reach_the_intercept():
+    est = olearn.PAClassifier(fit_intercept=True).fit(np.eye(3), [1, -1, 1])
+    before = est.intercept_.copy()
+    X = sp.csr_matrix(np.ones((1, 3)))
+    X.indices[:] = [-1, 0, 1]
+    with pytest.raises(ValueError, match="column index -1 at row 0"):
+        est.partial_fit(X, [1])
+    assert np.array_equal(est.intercept_, before)
+
+
+def test_decreasing_indptr_and_inconsistent_lengths_are_refused():
+    X = sp.csr_matrix(np.ones((3, 2)))
+    X.indptr = np.array([0, 4, 2, 6])
+    with pytest.raises(ValueError, match=r"indptr decreases at row 1 \(4 then 2\)"):
+        olearn.Perceptron().fit(X, [1, -1, 1])
+    X = sp.csr_matrix(np.ones((2, 2)))
+    X.data = X.data[:3]
+    with pytest.raises(ValueError, match="indptr\\[-1\\]=4, 4 column indices and 3 values"):
+        olearn.Perceptron().fit(X, [1, -1])
+
+
+def test_duplicate_entries_are_summed_and_unsorted_indices_sorted():
+    """A row given as duplicates 1 + 2 at column 1 (unsorted) learns what the dense row [0, 3, 5] learns."""
+    X = sp.csr_matrix((np.array([5.0, 1.0, 2.0]), np.array([2, 1, 1]), np.array([0, 3])), shape=(1, 3))
+    dense = np.array([[0.0, 3.0, 5.0]])
+    # PA (Crammer et al. 2006, eq. 7) from w = 0 on y = 1: tau = 1 / ||x||^2, w = tau x
+    expected = dense / 34.0
+    est = olearn.PAClassifier(variant="pa").partial_fit(X, [1], classes=[-1, 1])
+    assert np.allclose(est.coef_, expected, rtol=0, atol=1e-15)
+
+
+def test_integer_and_float32_data_are_read_as_float64_and_complex_refused():
+    dense = np.array([[1, 0, 2], [0, 3, 0]])
+    reference = olearn.PAClassifier().fit(dense.astype(np.float64), [1, -1])
+    for dtype in (np.int8, np.float32, np.uint16):
+        est = olearn.PAClassifier().fit(sp.csr_matrix(dense.astype(dtype)), [1, -1])
+        assert np.array_equal(est.coef_, reference.coef_)
+    with pytest.raises(ValueError, match="expected real numbers"):
+        olearn.PAClassifier().fit(sp.csr_matrix(dense.astype(np.complex128)), [1, -1])
+
+
+@pytest.mark.parametrize("name", ["PAMulticlass", "MulticlassPerceptron", "MIRA", "PACostSensitive"])
+def test_multiclass_rejected_huge_key_leaves_no_trace(name, tmp_path):
+    """learn_one({2**63: 1}) used to bump n_features_in_, so that later rows wrote past the weights."""
+    est = getattr(olearn, name)()
+    est.learn_one({0: 1.0}, "a")
+    est.learn_one({1: 1.0}, "b")
+    for key in (2**63, 2**40):
+        with pytest.raises(ValueError):
+            est.learn_one({key: 1.0}, "a")
+        assert est.n_features_in_ == 2
+    est.learn_one({3: 1.0}, "a")
+    assert est.n_features_in_ == 4
+    path = tmp_path / "model.olearn"
+    est.save(path)
+    assert olearn.load(path).n_features_in_ == 4
+
+
+def test_full_covariance_limit_counts_d_squared_before_allocating():
+    # 101 features and the intercept: a 102 x 102 covariance and a mean of 102, 8 bytes each:
+    # 8 * (102**2 + 102) = 84048 bytes = 82.1 KiB
+    with olearn.config_context(max_state_bytes=2**16):
+        with pytest.raises(FeatureLimitError, match=r"feature index 100 would grow the learned state to 82\.1 KiB, "
+                           r"past max_state_bytes=64\.0 KiB; raise it with olearn\.set_config"):
+            olearn.AROW(covariance="full").learn_one({100: 1.0}, 1)
+        # the diagonal covariance of the same dimension takes 16 bytes a feature
+        olearn.AROW(covariance="diag").learn_one({100: 1.0}, 1)
+    # an index near 2**31 got the process killed at 24 GB; now it is refused at once
+    with pytest.raises(FeatureLimitError, match="raise it with olearn.set_config"):
+        olearn.AROW(covariance="diag").learn_one({2**31 - 10: 1.0}, 1)
+
+
+def test_limit_is_configurable_and_validated():
+    assert olearn.get_config()["max_state_bytes"] == 2**30
+    with olearn.config_context(max_state_bytes=2**12):
+        assert olearn.get_config()["max_state_bytes"] == 2**12
+        with pytest.raises(FeatureLimitError):
+            olearn.Perceptron().learn_one({1000: 1.0}, 1)
+    assert olearn.get_config()["max_state_bytes"] == 2**30
+    olearn.Perceptron().learn_one({1000: 1.0}, 1)
+    with pytest.raises(ValueError, match="positive integer"):
+        olearn.set_config(max_state_bytes=0)
+
+
+def test_wide_sparse_input_predicts_without_allocating_and_learning_refuses_it():
+    est = olearn.PAClassifier().fit(np.eye(3), [1, -1, 1])
+    X = sp.csr_matrix((np.array([1.0, 4.0]), np.array([0, 2**30]), np.array([0, 2])), shape=(1, 2**40))
+    assert est.decision_function(X)[0] == est.decision_function(np.array([[1.0, 0.0, 0.0]]))[0]
+    with pytest.raises(FeatureLimitError):
+        est.partial_fit(X, [1])
+    X = sp.csr_matrix((np.array([1.0]), np.array([2**33]), np.array([0, 1])), shape=(1, 2**40))
+    with pytest.raises(ValueError, match=r"below 2\*\*31 - 1"):
+        est.predict(X)
+
+
+def test_learner_ensemble_refused_by_one_learner_leaves_every_learner_unchanged():
+    from olearn.experts import LearnerEnsemble
+
+    free, fixed = olearn.Perceptron(), olearn.PAClassifier(n_features=3)
+    ensemble = LearnerEnsemble([free, fixed])
+    ensemble.run(np.eye(3), [1, -1, 1])
+    before = [snapshot(member) for member in (free, fixed, ensemble.mixer or ensemble._mixer())]
+    # the first learner would learn index 5; the second refuses it (n_features=3)
+    with pytest.raises(ValueError, match="past n_features=3"):
+        ensemble.learn_one({5: 1.0}, 1)
+    for state, member in zip(before, (free, fixed, ensemble._mixer())):
+        assert_same(state, member, "a refused learn_one of the ensemble")
+    ensemble.learn_one({0: 1.0, 2: 2.0}, -1)
+    assert ensemble.predict_one({0: 1.0}) in (-1, 1)
+
+
+@pytest.mark.parametrize("case, task, make", CASES[::4], ids=[c[0] for c in CASES[::4]])
+def test_refused_fit_keeps_the_model_learned_before(case, task, make):
+    rng = np.random.default_rng(3)
+    est = make()
+    learn_batch(est, task, *valid_batch(task, rng))
+    before = snapshot(est)
+    X = bad_csr(3, DIMENSION, "negative index", rng)
+    with pytest.raises(ValueError, match="column index -1"):
+        if task == "uniclass":
+            est.fit(X)
+        else:
+            est.fit([X] if task == "sequence" else X, valid_batch(task, rng, n=3)[1])
+    assert_same(before, est, "a refused fit")
+
+
+@pytest.mark.parametrize("defect", ["index huge", "negative index", "indptr decreasing", "nan"])
+def test_bounds_refuse_broken_csr(defect):
+    from olearn.bounds import novikoff_bound
+
+    X = bad_csr(3, DIMENSION, defect)
+    with pytest.raises(ValueError, match=r"column index|indptr|expected finite"):
+        novikoff_bound(X, [1, -1, 1], np.ones(DIMENSION))
