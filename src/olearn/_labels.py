@@ -4,9 +4,10 @@ The classes are kept sorted, as scikit-learn does: ``classes_[1]`` is the
 positive class. A stream may show one class before the other; until the
 second arrives the one class seen is encoded +1. If the second class sorts
 after it, the first becomes the negative class, and the learner negates its
-weights: every binary learner here is odd in the labels (learning on -y gives
+weights: the binary learners here are odd in the labels (learning on -y gives
 exactly -w), so the model is then exactly the one learned with the final
-encoding from the start.
+encoding from the start. The exception, Winnow on the n-simplex, learns the
+model of the other encoding beside its own until the second class arrives.
 """
 
 import numpy as np

@@ -227,6 +227,26 @@ def test_only_perceptron_and_pa_are_accepted():
         bound_report(object(), X, y, None)
 
 
+@pytest.mark.parametrize("est", [
+    Perceptron(kernel="rbf"), Perceptron(kernel="poly", degree=2), Perceptron(kernel="linear", budget=3),
+    PAClassifier(kernel="rbf", variant="pa"), PAClassifier(budget=4, kernel="linear"),
+], ids=["perceptron-rbf", "perceptron-poly", "perceptron-budget", "pa-rbf", "pa1-budget"])
+def test_kernel_and_budget_learners_are_refused(est):
+    """The theorems bound a linear learner against a linear u; a kernel learner competes in its feature
+    space, and a budget forgets support vectors, which none of the proofs allows."""
+    X, y = _noisy_stream(n=30)
+    with pytest.raises(ValueError, match="linear learner"):
+        bound_report(est, X, y, run(clone(est), X, y))
+
+
+def test_the_linear_kernel_without_a_budget_is_the_linear_learner():
+    X, y = _noisy_stream(n=30)
+    for est, primal in ((Perceptron(kernel="linear"), Perceptron()), (PAClassifier(kernel="linear"), PAClassifier())):
+        report = bound_report(est, X, y, run(clone(est), X, y))
+        assert [r.bound for r in report.rows] == pytest.approx(
+            [r.bound for r in bound_report(primal, X, y, run(clone(primal), X, y)).rows], rel=1e-9)
+
+
 def test_the_result_must_come_from_a_fresh_run_on_the_same_stream():
     X, y = _noisy_stream(n=60)
     est = PAClassifier(variant="pa1", C=0.5)

@@ -63,6 +63,41 @@ def campaign_winnow_simplex(n_examples, seed_value):
     return count
 
 
+def campaign_winnow_simplex_one_class_first(n_examples, seed_value):
+    """A stream that shows one class first, learned without ``classes``: the model of the final encoding."""
+    from olearn.quasi_additive import Winnow
+
+    count = 0
+
+    @seed(seed_value)
+    @_settings(n_examples)
+    @given(rows=_stream(8, 3), n_first=st.integers(1, 7), first=st.sampled_from(["a", "b"]),
+           C=st.sampled_from([1e-3, 1.0, 50.0]), intercept=st.booleans())
+    def check(rows, n_first, first, C, intercept):
+        nonlocal count
+        count += 1
+        X = np.array(rows, dtype=float)
+        labels = [first] * n_first + ["b" if first == "a" else "a", first] * 4
+        labels = labels[: len(X)]
+        late = Winnow(balanced=False, C=C, fit_intercept=intercept, n_features=3)
+        known = Winnow(balanced=False, C=C, fit_intercept=intercept, n_features=3)
+        known.partial_fit(np.zeros((0, 3)), [], classes=["a", "b"])
+        refused = False
+        for x, label in zip(X, labels):
+            for est in (late, known):
+                try:
+                    est.learn_one(x, label)
+                except FloatingPointError:
+                    refused = True
+        w = np.append(late.coef_.ravel(), late.intercept_ if intercept else [])
+        assert np.isfinite(w).all() and (w >= 0).all() and abs(w.sum() - 1.0) < 1e-9
+        if not refused and len(late.classes_) == 2:
+            assert np.array_equal(late.theta_, known.theta_)
+
+    check()
+    return count
+
+
 def campaign_dual_aggressive(n_examples, seed_value):
     from olearn.dual import DualAscent
 
@@ -109,6 +144,10 @@ def campaign_delayed_ogd(n_examples, seed_value):
 
 def test_winnow_simplex_campaign(campaign):
     assert campaign("fuzz.test_dual_winnow_ogd:campaign_winnow_simplex", 60) >= 60
+
+
+def test_winnow_simplex_one_class_first_campaign(campaign):
+    assert campaign("fuzz.test_dual_winnow_ogd:campaign_winnow_simplex_one_class_first", 60) >= 60
 
 
 def test_dual_aggressive_campaign(campaign):

@@ -268,8 +268,10 @@ def bound_report(estimator, X, y, result, u=None):
     Parameters
     ----------
     estimator : Perceptron or PAClassifier
-        The learner (its hyperparameters say which theorems apply). The run
-        must have started from a fresh estimator; its state now is not used.
+        The learner (its hyperparameters say which theorems apply), linear:
+        ``kernel`` None or ``"linear"`` and no ``budget`` (ValueError
+        otherwise). The run must have started from a fresh estimator; its
+        state now is not used.
     X : array-like or sparse matrix, shape (n_samples, n_features)
     y : array-like, shape (n_samples,)
     result : RunResult
@@ -291,8 +293,7 @@ def bound_report(estimator, X, y, result, u=None):
     statements):
 
     * Perceptron: Novikoff's :math:`(R/\gamma)^2` (if u separates the stream)
-      and Shalev-Shwartz & Singer's inseparable bound, with L summed over the
-      rounds on which the Perceptron updated.
+      and Shalev-Shwartz & Singer's Thm. 2, with L summed over every round.
     * PA (``variant="pa"``, or any variant with ``C = inf``): Crammer et al.
       Thm. 2 (if u has zero hinge loss on every round) and Thm. 3 (if every
       :math:`\|x_t\| = 1`).
@@ -351,6 +352,12 @@ def bound_report(estimator, X, y, result, u=None):
     if not isinstance(estimator, (Perceptron, PAClassifier)):
         raise TypeError(
             f"bound_report knows the theorems of Perceptron and PAClassifier; got {type(estimator).__name__}"
+        )
+    if estimator.kernel not in (None, "linear") or estimator.budget is not None:
+        # a kernel learner competes in its feature space; a budget forgets support vectors
+        raise ValueError(
+            f"bound_report's theorems are about the linear learner (against a linear u in input space); "
+            f"{estimator!r} is not one: its kernel or budget is outside every theorem it knows"
         )
     fit_intercept = bool(estimator.fit_intercept)
     stream = _Stream(X, y, fit_intercept)

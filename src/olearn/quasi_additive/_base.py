@@ -61,10 +61,7 @@ class QuasiAdditiveClassifier(BinaryClassifierMixin, LinearLearner):
     def _refresh_weights(self, codes, params):
         """w = g(theta) (and ||theta||^2) again: a changed geometry or intercept changes the link."""
         self._link = self._link_of(codes, params)
-        bias = params[qa.Q_BIAS]
-        qa.link(self._theta, self._w, codes[qa.Q_LINK], params[qa.Q_P], bias)
-        n = qa.n_coordinates(self._theta, bias)
-        self._state[qa.S_SQNORM] = float(self._theta[:n] @ self._theta[:n])
+        relink(self._theta, self._w, self._state, codes, params)
 
     # -- learned state --------------------------------------------------------
 
@@ -86,11 +83,7 @@ class QuasiAdditiveClassifier(BinaryClassifierMixin, LinearLearner):
         self._check_feature_limit(n_features, where)
         if n_features <= self.n_features_in_:
             return
-        d = self._theta.size - 1
-        theta = np.zeros(n_features + 1)
-        theta[:d] = self._theta[:d]
-        theta[n_features] = self._theta[d]
-        self._theta = theta
+        self._theta = widened(self._theta, n_features)
         self._w = np.zeros(n_features + 1)
         # a new array, so that a refused call can put the old one back (see _first_call_atomic)
         self._state = self._state.copy()
@@ -217,6 +210,23 @@ class QuasiAdditiveClassifier(BinaryClassifierMixin, LinearLearner):
             raise ValueError(f"theta and weights must have n_features_in + 1 = {self.n_features_in_ + 1} entries")
         self._labels.set_classes(arrays["classes"])
         self.classes_ = self._labels.classes
+
+
+def relink(theta, w, state, codes, params):
+    """w = g(theta) and the state's ||theta||^2, in place."""
+    bias = params[qa.Q_BIAS]
+    qa.link(theta, w, codes[qa.Q_LINK], params[qa.Q_P], bias)
+    n = qa.n_coordinates(theta, bias)
+    state[qa.S_SQNORM] = float(theta[:n] @ theta[:n])
+
+
+def widened(theta, n_features):
+    """theta with zeros for the new features up to ``n_features``; the intercept's entry stays last."""
+    d = theta.size - 1
+    out = np.zeros(n_features + 1)
+    out[:d] = theta[:d]
+    out[n_features] = theta[d]
+    return out
 
 
 def _one_row(indices, data):

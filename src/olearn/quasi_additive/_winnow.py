@@ -1,8 +1,12 @@
 """Winnow as a quasi-additive learner (Shalev-Shwartz & Singer 2006, Sec. 4, Example 2)."""
 
+import numpy as np
+
+from .._kernels import _codes
 from .._kernels import _quasi_additive as qa
 from .._params import BOOLEAN, POSITIVE_FINITE
-from ._base import QuasiAdditiveClassifier
+from .._validation import CSRArrays
+from ._base import QuasiAdditiveClassifier, relink, widened
 
 
 class Winnow(QuasiAdditiveClassifier):
@@ -47,12 +51,15 @@ class Winnow(QuasiAdditiveClassifier):
     range are refused (FloatingPointError): the mistake bounds are stated in
     :math:`R_\infty = \max_t \|x_t\|_\infty`, which would be infinite.
 
-    Labels: the balanced form is odd in the labels (learning on -y gives -w).
-    The plain form is not (its weights are positive), so a stream that shows
-    one class before the other is learned with that class encoded +1 until
-    the second class arrives; if the second sorts after it, theta is negated
-    (the dual variables are kept) and w recomputed. Pass ``classes`` to
-    ``partial_fit`` to fix the encoding from the first round.
+    Labels: the balanced form is odd in the labels (learning on -y gives -w),
+    so when a stream shows one class first and the second sorts after it,
+    negating theta gives the model of the final encoding. The plain form is
+    not odd (its weights are positive; the rounds that are mistakes depend on
+    the sign of y): while one class is known it also learns, beside the model
+    that encodes that class +1 (the one that predicts), the model that encodes
+    it -1, and keeps the latter if the second class sorts after the first. The
+    model is then the one learned with both classes known from the start, as
+    for every other learner.
 
     Parameters
     ----------
@@ -78,6 +85,9 @@ class Winnow(QuasiAdditiveClassifier):
     """
 
     _constraints = {"C": POSITIVE_FINITE, "balanced": BOOLEAN}
+    # (theta, w, state) learned with the one class seen so far encoded -1, or None
+    _learned = (*QuasiAdditiveClassifier._learned, "_other")
+    _other = None
 
     def __init__(self, C=1.0, balanced=True, fit_intercept=False, n_features=None):
         self.C = C
@@ -90,10 +100,73 @@ class Winnow(QuasiAdditiveClassifier):
         codes = {"Q_LINK": link, "Q_UPDATE": qa.UPDATE_CONSERVATIVE}
         return codes, {"Q_C": self.C}
 
+    # -- one class known: the model of the other encoding ----------------------
+
+    def _grow(self, n_features, where):
+        if self._other is not None and n_features > self.n_features_in_:
+            self._check_feature_limit(n_features, where)
+            theta = widened(self._other[0], n_features)
+            self._other = (theta, np.zeros(theta.size), self._other[2])
+        super()._grow(n_features, where)
+
+    def _refresh_weights(self, codes, params):
+        super()._refresh_weights(codes, params)
+        if self._other is not None:
+            relink(*self._other, codes, params)
+
+    def _observe_labels(self, y, classes=None):
+        super()._observe_labels(y, classes)
+        if self._labels.classes.size == 2:
+            self._other = None
+
     def _flip(self):
-        if self.balanced:
+        if self._other is None:
+            # only the balanced form learns without it: its link is odd, negation is exact
             super()._flip()
             return
-        # the simplex link is not odd: keep the dual variables, negate theta, map it again
-        self._theta = -self._theta
-        self._refresh_weights(*self._config_arrays())
+        self._theta, self._w, self._state = self._other
+
+    def _run_kernel(self, arrays, targets, codes, params, scores, losses, taus, totals):
+        if self._labels.classes.size == 2 or (self.balanced and self._other is None):
+            return super()._run_kernel(arrays, targets, codes, params, scores, losses, taus, totals)
+        if self._other is None:
+            # what was learned so far was learned by an odd link (or nothing was): its negation is exact
+            theta = -self._theta
+            self._other = (theta, np.zeros(theta.size), self._state.copy())
+            relink(*self._other, codes, params)
+        # both models learn the rows up to the first that either refuses
+        other, stopped = self._other_pass(arrays, arrays.n_rows, targets, codes, params)
+        done = arrays.n_rows if stopped < 0 else stopped
+        prefix = CSRArrays(arrays.indptr[: done + 1], arrays.indices, arrays.data, done, arrays.n_features)
+        mine = super()._run_kernel(prefix, targets, codes, params, scores, losses, taus, totals)
+        if mine >= 0:
+            other, _ = self._other_pass(arrays, mine, targets, codes, params)
+        self._other = other
+        return mine if mine >= 0 else stopped
+
+    def _other_pass(self, arrays, n_rows, targets, codes, params):
+        """A copy of the other model after the first ``n_rows`` rows, and where it stopped (-1 or a row)."""
+        theta, w, state = (a.copy() for a in self._other)
+        empty = np.empty(0)
+        stopped = qa.quasi_additive_pass(
+            arrays.indptr[: n_rows + 1], arrays.indices, arrays.data, -targets, theta, w, state,
+            params, codes, empty, empty, empty, empty, np.zeros(_codes.N_TOTALS),
+        )
+        return (theta, w, state), stopped
+
+    # -- persistence ----------------------------------------------------------
+
+    def _get_state(self):
+        arrays, state = super()._get_state()
+        if self._other is not None:
+            arrays.update(zip(("other_theta", "other_weights", "other_state"), self._other))
+        return arrays, state
+
+    def _set_state(self, arrays, state):
+        super()._set_state(arrays, state)
+        if "other_theta" in arrays:
+            names = ("other_theta", "other_weights", "other_state")
+            other = tuple(np.array(arrays[name], dtype=np.float64) for name in names)
+            if [a.shape for a in other] != [self._theta.shape, self._w.shape, self._state.shape]:
+                raise ValueError(f"{', '.join(names)} must have the shapes of theta, weights and state")
+            self._other = other
