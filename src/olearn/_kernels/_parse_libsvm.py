@@ -34,6 +34,7 @@ from ._parse_number import (  # noqa: F401 (OK and C_*: this parser's counts lay
     is_blank,
     next_token,
     scan_digits,
+    scan_int64,
     scan_number,
     scan_sign,
 )
@@ -49,6 +50,7 @@ E_EMPTY_VALUE = 8  # 'index:'
 E_VALUE = 9  # value is not a number
 E_DUPLICATE = 10  # index repeated in a sorted run; info = index
 E_QID = 11  # 'qid:' token
+E_LABEL_RANGE = 12  # multilabel: an integer label beyond the int64 range
 
 # counts[] slots filled by parse_libsvm: the shared ones (C_STATUS, C_ERR_POS,
 # C_ERR_INFO, C_FIXUPS; see _parse_number), then
@@ -58,7 +60,7 @@ C_MLABELS = N_SHARED_COUNTS + 2
 C_UNSORTED = N_SHARED_COUNTS + 3
 N_COUNTS = N_SHARED_COUNTS + 4
 
-# Index (and integer label) digits beyond this saturate; every limit is far below it.
+# Index digits beyond this saturate; every limit is far below it.
 _INDEX_SATURATION = 10**17
 
 
@@ -175,9 +177,12 @@ def parse_libsvm(
                 while True:
                     tok = i
                     digits, negative = scan_sign(buf, i, end)
-                    i, label = scan_digits(buf, digits, end, _INDEX_SATURATION)
+                    i, label, fits = scan_int64(buf, digits, end)
                     if i == digits or not (_ends_token(buf, i, end) or buf[i] == COMMA):
                         fail(counts, E_LABEL_INT, tok, n_fix)
+                        return unsorted, fixups
+                    if not fits:
+                        fail(counts, E_LABEL_RANGE, tok, n_fix)
                         return unsorted, fixups
                     mlabels[n_mlabels] = -label if negative else label
                     n_mlabels += 1

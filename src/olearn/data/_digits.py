@@ -6,12 +6,12 @@ Images are returned unprocessed; the paper's preprocessing (zero mean, average
 squared norm 1) belongs to the experiment.
 """
 
-import gzip
 import os
 
 import numpy as np
 
 from ._download import fetch_file, get_data_home
+from ._io import open_binary
 from ._libsvm import load_libsvm
 
 # Mirrors in the order tried; the first is the one torchvision and others use
@@ -32,14 +32,13 @@ _SUBSETS = ("train", "test", "all")
 
 
 def read_idx(path):
-    """The array held by an IDX file (plain or gzip), as in LeCun's MNIST distribution.
+    """The array held by an IDX file (plain or compressed), as in LeCun's MNIST distribution.
 
     The format: two zero bytes, a type byte (0x08 for unsigned bytes, the only
     type the digit sets use), the number of dimensions, one big-endian uint32
     per dimension, then the values in C order.
     """
-    opener = gzip.open if str(path).endswith(".gz") else open
-    with opener(path, "rb") as f:
+    with open_binary(path) as f:
         raw = f.read()
     if len(raw) < 4 or raw[0] != 0 or raw[1] != 0:
         raise ValueError(f"{path}: not an IDX file (it must start with two zero bytes)")

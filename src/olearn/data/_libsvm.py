@@ -11,8 +11,8 @@ from olearn._kernels._parse_rows import sort_listed_rows
 
 from ._checks import check_float_dtype, check_int
 from ._errors import number_message, raise_at, token_at
-from ._io import read_bytes
-from ._numbers import apply_fixups
+from ._io import read_text
+from ._numbers import apply_fixups, check_integer_labels
 from ._rows import Rows, parse_chunks, trimmed
 
 # Columns are int32 so that scipy keeps the arrays as they are; this is the
@@ -91,7 +91,8 @@ def _run_kernel(arr, buf, first_line, opt, base, limit):
         np.empty((256, 4), dtype=np.int64),
     )
     fixups = fixups[: counts[K.C_FIXUPS]]
-    apply_fixups(arr, buf, fixups, {FIX_DATA: data, FIX_LABEL: labels}, opt.path, first_line)
+    values = apply_fixups(arr, buf, fixups, {FIX_DATA: data, FIX_LABEL: labels}, opt.path, first_line)
+    check_integer_labels(buf, fixups, values, fixups[:, 2] == FIX_LABEL, opt.path, first_line)
     if counts[K.C_STATUS] != K.OK:
         _raise_kernel_error(buf, first_line, opt, base, counts)
     n_rows, nnz = counts[K.C_ROWS], counts[K.C_NNZ]
@@ -118,6 +119,11 @@ def _raise_kernel_error(buf, first_line, opt, base, counts):
         message = (
             f"expected comma-separated integer labels (multilabel=True), "
             f"found {token_at(buf, pos, b',')!r}"
+        )
+    elif code == K.E_LABEL_RANGE:
+        message = (
+            f"multilabel label {token_at(buf, pos, b',')!r} is beyond the 64-bit integer range "
+            f"(at most {np.iinfo(np.int64).max} in absolute value)"
         )
     elif code == K.E_MISSING_COLON:
         message = f"expected a feature 'index:value', found {token!r} (missing ':')"
@@ -239,7 +245,7 @@ def load_libsvm(path, n_features=None, dtype=np.float64, zero_based="auto", mult
     array([ 1., -1.])
     """
     opt = _Options(path, n_features, dtype, zero_based, multilabel)
-    buf = read_bytes(opt.path)
+    buf = read_text(opt.path)
     rows = _parse(buf, len(buf), 0, opt)
     return rows.to_csr(opt.n_features, copy=False), rows.y
 

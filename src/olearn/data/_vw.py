@@ -11,8 +11,8 @@ from olearn._kernels._parse_rows import sort_and_sum_rows
 
 from ._checks import check_float_dtype, check_int
 from ._errors import number_message, raise_at, token_at
-from ._io import read_bytes
-from ._numbers import apply_fixups
+from ._io import read_text
+from ._numbers import apply_fixups, check_integer_labels
 from ._rows import Rows, parse_chunks, trimmed
 
 _DEFAULT_BLOCK_SIZE = 1 << 22
@@ -47,6 +47,7 @@ def _parse(buf, end, first_line, path, n_bits, dtype):
     values = apply_fixups(
         arr, buf, fixups, {FIX_DATA: data, FIX_LABEL: labels, FIX_WEIGHT: weights}, path, first_line
     )
+    check_integer_labels(buf, fixups, values, fixups[:, 2] == FIX_LABEL, path, first_line)
     negative = np.flatnonzero((fixups[:, 2] == FIX_WEIGHT) & (values < 0))
     if negative.size:
         _raise(K.E_NEGATIVE_WEIGHT, fixups[negative[0], 0], buf, first_line, path)
@@ -148,7 +149,7 @@ def load_vw(path, n_bits=18, dtype=np.float64):
     n_bits = check_int("n_bits", n_bits, 1, _MAX_BITS)
     dtype = check_float_dtype(dtype)
     path = os.fspath(path)
-    buf = read_bytes(path)
+    buf = read_text(path)
     rows = _parse(buf, len(buf), 0, path, n_bits, dtype)
     return rows.to_csr(1 << n_bits, copy=False), rows.y, rows.weight
 
