@@ -108,7 +108,7 @@ def save_cache(path, X, y, importance=None):
     if importance is not None:
         arrays["importance"] = _vector("importance", importance, X.shape[0])
     # int32 index arrays keep scipy from converting (and reading) them on load.
-    if X.nnz < 2**31 and X.shape[1] < 2**31:
+    if max(X.nnz, *X.shape) < 2**31:
         arrays["indptr"] = arrays["indptr"].astype(np.int32, copy=False)
         arrays["indices"] = arrays["indices"].astype(np.int32, copy=False)
     arrays = {name: np.ascontiguousarray(a) for name, a in arrays.items()}
@@ -247,7 +247,8 @@ def load_cache(path):
 
 
 def _is_count(value):
-    return type(value) is int and value >= 0
+    """A non-negative integer that fits an int64 (JSON integers are unbounded)."""
+    return type(value) is int and 0 <= value < 2**63
 
 
 def _parse_header(raw, path):
@@ -273,7 +274,7 @@ def _parse_header(raw, path):
         if not isinstance(entry, dict) or set(entry) != {"dtype", "shape", "offset", "crc32"}:
             raise bad(f"array {name!r}: expected the keys dtype, shape, offset and crc32")
         dtype, a_shape, offset, crc = entry["dtype"], entry["shape"], entry["offset"], entry["crc32"]
-        if dtype not in _DTYPES[name]:
+        if not isinstance(dtype, str) or dtype not in _DTYPES[name]:
             raise bad(f"array {name!r}: unsupported dtype {dtype!r:.30}")
         if not (isinstance(a_shape, list) and len(a_shape) == 1 and _is_count(a_shape[0])):
             raise bad(f"array {name!r}: shape must be one non-negative integer")
@@ -286,8 +287,11 @@ def _parse_header(raw, path):
     for name, length in expected.items():
         if name in specs and specs[name][1] != length:
             raise bad(f"array {name!r} holds {specs[name][1]} values, expected {length}")
-    if specs["indptr"][0] != specs["indices"][0]:
+    index_dtype = specs["indptr"][0]
+    if specs["indices"][0] != index_dtype:
         raise bad("indptr and indices have different dtypes")
+    if max(n, d, specs["indices"][1]) > np.iinfo(index_dtype).max:
+        raise bad(f"shape {shape} and {specs['indices'][1]} entries exceed the {index_dtype} indices")
     return (n, d), specs
 
 
