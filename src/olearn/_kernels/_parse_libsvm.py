@@ -66,19 +66,28 @@ _INDEX_SATURATION = 10**17
 
 @njit(cache=True)
 def count_bounds(buf, start, end):
-    """Upper bounds for allocation: (newlines, colons, commas) in ``buf[start:end]``."""
-    n_newlines = 0
+    """Upper bounds for allocation: (data lines, colons, commas) in ``buf[start:end]``.
+
+    A data line -- one row of the output -- is a line whose first non-blank
+    byte is neither a newline nor ``#``, as ``parse_libsvm`` decides it; blank
+    and comment lines cost no allocation.
+    """
+    n_lines = 0
     n_colons = 0
     n_commas = 0
+    at_line_start = True  # nothing but blanks yet on this line
     for i in range(start, end):
         c = buf[i]
         if c == NEWLINE:
-            n_newlines += 1
-        elif c == COLON:
+            at_line_start = True
+        elif at_line_start and not is_blank(c):
+            at_line_start = False
+            n_lines += c != HASH
+        if c == COLON:
             n_colons += 1
         elif c == COMMA:
             n_commas += 1
-    return n_newlines, n_colons, n_commas
+    return n_lines, n_colons, n_commas
 
 
 @njit(cache=True, inline="always")

@@ -42,6 +42,9 @@ def load_csv(path, label_column=-1, header="auto", delimiter=","):
 
     Every data line holds the same number of numeric cells; blanks around a
     cell are ignored, blank lines and lines starting with ``#`` are skipped.
+    Lines end with ``\\n``, ``\\r\\n`` or ``\\r``. Memory follows the data:
+    the rows allocated are at most the data lines, and at most one per
+    ``2 * n_columns`` bytes.
     Quoted cells are not supported. Compressed files (gzip, bzip2, xz) are
     read transparently. Parsing is compiled; values equal Python's ``float``
     of the cell.
@@ -71,7 +74,9 @@ def load_csv(path, label_column=-1, header="auto", delimiter=","):
         If ``path`` does not exist.
     olearn.exceptions.DataFormatError
         Naming file, line and column: a non-numeric, NaN, infinite or empty
-        cell, or a line with a different number of cells than the first.
+        cell, a line with a different number of cells than the first, or an
+        integer label that float64 cannot hold exactly; a truncated or
+        corrupt compressed stream, naming the file.
 
     Examples
     --------

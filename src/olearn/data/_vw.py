@@ -22,8 +22,7 @@ _MAX_BITS = 31  # columns must fit int32
 def _parse(buf, end, first_line, path, n_bits, dtype):
     """Parse ``buf[:end]`` (whole lines) into ``Rows`` with importance weights."""
     arr = np.frombuffer(buf, dtype=np.uint8, count=end)
-    n_newlines, n_separators = K.count_bounds(arr, 0, arr.size)
-    n_rows_max = n_newlines + 1
+    n_rows_max, n_separators = K.count_bounds(arr, 0, arr.size)
     indptr = np.empty(n_rows_max + 1, dtype=np.int32 if n_separators < 2**31 else np.int64)
     indices = np.empty(n_separators, dtype=indptr.dtype)
     data = np.empty(n_separators, dtype=dtype)
@@ -91,7 +90,8 @@ def load_vw(path, n_bits=18, dtype=np.float64):
 
         [label [importance]] [tag] |[namespace] feature[:value] ... |[namespace] ...
 
-    A tag is a token starting with ``'`` or any non-numeric token right before
+    Lines end with ``\\n``, ``\\r\\n`` or ``\\r``. A tag is a token
+    starting with ``'`` or any non-numeric token right before
     the first ``|``; tags are read and discarded. A namespace name touches its
     ``|``; a ``|`` followed by a blank opens the default (empty) namespace.
     Feature values default to 1.0; features whose names hash to the same
@@ -130,8 +130,9 @@ def load_vw(path, n_bits=18, dtype=np.float64):
         Naming file, line and column: a line without ``|``, a non-numeric
         label or stray token before the first ``|``, a negative or
         non-finite importance, a non-numeric, empty or non-finite feature
-        value, an empty feature name, or a namespace weight (``|ns:2``, not
-        supported).
+        value, an empty feature name, a namespace weight (``|ns:2``, not
+        supported), or an integer label that float64 cannot hold exactly; a
+        truncated or corrupt compressed stream, naming the file.
 
     Examples
     --------
