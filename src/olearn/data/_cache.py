@@ -47,8 +47,9 @@ _NUMERIC = frozenset(
     for t in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
               np.float16, np.float32, np.float64)
 )
+_SPARSE = _NUMERIC - {np.dtype(np.float16).str}  # scipy.sparse has no float16 matrices
 _INDEX = frozenset(np.dtype(t).str for t in (np.int32, np.int64))
-_DTYPES = {"indptr": _INDEX, "indices": _INDEX, "data": _NUMERIC, "y": _NUMERIC, "importance": _NUMERIC}
+_DTYPES = {"indptr": _INDEX, "indices": _INDEX, "data": _SPARSE, "y": _NUMERIC, "importance": _NUMERIC}
 _CSR_DEFECTS = {
     K.CSR_INDPTR_START: "indptr does not start at 0",
     K.CSR_INDPTR_DECREASES: "indptr decreases after row {row}",
@@ -94,7 +95,7 @@ def save_cache(path, X, y, importance=None):
            [2. , 0. ]]), memmap([ 1., -1.]), None)
     """
     X = sp.csr_matrix(X)
-    if X.dtype.str not in _NUMERIC:
+    if X.dtype.str not in _SPARSE:
         raise ValueError(f"X must hold real numbers, got dtype {X.dtype}")
     if not X.has_canonical_format:
         X = X.copy()  # sum_duplicates works in place; the caller's matrix stays as it was
