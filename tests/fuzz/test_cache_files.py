@@ -286,8 +286,8 @@ def campaign_forged(n_examples, seed):
 
 
 def test_damaged_caches(campaign):
-    assert campaign("fuzz.test_cache_files:campaign_damage", 3000) == 3000
+    assert campaign("fuzz.test_cache_files:campaign_damage", 3000) >= 3000
 
 
 def test_forged_caches(campaign):
-    assert campaign("fuzz.test_cache_files:campaign_forged", 2000) == 2000
+    assert campaign("fuzz.test_cache_files:campaign_forged", 2000) >= 2000
