@@ -281,6 +281,23 @@ def test_csv_of_blank_lines_allocates_for_its_data_only(write):
     assert peak < 40e6  # the file (2 MB) a few times over, not 32 GB
 
 
+@pytest.mark.parametrize("name, load", [("blank.svm", load_libsvm), ("blank.vw", load_vw)])
+def test_libsvm_and_vw_blank_lines_cost_no_allocation(write, name, load):
+    # 2 million blank or comment lines around two rows: rows (and VW entries)
+    # were allocated per newline (and blank): 35 and 55 MB; now per data line.
+    fill = "\n# comment\n" * 1_000_000 if name.endswith(".svm") else "\n \n" * 1_000_000
+    row = "1 1:1\n" if name.endswith(".svm") else "1 | a\n"
+    path = write(name, row + fill + row)
+    tracemalloc.start()
+    try:
+        X = load(path)[0]
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert X.shape[0] == 2
+    assert peak < 20e6  # the file (up to 11 MB) and little more
+
+
 def test_csv_rows_of_too_few_cells_stay_within_the_allocation(write, assert_format_error):
     # Short bad rows after a wide first line: the output holds few rows, the error is located.
     path = write("short.csv", ",".join(["1"] * 50) + "\n" + "1\n" * 200)

@@ -57,19 +57,26 @@ def count_bounds(buf, start, end):
     """Upper bounds for allocation: (non-blank lines, feature-token starts) in ``buf[start:end]``.
 
     Each non-blank line is one row of ``parse_vw``; every feature token
-    follows a blank or a '|', so their count bounds the entries.
+    follows a '|' or a blank after the line's first '|', so their count bounds
+    the entries. Blank lines and the headers before '|' cost no allocation.
     """
     n_lines = 0
     n_separators = 0
     at_line_start = True  # nothing but blanks yet on this line
+    in_features = False  # past the line's first '|'
     for i in range(start, end):
         c = buf[i]
         if c == NEWLINE:
             at_line_start = True
-        elif at_line_start and not is_blank(c):
+            in_features = False
+            continue
+        if at_line_start and not is_blank(c):
             at_line_start = False
             n_lines += 1
-        if c == BAR or is_blank(c):
+        if c == BAR:
+            in_features = True
+            n_separators += 1
+        elif in_features and is_blank(c):
             n_separators += 1
     return n_lines, n_separators
 
