@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from olearn.data import _digits, fetch_mnist, fetch_usps, get_data_home, read_idx
+from olearn.exceptions import DataFormatError
 
 SHARED = pathlib.Path(__file__).resolve().parents[3] / "shared" / "data"
 
@@ -169,8 +170,9 @@ def test_data_home_from_the_environment(monkeypatch, tmp_path):
 def test_read_idx_errors(tmp_path, content, message):
     path = tmp_path / "bad.idx"
     path.write_bytes(content)
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(DataFormatError, match=message) as info:
         read_idx(path)
+    assert info.value.path == path
 
 
 @pytest.mark.skipif(not (SHARED / "fashion-mnist").is_dir(), reason="shared data not available")

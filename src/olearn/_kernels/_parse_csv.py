@@ -22,6 +22,7 @@ from ._parse_number import (  # noqa: F401 (OK and C_*: this parser's counts lay
     is_blank,
     next_token,
     scan_number,
+    skip_line,
 )
 
 E_EMPTY_CELL = 1
@@ -36,11 +37,21 @@ N_COUNTS = N_SHARED_COUNTS + 1
 
 
 @njit(cache=True)
-def count_newlines(buf, start, end):
+def count_data_lines(buf, start, end):
+    """Number of lines of ``buf[start:end]`` that ``parse_csv`` takes for data rows.
+
+    Those are the lines neither blank nor starting with ``#``, counted by the
+    same ``next_token`` test as the parser.
+    """
     n = 0
-    for i in range(start, end):
-        if buf[i] == NEWLINE:
-            n += 1
+    i = start
+    while i < end:
+        j, line_done = next_token(buf, i, end)
+        if line_done:
+            i = j
+            continue
+        n += 1
+        i = skip_line(buf, j, end)
     return n
 
 

@@ -34,6 +34,7 @@ from ._parse_number import (  # noqa: F401 (OK and C_*: this parser's counts lay
     is_blank,
     next_token,
     scan_digits,
+    scan_int64,
     scan_number,
     scan_sign,
 )
@@ -49,6 +50,7 @@ E_EMPTY_VALUE = 8  # 'index:'
 E_VALUE = 9  # value is not a number
 E_DUPLICATE = 10  # index repeated in a sorted run; info = index
 E_QID = 11  # 'qid:' token
+E_LABEL_RANGE = 12  # multilabel: an integer label beyond the int64 range
 
 # counts[] slots filled by parse_libsvm: the shared ones (C_STATUS, C_ERR_POS,
 # C_ERR_INFO, C_FIXUPS; see _parse_number), then
@@ -58,25 +60,34 @@ C_MLABELS = N_SHARED_COUNTS + 2
 C_UNSORTED = N_SHARED_COUNTS + 3
 N_COUNTS = N_SHARED_COUNTS + 4
 
-# Index (and integer label) digits beyond this saturate; every limit is far below it.
+# Index digits beyond this saturate; every limit is far below it.
 _INDEX_SATURATION = 10**17
 
 
 @njit(cache=True)
 def count_bounds(buf, start, end):
-    """Upper bounds for allocation: (newlines, colons, commas) in ``buf[start:end]``."""
-    n_newlines = 0
+    """Upper bounds for allocation: (data lines, colons, commas) in ``buf[start:end]``.
+
+    A data line -- one row of the output -- is a line whose first non-blank
+    byte is neither a newline nor ``#``, as ``parse_libsvm`` decides it; blank
+    and comment lines cost no allocation.
+    """
+    n_lines = 0
     n_colons = 0
     n_commas = 0
+    at_line_start = True  # nothing but blanks yet on this line
     for i in range(start, end):
         c = buf[i]
         if c == NEWLINE:
-            n_newlines += 1
-        elif c == COLON:
+            at_line_start = True
+        elif at_line_start and not is_blank(c):
+            at_line_start = False
+            n_lines += c != HASH
+        if c == COLON:
             n_colons += 1
         elif c == COMMA:
             n_commas += 1
-    return n_newlines, n_colons, n_commas
+    return n_lines, n_colons, n_commas
 
 
 @njit(cache=True, inline="always")
@@ -175,9 +186,12 @@ def parse_libsvm(
                 while True:
                     tok = i
                     digits, negative = scan_sign(buf, i, end)
-                    i, label = scan_digits(buf, digits, end, _INDEX_SATURATION)
+                    i, label, fits = scan_int64(buf, digits, end)
                     if i == digits or not (_ends_token(buf, i, end) or buf[i] == COMMA):
                         fail(counts, E_LABEL_INT, tok, n_fix)
+                        return unsorted, fixups
+                    if not fits:
+                        fail(counts, E_LABEL_RANGE, tok, n_fix)
                         return unsorted, fixups
                     mlabels[n_mlabels] = -label if negative else label
                     n_mlabels += 1

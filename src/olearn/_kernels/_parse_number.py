@@ -29,6 +29,7 @@ _MAX_EXACT_MANTISSA = 2**53
 _MAX_MANTISSA_DIGITS = 18
 # Exponents beyond this over- or underflow anyway; capping avoids int overflow.
 _EXPONENT_CAP = 100_000
+_INT64_MAX = 2**63 - 1
 
 SPACE = 32
 TAB = 9
@@ -108,6 +109,25 @@ def scan_digits(buf, i, end, cap):
             value = value * 10 + (buf[i] - 48)
         i += 1
     return i, value
+
+
+@njit(cache=True, inline="always")
+def scan_int64(buf, i, end):
+    """Read the decimal digits from ``buf[i]`` exactly; returns ``(stop, value, fits)``.
+
+    ``fits`` is False if the digits exceed ``2**63 - 1`` (``value`` is then
+    meaningless); no digit gives ``stop == i``.
+    """
+    value = 0
+    fits = True
+    while i < end and is_digit(buf[i]):
+        d = buf[i] - 48
+        if fits and value <= (_INT64_MAX - d) // 10:
+            value = value * 10 + d
+        else:
+            fits = False
+        i += 1
+    return i, value, fits
 
 
 @njit(cache=True)

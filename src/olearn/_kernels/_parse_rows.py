@@ -98,3 +98,39 @@ def sort_and_sum_rows(indptr, indices, data, n_rows):
         lo = hi
     indptr[0] = 0
     return out
+
+
+# Codes of check_csr: what is wrong with the arrays of a CSR matrix read from a file.
+CSR_OK = 0
+CSR_INDPTR_START = 1  # indptr[0] != 0
+CSR_INDPTR_DECREASES = 2  # indptr[row + 1] < indptr[row]
+CSR_INDPTR_END = 3  # indptr[-1] != len(indices)
+CSR_INDEX_RANGE = 4  # an index outside [0, n_columns)
+CSR_INDEX_ORDER = 5  # indices of a row not strictly increasing (unsorted or repeated)
+
+
+@njit(cache=True)
+def check_csr(indptr, indices, n_columns):
+    """``(code, row)``: the first defect of a CSR structure, or ``(CSR_OK, -1)``.
+
+    ``indptr`` is checked whole before it is used to walk the rows, so that
+    untrusted arrays (a corrupted file) can never make the check read out of
+    bounds. O(n_rows + nnz), no temporary arrays.
+    """
+    if indptr[0] != 0:
+        return CSR_INDPTR_START, 0
+    for r in range(indptr.size - 1):
+        if indptr[r + 1] < indptr[r]:
+            return CSR_INDPTR_DECREASES, r
+    if indptr[indptr.size - 1] != indices.size:
+        return CSR_INDPTR_END, indptr.size - 2
+    for r in range(indptr.size - 1):
+        previous = -1
+        for k in range(indptr[r], indptr[r + 1]):
+            j = indices[k]
+            if j < 0 or j >= n_columns:
+                return CSR_INDEX_RANGE, r
+            if j <= previous:
+                return CSR_INDEX_ORDER, r
+            previous = j
+    return CSR_OK, -1

@@ -54,19 +54,31 @@ _MASK32 = 0xFFFFFFFF
 
 @njit(cache=True)
 def count_bounds(buf, start, end):
-    """Upper bounds for allocation: (newlines, feature-token starts) in ``buf[start:end]``.
+    """Upper bounds for allocation: (non-blank lines, feature-token starts) in ``buf[start:end]``.
 
-    Every feature token follows a blank or a '|', so their count bounds the entries.
+    Each non-blank line is one row of ``parse_vw``; every feature token
+    follows a '|' or a blank after the line's first '|', so their count bounds
+    the entries. Blank lines and the headers before '|' cost no allocation.
     """
-    n_newlines = 0
+    n_lines = 0
     n_separators = 0
+    at_line_start = True  # nothing but blanks yet on this line
+    in_features = False  # past the line's first '|'
     for i in range(start, end):
         c = buf[i]
         if c == NEWLINE:
-            n_newlines += 1
-        elif c == BAR or is_blank(c):
+            at_line_start = True
+            in_features = False
+            continue
+        if at_line_start and not is_blank(c):
+            at_line_start = False
+            n_lines += 1
+        if c == BAR:
+            in_features = True
             n_separators += 1
-    return n_newlines, n_separators
+        elif in_features and is_blank(c):
+            n_separators += 1
+    return n_lines, n_separators
 
 
 @njit(cache=True, inline="always")

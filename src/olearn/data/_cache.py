@@ -1,32 +1,62 @@
 """Binary cache of parsed data: one file, arrays memory-mapped back without parsing.
 
-Layout of a cache file (all integers little-endian)::
+Layout of a cache file (format version 2; all integers little-endian)::
 
     8 bytes   magic b"\\x93OLCACHE"
     4 bytes   uint32 format version
     4 bytes   uint32 length of the JSON header
-    JSON      {"shape": [n, d], "arrays": {name: {"dtype", "shape", "offset"}}}
-    arrays    raw C-order bytes, each starting at a 64-byte aligned offset
+    4 bytes   uint32 CRC-32 of the JSON header
+    JSON      {"shape": [n, d],
+               "arrays": {name: {"dtype", "shape", "offset", "crc32"}}}
+    arrays    raw C-order bytes, each starting at a 64-byte aligned offset;
+              the file ends with the last array
 
 Arrays: ``indptr``, ``indices``, ``data`` (the CSR matrix), ``y`` and, if
-given, ``importance``.
+given, ``importance``. ``load_cache`` trusts nothing in the file: the header
+is checked against its CRC-32 and a strict schema, every array against its
+CRC-32 (``zlib.crc32``), and the CSR structure by a compiled O(n + nnz) pass,
+so a damaged file raises :class:`~olearn.exceptions.DataFormatError` instead
+of loading changed values or an invalid matrix. Version 1 files (no
+checksums) are refused with a message to rebuild them.
 """
 
 import json
 import os
 import secrets
 import struct
+import zlib
 
 import numpy as np
 import scipy.sparse as sp
 
+from olearn._kernels import _parse_rows as K
 from olearn.exceptions import DataFormatError
 
 MAGIC = b"\x93OLCACHE"
-VERSION = 1
+VERSION = 2
 CACHE_SUFFIX = ".olc"
-_PREAMBLE = struct.Struct("<8sII")
+_START = struct.Struct("<8sI")  # magic, version: the part every version shares
+_PREAMBLE = struct.Struct("<8sIII")  # magic, version, header length, header CRC-32
 _ALIGN = 64
+# A header holds five small entries; anything longer is damage, not data.
+_MAX_HEADER = 1 << 16
+_REQUIRED = ("indptr", "indices", "data", "y")
+_OPTIONAL = ("importance",)
+_NUMERIC = frozenset(
+    np.dtype(t).str
+    for t in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
+              np.float16, np.float32, np.float64)
+)
+_SPARSE = _NUMERIC - {np.dtype(np.float16).str}  # scipy.sparse has no float16 matrices
+_INDEX = frozenset(np.dtype(t).str for t in (np.int32, np.int64))
+_DTYPES = {"indptr": _INDEX, "indices": _INDEX, "data": _SPARSE, "y": _NUMERIC, "importance": _NUMERIC}
+_CSR_DEFECTS = {
+    K.CSR_INDPTR_START: "indptr does not start at 0",
+    K.CSR_INDPTR_DECREASES: "indptr decreases after row {row}",
+    K.CSR_INDPTR_END: "indptr ends at a different count than the stored entries",
+    K.CSR_INDEX_RANGE: "row {row} holds a column index outside [0, {d})",
+    K.CSR_INDEX_ORDER: "the column indices of row {row} are not strictly increasing",
+}
 
 
 def _aligned(offset):
@@ -39,11 +69,15 @@ def save_cache(path, X, y, importance=None):
     The write is atomic: the file is assembled under a temporary name in the
     same directory and renamed over ``path``, so readers see the old file or
     the new one, never a partial one. The conventional suffix is ``.olc``.
+    Rows are stored with sorted, duplicate-free column indices (repeated
+    entries of a row are summed, as scipy does); each array and the header
+    carry a CRC-32 that :func:`load_cache` checks.
 
     Parameters
     ----------
     path : str or os.PathLike
     X : sparse matrix or array-like of shape (n_samples, n_features)
+        Real (boolean, integer or floating-point) values.
     y : array-like of shape (n_samples,)
         Numeric labels.
     importance : array-like of shape (n_samples,), optional
@@ -61,6 +95,11 @@ def save_cache(path, X, y, importance=None):
            [2. , 0. ]]), memmap([ 1., -1.]), None)
     """
     X = sp.csr_matrix(X)
+    if X.dtype.str not in _SPARSE:
+        raise ValueError(f"X must hold real numbers, got dtype {X.dtype}")
+    if not X.has_canonical_format:
+        X = X.copy()  # sum_duplicates works in place; the caller's matrix stays as it was
+        X.sum_duplicates()
     arrays = {
         "indptr": X.indptr,
         "indices": X.indices,
@@ -70,7 +109,7 @@ def save_cache(path, X, y, importance=None):
     if importance is not None:
         arrays["importance"] = _vector("importance", importance, X.shape[0])
     # int32 index arrays keep scipy from converting (and reading) them on load.
-    if X.nnz < 2**31 and X.shape[1] < 2**31:
+    if max(X.nnz, *X.shape) < 2**31:
         arrays["indptr"] = arrays["indptr"].astype(np.int32, copy=False)
         arrays["indices"] = arrays["indices"].astype(np.int32, copy=False)
     arrays = {name: np.ascontiguousarray(a) for name, a in arrays.items()}
@@ -82,7 +121,7 @@ def save_cache(path, X, y, importance=None):
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(_PREAMBLE.pack(MAGIC, VERSION, len(header)) + header)
+            f.write(_PREAMBLE.pack(MAGIC, VERSION, len(header), zlib.crc32(header)) + header)
             for name, a in arrays.items():
                 f.seek(offset[name])
                 f.write(memoryview(a).cast("B"))
@@ -97,7 +136,7 @@ def save_cache(path, X, y, importance=None):
 
 def _vector(name, values, n):
     values = np.asarray(values)
-    if values.ndim != 1 or values.shape[0] != n or values.dtype.kind not in "biuf":
+    if values.ndim != 1 or values.shape[0] != n or values.dtype.str not in _NUMERIC:
         raise ValueError(f"{name} must be a numeric 1-d array of length {n}, got {values!r:.80}")
     return values
 
@@ -109,7 +148,8 @@ def _header(shape, arrays):
     part of the header, so the offsets are computed from a padded header size.
     """
     layout = {
-        name: {"dtype": a.dtype.str, "shape": list(a.shape), "offset": 0} for name, a in arrays.items()
+        name: {"dtype": a.dtype.str, "shape": list(a.shape), "offset": 0, "crc32": zlib.crc32(a)}
+        for name, a in arrays.items()
     }
     draft = json.dumps({"shape": list(shape), "arrays": layout})
     # Offsets have at most 20 digits; reserve room for them.
@@ -125,8 +165,12 @@ def load_cache(path):
     """Open a cache file written by :func:`save_cache`; its arrays are memory-mapped.
 
     Nothing is parsed or copied: ``X.data``, ``X.indices``, ``X.indptr``,
-    ``y`` and ``importance`` are read-only ``numpy.memmap`` views of the file,
-    so repeated passes over large data cost only page reads.
+    ``y`` and ``importance`` are read-only ``numpy.memmap`` views of the file.
+    Opening reads the file once to verify it (a CRC-32 of every array and a
+    compiled check that the CSR structure is valid: ``indptr`` starts at 0,
+    never decreases and ends at the number of entries, and each row's column
+    indices strictly increase within ``[0, n_features)``); later passes cost
+    only page reads.
 
     Parameters
     ----------
@@ -143,8 +187,11 @@ def load_cache(path):
     FileNotFoundError
         If ``path`` does not exist.
     olearn.exceptions.DataFormatError
-        If the file is not a cache file, is truncated, or has another format
-        version.
+        Naming the file and what is wrong: not a cache file, another format
+        version (version 1 caches, without checksums, must be rebuilt with
+        ``save_cache``), a damaged or inconsistent header, an array that is
+        cut off or fails its checksum, extra bytes at the end, or an invalid
+        CSR structure.
 
     Examples
     --------
@@ -160,33 +207,103 @@ def load_cache(path):
     path = os.fspath(path)
     size = os.path.getsize(path)
     with open(path, "rb") as f:
-        preamble = f.read(_PREAMBLE.size)
-        if len(preamble) < _PREAMBLE.size or preamble[:8] != MAGIC:
+        start = f.read(_START.size)
+        if len(start) < _START.size or start[:8] != MAGIC:
             raise DataFormatError("not an olearn cache file (bad magic bytes)", path)
-        _, version, header_size = _PREAMBLE.unpack(preamble)
+        version = _START.unpack(start)[1]
         if version != VERSION:
             raise DataFormatError(
-                f"cache format version {version} is not supported (this olearn reads version "
-                f"{VERSION}); re-create the cache with save_cache",
+                f"cache format version {version} is not supported (this olearn reads version {VERSION}, "
+                "whose arrays carry checksums); rebuild the cache from the source data with save_cache",
                 path,
             )
-        try:
-            header = json.loads(f.read(header_size))
-            shape = tuple(header["shape"])
-            layout = header["arrays"]
-            specs = {
-                name: (np.dtype(layout[name]["dtype"]), tuple(layout[name]["shape"]), layout[name]["offset"])
-                for name in ("indptr", "indices", "data", "y", "importance")
-                if name in layout
-            }
-        except (ValueError, KeyError, TypeError) as e:
-            raise DataFormatError(f"corrupt cache header: {e}", path) from None
+        rest = f.read(_PREAMBLE.size - _START.size)
+        if len(rest) < _PREAMBLE.size - _START.size:
+            raise DataFormatError("cache file is truncated (in the preamble)", path)
+        _, _, header_size, header_crc = _PREAMBLE.unpack(start + rest)
+        if header_size > min(_MAX_HEADER, size - _PREAMBLE.size):
+            raise DataFormatError(f"corrupt cache header: declared length {header_size} is impossible", path)
+        raw = f.read(header_size)
+    if zlib.crc32(raw) != header_crc:
+        raise DataFormatError("corrupt cache header: checksum mismatch", path)
+    shape, specs = _parse_header(raw, path)
+    _check_layout(specs, _PREAMBLE.size + header_size, size, path)
     arrays = {}
-    for name, (dtype, a_shape, offset) in specs.items():
-        if offset + dtype.itemsize * int(np.prod(a_shape)) > size:
-            raise DataFormatError(f"cache file is truncated (array {name!r} is cut off)", path)
-        arrays[name] = np.memmap(path, dtype=dtype, mode="r", offset=offset, shape=a_shape)
-    X = sp.csr_matrix((arrays["data"], arrays["indices"], arrays["indptr"]), shape=shape, copy=False)
-    # scipy wraps its inputs in plain ndarray views; put the memmaps back.
+    for name, (dtype, length, offset, crc) in specs.items():
+        a = np.memmap(path, dtype=dtype, mode="r", offset=offset, shape=(length,))
+        if zlib.crc32(a) != crc:
+            raise DataFormatError(f"cache array {name!r} fails its checksum: the file is corrupt", path)
+        arrays[name] = a
+    code, row = K.check_csr(arrays["indptr"], arrays["indices"], shape[1])
+    if code != K.CSR_OK:
+        detail = _CSR_DEFECTS[code].format(row=row, d=shape[1])
+        raise DataFormatError(f"invalid CSR structure in the cache: {detail}", path)
+    X = sp.csr_matrix(shape, dtype=arrays["data"].dtype)
+    # Assigned directly: the arrays were checked above, and the constructor
+    # would wrap them in plain ndarray views (and check them again).
     X.data, X.indices, X.indptr = arrays["data"], arrays["indices"], arrays["indptr"]
+    X.has_sorted_indices = True
+    X.has_canonical_format = True
     return X, arrays["y"], arrays.get("importance")
+
+
+def _is_count(value):
+    """A non-negative integer that fits an int64 (JSON integers are unbounded)."""
+    return type(value) is int and 0 <= value < 2**63
+
+
+def _parse_header(raw, path):
+    """``(shape, {name: (dtype, length, offset, crc)})`` from the header bytes, schema-checked."""
+
+    def bad(what):
+        return DataFormatError(f"corrupt cache header: {what}", path)
+
+    try:
+        header = json.loads(raw)
+    except (ValueError, RecursionError):  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+        raise bad("not valid JSON") from None
+    if not isinstance(header, dict) or set(header) != {"shape", "arrays"}:
+        raise bad("expected exactly the keys 'shape' and 'arrays'")
+    shape, layout = header["shape"], header["arrays"]
+    if not (isinstance(shape, list) and len(shape) == 2 and all(_is_count(v) for v in shape)):
+        raise bad(f"shape must be two non-negative integers, found {shape!r:.60}")
+    if not isinstance(layout, dict) or not set(_REQUIRED) <= set(layout) <= set(_REQUIRED + _OPTIONAL):
+        raise bad(f"expected the arrays {', '.join(_REQUIRED)} and optionally importance")
+    n, d = shape
+    specs = {}
+    for name, entry in layout.items():
+        if not isinstance(entry, dict) or set(entry) != {"dtype", "shape", "offset", "crc32"}:
+            raise bad(f"array {name!r}: expected the keys dtype, shape, offset and crc32")
+        dtype, a_shape, offset, crc = entry["dtype"], entry["shape"], entry["offset"], entry["crc32"]
+        if not isinstance(dtype, str) or dtype not in _DTYPES[name]:
+            raise bad(f"array {name!r}: unsupported dtype {dtype!r:.30}")
+        if not (isinstance(a_shape, list) and len(a_shape) == 1 and _is_count(a_shape[0])):
+            raise bad(f"array {name!r}: shape must be one non-negative integer")
+        if not (_is_count(offset) and offset % _ALIGN == 0):
+            raise bad(f"array {name!r}: offset must be a multiple of {_ALIGN}")
+        if not (_is_count(crc) and crc < 2**32):
+            raise bad(f"array {name!r}: crc32 must be a 32-bit unsigned integer")
+        specs[name] = (np.dtype(dtype), a_shape[0], offset, crc)
+    expected = {"indptr": n + 1, "y": n, "importance": n, "indices": specs["data"][1]}
+    for name, length in expected.items():
+        if name in specs and specs[name][1] != length:
+            raise bad(f"array {name!r} holds {specs[name][1]} values, expected {length}")
+    index_dtype = specs["indptr"][0]
+    if specs["indices"][0] != index_dtype:
+        raise bad("indptr and indices have different dtypes")
+    if max(n, d, specs["indices"][1]) > np.iinfo(index_dtype).max:
+        raise bad(f"shape {shape} and {specs['indices'][1]} entries exceed the {index_dtype} indices")
+    return (n, d), specs
+
+
+def _check_layout(specs, header_end, size, path):
+    """Arrays follow the header in the file without overlapping, and the file ends with the last."""
+    end = header_end
+    for name, (dtype, length, offset, _) in sorted(specs.items(), key=lambda item: item[1][2]):
+        if offset < end:
+            raise DataFormatError(f"corrupt cache header: array {name!r} overlaps what precedes it", path)
+        end = offset + dtype.itemsize * length
+        if end > size:
+            raise DataFormatError(f"cache file is truncated (array {name!r} is cut off)", path)
+    if end != size:
+        raise DataFormatError(f"cache file has {size - end} unexpected bytes after its last array", path)

@@ -10,8 +10,8 @@ from olearn._kernels._parse_number import FIX_DATA
 
 from ._checks import check_int
 from ._errors import number_message, raise_at, token_at
-from ._io import read_bytes
-from ._numbers import apply_fixups
+from ._io import read_text
+from ._numbers import apply_fixups, check_integer_labels
 
 # Bytes that could be part of a number (or end a line) cannot separate cells.
 _BAD_DELIMITERS = set("0123456789.+-eE#\n")
@@ -42,6 +42,9 @@ def load_csv(path, label_column=-1, header="auto", delimiter=","):
 
     Every data line holds the same number of numeric cells; blanks around a
     cell are ignored, blank lines and lines starting with ``#`` are skipped.
+    Lines end with ``\\n``, ``\\r\\n`` or ``\\r``. Memory follows the data:
+    the rows allocated are at most the data lines, and at most one per
+    ``2 * n_columns`` bytes.
     Quoted cells are not supported. Compressed files (gzip, bzip2, xz) are
     read transparently. Parsing is compiled; values equal Python's ``float``
     of the cell.
@@ -71,7 +74,9 @@ def load_csv(path, label_column=-1, header="auto", delimiter=","):
         If ``path`` does not exist.
     olearn.exceptions.DataFormatError
         Naming file, line and column: a non-numeric, NaN, infinite or empty
-        cell, or a line with a different number of cells than the first.
+        cell, a line with a different number of cells than the first, or an
+        integer label that float64 cannot hold exactly; a truncated or
+        corrupt compressed stream, naming the file.
 
     Examples
     --------
@@ -92,7 +97,7 @@ def load_csv(path, label_column=-1, header="auto", delimiter=","):
     if delimiter in _BAD_DELIMITERS:
         raise ValueError(f"delimiter {delimiter!r} could be part of a number or line structure")
     path = os.fspath(path)
-    buf = read_bytes(path)
+    buf = read_text(path)
     lines = _content_lines(buf)
     first = next(lines, None)
     if first is None:
@@ -112,23 +117,32 @@ def load_csv(path, label_column=-1, header="auto", delimiter=","):
     else:
         # A bad cell on a first line that "auto" took for data may mean a header.
         hint_until = first[1] if header == "auto" and not skip_first else -1
-        dense = _parse(buf, start, n_columns, ord(delimiter), path, hint_until)
+        dense = _parse(buf, start, n_columns, ord(delimiter), path, hint_until, label_column)
     if label_column is None:
         return sp.csr_matrix(dense), None
     y = dense[:, label_column].copy()
     return sp.csr_matrix(np.delete(dense, label_column, axis=1)), y
 
 
-def _parse(buf, start, n_columns, delimiter, path, hint_until):
+def _parse(buf, start, n_columns, delimiter, path, hint_until, label_column):
     arr = np.frombuffer(buf, dtype=np.uint8)
-    n_rows_max = K.count_newlines(arr, start, arr.size) + 1
+    # Rows to allocate, from the data rather than the line count: at most one
+    # per data line, and at most one per 2 * n_columns bytes, since a row holds
+    # n_columns one-byte-or-longer cells, n_columns - 1 delimiters and a line
+    # break. The parser writes the cells of a bad row before it fails; that row
+    # follows only good ones, each of 2 * n_columns bytes or more, hence the +1.
+    # The output so never exceeds 4 bytes per byte of text (+ one row).
+    n_bytes = arr.size - start
+    n_rows_max = min(K.count_data_lines(arr, start, arr.size), (n_bytes + 1) // (2 * n_columns) + 1)
     out = np.empty((n_rows_max, n_columns))
     counts = np.zeros(K.N_COUNTS, dtype=np.int64)
     fixups = K.parse_csv(
         arr, start, arr.size, delimiter, out, counts, np.empty((256, 4), dtype=np.int64)
     )
     fixups = fixups[: counts[K.C_FIXUPS]]
-    apply_fixups(arr, buf, fixups, {FIX_DATA: out.reshape(-1)}, path, 0, what="cell")
+    values = apply_fixups(arr, buf, fixups, {FIX_DATA: out.reshape(-1)}, path, 0, what="cell")
+    if label_column is not None:
+        check_integer_labels(buf, fixups, values, fixups[:, 3] % n_columns == label_column, path, 0)
     code, pos = int(counts[K.C_STATUS]), int(counts[K.C_ERR_POS])
     if code == K.OK:
         return out[: counts[K.C_ROWS]]

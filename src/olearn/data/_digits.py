@@ -6,12 +6,14 @@ Images are returned unprocessed; the paper's preprocessing (zero mean, average
 squared norm 1) belongs to the experiment.
 """
 
-import gzip
 import os
 
 import numpy as np
 
+from olearn.exceptions import DataFormatError
+
 from ._download import fetch_file, get_data_home
+from ._io import open_binary
 from ._libsvm import load_libsvm
 
 # Mirrors in the order tried; the first is the one torchvision and others use
@@ -32,27 +34,30 @@ _SUBSETS = ("train", "test", "all")
 
 
 def read_idx(path):
-    """The array held by an IDX file (plain or gzip), as in LeCun's MNIST distribution.
+    """The array held by an IDX file (plain or compressed), as in LeCun's MNIST distribution.
 
     The format: two zero bytes, a type byte (0x08 for unsigned bytes, the only
     type the digit sets use), the number of dimensions, one big-endian uint32
-    per dimension, then the values in C order.
+    per dimension, then the values in C order. A malformed file, or a
+    truncated or corrupt compressed one, raises
+    :class:`~olearn.exceptions.DataFormatError` naming it.
     """
-    opener = gzip.open if str(path).endswith(".gz") else open
-    with opener(path, "rb") as f:
+    with open_binary(path) as f:
         raw = f.read()
     if len(raw) < 4 or raw[0] != 0 or raw[1] != 0:
-        raise ValueError(f"{path}: not an IDX file (it must start with two zero bytes)")
+        raise DataFormatError("not an IDX file (it must start with two zero bytes)", path)
     if raw[2] != 0x08:
-        raise ValueError(f"{path}: IDX type byte 0x{raw[2]:02x} is not supported; expected 0x08 (unsigned bytes)")
+        raise DataFormatError(f"IDX type byte 0x{raw[2]:02x} is not supported; expected 0x08 (unsigned bytes)", path)
     ndim = raw[3]
     header = 4 + 4 * ndim
     if len(raw) < header:
-        raise ValueError(f"{path}: IDX header truncated")
+        raise DataFormatError("IDX header truncated", path)
     shape = tuple(int(n) for n in np.frombuffer(raw, dtype=">u4", count=ndim, offset=4))
     expected = int(np.prod(shape)) if shape else 0
     if len(raw) - header != expected:
-        raise ValueError(f"{path}: IDX shape {shape} needs {expected} bytes of data, the file has {len(raw) - header}")
+        raise DataFormatError(
+            f"IDX shape {shape} needs {expected} bytes of data, the file has {len(raw) - header}", path
+        )
     return np.frombuffer(raw, dtype=np.uint8, offset=header).reshape(shape)
 
 

@@ -11,8 +11,8 @@ from olearn._kernels._parse_rows import sort_listed_rows
 
 from ._checks import check_float_dtype, check_int
 from ._errors import number_message, raise_at, token_at
-from ._io import read_bytes
-from ._numbers import apply_fixups
+from ._io import read_text
+from ._numbers import apply_fixups, check_integer_labels
 from ._rows import Rows, parse_chunks, trimmed
 
 # Columns are int32 so that scipy keeps the arrays as they are; this is the
@@ -63,8 +63,7 @@ def _parse(buf, end, first_line, opt):
 
 
 def _run_kernel(arr, buf, first_line, opt, base, limit):
-    n_newlines, n_colons, n_commas = K.count_bounds(arr, 0, arr.size)
-    n_rows_max = n_newlines + 1
+    n_rows_max, n_colons, n_commas = K.count_bounds(arr, 0, arr.size)
     index_dtype = np.int32 if n_colons < np.iinfo(np.int32).max else np.int64
     indptr = np.empty(n_rows_max + 1, dtype=index_dtype)
     indices = np.empty(n_colons, dtype=index_dtype)
@@ -91,7 +90,8 @@ def _run_kernel(arr, buf, first_line, opt, base, limit):
         np.empty((256, 4), dtype=np.int64),
     )
     fixups = fixups[: counts[K.C_FIXUPS]]
-    apply_fixups(arr, buf, fixups, {FIX_DATA: data, FIX_LABEL: labels}, opt.path, first_line)
+    values = apply_fixups(arr, buf, fixups, {FIX_DATA: data, FIX_LABEL: labels}, opt.path, first_line)
+    check_integer_labels(buf, fixups, values, fixups[:, 2] == FIX_LABEL, opt.path, first_line)
     if counts[K.C_STATUS] != K.OK:
         _raise_kernel_error(buf, first_line, opt, base, counts)
     n_rows, nnz = counts[K.C_ROWS], counts[K.C_NNZ]
@@ -118,6 +118,11 @@ def _raise_kernel_error(buf, first_line, opt, base, counts):
         message = (
             f"expected comma-separated integer labels (multilabel=True), "
             f"found {token_at(buf, pos, b',')!r}"
+        )
+    elif code == K.E_LABEL_RANGE:
+        message = (
+            f"multilabel label {token_at(buf, pos, b',')!r} is beyond the 64-bit integer range "
+            f"(at most {np.iinfo(np.int64).max} in absolute value)"
         )
     elif code == K.E_MISSING_COLON:
         message = f"expected a feature 'index:value', found {token!r} (missing ':')"
@@ -184,8 +189,9 @@ def load_libsvm(path, n_features=None, dtype=np.float64, zero_based="auto", mult
     """Load a LIBSVM / SVMlight text file into a CSR matrix.
 
     Each data line is ``label index:value index:value ... [# comment]``; blank
-    lines and lines starting with ``#`` are skipped. Files compressed with
-    gzip, bzip2 or xz (by suffix or magic bytes) are read transparently. The
+    lines and lines starting with ``#`` are skipped. Lines end with ``\\n``,
+    ``\\r\\n`` or (old Mac OS) ``\\r``. Files compressed with gzip, bzip2
+    or xz (by suffix or magic bytes) are read transparently. The
     text is parsed by a compiled kernel; values equal Python's ``float`` of
     the token (correctly rounded).
 
@@ -204,7 +210,8 @@ def load_libsvm(path, n_features=None, dtype=np.float64, zero_based="auto", mult
         scikit-learn decides it).
     multilabel : bool, default False
         Labels are comma-separated integers (``1,3,7``, or empty when the line
-        starts with a feature); ``y`` is then a list of sorted tuples of ints.
+        starts with a feature), read exactly within the int64 range; ``y`` is
+        then a list of sorted tuples of ints.
 
     Returns
     -------
@@ -221,8 +228,11 @@ def load_libsvm(path, n_features=None, dtype=np.float64, zero_based="auto", mult
         expected: non-numeric label or value, NaN or infinite numbers, a
         feature without ':', an empty index or value, an index that is not a
         non-negative integer, index 0 in a 1-based file, an index beyond
-        ``n_features``, or an index repeated within a row. ``qid:`` tokens
-        are rejected (ranking data is out of scope).
+        ``n_features``, or an index repeated within a row, an integer label
+        that float64 cannot hold exactly (``100000000000000001``) or a
+        multilabel label beyond the int64 range. ``qid:`` tokens are rejected
+        (ranking data is out of scope). A truncated or corrupt compressed
+        stream raises it too, naming the file.
 
     Examples
     --------
@@ -239,7 +249,7 @@ def load_libsvm(path, n_features=None, dtype=np.float64, zero_based="auto", mult
     array([ 1., -1.])
     """
     opt = _Options(path, n_features, dtype, zero_based, multilabel)
-    buf = read_bytes(opt.path)
+    buf = read_text(opt.path)
     rows = _parse(buf, len(buf), 0, opt)
     return rows.to_csr(opt.n_features, copy=False), rows.y
 

@@ -6,6 +6,8 @@ those tokens are copied into fixed-width byte strings, in batches to bound
 memory, and converted by NumPy, whose string-to-float cast rounds correctly.
 """
 
+import re
+
 import numpy as np
 
 from olearn._kernels._parse_number import FIX_DATA, FIX_LABEL, FIX_WEIGHT, gather_spans
@@ -92,3 +94,37 @@ def apply_fixups(arr, buf, fixups, outputs, path, first_line, what=None):
         mine = fixups[:, 2] == kind
         out[fixups[mine, 3]] = values[mine]
     return values
+
+
+_INTEGER = re.compile(rb"[+-]?[0-9]+")
+_EXACT_LIMIT = 2.0**53  # every integer of smaller magnitude is a float64
+
+
+def check_integer_labels(buf, fixups, values, is_label, path, first_line):
+    """Refuse a label written as an integer that a float64 label cannot hold exactly.
+
+    Labels are float64: ``100000000000000001`` would silently become
+    ``100000000000000000`` and merge two classes. Labels written as floats
+    (``1e17``, ``2.5``) are rounded like any float.
+
+    Parameters
+    ----------
+    buf, fixups, values : the text, the fix-up rows and their converted values
+        (as passed to and returned by :func:`apply_fixups`)
+    is_label : bool array, one per fix-up row, True for the labels
+    path, first_line : where ``buf`` comes from, for error messages
+    """
+    # Numbers the kernels convert themselves are exact; deferred ones below 2**53 too,
+    # and an inexact integer rounds to 2**53 or beyond.
+    for j in np.flatnonzero(is_label & (np.abs(values) >= _EXACT_LIMIT)):
+        start, stop = int(fixups[j, 0]), int(fixups[j, 1])
+        token = buf[start:stop]
+        if _INTEGER.fullmatch(token) and int(token) != int(values[j]):
+            raise_at(
+                f"integer label {shorten(token.decode('ascii'))} cannot be held exactly by a float64 "
+                f"label (it would become {int(values[j])}); use class ids below 2**53",
+                path,
+                buf,
+                start,
+                first_line,
+            )

@@ -11,8 +11,8 @@ from olearn._kernels._parse_rows import sort_and_sum_rows
 
 from ._checks import check_float_dtype, check_int
 from ._errors import number_message, raise_at, token_at
-from ._io import read_bytes
-from ._numbers import apply_fixups
+from ._io import read_text
+from ._numbers import apply_fixups, check_integer_labels
 from ._rows import Rows, parse_chunks, trimmed
 
 _DEFAULT_BLOCK_SIZE = 1 << 22
@@ -22,8 +22,7 @@ _MAX_BITS = 31  # columns must fit int32
 def _parse(buf, end, first_line, path, n_bits, dtype):
     """Parse ``buf[:end]`` (whole lines) into ``Rows`` with importance weights."""
     arr = np.frombuffer(buf, dtype=np.uint8, count=end)
-    n_newlines, n_separators = K.count_bounds(arr, 0, arr.size)
-    n_rows_max = n_newlines + 1
+    n_rows_max, n_separators = K.count_bounds(arr, 0, arr.size)
     indptr = np.empty(n_rows_max + 1, dtype=np.int32 if n_separators < 2**31 else np.int64)
     indices = np.empty(n_separators, dtype=indptr.dtype)
     data = np.empty(n_separators, dtype=dtype)
@@ -47,6 +46,7 @@ def _parse(buf, end, first_line, path, n_bits, dtype):
     values = apply_fixups(
         arr, buf, fixups, {FIX_DATA: data, FIX_LABEL: labels, FIX_WEIGHT: weights}, path, first_line
     )
+    check_integer_labels(buf, fixups, values, fixups[:, 2] == FIX_LABEL, path, first_line)
     negative = np.flatnonzero((fixups[:, 2] == FIX_WEIGHT) & (values < 0))
     if negative.size:
         _raise(K.E_NEGATIVE_WEIGHT, fixups[negative[0], 0], buf, first_line, path)
@@ -90,7 +90,8 @@ def load_vw(path, n_bits=18, dtype=np.float64):
 
         [label [importance]] [tag] |[namespace] feature[:value] ... |[namespace] ...
 
-    A tag is a token starting with ``'`` or any non-numeric token right before
+    Lines end with ``\\n``, ``\\r\\n`` or ``\\r``. A tag is a token
+    starting with ``'`` or any non-numeric token right before
     the first ``|``; tags are read and discarded. A namespace name touches its
     ``|``; a ``|`` followed by a blank opens the default (empty) namespace.
     Feature values default to 1.0; features whose names hash to the same
@@ -129,8 +130,9 @@ def load_vw(path, n_bits=18, dtype=np.float64):
         Naming file, line and column: a line without ``|``, a non-numeric
         label or stray token before the first ``|``, a negative or
         non-finite importance, a non-numeric, empty or non-finite feature
-        value, an empty feature name, or a namespace weight (``|ns:2``, not
-        supported).
+        value, an empty feature name, a namespace weight (``|ns:2``, not
+        supported), or an integer label that float64 cannot hold exactly; a
+        truncated or corrupt compressed stream, naming the file.
 
     Examples
     --------
@@ -148,7 +150,7 @@ def load_vw(path, n_bits=18, dtype=np.float64):
     n_bits = check_int("n_bits", n_bits, 1, _MAX_BITS)
     dtype = check_float_dtype(dtype)
     path = os.fspath(path)
-    buf = read_bytes(path)
+    buf = read_text(path)
     rows = _parse(buf, len(buf), 0, path, n_bits, dtype)
     return rows.to_csr(1 << n_bits, copy=False), rows.y, rows.weight
 
