@@ -34,7 +34,11 @@ class CommandError(click.ClickException):
 def describe_error(err):
     """A one-line, user-facing description of ``err``."""
     if isinstance(err, MemoryError):
-        return "out of memory (a smaller --chunk-size keeps less of the file in memory)"
+        return ("out of memory: a learner keeps one weight per feature up to the largest feature index, and "
+                "the full-covariance ones (arow-full, narow-full, cw-full, sop) a d x d matrix for that "
+                "dimension d; check the data's largest index, fix the dimension with --n-features, hash the "
+                "features (VW files, --bits) or use a diagonal learner (arow, narow, cw); "
+                "--chunk-size only bounds the rows read at once")
     if isinstance(err, OSError) and err.strerror:
         where = err.filename if err.filename is not None else ""
         return f"{where}: {err.strerror}" if where else err.strerror
