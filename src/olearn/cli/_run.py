@@ -179,7 +179,7 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, z
     base = _index_base(distributed, list(files), options, zero_based)
     options["zero_based"] = bool(base.zero_based)
     try:
-        with distributed.connect(workers=workers, scheduler=scheduler) as client:
+        with distributed.connect(workers=workers, scheduler=scheduler, quiet=True) as client:
             n_workers = len(client.scheduler_info()["workers"])
             if delayed:
                 result = distributed.delayed_updates(est, list(files), tau=tau, client=client, **options)

@@ -34,6 +34,7 @@ late), here between 0 and ``tau``. The result depends on the shards and
 import copy
 import math
 import time
+from concurrent.futures import CancelledError
 
 import numpy as np
 import scipy.sparse as sp
@@ -164,22 +165,60 @@ class _Coordinator:
 
 
 class _Shards:
-    """The actors holding the shards, re-created on another worker (at the same row) when theirs is lost."""
+    """The actors holding the shards, re-created on another worker (at the same row) when theirs is lost.
+
+    A worker may be lost at any moment, also while an actor is being created
+    or before a call reaches it: each shard may be re-opened ``retries``
+    times per step (step 0 is the opening) before the run gives up.
+    """
 
     def __init__(self, client, shards, params, codes, classes, retries, timeout):
         self.client, self.shards, self.retries, self.timeout = client, shards, retries, timeout
         self.args = (params, codes, classes)
         self.consumed = [0] * len(shards)
         self.futures = [None] * len(shards)  # an actor lives as long as its future
-        self.actors = [self._start(s) for s in range(len(shards))]
+        self.actors = [None] * len(shards)
+        for s in range(len(shards)):
+            self._start(s, step=0, attempt=0)
 
-    def _start(self, s):
-        workers = worker_addresses(self.client)
-        self.futures[s] = self.client.submit(
-            ShardReader, self.shards[s], *self.args, skip=self.consumed[s], actor=True,
-            workers=[workers[s % len(workers)]], allow_other_workers=True, pure=False,
-        )
-        return self.futures[s].result(timeout=self.timeout)
+    def _start(self, s, step, attempt):
+        """Create shard s's actor at the row it reached; return the attempts used (a lost worker costs one)."""
+        from distributed import KilledWorker
+        from distributed.comm import CommClosedError
+
+        while True:
+            try:
+                self.client.wait_for_workers(1, timeout=self.timeout)
+                workers = worker_addresses(self.client)
+                self.futures[s] = self.client.submit(
+                    ShardReader, self.shards[s], *self.args, skip=self.consumed[s], actor=True,
+                    workers=[workers[s % len(workers)]], allow_other_workers=True, pure=False,
+                )
+                self.actors[s] = self.futures[s].result(timeout=self.timeout)
+                return attempt
+            except TimeoutError:
+                raise DistributedError(
+                    f"{self.shards[s].describe()} could not be opened on a worker within {self.timeout} s"
+                ) from None
+            except (KilledWorker, CancelledError, CommClosedError, RuntimeError):
+                # RuntimeError: Dask's "Worker holding Actor was lost", or no worker left for a moment
+                attempt = self._count_loss(s, step, attempt)
+
+    def _count_loss(self, s, step, attempt):
+        attempt += 1
+        if attempt > self.retries:
+            raise DistributedError(
+                f"the worker holding {self.shards[s].describe()} was lost at step {step}, "
+                f"{attempt} times; no model is returned"
+            ) from None
+        return attempt
+
+    def _ask(self, s, w, scale, n_rows):
+        """The call scoring shard s's next rows, or None if its worker is already known to be lost."""
+        try:
+            return self.actors[s].score(w, scale, n_rows)
+        except RuntimeError:  # Dask: "Worker holding Actor was lost"
+            return None
 
     def close(self):
         self.client.cancel([future for future in self.futures if future is not None])
@@ -199,6 +238,8 @@ class _Shards:
 
     def _wait(self, s, call, step):
         """The answer of one call; polls, so that a dead worker is noticed at once and a slow one is not cut short."""
+        if call is None:
+            raise _WorkerLost
         deadline = time.monotonic() + self.timeout
         while True:
             try:
@@ -213,7 +254,7 @@ class _Shards:
 
     def score(self, active, w, scale, n_rows, step):
         """Each active shard's next ``n_rows`` rows scored on the snapshot; a lost shard is re-opened and asked again."""
-        calls = {s: self.actors[s].score(w, scale, n_rows) for s in active}
+        calls = {s: self._ask(s, w, scale, n_rows) for s in active}
         blocks = {}
         for s in active:
             attempt = 0
@@ -226,14 +267,8 @@ class _Shards:
                 except Exception as err:
                     if not isinstance(err, _WorkerLost) and not self._lost(s):
                         raise
-                    attempt += 1
-                    if attempt > self.retries:
-                        raise DistributedError(
-                            f"the worker holding {self.shards[s].describe()} was lost at step {step}, "
-                            f"{attempt} times; no model is returned"
-                        ) from None
-                    self.actors[s] = self._start(s)
-                    calls[s] = self.actors[s].score(w, scale, n_rows)
+                    attempt = self._start(s, step, self._count_loss(s, step, attempt))
+                    calls[s] = self._ask(s, w, scale, n_rows)
             self.consumed[s] += blocks[s][3].size
         return blocks
 
