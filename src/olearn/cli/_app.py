@@ -14,7 +14,8 @@ from ..exceptions import OlearnError
 # What a user can cause with a bad file, a bad model or bad numbers: shown as
 # one line, never as a traceback. Programming errors (TypeError, ...) still
 # show a traceback, because then the bug is ours.
-_USER_ERRORS = (OlearnError, ValueError, OSError, FloatingPointError, MemoryError)
+# EOFError: a truncated compressed file (click would otherwise report it as "Aborted!").
+_USER_ERRORS = (OlearnError, ValueError, OSError, FloatingPointError, MemoryError, EOFError)
 
 INTERRUPTED_EXIT_CODE = 130
 
