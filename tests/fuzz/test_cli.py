@@ -25,6 +25,9 @@ _BAD_INDICES = ("-1", "2147483647", "99999999999", "a", "", "1.5", "qid", "0x1",
 _VALUES = ("1", "0.5", "-2", "0", "1e-3", "3.25", "-0.125", "1e10")
 _BAD_VALUES = ("inf", "nan", "", "x", "1e999", "1e308", "1e-320", "--1", "0x10", "1_0")
 _NAMES = ("a", "b", "c", "price", "x1", "_", "3")
+_SETTINGS = ("kernel=rbf", "kernel=poly", "budget=3", "budget=0", "gamma=0.5", "gamma=-1", "degree=2", "r=0.01",
+             "r=-1", "covariance=full", "loss=logistic", "loss=squared", "schedule=inverse", "eta=0.5", "radius=1",
+             "conservative=true", "C=0", "budget_policy=removal", "variant=pa9")
 _JUNK = ("\x00", "\xff", "é", "\t", "\r", "::", "|", "#", "  ", ",", "\ufeff")
 
 
@@ -97,6 +100,8 @@ def _strategies():
             args += ["--format", draw(st.sampled_from(["auto", "libsvm", "vw", "csv"]))]
         if draw(st.integers(0, 2 if fmt == "libsvm" else 12)) == 0:
             args += [draw(st.sampled_from(["--zero-based", "--one-based"]))]
+        for setting in draw(st.lists(st.sampled_from(_SETTINGS), max_size=2, unique_by=lambda t: t.split("=")[0])):
+            args += ["--set", setting]
         if fmt != "vw" and draw(st.integers(0, 3)) == 0:
             args += ["--n-features", str(draw(st.integers(1, 14)))]
         if fmt == "vw" and draw(st.integers(0, 2)) == 0:
@@ -158,6 +163,16 @@ def _library_predictions(path, args, model_path):
         kwargs["C"] = float(args[args.index("-C") + 1])
     if "--fit-intercept" in args:
         kwargs["fit_intercept"] = True
+    for i, arg in enumerate(args):
+        if arg == "--set":
+            name, text = args[i + 1].split("=")
+            kwargs[name] = {"true": True}.get(text, text)
+            for kind in (int, float):
+                try:
+                    kwargs[name] = kind(text)
+                    break
+                except ValueError:
+                    pass
     if n_features is not None:
         kwargs["n_features"] = n_features
     est = getattr(olearn, class_name)(**kwargs)
@@ -211,6 +226,12 @@ def campaign_cli(n_examples, seed):
             predict = ["predict", "--model", model, path]
             predicted = runner.invoke(cli, predict)
             _check_outcome(predicted, predict)
+            # another random file, read with the model's base or with a base option
+            other_fmt, other_suffix, other_text, other_packing = data.draw(files)
+            other = _write(folder, "-other" + other_suffix, other_text, other_packing)
+            base = data.draw(st.sampled_from([[], [], ["--zero-based"], ["--one-based"]]))
+            elsewhere = ["predict", "--model", model, *base, "--chunk-size", "2", other]
+            _check_outcome(runner.invoke(cli, elsewhere), elsewhere)
             from olearn.data import detect_format
 
             given = args[args.index("--format") + 1] if "--format" in args else "auto"
