@@ -546,3 +546,30 @@ def test_a_worker_lost_before_the_first_step_is_recovered_exactly(client, monkey
     got = delayed_updates(PAClassifier(), shards, tau=1, timeout=TIMEOUT)
     assert np.array_equal(got.estimator.coef_, expected.estimator.coef_)
     assert np.array_equal(got.totals, expected.totals)
+
+
+def test_the_only_worker_lost_early_is_waited_for_and_recovered(monkeypatch):
+    # one worker, killed as the run starts: used to end in "the Dask cluster has no workers", or to hang
+    # on a task bound to the dead worker, instead of waiting for the restarted one
+    from distributed import Client, LocalCluster
+
+    X, y = stream(80, 4, seed=22)
+    shards = split(X, y, (40, 40))
+    with LocalCluster(n_workers=1, processes=True, threads_per_worker=1, dashboard_address=None,
+                      timeout=TIMEOUT) as cluster, Client(cluster, set_as_default=False, timeout=TIMEOUT) as solo:
+        solo.wait_for_workers(1, timeout=TIMEOUT)
+        expected = delayed_updates(PAClassifier(), shards, tau=1, client=solo, timeout=TIMEOUT)
+        submit, killed = solo.submit, []
+
+        def submit_then_kill(func, *args, **kwargs):
+            future = submit(func, *args, **kwargs)
+            if func is ShardReader and len(killed) < 2:  # the first opening, then the first re-opening
+                killed.append(kwargs["workers"][0])
+                _kill(solo, killed[-1])
+            return future
+
+        monkeypatch.setattr(solo, "submit", submit_then_kill)
+        got = delayed_updates(PAClassifier(), shards, tau=1, client=solo, timeout=TIMEOUT)
+    assert len(killed) == 2
+    assert np.array_equal(got.estimator.coef_, expected.estimator.coef_)
+    assert np.array_equal(got.totals, expected.totals)

@@ -7,6 +7,7 @@ need it, and they import it when called.
 import contextlib
 import logging
 import os
+import time
 
 from ..exceptions import OlearnError
 
@@ -41,12 +42,22 @@ def resolve_client(client):
         ) from None
 
 
-def worker_addresses(client):
-    """The addresses of the workers, sorted: shards are placed on them in this order."""
-    workers = sorted(client.scheduler_info()["workers"])
-    if not workers:
-        raise DistributedError("the Dask cluster has no workers")
-    return workers
+def worker_addresses(client, wait=0.0):
+    """The addresses of the workers, sorted: shards are placed on them in this order.
+
+    With ``wait``, up to that many seconds are given for a worker to join
+    (a lost worker is being restarted) before the cluster counts as empty.
+    """
+    deadline = time.monotonic() + wait
+    while True:
+        workers = sorted(client.scheduler_info()["workers"])
+        if workers:
+            return workers
+        if time.monotonic() >= deadline:
+            raise DistributedError(
+                "the Dask cluster has no workers" + (f" (none joined within {wait} s)" if wait else "")
+            )
+        time.sleep(0.1)
 
 
 @contextlib.contextmanager

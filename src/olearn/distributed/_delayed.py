@@ -186,23 +186,38 @@ class _Shards:
         from distributed import KilledWorker
         from distributed.comm import CommClosedError
 
+        deadline = time.monotonic() + self.timeout
+        while True:
+            # not client.wait_for_workers: a local cluster's view of its workers can miss a restarted one
+            workers = worker_addresses(self.client, wait=self.timeout)
+            target = workers[s % len(workers)]
+            self.futures[s] = self.client.submit(
+                ShardReader, self.shards[s], *self.args, skip=self.consumed[s], actor=True,
+                workers=[target], allow_other_workers=True, pure=False,
+            )
+            try:
+                self.actors[s] = self._opened(s, target, deadline)
+                return attempt
+            except (_WorkerLost, KilledWorker, CancelledError, CommClosedError, RuntimeError) as err:
+                if isinstance(err, DistributedError):
+                    raise
+                # RuntimeError: Dask's "Worker holding Actor was lost"
+                self.client.cancel([self.futures[s]])
+                attempt = self._count_loss(s, step, attempt)
+
+    def _opened(self, s, target, deadline):
+        """The actor of shard s, once created. A task bound to a worker that died before it started is
+        left waiting by Dask even though other workers may take it, so the wait polls for that worker."""
         while True:
             try:
-                self.client.wait_for_workers(1, timeout=self.timeout)
-                workers = worker_addresses(self.client)
-                self.futures[s] = self.client.submit(
-                    ShardReader, self.shards[s], *self.args, skip=self.consumed[s], actor=True,
-                    workers=[workers[s % len(workers)]], allow_other_workers=True, pure=False,
-                )
-                self.actors[s] = self.futures[s].result(timeout=self.timeout)
-                return attempt
+                return self.futures[s].result(timeout=_POLL_SECONDS)
             except TimeoutError:
-                raise DistributedError(
-                    f"{self.shards[s].describe()} could not be opened on a worker within {self.timeout} s"
-                ) from None
-            except (KilledWorker, CancelledError, CommClosedError, RuntimeError):
-                # RuntimeError: Dask's "Worker holding Actor was lost", or no worker left for a moment
-                attempt = self._count_loss(s, step, attempt)
+                if target not in self.client.scheduler_info()["workers"]:
+                    raise _WorkerLost from None
+                if time.monotonic() > deadline:
+                    raise DistributedError(
+                        f"{self.shards[s].describe()} could not be opened on a worker within {self.timeout} s"
+                    ) from None
 
     def _count_loss(self, s, step, attempt):
         attempt += 1
@@ -217,8 +232,12 @@ class _Shards:
         """The call scoring shard s's next rows, or None if its worker is already known to be lost."""
         try:
             return self.actors[s].score(w, scale, n_rows)
-        except RuntimeError:  # Dask: "Worker holding Actor was lost"
-            return None
+        except Exception:
+            # Dask's proxy of an actor whose worker is gone raises RuntimeError ("Worker holding Actor was
+            # lost") or, half torn down, AttributeError
+            if self._lost(s):
+                return None
+            raise
 
     def close(self):
         self.client.cancel([future for future in self.futures if future is not None])
