@@ -2,12 +2,13 @@
 
 import os
 import time
+from concurrent.futures import CancelledError
 
 import click
 
 from .._persistence import save as save_model
 from ..exceptions import DataFormatError
-from ._app import cli
+from ._app import cli, describe_error
 from ._learners import (
     ALGORITHM_NAMES,
     ALGORITHMS,
@@ -188,6 +189,11 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, z
                                                       client=client, **options)
     except DataFormatError as err:
         raise base.explain(err) from None
+    except (CancelledError, RuntimeError) as err:
+        if isinstance(err, distributed.DistributedError):
+            raise
+        # Dask's own failures (a task cancelled with its worker, an actor's worker lost): one line, exit 1
+        raise distributed.DistributedError(f"the Dask run failed: {describe_error(err)}") from None
     seconds = time.perf_counter() - start
     if not quiet and not delayed:
         click.echo(f"{'epoch':>6} {'examples':>12} {'mistakes':>12} {'mistake rate':>13} {'average loss':>13}")
