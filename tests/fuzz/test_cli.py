@@ -219,8 +219,6 @@ def campaign_cli(n_examples, seed):
             result = runner.invoke(cli, full)
             _check_outcome(result, full)
             exits[result.exit_code] = exits.get(result.exit_code, 0) + 1
-            if result.exit_code == 2 and os.environ.get("FUZZ_SHOW"):
-                print(result.stderr.strip().splitlines()[-1])
             if command != "round-trip" or result.exit_code != 0:
                 return
             predict = ["predict", "--model", model, path]
