@@ -2,7 +2,10 @@
 
 A model file is a NumPy ``.npz`` archive: the learned arrays, plus one entry
 ``__meta__`` holding JSON with the format name and version, the estimator's
-class and hyperparameters, and its scalar state. Nothing is pickled, so a
+class and hyperparameters, its scalar state and, optionally, ``input``: how
+the training data were read (``{"zero_based": true}`` when the command line
+read LIBSVM indices as 0-based, false for 1-based), so that data to predict
+are read alike. Nothing is pickled, so a
 model file can be read without trusting it to run code. The file is written
 to a temporary name in the target folder and renamed into place, so a crash
 never leaves a half-written model behind.
@@ -46,8 +49,12 @@ def _json_ready(params, cls_name):
         raise ValueError(f"{cls_name}: a hyperparameter cannot be saved portably ({err}); use pickle") from None
 
 
-def save(model, path):
-    """Save a fitted olearn estimator to ``path`` atomically."""
+def save(model, path, input_info=None):
+    """Save a fitted olearn estimator to ``path`` atomically.
+
+    ``input_info`` (optional, a JSON-ready dict such as ``{"zero_based": False}``)
+    is stored as the metadata's ``input`` entry; :func:`read_input_info` reads it back.
+    """
     cls = type(model)
     arrays, state = model._get_state()
     for name, array in arrays.items():
@@ -62,6 +69,8 @@ def save(model, path):
         "params": _json_ready(model.get_params(deep=False), cls.__name__),
         "state": state,
     }
+    if input_info is not None:
+        meta["input"] = dict(input_info)
     path = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".olearn-", suffix=".tmp", dir=folder)
@@ -138,3 +147,18 @@ def load(path):
     except (TypeError, KeyError, ValueError, IndexError) as err:
         raise ModelFormatError(f"{path}: incomplete or inconsistent {cls.__name__} model ({err!r})") from None
     return model
+
+
+def read_input_info(path):
+    """How the training data of the model at ``path`` were read: its ``input`` entry, ``{}`` if it has none.
+
+    Models saved without it (by the library, or by an olearn older than the
+    entry) load as before. A ``zero_based`` that is not a boolean is a
+    ModelFormatError.
+    """
+    path = os.fspath(path)
+    meta, _ = _read_archive(path)
+    info = meta.get("input", {})
+    if not isinstance(info, dict) or not isinstance(info.get("zero_based", False), bool):
+        raise ModelFormatError(f"{path}: the metadata's input entry is not {{'zero_based': true|false}}: {info!r}")
+    return info

@@ -147,3 +147,58 @@ def test_reproduce_without_repetitions_refuses_workers(scheduler, tmp_path):
     result = invoke("reproduce", "zinkevich-ogd", "--quick", "--out", tmp_path, "--scheduler", scheduler)
     assert result.exit_code == 2
     assert "zinkevich-ogd has no repetitions to run in parallel" in result.output
+
+
+def test_shards_share_one_index_base_and_the_model_records_it(scheduler, tmp_path):
+    # a 0-based data set whose first shard never uses feature 0
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(120, 4))
+    y = np.where(X @ np.array([2.0, -1.0, 0.5, 1.0]) > 0, 1.0, -1.0)
+    X[:60, 0] = 0.0
+    paths = [str(tmp_path / "part-0.svm"), str(tmp_path / "part-1.svm")]
+    dump_svmlight_file(X[:60], y[:60], paths[0], zero_based=True)
+    dump_svmlight_file(X[60:], y[60:], paths[1], zero_based=True)
+    result = invoke("run", "--algo", "pa", "--scheduler", scheduler, *paths)
+    assert result.exit_code == 1
+    (line,) = result.output.strip().splitlines()
+    assert "part-1.svm:1:" in line and "feature index 0" in line and "--zero-based" in line
+    assert "decided from the first 4 MiB of " + paths[0] in line
+
+    model = tmp_path / "model.npz"
+    result = invoke("run", "--algo", "pa", "--scheduler", scheduler, "--zero-based", "--save", model, *paths)
+    assert result.exit_code == 0, result.output
+    from sklearn.datasets import load_svmlight_files
+
+    X0, y0, X1, y1 = load_svmlight_files(paths, zero_based=True, n_features=4)
+    wa = _pa1_pass(X0.toarray(), y0, np.zeros(4), np.inf)
+    wb = _pa1_pass(X1.toarray(), y1, np.zeros(4), np.inf)
+    np.testing.assert_allclose(olearn.load(model).coef_[0], 0.5 * (wa + wb), rtol=1e-10, atol=1e-12)
+    predicted = invoke("predict", "--model", model, paths[1])  # read 0-based, as the model was trained
+    assert predicted.exit_code == 0, predicted.output
+
+
+def test_an_empty_shard_changes_nothing(scheduler, shards, tmp_path):
+    paths, _, _ = shards
+    empty = tmp_path / "empty.svm"
+    empty.write_text("")
+    with_empty, without = tmp_path / "with.npz", tmp_path / "without.npz"
+    for model, files in ((with_empty, [paths[0], empty, paths[1]]), (without, paths)):
+        result = invoke("run", "--algo", "pa1", "--passes", 2, "--scheduler", scheduler, "--save", model, *files)
+        assert result.exit_code == 0, result.output
+    assert np.array_equal(olearn.load(with_empty).coef_, olearn.load(without).coef_)
+
+
+def test_a_failing_shard_prints_one_line_without_dask_logs(tmp_path):
+    # a worker's traceback of the failed task used to be printed above the one-line message
+    import subprocess
+    import sys
+
+    good, bad = tmp_path / "good.svm", tmp_path / "bad.svm"
+    good.write_text("1 1:1 2:1\n-1 2:1\n")
+    bad.write_text("1 1:1\n-1 2:x\n")
+    proc = subprocess.run([sys.executable, "-m", "olearn", "run", "--algo", "pa1", "--workers", "1", str(good),
+                           str(bad)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1
+    assert proc.stderr.strip().splitlines() == [
+        f"olearn: error: {bad}:2:6: expected a numeric feature value after ':', found 'x'"
+    ]

@@ -22,12 +22,14 @@ pytest.importorskip("distributed")
 from sklearn.datasets import dump_svmlight_file
 
 from olearn import run
+from olearn.distributed._delayed import ShardReader, _Shards
 from olearn.distributed import (
     DistributedError,
     delayed_updates,
     make_shards,
     parameter_mixing,
 )
+from olearn.exceptions import DataFormatError
 from olearn.linear import OGDClassifier, OnlineSVM, PAClassifier, Perceptron
 from olearn.second_order import AROW, NAROW
 
@@ -100,7 +102,13 @@ def mixing_oracle(shards, epochs, weighting, local_pass, start):
     for _ in range(epochs):
         outcomes = [local_pass(X, y, model) for X, y in shards]
         updates = np.array([outcome[-1] for outcome in outcomes], dtype=float)
-        mu = updates / updates.sum() if weighting == "updates" and updates.sum() > 0 else np.full(len(shards), 1 / len(shards))
+        sizes = np.array([len(y) for _, y in shards], dtype=float)
+        if weighting == "examples":
+            mu = sizes / sizes.sum()
+        elif weighting == "updates" and updates.sum() > 0:
+            mu = updates / updates.sum()
+        else:
+            mu = np.full(len(shards), 1 / len(shards))
         model = local_mix([outcome[:-1] for outcome in outcomes], mu)
     return model
 
@@ -213,7 +221,7 @@ def test_mixing_one_shard_is_the_serial_learner_bit_for_bit(client, make, tmp_pa
 # -- mixing and delays, against the oracles --------------------------------------
 
 
-@pytest.mark.parametrize("weighting", ["uniform", "updates"])
+@pytest.mark.parametrize("weighting", ["uniform", "examples", "updates"])
 def test_pa_mixing_of_three_shards_matches_the_oracle(client, weighting):
     X, y = stream(300, 5, seed=3)
     shards = split(X, y, (120, 100, 80))
@@ -224,7 +232,7 @@ def test_pa_mixing_of_three_shards_matches_the_oracle(client, weighting):
     np.testing.assert_allclose(res.mixing_weights.sum(axis=1), 1.0)
 
 
-@pytest.mark.parametrize("weighting", ["uniform", "updates"])
+@pytest.mark.parametrize("weighting", ["uniform", "examples", "updates"])
 def test_arow_mixing_averages_precisions_as_the_oracle_does(client, weighting):
     X, y = stream(240, 4, seed=4)
     shards = split(X, y, (140, 100))
@@ -252,6 +260,50 @@ def test_shards_of_different_widths_are_mixed_with_zero_weights_for_unseen_featu
     wa, _ = pa_pass(X[:50, :3], y[:50], np.zeros(3), "pa1", 1.0)
     wb, _ = pa_pass(X[50:], y[50:], np.zeros(6), "pa1", 1.0)
     np.testing.assert_allclose(res.estimator.coef_[0], 0.5 * np.append(wa, np.zeros(3)) + 0.5 * wb, rtol=1e-12)
+
+
+@pytest.mark.parametrize("weighting", ["uniform", "examples", "updates"])
+@pytest.mark.parametrize("make", [lambda: PAClassifier(variant="pa1", C=0.2), lambda: AROW(r=1.0)])
+def test_an_empty_shard_changes_nothing(client, make, weighting):
+    # uniform mixing used to average the empty shard's untouched start in: the first epoch's model halved
+    X, y = stream(200, 4, seed=17)
+    shards = split(X, y, (120, 80))
+    empty = (np.empty((0, 4)), np.empty(0))
+    without = parameter_mixing(make(), shards, epochs=2, weighting=weighting, timeout=TIMEOUT)
+    res = parameter_mixing(make(), [shards[0], empty, shards[1]], epochs=2, weighting=weighting, timeout=TIMEOUT)
+    assert np.array_equal(res.estimator.coef_, without.estimator.coef_)
+    assert res.mixing_weights[:, 1].tolist() == [0.0, 0.0]
+    assert res.n_rounds == without.n_rounds == 400
+
+
+def test_mixing_only_empty_shards_leaves_the_model_as_it_was(client):
+    X, y = stream(50, 3, seed=18)
+    est = PAClassifier().fit(X, y)
+    coef = est.coef_.copy()
+    empty = (np.empty((0, 3)), np.empty(0))
+    res = parameter_mixing(est, [empty, empty], timeout=TIMEOUT)
+    assert np.array_equal(res.estimator.coef_, coef)
+    assert res.n_rounds == 0 and res.mixing_weights.tolist() == [[0.0, 0.0]]
+
+
+def test_file_shards_share_one_index_base_decided_from_the_first_file(client, tmp_path):
+    # a 0-based data set whose first shard never uses feature 0: each file deciding alone shifted the other
+    X, y = stream(200, 4, seed=19)
+    X[:100, 0] = 0.0
+    paths = []
+    for i, (Xi, yi) in enumerate(split(X, y, (100, 100))):
+        paths.append(str(tmp_path / f"part-{i}.svm"))
+        dump_svmlight_file(Xi, yi, paths[-1], zero_based=True)
+    res = parameter_mixing(PAClassifier(), paths, zero_based=True, timeout=TIMEOUT)
+    from sklearn.datasets import load_svmlight_files
+
+    X0, y0, X1, y1 = load_svmlight_files(paths, n_features=4, zero_based=True)  # the data as written, read by sklearn
+    expected = parameter_mixing(PAClassifier(), [(X0, y0), (X1, y1)], timeout=TIMEOUT)
+    assert np.array_equal(res.estimator.coef_, expected.estimator.coef_)
+    with pytest.raises(DataFormatError, match=r"part-1\.svm:1:\d+: feature index 0"):
+        parameter_mixing(PAClassifier(), paths, timeout=TIMEOUT)
+    with pytest.raises(DataFormatError, match=r"part-1\.svm:1:\d+: feature index 0"):
+        delayed_updates(PAClassifier(), paths, tau=1, timeout=TIMEOUT)
 
 
 @pytest.mark.parametrize(
@@ -327,7 +379,7 @@ def test_bad_arguments_are_named(client, tmp_path):
         delayed_updates(PAClassifier(), split(X, y, (10, 10)), tau=0)
     with pytest.raises(ValueError, match="epochs must be an integer >= 1"):
         parameter_mixing(PAClassifier(), [(X, y)], epochs=0)
-    with pytest.raises(ValueError, match="weighting must be one of uniform, updates"):
+    with pytest.raises(ValueError, match="weighting must be one of uniform, examples, updates"):
         parameter_mixing(PAClassifier(), [(X, y)], weighting="errors")
     with pytest.raises(ValueError, match="n_shards must be an integer from 1 to the number of parts"):
         parameter_mixing(PAClassifier(), [(X, y)], n_shards=2)
@@ -442,5 +494,82 @@ def test_a_worker_killed_during_delayed_updates_is_recovered_exactly(client):
     got = _kill_a_worker_while(
         client, lambda: delayed_updates(PAClassifier(), shards, tau=1, timeout=TIMEOUT), after_a_while
     )
+    assert np.array_equal(got.estimator.coef_, expected.estimator.coef_)
+    assert np.array_equal(got.totals, expected.totals)
+
+
+def _kill(client, address):
+    """SIGKILL the worker process at ``address`` and wait until the scheduler has dropped it."""
+    os.kill(client.run(os.getpid, workers=[address])[address], signal.SIGKILL)
+    deadline = time.monotonic() + TIMEOUT
+    while address in client.run_on_scheduler(lambda dask_scheduler: list(dask_scheduler.workers)):
+        assert time.monotonic() < deadline, "the scheduler never noticed the killed worker"
+        time.sleep(0.05)
+
+
+def test_a_worker_lost_while_a_shard_is_opened_is_recovered_exactly(client, monkeypatch):
+    # killed before the actor existed: the shard is opened again elsewhere, not a raw RuntimeError
+    client.wait_for_workers(2, timeout=TIMEOUT)
+    X, y = stream(120, 5, seed=20)
+    shards = split(X, y, (60, 60))
+    expected = delayed_updates(PAClassifier(), shards, tau=1, timeout=TIMEOUT)
+    submit, killed = client.submit, []
+
+    def submit_then_kill(func, *args, **kwargs):
+        future = submit(func, *args, **kwargs)
+        if func is ShardReader and not killed:
+            killed.append(kwargs["workers"][0])
+            _kill(client, killed[0])
+        return future
+
+    monkeypatch.setattr(client, "submit", submit_then_kill)
+    got = delayed_updates(PAClassifier(), shards, tau=1, timeout=TIMEOUT)
+    assert killed
+    assert np.array_equal(got.estimator.coef_, expected.estimator.coef_)
+    assert np.array_equal(got.totals, expected.totals)
+
+
+def test_a_worker_lost_before_the_first_step_is_recovered_exactly(client, monkeypatch):
+    # killed after the shards were opened, before any was asked: used to raise "Worker holding Actor was lost"
+    client.wait_for_workers(2, timeout=TIMEOUT)
+    X, y = stream(120, 5, seed=21)
+    shards = split(X, y, (60, 60))
+    expected = delayed_updates(PAClassifier(), shards, tau=1, timeout=TIMEOUT)
+    opened = _Shards.__init__
+
+    def open_then_kill(self, *args, **kwargs):
+        opened(self, *args, **kwargs)
+        (holder,) = client.who_has([self.futures[0]])[self.futures[0].key]
+        _kill(client, holder)
+
+    monkeypatch.setattr(_Shards, "__init__", open_then_kill)
+    got = delayed_updates(PAClassifier(), shards, tau=1, timeout=TIMEOUT)
+    assert np.array_equal(got.estimator.coef_, expected.estimator.coef_)
+    assert np.array_equal(got.totals, expected.totals)
+
+
+def test_the_only_worker_lost_early_is_waited_for_and_recovered(monkeypatch):
+    # one worker, killed as the run starts: used to end in "the Dask cluster has no workers", or to hang
+    # on a task bound to the dead worker, instead of waiting for the restarted one
+    from distributed import Client, LocalCluster
+
+    X, y = stream(80, 4, seed=22)
+    shards = split(X, y, (40, 40))
+    with LocalCluster(n_workers=1, processes=True, threads_per_worker=1, dashboard_address=None,
+                      timeout=TIMEOUT) as cluster, Client(cluster, set_as_default=False, timeout=TIMEOUT) as solo:
+        solo.wait_for_workers(1, timeout=TIMEOUT)
+        expected = delayed_updates(PAClassifier(), shards, tau=1, client=solo, timeout=TIMEOUT)
+        submit, killed = solo.submit, []
+
+        def submit_then_kill(func, *args, **kwargs):
+            future = submit(func, *args, **kwargs)
+            if func is ShardReader and len(killed) < 2:  # the first opening, then the first re-opening
+                killed.append(kwargs["workers"][0])
+                _kill(solo, killed[-1])
+            return future
+
+        monkeypatch.setattr(solo, "submit", submit_then_kill)
+        got = delayed_updates(PAClassifier(), shards, tau=1, client=solo, timeout=TIMEOUT)
+    assert len(killed) == 2
     assert np.array_equal(got.estimator.coef_, expected.estimator.coef_)
     assert np.array_equal(got.totals, expected.totals)

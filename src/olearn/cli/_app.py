@@ -14,7 +14,8 @@ from ..exceptions import OlearnError
 # What a user can cause with a bad file, a bad model or bad numbers: shown as
 # one line, never as a traceback. Programming errors (TypeError, ...) still
 # show a traceback, because then the bug is ours.
-_USER_ERRORS = (OlearnError, ValueError, OSError, FloatingPointError, MemoryError)
+# EOFError: a truncated compressed file (click would otherwise report it as "Aborted!").
+_USER_ERRORS = (OlearnError, ValueError, OSError, FloatingPointError, MemoryError, EOFError)
 
 INTERRUPTED_EXIT_CODE = 130
 
@@ -34,7 +35,11 @@ class CommandError(click.ClickException):
 def describe_error(err):
     """A one-line, user-facing description of ``err``."""
     if isinstance(err, MemoryError):
-        return "out of memory (a smaller --chunk-size keeps less of the file in memory)"
+        return ("out of memory: a learner keeps one weight per feature up to the largest feature index, and "
+                "the full-covariance ones (arow-full, narow-full, cw-full, sop) a d x d matrix for that "
+                "dimension d; check the data's largest index, fix the dimension with --n-features, hash the "
+                "features (VW files, --bits) or use a diagonal learner (arow, narow, cw); "
+                "--chunk-size only bounds the rows read at once")
     if isinstance(err, OSError) and err.strerror:
         where = err.filename if err.filename is not None else ""
         return f"{where}: {err.strerror}" if where else err.strerror

@@ -18,7 +18,7 @@ from ._learners import (
     parse_algorithm_list,
 )
 from ._report import Progress, table_console
-from ._source import DataSource, check_writable, data_options, file_argument
+from ._source import DataSource, IndexBase, check_writable, data_options, file_argument
 
 PLOT_SUFFIXES = (".png", ".pdf", ".svg", ".jpg", ".jpeg")
 CSV_COLUMNS = ("algorithm", "settings", "examples", "mistakes", "mistake_rate", "average_loss", "updates", "seconds")
@@ -106,7 +106,7 @@ class MistakeTrace:
               help=f"Write the table to this CSV file (columns: {', '.join(CSV_COLUMNS)}).")
 @click.option("--title", default=None, help="Title of the plot. [default: the file name]")
 @file_argument
-def compare_command(algos, C, eta, loss, schedule, radius, fit_intercept, settings, fmt, n_features, bits,
+def compare_command(algos, C, eta, loss, schedule, radius, fit_intercept, settings, fmt, zero_based, n_features, bits,
                     chunk_size, plot, csv_path, title, file):
     """Run several learners on the same stream and compare their mistakes.
 
@@ -138,7 +138,7 @@ def compare_command(algos, C, eta, loss, schedule, radius, fit_intercept, settin
             check_writable(path, what)
     if plot is not None and os.path.splitext(plot)[1].lower() not in PLOT_SUFFIXES:
         raise click.BadParameter(f"{plot!r}: name a file ending in {', '.join(PLOT_SUFFIXES)}", param_hint="'--plot'")
-    source = DataSource(file, fmt, n_features, bits, chunk_size)
+    source = DataSource(file, fmt, n_features, bits, chunk_size, IndexBase(zero_based))
     learners = {
         label: make_estimator(algo, {**common, **own}, fit_intercept, source.model_n_features)
         for label, algo, own in entries

@@ -7,7 +7,8 @@ import click
 import numpy as np
 
 from ._app import cli
-from ._source import DataSource, check_writable, data_options, file_argument
+from .._persistence import read_input_info
+from ._source import DataSource, IndexBase, check_writable, data_options, file_argument
 
 
 def format_labels(labels):
@@ -33,7 +34,7 @@ def _bits_of(model):
 @click.option("--output", "-o", type=click.Path(dir_okay=False), default=None,
               help="Write the predictions to this file instead of stdout.")
 @file_argument
-def predict_command(model_path, fmt, bits, chunk_size, output, file):
+def predict_command(model_path, fmt, zero_based, bits, chunk_size, output, file):
     """Predict the label of every example of FILE with a saved model.
 
     Prints one predicted label per line, in file order, to stdout (or to
@@ -41,7 +42,12 @@ def predict_command(model_path, fmt, bits, chunk_size, output, file):
     on stderr gives the accuracy. FILE is streamed in chunks.
 
     For a VW file, --bits defaults to the model's dimension when that is a
-    power of two (as it is for a model trained on VW data).
+    power of two (as it is for a model trained on VW data). A LIBSVM file's
+    indices are read with the base the training file was read with (0- or
+    1-based, stored in the model by 'olearn run --save'), so that a test
+    file's column k is the training file's column k; --zero-based or
+    --one-based overrides it. A model saved without it (by the library, or
+    trained on VW or CSV data) reads the file as 'olearn run' would.
 
     \b
     Examples:
@@ -52,9 +58,14 @@ def predict_command(model_path, fmt, bits, chunk_size, output, file):
     import olearn
 
     model = olearn.load(model_path)
+    trained = read_input_info(model_path).get("zero_based")
+    if zero_based is None and trained is not None:
+        base = IndexBase(trained, f"as for the training data of {model_path}")
+    else:
+        base = IndexBase(zero_based)
     if output is not None:
         check_writable(output, "--output")
-    source = DataSource(file, fmt, None, bits, chunk_size)
+    source = DataSource(file, fmt, None, bits, chunk_size, base)
     if bits is None and source.format == "vw" and _bits_of(model) is not None:
         source.bits = _bits_of(model)
     # Indices past a fixed model dimension are reported by the reader, by file, line and column.

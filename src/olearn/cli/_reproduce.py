@@ -81,7 +81,7 @@ def _run_on_dask(reproduction, out_dir, seed, quick, workers, scheduler):
 
     from ..distributed import connect
 
-    with connect(workers=workers, scheduler=scheduler), joblib.parallel_backend("dask"):
+    with connect(workers=workers, scheduler=scheduler, quiet=True), joblib.parallel_backend("dask"):
         return reproduction.run(out_dir, seed=seed, quick=quick, n_jobs=-1)
 
 

@@ -2,10 +2,13 @@
 
 import os
 import time
+from concurrent.futures import CancelledError
 
 import click
 
-from ._app import cli
+from .._persistence import save as save_model
+from ..exceptions import DataFormatError
+from ._app import cli, describe_error
 from ._learners import (
     ALGORITHM_NAMES,
     ALGORITHMS,
@@ -17,7 +20,7 @@ from ._learners import (
     parse_value,
 )
 from ._report import Progress, ProgressiveTable, echo_stdout, summary_lines
-from ._source import DEFAULT_BITS, DataSource, check_writable, data_options
+from ._source import DEFAULT_BITS, DataSource, IndexBase, check_writable, data_options
 
 
 @cli.command("run", short_help="Learn from a file online; print progressive validation.")
@@ -45,13 +48,15 @@ from ._source import DEFAULT_BITS, DataSource, check_writable, data_options
 @click.option("--delay", "tau", type=click.IntRange(min=0), default=None, metavar="TAU",
               help="With --workers/--scheduler: delayed updates, each computed on weights at most TAU "
                    "rounds stale (perceptron, pa, pa1, pa2, ogd, svm), instead of parameter mixing.")
-@click.option("--mix", "weighting", type=click.Choice(("uniform", "updates")), default="uniform", show_default=True,
-              help="Parameter mixing: average the shards' models uniformly or weighted by their updates.")
+@click.option("--mix", "weighting", type=click.Choice(("uniform", "examples", "updates")), default="uniform",
+              show_default=True,
+              help="Parameter mixing: average the shards' models uniformly, or weighted by their examples or "
+                   "updates of the epoch; a shard without examples never counts.")
 @click.option("--classes", default="-1,1", show_default=True, metavar="A,B",
               help="With --workers/--scheduler: the two class labels (every shard must encode them alike).")
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, allow_dash=False))
-def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, passes, fmt, n_features, bits,
-                chunk_size, save, bound, quiet, workers, scheduler, tau, weighting, classes, files):
+def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, passes, fmt, zero_based, n_features,
+                bits, chunk_size, save, bound, quiet, workers, scheduler, tau, weighting, classes, files):
     """Learn from FILE online and report progressive validation.
 
     Each example is predicted first and learned second, so the mistakes
@@ -96,8 +101,8 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, p
     hyperparameters = collect_hyperparameters(C, eta, loss, schedule, radius, settings)
     check_applicable(algo, hyperparameters)
     if workers is not None or scheduler is not None:
-        return _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, n_features, bits,
-                                chunk_size, save, bound, quiet, workers, scheduler, tau, weighting, classes, start)
+        return _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, zero_based, n_features,
+                                bits, chunk_size, save, bound, quiet, workers, scheduler, tau, weighting, classes, start)
     for name, value in (("--delay", tau), ("--mix", weighting if weighting != "uniform" else None),
                         ("--classes", classes if classes != "-1,1" else None)):
         if value is not None:
@@ -111,7 +116,7 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, p
         raise click.UsageError("--bound describes one pass; it cannot be combined with --passes")
     if save is not None:
         check_writable(save, "--save")
-    source = DataSource(file, fmt, n_features, bits, chunk_size)
+    source = DataSource(file, fmt, n_features, bits, chunk_size, IndexBase(zero_based))
     est = make_estimator(algo, hyperparameters, fit_intercept, source.model_n_features)
     table = ProgressiveTable(None if quiet else echo_stdout)
 
@@ -136,7 +141,7 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, p
     for line in summary_lines(table, passes, seconds):
         click.echo(line)
     if save is not None:
-        est.save(save)
+        save_model(est, save, source.base.input_info())
         click.echo(f"{'model':<14}{save}")
     if bound:
         from ..bounds import bound_report
@@ -145,8 +150,8 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, p
         click.echo(str(bound_report(est, X, y, result)))
 
 
-def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, n_features, bits, chunk_size, save,
-                     bound, quiet, workers, scheduler, tau, weighting, classes, start):
+def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, zero_based, n_features, bits, chunk_size,
+                     save, bound, quiet, workers, scheduler, tau, weighting, classes, start):
     """``olearn run`` on Dask: parameter mixing (``--passes`` epochs), or delayed updates with ``--delay``."""
     from .. import distributed
 
@@ -172,13 +177,23 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, n
         raise click.UsageError(f"{mode} supports --algo {takers}; not {algo}")
     options = {"classes": labels, "chunk_size": chunk_size, "fmt": fmt, "n_features": n_features,
                "bits": DEFAULT_BITS if bits is None else bits}
-    with distributed.connect(workers=workers, scheduler=scheduler) as client:
-        n_workers = len(client.scheduler_info()["workers"])
-        if delayed:
-            result = distributed.delayed_updates(est, list(files), tau=tau, client=client, **options)
-        else:
-            result = distributed.parameter_mixing(est, list(files), epochs=passes, weighting=weighting,
-                                                  client=client, **options)
+    base = _index_base(distributed, list(files), options, zero_based)
+    options["zero_based"] = bool(base.zero_based)
+    try:
+        with distributed.connect(workers=workers, scheduler=scheduler, quiet=True) as client:
+            n_workers = len(client.scheduler_info()["workers"])
+            if delayed:
+                result = distributed.delayed_updates(est, list(files), tau=tau, client=client, **options)
+            else:
+                result = distributed.parameter_mixing(est, list(files), epochs=passes, weighting=weighting,
+                                                      client=client, **options)
+    except DataFormatError as err:
+        raise base.explain(err) from None
+    except (CancelledError, RuntimeError) as err:
+        if isinstance(err, distributed.DistributedError):
+            raise
+        # Dask's own failures (a task cancelled with its worker, an actor's worker lost): one line, exit 1
+        raise distributed.DistributedError(f"the Dask run failed: {describe_error(err)}") from None
     seconds = time.perf_counter() - start
     if not quiet and not delayed:
         click.echo(f"{'epoch':>6} {'examples':>12} {'mistakes':>12} {'mistake rate':>13} {'average loss':>13}")
@@ -198,8 +213,21 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, n
     for line in summary_lines(table, passes, seconds):
         click.echo(line)
     if save is not None:
-        result.estimator.save(save)
+        save_model(result.estimator, save, base.input_info())
         click.echo(f"{'model':<14}{save}")
+
+
+def _index_base(distributed, files, options, zero_based):
+    """The LIBSVM index base of every shard, decided once from the files (globs expanded) in order."""
+    shards = distributed.make_shards(files, fmt=options["fmt"], n_features=options["n_features"],
+                                     bits=options["bits"], zero_based=False)
+    libsvm = [part.path for shard in shards for part in shard.parts if part.resolved_format() == "libsvm"]
+    base = IndexBase(zero_based)
+    if base.from_option and not libsvm:
+        raise click.UsageError("--zero-based/--one-based apply to LIBSVM files only; none of the files is one")
+    if libsvm:
+        base.settle(libsvm)
+    return base
 
 
 def _model_n_features(fmt, n_features, bits, files):

@@ -11,7 +11,7 @@ from olearn._kernels._parse_rows import sort_listed_rows
 
 from ._checks import check_float_dtype, check_int
 from ._errors import number_message, raise_at, token_at
-from ._io import read_text
+from ._io import iter_line_blocks, read_text
 from ._numbers import apply_fixups, check_integer_labels
 from ._rows import Rows, parse_chunks, trimmed
 
@@ -310,3 +310,48 @@ def iter_libsvm(
     opt = _Options(path, n_features, dtype, zero_based, multilabel)
     chunks = parse_chunks(opt.path, functools.partial(_parse, opt=opt), chunk_size, block_size)
     return ((rows.to_csr(opt.n_features, copy=True), rows.y) for rows in chunks)
+
+
+def detect_zero_based(paths, block_size=_DEFAULT_BLOCK_SIZE):
+    """How ``zero_based="auto"`` decides for LIBSVM files read as one stream.
+
+    The first block of ``block_size`` bytes that holds a feature, in the
+    first of ``paths`` that holds one, decides: 0-based if an index 0 occurs
+    there, else 1-based. This is the decision :func:`iter_libsvm` makes with
+    "auto" for a single file; reading every file with the returned value keeps
+    a later file from deciding otherwise (a train and a test file, the shards
+    of one data set).
+
+    Parameters
+    ----------
+    paths : str, os.PathLike, or a sequence of them
+    block_size : int, default 4 MiB
+
+    Returns
+    -------
+    bool or None
+        True for 0-based, False for 1-based, None if no file holds a feature.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from olearn.data._libsvm import detect_zero_based
+    >>> folder = tempfile.mkdtemp()
+    >>> train, test = os.path.join(folder, "train.svm"), os.path.join(folder, "test.svm")
+    >>> with open(train, "w") as f:
+    ...     _ = f.write("1 0:1 2:1\\n")
+    >>> with open(test, "w") as f:
+    ...     _ = f.write("1 1:1\\n")
+    >>> detect_zero_based([train, test]), detect_zero_based(test)
+    (True, False)
+    """
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    block_size = check_int("block_size", block_size, 1)
+    for path in paths:
+        opt = _Options(path, None, np.float64, "auto", False)
+        for buf, end, first_line in iter_line_blocks(opt.path, block_size):
+            _parse(buf, end, first_line, opt)
+            if opt.base is not None:
+                return opt.base == 0
+    return None

@@ -5,10 +5,14 @@ need it, and they import it when called.
 """
 
 import contextlib
+import logging
+import os
+import time
 
 from ..exceptions import OlearnError
 
 INSTALL_HINT = 'pip install "olearn[distributed]"'
+_LOG_ENV = "DASK_LOGGING__DISTRIBUTED"
 
 
 class DistributedError(OlearnError, RuntimeError):
@@ -38,16 +42,46 @@ def resolve_client(client):
         ) from None
 
 
-def worker_addresses(client):
-    """The addresses of the workers, sorted: shards are placed on them in this order."""
-    workers = sorted(client.scheduler_info()["workers"])
-    if not workers:
-        raise DistributedError("the Dask cluster has no workers")
-    return workers
+def worker_addresses(client, wait=0.0):
+    """The addresses of the workers, sorted: shards are placed on them in this order.
+
+    With ``wait``, up to that many seconds are given for a worker to join
+    (a lost worker is being restarted) before the cluster counts as empty.
+    """
+    deadline = time.monotonic() + wait
+    while True:
+        workers = sorted(client.scheduler_info()["workers"])
+        if workers:
+            return workers
+        if time.monotonic() >= deadline:
+            raise DistributedError(
+                "the Dask cluster has no workers" + (f" (none joined within {wait} s)" if wait else "")
+            )
+        time.sleep(0.1)
 
 
 @contextlib.contextmanager
-def connect(workers=None, scheduler=None, timeout=60):
+def _silenced():
+    """No log messages in this process, nor Dask's in the worker processes started meanwhile.
+
+    A worker process configures its logging when it imports Dask, from the
+    environment it inherits; a ``DASK_LOGGING__DISTRIBUTED`` set by the user
+    is kept.
+    """
+    disabled = logging.root.manager.disable
+    had = _LOG_ENV in os.environ
+    os.environ.setdefault(_LOG_ENV, "critical")
+    logging.disable(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        logging.disable(disabled)
+        if not had:
+            os.environ.pop(_LOG_ENV, None)
+
+
+@contextlib.contextmanager
+def connect(workers=None, scheduler=None, timeout=60, quiet=False):
     """A Dask client on a new local cluster of ``workers`` processes, or on the scheduler at ``scheduler``.
 
     The local cluster runs one single-threaded worker process per worker
@@ -62,6 +96,12 @@ def connect(workers=None, scheduler=None, timeout=60):
         Address of a running scheduler, e.g. ``tcp://10.0.0.5:8786``.
     timeout : float, default=60
         Seconds to wait for the scheduler and the workers.
+    quiet : bool, default=False
+        Silence log messages while the client is open: every logger of this
+        process (``logging.disable``), and Dask's in the local cluster's
+        worker processes (a worker's traceback of a failed task, restarts,
+        lost connections). The errors that reach the caller are unchanged.
+        The command line uses it, so that it prints one line per failure.
 
     Examples
     --------
@@ -73,6 +113,11 @@ def connect(workers=None, scheduler=None, timeout=60):
     distributed = require_dask()
     if (workers is None) == (scheduler is None):
         raise ValueError("give exactly one of workers (a local cluster) and scheduler (an address)")
+    with _silenced() if quiet else contextlib.nullcontext():
+        yield from _connect(distributed, workers, scheduler, timeout, quiet)
+
+
+def _connect(distributed, workers, scheduler, timeout, quiet):
     if scheduler is not None:
         client = distributed.Client(scheduler, timeout=timeout)
         try:
@@ -84,6 +129,7 @@ def connect(workers=None, scheduler=None, timeout=60):
         raise ValueError(f"workers must be >= 1; got {workers}")
     cluster = distributed.LocalCluster(
         n_workers=workers, processes=True, threads_per_worker=1, dashboard_address=":0", timeout=timeout,
+        **({"silence_logs": logging.CRITICAL} if quiet else {}),
     )
     try:
         client = distributed.Client(cluster, timeout=timeout)

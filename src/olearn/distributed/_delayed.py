@@ -34,6 +34,7 @@ late), here between 0 and ``tau``. The result depends on the shards and
 import copy
 import math
 import time
+from concurrent.futures import CancelledError
 
 import numpy as np
 import scipy.sparse as sp
@@ -164,22 +165,79 @@ class _Coordinator:
 
 
 class _Shards:
-    """The actors holding the shards, re-created on another worker (at the same row) when theirs is lost."""
+    """The actors holding the shards, re-created on another worker (at the same row) when theirs is lost.
+
+    A worker may be lost at any moment, also while an actor is being created
+    or before a call reaches it: each shard may be re-opened ``retries``
+    times per step (step 0 is the opening) before the run gives up.
+    """
 
     def __init__(self, client, shards, params, codes, classes, retries, timeout):
         self.client, self.shards, self.retries, self.timeout = client, shards, retries, timeout
         self.args = (params, codes, classes)
         self.consumed = [0] * len(shards)
         self.futures = [None] * len(shards)  # an actor lives as long as its future
-        self.actors = [self._start(s) for s in range(len(shards))]
+        self.actors = [None] * len(shards)
+        for s in range(len(shards)):
+            self._start(s, step=0, attempt=0)
 
-    def _start(self, s):
-        workers = worker_addresses(self.client)
-        self.futures[s] = self.client.submit(
-            ShardReader, self.shards[s], *self.args, skip=self.consumed[s], actor=True,
-            workers=[workers[s % len(workers)]], allow_other_workers=True, pure=False,
-        )
-        return self.futures[s].result(timeout=self.timeout)
+    def _start(self, s, step, attempt):
+        """Create shard s's actor at the row it reached; return the attempts used (a lost worker costs one)."""
+        from distributed import KilledWorker
+        from distributed.comm import CommClosedError
+
+        deadline = time.monotonic() + self.timeout
+        while True:
+            # not client.wait_for_workers: a local cluster's view of its workers can miss a restarted one
+            workers = worker_addresses(self.client, wait=self.timeout)
+            target = workers[s % len(workers)]
+            self.futures[s] = self.client.submit(
+                ShardReader, self.shards[s], *self.args, skip=self.consumed[s], actor=True,
+                workers=[target], allow_other_workers=True, pure=False,
+            )
+            try:
+                self.actors[s] = self._opened(s, target, deadline)
+                return attempt
+            except (_WorkerLost, KilledWorker, CancelledError, CommClosedError, RuntimeError) as err:
+                if isinstance(err, DistributedError):
+                    raise
+                # RuntimeError: Dask's "Worker holding Actor was lost"
+                self.client.cancel([self.futures[s]])
+                attempt = self._count_loss(s, step, attempt)
+
+    def _opened(self, s, target, deadline):
+        """The actor of shard s, once created. A task bound to a worker that died before it started is
+        left waiting by Dask even though other workers may take it, so the wait polls for that worker."""
+        while True:
+            try:
+                return self.futures[s].result(timeout=_POLL_SECONDS)
+            except TimeoutError:
+                if target not in self.client.scheduler_info()["workers"]:
+                    raise _WorkerLost from None
+                if time.monotonic() > deadline:
+                    raise DistributedError(
+                        f"{self.shards[s].describe()} could not be opened on a worker within {self.timeout} s"
+                    ) from None
+
+    def _count_loss(self, s, step, attempt):
+        attempt += 1
+        if attempt > self.retries:
+            raise DistributedError(
+                f"the worker holding {self.shards[s].describe()} was lost at step {step}, "
+                f"{attempt} times; no model is returned"
+            ) from None
+        return attempt
+
+    def _ask(self, s, w, scale, n_rows):
+        """The call scoring shard s's next rows, or None if its worker is already known to be lost."""
+        try:
+            return self.actors[s].score(w, scale, n_rows)
+        except Exception:
+            # Dask's proxy of an actor whose worker is gone raises RuntimeError ("Worker holding Actor was
+            # lost") or, half torn down, AttributeError
+            if self._lost(s):
+                return None
+            raise
 
     def close(self):
         self.client.cancel([future for future in self.futures if future is not None])
@@ -199,6 +257,8 @@ class _Shards:
 
     def _wait(self, s, call, step):
         """The answer of one call; polls, so that a dead worker is noticed at once and a slow one is not cut short."""
+        if call is None:
+            raise _WorkerLost
         deadline = time.monotonic() + self.timeout
         while True:
             try:
@@ -213,7 +273,7 @@ class _Shards:
 
     def score(self, active, w, scale, n_rows, step):
         """Each active shard's next ``n_rows`` rows scored on the snapshot; a lost shard is re-opened and asked again."""
-        calls = {s: self.actors[s].score(w, scale, n_rows) for s in active}
+        calls = {s: self._ask(s, w, scale, n_rows) for s in active}
         blocks = {}
         for s in active:
             attempt = 0
@@ -226,14 +286,8 @@ class _Shards:
                 except Exception as err:
                     if not isinstance(err, _WorkerLost) and not self._lost(s):
                         raise
-                    attempt += 1
-                    if attempt > self.retries:
-                        raise DistributedError(
-                            f"the worker holding {self.shards[s].describe()} was lost at step {step}, "
-                            f"{attempt} times; no model is returned"
-                        ) from None
-                    self.actors[s] = self._start(s)
-                    calls[s] = self.actors[s].score(w, scale, n_rows)
+                    attempt = self._start(s, step, self._count_loss(s, step, attempt))
+                    calls[s] = self._ask(s, w, scale, n_rows)
             self.consumed[s] += blocks[s][3].size
         return blocks
 
@@ -243,7 +297,7 @@ class _WorkerLost(Exception):
 
 
 def delayed_updates(est, data, *, tau, n_shards=None, classes=None, client=None, chunk_size=DEFAULT_CHUNK_SIZE,
-                    fmt="auto", n_features=None, bits=18, retries=2, timeout=300):
+                    fmt="auto", n_features=None, bits=18, zero_based="auto", retries=2, timeout=300):
     r"""Learn ``est`` from sharded data with delayed updates of staleness at most ``tau``.
 
     Langford, Smola & Zinkevich, *Slow Learners are Fast*, NIPS 2009: the
@@ -262,7 +316,7 @@ def delayed_updates(est, data, *, tau, n_shards=None, classes=None, client=None,
     tau : int
         Staleness bound in rounds, ``>= n_shards - 1``. Each shard scores
         ``(tau + 1) // n_shards`` rows per step.
-    n_shards, classes, client, chunk_size, fmt, n_features, bits
+    n_shards, classes, client, chunk_size, fmt, n_features, bits, zero_based
         As in :func:`parameter_mixing`.
     retries : int, default=2
         How many times a shard whose worker died is re-opened on another
@@ -289,7 +343,7 @@ def delayed_updates(est, data, *, tau, n_shards=None, classes=None, client=None,
     """
     require_dask()
     check_supported(est, "delayed updates")
-    shards = make_shards(data, n_shards, chunk_size, fmt, n_features, bits)
+    shards = make_shards(data, n_shards, chunk_size, fmt, n_features, bits, zero_based)
     S = len(shards)
     if isinstance(tau, bool) or not isinstance(tau, (int, np.integer)) or tau < S - 1:
         raise ValueError(

@@ -7,10 +7,14 @@ next current model (:mod:`._models` gives the rules):
 .. math:: w^{(e)} = \sum_i \mu_{i,e}\, w^{(i,e)}, \qquad
     w^{(i,e)} = \text{OnePass}(\text{shard}_i,\ w^{(e-1)}),
 
-with :math:`\mu_{i,e} = 1/S` (``weighting="uniform"``) or
-:math:`k_{i,e} / \sum_j k_{j,e}` where :math:`k_{i,e}` counts the updates
-shard i made in epoch e (``weighting="updates"``, the paper's
-error-weighted mixing). A shard's pass is one Dask task: a pure function of
+with :math:`\mu_{i,e} = 1/S_e` over the :math:`S_e` shards that learned an
+example in epoch e (``weighting="uniform"``), :math:`n_{i,e} / \sum_j n_{j,e}`
+where :math:`n_{i,e}` counts the examples shard i learned in epoch e
+(``weighting="examples"``), or :math:`k_{i,e} / \sum_j k_{j,e}` where
+:math:`k_{i,e}` counts its updates (``weighting="updates"``, the paper's
+error-weighted mixing). A shard that learned no example gets
+:math:`\mu_{i,e} = 0` under every weighting, so an empty shard changes
+nothing (it would otherwise pull the mixture back to the epoch's start). A shard's pass is one Dask task: a pure function of
 the shard and the current model, so a task lost with its worker is run again
 elsewhere by Dask and gives the same result.
 """
@@ -25,7 +29,7 @@ from ._models import check_supported, mix_states, mixing_weights, start_with_cla
 from ._result import DistributedResult
 from ._shards import DEFAULT_CHUNK_SIZE, make_shards
 
-WEIGHTINGS = ("uniform", "updates")
+WEIGHTINGS = ("uniform", "examples", "updates")
 
 
 def learn_shard(est, shard):
@@ -51,7 +55,7 @@ def _check_count(name, value):
 
 
 def parameter_mixing(est, data, *, epochs=1, weighting="uniform", n_shards=None, classes=None, client=None,
-                     chunk_size=DEFAULT_CHUNK_SIZE, fmt="auto", n_features=None, bits=18, timeout=None):
+                     chunk_size=DEFAULT_CHUNK_SIZE, fmt="auto", n_features=None, bits=18, zero_based="auto", timeout=None):
     r"""Learn ``est`` from sharded data by iterative parameter mixing on a Dask cluster.
 
     McDonald, Hall & Mann, *Distributed Training Strategies for the Structured
@@ -69,7 +73,10 @@ def parameter_mixing(est, data, *, epochs=1, weighting="uniform", n_shards=None,
     data : path, glob, list of paths, list of (X, y), (dask X, dask y), dask bag
         See :func:`make_shards`.
     epochs : int, default=1
-    weighting : {"uniform", "updates"}, default="uniform"
+    weighting : {"uniform", "examples", "updates"}, default="uniform"
+        mu_i uniform over the shards that learned an example in the epoch,
+        proportional to each shard's examples, or to its updates. A shard
+        without examples never counts.
     n_shards : int, optional
         Group the parts of ``data`` into this many shards (default: one per part).
     classes : pair of labels, optional
@@ -78,8 +85,9 @@ def parameter_mixing(est, data, *, epochs=1, weighting="uniform", n_shards=None,
         Default: the current client.
     chunk_size : int, default=10000
         Rows read and learned at a time on a worker.
-    fmt, n_features, bits
-        How to read files (format, fixed dimension, VW hash bits).
+    fmt, n_features, bits, zero_based
+        How to read files (format, fixed dimension, VW hash bits, LIBSVM index
+        base decided once for all files: see :func:`make_shards`).
     timeout : float, optional
         Seconds to wait for one epoch before giving up.
 
@@ -113,7 +121,7 @@ def parameter_mixing(est, data, *, epochs=1, weighting="uniform", n_shards=None,
     _check_count("epochs", epochs)
     if weighting not in WEIGHTINGS:
         raise ValueError(f"weighting must be one of {', '.join(WEIGHTINGS)}; got {weighting!r}")
-    shards = make_shards(data, n_shards, chunk_size, fmt, n_features, bits)
+    shards = make_shards(data, n_shards, chunk_size, fmt, n_features, bits, zero_based)
     client = resolve_client(client)
     before = copy.deepcopy(est.__dict__)
     totals = np.zeros((epochs, len(shards), _codes.N_TOTALS))
@@ -125,8 +133,10 @@ def parameter_mixing(est, data, *, epochs=1, weighting="uniform", n_shards=None,
             results = epoch_runner.run(est, epoch + 1)
             states = [state for state, _ in results]
             totals[epoch] = [shard_totals for _, shard_totals in results]
-            mus[epoch] = mixing_weights(weighting, totals[epoch, :, _codes.T_UPDATES])
-            est._set_state(*mix_states(kind, states, mus[epoch]))
+            mus[epoch] = mixing_weights(weighting, totals[epoch, :, _codes.T_UPDATES],
+                                        totals[epoch, :, _codes.T_ROUNDS])
+            if mus[epoch].any():  # else every shard was empty: the model stays as it was
+                est._set_state(*mix_states(kind, states, mus[epoch]))
     except BaseException:
         est.__dict__.clear()
         est.__dict__.update(before)

@@ -79,7 +79,12 @@ def _padded_matrix(matrix, n):
 
 
 def mix_states(kind, states, mu):
-    """One (arrays, scalars) state from the shards' states, mixed with the weights ``mu``."""
+    """One (arrays, scalars) state from the shards' states, mixed with the weights ``mu``.
+
+    Shards with mu_i = 0 are left out, so that the mixture is exactly the one
+    of the other shards; ``mu`` must have a positive entry.
+    """
+    states, mu = zip(*[(state, m) for state, m in zip(states, mu) if m > 0])
     if len(states) == 1:
         return states[0]
     n = max(scalars["n_features_in"] for _, scalars in states)
@@ -107,9 +112,24 @@ def mix_states(kind, states, mu):
     return arrays, {"n_features_in": n}
 
 
-def mixing_weights(weighting, updates):
-    """mu_i: uniform, or proportional to the updates each shard made (uniform if none made any)."""
+def mixing_weights(weighting, updates, rounds):
+    """mu_i of one epoch from each shard's updates and rounds (examples learned).
+
+    A shard that learned no example in the epoch holds no information (its
+    model is the one it started from), so it gets mu_i = 0 under every
+    weighting: mixing with an empty shard is mixing without it. Among the
+    other shards: uniform, proportional to the examples (``"examples"``), or
+    to the updates (``"updates"``; uniform if none updated). All zeros when
+    every shard was empty.
+    """
     updates = np.asarray(updates, dtype=np.float64)
-    if weighting == "updates" and updates.sum() > 0:
-        return updates / updates.sum()
-    return np.full(updates.size, 1.0 / updates.size)
+    rounds = np.asarray(rounds, dtype=np.float64)
+    learned = rounds > 0
+    if weighting == "examples":
+        counts = rounds
+    elif weighting == "updates" and updates[learned].sum() > 0:
+        counts = np.where(learned, updates, 0.0)
+    else:
+        counts = learned.astype(np.float64)
+    total = counts.sum()
+    return counts / total if total > 0 else np.zeros(updates.size)

@@ -32,13 +32,20 @@ class FilePart:
     format: str = "auto"
     n_features: object = None
     bits: int = 18
+    zero_based: object = "auto"
+
+    def resolved_format(self):
+        from .. import data
+
+        return data.detect_format(self.path) if self.format == "auto" else self.format
 
     def chunks(self, chunk_size):
         from .. import data
 
-        fmt = data.detect_format(self.path) if self.format == "auto" else self.format
+        fmt = self.resolved_format()
         if fmt == "libsvm":
-            yield from data.iter_libsvm(self.path, chunk_size=chunk_size, n_features=self.n_features)
+            yield from data.iter_libsvm(self.path, chunk_size=chunk_size, n_features=self.n_features,
+                                        zero_based=self.zero_based)
         elif fmt == "vw":
             for X, y, _ in data.iter_vw(self.path, chunk_size=chunk_size, n_bits=self.bits):
                 yield X, y
@@ -139,7 +146,7 @@ def _examples_to_csr(examples):
     return X, np.asarray(labels)
 
 
-def _file_parts(paths, fmt, n_features, bits):
+def _file_parts(paths, fmt, n_features, bits, zero_based):
     found = []
     for path in paths:
         path = os.fspath(path)
@@ -152,7 +159,15 @@ def _file_parts(paths, fmt, n_features, bits):
             raise FileNotFoundError(f"{path}: no such file")
         else:
             found.append(path)
-    return [FilePart(path, fmt, n_features, bits) for path in found]
+    parts = [FilePart(path, fmt, n_features, bits) for path in found]
+    if zero_based == "auto":
+        # decided once for all the files, as one stream, never shard by shard
+        from ..data._libsvm import detect_zero_based
+
+        zero_based = bool(detect_zero_based([p.path for p in parts if p.resolved_format() == "libsvm"]))
+    elif zero_based not in (True, False):
+        raise ValueError(f"zero_based must be 'auto', True or False, got {zero_based!r}")
+    return [FilePart(path, fmt, n_features, bits, zero_based) for path in found]
 
 
 def _dask_parts(data):
@@ -177,7 +192,8 @@ def _dask_parts(data):
     return None
 
 
-def make_shards(data, n_shards=None, chunk_size=DEFAULT_CHUNK_SIZE, fmt="auto", n_features=None, bits=18):
+def make_shards(data, n_shards=None, chunk_size=DEFAULT_CHUNK_SIZE, fmt="auto", n_features=None, bits=18,
+                zero_based="auto"):
     """Split ``data`` into shards.
 
     Parameters
@@ -190,6 +206,12 @@ def make_shards(data, n_shards=None, chunk_size=DEFAULT_CHUNK_SIZE, fmt="auto", 
         Rows per chunk read on a worker.
     fmt, n_features, bits
         How to read files (as in :func:`olearn.data.read_any`; ``bits`` for VW).
+    zero_based : {"auto", False, True}, default "auto"
+        LIBSVM files: whether indices start at 0 (as in
+        :func:`olearn.data.load_libsvm`). "auto" decides once for all the
+        files, read in order as one stream: 0-based if an index 0 occurs in
+        the first 4 MiB holding features; an index 0 in a later file of a
+        data set taken as 1-based is then an error, never a shifted shard.
 
     Examples
     --------
@@ -204,9 +226,9 @@ def make_shards(data, n_shards=None, chunk_size=DEFAULT_CHUNK_SIZE, fmt="auto", 
     parts = _dask_parts(data)
     if parts is None:
         if isinstance(data, (str, os.PathLike)):
-            parts = _file_parts([data], fmt, n_features, bits)
+            parts = _file_parts([data], fmt, n_features, bits, zero_based)
         elif isinstance(data, (list, tuple)) and data and all(isinstance(p, (str, os.PathLike)) for p in data):
-            parts = _file_parts(data, fmt, n_features, bits)
+            parts = _file_parts(data, fmt, n_features, bits, zero_based)
         elif isinstance(data, (list, tuple)) and data and all(isinstance(p, tuple) and len(p) == 2 for p in data):
             parts = [MemoryPart(X, y) for X, y in data]
         else:
