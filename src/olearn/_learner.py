@@ -119,6 +119,10 @@ class OnlineLearner(PersistenceMixin, Estimator):
                 f"(indices must be < {self.n_features})"
             )
 
+    def _width_limits(self):
+        """The limits of a saved state's ``n_features_in``: exactly ``n_features`` when that is set."""
+        return {} if self.n_features is None else {"n_features_in": (self.n_features, self.n_features)}
+
     def _reset(self):
         for name in self._learned:
             self.__dict__.pop(name, None)
