@@ -232,10 +232,10 @@ def _array_problem(array, spec, dims):
         values = FINITE if array.dtype.kind == "f" else ANY
     bad = values.first_bad(array)
     if bad is not None:
-        return f"has {array.ravel()[bad]!r} at flat index {bad}; expected {values.describe()}"
+        return f"has {array.ravel()[bad].item()!r} at flat index {bad}; expected {values.describe()}"
     for index, rule in spec.entries.items():
         if rule.first_bad(array[index:index + 1]) is not None:
-            return f"has {array[index]!r} at index {index}; expected {rule.describe()}"
+            return f"has {array[index].item()!r} at index {index}; expected {rule.describe()}"
     return None
 
 
@@ -290,7 +290,7 @@ def entry_is(name, index, dim):
 
     def relation(arrays, dims):
         if arrays[name][index] != dims[dim]:
-            return f"array {name!r} has {arrays[name][index]!r} at index {index}; expected {dim} = {dims[dim]}"
+            return f"array {name!r} has {arrays[name][index].item()!r} at index {index}; expected {dim} = {dims[dim]}"
         return None
 
     return relation
