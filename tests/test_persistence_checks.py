@@ -19,6 +19,7 @@ import pytest
 from numpy.testing import assert_array_equal
 
 import olearn
+from olearn import _atomic as atomic
 from olearn._atomic import atomic_write
 from olearn.data import save_cache
 from olearn.exceptions import ModelFormatError
@@ -364,15 +365,18 @@ def test_optional_new_metadata_keys_are_accepted(tmp_path):
 
 def _killed_writer(path):
     """Start writing ``path`` in a child process and kill it with SIGKILL before it finishes."""
+    # the writer's module alone (it needs only the standard library): a quick child
     code = (
-        "import os, signal, sys\n"
-        "from olearn._atomic import atomic_write\n"
-        "with atomic_write(sys.argv[1]) as fh:\n"
+        "import importlib.util, os, signal, sys\n"
+        "spec = importlib.util.spec_from_file_location('atomic', sys.argv[2])\n"
+        "atomic = importlib.util.module_from_spec(spec)\n"
+        "spec.loader.exec_module(atomic)\n"
+        "with atomic.atomic_write(sys.argv[1]) as fh:\n"
         "    fh.write(b'half a file')\n"
         "    fh.flush()\n"
         "    os.kill(os.getpid(), signal.SIGKILL)\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code, os.fspath(path)], env=os.environ.copy())
+    proc = subprocess.run([sys.executable, "-c", code, os.fspath(path), atomic.__file__])
     assert proc.returncode == -signal.SIGKILL
 
 
@@ -409,3 +413,11 @@ def test_failed_write_leaves_the_target_and_no_temp_file(tmp_path):
         fh.write(b"new")
         1 / 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.npz"] and target.read_bytes() == b"old"
+
+
+@pytest.mark.parametrize("params", [{"budget": 2**63}, {"degree": 2**63}])
+def test_kernel_integers_beyond_int64_are_refused(tmp_path, params):
+    """Found by the fuzz campaign: such a budget passed the checks, then overflowed the kernel's int64 codes."""
+    _refused(_changed(tmp_path, "perceptron-poly", params=params), r"parameter (budget|degree)=9223372036854775808 is invalid")
+    with pytest.raises(ValueError, match=r"is invalid"):
+        olearn.Perceptron(kernel="poly", **params).fit(np.eye(2), [0, 1])

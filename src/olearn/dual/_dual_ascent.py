@@ -4,7 +4,7 @@ import numpy as np
 
 from .._kernels import _dual
 from .._kernels import _quasi_additive as qa
-from .._params import POSITIVE, POSITIVE_FINITE, Interval, Options
+from .._params import INT64_MAX, POSITIVE, POSITIVE_FINITE, Interval, Options
 from .._persistence import NONNEGATIVE, SIGN, Array, csr
 from .._validation import CSRArrays
 from ..quasi_additive._base import QuasiAdditiveClassifier
@@ -109,7 +109,7 @@ class DualAscent(QuasiAdditiveClassifier):
         "update": Options("conservative", "aggressive", "last-k", "all"),
         "C": POSITIVE_FINITE,
         "gamma": POSITIVE,
-        "k": Interval(1, None, integer=True),
+        "k": Interval(1, INT64_MAX, integer=True),
         "tol": POSITIVE,
     }
     _learned = (*QuasiAdditiveClassifier._learned, "_duals", "_store")
