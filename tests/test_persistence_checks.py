@@ -183,7 +183,11 @@ def test_covariance_must_be_symmetric_positive_definite(tmp_path):
     _write(path, meta, {**arrays, "covariance": skewed})
     _refused(path, r"'covariance' is not symmetric")
     _write(path, meta, {**arrays, "covariance": -arrays["covariance"]})
-    _refused(path, r"'covariance' is not positive definite")
+    _refused(path, r"'covariance' has a variance \(a diagonal entry\) <= 0")
+    indefinite = arrays["covariance"].copy()
+    indefinite[0, 1] = indefinite[1, 0] = 2.0 * np.sqrt(indefinite[0, 0] * indefinite[1, 1])
+    _write(path, meta, {**arrays, "covariance": indefinite})
+    _refused(path, r"'covariance' is not positive definite \(an eigenvalue is -")
     _write(path, meta, {**arrays, "covariance": arrays["covariance"][:-1, :-1]})
     _refused(path, r"'covariance' has shape \(3, 3\); expected 4 entries")
 
@@ -421,3 +425,15 @@ def test_kernel_integers_beyond_int64_are_refused(tmp_path, params):
     _refused(_changed(tmp_path, "perceptron-poly", params=params), r"parameter (budget|degree)=9223372036854775808 is invalid")
     with pytest.raises(ValueError, match=r"is invalid"):
         olearn.Perceptron(kernel="poly", **params).fit(np.eye(2), [0, 1])
+
+
+def test_a_long_run_covariance_that_rounding_left_slightly_indefinite_still_loads(tmp_path):
+    """Thousands of rank-one shrinking updates along three directions leave eigenvalues of about -1e-9."""
+    rng = np.random.default_rng(1)
+    directions = rng.normal(size=(3, 20)) * np.array([1e3, 1.0, 1e-3])[:, None]
+    X = directions[rng.integers(3, size=20000)]
+    y = np.where(rng.random(20000) < 0.5, 1, -1)
+    model = olearn.AROW(r=1e-6).fit(X, y)
+    assert np.linalg.eigvalsh(model._cov)[0] < 0.0  # the premise: rounding made it indefinite
+    model.save(tmp_path / "m.npz")
+    assert_array_equal(olearn.load(tmp_path / "m.npz").decision_function(X[:50]), model.decision_function(X[:50]))
