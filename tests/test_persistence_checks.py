@@ -437,3 +437,13 @@ def test_a_long_run_covariance_that_rounding_left_slightly_indefinite_still_load
     assert np.linalg.eigvalsh(model._cov)[0] < 0.0  # the premise: rounding made it indefinite
     model.save(tmp_path / "m.npz")
     assert_array_equal(olearn.load(tmp_path / "m.npz").decision_function(X[:50]), model.decision_function(X[:50]))
+
+
+def test_zip_of_an_unknown_version_is_refused(tmp_path):
+    """Found by the fuzz campaign: zipfile raises NotImplementedError for a version byte it does not know."""
+    path = _saved(tmp_path, "pa1")
+    content = bytearray(path.read_bytes())
+    central = content.find(b"PK\x01\x02")
+    content[central + 6] = 67  # "version needed to extract" 6.7
+    path.write_bytes(bytes(content))
+    _refused(path, r"zip file version 6\.7")

@@ -25,6 +25,7 @@ import io
 import json
 import math
 import os
+import struct
 import zipfile
 
 import numpy as np
@@ -342,6 +343,12 @@ def save(model, path):
 # -- reading -----------------------------------------------------------------------
 
 
+# what zipfile and NumPy's .npy reader raise on a damaged archive (a version or method they do not
+# know, a bad CRC, a truncated or garbled record)
+_ARCHIVE_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, RuntimeError, ValueError, EOFError,
+                   OSError, struct.error)
+
+
 def _read_member(archive, info):
     """The array of one ``.npy`` member: stored, unencrypted, exactly as long as its header says."""
     if info.flag_bits & 0x1:
@@ -371,8 +378,8 @@ def _read_archive(path):
         content = fh.read()
     try:
         archive = zipfile.ZipFile(io.BytesIO(content))
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError, OSError) as err:
-        raise ModelFormatError(f"{path}: not an olearn model file (not a zip archive: {err})") from None
+    except _ARCHIVE_ERRORS as err:
+        raise ModelFormatError(f"{path}: not an olearn model file (not a readable zip archive: {err})") from None
     arrays = {}
     with archive:
         for info in archive.infolist():
@@ -381,7 +388,7 @@ def _read_archive(path):
                 raise ModelFormatError(f"{path}: not an olearn model file (member {name!r} is not one .npy array)")
             try:
                 arrays[name[:-4]] = _read_member(archive, info)
-            except (zipfile.BadZipFile, NotImplementedError, RuntimeError, ValueError, EOFError, OSError) as err:
+            except _ARCHIVE_ERRORS as err:
                 raise ModelFormatError(f"{path}: member {name!r} is unreadable ({err})") from None
     meta = arrays.pop("__meta__", None)
     if meta is None:

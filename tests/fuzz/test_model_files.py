@@ -79,7 +79,9 @@ def _mutate_array(rng, array):
         return np.concatenate([array, array[:1]]) if array.ndim and array.size else np.zeros(2)
     if array.dtype.kind in "iu" and array.size:
         out = array.copy()
-        out.flat[int(rng.integers(out.size))] = _pick(rng, [-1, 0, 1, 2**31 - 1, np.iinfo(array.dtype).max])
+        info = np.iinfo(array.dtype)
+        values = [v for v in (info.min, -1, 0, 1, 2**31 - 1, info.max) if info.min <= v <= info.max]
+        out.flat[int(rng.integers(out.size))] = _pick(rng, values)
         return out
     return array.T.copy() if array.ndim == 2 else array
 
@@ -176,4 +178,4 @@ def campaign_model_files(n_examples, seed):
 
 
 def test_mutated_model_files_are_refused_or_work(campaign):
-    assert campaign("fuzz.test_model_files:campaign_model_files", 400, seed=1) == 400
+    assert campaign("fuzz.test_model_files:campaign_model_files", 400, seed=1) >= 400
