@@ -447,3 +447,16 @@ def test_zip_of_an_unknown_version_is_refused(tmp_path):
     content[central + 6] = 67  # "version needed to extract" 6.7
     path.write_bytes(bytes(content))
     _refused(path, r"zip file version 6\.7")
+
+
+@pytest.mark.parametrize("covariance", ["diag", "full"])
+def test_cw_with_a_huge_saved_weight_refuses_the_round_cleanly(tmp_path, covariance):
+    """Found by the fuzz campaign: a finite weight of 1e308 made CW's step divide by zero (ZeroDivisionError)."""
+    model = olearn.CW(covariance=covariance).fit(np.eye(3), ["no", "yes", "no"])
+    model._w[2] = 1e308
+    model.save(tmp_path / "m.npz")
+    loaded = olearn.load(tmp_path / "m.npz")
+    before = loaded.coef_.copy()
+    with pytest.raises(FloatingPointError, match="overflowed at row 0; the model is unchanged"):
+        loaded.partial_fit(np.array([[0.0, 0.0, 1.0]]), ["no"])
+    assert_array_equal(loaded.coef_, before)
