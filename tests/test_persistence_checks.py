@@ -134,6 +134,15 @@ def test_hyperparameters_go_through_the_estimators_checks(tmp_path, params, matc
     _refused(_changed(tmp_path, "pa1", params=params), match)
 
 
+def test_every_hyperparameter_must_be_saved(tmp_path):
+    """A missing one would silently take its default: PA-II saved, PA-I loaded."""
+    path = _saved(tmp_path, "pa1")
+    meta, arrays = _members(path)
+    del meta["params"]["variant"]
+    _write(path, meta, arrays)
+    _refused(path, r"the metadata lacks the PAClassifier hyperparameters \['variant'\]")
+
+
 def test_n_features_must_match_the_saved_width(tmp_path):
     path = _changed(tmp_path, "perceptron-n_features", params={"n_features": 100_000})
     _refused(path, r"n_features_in is 4; the hyperparameters require 100000")

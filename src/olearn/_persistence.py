@@ -447,6 +447,10 @@ def load(path):
     path = os.fspath(path)
     meta, arrays = _read_archive(path)
     cls, params, state = _checked_meta(path, meta)
+    # a hyperparameter left out would silently take its default: a different model
+    missing = sorted(set(cls._get_param_names()) - set(params))
+    if missing:
+        raise ModelFormatError(f"{path}: the metadata lacks the {cls.__name__} hyperparameters {missing}")
     try:
         model = cls(**params)
         check_params(model, model._all_constraints())
