@@ -469,3 +469,21 @@ def test_cw_with_a_huge_saved_weight_refuses_the_round_cleanly(tmp_path, covaria
     with pytest.raises(FloatingPointError, match="overflowed at row 0; the model is unchanged"):
         loaded.partial_fit(np.array([[0.0, 0.0, 1.0]]), ["no"])
     assert_array_equal(loaded.coef_, before)
+
+
+def test_every_savable_estimator_declares_its_state_schema():
+    import importlib
+    import inspect
+    import pkgutil
+
+    from olearn._estimator import Estimator
+    from olearn._persistence import PersistenceMixin
+
+    classes = set()
+    for info in pkgutil.walk_packages(olearn.__path__, prefix="olearn."):
+        if not info.name.endswith("__main__"):
+            module = importlib.import_module(info.name)
+            classes |= {obj for _, obj in inspect.getmembers(module, inspect.isclass)
+                        if issubclass(obj, PersistenceMixin) and issubclass(obj, Estimator) and "__init__" in vars(obj)}
+    assert len(classes) >= 25
+    assert [cls.__name__ for cls in classes if not callable(getattr(cls, "_state_schema", None))] == []

@@ -155,7 +155,7 @@ class StateSchema:
         arrays' dtypes, shapes and values (see :func:`csr`,
         :func:`symmetric_positive_definite`, :func:`distinct`, ...).
     limits : dict
-        {dimension: (low, high)} where either bound may be None (no bound).
+        {dimension: (low, high)}: the bounds the hyperparameters set (high None for none).
     """
 
     def __init__(self, scalars=None, arrays=None, relations=(), limits=None):
@@ -187,16 +187,17 @@ class StateSchema:
                 dims[rule.name] = state[key]
         missing = [name for name in self.arrays if name not in arrays]
         extra = sorted(set(arrays) - set(self.arrays))
-        if missing or extra:
-            what = [f"lacks arrays {missing}"] * bool(missing) + [f"has unexpected arrays {extra}"] * bool(extra)
-            return "the file " + " and ".join(what)
+        if missing:
+            return f"the file lacks arrays {missing}"
+        if extra:
+            return f"the file has unexpected arrays {extra}"
         for name, spec in self.arrays.items():
             problem = _array_problem(arrays[name], spec, dims)
             if problem:
                 return f"array {name!r} {problem}"
         for dim, (low, high) in self.limits.items():
-            if dim in dims and ((low is not None and dims[dim] < low) or (high is not None and dims[dim] > high)):
-                bounds = f"{low}" if low == high else f"in [{low if low is not None else 0}, {high if high is not None else 'inf'}]"
+            if dim in dims and not (low <= dims[dim] and (high is None or dims[dim] <= high)):
+                bounds = f"{low}" if low == high else f"in [{low}, {'inf' if high is None else high}]"
                 return f"{dim} is {dims[dim]}; the hyperparameters require {bounds}"
         for relation in self.relations:
             problem = relation(arrays, dims)
