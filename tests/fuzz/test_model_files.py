@@ -2,7 +2,7 @@
 
 Each input is a saved model (``tests/saved_models.py``) with one structure-aware
 mutation: a metadata value replaced by one of another type or range, a key
-dropped or added, an array dropped, added, reshaped, retyped or given a NaN,
+dropped or added, the metadata's JSON cut short or replaced by another JSON value, an array dropped, added, reshaped, retyped or given a NaN,
 infinity or extreme value, or bytes of the zip flipped, inserted or cut off;
 or no mutation at all. The invariant: ``olearn.load`` raises ModelFormatError,
 or the model it returns predicts and keeps learning without any error other
@@ -101,13 +101,17 @@ def _mutate_bytes(rng, content):
 
 def _mutated(rng, meta, arrays, content):
     """(kind of mutation, bytes of the mutated file)."""
-    kind = _pick(rng, ["none", "meta", "meta", "array", "array", "array", "drop", "add", "swap", "bytes", "bytes"])
+    kind = _pick(rng, ["none", "meta", "meta", "text", "array", "array", "array", "drop", "add", "swap", "bytes", "bytes"])
     if kind == "none":
         return kind, content
     if kind == "meta":
         return kind, _archive_bytes(_mutate_meta(rng, meta), arrays)
     if kind == "bytes":
         return kind, _mutate_bytes(rng, content)
+    if kind == "text":
+        text = json.dumps(meta)
+        cut = text[: int(rng.integers(len(text)))]
+        return kind, _archive_bytes(meta, arrays, meta_text=_pick(rng, [cut, "[1, 2]", "null", '"olearn-model"', "NaN"]))
     arrays = dict(arrays)
     names = sorted(arrays)
     if kind == "array":
