@@ -487,3 +487,13 @@ def test_every_savable_estimator_declares_its_state_schema():
                         if issubclass(obj, PersistenceMixin) and issubclass(obj, Estimator) and "__init__" in vars(obj)}
     assert len(classes) >= 25
     assert [cls.__name__ for cls in classes if not callable(getattr(cls, "_state_schema", None))] == []
+
+
+def test_hedge_with_an_infinite_learning_rate_is_refused(tmp_path):
+    """Found by the fuzz campaign: eta=inf passed the checks, then the update divided by zero."""
+    from olearn.experts import FixedShare, Hedge
+
+    _refused(_changed(tmp_path, "hedge", params={"eta": float("inf")}), r"parameter eta=inf is invalid")
+    for learner in (Hedge(eta=float("inf")), FixedShare(eta=float("inf"), alpha=0.1)):
+        with pytest.raises(ValueError, match=r"parameter eta=inf is invalid"):
+            learner.learn_one(np.array([0.2, 0.5]))
