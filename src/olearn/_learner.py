@@ -162,6 +162,10 @@ class OnlineLearner(PersistenceMixin, Estimator):
         """The bytes of feature-indexed state for ``n_features`` features: one float64 weight each, and the intercept."""
         return 8 * (n_features + 1)
 
+    def _width_limits(self):
+        """The limits of a saved state's ``n_features_in``: exactly ``n_features`` when that is set."""
+        return {} if self.n_features is None else {"n_features_in": (self.n_features, self.n_features)}
+
     def _reset(self):
         for name in self._learned:
             self.__dict__.pop(name, None)

@@ -87,6 +87,8 @@ class NoneOr:
 
 
 BOOLEAN = Options(True, False)
+# the largest integer a compiled kernel takes (its integer settings travel in int64 arrays)
+INT64_MAX = 2**63 - 1
 POSITIVE = Interval(0, None, closed="neither")
 # positive and finite: a step, a variance or a regulariser that must stay a number
 POSITIVE_FINITE = Interval(0, math.inf, closed="neither")

@@ -1,25 +1,40 @@
-"""Saving and loading models: portable, atomic, versioned.
+"""Saving and loading models: portable, atomic, versioned, checked.
 
-A model file is a NumPy ``.npz`` archive: the learned arrays, plus one entry
-``__meta__`` holding JSON with the format name and version, the estimator's
-class and hyperparameters, its scalar state and, optionally, ``input``: how
-the training data were read (``{"zero_based": true}`` when the command line
-read LIBSVM indices as 0-based, false for 1-based), so that data to predict
-are read alike. Nothing is pickled, so a
-model file can be read without trusting it to run code. The file is written
-to a temporary name in the target folder and renamed into place, so a crash
-never leaves a half-written model behind.
+A model file is a NumPy ``.npz`` archive (a zip of uncompressed ``.npy``
+members): the learned arrays, plus one entry ``__meta__`` holding JSON with the
+format name and version, the estimator's class and hyperparameters, and its
+scalar state and, optionally, ``input``: how the training data were read
+(``{"zero_based": true}`` when the command line read LIBSVM indices as 0-based,
+false for 1-based), so that data to predict are read alike. Nothing is
+pickled, so a model file can be read without trusting it to run code. The file
+is written to a temporary name in the target folder and renamed into place (:mod:`olearn._atomic`), so a crash never leaves a
+half-written model behind.
+
+A file is checked before any of it reaches an estimator: the archive (every
+member a stored, unencrypted ``.npy`` of the size its header declares), the
+metadata (types, format version, hyperparameters through the estimator's own
+parameter checks) and the learned state against the :class:`StateSchema` the
+estimator's family declares (``_state_schema``): every array's dtype, shape in
+named dimensions and values, and the relations between arrays (CSR structure,
+a symmetric positive definite covariance, sorted distinct classes). Anything
+else is a :class:`~olearn.exceptions.ModelFormatError` naming the file and
+what is wrong. Metadata keys other than the ones read here are ignored, so
+that later versions may record more (optional) facts about a model.
 """
 
 import importlib
+import io
 import json
+import math
 import os
-import tempfile
+import struct
 import zipfile
 
 import numpy as np
 
+from ._atomic import atomic_write
 from ._estimator import Estimator
+from ._params import check_params
 from .exceptions import ModelFormatError
 
 FORMAT_NAME = "olearn-model"
@@ -27,12 +42,271 @@ FORMAT_VERSION = 1
 
 
 class PersistenceMixin:
-    """``save(path)`` for estimators that define ``_get_state`` / ``_set_state``."""
+    """``save(path)`` for estimators that define ``_get_state``, ``_set_state`` and ``_state_schema``."""
+
+    _constraints = {}
+
+    def _all_constraints(self):
+        """The constraints of every hyperparameter, checked on learning and on loading."""
+        return self._constraints
 
     def save(self, path):
         """Write the model to ``path`` (atomic; read it back with :func:`olearn.load`)."""
         save(self, path)
         return path
+
+
+# -- the schema of a learned state -------------------------------------------------
+
+
+class Values:
+    """What every entry of an array may hold: ``ok(array)`` is a boolean mask of the good entries.
+
+    >>> COUNT.describe(), COUNT.first_bad(np.array([0.0, 2.0, 1.5]))
+    ('a count (an integer >= 0)', 2)
+    """
+
+    def __init__(self, description, ok):
+        self.description = description
+        self.ok = ok
+
+    def describe(self):
+        return self.description
+
+    def first_bad(self, array):
+        """The flat index of the first entry that breaks the rule, or None."""
+        with np.errstate(invalid="ignore"):
+            bad = ~np.asarray(self.ok(array), dtype=bool).ravel()
+        return int(np.argmax(bad)) if bad.any() else None
+
+
+FINITE = Values("a finite number", np.isfinite)
+NONNEGATIVE = Values("a finite number >= 0", lambda a: np.isfinite(a) & (a >= 0))
+POSITIVE = Values("a finite number > 0", lambda a: np.isfinite(a) & (a > 0))
+COUNT = Values("a count (an integer >= 0)", lambda a: np.isfinite(a) & (a >= 0) & (a == np.floor(a)))
+SIGN = Values("-1 or +1", lambda a: (a == 1.0) | (a == -1.0))
+ANY = Values("any value", lambda a: np.ones(a.shape, dtype=bool))
+
+# the dtype of class labels: any plain scalar kind NumPy saves without pickling
+LABELS = "labels"
+_LABEL_KINDS = "biufU"
+
+
+class Array:
+    """One array of a learned state.
+
+    Parameters
+    ----------
+    dtype : str
+        A NumPy dtype name the array must have exactly (``"float64"``,
+        ``"int64"``, ...), or :data:`LABELS` (booleans, integers, finite floats
+        or strings: class labels as NumPy keeps them).
+    shape : tuple
+        One entry per axis: an int, or the name of a dimension, optionally
+        ``"+1"`` (``"n_features_in+1"``). A dimension is fixed by a scalar of
+        the state (:class:`Count`) or by the first array that uses it.
+    values : Values, optional
+        The rule for every entry (default: finite numbers for floats, anything
+        for integers and labels).
+    entries : dict, optional
+        {index: Values} for a flat state vector whose entries mean different things.
+    """
+
+    def __init__(self, dtype, shape, values=None, entries=None):
+        self.dtype = dtype
+        self.shape = tuple(shape)
+        self.values = values
+        self.entries = entries or {}
+
+
+class Count:
+    """A scalar of the state's JSON: an integer >= ``low`` that fixes the dimension ``name``."""
+
+    def __init__(self, name, low=0):
+        self.name = name
+        self.low = low
+
+    def check(self, value):
+        if isinstance(value, bool) or not isinstance(value, int) or value < self.low:
+            return f"is {value!r}; expected an integer >= {self.low}"
+        return None
+
+
+class Scalar:
+    """A scalar of the state's JSON checked by ``problem(value)``: None, or what is wrong with it."""
+
+    def __init__(self, problem):
+        self.problem = problem
+
+    def check(self, value):
+        return self.problem(value)
+
+
+class StateSchema:
+    """What a learner family's saved state is made of; :func:`load` checks a file against it.
+
+    Parameters
+    ----------
+    scalars : dict
+        {key of the metadata's ``state``: Count or Scalar}; every key is required.
+    arrays : dict
+        {member name: Array}, in the order their dimensions are fixed.
+        Exactly these arrays must be present.
+    relations : list
+        Functions ``(arrays, dims) -> None or a message``, checked after the
+        arrays' dtypes, shapes and values (see :func:`csr`,
+        :func:`symmetric_positive_definite`, :func:`distinct`, ...).
+    limits : dict
+        {dimension: (low, high)}: the bounds the hyperparameters set (high None for none).
+    """
+
+    def __init__(self, scalars=None, arrays=None, relations=(), limits=None):
+        self.scalars = dict(scalars or {})
+        self.arrays = dict(arrays or {})
+        self.relations = list(relations)
+        self.limits = dict(limits or {})
+
+    def extended(self, scalars=None, arrays=None, relations=(), limits=None):
+        """This schema with more scalars, arrays, relations and limits (a subclass's state)."""
+        return StateSchema(
+            {**self.scalars, **(scalars or {})}, {**self.arrays, **(arrays or {})},
+            self.relations + list(relations), {**self.limits, **(limits or {})},
+        )
+
+    def problem(self, arrays, state):
+        """None if ``arrays`` and ``state`` follow the schema, else what is wrong (the first thing found)."""
+        dims = {}
+        unknown = sorted(set(state) - set(self.scalars))
+        if unknown:
+            return f"the state has unknown entries {unknown}"
+        for key, rule in self.scalars.items():
+            if key not in state:
+                return f"the state lacks {key!r}"
+            problem = rule.check(state[key])
+            if problem:
+                return f"state entry {key!r} {problem}"
+            if isinstance(rule, Count):
+                dims[rule.name] = state[key]
+        missing = [name for name in self.arrays if name not in arrays]
+        extra = sorted(set(arrays) - set(self.arrays))
+        if missing:
+            return f"the file lacks arrays {missing}"
+        if extra:
+            return f"the file has unexpected arrays {extra}"
+        for name, spec in self.arrays.items():
+            problem = _array_problem(arrays[name], spec, dims)
+            if problem:
+                return f"array {name!r} {problem}"
+        for dim, (low, high) in self.limits.items():
+            if dim in dims and not (low <= dims[dim] and (high is None or dims[dim] <= high)):
+                bounds = f"{low}" if low == high else f"in [{low}, {'inf' if high is None else high}]"
+                return f"{dim} is {dims[dim]}; the hyperparameters require {bounds}"
+        for relation in self.relations:
+            problem = relation(arrays, dims)
+            if problem:
+                return problem
+        return None
+
+
+def _array_problem(array, spec, dims):
+    """What is wrong with one array (fixing the dimensions it is the first to use), or None."""
+    if spec.dtype == LABELS:
+        if array.dtype.kind not in _LABEL_KINDS or array.dtype.fields is not None:
+            return f"has dtype {array.dtype}; expected class labels (booleans, integers, numbers or strings)"
+    elif array.dtype != np.dtype(spec.dtype):
+        return f"has dtype {array.dtype.str}; expected {np.dtype(spec.dtype).name}"
+    if array.ndim != len(spec.shape):
+        return f"has shape {array.shape}; expected {len(spec.shape)} dimension(s)"
+    for axis, (size, want) in enumerate(zip(array.shape, spec.shape)):
+        if isinstance(want, int):
+            expected, name = want, None
+        else:
+            name, _, plus = want.partition("+")
+            offset = int(plus or 0)
+            if name not in dims:
+                if size < offset:
+                    return f"has {size} entries along axis {axis}; expected {want} >= {offset}"
+                dims[name] = size - offset
+            expected = dims[name] + offset
+        if size != expected:
+            named = f" ({want} with {name} = {dims[name]})" if name else ""
+            return f"has shape {array.shape}; expected {expected} entries along axis {axis}{named}"
+    values = spec.values
+    if values is None:
+        values = FINITE if array.dtype.kind == "f" else ANY
+    bad = values.first_bad(array)
+    if bad is not None:
+        return f"has {array.ravel()[bad].item()!r} at flat index {bad}; expected {values.describe()}"
+    for index, rule in spec.entries.items():
+        if rule.first_bad(array[index:index + 1]) is not None:
+            return f"has {array[index].item()!r} at index {index}; expected {rule.describe()}"
+    return None
+
+
+def csr(indptr, indices, width):
+    """Relation: ``indptr``/``indices`` are CSR rows over ``width`` columns (0 first, monotone, in range)."""
+
+    def relation(arrays, dims):
+        ptr, ind = arrays[indptr], arrays[indices]
+        if ptr[0] != 0 or ptr[-1] != ind.size or np.any(np.diff(ptr) < 0):
+            return f"array {indptr!r} is not a CSR row pointer over {ind.size} entries (0 first, non-decreasing)"
+        if ind.size and (ind.min() < 0 or ind.max() >= dims[width]):
+            return f"array {indices!r} holds a column index outside [0, {width} = {dims[width]})"
+        return None
+
+    return relation
+
+
+# How far below 0 (relative to the largest) the smallest eigenvalue of a learned covariance may be:
+# long runs of rank-one shrinking updates leave directions of variance ~1e-9 below 0 in rounding.
+_EIGENVALUE_TOLERANCE = 1e-6
+
+
+def symmetric_positive_definite(name):
+    """Relation: the matrix ``name`` is symmetric with positive variances, positive definite up to rounding."""
+
+    def relation(arrays, dims):
+        matrix = arrays[name]
+        scale = float(np.abs(matrix).max(initial=0.0))
+        if not np.allclose(matrix, matrix.T, rtol=1e-9, atol=1e-12 * scale):
+            return f"array {name!r} is not symmetric"
+        if matrix.size and np.diag(matrix).min() <= 0.0:
+            return f"array {name!r} has a variance (a diagonal entry) <= 0"
+        eigenvalues = np.linalg.eigvalsh(matrix)
+        if eigenvalues.size and eigenvalues[0] < -_EIGENVALUE_TOLERANCE * eigenvalues[-1]:
+            return f"array {name!r} is not positive definite (an eigenvalue is {eigenvalues[0]:.3g})"
+        return None
+
+    return relation
+
+
+def distinct(name, ordered=False):
+    """Relation: the labels ``name`` are distinct (and sorted when ``ordered``)."""
+
+    def relation(arrays, dims):
+        labels = arrays[name]
+        unique = np.unique(labels)
+        if unique.size != labels.size:
+            return f"array {name!r} repeats a label"
+        if ordered and not np.array_equal(unique, labels):
+            return f"array {name!r} is not sorted"
+        return None
+
+    return relation
+
+
+def entry_is(name, index, dim):
+    """Relation: entry ``index`` of the array ``name`` equals the dimension ``dim``."""
+
+    def relation(arrays, dims):
+        if arrays[name][index] != dims[dim]:
+            return f"array {name!r} has {arrays[name][index].item()!r} at index {index}; expected {dim} = {dims[dim]}"
+        return None
+
+    return relation
+
+
+# -- writing -----------------------------------------------------------------------
 
 
 def _plain_value(value):
@@ -71,47 +345,76 @@ def save(model, path, input_info=None):
     }
     if input_info is not None:
         meta["input"] = dict(input_info)
-    path = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".olearn-", suffix=".tmp", dir=folder)
-    try:
-        # mkstemp makes the file private; a saved model gets the usual permissions
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        with os.fdopen(fd, "wb") as fh:
-            np.savez(fh, __meta__=np.array(json.dumps(meta, default=_plain_value)), **arrays)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    with atomic_write(path) as fh:
+        np.savez(fh, __meta__=np.array(json.dumps(meta, default=_plain_value)), **arrays)
+
+
+# -- reading -----------------------------------------------------------------------
+
+
+# what zipfile and NumPy's .npy reader raise on a damaged archive (a version or method they do not
+# know, a bad CRC, a truncated or garbled record)
+_ARCHIVE_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, RuntimeError, ValueError, EOFError,
+                   OSError, struct.error)
+
+
+def _read_member(archive, info):
+    """The array of one ``.npy`` member: stored, unencrypted, exactly as long as its header says."""
+    if info.flag_bits & 0x1:
+        raise ValueError("it is encrypted")
+    if info.compress_type != zipfile.ZIP_STORED:
+        raise ValueError(f"it is compressed (method {info.compress_type}); olearn writes uncompressed members")
+    fh = io.BytesIO(archive.read(info))
+    version = np.lib.format.read_magic(fh)
+    if version == (1, 0):
+        shape, fortran, dtype = np.lib.format.read_array_header_1_0(fh)
+    elif version == (2, 0):
+        shape, fortran, dtype = np.lib.format.read_array_header_2_0(fh)
+    else:
+        raise ValueError(f"it is a .npy of version {version}")
+    if dtype.hasobject:
+        raise ValueError("it holds Python objects")
+    data = fh.read()
+    if len(data) != math.prod(shape) * dtype.itemsize:
+        raise ValueError(f"it holds {len(data)} bytes of data; its header declares shape {shape} of {dtype}")
+    array = np.frombuffer(data, dtype=dtype) if data else np.empty(0, dtype=dtype)
+    return array.reshape(shape, order="F" if fortran else "C").copy()
 
 
 def _read_archive(path):
     """The metadata dict and the arrays of a model file, or ModelFormatError."""
+    with open(path, "rb") as fh:
+        content = fh.read()
     try:
-        archive = np.load(path, allow_pickle=False)
-    except FileNotFoundError:
-        raise
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as err:
-        raise ModelFormatError(f"{path}: not an olearn model file ({err})") from None
-    if not isinstance(archive, np.lib.npyio.NpzFile):
-        raise ModelFormatError(f"{path}: not an olearn model file (a single array, not an archive)")
+        archive = zipfile.ZipFile(io.BytesIO(content))
+    except _ARCHIVE_ERRORS as err:
+        raise ModelFormatError(f"{path}: not an olearn model file (not a readable zip archive: {err})") from None
+    arrays = {}
     with archive:
-        if "__meta__" not in archive.files:
-            raise ModelFormatError(f"{path}: not an olearn model file (no metadata)")
-        try:
-            meta = json.loads(str(archive["__meta__"]))
-            arrays = {name: archive[name] for name in archive.files if name != "__meta__"}
-        except (ValueError, zipfile.BadZipFile, EOFError) as err:
-            raise ModelFormatError(f"{path}: unreadable model file ({err})") from None
+        for info in archive.infolist():
+            name = info.filename
+            if not name.endswith(".npy") or name[:-4] in arrays:
+                raise ModelFormatError(f"{path}: not an olearn model file (member {name!r} is not one .npy array)")
+            try:
+                arrays[name[:-4]] = _read_member(archive, info)
+            except _ARCHIVE_ERRORS as err:
+                raise ModelFormatError(f"{path}: member {name!r} is unreadable ({err})") from None
+    meta = arrays.pop("__meta__", None)
+    if meta is None:
+        raise ModelFormatError(f"{path}: not an olearn model file (no metadata)")
+    if meta.dtype.kind != "U" or meta.ndim != 0:
+        raise ModelFormatError(f"{path}: the metadata is not a JSON string")
+    try:
+        meta = json.loads(str(meta))
+    except ValueError as err:
+        raise ModelFormatError(f"{path}: the metadata is not JSON ({err})") from None
     if not isinstance(meta, dict):
         raise ModelFormatError(f"{path}: the metadata is not a JSON object")
     return meta, arrays
 
 
 def _estimator_class(path, name):
-    module_name, _, qualname = str(name).partition(":")
+    module_name, _, qualname = name.partition(":")
     if module_name.split(".")[0] != "olearn":
         raise ModelFormatError(f"{path}: names class {name!r}, which is not an olearn estimator")
     try:
@@ -123,29 +426,53 @@ def _estimator_class(path, name):
     return cls
 
 
-def load(path):
-    """Load a model written by ``save``.
-
-    Raises :class:`olearn.exceptions.ModelFormatError` if the file is not an
-    olearn model, was written by another format version, or is incomplete.
-    """
-    path = os.fspath(path)
-    meta, arrays = _read_archive(path)
+def _checked_meta(path, meta):
+    """The class, hyperparameters and state of checked metadata."""
     if meta.get("format") != FORMAT_NAME:
         raise ModelFormatError(f"{path}: not an olearn model file (format {meta.get('format')!r})")
-    if meta.get("format_version") != FORMAT_VERSION:
+    version = meta.get("format_version")
+    if isinstance(version, bool) or version != FORMAT_VERSION:
         raise ModelFormatError(
-            f"{path}: model format version {meta.get('format_version')!r}; this olearn reads version {FORMAT_VERSION}"
+            f"{path}: model format version {version!r}; this olearn reads version {FORMAT_VERSION}"
         )
     missing = [key for key in ("class", "params", "state") if key not in meta]
     if missing:
         raise ModelFormatError(f"{path}: the metadata lacks {', '.join(missing)}")
-    cls = _estimator_class(path, meta["class"])
+    for key, kind, what in (("class", str, "a string"), ("params", dict, "an object"), ("state", dict, "an object")):
+        if not isinstance(meta[key], kind):
+            raise ModelFormatError(f"{path}: metadata entry {key!r} is {meta[key]!r}; expected {what}")
+    return _estimator_class(path, meta["class"]), meta["params"], meta["state"]
+
+
+def load(path):
+    """Load a model written by ``save``.
+
+    Raises :class:`olearn.exceptions.ModelFormatError`, naming the file and
+    what is wrong, if the file is not an olearn model, was written by another
+    format version, or holds anything the estimator's checks or its family's
+    :class:`StateSchema` refuse; FileNotFoundError (and other OSErrors) when it
+    cannot be read at all.
+    """
+    path = os.fspath(path)
+    meta, arrays = _read_archive(path)
+    cls, params, state = _checked_meta(path, meta)
+    # a hyperparameter left out would silently take its default: a different model
+    missing = sorted(set(cls._get_param_names()) - set(params))
+    if missing:
+        raise ModelFormatError(f"{path}: the metadata lacks the {cls.__name__} hyperparameters {missing}")
     try:
-        model = cls(**meta["params"])
-        model._set_state(arrays, meta["state"])
+        model = cls(**params)
+        check_params(model, model._all_constraints())
+        schema = model._state_schema()
+    except (TypeError, ValueError) as err:
+        raise ModelFormatError(f"{path}: invalid {cls.__name__} hyperparameters ({err})") from None
+    problem = schema.problem(arrays, state)
+    if problem:
+        raise ModelFormatError(f"{path}: invalid {cls.__name__} model: {problem}")
+    try:
+        model._set_state(arrays, state)
     except (TypeError, KeyError, ValueError, IndexError) as err:
-        raise ModelFormatError(f"{path}: incomplete or inconsistent {cls.__name__} model ({err!r})") from None
+        raise ModelFormatError(f"{path}: inconsistent {cls.__name__} model ({err!r})") from None
     return model
 
 

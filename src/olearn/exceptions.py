@@ -49,7 +49,13 @@ class NotFittedError(OlearnError, ValueError, AttributeError):
 
 
 class ModelFormatError(OlearnError, ValueError):
-    """A saved model file is unreadable, of an unknown kind, or of another format version."""
+    """A saved model file is unreadable, of an unknown kind or another format version, or inconsistent.
+
+    Raised by :func:`olearn.load` for a damaged archive, metadata of the wrong
+    shape, hyperparameters the estimator refuses, or learned arrays that break
+    the state schema of the learner's family; the message names the file and
+    what is wrong.
+    """
 
 
 class FeatureLimitError(OlearnError, ValueError):

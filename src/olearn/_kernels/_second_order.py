@@ -70,6 +70,10 @@ def _cw_step(y, margin, chi, phi):
     a = alpha * chi * phi
     # (-a + sqrt(a^2 + 4V)) / 2 without the cancellation of a large a
     root_u = 2.0 * chi / (a + math.sqrt(a * a + 4.0 * chi))
+    if root_u == 0.0:
+        # |M| so large that M^2 overflowed (a tampered or extreme model): an infinite step, which
+        # the callers' finiteness checks refuse, leaving the model unchanged
+        return loss, math.inf * y, math.inf, alpha
     return loss, alpha * y, alpha * phi / root_u, alpha
 
 

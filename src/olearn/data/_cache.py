@@ -22,7 +22,6 @@ checksums) are refused with a message to rebuild them.
 
 import json
 import os
-import secrets
 import struct
 import zlib
 
@@ -30,6 +29,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from olearn._kernels import _parse_rows as K
+from olearn._atomic import atomic_write
 from olearn.exceptions import DataFormatError
 
 MAGIC = b"\x93OLCACHE"
@@ -68,7 +68,9 @@ def save_cache(path, X, y, importance=None):
 
     The write is atomic: the file is assembled under a temporary name in the
     same directory and renamed over ``path``, so readers see the old file or
-    the new one, never a partial one. The conventional suffix is ``.olc``.
+    the new one, never a partial one; the temporary file of a writer that was
+    killed is removed by the next save of the same path
+    (:mod:`olearn._atomic`). The conventional suffix is ``.olc``.
     Rows are stored with sorted, duplicate-free column indices (repeated
     entries of a row are summed, as scipy does); each array and the header
     carry a CRC-32 that :func:`load_cache` checks.
@@ -115,23 +117,12 @@ def save_cache(path, X, y, importance=None):
     arrays = {name: np.ascontiguousarray(a) for name, a in arrays.items()}
     header, offset = _header(X.shape, arrays)
     path = os.fspath(path)
-    # Same directory, so os.replace is a rename; mode 0o666 lets the umask
-    # decide the permissions, as for any file the user creates.
-    tmp = f"{path}.{os.getpid()}-{secrets.token_hex(4)}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(_PREAMBLE.pack(MAGIC, VERSION, len(header), zlib.crc32(header)) + header)
-            for name, a in arrays.items():
-                f.seek(offset[name])
-                f.write(memoryview(a).cast("B"))
-            f.truncate()
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    with atomic_write(path) as f:
+        f.write(_PREAMBLE.pack(MAGIC, VERSION, len(header), zlib.crc32(header)) + header)
+        for name, a in arrays.items():
+            f.seek(offset[name])
+            f.write(memoryview(a).cast("B"))
+        f.truncate()
 
 
 def _vector(name, values, n):

@@ -2,15 +2,17 @@
 
 A fetcher names its files by (file name, MD5 of the file as published) and a list
 of base URLs. The first call downloads each missing file into the data home,
-checks its checksum and only then moves it into place, so that the cache never
-holds a partial or corrupted file; later calls read the cache and need no network.
+checks its checksum and only then moves it into place (:mod:`olearn._atomic`), so
+that the cache never holds a partial or corrupted file; later calls read the cache
+and need no network.
 """
 
 import hashlib
 import os
-import tempfile
 import urllib.error
 import urllib.request
+
+from .._atomic import atomic_write
 
 _CHUNK = 1 << 16
 _TIMEOUT = 60
@@ -43,23 +45,17 @@ def _md5_of(path):
     return digest.hexdigest()
 
 
-def _download_to(url, folder, md5):
-    """Download ``url`` into a temporary file of ``folder``; return its path once its checksum is right."""
-    fd, temporary = tempfile.mkstemp(dir=folder, prefix=".download-", suffix=".part")
-    try:
+def _download_to(url, path, md5):
+    """Download ``url`` and move it to ``path`` once its checksum is right; a bad download leaves no file."""
+    with atomic_write(path) as out, urllib.request.urlopen(url, timeout=_TIMEOUT) as response:  # noqa: S310
         digest = hashlib.md5(usedforsecurity=False)
-        with os.fdopen(fd, "wb") as out, urllib.request.urlopen(url, timeout=_TIMEOUT) as response:  # noqa: S310
-            for block in iter(lambda: response.read(_CHUNK), b""):
-                digest.update(block)
-                out.write(block)
+        for block in iter(lambda: response.read(_CHUNK), b""):
+            digest.update(block)
+            out.write(block)
         if digest.hexdigest() != md5:
             raise OSError(
                 f"{url}: checksum mismatch (MD5 {digest.hexdigest()}, expected {md5}); the download was discarded"
             )
-    except BaseException:
-        os.unlink(temporary)
-        raise
-    return temporary
 
 
 def fetch_file(name, md5, base_urls, folder, download_if_missing=True):
@@ -79,10 +75,9 @@ def fetch_file(name, md5, base_urls, folder, download_if_missing=True):
     for base in base_urls:
         url = base.rstrip("/") + "/" + name
         try:
-            temporary = _download_to(url, folder, md5)
+            _download_to(url, path, md5)
         except (OSError, urllib.error.URLError, ValueError) as error:
             failures.append(f"{url}: {error}")
             continue
-        os.replace(temporary, path)
         return path
     raise OSError(f"could not download {name}; tried:\n  " + "\n  ".join(failures))

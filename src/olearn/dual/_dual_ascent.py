@@ -4,7 +4,8 @@ import numpy as np
 
 from .._kernels import _dual
 from .._kernels import _quasi_additive as qa
-from .._params import POSITIVE, POSITIVE_FINITE, Interval, Options
+from .._params import INT64_MAX, POSITIVE, POSITIVE_FINITE, Interval, Options
+from .._persistence import NONNEGATIVE, SIGN, Array, csr
 from .._validation import CSRArrays
 from ..quasi_additive._base import QuasiAdditiveClassifier
 
@@ -113,7 +114,7 @@ class DualAscent(QuasiAdditiveClassifier):
         "update": Options("conservative", "aggressive", "last-k", "all"),
         "C": POSITIVE_FINITE,
         "gamma": POSITIVE,
-        "k": Interval(1, None, integer=True),
+        "k": Interval(1, INT64_MAX, integer=True),
         "tol": POSITIVE,
     }
     _learned = (*QuasiAdditiveClassifier._learned, "_duals", "_store")
@@ -184,6 +185,24 @@ class DualAscent(QuasiAdditiveClassifier):
         return stopped
 
     # -- persistence ----------------------------------------------------------
+
+    def _state_schema(self):
+        """The quasi-additive state, D after each round and the stored examples (at most k for "last-k",
+        none for the single-example updates) with their +-1 labels and non-negative dual variables."""
+        stored = {"last-k": (0, self.k), "all": (0, None)}.get(self.update, (0, 0))
+        return super()._state_schema().extended(
+            arrays={
+                "duals": Array("float64", ("n_rounds",)),
+                "store_indptr": Array("int64", ("n_stored+1",)),
+                "store_indices": Array("int32", ("stored_nnz",)),
+                "store_data": Array("float64", ("stored_nnz",)),
+                "store_bias": Array("float64", ("n_stored",)),
+                "store_y": Array("float64", ("n_stored",), values=SIGN),
+                "store_alpha": Array("float64", ("n_stored",), values=NONNEGATIVE),
+            },
+            relations=[csr("store_indptr", "store_indices", "n_features_in")],
+            limits={"n_stored": stored},
+        )
 
     def _get_state(self):
         arrays, state = super()._get_state()

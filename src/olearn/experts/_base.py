@@ -14,7 +14,7 @@ import numpy as np
 from .._estimator import Estimator
 from .._kernels import _experts as K
 from .._params import check_params
-from .._persistence import PersistenceMixin
+from .._persistence import COUNT, Array, Count, PersistenceMixin, Scalar, StateSchema
 from .._validation import check_vector
 from ..exceptions import NotFittedError
 from ._result import ExpertsResult
@@ -244,6 +244,21 @@ class ExpertsLearner(PersistenceMixin, Estimator):
 
     # -- persistence ----------------------------------------------------------
 
+    def _state_schema(self):
+        """The saved state: log-weights and cumulative losses of the experts, the kernel's state vector and,
+        for a randomized learner, its generator's state and the uniform drawn for the next round."""
+        schema = StateSchema(
+            scalars={"n_experts": Count("n_experts", low=1)},
+            arrays={
+                "log_weights": Array("float64", ("n_experts",)),
+                "expert_losses": Array("float64", ("n_experts",)),
+                "state": Array("float64", (K.N_STATE,), entries={K.S_ROUNDS: COUNT}),
+            },
+        )
+        if self._has_rng:
+            schema = schema.extended(scalars={"rng": Scalar(_generator_problem), "pending": Scalar(_uniform_problem)})
+        return schema
+
     def _get_state(self):
         self._check_started()
         arrays = {"log_weights": self._log_w, "expert_losses": self._expert_losses, "state": self._state}
@@ -261,6 +276,22 @@ class ExpertsLearner(PersistenceMixin, Estimator):
         if self._has_rng:
             self._rng.bit_generator.state = state["rng"]
             self._pending = state["pending"]
+
+
+def _generator_problem(value):
+    """None if ``value`` is the state of NumPy's default bit generator (PCG64), else what is wrong."""
+    try:
+        np.random.PCG64().state = value
+    except (TypeError, ValueError, KeyError, OverflowError) as err:
+        return f"is not the state of a PCG64 generator ({err!r})"
+    return None
+
+
+def _uniform_problem(value):
+    """None if ``value`` is None or a number in [0, 1), else what is wrong."""
+    if value is None or (isinstance(value, float) and 0.0 <= value < 1.0):
+        return None
+    return f"is {value!r}; expected None or a number in [0, 1)"
 
 
 class AdviceLearner(ExpertsLearner):

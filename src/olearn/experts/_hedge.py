@@ -17,7 +17,7 @@ import numbers
 import numpy as np
 
 from .._kernels import _experts as K
-from .._params import BOOLEAN, POSITIVE, Interval, NoneOr
+from .._params import BOOLEAN, POSITIVE_FINITE, Interval, NoneOr
 from ..exceptions import NotFittedError
 from ._base import ExpertsLearner, as_vector, chunks_of, first_outside
 
@@ -191,7 +191,7 @@ class Hedge(AllocationLearner):
     """
 
     _constraints = {
-        "eta": NoneOr(POSITIVE),
+        "eta": NoneOr(POSITIVE_FINITE),
         "horizon": _COUNT,
         "randomized": BOOLEAN,
         "loss_range": LossRange(),
@@ -293,7 +293,7 @@ class FixedShare(AllocationLearner):
     """
 
     _constraints = {
-        "eta": POSITIVE,
+        "eta": POSITIVE_FINITE,
         "alpha": Interval(0, 1, closed="left"),
         "loss_range": LossRange(),
         "n_experts": _COUNT,

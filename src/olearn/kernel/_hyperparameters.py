@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from .._kernels import _mercer
-from .._params import Interval, NoneOr, Options
+from .._params import INT64_MAX, Interval, NoneOr, Options
 
 KERNELS = {"linear": _mercer.KERNEL_LINEAR, "poly": _mercer.KERNEL_POLY, "rbf": _mercer.KERNEL_RBF}
 BUDGET_POLICIES = {
@@ -41,10 +41,10 @@ class KernelOption:
 
 KERNEL_CONSTRAINTS = {
     "kernel": KernelOption(),
-    "degree": Interval(1, None, integer=True),
+    "degree": Interval(1, INT64_MAX, integer=True),
     "gamma": Interval(0, math.inf, closed="neither"),
     "coef0": Interval(-math.inf, math.inf, closed="neither"),
-    "budget": NoneOr(Interval(1, None, integer=True)),
+    "budget": NoneOr(Interval(1, INT64_MAX, integer=True)),
     "budget_policy": Options(*BUDGET_POLICIES),
     "random_state": NoneOr(Interval(0, 2**64 - 1, integer=True)),
 }

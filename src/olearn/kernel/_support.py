@@ -10,6 +10,8 @@ multi-prototype learner keeps one with a coefficient column per class.
 import numpy as np
 import scipy.sparse as sp
 
+from .._persistence import Array, StateSchema, csr
+
 
 def _grown(array, size, limit=None):
     """``array`` with room for ``size`` entries (first axis), doubled when it grows, never past ``limit``."""
@@ -135,21 +137,33 @@ class SupportSet:
             "support_rng": self.rng.copy(),
         }
 
-    def load_arrays(self, arrays):
-        """Restore the contents written by :meth:`to_arrays`; ValueError if they do not fit together."""
-        indptr = np.array(arrays["support_indptr"], dtype=np.int64)
-        indices = np.array(arrays["support_indices"], dtype=np.int32)
-        data = np.array(arrays["support_data"], dtype=np.float64)
-        sqnorm = np.array(arrays["support_sqnorm"], dtype=np.float64)
-        coef = np.array(arrays["support_coef"], dtype=np.float64)
-        rng = np.array(arrays["support_rng"], dtype=np.uint64)
-        n = indptr.size - 1
-        consistent = (
-            n >= 0 and indptr[0] == 0 and np.all(np.diff(indptr) >= 0) and indptr[-1] == indices.size == data.size
-            and sqnorm.shape == (n,) and coef.shape == (n, self.coef.shape[1]) and rng.shape == (1,)
-            and (indices.size == 0 or (indices.min() >= 0 and indices.max() < self.work.size))
+    @staticmethod
+    def state_schema(n_outputs, budget):
+        """The arrays of :meth:`to_arrays` as a :class:`~olearn._persistence.StateSchema`.
+
+        ``n_outputs`` is the number of coefficient columns or the name of the
+        dimension that fixes it; rows index features below ``n_features_in``,
+        and there are at most ``budget`` of them.
+        """
+        return StateSchema(
+            arrays={
+                "support_indptr": Array("int64", ("n_support+1",)),
+                "support_indices": Array("int32", ("support_nnz",)),
+                "support_data": Array("float64", ("support_nnz",)),
+                "support_sqnorm": Array("float64", ("n_support",)),
+                "support_coef": Array("float64", ("n_support", n_outputs)),
+                "support_rng": Array("uint64", (1,)),
+            },
+            relations=[csr("support_indptr", "support_indices", "n_features_in")],
+            limits={} if budget is None else {"n_support": (0, budget)},
         )
-        if not consistent:
-            raise ValueError("the support-set arrays do not fit together")
-        self.indptr, self.indices, self.data, self.sqnorm, self.coef, self.rng = indptr, indices, data, sqnorm, coef, rng
-        self.count = np.array([n], dtype=np.int64)
+
+    def load_arrays(self, arrays):
+        """Restore the contents written by :meth:`to_arrays` (checked against :meth:`state_schema`)."""
+        self.indptr = np.array(arrays["support_indptr"], dtype=np.int64)
+        self.indices = np.array(arrays["support_indices"], dtype=np.int32)
+        self.data = np.array(arrays["support_data"], dtype=np.float64)
+        self.sqnorm = np.array(arrays["support_sqnorm"], dtype=np.float64)
+        self.coef = np.array(arrays["support_coef"], dtype=np.float64)
+        self.rng = np.array(arrays["support_rng"], dtype=np.uint64)
+        self.count = np.array([self.indptr.size - 1], dtype=np.int64)

@@ -33,6 +33,7 @@ from .._kernels._mercer_binary import (
 from .._labels import BinaryLabels
 from .._learner import OnlineLearner
 from .._params import BOOLEAN, Interval, NoneOr
+from .._persistence import COUNT, LABELS, NONNEGATIVE, POSITIVE, Array, Count, StateSchema, distinct
 from .._validation import CSRArrays, check_row, check_X, check_y, seen_columns, seen_row
 from ..kernel import SupportSet
 from ..kernel._hyperparameters import call_kernel, initial_seed, mercer_arrays
@@ -181,6 +182,20 @@ class LinearLearner(OnlineLearner):
 
     # -- persistence ----------------------------------------------------------
 
+    def _state_schema(self):
+        """The saved state: the weights (the intercept's last) and the kernel's state vector."""
+        return StateSchema(
+            scalars={"n_features_in": Count("n_features_in")},
+            arrays={"weights": Array("float64", ("n_features_in+1",)), "state": self._state_array()},
+            limits=self._width_limits(),
+        )
+
+    @staticmethod
+    def _state_array():
+        """The kernel's state vector: round counter, scale of the weights, their squared norm."""
+        entries = {_codes.S_T: COUNT, _codes.S_SCALE: POSITIVE, _codes.S_SQNORM: NONNEGATIVE}
+        return Array("float64", (_codes.N_STATE,), entries=entries)
+
     def _get_state(self):
         self._check_started()
         weights = np.append(self._w[: self.n_features_in_], self._w[-1])
@@ -291,6 +306,15 @@ class BinaryClassifierMixin(ClassifierEstimator):
                 return self._learn_target(indices, data, target), classes
         return self._learn_target(indices, data, target), classes
 
+    @staticmethod
+    def _with_classes(schema):
+        """``schema`` and the saved ``classes``: one or two distinct labels, sorted."""
+        return schema.extended(
+            arrays={"classes": Array(LABELS, ("n_classes",))},
+            relations=[distinct("classes", ordered=True)],
+            limits={"n_classes": (1, 2)},
+        )
+
     def decision_function(self, X):
         """Signed scores w.x (+ intercept); positive means ``classes_[1]``."""
         return self._scores(X)
@@ -327,6 +351,9 @@ class BinaryLinearClassifier(BinaryClassifierMixin, LinearLearner):
         super()._start()
 
     # -- persistence ----------------------------------------------------------
+
+    def _state_schema(self):
+        return self._with_classes(super()._state_schema())
 
     def _get_state(self):
         arrays, state = super()._get_state()
@@ -621,6 +648,16 @@ class KernelizableLearner(LinearLearner):
         return self._dual_scores(arrays)[0]
 
     # -- persistence ----------------------------------------------------------
+
+    def _state_schema(self):
+        """The primal state, or with a kernel the support set and the kernel's state vector."""
+        if self.kernel is None:
+            return super()._state_schema()
+        return SupportSet.state_schema(1, self.budget).extended(
+            scalars={"n_features_in": Count("n_features_in")},
+            arrays={"state": self._state_array()},
+            limits=self._width_limits(),
+        )
 
     def _get_state(self):
         if not self._is_dual():

@@ -31,7 +31,9 @@ from .._kernels import _codes
 from .._kernels import _multiclass as K
 from .._learner import OnlineLearner
 from .._params import BOOLEAN, Interval, NoneOr
+from .._persistence import LABELS, Array, Count, StateSchema, distinct
 from .._validation import INDEX_LIMIT, CSRArrays, check_row, check_X, check_y, seen_columns
+from ..kernel import SupportSet
 from ..kernel._hyperparameters import KERNEL_CONSTRAINTS, mercer_arrays
 from ._classes import ClassSlots
 from ._dual import DualModel
@@ -575,6 +577,20 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
         return self.classes_[int(np.argmax(self._slot_scores(arrays)[0, self._labels.order]))]
 
     # -- persistence ----------------------------------------------------------
+
+    def _state_schema(self):
+        """The saved state: the distinct labels in slot order, and one prototype per class (a column of
+        ``weights``, the intercept's row last) or with a kernel the support set with a coefficient per class."""
+        fixed = self._fixed_classes()
+        schema = StateSchema(
+            scalars={"n_features_in": Count("n_features_in")},
+            arrays={"labels": Array(LABELS, ("n_classes",))},
+            relations=[distinct("labels")],
+            limits={**self._width_limits(), **({} if fixed is None else {"n_classes": (fixed, fixed)})},
+        )
+        if self._uses_kernel:
+            return schema.extended(**vars(SupportSet.state_schema("n_classes", self.budget)))
+        return schema.extended(arrays={"weights": Array("float64", ("n_features_in+1", "n_classes"))})
 
     def _get_state(self):
         self._check_started()

@@ -10,6 +10,7 @@ from .._kernels import _codes
 from .._kernels import _multilabel as K
 from .._learner import OnlineLearner
 from .._params import BOOLEAN, Interval, NoneOr, Options
+from .._persistence import LABELS, Array, Count, StateSchema, distinct, entry_is
 from .._validation import CSRArrays, check_row, check_X, seen_columns
 from ..multiclass._base import CallableOrNone
 from ._labels import LabelIndex, label_array, label_collection, read_label_rows
@@ -505,6 +506,20 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
 
     # -- persistence ----------------------------------------------------------
 
+    def _state_schema(self):
+        """The saved state: a weight vector per label (the intercept's last), the distinct labels and the
+        kernel's count of them."""
+        return StateSchema(
+            scalars={"n_features_in": Count("n_features_in")},
+            arrays={
+                "weights": Array("float64", ("n_labels", "n_features_in+1")),
+                "labels": Array(LABELS, ("n_labels",)),
+                "state": Array("int64", (K.N_MULTILABEL_STATE,)),
+            },
+            relations=[distinct("labels"), entry_is("state", K.M_ACTIVE, "n_labels")],
+            limits=self._width_limits(),
+        )
+
     def _get_state(self):
         self._check_started()
         if self._uses_map:
@@ -522,7 +537,5 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
         self._state = np.array(arrays["state"], dtype=np.int64)
         self._labels.set_labels(arrays["labels"].tolist())
         self.n_features_in_ = int(state["n_features_in"])
-        if self._W.shape != (len(self._labels), self.n_features_in_ + 1):
-            raise ValueError("the weights do not match the labels and n_features_in")
         self.classes_ = self._labels.classes
 

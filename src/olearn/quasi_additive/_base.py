@@ -17,6 +17,7 @@ import numpy as np
 from .._kernels import _codes
 from .._kernels import _quasi_additive as qa
 from .._labels import BinaryLabels
+from .._persistence import COUNT, NONNEGATIVE, Array, Count, StateSchema
 from .._validation import CSRArrays, check_row, check_X, seen_columns, seen_row
 from ..linear._base import BinaryClassifierMixin, LinearLearner
 
@@ -193,6 +194,20 @@ class QuasiAdditiveClassifier(BinaryClassifierMixin, LinearLearner):
 
     # -- persistence ----------------------------------------------------------
 
+    def _state_schema(self):
+        """The saved state: theta, w = g(theta), the kernel's state vector and the classes."""
+        entries = {qa.S_T: COUNT, qa.S_SUM_ALPHA: NONNEGATIVE, qa.S_SQNORM: NONNEGATIVE}
+        schema = StateSchema(
+            scalars={"n_features_in": Count("n_features_in")},
+            arrays={
+                "theta": Array("float64", ("n_features_in+1",)),
+                "weights": Array("float64", ("n_features_in+1",)),
+                "state": Array("float64", (qa.N_QSTATE,), entries=entries),
+            },
+            limits=self._width_limits(),
+        )
+        return self._with_classes(schema)
+
     def _get_state(self):
         self._check_started()
         arrays = {"theta": self._theta, "weights": self._w, "state": self._state, "classes": self._labels.classes}
@@ -206,8 +221,6 @@ class QuasiAdditiveClassifier(BinaryClassifierMixin, LinearLearner):
         self._w = np.array(arrays["weights"], dtype=np.float64)
         self._state = np.array(arrays["state"], dtype=np.float64)
         self.n_features_in_ = int(state["n_features_in"])
-        if self._theta.shape != (self.n_features_in_ + 1,) or self._w.shape != self._theta.shape:
-            raise ValueError(f"theta and weights must have n_features_in + 1 = {self.n_features_in_ + 1} entries")
         self._labels.set_classes(arrays["classes"])
         self.classes_ = self._labels.classes
 

@@ -26,6 +26,7 @@ from .._kernels._second_order import (
 )
 from .._labels import BinaryLabels
 from .._params import Options
+from .._persistence import COUNT, NONNEGATIVE, POSITIVE, Array, Count, StateSchema, symmetric_positive_definite
 from .._validation import check_row, check_X, seen_columns, seen_row
 from ..linear._base import BinaryClassifierMixin, LinearLearner
 
@@ -185,6 +186,28 @@ class SecondOrderClassifier(BinaryClassifierMixin, LinearLearner):
 
     # -- persistence ----------------------------------------------------------
 
+    def _state_schema(self):
+        """The saved state: the mean, the covariance (a symmetric positive definite matrix, or a
+        vector of variances), the kernel's round counter and the classes."""
+        shape = ("n_features_in+1",) * (2 if self._full() else 1)
+        if self._full():
+            covariance, relations = Array("float64", shape), [symmetric_positive_definite("covariance")]
+        else:
+            # AdaGrad keeps accumulated squared gradients (0 before a feature is seen), the others variances
+            variances = POSITIVE if self._initial_variance > 0 else NONNEGATIVE
+            covariance, relations = Array("float64", shape, values=variances), []
+        schema = StateSchema(
+            scalars={"n_features_in": Count("n_features_in")},
+            arrays={
+                "weights": Array("float64", ("n_features_in+1",)),
+                "covariance": covariance,
+                "state": Array("float64", (_so.N_STATE,), entries={_so.Z_T: COUNT}),
+            },
+            relations=relations,
+            limits=self._width_limits(),
+        )
+        return self._with_classes(schema)
+
     def _get_state(self):
         self._check_started()
         n = self.n_features_in_
@@ -200,8 +223,6 @@ class SecondOrderClassifier(BinaryClassifierMixin, LinearLearner):
         self._cov = np.array(arrays["covariance"], dtype=np.float64)
         self._state = np.array(arrays["state"], dtype=np.float64)
         self.n_features_in_ = int(state["n_features_in"])
-        if self._w.size != self.n_features_in_ + 1 or self._cov.shape[0] != self._w.size:
-            raise ValueError("the weights and the covariance do not match n_features_in")
         self._labels.set_classes(arrays["classes"])
         self.classes_ = self._labels.classes
 

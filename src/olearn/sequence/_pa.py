@@ -16,6 +16,7 @@ from .._kernels._sequence import (
 )
 from .._learner import OnlineLearner
 from .._params import BOOLEAN, Interval, NoneOr, Options
+from .._persistence import LABELS, Array, Count, StateSchema, distinct
 from .._validation import seen_columns
 from ._costs import (
     CostConstraint,
@@ -413,6 +414,20 @@ class PASequence(OnlineLearner, ClassifierEstimator):
         return self._transition.copy()
 
     # -- persistence ----------------------------------------------------------
+
+    def _state_schema(self):
+        """The saved state: emission weights (a column per class, the intercept's row last), transition
+        weights (the start's row last) and the sorted distinct classes."""
+        return StateSchema(
+            scalars={"n_features_in": Count("n_features_in")},
+            arrays={
+                "classes": Array(LABELS, ("n_classes",)),
+                "emission": Array("float64", ("n_features_in+1", "n_classes")),
+                "transition": Array("float64", ("n_classes+1", "n_classes")),
+            },
+            relations=[distinct("classes", ordered=True)],
+            limits=self._width_limits(),
+        )
 
     def _get_state(self):
         self._check_started()

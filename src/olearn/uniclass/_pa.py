@@ -9,6 +9,7 @@ from .._kernels import _codes
 from .._kernels import _uniclass as K
 from .._learner import OnlineLearner
 from .._params import BOOLEAN, Interval, NoneOr, Options
+from .._persistence import Array, Count, StateSchema
 from .._validation import check_row, check_X
 
 _STEP_RULES = {"pa": _codes.STEP_PA, "pa1": _codes.STEP_PA1, "pa2": _codes.STEP_PA2}
@@ -321,6 +322,15 @@ class PAUniclass(OnlineLearner):
 
     # -- persistence ----------------------------------------------------------
 
+    def _state_schema(self):
+        """The saved state: the center (at least one coordinate) and the gap B - a of the lifted coordinate a."""
+        return StateSchema(
+            scalars={"n_features_in": Count("n_features_in", low=1)},
+            arrays={"center": Array("float64", ("n_features_in",)),
+                    "radius_gap": Array("float64", (K.N_UNICLASS_STATE,))},
+            limits=self._width_limits(),
+        )
+
     def _get_state(self):
         self._check_started()
         return {"center": self._w, "radius_gap": self._state}, {"n_features_in": self.n_features_in_}
@@ -329,8 +339,6 @@ class PAUniclass(OnlineLearner):
         self._w = np.array(arrays["center"], dtype=np.float64)
         self._state = np.array(arrays["radius_gap"], dtype=np.float64)
         self.n_features_in_ = int(state["n_features_in"])
-        if self._w.shape != (self.n_features_in_,) or self._state.shape != (K.N_UNICLASS_STATE,):
-            raise ValueError("the center or the state has the wrong shape")
         gap = float(self._state[K.U_GAP])
         if not 0.0 <= gap <= self.B:
             raise ValueError(f"radius_gap {gap!r} is outside [0, B = {self.B!r}]")
