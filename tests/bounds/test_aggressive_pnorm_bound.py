@@ -111,3 +111,24 @@ def test_per_round_arrays_must_match_the_rows():
     X, y = np.eye(2), np.array([1, -1])
     with pytest.raises(ValueError, match="taus must have one value per row"):
         aggressive_pnorm_bound(X, y, [1.0, 0.0], 2.0, 1.0, [1.0], [0.0, 0.0])
+
+
+def test_steps_other_than_the_texts_on_a_mistake_are_refused():
+    """Eq. (4) needs eta_t = 1 on every round with y w.x <= 0. The dual-ascent p-norm steps min(C, ...) there:
+    with C = 0.05 its 24 mistakes sit above the value Eq. (4) gives for u = 0 (the sum of those small steps),
+    so the function must refuse those steps rather than return a bound that does not hold."""
+    rng = np.random.default_rng(17)
+    X, w = rng.normal(size=(200, 5)), rng.normal(size=5)
+    y = np.where(X @ w > 0, 1, -1)
+    y[rng.random(200) < 0.1] *= -1
+    res = olearn.run(olearn.dual.DualAscent(regularizer="pnorm", p=2.0, update="aggressive", C=0.05), X, y)
+    first = int(np.flatnonzero(y * res.scores <= 0)[0])
+    R = np.linalg.norm(X, axis=1).max()
+    with pytest.raises(ValueError, match=rf"row {first} is a mistake with eta = 0\.05"):
+        aggressive_pnorm_bound(X, y, np.zeros(5), 2.0, R, res.taus, res.scores)
+
+
+def test_a_negative_step_is_refused():
+    X, y = np.array([[1.0, 0.0], [0.5, 0.5]]), np.array([1, 1])
+    with pytest.raises(ValueError, match=r"taus\[1\] = -0\.5 is negative"):
+        aggressive_pnorm_bound(X, y, [1.0, 0.0], 2.0, 1.0, [1.0, -0.5], [0.0, 0.5])

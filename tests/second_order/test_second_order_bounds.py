@@ -193,6 +193,26 @@ def test_orabona2010_diagonal_arow_bound_by_hand():
                     1.0 + np.sqrt(5.0 * (np.log(6.0) + 2.0)), rtol=1e-13)
 
 
+def test_orabona2010_diagonal_arow_bound_refuses_flags_of_another_learner():
+    """Sec. 4.3 bounds 2 y w.x by 0 on the flagged mistakes and by 2 on the other update rounds, w_t = D_t^-1 theta_t
+    of the text's algorithm. olearn's AROW(covariance="diag") updates on other rounds: with its flags (r = 10)
+    and u the least-squares fit the value is 114.8 for its 117 update rounds, so such flags must be refused."""
+    rng = np.random.default_rng(19)
+    X = rng.normal(size=(150, 4)) * rng.uniform(0.2, 3, 4)
+    w = rng.normal(size=4)
+    y = np.where(X @ w > 0, 1, -1)
+    y[rng.random(150) < 0.1] *= -1
+    res = olearn.run(AROW(r=10.0, covariance="diag"), X, y)
+    updated = res.taus != 0
+    mistaken = updated & (y * res.scores <= 0)
+    u = np.linalg.lstsq(X, y, rcond=None)[0]
+    with pytest.raises(ValueError, match=r"row \d+ is flagged as a (mistake|margin error) .*Sec\. 4\.3"):
+        orabona2010_diagonal_arow_bound(X, y, u, 10.0, updated, mistaken)
+    # the text's own flags on the same stream are accepted, and the bound holds
+    updated, mistaken = oracle.fig1_update_rounds(X, y, 10.0, diag=True)
+    assert updated.sum() <= orabona2010_diagonal_arow_bound(X, y, u, 10.0, updated, mistaken) + 1e-9
+
+
 def test_orabona2010_narow_bound_by_hand():
     """b = 2. Round 1: chi = 1, 1/r = b - 1/chi = 1, m = 0, term min(1, 2) = 1; A_1 = diag(2, 1).
     Round 2: chi = 3/2, r = 3/4, m = -1/2: min(1, 3) + 2 m (2r - m)/(r + chi) = 1 - 8/9;

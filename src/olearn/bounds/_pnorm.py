@@ -41,10 +41,13 @@ def aggressive_pnorm_bound(X, y, u, p, R, taus, scores, fit_intercept=False):
         D = \sum_{t\in U}\Big(\frac{\eta_t^2\|x_t\|_p^2 + 2\eta_t y_t\, w_t\cdot x_t}{R^2} - \eta_t\Big),
 
     :math:`\ell_t(u) = \max(0, 1 - y_t\, u\cdot x_t)`. It holds for every u and
-    every choice of the margin-error steps, when :math:`\|x_t\|_p \le R` on
-    the mistake rounds (checked: a ValueError names the first row that
-    breaks it). The square root's argument is then non-negative (it is, up
-    to rounding: it is clipped at 0).
+    every choice of the margin-error steps :math:`\eta_t \ge 0`, when
+    :math:`\eta_t = 1` on every round with :math:`y_t\, w_t\cdot x_t \le 0`
+    (the text's step on a mistake) and :math:`\|x_t\|_p \le R` on those
+    rounds (all checked: a ValueError names the first row that breaks it;
+    the steps of another learner, e.g. the dual-ascent p-norm's
+    :math:`\min\{C, \cdot\}`, are refused). The square root's argument is
+    then non-negative (it is, up to rounding: it is clipped at 0).
     """
     stream = _Stream(X, y, fit_intercept)
     u = check_u(u, stream, fit_intercept)
@@ -53,6 +56,14 @@ def aggressive_pnorm_bound(X, y, u, p, R, taus, scores, fit_intercept=False):
     margins = stream.y * _per_round(scores, n, "scores")
     if not (isinstance(R, (int, float, np.integer, np.floating)) and not isinstance(R, bool) and 0 < R < math.inf):
         raise ValueError(f"R must be a finite number > 0; got {R!r}")
+    if (taus < 0).any():
+        t = int(np.flatnonzero(taus < 0)[0])
+        raise ValueError(f"taus[{t}] = {float(taus[t])!r} is negative; Eq. (4) is for steps eta_t >= 0")
+    wrong_step = (margins <= 0) & (taus != 1.0)
+    if wrong_step.any():
+        t = int(np.flatnonzero(wrong_step)[0])
+        raise ValueError(f"row {t} is a mistake with eta = {float(taus[t])!r}; Eq. (4) is for the text's eta_t = 1 "
+                         "on every round with y w.x <= 0 (PNorm(aggressive=True)'s steps)")
     q = p / (p - 1.0)
     Z = stream.Z.toarray()
     sqnorm_p = np.linalg.norm(Z, ord=p, axis=1) ** 2

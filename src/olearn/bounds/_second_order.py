@@ -185,9 +185,28 @@ def orabona2010_diagonal_arow_bound(X, y, u, r, updated, mistaken, fit_intercept
     .. math:: M + U \le L + \sqrt{\|u\|^2 + \frac1r\sum_{i=1}^d u_i^2\sum_{t\in M\cup U}x_{t,i}^2}\;
         \sqrt{r\sum_{i=1}^d\log\Big(\frac{\sum_{t\in M\cup U}x_{t,i}^2}{r} + 1\Big) + 2U} .
 
-    (The text's footnote: the constant 2 of U was not optimized.)
+    (The text's footnote: the constant 2 of U was not optimized.) The 2U
+    bounds :math:`\sum 2y_t\, w_t\cdot x_t` with :math:`w_t = D_t^{-1}\theta_t`
+    of this algorithm: at most 0 on the rounds flagged ``mistaken``, below 2
+    on the other update rounds. Replayed on the flagged update rounds, a
+    round that breaks this (flags of another learner, e.g.
+    ``AROW(covariance="diag")``, which updates elsewhere) is refused with a
+    ValueError naming it.
     """
-    Z, u, hinge, (updated, mistaken), _ = _prepare(X, y, u, fit_intercept, {"updated": updated, "mistaken": mistaken})
+    Z, u, hinge, (updated, mistaken), labels = _prepare(X, y, u, fit_intercept,
+                                                        {"updated": updated, "mistaken": mistaken})
+    D, theta = np.ones(Z.shape[1]), np.zeros(Z.shape[1])
+    for t in np.flatnonzero(updated):
+        D = D + Z[t] ** 2 / r
+        margin = float(labels[t] * (Z[t] @ (theta / D)))
+        # the flags come from a run that decided at the same margin: a rounding's worth of slack
+        slack = 1e-9 * (1.0 + float(np.abs(Z[t]) @ np.abs(theta / D)))
+        if margin > (0.0 if mistaken[t] else 1.0) + slack:
+            kind = "mistake" if mistaken[t] else "margin error"
+            raise ValueError(f"row {t} is flagged as a {kind} but the text's diagonal AROW (Sec. 4.3), replayed on "
+                             f"the flagged update rounds, has margin y w.x = {margin!r} there; the bound needs "
+                             f"{'<= 0' if mistaken[t] else '< 1'}")
+        theta = theta + labels[t] * Z[t]
     squares = np.sum(Z[updated] ** 2, axis=0)
     n_margin_errors = int(np.sum(updated & ~mistaken))
     quadratic = float(u @ u) + float(np.sum(u**2 * squares)) / r

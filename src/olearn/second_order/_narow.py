@@ -70,7 +70,15 @@ class NAROW(SecondOrderClassifier):
     on rounds with :math:`y_t \sum_i x_{t,i} w_i / (1 + \gamma_t s_i x_{t,i}^2) < 1`
     (the paper's margin); the full matrix's rank-one mean step does not hold
     for a diagonal D. ``olearn.run`` records the text's :math:`\eta_t = 1` as
-    tau on those rounds. O(nnz(x)) per round.
+    tau on those rounds. O(nnz(x)) per round. **Departure:** the prediction
+    (``decision_function``, ``run``'s scores and mistakes) is
+    :math:`x_t^\top D_{t-1}^{-1}\theta_t`, the stored ``coef_``; the text's
+    Fig. 1 predicts with :math:`x_t^\top D_t^{-1}\theta_t`. Unlike the full
+    matrix's :math:`\tilde m_t = m_t/(1 + \gamma_t\chi_t)`, the two can
+    differ in sign (37 of 12,000 rounds on noisy Gaussian streams, b = 0.1,
+    1, 10), so ``run(...).n_mistakes`` is not the text's M and
+    :func:`olearn.bounds.diagonal_narow_bound` bounds the update rounds
+    (``taus != 0``), not those mistakes.
 
     Parameters
     ----------
