@@ -184,6 +184,28 @@ def test_missing_and_extra_arrays(tmp_path):
     _refused(_changed(tmp_path, "pa1", arrays={"backdoor": np.ones(2)}), r"unexpected arrays \['backdoor'\]")
 
 
+def test_plain_winnow_keeps_its_second_model_only_while_one_class_is_known(tmp_path):
+    """The other encoding's arrays are optional, but checked when present and never half there."""
+    from olearn.quasi_additive import Winnow
+
+    one_class = Winnow(balanced=False, C=0.5).partial_fit([[1.0, 0.0], [0.0, 1.0]], ["b", "b"])
+    path = tmp_path / "one_class.npz"
+    one_class.save(path)
+    _, arrays = _members(path)
+    assert {"other_theta", "other_weights", "other_state"} <= set(arrays)
+    loaded = olearn.load(path).partial_fit([[1.0, 1.0]], ["a"])
+    assert_array_equal(loaded.coef_, one_class.partial_fit([[1.0, 1.0]], ["a"]).coef_)
+
+    meta, arrays = _members(path)
+    _write(path, meta, {**arrays, "other_theta": np.ones(7)})
+    _refused(path, r"array 'other_theta' has shape \(7,\)")
+    _write(path, meta, {k: v for k, v in arrays.items() if k != "other_weights"})
+    _refused(path, "other_weights")
+    balanced_meta = {**meta, "params": {**meta["params"], "balanced": True}}
+    _write(path, balanced_meta, arrays)
+    _refused(path, "unexpected arrays")
+
+
 def test_covariance_must_be_symmetric_positive_definite(tmp_path):
     path = _saved(tmp_path, "arow-full")
     meta, arrays = _members(path)

@@ -151,26 +151,30 @@ class StateSchema:
         {key of the metadata's ``state``: Count or Scalar}; every key is required.
     arrays : dict
         {member name: Array}, in the order their dimensions are fixed.
-        Exactly these arrays must be present.
+        Exactly these arrays must be present, but for the ``optional`` ones.
     relations : list
         Functions ``(arrays, dims) -> None or a message``, checked after the
         arrays' dtypes, shapes and values (see :func:`csr`,
         :func:`symmetric_positive_definite`, :func:`distinct`, ...).
     limits : dict
         {dimension: (low, high)}: the bounds the hyperparameters set (high None for none).
+    optional : collection of str
+        Names of ``arrays`` that a file may lack (state a learner keeps only in
+        some phases); when present they are checked like the others.
     """
 
-    def __init__(self, scalars=None, arrays=None, relations=(), limits=None):
+    def __init__(self, scalars=None, arrays=None, relations=(), limits=None, optional=()):
         self.scalars = dict(scalars or {})
         self.arrays = dict(arrays or {})
         self.relations = list(relations)
         self.limits = dict(limits or {})
+        self.optional = frozenset(optional)
 
-    def extended(self, scalars=None, arrays=None, relations=(), limits=None):
-        """This schema with more scalars, arrays, relations and limits (a subclass's state)."""
+    def extended(self, scalars=None, arrays=None, relations=(), limits=None, optional=()):
+        """This schema with more scalars, arrays, relations, limits and optional arrays (a subclass's state)."""
         return StateSchema(
             {**self.scalars, **(scalars or {})}, {**self.arrays, **(arrays or {})},
-            self.relations + list(relations), {**self.limits, **(limits or {})},
+            self.relations + list(relations), {**self.limits, **(limits or {})}, self.optional | set(optional),
         )
 
     def problem(self, arrays, state):
@@ -187,13 +191,15 @@ class StateSchema:
                 return f"state entry {key!r} {problem}"
             if isinstance(rule, Count):
                 dims[rule.name] = state[key]
-        missing = [name for name in self.arrays if name not in arrays]
+        missing = [name for name in self.arrays if name not in arrays and name not in self.optional]
         extra = sorted(set(arrays) - set(self.arrays))
         if missing:
             return f"the file lacks arrays {missing}"
         if extra:
             return f"the file has unexpected arrays {extra}"
         for name, spec in self.arrays.items():
+            if name not in arrays:
+                continue
             problem = _array_problem(arrays[name], spec, dims)
             if problem:
                 return f"array {name!r} {problem}"

@@ -156,6 +156,14 @@ class Winnow(QuasiAdditiveClassifier):
 
     # -- persistence ----------------------------------------------------------
 
+    def _state_schema(self):
+        """The base's state and, while one class is known, the model of the other encoding (plain form only)."""
+        schema = super()._state_schema()
+        if self.balanced:
+            return schema
+        other = {f"other_{name}": schema.arrays[name] for name in ("theta", "weights", "state")}
+        return schema.extended(arrays=other, optional=other)
+
     def _get_state(self):
         arrays, state = super()._get_state()
         if self._other is not None:
