@@ -186,6 +186,24 @@ def test_predicting_through_the_map_on_unseen_features_leaves_the_model_alone(ho
         assert_array_equal(result, est.decision_function(wide[:, :2]))
 
 
+def test_a_feature_index_past_what_a_sparse_row_holds_is_refused_before_the_map_sees_it():
+    """As PAMulticlass does: the map gets x as a CSR row, whose indices stop below 2**31 - 1."""
+    seen = []
+
+    def recording(x, label):
+        seen.append(x.shape)
+        return _phi_by_feature(x, label)
+
+    est = PAMultilabel(feature_map=recording).fit(np.eye(2), [[0], [1]])
+    before, calls = snapshot(est), len(seen)
+    for call in (lambda: est.predict_one({0: 1.0, 2**40: 3.0}),
+                 lambda: est.decision_function(sp.csr_matrix(([1.0], [2**31], [0, 1]), shape=(1, 2**31 + 1)))):
+        with pytest.raises(ValueError, match=r"(too large to give to feature_map|indices) .*below 2\*\*31 - 1"):
+            call()
+    assert len(seen) == calls
+    assert_same(before, est, "predicting on a huge feature index")
+
+
 def test_a_map_failing_on_the_first_row_leaves_the_model_exactly_as_it_was():
     def fails_on_new_label(x, label):
         if label == "z":

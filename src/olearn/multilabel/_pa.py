@@ -11,7 +11,7 @@ from .._kernels import _codes
 from .._kernels import _multilabel as K
 from .._learner import OnlineLearner
 from .._params import BOOLEAN, Interval, NoneOr, Options
-from .._validation import CSRArrays, check_row, check_X, seen_columns
+from .._validation import INDEX_LIMIT, CSRArrays, check_row, check_X, seen_columns
 from ..multiclass._base import CallableOrNone
 from ._labels import LabelIndex, label_array, label_collection, read_label_rows
 
@@ -262,6 +262,11 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
         all the labels' vectors are in; prediction passes ``grow=False`` and
         leaves w as it is.
         """
+        if n_features > INDEX_LIMIT:
+            raise ValueError(
+                f"{type(self).__name__}: feature index {n_features - 1} is too large to give to feature_map as a "
+                "sparse row; indices must be below 2**31 - 1"
+            )
         x = sp.csr_matrix((data, indices, np.array([0, indices.size])), shape=(1, max(n_features, 1)))
         pointers = np.zeros(n_labels + 1, dtype=np.int64)
         parts_i, parts_d = [], []
