@@ -151,3 +151,16 @@ def test_bounds_hold_against_an_adaptive_adversary(variant, C):
         y.append(target)
     X, y = np.array(X), np.array(y)
     _check_all(X, y, 0.1, C, [u, 0.9 * u, np.zeros(3)])
+
+
+def test_all_zero_instances_with_C_inf_give_the_limit_not_nan():
+    """x_t = 0: no update, l_t = l*_t = |y_t| - epsilon = 1.9, 2.9 (R = 0). With C = inf the products
+    max{R^2, 1/C} * 2C sum l* and (R^2 + 1/2C) * 2C sum l*^2 are 0 * inf; their limits as C grows are
+    2 sum l* = 9.6 (Thm. 4) and sum l*^2 = 12.02 (Thm. 5), both above what PA-I / PA-II measure."""
+    X, y, u = np.zeros((2, 2)), np.array([2.0, 3.0]), [0.5, -1.0]
+    assert regression_pa1_bound(X, y, u, 0.1, C=math.inf) == pytest.approx(9.6)
+    assert regression_pa2_loss_bound(X, y, u, 0.1, C=math.inf) == pytest.approx(1.9**2 + 2.9**2)
+    pa1 = run(PARegressor(variant="pa1", C=math.inf, epsilon=0.1), X, y)
+    pa2 = run(PARegressor(variant="pa2", C=math.inf, epsilon=0.1), X, y)
+    assert np.sum(pa1.losses >= 1.0) == 2 <= 9.6
+    assert np.sum(pa2.losses**2) == pytest.approx(1.9**2 + 2.9**2)

@@ -16,6 +16,7 @@ from olearn.experiments._crammer2006 import (
     run_crammer2006_fig4,
     run_crammer2006_fig5,
 )
+from olearn.experiments._crammer2006_findings import fig4_findings, fig5_findings
 from olearn.experiments._crammer2006_hindsight import best_error_direction, best_hinge_classifier
 
 SEED = 7
@@ -75,6 +76,31 @@ def test_fig3_claims_are_the_papers_sentences(fig3):
         "PA-I and PA-II outperform the basic PA algorithm when the noise level is high",
         "PA-I and PA-II performed equally well for all levels of noise",
     ]
+
+
+# Sec. 10.2 of the text, the sentences about Figs. 4 and 5 (copied from the paper)
+SEC_10_2 = (
+    "Since the label noise applied to the data effects only the second term, we expect that for very small values "
+    "of C the loss of PA-I and PA-II will be high, regardless of the noise level. On the other hand, as we increase "
+    "the value of C, the difference between different noise levels becomes apparent. As a general rule-of-thumb, C "
+    "should be small when the data is noisy. "
+    "For both PA-I and PA-II, setting C to be a small number leads to a slow progress rate, since each online update "
+    "changes the online hypothesis by a small amount. On the other hand, when C is large, the error rate decreases "
+    "much faster, but at the price of inferior performance later on."
+)
+
+
+def test_fig4_and_fig5_claims_quote_sec_10_2():
+    """The rows marked 'paper, Sec. 10.2' carry the text's own words, not a paraphrase of them."""
+    rng = np.random.default_rng(0)
+    log10_C = np.array([-4.0, -2.0, 0.0, 3.0])
+    claims, _ = fig4_findings(np.array([0.0, 0.1, 0.2]), log10_C, rng.random((2, 3, 4, 2)), rng.random((2, 3, 4, 2)))
+    learners = [("PA-I", 100.0), ("PA-I", 0.001), ("PA-II", 100.0), ("PA-II", 0.001)]
+    fig5_claims, _ = fig5_findings(learners, rng.random((2, 4, 200)))
+    findings = [row["finding"] for row in claims + fig5_claims]
+    assert len(set(findings)) == 5
+    for finding in findings:
+        assert finding in SEC_10_2
 
 
 def test_fig3_summary_gives_the_best_fixed_error_of_each_level(fig3):

@@ -34,6 +34,9 @@ EXTRA_SETTINGS = {
     "MIRA": [{"kernel": "poly", "degree": 2, "budget": 4, "budget_policy": "random", "random_state": 0}],
     "MulticlassPerceptron": [{"kernel": "linear", "random_state": 0}],
     "PNorm": [{"p": 3.0, "fit_intercept": True}],
+    "PAUniclass": [{"learn_radius": True, "B": 1e6}],
+    "PAMultilabel": [{"feature_map": BlockFeatureMap(CLASSES["multilabel"], 8)},
+                     {"feature_map": BlockFeatureMap(CLASSES["multilabel"], 8), "fit_intercept": True}],
 }
 
 # caches rebuilt from the hyperparameters, and scratch buffers (zero workspaces a call may

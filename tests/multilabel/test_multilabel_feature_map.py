@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from numpy.testing import assert_allclose, assert_array_equal
+from fuzz._learners import assert_same, snapshot
 from oracles.multilabel import pa_multilabel_joint
 
 import olearn
@@ -155,6 +156,77 @@ def test_a_bad_map_value_mid_batch_names_the_row_and_keeps_the_rows_before():
         est.partial_fit(X, [[0], [1], [0]], classes=[0, 1])
     kept = PAMultilabel(variant="pa", feature_map=broken_on_big_x).partial_fit(X[:2], [[0], [1]], classes=[0, 1])
     assert_allclose(est.coef_, kept.coef_)
+
+
+def _phi_by_feature(x, label):
+    """Phi of width 2 * (largest feature index + 1): unseen features reach coordinates w never had."""
+    out = {}
+    for j, v in zip(x.indices, x.data):
+        out[2 * int(j) + int(label)] = float(v)
+    return out
+
+
+@pytest.mark.parametrize("how", ["decision_function", "predict", "predict_ranking", "predict_one", "score"])
+def test_predicting_through_the_map_on_unseen_features_leaves_the_model_alone(how):
+    X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    y = [[0], [1], [0, 1]]
+    est = PAMultilabel(variant="pa", feature_map=_phi_by_feature).fit(X, y)
+    before = snapshot(est)
+    wide = np.array([[1.0, 0.0, 0.0, 3.0, 2.0]])  # features 2..4 give Phi coordinates 4..9, past w
+    result = {
+        "decision_function": lambda: est.decision_function(wide),
+        "predict": lambda: est.predict(wide),
+        "predict_ranking": lambda: est.predict_ranking(wide),
+        "predict_one": lambda: est.predict_one(dict(enumerate(wide[0]))),
+        "score": lambda: est.score(wide, [[0]]),
+    }[how]()
+    assert_same(before, est, f"{how} on unseen features")
+    if how == "decision_function":
+        # the unseen coordinates have weight 0: the scores are those of the seen features alone
+        assert_array_equal(result, est.decision_function(wide[:, :2]))
+
+
+def test_a_feature_index_past_what_a_sparse_row_holds_is_refused_before_the_map_sees_it():
+    """As PAMulticlass does: the map gets x as a CSR row, whose indices stop below 2**31 - 1."""
+    seen = []
+
+    def recording(x, label):
+        seen.append(x.shape)
+        return _phi_by_feature(x, label)
+
+    est = PAMultilabel(feature_map=recording).fit(np.eye(2), [[0], [1]])
+    before, calls = snapshot(est), len(seen)
+    for call in (lambda: est.predict_one({0: 1.0, 2**40: 3.0}),
+                 lambda: est.decision_function(sp.csr_matrix(([1.0], [2**31], [0, 1]), shape=(1, 2**31 + 1)))):
+        with pytest.raises(ValueError, match=r"(too large to give to feature_map|indices) .*below 2\*\*31 - 1"):
+            call()
+    assert len(seen) == calls
+    assert_same(before, est, "predicting on a huge feature index")
+
+
+def test_a_map_failing_on_the_first_row_leaves_the_model_exactly_as_it_was():
+    def fails_on_new_label(x, label):
+        if label == "z":
+            raise ValueError("no features for z")
+        return np.concatenate([x.toarray().ravel(), [1.0 if label == "a" else 0.0] * 3])
+
+    X = np.array([[1.0, 0.0], [0.0, 1.0]])
+    est = PAMultilabel(variant="pa", feature_map=fails_on_new_label).fit(X, [["a"], ["b"]])
+    before = snapshot(est)
+    with pytest.raises(ValueError, match=r"feature_map\(x, 'z'\).*at row 0; the model is unchanged"):
+        est.partial_fit(X, [["z"], ["a"]])
+    assert_same(before, est, "a batch refused on its first row")
+    fresh = PAMultilabel(variant="pa", feature_map=fails_on_new_label)
+    with pytest.raises(ValueError, match="the model is unchanged"):
+        fresh.partial_fit(X, [["z"], ["a"]])
+    assert not hasattr(fresh, "classes_")
+    # a row that fails half-way through its labels does not widen the model either
+    before = snapshot(est)
+    with pytest.raises(ValueError, match="at row 1; the model keeps the updates of rows 0..0"):
+        est.partial_fit(X, [["a"], ["z"]], classes=["a", "b"])
+    kept = PAMultilabel(variant="pa", feature_map=fails_on_new_label).fit(X, [["a"], ["b"]])
+    kept.partial_fit(X[:1], [["a"]], classes=["a", "b"])
+    assert_array_equal(est.coef_, kept.coef_)
 
 
 # -- Corollary 8 and Thms. 4-5 for the single-prototype learner ------------------------------

@@ -59,6 +59,11 @@ def _check_epsilon(epsilon):
     return float(epsilon)
 
 
+def _r2_C(r2, C):
+    """R^2 C, taken as 0 when R = 0 whatever C (inf included): the constant of the bounds multiplied out."""
+    return r2 * C if r2 > 0.0 else 0.0
+
+
 def _prepare(X, y, u, epsilon, fit_intercept):
     stream = _RegressionStream(X, y, fit_intercept)
     u = check_u(u, stream, fit_intercept)
@@ -171,7 +176,9 @@ def regression_pa1_bound(X, y, u, epsilon, C, fit_intercept=False):
     """
     stream, u2, losses = _prepare(X, y, u, epsilon, fit_intercept)
     C = _check_C(C)
-    return max(float(stream.sqnorms.max()), 1.0 / C) * (u2 + 2.0 * _times(C, float(losses.sum())))
+    r2 = float(stream.sqnorms.max())
+    # max{R^2, 1/C} (||u||^2 + 2C L) multiplied out, so that R = 0 with C = inf gives the limit 2L, not 0 * inf
+    return max(r2, 1.0 / C) * u2 + 2.0 * _times(max(_r2_C(r2, C), 1.0), float(losses.sum()))
 
 
 def regression_pa2_loss_bound(X, y, u, epsilon, C, fit_intercept=False):
@@ -202,4 +209,6 @@ def regression_pa2_loss_bound(X, y, u, epsilon, C, fit_intercept=False):
     """
     stream, u2, losses = _prepare(X, y, u, epsilon, fit_intercept)
     C = _check_C(C)
-    return (float(stream.sqnorms.max()) + 1.0 / (2.0 * C)) * (u2 + 2.0 * _times(C, float((losses**2).sum())))
+    r2 = float(stream.sqnorms.max())
+    # (R^2 + 1/2C)(||u||^2 + 2C L2) multiplied out, so that R = 0 with C = inf gives the limit L2, not 0 * inf
+    return (r2 + 1.0 / (2.0 * C)) * u2 + _times(2.0 * _r2_C(r2, C) + 1.0, float((losses**2).sum()))

@@ -120,13 +120,15 @@ def fig4_findings(label_noise, log10_C, error, loss):
     for k, name in enumerate(("PA-I", "PA-II")):
         excess = l[:, 0, k] - l[:, :, k].min(axis=1)
         claims.append(_row(
-            "fig4", source, "for very small values of C the loss is high, regardless of the noise level",
+            "fig4", source,
+            "for very small values of C the loss of PA-I and PA-II will be high, regardless of the noise level",
             f"{name}: loss at C = {10.0 ** log10_C[0]:g} minus the smallest loss over C",
             [(f"p={p:g}", x) for p, x in zip(label_noise, excess)], np.all(excess > 0.0),
         ))
         spread = np.ptp(l[:, :, k], axis=0)
         claims.append(_row(
-            "fig4", source, "as C increases, the difference between noise levels becomes apparent",
+            "fig4", source,
+            "as we increase the value of C, the difference between different noise levels becomes apparent",
             f"{name}: spread of the loss over p at the smallest and at the largest C",
             ((f"C={10.0 ** log10_C[0]:g}", spread[0]), (f"C={10.0 ** log10_C[-1]:g}", spread[-1])),
             spread[-1] > spread[0],
@@ -179,8 +181,9 @@ def fig5_findings(learners, average_error):
     for name in dict.fromkeys(n for n, _ in learners):
         large, small = (learners.index((name, C)) for C in (100.0, 0.001))
         for t, finding, holds in (
-            (early, "a large C learns faster at first", mean[large, early - 1] < mean[small, early - 1]),
-            (rounds, "a small C ends with fewer mistakes", mean[small, -1] < mean[large, -1]),
+            (early, "when C is large, the error rate decreases much faster",
+             mean[large, early - 1] < mean[small, early - 1]),
+            (rounds, "at the price of inferior performance later on", mean[small, -1] < mean[large, -1]),
         ):
             rows.append(_row(
                 "fig5", "paper, Sec. 10.2", finding, f"{name}: average error after {t:,} rounds",

@@ -1,5 +1,6 @@
 """Passive-Aggressive multilabel ranking (Crammer et al. 2006, Sec. 7)."""
 
+import contextlib
 import math
 
 import numpy as np
@@ -11,7 +12,7 @@ from .._kernels import _multilabel as K
 from .._learner import OnlineLearner
 from .._params import BOOLEAN, Interval, NoneOr, Options
 from .._persistence import LABELS, Array, Count, StateSchema, distinct, entry_is
-from .._validation import CSRArrays, check_row, check_X, seen_columns
+from .._validation import INDEX_LIMIT, CSRArrays, check_row, check_X, seen_columns
 from ..multiclass._base import CallableOrNone
 from ._labels import LabelIndex, label_array, label_collection, read_label_rows
 
@@ -255,11 +256,22 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
 
     # -- feature map ------------------------------------------------------------
 
-    def _block(self, indices, data, n_features, n_labels):
-        """Phi(x, r) of the labels r < n_labels (by index) as one CSR block (pointers, indices, data)."""
+    def _block(self, indices, data, n_features, n_labels, grow=True):
+        """Phi(x, r) of the labels r < n_labels (by index) as one CSR block (pointers, indices, data).
+
+        With ``grow`` (learning) w is widened to every coordinate Phi gave, once
+        all the labels' vectors are in; prediction passes ``grow=False`` and
+        leaves w as it is.
+        """
+        if n_features > INDEX_LIMIT:
+            raise ValueError(
+                f"{type(self).__name__}: feature index {n_features - 1} is too large to give to feature_map as a "
+                "sparse row; indices must be below 2**31 - 1"
+            )
         x = sp.csr_matrix((data, indices, np.array([0, indices.size])), shape=(1, max(n_features, 1)))
         pointers = np.zeros(n_labels + 1, dtype=np.int64)
         parts_i, parts_d = [], []
+        widest = 0
         for r in range(n_labels):
             label = self._labels.labels[r]
             try:
@@ -270,7 +282,9 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
             parts_i.append(phi_i)
             parts_d.append(phi_d)
             pointers[r + 1] = pointers[r] + phi_i.size
-            self._map_dim = max(self._map_dim, dimension)
+            widest = max(widest, dimension)
+        if grow:
+            self._map_dim = max(self._map_dim, widest)
         if self._map_dim > self._w.size:
             grown = np.zeros(max(self._map_dim, 2 * self._w.size))
             grown[: self._w.size] = self._w
@@ -280,8 +294,13 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
         return pointers, bidx, bdat
 
     def _map_pass(self, indptr, indices, data, n_features, label_ptr, labels, margins, losses, taus, round_scores,
-                  totals):
-        """The feature-map twin of ``multilabel_pass``, driven from Python; returns the stopped row or -1."""
+                  totals, commit):
+        """The feature-map twin of ``multilabel_pass``, driven from Python; returns the stopped row or -1.
+
+        ``commit()`` is called once the first row's Phi vectors are in, before
+        any weight moves: a map failing on that row leaves the caller free to
+        undo the whole call.
+        """
         codes, params = self._config_arrays()
         record = margins.size > 0
         k = self._wb.size
@@ -297,6 +316,8 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
                 self._state[K.M_ACTIVE] = n_labels
                 kept = f"the model keeps the updates of rows 0..{i - 1}" if i else "the model is unchanged"
                 raise ValueError(f"{err} (at row {i}; {kept})") from None
+            if i == 0:
+                commit()
             margin, loss, tau, ok = K.multilabel_map_round(
                 pointers, bidx, bdat, labels, label_ptr[i], label_ptr[i + 1], self._w, self._wb, active,
                 codes[K.M_STEP], params[K.M_C], params[K.M_BIAS], relevant, scores,
@@ -353,16 +374,20 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
         if arrays.n_rows == 0 and classes is None and not self._is_started():
             empty = np.empty(0)
             return np.empty((0, 0), dtype=bool), empty, empty, empty, np.empty(0, dtype=bool), np.zeros(_codes.N_TOTALS)
-        with self._first_call_atomic():
+        with contextlib.ExitStack() as atomic:
+            atomic.enter_context(self._first_call_atomic())
             # every check before the labels change in place
             self._check_feature_limit(arrays.n_features, "X")
             label_ptr, labels = self._encode(y, arrays.n_rows, classes)
             self._grow_features(arrays.n_features, "X")
             self._sync_labels()
-        n = arrays.n_rows if record else 0
-        margins, losses, taus, round_scores, totals, stopped = self._pass(
-            arrays.indptr, arrays.indices, arrays.data, label_ptr, labels, n, arrays.n_features
-        )
+            # with a feature map the call stays undoable until the first row's Phi is computed
+            if not self._uses_map:
+                atomic.close()
+            n = arrays.n_rows if record else 0
+            margins, losses, taus, round_scores, totals, stopped = self._pass(
+                arrays.indptr, arrays.indices, arrays.data, label_ptr, labels, n, arrays.n_features, atomic.close
+            )
         if stopped >= 0:
             raise FloatingPointError(
                 f"{type(self).__name__}: a score or a weight overflowed at row {stopped}; the model keeps the "
@@ -373,8 +398,11 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
         predictions = round_scores[:, self._labels.order] > 0.0
         return predictions, margins, losses, taus, margins <= 0.0, totals
 
-    def _pass(self, indptr, indices, data, label_ptr, labels, n_record, n_features):
-        """Run the kernel over CSR rows; return (margins, losses, taus, round scores, totals, stopped row or -1)."""
+    def _pass(self, indptr, indices, data, label_ptr, labels, n_record, n_features, commit=lambda: None):
+        """Run the kernel over CSR rows; return (margins, losses, taus, round scores, totals, stopped row or -1).
+
+        ``commit``: see :meth:`_map_pass`.
+        """
         codes, params = self._config_arrays()
         k = self._wb.size if self._uses_map else self._W.shape[0]
         margins, losses, taus = np.empty(n_record), np.empty(n_record), np.empty(n_record)
@@ -382,7 +410,7 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
         totals = np.zeros(_codes.N_TOTALS)
         if self._uses_map:
             stopped = self._map_pass(indptr, indices, data, n_features, label_ptr, labels, margins, losses, taus,
-                                     round_scores, totals)
+                                     round_scores, totals, commit)
             return margins, losses, taus, round_scores, totals, stopped
         stopped = K.multilabel_pass(
             indptr, indices, data, label_ptr, labels, self._W, self._state, params, codes,
@@ -453,8 +481,12 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
             out = np.empty((arrays.n_rows, k))
             for i in range(arrays.n_rows):
                 lo, hi = arrays.indptr[i], arrays.indptr[i + 1]
-                pointers, bidx, bdat = self._block(arrays.indices[lo:hi], arrays.data[lo:hi], arrays.n_features, k)
-                products = self._w[bidx] * bdat
+                pointers, bidx, bdat = self._block(arrays.indices[lo:hi], arrays.data[lo:hi], arrays.n_features, k,
+                                                   grow=False)
+                # a coordinate past w (Phi of features never learned from) has weight 0
+                seen = bidx < self._w.size
+                products = np.zeros(bdat.size)
+                products[seen] = self._w[bidx[seen]] * bdat[seen]
                 out[i] = [products[pointers[r] : pointers[r + 1]].sum() for r in range(k)]
                 out[i] += self._wb[:k] * params[K.M_BIAS]
             return out[:, self._labels.order]
