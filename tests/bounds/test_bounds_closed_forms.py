@@ -199,3 +199,25 @@ def test_sparse_input_gives_the_dense_values():
     ]:
         assert fn(sp.csr_matrix(X), y, u, **kwargs) == pytest.approx(fn(X, y, u, **kwargs), rel=1e-13)
         assert fn(sp.csc_matrix(X), y, u, **kwargs) == pytest.approx(fn(X, y, u, **kwargs), rel=1e-13)
+
+
+def test_pa_bounds_with_C_inf_on_zero_rows_are_their_limits_not_nan():
+    """R = 0 and C = inf: max{R^2, s/C}(||u||^2 + 2C L) -> 2sL and (R^2 + 1/2C)(||u||^2 + 2C L2) -> L2.
+
+    Three zero rows: every competitor has margin 0, so hinge loss 1 a round
+    (2 with the cost-sensitive margin sqrt(rho) = 2).
+    """
+    from olearn.bounds import (cost_sensitive_bound, multiclass_pa1_mistake_bound, multiclass_pa2_loss_bound,
+                               multilabel_pa1_mistake_bound, multilabel_pa2_loss_bound, pa1_mistake_bound,
+                               pa2_loss_bound)
+
+    X, inf = np.zeros((3, 2)), float("inf")
+    U = [[1.0, 0.0], [0.0, 1.0]]
+    assert pa1_mistake_bound(X, [1, -1, 1], u=[1.0, 0.0], C=inf) == 6.0
+    assert pa2_loss_bound(X, [1, -1, 1], u=[1.0, 0.0], C=inf) == 3.0
+    assert multiclass_pa1_mistake_bound(X, ["a", "b", "a"], U=U, C=inf, classes_known=True) == 6.0
+    assert multiclass_pa2_loss_bound(X, ["a", "b", "a"], U=U, C=inf) == 3.0
+    assert multilabel_pa1_mistake_bound(X, [[0], [1], [0]], U, C=inf, classes=[0, 1]) == 6.0
+    assert multilabel_pa2_loss_bound(X, [[0], [1], [0]], U, C=inf, classes=[0, 1]) == 3.0
+    cost = [[0.0, 4.0], [4.0, 0.0]]
+    assert cost_sensitive_bound(X, [0, 1, 0], U=U, cost=cost, variant="pa1", C=inf, classes_known=True) == 24.0

@@ -31,6 +31,7 @@ import math
 import numpy as np
 
 from .._validation import check_X, check_y
+from ._theorems import pa1_value, pa2_value
 
 
 class _Stream:
@@ -84,10 +85,6 @@ def _check_C(C):
     return float(C)
 
 
-def _times(C, loss):
-    return 0.0 if loss == 0.0 else C * loss
-
-
 def _allowance(stream, classes_known, per_class):
     return 0.0 if classes_known else stream.classes.size * per_class
 
@@ -122,7 +119,7 @@ def multiclass_pa1_mistake_bound(X, y, U, C, classes=None, fit_intercept=False, 
     C = _check_C(C)
     stream = _Stream(X, y, U, classes, fit_intercept)
     loss = float(stream.hinge_losses().sum())
-    bound = max(stream.radius_sq, 1.0 / C) * (stream.u_sq + 2.0 * _times(C, loss))
+    bound = pa1_value(stream.radius_sq, stream.u_sq, loss, C)
     return bound + _allowance(stream, classes_known, 1.0)
 
 
@@ -137,7 +134,7 @@ def multiclass_pa2_loss_bound(X, y, U, C, classes=None, fit_intercept=False):
     C = _check_C(C)
     stream = _Stream(X, y, U, classes, fit_intercept)
     sq_loss = float((stream.hinge_losses() ** 2).sum())
-    return (stream.radius_sq + 1.0 / (2.0 * C)) * (stream.u_sq + 2.0 * _times(C, sq_loss))
+    return pa2_value(stream.radius_sq, stream.u_sq, sq_loss, C)
 
 
 def _cost_margins(cost, classes):
@@ -181,9 +178,8 @@ def cost_sensitive_bound(X, y, U, cost, variant="pa1", C=1.0, classes=None, fit_
         return (stream.u_sq * stream.radius_sq if losses.max() == 0 else math.inf) + allowance
     C = _check_C(C)
     if variant == "pa1":
-        factor = max(stream.radius_sq, math.sqrt(rho_max) / C)
-        return factor * (stream.u_sq + 2.0 * _times(C, float(losses.sum()))) + allowance
+        return pa1_value(stream.radius_sq, stream.u_sq, float(losses.sum()), C, scale=math.sqrt(rho_max)) + allowance
     if variant == "pa2":
         sq_loss = float((losses**2).sum())
-        return (stream.radius_sq + 1.0 / (2.0 * C)) * (stream.u_sq + 2.0 * _times(C, sq_loss)) + allowance
+        return pa2_value(stream.radius_sq, stream.u_sq, sq_loss, C) + allowance
     raise ValueError(f"variant must be one of 'pa', 'pa1', 'pa2'; got {variant!r}")

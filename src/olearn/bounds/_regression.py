@@ -27,7 +27,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_targets, check_X
-from ._theorems import _check_C, _check_unit_norm, _times, check_u
+from ._theorems import _check_C, _check_unit_norm, check_u, pa1_value, pa2_value
 
 
 class _RegressionStream:
@@ -57,11 +57,6 @@ def _check_epsilon(epsilon):
     ):
         raise ValueError(f"epsilon must be a finite number >= 0; got {epsilon!r}")
     return float(epsilon)
-
-
-def _r2_C(r2, C):
-    """R^2 C, taken as 0 when R = 0 whatever C (inf included): the constant of the bounds multiplied out."""
-    return r2 * C if r2 > 0.0 else 0.0
 
 
 def _prepare(X, y, u, epsilon, fit_intercept):
@@ -177,8 +172,7 @@ def regression_pa1_bound(X, y, u, epsilon, C, fit_intercept=False):
     stream, u2, losses = _prepare(X, y, u, epsilon, fit_intercept)
     C = _check_C(C)
     r2 = float(stream.sqnorms.max())
-    # max{R^2, 1/C} (||u||^2 + 2C L) multiplied out, so that R = 0 with C = inf gives the limit 2L, not 0 * inf
-    return max(r2, 1.0 / C) * u2 + 2.0 * _times(max(_r2_C(r2, C), 1.0), float(losses.sum()))
+    return pa1_value(r2, u2, float(losses.sum()), C)
 
 
 def regression_pa2_loss_bound(X, y, u, epsilon, C, fit_intercept=False):
@@ -210,5 +204,4 @@ def regression_pa2_loss_bound(X, y, u, epsilon, C, fit_intercept=False):
     stream, u2, losses = _prepare(X, y, u, epsilon, fit_intercept)
     C = _check_C(C)
     r2 = float(stream.sqnorms.max())
-    # (R^2 + 1/2C)(||u||^2 + 2C L2) multiplied out, so that R = 0 with C = inf gives the limit L2, not 0 * inf
-    return (r2 + 1.0 / (2.0 * C)) * u2 + _times(2.0 * _r2_C(r2, C) + 1.0, float((losses**2).sum()))
+    return pa2_value(r2, u2, float((losses**2).sum()), C)

@@ -138,14 +138,32 @@ def _pa_unit_norm(u2, margins):
     return (math.sqrt(u2) + 2.0 * math.sqrt(sq_loss)) ** 2, sq_loss
 
 
+def _r2_C(r2, C):
+    """R^2 C, taken as 0 when R = 0 whatever C (inf included)."""
+    return r2 * C if r2 > 0.0 else 0.0
+
+
+def pa1_value(r2, u2, loss, C, scale=1.0):
+    """Thm. 4's max{R^2, s/C}(||u||^2 + 2C L), multiplied out so that R = 0 with C = inf gives the limit 2sL.
+
+    ``scale`` is s: 1, or sqrt(rho_max) for the cost-sensitive PA-I (Sec. 8).
+    """
+    return max(r2, scale / C) * u2 + 2.0 * _times(max(_r2_C(r2, C), scale), loss)
+
+
+def pa2_value(r2, u2, sq_loss, C):
+    """Thm. 5's (R^2 + 1/2C)(||u||^2 + 2C L2), multiplied out so that R = 0 with C = inf gives the limit L2."""
+    return (r2 + 1.0 / (2.0 * C)) * u2 + _times(2.0 * _r2_C(r2, C) + 1.0, sq_loss)
+
+
 def _pa1(r2, u2, margins, C):
     loss = float(np.maximum(0.0, 1.0 - margins).sum())
-    return max(r2, 1.0 / C) * (u2 + 2.0 * _times(C, loss)), loss
+    return pa1_value(r2, u2, loss, C), loss
 
 
 def _pa2(r2, u2, margins, C):
     sq_loss = float((np.maximum(0.0, 1.0 - margins) ** 2).sum())
-    return (r2 + 1.0 / (2.0 * C)) * (u2 + 2.0 * _times(C, sq_loss)), sq_loss
+    return pa2_value(r2, u2, sq_loss, C), sq_loss
 
 
 def _check_unit_norm(stream, tol):

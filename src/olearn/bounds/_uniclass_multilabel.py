@@ -39,7 +39,7 @@ import scipy.sparse as sp
 
 from .._validation import check_row, check_X
 from ..multilabel._labels import LabelIndex, read_label_rows
-from ._theorems import _check_C, _times
+from ._theorems import _check_C, _times, pa1_value, pa2_value
 
 
 def _vectors(Y):
@@ -326,7 +326,7 @@ def multilabel_pa1_mistake_bound(X, y, U, C, classes=None, fit_intercept=False, 
     C = _check_C(C)
     r2, u2, margins = _multilabel_terms(X, y, U, classes, fit_intercept, feature_map)
     losses = np.maximum(0.0, 1.0 - margins)
-    return max(r2, 1.0 / C) * (u2 + 2.0 * _times(C, float(losses.sum())))
+    return pa1_value(r2, u2, float(losses.sum()), C)
 
 
 def multilabel_pa2_loss_bound(X, y, U, C, classes=None, fit_intercept=False, feature_map=None):
@@ -356,4 +356,4 @@ def multilabel_pa2_loss_bound(X, y, U, C, classes=None, fit_intercept=False, fea
     C = _check_C(C)
     r2, u2, margins = _multilabel_terms(X, y, U, classes, fit_intercept, feature_map)
     losses = np.maximum(0.0, 1.0 - margins)
-    return (r2 + 0.5 / C) * (u2 + 2.0 * _times(C, float(losses @ losses)))
+    return pa2_value(r2, u2, float(losses @ losses), C)
