@@ -218,3 +218,26 @@ def test_overflow_through_a_feature_map_is_undone():
     assert_array_equal(est.coef_, [0.0])
     est.learn_one(np.array([1.0]), "a")
     assert_array_equal(est.coef_, [2.0])
+
+
+def _phi_by_feature(x, label):
+    """Phi(x, y): feature j of x at coordinate 2 j + (label == "b"), so wider x gives a wider Phi."""
+    dense = x.toarray().ravel()
+    phi = np.zeros(2 * dense.size)
+    phi[int(label == "b")::2] = dense
+    return phi
+
+
+@pytest.mark.parametrize("how", ["decision_function", "predict", "predict_one"])
+def test_predicting_through_a_feature_map_on_unseen_features_leaves_the_model_alone(how):
+    est = mc.PAMulticlass(variant="pa", feature_map=_phi_by_feature).fit([[1.0, 0.0], [0.0, 1.0]], ["a", "b"])
+    coef, wb = est.coef_.copy(), est._wb.copy()
+    wide = np.array([[1.0, 0.0, 0.0, 3.0, 2.0]])  # features 2..4 give Phi coordinates 4..9, past w
+    {"decision_function": lambda: est.decision_function(wide), "predict": lambda: est.predict(wide),
+     "predict_one": lambda: est.predict_one(dict(enumerate(wide[0])))}[how]()
+    assert est.coef_.shape == coef.shape and est._w.size >= coef.size
+    np.testing.assert_array_equal(est.coef_, coef)
+    np.testing.assert_array_equal(est._wb, wb)
+    # the unseen coordinates have weight 0: w . Phi(x, y) of the seen part, by hand from coef_
+    expected = [[coef[0] * 1.0, coef[1] * 1.0]]
+    np.testing.assert_allclose(est.decision_function(wide), expected)

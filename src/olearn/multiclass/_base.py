@@ -302,8 +302,13 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
 
     # -- feature map ------------------------------------------------------------
 
-    def _block(self, indices, data, n_features, n_rows):
-        """The class vectors Phi(x, a) of slots 0..n_rows-1 as one CSR block."""
+    def _block(self, indices, data, n_features, n_rows, grow=True):
+        """The class vectors Phi(x, a) of slots 0..n_rows-1 as one CSR block.
+
+        Learning (``grow``) widens w to every coordinate Phi gave; prediction
+        leaves w as it is and drops the coordinates past it (Phi of features
+        never learned from, whose weight is 0).
+        """
         if n_features > INDEX_LIMIT:
             raise ValueError(
                 f"{type(self).__name__}: feature index {n_features - 1} is too large to give to feature_map as a "
@@ -322,10 +327,18 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
             parts_i.append(phi_i)
             parts_d.append(phi_d)
             pointers[a + 1] = pointers[a] + phi_i.size
-            self._map_dim = max(self._map_dim, dimension)
-        self._grow_map(self._map_dim)
+            if grow:
+                self._map_dim = max(self._map_dim, dimension)
+        if grow:
+            self._grow_map(self._map_dim)
         bidx = np.concatenate(parts_i).astype(np.int64) if parts_i else np.empty(0, dtype=np.int64)
         bdat = np.concatenate(parts_d) if parts_d else np.empty(0)
+        if not grow:
+            seen = bidx < self._w.size
+            if not seen.all():
+                slots = np.repeat(np.arange(n_rows), np.diff(pointers))
+                pointers[1:] = np.cumsum(np.bincount(slots[seen], minlength=n_rows))
+                bidx, bdat = bidx[seen], bdat[seen]
         return pointers, bidx, bdat
 
     def _map_row(self, indices, data, n_features, slot, margins, codes, params):
@@ -543,7 +556,8 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
         if self._uses_map:
             for i in range(arrays.n_rows):
                 lo, hi = arrays.indptr[i], arrays.indptr[i + 1]
-                pointers, bidx, bdat = self._block(arrays.indices[lo:hi], arrays.data[lo:hi], arrays.n_features, k)
+                pointers, bidx, bdat = self._block(arrays.indices[lo:hi], arrays.data[lo:hi], arrays.n_features, k,
+                                                   grow=False)
                 K.block_scores(pointers, bidx, bdat, self._w, self._wb, bias, k, out[i])
             return out
         arrays = seen_columns(arrays, self._W.shape[0] - 1)
