@@ -24,10 +24,9 @@ corollary, read literally, bounds the number of rounds with
 import math
 
 import numpy as np
-import scipy.sparse as sp
 
-from .._validation import check_targets, check_X
-from ._theorems import _check_C, _check_unit_norm, check_u, pa1_value, pa2_value
+from .._validation import check_targets
+from ._theorems import _check_C, _check_unit_norm, check_u, pa1_value, pa2_value, stream_rows
 
 
 class _RegressionStream:
@@ -36,15 +35,8 @@ class _RegressionStream:
     __slots__ = ("Z", "y", "sqnorms")
 
     def __init__(self, X, y, fit_intercept):
-        arrays = check_X(X)
-        if arrays.n_rows == 0:
-            raise ValueError("X has no rows; a bound needs at least one round")
-        Z = sp.csr_matrix((arrays.data, arrays.indices, arrays.indptr), shape=(arrays.n_rows, arrays.n_features))
-        if fit_intercept:
-            Z = sp.hstack([Z, np.ones((arrays.n_rows, 1))], format="csr")
-        self.Z = Z
-        self.y = check_targets(y, arrays.n_rows)
-        self.sqnorms = np.asarray(Z.multiply(Z).sum(axis=1)).ravel()
+        self.Z, self.sqnorms = stream_rows(X, fit_intercept)
+        self.y = check_targets(y, self.Z.shape[0])
 
     def losses(self, u, epsilon):
         """The competitor's epsilon-insensitive losses l*_t (Eq. (18))."""

@@ -27,21 +27,25 @@ import scipy.sparse as sp
 from .._validation import check_X, check_y
 
 
+def stream_rows(X, fit_intercept):
+    """``(Z, squared norms)``: the checked rows of X as CSR, with a constant 1 column if ``fit_intercept``."""
+    arrays = check_X(X)
+    if arrays.n_rows == 0:
+        raise ValueError("X has no rows; a bound needs at least one round")
+    Z = sp.csr_matrix((arrays.data, arrays.indices, arrays.indptr), shape=(arrays.n_rows, arrays.n_features))
+    if fit_intercept:
+        Z = sp.hstack([Z, np.ones((arrays.n_rows, 1))], format="csr")
+    return Z, np.asarray(Z.multiply(Z).sum(axis=1)).ravel()
+
+
 class _Stream:
     """A validated stream: CSR rows (augmented if asked), labels in {-1, +1}."""
 
     __slots__ = ("Z", "y", "sqnorms")
 
     def __init__(self, X, y, fit_intercept):
-        arrays = check_X(X)
-        if arrays.n_rows == 0:
-            raise ValueError("X has no rows; a bound needs at least one round")
-        Z = sp.csr_matrix((arrays.data, arrays.indices, arrays.indptr), shape=(arrays.n_rows, arrays.n_features))
-        if fit_intercept:
-            Z = sp.hstack([Z, np.ones((arrays.n_rows, 1))], format="csr")
-        self.Z = Z
-        self.y = encode_labels(y, arrays.n_rows)
-        self.sqnorms = np.asarray(Z.multiply(Z).sum(axis=1)).ravel()
+        self.Z, self.sqnorms = stream_rows(X, fit_intercept)
+        self.y = encode_labels(y, self.Z.shape[0])
 
     @property
     def radius_sq(self):

@@ -32,11 +32,12 @@ from .._kernels import _multiclass as K
 from .._learner import OnlineLearner
 from .._params import BOOLEAN, Interval, NoneOr
 from .._persistence import LABELS, Array, Count, StateSchema, distinct
-from .._validation import INDEX_LIMIT, CSRArrays, check_row, check_X, check_y, seen_columns
+from .._validation import CSRArrays, check_row, check_X, check_y, seen_columns
 from ..kernel import SupportSet
 from ..kernel._hyperparameters import KERNEL_CONSTRAINTS, mercer_arrays
 from ._classes import ClassSlots
 from ._dual import DualModel
+from ._feature_maps import phi_block
 
 
 class CallableOrNone:
@@ -309,31 +310,13 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
         leaves w as it is and drops the coordinates past it (Phi of features
         never learned from, whose weight is 0).
         """
-        if n_features > INDEX_LIMIT:
-            raise ValueError(
-                f"{type(self).__name__}: feature index {n_features - 1} is too large to give to feature_map as a "
-                "sparse row; indices must be below 2**31 - 1"
-            )
-        x = sp.csr_matrix((data, indices, np.array([0, indices.size])), shape=(1, n_features))
-        pointers = np.zeros(n_rows + 1, dtype=np.int64)
-        parts_i, parts_d = [], []
-        for a in range(n_rows):
-            label = self._labels.labels[a]
-            try:
-                phi_i, phi_d, dimension = check_row(self.feature_map(x, label))
-            except ValueError as err:
-                shown = label.item() if isinstance(label, np.generic) else label
-                raise ValueError(f"{type(self).__name__}: feature_map(x, {shown!r}): {err}") from None
-            parts_i.append(phi_i)
-            parts_d.append(phi_d)
-            pointers[a + 1] = pointers[a] + phi_i.size
-            if grow:
-                self._map_dim = max(self._map_dim, dimension)
+        pointers, bidx, bdat, widest = phi_block(
+            self.feature_map, type(self).__name__, indices, data, n_features, self._labels.labels[:n_rows]
+        )
         if grow:
+            self._map_dim = max(self._map_dim, widest)
             self._grow_map(self._map_dim)
-        bidx = np.concatenate(parts_i).astype(np.int64) if parts_i else np.empty(0, dtype=np.int64)
-        bdat = np.concatenate(parts_d) if parts_d else np.empty(0)
-        if not grow:
+        else:
             seen = bidx < self._w.size
             if not seen.all():
                 slots = np.repeat(np.arange(n_rows), np.diff(pointers))

@@ -10,6 +10,8 @@ way it arrives.
 import numpy as np
 import scipy.sparse as sp
 
+from .._validation import INDEX_LIMIT, check_row
+
 
 class BlockFeatureMap:
     r"""The block map that turns one weight vector into k prototypes.
@@ -69,3 +71,34 @@ class BlockFeatureMap:
 
     def __repr__(self):
         return f"BlockFeatureMap(classes={self.classes!r}, n_features={self.n_features!r})"
+
+
+def phi_block(feature_map, owner, indices, data, n_features, labels):
+    """Phi(x, y) for each y of ``labels`` as one CSR block: ``(pointers, indices, data, widest)``.
+
+    x (the row ``indices``/``data``) reaches ``feature_map`` as a 1-row CSR
+    matrix; ``widest`` is the largest dimension Phi gave. A map that fails or
+    returns a bad vector is a ValueError naming ``owner`` and the label.
+    """
+    if n_features > INDEX_LIMIT:
+        raise ValueError(
+            f"{owner}: feature index {n_features - 1} is too large to give to feature_map as a sparse row; "
+            "indices must be below 2**31 - 1"
+        )
+    x = sp.csr_matrix((data, indices, np.array([0, indices.size])), shape=(1, max(n_features, 1)))
+    pointers = np.zeros(len(labels) + 1, dtype=np.int64)
+    parts_i, parts_d = [], []
+    widest = 0
+    for r, label in enumerate(labels):
+        try:
+            phi_i, phi_d, dimension = check_row(feature_map(x, label))
+        except ValueError as err:
+            shown = label.item() if isinstance(label, np.generic) else label
+            raise ValueError(f"{owner}: feature_map(x, {shown!r}): {err}") from None
+        parts_i.append(phi_i)
+        parts_d.append(phi_d)
+        pointers[r + 1] = pointers[r] + phi_i.size
+        widest = max(widest, dimension)
+    bidx = np.concatenate(parts_i).astype(np.int64) if parts_i else np.empty(0, dtype=np.int64)
+    bdat = np.concatenate(parts_d) if parts_d else np.empty(0)
+    return pointers, bidx, bdat, widest

@@ -4,7 +4,6 @@ import contextlib
 import math
 
 import numpy as np
-import scipy.sparse as sp
 
 from .._estimator import ClassifierEstimator
 from .._kernels import _codes
@@ -12,8 +11,9 @@ from .._kernels import _multilabel as K
 from .._learner import OnlineLearner
 from .._params import BOOLEAN, Interval, NoneOr, Options
 from .._persistence import LABELS, Array, Count, StateSchema, distinct, entry_is
-from .._validation import INDEX_LIMIT, CSRArrays, check_row, check_X, seen_columns
+from .._validation import CSRArrays, check_row, check_X, seen_columns
 from ..multiclass._base import CallableOrNone
+from ..multiclass._feature_maps import phi_block
 from ._labels import LabelIndex, label_array, label_collection, read_label_rows
 
 _STEP_RULES = {"pa": _codes.STEP_PA, "pa1": _codes.STEP_PA1, "pa2": _codes.STEP_PA2}
@@ -263,34 +263,15 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
         all the labels' vectors are in; prediction passes ``grow=False`` and
         leaves w as it is.
         """
-        if n_features > INDEX_LIMIT:
-            raise ValueError(
-                f"{type(self).__name__}: feature index {n_features - 1} is too large to give to feature_map as a "
-                "sparse row; indices must be below 2**31 - 1"
-            )
-        x = sp.csr_matrix((data, indices, np.array([0, indices.size])), shape=(1, max(n_features, 1)))
-        pointers = np.zeros(n_labels + 1, dtype=np.int64)
-        parts_i, parts_d = [], []
-        widest = 0
-        for r in range(n_labels):
-            label = self._labels.labels[r]
-            try:
-                phi_i, phi_d, dimension = check_row(self.feature_map(x, label))
-            except ValueError as err:
-                shown = label.item() if isinstance(label, np.generic) else label
-                raise ValueError(f"{type(self).__name__}: feature_map(x, {shown!r}): {err}") from None
-            parts_i.append(phi_i)
-            parts_d.append(phi_d)
-            pointers[r + 1] = pointers[r] + phi_i.size
-            widest = max(widest, dimension)
+        pointers, bidx, bdat, widest = phi_block(
+            self.feature_map, type(self).__name__, indices, data, n_features, self._labels.labels[:n_labels]
+        )
         if grow:
             self._map_dim = max(self._map_dim, widest)
         if self._map_dim > self._w.size:
             grown = np.zeros(max(self._map_dim, 2 * self._w.size))
             grown[: self._w.size] = self._w
             self._w = grown
-        bidx = np.concatenate(parts_i).astype(np.int64) if parts_i else np.empty(0, dtype=np.int64)
-        bdat = np.concatenate(parts_d) if parts_d else np.empty(0)
         return pointers, bidx, bdat
 
     def _map_pass(self, indptr, indices, data, n_features, label_ptr, labels, margins, losses, taus, round_scores,
