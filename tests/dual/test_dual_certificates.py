@@ -149,6 +149,8 @@ def test_fenchel_young_equality_at_the_gradient(theta, regularizer):
 def test_entropy_regularizer_outside_the_l1_ball_is_infinite():
     assert entropy_regularizer([0.7, -0.5]) == np.inf
     assert entropy_regularizer([0.0, 0.0, 0.0]) == 0.0
+    # w = 0 in 6 dimensions: the lift is uniform (c = 1/12 exactly), F = 0
+    assert abs(entropy_regularizer(np.zeros(6))) < 1e-12
 
 
 # -- mistake bounds ---------------------------------------------------------------------------

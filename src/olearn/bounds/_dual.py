@@ -66,7 +66,9 @@ def entropy_regularizer(w):
     if l1 >= 1.0:
         c = 0.0
     else:
-        c = brentq(lambda c: np.sqrt(w * w + 4 * c * c).sum() - 1.0, 0.0, 1.0 / (2 * n), xtol=1e-18, rtol=1e-15, maxiter=1000)
+        # the sum grows with c, from ||w||_1 < 1 at c = 0 to at least 2 at c = 1/n: one root in between
+        # (1/(2n) is the root itself when w = 0, and rounding may leave the sum just below 1 there)
+        c = brentq(lambda c: np.sqrt(w * w + 4 * c * c).sum() - 1.0, 0.0, 1.0 / n, xtol=1e-18, rtol=1e-15, maxiter=1000)
     root = np.sqrt(w * w + 4 * c * c)
     lift = np.concatenate([(root + w) / 2, (root - w) / 2])
     lift = lift[lift > 0]
