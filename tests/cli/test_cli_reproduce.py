@@ -33,6 +33,10 @@ def test_quick_zinkevich_writes_figure_and_csv_whose_bounds_hold(tmp_path):
     checked = [row for row in rows if row["bound_holds"] in ("True", "False")]
     assert checked and all(row["bound_holds"] == "True" for row in checked)
     assert all(float(row["regret"]) <= float(row["regret_bound"]) for row in checked)
+    # the notes' own Thm. 4.1.3 bound is printed beside ours where it applies
+    assert "text's bound" in result.output
+    stated = [row for row in rows if row["notes_bound"]]
+    assert stated and all(f"{float(row['notes_bound']):.4g}" in result.output for row in stated)
 
 
 def test_quick_crammer2006_fig5_prints_each_conclusion_with_its_verdict(tmp_path):

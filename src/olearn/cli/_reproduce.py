@@ -89,16 +89,17 @@ def _print_rows(name, rows):
     from rich.table import Table
 
     table = Table(title=name, title_justify="left", title_style="bold")
-    for column in ("panel", "setting / algorithm", "regret", "bound", "holds"):
-        table.add_column(column, justify="right" if column in ("regret", "bound") else "left")
+    # the text's own statement of a bound, where a reproduction reports it beside olearn's
+    texts_bound = any("notes_bound" in row for row in rows)
+    numbers = ("regret", "bound", "text's bound") if texts_bound else ("regret", "bound")
+    for column in ("panel", "setting / algorithm", *numbers, "holds"):
+        table.add_column(column, justify="right" if column in numbers else "left")
     for row in rows:
-        table.add_row(
-            str(row.get("panel", "")),
-            str(row.get("setting", row.get("algorithm", ""))),
-            _number(row.get("regret")),
-            _number(row.get("regret_bound")),
-            _verdict(row.get("bound_holds")),
-        )
+        cells = [_number(row.get("regret")), _number(row.get("regret_bound"))]
+        if texts_bound:
+            cells.append(_number(row.get("notes_bound")))
+        table.add_row(str(row.get("panel", "")), str(row.get("setting", row.get("algorithm", ""))), *cells,
+                      _verdict(row.get("bound_holds")))
     table_console().print(table)
 
 
