@@ -17,8 +17,9 @@ def campaign_raises(n_examples, seed):
     raise ValueError("an undocumented outcome")
 
 
-def test_clean_campaign_reports_its_count(campaign):
-    assert campaign("fuzz.test_campaign_isolation:campaign_counts", 7, seed=2) == 9
+def test_clean_campaign_reports_its_count(campaign, request):
+    factor = request.config.getoption("--fuzz-long") or 1.0
+    assert campaign("fuzz.test_campaign_isolation:campaign_counts", 7, seed=2) == int(7 * factor) + 2
 
 
 def test_segfault_in_campaign_fails_the_test_not_the_runner(campaign):
