@@ -20,7 +20,7 @@ import warnings
 import numpy as np
 
 import olearn
-from olearn.exceptions import ModelFormatError
+from olearn.exceptions import FeatureLimitError, ModelFormatError
 from saved_models import CASES
 
 _VALUES = [0, 1, -1, -5, 2, 3, 100_000, 2**63, -(2**70), 0.5, -0.0, 1e308, -1e-300, float("inf"),
@@ -130,8 +130,8 @@ def _mutated(rng, meta, arrays, content):
 def _documented(err, model):
     """True for the refusals a working model may give on new data: an overflow, or a ValueError of
     olearn's that names the estimator or the hyperparameter the data breaks (a label a mutated
-    model does not know, a feature past its n_features)."""
-    if isinstance(err, FloatingPointError):
+    model does not know, a feature past its n_features or its memory limit)."""
+    if isinstance(err, (FloatingPointError, FeatureLimitError)):
         return True
     message = str(err)
     return type(err) is ValueError and (message.startswith(type(model).__name__) or "n_features" in message)

@@ -60,5 +60,6 @@ def campaign_extreme_streams(n_examples, seed):
     return n_examples
 
 
-def test_extreme_streams(campaign):
-    assert campaign("fuzz.test_orabona2010_learners:campaign_extreme_streams", 150, seed=0) == 150
+def test_extreme_streams(campaign, request):
+    factor = request.config.getoption("--fuzz-long") or 1.0
+    assert campaign("fuzz.test_orabona2010_learners:campaign_extreme_streams", 150, seed=0) == int(150 * factor)
