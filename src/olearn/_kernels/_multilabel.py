@@ -54,6 +54,34 @@ def label_scores(indices, data, lo, hi, W, n_labels, bias, scores):
 
 
 @njit(cache=True, inline="always")
+def ranking_pair(scores, labels, llo, lhi, n_labels, relevant):
+    """(r*, s*, lowest, highest): the relevant label scored lowest and the irrelevant one scored highest.
+
+    Sec. 7's pair of the round among the first ``n_labels`` labels; ``labels[llo:lhi]``
+    are the relevant ones. r* or s* is -1 when there is no such label.
+    ``relevant`` is int8 scratch of zeros, left as zeros.
+    """
+    for m in range(llo, lhi):
+        relevant[labels[m]] = 1
+    lowest = math.inf
+    highest = -math.inf
+    r_star = -1
+    s_star = -1
+    for r in range(n_labels):
+        s = scores[r]
+        if relevant[r]:
+            if s < lowest:
+                lowest = s
+                r_star = r
+        elif s > highest:
+            highest = s
+            s_star = r
+    for m in range(llo, lhi):
+        relevant[labels[m]] = 0
+    return r_star, s_star, lowest, highest
+
+
+@njit(cache=True, inline="always")
 def multilabel_round(indices, data, lo, hi, labels, llo, lhi, W, n_labels, rule, C, bias, relevant, scores):
     """Predict then learn one example among the first ``n_labels`` labels; returns (margin, loss, tau, ok).
 
@@ -66,26 +94,11 @@ def multilabel_round(indices, data, lo, hi, labels, llo, lhi, W, n_labels, rule,
     sqnorm = bias * bias
     for k in range(lo, hi):
         sqnorm += data[k] * data[k]
-    for m in range(llo, lhi):
-        relevant[labels[m]] = 1
-    lowest = math.inf
-    highest = -math.inf
-    r_star = -1
-    s_star = -1
     finite = math.isfinite(sqnorm)
     for r in range(n_labels):
-        s = scores[r]
-        if not math.isfinite(s):
+        if not math.isfinite(scores[r]):
             finite = False
-        if relevant[r]:
-            if s < lowest:
-                lowest = s
-                r_star = r
-        elif s > highest:
-            highest = s
-            s_star = r
-    for m in range(llo, lhi):
-        relevant[labels[m]] = 0
+    r_star, s_star, lowest, highest = ranking_pair(scores, labels, llo, lhi, n_labels, relevant)
     if not finite:
         return 0.0, 0.0, 0.0, False
     if r_star < 0 or s_star < 0:
@@ -195,23 +208,7 @@ def multilabel_map_round(pointers, bidx, bdat, labels, llo, lhi, w, wb, n_labels
         if not math.isfinite(s):
             finite = False
         scores[r] = s
-    for m in range(llo, lhi):
-        relevant[labels[m]] = 1
-    lowest = math.inf
-    highest = -math.inf
-    r_star = -1
-    s_star = -1
-    for r in range(n_labels):
-        s = scores[r]
-        if relevant[r]:
-            if s < lowest:
-                lowest = s
-                r_star = r
-        elif s > highest:
-            highest = s
-            s_star = r
-    for m in range(llo, lhi):
-        relevant[labels[m]] = 0
+    r_star, s_star, lowest, highest = ranking_pair(scores, labels, llo, lhi, n_labels, relevant)
     if not finite:
         return 0.0, 0.0, 0.0, False
     if r_star < 0 or s_star < 0:
