@@ -18,8 +18,8 @@ margin +inf and loss 0 (min over no label is +inf, max over no label -inf).
 Labels are given by their indices 0..k-1 (k = ``n_labels``). ``ranked`` gives
 the labels in the ranking from the start; without it every label is. A label
 not ranked yet joins the ranking on the first row that names it (olearn's
-documented rule for labels first met mid-stream). ``fit_intercept`` appends a
-constant 1 to every x.
+documented rule for labels first met mid-stream). ``fit_intercept`` gives each
+label a constant feature of its own (appending 1 to x in every block).
 """
 
 from dataclasses import dataclass
@@ -44,62 +44,25 @@ def phi(x, r, n_labels):
 
 
 def pa_multilabel(X, label_sets, n_labels, variant="pa", C=1.0, fit_intercept=False, ranked=None):
+    """The multi-prototype learner: :func:`pa_multilabel_joint` with the block map ``phi``."""
     X = np.asarray(X, dtype=np.float64)
-    if fit_intercept:
-        X = np.hstack([X, np.ones((X.shape[0], 1))])
     d = X.shape[1]
-    w = np.zeros(n_labels * d)
-    in_ranking = list(range(n_labels)) if ranked is None else list(ranked)
-    margins, losses, taus, all_scores = [], [], [], []
-    for x, relevant in zip(X, label_sets):
-        for label in sorted(relevant):
-            if label not in in_ranking:
-                in_ranking.append(label)
-        scores = np.zeros(n_labels)
-        for r in in_ranking:
-            scores[r] = w @ phi(x, r, n_labels)
-        all_scores.append(scores)
-        # ties go to the label that entered the ranking first
-        rel = [r for r in in_ranking if r in relevant]
-        irr = [s for s in in_ranking if s not in relevant]
-        if not rel or not irr:
-            margins.append(np.inf)
-            losses.append(0.0)
-            taus.append(0.0)
-            continue
-        r_t = rel[int(np.argmin([scores[r] for r in rel]))]
-        s_t = irr[int(np.argmax([scores[s] for s in irr]))]
-        margin = scores[r_t] - scores[s_t]
-        loss = max(0.0, 1.0 - margin)
-        z = phi(x, r_t, n_labels) - phi(x, s_t, n_labels)
-        sq = z @ z
-        if variant == "pa":
-            tau = loss / sq if sq > 0 else 0.0
-        elif variant == "pa1":
-            tau = min(C, loss / sq) if sq > 0 else 0.0
-        elif variant == "pa2":
-            denominator = sq + 1.0 / (2.0 * C)
-            tau = loss / denominator if denominator > 0 else 0.0
-        else:
-            raise ValueError(variant)
-        w = w + tau * z
-        margins.append(margin)
-        losses.append(loss)
-        taus.append(tau)
-    W = w.reshape(n_labels, d)
-    coef = W[:, :-1] if fit_intercept else W
-    intercept = W[:, -1] if fit_intercept else np.zeros(n_labels)
-    return MultilabelTrace(coef.copy(), intercept.copy(), np.array(margins), np.array(losses), np.array(taus),
-                           np.array(all_scores).reshape(len(label_sets), n_labels))
+    w, intercept, margins, losses, taus, scores = pa_multilabel_joint(
+        X, label_sets, n_labels, lambda x, r: phi(x, r, n_labels), variant, C, fit_intercept, ranked, trace=True
+    )
+    return MultilabelTrace(w.reshape(n_labels, d).copy(), intercept, margins, losses, taus, scores)
 
 
-def pa_multilabel_joint(X, label_sets, n_labels, phi, variant="pa", C=1.0, fit_intercept=False, ranked=None):
+def pa_multilabel_joint(X, label_sets, n_labels, phi, variant="pa", C=1.0, fit_intercept=False, ranked=None,
+                        trace=False):
     """Sec. 7 with a joint feature map, one weight vector w: Eq. (36)-(38) and the PA-I/PA-II taus after Eq. (38).
 
     ``phi(x, r)`` returns the dense vector Phi(x, r) of label index r; all have the
     same length D. ``fit_intercept`` gives each label a constant feature of its own,
     i.e. Phi(x, r) is extended by the indicator e_r (D + k entries). Labels join the
-    ranking as in :func:`pa_multilabel`. Returns (w, intercepts, margins, losses, taus).
+    ranking as described at the top of this module. Returns (w, intercepts, margins,
+    losses, taus), and with ``trace`` also the (n, k) scores before each update (0 for
+    labels not ranked yet).
     """
     X = np.asarray(X, dtype=np.float64)
 
@@ -110,12 +73,13 @@ def pa_multilabel_joint(X, label_sets, n_labels, phi, variant="pa", C=1.0, fit_i
     size = features(X[0], 0).size
     w = np.zeros(size)
     in_ranking = list(range(n_labels)) if ranked is None else list(ranked)
-    margins, losses, taus = [], [], []
+    margins, losses, taus, all_scores = [], [], [], []
     for x, relevant in zip(X, label_sets):
         for label in sorted(relevant):
             if label not in in_ranking:
                 in_ranking.append(label)
         scores = {r: w @ features(x, r) for r in in_ranking}
+        all_scores.append([scores.get(r, 0.0) for r in range(n_labels)])
         rel = [r for r in in_ranking if r in relevant]
         irr = [s for s in in_ranking if s not in relevant]
         if not rel or not irr:
@@ -134,12 +98,18 @@ def pa_multilabel_joint(X, label_sets, n_labels, phi, variant="pa", C=1.0, fit_i
             tau = loss / sq if sq > 0 else 0.0
         elif variant == "pa1":
             tau = min(C, loss / sq) if sq > 0 else 0.0
+        elif variant == "pa2":
+            denominator = sq + 1.0 / (2.0 * C)
+            tau = loss / denominator if denominator > 0 else 0.0
         else:
-            tau = loss / (sq + 1.0 / (2.0 * C))
+            raise ValueError(variant)
         w = w + tau * z
         margins.append(margin)
         losses.append(loss)
         taus.append(tau)
     base = size - n_labels if fit_intercept else size
     intercept = w[base:] if fit_intercept else np.zeros(n_labels)
-    return w[:base].copy(), intercept.copy(), np.array(margins), np.array(losses), np.array(taus)
+    result = (w[:base].copy(), intercept.copy(), np.array(margins), np.array(losses), np.array(taus))
+    if trace:
+        return result + (np.array(all_scores).reshape(len(label_sets), n_labels),)
+    return result
