@@ -19,6 +19,7 @@ from ._estimator import Estimator
 from ._params import check_params
 from ._persistence import PersistenceMixin
 from ._validation import INDEX_LIMIT
+from ._weights import check_weight_one, class_weight_of, row_weights
 from .exceptions import FeatureLimitError, NotFittedError
 
 
@@ -99,6 +100,29 @@ class OnlineLearner(PersistenceMixin, Estimator):
         state.pop("_config_key", None)
         state.pop("_config_cache", None)
         return state
+
+    # -- importance weights ---------------------------------------------------
+
+    def _row_weights(self, X, y, sample_weight, fitting=False):
+        """The effective weight of each row of X (``sample_weight`` times its class's weight), or None when all are 1.
+
+        The kernels take the result as it is: an array checked here once
+        (finite, >= 0, one per row) or None for the plain unweighted path.
+        """
+        class_weight = getattr(self, "class_weight", None)
+        if sample_weight is None and class_weight is None:
+            return None
+        n_rows = X.shape[0] if hasattr(X, "shape") and len(X.shape) else len(X)
+        return row_weights(class_weight, y, sample_weight, n_rows, fitting, type(self).__name__)
+
+    def _weight_one(self, y, sample_weight):
+        """The effective weight of one example with label ``y`` (1.0 when unweighted)."""
+        weight = check_weight_one(sample_weight)
+        class_weight = getattr(self, "class_weight", None)
+        if class_weight is None:
+            return weight
+        weights = row_weights(class_weight, [y], None, 1, False, type(self).__name__)
+        return weight * float(weights[0]) if weights is not None else weight * class_weight_of(class_weight, y)
 
     # -- learned state --------------------------------------------------------
 

@@ -77,7 +77,7 @@ class RunResult:
         return np.cumsum(self.losses)
 
 
-def run(estimator, X, y=None, record=True):
+def run(estimator, X, y=None, record=True, sample_weight=None):
     """Progressive validation with compiled code: predict each row, then learn it.
 
     The estimator learns in place: afterwards it is exactly as if
@@ -95,6 +95,11 @@ def run(estimator, X, y=None, record=True):
     record : bool, default=True
         Keep the per-round arrays. ``False`` keeps only the totals, for
         streams too long to record round by round.
+    sample_weight : float or array-like of shape (n_samples,), optional
+        Importance weight of each example (finite, >= 0), combined with the
+        estimator's ``class_weight`` if it has one; its meaning for each step
+        rule is stated in the estimator's docstring. The predictions and the
+        recorded losses are those of the unweighted rounds.
 
     Returns
     -------
@@ -110,7 +115,9 @@ def run(estimator, X, y=None, record=True):
     (2, [1, 2, 2, 2], [1.0, 1.0, 0.0, 0.0])
     """
     # a learner with a support set appends the support-set size of each round
-    predictions, scores, losses, taus, mistakes, totals, *sizes = estimator._progressive(X, y, record=record)
+    weights = estimator._row_weights(X, y, sample_weight)
+    extra = {} if weights is None else {"sample_weight": weights}
+    predictions, scores, losses, taus, mistakes, totals, *sizes = estimator._progressive(X, y, record=record, **extra)
     return RunResult(
         n_rounds=int(totals[_codes.T_ROUNDS]),
         n_mistakes=int(totals[_codes.T_MISTAKES]),
