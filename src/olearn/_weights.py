@@ -94,7 +94,7 @@ def balanced_class_weight(y):
     """
     classes, counts = np.unique(np.asarray(y), return_counts=True)
     n = float(counts.sum())
-    return {label.item() if hasattr(label, "item") else label: n / (classes.size * count)
+    return {label.item() if hasattr(label, "item") else label: n / (classes.size * int(count))
             for label, count in zip(classes, counts)}
 
 
