@@ -11,6 +11,7 @@ imported only when scikit-learn itself asks for an estimator's tags.
 
 import functools
 import inspect
+import types
 
 import numpy as np
 
@@ -29,6 +30,35 @@ def _param_names(cls):
             raise TypeError(f"{cls.__name__}.__init__ must name its parameters (no *args or **kwargs)")
         names.append(parameter.name)
     return tuple(sorted(names))
+
+
+def only_when(why_not):
+    """Decorate a method that exists only on the instances it applies to.
+
+    ``why_not(self)`` returns None when the method applies, else the sentence
+    that says why it does not. Where it does not, reading the method raises
+    AttributeError with that sentence, so ``hasattr(est, name)`` is False:
+    scikit-learn's convention (its ``available_if``) for methods such as
+    ``predict_proba``, which its meta-estimators and checks look for with
+    ``hasattr``. Read from the class, the attribute is the plain function, so
+    that documentation tools see its signature and docstring.
+    """
+    return lambda method: _ConditionalMethod(method, why_not)
+
+
+class _ConditionalMethod:
+    def __init__(self, method, why_not):
+        self.method = method
+        self.why_not = why_not
+        functools.update_wrapper(self, method)
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self.method
+        reason = self.why_not(obj)
+        if reason is not None:
+            raise AttributeError(f"{type(obj).__name__} has no {self.method.__name__}: {reason}")
+        return types.MethodType(self.method, obj)
 
 
 class Estimator:

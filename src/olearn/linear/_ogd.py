@@ -1,5 +1,8 @@
 """Online (sub)gradient descent for linear classification (Zinkevich 2003)."""
 
+import numpy as np
+
+from .._estimator import only_when
 from .._kernels import _codes
 from .._params import BOOLEAN, POSITIVE, NoneOr, Options
 from ._base import BinaryLinearClassifier
@@ -20,6 +23,17 @@ def _ogd_config(loss, eta, schedule, radius, conservative):
         "K_CONSERVATIVE": int(conservative),
     }
     return codes, {"P_ETA": eta, "P_RADIUS": 0.0 if radius is None else radius}
+
+
+def _probabilities(scores, n_classes):
+    """The rows (sigma(-f), sigma(f)) of the logistic model, or ones while only one class is known."""
+    if n_classes == 1:
+        return np.ones((scores.size, 1))
+    # with e = exp(-|f|) <= 1 nothing overflows: the larger probability is 1/(1 + e), the smaller e/(1 + e)
+    e = np.exp(-np.abs(scores))
+    larger, smaller = 1.0 / (1.0 + e), e / (1.0 + e)
+    positive = scores > 0.0
+    return np.column_stack([np.where(positive, smaller, larger), np.where(positive, larger, smaller)])
 
 
 class OGDClassifier(BinaryLinearClassifier):
@@ -43,6 +57,15 @@ class OGDClassifier(BinaryLinearClassifier):
     hinge loss and a constant rate this is exactly the Perceptron with
     ``eta`` as its step, as the slides point out.
 
+    Probabilities: the logistic loss is the negative log-likelihood of the
+    model :math:`P(y \mid x) = \sigma(y\, w \cdot x)` with
+    :math:`\sigma(s) = 1/(1 + e^{-s})`, so with ``loss="logistic"`` the
+    learner has ``predict_proba`` and ``predict_log_proba``: the probability
+    of ``classes_[1]`` is :math:`\sigma(f(x))` of the decision function f.
+    The hinge and squared losses are no likelihood, and their learners have
+    no such methods (``hasattr`` is False); calibrate their scores with
+    scikit-learn's ``CalibratedClassifierCV`` instead (docs/probabilities.md).
+
     Parameters
     ----------
     loss : {"hinge", "logistic", "squared"}, default="hinge"
@@ -65,6 +88,11 @@ class OGDClassifier(BinaryLinearClassifier):
     >>> clf = OGDClassifier(eta=1.0, schedule="constant", radius=1.0).fit(X, [1, 1])
     >>> clf.coef_                    # (3, 4) projected onto the unit ball
     array([[0.6, 0.8]])
+    >>> logistic = OGDClassifier(loss="logistic").partial_fit([[1.0, 0.0], [0.0, 1.0]], ["ham", "spam"])
+    >>> logistic.predict_proba([[0.0, 2.0]]).round(2)   # columns follow classes_
+    array([[0.33, 0.67]])
+    >>> hasattr(OGDClassifier(loss="hinge"), "predict_proba")
+    False
     """
 
     _constraints = {
@@ -88,6 +116,72 @@ class OGDClassifier(BinaryLinearClassifier):
 
     def _kernel_config(self):
         return _ogd_config(self.loss, self.eta, self.schedule, self.radius, self.conservative)
+
+    # -- probabilities ----------------------------------------------------------
+
+    def _why_no_probabilities(self):
+        if self.loss == "logistic":
+            return None
+        return (
+            f"loss={self.loss!r} is not a log-likelihood, so its scores are no probabilities; only "
+            "loss='logistic' has predict_proba. Calibrate the scores with "
+            "sklearn.calibration.CalibratedClassifierCV (see docs/probabilities.md)"
+        )
+
+    @only_when(_why_no_probabilities)
+    def predict_proba(self, X):
+        r"""Probability of each class, columns in the order of ``classes_``.
+
+        Only with ``loss="logistic"``. The probability of ``classes_[1]`` is
+        :math:`\sigma(f(x)) = 1/(1 + e^{-f(x)})` of the decision function
+        :math:`f(x) = w \cdot x\ (+ b)`, that of ``classes_[0]`` is
+        :math:`\sigma(-f(x))`; both are computed without overflow and keep
+        their relative precision when they are tiny. Before a second class has
+        been seen, the one class known has probability 1 (shape (n, 1)), as
+        ``predict`` always answers it.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix, shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray, shape (n_samples, n_classes)
+        """
+        return _probabilities(self.decision_function(X), self.classes_.size)
+
+    @only_when(_why_no_probabilities)
+    def predict_log_proba(self, X):
+        r"""Logarithm of :meth:`predict_proba`, computed directly.
+
+        :math:`\log \sigma(f) = -\log(1 + e^{-f})`, finite however large
+        :math:`|f|` is (where the probability itself underflows to 0).
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix, shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray, shape (n_samples, n_classes)
+        """
+        scores = self.decision_function(X)
+        if self.classes_.size == 1:
+            return np.zeros((scores.size, 1))
+        return 0.0 - np.column_stack([np.logaddexp(0.0, scores), np.logaddexp(0.0, -scores)])
+
+    @only_when(_why_no_probabilities)
+    def predict_proba_one(self, x):
+        """Probability of each class for one example, as a dict {class: probability}.
+
+        Only with ``loss="logistic"``; the streaming twin of :meth:`predict_proba`.
+        Before the first example has been learned no class is known, and the
+        answer is None, as from ``predict_one``.
+        """
+        score = self._score_one(x)
+        if score is None:
+            return None
+        return dict(zip(self.classes_.tolist(), _probabilities(np.array([score]), self.classes_.size)[0].tolist()))
 
 
 class OnlineSVM(BinaryLinearClassifier):
