@@ -456,13 +456,13 @@ class KernelizableLearner(LinearLearner):
 
     @property
     def support_vectors_(self):
-        """The support vectors x_i, a CSR matrix of shape (n_support_, n_features_in_), oldest first."""
+        """The support vectors x_i, a CSR matrix of shape ``(n_support_, n_features_in_)``, oldest first."""
         self._check_dual("support_vectors_")
         return self._support.rows(self.n_features_in_)
 
     @property
     def dual_coef_(self):
-        """The coefficients alpha_i of f(x) = sum_i alpha_i (K(x_i, x) + b^2), shape (1, n_support_)."""
+        """The coefficients alpha_i of f(x) = sum_i alpha_i (K(x_i, x) + b^2), shape ``(1, n_support_)``."""
         self._check_dual("dual_coef_")
         return self._support.coefficients().T
 

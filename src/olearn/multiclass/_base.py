@@ -285,13 +285,13 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
 
     @property
     def support_vectors_(self):
-        """The support vectors, oldest first: a CSR matrix of shape (n_support_, n_features_in_) (kernel learners)."""
+        """The support vectors, oldest first: a CSR matrix of shape ``(n_support_, n_features_in_)`` (kernel learners)."""
         self._check_kernel("support_vectors_")
         return self._dual.support_matrix(self.n_features_in_)
 
     @property
     def dual_coef_(self):
-        """alpha: row a holds class a's coefficient of each support vector, shape (n_classes, n_support_)."""
+        """alpha: row a holds class a's coefficient of each support vector, shape ``(n_classes, n_support_)``."""
         self._check_kernel("dual_coef_")
         return self._dual.coefficients(len(self._labels))[:, self._labels.order].T.copy()
 

@@ -267,7 +267,7 @@ class L1Ball(_Ball):
         return bool(np.abs(x).sum() <= self.radius * (1.0 + atol) + atol)
 
     def minimize_linear(self, g):
-        """argmin over the L1 ball of g.x: -r sign(g_k) e_k at a largest |g_k|."""
+        """argmin over the L1 ball of g.x: ``-r sign(g_k) e_k`` at a largest ``|g_k|``."""
         g = np.asarray(g, dtype=np.float64)
         out = np.zeros(self.dim)
         k = int(np.argmax(np.abs(g)))
