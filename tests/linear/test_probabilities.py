@@ -166,3 +166,11 @@ def test_the_documented_recipes_run_and_print_what_the_page_says():
         str(DOC), module_relative=False, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
     )
     assert attempted >= 20 and failed == 0
+
+
+def test_a_saved_and_loaded_model_gives_the_same_probabilities(tmp_path):
+    X, y = _stream(seed=7)
+    clf = _logistic(fit_intercept=True).partial_fit(X, y)
+    clf.save(tmp_path / "model.npz")
+    loaded = olearn.load(tmp_path / "model.npz")
+    np.testing.assert_array_equal(loaded.predict_proba(X), clf.predict_proba(X))
