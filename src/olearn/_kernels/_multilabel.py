@@ -98,7 +98,6 @@ def multilabel_round(indices, data, lo, hi, labels, llo, lhi, weight, W, U, age,
     as zeros), ``scores`` float scratch of size k. ``ok`` is False when a score
     or an updated weight would not be finite; the model is then left as it was.
     """
-    d = W.shape[1] - 1
     label_scores(indices, data, lo, hi, W, n_labels, bias, scores)
     sqnorm = bias * bias
     for k in range(lo, hi):

@@ -136,7 +136,7 @@ def _transition_part(mode, n, y, y0, rival, transition, tau, counts):
 @njit(cache=True)
 def update_towards(indptr, indices, data, r0, n, y, y0, rival, weight, emission, transition, u_emission,
                    u_transition, age, bias, loss, rule, C, buffer, done, counts):
-    """w <- w + tau (Phi(X, y) - Phi(X, rival)) with the PA step of ``loss`` at importance ``weight``; returns (tau, ok).
+    """w <- w + tau (Phi(X, y) - Phi(X, rival)), tau the PA step of ``loss`` at ``weight``; returns (tau, ok).
 
     With ``age`` > 0 the averaging corrections get ``age * tau z`` too. ``ok``
     is False, and the model unchanged, when ||z||^2, tau or an updated weight

@@ -411,8 +411,9 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
     def _progressive(self, X, y, record, classes=None, sample_weight=None):
         """Predict then learn every row in order; return the per-round outputs.
 
-        ``sample_weight``: None, or the checked weight of each row. Returns (predictions, scores, losses, taus, mistakes, totals); see the
-        class docstring for what predictions and scores hold.
+        ``sample_weight``: None, or the checked weight of each row. Returns
+        (predictions, scores, losses, taus, mistakes, totals); see the class
+        docstring for what predictions and scores hold.
         """
         self._config_arrays()
         arrays = check_X(X)
