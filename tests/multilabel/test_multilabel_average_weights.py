@@ -20,6 +20,7 @@ import olearn
 from olearn.exceptions import ModelFormatError
 from olearn.multiclass import BlockFeatureMap
 from olearn.multilabel import PAMultilabel
+from olearn.sequence import PASequence
 
 K = 4
 
@@ -255,3 +256,23 @@ def test_bad_weights_are_refused_and_leave_the_learner_as_it_was(what, weights, 
         with pytest.raises(ValueError, match="sample_weight"):
             est.learn_one(X[10], y[10], sample_weight=bad)
     assert_same(before, est, "a bad weight of learn_one")
+
+
+def test_weights_through_a_feature_map_are_the_prototypes_weights():
+    X, sets = _stream(n=20, seed=5)
+    y = [sorted(s) for s in sets]
+    weights = np.random.default_rng(6).choice([0.0, 0.5, 2.0], size=len(y))
+    trace = pa_multilabel(X, sets, K, variant="pa2", C=0.3, ranked=range(K), weights=weights)
+    est = PAMultilabel(variant="pa2", C=0.3, feature_map=BlockFeatureMap(list(range(K)), X.shape[1]))
+    est.partial_fit(X, y, classes=range(K), sample_weight=weights)
+    assert_allclose(est.coef_, trace.coef.ravel(), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("cls", [PAMultilabel, PASequence])
+@pytest.mark.parametrize("bad", [0, -1, 1.5, "yes", None, 2**63])
+def test_average_must_be_a_boolean_or_a_positive_integer(cls, bad):
+    est = cls(average=bad)
+    X, y = ([np.eye(2)], [["a", "b"]]) if cls is PASequence else (np.eye(2), [["a"], ["b"]])
+    with pytest.raises(ValueError, match="average"):
+        est.partial_fit(X, y)
+    assert not hasattr(est, "classes_")
