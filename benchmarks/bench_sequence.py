@@ -6,7 +6,9 @@ pixel features): its letter's prototype with every pixel flipped with
 probability ``--noise``. Prototypes share a common blob, so that letters look
 alike and the transitions matter.
 
-Reported, for each update rule (prediction-based and max-loss):
+Reported, for each update rule (prediction-based and max-loss), without and
+with averaging (``average=True``: predictions use the mean of the weights after
+each word):
 
 * training speed: letters per second of ``partial_fit`` over the training
   words (input conversion included), best of ``--repeats`` epochs;
@@ -95,23 +97,25 @@ def main():
           f"26 labels, 128 binary features, pixel noise {args.noise}")
 
     # load the compiled kernels before timing
-    PASequence(update="max-loss").fit(X[:2], y[:2]).predict(X[:2])
-    PASequence().fit(X[:2], y[:2])
+    PASequence(update="max-loss").partial_fit(X[:2], y[:2]).predict(X[:2])
+    PASequence().partial_fit(X[:2], y[:2])
 
-    print(f"{'update':<12}{'train letters/s':>17}{'predict letters/s':>19}{'online err':>12}"
+    print(f"{'update':<12}{'average':>8}{'train letters/s':>17}{'predict letters/s':>19}{'online err':>12}"
           f"{'test letter err':>17}{'test word err':>15}")
     for update in ("prediction", "max-loss"):
-        model = PASequence(variant="pa1", C=1.0, update=update)
-        online = olearn.run(model, X, y)
-        online_error = hamming_errors(y, online.predictions).sum() / n_letters
-        for _ in range(args.epochs - 1):
-            model.partial_fit(X, y)
-        letter_error, word_error = error_rates(model, X_test, y_test)
-        train_speed = letters_per_second(lambda u=update: PASequence(update=u).partial_fit(X, y), n_letters,
-                                         args.repeats)
-        predict_speed = letters_per_second(lambda m=model: m.predict(X_test), n_test_letters, args.repeats)
-        print(f"{update:<12}{train_speed:>17,.0f}{predict_speed:>19,.0f}{online_error:>12.4f}"
-              f"{letter_error:>17.4f}{word_error:>15.4f}")
+        for average in (False, True):
+            model = PASequence(variant="pa1", C=1.0, update=update, average=average)
+            online = olearn.run(model, X, y)
+            online_error = hamming_errors(y, online.predictions).sum() / n_letters
+            for _ in range(args.epochs - 1):
+                model.partial_fit(X, y)
+            letter_error, word_error = error_rates(model, X_test, y_test)
+            train_speed = letters_per_second(
+                lambda u=update, a=average: PASequence(update=u, average=a).partial_fit(X, y), n_letters, args.repeats
+            )
+            predict_speed = letters_per_second(lambda m=model: m.predict(X_test), n_test_letters, args.repeats)
+            print(f"{update:<12}{str(average):>8}{train_speed:>17,.0f}{predict_speed:>19,.0f}{online_error:>12.4f}"
+                  f"{letter_error:>17.4f}{word_error:>15.4f}")
 
     alone = PASequence(variant="pa1", C=1.0)
     singles_X = [row[None, :] for s in X for row in s]

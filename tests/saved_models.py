@@ -56,14 +56,14 @@ def _multiclass(make):
     return (lambda: make().fit(X[:, :3], Y_CLASS)), use
 
 
-def _multilabel():
+def _multilabel(make):
     sets = [[0], [1, 2], [], [2], [0, 1], [1]] * 2
 
     def use(model):
         model.partial_fit(X_MORE, sets[:6])
         return _floats(model.decision_function(X_MORE), model.predict(X_MORE))
 
-    return (lambda: PAMultilabel(variant="pa1", C=0.5).fit(X[:, :3], sets)), use
+    return (lambda: make().partial_fit(X[:, :3], sets)), use
 
 
 def _uniclass():
@@ -74,7 +74,7 @@ def _uniclass():
     return (lambda: PAUniclass(variant="pa1", C=0.5).fit(X)), use
 
 
-def _sequence():
+def _sequence(make):
     xs = [X[:4, :3], X[4:7, :3], X[7:12, :3]]
     ys = [list("abab"), list("bba"), list("abcab")]
 
@@ -82,7 +82,7 @@ def _sequence():
         model.partial_fit([X_MORE[:3], X_MORE[3:]], [list("cab"), list("aba")])
         return _floats(model.coef_, model.transition_, [len(p) for p in model.predict([X_MORE])])
 
-    return (lambda: PASequence(variant="pa1", fit_intercept=True).fit(xs, ys)), use
+    return (lambda: make().partial_fit(xs, ys)), use
 
 
 def _allocation(make):
@@ -132,9 +132,11 @@ CASES = {
     "multiclass-perceptron": _multiclass(lambda: MulticlassPerceptron(update="max")),
     "multiclass-rbf": _multiclass(lambda: PAMulticlass(kernel="rbf", budget=6, random_state=2)),
     "cost-sensitive": _multiclass(lambda: PACostSensitive(cost=COST, update="max-loss")),
-    "multilabel": _multilabel(),
+    "multilabel": _multilabel(lambda: PAMultilabel(variant="pa1", C=0.5)),
+    "multilabel-averaged": _multilabel(lambda: PAMultilabel(variant="pa2", fit_intercept=True, average=4)),
     "uniclass": _uniclass(),
-    "sequence": _sequence(),
+    "sequence": _sequence(lambda: PASequence(variant="pa1", fit_intercept=True)),
+    "sequence-averaged": _sequence(lambda: PASequence(variant="pa1", average=True)),
     "arow-full": _binary(lambda: olearn.AROW(r=0.5, fit_intercept=True)),
     "sop": _binary(lambda: olearn.SecondOrderPerceptron()),
     "cw-diag": _binary(lambda: olearn.CW(covariance="diag")),

@@ -450,6 +450,10 @@ def _checked_meta(path, meta):
     return _estimator_class(path, meta["class"]), meta["params"], meta["state"]
 
 
+# hyperparameters that models saved before they existed lack; such a file loads with their default
+_ADDED_LATER = frozenset({"average"})
+
+
 def load(path):
     """Load a model written by ``save``.
 
@@ -462,8 +466,9 @@ def load(path):
     path = os.fspath(path)
     meta, arrays = _read_archive(path)
     cls, params, state = _checked_meta(path, meta)
-    # a hyperparameter left out would silently take its default: a different model
-    missing = sorted(set(cls._get_param_names()) - set(params))
+    # a hyperparameter left out would silently take its default: a different model (but for the ones
+    # added after files were written, whose default is the model those files hold)
+    missing = sorted(set(cls._get_param_names()) - set(params) - _ADDED_LATER)
     if missing:
         raise ModelFormatError(f"{path}: the metadata lacks the {cls.__name__} hyperparameters {missing}")
     try:

@@ -36,7 +36,9 @@ EXTRA_SETTINGS = {
     "PNorm": [{"p": 3.0, "fit_intercept": True}],
     "PAUniclass": [{"learn_radius": True, "B": 1e6}],
     "PAMultilabel": [{"feature_map": BlockFeatureMap(CLASSES["multilabel"], 8)},
-                     {"feature_map": BlockFeatureMap(CLASSES["multilabel"], 8), "fit_intercept": True}],
+                     {"feature_map": BlockFeatureMap(CLASSES["multilabel"], 8), "fit_intercept": True},
+                     {"average": True}, {"feature_map": BlockFeatureMap(CLASSES["multilabel"], 8), "average": 2}],
+    "PASequence": [{"average": 2}],
 }
 
 # caches rebuilt from the hyperparameters, and scratch buffers (zero workspaces a call may

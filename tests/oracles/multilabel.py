@@ -20,6 +20,9 @@ the labels in the ranking from the start; without it every label is. A label
 not ranked yet joins the ranking on the first row that names it (olearn's
 documented rule for labels first met mid-stream). ``fit_intercept`` gives each
 label a constant feature of its own (appending 1 to x in every block).
+
+``weights`` (olearn's importance weights, beyond the paper): row t is learned
+with C replaced by weights[t] * C, and weight 0 makes no update.
 """
 
 from dataclasses import dataclass
@@ -43,18 +46,19 @@ def phi(x, r, n_labels):
     return out
 
 
-def pa_multilabel(X, label_sets, n_labels, variant="pa", C=1.0, fit_intercept=False, ranked=None):
+def pa_multilabel(X, label_sets, n_labels, variant="pa", C=1.0, fit_intercept=False, ranked=None, weights=None):
     """The multi-prototype learner: :func:`pa_multilabel_joint` with the block map ``phi``."""
     X = np.asarray(X, dtype=np.float64)
     d = X.shape[1]
     w, intercept, margins, losses, taus, scores = pa_multilabel_joint(
-        X, label_sets, n_labels, lambda x, r: phi(x, r, n_labels), variant, C, fit_intercept, ranked, trace=True
+        X, label_sets, n_labels, lambda x, r: phi(x, r, n_labels), variant, C, fit_intercept, ranked, trace=True,
+        weights=weights,
     )
     return MultilabelTrace(w.reshape(n_labels, d).copy(), intercept, margins, losses, taus, scores)
 
 
 def pa_multilabel_joint(X, label_sets, n_labels, phi, variant="pa", C=1.0, fit_intercept=False, ranked=None,
-                        trace=False):
+                        trace=False, weights=None):
     """Sec. 7 with a joint feature map, one weight vector w: Eq. (36)-(38) and the PA-I/PA-II taus after Eq. (38).
 
     ``phi(x, r)`` returns the dense vector Phi(x, r) of label index r; all have the
@@ -74,7 +78,9 @@ def pa_multilabel_joint(X, label_sets, n_labels, phi, variant="pa", C=1.0, fit_i
     w = np.zeros(size)
     in_ranking = list(range(n_labels)) if ranked is None else list(ranked)
     margins, losses, taus, all_scores = [], [], [], []
-    for x, relevant in zip(X, label_sets):
+    weights = np.ones(len(label_sets)) if weights is None else np.asarray(weights, dtype=np.float64)
+    for x, relevant, weight in zip(X, label_sets, weights):
+        C_t = weight * C
         for label in sorted(relevant):
             if label not in in_ranking:
                 in_ranking.append(label)
@@ -94,12 +100,14 @@ def pa_multilabel_joint(X, label_sets, n_labels, phi, variant="pa", C=1.0, fit_i
         loss = max(0.0, 1.0 - margin)
         z = features(x, r_t) - features(x, s_t)
         sq = z @ z
-        if variant == "pa":
+        if weight == 0.0:
+            tau = 0.0
+        elif variant == "pa":
             tau = loss / sq if sq > 0 else 0.0
         elif variant == "pa1":
-            tau = min(C, loss / sq) if sq > 0 else 0.0
+            tau = min(C_t, loss / sq) if sq > 0 else 0.0
         elif variant == "pa2":
-            denominator = sq + 1.0 / (2.0 * C)
+            denominator = sq + 1.0 / (2.0 * C_t)
             tau = loss / denominator if denominator > 0 else 0.0
         else:
             raise ValueError(variant)

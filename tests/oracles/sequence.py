@@ -21,6 +21,9 @@ Layout of w: the emission block, shape (k, d + 1) flattened by rows (the last
 column weighs a constant feature that is 1 with fit_intercept and 0
 without), then the transition block, shape (k + 1, k) flattened by rows (row k
 is the start state).
+
+``weights`` (olearn's importance weights, beyond the paper): sequence i is
+learned with C replaced by weights[i] * C, and weight 0 makes no update.
 """
 
 import itertools
@@ -96,7 +99,7 @@ class Trace:
 
 
 def pa_sequence(X_seqs, y_seqs, classes, variant="pa1", C=1.0, update="prediction", rho=None,
-                fit_intercept=False, d=None):
+                fit_intercept=False, d=None, weights=None):
     """Learn the sequences in order; ``y_seqs`` hold labels of ``classes`` (sorted), ``rho(y, r)`` on label values.
 
     ``rho`` defaults to the Hamming distance.
@@ -109,7 +112,8 @@ def pa_sequence(X_seqs, y_seqs, classes, variant="pa1", C=1.0, update="predictio
     w = np.zeros(k * (d + 1) + (k + 1) * k)
     known = set()
     predictions, scores, losses, taus, rivals = [], [], [], [], []
-    for X, labels in zip(X_seqs, y_seqs):
+    weights = np.ones(len(y_seqs)) if weights is None else np.asarray(weights, dtype=np.float64)
+    for X, labels, weight in zip(X_seqs, y_seqs, weights):
         X = np.zeros((0, d)) if len(X) == 0 else np.asarray(X, dtype=np.float64)
         X = np.hstack([X, np.zeros((X.shape[0], d - X.shape[1]))])
         y = tuple(classes.index(label) for label in labels)
@@ -140,7 +144,7 @@ def pa_sequence(X_seqs, y_seqs, classes, variant="pa1", C=1.0, update="predictio
             rival = brute_force_argmax(score, T, known)
         loss = max(0.0, score(rival) - score(y) + margin(rival))
         z = phi(X, y, k, fit_intercept) - phi(X, rival, k, fit_intercept)
-        tau = pa_tau(variant, loss, float(z @ z), C)
+        tau = pa_tau(variant, loss, float(z @ z), weight * C) if weight > 0 else 0.0
         predictions.append(prediction)
         scores.append(score(prediction) if prediction is not None else math.nan)
         losses.append(loss)

@@ -40,13 +40,15 @@ def step(variant, loss, C):
     raise ValueError(variant)
 
 
-def _fixed_radius(Y, w, variant, C, epsilon):
+def _fixed_radius(Y, w, variant, C, epsilon, weights=None):
+    """``weights`` (olearn's importance weights, beyond the paper): C becomes weights[t] * C, weight 0 no step."""
     centers, losses, taus = [], [], []
-    for y in Y:
+    weights = np.ones(len(Y)) if weights is None else np.asarray(weights, dtype=np.float64)
+    for y, weight in zip(Y, weights):
         centers.append(w.copy())
         distance = np.linalg.norm(y - w)
         loss = max(0.0, distance - epsilon)
-        tau = step(variant, loss, C)
+        tau = step(variant, loss, weight * C) if weight > 0 else 0.0
         if loss > 0:
             w = w + tau * (y - w) / distance
         losses.append(loss)
@@ -54,19 +56,19 @@ def _fixed_radius(Y, w, variant, C, epsilon):
     return w, np.array(centers).reshape(len(Y), -1), np.array(losses), np.array(taus)
 
 
-def pa_uniclass(Y, variant="pa", C=1.0, epsilon=0.1):
+def pa_uniclass(Y, variant="pa", C=1.0, epsilon=0.1, weights=None):
     Y = np.asarray(Y, dtype=np.float64)
-    w, centers, losses, taus = _fixed_radius(Y, np.zeros(Y.shape[1]), variant, C, epsilon)
+    w, centers, losses, taus = _fixed_radius(Y, np.zeros(Y.shape[1]), variant, C, epsilon, weights)
     distances = np.linalg.norm(Y - centers, axis=1)
     return UniclassTrace(w, epsilon, centers, np.full(len(Y), epsilon), epsilon - distances, losses, taus)
 
 
-def pa_uniclass_learned_radius(Y, variant="pa", C=1.0, B=1.0):
+def pa_uniclass_learned_radius(Y, variant="pa", C=1.0, B=1.0, weights=None):
     Y = np.asarray(Y, dtype=np.float64)
     lifted = np.hstack([Y, np.zeros((Y.shape[0], 1))])
     start = np.zeros(Y.shape[1] + 1)
     start[-1] = B
-    w, centers, losses, taus = _fixed_radius(lifted, start, variant, C, B)
+    w, centers, losses, taus = _fixed_radius(lifted, start, variant, C, B, weights)
     radii = np.sqrt(B**2 - centers[:, -1] ** 2)
     distances = np.linalg.norm(Y - centers[:, :-1], axis=1)
     return UniclassTrace(w[:-1], float(np.sqrt(B**2 - w[-1] ** 2)), centers[:, :-1], radii, radii - distances,

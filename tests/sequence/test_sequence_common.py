@@ -323,8 +323,10 @@ def test_an_update_that_would_overflow_a_weight_leaves_every_weight_unchanged():
     emission = np.array([[0.0, 1.7e308], [0.0, 0.0]])  # feature 0, then the intercept row; labels a, b
     transition = np.zeros((3, 2))
     before = (emission.copy(), transition.copy())
+    no_averaging = np.zeros(2, dtype=np.int64)
     args = (np.array([0, 1]), np.array([0], dtype=np.int32), np.array([1.0]), np.array([0, 1]), 0,
-            np.array([1]), np.array([0]), emission, transition, 0.0)
+            np.array([1]), np.array([0]), 1.0, emission, transition, np.zeros((1, 0)), np.zeros((1, 0)), no_averaging,
+            0.0)
     scratch = (np.zeros(2), np.zeros(2, dtype=bool), np.zeros((3, 2)))
     tau, ok = sequence_update(*args, 1e308, STEP_PA, math.inf, *scratch)
     assert not ok and math.isfinite(tau)

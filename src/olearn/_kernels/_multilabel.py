@@ -17,13 +17,20 @@ relevant label indices of row i. Labels are indexed in order of first
 appearance, and only the first ``state[M_ACTIVE]`` of them take part in a
 round: a label joins the ranking on the first row that names it, so that a
 batch is learned exactly as its rows would be one at a time.
+
+Importance weights (one per row, or an empty array for none) scale C
+(:func:`._steps.weighted_pa_step`). Averaging keeps the correction ``U`` of
+:mod:`._lazy_average` next to the weights (same shape; unused, and may be
+empty, when the ``averaging`` array says there is none): an update of round
+age ``s - a`` adds ``(s - a) tau z`` to it.
 """
 
 import math
 
 from numba import njit
 
-from ._steps import pa_step
+from ._lazy_average import A_ROUNDS, round_age
+from ._steps import weighted_pa_step
 from ._totals import add_totals
 
 # Layout of the float64 `params` array.
@@ -82,14 +89,15 @@ def ranking_pair(scores, labels, llo, lhi, n_labels, relevant):
 
 
 @njit(cache=True, inline="always")
-def multilabel_round(indices, data, lo, hi, labels, llo, lhi, W, n_labels, rule, C, bias, relevant, scores):
-    """Predict then learn one example among the first ``n_labels`` labels; returns (margin, loss, tau, ok).
+def multilabel_round(indices, data, lo, hi, labels, llo, lhi, weight, W, U, age, n_labels, rule, C, bias, relevant,
+                     scores):
+    """Predict then learn one example of importance ``weight`` among the first ``n_labels`` labels.
 
-    ``relevant`` is int8 scratch of k zeros (left as zeros), ``scores`` float
-    scratch of size k. ``ok`` is False when a score or an updated weight would
-    not be finite; the model is then left as it was.
+    Returns (margin, loss, tau, ok). ``age`` > 0 adds ``age * tau z`` to the
+    averaging correction ``U``. ``relevant`` is int8 scratch of k zeros (left
+    as zeros), ``scores`` float scratch of size k. ``ok`` is False when a score
+    or an updated weight would not be finite; the model is then left as it was.
     """
-    d = W.shape[1] - 1
     label_scores(indices, data, lo, hi, W, n_labels, bias, scores)
     sqnorm = bias * bias
     for k in range(lo, hi):
@@ -105,32 +113,52 @@ def multilabel_round(indices, data, lo, hi, labels, llo, lhi, W, n_labels, rule,
         return math.inf, 0.0, 0.0, True
     margin = lowest - highest
     loss = max(0.0, 1.0 - margin)
-    tau = pa_step(rule, loss, 2.0 * sqnorm, C)
+    tau = weighted_pa_step(rule, loss, 2.0 * sqnorm, C, weight)
     if tau == 0.0 or sqnorm == 0.0:
         return margin, loss, tau, True
+    if not (_pair_stays_finite(indices, data, lo, hi, W, r_star, s_star, tau, bias)
+            and (age == 0.0 or _pair_stays_finite(indices, data, lo, hi, U, r_star, s_star, age * tau, bias))):
+        return margin, loss, tau, False
+    _move_pair(indices, data, lo, hi, W, r_star, s_star, tau, bias)
+    if age > 0.0:
+        _move_pair(indices, data, lo, hi, U, r_star, s_star, age * tau, bias)
+    return margin, loss, tau, True
+
+
+@njit(cache=True, inline="always")
+def _pair_stays_finite(indices, data, lo, hi, W, r, s, tau, bias):
+    """Whether adding tau (x, bias) to row r of W and subtracting it from row s keeps them finite."""
+    d = W.shape[1] - 1
     for k in range(lo, hi):
         step = tau * data[k]
         j = indices[k]
-        if not (math.isfinite(W[r_star, j] + step) and math.isfinite(W[s_star, j] - step)):
-            return margin, loss, tau, False
+        if not (math.isfinite(W[r, j] + step) and math.isfinite(W[s, j] - step)):
+            return False
     step = tau * bias
-    if not (math.isfinite(W[r_star, d] + step) and math.isfinite(W[s_star, d] - step)):
-        return margin, loss, tau, False
+    return math.isfinite(W[r, d] + step) and math.isfinite(W[s, d] - step)
+
+
+@njit(cache=True, inline="always")
+def _move_pair(indices, data, lo, hi, W, r, s, tau, bias):
+    """W_r += tau (x, bias), W_s -= tau (x, bias)."""
+    d = W.shape[1] - 1
     for k in range(lo, hi):
         step = tau * data[k]
-        W[r_star, indices[k]] += step
-        W[s_star, indices[k]] -= step
-    W[r_star, d] += tau * bias
-    W[s_star, d] -= tau * bias
-    return margin, loss, tau, True
+        W[r, indices[k]] += step
+        W[s, indices[k]] -= step
+    W[r, d] += tau * bias
+    W[s, d] -= tau * bias
 
 
 @njit(cache=True)
 def multilabel_pass(
-    indptr, indices, data, label_ptr, labels, W, state, params, codes,
+    indptr, indices, data, label_ptr, labels, weights, W, state, U, averaging, params, codes,
     relevant, scores, margins, losses, taus, round_scores, totals,
 ):
     """Progressive validation over the rows of a CSR matrix, in order.
+
+    ``weights`` holds the importance weight of each row (empty: all 1);
+    ``averaging`` advances by the rows learned.
 
     A round is a mistake when its margin is <= 0: some relevant label scores no
     higher than some irrelevant one, so the ranking is wrong (a tie counts).
@@ -140,6 +168,7 @@ def multilabel_pass(
     numbers overflowed.
     """
     record = margins.size > 0
+    weighted = weights.size > 0
     rule = codes[M_STEP]
     C = params[M_C]
     bias = params[M_BIAS]
@@ -156,7 +185,7 @@ def multilabel_pass(
                 active = labels[m] + 1
         margin, loss, tau, ok = multilabel_round(
             indices, data, indptr[i], indptr[i + 1], labels, label_ptr[i], label_ptr[i + 1],
-            W, active, rule, C, bias, relevant, scores,
+            weights[i] if weighted else 1.0, W, U, round_age(averaging, i), active, rule, C, bias, relevant, scores,
         )
         if not ok:
             stopped = i
@@ -175,6 +204,7 @@ def multilabel_pass(
         if tau != 0.0:
             updates += 1.0
     state[M_ACTIVE] = n_labels
+    averaging[A_ROUNDS] += n
     add_totals(totals, mistakes, cumulative_loss, updates, n)
     return stopped
 
@@ -187,8 +217,8 @@ def multilabel_scores(indptr, indices, data, W, bias, out):
 
 
 @njit(cache=True)
-def multilabel_map_round(pointers, bidx, bdat, labels, llo, lhi, w, wb, n_labels, rule, C, bias, relevant, scores,
-                         zidx, zval, work):
+def multilabel_map_round(pointers, bidx, bdat, labels, llo, lhi, weight, w, wb, uw, uwb, age, n_labels, rule, C, bias,
+                         relevant, scores, zidx, zval, work):
     """One round through a joint feature map Phi(x, r) (Sec. 7, single-prototype); returns (margin, loss, tau, ok).
 
     ``bidx[pointers[r]:pointers[r + 1]]`` / ``bdat[...]`` hold Phi(x, r) of label
@@ -197,8 +227,9 @@ def multilabel_map_round(pointers, bidx, bdat, labels, llo, lhi, w, wb, n_labels
     The virtual instance is z = Phi(x, r*) - Phi(x, s*) (plus the intercept
     difference), ``||z||^2`` is measured once the two sparse vectors are added
     up in ``work`` (dense scratch of w's size, left as zeros), and ``zidx`` /
-    ``zval`` (scratch of bdat's size) keep z for the update. ``relevant`` and
-    ``scores`` are as in :func:`multilabel_round`.
+    ``zval`` (scratch of bdat's size) keep z for the update. ``weight``,
+    ``age``, ``relevant`` and ``scores`` are as in :func:`multilabel_round`;
+    ``uw`` and ``uwb`` are the averaging corrections of ``w`` and ``wb``.
     """
     finite = True
     for r in range(n_labels):
@@ -234,17 +265,31 @@ def multilabel_map_round(pointers, bidx, bdat, labels, llo, lhi, w, wb, n_labels
                 work[j] = 0.0
     if not math.isfinite(sqnorm):
         return margin, loss, 0.0, False
-    tau = pa_step(rule, loss, sqnorm, C)
+    tau = weighted_pa_step(rule, loss, sqnorm, C, weight)
     if tau == 0.0 or sqnorm == 0.0:
         return margin, loss, tau, True
+    if not (_map_stays_finite(w, wb, zidx, zval, count, r_star, s_star, tau, bias)
+            and (age == 0.0 or _map_stays_finite(uw, uwb, zidx, zval, count, r_star, s_star, age * tau, bias))):
+        return margin, loss, tau, False
+    _map_move(w, wb, zidx, zval, count, r_star, s_star, tau, bias)
+    if age > 0.0:
+        _map_move(uw, uwb, zidx, zval, count, r_star, s_star, age * tau, bias)
+    return margin, loss, tau, True
+
+
+@njit(cache=True, inline="always")
+def _map_stays_finite(w, wb, zidx, zval, count, r, s, tau, bias):
     for c in range(count):
         if not math.isfinite(w[zidx[c]] + tau * zval[c]):
-            return margin, loss, tau, False
+            return False
     step = tau * bias
-    if not (math.isfinite(wb[r_star] + step) and math.isfinite(wb[s_star] - step)):
-        return margin, loss, tau, False
+    return math.isfinite(wb[r] + step) and math.isfinite(wb[s] - step)
+
+
+@njit(cache=True, inline="always")
+def _map_move(w, wb, zidx, zval, count, r, s, tau, bias):
+    """w += tau z, and the intercept weights of labels r and s move by +-tau * bias."""
     for c in range(count):
         w[zidx[c]] += tau * zval[c]
-    wb[r_star] += step
-    wb[s_star] -= step
-    return margin, loss, tau, True
+    wb[r] += tau * bias
+    wb[s] -= tau * bias

@@ -23,6 +23,13 @@ prediction when ``first_seen[j] < i`` and in the choice of the rival when
 ``first_seen[j] <= i``. When no label was known before a round, there is no
 prediction, and the prediction-based rival is the Viterbi labelling over the
 labels known once the round's own labels are in.
+
+Each sequence may carry an importance weight (``weights``, one per sequence, or
+empty for none): C becomes weight * C (:func:`._steps.weighted_pa_step`).
+Averaging (:mod:`._lazy_average`) keeps corrections ``u_emission`` and
+``u_transition`` of the two blocks (same shapes; unused when the ``averaging``
+array says there is none): an update of age ``s - a`` adds ``(s - a) tau z`` to
+them, by the same visit of z that updates w.
 """
 
 import math
@@ -30,7 +37,8 @@ import math
 import numpy as np
 from numba import njit
 
-from ._steps import pa_step
+from ._lazy_average import A_ROUNDS, round_age
+from ._steps import weighted_pa_step
 from ._totals import add_totals
 from ._viterbi import emission_scores, hamming_viterbi, sequence_score, viterbi
 
@@ -126,29 +134,43 @@ def _transition_part(mode, n, y, y0, rival, transition, tau, counts):
 
 
 @njit(cache=True)
-def update_towards(indptr, indices, data, r0, n, y, y0, rival, emission, transition, bias, loss, rule, C,
-                   buffer, done, counts):
-    """w <- w + tau (Phi(X, y) - Phi(X, rival)) with the PA step of ``loss``; returns (tau, ok).
+def update_towards(indptr, indices, data, r0, n, y, y0, rival, weight, emission, transition, u_emission,
+                   u_transition, age, bias, loss, rule, C, buffer, done, counts):
+    """w <- w + tau (Phi(X, y) - Phi(X, rival)), tau the PA step of ``loss`` at ``weight``; returns (tau, ok).
 
-    ``ok`` is False, and the model unchanged, when ||z||^2, tau or an updated
-    weight would not be finite.
+    With ``age`` > 0 the averaging corrections get ``age * tau z`` too. ``ok``
+    is False, and the model unchanged, when ||z||^2, tau or an updated weight
+    would not be finite.
     """
     sqnorm = _emission_part(_NORM, indptr, indices, data, r0, n, y, y0, rival, bias, emission, 0.0, buffer, done)
     sqnorm += _transition_part(_NORM, n, y, y0, rival, transition, 0.0, counts)
     if not math.isfinite(sqnorm):
         return 0.0, False
-    tau = pa_step(rule, loss, sqnorm, C)
+    tau = weighted_pa_step(rule, loss, sqnorm, C, weight)
     if tau == 0.0:
         return 0.0, True
     if not math.isfinite(tau):
         return tau, False
-    if _emission_part(_CHECK, indptr, indices, data, r0, n, y, y0, rival, bias, emission, tau, buffer, done) == 0.0:
+    if not _stays_finite(indptr, indices, data, r0, n, y, y0, rival, bias, emission, transition, tau, buffer, done,
+                         counts):
         return tau, False
-    if _transition_part(_CHECK, n, y, y0, rival, transition, tau, counts) == 0.0:
+    if age > 0.0 and not _stays_finite(indptr, indices, data, r0, n, y, y0, rival, bias, u_emission, u_transition,
+                                       age * tau, buffer, done, counts):
         return tau, False
     _emission_part(_APPLY, indptr, indices, data, r0, n, y, y0, rival, bias, emission, tau, buffer, done)
     _transition_part(_APPLY, n, y, y0, rival, transition, tau, counts)
+    if age > 0.0:
+        _emission_part(_APPLY, indptr, indices, data, r0, n, y, y0, rival, bias, u_emission, age * tau, buffer, done)
+        _transition_part(_APPLY, n, y, y0, rival, u_transition, age * tau, counts)
     return tau, True
+
+
+@njit(cache=True)
+def _stays_finite(indptr, indices, data, r0, n, y, y0, rival, bias, emission, transition, tau, buffer, done, counts):
+    """Whether (emission, transition) + tau z stays finite."""
+    if _emission_part(_CHECK, indptr, indices, data, r0, n, y, y0, rival, bias, emission, tau, buffer, done) == 0.0:
+        return False
+    return _transition_part(_CHECK, n, y, y0, rival, transition, tau, counts) != 0.0
 
 
 @njit(cache=True)
@@ -195,12 +217,14 @@ def _longest(offsets):
 
 
 @njit(cache=True)
-def sequence_pass(indptr, indices, data, offsets, y, margins, emission, transition, first_seen, rule, update, C, bias,
-                  predictions, scores, losses, taus, errors, totals):
+def sequence_pass(indptr, indices, data, offsets, y, weights, margins, emission, transition, u_emission, u_transition,
+                  averaging, first_seen, rule, update, C, bias, predictions, scores, losses, taus, errors, totals):
     """Progressive validation over the sequences of a CSR matrix: predict each one, then learn it.
 
     Sequence i is rows offsets[i] .. offsets[i + 1] - 1 with labels y over the
-    same rows; its margins are margins[offsets[i] + i + h], h = 0 .. n.
+    same rows; its margins are margins[offsets[i] + i + h], h = 0 .. n;
+    ``weights`` holds the importance weight of each sequence (empty: all 1).
+    ``averaging`` advances by the sequences learned.
     ``predictions`` (one per row) gets the predicted label indices, -1 where
     no label was known yet. The per-sequence ``scores`` (w.Phi(X, yhat), NaN
     without a prediction), ``losses``, ``taus`` and ``errors`` (Hamming errors
@@ -210,6 +234,7 @@ def sequence_pass(indptr, indices, data, offsets, y, margins, emission, transiti
     because the numbers overflowed (the model then keeps the earlier updates).
     """
     record = scores.size > 0
+    weighted = weights.size > 0
     k = emission.shape[1]
     longest = _longest(offsets)
     em = np.empty((longest, k))
@@ -241,8 +266,9 @@ def sequence_pass(indptr, indices, data, offsets, y, margins, emission, transiti
                 stopped = i
                 break
             loss = max(0.0, rival_score - true_score + margins[r0 + i + hamming(y, r0, rival, 0, n)])
-            tau, ok = update_towards(indptr, indices, data, r0, n, y, r0, rival, emission, transition, bias, loss,
-                                     rule, C, buffer, done, counts)
+            tau, ok = update_towards(indptr, indices, data, r0, n, y, r0, rival, weights[i] if weighted else 1.0,
+                                     emission, transition, u_emission, u_transition, round_age(averaging, i), bias,
+                                     loss, rule, C, buffer, done, counts)
             if not ok:
                 stopped = i
                 break
@@ -258,6 +284,7 @@ def sequence_pass(indptr, indices, data, offsets, y, margins, emission, transiti
         if tau != 0.0:
             updates += 1.0
     n_done = n_sequences if stopped < 0 else stopped
+    averaging[A_ROUNDS] += n_done
     add_totals(totals, mistakes, cumulative_loss, updates, n_done)
     return stopped
 
@@ -280,13 +307,14 @@ def sequence_rival(indptr, indices, data, offsets, i, y, emission, transition, f
 
 
 @njit(cache=True)
-def sequence_update(indptr, indices, data, offsets, i, y, rival, emission, transition, bias, loss, rule, C, buffer,
-                    done, counts):
-    """``update_towards`` for sequence i, with the scratch arrays of ``sequence_pass``; returns (tau, ok)."""
+def sequence_update(indptr, indices, data, offsets, i, y, rival, weight, emission, transition, u_emission,
+                    u_transition, averaging, bias, loss, rule, C, buffer, done, counts):
+    """``update_towards`` for sequence i, the first of a pass over ``averaging``, with the scratch arrays of
+    ``sequence_pass``; returns (tau, ok). The caller advances ``averaging`` once the round is done."""
     r0 = offsets[i]
     n = offsets[i + 1] - r0
-    return update_towards(indptr, indices, data, r0, n, y, r0, rival, emission, transition, bias, loss, rule, C,
-                          buffer, done, counts)
+    return update_towards(indptr, indices, data, r0, n, y, r0, rival, weight, emission, transition, u_emission,
+                          u_transition, round_age(averaging, 0), bias, loss, rule, C, buffer, done, counts)
 
 
 @njit(cache=True)

@@ -31,3 +31,17 @@ def pa_step(rule, loss, sqnorm, C):
     if rule == STEP_PA1 and tau > C:
         tau = C
     return tau
+
+
+@njit(cache=True, inline="always")
+def weighted_pa_step(rule, loss, sqnorm, C, weight):
+    """tau of PA, PA-I or PA-II for an example of importance ``weight`` >= 0: C becomes ``weight * C``.
+
+    PA-I: ``min(w C, l / s)``; PA-II: ``l / (s + 1/(2 w C))``; PA (C = inf):
+    the plain step for any w > 0. Weight 0 is no step. For PA-I an integer
+    weight w is the step of the example repeated w times when the direction of
+    the update stays the same (the second copy's loss is ``l - tau s``).
+    """
+    if weight == 0.0:
+        return 0.0
+    return pa_step(rule, loss, sqnorm, weight * C)

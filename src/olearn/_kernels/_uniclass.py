@@ -18,13 +18,16 @@ In terms of g, ``B^2 - a^2 = g (2B - g)``, the lifted loss is
 
 The residual ``y - w`` is written into a scratch vector once per round, so that
 both the distance and the update use the same, exactly rounded, differences.
+
+Each vector may carry an importance weight (``weights``, empty for none): C
+becomes weight * C (:func:`._steps.weighted_pa_step`).
 """
 
 import math
 
 from numba import njit
 
-from ._steps import pa_step
+from ._steps import weighted_pa_step
 from ._totals import add_totals
 
 # Layout of the float64 `params` array.
@@ -53,8 +56,8 @@ def uniclass_radius(state, params, codes):
 
 
 @njit(cache=True, inline="always")
-def uniclass_round(indices, data, lo, hi, w, state, rule, learn_radius, C, epsilon, bound, residual):
-    """Predict then learn one vector y = data[lo:hi]; returns (margin, loss, tau, ok).
+def uniclass_round(indices, data, lo, hi, weight, w, state, rule, learn_radius, C, epsilon, bound, residual):
+    """Predict then learn one vector y = data[lo:hi] of importance ``weight``; returns (margin, loss, tau, ok).
 
     ``margin`` is radius - ||y - w|| (negative outside the ball). ``ok`` is
     False when ||y - w||^2 is not finite; the model is then left untouched.
@@ -82,7 +85,7 @@ def uniclass_round(indices, data, lo, hi, w, state, rule, learn_radius, C, epsil
         radius = epsilon
         norm = dist
         loss = max(0.0, dist - epsilon)
-    tau = pa_step(rule, loss, 1.0, C)
+    tau = weighted_pa_step(rule, loss, 1.0, C, weight)
     if tau > 0.0:
         # tau < norm (the loss is below the distance), so the center moves
         # along a segment towards y and stays finite
@@ -96,16 +99,17 @@ def uniclass_round(indices, data, lo, hi, w, state, rule, learn_radius, C, epsil
 
 
 @njit(cache=True)
-def uniclass_pass(indptr, indices, data, w, state, params, codes, residual, margins, losses, taus, totals):
+def uniclass_pass(indptr, indices, data, weights, w, state, params, codes, residual, margins, losses, taus, totals):
     """Progressive validation over the rows of a CSR matrix of vectors y, in order.
 
-    ``residual`` is scratch of the center's size. A round is a mistake when y
+    ``weights`` holds the importance weight of each row (empty: all 1). ``residual`` is scratch of the center's size. A round is a mistake when y
     falls outside the ball (its loss is > 0). Per-round margins, losses and
     taus are written when the output arrays have one slot per row. Returns -1,
     or the index of the row at which learning stopped because ||y - w||^2
     overflowed.
     """
     record = margins.size > 0
+    weighted = weights.size > 0
     rule = codes[U_STEP]
     learn_radius = codes[U_LEARN_RADIUS] != 0
     C = params[U_C]
@@ -118,7 +122,8 @@ def uniclass_pass(indptr, indices, data, w, state, params, codes, residual, marg
     n = indptr.size - 1
     for i in range(n):
         margin, loss, tau, ok = uniclass_round(
-            indices, data, indptr[i], indptr[i + 1], w, state, rule, learn_radius, C, epsilon, bound, residual
+            indices, data, indptr[i], indptr[i + 1], weights[i] if weighted else 1.0, w, state, rule, learn_radius, C,
+            epsilon, bound, residual,
         )
         if not ok:
             stopped = i

@@ -5,13 +5,23 @@ import math
 
 import numpy as np
 
+from .._averaging import (
+    AVERAGE,
+    average_start,
+    averaged,
+    averaging_relation,
+    check_average_unchanged,
+    new_averaging,
+)
 from .._estimator import ClassifierEstimator
 from .._kernels import _codes
 from .._kernels import _multilabel as K
+from .._kernels._lazy_average import A_ROUNDS, A_START, N_AVERAGING, round_age
 from .._learner import OnlineLearner
 from .._params import BOOLEAN, Interval, NoneOr, Options
 from .._persistence import LABELS, Array, Count, StateSchema, distinct, entry_is
 from .._validation import CSRArrays, check_row, check_X, seen_columns
+from .._weights import UNWEIGHTED
 from ..multiclass._base import CallableOrNone
 from ..multiclass._feature_maps import phi_block
 from ._labels import LabelIndex, label_array, label_collection, read_label_rows
@@ -94,6 +104,32 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
     own, which adds 2 to :math:`\|z_t\|^2`. A model with a feature map
     pickles (if ``phi`` does) but cannot be saved with ``save``.
 
+    **Importance weights** (``sample_weight`` of :meth:`partial_fit`,
+    :meth:`learn_one` and :func:`olearn.run`; beyond the text). An example of
+    weight :math:`v \ge 0` is learned with the aggressiveness :math:`vC`:
+    PA-I :math:`\tau = \min\{vC, \ell_t/\|z_t\|^2\}`, PA-II
+    :math:`\tau = \ell_t/(\|z_t\|^2 + \frac{1}{2vC})`, PA (C infinite) the
+    plain step for any :math:`v > 0`; weight 0 makes no update (the round
+    still counts, in the totals and in the average). For PA-I an integer
+    weight :math:`v` is the example repeated v times as long as the worst pair
+    stays the same over the repeats (the loss of each repeat is the previous
+    one minus :math:`\tau\|z_t\|^2`); PA-II has no such identity and is the
+    closed form above. There is no ``class_weight``: a row has a set of
+    relevant labels, not one class to weigh it by.
+
+    **Averaging** (``average``, scikit-learn's SGD semantics; beyond the
+    text). With ``average=True`` (or an integer a: from the a-th example
+    learned on) :meth:`decision_function`, :meth:`predict`,
+    :meth:`predict_ranking`, :meth:`predict_one`, ``coef_``, ``intercept_``
+    and saved models use the mean of the weights left by each round (from
+    round a on, every round counting once); before round a they use the
+    current weights. The rounds of :func:`olearn.run` are scored with the
+    current weights, as the online learner predicts. The mean is kept by a
+    running correction updated on the coordinates each update touches
+    (:mod:`olearn._kernels._lazy_average`), so a sparse update stays O(nnz);
+    with a feature map it averages w and the intercept weights the same way.
+    ``average`` cannot be changed once learning started (``fit`` starts over).
+
     Parameters
     ----------
     variant : {"pa", "pa1", "pa2"}, default="pa1"
@@ -105,6 +141,9 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
     feature_map : callable or None, default=None
         ``phi(x, label)``: the joint features :math:`\Phi(x, y)`; None keeps one
         weight vector per label.
+    average : bool or int, default=False
+        Predict with the averaged weights: True from the first example, an
+        integer a from the a-th example on.
 
     Attributes
     ----------
@@ -142,8 +181,9 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
     """
 
     _task = "multilabel"
-    _learned = ("_W", "_w", "_wb", "_map_dim", "_state", "_labels", "classes_", "n_features_in_")
-    _changed_in_place = ("_state", "_labels")
+    _learned = ("_W", "_w", "_wb", "_U", "_uw", "_uwb", "_averaging", "_map_dim", "_state", "_labels", "classes_",
+                "n_features_in_")
+    _changed_in_place = ("_state", "_labels", "_averaging")
     _started_by = "_state"
     _constraints = {
         "variant": Options("pa", "pa1", "pa2"),
@@ -151,14 +191,16 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
         "fit_intercept": BOOLEAN,
         "n_features": NoneOr(Interval(1, None, integer=True)),
         "feature_map": CallableOrNone(),
+        "average": AVERAGE,
     }
 
-    def __init__(self, variant="pa1", C=1.0, fit_intercept=False, n_features=None, feature_map=None):
+    def __init__(self, variant="pa1", C=1.0, fit_intercept=False, n_features=None, feature_map=None, average=False):
         self.variant = variant
         self.C = C
         self.fit_intercept = fit_intercept
         self.n_features = n_features
         self.feature_map = feature_map
+        self.average = average
 
     # -- hyperparameters ------------------------------------------------------
 
@@ -167,6 +209,8 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
         return self._checked_config(self._build_config)
 
     def _build_config(self):
+        if self._is_started():
+            check_average_unchanged(self, self._averaging)
         codes = np.zeros(K.N_MULTILABEL_CODES, dtype=np.int64)
         codes[K.M_STEP] = _STEP_RULES[self.variant]
         params = np.zeros(K.N_MULTILABEL_PARAMS)
@@ -180,13 +224,21 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
     def _uses_map(self):
         return self.feature_map is not None
 
+    @property
+    def _averages(self):
+        return bool(self._averaging[A_START])
+
     def _start(self):
+        self._averaging = new_averaging(self.average)
         if self._uses_map:
             self._w = np.zeros(0)
             self._wb = np.zeros(0)
+            self._uw = np.zeros(0)
+            self._uwb = np.zeros(0)
             self._map_dim = 0
         else:
             self._W = np.zeros((0, 1))
+            self._U = np.zeros((0, 1))
         self._state = np.zeros(K.N_MULTILABEL_STATE, dtype=np.int64)
         self._labels = LabelIndex(type(self).__name__)
         self.classes_ = self._labels.classes
@@ -195,23 +247,22 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
             self._grow_features(self.n_features, "n_features")
 
     def _state_bytes(self, n_features):
-        """One weight vector (with its intercept) per label."""
+        """One weight vector (with its intercept) per label, and as much again for the averaging correction."""
         labels = self._W.shape[0] if hasattr(self, "_W") else 1
-        return 8 * (n_features + 1) * max(labels, 1)
+        copies = 2 if average_start(self.average) else 1
+        return 8 * (n_features + 1) * max(labels, 1) * copies
 
     def _grow_features(self, n_features, where):
         self._check_feature_limit(n_features, where)
         if self._uses_map:
             self.n_features_in_ = max(self.n_features_in_, int(n_features))
             return
-        k, width = self._W.shape
-        capacity = width - 1
+        capacity = self._W.shape[1] - 1
         if n_features > capacity:
             new_capacity = n_features if capacity == 0 else max(n_features, 2 * capacity)
-            grown = np.zeros((k, new_capacity + 1))
-            grown[:, :capacity] = self._W[:, :capacity]
-            grown[:, new_capacity] = self._W[:, capacity]
-            self._W = grown
+            self._W = _widened(self._W, new_capacity)
+            if self._averages:
+                self._U = _widened(self._U, new_capacity)
         self.n_features_in_ = max(self.n_features_in_, int(n_features))
 
     def _sync_labels(self):
@@ -219,31 +270,41 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
         k = len(self._labels)
         if self._uses_map:
             if k > self._wb.size:
-                grown = np.zeros(max(k, 2 * self._wb.size))
-                grown[: self._wb.size] = self._wb
-                self._wb = grown
+                size = max(k, 2 * self._wb.size)
+                self._wb = _lengthened(self._wb, size)
+                if self._averages:
+                    self._uwb = _lengthened(self._uwb, size)
         elif k > self._W.shape[0]:
-            grown = np.zeros((k, self._W.shape[1]))
-            grown[: self._W.shape[0]] = self._W
-            self._W = grown
+            self._W = _lengthened(self._W, k)
+            if self._averages:
+                self._U = _lengthened(self._U, k)
         self.classes_ = self._labels.classes
+
+    def _predicting(self):
+        """The weights predictions use: (W,) or (w, wb) with a map, averaged when ``average`` is on."""
+        if self._uses_map:
+            return averaged(self._w, self._uw, self._averaging), averaged(self._wb, self._uwb, self._averaging)
+        return (averaged(self._W, self._U, self._averaging),)
 
     @property
     def coef_(self):
-        """Weight vectors, one row per label of ``classes_``: shape (n_classes, n_features); w (D,) with a map."""
+        """Weight vectors, one row per label of ``classes_``: shape (n_classes, n_features); w (D,) with a map.
+
+        The averaged weights when ``average`` is on.
+        """
         self._check_started()
         if self._uses_map:
-            return self._w[: self._map_dim].copy()
-        return self._W[self._labels.order, : self.n_features_in_].copy()
+            return self._predicting()[0][: self._map_dim].copy()
+        return self._predicting()[0][self._labels.order, : self.n_features_in_].copy()
 
     @property
     def intercept_(self):
-        """Intercepts, shape (n_classes,); zeros unless ``fit_intercept=True``."""
+        """Intercepts, shape (n_classes,); zeros unless ``fit_intercept=True``; averaged when ``average`` is on."""
         self._check_started()
         bias = 1.0 if self.fit_intercept else 0.0
         if self._uses_map:
-            return self._wb[: len(self._labels)][self._labels.order] * bias
-        return self._W[self._labels.order, -1] * bias
+            return self._predicting()[1][: len(self._labels)][self._labels.order] * bias
+        return self._predicting()[0][self._labels.order, -1] * bias
 
     def _first_call_atomic(self):
         """The base's atomic first call, refusing a feature map switched on or off mid-stream."""
@@ -269,13 +330,14 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
         if grow:
             self._map_dim = max(self._map_dim, widest)
         if self._map_dim > self._w.size:
-            grown = np.zeros(max(self._map_dim, 2 * self._w.size))
-            grown[: self._w.size] = self._w
-            self._w = grown
+            size = max(self._map_dim, 2 * self._w.size)
+            self._w = _lengthened(self._w, size)
+            if self._averages:
+                self._uw = _lengthened(self._uw, size)
         return pointers, bidx, bdat
 
-    def _map_pass(self, indptr, indices, data, n_features, label_ptr, labels, margins, losses, taus, round_scores,
-                  totals, commit):
+    def _map_pass(self, indptr, indices, data, n_features, label_ptr, labels, weights, margins, losses, taus,
+                  round_scores, totals, commit):
         """The feature-map twin of ``multilabel_pass``, driven from Python; returns the stopped row or -1.
 
         ``commit()`` is called once the first row's Phi vectors are in, before
@@ -300,7 +362,8 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
             if i == 0:
                 commit()
             margin, loss, tau, ok = K.multilabel_map_round(
-                pointers, bidx, bdat, labels, label_ptr[i], label_ptr[i + 1], self._w, self._wb, active,
+                pointers, bidx, bdat, labels, label_ptr[i], label_ptr[i + 1], weights[i] if weights.size else 1.0,
+                self._w, self._wb, self._uw, self._uwb, round_age(self._averaging, 0), active,
                 codes[K.M_STEP], params[K.M_C], params[K.M_BIAS], relevant, scores,
                 np.empty(bdat.size, dtype=np.int64), np.empty(bdat.size), np.zeros(self._w.size),
             )
@@ -308,6 +371,7 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
                 totals[_codes.T_ROUNDS] += i
                 self._state[K.M_ACTIVE] = n_labels
                 return i
+            self._averaging[A_ROUNDS] += 1
             n_labels = active
             if record:
                 margins[i], losses[i], taus[i] = margin, loss, tau
@@ -344,11 +408,12 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
     def _rank_every_label(self):
         self._state[K.M_ACTIVE] = len(self._labels)
 
-    def _progressive(self, X, y, record, classes=None):
+    def _progressive(self, X, y, record, classes=None, sample_weight=None):
         """Predict then learn every row in order; return the per-round outputs.
 
-        Returns (predictions, scores, losses, taus, mistakes, totals); see the
-        class docstring for what predictions and scores hold.
+        ``sample_weight``: None, or the checked weight of each row. Returns
+        (predictions, scores, losses, taus, mistakes, totals); see the class
+        docstring for what predictions and scores hold.
         """
         self._config_arrays()
         arrays = check_X(X)
@@ -366,8 +431,10 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
             if not self._uses_map:
                 atomic.close()
             n = arrays.n_rows if record else 0
+            weights = UNWEIGHTED if sample_weight is None else sample_weight
             margins, losses, taus, round_scores, totals, stopped = self._pass(
-                arrays.indptr, arrays.indices, arrays.data, label_ptr, labels, n, arrays.n_features, atomic.close
+                arrays.indptr, arrays.indices, arrays.data, label_ptr, labels, weights, n, arrays.n_features,
+                atomic.close,
             )
         if stopped >= 0:
             raise FloatingPointError(
@@ -379,7 +446,7 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
         predictions = round_scores[:, self._labels.order] > 0.0
         return predictions, margins, losses, taus, margins <= 0.0, totals
 
-    def _pass(self, indptr, indices, data, label_ptr, labels, n_record, n_features, commit=lambda: None):
+    def _pass(self, indptr, indices, data, label_ptr, labels, weights, n_record, n_features, commit=lambda: None):
         """Run the kernel over CSR rows; return (margins, losses, taus, round scores, totals, stopped row or -1).
 
         ``commit``: see :meth:`_map_pass`.
@@ -390,16 +457,16 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
         round_scores = np.zeros((n_record, k))
         totals = np.zeros(_codes.N_TOTALS)
         if self._uses_map:
-            stopped = self._map_pass(indptr, indices, data, n_features, label_ptr, labels, margins, losses, taus,
-                                     round_scores, totals, commit)
+            stopped = self._map_pass(indptr, indices, data, n_features, label_ptr, labels, weights, margins, losses,
+                                     taus, round_scores, totals, commit)
             return margins, losses, taus, round_scores, totals, stopped
         stopped = K.multilabel_pass(
-            indptr, indices, data, label_ptr, labels, self._W, self._state, params, codes,
-            np.zeros(k, dtype=np.int8), np.empty(k), margins, losses, taus, round_scores, totals,
+            indptr, indices, data, label_ptr, labels, weights, self._W, self._state, self._U, self._averaging, params,
+            codes, np.zeros(k, dtype=np.int8), np.empty(k), margins, losses, taus, round_scores, totals,
         )
         return margins, losses, taus, round_scores, totals, stopped
 
-    def partial_fit(self, X, y, classes=None):
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Learn from the rows of X in order (one online pass); returns self.
 
         Parameters
@@ -408,23 +475,28 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
         y : sequence of label collections, or indicator matrix of shape (n_samples, n_classes)
         classes : collection of labels, optional
             Labels to put in the ranking from now on, before any row names them.
+        sample_weight : float or array-like of shape (n_samples,), optional
+            Importance weight of each row (finite, >= 0): C is scaled by it (see the class docstring).
         """
-        self._progressive(X, y, record=False, classes=classes)
+        weights = self._row_weights(X, y, sample_weight)
+        self._progressive(X, y, record=False, classes=classes, sample_weight=weights)
         return self
 
-    def learn_one(self, x, y):
+    def learn_one(self, x, y, sample_weight=None):
         """Learn one example ``x`` (dict, 1-d array or sparse row) with relevant labels ``y`` (a collection).
 
         ``y`` is a list, tuple or set of label names (a 1-d array is read as
         label names too, not as an indicator row: pass
-        ``classes_[row.astype(bool)]`` for one). Returns self.
+        ``classes_[row.astype(bool)]`` for one). ``sample_weight`` is the
+        example's importance weight (C is scaled by it). Returns self.
         """
+        weight = self._weight_one(y, sample_weight)
         self._config_arrays()
         indices, data, n_features = check_row(x)
         row = label_collection(y, "this example", type(self).__name__)
         if (not self._uses_map and self._is_started() and n_features <= self.n_features_in_
                 and all(l in self._labels.index for l in row)):
-            self._learn_row(indices, data, row, n_features)
+            self._learn_row(indices, data, row, n_features, weight)
             return self
         # growing or meeting a label, the learner must be put back if the example is then
         # refused, by its labels or by an overflow
@@ -435,15 +507,17 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
             if n_features > self.n_features_in_:
                 self._grow_features(n_features, "x")
             self._sync_labels()
-            self._learn_row(indices, data, row, n_features)
+            self._learn_row(indices, data, row, n_features, weight)
         return self
 
-    def _learn_row(self, indices, data, row, n_features):
+    def _learn_row(self, indices, data, row, n_features, weight):
         """Learn one example whose features and labels have room; an overflow leaves the weights unchanged."""
         label_ptr = np.array([0, len(row)], dtype=np.int64)
         labels = np.array([self._labels.index[label] for label in row], dtype=np.int64)
         indptr = np.array([0, indices.size], dtype=np.int64)
-        *_, stopped = self._pass(indptr, indices.astype(np.int32, copy=False), data, label_ptr, labels, 0, n_features)
+        weights = UNWEIGHTED if weight == 1.0 else np.array([weight])
+        *_, stopped = self._pass(indptr, indices.astype(np.int32, copy=False), data, label_ptr, labels, weights, 0,
+                                 n_features)
         if stopped >= 0:
             raise FloatingPointError(
                 f"{type(self).__name__}: a score or a weight overflowed on this example; the model is unchanged. "
@@ -458,6 +532,7 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
             raise ValueError(f"{where} has {arrays.n_features} features, more than n_features={self.n_features}")
         _, params = self._config_arrays()
         if self._uses_map:
+            w, wb = self._predicting()
             k = len(self._labels)
             out = np.empty((arrays.n_rows, k))
             for i in range(arrays.n_rows):
@@ -465,15 +540,16 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
                 pointers, bidx, bdat = self._block(arrays.indices[lo:hi], arrays.data[lo:hi], arrays.n_features, k,
                                                    grow=False)
                 # a coordinate past w (Phi of features never learned from) has weight 0
-                seen = bidx < self._w.size
+                seen = bidx < w.size
                 products = np.zeros(bdat.size)
-                products[seen] = self._w[bidx[seen]] * bdat[seen]
+                products[seen] = w[bidx[seen]] * bdat[seen]
                 out[i] = [products[pointers[r] : pointers[r + 1]].sum() for r in range(k)]
-                out[i] += self._wb[:k] * params[K.M_BIAS]
+                out[i] += wb[:k] * params[K.M_BIAS]
             return out[:, self._labels.order]
-        arrays = seen_columns(arrays, self._W.shape[1] - 1)
-        out = np.empty((arrays.n_rows, self._W.shape[0]))
-        K.multilabel_scores(arrays.indptr, arrays.indices, arrays.data, self._W, params[K.M_BIAS], out)
+        (W,) = self._predicting()
+        arrays = seen_columns(arrays, W.shape[1] - 1)
+        out = np.empty((arrays.n_rows, W.shape[0]))
+        K.multilabel_scores(arrays.indptr, arrays.indices, arrays.data, W, params[K.M_BIAS], out)
         return out[:, self._labels.order]
 
     def decision_function(self, X):
@@ -521,16 +597,22 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
 
     def _state_schema(self):
         """The saved state: a weight vector per label (the intercept's last), the distinct labels and the
-        kernel's count of them."""
+        kernel's count of them; with ``average``, the averaging correction of the weights and the rounds."""
         return StateSchema(
             scalars={"n_features_in": Count("n_features_in")},
             arrays={
                 "weights": Array("float64", ("n_labels", "n_features_in+1")),
                 "labels": Array(LABELS, ("n_labels",)),
                 "state": Array("int64", (K.N_MULTILABEL_STATE,)),
+                "average_correction": Array("float64", ("n_labels", "n_features_in+1")),
+                "averaging": Array("int64", (N_AVERAGING,)),
             },
-            relations=[distinct("labels"), entry_is("state", K.M_ACTIVE, "n_labels")],
+            relations=[
+                distinct("labels"), entry_is("state", K.M_ACTIVE, "n_labels"),
+                averaging_relation(self, {"average_correction": "weights"}, "averaging"),
+            ],
             limits=self._width_limits(),
+            optional=("average_correction", "averaging"),
         )
 
     def _get_state(self):
@@ -540,15 +622,40 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
                 f"{type(self).__name__}: a model with a feature_map cannot be saved portably (the feature_map is "
                 "Python code); use pickle instead"
             )
-        weights = np.hstack([self._W[:, : self.n_features_in_], self._W[:, -1:]])
-        arrays = {"weights": weights, "labels": label_array(self._labels.labels), "state": self._state}
+        arrays = {"weights": self._saved_columns(self._W), "labels": label_array(self._labels.labels),
+                  "state": self._state}
+        if self._averages:
+            arrays["average_correction"] = self._saved_columns(self._U)
+            arrays["averaging"] = self._averaging
         return arrays, {"n_features_in": self.n_features_in_}
+
+    def _saved_columns(self, W):
+        """The columns of the features seen and the intercept's."""
+        return np.hstack([W[:, : self.n_features_in_], W[:, -1:]])
 
     def _set_state(self, arrays, state):
         self._start()
         self._W = np.array(arrays["weights"], dtype=np.float64)
+        if "averaging" in arrays:
+            self._U = np.array(arrays["average_correction"], dtype=np.float64)
+            self._averaging = np.array(arrays["averaging"], dtype=np.int64)
         self._state = np.array(arrays["state"], dtype=np.int64)
         self._labels.set_labels(arrays["labels"].tolist())
         self.n_features_in_ = int(state["n_features_in"])
         self.classes_ = self._labels.classes
 
+
+
+def _widened(W, capacity):
+    """W with room for ``capacity`` features, the intercept's column kept last."""
+    grown = np.zeros((W.shape[0], capacity + 1))
+    grown[:, : W.shape[1] - 1] = W[:, :-1]
+    grown[:, capacity] = W[:, -1]
+    return grown
+
+
+def _lengthened(a, n):
+    """``a`` with zero rows (entries) appended up to ``n``."""
+    grown = np.zeros((n, *a.shape[1:]))
+    grown[: a.shape[0]] = a
+    return grown

@@ -4,8 +4,10 @@ import math
 
 import numpy as np
 
+from .._averaging import AVERAGE, average_start, averaged, averaging_relation, check_average_unchanged, new_averaging
 from .._estimator import ClassifierEstimator
 from .._kernels import _codes
+from .._kernels._lazy_average import A_ROUNDS, A_START, N_AVERAGING
 from .._kernels._sequence import (
     UPDATE_MAX_LOSS,
     UPDATE_PREDICTION,
@@ -18,6 +20,7 @@ from .._learner import OnlineLearner
 from .._params import BOOLEAN, Interval, NoneOr, Options
 from .._persistence import LABELS, Array, Count, StateSchema, distinct
 from .._validation import seen_columns
+from .._weights import UNWEIGHTED
 from ._costs import (
     CostConstraint,
     HammingCost,
@@ -84,6 +87,34 @@ class PASequence(OnlineLearner, ClassifierEstimator):
       whose weight is a per-label bias (``intercept_``) that counts in
       :math:`\|z\|^2`.
 
+    **Importance weights** (``sample_weight`` of :meth:`partial_fit`,
+    :meth:`learn_one` and :func:`olearn.run`, one per sequence; beyond the
+    text). A sequence of weight :math:`v \ge 0` is learned with the
+    aggressiveness :math:`vC`, whatever the update and the cost: PA-I
+    :math:`\tau = \min\{vC, \ell/\|z\|^2\}`, PA-II
+    :math:`\tau = \ell/(\|z\|^2 + \frac{1}{2vC})`, PA the plain step for
+    any :math:`v > 0`; weight 0 makes no update (the sequence still counts as
+    a round, in the totals and in the average). The rival is chosen as without
+    weights. For PA-I an integer weight v is the sequence repeated v times as
+    long as the rival stays the same over the repeats (the loss is linear in w
+    along z, so each repeat's loss is the previous one minus
+    :math:`\tau\|z\|^2`): always for a clipped step that keeps the rival the
+    argmax. There is no ``class_weight``: a sequence has a label per position,
+    not one class to weigh it by.
+
+    **Averaging** (``average``, scikit-learn's SGD semantics; beyond the
+    text). With ``average=True`` (or an integer a: from the a-th sequence
+    learned on) :meth:`predict`, :meth:`predict_one`, :meth:`score`,
+    ``coef_``, ``intercept_``, ``transition_`` and saved models use the mean of
+    the weights (emissions and transitions) left by each sequence (from the
+    a-th on, each counting once); before that the current weights. The rounds
+    of :func:`olearn.run` are predicted and updated with the current weights,
+    as the online learner works. The mean is kept by a running correction
+    updated on the entries each update touches
+    (:mod:`olearn._kernels._lazy_average`), so the cost of an update does not
+    grow with the dimension. ``average`` cannot be changed once learning
+    started (``fit`` starts over).
+
     Parameters
     ----------
     variant : {"pa", "pa1", "pa2"}, default="pa1"
@@ -94,6 +125,9 @@ class PASequence(OnlineLearner, ClassifierEstimator):
     fit_intercept : bool, default=False
     n_features : int or None, default=None
         Fix the dimension of each position; a sequence with more features is then an error.
+    average : bool or int, default=False
+        Predict with the averaged weights: True from the first sequence, an
+        integer a from the a-th sequence on.
 
     Examples
     --------
@@ -122,19 +156,22 @@ class PASequence(OnlineLearner, ClassifierEstimator):
         "cost": CostConstraint(),
         "fit_intercept": BOOLEAN,
         "n_features": NoneOr(Interval(1, None, integer=True)),
+        "average": AVERAGE,
     }
-    _learned = ("_emission", "_transition", "classes_", "n_features_in_")
+    _learned = ("_emission", "_transition", "_u_emission", "_u_transition", "_averaging", "classes_", "n_features_in_")
+    _changed_in_place = ("_averaging",)
     _started_by = "_emission"
     _unit = "sequence"
 
     def __init__(self, variant="pa1", C=1.0, update="prediction", cost="hamming", fit_intercept=False,
-                 n_features=None):
+                 n_features=None, average=False):
         self.variant = variant
         self.C = C
         self.update = update
         self.cost = cost
         self.fit_intercept = fit_intercept
         self.n_features = n_features
+        self.average = average
 
     # -- hyperparameters ------------------------------------------------------
 
@@ -143,6 +180,8 @@ class PASequence(OnlineLearner, ClassifierEstimator):
         return self._checked_config(self._build_settings)
 
     def _build_settings(self):
+        if self._is_started():
+            check_average_unchanged(self, self._averaging)
         cost = resolve_cost(self.cost)
         if self.update == "max-loss" and not isinstance(cost, HammingCost):
             raise ValueError(
@@ -157,9 +196,16 @@ class PASequence(OnlineLearner, ClassifierEstimator):
 
     # -- learned state --------------------------------------------------------
 
+    @property
+    def _averages(self):
+        return bool(self._averaging[A_START])
+
     def _start(self):
+        self._averaging = new_averaging(self.average)
         self._emission = np.zeros((1, 0))
         self._transition = np.zeros((1, 0))
+        self._u_emission = np.zeros((1, 0))
+        self._u_transition = np.zeros((1, 0))
         self.classes_ = np.empty(0)
         self.n_features_in_ = 0
         if self.n_features is not None:
@@ -173,8 +219,9 @@ class PASequence(OnlineLearner, ClassifierEstimator):
             )
 
     def _state_bytes(self, n_features):
-        """One emission weight per feature (and the intercept) for each class."""
-        return 8 * (n_features + 1) * max(self.classes_.size if hasattr(self, "classes_") else 1, 1)
+        """One emission weight per feature (and the intercept) for each class, twice with averaging."""
+        copies = 2 if average_start(self.average) else 1
+        return 8 * (n_features + 1) * max(self.classes_.size if hasattr(self, "classes_") else 1, 1) * copies
 
     def _grow(self, widths, name):
         """Make room for the features of sequences of these widths."""
@@ -184,21 +231,27 @@ class PASequence(OnlineLearner, ClassifierEstimator):
         capacity = self._emission.shape[0] - 1
         if width > capacity:
             new_capacity = width if capacity == 0 else max(width, 2 * capacity)
-            grown = np.zeros((new_capacity + 1, self._emission.shape[1]))
-            grown[:capacity] = self._emission[:capacity]
-            grown[new_capacity] = self._emission[capacity]
-            self._emission = grown
+            self._emission = _widened(self._emission, new_capacity)
+            if self._averages:
+                self._u_emission = _widened(self._u_emission, new_capacity)
         self.n_features_in_ = max(self.n_features_in_, width)
 
     def _relabel(self, classes):
         """Adopt a sorted superset of the known classes; the weights follow their labels."""
         moved = np.searchsorted(classes, self.classes_)
         k = classes.size
-        emission = np.zeros((self._emission.shape[0], k))
-        emission[:, moved] = self._emission
-        transition = np.zeros((k + 1, k))
-        transition[np.append(moved, k)[:, None], moved] = self._transition
-        self._emission, self._transition, self.classes_ = emission, transition, classes
+
+        def relabelled(emission, transition):
+            new_emission = np.zeros((emission.shape[0], k))
+            new_emission[:, moved] = emission
+            new_transition = np.zeros((k + 1, k))
+            new_transition[np.append(moved, k)[:, None], moved] = transition
+            return new_emission, new_transition
+
+        self._emission, self._transition = relabelled(self._emission, self._transition)
+        if self._averages:
+            self._u_emission, self._u_transition = relabelled(self._u_emission, self._u_transition)
+        self.classes_ = classes
 
     def _keep_labels(self, keep):
         """Forget the labels where ``keep`` is False (labels of sequences that were never learned)."""
@@ -206,6 +259,9 @@ class PASequence(OnlineLearner, ClassifierEstimator):
             return
         self._emission = self._emission[:, keep]
         self._transition = self._transition[np.append(keep, True)][:, keep]
+        if self._averages:
+            self._u_emission = self._u_emission[:, keep]
+            self._u_transition = self._u_transition[np.append(keep, True)][:, keep]
         self.classes_ = self.classes_[keep]
 
     def _observe_labels(self, labels, offsets):
@@ -232,8 +288,10 @@ class PASequence(OnlineLearner, ClassifierEstimator):
 
     # -- learning -------------------------------------------------------------
 
-    def _progressive(self, X, y, record):
+    def _progressive(self, X, y, record, sample_weight=None):
         """Predict then learn every sequence in order; return the per-round outputs.
+
+        ``sample_weight``: None, or the checked weight of each sequence.
 
         Returns (predictions, scores, losses, taus, mistakes, totals): an object
         array of predicted label arrays (None without a prediction), the scores
@@ -254,15 +312,17 @@ class PASequence(OnlineLearner, ClassifierEstimator):
             self._grow(batch.widths, "X")
             codes, first_seen = self._observe_labels(labels, batch.offsets)
         predictions = np.full(batch.arrays.n_rows, -1, dtype=np.int64)
+        weights = UNWEIGHTED if sample_weight is None else sample_weight
         if margins is not None:
             a = batch.arrays
             stopped = sequence_pass(
-                a.indptr, a.indices, a.data, batch.offsets, codes, margins, self._emission, self._transition,
-                first_seen, rule, update, C, bias, predictions, *outputs, totals,
+                a.indptr, a.indices, a.data, batch.offsets, codes, weights, margins, self._emission, self._transition,
+                self._u_emission, self._u_transition, self._averaging, first_seen, rule, update, C, bias,
+                predictions, *outputs, totals,
             )
         else:
-            stopped = self._callable_cost_pass(batch, codes, first_seen, cost, rule, C, bias, predictions, outputs,
-                                               totals)
+            stopped = self._callable_cost_pass(batch, codes, weights, first_seen, cost, rule, C, bias, predictions,
+                                               outputs, totals)
         if stopped >= 0:
             self._keep_labels(first_seen < stopped)
             kept = f"keeps the updates of sequences 0..{stopped - 1}" if stopped else "is unchanged by this call"
@@ -275,7 +335,8 @@ class PASequence(OnlineLearner, ClassifierEstimator):
         scores, losses, taus, errors = outputs
         return self._decode(predictions, batch.offsets), scores, losses, taus, errors > 0, totals
 
-    def _callable_cost_pass(self, batch, codes, first_seen, cost, rule, C, bias, predictions, outputs, totals):
+    def _callable_cost_pass(self, batch, codes, weights, first_seen, cost, rule, C, bias, predictions, outputs,
+                            totals):
         """The prediction-based pass for a cost given as a Python callable; returns -1 or the overflowed sequence.
 
         The same compiled steps as ``sequence_pass``, with the margin of each
@@ -308,8 +369,11 @@ class PASequence(OnlineLearner, ClassifierEstimator):
                         self._keep_labels(first_seen < i)
                         raise
                 loss = max(0.0, rival_score - true_score + margin)
-                tau, ok = sequence_update(a.indptr, a.indices, a.data, offsets, i, codes, rival, self._emission,
-                                          self._transition, bias, loss, rule, C, buffer, done, counts)
+                tau, ok = sequence_update(
+                    a.indptr, a.indices, a.data, offsets, i, codes, rival, weights[i] if weights.size else 1.0,
+                    self._emission, self._transition, self._u_emission, self._u_transition, self._averaging, bias,
+                    loss, rule, C, buffer, done, counts,
+                )
                 if not ok:
                     return i
                 wrong = int(np.count_nonzero(predictions[lo:hi] != codes[lo:hi])) if predicted else hi - lo
@@ -319,9 +383,10 @@ class PASequence(OnlineLearner, ClassifierEstimator):
             totals[_codes.T_LOSS] += loss
             totals[_codes.T_UPDATES] += tau != 0.0
             totals[_codes.T_ROUNDS] += 1
+            self._averaging[A_ROUNDS] += 1
         return -1
 
-    def partial_fit(self, X, y):
+    def partial_fit(self, X, y, sample_weight=None):
         """Learn from the sequences of X in order (one online pass); returns self.
 
         Parameters
@@ -332,17 +397,23 @@ class PASequence(OnlineLearner, ClassifierEstimator):
         y : list of label sequences
             Each a 1-d array-like of T labels (any sortable labels; new labels may
             appear in any call).
+        sample_weight : float or array-like of shape (n_sequences,), optional
+            Importance weight of each sequence (finite, >= 0): C is scaled by it (see the class docstring).
         """
-        self._progressive(X, y, record=False)
+        weights = self._row_weights(X, y, sample_weight)
+        self._progressive(X, y, record=False, sample_weight=weights)
         return self
 
-    def learn_one(self, x, y):
+    def learn_one(self, x, y, sample_weight=None):
         """Learn one sequence ``x`` (shape (T, n_features)) with its T labels ``y``; returns self.
 
-        A sequence refused, or stopped by an overflow, leaves the learner unchanged.
+        ``sample_weight`` is the sequence's importance weight (C is scaled by
+        it). A sequence refused, or stopped by an overflow, leaves the learner
+        unchanged.
         """
+        weight = self._weight_one(y, sample_weight)
         with self._first_call_atomic():
-            self._progressive([x], [y], record=False)
+            self._progressive([x], [y], record=False, sample_weight=None if weight == 1.0 else np.array([weight]))
         return self
 
     # -- prediction -----------------------------------------------------------
@@ -361,7 +432,8 @@ class PASequence(OnlineLearner, ClassifierEstimator):
         if self.classes_.size:
             # a feature never seen has no emission weight yet: it contributes 0
             a = seen_columns(batch.arrays, self._emission.shape[0] - 1)
-            sequence_predict(a.indptr, a.indices, a.data, batch.offsets, self._emission, self._transition,
+            emission, transition = self._predicting()
+            sequence_predict(a.indptr, a.indices, a.data, batch.offsets, emission, transition,
                              self._settings()[3], predictions, scores)
         return self._decode(predictions, batch.offsets)
 
@@ -388,20 +460,26 @@ class PASequence(OnlineLearner, ClassifierEstimator):
 
     # -- learned weights ------------------------------------------------------
 
+    def _predicting(self):
+        """(emission, transition) that predictions use: averaged when ``average`` is on."""
+        return (averaged(self._emission, self._u_emission, self._averaging),
+                averaged(self._transition, self._u_transition, self._averaging))
+
     @property
     def coef_(self):
         """Emission weights, shape (n_classes, n_features).
 
         Row j weighs the features of a position labelled ``classes_[j]``.
+        The averaged weights when ``average`` is on.
         """
         self._check_started()
-        return self._emission[: self.n_features_in_].T.copy()
+        return self._predicting()[0][: self.n_features_in_].T.copy()
 
     @property
     def intercept_(self):
         """Per-label bias of each position, shape (n_classes,); 0 unless ``fit_intercept=True``."""
         self._check_started()
-        return self._emission[-1].copy() * (1.0 if self.fit_intercept else 0.0)
+        return self._predicting()[0][-1].copy() * (1.0 if self.fit_intercept else 0.0)
 
     @property
     def transition_(self):
@@ -409,35 +487,64 @@ class PASequence(OnlineLearner, ClassifierEstimator):
 
         Entry [i, j] weighs ``classes_[i]`` followed by ``classes_[j]``; the last
         row weighs the first label of a sequence (the transition from the start).
+        The averaged weights when ``average`` is on.
         """
         self._check_started()
-        return self._transition.copy()
+        return self._predicting()[1].copy()
 
     # -- persistence ----------------------------------------------------------
 
     def _state_schema(self):
         """The saved state: emission weights (a column per class, the intercept's row last), transition
-        weights (the start's row last) and the sorted distinct classes."""
+        weights (the start's row last) and the sorted distinct classes; with ``average``, the averaging
+        corrections of both and the rounds."""
         return StateSchema(
             scalars={"n_features_in": Count("n_features_in")},
             arrays={
                 "classes": Array(LABELS, ("n_classes",)),
                 "emission": Array("float64", ("n_features_in+1", "n_classes")),
                 "transition": Array("float64", ("n_classes+1", "n_classes")),
+                "average_emission": Array("float64", ("n_features_in+1", "n_classes")),
+                "average_transition": Array("float64", ("n_classes+1", "n_classes")),
+                "averaging": Array("int64", (N_AVERAGING,)),
             },
-            relations=[distinct("classes", ordered=True)],
+            relations=[
+                distinct("classes", ordered=True),
+                averaging_relation(self, {"average_emission": "emission", "average_transition": "transition"},
+                                   "averaging"),
+            ],
             limits=self._width_limits(),
+            optional=("average_emission", "average_transition", "averaging"),
         )
 
     def _get_state(self):
         self._check_started()
-        emission = np.vstack([self._emission[: self.n_features_in_], self._emission[-1:]])
-        arrays = {"emission": emission, "transition": self._transition, "classes": self.classes_}
+        arrays = {"emission": self._saved_rows(self._emission), "transition": self._transition,
+                  "classes": self.classes_}
+        if self._averages:
+            arrays.update(average_emission=self._saved_rows(self._u_emission),
+                          average_transition=self._u_transition, averaging=self._averaging)
         return arrays, {"n_features_in": self.n_features_in_}
+
+    def _saved_rows(self, emission):
+        """The rows of the features seen and the intercept's."""
+        return np.vstack([emission[: self.n_features_in_], emission[-1:]])
 
     def _set_state(self, arrays, state):
         self._start()
         self._emission = np.array(arrays["emission"], dtype=np.float64)
         self._transition = np.array(arrays["transition"], dtype=np.float64)
+        if "averaging" in arrays:
+            self._u_emission = np.array(arrays["average_emission"], dtype=np.float64)
+            self._u_transition = np.array(arrays["average_transition"], dtype=np.float64)
+            self._averaging = np.array(arrays["averaging"], dtype=np.int64)
         self.classes_ = np.asarray(arrays["classes"])
         self.n_features_in_ = int(state["n_features_in"])
+
+
+def _widened(emission, capacity):
+    """Feature-major emission weights with room for ``capacity`` features, the intercept's row kept last."""
+    grown = np.zeros((capacity + 1, emission.shape[1]))
+    grown[: emission.shape[0] - 1] = emission[:-1]
+    grown[capacity] = emission[-1]
+    return grown

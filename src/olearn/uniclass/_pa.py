@@ -11,6 +11,7 @@ from .._learner import OnlineLearner
 from .._params import BOOLEAN, Interval, NoneOr, Options
 from .._persistence import Array, Count, StateSchema
 from .._validation import check_row, check_X
+from .._weights import UNWEIGHTED
 
 _STEP_RULES = {"pa": _codes.STEP_PA, "pa1": _codes.STEP_PA1, "pa2": _codes.STEP_PA2}
 
@@ -85,6 +86,28 @@ class PAUniclass(OnlineLearner):
     signed margin ``radius_ - ||y_t - w_t||``, as :meth:`predict` and
     :meth:`decision_function` give them (the convention of scikit-learn's
     outlier detectors).
+
+    **Importance weights** (``sample_weight`` of :meth:`partial_fit`,
+    :meth:`learn_one` and :func:`olearn.run`; beyond the text). A vector of
+    weight :math:`v \ge 0` is learned with the aggressiveness :math:`vC`:
+    PA-I :math:`\tau = \min\{vC, \ell_t\}`, PA-II
+    :math:`\tau = \ell_t/(1 + \frac{1}{2vC})`, PA the plain step for any
+    :math:`v > 0`; weight 0 makes no update (the round still counts in the
+    totals). For PA-I an integer weight v is exactly the vector repeated v
+    times, with a fixed or a learned radius: each repeat moves along the same
+    segment towards :math:`y_t` (lifted, with a learned radius) and lowers the
+    loss by its step. There is no ``class_weight``: the vectors have no label.
+
+    **No averaging.** The learners with an input x may predict with their
+    averaged weights (``average``); PAUniclass does not take it. Its
+    prediction is the current center itself (Sec. 6: the algorithm "simply
+    predicts the next element of the sequence to be :math:`w_t`"), and what
+    the analysis of Sec. 4 bounds, carried over to this task by Lemma 7, is
+    the cumulative loss of exactly these current centers on an arbitrary,
+    possibly drifting, sequence. A mean of past centers would be another
+    predictor, lagging behind the stream, that the text neither defines nor
+    bounds (it has a guarantee only for vectors drawn i.i.d., by an
+    online-to-batch argument outside the text).
 
     Every vector of a stream has the same dimension d: the first one fixes it
     (or ``n_features`` does). Arrays and sparse rows must have exactly d
@@ -218,22 +241,23 @@ class PAUniclass(OnlineLearner):
 
     # -- learning -------------------------------------------------------------
 
-    def _pass(self, indptr, indices, data, n_record):
+    def _pass(self, indptr, indices, data, weights, n_record):
         """Run the kernel over CSR rows; return (margins, losses, taus, totals, stopped row or -1)."""
         codes, params = self._config_arrays()
         margins, losses, taus = np.empty(n_record), np.empty(n_record), np.empty(n_record)
         totals = np.zeros(_codes.N_TOTALS)
         stopped = K.uniclass_pass(
-            indptr, indices, data, self._w, self._state, params, codes,
+            indptr, indices, data, weights, self._w, self._state, params, codes,
             np.empty(self._w.size), margins, losses, taus, totals,
         )
         return margins, losses, taus, totals, stopped
 
-    def _progressive(self, X, y, record):
+    def _progressive(self, X, y, record, sample_weight=None):
         """Predict then learn every vector (row of X) in order; return the per-round outputs.
 
         Returns (predictions, scores, losses, taus, mistakes, totals), see the
         class docstring. ``y`` must be None: the rows themselves are the stream.
+        ``sample_weight``: None, or the checked weight of each row.
         """
         if y is not None:
             raise ValueError(
@@ -253,7 +277,8 @@ class PAUniclass(OnlineLearner):
                 self._reset()
             raise
         n = arrays.n_rows if record else 0
-        margins, losses, taus, totals, stopped = self._pass(arrays.indptr, arrays.indices, arrays.data, n)
+        weights = UNWEIGHTED if sample_weight is None else sample_weight
+        margins, losses, taus, totals, stopped = self._pass(arrays.indptr, arrays.indices, arrays.data, weights, n)
         if stopped >= 0:
             raise FloatingPointError(
                 f"{type(self).__name__}: ||y - w||^2 overflowed at row {stopped}; the model keeps the updates "
@@ -263,7 +288,7 @@ class PAUniclass(OnlineLearner):
             return margins, margins, losses, taus, np.empty(0, dtype=bool), totals
         return np.where(losses > 0.0, -1, 1), margins, losses, taus, losses > 0.0, totals
 
-    def partial_fit(self, Y, y=None):
+    def partial_fit(self, Y, y=None, sample_weight=None):
         """Learn from the rows of Y in order (one online pass); returns self.
 
         Parameters
@@ -272,12 +297,16 @@ class PAUniclass(OnlineLearner):
             The vectors of the stream, one per row.
         y : None
             Present for scikit-learn's conventions only; a value is refused.
+        sample_weight : float or array-like of shape (n_samples,), optional
+            Importance weight of each vector (finite, >= 0): C is scaled by it (see the class docstring).
         """
-        self._progressive(Y, y, record=False)
+        weights = self._row_weights(Y, None, sample_weight)
+        self._progressive(Y, y, record=False, sample_weight=weights)
         return self
 
-    def learn_one(self, y):
-        """Learn one vector ``y`` (dict, 1-d array or sparse row); returns self."""
+    def learn_one(self, y, sample_weight=None):
+        """Learn one vector ``y`` (dict, 1-d array or sparse row) of importance ``sample_weight``; returns self."""
+        weight = self._weight_one(None, sample_weight)
         self._config_arrays()
         indices, data, size = check_row(y)
         exact = not isinstance(y, Mapping)
@@ -285,7 +314,8 @@ class PAUniclass(OnlineLearner):
         try:
             self._dimension(size, exact, "y")
             indptr = np.array([0, indices.size], dtype=np.int64)
-            *_, stopped = self._pass(indptr, indices.astype(np.int32, copy=False), data, 0)
+            weights = UNWEIGHTED if weight == 1.0 else np.array([weight])
+            *_, stopped = self._pass(indptr, indices.astype(np.int32, copy=False), data, weights, 0)
             if stopped >= 0:
                 raise FloatingPointError(
                     f"{type(self).__name__}: ||y - w||^2 overflowed on this vector; the model is unchanged. "

@@ -1,0 +1,94 @@
+"""The ``average`` hyperparameter: its constraint, its start round, and the averaged weights it reads.
+
+See :mod:`olearn._kernels._lazy_average` for the running sum the kernels keep.
+"""
+
+import numbers
+
+import numpy as np
+
+from ._kernels._lazy_average import A_ROUNDS, A_START, N_AVERAGING
+from ._params import INT64_MAX
+
+
+class AverageConstraint:
+    """``average``: True, False, or an integer >= 1 (the example from which averaging starts)."""
+
+    def accepts(self, value):
+        if isinstance(value, (bool, np.bool_)):
+            return True
+        return isinstance(value, numbers.Integral) and 1 <= value <= INT64_MAX
+
+    def describe(self):
+        return "True, False or an integer in [1, 2**63 - 1] (the example from which the weights are averaged)"
+
+
+AVERAGE = AverageConstraint()
+
+
+def average_start(average):
+    """The round a from which the weights are averaged: 0 for none, 1 for True, n for an integer n.
+
+    >>> average_start(False), average_start(True), average_start(10)
+    (0, 1, 10)
+    """
+    if isinstance(average, (bool, np.bool_)):
+        return int(bool(average))
+    return int(average)
+
+
+def new_averaging(average):
+    """The int64 ``averaging`` array of a learner that has seen no example yet."""
+    averaging = np.zeros(N_AVERAGING, dtype=np.int64)
+    averaging[A_START] = average_start(average)
+    return averaging
+
+
+def n_averaged(averaging):
+    """How many rounds the average is over (0: not averaging yet, the weights are the current ones)."""
+    if averaging[A_START] == 0:
+        return 0
+    return max(0, int(averaging[A_ROUNDS]) - int(averaging[A_START]) + 1)
+
+
+def averaged(weights, correction, averaging):
+    """The averaged weights ``w - U / (T - a + 1)``, or ``weights`` itself before averaging starts."""
+    n = n_averaged(averaging)
+    return weights if n == 0 else weights - correction / n
+
+
+def check_average_unchanged(estimator, averaging):
+    """Refuse a learner whose ``average`` was changed after learning started (its running sum means the old one)."""
+    if averaging[A_START] != average_start(estimator.average):
+        raise ValueError(
+            f"{type(estimator).__name__}: average={estimator.average!r} was set after learning started with "
+            f"averaging from example {int(averaging[A_START])} (0 = none); the averaged weights cannot be rebuilt "
+            "for another start: set it back, or call fit to start over"
+        )
+
+
+def averaging_relation(estimator, corrections, counters):
+    """Relation of a saved state: the averaging arrays are present exactly when ``average`` is on, and match it.
+
+    ``corrections`` maps the name of each saved running correction U to the
+    name of the weights it goes with (same shape); ``counters`` names the saved
+    ``averaging`` array.
+    """
+    start = average_start(estimator.average)
+    names = [*corrections, counters]
+
+    def relation(arrays, dims):
+        present = [name for name in names if name in arrays]
+        if not start:
+            return f"the file has the averaging arrays {present} but average={estimator.average!r}" if present else None
+        if len(present) < len(names):
+            return f"average={estimator.average!r} needs the arrays {names}"
+        for correction, weights in corrections.items():
+            if arrays[correction].shape != arrays[weights].shape:
+                return f"array {correction!r} has shape {arrays[correction].shape}; expected that of {weights!r}"
+        rounds, saved_start = (int(v) for v in arrays[counters])
+        if saved_start != start or rounds < 0:
+            return f"array {counters!r} is {[rounds, saved_start]}; expected [rounds >= 0, {start}]"
+        return None
+
+    return relation
