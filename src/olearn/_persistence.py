@@ -462,8 +462,9 @@ def load(path):
     path = os.fspath(path)
     meta, arrays = _read_archive(path)
     cls, params, state = _checked_meta(path, meta)
-    # a hyperparameter left out would silently take its default: a different model
-    missing = sorted(set(cls._get_param_names()) - set(params))
+    # a hyperparameter left out would silently take its default: a different model, except those a
+    # class lists in ``_later_params`` (added after files were written, whose default is the old behaviour)
+    missing = sorted(set(cls._get_param_names()) - set(params) - set(getattr(cls, "_later_params", ())))
     if missing:
         raise ModelFormatError(f"{path}: the metadata lacks the {cls.__name__} hyperparameters {missing}")
     try:

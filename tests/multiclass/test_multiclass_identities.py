@@ -85,8 +85,8 @@ def test_prediction_based_with_the_0_1_cost_is_multiclass_pa_on_mistakes_only():
     X, y = stream(n=80, seed=5)
     rule = oracle.pa_update("pa1", 0.4)
 
-    def on_mistakes_only(scores, label, pred, pair_sq, common_sq):
-        return (0.0, 0.0, {}) if pred == label else rule(scores, label, pred, pair_sq, common_sq)
+    def on_mistakes_only(scores, label, pred, pair_sq, common_sq, weight=1.0):
+        return (0.0, 0.0, {}) if pred == label else rule(scores, label, pred, pair_sq, common_sq, weight)
 
     trace = oracle.multi_prototype(X, y, on_mistakes_only)
     est = mc.PACostSensitive(variant="pa1", C=0.4, update="prediction")

@@ -125,7 +125,7 @@ class PAMulticlass(MulticlassLearner):
 
     def __init__(self, variant="pa1", C=1.0, fit_intercept=False, n_features=None, feature_map=None,
                  kernel=None, degree=3, gamma=1.0, coef0=0.0, budget=None, budget_policy="oldest",
-                 random_state=None):
+                 random_state=None, average=False, class_weight=None):
         self.variant = variant
         self.C = C
         self.fit_intercept = fit_intercept
@@ -138,6 +138,8 @@ class PAMulticlass(MulticlassLearner):
         self.budget = budget
         self.budget_policy = budget_policy
         self.random_state = random_state
+        self.average = average
+        self.class_weight = class_weight
 
     def _kernel_config(self):
         step, C = _pa_step(self)
@@ -229,7 +231,7 @@ class PACostSensitive(MulticlassLearner):
 
     def __init__(self, variant="pa1", C=1.0, cost=None, update="prediction", fit_intercept=False, n_features=None,
                  feature_map=None, kernel=None, degree=3, gamma=1.0, coef0=0.0, budget=None, budget_policy="oldest",
-                 random_state=None):
+                 random_state=None, average=False, class_weight=None):
         self.variant = variant
         self.C = C
         self.cost = cost
@@ -244,6 +246,8 @@ class PACostSensitive(MulticlassLearner):
         self.budget = budget
         self.budget_policy = budget_policy
         self.random_state = random_state
+        self.average = average
+        self.class_weight = class_weight
 
     def _kernel_config(self):
         step, C = _pa_step(self)

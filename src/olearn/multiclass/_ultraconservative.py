@@ -57,7 +57,7 @@ class MulticlassPerceptron(MulticlassLearner):
 
     def __init__(self, update="max", fit_intercept=False, n_features=None, feature_map=None,
                  kernel=None, degree=3, gamma=1.0, coef0=0.0, budget=None, budget_policy="oldest",
-                 random_state=None):
+                 random_state=None, average=False, class_weight=None):
         self.update = update
         self.fit_intercept = fit_intercept
         self.n_features = n_features
@@ -69,6 +69,8 @@ class MulticlassPerceptron(MulticlassLearner):
         self.budget = budget
         self.budget_policy = budget_policy
         self.random_state = random_state
+        self.average = average
+        self.class_weight = class_weight
 
     def _kernel_config(self):
         return {"MK_RULE": K.RULE_PERCEPTRON, "MK_SPLIT": _SPLITS[self.update]}, {}
@@ -134,7 +136,7 @@ class MIRA(MulticlassLearner):
 
     def __init__(self, beta=1.0, fit_intercept=False, n_features=None, feature_map=None,
                  kernel=None, degree=3, gamma=1.0, coef0=0.0, budget=None, budget_policy="oldest",
-                 random_state=None):
+                 random_state=None, average=False, class_weight=None):
         self.beta = beta
         self.fit_intercept = fit_intercept
         self.n_features = n_features
@@ -146,6 +148,8 @@ class MIRA(MulticlassLearner):
         self.budget = budget
         self.budget_policy = budget_policy
         self.random_state = random_state
+        self.average = average
+        self.class_weight = class_weight
 
     def _kernel_config(self):
         return {"MK_RULE": K.RULE_MIRA}, {"MP_BETA": self.beta}
