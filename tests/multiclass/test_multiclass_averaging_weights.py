@@ -426,3 +426,18 @@ def test_bad_weights_are_refused_and_the_learner_is_unchanged(what, make, match,
     est.partial_fit(X[6:], y[6:])
     fresh = mc.PAMulticlass(**settings).partial_fit(X, y)
     assert_allclose(est.decision_function(X), fresh.decision_function(X), rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("settings", [{}, {"feature_map": mc.BlockFeatureMap(["a", "b"], 3)}], ids=["prototypes", "map"])
+def test_an_averaged_sum_that_would_overflow_stops_the_pass_and_keeps_the_model(settings):
+    """Rows e_1, e_2, e_3 of weight 1e308: every Perceptron step moves two prototypes by 1e308 on a
+    fresh feature, so the weights stay finite, but round 3 adds 2 * 1e308 to the averaged sum."""
+    X, y, w = np.eye(3), ["a", "b", "a"], np.full(3, 1e308)
+    est = mc.MulticlassPerceptron(average=True, **settings)
+    with pytest.raises(FloatingPointError, match="row 2"):
+        est.partial_fit(X, y, classes=["a", "b"], sample_weight=w)
+    two_rows = mc.MulticlassPerceptron(average=True, **settings).partial_fit(X[:2], y[:2], classes=["a", "b"],
+                                                                            sample_weight=w[:2])
+    assert_same(snapshot(two_rows), est, "the refused round")
+    # the mean of rounds 1 and 2: the step of round 1 in full, that of round 2 halved
+    assert_allclose(np.sort(np.abs(est.coef_).ravel())[-4:], [5e307, 5e307, 1e308, 1e308], rtol=1e-15)
