@@ -258,7 +258,9 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
             self._map_dim = 0
         else:
             self._W = np.zeros((1, 0))
-            self._A = np.zeros((1, 0) if self._averaged_from else (0, 0))  # the averaged sum of W
+            self._A = np.zeros((0, 0))  # the averaged sum of W
+            if self._averaging:
+                self._interleave(self._W, self._W)
             self._bound = np.zeros(1)  # >= every |W| entry (the kernel's cheap overflow guard)
         if self.n_features is not None:
             self._grow_features(self.n_features, "n_features")
@@ -281,6 +283,16 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
         copies = 2 if average_start(self.average) else 1
         return 8 * (n_features + 1) * max(slots, 1) * copies
 
+    def _interleave(self, W, A):
+        """Keep W and its averaged sum A as two views of one array, a feature's row of A next to its row of W.
+
+        An update of a sparse row touches both at each of its features: side by side they
+        share the memory traffic, which dominates a pass over sparse rows.
+        """
+        both = np.empty((W.shape[0], 2, W.shape[1]))
+        both[:, 0], both[:, 1] = W, A
+        self._W, self._A = both[:, 0], both[:, 1]
+
     @property
     def _averaging(self):
         return self._averaged_from > 0
@@ -293,9 +305,10 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
             capacity = self._W.shape[0] - 1
             if n_features > capacity:
                 new_capacity = n_features if capacity == 0 else max(n_features, 2 * capacity)
-                self._W = _grown_rows(self._W, new_capacity)
                 if self._averaging:
-                    self._A = _grown_rows(self._A, new_capacity)
+                    self._interleave(_grown_rows(self._W, new_capacity), _grown_rows(self._A, new_capacity))
+                else:
+                    self._W = _grown_rows(self._W, new_capacity)
         if n_features > self.n_features_in_:
             self.n_features_in_ = int(n_features)
 
@@ -321,9 +334,10 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
                 if self._averaging:
                     self._awb = _grown(self._awb, new_capacity)
             else:
-                self._W = _grown_columns(self._W, new_capacity)
                 if self._averaging:
-                    self._A = _grown_columns(self._A, new_capacity)
+                    self._interleave(_grown_columns(self._W, new_capacity), _grown_columns(self._A, new_capacity))
+                else:
+                    self._W = _grown_columns(self._W, new_capacity)
             self._scratch = tuple(np.zeros(new_capacity) for _ in range(3))
 
     def _add_classes(self, y, declared=None):
