@@ -132,6 +132,10 @@ def test_averaging_with_a_feature_map_matches_the_naive_average(name, params, av
     assert_allclose(est.intercept_, intercept, rtol=1e-9, atol=1e-12)
     expected = np.array([[coef @ phi(x, c) + b for c, b in zip(trace.classes, intercept)] for x in X])
     assert_allclose(est.decision_function(X), expected, rtol=1e-9, atol=1e-12)
+    one = getattr(mc, name)(**params, average=average, feature_map=est.feature_map)
+    for x, label, weight in zip(X, y, w):
+        one.learn_one(x, label, sample_weight=weight)
+    assert_allclose(one.coef_, coef, rtol=1e-9, atol=1e-12)
 
 
 def test_mira_with_a_block_map_averages_as_the_prototypes_do():
@@ -341,20 +345,28 @@ def test_weighted_mira_on_two_classes_is_pa1_with_c_equal_to_the_weight():
     assert_allclose(mira.coef_, pa1.coef_, rtol=1e-10, atol=1e-12)
 
 
-@pytest.mark.parametrize("kernel", ["linear", "poly"])
+def linear_gram(A, B):
+    return A @ B.T
+
+
+@pytest.mark.parametrize("kernel", ["linear", "poly", "callable"])
 @pytest.mark.parametrize(("name", "params"), [CASES[1], CASES[4], CASES[5], CASES[7]], ids=[IDS[1], IDS[4], IDS[5],
                                                                                               IDS[7]])
 def test_kernel_learners_take_the_weights(name, params, kernel):
     X, y = stream(n=40, d=4, seed=14)
     w = weights_for(40, seed=14)
-    est = getattr(mc, name)(**params, kernel=kernel, degree=2, coef0=1.0)
+    est = getattr(mc, name)(**params, kernel=linear_gram if kernel == "callable" else kernel, degree=2, coef0=1.0)
     res = olearn.run(est, X, y, sample_weight=w)
-    function = oracle.linear_kernel if kernel == "linear" else oracle.poly_kernel(2, 1.0, 1.0)
+    function = oracle.poly_kernel(2, 1.0, 1.0) if kernel == "poly" else oracle.linear_kernel
     trace, support = oracle.kernel_multi_prototype(X, y, rule(name, params), function,
                                                    params.get("fit_intercept", False), weights=w)
     assert_allclose(res.taus, trace.taus, rtol=1e-9, atol=1e-12)
     assert_allclose(est.dual_coef_, trace.coef, rtol=1e-9, atol=1e-12)
     assert est.n_support_ == support.shape[0]
+    one = getattr(mc, name)(**est.get_params())
+    for x, label, weight in zip(X, y, w):
+        one.learn_one(x, label, sample_weight=weight)
+    assert_allclose(one.dual_coef_, trace.coef, rtol=1e-9, atol=1e-12)
 
 
 def test_zero_weights_leave_the_weights_as_they_were():
