@@ -476,12 +476,17 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
     def _map_row(self, indices, data, n_features, slot, weight, margins, codes, params):
         """Learn one example of importance ``weight`` through the feature map; return (pred, loss, tau, mistake, status)."""
         n_rows = max(int(self._n_active[0]), slot + 1)
+        before = self._w, self._aw, self._map_dim
         pointers, bidx, bdat = self._block(indices, data, n_features, n_rows)
         scores, coef, work = self._scratch
         saved = np.empty(2 * (bdat.size + n_rows))
-        return K.feature_map_learn_row(pointers, bidx, bdat, slot, weight, self._w, self._wb, self._aw, self._awb,
-                                       self._clock, self._n_active, self._labels.ranks, margins, params, codes, scores,
-                                       coef, work, saved)
+        outcome = K.feature_map_learn_row(pointers, bidx, bdat, slot, weight, self._w, self._wb, self._aw, self._awb,
+                                          self._clock, self._n_active, self._labels.ranks, margins, params, codes,
+                                          scores, coef, work, saved)
+        if outcome[-1] != K.OK:
+            # a refused row leaves w as wide as it was (the kernel has put back the values it wrote)
+            self._w, self._aw, self._map_dim = before
+        return outcome
 
     # -- learning -------------------------------------------------------------
 
