@@ -440,7 +440,8 @@ def test_bad_weights_are_refused_and_the_learner_is_unchanged(what, make, match,
     assert_allclose(est.decision_function(X), fresh.decision_function(X), rtol=1e-12, atol=1e-15)
 
 
-@pytest.mark.parametrize("settings", [{}, {"feature_map": mc.BlockFeatureMap(["a", "b"], 3)}], ids=["prototypes", "map"])
+@pytest.mark.parametrize("settings", [{}, {"feature_map": mc.BlockFeatureMap(["a", "b"], 3)}],
+                         ids=["prototypes", "map"])
 def test_an_averaged_sum_that_would_overflow_stops_the_pass_and_keeps_the_model(settings):
     """Rows e_1, e_2, e_3 of weight 1e308: every Perceptron step moves two prototypes by 1e308 on a
     fresh feature, so the weights stay finite, but round 3 adds 2 * 1e308 to the averaged sum."""

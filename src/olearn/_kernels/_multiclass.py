@@ -337,7 +337,9 @@ def round_stamp(clock, start):
 @njit(cache=True, inline="always")
 def learn_row(indices, data, lo, hi, y, weight, W, bound, A, clock, n_active, ranks, margins, config, start, scores,
               coef, work):
-    """Predict then learn one CSR row of importance ``weight``; return (prediction slot, loss, tau, mistake, moved, status).
+    """Predict then learn one CSR row of importance ``weight``.
+
+    Returns (prediction slot, loss, tau, mistake, moved, status).
 
     The prediction is -1 when no class is known yet. On OVERFLOW the model is left
     exactly as it was (the round clock too). ``bound[0]`` is an upper bound on

@@ -136,7 +136,7 @@ def _restore(W, saved):
 
 
 def _sum_starts_after(start):
-    """Relation: the averaged sum is 0 while no more than ``start`` rounds were learned (averaging adds from round start + 1)."""
+    """Relation: the averaged sum is 0 while at most ``start`` rounds were learned (it grows from round start + 1)."""
 
     def relation(arrays, dims):
         if int(arrays["rounds"][0]) <= start and np.any(arrays["average_sum"]):
@@ -474,7 +474,10 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
         return pointers, bidx, bdat
 
     def _map_row(self, indices, data, n_features, slot, weight, margins, codes, params):
-        """Learn one example of importance ``weight`` through the feature map; return (pred, loss, tau, mistake, status)."""
+        """Learn one example of importance ``weight`` through the feature map.
+
+        Returns (pred, loss, tau, mistake, status).
+        """
         n_rows = max(int(self._n_active[0]), slot + 1)
         before = self._w, self._aw, self._map_dim
         pointers, bidx, bdat = self._block(indices, data, n_features, n_rows)
@@ -665,10 +668,9 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
         """Learn one example whose features and label have room; return the prediction before the update."""
         slot = self._labels.slot_of[y]
         if self._uses_kernel:
-            pred, _, _, _, _, status = self._dual.learn_row(self._python_kernel, indices, data, n_features, slot, weight,
-                                                            self._n_active, self._labels.ranks, margins,
-                                                            self._dual_config(), self._scratch,
-                                                            type(self).__name__)
+            pred, _, _, _, _, status = self._dual.learn_row(self._python_kernel, indices, data, n_features, slot,
+                                                            weight, self._n_active, self._labels.ranks, margins,
+                                                            self._dual_config(), self._scratch, type(self).__name__)
         elif self._uses_map:
             pred, _, _, _, status = self._map_row(indices, data, n_features, slot, weight, margins, codes, params)
         else:
@@ -684,12 +686,12 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
         return predicted
 
     def learn_one(self, x, y, sample_weight=None):
-        """Learn one example ``x`` (dict, 1-d array or sparse row) with label ``y`` and importance ``sample_weight``; returns self."""
+        """Learn one example ``x`` (dict, 1-d array or sparse row), label ``y``, importance ``sample_weight``; returns self."""
         self._learn_example(x, y, sample_weight)
         return self
 
     def predict_learn_one(self, x, y, sample_weight=None):
-        """Predict ``x`` with the current weights, then learn it; return the prediction (None before any class is known)."""
+        """Predict ``x`` with the current weights, then learn it; return the prediction (None before any class)."""
         return self._learn_example(x, y, sample_weight)
 
     # -- prediction -----------------------------------------------------------

@@ -88,17 +88,18 @@ class DualModel:
 
     def learn_row(self, kernel, indices, data, n_features, slot, weight, n_active, ranks, margins, config, scratch,
                   owner):
-        """Learn one example (sorted indices) of importance ``weight``; return (prediction slot, loss, tau, mistake, moved, status).
+        """Learn one example (sorted indices) of importance ``weight``.
 
-        ``kernel`` is None for the compiled kernels, else the user's callable.
+        Returns (prediction slot, loss, tau, mistake, moved, status). ``kernel`` is None
+        for the compiled kernels, else the user's callable.
         """
         codes, params, mcodes, mparams = config
         self.support.reserve(1, indices.size, int(mcodes[M.M_BUDGET]) or None)
         self.grow_features(n_features)
         scores, coef, work = scratch
         if kernel is None:
-            return D.dual_learn_one(indices, data, slot, weight, *self.support.arrays(), n_active, ranks, margins, params,
-                                    codes, mcodes, mparams, self.support.work, scores, coef, work)
+            return D.dual_learn_one(indices, data, slot, weight, *self.support.arrays(), n_active, ranks, margins,
+                                    params, codes, mcodes, mparams, self.support.work, scores, coef, work)
         k = int(n_active[0])
         x = np.zeros((1, self.support.work.size))
         x[0, indices] = data
