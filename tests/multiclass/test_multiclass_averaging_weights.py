@@ -7,6 +7,7 @@ whole model added to a sum every round), and closed forms derived by hand.
 """
 
 import json
+import pickle
 
 import numpy as np
 import pytest
@@ -138,11 +139,24 @@ def test_averaging_with_a_feature_map_matches_the_naive_average(name, params, av
     assert_allclose(one.coef_, coef, rtol=1e-9, atol=1e-12)
 
 
-def test_mira_with_a_block_map_averages_as_the_prototypes_do():
+def test_weighted_mira_with_a_block_map_averages_as_the_oracle():
     X, y = stream(n=40, d=5, seed=4)
-    est = mc.MIRA(beta=0.6, average=True, feature_map=mc.BlockFeatureMap(list("abcd"), 5)).partial_fit(X, y)
-    trace = oracle.single_prototype(X, y, oracle.mira_update(0.6), oracle.block_phi("abcd", 5), 20, average=1)
+    w = weights_for(40, seed=4)
+    est = mc.MIRA(beta=0.6, average=True, feature_map=mc.BlockFeatureMap(list("abcd"), 5))
+    est.partial_fit(X, y, sample_weight=w)
+    trace = oracle.single_prototype(X, y, oracle.mira_update(0.6), oracle.block_phi("abcd", 5), 20, weights=w,
+                                    average=1)
     assert_allclose(est.coef_, trace.averaged[0], rtol=1e-9, atol=1e-12)
+
+
+def test_a_pickled_averaged_learner_continues_as_the_original():
+    X, y = stream(n=40, seed=19)
+    est = mc.PAMulticlass(average=4, fit_intercept=True).partial_fit(X[:20], y[:20])
+    copy = pickle.loads(pickle.dumps(est))
+    for model in (est, copy):
+        model.partial_fit(X[20:], y[20:])
+    assert_allclose(copy.coef_, est.coef_, rtol=0, atol=0)
+    assert_allclose(copy.intercept_, est.intercept_, rtol=0, atol=0)
 
 
 def test_before_averaging_starts_predictions_use_the_current_weights():
