@@ -451,7 +451,7 @@ def _checked_meta(path, meta):
 
 
 # hyperparameters that models saved before they existed lack; such a file loads with their default
-_ADDED_LATER = frozenset({"average"})
+_ADDED_LATER = frozenset({"average", "class_weight"})
 
 
 def load(path):

@@ -30,8 +30,12 @@ EXTRA_SETTINGS = {
     "AROW": [{"covariance": "full", "fit_intercept": True}],
     "NAROW": [{"covariance": "diag"}],
     "PAMulticlass": [{"kernel": "rbf", "random_state": 0}, {"fit_intercept": True, "n_features": 8},
-                     {"feature_map": BlockFeatureMap(CLASSES["multiclass"], 8)}],
-    "MIRA": [{"kernel": "poly", "degree": 2, "budget": 4, "budget_policy": "random", "random_state": 0}],
+                     {"feature_map": BlockFeatureMap(CLASSES["multiclass"], 8)},
+                     {"average": 3, "fit_intercept": True},
+                     {"feature_map": BlockFeatureMap(CLASSES["multiclass"], 8), "average": True}],
+    "PACostSensitive": [{"average": True, "update": "max-loss"}],
+    "MIRA": [{"kernel": "poly", "degree": 2, "budget": 4, "budget_policy": "random", "random_state": 0},
+             {"average": True}],
     "MulticlassPerceptron": [{"kernel": "linear", "random_state": 0}],
     "PNorm": [{"p": 3.0, "fit_intercept": True}],
     "PAUniclass": [{"learn_radius": True, "B": 1e6}],
@@ -43,7 +47,7 @@ EXTRA_SETTINGS = {
 
 # caches rebuilt from the hyperparameters, and scratch buffers (zero workspaces a call may
 # widen), which are not learned state
-_CACHES = {"_config_key", "_config_cache", "_mercer", "_margin_cache", "_scratch", "work"}
+_CACHES = {"_config_key", "_config_cache", "_mercer", "_margin_cache", "_scratch", "work", "_mean_cache"}
 
 
 

@@ -199,7 +199,8 @@ INVALID = {
     "cost": [[[0, 1], [1, 1]], [[0, -1], [1, 0]], [[0, 1, 2], [1, 0, 1]], [[0.0, np.inf], [1.0, 0.0]], "abs", [[0]]],
     "kernel": ["RBF", "sigmoid", 3, dict], "degree": [0, 2.0, None], "gamma": [0.0, -1.0, float("inf"), None],
     "coef0": [float("nan"), float("inf"), None], "budget": [0, 2.5, True], "budget_policy": ["newest", None],
-    "random_state": [-1, 0.5, "seed"],
+    "random_state": [-1, 0.5, "seed"], "average": [-1, 2.5, "yes", None, 2**60],
+    "class_weight": ["auto", {0: -1.0}, {0: float("nan")}, {0: "2"}, 3],
 }
 
 

@@ -26,6 +26,13 @@ Sources
   min 1/2 ||x||^2 sum tau_a^2 + sum tau_a (s_a - beta [a = y]), tau_a <= [a = y],
   sum tau_a = 0, is solved here by trying every set of active constraints (not
   by the paper's sorting algorithm, which olearn uses).
+
+Beyond the texts, olearn's importance weights and averaging, transcribed from
+the rules its docstrings state: an example of weight v runs PA-I/PA-II with C
+replaced by v C (PA unchanged for v > 0), the Perceptron with its coefficients
+times v, MIRA with the bound tau_y <= v; weight 0 moves nothing. ``average=a``
+(True = 1) predicts, after t >= a rounds, with the mean of the weights after
+rounds a .. t, kept here naively: the whole model is added to a sum every round.
 """
 
 import itertools
@@ -47,6 +54,8 @@ class Trace:
     losses: np.ndarray
     taus: np.ndarray
     mistakes: np.ndarray
+    # with ``average`` on: (coef, intercept) of the averaged model, as ``coef`` and ``intercept``
+    averaged: tuple = None
 
 
 def best(scores):
@@ -77,7 +86,7 @@ def pa_update(variant="pa1", C=1.0, rival="max_wrong", cost=None):
     def margin(y, r):
         return 1.0 if cost is None else math.sqrt(cost(y, r))
 
-    def update(scores, y, pred, pair_sq, common_sq):
+    def update(scores, y, pred, pair_sq, common_sq, weight=1.0):
         others = {a: s for a, s in scores.items() if a != y}
         if not others:
             return 0.0, 0.0, {}
@@ -91,19 +100,19 @@ def pa_update(variant="pa1", C=1.0, rival="max_wrong", cost=None):
             values = {a: scores[a] - scores[y] + margin(y, a) for a in others}
             r = best(values)
         loss = max(0.0, margin(y, r) - (scores[y] - scores[r]))
-        if loss == 0:
-            return 0.0, 0.0, {}
-        tau = pa_tau(variant, C, loss, pair_sq(y, r))
+        if loss == 0 or weight == 0:
+            return loss, 0.0, {}
+        tau = pa_tau(variant, C * weight, loss, pair_sq(y, r))
         return loss, tau, {y: tau, r: -tau}
 
     return update
 
 
 def perceptron_update(split):
-    def update(scores, y, pred, pair_sq, common_sq):
+    def update(scores, y, pred, pair_sq, common_sq, weight=1.0):
         errors = [a for a in sorted(scores) if a != y and scores[a] >= scores[y]]
         loss = hinge(scores, y)
-        if not errors:
+        if not errors or weight == 0:
             return loss, 0.0, {}
         coefs = {y: 1.0}
         gaps = {a: scores[a] - scores[y] for a in errors}
@@ -115,15 +124,15 @@ def perceptron_update(split):
         else:
             for a in errors:
                 coefs[a] = -1.0 / len(errors)
-        return loss, 1.0, coefs
+        return loss, weight, {a: weight * c for a, c in coefs.items()}
 
     return update
 
 
-def mira_qp(scores, y, A, beta):
-    """argmin 1/2 A sum tau^2 + sum B tau s.t. tau_a <= [a = y], sum tau = 0, by active sets."""
+def mira_qp(scores, y, A, beta, bound_y=1.0):
+    """argmin 1/2 A sum tau^2 + sum B tau s.t. tau_a <= bound_y [a = y], sum tau = 0, by active sets."""
     labels = sorted(scores)
-    bound = {a: 1.0 if a == y else 0.0 for a in labels}
+    bound = {a: bound_y if a == y else 0.0 for a in labels}
     B = {a: scores[a] - (beta if a == y else 0.0) for a in labels}
     best_tau, best_value = None, math.inf
     for size in range(len(labels)):
@@ -143,11 +152,11 @@ def mira_qp(scores, y, A, beta):
 
 
 def mira_update(beta):
-    def update(scores, y, pred, pair_sq, common_sq):
+    def update(scores, y, pred, pair_sq, common_sq, weight=1.0):
         loss = hinge(scores, y)
-        if common_sq <= 0:
+        if common_sq <= 0 or weight == 0:
             return loss, 0.0, {}
-        tau = mira_qp(scores, y, common_sq, beta)
+        tau = mira_qp(scores, y, common_sq, beta, weight)
         return loss, tau[y], {a: t for a, t in tau.items() if t != 0.0}
 
     return update
@@ -162,13 +171,18 @@ def _finish(classes, coef, intercept, predictions, score_rows, losses, taus, mis
     return Trace(classes, coef, intercept, predictions, scores, np.array(losses), np.array(taus), np.array(mistakes))
 
 
-def multi_prototype(X, y, update, fit_intercept=False, classes=()):
+def _weights_of(y, weights):
+    return np.ones(len(y)) if weights is None else np.asarray(weights, dtype=np.float64)
+
+
+def multi_prototype(X, y, update, fit_intercept=False, classes=(), weights=None, average=0):
     """One prototype per class: Phi(x, a) puts (x[, 1]) in block a."""
     X = np.asarray(X, dtype=np.float64)
     width = X.shape[1] + (1 if fit_intercept else 0)
     W = {c: np.zeros(width) for c in classes}
+    total = {}  # the sum of every class's prototype after each averaged round
     predictions, score_rows, losses, taus, mistakes = [], [], [], [], []
-    for x, label in zip(X, y):
+    for t, (x, label, weight) in enumerate(zip(X, y, _weights_of(y, weights)), start=1):
         x = np.append(x, 1.0) if fit_intercept else x
         scores = {c: float(W[c] @ x) for c in W}
         score_rows.append(dict(scores))
@@ -178,27 +192,37 @@ def multi_prototype(X, y, update, fit_intercept=False, classes=()):
             scores[label] = 0.0
         mistakes.append(pred is None or any(scores[c] >= scores[label] for c in scores if c != label))
         sq = float(x @ x)
-        loss, tau, coefs = update(scores, label, pred, lambda a, b, sq=sq: 2.0 * sq, sq)
+        loss, tau, coefs = update(scores, label, pred, lambda a, b, sq=sq: 2.0 * sq, sq, weight)
         for c, a in coefs.items():
             W[c] = W[c] + a * x
+        if average and t >= average:
+            for c in W:
+                total[c] = total.get(c, 0.0) + W[c]
         predictions.append(pred)
         losses.append(loss)
         taus.append(tau)
     order = sorted(W)
-    M = np.array([W[c] for c in order]).reshape(len(order), width)
-    coef = M[:, : X.shape[1]]
-    intercept = M[:, -1] if fit_intercept else np.zeros(len(order))
-    return _finish(W, coef, intercept, predictions, score_rows, losses, taus, mistakes)
+
+    def split(prototypes):
+        M = np.array([prototypes[c] for c in order]).reshape(len(order), width)
+        return M[:, : X.shape[1]], (M[:, -1] if fit_intercept else np.zeros(len(order)))
+
+    trace = _finish(W, *split(W), predictions, score_rows, losses, taus, mistakes)
+    if average and len(X) >= average:
+        n_averaged = len(X) - average + 1
+        trace.averaged = split({c: total.get(c, np.zeros(width)) / n_averaged for c in W})
+    return trace
 
 
-def single_prototype(X, y, update, phi, dimension, fit_intercept=False, classes=()):
+def single_prototype(X, y, update, phi, dimension, fit_intercept=False, classes=(), weights=None, average=0):
     """One vector w; class a scores w . phi(x, a) (+ its own intercept b_a)."""
     X = np.asarray(X, dtype=np.float64)
     w = np.zeros(dimension)
     b = {c: 0.0 for c in classes}
     bias = 1.0 if fit_intercept else 0.0
+    total_w, total_b = np.zeros(dimension), {}
     predictions, score_rows, losses, taus, mistakes = [], [], [], [], []
-    for x, label in zip(X, y):
+    for t, (x, label, weight) in enumerate(zip(X, y, _weights_of(y, weights)), start=1):
         scores = {c: float(w @ phi(x, c)) + b[c] * bias for c in b}
         score_rows.append(dict(scores))
         pred = best(scores) if scores else None
@@ -212,15 +236,23 @@ def single_prototype(X, y, update, phi, dimension, fit_intercept=False, classes=
             return float(z @ z) + 2.0 * bias * bias
 
         common = float(phi(x, label) @ phi(x, label)) + bias * bias
-        loss, tau, coefs = update(scores, label, pred, pair_sq, common)
+        loss, tau, coefs = update(scores, label, pred, pair_sq, common, weight)
         for c, a in coefs.items():
             w = w + a * phi(x, c)
             b[c] += a * bias
+        if average and t >= average:
+            total_w = total_w + w
+            for c in b:
+                total_b[c] = total_b.get(c, 0.0) + b[c]
         predictions.append(pred)
         losses.append(loss)
         taus.append(tau)
     intercept = np.array([b[c] * bias for c in sorted(b)])
-    return _finish(b, w, intercept, predictions, score_rows, losses, taus, mistakes)
+    trace = _finish(b, w, intercept, predictions, score_rows, losses, taus, mistakes)
+    if average and len(X) >= average:
+        n_averaged = len(X) - average + 1
+        trace.averaged = (total_w / n_averaged, np.array([total_b.get(c, 0.0) * bias / n_averaged for c in sorted(b)]))
+    return trace
 
 
 def block_phi(classes, d):
@@ -268,7 +300,8 @@ def rbf_kernel(gamma):
     return lambda u, v: float(np.exp(-gamma * ((u - v) @ (u - v))))
 
 
-def kernel_multi_prototype(X, y, update, kernel, fit_intercept=False, classes=(), budget=None, policy="oldest"):
+def kernel_multi_prototype(X, y, update, kernel, fit_intercept=False, classes=(), budget=None, policy="oldest",
+                           weights=None):
     """The multi-prototype learners in dual form (Crammer et al. 2006, Sec. 3).
 
     w_a = sum_i alpha_i[a] phi(x_i), with the intercept as a constant feature 1
@@ -291,7 +324,7 @@ def kernel_multi_prototype(X, y, update, kernel, fit_intercept=False, classes=()
     known = list(classes)
     support = []  # [x_i, {label: alpha_i[label]}], oldest first
     predictions, score_rows, losses, taus, mistakes = [], [], [], [], []
-    for x, label in zip(X, y):
+    for x, label, weight in zip(X, y, _weights_of(y, weights)):
         scores = {c: 0.0 for c in known}
         for s, alpha in support:
             value = k(s, x)
@@ -304,7 +337,7 @@ def kernel_multi_prototype(X, y, update, kernel, fit_intercept=False, classes=()
             scores[label] = 0.0
         mistakes.append(pred is None or any(scores[c] >= scores[label] for c in scores if c != label))
         sq = k(x, x)
-        loss, tau, coefs = update(scores, label, pred, lambda a, b, sq=sq: 2.0 * sq, sq)
+        loss, tau, coefs = update(scores, label, pred, lambda a, b, sq=sq: 2.0 * sq, sq, weight)
         coefs = {c: a for c, a in coefs.items() if a != 0.0}
         if coefs:
             if budget is not None and len(support) == budget:

@@ -9,8 +9,9 @@ with ``K' = K + bias^2`` (the intercept is a constant feature inside the
 kernel's feature map). A round chooses its coefficients ``c_a`` exactly as the
 primal engine does (the same ``choose_coefficients``, the same ``pa_step``) with
 ``||x||^2`` replaced by ``K'(x, x)``: PA's ``||z||^2 = 2 K'(x, x)`` and MIRA's
-``A = K'(x, x)``. If any ``c_a`` is non-zero, x joins the support set (after the
-budget's eviction, if it is full) with the coefficient row ``c``.
+``A = K'(x, x)``; an importance weight enters the coefficients as there. If
+any ``c_a`` is non-zero, x joins the support set (after the budget's eviction,
+if it is full) with the coefficient row ``c``.
 
 Scores use :mod:`._mercer`'s scatter / gather evaluation, except that a support
 vector stored as one contiguous run of features (a row of dense input, kept
@@ -39,8 +40,8 @@ from ._multiclass import (
     choose_coefficients,
     predict_and_join,
     unpack_config,
+    weighted_pa_step,
 )
-from ._steps import pa_step
 from ._totals import add_totals
 
 
@@ -85,9 +86,9 @@ def class_scores(indices, data, lo, hi, sv_indptr, sv_indices, sv_data, sv_sqnor
 
 
 @njit(cache=True)
-def learn_with_scores(scores, kxx, sqnorm, indices, data, lo, hi, y, sv_indptr, sv_indices, sv_data, sv_sqnorm,
+def learn_with_scores(scores, kxx, sqnorm, indices, data, lo, hi, y, weight, sv_indptr, sv_indices, sv_data, sv_sqnorm,
                       sv_coef, sv_count, rng, n_active, ranks, margins, params, codes, mercer, coef, work):
-    """Learn one row whose class scores (slots ``0 .. n_active[0] - 1``) and ``K'(x, x)`` are known.
+    """Learn one row of importance ``weight`` whose class scores (slots < ``n_active[0]``) and ``K'(x, x)`` are known.
 
     Returns (prediction slot, loss, tau, mistake, moved, status). On OVERFLOW (a
     non-finite ``K'(x, x)``, score or coefficient) nothing changes.
@@ -102,9 +103,9 @@ def learn_with_scores(scores, kxx, sqnorm, indices, data, lo, hi, y, sv_indptr, 
     pred, wrong, n = predict_and_join(scores, n, y, ranks)
     mistake = pred < 0 or (wrong >= 0 and scores[wrong] >= scores[y])
     loss, tau, r = choose_coefficients(rule, rival, split, beta, scores, n, y, pred, wrong, ranks, margins,
-                                       kxx if rule == RULE_MIRA else 0.0, work, coef)
+                                       kxx if rule == RULE_MIRA else 0.0, weight, work, coef)
     if rule == RULE_PA and r >= 0:
-        tau = pa_step(step, loss, 2.0 * kxx, C)
+        tau = weighted_pa_step(step, loss, 2.0 * kxx, C, weight)
         coef[y] = tau
         coef[r] = -tau
     moved = False
@@ -125,21 +126,23 @@ def learn_with_scores(scores, kxx, sqnorm, indices, data, lo, hi, y, sv_indptr, 
 
 
 @njit(cache=True)
-def dual_learn_row(indices, data, lo, hi, y, sv_indptr, sv_indices, sv_data, sv_sqnorm, sv_coef, sv_count, rng,
+def dual_learn_row(indices, data, lo, hi, y, weight, sv_indptr, sv_indices, sv_data, sv_sqnorm, sv_coef, sv_count, rng,
                    n_active, ranks, margins, params, codes, mercer, work_x, scores, coef, work):
     """Score one CSR row with one kernel evaluation per support vector, then learn it."""
     sqnorm = class_scores(indices, data, lo, hi, sv_indptr, sv_indices, sv_data, sv_sqnorm, sv_coef, sv_count,
                           mercer, work_x, scores[: n_active[0]])
-    return learn_with_scores(scores, self_kernel(sqnorm, mercer), sqnorm, indices, data, lo, hi, y, sv_indptr,
+    return learn_with_scores(scores, self_kernel(sqnorm, mercer), sqnorm, indices, data, lo, hi, y, weight, sv_indptr,
                              sv_indices, sv_data, sv_sqnorm, sv_coef, sv_count, rng, n_active, ranks, margins,
                              params, codes, mercer, coef, work)
 
 
 @njit(cache=True)
-def dual_pass(indptr, indices, data, first, last, y, sv_indptr, sv_indices, sv_data, sv_sqnorm, sv_coef, sv_count, rng,
-              n_active, ranks, margins, params, codes, mcodes, mparams, work_x, scores, coef, work,
+def dual_pass(indptr, indices, data, first, last, y, weights, sv_indptr, sv_indices, sv_data, sv_sqnorm, sv_coef,
+              sv_count, rng, n_active, ranks, margins, params, codes, mcodes, mparams, work_x, scores, coef, work,
               out_scores, preds, losses, taus, mistakes, supports, totals):
     """Progressive validation over rows ``first .. last - 1`` of a CSR matrix with label slots ``y``.
+
+    ``weights``: the importance weight of each row (indexed like ``y``), or empty for weight 1.
 
     Per-round outputs are written at index i when ``preds`` has one slot per row
     (``out_scores``: the class scores before the update, -inf for a class not yet
@@ -147,6 +150,7 @@ def dual_pass(indptr, indices, data, first, last, y, sv_indptr, sv_indices, sv_d
     -1, or the row at which learning stopped because the numbers overflowed.
     """
     record = preds.size > 0
+    weighted = weights.size > 0
     mercer = unpack_mercer(mcodes, mparams)
     n_mistakes = 0.0
     cumulative_loss = 0.0
@@ -156,8 +160,9 @@ def dual_pass(indptr, indices, data, first, last, y, sv_indptr, sv_indices, sv_d
     for i in range(first, last):
         known = n_active[0]
         pred, loss, tau, mistake, moved, status = dual_learn_row(
-            indices, data, indptr[i], indptr[i + 1], y[i], sv_indptr, sv_indices, sv_data, sv_sqnorm, sv_coef,
-            sv_count, rng, n_active, ranks, margins, params, codes, mercer, work_x, scores, coef, work)
+            indices, data, indptr[i], indptr[i + 1], y[i], weights[i] if weighted else 1.0, sv_indptr, sv_indices,
+            sv_data, sv_sqnorm, sv_coef, sv_count, rng, n_active, ranks, margins, params, codes, mercer, work_x, scores,
+            coef, work)
         if status != OK:
             stopped = i
             break
@@ -178,20 +183,20 @@ def dual_pass(indptr, indices, data, first, last, y, sv_indptr, sv_indices, sv_d
 
 
 @njit(cache=True)
-def dual_learn_one(indices, data, y, sv_indptr, sv_indices, sv_data, sv_sqnorm, sv_coef, sv_count, rng, n_active,
-                   ranks, margins, params, codes, mcodes, mparams, work_x, scores, coef, work):
+def dual_learn_one(indices, data, y, weight, sv_indptr, sv_indices, sv_data, sv_sqnorm, sv_coef, sv_count, rng,
+                   n_active, ranks, margins, params, codes, mcodes, mparams, work_x, scores, coef, work):
     """``dual_learn_row`` for one example in its own arrays."""
-    return dual_learn_row(indices, data, 0, indices.size, y, sv_indptr, sv_indices, sv_data, sv_sqnorm, sv_coef,
-                          sv_count, rng, n_active, ranks, margins, params, codes, unpack_mercer(mcodes, mparams),
-                          work_x, scores, coef, work)
+    return dual_learn_row(indices, data, 0, indices.size, y, weight, sv_indptr, sv_indices, sv_data, sv_sqnorm,
+                          sv_coef, sv_count, rng, n_active, ranks, margins, params, codes,
+                          unpack_mercer(mcodes, mparams), work_x, scores, coef, work)
 
 
 @njit(cache=True)
-def learn_with_scores_one(scores, kxx, sqnorm, indices, data, y, sv_indptr, sv_indices, sv_data, sv_sqnorm, sv_coef,
-                          sv_count, rng, n_active, ranks, margins, params, codes, mcodes, mparams, coef, work):
+def learn_with_scores_one(scores, kxx, sqnorm, indices, data, y, weight, sv_indptr, sv_indices, sv_data, sv_sqnorm,
+                          sv_coef, sv_count, rng, n_active, ranks, margins, params, codes, mcodes, mparams, coef, work):
     """``learn_with_scores`` for an example scored outside compiled code (a Python kernel)."""
-    return learn_with_scores(scores, kxx, sqnorm, indices, data, 0, indices.size, y, sv_indptr, sv_indices, sv_data,
-                             sv_sqnorm, sv_coef, sv_count, rng, n_active, ranks, margins, params, codes,
+    return learn_with_scores(scores, kxx, sqnorm, indices, data, 0, indices.size, y, weight, sv_indptr, sv_indices,
+                             sv_data, sv_sqnorm, sv_coef, sv_count, rng, n_active, ranks, margins, params, codes,
                              unpack_mercer(mcodes, mparams), coef, work)
 
 

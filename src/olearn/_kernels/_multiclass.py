@@ -22,6 +22,16 @@ Single prototype: a user feature map gives ``Phi(x, a)`` as the rows of a small 
 block (one row per class), ``w`` is one vector, and ``||z||^2`` is computed exactly by
 merging the two sparse rows; the intercept is then one bias per class (``wb``).
 
+Importance weights (one per row, an empty array for the unweighted stream) enter
+the coefficients: a weight v turns PA-I's and PA-II's C into v C (PA, C = inf,
+stays PA for v > 0), scales the Perceptron's coefficients by v, and turns MIRA's
+bound ``c_y <= 1`` into ``c_y <= v``; weight 0 moves nothing. Averaging
+(``MP_AVERAGE`` = a > 0, scikit-learn's ``average``) keeps beside the weights a
+time-stamped sum ``A = sum_t max(t - a, 0) delta_t`` of the updates ``delta_t``
+made on round t (rounds counted by ``clock``); after round t >= a the mean of the
+weights of rounds a .. t is ``W - A / (t - a + 1)``, so an update costs one more
+write per touched weight and nothing happens before round a + 1.
+
 Classes live in *slots* numbered in order of first appearance; ``ranks[a]`` is the
 position of slot a among the sorted classes and breaks every tie (the lowest rank
 wins), so that the kernel agrees with ``numpy.argmax`` over sorted columns. Slots
@@ -63,7 +73,8 @@ MN_CODES = 4
 MP_C = 0
 MP_BETA = 1
 MP_BIAS = 2  # value of the constant feature of the intercept (0 = none)
-MN_PARAMS = 3
+MP_AVERAGE = 3  # the round a from which weights are averaged (0 = no averaging)
+MN_PARAMS = 4
 
 # Status of a row.
 OK = 0
@@ -230,12 +241,16 @@ def mira_coefficients(scores, n, y, A, beta, work, coef):
 
 
 @njit(cache=True)
-def choose_coefficients(rule, rival, split, beta, scores, n, y, pred, wrong, ranks, margins, norm_sq, work, coef):
-    """The coefficients of a round; return (loss, tau, rival slot of RULE_PA or -1).
+def choose_coefficients(rule, rival, split, beta, scores, n, y, pred, wrong, ranks, margins, norm_sq, weight, work,
+                        coef):
+    """The coefficients of a round of importance ``weight``; return (loss, tau, rival slot of RULE_PA or -1).
 
     For RULE_PA only the rival and the loss are chosen here: ||z||^2, and so tau,
-    depend on the geometry, and the caller sets the two coefficients.
-    ``norm_sq`` is MIRA's A = ||Phi(x, a)||^2 (the same for every class).
+    depend on the geometry, and the caller sets the two coefficients
+    (:func:`weighted_pa_step`). ``norm_sq`` is MIRA's A = ||Phi(x, a)||^2 (the
+    same for every class). The Perceptron's coefficients are scaled by the
+    weight v; MIRA's program with the bound ``c_y <= v`` is, with ``c = v c'``,
+    the unit-bound program in c' with A replaced by v A.
     """
     for a in range(n):
         coef[a] = 0.0
@@ -246,21 +261,41 @@ def choose_coefficients(rule, rival, split, beta, scores, n, y, pred, wrong, ran
     if rule == RULE_PERCEPTRON:
         moved = perceptron_coefficients(split, scores, n, y, ranks, coef) > 0
     else:
-        moved = mira_coefficients(scores, n, y, norm_sq, beta, work, coef)
+        moved = mira_coefficients(scores, n, y, norm_sq * weight, beta, work, coef)
+    if weight != 1.0:
+        moved = moved and weight > 0.0
+        for a in range(n):
+            coef[a] = coef[a] * weight if moved else 0.0
     return loss, (coef[y] if moved else 0.0), -1
+
+
+@njit(cache=True, inline="always")
+def weighted_pa_step(step, loss, sqnorm, C, weight):
+    """PA's tau for an example of importance ``weight``: the step rule with C replaced by weight * C.
+
+    Weight 0 (or a product that underflows to 0) moves nothing; PA (C = inf)
+    stays PA for any weight > 0.
+    """
+    scaled = C * weight
+    if not scaled > 0.0:
+        return 0.0
+    return pa_step(step, loss, sqnorm, scaled)
 
 
 # -- multi-prototype ------------------------------------------------------------------
 
 
 @njit(cache=True)
-def general_update(indices, data, lo, hi, y, W, bound, ranks, margins, config, scores, n, pred, wrong, sq_x, vmax,
-                   coef, work):
-    """The update of RULE_PERCEPTRON and RULE_MIRA; return (loss, tau, moved, ok)."""
+def general_update(indices, data, lo, hi, y, W, bound, A, stamp, ranks, margins, config, weight, scores, n, pred, wrong,
+                   sq_x, vmax, coef, work):
+    """The update of RULE_PERCEPTRON and RULE_MIRA; return (loss, tau, moved, ok).
+
+    ``stamp`` > 0: the averaged sum A takes ``stamp`` times the update too.
+    """
     rule, rival, _, split, _, beta, bias = config
     d = W.shape[0] - 1
     loss, tau, _ = choose_coefficients(rule, rival, split, beta, scores, n, y, pred, wrong, ranks, margins, sq_x,
-                                       work, coef)
+                                       weight, work, coef)
     largest = 0.0
     probe = 0.0
     for a in range(n):
@@ -270,6 +305,11 @@ def general_update(indices, data, lo, hi, y, W, bound, ranks, margins, config, s
             probe += (W[d, a] + c * bias) * 0.0
             for k in range(lo, hi):
                 probe += (W[indices[k], a] + c * data[k]) * 0.0
+            if stamp > 0.0:
+                sc = stamp * c
+                probe += (A[d, a] + sc * bias) * 0.0
+                for k in range(lo, hi):
+                    probe += (A[indices[k], a] + sc * data[k]) * 0.0
     if probe != 0.0:
         return loss, tau, False, False
     for a in range(n):
@@ -278,21 +318,39 @@ def general_update(indices, data, lo, hi, y, W, bound, ranks, margins, config, s
             W[d, a] += c * bias
             for k in range(lo, hi):
                 W[indices[k], a] += c * data[k]
+            if stamp > 0.0:
+                sc = stamp * c
+                A[d, a] += sc * bias
+                for k in range(lo, hi):
+                    A[indices[k], a] += sc * data[k]
     bound[0] += largest * vmax
     return loss, tau, largest != 0.0, True
 
 
 @njit(cache=True, inline="always")
-def learn_row(indices, data, lo, hi, y, W, bound, n_active, ranks, margins, config, scores, coef, work):
-    """Predict then learn one CSR row; return (prediction slot, loss, tau, mistake, moved, status).
+def round_stamp(clock, start):
+    """(this round's number t, its stamp max(t - a, 0) in the averaged sum; 0 without averaging)."""
+    t = clock[0] + 1
+    return t, (float(t - start) if start > 0.0 and t > start else 0.0)
+
+
+@njit(cache=True, inline="always")
+def learn_row(indices, data, lo, hi, y, weight, W, bound, A, clock, n_active, ranks, margins, config, start, scores,
+              coef, work):
+    """Predict then learn one CSR row of importance ``weight``.
+
+    Returns (prediction slot, loss, tau, mistake, moved, status).
 
     The prediction is -1 when no class is known yet. On OVERFLOW the model is left
-    exactly as it was. ``bound[0]`` is an upper bound on every |W| entry, raised by
-    each update; while it stays far from the largest float no update can
-    overflow, and the PA path skips the exact check. That check adds
-    ``value * 0.0`` over the new values: 0 when all are finite, NaN otherwise.
+    exactly as it was (the round clock too). ``bound[0]`` is an upper bound on
+    every |W| entry, raised by each update; while it stays far from the largest
+    float no update can overflow (nor, times the stamp, the averaged sum A, whose
+    entries are at most the largest stamp times ``bound[0]``), and the PA path
+    skips the exact check. That check adds ``value * 0.0`` over the new values: 0
+    when all are finite, NaN otherwise.
     """
     rule, rival, step, _, C, _, bias = config
+    t, stamp = round_stamp(clock, start)
     n = n_active[0]
     d = W.shape[0] - 1
     for a in range(n):
@@ -314,22 +372,30 @@ def learn_row(indices, data, lo, hi, y, W, bound, n_active, ranks, margins, conf
     pred, wrong, n = predict_and_join(scores, n, y, ranks)
     mistake = pred < 0 or (wrong >= 0 and scores[wrong] >= scores[y])
     if rule != RULE_PA:
-        loss, tau, moved, ok = general_update(indices, data, lo, hi, y, W, bound, ranks, margins, config, scores, n,
-                                              pred, wrong, sq_x, vmax, coef, work)
+        loss, tau, moved, ok = general_update(indices, data, lo, hi, y, W, bound, A, stamp, ranks, margins, config,
+                                              weight, scores, n, pred, wrong, sq_x, vmax, coef, work)
         if not ok:
             return pred, loss, tau, mistake, False, OVERFLOW
         n_active[0] = n
+        clock[0] = t
         return pred, loss, tau, mistake, moved, OK
     # two prototypes move: no coefficient vector needed
     r, loss = pa_rival(rival, scores, n, y, pred, wrong, ranks, margins)
-    tau = pa_step(step, loss, 2.0 * sq_x, C) if r >= 0 else 0.0
+    tau = weighted_pa_step(step, loss, 2.0 * sq_x, C, weight) if r >= 0 else 0.0
     if tau != 0.0:
-        if not bound[0] + tau * vmax < _SAFE:
+        if not (bound[0] + tau * vmax) * max(stamp, 1.0) < _SAFE:
             probe = ((W[d, y] + tau * bias) + (W[d, r] - tau * bias)) * 0.0
             for k in range(lo, hi):
                 j = indices[k]
                 u = tau * data[k]
                 probe += ((W[j, y] + u) + (W[j, r] - u)) * 0.0
+            if stamp > 0.0:
+                st = stamp * tau
+                probe += ((A[d, y] + st * bias) + (A[d, r] - st * bias)) * 0.0
+                for k in range(lo, hi):
+                    j = indices[k]
+                    u = st * data[k]
+                    probe += ((A[j, y] + u) + (A[j, r] - u)) * 0.0
             if probe != 0.0:
                 return pred, loss, tau, mistake, False, OVERFLOW
         W[d, y] += tau * bias
@@ -339,23 +405,38 @@ def learn_row(indices, data, lo, hi, y, W, bound, n_active, ranks, margins, conf
             u = tau * data[k]
             W[j, y] += u
             W[j, r] -= u
+        if stamp > 0.0:
+            st = stamp * tau
+            A[d, y] += st * bias
+            A[d, r] -= st * bias
+            for k in range(lo, hi):
+                j = indices[k]
+                u = st * data[k]
+                A[j, y] += u
+                A[j, r] -= u
         bound[0] += tau * vmax
     n_active[0] = n
+    clock[0] = t
     return pred, loss, tau, mistake, tau != 0.0, OK
 
 
 @njit(cache=True)
-def multiclass_pass(indptr, indices, data, y, W, bound, n_active, ranks, margins, params, codes, scores, coef, work,
-                    out_scores, preds, losses, taus, mistakes, totals):
+def multiclass_pass(indptr, indices, data, y, weights, W, bound, A, clock, n_active, ranks, margins, params, codes,
+                    scores, coef, work, out_scores, preds, losses, taus, mistakes, totals):
     """Progressive validation over the rows of a CSR matrix with label slots ``y``.
 
-    Per-round outputs are written when ``preds`` has one slot per row (``out_scores``
-    then holds each row's class scores before the update, -inf for a class not yet
-    known); pass empty arrays to keep only ``totals``. Returns -1, or the row at which
-    learning stopped because the numbers overflowed.
+    ``weights``: one importance weight per row, or empty for weight 1 everywhere.
+    ``A`` and ``clock``: the averaged sum and the count of rounds (``A`` is not
+    touched unless ``params[MP_AVERAGE]`` > 0). Per-round outputs are written
+    when ``preds`` has one slot per row (``out_scores`` then holds each row's
+    class scores before the update, -inf for a class not yet known); pass empty
+    arrays to keep only ``totals``. Returns -1, or the row at which learning
+    stopped because the numbers overflowed.
     """
     record = preds.size > 0
+    weighted = weights.size > 0
     config = unpack_config(params, codes)
+    start = params[MP_AVERAGE]
     n_mistakes = 0.0
     cumulative_loss = 0.0
     updates = 0.0
@@ -364,8 +445,10 @@ def multiclass_pass(indptr, indices, data, y, W, bound, n_active, ranks, margins
     for i in range(n):
         if record:
             known = n_active[0]
-        pred, loss, tau, mistake, moved, status = learn_row(indices, data, indptr[i], indptr[i + 1], y[i], W, bound,
-                                                            n_active, ranks, margins, config, scores, coef, work)
+        weight = weights[i] if weighted else 1.0
+        pred, loss, tau, mistake, moved, status = learn_row(indices, data, indptr[i], indptr[i + 1], y[i], weight, W,
+                                                            bound, A, clock, n_active, ranks, margins, config, start,
+                                                            scores, coef, work)
         if status != OK:
             stopped = i
             n = i
@@ -385,10 +468,11 @@ def multiclass_pass(indptr, indices, data, y, W, bound, n_active, ranks, margins
 
 
 @njit(cache=True)
-def multiclass_learn_one(indices, data, y, W, bound, n_active, ranks, margins, params, codes, scores, coef, work):
+def multiclass_learn_one(indices, data, y, weight, W, bound, A, clock, n_active, ranks, margins, params, codes, scores,
+                         coef, work):
     """``learn_row`` for one example in its own arrays; return (prediction slot, status)."""
-    pred, _, _, _, _, status = learn_row(indices, data, 0, indices.size, y, W, bound, n_active, ranks, margins,
-                                         unpack_config(params, codes), scores, coef, work)
+    pred, _, _, _, _, status = learn_row(indices, data, 0, indices.size, y, weight, W, bound, A, clock, n_active, ranks,
+                                         margins, unpack_config(params, codes), params[MP_AVERAGE], scores, coef, work)
     return pred, status
 
 
@@ -471,15 +555,17 @@ def common_norm_sq(bptr, bidx, bdat, n, bias):
 
 
 @njit(cache=True)
-def feature_map_learn_row(bptr, bidx, bdat, y, w, wb, n_active, ranks, margins, params, codes, scores, coef, work,
-                          saved):
-    """Predict then learn one example given as its block of class vectors.
+def feature_map_learn_row(bptr, bidx, bdat, y, weight, w, wb, aw, awb, clock, n_active, ranks, margins, params, codes,
+                          scores, coef, work, saved):
+    """Predict then learn one example of importance ``weight``, given as its block of class vectors.
 
     Row a of the block is ``Phi(x, a)`` for the slots ``0 .. max(n_active, y + 1) - 1``,
-    with sorted indices; ``saved`` has room for every entry of the block plus one per
-    row. Returns (prediction slot, loss, tau, mistake, status).
+    with sorted indices; ``aw`` and ``awb`` are the averaged sums of ``w`` and ``wb``
+    (touched only when averaging); ``saved`` has room for twice every entry of the
+    block plus two per row. Returns (prediction slot, loss, tau, mistake, status).
     """
     rule, rival, step, split, C, beta, bias = unpack_config(params, codes)
+    t, stamp = round_stamp(clock, params[MP_AVERAGE])
     n = n_active[0]
     block_scores(bptr, bidx, bdat, w, wb, bias, n, scores)
     finite = True
@@ -497,20 +583,40 @@ def feature_map_learn_row(bptr, bidx, bdat, y, w, wb, n_active, ranks, margins, 
         if norm_sq < 0.0:
             return pred, 0.0, 0.0, mistake, NOT_ORTHONORMAL
     loss, tau, r = choose_coefficients(rule, rival, split, beta, scores, n, y, pred, wrong, ranks, margins, norm_sq,
-                                       work, coef)
+                                       weight, work, coef)
     if rule == RULE_PA and r >= 0:
         pair_sq = row_distance_sq(bidx, bdat, bptr[y], bptr[y + 1], bptr[r], bptr[r + 1]) + 2.0 * bias * bias
         if not math.isfinite(pair_sq):
             return pred, loss, 0.0, mistake, OVERFLOW
-        tau = pa_step(step, loss, pair_sq, C)
+        tau = weighted_pa_step(step, loss, pair_sq, C, weight)
         coef[y] = tau
         coef[r] = -tau
     # class rows may share features: write, check every touched entry, and undo
     # from the saved values (in reverse order) if one of them overflowed
-    m = 0
+    m = add_block(bptr, bidx, bdat, n, coef, 1.0, bias, w, wb, saved, 0)
+    ok = block_finite(bptr, bidx, n, coef, w, wb)
+    if ok and stamp > 0.0:
+        past = add_block(bptr, bidx, bdat, n, coef, stamp, bias, aw, awb, saved, m)
+        ok = block_finite(bptr, bidx, n, coef, aw, awb)
+        if not ok:
+            undo_block(bptr, bidx, n, coef, aw, awb, saved, past)
+    if not ok:
+        undo_block(bptr, bidx, n, coef, w, wb, saved, m)
+        return pred, loss, tau, mistake, OVERFLOW
+    n_active[0] = n
+    clock[0] = t
+    return pred, loss, tau, mistake, OK
+
+
+@njit(cache=True)
+def add_block(bptr, bidx, bdat, n, coef, scale, bias, w, wb, saved, m):
+    """``w += scale sum_a coef[a] Phi(x, a)`` (and the biases), saving each old value from ``saved[m]`` on.
+
+    Returns the index past the last saved value.
+    """
     for a in range(n):
-        c = coef[a]
-        if c != 0.0:
+        if coef[a] != 0.0:
+            c = coef[a] * scale
             saved[m] = wb[a]
             m += 1
             wb[a] += c * bias
@@ -518,20 +624,28 @@ def feature_map_learn_row(bptr, bidx, bdat, y, w, wb, n_active, ranks, margins, 
                 saved[m] = w[bidx[k]]
                 m += 1
                 w[bidx[k]] += c * bdat[k]
+    return m
+
+
+@njit(cache=True)
+def block_finite(bptr, bidx, n, coef, w, wb):
+    """Every entry an update with ``coef`` touched is finite."""
     ok = True
     for a in range(n):
         if coef[a] != 0.0:
             ok = ok and math.isfinite(wb[a])
             for k in range(bptr[a], bptr[a + 1]):
                 ok = ok and math.isfinite(w[bidx[k]])
-    if not ok:
-        for a in range(n - 1, -1, -1):
-            if coef[a] != 0.0:
-                for k in range(bptr[a + 1] - 1, bptr[a] - 1, -1):
-                    m -= 1
-                    w[bidx[k]] = saved[m]
+    return ok
+
+
+@njit(cache=True)
+def undo_block(bptr, bidx, n, coef, w, wb, saved, m):
+    """Put back the values :func:`add_block` saved (``m``: the index past them), newest first."""
+    for a in range(n - 1, -1, -1):
+        if coef[a] != 0.0:
+            for k in range(bptr[a + 1] - 1, bptr[a] - 1, -1):
                 m -= 1
-                wb[a] = saved[m]
-        return pred, loss, tau, mistake, OVERFLOW
-    n_active[0] = n
-    return pred, loss, tau, mistake, OK
+                w[bidx[k]] = saved[m]
+            m -= 1
+            wb[a] = saved[m]

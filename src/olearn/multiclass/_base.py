@@ -19,6 +19,15 @@ Conventions shared by every learner of the family:
   ``partial_fit`` declares classes up front: they join at once.
 * A round is a mistake when the true class is not the unique top scorer (a tie
   names no class), or when it was not known yet.
+* ``average`` (scikit-learn's SGD semantics): with a = 1 for True or the given
+  integer, once a rounds have been learned ``predict``, ``decision_function``,
+  ``coef_``/``intercept_`` and a saved model's predictions use the mean of the
+  weights after rounds a, a + 1, ..., t; :func:`olearn.run` and
+  ``predict_learn_one`` score each round with the current weights.
+* Importance weights (``sample_weight``, ``class_weight``): each learner states
+  in its docstring what a weight does to its step. A weight-0 example moves no
+  weight, yet its round counts (in the averaging and the totals) and a class
+  first seen on it joins.
 """
 
 import contextlib
@@ -31,8 +40,9 @@ from .._kernels import _codes
 from .._kernels import _multiclass as K
 from .._learner import OnlineLearner
 from .._params import BOOLEAN, Interval, NoneOr
-from .._persistence import LABELS, Array, Count, StateSchema, distinct
+from .._persistence import COUNT, LABELS, Array, Count, StateSchema, distinct
 from .._validation import CSRArrays, check_row, check_X, check_y, seen_columns
+from .._weights import UNWEIGHTED, check_class_weight
 from ..kernel import SupportSet
 from ..kernel._hyperparameters import KERNEL_CONSTRAINTS, mercer_arrays
 from ._classes import ClassSlots
@@ -50,12 +60,91 @@ class CallableOrNone:
         return "None, or a callable Phi(x, label) such as olearn.multiclass.BlockFeatureMap"
 
 
+class AverageConstraint:
+    """scikit-learn's ``average``: a boolean, or the integer n >= 0 of rounds after which averaging starts."""
+
+    def accepts(self, value):
+        return BOOLEAN.accepts(value) or _AVERAGE_START.accepts(value)
+
+    def describe(self):
+        return f"True, False or {_AVERAGE_START.describe()} (the round after which averaging starts)"
+
+
+_AVERAGE_START = Interval(0, 2**53, integer=True)
+
+
+class ClassWeightConstraint:
+    """None, ``"balanced"`` or a dict {class: finite weight >= 0}."""
+
+    def accepts(self, value):
+        try:
+            check_class_weight(value)
+        except ValueError:
+            return False
+        return True
+
+    def describe(self):
+        return "None, 'balanced' or a dict {class: weight} of finite weights >= 0"
+
+
 _COMMON_CONSTRAINTS = {
     "fit_intercept": BOOLEAN,
     "n_features": NoneOr(Interval(1, None, integer=True)),
     "feature_map": CallableOrNone(),
     **KERNEL_CONSTRAINTS,
+    "average": AverageConstraint(),
+    "class_weight": ClassWeightConstraint(),
 }
+
+
+def average_start(average):
+    """The round a from which ``average`` averages (0: no averaging); True is 1, as in scikit-learn."""
+    return int(average)
+
+
+def _grown(vector, size):
+    """``vector`` zero-padded to ``size`` entries (a new array)."""
+    grown = np.zeros(size)
+    grown[: vector.size] = vector
+    return grown
+
+
+def _grown_rows(W, capacity):
+    """Feature-major prototypes with room for ``capacity`` features; the intercept's row stays last."""
+    grown = np.zeros((capacity + 1, W.shape[1]))
+    grown[: W.shape[0] - 1] = W[:-1]
+    grown[capacity] = W[-1]
+    return grown
+
+
+def _grown_columns(W, capacity):
+    """Prototypes with room for ``capacity`` class slots (new columns are zero)."""
+    grown = np.zeros((W.shape[0], capacity))
+    grown[:, : W.shape[1]] = W
+    return grown
+
+
+def _saved(W, n_features, k):
+    """The first k prototypes of feature-major W as saved: the feature rows, then the intercept's row."""
+    return np.vstack([W[:n_features, :k], W[-1:, :k]])
+
+
+def _restore(W, saved):
+    """Write saved prototypes (:func:`_saved`'s layout) into W."""
+    W[: saved.shape[0] - 1, : saved.shape[1]] = saved[:-1]
+    W[-1, : saved.shape[1]] = saved[-1]
+
+
+def _sum_starts_after(start):
+    """Relation: the averaged sum is 0 while at most ``start`` rounds were learned (it grows from round start + 1)."""
+
+    def relation(arrays, dims):
+        if int(arrays["rounds"][0]) <= start and np.any(arrays["average_sum"]):
+            return (f"array 'average_sum' is not 0 although only {int(arrays['rounds'][0])} rounds were learned "
+                    f"(average={start} adds to it from round {start + 1} on)")
+        return None
+
+    return relation
 
 
 def _empty_run():
@@ -76,7 +165,7 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
     # the class slots and the count of active ones change in place; so does a dual model's support set
     _changed_in_place = ("_labels", "_n_active", "_dual")
     _learned = ("_W", "_bound", "_w", "_wb", "_dual", "_n_active", "_labels", "_scratch", "_margin_cache", "_map_dim", "classes_",
-                "n_features_in_")
+                "n_features_in_", "_A", "_aw", "_awb", "_clock", "_averaged_from", "_mean_cache")
 
     # -- hyperparameters ------------------------------------------------------
 
@@ -90,6 +179,18 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
                 f"{type(self).__name__}: kernel={self.kernel!r} and feature_map cannot be combined; a kernel "
                 "learner keeps one prototype per class in the kernel's feature space"
             )
+        start = average_start(self.average)
+        if start and self.kernel is not None:
+            raise ValueError(
+                f"{type(self).__name__}: average={self.average!r} cannot be combined with kernel={self.kernel!r}: "
+                "the mean of the prototypes is not kept in dual form; use kernel=None (or a feature map)"
+            )
+        if self._is_started() and not self._uses_kernel and start != self._averaged_from:
+            raise ValueError(
+                f"{type(self).__name__}: average was changed after learning started (from average="
+                f"{self._averaged_from} to {self.average!r}); the averaged weights so far follow the old value. Set "
+                "it back, or call fit to start over"
+            )
         codes, params = self._kernel_config()
         code_arr = np.zeros(K.MN_CODES, dtype=np.int64)
         param_arr = np.zeros(K.MN_PARAMS)
@@ -98,6 +199,7 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
         for name, value in params.items():
             param_arr[getattr(K, name)] = value
         param_arr[K.MP_BIAS] = 1.0 if self.fit_intercept else 0.0
+        param_arr[K.MP_AVERAGE] = start
         return code_arr, param_arr, mercer_arrays(self, 1.0 if self.fit_intercept else 0.0)
 
     def _config(self):
@@ -140,14 +242,23 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
         self.classes_ = np.empty(0)
         self._margin_cache = None
         self._scratch = tuple(np.zeros(0) for _ in range(3))
+        self._clock = np.zeros(1, dtype=np.int64)  # rounds learned (the averaging's time)
+        self._averaged_from = average_start(self.average)
+        self._mean_cache = None
         if self._uses_kernel:
             self._dual = DualModel(self.random_state)
         elif self._uses_map:
             self._w = np.zeros(0)
             self._wb = np.zeros(0)
+            # the averaged sums of w and wb (empty without averaging)
+            self._aw = np.zeros(0)
+            self._awb = np.zeros(0)
             self._map_dim = 0
         else:
             self._W = np.zeros((1, 0))
+            self._A = np.zeros((0, 0))  # the averaged sum of W
+            if self._averaging:
+                self._interleave(self._W, self._W)
             self._bound = np.zeros(1)  # >= every |W| entry (the kernel's cheap overflow guard)
         if self.n_features is not None:
             self._grow_features(self.n_features, "n_features")
@@ -165,9 +276,24 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
             yield
 
     def _state_bytes(self, n_features):
-        """One weight per feature (and the intercept) for each class slot of the prototypes."""
+        """One weight per feature (and the intercept) for each class slot of the prototypes, twice when averaging."""
         slots = self._W.shape[1] if hasattr(self, "_W") else 1
-        return 8 * (n_features + 1) * max(slots, 1)
+        copies = 2 if average_start(self.average) else 1
+        return 8 * (n_features + 1) * max(slots, 1) * copies
+
+    def _interleave(self, W, A):
+        """Keep W and its averaged sum A as two views of one array, a feature's row of A next to its row of W.
+
+        An update of a sparse row touches both at each of its features: side by side they
+        share the memory traffic, which dominates a pass over sparse rows.
+        """
+        both = np.empty((W.shape[0], 2, W.shape[1]))
+        both[:, 0], both[:, 1] = W, A
+        self._W, self._A = both[:, 0], both[:, 1]
+
+    @property
+    def _averaging(self):
+        return self._averaged_from > 0
 
     def _grow_features(self, n_features, where):
         self._check_feature_limit(n_features, where)
@@ -177,18 +303,19 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
             capacity = self._W.shape[0] - 1
             if n_features > capacity:
                 new_capacity = n_features if capacity == 0 else max(n_features, 2 * capacity)
-                grown = np.zeros((new_capacity + 1, self._W.shape[1]))
-                grown[:capacity] = self._W[:capacity]
-                grown[new_capacity] = self._W[capacity]
-                self._W = grown
+                if self._averaging:
+                    self._interleave(_grown_rows(self._W, new_capacity), _grown_rows(self._A, new_capacity))
+                else:
+                    self._W = _grown_rows(self._W, new_capacity)
         if n_features > self.n_features_in_:
             self.n_features_in_ = int(n_features)
 
     def _grow_map(self, dimension):
         if dimension > self._w.size:
-            grown = np.zeros(max(dimension, 2 * self._w.size))
-            grown[: self._w.size] = self._w
-            self._w = grown
+            size = max(dimension, 2 * self._w.size)
+            self._w = _grown(self._w, size)
+            if self._averaging:
+                self._aw = _grown(self._aw, size)
 
     def _grow_classes(self, k):
         """Room for k class slots in the weights and the scratch buffers."""
@@ -201,13 +328,14 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
             if self._uses_kernel:
                 self._dual.grow_classes(new_capacity)
             elif self._uses_map:
-                grown = np.zeros(new_capacity)
-                grown[:capacity] = self._wb
-                self._wb = grown
+                self._wb = _grown(self._wb, new_capacity)
+                if self._averaging:
+                    self._awb = _grown(self._awb, new_capacity)
             else:
-                grown = np.zeros((self._W.shape[0], new_capacity))
-                grown[:, :capacity] = self._W
-                self._W = grown
+                if self._averaging:
+                    self._interleave(_grown_columns(self._W, new_capacity), _grown_columns(self._A, new_capacity))
+                else:
+                    self._W = _grown_columns(self._W, new_capacity)
             self._scratch = tuple(np.zeros(new_capacity) for _ in range(3))
 
     def _add_classes(self, y, declared=None):
@@ -247,9 +375,28 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
         self._labels.truncate(int(self._n_active[0]))
         self.classes_ = self._labels.classes if len(self._labels) else np.empty(0)
 
+    def _model(self):
+        """The weights predictions use: ``(W,)``, or ``(w, wb)`` with a feature map.
+
+        Once averaging has started (t >= a rounds learned) they are the mean of
+        the weights after rounds a .. t, ``W - A / (t - a + 1)``, computed once
+        per round count and kept until the next round.
+        """
+        current = (self._w, self._wb) if self._uses_map else (self._W,)
+        t, a = int(self._clock[0]), self._averaged_from
+        if not a or t < a:
+            return current
+        key = (t, tuple(array.shape for array in current))
+        if self._mean_cache is None or self._mean_cache[0] != key:
+            sums = (self._aw, self._awb) if self._uses_map else (self._A,)
+            self._mean_cache = (key, tuple(array - total / (t - a + 1) for array, total in zip(current, sums)))
+        return self._mean_cache[1]
+
     @property
     def coef_(self):
         """Prototypes, shape (n_classes, n_features) in ``classes_`` order; with a feature map, w of shape (D,).
+
+        With ``average`` on, their mean over the averaged rounds (once averaging has started).
 
         With ``kernel="linear"`` the prototypes ``sum_i alpha_ia x_i``; other kernels have none (AttributeError).
         """
@@ -263,8 +410,8 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
             primal = self._dual.support_matrix(self.n_features_in_).T @ self._dual.coefficients(len(self._labels))
             return np.asarray(primal).T[self._labels.order]
         if self._uses_map:
-            return self._w[: self._map_dim].copy()
-        return self._W[: self.n_features_in_, self._labels.order].T.copy()
+            return self._model()[0][: self._map_dim].copy()
+        return self._model()[0][: self.n_features_in_, self._labels.order].T.copy()
 
     @property
     def intercept_(self):
@@ -275,7 +422,7 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
             # the constant feature of the intercept sits in every support vector
             row = self._dual.coefficients(len(self._labels)).sum(axis=0)
         else:
-            row = self._wb if self._uses_map else self._W[-1]
+            row = self._model()[1] if self._uses_map else self._model()[0][-1]
         return row[self._labels.order] * bias
 
     def _check_kernel(self, name):
@@ -324,14 +471,23 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
                 bidx, bdat = bidx[seen], bdat[seen]
         return pointers, bidx, bdat
 
-    def _map_row(self, indices, data, n_features, slot, margins, codes, params):
-        """Learn one example through the feature map; return (pred, loss, tau, mistake, status)."""
+    def _map_row(self, indices, data, n_features, slot, weight, margins, codes, params):
+        """Learn one example of importance ``weight`` through the feature map.
+
+        Returns (pred, loss, tau, mistake, status).
+        """
         n_rows = max(int(self._n_active[0]), slot + 1)
+        before = self._w, self._aw, self._map_dim
         pointers, bidx, bdat = self._block(indices, data, n_features, n_rows)
         scores, coef, work = self._scratch
-        saved = np.empty(bdat.size + n_rows)
-        return K.feature_map_learn_row(pointers, bidx, bdat, slot, self._w, self._wb, self._n_active,
-                                       self._labels.ranks, margins, params, codes, scores, coef, work, saved)
+        saved = np.empty(2 * (bdat.size + n_rows))
+        outcome = K.feature_map_learn_row(pointers, bidx, bdat, slot, weight, self._w, self._wb, self._aw, self._awb,
+                                          self._clock, self._n_active, self._labels.ranks, margins, params, codes,
+                                          scores, coef, work, saved)
+        if outcome[-1] != K.OK:
+            # a refused row leaves w as wide as it was (the kernel has put back the values it wrote)
+            self._w, self._aw, self._map_dim = before
+        return outcome
 
     # -- learning -------------------------------------------------------------
 
@@ -347,8 +503,11 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
             "before it. Scale the features or lower the step size."
         )
 
-    def _progressive(self, X, y, record, classes=None):
+    def _progressive(self, X, y, record, classes=None, sample_weight=None):
         """Predict then learn every row in order; return the per-round outputs.
+
+        ``sample_weight``: None, or the checked importance weight of each row
+        (:meth:`OnlineLearner._row_weights`).
 
         Returns (predictions, scores, losses, taus, mistakes, totals): predictions
         are labels (None where no class was known yet), scores have one column per
@@ -366,6 +525,7 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
             margins = self._add_classes(y, classes)
             self._grow_features(arrays.n_features, "X")
         slots = self._labels.slots(y)
+        weights = UNWEIGHTED if sample_weight is None else sample_weight
         n = arrays.n_rows if record else 0
         k = len(self._labels)
         out_scores = np.empty((n, k))
@@ -376,18 +536,18 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
         if self._uses_kernel:
             supports = np.empty(n, dtype=np.int64)
             dense = None if sp.issparse(X) else np.asarray(X, dtype=np.float64)
-            stopped = self._dual_pass(arrays, dense, slots, margins,
+            stopped = self._dual_pass(arrays, dense, slots, weights, margins,
                                       (out_scores, preds, losses, taus, mistakes, supports), totals)
             status = K.OVERFLOW
         elif self._uses_map:
-            stopped, status = self._map_pass(arrays, slots, margins, codes, params, out_scores, preds, losses, taus,
-                                             mistakes, totals)
+            stopped, status = self._map_pass(arrays, slots, weights, margins, codes, params, out_scores, preds, losses,
+                                             taus, mistakes, totals)
         else:
             scores, coef, work = self._scratch
-            stopped = K.multiclass_pass(arrays.indptr, arrays.indices, arrays.data, slots, self._W, self._bound,
-                                        self._n_active,
-                                        self._labels.ranks, margins, params, codes, scores, coef, work,
-                                        out_scores, preds, losses, taus, mistakes, totals)
+            stopped = K.multiclass_pass(arrays.indptr, arrays.indices, arrays.data, slots, weights, self._W,
+                                        self._bound, self._A, self._clock, self._n_active, self._labels.ranks, margins,
+                                        params, codes, scores, coef, work, out_scores, preds, losses, taus, mistakes,
+                                        totals)
             status = K.OVERFLOW
         order = self._labels.order.copy()
         labels = np.asarray(self._labels.labels)
@@ -405,14 +565,17 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
             predictions = labels[preds]
         return predictions, out_scores[:, order], losses, taus, mistakes, totals, *sizes
 
-    def _map_pass(self, arrays, slots, margins, codes, params, out_scores, preds, losses, taus, mistakes, totals):
+    def _map_pass(self, arrays, slots, weights, margins, codes, params, out_scores, preds, losses, taus, mistakes,
+                  totals):
         """The feature-map twin of ``multiclass_pass``: the same row kernel, driven from Python."""
         record = preds.size > 0
+        weighted = weights.size > 0
         for i in range(arrays.n_rows):
             lo, hi = arrays.indptr[i], arrays.indptr[i + 1]
             known = int(self._n_active[0])
             pred, loss, tau, mistake, status = self._map_row(
-                arrays.indices[lo:hi], arrays.data[lo:hi], arrays.n_features, int(slots[i]), margins, codes, params)
+                arrays.indices[lo:hi], arrays.data[lo:hi], arrays.n_features, int(slots[i]),
+                float(weights[i]) if weighted else 1.0, margins, codes, params)
             if status != K.OK:
                 totals[_codes.T_ROUNDS] += i
                 return i, status
@@ -427,7 +590,7 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
         totals[_codes.T_ROUNDS] += arrays.n_rows
         return -1, K.OK
 
-    def _dual_pass(self, arrays, dense, slots, margins, outputs, totals):
+    def _dual_pass(self, arrays, dense, slots, weights, margins, outputs, totals):
         """The kernel twin of ``multiclass_pass``: compiled, or row by row for a Python kernel.
 
         ``dense``: the rows as a dense array when they came so (None for sparse input).
@@ -435,15 +598,17 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
         config = self._dual_config()
         kernel = self._python_kernel
         if kernel is None:
-            return self._dual.compiled_pass(arrays, dense, slots, self._n_active, self._labels.ranks, margins, config,
-                                            self._scratch, outputs, totals)
+            return self._dual.compiled_pass(arrays, dense, slots, weights, self._n_active, self._labels.ranks, margins,
+                                            config, self._scratch, outputs, totals)
         out_scores, preds, losses, taus, mistakes, supports = outputs
         record = preds.size > 0
+        weighted = weights.size > 0
         for i in range(arrays.n_rows):
             lo, hi = arrays.indptr[i], arrays.indptr[i + 1]
             known = int(self._n_active[0])
             pred, loss, tau, mistake, moved, status = self._dual.learn_row(
-                kernel, arrays.indices[lo:hi], arrays.data[lo:hi], arrays.n_features, int(slots[i]), self._n_active,
+                kernel, arrays.indices[lo:hi], arrays.data[lo:hi], arrays.n_features, int(slots[i]),
+                float(weights[i]) if weighted else 1.0, self._n_active,
                 self._labels.ranks, margins, config, self._scratch, type(self).__name__)
             if status != K.OK:
                 totals[_codes.T_ROUNDS] += i
@@ -458,7 +623,7 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
         totals[_codes.T_ROUNDS] += arrays.n_rows
         return -1
 
-    def partial_fit(self, X, y, classes=None):
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Learn from the rows of X in order (one online pass); returns self.
 
         Parameters
@@ -470,17 +635,24 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
             Classes to add at once, before the first row (they can be predicted from
             then on); required on the first call by a cost matrix that the first
             batch does not cover.
+        sample_weight : float or array-like of shape (n_samples,), optional
+            Importance weight of each row (finite, >= 0), multiplied by the weight of
+            its true class under ``class_weight``; what a weight does to the step is
+            stated in the class docstring.
         """
-        self._progressive(X, y, record=False, classes=classes)
+        self._config()  # a bad class_weight is named as a hyperparameter before the weights are computed
+        weights = self._row_weights(X, y, sample_weight)
+        self._progressive(X, y, record=False, classes=classes, sample_weight=weights)
         return self
 
-    def _learn_example(self, x, y):
+    def _learn_example(self, x, y, sample_weight):
         """Learn one example; return the predicted label before the update (None if no class was known)."""
         codes, params = self._config()
         indices, data, n_features = check_row(x)
         label = check_y(np.array([y]), 1)
+        weight = self._weight_one(y, sample_weight)
         if self._is_started() and n_features <= self.n_features_in_ and y in self._labels.slot_of:
-            return self._learn_known(indices, data, n_features, y, self._add_classes(label), codes, params)
+            return self._learn_known(indices, data, n_features, y, weight, self._add_classes(label), codes, params)
         # growing or meeting a class, the learner must be put back if the example is then
         # refused, by its label or by an overflow
         with self._first_call_atomic():
@@ -488,22 +660,22 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
             margins = self._add_classes(label)
             if n_features > self.n_features_in_:
                 self._grow_features(n_features, "x")
-            return self._learn_known(indices, data, n_features, y, margins, codes, params)
+            return self._learn_known(indices, data, n_features, y, weight, margins, codes, params)
 
-    def _learn_known(self, indices, data, n_features, y, margins, codes, params):
+    def _learn_known(self, indices, data, n_features, y, weight, margins, codes, params):
         """Learn one example whose features and label have room; return the prediction before the update."""
         slot = self._labels.slot_of[y]
         if self._uses_kernel:
             pred, _, _, _, _, status = self._dual.learn_row(self._python_kernel, indices, data, n_features, slot,
-                                                            self._n_active, self._labels.ranks, margins,
-                                                            self._dual_config(), self._scratch,
-                                                            type(self).__name__)
+                                                            weight, self._n_active, self._labels.ranks, margins,
+                                                            self._dual_config(), self._scratch, type(self).__name__)
         elif self._uses_map:
-            pred, _, _, _, status = self._map_row(indices, data, n_features, slot, margins, codes, params)
+            pred, _, _, _, status = self._map_row(indices, data, n_features, slot, weight, margins, codes, params)
         else:
             scores, coef, work = self._scratch
-            pred, status = K.multiclass_learn_one(indices, data, slot, self._W, self._bound, self._n_active,
-                                                  self._labels.ranks, margins, params, codes, scores, coef, work)
+            pred, status = K.multiclass_learn_one(indices, data, slot, weight, self._W, self._bound, self._A,
+                                                  self._clock, self._n_active, self._labels.ranks, margins, params,
+                                                  codes, scores, coef, work)
         labels = self._labels.labels
         predicted = labels[pred] if pred >= 0 else None
         self._after_pass()
@@ -511,14 +683,14 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
             self._raise_for(status, "this example")
         return predicted
 
-    def learn_one(self, x, y):
-        """Learn one example ``x`` (dict, 1-d array or sparse row) with label ``y``; returns self."""
-        self._learn_example(x, y)
+    def learn_one(self, x, y, sample_weight=None):
+        """Learn one example ``x`` (dict, 1-d array or sparse row), label ``y``, importance ``sample_weight``; returns self."""
+        self._learn_example(x, y, sample_weight)
         return self
 
-    def predict_learn_one(self, x, y):
-        """Predict ``x``, then learn it with label ``y``; return the prediction (None before any class is known)."""
-        return self._learn_example(x, y)
+    def predict_learn_one(self, x, y, sample_weight=None):
+        """Predict ``x`` with the current weights, then learn it; return the prediction (None before any class)."""
+        return self._learn_example(x, y, sample_weight)
 
     # -- prediction -----------------------------------------------------------
 
@@ -537,14 +709,16 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
                 self._check_feature_limit(arrays.n_features, "X")
             return self._dual.decision(arrays, k, self._dual_config(), self._python_kernel, type(self).__name__)
         if self._uses_map:
+            w, wb = self._model()
             for i in range(arrays.n_rows):
                 lo, hi = arrays.indptr[i], arrays.indptr[i + 1]
                 pointers, bidx, bdat = self._block(arrays.indices[lo:hi], arrays.data[lo:hi], arrays.n_features, k,
                                                    grow=False)
-                K.block_scores(pointers, bidx, bdat, self._w, self._wb, bias, k, out[i])
+                K.block_scores(pointers, bidx, bdat, w, wb, bias, k, out[i])
             return out
-        arrays = seen_columns(arrays, self._W.shape[0] - 1)
-        K.multiclass_scores(arrays.indptr, arrays.indices, arrays.data, self._W, k, bias, out)
+        (W,) = self._model()
+        arrays = seen_columns(arrays, W.shape[0] - 1)
+        K.multiclass_scores(arrays.indptr, arrays.indices, arrays.data, W, k, bias, out)
         return out
 
     def _check_width(self, n_features, where):
@@ -577,7 +751,12 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
 
     def _state_schema(self):
         """The saved state: the distinct labels in slot order, and one prototype per class (a column of
-        ``weights``, the intercept's row last) or with a kernel the support set with a coefficient per class."""
+        ``weights``, the intercept's row last) or with a kernel the support set with a coefficient per class.
+
+        With ``average`` on, also the averaged sum of the weights (``average_sum``, shaped as
+        ``weights``) and the count of rounds learned (``rounds``, one entry); the sum is 0
+        until averaging has started.
+        """
         fixed = self._fixed_classes()
         schema = StateSchema(
             scalars={"n_features_in": Count("n_features_in")},
@@ -587,7 +766,15 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
         )
         if self._uses_kernel:
             return schema.extended(**vars(SupportSet.state_schema("n_classes", self.budget)))
-        return schema.extended(arrays={"weights": Array("float64", ("n_features_in+1", "n_classes"))})
+        schema = schema.extended(arrays={"weights": Array("float64", ("n_features_in+1", "n_classes"))})
+        start = average_start(self.average)
+        if not start:
+            return schema
+        return schema.extended(
+            arrays={"average_sum": Array("float64", ("n_features_in+1", "n_classes")),
+                    "rounds": Array("int64", (1,), values=COUNT)},
+            relations=[_sum_starts_after(start)],
+        )
 
     def _get_state(self):
         self._check_started()
@@ -601,8 +788,11 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
         if self._uses_kernel:
             arrays = {"labels": np.asarray(self._labels.labels), **self._dual.to_arrays(k)}
             return arrays, {"n_features_in": self.n_features_in_}
-        weights = np.vstack([self._W[: self.n_features_in_, :k], self._W[-1:, :k]])
-        return {"labels": np.asarray(self._labels.labels), "weights": weights}, {"n_features_in": self.n_features_in_}
+        arrays = {"labels": np.asarray(self._labels.labels), "weights": _saved(self._W, self.n_features_in_, k)}
+        if self._averaging:
+            arrays["average_sum"] = _saved(self._A, self.n_features_in_, k)
+            arrays["rounds"] = self._clock.copy()
+        return arrays, {"n_features_in": self.n_features_in_}
 
     def _set_state(self, arrays, state):
         self._config()
@@ -617,6 +807,13 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
             self._dual.load_arrays(arrays)
             return
         weights = np.asarray(arrays["weights"], dtype=np.float64)
-        self._W[: weights.shape[0] - 1, : len(labels)] = weights[:-1]
-        self._W[-1, : len(labels)] = weights[-1]
+        _restore(self._W, weights)
         self._bound[0] = np.abs(weights).max(initial=0.0)
+        if self._averaging:
+            total = np.asarray(arrays["average_sum"], dtype=np.float64)
+            _restore(self._A, total)
+            self._clock[0] = int(arrays["rounds"][0])
+            # the kernel's guard takes |A| <= (t - a) * bound, true of every sum it wrote itself
+            stamp = self._clock[0] - self._averaged_from
+            if stamp > 0:
+                self._bound[0] = max(self._bound[0], np.abs(total).max(initial=0.0) / stamp)

@@ -60,8 +60,10 @@ class DualModel:
 
     # -- learning ----------------------------------------------------------------
 
-    def compiled_pass(self, arrays, dense, slots, n_active, ranks, margins, config, scratch, outputs, totals):
+    def compiled_pass(self, arrays, dense, slots, weights, n_active, ranks, margins, config, scratch, outputs, totals):
         """Learn the rows of ``arrays`` block by block; return -1 or the row where an overflow stopped it.
+
+        ``weights``: the importance weight of each row, or empty for weight 1.
 
         ``dense`` is the same rows as a dense array, or None: its blocks are
         passed with every entry, zeros included, so that a support vector
@@ -76,32 +78,36 @@ class DualModel:
             indptr, indices, data = _block(arrays, dense, first, last)
             self.support.reserve_for_rows(indptr, budget)
             block_outputs = tuple(out[first:last] for out in outputs) if record else outputs
-            stopped = D.dual_pass(indptr, indices, data, 0, last - first, slots[first:last], *self.support.arrays(),
+            stopped = D.dual_pass(indptr, indices, data, 0, last - first, slots[first:last], weights[first:last],
+                                  *self.support.arrays(),
                                   n_active, ranks, margins, params, codes, mcodes, mparams, self.support.work,
                                   *scratch, *block_outputs, totals)
             if stopped >= 0:
                 return first + stopped
         return -1
 
-    def learn_row(self, kernel, indices, data, n_features, slot, n_active, ranks, margins, config, scratch, owner):
-        """Learn one example (sorted indices); return (prediction slot, loss, tau, mistake, moved, status).
+    def learn_row(self, kernel, indices, data, n_features, slot, weight, n_active, ranks, margins, config, scratch,
+                  owner):
+        """Learn one example (sorted indices) of importance ``weight``.
 
-        ``kernel`` is None for the compiled kernels, else the user's callable.
+        Returns (prediction slot, loss, tau, mistake, moved, status). ``kernel`` is None
+        for the compiled kernels, else the user's callable.
         """
         codes, params, mcodes, mparams = config
         self.support.reserve(1, indices.size, int(mcodes[M.M_BUDGET]) or None)
         self.grow_features(n_features)
         scores, coef, work = scratch
         if kernel is None:
-            return D.dual_learn_one(indices, data, slot, *self.support.arrays(), n_active, ranks, margins, params,
-                                    codes, mcodes, mparams, self.support.work, scores, coef, work)
+            return D.dual_learn_one(indices, data, slot, weight, *self.support.arrays(), n_active, ranks, margins,
+                                    params, codes, mcodes, mparams, self.support.work, scores, coef, work)
         k = int(n_active[0])
         x = np.zeros((1, self.support.work.size))
         x[0, indices] = data
         offset = mparams[M.M_OFFSET]
         scores[:k] = self.python_scores(kernel, offset, x, k, owner)[0]
         kxx = float(call_kernel(kernel, x, x, owner)[0, 0]) + offset
-        return D.learn_with_scores_one(scores, kxx, float(data @ data), indices, data, slot, *self.support.arrays(),
+        return D.learn_with_scores_one(scores, kxx, float(data @ data), indices, data, slot, weight,
+                                       *self.support.arrays(),
                                        n_active, ranks, margins, params, codes, mcodes, mparams, coef, work)
 
     def decision(self, arrays, k, config, kernel, owner):

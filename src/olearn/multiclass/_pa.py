@@ -56,6 +56,26 @@ class PAMulticlass(MulticlassLearner):
     and :math:`w_1 - w_0` is exactly what :class:`~olearn.PAClassifier` learns with
     ``C`` doubled (its tau is twice ours, since :math:`\|z\|^2 = 2\|x\|^2`).
 
+    Importance weights (beyond the paper): an example of weight :math:`v`
+    (``sample_weight`` times its true class's ``class_weight``) is learned with
+    C replaced by :math:`vC`:
+    :math:`\tau_t = \min\{vC, \ell_t/\|z_t\|^2\}` (PA-I),
+    :math:`\ell_t/(\|z_t\|^2 + \frac{1}{2vC})` (PA-II); PA (C = inf) takes its
+    plain step for any :math:`v > 0`; :math:`v = 0` moves nothing. For PA-I an
+    integer v is the example repeated v times when the rival stays the same over
+    the repeats, as it must with two classes (their steps add up to
+    :math:`\min\{vC, \ell_t/\|z_t\|^2\}`); with more classes a repeat may face
+    a new top wrong label, while the weighted step moves against :math:`r_t` only.
+
+    ``average`` (beyond the paper; scikit-learn's SGD semantics): predictions,
+    ``decision_function``, ``coef_``/``intercept_`` and a saved model use
+    :math:`\bar w_t = \frac{1}{t - a + 1} \sum_{s=a}^{t} w_s`, the mean of the
+    weights after rounds a .. t (a = 1 for True), once t >= a rounds were
+    learned; :func:`olearn.run` and ``predict_learn_one`` score with :math:`w_t`.
+    The mean is kept lazily: beside w a sum :math:`A = \sum_s \max(s - a, 0)\,
+    \tau_s z_s` is updated on the entries each update touches, and
+    :math:`\bar w_t = w_t - A/(t - a + 1)`.
+
     Parameters
     ----------
     variant : {"pa", "pa1", "pa2"}, default="pa1"
@@ -94,6 +114,15 @@ class PAMulticlass(MulticlassLearner):
         :math:`\sum_a \alpha_{ia}^2` (the oldest of ties).
     random_state : int or None, default=None
         Seed of the ``"random"`` policy.
+    average : bool or int, default=False
+        True (the same as 1), or n >= 1: once n rounds were learned, predict with
+        the mean of the weights after rounds n, n + 1, ... (see above). Not with a
+        kernel, and cannot change once learning has started.
+    class_weight : dict, "balanced" or None, default=None
+        The weight of the examples whose true label is each class (a class missing
+        from the dict weighs 1), multiplying ``sample_weight``; ``"balanced"``
+        (n_samples / (n_classes * count of the class)) needs the whole y and is
+        refused by ``partial_fit``, ``learn_one`` and :func:`olearn.run`.
 
     With a kernel the learner has ``support_vectors_`` (CSR, oldest first;
     rows learned from dense input keep their zeros), ``dual_coef_`` (shape
@@ -125,7 +154,7 @@ class PAMulticlass(MulticlassLearner):
 
     def __init__(self, variant="pa1", C=1.0, fit_intercept=False, n_features=None, feature_map=None,
                  kernel=None, degree=3, gamma=1.0, coef0=0.0, budget=None, budget_policy="oldest",
-                 random_state=None):
+                 random_state=None, average=False, class_weight=None):
         self.variant = variant
         self.C = C
         self.fit_intercept = fit_intercept
@@ -138,6 +167,8 @@ class PAMulticlass(MulticlassLearner):
         self.budget = budget
         self.budget_policy = budget_policy
         self.random_state = random_state
+        self.average = average
+        self.class_weight = class_weight
 
     def _kernel_config(self):
         step, C = _pa_step(self)
@@ -183,7 +214,7 @@ class PACostSensitive(MulticlassLearner):
       and :math:`\ell_t` is that maximum (0 when a = y_t attains it); it is at least
       the PB loss.
 
-    tau is PA's, PA-I's or PA-II's on :math:`\ell_t` and :math:`\|z_t\|^2`. Ties
+    tau is PA's, PA-I's or PA-II's on :math:`\ell_t` and :math:`\|z_t\|^2` (Eq. 48-49). Ties
     are broken towards the class that sorts first, in the prediction and in the
     max-loss argmax. The PB loss can only be negative when :math:`y_t` is a class
     first seen on this round (it took no part in the prediction); it is then taken as 0.
@@ -191,6 +222,13 @@ class PACostSensitive(MulticlassLearner):
     With the 0/1 cost (``cost=None``) the max-loss update is exactly
     :class:`PAMulticlass`, and the prediction-based one is PAMulticlass that
     updates only on rounds whose prediction is wrong.
+
+    Importance weights (beyond the paper) replace C by :math:`vC` for an example
+    of weight v, as in :class:`PAMulticlass`, for both updates; v = 0 moves
+    nothing. With two classes an integer v of the max-loss update is the example
+    repeated v times; the prediction-based update is not: its repeats stop once
+    the prediction is right, however large the remaining loss.
+    ``average`` is as in :class:`PAMulticlass`.
 
     Parameters
     ----------
@@ -206,6 +244,8 @@ class PACostSensitive(MulticlassLearner):
     update : {"prediction", "max-loss"}, default="prediction"
     fit_intercept, n_features, feature_map, kernel, degree, gamma, coef0, budget, budget_policy, random_state
         As in :class:`PAMulticlass` (with a kernel, ``||z||^2 = 2 K'(x, x)``).
+    average, class_weight
+        As in :class:`PAMulticlass`.
 
     Examples
     --------
@@ -229,7 +269,7 @@ class PACostSensitive(MulticlassLearner):
 
     def __init__(self, variant="pa1", C=1.0, cost=None, update="prediction", fit_intercept=False, n_features=None,
                  feature_map=None, kernel=None, degree=3, gamma=1.0, coef0=0.0, budget=None, budget_policy="oldest",
-                 random_state=None):
+                 random_state=None, average=False, class_weight=None):
         self.variant = variant
         self.C = C
         self.cost = cost
@@ -244,6 +284,8 @@ class PACostSensitive(MulticlassLearner):
         self.budget = budget
         self.budget_policy = budget_policy
         self.random_state = random_state
+        self.average = average
+        self.class_weight = class_weight
 
     def _kernel_config(self):
         step, C = _pa_step(self)

@@ -30,6 +30,13 @@ class MulticlassPerceptron(MulticlassLearner):
     the unit step loses nothing: scaling every step scales w and changes no prediction.
     With ``feature_map`` the same coefficients multiply :math:`\Phi(x_t, a)`.
 
+    Importance weights (beyond the paper): an example of weight v makes the step
+    v times as large, :math:`w_{y_t} \mathrel{+}= v x_t`,
+    :math:`w_a \mathrel{-}= v c_a x_t`, and tau is v; v = 0 moves nothing. An
+    integer v is not in general the example repeated v times: a repeat moves only
+    while the example is still misranked, and its error set may have shrunk.
+    ``average`` is as in :class:`~olearn.multiclass.PAMulticlass`.
+
     Parameters
     ----------
     update : {"uniform", "max", "proportional"}, default="max"
@@ -40,6 +47,8 @@ class MulticlassPerceptron(MulticlassLearner):
         The dual form, as in :class:`~olearn.multiclass.PAMulticlass`: an
         update adds :math:`x_t` to the support set with the coefficients above
         (Crammer & Singer's kernel Perceptron).
+    average, class_weight
+        As in :class:`~olearn.multiclass.PAMulticlass`.
 
     Examples
     --------
@@ -57,7 +66,7 @@ class MulticlassPerceptron(MulticlassLearner):
 
     def __init__(self, update="max", fit_intercept=False, n_features=None, feature_map=None,
                  kernel=None, degree=3, gamma=1.0, coef0=0.0, budget=None, budget_policy="oldest",
-                 random_state=None):
+                 random_state=None, average=False, class_weight=None):
         self.update = update
         self.fit_intercept = fit_intercept
         self.n_features = n_features
@@ -69,6 +78,8 @@ class MulticlassPerceptron(MulticlassLearner):
         self.budget = budget
         self.budget_policy = budget_policy
         self.random_state = random_state
+        self.average = average
+        self.class_weight = class_weight
 
     def _kernel_config(self):
         return {"MK_RULE": K.RULE_PERCEPTRON, "MK_SPLIT": _SPLITS[self.update]}, {}
@@ -107,6 +118,13 @@ class MIRA(MulticlassLearner):
     refused with a ValueError naming the row. The recorded loss is the multiclass
     hinge loss and tau is :math:`\tau_{y_t}`.
 
+    Importance weights (beyond the paper): an example of weight v turns the bound
+    :math:`\tau_{y_t} \le 1` into :math:`\tau_{y_t} \le v`, the part C plays in
+    PA-I: on two classes weighted ``MIRA(beta=1)`` is PA-I with C = v (tested).
+    With :math:`\tau = v\tau'` the program in :math:`\tau'` is the unit-bound one
+    with A replaced by vA, so the same sorting solves it; v = 0 moves nothing.
+    ``average`` is as in :class:`~olearn.multiclass.PAMulticlass`.
+
     Parameters
     ----------
     beta : float, default=1.0
@@ -118,6 +136,8 @@ class MIRA(MulticlassLearner):
         The dual form, as in :class:`~olearn.multiclass.PAMulticlass`: A is
         :math:`K'(x_t, x_t)`, and a round that moves adds :math:`x_t` to the
         support set with the coefficients :math:`\tau_a`.
+    average, class_weight
+        As in :class:`~olearn.multiclass.PAMulticlass`.
 
     Examples
     --------
@@ -134,7 +154,7 @@ class MIRA(MulticlassLearner):
 
     def __init__(self, beta=1.0, fit_intercept=False, n_features=None, feature_map=None,
                  kernel=None, degree=3, gamma=1.0, coef0=0.0, budget=None, budget_policy="oldest",
-                 random_state=None):
+                 random_state=None, average=False, class_weight=None):
         self.beta = beta
         self.fit_intercept = fit_intercept
         self.n_features = n_features
@@ -146,6 +166,8 @@ class MIRA(MulticlassLearner):
         self.budget = budget
         self.budget_policy = budget_policy
         self.random_state = random_state
+        self.average = average
+        self.class_weight = class_weight
 
     def _kernel_config(self):
         return {"MK_RULE": K.RULE_MIRA}, {"MP_BETA": self.beta}
