@@ -222,6 +222,11 @@ class BinaryClassifierMixin(ClassifierEstimator):
     _task = "binary"
     _changed_in_place = ("_labels", "_support")
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
     def _observe_labels(self, y, classes=None):
         flip = self._labels.declare(classes) if classes is not None else False
         flip = self._labels.observe(y) or flip
