@@ -11,7 +11,7 @@ from .._kernels import _multilabel as K
 from .._learner import OnlineLearner
 from .._params import BOOLEAN, Interval, NoneOr, Options
 from .._persistence import LABELS, Array, Count, StateSchema, distinct, entry_is
-from .._validation import CSRArrays, check_row, check_X, seen_columns
+from .._validation import CSRArrays, check_row, seen_columns
 from ..multiclass._base import CallableOrNone
 from ..multiclass._feature_maps import phi_block
 from ._labels import LabelIndex, label_array, label_collection, read_label_rows
@@ -245,14 +245,14 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
             return self._wb[: len(self._labels)][self._labels.order] * bias
         return self._W[self._labels.order, -1] * bias
 
-    def _first_call_atomic(self):
+    def _first_call_atomic(self, arrays=None):
         """The base's atomic first call, refusing a feature map switched on or off mid-stream."""
         if self._is_started() and self._uses_map != hasattr(self, "_w"):
             raise ValueError(
                 f"{type(self).__name__}: feature_map was changed after learning started (to or from None); call fit "
                 "to start over"
             )
-        return super()._first_call_atomic()
+        return super()._first_call_atomic(arrays)
 
     # -- feature map ------------------------------------------------------------
 
@@ -351,12 +351,12 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
         class docstring for what predictions and scores hold.
         """
         self._config_arrays()
-        arrays = check_X(X)
+        arrays = self._check_X(X)
         if arrays.n_rows == 0 and classes is None and not self._is_started():
             empty = np.empty(0)
             return np.empty((0, 0), dtype=bool), empty, empty, empty, np.empty(0, dtype=bool), np.zeros(_codes.N_TOTALS)
         with contextlib.ExitStack() as atomic:
-            atomic.enter_context(self._first_call_atomic())
+            atomic.enter_context(self._first_call_atomic(arrays))
             # every check before the labels change in place
             self._check_feature_limit(arrays.n_features, "X")
             label_ptr, labels = self._encode(y, arrays.n_rows, classes)
@@ -479,7 +479,7 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
     def decision_function(self, X):
         """Scores w_r . x (+ intercept): shape (n_samples, n_classes), columns as ``classes_``."""
         self._check_started()
-        arrays = check_X(X)
+        arrays = self._check_X(X)
         return self._scores(arrays, "X")
 
     def predict(self, X):
