@@ -237,10 +237,11 @@ class OnlineLearner(PersistenceMixin, Estimator):
             warnings.warn(f"{name} has feature names, but {cls} was fitted without feature names",
                           UserWarning, stacklevel=3)
         if arrays.dense and getattr(self, "n_features", None) is None and arrays.n_features != self.n_features_in_:
+            # scikit-learn's wording (its checks look for "X has"), whatever the argument's name
             raise ValueError(
-                f"{name} has {arrays.n_features} features, but {cls} is expecting {self.n_features_in_} features "
-                "as input: a dense batch must have as many columns as the model has features (a sparse matrix or "
-                "learn_one may name any feature index)"
+                f"X has {arrays.n_features} features, but {cls} is expecting {self.n_features_in_} features "
+                f"as input: a dense batch ({name}) must have as many columns as the model has features (a sparse "
+                "matrix or learn_one may name any feature index)"
             )
         return arrays
 
