@@ -33,8 +33,8 @@ class BinaryLabels:
             if label not in known:
                 if len(known) == 2:
                     raise ValueError(
-                        f"Only binary classification is supported: {self.owner} learns two classes, and label "
-                        f"{_plain(label)!r} at row {row} is a third class (classes so far: {[_plain(k) for k in known]})"
+                        f"{self.owner}: Only binary classification is supported; label {_plain(label)!r} at row "
+                        f"{row} is a third class (classes so far: {[_plain(k) for k in known]})"
                     )
                 known.append(label)
 
@@ -43,8 +43,8 @@ class BinaryLabels:
         classes = np.unique(np.asarray(classes))
         if classes.size != 2:
             raise ValueError(
-                f"Only binary classification is supported: {self.owner} learns two classes; "
-                f"classes={[_plain(k) for k in classes]} must name exactly 2"
+                f"{self.owner}: Only binary classification is supported; classes={[_plain(k) for k in classes]} "
+                "must name exactly 2"
             )
         if self.classes is not None and not np.isin(self.classes, classes).all():
             raise ValueError(

@@ -19,7 +19,7 @@ from ._config import format_bytes, get_config
 from ._estimator import Estimator
 from ._params import check_params
 from ._persistence import PersistenceMixin
-from ._validation import INDEX_LIMIT, check_fit_size, check_X
+from ._validation import INDEX_LIMIT, check_fit_size, check_X, feature_names
 from ._weights import check_weight_one, class_weight_of, row_weights
 from .exceptions import FeatureLimitError, NotFittedError
 
@@ -221,11 +221,11 @@ class OnlineLearner(PersistenceMixin, Estimator):
           learner fitted with them, or the reverse, is read by position with
           scikit-learn's warning.
         """
-        arrays = check_X(X, name)
         if not self._is_started():
-            return arrays
+            return check_X(X, name)
+        # the names first: a frame with other columns is refused as such, whatever its values
         fitted = getattr(self, "feature_names_in_", None)
-        given = arrays.feature_names
+        given = feature_names(X)
         cls = type(self).__name__
         if fitted is not None and given is not None:
             if given.size != fitted.size or (given != fitted).any():
@@ -233,9 +233,10 @@ class OnlineLearner(PersistenceMixin, Estimator):
         elif fitted is not None:
             warnings.warn(f"{name} does not have valid feature names, but {cls} was fitted with feature names",
                           UserWarning, stacklevel=3)
-        elif given is not None and arrays.dense:
+        elif given is not None:
             warnings.warn(f"{name} has feature names, but {cls} was fitted without feature names",
                           UserWarning, stacklevel=3)
+        arrays = check_X(X, name)
         if arrays.dense and getattr(self, "n_features", None) is None and arrays.n_features != self.n_features_in_:
             # scikit-learn's wording (its checks look for "X has"), whatever the argument's name
             raise ValueError(
@@ -247,18 +248,19 @@ class OnlineLearner(PersistenceMixin, Estimator):
 
     @staticmethod
     def _names_mismatch(fitted, given, name):
-        unexpected = [str(n) for n in given if n not in set(fitted)]
-        missing = [str(n) for n in fitted if n not in set(given)]
-        message = f"The feature names should match those that were passed during fit: {name}'s columns "
-        if unexpected or missing:
-            parts = []
-            if unexpected:
-                parts.append(f"unseen at fit time: {unexpected[:5]}")
-            if missing:
-                parts.append(f"seen at fit time, yet now missing: {missing[:5]}")
-            return message + "differ (" + "; ".join(parts) + ")"
-        return (message + f"are in another order ({list(map(str, given[:5]))}... instead of "
-                f"{list(map(str, fitted[:5]))}...); select them in the fitted order with X[est.feature_names_in_]")
+        """scikit-learn's message for columns named otherwise than at fit (its checks read it), and the fix."""
+        seen = set(fitted)
+        now = set(given)
+        unexpected = [str(n) for n in given if n not in seen]
+        missing = [str(n) for n in fitted if n not in now]
+        message = "The feature names should match those that were passed during fit.\n"
+        if unexpected:
+            message += "Feature names unseen at fit time:\n" + "".join(f"- {n}\n" for n in unexpected[:5])
+        if missing:
+            message += "Feature names seen at fit time, yet now missing:\n" + "".join(f"- {n}\n" for n in missing[:5])
+        if not unexpected and not missing:
+            message += "Feature names must be in the same order as they were in fit.\n"
+        return message + f"({name}'s columns are read by position; select them as X[est.feature_names_in_])"
 
     @contextlib.contextmanager
     def _first_call_atomic(self, arrays=None):

@@ -125,8 +125,8 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
            [ 0. ,  0. ],
            [-0.5,  0.5]])
     >>> est.predict(X)
-    array([[ True, False, False],
-           [False, False,  True]])
+    array([[1, 0, 0],
+           [0, 0, 1]])
     >>> est.predict_one({1: 1.0})
     ['tech']
     >>> est.predict_ranking(X[:1])
