@@ -205,10 +205,12 @@ class OnlineLearner(PersistenceMixin, Estimator):
         for dense batches, olearn's growing feature space for the rest):
 
         * a dense batch (array, DataFrame, list of rows) states the value of
-          every feature, so once learning has started it must have exactly
+          every feature, so once the model has features it must have exactly
           ``n_features_in_`` columns, in ``partial_fit`` and ``run`` as in
           ``predict`` and ``decision_function``; a different width is a
-          different layout of the features, refused rather than misread;
+          different layout of the features, refused rather than misread (a
+          model started with no feature, by ``classes=`` on an empty batch,
+          takes the width of its first batch);
         * a sparse matrix and a single example (``learn_one``) name their
           features by index: any width, a new index grows the model and an
           index it never learned counts 0 in a score;
@@ -237,7 +239,8 @@ class OnlineLearner(PersistenceMixin, Estimator):
             warnings.warn(f"{name} has feature names, but {cls} was fitted without feature names",
                           UserWarning, stacklevel=3)
         arrays = check_X(X, name)
-        if arrays.dense and getattr(self, "n_features", None) is None and arrays.n_features != self.n_features_in_:
+        width = self.n_features_in_
+        if arrays.dense and getattr(self, "n_features", None) is None and width and arrays.n_features != width:
             # scikit-learn's wording (its checks look for "X has"), whatever the argument's name
             raise ValueError(
                 f"X has {arrays.n_features} features, but {cls} is expecting {self.n_features_in_} features "
