@@ -9,6 +9,7 @@ columns is refused (a sparse batch may name any feature), ``fit`` refuses zero
 rows, complex input is refused, and a refused call changes nothing.
 """
 
+import json
 import pickle
 import subprocess
 import sys
@@ -314,3 +315,34 @@ def test_uniclass_ignores_y_in_fit_as_an_outlier_detector_and_run_refuses_it():
     np.testing.assert_allclose(est.decision_function(Y), 0.5 - distance, rtol=1e-12)
     with pytest.raises(ValueError, match="learns from unlabelled vectors"):
         olearn.run(olearn.PAUniclass(), Y, np.ones(len(Y)))
+
+
+@TAB
+def test_column_names_are_saved_with_the_model(cls, tmp_path):
+    X, y = task_data(cls)
+    names = ["a", "b", "c", "d"]
+    est = cls().fit(Frame(X, names), y)
+    est.save(tmp_path / "m.npz")
+    loaded = olearn.load(tmp_path / "m.npz")
+    assert_array_equal(loaded.feature_names_in_, names)
+    assert loaded.feature_names_in_.dtype == object
+    with pytest.raises(ValueError, match=r"(?s)feature names should match.*must be in the same order"):
+        loaded.predict(Frame(X[:, ::-1], names[::-1]))
+    cls().fit(X, y).save(tmp_path / "plain.npz")
+    assert not hasattr(olearn.load(tmp_path / "plain.npz"), "feature_names_in_")
+
+
+@pytest.mark.parametrize("names, match", [(["a", 1], "not a list of strings"), ("abcd", "not a list of strings"),
+                                          (["a", "b", "c", "d", "e"], "names 5 features, but the model has")])
+def test_bad_saved_column_names_are_refused(tmp_path, names, match):
+    X, y = task_data(olearn.PAClassifier)
+    path = tmp_path / "m.npz"
+    olearn.PAClassifier().fit(Frame(X, ["a", "b", "c", "d"]), y).save(path)
+    with np.load(path) as archive:
+        arrays = {key: archive[key] for key in archive.files}
+    meta = json.loads(str(arrays.pop("__meta__")))
+    meta["feature_names"] = names
+    with open(path, "wb") as fh:
+        np.savez(fh, __meta__=np.array(json.dumps(meta)), **arrays)
+    with pytest.raises(olearn.exceptions.ModelFormatError, match=match):
+        olearn.load(path)
