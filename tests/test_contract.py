@@ -22,6 +22,7 @@ import sklearn.exceptions
 from numpy.testing import assert_array_equal
 
 import olearn
+from olearn._weights import row_weights
 from olearn.exceptions import DataConversionWarning, NotFittedError
 
 ESTIMATORS = olearn.all_estimators()
@@ -346,3 +347,10 @@ def test_bad_saved_column_names_are_refused(tmp_path, names, match):
         np.savez(fh, __meta__=np.array(json.dumps(meta)), **arrays)
     with pytest.raises(olearn.exceptions.ModelFormatError, match=match):
         olearn.load(path)
+
+
+def test_fit_weights_that_are_all_zero_are_refused_a_batch_of_them_is_skipped():
+    # row_weights is what OnlineLearner._row_weights (fit's and partial_fit's weights) computes
+    with pytest.raises(ValueError, match="PAClassifier: Sample weights must contain at least one non-zero number"):
+        row_weights(None, [1, -1], [0.0, 0.0], 2, True, "PAClassifier")
+    assert row_weights(None, [1, -1], [0.0, 0.0], 2, False, "PAClassifier").tolist() == [0.0, 0.0]
