@@ -177,7 +177,8 @@ def test_column_names_are_learned_and_checked(cls):
     assert_array_equal(predictions(est, Frame(X, names)), plain)
     with pytest.raises(ValueError, match=r"(?s)feature names should match.*must be in the same order"):
         est.predict(Frame(X[:, [1, 0, 2, 3]], ["b", "a", "c", "d"]))
-    with pytest.raises(ValueError, match=r"(?s)feature names should match.*unseen at fit time:\n- e\n.*now missing:\n- d\n"):
+    renamed = r"(?s)feature names should match.*unseen at fit time:\n- e\n.*now missing:\n- d\n"
+    with pytest.raises(ValueError, match=renamed):
         est.predict(Frame(X, ["a", "b", "c", "e"]))
     with pytest.raises(ValueError, match=r"feature names should match"):
         est.partial_fit(Frame(X[:, ::-1], names[::-1]), y)
