@@ -8,6 +8,7 @@ fuzz campaign ``tests/fuzz/test_model_files.py``.
 """
 
 import numpy as np
+import scipy.sparse as sp
 
 import olearn
 from olearn.experts import Hedge, RandomizedWeightedMajority
@@ -20,6 +21,9 @@ _rng = np.random.default_rng(0)
 X = np.round(_rng.normal(size=(12, 4)), 2)
 X[:, 3] = 0.0  # the last feature is only seen when learning continues
 X_MORE = np.round(_rng.normal(size=(6, 4)), 2)
+# the models learned from three dense columns grow on a fourth one: a sparse batch may name
+# features never learned, where a dense batch must be as wide as the model
+X_WIDER = sp.csr_matrix(X_MORE)
 Y_BINARY = np.array(["no", "yes"] * 6)
 Y_REAL = X @ np.array([1.0, -2.0, 0.5, 1.0])
 Y_CLASS = np.array([0, 1, 2] * 4)
@@ -34,24 +38,24 @@ def _floats(*parts):
 
 def _binary(make):
     def use(model):
-        model.partial_fit(X_MORE, Y_BINARY[:6])
-        return _floats(model.decision_function(X_MORE), model.predict(X_MORE) == "yes")
+        model.partial_fit(X_WIDER, Y_BINARY[:6])
+        return _floats(model.decision_function(X_WIDER), model.predict(X_WIDER) == "yes")
 
     return (lambda: make().fit(X[:, :3], Y_BINARY)), use
 
 
 def _regression(make):
     def use(model):
-        model.partial_fit(X_MORE, Y_REAL[:6])
-        return _floats(model.predict(X_MORE))
+        model.partial_fit(X_WIDER, Y_REAL[:6])
+        return _floats(model.predict(X_WIDER))
 
     return (lambda: make().fit(X[:, :3], Y_REAL)), use
 
 
 def _multiclass(make):
     def use(model):
-        model.partial_fit(X_MORE, Y_CLASS[:6])
-        return _floats(model.decision_function(X_MORE), model.predict(X_MORE))
+        model.partial_fit(X_WIDER, Y_CLASS[:6])
+        return _floats(model.decision_function(X_WIDER), model.predict(X_WIDER))
 
     return (lambda: make().fit(X[:, :3], Y_CLASS)), use
 
@@ -60,8 +64,8 @@ def _multilabel(make):
     sets = [[0], [1, 2], [], [2], [0, 1], [1]] * 2
 
     def use(model):
-        model.partial_fit(X_MORE, sets[:6])
-        return _floats(model.decision_function(X_MORE), model.predict(X_MORE))
+        model.partial_fit(X_WIDER, sets[:6])
+        return _floats(model.decision_function(X_WIDER), model.predict(X_WIDER))
 
     return (lambda: make().partial_fit(X[:, :3], sets)), use
 

@@ -33,8 +33,8 @@ class BinaryLabels:
             if label not in known:
                 if len(known) == 2:
                     raise ValueError(
-                        f"{self.owner} is a binary classifier: label {_plain(label)!r} at row {row} is a "
-                        f"third class (classes so far: {[_plain(k) for k in known]})"
+                        f"{self.owner}: Only binary classification is supported; label {_plain(label)!r} at row "
+                        f"{row} is a third class (classes so far: {[_plain(k) for k in known]})"
                     )
                 known.append(label)
 
@@ -42,7 +42,10 @@ class BinaryLabels:
         """Fix both classes up front (the ``classes`` argument of ``partial_fit``)."""
         classes = np.unique(np.asarray(classes))
         if classes.size != 2:
-            raise ValueError(f"{self.owner} is a binary classifier; classes={list(classes)} must name exactly 2 classes")
+            raise ValueError(
+                f"{self.owner}: Only binary classification is supported; classes={[_plain(k) for k in classes]} "
+                "must name exactly 2"
+            )
         if self.classes is not None and not np.isin(self.classes, classes).all():
             raise ValueError(
                 f"classes={list(classes)} differs from the classes {list(self.classes)} seen in earlier calls"

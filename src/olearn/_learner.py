@@ -11,6 +11,7 @@ import contextlib
 import copy
 import functools
 import operator
+import warnings
 
 import numpy as np
 
@@ -18,7 +19,7 @@ from ._config import format_bytes, get_config
 from ._estimator import Estimator
 from ._params import check_params
 from ._persistence import PersistenceMixin
-from ._validation import INDEX_LIMIT
+from ._validation import INDEX_LIMIT, check_fit_size, check_X, feature_names
 from ._weights import check_weight_one, class_weight_of, row_weights
 from .exceptions import FeatureLimitError, NotFittedError
 
@@ -133,6 +134,7 @@ class OnlineLearner(PersistenceMixin, Estimator):
         call; a pass stopped midway (an overflow, a failing callable) keeps the
         rows of X learned before it, as ``partial_fit`` does.
         """
+        check_fit_size(X)
         saved = dict(self.__dict__)
         self._reset()
         try:
@@ -191,11 +193,80 @@ class OnlineLearner(PersistenceMixin, Estimator):
         return {} if self.n_features is None else {"n_features_in": (self.n_features, self.n_features)}
 
     def _reset(self):
-        for name in self._learned:
+        for name in (*self._learned, "feature_names_in_"):
             self.__dict__.pop(name, None)
 
+    # -- the columns of a batch -----------------------------------------------
+
+    def _check_X(self, X, name="X"):
+        """``check_X(X)``, then the columns checked against what the learner learned from.
+
+        The rule (scikit-learn's ``n_features_in_`` and ``feature_names_in_``
+        for dense batches, olearn's growing feature space for the rest):
+
+        * a dense batch (array, DataFrame, list of rows) states the value of
+          every feature, so once the model has features it must have exactly
+          ``n_features_in_`` columns, in ``partial_fit`` and ``run`` as in
+          ``predict`` and ``decision_function``; a different width is a
+          different layout of the features, refused rather than misread (a
+          model started with no feature, by ``classes=`` on an empty batch,
+          takes the width of its first batch);
+        * a sparse matrix and a single example (``learn_one``) name their
+          features by index: any width, a new index grows the model and an
+          index it never learned counts 0 in a score;
+        * with a fixed ``n_features`` the feature space is declared by it, and
+          every batch is read by index (a dense one may be narrower);
+        * a DataFrame whose column names are all strings records them as
+          ``feature_names_in_`` when learning starts; later DataFrames must
+          have the same names in the same order (a reordered or renamed frame
+          is refused, never silently misread). A batch without names for a
+          learner fitted with them, or the reverse, is read by position with
+          scikit-learn's warning.
+        """
+        if not self._is_started():
+            return check_X(X, name)
+        # the names first: a frame with other columns is refused as such, whatever its values
+        fitted = getattr(self, "feature_names_in_", None)
+        given = feature_names(X)
+        cls = type(self).__name__
+        if fitted is not None and given is not None:
+            if given.size != fitted.size or (given != fitted).any():
+                raise ValueError(self._names_mismatch(fitted, given, name))
+        elif fitted is not None:
+            warnings.warn(f"{name} does not have valid feature names, but {cls} was fitted with feature names",
+                          UserWarning, stacklevel=3)
+        elif given is not None:
+            warnings.warn(f"{name} has feature names, but {cls} was fitted without feature names",
+                          UserWarning, stacklevel=3)
+        arrays = check_X(X, name)
+        width = self.n_features_in_
+        if arrays.dense and getattr(self, "n_features", None) is None and width and arrays.n_features != width:
+            # scikit-learn's wording (its checks look for "X has"), whatever the argument's name
+            raise ValueError(
+                f"X has {arrays.n_features} features, but {cls} is expecting {self.n_features_in_} features "
+                f"as input: a dense batch ({name}) must have as many columns as the model has features (a sparse "
+                "matrix or learn_one may name any feature index)"
+            )
+        return arrays
+
+    @staticmethod
+    def _names_mismatch(fitted, given, name):
+        """scikit-learn's message for columns named otherwise than at fit (its checks read it), and the fix."""
+        seen = set(fitted)
+        now = set(given)
+        unexpected = [str(n) for n in given if n not in seen]
+        missing = [str(n) for n in fitted if n not in now]
+        message = "The feature names should match those that were passed during fit.\n"
+        if unexpected:
+            message += "Feature names unseen at fit time:\n" + "".join(f"- {n}\n" for n in unexpected[:5])
+        if missing:
+            message += "Feature names seen at fit time, yet now missing:\n" + "".join(f"- {n}\n" for n in missing[:5])
+        if not unexpected and not missing:
+            message += "Feature names must be in the same order as they were in fit.\n"
+        return message + f"({name}'s columns are read by position; select them as X[est.feature_names_in_])"
+
     @contextlib.contextmanager
-    def _first_call_atomic(self):
+    def _first_call_atomic(self, arrays=None):
         """Start the learned state if needed; undo what the block changed if it fails.
 
         A refused call (bad labels, a feature index past the limits) must leave
@@ -203,7 +274,8 @@ class OnlineLearner(PersistenceMixin, Estimator):
         the attributes it had. The growth of arrays done in the block replaces
         them rather than writing into them, so the saved references are the old
         state; the attributes changed in place (``_changed_in_place``) are saved
-        as copies.
+        as copies. ``arrays``, the batch that starts the learning, gives
+        ``feature_names_in_`` (see :meth:`_check_X`).
         """
         started = self._is_started()
         saved = dict(self.__dict__)
@@ -213,6 +285,8 @@ class OnlineLearner(PersistenceMixin, Estimator):
                     saved[name] = copy.deepcopy(saved[name])
         else:
             self._start()
+            if arrays is not None and arrays.feature_names is not None:
+                self.feature_names_in_ = arrays.feature_names
         try:
             yield
         except BaseException:

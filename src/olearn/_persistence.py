@@ -351,6 +351,9 @@ def save(model, path, input_info=None):
     }
     if input_info is not None:
         meta["input"] = dict(input_info)
+    names = getattr(model, "feature_names_in_", None)
+    if names is not None:
+        meta["feature_names"] = [str(name) for name in names]
     with atomic_write(path) as fh:
         np.savez(fh, __meta__=np.array(json.dumps(meta, default=_plain_value)), **arrays)
 
@@ -461,7 +464,8 @@ def load(path):
     what is wrong, if the file is not an olearn model, was written by another
     format version, or holds anything the estimator's checks or its family's
     :class:`StateSchema` refuse; FileNotFoundError (and other OSErrors) when it
-    cannot be read at all.
+    cannot be read at all. A model that learned from a DataFrame keeps its
+    ``feature_names_in_`` (the optional metadata entry ``feature_names``).
     """
     path = os.fspath(path)
     meta, arrays = _read_archive(path)
@@ -484,7 +488,25 @@ def load(path):
         model._set_state(arrays, state)
     except (TypeError, KeyError, ValueError, IndexError) as err:
         raise ModelFormatError(f"{path}: inconsistent {cls.__name__} model ({err!r})") from None
+    if "feature_names" in meta:
+        model.feature_names_in_ = _feature_names(path, meta["feature_names"], model)
     return model
+
+
+def _feature_names(path, names, model):
+    """The saved column names of the DataFrame a model learned from: a string per column.
+
+    They name the first columns of the model (it may have grown past them
+    since, on sparse rows).
+    """
+    width = getattr(model, "n_features_in_", None)
+    if not isinstance(names, list) or not all(isinstance(name, str) for name in names) or not names:
+        raise ModelFormatError(f"{path}: the metadata's feature_names is not a list of strings: {names!r:.200}")
+    if width is not None and len(names) > width:
+        raise ModelFormatError(
+            f"{path}: the metadata names {len(names)} features, but the model has n_features_in={width}"
+        )
+    return np.array(names, dtype=object)
 
 
 def read_input_info(path):

@@ -5,25 +5,35 @@ int32, ``data`` float64, no duplicate entries within a row. Everything is
 checked here once, so that the compiled loops can trust their input.
 """
 
+import warnings
 from collections.abc import Mapping
 
 import numpy as np
 import scipy.sparse as sp
 
 from ._kernels._rows import csr_summary, row_summary
+from .exceptions import DataConversionWarning
 
 
 class CSRArrays:
-    """A CSR matrix as the kernels take it."""
+    """A CSR matrix as the kernels take it.
 
-    __slots__ = ("indptr", "indices", "data", "n_rows", "n_features")
+    ``dense`` says that it came from a dense array (or DataFrame, or list of
+    rows), whose width states every feature, and ``feature_names`` holds a
+    DataFrame's column names when they are all strings (else None); see
+    :meth:`olearn._learner.OnlineLearner._check_X`.
+    """
 
-    def __init__(self, indptr, indices, data, n_rows, n_features):
+    __slots__ = ("indptr", "indices", "data", "n_rows", "n_features", "dense", "feature_names")
+
+    def __init__(self, indptr, indices, data, n_rows, n_features, dense=False, feature_names=None):
         self.indptr = indptr
         self.indices = indices
         self.data = data
         self.n_rows = n_rows
         self.n_features = n_features
+        self.dense = dense
+        self.feature_names = feature_names
 
 
 def _first_nonfinite_dense(X):
@@ -103,6 +113,33 @@ def _check_csr(X, name):
     return CSRArrays(indptr, indices, values, n_rows, n_columns)
 
 
+def _complex_error(name):
+    # scikit-learn's checks look for its wording
+    return ValueError(f"Complex data not supported: {name} holds complex numbers; expected real numbers")
+
+
+def feature_names(X):
+    """A DataFrame's column names as an array of str, or None when they are not all strings.
+
+    Names of mixed types are refused, as scikit-learn refuses them: some
+    columns could not be matched by name.
+    """
+    columns = getattr(X, "columns", None)
+    if columns is None or sp.issparse(X) or isinstance(X, np.ndarray):
+        return None
+    names = np.asarray(columns, dtype=object)
+    is_str = np.array([isinstance(c, str) for c in names], dtype=bool)
+    if is_str.all() and names.size:
+        return names
+    if is_str.any():
+        kinds = sorted({type(c).__name__ for c in names})
+        raise TypeError(
+            f"X's column names have the types {kinds}; olearn, as scikit-learn, uses column names only when all "
+            "are strings. Convert them all to str (X.columns = X.columns.astype(str)) or use none"
+        )
+    return None
+
+
 def check_X(X, name="X"):
     """Return a :class:`CSRArrays` for dense or sparse 2-d input, or raise ValueError.
 
@@ -111,25 +148,45 @@ def check_X(X, name="X"):
     column indices in ``[0, n_columns)`` (and below 2**31 - 1), and real,
     finite values. Duplicate entries of a row are summed and unsorted indices
     sorted (as scipy's ``sum_duplicates`` does). Errors name the first bad
-    entry by row and column.
+    entry by row and column. Complex numbers are refused; an object array is
+    read as numbers (TypeError for an entry that is not one, as NumPy says).
     """
     if sp.issparse(X):
         if X.ndim != 2:
             raise ValueError(f"{name} must be 2-d (n_samples, n_features); got shape {X.shape}")
+        if X.dtype.kind == "c":
+            raise _complex_error(name)
         if X.format != "csr":
             if X.dtype.kind not in "biuf":
                 raise ValueError(f"{name} has dtype {X.dtype}; expected real numbers")
             X = X.tocsr()
         return _check_csr(X, name)
+    names = feature_names(X)
     try:
-        X = np.asarray(X, dtype=np.float64)
-    except (TypeError, ValueError, OverflowError) as err:
+        X = np.asarray(X)
+        if X.dtype.kind == "c":
+            raise _complex_error(name)
+        X = X.astype(np.float64, copy=False)
+    except TypeError as err:
+        raise TypeError(f"{name} could not be read as an array of numbers: {err}") from None
+    except OverflowError as err:
+        raise ValueError(f"{name} could not be read as an array of numbers: {err}") from None
+    except ValueError as err:
+        if str(err).startswith("Complex data"):
+            raise
+        if "complex" in str(err):
+            raise _complex_error(name) from None
         raise ValueError(f"{name} could not be read as an array of numbers: {err}") from None
     if X.ndim != 2:
-        raise ValueError(f"{name} must be 2-d (n_samples, n_features); got shape {X.shape}")
+        hint = ""
+        if X.ndim == 1:
+            hint = (" Reshape your data either using array.reshape(-1, 1) if your data has a single feature or "
+                    "array.reshape(1, -1) if it contains a single sample (one example: use predict_one).")
+        raise ValueError(f"{name} must be 2-d (n_samples, n_features); got shape {X.shape}.{hint}")
     if not np.isfinite(X).all():
         row, col, value = _first_nonfinite_dense(X)
-        raise ValueError(f"{name} contains {value} at row {row}, column {col}; expected finite values")
+        shown = "NaN" if np.isnan(value) else value
+        raise ValueError(f"{name} contains {shown} at row {row}, column {col}; expected finite values")
     X = sp.csr_matrix(X)
     return CSRArrays(
         np.ascontiguousarray(X.indptr, dtype=np.int64),
@@ -137,7 +194,25 @@ def check_X(X, name="X"):
         np.ascontiguousarray(X.data, dtype=np.float64),
         X.shape[0],
         X.shape[1],
+        dense=True,
+        feature_names=names,
     )
+
+
+def check_fit_size(X, name="X"):
+    """Refuse to fit on no rows or no columns (with scikit-learn's words); cheap for arrays and matrices.
+
+    Learning from an empty batch is a no-op for ``partial_fit``, but ``fit``
+    would leave a model that learned nothing and is reported as fitted.
+    """
+    # a list is not converted here (fit converts it once, later): its length is its number of rows
+    shape = tuple(X.shape) if hasattr(X, "shape") else (len(X),) if hasattr(X, "__len__") else (1,)
+    if len(shape) < 1 or shape[0] == 0:
+        raise ValueError(f"Found array with 0 sample(s) (shape={tuple(shape)}) while a minimum of 1 is required; "
+                         f"{name} has no rows to learn from")
+    if len(shape) == 2 and shape[1] == 0:
+        raise ValueError(f"Found array with 0 feature(s) (shape={tuple(shape)}) while a minimum of 1 is required; "
+                         f"{name} has no columns to learn from")
 
 
 def seen_row(indices, data, n_seen):
@@ -237,11 +312,21 @@ def _is_index(key):
 
 
 def _one_per_row(y, n_rows, name, what):
-    """y as a 1-d array (a single column is flattened) with one entry per row of X."""
+    """y as a 1-d array (a single column is flattened, with a warning) with one entry per row of X."""
     if y is None:
-        raise ValueError(f"{name} is missing: this learner needs one of its {what} per row of X")
+        raise ValueError(
+            f"{name} is missing: this learner needs one of its {what} per row of X (it requires y to be passed, "
+            f"but the target {name} is None)"
+        )
     y = np.asarray(y)
     if y.ndim == 2 and y.shape[1] == 1:
+        warnings.warn(
+            DataConversionWarning(
+                f"A column-vector y was passed when a 1d array was expected: {name} of shape {y.shape} is read as "
+                f"{y.shape[0]} {what}; pass a 1-d array (y.ravel()) to silence this warning"
+            ),
+            stacklevel=4,
+        )
         y = y.ravel()
     if y.ndim != 1:
         raise ValueError(f"{name} must be 1-d; got shape {y.shape}")
@@ -253,15 +338,33 @@ def _one_per_row(y, n_rows, name, what):
 def check_y(y, n_rows, name="y"):
     """Return y as a 1-d array with one label per row."""
     y = _one_per_row(y, n_rows, name, "labels")
-    if y.dtype.kind == "f" and not np.isfinite(y).all():
-        k = int(np.flatnonzero(~np.isfinite(y))[0])
-        raise ValueError(f"{name} contains {y[k]} at row {k}; expected a class label")
+    if y.dtype.kind == "c":
+        raise _complex_error(name)
+    if y.dtype.kind == "f":
+        if not np.isfinite(y).all():
+            k = int(np.flatnonzero(~np.isfinite(y))[0])
+            raise ValueError(f"{name} contains {y[k]} at row {k}; expected a class label")
+        fractional = y != np.round(y)
+        if fractional.any():
+            # scikit-learn's word for such a target, which its checks look for
+            k = int(np.flatnonzero(fractional)[0])
+            raise ValueError(
+                f"Unknown label type: continuous. {name} has {y[k]} at row {k}; class labels given as floats must "
+                "be whole numbers (a real-valued target needs a regressor, e.g. PARegressor)"
+            )
     return y
 
 
 def check_targets(y, n_rows, name="y"):
     """Return regression targets as a finite 1-d float64 array with one value per row."""
     y = _one_per_row(y, n_rows, name, "targets")
+    if y.dtype.kind == "c":
+        raise _complex_error(name)
+    if y.dtype.kind == "O":
+        try:
+            y = y.astype(np.float64)
+        except (TypeError, ValueError) as err:
+            raise ValueError(f"{name} must hold real numbers (regression targets): {err}") from None
     if y.dtype.kind not in "biuf":
         raise ValueError(f"{name} must hold real numbers (regression targets); got dtype {y.dtype}")
     return check_vector(y, name, position="row")

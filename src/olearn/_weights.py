@@ -114,9 +114,13 @@ def row_weights(class_weight, y, sample_weight, n_rows, fitting, owner):
 
     ``class_weight="balanced"`` is computed over ``y`` when ``fitting`` (a call
     of ``fit``) and refused otherwise, since a stream's class counts are not
-    known in advance.
+    known in advance. ``fit`` refuses sample weights that are all zero (it would
+    learn nothing, yet report a fitted model), in scikit-learn's words; a stream's
+    batch of zero weights is just skipped.
     """
     weights = check_sample_weight(sample_weight, n_rows)
+    if fitting and weights is not None and weights.size and not weights.any():
+        raise ValueError(f"{owner}: Sample weights must contain at least one non-zero number; fit would learn nothing")
     if class_weight is None:
         return weights
     check_class_weight(class_weight)

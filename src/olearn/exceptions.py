@@ -3,7 +3,19 @@
 Every error that concerns user input names where the problem is (file, line,
 column, feature index, row) and what was expected, so that a bad line in a
 ten-gigabyte stream can be found without a debugger.
+
+:class:`NotFittedError` and :class:`DataConversionWarning` are also
+scikit-learn's classes of the same name whenever scikit-learn is loaded, so
+that ``except sklearn.exceptions.NotFittedError`` catches olearn's. They are
+not plain subclasses of scikit-learn's because ``import sklearn.exceptions``
+imports all of scikit-learn's base (about half a second, more than olearn's
+own import), which every command-line run would pay. Instead, creating one of
+them while ``sklearn.exceptions`` is in ``sys.modules`` gives an instance of
+a subclass of both classes (made once, :func:`_with_sklearn_twin`). Code that
+can name scikit-learn's class has imported it, so it always catches olearn's.
 """
+
+import sys
 
 
 class OlearnError(Exception):
@@ -40,11 +52,56 @@ class DataFormatError(OlearnError, ValueError):
         super().__init__(f"{where}: {message}" if where else message)
 
 
+def _with_sklearn_twin(cls):
+    """Make ``cls(...)`` an instance of scikit-learn's class of the same name too, once scikit-learn is loaded.
+
+    The joint subclass is built on first need and keeps ``cls``'s name, so
+    tracebacks and ``repr`` read as before; it pickles as ``cls`` (the
+    unpickling process chooses again whether scikit-learn is loaded).
+    """
+    joint = None
+
+    def __new__(klass, *args, **kwargs):
+        nonlocal joint
+        if klass is cls:
+            sklearn_exceptions = sys.modules.get("sklearn.exceptions")
+            if sklearn_exceptions is not None:
+                if joint is None:
+                    twin = getattr(sklearn_exceptions, cls.__name__)
+                    joint = type(cls.__name__, (cls, twin), {"__module__": cls.__module__,
+                                                             "__qualname__": cls.__qualname__})
+                klass = joint
+        return super(cls, klass).__new__(klass, *args, **kwargs)
+
+    def __reduce__(self):
+        return cls, self.args, self.__dict__ or None
+
+    cls.__new__ = __new__
+    cls.__reduce__ = __reduce__
+    return cls
+
+
+@_with_sklearn_twin
 class NotFittedError(OlearnError, ValueError, AttributeError):
     """An estimator was asked to predict, or for a learned attribute, before learning anything.
 
     Like scikit-learn's exception of the same name it is both a ValueError and
-    an AttributeError (``hasattr(est, "coef_")`` is False before learning).
+    an AttributeError (``hasattr(est, "coef_")`` is False before learning), and
+    once scikit-learn is imported it is an instance of
+    ``sklearn.exceptions.NotFittedError`` as well (see the module's docstring).
+    """
+
+
+class OlearnWarning(UserWarning):
+    """Base class of olearn's warnings."""
+
+
+@_with_sklearn_twin
+class DataConversionWarning(OlearnWarning):
+    """The input was converted to what the learner takes, e.g. a column-vector y flattened to 1-d.
+
+    An instance of ``sklearn.exceptions.DataConversionWarning`` too once
+    scikit-learn is imported, so scikit-learn's warning filters apply to it.
     """
 
 

@@ -244,12 +244,13 @@ CSR_DEFECTS = ("index past", "index huge", "negative index", "indptr decreasing"
 
 def scores_are_finite(est, task, d=DIMENSION):
     """The learner's scores on a small valid batch are finite (its state is usable)."""
-    probe = np.eye(d)
     if task == "uniclass":
         return math.isfinite(est.radius_) and np.isfinite(est.center_).all()
     if task == "sequence":
-        est.predict([probe])
+        est.predict([np.eye(d)])
         return np.isfinite(est.coef_).all()
+    # sparse: the model may have learned fewer features than d (a dense batch must be as wide as it)
+    probe = sp.csr_matrix(np.eye(d))
     if task == "regression":
         return np.isfinite(est.predict(probe)).all()
     return np.isfinite(est.decision_function(probe)).all()

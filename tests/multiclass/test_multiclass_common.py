@@ -82,7 +82,7 @@ def test_pickle_round_trip(cls, params, labels):
     continues_identically(est, copy, X[30:], y[30:])
 
 
-@pytest.mark.parametrize("labels", [("w", "x", "y", "z"), (3, -1, 7, 0), (0.5, 1.5, 2.5, 3.5)],
+@pytest.mark.parametrize("labels", [("w", "x", "y", "z"), (3, -1, 7, 0), (-1.0, 0.0, 2.0, 3.0)],
                          ids=["strings", "ints", "floats"])
 @by_setting
 def test_save_load_round_trip(cls, params, labels, tmp_path):

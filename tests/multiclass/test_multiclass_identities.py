@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from numpy.testing import assert_allclose, assert_array_equal
 from oracles import multiclass as oracle
 from test_multiclass_oracles import stream
@@ -233,12 +234,15 @@ def _phi_by_feature(x, label):
 def test_predicting_through_a_feature_map_on_unseen_features_leaves_the_model_alone(how):
     est = mc.PAMulticlass(variant="pa", feature_map=_phi_by_feature).fit([[1.0, 0.0], [0.0, 1.0]], ["a", "b"])
     coef, wb = est.coef_.copy(), est._wb.copy()
-    wide = np.array([[1.0, 0.0, 0.0, 3.0, 2.0]])  # features 2..4 give Phi coordinates 4..9, past w
+    # features 2..4 give Phi coordinates 4..9, past w; a sparse batch may name features never learned
+    # (a dense one must be as wide as the model)
+    wide = sp.csr_matrix([[1.0, 0.0, 0.0, 3.0, 2.0]])
     {"decision_function": lambda: est.decision_function(wide), "predict": lambda: est.predict(wide),
-     "predict_one": lambda: est.predict_one(dict(enumerate(wide[0])))}[how]()
+     "predict_one": lambda: est.predict_one(dict(enumerate(wide.toarray()[0])))}[how]()
     assert est.coef_.shape == coef.shape and est._w.size >= coef.size
     np.testing.assert_array_equal(est.coef_, coef)
     np.testing.assert_array_equal(est._wb, wb)
     # the unseen coordinates have weight 0: w . Phi(x, y) of the seen part, by hand from coef_
-    expected = [[coef[0] * 1.0, coef[1] * 1.0]]
+    # (two classes: decision_function is the score of "b" minus that of "a")
+    expected = [coef[1] * 1.0 - coef[0] * 1.0]
     np.testing.assert_allclose(est.decision_function(wide), expected)

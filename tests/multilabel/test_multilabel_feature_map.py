@@ -172,18 +172,20 @@ def test_predicting_through_the_map_on_unseen_features_leaves_the_model_alone(ho
     y = [[0], [1], [0, 1]]
     est = PAMultilabel(variant="pa", feature_map=_phi_by_feature).fit(X, y)
     before = snapshot(est)
-    wide = np.array([[1.0, 0.0, 0.0, 3.0, 2.0]])  # features 2..4 give Phi coordinates 4..9, past w
+    # features 2..4 give Phi coordinates 4..9, past w; a sparse batch may name features never learned
+    # (a dense one must be as wide as the model)
+    wide = sp.csr_matrix([[1.0, 0.0, 0.0, 3.0, 2.0]])
     result = {
         "decision_function": lambda: est.decision_function(wide),
         "predict": lambda: est.predict(wide),
         "predict_ranking": lambda: est.predict_ranking(wide),
-        "predict_one": lambda: est.predict_one(dict(enumerate(wide[0]))),
+        "predict_one": lambda: est.predict_one(dict(enumerate(wide.toarray()[0]))),
         "score": lambda: est.score(wide, [[0]]),
     }[how]()
     assert_same(before, est, f"{how} on unseen features")
     if how == "decision_function":
         # the unseen coordinates have weight 0: the scores are those of the seen features alone
-        assert_array_equal(result, est.decision_function(wide[:, :2]))
+        assert_array_equal(result, est.decision_function(wide[:, :2].toarray()))
 
 
 def test_a_feature_index_past_what_a_sparse_row_holds_is_refused_before_the_map_sees_it():

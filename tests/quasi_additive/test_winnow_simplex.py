@@ -73,11 +73,13 @@ def test_one_class_first_equals_both_classes_known(first, make_stream, tmp_path)
 
 
 def test_one_class_first_with_the_dimension_growing():
-    # "a" first on feature 0 only, then "b" on feature 1: the kept model grows too
-    known = Winnow(balanced=False).partial_fit([[-1.0], [0.5]], ["a", "a"], classes=["a", "b"])
-    known.partial_fit([[0.0, 1.0], [1.0, -1.0]], ["b", "a"])
-    late = Winnow(balanced=False).partial_fit([[-1.0], [0.5]], ["a", "a"])
-    late.partial_fit([[0.0, 1.0], [1.0, -1.0]], ["b", "a"])
+    # "a" first on feature 0 only, then "b" on feature 1: the kept model grows too (sparse batches
+    # name their features by index, so the second may be wider)
+    first, second = sp.csr_matrix([[-1.0], [0.5]]), sp.csr_matrix([[0.0, 1.0], [1.0, -1.0]])
+    known = Winnow(balanced=False).partial_fit(first, ["a", "a"], classes=["a", "b"])
+    known.partial_fit(second, ["b", "a"])
+    late = Winnow(balanced=False).partial_fit(first, ["a", "a"])
+    late.partial_fit(second, ["b", "a"])
     assert_allclose(late.theta_, known.theta_, rtol=1e-15)
     assert_allclose(late.coef_, known.coef_, rtol=1e-15)
 

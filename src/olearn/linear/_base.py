@@ -34,7 +34,7 @@ from .._labels import BinaryLabels
 from .._learner import OnlineLearner
 from .._params import BOOLEAN, Interval, NoneOr
 from .._persistence import COUNT, LABELS, NONNEGATIVE, POSITIVE, Array, Count, StateSchema, distinct
-from .._validation import CSRArrays, check_row, check_X, check_y, seen_columns, seen_row
+from .._validation import CSRArrays, check_row, check_y, seen_columns, seen_row
 from ..kernel import SupportSet
 from ..kernel._hyperparameters import call_kernel, initial_seed, mercer_arrays
 
@@ -135,7 +135,7 @@ class LinearLearner(OnlineLearner):
         """w.x (+ intercept) of every row of X; a feature not seen in learning contributes 0."""
         self._check_started()
         _, params = self._config_arrays()
-        arrays = check_X(X)
+        arrays = self._check_X(X)
         self._check_width(arrays.n_features, "X")
         arrays = seen_columns(arrays, self._w.size - 1)
         out = np.empty(arrays.n_rows)
@@ -222,6 +222,11 @@ class BinaryClassifierMixin(ClassifierEstimator):
     _task = "binary"
     _changed_in_place = ("_labels", "_support")
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
     def _observe_labels(self, y, classes=None):
         flip = self._labels.declare(classes) if classes is not None else False
         flip = self._labels.observe(y) or flip
@@ -240,12 +245,12 @@ class BinaryClassifierMixin(ClassifierEstimator):
         after each round when ``_pass`` gives one (a kernel learner's).
         """
         self._config_arrays()
-        arrays = check_X(X)
+        arrays = self._check_X(X)
         y = check_y(y, arrays.n_rows)
         if arrays.n_rows == 0 and classes is None:
             empty = np.empty(0)
             return empty, empty, empty, empty, np.empty(0, dtype=bool), np.zeros(_codes.N_TOTALS)
-        with self._first_call_atomic():
+        with self._first_call_atomic(arrays):
             self._grow(arrays.n_features, "X")
             self._observe_labels(y, classes)
         targets = self._labels.encode(y)
@@ -607,7 +612,7 @@ class KernelizableLearner(LinearLearner):
             return super()._scores(X)
         self._check_started()
         self._config_arrays()
-        arrays = check_X(X)
+        arrays = self._check_X(X)
         self._check_width(arrays.n_features, "X")
         return self._dual_scores(arrays)
 

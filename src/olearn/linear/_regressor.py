@@ -7,7 +7,7 @@ import numpy as np
 from .._estimator import RegressorEstimator
 from .._kernels import _codes
 from .._params import Interval, Options
-from .._validation import check_row, check_targets, check_X
+from .._validation import check_row, check_targets
 from ..kernel import KERNEL_CONSTRAINTS
 from ._base import KernelizableLearner
 from ._pa import _STEP_RULES
@@ -153,12 +153,12 @@ class PARegressor(KernelizableLearner, RegressorEstimator):
         docstring. With a kernel, the support-set size after each round follows.
         """
         self._config_arrays()
-        arrays = check_X(X)
+        arrays = self._check_X(X)
         targets = check_targets(y, arrays.n_rows)
         if arrays.n_rows == 0:
             empty = np.empty(0)
             return empty, empty, empty, empty, np.empty(0, dtype=bool), np.zeros(_codes.N_TOTALS)
-        with self._first_call_atomic():
+        with self._first_call_atomic(arrays):
             self._grow(arrays.n_features, "X")
         scores, losses, taus, totals, *sizes = self._pass(arrays, targets, record)
         return scores, scores, losses, taus, np.zeros(scores.size, dtype=bool), totals, *sizes

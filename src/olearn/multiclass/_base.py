@@ -13,7 +13,8 @@ Conventions shared by every learner of the family:
 
 * ``classes_`` is sorted; ties between class scores go to the class that sorts
   first, in ``predict``, in the choice of a rival and in the error set, so that
-  ``predict(X)`` is ``classes_[argmax(decision_function(X))]``.
+  ``predict(X)`` is ``classes_[argmax(decision_function(X))]`` (with two
+  classes, ``decision_function`` is scikit-learn's one binary score per row).
 * A class joins when first seen, with a zero prototype, after the prediction of
   that round (it cannot be predicted before it exists). ``classes=`` of
   ``partial_fit`` declares classes up front: they join at once.
@@ -41,7 +42,7 @@ from .._kernels import _multiclass as K
 from .._learner import OnlineLearner
 from .._params import BOOLEAN, Interval, NoneOr
 from .._persistence import COUNT, LABELS, Array, Count, StateSchema, distinct
-from .._validation import CSRArrays, check_row, check_X, check_y, seen_columns
+from .._validation import CSRArrays, check_row, check_y, seen_columns
 from .._weights import UNWEIGHTED, check_class_weight
 from ..kernel import SupportSet
 from ..kernel._hyperparameters import KERNEL_CONSTRAINTS, mercer_arrays
@@ -264,7 +265,7 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
             self._grow_features(self.n_features, "n_features")
 
     @contextlib.contextmanager
-    def _first_call_atomic(self):
+    def _first_call_atomic(self, arrays=None):
         """The base's atomic first call, refusing a feature map or kernel switched on or off mid-stream."""
         if self._is_started() and (self._uses_map != hasattr(self, "_w") or self._uses_kernel != hasattr(self, "_dual")):
             what = "feature_map" if self._uses_map != hasattr(self, "_w") else "kernel"
@@ -272,7 +273,7 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
                 f"{type(self).__name__}: {what} was changed after learning started (to or from None); call fit to "
                 "start over"
             )
-        with super()._first_call_atomic():
+        with super()._first_call_atomic(arrays):
             yield
 
     def _state_bytes(self, n_features):
@@ -515,11 +516,11 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
         learner adds a seventh entry: the size of its support set after each round.
         """
         codes, params = self._config()
-        arrays = check_X(X)
+        arrays = self._check_X(X)
         y = check_y(y, arrays.n_rows)
         if arrays.n_rows == 0 and classes is None:
             return _empty_run()
-        with self._first_call_atomic():
+        with self._first_call_atomic(arrays):
             # every check before any change: _add_classes adds nothing when it refuses
             self._check_feature_limit(arrays.n_features, "X")
             margins = self._add_classes(y, classes)
@@ -725,16 +726,28 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
         if self.n_features is not None and n_features > self.n_features:
             raise ValueError(f"{where} has {n_features} features, more than n_features={self.n_features}")
 
-    def decision_function(self, X):
-        """Class scores, shape (n_samples, n_classes), columns in ``classes_`` order."""
+    def _class_scores(self, X):
+        """The score of every class, shape (n_samples, n_classes), columns in ``classes_`` order."""
         self._check_started()
-        arrays = check_X(X)
+        arrays = self._check_X(X)
         self._check_width(arrays.n_features, "X")
         return self._slot_scores(arrays)[:, self._labels.order]
 
+    def decision_function(self, X):
+        """Class scores, shape (n_samples, n_classes), columns in ``classes_`` order.
+
+        With exactly two classes known, scikit-learn's binary convention: one
+        score per row, shape (n_samples,), that of ``classes_[1]`` minus that
+        of ``classes_[0]`` (positive means ``classes_[1]``, as ``predict``).
+        """
+        scores = self._class_scores(X)
+        if scores.shape[1] == 2:
+            return scores[:, 1] - scores[:, 0]
+        return scores
+
     def predict(self, X):
         """The top-scoring class of each row; a tie goes to the class that sorts first."""
-        scores = self.decision_function(X)
+        scores = self._class_scores(X)
         return self.classes_[np.argmax(scores, axis=1)]
 
     def predict_one(self, x):

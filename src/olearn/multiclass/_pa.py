@@ -139,8 +139,8 @@ class PAMulticlass(MulticlassLearner):
     >>> clf.coef_        # row 0 has no rival yet; row 1: loss 1, ||z||^2 = 2, tau = 1/2
     array([[ 0. , -0.5],
            [ 0. ,  0.5]])
-    >>> clf.decision_function(X[1:]), clf.predict(X).tolist()
-    (array([[-0.5,  0.5]]), ['a', 'b'])
+    >>> clf.decision_function(X[1:]), clf.predict(X).tolist()   # two classes: score of 'b' minus score of 'a'
+    (array([1.]), ['a', 'b'])
 
     With the kernel (x.x' + 1)^2, K(x_1, x_1) = 4, so tau = 1 / (2 * 4):
 

@@ -181,7 +181,13 @@ class LabelIndex:
 def read_label_rows(y, n_rows, owner):
     """('indicator', CSR matrix) or ('sets', list of label lists) for the labels of n_rows rows."""
     if y is None:
-        raise ValueError(f"{owner}: y is missing: give the relevant labels of each row of X")
+        raise ValueError(
+            f"{owner}: y is missing: give the relevant labels of each row of X (it requires y to be passed, but the "
+            "target y is None)"
+        )
+    if not isinstance(y, (np.ndarray, list, tuple)) and not sp.issparse(y) and hasattr(y, "__array__"):
+        # a DataFrame or another array-like: its array (an indicator matrix when 2-d)
+        y = np.asarray(y)
     if _is_indicator(y):
         return "indicator", indicator_rows(y, n_rows, owner)
     if isinstance(y, np.ndarray) and (y.ndim != 1 or y.dtype != object):

@@ -20,7 +20,7 @@ from .._kernels._lazy_average import A_ROUNDS, A_START, N_AVERAGING, round_age
 from .._learner import OnlineLearner
 from .._params import BOOLEAN, Interval, NoneOr, Options
 from .._persistence import LABELS, Array, Count, StateSchema, distinct, entry_is
-from .._validation import CSRArrays, check_row, check_X, seen_columns
+from .._validation import CSRArrays, check_row, seen_columns
 from .._weights import UNWEIGHTED
 from ..multiclass._base import CallableOrNone
 from ..multiclass._feature_maps import phi_block
@@ -164,8 +164,8 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
            [ 0. ,  0. ],
            [-0.5,  0.5]])
     >>> est.predict(X)
-    array([[ True, False, False],
-           [False, False,  True]])
+    array([[1, 0, 0],
+           [0, 0, 1]])
     >>> est.predict_one({1: 1.0})
     ['tech']
     >>> est.predict_ranking(X[:1])
@@ -181,6 +181,50 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
     """
 
     _task = "multilabel"
+
+    def __sklearn_tags__(self):
+        # y is a set of relevant labels per row (or an indicator matrix), and so are the predictions
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_label = True
+        tags.target_tags.multi_output = True
+        tags.target_tags.single_output = False
+        return tags
+
+    def _expected_failed_checks(self):
+        # scikit-learn makes the y of its generic checks, for an estimator without single-output
+        # targets, a column of class numbers (multiclass-multioutput); its multilabel checks run
+        column = (
+            "y of a multilabel learner is one set of relevant labels per row (label collections, or a 0/1 indicator "
+            "matrix); the check gives a column of class numbers 0, 1, 2 (scikit-learn's multiclass-multioutput "
+            "form), which is neither, and is refused"
+        )
+        single = (
+            "the check gives a 1-d y of single labels, which a multilabel learner refuses rather than guess whether "
+            "each entry is one label or a collection (one label per row is written [label])"
+        )
+        lists = (
+            "a list of lists is read as label collections ([[1, 3], [2]]: olearn's documented form, as "
+            "load_libsvm(multilabel=True) gives it); only a 2-d array or a sparse matrix is an indicator matrix, "
+            "so the check's list of 0/1 lists names other labels than its indicator array"
+        )
+        checks = dict.fromkeys(
+            ["check_fit_score_takes_y", "check_estimators_overwrite_params", "check_dont_overwrite_parameters",
+             "check_estimators_fit_returns_self", "check_readonly_memmap_input", "check_n_features_in_after_fitting",
+             "check_positive_only_tag_during_fit", "check_estimators_dtypes", "check_dtype_object",
+             "check_estimator_sparse_tag", "check_estimator_sparse_array", "check_estimator_sparse_matrix",
+             "check_f_contiguous_array_estimator", "check_classifier_data_not_an_array",
+             "check_estimators_partial_fit_n_features", "check_classifiers_train",
+             "check_methods_sample_order_invariance", "check_methods_subset_invariance", "check_fit2d_1feature",
+             "check_dict_unchanged", "check_fit2d_predict1d"],
+            column,
+        )
+        checks.update(dict.fromkeys(
+            ["check_classifiers_one_label", "check_classifiers_classes", "check_classifiers_regression_target"],
+            single,
+        ))
+        checks["check_classifiers_multilabel_representation_invariance"] = lists
+        return checks
+
     _learned = ("_W", "_w", "_wb", "_U", "_uw", "_uwb", "_averaging", "_map_dim", "_state", "_labels", "classes_",
                 "n_features_in_")
     _changed_in_place = ("_state", "_labels", "_averaging")
@@ -306,14 +350,14 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
             return self._predicting()[1][: len(self._labels)][self._labels.order] * bias
         return self._predicting()[0][self._labels.order, -1] * bias
 
-    def _first_call_atomic(self):
+    def _first_call_atomic(self, arrays=None):
         """The base's atomic first call, refusing a feature map switched on or off mid-stream."""
         if self._is_started() and self._uses_map != hasattr(self, "_w"):
             raise ValueError(
                 f"{type(self).__name__}: feature_map was changed after learning started (to or from None); call fit "
                 "to start over"
             )
-        return super()._first_call_atomic()
+        return super()._first_call_atomic(arrays)
 
     # -- feature map ------------------------------------------------------------
 
@@ -416,12 +460,12 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
         docstring for what predictions and scores hold.
         """
         self._config_arrays()
-        arrays = check_X(X)
+        arrays = self._check_X(X)
         if arrays.n_rows == 0 and classes is None and not self._is_started():
             empty = np.empty(0)
             return np.empty((0, 0), dtype=bool), empty, empty, empty, np.empty(0, dtype=bool), np.zeros(_codes.N_TOTALS)
         with contextlib.ExitStack() as atomic:
-            atomic.enter_context(self._first_call_atomic())
+            atomic.enter_context(self._first_call_atomic(arrays))
             # every check before the labels change in place
             self._check_feature_limit(arrays.n_features, "X")
             label_ptr, labels = self._encode(y, arrays.n_rows, classes)
@@ -555,12 +599,15 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
     def decision_function(self, X):
         """Scores w_r . x (+ intercept): shape (n_samples, n_classes), columns as ``classes_``."""
         self._check_started()
-        arrays = check_X(X)
+        arrays = self._check_X(X)
         return self._scores(arrays, "X")
 
     def predict(self, X):
-        """Indicator matrix (n_samples, n_classes) of the labels scored above 0 (columns as ``classes_``)."""
-        return self.decision_function(X) > 0.0
+        """0/1 indicator matrix (n_samples, n_classes) of the labels scored above 0 (columns as ``classes_``).
+
+        Integers, as scikit-learn's multilabel classifiers and ``MultiLabelBinarizer`` give them.
+        """
+        return (self.decision_function(X) > 0.0).astype(np.int64)
 
     def predict_ranking(self, X):
         """The labels of ``classes_`` by decreasing score, one row per example (ties keep ``classes_`` order)."""

@@ -18,7 +18,7 @@ from .._kernels import _codes
 from .._kernels import _quasi_additive as qa
 from .._labels import BinaryLabels
 from .._persistence import COUNT, NONNEGATIVE, Array, Count, StateSchema
-from .._validation import CSRArrays, check_row, check_X, seen_columns, seen_row
+from .._validation import CSRArrays, check_row, seen_columns, seen_row
 from ..linear._base import BinaryClassifierMixin, LinearLearner
 
 
@@ -174,7 +174,7 @@ class QuasiAdditiveClassifier(BinaryClassifierMixin, LinearLearner):
     def _scores(self, X):
         self._check_started()
         _, params = self._config_arrays()
-        arrays = check_X(X)
+        arrays = self._check_X(X)
         self._check_width(arrays.n_features, "X")
         arrays = seen_columns(arrays, self._w.size - 1)
         out = np.empty(arrays.n_rows)

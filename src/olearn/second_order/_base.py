@@ -27,7 +27,7 @@ from .._kernels._second_order import (
 from .._labels import BinaryLabels
 from .._params import Options
 from .._persistence import COUNT, NONNEGATIVE, POSITIVE, Array, Count, StateSchema, symmetric_positive_definite
-from .._validation import check_row, check_X, seen_columns, seen_row
+from .._validation import check_row, seen_columns, seen_row
 from ..linear._base import BinaryClassifierMixin, LinearLearner
 
 COVARIANCES = Options("full", "diag")
@@ -133,7 +133,7 @@ class SecondOrderClassifier(BinaryClassifierMixin, LinearLearner):
         """The mean's scores w.x: a feature never learned has mean 0 and contributes 0 (its variance plays no part)."""
         self._check_started()
         _, params = self._config_arrays()
-        arrays = check_X(X)
+        arrays = self._check_X(X)
         self._check_width(arrays.n_features, "X")
         arrays = seen_columns(arrays, self._w.size - 1)
         out = np.empty(arrays.n_rows)

@@ -149,6 +149,15 @@ class PASequence(OnlineLearner, ClassifierEstimator):
     """
 
     _task = "sequence"
+
+    def __sklearn_tags__(self):
+        # X is a list of (length, n_features) arrays, ragged in the length, and y a list of label sequences
+        tags = super().__sklearn_tags__()
+        tags.input_tags.two_d_array = False
+        tags.input_tags.three_d_array = True
+        tags.target_tags.one_d_labels = False
+        return tags
+
     _constraints = {
         "variant": Options("pa", "pa1", "pa2"),
         "C": Interval(0, None, closed="neither"),

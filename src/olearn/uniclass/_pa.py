@@ -10,7 +10,7 @@ from .._kernels import _uniclass as K
 from .._learner import OnlineLearner
 from .._params import BOOLEAN, Interval, NoneOr, Options
 from .._persistence import Array, Count, StateSchema
-from .._validation import check_row, check_X
+from .._validation import check_row
 from .._weights import UNWEIGHTED
 
 _STEP_RULES = {"pa": _codes.STEP_PA, "pa1": _codes.STEP_PA1, "pa2": _codes.STEP_PA2}
@@ -265,7 +265,7 @@ class PAUniclass(OnlineLearner):
                 "call olearn.run(estimator, Y) without y"
             )
         self._config_arrays()
-        arrays = check_X(X, name="Y")
+        arrays = self._check_X(X, name="Y")
         if arrays.n_rows == 0:
             empty = np.empty(0)
             return np.empty(0, dtype=np.int64), empty, empty, empty, np.empty(0, dtype=bool), np.zeros(_codes.N_TOTALS)
@@ -276,6 +276,8 @@ class PAUniclass(OnlineLearner):
             if not started:
                 self._reset()
             raise
+        if not started and arrays.feature_names is not None:
+            self.feature_names_in_ = arrays.feature_names
         n = arrays.n_rows if record else 0
         weights = UNWEIGHTED if sample_weight is None else sample_weight
         margins, losses, taus, totals, stopped = self._pass(arrays.indptr, arrays.indices, arrays.data, weights, n)
@@ -295,13 +297,15 @@ class PAUniclass(OnlineLearner):
         ----------
         Y : array-like or sparse matrix, shape (n_samples, d)
             The vectors of the stream, one per row.
-        y : None
-            Present for scikit-learn's conventions only; a value is refused.
+        y : ignored
+            Not used: present for scikit-learn's conventions, as in its outlier
+            detectors (a pipeline passes its y to every step). :func:`olearn.run`,
+            which has no such reason, refuses a y.
         sample_weight : float or array-like of shape (n_samples,), optional
             Importance weight of each vector (finite, >= 0): C is scaled by it (see the class docstring).
         """
         weights = self._row_weights(Y, None, sample_weight)
-        self._progressive(Y, y, record=False, sample_weight=weights)
+        self._progressive(Y, None, record=False, sample_weight=weights)
         return self
 
     def learn_one(self, y, sample_weight=None):
@@ -334,17 +338,34 @@ class PAUniclass(OnlineLearner):
         """The center w (a copy), or None before the first vector."""
         return self._w.copy() if self._is_started() else None
 
-    def decision_function(self, Y):
-        """Signed margin ``radius_ - ||y - w||`` of each row: >= 0 inside the ball."""
+    def _margins(self, Y, radius):
+        """``radius - ||y - w||`` of each row of Y."""
         self._check_started()
-        codes, params = self._config_arrays()
-        arrays = check_X(Y, name="Y")
+        arrays = self._check_X(Y, name="Y")
         if arrays.n_features != self._w.size:
             raise ValueError(f"Y has {arrays.n_features} columns; the center has {self._w.size} coordinates")
         out = np.empty(arrays.n_rows)
-        radius = K.uniclass_radius(self._state, params, codes)
         K.uniclass_margins(arrays.indptr, arrays.indices, arrays.data, self._w, radius, np.empty(self._w.size), out)
         return out
+
+    def decision_function(self, Y):
+        """Signed margin ``radius_ - ||y - w||`` of each row: >= 0 inside the ball."""
+        codes, params = self._config_arrays()
+        return self._margins(Y, K.uniclass_radius(self._state, params, codes) if self._is_started() else 0.0)
+
+    def score_samples(self, Y):
+        """``-||y - w||``, the negated distance of each row to the center: the lower, the more abnormal.
+
+        ``decision_function(Y) == score_samples(Y) - offset_``, scikit-learn's
+        convention for outlier detectors.
+        """
+        self._config_arrays()
+        return self._margins(Y, 0.0)
+
+    @property
+    def offset_(self):
+        """``-radius_``: a row is inside the ball (+1) where ``score_samples`` is >= ``offset_``."""
+        return -self.radius_
 
     def predict(self, Y):
         """+1 for rows inside the ball (the boundary included), -1 outside."""
