@@ -40,6 +40,19 @@ class MulticlassPerceptron(MulticlassLearner):
         The dual form, as in :class:`~olearn.multiclass.PAMulticlass`: an
         update adds :math:`x_t` to the support set with the coefficients above
         (Crammer & Singer's kernel Perceptron).
+    max_iter : int, default=1000
+        Passes over the training data made by ``fit`` at most, >= 1 (epochs).
+        ``partial_fit``, ``learn_one`` and :func:`olearn.run` make one pass in
+        order whatever it is.
+    tol : float or None, default=1e-3
+        ``fit`` stops when the mean loss of a pass has not fallen below the best
+        mean loss so far minus ``tol`` for ``n_iter_no_change`` passes in a row,
+        >= 0; None runs all ``max_iter`` passes.
+    n_iter_no_change : int, default=5
+        Passes without improvement that stop ``fit``, >= 1.
+    shuffle : bool, default=True
+        ``fit`` visits the rows in a new random order on every pass;
+        ``shuffle=False, max_iter=1`` is one online pass in the given order.
 
     Examples
     --------
@@ -57,7 +70,8 @@ class MulticlassPerceptron(MulticlassLearner):
 
     def __init__(self, update="max", fit_intercept=False, n_features=None, feature_map=None,
                  kernel=None, degree=3, gamma=1.0, coef0=0.0, budget=None, budget_policy="oldest",
-                 random_state=None):
+                 random_state=None,
+                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True):
         self.update = update
         self.fit_intercept = fit_intercept
         self.n_features = n_features
@@ -69,6 +83,10 @@ class MulticlassPerceptron(MulticlassLearner):
         self.budget = budget
         self.budget_policy = budget_policy
         self.random_state = random_state
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.shuffle = shuffle
 
     def _kernel_config(self):
         return {"MK_RULE": K.RULE_PERCEPTRON, "MK_SPLIT": _SPLITS[self.update]}, {}
@@ -118,6 +136,19 @@ class MIRA(MulticlassLearner):
         The dual form, as in :class:`~olearn.multiclass.PAMulticlass`: A is
         :math:`K'(x_t, x_t)`, and a round that moves adds :math:`x_t` to the
         support set with the coefficients :math:`\tau_a`.
+    max_iter : int, default=1000
+        Passes over the training data made by ``fit`` at most, >= 1 (epochs).
+        ``partial_fit``, ``learn_one`` and :func:`olearn.run` make one pass in
+        order whatever it is.
+    tol : float or None, default=1e-3
+        ``fit`` stops when the mean loss of a pass has not fallen below the best
+        mean loss so far minus ``tol`` for ``n_iter_no_change`` passes in a row,
+        >= 0; None runs all ``max_iter`` passes.
+    n_iter_no_change : int, default=5
+        Passes without improvement that stop ``fit``, >= 1.
+    shuffle : bool, default=True
+        ``fit`` visits the rows in a new random order on every pass;
+        ``shuffle=False, max_iter=1`` is one online pass in the given order.
 
     Examples
     --------
@@ -134,7 +165,8 @@ class MIRA(MulticlassLearner):
 
     def __init__(self, beta=1.0, fit_intercept=False, n_features=None, feature_map=None,
                  kernel=None, degree=3, gamma=1.0, coef0=0.0, budget=None, budget_policy="oldest",
-                 random_state=None):
+                 random_state=None,
+                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True):
         self.beta = beta
         self.fit_intercept = fit_intercept
         self.n_features = n_features
@@ -146,6 +178,10 @@ class MIRA(MulticlassLearner):
         self.budget = budget
         self.budget_policy = budget_policy
         self.random_state = random_state
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.shuffle = shuffle
 
     def _kernel_config(self):
         return {"MK_RULE": K.RULE_MIRA}, {"MP_BETA": self.beta}

@@ -105,6 +105,22 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
     feature_map : callable or None, default=None
         ``phi(x, label)``: the joint features :math:`\Phi(x, y)`; None keeps one
         weight vector per label.
+    max_iter : int, default=1000
+        Passes over the training data made by ``fit`` at most, >= 1 (epochs).
+        ``partial_fit``, ``learn_one`` and :func:`olearn.run` make one pass in
+        order whatever it is.
+    tol : float or None, default=1e-3
+        ``fit`` stops when the mean loss of a pass has not fallen below the best
+        mean loss so far minus ``tol`` for ``n_iter_no_change`` passes in a row,
+        >= 0; None runs all ``max_iter`` passes.
+    n_iter_no_change : int, default=5
+        Passes without improvement that stop ``fit``, >= 1.
+    shuffle : bool, default=True
+        ``fit`` visits the rows in a new random order on every pass;
+        ``shuffle=False, max_iter=1`` is one online pass in the given order.
+    random_state : int or None, default=None
+        Seed of the order of ``fit``'s passes (None: fresh entropy), in
+        [0, 2**64).
 
     Attributes
     ----------
@@ -153,12 +169,18 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
         "feature_map": CallableOrNone(),
     }
 
-    def __init__(self, variant="pa1", C=1.0, fit_intercept=False, n_features=None, feature_map=None):
+    def __init__(self, variant="pa1", C=1.0, fit_intercept=False, n_features=None, feature_map=None,
+                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, random_state=None):
         self.variant = variant
         self.C = C
         self.fit_intercept = fit_intercept
         self.n_features = n_features
         self.feature_map = feature_map
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.shuffle = shuffle
+        self.random_state = random_state
 
     # -- hyperparameters ------------------------------------------------------
 
@@ -398,6 +420,10 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
             np.zeros(k, dtype=np.int8), np.empty(k), margins, losses, taus, round_scores, totals,
         )
         return margins, losses, taus, round_scores, totals, stopped
+
+    def _fit_labels(self, y, n_rows):
+        """The label collections of the rows (a list), or their indicator matrix (CSR), checked once."""
+        return read_label_rows(y, n_rows, type(self).__name__)[1]
 
     def partial_fit(self, X, y, classes=None):
         """Learn from the rows of X in order (one online pass); returns self.
