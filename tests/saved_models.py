@@ -37,7 +37,7 @@ def _binary(make):
         model.partial_fit(X_MORE, Y_BINARY[:6])
         return _floats(model.decision_function(X_MORE), model.predict(X_MORE) == "yes")
 
-    return (lambda: make().fit(X[:, :3], Y_BINARY)), use
+    return (lambda: make().partial_fit(X[:, :3], Y_BINARY)), use
 
 
 def _regression(make):
@@ -45,7 +45,7 @@ def _regression(make):
         model.partial_fit(X_MORE, Y_REAL[:6])
         return _floats(model.predict(X_MORE))
 
-    return (lambda: make().fit(X[:, :3], Y_REAL)), use
+    return (lambda: make().partial_fit(X[:, :3], Y_REAL)), use
 
 
 def _multiclass(make):
@@ -53,7 +53,7 @@ def _multiclass(make):
         model.partial_fit(X_MORE, Y_CLASS[:6])
         return _floats(model.decision_function(X_MORE), model.predict(X_MORE))
 
-    return (lambda: make().fit(X[:, :3], Y_CLASS)), use
+    return (lambda: make().partial_fit(X[:, :3], Y_CLASS)), use
 
 
 def _multilabel():
@@ -63,7 +63,7 @@ def _multilabel():
         model.partial_fit(X_MORE, sets[:6])
         return _floats(model.decision_function(X_MORE), model.predict(X_MORE))
 
-    return (lambda: PAMultilabel(variant="pa1", C=0.5).fit(X[:, :3], sets)), use
+    return (lambda: PAMultilabel(variant="pa1", C=0.5).partial_fit(X[:, :3], sets)), use
 
 
 def _uniclass():
@@ -71,7 +71,7 @@ def _uniclass():
         model.partial_fit(X_MORE)
         return _floats(model.decision_function(X_MORE))
 
-    return (lambda: PAUniclass(variant="pa1", C=0.5).fit(X)), use
+    return (lambda: PAUniclass(variant="pa1", C=0.5).partial_fit(X)), use
 
 
 def _sequence():
@@ -82,7 +82,7 @@ def _sequence():
         model.partial_fit([X_MORE[:3], X_MORE[3:]], [list("cab"), list("aba")])
         return _floats(model.coef_, model.transition_, [len(p) for p in model.predict([X_MORE])])
 
-    return (lambda: PASequence(variant="pa1", fit_intercept=True).fit(xs, ys)), use
+    return (lambda: PASequence(variant="pa1", fit_intercept=True).partial_fit(xs, ys)), use
 
 
 def _allocation(make):

@@ -120,7 +120,7 @@ class DualAscent(QuasiAdditiveClassifier):
     >>> import numpy as np
     >>> from olearn.dual import DualAscent
     >>> X = np.array([[2.0, 0.0], [0.0, 1.0]])
-    >>> est = DualAscent(update="last-k", k=1).fit(X, [1, -1])
+    >>> est = DualAscent(update="last-k", k=1).partial_fit(X, [1, -1])
     >>> est.coef_                     # PA-I: alpha_1 = 1/4, alpha_2 = 1
     array([[ 0.5, -1. ]])
     >>> est.dual_objective_           # 1/4 - 1/8, then 5/4 - 5/8

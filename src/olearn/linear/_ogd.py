@@ -78,7 +78,7 @@ class OGDClassifier(BinaryLinearClassifier):
     >>> import numpy as np
     >>> from olearn import OGDClassifier
     >>> X = np.array([[3.0, 4.0], [3.0, 4.0]])
-    >>> clf = OGDClassifier(eta=1.0, schedule="constant", radius=1.0).fit(X, [1, 1])
+    >>> clf = OGDClassifier(eta=1.0, schedule="constant", radius=1.0).partial_fit(X, [1, 1])
     >>> clf.coef_                    # (3, 4) projected onto the unit ball
     array([[0.6, 0.8]])
     """
@@ -158,7 +158,7 @@ class OnlineSVM(BinaryLinearClassifier):
     >>> from olearn import OnlineSVM
     >>> X = np.array([[1.0, 2.0], [-1.0, -2.0]] * 50)
     >>> y = np.array([1, -1] * 50)
-    >>> svm = OnlineSVM(radius=1.0).fit(X, y)
+    >>> svm = OnlineSVM(radius=1.0).partial_fit(X, y)
     >>> bool(np.sqrt((svm.coef_ ** 2).sum() + svm.intercept_[0] ** 2) <= 1.0 + 1e-12)
     True
     >>> svm.predict([[2.0, 1.0], [-2.0, -1.0]])

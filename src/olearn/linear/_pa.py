@@ -92,7 +92,7 @@ class PAClassifier(BinaryLinearClassifier, KernelizableLearner):
     >>> import numpy as np
     >>> from olearn import PAClassifier
     >>> X = np.array([[2.0, 0.0], [0.0, 1.0]])
-    >>> clf = PAClassifier(variant="pa").fit(X, [1, -1])
+    >>> clf = PAClassifier(variant="pa").partial_fit(X, [1, -1])
     >>> clf.coef_            # tau_1 = 1/4, then tau_2 = 1/1
     array([[ 0.5, -1. ]])
     >>> clf.decision_function(X)   # PA leaves zero hinge loss on each example
@@ -100,7 +100,7 @@ class PAClassifier(BinaryLinearClassifier, KernelizableLearner):
 
     With a kernel: K(x, x') = (x.x')^2, so tau_1 = 1 / K(x_1, x_1) = 1/16.
 
-    >>> kpa = PAClassifier(variant="pa", kernel="poly", degree=2).fit(X, [1, -1])
+    >>> kpa = PAClassifier(variant="pa", kernel="poly", degree=2).partial_fit(X, [1, -1])
     >>> kpa.dual_coef_, kpa.n_support_
     (array([[ 0.0625, -1.    ]]), 2)
     >>> kpa.decision_function(X)

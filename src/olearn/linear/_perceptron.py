@@ -90,12 +90,12 @@ class Perceptron(BinaryLinearClassifier, KernelizableLearner):
     >>> from olearn import Perceptron
     >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
     >>> y = np.array([1, -1, 1])
-    >>> Perceptron().fit(X, y).coef_     # every margin was 0: three updates
+    >>> Perceptron().partial_fit(X, y).coef_     # every margin was 0: three updates
     array([[2., 0.]])
 
     The kernel Perceptron with a budget of two support vectors:
 
-    >>> kp = Perceptron(kernel="rbf", gamma=0.5, budget=2).fit(X, y)
+    >>> kp = Perceptron(kernel="rbf", gamma=0.5, budget=2).partial_fit(X, y)
     >>> kp.n_support_, kp.dual_coef_
     (2, array([[-1.,  1.]]))
     """

@@ -112,7 +112,7 @@ class PARegressor(KernelizableLearner, RegressorEstimator):
     >>> import numpy as np
     >>> from olearn import PARegressor
     >>> X = np.array([[2.0, 0.0], [0.0, 1.0]])
-    >>> reg = PARegressor(variant="pa", epsilon=0.1).fit(X, [1.0, -1.0])
+    >>> reg = PARegressor(variant="pa", epsilon=0.1).partial_fit(X, [1.0, -1.0])
     >>> reg.coef_            # tau_1 = 0.9/4, then tau_2 = 0.9/1, direction -1
     array([ 0.45, -0.9 ])
     >>> reg.predict(X)       # PA leaves each prediction epsilon away from its target
@@ -120,7 +120,7 @@ class PARegressor(KernelizableLearner, RegressorEstimator):
 
     With an RBF kernel, K(x, x) = 1, so tau_1 = 0.9 / 1:
 
-    >>> kreg = PARegressor(variant="pa", epsilon=0.1, kernel="rbf").fit(X, [1.0, -1.0])
+    >>> kreg = PARegressor(variant="pa", epsilon=0.1, kernel="rbf").partial_fit(X, [1.0, -1.0])
     >>> kreg.dual_coef_.round(4)
     array([[ 0.9   , -0.9061]])
     """

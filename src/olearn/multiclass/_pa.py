@@ -120,7 +120,7 @@ class PAMulticlass(MulticlassLearner):
     >>> import numpy as np
     >>> from olearn.multiclass import PAMulticlass
     >>> X = np.array([[1.0, 0.0], [0.0, 1.0]])
-    >>> clf = PAMulticlass(variant="pa").fit(X, ["a", "b"])
+    >>> clf = PAMulticlass(variant="pa").partial_fit(X, ["a", "b"])
     >>> clf.coef_        # row 0 has no rival yet; row 1: loss 1, ||z||^2 = 2, tau = 1/2
     array([[ 0. , -0.5],
            [ 0. ,  0.5]])
@@ -129,7 +129,7 @@ class PAMulticlass(MulticlassLearner):
 
     With the kernel (x.x' + 1)^2, K(x_1, x_1) = 4, so tau = 1 / (2 * 4):
 
-    >>> kclf = PAMulticlass(variant="pa", kernel="poly", degree=2, coef0=1.0).fit(X, ["a", "b"])
+    >>> kclf = PAMulticlass(variant="pa", kernel="poly", degree=2, coef0=1.0).partial_fit(X, ["a", "b"])
     >>> kclf.dual_coef_, kclf.n_support_
     (array([[-0.125],
            [ 0.125]]), 1)

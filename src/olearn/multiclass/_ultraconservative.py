@@ -59,7 +59,7 @@ class MulticlassPerceptron(MulticlassLearner):
     >>> import numpy as np
     >>> from olearn.multiclass import MulticlassPerceptron
     >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
-    >>> clf = MulticlassPerceptron(update="uniform").fit(X, [0, 1, 2])
+    >>> clf = MulticlassPerceptron(update="uniform").partial_fit(X, [0, 1, 2])
     >>> clf.coef_    # row 1: E = {0} (a tie); row 2: scores (-1, 1, 0), E = {1}
     array([[ 0., -1.],
            [-1.,  0.],
@@ -155,7 +155,7 @@ class MIRA(MulticlassLearner):
     >>> import numpy as np
     >>> from olearn.multiclass import MIRA
     >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [0.0, 1.0]])
-    >>> clf = MIRA(beta=1.0).fit(X, ["a", "b", "b"])
+    >>> clf = MIRA(beta=1.0).partial_fit(X, ["a", "b", "b"])
     >>> clf.coef_       # row 1: tau_b = 1/2, tau_a = -1/2; row 2: the margin is already beta, no move
     array([[ 0. , -0.5],
            [ 0. ,  0.5]])

@@ -135,7 +135,7 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
     >>> from olearn.multilabel import PAMultilabel
     >>> X = np.array([[1.0, 0.0], [0.0, 1.0]])
     >>> labels = ["news", "sport", "tech"]
-    >>> est = PAMultilabel(variant="pa").fit(X, [{"news", "sport"}, {"tech"}], classes=labels)
+    >>> est = PAMultilabel(variant="pa").partial_fit(X, [{"news", "sport"}, {"tech"}], classes=labels)
     >>> est.coef_        # row 0: worst pair (news, tech), tau = 1/2; row 1: (tech, news), tau = 1/2
     array([[ 0.5, -0.5],
            [ 0. ,  0. ],
@@ -151,7 +151,7 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
     Without ``classes=`` a label joins the ranking on the first row that names
     it: here "tech" does not exist yet on row 0, which then has nothing to rank.
 
-    >>> PAMultilabel(variant="pa").fit(X, [{"news", "sport"}, {"tech"}]).coef_
+    >>> PAMultilabel(variant="pa").partial_fit(X, [{"news", "sport"}, {"tech"}]).coef_
     array([[ 0. , -0.5],
            [ 0. ,  0. ],
            [ 0. ,  0.5]])

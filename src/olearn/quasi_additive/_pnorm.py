@@ -86,11 +86,11 @@ class PNorm(QuasiAdditiveClassifier):
     >>> import numpy as np
     >>> from olearn.quasi_additive import PNorm
     >>> X = np.array([[1.0, 0.0], [0.0, 2.0]])
-    >>> PNorm(p=2.0).fit(X, [1, -1]).coef_      # the Perceptron: theta = w = (1, -2)
+    >>> PNorm(p=2.0).partial_fit(X, [1, -1]).coef_      # the Perceptron: theta = w = (1, -2)
     array([[ 1., -2.]])
-    >>> PNorm(p=3.0).fit(X, [1, -1]).coef_      # w_i = theta_i |theta_i| / ||theta||_3
+    >>> PNorm(p=3.0).partial_fit(X, [1, -1]).coef_      # w_i = theta_i |theta_i| / ||theta||_3
     array([[ 0.48074986, -1.92299943]])
-    >>> PNorm(p=2.0, aggressive=True).fit([[3.0, 0.0]], [1]).coef_   # a mistake: eta = 1
+    >>> PNorm(p=2.0, aggressive=True).partial_fit([[3.0, 0.0]], [1]).coef_   # a mistake: eta = 1
     array([[3., 0.]])
     """
 

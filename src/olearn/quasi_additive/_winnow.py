@@ -92,7 +92,7 @@ class Winnow(QuasiAdditiveClassifier):
     >>> import numpy as np
     >>> from olearn.quasi_additive import Winnow
     >>> X = np.array([[1.0, 0.0], [0.0, 1.0]])
-    >>> clf = Winnow(C=1.0).fit(X, [1, -1])     # two mistakes: theta = (1, -1)
+    >>> clf = Winnow(C=1.0).partial_fit(X, [1, -1])     # two mistakes: theta = (1, -1)
     >>> clf.coef_                               # +-sinh(1) / (2 cosh(1)) = +-tanh(1)/2
     array([[ 0.38079708, -0.38079708]])
     >>> plain = Winnow(balanced=False, n_features=3).partial_fit([[1.0, 0.0, 0.0]], [-1], classes=[-1, 1])

@@ -69,7 +69,7 @@ class AdaGrad(SecondOrderClassifier):
     --------
     >>> import numpy as np
     >>> from olearn.second_order import AdaGrad
-    >>> clf = AdaGrad(eta=1.0, delta=1.0).fit(np.array([[2.0, 0.0], [2.0, 1.0]]), [1, -1])
+    >>> clf = AdaGrad(eta=1.0, delta=1.0).partial_fit(np.array([[2.0, 0.0], [2.0, 1.0]]), [1, -1])
     >>> clf.coef_.round(4)   # round 1: w_1 = 2/(1 + 2); round 2: w_1 -= 2/(1 + sqrt(8)), w_2 = -1/(1 + 1)
     array([[ 0.1443, -0.5   ]])
     >>> clf.accumulator_

@@ -76,7 +76,7 @@ class AROW(SecondOrderClassifier):
     >>> import numpy as np
     >>> from olearn.second_order import AROW
     >>> X = np.array([[1.0, 0.0], [1.0, 1.0]])
-    >>> clf = AROW(r=1.0).fit(X, [1, -1])
+    >>> clf = AROW(r=1.0).partial_fit(X, [1, -1])
     >>> clf.coef_               # alpha_1 = 1/2, then alpha_2 = 1.5/2.5
     array([[ 0.2, -0.6]])
     >>> clf.covariance_

@@ -81,7 +81,7 @@ class CW(SecondOrderClassifier):
     --------
     >>> import numpy as np
     >>> from olearn.second_order import CW
-    >>> clf = CW(eta=0.9).fit(np.array([[1.0, 0.0]]), [1])
+    >>> clf = CW(eta=0.9).partial_fit(np.array([[1.0, 0.0]]), [1])
     >>> round(float(clf.coef_[0, 0]), 4)    # alpha_1 = phi / sqrt(1 + phi^2) with V = 1, M = 0
     0.7884
     """

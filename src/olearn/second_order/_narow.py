@@ -111,7 +111,7 @@ class NAROW(SecondOrderClassifier):
     >>> import numpy as np
     >>> from olearn.second_order import NAROW
     >>> X = np.array([[1.0, 0.0], [1.0, 1.0]])
-    >>> clf = NAROW(b=2.0).fit(X, [1, -1])
+    >>> clf = NAROW(b=2.0).partial_fit(X, [1, -1])
     >>> clf.coef_ * 9     # round 1: chi = 1, r_1 = 1, w = x/2; round 2: r_2 = 3/4
     array([[ 2., -5.]])
     """

@@ -62,7 +62,7 @@ class SecondOrderPerceptron(SecondOrderClassifier):
     >>> import numpy as np
     >>> from olearn.second_order import SecondOrderPerceptron
     >>> X = np.array([[1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])
-    >>> clf = SecondOrderPerceptron(a=1.0).fit(X, [1, -1, -1])
+    >>> clf = SecondOrderPerceptron(a=1.0).partial_fit(X, [1, -1, -1])
     >>> clf.coef_                 # rounds 1 and 2 are mistakes; round 3 is not
     array([[ 0.2, -0.6]])
     """
