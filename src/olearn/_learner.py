@@ -15,6 +15,7 @@ import copy
 import functools
 import math
 import operator
+import re
 import warnings
 
 import numpy as np
@@ -178,7 +179,8 @@ class OnlineLearner(PersistenceMixin, Estimator):
             for done in range(1, self.max_iter + 1):
                 order = None if generator is None else generator.permutation(n_rows)
                 extra = {} if weights is None else {"sample_weight": weights if order is None else weights[order]}
-                totals = self._progressive(_take(rows, order), _take(labels, order), record=False, **extra)[5]
+                with _rows_named_in_given_order(order):
+                    totals = self._progressive(_take(rows, order), _take(labels, order), record=False, **extra)[5]
                 if n_rows == 0:
                     break
                 loss = totals[T_LOSS] / n_rows
@@ -297,6 +299,31 @@ class OnlineLearner(PersistenceMixin, Estimator):
             self.__dict__.clear()
             self.__dict__.update(saved)
             raise
+
+
+@contextlib.contextmanager
+def _rows_named_in_given_order(order):
+    """Say which rows of X the row numbers of an error raised in a shuffled pass are.
+
+    A pass counts its rows (or sequences) in its own order; an error that names
+    one (a label refused at row 3, an overflow at sequence 5) gets the place of
+    that row in X added, as an exception of the same type.
+    """
+    try:
+        yield
+    except Exception as err:
+        if order is None:
+            raise
+        named = sorted({(word, int(k)) for word, k in re.findall(r"\b(row|sequence) (\d+)", str(err))
+                        if int(k) < len(order)})
+        if not named:
+            raise
+        where = ", ".join(f"its {word} {k} is {word} {order[k]} of X" for word, k in named)
+        try:
+            moved = type(err)(f"{err} [in a pass of fit, which visits X in a shuffled order: {where}]")
+        except Exception:
+            raise err from None
+        raise moved from err
 
 
 def _take(data, order):
