@@ -95,8 +95,8 @@ def main():
           f"26 labels, 128 binary features, pixel noise {args.noise}")
 
     # load the compiled kernels before timing
-    PASequence(update="max-loss").fit(X[:2], y[:2]).predict(X[:2])
-    PASequence().fit(X[:2], y[:2])
+    PASequence(update="max-loss").partial_fit(X[:2], y[:2]).predict(X[:2])
+    PASequence().partial_fit(X[:2], y[:2])
 
     print(f"{'update':<12}{'train letters/s':>17}{'predict letters/s':>19}{'online err':>12}"
           f"{'test letter err':>17}{'test word err':>15}")

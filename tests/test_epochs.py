@@ -9,6 +9,7 @@ import inspect
 import json
 import re
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -319,3 +320,53 @@ def test_dual_ascent_kkt_tolerance_is_kkt_tol(tmp_path):
     loaded = olearn.load(path)
     assert (loaded.kkt_tol, loaded.tol) == (1e-7, 1e-3)
     assert_array_equal(loaded.coef_, est.coef_)
+
+
+def _shared_mnist():
+    """The shared MNIST sample (../shared/data beside the checkout, or beside the folder of worktrees), or None."""
+    for parent in Path(__file__).resolve().parents[1:4]:
+        path = parent / "shared" / "data" / "mnist-5k" / "mnist_5k.csv.gz"
+        if path.exists():
+            return path
+    return None
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(_shared_mnist() is None, reason="shared MNIST sample not available")
+def test_label_sorted_mnist_the_issues_case():
+    """Issue 13: training rows sorted by label, 100 held-out digits of each class.
+
+    Measured (5,000 digits, 4,000 to train): one pass in order 0.100 (it ends
+    predicting the last class), the default fit 0.880 after 89 passes,
+    scikit-learn's PassiveAggressiveClassifier (one-vs-rest) 0.882.
+    """
+    from olearn.data import load_csv
+
+    X, y = load_csv(_shared_mnist())
+    X = X / 255.0
+    rng = np.random.default_rng(0)
+    test = np.zeros(y.size, dtype=bool)
+    for label in np.unique(y):
+        test[rng.choice(np.flatnonzero(y == label), 100, replace=False)] = True
+    train = np.flatnonzero(~test)
+    train = train[np.argsort(y[train], kind="stable")]
+    X_train, y_train, X_test, y_test = X[train], y[train], X[test], y[test]
+
+    one_pass = olearn.PAMulticlass(max_iter=1, shuffle=False).fit(X_train, y_train).score(X_test, y_test)
+    epochs = olearn.PAMulticlass(random_state=0).fit(X_train, y_train)
+    theirs = _sklearn_pa_multiclass().fit(X_train, y_train).score(X_test, y_test)
+    ours = epochs.score(X_test, y_test)
+    print(f"one pass in order {one_pass:.3f}; fit {ours:.3f} ({epochs.n_iter_} passes); scikit-learn PA {theirs:.3f}")
+    assert one_pass < 0.15
+    assert ours > 0.85 and ours > theirs - 0.02
+
+
+def _sklearn_pa_multiclass():
+    """scikit-learn's PA classifier with its defaults (one-vs-rest PA-I, C = 1, an intercept)."""
+    from sklearn import linear_model
+
+    if hasattr(linear_model, "PassiveAggressiveClassifier"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)
+            return linear_model.PassiveAggressiveClassifier(random_state=0)
+    return linear_model.SGDClassifier(loss="hinge", penalty=None, learning_rate="pa1", eta0=1.0, random_state=0)
