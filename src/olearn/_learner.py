@@ -169,7 +169,8 @@ class OnlineLearner(PersistenceMixin, Estimator):
         """
         check_params(self, self._all_constraints())
         rows, labels, n_rows = self._fit_rows(X, y)
-        weights = self._row_weights(X, y, sample_weight, fitting=True)
+        # the checked rows and labels: X and y may be iterators that _fit_rows has read
+        weights = self._row_weights(rows, labels, sample_weight, fitting=True)
         generator = np.random.default_rng(self.random_state) if self.shuffle else None
         tol = -math.inf if self.tol is None else self.tol
         best, no_improvement, stopped = math.inf, 0, False
