@@ -127,7 +127,7 @@ def test_default_competitor_for_pa1_and_pa2_is_the_svm_with_their_C():
     X, y = _noisy_stream(n=200, seed=5)
     for variant, loss, fn in [("pa1", "hinge", pa1_mistake_bound), ("pa2", "squared_hinge", pa2_loss_bound)]:
         for C in (0.05, 2.0):
-            svm = LinearSVC(C=C, loss=loss, fit_intercept=False, tol=1e-10, max_iter=200000).partial_fit(X, y)
+            svm = LinearSVC(C=C, loss=loss, fit_intercept=False, tol=1e-10, max_iter=200000).fit(X, y)
             best = fn(X, y, svm.coef_.ravel(), C=C)
             (row,) = _report(PAClassifier(variant=variant, C=C), X, y).rows
             assert row.bound <= best * (1 + 1e-4)
