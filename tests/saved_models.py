@@ -41,7 +41,7 @@ def _binary(make):
         model.partial_fit(X_WIDER, Y_BINARY[:6])
         return _floats(model.decision_function(X_WIDER), model.predict(X_WIDER) == "yes")
 
-    return (lambda: make().fit(X[:, :3], Y_BINARY)), use
+    return (lambda: make().partial_fit(X[:, :3], Y_BINARY)), use
 
 
 def _regression(make):
@@ -49,7 +49,7 @@ def _regression(make):
         model.partial_fit(X_WIDER, Y_REAL[:6])
         return _floats(model.predict(X_WIDER))
 
-    return (lambda: make().fit(X[:, :3], Y_REAL)), use
+    return (lambda: make().partial_fit(X[:, :3], Y_REAL)), use
 
 
 def _multiclass(make):
@@ -57,7 +57,7 @@ def _multiclass(make):
         model.partial_fit(X_WIDER, Y_CLASS[:6])
         return _floats(model.decision_function(X_WIDER), model.predict(X_WIDER))
 
-    return (lambda: make().fit(X[:, :3], Y_CLASS)), use
+    return (lambda: make().partial_fit(X[:, :3], Y_CLASS)), use
 
 
 def _multilabel(make):
@@ -75,7 +75,7 @@ def _uniclass():
         model.partial_fit(X_MORE)
         return _floats(model.decision_function(X_MORE))
 
-    return (lambda: PAUniclass(variant="pa1", C=0.5).fit(X)), use
+    return (lambda: PAUniclass(variant="pa1", C=0.5).partial_fit(X)), use
 
 
 def _sequence(make):

@@ -40,12 +40,12 @@ def test_registered_regressors_are_regressors(regressor_class):
 
 def test_clone(regressor_case):
     X, y = _data()
-    est = regressor_case.make().fit(X, y)
+    est = regressor_case.make().partial_fit(X, y)
     twin = clone(est)
     assert twin.get_params() == est.get_params()
     with pytest.raises(NotFittedError):
         twin.predict(X)
-    twin.fit(X, y)
+    twin.partial_fit(X, y)
     assert_array_equal(_weights(twin), _weights(est))
 
 

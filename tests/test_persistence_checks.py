@@ -464,7 +464,7 @@ def test_a_long_run_covariance_that_rounding_left_slightly_indefinite_still_load
     directions = rng.normal(size=(3, 20)) * np.array([1e3, 1.0, 1e-3])[:, None]
     X = directions[rng.integers(3, size=20000)]
     y = np.where(rng.random(20000) < 0.5, 1, -1)
-    model = olearn.AROW(r=1e-6).fit(X, y)
+    model = olearn.AROW(r=1e-6).partial_fit(X, y)
     assert np.linalg.eigvalsh(model._cov)[0] < 0.0  # the premise: rounding made it indefinite
     model.save(tmp_path / "m.npz")
     assert_array_equal(olearn.load(tmp_path / "m.npz").decision_function(X[:50]), model.decision_function(X[:50]))
@@ -483,7 +483,7 @@ def test_zip_of_an_unknown_version_is_refused(tmp_path):
 @pytest.mark.parametrize("covariance", ["diag", "full"])
 def test_cw_with_a_huge_saved_weight_refuses_the_round_cleanly(tmp_path, covariance):
     """Found by the fuzz campaign: a finite weight of 1e308 made CW's step divide by zero (ZeroDivisionError)."""
-    model = olearn.CW(covariance=covariance).fit(np.eye(3), ["no", "yes", "no"])
+    model = olearn.CW(covariance=covariance).partial_fit(np.eye(3), ["no", "yes", "no"])
     model._w[2] = 1e308
     model.save(tmp_path / "m.npz")
     loaded = olearn.load(tmp_path / "m.npz")

@@ -182,9 +182,9 @@ def test_duplicate_entries_are_summed_and_unsorted_indices_sorted():
 
 def test_integer_and_float32_data_are_read_as_float64_and_complex_refused():
     dense = np.array([[1, 0, 2], [0, 3, 0]])
-    reference = olearn.PAClassifier().fit(dense.astype(np.float64), [1, -1])
+    reference = olearn.PAClassifier().partial_fit(dense.astype(np.float64), [1, -1])
     for dtype in (np.int8, np.float32, np.uint16):
-        est = olearn.PAClassifier().fit(sp.csr_matrix(dense.astype(dtype)), [1, -1])
+        est = olearn.PAClassifier().partial_fit(sp.csr_matrix(dense.astype(dtype)), [1, -1])
         assert np.array_equal(est.coef_, reference.coef_)
     with pytest.raises(ValueError, match="expected real numbers"):
         olearn.PAClassifier().fit(sp.csr_matrix(dense.astype(np.complex128)), [1, -1])

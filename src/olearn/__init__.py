@@ -24,7 +24,7 @@ from .uniclass import PAUniclass
 
 __version__ = "0.1.0"
 
-_SUBPACKAGES = ("bounds", "data", "distributed", "experts", "oco")
+_SUBPACKAGES = ("bounds", "data", "distributed", "experiments", "experts", "oco", "plots")
 
 
 def __getattr__(name):

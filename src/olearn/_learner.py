@@ -1,27 +1,43 @@
-"""What every learner of a stream shares: the life cycle of its learned state and its checked settings.
+"""What every learner of a stream shares: the life cycle of its learned state, its checked settings and ``fit``.
 
 A learner starts its state on the first example, forgets it on ``fit`` and, when
 a first call is refused, must be left exactly as unfitted as before
 (:meth:`OnlineLearner._first_call_atomic`). Its hyperparameters are checked
 once per change, not once per example: ``learn_one`` is called millions of
 times with the same settings (:meth:`OnlineLearner._checked_config`).
+``fit`` is the batch learner built on the online one: several passes over the
+data, each in a fresh random order, until the loss of a pass stops falling
+(:meth:`OnlineLearner.fit`).
 """
 
 import contextlib
 import copy
 import functools
+import math
 import operator
+import re
 import warnings
 
 import numpy as np
+import scipy.sparse as sp
 
 from ._config import format_bytes, get_config
 from ._estimator import Estimator
-from ._params import check_params
+from ._kernels._codes import T_LOSS
+from ._params import BOOLEAN, Interval, NoneOr, check_params
 from ._persistence import PersistenceMixin
-from ._validation import INDEX_LIMIT, check_fit_size, check_X, feature_names
+from ._validation import INDEX_LIMIT, check_fit_size, check_X, check_y, feature_names
 from ._weights import check_weight_one, class_weight_of, row_weights
-from .exceptions import FeatureLimitError, NotFittedError
+from .exceptions import ConvergenceWarning, FeatureLimitError, NotFittedError
+
+# the hyperparameters of fit's passes, the same in every learner (scikit-learn's SGDClassifier's)
+EPOCH_CONSTRAINTS = {
+    "max_iter": Interval(1, None, integer=True),
+    "tol": NoneOr(Interval(0, math.inf, closed="left")),
+    "n_iter_no_change": Interval(1, None, integer=True),
+    "shuffle": BOOLEAN,
+    "random_state": NoneOr(Interval(0, 2**64 - 1, integer=True)),
+}
 
 
 @functools.cache
@@ -83,7 +99,7 @@ class OnlineLearner(PersistenceMixin, Estimator):
     # -- hyperparameters ------------------------------------------------------
 
     def _all_constraints(self):
-        return self._constraints
+        return {**self._constraints, **EPOCH_CONSTRAINTS}
 
     def _checked_config(self, build):
         """``build()``'s result for the current hyperparameters, checked and built again only after a change."""
@@ -127,18 +143,54 @@ class OnlineLearner(PersistenceMixin, Estimator):
 
     # -- learned state --------------------------------------------------------
 
-    def fit(self, X, y=None, **kwargs):
-        """Forget what was learned, then make one online pass over X in order.
+    def fit(self, X, y=None, sample_weight=None):
+        """Forget what was learned, then learn from X in up to ``max_iter`` passes; returns self.
 
+        Each pass is one online pass (``partial_fit``) over every row, in a
+        new random order when ``shuffle`` (drawn from a generator seeded by
+        ``random_state``, so a seed repeats the fit exactly), else in the given
+        order. ``shuffle=False, max_iter=1`` is exactly one ``partial_fit``.
+
+        The passes stop as scikit-learn's ``SGDClassifier`` stops them: with
+        L the mean loss of a pass (the per-round losses :func:`olearn.run`
+        records, summed over the pass and divided by the number of rows) and
+        ``best`` the smallest L of the passes before, a pass with
+        ``L > best - tol`` counts as no improvement, any other resets the count,
+        and ``n_iter_no_change`` such passes in a row stop ``fit``. ``tol=None``
+        makes every one of the ``max_iter`` passes. When the passes run out
+        before the rule stops them (and it could have: ``max_iter >
+        n_iter_no_change``) a :class:`~olearn.exceptions.ConvergenceWarning`
+        says so. ``n_iter_`` is the number of passes made.
+
+        ``sample_weight`` (one weight per row, or None) travels with its row.
         Input refused at the boundary leaves the model learned before the
         call; a pass stopped midway (an overflow, a failing callable) keeps the
-        rows of X learned before it, as ``partial_fit`` does.
+        rows learned before it, as ``partial_fit`` does.
         """
         check_fit_size(X)
+        check_params(self, self._all_constraints())
+        rows, labels, n_rows = self._fit_rows(X, y)
+        # the checked rows and labels: X and y may be iterators that _fit_rows has read
+        weights = self._row_weights(rows, labels, sample_weight, fitting=True)
+        generator = np.random.default_rng(self.random_state) if self.shuffle else None
+        tol = -math.inf if self.tol is None else self.tol
+        best, no_improvement, stopped = math.inf, 0, False
         saved = dict(self.__dict__)
         self._reset()
         try:
-            return self.partial_fit(X, y, **kwargs)
+            for done in range(1, self.max_iter + 1):
+                order = None if generator is None else generator.permutation(n_rows)
+                extra = {} if weights is None else {"sample_weight": weights if order is None else weights[order]}
+                with _rows_named_in_given_order(order):
+                    totals = self._progressive(_take(rows, order), _take(labels, order), record=False, **extra)[5]
+                if n_rows == 0:
+                    break
+                loss = totals[T_LOSS] / n_rows
+                no_improvement = no_improvement + 1 if loss > best - tol else 0
+                best = min(best, loss)
+                if no_improvement >= self.n_iter_no_change:
+                    stopped = True
+                    break
         except BaseException:
             if not self._is_started():
                 # refused before learning anything: the pass would have learned into new
@@ -146,6 +198,34 @@ class OnlineLearner(PersistenceMixin, Estimator):
                 self.__dict__.clear()
                 self.__dict__.update(saved)
             raise
+        self.n_iter_ = done
+        if not stopped and self.tol is not None and n_rows and self.max_iter > self.n_iter_no_change:
+            warnings.warn(
+                f"{type(self).__name__}: fit made all max_iter={self.max_iter} passes and the mean loss of a pass "
+                f"was still falling by more than tol={self.tol}; raise max_iter to let it converge (or set "
+                "tol=None to make a fixed number of passes)",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        return self
+
+    def _fit_rows(self, X, y):
+        """(X, y, number of rows) checked once in their own order, in a form :func:`_take` picks rows from.
+
+        The default is the one of a learner of rows of a 2-d X with one label
+        each; errors name the rows as the caller numbered them.
+        """
+        arrays = check_X(X)
+        if sp.issparse(X):
+            X = X.tocsr()
+        elif not hasattr(X, "iloc"):
+            # a DataFrame stays one, with its column names; anything else becomes the array check_X read
+            X = np.asarray(X, dtype=np.float64)
+        return X, self._fit_labels(y, arrays.n_rows), arrays.n_rows
+
+    def _fit_labels(self, y, n_rows):
+        """The labels of the rows, checked once for ``fit``."""
+        return check_y(y, n_rows)
 
     def _is_started(self):
         return hasattr(self, self._started_by)
@@ -193,7 +273,7 @@ class OnlineLearner(PersistenceMixin, Estimator):
         return {} if self.n_features is None else {"n_features_in": (self.n_features, self.n_features)}
 
     def _reset(self):
-        for name in (*self._learned, "feature_names_in_"):
+        for name in (*self._learned, "feature_names_in_", "n_iter_"):
             self.__dict__.pop(name, None)
 
     # -- the columns of a batch -----------------------------------------------
@@ -293,3 +373,39 @@ class OnlineLearner(PersistenceMixin, Estimator):
             self.__dict__.clear()
             self.__dict__.update(saved)
             raise
+
+
+@contextlib.contextmanager
+def _rows_named_in_given_order(order):
+    """Say which rows of X the row numbers of an error raised in a shuffled pass are.
+
+    A pass counts its rows (or sequences) in its own order; an error that names
+    one (a label refused at row 3, an overflow at sequence 5) gets the place of
+    that row in X added, as an exception of the same type.
+    """
+    try:
+        yield
+    except Exception as err:
+        if order is None:
+            raise
+        named = sorted({(word, int(k)) for word, k in re.findall(r"\b(row|sequence) (\d+)", str(err))
+                        if int(k) < len(order)})
+        if not named:
+            raise
+        where = ", ".join(f"its {word} {k} is {word} {order[k]} of X" for word, k in named)
+        try:
+            moved = type(err)(f"{err} [in a pass of fit, which visits X in a shuffled order: {where}]")
+        except Exception:
+            raise err from None
+        raise moved from err
+
+
+def _take(data, order):
+    """The rows ``order`` of ``data`` (an array, a sparse matrix, a DataFrame or Series, a list), or ``data`` for None."""
+    if data is None or order is None:
+        return data
+    if sp.issparse(data) or isinstance(data, np.ndarray):
+        return data[order]
+    if hasattr(data, "iloc"):
+        return data.iloc[order]
+    return [data[i] for i in order]

@@ -39,6 +39,11 @@ from .exceptions import ModelFormatError
 
 FORMAT_NAME = "olearn-model"
 FORMAT_VERSION = 1
+# hyperparameters added after files of this version were first written: a file saved before one
+# existed lacks it and loads with its default, which is what that model did (fit's passes, no average,
+# no class weights)
+ADDED_HYPERPARAMETERS = frozenset({"max_iter", "tol", "n_iter_no_change", "shuffle", "random_state", "average",
+                                   "class_weight"})
 
 
 class PersistenceMixin:
@@ -49,6 +54,11 @@ class PersistenceMixin:
     def _all_constraints(self):
         """The constraints of every hyperparameter, checked on learning and on loading."""
         return self._constraints
+
+    @classmethod
+    def _saved_params(cls, params):
+        """The constructor's arguments for the hyperparameters a file recorded (a class renames old ones here)."""
+        return params
 
     def save(self, path):
         """Write the model to ``path`` (atomic; read it back with :func:`olearn.load`)."""
@@ -453,10 +463,6 @@ def _checked_meta(path, meta):
     return _estimator_class(path, meta["class"]), meta["params"], meta["state"]
 
 
-# hyperparameters that models saved before they existed lack; such a file loads with their default
-_ADDED_LATER = frozenset({"average", "class_weight"})
-
-
 def load(path):
     """Load a model written by ``save``.
 
@@ -470,9 +476,9 @@ def load(path):
     path = os.fspath(path)
     meta, arrays = _read_archive(path)
     cls, params, state = _checked_meta(path, meta)
-    # a hyperparameter left out would silently take its default: a different model (but for the ones
-    # added after files were written, whose default is the model those files hold)
-    missing = sorted(set(cls._get_param_names()) - set(params) - _ADDED_LATER)
+    params = cls._saved_params(dict(params))
+    # a hyperparameter left out would silently take its default: a different model
+    missing = sorted(set(cls._get_param_names()) - set(params) - ADDED_HYPERPARAMETERS)
     if missing:
         raise ModelFormatError(f"{path}: the metadata lacks the {cls.__name__} hyperparameters {missing}")
     try:

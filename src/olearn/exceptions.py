@@ -121,3 +121,14 @@ class FeatureLimitError(OlearnError, ValueError):
     Raised before anything is allocated, and the learner is left as it was.
     The limit on memory is set with :func:`olearn.set_config`.
     """
+
+
+class ConvergenceWarning(UserWarning):
+    """``fit`` made all ``max_iter`` passes while the loss of a pass was still falling by more than ``tol``.
+
+    A UserWarning, as scikit-learn's ``sklearn.exceptions.ConvergenceWarning``
+    is; it is olearn's own class so that ``import olearn`` does not import
+    scikit-learn (which would more than double the start-up of the command
+    line). Filter it with ``warnings.filterwarnings("ignore",
+    category=olearn.exceptions.ConvergenceWarning)``.
+    """

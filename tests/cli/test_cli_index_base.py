@@ -66,7 +66,7 @@ def test_zero_based_training_is_reused_by_predict(zero_based_pair, tmp_path):
 
     X_train, y_train = load_svmlight_file(train, zero_based=True, n_features=6)
     X_test, _ = load_svmlight_file(test, zero_based=True, n_features=6)
-    want = olearn.PAClassifier(variant="pa1").fit(X_train, y_train).predict(X_test)
+    want = olearn.PAClassifier(variant="pa1").partial_fit(X_train, y_train).predict(X_test)
     assert [int(v) for v in result.stdout.split()] == want.astype(int).tolist()
 
 
@@ -78,7 +78,7 @@ def test_an_option_at_predict_overrides_the_model(zero_based_pair, tmp_path):
     assert result.exit_code == 0, result.output
     X_train, y_train = load_svmlight_file(train, zero_based=False)  # the run read train 1-based: columns shifted
     X_test, _ = load_svmlight_file(test, zero_based=True, n_features=X_train.shape[1] + 1)
-    est = olearn.Perceptron().fit(X_train, y_train)
+    est = olearn.Perceptron().partial_fit(X_train, y_train)
     want = est.predict(X_test[:, : est.n_features_in_])
     assert [int(v) for v in result.stdout.split()] == want.astype(int).tolist()
 
@@ -88,17 +88,17 @@ def test_a_model_saved_without_the_entry_reads_the_file_as_run_would(tmp_path, m
     path = tmp_path / "data.svm"
     dump_svmlight_file(X, y, str(path), zero_based=True)
     model = tmp_path / "library.npz"
-    olearn.PAClassifier().fit(X, y).save(model)
+    olearn.PAClassifier().partial_fit(X, y).save(model)
     assert stored_input(model) is None
     result = invoke("predict", "--model", model, path)
     assert result.exit_code == 0, result.output
-    assert [int(v) for v in result.stdout.split()] == olearn.PAClassifier().fit(X, y).predict(X).astype(int).tolist()
+    assert [int(v) for v in result.stdout.split()] == olearn.PAClassifier().partial_fit(X, y).predict(X).astype(int).tolist()
 
 
 def test_a_bad_input_entry_is_a_model_format_error(tmp_path, make_stream):
     X, y = make_stream(20, 3, seed=13)
     model = tmp_path / "odd.npz"
-    olearn._persistence.save(olearn.PAClassifier().fit(X, y), model, input_info={"zero_based": "yes"})
+    olearn._persistence.save(olearn.PAClassifier().partial_fit(X, y), model, input_info={"zero_based": "yes"})
     path = tmp_path / "data.svm"
     dump_svmlight_file(X, y, str(path))
     line = error_line(invoke("predict", "--model", model, path))

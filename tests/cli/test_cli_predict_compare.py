@@ -31,7 +31,7 @@ def test_save_then_predict_equals_in_memory_predictions(files, tmp_path):
     result = runner.invoke(cli, ["predict", "--model", model, test])
     assert result.exit_code == 0, result.output
 
-    est = olearn.PAClassifier(variant="pa2", C=0.3, fit_intercept=True).fit(X, y)
+    est = olearn.PAClassifier(variant="pa2", C=0.3, fit_intercept=True).partial_fit(X, y)
     want = est.predict(X_test)
     got = [int(line) for line in result.stdout.splitlines()]
     assert got == want.tolist()
@@ -46,7 +46,7 @@ def test_predict_to_output_file(files, tmp_path):
     result = CliRunner().invoke(cli, ["predict", "-m", model, "-o", str(out), "--chunk-size", "9", test])
     assert result.exit_code == 0, result.output
     assert result.stdout == ""
-    want = olearn.Perceptron().fit(X, y).predict(X_test)
+    want = olearn.Perceptron().partial_fit(X, y).predict(X_test)
     assert out.read_text().split() == [str(v) for v in want.tolist()]
 
 

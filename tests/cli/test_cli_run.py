@@ -149,7 +149,7 @@ def test_fixed_n_features(stream):
     assert result.exit_code == 0, result.output
     model = olearn.load(path + ".npz")
     assert model.n_features == 40
-    np.testing.assert_allclose(model.coef_[0, :12], olearn.PAClassifier().fit(X, y).coef_[0])
+    np.testing.assert_allclose(model.coef_[0, :12], olearn.PAClassifier().partial_fit(X, y).coef_[0])
 
 
 def test_n_features_too_small_names_the_line(stream):
@@ -209,7 +209,7 @@ def test_predict_vw_uses_the_models_bits(tmp_path):
     result = runner.invoke(cli, ["predict", "--model", model, str(path)])
     assert result.exit_code == 0, result.output
     X, y, _ = load_vw(path, n_bits=12)
-    assert result.stdout.split() == [str(int(v)) for v in olearn.PAClassifier(variant="pa").fit(X, y).predict(X)]
+    assert result.stdout.split() == [str(int(v)) for v in olearn.PAClassifier(variant="pa").partial_fit(X, y).predict(X)]
 
 
 def test_progress_display_leaves_stdout_intact(stream, monkeypatch):

@@ -245,7 +245,7 @@ def test_arow_mixing_averages_precisions_as_the_oracle_does(client, weighting):
 def test_diagonal_arow_mixing_averages_each_feature_s_precision(client):
     X, y = stream(200, 3, seed=5)
     shards = split(X, y, (100, 100))
-    a, b = (AROW(r=1.0, covariance="diag").fit(*shard) for shard in shards)
+    a, b = (AROW(r=1.0, covariance="diag").partial_fit(*shard) for shard in shards)
     precision = 0.5 / a.covariance_ + 0.5 / b.covariance_
     mean = (0.5 / a.covariance_ * a.coef_[0] + 0.5 / b.covariance_ * b.coef_[0]) / precision
     res = parameter_mixing(AROW(r=1.0, covariance="diag"), shards, timeout=TIMEOUT)
@@ -278,7 +278,7 @@ def test_an_empty_shard_changes_nothing(client, make, weighting):
 
 def test_mixing_only_empty_shards_leaves_the_model_as_it_was(client):
     X, y = stream(50, 3, seed=18)
-    est = PAClassifier().fit(X, y)
+    est = PAClassifier().partial_fit(X, y)
     coef = est.coef_.copy()
     empty = (np.empty((0, 3)), np.empty(0))
     res = parameter_mixing(est, [empty, empty], timeout=TIMEOUT)

@@ -44,7 +44,7 @@ def test_dual_never_decreases_and_never_exceeds_the_primal(seed, regularizer, up
     if update == "aggressive":
         # Eq. (28) is an ascent under Thm. 3's condition <x, H x> <= 1, i.e. s_t <= 1
         X = X / np.sqrt(_dual_sqnorms(X, regularizer, 3.0).max())
-    est = DualAscent(regularizer=regularizer, p=3.0, update=update, C=C, gamma=gamma, k=k).fit(X, y)
+    est = DualAscent(regularizer=regularizer, p=3.0, update=update, C=C, gamma=gamma, k=k).partial_fit(X, y)
     duals = est.dual_objective_
     assert duals[0] >= -1e-12
     assert (np.diff(duals) >= -1e-10 * max(1.0, abs(duals).max())).all()
@@ -72,13 +72,13 @@ def test_conservative_is_an_ascent_when_C_is_small_enough(regularizer):
     X, y = _stream(1, 60, 5)
     s_max = {"l2": (X**2).sum(1).max(), "entropy": (np.abs(X).max(1) ** 2).max(),
              "pnorm": 2 * (np.linalg.norm(X, 3, axis=1) ** 2).max()}[regularizer]
-    est = DualAscent(regularizer=regularizer, p=3.0, C=2.0 / s_max).fit(X, y)
+    est = DualAscent(regularizer=regularizer, p=3.0, C=2.0 / s_max).partial_fit(X, y)
     assert (np.diff(est.dual_objective_, prepend=0.0) >= -1e-12).all()
 
 
 def test_conservative_with_a_large_C_can_decrease_the_dual():
     """Documented: Eq. (16) is an ascent only for small C; the record shows what happened."""
-    est = DualAscent(C=10.0).fit(np.eye(2), [1, -1])
+    est = DualAscent(C=10.0).partial_fit(np.eye(2), [1, -1])
     assert_allclose(est.dual_objective_, [10 - 50, 20 - 100])
 
 
@@ -103,7 +103,7 @@ def test_batch_optimum_is_optimal(regularizer, fit_intercept):
         assert primal_objective(X, y, w, regularizer, 3.0, C, gamma, fit_intercept) >= opt.primal - 1e-9
     # the Online-SVM ends at the same optimum, up to its tolerance
     est = DualAscent(regularizer=regularizer, p=3.0, update="all", C=C, gamma=gamma,
-                     fit_intercept=fit_intercept).fit(X, y)
+                     fit_intercept=fit_intercept).partial_fit(X, y)
     assert_allclose(est.dual_objective_[-1], opt.dual, rtol=1e-6)
 
 
@@ -128,7 +128,7 @@ def test_certificate_of_theorem_1_holds(regularizer, update):
 
 def test_certificate_refuses_a_partial_history(make_stream):
     X, y = make_stream(20, 3)
-    est = DualAscent().fit(X, y)
+    est = DualAscent().partial_fit(X, y)
     res = olearn.run(est, X, y)
     with pytest.raises(ValueError, match="fresh start"):
         dual_certificate(est, X, y, res)

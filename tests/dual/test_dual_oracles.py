@@ -110,12 +110,12 @@ def test_aggressive_is_eq_28_not_pa1():
     assert res.taus.tolist() == [1.0]
     assert_array_equal(est.coef_, [[0.5, 0.0]])
     assert est.dual_objective_.tolist() == [1.0 - 0.5 * 0.25]  # gamma alpha - ||theta||^2 / 2
-    pa1 = DualAscent(update="last-k", k=1, C=10.0).fit(np.array([[0.5, 0.0]]), np.array([1]))
+    pa1 = DualAscent(update="last-k", k=1, C=10.0).partial_fit(np.array([[0.5, 0.0]]), np.array([1]))
     assert_array_equal(pa1.coef_, [[2.0, 0.0]])
 
 
 def test_window_overflow_is_refused_and_leaves_no_trace():
-    est = DualAscent(update="all").fit(np.eye(2), [1, -1])
+    est = DualAscent(update="all").partial_fit(np.eye(2), [1, -1])
     before, duals = _weights(est), est.dual_objective_
     with pytest.raises(FloatingPointError, match="row 0"):
         est.partial_fit(np.array([[1e200, 1e200]]), [1])

@@ -96,7 +96,7 @@ def test_random_policy_removes_the_drawn_vector_by_hand():
         del held[second]
         held.append(3)
         est = olearn.PAClassifier(variant="pa", kernel="linear", budget=2, budget_policy="random", random_state=seed)
-        est.fit(X, y)
+        est.partial_fit(X, y)
         assert_array_equal(est.support_vectors_.toarray(), X[held])
 
 
@@ -105,7 +105,7 @@ def test_random_policy_is_uniform_over_seeds():
     first_removed = []
     for seed in range(400):
         est = olearn.PAClassifier(variant="pa", kernel="linear", budget=2, budget_policy="random", random_state=seed)
-        est.fit(X[:3], y[:3])
+        est.partial_fit(X[:3], y[:3])
         first_removed.append(est.support_vectors_.toarray()[0, 0] == 0.0)  # x0 left
     assert 0.4 < np.mean(first_removed) < 0.6
 
@@ -114,7 +114,7 @@ def test_random_policy_is_reproducible_with_random_state():
     X, y = _noisy_stream(600, seed=2)
 
     def support(seed):
-        est = olearn.Perceptron(kernel="rbf", budget=10, budget_policy="random", random_state=seed).fit(X, y)
+        est = olearn.Perceptron(kernel="rbf", budget=10, budget_policy="random", random_state=seed).partial_fit(X, y)
         return est.support_vectors_.toarray(), est.dual_coef_
 
     a, b, c = support(3), support(3), support(4)
@@ -122,7 +122,7 @@ def test_random_policy_is_reproducible_with_random_state():
     assert_array_equal(a[1], b[1])
     assert not np.array_equal(a[0], c[0])
     # without a seed it still keeps the budget
-    est = olearn.Perceptron(kernel="rbf", budget=10, budget_policy="random").fit(X, y)
+    est = olearn.Perceptron(kernel="rbf", budget=10, budget_policy="random").partial_fit(X, y)
     assert est.n_support_ == 10
 
 

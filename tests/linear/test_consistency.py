@@ -324,6 +324,6 @@ def test_passes_keep_counting_rounds(cls_name, schedule, make_stream):
     trace = oracle.for_estimator(cls_name, est.get_params(), np.vstack([X, X, X[:1]]), np.concatenate([y, y, y[:1]]))
     _close(_weights(est), np.append(trace.coef, trace.intercept), rtol=1e-10)
     # fit starts over at t = 1
-    est.fit(X, y)
+    est.set_params(max_iter=1, shuffle=False).fit(X, y)
     trace = oracle.for_estimator(cls_name, est.get_params(), X, y)
     _close(_weights(est), np.append(trace.coef, trace.intercept), rtol=1e-10)

@@ -166,10 +166,10 @@ def test_online_svm_iterates_stay_in_the_ball(data, radius, eta):
 
 def test_ogd_projection_by_hand():
     # x = (3, 4), y = +1, eta = 1: w = (3, 4) has norm 5, projected onto radius 1: (0.6, 0.8)
-    est = olearn.OGDClassifier(eta=1.0, schedule="constant", radius=1.0).fit([[3.0, 4.0]], [1])
+    est = olearn.OGDClassifier(eta=1.0, schedule="constant", radius=1.0).partial_fit([[3.0, 4.0]], [1])
     assert_allclose(est.coef_, [[0.6, 0.8]])
     # with the intercept the constant feature joins the norm: (3, 4, 1) / sqrt(26)
-    est = olearn.OGDClassifier(eta=1.0, schedule="constant", radius=1.0, fit_intercept=True).fit([[3.0, 4.0]], [1])
+    est = olearn.OGDClassifier(eta=1.0, schedule="constant", radius=1.0, fit_intercept=True).partial_fit([[3.0, 4.0]], [1])
     assert_allclose(_weights(est), np.array([3.0, 4.0, 1.0]) / math.sqrt(26.0))
 
 

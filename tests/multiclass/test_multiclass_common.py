@@ -98,7 +98,7 @@ def test_save_load_round_trip(cls, params, labels, tmp_path):
 
 def test_a_model_with_a_feature_map_is_pickled_not_saved(tmp_path):
     X, y = data()
-    est = mc.PAMulticlass(feature_map=mc.BlockFeatureMap(["w", "x", "y", "z"], 5)).fit(X, y)
+    est = mc.PAMulticlass(feature_map=mc.BlockFeatureMap(["w", "x", "y", "z"], 5)).partial_fit(X, y)
     with pytest.raises(ValueError, match="pickle"):
         est.save(tmp_path / "m.olearn")
     assert list(tmp_path.iterdir()) == []
@@ -134,7 +134,7 @@ def test_new_class_mid_stream_grows_a_prototype(cls, params):
     if "cost" in params:
         pytest.skip("a cost matrix fixes the classes")
     X, y = data()
-    est = cls(**params).fit(X[:20], np.where(y[:20] == "z", "y", y[:20]))
+    est = cls(**params).partial_fit(X[:20], np.where(y[:20] == "z", "y", y[:20]))
     assert "z" not in est.classes_
     est.learn_one(X[20], "z")
     assert list(est.classes_) == ["w", "x", "y", "z"]
@@ -201,6 +201,8 @@ INVALID = {
     "coef0": [float("nan"), float("inf"), None], "budget": [0, 2.5, True], "budget_policy": ["newest", None],
     "random_state": [-1, 0.5, "seed"], "average": [-1, 2.5, "yes", None, 2**60],
     "class_weight": ["auto", {0: -1.0}, {0: float("nan")}, {0: "2"}, 3],
+    "max_iter": [0, 1.5, None], "tol": [-1e-3, float("nan"), "0"],
+    "n_iter_no_change": [0, 2.0, None], "shuffle": [1, "yes", None],
 }
 
 
@@ -212,7 +214,7 @@ def test_invalid_hyperparameters_name_the_parameter(cls):
                 cls(**{name: value}).fit(np.eye(2), [0, 1])
             with pytest.raises(ValueError, match=rf"\b{name}="):
                 cls(**{name: value}).learn_one({0: 1.0}, 1)
-            est = cls().fit(np.eye(2), [0, 1])
+            est = cls().partial_fit(np.eye(2), [0, 1])
             est.set_params(**{name: value})
             with pytest.raises(ValueError, match=rf"\b{name}="):
                 est.partial_fit(np.eye(2), [0, 1])
@@ -231,7 +233,7 @@ def test_a_failed_first_call_leaves_it_unfitted(cls):
 
 def test_changing_the_feature_map_after_learning_is_refused():
     X, y = data()
-    est = mc.PAMulticlass().fit(X, y)
+    est = mc.PAMulticlass().partial_fit(X, y)
     est.set_params(feature_map=mc.BlockFeatureMap(["w", "x", "y", "z"], 5))
     with pytest.raises(ValueError, match="feature_map was changed"):
         est.partial_fit(X, y)
@@ -241,9 +243,9 @@ def test_changing_the_feature_map_after_learning_is_refused():
 
 def test_a_bad_cost_callable_is_named():
     with pytest.raises(ValueError, match=r"cost\('a', 'a'\) = 1.0"):
-        mc.PACostSensitive(cost=lambda t, p: 1.0).fit(np.eye(2), ["a", "b"])
+        mc.PACostSensitive(cost=lambda t, p: 1.0).partial_fit(np.eye(2), ["a", "b"])
     with pytest.raises(ValueError, match="-2"):
-        mc.PACostSensitive(cost=lambda t, p: -2.0 * (t != p)).fit(np.eye(2), ["a", "b"])
+        mc.PACostSensitive(cost=lambda t, p: -2.0 * (t != p)).partial_fit(np.eye(2), ["a", "b"])
 
 
 def test_a_bad_feature_map_output_is_named():

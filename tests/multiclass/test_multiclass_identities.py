@@ -44,14 +44,14 @@ def test_two_classes_are_binary_pa_with_C_doubled(params):
 
 def test_mira_beta_1_on_two_classes_is_pa1_with_C_1():
     X, y = two_class_stream(seed=1)
-    mira = mc.MIRA(beta=1.0).fit(X, y)
-    pa = mc.PAMulticlass(variant="pa1", C=1.0).fit(X, y)
+    mira = mc.MIRA(beta=1.0).partial_fit(X, y)
+    pa = mc.PAMulticlass(variant="pa1", C=1.0).partial_fit(X, y)
     assert_allclose(mira.coef_, pa.coef_, rtol=1e-12, atol=1e-14)
 
 
 def test_perceptron_splits_agree_on_two_classes():
     X, y = two_class_stream(seed=2)
-    weights = [mc.MulticlassPerceptron(update=u).fit(X, y).coef_ for u in ("uniform", "max", "proportional")]
+    weights = [mc.MulticlassPerceptron(update=u).partial_fit(X, y).coef_ for u in ("uniform", "max", "proportional")]
     assert_array_equal(weights[0], weights[1])
     assert_array_equal(weights[0], weights[2])
 
@@ -100,8 +100,8 @@ def test_prediction_based_with_the_0_1_cost_is_multiclass_pa_on_mistakes_only():
 def test_scaling_a_constant_cost_scales_plain_pa():
     """cost = c (1 - I): margins sqrt(c), and PA (no C) is homogeneous in the margin: w(c) = sqrt(c) w(1)."""
     X, y = stream(n=60, seed=6)
-    plain = mc.PAMulticlass(variant="pa").fit(X, y)
-    scaled = mc.PACostSensitive(variant="pa", update="max-loss", cost=lambda t, p: 4.0 * (t != p)).fit(X, y)
+    plain = mc.PAMulticlass(variant="pa").partial_fit(X, y)
+    scaled = mc.PACostSensitive(variant="pa", update="max-loss", cost=lambda t, p: 4.0 * (t != p)).partial_fit(X, y)
     assert_allclose(scaled.coef_, 2.0 * plain.coef_, rtol=1e-12, atol=1e-14)
 
 
@@ -232,7 +232,7 @@ def _phi_by_feature(x, label):
 
 @pytest.mark.parametrize("how", ["decision_function", "predict", "predict_one"])
 def test_predicting_through_a_feature_map_on_unseen_features_leaves_the_model_alone(how):
-    est = mc.PAMulticlass(variant="pa", feature_map=_phi_by_feature).fit([[1.0, 0.0], [0.0, 1.0]], ["a", "b"])
+    est = mc.PAMulticlass(variant="pa", feature_map=_phi_by_feature).partial_fit([[1.0, 0.0], [0.0, 1.0]], ["a", "b"])
     coef, wb = est.coef_.copy(), est._wb.copy()
     # features 2..4 give Phi coordinates 4..9, past w; a sparse batch may name features never learned
     # (a dense one must be as wide as the model)

@@ -129,7 +129,7 @@ def test_random_evictions_are_seeded():
 
     def learn(seed):
         est = mc.PAMulticlass(kernel="poly", degree=2, budget=5, budget_policy="random", random_state=seed)
-        return est.fit(X, y).support_vectors_.toarray()
+        return est.partial_fit(X, y).support_vectors_.toarray()
 
     assert_array_equal(learn(3), learn(3))
     assert not np.array_equal(learn(3), learn(4))

@@ -48,10 +48,10 @@ def test_is_a_classifier_with_the_sklearn_conventions(params):
     assert is_classifier(est) and PAMultilabel._task == "multilabel"
     assert {k: est.get_params()[k] for k in params} == params
     assert not any(name.endswith("_") and not name.startswith("_") for name in vars(est))
-    est.fit(X, y)
+    est.partial_fit(X, y)
     twin = clone(est)
     assert twin.get_params() == est.get_params() and not hasattr(twin, "classes_")
-    _same(twin.fit(X, y), est)
+    _same(twin.partial_fit(X, y), est)
     assert PAMultilabel().set_params(**est.get_params()).get_params() == est.get_params()
 
 
@@ -93,7 +93,7 @@ def test_pickle_and_save_load_round_trips(params, names, new_label, tmp_path):
 
 
 def test_labels_that_numpy_cannot_store_need_pickle(tmp_path):
-    est = PAMultilabel().fit(np.eye(2), [[("a", 1)], [("b", 2)]])
+    est = PAMultilabel().partial_fit(np.eye(2), [[("a", 1)], [("b", 2)]])
     assert est.classes_.dtype == object and est.classes_.tolist() == [("a", 1), ("b", 2)]
     with pytest.raises(ValueError, match="pickle"):
         est.save(tmp_path / "m.olearn")
@@ -102,9 +102,9 @@ def test_labels_that_numpy_cannot_store_need_pickle(tmp_path):
 
 def test_dense_and_sparse_learn_identically(params):
     X, y = _data(seed=1)
-    dense = PAMultilabel(**params).fit(X, y)
+    dense = PAMultilabel(**params).partial_fit(X, y)
     for layout in (sp.csr_matrix, sp.csc_matrix, sp.coo_matrix):
-        _same(PAMultilabel(**params).fit(layout(X), y), dense)
+        _same(PAMultilabel(**params).partial_fit(layout(X), y), dense)
         assert_array_equal(dense.decision_function(layout(X)), dense.decision_function(X))
 
 
@@ -112,19 +112,19 @@ def test_label_forms_agree():
     X, y = _data(seed=2)
     classes = ["art", "bio", "cs", "math"]
     indicator = np.array([[c in row for c in classes] for row in y])
-    by_sets = PAMultilabel().fit(X, y, classes=classes)
+    by_sets = PAMultilabel().partial_fit(X, y, classes=classes)
     for form in (indicator, indicator.astype(float), sp.csr_matrix(indicator)):
-        _same(PAMultilabel().fit(X, form, classes=classes), by_sets)
-    _same(PAMultilabel().fit(X, [set(r) for r in y], classes=set(classes)), by_sets)
-    _same(PAMultilabel().fit(X, np.array([tuple(r) for r in y] + [()], dtype=object)[:-1], classes=classes), by_sets)
-    numbered = PAMultilabel().fit(X, indicator)
+        _same(PAMultilabel().partial_fit(X, form, classes=classes), by_sets)
+    _same(PAMultilabel().partial_fit(X, [set(r) for r in y], classes=set(classes)), by_sets)
+    _same(PAMultilabel().partial_fit(X, np.array([tuple(r) for r in y] + [()], dtype=object)[:-1], classes=classes), by_sets)
+    numbered = PAMultilabel().partial_fit(X, indicator)
     assert numbered.classes_.tolist() == [0, 1, 2, 3]
     assert_array_equal(numbered.coef_, by_sets.coef_)
 
 
 def test_prediction_outputs():
     X, y = _data(seed=3)
-    est = PAMultilabel().fit(X, y)
+    est = PAMultilabel().partial_fit(X, y)
     scores = est.decision_function(X)
     assert scores.shape == (50, 4)
     assert_array_equal(est.predict(X), scores > 0)
@@ -234,12 +234,12 @@ def test_bad_labels_are_named():
 
 def test_indicator_width_must_match_the_known_labels():
     X = np.eye(3)
-    est = PAMultilabel().fit(X, np.array([[1, 0, 0], [0, 1, 0], [0, 0, 1]]))
+    est = PAMultilabel().partial_fit(X, np.array([[1, 0, 0], [0, 1, 0], [0, 0, 1]]))
     coef = est.coef_
     with pytest.raises(ValueError, match=r"4 columns, but 3 labels are known.*classes_: \[0, 1, 2\]"):
         est.partial_fit(X, np.zeros((3, 4)))
     with pytest.raises(ValueError, match="4 columns, but 2 labels"):
-        PAMultilabel().fit(X, np.zeros((3, 4)), classes=["a", "b"])
+        PAMultilabel().partial_fit(X, np.zeros((3, 4)), classes=["a", "b"])
     assert_array_equal(est.coef_, coef)
     with pytest.raises(ValueError, match="mutually comparable"):
         est.partial_fit(X, [["x"], [0], [1]])
@@ -273,14 +273,14 @@ def test_invalid_hyperparameters_name_the_parameter(name):
             with pytest.raises(ValueError, match=rf"\b{name}="):
                 call(est)
             assert est.predict_one({0: 1.0}) is None
-        est = PAMultilabel().fit(np.eye(2), [[0], [1]])
+        est = PAMultilabel().partial_fit(np.eye(2), [[0], [1]])
         est.set_params(**{name: value})
         with pytest.raises(ValueError, match=rf"\b{name}="):
             est.partial_fit(np.eye(2), [[0], [1]])
 
 
 def test_overflow_is_refused_and_keeps_the_model_finite():
-    est = PAMultilabel(variant="pa").fit(np.array([[1.0, 0.0]]), [[0]], classes=[0, 1])
+    est = PAMultilabel(variant="pa").partial_fit(np.array([[1.0, 0.0]]), [[0]], classes=[0, 1])
     with pytest.raises(FloatingPointError, match="row 1"):
         est.partial_fit(np.array([[0.0, 1.0], [1e200, 0.0], [1.0, 1.0]]), [[1], [1], [0]])
     assert np.isfinite(est.coef_).all()

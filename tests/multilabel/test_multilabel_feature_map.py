@@ -129,7 +129,7 @@ def test_learn_one_partial_fit_and_run_agree_and_pickle_keeps_the_model():
 
 def test_a_model_with_a_map_refuses_to_be_saved_and_the_map_cannot_be_switched(tmp_path):
     X, sets = _stream()
-    est = PAMultilabel(feature_map=_phi).fit(X, [sorted(s) for s in sets])
+    est = PAMultilabel(feature_map=_phi).partial_fit(X, [sorted(s) for s in sets])
     with pytest.raises(ValueError, match="feature_map cannot be saved portably"):
         est.save(tmp_path / "m.olearn")
     est.set_params(feature_map=None)
@@ -142,7 +142,7 @@ def test_a_bad_map_value_names_the_label():
         return np.array([np.nan]) if label == 2 else np.ones(2)
 
     with pytest.raises(ValueError, match=r"feature_map\(x, 2\)"):
-        PAMultilabel(feature_map=broken).fit(np.ones((1, 2)), [[0]], classes=[0, 1, 2])
+        PAMultilabel(feature_map=broken).partial_fit(np.ones((1, 2)), [[0]], classes=[0, 1, 2])
 
 
 def test_a_bad_map_value_mid_batch_names_the_row_and_keeps_the_rows_before():
@@ -170,7 +170,7 @@ def _phi_by_feature(x, label):
 def test_predicting_through_the_map_on_unseen_features_leaves_the_model_alone(how):
     X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
     y = [[0], [1], [0, 1]]
-    est = PAMultilabel(variant="pa", feature_map=_phi_by_feature).fit(X, y)
+    est = PAMultilabel(variant="pa", feature_map=_phi_by_feature).partial_fit(X, y)
     before = snapshot(est)
     # features 2..4 give Phi coordinates 4..9, past w; a sparse batch may name features never learned
     # (a dense one must be as wide as the model)
@@ -196,7 +196,7 @@ def test_a_feature_index_past_what_a_sparse_row_holds_is_refused_before_the_map_
         seen.append(x.shape)
         return _phi_by_feature(x, label)
 
-    est = PAMultilabel(feature_map=recording).fit(np.eye(2), [[0], [1]])
+    est = PAMultilabel(feature_map=recording).partial_fit(np.eye(2), [[0], [1]])
     before, calls = snapshot(est), len(seen)
     for call in (lambda: est.predict_one({0: 1.0, 2**40: 3.0}),
                  lambda: est.decision_function(sp.csr_matrix(([1.0], [2**31], [0, 1]), shape=(1, 2**31 + 1)))):
@@ -213,7 +213,7 @@ def test_a_map_failing_on_the_first_row_leaves_the_model_exactly_as_it_was():
         return np.concatenate([x.toarray().ravel(), [1.0 if label == "a" else 0.0] * 3])
 
     X = np.array([[1.0, 0.0], [0.0, 1.0]])
-    est = PAMultilabel(variant="pa", feature_map=fails_on_new_label).fit(X, [["a"], ["b"]])
+    est = PAMultilabel(variant="pa", feature_map=fails_on_new_label).partial_fit(X, [["a"], ["b"]])
     before = snapshot(est)
     with pytest.raises(ValueError, match=r"feature_map\(x, 'z'\).*at row 0; the model is unchanged"):
         est.partial_fit(X, [["z"], ["a"]])
@@ -226,7 +226,7 @@ def test_a_map_failing_on_the_first_row_leaves_the_model_exactly_as_it_was():
     before = snapshot(est)
     with pytest.raises(ValueError, match="at row 1; the model keeps the updates of rows 0..0"):
         est.partial_fit(X, [["a"], ["z"]], classes=["a", "b"])
-    kept = PAMultilabel(variant="pa", feature_map=fails_on_new_label).fit(X, [["a"], ["b"]])
+    kept = PAMultilabel(variant="pa", feature_map=fails_on_new_label).partial_fit(X, [["a"], ["b"]])
     kept.partial_fit(X[:1], [["a"]], classes=["a", "b"])
     assert_array_equal(est.coef_, kept.coef_)
 

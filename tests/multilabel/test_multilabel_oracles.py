@@ -131,7 +131,7 @@ def test_pa_leaves_the_worst_pair_exactly_one_apart(fit_intercept):
                 assert after[r] - after[s] == pytest.approx(1.0, abs=1e-9)
                 moved += 1
     assert moved > 20
-    pair = PAMultilabel(variant="pa").fit(X, [[int(v > 0)] for v in X[:, 0]], classes=[0, 1])
+    pair = PAMultilabel(variant="pa").partial_fit(X, [[int(v > 0)] for v in X[:, 0]], classes=[0, 1])
     for x, label in zip(X, (X[:, 0] > 0).astype(int)):
         pair.learn_one(x, [label])
         scores = pair.decision_function(x[None, :])[0]
@@ -153,14 +153,14 @@ def test_pa1_tau_is_the_pa_step_capped_at_C(C):
 
 def test_weight_vectors_sum_to_zero_so_zero_is_the_mean_score():
     X, sets = _stream(seed=5)
-    est = PAMultilabel(fit_intercept=True).fit(X, [sorted(s) for s in sets])
+    est = PAMultilabel(fit_intercept=True).partial_fit(X, [sorted(s) for s in sets])
     assert_allclose(est.coef_.sum(axis=0), 0.0, atol=1e-12)
     assert_allclose(est.decision_function(X).sum(axis=1), 0.0, atol=1e-12)
 
 
 def test_rows_with_nothing_to_rank_change_nothing():
     X = np.array([[1.0, 2.0], [3.0, -1.0]])
-    est = PAMultilabel(variant="pa").fit(X[:1], [[0]], classes=[0, 1, 2])
+    est = PAMultilabel(variant="pa").partial_fit(X[:1], [[0]], classes=[0, 1, 2])
     coef = est.coef_
     res = olearn.run(est, X, [[], [0, 1, 2]])
     assert res.scores.tolist() == [np.inf, np.inf]
@@ -170,6 +170,6 @@ def test_rows_with_nothing_to_rank_change_nothing():
 
 def test_pa_is_pa1_with_infinite_C():
     X, sets = _stream(seed=6)
-    a = PAMultilabel(variant="pa").fit(X, _indicator(sets, 5))
-    b = PAMultilabel(variant="pa1", C=float("inf")).fit(X, _indicator(sets, 5))
+    a = PAMultilabel(variant="pa").partial_fit(X, _indicator(sets, 5))
+    b = PAMultilabel(variant="pa1", C=float("inf")).partial_fit(X, _indicator(sets, 5))
     assert_array_equal(a.coef_, b.coef_)

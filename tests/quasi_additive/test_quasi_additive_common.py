@@ -24,7 +24,7 @@ CASES = [
     DualAscent(), DualAscent(regularizer="entropy", update="aggressive", C=0.5),
     DualAscent(regularizer="pnorm", p=3.0, update="last-k", k=3, fit_intercept=True),
     DualAscent(regularizer="entropy", update="all", C=0.3, gamma=0.5),
-    DualAscent(regularizer="l2", update="all", C=2.0, tol=1e-6, fit_intercept=True),
+    DualAscent(regularizer="l2", update="all", C=2.0, kkt_tol=1e-6, fit_intercept=True),
 ]
 
 
@@ -48,12 +48,12 @@ def est(request):
 
 def test_clone_and_params_round_trip(est):
     X, y = _data()
-    est.fit(X, y)
+    est.partial_fit(X, y)
     twin = clone(est)
     assert twin.get_params() == est.get_params()
     with pytest.raises(NotFittedError):
         _ = twin.coef_
-    assert_array_equal(_weights(twin.fit(X, y)), _weights(est))
+    assert_array_equal(_weights(twin.partial_fit(X, y)), _weights(est))
     fresh = type(est)().set_params(**est.get_params())
     assert fresh.get_params() == est.get_params()
 
@@ -75,9 +75,9 @@ def test_round_trips_keep_learning_identically(est, how, tmp_path):
 
 def test_dense_equals_sparse(est):
     X, y = _data(2)
-    ref = clone(est).fit(X, y)
+    ref = clone(est).partial_fit(X, y)
     for layout in (sp.csr_matrix, sp.csc_matrix):
-        assert_array_equal(_weights(clone(est).fit(layout(X), y)), _weights(ref))
+        assert_array_equal(_weights(clone(est).partial_fit(layout(X), y)), _weights(ref))
 
 
 def test_bad_input_is_named(est):
@@ -110,7 +110,9 @@ INVALID = {
     "update": ["last_k", "every", None],
     "gamma": [0.0, -1.0, "1"],
     "k": [0, 1.5, True, "2"],
-    "tol": [0.0, -1e-9, None],
+    "kkt_tol": [0.0, -1e-9, None],
+    "tol": [-1e-9, float("nan"), "0"],
+    "max_iter": [0, 1.5, None],
 }
 
 

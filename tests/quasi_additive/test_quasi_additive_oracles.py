@@ -66,7 +66,7 @@ def test_aggressive_pnorm_matches_the_orabona_crammer_oracle(layout, p, make_str
 
 def test_aggressive_pnorm_takes_a_unit_step_on_a_mistake():
     """001 Sec. 4.1, p = 2: w_1 = 0, so x = (3, 0) is a mistake, eta = 1 and w = theta = (3, 0)."""
-    est = PNorm(p=2.0, aggressive=True).fit([[3.0, 0.0]], [1])
+    est = PNorm(p=2.0, aggressive=True).partial_fit([[3.0, 0.0]], [1])
     assert_array_equal(est.coef_, [[3.0, 0.0]])
 
 
@@ -184,7 +184,7 @@ def test_winnow_survives_a_long_adversarial_stream():
 
 
 def test_a_row_beyond_the_float_range_is_refused_and_leaves_the_model():
-    est = Winnow().fit(np.eye(3), [1, -1, 1])
+    est = Winnow().partial_fit(np.eye(3), [1, -1, 1])
     before = _weights(est)
     with pytest.raises(FloatingPointError, match="row 1"):
         est.partial_fit(np.array([[1.0, 0.0, 0.0], [1e200, 0.0, 1e200]]), [-1, -1])
@@ -204,8 +204,8 @@ def test_pnorm_large_theta_does_not_overflow_its_powers():
 
 def test_winnow_prior_counts_the_dimension():
     """Documented: a feature seen later takes its share of the uniform prior (weights shrink, signs stay)."""
-    small = Winnow().fit(np.array([[1.0, 0.0]]), [1])
-    big = Winnow(n_features=5).fit(np.array([[1.0, 0.0]]), [1])
+    small = Winnow().partial_fit(np.array([[1.0, 0.0]]), [1])
+    big = Winnow(n_features=5).partial_fit(np.array([[1.0, 0.0]]), [1])
     assert small.coef_[0, 0] > big.coef_[0, 0] > 0
     assert_allclose(big.coef_[0, 0], np.sinh(1) / (np.cosh(1) + 4))
 
@@ -218,7 +218,7 @@ def test_aggressive_pnorm_refuses_a_bad_r(value):
 
 def test_switching_to_the_aggressive_potential_rescales_the_weights():
     """001's f = ||u||_q^2 / (2(q-1)) gives w = g(theta) / (p - 1): a started model follows at once."""
-    est = PNorm(p=3.0).fit(np.array([[1.0, 0.5], [0.2, -1.0]]), [1, -1])
+    est = PNorm(p=3.0).partial_fit(np.array([[1.0, 0.5], [0.2, -1.0]]), [1, -1])
     conservative = est.coef_.copy()
     est.set_params(aggressive=True)
     est.decision_function(np.eye(2))

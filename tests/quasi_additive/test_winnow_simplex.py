@@ -86,15 +86,15 @@ def test_one_class_first_with_the_dimension_growing():
 
 def test_weights_stay_on_the_simplex_under_huge_steps(make_stream):
     X, y = make_stream(200, 5, seed=6)
-    est = Winnow(balanced=False, C=1e4).fit(X * 100.0, y)
+    est = Winnow(balanced=False, C=1e4).partial_fit(X * 100.0, y)
     w = est.coef_.ravel()
     assert np.all(w >= 0.0) and w.sum() == pytest.approx(1.0, rel=1e-12)
 
 
 def test_the_plain_form_is_not_the_balanced_one(make_stream):
     X, y = make_stream(60, 4, seed=7)
-    plain = Winnow(balanced=False).fit(X, y)
-    balanced = Winnow().fit(X, y)
+    plain = Winnow(balanced=False).partial_fit(X, y)
+    balanced = Winnow().partial_fit(X, y)
     assert np.all(plain.coef_ >= 0.0)
     assert np.any(balanced.coef_ < 0.0)
 

@@ -51,12 +51,12 @@ def est(request):
 
 def test_clone_and_params(est, make_stream):
     X, y = make_stream(50, 5, seed=1)
-    est.fit(X, y)
+    est.partial_fit(X, y)
     twin = clone(est)
     assert twin.get_params() == est.get_params()
     with pytest.raises(NotFittedError):
         _ = twin.covariance_
-    _same(twin.fit(X, y), est)
+    _same(twin.partial_fit(X, y), est)
 
 
 @pytest.mark.parametrize("how", ["pickle", "save"])
@@ -101,7 +101,7 @@ def test_invalid_hyperparameters_are_named(est):
 
 def test_covariance_cannot_change_mid_stream(make_stream):
     X, y = make_stream(20, 3, seed=0)
-    est = AROW().fit(X, y)
+    est = AROW().partial_fit(X, y)
     est.set_params(covariance="diag")
     with pytest.raises(ValueError, match="covariance='diag' differs"):
         est.partial_fit(X, y)

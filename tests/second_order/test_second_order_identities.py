@@ -43,8 +43,8 @@ def test_diagonal_equals_full_on_rows_with_one_nonzero(cls, params):
 @pytest.mark.parametrize("r", [0.05, 1.0, 8.0])
 def test_arow_first_update_is_pa2_with_one_over_2C_equal_r(r, covariance):
     x, label = np.array([[0.5, -1.0, 2.0]]), [-1]
-    arow = AROW(r=r, covariance=covariance).fit(x, label)
-    pa2 = PAClassifier(variant="pa2", C=1.0 / (2.0 * r)).fit(x, label)
+    arow = AROW(r=r, covariance=covariance).partial_fit(x, label)
+    pa2 = PAClassifier(variant="pa2", C=1.0 / (2.0 * r)).partial_fit(x, label)
     assert_allclose(arow.coef_, pa2.coef_, rtol=1e-14)
     assert_allclose(olearn.run(AROW(r=r, covariance=covariance), x, label).taus,
                     olearn.run(PAClassifier(variant="pa2", C=1.0 / (2.0 * r)), x, label).taus, rtol=1e-14)
@@ -86,7 +86,7 @@ def test_narow_round_with_r_equal_1_by_hand():
 def test_narow_takes_a_step_where_the_rendering_does_not():
     """chi <= 1/b: r = inf. The paper keeps A and adds y x to theta (w += y Sigma x); the rendering stays still."""
     x = np.array([[0.3, 0.4]])  # chi = 0.25 < 1/b = 1
-    est = NAROW(b=1.0).fit(x, [1])
+    est = NAROW(b=1.0).partial_fit(x, [1])
     assert_allclose(est.coef_, x, rtol=1e-15)
     assert_array_equal(est.covariance_, np.eye(2))
     w, _ = oracle.narow_arow_style(x, [1], b=1.0)
@@ -95,7 +95,7 @@ def test_narow_takes_a_step_where_the_rendering_does_not():
 
 def test_narow_differs_from_the_rendering_on_a_stream(make_stream):
     X, y = make_stream(100, 4, seed=1)
-    est = NAROW(b=1.0).fit(X, y)
+    est = NAROW(b=1.0).partial_fit(X, y)
     w, _ = oracle.narow_arow_style(X, y, b=1.0)
     assert not np.allclose(est.coef_.ravel(), w)
     # and it is the paper's algorithm
@@ -104,7 +104,7 @@ def test_narow_differs_from_the_rendering_on_a_stream(make_stream):
 
 def test_adagrad_first_step_is_eta_y_x_over_delta_plus_abs_x():
     x = np.array([[2.0, -0.5, 0.0]])
-    est = AdaGrad(eta=0.5, delta=0.25).fit(x, [1])
+    est = AdaGrad(eta=0.5, delta=0.25).partial_fit(x, [1])
     assert_allclose(est.coef_, [[0.5 * 2.0 / 2.25, 0.5 * -0.5 / 0.75, 0.0]], rtol=1e-15)
     assert_allclose(est.covariance_, [1 / 2.25, 1 / 0.75, 4.0])
 

@@ -61,12 +61,12 @@ def test_constructor_stores_arguments_verbatim(params):
 
 def test_clone_and_get_set_params(params, stream):
     X, y = stream
-    est = PASequence(**params).fit(X, y)
+    est = PASequence(**params).partial_fit(X, y)
     twin = clone(est)
     assert twin.get_params() == est.get_params()
     with pytest.raises(NotFittedError, match="PASequence"):
         twin.predict(X)
-    assert_array_equal(_weights(twin.fit(X, y)), _weights(est))
+    assert_array_equal(_weights(twin.partial_fit(X, y)), _weights(est))
     fresh = PASequence()
     assert fresh.set_params(**params) is fresh and fresh.get_params() == est.get_params()
 
@@ -126,7 +126,7 @@ def test_save_load_round_trip(labels, make_sequences, tmp_path):
 
 def test_a_callable_cost_cannot_be_saved_portably(stream, tmp_path):
     X, y = stream
-    est = PASequence(cost=_cost).fit(X, y)
+    est = PASequence(cost=_cost).partial_fit(X, y)
     with pytest.raises(ValueError, match="use pickle"):
         est.save(tmp_path / "m.npz")
     assert list(tmp_path.iterdir()) == []
@@ -170,7 +170,7 @@ def test_empty_sequences_and_empty_batches():
 
 def test_score_is_the_fraction_of_correct_positions(stream):
     X, y = stream
-    est = PASequence().fit(X, y)
+    est = PASequence().partial_fit(X, y)
     errors = hamming_errors(y, est.predict(X))
     assert est.score(X, y) == pytest.approx(1 - errors.sum() / sum(len(s) for s in y))
 
@@ -282,7 +282,7 @@ def test_a_failing_callable_cost_keeps_the_sequences_before_it():
             raise RuntimeError("cost service down")
         return 1.0
 
-    est = PASequence(cost=fragile)
+    est = PASequence(cost=fragile, max_iter=1, shuffle=False)
     X = [np.eye(2), np.array([[1.0, 1.0], [0.0, 1.0]]), np.ones((1, 2))]
     with pytest.raises(RuntimeError, match="cost service down"):
         est.fit(X, [["a", "b"], ["b", "a"], ["c"]])
@@ -291,7 +291,7 @@ def test_a_failing_callable_cost_keeps_the_sequences_before_it():
 
 
 def test_overflow_is_refused_and_leaves_the_model_finite():
-    est = PASequence(variant="pa").fit([np.eye(2)], [["a", "b"]])
+    est = PASequence(variant="pa").partial_fit([np.eye(2)], [["a", "b"]])
     before = _weights(est)
     huge = np.array([[1e300, 0.0], [0.0, -1e300]])
     with pytest.raises(FloatingPointError, match="at sequence 1; the model keeps the updates of sequences 0..0"):

@@ -25,7 +25,7 @@ def _index_labels(est, labels):
 def test_after_a_pa_update_the_loss_against_the_prediction_is_zero(fit_intercept, make_sequences):
     """PA (C = inf) moves w just enough: w'.Phi(y) - w'.Phi(yhat) = sqrt(rho(y, yhat)) (Sec. 8)."""
     X, y = make_sequences(40, d=4, labels=("a", "b", "c", "d"), lengths=(1, 5), seed=3)
-    est = PASequence(variant="pa", fit_intercept=fit_intercept).fit(X[:10], y[:10])
+    est = PASequence(variant="pa", fit_intercept=fit_intercept).partial_fit(X[:10], y[:10])
     checked = 0
     for x, labels in zip(X[10:], y[10:]):
         predicted = est.predict_one(x)
@@ -42,7 +42,7 @@ def test_after_a_pa_update_the_loss_against_the_prediction_is_zero(fit_intercept
 
 def test_after_a_max_loss_pa_update_the_loss_against_the_exhaustive_rival_is_zero(make_sequences):
     X, y = make_sequences(30, d=3, labels=("a", "b", "c"), lengths=(1, 4), seed=8)
-    est = PASequence(variant="pa", update="max-loss", cost="sqrt-hamming").fit(X[:8], y[:8])
+    est = PASequence(variant="pa", update="max-loss", cost="sqrt-hamming").partial_fit(X[:8], y[:8])
     checked = 0
     for x, labels in zip(X[8:], y[8:]):
         truth = _index_labels(est, labels)
@@ -66,7 +66,7 @@ def test_after_a_max_loss_pa_update_the_loss_against_the_exhaustive_rival_is_zer
 def test_the_max_loss_is_at_least_the_prediction_based_loss(make_sequences):
     """On the same weights, l_ML = max_r l(r) >= l(yhat) = l_PB (Sec. 8)."""
     X, y = make_sequences(40, d=3, lengths=(1, 5), seed=5)
-    est = PASequence(variant="pa1", C=0.5).fit(X[:20], y[:20])
+    est = PASequence(variant="pa1", C=0.5).partial_fit(X[:20], y[:20])
     larger = 0
     for x, labels in zip(X[20:], y[20:]):
         by_prediction = olearn.run(pickle.loads(pickle.dumps(est)), [x], [labels])
@@ -86,8 +86,8 @@ def test_pa1_steps_never_exceed_C(update, make_sequences):
 
 def test_pa1_with_infinite_C_is_pa(make_sequences):
     X, y = make_sequences(40, d=3, seed=1)
-    a = PASequence(variant="pa1", C=math.inf).fit(X, y)
-    b = PASequence(variant="pa").fit(X, y)
+    a = PASequence(variant="pa1", C=math.inf).partial_fit(X, y)
+    b = PASequence(variant="pa").partial_fit(X, y)
     assert_array_equal(_weights(a), _weights(b))
 
 
@@ -122,7 +122,7 @@ def test_learn_one_partial_fit_and_run_agree(update, make_sequences):
 
 def test_splitting_the_stream_into_batches_changes_nothing(make_sequences):
     X, y = make_sequences(30, d=3, labels=("x", "y", "z"), seed=12)
-    whole = PASequence(variant="pa2").fit(X, y)
+    whole = PASequence(variant="pa2").partial_fit(X, y)
     pieces = PASequence(variant="pa2")
     for lo, hi in [(0, 1), (1, 7), (7, 8), (8, 30)]:
         pieces.partial_fit(X[lo:hi], y[lo:hi])
@@ -132,14 +132,14 @@ def test_splitting_the_stream_into_batches_changes_nothing(make_sequences):
 @pytest.mark.parametrize("update", ["prediction", "max-loss"])
 def test_dense_and_sparse_sequences_learn_identically(update, make_sequences):
     X, y = make_sequences(30, d=5, lengths=(0, 4), seed=13, density=0.4)
-    dense = PASequence(update=update).fit(X, y)
+    dense = PASequence(update=update).partial_fit(X, y)
     for convert in (sp.csr_matrix, sp.csc_matrix, sp.coo_matrix):
-        sparse = PASequence(update=update).fit([convert(s) for s in X], y)
+        sparse = PASequence(update=update).partial_fit([convert(s) for s in X], y)
         assert_array_equal(_weights(sparse), _weights(dense))
         assert_array_equal(np.concatenate(sparse.predict([convert(s) for s in X])),
                            np.concatenate(dense.predict(X)))
     mixed = [sp.csr_matrix(s) if i % 2 else s for i, s in enumerate(X)]
-    assert_array_equal(_weights(PASequence(update=update).fit(mixed, y)), _weights(dense))
+    assert_array_equal(_weights(PASequence(update=update).partial_fit(mixed, y)), _weights(dense))
 
 
 def test_run_reports_the_rounds_and_the_hamming_errors(make_sequences):

@@ -46,12 +46,12 @@ def test_constructor_stores_arguments_and_computes_nothing(params):
 
 
 def test_clone_and_get_set_params(params):
-    est = PAUniclass(**params).fit(_Y())
+    est = PAUniclass(**params).partial_fit(_Y())
     twin = clone(est)
     assert twin.get_params() == est.get_params()
     with pytest.raises(NotFittedError):
         twin.center_
-    _same(twin.fit(_Y()), est)
+    _same(twin.partial_fit(_Y()), est)
     fresh = PAUniclass()
     assert fresh.set_params(**est.get_params()) is fresh and fresh.get_params() == est.get_params()
     with pytest.raises(ValueError, match="invalid parameter 'radius'"):
@@ -99,9 +99,9 @@ def test_save_load_round_trip(params, tmp_path):
 
 def test_dense_and_sparse_learn_identically(params):
     Y = _Y(seed=2)
-    dense = PAUniclass(**params).fit(Y)
+    dense = PAUniclass(**params).partial_fit(Y)
     for layout in (sp.csr_matrix, sp.csc_matrix, sp.coo_matrix):
-        _same(PAUniclass(**params).fit(layout(Y)), dense)
+        _same(PAUniclass(**params).partial_fit(layout(Y)), dense)
         assert_array_equal(dense.decision_function(layout(Y)), dense.decision_function(Y))
 
 
@@ -151,7 +151,7 @@ def test_nonfinite_vectors_are_named(bad, layout):
 
 
 def test_wrong_dimension_mid_stream_is_refused_and_changes_nothing():
-    est = PAUniclass().fit(_Y(d=4))
+    est = PAUniclass().partial_fit(_Y(d=4))
     center = est.center_
     with pytest.raises(ValueError, match=r"X has 5 features, but PAUniclass is expecting 4"):
         est.partial_fit(np.ones((2, 5)))
@@ -218,14 +218,14 @@ def test_invalid_hyperparameters_name_the_parameter(name):
             with pytest.raises(ValueError, match=rf"\b{name}="):
                 call(est)
             assert est.predict_one() is None
-        est = PAUniclass().fit(np.ones((2, 3)))
+        est = PAUniclass().partial_fit(np.ones((2, 3)))
         est.set_params(**{name: value})
         with pytest.raises(ValueError, match=rf"\b{name}="):
             est.partial_fit(np.ones((2, 3)))
 
 
 def test_overflow_is_refused_and_keeps_the_model():
-    est = PAUniclass(variant="pa").fit(np.array([[1.0, 1.0]]))
+    est = PAUniclass(variant="pa").partial_fit(np.array([[1.0, 1.0]]))
     center = est.center_
     with pytest.raises(FloatingPointError, match="row 1"):
         est.partial_fit(np.array([[2.0, 2.0], [1e200, 1e200], [0.0, 0.0]]))

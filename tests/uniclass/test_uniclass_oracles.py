@@ -159,7 +159,7 @@ def test_pa_with_learned_radius_leaves_no_lifted_loss():
         est.learn_one(y)
         if outside:
             assert est.decision_function(y[None, :])[0] == pytest.approx(0.0, abs=1e-9)
-        again = olearn.run(PAUniclass(variant="pa", learn_radius=True, B=1.0).fit(y[None, :]), y[None, :])
+        again = olearn.run(PAUniclass(variant="pa", learn_radius=True, B=1.0).partial_fit(y[None, :]), y[None, :])
         assert again.losses[0] == pytest.approx(0.0, abs=1e-12)
 
 
@@ -173,13 +173,13 @@ def test_pa1_tau_never_exceeds_C(C):
 
 def test_pa_is_pa1_with_infinite_C():
     Y = _stream(seed=6)
-    a = PAUniclass(variant="pa", epsilon=0.2).fit(Y)
-    b = PAUniclass(variant="pa1", C=float("inf"), epsilon=0.2).fit(Y)
+    a = PAUniclass(variant="pa", epsilon=0.2).partial_fit(Y)
+    b = PAUniclass(variant="pa1", C=float("inf"), epsilon=0.2).partial_fit(Y)
     assert_array_equal(a.center_, b.center_)
 
 
 def test_vectors_inside_the_ball_change_nothing():
-    est = PAUniclass(epsilon=1.0).fit(np.array([[0.5, 0.0]]))
+    est = PAUniclass(epsilon=1.0).partial_fit(np.array([[0.5, 0.0]]))
     center = est.center_
     assert_array_equal(center, [0.0, 0.0])
     res = olearn.run(est, np.array([[0.5, 0.5], [0.0, 1.0], [-1.0, 0.0]]))  # the last two on the boundary

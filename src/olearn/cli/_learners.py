@@ -52,6 +52,8 @@ _OPTION_NAMES = {"C": "-C", "eta": "--eta", "loss": "--loss", "schedule": "--sch
 _POSITIVE = click.FloatRange(min=0.0, min_open=True)
 # set by their own options on every learner, never through --set
 _STRUCTURAL = ("fit_intercept", "n_features")
+# the passes of the estimators' fit, which the commands never call: they learn online, --passes times
+_FIT_PASSES = ("max_iter", "tol", "n_iter_no_change", "shuffle")
 
 
 @functools.cache
@@ -61,7 +63,17 @@ def tunable(algo):
 
     class_name, fixed = ALGORITHMS[algo]
     names = getattr(olearn, class_name)._get_param_names()
-    return tuple(name for name in names if name not in fixed and name not in _STRUCTURAL)
+    # random_state seeds a kernel's random budget policy; otherwise it only orders fit's passes
+    unused = (*_FIT_PASSES, *(() if "kernel" in names else ("random_state",)))
+    return tuple(name for name in names if name not in fixed and name not in _STRUCTURAL and name not in unused)
+
+
+def _refuse_fit_passes(name):
+    if name in _FIT_PASSES:
+        raise click.UsageError(
+            f"--set {name} sets the passes of the estimators' fit, which the command line does not use: it "
+            "learns online, each example predicted then learned; read the file several times with --passes"
+        )
 
 
 def hyperparameter_options(func):
@@ -123,6 +135,7 @@ def _option_name(name):
 def check_applicable(algo, hyperparameters):
     """Reject a hyperparameter that ``algo`` does not have (a usage error, exit code 2)."""
     for name in hyperparameters:
+        _refuse_fit_passes(name)
         if name not in tunable(algo):
             takers = ", ".join(a for a in ALGORITHMS if name in tunable(a)) or "no algorithm"
             raise click.UsageError(f"{_option_name(name)} does not apply to --algo {algo} (it applies to: {takers})")
@@ -131,6 +144,7 @@ def check_applicable(algo, hyperparameters):
 def check_some_takes(hyperparameters, algos):
     """Reject a hyperparameter that none of ``algos`` has (a usage error, exit code 2)."""
     for name in hyperparameters:
+        _refuse_fit_passes(name)
         if not any(name in tunable(algo) for algo in algos):
             takers = ", ".join(a for a in ALGORITHMS if name in tunable(a)) or "no algorithm"
             raise click.UsageError(f"{_option_name(name)} applies to none of the listed algorithms (it applies to: {takers})")
@@ -194,6 +208,7 @@ def parse_algorithm_list(text):
             key = key.strip()
             if not sep or not key.isidentifier():
                 raise click.BadParameter(f"{item!r}: expected NAME:KEY=VALUE", param_hint="'--algos'")
+            _refuse_fit_passes(key)
             if key not in tunable(name):
                 raise click.BadParameter(f"{item!r}: {name} has no hyperparameter {key}", param_hint="'--algos'")
             own[key] = _parse_setting(key, value.strip(), item)

@@ -60,11 +60,11 @@ class DualAscent(QuasiAdditiveClassifier):
       ``"last-k"`` with k = 1.
     * ``"last-k"`` (Eq. 31, :math:`I_t` = the last k examples): maximize D over
       those k variables, the others fixed, solved by coordinate ascent with
-      exact 1-d steps until every KKT violation is at most ``tol``. With k = 1
+      exact 1-d steps until every KKT violation is at most ``kkt_tol``. With k = 1
       and ``"l2"`` it is PA-I (Crammer et al. 2006).
     * ``"all"`` (:math:`I_t = [t]`, the Online-SVM): the same over every example
       seen, so after each round :math:`\alpha` solves the batch dual of the
-      examples so far up to ``tol``. It stores every example: O(t) memory and
+      examples so far up to ``kkt_tol``. It stores every example: O(t) memory and
       at least O(t) time per round.
 
     ``dual_objective_`` records D after every round since the last ``fit``.
@@ -90,18 +90,37 @@ class DualAscent(QuasiAdditiveClassifier):
         Margin of the hinge loss, > 0.
     k : int, default=1
         Window of ``"last-k"``, >= 1.
-    tol : float, default=1e-9
+    kkt_tol : float, default=1e-9
         KKT tolerance of the ``"last-k"`` and ``"all"`` solves, > 0 (at most
-        1000 sweeps per round).
+        1000 sweeps per round). It was called ``tol`` before ``tol`` became the
+        stopping tolerance of ``fit``'s passes, as in every olearn learner and
+        in scikit-learn; a model file saved under the old name loads with it
+        as ``kkt_tol``.
     fit_intercept : bool, default=False
     n_features : int or None, default=None
+    max_iter : int, default=1000
+        Passes over the training data made by ``fit`` at most, >= 1 (epochs).
+        ``partial_fit``, ``learn_one`` and :func:`olearn.run` make one pass in
+        order whatever it is.
+    tol : float or None, default=1e-3
+        ``fit`` stops when the mean loss of a pass has not fallen below the best
+        mean loss so far minus ``tol`` for ``n_iter_no_change`` passes in a row,
+        >= 0; None runs all ``max_iter`` passes.
+    n_iter_no_change : int, default=5
+        Passes without improvement that stop ``fit``, >= 1.
+    shuffle : bool, default=True
+        ``fit`` visits the rows in a new random order on every pass;
+        ``shuffle=False, max_iter=1`` is one online pass in the given order.
+    random_state : int or None, default=None
+        Seed of the order of ``fit``'s passes (None: fresh entropy), in
+        [0, 2**64).
 
     Examples
     --------
     >>> import numpy as np
     >>> from olearn.dual import DualAscent
     >>> X = np.array([[2.0, 0.0], [0.0, 1.0]])
-    >>> est = DualAscent(update="last-k", k=1).fit(X, [1, -1])
+    >>> est = DualAscent(update="last-k", k=1).partial_fit(X, [1, -1])
     >>> est.coef_                     # PA-I: alpha_1 = 1/4, alpha_2 = 1
     array([[ 0.5, -1. ]])
     >>> est.dual_objective_           # 1/4 - 1/8, then 5/4 - 5/8
@@ -115,25 +134,38 @@ class DualAscent(QuasiAdditiveClassifier):
         "C": POSITIVE_FINITE,
         "gamma": POSITIVE,
         "k": Interval(1, INT64_MAX, integer=True),
-        "tol": POSITIVE,
+        "kkt_tol": POSITIVE,
     }
     _learned = (*QuasiAdditiveClassifier._learned, "_duals", "_store")
 
-    def __init__(self, regularizer="l2", p=2.0, update="conservative", C=1.0, gamma=1.0, k=1, tol=1e-9,
-                 fit_intercept=False, n_features=None):
+    def __init__(self, regularizer="l2", p=2.0, update="conservative", C=1.0, gamma=1.0, k=1, kkt_tol=1e-9,
+                 fit_intercept=False, n_features=None,
+                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, random_state=None):
         self.regularizer = regularizer
         self.p = p
         self.update = update
         self.C = C
         self.gamma = gamma
         self.k = k
-        self.tol = tol
+        self.kkt_tol = kkt_tol
         self.fit_intercept = fit_intercept
         self.n_features = n_features
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.shuffle = shuffle
+        self.random_state = random_state
+
+    @classmethod
+    def _saved_params(cls, params):
+        # a file without kkt_tol was saved when the KKT tolerance was called tol
+        if "kkt_tol" not in params and "tol" in params:
+            params["kkt_tol"] = params.pop("tol")
+        return params
 
     def _kernel_config(self):
         codes = {"Q_LINK": _LINKS[self.regularizer], "Q_UPDATE": _UPDATES[self.update], "Q_K": int(self.k)}
-        params = {"Q_C": self.C, "Q_GAMMA": self.gamma, "Q_P": float(self.p), "Q_TOL": self.tol}
+        params = {"Q_C": self.C, "Q_GAMMA": self.gamma, "Q_P": float(self.p), "Q_TOL": self.kkt_tol}
         return codes, params
 
     @property

@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._kernels import _codes
+from .._learner import OnlineLearner
 
 
 @dataclass(frozen=True)
@@ -114,6 +115,7 @@ def run(estimator, X, y=None, record=True, sample_weight=None):
     >>> res.n_mistakes, res.cumulative_mistakes.tolist(), res.taus.tolist()
     (2, [1, 2, 2, 2], [1.0, 1.0, 0.0, 0.0])
     """
+    _check_learner(estimator)
     # a learner with a support set appends the support-set size of each round
     weights = estimator._row_weights(X, y, sample_weight)
     extra = {} if weights is None else {"sample_weight": weights}
@@ -129,4 +131,24 @@ def run(estimator, X, y=None, record=True, sample_weight=None):
         taus=taus,
         cumulative_mistakes=np.cumsum(mistakes, dtype=np.int64),
         support_sizes=sizes[0] if sizes else np.empty(0, dtype=np.int64),
+    )
+
+
+def _check_learner(estimator):
+    """TypeError, naming what was given, unless ``estimator`` is an olearn learner that :func:`run` can drive."""
+    if isinstance(estimator, OnlineLearner):
+        return
+    name = type(estimator).__name__
+    steps = getattr(estimator, "steps", None)
+    if isinstance(steps, list) and steps:
+        inner = ", ".join(type(step).__name__ for _, step in steps)
+        raise TypeError(
+            f"olearn.run takes an olearn learner, not a {name} ({inner}). Progressive validation predicts each row "
+            "before learning it; a transformer fitted on the whole batch (a scaler, say) has already seen every "
+            "later row, so its output would leak the future into the scores and the mistakes. Transform the "
+            "stream online instead: scale each row with statistics of the rows before it, or fit the transformer "
+            "on a prefix of the stream and run the learner alone on the rest, transformed"
+        )
+    raise TypeError(
+        f"olearn.run takes an olearn learner (one of olearn.all_estimators()), not a {name}: {estimator!r:.200}"
     )

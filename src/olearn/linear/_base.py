@@ -60,7 +60,7 @@ class LinearLearner(OnlineLearner):
     # -- hyperparameters ------------------------------------------------------
 
     def _all_constraints(self):
-        return {**_COMMON_CONSTRAINTS, **self._constraints}
+        return {**_COMMON_CONSTRAINTS, **super()._all_constraints()}
 
     def _config_arrays(self):
         """The ``codes`` and ``params`` arrays for the current hyperparameters.

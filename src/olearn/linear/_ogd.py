@@ -79,13 +79,29 @@ class OGDClassifier(BinaryLinearClassifier):
     conservative : bool, default=False
     fit_intercept : bool, default=False
     n_features : int or None, default=None
+    max_iter : int, default=1000
+        Passes over the training data made by ``fit`` at most, >= 1 (epochs).
+        ``partial_fit``, ``learn_one`` and :func:`olearn.run` make one pass in
+        order whatever it is.
+    tol : float or None, default=1e-3
+        ``fit`` stops when the mean loss of a pass has not fallen below the best
+        mean loss so far minus ``tol`` for ``n_iter_no_change`` passes in a row,
+        >= 0; None runs all ``max_iter`` passes.
+    n_iter_no_change : int, default=5
+        Passes without improvement that stop ``fit``, >= 1.
+    shuffle : bool, default=True
+        ``fit`` visits the rows in a new random order on every pass;
+        ``shuffle=False, max_iter=1`` is one online pass in the given order.
+    random_state : int or None, default=None
+        Seed of the order of ``fit``'s passes (None: fresh entropy), in
+        [0, 2**64).
 
     Examples
     --------
     >>> import numpy as np
     >>> from olearn import OGDClassifier
     >>> X = np.array([[3.0, 4.0], [3.0, 4.0]])
-    >>> clf = OGDClassifier(eta=1.0, schedule="constant", radius=1.0).fit(X, [1, 1])
+    >>> clf = OGDClassifier(eta=1.0, schedule="constant", radius=1.0).partial_fit(X, [1, 1])
     >>> clf.coef_                    # (3, 4) projected onto the unit ball
     array([[0.6, 0.8]])
     >>> logistic = OGDClassifier(loss="logistic").partial_fit([[1.0, 0.0], [0.0, 1.0]], ["ham", "spam"])
@@ -104,7 +120,8 @@ class OGDClassifier(BinaryLinearClassifier):
     }
 
     def __init__(
-        self, loss="hinge", eta=1.0, schedule="sqrt", radius=None, conservative=False, fit_intercept=False, n_features=None
+        self, loss="hinge", eta=1.0, schedule="sqrt", radius=None, conservative=False, fit_intercept=False, n_features=None,
+        max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, random_state=None,
     ):
         self.loss = loss
         self.eta = eta
@@ -113,6 +130,11 @@ class OGDClassifier(BinaryLinearClassifier):
         self.conservative = conservative
         self.fit_intercept = fit_intercept
         self.n_features = n_features
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.shuffle = shuffle
+        self.random_state = random_state
 
     def _kernel_config(self):
         return _ogd_config(self.loss, self.eta, self.schedule, self.radius, self.conservative)
@@ -207,6 +229,22 @@ class OnlineSVM(BinaryLinearClassifier):
     schedule : {"constant", "sqrt", "inverse"}, default="sqrt"
     fit_intercept : bool, default=True
     n_features : int or None, default=None
+    max_iter : int, default=1000
+        Passes over the training data made by ``fit`` at most, >= 1 (epochs).
+        ``partial_fit``, ``learn_one`` and :func:`olearn.run` make one pass in
+        order whatever it is.
+    tol : float or None, default=1e-3
+        ``fit`` stops when the mean loss of a pass has not fallen below the best
+        mean loss so far minus ``tol`` for ``n_iter_no_change`` passes in a row,
+        >= 0; None runs all ``max_iter`` passes.
+    n_iter_no_change : int, default=5
+        Passes without improvement that stop ``fit``, >= 1.
+    shuffle : bool, default=True
+        ``fit`` visits the rows in a new random order on every pass;
+        ``shuffle=False, max_iter=1`` is one online pass in the given order.
+    random_state : int or None, default=None
+        Seed of the order of ``fit``'s passes (None: fresh entropy), in
+        [0, 2**64).
 
     Examples
     --------
@@ -214,7 +252,7 @@ class OnlineSVM(BinaryLinearClassifier):
     >>> from olearn import OnlineSVM
     >>> X = np.array([[1.0, 2.0], [-1.0, -2.0]] * 50)
     >>> y = np.array([1, -1] * 50)
-    >>> svm = OnlineSVM(radius=1.0).fit(X, y)
+    >>> svm = OnlineSVM(radius=1.0).partial_fit(X, y)
     >>> bool(np.sqrt((svm.coef_ ** 2).sum() + svm.intercept_[0] ** 2) <= 1.0 + 1e-12)
     True
     >>> svm.predict([[2.0, 1.0], [-2.0, -1.0]])
@@ -223,12 +261,18 @@ class OnlineSVM(BinaryLinearClassifier):
 
     _constraints = {"radius": POSITIVE, "eta": POSITIVE, "schedule": Options("constant", "sqrt", "inverse")}
 
-    def __init__(self, radius=10.0, eta=1.0, schedule="sqrt", fit_intercept=True, n_features=None):
+    def __init__(self, radius=10.0, eta=1.0, schedule="sqrt", fit_intercept=True, n_features=None,
+                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, random_state=None):
         self.radius = radius
         self.eta = eta
         self.schedule = schedule
         self.fit_intercept = fit_intercept
         self.n_features = n_features
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.shuffle = shuffle
+        self.random_state = random_state
 
     def _kernel_config(self):
         return _ogd_config("hinge", self.eta, self.schedule, self.radius, False)

@@ -71,14 +71,28 @@ class PAClassifier(BinaryLinearClassifier, KernelizableLearner):
         or the one with the smallest ``|alpha_i|`` (the oldest of ties). The
         vector being added is never the one removed.
     random_state : int or None, default=None
-        Seed of the ``"random"`` policy (None: fresh entropy).
+        Seed of the ``"random"`` budget policy and of the order of ``fit``'s
+        passes (None: fresh entropy), in [0, 2**64).
+    max_iter : int, default=1000
+        Passes over the training data made by ``fit`` at most, >= 1 (epochs).
+        ``partial_fit``, ``learn_one`` and :func:`olearn.run` make one pass in
+        order whatever it is.
+    tol : float or None, default=1e-3
+        ``fit`` stops when the mean loss of a pass has not fallen below the best
+        mean loss so far minus ``tol`` for ``n_iter_no_change`` passes in a row,
+        >= 0; None runs all ``max_iter`` passes.
+    n_iter_no_change : int, default=5
+        Passes without improvement that stop ``fit``, >= 1.
+    shuffle : bool, default=True
+        ``fit`` visits the rows in a new random order on every pass;
+        ``shuffle=False, max_iter=1`` is one online pass in the given order.
 
     Examples
     --------
     >>> import numpy as np
     >>> from olearn import PAClassifier
     >>> X = np.array([[2.0, 0.0], [0.0, 1.0]])
-    >>> clf = PAClassifier(variant="pa").fit(X, [1, -1])
+    >>> clf = PAClassifier(variant="pa").partial_fit(X, [1, -1])
     >>> clf.coef_            # tau_1 = 1/4, then tau_2 = 1/1
     array([[ 0.5, -1. ]])
     >>> clf.decision_function(X)   # PA leaves zero hinge loss on each example
@@ -86,7 +100,7 @@ class PAClassifier(BinaryLinearClassifier, KernelizableLearner):
 
     With a kernel: K(x, x') = (x.x')^2, so tau_1 = 1 / K(x_1, x_1) = 1/16.
 
-    >>> kpa = PAClassifier(variant="pa", kernel="poly", degree=2).fit(X, [1, -1])
+    >>> kpa = PAClassifier(variant="pa", kernel="poly", degree=2).partial_fit(X, [1, -1])
     >>> kpa.dual_coef_, kpa.n_support_
     (array([[ 0.0625, -1.    ]]), 2)
     >>> kpa.decision_function(X)
@@ -100,7 +114,8 @@ class PAClassifier(BinaryLinearClassifier, KernelizableLearner):
     }
 
     def __init__(self, variant="pa1", C=1.0, fit_intercept=False, n_features=None, kernel=None, degree=3,
-                 gamma=1.0, coef0=0.0, budget=None, budget_policy="oldest", random_state=None):
+                 gamma=1.0, coef0=0.0, budget=None, budget_policy="oldest", random_state=None,
+                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True):
         self.variant = variant
         self.C = C
         self.fit_intercept = fit_intercept
@@ -112,6 +127,10 @@ class PAClassifier(BinaryLinearClassifier, KernelizableLearner):
         self.budget = budget
         self.budget_policy = budget_policy
         self.random_state = random_state
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.shuffle = shuffle
 
     def _kernel_config(self):
         return {"K_STEP": _STEP_RULES[self.variant]}, {"P_C": self.C if self.variant != "pa" else math.inf}

@@ -68,7 +68,21 @@ class Perceptron(BinaryLinearClassifier, KernelizableLearner):
         or the one with the smallest ``|alpha_i|`` (the oldest of ties). The
         vector being added is never the one removed.
     random_state : int or None, default=None
-        Seed of the ``"random"`` policy (None: fresh entropy).
+        Seed of the ``"random"`` budget policy and of the order of ``fit``'s
+        passes (None: fresh entropy), in [0, 2**64).
+    max_iter : int, default=1000
+        Passes over the training data made by ``fit`` at most, >= 1 (epochs).
+        ``partial_fit``, ``learn_one`` and :func:`olearn.run` make one pass in
+        order whatever it is.
+    tol : float or None, default=1e-3
+        ``fit`` stops when the mean loss of a pass has not fallen below the best
+        mean loss so far minus ``tol`` for ``n_iter_no_change`` passes in a row,
+        >= 0; None runs all ``max_iter`` passes.
+    n_iter_no_change : int, default=5
+        Passes without improvement that stop ``fit``, >= 1.
+    shuffle : bool, default=True
+        ``fit`` visits the rows in a new random order on every pass;
+        ``shuffle=False, max_iter=1`` is one online pass in the given order.
 
     Examples
     --------
@@ -76,12 +90,12 @@ class Perceptron(BinaryLinearClassifier, KernelizableLearner):
     >>> from olearn import Perceptron
     >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
     >>> y = np.array([1, -1, 1])
-    >>> Perceptron().fit(X, y).coef_     # every margin was 0: three updates
+    >>> Perceptron().partial_fit(X, y).coef_     # every margin was 0: three updates
     array([[2., 0.]])
 
     The kernel Perceptron with a budget of two support vectors:
 
-    >>> kp = Perceptron(kernel="rbf", gamma=0.5, budget=2).fit(X, y)
+    >>> kp = Perceptron(kernel="rbf", gamma=0.5, budget=2).partial_fit(X, y)
     >>> kp.n_support_, kp.dual_coef_
     (2, array([[-1.,  1.]]))
     """
@@ -89,7 +103,8 @@ class Perceptron(BinaryLinearClassifier, KernelizableLearner):
     _constraints = {"eta": POSITIVE, **KERNEL_CONSTRAINTS}
 
     def __init__(self, eta=1.0, fit_intercept=False, n_features=None, kernel=None, degree=3, gamma=1.0, coef0=0.0,
-                 budget=None, budget_policy="oldest", random_state=None):
+                 budget=None, budget_policy="oldest", random_state=None,
+                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True):
         self.eta = eta
         self.fit_intercept = fit_intercept
         self.n_features = n_features
@@ -100,6 +115,10 @@ class Perceptron(BinaryLinearClassifier, KernelizableLearner):
         self.budget = budget
         self.budget_policy = budget_policy
         self.random_state = random_state
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.shuffle = shuffle
 
     def _kernel_config(self):
         return {"K_STEP": _codes.STEP_PERCEPTRON}, {"P_ETA": self.eta}

@@ -91,14 +91,28 @@ class PARegressor(KernelizableLearner, RegressorEstimator):
         or the one with the smallest ``|alpha_i|`` (the oldest of ties). The
         vector being added is never the one removed.
     random_state : int or None, default=None
-        Seed of the ``"random"`` policy (None: fresh entropy).
+        Seed of the ``"random"`` budget policy and of the order of ``fit``'s
+        passes (None: fresh entropy), in [0, 2**64).
+    max_iter : int, default=1000
+        Passes over the training data made by ``fit`` at most, >= 1 (epochs).
+        ``partial_fit``, ``learn_one`` and :func:`olearn.run` make one pass in
+        order whatever it is.
+    tol : float or None, default=1e-3
+        ``fit`` stops when the mean loss of a pass has not fallen below the best
+        mean loss so far minus ``tol`` for ``n_iter_no_change`` passes in a row,
+        >= 0; None runs all ``max_iter`` passes.
+    n_iter_no_change : int, default=5
+        Passes without improvement that stop ``fit``, >= 1.
+    shuffle : bool, default=True
+        ``fit`` visits the rows in a new random order on every pass;
+        ``shuffle=False, max_iter=1`` is one online pass in the given order.
 
     Examples
     --------
     >>> import numpy as np
     >>> from olearn import PARegressor
     >>> X = np.array([[2.0, 0.0], [0.0, 1.0]])
-    >>> reg = PARegressor(variant="pa", epsilon=0.1).fit(X, [1.0, -1.0])
+    >>> reg = PARegressor(variant="pa", epsilon=0.1).partial_fit(X, [1.0, -1.0])
     >>> reg.coef_            # tau_1 = 0.9/4, then tau_2 = 0.9/1, direction -1
     array([ 0.45, -0.9 ])
     >>> reg.predict(X)       # PA leaves each prediction epsilon away from its target
@@ -106,7 +120,7 @@ class PARegressor(KernelizableLearner, RegressorEstimator):
 
     With an RBF kernel, K(x, x) = 1, so tau_1 = 0.9 / 1:
 
-    >>> kreg = PARegressor(variant="pa", epsilon=0.1, kernel="rbf").fit(X, [1.0, -1.0])
+    >>> kreg = PARegressor(variant="pa", epsilon=0.1, kernel="rbf").partial_fit(X, [1.0, -1.0])
     >>> kreg.dual_coef_.round(4)
     array([[ 0.9   , -0.9061]])
     """
@@ -120,7 +134,8 @@ class PARegressor(KernelizableLearner, RegressorEstimator):
     }
 
     def __init__(self, variant="pa1", C=1.0, epsilon=0.1, fit_intercept=False, n_features=None, kernel=None,
-                 degree=3, gamma=1.0, coef0=0.0, budget=None, budget_policy="oldest", random_state=None):
+                 degree=3, gamma=1.0, coef0=0.0, budget=None, budget_policy="oldest", random_state=None,
+                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True):
         self.variant = variant
         self.C = C
         self.epsilon = epsilon
@@ -133,6 +148,10 @@ class PARegressor(KernelizableLearner, RegressorEstimator):
         self.budget = budget
         self.budget_policy = budget_policy
         self.random_state = random_state
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.shuffle = shuffle
 
     def _kernel_config(self):
         codes = {"K_STEP": _STEP_RULES[self.variant], "K_LOSS": _codes.LOSS_EPSILON_INSENSITIVE}
@@ -162,6 +181,9 @@ class PARegressor(KernelizableLearner, RegressorEstimator):
             self._grow(arrays.n_features, "X")
         scores, losses, taus, totals, *sizes = self._pass(arrays, targets, record)
         return scores, scores, losses, taus, np.zeros(scores.size, dtype=bool), totals, *sizes
+
+    def _fit_labels(self, y, n_rows):
+        return check_targets(y, n_rows)
 
     def partial_fit(self, X, y):
         """Learn from the rows of X in order (one online pass); returns self.

@@ -171,7 +171,7 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
     # -- hyperparameters ------------------------------------------------------
 
     def _all_constraints(self):
-        return {**_COMMON_CONSTRAINTS, **self._constraints}
+        return {**_COMMON_CONSTRAINTS, **super()._all_constraints()}
 
     def _build_config(self):
         """(codes, params, the kernel path's arrays) for hyperparameters already checked."""

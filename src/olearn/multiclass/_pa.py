@@ -113,7 +113,8 @@ class PAMulticlass(MulticlassLearner):
         one drawn uniformly, or the one with the smallest
         :math:`\sum_a \alpha_{ia}^2` (the oldest of ties).
     random_state : int or None, default=None
-        Seed of the ``"random"`` policy.
+        Seed of the ``"random"`` budget policy and of the order of ``fit``'s
+        passes (None: fresh entropy), in [0, 2**64).
     average : bool or int, default=False
         True (the same as 1), or n >= 1: once n rounds were learned, predict with
         the mean of the weights after rounds n, n + 1, ... (see above). Not with a
@@ -129,13 +130,26 @@ class PAMulticlass(MulticlassLearner):
     (n_classes, n_support_), ``classes_`` order) and ``n_support_``;
     ``coef_`` only for the linear kernel; :func:`olearn.run` reports the
     support-set size of each round in ``support_sizes``.
+    max_iter : int, default=1000
+        Passes over the training data made by ``fit`` at most, >= 1 (epochs).
+        ``partial_fit``, ``learn_one`` and :func:`olearn.run` make one pass in
+        order whatever it is.
+    tol : float or None, default=1e-3
+        ``fit`` stops when the mean loss of a pass has not fallen below the best
+        mean loss so far minus ``tol`` for ``n_iter_no_change`` passes in a row,
+        >= 0; None runs all ``max_iter`` passes.
+    n_iter_no_change : int, default=5
+        Passes without improvement that stop ``fit``, >= 1.
+    shuffle : bool, default=True
+        ``fit`` visits the rows in a new random order on every pass;
+        ``shuffle=False, max_iter=1`` is one online pass in the given order.
 
     Examples
     --------
     >>> import numpy as np
     >>> from olearn.multiclass import PAMulticlass
     >>> X = np.array([[1.0, 0.0], [0.0, 1.0]])
-    >>> clf = PAMulticlass(variant="pa").fit(X, ["a", "b"])
+    >>> clf = PAMulticlass(variant="pa").partial_fit(X, ["a", "b"])
     >>> clf.coef_        # row 0 has no rival yet; row 1: loss 1, ||z||^2 = 2, tau = 1/2
     array([[ 0. , -0.5],
            [ 0. ,  0.5]])
@@ -144,7 +158,7 @@ class PAMulticlass(MulticlassLearner):
 
     With the kernel (x.x' + 1)^2, K(x_1, x_1) = 4, so tau = 1 / (2 * 4):
 
-    >>> kclf = PAMulticlass(variant="pa", kernel="poly", degree=2, coef0=1.0).fit(X, ["a", "b"])
+    >>> kclf = PAMulticlass(variant="pa", kernel="poly", degree=2, coef0=1.0).partial_fit(X, ["a", "b"])
     >>> kclf.dual_coef_, kclf.n_support_
     (array([[-0.125],
            [ 0.125]]), 1)
@@ -154,7 +168,8 @@ class PAMulticlass(MulticlassLearner):
 
     def __init__(self, variant="pa1", C=1.0, fit_intercept=False, n_features=None, feature_map=None,
                  kernel=None, degree=3, gamma=1.0, coef0=0.0, budget=None, budget_policy="oldest",
-                 random_state=None, average=False, class_weight=None):
+                 random_state=None,
+                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, average=False, class_weight=None):
         self.variant = variant
         self.C = C
         self.fit_intercept = fit_intercept
@@ -167,6 +182,10 @@ class PAMulticlass(MulticlassLearner):
         self.budget = budget
         self.budget_policy = budget_policy
         self.random_state = random_state
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.shuffle = shuffle
         self.average = average
         self.class_weight = class_weight
 
@@ -244,6 +263,19 @@ class PACostSensitive(MulticlassLearner):
     update : {"prediction", "max-loss"}, default="prediction"
     fit_intercept, n_features, feature_map, kernel, degree, gamma, coef0, budget, budget_policy, random_state
         As in :class:`PAMulticlass` (with a kernel, ``||z||^2 = 2 K'(x, x)``).
+    max_iter : int, default=1000
+        Passes over the training data made by ``fit`` at most, >= 1 (epochs).
+        ``partial_fit``, ``learn_one`` and :func:`olearn.run` make one pass in
+        order whatever it is.
+    tol : float or None, default=1e-3
+        ``fit`` stops when the mean loss of a pass has not fallen below the best
+        mean loss so far minus ``tol`` for ``n_iter_no_change`` passes in a row,
+        >= 0; None runs all ``max_iter`` passes.
+    n_iter_no_change : int, default=5
+        Passes without improvement that stop ``fit``, >= 1.
+    shuffle : bool, default=True
+        ``fit`` visits the rows in a new random order on every pass;
+        ``shuffle=False, max_iter=1`` is one online pass in the given order.
     average, class_weight
         As in :class:`PAMulticlass`.
 
@@ -269,7 +301,8 @@ class PACostSensitive(MulticlassLearner):
 
     def __init__(self, variant="pa1", C=1.0, cost=None, update="prediction", fit_intercept=False, n_features=None,
                  feature_map=None, kernel=None, degree=3, gamma=1.0, coef0=0.0, budget=None, budget_policy="oldest",
-                 random_state=None, average=False, class_weight=None):
+                 random_state=None,
+                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, average=False, class_weight=None):
         self.variant = variant
         self.C = C
         self.cost = cost
@@ -284,6 +317,10 @@ class PACostSensitive(MulticlassLearner):
         self.budget = budget
         self.budget_policy = budget_policy
         self.random_state = random_state
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.shuffle = shuffle
         self.average = average
         self.class_weight = class_weight
 

@@ -47,6 +47,19 @@ class MulticlassPerceptron(MulticlassLearner):
         The dual form, as in :class:`~olearn.multiclass.PAMulticlass`: an
         update adds :math:`x_t` to the support set with the coefficients above
         (Crammer & Singer's kernel Perceptron).
+    max_iter : int, default=1000
+        Passes over the training data made by ``fit`` at most, >= 1 (epochs).
+        ``partial_fit``, ``learn_one`` and :func:`olearn.run` make one pass in
+        order whatever it is.
+    tol : float or None, default=1e-3
+        ``fit`` stops when the mean loss of a pass has not fallen below the best
+        mean loss so far minus ``tol`` for ``n_iter_no_change`` passes in a row,
+        >= 0; None runs all ``max_iter`` passes.
+    n_iter_no_change : int, default=5
+        Passes without improvement that stop ``fit``, >= 1.
+    shuffle : bool, default=True
+        ``fit`` visits the rows in a new random order on every pass;
+        ``shuffle=False, max_iter=1`` is one online pass in the given order.
     average, class_weight
         As in :class:`~olearn.multiclass.PAMulticlass`.
 
@@ -55,7 +68,7 @@ class MulticlassPerceptron(MulticlassLearner):
     >>> import numpy as np
     >>> from olearn.multiclass import MulticlassPerceptron
     >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
-    >>> clf = MulticlassPerceptron(update="uniform").fit(X, [0, 1, 2])
+    >>> clf = MulticlassPerceptron(update="uniform").partial_fit(X, [0, 1, 2])
     >>> clf.coef_    # row 1: E = {0} (a tie); row 2: scores (-1, 1, 0), E = {1}
     array([[ 0., -1.],
            [-1.,  0.],
@@ -66,7 +79,8 @@ class MulticlassPerceptron(MulticlassLearner):
 
     def __init__(self, update="max", fit_intercept=False, n_features=None, feature_map=None,
                  kernel=None, degree=3, gamma=1.0, coef0=0.0, budget=None, budget_policy="oldest",
-                 random_state=None, average=False, class_weight=None):
+                 random_state=None,
+                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, average=False, class_weight=None):
         self.update = update
         self.fit_intercept = fit_intercept
         self.n_features = n_features
@@ -78,6 +92,10 @@ class MulticlassPerceptron(MulticlassLearner):
         self.budget = budget
         self.budget_policy = budget_policy
         self.random_state = random_state
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.shuffle = shuffle
         self.average = average
         self.class_weight = class_weight
 
@@ -136,6 +154,19 @@ class MIRA(MulticlassLearner):
         The dual form, as in :class:`~olearn.multiclass.PAMulticlass`: A is
         :math:`K'(x_t, x_t)`, and a round that moves adds :math:`x_t` to the
         support set with the coefficients :math:`\tau_a`.
+    max_iter : int, default=1000
+        Passes over the training data made by ``fit`` at most, >= 1 (epochs).
+        ``partial_fit``, ``learn_one`` and :func:`olearn.run` make one pass in
+        order whatever it is.
+    tol : float or None, default=1e-3
+        ``fit`` stops when the mean loss of a pass has not fallen below the best
+        mean loss so far minus ``tol`` for ``n_iter_no_change`` passes in a row,
+        >= 0; None runs all ``max_iter`` passes.
+    n_iter_no_change : int, default=5
+        Passes without improvement that stop ``fit``, >= 1.
+    shuffle : bool, default=True
+        ``fit`` visits the rows in a new random order on every pass;
+        ``shuffle=False, max_iter=1`` is one online pass in the given order.
     average, class_weight
         As in :class:`~olearn.multiclass.PAMulticlass`.
 
@@ -144,7 +175,7 @@ class MIRA(MulticlassLearner):
     >>> import numpy as np
     >>> from olearn.multiclass import MIRA
     >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [0.0, 1.0]])
-    >>> clf = MIRA(beta=1.0).fit(X, ["a", "b", "b"])
+    >>> clf = MIRA(beta=1.0).partial_fit(X, ["a", "b", "b"])
     >>> clf.coef_       # row 1: tau_b = 1/2, tau_a = -1/2; row 2: the margin is already beta, no move
     array([[ 0. , -0.5],
            [ 0. ,  0.5]])
@@ -154,7 +185,8 @@ class MIRA(MulticlassLearner):
 
     def __init__(self, beta=1.0, fit_intercept=False, n_features=None, feature_map=None,
                  kernel=None, degree=3, gamma=1.0, coef0=0.0, budget=None, budget_policy="oldest",
-                 random_state=None, average=False, class_weight=None):
+                 random_state=None,
+                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, average=False, class_weight=None):
         self.beta = beta
         self.fit_intercept = fit_intercept
         self.n_features = n_features
@@ -166,6 +198,10 @@ class MIRA(MulticlassLearner):
         self.budget = budget
         self.budget_policy = budget_policy
         self.random_state = random_state
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.shuffle = shuffle
         self.average = average
         self.class_weight = class_weight
 

@@ -141,6 +141,22 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
     feature_map : callable or None, default=None
         ``phi(x, label)``: the joint features :math:`\Phi(x, y)`; None keeps one
         weight vector per label.
+    max_iter : int, default=1000
+        Passes over the training data made by ``fit`` at most, >= 1 (epochs).
+        ``partial_fit``, ``learn_one`` and :func:`olearn.run` make one pass in
+        order whatever it is.
+    tol : float or None, default=1e-3
+        ``fit`` stops when the mean loss of a pass has not fallen below the best
+        mean loss so far minus ``tol`` for ``n_iter_no_change`` passes in a row,
+        >= 0; None runs all ``max_iter`` passes.
+    n_iter_no_change : int, default=5
+        Passes without improvement that stop ``fit``, >= 1.
+    shuffle : bool, default=True
+        ``fit`` visits the rows in a new random order on every pass;
+        ``shuffle=False, max_iter=1`` is one online pass in the given order.
+    random_state : int or None, default=None
+        Seed of the order of ``fit``'s passes (None: fresh entropy), in
+        [0, 2**64).
     average : bool or int, default=False
         Predict with the averaged weights: True from the first example, an
         integer a from the a-th example on.
@@ -158,7 +174,7 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
     >>> from olearn.multilabel import PAMultilabel
     >>> X = np.array([[1.0, 0.0], [0.0, 1.0]])
     >>> labels = ["news", "sport", "tech"]
-    >>> est = PAMultilabel(variant="pa").fit(X, [{"news", "sport"}, {"tech"}], classes=labels)
+    >>> est = PAMultilabel(variant="pa").partial_fit(X, [{"news", "sport"}, {"tech"}], classes=labels)
     >>> est.coef_        # row 0: worst pair (news, tech), tau = 1/2; row 1: (tech, news), tau = 1/2
     array([[ 0.5, -0.5],
            [ 0. ,  0. ],
@@ -174,7 +190,7 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
     Without ``classes=`` a label joins the ranking on the first row that names
     it: here "tech" does not exist yet on row 0, which then has nothing to rank.
 
-    >>> PAMultilabel(variant="pa").fit(X, [{"news", "sport"}, {"tech"}]).coef_
+    >>> PAMultilabel(variant="pa").partial_fit(X, [{"news", "sport"}, {"tech"}]).coef_
     array([[ 0. , -0.5],
            [ 0. ,  0. ],
            [ 0. ,  0.5]])
@@ -238,12 +254,18 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
         "average": AVERAGE,
     }
 
-    def __init__(self, variant="pa1", C=1.0, fit_intercept=False, n_features=None, feature_map=None, average=False):
+    def __init__(self, variant="pa1", C=1.0, fit_intercept=False, n_features=None, feature_map=None,
+                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, random_state=None, average=False):
         self.variant = variant
         self.C = C
         self.fit_intercept = fit_intercept
         self.n_features = n_features
         self.feature_map = feature_map
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.shuffle = shuffle
+        self.random_state = random_state
         self.average = average
 
     # -- hyperparameters ------------------------------------------------------
@@ -509,6 +531,10 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
             codes, np.zeros(k, dtype=np.int8), np.empty(k), margins, losses, taus, round_scores, totals,
         )
         return margins, losses, taus, round_scores, totals, stopped
+
+    def _fit_labels(self, y, n_rows):
+        """The label collections of the rows (a list), or their indicator matrix (CSR), checked once."""
+        return read_label_rows(y, n_rows, type(self).__name__)[1]
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Learn from the rows of X in order (one online pass); returns self.

@@ -64,29 +64,51 @@ class PNorm(QuasiAdditiveClassifier):
         :math:`\|x_t\|_p`); a larger R takes larger steps on margin errors.
     fit_intercept : bool, default=False
     n_features : int or None, default=None
+    max_iter : int, default=1000
+        Passes over the training data made by ``fit`` at most, >= 1 (epochs).
+        ``partial_fit``, ``learn_one`` and :func:`olearn.run` make one pass in
+        order whatever it is.
+    tol : float or None, default=1e-3
+        ``fit`` stops when the mean loss of a pass has not fallen below the best
+        mean loss so far minus ``tol`` for ``n_iter_no_change`` passes in a row,
+        >= 0; None runs all ``max_iter`` passes.
+    n_iter_no_change : int, default=5
+        Passes without improvement that stop ``fit``, >= 1.
+    shuffle : bool, default=True
+        ``fit`` visits the rows in a new random order on every pass;
+        ``shuffle=False, max_iter=1`` is one online pass in the given order.
+    random_state : int or None, default=None
+        Seed of the order of ``fit``'s passes (None: fresh entropy), in
+        [0, 2**64).
 
     Examples
     --------
     >>> import numpy as np
     >>> from olearn.quasi_additive import PNorm
     >>> X = np.array([[1.0, 0.0], [0.0, 2.0]])
-    >>> PNorm(p=2.0).fit(X, [1, -1]).coef_      # the Perceptron: theta = w = (1, -2)
+    >>> PNorm(p=2.0).partial_fit(X, [1, -1]).coef_      # the Perceptron: theta = w = (1, -2)
     array([[ 1., -2.]])
-    >>> PNorm(p=3.0).fit(X, [1, -1]).coef_      # w_i = theta_i |theta_i| / ||theta||_3
+    >>> PNorm(p=3.0).partial_fit(X, [1, -1]).coef_      # w_i = theta_i |theta_i| / ||theta||_3
     array([[ 0.48074986, -1.92299943]])
-    >>> PNorm(p=2.0, aggressive=True).fit([[3.0, 0.0]], [1]).coef_   # a mistake: eta = 1
+    >>> PNorm(p=2.0, aggressive=True).partial_fit([[3.0, 0.0]], [1]).coef_   # a mistake: eta = 1
     array([[3., 0.]])
     """
 
     _constraints = {"p": Interval(2, None), "aggressive": BOOLEAN, "C": POSITIVE_FINITE, "R": POSITIVE_FINITE}
 
-    def __init__(self, p=2.0, aggressive=False, C=1.0, R=math.sqrt(2.0), fit_intercept=False, n_features=None):
+    def __init__(self, p=2.0, aggressive=False, C=1.0, R=math.sqrt(2.0), fit_intercept=False, n_features=None,
+                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, random_state=None):
         self.p = p
         self.aggressive = aggressive
         self.C = C
         self.R = R
         self.fit_intercept = fit_intercept
         self.n_features = n_features
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.shuffle = shuffle
+        self.random_state = random_state
 
     def _kernel_config(self):
         update = qa.UPDATE_PNORM_R if self.aggressive else qa.UPDATE_CONSERVATIVE

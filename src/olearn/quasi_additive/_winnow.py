@@ -70,13 +70,29 @@ class Winnow(QuasiAdditiveClassifier):
     fit_intercept : bool, default=False
     n_features : int or None, default=None
         Fix the dimension (and the prior); a larger feature index is then an error.
+    max_iter : int, default=1000
+        Passes over the training data made by ``fit`` at most, >= 1 (epochs).
+        ``partial_fit``, ``learn_one`` and :func:`olearn.run` make one pass in
+        order whatever it is.
+    tol : float or None, default=1e-3
+        ``fit`` stops when the mean loss of a pass has not fallen below the best
+        mean loss so far minus ``tol`` for ``n_iter_no_change`` passes in a row,
+        >= 0; None runs all ``max_iter`` passes.
+    n_iter_no_change : int, default=5
+        Passes without improvement that stop ``fit``, >= 1.
+    shuffle : bool, default=True
+        ``fit`` visits the rows in a new random order on every pass;
+        ``shuffle=False, max_iter=1`` is one online pass in the given order.
+    random_state : int or None, default=None
+        Seed of the order of ``fit``'s passes (None: fresh entropy), in
+        [0, 2**64).
 
     Examples
     --------
     >>> import numpy as np
     >>> from olearn.quasi_additive import Winnow
     >>> X = np.array([[1.0, 0.0], [0.0, 1.0]])
-    >>> clf = Winnow(C=1.0).fit(X, [1, -1])     # two mistakes: theta = (1, -1)
+    >>> clf = Winnow(C=1.0).partial_fit(X, [1, -1])     # two mistakes: theta = (1, -1)
     >>> clf.coef_                               # +-sinh(1) / (2 cosh(1)) = +-tanh(1)/2
     array([[ 0.38079708, -0.38079708]])
     >>> plain = Winnow(balanced=False, n_features=3).partial_fit([[1.0, 0.0, 0.0]], [-1], classes=[-1, 1])
@@ -89,11 +105,17 @@ class Winnow(QuasiAdditiveClassifier):
     _learned = (*QuasiAdditiveClassifier._learned, "_other")
     _other = None
 
-    def __init__(self, C=1.0, balanced=True, fit_intercept=False, n_features=None):
+    def __init__(self, C=1.0, balanced=True, fit_intercept=False, n_features=None,
+                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, random_state=None):
         self.C = C
         self.balanced = balanced
         self.fit_intercept = fit_intercept
         self.n_features = n_features
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.shuffle = shuffle
+        self.random_state = random_state
 
     def _kernel_config(self):
         link = qa.LINK_ENTROPY if self.balanced else qa.LINK_SIMPLEX

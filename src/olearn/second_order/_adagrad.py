@@ -48,12 +48,28 @@ class AdaGrad(SecondOrderClassifier):
         :math:`\delta \ge 0`, added to :math:`\sqrt{G_{t,i}}`.
     fit_intercept : bool, default=False
     n_features : int or None, default=None
+    max_iter : int, default=1000
+        Passes over the training data made by ``fit`` at most, >= 1 (epochs).
+        ``partial_fit``, ``learn_one`` and :func:`olearn.run` make one pass in
+        order whatever it is.
+    tol : float or None, default=1e-3
+        ``fit`` stops when the mean loss of a pass has not fallen below the best
+        mean loss so far minus ``tol`` for ``n_iter_no_change`` passes in a row,
+        >= 0; None runs all ``max_iter`` passes.
+    n_iter_no_change : int, default=5
+        Passes without improvement that stop ``fit``, >= 1.
+    shuffle : bool, default=True
+        ``fit`` visits the rows in a new random order on every pass;
+        ``shuffle=False, max_iter=1`` is one online pass in the given order.
+    random_state : int or None, default=None
+        Seed of the order of ``fit``'s passes (None: fresh entropy), in
+        [0, 2**64).
 
     Examples
     --------
     >>> import numpy as np
     >>> from olearn.second_order import AdaGrad
-    >>> clf = AdaGrad(eta=1.0, delta=1.0).fit(np.array([[2.0, 0.0], [2.0, 1.0]]), [1, -1])
+    >>> clf = AdaGrad(eta=1.0, delta=1.0).partial_fit(np.array([[2.0, 0.0], [2.0, 1.0]]), [1, -1])
     >>> clf.coef_.round(4)   # round 1: w_1 = 2/(1 + 2); round 2: w_1 -= 2/(1 + sqrt(8)), w_2 = -1/(1 + 1)
     array([[ 0.1443, -0.5   ]])
     >>> clf.accumulator_
@@ -64,11 +80,17 @@ class AdaGrad(SecondOrderClassifier):
     # G_0 = 0
     _initial_variance = 0.0
 
-    def __init__(self, eta=1.0, delta=1.0, fit_intercept=False, n_features=None):
+    def __init__(self, eta=1.0, delta=1.0, fit_intercept=False, n_features=None,
+                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, random_state=None):
         self.eta = eta
         self.delta = delta
         self.fit_intercept = fit_intercept
         self.n_features = n_features
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.shuffle = shuffle
+        self.random_state = random_state
 
     def _full(self):
         return False

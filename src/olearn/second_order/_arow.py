@@ -54,13 +54,29 @@ class AROW(SecondOrderClassifier):
     fit_intercept : bool, default=False
     n_features : int or None, default=None
         Fix the dimension; a larger feature index is then an error.
+    max_iter : int, default=1000
+        Passes over the training data made by ``fit`` at most, >= 1 (epochs).
+        ``partial_fit``, ``learn_one`` and :func:`olearn.run` make one pass in
+        order whatever it is.
+    tol : float or None, default=1e-3
+        ``fit`` stops when the mean loss of a pass has not fallen below the best
+        mean loss so far minus ``tol`` for ``n_iter_no_change`` passes in a row,
+        >= 0; None runs all ``max_iter`` passes.
+    n_iter_no_change : int, default=5
+        Passes without improvement that stop ``fit``, >= 1.
+    shuffle : bool, default=True
+        ``fit`` visits the rows in a new random order on every pass;
+        ``shuffle=False, max_iter=1`` is one online pass in the given order.
+    random_state : int or None, default=None
+        Seed of the order of ``fit``'s passes (None: fresh entropy), in
+        [0, 2**64).
 
     Examples
     --------
     >>> import numpy as np
     >>> from olearn.second_order import AROW
     >>> X = np.array([[1.0, 0.0], [1.0, 1.0]])
-    >>> clf = AROW(r=1.0).fit(X, [1, -1])
+    >>> clf = AROW(r=1.0).partial_fit(X, [1, -1])
     >>> clf.coef_               # alpha_1 = 1/2, then alpha_2 = 1.5/2.5
     array([[ 0.2, -0.6]])
     >>> clf.covariance_
@@ -70,11 +86,17 @@ class AROW(SecondOrderClassifier):
 
     _constraints = {"r": POSITIVE_FINITE, "covariance": COVARIANCES}
 
-    def __init__(self, r=1.0, covariance="full", fit_intercept=False, n_features=None):
+    def __init__(self, r=1.0, covariance="full", fit_intercept=False, n_features=None,
+                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, random_state=None):
         self.r = r
         self.covariance = covariance
         self.fit_intercept = fit_intercept
         self.n_features = n_features
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.shuffle = shuffle
+        self.random_state = random_state
 
     def _rule(self):
         return RULE_AROW, self.r, 0.0

@@ -60,23 +60,45 @@ class CW(SecondOrderClassifier):
     covariance : {"diag", "full"}, default="diag"
     fit_intercept : bool, default=False
     n_features : int or None, default=None
+    max_iter : int, default=1000
+        Passes over the training data made by ``fit`` at most, >= 1 (epochs).
+        ``partial_fit``, ``learn_one`` and :func:`olearn.run` make one pass in
+        order whatever it is.
+    tol : float or None, default=1e-3
+        ``fit`` stops when the mean loss of a pass has not fallen below the best
+        mean loss so far minus ``tol`` for ``n_iter_no_change`` passes in a row,
+        >= 0; None runs all ``max_iter`` passes.
+    n_iter_no_change : int, default=5
+        Passes without improvement that stop ``fit``, >= 1.
+    shuffle : bool, default=True
+        ``fit`` visits the rows in a new random order on every pass;
+        ``shuffle=False, max_iter=1`` is one online pass in the given order.
+    random_state : int or None, default=None
+        Seed of the order of ``fit``'s passes (None: fresh entropy), in
+        [0, 2**64).
 
     Examples
     --------
     >>> import numpy as np
     >>> from olearn.second_order import CW
-    >>> clf = CW(eta=0.9).fit(np.array([[1.0, 0.0]]), [1])
+    >>> clf = CW(eta=0.9).partial_fit(np.array([[1.0, 0.0]]), [1])
     >>> round(float(clf.coef_[0, 0]), 4)    # alpha_1 = phi / sqrt(1 + phi^2) with V = 1, M = 0
     0.7884
     """
 
     _constraints = {"eta": Interval(0.5, 1.0, closed="neither"), "covariance": COVARIANCES}
 
-    def __init__(self, eta=0.9, covariance="diag", fit_intercept=False, n_features=None):
+    def __init__(self, eta=0.9, covariance="diag", fit_intercept=False, n_features=None,
+                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, random_state=None):
         self.eta = eta
         self.covariance = covariance
         self.fit_intercept = fit_intercept
         self.n_features = n_features
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.shuffle = shuffle
+        self.random_state = random_state
 
     def _rule(self):
         return RULE_CW, NormalDist().inv_cdf(float(self.eta)), 0.0

@@ -89,24 +89,46 @@ class NAROW(SecondOrderClassifier):
     covariance : {"full", "diag"}, default="full"
     fit_intercept : bool, default=False
     n_features : int or None, default=None
+    max_iter : int, default=1000
+        Passes over the training data made by ``fit`` at most, >= 1 (epochs).
+        ``partial_fit``, ``learn_one`` and :func:`olearn.run` make one pass in
+        order whatever it is.
+    tol : float or None, default=1e-3
+        ``fit`` stops when the mean loss of a pass has not fallen below the best
+        mean loss so far minus ``tol`` for ``n_iter_no_change`` passes in a row,
+        >= 0; None runs all ``max_iter`` passes.
+    n_iter_no_change : int, default=5
+        Passes without improvement that stop ``fit``, >= 1.
+    shuffle : bool, default=True
+        ``fit`` visits the rows in a new random order on every pass;
+        ``shuffle=False, max_iter=1`` is one online pass in the given order.
+    random_state : int or None, default=None
+        Seed of the order of ``fit``'s passes (None: fresh entropy), in
+        [0, 2**64).
 
     Examples
     --------
     >>> import numpy as np
     >>> from olearn.second_order import NAROW
     >>> X = np.array([[1.0, 0.0], [1.0, 1.0]])
-    >>> clf = NAROW(b=2.0).fit(X, [1, -1])
+    >>> clf = NAROW(b=2.0).partial_fit(X, [1, -1])
     >>> clf.coef_ * 9     # round 1: chi = 1, r_1 = 1, w = x/2; round 2: r_2 = 3/4
     array([[ 2., -5.]])
     """
 
     _constraints = {"b": POSITIVE_FINITE, "covariance": COVARIANCES}
 
-    def __init__(self, b=1.0, covariance="full", fit_intercept=False, n_features=None):
+    def __init__(self, b=1.0, covariance="full", fit_intercept=False, n_features=None,
+                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, random_state=None):
         self.b = b
         self.covariance = covariance
         self.fit_intercept = fit_intercept
         self.n_features = n_features
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.shuffle = shuffle
+        self.random_state = random_state
 
     def _rule(self):
         return RULE_NAROW, self.b, 0.0

@@ -78,7 +78,8 @@ def _one_sequence(sequence, where):
     return array
 
 
-def _listed(X, name, what, min_ndim):
+def listed(X, name, what, min_ndim):
+    """X as a list (read once if it is an iterator), or ValueError for what is not a list of sequences."""
     if X is None:
         raise ValueError(f"{name} is missing: this learner needs one {what} per sequence")
     if sp.issparse(X) or (isinstance(X, np.ndarray) and X.ndim < min_ndim):
@@ -102,7 +103,7 @@ def check_sequences(X, name="X"):
     Widths may differ: missing columns are zeros, as everywhere in olearn.
     Returns a :class:`Sequences`.
     """
-    sequences = [_one_sequence(s, f"{name}[{i}]") for i, s in enumerate(_listed(X, name, "2-d array", 3))]
+    sequences = [_one_sequence(s, f"{name}[{i}]") for i, s in enumerate(listed(X, name, "2-d array", 3))]
     lengths = np.array([s.shape[0] for s in sequences], dtype=np.int64)
     widths = np.array([s.shape[1] for s in sequences], dtype=np.int64)
     offsets = np.zeros(len(sequences) + 1, dtype=np.int64)
@@ -135,7 +136,7 @@ def check_label_sequences(y, offsets, name="y"):
     Each entry of ``y`` is a 1-d array-like with one label per position of the
     matching sequence of X.
     """
-    labels = _listed(y, name, "1-d array of labels", 2)
+    labels = listed(y, name, "1-d array of labels", 2)
     n_sequences = offsets.size - 1
     if len(labels) != n_sequences:
         raise ValueError(f"X has {n_sequences} sequences but {name} has {len(labels)}")

@@ -28,7 +28,7 @@ from ._costs import (
     margin_table,
     resolve_cost,
 )
-from ._inputs import check_label_sequences, check_sequences, hamming_errors
+from ._inputs import check_label_sequences, check_sequences, hamming_errors, listed
 
 _STEP_RULES = {"pa": _codes.STEP_PA, "pa1": _codes.STEP_PA1, "pa2": _codes.STEP_PA2}
 _UPDATES = {"prediction": UPDATE_PREDICTION, "max-loss": UPDATE_MAX_LOSS}
@@ -125,6 +125,22 @@ class PASequence(OnlineLearner, ClassifierEstimator):
     fit_intercept : bool, default=False
     n_features : int or None, default=None
         Fix the dimension of each position; a sequence with more features is then an error.
+    max_iter : int, default=1000
+        Passes over the training data made by ``fit`` at most, >= 1 (epochs).
+        ``partial_fit``, ``learn_one`` and :func:`olearn.run` make one pass in
+        order whatever it is.
+    tol : float or None, default=1e-3
+        ``fit`` stops when the mean loss of a pass has not fallen below the best
+        mean loss so far minus ``tol`` for ``n_iter_no_change`` passes in a row,
+        >= 0; None runs all ``max_iter`` passes.
+    n_iter_no_change : int, default=5
+        Passes without improvement that stop ``fit``, >= 1.
+    shuffle : bool, default=True
+        ``fit`` visits the rows in a new random order on every pass;
+        ``shuffle=False, max_iter=1`` is one online pass in the given order.
+    random_state : int or None, default=None
+        Seed of the order of ``fit``'s passes (None: fresh entropy), in
+        [0, 2**64).
     average : bool or int, default=False
         Predict with the averaged weights: True from the first sequence, an
         integer a from the a-th sequence on.
@@ -173,13 +189,19 @@ class PASequence(OnlineLearner, ClassifierEstimator):
     _unit = "sequence"
 
     def __init__(self, variant="pa1", C=1.0, update="prediction", cost="hamming", fit_intercept=False,
-                 n_features=None, average=False):
+                 n_features=None,
+                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, random_state=None, average=False):
         self.variant = variant
         self.C = C
         self.update = update
         self.cost = cost
         self.fit_intercept = fit_intercept
         self.n_features = n_features
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.shuffle = shuffle
+        self.random_state = random_state
         self.average = average
 
     # -- hyperparameters ------------------------------------------------------
@@ -394,6 +416,14 @@ class PASequence(OnlineLearner, ClassifierEstimator):
             totals[_codes.T_ROUNDS] += 1
             self._averaging[A_ROUNDS] += 1
         return -1
+
+    def _fit_rows(self, X, y):
+        """The sequences and their label sequences as lists (a generator is read once), checked once."""
+        X = listed(X, "X", "2-d array", 3)
+        batch = check_sequences(X)
+        y = listed(y, "y", "1-d array of labels", 2)
+        check_label_sequences(y, batch.offsets)
+        return X, y, batch.n_sequences
 
     def partial_fit(self, X, y, sample_weight=None):
         """Learn from the sequences of X in order (one online pass); returns self.

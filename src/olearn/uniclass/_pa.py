@@ -129,6 +129,22 @@ class PAUniclass(OnlineLearner):
         text wants it far above any radius the stream could need.
     n_features : int or None, default=None
         The dimension d of the vectors; None: that of the first vector.
+    max_iter : int, default=1000
+        Passes over the training data made by ``fit`` at most, >= 1 (epochs).
+        ``partial_fit``, ``learn_one`` and :func:`olearn.run` make one pass in
+        order whatever it is.
+    tol : float or None, default=1e-3
+        ``fit`` stops when the mean loss of a pass has not fallen below the best
+        mean loss so far minus ``tol`` for ``n_iter_no_change`` passes in a row,
+        >= 0; None runs all ``max_iter`` passes.
+    n_iter_no_change : int, default=5
+        Passes without improvement that stop ``fit``, >= 1.
+    shuffle : bool, default=True
+        ``fit`` visits the rows in a new random order on every pass;
+        ``shuffle=False, max_iter=1`` is one online pass in the given order.
+    random_state : int or None, default=None
+        Seed of the order of ``fit``'s passes (None: fresh entropy), in
+        [0, 2**64).
 
     Attributes
     ----------
@@ -171,13 +187,19 @@ class PAUniclass(OnlineLearner):
         "n_features": NoneOr(Interval(1, None, integer=True)),
     }
 
-    def __init__(self, variant="pa1", C=1.0, epsilon=0.1, learn_radius=False, B=1e6, n_features=None):
+    def __init__(self, variant="pa1", C=1.0, epsilon=0.1, learn_radius=False, B=1e6, n_features=None,
+                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, random_state=None):
         self.variant = variant
         self.C = C
         self.epsilon = epsilon
         self.learn_radius = learn_radius
         self.B = B
         self.n_features = n_features
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.shuffle = shuffle
+        self.random_state = random_state
 
     # -- hyperparameters ------------------------------------------------------
 
@@ -259,11 +281,7 @@ class PAUniclass(OnlineLearner):
         class docstring. ``y`` must be None: the rows themselves are the stream.
         ``sample_weight``: None, or the checked weight of each row.
         """
-        if y is not None:
-            raise ValueError(
-                f"{type(self).__name__} learns from unlabelled vectors: the rows of the matrix are the stream; "
-                "call olearn.run(estimator, Y) without y"
-            )
+        self._fit_labels(y, None)
         self._config_arrays()
         arrays = self._check_X(X, name="Y")
         if arrays.n_rows == 0:
@@ -289,6 +307,14 @@ class PAUniclass(OnlineLearner):
         if not record:
             return margins, margins, losses, taus, np.empty(0, dtype=bool), totals
         return np.where(losses > 0.0, -1, 1), margins, losses, taus, losses > 0.0, totals
+
+    def _fit_labels(self, y, n_rows):
+        """None: the rows themselves are the stream, and a ``y`` is refused."""
+        if y is not None:
+            raise ValueError(
+                f"{type(self).__name__} learns from unlabelled vectors: the rows of the matrix are the stream; "
+                "call olearn.run(estimator, Y) or fit(Y) without y"
+            )
 
     def partial_fit(self, Y, y=None, sample_weight=None):
         """Learn from the rows of Y in order (one online pass); returns self.
