@@ -322,7 +322,18 @@ def _plain_value(value):
     raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 
+# hyperparameters that a model file saved before they existed lacks; the model then had their default
+ADDED_LATER = frozenset({"average", "class_weight"})
+
+
 def _json_ready(params, cls_name):
+    for name, value in params.items():
+        if isinstance(value, dict) and not all(isinstance(key, str) for key in value):
+            # JSON would turn the keys into strings: class_weight={1: 2.0} would load as {"1": 2.0}
+            raise ValueError(
+                f"{cls_name}: hyperparameter {name}={value!r} has keys that are not strings and cannot be saved "
+                "portably; use pickle"
+            )
     try:
         return json.loads(json.dumps(params, allow_nan=True, default=_plain_value))
     except TypeError as err:
@@ -462,8 +473,9 @@ def load(path):
     path = os.fspath(path)
     meta, arrays = _read_archive(path)
     cls, params, state = _checked_meta(path, meta)
-    # a hyperparameter left out would silently take its default: a different model
-    missing = sorted(set(cls._get_param_names()) - set(params))
+    # a hyperparameter left out would silently take its default: a different model; those added
+    # after models were first saved may be absent from older files, whose models had their defaults
+    missing = sorted(set(cls._get_param_names()) - set(params) - ADDED_LATER)
     if missing:
         raise ModelFormatError(f"{path}: the metadata lacks the {cls.__name__} hyperparameters {missing}")
     try:

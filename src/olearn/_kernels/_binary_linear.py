@@ -9,6 +9,30 @@ from ``m``, the step-rule code turns ``l`` and ``s = ||x||^2`` into ``tau``
 the iterate feasible. The weights are stored as ``scale * w`` so that the
 projection costs O(1) instead of O(d); the constant feature of the intercept is
 the last entry of ``w`` with value ``params[P_BIAS]``.
+
+Importance weights. A pass takes one weight per row (an empty array: every
+row weighs 1, the plain path); a weight scales the round's step as the step
+rule says (:func:`weighted_step_size`).
+
+Averaging (``average`` of scikit-learn's SGD; not in the source papers). With
+the stored vector ``v`` and its scale ``s`` (``w_t = s_t v_t`` after round t),
+the sum of the iterates from the start round ``a`` on,
+``S_N = sum_{t=a..N} s_t v_t``, is kept lazily in O(nnz) per round. Write
+``v_t = v_{t-1} + c_t x_t`` (``c_t = a_t / s_{t-1}``, the step in stored
+units) and ``sigma_N = sum_{t=a..N} s_t``. Then
+
+    S_N = sum_t s_t (v_{a-1} + sum_{k<=t} c_k x_k)
+        = sigma_N v_{a-1} + sum_{k=a..N} c_k x_k (sigma_N - sigma_{k-1})
+        = sigma_N v_N - u_N,      u_N = sum_{k=a..N} sigma_{k-1} c_k x_k,
+
+so a round adds ``sigma_{k-1} c_k x_k`` to ``u`` (the non-zeros of x_k only)
+and ``s_k`` to ``sigma``; a projection changes ``s`` alone and costs nothing
+more. The average is ``(sigma_N v_N - u_N) / (N - a + 1)``. ``sigma v`` and
+``u`` cancel to ``S``, so the scale is folded into ``v`` (O(d), rare) once it
+drops below ``_AVERAGE_MIN_SCALE`` rather than ``_MIN_SCALE``, which keeps
+the relative rounding error of the average near ``1e5`` machine epsilons: at
+the fold ``v <- s v``, ``s <- 1``, ``u <- u - sigma v = -S`` and
+``sigma <- 0``, and the identity above holds again from there on.
 """
 
 import math
@@ -36,12 +60,20 @@ from ._codes import (
     STEP_OGD,
     STEP_PERCEPTRON,
 )
-from ._steps import pa_step
+from ._steps import weighted_pa_step
 from ._totals import add_totals
 
 # Below this the stored weights are folded into the scale, so that w / scale
 # never overflows however many projections a long stream makes.
 _MIN_SCALE = 1e-100
+# With averaging the fold comes much earlier: the average is sigma v - u, a difference
+# of terms up to 1 / scale times larger than itself (see the module docstring).
+_AVERAGE_MIN_SCALE = 1e-5
+
+# Layout of the ``avg_state`` array of an averaged learner (empty when not averaging).
+A_SIGMA = 0  # sigma: the sum of the scales of the iterates in the average since the last fold
+A_START = 1  # a: the first round whose iterate enters the average (scikit-learn's ``average``)
+N_AVERAGE = 2
 
 
 @njit(cache=True)
@@ -79,14 +111,27 @@ def loss_and_slope(loss, margin):
 @njit(cache=True, inline="always")
 def step_size(loss, slope, sqnorm, margin, t, config):
     """tau of one round from the loss, ||x||^2 and the margin."""
+    return weighted_step_size(loss, slope, sqnorm, margin, t, config, 1.0)
+
+
+@njit(cache=True, inline="always")
+def weighted_step_size(loss, slope, sqnorm, margin, t, config, weight):
+    """tau of one round of an example of importance weight ``weight >= 0``.
+
+    The weight multiplies the round's loss: the Perceptron's step becomes
+    ``weight * eta`` on a mistake and OGD's ``weight * eta_t * (-l'(m))`` (the
+    gradient of ``weight * l``); PA, PA-I and PA-II follow
+    :func:`._steps.weighted_pa_step` (``C`` becomes ``weight * C``). A weight of 1
+    is the unweighted step, bit for bit.
+    """
     rule, _, schedule, conservative, eta, C, _, _, _ = config
     if rule == STEP_PERCEPTRON:
-        return eta if margin <= 0.0 else 0.0
+        return weight * eta if margin <= 0.0 else 0.0
     if rule == STEP_OGD:
         if conservative and margin > 0.0:
             return 0.0
-        return learning_rate(schedule, eta, t) * slope
-    return pa_step(rule, loss, sqnorm, C)
+        return weight * learning_rate(schedule, eta, t) * slope
+    return weighted_pa_step(rule, loss, sqnorm, C, weight)
 
 
 @njit(cache=True)
@@ -121,10 +166,11 @@ def score_row(indices, data, lo, hi, w, state, params):
 
 
 @njit(cache=True, inline="always")
-def learn_row(indices, data, lo, hi, y, w, state, config):
-    """Predict then learn one example; returns (score, loss, tau, ok).
+def learn_row(indices, data, lo, hi, y, weight, w, state, avg, avg_state, config):
+    """Predict then learn one example of importance weight ``weight``; returns (score, loss, tau, ok).
 
     ``y`` is the label in {-1, +1}, or the real target for the regression loss.
+    ``avg`` and ``avg_state`` are the averaging state (empty arrays: no averaging).
 
     ``ok`` is False when the score or the updated weights would not be finite;
     the model is then left exactly as it was before this row.
@@ -150,28 +196,44 @@ def learn_row(indices, data, lo, hi, y, w, state, config):
         margin = y * score
     t = state[S_T] + 1.0
     loss, slope = loss_and_slope(config[1], margin)
-    tau = step_size(loss, slope, sqnorm_x, margin, t, config)
-    ok = move_weights(indices, data, lo, hi, tau * direction, tau, score, sqnorm_x, w, state, config)
+    tau = weighted_step_size(loss, slope, sqnorm_x, margin, t, config, weight)
+    ok = move_weights(indices, data, lo, hi, tau * direction, tau, score, sqnorm_x, w, state, avg, avg_state, config)
     return score, loss, tau, ok
 
 
 @njit(cache=True, inline="always")
-def move_weights(indices, data, lo, hi, a, tau, score, sqnorm_x, w, state, config):
+def move_weights(indices, data, lo, hi, a, tau, score, sqnorm_x, w, state, avg, avg_state, config):
     """End round t = state[S_T] + 1 with w <- w + a x (x = data[lo:hi]), then project onto the ball.
 
     ``score`` is w.x on the current weights and ``sqnorm_x`` is ||x||^2 (the
     intercept's constant included); they keep ||w||^2 up to date in O(nnz).
-    Returns False, with the model left exactly as it was, when the update
-    would not be finite.
+    With averaging (``avg`` not empty) the round's iterate joins the running
+    sum as the module docstring derives. Returns False, with the model left
+    exactly as it was, when the update would not be finite.
     """
     d = w.size - 1
     scale = state[S_SCALE]
     sqnorm_w = state[S_SQNORM] + 2.0 * a * score + a * a * sqnorm_x
     if not math.isfinite(sqnorm_w) or not math.isfinite(a / scale):
         return False
-    state[S_T] += 1.0
+    averaging = avg.size > 0
+    sigma = 0.0
+    min_scale = _MIN_SCALE
+    if averaging:
+        sigma = avg_state[A_SIGMA]
+        min_scale = _AVERAGE_MIN_SCALE
+        # |sigma v| bounds the terms of the running sum: it must stay a number
+        if not math.isfinite((sigma + scale) * math.sqrt(max(sqnorm_w, 0.0)) / scale):
+            return False
+    t = state[S_T] + 1.0
+    state[S_T] = t
     if tau != 0.0:
         c = a / scale
+        if sigma != 0.0:
+            cu = sigma * c
+            for k in range(lo, hi):
+                avg[indices[k]] += cu * data[k]
+            avg[d] += cu * config[7]
         for k in range(lo, hi):
             w[indices[k]] += c * data[k]
         w[d] += c * config[7]
@@ -180,11 +242,19 @@ def move_weights(indices, data, lo, hi, a, tau, score, sqnorm_x, w, state, confi
         if radius > 0.0 and sqnorm_w > radius * radius:
             scale *= radius / math.sqrt(sqnorm_w)
             sqnorm_w = radius * radius
-            if scale < _MIN_SCALE:
-                w *= scale
-                scale = 1.0
             state[S_SCALE] = scale
         state[S_SQNORM] = sqnorm_w
+    if averaging:
+        if t >= avg_state[A_START]:
+            sigma += scale
+        avg_state[A_SIGMA] = sigma
+    if scale < min_scale:
+        if averaging:
+            for i in range(w.size):
+                avg[i] -= sigma * w[i]
+            avg_state[A_SIGMA] = 0.0
+        w *= scale
+        state[S_SCALE] = 1.0
     return True
 
 
@@ -193,26 +263,35 @@ def apply_step(indices, data, a, tau, sqnorm_x, w, state, params, codes):
     """``move_weights`` for a step computed elsewhere (a delayed update measured on a stale copy of w).
 
     The step's size comes from the round's loss on the stale weights; keeping
-    ||w||^2 exact needs w.x on the current ones, which this computes.
+    ||w||^2 exact needs w.x on the current ones, which this computes. The
+    learner is not averaged.
     """
     score = score_row(indices, data, 0, indices.size, w, state, params)
-    return move_weights(indices, data, 0, indices.size, a, tau, score, sqnorm_x, w, state, unpack_config(params, codes))
+    empty = w[:0]
+    return move_weights(indices, data, 0, indices.size, a, tau, score, sqnorm_x, w, state, empty, empty,
+                        unpack_config(params, codes))
 
 
 @njit(cache=True)
-def binary_linear_pass(indptr, indices, data, y, w, state, params, codes, scores, losses, taus, totals):
+def binary_linear_pass(indptr, indices, data, y, weights, w, state, avg, avg_state, params, codes, scores, losses,
+                       taus, totals):
     """Progressive validation over the rows of a CSR matrix, in order.
 
     Each row is first scored, then learned. A round is a mistake when
     ``y * score <= 0``: a zero score names no class, so it counts as a mistake
     whatever the label (the rounds the mistake bounds count, and a rule that
     does not depend on which class is encoded +1). With the regression loss
-    ``y`` holds real targets and no round counts as a mistake. Per-round scores, losses and taus are written when the
+    ``y`` holds real targets and no round counts as a mistake. ``weights``
+    holds one importance weight per row, or nothing (every row weighs 1);
+    ``avg``/``avg_state`` the averaging state, or nothing. The totals count the
+    rounds unweighted. Per-round scores (on the current weights, never the
+    average), losses and taus are written when the
     output arrays have one slot per row; pass empty arrays to keep only the
     ``totals`` (mistakes, cumulative loss, updates, rounds). Returns -1, or the index
     of the row at which learning stopped because the numbers overflowed.
     """
     record = scores.size > 0
+    weighted = weights.size > 0
     config = unpack_config(params, codes)
     classify = config[1] != LOSS_EPSILON_INSENSITIVE
     mistakes = 0.0
@@ -221,7 +300,9 @@ def binary_linear_pass(indptr, indices, data, y, w, state, params, codes, scores
     stopped = -1
     n = indptr.size - 1
     for i in range(n):
-        score, loss, tau, ok = learn_row(indices, data, indptr[i], indptr[i + 1], y[i], w, state, config)
+        weight = weights[i] if weighted else 1.0
+        score, loss, tau, ok = learn_row(indices, data, indptr[i], indptr[i + 1], y[i], weight, w, state, avg,
+                                         avg_state, config)
         if not ok:
             stopped = i
             n = i
@@ -240,9 +321,10 @@ def binary_linear_pass(indptr, indices, data, y, w, state, params, codes, scores
 
 
 @njit(cache=True)
-def learn_one_row(indices, data, y, w, state, params, codes):
+def learn_one_row(indices, data, y, weight, w, state, avg, avg_state, params, codes):
     """``learn_row`` for a single example held in its own arrays; returns (score, ok)."""
-    score, _, _, ok = learn_row(indices, data, 0, indices.size, y, w, state, unpack_config(params, codes))
+    score, _, _, ok = learn_row(indices, data, 0, indices.size, y, weight, w, state, avg, avg_state,
+                                unpack_config(params, codes))
     return score, ok
 
 
@@ -251,3 +333,31 @@ def binary_linear_scores(indptr, indices, data, w, state, params, out):
     """Decision values w.x of every row of a CSR matrix."""
     for i in range(indptr.size - 1):
         out[i] = score_row(indices, data, indptr[i], indptr[i + 1], w, state, params)
+
+
+@njit(cache=True)
+def averaged_score_row(indices, data, lo, hi, w, state, avg, avg_state, params):
+    """The averaged weights' w.x for the CSR row data[lo:hi]: (sigma v.x - u.x) / (N - a + 1).
+
+    Before round ``a`` no iterate is averaged yet and the current weights score,
+    as in scikit-learn.
+    """
+    n = state[S_T]
+    start = avg_state[A_START]
+    if n < start:
+        return score_row(indices, data, lo, hi, w, state, params)
+    d = w.size - 1
+    bias = params[P_BIAS]
+    dot_v = w[d] * bias
+    dot_u = avg[d] * bias
+    for k in range(lo, hi):
+        dot_v += w[indices[k]] * data[k]
+        dot_u += avg[indices[k]] * data[k]
+    return (avg_state[A_SIGMA] * dot_v - dot_u) / (n - start + 1.0)
+
+
+@njit(cache=True)
+def averaged_scores(indptr, indices, data, w, state, avg, avg_state, params, out):
+    """Decision values of the averaged weights for every row of a CSR matrix."""
+    for i in range(indptr.size - 1):
+        out[i] = averaged_score_row(indices, data, indptr[i], indptr[i + 1], w, state, avg, avg_state, params)
