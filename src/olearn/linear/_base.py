@@ -137,6 +137,11 @@ class LinearLearner(OnlineLearner):
         """
         return self._checked_config(self._build_config)
 
+    def _row_weights(self, X, y, sample_weight, fitting=False):
+        # the hyperparameters first, so that a bad class_weight is reported as the hyperparameter it is
+        self._config_arrays()
+        return super()._row_weights(X, y, sample_weight, fitting)
+
     def _build_config(self):
         """(codes, params) of the kernel for hyperparameters already checked; may refuse them with ValueError."""
         if self._is_started() and self._learned_average_start() != average_start(getattr(self, "average", False)):
