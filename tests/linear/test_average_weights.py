@@ -460,3 +460,13 @@ def test_bad_weights_are_refused_and_leave_the_learner_as_it_was(name, kernel):
             est.partial_fit(X, target)
         est.set_params(class_weight=None)
         assert_same(before, est, "class_weight={1: -2.0}")
+
+
+def test_distributed_modes_refuse_an_averaged_learner():
+    """Delayed updates and parameter mixing move the weights without the running sum: refused, not silently stale."""
+    from olearn.distributed._models import check_supported
+
+    for mode in ("delayed updates", "parameter mixing"):
+        with pytest.raises(ValueError, match="does not keep the average"):
+            check_supported(olearn.PAClassifier(average=True), mode)
+        assert check_supported(olearn.PAClassifier(), mode) == "linear"

@@ -30,9 +30,16 @@ and ``s_k`` to ``sigma``; a projection changes ``s`` alone and costs nothing
 more. The average is ``(sigma_N v_N - u_N) / (N - a + 1)``. ``sigma v`` and
 ``u`` cancel to ``S``, so the scale is folded into ``v`` (O(d), rare) once it
 drops below ``_AVERAGE_MIN_SCALE`` rather than ``_MIN_SCALE``, which keeps
-the relative rounding error of the average near ``1e5`` machine epsilons: at
-the fold ``v <- s v``, ``s <- 1``, ``u <- u - sigma v = -S`` and
-``sigma <- 0``, and the identity above holds again from there on.
+the relative rounding error of the average near ``1e5`` machine epsilons.
+The fold after round t sets ``u <- u - sigma_{t-1} v_t``, ``sigma <- 0``,
+``v <- s_t v_t = w_t`` and ``s <- 1``; the round then adds ``s = 1`` to sigma,
+so that ``sigma v - u = w_t + sigma_{t-1} v_t - u_t = S_t`` and the identity
+holds again from there on (it only needs sigma and u to start from any pair
+that represents the sum so far).
+
+The plain stream (no averaging) runs a copy of the loop that never passes the
+running sum along: in numba every array handed to a function costs reference
+counting per row, which the plain PA-I pass would feel.
 """
 
 import math
@@ -60,7 +67,7 @@ from ._codes import (
     STEP_OGD,
     STEP_PERCEPTRON,
 )
-from ._steps import weighted_pa_step
+from ._steps import pa_step, weighted_pa_step
 from ._totals import add_totals
 
 # Below this the stored weights are folded into the scale, so that w / scale
@@ -111,7 +118,14 @@ def loss_and_slope(loss, margin):
 @njit(cache=True, inline="always")
 def step_size(loss, slope, sqnorm, margin, t, config):
     """tau of one round from the loss, ||x||^2 and the margin."""
-    return weighted_step_size(loss, slope, sqnorm, margin, t, config, 1.0)
+    rule, _, schedule, conservative, eta, C, _, _, _ = config
+    if rule == STEP_PERCEPTRON:
+        return eta if margin <= 0.0 else 0.0
+    if rule == STEP_OGD:
+        if conservative and margin > 0.0:
+            return 0.0
+        return learning_rate(schedule, eta, t) * slope
+    return pa_step(rule, loss, sqnorm, C)
 
 
 @njit(cache=True, inline="always")
@@ -122,16 +136,14 @@ def weighted_step_size(loss, slope, sqnorm, margin, t, config, weight):
     ``weight * eta`` on a mistake and OGD's ``weight * eta_t * (-l'(m))`` (the
     gradient of ``weight * l``); PA, PA-I and PA-II follow
     :func:`._steps.weighted_pa_step` (``C`` becomes ``weight * C``). A weight of 1
-    is the unweighted step, bit for bit.
+    is the unweighted step, bit for bit; the plain stream calls
+    :func:`step_size` itself (the weight's arithmetic, even by 1, costs the
+    compiled pass several per cent).
     """
-    rule, _, schedule, conservative, eta, C, _, _, _ = config
-    if rule == STEP_PERCEPTRON:
-        return weight * eta if margin <= 0.0 else 0.0
-    if rule == STEP_OGD:
-        if conservative and margin > 0.0:
-            return 0.0
-        return weight * learning_rate(schedule, eta, t) * slope
-    return weighted_pa_step(rule, loss, sqnorm, C, weight)
+    rule = config[0]
+    if rule == STEP_PERCEPTRON or rule == STEP_OGD:
+        return weight * step_size(loss, slope, sqnorm, margin, t, config)
+    return weighted_pa_step(rule, loss, sqnorm, config[5], weight)
 
 
 @njit(cache=True)
@@ -166,14 +178,12 @@ def score_row(indices, data, lo, hi, w, state, params):
 
 
 @njit(cache=True, inline="always")
-def learn_row(indices, data, lo, hi, y, weight, w, state, avg, avg_state, config):
-    """Predict then learn one example of importance weight ``weight``; returns (score, loss, tau, ok).
+def round_step(indices, data, lo, hi, y, weight, w, state, config):
+    """Score one example of importance weight ``weight`` and size its step; returns (score, loss, tau, a, ||x||^2, ok).
 
-    ``y`` is the label in {-1, +1}, or the real target for the regression loss.
-    ``avg`` and ``avg_state`` are the averaging state (empty arrays: no averaging).
-
-    ``ok`` is False when the score or the updated weights would not be finite;
-    the model is then left exactly as it was before this row.
+    ``y`` is the label in {-1, +1}, or the real target for the regression loss;
+    the update is ``w <- w + a x`` with ``a = tau * direction``. ``ok`` is False
+    when the score or ||x||^2 is not finite.
     """
     d = w.size - 1
     bias = config[7]
@@ -186,7 +196,7 @@ def learn_row(indices, data, lo, hi, y, weight, w, state, avg, avg_state, config
         sqnorm_x += v * v
     score = scale * dot
     if not math.isfinite(score) or not math.isfinite(sqnorm_x):
-        return score, 0.0, 0.0, False
+        return score, 0.0, 0.0, 0.0, sqnorm_x, False
     if config[1] == LOSS_EPSILON_INSENSITIVE:
         residual = y - score
         direction = 1.0 if residual >= 0.0 else -1.0
@@ -196,65 +206,118 @@ def learn_row(indices, data, lo, hi, y, weight, w, state, avg, avg_state, config
         margin = y * score
     t = state[S_T] + 1.0
     loss, slope = loss_and_slope(config[1], margin)
-    tau = weighted_step_size(loss, slope, sqnorm_x, margin, t, config, weight)
-    ok = move_weights(indices, data, lo, hi, tau * direction, tau, score, sqnorm_x, w, state, avg, avg_state, config)
+    if weight == 1.0:
+        tau = step_size(loss, slope, sqnorm_x, margin, t, config)
+    else:
+        tau = weighted_step_size(loss, slope, sqnorm_x, margin, t, config, weight)
+    return score, loss, tau, tau * direction, sqnorm_x, True
+
+
+@njit(cache=True, inline="always")
+def learn_row(indices, data, lo, hi, y, weight, w, state, config):
+    """Predict then learn one example of importance weight ``weight``; returns (score, loss, tau, ok).
+
+    ``ok`` is False when the score or the updated weights would not be finite;
+    the model is then left exactly as it was before this row.
+    """
+    score, loss, tau, a, sqnorm_x, ok = round_step(indices, data, lo, hi, y, weight, w, state, config)
+    if ok:
+        ok = move_weights(indices, data, lo, hi, a, tau, score, sqnorm_x, w, state, config, _MIN_SCALE)
     return score, loss, tau, ok
 
 
 @njit(cache=True, inline="always")
-def move_weights(indices, data, lo, hi, a, tau, score, sqnorm_x, w, state, avg, avg_state, config):
+def learn_row_averaged(indices, data, lo, hi, y, weight, w, state, avg, sigma, start, config):
+    """:func:`learn_row` that also adds the new iterate to the running sum ``avg``; returns (score, loss, tau, ok, sigma).
+
+    ``sigma`` and ``start`` are the entries of ``avg_state`` (module docstring),
+    carried in registers by the pass; the returned sigma is the new one.
+
+    The sum's terms cannot overflow while ||w||^2 stays finite: the fold keeps
+    the scale above ``_AVERAGE_MIN_SCALE``, so ``|v| <= ||w|| / 1e-5`` and
+    ``sigma`` is at most the number of rounds.
+    """
+    score, loss, tau, a, sqnorm_x, ok = round_step(indices, data, lo, hi, y, weight, w, state, config)
+    if not ok:
+        return score, loss, tau, False, sigma
+    scale = state[S_SCALE]
+    sqnorm_w, ok = next_sqnorm(a, score, sqnorm_x, state)
+    if not ok:
+        return score, loss, tau, False, sigma
+    state[S_T] += 1.0
+    if tau != 0.0:
+        d = w.size - 1
+        c = a / scale
+        cu = sigma * c
+        # one loop for both: avg[j] sits on another cache line than w[j], and the
+        # two streams of misses overlap
+        for k in range(lo, hi):
+            j = indices[k]
+            v = data[k]
+            w[j] += c * v
+            avg[j] += cu * v
+        w[d] += c * config[7]
+        avg[d] += cu * config[7]
+        project(sqnorm_w, w, state, config, 0.0)
+        scale = state[S_SCALE]
+        if scale < _AVERAGE_MIN_SCALE:
+            # u <- u - sigma_{t-1} v_t and sigma <- 0: with s_t = 1 added below, sigma v - u is again the sum
+            for i in range(w.size):
+                avg[i] -= sigma * w[i]
+            sigma = 0.0
+            w *= scale
+            scale = 1.0
+            state[S_SCALE] = 1.0
+    if state[S_T] >= start:
+        sigma += scale
+    return score, loss, tau, True, sigma
+
+
+@njit(cache=True, inline="always")
+def next_sqnorm(a, score, sqnorm_x, state):
+    """||w + a x||^2 from ||w||^2, w.x and ||x||^2, and whether the step w <- w + a x stays finite."""
+    sqnorm_w = state[S_SQNORM] + 2.0 * a * score + a * a * sqnorm_x
+    return sqnorm_w, math.isfinite(sqnorm_w) and math.isfinite(a / state[S_SCALE])
+
+
+@njit(cache=True, inline="always")
+def project(sqnorm_w, w, state, config, min_scale):
+    """Project w (squared norm ``sqnorm_w``) onto the L2 ball of radius ``config[6]`` (0: none), by its scale.
+
+    A scale below ``min_scale`` is folded into the stored weights (0: never).
+    """
+    sqnorm_w = max(sqnorm_w, 0.0)
+    radius = config[6]
+    if radius > 0.0 and sqnorm_w > radius * radius:
+        scale = state[S_SCALE] * radius / math.sqrt(sqnorm_w)
+        sqnorm_w = radius * radius
+        if scale < min_scale:
+            w *= scale
+            scale = 1.0
+        state[S_SCALE] = scale
+    state[S_SQNORM] = sqnorm_w
+
+
+@njit(cache=True, inline="always")
+def move_weights(indices, data, lo, hi, a, tau, score, sqnorm_x, w, state, config, min_scale):
     """End round t = state[S_T] + 1 with w <- w + a x (x = data[lo:hi]), then project onto the ball.
 
     ``score`` is w.x on the current weights and ``sqnorm_x`` is ||x||^2 (the
     intercept's constant included); they keep ||w||^2 up to date in O(nnz).
-    With averaging (``avg`` not empty) the round's iterate joins the running
-    sum as the module docstring derives. Returns False, with the model left
-    exactly as it was, when the update would not be finite.
+    Returns False, with the model left exactly as it was, when the update
+    would not be finite.
     """
-    d = w.size - 1
-    scale = state[S_SCALE]
-    sqnorm_w = state[S_SQNORM] + 2.0 * a * score + a * a * sqnorm_x
-    if not math.isfinite(sqnorm_w) or not math.isfinite(a / scale):
+    sqnorm_w, ok = next_sqnorm(a, score, sqnorm_x, state)
+    if not ok:
         return False
-    averaging = avg.size > 0
-    sigma = 0.0
-    min_scale = _MIN_SCALE
-    if averaging:
-        sigma = avg_state[A_SIGMA]
-        min_scale = _AVERAGE_MIN_SCALE
-        # |sigma v| bounds the terms of the running sum: it must stay a number
-        if not math.isfinite((sigma + scale) * math.sqrt(max(sqnorm_w, 0.0)) / scale):
-            return False
-    t = state[S_T] + 1.0
-    state[S_T] = t
+    state[S_T] += 1.0
     if tau != 0.0:
-        c = a / scale
-        if sigma != 0.0:
-            cu = sigma * c
-            for k in range(lo, hi):
-                avg[indices[k]] += cu * data[k]
-            avg[d] += cu * config[7]
+        d = w.size - 1
+        c = a / state[S_SCALE]
         for k in range(lo, hi):
             w[indices[k]] += c * data[k]
         w[d] += c * config[7]
-        sqnorm_w = max(sqnorm_w, 0.0)
-        radius = config[6]
-        if radius > 0.0 and sqnorm_w > radius * radius:
-            scale *= radius / math.sqrt(sqnorm_w)
-            sqnorm_w = radius * radius
-            state[S_SCALE] = scale
-        state[S_SQNORM] = sqnorm_w
-    if averaging:
-        if t >= avg_state[A_START]:
-            sigma += scale
-        avg_state[A_SIGMA] = sigma
-    if scale < min_scale:
-        if averaging:
-            for i in range(w.size):
-                avg[i] -= sigma * w[i]
-            avg_state[A_SIGMA] = 0.0
-        w *= scale
-        state[S_SCALE] = 1.0
+        project(sqnorm_w, w, state, config, min_scale)
     return True
 
 
@@ -267,9 +330,8 @@ def apply_step(indices, data, a, tau, sqnorm_x, w, state, params, codes):
     learner is not averaged.
     """
     score = score_row(indices, data, 0, indices.size, w, state, params)
-    empty = w[:0]
-    return move_weights(indices, data, 0, indices.size, a, tau, score, sqnorm_x, w, state, empty, empty,
-                        unpack_config(params, codes))
+    return move_weights(indices, data, 0, indices.size, a, tau, score, sqnorm_x, w, state,
+                        unpack_config(params, codes), _MIN_SCALE)
 
 
 @njit(cache=True)
@@ -285,24 +347,41 @@ def binary_linear_pass(indptr, indices, data, y, weights, w, state, avg, avg_sta
     holds one importance weight per row, or nothing (every row weighs 1);
     ``avg``/``avg_state`` the averaging state, or nothing. The totals count the
     rounds unweighted. Per-round scores (on the current weights, never the
-    average), losses and taus are written when the
-    output arrays have one slot per row; pass empty arrays to keep only the
-    ``totals`` (mistakes, cumulative loss, updates, rounds). Returns -1, or the index
-    of the row at which learning stopped because the numbers overflowed.
+    average), losses and taus are written when the output arrays have one
+    slot per row; pass empty arrays to keep only the ``totals`` (mistakes,
+    cumulative loss, updates, rounds). Returns -1, or the index of the row at
+    which learning stopped because the numbers overflowed.
     """
+    config = unpack_config(params, codes)
+    if avg.size > 0:
+        return progressive_rows(indptr, indices, data, y, weights, w, state, avg, avg_state, config, scores, losses,
+                                taus, totals, True)
+    # without averaging, a copy of the loop that never touches the running sum (nor passes it along)
+    return progressive_rows(indptr, indices, data, y, weights, w, state, avg, avg_state, config, scores, losses,
+                            taus, totals, False)
+
+
+@njit(cache=True, inline="always")
+def progressive_rows(indptr, indices, data, y, weights, w, state, avg, avg_state, config, scores, losses, taus,
+                     totals, averaging):
+    """The loop of :func:`binary_linear_pass`; ``averaging`` is a constant at each call."""
     record = scores.size > 0
     weighted = weights.size > 0
-    config = unpack_config(params, codes)
     classify = config[1] != LOSS_EPSILON_INSENSITIVE
     mistakes = 0.0
     cumulative_loss = 0.0
     updates = 0.0
     stopped = -1
     n = indptr.size - 1
+    sigma = avg_state[A_SIGMA] if averaging else 0.0
+    start = avg_state[A_START] if averaging else 0.0
     for i in range(n):
         weight = weights[i] if weighted else 1.0
-        score, loss, tau, ok = learn_row(indices, data, indptr[i], indptr[i + 1], y[i], weight, w, state, avg,
-                                         avg_state, config)
+        if averaging:
+            score, loss, tau, ok, sigma = learn_row_averaged(indices, data, indptr[i], indptr[i + 1], y[i], weight,
+                                                             w, state, avg, sigma, start, config)
+        else:
+            score, loss, tau, ok = learn_row(indices, data, indptr[i], indptr[i + 1], y[i], weight, w, state, config)
         if not ok:
             stopped = i
             n = i
@@ -316,15 +395,21 @@ def binary_linear_pass(indptr, indices, data, y, weights, w, state, avg, avg_sta
         cumulative_loss += loss
         if tau != 0.0:
             updates += 1.0
+    if averaging:
+        avg_state[A_SIGMA] = sigma
     add_totals(totals, mistakes, cumulative_loss, updates, n)
     return stopped
 
 
 @njit(cache=True)
 def learn_one_row(indices, data, y, weight, w, state, avg, avg_state, params, codes):
-    """``learn_row`` for a single example held in its own arrays; returns (score, ok)."""
-    score, _, _, ok = learn_row(indices, data, 0, indices.size, y, weight, w, state, avg, avg_state,
-                                unpack_config(params, codes))
+    """Learn a single example held in its own arrays (averaged when ``avg`` is not empty); returns (score, ok)."""
+    config = unpack_config(params, codes)
+    if avg.size > 0:
+        score, _, _, ok, avg_state[A_SIGMA] = learn_row_averaged(indices, data, 0, indices.size, y, weight, w, state,
+                                                                 avg, avg_state[A_SIGMA], avg_state[A_START], config)
+    else:
+        score, _, _, ok = learn_row(indices, data, 0, indices.size, y, weight, w, state, config)
     return score, ok
 
 
