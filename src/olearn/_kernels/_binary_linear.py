@@ -228,7 +228,7 @@ def learn_row(indices, data, lo, hi, y, weight, w, state, config):
 
 @njit(cache=True, inline="always")
 def learn_row_averaged(indices, data, lo, hi, y, weight, w, state, avg, sigma, start, config):
-    """:func:`learn_row` that also adds the new iterate to the running sum ``avg``; returns (score, loss, tau, ok, sigma).
+    """:func:`learn_row` adding the new iterate to the running sum ``avg``; returns (score, loss, tau, ok, sigma).
 
     ``sigma`` and ``start`` are the entries of ``avg_state`` (module docstring),
     carried in registers by the pass; the returned sigma is the new one.

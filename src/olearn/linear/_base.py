@@ -432,7 +432,7 @@ class BinaryClassifierMixin(ClassifierEstimator):
         return self
 
     def learn_one(self, x, y, sample_weight=None):
-        """Learn one example ``x`` (dict, 1-d array or sparse row) with label ``y``, of optional weight; returns self."""
+        """Learn one example ``x`` (dict, 1-d array or sparse row) with label ``y`` and weight; returns self."""
         self._learn_example(x, y, sample_weight)
         return self
 

@@ -199,7 +199,7 @@ class PARegressor(KernelizableLearner, RegressorEstimator):
         return self
 
     def learn_one(self, x, y, sample_weight=None):
-        """Learn one example ``x`` (dict, 1-d array or sparse row) with target ``y``, of optional weight; returns self."""
+        """Learn one example ``x`` (dict, 1-d array or sparse row) with target ``y`` and weight; returns self."""
         self.predict_learn_one(x, y, sample_weight)
         return self
 
