@@ -333,6 +333,13 @@ def _plain_value(value):
 
 
 def _json_ready(params, cls_name):
+    for name, value in params.items():
+        if isinstance(value, dict) and not all(isinstance(key, str) for key in value):
+            # JSON would turn the keys into strings: class_weight={1: 2.0} would load as {"1": 2.0}
+            raise ValueError(
+                f"{cls_name}: hyperparameter {name}={value!r} has keys that are not strings and cannot be saved "
+                "portably; use pickle"
+            )
     try:
         return json.loads(json.dumps(params, allow_nan=True, default=_plain_value))
     except TypeError as err:

@@ -21,12 +21,14 @@ DIMENSION = 4
 CLASSES = {"binary": [-1, 1], "multiclass": ["a", "b", "c"], "multilabel": ["a", "b", "c"]}
 
 # Settings beyond the defaults that take other code paths at the boundary: the dual
-# (kernel) form, a full covariance, a fixed n_features, an intercept. A kernel learner's
+# (kernel) form, a full covariance, a fixed n_features, an intercept, an averaged learner. A kernel learner's
 # random_state is fixed, so that two learners of the same settings start alike.
 EXTRA_SETTINGS = {
-    "PAClassifier": [{"kernel": "rbf", "gamma": 0.5, "random_state": 0}, {"fit_intercept": True, "n_features": 8}],
+    "PAClassifier": [{"kernel": "rbf", "gamma": 0.5, "random_state": 0}, {"fit_intercept": True, "n_features": 8},
+                     {"average": True, "class_weight": {1: 2.0}}],
     "Perceptron": [{"kernel": "poly", "degree": 2, "random_state": 0}],
-    "PARegressor": [{"kernel": "rbf", "random_state": 0}],
+    "PARegressor": [{"kernel": "rbf", "random_state": 0}, {"average": 3, "fit_intercept": True}],
+    "OnlineSVM": [{"average": True, "radius": 0.5}],
     "AROW": [{"covariance": "full", "fit_intercept": True}],
     "NAROW": [{"covariance": "diag"}],
     "PAMulticlass": [{"kernel": "rbf", "random_state": 0}, {"fit_intercept": True, "n_features": 8},

@@ -9,6 +9,37 @@ from ``m``, the step-rule code turns ``l`` and ``s = ||x||^2`` into ``tau``
 the iterate feasible. The weights are stored as ``scale * w`` so that the
 projection costs O(1) instead of O(d); the constant feature of the intercept is
 the last entry of ``w`` with value ``params[P_BIAS]``.
+
+Importance weights. A pass takes one weight per row (an empty array: every
+row weighs 1, the plain path); a weight scales the round's step as the step
+rule says (:func:`weighted_step_size`).
+
+Averaging (``average`` of scikit-learn's SGD; not in the source papers). With
+the stored vector ``v`` and its scale ``s`` (``w_t = s_t v_t`` after round t),
+the sum of the iterates from the start round ``a`` on,
+``S_N = sum_{t=a..N} s_t v_t``, is kept lazily in O(nnz) per round. Write
+``v_t = v_{t-1} + c_t x_t`` (``c_t = a_t / s_{t-1}``, the step in stored
+units) and ``sigma_N = sum_{t=a..N} s_t``. Then
+
+    S_N = sum_t s_t (v_{a-1} + sum_{k<=t} c_k x_k)
+        = sigma_N v_{a-1} + sum_{k=a..N} c_k x_k (sigma_N - sigma_{k-1})
+        = sigma_N v_N - u_N,      u_N = sum_{k=a..N} sigma_{k-1} c_k x_k,
+
+so a round adds ``sigma_{k-1} c_k x_k`` to ``u`` (the non-zeros of x_k only)
+and ``s_k`` to ``sigma``; a projection changes ``s`` alone and costs nothing
+more. The average is ``(sigma_N v_N - u_N) / (N - a + 1)``. ``sigma v`` and
+``u`` cancel to ``S``, so the scale is folded into ``v`` (O(d), rare) once it
+drops below ``_AVERAGE_MIN_SCALE`` rather than ``_MIN_SCALE``, which keeps
+the relative rounding error of the average near ``1e5`` machine epsilons.
+The fold after round t sets ``u <- u - sigma_{t-1} v_t``, ``sigma <- 0``,
+``v <- s_t v_t = w_t`` and ``s <- 1``; the round then adds ``s = 1`` to sigma,
+so that ``sigma v - u = w_t + sigma_{t-1} v_t - u_t = S_t`` and the identity
+holds again from there on (it only needs sigma and u to start from any pair
+that represents the sum so far).
+
+The plain stream (no averaging) runs a copy of the loop that never passes the
+running sum along: in numba every array handed to a function costs reference
+counting per row, which the plain PA-I pass would feel.
 """
 
 import math
@@ -36,12 +67,20 @@ from ._codes import (
     STEP_OGD,
     STEP_PERCEPTRON,
 )
-from ._steps import pa_step
+from ._steps import pa_step, weighted_pa_step
 from ._totals import add_totals
 
 # Below this the stored weights are folded into the scale, so that w / scale
 # never overflows however many projections a long stream makes.
 _MIN_SCALE = 1e-100
+# With averaging the fold comes much earlier: the average is sigma v - u, a difference
+# of terms up to 1 / scale times larger than itself (see the module docstring).
+_AVERAGE_MIN_SCALE = 1e-5
+
+# Layout of the ``avg_state`` array of an averaged learner (empty when not averaging).
+A_SIGMA = 0  # sigma: the sum of the scales of the iterates in the average since the last fold
+A_START = 1  # a: the first round whose iterate enters the average (scikit-learn's ``average``)
+N_AVERAGE = 2
 
 
 @njit(cache=True)
@@ -89,6 +128,24 @@ def step_size(loss, slope, sqnorm, margin, t, config):
     return pa_step(rule, loss, sqnorm, C)
 
 
+@njit(cache=True, inline="always")
+def weighted_step_size(loss, slope, sqnorm, margin, t, config, weight):
+    """tau of one round of an example of importance weight ``weight >= 0``.
+
+    The weight multiplies the round's loss: the Perceptron's step becomes
+    ``weight * eta`` on a mistake and OGD's ``weight * eta_t * (-l'(m))`` (the
+    gradient of ``weight * l``); PA, PA-I and PA-II follow
+    :func:`._steps.weighted_pa_step` (``C`` becomes ``weight * C``). A weight of 1
+    is the unweighted step, bit for bit; the plain stream calls
+    :func:`step_size` itself (the weight's arithmetic, even by 1, costs the
+    compiled pass several per cent).
+    """
+    rule = config[0]
+    if rule == STEP_PERCEPTRON or rule == STEP_OGD:
+        return weight * step_size(loss, slope, sqnorm, margin, t, config)
+    return weighted_pa_step(rule, loss, sqnorm, config[5], weight)
+
+
 @njit(cache=True)
 def unpack_config(params, codes):
     """The hyperparameters as one tuple of scalars.
@@ -121,13 +178,12 @@ def score_row(indices, data, lo, hi, w, state, params):
 
 
 @njit(cache=True, inline="always")
-def learn_row(indices, data, lo, hi, y, w, state, config):
-    """Predict then learn one example; returns (score, loss, tau, ok).
+def round_step(indices, data, lo, hi, y, weight, w, state, config):
+    """Score one example of importance weight ``weight`` and size its step; returns (score, loss, tau, a, ||x||^2, ok).
 
-    ``y`` is the label in {-1, +1}, or the real target for the regression loss.
-
-    ``ok`` is False when the score or the updated weights would not be finite;
-    the model is then left exactly as it was before this row.
+    ``y`` is the label in {-1, +1}, or the real target for the regression loss;
+    the update is ``w <- w + a x`` with ``a = tau * direction``. ``ok`` is False
+    when the score or ||x||^2 is not finite.
     """
     d = w.size - 1
     bias = config[7]
@@ -140,7 +196,7 @@ def learn_row(indices, data, lo, hi, y, w, state, config):
         sqnorm_x += v * v
     score = scale * dot
     if not math.isfinite(score) or not math.isfinite(sqnorm_x):
-        return score, 0.0, 0.0, False
+        return score, 0.0, 0.0, 0.0, sqnorm_x, False
     if config[1] == LOSS_EPSILON_INSENSITIVE:
         residual = y - score
         direction = 1.0 if residual >= 0.0 else -1.0
@@ -150,13 +206,100 @@ def learn_row(indices, data, lo, hi, y, w, state, config):
         margin = y * score
     t = state[S_T] + 1.0
     loss, slope = loss_and_slope(config[1], margin)
-    tau = step_size(loss, slope, sqnorm_x, margin, t, config)
-    ok = move_weights(indices, data, lo, hi, tau * direction, tau, score, sqnorm_x, w, state, config)
+    if weight == 1.0:
+        tau = step_size(loss, slope, sqnorm_x, margin, t, config)
+    else:
+        tau = weighted_step_size(loss, slope, sqnorm_x, margin, t, config, weight)
+    return score, loss, tau, tau * direction, sqnorm_x, True
+
+
+@njit(cache=True, inline="always")
+def learn_row(indices, data, lo, hi, y, weight, w, state, config):
+    """Predict then learn one example of importance weight ``weight``; returns (score, loss, tau, ok).
+
+    ``ok`` is False when the score or the updated weights would not be finite;
+    the model is then left exactly as it was before this row.
+    """
+    score, loss, tau, a, sqnorm_x, ok = round_step(indices, data, lo, hi, y, weight, w, state, config)
+    if ok:
+        ok = move_weights(indices, data, lo, hi, a, tau, score, sqnorm_x, w, state, config, _MIN_SCALE)
     return score, loss, tau, ok
 
 
 @njit(cache=True, inline="always")
-def move_weights(indices, data, lo, hi, a, tau, score, sqnorm_x, w, state, config):
+def learn_row_averaged(indices, data, lo, hi, y, weight, w, state, avg, sigma, start, config):
+    """:func:`learn_row` adding the new iterate to the running sum ``avg``; returns (score, loss, tau, ok, sigma).
+
+    ``sigma`` and ``start`` are the entries of ``avg_state`` (module docstring),
+    carried in registers by the pass; the returned sigma is the new one.
+
+    The sum's terms cannot overflow while ||w||^2 stays finite: the fold keeps
+    the scale above ``_AVERAGE_MIN_SCALE``, so ``|v| <= ||w|| / 1e-5`` and
+    ``sigma`` is at most the number of rounds.
+    """
+    score, loss, tau, a, sqnorm_x, ok = round_step(indices, data, lo, hi, y, weight, w, state, config)
+    if not ok:
+        return score, loss, tau, False, sigma
+    scale = state[S_SCALE]
+    sqnorm_w, ok = next_sqnorm(a, score, sqnorm_x, state)
+    if not ok:
+        return score, loss, tau, False, sigma
+    state[S_T] += 1.0
+    if tau != 0.0:
+        d = w.size - 1
+        c = a / scale
+        cu = sigma * c
+        # one loop for both: avg[j] sits on another cache line than w[j], and the
+        # two streams of misses overlap
+        for k in range(lo, hi):
+            j = indices[k]
+            v = data[k]
+            w[j] += c * v
+            avg[j] += cu * v
+        w[d] += c * config[7]
+        avg[d] += cu * config[7]
+        project(sqnorm_w, w, state, config, 0.0)
+        scale = state[S_SCALE]
+        if scale < _AVERAGE_MIN_SCALE:
+            # u <- u - sigma_{t-1} v_t and sigma <- 0: with s_t = 1 added below, sigma v - u is again the sum
+            for i in range(w.size):
+                avg[i] -= sigma * w[i]
+            sigma = 0.0
+            w *= scale
+            scale = 1.0
+            state[S_SCALE] = 1.0
+    if state[S_T] >= start:
+        sigma += scale
+    return score, loss, tau, True, sigma
+
+
+@njit(cache=True, inline="always")
+def next_sqnorm(a, score, sqnorm_x, state):
+    """||w + a x||^2 from ||w||^2, w.x and ||x||^2, and whether the step w <- w + a x stays finite."""
+    sqnorm_w = state[S_SQNORM] + 2.0 * a * score + a * a * sqnorm_x
+    return sqnorm_w, math.isfinite(sqnorm_w) and math.isfinite(a / state[S_SCALE])
+
+
+@njit(cache=True, inline="always")
+def project(sqnorm_w, w, state, config, min_scale):
+    """Project w (squared norm ``sqnorm_w``) onto the L2 ball of radius ``config[6]`` (0: none), by its scale.
+
+    A scale below ``min_scale`` is folded into the stored weights (0: never).
+    """
+    sqnorm_w = max(sqnorm_w, 0.0)
+    radius = config[6]
+    if radius > 0.0 and sqnorm_w > radius * radius:
+        scale = state[S_SCALE] * radius / math.sqrt(sqnorm_w)
+        sqnorm_w = radius * radius
+        if scale < min_scale:
+            w *= scale
+            scale = 1.0
+        state[S_SCALE] = scale
+    state[S_SQNORM] = sqnorm_w
+
+
+@njit(cache=True, inline="always")
+def move_weights(indices, data, lo, hi, a, tau, score, sqnorm_x, w, state, config, min_scale):
     """End round t = state[S_T] + 1 with w <- w + a x (x = data[lo:hi]), then project onto the ball.
 
     ``score`` is w.x on the current weights and ``sqnorm_x`` is ||x||^2 (the
@@ -164,27 +307,17 @@ def move_weights(indices, data, lo, hi, a, tau, score, sqnorm_x, w, state, confi
     Returns False, with the model left exactly as it was, when the update
     would not be finite.
     """
-    d = w.size - 1
-    scale = state[S_SCALE]
-    sqnorm_w = state[S_SQNORM] + 2.0 * a * score + a * a * sqnorm_x
-    if not math.isfinite(sqnorm_w) or not math.isfinite(a / scale):
+    sqnorm_w, ok = next_sqnorm(a, score, sqnorm_x, state)
+    if not ok:
         return False
     state[S_T] += 1.0
     if tau != 0.0:
-        c = a / scale
+        d = w.size - 1
+        c = a / state[S_SCALE]
         for k in range(lo, hi):
             w[indices[k]] += c * data[k]
         w[d] += c * config[7]
-        sqnorm_w = max(sqnorm_w, 0.0)
-        radius = config[6]
-        if radius > 0.0 and sqnorm_w > radius * radius:
-            scale *= radius / math.sqrt(sqnorm_w)
-            sqnorm_w = radius * radius
-            if scale < _MIN_SCALE:
-                w *= scale
-                scale = 1.0
-            state[S_SCALE] = scale
-        state[S_SQNORM] = sqnorm_w
+        project(sqnorm_w, w, state, config, min_scale)
     return True
 
 
@@ -193,35 +326,62 @@ def apply_step(indices, data, a, tau, sqnorm_x, w, state, params, codes):
     """``move_weights`` for a step computed elsewhere (a delayed update measured on a stale copy of w).
 
     The step's size comes from the round's loss on the stale weights; keeping
-    ||w||^2 exact needs w.x on the current ones, which this computes.
+    ||w||^2 exact needs w.x on the current ones, which this computes. The
+    learner is not averaged.
     """
     score = score_row(indices, data, 0, indices.size, w, state, params)
-    return move_weights(indices, data, 0, indices.size, a, tau, score, sqnorm_x, w, state, unpack_config(params, codes))
+    return move_weights(indices, data, 0, indices.size, a, tau, score, sqnorm_x, w, state,
+                        unpack_config(params, codes), _MIN_SCALE)
 
 
 @njit(cache=True)
-def binary_linear_pass(indptr, indices, data, y, w, state, params, codes, scores, losses, taus, totals):
+def binary_linear_pass(indptr, indices, data, y, weights, w, state, avg, avg_state, params, codes, scores, losses,
+                       taus, totals):
     """Progressive validation over the rows of a CSR matrix, in order.
 
     Each row is first scored, then learned. A round is a mistake when
     ``y * score <= 0``: a zero score names no class, so it counts as a mistake
     whatever the label (the rounds the mistake bounds count, and a rule that
     does not depend on which class is encoded +1). With the regression loss
-    ``y`` holds real targets and no round counts as a mistake. Per-round scores, losses and taus are written when the
-    output arrays have one slot per row; pass empty arrays to keep only the
-    ``totals`` (mistakes, cumulative loss, updates, rounds). Returns -1, or the index
-    of the row at which learning stopped because the numbers overflowed.
+    ``y`` holds real targets and no round counts as a mistake. ``weights``
+    holds one importance weight per row, or nothing (every row weighs 1);
+    ``avg``/``avg_state`` the averaging state, or nothing. The totals count the
+    rounds unweighted. Per-round scores (on the current weights, never the
+    average), losses and taus are written when the output arrays have one
+    slot per row; pass empty arrays to keep only the ``totals`` (mistakes,
+    cumulative loss, updates, rounds). Returns -1, or the index of the row at
+    which learning stopped because the numbers overflowed.
     """
-    record = scores.size > 0
     config = unpack_config(params, codes)
+    if avg.size > 0:
+        return progressive_rows(indptr, indices, data, y, weights, w, state, avg, avg_state, config, scores, losses,
+                                taus, totals, True)
+    # without averaging, a copy of the loop that never touches the running sum (nor passes it along)
+    return progressive_rows(indptr, indices, data, y, weights, w, state, avg, avg_state, config, scores, losses,
+                            taus, totals, False)
+
+
+@njit(cache=True, inline="always")
+def progressive_rows(indptr, indices, data, y, weights, w, state, avg, avg_state, config, scores, losses, taus,
+                     totals, averaging):
+    """The loop of :func:`binary_linear_pass`; ``averaging`` is a constant at each call."""
+    record = scores.size > 0
+    weighted = weights.size > 0
     classify = config[1] != LOSS_EPSILON_INSENSITIVE
     mistakes = 0.0
     cumulative_loss = 0.0
     updates = 0.0
     stopped = -1
     n = indptr.size - 1
+    sigma = avg_state[A_SIGMA] if averaging else 0.0
+    start = avg_state[A_START] if averaging else 0.0
     for i in range(n):
-        score, loss, tau, ok = learn_row(indices, data, indptr[i], indptr[i + 1], y[i], w, state, config)
+        weight = weights[i] if weighted else 1.0
+        if averaging:
+            score, loss, tau, ok, sigma = learn_row_averaged(indices, data, indptr[i], indptr[i + 1], y[i], weight,
+                                                             w, state, avg, sigma, start, config)
+        else:
+            score, loss, tau, ok = learn_row(indices, data, indptr[i], indptr[i + 1], y[i], weight, w, state, config)
         if not ok:
             stopped = i
             n = i
@@ -235,14 +395,21 @@ def binary_linear_pass(indptr, indices, data, y, w, state, params, codes, scores
         cumulative_loss += loss
         if tau != 0.0:
             updates += 1.0
+    if averaging:
+        avg_state[A_SIGMA] = sigma
     add_totals(totals, mistakes, cumulative_loss, updates, n)
     return stopped
 
 
 @njit(cache=True)
-def learn_one_row(indices, data, y, w, state, params, codes):
-    """``learn_row`` for a single example held in its own arrays; returns (score, ok)."""
-    score, _, _, ok = learn_row(indices, data, 0, indices.size, y, w, state, unpack_config(params, codes))
+def learn_one_row(indices, data, y, weight, w, state, avg, avg_state, params, codes):
+    """Learn a single example held in its own arrays (averaged when ``avg`` is not empty); returns (score, ok)."""
+    config = unpack_config(params, codes)
+    if avg.size > 0:
+        score, _, _, ok, avg_state[A_SIGMA] = learn_row_averaged(indices, data, 0, indices.size, y, weight, w, state,
+                                                                 avg, avg_state[A_SIGMA], avg_state[A_START], config)
+    else:
+        score, _, _, ok = learn_row(indices, data, 0, indices.size, y, weight, w, state, config)
     return score, ok
 
 
@@ -251,3 +418,31 @@ def binary_linear_scores(indptr, indices, data, w, state, params, out):
     """Decision values w.x of every row of a CSR matrix."""
     for i in range(indptr.size - 1):
         out[i] = score_row(indices, data, indptr[i], indptr[i + 1], w, state, params)
+
+
+@njit(cache=True)
+def averaged_score_row(indices, data, lo, hi, w, state, avg, avg_state, params):
+    """The averaged weights' w.x for the CSR row data[lo:hi]: (sigma v.x - u.x) / (N - a + 1).
+
+    Before round ``a`` no iterate is averaged yet and the current weights score,
+    as in scikit-learn.
+    """
+    n = state[S_T]
+    start = avg_state[A_START]
+    if n < start:
+        return score_row(indices, data, lo, hi, w, state, params)
+    d = w.size - 1
+    bias = params[P_BIAS]
+    dot_v = w[d] * bias
+    dot_u = avg[d] * bias
+    for k in range(lo, hi):
+        dot_v += w[indices[k]] * data[k]
+        dot_u += avg[indices[k]] * data[k]
+    return (avg_state[A_SIGMA] * dot_v - dot_u) / (n - start + 1.0)
+
+
+@njit(cache=True)
+def averaged_scores(indptr, indices, data, w, state, avg, avg_state, params, out):
+    """Decision values of the averaged weights for every row of a CSR matrix."""
+    for i in range(indptr.size - 1):
+        out[i] = averaged_score_row(indices, data, indptr[i], indptr[i + 1], w, state, avg, avg_state, params)

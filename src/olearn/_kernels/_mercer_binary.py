@@ -4,9 +4,10 @@ The same move as :mod:`._binary_linear`, ``f <- f + tau z``, with
 ``z = y K(x, .)`` (binary) or ``z = sign(y - f(x)) K(x, .)`` (regression) in the
 kernel's feature space: the update appends ``x`` to the support set with the
 coefficient ``alpha = tau y`` (or ``tau sign(y - f(x))``). The step rule is
-the linear kernels' own (:func:`._binary_linear.step_size`, hence the shared
-:func:`._steps.pa_step`) with ``s = ||z||^2 = K(x, x) + offset``
-(Crammer et al. 2006, Sec. 3). Scores and the support set come from
+the linear kernels' own (:func:`._binary_linear.weighted_step_size`, hence the
+shared :func:`._steps.weighted_pa_step`) with ``s = ||z||^2 = K(x, x) + offset``
+(Crammer et al. 2006, Sec. 3), and an example's importance weight enters it
+as in the primal learner. Scores and the support set come from
 :mod:`._mercer`.
 
 A kernel given as a Python callable cannot enter these loops; its caller
@@ -20,7 +21,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ._binary_linear import loss_and_slope, step_size, unpack_config
+from ._binary_linear import loss_and_slope, unpack_config, weighted_step_size
 from ._codes import (
     LOSS_EPSILON_INSENSITIVE,
     S_T,
@@ -38,9 +39,11 @@ from ._totals import add_totals
 
 
 @njit(cache=True)
-def dual_update(indices, data, lo, hi, sqnorm, s, y, score, sv_indptr, sv_indices, sv_data, sv_sqnorm, sv_coef,
-                sv_count, rng, state, config, budget, policy):
-    """Learn one row from its score f(x) and ``s = K(x, x) + offset``; return (loss, tau, ok).
+def dual_update(indices, data, lo, hi, sqnorm, s, y, weight, score, sv_indptr, sv_indices, sv_data, sv_sqnorm,
+                sv_coef, sv_count, rng, state, config, budget, policy):
+    """Learn one row of importance weight ``weight`` from its score f(x) and ``s = K(x, x) + offset``.
+
+    Returns (loss, tau, ok).
 
     ``sqnorm`` is ``||x||^2``, kept with the row if it joins the support set.
     ``ok`` is False when the score, ``s`` or the new coefficient is not
@@ -57,7 +60,7 @@ def dual_update(indices, data, lo, hi, sqnorm, s, y, score, sv_indptr, sv_indice
         margin = y * score
     t = state[S_T] + 1.0
     loss, slope = loss_and_slope(config[1], margin)
-    tau = step_size(loss, slope, s, margin, t, config)
+    tau = weighted_step_size(loss, slope, s, margin, t, config, weight)
     alpha = tau * direction
     if not math.isfinite(alpha):
         return loss, tau, False
@@ -70,28 +73,31 @@ def dual_update(indices, data, lo, hi, sqnorm, s, y, score, sv_indptr, sv_indice
 
 
 @njit(cache=True)
-def dual_learn_row(indices, data, lo, hi, y, sv_indptr, sv_indices, sv_data, sv_sqnorm, sv_coef, sv_count, rng,
-                   state, config, mercer, work, out):
+def dual_learn_row(indices, data, lo, hi, y, weight, sv_indptr, sv_indices, sv_data, sv_sqnorm, sv_coef, sv_count,
+                   rng, state, config, mercer, work, out):
     """Score then learn the row data[lo:hi]; return (score, loss, tau, ok). ``out`` is a scratch of one slot."""
     sqnorm = support_scores(indices, data, lo, hi, sv_indptr, sv_indices, sv_data, sv_sqnorm, sv_coef, sv_count,
                             mercer, work, out)
     score = out[0]
-    loss, tau, ok = dual_update(indices, data, lo, hi, sqnorm, self_kernel(sqnorm, mercer), y, score, sv_indptr,
-                                sv_indices, sv_data, sv_sqnorm, sv_coef, sv_count, rng, state, config, mercer[5],
-                                mercer[6])
+    loss, tau, ok = dual_update(indices, data, lo, hi, sqnorm, self_kernel(sqnorm, mercer), y, weight, score,
+                                sv_indptr, sv_indices, sv_data, sv_sqnorm, sv_coef, sv_count, rng, state, config,
+                                mercer[5], mercer[6])
     return score, loss, tau, ok
 
 
 @njit(cache=True)
-def dual_pass(indptr, indices, data, y, sv_indptr, sv_indices, sv_data, sv_sqnorm, sv_coef, sv_count, rng, state,
-              params, codes, mcodes, mparams, work, scores, losses, taus, sizes, totals):
+def dual_pass(indptr, indices, data, y, weights, sv_indptr, sv_indices, sv_data, sv_sqnorm, sv_coef, sv_count, rng,
+              state, params, codes, mcodes, mparams, work, scores, losses, taus, sizes, totals):
     """Progressive validation over the rows of a CSR matrix, as :func:`._binary_linear.binary_linear_pass`.
 
-    Also records the support-set size after each round in ``sizes`` (when
-    the per-round outputs have one slot per row). Returns -1, or the index of
-    the row at which learning stopped because the numbers overflowed.
+    ``weights`` holds one importance weight per row, or nothing (every row
+    weighs 1). Also records the support-set size after each round in
+    ``sizes`` (when the per-round outputs have one slot per row). Returns -1,
+    or the index of the row at which learning stopped because the numbers
+    overflowed.
     """
     record = scores.size > 0
+    weighted = weights.size > 0
     config = unpack_config(params, codes)
     mercer = unpack_mercer(mcodes, mparams)
     classify = config[1] != LOSS_EPSILON_INSENSITIVE
@@ -102,9 +108,10 @@ def dual_pass(indptr, indices, data, y, sv_indptr, sv_indices, sv_data, sv_sqnor
     stopped = -1
     n = indptr.size - 1
     for i in range(n):
-        score, loss, tau, ok = dual_learn_row(indices, data, indptr[i], indptr[i + 1], y[i], sv_indptr, sv_indices,
-                                              sv_data, sv_sqnorm, sv_coef, sv_count, rng, state, config, mercer,
-                                              work, out)
+        weight = weights[i] if weighted else 1.0
+        score, loss, tau, ok = dual_learn_row(indices, data, indptr[i], indptr[i + 1], y[i], weight, sv_indptr,
+                                              sv_indices, sv_data, sv_sqnorm, sv_coef, sv_count, rng, state, config,
+                                              mercer, work, out)
         if not ok:
             stopped = i
             n = i
@@ -124,19 +131,21 @@ def dual_pass(indptr, indices, data, y, sv_indptr, sv_indices, sv_data, sv_sqnor
 
 
 @njit(cache=True)
-def dual_learn_one(indices, data, y, sv_indptr, sv_indices, sv_data, sv_sqnorm, sv_coef, sv_count, rng, state,
-                   params, codes, mcodes, mparams, work):
+def dual_learn_one(indices, data, y, weight, sv_indptr, sv_indices, sv_data, sv_sqnorm, sv_coef, sv_count, rng,
+                   state, params, codes, mcodes, mparams, work):
     """Predict then learn one example held in its own arrays; returns (score, ok)."""
-    score, _, _, ok = dual_learn_row(indices, data, 0, indices.size, y, sv_indptr, sv_indices, sv_data, sv_sqnorm,
-                                     sv_coef, sv_count, rng, state, unpack_config(params, codes),
+    score, _, _, ok = dual_learn_row(indices, data, 0, indices.size, y, weight, sv_indptr, sv_indices, sv_data,
+                                     sv_sqnorm, sv_coef, sv_count, rng, state, unpack_config(params, codes),
                                      unpack_mercer(mcodes, mparams), work, np.empty(1))
     return score, ok
 
 
 @njit(cache=True)
-def dual_learn_values(indices, data, y, values, self_value, sv_indptr, sv_indices, sv_data, sv_sqnorm, sv_coef,
+def dual_learn_values(indices, data, y, weight, values, self_value, sv_indptr, sv_indices, sv_data, sv_sqnorm, sv_coef,
                       sv_count, rng, state, params, codes, mcodes, mparams):
-    """Learn one example from kernel values computed outside; return (score, loss, tau, ok).
+    """Learn one example of importance weight ``weight`` from kernel values computed outside.
+
+    Returns (score, loss, tau, ok).
 
     ``values[i] = K(x_i, x)`` for the live support vectors and
     ``self_value = K(x, x)``: the path of a kernel given as a Python callable.
@@ -148,8 +157,8 @@ def dual_learn_values(indices, data, y, values, self_value, sv_indptr, sv_indice
     sqnorm = 0.0
     for k in range(indices.size):
         sqnorm += data[k] * data[k]
-    loss, tau, ok = dual_update(indices, data, 0, indices.size, sqnorm, self_value + offset, y, score, sv_indptr,
-                                sv_indices, sv_data, sv_sqnorm, sv_coef, sv_count, rng, state,
+    loss, tau, ok = dual_update(indices, data, 0, indices.size, sqnorm, self_value + offset, y, weight, score,
+                                sv_indptr, sv_indices, sv_data, sv_sqnorm, sv_coef, sv_count, rng, state,
                                 unpack_config(params, codes), mcodes[M_BUDGET], mcodes[M_POLICY])
     return score, loss, tau, ok
 

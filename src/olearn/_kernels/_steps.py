@@ -35,13 +35,17 @@ def pa_step(rule, loss, sqnorm, C):
 
 @njit(cache=True, inline="always")
 def weighted_pa_step(rule, loss, sqnorm, C, weight):
-    """tau of PA, PA-I or PA-II for an example of importance ``weight`` >= 0: C becomes ``weight * C``.
+    """tau of PA, PA-I or PA-II for an example of importance weight ``weight >= 0``.
 
-    PA-I: ``min(w C, l / s)``; PA-II: ``l / (s + 1/(2 w C))``; PA (C = inf):
-    the plain step for any w > 0. Weight 0 is no step. For PA-I an integer
-    weight w is the step of the example repeated w times when the direction of
-    the update stays the same (the second copy's loss is ``l - tau s``).
+    The weight multiplies the round's loss in the PA problem of Crammer et al.
+    2006, Eq. 8: ``min ||w - w_t||^2 / 2 + weight C xi`` (PA-I) or
+    ``+ weight C xi^2`` (PA-II), so that ``C`` becomes ``weight * C``: PA-I
+    ``min(wC, l / s)`` (an integer weight equals the example repeated that many
+    times), PA-II ``l / (s + 1/(2wC))``. PA's hard constraint cannot be
+    weighted: any ``weight > 0`` is the plain PA step (PA-I with ``wC = inf``).
+    A weight of 0 (or one so small that ``weight * C`` underflows) gives tau = 0.
     """
-    if weight == 0.0:
+    wc = weight * C
+    if not wc > 0.0:
         return 0.0
-    return pa_step(rule, loss, sqnorm, weight * C)
+    return pa_step(rule, loss, sqnorm, wc)

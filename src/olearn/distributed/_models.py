@@ -50,6 +50,10 @@ def check_supported(est, mode):
         raise ValueError(
             f"{mode} supports {', '.join(supported)}; not {type(est).__name__}"
         )
+    if getattr(est, "average", False):
+        # neither rule keeps the running sum of the iterates that an averaged learner predicts with
+        raise ValueError(f"{mode} does not keep the average of an averaged learner; use {type(est).__name__} "
+                         f"with average=False (got average={est.average!r})")
     return kind
 
 

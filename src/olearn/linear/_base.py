@@ -10,6 +10,12 @@ and :class:`BinaryLinearClassifier` puts the two together.
 (:mod:`olearn._kernels._mercer_binary`, support set of :mod:`olearn.kernel`).
 ``partial_fit``, ``learn_one`` and :func:`olearn.run` all call the same
 compiled code, so the three agree by construction.
+
+Importance weights reach the kernels as one float64 weight per row (the
+hooks ``_pass(arrays, targets, record, weights=None)`` and
+``_learn_target(indices, data, target, weight=1.0)``; an unweighted call
+passes neither). Averaging (``average``) keeps the running sum of the
+iterates next to the weights, as :mod:`olearn._kernels._binary_linear` derives.
 """
 
 
@@ -19,6 +25,11 @@ import scipy.sparse as sp
 from .._estimator import ClassifierEstimator
 from .._kernels import _codes, _mercer
 from .._kernels._binary_linear import (
+    A_SIGMA,
+    A_START,
+    N_AVERAGE,
+    averaged_score_row,
+    averaged_scores,
     binary_linear_pass,
     binary_linear_scores,
     learn_one_row,
@@ -35,6 +46,7 @@ from .._learner import OnlineLearner
 from .._params import BOOLEAN, Interval, NoneOr
 from .._persistence import COUNT, LABELS, NONNEGATIVE, POSITIVE, Array, Count, StateSchema, distinct
 from .._validation import CSRArrays, check_row, check_y, seen_columns, seen_row
+from .._weights import UNWEIGHTED, check_class_weight
 from ..kernel import SupportSet
 from ..kernel._hyperparameters import call_kernel, initial_seed, mercer_arrays
 
@@ -42,6 +54,56 @@ _COMMON_CONSTRAINTS = {
     "fit_intercept": BOOLEAN,
     "n_features": NoneOr(Interval(1, None, integer=True)),
 }
+
+
+class _Average:
+    """The ``average`` hyperparameter: a bool, or an integer >= 0 (scikit-learn's SGD ``average``)."""
+
+    _start = Interval(0, None, integer=True)
+
+    def accepts(self, value):
+        return BOOLEAN.accepts(value) or self._start.accepts(value)
+
+    def describe(self):
+        return "True, False or an integer >= 0"
+
+
+class _ClassWeight:
+    """The ``class_weight`` hyperparameter: None, ``"balanced"`` or a dict of finite weights >= 0."""
+
+    def accepts(self, value):
+        try:
+            check_class_weight(value)
+        except ValueError:
+            return False
+        return True
+
+    def describe(self):
+        return "None, 'balanced' or a dict {class: finite weight >= 0}"
+
+
+AVERAGE = _Average()
+CLASS_WEIGHT = _ClassWeight()
+
+
+def average_start(average):
+    """The first round averaged for the hyperparameter ``average``; 0 when not averaging.
+
+    ``True`` averages from the first round; an integer n from the n-th
+    (scikit-learn's SGD: averaging begins once n examples have been seen).
+
+    >>> average_start(False), average_start(True), average_start(10)
+    (0, 1, 10)
+    """
+    return int(average)
+
+
+def _grown(vector, capacity, new_capacity):
+    """A copy of a weight-like vector (intercept last) with room for ``new_capacity`` features."""
+    grown = np.zeros(new_capacity + 1)
+    grown[:capacity] = vector[:capacity]
+    grown[new_capacity] = vector[capacity]
+    return grown
 
 
 class LinearLearner(OnlineLearner):
@@ -52,10 +114,15 @@ class LinearLearner(OnlineLearner):
 
     The learned state is the weight vector ``_w`` (its last entry is the
     intercept, the weight of a constant feature) and the ``_state`` array of the
-    kernel (round counter, scale, squared norm).
+    kernel (round counter, scale, squared norm). With ``average`` set, the
+    running sum ``_avg`` (laid out as ``_w``) and ``_avg_state`` (sigma and the
+    first round averaged) join it: see :mod:`olearn._kernels._binary_linear`.
+    Predictions, ``coef_``, ``intercept_`` and saved models then use the
+    averaged weights; the progressive scores of :func:`olearn.run` and
+    ``predict_learn_one`` use the current ones, as the online learner's own.
     """
 
-    _learned = ("_w", "_state", "n_features_in_")
+    _learned = ("_w", "_state", "_avg", "_avg_state", "n_features_in_")
 
     # -- hyperparameters ------------------------------------------------------
 
@@ -70,8 +137,19 @@ class LinearLearner(OnlineLearner):
         """
         return self._checked_config(self._build_config)
 
+    def _row_weights(self, X, y, sample_weight, fitting=False):
+        # the hyperparameters first, so that a bad class_weight is reported as the hyperparameter it is
+        self._config_arrays()
+        return super()._row_weights(X, y, sample_weight, fitting)
+
     def _build_config(self):
         """(codes, params) of the kernel for hyperparameters already checked; may refuse them with ValueError."""
+        if self._is_started() and self._learned_average_start() != average_start(getattr(self, "average", False)):
+            raise ValueError(
+                f"{type(self).__name__}: parameter average={self.average!r} differs from the model learned so far "
+                f"(learned with average={self._learned_average_start()}, 0 meaning none); the running average "
+                "cannot be started or moved midway: call fit to start over with it"
+            )
         codes, params = self._kernel_config()
         code_arr = np.zeros(_codes.N_CODES, dtype=np.int64)
         param_arr = np.zeros(_codes.N_PARAMS)
@@ -87,9 +165,32 @@ class LinearLearner(OnlineLearner):
     def _start(self):
         self._w = np.zeros(1)
         self._state = np.array([0.0, 1.0, 0.0])
+        start = average_start(getattr(self, "average", False))
+        if start:
+            self._avg = np.zeros(1)
+            self._avg_state = np.zeros(N_AVERAGE)
+            self._avg_state[A_START] = start
         self.n_features_in_ = 0
         if self.n_features is not None:
             self._grow(self.n_features, "n_features")
+
+    def _averaging(self):
+        return "_avg" in self.__dict__
+
+    def _learned_average_start(self):
+        """The first round averaged by the model learned so far; 0 when it does not average."""
+        return int(self._avg_state[A_START]) if self._averaging() else 0
+
+    def _average_arrays(self):
+        """(avg, avg_state) for the kernels: the averaging state, or two empty arrays."""
+        if self._averaging():
+            return self._avg, self._avg_state
+        return UNWEIGHTED, UNWEIGHTED
+
+    def _state_bytes(self, n_features):
+        """One float64 weight per feature and the intercept, twice with averaging (the running sum)."""
+        averaged = 2 if average_start(getattr(self, "average", False)) else 1
+        return averaged * super()._state_bytes(n_features)
 
     def _grow(self, n_features, where):
         """Make room for feature indices below ``n_features``."""
@@ -103,27 +204,40 @@ class LinearLearner(OnlineLearner):
         capacity = self._w.size - 1
         if n_features > capacity:
             new_capacity = n_features if capacity == 0 else max(n_features, 2 * capacity)
-            grown = np.zeros(new_capacity + 1)
-            grown[:capacity] = self._w[:capacity]
-            grown[new_capacity] = self._w[capacity]
-            self._w = grown
+            self._w = _grown(self._w, capacity, new_capacity)
+            if self._averaging():
+                self._avg = _grown(self._avg, capacity, new_capacity)
 
     def _negate(self):
         """Negate the learned function: the labels' encoding changed sides (see BinaryClassifierMixin)."""
         self._w = -self._w
+        if self._averaging():
+            # every iterate changes sign, so does their sum sigma v - u
+            self._avg = -self._avg
+
+    def _weights_used(self):
+        """The weights that predict (the intercept's last): the average once it has begun, else the current ones.
+
+        The average of the iterates of rounds a..N is ``(sigma v - u) / (N - a + 1)``.
+        """
+        if self._averaging():
+            n, start = self._state[_codes.S_T], self._avg_state[A_START]
+            if n >= start:
+                return (self._avg_state[A_SIGMA] * self._w - self._avg) / (n - start + 1.0)
+        return self._state[_codes.S_SCALE] * self._w
 
     @property
     def coef_(self):
-        """Weights, shape (1, n_features) as in scikit-learn's binary linear models."""
+        """Weights, shape (1, n_features) as in scikit-learn's binary linear models (averaged with ``average``)."""
         self._check_started()
-        return (self._state[_codes.S_SCALE] * self._w[: self.n_features_in_]).reshape(1, -1)
+        return self._weights_used()[: self.n_features_in_].reshape(1, -1)
 
     @property
     def intercept_(self):
-        """Intercept, shape (1,); 0 unless ``fit_intercept=True``."""
+        """Intercept, shape (1,); 0 unless ``fit_intercept=True`` (averaged with ``average``)."""
         self._check_started()
         bias = 1.0 if self.fit_intercept else 0.0
-        return np.array([self._state[_codes.S_SCALE] * self._w[-1] * bias])
+        return np.array([self._weights_used()[-1] * bias])
 
     # -- prediction -----------------------------------------------------------
 
@@ -139,7 +253,11 @@ class LinearLearner(OnlineLearner):
         self._check_width(arrays.n_features, "X")
         arrays = seen_columns(arrays, self._w.size - 1)
         out = np.empty(arrays.n_rows)
-        binary_linear_scores(arrays.indptr, arrays.indices, arrays.data, self._w, self._state, params, out)
+        if self._averaging():
+            averaged_scores(arrays.indptr, arrays.indices, arrays.data, self._w, self._state, self._avg,
+                            self._avg_state, params, out)
+        else:
+            binary_linear_scores(arrays.indptr, arrays.indices, arrays.data, self._w, self._state, params, out)
         return out
 
     def _score_one(self, x):
@@ -150,17 +268,23 @@ class LinearLearner(OnlineLearner):
             return None
         self._check_width(n_features, "x")
         indices, data = seen_row(indices, data, self._w.size - 1)
+        if self._averaging():
+            return averaged_score_row(indices, data, 0, indices.size, self._w, self._state, self._avg,
+                                      self._avg_state, params)
         return score_row(indices, data, 0, indices.size, self._w, self._state, params)
 
-    def _pass(self, arrays, targets, record):
-        """Run the kernel over the rows of ``arrays``; return (scores, losses, taus, totals)."""
+    def _pass(self, arrays, targets, record, weights=None):
+        """Run the kernel over the rows of ``arrays``; return (scores, losses, taus, totals).
+
+        ``weights``: the checked importance weight of each row, or None (all 1).
+        """
         codes, params = self._config_arrays()
         n = arrays.n_rows if record else 0
         scores, losses, taus = np.empty(n), np.empty(n), np.empty(n)
         totals = np.zeros(_codes.N_TOTALS)
         stopped = binary_linear_pass(
-            arrays.indptr, arrays.indices, arrays.data, targets,
-            self._w, self._state, params, codes, scores, losses, taus, totals,
+            arrays.indptr, arrays.indices, arrays.data, targets, UNWEIGHTED if weights is None else weights,
+            self._w, self._state, *self._average_arrays(), params, codes, scores, losses, taus, totals,
         )
         if stopped >= 0:
             raise FloatingPointError(
@@ -169,10 +293,11 @@ class LinearLearner(OnlineLearner):
             )
         return scores, losses, taus, totals
 
-    def _learn_target(self, indices, data, target):
-        """Learn one example already converted; return its score before the update."""
+    def _learn_target(self, indices, data, target, weight=1.0):
+        """Learn one example already converted, of importance weight ``weight``; return its score before the update."""
         codes, params = self._config_arrays()
-        score, ok = learn_one_row(indices, data, target, self._w, self._state, params, codes)
+        score, ok = learn_one_row(indices, data, target, weight, self._w, self._state, *self._average_arrays(), params,
+                                  codes)
         if not ok:
             raise FloatingPointError(
                 f"{type(self).__name__}: the score or the squared norm of the weights overflowed on this "
@@ -183,11 +308,34 @@ class LinearLearner(OnlineLearner):
     # -- persistence ----------------------------------------------------------
 
     def _state_schema(self):
-        """The saved state: the weights (the intercept's last) and the kernel's state vector."""
-        return StateSchema(
+        """The saved state: the weights (the intercept's last) and the kernel's state vector.
+
+        With ``average`` set, also the running sum ``average`` (laid out as the
+        weights) and ``average_state`` (sigma, the first round averaged, which
+        must match the hyperparameter); a model saved without averaging has
+        neither.
+        """
+        schema = StateSchema(
             scalars={"n_features_in": Count("n_features_in")},
             arrays={"weights": Array("float64", ("n_features_in+1",)), "state": self._state_array()},
             limits=self._width_limits(),
+        )
+        start = average_start(getattr(self, "average", False))
+        if not start:
+            return schema
+
+        def same_start(arrays, dims):
+            saved = arrays["average_state"][A_START]
+            if saved != start:
+                return (f"array 'average_state' starts averaging at round {saved:g}; "
+                        f"average={self.average!r} says {start}")
+            return None
+
+        entries = {A_SIGMA: NONNEGATIVE, A_START: COUNT}
+        return schema.extended(
+            arrays={"average": Array("float64", ("n_features_in+1",)),
+                    "average_state": Array("float64", (N_AVERAGE,), entries=entries)},
+            relations=[same_start],
         )
 
     @staticmethod
@@ -200,12 +348,18 @@ class LinearLearner(OnlineLearner):
         self._check_started()
         weights = np.append(self._w[: self.n_features_in_], self._w[-1])
         arrays = {"weights": weights, "state": self._state}
+        if self._averaging():
+            arrays["average"] = np.append(self._avg[: self.n_features_in_], self._avg[-1])
+            arrays["average_state"] = self._avg_state
         return arrays, {"n_features_in": self.n_features_in_}
 
     def _set_state(self, arrays, state):
         self._start()
         self._w = np.array(arrays["weights"], dtype=np.float64)
         self._state = np.array(arrays["state"], dtype=np.float64)
+        if self._averaging():
+            self._avg = np.array(arrays["average"], dtype=np.float64)
+            self._avg_state = np.array(arrays["average_state"], dtype=np.float64)
         self.n_features_in_ = int(state["n_features_in"])
 
 
@@ -236,13 +390,15 @@ class BinaryClassifierMixin(ClassifierEstimator):
 
     # -- learning -------------------------------------------------------------
 
-    def _progressive(self, X, y, record, classes=None):
+    def _progressive(self, X, y, record, classes=None, sample_weight=None):
         """Predict then learn every row in order; return the per-round outputs.
 
         Returns (predictions, scores, losses, taus, mistakes, totals): the
         per-round arrays (empty when ``record`` is False; ``mistakes`` is
         boolean) and the kernel's totals, followed by the support-set size
         after each round when ``_pass`` gives one (a kernel learner's).
+        ``sample_weight`` is None or the checked effective weight of each row
+        (:meth:`~olearn._learner.OnlineLearner._row_weights`).
         """
         self._config_arrays()
         arrays = self._check_X(X)
@@ -254,13 +410,14 @@ class BinaryClassifierMixin(ClassifierEstimator):
             self._grow(arrays.n_features, "X")
             self._observe_labels(y, classes)
         targets = self._labels.encode(y)
-        scores, losses, taus, totals, *sizes = self._pass(arrays, targets, record)
+        weighted = {} if sample_weight is None else {"weights": sample_weight}
+        scores, losses, taus, totals, *sizes = self._pass(arrays, targets, record, **weighted)
         if not record:
             return scores, scores, losses, taus, np.empty(0, dtype=bool), totals, *sizes
         mistakes = targets * scores <= 0.0
         return self._labels.decode(scores), scores, losses, taus, mistakes, totals, *sizes
 
-    def partial_fit(self, X, y, classes=None):
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Learn from the rows of X in order (one online pass); returns self.
 
         Parameters
@@ -270,30 +427,40 @@ class BinaryClassifierMixin(ClassifierEstimator):
             Any two class labels.
         classes : array-like of 2 labels, optional
             Both classes, when the first batches may show only one.
+        sample_weight : float or array-like of shape (n_samples,), optional
+            Importance weight of each row (finite, >= 0), times its class's
+            weight under ``class_weight``; the class docstring states what a
+            weight does to the step.
         """
-        self._progressive(X, y, record=False, classes=classes)
+        weights = self._row_weights(X, y, sample_weight)
+        self._progressive(X, y, record=False, classes=classes, sample_weight=weights)
         return self
 
-    def learn_one(self, x, y):
-        """Learn one example ``x`` (dict, 1-d array or sparse row) with label ``y``; returns self."""
-        self._learn_example(x, y)
+    def learn_one(self, x, y, sample_weight=None):
+        """Learn one example ``x`` (dict, 1-d array or sparse row) with label ``y`` and weight; returns self."""
+        self._learn_example(x, y, sample_weight)
         return self
 
-    def predict_learn_one(self, x, y):
-        """Predict ``x``, then learn it with label ``y``; return the prediction.
+    def predict_learn_one(self, x, y, sample_weight=None):
+        """Predict ``x``, then learn it with label ``y`` (and optional weight); return the prediction.
 
         One step of progressive validation, with the example converted once:
         the same as ``predict_one(x)`` followed by ``learn_one(x, y)``, but
-        cheaper. The prediction is None before any class is known.
+        cheaper, except that the prediction comes from the current weights
+        even when the learner averages (as :func:`olearn.run`'s). The
+        prediction is None before any class is known.
         """
-        score, classes = self._learn_example(x, y)
+        score, classes = self._learn_example(x, y, sample_weight)
         if classes is None:
             return None
         return classes[-1] if score > 0.0 or classes.size == 1 else classes[0]
 
-    def _learn_example(self, x, y):
+    def _learn_example(self, x, y, sample_weight=None):
         """Learn one example; return its score before the update and the classes known before it."""
         self._config_arrays()
+        weight = self._weight_one(y, sample_weight)
+        # an unweighted call leaves the hook's default, so learners without weights keep working
+        weighted = {} if sample_weight is None and weight == 1.0 else {"weight": weight}
         indices, data, n_features = check_row(x)
         labels = self._labels if self._is_started() else None
         classes = None if labels is None else labels.classes
@@ -308,8 +475,8 @@ class BinaryClassifierMixin(ClassifierEstimator):
                 if target is None or self._labels.classes.size < 2:
                     self._observe_labels(check_y([y], 1))
                     target = self._labels.target(y)
-                return self._learn_target(indices, data, target), classes
-        return self._learn_target(indices, data, target), classes
+                return self._learn_target(indices, data, target, **weighted), classes
+        return self._learn_target(indices, data, target, **weighted), classes
 
     @staticmethod
     def _with_classes(schema):
@@ -391,7 +558,10 @@ class KernelizableLearner(LinearLearner):
 
     The dual state is the :class:`~olearn.kernel.SupportSet` ``_support``
     (rows in growable CSR arrays, one coefficient each) and the kernel's
-    ``_state`` array (its round counter; the scale stays 1).
+    ``_state`` array (its round counter; the scale stays 1). Importance weights
+    enter the step as in the primal learner. ``average`` is refused with a
+    kernel: once a budget removes a support vector, the earlier iterates it
+    belonged to are lost, so their average cannot be kept exactly.
     """
 
     _changed_in_place = ("_support",)
@@ -410,6 +580,12 @@ class KernelizableLearner(LinearLearner):
             raise ValueError(
                 f"{type(self).__name__}: parameter kernel={self.kernel!r} differs from the model learned so far, "
                 f"which was learned {learned}; call fit to start over with it"
+            )
+        if self.kernel is not None and average_start(self.average):
+            raise ValueError(
+                f"{type(self).__name__}: parameter average={self.average!r} is not available with a kernel "
+                f"(kernel={self.kernel!r}): the averaged iterates live in the kernel's feature space and a budget "
+                "forgets them; use average=False, or kernel=None to average the primal weights"
             )
         config = super()._build_config()
         self._mercer = mercer_arrays(self, 1.0 if self.fit_intercept else 0.0)
@@ -502,10 +678,10 @@ class KernelizableLearner(LinearLearner):
 
     # -- learning -------------------------------------------------------------
 
-    def _pass(self, arrays, targets, record):
+    def _pass(self, arrays, targets, record, weights=None):
         """The primal pass, or the dual one: then (scores, losses, taus, totals, support sizes after each round)."""
         if not self._is_dual():
-            return super()._pass(arrays, targets, record)
+            return super()._pass(arrays, targets, record, weights)
         codes, params = self._config_arrays()
         n = arrays.n_rows if record else 0
         scores, losses, taus = np.empty(n), np.empty(n), np.empty(n)
@@ -513,9 +689,9 @@ class KernelizableLearner(LinearLearner):
         totals = np.zeros(_codes.N_TOTALS)
         if callable(self.kernel):
             self._support.reserve_for_rows(arrays.indptr, self.budget)
-            stopped = self._callable_pass(arrays, targets, scores, losses, taus, sizes, totals)
+            stopped = self._callable_pass(arrays, targets, weights, scores, losses, taus, sizes, totals)
         else:
-            stopped = self._compiled_pass(arrays, targets, params, codes, scores, losses, taus, sizes, totals)
+            stopped = self._compiled_pass(arrays, targets, weights, params, codes, scores, losses, taus, sizes, totals)
         if stopped >= 0:
             raise FloatingPointError(
                 f"{type(self).__name__}: the score, K(x, x) or the new coefficient overflowed at row {stopped}; "
@@ -523,7 +699,7 @@ class KernelizableLearner(LinearLearner):
             )
         return scores, losses, taus, totals, sizes
 
-    def _compiled_pass(self, arrays, targets, params, codes, scores, losses, taus, sizes, totals):
+    def _compiled_pass(self, arrays, targets, weights, params, codes, scores, losses, taus, sizes, totals):
         """``dual_pass`` a block of rows at a time; returns -1 or the row where an overflow stopped it.
 
         Room is reserved before each block for every row of it to join the
@@ -541,25 +717,27 @@ class KernelizableLearner(LinearLearner):
             outputs = (scores, losses, taus, sizes)
             if record:
                 outputs = tuple(out[first:last] for out in outputs)
+            block_weights = UNWEIGHTED if weights is None else weights[first:last]
             stopped = dual_pass(
-                indptr, arrays.indices[lo:hi], arrays.data[lo:hi], targets[first:last], *support.arrays(),
+                indptr, arrays.indices[lo:hi], arrays.data[lo:hi], targets[first:last], block_weights,
+                *support.arrays(),
                 self._state, params, codes, mcodes, mparams, support.work, *outputs, totals,
             )
             if stopped >= 0:
                 return first + stopped
         return -1
 
-    def _learn_target(self, indices, data, target):
+    def _learn_target(self, indices, data, target, weight=1.0):
         if not self._is_dual():
-            return super()._learn_target(indices, data, target)
+            return super()._learn_target(indices, data, target, weight)
         codes, params = self._config_arrays()
         mcodes, mparams = self._mercer
         support = self._support
         support.reserve(1, indices.size, self.budget)
         if callable(self.kernel):
-            score, _, _, ok = self._callable_learn(indices, data, target)
+            score, _, _, ok = self._callable_learn(indices, data, target, weight)
         else:
-            score, ok = dual_learn_one(indices, data, target, *support.arrays(), self._state, params, codes,
+            score, ok = dual_learn_one(indices, data, target, weight, *support.arrays(), self._state, params, codes,
                                        mcodes, mparams, support.work)
         if not ok:
             raise FloatingPointError(
@@ -570,7 +748,7 @@ class KernelizableLearner(LinearLearner):
 
     # -- a kernel given as a Python callable ----------------------------------
 
-    def _callable_learn(self, indices, data, target, row=None):
+    def _callable_learn(self, indices, data, target, weight, row=None):
         """One round with the Gram row computed by the callable; returns (score, loss, tau, ok).
 
         The callable sees dense rows; it is not called on an empty support set.
@@ -585,16 +763,18 @@ class KernelizableLearner(LinearLearner):
         if len(support):
             values = call_kernel(self.kernel, x, support.rows(x.shape[1]).toarray(), name)[0]
         self_value = call_kernel(self.kernel, x, x, name)[0, 0]
-        return dual_learn_values(indices, data, target, values, self_value, *support.arrays(), self._state,
+        return dual_learn_values(indices, data, target, weight, values, self_value, *support.arrays(), self._state,
                                  params, codes, mcodes, mparams)
 
-    def _callable_pass(self, arrays, targets, scores, losses, taus, sizes, totals):
+    def _callable_pass(self, arrays, targets, weights, scores, losses, taus, sizes, totals):
         """The dual pass with a callable kernel, one Python round per row; returns as ``dual_pass``."""
         record = scores.size > 0
         classify = self._config_arrays()[0][_codes.K_LOSS] != _codes.LOSS_EPSILON_INSENSITIVE
         for i in range(arrays.n_rows):
             lo, hi = arrays.indptr[i], arrays.indptr[i + 1]
-            score, loss, tau, ok = self._callable_learn(arrays.indices[lo:hi], arrays.data[lo:hi], targets[i], row=i)
+            weight = 1.0 if weights is None else weights[i]
+            score, loss, tau, ok = self._callable_learn(arrays.indices[lo:hi], arrays.data[lo:hi], targets[i], weight,
+                                                        row=i)
             if not ok:
                 return i
             if record:

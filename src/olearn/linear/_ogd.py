@@ -5,7 +5,7 @@ import numpy as np
 from .._estimator import only_when
 from .._kernels import _codes
 from .._params import BOOLEAN, POSITIVE, NoneOr, Options
-from ._base import BinaryLinearClassifier
+from ._base import AVERAGE, CLASS_WEIGHT, BinaryLinearClassifier
 
 _LOSSES = {"hinge": _codes.LOSS_HINGE, "logistic": _codes.LOSS_LOGISTIC, "squared": _codes.LOSS_SQUARED}
 _SCHEDULES = {
@@ -66,6 +66,13 @@ class OGDClassifier(BinaryLinearClassifier):
     no such methods (``hasattr`` is False); calibrate their scores with
     scikit-learn's ``CalibratedClassifierCV`` instead (docs/probabilities.md).
 
+    **Importance weights** (``sample_weight``, ``class_weight``; not in the
+    sources). A weight :math:`s \ge 0` multiplies the round's loss, so the
+    step is the gradient of :math:`s\,\ell`:
+    :math:`w_{t+1} = \Pi(w_t + s\,\eta_t\,(-\ell'(m_t))\, y_t x_t)`. A weight of 0
+    leaves the weights as they are; the round still counts (t, hence
+    :math:`\eta_t`, and the average advance), as in scikit-learn's SGD.
+
     Parameters
     ----------
     loss : {"hinge", "logistic", "squared"}, default="hinge"
@@ -95,6 +102,17 @@ class OGDClassifier(BinaryLinearClassifier):
     random_state : int or None, default=None
         Seed of the order of ``fit``'s passes (None: fresh entropy), in
         [0, 2**64).
+    average : bool or int, default=False
+        Predict with the average of the weights after each round (scikit-learn's
+        SGD ``average``; not in the source texts): True averages every round, an
+        integer n the rounds from the n-th on (before it, the current weights
+        predict). ``predict``, ``decision_function``, ``coef_``, ``intercept_``
+        and saved models use the average; :func:`olearn.run` and
+        ``predict_learn_one`` score each round with the current weights.
+    class_weight : None, "balanced" or dict, default=None
+        Weight of each class, multiplying ``sample_weight`` (scikit-learn's
+        convention; a class missing from the dict weighs 1). ``"balanced"``
+        needs the class counts of the whole training set: ``fit`` only.
 
     Examples
     --------
@@ -117,11 +135,13 @@ class OGDClassifier(BinaryLinearClassifier):
         "schedule": Options("constant", "sqrt", "inverse"),
         "radius": NoneOr(POSITIVE),
         "conservative": BOOLEAN,
+        "average": AVERAGE,
+        "class_weight": CLASS_WEIGHT,
     }
 
     def __init__(
         self, loss="hinge", eta=1.0, schedule="sqrt", radius=None, conservative=False, fit_intercept=False, n_features=None,
-        max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, random_state=None,
+        max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, random_state=None, average=False, class_weight=None,
     ):
         self.loss = loss
         self.eta = eta
@@ -135,6 +155,8 @@ class OGDClassifier(BinaryLinearClassifier):
         self.n_iter_no_change = n_iter_no_change
         self.shuffle = shuffle
         self.random_state = random_state
+        self.average = average
+        self.class_weight = class_weight
 
     def _kernel_config(self):
         return _ogd_config(self.loss, self.eta, self.schedule, self.radius, self.conservative)
@@ -221,6 +243,9 @@ class OnlineSVM(BinaryLinearClassifier):
     in the ball is at most :math:`\frac{D^2 \sqrt T}{2\eta} + \eta G^2 \sqrt T`
     (Zinkevich 2003, Thm. 1, for :math:`\eta = 1`).
 
+    Importance weights scale the step as in :class:`OGDClassifier`; the
+    projection follows.
+
     Parameters
     ----------
     radius : float, default=10.0
@@ -245,6 +270,17 @@ class OnlineSVM(BinaryLinearClassifier):
     random_state : int or None, default=None
         Seed of the order of ``fit``'s passes (None: fresh entropy), in
         [0, 2**64).
+    average : bool or int, default=False
+        Predict with the average of the weights after each round (scikit-learn's
+        SGD ``average``; not in the source texts): True averages every round, an
+        integer n the rounds from the n-th on (before it, the current weights
+        predict). ``predict``, ``decision_function``, ``coef_``, ``intercept_``
+        and saved models use the average; :func:`olearn.run` and
+        ``predict_learn_one`` score each round with the current weights.
+    class_weight : None, "balanced" or dict, default=None
+        Weight of each class, multiplying ``sample_weight`` (scikit-learn's
+        convention; a class missing from the dict weighs 1). ``"balanced"``
+        needs the class counts of the whole training set: ``fit`` only.
 
     Examples
     --------
@@ -259,10 +295,16 @@ class OnlineSVM(BinaryLinearClassifier):
     array([ 1, -1])
     """
 
-    _constraints = {"radius": POSITIVE, "eta": POSITIVE, "schedule": Options("constant", "sqrt", "inverse")}
+    _constraints = {
+        "radius": POSITIVE,
+        "eta": POSITIVE,
+        "schedule": Options("constant", "sqrt", "inverse"),
+        "average": AVERAGE,
+        "class_weight": CLASS_WEIGHT,
+    }
 
     def __init__(self, radius=10.0, eta=1.0, schedule="sqrt", fit_intercept=True, n_features=None,
-                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, random_state=None):
+                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, random_state=None, average=False, class_weight=None):
         self.radius = radius
         self.eta = eta
         self.schedule = schedule
@@ -273,6 +315,8 @@ class OnlineSVM(BinaryLinearClassifier):
         self.n_iter_no_change = n_iter_no_change
         self.shuffle = shuffle
         self.random_state = random_state
+        self.average = average
+        self.class_weight = class_weight
 
     def _kernel_config(self):
         return _ogd_config("hinge", self.eta, self.schedule, self.radius, False)

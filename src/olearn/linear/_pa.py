@@ -5,7 +5,7 @@ import math
 from .._kernels import _codes
 from .._params import Interval, Options
 from ..kernel import KERNEL_CONSTRAINTS
-from ._base import BinaryLinearClassifier, KernelizableLearner
+from ._base import AVERAGE, CLASS_WEIGHT, BinaryLinearClassifier, KernelizableLearner
 
 _STEP_RULES = {"pa": _codes.STEP_PA, "pa1": _codes.STEP_PA1, "pa2": _codes.STEP_PA2}
 
@@ -37,6 +37,17 @@ class PAClassifier(BinaryLinearClassifier, KernelizableLearner):
     is the primal learner exactly; ``budget`` bounds the support set (Sec. 11:
     kernels make memory grow). See :class:`~olearn.linear._base.KernelizableLearner`
     and docs/kernels.md.
+
+    **Importance weights** (``sample_weight``, ``class_weight``; beyond the
+    paper). A weight :math:`s \ge 0` multiplies the round's loss in the
+    problem of Eq. 8, so ``C`` becomes :math:`sC`: PA-I
+    :math:`\tau = \min\{sC, \ell/\|x\|^2\}`, and an integer weight equals
+    the example repeated that many times; PA-II
+    :math:`\tau = \ell / (\|x\|^2 + \frac{1}{2sC})`. PA's hard constraint
+    cannot be weighted, so any :math:`s > 0` is the plain PA step. A weight of
+    0 leaves the weights as they are; the round still counts (the round
+    counter and the average advance), as in scikit-learn's SGD. The same rule
+    holds with a kernel.
 
     Parameters
     ----------
@@ -86,6 +97,18 @@ class PAClassifier(BinaryLinearClassifier, KernelizableLearner):
     shuffle : bool, default=True
         ``fit`` visits the rows in a new random order on every pass;
         ``shuffle=False, max_iter=1`` is one online pass in the given order.
+    average : bool or int, default=False
+        Predict with the average of the weights after each round (scikit-learn's
+        SGD ``average``; not in the source texts): True averages every round, an
+        integer n the rounds from the n-th on (before it, the current weights
+        predict). ``predict``, ``decision_function``, ``coef_``, ``intercept_``
+        and saved models use the average; :func:`olearn.run` and
+        ``predict_learn_one`` score each round with the current weights.
+        Not available with a kernel.
+    class_weight : None, "balanced" or dict, default=None
+        Weight of each class, multiplying ``sample_weight`` (scikit-learn's
+        convention; a class missing from the dict weighs 1). ``"balanced"``
+        needs the class counts of the whole training set: ``fit`` only.
 
     Examples
     --------
@@ -111,11 +134,13 @@ class PAClassifier(BinaryLinearClassifier, KernelizableLearner):
         "variant": Options("pa", "pa1", "pa2"),
         "C": Interval(0, None, closed="neither"),
         **KERNEL_CONSTRAINTS,
+        "average": AVERAGE,
+        "class_weight": CLASS_WEIGHT,
     }
 
     def __init__(self, variant="pa1", C=1.0, fit_intercept=False, n_features=None, kernel=None, degree=3,
                  gamma=1.0, coef0=0.0, budget=None, budget_policy="oldest", random_state=None,
-                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True):
+                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, average=False, class_weight=None):
         self.variant = variant
         self.C = C
         self.fit_intercept = fit_intercept
@@ -131,6 +156,8 @@ class PAClassifier(BinaryLinearClassifier, KernelizableLearner):
         self.tol = tol
         self.n_iter_no_change = n_iter_no_change
         self.shuffle = shuffle
+        self.average = average
+        self.class_weight = class_weight
 
     def _kernel_config(self):
         return {"K_STEP": _STEP_RULES[self.variant]}, {"P_C": self.C if self.variant != "pa" else math.inf}

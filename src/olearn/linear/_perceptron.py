@@ -3,7 +3,7 @@
 from .._kernels import _codes
 from .._params import POSITIVE
 from ..kernel import KERNEL_CONSTRAINTS
-from ._base import BinaryLinearClassifier, KernelizableLearner
+from ._base import AVERAGE, CLASS_WEIGHT, BinaryLinearClassifier, KernelizableLearner
 
 
 class Perceptron(BinaryLinearClassifier, KernelizableLearner):
@@ -33,6 +33,15 @@ class Perceptron(BinaryLinearClassifier, KernelizableLearner):
     Cavallanti, Cesa-Bianchi & Gentile (Machine Learning 69, 2007); with
     ``"oldest"``, the removal step of the Forgetron (Dekel, Shalev-Shwartz &
     Singer, SIAM J. Comput. 37, 2008) without its shrinking step.
+
+    **Importance weights** (``sample_weight``, ``class_weight``; not in the
+    sources). A weight :math:`s \ge 0` scales the step: on a mistake
+    :math:`w_{t+1} = w_t + s\,\eta\, y_t x_t`, with a kernel
+    :math:`\alpha = s\,\eta\, y_t`. A weight of 0 leaves the weights as they
+    are; the round still counts (the round counter and the average advance).
+    Since a Perceptron step depends on the margin only through its sign, an
+    integer weight is not the example repeated (the repeat may be classified
+    right after one step).
 
     Parameters
     ----------
@@ -83,6 +92,18 @@ class Perceptron(BinaryLinearClassifier, KernelizableLearner):
     shuffle : bool, default=True
         ``fit`` visits the rows in a new random order on every pass;
         ``shuffle=False, max_iter=1`` is one online pass in the given order.
+    average : bool or int, default=False
+        Predict with the average of the weights after each round (scikit-learn's
+        SGD ``average``; not in the source texts): True averages every round, an
+        integer n the rounds from the n-th on (before it, the current weights
+        predict). ``predict``, ``decision_function``, ``coef_``, ``intercept_``
+        and saved models use the average; :func:`olearn.run` and
+        ``predict_learn_one`` score each round with the current weights.
+        Not available with a kernel.
+    class_weight : None, "balanced" or dict, default=None
+        Weight of each class, multiplying ``sample_weight`` (scikit-learn's
+        convention; a class missing from the dict weighs 1). ``"balanced"``
+        needs the class counts of the whole training set: ``fit`` only.
 
     Examples
     --------
@@ -100,11 +121,11 @@ class Perceptron(BinaryLinearClassifier, KernelizableLearner):
     (2, array([[-1.,  1.]]))
     """
 
-    _constraints = {"eta": POSITIVE, **KERNEL_CONSTRAINTS}
+    _constraints = {"eta": POSITIVE, **KERNEL_CONSTRAINTS, "average": AVERAGE, "class_weight": CLASS_WEIGHT}
 
     def __init__(self, eta=1.0, fit_intercept=False, n_features=None, kernel=None, degree=3, gamma=1.0, coef0=0.0,
                  budget=None, budget_policy="oldest", random_state=None,
-                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True):
+                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, average=False, class_weight=None):
         self.eta = eta
         self.fit_intercept = fit_intercept
         self.n_features = n_features
@@ -119,6 +140,8 @@ class Perceptron(BinaryLinearClassifier, KernelizableLearner):
         self.tol = tol
         self.n_iter_no_change = n_iter_no_change
         self.shuffle = shuffle
+        self.average = average
+        self.class_weight = class_weight
 
     def _kernel_config(self):
         return {"K_STEP": _codes.STEP_PERCEPTRON}, {"P_ETA": self.eta}

@@ -9,7 +9,7 @@ from .._kernels import _codes
 from .._params import Interval, Options
 from .._validation import check_row, check_targets
 from ..kernel import KERNEL_CONSTRAINTS
-from ._base import KernelizableLearner
+from ._base import AVERAGE, KernelizableLearner
 from ._pa import _STEP_RULES
 
 
@@ -55,6 +55,16 @@ class PARegressor(KernelizableLearner, RegressorEstimator):
     the update adds :math:`x_t` with
     :math:`\alpha = \operatorname{sign}(y_t - f_t(x_t))\, \tau_t`, and
     :math:`\tau_t` uses :math:`K(x_t, x_t)` in place of :math:`\|x_t\|^2`.
+
+    **Importance weights** (``sample_weight``; beyond the paper). A weight
+    :math:`s \ge 0` multiplies the round's loss in the PA problem (Eq. 8 with
+    Sec. 5's loss), so ``C`` becomes :math:`sC`: PA-I
+    :math:`\tau = \min\{sC, \ell/\|x\|^2\}` (an integer weight equals the
+    example repeated that many times) and PA-II
+    :math:`\tau = \ell / (\|x\|^2 + \frac{1}{2sC})`; PA's hard constraint
+    cannot be weighted, so any :math:`s > 0` is the plain PA step. A weight of
+    0 leaves the weights as they are; the round still counts (the round counter
+    and the average advance), as in scikit-learn's SGD.
 
     Parameters
     ----------
@@ -106,6 +116,13 @@ class PARegressor(KernelizableLearner, RegressorEstimator):
     shuffle : bool, default=True
         ``fit`` visits the rows in a new random order on every pass;
         ``shuffle=False, max_iter=1`` is one online pass in the given order.
+    average : bool or int, default=False
+        Predict with the average of the weights after each round (scikit-learn's
+        SGD ``average``; not in the paper): True averages every round, an
+        integer n the rounds from the n-th on (before it, the current weights
+        predict). ``predict``, ``coef_``, ``intercept_`` and saved models use the
+        average; :func:`olearn.run` and ``predict_learn_one`` score each round
+        with the current weights. Not available with a kernel.
 
     Examples
     --------
@@ -131,11 +148,12 @@ class PARegressor(KernelizableLearner, RegressorEstimator):
         "C": Interval(0, None, closed="neither"),
         "epsilon": Interval(0, math.inf, closed="left"),
         **KERNEL_CONSTRAINTS,
+        "average": AVERAGE,
     }
 
     def __init__(self, variant="pa1", C=1.0, epsilon=0.1, fit_intercept=False, n_features=None, kernel=None,
                  degree=3, gamma=1.0, coef0=0.0, budget=None, budget_policy="oldest", random_state=None,
-                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True):
+                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, average=False):
         self.variant = variant
         self.C = C
         self.epsilon = epsilon
@@ -152,6 +170,7 @@ class PARegressor(KernelizableLearner, RegressorEstimator):
         self.tol = tol
         self.n_iter_no_change = n_iter_no_change
         self.shuffle = shuffle
+        self.average = average
 
     def _kernel_config(self):
         codes = {"K_STEP": _STEP_RULES[self.variant], "K_LOSS": _codes.LOSS_EPSILON_INSENSITIVE}
@@ -165,11 +184,13 @@ class PARegressor(KernelizableLearner, RegressorEstimator):
 
     # -- learning -------------------------------------------------------------
 
-    def _progressive(self, X, y, record):
+    def _progressive(self, X, y, record, sample_weight=None):
         """Predict then learn every row in order; return (predictions, scores, losses, taus, mistakes, totals).
 
-        ``predictions`` are the scores and ``mistakes`` all False: see the class
-        docstring. With a kernel, the support-set size after each round follows.
+        ``predictions`` are the scores (of the current weights) and ``mistakes``
+        all False: see the class docstring. With a kernel, the support-set size
+        after each round follows. ``sample_weight`` is None or the checked
+        weight of each row.
         """
         self._config_arrays()
         arrays = self._check_X(X)
@@ -179,39 +200,45 @@ class PARegressor(KernelizableLearner, RegressorEstimator):
             return empty, empty, empty, empty, np.empty(0, dtype=bool), np.zeros(_codes.N_TOTALS)
         with self._first_call_atomic(arrays):
             self._grow(arrays.n_features, "X")
-        scores, losses, taus, totals, *sizes = self._pass(arrays, targets, record)
+        scores, losses, taus, totals, *sizes = self._pass(arrays, targets, record, sample_weight)
         return scores, scores, losses, taus, np.zeros(scores.size, dtype=bool), totals, *sizes
 
     def _fit_labels(self, y, n_rows):
         return check_targets(y, n_rows)
 
-    def partial_fit(self, X, y):
+    def partial_fit(self, X, y, sample_weight=None):
         """Learn from the rows of X in order (one online pass); returns self.
 
         Parameters
         ----------
         X : array-like or sparse matrix, shape (n_samples, n_features)
         y : array-like of real numbers, shape (n_samples,)
+        sample_weight : float or array-like of shape (n_samples,), optional
+            Importance weight of each row (finite, >= 0); see the class docstring.
         """
-        self._progressive(X, y, record=False)
+        self._progressive(X, y, record=False, sample_weight=self._row_weights(X, y, sample_weight))
         return self
 
-    def learn_one(self, x, y):
-        """Learn one example ``x`` (dict, 1-d array or sparse row) with target ``y``; returns self."""
-        self.predict_learn_one(x, y)
+    def learn_one(self, x, y, sample_weight=None):
+        """Learn one example ``x`` (dict, 1-d array or sparse row) with target ``y`` and weight; returns self."""
+        self.predict_learn_one(x, y, sample_weight)
         return self
 
-    def predict_learn_one(self, x, y):
-        """Predict ``x``, then learn it with target ``y``; return the prediction made before learning."""
+    def predict_learn_one(self, x, y, sample_weight=None):
+        """Predict ``x``, then learn it with target ``y``; return the prediction made before learning.
+
+        The prediction comes from the current weights, even when the learner averages.
+        """
         self._config_arrays()
+        weight = self._weight_one(y, sample_weight)
         indices, data, n_features = check_row(x)
         target = _check_target(y)
         if self._is_started() and n_features <= self.n_features_in_:
-            return float(self._learn_target(indices, data, target))
+            return float(self._learn_target(indices, data, target, weight))
         # growing, the learner must be put back if the example is then refused (an overflow)
         with self._first_call_atomic():
             self._grow(n_features, "x")
-            return float(self._learn_target(indices, data, target))
+            return float(self._learn_target(indices, data, target, weight))
 
     # -- prediction -----------------------------------------------------------
 
