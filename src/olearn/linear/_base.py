@@ -231,8 +231,11 @@ class BinaryClassifierMixin(ClassifierEstimator):
 
     # -- learning -------------------------------------------------------------
 
-    def _progressive(self, X, y, record, classes=None):
+    def _progressive(self, X, y, record, classes=None, sample_weight=None):
         """Predict then learn every row in order; return the per-round outputs.
+
+        ``sample_weight`` is None or the checked effective weight of each row
+        (see ``OnlineLearner._row_weights``).
 
         Returns (predictions, scores, losses, taus, mistakes, totals): the
         per-round arrays (empty when ``record`` is False; ``mistakes`` is
@@ -249,13 +252,16 @@ class BinaryClassifierMixin(ClassifierEstimator):
             self._grow(arrays.n_features, "X")
             self._observe_labels(y, classes)
         targets = self._labels.encode(y)
-        scores, losses, taus, totals, *sizes = self._pass(arrays, targets, record)
+        if sample_weight is None:
+            scores, losses, taus, totals, *sizes = self._pass(arrays, targets, record)
+        else:
+            scores, losses, taus, totals, *sizes = self._pass(arrays, targets, record, sample_weight)
         if not record:
             return scores, scores, losses, taus, np.empty(0, dtype=bool), totals, *sizes
         mistakes = targets * scores <= 0.0
         return self._labels.decode(scores), scores, losses, taus, mistakes, totals, *sizes
 
-    def partial_fit(self, X, y, classes=None):
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Learn from the rows of X in order (one online pass); returns self.
 
         Parameters
@@ -265,29 +271,32 @@ class BinaryClassifierMixin(ClassifierEstimator):
             Any two class labels.
         classes : array-like of 2 labels, optional
             Both classes, when the first batches may show only one.
+        sample_weight : float or array-like of shape (n_samples,), optional
+            Importance weights (finite, >= 0), times the ``class_weight`` of each row's class.
         """
-        self._progressive(X, y, record=False, classes=classes)
+        weights = self._row_weights(X, y, sample_weight)
+        self._progressive(X, y, record=False, classes=classes, sample_weight=weights)
         return self
 
-    def learn_one(self, x, y):
-        """Learn one example ``x`` (dict, 1-d array or sparse row) with label ``y``; returns self."""
-        self._learn_example(x, y)
+    def learn_one(self, x, y, sample_weight=None):
+        """Learn one example ``x`` (dict, 1-d array or sparse row) with label ``y`` and importance weight; returns self."""
+        self._learn_example(x, y, self._weight_one(y, sample_weight))
         return self
 
-    def predict_learn_one(self, x, y):
+    def predict_learn_one(self, x, y, sample_weight=None):
         """Predict ``x``, then learn it with label ``y``; return the prediction.
 
         One step of progressive validation, with the example converted once:
         the same as ``predict_one(x)`` followed by ``learn_one(x, y)``, but
         cheaper. The prediction is None before any class is known.
         """
-        score, classes = self._learn_example(x, y)
+        score, classes = self._learn_example(x, y, self._weight_one(y, sample_weight))
         if classes is None:
             return None
         return classes[-1] if score > 0.0 or classes.size == 1 else classes[0]
 
-    def _learn_example(self, x, y):
-        """Learn one example; return its score before the update and the classes known before it."""
+    def _learn_example(self, x, y, weight=1.0):
+        """Learn one example of importance ``weight``; return its score before the update and the classes known before it."""
         self._config_arrays()
         indices, data, n_features = check_row(x)
         labels = self._labels if self._is_started() else None
@@ -303,8 +312,14 @@ class BinaryClassifierMixin(ClassifierEstimator):
                 if target is None or self._labels.classes.size < 2:
                     self._observe_labels(check_y([y], 1))
                     target = self._labels.target(y)
-                return self._learn_target(indices, data, target), classes
-        return self._learn_target(indices, data, target), classes
+                return self._learn_weighted(indices, data, target, weight), classes
+        return self._learn_weighted(indices, data, target, weight), classes
+
+    def _learn_weighted(self, indices, data, target, weight):
+        """``_learn_target`` with the weight passed on when it is not 1 (the unweighted hook stays as it was)."""
+        if weight == 1.0:
+            return self._learn_target(indices, data, target)
+        return self._learn_target(indices, data, target, weight)
 
     @staticmethod
     def _with_classes(schema):

@@ -40,6 +40,13 @@ class AdaGrad(SecondOrderClassifier):
     feature never updated). O(nnz(x)) per round; ``olearn.run`` records
     :math:`\eta` as tau on the rounds with an update.
 
+    **Importance weights** (``sample_weight``, ``class_weight``; beyond the
+    paper). An example of weight c has the loss :math:`c\,\ell_t` and the
+    subgradient :math:`c\, g_t`: :math:`G_{t,i} = G_{t-1,i} + c^2 x_{t,i}^2` and
+    :math:`w_{t+1,i} = w_{t,i} + \eta\, c\, y_t x_{t,i} / (\delta + \sqrt{G_{t,i}})`;
+    ``olearn.run`` records :math:`\eta c` as tau. c = 0 leaves the model
+    unchanged (only the round counter moves).
+
     Parameters
     ----------
     eta : float, default=1.0
@@ -48,6 +55,16 @@ class AdaGrad(SecondOrderClassifier):
         :math:`\delta \ge 0`, added to :math:`\sqrt{G_{t,i}}`.
     fit_intercept : bool, default=False
     n_features : int or None, default=None
+    average : bool or int, default=False
+        Predict (``predict``, ``decision_function``, ``coef_``, saved models)
+        with the average of the mean vectors after each round (scikit-learn
+        SGD's ``average``): True averages every round, an int n the rounds from
+        the n-th on (before it, the current vector predicts). ``olearn.run``
+        and ``predict_learn_one`` still score each round with the current
+        vector. Not in the source texts.
+    class_weight : dict, "balanced" or None, default=None
+        Multiplies the importance weight of each example of a class (see
+        *Importance weights*); "balanced" in ``fit`` only.
 
     Examples
     --------
@@ -64,11 +81,14 @@ class AdaGrad(SecondOrderClassifier):
     # G_0 = 0
     _initial_variance = 0.0
 
-    def __init__(self, eta=1.0, delta=1.0, fit_intercept=False, n_features=None):
+    def __init__(self, eta=1.0, delta=1.0, fit_intercept=False, n_features=None, average=False,
+                 class_weight=None):
         self.eta = eta
         self.delta = delta
         self.fit_intercept = fit_intercept
         self.n_features = n_features
+        self.average = average
+        self.class_weight = class_weight
 
     def _full(self):
         return False

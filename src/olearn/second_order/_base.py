@@ -10,6 +10,10 @@ The label handling (any two classes, one class before the other, negating
 the mean when the encoding flips) is that of
 :class:`~olearn.linear._base.BinaryClassifierMixin`: every learner here is odd
 in the labels with an even covariance update, so negating ``w`` alone is exact.
+
+Averaging (``average``) and importance weights (``sample_weight``,
+``class_weight``) go beyond the source texts; the kernels' module docstrings
+give the bookkeeping and each learner's docstring the meaning of a weight.
 """
 
 
@@ -19,18 +23,22 @@ from .._kernels import _codes
 from .._kernels import _second_order as _so
 from .._kernels._diagonal import diagonal_learn_one, diagonal_pass
 from .._kernels._second_order import (
+    averaged,
     full_learn_one,
     full_pass,
     mean_score_row,
     mean_scores,
 )
 from .._labels import BinaryLabels
-from .._params import Options
+from .._params import AVERAGE, CLASS_WEIGHT, Options
 from .._persistence import COUNT, NONNEGATIVE, POSITIVE, Array, Count, StateSchema, symmetric_positive_definite
 from .._validation import check_row, check_X, seen_columns, seen_row
+from .._weights import UNWEIGHTED
 from ..linear._base import BinaryClassifierMixin, LinearLearner
 
 COVARIANCES = Options("full", "diag")
+# the constraints every learner here adds to its own
+AVERAGING_CONSTRAINTS = {"average": AVERAGE, "class_weight": CLASS_WEIGHT}
 
 
 class SecondOrderClassifier(BinaryClassifierMixin, LinearLearner):
@@ -42,9 +50,15 @@ class SecondOrderClassifier(BinaryClassifierMixin, LinearLearner):
     constant feature; a vector for a diagonal covariance) and ``_state``.
     """
 
-    _learned = (*LinearLearner._learned, "_cov", "_labels", "classes_")
+    _learned = (*LinearLearner._learned, "_cov", "_labels", "classes_", "_avg", "_avg_count")
     # the variance of a feature before it is seen: Sigma_1 = I
     _initial_variance = 1.0
+    # the running sum U and the count k of the average (None when not averaging): see _kernels._second_order
+    _avg = None
+    _avg_count = None
+
+    def _all_constraints(self):
+        return {**super()._all_constraints(), **AVERAGING_CONSTRAINTS}
 
     def _full(self):
         """True for a full covariance matrix, False for a diagonal one."""
@@ -66,6 +80,8 @@ class SecondOrderClassifier(BinaryClassifierMixin, LinearLearner):
         params[_so.Q_HYPER] = hyper
         params[_so.Q_DELTA] = delta
         params[_so.Q_BIAS] = 1.0 if self.fit_intercept else 0.0
+        # average=True averages from round 1, an int n from round n (scikit-learn's SGD)
+        params[_so.Q_AVERAGE] = float(self.average)
         return codes, params
 
     # -- learned state --------------------------------------------------------
@@ -101,20 +117,49 @@ class SecondOrderClassifier(BinaryClassifierMixin, LinearLearner):
                 new_capacity = n_features if capacity == 0 else max(n_features, 2 * capacity)
             self._w = _moved(self._w, capacity, new_capacity, 0.0)
             self._cov = _moved(self._cov, capacity, new_capacity, self._initial_variance)
+            if self._avg is not None:
+                self._avg = _moved(self._avg, capacity, new_capacity, 0.0)
         if n_features > self.n_features_in_:
             self.n_features_in_ = int(n_features)
 
+    def _negate(self):
+        super()._negate()
+        if self._avg is not None:
+            self._avg = -self._avg
+
+    def _averaging_arrays(self):
+        """(U, k) for the kernels: the average's state, started if ``average`` is on; empty arrays if it is off.
+
+        Learning with ``average`` off forgets the average, so that U always
+        belongs to the w it was kept with.
+        """
+        if not self.average:
+            self._avg = self._avg_count = None
+            return UNWEIGHTED, UNWEIGHTED
+        if self._avg is None:
+            self._avg = np.zeros(self._w.size)
+            self._avg_count = np.zeros(1)
+        return self._avg, self._avg_count
+
+    def _predicting_weights(self):
+        """The weights that predict: the average of w with ``average`` on (once a round is averaged), else w."""
+        if not self.average or self._avg is None:
+            return self._w
+        out = np.empty(self._w.size)
+        averaged(self._w, self._avg, self._avg_count, out)
+        return out
+
     @property
     def coef_(self):
-        """The mean vector, shape (1, n_features) as in scikit-learn's binary linear models."""
+        """The mean vector (its average with ``average`` on), shape (1, n_features) as in scikit-learn's binary linear models."""
         self._check_started()
-        return self._w[: self.n_features_in_].reshape(1, -1).copy()
+        return self._predicting_weights()[: self.n_features_in_].reshape(1, -1).copy()
 
     @property
     def intercept_(self):
         """Intercept, shape (1,); 0 unless ``fit_intercept=True``."""
         self._check_started()
-        return np.array([self._w[-1] if self.fit_intercept else 0.0])
+        return np.array([self._predicting_weights()[-1] if self.fit_intercept else 0.0])
 
     @property
     def covariance_(self):
@@ -130,14 +175,15 @@ class SecondOrderClassifier(BinaryClassifierMixin, LinearLearner):
     # -- prediction -----------------------------------------------------------
 
     def _scores(self, X):
-        """The mean's scores w.x: a feature never learned has mean 0 and contributes 0 (its variance plays no part)."""
+        """The mean's scores w.x (w averaged with ``average`` on): a feature never learned has mean 0 and
+        contributes 0 (its variance plays no part)."""
         self._check_started()
         _, params = self._config_arrays()
         arrays = check_X(X)
         self._check_width(arrays.n_features, "X")
         arrays = seen_columns(arrays, self._w.size - 1)
         out = np.empty(arrays.n_rows)
-        w = self._w
+        w = self._predicting_weights()
         mean_scores(arrays.indptr, arrays.indices, arrays.data, w, params, out)
         return out
 
@@ -148,17 +194,20 @@ class SecondOrderClassifier(BinaryClassifierMixin, LinearLearner):
             return None
         self._check_width(n_features, "x")
         indices, data = seen_row(indices, data, self._w.size - 1)
-        w = self._w
+        w = self._predicting_weights()
         return mean_score_row(indices, data, 0, indices.size, w, params[_so.Q_BIAS])
 
     # -- learning -------------------------------------------------------------
 
-    def _pass(self, arrays, targets, record):
+    def _pass(self, arrays, targets, record, sample_weight=None):
+        """The kernel's pass; ``sample_weight`` is None or the checked per-row weights. Scores use the current w."""
         codes, params = self._config_arrays()
         n = arrays.n_rows if record else 0
         scores, losses, taus = np.empty(n), np.empty(n), np.empty(n)
         totals = np.zeros(_codes.N_TOTALS)
-        data = (arrays.indptr, arrays.indices, arrays.data, targets, self._w, self._cov, self._state, params, codes)
+        weights = UNWEIGHTED if sample_weight is None else sample_weight
+        data = (arrays.indptr, arrays.indices, arrays.data, targets, weights, self._w, self._cov, self._state,
+                *self._averaging_arrays(), params, codes)
         if self._full():
             stopped = full_pass(*data, np.empty(self._w.size), scores, losses, taus, totals)
         else:
@@ -170,9 +219,10 @@ class SecondOrderClassifier(BinaryClassifierMixin, LinearLearner):
             )
         return scores, losses, taus, totals
 
-    def _learn_target(self, indices, data, target):
+    def _learn_target(self, indices, data, target, weight=1.0):
         codes, params = self._config_arrays()
-        model = (indices, data, target, self._w, self._cov, self._state, params, codes)
+        model = (indices, data, target, weight, self._w, self._cov, self._state, *self._averaging_arrays(), params,
+                 codes)
         if self._full():
             score, ok = full_learn_one(*model, np.empty(self._w.size))
         else:
@@ -188,7 +238,8 @@ class SecondOrderClassifier(BinaryClassifierMixin, LinearLearner):
 
     def _state_schema(self):
         """The saved state: the mean, the covariance (a symmetric positive definite matrix, or a
-        vector of variances), the kernel's round counter and the classes."""
+        vector of variances), the kernel's round counter, the classes and, when averaging, the
+        average's running sum and count (optional: a model saved without them starts its average anew)."""
         shape = ("n_features_in+1",) * (2 if self._full() else 1)
         if self._full():
             covariance, relations = Array("float64", shape), [symmetric_positive_definite("covariance")]
@@ -206,7 +257,9 @@ class SecondOrderClassifier(BinaryClassifierMixin, LinearLearner):
             relations=relations,
             limits=self._width_limits(),
         )
-        return self._with_classes(schema)
+        average = {"average_sum": Array("float64", ("n_features_in+1",)),
+                   "average_count": Array("float64", (1,), values=COUNT)}
+        return self._with_classes(schema).extended(arrays=average, optional=average)
 
     def _get_state(self):
         self._check_started()
@@ -215,6 +268,9 @@ class SecondOrderClassifier(BinaryClassifierMixin, LinearLearner):
         covariance = self._cov[np.ix_(keep, keep)] if self._cov.ndim == 2 else self._cov[keep]
         arrays = {"weights": self._w[keep], "covariance": covariance, "state": self._state,
                   "classes": self._labels.classes}
+        if self.average and self._avg is not None:
+            arrays["average_sum"] = self._avg[keep]
+            arrays["average_count"] = self._avg_count
         return arrays, {"n_features_in": n}
 
     def _set_state(self, arrays, state):
@@ -225,6 +281,11 @@ class SecondOrderClassifier(BinaryClassifierMixin, LinearLearner):
         self.n_features_in_ = int(state["n_features_in"])
         self._labels.set_classes(arrays["classes"])
         self.classes_ = self._labels.classes
+        if ("average_sum" in arrays) != ("average_count" in arrays):
+            raise ValueError("average_sum and average_count must be saved together")
+        if "average_sum" in arrays:
+            self._avg = np.array(arrays["average_sum"], dtype=np.float64)
+            self._avg_count = np.array(arrays["average_count"], dtype=np.float64)
 
 
 def _moved(array, capacity, new_capacity, fill):

@@ -43,6 +43,12 @@ class CW(SecondOrderClassifier):
     :math:`V_t` underflows (entries around 1e-160) is refused with a
     FloatingPointError and leaves the model unchanged.
 
+    **Importance weights** (``sample_weight``, ``class_weight``; beyond the
+    paper). CW's round imposes a constraint and has no loss to scale: an
+    example of weight c > 0 makes the plain update above (whatever c), and
+    c = 0 leaves the model unchanged (only the round counter moves), as PA
+    treats weights.
+
     CW is built for (nearly) separable data. A confident mistake
     (:math:`M_t \ll -\sqrt{V_t}`) shrinks the variance along :math:`x_t`
     by about :math:`V_t / (M_t\phi)^2`, so on noisy streams the variances
@@ -60,6 +66,16 @@ class CW(SecondOrderClassifier):
     covariance : {"diag", "full"}, default="diag"
     fit_intercept : bool, default=False
     n_features : int or None, default=None
+    average : bool or int, default=False
+        Predict (``predict``, ``decision_function``, ``coef_``, saved models)
+        with the average of the mean vectors after each round (scikit-learn
+        SGD's ``average``): True averages every round, an int n the rounds from
+        the n-th on (before it, the current vector predicts). ``olearn.run``
+        and ``predict_learn_one`` still score each round with the current
+        vector. Not in the source texts.
+    class_weight : dict, "balanced" or None, default=None
+        Multiplies the importance weight of each example of a class (see
+        *Importance weights*); "balanced" in ``fit`` only.
 
     Examples
     --------
@@ -72,11 +88,14 @@ class CW(SecondOrderClassifier):
 
     _constraints = {"eta": Interval(0.5, 1.0, closed="neither"), "covariance": COVARIANCES}
 
-    def __init__(self, eta=0.9, covariance="diag", fit_intercept=False, n_features=None):
+    def __init__(self, eta=0.9, covariance="diag", fit_intercept=False, n_features=None, average=False,
+                 class_weight=None):
         self.eta = eta
         self.covariance = covariance
         self.fit_intercept = fit_intercept
         self.n_features = n_features
+        self.average = average
+        self.class_weight = class_weight
 
     def _rule(self):
         return RULE_CW, NormalDist().inv_cdf(float(self.eta)), 0.0
