@@ -27,6 +27,15 @@ aggressive step ``alpha = min(C, loss / s)`` (the shared PA-I rule).
 The weights ``w`` are stored next to ``theta`` (length d + 1, the last entry is
 the intercept's, the weight of a constant feature of value ``params[Q_BIAS]``;
 with no intercept that coordinate is not one of the entropy's 2n).
+
+Importance weights (beyond the texts): a pass takes one weight c >= 0 per row
+(an empty array: every row weighs 1). In the dual view of Shalev-Shwartz &
+Singer the primal ``F(w) + C sum_i c_i [gamma - y_i w.x_i]_+`` has the boxes
+``0 <= alpha_i <= c_i C``: the conservative update sets ``alpha_t = c_t C`` on a
+mistake (Eq. 16 at the top of the example's box), the aggressive one
+``alpha_t = min(loss_t, c_t C)`` (Eq. 28). Orabona & Crammer's aggressive
+p-norm step, on the loss ``c_t l_t`` of gradient ``-c_t y_t x_t``, moves theta
+by ``c_t eta_t y_t x_t``. ``c = 0`` moves nothing; the round still counts.
 """
 
 import math
@@ -282,15 +291,16 @@ def refresh_dual(theta, state, link_code, p, bias, gamma):
 
 
 @njit(cache=True)
-def learn_row(indices, data, lo, hi, y, theta, w, state, params, codes):
-    """Predict then learn one example; returns (score, loss, alpha, ok).
+def learn_row(indices, data, lo, hi, y, weight, theta, w, state, params, codes):
+    """Predict then learn one example of importance ``weight``; returns (score, loss, alpha, ok).
 
     ``ok`` is False when the row's norm, the score or the update overflows; the
     model is then left exactly as it was.
     """
     if codes[Q_UPDATE] == UPDATE_PNORM_R:
-        return pnorm_r_row(indices, data, lo, hi, y, theta, w, state, params)
-    C = params[Q_C]
+        return pnorm_r_row(indices, data, lo, hi, y, weight, theta, w, state, params)
+    # the example's box [0, c C]
+    C = weight * params[Q_C]
     gamma = params[Q_GAMMA]
     p = params[Q_P]
     bias = params[Q_BIAS]
@@ -340,12 +350,13 @@ def pnorm_r_step(margin, sqnorm_p, R):
 
 
 @njit(cache=True)
-def pnorm_r_row(indices, data, lo, hi, y, theta, w, state, params):
+def pnorm_r_row(indices, data, lo, hi, y, weight, theta, w, state, params):
     """``learn_row`` of the aggressive p-norm algorithm of Orabona & Crammer (2010), Sec. 4.1.
 
     Fig. 1 with f(u) = ||u||_q^2 / (2(q - 1)) (1-strongly convex w.r.t.
-    ||.||_q): w = g(theta) / (p - 1), theta <- theta + eta_t y x with
-    ``pnorm_r_step``; ``state[S_DUAL]`` is sum eta - f*(theta).
+    ||.||_q): w = g(theta) / (p - 1), theta <- theta + c eta_t y x with
+    ``pnorm_r_step`` and c the example's weight; the recorded step is
+    ``c eta_t``, and ``state[S_DUAL]`` is sum c eta - f*(theta).
     """
     p = params[Q_P]
     bias = params[Q_BIAS]
@@ -356,7 +367,7 @@ def pnorm_r_row(indices, data, lo, hi, y, theta, w, state, params):
         return score, 0.0, 0.0, False
     margin = y * score
     loss = max(0.0, 1.0 - margin)
-    eta = pnorm_r_step(margin, sqnorm_p, params[Q_R])
+    eta = weight * pnorm_r_step(margin, sqnorm_p, params[Q_R])
     if eta != 0.0:
         a = eta * y
         if not (update_is_finite(indices, data, lo, hi, bias, a, theta)
@@ -371,10 +382,12 @@ def pnorm_r_row(indices, data, lo, hi, y, theta, w, state, params):
 
 
 @njit(cache=True)
-def quasi_additive_pass(indptr, indices, data, y, theta, w, state, params, codes, scores, losses, taus, duals, totals):
+def quasi_additive_pass(indptr, indices, data, y, weights, theta, w, state, params, codes, scores, losses, taus, duals,
+                        totals):
     """Progressive validation over the rows of a CSR matrix, in order.
 
-    A round is a mistake when ``y * score <= 0``. Per-round scores, losses
+    ``weights`` holds one importance weight per row, or nothing (every row
+    weighs 1). A round is a mistake when ``y * score <= 0``. Per-round scores, losses
     (the hinge loss at margin gamma) and alphas are written when those arrays
     have one slot per row, and D(alpha) after each round when ``duals`` has;
     pass empty arrays to keep only the totals. Returns -1, or the index of the
@@ -387,8 +400,11 @@ def quasi_additive_pass(indptr, indices, data, y, theta, w, state, params, codes
     mistakes = 0.0
     cumulative_loss = 0.0
     updates = 0.0
+    weighted = weights.size > 0
     for i in range(n):
-        score, loss, alpha, ok = learn_row(indices, data, indptr[i], indptr[i + 1], y[i], theta, w, state, params, codes)
+        weight = weights[i] if weighted else 1.0
+        score, loss, alpha, ok = learn_row(indices, data, indptr[i], indptr[i + 1], y[i], weight, theta, w, state,
+                                           params, codes)
         if not ok:
             stopped = i
             n = i

@@ -17,8 +17,10 @@ import numpy as np
 from .._kernels import _codes
 from .._kernels import _quasi_additive as qa
 from .._labels import BinaryLabels
+from .._params import CLASS_WEIGHT
 from .._persistence import COUNT, NONNEGATIVE, Array, Count, StateSchema
 from .._validation import CSRArrays, check_row, check_X, seen_columns, seen_row
+from .._weights import UNWEIGHTED
 from ..linear._base import BinaryClassifierMixin, LinearLearner
 
 
@@ -37,6 +39,9 @@ class QuasiAdditiveClassifier(BinaryClassifierMixin, LinearLearner):
     _learned = ("_theta", "_w", "_state", "n_features_in_", "_labels", "classes_", "_link")
 
     # -- hyperparameters ------------------------------------------------------
+
+    def _all_constraints(self):
+        return {**super()._all_constraints(), "class_weight": CLASS_WEIGHT}
 
     def _build_config(self):
         """(codes, params) of the kernel; a started model's w follows a changed link at once."""
@@ -141,30 +146,34 @@ class QuasiAdditiveClassifier(BinaryClassifierMixin, LinearLearner):
             "the model keeps the updates before it. Scale the features or lower C."
         )
 
-    def _pass(self, arrays, targets, record):
-        """Run the kernel over the rows of ``arrays``; return (scores, losses, taus, totals)."""
+    def _pass(self, arrays, targets, record, sample_weight=None):
+        """Run the kernel over the rows of ``arrays`` (``sample_weight``: None or the checked per-row weights);
+        return (scores, losses, taus, totals)."""
         codes, params = self._config_arrays()
         n = arrays.n_rows if record else 0
         scores, losses, taus = np.empty(n), np.empty(n), np.empty(n)
         totals = np.zeros(_codes.N_TOTALS)
-        stopped = self._run_kernel(arrays, targets, codes, params, scores, losses, taus, totals)
+        weights = UNWEIGHTED if sample_weight is None else sample_weight
+        stopped = self._run_kernel(arrays, targets, weights, codes, params, scores, losses, taus, totals)
         if stopped >= 0:
             raise self._overflow(f"at row {stopped}")
         return scores, losses, taus, totals
 
-    def _run_kernel(self, arrays, targets, codes, params, scores, losses, taus, totals):
+    def _run_kernel(self, arrays, targets, weights, codes, params, scores, losses, taus, totals):
         return qa.quasi_additive_pass(
-            arrays.indptr, arrays.indices, arrays.data, targets, self._theta, self._w, self._state,
+            arrays.indptr, arrays.indices, arrays.data, targets, weights, self._theta, self._w, self._state,
             params, codes, scores, losses, taus, np.empty(0), totals,
         )
 
-    def _learn_target(self, indices, data, target):
-        """Learn one example already converted; return its score before the update."""
+    def _learn_target(self, indices, data, target, weight=1.0):
+        """Learn one example already converted, of importance ``weight``; return its score before the update."""
         arrays = _one_row(indices, data)
         scores = np.empty(1)
         totals = np.zeros(_codes.N_TOTALS)
         codes, params = self._config_arrays()
-        stopped = self._run_kernel(arrays, np.array([target]), codes, params, scores, np.empty(1), np.empty(1), totals)
+        weights = UNWEIGHTED if weight == 1.0 else np.array([weight])
+        stopped = self._run_kernel(arrays, np.array([target]), weights, codes, params, scores, np.empty(1), np.empty(1),
+                                   totals)
         if stopped >= 0:
             raise self._overflow("on this example")
         return scores[0]

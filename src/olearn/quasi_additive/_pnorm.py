@@ -52,6 +52,16 @@ class PNorm(QuasiAdditiveClassifier):
       :math:`\alpha_t = \min\{\ell_t, C\}`) and ``update="last-k", k=1`` (the
       round's variable maximized exactly).
 
+    **Importance weights** (``sample_weight``, ``class_weight``; beyond the
+    papers). An example of weight c: the conservative algorithm's dual
+    variable lives in :math:`[0, cC]` (Shalev-Shwartz & Singer, Sec. 3, with
+    the primal's loss of that example times c) and Eq. (16) takes its top,
+    :math:`\theta_{t+1} = \theta_t + cC\, y_t x_t` on a mistake; the aggressive
+    algorithm's loss :math:`c\,\ell_t` has the gradient :math:`-c\, y_t x_t` in
+    Fig. 1, so :math:`\theta_{t+1} = \theta_t + c\,\eta_t y_t x_t` with
+    :math:`\eta_t` as above (``olearn.run`` records :math:`c\,\eta_t`). c = 0
+    leaves the model unchanged (only the round counter moves).
+
     Parameters
     ----------
     p : float, default=2.0
@@ -64,6 +74,9 @@ class PNorm(QuasiAdditiveClassifier):
         :math:`\|x_t\|_p`); a larger R takes larger steps on margin errors.
     fit_intercept : bool, default=False
     n_features : int or None, default=None
+    class_weight : dict, "balanced" or None, default=None
+        Multiplies the importance weight of each example of a class (see
+        *Importance weights*); "balanced" in ``fit`` only.
 
     Examples
     --------
@@ -80,13 +93,15 @@ class PNorm(QuasiAdditiveClassifier):
 
     _constraints = {"p": Interval(2, None), "aggressive": BOOLEAN, "C": POSITIVE_FINITE, "R": POSITIVE_FINITE}
 
-    def __init__(self, p=2.0, aggressive=False, C=1.0, R=math.sqrt(2.0), fit_intercept=False, n_features=None):
+    def __init__(self, p=2.0, aggressive=False, C=1.0, R=math.sqrt(2.0), fit_intercept=False, n_features=None,
+                 class_weight=None):
         self.p = p
         self.aggressive = aggressive
         self.C = C
         self.R = R
         self.fit_intercept = fit_intercept
         self.n_features = n_features
+        self.class_weight = class_weight
 
     def _kernel_config(self):
         update = qa.UPDATE_PNORM_R if self.aggressive else qa.UPDATE_CONSERVATIVE

@@ -61,6 +61,14 @@ class Winnow(QuasiAdditiveClassifier):
     model is then the one learned with both classes known from the start, as
     for every other learner.
 
+    **Importance weights** (``sample_weight``, ``class_weight``; beyond the
+    paper). In the dual view (Sec. 3) an example of weight c enters the primal
+    as :math:`c\,C\,[\gamma - y\, w\cdot x]_+`, so its dual variable lives in
+    :math:`[0, cC]`, and Eq. (16) sets it to the top of that box: on a mistake
+    :math:`\theta_{t+1} = \theta_t + cC\, y_t x_t`. c = 0 leaves the model
+    unchanged (only the round counter moves). A round of weight 2 is one step
+    of 2C, not two rounds (the second would see the updated margin).
+
     Parameters
     ----------
     C : float, default=1.0
@@ -70,6 +78,9 @@ class Winnow(QuasiAdditiveClassifier):
     fit_intercept : bool, default=False
     n_features : int or None, default=None
         Fix the dimension (and the prior); a larger feature index is then an error.
+    class_weight : dict, "balanced" or None, default=None
+        Multiplies the importance weight of each example of a class (see
+        *Importance weights*); "balanced" in ``fit`` only.
 
     Examples
     --------
@@ -89,11 +100,12 @@ class Winnow(QuasiAdditiveClassifier):
     _learned = (*QuasiAdditiveClassifier._learned, "_other")
     _other = None
 
-    def __init__(self, C=1.0, balanced=True, fit_intercept=False, n_features=None):
+    def __init__(self, C=1.0, balanced=True, fit_intercept=False, n_features=None, class_weight=None):
         self.C = C
         self.balanced = balanced
         self.fit_intercept = fit_intercept
         self.n_features = n_features
+        self.class_weight = class_weight
 
     def _kernel_config(self):
         link = qa.LINK_ENTROPY if self.balanced else qa.LINK_SIMPLEX
@@ -126,30 +138,30 @@ class Winnow(QuasiAdditiveClassifier):
             return
         self._theta, self._w, self._state = self._other
 
-    def _run_kernel(self, arrays, targets, codes, params, scores, losses, taus, totals):
+    def _run_kernel(self, arrays, targets, weights, codes, params, scores, losses, taus, totals):
         if self._labels.classes.size == 2 or (self.balanced and self._other is None):
-            return super()._run_kernel(arrays, targets, codes, params, scores, losses, taus, totals)
+            return super()._run_kernel(arrays, targets, weights, codes, params, scores, losses, taus, totals)
         if self._other is None:
             # what was learned so far was learned by an odd link (or nothing was): its negation is exact
             theta = -self._theta
             self._other = (theta, np.zeros(theta.size), self._state.copy())
             relink(*self._other, codes, params)
         # both models learn the rows up to the first that either refuses
-        other, stopped = self._other_pass(arrays, arrays.n_rows, targets, codes, params)
+        other, stopped = self._other_pass(arrays, arrays.n_rows, targets, weights, codes, params)
         done = arrays.n_rows if stopped < 0 else stopped
         prefix = CSRArrays(arrays.indptr[: done + 1], arrays.indices, arrays.data, done, arrays.n_features)
-        mine = super()._run_kernel(prefix, targets, codes, params, scores, losses, taus, totals)
+        mine = super()._run_kernel(prefix, targets, weights, codes, params, scores, losses, taus, totals)
         if mine >= 0:
-            other, _ = self._other_pass(arrays, mine, targets, codes, params)
+            other, _ = self._other_pass(arrays, mine, targets, weights, codes, params)
         self._other = other
         return mine if mine >= 0 else stopped
 
-    def _other_pass(self, arrays, n_rows, targets, codes, params):
+    def _other_pass(self, arrays, n_rows, targets, weights, codes, params):
         """A copy of the other model after the first ``n_rows`` rows, and where it stopped (-1 or a row)."""
         theta, w, state = (a.copy() for a in self._other)
         empty = np.empty(0)
         stopped = qa.quasi_additive_pass(
-            arrays.indptr[: n_rows + 1], arrays.indices, arrays.data, -targets, theta, w, state,
+            arrays.indptr[: n_rows + 1], arrays.indices, arrays.data, -targets, weights, theta, w, state,
             params, codes, empty, empty, empty, empty, np.zeros(_codes.N_TOTALS),
         )
         return (theta, w, state), stopped
