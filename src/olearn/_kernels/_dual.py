@@ -45,7 +45,9 @@ from ._quasi_additive import (
     S_DUAL,
     S_SUM_ALPHA,
     S_T,
+    averaged_rank,
     commit,
+    count_averaged,
     dual_sqnorm,
     euclidean_sqnorm,
     link,
@@ -149,8 +151,9 @@ def solve_window(indptr, indices, data, row_bias, row_weight, y, first, last, th
                 continue
             dot = score_row(indices, data, lo, hi, bias, w)
             sqnorm_x = euclidean_sqnorm(data, lo, hi, bias)
+            # the average's running sum follows the whole round (see dual_pass), not each step
             if not commit(indices, data, lo, hi, bias, delta * y[i], dot, sqnorm_x, theta, w, state, link_code, p,
-                          params[Q_BIAS]):
+                          params[Q_BIAS], work[:0], 0.0):
                 return False
             alpha[i] = new
             state[S_SUM_ALPHA] += delta
@@ -160,14 +163,16 @@ def solve_window(indptr, indices, data, row_bias, row_weight, y, first, last, th
 
 
 @njit(cache=True)
-def dual_pass(indptr, indices, data, row_bias, row_weight, y, first, theta, w, state, alpha,
+def dual_pass(indptr, indices, data, row_bias, row_weight, y, first, theta, w, state, alpha, avg, avg_count,
               params, codes, work, work_w, backup, scores, losses, taus, duals, totals):
     """Progressive validation over the store's rows ``first..``, each followed by a dual solve.
 
     Rows before ``first`` were learned in earlier calls. On round i the
     learner predicts row i, then maximizes D over the window (the last k rows,
     or all rows 0..i). ``taus`` records alpha_i after the round, ``duals``
-    D(alpha) after it. ``work``, ``work_w`` (length of theta) and ``backup``
+    D(alpha) after it. ``avg``/``avg_count`` are the average's state (``avg``
+    empty: no averaging); the round's change of w, kept in ``backup``, enters
+    it once the round succeeded. ``work``, ``work_w`` (length of theta) and ``backup``
     (length 2 len(theta) + len(state) + len(alpha)) are scratch space. Returns
     -1, or the row at which learning stopped because the numbers overflowed
     (that row then left no trace).
@@ -215,7 +220,12 @@ def dual_pass(indptr, indices, data, row_bias, row_weight, y, first, theta, w, s
                 alpha[j] = backup[2 * n_theta + n_state + j]
             stopped = i - first
             break
+        jm1 = averaged_rank(state, avg, avg_count, params)
+        if jm1 != 0.0:
+            for j in range(n_theta):
+                avg[j] += jm1 * (w[j] - backup[n_theta + j])
         state[S_T] += 1.0
+        count_averaged(state, avg, avg_count, params)
         refresh_dual(theta, state, link_code, p, params[Q_BIAS], gamma)
         loss = max(0.0, gamma - y[i] * score)
         r = i - first

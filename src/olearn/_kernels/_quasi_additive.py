@@ -36,6 +36,15 @@ mistake (Eq. 16 at the top of the example's box), the aggressive one
 ``alpha_t = min(loss_t, c_t C)`` (Eq. 28). Orabona & Crammer's aggressive
 p-norm step, on the loss ``c_t l_t`` of gradient ``-c_t y_t x_t``, moves theta
 by ``c_t eta_t y_t x_t``. ``c = 0`` moves nothing; the round still counts.
+
+Averaging (beyond the texts): what is averaged is ``w = g(theta)``, the vector
+that predicts. As in :mod:`._second_order`, a non-empty ``avg`` holds
+``U = sum_s (j_s - 1) dw_s`` over the changes of w on the averaged rounds (the
+rounds from ``params[Q_AVERAGE]`` on; ``j_s`` the rank among them) and
+``avg_count[0] = k`` their number, so that the average is ``w - U / k``. The
+Euclidean link changes w on the row's coordinates only, and U with them
+(O(nnz)); the other links change every coordinate, and U costs one more O(d)
+pass beside the link's.
 """
 
 import math
@@ -49,6 +58,8 @@ LINK_L2 = 0
 LINK_ENTROPY = 1
 LINK_PNORM = 2
 LINK_SIMPLEX = 3
+# the link of UPDATE_PNORM_R, g(theta) / (p - 1) with g LINK_PNORM's (Orabona & Crammer's potential); move_dense only
+LINK_PNORM_R = 4
 
 # per-round update rules of the quasi-additive pass
 UPDATE_CONSERVATIVE = 0  # alpha_t = C on a mistake (y w.x <= 0), Eq. (16)
@@ -64,7 +75,8 @@ Q_P = 2  # the exponent of LINK_PNORM
 Q_BIAS = 3  # value of the constant feature of the intercept (0 = none)
 Q_TOL = 4  # KKT tolerance of the dual solver (olearn._kernels._dual)
 Q_R = 5  # the R of UPDATE_PNORM_R
-N_QPARAMS = 6
+Q_AVERAGE = 6  # the first averaged round; used only when an ``avg`` array is passed
+N_QPARAMS = 7
 
 # layout of the int64 ``codes`` array
 Q_LINK = 0
@@ -257,12 +269,14 @@ def conjugate_stays_finite(indices, data, lo, hi, bias, a, theta, link_code, p, 
 
 
 @njit(cache=True)
-def commit(indices, data, lo, hi, bias, a, dot, sqnorm_x, theta, w, state, link_code, p, intercept):
+def commit(indices, data, lo, hi, bias, a, dot, sqnorm_x, theta, w, state, link_code, p, intercept, avg, jm1):
     """theta <- theta + a x and w <- g(theta); returns False (nothing changed) on overflow.
 
     ``bias`` is the value of this row's constant feature, ``intercept`` the
     current one (nonzero: the intercept coordinate counts in the link).
     ``dot`` is theta.x, used by LINK_L2 to keep ||theta||^2 in O(nnz).
+    With ``jm1 != 0`` (the round's rank among the averaged rounds, minus 1)
+    the running sum ``avg`` of the average takes ``jm1`` times the change of w.
     """
     if not update_is_finite(indices, data, lo, hi, bias, a, theta):
         return False
@@ -272,13 +286,45 @@ def commit(indices, data, lo, hi, bias, a, dot, sqnorm_x, theta, w, state, link_
             return False
         add_row(indices, data, lo, hi, bias, a, theta)
         add_row(indices, data, lo, hi, bias, a, w)
+        if jm1 != 0.0:
+            add_row(indices, data, lo, hi, bias, jm1 * a, avg)
         state[S_SQNORM] = max(sqnorm, 0.0)
         return True
     if not conjugate_stays_finite(indices, data, lo, hi, bias, a, theta, link_code, p, intercept):
         return False
     add_row(indices, data, lo, hi, bias, a, theta)
-    link(theta, w, link_code, p, intercept)
+    move_dense(theta, w, link_code, p, intercept, avg, jm1)
     return True
+
+
+@njit(cache=True)
+def move_dense(theta, w, link_code, p, intercept, avg, jm1):
+    """w <- g(theta) for a link that changes every coordinate, and the average's running sum with it."""
+    if jm1 != 0.0:
+        for j in range(w.size):
+            avg[j] -= jm1 * w[j]
+    if link_code == LINK_PNORM_R:
+        pnorm_r_link(theta, w, p, intercept)
+    else:
+        link(theta, w, link_code, p, intercept)
+    if jm1 != 0.0:
+        for j in range(w.size):
+            avg[j] += jm1 * w[j]
+
+
+@njit(cache=True, inline="always")
+def averaged_rank(state, avg, avg_count, params):
+    """j - 1 for the coming round when it is averaged (j its rank among the averaged rounds), else 0."""
+    if avg.size == 0 or state[S_T] + 1.0 < params[Q_AVERAGE]:
+        return 0.0
+    return avg_count[0]
+
+
+@njit(cache=True, inline="always")
+def count_averaged(state, avg, avg_count, params):
+    """Count the round just learned (``state[S_T]`` already moved) among the averaged ones if it is."""
+    if avg.size > 0 and state[S_T] >= params[Q_AVERAGE]:
+        avg_count[0] += 1.0
 
 
 @njit(cache=True)
@@ -291,14 +337,19 @@ def refresh_dual(theta, state, link_code, p, bias, gamma):
 
 
 @njit(cache=True)
-def learn_row(indices, data, lo, hi, y, weight, theta, w, state, params, codes):
+def learn_row(indices, data, lo, hi, y, weight, theta, w, state, avg, avg_count, params, codes):
     """Predict then learn one example of importance ``weight``; returns (score, loss, alpha, ok).
 
     ``ok`` is False when the row's norm, the score or the update overflows; the
-    model is then left exactly as it was.
+    model is then left exactly as it was. ``avg`` and ``avg_count`` are the
+    average's state (``avg`` empty: no averaging).
     """
+    jm1 = averaged_rank(state, avg, avg_count, params)
     if codes[Q_UPDATE] == UPDATE_PNORM_R:
-        return pnorm_r_row(indices, data, lo, hi, y, weight, theta, w, state, params)
+        score, loss, eta, ok = pnorm_r_row(indices, data, lo, hi, y, weight, theta, w, state, params, avg, jm1)
+        if ok:
+            count_averaged(state, avg, avg_count, params)
+        return score, loss, eta, ok
     # the example's box [0, c C]
     C = weight * params[Q_C]
     gamma = params[Q_GAMMA]
@@ -316,10 +367,11 @@ def learn_row(indices, data, lo, hi, y, weight, theta, w, state, params, codes):
     else:
         alpha = min(loss, C)
     moved = alpha == 0.0 or commit(indices, data, lo, hi, bias, alpha * y, score, sqnorm_x, theta, w, state,
-                                   link_code, p, bias)
+                                   link_code, p, bias, avg, jm1)
     if not moved:
         return score, loss, alpha, False
     state[S_T] += 1.0
+    count_averaged(state, avg, avg_count, params)
     state[S_SUM_ALPHA] += alpha
     refresh_dual(theta, state, link_code, p, bias, gamma)
     return score, loss, alpha, True
@@ -350,7 +402,7 @@ def pnorm_r_step(margin, sqnorm_p, R):
 
 
 @njit(cache=True)
-def pnorm_r_row(indices, data, lo, hi, y, weight, theta, w, state, params):
+def pnorm_r_row(indices, data, lo, hi, y, weight, theta, w, state, params, avg, jm1):
     """``learn_row`` of the aggressive p-norm algorithm of Orabona & Crammer (2010), Sec. 4.1.
 
     Fig. 1 with f(u) = ||u||_q^2 / (2(q - 1)) (1-strongly convex w.r.t.
@@ -374,7 +426,7 @@ def pnorm_r_row(indices, data, lo, hi, y, weight, theta, w, state, params):
                 and conjugate_stays_finite(indices, data, lo, hi, bias, a, theta, LINK_PNORM, p, bias)):
             return score, loss, eta, False
         add_row(indices, data, lo, hi, bias, a, theta)
-        pnorm_r_link(theta, w, p, bias)
+        move_dense(theta, w, LINK_PNORM_R, p, bias, avg, jm1)
     state[S_T] += 1.0
     state[S_SUM_ALPHA] += eta
     state[S_DUAL] = state[S_SUM_ALPHA] - conjugate(theta, LINK_PNORM, p, bias) / (p - 1.0)
@@ -382,12 +434,12 @@ def pnorm_r_row(indices, data, lo, hi, y, weight, theta, w, state, params):
 
 
 @njit(cache=True)
-def quasi_additive_pass(indptr, indices, data, y, weights, theta, w, state, params, codes, scores, losses, taus, duals,
-                        totals):
+def quasi_additive_pass(indptr, indices, data, y, weights, theta, w, state, avg, avg_count, params, codes, scores,
+                        losses, taus, duals, totals):
     """Progressive validation over the rows of a CSR matrix, in order.
 
     ``weights`` holds one importance weight per row, or nothing (every row
-    weighs 1). A round is a mistake when ``y * score <= 0``. Per-round scores, losses
+    weighs 1); ``avg`` and ``avg_count`` the average's state, or nothing. A round is a mistake when ``y * score <= 0``. Per-round scores, losses
     (the hinge loss at margin gamma) and alphas are written when those arrays
     have one slot per row, and D(alpha) after each round when ``duals`` has;
     pass empty arrays to keep only the totals. Returns -1, or the index of the
@@ -404,7 +456,7 @@ def quasi_additive_pass(indptr, indices, data, y, weights, theta, w, state, para
     for i in range(n):
         weight = weights[i] if weighted else 1.0
         score, loss, alpha, ok = learn_row(indices, data, indptr[i], indptr[i + 1], y[i], weight, theta, w, state,
-                                           params, codes)
+                                           avg, avg_count, params, codes)
         if not ok:
             stopped = i
             n = i

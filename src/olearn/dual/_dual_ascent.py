@@ -109,6 +109,13 @@ class DualAscent(QuasiAdditiveClassifier):
         1000 sweeps per round).
     fit_intercept : bool, default=False
     n_features : int or None, default=None
+    average : bool or int, default=False
+        Predict (``predict``, ``decision_function``, ``coef_``, saved models)
+        with the average of the weights :math:`w = g(\theta)` after each
+        round (scikit-learn SGD's ``average``): True averages every round, an
+        int n the rounds from the n-th on (before it, the current weights
+        predict). ``olearn.run`` and ``predict_learn_one`` still score each
+        round with the current weights. Not in the source texts.
     class_weight : dict, "balanced" or None, default=None
         Multiplies the importance weight of each example of a class (see
         *Importance weights*); "balanced" in ``fit`` only.
@@ -137,7 +144,7 @@ class DualAscent(QuasiAdditiveClassifier):
     _learned = (*QuasiAdditiveClassifier._learned, "_duals", "_store")
 
     def __init__(self, regularizer="l2", p=2.0, update="conservative", C=1.0, gamma=1.0, k=1, tol=1e-9,
-                 fit_intercept=False, n_features=None, class_weight=None):
+                 fit_intercept=False, n_features=None, average=False, class_weight=None):
         self.regularizer = regularizer
         self.p = p
         self.update = update
@@ -147,6 +154,7 @@ class DualAscent(QuasiAdditiveClassifier):
         self.tol = tol
         self.fit_intercept = fit_intercept
         self.n_features = n_features
+        self.average = average
         self.class_weight = class_weight
 
     def _kernel_config(self):
@@ -180,7 +188,7 @@ class DualAscent(QuasiAdditiveClassifier):
         if codes[qa.Q_UPDATE] in (qa.UPDATE_CONSERVATIVE, qa.UPDATE_CAPPED_LOSS):
             stopped = qa.quasi_additive_pass(
                 arrays.indptr, arrays.indices, arrays.data, targets, weights, self._theta, self._w, self._state,
-                params, codes, scores, losses, taus, duals, totals,
+                *self._averaging_arrays(), params, codes, scores, losses, taus, duals, totals,
             )
         else:
             stopped = self._run_window(arrays, targets, weights, codes, params, scores, losses, taus, duals, totals)
@@ -194,7 +202,7 @@ class DualAscent(QuasiAdditiveClassifier):
         backup = np.empty(2 * n_theta + self._state.size + store.alpha.size)
         stopped = _dual.dual_pass(
             store.indptr, store.indices, store.data, store.bias, store.weight, store.y, self._store.n_rows,
-            self._theta, self._w, self._state, store.alpha, params, codes,
+            self._theta, self._w, self._state, store.alpha, *self._averaging_arrays(), params, codes,
             np.empty(n_theta), np.empty(n_theta), backup, scores, losses, taus, duals, totals,
         )
         kept = store.n_rows if stopped < 0 else self._store.n_rows + stopped

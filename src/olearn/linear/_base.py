@@ -274,13 +274,15 @@ class BinaryClassifierMixin(ClassifierEstimator):
         sample_weight : float or array-like of shape (n_samples,), optional
             Importance weights (finite, >= 0), times the ``class_weight`` of each row's class.
         """
+        # the hyperparameters (class_weight among them) are checked before the weights they make
+        self._config_arrays()
         weights = self._row_weights(X, y, sample_weight)
         self._progressive(X, y, record=False, classes=classes, sample_weight=weights)
         return self
 
     def learn_one(self, x, y, sample_weight=None):
         """Learn one example ``x`` (dict, 1-d array or sparse row) with label ``y`` and importance weight; returns self."""
-        self._learn_example(x, y, self._weight_one(y, sample_weight))
+        self._learn_example(x, y, sample_weight)
         return self
 
     def predict_learn_one(self, x, y, sample_weight=None):
@@ -290,14 +292,16 @@ class BinaryClassifierMixin(ClassifierEstimator):
         the same as ``predict_one(x)`` followed by ``learn_one(x, y)``, but
         cheaper. The prediction is None before any class is known.
         """
-        score, classes = self._learn_example(x, y, self._weight_one(y, sample_weight))
+        score, classes = self._learn_example(x, y, sample_weight)
         if classes is None:
             return None
         return classes[-1] if score > 0.0 or classes.size == 1 else classes[0]
 
-    def _learn_example(self, x, y, weight=1.0):
-        """Learn one example of importance ``weight``; return its score before the update and the classes known before it."""
+    def _learn_example(self, x, y, sample_weight=None):
+        """Learn one example of importance ``sample_weight``; return its score before the update and the classes
+        known before it."""
         self._config_arrays()
+        weight = self._weight_one(y, sample_weight)
         indices, data, n_features = check_row(x)
         labels = self._labels if self._is_started() else None
         classes = None if labels is None else labels.classes

@@ -9,6 +9,11 @@ update and their hyperparameters. ``partial_fit``, ``learn_one`` and
 The label handling and the streaming methods are those of
 :class:`olearn.linear._base.BinaryClassifierMixin`, shared with the presets of
 the Euclidean linear kernel.
+
+Averaging (``average``, beyond the texts) averages ``w = g(theta)``, the
+vector that predicts (see :mod:`olearn._kernels._quasi_additive`); a change of
+w between rounds (a new feature entering the entropic prior, a changed link)
+enters the average as a change made before the next round.
 """
 
 
@@ -17,7 +22,8 @@ import numpy as np
 from .._kernels import _codes
 from .._kernels import _quasi_additive as qa
 from .._labels import BinaryLabels
-from .._params import CLASS_WEIGHT
+from .._kernels._second_order import averaged
+from .._params import AVERAGE, CLASS_WEIGHT
 from .._persistence import COUNT, NONNEGATIVE, Array, Count, StateSchema
 from .._validation import CSRArrays, check_row, check_X, seen_columns, seen_row
 from .._weights import UNWEIGHTED
@@ -36,12 +42,15 @@ class QuasiAdditiveClassifier(BinaryClassifierMixin, LinearLearner):
     on it.
     """
 
-    _learned = ("_theta", "_w", "_state", "n_features_in_", "_labels", "classes_", "_link")
+    _learned = ("_theta", "_w", "_state", "n_features_in_", "_labels", "classes_", "_link", "_avg", "_avg_count")
+    # the running sum U and the count k of the average of w (None when not averaging)
+    _avg = None
+    _avg_count = None
 
     # -- hyperparameters ------------------------------------------------------
 
     def _all_constraints(self):
-        return {**super()._all_constraints(), "class_weight": CLASS_WEIGHT}
+        return {**super()._all_constraints(), "average": AVERAGE, "class_weight": CLASS_WEIGHT}
 
     def _build_config(self):
         """(codes, params) of the kernel; a started model's w follows a changed link at once."""
@@ -55,6 +64,8 @@ class QuasiAdditiveClassifier(BinaryClassifierMixin, LinearLearner):
         for name, value in params.items():
             param_arr[getattr(qa, name)] = value
         param_arr[qa.Q_BIAS] = 1.0 if self.fit_intercept else 0.0
+        # average=True averages from round 1, an int n from round n (scikit-learn's SGD)
+        param_arr[qa.Q_AVERAGE] = float(self.average)
         if self._is_started() and self._link_of(code_arr, param_arr) != getattr(self, "_link", None):
             self._refresh_weights(code_arr, param_arr)
         return code_arr, param_arr
@@ -65,9 +76,41 @@ class QuasiAdditiveClassifier(BinaryClassifierMixin, LinearLearner):
         return codes[qa.Q_LINK], params[qa.Q_P], params[qa.Q_BIAS]
 
     def _refresh_weights(self, codes, params):
-        """w = g(theta) (and ||theta||^2) again: a changed geometry or intercept changes the link."""
+        """w = g(theta) (and ||theta||^2) again: a changed geometry or intercept changes the link.
+
+        The change of w enters the average as a change before the next round.
+        """
+        old = self._w.copy()
         self._link = self._link_of(codes, params)
-        relink(self._theta, self._w, self._state, codes, params)
+        self._relink(self._theta, self._w, self._state, codes, params)
+        if self._avg is not None:
+            average_jump(self._w, old, self._state, self._avg, self._avg_count, params)
+
+    def _relink(self, theta, w, state, codes, params):
+        """w = g(theta) of this learner's link, in place."""
+        relink(theta, w, state, codes, params)
+
+    def _averaging_arrays(self):
+        """(U, k) for the kernels: the average's state, started if ``average`` is on; empty arrays if it is off.
+
+        Learning with ``average`` off forgets the average, so that U always
+        belongs to the w it was kept with.
+        """
+        if not self.average:
+            self._avg = self._avg_count = None
+            return UNWEIGHTED, UNWEIGHTED
+        if self._avg is None:
+            self._avg = np.zeros(self._w.size)
+            self._avg_count = np.zeros(1)
+        return self._avg, self._avg_count
+
+    def _predicting_weights(self):
+        """The weights that predict: the average of w with ``average`` on (once a round is averaged), else w."""
+        if not self.average or self._avg is None:
+            return self._w
+        out = np.empty(self._w.size)
+        averaged(self._w, self._avg, self._avg_count, out)
+        return out
 
     # -- learned state --------------------------------------------------------
 
@@ -90,7 +133,10 @@ class QuasiAdditiveClassifier(BinaryClassifierMixin, LinearLearner):
         if n_features <= self.n_features_in_:
             return
         self._theta = widened(self._theta, n_features)
-        self._w = np.zeros(n_features + 1)
+        # w keeps its old values until relinked: the average takes the change (see _refresh_weights)
+        self._w = widened(self._w, n_features)
+        if self._avg is not None:
+            self._avg = widened(self._avg, n_features)
         # a new array, so that a refused call can put the old one back (see _first_call_atomic)
         self._state = self._state.copy()
         self.n_features_in_ = int(n_features)
@@ -108,6 +154,8 @@ class QuasiAdditiveClassifier(BinaryClassifierMixin, LinearLearner):
         """The model learned with the other class encoded +1: every link here is odd."""
         self._theta = -self._theta
         self._w = -self._w
+        if self._avg is not None:
+            self._avg = -self._avg
 
     @property
     def _dimension_dependent(self):
@@ -122,15 +170,15 @@ class QuasiAdditiveClassifier(BinaryClassifierMixin, LinearLearner):
 
     @property
     def coef_(self):
-        """Weights w = g(theta), shape (1, n_features)."""
+        """Weights w = g(theta) (their average with ``average`` on), shape (1, n_features)."""
         self._check_started()
-        return self._w[: self.n_features_in_].reshape(1, -1).copy()
+        return self._predicting_weights()[: self.n_features_in_].reshape(1, -1).copy()
 
     @property
     def intercept_(self):
         """Intercept, shape (1,); 0 unless ``fit_intercept=True``."""
         self._check_started()
-        return np.array([self._w[-1] if self.fit_intercept else 0.0])
+        return np.array([self._predicting_weights()[-1] if self.fit_intercept else 0.0])
 
     @property
     def theta_(self):
@@ -162,7 +210,7 @@ class QuasiAdditiveClassifier(BinaryClassifierMixin, LinearLearner):
     def _run_kernel(self, arrays, targets, weights, codes, params, scores, losses, taus, totals):
         return qa.quasi_additive_pass(
             arrays.indptr, arrays.indices, arrays.data, targets, weights, self._theta, self._w, self._state,
-            params, codes, scores, losses, taus, np.empty(0), totals,
+            *self._averaging_arrays(), params, codes, scores, losses, taus, np.empty(0), totals,
         )
 
     def _learn_target(self, indices, data, target, weight=1.0):
@@ -187,7 +235,7 @@ class QuasiAdditiveClassifier(BinaryClassifierMixin, LinearLearner):
         self._check_width(arrays.n_features, "X")
         arrays = seen_columns(arrays, self._w.size - 1)
         out = np.empty(arrays.n_rows)
-        w = self._w
+        w = self._predicting_weights()
         qa.quasi_additive_scores(arrays.indptr, arrays.indices, arrays.data, params[qa.Q_BIAS], w, out)
         return out
 
@@ -198,13 +246,14 @@ class QuasiAdditiveClassifier(BinaryClassifierMixin, LinearLearner):
             return None
         self._check_width(n_features, "x")
         indices, data = seen_row(indices, data, self._w.size - 1)
-        w = self._w
+        w = self._predicting_weights()
         return qa.score_row(indices, data, 0, indices.size, params[qa.Q_BIAS], w)
 
     # -- persistence ----------------------------------------------------------
 
     def _state_schema(self):
-        """The saved state: theta, w = g(theta), the kernel's state vector and the classes."""
+        """The saved state: theta, w = g(theta), the kernel's state vector, the classes and, when averaging,
+        the average's running sum and count (optional: a model saved without them starts its average anew)."""
         entries = {qa.S_T: COUNT, qa.S_SUM_ALPHA: NONNEGATIVE, qa.S_SQNORM: NONNEGATIVE}
         schema = StateSchema(
             scalars={"n_features_in": Count("n_features_in")},
@@ -215,11 +264,16 @@ class QuasiAdditiveClassifier(BinaryClassifierMixin, LinearLearner):
             },
             limits=self._width_limits(),
         )
-        return self._with_classes(schema)
+        average = {"average_sum": Array("float64", ("n_features_in+1",)),
+                   "average_count": Array("float64", (1,), values=COUNT)}
+        return self._with_classes(schema).extended(arrays=average, optional=average)
 
     def _get_state(self):
         self._check_started()
         arrays = {"theta": self._theta, "weights": self._w, "state": self._state, "classes": self._labels.classes}
+        if self.average and self._avg is not None:
+            arrays["average_sum"] = self._avg
+            arrays["average_count"] = self._avg_count
         return arrays, {"n_features_in": self.n_features_in_}
 
     def _set_state(self, arrays, state):
@@ -232,6 +286,16 @@ class QuasiAdditiveClassifier(BinaryClassifierMixin, LinearLearner):
         self.n_features_in_ = int(state["n_features_in"])
         self._labels.set_classes(arrays["classes"])
         self.classes_ = self._labels.classes
+        if ("average_sum" in arrays) != ("average_count" in arrays):
+            raise ValueError("average_sum and average_count must be saved together")
+        if "average_sum" in arrays:
+            self._avg = np.array(arrays["average_sum"], dtype=np.float64)
+            self._avg_count = np.array(arrays["average_count"], dtype=np.float64)
+
+
+def average_jump(w, old, state, avg, avg_count, params):
+    """A change of w from ``old`` made between rounds enters the average as a change before the next round."""
+    avg += qa.averaged_rank(state, avg, avg_count, params) * (w - old)
 
 
 def relink(theta, w, state, codes, params):
@@ -243,7 +307,8 @@ def relink(theta, w, state, codes, params):
 
 
 def widened(theta, n_features):
-    """theta with zeros for the new features up to ``n_features``; the intercept's entry stays last."""
+    """A feature vector (theta, w, the average's sum) with zeros for the new features up to ``n_features``;
+    the intercept's entry stays last."""
     d = theta.size - 1
     out = np.zeros(n_features + 1)
     out[:d] = theta[:d]

@@ -74,6 +74,13 @@ class PNorm(QuasiAdditiveClassifier):
         :math:`\|x_t\|_p`); a larger R takes larger steps on margin errors.
     fit_intercept : bool, default=False
     n_features : int or None, default=None
+    average : bool or int, default=False
+        Predict (``predict``, ``decision_function``, ``coef_``, saved models)
+        with the average of the weights :math:`w = g(\theta)` after each
+        round (scikit-learn SGD's ``average``): True averages every round, an
+        int n the rounds from the n-th on (before it, the current weights
+        predict). ``olearn.run`` and ``predict_learn_one`` still score each
+        round with the current weights. Not in the source texts.
     class_weight : dict, "balanced" or None, default=None
         Multiplies the importance weight of each example of a class (see
         *Importance weights*); "balanced" in ``fit`` only.
@@ -94,13 +101,14 @@ class PNorm(QuasiAdditiveClassifier):
     _constraints = {"p": Interval(2, None), "aggressive": BOOLEAN, "C": POSITIVE_FINITE, "R": POSITIVE_FINITE}
 
     def __init__(self, p=2.0, aggressive=False, C=1.0, R=math.sqrt(2.0), fit_intercept=False, n_features=None,
-                 class_weight=None):
+                 average=False, class_weight=None):
         self.p = p
         self.aggressive = aggressive
         self.C = C
         self.R = R
         self.fit_intercept = fit_intercept
         self.n_features = n_features
+        self.average = average
         self.class_weight = class_weight
 
     def _kernel_config(self):
@@ -113,9 +121,8 @@ class PNorm(QuasiAdditiveClassifier):
         """The aggressive algorithm's potential scales the link by 1/(p - 1)."""
         return QuasiAdditiveClassifier._link_of(codes, params) + (codes[qa.Q_UPDATE] == qa.UPDATE_PNORM_R,)
 
-    def _refresh_weights(self, codes, params):
+    def _relink(self, theta, w, state, codes, params):
         if codes[qa.Q_UPDATE] != qa.UPDATE_PNORM_R:
-            super()._refresh_weights(codes, params)
+            super()._relink(theta, w, state, codes, params)
             return
-        self._link = self._link_of(codes, params)
-        qa.pnorm_r_link(self._theta, self._w, params[qa.Q_P], params[qa.Q_BIAS])
+        qa.pnorm_r_link(theta, w, params[qa.Q_P], params[qa.Q_BIAS])
