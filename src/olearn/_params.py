@@ -10,8 +10,6 @@ import numbers
 
 import numpy as np
 
-from ._weights import check_class_weight
-
 
 class Interval:
     """Real numbers between ``low`` and ``high``; ``closed`` says which ends count.
@@ -104,37 +102,3 @@ def check_params(estimator, constraints):
             raise ValueError(
                 f"{type(estimator).__name__}: parameter {name}={value!r} is invalid; expected {constraint.describe()}"
             )
-
-
-class Average:
-    """scikit-learn SGD's ``average``: False (0), True (1), or an int n >= 1 to average from the n-th example on.
-
-    >>> Average().accepts(True), Average().accepts(10), Average().accepts(-1), Average().accepts(2.5)
-    (True, True, False, False)
-    """
-
-    def accepts(self, value):
-        if isinstance(value, (bool, np.bool_)):
-            return True
-        return isinstance(value, numbers.Integral) and 0 <= value <= INT64_MAX
-
-    def describe(self):
-        return "a bool, or an integer >= 0 (average from that example on)"
-
-
-class ClassWeight:
-    """scikit-learn's ``class_weight``: None, ``"balanced"``, or a dict {class: finite weight >= 0}."""
-
-    def accepts(self, value):
-        try:
-            check_class_weight(value)
-        except ValueError:
-            return False
-        return True
-
-    def describe(self):
-        return "None, 'balanced' or a dict {class: finite weight >= 0}"
-
-
-AVERAGE = Average()
-CLASS_WEIGHT = ClassWeight()

@@ -35,6 +35,7 @@ from .._learner import OnlineLearner
 from .._params import BOOLEAN, Interval, NoneOr
 from .._persistence import COUNT, LABELS, NONNEGATIVE, POSITIVE, Array, Count, StateSchema, distinct
 from .._validation import CSRArrays, check_row, check_X, check_y, seen_columns, seen_row
+from .._weights import check_class_weight
 from ..kernel import SupportSet
 from ..kernel._hyperparameters import call_kernel, initial_seed, mercer_arrays
 
@@ -42,6 +43,48 @@ _COMMON_CONSTRAINTS = {
     "fit_intercept": BOOLEAN,
     "n_features": NoneOr(Interval(1, None, integer=True)),
 }
+
+
+class _Average:
+    """The ``average`` hyperparameter: a bool, or an integer >= 0 (scikit-learn's SGD ``average``)."""
+
+    _start = Interval(0, None, integer=True)
+
+    def accepts(self, value):
+        return BOOLEAN.accepts(value) or self._start.accepts(value)
+
+    def describe(self):
+        return "True, False or an integer >= 0"
+
+
+class _ClassWeight:
+    """The ``class_weight`` hyperparameter: None, ``"balanced"`` or a dict of finite weights >= 0."""
+
+    def accepts(self, value):
+        try:
+            check_class_weight(value)
+        except ValueError:
+            return False
+        return True
+
+    def describe(self):
+        return "None, 'balanced' or a dict {class: finite weight >= 0}"
+
+
+AVERAGE = _Average()
+CLASS_WEIGHT = _ClassWeight()
+
+
+def average_start(average):
+    """The first round averaged for the hyperparameter ``average``; 0 when not averaging.
+
+    ``True`` averages from the first round; an integer n from the n-th
+    (scikit-learn's SGD: averaging begins once n examples have been seen).
+
+    >>> average_start(False), average_start(True), average_start(10)
+    (0, 1, 10)
+    """
+    return int(average)
 
 
 class LinearLearner(OnlineLearner):
@@ -69,6 +112,11 @@ class LinearLearner(OnlineLearner):
         that ``learn_one`` pays for the checks once, not on every example.
         """
         return self._checked_config(self._build_config)
+
+    def _row_weights(self, X, y, sample_weight, fitting=False):
+        # the hyperparameters first, so that a bad class_weight is reported as the hyperparameter it is
+        self._config_arrays()
+        return super()._row_weights(X, y, sample_weight, fitting)
 
     def _build_config(self):
         """(codes, params) of the kernel for hyperparameters already checked; may refuse them with ValueError."""
@@ -234,13 +282,12 @@ class BinaryClassifierMixin(ClassifierEstimator):
     def _progressive(self, X, y, record, classes=None, sample_weight=None):
         """Predict then learn every row in order; return the per-round outputs.
 
-        ``sample_weight`` is None or the checked effective weight of each row
-        (see ``OnlineLearner._row_weights``).
-
         Returns (predictions, scores, losses, taus, mistakes, totals): the
         per-round arrays (empty when ``record`` is False; ``mistakes`` is
         boolean) and the kernel's totals, followed by the support-set size
         after each round when ``_pass`` gives one (a kernel learner's).
+        ``sample_weight`` is None or the checked effective weight of each row
+        (:meth:`~olearn._learner.OnlineLearner._row_weights`).
         """
         self._config_arrays()
         arrays = check_X(X)
@@ -252,10 +299,8 @@ class BinaryClassifierMixin(ClassifierEstimator):
             self._grow(arrays.n_features, "X")
             self._observe_labels(y, classes)
         targets = self._labels.encode(y)
-        if sample_weight is None:
-            scores, losses, taus, totals, *sizes = self._pass(arrays, targets, record)
-        else:
-            scores, losses, taus, totals, *sizes = self._pass(arrays, targets, record, sample_weight)
+        weighted = {} if sample_weight is None else {"weights": sample_weight}
+        scores, losses, taus, totals, *sizes = self._pass(arrays, targets, record, **weighted)
         if not record:
             return scores, scores, losses, taus, np.empty(0, dtype=bool), totals, *sizes
         mistakes = targets * scores <= 0.0
@@ -272,25 +317,27 @@ class BinaryClassifierMixin(ClassifierEstimator):
         classes : array-like of 2 labels, optional
             Both classes, when the first batches may show only one.
         sample_weight : float or array-like of shape (n_samples,), optional
-            Importance weights (finite, >= 0), times the ``class_weight`` of each row's class.
+            Importance weight of each row (finite, >= 0), times its class's
+            weight under ``class_weight``; the class docstring states what a
+            weight does to the step.
         """
-        # the hyperparameters (class_weight among them) are checked before the weights they make
-        self._config_arrays()
         weights = self._row_weights(X, y, sample_weight)
         self._progressive(X, y, record=False, classes=classes, sample_weight=weights)
         return self
 
     def learn_one(self, x, y, sample_weight=None):
-        """Learn one example ``x`` (dict, 1-d array or sparse row) with label ``y`` and importance weight; returns self."""
+        """Learn one example ``x`` (dict, 1-d array or sparse row) with label ``y``, of optional weight; returns self."""
         self._learn_example(x, y, sample_weight)
         return self
 
     def predict_learn_one(self, x, y, sample_weight=None):
-        """Predict ``x``, then learn it with label ``y``; return the prediction.
+        """Predict ``x``, then learn it with label ``y`` (and optional weight); return the prediction.
 
         One step of progressive validation, with the example converted once:
         the same as ``predict_one(x)`` followed by ``learn_one(x, y)``, but
-        cheaper. The prediction is None before any class is known.
+        cheaper, except that the prediction comes from the current weights
+        even when the learner averages (as :func:`olearn.run`'s). The
+        prediction is None before any class is known.
         """
         score, classes = self._learn_example(x, y, sample_weight)
         if classes is None:
@@ -298,10 +345,11 @@ class BinaryClassifierMixin(ClassifierEstimator):
         return classes[-1] if score > 0.0 or classes.size == 1 else classes[0]
 
     def _learn_example(self, x, y, sample_weight=None):
-        """Learn one example of importance ``sample_weight``; return its score before the update and the classes
-        known before it."""
+        """Learn one example; return its score before the update and the classes known before it."""
         self._config_arrays()
         weight = self._weight_one(y, sample_weight)
+        # an unweighted call leaves the hook's default, so learners without weights keep working
+        weighted = {} if sample_weight is None and weight == 1.0 else {"weight": weight}
         indices, data, n_features = check_row(x)
         labels = self._labels if self._is_started() else None
         classes = None if labels is None else labels.classes
@@ -316,14 +364,8 @@ class BinaryClassifierMixin(ClassifierEstimator):
                 if target is None or self._labels.classes.size < 2:
                     self._observe_labels(check_y([y], 1))
                     target = self._labels.target(y)
-                return self._learn_weighted(indices, data, target, weight), classes
-        return self._learn_weighted(indices, data, target, weight), classes
-
-    def _learn_weighted(self, indices, data, target, weight):
-        """``_learn_target`` with the weight passed on when it is not 1 (the unweighted hook stays as it was)."""
-        if weight == 1.0:
-            return self._learn_target(indices, data, target)
-        return self._learn_target(indices, data, target, weight)
+                return self._learn_target(indices, data, target, **weighted), classes
+        return self._learn_target(indices, data, target, **weighted), classes
 
     @staticmethod
     def _with_classes(schema):

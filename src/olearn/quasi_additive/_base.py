@@ -23,11 +23,10 @@ from .._kernels import _codes
 from .._kernels import _quasi_additive as qa
 from .._labels import BinaryLabels
 from .._kernels._second_order import averaged
-from .._params import AVERAGE, CLASS_WEIGHT
-from .._persistence import COUNT, NONNEGATIVE, Array, Count, StateSchema
+from .._persistence import COUNT, NONNEGATIVE, Array, Count, StateSchema, averaged_schema
 from .._validation import CSRArrays, check_row, check_X, seen_columns, seen_row
 from .._weights import UNWEIGHTED
-from ..linear._base import BinaryClassifierMixin, LinearLearner
+from ..linear._base import AVERAGE, CLASS_WEIGHT, BinaryClassifierMixin, LinearLearner, average_start
 
 
 class QuasiAdditiveClassifier(BinaryClassifierMixin, LinearLearner):
@@ -42,10 +41,7 @@ class QuasiAdditiveClassifier(BinaryClassifierMixin, LinearLearner):
     on it.
     """
 
-    _learned = ("_theta", "_w", "_state", "n_features_in_", "_labels", "classes_", "_link", "_avg", "_avg_count")
-    # the running sum U and the count k of the average of w (None when not averaging)
-    _avg = None
-    _avg_count = None
+    _learned = ("_theta", "_w", "_state", "n_features_in_", "_labels", "classes_", "_link", "_avg_sum", "_avg_count")
 
     # -- hyperparameters ------------------------------------------------------
 
@@ -53,7 +49,14 @@ class QuasiAdditiveClassifier(BinaryClassifierMixin, LinearLearner):
         return {**super()._all_constraints(), "average": AVERAGE, "class_weight": CLASS_WEIGHT}
 
     def _build_config(self):
-        """(codes, params) of the kernel; a started model's w follows a changed link at once."""
+        """(codes, params) of the kernel; a started model's w follows a changed link at once; a changed
+        average is refused."""
+        if self._is_started() and self._learned_average_start() != average_start(self.average):
+            raise ValueError(
+                f"{type(self).__name__}: parameter average={self.average!r} differs from the model learned so far "
+                f"(learned with average={self._learned_average_start()}, 0 meaning none); the running average "
+                "cannot be started or moved midway: call fit to start over with it"
+            )
         codes, params = self._kernel_config()
         code_arr = np.zeros(qa.N_QCODES, dtype=np.int64)
         param_arr = np.zeros(qa.N_QPARAMS)
@@ -64,8 +67,7 @@ class QuasiAdditiveClassifier(BinaryClassifierMixin, LinearLearner):
         for name, value in params.items():
             param_arr[getattr(qa, name)] = value
         param_arr[qa.Q_BIAS] = 1.0 if self.fit_intercept else 0.0
-        # average=True averages from round 1, an int n from round n (scikit-learn's SGD)
-        param_arr[qa.Q_AVERAGE] = float(self.average)
+        param_arr[qa.Q_AVERAGE] = average_start(self.average)
         if self._is_started() and self._link_of(code_arr, param_arr) != getattr(self, "_link", None):
             self._refresh_weights(code_arr, param_arr)
         return code_arr, param_arr
@@ -83,33 +85,32 @@ class QuasiAdditiveClassifier(BinaryClassifierMixin, LinearLearner):
         old = self._w.copy()
         self._link = self._link_of(codes, params)
         self._relink(self._theta, self._w, self._state, codes, params)
-        if self._avg is not None:
-            average_jump(self._w, old, self._state, self._avg, self._avg_count, params)
+        if self._averaging():
+            average_jump(self._w, old, self._state, self._avg_sum, self._avg_count, params)
 
     def _relink(self, theta, w, state, codes, params):
         """w = g(theta) of this learner's link, in place."""
         relink(theta, w, state, codes, params)
 
-    def _averaging_arrays(self):
-        """(U, k) for the kernels: the average's state, started if ``average`` is on; empty arrays if it is off.
+    def _averaging(self):
+        return "_avg_sum" in self.__dict__
 
-        Learning with ``average`` off forgets the average, so that U always
-        belongs to the w it was kept with.
-        """
-        if not self.average:
-            self._avg = self._avg_count = None
-            return UNWEIGHTED, UNWEIGHTED
-        if self._avg is None:
-            self._avg = np.zeros(self._w.size)
-            self._avg_count = np.zeros(1)
-        return self._avg, self._avg_count
+    def _learned_average_start(self):
+        """The first round averaged by the model learned so far; 0 when it does not average."""
+        return int(self._avg_count[1]) if self._averaging() else 0
+
+    def _averaging_arrays(self):
+        """(U, [k, first]) for the kernels: the average's state, or two empty arrays."""
+        if self._averaging():
+            return self._avg_sum, self._avg_count
+        return UNWEIGHTED, UNWEIGHTED
 
     def _predicting_weights(self):
-        """The weights that predict: the average of w with ``average`` on (once a round is averaged), else w."""
-        if not self.average or self._avg is None:
+        """The weights that predict: the average of w once a round is averaged, else w."""
+        if not self._averaging():
             return self._w
         out = np.empty(self._w.size)
-        averaged(self._w, self._avg, self._avg_count, out)
+        averaged(self._w, self._avg_sum, self._avg_count, out)
         return out
 
     # -- learned state --------------------------------------------------------
@@ -119,13 +120,18 @@ class QuasiAdditiveClassifier(BinaryClassifierMixin, LinearLearner):
         self._theta = np.zeros(1)
         self._w = np.zeros(1)
         self._state = np.zeros(qa.N_QSTATE)
+        start = average_start(self.average)
+        if start:
+            # the running sum U of the average, laid out as w, and [k, the first averaged round]
+            self._avg_sum = np.zeros(1)
+            self._avg_count = np.array([0.0, start])
         self.n_features_in_ = 0
         if self.n_features is not None:
             self._grow(self.n_features, "n_features")
 
     def _state_bytes(self, n_features):
-        # theta and w = g(theta)
-        return 16 * (n_features + 1)
+        # theta and w = g(theta), and the average's running sum
+        return (24 if average_start(self.average) else 16) * (n_features + 1)
 
     def _grow(self, n_features, where):
         """Make room for feature indices below ``n_features`` (exactly: no spare capacity)."""
@@ -135,8 +141,8 @@ class QuasiAdditiveClassifier(BinaryClassifierMixin, LinearLearner):
         self._theta = widened(self._theta, n_features)
         # w keeps its old values until relinked: the average takes the change (see _refresh_weights)
         self._w = widened(self._w, n_features)
-        if self._avg is not None:
-            self._avg = widened(self._avg, n_features)
+        if self._averaging():
+            self._avg_sum = widened(self._avg_sum, n_features)
         # a new array, so that a refused call can put the old one back (see _first_call_atomic)
         self._state = self._state.copy()
         self.n_features_in_ = int(n_features)
@@ -154,8 +160,8 @@ class QuasiAdditiveClassifier(BinaryClassifierMixin, LinearLearner):
         """The model learned with the other class encoded +1: every link here is odd."""
         self._theta = -self._theta
         self._w = -self._w
-        if self._avg is not None:
-            self._avg = -self._avg
+        if self._averaging():
+            self._avg_sum = -self._avg_sum
 
     @property
     def _dimension_dependent(self):
@@ -194,14 +200,14 @@ class QuasiAdditiveClassifier(BinaryClassifierMixin, LinearLearner):
             "the model keeps the updates before it. Scale the features or lower C."
         )
 
-    def _pass(self, arrays, targets, record, sample_weight=None):
-        """Run the kernel over the rows of ``arrays`` (``sample_weight``: None or the checked per-row weights);
+    def _pass(self, arrays, targets, record, weights=None):
+        """Run the kernel over the rows of ``arrays`` (``weights``: None or the checked per-row weights);
         return (scores, losses, taus, totals)."""
         codes, params = self._config_arrays()
         n = arrays.n_rows if record else 0
         scores, losses, taus = np.empty(n), np.empty(n), np.empty(n)
         totals = np.zeros(_codes.N_TOTALS)
-        weights = UNWEIGHTED if sample_weight is None else sample_weight
+        weights = UNWEIGHTED if weights is None else weights
         stopped = self._run_kernel(arrays, targets, weights, codes, params, scores, losses, taus, totals)
         if stopped >= 0:
             raise self._overflow(f"at row {stopped}")
@@ -252,8 +258,8 @@ class QuasiAdditiveClassifier(BinaryClassifierMixin, LinearLearner):
     # -- persistence ----------------------------------------------------------
 
     def _state_schema(self):
-        """The saved state: theta, w = g(theta), the kernel's state vector, the classes and, when averaging,
-        the average's running sum and count (optional: a model saved without them starts its average anew)."""
+        """The saved state: theta, w = g(theta), the kernel's state vector, the classes and, with ``average``
+        set, the average's running sum and its count and first round (which must match the hyperparameter)."""
         entries = {qa.S_T: COUNT, qa.S_SUM_ALPHA: NONNEGATIVE, qa.S_SQNORM: NONNEGATIVE}
         schema = StateSchema(
             scalars={"n_features_in": Count("n_features_in")},
@@ -264,15 +270,13 @@ class QuasiAdditiveClassifier(BinaryClassifierMixin, LinearLearner):
             },
             limits=self._width_limits(),
         )
-        average = {"average_sum": Array("float64", ("n_features_in+1",)),
-                   "average_count": Array("float64", (1,), values=COUNT)}
-        return self._with_classes(schema).extended(arrays=average, optional=average)
+        return averaged_schema(self._with_classes(schema), average_start(self.average))
 
     def _get_state(self):
         self._check_started()
         arrays = {"theta": self._theta, "weights": self._w, "state": self._state, "classes": self._labels.classes}
-        if self.average and self._avg is not None:
-            arrays["average_sum"] = self._avg
+        if self._averaging():
+            arrays["average_sum"] = self._avg_sum
             arrays["average_count"] = self._avg_count
         return arrays, {"n_features_in": self.n_features_in_}
 
@@ -286,10 +290,8 @@ class QuasiAdditiveClassifier(BinaryClassifierMixin, LinearLearner):
         self.n_features_in_ = int(state["n_features_in"])
         self._labels.set_classes(arrays["classes"])
         self.classes_ = self._labels.classes
-        if ("average_sum" in arrays) != ("average_count" in arrays):
-            raise ValueError("average_sum and average_count must be saved together")
-        if "average_sum" in arrays:
-            self._avg = np.array(arrays["average_sum"], dtype=np.float64)
+        if self._averaging():
+            self._avg_sum = np.array(arrays["average_sum"], dtype=np.float64)
             self._avg_count = np.array(arrays["average_count"], dtype=np.float64)
 
 

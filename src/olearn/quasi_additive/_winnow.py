@@ -6,6 +6,7 @@ from .._kernels import _codes
 from .._kernels import _quasi_additive as qa
 from .._params import BOOLEAN, POSITIVE_FINITE
 from .._validation import CSRArrays
+from .._weights import UNWEIGHTED
 from ._base import QuasiAdditiveClassifier, average_jump, relink, widened
 
 # the arrays of the model of the other encoding, as saved
@@ -156,7 +157,8 @@ class Winnow(QuasiAdditiveClassifier):
             super()._flip()
             return
         self._theta, self._w, self._state, avg, count = self._other
-        self._avg, self._avg_count = (avg, count) if avg.size else (None, None)
+        if avg.size:
+            self._avg_sum, self._avg_count = avg, count
 
     def _run_kernel(self, arrays, targets, weights, codes, params, scores, losses, taus, totals):
         if self._labels.classes.size == 2 or (self.balanced and self._other is None):
@@ -167,10 +169,6 @@ class Winnow(QuasiAdditiveClassifier):
             theta = -self._theta
             self._other = (theta, np.zeros(theta.size), self._state.copy(), -avg, count.copy())
             relink(*self._other[:3], codes, params)
-        elif bool(self._other[3].size) != bool(avg.size):
-            # average turned on or off since the other model was made: it follows, as the learner's own
-            other_avg = np.zeros(avg.size) if avg.size else avg
-            self._other = (*self._other[:3], other_avg, np.zeros(count.size))
         # both models learn the rows up to the first that either refuses
         other, stopped = self._other_pass(arrays, arrays.n_rows, targets, weights, codes, params)
         done = arrays.n_rows if stopped < 0 else stopped
@@ -198,7 +196,7 @@ class Winnow(QuasiAdditiveClassifier):
         schema = super()._state_schema()
         if self.balanced:
             return schema
-        other = {f"other_{name}": schema.arrays[name] for name in _OTHER}
+        other = {f"other_{name}": schema.arrays[name] for name in _OTHER if name in schema.arrays}
         return schema.extended(arrays=other, optional=other)
 
     def _get_state(self):
@@ -215,11 +213,10 @@ class Winnow(QuasiAdditiveClassifier):
             other = tuple(np.array(arrays[name], dtype=np.float64) for name in names)
             if [a.shape for a in other] != [self._theta.shape, self._w.shape, self._state.shape]:
                 raise ValueError(f"{', '.join(names)} must have the shapes of theta, weights and state")
-            if ("other_average_sum" in arrays) != (self._avg is not None) or (
-                    ("other_average_sum" in arrays) != ("other_average_count" in arrays)):
-                raise ValueError("other_average_sum and other_average_count go with the learner's own average")
-            empty = np.empty(0)
-            average = (np.array(arrays["other_average_sum"], dtype=np.float64),
-                       np.array(arrays["other_average_count"], dtype=np.float64)) if self._avg is not None else (
-                empty, empty)
+            average = (UNWEIGHTED, UNWEIGHTED)
+            if self._averaging():
+                names = ("other_average_sum", "other_average_count")
+                if not all(name in arrays for name in names):
+                    raise ValueError(f"the model of the other encoding averages: {', '.join(names)} are needed")
+                average = tuple(np.array(arrays[name], dtype=np.float64) for name in names)
             self._other = (*other, *average)

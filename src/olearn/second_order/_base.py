@@ -30,11 +30,20 @@ from .._kernels._second_order import (
     mean_scores,
 )
 from .._labels import BinaryLabels
-from .._params import AVERAGE, CLASS_WEIGHT, Options
-from .._persistence import COUNT, NONNEGATIVE, POSITIVE, Array, Count, StateSchema, symmetric_positive_definite
+from .._params import Options
+from .._persistence import (
+    COUNT,
+    NONNEGATIVE,
+    POSITIVE,
+    Array,
+    Count,
+    StateSchema,
+    averaged_schema,
+    symmetric_positive_definite,
+)
 from .._validation import check_row, check_X, seen_columns, seen_row
 from .._weights import UNWEIGHTED
-from ..linear._base import BinaryClassifierMixin, LinearLearner
+from ..linear._base import AVERAGE, CLASS_WEIGHT, BinaryClassifierMixin, LinearLearner, average_start
 
 COVARIANCES = Options("full", "diag")
 # the constraints every learner here adds to its own
@@ -50,12 +59,9 @@ class SecondOrderClassifier(BinaryClassifierMixin, LinearLearner):
     constant feature; a vector for a diagonal covariance) and ``_state``.
     """
 
-    _learned = (*LinearLearner._learned, "_cov", "_labels", "classes_", "_avg", "_avg_count")
+    _learned = (*LinearLearner._learned, "_cov", "_labels", "classes_", "_avg_sum", "_avg_count")
     # the variance of a feature before it is seen: Sigma_1 = I
     _initial_variance = 1.0
-    # the running sum U and the count k of the average (None when not averaging): see _kernels._second_order
-    _avg = None
-    _avg_count = None
 
     def _all_constraints(self):
         return {**super()._all_constraints(), **AVERAGING_CONSTRAINTS}
@@ -67,11 +73,17 @@ class SecondOrderClassifier(BinaryClassifierMixin, LinearLearner):
     # -- hyperparameters ------------------------------------------------------
 
     def _build_config(self):
-        """(codes, params) of the kernel; a covariance kind other than the one learned is refused."""
+        """(codes, params) of the kernel; a covariance kind or an average other than the one learned is refused."""
         if self._is_started() and (self._cov.ndim == 2) != self._full():
             raise ValueError(
                 f"{type(self).__name__}: parameter covariance={self.covariance!r} differs from the "
                 "covariance learned so far; call fit to start over with it"
+            )
+        if self._is_started() and self._learned_average_start() != average_start(self.average):
+            raise ValueError(
+                f"{type(self).__name__}: parameter average={self.average!r} differs from the model learned so far "
+                f"(learned with average={self._learned_average_start()}, 0 meaning none); the running average "
+                "cannot be started or moved midway: call fit to start over with it"
             )
         rule, hyper, delta = self._rule()
         codes = np.zeros(_so.N_CODES, dtype=np.int64)
@@ -80,8 +92,7 @@ class SecondOrderClassifier(BinaryClassifierMixin, LinearLearner):
         params[_so.Q_HYPER] = hyper
         params[_so.Q_DELTA] = delta
         params[_so.Q_BIAS] = 1.0 if self.fit_intercept else 0.0
-        # average=True averages from round 1, an int n from round n (scikit-learn's SGD)
-        params[_so.Q_AVERAGE] = float(self.average)
+        params[_so.Q_AVERAGE] = average_start(self.average)
         return codes, params
 
     # -- learned state --------------------------------------------------------
@@ -92,14 +103,27 @@ class SecondOrderClassifier(BinaryClassifierMixin, LinearLearner):
         shape = (1, 1) if self._full() else 1
         self._cov = np.full(shape, self._initial_variance)
         self._state = np.zeros(_so.N_STATE)
+        start = average_start(self.average)
+        if start:
+            # the running sum U of the average, laid out as w, and [k, the first averaged round]
+            self._avg_sum = np.zeros(1)
+            self._avg_count = np.array([0.0, start])
         self.n_features_in_ = 0
         if self.n_features is not None:
             self._grow(self.n_features, "n_features")
 
+    def _averaging(self):
+        return "_avg_sum" in self.__dict__
+
+    def _learned_average_start(self):
+        """The first round averaged by the model learned so far; 0 when it does not average."""
+        return int(self._avg_count[1]) if self._averaging() else 0
+
     def _state_bytes(self, n_features):
-        """The mean and the covariance: 8 (d + 1)^2 bytes for a full one, 8 (d + 1) for a diagonal one."""
+        """The mean and the covariance: 8 (d + 1)^2 bytes for a full one, 8 (d + 1) for a diagonal one; and
+        8 (d + 1) for the average's running sum."""
         d = n_features + 1
-        return 8 * d + (8 * d * d if self._full() else 8 * d)
+        return 8 * d * (2 if average_start(self.average) else 1) + (8 * d * d if self._full() else 8 * d)
 
     def _grow(self, n_features, where):
         """Make room for feature indices below ``n_features``.
@@ -117,36 +141,29 @@ class SecondOrderClassifier(BinaryClassifierMixin, LinearLearner):
                 new_capacity = n_features if capacity == 0 else max(n_features, 2 * capacity)
             self._w = _moved(self._w, capacity, new_capacity, 0.0)
             self._cov = _moved(self._cov, capacity, new_capacity, self._initial_variance)
-            if self._avg is not None:
-                self._avg = _moved(self._avg, capacity, new_capacity, 0.0)
+            if self._averaging():
+                self._avg_sum = _moved(self._avg_sum, capacity, new_capacity, 0.0)
         if n_features > self.n_features_in_:
             self.n_features_in_ = int(n_features)
 
     def _negate(self):
         super()._negate()
-        if self._avg is not None:
-            self._avg = -self._avg
+        if self._averaging():
+            # every iterate changes sign, so does the running sum
+            self._avg_sum = -self._avg_sum
 
     def _averaging_arrays(self):
-        """(U, k) for the kernels: the average's state, started if ``average`` is on; empty arrays if it is off.
-
-        Learning with ``average`` off forgets the average, so that U always
-        belongs to the w it was kept with.
-        """
-        if not self.average:
-            self._avg = self._avg_count = None
-            return UNWEIGHTED, UNWEIGHTED
-        if self._avg is None:
-            self._avg = np.zeros(self._w.size)
-            self._avg_count = np.zeros(1)
-        return self._avg, self._avg_count
+        """(U, [k, first]) for the kernels: the average's state, or two empty arrays."""
+        if self._averaging():
+            return self._avg_sum, self._avg_count
+        return UNWEIGHTED, UNWEIGHTED
 
     def _predicting_weights(self):
-        """The weights that predict: the average of w with ``average`` on (once a round is averaged), else w."""
-        if not self.average or self._avg is None:
+        """The weights that predict: the average of w once a round is averaged, else w."""
+        if not self._averaging():
             return self._w
         out = np.empty(self._w.size)
-        averaged(self._w, self._avg, self._avg_count, out)
+        averaged(self._w, self._avg_sum, self._avg_count, out)
         return out
 
     @property
@@ -199,13 +216,13 @@ class SecondOrderClassifier(BinaryClassifierMixin, LinearLearner):
 
     # -- learning -------------------------------------------------------------
 
-    def _pass(self, arrays, targets, record, sample_weight=None):
-        """The kernel's pass; ``sample_weight`` is None or the checked per-row weights. Scores use the current w."""
+    def _pass(self, arrays, targets, record, weights=None):
+        """The kernel's pass; ``weights`` is None or the checked per-row weights. Scores use the current w."""
         codes, params = self._config_arrays()
         n = arrays.n_rows if record else 0
         scores, losses, taus = np.empty(n), np.empty(n), np.empty(n)
         totals = np.zeros(_codes.N_TOTALS)
-        weights = UNWEIGHTED if sample_weight is None else sample_weight
+        weights = UNWEIGHTED if weights is None else weights
         data = (arrays.indptr, arrays.indices, arrays.data, targets, weights, self._w, self._cov, self._state,
                 *self._averaging_arrays(), params, codes)
         if self._full():
@@ -238,8 +255,8 @@ class SecondOrderClassifier(BinaryClassifierMixin, LinearLearner):
 
     def _state_schema(self):
         """The saved state: the mean, the covariance (a symmetric positive definite matrix, or a
-        vector of variances), the kernel's round counter, the classes and, when averaging, the
-        average's running sum and count (optional: a model saved without them starts its average anew)."""
+        vector of variances), the kernel's round counter, the classes and, with ``average`` set, the
+        average's running sum and its count and first round (which must match the hyperparameter)."""
         shape = ("n_features_in+1",) * (2 if self._full() else 1)
         if self._full():
             covariance, relations = Array("float64", shape), [symmetric_positive_definite("covariance")]
@@ -257,9 +274,7 @@ class SecondOrderClassifier(BinaryClassifierMixin, LinearLearner):
             relations=relations,
             limits=self._width_limits(),
         )
-        average = {"average_sum": Array("float64", ("n_features_in+1",)),
-                   "average_count": Array("float64", (1,), values=COUNT)}
-        return self._with_classes(schema).extended(arrays=average, optional=average)
+        return averaged_schema(self._with_classes(schema), average_start(self.average))
 
     def _get_state(self):
         self._check_started()
@@ -268,8 +283,8 @@ class SecondOrderClassifier(BinaryClassifierMixin, LinearLearner):
         covariance = self._cov[np.ix_(keep, keep)] if self._cov.ndim == 2 else self._cov[keep]
         arrays = {"weights": self._w[keep], "covariance": covariance, "state": self._state,
                   "classes": self._labels.classes}
-        if self.average and self._avg is not None:
-            arrays["average_sum"] = self._avg[keep]
+        if self._averaging():
+            arrays["average_sum"] = self._avg_sum[keep]
             arrays["average_count"] = self._avg_count
         return arrays, {"n_features_in": n}
 
@@ -281,10 +296,8 @@ class SecondOrderClassifier(BinaryClassifierMixin, LinearLearner):
         self.n_features_in_ = int(state["n_features_in"])
         self._labels.set_classes(arrays["classes"])
         self.classes_ = self._labels.classes
-        if ("average_sum" in arrays) != ("average_count" in arrays):
-            raise ValueError("average_sum and average_count must be saved together")
-        if "average_sum" in arrays:
-            self._avg = np.array(arrays["average_sum"], dtype=np.float64)
+        if self._averaging():
+            self._avg_sum = np.array(arrays["average_sum"], dtype=np.float64)
             self._avg_count = np.array(arrays["average_count"], dtype=np.float64)
 
 
