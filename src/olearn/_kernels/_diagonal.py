@@ -60,14 +60,6 @@ def _entry(indices, data, k, hi, d, bias):
 
 
 @njit(cache=True, inline="always")
-def _move(w, avg, i, value, jm1):
-    """w_i <- value, and the running sum of the average with it (U_i += (j - 1) dw_i)."""
-    if jm1 != 0.0:
-        avg[i] += jm1 * (value - w[i])
-    w[i] = value
-
-
-@njit(cache=True, inline="always")
 def _narow_diagonal(indices, data, lo, hi, y, weight, w, s, avg, jm1, b, bias, margin, chi, sqnorm, largest_w,
                     largest_s):
     """NAROW with D_t = diag(A_t) (Orabona & Crammer 2010, Fig. 1 and Sec. 5, diagonal as in Sec. 4.3).
@@ -95,7 +87,10 @@ def _narow_diagonal(indices, data, lo, hi, y, weight, w, s, avg, jm1, b, bias, m
     for k in range(lo, hi + 1):
         i, v = _entry(indices, data, k, hi, d, bias)
         shrink = 1.0 + gamma * s[i] * v * v
-        _move(w, avg, i, (w[i] + step * s[i] * v) / shrink, jm1)
+        moved = (w[i] + step * s[i] * v) / shrink
+        if jm1 != 0.0:
+            avg[i] += jm1 * (moved - w[i])
+        w[i] = moved
         s[i] /= shrink
     return margin, loss, weight, True
 
@@ -137,7 +132,10 @@ def diagonal_round(indices, data, lo, hi, y, weight, w, s, avg, jm1, rule, hyper
             i, v = _entry(indices, data, k, hi, d, bias)
             if v != 0.0:
                 s[i] += weight * weight * v * v
-                _move(w, avg, i, w[i] + a * v / (delta + math.sqrt(s[i])), jm1)
+                step = a * v / (delta + math.sqrt(s[i]))
+                if jm1 != 0.0:
+                    avg[i] += jm1 * step
+                w[i] += step
         return margin, loss, hyper * weight, True
     if not math.isfinite(chi):
         return margin, 0.0, 0.0, False
@@ -150,16 +148,21 @@ def diagonal_round(indices, data, lo, hi, y, weight, w, s, avg, jm1, rule, hyper
     # |c s_i x_i| <= |c| max s_i ||x||, and gamma s_i x_i^2 <= gamma chi
     if not (math.isfinite(largest_w + abs(c) * largest_s * math.sqrt(sqnorm)) and math.isfinite(gamma * chi)):
         return margin, loss, tau, False
+    if jm1 != 0.0:
+        # the running sum of the average moves with w (U_i += (j - 1) dw_i), on the row's coordinates only
+        for k in range(lo, hi + 1):
+            i, v = _entry(indices, data, k, hi, d, bias)
+            avg[i] += jm1 * c * s[i] * v
     if rule == RULE_CW:
         shrink = gamma / (1.0 + gamma * chi)
         for k in range(lo, hi + 1):
             i, v = _entry(indices, data, k, hi, d, bias)
-            _move(w, avg, i, w[i] + c * s[i] * v, jm1)
+            w[i] += c * s[i] * v
             s[i] -= shrink * s[i] * s[i] * v * v
     else:
         for k in range(lo, hi + 1):
             i, v = _entry(indices, data, k, hi, d, bias)
-            _move(w, avg, i, w[i] + c * s[i] * v, jm1)
+            w[i] += c * s[i] * v
             s[i] /= 1.0 + gamma * s[i] * v * v
     return margin, loss, tau, True
 
