@@ -43,7 +43,7 @@ class AROW(SecondOrderClassifier):
     with a single non-zero.)
 
     **Importance weights** (``sample_weight``, ``class_weight``; beyond the
-    paper). AROW's round minimizes (Crammer, Kulesza & Dredze 2009, Eq. 1)
+    paper). AROW's round minimizes (Crammer, Kulesza & Dredze 2009, Sec. 3, the objective C)
     :math:`D_{KL}(N(w,\Sigma)\,\|\,N(w_t,\Sigma_t)) + \lambda_1\ell^2_h(y_t, w\cdot x_t)
     + \lambda_2 x_t^\top\Sigma x_t` with :math:`\lambda_1 = \lambda_2 = 1/(2r)`; an
     example of weight c multiplies its two terms by c, i.e. takes ``r / c`` for
