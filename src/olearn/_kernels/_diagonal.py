@@ -59,6 +59,16 @@ def _entry(indices, data, k, hi, d, bias):
     return np.int64(d), bias
 
 
+@njit(cache=True)
+def _sum_stays_finite(indices, data, lo, hi, d, bias, avg, jm1, change):
+    """True when U_i + (j - 1) dw_i stays finite on the row's coordinates for every |dw_i| <= ``change``."""
+    largest = 0.0
+    for k in range(lo, hi + 1):
+        i, _ = _entry(indices, data, k, hi, d, bias)
+        largest = max(largest, abs(avg[i]))
+    return math.isfinite(largest + jm1 * change)
+
+
 @njit(cache=True, inline="always")
 def _narow_diagonal(indices, data, lo, hi, y, weight, w, s, avg, jm1, b, bias, margin, chi, sqnorm, largest_w,
                     largest_s):
@@ -82,6 +92,10 @@ def _narow_diagonal(indices, data, lo, hi, y, weight, w, s, avg, jm1, b, bias, m
         return margin, loss, 0.0, math.isfinite(paper_margin)
     # |w_i + c y s_i x_i| <= max |w| + c max s ||x||, and gamma s_i x_i^2 <= gamma chi
     if not (math.isfinite(largest_w + weight * largest_s * math.sqrt(sqnorm)) and math.isfinite(gamma * chi)):
+        return margin, loss, weight, False
+    # |dw_i| <= |w_i| + |w_i + c y s_i x_i|
+    if jm1 != 0.0 and not _sum_stays_finite(indices, data, lo, hi, d, bias, avg, jm1,
+                                            2.0 * largest_w + weight * largest_s * math.sqrt(sqnorm)):
         return margin, loss, weight, False
     step = weight * y
     for k in range(lo, hi + 1):
@@ -127,6 +141,8 @@ def diagonal_round(indices, data, lo, hi, y, weight, w, s, avg, jm1, rule, hyper
         # the gradient is -c y x; each coordinate moves by at most eta (|c x_i| / sqrt(G_i) <= 1, G_i holding c^2 x_i^2)
         if not (math.isfinite(largest_s + weight * weight * sqnorm) and math.isfinite(largest_w + hyper)):
             return margin, loss, hyper * weight, False
+        if jm1 != 0.0 and not _sum_stays_finite(indices, data, lo, hi, d, bias, avg, jm1, hyper):
+            return margin, loss, hyper * weight, False
         a = hyper * weight * y
         for k in range(lo, hi + 1):
             i, v = _entry(indices, data, k, hi, d, bias)
@@ -147,6 +163,9 @@ def diagonal_round(indices, data, lo, hi, y, weight, w, s, avg, jm1, rule, hyper
         return margin, loss, tau, True
     # |c s_i x_i| <= |c| max s_i ||x||, and gamma s_i x_i^2 <= gamma chi
     if not (math.isfinite(largest_w + abs(c) * largest_s * math.sqrt(sqnorm)) and math.isfinite(gamma * chi)):
+        return margin, loss, tau, False
+    if jm1 != 0.0 and not _sum_stays_finite(indices, data, lo, hi, d, bias, avg, jm1,
+                                            abs(c) * largest_s * math.sqrt(sqnorm)):
         return margin, loss, tau, False
     if jm1 != 0.0:
         # the running sum of the average moves with w (U_i += (j - 1) dw_i), on the row's coordinates only

@@ -163,6 +163,15 @@ def solve_window(indptr, indices, data, row_bias, row_weight, y, first, last, th
 
 
 @njit(cache=True)
+def _sum_stays_finite(w, backup, n_theta, avg, jm1):
+    """True when the average's running sum stays finite with the round's change of w (w before it in backup)."""
+    for j in range(n_theta):
+        if not math.isfinite(avg[j] + jm1 * (w[j] - backup[n_theta + j])):
+            return False
+    return True
+
+
+@njit(cache=True)
 def dual_pass(indptr, indices, data, row_bias, row_weight, y, first, theta, w, state, alpha, avg, avg_count,
               params, codes, work, work_w, backup, scores, losses, taus, duals, totals):
     """Progressive validation over the store's rows ``first..``, each followed by a dual solve.
@@ -209,8 +218,10 @@ def dual_pass(indptr, indices, data, row_bias, row_weight, y, first, theta, w, s
         for j in range(window, i + 1):
             backup[2 * n_theta + n_state + j] = alpha[j]
         alpha[i] = 0.0
-        if not solve_window(indptr, indices, data, row_bias, row_weight, y, window, i, theta, w, state, alpha, work,
-                            work_w, params, codes):
+        jm1 = averaged_rank(state, avg, avg_count, params)
+        if not (solve_window(indptr, indices, data, row_bias, row_weight, y, window, i, theta, w, state, alpha, work,
+                             work_w, params, codes)
+                and (jm1 == 0.0 or _sum_stays_finite(w, backup, n_theta, avg, jm1))):
             for j in range(n_theta):
                 theta[j] = backup[j]
                 w[j] = backup[n_theta + j]
@@ -220,7 +231,6 @@ def dual_pass(indptr, indices, data, row_bias, row_weight, y, first, theta, w, s
                 alpha[j] = backup[2 * n_theta + n_state + j]
             stopped = i - first
             break
-        jm1 = averaged_rank(state, avg, avg_count, params)
         if jm1 != 0.0:
             for j in range(n_theta):
                 avg[j] += jm1 * (w[j] - backup[n_theta + j])

@@ -284,6 +284,8 @@ def commit(indices, data, lo, hi, bias, a, dot, sqnorm_x, theta, w, state, link_
         sqnorm = state[S_SQNORM] + 2.0 * a * dot + a * a * sqnorm_x
         if not math.isfinite(sqnorm):
             return False
+        if jm1 != 0.0 and not update_is_finite(indices, data, lo, hi, bias, jm1 * a, avg):
+            return False
         add_row(indices, data, lo, hi, bias, a, theta)
         add_row(indices, data, lo, hi, bias, a, w)
         if jm1 != 0.0:
@@ -292,9 +294,35 @@ def commit(indices, data, lo, hi, bias, a, dot, sqnorm_x, theta, w, state, link_
         return True
     if not conjugate_stays_finite(indices, data, lo, hi, bias, a, theta, link_code, p, intercept):
         return False
+    if jm1 != 0.0 and not dense_sum_stays_finite(indices, data, lo, hi, bias, a, theta, w, avg, jm1, link_code, p,
+                                                 intercept):
+        return False
     add_row(indices, data, lo, hi, bias, a, theta)
     move_dense(theta, w, link_code, p, intercept, avg, jm1)
     return True
+
+
+@njit(cache=True)
+def dense_sum_stays_finite(indices, data, lo, hi, bias, a, theta, w, avg, jm1, link_code, p, intercept):
+    """True when the average's running sum stays finite as w moves to g(theta + a x) (checked before).
+
+    The entropies' weights are at most 1 in absolute value; the p-norm's at
+    most ||theta||_p <= max_j |theta_j| n^(1/p) (001's link divides them by p - 1 >= 1).
+    """
+    bound = 1.0
+    if link_code != LINK_ENTROPY and link_code != LINK_SIMPLEX:
+        n = n_coordinates(theta, intercept)
+        m = max_abs(theta, n)
+        d = theta.size - 1
+        for k in range(lo, hi):
+            m = max(m, abs(theta[indices[k]] + a * data[k]))
+        if n > d:
+            m = max(m, abs(theta[d] + a * bias))
+        bound = m * n ** (1.0 / p)
+    largest = 0.0
+    for j in range(w.size):
+        largest = max(largest, abs(avg[j]) + jm1 * abs(w[j]))
+    return math.isfinite(largest + jm1 * bound)
 
 
 @njit(cache=True)
@@ -424,6 +452,9 @@ def pnorm_r_row(indices, data, lo, hi, y, weight, theta, w, state, params, avg, 
         a = eta * y
         if not (update_is_finite(indices, data, lo, hi, bias, a, theta)
                 and conjugate_stays_finite(indices, data, lo, hi, bias, a, theta, LINK_PNORM, p, bias)):
+            return score, loss, eta, False
+        if jm1 != 0.0 and not dense_sum_stays_finite(indices, data, lo, hi, bias, a, theta, w, avg, jm1, LINK_PNORM,
+                                                     p, bias):
             return score, loss, eta, False
         add_row(indices, data, lo, hi, bias, a, theta)
         move_dense(theta, w, LINK_PNORM_R, p, bias, avg, jm1)

@@ -180,6 +180,10 @@ def full_round(indices, data, lo, hi, y, weight, w, sigma, avg, jm1, u, rule, hy
         largest = max(largest, abs(u[j]))
         if not math.isfinite(w[j] + c * u[j]):
             return margin, loss, tau, False
+    if jm1 != 0.0:
+        for j in range(d + 1):
+            if not math.isfinite(avg[j] + jm1 * c * u[j]):
+                return margin, loss, tau, False
     if not math.isfinite(largest * largest * shrink):
         return margin, loss, tau, False
     if jm1 != 0.0:
