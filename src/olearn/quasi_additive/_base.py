@@ -36,7 +36,9 @@ class QuasiAdditiveClassifier(BinaryClassifierMixin, LinearLearner):
     of the layouts of :mod:`olearn._kernels._quasi_additive` (``Q_LINK``,
     ``Q_C``, ...). The learned state is ``_theta`` and ``_w`` (length
     n_features + 1; the last entry is the intercept's), the kernel's ``_state``
-    and the labels. The dimension grows exactly to the largest feature index
+    and the labels; with ``average`` set, also the average's running sum
+    ``_avg_sum`` (laid out as ``_w``) and ``_avg_count`` = [rounds averaged,
+    first averaged round]. The dimension grows exactly to the largest feature index
     seen (or is ``n_features``): the entropic geometry's uniform prior depends
     on it.
     """

@@ -56,7 +56,9 @@ class SecondOrderClassifier(BinaryClassifierMixin, LinearLearner):
     ``_rule()`` returns (rule code, hyperparameter, delta) for the kernel.
     The learned state is the mean ``_w`` (its last entry is the intercept),
     the covariance ``_cov`` (its last row and column belong to the intercept's
-    constant feature; a vector for a diagonal covariance) and ``_state``.
+    constant feature; a vector for a diagonal covariance) and ``_state``;
+    with ``average`` set, also the average's running sum ``_avg_sum`` (laid
+    out as ``_w``) and ``_avg_count`` = [rounds averaged, first averaged round].
     """
 
     _learned = (*LinearLearner._learned, "_cov", "_labels", "classes_", "_avg_sum", "_avg_count")
