@@ -140,3 +140,30 @@ def test_the_other_encodings_average_is_saved_and_loaded(make_stream, tmp_path):
     est.partial_fit(X[5:], y[5:])
     loaded.partial_fit(X[5:], y[5:])
     assert_array_equal(_coef(loaded), _coef(est))
+
+
+@pytest.mark.parametrize("make", [
+    lambda: PNorm(p=3.0, average=True),
+    lambda: PNorm(p=3.0, aggressive=True, average=True),
+    lambda: DualAscent(regularizer="pnorm", p=3.0, update="aggressive", average=True),
+    lambda: DualAscent(regularizer="pnorm", p=3.0, update="last-k", k=2, average=True),
+], ids=["pnorm", "pnorm-aggressive", "dual-aggressive", "dual-last-k"])
+def test_a_running_sum_that_would_overflow_refuses_the_example(make):
+    """U + (j - 1) dw beyond the floating-point range: the example is refused and the model left as it was.
+
+    A learned theta keeps |w| far below the range; a model file may hold larger
+    weights (here w_0 = -1e307 with theta_0 = -1e150, so that relinking moves
+    w_0 by about 1e307).
+    """
+    X = np.array([[0.0, 1.0], [0.0, -1.0], [1.0, 0.0]])
+    est = make().partial_fit(X[:2], [-1, 1])
+    est._avg_sum[0] = 1.7e308
+    est._w[0], est._theta[0] = -1e307, -1e150
+    before = {k: np.array(v, copy=True) for k, v in vars(est).items() if isinstance(v, np.ndarray)}
+    with pytest.raises(FloatingPointError, match="overflowed"):
+        est.learn_one(X[2], 1)
+    for key, value in before.items():
+        assert_array_equal(getattr(est, key), value)
+    est._avg_sum[0] = 0.0
+    est.learn_one(X[2], 1)
+    assert np.isfinite(est.coef_).all()

@@ -166,3 +166,27 @@ def test_a_saved_average_is_checked(make_stream, tmp_path):
     plain = AROW().partial_fit(X, y)
     plain.save(path)
     assert_array_equal(olearn.load(path).coef_, plain.coef_)
+
+
+@pytest.mark.parametrize("covariance", ["full", "diag"])
+def test_a_running_sum_that_would_overflow_refuses_the_example(covariance):
+    """U + (j - 1) dw beyond the floating-point range: the example is refused and the model left as it was.
+
+    (AdaGrad moves a coordinate by up to eta, any finite number, so its running sum can outgrow w.)
+    """
+    X = np.array([[0.0, 1.0], [0.0, -1.0], [1.0, 0.0]])
+    cases = [AdaGrad(eta=1e307, average=True), AROW(covariance=covariance, average=True)]
+    for est in cases:
+        est.partial_fit(X[:2], [1, -1])
+        est._avg_sum[0] = 1.7e308
+        if isinstance(est, AROW):
+            est._w[0] = -1e307  # a loss of about 1e307 on x = (1, 0), y = +1: dw_0 about 5e306 > 0
+        before = {k: np.array(v, copy=True) for k, v in vars(est).items() if isinstance(v, np.ndarray)}
+        with pytest.raises(FloatingPointError, match="overflowed"):
+            est.learn_one(X[2], 1)
+        for key, value in before.items():
+            assert_array_equal(getattr(est, key), value)
+        # without the huge running sum the same example is learned
+        est._avg_sum[0] = 0.0
+        est.learn_one(X[2], 1)
+        assert np.isfinite(est.coef_).all()

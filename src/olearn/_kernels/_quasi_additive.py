@@ -44,7 +44,10 @@ rounds from ``params[Q_AVERAGE]`` on; ``j_s`` the rank among them) and
 ``avg_count[0] = k`` their number, so that the average is ``w - U / k``. The
 Euclidean link changes w on the row's coordinates only, and U with them
 (O(nnz)); the other links change every coordinate, and U costs one more O(d)
-pass beside the link's.
+pass beside the link's. The Euclidean change a x is bounded with ||theta||^2,
+which stays finite, so its U cannot overflow; a dense link recomputes w from
+theta, and a model file may hold larger weights than theta gives, so there U
+is checked before it moves (:func:`dense_sum_stays_finite`).
 """
 
 import math
@@ -283,8 +286,6 @@ def commit(indices, data, lo, hi, bias, a, dot, sqnorm_x, theta, w, state, link_
     if link_code == LINK_L2:
         sqnorm = state[S_SQNORM] + 2.0 * a * dot + a * a * sqnorm_x
         if not math.isfinite(sqnorm):
-            return False
-        if jm1 != 0.0 and not update_is_finite(indices, data, lo, hi, bias, jm1 * a, avg):
             return False
         add_row(indices, data, lo, hi, bias, a, theta)
         add_row(indices, data, lo, hi, bias, a, w)
