@@ -62,7 +62,7 @@ def dual_sqnorm(x, regularizer, p):
 
 
 def _maximize(Z, y, alpha, window, regularizer, p, boxes, gamma):
-    """alpha with the variables in ``window`` replaced by the maximizers of D (alpha_i in [0, boxes_i]), the others fixed."""
+    """alpha with the variables in ``window`` set to the maximizers of D (alpha_i in [0, boxes_i]), the others fixed."""
     fixed = alpha.copy()
     fixed[window] = 0.0
     base = Z.T @ (fixed * y)

@@ -471,8 +471,9 @@ def quasi_additive_pass(indptr, indices, data, y, weights, theta, w, state, avg,
     """Progressive validation over the rows of a CSR matrix, in order.
 
     ``weights`` holds one importance weight per row, or nothing (every row
-    weighs 1); ``avg`` and ``avg_count`` the average's state, or nothing. A round is a mistake when ``y * score <= 0``. Per-round scores, losses
-    (the hinge loss at margin gamma) and alphas are written when those arrays
+    weighs 1); ``avg`` and ``avg_count`` the average's state, or nothing. A
+    round is a mistake when ``y * score <= 0``. Per-round scores, losses (the
+    hinge loss at margin gamma) and alphas are written when those arrays
     have one slot per row, and D(alpha) after each round when ``duals`` has;
     pass empty arrays to keep only the totals. Returns -1, or the index of the
     row at which learning stopped because the numbers overflowed.

@@ -95,7 +95,7 @@ def _cw_step(y, margin, chi, phi):
 
 @njit(cache=True, inline="always")
 def second_order_step(rule, y, margin, chi, hyper, weight):
-    """(loss, c, gamma, tau) of one round of an example of importance ``weight``: w += c Sigma x, Sigma^{-1} += gamma x x^T.
+    """(loss, c, gamma, tau) of a round of an example of weight ``weight``: w += c Sigma x, Sigma^{-1} += gamma x x^T.
 
     ``tau`` is what :func:`olearn.run` records as the round's step: AROW's and
     SOP's alpha (PA-II's tau), NAROW's ``y c``, CW's alpha. The weight c

@@ -89,7 +89,8 @@ class DualAscent(QuasiAdditiveClassifier):
     example) an integer weight c equals c copies of the example: the copies'
     variables enter :math:`\theta` and D only through their sum, which ranges
     over :math:`[0, cC]`. c = 0 keeps :math:`\alpha = 0` (the round still
-    counts, and the example takes its place in the ``"last-k"`` window). ``dual_objective_`` and the certificate then bound the weighted
+    counts, and the example takes its place in the ``"last-k"`` window).
+    ``dual_objective_`` and the certificate then bound the weighted
     primal.
 
     Parameters

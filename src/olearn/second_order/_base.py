@@ -170,7 +170,7 @@ class SecondOrderClassifier(BinaryClassifierMixin, LinearLearner):
 
     @property
     def coef_(self):
-        """The mean vector (its average with ``average`` on), shape (1, n_features) as in scikit-learn's binary linear models."""
+        """The mean vector (averaged with ``average``), shape (1, n_features) as scikit-learn's binary linear models."""
         self._check_started()
         return self._predicting_weights()[: self.n_features_in_].reshape(1, -1).copy()
 
