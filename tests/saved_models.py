@@ -149,6 +149,10 @@ CASES = {
     "pnorm": _binary(lambda: olearn.PNorm(p=3.0, aggressive=True, fit_intercept=True)),
     "dual-last-k": _binary(lambda: olearn.DualAscent(update="last-k", k=3, fit_intercept=True)),
     "dual-all": _binary(lambda: olearn.DualAscent(update="all", regularizer="entropy")),
+    "arow-diag-averaged": _binary(lambda: olearn.AROW(covariance="diag", average=2)),
+    "narow-averaged": _binary(lambda: olearn.NAROW(average=True, fit_intercept=True)),
+    "winnow-plain-averaged": _binary(lambda: olearn.Winnow(balanced=False, average=True)),
+    "dual-last-k-averaged": _binary(lambda: olearn.DualAscent(update="last-k", k=2, average=3)),
     "hedge": _allocation(lambda: Hedge(eta=0.5)),
     "randomized-majority": _advice(lambda: RandomizedWeightedMajority(beta=0.5, random_state=4)),
 }

@@ -535,3 +535,22 @@ def read_input_info(path):
     if not isinstance(info, dict) or not isinstance(info.get("zero_based", False), bool):
         raise ModelFormatError(f"{path}: the metadata's input entry is not {{'zero_based': true|false}}: {info!r}")
     return info
+
+
+def averaged_schema(schema, start):
+    """``schema`` with the average's state when averaging from round ``start`` (0: none): the running sum,
+    laid out as the weights, and ``average_count`` = [k, the first averaged round], which must be ``start``."""
+    if not start:
+        return schema
+
+    def same_start(arrays, dims):
+        saved = arrays["average_count"][1]
+        if saved != start:
+            return f"array 'average_count' starts averaging at round {saved:g}; average says {start}"
+        return None
+
+    return schema.extended(
+        arrays={"average_sum": Array("float64", ("n_features_in+1",)),
+                "average_count": Array("float64", (2,), entries={0: COUNT, 1: COUNT})},
+        relations=[same_start],
+    )

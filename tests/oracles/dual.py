@@ -16,6 +16,9 @@ alpha_t = min(l, C); last-k, Eq. (31): maximize D over the last k
 variables; all: maximize D over every variable so far. The sub-problems are
 solved with SciPy's L-BFGS-B (a solver independent of olearn's coordinate
 ascent), so agreement is up to that solver's accuracy.
+
+Importance weights (``sample_weight``, c_i >= 0; beyond the paper): the primal
+loss of example i is multiplied by c_i, so its box is 0 <= alpha_i <= c_i C.
 """
 
 from dataclasses import dataclass
@@ -58,8 +61,8 @@ def dual_sqnorm(x, regularizer, p):
     return (p - 1) * np.linalg.norm(x, p) ** 2
 
 
-def _maximize(Z, y, alpha, window, regularizer, p, C, gamma):
-    """alpha with the variables in ``window`` replaced by the maximizers of D, the others fixed."""
+def _maximize(Z, y, alpha, window, regularizer, p, boxes, gamma):
+    """alpha with the variables in ``window`` set to the maximizers of D (alpha_i in [0, boxes_i]), the others fixed."""
     fixed = alpha.copy()
     fixed[window] = 0.0
     base = Z.T @ (fixed * y)
@@ -71,7 +74,7 @@ def _maximize(Z, y, alpha, window, regularizer, p, C, gamma):
         value, grad = conjugate(base + Zw.T @ (a * yw), regularizer, p)
         return value - gamma * a.sum(), (Zw @ grad) * yw - gamma
 
-    found = minimize(negative, alpha[window], jac=True, method="L-BFGS-B", bounds=[(0.0, C)] * len(window),
+    found = minimize(negative, alpha[window], jac=True, method="L-BFGS-B", bounds=[(0.0, boxes[i]) for i in window],
                      options={"ftol": 1e-15, "gtol": 1e-12, "maxiter": 10_000})
     out = alpha.copy()
     # a zero row moves nothing: PA's convention keeps its variable at 0
@@ -79,10 +82,12 @@ def _maximize(Z, y, alpha, window, regularizer, p, C, gamma):
     return out
 
 
-def dual_ascent(X, y, regularizer="l2", p=2.0, update="conservative", C=1.0, gamma=1.0, k=1, fit_intercept=False):
+def dual_ascent(X, y, regularizer="l2", p=2.0, update="conservative", C=1.0, gamma=1.0, k=1, fit_intercept=False,
+                sample_weight=None):
     X = np.asarray(X, dtype=float)
     Z = np.hstack([X, np.ones((X.shape[0], 1))]) if fit_intercept else X
     y = np.asarray(y, dtype=float)
+    boxes = C * (np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=float))
     alpha = np.zeros(len(y))
     scores, taus, duals = [], [], []
     for t in range(len(y)):
@@ -91,12 +96,12 @@ def dual_ascent(X, y, regularizer="l2", p=2.0, update="conservative", C=1.0, gam
         score = w @ Z[t]
         scores.append(score)
         if update == "conservative":
-            alpha[t] = C if y[t] * score <= 0 else 0.0
+            alpha[t] = boxes[t] if y[t] * score <= 0 else 0.0
         elif update == "aggressive":
-            alpha[t] = min(max(0.0, gamma - y[t] * score), C)
+            alpha[t] = min(max(0.0, gamma - y[t] * score), boxes[t])
         else:
             window = list(range(0 if update == "all" else max(0, t - k + 1), t + 1))
-            alpha[: t + 1] = _maximize(Z[: t + 1], y[: t + 1], alpha[: t + 1], window, regularizer, p, C, gamma)
+            alpha[: t + 1] = _maximize(Z[: t + 1], y[: t + 1], alpha[: t + 1], window, regularizer, p, boxes, gamma)
         taus.append(alpha[t])
         theta = Z[: t + 1].T @ (alpha[: t + 1] * y[: t + 1])
         duals.append(gamma * alpha[: t + 1].sum() - conjugate(theta, regularizer, p)[0])

@@ -20,6 +20,12 @@ Sources
   scipy.stats.norm. Diagonal: the diagonal of the full Sigma update.
 * AdaGrad: Duchi, Hazan & Singer, JMLR 2011, diagonal, hinge loss:
   G += g^2, w -= eta g / (delta + sqrt(G)).
+
+Importance weights (``sample_weight``, one c >= 0 per row; beyond the papers)
+follow the rules stated in the estimators' docstrings, written here in the
+papers' own variables: AROW's objective with its example terms times c (r/c);
+NAROW's and SOP's sums with the example counted c times; AdaGrad's gradient
+times c; CW's update whenever c > 0.
 """
 
 from dataclasses import dataclass
@@ -39,6 +45,10 @@ class Trace:
     losses: np.ndarray
     taus: np.ndarray
     mistakes: np.ndarray  # y_t * score_t <= 0
+
+
+def _weights(sample_weight, n):
+    return np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
 
 
 def _rows(X, fit_intercept):
@@ -62,25 +72,29 @@ def _trace(w, S, d, fit_intercept, scores, losses, taus, y):
     )
 
 
-def arow(X, y, r=1.0, diag=False, fit_intercept=False):
-    """AROW, Fig. 1: on hinge loss, alpha = l beta, beta = 1/(x^T S x + r), w += alpha y S x, S -= beta S x x^T S."""
+def arow(X, y, r=1.0, diag=False, fit_intercept=False, sample_weight=None):
+    """AROW, Fig. 1: on hinge loss, alpha = l beta, beta = 1/(x^T S x + r), w += alpha y S x, S -= beta S x x^T S.
+
+    An example of weight c takes r/c for r (c = 0: no update).
+    """
     Z = _rows(X, fit_intercept)
     d = np.shape(X)[1]
     w = np.zeros(Z.shape[1])
     S = np.ones(Z.shape[1]) if diag else np.eye(Z.shape[1])
     scores, losses, taus = [], [], []
-    for x, label in zip(Z, y):
+    for x, label, c in zip(Z, y, _weights(sample_weight, len(Z))):
         Sx = S * x if diag else S @ x
         m = float(w @ x)
         chi = float(x @ Sx)
         loss = max(0.0, 1.0 - label * m)
         alpha = 0.0
-        if loss > 0:
-            beta = 1.0 / (chi + r)
+        if loss > 0 and c > 0:
+            r_c = r / c
+            beta = 1.0 / (chi + r_c)
             alpha = loss * beta
             w = w + alpha * label * Sx
             if diag:
-                S = 1.0 / (1.0 / S + x * x / r)
+                S = 1.0 / (1.0 / S + x * x / r_c)
             else:
                 S = S - beta * np.outer(Sx, Sx)
         scores.append(m)
@@ -89,7 +103,7 @@ def arow(X, y, r=1.0, diag=False, fit_intercept=False):
     return _trace(w, S, d, fit_intercept, scores, losses, taus, y)
 
 
-def narow(X, y, b=1.0, fit_intercept=False):
+def narow(X, y, b=1.0, fit_intercept=False, sample_weight=None):
     """NAROW, Fig. 1, in the paper's variables: theta, A (A_0 = I), w = A^{-1} theta.
 
     r_t = chi/(b chi - 1) if chi > 1/b, else infinite (A unchanged);
@@ -98,7 +112,8 @@ def narow(X, y, b=1.0, fit_intercept=False):
 
     The recorded score is w_t . x_t with w_t = A_{t-1}^{-1} theta_t, the loss
     is the hinge loss at the paper's margin, and tau the coefficient of
-    y Sigma x in the resulting change of w.
+    y Sigma x in the resulting change of w. An example of weight c is counted c
+    times: A_t = A_{t-1} + c x x^T / r_t and theta += c y x.
     """
     Z = _rows(X, fit_intercept)
     d = np.shape(X)[1]
@@ -106,51 +121,52 @@ def narow(X, y, b=1.0, fit_intercept=False):
     theta = np.zeros(n)
     A = np.eye(n)
     scores, losses, taus = [], [], []
-    for x, label in zip(Z, y):
+    for x, label, c in zip(Z, y, _weights(sample_weight, len(Z))):
         A_inv = np.linalg.inv(A)
         w = A_inv @ theta
         chi = float(x @ A_inv @ x)
-        A_next = A + np.outer(x, x) * (b - 1.0 / chi) if b * chi > 1 else A
+        A_next = A + c * np.outer(x, x) * (b - 1.0 / chi) if b * chi > 1 else A
         paper_margin = float(x @ np.linalg.solve(A_next, theta))
         loss = max(0.0, 1.0 - label * paper_margin)
         tau = 0.0
-        if loss > 0:
+        if loss > 0 and c > 0:
             A = A_next
-            theta = theta + label * x
+            theta = theta + c * label * x
             change = np.linalg.solve(A, theta) - w
             Sx = A_inv @ x
-            # x = 0: nothing moves, and the step of an infinite r_t is y Sigma x, tau = 1
-            tau = label * float(change @ Sx) / float(Sx @ Sx) if Sx @ Sx > 0 else 1.0
+            # x = 0: nothing moves, and the step of an infinite r_t is c y Sigma x, tau = c
+            tau = label * float(change @ Sx) / float(Sx @ Sx) if Sx @ Sx > 0 else c
         scores.append(float(w @ x))
         losses.append(loss)
         taus.append(tau)
     return _trace(np.linalg.solve(A, theta), np.linalg.inv(A), d, fit_intercept, scores, losses, taus, y)
 
 
-def narow_diag(X, y, b=1.0, fit_intercept=False):
+def narow_diag(X, y, b=1.0, fit_intercept=False, sample_weight=None):
     """NAROW, Fig. 1 with f_t(x) = x^T D_t x / 2, D_t = diag(A_t) (as Sec. 4.3 does for AROW), in the paper's variables.
 
     theta, D (a vector, D_0 = 1), w = theta / D; chi = sum x^2 / D_{t-1};
     r_t = chi/(b chi - 1) if chi > 1/b, else infinite; predict with
     D_t = D_{t-1} + x^2 / r_t; on a hinge loss at that margin keep D_t and set
-    theta += y x (eta_t = 1, recorded as tau), else D_t = D_{t-1}.
+    theta += y x (eta_t = 1, recorded as tau), else D_t = D_{t-1}. An example
+    of weight c: D_t = D_{t-1} + c x^2 / r_t, theta += c y x, tau = c.
     """
     Z = _rows(X, fit_intercept)
     d = np.shape(X)[1]
     theta = np.zeros(Z.shape[1])
     D = np.ones(Z.shape[1])
     scores, losses, taus = [], [], []
-    for x, label in zip(Z, y):
+    for x, label, c in zip(Z, y, _weights(sample_weight, len(Z))):
         chi = float(np.sum(x * x / D))
-        D_next = D + x * x * (b - 1.0 / chi) if b * chi > 1 else D
+        D_next = D + c * x * x * (b - 1.0 / chi) if b * chi > 1 else D
         paper_margin = float(x @ (theta / D_next))
         loss = max(0.0, 1.0 - label * paper_margin)
         scores.append(float(x @ (theta / D)))
         losses.append(loss)
-        taus.append(1.0 if loss > 0 else 0.0)
+        taus.append(c if loss > 0 else 0.0)
         if loss > 0:
             D = D_next
-            theta = theta + label * x
+            theta = theta + c * label * x
     return _trace(theta / D, 1.0 / D, d, fit_intercept, scores, losses, taus, y)
 
 
@@ -172,23 +188,26 @@ def narow_arow_style(X, y, b=1.0):
     return w, S
 
 
-def second_order_perceptron(X, y, a=1.0, fit_intercept=False):
-    """SOP, Fig. 2. Returns the trace (scores are w_t . x_t with w_t = A_t^{-1} v_t) and the paper's own scores."""
+def second_order_perceptron(X, y, a=1.0, fit_intercept=False, sample_weight=None):
+    """SOP, Fig. 2. Returns the trace (scores are w_t . x_t with w_t = A_t^{-1} v_t) and the paper's own scores.
+
+    A mistaken example of weight c is counted c times: A += c x x^T, v += c y x.
+    """
     Z = _rows(X, fit_intercept)
     d = np.shape(X)[1]
     n = Z.shape[1]
     A = a * np.eye(n)  # a I + sum over mistakes of x x^T
     v = np.zeros(n)
     scores, paper_scores, losses, taus = [], [], [], []
-    for x, label in zip(Z, y):
+    for x, label, c in zip(Z, y, _weights(sample_weight, len(Z))):
         paper = float(x @ np.linalg.solve(A + np.outer(x, x), v))
         w = np.linalg.solve(A, v)
         m = float(w @ x)
         tau = 0.0
-        if label * paper <= 0:  # a mistake (a zero score names no class)
-            tau = (1.0 - label * m) / (float(x @ np.linalg.solve(A, x)) * a + a)
-            A = A + np.outer(x, x)
-            v = v + label * x
+        if label * paper <= 0 and c > 0:  # a mistake (a zero score names no class)
+            tau = (1.0 - label * m) / (float(x @ np.linalg.solve(A, x)) * a + a / c)
+            A = A + c * np.outer(x, x)
+            v = v + c * label * x
         scores.append(m)
         paper_scores.append(paper)
         losses.append(max(0.0, 1.0 - label * m))
@@ -197,8 +216,8 @@ def second_order_perceptron(X, y, a=1.0, fit_intercept=False):
     return trace, np.array(paper_scores)
 
 
-def cw(X, y, eta=0.9, diag=False, fit_intercept=False):
-    """Exact convex CW: alpha, u, beta in closed form; mu += alpha y S x, S -= beta S x x^T S."""
+def cw(X, y, eta=0.9, diag=False, fit_intercept=False, sample_weight=None):
+    """Exact convex CW: alpha, u, beta in closed form; mu += alpha y S x, S -= beta S x x^T S (weight 0: no update)."""
     Z = _rows(X, fit_intercept)
     d = np.shape(X)[1]
     phi = norm.ppf(eta)
@@ -207,14 +226,14 @@ def cw(X, y, eta=0.9, diag=False, fit_intercept=False):
     mu = np.zeros(Z.shape[1])
     S = np.ones(Z.shape[1]) if diag else np.eye(Z.shape[1])
     scores, losses, taus = [], [], []
-    for x, label in zip(Z, y):
+    for x, label, c in zip(Z, y, _weights(sample_weight, len(Z))):
         Sx = S * x if diag else S @ x
         m = float(mu @ x)
         M = label * m
         V = float(x @ Sx)
         alpha = 0.0
         loss = max(0.0, phi * np.sqrt(V) - M)
-        if V > 0:
+        if V > 0 and c > 0:
             alpha = max(0.0, (-M * psi + np.sqrt(M**2 * phi**4 / 4.0 + V * phi**2 * xi)) / (V * xi))
         if alpha > 0:
             u = 0.25 * (-alpha * V * phi + np.sqrt(alpha**2 * V**2 * phi**2 + 4.0 * V)) ** 2
@@ -227,45 +246,48 @@ def cw(X, y, eta=0.9, diag=False, fit_intercept=False):
     return _trace(mu, S, d, fit_intercept, scores, losses, taus, y)
 
 
-def adagrad(X, y, eta=1.0, delta=1.0, fit_intercept=False):
-    """Diagonal AdaGrad on the hinge loss; returns the trace with covariance = the accumulator G."""
+def adagrad(X, y, eta=1.0, delta=1.0, fit_intercept=False, sample_weight=None):
+    """Diagonal AdaGrad on the hinge loss; returns the trace with covariance = the accumulator G.
+
+    An example of weight c has the gradient c g (tau = eta c).
+    """
     Z = _rows(X, fit_intercept)
     d = np.shape(X)[1]
     w = np.zeros(Z.shape[1])
     G = np.zeros(Z.shape[1])
     scores, losses, taus = [], [], []
-    for x, label in zip(Z, y):
+    for x, label, c in zip(Z, y, _weights(sample_weight, len(Z))):
         m = float(w @ x)
         loss = max(0.0, 1.0 - label * m)
         tau = 0.0
-        if loss > 0:
-            g = -label * x
+        if loss > 0 and c > 0:
+            g = -c * label * x
             G = G + g * g
             H = delta + np.sqrt(G)
             step = np.divide(g, H, out=np.zeros_like(g), where=g != 0)
             w = w - eta * step
-            tau = eta
+            tau = eta * c
         scores.append(m)
         losses.append(loss)
         taus.append(tau)
     return _trace(w, G, d, fit_intercept, scores, losses, taus, y)
 
 
-def for_estimator(name, params, X, y):
+def for_estimator(name, params, X, y, sample_weight=None):
     """The oracle trace of an olearn second-order estimator ``name`` with hyperparameters ``params``."""
     p = dict(params)
-    fit_intercept = p.get("fit_intercept", False)
+    common = {"fit_intercept": p.get("fit_intercept", False), "sample_weight": sample_weight}
     diag = p.get("covariance") == "diag"
     if name == "AROW":
-        return arow(X, y, r=p["r"], diag=diag, fit_intercept=fit_intercept)
+        return arow(X, y, r=p["r"], diag=diag, **common)
     if name == "NAROW":
-        return (narow_diag if diag else narow)(X, y, b=p["b"], fit_intercept=fit_intercept)
+        return (narow_diag if diag else narow)(X, y, b=p["b"], **common)
     if name == "SecondOrderPerceptron":
-        return second_order_perceptron(X, y, a=p["a"], fit_intercept=fit_intercept)[0]
+        return second_order_perceptron(X, y, a=p["a"], **common)[0]
     if name == "CW":
-        return cw(X, y, eta=p["eta"], diag=diag, fit_intercept=fit_intercept)
+        return cw(X, y, eta=p["eta"], diag=diag, **common)
     if name == "AdaGrad":
-        return adagrad(X, y, eta=p["eta"], delta=p["delta"], fit_intercept=fit_intercept)
+        return adagrad(X, y, eta=p["eta"], delta=p["delta"], **common)
     raise KeyError(f"no oracle for {name}")
 
 

@@ -21,7 +21,12 @@ noisy rounds. The two diagonals agree on rows with one non-zero.
 AdaGrad (``RULE_ADAGRAD``; Duchi, Hazan & Singer 2011, the diagonal
 composite mirror descent without a regulariser) keeps instead the
 accumulated squared gradients ``G`` in ``s``: on a round with hinge loss,
-``G_i += x_i^2`` and ``w_i += eta y x_i / (delta + sqrt(G_i))``.
+``G_i += x_i^2`` and ``w_i += eta y x_i / (delta + sqrt(G_i))``; an example of
+importance c has the gradient ``-c y x``.
+
+Importance weights and the average are those of :mod:`._second_order`; the
+running sum of the average moves with the coordinates of w that the round
+changes, so an averaged round stays O(nnz(x)) (the lazy trick).
 """
 
 import math
@@ -33,11 +38,14 @@ from ._second_order import (
     K_RULE,
     Q_BIAS,
     Q_DELTA,
+    Q_AVERAGE,
     Q_HYPER,
     RULE_ADAGRAD,
     RULE_CW,
     RULE_NAROW,
     Z_T,
+    averaged_rank,
+    count_averaged,
     second_order_step,
 )
 from ._totals import add_totals
@@ -51,44 +59,64 @@ def _entry(indices, data, k, hi, d, bias):
     return np.int64(d), bias
 
 
+@njit(cache=True)
+def _sum_stays_finite(indices, data, lo, hi, d, bias, avg, jm1, change):
+    """True when U_i + (j - 1) dw_i stays finite on the row's coordinates for every |dw_i| <= ``change``."""
+    largest = 0.0
+    for k in range(lo, hi + 1):
+        i, _ = _entry(indices, data, k, hi, d, bias)
+        largest = max(largest, abs(avg[i]))
+    return math.isfinite(largest + jm1 * change)
+
+
 @njit(cache=True, inline="always")
-def _narow_diagonal(indices, data, lo, hi, y, w, s, b, bias, margin, chi, sqnorm, largest_w, largest_s):
+def _narow_diagonal(indices, data, lo, hi, y, weight, w, s, avg, jm1, b, bias, margin, chi, sqnorm, largest_w,
+                    largest_s):
     """NAROW with D_t = diag(A_t) (Orabona & Crammer 2010, Fig. 1 and Sec. 5, diagonal as in Sec. 4.3).
 
-    With chi = x^T D_{t-1}^{-1} x and gamma = 1/r_t (0 when r_t is infinite),
-    D_t = D_{t-1} + gamma diag(x^2); the round's margin is x^T D_t^{-1} theta_t;
-    on a hinge loss theta += y x and w = D_t^{-1} theta, coordinate by
-    coordinate w_i <- (w_i + y s_i x_i) / (1 + gamma s_i x_i^2),
-    s_i <- s_i / (1 + gamma s_i x_i^2). tau is the text's eta_t = 1.
+    With chi = x^T D_{t-1}^{-1} x and gamma = c/r_t for an example of weight c
+    (0 when r_t is infinite), D_t = D_{t-1} + gamma diag(x^2); the round's
+    margin is x^T D_t^{-1} theta_t; on a hinge loss theta += c y x and
+    w = D_t^{-1} theta, coordinate by coordinate
+    w_i <- (w_i + c y s_i x_i) / (1 + gamma s_i x_i^2),
+    s_i <- s_i / (1 + gamma s_i x_i^2). tau is c (the text's eta_t = 1 times c).
     """
     d = w.size - 1
-    gamma = b - 1.0 / chi if b * chi > 1.0 else 0.0
+    gamma = weight * (b - 1.0 / chi) if b * chi > 1.0 else 0.0
     paper_margin = 0.0
     for k in range(lo, hi + 1):
         i, v = _entry(indices, data, k, hi, d, bias)
         paper_margin += v * w[i] / (1.0 + gamma * s[i] * v * v)
     loss = max(0.0, 1.0 - y * paper_margin)
-    if not loss > 0.0:
+    if not loss > 0.0 or weight == 0.0:
         return margin, loss, 0.0, math.isfinite(paper_margin)
-    # |w_i + y s_i x_i| <= max |w| + max s ||x||, and gamma s_i x_i^2 <= gamma chi
-    if not (math.isfinite(largest_w + largest_s * math.sqrt(sqnorm)) and math.isfinite(gamma * chi)):
-        return margin, loss, 1.0, False
+    # |w_i + c y s_i x_i| <= max |w| + c max s ||x||, and gamma s_i x_i^2 <= gamma chi
+    if not (math.isfinite(largest_w + weight * largest_s * math.sqrt(sqnorm)) and math.isfinite(gamma * chi)):
+        return margin, loss, weight, False
+    # |dw_i| <= |w_i| + |w_i + c y s_i x_i|
+    if jm1 != 0.0 and not _sum_stays_finite(indices, data, lo, hi, d, bias, avg, jm1,
+                                            2.0 * largest_w + weight * largest_s * math.sqrt(sqnorm)):
+        return margin, loss, weight, False
+    step = weight * y
     for k in range(lo, hi + 1):
         i, v = _entry(indices, data, k, hi, d, bias)
         shrink = 1.0 + gamma * s[i] * v * v
-        w[i] = (w[i] + y * s[i] * v) / shrink
+        moved = (w[i] + step * s[i] * v) / shrink
+        if jm1 != 0.0:
+            avg[i] += jm1 * (moved - w[i])
+        w[i] = moved
         s[i] /= shrink
-    return margin, loss, 1.0, True
+    return margin, loss, weight, True
 
 
 @njit(cache=True, inline="always")
-def diagonal_round(indices, data, lo, hi, y, w, s, rule, hyper, delta, bias):
-    """Predict then learn one example; returns (score, loss, tau, ok).
+def diagonal_round(indices, data, lo, hi, y, weight, w, s, avg, jm1, rule, hyper, delta, bias):
+    """Predict then learn one example of importance ``weight``; returns (score, loss, tau, ok).
 
     ``ok`` is False when the score, chi or the updated model could overflow;
     the model is then left exactly as it was. One pass gathers the score and
     the bounds of the check (largest |w_i| and s_i of the row, ||x||^2), a
-    second one updates.
+    second one updates. ``jm1`` is as in :func:`._second_order.full_round`.
     """
     d = w.size - 1
     margin = w[d] * bias
@@ -108,28 +136,42 @@ def diagonal_round(indices, data, lo, hi, y, w, s, rule, hyper, delta, bias):
         return margin, 0.0, 0.0, False
     if rule == RULE_ADAGRAD:
         loss = max(0.0, 1.0 - y * margin)
-        if loss <= 0.0:
+        if loss <= 0.0 or weight == 0.0:
             return margin, loss, 0.0, True
-        # each coordinate moves by at most eta (|x_i| / sqrt(G_i) <= 1, G_i holding x_i^2)
-        if not (math.isfinite(largest_s + sqnorm) and math.isfinite(largest_w + hyper)):
-            return margin, loss, hyper, False
-        a = hyper * y
+        # the gradient is -c y x; each coordinate moves by at most eta (|c x_i| / sqrt(G_i) <= 1, G_i holding c^2 x_i^2)
+        if not (math.isfinite(largest_s + weight * weight * sqnorm) and math.isfinite(largest_w + hyper)):
+            return margin, loss, hyper * weight, False
+        if jm1 != 0.0 and not _sum_stays_finite(indices, data, lo, hi, d, bias, avg, jm1, hyper):
+            return margin, loss, hyper * weight, False
+        a = hyper * weight * y
         for k in range(lo, hi + 1):
             i, v = _entry(indices, data, k, hi, d, bias)
             if v != 0.0:
-                s[i] += v * v
-                w[i] += a * v / (delta + math.sqrt(s[i]))
-        return margin, loss, hyper, True
+                s[i] += weight * weight * v * v
+                step = a * v / (delta + math.sqrt(s[i]))
+                if jm1 != 0.0:
+                    avg[i] += jm1 * step
+                w[i] += step
+        return margin, loss, hyper * weight, True
     if not math.isfinite(chi):
         return margin, 0.0, 0.0, False
     if rule == RULE_NAROW:
-        return _narow_diagonal(indices, data, lo, hi, y, w, s, hyper, bias, margin, chi, sqnorm, largest_w, largest_s)
-    loss, c, gamma, tau = second_order_step(rule, y, margin, chi, hyper)
+        return _narow_diagonal(indices, data, lo, hi, y, weight, w, s, avg, jm1, hyper, bias, margin, chi, sqnorm,
+                               largest_w, largest_s)
+    loss, c, gamma, tau = second_order_step(rule, y, margin, chi, hyper, weight)
     if c == 0.0 and gamma == 0.0:
         return margin, loss, tau, True
     # |c s_i x_i| <= |c| max s_i ||x||, and gamma s_i x_i^2 <= gamma chi
     if not (math.isfinite(largest_w + abs(c) * largest_s * math.sqrt(sqnorm)) and math.isfinite(gamma * chi)):
         return margin, loss, tau, False
+    if jm1 != 0.0 and not _sum_stays_finite(indices, data, lo, hi, d, bias, avg, jm1,
+                                            abs(c) * largest_s * math.sqrt(sqnorm)):
+        return margin, loss, tau, False
+    if jm1 != 0.0:
+        # the running sum of the average moves with w (U_i += (j - 1) dw_i), on the row's coordinates only
+        for k in range(lo, hi + 1):
+            i, v = _entry(indices, data, k, hi, d, bias)
+            avg[i] += jm1 * c * s[i] * v
     if rule == RULE_CW:
         shrink = gamma / (1.0 + gamma * chi)
         for k in range(lo, hi + 1):
@@ -145,32 +187,39 @@ def diagonal_round(indices, data, lo, hi, y, w, s, rule, hyper, delta, bias):
 
 
 @njit(cache=True)
-def diagonal_pass(indptr, indices, data, y, w, s, state, params, codes, scores, losses, taus, totals):
+def diagonal_pass(indptr, indices, data, y, weights, w, s, state, avg, avg_count, params, codes,
+                  scores, losses, taus, totals):
     """Progressive validation over the rows of a CSR matrix with a diagonal covariance.
 
-    Per-round outputs are written when they have one slot per row (empty
-    arrays keep only ``totals``). Returns -1, or the index of the row at which
-    learning stopped on an overflow.
+    ``weights``, ``avg`` and ``avg_count`` are as in
+    :func:`._second_order.full_pass`. Per-round outputs are written when they
+    have one slot per row (empty arrays keep only ``totals``). Returns -1, or
+    the index of the row at which learning stopped on an overflow.
     """
     record = scores.size > 0
+    weighted = weights.size > 0
     rule = codes[K_RULE]
     hyper = params[Q_HYPER]
     delta = params[Q_DELTA]
     bias = params[Q_BIAS]
+    first = params[Q_AVERAGE]
     mistakes = 0.0
     cumulative_loss = 0.0
     updates = 0.0
     stopped = -1
     n = indptr.size - 1
     for i in range(n):
+        weight = weights[i] if weighted else 1.0
+        jm1 = averaged_rank(state, avg, avg_count, first)
         score, loss, tau, ok = diagonal_round(
-            indices, data, indptr[i], indptr[i + 1], y[i], w, s, rule, hyper, delta, bias
+            indices, data, indptr[i], indptr[i + 1], y[i], weight, w, s, avg, jm1, rule, hyper, delta, bias
         )
         if not ok:
             stopped = i
             n = i
             break
         state[Z_T] += 1.0
+        count_averaged(state, avg, avg_count, first)
         if record:
             scores[i] = score
             losses[i] = loss
@@ -185,11 +234,15 @@ def diagonal_pass(indptr, indices, data, y, w, s, state, params, codes, scores, 
 
 
 @njit(cache=True)
-def diagonal_learn_one(indices, data, y, w, s, state, params, codes):
+def diagonal_learn_one(indices, data, y, weight, w, s, state, avg, avg_count, params, codes):
     """``diagonal_round`` for a single example held in its own arrays; returns (score, ok)."""
+    first = params[Q_AVERAGE]
+    jm1 = averaged_rank(state, avg, avg_count, first)
     score, _, _, ok = diagonal_round(
-        indices, data, 0, indices.size, y, w, s, codes[K_RULE], params[Q_HYPER], params[Q_DELTA], params[Q_BIAS]
+        indices, data, 0, indices.size, y, weight, w, s, avg, jm1, codes[K_RULE], params[Q_HYPER],
+        params[Q_DELTA], params[Q_BIAS]
     )
     if ok:
         state[Z_T] += 1.0
+        count_averaged(state, avg, avg_count, first)
     return score, ok

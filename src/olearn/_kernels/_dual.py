@@ -15,9 +15,16 @@ at most ``tol`` (or ``MAX_SWEEPS`` sweeps). Each coordinate step maximizes D
 along its coordinate, so D never decreases.
 
 The examples travel as one CSR store: the rows kept from earlier rounds
-followed by the new batch, each with its own intercept value ``row_bias`` and
-its dual variable ``alpha``. A zero instance (x = 0, no intercept) moves no
-weight whatever its alpha; it keeps alpha = 0, PA's convention.
+followed by the new batch, each with its own intercept value ``row_bias``, its
+importance weight ``row_weight`` and its dual variable ``alpha``. A zero
+instance (x = 0, no intercept) moves no weight whatever its alpha; it keeps
+alpha = 0, PA's convention.
+
+Importance weights (beyond the text): the primal ``F(w) + C sum_i c_i loss_i``
+has the dual boxes ``0 <= alpha_i <= c_i C``, so a row of weight c is solved in
+its own box, and a row of weight 0 keeps alpha = 0. An example of integer
+weight c and c copies of it have the same dual optimum (only the sum of the
+copies' variables enters theta and D, and it ranges over [0, c C]).
 """
 
 import math
@@ -38,7 +45,9 @@ from ._quasi_additive import (
     S_DUAL,
     S_SUM_ALPHA,
     S_T,
+    averaged_rank,
     commit,
+    count_averaged,
     dual_sqnorm,
     euclidean_sqnorm,
     link,
@@ -77,9 +86,8 @@ def slope_along(indices, data, lo, hi, bias, y, shift, theta, work, work_w, link
 
 
 @njit(cache=True)
-def best_alpha(indices, data, lo, hi, bias, y, alpha, theta, w, work, work_w, params, link_code):
-    """argmax over a in [0, C] of gamma a - F*(theta + (a - alpha) y x): the exact 1-d step."""
-    C = params[Q_C]
+def best_alpha(indices, data, lo, hi, bias, y, alpha, C, theta, w, work, work_w, params, link_code):
+    """argmax over a in [0, C] of gamma a - F*(theta + (a - alpha) y x): the exact 1-d step (C: the row's box)."""
     gamma = params[Q_GAMMA]
     p = params[Q_P]
     if link_code == LINK_L2:
@@ -117,9 +125,9 @@ def kkt_violation(indices, data, lo, hi, bias, y, alpha, w, C, gamma):
 
 
 @njit(cache=True)
-def solve_window(indptr, indices, data, row_bias, y, first, last, theta, w, state, alpha, work, work_w, params, codes):
-    """Coordinate ascent on the dual variables of rows first..last; False on overflow."""
-    C = params[Q_C]
+def solve_window(indptr, indices, data, row_bias, row_weight, y, first, last, theta, w, state, alpha, work, work_w,
+                 params, codes):
+    """Coordinate ascent on the dual variables of rows first..last, each in its box [0, c_i C]; False on overflow."""
     gamma = params[Q_GAMMA]
     tol = params[Q_TOL]
     p = params[Q_P]
@@ -128,7 +136,8 @@ def solve_window(indptr, indices, data, row_bias, y, first, last, theta, w, stat
         worst = 0.0
         for i in range(first, last + 1):
             lo, hi, bias = indptr[i], indptr[i + 1], row_bias[i]
-            if dual_sqnorm(indices, data, lo, hi, bias, link_code, p) == 0.0:
+            C = row_weight[i] * params[Q_C]
+            if C == 0.0 or dual_sqnorm(indices, data, lo, hi, bias, link_code, p) == 0.0:
                 continue
             violation = kkt_violation(indices, data, lo, hi, bias, y[i], alpha[i], w, C, gamma)
             worst = max(worst, violation)
@@ -136,14 +145,15 @@ def solve_window(indptr, indices, data, row_bias, y, first, last, theta, w, stat
                 continue
             for j in range(theta.size):
                 work[j] = theta[j]
-            new = best_alpha(indices, data, lo, hi, bias, y[i], alpha[i], theta, w, work, work_w, params, link_code)
+            new = best_alpha(indices, data, lo, hi, bias, y[i], alpha[i], C, theta, w, work, work_w, params, link_code)
             delta = new - alpha[i]
             if delta == 0.0:
                 continue
             dot = score_row(indices, data, lo, hi, bias, w)
             sqnorm_x = euclidean_sqnorm(data, lo, hi, bias)
+            # the average's running sum follows the whole round (see dual_pass), not each step
             if not commit(indices, data, lo, hi, bias, delta * y[i], dot, sqnorm_x, theta, w, state, link_code, p,
-                          params[Q_BIAS]):
+                          params[Q_BIAS], work[:0], 0.0):
                 return False
             alpha[i] = new
             state[S_SUM_ALPHA] += delta
@@ -153,14 +163,25 @@ def solve_window(indptr, indices, data, row_bias, y, first, last, theta, w, stat
 
 
 @njit(cache=True)
-def dual_pass(indptr, indices, data, row_bias, y, first, theta, w, state, alpha,
+def _sum_stays_finite(w, backup, n_theta, avg, jm1):
+    """True when the average's running sum stays finite with the round's change of w (w before it in backup)."""
+    for j in range(n_theta):
+        if not math.isfinite(avg[j] + jm1 * (w[j] - backup[n_theta + j])):
+            return False
+    return True
+
+
+@njit(cache=True)
+def dual_pass(indptr, indices, data, row_bias, row_weight, y, first, theta, w, state, alpha, avg, avg_count,
               params, codes, work, work_w, backup, scores, losses, taus, duals, totals):
     """Progressive validation over the store's rows ``first..``, each followed by a dual solve.
 
     Rows before ``first`` were learned in earlier calls. On round i the
     learner predicts row i, then maximizes D over the window (the last k rows,
     or all rows 0..i). ``taus`` records alpha_i after the round, ``duals``
-    D(alpha) after it. ``work``, ``work_w`` (length of theta) and ``backup``
+    D(alpha) after it. ``avg``/``avg_count`` are the average's state (``avg``
+    empty: no averaging); the round's change of w, kept in ``backup``, enters
+    it once the round succeeded. ``work``, ``work_w`` (length of theta) and ``backup``
     (length 2 len(theta) + len(state) + len(alpha)) are scratch space. Returns
     -1, or the row at which learning stopped because the numbers overflowed
     (that row then left no trace).
@@ -197,8 +218,10 @@ def dual_pass(indptr, indices, data, row_bias, y, first, theta, w, state, alpha,
         for j in range(window, i + 1):
             backup[2 * n_theta + n_state + j] = alpha[j]
         alpha[i] = 0.0
-        if not solve_window(indptr, indices, data, row_bias, y, window, i, theta, w, state, alpha, work, work_w,
-                            params, codes):
+        jm1 = averaged_rank(state, avg, avg_count, params)
+        if not (solve_window(indptr, indices, data, row_bias, row_weight, y, window, i, theta, w, state, alpha, work,
+                             work_w, params, codes)
+                and (jm1 == 0.0 or _sum_stays_finite(w, backup, n_theta, avg, jm1))):
             for j in range(n_theta):
                 theta[j] = backup[j]
                 w[j] = backup[n_theta + j]
@@ -208,7 +231,11 @@ def dual_pass(indptr, indices, data, row_bias, y, first, theta, w, state, alpha,
                 alpha[j] = backup[2 * n_theta + n_state + j]
             stopped = i - first
             break
+        if jm1 != 0.0:
+            for j in range(n_theta):
+                avg[j] += jm1 * (w[j] - backup[n_theta + j])
         state[S_T] += 1.0
+        count_averaged(state, avg, avg_count, params)
         refresh_dual(theta, state, link_code, p, params[Q_BIAS], gamma)
         loss = max(0.0, gamma - y[i] * score)
         r = i - first

@@ -27,6 +27,27 @@ aggressive step ``alpha = min(C, loss / s)`` (the shared PA-I rule).
 The weights ``w`` are stored next to ``theta`` (length d + 1, the last entry is
 the intercept's, the weight of a constant feature of value ``params[Q_BIAS]``;
 with no intercept that coordinate is not one of the entropy's 2n).
+
+Importance weights (beyond the texts): a pass takes one weight c >= 0 per row
+(an empty array: every row weighs 1). In the dual view of Shalev-Shwartz &
+Singer the primal ``F(w) + C sum_i c_i [gamma - y_i w.x_i]_+`` has the boxes
+``0 <= alpha_i <= c_i C``: the conservative update sets ``alpha_t = c_t C`` on a
+mistake (Eq. 16 at the top of the example's box), the aggressive one
+``alpha_t = min(loss_t, c_t C)`` (Eq. 28). Orabona & Crammer's aggressive
+p-norm step, on the loss ``c_t l_t`` of gradient ``-c_t y_t x_t``, moves theta
+by ``c_t eta_t y_t x_t``. ``c = 0`` moves nothing; the round still counts.
+
+Averaging (beyond the texts): what is averaged is ``w = g(theta)``, the vector
+that predicts. As in :mod:`._second_order`, a non-empty ``avg`` holds
+``U = sum_s (j_s - 1) dw_s`` over the changes of w on the averaged rounds (the
+rounds from ``params[Q_AVERAGE]`` on; ``j_s`` the rank among them) and
+``avg_count[0] = k`` their number, so that the average is ``w - U / k``. The
+Euclidean link changes w on the row's coordinates only, and U with them
+(O(nnz)); the other links change every coordinate, and U costs one more O(d)
+pass beside the link's. The Euclidean change a x is bounded with ||theta||^2,
+which stays finite, so its U cannot overflow; a dense link recomputes w from
+theta, and a model file may hold larger weights than theta gives, so there U
+is checked before it moves (:func:`dense_sum_stays_finite`).
 """
 
 import math
@@ -40,6 +61,8 @@ LINK_L2 = 0
 LINK_ENTROPY = 1
 LINK_PNORM = 2
 LINK_SIMPLEX = 3
+# the link of UPDATE_PNORM_R, g(theta) / (p - 1) with g LINK_PNORM's (Orabona & Crammer's potential); move_dense only
+LINK_PNORM_R = 4
 
 # per-round update rules of the quasi-additive pass
 UPDATE_CONSERVATIVE = 0  # alpha_t = C on a mistake (y w.x <= 0), Eq. (16)
@@ -55,7 +78,8 @@ Q_P = 2  # the exponent of LINK_PNORM
 Q_BIAS = 3  # value of the constant feature of the intercept (0 = none)
 Q_TOL = 4  # KKT tolerance of the dual solver (olearn._kernels._dual)
 Q_R = 5  # the R of UPDATE_PNORM_R
-N_QPARAMS = 6
+Q_AVERAGE = 6  # the first averaged round; used only when an ``avg`` array is passed
+N_QPARAMS = 7
 
 # layout of the int64 ``codes`` array
 Q_LINK = 0
@@ -248,12 +272,14 @@ def conjugate_stays_finite(indices, data, lo, hi, bias, a, theta, link_code, p, 
 
 
 @njit(cache=True)
-def commit(indices, data, lo, hi, bias, a, dot, sqnorm_x, theta, w, state, link_code, p, intercept):
+def commit(indices, data, lo, hi, bias, a, dot, sqnorm_x, theta, w, state, link_code, p, intercept, avg, jm1):
     """theta <- theta + a x and w <- g(theta); returns False (nothing changed) on overflow.
 
     ``bias`` is the value of this row's constant feature, ``intercept`` the
     current one (nonzero: the intercept coordinate counts in the link).
     ``dot`` is theta.x, used by LINK_L2 to keep ||theta||^2 in O(nnz).
+    With ``jm1 != 0`` (the round's rank among the averaged rounds, minus 1)
+    the running sum ``avg`` of the average takes ``jm1`` times the change of w.
     """
     if not update_is_finite(indices, data, lo, hi, bias, a, theta):
         return False
@@ -263,13 +289,71 @@ def commit(indices, data, lo, hi, bias, a, dot, sqnorm_x, theta, w, state, link_
             return False
         add_row(indices, data, lo, hi, bias, a, theta)
         add_row(indices, data, lo, hi, bias, a, w)
+        if jm1 != 0.0:
+            add_row(indices, data, lo, hi, bias, jm1 * a, avg)
         state[S_SQNORM] = max(sqnorm, 0.0)
         return True
     if not conjugate_stays_finite(indices, data, lo, hi, bias, a, theta, link_code, p, intercept):
         return False
+    if jm1 != 0.0 and not dense_sum_stays_finite(indices, data, lo, hi, bias, a, theta, w, avg, jm1, link_code, p,
+                                                 intercept):
+        return False
     add_row(indices, data, lo, hi, bias, a, theta)
-    link(theta, w, link_code, p, intercept)
+    move_dense(theta, w, link_code, p, intercept, avg, jm1)
     return True
+
+
+@njit(cache=True)
+def dense_sum_stays_finite(indices, data, lo, hi, bias, a, theta, w, avg, jm1, link_code, p, intercept):
+    """True when the average's running sum stays finite as w moves to g(theta + a x) (checked before).
+
+    The entropies' weights are at most 1 in absolute value; the p-norm's at
+    most ||theta||_p <= max_j |theta_j| n^(1/p) (001's link divides them by p - 1 >= 1).
+    """
+    bound = 1.0
+    if link_code != LINK_ENTROPY and link_code != LINK_SIMPLEX:
+        n = n_coordinates(theta, intercept)
+        m = max_abs(theta, n)
+        d = theta.size - 1
+        for k in range(lo, hi):
+            m = max(m, abs(theta[indices[k]] + a * data[k]))
+        if n > d:
+            m = max(m, abs(theta[d] + a * bias))
+        bound = m * n ** (1.0 / p)
+    largest = 0.0
+    for j in range(w.size):
+        largest = max(largest, abs(avg[j]) + jm1 * abs(w[j]))
+    return math.isfinite(largest + jm1 * bound)
+
+
+@njit(cache=True)
+def move_dense(theta, w, link_code, p, intercept, avg, jm1):
+    """w <- g(theta) for a link that changes every coordinate, and the average's running sum with it."""
+    if jm1 != 0.0:
+        for j in range(w.size):
+            avg[j] -= jm1 * w[j]
+    if link_code == LINK_PNORM_R:
+        pnorm_r_link(theta, w, p, intercept)
+    else:
+        link(theta, w, link_code, p, intercept)
+    if jm1 != 0.0:
+        for j in range(w.size):
+            avg[j] += jm1 * w[j]
+
+
+@njit(cache=True, inline="always")
+def averaged_rank(state, avg, avg_count, params):
+    """j - 1 for the coming round when it is averaged (j its rank among the averaged rounds), else 0."""
+    if avg.size == 0 or state[S_T] + 1.0 < params[Q_AVERAGE]:
+        return 0.0
+    return avg_count[0]
+
+
+@njit(cache=True, inline="always")
+def count_averaged(state, avg, avg_count, params):
+    """Count the round just learned (``state[S_T]`` already moved) among the averaged ones if it is."""
+    if avg.size > 0 and state[S_T] >= params[Q_AVERAGE]:
+        avg_count[0] += 1.0
 
 
 @njit(cache=True)
@@ -282,15 +366,21 @@ def refresh_dual(theta, state, link_code, p, bias, gamma):
 
 
 @njit(cache=True)
-def learn_row(indices, data, lo, hi, y, theta, w, state, params, codes):
-    """Predict then learn one example; returns (score, loss, alpha, ok).
+def learn_row(indices, data, lo, hi, y, weight, theta, w, state, avg, avg_count, params, codes):
+    """Predict then learn one example of importance ``weight``; returns (score, loss, alpha, ok).
 
     ``ok`` is False when the row's norm, the score or the update overflows; the
-    model is then left exactly as it was.
+    model is then left exactly as it was. ``avg`` and ``avg_count`` are the
+    average's state (``avg`` empty: no averaging).
     """
+    jm1 = averaged_rank(state, avg, avg_count, params)
     if codes[Q_UPDATE] == UPDATE_PNORM_R:
-        return pnorm_r_row(indices, data, lo, hi, y, theta, w, state, params)
-    C = params[Q_C]
+        score, loss, eta, ok = pnorm_r_row(indices, data, lo, hi, y, weight, theta, w, state, params, avg, jm1)
+        if ok:
+            count_averaged(state, avg, avg_count, params)
+        return score, loss, eta, ok
+    # the example's box [0, c C]
+    C = weight * params[Q_C]
     gamma = params[Q_GAMMA]
     p = params[Q_P]
     bias = params[Q_BIAS]
@@ -306,10 +396,11 @@ def learn_row(indices, data, lo, hi, y, theta, w, state, params, codes):
     else:
         alpha = min(loss, C)
     moved = alpha == 0.0 or commit(indices, data, lo, hi, bias, alpha * y, score, sqnorm_x, theta, w, state,
-                                   link_code, p, bias)
+                                   link_code, p, bias, avg, jm1)
     if not moved:
         return score, loss, alpha, False
     state[S_T] += 1.0
+    count_averaged(state, avg, avg_count, params)
     state[S_SUM_ALPHA] += alpha
     refresh_dual(theta, state, link_code, p, bias, gamma)
     return score, loss, alpha, True
@@ -340,12 +431,13 @@ def pnorm_r_step(margin, sqnorm_p, R):
 
 
 @njit(cache=True)
-def pnorm_r_row(indices, data, lo, hi, y, theta, w, state, params):
+def pnorm_r_row(indices, data, lo, hi, y, weight, theta, w, state, params, avg, jm1):
     """``learn_row`` of the aggressive p-norm algorithm of Orabona & Crammer (2010), Sec. 4.1.
 
     Fig. 1 with f(u) = ||u||_q^2 / (2(q - 1)) (1-strongly convex w.r.t.
-    ||.||_q): w = g(theta) / (p - 1), theta <- theta + eta_t y x with
-    ``pnorm_r_step``; ``state[S_DUAL]`` is sum eta - f*(theta).
+    ||.||_q): w = g(theta) / (p - 1), theta <- theta + c eta_t y x with
+    ``pnorm_r_step`` and c the example's weight; the recorded step is
+    ``c eta_t``, and ``state[S_DUAL]`` is sum c eta - f*(theta).
     """
     p = params[Q_P]
     bias = params[Q_BIAS]
@@ -356,14 +448,17 @@ def pnorm_r_row(indices, data, lo, hi, y, theta, w, state, params):
         return score, 0.0, 0.0, False
     margin = y * score
     loss = max(0.0, 1.0 - margin)
-    eta = pnorm_r_step(margin, sqnorm_p, params[Q_R])
+    eta = weight * pnorm_r_step(margin, sqnorm_p, params[Q_R])
     if eta != 0.0:
         a = eta * y
         if not (update_is_finite(indices, data, lo, hi, bias, a, theta)
                 and conjugate_stays_finite(indices, data, lo, hi, bias, a, theta, LINK_PNORM, p, bias)):
             return score, loss, eta, False
+        if jm1 != 0.0 and not dense_sum_stays_finite(indices, data, lo, hi, bias, a, theta, w, avg, jm1, LINK_PNORM,
+                                                     p, bias):
+            return score, loss, eta, False
         add_row(indices, data, lo, hi, bias, a, theta)
-        pnorm_r_link(theta, w, p, bias)
+        move_dense(theta, w, LINK_PNORM_R, p, bias, avg, jm1)
     state[S_T] += 1.0
     state[S_SUM_ALPHA] += eta
     state[S_DUAL] = state[S_SUM_ALPHA] - conjugate(theta, LINK_PNORM, p, bias) / (p - 1.0)
@@ -371,11 +466,14 @@ def pnorm_r_row(indices, data, lo, hi, y, theta, w, state, params):
 
 
 @njit(cache=True)
-def quasi_additive_pass(indptr, indices, data, y, theta, w, state, params, codes, scores, losses, taus, duals, totals):
+def quasi_additive_pass(indptr, indices, data, y, weights, theta, w, state, avg, avg_count, params, codes, scores,
+                        losses, taus, duals, totals):
     """Progressive validation over the rows of a CSR matrix, in order.
 
-    A round is a mistake when ``y * score <= 0``. Per-round scores, losses
-    (the hinge loss at margin gamma) and alphas are written when those arrays
+    ``weights`` holds one importance weight per row, or nothing (every row
+    weighs 1); ``avg`` and ``avg_count`` the average's state, or nothing. A
+    round is a mistake when ``y * score <= 0``. Per-round scores, losses (the
+    hinge loss at margin gamma) and alphas are written when those arrays
     have one slot per row, and D(alpha) after each round when ``duals`` has;
     pass empty arrays to keep only the totals. Returns -1, or the index of the
     row at which learning stopped because the numbers overflowed.
@@ -387,8 +485,11 @@ def quasi_additive_pass(indptr, indices, data, y, theta, w, state, params, codes
     mistakes = 0.0
     cumulative_loss = 0.0
     updates = 0.0
+    weighted = weights.size > 0
     for i in range(n):
-        score, loss, alpha, ok = learn_row(indices, data, indptr[i], indptr[i + 1], y[i], theta, w, state, params, codes)
+        weight = weights[i] if weighted else 1.0
+        score, loss, alpha, ok = learn_row(indices, data, indptr[i], indptr[i + 1], y[i], weight, theta, w, state,
+                                           avg, avg_count, params, codes)
         if not ok:
             stopped = i
             n = i

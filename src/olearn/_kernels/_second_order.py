@@ -14,6 +14,21 @@ mean coefficient ``c`` and the precision increment ``gamma``; this module
 applies them in O(d^2) per round with ``Sigma x`` written into a scratch
 vector. The intercept is the last coordinate (constant feature ``bias``), as in
 the binary linear kernel. :mod:`._diagonal` is the diagonal twin.
+
+Importance weights: the passes take one weight per row (an empty array is the
+unweighted stream). A weight c enters the rule (:func:`second_order_step`): the
+example counts c times in the sums of the precision and of the mean's dual
+vector (AROW, SOP, NAROW: the precision grows by ``c gamma``), its gradient is
+scaled by c (AdaGrad), or it is imposed whenever ``c > 0`` (CW). ``c = 0``
+leaves the model unchanged and only the round counter moves.
+
+Averaging: with a non-empty ``avg`` the passes keep, besides ``w``, the sum
+``U = sum_s (j_s - 1) dw_s`` over the changes ``dw_s`` of ``w`` made on the
+averaged rounds (``j_s`` the rank of round s among them; the rounds from
+``params[Q_AVERAGE]`` on, counted by ``state[Z_T]``) and their number
+``avg_count[0] = k``. Then ``sum_{averaged t} w_t = k w - U``, so the average is
+``w - U / k`` (:func:`averaged`), and keeping U costs what the change of w
+costs: O(nnz(x)) on the diagonal, O(d) beside the O(d^2) of a full update.
 """
 
 import math
@@ -39,7 +54,8 @@ N_CODES = 1
 Q_HYPER = 0  # r (AROW), a (SOP), b (NAROW), phi = Phi^{-1}(eta) (CW), eta (AdaGrad)
 Q_DELTA = 1  # AdaGrad's delta, added to the square root of the accumulated squared gradients
 Q_BIAS = 2  # value of the constant feature of the intercept (0 = none)
-N_PARAMS = 3
+Q_AVERAGE = 3  # the first averaged round (1 = every round); used only when an ``avg`` array is passed
+N_PARAMS = 4
 
 # Layout of the float64 `state` array (besides the mean and the covariance).
 Z_T = 0  # rounds seen so far
@@ -78,30 +94,39 @@ def _cw_step(y, margin, chi, phi):
 
 
 @njit(cache=True, inline="always")
-def second_order_step(rule, y, margin, chi, hyper):
-    """(loss, c, gamma, tau) of one round: w += c Sigma x, Sigma^{-1} += gamma x x^T.
+def second_order_step(rule, y, margin, chi, hyper, weight):
+    """(loss, c, gamma, tau) of a round of an example of weight ``weight``: w += c Sigma x, Sigma^{-1} += gamma x x^T.
 
     ``tau`` is what :func:`olearn.run` records as the round's step: AROW's and
-    SOP's alpha (PA-II's tau), NAROW's ``y c``, CW's alpha.
+    SOP's alpha (PA-II's tau), NAROW's ``y c``, CW's alpha. The weight c
+    enters as the estimators' docstrings state: AROW and SOP take ``r / c``
+    (``a / c``) for r; NAROW adds ``c y x`` to theta and ``c x x^T / r_t`` to
+    the precision; CW makes its plain update whenever ``c > 0``. ``c = 0``
+    changes nothing (c and gamma are 0).
     """
     if rule == RULE_NAROW:
         # r_t = chi / (b chi - 1) when b chi > 1, else r_t = inf: gamma_t = 1 / r_t
         gamma = hyper - 1.0 / chi if hyper * chi > 1.0 else 0.0
-        # the margin of the round is taken with x_t already in A_t
-        loss = max(0.0, 1.0 - y * margin / (1.0 + gamma * chi))
-        if loss <= 0.0:
+        # the margin of the round is taken with x_t already in A_t, counted weight times
+        shrink = 1.0 + weight * gamma * chi
+        loss = max(0.0, 1.0 - y * margin / shrink)
+        if loss <= 0.0 or weight == 0.0:
             return loss, 0.0, 0.0, 0.0
-        c = (y - gamma * margin) / (1.0 + gamma * chi)
-        return loss, c, gamma, y * c
+        c = weight * (y - gamma * margin) / shrink
+        return loss, c, weight * gamma, y * c
     if rule == RULE_CW:
-        return _cw_step(y, margin, chi, hyper)
+        loss, c, gamma, alpha = _cw_step(y, margin, chi, hyper)
+        if weight == 0.0:
+            return loss, 0.0, 0.0, 0.0
+        return loss, c, gamma, alpha
     loss = max(0.0, 1.0 - y * margin)
-    if rule == RULE_SOP and y * margin > 0.0:
+    if weight == 0.0 or (rule == RULE_SOP and y * margin > 0.0):
         return loss, 0.0, 0.0, 0.0
-    tau = pa_step(STEP_PA2, loss, chi, 0.5 / hyper)
+    # PA-II's tau l / (chi + 1/(2C)) with 1/(2C) = r / weight
+    tau = pa_step(STEP_PA2, loss, chi, 0.5 * weight / hyper)
     if tau == 0.0:
         return loss, 0.0, 0.0, 0.0
-    return loss, tau * y, 1.0 / hyper, tau
+    return loss, tau * y, weight / hyper, tau
 
 
 @njit(cache=True)
@@ -123,11 +148,13 @@ def mean_scores(indptr, indices, data, w, params, out):
 
 
 @njit(cache=True, inline="always")
-def full_round(indices, data, lo, hi, y, w, sigma, u, rule, hyper, bias):
-    """Predict then learn one example; returns (score, loss, tau, ok).
+def full_round(indices, data, lo, hi, y, weight, w, sigma, avg, jm1, u, rule, hyper, bias):
+    """Predict then learn one example of importance ``weight``; returns (score, loss, tau, ok).
 
     ``ok`` is False when the score, chi or the updated mean or covariance would
-    not be finite; the model is then left exactly as it was.
+    not be finite; the model is then left exactly as it was. ``jm1`` is the
+    round's rank among the averaged rounds minus 1 (0 when the round is not
+    averaged): the change of w enters ``avg`` times it.
     """
     d = w.size - 1
     margin = mean_score_row(indices, data, lo, hi, w, bias)
@@ -144,7 +171,7 @@ def full_round(indices, data, lo, hi, y, w, sigma, u, rule, hyper, bias):
         chi += u[indices[k]] * data[k]
     if not (math.isfinite(margin) and math.isfinite(chi)):
         return margin, 0.0, 0.0, False
-    loss, c, gamma, tau = second_order_step(rule, y, margin, chi, hyper)
+    loss, c, gamma, tau = second_order_step(rule, y, margin, chi, hyper, weight)
     if c == 0.0 and gamma == 0.0:
         return margin, loss, tau, True
     shrink = gamma / (1.0 + gamma * chi)
@@ -153,8 +180,16 @@ def full_round(indices, data, lo, hi, y, w, sigma, u, rule, hyper, bias):
         largest = max(largest, abs(u[j]))
         if not math.isfinite(w[j] + c * u[j]):
             return margin, loss, tau, False
+    if jm1 != 0.0:
+        for j in range(d + 1):
+            if not math.isfinite(avg[j] + jm1 * c * u[j]):
+                return margin, loss, tau, False
     if not math.isfinite(largest * largest * shrink):
         return margin, loss, tau, False
+    if jm1 != 0.0:
+        # the running sum of the average moves with w (U += (j - 1) dw), O(d) beside the O(d^2) below
+        for j in range(d + 1):
+            avg[j] += jm1 * c * u[j]
     for j in range(d + 1):
         w[j] += c * u[j]
     if shrink != 0.0:
@@ -170,30 +205,67 @@ def full_round(indices, data, lo, hi, y, w, sigma, u, rule, hyper, bias):
     return margin, loss, tau, True
 
 
+@njit(cache=True, inline="always")
+def averaged_rank(state, avg, avg_count, first):
+    """j - 1 for the coming round when it is averaged (its rank j among the averaged rounds), else 0.
+
+    ``first`` is the first averaged round (1-based, counted by ``state[Z_T]``);
+    an empty ``avg`` means no averaging.
+    """
+    if avg.size == 0 or state[Z_T] + 1.0 < first:
+        return 0.0
+    return avg_count[0]
+
+
+@njit(cache=True, inline="always")
+def count_averaged(state, avg, avg_count, first):
+    """Count the round just learned (``state[Z_T]`` already moved) among the averaged ones if it is."""
+    if avg.size > 0 and state[Z_T] >= first:
+        avg_count[0] += 1.0
+
+
 @njit(cache=True)
-def full_pass(indptr, indices, data, y, w, sigma, state, params, codes, u, scores, losses, taus, totals):
+def averaged(w, avg, avg_count, out):
+    """The average of w over the averaged rounds, w - U / k, into ``out``; w itself before any averaged round."""
+    k = avg_count[0]
+    for j in range(w.size):
+        out[j] = w[j] - avg[j] / k if k > 0.0 else w[j]
+
+
+@njit(cache=True)
+def full_pass(indptr, indices, data, y, weights, w, sigma, state, avg, avg_count, params, codes, u,
+              scores, losses, taus, totals):
     """Progressive validation over the rows of a CSR matrix with a full covariance.
 
-    ``u`` is a scratch vector of w's size. Per-round outputs are written when
-    they have one slot per row (empty arrays keep only ``totals``). Returns -1,
-    or the index of the row at which learning stopped on an overflow.
+    ``weights`` holds one importance weight per row, or nothing (every row
+    weighs 1); ``avg`` and ``avg_count`` the running sum and the count of the
+    average (``avg`` empty: no averaging). ``u`` is a scratch vector of w's
+    size. Per-round outputs are written when they have one slot per row (empty
+    arrays keep only ``totals``). Returns -1, or the index of the row at which
+    learning stopped on an overflow.
     """
     record = scores.size > 0
+    weighted = weights.size > 0
     rule = codes[K_RULE]
     hyper = params[Q_HYPER]
     bias = params[Q_BIAS]
+    first = params[Q_AVERAGE]
     mistakes = 0.0
     cumulative_loss = 0.0
     updates = 0.0
     stopped = -1
     n = indptr.size - 1
     for i in range(n):
-        score, loss, tau, ok = full_round(indices, data, indptr[i], indptr[i + 1], y[i], w, sigma, u, rule, hyper, bias)
+        weight = weights[i] if weighted else 1.0
+        jm1 = averaged_rank(state, avg, avg_count, first)
+        score, loss, tau, ok = full_round(indices, data, indptr[i], indptr[i + 1], y[i], weight, w, sigma, avg, jm1,
+                                          u, rule, hyper, bias)
         if not ok:
             stopped = i
             n = i
             break
         state[Z_T] += 1.0
+        count_averaged(state, avg, avg_count, first)
         if record:
             scores[i] = score
             losses[i] = loss
@@ -208,11 +280,15 @@ def full_pass(indptr, indices, data, y, w, sigma, state, params, codes, u, score
 
 
 @njit(cache=True)
-def full_learn_one(indices, data, y, w, sigma, state, params, codes, u):
+def full_learn_one(indices, data, y, weight, w, sigma, state, avg, avg_count, params, codes, u):
     """``full_round`` for a single example held in its own arrays; returns (score, ok)."""
+    first = params[Q_AVERAGE]
+    jm1 = averaged_rank(state, avg, avg_count, first)
     score, _, _, ok = full_round(
-        indices, data, 0, indices.size, y, w, sigma, u, codes[K_RULE], params[Q_HYPER], params[Q_BIAS]
+        indices, data, 0, indices.size, y, weight, w, sigma, avg, jm1, u, codes[K_RULE], params[Q_HYPER],
+        params[Q_BIAS]
     )
     if ok:
         state[Z_T] += 1.0
+        count_averaged(state, avg, avg_count, first)
     return score, ok

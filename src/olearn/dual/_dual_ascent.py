@@ -78,6 +78,21 @@ class DualAscent(QuasiAdditiveClassifier):
     :math:`\min\{\gamma, C\}`), which raises D by :math:`\gamma\alpha_t`.
     With the entropic regularizer the dimension enters the prior (see :class:`olearn.quasi_additive.Winnow`).
 
+    **Importance weights** (``sample_weight``, ``class_weight``; beyond the
+    paper). An example i of weight :math:`c_i` enters the primal as
+    :math:`c_i C [\gamma - y_i\, w\cdot x_i]_+`, so its dual variable lives in
+    :math:`0 \le \alpha_i \le c_i C`: ``"conservative"`` sets
+    :math:`\alpha_t = c_t C` on a mistake, ``"aggressive"``
+    :math:`\alpha_t = \min\{\ell_t, c_t C\}`, and the window updates solve
+    each stored example in its own box (the weights are stored with the
+    examples). For ``"all"`` (and ``"last-k"`` with a window holding every
+    example) an integer weight c equals c copies of the example: the copies'
+    variables enter :math:`\theta` and D only through their sum, which ranges
+    over :math:`[0, cC]`. c = 0 keeps :math:`\alpha = 0` (the round still
+    counts, and the example takes its place in the ``"last-k"`` window).
+    ``dual_objective_`` and the certificate then bound the weighted
+    primal.
+
     Parameters
     ----------
     regularizer : {"l2", "entropy", "pnorm"}, default="l2"
@@ -114,6 +129,16 @@ class DualAscent(QuasiAdditiveClassifier):
     random_state : int or None, default=None
         Seed of the order of ``fit``'s passes (None: fresh entropy), in
         [0, 2**64).
+    average : bool or int, default=False
+        Predict (``predict``, ``decision_function``, ``coef_``, saved models)
+        with the average of the weights :math:`w = g(\theta)` after each
+        round (scikit-learn SGD's ``average``): True averages every round, an
+        int n the rounds from the n-th on (before it, the current weights
+        predict). ``olearn.run`` and ``predict_learn_one`` still score each
+        round with the current weights. Not in the source texts.
+    class_weight : dict, "balanced" or None, default=None
+        Multiplies the importance weight of each example of a class (see
+        *Importance weights*); "balanced" in ``fit`` only.
 
     Examples
     --------
@@ -140,7 +165,8 @@ class DualAscent(QuasiAdditiveClassifier):
 
     def __init__(self, regularizer="l2", p=2.0, update="conservative", C=1.0, gamma=1.0, k=1, kkt_tol=1e-9,
                  fit_intercept=False, n_features=None,
-                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, random_state=None):
+                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, random_state=None, average=False,
+                 class_weight=None):
         self.regularizer = regularizer
         self.p = p
         self.update = update
@@ -155,6 +181,8 @@ class DualAscent(QuasiAdditiveClassifier):
         self.n_iter_no_change = n_iter_no_change
         self.shuffle = shuffle
         self.random_state = random_state
+        self.average = average
+        self.class_weight = class_weight
 
     @classmethod
     def _saved_params(cls, params):
@@ -189,26 +217,26 @@ class DualAscent(QuasiAdditiveClassifier):
         super()._flip()
         self._store.y = -self._store.y
 
-    def _run_kernel(self, arrays, targets, codes, params, scores, losses, taus, totals):
+    def _run_kernel(self, arrays, targets, weights, codes, params, scores, losses, taus, totals):
         duals = np.empty(arrays.n_rows)
         if codes[qa.Q_UPDATE] in (qa.UPDATE_CONSERVATIVE, qa.UPDATE_CAPPED_LOSS):
             stopped = qa.quasi_additive_pass(
-                arrays.indptr, arrays.indices, arrays.data, targets, self._theta, self._w, self._state,
-                params, codes, scores, losses, taus, duals, totals,
+                arrays.indptr, arrays.indices, arrays.data, targets, weights, self._theta, self._w, self._state,
+                *self._averaging_arrays(), params, codes, scores, losses, taus, duals, totals,
             )
         else:
-            stopped = self._run_window(arrays, targets, codes, params, scores, losses, taus, duals, totals)
+            stopped = self._run_window(arrays, targets, weights, codes, params, scores, losses, taus, duals, totals)
         done = arrays.n_rows if stopped < 0 else stopped
         self._duals.extend(duals[:done].tolist())
         return stopped
 
-    def _run_window(self, arrays, targets, codes, params, scores, losses, taus, duals, totals):
-        store = self._store.extended(arrays, targets, params[qa.Q_BIAS])
+    def _run_window(self, arrays, targets, weights, codes, params, scores, losses, taus, duals, totals):
+        store = self._store.extended(arrays, targets, params[qa.Q_BIAS], weights)
         n_theta = self._theta.size
         backup = np.empty(2 * n_theta + self._state.size + store.alpha.size)
         stopped = _dual.dual_pass(
-            store.indptr, store.indices, store.data, store.bias, store.y, self._store.n_rows,
-            self._theta, self._w, self._state, store.alpha, params, codes,
+            store.indptr, store.indices, store.data, store.bias, store.weight, store.y, self._store.n_rows,
+            self._theta, self._w, self._state, store.alpha, *self._averaging_arrays(), params, codes,
             np.empty(n_theta), np.empty(n_theta), backup, scores, losses, taus, duals, totals,
         )
         kept = store.n_rows if stopped < 0 else self._store.n_rows + stopped
@@ -231,9 +259,11 @@ class DualAscent(QuasiAdditiveClassifier):
                 "store_bias": Array("float64", ("n_stored",)),
                 "store_y": Array("float64", ("n_stored",), values=SIGN),
                 "store_alpha": Array("float64", ("n_stored",), values=NONNEGATIVE),
+                "store_weight": Array("float64", ("n_stored",), values=NONNEGATIVE),
             },
             relations=[csr("store_indptr", "store_indices", "n_features_in")],
             limits={"n_stored": stored},
+            optional={"store_weight"},
         )
 
     def _get_state(self):
@@ -246,34 +276,37 @@ class DualAscent(QuasiAdditiveClassifier):
     def _set_state(self, arrays, state):
         super()._set_state(arrays, state)
         self._duals = np.asarray(arrays["duals"], dtype=np.float64).tolist()
-        self._store = _Store(*(arrays[f"store_{name}"] for name in _Store.FIELDS))
+        self._store = _Store(*(arrays.get(f"store_{name}") for name in _Store.FIELDS))
 
 
 class _Store:
     """The examples whose dual variables the window updates may still change, as CSR rows."""
 
-    FIELDS = ("indptr", "indices", "data", "bias", "y", "alpha")
+    FIELDS = ("indptr", "indices", "data", "bias", "y", "alpha", "weight")
 
-    def __init__(self, indptr, indices, data, bias, y, alpha):
+    def __init__(self, indptr, indices, data, bias, y, alpha, weight=None):
         self.indptr = np.ascontiguousarray(indptr, dtype=np.int64)
         self.indices = np.ascontiguousarray(indices, dtype=np.int32)
         self.data = np.ascontiguousarray(data, dtype=np.float64)
         self.bias = np.ascontiguousarray(bias, dtype=np.float64)
         self.y = np.ascontiguousarray(y, dtype=np.float64)
         self.alpha = np.ascontiguousarray(alpha, dtype=np.float64)
-        if not (self.indptr.size == self.bias.size + 1 == self.y.size + 1 == self.alpha.size + 1):
+        # the importance weight of each row (a store saved before weights existed has none: all 1)
+        self.weight = np.ones(self.y.size) if weight is None else np.ascontiguousarray(weight, dtype=np.float64)
+        if not (self.indptr.size == self.bias.size + 1 == self.y.size + 1 == self.alpha.size + 1
+                == self.weight.size + 1):
             raise ValueError("the stored examples' arrays disagree in length")
 
     @classmethod
     def empty(cls):
-        return cls(np.zeros(1), np.empty(0), np.empty(0), np.empty(0), np.empty(0), np.empty(0))
+        return cls(np.zeros(1), np.empty(0), np.empty(0), np.empty(0), np.empty(0), np.empty(0), np.empty(0))
 
     @property
     def n_rows(self):
         return self.y.size
 
-    def extended(self, arrays: CSRArrays, targets, bias):
-        """These rows followed by a new batch (alpha 0, the current intercept value)."""
+    def extended(self, arrays: CSRArrays, targets, bias, weights):
+        """These rows followed by a new batch (alpha 0, the current intercept value, ``weights`` or all 1 if empty)."""
         return _Store(
             np.concatenate([self.indptr, self.indptr[-1] + arrays.indptr[1:]]),
             np.concatenate([self.indices, arrays.indices]),
@@ -281,6 +314,7 @@ class _Store:
             np.concatenate([self.bias, np.full(arrays.n_rows, bias)]),
             np.concatenate([self.y, targets]),
             np.concatenate([self.alpha, np.zeros(arrays.n_rows)]),
+            np.concatenate([self.weight, weights if weights.size else np.ones(arrays.n_rows)]),
         )
 
     def rows(self, stop, last=None):
@@ -289,6 +323,6 @@ class _Store:
         lo, hi = self.indptr[start], self.indptr[stop]
         return _Store(
             self.indptr[start : stop + 1] - lo, self.indices[lo:hi], self.data[lo:hi],
-            self.bias[start:stop], self.y[start:stop], self.alpha[start:stop],
+            self.bias[start:stop], self.y[start:stop], self.alpha[start:stop], self.weight[start:stop],
         )
 

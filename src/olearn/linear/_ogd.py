@@ -304,7 +304,8 @@ class OnlineSVM(BinaryLinearClassifier):
     }
 
     def __init__(self, radius=10.0, eta=1.0, schedule="sqrt", fit_intercept=True, n_features=None,
-                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, random_state=None, average=False, class_weight=None):
+                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, random_state=None, average=False,
+                 class_weight=None):
         self.radius = radius
         self.eta = eta
         self.schedule = schedule

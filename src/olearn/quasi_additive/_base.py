@@ -9,6 +9,11 @@ update and their hyperparameters. ``partial_fit``, ``learn_one`` and
 The label handling and the streaming methods are those of
 :class:`olearn.linear._base.BinaryClassifierMixin`, shared with the presets of
 the Euclidean linear kernel.
+
+Averaging (``average``, beyond the texts) averages ``w = g(theta)``, the
+vector that predicts (see :mod:`olearn._kernels._quasi_additive`); a change of
+w between rounds (a new feature entering the entropic prior, a changed link)
+enters the average as a change made before the next round.
 """
 
 
@@ -17,9 +22,11 @@ import numpy as np
 from .._kernels import _codes
 from .._kernels import _quasi_additive as qa
 from .._labels import BinaryLabels
-from .._persistence import COUNT, NONNEGATIVE, Array, Count, StateSchema
+from .._kernels._second_order import averaged
+from .._persistence import COUNT, NONNEGATIVE, Array, Count, StateSchema, averaged_schema
 from .._validation import CSRArrays, check_row, seen_columns, seen_row
-from ..linear._base import BinaryClassifierMixin, LinearLearner
+from .._weights import UNWEIGHTED
+from ..linear._base import AVERAGE, CLASS_WEIGHT, BinaryClassifierMixin, LinearLearner, average_start
 
 
 class QuasiAdditiveClassifier(BinaryClassifierMixin, LinearLearner):
@@ -29,17 +36,29 @@ class QuasiAdditiveClassifier(BinaryClassifierMixin, LinearLearner):
     of the layouts of :mod:`olearn._kernels._quasi_additive` (``Q_LINK``,
     ``Q_C``, ...). The learned state is ``_theta`` and ``_w`` (length
     n_features + 1; the last entry is the intercept's), the kernel's ``_state``
-    and the labels. The dimension grows exactly to the largest feature index
+    and the labels; with ``average`` set, also the average's running sum
+    ``_avg_sum`` (laid out as ``_w``) and ``_avg_count`` = [rounds averaged,
+    first averaged round]. The dimension grows exactly to the largest feature index
     seen (or is ``n_features``): the entropic geometry's uniform prior depends
     on it.
     """
 
-    _learned = ("_theta", "_w", "_state", "n_features_in_", "_labels", "classes_", "_link")
+    _learned = ("_theta", "_w", "_state", "n_features_in_", "_labels", "classes_", "_link", "_avg_sum", "_avg_count")
 
     # -- hyperparameters ------------------------------------------------------
 
+    def _all_constraints(self):
+        return {**super()._all_constraints(), "average": AVERAGE, "class_weight": CLASS_WEIGHT}
+
     def _build_config(self):
-        """(codes, params) of the kernel; a started model's w follows a changed link at once."""
+        """(codes, params) of the kernel; a started model's w follows a changed link at once; a changed
+        average is refused."""
+        if self._is_started() and self._learned_average_start() != average_start(self.average):
+            raise ValueError(
+                f"{type(self).__name__}: parameter average={self.average!r} differs from the model learned so far "
+                f"(learned with average={self._learned_average_start()}, 0 meaning none); the running average "
+                "cannot be started or moved midway: call fit to start over with it"
+            )
         codes, params = self._kernel_config()
         code_arr = np.zeros(qa.N_QCODES, dtype=np.int64)
         param_arr = np.zeros(qa.N_QPARAMS)
@@ -50,6 +69,7 @@ class QuasiAdditiveClassifier(BinaryClassifierMixin, LinearLearner):
         for name, value in params.items():
             param_arr[getattr(qa, name)] = value
         param_arr[qa.Q_BIAS] = 1.0 if self.fit_intercept else 0.0
+        param_arr[qa.Q_AVERAGE] = average_start(self.average)
         if self._is_started() and self._link_of(code_arr, param_arr) != getattr(self, "_link", None):
             self._refresh_weights(code_arr, param_arr)
         return code_arr, param_arr
@@ -60,9 +80,40 @@ class QuasiAdditiveClassifier(BinaryClassifierMixin, LinearLearner):
         return codes[qa.Q_LINK], params[qa.Q_P], params[qa.Q_BIAS]
 
     def _refresh_weights(self, codes, params):
-        """w = g(theta) (and ||theta||^2) again: a changed geometry or intercept changes the link."""
+        """w = g(theta) (and ||theta||^2) again: a changed geometry or intercept changes the link.
+
+        The change of w enters the average as a change before the next round.
+        """
+        old = self._w.copy()
         self._link = self._link_of(codes, params)
-        relink(self._theta, self._w, self._state, codes, params)
+        self._relink(self._theta, self._w, self._state, codes, params)
+        if self._averaging():
+            average_jump(self._w, old, self._state, self._avg_sum, self._avg_count, params)
+
+    def _relink(self, theta, w, state, codes, params):
+        """w = g(theta) of this learner's link, in place."""
+        relink(theta, w, state, codes, params)
+
+    def _averaging(self):
+        return "_avg_sum" in self.__dict__
+
+    def _learned_average_start(self):
+        """The first round averaged by the model learned so far; 0 when it does not average."""
+        return int(self._avg_count[1]) if self._averaging() else 0
+
+    def _averaging_arrays(self):
+        """(U, [k, first]) for the kernels: the average's state, or two empty arrays."""
+        if self._averaging():
+            return self._avg_sum, self._avg_count
+        return UNWEIGHTED, UNWEIGHTED
+
+    def _predicting_weights(self):
+        """The weights that predict: the average of w once a round is averaged, else w."""
+        if not self._averaging():
+            return self._w
+        out = np.empty(self._w.size)
+        averaged(self._w, self._avg_sum, self._avg_count, out)
+        return out
 
     # -- learned state --------------------------------------------------------
 
@@ -71,13 +122,18 @@ class QuasiAdditiveClassifier(BinaryClassifierMixin, LinearLearner):
         self._theta = np.zeros(1)
         self._w = np.zeros(1)
         self._state = np.zeros(qa.N_QSTATE)
+        start = average_start(self.average)
+        if start:
+            # the running sum U of the average, laid out as w, and [k, the first averaged round]
+            self._avg_sum = np.zeros(1)
+            self._avg_count = np.array([0.0, start])
         self.n_features_in_ = 0
         if self.n_features is not None:
             self._grow(self.n_features, "n_features")
 
     def _state_bytes(self, n_features):
-        # theta and w = g(theta)
-        return 16 * (n_features + 1)
+        # theta and w = g(theta), and the average's running sum
+        return (24 if average_start(self.average) else 16) * (n_features + 1)
 
     def _grow(self, n_features, where):
         """Make room for feature indices below ``n_features`` (exactly: no spare capacity)."""
@@ -85,7 +141,10 @@ class QuasiAdditiveClassifier(BinaryClassifierMixin, LinearLearner):
         if n_features <= self.n_features_in_:
             return
         self._theta = widened(self._theta, n_features)
-        self._w = np.zeros(n_features + 1)
+        # w keeps its old values until relinked: the average takes the change (see _refresh_weights)
+        self._w = widened(self._w, n_features)
+        if self._averaging():
+            self._avg_sum = widened(self._avg_sum, n_features)
         # a new array, so that a refused call can put the old one back (see _first_call_atomic)
         self._state = self._state.copy()
         self.n_features_in_ = int(n_features)
@@ -103,6 +162,8 @@ class QuasiAdditiveClassifier(BinaryClassifierMixin, LinearLearner):
         """The model learned with the other class encoded +1: every link here is odd."""
         self._theta = -self._theta
         self._w = -self._w
+        if self._averaging():
+            self._avg_sum = -self._avg_sum
 
     @property
     def _dimension_dependent(self):
@@ -117,15 +178,15 @@ class QuasiAdditiveClassifier(BinaryClassifierMixin, LinearLearner):
 
     @property
     def coef_(self):
-        """Weights w = g(theta), shape (1, n_features)."""
+        """Weights w = g(theta) (their average with ``average`` on), shape (1, n_features)."""
         self._check_started()
-        return self._w[: self.n_features_in_].reshape(1, -1).copy()
+        return self._predicting_weights()[: self.n_features_in_].reshape(1, -1).copy()
 
     @property
     def intercept_(self):
         """Intercept, shape (1,); 0 unless ``fit_intercept=True``."""
         self._check_started()
-        return np.array([self._w[-1] if self.fit_intercept else 0.0])
+        return np.array([self._predicting_weights()[-1] if self.fit_intercept else 0.0])
 
     @property
     def theta_(self):
@@ -141,30 +202,34 @@ class QuasiAdditiveClassifier(BinaryClassifierMixin, LinearLearner):
             "the model keeps the updates before it. Scale the features or lower C."
         )
 
-    def _pass(self, arrays, targets, record):
-        """Run the kernel over the rows of ``arrays``; return (scores, losses, taus, totals)."""
+    def _pass(self, arrays, targets, record, weights=None):
+        """Run the kernel over the rows of ``arrays`` (``weights``: None or the checked per-row weights);
+        return (scores, losses, taus, totals)."""
         codes, params = self._config_arrays()
         n = arrays.n_rows if record else 0
         scores, losses, taus = np.empty(n), np.empty(n), np.empty(n)
         totals = np.zeros(_codes.N_TOTALS)
-        stopped = self._run_kernel(arrays, targets, codes, params, scores, losses, taus, totals)
+        weights = UNWEIGHTED if weights is None else weights
+        stopped = self._run_kernel(arrays, targets, weights, codes, params, scores, losses, taus, totals)
         if stopped >= 0:
             raise self._overflow(f"at row {stopped}")
         return scores, losses, taus, totals
 
-    def _run_kernel(self, arrays, targets, codes, params, scores, losses, taus, totals):
+    def _run_kernel(self, arrays, targets, weights, codes, params, scores, losses, taus, totals):
         return qa.quasi_additive_pass(
-            arrays.indptr, arrays.indices, arrays.data, targets, self._theta, self._w, self._state,
-            params, codes, scores, losses, taus, np.empty(0), totals,
+            arrays.indptr, arrays.indices, arrays.data, targets, weights, self._theta, self._w, self._state,
+            *self._averaging_arrays(), params, codes, scores, losses, taus, np.empty(0), totals,
         )
 
-    def _learn_target(self, indices, data, target):
-        """Learn one example already converted; return its score before the update."""
+    def _learn_target(self, indices, data, target, weight=1.0):
+        """Learn one example already converted, of importance ``weight``; return its score before the update."""
         arrays = _one_row(indices, data)
         scores = np.empty(1)
         totals = np.zeros(_codes.N_TOTALS)
         codes, params = self._config_arrays()
-        stopped = self._run_kernel(arrays, np.array([target]), codes, params, scores, np.empty(1), np.empty(1), totals)
+        weights = UNWEIGHTED if weight == 1.0 else np.array([weight])
+        stopped = self._run_kernel(arrays, np.array([target]), weights, codes, params, scores, np.empty(1), np.empty(1),
+                                   totals)
         if stopped >= 0:
             raise self._overflow("on this example")
         return scores[0]
@@ -178,7 +243,7 @@ class QuasiAdditiveClassifier(BinaryClassifierMixin, LinearLearner):
         self._check_width(arrays.n_features, "X")
         arrays = seen_columns(arrays, self._w.size - 1)
         out = np.empty(arrays.n_rows)
-        w = self._w
+        w = self._predicting_weights()
         qa.quasi_additive_scores(arrays.indptr, arrays.indices, arrays.data, params[qa.Q_BIAS], w, out)
         return out
 
@@ -189,13 +254,14 @@ class QuasiAdditiveClassifier(BinaryClassifierMixin, LinearLearner):
             return None
         self._check_width(n_features, "x")
         indices, data = seen_row(indices, data, self._w.size - 1)
-        w = self._w
+        w = self._predicting_weights()
         return qa.score_row(indices, data, 0, indices.size, params[qa.Q_BIAS], w)
 
     # -- persistence ----------------------------------------------------------
 
     def _state_schema(self):
-        """The saved state: theta, w = g(theta), the kernel's state vector and the classes."""
+        """The saved state: theta, w = g(theta), the kernel's state vector, the classes and, with ``average``
+        set, the average's running sum and its count and first round (which must match the hyperparameter)."""
         entries = {qa.S_T: COUNT, qa.S_SUM_ALPHA: NONNEGATIVE, qa.S_SQNORM: NONNEGATIVE}
         schema = StateSchema(
             scalars={"n_features_in": Count("n_features_in")},
@@ -206,11 +272,14 @@ class QuasiAdditiveClassifier(BinaryClassifierMixin, LinearLearner):
             },
             limits=self._width_limits(),
         )
-        return self._with_classes(schema)
+        return averaged_schema(self._with_classes(schema), average_start(self.average))
 
     def _get_state(self):
         self._check_started()
         arrays = {"theta": self._theta, "weights": self._w, "state": self._state, "classes": self._labels.classes}
+        if self._averaging():
+            arrays["average_sum"] = self._avg_sum
+            arrays["average_count"] = self._avg_count
         return arrays, {"n_features_in": self.n_features_in_}
 
     def _set_state(self, arrays, state):
@@ -223,6 +292,14 @@ class QuasiAdditiveClassifier(BinaryClassifierMixin, LinearLearner):
         self.n_features_in_ = int(state["n_features_in"])
         self._labels.set_classes(arrays["classes"])
         self.classes_ = self._labels.classes
+        if self._averaging():
+            self._avg_sum = np.array(arrays["average_sum"], dtype=np.float64)
+            self._avg_count = np.array(arrays["average_count"], dtype=np.float64)
+
+
+def average_jump(w, old, state, avg, avg_count, params):
+    """A change of w from ``old`` made between rounds enters the average as a change before the next round."""
+    avg += qa.averaged_rank(state, avg, avg_count, params) * (w - old)
 
 
 def relink(theta, w, state, codes, params):
@@ -234,7 +311,8 @@ def relink(theta, w, state, codes, params):
 
 
 def widened(theta, n_features):
-    """theta with zeros for the new features up to ``n_features``; the intercept's entry stays last."""
+    """A feature vector (theta, w, the average's sum) with zeros for the new features up to ``n_features``;
+    the intercept's entry stays last."""
     d = theta.size - 1
     out = np.zeros(n_features + 1)
     out[:d] = theta[:d]

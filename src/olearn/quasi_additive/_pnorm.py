@@ -52,6 +52,16 @@ class PNorm(QuasiAdditiveClassifier):
       :math:`\alpha_t = \min\{\ell_t, C\}`) and ``update="last-k", k=1`` (the
       round's variable maximized exactly).
 
+    **Importance weights** (``sample_weight``, ``class_weight``; beyond the
+    papers). An example of weight c: the conservative algorithm's dual
+    variable lives in :math:`[0, cC]` (Shalev-Shwartz & Singer, Sec. 3, with
+    the primal's loss of that example times c) and Eq. (16) takes its top,
+    :math:`\theta_{t+1} = \theta_t + cC\, y_t x_t` on a mistake; the aggressive
+    algorithm's loss :math:`c\,\ell_t` has the gradient :math:`-c\, y_t x_t` in
+    Fig. 1, so :math:`\theta_{t+1} = \theta_t + c\,\eta_t y_t x_t` with
+    :math:`\eta_t` as above (``olearn.run`` records :math:`c\,\eta_t`). c = 0
+    leaves the model unchanged (only the round counter moves).
+
     Parameters
     ----------
     p : float, default=2.0
@@ -80,6 +90,16 @@ class PNorm(QuasiAdditiveClassifier):
     random_state : int or None, default=None
         Seed of the order of ``fit``'s passes (None: fresh entropy), in
         [0, 2**64).
+    average : bool or int, default=False
+        Predict (``predict``, ``decision_function``, ``coef_``, saved models)
+        with the average of the weights :math:`w = g(\theta)` after each
+        round (scikit-learn SGD's ``average``): True averages every round, an
+        int n the rounds from the n-th on (before it, the current weights
+        predict). ``olearn.run`` and ``predict_learn_one`` still score each
+        round with the current weights. Not in the source texts.
+    class_weight : dict, "balanced" or None, default=None
+        Multiplies the importance weight of each example of a class (see
+        *Importance weights*); "balanced" in ``fit`` only.
 
     Examples
     --------
@@ -97,7 +117,8 @@ class PNorm(QuasiAdditiveClassifier):
     _constraints = {"p": Interval(2, None), "aggressive": BOOLEAN, "C": POSITIVE_FINITE, "R": POSITIVE_FINITE}
 
     def __init__(self, p=2.0, aggressive=False, C=1.0, R=math.sqrt(2.0), fit_intercept=False, n_features=None,
-                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, random_state=None):
+                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, random_state=None, average=False,
+                 class_weight=None):
         self.p = p
         self.aggressive = aggressive
         self.C = C
@@ -109,6 +130,8 @@ class PNorm(QuasiAdditiveClassifier):
         self.n_iter_no_change = n_iter_no_change
         self.shuffle = shuffle
         self.random_state = random_state
+        self.average = average
+        self.class_weight = class_weight
 
     def _kernel_config(self):
         update = qa.UPDATE_PNORM_R if self.aggressive else qa.UPDATE_CONSERVATIVE
@@ -120,9 +143,8 @@ class PNorm(QuasiAdditiveClassifier):
         """The aggressive algorithm's potential scales the link by 1/(p - 1)."""
         return QuasiAdditiveClassifier._link_of(codes, params) + (codes[qa.Q_UPDATE] == qa.UPDATE_PNORM_R,)
 
-    def _refresh_weights(self, codes, params):
+    def _relink(self, theta, w, state, codes, params):
         if codes[qa.Q_UPDATE] != qa.UPDATE_PNORM_R:
-            super()._refresh_weights(codes, params)
+            super()._relink(theta, w, state, codes, params)
             return
-        self._link = self._link_of(codes, params)
-        qa.pnorm_r_link(self._theta, self._w, params[qa.Q_P], params[qa.Q_BIAS])
+        qa.pnorm_r_link(theta, w, params[qa.Q_P], params[qa.Q_BIAS])

@@ -6,7 +6,11 @@ from .._kernels import _codes
 from .._kernels import _quasi_additive as qa
 from .._params import BOOLEAN, POSITIVE_FINITE
 from .._validation import CSRArrays
-from ._base import QuasiAdditiveClassifier, relink, widened
+from .._weights import UNWEIGHTED
+from ._base import QuasiAdditiveClassifier, average_jump, relink, widened
+
+# the arrays of the model of the other encoding, as saved
+_OTHER = ("theta", "weights", "state", "average_sum", "average_count")
 
 
 class Winnow(QuasiAdditiveClassifier):
@@ -61,6 +65,14 @@ class Winnow(QuasiAdditiveClassifier):
     model is then the one learned with both classes known from the start, as
     for every other learner.
 
+    **Importance weights** (``sample_weight``, ``class_weight``; beyond the
+    paper). In the dual view (Sec. 3) an example of weight c enters the primal
+    as :math:`c\,C\,[\gamma - y\, w\cdot x]_+`, so its dual variable lives in
+    :math:`[0, cC]`, and Eq. (16) sets it to the top of that box: on a mistake
+    :math:`\theta_{t+1} = \theta_t + cC\, y_t x_t`. c = 0 leaves the model
+    unchanged (only the round counter moves). A round of weight 2 is one step
+    of 2C, not two rounds (the second would see the updated margin).
+
     Parameters
     ----------
     C : float, default=1.0
@@ -86,6 +98,16 @@ class Winnow(QuasiAdditiveClassifier):
     random_state : int or None, default=None
         Seed of the order of ``fit``'s passes (None: fresh entropy), in
         [0, 2**64).
+    average : bool or int, default=False
+        Predict (``predict``, ``decision_function``, ``coef_``, saved models)
+        with the average of the weights :math:`w = g(\theta)` after each
+        round (scikit-learn SGD's ``average``): True averages every round, an
+        int n the rounds from the n-th on (before it, the current weights
+        predict). ``olearn.run`` and ``predict_learn_one`` still score each
+        round with the current weights. Not in the source texts.
+    class_weight : dict, "balanced" or None, default=None
+        Multiplies the importance weight of each example of a class (see
+        *Importance weights*); "balanced" in ``fit`` only.
 
     Examples
     --------
@@ -106,7 +128,8 @@ class Winnow(QuasiAdditiveClassifier):
     _other = None
 
     def __init__(self, C=1.0, balanced=True, fit_intercept=False, n_features=None,
-                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, random_state=None):
+                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, random_state=None, average=False,
+                 class_weight=None):
         self.C = C
         self.balanced = balanced
         self.fit_intercept = fit_intercept
@@ -116,6 +139,8 @@ class Winnow(QuasiAdditiveClassifier):
         self.n_iter_no_change = n_iter_no_change
         self.shuffle = shuffle
         self.random_state = random_state
+        self.average = average
+        self.class_weight = class_weight
 
     def _kernel_config(self):
         link = qa.LINK_ENTROPY if self.balanced else qa.LINK_SIMPLEX
@@ -123,18 +148,25 @@ class Winnow(QuasiAdditiveClassifier):
         return codes, {"Q_C": self.C}
 
     # -- one class known: the model of the other encoding ----------------------
+    # _other is (theta, w, state, avg, avg_count): avg and avg_count are the average's
+    # state, empty arrays when not averaging
 
     def _grow(self, n_features, where):
         if self._other is not None and n_features > self.n_features_in_:
             self._check_feature_limit(n_features, where)
-            theta = widened(self._other[0], n_features)
-            self._other = (theta, np.zeros(theta.size), self._other[2])
+            # w keeps its old values until relinked: the average takes the change (see _refresh_weights)
+            self._other = tuple(widened(a, n_features) if a.size and i in (0, 1, 3) else a
+                                for i, a in enumerate(self._other))
         super()._grow(n_features, where)
 
     def _refresh_weights(self, codes, params):
         super()._refresh_weights(codes, params)
         if self._other is not None:
-            relink(*self._other, codes, params)
+            theta, w, state, avg, count = self._other
+            old = w.copy()
+            relink(theta, w, state, codes, params)
+            if avg.size:
+                average_jump(w, old, state, avg, count, params)
 
     def _observe_labels(self, y, classes=None):
         super()._observe_labels(y, classes)
@@ -146,35 +178,38 @@ class Winnow(QuasiAdditiveClassifier):
             # only the balanced form learns without it: its link is odd, negation is exact
             super()._flip()
             return
-        self._theta, self._w, self._state = self._other
+        self._theta, self._w, self._state, avg, count = self._other
+        if avg.size:
+            self._avg_sum, self._avg_count = avg, count
 
-    def _run_kernel(self, arrays, targets, codes, params, scores, losses, taus, totals):
+    def _run_kernel(self, arrays, targets, weights, codes, params, scores, losses, taus, totals):
         if self._labels.classes.size == 2 or (self.balanced and self._other is None):
-            return super()._run_kernel(arrays, targets, codes, params, scores, losses, taus, totals)
+            return super()._run_kernel(arrays, targets, weights, codes, params, scores, losses, taus, totals)
+        avg, count = self._averaging_arrays()
         if self._other is None:
             # what was learned so far was learned by an odd link (or nothing was): its negation is exact
             theta = -self._theta
-            self._other = (theta, np.zeros(theta.size), self._state.copy())
-            relink(*self._other, codes, params)
+            self._other = (theta, np.zeros(theta.size), self._state.copy(), -avg, count.copy())
+            relink(*self._other[:3], codes, params)
         # both models learn the rows up to the first that either refuses
-        other, stopped = self._other_pass(arrays, arrays.n_rows, targets, codes, params)
+        other, stopped = self._other_pass(arrays, arrays.n_rows, targets, weights, codes, params)
         done = arrays.n_rows if stopped < 0 else stopped
         prefix = CSRArrays(arrays.indptr[: done + 1], arrays.indices, arrays.data, done, arrays.n_features)
-        mine = super()._run_kernel(prefix, targets, codes, params, scores, losses, taus, totals)
+        mine = super()._run_kernel(prefix, targets, weights, codes, params, scores, losses, taus, totals)
         if mine >= 0:
-            other, _ = self._other_pass(arrays, mine, targets, codes, params)
+            other, _ = self._other_pass(arrays, mine, targets, weights, codes, params)
         self._other = other
         return mine if mine >= 0 else stopped
 
-    def _other_pass(self, arrays, n_rows, targets, codes, params):
+    def _other_pass(self, arrays, n_rows, targets, weights, codes, params):
         """A copy of the other model after the first ``n_rows`` rows, and where it stopped (-1 or a row)."""
-        theta, w, state = (a.copy() for a in self._other)
+        other = tuple(a.copy() for a in self._other)
         empty = np.empty(0)
         stopped = qa.quasi_additive_pass(
-            arrays.indptr[: n_rows + 1], arrays.indices, arrays.data, -targets, theta, w, state,
+            arrays.indptr[: n_rows + 1], arrays.indices, arrays.data, -targets, weights, *other,
             params, codes, empty, empty, empty, empty, np.zeros(_codes.N_TOTALS),
         )
-        return (theta, w, state), stopped
+        return other, stopped
 
     # -- persistence ----------------------------------------------------------
 
@@ -183,20 +218,27 @@ class Winnow(QuasiAdditiveClassifier):
         schema = super()._state_schema()
         if self.balanced:
             return schema
-        other = {f"other_{name}": schema.arrays[name] for name in ("theta", "weights", "state")}
+        other = {f"other_{name}": schema.arrays[name] for name in _OTHER if name in schema.arrays}
         return schema.extended(arrays=other, optional=other)
 
     def _get_state(self):
         arrays, state = super()._get_state()
         if self._other is not None:
-            arrays.update(zip(("other_theta", "other_weights", "other_state"), self._other))
+            arrays.update((f"other_{name}", a) for name, a in zip(_OTHER, self._other)
+                          if a.size or not name.startswith("average"))
         return arrays, state
 
     def _set_state(self, arrays, state):
         super()._set_state(arrays, state)
         if "other_theta" in arrays:
-            names = ("other_theta", "other_weights", "other_state")
+            names = [f"other_{name}" for name in _OTHER[:3]]
             other = tuple(np.array(arrays[name], dtype=np.float64) for name in names)
             if [a.shape for a in other] != [self._theta.shape, self._w.shape, self._state.shape]:
                 raise ValueError(f"{', '.join(names)} must have the shapes of theta, weights and state")
-            self._other = other
+            average = (UNWEIGHTED, UNWEIGHTED)
+            if self._averaging():
+                names = ("other_average_sum", "other_average_count")
+                if not all(name in arrays for name in names):
+                    raise ValueError(f"the model of the other encoding averages: {', '.join(names)} are needed")
+                average = tuple(np.array(arrays[name], dtype=np.float64) for name in names)
+            self._other = (*other, *average)

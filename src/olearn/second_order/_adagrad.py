@@ -40,6 +40,13 @@ class AdaGrad(SecondOrderClassifier):
     feature never updated). O(nnz(x)) per round; ``olearn.run`` records
     :math:`\eta` as tau on the rounds with an update.
 
+    **Importance weights** (``sample_weight``, ``class_weight``; beyond the
+    paper). An example of weight c has the loss :math:`c\,\ell_t` and the
+    subgradient :math:`c\, g_t`: :math:`G_{t,i} = G_{t-1,i} + c^2 x_{t,i}^2` and
+    :math:`w_{t+1,i} = w_{t,i} + \eta\, c\, y_t x_{t,i} / (\delta + \sqrt{G_{t,i}})`;
+    ``olearn.run`` records :math:`\eta c` as tau. c = 0 leaves the model
+    unchanged (only the round counter moves).
+
     Parameters
     ----------
     eta : float, default=1.0
@@ -64,6 +71,16 @@ class AdaGrad(SecondOrderClassifier):
     random_state : int or None, default=None
         Seed of the order of ``fit``'s passes (None: fresh entropy), in
         [0, 2**64).
+    average : bool or int, default=False
+        Predict (``predict``, ``decision_function``, ``coef_``, saved models)
+        with the average of the mean vectors after each round (scikit-learn
+        SGD's ``average``): True averages every round, an int n the rounds from
+        the n-th on (before it, the current vector predicts). ``olearn.run``
+        and ``predict_learn_one`` still score each round with the current
+        vector. Not in the source texts.
+    class_weight : dict, "balanced" or None, default=None
+        Multiplies the importance weight of each example of a class (see
+        *Importance weights*); "balanced" in ``fit`` only.
 
     Examples
     --------
@@ -81,7 +98,8 @@ class AdaGrad(SecondOrderClassifier):
     _initial_variance = 0.0
 
     def __init__(self, eta=1.0, delta=1.0, fit_intercept=False, n_features=None,
-                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, random_state=None):
+                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, random_state=None, average=False,
+                 class_weight=None):
         self.eta = eta
         self.delta = delta
         self.fit_intercept = fit_intercept
@@ -91,6 +109,8 @@ class AdaGrad(SecondOrderClassifier):
         self.n_iter_no_change = n_iter_no_change
         self.shuffle = shuffle
         self.random_state = random_state
+        self.average = average
+        self.class_weight = class_weight
 
     def _full(self):
         return False

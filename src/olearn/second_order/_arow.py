@@ -42,6 +42,18 @@ class AROW(SecondOrderClassifier):
     :math:`s_i - \beta_t s_i^2 x_{t,i}^2`; both equal the full update on rows
     with a single non-zero.)
 
+    **Importance weights** (``sample_weight``, ``class_weight``; beyond the
+    paper). AROW's round minimizes (Crammer, Kulesza & Dredze 2009, Sec. 3, the objective C)
+    :math:`D_{KL}(N(w,\Sigma)\,\|\,N(w_t,\Sigma_t)) + \lambda_1\ell^2_h(y_t, w\cdot x_t)
+    + \lambda_2 x_t^\top\Sigma x_t` with :math:`\lambda_1 = \lambda_2 = 1/(2r)`; an
+    example of weight c multiplies its two terms by c, i.e. takes ``r / c`` for
+    r: :math:`\beta_t = 1/(\chi_t + r/c)`, :math:`\alpha_t = \ell_t\beta_t` and
+    :math:`\Sigma_{t+1}^{-1} = \Sigma_t^{-1} + (c/r)\, x_t x_t^\top` (the
+    diagonal of that increment with ``covariance="diag"``). c = 0 leaves the
+    model unchanged (only the round counter moves). Two rounds on the same
+    example are not one round of weight 2 (the second sees the updated
+    margin and covariance).
+
     With ``fit_intercept=True`` the constant feature 1 has its own mean and
     variance entries and counts in :math:`\chi_t`. ``olearn.run`` records
     :math:`\alpha_t` as the round's tau.
@@ -70,6 +82,16 @@ class AROW(SecondOrderClassifier):
     random_state : int or None, default=None
         Seed of the order of ``fit``'s passes (None: fresh entropy), in
         [0, 2**64).
+    average : bool or int, default=False
+        Predict (``predict``, ``decision_function``, ``coef_``, saved models)
+        with the average of the mean vectors after each round (scikit-learn
+        SGD's ``average``): True averages every round, an int n the rounds from
+        the n-th on (before it, the current vector predicts). ``olearn.run``
+        and ``predict_learn_one`` still score each round with the current
+        vector. Not in the source texts.
+    class_weight : dict, "balanced" or None, default=None
+        Multiplies the importance weight of each example of a class (see
+        *Importance weights*); "balanced" in ``fit`` only.
 
     Examples
     --------
@@ -87,7 +109,8 @@ class AROW(SecondOrderClassifier):
     _constraints = {"r": POSITIVE_FINITE, "covariance": COVARIANCES}
 
     def __init__(self, r=1.0, covariance="full", fit_intercept=False, n_features=None,
-                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, random_state=None):
+                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, random_state=None, average=False,
+                 class_weight=None):
         self.r = r
         self.covariance = covariance
         self.fit_intercept = fit_intercept
@@ -97,6 +120,8 @@ class AROW(SecondOrderClassifier):
         self.n_iter_no_change = n_iter_no_change
         self.shuffle = shuffle
         self.random_state = random_state
+        self.average = average
+        self.class_weight = class_weight
 
     def _rule(self):
         return RULE_AROW, self.r, 0.0

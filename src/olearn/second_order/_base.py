@@ -10,6 +10,10 @@ The label handling (any two classes, one class before the other, negating
 the mean when the encoding flips) is that of
 :class:`~olearn.linear._base.BinaryClassifierMixin`: every learner here is odd
 in the labels with an even covariance update, so negating ``w`` alone is exact.
+
+Averaging (``average``) and importance weights (``sample_weight``,
+``class_weight``) go beyond the source texts; the kernels' module docstrings
+give the bookkeeping and each learner's docstring the meaning of a weight.
 """
 
 
@@ -19,6 +23,7 @@ from .._kernels import _codes
 from .._kernels import _second_order as _so
 from .._kernels._diagonal import diagonal_learn_one, diagonal_pass
 from .._kernels._second_order import (
+    averaged,
     full_learn_one,
     full_pass,
     mean_score_row,
@@ -26,11 +31,23 @@ from .._kernels._second_order import (
 )
 from .._labels import BinaryLabels
 from .._params import Options
-from .._persistence import COUNT, NONNEGATIVE, POSITIVE, Array, Count, StateSchema, symmetric_positive_definite
+from .._persistence import (
+    COUNT,
+    NONNEGATIVE,
+    POSITIVE,
+    Array,
+    Count,
+    StateSchema,
+    averaged_schema,
+    symmetric_positive_definite,
+)
 from .._validation import check_row, seen_columns, seen_row
-from ..linear._base import BinaryClassifierMixin, LinearLearner
+from .._weights import UNWEIGHTED
+from ..linear._base import AVERAGE, CLASS_WEIGHT, BinaryClassifierMixin, LinearLearner, average_start
 
 COVARIANCES = Options("full", "diag")
+# the constraints every learner here adds to its own
+AVERAGING_CONSTRAINTS = {"average": AVERAGE, "class_weight": CLASS_WEIGHT}
 
 
 class SecondOrderClassifier(BinaryClassifierMixin, LinearLearner):
@@ -39,12 +56,17 @@ class SecondOrderClassifier(BinaryClassifierMixin, LinearLearner):
     ``_rule()`` returns (rule code, hyperparameter, delta) for the kernel.
     The learned state is the mean ``_w`` (its last entry is the intercept),
     the covariance ``_cov`` (its last row and column belong to the intercept's
-    constant feature; a vector for a diagonal covariance) and ``_state``.
+    constant feature; a vector for a diagonal covariance) and ``_state``;
+    with ``average`` set, also the average's running sum ``_avg_sum`` (laid
+    out as ``_w``) and ``_avg_count`` = [rounds averaged, first averaged round].
     """
 
-    _learned = (*LinearLearner._learned, "_cov", "_labels", "classes_")
+    _learned = (*LinearLearner._learned, "_cov", "_labels", "classes_", "_avg_sum", "_avg_count")
     # the variance of a feature before it is seen: Sigma_1 = I
     _initial_variance = 1.0
+
+    def _all_constraints(self):
+        return {**super()._all_constraints(), **AVERAGING_CONSTRAINTS}
 
     def _full(self):
         """True for a full covariance matrix, False for a diagonal one."""
@@ -53,11 +75,17 @@ class SecondOrderClassifier(BinaryClassifierMixin, LinearLearner):
     # -- hyperparameters ------------------------------------------------------
 
     def _build_config(self):
-        """(codes, params) of the kernel; a covariance kind other than the one learned is refused."""
+        """(codes, params) of the kernel; a covariance kind or an average other than the one learned is refused."""
         if self._is_started() and (self._cov.ndim == 2) != self._full():
             raise ValueError(
                 f"{type(self).__name__}: parameter covariance={self.covariance!r} differs from the "
                 "covariance learned so far; call fit to start over with it"
+            )
+        if self._is_started() and self._learned_average_start() != average_start(self.average):
+            raise ValueError(
+                f"{type(self).__name__}: parameter average={self.average!r} differs from the model learned so far "
+                f"(learned with average={self._learned_average_start()}, 0 meaning none); the running average "
+                "cannot be started or moved midway: call fit to start over with it"
             )
         rule, hyper, delta = self._rule()
         codes = np.zeros(_so.N_CODES, dtype=np.int64)
@@ -66,6 +94,7 @@ class SecondOrderClassifier(BinaryClassifierMixin, LinearLearner):
         params[_so.Q_HYPER] = hyper
         params[_so.Q_DELTA] = delta
         params[_so.Q_BIAS] = 1.0 if self.fit_intercept else 0.0
+        params[_so.Q_AVERAGE] = average_start(self.average)
         return codes, params
 
     # -- learned state --------------------------------------------------------
@@ -76,14 +105,27 @@ class SecondOrderClassifier(BinaryClassifierMixin, LinearLearner):
         shape = (1, 1) if self._full() else 1
         self._cov = np.full(shape, self._initial_variance)
         self._state = np.zeros(_so.N_STATE)
+        start = average_start(self.average)
+        if start:
+            # the running sum U of the average, laid out as w, and [k, the first averaged round]
+            self._avg_sum = np.zeros(1)
+            self._avg_count = np.array([0.0, start])
         self.n_features_in_ = 0
         if self.n_features is not None:
             self._grow(self.n_features, "n_features")
 
+    def _averaging(self):
+        return "_avg_sum" in self.__dict__
+
+    def _learned_average_start(self):
+        """The first round averaged by the model learned so far; 0 when it does not average."""
+        return int(self._avg_count[1]) if self._averaging() else 0
+
     def _state_bytes(self, n_features):
-        """The mean and the covariance: 8 (d + 1)^2 bytes for a full one, 8 (d + 1) for a diagonal one."""
+        """The mean and the covariance: 8 (d + 1)^2 bytes for a full one, 8 (d + 1) for a diagonal one; and
+        8 (d + 1) for the average's running sum."""
         d = n_features + 1
-        return 8 * d + (8 * d * d if self._full() else 8 * d)
+        return 8 * d * (2 if average_start(self.average) else 1) + (8 * d * d if self._full() else 8 * d)
 
     def _grow(self, n_features, where):
         """Make room for feature indices below ``n_features``.
@@ -101,20 +143,42 @@ class SecondOrderClassifier(BinaryClassifierMixin, LinearLearner):
                 new_capacity = n_features if capacity == 0 else max(n_features, 2 * capacity)
             self._w = _moved(self._w, capacity, new_capacity, 0.0)
             self._cov = _moved(self._cov, capacity, new_capacity, self._initial_variance)
+            if self._averaging():
+                self._avg_sum = _moved(self._avg_sum, capacity, new_capacity, 0.0)
         if n_features > self.n_features_in_:
             self.n_features_in_ = int(n_features)
 
+    def _negate(self):
+        super()._negate()
+        if self._averaging():
+            # every iterate changes sign, so does the running sum
+            self._avg_sum = -self._avg_sum
+
+    def _averaging_arrays(self):
+        """(U, [k, first]) for the kernels: the average's state, or two empty arrays."""
+        if self._averaging():
+            return self._avg_sum, self._avg_count
+        return UNWEIGHTED, UNWEIGHTED
+
+    def _predicting_weights(self):
+        """The weights that predict: the average of w once a round is averaged, else w."""
+        if not self._averaging():
+            return self._w
+        out = np.empty(self._w.size)
+        averaged(self._w, self._avg_sum, self._avg_count, out)
+        return out
+
     @property
     def coef_(self):
-        """The mean vector, shape (1, n_features) as in scikit-learn's binary linear models."""
+        """The mean vector (averaged with ``average``), shape (1, n_features) as scikit-learn's binary linear models."""
         self._check_started()
-        return self._w[: self.n_features_in_].reshape(1, -1).copy()
+        return self._predicting_weights()[: self.n_features_in_].reshape(1, -1).copy()
 
     @property
     def intercept_(self):
         """Intercept, shape (1,); 0 unless ``fit_intercept=True``."""
         self._check_started()
-        return np.array([self._w[-1] if self.fit_intercept else 0.0])
+        return np.array([self._predicting_weights()[-1] if self.fit_intercept else 0.0])
 
     @property
     def covariance_(self):
@@ -130,14 +194,15 @@ class SecondOrderClassifier(BinaryClassifierMixin, LinearLearner):
     # -- prediction -----------------------------------------------------------
 
     def _scores(self, X):
-        """The mean's scores w.x: a feature never learned has mean 0 and contributes 0 (its variance plays no part)."""
+        """The mean's scores w.x (w averaged with ``average`` on): a feature never learned has mean 0 and
+        contributes 0 (its variance plays no part)."""
         self._check_started()
         _, params = self._config_arrays()
         arrays = self._check_X(X)
         self._check_width(arrays.n_features, "X")
         arrays = seen_columns(arrays, self._w.size - 1)
         out = np.empty(arrays.n_rows)
-        w = self._w
+        w = self._predicting_weights()
         mean_scores(arrays.indptr, arrays.indices, arrays.data, w, params, out)
         return out
 
@@ -148,17 +213,20 @@ class SecondOrderClassifier(BinaryClassifierMixin, LinearLearner):
             return None
         self._check_width(n_features, "x")
         indices, data = seen_row(indices, data, self._w.size - 1)
-        w = self._w
+        w = self._predicting_weights()
         return mean_score_row(indices, data, 0, indices.size, w, params[_so.Q_BIAS])
 
     # -- learning -------------------------------------------------------------
 
-    def _pass(self, arrays, targets, record):
+    def _pass(self, arrays, targets, record, weights=None):
+        """The kernel's pass; ``weights`` is None or the checked per-row weights. Scores use the current w."""
         codes, params = self._config_arrays()
         n = arrays.n_rows if record else 0
         scores, losses, taus = np.empty(n), np.empty(n), np.empty(n)
         totals = np.zeros(_codes.N_TOTALS)
-        data = (arrays.indptr, arrays.indices, arrays.data, targets, self._w, self._cov, self._state, params, codes)
+        weights = UNWEIGHTED if weights is None else weights
+        data = (arrays.indptr, arrays.indices, arrays.data, targets, weights, self._w, self._cov, self._state,
+                *self._averaging_arrays(), params, codes)
         if self._full():
             stopped = full_pass(*data, np.empty(self._w.size), scores, losses, taus, totals)
         else:
@@ -170,9 +238,10 @@ class SecondOrderClassifier(BinaryClassifierMixin, LinearLearner):
             )
         return scores, losses, taus, totals
 
-    def _learn_target(self, indices, data, target):
+    def _learn_target(self, indices, data, target, weight=1.0):
         codes, params = self._config_arrays()
-        model = (indices, data, target, self._w, self._cov, self._state, params, codes)
+        model = (indices, data, target, weight, self._w, self._cov, self._state, *self._averaging_arrays(), params,
+                 codes)
         if self._full():
             score, ok = full_learn_one(*model, np.empty(self._w.size))
         else:
@@ -188,7 +257,8 @@ class SecondOrderClassifier(BinaryClassifierMixin, LinearLearner):
 
     def _state_schema(self):
         """The saved state: the mean, the covariance (a symmetric positive definite matrix, or a
-        vector of variances), the kernel's round counter and the classes."""
+        vector of variances), the kernel's round counter, the classes and, with ``average`` set, the
+        average's running sum and its count and first round (which must match the hyperparameter)."""
         shape = ("n_features_in+1",) * (2 if self._full() else 1)
         if self._full():
             covariance, relations = Array("float64", shape), [symmetric_positive_definite("covariance")]
@@ -206,7 +276,7 @@ class SecondOrderClassifier(BinaryClassifierMixin, LinearLearner):
             relations=relations,
             limits=self._width_limits(),
         )
-        return self._with_classes(schema)
+        return averaged_schema(self._with_classes(schema), average_start(self.average))
 
     def _get_state(self):
         self._check_started()
@@ -215,6 +285,9 @@ class SecondOrderClassifier(BinaryClassifierMixin, LinearLearner):
         covariance = self._cov[np.ix_(keep, keep)] if self._cov.ndim == 2 else self._cov[keep]
         arrays = {"weights": self._w[keep], "covariance": covariance, "state": self._state,
                   "classes": self._labels.classes}
+        if self._averaging():
+            arrays["average_sum"] = self._avg_sum[keep]
+            arrays["average_count"] = self._avg_count
         return arrays, {"n_features_in": n}
 
     def _set_state(self, arrays, state):
@@ -225,6 +298,9 @@ class SecondOrderClassifier(BinaryClassifierMixin, LinearLearner):
         self.n_features_in_ = int(state["n_features_in"])
         self._labels.set_classes(arrays["classes"])
         self.classes_ = self._labels.classes
+        if self._averaging():
+            self._avg_sum = np.array(arrays["average_sum"], dtype=np.float64)
+            self._avg_count = np.array(arrays["average_count"], dtype=np.float64)
 
 
 def _moved(array, capacity, new_capacity, fill):

@@ -43,6 +43,12 @@ class CW(SecondOrderClassifier):
     :math:`V_t` underflows (entries around 1e-160) is refused with a
     FloatingPointError and leaves the model unchanged.
 
+    **Importance weights** (``sample_weight``, ``class_weight``; beyond the
+    paper). CW's round imposes a constraint and has no loss to scale: an
+    example of weight c > 0 makes the plain update above (whatever c), and
+    c = 0 leaves the model unchanged (only the round counter moves), as PA
+    treats weights.
+
     CW is built for (nearly) separable data. A confident mistake
     (:math:`M_t \ll -\sqrt{V_t}`) shrinks the variance along :math:`x_t`
     by about :math:`V_t / (M_t\phi)^2`, so on noisy streams the variances
@@ -76,6 +82,16 @@ class CW(SecondOrderClassifier):
     random_state : int or None, default=None
         Seed of the order of ``fit``'s passes (None: fresh entropy), in
         [0, 2**64).
+    average : bool or int, default=False
+        Predict (``predict``, ``decision_function``, ``coef_``, saved models)
+        with the average of the mean vectors after each round (scikit-learn
+        SGD's ``average``): True averages every round, an int n the rounds from
+        the n-th on (before it, the current vector predicts). ``olearn.run``
+        and ``predict_learn_one`` still score each round with the current
+        vector. Not in the source texts.
+    class_weight : dict, "balanced" or None, default=None
+        Multiplies the importance weight of each example of a class (see
+        *Importance weights*); "balanced" in ``fit`` only.
 
     Examples
     --------
@@ -89,7 +105,8 @@ class CW(SecondOrderClassifier):
     _constraints = {"eta": Interval(0.5, 1.0, closed="neither"), "covariance": COVARIANCES}
 
     def __init__(self, eta=0.9, covariance="diag", fit_intercept=False, n_features=None,
-                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, random_state=None):
+                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, random_state=None, average=False,
+                 class_weight=None):
         self.eta = eta
         self.covariance = covariance
         self.fit_intercept = fit_intercept
@@ -99,6 +116,8 @@ class CW(SecondOrderClassifier):
         self.n_iter_no_change = n_iter_no_change
         self.shuffle = shuffle
         self.random_state = random_state
+        self.average = average
+        self.class_weight = class_weight
 
     def _rule(self):
         return RULE_CW, NormalDist().inv_cdf(float(self.eta)), 0.0

@@ -80,6 +80,19 @@ class NAROW(SecondOrderClassifier):
     :func:`olearn.bounds.diagonal_narow_bound` bounds the update rounds
     (``taus != 0``), not those mistakes.
 
+    **Importance weights** (``sample_weight``, ``class_weight``; beyond the
+    paper). An example of weight c enters Fig. 1 counted c times: its loss
+    :math:`c\,\ell_t` has the gradient :math:`-c\, y_t x_t`, so on an update
+    :math:`\theta_{t+1} = \theta_t + c\, y_t x_t`, and its second-order term is
+    counted c times, :math:`A_t = A_{t-1} + c\, x_t x_t^\top / r_t` (the
+    diagonal of it with ``covariance="diag"``), with :math:`r_t` computed from
+    the unweighted :math:`\chi_t` as above; the margin that decides the update
+    is taken with that :math:`A_t`. In the stored terms :math:`\gamma_t` becomes
+    :math:`c\gamma_t` and the mean step
+    :math:`c (y_t - \gamma_t m_t)/(1 + c\gamma_t\chi_t)`; tau is :math:`y_t`
+    times that step (``covariance="diag"``: c, the text's :math:`\eta_t = 1`
+    times c). c = 0 leaves the model unchanged (only the round counter moves).
+
     Parameters
     ----------
     b : float, default=1.0
@@ -105,6 +118,16 @@ class NAROW(SecondOrderClassifier):
     random_state : int or None, default=None
         Seed of the order of ``fit``'s passes (None: fresh entropy), in
         [0, 2**64).
+    average : bool or int, default=False
+        Predict (``predict``, ``decision_function``, ``coef_``, saved models)
+        with the average of the mean vectors after each round (scikit-learn
+        SGD's ``average``): True averages every round, an int n the rounds from
+        the n-th on (before it, the current vector predicts). ``olearn.run``
+        and ``predict_learn_one`` still score each round with the current
+        vector. Not in the source texts.
+    class_weight : dict, "balanced" or None, default=None
+        Multiplies the importance weight of each example of a class (see
+        *Importance weights*); "balanced" in ``fit`` only.
 
     Examples
     --------
@@ -119,7 +142,8 @@ class NAROW(SecondOrderClassifier):
     _constraints = {"b": POSITIVE_FINITE, "covariance": COVARIANCES}
 
     def __init__(self, b=1.0, covariance="full", fit_intercept=False, n_features=None,
-                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, random_state=None):
+                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, random_state=None, average=False,
+                 class_weight=None):
         self.b = b
         self.covariance = covariance
         self.fit_intercept = fit_intercept
@@ -129,6 +153,8 @@ class NAROW(SecondOrderClassifier):
         self.n_iter_no_change = n_iter_no_change
         self.shuffle = shuffle
         self.random_state = random_state
+        self.average = average
+        self.class_weight = class_weight
 
     def _rule(self):
         return RULE_NAROW, self.b, 0.0

@@ -31,6 +31,23 @@ class SecondOrderPerceptron(SecondOrderClassifier):
     (:math:`y_t m_t \le 0`) only. ``a`` plays the role of AROW's r and of
     ``1 / (2 C)`` of PA-II. A round scoring exactly 0 counts as a mistake.
 
+    **Importance weights** (``sample_weight``, ``class_weight``; beyond the
+    paper). A mistaken example of weight c is counted c times in Fig. 2's
+    sums, :math:`v \leftarrow v + c\, y_t x_t` and
+    :math:`A \leftarrow A + c\, x_t x_t^\top`; by Sherman-Morrison that is the
+    AROW update above with ``r = a / c``. Whether the round is a mistake does
+    not depend on c; c = 0 leaves the model unchanged (only the round counter
+    moves).
+
+    **Averaging** (``average``; beyond the paper). The paper's prediction on x
+    at round t, :math:`\mathrm{sign}(x^\top(A_t + x x^\top)^{-1} v_t)`, is the
+    sign of :math:`w_t\cdot x` for the single vector :math:`w_t = A_t^{-1} v_t`,
+    whatever x; what ``average`` averages is that vector (``coef_`` after each
+    round). The paper's own scores are :math:`w_t\cdot x / (1 + x^\top A_t^{-1} x)`,
+    a positive factor that changes with t, so the averaged vector is not the
+    sign of an average of those scores: it is the average of the linear
+    classifiers that make the paper's predictions.
+
     O(d^2) time per round and (d + 1)^2 floats of memory, as
     :class:`AROW` with ``covariance="full"``.
 
@@ -56,6 +73,16 @@ class SecondOrderPerceptron(SecondOrderClassifier):
     random_state : int or None, default=None
         Seed of the order of ``fit``'s passes (None: fresh entropy), in
         [0, 2**64).
+    average : bool or int, default=False
+        Predict (``predict``, ``decision_function``, ``coef_``, saved models)
+        with the average of the mean vectors after each round (scikit-learn
+        SGD's ``average``): True averages every round, an int n the rounds from
+        the n-th on (before it, the current vector predicts). ``olearn.run``
+        and ``predict_learn_one`` still score each round with the current
+        vector. Not in the source texts.
+    class_weight : dict, "balanced" or None, default=None
+        Multiplies the importance weight of each example of a class (see
+        *Importance weights*); "balanced" in ``fit`` only.
 
     Examples
     --------
@@ -70,7 +97,8 @@ class SecondOrderPerceptron(SecondOrderClassifier):
     _constraints = {"a": POSITIVE_FINITE}
 
     def __init__(self, a=1.0, fit_intercept=False, n_features=None,
-                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, random_state=None):
+                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, random_state=None, average=False,
+                 class_weight=None):
         self.a = a
         self.fit_intercept = fit_intercept
         self.n_features = n_features
@@ -79,6 +107,8 @@ class SecondOrderPerceptron(SecondOrderClassifier):
         self.n_iter_no_change = n_iter_no_change
         self.shuffle = shuffle
         self.random_state = random_state
+        self.average = average
+        self.class_weight = class_weight
 
     def _full(self):
         return True
