@@ -169,6 +169,8 @@ class OnlineLearner(PersistenceMixin, Estimator):
         """
         check_fit_size(X)
         check_params(self, self._all_constraints())
+        # the passes read the rows as arrays, without names: the names are recorded here, once
+        names = feature_names(X)
         rows, labels, n_rows = self._fit_rows(X, y)
         # the checked rows and labels: X and y may be iterators that _fit_rows has read
         weights = self._row_weights(rows, labels, sample_weight, fitting=True)
@@ -197,7 +199,11 @@ class OnlineLearner(PersistenceMixin, Estimator):
                 # arrays, so the saved ones are the old model
                 self.__dict__.clear()
                 self.__dict__.update(saved)
+            elif names is not None:
+                self.feature_names_in_ = names
             raise
+        if names is not None:
+            self.feature_names_in_ = names
         self.n_iter_ = done
         if not stopped and self.tol is not None and n_rows and self.max_iter > self.n_iter_no_change:
             warnings.warn(
@@ -216,11 +222,8 @@ class OnlineLearner(PersistenceMixin, Estimator):
         each; errors name the rows as the caller numbered them.
         """
         arrays = check_X(X)
-        if sp.issparse(X):
-            X = X.tocsr()
-        elif not hasattr(X, "iloc"):
-            # a DataFrame stays one, with its column names; anything else becomes the array check_X read
-            X = np.asarray(X, dtype=np.float64)
+        # a DataFrame too becomes the array check_X read (fit records its column names)
+        X = X.tocsr() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
         return X, self._fit_labels(y, arrays.n_rows), arrays.n_rows
 
     def _fit_labels(self, y, n_rows):
@@ -401,11 +404,9 @@ def _rows_named_in_given_order(order):
 
 
 def _take(data, order):
-    """The rows ``order`` of ``data`` (an array, a sparse matrix, a DataFrame or Series, a list), or ``data`` for None."""
+    """The rows ``order`` of ``data`` (an array, a sparse matrix, a list), or ``data`` for None."""
     if data is None or order is None:
         return data
     if sp.issparse(data) or isinstance(data, np.ndarray):
         return data[order]
-    if hasattr(data, "iloc"):
-        return data.iloc[order]
     return [data[i] for i in order]
