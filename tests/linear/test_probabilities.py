@@ -58,9 +58,9 @@ def test_columns_follow_classes_and_agree_with_predict():
     assert np.all((proba[:, 1] > 0.5) == (scores > 0))   # classes_[1] is the positive side
     np.testing.assert_array_equal(clf.classes_[proba.argmax(axis=1)], clf.predict(X))
     np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=0, atol=4.5e-16)   # two units in the last place
-    # a zero score (an unseen feature only) is a tie, broken toward classes_[0] by predict and argmax alike
-    tie = np.zeros((1, X.shape[1] + 3))
-    tie[0, -1] = 1.0
+    # a zero score (an unseen feature only, named by index in a sparse row) is a tie, broken toward
+    # classes_[0] by predict and argmax alike
+    tie = sp.csr_matrix(([1.0], ([0], [X.shape[1] + 2])), shape=(1, X.shape[1] + 3))
     assert clf.predict_proba(tie).tolist() == [[0.5, 0.5]]
     assert clf.predict(tie).tolist() == ["ham"]
 
