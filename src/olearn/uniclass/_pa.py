@@ -278,10 +278,17 @@ class PAUniclass(OnlineLearner):
         """Predict then learn every vector (row of X) in order; return the per-round outputs.
 
         Returns (predictions, scores, losses, taus, mistakes, totals), see the
-        class docstring. ``y`` must be None: the rows themselves are the stream.
-        ``sample_weight``: None, or the checked weight of each row.
+        class docstring. ``y`` must be None: the rows themselves are the stream
+        (:func:`olearn.run` passes its y here and so refuses one; ``fit`` and
+        ``partial_fit`` ignore theirs). ``sample_weight``: None, or the checked
+        weight of each row.
         """
-        self._fit_labels(y, None)
+        if y is not None:
+            raise ValueError(
+                f"{type(self).__name__} learns from unlabelled vectors: the rows of the matrix are the stream; "
+                "call olearn.run(estimator, Y) without y (fit and partial_fit ignore a y, as scikit-learn's "
+                "outlier detectors do)"
+            )
         self._config_arrays()
         arrays = self._check_X(X, name="Y")
         if arrays.n_rows == 0:
@@ -309,12 +316,8 @@ class PAUniclass(OnlineLearner):
         return np.where(losses > 0.0, -1, 1), margins, losses, taus, losses > 0.0, totals
 
     def _fit_labels(self, y, n_rows):
-        """None: the rows themselves are the stream, and a ``y`` is refused."""
-        if y is not None:
-            raise ValueError(
-                f"{type(self).__name__} learns from unlabelled vectors: the rows of the matrix are the stream; "
-                "call olearn.run(estimator, Y) or fit(Y) without y"
-            )
+        """None: the rows themselves are the stream, and ``fit`` ignores a ``y`` (a pipeline passes one)."""
+        return None
 
     def partial_fit(self, Y, y=None, sample_weight=None):
         """Learn from the rows of Y in order (one online pass); returns self.
