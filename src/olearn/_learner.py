@@ -172,14 +172,16 @@ class OnlineLearner(PersistenceMixin, Estimator):
         # the passes read the rows as arrays, without names: the names are recorded here, once
         names = feature_names(X)
         rows, labels, n_rows = self._fit_rows(X, y)
-        # the checked rows and labels: X and y may be iterators that _fit_rows has read
-        weights = self._row_weights(rows, labels, sample_weight, fitting=True)
         generator = np.random.default_rng(self.random_state) if self.shuffle else None
         tol = -math.inf if self.tol is None else self.tol
         best, no_improvement, stopped = math.inf, 0, False
         saved = dict(self.__dict__)
+        # forgotten before the weights are computed: computing them checks the hyperparameters, and one
+        # that a learned model refuses (another covariance, kernel or average) is what fit starts over with
         self._reset()
         try:
+            # the checked rows and labels: X and y may be iterators that _fit_rows has read
+            weights = self._row_weights(rows, labels, sample_weight, fitting=True)
             for done in range(1, self.max_iter + 1):
                 order = None if generator is None else generator.permutation(n_rows)
                 extra = {} if weights is None else {"sample_weight": weights if order is None else weights[order]}
