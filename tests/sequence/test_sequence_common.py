@@ -217,10 +217,12 @@ def test_bad_input_is_named(X, y, message):
 
 
 def test_more_features_than_n_features_is_refused_naming_the_sequence():
-    est = PASequence(n_features=3)
-    with pytest.raises(ValueError, match=r"X\[1\] has 4 features, more than n_features=3"):
-        est.fit([np.ones((1, 3)), np.ones((2, 4))], [["a"], ["a", "b"]])
-    assert not hasattr(est, "classes_")
+    # whatever order a shuffled pass would visit them in (seed 3 visits X[1] first), X[1] is named
+    for seed in range(4):
+        est = PASequence(n_features=3, random_state=seed)
+        with pytest.raises(ValueError, match=r"X\[1\] has 4 features, more than n_features=3"):
+            est.fit([np.ones((1, 3)), np.ones((2, 4))], [["a"], ["a", "b"]])
+        assert not hasattr(est, "classes_")
     est.fit([np.ones((1, 3))], [["a"]])
     with pytest.raises(ValueError, match=r"X\[0\] has 5 features"):
         est.predict([np.ones((1, 5))])

@@ -421,6 +421,8 @@ class PASequence(OnlineLearner, ClassifierEstimator):
         """The sequences and their label sequences as lists (a generator is read once), checked once."""
         X = listed(X, "X", "2-d array", 3)
         batch = check_sequences(X)
+        # here, in the given order, so that the sequence named is the caller's X[i], not a place in a shuffled pass
+        self._too_wide(batch.widths, "X")
         y = listed(y, "y", "1-d array of labels", 2)
         check_label_sequences(y, batch.offsets)
         return X, y, batch.n_sequences
