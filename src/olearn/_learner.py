@@ -163,6 +163,8 @@ class OnlineLearner(PersistenceMixin, Estimator):
         says so. ``n_iter_`` is the number of passes made.
 
         ``sample_weight`` (one weight per row, or None) travels with its row.
+        A DataFrame's column names (all strings) become ``feature_names_in_``;
+        the passes read its values as an array.
         Input refused at the boundary leaves the model learned before the
         call; a pass stopped midway (an overflow, a failing callable) keeps the
         rows learned before it, as ``partial_fit`` does.
