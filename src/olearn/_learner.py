@@ -162,6 +162,11 @@ class OnlineLearner(PersistenceMixin, Estimator):
         n_iter_no_change``) a :class:`~olearn.exceptions.ConvergenceWarning`
         says so. ``n_iter_`` is the number of passes made.
 
+        The hyperparameters: ``max_iter`` an integer >= 1 (default 1000),
+        ``tol`` a number >= 0 or None (default 1e-3), ``n_iter_no_change`` an
+        integer >= 1 (default 5), ``shuffle`` a bool (default True),
+        ``random_state`` None (fresh entropy) or an integer in [0, 2**64).
+
         ``sample_weight`` (one weight per row, or None) travels with its row.
         A DataFrame's column names (all strings) become ``feature_names_in_``;
         the passes read its values as an array.

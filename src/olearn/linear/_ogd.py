@@ -86,19 +86,10 @@ class OGDClassifier(BinaryLinearClassifier):
     conservative : bool, default=False
     fit_intercept : bool, default=False
     n_features : int or None, default=None
-    max_iter : int, default=1000
-        Passes over the training data made by ``fit`` at most, >= 1 (epochs).
-        ``partial_fit``, ``learn_one`` and :func:`olearn.run` make one pass in
-        order whatever it is.
-    tol : float or None, default=1e-3
-        ``fit`` stops when the mean loss of a pass has not fallen below the best
-        mean loss so far minus ``tol`` for ``n_iter_no_change`` passes in a row,
-        >= 0; None runs all ``max_iter`` passes.
-    n_iter_no_change : int, default=5
-        Passes without improvement that stop ``fit``, >= 1.
-    shuffle : bool, default=True
-        ``fit`` visits the rows in a new random order on every pass;
-        ``shuffle=False, max_iter=1`` is one online pass in the given order.
+    max_iter, tol, n_iter_no_change, shuffle
+        The passes of ``fit`` (defaults 1000, 1e-3, 5, True), as in
+        scikit-learn's ``SGDClassifier``: see :meth:`fit`. ``partial_fit``,
+        ``learn_one`` and :func:`olearn.run` make one pass in order.
     random_state : int or None, default=None
         Seed of the order of ``fit``'s passes (None: fresh entropy), in
         [0, 2**64).
@@ -254,19 +245,10 @@ class OnlineSVM(BinaryLinearClassifier):
     schedule : {"constant", "sqrt", "inverse"}, default="sqrt"
     fit_intercept : bool, default=True
     n_features : int or None, default=None
-    max_iter : int, default=1000
-        Passes over the training data made by ``fit`` at most, >= 1 (epochs).
-        ``partial_fit``, ``learn_one`` and :func:`olearn.run` make one pass in
-        order whatever it is.
-    tol : float or None, default=1e-3
-        ``fit`` stops when the mean loss of a pass has not fallen below the best
-        mean loss so far minus ``tol`` for ``n_iter_no_change`` passes in a row,
-        >= 0; None runs all ``max_iter`` passes.
-    n_iter_no_change : int, default=5
-        Passes without improvement that stop ``fit``, >= 1.
-    shuffle : bool, default=True
-        ``fit`` visits the rows in a new random order on every pass;
-        ``shuffle=False, max_iter=1`` is one online pass in the given order.
+    max_iter, tol, n_iter_no_change, shuffle
+        The passes of ``fit`` (defaults 1000, 1e-3, 5, True), as in
+        scikit-learn's ``SGDClassifier``: see :meth:`fit`. ``partial_fit``,
+        ``learn_one`` and :func:`olearn.run` make one pass in order.
     random_state : int or None, default=None
         Seed of the order of ``fit``'s passes (None: fresh entropy), in
         [0, 2**64).

@@ -130,19 +130,10 @@ class PAMulticlass(MulticlassLearner):
     (n_classes, n_support_), ``classes_`` order) and ``n_support_``;
     ``coef_`` only for the linear kernel; :func:`olearn.run` reports the
     support-set size of each round in ``support_sizes``.
-    max_iter : int, default=1000
-        Passes over the training data made by ``fit`` at most, >= 1 (epochs).
-        ``partial_fit``, ``learn_one`` and :func:`olearn.run` make one pass in
-        order whatever it is.
-    tol : float or None, default=1e-3
-        ``fit`` stops when the mean loss of a pass has not fallen below the best
-        mean loss so far minus ``tol`` for ``n_iter_no_change`` passes in a row,
-        >= 0; None runs all ``max_iter`` passes.
-    n_iter_no_change : int, default=5
-        Passes without improvement that stop ``fit``, >= 1.
-    shuffle : bool, default=True
-        ``fit`` visits the rows in a new random order on every pass;
-        ``shuffle=False, max_iter=1`` is one online pass in the given order.
+    max_iter, tol, n_iter_no_change, shuffle
+        The passes of ``fit`` (defaults 1000, 1e-3, 5, True), as in
+        scikit-learn's ``SGDClassifier``: see :meth:`fit`. ``partial_fit``,
+        ``learn_one`` and :func:`olearn.run` make one pass in order.
 
     Examples
     --------
@@ -263,19 +254,10 @@ class PACostSensitive(MulticlassLearner):
     update : {"prediction", "max-loss"}, default="prediction"
     fit_intercept, n_features, feature_map, kernel, degree, gamma, coef0, budget, budget_policy, random_state
         As in :class:`PAMulticlass` (with a kernel, ``||z||^2 = 2 K'(x, x)``).
-    max_iter : int, default=1000
-        Passes over the training data made by ``fit`` at most, >= 1 (epochs).
-        ``partial_fit``, ``learn_one`` and :func:`olearn.run` make one pass in
-        order whatever it is.
-    tol : float or None, default=1e-3
-        ``fit`` stops when the mean loss of a pass has not fallen below the best
-        mean loss so far minus ``tol`` for ``n_iter_no_change`` passes in a row,
-        >= 0; None runs all ``max_iter`` passes.
-    n_iter_no_change : int, default=5
-        Passes without improvement that stop ``fit``, >= 1.
-    shuffle : bool, default=True
-        ``fit`` visits the rows in a new random order on every pass;
-        ``shuffle=False, max_iter=1`` is one online pass in the given order.
+    max_iter, tol, n_iter_no_change, shuffle
+        The passes of ``fit`` (defaults 1000, 1e-3, 5, True), as in
+        scikit-learn's ``SGDClassifier``: see :meth:`fit`. ``partial_fit``,
+        ``learn_one`` and :func:`olearn.run` make one pass in order.
     average, class_weight
         As in :class:`PAMulticlass`.
 

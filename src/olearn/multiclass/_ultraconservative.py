@@ -47,19 +47,10 @@ class MulticlassPerceptron(MulticlassLearner):
         The dual form, as in :class:`~olearn.multiclass.PAMulticlass`: an
         update adds :math:`x_t` to the support set with the coefficients above
         (Crammer & Singer's kernel Perceptron).
-    max_iter : int, default=1000
-        Passes over the training data made by ``fit`` at most, >= 1 (epochs).
-        ``partial_fit``, ``learn_one`` and :func:`olearn.run` make one pass in
-        order whatever it is.
-    tol : float or None, default=1e-3
-        ``fit`` stops when the mean loss of a pass has not fallen below the best
-        mean loss so far minus ``tol`` for ``n_iter_no_change`` passes in a row,
-        >= 0; None runs all ``max_iter`` passes.
-    n_iter_no_change : int, default=5
-        Passes without improvement that stop ``fit``, >= 1.
-    shuffle : bool, default=True
-        ``fit`` visits the rows in a new random order on every pass;
-        ``shuffle=False, max_iter=1`` is one online pass in the given order.
+    max_iter, tol, n_iter_no_change, shuffle
+        The passes of ``fit`` (defaults 1000, 1e-3, 5, True), as in
+        scikit-learn's ``SGDClassifier``: see :meth:`fit`. ``partial_fit``,
+        ``learn_one`` and :func:`olearn.run` make one pass in order.
     average, class_weight
         As in :class:`~olearn.multiclass.PAMulticlass`.
 
@@ -154,19 +145,10 @@ class MIRA(MulticlassLearner):
         The dual form, as in :class:`~olearn.multiclass.PAMulticlass`: A is
         :math:`K'(x_t, x_t)`, and a round that moves adds :math:`x_t` to the
         support set with the coefficients :math:`\tau_a`.
-    max_iter : int, default=1000
-        Passes over the training data made by ``fit`` at most, >= 1 (epochs).
-        ``partial_fit``, ``learn_one`` and :func:`olearn.run` make one pass in
-        order whatever it is.
-    tol : float or None, default=1e-3
-        ``fit`` stops when the mean loss of a pass has not fallen below the best
-        mean loss so far minus ``tol`` for ``n_iter_no_change`` passes in a row,
-        >= 0; None runs all ``max_iter`` passes.
-    n_iter_no_change : int, default=5
-        Passes without improvement that stop ``fit``, >= 1.
-    shuffle : bool, default=True
-        ``fit`` visits the rows in a new random order on every pass;
-        ``shuffle=False, max_iter=1`` is one online pass in the given order.
+    max_iter, tol, n_iter_no_change, shuffle
+        The passes of ``fit`` (defaults 1000, 1e-3, 5, True), as in
+        scikit-learn's ``SGDClassifier``: see :meth:`fit`. ``partial_fit``,
+        ``learn_one`` and :func:`olearn.run` make one pass in order.
     average, class_weight
         As in :class:`~olearn.multiclass.PAMulticlass`.
 
