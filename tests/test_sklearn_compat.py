@@ -20,16 +20,8 @@ from sklearn.utils.estimator_checks import check_estimator, parametrize_with_che
 
 import olearn
 
-# Checks that fail on this branch for a reason being fixed elsewhere, not for the kind of learner:
-# CW's one pass over the blobs in the given order scores 0.80 < 0.83 (several shuffled passes,
-# issue 13's max_iter/shuffle, reach 0.975). Strict, so that the entry goes once the cause is gone.
-PENDING = {
-    "CW": {"check_classifiers_train": "one pass of fit in the given order; the shuffled passes of issue 13 fix it"},
-}
-
-
 def _expected_failures(est):
-    return {**est._expected_failed_checks(), **PENDING.get(type(est).__name__, {})}
+    return est._expected_failed_checks()
 
 
 # olearn's estimators do not inherit from BaseEstimator (scikit-learn stays out of `import olearn`);

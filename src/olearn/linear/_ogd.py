@@ -129,6 +129,12 @@ class OGDClassifier(BinaryLinearClassifier):
     False
     """
 
+    _weight_and_copies = (
+        "a weight s scales one gradient step, while s copies are s steps at falling rates eta_t, each at the "
+        "margin the last one left, and a row of weight 0 still advances t (hence eta_t) where a removed row "
+        "does not"
+    )
+
     _constraints = {
         "loss": Options("hinge", "logistic", "squared"),
         "eta": POSITIVE,
@@ -295,6 +301,12 @@ class OnlineSVM(BinaryLinearClassifier):
     array([ 1, -1])
     """
 
+    _weight_and_copies = (
+        "a weight s scales one projected gradient step, while s copies are s steps at falling rates eta_t, "
+        "each at the margin the last one left, and a row of weight 0 still advances t (hence eta_t) where a "
+        "removed row does not"
+    )
+
     _constraints = {
         "radius": POSITIVE,
         "eta": POSITIVE,
@@ -318,6 +330,17 @@ class OnlineSVM(BinaryLinearClassifier):
         self.random_state = random_state
         self.average = average
         self.class_weight = class_weight
+
+    def _class_weight_check_fails(self):
+        if not self.fit_intercept:
+            return super()._class_weight_check_fails()
+        # measured on the check's data: class 0's weight 1000 makes steps far longer than the radius
+        return (
+            "class 0's weight 1000 makes its steps 1000 eta_t x, whose norm is still about 500 after the 2000 "
+            "rounds of 40 passes over the check's rows (median norm 22), far past the ball's radius 10: each such "
+            "step throws w onto the sphere along that one row, and the projected iterates keep jumping; with class "
+            "0 weighing 10, or a radius of 10^4, the check passes"
+        )
 
     def _kernel_config(self):
         return _ogd_config("hinge", self.eta, self.schedule, self.radius, False)
