@@ -331,15 +331,14 @@ class OnlineSVM(BinaryLinearClassifier):
         self.average = average
         self.class_weight = class_weight
 
-    def _class_weight_check_fails(self):
-        if not self.fit_intercept:
-            return super()._class_weight_check_fails()
+    def _class_weight_rule_fails(self):
         # measured on the check's data: class 0's weight 1000 makes steps far longer than the radius
         return (
             "class 0's weight 1000 makes its steps 1000 eta_t x, whose norm is still about 500 after the 2000 "
             "rounds of 40 passes over the check's rows (median norm 22), far past the ball's radius 10: each such "
-            "step throws w onto the sphere along that one row, and the projected iterates keep jumping; with class "
-            "0 weighing 10, or a radius of 10^4, the check passes"
+            "step throws w onto the sphere along that one row, and the projected iterates keep jumping; with a "
+            "radius of 10^4 the check passes (and on its data a weight of 10 for class 0 predicts class 0 on every "
+            "test point)"
         )
 
     def _kernel_config(self):

@@ -335,9 +335,9 @@ class PACostSensitive(MulticlassLearner):
         self.average = average
         self.class_weight = class_weight
 
-    def _class_weight_check_fails(self):
-        if not self.fit_intercept or self.update != "prediction":
-            return super()._class_weight_check_fails()
+    def _class_weight_rule_fails(self):
+        if self.update != "prediction":
+            return None
         # measured on the check's data, with its random_state=0
         return (
             "the prediction-based update moves only on a mistake, so class 0's weight scales the steps of its "

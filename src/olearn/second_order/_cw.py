@@ -124,11 +124,11 @@ class CW(SecondOrderClassifier):
         self.average = average
         self.class_weight = class_weight
 
-    def _class_weight_check_fails(self):
+    def _class_weight_rule_fails(self):
         # any weight > 0 makes the plain update, so the check's weights learn what no weights learn
         return (
             "CW makes its plain update for any weight > 0 (its constraint has no loss to scale), so the check's "
-            "class weights 1000 and 0.0001 learn the model that no weights learn, with or without an intercept"
+            "class weights 1000 and 0.0001 learn the model that no weights learn"
         )
 
     def _rule(self):
