@@ -11,6 +11,7 @@ import warnings
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from sklearn.base import clone, is_classifier
 from sklearn.model_selection import GridSearchCV, cross_val_score
 from sklearn.pipeline import make_pipeline
@@ -62,6 +63,23 @@ def test_expected_failures_are_listed_with_reasons_and_really_fail(name, cls):
     assert not stale, f"{name} lists {stale} as expected failures, yet they pass or do not run: remove them"
 
 
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
+def test_pa1_weights_are_copies_in_place_which_the_equivalence_check_does_not_keep(sparse):
+    # the premise of the reason PAClassifier lists for the sample-weight equivalence checks: on the
+    # check's rows and integer weights (0 included), one online pass in order with the weights equals the
+    # pass over the rows repeated in place; the check compares with another order, and fit shuffles
+    rng = np.random.RandomState(42)
+    X = rng.rand(15, 30)
+    y = np.where(rng.randint(0, 3, size=15) > 0, 1, -1)
+    weights = rng.randint(0, 5, size=15)
+    repeated = X.repeat(weights, axis=0)
+    convert = sp.csr_array if sparse else np.asarray
+    weighted = olearn.PAClassifier(C=0.05, fit_intercept=True).partial_fit(convert(X), y, sample_weight=weights)
+    copies = olearn.PAClassifier(C=0.05, fit_intercept=True).partial_fit(convert(repeated), y.repeat(weights))
+    np.testing.assert_allclose(weighted.decision_function(X), copies.decision_function(X), rtol=1e-12, atol=1e-12)
+    assert "check_sample_weight_equivalence_on_dense_data" in weighted._expected_failed_checks()
 
 # the instances on which scikit-learn's class-weight check must pass: the defaults fail it for want of an
 # intercept (the reason each lists); OnlineSVM's default ball is too small for class 0's weight of 1000, and
