@@ -136,8 +136,10 @@ class Estimator:
         For ``check_estimator(est, expected_failed_checks=est._expected_failed_checks())``
         and ``parametrize_with_checks(..., expected_failed_checks=...)``, which
         report them as expected failures. Only a check whose data or premise
-        is not this learner's kind of input or target belongs here, each with
-        the reason; anything else is a bug to fix.
+        is not this learner's kind of input or target, or whose premise an
+        online learner cannot meet (weights equal to repeated rows in any
+        order), belongs here, each with the reason; anything else is a bug to
+        fix.
         """
         return {}
 

@@ -143,6 +143,13 @@ class DualAscent(QuasiAdditiveClassifier):
     array([0.125, 0.625])
     """
 
+    _weight_and_copies = (
+        "c copies equal a row of weight c only with update='all' (their dual variables enter through their sum); "
+        "a conservative round of weight c (the default) is one step of cC whose copies stop once the row is "
+        "classified right, and an aggressive one a step min(loss, cC) whose copies each see the margin the last "
+        "one left"
+    )
+
     _constraints = {
         "regularizer": Options("l2", "entropy", "pnorm"),
         "p": Interval(2, None),

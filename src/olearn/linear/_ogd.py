@@ -120,6 +120,12 @@ class OGDClassifier(BinaryLinearClassifier):
     False
     """
 
+    _weight_and_copies = (
+        "a weight s scales one gradient step, while s copies are s steps at falling rates eta_t, each at the "
+        "margin the last one left, and a row of weight 0 still advances t (hence eta_t) where a removed row "
+        "does not"
+    )
+
     _constraints = {
         "loss": Options("hinge", "logistic", "squared"),
         "eta": POSITIVE,
@@ -277,6 +283,12 @@ class OnlineSVM(BinaryLinearClassifier):
     array([ 1, -1])
     """
 
+    _weight_and_copies = (
+        "a weight s scales one projected gradient step, while s copies are s steps at falling rates eta_t, "
+        "each at the margin the last one left, and a row of weight 0 still advances t (hence eta_t) where a "
+        "removed row does not"
+    )
+
     _constraints = {
         "radius": POSITIVE,
         "eta": POSITIVE,
@@ -300,6 +312,16 @@ class OnlineSVM(BinaryLinearClassifier):
         self.random_state = random_state
         self.average = average
         self.class_weight = class_weight
+
+    def _class_weight_rule_fails(self):
+        # measured on the check's data: class 0's weight 1000 makes steps far longer than the radius
+        return (
+            "class 0's weight 1000 makes its steps 1000 eta_t x, whose norm is still about 500 after the 2000 "
+            "rounds of 40 passes over the check's rows (median norm 22), far past the ball's radius 10: each such "
+            "step throws w onto the sphere along that one row, and the projected iterates keep jumping; with a "
+            "radius of 10^4 the check passes (and on its data a weight of 10 for class 0 predicts class 0 on every "
+            "test point)"
+        )
 
     def _kernel_config(self):
         return _ogd_config("hinge", self.eta, self.schedule, self.radius, False)

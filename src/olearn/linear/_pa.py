@@ -121,6 +121,12 @@ class PAClassifier(BinaryLinearClassifier, KernelizableLearner):
     array([ 1., -1.])
     """
 
+    _weight_and_copies = (
+        "PA-I's integer weight w (C becomes wC) equals w copies of the row only when they come one after "
+        "another, PA-II's weighted step is a closed form that no repetition gives, and PA takes its plain "
+        "step for any w > 0"
+    )
+
     _constraints = {
         "variant": Options("pa", "pa1", "pa2"),
         "C": Interval(0, None, closed="neither"),

@@ -112,6 +112,11 @@ class Perceptron(BinaryLinearClassifier, KernelizableLearner):
     (2, array([[-1.,  1.]]))
     """
 
+    _weight_and_copies = (
+        "a weight w scales the Perceptron's step, while w copies stop moving once one of them is classified "
+        "right"
+    )
+
     _constraints = {"eta": POSITIVE, **KERNEL_CONSTRAINTS, "average": AVERAGE, "class_weight": CLASS_WEIGHT}
 
     def __init__(self, eta=1.0, fit_intercept=False, n_features=None, kernel=None, degree=3, gamma=1.0, coef0=0.0,

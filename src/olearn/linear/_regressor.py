@@ -133,6 +133,12 @@ class PARegressor(KernelizableLearner, RegressorEstimator):
     array([[ 0.9   , -0.9061]])
     """
 
+    _weight_and_copies = (
+        "PA-I's integer weight w (C becomes wC) equals w copies of the row only when they come one after "
+        "another, PA-II's weighted step is a closed form that no repetition gives, and PA takes its plain "
+        "step for any w > 0"
+    )
+
     _task = "regression"
     _constraints = {
         "variant": Options("pa", "pa1", "pa2"),

@@ -66,6 +66,11 @@ class MulticlassPerceptron(MulticlassLearner):
            [ 1.,  1.]])
     """
 
+    _weight_and_copies = (
+        "a weight v makes one step v times as large, while a copy moves only while the row is still "
+        "misranked, its error set shrinking"
+    )
+
     _constraints = {"update": Options("uniform", "max", "proportional")}
 
     def __init__(self, update="max", fit_intercept=False, n_features=None, feature_map=None,
@@ -162,6 +167,11 @@ class MIRA(MulticlassLearner):
     array([[ 0. , -0.5],
            [ 0. ,  0.5]])
     """
+
+    _weight_and_copies = (
+        "a weight v bounds one round's tau by v, while v copies each solve the program at the scores the last "
+        "one left"
+    )
 
     _constraints = {"beta": Interval(0, None, closed="neither")}
 

@@ -222,11 +222,15 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
              "check_f_contiguous_array_estimator", "check_classifier_data_not_an_array",
              "check_estimators_partial_fit_n_features", "check_classifiers_train",
              "check_methods_sample_order_invariance", "check_methods_subset_invariance", "check_fit2d_1feature",
-             "check_dict_unchanged", "check_fit2d_predict1d"],
+             "check_dict_unchanged", "check_fit2d_predict1d", "check_sample_weights_not_an_array",
+             "check_sample_weights_list", "check_sample_weights_shape", "check_sample_weights_not_overwritten",
+             "check_sample_weight_equivalence_on_dense_data", "check_sample_weight_equivalence_on_sparse_data",
+             "check_non_transformer_estimators_n_iter"],
             column,
         )
         checks.update(dict.fromkeys(
-            ["check_classifiers_one_label", "check_classifiers_classes", "check_classifiers_regression_target"],
+            ["check_classifiers_one_label", "check_classifiers_one_label_sample_weights", "check_classifiers_classes",
+             "check_classifiers_regression_target"],
             single,
         ))
         checks["check_classifiers_multilabel_representation_invariance"] = lists

@@ -105,6 +105,11 @@ class PNorm(QuasiAdditiveClassifier):
     array([[3., 0.]])
     """
 
+    _weight_and_copies = (
+        "a weight c widens one round's dual box to [0, cC], while c copies are c rounds, each at the margin "
+        "the last one left"
+    )
+
     _constraints = {"p": Interval(2, None), "aggressive": BOOLEAN, "C": POSITIVE_FINITE, "R": POSITIVE_FINITE}
 
     def __init__(self, p=2.0, aggressive=False, C=1.0, R=math.sqrt(2.0), fit_intercept=False, n_features=None,

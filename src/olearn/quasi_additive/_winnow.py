@@ -113,6 +113,11 @@ class Winnow(QuasiAdditiveClassifier):
     array([[0.1554, 0.4223, 0.4223]])
     """
 
+    _weight_and_copies = (
+        "a mistaken row of weight c is one step of cC, while its copies stop updating once one of them is "
+        "classified right"
+    )
+
     _constraints = {"C": POSITIVE_FINITE, "balanced": BOOLEAN}
     # (theta, w, state) learned with the one class seen so far encoded -1, or None
     _learned = (*QuasiAdditiveClassifier._learned, "_other")

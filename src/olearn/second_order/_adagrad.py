@@ -84,6 +84,11 @@ class AdaGrad(SecondOrderClassifier):
     array([8., 1.])
     """
 
+    _weight_and_copies = (
+        "a weight c is one step of c times the subgradient, adding c^2 x^2 to G, while c copies add x^2 c "
+        "times, each at the margin and step size the last one left"
+    )
+
     _constraints = {"eta": POSITIVE_FINITE, "delta": Interval(0, math.inf, closed="left")}
     # G_0 = 0
     _initial_variance = 0.0

@@ -97,6 +97,11 @@ class AROW(SecondOrderClassifier):
            [-0.2,  0.6]])
     """
 
+    _weight_and_copies = (
+        "a weight c is one round with r / c, while c copies are c rounds, each seeing the margin and "
+        "covariance the last one left"
+    )
+
     _constraints = {"r": POSITIVE_FINITE, "covariance": COVARIANCES}
 
     def __init__(self, r=1.0, covariance="full", fit_intercept=False, n_features=None,

@@ -93,6 +93,11 @@ class CW(SecondOrderClassifier):
     0.7884
     """
 
+    _weight_and_copies = (
+        "CW makes its plain update for any weight > 0 (its constraint has no loss to scale), where c copies "
+        "are c updates"
+    )
+
     _constraints = {"eta": Interval(0.5, 1.0, closed="neither"), "covariance": COVARIANCES}
 
     def __init__(self, eta=0.9, covariance="diag", fit_intercept=False, n_features=None,
@@ -109,6 +114,13 @@ class CW(SecondOrderClassifier):
         self.random_state = random_state
         self.average = average
         self.class_weight = class_weight
+
+    def _class_weight_rule_fails(self):
+        # any weight > 0 makes the plain update, so the check's weights learn what no weights learn
+        return (
+            "CW makes its plain update for any weight > 0 (its constraint has no loss to scale), so the check's "
+            "class weights 1000 and 0.0001 learn the model that no weights learn"
+        )
 
     def _rule(self):
         return RULE_CW, NormalDist().inv_cdf(float(self.eta)), 0.0

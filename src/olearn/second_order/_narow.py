@@ -130,6 +130,11 @@ class NAROW(SecondOrderClassifier):
     array([[ 2., -5.]])
     """
 
+    _weight_and_copies = (
+        "a weight c counts the row c times in one round's sums, while c copies are c rounds, each seeing the "
+        "margin and the matrix A the last one left"
+    )
+
     _constraints = {"b": POSITIVE_FINITE, "covariance": COVARIANCES}
 
     def __init__(self, b=1.0, covariance="full", fit_intercept=False, n_features=None,

@@ -85,6 +85,11 @@ class SecondOrderPerceptron(SecondOrderClassifier):
     array([[ 0.2, -0.6]])
     """
 
+    _weight_and_copies = (
+        "a mistaken row of weight c enters Fig. 2's sums c times in one round, while its copies stop updating "
+        "once one of them is classified right"
+    )
+
     _constraints = {"a": POSITIVE_FINITE}
 
     def __init__(self, a=1.0, fit_intercept=False, n_features=None,
