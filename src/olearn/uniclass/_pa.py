@@ -167,6 +167,11 @@ class PAUniclass(OnlineLearner):
 
     _task = "uniclass"
     _estimator_type = "outlier_detector"
+    _weight_and_copies = (
+        "PA-I's integer weight v (C becomes vC) equals v copies of the vector only when they come one after "
+        "another, PA-II's weighted step is a closed form that no repetition gives, and PA takes its plain step "
+        "for any v > 0"
+    )
     _learned = ("_w", "_state", "n_features_in_")
     _unit = "vector"
     _constraints = {
@@ -191,6 +196,16 @@ class PAUniclass(OnlineLearner):
         self.n_iter_no_change = n_iter_no_change
         self.shuffle = shuffle
         self.random_state = random_state
+
+    def _expected_failed_checks(self):
+        # measured on the check's data: three blobs of spread 1 about 10 apart
+        reason = (
+            "the check wants a share of its points flagged as outliers; PAUniclass flags what falls outside a "
+            "ball of the absolute radius epsilon (default 0.1), not a fraction of the data like scikit-learn's "
+            "contamination: on the check's three blobs of spread 1 no point ends inside the default ball, "
+            "with learn_radius=True every point does, and epsilon=3 gives 232 inliers and 68 outliers"
+        )
+        return {**super()._expected_failed_checks(), "check_outliers_train": reason}
 
     # -- hyperparameters ------------------------------------------------------
 
