@@ -5,7 +5,7 @@ virtual instance is ``z = Phi(x, y) - sum_{a != y} c_a Phi(x, a)``. The rule cod
 says how the coefficients are chosen:
 
 * ``RULE_PA`` (Crammer et al. 2006, Sec. 7-8): one rival ``r`` chosen by the rival
-  code, ``c_y = tau``, ``c_r = -tau``, with tau from the shared ``pa_step`` on the
+  code, ``c_y = tau``, ``c_r = -tau``, with tau from the shared ``weighted_pa_step`` on the
   loss ``margin(y, r) - (s_y - s_r)`` and ``s = ||z||^2``;
 * ``RULE_PERCEPTRON`` (Crammer & Singer 2003, Fig. 2): on the error set
   ``E = {a != y : s_a >= s_y}``, ``c_y = 1`` and ``-c_a`` split over E uniformly, all on the
@@ -44,7 +44,7 @@ import math
 
 from numba import njit
 
-from ._steps import pa_step
+from ._steps import weighted_pa_step
 from ._totals import add_totals
 
 # How the coefficients of a round are chosen.
@@ -247,7 +247,7 @@ def choose_coefficients(rule, rival, split, beta, scores, n, y, pred, wrong, ran
 
     For RULE_PA only the rival and the loss are chosen here: ||z||^2, and so tau,
     depend on the geometry, and the caller sets the two coefficients
-    (:func:`weighted_pa_step`). ``norm_sq`` is MIRA's A = ||Phi(x, a)||^2 (the
+    (:func:`._steps.weighted_pa_step`). ``norm_sq`` is MIRA's A = ||Phi(x, a)||^2 (the
     same for every class). The Perceptron's coefficients are scaled by the
     weight v; MIRA's program with the bound ``c_y <= v`` is, with ``c = v c'``,
     the unit-bound program in c' with A replaced by v A.
@@ -267,19 +267,6 @@ def choose_coefficients(rule, rival, split, beta, scores, n, y, pred, wrong, ran
         for a in range(n):
             coef[a] = coef[a] * weight if moved else 0.0
     return loss, (coef[y] if moved else 0.0), -1
-
-
-@njit(cache=True, inline="always")
-def weighted_pa_step(step, loss, sqnorm, C, weight):
-    """PA's tau for an example of importance ``weight``: the step rule with C replaced by weight * C.
-
-    Weight 0 (or a product that underflows to 0) moves nothing; PA (C = inf)
-    stays PA for any weight > 0.
-    """
-    scaled = C * weight
-    if not scaled > 0.0:
-        return 0.0
-    return pa_step(step, loss, sqnorm, scaled)
 
 
 # -- multi-prototype ------------------------------------------------------------------
