@@ -241,6 +241,42 @@ def mira_coefficients(scores, n, y, A, beta, work, coef):
 
 
 @njit(cache=True)
+def mira_program_is_finite(scores, n, beta, A):
+    """Whether :func:`mira_coefficients` can divide the scores and beta by ``A`` (their sums included)."""
+    largest = beta
+    for a in range(n):
+        largest = max(largest, abs(scores[a]))
+    return largest / A < 1e300
+
+
+@njit(cache=True)
+def mira_limit_coefficients(scores, n, y, beta, coef):
+    """MIRA's solution as A -> 0, for a weight v so small that the program in c' = c / v with vA overflows.
+
+    The quadratic term vanishes and the program is linear: when the top rivals
+    (the classes a != y of the largest score) violate ``s_y - s_a >= beta``,
+    ``c_y = 1`` and the top rivals share -1 equally (the least-norm point of the
+    linear program's optimal face, which the quadratic program tends to); else
+    c = 0. It differs from the quadratic program's solution only where a score
+    gap is within about ``1e-300 * max(|s|, beta)``, below the scores' rounding.
+    Returns True if it moves anything.
+    """
+    best = -math.inf
+    for a in range(n):
+        if a != y and scores[a] > best:
+            best = scores[a]
+    if n < 2 or scores[y] - best >= beta:
+        return False
+    count = 0
+    for a in range(n):
+        if a != y and scores[a] == best:
+            count += 1
+    for a in range(n):
+        coef[a] = 1.0 if a == y else (-1.0 / count if scores[a] == best else 0.0)
+    return True
+
+
+@njit(cache=True)
 def choose_coefficients(rule, rival, split, beta, scores, n, y, pred, wrong, ranks, margins, norm_sq, weight, work,
                         coef):
     """The coefficients of a round of importance ``weight``; return (loss, tau, rival slot of RULE_PA or -1).
@@ -250,7 +286,8 @@ def choose_coefficients(rule, rival, split, beta, scores, n, y, pred, wrong, ran
     (:func:`._steps.weighted_pa_step`). ``norm_sq`` is MIRA's A = ||Phi(x, a)||^2 (the
     same for every class). The Perceptron's coefficients are scaled by the
     weight v; MIRA's program with the bound ``c_y <= v`` is, with ``c = v c'``,
-    the unit-bound program in c' with A replaced by v A.
+    the unit-bound program in c' with A replaced by v A (its limit as v A -> 0,
+    :func:`mira_limit_coefficients`, when v A is too small to divide by).
     """
     for a in range(n):
         coef[a] = 0.0
@@ -261,7 +298,11 @@ def choose_coefficients(rule, rival, split, beta, scores, n, y, pred, wrong, ran
     if rule == RULE_PERCEPTRON:
         moved = perceptron_coefficients(split, scores, n, y, ranks, coef) > 0
     else:
-        moved = mira_coefficients(scores, n, y, norm_sq * weight, beta, work, coef)
+        scaled = norm_sq * weight
+        if norm_sq > 0.0 and weight > 0.0 and not mira_program_is_finite(scores, n, beta, scaled):
+            moved = mira_limit_coefficients(scores, n, y, beta, coef)
+        else:
+            moved = mira_coefficients(scores, n, y, scaled, beta, work, coef)
     if weight != 1.0:
         moved = moved and weight > 0.0
         for a in range(n):
