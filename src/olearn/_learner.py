@@ -209,8 +209,9 @@ class OnlineLearner(PersistenceMixin, Estimator):
         makes every one of the ``max_iter`` passes. When the passes run out
         before the rule stops them (and it could have: ``max_iter >
         n_iter_no_change``) a :class:`~olearn.exceptions.ConvergenceWarning`
-        says so (scikit-learn warns whenever ``n_iter_ == max_iter``, also when
-        the rule stopped the last pass or could not have stopped any).
+        says so (scikit-learn, with a tol, warns whenever ``n_iter_ ==
+        max_iter``, also when the rule stopped the last pass or could not have
+        stopped any).
         ``n_iter_`` is the number of passes made.
 
         The hyperparameters: ``max_iter`` an integer >= 1 (default 1000),
