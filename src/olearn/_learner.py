@@ -201,14 +201,18 @@ class OnlineLearner(PersistenceMixin, Estimator):
 
         The passes stop as scikit-learn's ``SGDClassifier`` stops them: with
         L the mean loss of a pass (the per-round losses :func:`olearn.run`
-        records, summed over the pass and divided by the number of rows) and
+        records, summed over the pass and divided by the number of rows; a
+        row's weight does not enter it, as in scikit-learn) and
         ``best`` the smallest L of the passes before, a pass with
         ``L > best - tol`` counts as no improvement, any other resets the count,
         and ``n_iter_no_change`` such passes in a row stop ``fit``. ``tol=None``
         makes every one of the ``max_iter`` passes. When the passes run out
         before the rule stops them (and it could have: ``max_iter >
         n_iter_no_change``) a :class:`~olearn.exceptions.ConvergenceWarning`
-        says so. ``n_iter_`` is the number of passes made.
+        says so (scikit-learn, with a tol, warns whenever ``n_iter_ ==
+        max_iter``, also when the rule stopped the last pass or could not have
+        stopped any).
+        ``n_iter_`` is the number of passes made.
 
         The hyperparameters: ``max_iter`` an integer >= 1 (default 1000),
         ``tol`` a number >= 0 or None (default 1e-3), ``n_iter_no_change`` an

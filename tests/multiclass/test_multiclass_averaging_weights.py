@@ -359,6 +359,38 @@ def test_weighted_mira_on_two_classes_is_pa1_with_c_equal_to_the_weight():
     assert_allclose(mira.coef_, pa1.coef_, rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.parametrize("kernel", [None, "linear"])
+def test_mira_weight_too_small_to_divide_by_takes_the_programs_limit(kernel):
+    """v A below 1e-300 of the scores: MIRA's program in c' = c / v tends to the linear one.
+
+    By hand: the limit gives c'_y = 1 and -1 shared by the top rivals when they
+    violate the margin. Round 1 (all scores 0, rivals b and c tied): W_a = v x1,
+    W_b = W_c = -v x1 / 2. Round 2 is worked out below in plain NumPy. Before,
+    dividing the scores by v A overflowed and the example was refused.
+    """
+    v = 1e-310
+    X = np.array([[1.0, 2.0, 0.0], [0.5, -1.0, 3.0], [-2.0, 1.0, 1.0]])
+    est = mc.MIRA(beta=1.0, kernel=kernel)
+    est.partial_fit(X[:1], ["a"], classes=["a", "b", "c"], sample_weight=[v])
+    W = {"a": v * X[0], "b": -0.5 * v * X[0], "c": -0.5 * v * X[0]}
+    for x, label in ((X[1], "b"), (X[2], "c")):
+        est.learn_one(x, label, sample_weight=v)
+        scores = {c: W[c] @ x for c in W}
+        rival = max((c for c in W if c != label), key=scores.get)
+        assert sum(scores[c] == scores[rival] for c in W if c != label) == 1  # no tie: one top rival
+        assert scores[label] - scores[rival] < 1.0  # the margin is violated: the limit moves
+        W[label], W[rival] = W[label] + v * x, W[rival] - v * x
+    expected = np.array([W[c] for c in "abc"])
+    assert_allclose(est.decision_function(X), X @ expected.T, rtol=1e-9, atol=0.0)
+    if kernel is None:
+        assert_allclose(est.coef_, expected, rtol=1e-9, atol=0.0)
+    # a learned model: the tiny weight moves the weights by less than their rounding, and is not refused
+    learned = mc.MIRA(beta=1.0, kernel=kernel).partial_fit(*stream(n=20, d=3, seed=15))
+    before = learned.decision_function(X)
+    learned.learn_one(X[0], learned.classes_[0], sample_weight=1e-320)
+    assert_allclose(learned.decision_function(X), before, rtol=1e-12, atol=0.0)
+
+
 def linear_gram(A, B):
     return A @ B.T
 

@@ -94,6 +94,21 @@ def test_zero_weight_changes_nothing_but_the_round_counter(cls, params, make_str
     assert res.n_updates == 0
 
 
+@pytest.mark.parametrize(("cls", "params"), [c for c in CASES if c[0] in (AROW, SecondOrderPerceptron)],
+                         ids=[i for i, c in zip(IDS, CASES) if c[0] in (AROW, SecondOrderPerceptron)])
+def test_a_weight_whose_c_over_2r_underflows_moves_nothing(cls, params, make_stream):
+    """The smallest subnormal weight: c / (2r) is 0, so PA-II's 1/(2C) would divide by zero; it moves nothing."""
+    X, y = make_stream(20, 4, seed=16)
+    est = cls(**params).partial_fit(X[:10], y[:10])
+    w, cov, rounds = est._w.copy(), est._cov.copy(), est._state[0]
+    res = olearn.run(est, X[10:], y[10:], sample_weight=np.full(10, 5e-324))
+    est.learn_one(X[0], y[0], sample_weight=5e-324)
+    assert_array_equal(est._w, w)
+    assert_array_equal(est._cov, cov)
+    assert est._state[0] == rounds + 11
+    assert res.n_updates == 0 and res.losses.any()
+
+
 def test_weight_one_is_the_unweighted_learner_bit_for_bit(make_stream):
     X, y = make_stream(50, 5, density=0.5, seed=7)
     for cls, params in CASES:

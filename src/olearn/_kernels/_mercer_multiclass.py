@@ -40,8 +40,8 @@ from ._multiclass import (
     choose_coefficients,
     predict_and_join,
     unpack_config,
-    weighted_pa_step,
 )
+from ._steps import weighted_pa_step
 from ._totals import add_totals
 
 

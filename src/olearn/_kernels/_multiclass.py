@@ -5,7 +5,7 @@ virtual instance is ``z = Phi(x, y) - sum_{a != y} c_a Phi(x, a)``. The rule cod
 says how the coefficients are chosen:
 
 * ``RULE_PA`` (Crammer et al. 2006, Sec. 7-8): one rival ``r`` chosen by the rival
-  code, ``c_y = tau``, ``c_r = -tau``, with tau from the shared ``pa_step`` on the
+  code, ``c_y = tau``, ``c_r = -tau``, with tau from the shared ``weighted_pa_step`` on the
   loss ``margin(y, r) - (s_y - s_r)`` and ``s = ||z||^2``;
 * ``RULE_PERCEPTRON`` (Crammer & Singer 2003, Fig. 2): on the error set
   ``E = {a != y : s_a >= s_y}``, ``c_y = 1`` and ``-c_a`` split over E uniformly, all on the
@@ -44,7 +44,7 @@ import math
 
 from numba import njit
 
-from ._steps import pa_step
+from ._steps import weighted_pa_step
 from ._totals import add_totals
 
 # How the coefficients of a round are chosen.
@@ -241,16 +241,53 @@ def mira_coefficients(scores, n, y, A, beta, work, coef):
 
 
 @njit(cache=True)
+def mira_program_is_finite(scores, n, beta, A):
+    """Whether :func:`mira_coefficients` can divide the scores and beta by ``A`` (their sums included)."""
+    largest = beta
+    for a in range(n):
+        largest = max(largest, abs(scores[a]))
+    return largest / A < 1e300
+
+
+@njit(cache=True)
+def mira_limit_coefficients(scores, n, y, beta, coef):
+    """MIRA's solution as A -> 0, for a weight v so small that the program in c' = c / v with vA overflows.
+
+    The quadratic term vanishes and the program is linear: when the top rivals
+    (the classes a != y of the largest score) violate ``s_y - s_a >= beta``,
+    ``c_y = 1`` and the top rivals share -1 equally (the least-norm point of the
+    linear program's optimal face, which the quadratic program tends to); else
+    c = 0. It differs from the quadratic program's solution only where a score
+    gap is within about ``1e-300 * max(|s|, beta)``, below the scores' rounding.
+    Returns True if it moves anything.
+    """
+    best = -math.inf
+    for a in range(n):
+        if a != y and scores[a] > best:
+            best = scores[a]
+    if n < 2 or scores[y] - best >= beta:
+        return False
+    count = 0
+    for a in range(n):
+        if a != y and scores[a] == best:
+            count += 1
+    for a in range(n):
+        coef[a] = 1.0 if a == y else (-1.0 / count if scores[a] == best else 0.0)
+    return True
+
+
+@njit(cache=True)
 def choose_coefficients(rule, rival, split, beta, scores, n, y, pred, wrong, ranks, margins, norm_sq, weight, work,
                         coef):
     """The coefficients of a round of importance ``weight``; return (loss, tau, rival slot of RULE_PA or -1).
 
     For RULE_PA only the rival and the loss are chosen here: ||z||^2, and so tau,
     depend on the geometry, and the caller sets the two coefficients
-    (:func:`weighted_pa_step`). ``norm_sq`` is MIRA's A = ||Phi(x, a)||^2 (the
+    (:func:`._steps.weighted_pa_step`). ``norm_sq`` is MIRA's A = ||Phi(x, a)||^2 (the
     same for every class). The Perceptron's coefficients are scaled by the
     weight v; MIRA's program with the bound ``c_y <= v`` is, with ``c = v c'``,
-    the unit-bound program in c' with A replaced by v A.
+    the unit-bound program in c' with A replaced by v A (its limit as v A -> 0,
+    :func:`mira_limit_coefficients`, when v A is too small to divide by).
     """
     for a in range(n):
         coef[a] = 0.0
@@ -261,25 +298,16 @@ def choose_coefficients(rule, rival, split, beta, scores, n, y, pred, wrong, ran
     if rule == RULE_PERCEPTRON:
         moved = perceptron_coefficients(split, scores, n, y, ranks, coef) > 0
     else:
-        moved = mira_coefficients(scores, n, y, norm_sq * weight, beta, work, coef)
+        scaled = norm_sq * weight
+        if norm_sq > 0.0 and weight > 0.0 and not mira_program_is_finite(scores, n, beta, scaled):
+            moved = mira_limit_coefficients(scores, n, y, beta, coef)
+        else:
+            moved = mira_coefficients(scores, n, y, scaled, beta, work, coef)
     if weight != 1.0:
         moved = moved and weight > 0.0
         for a in range(n):
             coef[a] = coef[a] * weight if moved else 0.0
     return loss, (coef[y] if moved else 0.0), -1
-
-
-@njit(cache=True, inline="always")
-def weighted_pa_step(step, loss, sqnorm, C, weight):
-    """PA's tau for an example of importance ``weight``: the step rule with C replaced by weight * C.
-
-    Weight 0 (or a product that underflows to 0) moves nothing; PA (C = inf)
-    stays PA for any weight > 0.
-    """
-    scaled = C * weight
-    if not scaled > 0.0:
-        return 0.0
-    return pa_step(step, loss, sqnorm, scaled)
 
 
 # -- multi-prototype ------------------------------------------------------------------

@@ -102,7 +102,8 @@ def second_order_step(rule, y, margin, chi, hyper, weight):
     enters as the estimators' docstrings state: AROW and SOP take ``r / c``
     (``a / c``) for r; NAROW adds ``c y x`` to theta and ``c x x^T / r_t`` to
     the precision; CW makes its plain update whenever ``c > 0``. ``c = 0``
-    changes nothing (c and gamma are 0).
+    changes nothing (c and gamma are 0), nor does, for AROW and SOP, a c so
+    small that ``c / (2r)`` underflows to 0.
     """
     if rule == RULE_NAROW:
         # r_t = chi / (b chi - 1) when b chi > 1, else r_t = inf: gamma_t = 1 / r_t
@@ -120,10 +121,11 @@ def second_order_step(rule, y, margin, chi, hyper, weight):
             return loss, 0.0, 0.0, 0.0
         return loss, c, gamma, alpha
     loss = max(0.0, 1.0 - y * margin)
-    if weight == 0.0 or (rule == RULE_SOP and y * margin > 0.0):
+    # PA-II's tau l / (chi + 1/(2C)) with 1/(2C) = r / weight; a weight so small that C underflows to 0 moves nothing
+    C = 0.5 * weight / hyper
+    if not C > 0.0 or (rule == RULE_SOP and y * margin > 0.0):
         return loss, 0.0, 0.0, 0.0
-    # PA-II's tau l / (chi + 1/(2C)) with 1/(2C) = r / weight
-    tau = pa_step(STEP_PA2, loss, chi, 0.5 * weight / hyper)
+    tau = pa_step(STEP_PA2, loss, chi, C)
     if tau == 0.0:
         return loss, 0.0, 0.0, 0.0
     return loss, tau * y, weight / hyper, tau

@@ -136,7 +136,10 @@ class MIRA(MulticlassLearner):
     :math:`\tau_{y_t} \le 1` into :math:`\tau_{y_t} \le v`, the part C plays in
     PA-I: on two classes weighted ``MIRA(beta=1)`` is PA-I with C = v (tested).
     With :math:`\tau = v\tau'` the program in :math:`\tau'` is the unit-bound one
-    with A replaced by vA, so the same sorting solves it; v = 0 moves nothing.
+    with A replaced by vA, so the same sorting solves it (a v so small that
+    dividing by vA would overflow takes the program's limit as vA -> 0:
+    :math:`\tau'_{y_t} = 1` and -1 shared by the top-scoring rivals, when they
+    violate the margin); v = 0 moves nothing.
     ``average`` is as in :class:`~olearn.multiclass.PAMulticlass`.
 
     Parameters

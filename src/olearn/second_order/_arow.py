@@ -50,7 +50,8 @@ class AROW(SecondOrderClassifier):
     r: :math:`\beta_t = 1/(\chi_t + r/c)`, :math:`\alpha_t = \ell_t\beta_t` and
     :math:`\Sigma_{t+1}^{-1} = \Sigma_t^{-1} + (c/r)\, x_t x_t^\top` (the
     diagonal of that increment with ``covariance="diag"``). c = 0 leaves the
-    model unchanged (only the round counter moves). Two rounds on the same
+    model unchanged (only the round counter moves), and so does a c so small
+    that ``c / (2r)`` underflows to 0. Two rounds on the same
     example are not one round of weight 2 (the second sees the updated
     margin and covariance).
 

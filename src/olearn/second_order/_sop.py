@@ -37,7 +37,7 @@ class SecondOrderPerceptron(SecondOrderClassifier):
     :math:`A \leftarrow A + c\, x_t x_t^\top`; by Sherman-Morrison that is the
     AROW update above with ``r = a / c``. Whether the round is a mistake does
     not depend on c; c = 0 leaves the model unchanged (only the round counter
-    moves).
+    moves), and so does a c so small that ``c / (2a)`` underflows to 0.
 
     **Averaging** (``average``; beyond the paper). The paper's prediction on x
     at round t, :math:`\mathrm{sign}(x^\top(A_t + x x^\top)^{-1} v_t)`, is the
