@@ -6,7 +6,8 @@ stored verbatim, ``get_params``/``set_params`` read and write them (nested
 ``sklearn.base.clone``, pipelines and grid searches work on them. They do not
 inherit from ``sklearn.base.BaseEstimator`` because importing scikit-learn costs
 most of a second, and the command line pays that on every run; scikit-learn is
-imported only when scikit-learn itself asks for an estimator's tags.
+imported only when scikit-learn itself asks for an estimator's tags or its
+metadata routing.
 """
 
 import functools
@@ -30,6 +31,54 @@ def _param_names(cls):
             raise TypeError(f"{cls.__name__}.__init__ must name its parameters (no *args or **kwargs)")
         names.append(parameter.name)
     return tuple(sorted(names))
+
+
+# scikit-learn's ``metadata_routing.UNCHANGED`` (its value, so that this module
+# need not import scikit-learn): a ``set_*_request`` argument left as it was
+_UNCHANGED = "$UNCHANGED$"
+
+# the methods whose ``sample_weight`` scikit-learn's metadata routing can pass on
+_ROUTED_METHODS = ("fit", "partial_fit", "score")
+
+
+def _takes_sample_weight(cls, method):
+    function = getattr(cls, method, None)
+    return function is not None and "sample_weight" in inspect.signature(function).parameters
+
+
+def _request_setter(method):
+    def why_not(self):
+        if _takes_sample_weight(type(self), method):
+            return None
+        return f"its {method} takes no sample_weight" if hasattr(self, method) else f"it has no {method}"
+
+    def set_request(self, *, sample_weight=_UNCHANGED):
+        import sklearn
+
+        if not sklearn.get_config()["enable_metadata_routing"]:
+            raise RuntimeError(
+                f"{type(self).__name__}.set_{method}_request is only available when scikit-learn's "
+                "metadata routing is enabled: sklearn.set_config(enable_metadata_routing=True)"
+            )
+        requests = self.get_metadata_routing()
+        if sample_weight != _UNCHANGED:
+            getattr(requests, method).add_request(param="sample_weight", alias=sample_weight)
+        self._metadata_request = requests
+        return self
+
+    set_request.__name__ = set_request.__qualname__ = f"set_{method}_request"
+    set_request.__doc__ = f"""Whether scikit-learn's metadata routing passes ``sample_weight`` to ``{method}``.
+
+        Only with ``sklearn.set_config(enable_metadata_routing=True)``, when the
+        estimator sits inside a meta-estimator (a pipeline, a grid search,
+        ``cross_validate``), as scikit-learn's own ``set_{method}_request``:
+        True passes it, False does not, None (the default before any call)
+        makes the meta-estimator refuse a ``sample_weight`` it is given, a
+        string passes the metadata of that name as ``sample_weight``, and
+        ``sklearn.utils.metadata_routing.UNCHANGED`` keeps the current request.
+        Returns self.
+        """
+    return only_when(why_not)(set_request)
 
 
 def only_when(why_not):
@@ -114,6 +163,29 @@ class Estimator:
             if not same:
                 shown.append(f"{name}={value!r}")
         return f"{type(self).__name__}({', '.join(shown)})"
+
+    def get_metadata_routing(self):
+        """The ``sample_weight`` requests of this estimator, for scikit-learn's metadata routing.
+
+        A ``sklearn.utils.metadata_routing.MetadataRequest`` in which ``fit``,
+        ``partial_fit`` and ``score`` ask for ``sample_weight`` where they take
+        one, as set by ``set_fit_request``, ``set_partial_fit_request`` and
+        ``set_score_request`` (unset, None, until then: a meta-estimator given
+        weights then refuses them instead of dropping them).
+        """
+        requests = getattr(self, "_metadata_request", None)
+        if requests is None:
+            from sklearn.utils.metadata_routing import MetadataRequest
+
+            requests = MetadataRequest(owner=self)
+            for method in _ROUTED_METHODS:
+                if _takes_sample_weight(type(self), method):
+                    getattr(requests, method).add_request(param="sample_weight", alias=None)
+        return requests
+
+    set_fit_request = _request_setter("fit")
+    set_partial_fit_request = _request_setter("partial_fit")
+    set_score_request = _request_setter("score")
 
     def __sklearn_tags__(self):
         # scikit-learn asks for tags only once it is running, so importing it here is free
