@@ -20,6 +20,7 @@ import pytest
 import scipy.sparse as sp
 import sklearn.exceptions
 from numpy.testing import assert_array_equal
+from sklearn.utils.class_weight import compute_class_weight
 
 import olearn
 from olearn._weights import row_weights
@@ -357,3 +358,19 @@ def test_fit_weights_that_are_all_zero_are_refused_a_batch_of_them_is_skipped():
     with pytest.raises(ValueError, match="PAClassifier: Sample weights must contain at least one non-zero number"):
         row_weights(None, [1, -1], [0.0, 0.0], 2, True, "PAClassifier")
     assert row_weights(None, [1, -1], [0.0, 0.0], 2, False, "PAClassifier").tolist() == [0.0, 0.0]
+
+
+def test_fit_refuses_a_class_weight_naming_no_class_of_y_while_a_class_has_none():
+    # scikit-learn's compute_class_weight refuses the same dict; its weight would go to nobody
+    X = np.eye(4)
+    y = ["a", "b", "a", "b"]
+    with pytest.raises(ValueError, match=r"PAClassifier: class_weight names \['c'\], not a class of y, while "
+                                         r"the classes \['b'\] of y are not in class_weight"):
+        olearn.PAClassifier(class_weight={"a": 1.0, "c": 2.0}).fit(X, y)
+    with pytest.raises(ValueError, match="not in class_weight"):
+        compute_class_weight({"a": 1.0, "c": 2.0}, classes=np.array(["a", "b"]), y=y)
+    # a class missing from the dict (weight 1), or an extra key with every class weighted, is fine, as in
+    # scikit-learn; a stream may name classes still to come
+    assert row_weights({"a": 2.0}, y, None, 4, True, "PAClassifier").tolist() == [2.0, 1.0, 2.0, 1.0]
+    assert row_weights({"a": 2.0, "b": 1.0, "c": 3.0}, y, None, 4, True, "PAClassifier").tolist() == [2.0, 1.0, 2.0, 1.0]
+    assert row_weights({"a": 2.0, "c": 3.0}, y, None, 4, False, "PAClassifier").tolist() == [2.0, 1.0, 2.0, 1.0]
