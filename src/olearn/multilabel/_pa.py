@@ -224,6 +224,7 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
              "check_methods_sample_order_invariance", "check_methods_subset_invariance", "check_fit2d_1feature",
              "check_dict_unchanged", "check_fit2d_predict1d", "check_sample_weights_not_an_array",
              "check_sample_weights_list", "check_sample_weights_shape", "check_sample_weights_not_overwritten",
+             "check_sample_weights_pandas_series",
              "check_sample_weight_equivalence_on_dense_data", "check_sample_weight_equivalence_on_sparse_data",
              "check_non_transformer_estimators_n_iter"],
             column,
