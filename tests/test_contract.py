@@ -20,6 +20,7 @@ import pytest
 import scipy.sparse as sp
 import sklearn.exceptions
 from numpy.testing import assert_array_equal
+from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils.class_weight import compute_class_weight
 
 import olearn
@@ -374,3 +375,32 @@ def test_fit_refuses_a_class_weight_naming_no_class_of_y_while_a_class_has_none(
     assert row_weights({"a": 2.0}, y, None, 4, True, "PAClassifier").tolist() == [2.0, 1.0, 2.0, 1.0]
     assert row_weights({"a": 2.0, "b": 1.0, "c": 3.0}, y, None, 4, True, "PAClassifier").tolist() == [2.0, 1.0, 2.0, 1.0]
     assert row_weights({"a": 2.0, "c": 3.0}, y, None, 4, False, "PAClassifier").tolist() == [2.0, 1.0, 2.0, 1.0]
+
+
+def test_score_reads_a_column_y_as_fit_does_instead_of_broadcasting_it():
+    # a column y compared with the predictions broadcast to an n x n table: accuracy 0.5, R^2 -59
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 3))
+    y = (X[:, 0] > 0).astype(int)
+    clf = olearn.PAClassifier().partial_fit(X, y)
+    reg = olearn.PARegressor().partial_fit(X, X[:, 0])
+    with pytest.warns(DataConversionWarning, match="column-vector y"):
+        assert clf.score(X, y[:, None]) == accuracy_score(y, clf.predict(X))
+    with pytest.warns(DataConversionWarning, match="column-vector y"):
+        assert reg.score(X, X[:, :1]) == pytest.approx(r2_score(X[:, 0], reg.predict(X)), rel=1e-12)
+
+
+@pytest.mark.parametrize("name", ["PAClassifier", "PARegressor", "PAMultilabel"])
+def test_score_checks_its_y_and_weights_as_fit_does(name):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(12, 3))
+    y = np.c_[X[:, 0] > 0, X[:, 1] > 0].astype(int) if name == "PAMultilabel" else (X[:, 0] > 0).astype(int)
+    est = getattr(olearn, name)().partial_fit(X, y)
+    with pytest.raises(ValueError, match=r"X has 12 rows but (the indicator matrix )?y has 4"):
+        est.score(X, y[:4])
+    with pytest.raises(ValueError, match=r"sample_weight has shape \(3,\); expected \(12,\)"):
+        est.score(X, y, sample_weight=np.ones(3))
+    with pytest.raises(ValueError, match=r"sample_weight\[2\] is -1.0"):
+        est.score(X, y, sample_weight=np.r_[1.0, 1.0, -1.0, np.ones(9)])
+    with pytest.raises(ValueError, match=f"{name}.score: sample_weight is all zeros"):
+        est.score(X, y, sample_weight=np.zeros(12))

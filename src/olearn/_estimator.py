@@ -16,6 +16,8 @@ import types
 
 import numpy as np
 
+from ._weights import check_sample_weight
+
 
 @functools.cache
 def _param_names(cls):
@@ -223,6 +225,24 @@ def _equal(a, b):
         return False
 
 
+def score_weights(sample_weight, n_rows, owner):
+    """``score``'s ``sample_weight`` checked as ``fit``'s (one finite weight >= 0 per row), or None.
+
+    All-zero weights are refused: they weigh no row, so there is no score.
+    """
+    weights = check_sample_weight(sample_weight, n_rows)
+    if weights is not None and n_rows and not weights.any():
+        raise ValueError(f"{owner}.score: sample_weight is all zeros; a weighted score needs a positive weight")
+    return weights
+
+
+def _score_targets(y, n_rows, what):
+    """``score``'s y read as ``fit`` reads it: one entry per row, a single column flattened with a warning."""
+    from ._validation import _one_per_row
+
+    return _one_per_row(y, n_rows, "y", what)
+
+
 class ClassifierEstimator(Estimator):
     """An estimator that predicts classes; ``score`` is the accuracy."""
 
@@ -230,8 +250,10 @@ class ClassifierEstimator(Estimator):
 
     def score(self, X, y, sample_weight=None):
         """Mean accuracy of ``predict(X)`` against ``y`` (weighted by ``sample_weight``)."""
-        correct = self.predict(X) == np.asarray(y)
-        return float(np.average(correct, weights=sample_weight))
+        predicted = self.predict(X)
+        weights = score_weights(sample_weight, predicted.shape[0], type(self).__name__)
+        correct = predicted == _score_targets(y, predicted.shape[0], "labels")
+        return float(np.average(correct, weights=weights))
 
 
 class RegressorEstimator(Estimator):
@@ -245,9 +267,11 @@ class RegressorEstimator(Estimator):
         A constant ``y`` gives 1.0 for perfect predictions and 0.0 otherwise, as
         scikit-learn's ``r2_score`` does.
         """
-        y = np.asarray(y, dtype=np.float64)
-        weights = np.ones_like(y) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
-        residual = float(np.sum(weights * (y - self.predict(X)) ** 2))
+        predicted = self.predict(X)
+        y = _score_targets(y, predicted.shape[0], "targets").astype(np.float64)
+        weights = score_weights(sample_weight, predicted.shape[0], type(self).__name__)
+        weights = np.ones_like(y) if weights is None else weights
+        residual = float(np.sum(weights * (y - predicted) ** 2))
         total = float(np.sum(weights * (y - np.average(y, weights=weights)) ** 2))
         if total == 0.0:
             return 1.0 if residual == 0.0 else 0.0
