@@ -404,3 +404,18 @@ def test_score_checks_its_y_and_weights_as_fit_does(name):
         est.score(X, y, sample_weight=np.r_[1.0, 1.0, -1.0, np.ones(9)])
     with pytest.raises(ValueError, match=f"{name}.score: sample_weight is all zeros"):
         est.score(X, y, sample_weight=np.zeros(12))
+
+
+def test_the_convergence_warning_is_scikit_learns_class_too_so_its_filters_apply():
+    # separable rows: every pass after the first has loss 0, which with tol=0 is never "no improvement"
+    X = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]])
+    y = [1, 1, -1, -1]
+    learner = olearn.Perceptron(max_iter=6, tol=0.0, random_state=0)
+    with pytest.warns(sklearn.exceptions.ConvergenceWarning, match="fit made all max_iter=6 passes"):
+        learner.fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warnings.filterwarnings("ignore", category=sklearn.exceptions.ConvergenceWarning)
+        learner.fit(X, y)
+    with pytest.warns(olearn.exceptions.ConvergenceWarning):
+        learner.fit(X, y)

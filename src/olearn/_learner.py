@@ -263,11 +263,13 @@ class OnlineLearner(PersistenceMixin, Estimator):
             self.feature_names_in_ = names
         self.n_iter_ = done
         if not stopped and self.tol is not None and n_rows and self.max_iter > self.n_iter_no_change:
+            # an instance, so that the category is scikit-learn's class too when scikit-learn is loaded
             warnings.warn(
-                f"{type(self).__name__}: fit made all max_iter={self.max_iter} passes and the mean loss of a pass "
-                f"was still falling by more than tol={self.tol}; raise max_iter to let it converge (or set "
-                "tol=None to make a fixed number of passes)",
-                ConvergenceWarning,
+                ConvergenceWarning(
+                    f"{type(self).__name__}: fit made all max_iter={self.max_iter} passes and the mean loss of a "
+                    f"pass was still falling by more than tol={self.tol}; raise max_iter to let it converge (or set "
+                    "tol=None to make a fixed number of passes)"
+                ),
                 stacklevel=2,
             )
         return self
