@@ -11,6 +11,7 @@ rows, complex input is refused, and a refused call changes nothing.
 
 import json
 import pickle
+import re
 import subprocess
 import sys
 import warnings
@@ -419,3 +420,19 @@ def test_the_convergence_warning_is_scikit_learns_class_too_so_its_filters_apply
         learner.fit(X, y)
     with pytest.warns(olearn.exceptions.ConvergenceWarning):
         learner.fit(X, y)
+
+
+@pytest.mark.parametrize("name", [name for name, cls in ESTIMATORS if cls._task == "binary"])
+def test_fit_names_a_third_class_in_the_callers_order_whatever_the_seed(name):
+    # before, the shuffled pass that met the third class named it: other label, other row for each seed
+    X = np.eye(6)
+    y = ["b", "a", "b", "c", "a", "c"]
+    learned = getattr(olearn, name)().partial_fit(X[:2], ["a", "b"])
+    before = pickle.dumps(learned)
+    for seed in range(3):
+        with pytest.raises(ValueError, match=re.escape(
+                f"{name}: Only binary classification is supported; y has 3 classes ['a', 'b', 'c']: the third "
+                "class 'c' first appears at row 3")):
+            learned.set_params(random_state=seed).fit(X, y)
+        learned.set_params(random_state=None)
+        assert pickle.dumps(learned) == before
