@@ -11,6 +11,7 @@ rows, complex input is refused, and a refused call changes nothing.
 
 import json
 import pickle
+import re
 import subprocess
 import sys
 import warnings
@@ -20,6 +21,8 @@ import pytest
 import scipy.sparse as sp
 import sklearn.exceptions
 from numpy.testing import assert_array_equal
+from sklearn.metrics import accuracy_score, r2_score
+from sklearn.utils.class_weight import compute_class_weight
 
 import olearn
 from olearn._weights import row_weights
@@ -357,3 +360,79 @@ def test_fit_weights_that_are_all_zero_are_refused_a_batch_of_them_is_skipped():
     with pytest.raises(ValueError, match="PAClassifier: Sample weights must contain at least one non-zero number"):
         row_weights(None, [1, -1], [0.0, 0.0], 2, True, "PAClassifier")
     assert row_weights(None, [1, -1], [0.0, 0.0], 2, False, "PAClassifier").tolist() == [0.0, 0.0]
+
+
+def test_fit_refuses_a_class_weight_naming_no_class_of_y_while_a_class_has_none():
+    # scikit-learn's compute_class_weight refuses the same dict; its weight would go to nobody
+    X = np.eye(4)
+    y = ["a", "b", "a", "b"]
+    with pytest.raises(ValueError, match=r"PAClassifier: class_weight names \['c'\], not a class of y, while "
+                                         r"the classes \['b'\] of y are not in class_weight"):
+        olearn.PAClassifier(class_weight={"a": 1.0, "c": 2.0}).fit(X, y)
+    with pytest.raises(ValueError, match="not in class_weight"):
+        compute_class_weight({"a": 1.0, "c": 2.0}, classes=np.array(["a", "b"]), y=y)
+    # a class missing from the dict (weight 1), or an extra key with every class weighted, is fine, as in
+    # scikit-learn; a stream may name classes still to come
+    assert row_weights({"a": 2.0}, y, None, 4, True, "PAClassifier").tolist() == [2.0, 1.0, 2.0, 1.0]
+    assert row_weights({"a": 2.0, "b": 1.0, "c": 3.0}, y, None, 4, True, "PAClassifier").tolist() == [2.0, 1.0, 2.0, 1.0]
+    assert row_weights({"a": 2.0, "c": 3.0}, y, None, 4, False, "PAClassifier").tolist() == [2.0, 1.0, 2.0, 1.0]
+
+
+def test_score_reads_a_column_y_as_fit_does_instead_of_broadcasting_it():
+    # a column y compared with the predictions broadcast to an n x n table: accuracy 0.5, R^2 -59
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 3))
+    y = (X[:, 0] > 0).astype(int)
+    clf = olearn.PAClassifier().partial_fit(X, y)
+    reg = olearn.PARegressor().partial_fit(X, X[:, 0])
+    with pytest.warns(DataConversionWarning, match="column-vector y"):
+        assert clf.score(X, y[:, None]) == accuracy_score(y, clf.predict(X))
+    with pytest.warns(DataConversionWarning, match="column-vector y"):
+        assert reg.score(X, X[:, :1]) == pytest.approx(r2_score(X[:, 0], reg.predict(X)), rel=1e-12)
+
+
+@pytest.mark.parametrize("name", ["PAClassifier", "PARegressor", "PAMultilabel"])
+def test_score_checks_its_y_and_weights_as_fit_does(name):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(12, 3))
+    y = np.c_[X[:, 0] > 0, X[:, 1] > 0].astype(int) if name == "PAMultilabel" else (X[:, 0] > 0).astype(int)
+    est = getattr(olearn, name)().partial_fit(X, y)
+    with pytest.raises(ValueError, match=r"X has 12 rows but (the indicator matrix )?y has 4"):
+        est.score(X, y[:4])
+    with pytest.raises(ValueError, match=r"sample_weight has shape \(3,\); expected \(12,\)"):
+        est.score(X, y, sample_weight=np.ones(3))
+    with pytest.raises(ValueError, match=r"sample_weight\[2\] is -1.0"):
+        est.score(X, y, sample_weight=np.r_[1.0, 1.0, -1.0, np.ones(9)])
+    with pytest.raises(ValueError, match=f"{name}.score: sample_weight is all zeros"):
+        est.score(X, y, sample_weight=np.zeros(12))
+
+
+def test_the_convergence_warning_is_scikit_learns_class_too_so_its_filters_apply():
+    # separable rows: every pass after the first has loss 0, which with tol=0 is never "no improvement"
+    X = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]])
+    y = [1, 1, -1, -1]
+    learner = olearn.Perceptron(max_iter=6, tol=0.0, random_state=0)
+    with pytest.warns(sklearn.exceptions.ConvergenceWarning, match="fit made all max_iter=6 passes"):
+        learner.fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warnings.filterwarnings("ignore", category=sklearn.exceptions.ConvergenceWarning)
+        learner.fit(X, y)
+    with pytest.warns(olearn.exceptions.ConvergenceWarning):
+        learner.fit(X, y)
+
+
+@pytest.mark.parametrize("name", [name for name, cls in ESTIMATORS if cls._task == "binary"])
+def test_fit_names_a_third_class_in_the_callers_order_whatever_the_seed(name):
+    # before, the shuffled pass that met the third class named it: other label, other row for each seed
+    X = np.eye(6)
+    y = ["b", "a", "b", "c", "a", "c"]
+    learned = getattr(olearn, name)().partial_fit(X[:2], ["a", "b"])
+    before = pickle.dumps(learned)
+    for seed in range(3):
+        with pytest.raises(ValueError, match=re.escape(
+                f"{name}: Only binary classification is supported; y has 3 classes ['a', 'b', 'c']: the third "
+                "class 'c' first appears at row 3")):
+            learned.set_params(random_state=seed).fit(X, y)
+        learned.set_params(random_state=None)
+        assert pickle.dumps(learned) == before

@@ -6,7 +6,8 @@ stored verbatim, ``get_params``/``set_params`` read and write them (nested
 ``sklearn.base.clone``, pipelines and grid searches work on them. They do not
 inherit from ``sklearn.base.BaseEstimator`` because importing scikit-learn costs
 most of a second, and the command line pays that on every run; scikit-learn is
-imported only when scikit-learn itself asks for an estimator's tags.
+imported only when scikit-learn itself asks for an estimator's tags or its
+metadata routing.
 """
 
 import functools
@@ -14,6 +15,8 @@ import inspect
 import types
 
 import numpy as np
+
+from ._weights import check_sample_weight
 
 
 @functools.cache
@@ -30,6 +33,54 @@ def _param_names(cls):
             raise TypeError(f"{cls.__name__}.__init__ must name its parameters (no *args or **kwargs)")
         names.append(parameter.name)
     return tuple(sorted(names))
+
+
+# scikit-learn's ``metadata_routing.UNCHANGED`` (its value, so that this module
+# need not import scikit-learn): a ``set_*_request`` argument left as it was
+_UNCHANGED = "$UNCHANGED$"
+
+# the methods whose ``sample_weight`` scikit-learn's metadata routing can pass on
+_ROUTED_METHODS = ("fit", "partial_fit", "score")
+
+
+def _takes_sample_weight(cls, method):
+    function = getattr(cls, method, None)
+    return function is not None and "sample_weight" in inspect.signature(function).parameters
+
+
+def _request_setter(method):
+    def why_not(self):
+        if _takes_sample_weight(type(self), method):
+            return None
+        return f"its {method} takes no sample_weight" if hasattr(self, method) else f"it has no {method}"
+
+    def set_request(self, *, sample_weight=_UNCHANGED):
+        import sklearn
+
+        if not sklearn.get_config()["enable_metadata_routing"]:
+            raise RuntimeError(
+                f"{type(self).__name__}.set_{method}_request is only available when scikit-learn's "
+                "metadata routing is enabled: sklearn.set_config(enable_metadata_routing=True)"
+            )
+        requests = self.get_metadata_routing()
+        if sample_weight != _UNCHANGED:
+            getattr(requests, method).add_request(param="sample_weight", alias=sample_weight)
+        self._metadata_request = requests
+        return self
+
+    set_request.__name__ = set_request.__qualname__ = f"set_{method}_request"
+    set_request.__doc__ = f"""Whether scikit-learn's metadata routing passes ``sample_weight`` to ``{method}``.
+
+        Only with ``sklearn.set_config(enable_metadata_routing=True)``, when the
+        estimator sits inside a meta-estimator (a pipeline, a grid search,
+        ``cross_validate``), as scikit-learn's own ``set_{method}_request``:
+        True passes it, False does not, None (the default before any call)
+        makes the meta-estimator refuse a ``sample_weight`` it is given, a
+        string passes the metadata of that name as ``sample_weight``, and
+        ``sklearn.utils.metadata_routing.UNCHANGED`` keeps the current request.
+        Returns self.
+        """
+    return only_when(why_not)(set_request)
 
 
 def only_when(why_not):
@@ -115,6 +166,29 @@ class Estimator:
                 shown.append(f"{name}={value!r}")
         return f"{type(self).__name__}({', '.join(shown)})"
 
+    def get_metadata_routing(self):
+        """The ``sample_weight`` requests of this estimator, for scikit-learn's metadata routing.
+
+        A ``sklearn.utils.metadata_routing.MetadataRequest`` in which ``fit``,
+        ``partial_fit`` and ``score`` ask for ``sample_weight`` where they take
+        one, as set by ``set_fit_request``, ``set_partial_fit_request`` and
+        ``set_score_request`` (unset, None, until then: a meta-estimator given
+        weights then refuses them instead of dropping them).
+        """
+        requests = getattr(self, "_metadata_request", None)
+        if requests is None:
+            from sklearn.utils.metadata_routing import MetadataRequest
+
+            requests = MetadataRequest(owner=self)
+            for method in _ROUTED_METHODS:
+                if _takes_sample_weight(type(self), method):
+                    getattr(requests, method).add_request(param="sample_weight", alias=None)
+        return requests
+
+    set_fit_request = _request_setter("fit")
+    set_partial_fit_request = _request_setter("partial_fit")
+    set_score_request = _request_setter("score")
+
     def __sklearn_tags__(self):
         # scikit-learn asks for tags only once it is running, so importing it here is free
         from sklearn.utils import ClassifierTags, InputTags, RegressorTags, Tags, TargetTags
@@ -151,6 +225,24 @@ def _equal(a, b):
         return False
 
 
+def score_weights(sample_weight, n_rows, owner):
+    """``score``'s ``sample_weight`` checked as ``fit``'s (one finite weight >= 0 per row), or None.
+
+    All-zero weights are refused: they weigh no row, so there is no score.
+    """
+    weights = check_sample_weight(sample_weight, n_rows)
+    if weights is not None and n_rows and not weights.any():
+        raise ValueError(f"{owner}.score: sample_weight is all zeros; a weighted score needs a positive weight")
+    return weights
+
+
+def _score_targets(y, n_rows, what):
+    """``score``'s y read as ``fit`` reads it: one entry per row, a single column flattened with a warning."""
+    from ._validation import _one_per_row
+
+    return _one_per_row(y, n_rows, "y", what)
+
+
 class ClassifierEstimator(Estimator):
     """An estimator that predicts classes; ``score`` is the accuracy."""
 
@@ -158,8 +250,10 @@ class ClassifierEstimator(Estimator):
 
     def score(self, X, y, sample_weight=None):
         """Mean accuracy of ``predict(X)`` against ``y`` (weighted by ``sample_weight``)."""
-        correct = self.predict(X) == np.asarray(y)
-        return float(np.average(correct, weights=sample_weight))
+        predicted = self.predict(X)
+        weights = score_weights(sample_weight, predicted.shape[0], type(self).__name__)
+        correct = predicted == _score_targets(y, predicted.shape[0], "labels")
+        return float(np.average(correct, weights=weights))
 
 
 class RegressorEstimator(Estimator):
@@ -173,9 +267,11 @@ class RegressorEstimator(Estimator):
         A constant ``y`` gives 1.0 for perfect predictions and 0.0 otherwise, as
         scikit-learn's ``r2_score`` does.
         """
-        y = np.asarray(y, dtype=np.float64)
-        weights = np.ones_like(y) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
-        residual = float(np.sum(weights * (y - self.predict(X)) ** 2))
+        predicted = self.predict(X)
+        y = _score_targets(y, predicted.shape[0], "targets").astype(np.float64)
+        weights = score_weights(sample_weight, predicted.shape[0], type(self).__name__)
+        weights = np.ones_like(y) if weights is None else weights
+        residual = float(np.sum(weights * (y - predicted) ** 2))
         total = float(np.sum(weights * (y - np.average(y, weights=weights)) ** 2))
         if total == 0.0:
             return 1.0 if residual == 0.0 else 0.0

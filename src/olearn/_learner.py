@@ -267,11 +267,13 @@ class OnlineLearner(PersistenceMixin, Estimator):
             self.feature_names_in_ = names
         self.n_iter_ = done
         if not stopped and self.tol is not None and n_rows and self.max_iter > self.n_iter_no_change:
+            # an instance, so that the category is scikit-learn's class too when scikit-learn is loaded
             warnings.warn(
-                f"{type(self).__name__}: fit made all max_iter={self.max_iter} passes and the mean loss of a pass "
-                f"was still falling by more than tol={self.tol}; raise max_iter to let it converge (or set "
-                "tol=None to make a fixed number of passes)",
-                ConvergenceWarning,
+                ConvergenceWarning(
+                    f"{type(self).__name__}: fit made all max_iter={self.max_iter} passes and the mean loss of a "
+                    f"pass was still falling by more than tol={self.tol}; raise max_iter to let it converge (or set "
+                    "tol=None to make a fixed number of passes)"
+                ),
                 stacklevel=2,
             )
         return self
@@ -288,8 +290,32 @@ class OnlineLearner(PersistenceMixin, Estimator):
         return X, self._fit_labels(y, arrays.n_rows), arrays.n_rows
 
     def _fit_labels(self, y, n_rows):
-        """The labels of the rows, checked once for ``fit``."""
-        return check_y(y, n_rows)
+        """The labels of the rows, checked once for ``fit``: a binary learner's have at most two classes.
+
+        ``fit`` sees every label, so a third class is named here, once and
+        alike for every seed, rather than where a shuffled pass meets it.
+        """
+        y = check_y(y, n_rows)
+        if self._task == "binary":
+            try:
+                classes = np.unique(y)
+            except TypeError:
+                return y  # labels that do not sort are refused by the learner's own label checks
+            if classes.size > 2:
+                plain = [label.item() if isinstance(label, np.generic) else label for label in classes]
+                # the row of X where a third class first appears, in the caller's order
+                first_two = []
+                for row, label in enumerate(y.tolist()):
+                    if label not in first_two:
+                        if len(first_two) == 2:
+                            break
+                        first_two.append(label)
+                raise ValueError(
+                    f"{type(self).__name__}: Only binary classification is supported; y has {classes.size} classes "
+                    f"{plain[:10]}{' ...' if classes.size > 10 else ''}: the third class {label!r} first appears "
+                    f"at row {row} (a multiclass learner such as PAMulticlass takes more)"
+                )
+        return y
 
     def _is_started(self):
         return hasattr(self, self._started_by)

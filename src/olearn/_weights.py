@@ -109,6 +109,26 @@ def class_weight_of(class_weight, label):
         return 1.0
 
 
+def _refuse_misspelt_classes(class_weight, labels, owner):
+    """Refuse, in fit, a dict naming a class that y lacks while a class of y has no weight (scikit-learn's rule).
+
+    Such a key is most likely a misspelt class, whose weight would otherwise
+    silently go to nobody. A stream (partial_fit) may name classes still to
+    come, so only fit, which sees every label, checks.
+    """
+    try:
+        classes = set(labels)
+    except TypeError:
+        return  # an unhashable label is refused by the label checks that follow
+    unknown = [key for key in class_weight if key not in classes]
+    unweighted = sorted((label for label in classes if label not in class_weight), key=repr)
+    if unknown and unweighted:
+        raise ValueError(
+            f"{owner}: class_weight names {sorted(unknown, key=repr)}, not a class of y, while the classes "
+            f"{unweighted} of y are not in class_weight (a misspelt class?)"
+        )
+
+
 def row_weights(class_weight, y, sample_weight, n_rows, fitting, owner):
     """The weight of each row: ``sample_weight`` times the weight of the row's class; None when all are 1.
 
@@ -132,9 +152,10 @@ def row_weights(class_weight, y, sample_weight, n_rows, fitting, owner):
                 "sklearn.utils.class_weight.compute_class_weight on a sample of the labels"
             )
         class_weight = balanced_class_weight(y)
-    labels = np.asarray(y)
-    per_row = np.array([class_weight_of(class_weight, label.item() if hasattr(label, "item") else label)
-                        for label in labels.ravel()[:n_rows]], dtype=np.float64)
-    if per_row.size != n_rows:
+    labels = [label.item() if hasattr(label, "item") else label for label in np.asarray(y).ravel()[:n_rows]]
+    if len(labels) != n_rows:
         return weights
+    if fitting:
+        _refuse_misspelt_classes(class_weight, labels, owner)
+    per_row = np.array([class_weight_of(class_weight, label) for label in labels], dtype=np.float64)
     return per_row if weights is None else per_row * weights

@@ -4,7 +4,7 @@ Every error that concerns user input names where the problem is (file, line,
 column, feature index, row) and what was expected, so that a bad line in a
 ten-gigabyte stream can be found without a debugger.
 
-:class:`NotFittedError` and :class:`DataConversionWarning` are also
+:class:`NotFittedError`, :class:`DataConversionWarning` and :class:`ConvergenceWarning` are also
 scikit-learn's classes of the same name whenever scikit-learn is loaded, so
 that ``except sklearn.exceptions.NotFittedError`` catches olearn's. They are
 not plain subclasses of scikit-learn's because ``import sklearn.exceptions``
@@ -123,12 +123,16 @@ class FeatureLimitError(OlearnError, ValueError):
     """
 
 
+@_with_sklearn_twin
 class ConvergenceWarning(UserWarning):
     """``fit`` made all ``max_iter`` passes while the loss of a pass was still falling by more than ``tol``.
 
     A UserWarning, as scikit-learn's ``sklearn.exceptions.ConvergenceWarning``
     is; it is olearn's own class so that ``import olearn`` does not import
     scikit-learn (which would more than double the start-up of the command
-    line). Filter it with ``warnings.filterwarnings("ignore",
-    category=olearn.exceptions.ConvergenceWarning)``.
+    line). Once scikit-learn is imported it is an instance of scikit-learn's
+    class too (see the module's docstring), so a filter on either class
+    applies to it: ``warnings.filterwarnings("ignore",
+    category=sklearn.exceptions.ConvergenceWarning)`` silences it as it
+    silences scikit-learn's own.
     """

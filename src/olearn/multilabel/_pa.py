@@ -13,7 +13,7 @@ from .._averaging import (
     check_average_unchanged,
     new_averaging,
 )
-from .._estimator import ClassifierEstimator
+from .._estimator import ClassifierEstimator, score_weights
 from .._kernels import _codes
 from .._kernels import _multilabel as K
 from .._kernels._lazy_average import A_ROUNDS, A_START, N_AVERAGING, round_age
@@ -649,6 +649,7 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
     def score(self, X, y, sample_weight=None):
         """Subset accuracy: the fraction of rows whose predicted label set is exactly the relevant one."""
         predicted = self.predict(X)
+        weights = score_weights(sample_weight, predicted.shape[0], type(self).__name__)
         kind, rows = read_label_rows(y, predicted.shape[0], type(self).__name__)
         if kind == "indicator":
             label_ptr, labels = self._labels.encode_indicator(rows)
@@ -660,7 +661,7 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
         exact = (truth[:, self._labels.order] == predicted).all(axis=1)
         if kind != "indicator":
             exact &= np.array(known, dtype=bool)
-        return float(np.average(exact, weights=sample_weight))
+        return float(np.average(exact, weights=weights))
 
     # -- persistence ----------------------------------------------------------
 
