@@ -83,18 +83,8 @@ class Perceptron(BinaryLinearClassifier, KernelizableLearner):
         The passes of ``fit`` (defaults 1000, 1e-3, 5, True), as in
         scikit-learn's ``SGDClassifier``: see :meth:`fit`. ``partial_fit``,
         ``learn_one`` and :func:`olearn.run` make one pass in order.
-    average : bool or int, default=False
-        Predict with the average of the weights after each round (scikit-learn's
-        SGD ``average``; not in the source texts): True averages every round, an
-        integer n the rounds from the n-th on (before it, the current weights
-        predict). ``predict``, ``decision_function``, ``coef_``, ``intercept_``
-        and saved models use the average; :func:`olearn.run` and
-        ``predict_learn_one`` score each round with the current weights.
-        Not available with a kernel.
-    class_weight : None, "balanced" or dict, default=None
-        Weight of each class, multiplying ``sample_weight`` (scikit-learn's
-        convention; a class missing from the dict weighs 1). ``"balanced"``
-        needs the class counts of the whole training set: ``fit`` only.
+    average, class_weight
+        As in :class:`~olearn.PAClassifier` (with a kernel, no ``average``).
 
     Examples
     --------

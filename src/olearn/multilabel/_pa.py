@@ -141,13 +141,10 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
     feature_map : callable or None, default=None
         ``phi(x, label)``: the joint features :math:`\Phi(x, y)`; None keeps one
         weight vector per label.
-    max_iter, tol, n_iter_no_change, shuffle
-        The passes of ``fit`` (defaults 1000, 1e-3, 5, True), as in
+    max_iter, tol, n_iter_no_change, shuffle, random_state
+        The passes of ``fit`` (defaults 1000, 1e-3, 5, True, None), as in
         scikit-learn's ``SGDClassifier``: see :meth:`fit`. ``partial_fit``,
         ``learn_one`` and :func:`olearn.run` make one pass in order.
-    random_state : int or None, default=None
-        Seed of the order of ``fit``'s passes (None: fresh entropy), in
-        [0, 2**64).
     average : bool or int, default=False
         Predict with the averaged weights: True from the first example, an
         integer a from the a-th example on.

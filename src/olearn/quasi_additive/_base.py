@@ -22,14 +22,14 @@ import numpy as np
 from .._kernels import _codes
 from .._kernels import _quasi_additive as qa
 from .._labels import BinaryLabels
-from .._kernels._second_order import averaged
 from .._persistence import COUNT, NONNEGATIVE, Array, Count, StateSchema, averaged_schema
 from .._validation import CSRArrays, check_row, seen_columns, seen_row
 from .._weights import UNWEIGHTED
 from ..linear._base import AVERAGE, CLASS_WEIGHT, BinaryClassifierMixin, LinearLearner, average_start
+from ..second_order._base import RunningSumAverage
 
 
-class QuasiAdditiveClassifier(BinaryClassifierMixin, LinearLearner):
+class QuasiAdditiveClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLearner):
     """Base class: subclasses define ``_constraints`` and ``_kernel_config()``.
 
     ``_kernel_config()`` returns (codes, params): two dicts keyed by the names
@@ -93,27 +93,6 @@ class QuasiAdditiveClassifier(BinaryClassifierMixin, LinearLearner):
     def _relink(self, theta, w, state, codes, params):
         """w = g(theta) of this learner's link, in place."""
         relink(theta, w, state, codes, params)
-
-    def _averaging(self):
-        return "_avg_sum" in self.__dict__
-
-    def _learned_average_start(self):
-        """The first round averaged by the model learned so far; 0 when it does not average."""
-        return int(self._avg_count[1]) if self._averaging() else 0
-
-    def _averaging_arrays(self):
-        """(U, [k, first]) for the kernels: the average's state, or two empty arrays."""
-        if self._averaging():
-            return self._avg_sum, self._avg_count
-        return UNWEIGHTED, UNWEIGHTED
-
-    def _predicting_weights(self):
-        """The weights that predict: the average of w once a round is averaged, else w."""
-        if not self._averaging():
-            return self._w
-        out = np.empty(self._w.size)
-        averaged(self._w, self._avg_sum, self._avg_count, out)
-        return out
 
     # -- learned state --------------------------------------------------------
 

@@ -50,7 +50,37 @@ COVARIANCES = Options("full", "diag")
 AVERAGING_CONSTRAINTS = {"average": AVERAGE, "class_weight": CLASS_WEIGHT}
 
 
-class SecondOrderClassifier(BinaryClassifierMixin, LinearLearner):
+class RunningSumAverage:
+    """The ``average`` of a learner that keeps the running sum ``_avg_sum`` (laid out as ``_w``) and ``_avg_count``.
+
+    ``_avg_count`` is [rounds averaged, first averaged round]; the kernels of
+    :mod:`olearn._kernels._second_order` keep both, and the second-order and
+    quasi-additive learners read them here.
+    """
+
+    def _averaging(self):
+        return "_avg_sum" in self.__dict__
+
+    def _learned_average_start(self):
+        """The first round averaged by the model learned so far; 0 when it does not average."""
+        return int(self._avg_count[1]) if self._averaging() else 0
+
+    def _averaging_arrays(self):
+        """(U, [k, first]) for the kernels: the average's state, or two empty arrays."""
+        if self._averaging():
+            return self._avg_sum, self._avg_count
+        return UNWEIGHTED, UNWEIGHTED
+
+    def _predicting_weights(self):
+        """The weights that predict: the average of w once a round is averaged, else w."""
+        if not self._averaging():
+            return self._w
+        out = np.empty(self._w.size)
+        averaged(self._w, self._avg_sum, self._avg_count, out)
+        return out
+
+
+class SecondOrderClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLearner):
     """Base class: subclasses define ``_constraints`` and ``_rule()``.
 
     ``_rule()`` returns (rule code, hyperparameter, delta) for the kernel.
@@ -114,13 +144,6 @@ class SecondOrderClassifier(BinaryClassifierMixin, LinearLearner):
         if self.n_features is not None:
             self._grow(self.n_features, "n_features")
 
-    def _averaging(self):
-        return "_avg_sum" in self.__dict__
-
-    def _learned_average_start(self):
-        """The first round averaged by the model learned so far; 0 when it does not average."""
-        return int(self._avg_count[1]) if self._averaging() else 0
-
     def _state_bytes(self, n_features):
         """The mean and the covariance: 8 (d + 1)^2 bytes for a full one, 8 (d + 1) for a diagonal one; and
         8 (d + 1) for the average's running sum."""
@@ -153,20 +176,6 @@ class SecondOrderClassifier(BinaryClassifierMixin, LinearLearner):
         if self._averaging():
             # every iterate changes sign, so does the running sum
             self._avg_sum = -self._avg_sum
-
-    def _averaging_arrays(self):
-        """(U, [k, first]) for the kernels: the average's state, or two empty arrays."""
-        if self._averaging():
-            return self._avg_sum, self._avg_count
-        return UNWEIGHTED, UNWEIGHTED
-
-    def _predicting_weights(self):
-        """The weights that predict: the average of w once a round is averaged, else w."""
-        if not self._averaging():
-            return self._w
-        out = np.empty(self._w.size)
-        averaged(self._w, self._avg_sum, self._avg_count, out)
-        return out
 
     @property
     def coef_(self):

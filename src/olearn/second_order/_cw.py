@@ -66,23 +66,12 @@ class CW(SecondOrderClassifier):
     covariance : {"diag", "full"}, default="diag"
     fit_intercept : bool, default=False
     n_features : int or None, default=None
-    max_iter, tol, n_iter_no_change, shuffle
-        The passes of ``fit`` (defaults 1000, 1e-3, 5, True), as in
+    max_iter, tol, n_iter_no_change, shuffle, random_state
+        The passes of ``fit`` (defaults 1000, 1e-3, 5, True, None), as in
         scikit-learn's ``SGDClassifier``: see :meth:`fit`. ``partial_fit``,
         ``learn_one`` and :func:`olearn.run` make one pass in order.
-    random_state : int or None, default=None
-        Seed of the order of ``fit``'s passes (None: fresh entropy), in
-        [0, 2**64).
-    average : bool or int, default=False
-        Predict (``predict``, ``decision_function``, ``coef_``, saved models)
-        with the average of the mean vectors after each round (scikit-learn
-        SGD's ``average``): True averages every round, an int n the rounds from
-        the n-th on (before it, the current vector predicts). ``olearn.run``
-        and ``predict_learn_one`` still score each round with the current
-        vector. Not in the source texts.
-    class_weight : dict, "balanced" or None, default=None
-        Multiplies the importance weight of each example of a class (see
-        *Importance weights*); "balanced" in ``fit`` only.
+    average, class_weight
+        As in :class:`~olearn.AROW`.
 
     Examples
     --------

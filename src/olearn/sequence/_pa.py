@@ -125,13 +125,10 @@ class PASequence(OnlineLearner, ClassifierEstimator):
     fit_intercept : bool, default=False
     n_features : int or None, default=None
         Fix the dimension of each position; a sequence with more features is then an error.
-    max_iter, tol, n_iter_no_change, shuffle
-        The passes of ``fit`` (defaults 1000, 1e-3, 5, True), as in
+    max_iter, tol, n_iter_no_change, shuffle, random_state
+        The passes of ``fit`` (defaults 1000, 1e-3, 5, True, None), as in
         scikit-learn's ``SGDClassifier``: see :meth:`fit`. ``partial_fit``,
         ``learn_one`` and :func:`olearn.run` make one pass in order.
-    random_state : int or None, default=None
-        Seed of the order of ``fit``'s passes (None: fresh entropy), in
-        [0, 2**64).
     average : bool or int, default=False
         Predict with the averaged weights: True from the first sequence, an
         integer a from the a-th sequence on.

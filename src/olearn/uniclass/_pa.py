@@ -129,13 +129,10 @@ class PAUniclass(OnlineLearner):
         text wants it far above any radius the stream could need.
     n_features : int or None, default=None
         The dimension d of the vectors; None: that of the first vector.
-    max_iter, tol, n_iter_no_change, shuffle
-        The passes of ``fit`` (defaults 1000, 1e-3, 5, True), as in
+    max_iter, tol, n_iter_no_change, shuffle, random_state
+        The passes of ``fit`` (defaults 1000, 1e-3, 5, True, None), as in
         scikit-learn's ``SGDClassifier``: see :meth:`fit`. ``partial_fit``,
         ``learn_one`` and :func:`olearn.run` make one pass in order.
-    random_state : int or None, default=None
-        Seed of the order of ``fit``'s passes (None: fresh entropy), in
-        [0, 2**64).
 
     Attributes
     ----------
