@@ -3,24 +3,26 @@
 See :mod:`olearn._kernels._lazy_average` for the running sum the kernels keep.
 """
 
-import numbers
-
 import numpy as np
 
 from ._kernels._lazy_average import A_ROUNDS, A_START, N_AVERAGING
-from ._params import INT64_MAX
+from ._params import BOOLEAN, Interval
 
 
 class AverageConstraint:
-    """``average``: True, False, or an integer >= 1 (the example from which averaging starts)."""
+    """scikit-learn SGD's ``average``: a bool, or the integer n >= 0 of the round from which the weights are averaged.
+
+    0 and False average nothing, True is 1. The bound 2**53 keeps n exact in a
+    kernel's float64 parameters.
+    """
+
+    _start = Interval(0, 2**53, integer=True)
 
     def accepts(self, value):
-        if isinstance(value, (bool, np.bool_)):
-            return True
-        return isinstance(value, numbers.Integral) and 1 <= value <= INT64_MAX
+        return BOOLEAN.accepts(value) or self._start.accepts(value)
 
     def describe(self):
-        return "True, False or an integer in [1, 2**63 - 1] (the example from which the weights are averaged)"
+        return f"True, False or {self._start.describe()} (the round from which the weights are averaged)"
 
 
 AVERAGE = AverageConstraint()
@@ -32,8 +34,6 @@ def average_start(average):
     >>> average_start(False), average_start(True), average_start(10)
     (0, 1, 10)
     """
-    if isinstance(average, (bool, np.bool_)):
-        return int(bool(average))
     return int(average)
 
 

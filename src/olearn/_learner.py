@@ -27,7 +27,7 @@ from ._kernels._codes import T_LOSS
 from ._params import BOOLEAN, Interval, NoneOr, check_params
 from ._persistence import PersistenceMixin
 from ._validation import INDEX_LIMIT, check_fit_size, check_X, check_y, feature_names
-from ._weights import check_weight_one, class_weight_of, row_weights
+from ._weights import check_weight_one, one_class_weight, row_weights
 from .exceptions import ConvergenceWarning, FeatureLimitError, NotFittedError
 
 # the hyperparameters of fit's passes, the same in every learner (scikit-learn's SGDClassifier's)
@@ -129,6 +129,9 @@ class OnlineLearner(PersistenceMixin, Estimator):
         class_weight = getattr(self, "class_weight", None)
         if sample_weight is None and class_weight is None:
             return None
+        if class_weight is not None:
+            # the hyperparameters first, so that a bad class_weight is reported as the hyperparameter it is
+            check_params(self, self._all_constraints())
         n_rows = X.shape[0] if hasattr(X, "shape") and len(X.shape) else len(X)
         return row_weights(class_weight, y, sample_weight, n_rows, fitting, type(self).__name__)
 
@@ -138,8 +141,7 @@ class OnlineLearner(PersistenceMixin, Estimator):
         class_weight = getattr(self, "class_weight", None)
         if class_weight is None:
             return weight
-        weights = row_weights(class_weight, [y], None, 1, False, type(self).__name__)
-        return weight * float(weights[0]) if weights is not None else weight * class_weight_of(class_weight, y)
+        return weight * one_class_weight(class_weight, y, type(self).__name__)
 
     # -- scikit-learn's common checks that cannot hold -------------------------
 

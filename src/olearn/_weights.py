@@ -86,6 +86,23 @@ def check_class_weight(class_weight, name="class_weight"):
             _refuse_weight(weight, f"{name}[{label!r}]")
 
 
+class ClassWeightConstraint:
+    """The ``class_weight`` hyperparameter: None, ``"balanced"`` or a dict {class: finite weight >= 0}."""
+
+    def accepts(self, value):
+        try:
+            check_class_weight(value)
+        except ValueError:
+            return False
+        return True
+
+    def describe(self):
+        return "None, 'balanced' or a dict {class: weight} of finite weights >= 0"
+
+
+CLASS_WEIGHT = ClassWeightConstraint()
+
+
 def balanced_class_weight(y):
     """scikit-learn's ``"balanced"`` weights of the classes present in ``y``: n / (k * count(c)).
 
@@ -99,9 +116,7 @@ def balanced_class_weight(y):
 
 
 def class_weight_of(class_weight, label):
-    """The weight of one label under a dict ``class_weight`` (None weighs 1; a class missing from the dict weighs 1)."""
-    if class_weight is None:
-        return 1.0
+    """The weight of one label under a dict ``class_weight`` (a class missing from the dict weighs 1)."""
     try:
         return float(class_weight.get(label, 1.0))
     except TypeError:
@@ -129,6 +144,22 @@ def _refuse_misspelt_classes(class_weight, labels, owner):
         )
 
 
+def _balanced_outside_fit(owner):
+    return ValueError(
+        f"{owner}: class_weight='balanced' needs the class counts of the whole training set and is "
+        "available in fit only; for a stream, pass a dict, e.g. computed with "
+        "sklearn.utils.class_weight.compute_class_weight on a sample of the labels"
+    )
+
+
+def one_class_weight(class_weight, label, owner):
+    """The weight of one example's class under ``class_weight`` (not None), for ``learn_one``; refuses "balanced"."""
+    check_class_weight(class_weight)
+    if isinstance(class_weight, str):
+        raise _balanced_outside_fit(owner)
+    return class_weight_of(class_weight, label.item() if isinstance(label, np.generic) else label)
+
+
 def row_weights(class_weight, y, sample_weight, n_rows, fitting, owner):
     """The weight of each row: ``sample_weight`` times the weight of the row's class; None when all are 1.
 
@@ -146,11 +177,7 @@ def row_weights(class_weight, y, sample_weight, n_rows, fitting, owner):
     check_class_weight(class_weight)
     if isinstance(class_weight, str):
         if not fitting:
-            raise ValueError(
-                f"{owner}: class_weight='balanced' needs the class counts of the whole training set and is "
-                "available in fit only; for a stream, pass a dict, e.g. computed with "
-                "sklearn.utils.class_weight.compute_class_weight on a sample of the labels"
-            )
+            raise _balanced_outside_fit(owner)
         class_weight = balanced_class_weight(y)
     labels = [label.item() if hasattr(label, "item") else label for label in np.asarray(y).ravel()[:n_rows]]
     if len(labels) != n_rows:

@@ -270,10 +270,18 @@ def test_weights_through_a_feature_map_are_the_prototypes_weights():
 
 
 @pytest.mark.parametrize("cls", [PAMultilabel, PASequence])
-@pytest.mark.parametrize("bad", [0, -1, 1.5, "yes", None, 2**63])
-def test_average_must_be_a_boolean_or_a_positive_integer(cls, bad):
+@pytest.mark.parametrize("bad", [-1, 1.5, "yes", None, 2**63])
+def test_average_must_be_a_boolean_or_a_non_negative_integer(cls, bad):
     est = cls(average=bad)
     X, y = ([np.eye(2)], [["a", "b"]]) if cls is PASequence else (np.eye(2), [["a"], ["b"]])
     with pytest.raises(ValueError, match="average"):
         est.partial_fit(X, y)
     assert not hasattr(est, "classes_")
+
+
+@pytest.mark.parametrize("cls", [PAMultilabel, PASequence])
+def test_average_zero_averages_nothing_as_in_scikit_learn(cls):
+    X, y = ([np.eye(2), np.ones((1, 2))], [["a", "b"], ["b"]]) if cls is PASequence else (
+        np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]), [["a"], ["b"], ["a", "b"]])
+    zero, plain = cls(average=0).partial_fit(X, y), cls().partial_fit(X, y)
+    assert_array_equal(zero.coef_, plain.coef_)

@@ -22,6 +22,7 @@ iterates next to the weights, as :mod:`olearn._kernels._binary_linear` derives.
 import numpy as np
 import scipy.sparse as sp
 
+from .._averaging import average_start
 from .._estimator import ClassifierEstimator
 from .._kernels import _codes, _mercer
 from .._kernels._binary_linear import (
@@ -46,7 +47,7 @@ from .._learner import OnlineLearner
 from .._params import BOOLEAN, Interval, NoneOr
 from .._persistence import COUNT, LABELS, NONNEGATIVE, POSITIVE, Array, Count, StateSchema, distinct
 from .._validation import CSRArrays, check_row, check_y, seen_columns, seen_row
-from .._weights import UNWEIGHTED, check_class_weight
+from .._weights import UNWEIGHTED
 from ..kernel import SupportSet
 from ..kernel._hyperparameters import call_kernel, initial_seed, mercer_arrays
 
@@ -54,48 +55,6 @@ _COMMON_CONSTRAINTS = {
     "fit_intercept": BOOLEAN,
     "n_features": NoneOr(Interval(1, None, integer=True)),
 }
-
-
-class _Average:
-    """The ``average`` hyperparameter: a bool, or an integer >= 0 (scikit-learn's SGD ``average``)."""
-
-    _start = Interval(0, None, integer=True)
-
-    def accepts(self, value):
-        return BOOLEAN.accepts(value) or self._start.accepts(value)
-
-    def describe(self):
-        return "True, False or an integer >= 0"
-
-
-class _ClassWeight:
-    """The ``class_weight`` hyperparameter: None, ``"balanced"`` or a dict of finite weights >= 0."""
-
-    def accepts(self, value):
-        try:
-            check_class_weight(value)
-        except ValueError:
-            return False
-        return True
-
-    def describe(self):
-        return "None, 'balanced' or a dict {class: finite weight >= 0}"
-
-
-AVERAGE = _Average()
-CLASS_WEIGHT = _ClassWeight()
-
-
-def average_start(average):
-    """The first round averaged for the hyperparameter ``average``; 0 when not averaging.
-
-    ``True`` averages from the first round; an integer n from the n-th
-    (scikit-learn's SGD: averaging begins once n examples have been seen).
-
-    >>> average_start(False), average_start(True), average_start(10)
-    (0, 1, 10)
-    """
-    return int(average)
 
 
 def _grown(vector, capacity, new_capacity):
@@ -136,11 +95,6 @@ class LinearLearner(OnlineLearner):
         that ``learn_one`` pays for the checks once, not on every example.
         """
         return self._checked_config(self._build_config)
-
-    def _row_weights(self, X, y, sample_weight, fitting=False):
-        # the hyperparameters first, so that a bad class_weight is reported as the hyperparameter it is
-        self._config_arrays()
-        return super()._row_weights(X, y, sample_weight, fitting)
 
     def _build_config(self):
         """(codes, params) of the kernel for hyperparameters already checked; may refuse them with ValueError."""

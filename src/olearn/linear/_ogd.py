@@ -2,10 +2,12 @@
 
 import numpy as np
 
+from .._averaging import AVERAGE
 from .._estimator import only_when
 from .._kernels import _codes
 from .._params import BOOLEAN, POSITIVE, NoneOr, Options
-from ._base import AVERAGE, CLASS_WEIGHT, BinaryLinearClassifier
+from .._weights import CLASS_WEIGHT
+from ._base import BinaryLinearClassifier
 
 _LOSSES = {"hinge": _codes.LOSS_HINGE, "logistic": _codes.LOSS_LOGISTIC, "squared": _codes.LOSS_SQUARED}
 _SCHEDULES = {

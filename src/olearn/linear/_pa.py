@@ -2,10 +2,12 @@
 
 import math
 
+from .._averaging import AVERAGE
 from .._kernels import _codes
 from .._params import Interval, Options
+from .._weights import CLASS_WEIGHT
 from ..kernel import KERNEL_CONSTRAINTS
-from ._base import AVERAGE, CLASS_WEIGHT, BinaryLinearClassifier, KernelizableLearner
+from ._base import BinaryLinearClassifier, KernelizableLearner
 
 _STEP_RULES = {"pa": _codes.STEP_PA, "pa1": _codes.STEP_PA1, "pa2": _codes.STEP_PA2}
 

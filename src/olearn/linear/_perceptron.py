@@ -1,9 +1,11 @@
 """Rosenblatt's Perceptron."""
 
+from .._averaging import AVERAGE
 from .._kernels import _codes
 from .._params import POSITIVE
+from .._weights import CLASS_WEIGHT
 from ..kernel import KERNEL_CONSTRAINTS
-from ._base import AVERAGE, CLASS_WEIGHT, BinaryLinearClassifier, KernelizableLearner
+from ._base import BinaryLinearClassifier, KernelizableLearner
 
 
 class Perceptron(BinaryLinearClassifier, KernelizableLearner):

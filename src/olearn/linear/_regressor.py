@@ -4,12 +4,13 @@ import math
 
 import numpy as np
 
+from .._averaging import AVERAGE
 from .._estimator import RegressorEstimator
 from .._kernels import _codes
 from .._params import Interval, Options
 from .._validation import check_row, check_targets
 from ..kernel import KERNEL_CONSTRAINTS
-from ._base import AVERAGE, KernelizableLearner
+from ._base import KernelizableLearner
 from ._pa import _STEP_RULES
 
 

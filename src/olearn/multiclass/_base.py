@@ -36,6 +36,7 @@ import contextlib
 import numpy as np
 import scipy.sparse as sp
 
+from .._averaging import AVERAGE, average_start
 from .._estimator import ClassifierEstimator
 from .._kernels import _codes
 from .._kernels import _multiclass as K
@@ -43,7 +44,7 @@ from .._learner import OnlineLearner
 from .._params import BOOLEAN, Interval, NoneOr
 from .._persistence import COUNT, LABELS, Array, Count, StateSchema, distinct
 from .._validation import CSRArrays, check_row, check_y, seen_columns
-from .._weights import UNWEIGHTED, check_class_weight
+from .._weights import CLASS_WEIGHT, UNWEIGHTED
 from ..kernel import SupportSet
 from ..kernel._hyperparameters import KERNEL_CONSTRAINTS, mercer_arrays
 from ._classes import ClassSlots
@@ -61,46 +62,14 @@ class CallableOrNone:
         return "None, or a callable Phi(x, label) such as olearn.multiclass.BlockFeatureMap"
 
 
-class AverageConstraint:
-    """scikit-learn's ``average``: a boolean, or the integer n >= 0 of rounds after which averaging starts."""
-
-    def accepts(self, value):
-        return BOOLEAN.accepts(value) or _AVERAGE_START.accepts(value)
-
-    def describe(self):
-        return f"True, False or {_AVERAGE_START.describe()} (the round after which averaging starts)"
-
-
-_AVERAGE_START = Interval(0, 2**53, integer=True)
-
-
-class ClassWeightConstraint:
-    """None, ``"balanced"`` or a dict {class: finite weight >= 0}."""
-
-    def accepts(self, value):
-        try:
-            check_class_weight(value)
-        except ValueError:
-            return False
-        return True
-
-    def describe(self):
-        return "None, 'balanced' or a dict {class: weight} of finite weights >= 0"
-
-
 _COMMON_CONSTRAINTS = {
     "fit_intercept": BOOLEAN,
     "n_features": NoneOr(Interval(1, None, integer=True)),
     "feature_map": CallableOrNone(),
     **KERNEL_CONSTRAINTS,
-    "average": AverageConstraint(),
-    "class_weight": ClassWeightConstraint(),
+    "average": AVERAGE,
+    "class_weight": CLASS_WEIGHT,
 }
-
-
-def average_start(average):
-    """The round a from which ``average`` averages (0: no averaging); True is 1, as in scikit-learn."""
-    return int(average)
 
 
 def _grown(vector, size):

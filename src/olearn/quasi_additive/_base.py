@@ -19,13 +19,14 @@ enters the average as a change made before the next round.
 
 import numpy as np
 
+from .._averaging import AVERAGE, average_start
 from .._kernels import _codes
 from .._kernels import _quasi_additive as qa
 from .._labels import BinaryLabels
 from .._persistence import COUNT, NONNEGATIVE, Array, Count, StateSchema, averaged_schema
 from .._validation import CSRArrays, check_row, seen_columns, seen_row
-from .._weights import UNWEIGHTED
-from ..linear._base import AVERAGE, CLASS_WEIGHT, BinaryClassifierMixin, LinearLearner, average_start
+from .._weights import CLASS_WEIGHT, UNWEIGHTED
+from ..linear._base import BinaryClassifierMixin, LinearLearner
 from ..second_order._base import RunningSumAverage
 
 

@@ -19,6 +19,7 @@ give the bookkeeping and each learner's docstring the meaning of a weight.
 
 import numpy as np
 
+from .._averaging import AVERAGE, average_start
 from .._kernels import _codes
 from .._kernels import _second_order as _so
 from .._kernels._diagonal import diagonal_learn_one, diagonal_pass
@@ -42,8 +43,8 @@ from .._persistence import (
     symmetric_positive_definite,
 )
 from .._validation import check_row, seen_columns, seen_row
-from .._weights import UNWEIGHTED
-from ..linear._base import AVERAGE, CLASS_WEIGHT, BinaryClassifierMixin, LinearLearner, average_start
+from .._weights import CLASS_WEIGHT, UNWEIGHTED
+from ..linear._base import BinaryClassifierMixin, LinearLearner
 
 COVARIANCES = Options("full", "diag")
 # the constraints every learner here adds to its own
