@@ -57,11 +57,21 @@ _COMMON_CONSTRAINTS = {
 }
 
 
-def _grown(vector, capacity, new_capacity):
-    """A copy of a weight-like vector (intercept last) with room for ``new_capacity`` features."""
-    grown = np.zeros(new_capacity + 1)
-    grown[:capacity] = vector[:capacity]
-    grown[new_capacity] = vector[capacity]
+def grown_intercept_last(array, capacity, new_capacity, fill=0.0):
+    """``array`` (a vector, or a square matrix) resized for ``new_capacity`` features.
+
+    The last entry (row and column) belongs to the intercept and stays last;
+    new features get ``fill`` (in a matrix, on the diagonal, and 0 elsewhere).
+    """
+    if array.ndim == 1:
+        grown = np.full(new_capacity + 1, fill)
+        grown[:capacity] = array[:capacity]
+        grown[new_capacity] = array[capacity]
+        return grown
+    grown = np.zeros((new_capacity + 1, new_capacity + 1))
+    grown[np.diag_indices(new_capacity)] = fill
+    new = np.append(np.arange(capacity), new_capacity)
+    grown[np.ix_(new, new)] = array
     return grown
 
 
@@ -158,9 +168,9 @@ class LinearLearner(OnlineLearner):
         capacity = self._w.size - 1
         if n_features > capacity:
             new_capacity = n_features if capacity == 0 else max(n_features, 2 * capacity)
-            self._w = _grown(self._w, capacity, new_capacity)
+            self._w = grown_intercept_last(self._w, capacity, new_capacity)
             if self._averaging():
-                self._avg = _grown(self._avg, capacity, new_capacity)
+                self._avg = grown_intercept_last(self._avg, capacity, new_capacity)
 
     def _negate(self):
         """Negate the learned function: the labels' encoding changed sides (see BinaryClassifierMixin)."""

@@ -44,7 +44,7 @@ from .._persistence import (
 )
 from .._validation import check_row, seen_columns, seen_row
 from .._weights import CLASS_WEIGHT, UNWEIGHTED
-from ..linear._base import BinaryClassifierMixin, LinearLearner
+from ..linear._base import BinaryClassifierMixin, LinearLearner, grown_intercept_last
 
 COVARIANCES = Options("full", "diag")
 # the constraints every learner here adds to its own
@@ -165,10 +165,10 @@ class SecondOrderClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLear
                 new_capacity = n_features
             else:
                 new_capacity = n_features if capacity == 0 else max(n_features, 2 * capacity)
-            self._w = _moved(self._w, capacity, new_capacity, 0.0)
-            self._cov = _moved(self._cov, capacity, new_capacity, self._initial_variance)
+            self._w = grown_intercept_last(self._w, capacity, new_capacity)
+            self._cov = grown_intercept_last(self._cov, capacity, new_capacity, self._initial_variance)
             if self._averaging():
-                self._avg_sum = _moved(self._avg_sum, capacity, new_capacity, 0.0)
+                self._avg_sum = grown_intercept_last(self._avg_sum, capacity, new_capacity)
         if n_features > self.n_features_in_:
             self.n_features_in_ = int(n_features)
 
@@ -311,21 +311,3 @@ class SecondOrderClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLear
         if self._averaging():
             self._avg_sum = np.array(arrays["average_sum"], dtype=np.float64)
             self._avg_count = np.array(arrays["average_count"], dtype=np.float64)
-
-
-def _moved(array, capacity, new_capacity, fill):
-    """``array`` (a vector, or a square matrix) resized for ``new_capacity`` features.
-
-    The last entry (row and column) belongs to the intercept and stays last;
-    new features get ``fill`` on the diagonal and 0 elsewhere.
-    """
-    if array.ndim == 1:
-        grown = np.full(new_capacity + 1, fill)
-        grown[:capacity] = array[:capacity]
-        grown[new_capacity] = array[capacity]
-        return grown
-    grown = np.zeros((new_capacity + 1, new_capacity + 1))
-    grown[np.diag_indices(new_capacity)] = fill
-    new = np.append(np.arange(capacity), new_capacity)
-    grown[np.ix_(new, new)] = array
-    return grown
