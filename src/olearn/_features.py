@@ -1,0 +1,281 @@
+"""Named features: how the keys of a dict example become the columns of a model.
+
+One component serves every place where a stream names its features (the
+learners' ``learn_one``/``predict_one``, lists of dicts and DataFrames given to
+them, the online transformers and pipelines), so that a name means the same
+column everywhere and the mapping can be saved with the model.
+
+The rules, for one example ``x`` (a dict):
+
+* an **integer key** (``int``, a NumPy integer; ``True``/``False`` are 1 and
+  0) is a column index, as in an array row;
+* any other key is a **name**: ``str`` keys, and tuples or other hashables.
+  Float keys are refused, since ``1.0 == 1`` would make a name equal to an
+  index;
+* a ``str`` **value** is a category: ``{"city": "Paris"}`` is the feature
+  named ``"city=Paris"`` with value 1 (one-hot, as in Vowpal Wabbit and
+  scikit-learn's ``DictVectorizer``); a ``None`` value means the feature is
+  absent (it contributes nothing); every other value must be a finite real
+  number (``bool`` is 0 or 1).
+
+A name becomes a column in one of two ways:
+
+* a **vocabulary** (``n_bits=None``): a name learned for the first time gets
+  the next free column, after every column the model uses (see :meth:`FeatureMap.row`), and
+  keeps it; exact, and saved with the model. A name the model never learned
+  contributes 0 to a prediction. An integer key may not address a column that
+  a name holds (the two would share a weight without saying so);
+* **hashing** (``n_bits=b``): the column of a name is
+  ``murmur3_32(utf-8 of the name, seed 0) mod 2**b``, the column
+  :func:`olearn.data.load_vw` gives the feature of that name in the default
+  namespace, so that a model learned from a VW file answers dicts that use
+  the same names. Nothing is stored, any name has a column, and names that
+  share a column are summed (a name that is not a ``str`` is hashed as
+  ``str(name)``). Integer keys stay column indices below ``2**b``.
+"""
+
+import math
+import numbers
+import struct
+
+import numpy as np
+
+from ._kernels._parse_vw import murmur3_32
+from ._kernels._rows import row_summary
+from .exceptions import FeatureLimitError
+
+# the name of the one-hot feature of a categorical value (Vowpal Wabbit's and DictVectorizer's)
+CATEGORY_SEPARATOR = "="
+# the hash cache is a memo, not state: it is emptied when it holds this many names
+_HASH_CACHE_SIZE = 1 << 20
+
+
+class FeatureMap:
+    """The mapping from a stream's keys to columns: a growing vocabulary, or hashing into ``2**n_bits`` columns.
+
+    Parameters
+    ----------
+    n_bits : int or None
+        None for a vocabulary, else the number of hash bits (1 to 31).
+    names : sequence, optional
+        Names that hold the columns 0, 1, ... from the start (a DataFrame's
+        column names, say); vocabulary only.
+
+    Examples
+    --------
+    >>> fm = FeatureMap()
+    >>> indices, data, n_features, new = fm.row({"age": 31, "city": "Paris"}, base=0, learning=True)
+    >>> indices.tolist(), data.tolist(), n_features, new
+    ([0, 1], [31.0, 1.0], 2, [('age', 0), ('city=Paris', 1)])
+    >>> fm.add(new)
+    >>> fm.row({"city": "Rome", "age": 40}, base=2, learning=False)[:3]
+    (array([0]), array([40.]), 1)
+    """
+
+    def __init__(self, n_bits=None, names=()):
+        self.n_bits = n_bits
+        self._columns = {}
+        self._names = []
+        self._name_at = {}
+        self._next = 0
+        self._last = None
+        if names:
+            self.add([(name, column) for column, name in enumerate(names)])
+
+    # -- the vocabulary --------------------------------------------------------
+
+    @property
+    def size(self):
+        """The number of names in the vocabulary (0 when hashing)."""
+        return len(self._names)
+
+    @property
+    def hashing(self):
+        return self.n_bits is not None
+
+    def vocabulary(self):
+        """A copy of the vocabulary, ``{name: column}`` in the order the names were learned."""
+        return {name: self._columns[name] for name in self._names}
+
+    def name_of(self, column):
+        """The name holding ``column``, or None when no name holds it."""
+        return self._name_at.get(column)
+
+    def add(self, new):
+        """Add ``new``, a list of ``(name, column)`` that :meth:`row` found for a learned example."""
+        for name, column in new:
+            self._columns[name] = column
+            self._names.append(name)
+            self._name_at[column] = name
+            self._next = max(self._next, column + 1)
+        self._last = None
+
+    def truncate(self, size):
+        """Forget the names learned after the first ``size`` (undoing :meth:`add` for a refused example)."""
+        for name in self._names[size:]:
+            del self._name_at[self._columns.pop(name)]
+        del self._names[size:]
+        self._next = max(self._name_at, default=-1) + 1
+        self._last = None
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state["_last"] = None
+        if self.hashing:
+            state["_columns"] = {}  # a memo of the hash
+        return state
+
+    def __eq__(self, other):
+        return (isinstance(other, FeatureMap) and self.n_bits == other.n_bits
+                and self.vocabulary() == other.vocabulary())
+
+    __hash__ = None
+
+    def __repr__(self):
+        if self.hashing:
+            return f"FeatureMap(n_bits={self.n_bits})"
+        return f"FeatureMap({self.size} names)"
+
+    # -- one example -------------------------------------------------------------
+
+    def row(self, x, base=0, learning=False):
+        """The columns and values of the dict ``x``: ``(indices, data, n_features, new)``.
+
+        ``indices`` (int64) and ``data`` (float64, finite) are one entry per
+        feature present (names sharing a hashed column summed);
+        ``n_features`` is one more than the largest column. With ``learning``,
+        names not in the vocabulary get new columns, listed in ``new`` as
+        ``(name, column)`` pairs that the caller passes to :meth:`add` once
+        the example is accepted (None when there are none); the first of them
+        is the larger of ``base`` (the caller's first free column), the column
+        after every name's and the column after every integer key of ``x``.
+        Without ``learning``, unknown names are left out. Raises ValueError
+        (or TypeError for a key or value of a wrong type) naming the feature.
+        """
+        keys = tuple(x)
+        last = self._last
+        if last is not None and keys == last[0]:
+            try:
+                data = np.frombuffer(bytearray(struct.pack(last[3], *x.values())))
+            except (struct.error, OverflowError, TypeError):
+                pass  # a value that is not a plain number: the full conversion says what it is
+            else:
+                if row_summary(last[1], data)[2] < 0:
+                    return last[1], data, last[2], None
+        return self._convert(x, keys, base, learning)
+
+    def _convert(self, x, keys, base, learning):
+        indices, values, pending = [], [], []
+        plain = True  # every key a known column and every value a number: the row's columns can be reused
+        largest_index = -1
+        for key, value in x.items():
+            if value is None:
+                plain = False
+                continue
+            if isinstance(value, str):
+                name = f"{key}{CATEGORY_SEPARATOR}{value}"
+                value = 1.0
+                plain = False
+            else:
+                value = _real(key, value)
+                if isinstance(key, numbers.Integral):
+                    column = _index(key)
+                    if column >= 0:
+                        largest_index = max(largest_index, column)
+                        indices.append(column)
+                        values.append(value)
+                        continue
+                elif isinstance(key, numbers.Number):
+                    raise TypeError(
+                        f"feature key {key!r} is a {type(key).__name__}; keys are column indices (integers) or names "
+                        "(str, or other hashables that are not numbers)"
+                    )
+                name = key
+            column = self._column(name)
+            if column is None:
+                plain = False
+                if learning:
+                    pending.append((name, len(indices)))
+                    indices.append(-1)
+                    values.append(value)
+                continue
+            indices.append(column)
+            values.append(value)
+        indices = np.array(indices, dtype=np.int64)
+        data = np.array(values, dtype=np.float64)
+        new = None
+        if pending:
+            first = max(base, self._next, largest_index + 1)
+            new, seen = [], {}
+            for name, position in pending:
+                if name not in seen:
+                    seen[name] = first + len(new)
+                    new.append((name, seen[name]))
+                indices[position] = seen[name]
+        if largest_index >= 0 and self._name_at:
+            self._check_indices(x, indices)
+        if len(set(indices.tolist())) < indices.size:
+            # names sharing a column (hashed, or a category spelled as a name too) are one feature: summed
+            plain = False
+            indices, positions = np.unique(indices, return_inverse=True)
+            data = np.bincount(positions, weights=data, minlength=indices.size)
+            if not np.isfinite(data).all():
+                j = int(indices[np.flatnonzero(~np.isfinite(data))[0]])
+                raise ValueError(f"the features sharing column {j} sum to an overflow; expected a finite sum")
+        n_features = int(indices.max()) + 1 if indices.size else 0
+        if self.hashing and n_features > (1 << self.n_bits):
+            raise FeatureLimitError(
+                f"feature index {n_features - 1} is past the 2**{self.n_bits} = {1 << self.n_bits} columns of "
+                f"n_bits={self.n_bits} (integer keys are column indices; names are hashed below 2**n_bits)"
+            )
+        if plain:
+            self._last = (keys, indices, n_features, f"{indices.size}d")
+        return indices, data, n_features, new
+
+    def _column(self, name):
+        """The column of a name, or None for a name not in the vocabulary."""
+        if not self.hashing:
+            return self._columns.get(name)
+        column = self._columns.get(name)
+        if column is None:
+            if len(self._columns) >= _HASH_CACHE_SIZE:
+                self._columns.clear()
+            encoded = np.frombuffer((name if isinstance(name, str) else str(name)).encode("utf-8"), dtype=np.uint8)
+            column = murmur3_32(encoded, 0, encoded.size, 0) & ((1 << self.n_bits) - 1)
+            self._columns[name] = column
+        return column
+
+    def _check_indices(self, x, indices):
+        """Refuse an integer key that addresses the column of a name (vocabulary only)."""
+        if self.hashing:
+            return
+        for key in x:
+            if isinstance(key, numbers.Integral) and int(key) in self._name_at:
+                raise ValueError(
+                    f"feature key {key!r} is a column index, and column {int(key)} holds the named feature "
+                    f"{self._name_at[int(key)]!r}; a column is named or indexed, not both (use the name)"
+                )
+
+
+def _index(key):
+    """An integer key as a column index (>= 0)."""
+    column = int(key)
+    if column < 0:
+        raise ValueError(f"feature index {column} is negative; expected indices >= 0")
+    return column
+
+
+def _real(key, value):
+    """A feature's value as a finite float, or an error naming the feature."""
+    if isinstance(value, numbers.Real) and not isinstance(value, np.ndarray):
+        try:
+            number = float(value)
+        except OverflowError:
+            number = math.inf
+        if math.isfinite(number):
+            return number
+        raise ValueError(f"feature {key!r} has value {value!r:.50}; expected a finite number")
+    raise TypeError(
+        f"feature {key!r} has value {value!r:.50} of type {type(value).__name__}; expected a real number, "
+        "a str (a category) or None (absent)"
+    )
