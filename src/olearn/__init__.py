@@ -24,7 +24,7 @@ from .uniclass import PAUniclass
 
 __version__ = "0.1.0"
 
-_SUBPACKAGES = ("bounds", "data", "distributed", "experiments", "experts", "oco", "plots")
+_SUBPACKAGES = ("bounds", "compose", "data", "distributed", "experiments", "experts", "oco", "plots", "preprocessing")
 
 
 def __getattr__(name):
@@ -57,11 +57,13 @@ __all__ = [
     "Winnow",
     "all_estimators",
     "bounds",
+    "compose",
     "config_context",
     "data",
     "distributed",
     "get_config",
     "load",
+    "preprocessing",
     "run",
     "set_config",
 ]

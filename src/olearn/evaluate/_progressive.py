@@ -87,8 +87,11 @@ def run(estimator, X, y=None, record=True, sample_weight=None):
 
     Parameters
     ----------
-    estimator : olearn estimator
-        Fresh or already trained; it continues from its current state.
+    estimator : olearn estimator or olearn pipeline
+        Fresh or already trained; it continues from its current state. A
+        :class:`olearn.compose.Pipeline` runs in the honest order: each row
+        is transformed with the statistics of the rows before it, predicted,
+        learned, and only then added to the statistics.
     X : array-like or sparse matrix, shape (n_samples, n_features)
     y : array-like, shape (n_samples,), optional
         The labels or targets. Only learners of unlabelled streams (uniclass
@@ -135,8 +138,15 @@ def run(estimator, X, y=None, record=True, sample_weight=None):
 
 
 def _check_learner(estimator):
-    """TypeError, naming what was given, unless ``estimator`` is an olearn learner that :func:`run` can drive."""
-    if isinstance(estimator, OnlineLearner):
+    """TypeError, naming what was given, unless ``estimator`` is an olearn learner or pipeline that :func:`run` can drive.
+
+    An olearn pipeline (:class:`olearn.compose.Pipeline`) transforms each row
+    with the statistics of the rows before it, so it runs; another library's
+    pipeline is refused, for its transformers are fitted on whole batches.
+    """
+    from ..compose import Pipeline
+
+    if isinstance(estimator, (OnlineLearner, Pipeline)):
         return
     name = type(estimator).__name__
     steps = getattr(estimator, "steps", None)
@@ -146,8 +156,9 @@ def _check_learner(estimator):
             f"olearn.run takes an olearn learner, not a {name} ({inner}). Progressive validation predicts each row "
             "before learning it; a transformer fitted on the whole batch (a scaler, say) has already seen every "
             "later row, so its output would leak the future into the scores and the mistakes. Transform the "
-            "stream online instead: scale each row with statistics of the rows before it, or fit the transformer "
-            "on a prefix of the stream and run the learner alone on the rest, transformed"
+            "stream online instead, with an olearn pipeline (olearn.preprocessing.StandardScaler() | the learner), "
+            "which scales each row with the statistics of the rows before it, or fit the transformer on a prefix of "
+            "the stream and run the learner alone on the rest, transformed"
         )
     raise TypeError(
         f"olearn.run takes an olearn learner (one of olearn.all_estimators()), not a {name}: {estimator!r:.200}"

@@ -1,0 +1,173 @@
+"""Online transformers' statistics and the scaling of a row, over (indices, data) rows and CSR batches.
+
+A row is ``indices`` (int64 columns, distinct) and ``data`` (float64 values);
+a feature a row does not hold is 0 there. The statistics of a column count
+every example learned, those that lack the column as a 0 (the convention of a
+sparse matrix, and of scikit-learn's scalers on one): they equal NumPy's
+statistics of the dense prefix. Only the entries a row holds are
+transformed; an absent feature stays absent.
+
+The standard scaler keeps, per column ``j``, Welford's running count
+``c_j``, mean ``m_j`` and sum of squared deviations ``M2_j`` over the entries
+present (B. P. Welford, Technometrics 4(3), 1962), and the number ``n`` of
+examples learned. The ``n - c_j`` absent zeros are a second group of mean 0
+and no spread; Chan, Golub and LeVeque's merge of the two groups (The
+American Statistician 37(3), 1983, eq. 2.1b) gives the statistics over all
+``n`` examples without touching the absent columns:
+
+    mean_j = c_j m_j / n,        var_j = (M2_j + m_j^2 c_j (n - c_j) / n) / n.
+
+Each learning kernel first computes every new value and returns the position
+of the first that is not finite (or -1) without writing anything, so that a
+refused example leaves the statistics as they were; the transforms return the
+position of the first non-finite output (or -1).
+"""
+
+import math
+
+from numba import njit
+
+# the layout of a standard scaler's settings (float64 flags)
+SS_WITH_MEAN = 0
+SS_WITH_STD = 1
+
+
+@njit(cache=True, inline="always")
+def column_moments(j, count, mean, m2, n):
+    """Mean and (population) variance of column ``j`` over the ``n`` examples learned; (0, 0) before any."""
+    if n <= 0.0 or j >= count.size:
+        return 0.0, 0.0
+    c = count[j]
+    m = mean[j]
+    average = c * m / n
+    variance = (m2[j] + m * m * c * (n - c) / n) / n
+    return average, variance
+
+
+@njit(cache=True, inline="always")
+def standard_value(x, average, variance, with_mean, with_std):
+    """One entry scaled: centred by the mean (``with_mean``), divided by the deviation (``with_std``).
+
+    A zero variance maps the entry to 0, as River's scaler does.
+    """
+    value = x - average if with_mean else x
+    if with_std:
+        if variance > 0.0:
+            return value / math.sqrt(variance)
+        return 0.0
+    return value
+
+
+@njit(cache=True, inline="always")
+def welford_fails(j, x, count, mean, m2):
+    """Whether learning the value ``x`` in column ``j`` would make its statistics overflow."""
+    if j >= count.size:
+        return not math.isfinite(x * x)
+    delta = x - mean[j]
+    moved = mean[j] + delta / (count[j] + 1.0)
+    return not (math.isfinite(moved) and math.isfinite(m2[j] + delta * (x - moved)))
+
+
+@njit(cache=True)
+def standard_transform_row(indices, data, lo, hi, count, mean, m2, seen, with_mean, with_std, out):
+    """Scale the entries ``lo:hi`` into ``out[lo:hi]``.
+
+    Returns the position of the first entry whose output is not finite or
+    whose learning would overflow the statistics, or -1: a row this transform
+    accepts can then be learned (a pipeline learns it after its learner has).
+    """
+    n = seen[0]
+    bad = -1
+    for k in range(lo, hi):
+        j = indices[k]
+        average, variance = column_moments(j, count, mean, m2, n)
+        out[k] = standard_value(data[k], average, variance, with_mean, with_std)
+        if bad < 0 and (not math.isfinite(out[k]) or welford_fails(j, data[k], count, mean, m2)):
+            bad = k
+    return bad
+
+
+@njit(cache=True)
+def standard_learn_row(indices, data, lo, hi, count, mean, m2, seen):
+    """Welford's update of the columns of the entries ``lo:hi`` (``count`` etc. wide enough).
+
+    Returns -1, or the position of the first entry whose update would not be
+    finite, in which case nothing is changed.
+    """
+    for k in range(lo, hi):
+        if welford_fails(indices[k], data[k], count, mean, m2):
+            return k
+    for k in range(lo, hi):
+        j = indices[k]
+        count[j] += 1.0
+        delta = data[k] - mean[j]
+        mean[j] += delta / count[j]
+        m2[j] += delta * (data[k] - mean[j])
+    seen[0] += 1.0
+    return -1
+
+
+@njit(cache=True)
+def standard_progressive(indptr, indices, data, count, mean, m2, seen, with_mean, with_std, out):
+    """Each row scaled by the statistics of the rows before it, then learned; (row, position) of a failure or (-1, -1).
+
+    On a failure the statistics hold the rows before that row.
+    """
+    for i in range(indptr.size - 1):
+        lo = indptr[i]
+        hi = indptr[i + 1]
+        bad = standard_transform_row(indices, data, lo, hi, count, mean, m2, seen, with_mean, with_std, out)
+        if bad >= 0:
+            return i, bad
+        bad = standard_learn_row(indices, data, lo, hi, count, mean, m2, seen)
+        if bad >= 0:
+            return i, bad
+    return -1, -1
+
+
+@njit(cache=True)
+def standard_learn_rows(indptr, indices, data, count, mean, m2, seen):
+    """Learn every row in order; (row, position) of the first refused update or (-1, -1)."""
+    for i in range(indptr.size - 1):
+        bad = standard_learn_row(indices, data, indptr[i], indptr[i + 1], count, mean, m2, seen)
+        if bad >= 0:
+            return i, bad
+    return -1, -1
+
+
+@njit(cache=True)
+def maxabs_transform_row(indices, data, lo, hi, peak, out):
+    """Divide the entries ``lo:hi`` by their column's largest absolute value so far (0 where it is 0)."""
+    for k in range(lo, hi):
+        j = indices[k]
+        top = peak[j] if j < peak.size else 0.0
+        out[k] = data[k] / top if top > 0.0 else 0.0
+    return -1
+
+
+@njit(cache=True)
+def maxabs_learn_row(indices, data, lo, hi, peak, seen):
+    """Raise each column's largest absolute value to its entry's."""
+    for k in range(lo, hi):
+        j = indices[k]
+        size = abs(data[k])
+        if size > peak[j]:
+            peak[j] = size
+    seen[0] += 1.0
+    return -1
+
+
+@njit(cache=True)
+def maxabs_progressive(indptr, indices, data, peak, seen, out):
+    """Each row divided by the largest absolute values of the rows before it, then learned."""
+    for i in range(indptr.size - 1):
+        maxabs_transform_row(indices, data, indptr[i], indptr[i + 1], peak, out)
+        maxabs_learn_row(indices, data, indptr[i], indptr[i + 1], peak, seen)
+    return -1, -1
+
+
+@njit(cache=True)
+def maxabs_learn_rows(indptr, indices, data, peak, seen):
+    for i in range(indptr.size - 1):
+        maxabs_learn_row(indices, data, indptr[i], indptr[i + 1], peak, seen)
+    return -1, -1

@@ -1,0 +1,588 @@
+"""Pipelines: online transformers chained before a learner, run in the honest progressive order."""
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._estimator import Estimator, only_when
+from .._features import FeatureMap
+from .._learner import OnlineLearner
+from .._params import Interval, NoneOr, check_params
+from .._validation import check_row
+from ..preprocessing._base import ColumnTransformer, Transformer, _key
+from ..preprocessing._encode import FeatureHasher, OneHotEncoder
+from ..preprocessing._rows import _is_frame, batch_rows
+
+
+class _Plan:
+    """What a pipeline's steps do, checked once per change of the steps: the encoders, the map, the scalers, the learner."""
+
+    __slots__ = ("key", "features", "n_bits", "scalers", "learner")
+
+    def __init__(self, key, features, n_bits, scalers, learner):
+        self.key = key
+        # the features each OneHotEncoder with a list one-hots (those with None leave str values to the FeatureMap)
+        self.features = features
+        self.n_bits = n_bits
+        self.scalers = scalers
+        self.learner = learner
+
+
+def _default_name(step):
+    return type(step).__name__.lower()
+
+
+class Pipeline(Estimator):
+    """Online transformers followed by a learner, run example by example in the honest progressive order.
+
+    ``Pipeline(StandardScaler(), PAClassifier())`` is also written
+    ``StandardScaler() | PAClassifier()``. Every step but the last is an
+    olearn transformer (:mod:`olearn.preprocessing`); the last is a
+    transformer or a learner of rows (a learner can only be last).
+
+    **The order of a round.** ``learn_one(x, y)`` transforms ``x`` with the
+    statistics of the examples *before* it, the learner learns the transformed
+    example, and only then do the transformers update their statistics with
+    ``x``. So ``predict_learn_one`` (and :func:`olearn.run` on a pipeline)
+    predicts every example with a model and statistics that have not seen it,
+    and the recorded mistakes are honest progressive validation. River's
+    pipeline updates an unsupervised transformer *before* transforming the
+    example it learns (its ``learn_one`` calls ``learn_one`` then
+    ``transform_one`` on each transformer), so its learner learns an example
+    scaled with statistics that include it, one step ahead of the statistics
+    it will be predicted with; the two orders converge as the statistics
+    settle, and differ on the first examples of a stream (River's first
+    example scales to 0 in learning, olearn's too, for the first statistics
+    have nothing before them).
+
+    **One conversion.** The pipeline owns one
+    :class:`~olearn._features.FeatureMap` (``feature_map_``): each dict is
+    converted once into the columns and values of a row, the transformers'
+    compiled cores scale that row in place of a dict, and the learner is
+    handed integer columns through its row-level protocol (``_learn_row``,
+    ``_predict_row``). Names map to columns by a growing vocabulary, or by
+    hashing with ``n_bits`` (or a :class:`~olearn.preprocessing.FeatureHasher`
+    step, which says the same). The transformers keep their statistics
+    themselves (``pipeline["standardscaler"].mean_``), over the pipeline's
+    columns, and share its map.
+
+    **Batches.** ``partial_fit(X, y)`` (and ``learn_many``, and ``run``) is
+    ``learn_one`` row by row: the transformers being unsupervised, each one's
+    progressive transform of the whole batch is one compiled pass, and then the
+    learner's compiled pass learns the result. ``predict``,
+    ``decision_function`` (and ``predict_many``) transform with the current
+    statistics and learn nothing.
+
+    Parameters
+    ----------
+    *steps : estimators, or (name, estimator) pairs
+        The transformers, then the learner. A step's name (for ``get_params``
+        and ``pipeline[name]``) is its class name in lower case, numbered when
+        several steps share it (``standardscaler-1``, ``standardscaler-2``).
+    n_bits : int or None, default=None
+        None for a vocabulary of names, else the number of bits of the hash of
+        names (1 to 31; see :class:`~olearn._features.FeatureMap`).
+
+    Examples
+    --------
+    >>> from olearn import PAClassifier
+    >>> from olearn.preprocessing import StandardScaler
+    >>> model = StandardScaler() | PAClassifier()
+    >>> model
+    Pipeline(StandardScaler(), PAClassifier())
+    >>> for x, y in [({"age": 20, "income": 1e4}, "no"), ({"age": 60, "income": 9e4}, "yes"),
+    ...              ({"age": 25, "income": 2e4}, "no"), ({"age": 50, "income": 8e4}, "yes")]:
+    ...     _ = model.learn_one(x, y)
+    >>> model.predict_one({"age": 55, "income": 7e4})
+    'yes'
+    >>> model["standardscaler"].mean_.tolist()
+    [38.75, 50000.0]
+    """
+
+    _estimator_type = None
+
+    def __init__(self, *steps, n_bits=None):
+        named, counts = [], {}
+        pairs = [step if isinstance(step, tuple) else (None, step) for step in steps]
+        for name, step in pairs:
+            if name is None:
+                counts[_default_name(step)] = counts.get(_default_name(step), 0) + 1
+        seen = {}
+        for name, step in pairs:
+            if name is None:
+                base = _default_name(step)
+                if counts[base] > 1:
+                    seen[base] = seen.get(base, 0) + 1
+                    name = f"{base}-{seen[base]}"
+                else:
+                    name = base
+            named.append((name, step))
+        self.steps = named
+        self.n_bits = n_bits
+
+    # -- parameters ----------------------------------------------------------------
+
+    def get_params(self, deep=True):
+        """``n_bits``, each step by name, and with ``deep`` each step's parameters as ``name__param``."""
+        params = {"n_bits": self.n_bits}
+        for name, step in self.steps:
+            params[name] = step
+            if deep:
+                params.update((f"{name}__{key}", value) for key, value in step.get_params(deep=True).items())
+        return params
+
+    def set_params(self, **params):
+        """Set ``n_bits``, replace a step (``name=estimator``) or set a step's parameter (``name__param``); returns self."""
+        names = [name for name, _ in self.steps]
+        nested = {}
+        for key, value in params.items():
+            name, delimiter, inner = key.partition("__")
+            if name == "n_bits" and not delimiter:
+                self.n_bits = value
+            elif name not in names:
+                raise ValueError(
+                    f"invalid parameter {name!r} for Pipeline; valid parameters: n_bits, {', '.join(names)}"
+                )
+            elif delimiter:
+                nested.setdefault(name, {})[inner] = value
+            else:
+                self.steps[names.index(name)] = (name, value)
+        for name, inner in nested.items():
+            self[name].set_params(**inner)
+        return self
+
+    def __sklearn_clone__(self):
+        from sklearn.base import clone
+
+        return Pipeline(*[(name, clone(step)) for name, step in self.steps], n_bits=self.n_bits)
+
+    def __getitem__(self, key):
+        """The step of name ``key``, or at position ``key``."""
+        if isinstance(key, str):
+            for name, step in self.steps:
+                if name == key:
+                    return step
+            raise KeyError(f"no step named {key!r}; the steps are {[name for name, _ in self.steps]}")
+        return self.steps[key][1]
+
+    def __len__(self):
+        return len(self.steps)
+
+    def __repr__(self):
+        shown = [repr(step) if name == _default_name(step) else repr((name, step)) for name, step in self.steps]
+        if self.n_bits is not None:
+            shown.append(f"n_bits={self.n_bits!r}")
+        return f"Pipeline({', '.join(shown)})"
+
+    def __or__(self, other):
+        """This pipeline followed by ``other`` (a transformer, a learner or a pipeline): a new pipeline."""
+        if not isinstance(other, Estimator):
+            return NotImplemented
+        tail = [step for _, step in other.steps] if isinstance(other, Pipeline) else [other]
+        steps = [step for _, step in self.steps] + tail
+        n_bits = self.n_bits
+        if n_bits is None and isinstance(other, Pipeline):
+            n_bits = other.n_bits
+        return Pipeline(*steps, n_bits=n_bits)
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state.pop("_plan_cache", None)
+        return state
+
+    # -- the plan: the steps checked --------------------------------------------------
+
+    def _plan(self):
+        """The checked plan of the steps, rebuilt only when the steps or their settings change."""
+        steps = self.steps
+        # the encoders' and hashers' settings shape the plan; the scalers check theirs on each use
+        key = (tuple(id(step) for _, step in steps), self.n_bits,
+               tuple(tuple(step.get_params(deep=False).values()) for _, step in steps
+                     if getattr(step, "_acts_on_names", False)))
+        plan = self.__dict__.get("_plan_cache")
+        if plan is not None and plan.key == key:
+            return plan
+        check_params(self, {"n_bits": NoneOr(Interval(1, 31, integer=True))})
+        if not steps:
+            raise ValueError("Pipeline: no steps; give transformers and a learner")
+        features, scalers, n_bits, learner = [], [], self.n_bits, None
+        for position, (name, step) in enumerate(steps):
+            last = position == len(steps) - 1
+            if isinstance(step, OnlineLearner) and last:
+                if not hasattr(step, "_learn_row"):
+                    raise TypeError(f"Pipeline: step {name!r} ({type(step).__name__}) does not learn from rows of features")
+                learner = step
+                continue
+            if not isinstance(step, Transformer):
+                where = "the last step" if last else f"step {name!r}"
+                raise TypeError(
+                    f"Pipeline: {where} is a {type(step).__name__}; "
+                    + ("a learner can only be the last step" if isinstance(step, OnlineLearner) else
+                       "the steps are olearn transformers (olearn.preprocessing) followed by an olearn learner")
+                )
+            step._config()
+            if step._acts_on_names and scalers:
+                raise ValueError(
+                    f"Pipeline: step {name!r} ({type(step).__name__}) acts on the names of the features and comes "
+                    f"after {scalers[-1][0]!r}, which acts on their values; put the encoders and the hasher first"
+                )
+            if isinstance(step, FeatureHasher):
+                if n_bits is not None:
+                    raise ValueError(
+                        f"Pipeline: step {name!r} hashes the names into 2**{step.n_bits} columns, and "
+                        + ("another FeatureHasher does too" if self.n_bits is None else f"n_bits={self.n_bits} too")
+                        + "; say it once"
+                    )
+                n_bits = step.n_bits
+            elif isinstance(step, OneHotEncoder):
+                if n_bits is not None and self.n_bits is None:
+                    raise ValueError(f"Pipeline: step {name!r} one-hot encodes after a FeatureHasher; encode first")
+                if step.features is not None:
+                    features.append(tuple(step.features))
+            elif isinstance(step, ColumnTransformer):
+                scalers.append((name, step))
+        plan = _Plan(key, tuple(features), n_bits, tuple(step for _, step in scalers), learner)
+        self._plan_cache = plan
+        return plan
+
+    # -- learned state ---------------------------------------------------------------
+
+    def _is_started(self):
+        return "feature_map_" in self.__dict__
+
+    def _start(self, plan):
+        for step in plan.scalers:
+            if step._is_started():
+                raise ValueError(
+                    f"Pipeline: {type(step).__name__} has learned outside this pipeline, over other columns; give "
+                    "the pipeline fresh transformers (sklearn.base.clone them)"
+                )
+        if plan.learner is not None and plan.learner._is_started():
+            raise ValueError(
+                f"Pipeline: {type(plan.learner).__name__} has learned outside this pipeline, over other columns; give "
+                "the pipeline a fresh learner (sklearn.base.clone it)"
+            )
+        fm = FeatureMap(n_bits=plan.n_bits)
+        for step in plan.scalers:
+            step._start()
+            step.feature_map_ = fm
+        self.feature_map_ = fm
+        self.n_features_in_ = 0
+
+    def _unstart(self, plan):
+        for step in plan.scalers:
+            step._reset()
+        del self.feature_map_, self.n_features_in_
+
+    def _check_map(self, plan):
+        if self.feature_map_.n_bits != plan.n_bits:
+            raise ValueError(
+                f"Pipeline: n_bits is now {plan.n_bits!r}, and the pipeline learned its columns with "
+                f"n_bits={self.feature_map_.n_bits!r}; a learned pipeline keeps its mapping of names"
+            )
+
+    # -- one example -----------------------------------------------------------------
+
+    def _encode(self, x, plan):
+        for features in plan.features:
+            x = OneHotEncoder._encode(x, features)
+        return x
+
+    def _convert(self, x, plan, fm, learning):
+        """(indices, data, n_features, new) of one example: a dict through the map, an array or sparse row by index."""
+        if type(x) is dict or isinstance(x, dict):
+            return fm.row(self._encode(x, plan) if plan.features else x, self.n_features_in_, learning)
+        if sp.issparse(x):
+            indices, data, n_features = check_row(x)
+            indices = indices.astype(np.int64)
+        else:
+            try:
+                data = np.asarray(x, dtype=np.float64)
+            except (TypeError, ValueError, OverflowError) as err:
+                raise ValueError(f"an example must be a dict, a 1-d array or a sparse row of numbers: {err}") from None
+            if data.ndim != 1:
+                raise ValueError(f"an example must be a dict, a 1-d array or a sparse row; got shape {data.shape}")
+            if not np.isfinite(data).all():
+                k = int(np.flatnonzero(~np.isfinite(data))[0])
+                raise ValueError(f"feature {k} has value {data[k]}; expected a finite number")
+            # every entry of a dense row is present (a scaler centres its zeros too)
+            indices, n_features = np.arange(data.size, dtype=np.int64), data.size
+        if fm.hashing and n_features > (1 << fm.n_bits):
+            raise ValueError(f"feature index {n_features - 1} is past the 2**{fm.n_bits} columns of the hashed names")
+        return indices, data, n_features, None
+
+    def _transform_row(self, plan, indices, data, fm, new):
+        """The row through every scaler: the inputs of each (for their learning) and the last output."""
+        inputs = []
+        for step in plan.scalers:
+            settings = step._config()
+            out = np.empty_like(data)
+            bad = step._transform_cols(indices, data, 0, indices.size, settings, step._stat_arrays(), out)
+            if bad >= 0:
+                raise step._overflow(_key(fm, new, indices[bad]), data[bad], "its transform")
+            inputs.append((step, settings, data))
+            data = out
+        return inputs, data
+
+    def _round(self, x, y, sample_weight):
+        """One honest round: transform with the statistics before ``x``, learn, then update; the prediction made."""
+        plan = self._plan()
+        learner = plan.learner
+        if learner is None:
+            raise TypeError("Pipeline: the last step is a transformer; learn_one(x) learns, transform_one(x) transforms")
+        started = self._is_started()
+        if not started:
+            self._start(plan)
+        else:
+            self._check_map(plan)
+        fm = self.feature_map_
+        try:
+            indices, data, n_features, new = self._convert(x, plan, fm, True)
+            inputs, data = self._transform_row(plan, indices, data, fm, new)
+            prediction = learner._learn_row(indices, data, n_features, y, sample_weight)
+        except BaseException:
+            if not started:
+                self._unstart(plan)
+            raise
+        if new:
+            fm.add(new)
+        if n_features > self.n_features_in_:
+            self.n_features_in_ = n_features
+        for step, settings, values in inputs:
+            step._grow(n_features)
+            step._learn_cols(indices, values, 0, indices.size, settings, step._stat_arrays())
+        return prediction
+
+    def learn_one(self, x, y=None, sample_weight=None):
+        """Learn one example (dict, 1-d array or sparse row) in the honest order; returns self.
+
+        ``x`` is transformed with the statistics of the examples before it,
+        the learner learns it (with label ``y`` and weight ``sample_weight``),
+        then the transformers update their statistics with it. A refused
+        example (bad value, bad label, an overflow) leaves the whole pipeline
+        as it was. A pipeline of transformers only learns ``x`` (``y`` unused).
+        """
+        if self._plan().learner is None:
+            self._learn_transformers(x)
+        else:
+            self._round(x, y, sample_weight)
+        return self
+
+    def predict_learn_one(self, x, y, sample_weight=None):
+        """Predict ``x``, then learn it: one round of progressive validation, converted once; the prediction."""
+        return self._round(x, y, sample_weight)
+
+    def _predicting(self):
+        """(plan, feature map, learner) for predicting; an unstarted pipeline predicts with no statistics."""
+        plan = self._plan()
+        if plan.learner is None:
+            raise TypeError("Pipeline: the last step is a transformer, which predicts nothing; use transform_one")
+        if self._is_started():
+            self._check_map(plan)
+            return plan, self.feature_map_
+        return plan, FeatureMap(n_bits=plan.n_bits)
+
+    def _transformed_one(self, x):
+        plan, fm = self._predicting()
+        indices, data, n_features, _ = self._convert(x, plan, fm, False)
+        _, data = self._transform_row(plan, indices, data, fm, None)
+        return plan, indices, data, n_features
+
+    def predict_one(self, x):
+        """The learner's prediction for ``x`` transformed by the statistics learned so far (names never learned count 0)."""
+        plan, indices, data, n_features = self._transformed_one(x)
+        return plan.learner._predict_row(indices, data, n_features)
+
+    def _why_no_proba_one(self):
+        steps = self.steps
+        if steps and hasattr(steps[-1][1], "predict_proba_one"):
+            return None
+        return "its last step has no predict_proba_one"
+
+    @only_when(_why_no_proba_one)
+    def predict_proba_one(self, x):
+        """The learner's ``predict_proba_one`` of ``x`` transformed (where the learner has one)."""
+        plan, indices, data, _ = self._transformed_one(x)
+        return plan.learner.predict_proba_one(dict(zip(indices.tolist(), data.tolist())))
+
+    def transform_one(self, x):
+        """``x`` through the transformers (not the learner), keyed by feature names (or column indices)."""
+        plan = self._plan()
+        fm = self.feature_map_ if self._is_started() else FeatureMap(n_bits=plan.n_bits)
+        indices, data, _, new = self._convert(x, plan, fm, True)
+        _, data = self._transform_row(plan, indices, data, fm, new)
+        return {_key(fm, new, j): value for j, value in zip(indices.tolist(), data.tolist())}
+
+    def _learn_transformers(self, x):
+        plan = self._plan()
+        started = self._is_started()
+        if not started:
+            self._start(plan)
+        else:
+            self._check_map(plan)
+        fm = self.feature_map_
+        try:
+            indices, data, n_features, new = self._convert(x, plan, fm, True)
+            inputs, _ = self._transform_row(plan, indices, data, fm, new)
+        except BaseException:
+            if not started:
+                self._unstart(plan)
+            raise
+        if new:
+            fm.add(new)
+        self.n_features_in_ = max(self.n_features_in_, n_features)
+        for step, settings, values in inputs:
+            step._grow(n_features)
+            step._learn_cols(indices, values, 0, indices.size, settings, step._stat_arrays())
+
+    # -- batches ---------------------------------------------------------------------
+
+    def _batch(self, X, plan, fm, learning):
+        """The rows of X transformed in the honest order (learning) or by the current statistics; (batch, values, stats)."""
+        if plan.features:
+            if _is_frame(X):
+                X = X.to_dict("records")
+            if isinstance(X, (list, tuple)) and X and isinstance(X[0], dict):
+                X = [self._encode(x, plan) if isinstance(x, dict) else x for x in X]
+        batch = batch_rows(fm, X, self.n_features_in_)
+        if fm.hashing and batch.n_features > (1 << fm.n_bits):
+            raise ValueError(f"X has a feature index {batch.n_features - 1}, past the 2**{fm.n_bits} columns")
+        values, learned = batch.data, []
+        for step in plan.scalers:
+            settings = step._config()
+            out = np.empty_like(values)
+            if learning:
+                stats = step._stats_copy(batch.n_features)
+                row, bad = step._progressive_cols(batch.indptr, batch.indices, values, settings, stats, out)
+                learned.append((step, stats))
+            else:
+                bad = step._transform_cols(batch.indices, values, 0, values.size, settings, step._stat_arrays(), out)
+                row = int(np.searchsorted(batch.indptr, bad, side="right") - 1) if bad >= 0 else -1
+            if row >= 0:
+                overflow = step._overflow(_key(fm, None, batch.indices[bad]), values[bad], "its transform")
+                raise ValueError(f"X: row {row}: {overflow}")
+            values = out
+        return batch, values, learned
+
+    def _learned_batch(self, X, learn):
+        """Transform X in the honest order, let ``learn(csr)`` (the learner) learn it, then keep the statistics."""
+        plan = self._plan()
+        if plan.learner is None:
+            raise TypeError("Pipeline: the last step is a transformer; partial_fit(X) needs no labels")
+        started = self._is_started()
+        if not started:
+            self._start(plan)
+        else:
+            self._check_map(plan)
+        fm = self.feature_map_
+        size = fm.size
+        try:
+            batch, values, learned = self._batch(X, plan, fm, True)
+            width = max(batch.n_features, self.n_features_in_)
+            result = learn(sp.csr_matrix((values, batch.indices, batch.indptr), shape=(batch.n_rows, width)))
+        except FloatingPointError:
+            # the learner kept the rows before the one that overflowed: the names of their features stay
+            raise
+        except BaseException:
+            if not started:
+                self._unstart(plan)
+            else:
+                fm.truncate(size)
+            raise
+        for step, stats in learned:
+            step._adopt(stats, batch.n_features)
+        self.n_features_in_ = max(self.n_features_in_, batch.n_features)
+        return result
+
+    def partial_fit(self, X, y=None, **params):
+        """Learn the rows of X (array, sparse matrix, list of dicts, DataFrame) in order, as ``learn_one`` would; returns self.
+
+        ``params`` (``classes``, ``sample_weight``) go to the learner's
+        ``partial_fit``. A pipeline of transformers only learns X.
+        """
+        if self._plan().learner is None:
+            self._learn_transformers_batch(X)
+            return self
+        self._learned_batch(X, lambda rows: self._plan().learner.partial_fit(rows, y, **params))
+        return self
+
+    def learn_many(self, X, y=None, **params):
+        """River's name for :meth:`partial_fit`; returns self."""
+        return self.partial_fit(X, y, **params)
+
+    def _row_weights(self, X, y, sample_weight):
+        learner = self._plan().learner
+        if learner is None:
+            raise TypeError("olearn.run takes a pipeline that ends with a learner; this one ends with a transformer")
+        return learner._row_weights(X, y, sample_weight)
+
+    def _progressive(self, X, y, record, **params):
+        """:func:`olearn.run`'s pass: the transformers' progressive transform of X, then the learner's own pass."""
+        return self._learned_batch(X, lambda rows: self._plan().learner._progressive(rows, y, record=record, **params))
+
+    def _transformed(self, X):
+        plan, fm = self._predicting()
+        size = fm.size
+        try:
+            batch, values, _ = self._batch(X, plan, fm, False)
+        finally:
+            fm.truncate(size)
+        rows = sp.csr_matrix((values, batch.indices, batch.indptr), shape=(batch.n_rows, max(batch.n_features, 1)))
+        return plan.learner, rows
+
+    def decision_function(self, X):
+        """The learner's ``decision_function`` of the rows of X transformed by the current statistics."""
+        learner, rows = self._transformed(X)
+        return learner.decision_function(rows)
+
+    def predict(self, X):
+        """The learner's predictions for the rows of X transformed by the current statistics."""
+        learner, rows = self._transformed(X)
+        return learner.predict(rows)
+
+    @only_when(lambda self: None if self.steps and hasattr(self.steps[-1][1], "predict_proba")
+               else "its last step has no predict_proba")
+    def predict_proba(self, X):
+        """The learner's ``predict_proba`` of the rows of X transformed (where the learner has one)."""
+        learner, rows = self._transformed(X)
+        return learner.predict_proba(rows)
+
+    def predict_many(self, X):
+        """River's ``predict_many``: the predictions, as a pandas Series on X's index when X is a DataFrame."""
+        predicted = self.predict(X)
+        if _is_frame(X):
+            import pandas as pd
+
+            return pd.Series(predicted, index=X.index)
+        return predicted
+
+    def transform(self, X):
+        """The rows of X through the transformers (not the learner), as a CSR matrix over the pipeline's columns."""
+        plan = self._plan()
+        fm = self.feature_map_ if self._is_started() else FeatureMap(n_bits=plan.n_bits)
+        size = fm.size
+        try:
+            batch, values, _ = self._batch(X, plan, fm, False)
+        finally:
+            fm.truncate(size)
+        return sp.csr_matrix((values, batch.indices, batch.indptr), shape=(batch.n_rows, batch.n_features))
+
+    def _learn_transformers_batch(self, X):
+        plan = self._plan()
+        started = self._is_started()
+        if not started:
+            self._start(plan)
+        else:
+            self._check_map(plan)
+        fm = self.feature_map_
+        size = fm.size
+        try:
+            batch, _, learned = self._batch(X, plan, fm, True)
+        except BaseException:
+            if not started:
+                self._unstart(plan)
+            else:
+                fm.truncate(size)
+            raise
+        for step, stats in learned:
+            step._adopt(stats, batch.n_features)
+        self.n_features_in_ = max(self.n_features_in_, batch.n_features)

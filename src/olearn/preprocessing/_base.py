@@ -1,0 +1,279 @@
+"""What the online transformers share: checked settings, the dict and batch forms, and ``|``.
+
+A transformer learns from a stream without labels. Its numeric core (the
+statistics of a column and the scaling of a row) is compiled and works on
+the ``(indices, data)`` of a row, so that a :class:`~olearn.compose.Pipeline`
+runs it on the row it converted once; the dict and batch forms here convert
+their input through a :class:`~olearn._features.FeatureMap` of their own.
+"""
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._estimator import Estimator
+from .._features import FeatureMap
+from .._learner import hyperparameter_getter, settings_key
+from .._params import check_params
+from ._rows import batch_rows, rows_of
+
+
+class Transformer(Estimator):
+    """Base class of olearn's online transformers."""
+
+    _estimator_type = "transformer"
+    _constraints = {}
+    # True for the transformers that act on the names of a dict's features (at its conversion), False for
+    # those that act on the values of its columns
+    _acts_on_names = False
+
+    def _config(self):
+        """The hyperparameters as a tuple, checked once per change (as the learners' ``_checked_config``)."""
+        if not self._get_param_names():
+            return ()
+        values = hyperparameter_getter(type(self))(self)
+        key = settings_key(values)
+        if getattr(self, "_config_key", None) != key:
+            check_params(self, self._constraints)
+            self._config_key = key
+        return values
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state.pop("_config_key", None)
+        return state
+
+    def __or__(self, other):
+        """``self | other``: the pipeline of ``self`` followed by ``other`` (a transformer, a learner or a pipeline)."""
+        from ..compose import Pipeline
+
+        return Pipeline(self) | other
+
+    def learn_many(self, X):
+        """Learn from the rows of a batch (River's name for :meth:`partial_fit`); returns self."""
+        return self.partial_fit(X)
+
+    def transform_many(self, X):
+        """Transform the rows of a batch (River's name for :meth:`transform`)."""
+        return self.transform(X)
+
+
+def _check_dict(x, owner):
+    if not isinstance(x, dict):
+        raise TypeError(f"{owner}: an example must be a dict {{feature: value}}; got {type(x).__name__}")
+
+
+class ColumnTransformer(Transformer):
+    """A transformer of the values of columns, with statistics learned per column.
+
+    Subclasses set ``_stats`` (the names of their per-column float64 arrays)
+    and the compiled hooks ``_transform_cols``, ``_learn_cols``,
+    ``_progressive_cols`` and ``_learn_rows_cols``; this class holds the
+    arrays (grown by doubling), the count of examples and the FeatureMap of
+    the dict form.
+    """
+
+    _stats = ()
+
+    # -- learned state -----------------------------------------------------------
+
+    def _is_started(self):
+        return "n_features_in_" in self.__dict__
+
+    def _start(self):
+        self.feature_map_ = FeatureMap()
+        self.n_features_in_ = 0
+        self._seen = np.zeros(1)
+        for name in self._stats:
+            setattr(self, name, np.zeros(0))
+
+    def _reset(self):
+        for name in ("feature_map_", "n_features_in_", "_seen", *self._stats):
+            self.__dict__.pop(name, None)
+
+    @property
+    def n_seen_(self):
+        """The number of examples learned."""
+        return int(self._seen[0])
+
+    def _grow(self, n_features):
+        """Room in the statistics for columns below ``n_features`` (new arrays: the old ones stay intact)."""
+        capacity = getattr(self, self._stats[0]).size
+        if n_features > capacity:
+            size = max(n_features, 2 * capacity)
+            for name in self._stats:
+                old = getattr(self, name)
+                grown = np.zeros(size)
+                grown[: old.size] = old
+                setattr(self, name, grown)
+        self.n_features_in_ = max(self.n_features_in_, n_features)
+
+    def _snapshot(self):
+        return {name: self.__dict__[name].copy() if isinstance(self.__dict__[name], np.ndarray) else self.__dict__[name]
+                for name in ("n_features_in_", "_seen", *self._stats)}
+
+    def _restore(self, saved):
+        self.__dict__.update(saved)
+
+    def _stats_copy(self, n_features):
+        """A copy of the statistics (count of examples first) with room for ``n_features`` columns."""
+        width = max(n_features, getattr(self, self._stats[0]).size)
+        copies = [self._seen.copy()]
+        for name in self._stats:
+            old = getattr(self, name)
+            grown = np.zeros(width)
+            grown[: old.size] = old
+            copies.append(grown)
+        return tuple(copies)
+
+    def _adopt(self, stats, n_features):
+        """Take ``stats`` (from :meth:`_stats_copy`, then learned into) as the statistics."""
+        self._seen = stats[0]
+        for name, array in zip(self._stats, stats[1:]):
+            setattr(self, name, array)
+        self.n_features_in_ = max(self.n_features_in_, n_features)
+
+    def _stat_arrays(self):
+        """The statistics (for transforming), empty before anything was learned."""
+        if not self._is_started():
+            return (np.zeros(1),) + tuple(np.zeros(0) for _ in self._stats)
+        return (self._seen,) + tuple(getattr(self, name) for name in self._stats)
+
+    # -- one example ---------------------------------------------------------------
+
+    def learn_one(self, x):
+        """Update the statistics with the dict ``x``; returns self.
+
+        An absent feature counts as 0 in the statistics of its column. A
+        refused example (a value that is not a finite number, a key of a wrong
+        type, statistics that would overflow) leaves the transformer as it was.
+        """
+        settings = self._config()
+        _check_dict(x, type(self).__name__)
+        started = self._is_started()
+        if not started:
+            self._start()
+        saved = self._snapshot()
+        fm = self.feature_map_
+        try:
+            indices, data, n_features, new = fm.row(x, base=self.n_features_in_, learning=True)
+            self._learn_checked(indices, data, n_features, settings, lambda j: _key(fm, new, j))
+        except BaseException:
+            if started:
+                self._restore(saved)
+            else:
+                self._reset()
+            raise
+        if new:
+            fm.add(new)
+        return self
+
+    def transform_one(self, x):
+        """The dict ``x`` transformed by the statistics learned so far: a dict with the same keys.
+
+        A categorical value (``{"city": "Paris"}``) is the one-hot feature
+        ``"city=Paris"`` of value 1, and is keyed so; a None value is absent
+        and left out. Nothing is learned.
+        """
+        settings = self._config()
+        _check_dict(x, type(self).__name__)
+        fm = self.feature_map_ if self._is_started() else FeatureMap()
+        indices, data, n_features, new = fm.row(x, base=getattr(self, "n_features_in_", 0), learning=True)
+        out = np.empty_like(data)
+        bad = self._transform_cols(indices, data, 0, indices.size, settings, self._stat_arrays(), out)
+        if bad >= 0:
+            raise self._overflow(_key(fm, new, indices[bad]), data[bad], "its transform")
+        return {_key(fm, new, j): value for j, value in zip(indices.tolist(), out.tolist())}
+
+    def _learn_checked(self, indices, data, n_features, settings, key_of):
+        """Learn one converted row; an overflow is refused (ValueError naming the feature) with nothing changed."""
+        self._grow(n_features)
+        bad = self._learn_cols(indices, data, 0, indices.size, settings, self._stat_arrays())
+        if bad >= 0:
+            raise self._overflow(key_of(indices[bad]), data[bad], "its running statistics")
+
+    def _overflow(self, key, value, what):
+        return ValueError(
+            f"{type(self).__name__}: feature {key!r} has value {value!r}, and {what} would overflow; expected values "
+            "whose squares are finite (rescale the feature); the transformer is unchanged"
+        )
+
+    # -- batches -------------------------------------------------------------------
+
+    def partial_fit(self, X, y=None):
+        """Update the statistics with every row of X, in order; returns self (``y`` is ignored).
+
+        X is a 2-d array (every entry of a row is present, zeros included), a
+        sparse matrix (the stored entries), a list of dicts or a DataFrame. A
+        refused batch leaves the transformer as it was.
+        """
+        settings = self._config()
+        started = self._is_started()
+        if not started:
+            self._start()
+        saved = self._snapshot()
+        fm = self.feature_map_
+        size = fm.size
+        try:
+            batch = batch_rows(fm, X, self.n_features_in_)
+            self._grow(batch.n_features)
+            row, bad = self._learn_rows_cols(batch.indptr, batch.indices, batch.data, settings, self._stat_arrays())
+            if row >= 0:
+                raise ValueError(f"row {row}: {self._overflow(_key(fm, None, batch.indices[bad]), batch.data[bad], 'its running statistics')}")
+        except BaseException:
+            if started:
+                fm.truncate(size)
+                self._restore(saved)
+            else:
+                self._reset()
+            raise
+        return self
+
+    def transform(self, X):
+        """Every row of X transformed by the statistics learned so far, in the form X came in.
+
+        An array gives an array, a sparse matrix a sparse matrix of the same
+        entries, a list of dicts a list of dicts, a DataFrame a DataFrame.
+        """
+        settings = self._config()
+        fm = self.feature_map_ if self._is_started() else FeatureMap()
+        size = fm.size
+        try:
+            batch = batch_rows(fm, X, getattr(self, "n_features_in_", 0))
+            out = np.empty_like(batch.data)
+            bad = self._transform_cols(batch.indices, batch.data, 0, batch.data.size, settings, self._stat_arrays(),
+                                       out)
+            if bad >= 0:
+                row = int(np.searchsorted(batch.indptr, bad, side="right") - 1)
+                raise ValueError(f"row {row}: {self._overflow(_key(fm, None, batch.indices[bad]), batch.data[bad], 'its transform')}")
+            return _shaped(batch, out, fm, X)
+        finally:
+            fm.truncate(size)
+
+
+def _key(fm, new, column):
+    """The key of ``column`` as the example named it: a name, else the column index."""
+    column = int(column)
+    if new:
+        for name, j in new:
+            if j == column:
+                return name
+    name = fm.name_of(column)
+    return column if name is None else name
+
+
+def _shaped(batch, out, fm, X):
+    """The transformed values ``out`` of ``batch`` in the form of the batch ``X``."""
+    if batch.kind == "dense":
+        return out.reshape(batch.n_rows, -1)
+    if batch.kind == "sparse":
+        return sp.csr_matrix((out, batch.indices, batch.indptr), shape=X.shape)
+    if batch.kind == "frame" and batch.columns is not None:
+        import pandas as pd
+
+        return pd.DataFrame(out.reshape(batch.n_rows, -1), columns=batch.columns, index=batch.index)
+    rows = rows_of(batch, out, fm)
+    if batch.kind == "frame":
+        import pandas as pd
+
+        return pd.DataFrame(rows, index=batch.index)
+    return rows
