@@ -193,7 +193,7 @@ class ColumnTransformer(Transformer):
 
     def _overflow(self, key, value, what):
         return ValueError(
-            f"{type(self).__name__}: feature {key!r} has value {value!r}, and {what} would overflow; expected values "
+            f"{type(self).__name__}: feature {key!r} has value {float(value)!r}, and {what} would overflow; expected values "
             "whose squares are finite (rescale the feature); the transformer is unchanged"
         )
 
