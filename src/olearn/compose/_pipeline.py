@@ -191,16 +191,21 @@ class Pipeline(Estimator):
 
     # -- the plan: the steps checked --------------------------------------------------
 
+    def _plan_key(self):
+        # the encoders' and hashers' settings shape the plan; the scalers check theirs on each use
+        names = tuple(tuple(step.get_params(deep=False).values()) for _, step in self.steps
+                      if getattr(step, "_acts_on_names", False))
+        return tuple(self.steps), (type(self.n_bits), self.n_bits), names
+
     def _plan(self):
         """The checked plan of the steps, rebuilt only when the steps or their settings change."""
-        steps = self.steps
-        # the encoders' and hashers' settings shape the plan; the scalers check theirs on each use
-        key = (tuple(id(step) for _, step in steps), self.n_bits,
-               tuple(tuple(step.get_params(deep=False).values()) for _, step in steps
-                     if getattr(step, "_acts_on_names", False)))
         plan = self.__dict__.get("_plan_cache")
-        if plan is not None and plan.key == key:
+        # a step compares equal only to itself: the cheap check of every example
+        if (plan is not None and plan.key[0] == tuple(self.steps) and plan.key[1] == (type(self.n_bits), self.n_bits)
+                and (not plan.key[2] or plan.key == self._plan_key())):
             return plan
+        steps = self.steps
+        key = self._plan_key()
         check_params(self, {"n_bits": NoneOr(Interval(1, 31, integer=True))})
         if not steps:
             raise ValueError("Pipeline: no steps; give transformers and a learner")
@@ -290,7 +295,7 @@ class Pipeline(Estimator):
     def _convert(self, x, plan, fm, learning):
         """(indices, data, n_features, new) of one example: a dict through the map, an array or sparse row by index."""
         if type(x) is dict or isinstance(x, dict):
-            return fm.row(self._encode(x, plan) if plan.features else x, self.n_features_in_, learning)
+            return fm.row(self._encode(x, plan) if plan.features else x, self.__dict__.get("n_features_in_", 0), learning)
         if sp.issparse(x):
             indices, data, n_features = check_row(x)
             indices = indices.astype(np.int64)
@@ -315,7 +320,7 @@ class Pipeline(Estimator):
         inputs = []
         for step in plan.scalers:
             settings = step._config()
-            out = np.empty_like(data)
+            out = np.empty(data.size)
             bad = step._transform_cols(indices, data, 0, indices.size, settings, step._stat_arrays(), out)
             if bad >= 0:
                 raise step._overflow(_key(fm, new, indices[bad]), data[bad], "its transform")
@@ -329,14 +334,18 @@ class Pipeline(Estimator):
         learner = plan.learner
         if learner is None:
             raise TypeError("Pipeline: the last step is a transformer; learn_one(x) learns, transform_one(x) transforms")
-        started = self._is_started()
+        fm = self.__dict__.get("feature_map_")
+        started = fm is not None
         if not started:
             self._start(plan)
-        else:
+            fm = self.feature_map_
+        elif fm.n_bits != plan.n_bits:
             self._check_map(plan)
-        fm = self.feature_map_
         try:
-            indices, data, n_features, new = self._convert(x, plan, fm, True)
+            if type(x) is dict and not plan.features:
+                indices, data, n_features, new = fm.row(x, self.n_features_in_, True)
+            else:
+                indices, data, n_features, new = self._convert(x, plan, fm, True)
             inputs, data = self._transform_row(plan, indices, data, fm, new)
             prediction = learner._learn_row(indices, data, n_features, y, sample_weight)
         except BaseException:
@@ -348,8 +357,9 @@ class Pipeline(Estimator):
         if n_features > self.n_features_in_:
             self.n_features_in_ = n_features
         for step, settings, values in inputs:
-            step._grow(n_features)
-            step._learn_cols(indices, values, 0, indices.size, settings, step._stat_arrays())
+            if n_features > step.n_features_in_:
+                step._grow(n_features)
+            step._learn_cols(indices, values, 0, indices.size, settings, step._arrays)
         return prediction
 
     def learn_one(self, x, y=None, sample_weight=None):
@@ -382,8 +392,14 @@ class Pipeline(Estimator):
         return plan, FeatureMap(n_bits=plan.n_bits)
 
     def _transformed_one(self, x):
-        plan, fm = self._predicting()
-        indices, data, n_features, _ = self._convert(x, plan, fm, False)
+        plan = self._plan()
+        fm = self.__dict__.get("feature_map_")
+        if plan.learner is None or fm is None or fm.n_bits != plan.n_bits:
+            plan, fm = self._predicting()
+        if type(x) is dict and not plan.features:
+            indices, data, n_features, _ = fm.row(x, self.__dict__.get("n_features_in_", 0), False)
+        else:
+            indices, data, n_features, _ = self._convert(x, plan, fm, False)
         _, data = self._transform_row(plan, indices, data, fm, None)
         return plan, indices, data, n_features
 

@@ -7,12 +7,14 @@ runs it on the row it converted once; the dict and batch forms here convert
 their input through a :class:`~olearn._features.FeatureMap` of their own.
 """
 
+import functools
+
 import numpy as np
 import scipy.sparse as sp
 
 from .._estimator import Estimator
 from .._features import FeatureMap
-from .._learner import hyperparameter_getter, settings_key
+from .._learner import hyperparameter_getter
 from .._params import check_params
 from ._rows import batch_rows, rows_of
 
@@ -27,14 +29,17 @@ class Transformer(Estimator):
     _acts_on_names = False
 
     def _config(self):
-        """The hyperparameters as a tuple, checked once per change (as the learners' ``_checked_config``)."""
-        if not self._get_param_names():
-            return ()
-        values = hyperparameter_getter(type(self))(self)
-        key = settings_key(values)
-        if getattr(self, "_config_key", None) != key:
+        """The hyperparameters as a tuple, checked once per change (as the learners' ``_checked_config``).
+
+        Called on every example a pipeline converts, so the unchanged case is
+        a comparison of the values and of their types (True is not 1 here).
+        """
+        values = _getter(type(self))(self)
+        types = tuple(map(type, values))
+        key = self.__dict__.get("_config_key")
+        if key is None or key[1] != types or key[0] != values:
             check_params(self, self._constraints)
-            self._config_key = key
+            self._config_key = (values, types)
         return values
 
     def __getstate__(self):
@@ -57,6 +62,12 @@ class Transformer(Estimator):
         return self.transform(X)
 
 
+@functools.cache
+def _getter(cls):
+    """A getter of the hyperparameters of ``cls`` as a tuple (empty for a class without any)."""
+    return hyperparameter_getter(cls) if cls._get_param_names() else (lambda est: ())
+
+
 def _check_dict(x, owner):
     if not isinstance(x, dict):
         raise TypeError(f"{owner}: an example must be a dict {{feature: value}}; got {type(x).__name__}")
@@ -72,9 +83,12 @@ class ColumnTransformer(Transformer):
     the dict form.
     """
 
+    # the names of the per-column statistics, in the order the compiled hooks take them
     _stats = ()
 
     # -- learned state -----------------------------------------------------------
+    # ``_arrays`` is (count of examples as a 1-array, then one float64 array per statistic): one tuple,
+    # handed as it is to the compiled hooks on every example
 
     def _is_started(self):
         return "n_features_in_" in self.__dict__
@@ -82,61 +96,59 @@ class ColumnTransformer(Transformer):
     def _start(self):
         self.feature_map_ = FeatureMap()
         self.n_features_in_ = 0
-        self._seen = np.zeros(1)
-        for name in self._stats:
-            setattr(self, name, np.zeros(0))
+        self._arrays = (np.zeros(1),) + tuple(np.zeros(0) for _ in self._stats)
 
     def _reset(self):
-        for name in ("feature_map_", "n_features_in_", "_seen", *self._stats):
+        for name in ("feature_map_", "n_features_in_", "_arrays"):
             self.__dict__.pop(name, None)
+
+    def _stat(self, name):
+        """The statistic ``name`` of the first ``n_features_in_`` columns."""
+        return self._arrays[1 + self._stats.index(name)][: self.n_features_in_]
 
     @property
     def n_seen_(self):
         """The number of examples learned."""
-        return int(self._seen[0])
+        return int(self._arrays[0][0])
 
     def _grow(self, n_features):
         """Room in the statistics for columns below ``n_features`` (new arrays: the old ones stay intact)."""
-        capacity = getattr(self, self._stats[0]).size
-        if n_features > capacity:
-            size = max(n_features, 2 * capacity)
-            for name in self._stats:
-                old = getattr(self, name)
-                grown = np.zeros(size)
-                grown[: old.size] = old
-                setattr(self, name, grown)
-        self.n_features_in_ = max(self.n_features_in_, n_features)
+        if n_features > self._arrays[1].size:
+            self._arrays = self._stats_copy(n_features, copy=False)
+        if n_features > self.n_features_in_:
+            self.n_features_in_ = n_features
 
     def _snapshot(self):
-        return {name: self.__dict__[name].copy() if isinstance(self.__dict__[name], np.ndarray) else self.__dict__[name]
-                for name in ("n_features_in_", "_seen", *self._stats)}
+        return self.n_features_in_, tuple(array.copy() for array in self._arrays)
 
     def _restore(self, saved):
-        self.__dict__.update(saved)
+        self.n_features_in_, self._arrays = saved
 
-    def _stats_copy(self, n_features):
-        """A copy of the statistics (count of examples first) with room for ``n_features`` columns."""
-        width = max(n_features, getattr(self, self._stats[0]).size)
-        copies = [self._seen.copy()]
-        for name in self._stats:
-            old = getattr(self, name)
-            grown = np.zeros(width)
-            grown[: old.size] = old
-            copies.append(grown)
-        return tuple(copies)
+    def _stats_copy(self, n_features, copy=True):
+        """The statistics with room for ``n_features`` columns (grown by doubling), copied unless ``copy`` is False."""
+        seen, *stats = self._arrays
+        capacity = stats[0].size
+        if n_features <= capacity:
+            return tuple(array.copy() for array in self._arrays) if copy else self._arrays
+        width = max(n_features, 2 * capacity)
+        grown = []
+        for old in stats:
+            array = np.zeros(width)
+            array[: old.size] = old
+            grown.append(array)
+        return (seen.copy() if copy else seen, *grown)
 
     def _adopt(self, stats, n_features):
         """Take ``stats`` (from :meth:`_stats_copy`, then learned into) as the statistics."""
-        self._seen = stats[0]
-        for name, array in zip(self._stats, stats[1:]):
-            setattr(self, name, array)
+        self._arrays = stats
         self.n_features_in_ = max(self.n_features_in_, n_features)
 
     def _stat_arrays(self):
         """The statistics (for transforming), empty before anything was learned."""
-        if not self._is_started():
+        arrays = self.__dict__.get("_arrays")
+        if arrays is None:
             return (np.zeros(1),) + tuple(np.zeros(0) for _ in self._stats)
-        return (self._seen,) + tuple(getattr(self, name) for name in self._stats)
+        return arrays
 
     # -- one example ---------------------------------------------------------------
 

@@ -82,18 +82,16 @@ class StandardScaler(ColumnTransformer):
 
     @property
     def mean_(self):
-        n = self._seen[0]
-        d = self.n_features_in_
-        return self._count[:d] * self._mean[:d] / n if n else np.zeros(d)
+        n = self.n_seen_
+        return self._stat("_count") * self._stat("_mean") / n if n else np.zeros(self.n_features_in_)
 
     @property
     def var_(self):
-        n = self._seen[0]
-        d = self.n_features_in_
+        n = self.n_seen_
         if not n:
-            return np.zeros(d)
-        count, mean = self._count[:d], self._mean[:d]
-        return (self._m2[:d] + mean * mean * count * (n - count) / n) / n
+            return np.zeros(self.n_features_in_)
+        count, mean = self._stat("_count"), self._stat("_mean")
+        return (self._stat("_m2") + mean * mean * count * (n - count) / n) / n
 
     @staticmethod
     def _transform_cols(indices, data, lo, hi, settings, stats, out):
@@ -146,7 +144,7 @@ class MaxAbsScaler(ColumnTransformer):
 
     @property
     def max_abs_(self):
-        return self._peak[: self.n_features_in_].copy()
+        return self._stat("_peak").copy()
 
     @staticmethod
     def _transform_cols(indices, data, lo, hi, settings, stats, out):
