@@ -92,8 +92,8 @@ class Pipeline(Estimator):
     >>> for x, y in [({"age": 20, "income": 1e4}, "no"), ({"age": 60, "income": 9e4}, "yes"),
     ...              ({"age": 25, "income": 2e4}, "no"), ({"age": 50, "income": 8e4}, "yes")]:
     ...     _ = model.learn_one(x, y)
-    >>> model.predict_one({"age": 55, "income": 7e4})
-    'yes'
+    >>> print(model.predict_one({"age": 55, "income": 7e4}))
+    yes
     >>> model["standardscaler"].mean_.tolist()
     [38.75, 50000.0]
     """

@@ -6,8 +6,7 @@ dict example into a dict (``transform_one(x)``); ``partial_fit``/``transform``
 them before a learner with ``|`` (see :class:`olearn.compose.Pipeline`).
 """
 
-from ._base import Transformer
 from ._encode import FeatureHasher, OneHotEncoder
 from ._scale import MaxAbsScaler, StandardScaler
 
-__all__ = ["FeatureHasher", "MaxAbsScaler", "OneHotEncoder", "StandardScaler", "Transformer"]
+__all__ = ["FeatureHasher", "MaxAbsScaler", "OneHotEncoder", "StandardScaler"]

@@ -147,7 +147,7 @@ class FeatureHasher(Transformer):
     --------
     >>> from olearn.preprocessing import FeatureHasher
     >>> FeatureHasher(n_bits=10).transform_one({"age": 31.0, "city": "Paris"})
-    {447: 31.0, 869: 1.0}
+    {337: 31.0, 911: 1.0}
     """
 
     _constraints = {"n_bits": Interval(1, 31, integer=True)}
