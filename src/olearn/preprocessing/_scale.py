@@ -54,8 +54,9 @@ class StandardScaler(ColumnTransformer):
 
     Attributes
     ----------
-    mean_, var_ : ndarray of shape (n_features_in_,)
-        The running mean and population variance of each column.
+    mean_, var_ : ndarray
+        The running mean and population variance of each column learned
+        (``n_features_in_`` of them).
     n_seen_ : int
         The number of examples learned.
     feature_map_ : FeatureMap
@@ -128,9 +129,12 @@ class MaxAbsScaler(ColumnTransformer):
 
     Attributes
     ----------
-    max_abs_ : ndarray of shape (n_features_in_,)
+    max_abs_ : ndarray
+        The largest absolute value of each column learned.
     n_seen_ : int
+        The number of examples learned.
     feature_map_ : FeatureMap
+        The columns of the names of the dicts learned.
 
     Examples
     --------
