@@ -17,6 +17,9 @@ American Statistician 37(3), 1983, eq. 2.1b) gives the statistics over all
 
     mean_j = c_j m_j / n,        var_j = (M2_j + m_j^2 c_j (n - c_j) / n) / n.
 
+A value is refused when ``M2_j + c_j m_j^2``, the column's sum of squares,
+would overflow: every statistic then stays finite.
+
 Each learning kernel first computes every new value and returns the position
 of the first that is not finite (or -1) without writing anything, so that a
 refused example leaves the statistics as they were; the transforms return the
@@ -40,7 +43,7 @@ def column_moments(j, count, mean, m2, n):
     c = count[j]
     m = mean[j]
     average = c * m / n
-    variance = (m2[j] + m * m * c * (n - c) / n) / n
+    variance = (m2[j] + m * m * c * ((n - c) / n)) / n
     return average, variance
 
 
@@ -60,12 +63,19 @@ def standard_value(x, average, variance, with_mean, with_std):
 
 @njit(cache=True, inline="always")
 def welford_fails(j, x, count, mean, m2):
-    """Whether learning the value ``x`` in column ``j`` would make its statistics overflow."""
+    """Whether learning the value ``x`` in column ``j`` would make its statistics overflow.
+
+    Beyond Welford's own mean and ``M2``, ``M2 + c m^2`` (the sum of squares)
+    must stay finite: it bounds the merged variance's numerator however many
+    absent zeros later join the column (``(n - c) / n < 1``).
+    """
     if j >= count.size:
         return not math.isfinite(x * x)
+    c = count[j] + 1.0
     delta = x - mean[j]
-    moved = mean[j] + delta / (count[j] + 1.0)
-    return not (math.isfinite(moved) and math.isfinite(m2[j] + delta * (x - moved)))
+    moved = mean[j] + delta / c
+    spread = m2[j] + delta * (x - moved)
+    return not math.isfinite(spread + moved * moved * c)
 
 
 @njit(cache=True)

@@ -92,7 +92,7 @@ class StandardScaler(ColumnTransformer):
         if not n:
             return np.zeros(self.n_features_in_)
         count, mean = self._stat("_count"), self._stat("_mean")
-        return (self._stat("_m2") + mean * mean * count * (n - count) / n) / n
+        return (self._stat("_m2") + mean * mean * count * ((n - count) / n)) / n
 
     @staticmethod
     def _transform_cols(indices, data, lo, hi, settings, stats, out):

@@ -1,0 +1,106 @@
+"""Fuzzing the online transformers with streams of dicts, good and bad.
+
+Random streams mix names and integer keys, absent features, values of every
+scale (zeros, tiny, huge enough to overflow the statistics), categories, None,
+and bad values (NaN, infinities, lists, complex numbers). Invariants: an example
+is either refused with ValueError or TypeError and the transformer is left
+exactly as it was, or accepted; after the stream, the scaler's statistics are
+NumPy's mean and variance of the accepted examples as a dense matrix (absent
+features as 0), the MaxAbs scaler's are the largest absolute values, and a
+batch ``partial_fit`` of the accepted examples learns the same statistics.
+"""
+
+import math
+import pickle
+
+import numpy as np
+
+from olearn.preprocessing import MaxAbsScaler, StandardScaler
+
+KEYS = ["a", "b", ("t", 1), 0, 3, "city"]
+BAD = [float("nan"), float("inf"), -float("inf"), [1.0], 1j, object()]
+
+
+def _value(rng):
+    draw = rng.random()
+    if draw < 0.05:
+        return BAD[int(rng.integers(len(BAD)))]
+    if draw < 0.10:
+        return None
+    if draw < 0.15:
+        return str(rng.choice(["Paris", "Rome"]))
+    if draw < 0.20:
+        return float(rng.choice([1e200, -1e250, 1e-300, 0.0]))
+    return float(rng.normal(rng.uniform(-5, 5), rng.uniform(0.1, 100.0)))
+
+
+def _example(rng):
+    keys = rng.permutation(len(KEYS))[: int(rng.integers(0, len(KEYS) + 1))]
+    x = {KEYS[k]: _value(rng) for k in keys}
+    # a category of an integer key is a name; the FeatureMap then refuses the key as an index on a named
+    # column (its _check_indices looks at every integer key), so categories go to names here
+    return {key: (1.0 if isinstance(key, int) and isinstance(value, str) else value) for key, value in x.items()}
+
+
+def _dense(rows, fm):
+    """The accepted rows as a dense matrix over the transformer's columns (categories one-hot, None absent)."""
+    columns = {}
+    for name, column in fm.vocabulary().items():
+        columns[name] = column
+    width = max([*columns.values(), *[k for row in rows for k in row if isinstance(k, int)]], default=-1) + 1
+    X = np.zeros((len(rows), width))
+    for i, row in enumerate(rows):
+        for key, value in row.items():
+            if value is None:
+                continue
+            if isinstance(value, str):
+                X[i, columns[f"{key}={value}"]] += 1.0
+            elif isinstance(key, int):
+                X[i, key] += value
+            else:
+                X[i, columns[key]] += value
+    return X
+
+
+def campaign_scalers(n_examples, seed):
+    rng = np.random.default_rng(seed)
+    tried = 0
+    for _ in range(n_examples):
+        scaler, peak = StandardScaler(), MaxAbsScaler()
+        accepted = {id(scaler): [], id(peak): []}
+        for _ in range(int(rng.integers(1, 25))):
+            x = _example(rng)
+            tried += 1
+            for transformer in (scaler, peak):
+                before = pickle.dumps(transformer)
+                try:
+                    transformer.learn_one(x)
+                except (ValueError, TypeError):
+                    assert pickle.dumps(transformer) == before, f"a refused {x!r} changed the transformer"
+                    continue
+                accepted[id(transformer)].append(x)
+                out = transformer.transform_one(x)
+                assert all(math.isfinite(v) for v in out.values()), (x, out)
+        for transformer, check in ((scaler, "moments"), (peak, "peak")):
+            rows = accepted[id(transformer)]
+            if not rows:
+                assert not hasattr(transformer, "n_features_in_")
+                continue
+            X = _dense(rows, transformer.feature_map_)[:, : transformer.n_features_in_]
+            assert transformer.n_seen_ == len(rows)
+            batch = type(transformer)().partial_fit(rows)
+            if check == "moments":
+                with np.errstate(over="ignore", invalid="ignore"):
+                    mean, var = X.mean(axis=0), X.var(axis=0)
+                finite = np.isfinite(var)
+                np.testing.assert_allclose(scaler.mean_[finite], mean[finite], rtol=1e-7, atol=1e-9)
+                np.testing.assert_allclose(scaler.var_[finite], var[finite], rtol=1e-6, atol=1e-9)
+                np.testing.assert_allclose(batch.var_, scaler.var_, rtol=1e-12)
+            else:
+                np.testing.assert_array_equal(peak.max_abs_, np.abs(X).max(axis=0))
+                np.testing.assert_array_equal(batch.max_abs_, peak.max_abs_)
+    return tried
+
+
+def test_campaign_scalers(campaign):
+    assert campaign("fuzz.test_preprocessing:campaign_scalers", 60) >= 60
