@@ -103,4 +103,4 @@ def campaign_scalers(n_examples, seed):
 
 
 def test_campaign_scalers(campaign):
-    assert campaign("fuzz.test_preprocessing:campaign_scalers", 60) >= 60
+    assert campaign("fuzz.test_transformer_streams:campaign_scalers", 60) >= 60
