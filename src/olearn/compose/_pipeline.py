@@ -321,10 +321,11 @@ class Pipeline(Estimator):
         for step in plan.scalers:
             settings = step._config()
             out = np.empty(data.size)
-            bad = step._transform_cols(indices, data, 0, indices.size, settings, step._stat_arrays(), out)
+            seen, stats = step._state()
+            bad = step._transform_kernel(indices, data, stats, seen, settings, out)
             if bad >= 0:
                 raise step._overflow(_key(fm, new, indices[bad]), data[bad], "its transform")
-            inputs.append((step, settings, data))
+            inputs.append((step, data))
             data = out
         return inputs, data
 
@@ -356,10 +357,11 @@ class Pipeline(Estimator):
             fm.add(new)
         if n_features > self.n_features_in_:
             self.n_features_in_ = n_features
-        for step, settings, values in inputs:
+        for step, values in inputs:
             if n_features > step.n_features_in_:
                 step._grow(n_features)
-            step._learn_cols(indices, values, 0, indices.size, settings, step._arrays)
+            seen, stats = step._arrays
+            step._learn_kernel(indices, values, stats, seen)
         return prediction
 
     def learn_one(self, x, y=None, sample_weight=None):
@@ -446,9 +448,10 @@ class Pipeline(Estimator):
         if new:
             fm.add(new)
         self.n_features_in_ = max(self.n_features_in_, n_features)
-        for step, settings, values in inputs:
+        for step, values in inputs:
             step._grow(n_features)
-            step._learn_cols(indices, values, 0, indices.size, settings, step._stat_arrays())
+            seen, stats = step._arrays
+            step._learn_kernel(indices, values, stats, seen)
 
     # -- batches ---------------------------------------------------------------------
 
@@ -467,11 +470,13 @@ class Pipeline(Estimator):
             settings = step._config()
             out = np.empty_like(values)
             if learning:
-                stats = step._stats_copy(batch.n_features)
-                row, bad = step._progressive_cols(batch.indptr, batch.indices, values, settings, stats, out)
-                learned.append((step, stats))
+                state = step._stats_copy(batch.n_features)
+                row, bad = step._progressive_kernel(batch.indptr, batch.indices, values, state[1], state[0], settings,
+                                                    out)
+                learned.append((step, state))
             else:
-                bad = step._transform_cols(batch.indices, values, 0, values.size, settings, step._stat_arrays(), out)
+                seen, stats = step._state()
+                bad = step._transform_kernel(batch.indices, values, stats, seen, settings, out)
                 row = int(np.searchsorted(batch.indptr, bad, side="right") - 1) if bad >= 0 else -1
             if row >= 0:
                 overflow = step._overflow(_key(fm, None, batch.indices[bad]), values[bad], "its transform")
@@ -504,8 +509,8 @@ class Pipeline(Estimator):
             else:
                 fm.truncate(size)
             raise
-        for step, stats in learned:
-            step._adopt(stats, batch.n_features)
+        for step, state in learned:
+            step._adopt(state, batch.n_features)
         self.n_features_in_ = max(self.n_features_in_, batch.n_features)
         return result
 
@@ -599,6 +604,6 @@ class Pipeline(Estimator):
             else:
                 fm.truncate(size)
             raise
-        for step, stats in learned:
-            step._adopt(stats, batch.n_features)
+        for step, state in learned:
+            step._adopt(state, batch.n_features)
         self.n_features_in_ = max(self.n_features_in_, batch.n_features)

@@ -39,7 +39,12 @@ class Transformer(Estimator):
         key = self.__dict__.get("_config_key")
         if key is None or key[1] != types or key[0] != values:
             check_params(self, self._constraints)
-            self._config_key = (values, types)
+            key = self._config_key = (values, types, self._settings(values))
+        return key[2]
+
+    @staticmethod
+    def _settings(values):
+        """What the transformer's code takes of its hyperparameters ``values`` (a tuple, in name order)."""
         return values
 
     def __getstate__(self):
@@ -76,19 +81,22 @@ def _check_dict(x, owner):
 class ColumnTransformer(Transformer):
     """A transformer of the values of columns, with statistics learned per column.
 
-    Subclasses set ``_stats`` (the names of their per-column float64 arrays)
-    and the compiled hooks ``_transform_cols``, ``_learn_cols``,
-    ``_progressive_cols`` and ``_learn_rows_cols``; this class holds the
-    arrays (grown by doubling), the count of examples and the FeatureMap of
-    the dict form.
+    Subclasses set ``_n_stats`` (the rows of their statistics) and the four
+    compiled kernels of :mod:`olearn._kernels._preprocessing`
+    (``_transform_kernel``, ``_learn_kernel``, ``_progressive_kernel``,
+    ``_learn_rows_kernel``); this class holds the state, ``_arrays`` =
+    (``seen``, the count of examples as a 1-array; ``stats``, one row per
+    statistic and one column per feature column, grown by doubling), and the
+    FeatureMap of the dict form. The settings are a float64 array of flags.
     """
 
-    # the names of the per-column statistics, in the order the compiled hooks take them
-    _stats = ()
+    _n_stats = 1
+
+    @staticmethod
+    def _settings(values):
+        return np.array(values, dtype=np.float64)
 
     # -- learned state -----------------------------------------------------------
-    # ``_arrays`` is (count of examples as a 1-array, then one float64 array per statistic): one tuple,
-    # handed as it is to the compiled hooks on every example
 
     def _is_started(self):
         return "n_features_in_" in self.__dict__
@@ -96,15 +104,15 @@ class ColumnTransformer(Transformer):
     def _start(self):
         self.feature_map_ = FeatureMap()
         self.n_features_in_ = 0
-        self._arrays = (np.zeros(1),) + tuple(np.zeros(0) for _ in self._stats)
+        self._arrays = (np.zeros(1), np.zeros((self._n_stats, 0)))
 
     def _reset(self):
         for name in ("feature_map_", "n_features_in_", "_arrays"):
             self.__dict__.pop(name, None)
 
-    def _stat(self, name):
-        """The statistic ``name`` of the first ``n_features_in_`` columns."""
-        return self._arrays[1 + self._stats.index(name)][: self.n_features_in_]
+    def _stat(self, row):
+        """The statistic ``row`` of the first ``n_features_in_`` columns."""
+        return self._arrays[1][row, : self.n_features_in_]
 
     @property
     def n_seen_(self):
@@ -113,7 +121,7 @@ class ColumnTransformer(Transformer):
 
     def _grow(self, n_features):
         """Room in the statistics for columns below ``n_features`` (new arrays: the old ones stay intact)."""
-        if n_features > self._arrays[1].size:
+        if n_features > self._arrays[1].shape[1]:
             self._arrays = self._stats_copy(n_features, copy=False)
         if n_features > self.n_features_in_:
             self.n_features_in_ = n_features
@@ -125,29 +133,25 @@ class ColumnTransformer(Transformer):
         self.n_features_in_, self._arrays = saved
 
     def _stats_copy(self, n_features, copy=True):
-        """The statistics with room for ``n_features`` columns (grown by doubling), copied unless ``copy`` is False."""
-        seen, *stats = self._arrays
-        capacity = stats[0].size
+        """The state with room for ``n_features`` columns (grown by doubling), copied unless ``copy`` is False."""
+        seen, stats = self._arrays
+        capacity = stats.shape[1]
         if n_features <= capacity:
-            return tuple(array.copy() for array in self._arrays) if copy else self._arrays
-        width = max(n_features, 2 * capacity)
-        grown = []
-        for old in stats:
-            array = np.zeros(width)
-            array[: old.size] = old
-            grown.append(array)
-        return (seen.copy() if copy else seen, *grown)
+            return (seen.copy(), stats.copy()) if copy else self._arrays
+        grown = np.zeros((stats.shape[0], max(n_features, 2 * capacity)))
+        grown[:, :capacity] = stats
+        return (seen.copy() if copy else seen, grown)
 
-    def _adopt(self, stats, n_features):
-        """Take ``stats`` (from :meth:`_stats_copy`, then learned into) as the statistics."""
-        self._arrays = stats
+    def _adopt(self, state, n_features):
+        """Take ``state`` (from :meth:`_stats_copy`, then learned into) as the state."""
+        self._arrays = state
         self.n_features_in_ = max(self.n_features_in_, n_features)
 
-    def _stat_arrays(self):
-        """The statistics (for transforming), empty before anything was learned."""
+    def _state(self):
+        """``(seen, stats)`` for transforming: empty before anything was learned."""
         arrays = self.__dict__.get("_arrays")
         if arrays is None:
-            return (np.zeros(1),) + tuple(np.zeros(0) for _ in self._stats)
+            return np.zeros(1), np.zeros((self._n_stats, 0))
         return arrays
 
     # -- one example ---------------------------------------------------------------
@@ -159,7 +163,7 @@ class ColumnTransformer(Transformer):
         refused example (a value that is not a finite number, a key of a wrong
         type, statistics that would overflow) leaves the transformer as it was.
         """
-        settings = self._config()
+        self._config()
         _check_dict(x, type(self).__name__)
         started = self._is_started()
         if not started:
@@ -168,7 +172,7 @@ class ColumnTransformer(Transformer):
         fm = self.feature_map_
         try:
             indices, data, n_features, new = fm.row(x, base=self.n_features_in_, learning=True)
-            self._learn_checked(indices, data, n_features, settings, lambda j: _key(fm, new, j))
+            self._learn_checked(indices, data, n_features, lambda j: _key(fm, new, j))
         except BaseException:
             if started:
                 self._restore(saved)
@@ -191,15 +195,17 @@ class ColumnTransformer(Transformer):
         fm = self.feature_map_ if self._is_started() else FeatureMap()
         indices, data, n_features, new = fm.row(x, base=getattr(self, "n_features_in_", 0), learning=True)
         out = np.empty_like(data)
-        bad = self._transform_cols(indices, data, 0, indices.size, settings, self._stat_arrays(), out)
+        seen, stats = self._state()
+        bad = self._transform_kernel(indices, data, stats, seen, settings, out)
         if bad >= 0:
             raise self._overflow(_key(fm, new, indices[bad]), data[bad], "its transform")
         return {_key(fm, new, j): value for j, value in zip(indices.tolist(), out.tolist())}
 
-    def _learn_checked(self, indices, data, n_features, settings, key_of):
+    def _learn_checked(self, indices, data, n_features, key_of):
         """Learn one converted row; an overflow is refused (ValueError naming the feature) with nothing changed."""
         self._grow(n_features)
-        bad = self._learn_cols(indices, data, 0, indices.size, settings, self._stat_arrays())
+        seen, stats = self._arrays
+        bad = self._learn_kernel(indices, data, stats, seen)
         if bad >= 0:
             raise self._overflow(key_of(indices[bad]), data[bad], "its running statistics")
 
@@ -218,7 +224,7 @@ class ColumnTransformer(Transformer):
         sparse matrix (the stored entries), a list of dicts or a DataFrame. A
         refused batch leaves the transformer as it was.
         """
-        settings = self._config()
+        self._config()
         started = self._is_started()
         if not started:
             self._start()
@@ -228,7 +234,8 @@ class ColumnTransformer(Transformer):
         try:
             batch = batch_rows(fm, X, self.n_features_in_)
             self._grow(batch.n_features)
-            row, bad = self._learn_rows_cols(batch.indptr, batch.indices, batch.data, settings, self._stat_arrays())
+            seen, stats = self._arrays
+            row, bad = self._learn_rows_kernel(batch.indptr, batch.indices, batch.data, stats, seen)
             if row >= 0:
                 raise ValueError(f"row {row}: {self._overflow(_key(fm, None, batch.indices[bad]), batch.data[bad], 'its running statistics')}")
         except BaseException:
@@ -252,8 +259,8 @@ class ColumnTransformer(Transformer):
         try:
             batch = batch_rows(fm, X, getattr(self, "n_features_in_", 0))
             out = np.empty_like(batch.data)
-            bad = self._transform_cols(batch.indices, batch.data, 0, batch.data.size, settings, self._stat_arrays(),
-                                       out)
+            seen, stats = self._state()
+            bad = self._transform_kernel(batch.indices, batch.data, stats, seen, settings, out)
             if bad >= 0:
                 row = int(np.searchsorted(batch.indptr, bad, side="right") - 1)
                 raise ValueError(f"row {row}: {self._overflow(_key(fm, None, batch.indices[bad]), batch.data[bad], 'its transform')}")

@@ -3,14 +3,20 @@
 import numpy as np
 
 from .._kernels._preprocessing import (
-    maxabs_learn_row,
+    MA_PEAK,
+    N_MAXABS_STATS,
+    N_STANDARD_STATS,
+    SS_COUNT,
+    SS_M2,
+    SS_MEAN,
+    maxabs_learn,
     maxabs_learn_rows,
     maxabs_progressive,
-    maxabs_transform_row,
-    standard_learn_row,
+    maxabs_transform,
+    standard_learn,
     standard_learn_rows,
     standard_progressive,
-    standard_transform_row,
+    standard_transform,
 )
 from .._params import BOOLEAN
 from ._base import ColumnTransformer
@@ -75,7 +81,11 @@ class StandardScaler(ColumnTransformer):
     """
 
     _constraints = {"with_mean": BOOLEAN, "with_std": BOOLEAN}
-    _stats = ("_count", "_mean", "_m2")
+    _n_stats = N_STANDARD_STATS
+    _transform_kernel = staticmethod(standard_transform)
+    _learn_kernel = staticmethod(standard_learn)
+    _progressive_kernel = staticmethod(standard_progressive)
+    _learn_rows_kernel = staticmethod(standard_learn_rows)
 
     def __init__(self, with_mean=True, with_std=True):
         self.with_mean = with_mean
@@ -84,37 +94,15 @@ class StandardScaler(ColumnTransformer):
     @property
     def mean_(self):
         n = self.n_seen_
-        return self._stat("_count") * self._stat("_mean") / n if n else np.zeros(self.n_features_in_)
+        return self._stat(SS_COUNT) * self._stat(SS_MEAN) / n if n else np.zeros(self.n_features_in_)
 
     @property
     def var_(self):
         n = self.n_seen_
         if not n:
             return np.zeros(self.n_features_in_)
-        count, mean = self._stat("_count"), self._stat("_mean")
-        return (self._stat("_m2") + mean * mean * count * ((n - count) / n)) / n
-
-    @staticmethod
-    def _transform_cols(indices, data, lo, hi, settings, stats, out):
-        with_mean, with_std = settings
-        seen, count, mean, m2 = stats
-        return standard_transform_row(indices, data, lo, hi, count, mean, m2, seen, with_mean, with_std, out)
-
-    @staticmethod
-    def _learn_cols(indices, data, lo, hi, settings, stats):
-        seen, count, mean, m2 = stats
-        return standard_learn_row(indices, data, lo, hi, count, mean, m2, seen)
-
-    @staticmethod
-    def _progressive_cols(indptr, indices, data, settings, stats, out):
-        with_mean, with_std = settings
-        seen, count, mean, m2 = stats
-        return standard_progressive(indptr, indices, data, count, mean, m2, seen, with_mean, with_std, out)
-
-    @staticmethod
-    def _learn_rows_cols(indptr, indices, data, settings, stats):
-        seen, count, mean, m2 = stats
-        return standard_learn_rows(indptr, indices, data, count, mean, m2, seen)
+        count, mean = self._stat(SS_COUNT), self._stat(SS_MEAN)
+        return (self._stat(SS_M2) + mean * mean * count * ((n - count) / n)) / n
 
 
 class MaxAbsScaler(ColumnTransformer):
@@ -144,24 +132,12 @@ class MaxAbsScaler(ColumnTransformer):
     ([4.0, 2.0], {'a': 0.5, 'b': -0.5})
     """
 
-    _stats = ("_peak",)
+    _n_stats = N_MAXABS_STATS
+    _transform_kernel = staticmethod(maxabs_transform)
+    _learn_kernel = staticmethod(maxabs_learn)
+    _progressive_kernel = staticmethod(maxabs_progressive)
+    _learn_rows_kernel = staticmethod(maxabs_learn_rows)
 
     @property
     def max_abs_(self):
-        return self._stat("_peak").copy()
-
-    @staticmethod
-    def _transform_cols(indices, data, lo, hi, settings, stats, out):
-        return maxabs_transform_row(indices, data, lo, hi, stats[1], out)
-
-    @staticmethod
-    def _learn_cols(indices, data, lo, hi, settings, stats):
-        return maxabs_learn_row(indices, data, lo, hi, stats[1], stats[0])
-
-    @staticmethod
-    def _progressive_cols(indptr, indices, data, settings, stats, out):
-        return maxabs_progressive(indptr, indices, data, stats[1], stats[0], out)
-
-    @staticmethod
-    def _learn_rows_cols(indptr, indices, data, settings, stats):
-        return maxabs_learn_rows(indptr, indices, data, stats[1], stats[0])
+        return self._stat(MA_PEAK).copy()
