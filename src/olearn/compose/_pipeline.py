@@ -187,6 +187,7 @@ class Pipeline(Estimator):
     def __getstate__(self):
         state = self.__dict__.copy()
         state.pop("_plan_cache", None)
+        state.pop("_last_one", None)
         return state
 
     # -- the plan: the steps checked --------------------------------------------------
@@ -325,9 +326,32 @@ class Pipeline(Estimator):
             bad = step._transform_kernel(indices, data, stats, seen, settings, out)
             if bad >= 0:
                 raise step._overflow(_key(fm, new, indices[bad]), data[bad], "its transform")
-            inputs.append((step, data))
+            inputs.append((step, data, settings))
             data = out
         return inputs, data
+
+    def _remember(self, x, plan, fm, indices, n_features, inputs, data):
+        """Keep ``predict_one``'s work on ``x`` for a ``learn_one(x, y)`` that follows (River's idiom).
+
+        Only for a dict whose every key has a column (no unknown name, no None,
+        nothing summed): converting it to learn would give the same row. The
+        statistics each step had and the settings it used are kept with it.
+        """
+        if type(x) is dict and indices.size == len(x) and fm is self.__dict__.get("feature_map_"):
+            steps = tuple((step, step._arrays, step._arrays[0][0], settings) for step, _, settings in inputs)
+            self._last_one = (x, tuple(x), tuple(x.values()), plan, steps, indices, n_features, inputs, data)
+
+    def _recall(self, x, plan):
+        """``predict_one``'s (indices, n_features, inputs, data) of ``x``, when nothing they depend on has changed."""
+        memo = self.__dict__.pop("_last_one", None)
+        if memo is None or memo[0] is not x or memo[3] is not plan:
+            return None
+        if memo[1] != tuple(x) or memo[2] != tuple(x.values()):
+            return None
+        for step, arrays, seen, settings in memo[4]:
+            if step._arrays is not arrays or arrays[0][0] != seen or step._config() is not settings:
+                return None
+        return memo[5:]
 
     def _round(self, x, y, sample_weight):
         """One honest round: transform with the statistics before ``x``, learn, then update; the prediction made."""
@@ -343,11 +367,16 @@ class Pipeline(Estimator):
         elif fm.n_bits != plan.n_bits:
             self._check_map(plan)
         try:
-            if type(x) is dict and not plan.features:
-                indices, data, n_features, new = fm.row(x, self.n_features_in_, True)
+            recalled = self._recall(x, plan) if "_last_one" in self.__dict__ else None
+            if recalled is not None:
+                indices, n_features, inputs, data = recalled
+                new = None
             else:
-                indices, data, n_features, new = self._convert(x, plan, fm, True)
-            inputs, data = self._transform_row(plan, indices, data, fm, new)
+                if type(x) is dict and not plan.features:
+                    indices, data, n_features, new = fm.row(x, self.n_features_in_, True)
+                else:
+                    indices, data, n_features, new = self._convert(x, plan, fm, True)
+                inputs, data = self._transform_row(plan, indices, data, fm, new)
             prediction = learner._learn_row(indices, data, n_features, y, sample_weight)
         except BaseException:
             if not started:
@@ -357,7 +386,7 @@ class Pipeline(Estimator):
             fm.add(new)
         if n_features > self.n_features_in_:
             self.n_features_in_ = n_features
-        for step, values in inputs:
+        for step, values, _ in inputs:
             if n_features > step.n_features_in_:
                 step._grow(n_features)
             seen, stats = step._arrays
@@ -402,7 +431,9 @@ class Pipeline(Estimator):
             indices, data, n_features, _ = fm.row(x, self.__dict__.get("n_features_in_", 0), False)
         else:
             indices, data, n_features, _ = self._convert(x, plan, fm, False)
-        _, data = self._transform_row(plan, indices, data, fm, None)
+        inputs, data = self._transform_row(plan, indices, data, fm, None)
+        if plan.scalers:
+            self._remember(x, plan, fm, indices, n_features, inputs, data)
         return plan, indices, data, n_features
 
     def predict_one(self, x):
@@ -448,7 +479,7 @@ class Pipeline(Estimator):
         if new:
             fm.add(new)
         self.n_features_in_ = max(self.n_features_in_, n_features)
-        for step, values in inputs:
+        for step, values, _ in inputs:
             step._grow(n_features)
             seen, stats = step._arrays
             step._learn_kernel(indices, values, stats, seen)
