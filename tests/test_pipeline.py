@@ -195,6 +195,7 @@ def test_params_clone_pickle_and_repr():
     assert not hasattr(fresh, "feature_map_") and fresh[-1].C == 3.0 and fresh[-1] is not pipe[-1]
     names = [name for name, _ in Pipeline(StandardScaler(), StandardScaler(), PAClassifier()).steps]
     assert names == ["standardscaler-1", "standardscaler-2", "paclassifier"]
+    assert pipe._estimator_type == "classifier" and (StandardScaler() | MaxAbsScaler())._estimator_type == "transformer"
 
 
 def test_transform_one_and_a_pipeline_of_transformers():

@@ -98,7 +98,10 @@ class Pipeline(Estimator):
     [38.75, 50000.0]
     """
 
-    _estimator_type = None
+    @property
+    def _estimator_type(self):
+        # scikit-learn's kind of the pipeline is its last step's ("classifier", "regressor", "transformer")
+        return getattr(self.steps[-1][1], "_estimator_type", None) if self.steps else None
 
     def __init__(self, *steps, n_bits=None):
         named, counts = [], {}
