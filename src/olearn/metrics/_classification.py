@@ -1,0 +1,350 @@
+"""Streaming metrics of classifiers: accuracy, precision, recall, F1, log loss and ROC AUC."""
+
+import math
+
+import numpy as np
+
+from .._kernels._auc import auc_pass
+from ._base import LABELS, PROBABILITIES, SCORES, MeanMetric, Metric, check_real
+
+_EPS = np.finfo(np.float64).eps
+_AVERAGES = ("binary", "macro", "micro")
+
+
+def _check_label(value, name):
+    if value is None:
+        raise ValueError(f"{name} must be a class label, not None")
+    hash(value)  # a TypeError names an unhashable label before anything changes
+    return value
+
+
+def _encode(known, y_true, y_pred):
+    """(classes, codes of y_true, codes of y_pred with -1 for None): the sorted classes of the arrays and of ``known``."""
+    none = np.equal(y_pred, None) if y_pred.dtype == object else np.zeros(len(y_pred), dtype=bool)
+    named = np.asarray(y_pred[~none].tolist()) if none.any() else y_pred
+    try:
+        classes = np.unique(np.concatenate([y_true, named] + ([np.asarray(known)] if known else [])))
+    except TypeError as err:
+        raise ValueError(f"the labels cannot be sorted ({err}); use labels of one type") from None
+    pred_codes = np.full(len(y_pred), -1, dtype=np.int64)
+    pred_codes[~none] = np.searchsorted(classes, named)
+    return classes, np.searchsorted(classes, y_true), pred_codes
+
+
+class Accuracy(MeanMetric):
+    """Share of the rounds whose prediction is the true class (weighted by ``sample_weight``).
+
+    A prediction of None (no class named: a stream's first round, or a tie in
+    :func:`olearn.run`) is wrong. NaN before any weight was seen.
+
+    Equal to ``sklearn.metrics.accuracy_score(y_true, y_pred, sample_weight=w)``.
+
+    >>> from olearn.metrics import Accuracy
+    >>> acc = Accuracy()
+    >>> for y, p in [(1, 1), (0, 1), (1, None)]:
+    ...     acc = acc.update(y, p)
+    >>> acc
+    Accuracy: 0.333333
+    """
+
+    consumes = LABELS
+
+    def _add(self, y_true, y_pred, weight, sign):
+        _check_label(y_true, "y_true")
+        super()._add(y_true, y_pred, weight, sign)
+
+    @staticmethod
+    def _term(y_true, y_pred):
+        return 1.0 if y_pred is not None and y_true == y_pred else 0.0
+
+    @staticmethod
+    def _terms(y_true, y_pred):
+        return np.equal(y_true, y_pred).astype(np.float64)
+
+
+class _ConfusionMetric(Metric):
+    """A metric of the weighted confusion counts of each class: true positives, predictions, true labels.
+
+    ``average="binary"`` reads the class ``pos_label`` only; ``"micro"`` adds
+    the counts of all classes first; ``"macro"`` is the plain mean of the
+    per-class values over the classes seen in ``y_true`` or ``y_pred``. A
+    ratio whose denominator is 0 is 0 (scikit-learn's ``zero_division=0``,
+    its default up to the warning). A prediction of None names no class: it is
+    a miss of the true class and a prediction of none.
+    """
+
+    consumes = LABELS
+
+    def __init__(self, average="binary", pos_label=1):
+        if average not in _AVERAGES:
+            raise ValueError(f"{type(self).__name__}: average must be one of {list(_AVERAGES)}; got {average!r}")
+        _check_label(pos_label, "pos_label")
+        self.average = average
+        self.pos_label = pos_label
+        super().__init__()
+
+    def _params(self):
+        params = {"average": self.average}
+        if self.average == "binary":
+            params["pos_label"] = self.pos_label
+        return params
+
+    def clone(self):
+        return type(self)(average=self.average, pos_label=self.pos_label)
+
+    def _reset(self):
+        super()._reset()
+        # per class: [true positives, predictions, true labels, appearances in y_true or y_pred]
+        self._counts = {}
+
+    def _add(self, y_true, y_pred, weight, sign):
+        _check_label(y_true, "y_true")
+        if y_pred is not None:
+            hash(y_pred)
+        delta = sign * weight
+        self._bump(y_true, 2, delta, sign)
+        if y_pred is not None:
+            self._bump(y_pred, 1, delta, sign)
+            if y_pred == y_true:
+                self._counts[y_true][0] += delta
+
+    def _bump(self, label, column, delta, sign):
+        row = self._counts.get(label)
+        if row is None:
+            row = self._counts[label] = [0.0, 0.0, 0.0, 0]
+        row[column] += delta
+        row[3] += int(sign)
+        if row[3] == 0:
+            # the class has left the rounds held: its counts are exactly 0, whatever rounding the reverts left
+            del self._counts[label]
+
+    def get(self):
+        labels = list(self._counts)
+        table = np.array([self._counts[label][:3] for label in labels], dtype=np.float64).reshape(len(labels), 3)
+        pos = labels.index(self.pos_label) if self.average == "binary" and self.pos_label in self._counts else -1
+        return float(self._value(table[None, :, 0], table[None, :, 1], table[None, :, 2],
+                                 np.ones((1, len(labels)), dtype=bool), pos)[0])
+
+    def _value(self, tp, predicted, true, present, pos):
+        """The value of each row of the (checkpoint, class) count tables; ``pos``: column of pos_label, or -1."""
+        if self.average == "binary":
+            if pos < 0:
+                return np.zeros(tp.shape[0])
+            return _ratio(*self._parts(tp[:, pos], predicted[:, pos], true[:, pos]))
+        if self.average == "micro":
+            return _ratio(*self._parts(tp.sum(axis=1), predicted.sum(axis=1), true.sum(axis=1)))
+        per_class = _ratio(*self._parts(tp, predicted, true)) * present
+        n_present = present.sum(axis=1)
+        return np.where(n_present > 0, per_class.sum(axis=1) / np.maximum(n_present, 1), 0.0)
+
+    def _values_at(self, y_true, y_pred, ends):
+        labels = list(self._counts)
+        classes, true_codes, pred_codes = _encode(labels, y_true, y_pred)
+        k, n_ends = len(classes), len(ends)
+        # the checkpoint (segment) of each round, then its counts per class and segment, summed up to each checkpoint
+        segment = np.repeat(np.arange(n_ends), np.diff(np.concatenate([[0], ends])))
+        named = pred_codes >= 0
+        hit = named & (pred_codes == true_codes)
+
+        def counted(mask, codes):
+            counts = np.bincount(segment[mask] * k + codes[mask], minlength=n_ends * k).reshape(n_ends, k)
+            return np.cumsum(counts, axis=0)
+
+        everything = np.ones(len(y_true), dtype=bool)
+        tp, predicted, true = counted(hit, true_codes), counted(named, pred_codes), counted(everything, true_codes)
+        # appearances: every round shows its true class, and its prediction if it names one
+        seen = true + predicted
+        prior = np.zeros((4, k))
+        plain = classes.tolist()
+        for label in labels:
+            prior[:, plain.index(label)] = self._counts[label]
+        tp, predicted, true = tp + prior[0], predicted + prior[1], true + prior[2]
+        seen = seen + prior[3]
+        pos = plain.index(self.pos_label) if self.average == "binary" and self.pos_label in plain else -1
+        values = self._value(tp, predicted, true, seen > 0, pos)
+        self._counts = {label: [float(tp[-1, c]), float(predicted[-1, c]), float(true[-1, c]), int(seen[-1, c])]
+                        for c, label in enumerate(plain) if seen[-1, c] > 0}
+        self._n += len(y_true)
+        return values
+
+
+def _ratio(numerator, denominator):
+    """numerator / denominator, 0 where the denominator is 0."""
+    return np.divide(numerator, denominator, out=np.zeros(np.shape(numerator)), where=denominator > 0)
+
+
+class Precision(_ConfusionMetric):
+    """Precision: true positives over predictions of the class (weighted).
+
+    Equal to ``sklearn.metrics.precision_score(y_true, y_pred, average=...,
+    pos_label=..., sample_weight=w)``, 0 where no prediction of the class was
+    made (scikit-learn's default ``zero_division``).
+
+    >>> from olearn.metrics import Precision
+    >>> m = Precision()
+    >>> for y, p in [(1, 1), (0, 1), (1, 0)]:
+    ...     m = m.update(y, p)
+    >>> m
+    Precision(average='binary', pos_label=1): 0.500000
+    """
+
+    @staticmethod
+    def _parts(tp, predicted, true):
+        return tp, predicted
+
+
+class Recall(_ConfusionMetric):
+    """Recall: true positives over the rounds of the class (weighted).
+
+    Equal to ``sklearn.metrics.recall_score(y_true, y_pred, average=...,
+    pos_label=..., sample_weight=w)``, 0 where the class never was the true one.
+    """
+
+    @staticmethod
+    def _parts(tp, predicted, true):
+        return tp, true
+
+
+class F1(_ConfusionMetric):
+    """F1: 2 tp / (predictions + true labels) of the class (weighted); the macro average is the mean of the classes' F1.
+
+    Equal to ``sklearn.metrics.f1_score(y_true, y_pred, average=...,
+    pos_label=..., sample_weight=w)``, 0 where the class was neither predicted
+    nor true.
+    """
+
+    @staticmethod
+    def _parts(tp, predicted, true):
+        return 2.0 * tp, predicted + true
+
+
+class LogLoss(MeanMetric):
+    """Mean negative log-likelihood of the true class (weighted).
+
+    ``y_pred`` is the probability of ``pos_label`` (a number in [0, 1]) or a
+    dict ``{class: probability}`` as ``predict_proba_one`` returns (a class
+    missing from it has probability 0). The probability of the true class is
+    clipped to ``[eps, 1 - eps]``, ``eps`` the machine epsilon of float64, as
+    scikit-learn does, so that a confident mistake costs about 36, not
+    infinity. NaN before any weight was seen.
+
+    Equal to ``sklearn.metrics.log_loss(y_true, p, labels=..., sample_weight=w)``.
+
+    >>> from olearn.metrics import LogLoss
+    >>> LogLoss().update(1, 0.5).update(0, 0.5)
+    LogLoss(pos_label=1): 0.693147
+    """
+
+    consumes = PROBABILITIES
+    bigger_is_better = False
+
+    def __init__(self, pos_label=1):
+        self.pos_label = _check_label(pos_label, "pos_label")
+        super().__init__()
+
+    def _params(self):
+        return {"pos_label": self.pos_label}
+
+    def _term(self, y_true, y_pred):
+        _check_label(y_true, "y_true")
+        if isinstance(y_pred, dict):
+            p = _check_probability(y_pred.get(y_true, 0.0))
+        else:
+            p = _check_probability(y_pred)
+            p = p if y_true == self.pos_label else 1.0 - p
+        return -math.log(min(max(p, _EPS), 1.0 - _EPS))
+
+    def _terms(self, y_true, y_pred):
+        p = np.where(np.equal(y_true, self.pos_label), y_pred, 1.0 - y_pred)
+        return -np.log(np.clip(p, _EPS, 1.0 - _EPS))
+
+
+def _check_probability(value):
+    p = check_real(value, "the probability")
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"a probability must be in [0, 1]; got {p}")
+    return p
+
+
+class ROCAUC(Metric):
+    """Area under the ROC curve of real-valued scores, exact.
+
+    ``y_pred`` is a score of ``pos_label`` (higher means more likely; a
+    decision value or a probability). The value is the weighted share of
+    (positive, negative) pairs that the scores order correctly, a tie counting
+    one half: the Mann-Whitney statistic, which is exactly the trapezoidal
+    area under the ROC curve that scikit-learn computes, ties included. NaN
+    while one of the two classes has no weight (scikit-learn's value too).
+
+    The rounds are held as a table {score: weights of the two classes}, so
+    ``update`` and ``revert`` cost O(1) and ``get`` sorts the distinct scores
+    (cached until the next change). :func:`olearn.run` computes the value at
+    every checkpoint in one compiled pass over a Fenwick tree, O(n log n).
+
+    Equal to ``sklearn.metrics.roc_auc_score(y_true == pos_label, y_pred,
+    sample_weight=w)``, not an approximation over fixed thresholds.
+
+    >>> from olearn.metrics import ROCAUC
+    >>> m = ROCAUC()
+    >>> for y, s in [(1, 0.9), (0, 0.1), (1, 0.4), (0, 0.4)]:
+    ...     m = m.update(y, s)
+    >>> m
+    ROCAUC(pos_label=1): 0.875000
+    """
+
+    consumes = SCORES
+
+    def __init__(self, pos_label=1):
+        self.pos_label = _check_label(pos_label, "pos_label")
+        super().__init__()
+
+    def _params(self):
+        return {"pos_label": self.pos_label}
+
+    def _reset(self):
+        super()._reset()
+        self._table = {}  # score -> [weight of negatives, weight of positives, rounds]
+        self._cached = None
+
+    def _add(self, y_true, y_pred, weight, sign):
+        _check_label(y_true, "y_true")
+        score = check_real(y_pred, "the score") + 0.0  # -0.0 and 0.0 are one score
+        row = self._table.get(score)
+        if row is None:
+            row = self._table[score] = [0.0, 0.0, 0]
+        row[1 if y_true == self.pos_label else 0] += sign * weight
+        row[2] += int(sign)
+        if row[2] == 0:
+            del self._table[score]
+        self._cached = None
+
+    def _sorted(self):
+        scores = np.array(sorted(self._table), dtype=np.float64)
+        rows = np.array([self._table[s] for s in scores.tolist()], dtype=np.float64).reshape(len(scores), 3)
+        return scores, rows[:, 0], rows[:, 1], rows[:, 2]
+
+    def get(self):
+        if self._cached is None:
+            _, negatives, positives, _ = self._sorted()
+            below = np.cumsum(negatives) - negatives
+            pairs = positives.sum() * negatives.sum()
+            self._cached = float((positives @ (below + 0.5 * negatives)) / pairs) if pairs > 0 else math.nan
+        return self._cached
+
+    def _values_at(self, y_true, y_pred, ends):
+        scores, negatives, positives, rounds = self._sorted()
+        below = np.cumsum(negatives) - negatives
+        totals = np.array([positives @ (below + 0.5 * negatives), positives.sum(), negatives.sum()])
+        distinct, ranks = np.unique(np.concatenate([scores, y_pred + 0.0]), return_inverse=True)
+        old, new = ranks[: len(scores)], ranks[len(scores):]
+        neg_at, pos_at = np.zeros(len(distinct)), np.zeros(len(distinct))
+        neg_at[old], pos_at[old] = negatives, positives
+        values = np.empty(len(ends))
+        auc_pass(new.astype(np.int64), np.equal(y_true, self.pos_label), neg_at, pos_at, totals,
+                 np.asarray(ends, dtype=np.int64), values)
+        counts = np.bincount(ranks, weights=np.concatenate([rounds, np.ones(len(y_pred))]), minlength=len(distinct))
+        self._table = {s: [n, p, int(c)] for s, n, p, c in zip(distinct.tolist(), neg_at.tolist(), pos_at.tolist(),
+                                                                  counts.tolist())}
+        self._n += len(y_true)
+        self._cached = None
+        return values
