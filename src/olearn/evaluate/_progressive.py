@@ -235,10 +235,10 @@ def _check_metrics(estimator, metrics, y):
             pass
         elif wanted in (SCORES, PROBABILITIES) and task == "binary":
             if wanted == PROBABILITIES and not hasattr(estimator, "predict_proba"):
-                try:
-                    estimator.predict_proba  # noqa: B018 - the AttributeError says why there is none
-                except AttributeError as err:
-                    raise ValueError(f"run: {metric.name} reads probabilities, and {err}") from None
+                # a learner with a conditional predict_proba says why it has none here
+                why = getattr(type(estimator), "_why_no_probabilities", None)
+                reason = why(estimator) if why else f"{name} has no predict_proba"
+                raise ValueError(f"run: {metric.name} reads probabilities, which {name} does not give: {reason}")
             _check_pos_label(estimator, inner, y)
         else:
             what = {LABELS: "the labels of a classifier", VALUES: "the values of a regressor",
@@ -272,8 +272,10 @@ def _metric_history(estimator, metrics, y, predictions, scores, mistakes, ends):
                 labels = check_y(y, len(predictions))
                 # a mistake that shows the true class (a zero score, a tie) named no class: None, wrong for every metric
                 tie = mistakes & np.equal(predictions, labels)
-                shown = predictions.astype(object) if tie.any() else predictions
-                shown[tie] = None
+                shown = predictions
+                if tie.any():
+                    shown = predictions.astype(object)
+                    shown[tie] = None
                 fed[LABELS] = labels, shown
             truth, pred = fed[LABELS]
         elif wanted == VALUES:

@@ -23,6 +23,19 @@ def check_real(value, name):
     return value
 
 
+def add_weighted(row, at, count_at, delta, sign):
+    """Add ``delta`` (a weight times ``sign``) to ``row[at]``, counting the rounds of positive weight in ``row[count_at]``.
+
+    When the last round of positive weight leaves, the sum is set to 0 exactly:
+    add-then-subtract leaves rounding (1e-17, say) that a ratio would divide by.
+    """
+    row[at] += delta
+    if delta != 0.0:
+        row[count_at] += int(sign)
+        if row[count_at] == 0:
+            row[at] = 0.0
+
+
 def segment_ends(ends):
     """The (start, stop) row ranges between consecutive checkpoints."""
     starts = np.concatenate([[0], ends[:-1]]).astype(np.int64)
@@ -40,7 +53,9 @@ class Metric:
 
     A subclass keeps its state in running sums. ``_n`` counts the rounds held
     (updates minus reverts); when it returns to 0 the state is reset exactly,
-    so that rounding left by reverts does not outlive the rounds.
+    so that rounding left by reverts does not outlive the rounds. A weighted
+    sum is kept with the count of the rounds of positive weight in it
+    (:func:`add_weighted`), and is exactly 0 when that count is.
     """
 
     consumes = LABELS
@@ -124,26 +139,30 @@ class MeanMetric(Metric):
 
     def _reset(self):
         super()._reset()
-        self._sum = 0.0
-        self._weight = 0.0
+        self._state = [0.0, 0.0, 0]  # sum of w t, sum of w, rounds of positive weight
 
     def _add(self, y_true, y_pred, weight, sign):
-        self._sum += sign * weight * self._term(y_true, y_pred)
-        self._weight += sign * weight
+        term = self._term(y_true, y_pred)
+        state = self._state
+        state[0] += sign * weight * term
+        add_weighted(state, 1, 2, sign * weight, sign)
+        if state[2] == 0:
+            state[0] = 0.0
 
     def get(self):
-        if self._weight <= 0.0:
+        total, weight, _ = self._state
+        if weight <= 0.0:
             return math.nan
-        return float(self._finish(self._sum / self._weight))
+        return float(self._finish(total / weight))
 
     def _finish(self, mean):
         return mean
 
     def _values_at(self, y_true, y_pred, ends):
         # a cumulative sum adds in order, as update would, round after round
-        sums = np.cumsum(np.concatenate([[self._sum], self._terms(y_true, y_pred)]))
-        weights = self._weight + np.arange(len(y_true) + 1, dtype=np.float64)
-        self._sum, self._weight = float(sums[-1]), float(weights[-1])
+        sums = np.cumsum(np.concatenate([[self._state[0]], self._terms(y_true, y_pred)]))
+        weights = self._state[1] + np.arange(len(y_true) + 1, dtype=np.float64)
+        self._state = [float(sums[-1]), float(weights[-1]), self._state[2] + len(y_true)]
         self._n += len(y_true)
         ends = np.asarray(ends, dtype=np.int64)
         with np.errstate(invalid="ignore", divide="ignore"):

@@ -5,7 +5,7 @@ import math
 import numpy as np
 
 from .._kernels._auc import auc_pass
-from ._base import LABELS, PROBABILITIES, SCORES, MeanMetric, Metric, check_real
+from ._base import LABELS, PROBABILITIES, SCORES, MeanMetric, Metric, add_weighted, check_real
 
 _EPS = np.finfo(np.float64).eps
 _AVERAGES = ("binary", "macro", "micro")
@@ -94,7 +94,8 @@ class _ConfusionMetric(Metric):
 
     def _reset(self):
         super()._reset()
-        # per class: [true positives, predictions, true labels, appearances in y_true or y_pred]
+        # per class: weights of [true positives, predictions, true labels], appearances in y_true or y_pred, and
+        # the rounds of positive weight in each of the three weights
         self._counts = {}
 
     def _add(self, y_true, y_pred, weight, sign):
@@ -102,20 +103,24 @@ class _ConfusionMetric(Metric):
         if y_pred is not None:
             hash(y_pred)
         delta = sign * weight
+        if y_pred is not None and y_pred == y_true:
+            add_weighted(self._row(y_true), 0, 4, delta, sign)
         self._bump(y_true, 2, delta, sign)
         if y_pred is not None:
             self._bump(y_pred, 1, delta, sign)
-            if y_pred == y_true:
-                self._counts[y_true][0] += delta
 
-    def _bump(self, label, column, delta, sign):
+    def _row(self, label):
         row = self._counts.get(label)
         if row is None:
-            row = self._counts[label] = [0.0, 0.0, 0.0, 0]
-        row[column] += delta
+            row = self._counts[label] = [0.0, 0.0, 0.0, 0, 0, 0, 0]
+        return row
+
+    def _bump(self, label, column, delta, sign):
+        row = self._row(label)
+        add_weighted(row, column, column + 4, delta, sign)
         row[3] += int(sign)
         if row[3] == 0:
-            # the class has left the rounds held: its counts are exactly 0, whatever rounding the reverts left
+            # the class has left the rounds held
             del self._counts[label]
 
     def get(self):
@@ -154,16 +159,15 @@ class _ConfusionMetric(Metric):
         tp, predicted, true = counted(hit, true_codes), counted(named, pred_codes), counted(everything, true_codes)
         # appearances: every round shows its true class, and its prediction if it names one
         seen = true + predicted
-        prior = np.zeros((4, k))
+        prior = np.zeros((7, k))
         plain = classes.tolist()
         for label in labels:
             prior[:, plain.index(label)] = self._counts[label]
-        tp, predicted, true = tp + prior[0], predicted + prior[1], true + prior[2]
-        seen = seen + prior[3]
         pos = plain.index(self.pos_label) if self.average == "binary" and self.pos_label in plain else -1
-        values = self._value(tp, predicted, true, seen > 0, pos)
-        self._counts = {label: [float(tp[-1, c]), float(predicted[-1, c]), float(true[-1, c]), int(seen[-1, c])]
-                        for c, label in enumerate(plain) if seen[-1, c] > 0}
+        values = self._value(tp + prior[0], predicted + prior[1], true + prior[2], seen + prior[3] > 0, pos)
+        final = prior + np.stack([tp[-1], predicted[-1], true[-1], seen[-1], tp[-1], predicted[-1], true[-1]])
+        self._counts = {label: final[:3, c].tolist() + final[3:, c].astype(np.int64).tolist()
+                        for c, label in enumerate(plain) if final[3, c] > 0}
         self._n += len(y_true)
         return values
 
@@ -303,7 +307,8 @@ class ROCAUC(Metric):
 
     def _reset(self):
         super()._reset()
-        self._table = {}  # score -> [weight of negatives, weight of positives, rounds]
+        # score -> [weight of negatives, weight of positives, rounds, rounds of positive weight of each class]
+        self._table = {}
         self._cached = None
 
     def _add(self, y_true, y_pred, weight, sign):
@@ -311,40 +316,46 @@ class ROCAUC(Metric):
         score = check_real(y_pred, "the score") + 0.0  # -0.0 and 0.0 are one score
         row = self._table.get(score)
         if row is None:
-            row = self._table[score] = [0.0, 0.0, 0]
-        row[1 if y_true == self.pos_label else 0] += sign * weight
+            row = self._table[score] = [0.0, 0.0, 0, 0, 0]
+        positive = int(y_true == self.pos_label)
+        add_weighted(row, positive, 3 + positive, sign * weight, sign)
         row[2] += int(sign)
         if row[2] == 0:
             del self._table[score]
         self._cached = None
 
     def _sorted(self):
+        """The distinct scores, increasing, and the rows of the table in their order, as a (d, 5) array."""
         scores = np.array(sorted(self._table), dtype=np.float64)
-        rows = np.array([self._table[s] for s in scores.tolist()], dtype=np.float64).reshape(len(scores), 3)
-        return scores, rows[:, 0], rows[:, 1], rows[:, 2]
+        return scores, np.array([self._table[s] for s in scores.tolist()], dtype=np.float64).reshape(len(scores), 5)
 
     def get(self):
         if self._cached is None:
-            _, negatives, positives, _ = self._sorted()
+            _, rows = self._sorted()
+            negatives, positives = rows[:, 0], rows[:, 1]
             below = np.cumsum(negatives) - negatives
             pairs = positives.sum() * negatives.sum()
             self._cached = float((positives @ (below + 0.5 * negatives)) / pairs) if pairs > 0 else math.nan
         return self._cached
 
     def _values_at(self, y_true, y_pred, ends):
-        scores, negatives, positives, rounds = self._sorted()
+        scores, rows = self._sorted()
+        negatives, positives = rows[:, 0], rows[:, 1]
         below = np.cumsum(negatives) - negatives
         totals = np.array([positives @ (below + 0.5 * negatives), positives.sum(), negatives.sum()])
         distinct, ranks = np.unique(np.concatenate([scores, y_pred + 0.0]), return_inverse=True)
         old, new = ranks[: len(scores)], ranks[len(scores):]
-        neg_at, pos_at = np.zeros(len(distinct)), np.zeros(len(distinct))
-        neg_at[old], pos_at[old] = negatives, positives
+        table = np.zeros((len(distinct), 5))
+        table[old] = rows
+        is_positive = np.equal(y_true, self.pos_label).astype(bool)
+        neg_at, pos_at = table[:, 0].copy(), table[:, 1].copy()
         values = np.empty(len(ends))
-        auc_pass(new.astype(np.int64), np.equal(y_true, self.pos_label), neg_at, pos_at, totals,
-                 np.asarray(ends, dtype=np.int64), values)
-        counts = np.bincount(ranks, weights=np.concatenate([rounds, np.ones(len(y_pred))]), minlength=len(distinct))
-        self._table = {s: [n, p, int(c)] for s, n, p, c in zip(distinct.tolist(), neg_at.tolist(), pos_at.tolist(),
-                                                                  counts.tolist())}
+        auc_pass(new.astype(np.int64), is_positive, neg_at, pos_at, totals, np.asarray(ends, dtype=np.int64), values)
+        table[:, 0], table[:, 1] = neg_at, pos_at
+        table[:, 2] += np.bincount(new, minlength=len(distinct))
+        table[:, 3] += np.bincount(new[~is_positive], minlength=len(distinct))
+        table[:, 4] += np.bincount(new[is_positive], minlength=len(distinct))
+        self._table = {s: row[:2] + [int(c) for c in row[2:]] for s, row in zip(distinct.tolist(), table.tolist())}
         self._n += len(y_true)
         self._cached = None
         return values

@@ -81,6 +81,7 @@ class R2(Metric):
         self._mean = 0.0
         self._spread = 0.0  # sum of w (y - mean)^2
         self._residual = 0.0  # sum of w (y - p)^2
+        self._weighted = 0  # rounds of positive weight
 
     def _add(self, y_true, y_pred, weight, sign):
         y = check_real(y_true, "y_true")
@@ -91,6 +92,11 @@ class R2(Metric):
             self._mean += sign * weight / self._weight * (y - before)
             self._spread += sign * weight * (y - before) * (y - self._mean)
         self._residual += sign * weight * error * error
+        if weight > 0.0:
+            self._weighted += int(sign)
+            if self._weighted == 0:
+                # the rounds left all have weight 0: the sums are exactly 0, whatever rounding the reverts left
+                self._weight = self._mean = self._spread = self._residual = 0.0
 
     def _merge(self, y_true, y_pred):
         """Add a batch of unit-weight rounds: Chan et al.'s pairwise combination of the two groups' spreads."""
@@ -103,6 +109,7 @@ class R2(Metric):
         self._mean += delta * n / total
         self._weight = total
         self._residual += ((y_true - y_pred) ** 2).sum()
+        self._weighted += len(y_true)
         self._n += len(y_true)
 
     def _values_at(self, y_true, y_pred, ends):
