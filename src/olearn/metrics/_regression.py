@@ -8,7 +8,7 @@ from ._base import VALUES, MeanMetric, Metric, check_real, segment_ends
 
 
 class MAE(MeanMetric):
-    """Mean absolute error sum(w |y - p|) / sum(w); NaN before any weight was seen.
+    r"""Mean absolute error :math:`\sum w |y - p| / \sum w`; NaN before any weight was seen.
 
     Equal to ``sklearn.metrics.mean_absolute_error(y_true, y_pred, sample_weight=w)``.
 
