@@ -280,10 +280,12 @@ class ROCAUC(Metric):
     area under the ROC curve that scikit-learn computes, ties included. NaN
     while one of the two classes has no weight (scikit-learn's value too).
 
-    The rounds are held as a table {score: weights of the two classes}, so
-    ``update`` and ``revert`` cost O(1) and ``get`` sorts the distinct scores
-    (cached until the next change). :func:`olearn.run` computes the value at
-    every checkpoint in one compiled pass over a Fenwick tree, O(n log n).
+    The rounds are held as a table of the distinct scores, sorted, with the
+    weight of each class at each; ``update`` and ``revert`` note their change
+    in O(1) and ``get`` merges the changes in (O(d) for d distinct scores,
+    plus sorting the new ones) and sums the table, cached until the next
+    change. :func:`olearn.run` computes the value at every checkpoint in one
+    compiled pass over a Fenwick tree, O(n log n).
 
     Equal to ``sklearn.metrics.roc_auc_score(y_true == pos_label, y_pred,
     sample_weight=w)``, not an approximation over fixed thresholds.
@@ -307,31 +309,48 @@ class ROCAUC(Metric):
 
     def _reset(self):
         super()._reset()
-        # score -> [weight of negatives, weight of positives, rounds, rounds of positive weight of each class]
-        self._table = {}
+        # the distinct scores, increasing, and per score: [weight of negatives, weight of positives, rounds,
+        # rounds of positive weight among the negatives, among the positives]
+        self._scores = np.empty(0)
+        self._rows = np.empty((0, 5))
+        self._changes = {}  # score -> the change of its row since the last merge
         self._cached = None
 
     def _add(self, y_true, y_pred, weight, sign):
         _check_label(y_true, "y_true")
         score = check_real(y_pred, "the score") + 0.0  # -0.0 and 0.0 are one score
-        row = self._table.get(score)
-        if row is None:
-            row = self._table[score] = [0.0, 0.0, 0, 0, 0]
+        change = self._changes.get(score)
+        if change is None:
+            change = self._changes[score] = [0.0, 0.0, 0, 0, 0]
         positive = int(y_true == self.pos_label)
-        add_weighted(row, positive, 3 + positive, sign * weight, sign)
-        row[2] += int(sign)
-        if row[2] == 0:
-            del self._table[score]
+        change[positive] += sign * weight
+        change[2] += int(sign)
+        if weight != 0.0:
+            change[3 + positive] += int(sign)
         self._cached = None
 
-    def _sorted(self):
-        """The distinct scores, increasing, and the rows of the table in their order, as a (d, 5) array."""
-        scores = np.array(sorted(self._table), dtype=np.float64)
-        return scores, np.array([self._table[s] for s in scores.tolist()], dtype=np.float64).reshape(len(scores), 5)
+    def _merged(self):
+        """The table with the changes merged in."""
+        if self._changes:
+            scores = np.concatenate([self._scores, np.fromiter(self._changes, np.float64, len(self._changes))])
+            rows = np.concatenate([self._rows, np.array(list(self._changes.values()), dtype=np.float64)])
+            self._changes = {}
+            self._set(scores, rows)
+        return self._scores, self._rows
+
+    def _set(self, scores, rows):
+        """Hold the rows of ``scores`` (repeats summed), without the scores no round holds any more."""
+        distinct, inverse = np.unique(scores, return_inverse=True)
+        table = np.column_stack([np.bincount(inverse, weights=rows[:, c], minlength=len(distinct)) for c in range(5)])
+        # a class's weight is exactly 0 once its last round of positive weight has gone (see add_weighted)
+        table[table[:, 3] == 0, 0] = 0.0
+        table[table[:, 4] == 0, 1] = 0.0
+        kept = table[:, 2] > 0
+        self._scores, self._rows = distinct[kept], table[kept]
 
     def get(self):
         if self._cached is None:
-            _, rows = self._sorted()
+            _, rows = self._merged()
             negatives, positives = rows[:, 0], rows[:, 1]
             below = np.cumsum(negatives) - negatives
             pairs = positives.sum() * negatives.sum()
@@ -339,23 +358,23 @@ class ROCAUC(Metric):
         return self._cached
 
     def _values_at(self, y_true, y_pred, ends):
-        scores, rows = self._sorted()
+        scores, rows = self._merged()
         negatives, positives = rows[:, 0], rows[:, 1]
         below = np.cumsum(negatives) - negatives
         totals = np.array([positives @ (below + 0.5 * negatives), positives.sum(), negatives.sum()])
         distinct, ranks = np.unique(np.concatenate([scores, y_pred + 0.0]), return_inverse=True)
-        old, new = ranks[: len(scores)], ranks[len(scores):]
+        new = ranks[len(scores):].astype(np.int64)
         table = np.zeros((len(distinct), 5))
-        table[old] = rows
+        table[ranks[: len(scores)]] = rows
         is_positive = np.equal(y_true, self.pos_label).astype(bool)
         neg_at, pos_at = table[:, 0].copy(), table[:, 1].copy()
         values = np.empty(len(ends))
-        auc_pass(new.astype(np.int64), is_positive, neg_at, pos_at, totals, np.asarray(ends, dtype=np.int64), values)
+        auc_pass(new, is_positive, neg_at, pos_at, totals, np.asarray(ends, dtype=np.int64), values)
         table[:, 0], table[:, 1] = neg_at, pos_at
         table[:, 2] += np.bincount(new, minlength=len(distinct))
         table[:, 3] += np.bincount(new[~is_positive], minlength=len(distinct))
         table[:, 4] += np.bincount(new[is_positive], minlength=len(distinct))
-        self._table = {s: row[:2] + [int(c) for c in row[2:]] for s, row in zip(distinct.tolist(), table.tolist())}
+        self._scores, self._rows = distinct, table
         self._n += len(y_true)
         self._cached = None
         return values
