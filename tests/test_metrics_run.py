@@ -201,3 +201,23 @@ def test_default_checkpoint_is_the_last_round_and_an_empty_run_reads_nothing():
     res = olearn.run(olearn.PAClassifier(), X[:0], y[:0], metrics=[acc := M.Accuracy()], checkpoints=5)
     assert res.checkpoints.size == 0 and res.history.shape == (0, 1) and math.isnan(acc.get())
     assert olearn.run(olearn.PAClassifier(), X, y).history.shape == (1, 0)
+
+
+@pytest.mark.parametrize("name", [name for name, cls in olearn.all_estimators()
+                                  if cls._task in ("binary", "multiclass", "regression")])
+def test_every_learner_feeds_its_metrics(name):
+    cls = dict(olearn.all_estimators())[name]
+    X, y = binary_stream(n=120, seed=8)
+    if cls._task == "regression":
+        target = np.where(y == "spam", 1.0, -1.0) + 0.1 * X[:, 0]
+        res = olearn.run(cls(), X, target, metrics=[mae := M.MAE()])
+        assert_allclose(mae.get(), skm.mean_absolute_error(target, res.predictions), rtol=1e-12)
+        return
+    metrics = [acc := M.Accuracy(), M.F1(average="macro")]
+    if cls._task == "binary":
+        metrics.append(auc := M.ROCAUC(pos_label="spam"))
+    res = olearn.run(cls(), X, y, metrics=metrics, checkpoints=40)
+    assert math.isclose(acc.get(), 1.0 - res.mistake_rate, rel_tol=1e-15)
+    assert_allclose(res.history[:, 0], [skm.accuracy_score(y[:e], shown(res, y)[:e]) for e in (40, 80, 120)])
+    if cls._task == "binary":
+        assert_allclose(auc.get(), skm.roc_auc_score(y == "spam", res.scores), rtol=1e-12)

@@ -53,7 +53,8 @@ class RMSE(MeanMetric):
 
     @staticmethod
     def _finish(mean):
-        return np.sqrt(mean)
+        # reverts can leave a mean square of 0 at -1e-17
+        return np.sqrt(np.maximum(mean, 0.0))
 
 
 class R2(Metric):
@@ -94,9 +95,12 @@ class R2(Metric):
         self._residual += sign * weight * error * error
         if weight > 0.0:
             self._weighted += int(sign)
+            # with no round of positive weight left the sums are exactly 0, and with one the spread is, whatever
+            # rounding the reverts left
             if self._weighted == 0:
-                # the rounds left all have weight 0: the sums are exactly 0, whatever rounding the reverts left
-                self._weight = self._mean = self._spread = self._residual = 0.0
+                self._weight = self._mean = self._residual = 0.0
+            if self._weighted <= 1:
+                self._spread = 0.0
 
     def _merge(self, y_true, y_pred):
         """Add a batch of unit-weight rounds: Chan et al.'s pairwise combination of the two groups' spreads."""
@@ -125,6 +129,6 @@ class R2(Metric):
             return math.nan
         if self._residual == 0.0:
             return 1.0
-        if self._spread == 0.0:
+        if self._spread <= 0.0:  # reverts can leave a spread of 0 slightly below it
             return 0.0
         return 1.0 - self._residual / self._spread
