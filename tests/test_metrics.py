@@ -162,8 +162,11 @@ def all_metrics():
     labels = [0, 1, 2]
 
     def prf(fn, average):
-        return lambda t, q, sw: quiet(fn, t, sk_labels(q), labels=sorted(set(t.tolist()) | {v for v in q if v is not None}),
-                                      average=average, sample_weight=sw)
+        def value(t, q, sw):
+            labels = sorted(set(t.tolist()) | {v for v in q if v is not None})
+            return quiet(fn, t, sk_labels(q), labels=labels, average=average, sample_weight=sw)
+
+        return value
 
     return [
         (M.Accuracy(), y, p, w, lambda t, q, sw: skm.accuracy_score(t, sk_labels(q), sample_weight=sw)),

@@ -162,15 +162,16 @@ def campaign_metrics(n_examples, seed):
                 t = np.array([r[0] for r in batch])
                 p = np.array([r[1] for r in batch], dtype=object if kind == "labels" else np.float64)
                 values = metric._values_at(t, p, ends)
+                added = _mass(batch, offset) if kind == "values" else 0.0
                 for end, value in zip(ends.tolist(), values.tolist()):
                     window = held + batch[:end]
                     if sum(r[2] for r in window) > 0.0:
                         expected = _expected(reference, window, kind)
                         assert (math.isnan(value) and math.isnan(expected)) or \
-                            abs(value - expected) <= _tolerance(metric, window, expected, mass + (_mass(batch, offset) if kind == "values" else 0.0)), \
+                            abs(value - expected) <= _tolerance(metric, window, expected, mass + added), \
                             (where, end, value, expected)
                 held.extend(batch)
-                mass += _mass(batch, offset) if kind == "values" else 0.0
+                mass += added
             else:
                 round_ = _round(rng, kind, k, offset, scale)
                 metric.update(*round_)

@@ -9,7 +9,7 @@ from .._kernels import _codes
 from .._learner import OnlineLearner
 from .._validation import check_targets, check_y
 from ..linear._ogd import _probabilities
-from ..metrics import Metric
+from ..metrics import Metric, Rolling
 from ..metrics._base import LABELS, PROBABILITIES, SCORES, VALUES
 
 
@@ -208,7 +208,8 @@ def _checkpoint_rounds(checkpoints, n_rows):
         return ends if ends.size and ends[-1] == n_rows or not n_rows else np.append(ends, n_rows)
     values = np.asarray(checkpoints)
     if values.ndim != 1 or values.dtype.kind not in "iu":
-        raise ValueError(f"run: checkpoints must be an int >= 1 or a sequence of round counts (ints); got {checkpoints!r:.100}")
+        raise ValueError("run: checkpoints must be an int >= 1 or a sequence of round counts (ints); "
+                         f"got {checkpoints!r:.100}")
     if values.size and (values[0] < 1 or values[-1] > n_rows or np.any(np.diff(values) <= 0)):
         raise ValueError(f"run: checkpoints must be increasing round counts from 1 to the {n_rows} rows; "
                          f"got {checkpoints!r:.100}")
@@ -227,7 +228,7 @@ def _check_metrics(estimator, metrics, y):
         if not isinstance(metric, Metric):
             raise TypeError(f"run: metrics must be olearn.metrics metrics; got {metric!r:.100}")
         wanted = metric.consumes
-        inner = getattr(metric, "metric", metric)
+        inner = metric.metric if isinstance(metric, Rolling) else metric
         if wanted == LABELS and task in ("binary", "multiclass"):
             if getattr(inner, "average", None) == "binary":
                 _check_pos_label(estimator, inner, y)
@@ -242,7 +243,8 @@ def _check_metrics(estimator, metrics, y):
             _check_pos_label(estimator, inner, y)
         else:
             what = {LABELS: "the labels of a classifier", VALUES: "the values of a regressor",
-                    SCORES: "the scores of a binary classifier", PROBABILITIES: "the probabilities of a binary classifier"}
+                    SCORES: "the scores of a binary classifier",
+                    PROBABILITIES: "the probabilities of a binary classifier"}
             raise ValueError(f"run: {metric.name} reads {what[wanted]}, which {name} (a {task} learner) does not give")
     if len({id(metric) for metric in metrics}) < len(metrics):
         raise ValueError("run: the same metric object is given twice; it would see every round twice")
@@ -259,14 +261,17 @@ def _check_pos_label(estimator, metric, y):
 
 
 def _metric_history(estimator, metrics, y, predictions, scores, mistakes, ends):
-    """Fill the metrics from the pass's per-round outputs; their values at each checkpoint, shape (len(ends), len(metrics))."""
+    """Fill the metrics from the pass's per-round outputs; return their values at the checkpoints.
+
+    Shape (len(ends), len(metrics)).
+    """
     history = np.empty((len(ends), len(metrics)))
     if not metrics or not len(ends):
         return history
     fed = {}
     for j, metric in enumerate(metrics):
         wanted = metric.consumes
-        inner = getattr(metric, "metric", metric)
+        inner = metric.metric if isinstance(metric, Rolling) else metric
         if wanted == LABELS:
             if LABELS not in fed:
                 labels = check_y(y, len(predictions))

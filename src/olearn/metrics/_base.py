@@ -24,7 +24,7 @@ def check_real(value, name):
 
 
 def add_weighted(row, at, count_at, delta, sign):
-    """Add ``delta`` (a weight times ``sign``) to ``row[at]``, counting the rounds of positive weight in ``row[count_at]``.
+    """Add ``delta`` (a weight times ``sign``) to ``row[at]``; ``row[count_at]`` counts its rounds of positive weight.
 
     When the last round of positive weight leaves, the sum is set to 0 exactly:
     add-then-subtract leaves rounding (1e-17, say) that a ratio would divide by.

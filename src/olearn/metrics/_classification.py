@@ -19,7 +19,7 @@ def _check_label(value, name):
 
 
 def _encode(known, y_true, y_pred):
-    """(classes, codes of y_true, codes of y_pred with -1 for None): the sorted classes of the arrays and of ``known``."""
+    """(classes, codes of y_true, codes of y_pred, -1 for None): the sorted classes of the arrays and of ``known``."""
     none = np.equal(y_pred, None) if y_pred.dtype == object else np.zeros(len(y_pred), dtype=bool)
     named = np.asarray(y_pred[~none].tolist()) if none.any() else y_pred
     try:

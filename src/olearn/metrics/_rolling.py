@@ -81,7 +81,7 @@ class Rolling(Metric):
         return values
 
     def _refill(self, metric, held, y_true, y_pred, end):
-        """``metric`` holding the window that ends after round ``end`` of the arrays, the rounds ``held`` before them."""
+        """``metric`` holding the window that ends after round ``end`` of the arrays (``held``: the rounds before)."""
         metric._reset()
         start = max(0, end - self.window)
         from_held = self.window - (end - start)
