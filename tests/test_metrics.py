@@ -255,3 +255,12 @@ def test_clone_is_fresh_with_the_same_parameters():
     metric = M.F1(average="binary", pos_label="b").update("b", "b")
     twin = metric.clone()
     assert twin.name == metric.name and twin._n == 0 and metric._n == 1
+
+
+def test_olearn_metrics_loads_on_first_use():
+    import subprocess
+    import sys
+
+    code = "import sys, olearn; before = 'olearn.metrics' in sys.modules; olearn.metrics.Accuracy; print(before)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"

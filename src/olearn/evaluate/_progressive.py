@@ -9,8 +9,6 @@ from .._kernels import _codes
 from .._learner import OnlineLearner
 from .._validation import check_targets, check_y
 from ..linear._ogd import _probabilities
-from ..metrics import Metric, Rolling
-from ..metrics._base import LABELS, PROBABILITIES, SCORES, VALUES
 
 
 @dataclass(frozen=True)
@@ -220,6 +218,10 @@ def _check_metrics(estimator, metrics, y):
     """The metrics as a list, each of a kind the learner's predictions can feed; checked before anything is learned."""
     if metrics is None:
         return []
+    # olearn.metrics loads on first use, as the other subpackages (olearn/__init__.py)
+    from ..metrics import Metric, Rolling
+    from ..metrics._base import LABELS, PROBABILITIES, SCORES, VALUES
+
     if isinstance(metrics, Metric) or not isinstance(metrics, (list, tuple)):
         raise TypeError(f"run: metrics must be a list of olearn.metrics metrics; got {metrics!r:.100}")
     task = estimator._task
@@ -268,6 +270,9 @@ def _metric_history(estimator, metrics, y, predictions, scores, mistakes, ends):
     history = np.empty((len(ends), len(metrics)))
     if not metrics or not len(ends):
         return history
+    from ..metrics import Rolling
+    from ..metrics._base import LABELS, SCORES, VALUES
+
     fed = {}
     for j, metric in enumerate(metrics):
         wanted = metric.consumes
