@@ -221,3 +221,23 @@ def test_every_learner_feeds_its_metrics(name):
     assert_allclose(res.history[:, 0], [skm.accuracy_score(y[:e], shown(res, y)[:e]) for e in (40, 80, 120)])
     if cls._task == "binary":
         assert_allclose(auc.get(), skm.roc_auc_score(y == "spam", res.scores), rtol=1e-12)
+
+
+def test_checkpoints_in_groups_give_the_values_of_one_group(monkeypatch):
+    rng = np.random.default_rng(9)
+    X = rng.standard_normal((400, 5))
+    y = np.array(list("abcd"))[np.argmax(X @ rng.standard_normal((5, 4)), axis=1)]
+
+    def history():
+        metrics = [M.F1(average="macro"), M.Precision(average="micro"), M.Recall(pos_label="c")]
+        res = olearn.run(PAMulticlass(), X, y, metrics=metrics, checkpoints=1)
+        return res.history, [m._counts for m in metrics]
+
+    whole = history()
+    from olearn.metrics import _classification
+
+    monkeypatch.setattr(_classification, "TABLE_CELLS", 9)  # groups of 2 checkpoints of the 4 classes
+    grouped = history()
+    assert np.array_equal(grouped[0], whole[0]) and grouped[1] == whole[1]
+    p = shown(olearn.run(PAMulticlass(), X, y), y)
+    assert_allclose(whole[0][-1, 0], quiet(skm.f1_score, y, p, labels=list("abcd"), average="macro"), rtol=1e-12)

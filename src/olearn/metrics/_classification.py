@@ -9,6 +9,8 @@ from ._base import LABELS, PROBABILITIES, SCORES, MeanMetric, Metric, add_weight
 
 _EPS = np.finfo(np.float64).eps
 _AVERAGES = ("binary", "macro", "micro")
+# the most cells of a (checkpoint, class) table that olearn.run's batch path makes at once
+TABLE_CELLS = 2**18
 
 
 def _check_label(value, name):
@@ -145,29 +147,40 @@ class _ConfusionMetric(Metric):
     def _values_at(self, y_true, y_pred, ends):
         labels = list(self._counts)
         classes, true_codes, pred_codes = _encode(labels, y_true, y_pred)
-        k, n_ends = len(classes), len(ends)
-        # the checkpoint (segment) of each round, then its counts per class and segment, summed up to each checkpoint
-        segment = np.repeat(np.arange(n_ends), np.diff(np.concatenate([[0], ends])))
+        plain, k = classes.tolist(), len(classes)
+        # the counts held, per class: the rows of _counts' layout
+        state = np.zeros((7, k))
+        for label in labels:
+            state[:, plain.index(label)] = self._counts[label]
+        pos = plain.index(self.pos_label) if self.average == "binary" and self.pos_label in plain else -1
         named = pred_codes >= 0
         hit = named & (pred_codes == true_codes)
+        values = np.empty(len(ends))
+        # the checkpoints in groups, so that the (checkpoint, class) tables stay small however many there are
+        group = max(1, TABLE_CELLS // max(k, 1))
+        start = 0
+        for first in range(0, len(ends), group):
+            stops = np.asarray(ends[first: first + group], dtype=np.int64)
+            rows = slice(start, int(stops[-1]))
+            # the checkpoint of each round of the group, then its counts per class, summed up to each checkpoint
+            segment = np.repeat(np.arange(len(stops)), np.diff(np.concatenate([[start], stops])))
 
-        def counted(mask, codes):
-            counts = np.bincount(segment[mask] * k + codes[mask], minlength=n_ends * k).reshape(n_ends, k)
-            return np.cumsum(counts, axis=0)
+            def counted(mask, codes):
+                mask, codes = mask[rows], codes[rows]
+                counts = np.bincount(segment[mask] * k + codes[mask], minlength=len(stops) * k)
+                return np.cumsum(counts.reshape(len(stops), k), axis=0)
 
-        everything = np.ones(len(y_true), dtype=bool)
-        tp, predicted, true = counted(hit, true_codes), counted(named, pred_codes), counted(everything, true_codes)
-        # appearances: every round shows its true class, and its prediction if it names one
-        seen = true + predicted
-        prior = np.zeros((7, k))
-        plain = classes.tolist()
-        for label in labels:
-            prior[:, plain.index(label)] = self._counts[label]
-        pos = plain.index(self.pos_label) if self.average == "binary" and self.pos_label in plain else -1
-        values = self._value(tp + prior[0], predicted + prior[1], true + prior[2], seen + prior[3] > 0, pos)
-        final = prior + np.stack([tp[-1], predicted[-1], true[-1], seen[-1], tp[-1], predicted[-1], true[-1]])
-        self._counts = {label: final[:3, c].tolist() + final[3:, c].astype(np.int64).tolist()
-                        for c, label in enumerate(plain) if final[3, c] > 0}
+            tp, predicted = counted(hit, true_codes), counted(named, pred_codes)
+            true = counted(np.ones(len(y_true), dtype=bool), true_codes)
+            # appearances: every round shows its true class, and its prediction if it names one
+            seen = true + predicted
+            values[first: first + len(stops)] = self._value(tp + state[0], predicted + state[1], true + state[2],
+                                                            seen + state[3] > 0, pos)
+            # each round weighs 1: it adds to the weights and to the counts of rounds of positive weight alike
+            state += np.stack([tp[-1], predicted[-1], true[-1], seen[-1], tp[-1], predicted[-1], true[-1]])
+            start = int(stops[-1])
+        self._counts = {label: state[:3, c].tolist() + state[3:, c].astype(np.int64).tolist()
+                        for c, label in enumerate(plain) if state[3, c] > 0}
         self._n += len(y_true)
         return values
 
