@@ -155,8 +155,12 @@ def test_metrics_carry_on_across_runs():
     full = olearn.run(olearn.PAClassifier(), X, y, metrics=whole)
     est = olearn.PAClassifier()
     olearn.run(est, X[:130], y[:130], metrics=halves)
-    olearn.run(est, X[130:], y[130:], metrics=halves)
+    second = olearn.run(est, X[130:], y[130:], metrics=halves, checkpoints=[10, 170])
     assert_allclose([m.get() for m in halves], full.history[-1], rtol=1e-12)
+    # after 10 rounds of the second run, the window holds 60 rounds of the first
+    p = shown(full, y)
+    assert_allclose(second.history[0, 2], skm.accuracy_score(y[70:140], p[70:140]), rtol=1e-12)
+    assert_allclose(second.history[0, 0], skm.roc_auc_score(y[:140] == "spam", full.scores[:140]), rtol=1e-12)
     assert_allclose(full.history[-1, 0], skm.roc_auc_score(y == "spam", full.scores), rtol=1e-12)
     # and a metric updated by hand after the run goes on from where the run left it
     rolling = halves[2]
