@@ -24,7 +24,7 @@ from .uniclass import PAUniclass
 
 __version__ = "0.1.0"
 
-_SUBPACKAGES = ("bounds", "data", "distributed", "experiments", "experts", "oco", "plots")
+_SUBPACKAGES = ("bounds", "data", "distributed", "experiments", "experts", "metrics", "oco", "plots")
 
 
 def __getattr__(name):
@@ -62,6 +62,7 @@ __all__ = [
     "distributed",
     "get_config",
     "load",
+    "metrics",
     "run",
     "set_config",
 ]
