@@ -24,7 +24,9 @@ from .uniclass import PAUniclass
 
 __version__ = "0.1.0"
 
-_SUBPACKAGES = ("bounds", "compose", "data", "distributed", "experiments", "experts", "oco", "plots", "preprocessing")
+_SUBPACKAGES = (
+    "bounds", "compose", "data", "distributed", "experiments", "experts", "metrics", "oco", "plots", "preprocessing",
+)
 
 
 def __getattr__(name):
@@ -63,6 +65,7 @@ __all__ = [
     "distributed",
     "get_config",
     "load",
+    "metrics",
     "preprocessing",
     "run",
     "set_config",

@@ -181,7 +181,9 @@ def test_zero_rows_and_new_classes_mid_stream():
     # rows 0-1: one class, no rival. Row 2: b joins, loss 1, K(0, 0) = 1 (a zero row is not a zero
     # vector in the rbf feature space), tau = 1/2. Row 3: s = (-1/2, 1/2) exp(-1), c joins, the rival
     # is b, loss 1 + exp(-1)/2, tau = loss / 2.
-    assert res.predictions.tolist() == [None, "a", "a", "b"]
+    # row 0: no class known yet, shown as classes_[0] and counted as a mistake
+    assert res.predictions.tolist() == ["a", "a", "a", "b"]
+    assert res.cumulative_mistakes[0] == 1
     assert_allclose(res.taus, [0.0, 0.0, 0.5, (1.0 + 0.5 / np.e) / 2.0])
     assert est.n_support_ == 2
     assert_array_equal(est.support_vectors_.toarray(), X[2:])

@@ -45,7 +45,8 @@ def make(name, params, **kernel):
 
 
 def assert_dual_matches(est, res, trace, support):
-    assert list(res.predictions) == trace.predictions
+    # a round with no class known yet (None in the transcription) shows classes_[0] in run
+    assert list(res.predictions) == [est.classes_[0] if p is None else p for p in trace.predictions]
     assert_array_equal(res.cumulative_mistakes, np.cumsum(trace.mistakes))
     assert_allclose(res.losses, trace.losses, rtol=1e-9, atol=1e-12)
     assert_allclose(res.taus, trace.taus, rtol=1e-9, atol=1e-12)

@@ -103,6 +103,18 @@ class Pipeline(Estimator):
         # scikit-learn's kind of the pipeline is its last step's ("classifier", "regressor", "transformer")
         return getattr(self.steps[-1][1], "_estimator_type", None) if self.steps else None
 
+    @property
+    def _task(self):
+        # the problem the pipeline solves is its learner's (olearn.run's metrics check it)
+        return getattr(self.steps[-1][1], "_task", None) if self.steps else None
+
+    @property
+    def classes_(self):
+        """The learner's classes (AttributeError before it knows any, or for a learner without classes)."""
+        if not self.steps:
+            raise AttributeError("Pipeline has no steps, so no classes_")
+        return self.steps[-1][1].classes_
+
     def __init__(self, *steps, n_bits=None):
         named, counts = [], {}
         pairs = [step if isinstance(step, tuple) else (None, step) for step in steps]

@@ -11,7 +11,7 @@ Labels are any sortable hashable values; a new class may appear mid-stream.
 >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 0.1], [0.1, 1.0]])
 >>> res = run(PAMulticlass(), X, ["cat", "dog", "cat", "dog"])
 >>> res.predictions.tolist(), res.n_mistakes
-([None, 'cat', 'dog', 'dog'], 3)
+(['cat', 'cat', 'dog', 'dog'], 3)
 """
 
 from ._feature_maps import BlockFeatureMap

@@ -480,7 +480,7 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
         (:meth:`OnlineLearner._row_weights`).
 
         Returns (predictions, scores, losses, taus, mistakes, totals): predictions
-        are labels (None where no class was known yet), scores have one column per
+        are labels (``classes_[0]`` where no class was known yet), scores have one column per
         class of ``classes_`` (-inf for a class not known at that round). A kernel
         learner adds a seventh entry: the size of its support set after each round.
         """
@@ -528,11 +528,9 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
         sizes = (supports,) if self._uses_kernel else ()
         if not record:
             return np.empty(0), np.empty((0, 0)), losses, taus, np.empty(0, dtype=bool), totals, *sizes
-        if (preds < 0).any():
-            plain = labels.tolist()
-            predictions = np.array([None if p < 0 else plain[p] for p in preds], dtype=object)
-        else:
-            predictions = labels[preds]
+        # a round with no class known yet names none, shown as classes_[0] (a binary learner's zero score) and
+        # counted as a mistake
+        predictions = labels[np.where(preds < 0, order[0], preds)]
         return predictions, out_scores[:, order], losses, taus, mistakes, totals, *sizes
 
     def _map_pass(self, arrays, slots, weights, margins, codes, params, out_scores, preds, losses, taus, mistakes,
