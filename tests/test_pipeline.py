@@ -237,3 +237,16 @@ def test_learn_one_after_predict_one_learns_the_example_as_it_is_then():
     plain.learn_one(x, wrong)
     assert not np.allclose(pipe[-1].coef_, before)
     assert_allclose(pipe[-1].coef_, plain[-1].coef_, rtol=1e-12)
+
+
+def test_run_fills_metrics_from_a_pipeline_as_from_its_rounds():
+    from olearn.metrics import Accuracy
+
+    X, y, rows = _stream(60, 3, seed=7)
+    pipe = StandardScaler() | PAClassifier()
+    res = olearn.run(pipe, rows, y, metrics=[Accuracy()])
+    assert res.metrics[0].get() == pytest.approx(1.0 - res.mistake_rate)
+    by_row = StandardScaler() | PAClassifier()
+    predicted = np.array([by_row.predict_learn_one(x, label) for x, label in zip(rows, y)], dtype=object)
+    start = max(list(y).index("yes"), list(y).index("no")) + 1
+    assert_array_equal(res.predictions[start:], predicted[start:])
