@@ -460,11 +460,26 @@ class OnlineLearner(PersistenceMixin, Estimator):
         return self.__dict__.get("n_features_in_", 0)
 
     def _row(self, x):
-        """``(indices, data, n_features)`` of one example to predict: a dict (names not learned left out), array or sparse row."""
+        """``(indices, data, n_features)`` of one example to predict: a dict, an array or a sparse row.
+
+        A name the model never learned adds nothing to w.x; a kernel reads it
+        as an index it never learned (:meth:`_places_unknown_names`).
+        """
         if type(x) is dict or isinstance(x, Mapping):
-            indices, data, n_features, _ = self._feature_map().row(x, 0, False)
+            if self._places_unknown_names():
+                indices, data, n_features, _ = self._feature_map().row(x, self._first_free_column(), True)
+            else:
+                indices, data, n_features, _ = self._feature_map().row(x, 0, False)
             return indices, data, n_features
         return check_row(x)
+
+    def _places_unknown_names(self):
+        """Whether a name never learned is read, to predict, as an index never learned rather than left out.
+
+        Only a kernel reads such a feature (in ``||x||``, hence in K(x, x_i));
+        w.x and a feature map leave it out, as a fixed ``n_features`` does.
+        """
+        return getattr(self, "kernel", None) is not None and getattr(self, "n_features", None) is None
 
     def _learning_row(self, x):
         """``(indices, data, n_features, new)`` of one example to learn; ``new`` lists the names it adds, or None.
@@ -555,13 +570,15 @@ class OnlineLearner(PersistenceMixin, Estimator):
         """
         features = self._feature_map()
         size = features.size
+        # to predict, the names never learned are read as in _row
+        placed = learning or self._places_unknown_names()
         try:
-            matrix, new = self._named_matrix(X, name, features, learning, self._first_free_column())
+            matrix, new = self._named_matrix(X, name, features, placed, self._first_free_column())
         finally:
-            if learning:
+            if placed:
                 features.truncate(size)
         arrays = check_X(matrix, name)
-        arrays.new_names = new
+        arrays.new_names = new if learning else None
         return arrays
 
     @staticmethod
