@@ -47,8 +47,9 @@ from .exceptions import FeatureLimitError
 
 # the name of the one-hot feature of a categorical value (Vowpal Wabbit's and DictVectorizer's)
 CATEGORY_SEPARATOR = "="
-# integer keys are read into int64 arrays
-_INT64_END = 1 << 63
+# integer keys are read into int64 arrays, with room after the largest for the columns of new names
+# (a learner refuses indices past 2**31 - 1 anyway; a prediction leaves them out)
+_INDEX_END = 1 << 62
 # the hash cache is a memo, not state: it is emptied when it holds this many names
 _HASH_CACHE_SIZE = 1 << 20
 
@@ -300,8 +301,8 @@ def _index(key):
     column = int(key)
     if column < 0:
         raise ValueError(f"feature index {column} is negative; expected indices >= 0")
-    if column >= _INT64_END:
-        raise ValueError(f"feature index {column} is too large; expected indices below 2**63")
+    if column >= _INDEX_END:
+        raise ValueError(f"feature index {column} is too large; expected indices below 2**62")
     return column
 
 
