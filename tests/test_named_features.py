@@ -6,6 +6,7 @@ same stream with the names replaced by those columns leaves it.
 """
 
 import math
+import pickle
 
 import numpy as np
 import pandas as pd
@@ -320,3 +321,30 @@ def test_a_batch_mixing_dicts_and_rows_names_the_row():
     with pytest.raises(ValueError, match=r"X: row 1: feature 'a' has value inf"):
         olearn.PAClassifier().partial_fit([{"a": 1.0}, {"a": math.inf}], [1, -1])
 
+
+
+def test_a_file_saved_before_n_bits_loads_with_a_vocabulary(tmp_path):
+    import json
+
+    path = olearn.PAClassifier().partial_fit(np.eye(2), [1, -1]).save(tmp_path / "model.npz")
+    with np.load(path) as archive:
+        arrays = {name: archive[name] for name in archive.files}
+    meta = json.loads(str(arrays.pop("__meta__")))
+    del meta["params"]["n_bits"]
+    old = tmp_path / "old.npz"
+    np.savez(old, __meta__=np.array(json.dumps(meta)), **arrays)
+    loaded = olearn.load(old)
+    assert loaded.n_bits is None and loaded.vocabulary_ == {}
+    assert loaded.learn_one({"a": 1.0}, 1).vocabulary_ == {"a": 2}
+
+
+def test_a_hashing_model_fitted_on_a_dataframe_keeps_its_column_names_and_hashes_the_rest(tmp_path):
+    frame = pd.DataFrame({"age": [1.0, -1.0], "income": [0.5, -0.5]})
+    est = olearn.PAClassifier(n_bits=4, max_iter=2, tol=None).fit(frame, [1, -1])
+    assert est.vocabulary_ == {"age": 0, "income": 1}
+    loaded = olearn.load(est.save(tmp_path / "model.npz"))
+    assert loaded.vocabulary_ == {"age": 0, "income": 1}
+    for model in (est, loaded):
+        assert model.decision_function([{"income": 0.5, "age": 1.0}]) == model.decision_function(frame.iloc[:1])
+        pickled = pickle.loads(pickle.dumps(model))
+        assert pickled.vocabulary_ == {"age": 0, "income": 1}

@@ -62,8 +62,9 @@ class FeatureMap:
     n_bits : int or None
         None for a vocabulary, else the number of hash bits (1 to 31).
     names : sequence, optional
-        Names that hold the columns 0, 1, ... from the start (a DataFrame's
-        column names, say); vocabulary only.
+        Names that hold the columns 0, 1, ... from the start (the column
+        names of the DataFrame a model was fitted on). With ``n_bits`` they
+        keep those columns and every other name is hashed.
 
     Examples
     --------
@@ -98,7 +99,8 @@ class FeatureMap:
         return self.n_bits is not None
 
     def vocabulary(self):
-        """A copy of the vocabulary, ``{name: column}`` in the order the names were learned."""
+        """A copy of the vocabulary, ``{name: column}`` in the order the names were learned (with ``n_bits``, the
+        ``names`` given at the start only)."""
         return {name: self._columns[name] for name in self._names}
 
     def name_of(self, column):
