@@ -348,3 +348,32 @@ def test_a_hashing_model_fitted_on_a_dataframe_keeps_its_column_names_and_hashes
         assert model.decision_function([{"income": 0.5, "age": 1.0}]) == model.decision_function(frame.iloc[:1])
         pickled = pickle.loads(pickle.dumps(model))
         assert pickled.vocabulary_ == {"age": 0, "income": 1}
+
+
+def test_learn_many_reads_categorical_columns_and_missing_categories():
+    frame = pd.DataFrame({"city": pd.Categorical(["Paris", "Rome", None]), "tag": ["x", np.nan, "y"],
+                          "n": [1, 2, 3]})
+    est = olearn.PARegressor(variant="pa").learn_many(frame, [1.0, 2.0, 3.0])
+    expected = olearn.PARegressor(variant="pa").partial_fit(
+        _matrix([{0: 1.0, 1: 1.0, 2: 1.0}, {3: 1.0, 2: 2.0}, {4: 1.0, 2: 3.0}], 5), [1.0, 2.0, 3.0])
+    assert est.vocabulary_ == {"city=Paris": 0, "tag=x": 1, "n": 2, "city=Rome": 3, "tag=y": 4}
+    assert_same_state(est, expected, "learn_many")
+    with pytest.raises(ValueError, match=r"X: row 1: feature 'n' has value nan"):
+        est.learn_many(pd.DataFrame({"n": [1.0, np.nan], "new": [1.0, 1.0]}), [1.0, 2.0])
+    assert "new" not in est.vocabulary_
+    with pytest.raises(TypeError, match="must be a pandas DataFrame"):
+        est.learn_many([{"n": 1.0}], [1.0])
+
+
+def test_an_ensemble_learns_named_dicts_through_its_learners():
+    from olearn.experts import LearnerEnsemble
+
+    ensemble = LearnerEnsemble([olearn.PAClassifier(), olearn.Perceptron()])
+    indexed = LearnerEnsemble([olearn.PAClassifier(), olearn.Perceptron()])
+    for x, xi, y in zip(ROWS, INDEXED, LABELS["binary"]):
+        ensemble.learn_one(x, y)
+        indexed.learn_one(xi, y)
+    for named, plain in zip(ensemble.learners, indexed.learners):
+        assert named.vocabulary_ == COLUMNS
+        assert_same_state(named, plain, "ensemble")
+    assert ensemble.predict_one({"city": "Rome"}) == indexed.predict_one({3: 1.0})

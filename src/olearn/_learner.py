@@ -28,7 +28,7 @@ from ._features import FeatureMap
 from ._kernels._codes import T_LOSS
 from ._params import BOOLEAN, Interval, NoneOr, check_params
 from ._persistence import PersistenceMixin
-from ._validation import INDEX_LIMIT, CSRArrays, check_fit_size, check_row, check_X, check_y, feature_names
+from ._validation import INDEX_LIMIT, check_fit_size, check_row, check_X, check_y, feature_names
 from ._weights import check_weight_one, one_class_weight, row_weights
 from .exceptions import ConvergenceWarning, FeatureLimitError, NotFittedError
 
@@ -730,8 +730,8 @@ def frame_rows(X, name="X"):
     if not (hasattr(X, "columns") and hasattr(X, "itertuples") and hasattr(X, "index")):
         raise TypeError(f"{name} must be a pandas DataFrame whose columns name the features; got {type(X).__name__}")
     columns = []
-    for column, dtype in X.dtypes.items():
-        values = X[column]
+    for k, dtype in enumerate(X.dtypes):
+        values = X.iloc[:, k]
         if dtype.kind not in "biuf":
             values = values.astype(object).where(values.notna(), None)
         columns.append(values.tolist())
