@@ -207,9 +207,12 @@ def test_save_and_load_keep_the_vocabulary(case, tmp_path):
     np.testing.assert_array_equal(loaded.predict(rows), est.predict(rows))
 
 
-def test_saving_refuses_names_that_are_not_str(tmp_path):
+def test_saving_refuses_names_that_are_not_str_and_another_n_bits(tmp_path):
     est = olearn.PAClassifier().learn_one({("word", 1): 1.0}, 1)
     with pytest.raises(ValueError, match=r"feature name \('word', 1\) is a tuple"):
+        est.save(tmp_path / "model.npz")
+    est = olearn.PAClassifier().learn_one({"word": 1.0}, 1).set_params(n_bits=8)
+    with pytest.raises(ValueError, match=r"n_bits=8 differs from the model learned so far \(n_bits=None\)"):
         est.save(tmp_path / "model.npz")
     assert not (tmp_path / "model.npz").exists()
 

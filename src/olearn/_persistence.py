@@ -388,6 +388,12 @@ def _saved_vocabulary(model):
     features = model.__dict__.get("_features") if getattr(model, "_named_features", False) else None
     if features is None:
         return []
+    if features.n_bits != model.n_bits:
+        # the file records the hyperparameter, and the model's columns follow the map it learned with
+        raise ValueError(
+            f"{type(model).__name__}: parameter n_bits={model.n_bits!r} differs from the model learned so far "
+            f"(n_bits={features.n_bits!r}); set it back, or call fit to start over with it, before saving"
+        )
     vocabulary = features.vocabulary()
     for name in vocabulary:
         if not isinstance(name, str):
