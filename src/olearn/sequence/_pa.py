@@ -451,7 +451,8 @@ class PASequence(OnlineLearner, ClassifierEstimator):
         ----------
         X : list of sequences
             Each a 2-d array or sparse matrix of shape (T, n_features), or a
-            list of T dict rows ``{feature_index: value}``.
+            list of T dict rows, keyed by feature indices or names (see
+            ``n_bits``).
         y : list of label sequences
             Each a 1-d array-like of T labels (any sortable labels; new labels may
             appear in any call).
