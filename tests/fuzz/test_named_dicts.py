@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 from fuzz._learners import DOCUMENTED, cases, differences, snapshot
+from sklearn.utils import murmurhash3_32
 
 NAMES = ["age", "income", "height", "w", "x1", "city", "colour", "a b", "é"]
 CATEGORIES = ["Paris", "Rome", "", "1.5"]
@@ -99,6 +100,35 @@ class Vocabulary:
         self.width = max(self.width, max(indices, default=-1) + 1)
 
 
+class Hashing:
+    """The oracle of ``n_bits``: a name's column is scikit-learn's MurmurHash3 of it mod 2**n_bits."""
+
+    def __init__(self, n_bits):
+        self.n_bits = n_bits
+        self.columns = {}
+
+    def indexed(self, x):
+        """The row with names hashed (entries sharing a column summed, then sorted), or None when refused."""
+        indices, shared = {}, False
+        for key, value in x.items():
+            if value is None:
+                continue
+            if isinstance(value, str):
+                column, value = murmurhash3_32(f"{key}={value}", seed=0, positive=True) % 2**self.n_bits, 1.0
+            elif isinstance(key, int):
+                if key >= 2**self.n_bits:
+                    return None
+                column = key
+            else:
+                column = murmurhash3_32(key, seed=0, positive=True) % 2**self.n_bits
+            shared = shared or column in indices
+            indices[column] = indices.get(column, 0.0) + float(value)
+        return (dict(sorted(indices.items())) if shared else indices), {}
+
+    def learned(self, indices, new):
+        pass
+
+
 def _finite(x):
     """Whether the rules accept every entry: finite numbers, categories, None; a float key only as a category's."""
     return all(v is None or isinstance(v, str) or (isinstance(v, (int, float)) and math.isfinite(v)
@@ -141,6 +171,11 @@ def campaign_named_streams(n_examples, seed):
         name, task, make = all_cases[int(rng.integers(len(all_cases)))]
         fixed = "n_features" in name or "feature_map" in name
         est, oracle, vocabulary = make(), make(), Vocabulary(fixed)
+        if rng.random() < 0.3:
+            # hashing: a fixed width of 8 (n_features, or a feature map's) is 2**3 columns
+            n_bits = 3 if fixed else int(rng.choice([1, 3, 6]))
+            est.set_params(n_bits=n_bits)
+            vocabulary = Hashing(n_bits)
         for step in range(8):
             # a feature map refuses a too wide Phi(x) within the pass, which keeps the rows before it
             if rng.random() < 0.2 and "feature_map" not in name:
@@ -177,6 +212,7 @@ def campaign_named_streams(n_examples, seed):
             mine, theirs = snapshot(est), snapshot(oracle)
             for state in (mine, theirs):
                 state.pop("_features", None)
+                state.pop("n_bits", None)
             diff = differences(theirs, mine)
             assert not diff, f"{name} (seed {seed}): the named stream's learner differs: {diff[:5]}"
     print("outcomes:", outcomes)
