@@ -37,6 +37,7 @@ A name becomes a column in one of two ways:
 import math
 import numbers
 import struct
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -46,6 +47,9 @@ from .exceptions import FeatureLimitError
 
 # the name of the one-hot feature of a categorical value (Vowpal Wabbit's and DictVectorizer's)
 CATEGORY_SEPARATOR = "="
+# integer keys are read into int64 arrays, with room after the largest for the columns of new names
+# (a learner refuses indices past 2**31 - 1 anyway; a prediction leaves them out)
+_INDEX_END = 1 << 62
 # the hash cache is a memo, not state: it is emptied when it holds this many names
 _HASH_CACHE_SIZE = 1 << 20
 
@@ -58,8 +62,9 @@ class FeatureMap:
     n_bits : int or None
         None for a vocabulary, else the number of hash bits (1 to 31).
     names : sequence, optional
-        Names that hold the columns 0, 1, ... from the start (a DataFrame's
-        column names, say); vocabulary only.
+        Names that hold the columns 0, 1, ... from the start (the column
+        names of the DataFrame a model was fitted on). With ``n_bits`` they
+        keep those columns and every other name is hashed.
 
     Examples
     --------
@@ -94,7 +99,8 @@ class FeatureMap:
         return self.n_bits is not None
 
     def vocabulary(self):
-        """A copy of the vocabulary, ``{name: column}`` in the order the names were learned."""
+        """A copy of the vocabulary, ``{name: column}`` in the order the names were learned (with ``n_bits``, the
+        ``names`` given at the start only)."""
         return {name: self._columns[name] for name in self._names}
 
     def name_of(self, column):
@@ -118,11 +124,46 @@ class FeatureMap:
         self._next = max(self._name_at, default=-1) + 1
         self._last = None
 
+    def rows(self, X, base=0, learning=False, grow=True, name="X"):
+        """A batch of dicts as CSR arrays: ``(indptr, indices, data, n_features, new)``.
+
+        One :meth:`row` per dict, as if each were learned in turn: with
+        ``learning`` a row's new names are added before the next row is read
+        (so a name has one column in the whole batch) and ``new`` lists them
+        all (None when none; the caller keeps them, or :meth:`truncate`
+        undoes); with ``grow`` a row's new names start after every column of
+        the rows before it, as a model that grows would place them. Errors name
+        the row as ``name``'s row.
+        """
+        lengths, all_indices, all_data, new = [], [], [], []
+        width = 0
+        for i, x in enumerate(X):
+            if not isinstance(x, Mapping):
+                raise TypeError(
+                    f"{name}: row {i} is a {type(x).__name__}; a batch of named examples is a list of dicts"
+                )
+            try:
+                indices, data, n_features, added = self.row(x, max(base, width) if grow else base, learning)
+            except (ValueError, TypeError) as err:
+                raise type(err)(f"{name}: row {i}: {err}") from None
+            if added:
+                self.add(added)
+                new.extend(added)
+            width = max(width, n_features)
+            lengths.append(indices.size)
+            all_indices.append(indices)
+            all_data.append(data)
+        indptr = np.zeros(len(lengths) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=indptr[1:])
+        indices = np.concatenate(all_indices) if all_indices else np.empty(0, dtype=np.int64)
+        data = np.concatenate(all_data) if all_data else np.empty(0)
+        return indptr, indices, data, width, new or None
+
     def __getstate__(self):
         state = self.__dict__.copy()
         state["_last"] = None
         if self.hashing:
-            state["_columns"] = {}  # a memo of the hash
+            state["_columns"] = self.vocabulary()  # the rest is a memo of the hash
         return state
 
     def __eq__(self, other):
@@ -239,7 +280,7 @@ class FeatureMap:
         column = self._columns.get(name)
         if column is None:
             if len(self._columns) >= _HASH_CACHE_SIZE:
-                self._columns.clear()
+                self._columns = self.vocabulary()
             encoded = np.frombuffer((name if isinstance(name, str) else str(name)).encode("utf-8"), dtype=np.uint8)
             column = murmur3_32(encoded, 0, encoded.size, 0) & ((1 << self.n_bits) - 1)
             self._columns[name] = column
@@ -262,6 +303,8 @@ def _index(key):
     column = int(key)
     if column < 0:
         raise ValueError(f"feature index {column} is negative; expected indices >= 0")
+    if column >= _INDEX_END:
+        raise ValueError(f"feature index {column} is too large; expected indices below 2**62")
     return column
 
 

@@ -17,16 +17,18 @@ import math
 import operator
 import re
 import warnings
+from collections.abc import Mapping
 
 import numpy as np
 import scipy.sparse as sp
 
 from ._config import format_bytes, get_config
 from ._estimator import Estimator
+from ._features import FeatureMap
 from ._kernels._codes import T_LOSS
 from ._params import BOOLEAN, Interval, NoneOr, check_params
 from ._persistence import PersistenceMixin
-from ._validation import INDEX_LIMIT, check_fit_size, check_X, check_y, feature_names
+from ._validation import INDEX_LIMIT, check_fit_size, check_row, check_X, check_y, feature_names
 from ._weights import check_weight_one, one_class_weight, row_weights
 from .exceptions import ConvergenceWarning, FeatureLimitError, NotFittedError
 
@@ -38,6 +40,10 @@ EPOCH_CONSTRAINTS = {
     "shuffle": BOOLEAN,
     "random_state": NoneOr(Interval(0, 2**64 - 1, integer=True)),
 }
+
+# how a learner of rows maps the names of a stream's features to columns (olearn._features.FeatureMap):
+# None for a growing vocabulary, b for hashing into 2**b columns
+FEATURE_CONSTRAINTS = {"n_bits": NoneOr(Interval(1, 31, integer=True))}
 
 
 @functools.cache
@@ -95,17 +101,46 @@ class OnlineLearner(PersistenceMixin, Estimator):
     _changed_in_place = ()
     # what the stream is made of, for the not-fitted message
     _unit = "example"
+    # whether the examples are rows of features, named or indexed (see _row); a learner of other
+    # examples (target vectors) sets False and has no n_bits
+    _named_features = True
 
     # -- hyperparameters ------------------------------------------------------
 
     def _all_constraints(self):
+        if self._named_features:
+            return {**self._constraints, **EPOCH_CONSTRAINTS, **FEATURE_CONSTRAINTS}
         return {**self._constraints, **EPOCH_CONSTRAINTS}
+
+    def _check_hyperparameters(self, learned=False):
+        """Check every hyperparameter, and that ``n_bits`` agrees with ``n_features`` (and, with ``learned``, with the model).
+
+        A model maps names as it learned to: another ``n_bits`` is refused
+        until ``fit`` starts over (``learned``).
+        """
+        check_params(self, self._all_constraints())
+        if not self._named_features or self.n_bits is None and not learned:
+            return
+        cls = type(self).__name__
+        fixed = getattr(self, "n_features", None)
+        if self.n_bits is not None and fixed is not None and fixed != 1 << self.n_bits:
+            raise ValueError(
+                f"{cls}: parameters n_bits={self.n_bits} and n_features={fixed} disagree: names hashed into "
+                f"2**{self.n_bits} = {1 << self.n_bits} columns need n_features=None or {1 << self.n_bits}"
+            )
+        features = self.__dict__.get("_features")
+        if learned and features is not None and features.n_bits != self.n_bits:
+            how = "a vocabulary (n_bits=None)" if features.n_bits is None else f"hashing with n_bits={features.n_bits}"
+            raise ValueError(
+                f"{cls}: parameter n_bits={self.n_bits!r} differs from the model learned so far, which maps names "
+                f"to columns by {how}; call fit to start over with it"
+            )
 
     def _checked_config(self, build):
         """``build()``'s result for the current hyperparameters, checked and built again only after a change."""
         key = settings_key(hyperparameter_getter(type(self))(self))
         if getattr(self, "_config_key", None) != key:
-            check_params(self, self._all_constraints())
+            self._check_hyperparameters(learned=True)
             self._config_cache = build()
             self._config_key = key
         return self._config_cache
@@ -131,7 +166,7 @@ class OnlineLearner(PersistenceMixin, Estimator):
             return None
         if class_weight is not None:
             # the hyperparameters first, so that a bad class_weight is reported as the hyperparameter it is
-            check_params(self, self._all_constraints())
+            self._check_hyperparameters()
         n_rows = X.shape[0] if hasattr(X, "shape") and len(X.shape) else len(X)
         return row_weights(class_weight, y, sample_weight, n_rows, fitting, type(self).__name__)
 
@@ -229,9 +264,14 @@ class OnlineLearner(PersistenceMixin, Estimator):
         rows learned before it, as ``partial_fit`` does.
         """
         check_fit_size(X)
-        check_params(self, self._all_constraints())
+        self._check_hyperparameters()
         # the passes read the rows as arrays, without names: the names are recorded here, once
         names = feature_names(X)
+        features = None
+        if is_named_batch(X):
+            # rows of dicts are converted once, by a vocabulary of their own: fit forgets the old one
+            features = FeatureMap(self.n_bits)
+            X = self._named_matrix(X, "X", features, learning=True, base=0)[0]
         rows, labels, n_rows = self._fit_rows(X, y)
         generator = np.random.default_rng(self.random_state) if self.shuffle else None
         tol = -math.inf if self.tol is None else self.tol
@@ -240,6 +280,8 @@ class OnlineLearner(PersistenceMixin, Estimator):
         # forgotten before the weights are computed: computing them checks the hyperparameters, and one
         # that a learned model refuses (another covariance, kernel or average) is what fit starts over with
         self._reset()
+        if features is not None:
+            self._features = features
         try:
             # the checked rows and labels: X and y may be iterators that _fit_rows has read
             weights = self._row_weights(rows, labels, sample_weight, fitting=True)
@@ -263,10 +305,10 @@ class OnlineLearner(PersistenceMixin, Estimator):
                 self.__dict__.clear()
                 self.__dict__.update(saved)
             elif names is not None:
-                self.feature_names_in_ = names
+                self._name_columns(names)
             raise
         if names is not None:
-            self.feature_names_in_ = names
+            self._name_columns(names)
         self.n_iter_ = done
         if not stopped and self.tol is not None and n_rows and self.max_iter > self.n_iter_no_change:
             # an instance, so that the category is scikit-learn's class too when scikit-learn is loaded
@@ -319,6 +361,12 @@ class OnlineLearner(PersistenceMixin, Estimator):
                 )
         return y
 
+    def _name_columns(self, names):
+        """Record a DataFrame's column names: ``feature_names_in_``, and the names of the columns 0, 1, ... for dicts."""
+        self.feature_names_in_ = names
+        if self._named_features:
+            self._features = FeatureMap(self.n_bits, list(names))
+
     def _is_started(self):
         return hasattr(self, self._started_by)
 
@@ -341,6 +389,12 @@ class OnlineLearner(PersistenceMixin, Estimator):
             raise FeatureLimitError(
                 f"{where}: feature index {n_features - 1} is past n_features={fixed} "
                 f"(indices must be < {fixed})"
+            )
+        n_bits = getattr(self, "n_bits", None) if self._named_features else None
+        if n_bits is not None and n_features > 1 << n_bits:
+            raise FeatureLimitError(
+                f"{where}: feature index {n_features - 1} is past the 2**{n_bits} = {1 << n_bits} columns of "
+                f"n_bits={n_bits} (indices must be < {1 << n_bits})"
             )
         if n_features > INDEX_LIMIT:
             raise FeatureLimitError(
@@ -365,12 +419,92 @@ class OnlineLearner(PersistenceMixin, Estimator):
         return {} if self.n_features is None else {"n_features_in": (self.n_features, self.n_features)}
 
     def _reset(self):
-        for name in (*self._learned, "feature_names_in_", "n_iter_"):
+        for name in (*self._learned, "feature_names_in_", "n_iter_", "_features"):
             self.__dict__.pop(name, None)
+
+    # -- named features -------------------------------------------------------
+
+    @property
+    def vocabulary_(self):
+        """The names of the features learned, ``{name: column}`` in the order learned (a copy).
+
+        A name is a key of a dict example that is not an integer, or
+        ``"key=value"`` for a str value; a DataFrame given to ``fit`` or the
+        first ``partial_fit`` names the columns 0, 1, ... With ``n_bits`` set
+        names are hashed, not stored, and the vocabulary holds only a
+        DataFrame's column names. See :mod:`olearn._features`.
+        """
+        if not self._named_features:
+            raise AttributeError(f"{type(self).__name__} learns target vectors, not named features: no vocabulary_")
+        self._check_started()
+        return self._feature_map().vocabulary()
+
+    def _feature_map(self):
+        """The learner's :class:`~olearn._features.FeatureMap`; a fresh one, not kept, before learning starts."""
+        features = self.__dict__.get("_features")
+        if features is None:
+            if not FEATURE_CONSTRAINTS["n_bits"].accepts(self.n_bits):
+                check_params(self, FEATURE_CONSTRAINTS)
+            names = getattr(self, "feature_names_in_", None)
+            features = FeatureMap(self.n_bits, () if names is None else list(names))
+        return features
+
+    def _first_free_column(self):
+        """The first column a name learned next may take: after every column of a model that grows.
+
+        With a fixed ``n_features`` the model never grows, and names take the
+        columns from 0 up (see :meth:`olearn._features.FeatureMap.row`).
+        """
+        if getattr(self, "n_features", None) is not None:
+            return 0
+        return self.__dict__.get("n_features_in_", 0)
+
+    def _row(self, x):
+        """``(indices, data, n_features)`` of one example to predict: a dict, an array or a sparse row.
+
+        A name the model never learned adds nothing to w.x; a kernel reads it
+        as an index it never learned (:meth:`_places_unknown_names`).
+        """
+        if type(x) is dict or isinstance(x, Mapping):
+            if self._places_unknown_names():
+                indices, data, n_features, _ = self._feature_map().row(x, self._first_free_column(), True)
+            else:
+                indices, data, n_features, _ = self._feature_map().row(x, 0, False)
+            return indices, data, n_features
+        return check_row(x)
+
+    def _places_unknown_names(self):
+        """Whether a name never learned is read, to predict, as an index never learned rather than left out.
+
+        Only a kernel reads such a feature (in ``||x||``, hence in K(x, x_i));
+        w.x and a feature map leave it out, as a fixed ``n_features`` does.
+        """
+        return getattr(self, "kernel", None) is not None and getattr(self, "n_features", None) is None
+
+    def _learning_row(self, x):
+        """``(indices, data, n_features, new)`` of one example to learn; ``new`` lists the names it adds, or None.
+
+        The names are added by ``_learn_row`` when the example is accepted
+        (:meth:`_first_call_atomic`).
+        """
+        if type(x) is dict or isinstance(x, Mapping):
+            return self._feature_map().row(x, self._first_free_column(), True)
+        indices, data, n_features = check_row(x)
+        return indices, data, n_features, None
+
+    def _named_matrix(self, X, name, features, learning, base):
+        """A list of dicts as a CSR matrix by ``features`` (one :meth:`FeatureMap.row` each), and the names it adds.
+
+        With ``learning`` the names are added to ``features`` (a row's
+        names are known to the rows after it); errors name the row.
+        """
+        grow = getattr(self, "n_features", None) is None
+        indptr, indices, data, width, new = features.rows(X, base, learning, grow, name)
+        return sp.csr_matrix((data, indices, indptr), shape=(len(indptr) - 1, width)), new
 
     # -- the columns of a batch -----------------------------------------------
 
-    def _check_X(self, X, name="X"):
+    def _check_X(self, X, name="X", learning=False):
         """``check_X(X)``, then the columns checked against what the learner learned from.
 
         The rule (scikit-learn's ``n_features_in_`` and ``feature_names_in_``
@@ -393,8 +527,14 @@ class OnlineLearner(PersistenceMixin, Estimator):
           have the same names in the same order (a reordered or renamed frame
           is refused, never silently misread). A batch without names for a
           learner fitted with them, or the reverse, is read by position with
-          scikit-learn's warning.
+          scikit-learn's warning;
+        * a list (or tuple) of dicts names its features as ``learn_one``'s
+          dicts do, one conversion per row (:meth:`_check_named`): any width.
+          With ``learning`` (``partial_fit``, ``run``) the names it adds are
+          given as ``new_names`` of the result, for :meth:`_first_call_atomic`.
         """
+        if is_named_batch(X):
+            return self._check_named(X, name, learning)
         if not self._is_started():
             return check_X(X, name)
         # the names first: a frame with other columns is refused as such, whatever its values
@@ -421,6 +561,26 @@ class OnlineLearner(PersistenceMixin, Estimator):
             )
         return arrays
 
+    def _check_named(self, X, name, learning):
+        """The CSR arrays of a list of dicts, by the learner's FeatureMap, which is left as it was.
+
+        The names the batch adds are in ``new_names``: the learner adds them
+        when it accepts the batch. Read rows grow as the stream of their
+        ``learn_one`` would: a row's new names after every column before it.
+        """
+        features = self._feature_map()
+        size = features.size
+        # to predict, the names never learned are read as in _row
+        placed = learning or self._places_unknown_names()
+        try:
+            matrix, new = self._named_matrix(X, name, features, placed, self._first_free_column())
+        finally:
+            if placed:
+                features.truncate(size)
+        arrays = check_X(matrix, name)
+        arrays.new_names = new if learning else None
+        return arrays
+
     @staticmethod
     def _names_mismatch(fitted, given, name):
         """scikit-learn's message for columns named otherwise than at fit (its checks read it), and the fix."""
@@ -438,8 +598,8 @@ class OnlineLearner(PersistenceMixin, Estimator):
         return message + f"({name}'s columns are read by position; select them as X[est.feature_names_in_])"
 
     @contextlib.contextmanager
-    def _first_call_atomic(self, arrays=None):
-        """Start the learned state if needed; undo what the block changed if it fails.
+    def _first_call_atomic(self, arrays=None, new=None):
+        """Start the learned state if needed, and take the names ``new``; undo what the block changed if it fails.
 
         A refused call (bad labels, a feature index past the limits) must leave
         the estimator exactly as it was: unfitted if it was, and otherwise with
@@ -447,10 +607,16 @@ class OnlineLearner(PersistenceMixin, Estimator):
         them rather than writing into them, so the saved references are the old
         state; the attributes changed in place (``_changed_in_place``) are saved
         as copies. ``arrays``, the batch that starts the learning, gives
-        ``feature_names_in_`` (see :meth:`_check_X`).
+        ``feature_names_in_`` (see :meth:`_check_X`). The names of a learned
+        example (``new``, or the ``new_names`` of ``arrays``) join the
+        vocabulary here, and leave it again (:meth:`FeatureMap.truncate`) if
+        the block fails: a model that keeps a fixed ``n_features`` and never
+        grows must still pass its new names through this block.
         """
         started = self._is_started()
         saved = dict(self.__dict__)
+        features = saved.get("_features")
+        size = 0 if features is None else features.size
         if started:
             for name in self._changed_in_place:
                 if name in saved:
@@ -459,12 +625,45 @@ class OnlineLearner(PersistenceMixin, Estimator):
             self._start()
             if arrays is not None and arrays.feature_names is not None:
                 self.feature_names_in_ = arrays.feature_names
+        if arrays is not None and arrays.new_names:
+            new = arrays.new_names
         try:
+            if self._named_features and (new or features is None):
+                # the names are the learner's once it accepts the example: taken back below if refused
+                self._features = self._feature_map()
+                if new:
+                    self._features.add(new)
             yield
         except BaseException:
             self.__dict__.clear()
             self.__dict__.update(saved)
+            if features is not None:
+                features.truncate(size)
             raise
+
+
+class ManyRows:
+    """River's batch API for a learner of rows: ``learn_many`` and ``predict_many`` over a DataFrame of named columns."""
+
+    def learn_many(self, X, y):
+        """Learn the rows of the DataFrame ``X`` in order, as named examples; returns self.
+
+        River's ``learn_many``: the columns are feature names, in any order
+        and any subset (an integer column name is a column index); the values
+        of object, str and categorical columns are categories (one-hot
+        ``"column=value"``, a missing value absent), the others numbers. The
+        same as ``partial_fit`` of the rows as dicts (see :mod:`olearn._features`).
+        """
+        return self.partial_fit(frame_rows(X), y)
+
+    def predict_many(self, X):
+        """Predictions for the rows of the DataFrame ``X`` read as named examples, a pandas Series on X's index."""
+        predictions = self.predict(frame_rows(X))
+        import pandas as pd
+
+        if np.ndim(predictions) == 2:
+            return pd.DataFrame(predictions, index=X.index, columns=getattr(self, "classes_", None))
+        return pd.Series(predictions, index=X.index)
 
 
 # the second half of why scikit-learn's sample-weight equivalence checks fail, true of every online learner
@@ -514,3 +713,27 @@ def _take(data, order):
     if sp.issparse(data) or isinstance(data, np.ndarray):
         return data[order]
     return [data[i] for i in order]
+
+
+def is_named_batch(X):
+    """Whether ``X`` is a batch of named examples: a list or tuple of dicts (its first element a mapping)."""
+    return isinstance(X, (list, tuple)) and len(X) > 0 and isinstance(X[0], Mapping)
+
+
+def frame_rows(X, name="X"):
+    """The rows of the DataFrame ``X`` as dicts keyed by its column names, for :meth:`OnlineLearner.learn_many`.
+
+    A missing value of an object, str or categorical column (None, NaN,
+    ``pd.NA``) is an absent feature; a missing number is refused by the
+    conversion, as in a dict.
+    """
+    if not (hasattr(X, "columns") and hasattr(X, "itertuples") and hasattr(X, "index")):
+        raise TypeError(f"{name} must be a pandas DataFrame whose columns name the features; got {type(X).__name__}")
+    columns = []
+    for k, dtype in enumerate(X.dtypes):
+        values = X.iloc[:, k]
+        if dtype.kind not in "biuf":
+            values = values.astype(object).where(values.notna(), None)
+        columns.append(values.tolist())
+    names = list(X.columns)
+    return [dict(zip(names, row)) for row in zip(*columns)] if columns else [{} for _ in range(len(X))]

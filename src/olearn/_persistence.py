@@ -34,6 +34,7 @@ import numpy as np
 
 from ._atomic import atomic_write
 from ._estimator import Estimator
+from ._features import FeatureMap
 from ._params import check_params
 from .exceptions import ModelFormatError
 
@@ -43,7 +44,7 @@ FORMAT_VERSION = 1
 # existed lacks it and loads with its default, which is what that model did (fit's passes, no average,
 # no class weights)
 ADDED_HYPERPARAMETERS = frozenset({"max_iter", "tol", "n_iter_no_change", "shuffle", "random_state", "average",
-                                   "class_weight"})
+                                   "class_weight", "n_bits"})
 
 
 class PersistenceMixin:
@@ -371,8 +372,36 @@ def save(model, path, input_info=None):
     names = getattr(model, "feature_names_in_", None)
     if names is not None:
         meta["feature_names"] = [str(name) for name in names]
+    vocabulary = _saved_vocabulary(model)
+    if vocabulary:
+        meta["vocabulary"] = vocabulary
     with atomic_write(path) as fh:
         np.savez(fh, __meta__=np.array(json.dumps(meta, default=_plain_value)), **arrays)
+
+
+def _saved_vocabulary(model):
+    """The names of a learner's features as ``[[name, column], ...]`` in the order learned (empty when none).
+
+    JSON keeps str names only: another name (a tuple, say) would not load as
+    itself, so the model is refused.
+    """
+    features = model.__dict__.get("_features") if getattr(model, "_named_features", False) else None
+    if features is None:
+        return []
+    if features.n_bits != model.n_bits:
+        # the file records the hyperparameter, and the model's columns follow the map it learned with
+        raise ValueError(
+            f"{type(model).__name__}: parameter n_bits={model.n_bits!r} differs from the model learned so far "
+            f"(n_bits={features.n_bits!r}); set it back, or call fit to start over with it, before saving"
+        )
+    vocabulary = features.vocabulary()
+    for name in vocabulary:
+        if not isinstance(name, str):
+            raise ValueError(
+                f"{type(model).__name__}: the feature name {name!r:.100} is a {type(name).__name__}; only str "
+                "names can be saved portably (use str keys, or pickle the model)"
+            )
+    return [[name, int(column)] for name, column in vocabulary.items()]
 
 
 # -- reading -----------------------------------------------------------------------
@@ -501,9 +530,53 @@ def load(path):
         model._set_state(arrays, state)
     except (TypeError, KeyError, ValueError, IndexError) as err:
         raise ModelFormatError(f"{path}: inconsistent {cls.__name__} model ({err!r})") from None
+    names = None
     if "feature_names" in meta:
-        model.feature_names_in_ = _feature_names(path, meta["feature_names"], model)
+        names = _feature_names(path, meta["feature_names"], model)
+        model.feature_names_in_ = names
+    if getattr(model, "_named_features", False):
+        model._features = _vocabulary(path, meta.get("vocabulary", []), names, model)
     return model
+
+
+def _vocabulary(path, saved, names, model):
+    """The FeatureMap of a loaded learner: its saved vocabulary, checked (str names, distinct columns in range).
+
+    A DataFrame's column names hold the columns 0, 1, ... (a file without
+    a vocabulary has them from ``feature_names`` alone).
+    """
+    features = FeatureMap(model.n_bits)
+    if not isinstance(saved, list):
+        raise ModelFormatError(f"{path}: the metadata's vocabulary is not a list: {saved!r:.200}")
+    width = getattr(model, "n_features_in_", 0)
+    names = [] if names is None else list(names)
+    columns, taken = {}, set()
+    for k, entry in enumerate(saved):
+        if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], str)
+                and isinstance(entry[1], int) and not isinstance(entry[1], bool)):
+            raise ModelFormatError(
+                f"{path}: entry {k} of the metadata's vocabulary is {entry!r:.200}; expected [name, column]"
+            )
+        name, column = entry
+        if not 0 <= column < width:
+            raise ModelFormatError(
+                f"{path}: the vocabulary puts feature {name!r:.100} at column {column}; the model has "
+                f"n_features_in={width} columns"
+            )
+        if name in columns or column in taken:
+            raise ModelFormatError(
+                f"{path}: the vocabulary names feature {name!r:.100} or column {column} twice (entry {k})"
+            )
+        columns[name] = column
+        taken.add(column)
+    for column, name in enumerate(names):
+        if saved and columns.get(name) != column:
+            raise ModelFormatError(
+                f"{path}: the vocabulary puts feature {name!r:.100} at column {columns.get(name)}; the model's "
+                f"feature_names put it at column {column}"
+            )
+    features.add(list(columns.items()) if saved else [(name, column) for column, name in enumerate(names)])
+    return features
 
 
 def _feature_names(path, names, model):

@@ -21,12 +21,14 @@ class CSRArrays:
     ``dense`` says that it came from a dense array (or DataFrame, or list of
     rows), whose width states every feature, and ``feature_names`` holds a
     DataFrame's column names when they are all strings (else None); see
-    :meth:`olearn._learner.OnlineLearner._check_X`.
+    :meth:`olearn._learner.OnlineLearner._check_X`. ``new_names`` lists the
+    ``(name, column)`` pairs that a batch of named examples adds to the
+    learner's vocabulary once it is learned (None when none).
     """
 
-    __slots__ = ("indptr", "indices", "data", "n_rows", "n_features", "dense", "feature_names")
+    __slots__ = ("indptr", "indices", "data", "n_rows", "n_features", "dense", "feature_names", "new_names")
 
-    def __init__(self, indptr, indices, data, n_rows, n_features, dense=False, feature_names=None):
+    def __init__(self, indptr, indices, data, n_rows, n_features, dense=False, feature_names=None, new_names=None):
         self.indptr = indptr
         self.indices = indices
         self.data = data
@@ -34,6 +36,7 @@ class CSRArrays:
         self.n_features = n_features
         self.dense = dense
         self.feature_names = feature_names
+        self.new_names = new_names
 
 
 def _first_nonfinite_dense(X):

@@ -13,6 +13,7 @@ import numpy as np
 import scipy.sparse as sp
 
 import olearn
+from olearn._features import FeatureMap
 from olearn.exceptions import OlearnError
 from olearn.kernel import SupportSet
 from olearn.multiclass import BlockFeatureMap
@@ -163,6 +164,9 @@ def _fields(obj):
     if isinstance(obj, SupportSet):
         # its live contents, as saved: the room reserved beyond them is not learned state
         return obj.to_arrays()
+    if isinstance(obj, FeatureMap):
+        # its vocabulary and where the next name goes: the rest memoizes rows and hashes
+        return {"n_bits": obj.n_bits, "vocabulary": obj.vocabulary(), "next": obj._next}
     fields = dict(getattr(obj, "__dict__", {}))
     for cls in type(obj).__mro__:
         for name in getattr(cls, "__slots__", ()):
@@ -187,10 +191,11 @@ def bad_rows(d=DIMENSION):
         ("key 2**64", {2**64: 1.0}),
         ("negative key", {-1: 1.0}),
         ("float key", {1.5: 1.0}),
-        ("string key", {"f": 1.0}),
+        ("named NaN value", {"f": float("nan")}),
+        ("named list value", {"f": [1.0]}),
         ("NaN value", {0: float("nan")}),
         ("inf value", {1: float("inf")}),
-        ("string value", {0: "x"}),
+        ("list value", {0: [1.0]}),
         ("2-d array", np.ones((2, d))),
         ("NaN in array", np.array([1.0, np.nan] + [0.0] * (d - 2))),
         ("two-row sparse", sp.csr_matrix(np.ones((2, d)))),

@@ -202,7 +202,7 @@ INVALID = {
     "random_state": [-1, 0.5, "seed"], "average": [-1, 2.5, "yes", None, 2**60],
     "class_weight": ["auto", {0: -1.0}, {0: float("nan")}, {0: "2"}, 3],
     "max_iter": [0, 1.5, None], "tol": [-1e-3, float("nan"), "0"],
-    "n_iter_no_change": [0, 2.0, None], "shuffle": [1, "yes", None],
+    "n_iter_no_change": [0, 2.0, None], "shuffle": [1, "yes", None], "n_bits": [0, 32, 2.5, "8", True],
 }
 
 

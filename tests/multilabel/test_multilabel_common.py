@@ -262,6 +262,7 @@ INVALID = {
     "C": [0, -1.0, float("nan"), "1", None, True],
     "fit_intercept": ["yes", 1, 0, None],
     "n_features": [0, 2.5, "3", True],
+    "n_bits": [0, 32, 2.5, "8", True],
 }
 
 
@@ -272,7 +273,12 @@ def test_invalid_hyperparameters_name_the_parameter(name):
             est = PAMultilabel(**{name: value})
             with pytest.raises(ValueError, match=rf"\b{name}="):
                 call(est)
-            assert est.predict_one({0: 1.0}) is None
+            if name == "n_bits":
+                # a dict is read by n_bits: the bad value is named again
+                with pytest.raises(ValueError, match=r"\bn_bits="):
+                    est.predict_one({0: 1.0})
+            else:
+                assert est.predict_one({0: 1.0}) is None
         est = PAMultilabel().partial_fit(np.eye(2), [[0], [1]])
         est.set_params(**{name: value})
         with pytest.raises(ValueError, match=rf"\b{name}="):

@@ -198,7 +198,7 @@ def test_widths_grow_and_dict_rows_are_accepted():
          r"X\[1\] contains nan at row 1, column 0"),
         ([np.ones((2, 2)), sp.csr_matrix(np.array([[1.0, np.inf]]))], [["a"] * 2, ["a"]],
          r"X\[1\] contains inf at row 0, column 1"),
-        ([[{0: 1.0}, {"f": 1.0}]], [["a", "b"]], r"X\[0\], position 1: feature 'f'"),
+        ([[{0: 1.0}, {"f": float("nan")}]], [["a", "b"]], r"X\[0\], position 1: feature 'f' has value nan"),
         ([np.ones((2, 2))], [[1.0, np.nan]], r"y\[0\] contains nan at position 1"),
         ([np.ones((2, 2))], ["ab"], r"y\[0\] is a string"),
         ([np.ones((2, 2))], None, "y is missing"),
@@ -242,6 +242,7 @@ def test_more_features_than_n_features_is_refused_naming_the_sequence():
         ({"cost": 3}, "cost"),
         ({"fit_intercept": 1}, "fit_intercept"),
         ({"n_features": 0}, "n_features"),
+        ({"n_bits": 32}, "n_bits"),
     ],
 )
 def test_invalid_hyperparameters_are_named(params, name):

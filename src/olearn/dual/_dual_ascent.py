@@ -119,6 +119,13 @@ class DualAscent(QuasiAdditiveClassifier):
         ``learn_one`` and :func:`olearn.run` make one pass in order.
     average, class_weight
         As in :class:`~olearn.Winnow`.
+    n_bits : int or None, default=None
+        How the feature names of dict examples become columns: None learns a
+        vocabulary (``vocabulary_``, saved with the model), an integer b in
+        [1, 31] hashes each name into ``2**b`` columns with MurmurHash3, as
+        :func:`olearn.data.load_vw` does (feature indices then stay below
+        ``2**b``; a fixed ``n_features`` must be ``2**b``). Integer keys are
+        column indices either way.
 
     Examples
     --------
@@ -153,7 +160,7 @@ class DualAscent(QuasiAdditiveClassifier):
     def __init__(self, regularizer="l2", p=2.0, update="conservative", C=1.0, gamma=1.0, k=1, kkt_tol=1e-9,
                  fit_intercept=False, n_features=None,
                  max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, random_state=None, average=False,
-                 class_weight=None):
+                 class_weight=None, n_bits=None):
         self.regularizer = regularizer
         self.p = p
         self.update = update
@@ -170,6 +177,7 @@ class DualAscent(QuasiAdditiveClassifier):
         self.random_state = random_state
         self.average = average
         self.class_weight = class_weight
+        self.n_bits = n_bits
 
     @classmethod
     def _saved_params(cls, params):

@@ -1,6 +1,7 @@
 r"""Online learners as experts: an ensemble mixed by exponential weights."""
 
 import copy
+from collections.abc import Mapping
 
 import numpy as np
 import scipy.sparse as sp
@@ -109,7 +110,13 @@ class LearnerEnsemble(Estimator):
         return mixer.run(votes, (y == positive).astype(np.float64))
 
     def learn_one(self, x, y):
-        """Predict, then learn one example (dict, 1-d array or sparse row) with every learner and the mixer; returns self."""
+        """Predict, then learn one example (dict, 1-d array or sparse row) with every learner and the mixer; returns self.
+
+        A dict may name its features: each learner maps the names to its own columns.
+        """
+        if isinstance(x, Mapping):
+            self.run([x], [y])
+            return self
         indices, data, n_features = check_row(x)
         self.run(sp.csr_matrix((data, indices, [0, indices.size]), shape=(1, n_features)), [y])
         return self

@@ -43,10 +43,10 @@ from .._kernels._mercer_binary import (
     dual_scores,
 )
 from .._labels import BinaryLabels
-from .._learner import OnlineLearner
+from .._learner import ManyRows, OnlineLearner
 from .._params import BOOLEAN, Interval, NoneOr
 from .._persistence import COUNT, LABELS, NONNEGATIVE, POSITIVE, Array, Count, StateSchema, distinct
-from .._validation import CSRArrays, check_row, check_y, seen_columns, seen_row
+from .._validation import CSRArrays, check_y, seen_columns, seen_row
 from .._weights import UNWEIGHTED
 from ..kernel import SupportSet
 from ..kernel._hyperparameters import call_kernel, initial_seed, mercer_arrays
@@ -226,8 +226,12 @@ class LinearLearner(OnlineLearner):
 
     def _score_one(self, x):
         """w.x of one example, or None before the first example; the input is checked either way."""
+        self._config_arrays()
+        return self._score_row(*self._row(x))
+
+    def _score_row(self, indices, data, n_features):
+        """w.x of one converted example, or None before the first example."""
         _, params = self._config_arrays()
-        indices, data, n_features = check_row(x)
         if not self._is_started():
             return None
         self._check_width(n_features, "x")
@@ -327,7 +331,7 @@ class LinearLearner(OnlineLearner):
         self.n_features_in_ = int(state["n_features_in"])
 
 
-class BinaryClassifierMixin(ClassifierEstimator):
+class BinaryClassifierMixin(ManyRows, ClassifierEstimator):
     """Two classes mapped to the targets -1 and +1 of a kernel, and the binary APIs on top of them.
 
     For a learner whose weight vector ``_w`` is odd in the labels (negating
@@ -365,7 +369,7 @@ class BinaryClassifierMixin(ClassifierEstimator):
         (:meth:`~olearn._learner.OnlineLearner._row_weights`).
         """
         self._config_arrays()
-        arrays = self._check_X(X)
+        arrays = self._check_X(X, learning=True)
         y = check_y(y, arrays.n_rows)
         if arrays.n_rows == 0 and classes is None:
             empty = np.empty(0)
@@ -401,8 +405,14 @@ class BinaryClassifierMixin(ClassifierEstimator):
         return self
 
     def learn_one(self, x, y, sample_weight=None):
-        """Learn one example ``x`` (dict, 1-d array or sparse row) with label ``y`` and weight; returns self."""
-        self._learn_example(x, y, sample_weight)
+        """Learn one example ``x`` (dict, 1-d array or sparse row) with label ``y`` and weight; returns self.
+
+        A dict's keys are column indices (integers) or feature names; see
+        :mod:`olearn._features` for names, categories and ``n_bits``.
+        """
+        self._config_arrays()
+        indices, data, n_features, new = self._learning_row(x)
+        self._learn_example(indices, data, n_features, y, sample_weight, new)
         return self
 
     def predict_learn_one(self, x, y, sample_weight=None):
@@ -414,25 +424,38 @@ class BinaryClassifierMixin(ClassifierEstimator):
         even when the learner averages (as :func:`olearn.run`'s). The
         prediction is None before any class is known.
         """
-        score, classes = self._learn_example(x, y, sample_weight)
+        self._config_arrays()
+        indices, data, n_features, new = self._learning_row(x)
+        return self._learn_row(indices, data, n_features, y, sample_weight, new)
+
+    def _learn_row(self, indices, data, n_features, y, sample_weight=None, new=None):
+        """Learn one converted example (its new names ``new``); return the prediction made before learning."""
+        score, classes = self._learn_example(indices, data, n_features, y, sample_weight, new)
         if classes is None:
             return None
         return classes[-1] if score > 0.0 or classes.size == 1 else classes[0]
 
-    def _learn_example(self, x, y, sample_weight=None):
-        """Learn one example; return its score before the update and the classes known before it."""
+    def _predict_row(self, indices, data, n_features):
+        """The class predicted for one converted example (None before any class is known)."""
+        score = self._score_row(indices, data, n_features)
+        if score is None:
+            return None
+        classes = self._labels.classes
+        return classes[-1] if score > 0.0 or classes.size == 1 else classes[0]
+
+    def _learn_example(self, indices, data, n_features, y, sample_weight=None, new=None):
+        """Learn one converted example; return its score before the update and the classes known before it."""
         self._config_arrays()
         weight = self._weight_one(y, sample_weight)
         # an unweighted call leaves the hook's default, so learners without weights keep working
         weighted = {} if sample_weight is None and weight == 1.0 else {"weight": weight}
-        indices, data, n_features = check_row(x)
         labels = self._labels if self._is_started() else None
         classes = None if labels is None else labels.classes
         target = None if labels is None else labels.target(y)
-        if target is None or classes.size < 2 or n_features > self.n_features_in_:
-            # growing or meeting a class, the learner must be put back if the example is then
-            # refused, by its label or by an overflow
-            with self._first_call_atomic():
+        if target is None or classes.size < 2 or n_features > self.n_features_in_ or new is not None:
+            # growing, meeting a class or naming a feature, the learner must be put back if the
+            # example is then refused, by its label or by an overflow
+            with self._first_call_atomic(new=new):
                 if n_features > self.n_features_in_:
                     self._grow(n_features, "x")
                 target = self._labels.target(y)
@@ -466,11 +489,8 @@ class BinaryClassifierMixin(ClassifierEstimator):
         Before the first example has been learned no class is known, and the
         answer is None (a stream's first prediction), as in River.
         """
-        score = self._score_one(x)
-        if score is None:
-            return None
-        classes = self._labels.classes
-        return classes[-1] if score > 0.0 or classes.size == 1 else classes[0]
+        self._config_arrays()
+        return self._predict_row(*self._row(x))
 
 
 
@@ -787,11 +807,10 @@ class KernelizableLearner(LinearLearner):
             out[start:start + block.shape[0]] = (gram + offset) @ coef
         return out
 
-    def _score_one(self, x):
+    def _score_row(self, indices, data, n_features):
         if not self._is_dual():
-            return super()._score_one(x)
+            return super()._score_row(indices, data, n_features)
         self._config_arrays()
-        indices, data, n_features = check_row(x)
         self._check_width(n_features, "x")
         arrays = CSRArrays(np.array([0, indices.size], dtype=np.int64), indices, data, 1, n_features)
         return self._dual_scores(arrays)[0]

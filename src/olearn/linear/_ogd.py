@@ -94,6 +94,13 @@ class OGDClassifier(BinaryLinearClassifier):
         ``learn_one`` and :func:`olearn.run` make one pass in order.
     average, class_weight
         As in :class:`~olearn.PAClassifier`.
+    n_bits : int or None, default=None
+        How the feature names of dict examples become columns: None learns a
+        vocabulary (``vocabulary_``, saved with the model), an integer b in
+        [1, 31] hashes each name into ``2**b`` columns with MurmurHash3, as
+        :func:`olearn.data.load_vw` does (feature indices then stay below
+        ``2**b``; a fixed ``n_features`` must be ``2**b``). Integer keys are
+        column indices either way.
 
     Examples
     --------
@@ -129,6 +136,7 @@ class OGDClassifier(BinaryLinearClassifier):
     def __init__(
         self, loss="hinge", eta=1.0, schedule="sqrt", radius=None, conservative=False, fit_intercept=False, n_features=None,
         max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, random_state=None, average=False, class_weight=None,
+        n_bits=None,
     ):
         self.loss = loss
         self.eta = eta
@@ -144,6 +152,7 @@ class OGDClassifier(BinaryLinearClassifier):
         self.random_state = random_state
         self.average = average
         self.class_weight = class_weight
+        self.n_bits = n_bits
 
     def _kernel_config(self):
         return _ogd_config(self.loss, self.eta, self.schedule, self.radius, self.conservative)
@@ -247,6 +256,13 @@ class OnlineSVM(BinaryLinearClassifier):
         ``learn_one`` and :func:`olearn.run` make one pass in order.
     average, class_weight
         As in :class:`~olearn.PAClassifier`.
+    n_bits : int or None, default=None
+        How the feature names of dict examples become columns: None learns a
+        vocabulary (``vocabulary_``, saved with the model), an integer b in
+        [1, 31] hashes each name into ``2**b`` columns with MurmurHash3, as
+        :func:`olearn.data.load_vw` does (feature indices then stay below
+        ``2**b``; a fixed ``n_features`` must be ``2**b``). Integer keys are
+        column indices either way.
 
     Examples
     --------
@@ -277,7 +293,7 @@ class OnlineSVM(BinaryLinearClassifier):
 
     def __init__(self, radius=10.0, eta=1.0, schedule="sqrt", fit_intercept=True, n_features=None,
                  max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, random_state=None, average=False,
-                 class_weight=None):
+                 class_weight=None, n_bits=None):
         self.radius = radius
         self.eta = eta
         self.schedule = schedule
@@ -290,6 +306,7 @@ class OnlineSVM(BinaryLinearClassifier):
         self.random_state = random_state
         self.average = average
         self.class_weight = class_weight
+        self.n_bits = n_bits
 
     def _class_weight_rule_fails(self):
         # measured on the check's data: class 0's weight 1000 makes steps far longer than the radius

@@ -102,6 +102,13 @@ class PAClassifier(BinaryLinearClassifier, KernelizableLearner):
         Weight of each class, multiplying ``sample_weight`` (scikit-learn's
         convention; a class missing from the dict weighs 1). ``"balanced"``
         needs the class counts of the whole training set: ``fit`` only.
+    n_bits : int or None, default=None
+        How the feature names of dict examples become columns: None learns a
+        vocabulary (``vocabulary_``, saved with the model), an integer b in
+        [1, 31] hashes each name into ``2**b`` columns with MurmurHash3, as
+        :func:`olearn.data.load_vw` does (feature indices then stay below
+        ``2**b``; a fixed ``n_features`` must be ``2**b``). Integer keys are
+        column indices either way.
 
     Examples
     --------
@@ -139,7 +146,8 @@ class PAClassifier(BinaryLinearClassifier, KernelizableLearner):
 
     def __init__(self, variant="pa1", C=1.0, fit_intercept=False, n_features=None, kernel=None, degree=3,
                  gamma=1.0, coef0=0.0, budget=None, budget_policy="oldest", random_state=None,
-                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, average=False, class_weight=None):
+                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, average=False,
+                 class_weight=None, n_bits=None):
         self.variant = variant
         self.C = C
         self.fit_intercept = fit_intercept
@@ -157,6 +165,7 @@ class PAClassifier(BinaryLinearClassifier, KernelizableLearner):
         self.shuffle = shuffle
         self.average = average
         self.class_weight = class_weight
+        self.n_bits = n_bits
 
     def _kernel_config(self):
         return {"K_STEP": _STEP_RULES[self.variant]}, {"P_C": self.C if self.variant != "pa" else math.inf}

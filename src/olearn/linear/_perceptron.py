@@ -87,6 +87,13 @@ class Perceptron(BinaryLinearClassifier, KernelizableLearner):
         ``learn_one`` and :func:`olearn.run` make one pass in order.
     average, class_weight
         As in :class:`~olearn.PAClassifier` (with a kernel, no ``average``).
+    n_bits : int or None, default=None
+        How the feature names of dict examples become columns: None learns a
+        vocabulary (``vocabulary_``, saved with the model), an integer b in
+        [1, 31] hashes each name into ``2**b`` columns with MurmurHash3, as
+        :func:`olearn.data.load_vw` does (feature indices then stay below
+        ``2**b``; a fixed ``n_features`` must be ``2**b``). Integer keys are
+        column indices either way.
 
     Examples
     --------
@@ -113,7 +120,8 @@ class Perceptron(BinaryLinearClassifier, KernelizableLearner):
 
     def __init__(self, eta=1.0, fit_intercept=False, n_features=None, kernel=None, degree=3, gamma=1.0, coef0=0.0,
                  budget=None, budget_policy="oldest", random_state=None,
-                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, average=False, class_weight=None):
+                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, average=False,
+                 class_weight=None, n_bits=None):
         self.eta = eta
         self.fit_intercept = fit_intercept
         self.n_features = n_features
@@ -130,6 +138,7 @@ class Perceptron(BinaryLinearClassifier, KernelizableLearner):
         self.shuffle = shuffle
         self.average = average
         self.class_weight = class_weight
+        self.n_bits = n_bits
 
     def _kernel_config(self):
         return {"K_STEP": _codes.STEP_PERCEPTRON}, {"P_ETA": self.eta}

@@ -7,8 +7,9 @@ import numpy as np
 from .._averaging import AVERAGE
 from .._estimator import RegressorEstimator
 from .._kernels import _codes
+from .._learner import ManyRows
 from .._params import Interval, Options
-from .._validation import check_row, check_targets
+from .._validation import check_targets
 from ..kernel import KERNEL_CONSTRAINTS
 from ._base import KernelizableLearner
 from ._pa import _STEP_RULES
@@ -25,7 +26,7 @@ def _check_target(y):
     return value
 
 
-class PARegressor(KernelizableLearner, RegressorEstimator):
+class PARegressor(ManyRows, KernelizableLearner, RegressorEstimator):
     r"""Passive-Aggressive regressor: PA, PA-I and PA-II with the epsilon-insensitive loss.
 
     Crammer, Dekel, Keshet, Shalev-Shwartz & Singer, *Online Passive-Aggressive
@@ -115,6 +116,13 @@ class PARegressor(KernelizableLearner, RegressorEstimator):
         predict). ``predict``, ``coef_``, ``intercept_`` and saved models use the
         average; :func:`olearn.run` and ``predict_learn_one`` score each round
         with the current weights. Not available with a kernel.
+    n_bits : int or None, default=None
+        How the feature names of dict examples become columns: None learns a
+        vocabulary (``vocabulary_``, saved with the model), an integer b in
+        [1, 31] hashes each name into ``2**b`` columns with MurmurHash3, as
+        :func:`olearn.data.load_vw` does (feature indices then stay below
+        ``2**b``; a fixed ``n_features`` must be ``2**b``). Integer keys are
+        column indices either way.
 
     Examples
     --------
@@ -151,7 +159,7 @@ class PARegressor(KernelizableLearner, RegressorEstimator):
 
     def __init__(self, variant="pa1", C=1.0, epsilon=0.1, fit_intercept=False, n_features=None, kernel=None,
                  degree=3, gamma=1.0, coef0=0.0, budget=None, budget_policy="oldest", random_state=None,
-                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, average=False):
+                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, average=False, n_bits=None):
         self.variant = variant
         self.C = C
         self.epsilon = epsilon
@@ -169,6 +177,7 @@ class PARegressor(KernelizableLearner, RegressorEstimator):
         self.n_iter_no_change = n_iter_no_change
         self.shuffle = shuffle
         self.average = average
+        self.n_bits = n_bits
 
     def _kernel_config(self):
         codes = {"K_STEP": _STEP_RULES[self.variant], "K_LOSS": _codes.LOSS_EPSILON_INSENSITIVE}
@@ -191,7 +200,7 @@ class PARegressor(KernelizableLearner, RegressorEstimator):
         weight of each row.
         """
         self._config_arrays()
-        arrays = self._check_X(X)
+        arrays = self._check_X(X, learning=True)
         targets = check_targets(y, arrays.n_rows)
         if arrays.n_rows == 0:
             empty = np.empty(0)
@@ -218,7 +227,11 @@ class PARegressor(KernelizableLearner, RegressorEstimator):
         return self
 
     def learn_one(self, x, y, sample_weight=None):
-        """Learn one example ``x`` (dict, 1-d array or sparse row) with target ``y`` and weight; returns self."""
+        """Learn one example ``x`` (dict, 1-d array or sparse row) with target ``y`` and weight; returns self.
+
+        A dict's keys are column indices (integers) or feature names; see
+        :mod:`olearn._features` for names, categories and ``n_bits``.
+        """
         self.predict_learn_one(x, y, sample_weight)
         return self
 
@@ -228,15 +241,25 @@ class PARegressor(KernelizableLearner, RegressorEstimator):
         The prediction comes from the current weights, even when the learner averages.
         """
         self._config_arrays()
+        indices, data, n_features, new = self._learning_row(x)
+        return self._learn_row(indices, data, n_features, y, sample_weight, new)
+
+    def _learn_row(self, indices, data, n_features, y, sample_weight=None, new=None):
+        """Learn one converted example (its new names ``new``); return the prediction made before learning."""
+        self._config_arrays()
         weight = self._weight_one(y, sample_weight)
-        indices, data, n_features = check_row(x)
         target = _check_target(y)
-        if self._is_started() and n_features <= self.n_features_in_:
+        if self._is_started() and n_features <= self.n_features_in_ and new is None:
             return float(self._learn_target(indices, data, target, weight))
-        # growing, the learner must be put back if the example is then refused (an overflow)
-        with self._first_call_atomic():
+        # growing or naming a feature, the learner must be put back if the example is then refused (an overflow)
+        with self._first_call_atomic(new=new):
             self._grow(n_features, "x")
             return float(self._learn_target(indices, data, target, weight))
+
+    def _predict_row(self, indices, data, n_features):
+        """The prediction w.x of one converted example (0.0 before any example)."""
+        score = self._score_row(indices, data, n_features)
+        return 0.0 if score is None else float(score)
 
     # -- prediction -----------------------------------------------------------
 
@@ -246,5 +269,5 @@ class PARegressor(KernelizableLearner, RegressorEstimator):
 
     def predict_one(self, x):
         """Prediction w.x of one example (dict, 1-d array or sparse row); 0.0 before any example, as w = 0."""
-        score = self._score_one(x)
-        return 0.0 if score is None else float(score)
+        self._config_arrays()
+        return self._predict_row(*self._row(x))

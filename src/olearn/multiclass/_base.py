@@ -40,10 +40,10 @@ from .._averaging import AVERAGE, average_start
 from .._estimator import ClassifierEstimator
 from .._kernels import _codes
 from .._kernels import _multiclass as K
-from .._learner import OnlineLearner
+from .._learner import ManyRows, OnlineLearner, is_named_batch
 from .._params import BOOLEAN, Interval, NoneOr
 from .._persistence import COUNT, LABELS, Array, Count, StateSchema, distinct
-from .._validation import CSRArrays, check_row, check_y, seen_columns
+from .._validation import CSRArrays, check_y, seen_columns
 from .._weights import CLASS_WEIGHT, UNWEIGHTED
 from ..kernel import SupportSet
 from ..kernel._hyperparameters import KERNEL_CONSTRAINTS, mercer_arrays
@@ -122,7 +122,7 @@ def _empty_run():
     return empty, np.empty((0, 0)), empty, empty, np.empty(0, dtype=bool), np.zeros(_codes.N_TOTALS)
 
 
-class MulticlassLearner(OnlineLearner, ClassifierEstimator):
+class MulticlassLearner(ManyRows, OnlineLearner, ClassifierEstimator):
     """Base class: subclasses define ``_constraints`` and ``_kernel_config()``.
 
     ``_kernel_config()`` returns (codes, params): dicts keyed by the ``MK_*`` and
@@ -234,7 +234,7 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
             self._grow_features(self.n_features, "n_features")
 
     @contextlib.contextmanager
-    def _first_call_atomic(self, arrays=None):
+    def _first_call_atomic(self, arrays=None, new=None):
         """The base's atomic first call, refusing a feature map or kernel switched on or off mid-stream."""
         if self._is_started() and (self._uses_map != hasattr(self, "_w") or self._uses_kernel != hasattr(self, "_dual")):
             what = "feature_map" if self._uses_map != hasattr(self, "_w") else "kernel"
@@ -242,7 +242,7 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
                 f"{type(self).__name__}: {what} was changed after learning started (to or from None); call fit to "
                 "start over"
             )
-        with super()._first_call_atomic(arrays):
+        with super()._first_call_atomic(arrays, new):
             yield
 
     def _state_bytes(self, n_features):
@@ -485,7 +485,7 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
         learner adds a seventh entry: the size of its support set after each round.
         """
         codes, params = self._config()
-        arrays = self._check_X(X)
+        arrays = self._check_X(X, learning=True)
         y = check_y(y, arrays.n_rows)
         if arrays.n_rows == 0 and classes is None:
             return _empty_run()
@@ -505,7 +505,7 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
         totals = np.zeros(_codes.N_TOTALS)
         if self._uses_kernel:
             supports = np.empty(n, dtype=np.int64)
-            dense = None if sp.issparse(X) else np.asarray(X, dtype=np.float64)
+            dense = None if sp.issparse(X) or is_named_batch(X) else np.asarray(X, dtype=np.float64)
             stopped = self._dual_pass(arrays, dense, slots, weights, margins,
                                       (out_scores, preds, losses, taus, mistakes, supports), totals)
             status = K.OVERFLOW
@@ -613,17 +613,18 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
         self._progressive(X, y, record=False, classes=classes, sample_weight=weights)
         return self
 
-    def _learn_example(self, x, y, sample_weight):
-        """Learn one example; return the predicted label before the update (None if no class was known)."""
+    def _learn_row(self, indices, data, n_features, y, sample_weight=None, new=None):
+        """Learn one converted example (its new names ``new``); return the predicted label before the update
+        (None if no class was known)."""
         codes, params = self._config()
-        indices, data, n_features = check_row(x)
         label = check_y(np.array([y]), 1)
         weight = self._weight_one(y, sample_weight)
-        if self._is_started() and n_features <= self.n_features_in_ and y in self._labels.slot_of:
+        if (self._is_started() and n_features <= self.n_features_in_ and new is None
+                and y in self._labels.slot_of):
             return self._learn_known(indices, data, n_features, y, weight, self._add_classes(label), codes, params)
-        # growing or meeting a class, the learner must be put back if the example is then
-        # refused, by its label or by an overflow
-        with self._first_call_atomic():
+        # growing, meeting a class or naming a feature, the learner must be put back if the example
+        # is then refused, by its label or by an overflow
+        with self._first_call_atomic(new=new):
             self._check_feature_limit(n_features, "x")
             margins = self._add_classes(label)
             if n_features > self.n_features_in_:
@@ -652,13 +653,21 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
         return predicted
 
     def learn_one(self, x, y, sample_weight=None):
-        """Learn one example ``x`` (dict, 1-d array or sparse row), label ``y``, importance ``sample_weight``; returns self."""
-        self._learn_example(x, y, sample_weight)
+        """Learn one example ``x`` (dict, 1-d array or sparse row), label ``y``, importance ``sample_weight``; returns self.
+
+        A dict's keys are column indices (integers) or feature names; see
+        :mod:`olearn._features` for names, categories and ``n_bits``.
+        """
+        self._config()
+        indices, data, n_features, new = self._learning_row(x)
+        self._learn_row(indices, data, n_features, y, sample_weight, new)
         return self
 
     def predict_learn_one(self, x, y, sample_weight=None):
         """Predict ``x`` with the current weights, then learn it; return the prediction (None before any class)."""
-        return self._learn_example(x, y, sample_weight)
+        self._config()
+        indices, data, n_features, new = self._learning_row(x)
+        return self._learn_row(indices, data, n_features, y, sample_weight, new)
 
     # -- prediction -----------------------------------------------------------
 
@@ -720,7 +729,11 @@ class MulticlassLearner(OnlineLearner, ClassifierEstimator):
     def predict_one(self, x):
         """Predicted class of one example, or None before any class is known (the input is checked either way)."""
         self._config()
-        indices, data, n_features = check_row(x)
+        return self._predict_row(*self._row(x))
+
+    def _predict_row(self, indices, data, n_features):
+        """The class predicted for one converted example, or None before any class is known."""
+        self._config()
         if not self._is_started() or self._n_active[0] == 0:
             return None
         self._check_width(n_features, "x")

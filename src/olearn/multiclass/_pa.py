@@ -134,6 +134,13 @@ class PAMulticlass(MulticlassLearner):
         The passes of ``fit`` (defaults 1000, 1e-3, 5, True), as in
         scikit-learn's ``SGDClassifier``: see :meth:`fit`. ``partial_fit``,
         ``learn_one`` and :func:`olearn.run` make one pass in order.
+    n_bits : int or None, default=None
+        How the feature names of dict examples become columns: None learns a
+        vocabulary (``vocabulary_``, saved with the model), an integer b in
+        [1, 31] hashes each name into ``2**b`` columns with MurmurHash3, as
+        :func:`olearn.data.load_vw` does (feature indices then stay below
+        ``2**b``; a fixed ``n_features`` must be ``2**b``). Integer keys are
+        column indices either way.
 
     Examples
     --------
@@ -166,7 +173,8 @@ class PAMulticlass(MulticlassLearner):
     def __init__(self, variant="pa1", C=1.0, fit_intercept=False, n_features=None, feature_map=None,
                  kernel=None, degree=3, gamma=1.0, coef0=0.0, budget=None, budget_policy="oldest",
                  random_state=None,
-                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, average=False, class_weight=None):
+                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, average=False,
+                 class_weight=None, n_bits=None):
         self.variant = variant
         self.C = C
         self.fit_intercept = fit_intercept
@@ -185,6 +193,7 @@ class PAMulticlass(MulticlassLearner):
         self.shuffle = shuffle
         self.average = average
         self.class_weight = class_weight
+        self.n_bits = n_bits
 
     def _kernel_config(self):
         step, C = _pa_step(self)
@@ -266,6 +275,13 @@ class PACostSensitive(MulticlassLearner):
         ``learn_one`` and :func:`olearn.run` make one pass in order.
     average, class_weight
         As in :class:`PAMulticlass`.
+    n_bits : int or None, default=None
+        How the feature names of dict examples become columns: None learns a
+        vocabulary (``vocabulary_``, saved with the model), an integer b in
+        [1, 31] hashes each name into ``2**b`` columns with MurmurHash3, as
+        :func:`olearn.data.load_vw` does (feature indices then stay below
+        ``2**b``; a fixed ``n_features`` must be ``2**b``). Integer keys are
+        column indices either way.
 
     Examples
     --------
@@ -295,7 +311,8 @@ class PACostSensitive(MulticlassLearner):
     def __init__(self, variant="pa1", C=1.0, cost=None, update="prediction", fit_intercept=False, n_features=None,
                  feature_map=None, kernel=None, degree=3, gamma=1.0, coef0=0.0, budget=None, budget_policy="oldest",
                  random_state=None,
-                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, average=False, class_weight=None):
+                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, average=False,
+                 class_weight=None, n_bits=None):
         self.variant = variant
         self.C = C
         self.cost = cost
@@ -316,6 +333,7 @@ class PACostSensitive(MulticlassLearner):
         self.shuffle = shuffle
         self.average = average
         self.class_weight = class_weight
+        self.n_bits = n_bits
 
     def _class_weight_rule_fails(self):
         if self.update != "prediction":

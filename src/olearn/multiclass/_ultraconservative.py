@@ -53,6 +53,13 @@ class MulticlassPerceptron(MulticlassLearner):
         ``learn_one`` and :func:`olearn.run` make one pass in order.
     average, class_weight
         As in :class:`~olearn.multiclass.PAMulticlass`.
+    n_bits : int or None, default=None
+        How the feature names of dict examples become columns: None learns a
+        vocabulary (``vocabulary_``, saved with the model), an integer b in
+        [1, 31] hashes each name into ``2**b`` columns with MurmurHash3, as
+        :func:`olearn.data.load_vw` does (feature indices then stay below
+        ``2**b``; a fixed ``n_features`` must be ``2**b``). Integer keys are
+        column indices either way.
 
     Examples
     --------
@@ -76,7 +83,8 @@ class MulticlassPerceptron(MulticlassLearner):
     def __init__(self, update="max", fit_intercept=False, n_features=None, feature_map=None,
                  kernel=None, degree=3, gamma=1.0, coef0=0.0, budget=None, budget_policy="oldest",
                  random_state=None,
-                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, average=False, class_weight=None):
+                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, average=False,
+                 class_weight=None, n_bits=None):
         self.update = update
         self.fit_intercept = fit_intercept
         self.n_features = n_features
@@ -94,6 +102,7 @@ class MulticlassPerceptron(MulticlassLearner):
         self.shuffle = shuffle
         self.average = average
         self.class_weight = class_weight
+        self.n_bits = n_bits
 
     def _kernel_config(self):
         return {"MK_RULE": K.RULE_PERCEPTRON, "MK_SPLIT": _SPLITS[self.update]}, {}
@@ -159,6 +168,13 @@ class MIRA(MulticlassLearner):
         ``learn_one`` and :func:`olearn.run` make one pass in order.
     average, class_weight
         As in :class:`~olearn.multiclass.PAMulticlass`.
+    n_bits : int or None, default=None
+        How the feature names of dict examples become columns: None learns a
+        vocabulary (``vocabulary_``, saved with the model), an integer b in
+        [1, 31] hashes each name into ``2**b`` columns with MurmurHash3, as
+        :func:`olearn.data.load_vw` does (feature indices then stay below
+        ``2**b``; a fixed ``n_features`` must be ``2**b``). Integer keys are
+        column indices either way.
 
     Examples
     --------
@@ -181,7 +197,8 @@ class MIRA(MulticlassLearner):
     def __init__(self, beta=1.0, fit_intercept=False, n_features=None, feature_map=None,
                  kernel=None, degree=3, gamma=1.0, coef0=0.0, budget=None, budget_policy="oldest",
                  random_state=None,
-                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, average=False, class_weight=None):
+                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, average=False,
+                 class_weight=None, n_bits=None):
         self.beta = beta
         self.fit_intercept = fit_intercept
         self.n_features = n_features
@@ -199,6 +216,7 @@ class MIRA(MulticlassLearner):
         self.shuffle = shuffle
         self.average = average
         self.class_weight = class_weight
+        self.n_bits = n_bits
 
     def _kernel_config(self):
         return {"MK_RULE": K.RULE_MIRA}, {"MP_BETA": self.beta}

@@ -17,10 +17,10 @@ from .._estimator import ClassifierEstimator, score_weights
 from .._kernels import _codes
 from .._kernels import _multilabel as K
 from .._kernels._lazy_average import A_ROUNDS, A_START, N_AVERAGING, round_age
-from .._learner import OnlineLearner
+from .._learner import ManyRows, OnlineLearner
 from .._params import BOOLEAN, Interval, NoneOr, Options
 from .._persistence import LABELS, Array, Count, StateSchema, distinct, entry_is
-from .._validation import CSRArrays, check_row, seen_columns
+from .._validation import CSRArrays, seen_columns
 from .._weights import UNWEIGHTED
 from ..multiclass._base import CallableOrNone
 from ..multiclass._feature_maps import phi_block
@@ -29,7 +29,7 @@ from ._labels import LabelIndex, label_array, label_collection, read_label_rows
 _STEP_RULES = {"pa": _codes.STEP_PA, "pa1": _codes.STEP_PA1, "pa2": _codes.STEP_PA2}
 
 
-class PAMultilabel(OnlineLearner, ClassifierEstimator):
+class PAMultilabel(ManyRows, OnlineLearner, ClassifierEstimator):
     r"""Passive-Aggressive label ranking with sets of relevant labels (multi-prototype).
 
     Crammer, Dekel, Keshet, Shalev-Shwartz & Singer, *Online Passive-Aggressive
@@ -148,6 +148,13 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
     average : bool or int, default=False
         Predict with the averaged weights: True from the first example, an
         integer a from the a-th example on.
+    n_bits : int or None, default=None
+        How the feature names of dict examples become columns: None learns a
+        vocabulary (``vocabulary_``, saved with the model), an integer b in
+        [1, 31] hashes each name into ``2**b`` columns with MurmurHash3, as
+        :func:`olearn.data.load_vw` does (feature indices then stay below
+        ``2**b``; a fixed ``n_features`` must be ``2**b``). Integer keys are
+        column indices either way.
 
     Attributes
     ----------
@@ -248,7 +255,8 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
     }
 
     def __init__(self, variant="pa1", C=1.0, fit_intercept=False, n_features=None, feature_map=None,
-                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, random_state=None, average=False):
+                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, random_state=None,
+                 average=False, n_bits=None):
         self.variant = variant
         self.C = C
         self.fit_intercept = fit_intercept
@@ -260,6 +268,7 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
         self.shuffle = shuffle
         self.random_state = random_state
         self.average = average
+        self.n_bits = n_bits
 
     # -- hyperparameters ------------------------------------------------------
 
@@ -365,14 +374,14 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
             return self._predicting()[1][: len(self._labels)][self._labels.order] * bias
         return self._predicting()[0][self._labels.order, -1] * bias
 
-    def _first_call_atomic(self, arrays=None):
+    def _first_call_atomic(self, arrays=None, new=None):
         """The base's atomic first call, refusing a feature map switched on or off mid-stream."""
         if self._is_started() and self._uses_map != hasattr(self, "_w"):
             raise ValueError(
                 f"{type(self).__name__}: feature_map was changed after learning started (to or from None); call fit "
                 "to start over"
             )
-        return super()._first_call_atomic(arrays)
+        return super()._first_call_atomic(arrays, new)
 
     # -- feature map ------------------------------------------------------------
 
@@ -475,7 +484,7 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
         docstring for what predictions and scores hold.
         """
         self._config_arrays()
-        arrays = self._check_X(X)
+        arrays = self._check_X(X, learning=True)
         if arrays.n_rows == 0 and classes is None and not self._is_started():
             empty = np.empty(0)
             return np.empty((0, 0), dtype=bool), empty, empty, empty, np.empty(0, dtype=bool), np.zeros(_codes.N_TOTALS)
@@ -553,27 +562,44 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
         ``classes_[row.astype(bool)]`` for one). ``sample_weight`` is the
         example's importance weight (C is scaled by it). Returns self.
         """
+        self._config_arrays()
+        indices, data, n_features, new = self._learning_row(x)
+        self._learn_labels(indices, data, n_features, y, sample_weight, new)
+        return self
+
+    def predict_learn_one(self, x, y, sample_weight=None):
+        """Predict ``x`` (as :meth:`predict_one`), then learn it with relevant labels ``y``; return the prediction."""
+        self._config_arrays()
+        indices, data, n_features, new = self._learning_row(x)
+        return self._learn_row(indices, data, n_features, y, sample_weight, new)
+
+    def _learn_row(self, indices, data, n_features, y, sample_weight=None, new=None):
+        """Learn one converted example (its new names ``new``); return the prediction made before learning."""
+        predicted = self._predict_row(indices, data, n_features)
+        self._learn_labels(indices, data, n_features, y, sample_weight, new)
+        return predicted
+
+    def _learn_labels(self, indices, data, n_features, y, sample_weight, new):
+        """Learn one converted example with relevant labels ``y``."""
         weight = self._weight_one(y, sample_weight)
         self._config_arrays()
-        indices, data, n_features = check_row(x)
         row = label_collection(y, "this example", type(self).__name__)
-        if (not self._uses_map and self._is_started() and n_features <= self.n_features_in_
+        if (not self._uses_map and self._is_started() and n_features <= self.n_features_in_ and new is None
                 and all(l in self._labels.index for l in row)):
-            self._learn_row(indices, data, row, n_features, weight)
-            return self
-        # growing or meeting a label, the learner must be put back if the example is then
-        # refused, by its labels or by an overflow
-        with self._first_call_atomic():
+            self._learn_known(indices, data, row, n_features, weight)
+            return
+        # growing, meeting a label or naming a feature, the learner must be put back if the example
+        # is then refused, by its labels or by an overflow
+        with self._first_call_atomic(new=new):
             # every check before the labels change in place
             self._check_feature_limit(n_features, "x")
             self._labels.add(row)
             if n_features > self.n_features_in_:
                 self._grow_features(n_features, "x")
             self._sync_labels()
-            self._learn_row(indices, data, row, n_features, weight)
-        return self
+            self._learn_known(indices, data, row, n_features, weight)
 
-    def _learn_row(self, indices, data, row, n_features, weight):
+    def _learn_known(self, indices, data, row, n_features, weight):
         """Learn one example whose features and labels have room; an overflow leaves the weights unchanged."""
         label_ptr = np.array([0, len(row)], dtype=np.int64)
         labels = np.array([self._labels.index[label] for label in row], dtype=np.int64)
@@ -635,7 +661,10 @@ class PAMultilabel(OnlineLearner, ClassifierEstimator):
 
     def predict_one(self, x):
         """The labels of one example scored above 0, by decreasing score; None before the first example."""
-        indices, data, n_features = check_row(x)
+        return self._predict_row(*self._row(x))
+
+    def _predict_row(self, indices, data, n_features):
+        """The labels of one converted example scored above 0, by decreasing score (None before any example)."""
         if not self._is_started():
             return None
         row = CSRArrays(np.array([0, indices.size], dtype=np.int64), indices, data, 1, n_features)

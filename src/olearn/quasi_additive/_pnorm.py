@@ -80,6 +80,13 @@ class PNorm(QuasiAdditiveClassifier):
         ``learn_one`` and :func:`olearn.run` make one pass in order.
     average, class_weight
         As in :class:`~olearn.Winnow`.
+    n_bits : int or None, default=None
+        How the feature names of dict examples become columns: None learns a
+        vocabulary (``vocabulary_``, saved with the model), an integer b in
+        [1, 31] hashes each name into ``2**b`` columns with MurmurHash3, as
+        :func:`olearn.data.load_vw` does (feature indices then stay below
+        ``2**b``; a fixed ``n_features`` must be ``2**b``). Integer keys are
+        column indices either way.
 
     Examples
     --------
@@ -103,7 +110,7 @@ class PNorm(QuasiAdditiveClassifier):
 
     def __init__(self, p=2.0, aggressive=False, C=1.0, R=math.sqrt(2.0), fit_intercept=False, n_features=None,
                  max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, random_state=None, average=False,
-                 class_weight=None):
+                 class_weight=None, n_bits=None):
         self.p = p
         self.aggressive = aggressive
         self.C = C
@@ -117,6 +124,7 @@ class PNorm(QuasiAdditiveClassifier):
         self.random_state = random_state
         self.average = average
         self.class_weight = class_weight
+        self.n_bits = n_bits
 
     def _kernel_config(self):
         update = qa.UPDATE_PNORM_R if self.aggressive else qa.UPDATE_CONSERVATIVE

@@ -96,6 +96,13 @@ class Winnow(QuasiAdditiveClassifier):
     class_weight : dict, "balanced" or None, default=None
         Multiplies the importance weight of each example of a class (see
         *Importance weights*); "balanced" in ``fit`` only.
+    n_bits : int or None, default=None
+        How the feature names of dict examples become columns: None learns a
+        vocabulary (``vocabulary_``, saved with the model), an integer b in
+        [1, 31] hashes each name into ``2**b`` columns with MurmurHash3, as
+        :func:`olearn.data.load_vw` does (feature indices then stay below
+        ``2**b``; a fixed ``n_features`` must be ``2**b``). Integer keys are
+        column indices either way.
 
     Examples
     --------
@@ -122,7 +129,7 @@ class Winnow(QuasiAdditiveClassifier):
 
     def __init__(self, C=1.0, balanced=True, fit_intercept=False, n_features=None,
                  max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, random_state=None, average=False,
-                 class_weight=None):
+                 class_weight=None, n_bits=None):
         self.C = C
         self.balanced = balanced
         self.fit_intercept = fit_intercept
@@ -134,6 +141,7 @@ class Winnow(QuasiAdditiveClassifier):
         self.random_state = random_state
         self.average = average
         self.class_weight = class_weight
+        self.n_bits = n_bits
 
     def _kernel_config(self):
         link = qa.LINK_ENTROPY if self.balanced else qa.LINK_SIMPLEX

@@ -61,6 +61,13 @@ class AdaGrad(SecondOrderClassifier):
         ``learn_one`` and :func:`olearn.run` make one pass in order.
     average, class_weight
         As in :class:`~olearn.AROW`.
+    n_bits : int or None, default=None
+        How the feature names of dict examples become columns: None learns a
+        vocabulary (``vocabulary_``, saved with the model), an integer b in
+        [1, 31] hashes each name into ``2**b`` columns with MurmurHash3, as
+        :func:`olearn.data.load_vw` does (feature indices then stay below
+        ``2**b``; a fixed ``n_features`` must be ``2**b``). Integer keys are
+        column indices either way.
 
     Examples
     --------
@@ -84,7 +91,7 @@ class AdaGrad(SecondOrderClassifier):
 
     def __init__(self, eta=1.0, delta=1.0, fit_intercept=False, n_features=None,
                  max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, random_state=None, average=False,
-                 class_weight=None):
+                 class_weight=None, n_bits=None):
         self.eta = eta
         self.delta = delta
         self.fit_intercept = fit_intercept
@@ -96,6 +103,7 @@ class AdaGrad(SecondOrderClassifier):
         self.random_state = random_state
         self.average = average
         self.class_weight = class_weight
+        self.n_bits = n_bits
 
     def _full(self):
         return False

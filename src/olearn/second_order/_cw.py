@@ -72,6 +72,13 @@ class CW(SecondOrderClassifier):
         ``learn_one`` and :func:`olearn.run` make one pass in order.
     average, class_weight
         As in :class:`~olearn.AROW`.
+    n_bits : int or None, default=None
+        How the feature names of dict examples become columns: None learns a
+        vocabulary (``vocabulary_``, saved with the model), an integer b in
+        [1, 31] hashes each name into ``2**b`` columns with MurmurHash3, as
+        :func:`olearn.data.load_vw` does (feature indices then stay below
+        ``2**b``; a fixed ``n_features`` must be ``2**b``). Integer keys are
+        column indices either way.
 
     Examples
     --------
@@ -91,7 +98,7 @@ class CW(SecondOrderClassifier):
 
     def __init__(self, eta=0.9, covariance="diag", fit_intercept=False, n_features=None,
                  max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, random_state=None, average=False,
-                 class_weight=None):
+                 class_weight=None, n_bits=None):
         self.eta = eta
         self.covariance = covariance
         self.fit_intercept = fit_intercept
@@ -103,6 +110,7 @@ class CW(SecondOrderClassifier):
         self.random_state = random_state
         self.average = average
         self.class_weight = class_weight
+        self.n_bits = n_bits
 
     def _class_weight_rule_fails(self):
         # any weight > 0 makes the plain update, so the check's weights learn what no weights learn

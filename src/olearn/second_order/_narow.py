@@ -108,6 +108,13 @@ class NAROW(SecondOrderClassifier):
         ``learn_one`` and :func:`olearn.run` make one pass in order.
     average, class_weight
         As in :class:`~olearn.AROW`.
+    n_bits : int or None, default=None
+        How the feature names of dict examples become columns: None learns a
+        vocabulary (``vocabulary_``, saved with the model), an integer b in
+        [1, 31] hashes each name into ``2**b`` columns with MurmurHash3, as
+        :func:`olearn.data.load_vw` does (feature indices then stay below
+        ``2**b``; a fixed ``n_features`` must be ``2**b``). Integer keys are
+        column indices either way.
 
     Examples
     --------
@@ -128,7 +135,7 @@ class NAROW(SecondOrderClassifier):
 
     def __init__(self, b=1.0, covariance="full", fit_intercept=False, n_features=None,
                  max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, random_state=None, average=False,
-                 class_weight=None):
+                 class_weight=None, n_bits=None):
         self.b = b
         self.covariance = covariance
         self.fit_intercept = fit_intercept
@@ -140,6 +147,7 @@ class NAROW(SecondOrderClassifier):
         self.random_state = random_state
         self.average = average
         self.class_weight = class_weight
+        self.n_bits = n_bits
 
     def _rule(self):
         return RULE_NAROW, self.b, 0.0

@@ -11,59 +11,70 @@ from collections.abc import Mapping
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import INDEX_LIMIT, CSRArrays, check_row, check_X
+from .._features import FeatureMap
+from .._validation import INDEX_LIMIT, CSRArrays, check_X
 
 
 class Sequences:
     """A checked batch: all positions as CSR arrays, the offsets, and each sequence's width."""
 
-    __slots__ = ("arrays", "offsets", "widths")
+    __slots__ = ("arrays", "offsets", "widths", "new_names")
 
-    def __init__(self, arrays, offsets, widths):
+    def __init__(self, arrays, offsets, widths, new_names=None):
         self.arrays = arrays
         self.offsets = offsets
         self.widths = widths
+        # the (name, column) pairs that dict rows added to the FeatureMap, or None
+        self.new_names = new_names
 
     @property
     def n_sequences(self):
         return self.offsets.size - 1
 
 
-def _dict_rows(rows, where):
-    """A sequence given as a list of dict rows, as a CSR matrix."""
-    indptr = [0]
-    indices, data = [], []
-    width = 0
+class _Names:
+    """How the dict rows of a batch of sequences are read: a FeatureMap, and where new names start."""
+
+    def __init__(self, features, learning, base, grow):
+        self.features = features
+        self.learning = learning
+        self.base = base
+        self.grow = grow
+        self.new = []
+
+
+def _dict_rows(rows, where, names):
+    """A sequence given as a list of dict rows, as a CSR matrix (its names read by ``names``)."""
     for t, row in enumerate(rows):
         if not isinstance(row, Mapping):
             raise ValueError(f"{where}: position {t} is a {type(row).__name__}, but position 0 is a dict; "
                              "give every position of a sequence the same form")
-        try:
-            row_indices, row_data, row_width = check_row(row)
-        except ValueError as err:
-            raise ValueError(f"{where}, position {t}: {err}") from None
-        if row_width > INDEX_LIMIT:
-            raise ValueError(
-                f"{where}, position {t}: feature index {row_width - 1} is too large; a sequence's feature "
-                "indices must be below 2**31 - 1 (hash the features into fewer indices)"
-            )
-        indices.append(row_indices)
-        data.append(row_data)
-        indptr.append(indptr[-1] + row_indices.size)
-        width = max(width, row_width)
-    matrix = sp.csr_matrix(
-        (np.concatenate(data), np.concatenate(indices), np.array(indptr)), shape=(len(rows), width)
-    )
+    try:
+        indptr, indices, data, width, new = names.features.rows(rows, names.base, names.learning, names.grow,
+                                                                 name=where)
+    except (ValueError, TypeError) as err:
+        raise type(err)(str(err).replace(": row ", ", position ", 1)) from None
+    if width > INDEX_LIMIT:
+        raise ValueError(
+            f"{where}: feature index {width - 1} is too large; a sequence's feature "
+            "indices must be below 2**31 - 1 (hash the features into fewer indices)"
+        )
+    if new:
+        names.new.extend(new)
+    if names.grow:
+        # the names of the next sequence start after this one's columns, as they would when learned one by one
+        names.base = max(names.base, width)
+    matrix = sp.csr_matrix((data, indices, indptr), shape=(len(rows), width))
     matrix.sort_indices()
     return matrix
 
 
-def _one_sequence(sequence, where):
+def _one_sequence(sequence, where, names):
     """One sequence as a sparse matrix or a 2-d float64 array (not yet checked for finiteness)."""
     if sp.issparse(sequence):
         return sequence
     if isinstance(sequence, (list, tuple)) and sequence and isinstance(sequence[0], Mapping):
-        return _dict_rows(sequence, where)
+        return _dict_rows(sequence, where, names)
     try:
         array = np.asarray(sequence, dtype=np.float64)
     except (TypeError, ValueError) as err:
@@ -96,14 +107,19 @@ def listed(X, name, what, min_ndim):
         raise ValueError(f"{name} must be a list of sequences; got a {type(X).__name__}") from None
 
 
-def check_sequences(X, name="X"):
+def check_sequences(X, name="X", features=None, learning=False, base=0, grow=True):
     """Check a list of sequences (each a 2-d array, a sparse matrix or a list of dict rows).
 
     Every sequence has shape (T, n_features) for its own length T >= 0.
     Widths may differ: missing columns are zeros, as everywhere in olearn.
+    Dict rows are read by ``features`` (a :class:`~olearn._features.FeatureMap`;
+    a fresh vocabulary when None), with ``learning``, ``base`` and ``grow`` as
+    in :meth:`~olearn._features.FeatureMap.rows`: the names added are left in
+    ``features`` and listed in the result's ``new_names``.
     Returns a :class:`Sequences`.
     """
-    sequences = [_one_sequence(s, f"{name}[{i}]") for i, s in enumerate(listed(X, name, "2-d array", 3))]
+    names = _Names(FeatureMap() if features is None else features, learning, base, grow)
+    sequences = [_one_sequence(s, f"{name}[{i}]", names) for i, s in enumerate(listed(X, name, "2-d array", 3))]
     lengths = np.array([s.shape[0] for s in sequences], dtype=np.int64)
     widths = np.array([s.shape[1] for s in sequences], dtype=np.int64)
     offsets = np.zeros(len(sequences) + 1, dtype=np.int64)
@@ -120,14 +136,14 @@ def check_sequences(X, name="X"):
                 "expected finite values"
             )
         arrays = check_X(stacked, name=name)
-        return Sequences(arrays, offsets, widths)
+        return Sequences(arrays, offsets, widths, names.new or None)
     parts = [check_X(s, name=f"{name}[{i}]") for i, s in enumerate(sequences)]
     indptr = np.zeros(offsets[-1] + 1, dtype=np.int64)
     for part, start in zip(parts, offsets[:-1]):
         indptr[start + 1 : start + 1 + part.n_rows] = part.indptr[1:] + indptr[start]
     indices = np.concatenate([p.indices for p in parts]) if parts else np.empty(0, dtype=np.int32)
     data = np.concatenate([p.data for p in parts]) if parts else np.empty(0)
-    return Sequences(CSRArrays(indptr, indices, data, int(offsets[-1]), width), offsets, widths)
+    return Sequences(CSRArrays(indptr, indices, data, int(offsets[-1]), width), offsets, widths, names.new or None)
 
 
 def check_label_sequences(y, offsets, name="y"):

@@ -6,6 +6,7 @@ import numpy as np
 
 from .._averaging import AVERAGE, average_start, averaged, averaging_relation, check_average_unchanged, new_averaging
 from .._estimator import ClassifierEstimator
+from .._features import FeatureMap
 from .._kernels import _codes
 from .._kernels._lazy_average import A_ROUNDS, A_START, N_AVERAGING
 from .._kernels._sequence import (
@@ -132,6 +133,13 @@ class PASequence(OnlineLearner, ClassifierEstimator):
     average : bool or int, default=False
         Predict with the averaged weights: True from the first sequence, an
         integer a from the a-th sequence on.
+    n_bits : int or None, default=None
+        How the feature names of dict examples become columns: None learns a
+        vocabulary (``vocabulary_``, saved with the model), an integer b in
+        [1, 31] hashes each name into ``2**b`` columns with MurmurHash3, as
+        :func:`olearn.data.load_vw` does (feature indices then stay below
+        ``2**b``; a fixed ``n_features`` must be ``2**b``). Integer keys are
+        column indices either way.
 
     Examples
     --------
@@ -182,7 +190,8 @@ class PASequence(OnlineLearner, ClassifierEstimator):
 
     def __init__(self, variant="pa1", C=1.0, update="prediction", cost="hamming", fit_intercept=False,
                  n_features=None,
-                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, random_state=None, average=False):
+                 max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, random_state=None,
+                 average=False, n_bits=None):
         self.variant = variant
         self.C = C
         self.update = update
@@ -195,6 +204,7 @@ class PASequence(OnlineLearner, ClassifierEstimator):
         self.shuffle = shuffle
         self.random_state = random_state
         self.average = average
+        self.n_bits = n_bits
 
     # -- hyperparameters ------------------------------------------------------
 
@@ -323,7 +333,7 @@ class PASequence(OnlineLearner, ClassifierEstimator):
         the totals.
         """
         rule, update, C, bias, cost = self._settings()
-        batch = check_sequences(X)
+        batch = self._sequences(X, "X", learning=True)
         labels = check_label_sequences(y, batch.offsets)
         margins = margin_table(cost, batch.offsets) if isinstance(cost, HammingCost) else None
         n = batch.n_sequences if record else 0
@@ -331,7 +341,7 @@ class PASequence(OnlineLearner, ClassifierEstimator):
         totals = np.zeros(_codes.N_TOTALS)
         if batch.n_sequences == 0:
             return np.empty(0, dtype=object), *outputs[:3], np.empty(0, dtype=bool), totals
-        with self._first_call_atomic():
+        with self._first_call_atomic(new=batch.new_names):
             self._grow(batch.widths, "X")
             codes, first_seen = self._observe_labels(labels, batch.offsets)
         predictions = np.full(batch.arrays.n_rows, -1, dtype=np.int64)
@@ -409,10 +419,25 @@ class PASequence(OnlineLearner, ClassifierEstimator):
             self._averaging[A_ROUNDS] += 1
         return -1
 
+    def _sequences(self, X, name, learning=False):
+        """:func:`check_sequences` of X, its dict rows read by the learner's FeatureMap, which is left as it was.
+
+        With ``learning`` the names the batch adds are its ``new_names``, for
+        :meth:`_first_call_atomic` to add once the batch is accepted.
+        """
+        features = self._feature_map()
+        size = features.size
+        try:
+            return check_sequences(X, name, features, learning, self._first_free_column(), self.n_features is None)
+        finally:
+            if learning:
+                features.truncate(size)
+
     def _fit_rows(self, X, y):
         """The sequences and their label sequences as lists (a generator is read once), checked once."""
         X = listed(X, "X", "2-d array", 3)
-        batch = check_sequences(X)
+        # the names only checked here: the passes read them into the model's own vocabulary
+        batch = check_sequences(X, features=FeatureMap(self.n_bits), learning=True, grow=self.n_features is None)
         # here, in the given order, so that the sequence named is the caller's X[i], not a place in a shuffled pass
         self._too_wide(batch.widths, "X")
         y = listed(y, "y", "1-d array of labels", 2)
@@ -426,7 +451,8 @@ class PASequence(OnlineLearner, ClassifierEstimator):
         ----------
         X : list of sequences
             Each a 2-d array or sparse matrix of shape (T, n_features), or a
-            list of T dict rows ``{feature_index: value}``.
+            list of T dict rows, keyed by feature indices or names (see
+            ``n_bits``).
         y : list of label sequences
             Each a 1-d array-like of T labels (any sortable labels; new labels may
             appear in any call).
@@ -474,19 +500,19 @@ class PASequence(OnlineLearner, ClassifierEstimator):
         """The Viterbi labelling of each sequence of X, as a list of label arrays."""
         self._settings()
         self._check_started()
-        return list(self._predict_batch(check_sequences(X), "X"))
+        return list(self._predict_batch(self._sequences(X, "X"), "X"))
 
     def predict_one(self, x):
         """The Viterbi labelling of one sequence ``x``; None before any sequence was learned."""
         self._settings()
-        batch = check_sequences([x], name="x")
+        batch = self._sequences([x], "x")
         if not self._is_started():
             return None
         return self._predict_batch(batch, "x")[0]
 
     def score(self, X, y):
         """Fraction of the positions of all sequences whose predicted label is right."""
-        labels = check_label_sequences(y, check_sequences(X).offsets)
+        labels = check_label_sequences(y, self._sequences(X, "X").offsets)
         if labels.size == 0:
             return 1.0
         return 1.0 - float(hamming_errors(list(y), self.predict(X)).sum()) / labels.size

@@ -171,6 +171,8 @@ class PAUniclass(OnlineLearner):
     )
     _learned = ("_w", "_state", "n_features_in_")
     _unit = "vector"
+    # its examples are target vectors, whose coordinates are not named features
+    _named_features = False
     _constraints = {
         "variant": Options("pa", "pa1", "pa2"),
         "C": Interval(0, None, closed="neither"),
