@@ -349,24 +349,23 @@ class Pipeline(Estimator):
         """Keep ``predict_one``'s work on ``x`` for a ``learn_one(x, y)`` that follows (River's idiom).
 
         Only for a dict whose every key has a column (no unknown name, no None,
-        nothing summed): converting it to learn would give the same row. The
-        statistics each step had and the settings it used are kept with it.
+        nothing summed): converting it to learn would give the same row. A copy
+        of the dict (to see a change made in between), and the statistics each
+        step had and the settings it used, are kept with it.
         """
         if type(x) is dict and indices.size == len(x) and fm is self.__dict__.get("feature_map_"):
-            steps = tuple((step, step._arrays, step._arrays[0][0], settings) for step, _, settings in inputs)
-            self._last_one = (x, tuple(x), tuple(x.values()), plan, steps, indices, n_features, inputs, data)
+            steps = [(step, step._arrays, step._arrays[0][0], settings) for step, _, settings in inputs]
+            self._last_one = (x.copy(), plan, steps, indices, n_features, inputs, data)
 
     def _recall(self, x, plan):
-        """``predict_one``'s (indices, n_features, inputs, data) of ``x``, when nothing they depend on has changed."""
-        memo = self.__dict__.pop("_last_one", None)
-        if memo is None or memo[0] is not x or memo[3] is not plan:
+        """``predict_one``'s (indices, n_features, inputs, data) of a dict equal to ``x``, if nothing else changed."""
+        memo = self.__dict__.pop("_last_one")
+        if memo[1] is not plan or type(x) is not dict or x != memo[0]:
             return None
-        if memo[1] != tuple(x) or memo[2] != tuple(x.values()):
-            return None
-        for step, arrays, seen, settings in memo[4]:
+        for step, arrays, seen, settings in memo[2]:
             if step._arrays is not arrays or arrays[0][0] != seen or step._config() is not settings:
                 return None
-        return memo[5:]
+        return memo[3:]
 
     def _round(self, x, y, sample_weight):
         """One honest round: transform with the statistics before ``x``, learn, then update; the prediction made."""
