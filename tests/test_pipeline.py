@@ -250,3 +250,28 @@ def test_run_fills_metrics_from_a_pipeline_as_from_its_rounds():
     predicted = np.array([by_row.predict_learn_one(x, label) for x, label in zip(rows, y)], dtype=object)
     start = max(list(y).index("yes"), list(y).index("no")) + 1
     assert_array_equal(res.predictions[start:], predicted[start:])
+
+
+@pytest.mark.parametrize("name,cls", olearn.all_estimators(task=["binary", "multiclass", "regression"]))
+def test_every_learner_of_rows_in_a_pipeline_learns_alike_by_row_by_batch_and_by_run(name, cls):
+    rng = np.random.default_rng(8)
+    X = rng.normal(2.0, 3.0, size=(40, 4))
+    if cls._task == "regression":
+        y = X @ rng.normal(size=4)
+    else:
+        k = 2 if cls._task == "binary" else 3
+        y = np.array(["a", "b", "c"])[np.argmax(X @ rng.normal(size=(4, k)), axis=1)]
+    rows = [{f"x{j}": float(v) for j, v in enumerate(row)} for row in X]
+    make = lambda: StandardScaler() | cls()
+    by_row = make()
+    for x, target in zip(rows, y):
+        by_row.learn_one(x, target)
+    ran, batch = make(), make()
+    olearn.run(ran, rows, y)
+    batch.partial_fit(rows, y)
+    for other in (ran, batch):
+        scores = "predict" if cls._task == "regression" else "decision_function"
+        assert hasattr(by_row, "decision_function") == (scores == "decision_function")
+        assert_allclose(getattr(other, scores)(rows), getattr(by_row, scores)(rows), rtol=1e-9, atol=1e-12)
+        assert list(other.predict(rows)) == list(by_row.predict(rows))
+        assert [other.predict_one(x) for x in rows[:5]] == list(by_row.predict(rows[:5]))

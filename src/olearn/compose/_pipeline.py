@@ -595,6 +595,8 @@ class Pipeline(Estimator):
         rows = sp.csr_matrix((values, batch.indices, batch.indptr), shape=(batch.n_rows, max(batch.n_features, 1)))
         return plan.learner, rows
 
+    @only_when(lambda self: None if self.steps and hasattr(self.steps[-1][1], "decision_function")
+               else "its last step has no decision_function")
     def decision_function(self, X):
         """The learner's ``decision_function`` of the rows of X transformed by the current statistics."""
         learner, rows = self._transformed(X)
