@@ -104,3 +104,61 @@ def campaign_scalers(n_examples, seed):
 
 def test_campaign_scalers(campaign):
     assert campaign("fuzz.test_transformer_streams:campaign_scalers", 60) >= 60
+
+
+def _pipeline_state(pipe):
+    state = {}
+    for owner, obj in [("pipeline", pipe)] + list(pipe.steps):
+        for key, value in obj.__getstate__().items():
+            if key not in ("steps", "_plan_cache", "_config_key", "_config_cache", "_last_one"):
+                state[owner, key] = pickle.dumps(value)
+    return state
+
+
+def campaign_pipelines(n_examples, seed):
+    """Pipelines on the same streams, labels good and bad, one at a time and in batches.
+
+    Invariants: a refused example or batch leaves the pipeline exactly as it
+    was; a pipeline that learned the accepted examples one by one predicts as
+    one that learned them in one batch and as one that ran them.
+    """
+    from olearn import PAClassifier, run
+
+    rng = np.random.default_rng(seed)
+    tried = 0
+    for _ in range(n_examples):
+        pipe = MaxAbsScaler() | StandardScaler(with_mean=bool(rng.random() < 0.5)) | PAClassifier()
+        accepted, labels = [], []
+        for _ in range(int(rng.integers(1, 20))):
+            x = _example(rng)
+            label = str(rng.choice(["a", "b", "c"] if rng.random() < 0.1 else ["a", "b"]))
+            tried += 1
+            before = _pipeline_state(pipe) if hasattr(pipe, "feature_map_") else None
+            predict_first = rng.random() < 0.5
+            try:
+                if predict_first:
+                    pipe.predict_one(x)
+                pipe.learn_one(x, label)
+            except (ValueError, TypeError):
+                if before is None:
+                    assert not hasattr(pipe, "feature_map_"), f"a refused first {x!r} started the pipeline"
+                else:
+                    assert _pipeline_state(pipe) == before, f"a refused {x!r}, {label!r} changed the pipeline"
+                continue
+            accepted.append(x)
+            labels.append(label)
+        if not accepted:
+            continue
+        batch = MaxAbsScaler() | StandardScaler(with_mean=pipe[1].with_mean) | PAClassifier()
+        batch.partial_fit(accepted, labels)
+        ran = MaxAbsScaler() | StandardScaler(with_mean=pipe[1].with_mean) | PAClassifier()
+        run(ran, accepted, labels)
+        for other in (batch, ran):
+            np.testing.assert_allclose(other[-1].coef_, pipe[-1].coef_, rtol=1e-9, atol=1e-12)
+            np.testing.assert_allclose(other[1].var_, pipe[1].var_, rtol=1e-12)
+            assert other.feature_map_ == pipe.feature_map_
+    return tried
+
+
+def test_campaign_pipelines(campaign):
+    assert campaign("fuzz.test_transformer_streams:campaign_pipelines", 40) >= 40
