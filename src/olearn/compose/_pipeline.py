@@ -14,7 +14,7 @@ from ..preprocessing._rows import _is_frame, batch_rows
 
 
 class _Plan:
-    """What a pipeline's steps do, checked once per change of the steps: the encoders, the map, the scalers, the learner."""
+    """What a pipeline's steps do, checked once per change: the encoders, the map, the scalers, the learner."""
 
     __slots__ = ("key", "features", "n_bits", "scalers", "learner")
 
@@ -146,7 +146,7 @@ class Pipeline(Estimator):
         return params
 
     def set_params(self, **params):
-        """Set ``n_bits``, replace a step (``name=estimator``) or set a step's parameter (``name__param``); returns self."""
+        """Set ``n_bits``, replace a step (``name=step``) or set a step's parameter (``name__param``); returns self."""
         names = [name for name, _ in self.steps]
         nested = {}
         for key, value in params.items():
@@ -230,7 +230,9 @@ class Pipeline(Estimator):
             last = position == len(steps) - 1
             if isinstance(step, OnlineLearner) and last:
                 if not hasattr(step, "_learn_row"):
-                    raise TypeError(f"Pipeline: step {name!r} ({type(step).__name__}) does not learn from rows of features")
+                    raise TypeError(
+                        f"Pipeline: step {name!r} ({type(step).__name__}) does not learn from rows of features"
+                    )
                 learner = step
                 continue
             if not isinstance(step, Transformer):
@@ -311,7 +313,8 @@ class Pipeline(Estimator):
     def _convert(self, x, plan, fm, learning):
         """(indices, data, n_features, new) of one example: a dict through the map, an array or sparse row by index."""
         if type(x) is dict or isinstance(x, dict):
-            return fm.row(self._encode(x, plan) if plan.features else x, self.__dict__.get("n_features_in_", 0), learning)
+            base = self.__dict__.get("n_features_in_", 0)
+            return fm.row(self._encode(x, plan) if plan.features else x, base, learning)
         if sp.issparse(x):
             indices, data, n_features = check_row(x)
             indices = indices.astype(np.int64)
@@ -372,7 +375,9 @@ class Pipeline(Estimator):
         plan = self._plan()
         learner = plan.learner
         if learner is None:
-            raise TypeError("Pipeline: the last step is a transformer; learn_one(x) learns, transform_one(x) transforms")
+            raise TypeError(
+                "Pipeline: the last step is a transformer; learn_one(x) learns, transform_one(x) transforms"
+            )
         fm = self.__dict__.get("feature_map_")
         started = fm is not None
         if not started:
@@ -451,7 +456,7 @@ class Pipeline(Estimator):
         return plan, indices, data, n_features
 
     def predict_one(self, x):
-        """The learner's prediction for ``x`` transformed by the statistics learned so far (names never learned count 0)."""
+        """The learner's prediction for ``x`` transformed by the statistics so far (unknown names count 0)."""
         plan, indices, data, n_features = self._transformed_one(x)
         return plan.learner._predict_row(indices, data, n_features)
 
@@ -501,7 +506,7 @@ class Pipeline(Estimator):
     # -- batches ---------------------------------------------------------------------
 
     def _batch(self, X, plan, fm, learning):
-        """The rows of X transformed in the honest order (learning) or by the current statistics; (batch, values, stats)."""
+        """X's rows transformed in the honest order (learning) or by the current statistics: (batch, values, stats)."""
         if plan.features:
             if _is_frame(X):
                 X = X.to_dict("records")
@@ -560,7 +565,7 @@ class Pipeline(Estimator):
         return result
 
     def partial_fit(self, X, y=None, **params):
-        """Learn the rows of X (array, sparse matrix, list of dicts, DataFrame) in order, as ``learn_one`` would; returns self.
+        """Learn the rows of X (array, sparse matrix, dicts, DataFrame) in order, as ``learn_one`` would; returns self.
 
         ``params`` (``classes``, ``sample_weight``) go to the learner's
         ``partial_fit``. A pipeline of transformers only learns X.

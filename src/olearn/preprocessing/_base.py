@@ -211,8 +211,8 @@ class ColumnTransformer(Transformer):
 
     def _overflow(self, key, value, what):
         return ValueError(
-            f"{type(self).__name__}: feature {key!r} has value {float(value)!r}, and {what} would overflow; expected values "
-            "whose squares are finite (rescale the feature); the transformer is unchanged"
+            f"{type(self).__name__}: feature {key!r} has value {float(value)!r}, and {what} would overflow; "
+            "expected values whose squares are finite (rescale the feature); the transformer is unchanged"
         )
 
     # -- batches -------------------------------------------------------------------
@@ -237,7 +237,8 @@ class ColumnTransformer(Transformer):
             seen, stats = self._arrays
             row, bad = self._learn_rows_kernel(batch.indptr, batch.indices, batch.data, stats, seen)
             if row >= 0:
-                raise ValueError(f"row {row}: {self._overflow(_key(fm, None, batch.indices[bad]), batch.data[bad], 'its running statistics')}")
+                overflow = self._overflow(_key(fm, None, batch.indices[bad]), batch.data[bad], "its running statistics")
+                raise ValueError(f"row {row}: {overflow}")
         except BaseException:
             if started:
                 fm.truncate(size)
@@ -263,7 +264,8 @@ class ColumnTransformer(Transformer):
             bad = self._transform_kernel(batch.indices, batch.data, stats, seen, settings, out)
             if bad >= 0:
                 row = int(np.searchsorted(batch.indptr, bad, side="right") - 1)
-                raise ValueError(f"row {row}: {self._overflow(_key(fm, None, batch.indices[bad]), batch.data[bad], 'its transform')}")
+                overflow = self._overflow(_key(fm, None, batch.indices[bad]), batch.data[bad], "its transform")
+                raise ValueError(f"row {row}: {overflow}")
             return _shaped(batch, out, fm, X)
         finally:
             fm.truncate(size)

@@ -181,7 +181,7 @@ class FeatureHasher(Transformer):
         return dict(zip(indices.tolist(), data.tolist()))
 
     def transform(self, X):
-        """The rows of X (a list of dicts, a DataFrame, an array or a sparse matrix) as a CSR matrix of ``2**n_bits`` columns."""
+        """The rows of X (dicts, a DataFrame, an array, a sparse matrix) as a CSR matrix of ``2**n_bits`` columns."""
         (n_bits,) = self._config()
         batch = batch_rows(self._map(n_bits), X, 0)
         width = 1 << n_bits

@@ -1,4 +1,4 @@
-"""A batch (array, sparse matrix, list of dicts, DataFrame) as the (indptr, indices, data) rows of a FeatureMap's columns.
+"""A batch (array, sparse matrix, list of dicts, DataFrame) as (indptr, indices, data) rows of a FeatureMap's columns.
 
 The transformers and the pipelines read every kind of batch through
 :func:`batch_rows`, once, at the boundary: a dense row holds all its entries
@@ -68,7 +68,9 @@ def _dense(X, name):
         raise ValueError(f"{name} must be 2-d (n_samples, n_features); got shape {values.shape}")
     if not np.isfinite(values).all():
         row, column = np.argwhere(~np.isfinite(values))[0]
-        raise ValueError(f"{name} has value {values[row, column]} at row {row}, column {column}; expected finite values")
+        raise ValueError(
+            f"{name} has value {values[row, column]} at row {row}, column {column}; expected finite values"
+        )
     return np.ascontiguousarray(values)
 
 
