@@ -31,7 +31,9 @@ A name becomes a column in one of two ways:
   namespace, so that a model learned from a VW file answers dicts that use
   the same names. Nothing is stored, any name has a column, and names that
   share a column are summed (a name that is not a ``str`` is hashed as
-  ``str(name)``). Integer keys stay column indices below ``2**b``.
+  ``str(name)``). Integer keys stay column indices below ``2**b``. The
+  column names of a DataFrame a model was fitted on keep their columns
+  0, 1, ... (the ``names`` of :class:`FeatureMap`).
 """
 
 import math
