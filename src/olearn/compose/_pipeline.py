@@ -370,9 +370,8 @@ class Pipeline(Estimator):
                 return None
         return memo[3:]
 
-    def _round(self, x, y, sample_weight):
+    def _round(self, x, y, sample_weight, plan):
         """One honest round: transform with the statistics before ``x``, learn, then update; the prediction made."""
-        plan = self._plan()
         learner = plan.learner
         if learner is None:
             raise TypeError(
@@ -421,15 +420,16 @@ class Pipeline(Estimator):
         example (bad value, bad label, an overflow) leaves the whole pipeline
         as it was. A pipeline of transformers only learns ``x`` (``y`` unused).
         """
-        if self._plan().learner is None:
+        plan = self._plan()
+        if plan.learner is None:
             self._learn_transformers(x)
         else:
-            self._round(x, y, sample_weight)
+            self._round(x, y, sample_weight, plan)
         return self
 
     def predict_learn_one(self, x, y, sample_weight=None):
         """Predict ``x``, then learn it: one round of progressive validation, converted once; the prediction."""
-        return self._round(x, y, sample_weight)
+        return self._round(x, y, sample_weight, self._plan())
 
     def _predicting(self):
         """(plan, feature map, learner) for predicting; an unstarted pipeline predicts with no statistics."""
