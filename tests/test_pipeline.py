@@ -275,3 +275,19 @@ def test_every_learner_of_rows_in_a_pipeline_learns_alike_by_row_by_batch_and_by
         assert_allclose(getattr(other, scores)(rows), getattr(by_row, scores)(rows), rtol=1e-9, atol=1e-12)
         assert list(other.predict(rows)) == list(by_row.predict(rows))
         assert [other.predict_one(x) for x in rows[:5]] == list(by_row.predict(rows[:5]))
+
+
+def test_weights_and_record_false_reach_the_learner():
+    X, y, rows = _stream(30, 3, seed=9)
+    weights = np.random.default_rng(9).uniform(0.0, 3.0, size=30)
+    by_row = StandardScaler() | PAClassifier(C=0.2)
+    for x, label, w in zip(rows, y, weights):
+        by_row.learn_one(x, label, sample_weight=w)
+    ran = StandardScaler() | PAClassifier(C=0.2)
+    res = olearn.run(ran, rows, y, sample_weight=weights, record=False)
+    assert res.n_rounds == 30 and res.predictions.size == 0
+    batch = (StandardScaler() | PAClassifier(C=0.2)).partial_fit(rows, y, sample_weight=weights)
+    unweighted = (StandardScaler() | PAClassifier(C=0.2)).partial_fit(rows, y)
+    for other in (ran, batch):
+        assert_allclose(other[-1].coef_, by_row[-1].coef_, rtol=1e-9)
+    assert not np.allclose(unweighted[-1].coef_, by_row[-1].coef_)
