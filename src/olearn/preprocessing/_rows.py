@@ -75,24 +75,8 @@ def _dense(X, name):
 
 
 def _dict_rows(fm, rows, base, name):
-    indptr = np.zeros(len(rows) + 1, dtype=np.int64)
-    indices, data = [], []
-    width = 0
-    for i, x in enumerate(rows):
-        if not isinstance(x, dict):
-            raise TypeError(f"{name}: row {i} is a {type(x).__name__}; expected a dict (a list of dicts is a stream)")
-        try:
-            row_indices, row_data, n_features, new = fm.row(x, base=max(base, width), learning=True)
-        except (TypeError, ValueError) as err:
-            raise type(err)(f"{name}: row {i}: {err}") from None
-        if new:
-            fm.add(new)
-        indices.append(row_indices)
-        data.append(row_data)
-        indptr[i + 1] = indptr[i] + row_indices.size
-        width = max(width, n_features)
-    indices = np.concatenate(indices) if indices else np.empty(0, dtype=np.int64)
-    data = np.concatenate(data) if data else np.empty(0)
+    # the names of each row are added before the next row is read, so a name has one column in the batch
+    indptr, indices, data, width, _ = fm.rows(rows, base, learning=True, name=name)
     return Batch(indptr, indices, data, len(rows), width, "dicts")
 
 
