@@ -450,14 +450,26 @@ class OnlineLearner(PersistenceMixin, Estimator):
         return features
 
     def _first_free_column(self):
-        """The first column a name learned next may take: after every column of a model that grows.
-
-        With a fixed ``n_features`` the model never grows, and names take the
-        columns from 0 up (see :meth:`olearn._features.FeatureMap.row`).
-        """
-        if getattr(self, "n_features", None) is not None:
-            return 0
+        """The first column a name learned next may take: after every column of the model."""
         return self.__dict__.get("n_features_in_", 0)
+
+    def _refuse_names_in_fixed_space(self, new):
+        """Refuse new names for a vocabulary in a fixed ``n_features``: they could take an indexed column.
+
+        Such a model never grows, so a new name would have to take a column
+        from 0 up, one that an integer key or an array column may already have
+        learned, and the two would share a weight without a word. Its names
+        are those of the DataFrame it was fitted on; hashing (``n_bits``) or
+        ``n_features=None`` take any name.
+        """
+        if getattr(self, "n_features", None) is None or self.n_bits is not None:
+            return
+        shown = ", ".join(repr(name) for name, _ in new[:3])
+        raise ValueError(
+            f"{type(self).__name__}: the names {shown}{' ...' if len(new) > 3 else ''} are new, and with a fixed "
+            f"n_features={self.n_features} and a vocabulary (n_bits=None) a new name has no column of its own: the "
+            "columns are indexed. Set n_features=None (the vocabulary grows the model), or n_bits to hash names"
+        )
 
     def _row(self, x):
         """``(indices, data, n_features)`` of one example to predict: a dict, an array or a sparse row.
@@ -632,6 +644,7 @@ class OnlineLearner(PersistenceMixin, Estimator):
                 # the names are the learner's once it accepts the example: taken back below if refused
                 self._features = self._feature_map()
                 if new:
+                    self._refuse_names_in_fixed_space(new)
                     self._features.add(new)
             yield
         except BaseException:
