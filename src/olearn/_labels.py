@@ -61,6 +61,13 @@ class BinaryLabels:
                 self._third_class_error(y)
             return False
         seen = np.unique(y)
+        if self.classes is not None and _is_text(seen) != _is_text(self.classes):
+            # np.union1d would turn the numbers into strings: the label 1 would become the class "1"
+            raise ValueError(
+                f"{self.owner}: the labels {[_plain(k) for k in seen[:5]]} are "
+                f"{'strings' if _is_text(seen) else 'numbers'}, but the class {_plain(self.classes[0])!r} seen in "
+                f"earlier calls is {'a string' if _is_text(self.classes) else 'a number'}; give the classes one type"
+            )
         union = seen if self.classes is None else np.union1d(self.classes, seen)
         if union.size > 2:
             self._third_class_error(y)
@@ -90,3 +97,8 @@ class BinaryLabels:
         if self.classes.size == 1:
             return np.full(scores.shape, self.classes[0])
         return self.classes[(scores > 0.0).astype(np.intp)]
+
+
+def _is_text(labels):
+    """Whether an array of labels holds strings (rather than numbers)."""
+    return labels.dtype.kind in "US" or (labels.dtype.kind == "O" and labels.size and isinstance(labels[0], str))
