@@ -41,13 +41,14 @@ import struct
 import numpy as np
 
 from ._kernels._parse_vw import murmur3_32
-from ._kernels._rows import row_summary
+from ._kernels._rows import all_finite
 from .exceptions import FeatureLimitError
 
 # the name of the one-hot feature of a categorical value (Vowpal Wabbit's and DictVectorizer's)
 CATEGORY_SEPARATOR = "="
 # the hash cache is a memo, not state: it is emptied when it holds this many names
 _HASH_CACHE_SIZE = 1 << 20
+_empty = np.empty
 
 
 class FeatureMap:
@@ -152,16 +153,19 @@ class FeatureMap:
         Without ``learning``, unknown names are left out. Raises ValueError
         (or TypeError for a key or value of a wrong type) naming the feature.
         """
-        keys = tuple(x)
+        keys = [*x]
         last = self._last
         if last is not None and keys == last[0]:
+            # the keys of the last plain row, in its order: its columns again, and the values packed
+            # straight into a new array (one C call), checked by one compiled call
+            data = _empty(len(keys))
             try:
-                data = np.frombuffer(bytearray(struct.pack(last[3], *x.values())))
+                last[2].pack_into(data, 0, *x.values())
             except (struct.error, OverflowError, TypeError):
                 pass  # a value that is not a plain number: the full conversion says what it is
             else:
-                if row_summary(last[1], data)[2] < 0:
-                    return last[1], data, last[2], None
+                if all_finite(data):
+                    return last[1], data, last[3], None
         return self._convert(x, keys, base, learning)
 
     def _convert(self, x, keys, base, learning):
@@ -229,7 +233,7 @@ class FeatureMap:
                 f"n_bits={self.n_bits} (integer keys are column indices; names are hashed below 2**n_bits)"
             )
         if plain:
-            self._last = (keys, indices, n_features, f"{indices.size}d")
+            self._last = (keys, indices, struct.Struct(f"{indices.size}d"), n_features)
         return indices, data, n_features, new
 
     def _column(self, name):

@@ -24,7 +24,7 @@ from .._kernels import _codes
 from .._kernels import _quasi_additive as qa
 from .._labels import BinaryLabels
 from .._persistence import COUNT, NONNEGATIVE, Array, Count, StateSchema, averaged_schema
-from .._validation import CSRArrays, check_row, seen_columns, seen_row
+from .._validation import CSRArrays, seen_columns, seen_row
 from .._weights import CLASS_WEIGHT, UNWEIGHTED
 from ..linear._base import BinaryClassifierMixin, LinearLearner
 from ..second_order._base import RunningSumAverage
@@ -227,9 +227,8 @@ class QuasiAdditiveClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLe
         qa.quasi_additive_scores(arrays.indptr, arrays.indices, arrays.data, params[qa.Q_BIAS], w, out)
         return out
 
-    def _score_one(self, x):
+    def _score_row(self, indices, data, n_features):
         _, params = self._config_arrays()
-        indices, data, n_features = check_row(x)
         if not self._is_started():
             return None
         self._check_width(n_features, "x")

@@ -42,7 +42,7 @@ from .._persistence import (
     averaged_schema,
     symmetric_positive_definite,
 )
-from .._validation import check_row, seen_columns, seen_row
+from .._validation import seen_columns, seen_row
 from .._weights import CLASS_WEIGHT, UNWEIGHTED
 from ..linear._base import BinaryClassifierMixin, LinearLearner, grown_intercept_last
 
@@ -216,9 +216,8 @@ class SecondOrderClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLear
         mean_scores(arrays.indptr, arrays.indices, arrays.data, w, params, out)
         return out
 
-    def _score_one(self, x):
+    def _score_row(self, indices, data, n_features):
         _, params = self._config_arrays()
-        indices, data, n_features = check_row(x)
         if not self._is_started():
             return None
         self._check_width(n_features, "x")
