@@ -108,9 +108,10 @@ class OnlineLearner(PersistenceMixin, Estimator):
     _config_cache = None
 
     def __setattr__(self, name, value):
-        # setting a hyperparameter (by attribute, set_params or __init__) drops the settings built from it
-        if name in hyperparameter_names(type(self)):
-            self.__dict__.pop("_config_cache", None)
+        # setting a hyperparameter (by attribute or set_params) drops the settings built from it; the entry
+        # stays (None), so that the attributes of a learner are the same before and after a refused call
+        if name in hyperparameter_names(type(self)) and self.__dict__.get("_config_cache") is not None:
+            self.__dict__["_config_cache"] = None
         object.__setattr__(self, name, value)
 
     def _checked_config(self, build):
