@@ -41,6 +41,7 @@ import struct
 import numpy as np
 
 from ._kernels._parse_vw import murmur3_32
+from ._kernels._dicts import OTHER_KEYS, VALUES, dict_values
 from ._kernels._rows import all_finite
 from .exceptions import FeatureLimitError
 
@@ -153,20 +154,29 @@ class FeatureMap:
         Without ``learning``, unknown names are left out. Raises ValueError
         (or TypeError for a key or value of a wrong type) naming the feature.
         """
-        keys = [*x]
         last = self._last
-        if last is not None and keys == last[0]:
-            # the keys of the last plain row, in its order: its columns again, and the values packed
-            # straight into a new array (one C call), checked by one compiled call
-            data = _empty(len(keys))
-            try:
-                last[2].pack_into(data, 0, *x.values())
-            except (struct.error, OverflowError, TypeError):
-                pass  # a value that is not a plain number: the full conversion says what it is
-            else:
-                if all_finite(data):
-                    return last[1], data, last[3], None
-        return self._convert(x, keys, base, learning)
+        if last is not None:
+            # the keys of the last plain row again: its columns, and only the values to read. One compiled
+            # call when the keys are the same objects in the same order (the common case of a stream) ...
+            _, indices, packing, n_features, addresses, scratch = last
+            data = _empty(indices.size)
+            found = dict_values(id(x), addresses, data, scratch)
+            if found == VALUES:
+                return indices, data, n_features, None
+            if found == OTHER_KEYS:
+                # ... else keys equal to them (other objects), compared here, the values packed in one C call
+                keys = [*x]
+                if keys == last[0]:
+                    try:
+                        packing.pack_into(data, 0, *x.values())
+                    except (struct.error, OverflowError, TypeError):
+                        pass  # a value that is not a plain number: the full conversion says what it is
+                    else:
+                        if all_finite(data):
+                            return indices, data, n_features, None
+                return self._convert(x, keys, base, learning)
+            # a value that is not a finite number: the full conversion names it
+        return self._convert(x, [*x], base, learning)
 
     def _convert(self, x, keys, base, learning):
         indices, values, pending = [], [], []
@@ -233,7 +243,10 @@ class FeatureMap:
                 f"n_bits={self.n_bits} (integer keys are column indices; names are hashed below 2**n_bits)"
             )
         if plain:
-            self._last = (keys, indices, struct.Struct(f"{indices.size}d"), n_features)
+            # the key objects stay referenced here, so that their addresses name them (see _kernels._dicts)
+            addresses = np.array([id(key) for key in keys], dtype=np.intp)
+            self._last = (keys, indices, struct.Struct(f"{indices.size}d"), n_features, addresses,
+                          np.zeros(3, dtype=np.intp))
         return indices, data, n_features, new
 
     def _column(self, name):
