@@ -29,3 +29,12 @@ def test_a_dict_changed_in_place_is_read_again(keys):
     # an integer key is its column; the names took the columns 0, 1, 2 in their order
     assert data.tolist() == [1.0, -2.5] and indices.tolist() == [k if isinstance(k, int) else keys.index(k)
                                                                  for k in keys[:2]]
+
+
+def test_a_mapping_that_is_not_a_dict_is_read_as_a_mapping():
+    import types
+
+    fm = FeatureMap()
+    assert fm.row({})[2] == 0  # an empty row: nothing to read the next time
+    indices, data, n_features, _ = fm.row(types.MappingProxyType({3: 1.5}))
+    assert indices.tolist() == [3] and data.tolist() == [1.5] and n_features == 4

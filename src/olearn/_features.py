@@ -157,10 +157,11 @@ class FeatureMap:
         last = self._last
         if last is not None:
             # the keys of the last plain row again: its columns, and only the values to read. One compiled
-            # call when the keys are the same objects in the same order (the common case of a stream) ...
+            # call when x is a dict whose keys are the same objects in the same order (the common case of a
+            # stream; the call reads a dict's own entries, so a mapping of another type is read in Python) ...
             _, indices, packing, n_features, addresses, scratch = last
             data = _empty(indices.size)
-            found = dict_values(id(x), addresses, data, scratch)
+            found = dict_values(id(x), addresses, data, scratch) if type(x) is dict else OTHER_KEYS
             if found == VALUES:
                 return indices, data, n_features, None
             if found == OTHER_KEYS:

@@ -72,10 +72,11 @@ def freeze(value):
 
 
 def changes_in_place(value):
-    """Whether a hyperparameter value can change without being set again: a list, dict, set or array (or a tuple holding one).
+    """Whether a hyperparameter value can change without being set again.
 
-    Any other value (a number, a str, None, a callable, an object) changes
-    only by assignment, which :meth:`OnlineLearner.__setattr__` sees.
+    Lists, dicts, sets and arrays can (and tuples holding one). Any other
+    value (a number, a str, None, a callable, an object) changes only by
+    assignment, which :meth:`OnlineLearner.__setattr__` sees.
     """
     if isinstance(value, tuple):
         return any(changes_in_place(v) for v in value)

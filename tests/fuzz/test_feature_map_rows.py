@@ -96,8 +96,11 @@ def rows_of(rng, template):
                 del x[rng.choice(keys)]
             else:
                 x[rng.randrange(BASE)] = 1.5
-        elif shape == 6:  # a mapping that is not a dict
-            x = types.MappingProxyType(dict(zip(keys, values_of(rng, len(keys)))))
+        elif shape == 6:  # a mapping that is not a dict, maybe with one key more
+            x = dict(zip(keys, values_of(rng, len(keys))))
+            if rng.random() < 0.5:
+                x[rng.randrange(BASE)] = 2.5
+            x = types.MappingProxyType(x)
         elif shape == 7:  # an OrderedDict whose order is no longer its insertion order
             x = OrderedDict(zip(keys, values_of(rng, len(keys))))
             if keys:
@@ -113,7 +116,7 @@ def campaign_feature_map_rows(n_examples, seed):
     pool_names = [f"f{j}" for j in range(30)] + ["city", "\u00e9t\u00e9", ""]
     tried = 0
     for _ in range(n_examples):
-        n_ints, n_names = rng.randint(0, 6), rng.randint(0, 6)
+        n_ints, n_names = rng.randint(0, 6), rng.randint(0, 6)  # 0 and 0: the empty row
         template = rng.sample(pool_ints, n_ints) + rng.sample(pool_names, n_names)
         rng.shuffle(template)
         fm = FeatureMap()

@@ -13,9 +13,10 @@ the dict's own storage, through the interpreter's stable C API:
   object (the same address) that the converted row had at that place, and
   the number of entries the same. The caller keeps those key objects alive,
   so an address cannot be taken by another object meanwhile; anything else
-  (another dict, a key equal but not identical, a mapping that is not a dict,
-  for which ``PyDict_Next`` yields nothing) answers :data:`OTHER_KEYS`, and
-  the caller compares the keys in Python;
+  (another dict, a key equal but not identical) answers :data:`OTHER_KEYS`,
+  and the caller compares the keys in Python. The caller passes dicts only
+  (``type(x) is dict``): a subclass may give its items otherwise than its
+  storage holds them;
 * ``PyFloat_AsDouble`` reads each value exactly as ``float(value)`` does for
   a number (and as ``struct.pack("d", value)``); a value it refuses (a str,
   None, an int too large) answers :data:`NOT_A_NUMBER` with the interpreter's
@@ -56,10 +57,10 @@ def dict_values(dict_address, key_addresses, out, scratch):
     """Read the values of the dict at ``dict_address`` into ``out``, if its keys are the objects ``key_addresses``.
 
     ``scratch`` is three ``np.intp`` slots (the width of a pointer and of
-    ``Py_ssize_t``) for ``PyDict_Next``: position, key, value. Returns :data:`VALUES` when ``out`` holds the values, in the
-    order of the keys, all finite; else :data:`OTHER_KEYS`,
-    :data:`NOT_A_NUMBER` or :data:`NOT_FINITE` (``out`` then holds nothing
-    of use).
+    ``Py_ssize_t``) for ``PyDict_Next``: position, key, value. Returns
+    :data:`VALUES` when ``out`` holds the values, in the order of the keys,
+    all finite; else :data:`OTHER_KEYS`, :data:`NOT_A_NUMBER` or
+    :data:`NOT_FINITE` (``out`` then holds nothing of use).
     """
     scratch[0] = 0
     base = scratch.ctypes.data
