@@ -159,15 +159,16 @@ class FeatureMap:
             # the keys of the last plain row again: its columns, and only the values to read. One compiled
             # call when x is a dict whose keys are the same objects in the same order (the common case of a
             # stream; the call reads a dict's own entries, so a mapping of another type is read in Python) ...
-            _, indices, packing, n_features, addresses, scratch = last
+            _, indices, packing, n_features, addresses, scratch, key_types = last
             data = _empty(indices.size)
             found = dict_values(id(x), addresses, data, scratch) if type(x) is dict else OTHER_KEYS
             if found == VALUES:
                 return indices, data, n_features, None
             if found == OTHER_KEYS:
-                # ... else keys equal to them (other objects), compared here, the values packed in one C call
+                # ... else keys equal to them and of the same types (1.0 == 1, yet a float key is refused),
+                # compared here, and the values packed in one C call
                 keys = [*x]
-                if keys == last[0]:
+                if keys == last[0] and [*map(type, keys)] == key_types:
                     try:
                         packing.pack_into(data, 0, *x.values())
                     except (struct.error, OverflowError, TypeError):
@@ -247,7 +248,7 @@ class FeatureMap:
             # the key objects stay referenced here, so that their addresses name them (see _kernels._dicts)
             addresses = np.array([id(key) for key in keys], dtype=np.intp)
             self._last = (keys, indices, struct.Struct(f"{indices.size}d"), n_features, addresses,
-                          np.zeros(3, dtype=np.intp))
+                          np.zeros(3, dtype=np.intp), [*map(type, keys)])
         return indices, data, n_features, new
 
     def _column(self, name):

@@ -6,7 +6,7 @@ are the very ones of the last converted row, else by comparing the keys in
 Python). Each campaign example is a short stream built from one template of
 keys: the same dict objects refilled, fresh dicts with the same key objects,
 keys equal but not identical (fresh strings, fresh large integers),
-reordered, missing or extra keys, mappings that are not dicts, an
+of another type (a float or NumPy integer key equal to an integer key), reordered, missing or extra keys, mappings that are not dicts, an
 ``OrderedDict`` moved out of insertion order, and values of every kind (int,
 bool, float, NumPy scalars, NaN, inf, a too large integer, a str category,
 None). Every row is compared with a plain Python reading of the rules of
@@ -45,7 +45,9 @@ def reference(x, vocabulary):
                 raise ValueError(value) from None
             if not math.isfinite(number):
                 raise ValueError(value)
-            column = key if isinstance(key, int) else vocabulary.get(key)
+            if isinstance(key, numbers.Number) and not isinstance(key, numbers.Integral):
+                raise TypeError(key)  # a float key is neither an index nor a name
+            column = int(key) if isinstance(key, numbers.Integral) else vocabulary.get(key)
         if column is not None:
             row[column] = row.get(column, 0.0) + number
     return row
@@ -80,8 +82,10 @@ def rows_of(rng, template):
             x = shared
         elif shape == 1:  # a fresh dict, the same key objects
             x = dict(zip(keys, values_of(rng, len(keys))))
-        elif shape == 2:  # keys equal but not identical
-            x = {fresh(key): value for key, value in zip(keys, values_of(rng, len(keys)))}
+        elif shape == 2:  # keys equal but not identical, or of another type (a float or NumPy integer key)
+            other = rng.choice([fresh, fresh, float, np.int64])
+            x = {(other(key) if isinstance(key, int) or other is fresh else key): value
+                 for key, value in zip(keys, values_of(rng, len(keys)))}
         elif shape == 3:  # one odd value
             x = dict(zip(keys, values_of(rng, len(keys))))
             if keys:
