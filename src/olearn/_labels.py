@@ -26,6 +26,10 @@ class BinaryLabels:
         self.classes = None
         self.positive = None
         self._targets = {}
+        # for one example (the learners' fast path): the class of a score, ``sides[score > 0.0]``, and
+        # the targets once both classes are known (empty before)
+        self.sides = None
+        self.both_targets = {}
 
     def _third_class_error(self, y):
         known = [] if self.classes is None else list(self.classes)
@@ -83,6 +87,8 @@ class BinaryLabels:
         labels = classes.tolist()
         self._targets = {label: -1.0 for label in labels[:-1]}
         self._targets[labels[-1]] = 1.0
+        self.sides = (classes[0], classes[-1])
+        self.both_targets = self._targets if len(labels) == 2 else {}
 
     def target(self, label):
         """+1.0 or -1.0 for a known class, None for a label not seen yet."""
