@@ -434,7 +434,6 @@ class FastPath:
         from olearn._kernels._binary_linear import learn_one_row, score_row
 
         self.est, self.learn_one_row, self.score_row = est, learn_one_row, score_row
-        self.empty = np.empty(0)
 
     def _row(self, x):
         n = len(x)
@@ -462,8 +461,7 @@ class FastPath:
         indices, data = self._row(x)
         codes, params = est._config
         score = self.score_row(indices, data, 0, indices.size, est._w, est._state, params) if _return_prediction else 0
-        self.learn_one_row(indices, data, est._labels.target(y), 1.0, est._w, est._state, self.empty, self.empty,
-                           params, codes)
+        self.learn_one_row(indices, data, est._labels.target(y), 1.0, est._w, est._state, params, codes)
         return self._decode(score) if _return_prediction else None
 
 
@@ -483,7 +481,7 @@ def section_streaming(n, repeats):
     indices, data, _ = check_row(x)
     codes, params = est._config_arrays()
     ns = dict(est=est, x=x, t=t, check_row=check_row, learn_one_row=learn_one_row, score_row=score_row, np=np,
-              indices=indices, data=data, codes=codes, params=params, empty=np.empty(0))
+              indices=indices, data=data, codes=codes, params=params)
     pieces = [
         ("est.learn_one(x, y)", "est.learn_one(x, t)"),
         ("est.predict_one(x)", "est.predict_one(x)"),
@@ -493,7 +491,7 @@ def section_streaming(n, repeats):
         ("    np.fromiter(x.keys(), int32) (alternative for keys)", "np.fromiter(x.keys(), dtype=np.int32, count=100)"),
         ("  est._config_arrays()", "est._config_arrays()"),
         ("  learn_one_row(...) (compiled kernel, incl. dispatch)",
-         "learn_one_row(indices, data, 1.0, 1.0, est._w, est._state, empty, empty, params, codes)"),
+         "learn_one_row(indices, data, 1.0, 1.0, est._w, est._state, params, codes)"),
         ("  score_row(...) (compiled kernel, incl. dispatch)",
          "score_row(indices, data, 0, indices.size, est._w, est._state, params)"),
         ("  with est._first_call_atomic(): pass", "with est._first_call_atomic(): pass"),

@@ -282,3 +282,17 @@ def test_bounds_refuse_broken_csr(defect):
     X = bad_csr(3, DIMENSION, defect)
     with pytest.raises(ValueError, match=r"column index|indptr|expected finite"):
         novikoff_bound(X, [1, -1, 1], np.ones(DIMENSION))
+
+
+@pytest.mark.parametrize("name, cls", olearn.all_estimators(task="binary"), ids=[n for n, _ in olearn.all_estimators(task="binary")])
+def test_a_number_label_after_string_classes_is_refused_not_made_a_string(name, cls):
+    # np.union1d(["third"], [1]) is ["1", "third"]: the number would become the class "1", whose target the
+    # label 1 never finds (the kernel then got None for the target and crashed in compiled code)
+    est = cls().learn_one({0: 1.0}, "third")
+    before = snapshot(est)
+    with pytest.raises(ValueError, match="the labels \\[1\\] are numbers, but the class 'third'"):
+        est.learn_one({0: 1.0}, 1)
+    assert_same(before, est, "a number after a string")
+    with pytest.raises(ValueError, match="are strings, but the class 1"):
+        cls().learn_one({0: 1.0}, 1).learn_one({0: 1.0}, "x")
+    assert est.learn_one({0: -1.0}, "x").classes_.tolist() == ["third", "x"]

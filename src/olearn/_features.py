@@ -44,7 +44,8 @@ from collections.abc import Mapping
 import numpy as np
 
 from ._kernels._parse_vw import murmur3_32
-from ._kernels._rows import row_summary
+from ._kernels._dicts import OTHER_KEYS, VALUES, dict_values
+from ._kernels._rows import all_finite
 from .exceptions import FeatureLimitError
 
 # the name of the one-hot feature of a categorical value (Vowpal Wabbit's and DictVectorizer's)
@@ -54,6 +55,7 @@ CATEGORY_SEPARATOR = "="
 _INDEX_END = 1 << 62
 # the hash cache is a memo, not state: it is emptied when it holds this many names
 _HASH_CACHE_SIZE = 1 << 20
+_empty = np.empty
 
 
 class FeatureMap:
@@ -195,17 +197,31 @@ class FeatureMap:
         Without ``learning``, unknown names are left out. Raises ValueError
         (or TypeError for a key or value of a wrong type) naming the feature.
         """
-        keys = tuple(x)
         last = self._last
-        if last is not None and keys == last[0]:
-            try:
-                data = np.frombuffer(bytearray(struct.pack(last[3], *x.values())))
-            except (struct.error, OverflowError, TypeError):
-                pass  # a value that is not a plain number: the full conversion says what it is
-            else:
-                if row_summary(last[1], data)[2] < 0:
-                    return last[1], data, last[2], None
-        return self._convert(x, keys, base, learning)
+        if last is not None:
+            # the keys of the last plain row again: its columns, and only the values to read. One compiled
+            # call when x is a dict whose keys are the same objects in the same order (the common case of a
+            # stream; the call reads a dict's own entries, so a mapping of another type is read in Python) ...
+            _, indices, packing, n_features, addresses, scratch, key_types = last
+            data = _empty(indices.size)
+            found = dict_values(id(x), addresses, data, scratch) if type(x) is dict else OTHER_KEYS
+            if found == VALUES:
+                return indices, data, n_features, None
+            if found == OTHER_KEYS:
+                # ... else keys equal to them and of the same types (1.0 == 1, yet a float key is refused),
+                # compared here, and the values packed in one C call
+                keys = [*x]
+                if keys == last[0] and [*map(type, keys)] == key_types:
+                    try:
+                        packing.pack_into(data, 0, *x.values())
+                    except (struct.error, OverflowError, TypeError):
+                        pass  # a value that is not a plain number: the full conversion says what it is
+                    else:
+                        if all_finite(data):
+                            return indices, data, n_features, None
+                return self._convert(x, keys, base, learning)
+            # a value that is not a finite number: the full conversion names it
+        return self._convert(x, [*x], base, learning)
 
     def _convert(self, x, keys, base, learning):
         indices, values, pending = [], [], []
@@ -272,7 +288,10 @@ class FeatureMap:
                 f"n_bits={self.n_bits} (integer keys are column indices; names are hashed below 2**n_bits)"
             )
         if plain:
-            self._last = (keys, indices, n_features, f"{indices.size}d")
+            # the key objects stay referenced here, so that their addresses name them (see _kernels._dicts)
+            addresses = np.array([id(key) for key in keys], dtype=np.intp)
+            self._last = (keys, indices, struct.Struct(f"{indices.size}d"), n_features, addresses,
+                          np.zeros(3, dtype=np.intp), [*map(type, keys)])
         return indices, data, n_features, new
 
     def _column(self, name):

@@ -26,6 +26,10 @@ class BinaryLabels:
         self.classes = None
         self.positive = None
         self._targets = {}
+        # for one example (the learners' fast path): the class of a score, ``sides[score > 0.0]``, and
+        # the targets once both classes are known (empty before)
+        self.sides = None
+        self.both_targets = {}
 
     def _third_class_error(self, y):
         known = [] if self.classes is None else list(self.classes)
@@ -61,6 +65,13 @@ class BinaryLabels:
                 self._third_class_error(y)
             return False
         seen = np.unique(y)
+        if self.classes is not None and _is_text(seen) != _is_text(self.classes):
+            # np.union1d would turn the numbers into strings: the label 1 would become the class "1"
+            raise ValueError(
+                f"{self.owner}: the labels {[_plain(k) for k in seen[:5]]} are "
+                f"{'strings' if _is_text(seen) else 'numbers'}, but the class {_plain(self.classes[0])!r} seen in "
+                f"earlier calls is {'a string' if _is_text(self.classes) else 'a number'}; give the classes one type"
+            )
         union = seen if self.classes is None else np.union1d(self.classes, seen)
         if union.size > 2:
             self._third_class_error(y)
@@ -76,6 +87,8 @@ class BinaryLabels:
         labels = classes.tolist()
         self._targets = {label: -1.0 for label in labels[:-1]}
         self._targets[labels[-1]] = 1.0
+        self.sides = (classes[0], classes[-1])
+        self.both_targets = self._targets if len(labels) == 2 else {}
 
     def target(self, label):
         """+1.0 or -1.0 for a known class, None for a label not seen yet."""
@@ -90,3 +103,8 @@ class BinaryLabels:
         if self.classes.size == 1:
             return np.full(scores.shape, self.classes[0])
         return self.classes[(scores > 0.0).astype(np.intp)]
+
+
+def _is_text(labels):
+    """Whether an array of labels holds strings (rather than numbers)."""
+    return labels.dtype.kind in "US" or (labels.dtype.kind == "O" and labels.size and isinstance(labels[0], str))

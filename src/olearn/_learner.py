@@ -4,7 +4,9 @@ A learner starts its state on the first example, forgets it on ``fit`` and, when
 a first call is refused, must be left exactly as unfitted as before
 (:meth:`OnlineLearner._first_call_atomic`). Its hyperparameters are checked
 once per change, not once per example: ``learn_one`` is called millions of
-times with the same settings (:meth:`OnlineLearner._checked_config`).
+times with the same settings, so a change is noticed where it is made, in
+``__setattr__``, or for a value changed in place by comparing its content
+(:meth:`OnlineLearner._checked_config`).
 ``fit`` is the batch learner built on the online one: several passes over the
 data, each in a fresh random order, until the loss of a pass stops falling
 (:meth:`OnlineLearner.fit`).
@@ -14,7 +16,6 @@ import contextlib
 import copy
 import functools
 import math
-import operator
 import re
 import warnings
 from collections.abc import Mapping
@@ -47,43 +48,45 @@ FEATURE_CONSTRAINTS = {"n_bits": NoneOr(Interval(1, 31, integer=True))}
 
 
 @functools.cache
-def hyperparameter_getter(cls):
-    """A fast getter of all of an estimator class's hyperparameters, as a tuple."""
-    names = cls._get_param_names()
-    return operator.attrgetter(*names) if len(names) > 1 else lambda est: (getattr(est, names[0]),)
+def hyperparameter_names(cls):
+    """The names of an estimator class's hyperparameters, as a frozenset."""
+    return frozenset(cls._get_param_names())
 
 
 def freeze(value):
-    """A hyperparameter value as something ``==`` compares safely and exactly.
+    """A hyperparameter value as something ``==`` compares safely and exactly, by content.
 
-    Types count (True == 1 == 1.0, yet only some of them are valid values) and
-    arrays compare by content.
+    Types count (True == 1 == 1.0, yet only some of them are valid values);
+    arrays, lists, tuples, dicts and sets compare by what they hold, as it is
+    now: the result is a copy, which a later change of ``value`` in place
+    leaves as it was.
 
     >>> freeze(1) == freeze(True), freeze(np.eye(2)) == freeze(np.eye(2))
     (False, True)
+    >>> weights = {0: 1.0}; before = freeze(weights); weights[0] = 2.0; freeze(weights) == before
+    False
     """
     if isinstance(value, np.ndarray):
         return ("ndarray", value.dtype.str, value.shape, value.tobytes())
     if isinstance(value, (list, tuple)):
         return (type(value), tuple(freeze(v) for v in value))
+    if isinstance(value, dict):
+        return (type(value), tuple((freeze(k), freeze(v)) for k, v in value.items()))
+    if isinstance(value, (set, frozenset)):
+        return (type(value), frozenset(freeze(v) for v in value))
     return (type(value), value)
 
 
-def settings_key(values):
-    """:func:`freeze` of a tuple of hyperparameter values, with a fast path for plain values.
+def changes_in_place(value):
+    """Whether a hyperparameter value can change without being set again.
 
-    ``learn_one`` asks for it on every example, so the common case (numbers,
-    strings, None, callables) costs two C-level scans rather than a walk.
-
-    >>> settings_key((1.0, "pa1")) == settings_key((1.0, "pa1")), settings_key((1,)) == settings_key((True,))
-    (True, False)
-    >>> settings_key((np.eye(2),)) == settings_key((np.eye(2),))
-    True
+    Lists, dicts, sets and arrays can (and tuples holding one). Any other
+    value (a number, a str, None, a callable, an object) changes only by
+    assignment, which :meth:`OnlineLearner.__setattr__` sees.
     """
-    types = tuple(map(type, values))
-    if np.ndarray in types or list in types or tuple in types:
-        return freeze(values)
-    return values, types
+    if isinstance(value, tuple):
+        return any(changes_in_place(v) for v in value)
+    return isinstance(value, (list, dict, set, np.ndarray))
 
 
 class OnlineLearner(PersistenceMixin, Estimator):
@@ -112,6 +115,41 @@ class OnlineLearner(PersistenceMixin, Estimator):
             return {**self._constraints, **EPOCH_CONSTRAINTS, **FEATURE_CONSTRAINTS}
         return {**self._constraints, **EPOCH_CONSTRAINTS}
 
+    # the settings built from the hyperparameters, and the hyperparameters that can change in place with
+    # their values when built (see _checked_config); None until built, and again after a change
+    _config_cache = None
+
+    def __setattr__(self, name, value):
+        # setting a hyperparameter (by attribute or set_params) drops the settings built from it; the entry
+        # stays (None), so that the attributes of a learner are the same before and after a refused call
+        if name in hyperparameter_names(type(self)) and self.__dict__.get("_config_cache") is not None:
+            self.__dict__["_config_cache"] = None
+        object.__setattr__(self, name, value)
+
+    def _checked_config(self, build):
+        """``build()``'s result for the current hyperparameters, checked and built again only after a change.
+
+        ``learn_one`` asks for it on every example, so it costs O(1): setting
+        a hyperparameter (an attribute, ``set_params``) drops the result
+        (:meth:`__setattr__`), and only the values that can change in place (a
+        list, dict, set or array: :func:`changes_in_place`) are compared, by
+        content, with their values when it was built.
+        """
+        cache = self._config_cache
+        if cache is not None:
+            value, watched = cache
+            if not watched or all(freeze(getattr(self, name)) == before for name, before in watched):
+                return value
+        watched = []
+        for name in hyperparameter_names(type(self)):
+            current = getattr(self, name)
+            if changes_in_place(current):
+                watched.append((name, freeze(current)))
+        self._check_hyperparameters(learned=True)
+        value = build()
+        self._config_cache = (value, tuple(watched))
+        return value
+
     def _check_hyperparameters(self, learned=False):
         """Check every hyperparameter, and that ``n_bits`` agrees with ``n_features`` (and, with ``learned``, with the model).
 
@@ -136,20 +174,10 @@ class OnlineLearner(PersistenceMixin, Estimator):
                 f"to columns by {how}; call fit to start over with it"
             )
 
-    def _checked_config(self, build):
-        """``build()``'s result for the current hyperparameters, checked and built again only after a change."""
-        key = settings_key(hyperparameter_getter(type(self))(self))
-        if getattr(self, "_config_key", None) != key:
-            self._check_hyperparameters(learned=True)
-            self._config_cache = build()
-            self._config_key = key
-        return self._config_cache
 
     def __getstate__(self):
-        # the cache is rebuilt on first use; its key holds types (a cost function's, say)
-        # that do not pickle
+        # the settings are no part of the model: rebuilt from the hyperparameters on first use
         state = self.__dict__.copy()
-        state.pop("_config_key", None)
         state.pop("_config_cache", None)
         return state
 
@@ -450,14 +478,26 @@ class OnlineLearner(PersistenceMixin, Estimator):
         return features
 
     def _first_free_column(self):
-        """The first column a name learned next may take: after every column of a model that grows.
-
-        With a fixed ``n_features`` the model never grows, and names take the
-        columns from 0 up (see :meth:`olearn._features.FeatureMap.row`).
-        """
-        if getattr(self, "n_features", None) is not None:
-            return 0
+        """The first column a name learned next may take: after every column of the model."""
         return self.__dict__.get("n_features_in_", 0)
+
+    def _refuse_names_in_fixed_space(self, new):
+        """Refuse new names for a vocabulary in a fixed ``n_features``: they could take an indexed column.
+
+        Such a model never grows, so a new name would have to take a column
+        from 0 up, one that an integer key or an array column may already have
+        learned, and the two would share a weight without a word. Its names
+        are those of the DataFrame it was fitted on; hashing (``n_bits``) or
+        ``n_features=None`` take any name.
+        """
+        if getattr(self, "n_features", None) is None or self.n_bits is not None:
+            return
+        shown = ", ".join(repr(name) for name, _ in new[:3])
+        raise ValueError(
+            f"{type(self).__name__}: the names {shown}{' ...' if len(new) > 3 else ''} are new, and with a fixed "
+            f"n_features={self.n_features} and a vocabulary (n_bits=None) a new name has no column of its own: the "
+            "columns are indexed. Set n_features=None (the vocabulary grows the model), or n_bits to hash names"
+        )
 
     def _row(self, x):
         """``(indices, data, n_features)`` of one example to predict: a dict, an array or a sparse row.
@@ -632,6 +672,7 @@ class OnlineLearner(PersistenceMixin, Estimator):
                 # the names are the learner's once it accepts the example: taken back below if refused
                 self._features = self._feature_map()
                 if new:
+                    self._refuse_names_in_fixed_space(new)
                     self._features.add(new)
             yield
         except BaseException:

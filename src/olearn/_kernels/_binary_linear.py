@@ -177,6 +177,22 @@ def score_row(indices, data, lo, hi, w, state, params):
     return state[S_SCALE] * dot
 
 
+@njit(cache=True)
+def row_score(indices, data, w, state, params):
+    """w.x of one example held in its own arrays; a feature past the weights (never learned) counts 0.
+
+    The same sum as :func:`score_row` over the features that have a weight,
+    in the same order, so that ``predict_one`` is one compiled call.
+    """
+    d = w.size - 1
+    dot = w[d] * params[P_BIAS]
+    for k in range(indices.size):
+        j = indices[k]
+        if j < d:
+            dot += w[j] * data[k]
+    return state[S_SCALE] * dot
+
+
 @njit(cache=True, inline="always")
 def round_step(indices, data, lo, hi, y, weight, w, state, config):
     """Score one example of importance weight ``weight`` and size its step; returns (score, loss, tau, a, ||x||^2, ok).
@@ -402,15 +418,26 @@ def progressive_rows(indptr, indices, data, y, weights, w, state, avg, avg_state
 
 
 @njit(cache=True)
-def learn_one_row(indices, data, y, weight, w, state, avg, avg_state, params, codes):
-    """Learn a single example held in its own arrays (averaged when ``avg`` is not empty); returns (score, ok)."""
-    config = unpack_config(params, codes)
-    if avg.size > 0:
-        score, _, _, ok, avg_state[A_SIGMA] = learn_row_averaged(indices, data, 0, indices.size, y, weight, w, state,
-                                                                 avg, avg_state[A_SIGMA], avg_state[A_START], config)
-    else:
-        score, _, _, ok = learn_row(indices, data, 0, indices.size, y, weight, w, state, config)
-    return score, ok
+def learn_one_row(indices, data, y, weight, w, state, params, codes):
+    """Learn a single example held in its own arrays; returns its score before the update.
+
+    The score is NaN when the example is refused: the score or the updated
+    weights would not be finite, and the model is left exactly as it was.
+    One compiled call is the whole of ``learn_one``'s work on the model.
+    """
+    score, _, _, ok = learn_row(indices, data, 0, indices.size, y, weight, w, state, unpack_config(params, codes))
+    return score if ok else math.nan
+
+
+@njit(cache=True)
+def learn_one_row_averaged(indices, data, y, weight, w, state, avg, avg_state, params, codes):
+    """:func:`learn_one_row` adding the new iterate to the running sum ``avg`` (``average``)."""
+    score, _, _, ok, sigma = learn_row_averaged(indices, data, 0, indices.size, y, weight, w, state, avg,
+                                                avg_state[A_SIGMA], avg_state[A_START], unpack_config(params, codes))
+    if not ok:
+        return math.nan
+    avg_state[A_SIGMA] = sigma
+    return score
 
 
 @njit(cache=True)
@@ -438,6 +465,25 @@ def averaged_score_row(indices, data, lo, hi, w, state, avg, avg_state, params):
     for k in range(lo, hi):
         dot_v += w[indices[k]] * data[k]
         dot_u += avg[indices[k]] * data[k]
+    return (avg_state[A_SIGMA] * dot_v - dot_u) / (n - start + 1.0)
+
+
+@njit(cache=True)
+def averaged_row_score(indices, data, w, state, avg, avg_state, params):
+    """:func:`averaged_score_row` of one example held in its own arrays; a feature past the weights counts 0."""
+    n = state[S_T]
+    start = avg_state[A_START]
+    if n < start:
+        return row_score(indices, data, w, state, params)
+    d = w.size - 1
+    bias = params[P_BIAS]
+    dot_v = w[d] * bias
+    dot_u = avg[d] * bias
+    for k in range(indices.size):
+        j = indices[k]
+        if j < d:
+            dot_v += w[j] * data[k]
+            dot_u += avg[j] * data[k]
     return (avg_state[A_SIGMA] * dot_v - dot_u) / (n - start + 1.0)
 
 

@@ -28,6 +28,15 @@ def row_summary(indices, data):
 
 
 @njit(cache=True)
+def all_finite(data):
+    """Whether every value of ``data`` is finite (a counting loop, which the compiler vectorises)."""
+    n_bad = 0
+    for k in range(data.size):
+        n_bad += not (abs(data[k]) <= _LARGEST)  # NaN compares false too
+    return n_bad == 0
+
+
+@njit(cache=True)
 def csr_summary(indptr, indices, data, n_columns):
     """(first decreasing pointer, first index outside [0, n_columns), first non-finite value, sorted).
 

@@ -29,12 +29,13 @@ from .._kernels._binary_linear import (
     A_SIGMA,
     A_START,
     N_AVERAGE,
-    averaged_score_row,
+    averaged_row_score,
     averaged_scores,
     binary_linear_pass,
     binary_linear_scores,
     learn_one_row,
-    score_row,
+    learn_one_row_averaged,
+    row_score,
 )
 from .._kernels._mercer_binary import (
     dual_learn_one,
@@ -46,7 +47,7 @@ from .._labels import BinaryLabels
 from .._learner import ManyRows, OnlineLearner
 from .._params import BOOLEAN, Interval, NoneOr
 from .._persistence import COUNT, LABELS, NONNEGATIVE, POSITIVE, Array, Count, StateSchema, distinct
-from .._validation import CSRArrays, check_y, seen_columns, seen_row
+from .._validation import CSRArrays, check_y, seen_columns
 from .._weights import UNWEIGHTED
 from ..kernel import SupportSet
 from ..kernel._hyperparameters import call_kernel, initial_seed, mercer_arrays
@@ -230,16 +231,14 @@ class LinearLearner(OnlineLearner):
         return self._score_row(*self._row(x))
 
     def _score_row(self, indices, data, n_features):
-        """w.x of one converted example, or None before the first example."""
+        """w.x of one converted example, or None before the first example; a feature not learned counts 0."""
         _, params = self._config_arrays()
         if not self._is_started():
             return None
         self._check_width(n_features, "x")
-        indices, data = seen_row(indices, data, self._w.size - 1)
         if self._averaging():
-            return averaged_score_row(indices, data, 0, indices.size, self._w, self._state, self._avg,
-                                      self._avg_state, params)
-        return score_row(indices, data, 0, indices.size, self._w, self._state, params)
+            return averaged_row_score(indices, data, self._w, self._state, self._avg, self._avg_state, params)
+        return row_score(indices, data, self._w, self._state, params)
 
     def _pass(self, arrays, targets, record, weights=None):
         """Run the kernel over the rows of ``arrays``; return (scores, losses, taus, totals).
@@ -264,9 +263,12 @@ class LinearLearner(OnlineLearner):
     def _learn_target(self, indices, data, target, weight=1.0):
         """Learn one example already converted, of importance weight ``weight``; return its score before the update."""
         codes, params = self._config_arrays()
-        score, ok = learn_one_row(indices, data, target, weight, self._w, self._state, *self._average_arrays(), params,
-                                  codes)
-        if not ok:
+        if self._averaging():
+            score = learn_one_row_averaged(indices, data, target, weight, self._w, self._state, self._avg,
+                                           self._avg_state, params, codes)
+        else:
+            score = learn_one_row(indices, data, target, weight, self._w, self._state, params, codes)
+        if score != score:
             raise FloatingPointError(
                 f"{type(self).__name__}: the score or the squared norm of the weights overflowed on this "
                 "example; the model is unchanged. Scale the features or lower the step size."
@@ -338,7 +340,7 @@ class BinaryClassifierMixin(ManyRows, ClassifierEstimator):
     every label negates ``_w``), so that a change of which class is +1 is a
     negation of ``_w``. The learner provides :class:`LinearLearner`'s hooks
     (``_config_arrays``, ``_grow``, ``_negate``, ``_pass``, ``_learn_target``,
-    ``_scores``, ``_score_one``) and sets ``_labels`` when it starts.
+    ``_scores``, ``_score_row``) and sets ``_labels`` when it starts.
     """
 
     _task = "binary"
@@ -405,14 +407,10 @@ class BinaryClassifierMixin(ManyRows, ClassifierEstimator):
         return self
 
     def learn_one(self, x, y, sample_weight=None):
-        """Learn one example ``x`` (dict, 1-d array or sparse row) with label ``y`` and weight; returns self.
-
-        A dict's keys are column indices (integers) or feature names; see
-        :mod:`olearn._features` for names, categories and ``n_bits``.
-        """
-        self._config_arrays()
-        indices, data, n_features, new = self._learning_row(x)
-        self._learn_example(indices, data, n_features, y, sample_weight, new)
+        """Learn one example ``x`` (dict, 1-d array or sparse row) with label ``y`` and weight; returns self."""
+        if self._config_cache is None:
+            self._config_arrays()  # a changed hyperparameter is refused before the example is read
+        self._learn_row(*self._learning_row(x), y, sample_weight)
         return self
 
     def predict_learn_one(self, x, y, sample_weight=None):
@@ -424,23 +422,18 @@ class BinaryClassifierMixin(ManyRows, ClassifierEstimator):
         even when the learner averages (as :func:`olearn.run`'s). The
         prediction is None before any class is known.
         """
-        self._config_arrays()
-        indices, data, n_features, new = self._learning_row(x)
-        return self._learn_row(indices, data, n_features, y, sample_weight, new)
+        if self._config_cache is None:
+            self._config_arrays()
+        return self._learn_row(*self._learning_row(x), y, sample_weight)
 
     def _learn_row(self, indices, data, n_features, y, sample_weight=None, new=None):
-        """Learn one converted example (its new names ``new``); return the prediction made before learning."""
+        """Learn one converted example; return the prediction made before learning (None before any class).
+
+        ``new`` lists the feature names the example adds (see :mod:`olearn._features`), or is None.
+        """
         score, classes = self._learn_example(indices, data, n_features, y, sample_weight, new)
         if classes is None:
             return None
-        return classes[-1] if score > 0.0 or classes.size == 1 else classes[0]
-
-    def _predict_row(self, indices, data, n_features):
-        """The class predicted for one converted example (None before any class is known)."""
-        score = self._score_row(indices, data, n_features)
-        if score is None:
-            return None
-        classes = self._labels.classes
         return classes[-1] if score > 0.0 or classes.size == 1 else classes[0]
 
     def _learn_example(self, indices, data, n_features, y, sample_weight=None, new=None):
@@ -489,9 +482,17 @@ class BinaryClassifierMixin(ManyRows, ClassifierEstimator):
         Before the first example has been learned no class is known, and the
         answer is None (a stream's first prediction), as in River.
         """
-        self._config_arrays()
+        if self._config_cache is None:
+            self._config_arrays()
         return self._predict_row(*self._row(x))
 
+    def _predict_row(self, indices, data, n_features):
+        """The class predicted for one converted example (None before any class is known)."""
+        score = self._score_row(indices, data, n_features)
+        if score is None:
+            return None
+        classes = self._labels.classes
+        return classes[-1] if score > 0.0 or classes.size == 1 else classes[0]
 
 
 class BinaryLinearClassifier(BinaryClassifierMixin, LinearLearner):
@@ -505,6 +506,51 @@ class BinaryLinearClassifier(BinaryClassifierMixin, LinearLearner):
     def _start(self):
         self._labels = BinaryLabels(type(self).__name__)
         super()._start()
+
+    # -- one example: the common case in one compiled call --------------------
+
+    def _predict_row(self, indices, data, n_features):
+        # settings built and unchanged, the weights learned without a kernel, no feature past them: the
+        # score is one call (features never learned count 0), else the general path
+        cache = self._config_cache
+        if cache is not None and not cache[1]:
+            try:
+                w, sides = self._w, self._labels.sides
+            except AttributeError:  # not started, or learning with a kernel
+                pass
+            else:
+                if n_features <= self.n_features_in_ and sides is not None:
+                    avg = self.__dict__.get("_avg")
+                    if avg is None:
+                        score = row_score(indices, data, w, self._state, cache[0][1])
+                    else:
+                        score = averaged_row_score(indices, data, w, self._state, avg, self._avg_state, cache[0][1])
+                    return sides[score > 0.0]
+        return super()._predict_row(indices, data, n_features)
+
+    def _learn_row(self, indices, data, n_features, y, sample_weight=None, new=None):
+        # settings built and unchanged, no weight, both classes known, no new feature or column and no
+        # kernel: learning is one call, which leaves the model as it was and answers NaN on an overflow
+        # (then the general path, which meets it again, says so); anything else takes the general path
+        cache = self._config_cache
+        if (cache is not None and not cache[1] and sample_weight is None and new is None
+                and self.class_weight is None):
+            try:
+                w, labels = self._w, self._labels
+                target = labels.both_targets.get(y)
+            except (AttributeError, TypeError):  # not started, a kernel, or a label that cannot be a class
+                target = None
+            if target is not None and n_features <= self.n_features_in_:
+                codes, params = cache[0]
+                avg = self.__dict__.get("_avg")
+                if avg is None:
+                    score = learn_one_row(indices, data, target, 1.0, w, self._state, params, codes)
+                else:
+                    score = learn_one_row_averaged(indices, data, target, 1.0, w, self._state, avg, self._avg_state,
+                                                   params, codes)
+                if score == score:
+                    return labels.sides[score > 0.0]
+        return super()._learn_row(indices, data, n_features, y, sample_weight, new)
 
     # -- persistence ----------------------------------------------------------
 

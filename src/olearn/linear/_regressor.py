@@ -7,6 +7,7 @@ import numpy as np
 from .._averaging import AVERAGE
 from .._estimator import RegressorEstimator
 from .._kernels import _codes
+from .._kernels._binary_linear import averaged_row_score, learn_one_row, learn_one_row_averaged, row_score
 from .._learner import ManyRows
 from .._params import Interval, Options
 from .._validation import check_targets
@@ -232,7 +233,9 @@ class PARegressor(ManyRows, KernelizableLearner, RegressorEstimator):
         A dict's keys are column indices (integers) or feature names; see
         :mod:`olearn._features` for names, categories and ``n_bits``.
         """
-        self.predict_learn_one(x, y, sample_weight)
+        if self._config_cache is None:
+            self._config_arrays()  # a changed hyperparameter is refused before the example is read
+        self._learn_row(*self._learning_row(x), y, sample_weight)
         return self
 
     def predict_learn_one(self, x, y, sample_weight=None):
@@ -240,12 +243,35 @@ class PARegressor(ManyRows, KernelizableLearner, RegressorEstimator):
 
         The prediction comes from the current weights, even when the learner averages.
         """
-        self._config_arrays()
-        indices, data, n_features, new = self._learning_row(x)
-        return self._learn_row(indices, data, n_features, y, sample_weight, new)
+        if self._config_cache is None:
+            self._config_arrays()
+        return self._learn_row(*self._learning_row(x), y, sample_weight)
 
     def _learn_row(self, indices, data, n_features, y, sample_weight=None, new=None):
-        """Learn one converted example (its new names ``new``); return the prediction made before learning."""
+        """Learn one converted example; return the prediction made before learning.
+
+        ``new`` lists the feature names the example adds (see :mod:`olearn._features`), or is None.
+        """
+        # settings built and unchanged, no weight, a finite float target, no new feature or column and no
+        # kernel: learning is one call, which leaves the model as it was and answers NaN on an overflow
+        # (then the general path below, which meets it again, says so)
+        cache = self._config_cache
+        if (cache is not None and not cache[1] and sample_weight is None and new is None and type(y) is float
+                and math.isfinite(y)):
+            try:
+                w, n_seen = self._w, self.n_features_in_
+            except AttributeError:  # not started, or learning with a kernel
+                n_seen = -1
+            if n_features <= n_seen:
+                codes, params = cache[0]
+                avg = self.__dict__.get("_avg")
+                if avg is None:
+                    score = learn_one_row(indices, data, y, 1.0, w, self._state, params, codes)
+                else:
+                    score = learn_one_row_averaged(indices, data, y, 1.0, w, self._state, avg, self._avg_state,
+                                                   params, codes)
+                if score == score:
+                    return score
         self._config_arrays()
         weight = self._weight_one(y, sample_weight)
         target = _check_target(y)
@@ -258,6 +284,18 @@ class PARegressor(ManyRows, KernelizableLearner, RegressorEstimator):
 
     def _predict_row(self, indices, data, n_features):
         """The prediction w.x of one converted example (0.0 before any example)."""
+        # as in the binary learners: one compiled call in the common case
+        cache = self._config_cache
+        if cache is not None and not cache[1]:
+            try:
+                w, n_seen = self._w, self.n_features_in_
+            except AttributeError:  # not started, or learning with a kernel
+                n_seen = -1
+            if n_features <= n_seen:
+                avg = self.__dict__.get("_avg")
+                if avg is None:
+                    return row_score(indices, data, w, self._state, cache[0][1])
+                return averaged_row_score(indices, data, w, self._state, avg, self._avg_state, cache[0][1])
         score = self._score_row(indices, data, n_features)
         return 0.0 if score is None else float(score)
 
@@ -269,5 +307,6 @@ class PARegressor(ManyRows, KernelizableLearner, RegressorEstimator):
 
     def predict_one(self, x):
         """Prediction w.x of one example (dict, 1-d array or sparse row); 0.0 before any example, as w = 0."""
-        self._config_arrays()
+        if self._config_cache is None:
+            self._config_arrays()
         return self._predict_row(*self._row(x))
