@@ -40,7 +40,7 @@ def _snapshot(pipe):
     state = {}
     for owner, obj in [("pipeline", pipe)] + list(pipe.steps):
         for key, value in obj.__getstate__().items():
-            if key not in ("steps", "_plan_cache", "_config_key", "_config_cache"):
+            if key not in ("steps", "_plan_cache", "_config_cache"):
                 state[owner, key] = pickle.dumps(value)
     return state
 

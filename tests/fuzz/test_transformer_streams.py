@@ -110,7 +110,7 @@ def _pipeline_state(pipe):
     state = {}
     for owner, obj in [("pipeline", pipe)] + list(pipe.steps):
         for key, value in obj.__getstate__().items():
-            if key not in ("steps", "_plan_cache", "_config_key", "_config_cache", "_last_one"):
+            if key not in ("steps", "_plan_cache", "_config_cache", "_last_one"):
                 state[owner, key] = pickle.dumps(value)
     return state
 

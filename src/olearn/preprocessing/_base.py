@@ -7,14 +7,12 @@ runs it on the row it converted once; the dict and batch forms here convert
 their input through a :class:`~olearn._features.FeatureMap` of their own.
 """
 
-import functools
-
 import numpy as np
 import scipy.sparse as sp
 
 from .._estimator import Estimator
 from .._features import FeatureMap
-from .._learner import hyperparameter_getter
+from .._learner import changes_in_place, freeze, hyperparameter_names
 from .._params import check_params
 from ._rows import batch_rows, rows_of
 
@@ -28,19 +26,36 @@ class Transformer(Estimator):
     # those that act on the values of its columns
     _acts_on_names = False
 
-    def _config(self):
-        """The hyperparameters as a tuple, checked once per change (as the learners' ``_checked_config``).
+    # the settings built from the hyperparameters, and those that can change in place with their values
+    # when built; None until built, and again after a change (the learners' scheme, OnlineLearner._checked_config)
+    _config_cache = None
 
-        Called on every example a pipeline converts, so the unchanged case is
-        a comparison of the values and of their types (True is not 1 here).
+    def __setattr__(self, name, value):
+        # setting a hyperparameter (by attribute or set_params) drops the settings built from it
+        if name in hyperparameter_names(type(self)) and self.__dict__.get("_config_cache") is not None:
+            self.__dict__["_config_cache"] = None
+        object.__setattr__(self, name, value)
+
+    def _config(self):
+        """The settings of the hyperparameters, checked and built again only after a change.
+
+        Called on every example a pipeline converts, so it costs O(1), as a
+        learner's settings check: an assignment drops them
+        (:meth:`__setattr__`), and only the values that can change in place (a
+        list of ``features``) are compared with their values when built.
         """
-        values = _getter(type(self))(self)
-        types = tuple(map(type, values))
-        key = self.__dict__.get("_config_key")
-        if key is None or key[1] != types or key[0] != values:
-            check_params(self, self._constraints)
-            key = self._config_key = (values, types, self._settings(values))
-        return key[2]
+        cache = self._config_cache
+        if cache is not None:
+            settings, watched = cache
+            if not watched or all(freeze(getattr(self, name)) == before for name, before in watched):
+                return settings
+        names = self._get_param_names()
+        values = tuple(getattr(self, name) for name in names)
+        check_params(self, self._constraints)
+        watched = tuple((name, freeze(value)) for name, value in zip(names, values) if changes_in_place(value))
+        settings = self._settings(values)
+        self._config_cache = (settings, watched)
+        return settings
 
     @staticmethod
     def _settings(values):
@@ -49,7 +64,7 @@ class Transformer(Estimator):
 
     def __getstate__(self):
         state = self.__dict__.copy()
-        state.pop("_config_key", None)
+        state.pop("_config_cache", None)
         return state
 
     def __or__(self, other):
@@ -65,12 +80,6 @@ class Transformer(Estimator):
     def transform_many(self, X):
         """Transform the rows of a batch (River's name for :meth:`transform`)."""
         return self.transform(X)
-
-
-@functools.cache
-def _getter(cls):
-    """A getter of the hyperparameters of ``cls`` as a tuple (empty for a class without any)."""
-    return hyperparameter_getter(cls) if cls._get_param_names() else (lambda est: ())
 
 
 def _check_dict(x, owner):
