@@ -157,20 +157,21 @@ class OnlineLearner(PersistenceMixin, Estimator):
         until ``fit`` starts over (``learned``).
         """
         check_params(self, self._all_constraints())
-        if not self._named_features or self.n_bits is None and not learned:
+        n_bits = getattr(self, "n_bits", None)  # a learner of rows may predate the hyperparameter
+        if not self._named_features or n_bits is None and not learned:
             return
         cls = type(self).__name__
         fixed = getattr(self, "n_features", None)
-        if self.n_bits is not None and fixed is not None and fixed != 1 << self.n_bits:
+        if n_bits is not None and fixed is not None and fixed != 1 << n_bits:
             raise ValueError(
-                f"{cls}: parameters n_bits={self.n_bits} and n_features={fixed} disagree: names hashed into "
-                f"2**{self.n_bits} = {1 << self.n_bits} columns need n_features=None or {1 << self.n_bits}"
+                f"{cls}: parameters n_bits={n_bits} and n_features={fixed} disagree: names hashed into "
+                f"2**{n_bits} = {1 << n_bits} columns need n_features=None or {1 << n_bits}"
             )
         features = self.__dict__.get("_features")
-        if learned and features is not None and features.n_bits != self.n_bits:
+        if learned and features is not None and features.n_bits != n_bits:
             how = "a vocabulary (n_bits=None)" if features.n_bits is None else f"hashing with n_bits={features.n_bits}"
             raise ValueError(
-                f"{cls}: parameter n_bits={self.n_bits!r} differs from the model learned so far, which maps names "
+                f"{cls}: parameter n_bits={n_bits!r} differs from the model learned so far, which maps names "
                 f"to columns by {how}; call fit to start over with it"
             )
 

@@ -410,7 +410,8 @@ class BinaryClassifierMixin(ManyRows, ClassifierEstimator):
         """Learn one example ``x`` (dict, 1-d array or sparse row) with label ``y`` and weight; returns self."""
         if self._config_cache is None:
             self._config_arrays()  # a changed hyperparameter is refused before the example is read
-        self._learn_row(*self._learning_row(x), y, sample_weight)
+        indices, data, n_features, new = self._learning_row(x)
+        self._learn_row(indices, data, n_features, y, sample_weight, new)
         return self
 
     def predict_learn_one(self, x, y, sample_weight=None):
@@ -424,7 +425,8 @@ class BinaryClassifierMixin(ManyRows, ClassifierEstimator):
         """
         if self._config_cache is None:
             self._config_arrays()
-        return self._learn_row(*self._learning_row(x), y, sample_weight)
+        indices, data, n_features, new = self._learning_row(x)
+        return self._learn_row(indices, data, n_features, y, sample_weight, new)
 
     def _learn_row(self, indices, data, n_features, y, sample_weight=None, new=None):
         """Learn one converted example; return the prediction made before learning (None before any class).

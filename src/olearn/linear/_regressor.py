@@ -235,7 +235,8 @@ class PARegressor(ManyRows, KernelizableLearner, RegressorEstimator):
         """
         if self._config_cache is None:
             self._config_arrays()  # a changed hyperparameter is refused before the example is read
-        self._learn_row(*self._learning_row(x), y, sample_weight)
+        indices, data, n_features, new = self._learning_row(x)
+        self._learn_row(indices, data, n_features, y, sample_weight, new)
         return self
 
     def predict_learn_one(self, x, y, sample_weight=None):
@@ -245,7 +246,8 @@ class PARegressor(ManyRows, KernelizableLearner, RegressorEstimator):
         """
         if self._config_cache is None:
             self._config_arrays()
-        return self._learn_row(*self._learning_row(x), y, sample_weight)
+        indices, data, n_features, new = self._learning_row(x)
+        return self._learn_row(indices, data, n_features, y, sample_weight, new)
 
     def _learn_row(self, indices, data, n_features, y, sample_weight=None, new=None):
         """Learn one converted example; return the prediction made before learning.
