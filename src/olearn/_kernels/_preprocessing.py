@@ -50,14 +50,19 @@ N_MAXABS_STATS = 1
 
 
 @njit(cache=True, inline="always")
-def column_moments(j, stats, n):
-    """Mean and (population) variance of column ``j`` over the ``n`` examples learned; (0, 0) before any."""
+def column_moments(j, stats, n, inv_n):
+    """Mean and (population) variance of column ``j`` over the ``n`` examples learned; (0, 0) before any.
+
+    ``inv_n`` is ``1 / n``, one division per row rather than two per entry;
+    ``n - c`` stays exact, so a column every example holds keeps a variance
+    of exactly ``M2 / n`` (0 for a constant).
+    """
     if n <= 0.0 or j >= stats.shape[1]:
         return 0.0, 0.0
     c = stats[SS_COUNT, j]
     m = stats[SS_MEAN, j]
     average = c * m / n
-    variance = (stats[SS_M2, j] + m * m * c * ((n - c) / n)) / n
+    variance = (stats[SS_M2, j] + m * m * c * ((n - c) * inv_n)) * inv_n
     return average, variance
 
 
@@ -95,12 +100,13 @@ def welford_fails(j, x, stats):
 @njit(cache=True, inline="always")
 def standard_transform_span(indices, data, lo, hi, stats, seen, flags, out):
     n = seen[0]
+    inv_n = 1.0 / n if n > 0.0 else 0.0
     with_mean = flags[SS_WITH_MEAN] != 0.0
     with_std = flags[SS_WITH_STD] != 0.0
     bad = -1
     for k in range(lo, hi):
         j = indices[k]
-        average, variance = column_moments(j, stats, n)
+        average, variance = column_moments(j, stats, n, inv_n)
         out[k] = standard_value(data[k], average, variance, with_mean, with_std)
         if bad < 0 and (not math.isfinite(out[k]) or welford_fails(j, data[k], stats)):
             bad = k
