@@ -291,3 +291,20 @@ def test_weights_and_record_false_reach_the_learner():
     for other in (ran, batch):
         assert_allclose(other[-1].coef_, by_row[-1].coef_, rtol=1e-9)
     assert not np.allclose(unweighted[-1].coef_, by_row[-1].coef_)
+
+
+def test_a_pipeline_of_transformers_learns_batches_as_rows():
+    X, _, rows = _stream(25, 3, seed=10, density=0.6)
+    by_row, batch = MaxAbsScaler() | StandardScaler(), MaxAbsScaler() | StandardScaler()
+    for x in rows:
+        by_row.learn_one(x)
+    batch.partial_fit(rows[:10]).partial_fit(rows[10:])
+    assert_allclose(batch[1].var_, by_row[1].var_, rtol=1e-12)
+    assert_allclose(batch[0].max_abs_, by_row[0].max_abs_)
+    out = batch.transform(rows[:5])
+    assert sp.issparse(out)
+    names = list(batch.feature_map_.vocabulary())
+    for i, x in enumerate(rows[:5]):
+        expected = by_row.transform_one(x)
+        got = {names[j]: v for j, v in zip(out[i].indices, out[i].data)}
+        assert got == pytest.approx(expected)
