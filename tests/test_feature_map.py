@@ -85,3 +85,14 @@ def test_hashing_sums_names_sharing_a_column_and_bounds_integer_keys():
     assert np.unique(indices).size == indices.size and data.sum() == 9.0
     with pytest.raises(ValueError, match="past the 2\\*\\*1 = 2 columns"):
         fm.row({2: 1.0})
+
+
+def test_an_integer_key_with_a_category_is_a_name_not_an_index():
+    fm = FeatureMap()
+    row = {0: 1.0, "city": 2.0, 3: "Rome"}
+    assert _learn(fm, row, base=3) == ([0, 3, 4], [1.0, 2.0, 1.0], 5)
+    assert fm.vocabulary() == {"city": 3, "3=Rome": 4}
+    # column 3 is the name "city", and the key 3 here is no index but the category "3=Rome"
+    assert _learn(fm, row, base=5) == ([0, 3, 4], [1.0, 2.0, 1.0], 5)
+    with pytest.raises(ValueError, match="column 3 holds the named feature 'city'"):
+        fm.row({3: 1.0}, learning=True)

@@ -311,8 +311,10 @@ class FeatureMap:
         """Refuse an integer key that addresses the column of a name (vocabulary only)."""
         if self.hashing:
             return
-        for key in x:
-            if isinstance(key, numbers.Integral) and int(key) in self._name_at:
+        for key, value in x.items():
+            # an integer key with a str value is a category, a name; with None it is absent
+            if (isinstance(key, numbers.Integral) and value is not None and not isinstance(value, str)
+                    and int(key) in self._name_at):
                 raise ValueError(
                     f"feature key {key!r} is a column index, and column {int(key)} holds the named feature "
                     f"{self._name_at[int(key)]!r}; a column is named or indexed, not both (use the name)"

@@ -36,10 +36,7 @@ def _value(rng):
 
 def _example(rng):
     keys = rng.permutation(len(KEYS))[: int(rng.integers(0, len(KEYS) + 1))]
-    x = {KEYS[k]: _value(rng) for k in keys}
-    # a category of an integer key is a name; the FeatureMap then refuses the key as an index on a named
-    # column (its _check_indices looks at every integer key), so categories go to names here
-    return {key: (1.0 if isinstance(key, int) and isinstance(value, str) else value) for key, value in x.items()}
+    return {KEYS[k]: _value(rng) for k in keys}
 
 
 def _dense(rows, fm):
