@@ -445,6 +445,24 @@ def test_overflow_every_estimator(estimator_case):
     assert np.isfinite(_weights(est)).all()
 
 
+def test_run_predicts_as_predict_learn_one_with_both_classes_known(estimator_case, make_stream):
+    """run knows the two classes of y from the start; learn_one the classes seen, or those declared."""
+    X, y = make_stream(40, 5, seed=4)
+    labels = np.where(y > 0, "yes", "no")
+    labels[:4] = labels[0]  # a first class shown alone for 4 rounds
+    labels[4] = "no" if labels[0] == "yes" else "yes"
+    result = olearn.run(estimator_case.make(), X, labels)
+    declared = estimator_case.make().partial_fit(np.empty((0, 0)), labels[:0], classes=["no", "yes"])
+    undeclared = estimator_case.make()
+    rows = [{j: v for j, v in enumerate(row)} for row in X]
+    assert [declared.predict_learn_one(x, label) for x, label in zip(rows, labels)] == result.predictions.tolist()
+    streamed = [undeclared.predict_learn_one(x, label) for x, label in zip(rows, labels)]
+    # while one class is known, learn_one predicts it; from the round after the second class, run's predictions
+    assert streamed[:5] == [None] + [labels[0]] * 4
+    assert streamed[5:] == result.predictions[5:].tolist()
+    np.testing.assert_array_equal(declared.coef_, undeclared.coef_)
+
+
 def test_predict_learn_one_equals_predict_one_then_learn_one(estimator_case, make_stream):
     X, y = make_stream(60, 5, seed=3)
     labels = np.where(y > 0, "yes", "no")

@@ -21,7 +21,9 @@ class RunResult:
     Attributes
     ----------
     predictions : ndarray
-        Predicted class of each round (made before learning that round); for a
+        Predicted class of each round (made before learning that round; a
+        binary learner knows both classes of ``y`` from the first round, where
+        ``learn_one`` knows only those seen so far: docs/streams.md); for a
         regressor, the predicted value (the same as ``scores``); for
         :class:`~olearn.PAUniclass`, +1 where the vector fell inside the ball and
         -1 outside; for :class:`~olearn.PAMultilabel`, an (n, k) boolean indicator
