@@ -52,6 +52,9 @@ def _bad_examples(task, rng):
                 continue
             y = ["N"] * (x.shape[0] if sp.issparse(x) else len(x))
         out.append((name, x, y))
+    if task in ("binary", "multiclass"):
+        # a batch's labels given for one example: refused, not read as a column of one label
+        out.append(("a tuple of labels", {0: 1.0}, (y,)))
     if task == "binary":
         out.append(("a third class", {0: 1.0}, 7))
     if task == "regression":

@@ -13,8 +13,9 @@ model of the other encoding beside its own until the second class arrives.
 import numpy as np
 
 
-def _plain(label):
-    """A NumPy scalar as the Python value it holds, for readable messages."""
+def plain_label(label):
+    """A NumPy scalar as the Python value it holds (``np.str_('a')`` as ``'a'``): what a prediction answers,
+    and what a message shows."""
     return label.item() if isinstance(label, np.generic) else label
 
 
@@ -26,7 +27,7 @@ class BinaryLabels:
         self.classes = None
         self.positive = None
         self._targets = {}
-        # for one example (the learners' fast path): the class of a score, ``sides[score > 0.0]``, and
+        # for one example: the class of a score, ``sides[score > 0.0]`` (plain Python labels), and
         # the targets once both classes are known (empty before)
         self.sides = None
         self.both_targets = {}
@@ -37,8 +38,8 @@ class BinaryLabels:
             if label not in known:
                 if len(known) == 2:
                     raise ValueError(
-                        f"{self.owner}: Only binary classification is supported; label {_plain(label)!r} at row "
-                        f"{row} is a third class (classes so far: {[_plain(k) for k in known]})"
+                        f"{self.owner}: Only binary classification is supported; label {plain_label(label)!r} at row "
+                        f"{row} is a third class (classes so far: {[plain_label(k) for k in known]})"
                     )
                 known.append(label)
 
@@ -47,7 +48,7 @@ class BinaryLabels:
         classes = np.unique(np.asarray(classes))
         if classes.size != 2:
             raise ValueError(
-                f"{self.owner}: Only binary classification is supported; classes={[_plain(k) for k in classes]} "
+                f"{self.owner}: Only binary classification is supported; classes={[plain_label(k) for k in classes]} "
                 "must name exactly 2"
             )
         if self.classes is not None and not np.isin(self.classes, classes).all():
@@ -68,8 +69,8 @@ class BinaryLabels:
         if self.classes is not None and _is_text(seen) != _is_text(self.classes):
             # np.union1d would turn the numbers into strings: the label 1 would become the class "1"
             raise ValueError(
-                f"{self.owner}: the labels {[_plain(k) for k in seen[:5]]} are "
-                f"{'strings' if _is_text(seen) else 'numbers'}, but the class {_plain(self.classes[0])!r} seen in "
+                f"{self.owner}: the labels {[plain_label(k) for k in seen[:5]]} are "
+                f"{'strings' if _is_text(seen) else 'numbers'}, but the class {plain_label(self.classes[0])!r} seen in "
                 f"earlier calls is {'a string' if _is_text(self.classes) else 'a number'}; give the classes one type"
             )
         union = seen if self.classes is None else np.union1d(self.classes, seen)
@@ -87,12 +88,15 @@ class BinaryLabels:
         labels = classes.tolist()
         self._targets = {label: -1.0 for label in labels[:-1]}
         self._targets[labels[-1]] = 1.0
-        self.sides = (classes[0], classes[-1])
+        self.sides = (plain_label(classes[0]), plain_label(classes[-1]))
         self.both_targets = self._targets if len(labels) == 2 else {}
 
     def target(self, label):
-        """+1.0 or -1.0 for a known class, None for a label not seen yet."""
-        return self._targets.get(label)
+        """+1.0 or -1.0 for a known class, None for a label not seen yet (or that cannot be one: unhashable)."""
+        try:
+            return self._targets.get(label)
+        except TypeError:
+            return None
 
     def encode(self, y):
         """Labels as float64 -1/+1."""

@@ -358,6 +358,19 @@ def check_y(y, n_rows, name="y"):
     return y
 
 
+def check_label(y, name="y"):
+    """The label of one example as a 1-d array of one label; a sequence (a batch's labels) is refused."""
+    try:
+        scalar = np.ndim(y) == 0
+    except ValueError:  # a ragged sequence
+        scalar = False
+    if not scalar:
+        raise ValueError(f"{name} must be the label of one example; got a {type(y).__name__} of shape {np.shape(y)}"
+                         if isinstance(y, np.ndarray) else
+                         f"{name} must be the label of one example; got a {type(y).__name__} of labels")
+    return check_y([y], 1, name)
+
+
 def check_targets(y, n_rows, name="y"):
     """Return regression targets as a finite 1-d float64 array with one value per row."""
     y = _one_per_row(y, n_rows, name, "targets")

@@ -7,6 +7,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._estimator import Estimator
+from .._labels import plain_label
 from .._validation import check_row
 from ..exceptions import NotFittedError
 from ._base import AdviceLearner
@@ -128,7 +129,7 @@ class LearnerEnsemble(Estimator):
         positive = self.classes_[-1]
         votes = [float(learner.predict_one(x) == positive) for learner in self.learners]
         vote = self._mixer().predict_one(votes)
-        return positive if vote >= 0.5 or self.classes_.size == 1 else self.classes_[0]
+        return plain_label(positive if vote >= 0.5 or self.classes_.size == 1 else self.classes_[0])
 
     @property
     def weights_(self):

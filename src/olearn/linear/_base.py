@@ -43,11 +43,11 @@ from .._kernels._mercer_binary import (
     dual_pass,
     dual_scores,
 )
-from .._labels import BinaryLabels
+from .._labels import BinaryLabels, plain_label
 from .._learner import ManyRows, OnlineLearner
 from .._params import BOOLEAN, Interval, NoneOr
 from .._persistence import COUNT, LABELS, NONNEGATIVE, POSITIVE, Array, Count, StateSchema, distinct
-from .._validation import CSRArrays, check_y, seen_columns
+from .._validation import CSRArrays, check_label, check_y, seen_columns
 from .._weights import UNWEIGHTED
 from ..kernel import SupportSet
 from ..kernel._hyperparameters import call_kernel, initial_seed, mercer_arrays
@@ -436,7 +436,7 @@ class BinaryClassifierMixin(ManyRows, ClassifierEstimator):
         score, classes = self._learn_example(indices, data, n_features, y, sample_weight, new)
         if classes is None:
             return None
-        return classes[-1] if score > 0.0 or classes.size == 1 else classes[0]
+        return plain_label(classes[-1] if score > 0.0 or classes.size == 1 else classes[0])
 
     def _learn_example(self, indices, data, n_features, y, sample_weight=None, new=None):
         """Learn one converted example; return its score before the update and the classes known before it."""
@@ -455,7 +455,7 @@ class BinaryClassifierMixin(ManyRows, ClassifierEstimator):
                     self._grow(n_features, "x")
                 target = self._labels.target(y)
                 if target is None or self._labels.classes.size < 2:
-                    self._observe_labels(check_y([y], 1))
+                    self._observe_labels(check_label(y))
                     target = self._labels.target(y)
                 return self._learn_target(indices, data, target, **weighted), classes
         return self._learn_target(indices, data, target, **weighted), classes
@@ -493,8 +493,7 @@ class BinaryClassifierMixin(ManyRows, ClassifierEstimator):
         score = self._score_row(indices, data, n_features)
         if score is None:
             return None
-        classes = self._labels.classes
-        return classes[-1] if score > 0.0 or classes.size == 1 else classes[0]
+        return self._labels.sides[bool(score > 0.0)]
 
 
 class BinaryLinearClassifier(BinaryClassifierMixin, LinearLearner):

@@ -40,10 +40,11 @@ from .._averaging import AVERAGE, average_start
 from .._estimator import ClassifierEstimator
 from .._kernels import _codes
 from .._kernels import _multiclass as K
+from .._labels import plain_label
 from .._learner import ManyRows, OnlineLearner, is_named_batch
 from .._params import BOOLEAN, Interval, NoneOr
 from .._persistence import COUNT, LABELS, Array, Count, StateSchema, distinct
-from .._validation import CSRArrays, check_y, seen_columns
+from .._validation import CSRArrays, check_label, check_y, seen_columns
 from .._weights import CLASS_WEIGHT, UNWEIGHTED
 from ..kernel import SupportSet
 from ..kernel._hyperparameters import KERNEL_CONSTRAINTS, mercer_arrays
@@ -617,7 +618,7 @@ class MulticlassLearner(ManyRows, OnlineLearner, ClassifierEstimator):
         """Learn one converted example (its new names ``new``); return the predicted label before the update
         (None if no class was known)."""
         codes, params = self._config()
-        label = check_y(np.array([y]), 1)
+        label = check_label(y)
         weight = self._weight_one(y, sample_weight)
         if (self._is_started() and n_features <= self.n_features_in_ and new is None
                 and y in self._labels.slot_of):
@@ -646,7 +647,7 @@ class MulticlassLearner(ManyRows, OnlineLearner, ClassifierEstimator):
                                                   self._clock, self._n_active, self._labels.ranks, margins, params,
                                                   codes, scores, coef, work)
         labels = self._labels.labels
-        predicted = labels[pred] if pred >= 0 else None
+        predicted = plain_label(labels[pred]) if pred >= 0 else None
         self._after_pass()
         if status != K.OK:
             self._raise_for(status, "this example")
@@ -738,7 +739,7 @@ class MulticlassLearner(ManyRows, OnlineLearner, ClassifierEstimator):
             return None
         self._check_width(n_features, "x")
         arrays = CSRArrays(np.array([0, indices.size], dtype=np.int64), indices, data, 1, n_features)
-        return self.classes_[int(np.argmax(self._slot_scores(arrays)[0, self._labels.order]))]
+        return plain_label(self.classes_[int(np.argmax(self._slot_scores(arrays)[0, self._labels.order]))])
 
     # -- persistence ----------------------------------------------------------
 

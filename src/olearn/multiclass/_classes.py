@@ -7,9 +7,7 @@ in scikit-learn; ``ranks[slot]`` is the slot's position in it and breaks ties.
 
 import numpy as np
 
-
-def _plain(label):
-    return label.item() if isinstance(label, np.generic) else label
+from .._labels import plain_label
 
 
 class ClassSlots:
@@ -83,8 +81,8 @@ class ClassSlots:
         allowed = set(allowed)
         for row, label in enumerate(y):
             if label not in allowed:
-                shown = [_plain(c) for c in sorted(allowed, key=repr)]
-                return ValueError(f"{self.owner}: label {_plain(label)!r} at row {row} is not one of the classes {shown}")
+                shown = [plain_label(c) for c in sorted(allowed, key=repr)]
+                return ValueError(f"{self.owner}: label {plain_label(label)!r} at row {row} is not one of the classes {shown}")
         return ValueError(f"{self.owner}: unknown label")
 
     def set_labels(self, labels):

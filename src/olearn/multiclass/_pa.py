@@ -6,15 +6,12 @@ import numpy as np
 
 from .._kernels import _codes
 from .._kernels import _multiclass as K
+from .._labels import plain_label
 from .._params import Interval, Options
 from ._base import MulticlassLearner
 
 _STEP_RULES = {"pa": _codes.STEP_PA, "pa1": _codes.STEP_PA1, "pa2": _codes.STEP_PA2}
 _PA_CONSTRAINTS = {"variant": Options("pa", "pa1", "pa2"), "C": Interval(0, None, closed="neither")}
-
-
-def _plain(label):
-    return label.item() if isinstance(label, np.generic) else label
 
 
 def _pa_step(est):
@@ -383,7 +380,7 @@ class PACostSensitive(MulticlassLearner):
             for b in range(k):
                 if a < known and b < known:
                     continue
-                pair = f"cost({_plain(labels[a])!r}, {_plain(labels[b])!r})"
+                pair = f"cost({plain_label(labels[a])!r}, {plain_label(labels[b])!r})"
                 try:
                     value = float(rho(labels[a], labels[b]))
                 except (TypeError, ValueError) as err:

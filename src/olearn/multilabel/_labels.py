@@ -14,9 +14,7 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 
-
-def _plain(label):
-    return label.item() if isinstance(label, np.generic) else label
+from .._labels import plain_label
 
 
 def _is_indicator(y):
@@ -27,7 +25,7 @@ def _sorted(labels, owner):
     try:
         return sorted(labels)
     except TypeError:
-        shown = ", ".join(repr(_plain(label)) for label in list(labels)[:4])
+        shown = ", ".join(repr(plain_label(label)) for label in list(labels)[:4])
         raise ValueError(f"{owner}: labels must be mutually comparable to be sorted into classes_; got {shown}") from None
 
 
@@ -38,7 +36,7 @@ def _check_label(label, where, owner):
         raise ValueError(f"{owner}: label {label!r} in the labels of {where} is not hashable") from None
     if isinstance(label, numbers.Real) and not isinstance(label, numbers.Integral) and math.isnan(label):
         raise ValueError(f"{owner}: the labels of {where} contain nan; expected label names")
-    return _plain(label)
+    return plain_label(label)
 
 
 def label_collection(labels, where, owner):
@@ -161,7 +159,7 @@ class LabelIndex:
     def encode_indicator(self, Y):
         """(label_ptr, labels) of an indicator matrix whose columns are ``classes`` in order."""
         if Y.shape[1] != len(self.labels):
-            known = ", ".join(repr(_plain(c)) for c in self.classes[:6]) + (", ..." if len(self) > 6 else "")
+            known = ", ".join(repr(plain_label(c)) for c in self.classes[:6]) + (", ..." if len(self) > 6 else "")
             raise ValueError(
                 f"{self.owner}: the indicator matrix y has {Y.shape[1]} columns, but {len(self)} labels are known "
                 f"(classes_: [{known}]); its columns must be classes_ in order"
@@ -173,7 +171,7 @@ class LabelIndex:
         self.labels = []
         self.index = {}
         self._sorted = None
-        self.add([_plain(label) for label in labels])
+        self.add([plain_label(label) for label in labels])
         if len(self.labels) != len(labels):
             raise ValueError("the saved labels are not distinct")
 
@@ -194,7 +192,7 @@ def read_label_rows(y, n_rows, owner):
         first = y.ravel()[0] if y.size else y
         raise ValueError(
             f"{owner}: y must hold one collection of labels per row (or be a 2-d indicator matrix); got an "
-            f"array of shape {y.shape} whose rows are single values such as {_plain(first)!r}; "
+            f"array of shape {y.shape} whose rows are single values such as {plain_label(first)!r}; "
             "one label per row is written [label]"
         )
     if isinstance(y, (str, bytes)) or not hasattr(y, "__len__"):
