@@ -13,9 +13,10 @@ Each entry of ``ENTRIES`` is (name, olearn factory, River factory, call style):
 * ``"predict_learn_one"``: olearn's one call ``predict_learn_one(x, y)``,
   against River's pair (River has no such call).
 
-A new comparison is one more entry (a pipeline, say:
-``("StandardScaler | PA-I", lambda: olearn.preprocessing.StandardScaler() | olearn.PAClassifier(),
-lambda: river.preprocessing.StandardScaler() | river.linear_model.PAClassifier(C=1, mode=1), "pair")``).
+The entries: PA-I (``variant="pa1", C=1`` against River's ``PAClassifier(C=1, mode=1)``)
+alone and behind a ``StandardScaler`` (olearn's pipeline against River's
+``preprocessing.StandardScaler() | linear_model.PAClassifier(...)``), in both
+styles; a new comparison is one more entry.
 
 Every run starts from a fresh model and goes through the whole stream; the
 times are best of ``--repeats`` after one untimed warm-up run of everything
@@ -25,7 +26,7 @@ kept, and the load average at the start and the end. The progressive
 mistakes of both sides are printed too: PA-I is the same algorithm in both
 libraries, so they should agree.
 
-    PYTHONPATH=src python benchmarks/bench_streams.py              # ~2 min
+    PYTHONPATH=src python benchmarks/bench_streams.py              # ~5 min
     PYTHONPATH=src python benchmarks/bench_streams.py --rows 2000 --repeats 2   # a smoke test
 
 Writes ``benchmarks/_work/streams_results.json`` and prints a markdown table
@@ -58,10 +59,24 @@ def pa1_river():
     return linear_model.PAClassifier(C=1, mode=1)
 
 
+def scaled_pa1_olearn():
+    import olearn
+
+    return olearn.preprocessing.StandardScaler() | pa1_olearn()
+
+
+def scaled_pa1_river():
+    from river import preprocessing
+
+    return preprocessing.StandardScaler() | pa1_river()
+
+
 # (name, olearn factory, River factory, call style)
 ENTRIES = [
     ("PA-I, predict_one + learn_one", pa1_olearn, pa1_river, "pair"),
     ("PA-I, predict_learn_one", pa1_olearn, pa1_river, "predict_learn_one"),
+    ("StandardScaler + PA-I, predict_one + learn_one", scaled_pa1_olearn, scaled_pa1_river, "pair"),
+    ("StandardScaler + PA-I, predict_learn_one", scaled_pa1_olearn, scaled_pa1_river, "predict_learn_one"),
 ]
 
 

@@ -70,6 +70,18 @@ class FeatureMap:
         names of the DataFrame a model was fitted on). With ``n_bits`` they
         keep those columns and every other name is hashed.
 
+    Attributes
+    ----------
+    repeated : tuple or None
+        For a compiled call that reads a dict with the keys of the last row
+        converted with every key a known column and every value a number (the
+        same key objects, in the same order; see
+        :func:`olearn._kernels._dicts.read_values`):
+        ``(key addresses, scratch, indices, values, n_features)``, ``values``
+        a buffer of the row's size; such a dict's row is
+        ``(indices, values, n_features)``, as :meth:`row` gives it. None
+        before such a row, and after the vocabulary changes.
+
     Examples
     --------
     >>> fm = FeatureMap()
@@ -87,7 +99,7 @@ class FeatureMap:
         self._names = []
         self._name_at = {}
         self._next = 0
-        self._last = None
+        self._last = self.repeated = None
         if names:
             self.add([(name, column) for column, name in enumerate(names)])
 
@@ -118,7 +130,7 @@ class FeatureMap:
             self._names.append(name)
             self._name_at[column] = name
             self._next = max(self._next, column + 1)
-        self._last = None
+        self._last = self.repeated = None
 
     def truncate(self, size):
         """Forget the names learned after the first ``size`` (undoing :meth:`add` for a refused example)."""
@@ -126,7 +138,7 @@ class FeatureMap:
             del self._name_at[self._columns.pop(name)]
         del self._names[size:]
         self._next = max(self._name_at, default=-1) + 1
-        self._last = None
+        self._last = self.repeated = None
 
     def rows(self, X, base=0, learning=False, grow=True, name="X"):
         """A batch of dicts as CSR arrays: ``(indptr, indices, data, n_features, new)``.
@@ -165,7 +177,7 @@ class FeatureMap:
 
     def __getstate__(self):
         state = self.__dict__.copy()
-        state["_last"] = None
+        state["_last"] = state["repeated"] = None
         if self.hashing:
             state["_columns"] = self.vocabulary()  # the rest is a memo of the hash
         return state
@@ -202,7 +214,7 @@ class FeatureMap:
             # the keys of the last plain row again: its columns, and only the values to read. One compiled
             # call when x is a dict whose keys are the same objects in the same order (the common case of a
             # stream; the call reads a dict's own entries, so a mapping of another type is read in Python) ...
-            _, indices, packing, n_features, addresses, scratch, key_types = last
+            keys, key_types, packing, (addresses, scratch, indices, _, n_features) = last
             data = _empty(indices.size)
             found = dict_values(id(x), addresses, data, scratch) if type(x) is dict else OTHER_KEYS
             if found == VALUES:
@@ -210,8 +222,8 @@ class FeatureMap:
             if found == OTHER_KEYS:
                 # ... else keys equal to them and of the same types (1.0 == 1, yet a float key is refused),
                 # compared here, and the values packed in one C call
-                keys = [*x]
-                if keys == last[0] and [*map(type, keys)] == key_types:
+                given = [*x]
+                if given == keys and [*map(type, given)] == key_types:
                     try:
                         packing.pack_into(data, 0, *x.values())
                     except (struct.error, OverflowError, TypeError):
@@ -219,7 +231,7 @@ class FeatureMap:
                     else:
                         if all_finite(data):
                             return indices, data, n_features, None
-                return self._convert(x, keys, base, learning)
+                return self._convert(x, given, base, learning)
             # a value that is not a finite number: the full conversion names it
         return self._convert(x, [*x], base, learning)
 
@@ -290,8 +302,8 @@ class FeatureMap:
         if plain:
             # the key objects stay referenced here, so that their addresses name them (see _kernels._dicts)
             addresses = np.array([id(key) for key in keys], dtype=np.intp)
-            self._last = (keys, indices, struct.Struct(f"{indices.size}d"), n_features, addresses,
-                          np.zeros(3, dtype=np.intp), [*map(type, keys)])
+            self.repeated = (addresses, np.zeros(3, dtype=np.intp), indices, _empty(indices.size), n_features)
+            self._last = (keys, [*map(type, keys)], struct.Struct(f"{indices.size}d"), self.repeated)
         return indices, data, n_features, new
 
     def _column(self, name):

@@ -67,6 +67,7 @@ from ._codes import (
     STEP_OGD,
     STEP_PERCEPTRON,
 )
+from ._dicts import VALUES, read_values
 from ._steps import pa_step, weighted_pa_step
 from ._totals import add_totals
 
@@ -438,6 +439,31 @@ def learn_one_row_averaged(indices, data, y, weight, w, state, avg, avg_state, p
         return math.nan
     avg_state[A_SIGMA] = sigma
     return score
+
+
+@njit(cache=True)
+def dict_learn_one(dict_address, key_addresses, scratch, indices, data, y, w, state, params, codes):
+    """:func:`learn_one_row` of a dict whose keys repeat the last converted row's, read in the same call.
+
+    The values are read into ``data`` by :func:`olearn._kernels._dicts.read_values`
+    (the columns ``indices`` are the converted row's); then the example
+    (weight 1) is learned exactly as :func:`learn_one_row` learns it. NaN when
+    the dict's keys are not those, a value is not a finite number, or the
+    example is refused (the model is then unchanged): the caller converts
+    and learns the dict on the general path, which says why.
+    """
+    if read_values(dict_address, key_addresses, data, scratch) != VALUES:
+        return math.nan
+    score, _, _, ok = learn_row(indices, data, 0, indices.size, y, 1.0, w, state, unpack_config(params, codes))
+    return score if ok else math.nan
+
+
+@njit(cache=True)
+def dict_row_score(dict_address, key_addresses, scratch, indices, data, w, state, params):
+    """:func:`row_score` of a dict read as :func:`dict_learn_one` reads it; NaN when it cannot be read so."""
+    if read_values(dict_address, key_addresses, data, scratch) != VALUES:
+        return math.nan
+    return row_score(indices, data, w, state, params)
 
 
 @njit(cache=True)

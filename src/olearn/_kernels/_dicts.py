@@ -62,6 +62,12 @@ def dict_values(dict_address, key_addresses, out, scratch):
     all finite; else :data:`OTHER_KEYS`, :data:`NOT_A_NUMBER` or
     :data:`NOT_FINITE` (``out`` then holds nothing of use).
     """
+    return read_values(dict_address, key_addresses, out, scratch)
+
+
+@njit(cache=True, inline="always")
+def read_values(dict_address, key_addresses, out, scratch):
+    """The loop of :func:`dict_values`, for the compiled calls that go on to learn from the values."""
     scratch[0] = 0
     base = scratch.ctypes.data
     step = scratch.itemsize

@@ -33,6 +33,8 @@ from .._kernels._binary_linear import (
     averaged_scores,
     binary_linear_pass,
     binary_linear_scores,
+    dict_learn_one,
+    dict_row_score,
     learn_one_row,
     learn_one_row_averaged,
     row_score,
@@ -51,6 +53,9 @@ from .._validation import CSRArrays, check_label, check_y, seen_columns
 from .._weights import UNWEIGHTED
 from ..kernel import SupportSet
 from ..kernel._hyperparameters import call_kernel, initial_seed, mercer_arrays
+
+# what the one-call paths of a dict answer when the general path must take the example
+_NOT_FUSED = object()
 
 _COMMON_CONSTRAINTS = {
     "fit_intercept": BOOLEAN,
@@ -510,48 +515,74 @@ class BinaryLinearClassifier(BinaryClassifierMixin, LinearLearner):
 
     # -- one example: the common case in one compiled call --------------------
 
-    def _predict_row(self, indices, data, n_features):
-        # settings built and unchanged, the weights learned without a kernel, no feature past them: the
-        # score is one call (features never learned count 0), else the general path
-        cache = self._config_cache
-        if cache is not None and not cache[1]:
-            try:
-                w, sides = self._w, self._labels.sides
-            except AttributeError:  # not started, or learning with a kernel
-                pass
-            else:
-                if n_features <= self.n_features_in_ and sides is not None:
-                    avg = self.__dict__.get("_avg")
-                    if avg is None:
-                        score = row_score(indices, data, w, self._state, cache[0][1])
-                    else:
-                        score = averaged_row_score(indices, data, w, self._state, avg, self._avg_state, cache[0][1])
-                    return sides[score > 0.0]
-        return super()._predict_row(indices, data, n_features)
+    def learn_one(self, x, y, sample_weight=None):
+        self.predict_learn_one(x, y, sample_weight)
+        return self
 
-    def _learn_row(self, indices, data, n_features, y, sample_weight=None, new=None):
-        # settings built and unchanged, no weight, both classes known, no new feature or column and no
-        # kernel: learning is one call, which leaves the model as it was and answers NaN on an overflow
-        # (then the general path, which meets it again, says so); anything else takes the general path
-        cache = self._config_cache
-        if (cache is not None and not cache[1] and sample_weight is None and new is None
-                and self.class_weight is None):
-            try:
-                w, labels = self._w, self._labels
-                target = labels.both_targets.get(y)
-            except (AttributeError, TypeError):  # not started, a kernel, or a label that cannot be a class
-                target = None
-            if target is not None and n_features <= self.n_features_in_:
-                codes, params = cache[0]
-                avg = self.__dict__.get("_avg")
-                if avg is None:
-                    score = learn_one_row(indices, data, target, 1.0, w, self._state, params, codes)
-                else:
-                    score = learn_one_row_averaged(indices, data, target, 1.0, w, self._state, avg, self._avg_state,
-                                                   params, codes)
-                if score == score:
-                    return labels.sides[score > 0.0]
-        return super()._learn_row(indices, data, n_features, y, sample_weight, new)
+    learn_one.__doc__ = BinaryClassifierMixin.learn_one.__doc__
+
+    def predict_learn_one(self, x, y, sample_weight=None):
+        # a dict with the keys of the last plain row (FeatureMap.repeated), settings built and unchanged (no
+        # value watched in place), no weight, weights learned without a kernel and not averaged, no feature of
+        # the row past them, both classes known and y one of them: one compiled call (dict_learn_one), which
+        # answers NaN, the model unchanged, for a dict it cannot read so or an overflow; the general path then
+        # gives the same result or the error. The conditions are checked inline: this is a stream's whole round.
+        cache, state = self._config_cache, self.__dict__
+        features = state.get("_features")
+        if (cache is not None and not cache[1] and features is not None and type(x) is dict
+                and sample_weight is None and "_avg" not in state and self.class_weight is None):
+            repeated = features.repeated
+            w = state.get("_w")
+            if repeated is not None and w is not None and repeated[4] <= state["n_features_in_"]:
+                labels = state["_labels"]
+                try:
+                    target = labels.both_targets.get(y)
+                except TypeError:  # a label that cannot be a class
+                    target = None
+                if target is not None:
+                    codes, params = cache[0]
+                    score = dict_learn_one(id(x), repeated[0], repeated[1], repeated[2], repeated[3], target, w,
+                                           state["_state"], params, codes)
+                    if score == score:
+                        return labels.sides[score > 0.0]
+        return super().predict_learn_one(x, y, sample_weight)
+
+    predict_learn_one.__doc__ = BinaryClassifierMixin.predict_learn_one.__doc__
+
+    def predict_one(self, x):
+        if type(x) is dict:
+            predicted = self._predict_repeated(x)
+            if predicted is not _NOT_FUSED:
+                return predicted
+        return super().predict_one(x)
+
+    predict_one.__doc__ = BinaryClassifierMixin.predict_one.__doc__
+
+    def _repeated_row(self):
+        """The feature map's row for a dict with the keys of the last plain row
+        (:attr:`~olearn._features.FeatureMap.repeated`), when the weights can score it in one compiled call:
+        settings built and unchanged, weights learned without a kernel and not averaged, no feature of the row
+        past them. Else None."""
+        cache, state = self._config_cache, self.__dict__
+        features = state.get("_features")
+        if cache is None or cache[1] or features is None or "_avg" in state or "_w" not in state:
+            return None
+        repeated = features.repeated
+        if repeated is None or repeated[4] > state["n_features_in_"]:
+            return None
+        return repeated
+
+    def _predict_repeated(self, x):
+        """The class of the dict ``x`` in one compiled call (:func:`dict_row_score`), as :meth:`predict_learn_one`
+        reads it, once a class is known; else ``_NOT_FUSED``."""
+        repeated = self._repeated_row()
+        if repeated is None or self._labels.sides is None:
+            return _NOT_FUSED
+        score = dict_row_score(id(x), repeated[0], repeated[1], repeated[2], repeated[3], self._w, self._state,
+                               self._config_cache[0][1])
+        if score != score:
+            return _NOT_FUSED
+        return self._labels.sides[score > 0.0]
 
     # -- persistence ----------------------------------------------------------
 
