@@ -2,7 +2,8 @@
 
 :func:`to_river` wraps an olearn classifier, regressor or pipeline in an
 :class:`OlearnClassifier` or :class:`OlearnRegressor`, which subclass River's
-``river.base.Classifier`` and ``river.base.Regressor``. The result passes
+``river.base.MiniBatchClassifier`` and ``river.base.MiniBatchRegressor`` (its
+classifiers and regressors that also learn and predict DataFrames). The result passes
 River's own ``river.checks.check_estimator`` and works wherever River takes a
 model: in a ``river.compose.Pipeline`` (``StandardScaler() | to_river(...)``),
 in ``river.evaluate.progressive_val_score`` with River's metrics, in River's
@@ -23,7 +24,9 @@ olearn`` does not import River, and this module needs it (``pip install
 
 **What is adapted, exactly.** ``learn_one(x, y, w=1.0)`` is the learner's
 ``learn_one(x, y, sample_weight=w)``; ``predict_one(x)`` is its
-``predict_one(x)``. ``predict_proba_one`` gives probabilities only where the
+``predict_one(x)``; ``learn_many`` and ``predict_many`` are its own, on
+DataFrames whose columns are feature names. ``predict_proba_one`` (and
+``predict_proba_many``) gives probabilities only where the
 learner has calibrated ones (``OGDClassifier(loss="logistic")``, or a pipeline
 ending with it); elsewhere it raises NotImplementedError, River's way of saying
 a classifier predicts labels only, and River's ``predict_one`` is not built
@@ -60,6 +63,7 @@ except ImportError as error:  # pragma: no cover - exercised in a subprocess wit
     raise ImportError('olearn.river needs River, an optional dependency: pip install "olearn[river]"') from error
 
 from ._estimator import Estimator
+from ._learner import frame_rows
 from .compose import Pipeline
 
 __all__ = ["OlearnClassifier", "OlearnRegressor", "to_river"]
@@ -139,8 +143,19 @@ class _Adapted:
         """The estimator's ``predict_one(x)`` (None for a classifier before any class is known)."""
         return self.estimator.predict_one(x)
 
+    def learn_many(self, X, y):
+        """Learn the rows of the DataFrame ``X`` in order, as ``learn_one`` would: the estimator's ``learn_many``.
 
-class OlearnClassifier(_Adapted, river_base.Classifier):
+        The columns are feature names, in any order and any subset (docs/streams.md).
+        """
+        self.estimator.learn_many(X, y)
+
+    def predict_many(self, X):
+        """The estimator's predictions for the rows of the DataFrame ``X``, a pandas Series on its index."""
+        return self.estimator.predict_many(X)
+
+
+class OlearnClassifier(_Adapted, river_base.MiniBatchClassifier):
     """An olearn classifier (binary or multiclass), or a pipeline ending with one, as a River classifier.
 
     Made by :func:`to_river`. The estimator learns in place: after a River
@@ -182,15 +197,30 @@ class OlearnClassifier(_Adapted, river_base.Classifier):
         (``OGDClassifier(loss="logistic")``); the dict is empty before any
         class is known, River's convention.
         """
+        self._check_probabilities()
+        return self.estimator.predict_proba_one(x) or {}
+
+    def predict_proba_many(self, X):
+        """The probability of each class for the rows of the DataFrame ``X`` (where the estimator has them).
+
+        A DataFrame on ``X``'s index with a column per class known, the rows
+        read as named examples as in :meth:`predict_many`.
+        """
+        self._check_probabilities()
+        import pandas as pd
+
+        proba = self.estimator.predict_proba(frame_rows(X))
+        return pd.DataFrame(proba, index=X.index, columns=self.estimator.classes_.tolist())
+
+    def _check_probabilities(self):
         if not hasattr(self.estimator, "predict_proba_one"):
             raise NotImplementedError(
                 f"{type(self.estimator).__name__} predicts classes, not probabilities "
                 '(OGDClassifier(loss="logistic") has them)'
             )
-        return self.estimator.predict_proba_one(x) or {}
 
 
-class OlearnRegressor(_Adapted, river_base.Regressor):
+class OlearnRegressor(_Adapted, river_base.MiniBatchRegressor):
     """An olearn regressor, or a pipeline ending with one, as a River regressor.
 
     Made by :func:`to_river`. The estimator learns in place: after a River
