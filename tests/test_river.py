@@ -111,6 +111,17 @@ def test_wrong_adapter_classes_and_class_counts_are_refused():
         to_river(olearn.PAClassifier(), classes=["a", "b", "c"])
 
 
+def test_a_learned_estimator_keeps_its_model_and_its_classes_are_checked():
+    est = olearn.PAClassifier()
+    olearn.run(est, [{"f": 1.0, "g": 2.0}, {"f": -1.0}], ["a", "b"])
+    coef = est.coef_.copy()
+    model = to_river(est, classes=["a", "b"])
+    assert model.estimator is est
+    np.testing.assert_array_equal(est.coef_, coef)
+    with pytest.raises(ValueError, match="differs from the classes"):
+        to_river(est, classes=["a", "c"])
+
+
 def test_clone_is_an_unfitted_clone_of_the_estimator_and_include_attributes_keeps_the_model():
     model = to_river(olearn.PAClassifier(variant="pa1", C=0.5), classes=["a", "b"])
     model.learn_one({"f": 1.0}, "b")

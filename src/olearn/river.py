@@ -104,12 +104,12 @@ def _sample_weight(w):
 class _Adapted:
     """What both adapters share: the wrapped estimator, its cloning, learning."""
 
-    _kind = None
+    _adapts = None
 
     def __init__(self, estimator):
         kind = _kind(estimator)
-        if kind != self._kind:
-            raise TypeError(f"{type(self).__name__} adapts a {self._kind}; {type(estimator).__name__} is a {kind} "
+        if kind != self._adapts:
+            raise TypeError(f"{type(self).__name__} adapts a {self._adapts}; {type(estimator).__name__} is a {kind} "
                             "(to_river picks the adapter)")
         self.estimator = estimator
 
@@ -168,17 +168,19 @@ class OlearnClassifier(_Adapted, river_base.MiniBatchClassifier):
         Declared to the estimator before anything is learned (its
         ``partial_fit`` with no rows and ``classes=``): both classes of a
         binary learner, so that its predictions are :func:`olearn.run`'s
-        from the first round; the classes a multiclass learner breaks ties
-        among from the start.
+        from the first round; a multiclass learner's, known from the start
+        (where ``olearn.run`` lets a class join when first seen), as a cost
+        matrix needs them.
     """
 
-    _kind = "classifier"
+    _adapts = "classifier"
 
     def __init__(self, estimator, classes=None):
         super().__init__(estimator)
         self.classes = classes
         if classes is not None:
-            estimator.partial_fit(np.empty((0, 0)), [], classes=list(classes))
+            # no rows, as wide as what the estimator has learned (an unfitted one, none)
+            estimator.partial_fit(np.empty((0, getattr(estimator, "n_features_in_", 0))), [], classes=list(classes))
 
     @classmethod
     def _unit_test_params(cls):
@@ -231,7 +233,7 @@ class OlearnRegressor(_Adapted, river_base.MiniBatchRegressor):
     estimator : olearn regressor or olearn pipeline ending with one
     """
 
-    _kind = "regressor"
+    _adapts = "regressor"
 
     @classmethod
     def _unit_test_params(cls):
