@@ -83,9 +83,10 @@ class PublicNames(SphinxDirective):
                     role = "class" if inspect.isclass(obj) else "func"
                     elsewhere.append(f":{role}:`{name} <{home[id(obj)]}>`")
                 elif inspect.isclass(obj):
-                    # inherited from olearn's own bases, not from Python's (exceptions, tuples)
-                    builtin = ", ".join(base.__name__ for base in obj.__mro__ if base.__module__ == "builtins")
-                    lines += [f".. autoclass:: {target}", "   :members:", f"   :inherited-members: {builtin}", ""]
+                    # inherited from olearn's own bases, not from Python's (exceptions, tuples) nor River's
+                    foreign = ", ".join(base.__name__ for base in obj.__mro__
+                                        if base.__module__.partition(".")[0] != "olearn")
+                    lines += [f".. autoclass:: {target}", "   :members:", f"   :inherited-members: {foreign}", ""]
                 else:
                     lines += [f".. autofunction:: {target}", ""]
             else:
