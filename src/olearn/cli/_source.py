@@ -4,6 +4,7 @@ import errno
 import os
 
 import click
+import numpy as np
 
 from ..exceptions import DataFormatError
 
@@ -12,8 +13,8 @@ DEFAULT_CHUNK_SIZE = 50_000
 DEFAULT_BITS = 18
 
 
-def data_options(n_features=True):
-    """Decorator adding the options that say how to read FILE (``--n-features`` only if asked)."""
+def data_options(n_features=True, predict=False):
+    """Decorator adding the options that say how to read FILE (``--n-features`` only if asked; ``--no-label`` for predict)."""
     options = [
         click.option("--format", "fmt", type=click.Choice(FORMATS), default="auto", show_default=True,
                      help="File format; 'auto' looks at the file name and its first lines."),
@@ -25,7 +26,16 @@ def data_options(n_features=True):
                      help=f"VW only: hash features into 2^BITS slots. [default: {DEFAULT_BITS}]"),
         click.option("--chunk-size", type=click.IntRange(min=1), default=DEFAULT_CHUNK_SIZE, show_default=True,
                      help="Rows parsed and learned per step (bounds the memory of streamed formats)."),
+        click.option("--label-column", default=None, metavar="N|NAME",
+                     help=f"CSV only: the column holding the label, by number (1 is the first) or by its name in "
+                          f"the header. [default: {'the column the model was trained with' if predict else 'the last column'}]"),
+        click.option("--delimiter", default=None, metavar="CHAR",
+                     help=f"CSV only: the character between cells. [default: {'as in training' if predict else ','}]"),
     ]
+    if predict:
+        options.append(click.option(
+            "--no-label", is_flag=True,
+            help="CSV only: FILE has no label column; every column is a feature, as in training but the label."))
     if n_features:
         options.insert(1, click.option(
             "--n-features", type=click.IntRange(min=1), default=None,
@@ -88,10 +98,97 @@ class IndexBase:
                                "pass --zero-based if the data are 0-based")
 
 
-class DataSource:
-    """FILE read in a given format: ``chunks()`` yields (X, y) in file order; ``load()`` gives it all."""
+# a classifier's label column rarely holds more distinct values than this; more, when the label column was
+# not named, suggests a feature read as the label
+MAX_PLAUSIBLE_CLASSES = 32
+_LABEL_NAMES = ("label", "labels", "y", "class", "target")
 
-    def __init__(self, path, fmt="auto", n_features=None, bits=None, chunk_size=DEFAULT_CHUNK_SIZE, base=None):
+
+class CsvLayout:
+    """Where a CSV file's label is and how its cells are separated (the columns counted from 1, as a user does)."""
+
+    def __init__(self, path, label_column=None, delimiter=None, labelled=True, trained=None):
+        from ..data import csv_columns
+
+        trained = trained or {}
+        self.path = path
+        self.delimiter = delimiter or trained.get("delimiter", ",")
+        try:
+            self.header, self.n_columns = csv_columns(path, delimiter=self.delimiter)
+        except ValueError as err:
+            raise click.BadParameter(str(err), param_hint="'--delimiter'") from None
+        self.defaulted = label_column is None
+        self.labelled = labelled
+        self.label = None
+        if labelled and self.n_columns:
+            if label_column is not None:
+                self.label = self._column(str(label_column))
+            else:
+                # the training file's label column, if this file has it (else the layouts' check reports it)
+                self.label = trained.get("label_column", self.n_columns)
+                self.label = self.label if self.label <= self.n_columns else None
+
+    def _column(self, text):
+        if text.strip().lstrip("+").isdigit():
+            number = int(text)
+            if not 1 <= number <= self.n_columns:
+                raise click.BadParameter(f"{text}: {self.path} has columns 1 to {self.n_columns}",
+                                         param_hint="'--label-column'")
+            return number
+        if self.header is None or text not in self.header:
+            found = "has no header" if self.header is None else f"names the columns {', '.join(self.header)}"
+            raise click.BadParameter(f"{text!r} is neither a column number nor a column name: {self.path} {found}",
+                                     param_hint="'--label-column'")
+        return self.header.index(text) + 1
+
+    def describe(self, number=None):
+        """``column 3 ('price')``: a column as the file numbers and names it."""
+        number = self.label if number is None else number
+        name = f" ({self.header[number - 1]!r})" if self.header else ""
+        return f"column {number}{name}"
+
+    def info(self):
+        """The model metadata's ``csv`` entry."""
+        return {"label_column": self.label, "delimiter": self.delimiter, "n_columns": self.n_columns,
+                "header": self.header}
+
+    def check_labels(self, y, max_classes):
+        """Refuse a label column the user did not name that cannot hold a classifier's labels."""
+        if not self.defaulted or y.size == 0:
+            return
+        fix = "name the label column with --label-column N|NAME"
+        if self.header:
+            named = [k for k, name in enumerate(self.header, 1) if name.strip().lower() in _LABEL_NAMES]
+            if named and self.label not in named:
+                raise click.UsageError(
+                    f"{self.path}: the label is read from the last column, {self.describe()}, but "
+                    f"{self.describe(named[0])} looks like the label: {fix} (e.g. --label-column {named[0]})")
+        values = np.unique(y)
+        where = f"{self.path}: the label is read from the last column, {self.describe()}, which holds"
+        if not np.all(values == np.round(values)):
+            odd = values[values != np.round(values)][0]
+            raise click.UsageError(f"{where} non-integer values (such as {odd:g}), not class labels: {fix}")
+        if values.size == 1:
+            raise click.UsageError(f"{where} the single value {values[0]:g} on every row, nothing to learn: {fix}")
+        if values.size > max_classes:
+            raise click.UsageError(f"{where} {values.size} distinct values, more than the {max_classes} classes "
+                                   f"expected: {fix} (naming it, even as --label-column {self.label}, accepts it)")
+
+
+class DataSource:
+    """FILE read in a given format: ``chunks()`` yields (X, y, weight) in file order; ``load()`` gives it all.
+
+    ``weight`` is None, or the importance weights of a VW file that has some other than 1.
+    When ``learning``, every example needs a label (an unlabelled VW line is an
+    error) and a CSV label column that was not named must look like a
+    classifier's labels (at most ``max_classes`` distinct integers).
+    ``trained_csv`` (the ``csv`` entry of a model's metadata) gives the label
+    column and delimiter that the options leave open.
+    """
+
+    def __init__(self, path, fmt="auto", n_features=None, bits=None, chunk_size=DEFAULT_CHUNK_SIZE, base=None,
+                 label_column=None, delimiter=None, labelled=True, learning=True, max_classes=MAX_PLAUSIBLE_CLASSES,
+                 trained_csv=None):
         from .. import data
 
         self._data = data
@@ -105,6 +202,10 @@ class DataSource:
             raise click.UsageError(f"--bits applies to VW files only; {self.path} is read as {self.format}")
         if n_features is not None and self.format == "vw":
             raise click.UsageError("--n-features does not apply to VW files: their dimension is 2^BITS (see --bits)")
+        for name, value in (("--label-column", label_column), ("--delimiter", delimiter),
+                            ("--no-label", None if labelled else True)):
+            if value is not None and self.format != "csv":
+                raise click.UsageError(f"{name} applies to CSV files only; {self.path} is read as {self.format}")
         self.bits = DEFAULT_BITS if bits is None else bits
         self.n_features = n_features
         self.chunk_size = chunk_size
@@ -112,6 +213,11 @@ class DataSource:
         if self.base.from_option and self.format != "libsvm":
             raise click.UsageError(f"--zero-based/--one-based apply to LIBSVM files only; {self.path} is read "
                                    f"as {self.format}")
+        self.csv = None
+        if self.format == "csv":
+            self.csv = CsvLayout(self.path, label_column, delimiter, labelled, trained_csv)
+        self.learning = learning
+        self.max_classes = max_classes
         self._loaded = None
 
     @property
@@ -121,50 +227,72 @@ class DataSource:
             return self.n_features
         return 2**self.bits if self.format == "vw" else None
 
+    def input_info(self):
+        """The model metadata's ``input`` entry: the format, and how this file was read."""
+        info = {"format": self.format, **(self.base.input_info() or {})}
+        if self.format == "vw":
+            info["bits"] = self.bits
+        if self.csv is not None:
+            info["csv"] = self.csv.info()
+        return info
+
     def chunks(self):
-        """Yield (X, y) chunks of at most ``chunk_size`` rows, in file order."""
+        """Yield (X, y, weight) chunks of at most ``chunk_size`` rows, in file order."""
         data = self._data
         if self.format == "libsvm":
             zero_based = self.base.settle([self.path])
             try:
-                yield from data.iter_libsvm(self.path, chunk_size=self.chunk_size, n_features=self.n_features,
-                                            zero_based=zero_based)
+                for X, y in data.iter_libsvm(self.path, chunk_size=self.chunk_size, n_features=self.n_features,
+                                             zero_based=zero_based):
+                    yield X, y, None
             except DataFormatError as err:
                 raise self.base.explain(err) from None
         elif self.format == "vw":
-            for item in data.iter_vw(self.path, chunk_size=self.chunk_size, n_bits=self.bits):
-                yield item[0], item[1]
+            for X, y, weight in data.iter_vw(self.path, chunk_size=self.chunk_size, n_bits=self.bits,
+                                             require_labels=self.learning):
+                yield X, y, _unless_all_ones(weight)
         else:
-            X, y = self.load()
+            X, y, weight = self.load()
             for lo in range(0, X.shape[0], self.chunk_size):
-                yield X[lo : lo + self.chunk_size], y[lo : lo + self.chunk_size]
+                part = slice(lo, lo + self.chunk_size)
+                yield X[part], None if y is None else y[part], None if weight is None else weight[part]
 
     def load(self):
-        """The whole file as (X, y); read once, then kept (the caller needs it in memory anyway)."""
+        """The whole file as (X, y, weight); read once, then kept (the caller needs it in memory anyway)."""
         if self._loaded is None:
             self._loaded = self._read_whole()
         return self._loaded
 
     def _read_whole(self):
         data = self._data
+        weight = None
         if self.format == "libsvm":
             zero_based = self.base.settle([self.path])
             try:
-                loaded = data.load_libsvm(self.path, n_features=self.n_features, zero_based=zero_based)
+                X, y = data.load_libsvm(self.path, n_features=self.n_features, zero_based=zero_based)
             except DataFormatError as err:
                 raise self.base.explain(err) from None
         elif self.format == "vw":
-            loaded = data.load_vw(self.path, n_bits=self.bits)
+            X, y, weight = data.load_vw(self.path, n_bits=self.bits, require_labels=self.learning)
+            weight = _unless_all_ones(weight)
         elif self.format == "csv":
-            loaded = data.load_csv(self.path)
+            label = None if self.csv.label is None else self.csv.label - 1
+            X, y = data.load_csv(self.path, label_column=label, delimiter=self.csv.delimiter)
+            if self.learning:
+                self.csv.check_labels(y, self.max_classes)
         elif self.format == "cache":
-            loaded = data.load_cache(self.path)
+            X, y, weight = data.load_cache(self.path)
+            weight = None if weight is None else _unless_all_ones(np.asarray(weight))
         else:
             raise ValueError(f"{self.path}: unknown format {self.format!r}")
-        X, y = loaded[0], loaded[1]
         if self.n_features is not None and self.format != "libsvm" and X.shape[1] > self.n_features:
             raise ValueError(f"{self.path}: has {X.shape[1]} features, more than --n-features {self.n_features}")
-        return X, y
+        return X, y, weight
+
+
+def _unless_all_ones(weight):
+    """The importance weights, or None when every one is 1 (the unweighted path)."""
+    return None if weight is None or np.all(weight == 1.0) else weight
 
 
 def check_writable(path, what):
