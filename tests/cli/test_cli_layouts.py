@@ -374,3 +374,21 @@ def test_set_covariance_diag_for_arow_is_arow(label_first):
     assert result.exit_code == 0, result.output
     X, y = load_svmlight_file(svm)
     assert mistakes(result.output) == olearn.run(olearn.AROW(covariance="diag"), X, y).n_mistakes
+
+
+def test_compare_learns_with_the_importance_weights(weighted_vw, tmp_path):
+    binary_path, _, binary, _, weights = weighted_vw
+    table = tmp_path / "table.csv"
+    result = invoke("compare", "--algos", "pa1,arow", "--bits", BITS, "--chunk-size", 30, "--csv", table, binary_path)
+    assert result.exit_code == 0, result.output
+    X = load_vw(binary_path, n_bits=BITS)[0]
+    rows = {line.split(",")[0]: int(line.split(",")[3]) for line in table.read_text().splitlines()[1:]}
+    for name, est in (("pa1", olearn.PAClassifier(variant="pa1")), ("arow", olearn.AROW(covariance="diag"))):
+        assert rows[name] == olearn.run(est, X, binary.astype(float), sample_weight=weights).n_mistakes
+
+
+def test_an_empty_csv_holds_no_examples(tmp_path):
+    path = tmp_path / "empty.csv"
+    path.write_text("")
+    result = invoke("run", "--algo", "pa", "-q", path)
+    assert result.exit_code == 1 and "holds no examples" in result.output

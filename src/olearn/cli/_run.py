@@ -69,6 +69,12 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, p
     previous row. LIBSVM and VW files are read in chunks, so memory stays
     bounded however long the file is.
 
+    A CSV file's label is its last column unless --label-column names
+    another (a last column that cannot hold a classifier's labels is
+    refused). A VW file's importance weights weigh the learning of their
+    examples, as the learner's sample_weight; an unlabelled VW line is an
+    error.
+
     With --passes N the file is read N times and learning continues across
     passes; from pass 2 on the learner has seen every example before, so the
     numbers are no longer progressive validation (they measure fit, not
@@ -83,6 +89,7 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, p
       olearn run --algo pa2 --format vw --bits 20 clicks.vw
       olearn run --algo ogd --set conservative=true train.svm
       olearn run --algo arow --set r=0.1 train.svm
+      olearn run --algo pa1 --label-column 1 --delimiter ';' train.csv
 
     With --workers N (a local Dask cluster) or --scheduler ADDRESS, every
     FILE (several files, or a quoted glob such as 'shards/*.svm') is a shard

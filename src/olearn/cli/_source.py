@@ -154,7 +154,7 @@ class CsvLayout:
 
     def check_labels(self, y, max_classes):
         """Refuse a label column the user did not name that cannot hold a classifier's labels."""
-        if not self.defaulted or y.size == 0:
+        if not self.defaulted or y is None or y.size == 0:
             return
         fix = "name the label column with --label-column N|NAME"
         if self.header:
