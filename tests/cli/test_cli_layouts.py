@@ -392,3 +392,11 @@ def test_an_empty_csv_holds_no_examples(tmp_path):
     path.write_text("")
     result = invoke("run", "--algo", "pa", "-q", path)
     assert result.exit_code == 1 and "holds no examples" in result.output
+
+
+def test_a_csv_model_refuses_a_libsvm_file(csv_model, label_first):
+    model = csv_model[0]
+    result = invoke("predict", "-m", model, label_first[1])
+    assert result.exit_code == 1
+    assert "trained on a CSV file of 5 columns, the label in column 1, and" in result.output
+    assert "need not number the same features" in result.output and "--format csv" in result.output

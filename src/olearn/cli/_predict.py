@@ -51,11 +51,12 @@ def check_layout(model_path, trained, source, bits_given):
                    f"{source.format}: a cache's columns cannot be checked against the training data", err=True)
         return
     if source.format != fmt:
+        why = ("VW features are hashed into columns, LIBSVM and CSV features numbered" if "vw" in (fmt, source.format)
+               else "a CSV file's columns and a LIBSVM file's indices need not number the same features")
         raise ValueError(
             f"{model_path} was trained on {_trained_on(trained)}, and {path} is read as {source.format}: its "
-            f"columns are not the model's (VW features are hashed, LIBSVM and CSV features numbered), so the "
-            f"predictions would be meaningless. Predict on the data in the training format (pass --format {fmt} "
-            f"if {path} is in it)")
+            f"columns are not the model's ({why}), so the predictions would be meaningless. Predict on the data "
+            f"in the training format (pass --format {fmt} if {path} is in it)")
     if fmt == "vw" and source.bits != trained.get("bits", source.bits):
         if bits_given:
             raise click.UsageError(
@@ -139,7 +140,7 @@ def predict_command(model_path, fmt, zero_based, bits, chunk_size, label_column,
         check_layout(model_path, trained, source, bits is not None)
     else:
         click.echo(f"olearn: warning: {model_path} does not record how its training data were read (saved by the "
-                   "library or an older olearn): FILE is read as 'olearn run' would, and cannot be checked against "
+                   f"library or an older olearn): {file} is read as 'olearn run' would, and cannot be checked against "
                    "the training data", err=True)
         if bits is None and source.format == "vw" and _bits_of(model) is not None:
             source.bits = _bits_of(model)
