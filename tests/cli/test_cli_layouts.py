@@ -400,3 +400,19 @@ def test_a_csv_model_refuses_a_libsvm_file(csv_model, label_first):
     assert result.exit_code == 1
     assert "trained on a CSV file of 5 columns, the label in column 1, and" in result.output
     assert "need not number the same features" in result.output and "--format csv" in result.output
+
+
+@pytest.mark.parametrize("name, text, args, line, example", [
+    ("three.vw", "1 | a\n\n-1 | b\n2 | c\n", ("--chunk-size", "2"), 4, 3),
+    ("half.svm", "# comment\n1 1:1\n-1 2:1\n\n0.5 1:1\n", (), 5, 3),
+    ("three.csv", "y,a\n1,2\n\n-1,3\n# note\n3,4\n", ("--label-column", "y"), 6, 3),
+])
+@pytest.mark.parametrize("command", ["run", "compare"])
+def test_a_label_error_names_the_file_line(tmp_path, name, text, args, line, example, command):
+    path = tmp_path / name
+    path.write_text(text)
+    algo = ("--algo", "pa") if command == "run" else ("--algos", "pa,pa1")
+    result = invoke(command, *algo, *args, path)
+    assert result.exit_code == 1
+    assert result.output.startswith(f"olearn: error: {path}:{line}: ") and f"at example {example}" in result.output
+    assert "row " not in result.output

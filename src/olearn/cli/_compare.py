@@ -153,15 +153,18 @@ def compare_command(algos, C, eta, loss, schedule, radius, fit_intercept, settin
     warm = False
     with Progress(enabled=True, description="comparing") as progress:
         for X, y, weight in source.chunks():
+            done = next(iter(traces.values())).n_rounds
             if not warm and X.shape[0]:
                 # Load each compiled kernel on a throw-away copy, so that the first learner's
                 # time is not charged for it.
                 for est in learners.values():
-                    olearn.run(clone(est), X[:1], y[:1], sample_weight=None if weight is None else weight[:1])
+                    with source.locating(done):
+                        olearn.run(clone(est), X[:1], y[:1], sample_weight=None if weight is None else weight[:1])
                 warm = True
             for label, est in learners.items():
                 tick = time.perf_counter()
-                traces[label].add(olearn.run(est, X, y, record=True, sample_weight=weight))
+                with source.locating(done):
+                    traces[label].add(olearn.run(est, X, y, record=True, sample_weight=weight))
                 seconds[label] += time.perf_counter() - tick
             progress.update(next(iter(traces.values())).n_rounds)
     n_examples = next(iter(traces.values())).n_rounds

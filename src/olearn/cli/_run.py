@@ -138,14 +138,17 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, p
         if weight is not None:
             raise click.UsageError(f"{file} gives importance weights, and --bound states the bounds of unweighted "
                                    "rounds: run without --bound to learn with the weights")
-        result = olearn.run(est, X, y, record=True)
+        with source.locating(0):
+            result = olearn.run(est, X, y, record=True)
         table.add(result)
     else:
         with Progress(enabled=not quiet) as progress:
             for p in range(passes):
                 label = f"pass {p + 1}/{passes}" if passes > 1 else "learning"
+                pass_start = table.examples
                 for X, y, weight in source.chunks():
-                    table.add(olearn.run(est, X, y, record=table.needs_record(X.shape[0]), sample_weight=weight))
+                    with source.locating(table.examples - pass_start):
+                        table.add(olearn.run(est, X, y, record=table.needs_record(X.shape[0]), sample_weight=weight))
                     progress.update(table.examples, label)
     table.finish()
     if table.examples == 0:

@@ -1,7 +1,9 @@
 """Reading a data file for the commands: in chunks for text streams, whole where the format needs it."""
 
+import contextlib
 import errno
 import os
+import re
 
 import click
 import numpy as np
@@ -101,6 +103,8 @@ class IndexBase:
 # a classifier's label column rarely holds more distinct values than this; more, when the label column was
 # not named, suggests a feature read as the label
 MAX_PLAUSIBLE_CLASSES = 32
+# how a learner names the example of a batch that it refuses (0-based)
+_ROW = re.compile(r"\brow (\d+)\b")
 _LABEL_NAMES = ("label", "labels", "y", "class", "target")
 
 
@@ -256,6 +260,45 @@ class DataSource:
             for lo in range(0, X.shape[0], self.chunk_size):
                 part = slice(lo, lo + self.chunk_size)
                 yield X[part], None if y is None else y[part], None if weight is None else weight[part]
+
+    @contextlib.contextmanager
+    def locating(self, first):
+        """Report a learner's error about "row N" of a chunk whose first example is example ``first`` of the file
+        (0-based) as the file's own line (1-based), or as its example number for a cache."""
+        try:
+            yield
+        except DataFormatError:
+            raise
+        except ValueError as err:
+            found = _ROW.search(str(err))
+            if found is None:
+                raise
+            index = first + int(found.group(1))
+            line = self._line_of(index)
+            text = _ROW.sub(f"example {index + 1}", str(err), count=1)
+            raise ValueError(f"{self.path}:{line}: {text}" if line else f"{self.path}: {text}") from None
+
+    def _line_of(self, index):
+        """The 1-based line of the file that holds example ``index`` (0-based), or None (a cache has no lines)."""
+        from ..data._io import iter_line_blocks
+
+        if self.format not in ("libsvm", "vw", "csv"):
+            return None
+        comments = self.format != "vw"  # LIBSVM and CSV skip '#' lines, VW blank lines only
+        header = self.csv is not None and self.csv.header is not None
+        seen = 0
+        for buf, end, first_line in iter_line_blocks(self.path, 1 << 22):
+            for number, line in enumerate(buf[:end].split(b"\n"), start=first_line + 1):
+                text = line.strip()
+                if not text or (comments and text.startswith(b"#")):
+                    continue
+                if header:
+                    header = False
+                elif seen == index:
+                    return number
+                else:
+                    seen += 1
+        return None
 
     def load(self):
         """The whole file as (X, y, weight); read once, then kept (the caller needs it in memory anyway)."""
