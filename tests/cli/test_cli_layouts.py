@@ -6,6 +6,7 @@ the same data written as LIBSVM by scikit-learn, and the library's estimators gi
 the weights, as ``sample_weight``) in memory.
 """
 
+import gzip
 import json
 import os
 import re
@@ -416,3 +417,12 @@ def test_a_label_error_names_the_file_line(tmp_path, name, text, args, line, exa
     assert result.exit_code == 1
     assert result.output.startswith(f"olearn: error: {path}:{line}: ") and f"at example {example}" in result.output
     assert "row " not in result.output
+
+
+def test_a_bad_delimiter_is_a_usage_error_and_a_damaged_csv_a_file_error(tmp_path, label_first):
+    result = invoke("run", "--algo", "pa", "-q", "--delimiter", ".", label_first[0])
+    assert result.exit_code == 2 and "could be part of a number" in result.output
+    damaged = tmp_path / "damaged.csv.gz"
+    damaged.write_bytes(gzip.compress(open(label_first[0], "rb").read())[:100])
+    result = invoke("run", "--algo", "pa", "-q", damaged)
+    assert result.exit_code == 1 and "truncated gzip stream" in result.output

@@ -119,7 +119,9 @@ class CsvLayout:
         self.delimiter = delimiter or trained.get("delimiter", ",")
         try:
             self.header, self.n_columns = csv_columns(path, delimiter=self.delimiter)
-        except ValueError as err:
+        except DataFormatError:
+            raise  # a damaged compressed file, named as such
+        except ValueError as err:  # a delimiter that cannot separate numbers
             raise click.BadParameter(str(err), param_hint="'--delimiter'") from None
         self.defaulted = label_column is None
         self.labelled = labelled
