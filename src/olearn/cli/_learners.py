@@ -207,7 +207,7 @@ def _check_condition(name, hyperparameters, who):
 
 def max_classes(*algos):
     """The most distinct labels a file learned by ``algos`` may plausibly hold: 2 if one of them is binary."""
-    from ._source import MAX_PLAUSIBLE_CLASSES
+    from ._csv_layout import MAX_PLAUSIBLE_CLASSES
 
     return MAX_PLAUSIBLE_CLASSES if all(algo in MULTICLASS for algo in algos) else 2
 
