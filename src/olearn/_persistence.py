@@ -3,9 +3,9 @@
 A model file is a NumPy ``.npz`` archive (a zip of uncompressed ``.npy``
 members): the learned arrays, plus one entry ``__meta__`` holding JSON with the
 format name and version, the estimator's class and hyperparameters, and its
-scalar state and, optionally, ``input``: how the training data were read
-(``{"zero_based": true}`` when the command line read LIBSVM indices as 0-based,
-false for 1-based), so that data to predict are read alike. Nothing is
+scalar state and, optionally, ``input``: how the command line read the
+training data, so that data to predict are read alike and data of another
+layout are refused (:func:`read_input_info`). Nothing is
 pickled, so a model file can be read without trusting it to run code. The file
 is written to a temporary name in the target folder and renamed into place (:mod:`olearn._atomic`), so a crash never leaves a
 half-written model behind.
@@ -595,18 +595,56 @@ def _feature_names(path, names, model):
     return np.array(names, dtype=object)
 
 
-def read_input_info(path):
-    """How the training data of the model at ``path`` were read: its ``input`` entry, ``{}`` if it has none.
+_INPUT_FORMATS = ("libsvm", "vw", "csv", "cache")
 
-    Models saved without it (by the library, or by an olearn older than the
-    entry) load as before. A ``zero_based`` that is not a boolean is a
-    ModelFormatError.
+
+def _input_problem(info):
+    """What is wrong with a metadata ``input`` entry, or None."""
+    if not isinstance(info, dict):
+        return "is not an object"
+    checks = {
+        "format": lambda v: v in _INPUT_FORMATS,
+        "zero_based": lambda v: isinstance(v, bool),
+        "bits": lambda v: isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 31,
+        "csv": lambda v: isinstance(v, dict),
+    }
+    for key, ok in checks.items():
+        if key in info and not ok(info[key]):
+            return f"has {key}={info[key]!r:.100}"
+    layout = info.get("csv", {})
+    n_columns = layout.get("n_columns", 0)
+    if not (isinstance(n_columns, int) and not isinstance(n_columns, bool) and n_columns >= 0):
+        return f"has csv n_columns={n_columns!r:.100}"
+    label = layout.get("label_column")
+    if label is not None and not (isinstance(label, int) and not isinstance(label, bool) and 1 <= label <= n_columns):
+        return f"has csv label_column={label!r:.100}, not a column of 1 to {n_columns}"
+    delimiter = layout.get("delimiter", ",")
+    if not (isinstance(delimiter, str) and len(delimiter) == 1):
+        return f"has csv delimiter={delimiter!r:.100}"
+    header = layout.get("header")
+    if header is not None and not (isinstance(header, list) and len(header) == n_columns
+                                   and all(isinstance(name, str) for name in header)):
+        return f"has csv header={header!r:.100}, not {n_columns} names"
+    return None
+
+
+def read_input_info(path):
+    """How the command line read the training data of the model at ``path``: its ``input`` entry, ``{}`` if none.
+
+    The entry (written by ``olearn run --save``) holds ``format`` (libsvm,
+    vw, csv or cache), ``zero_based`` (how LIBSVM indices were read),
+    ``bits`` (the hashing of VW features) and ``csv`` (``label_column``,
+    counted from 1, ``delimiter``, ``n_columns`` and the ``header``'s names
+    or null). Models saved without it (by the library) or by an olearn that
+    recorded ``zero_based`` only load as before. An entry of the wrong shape is
+    a ModelFormatError.
     """
     path = os.fspath(path)
     meta, _ = _read_archive(path)
     info = meta.get("input", {})
-    if not isinstance(info, dict) or not isinstance(info.get("zero_based", False), bool):
-        raise ModelFormatError(f"{path}: the metadata's input entry is not {{'zero_based': true|false}}: {info!r}")
+    problem = _input_problem(info)
+    if problem:
+        raise ModelFormatError(f"{path}: the metadata's input entry {problem}: {info!r:.200}")
     return info
 
 

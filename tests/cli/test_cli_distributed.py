@@ -202,3 +202,25 @@ def test_a_failing_shard_prints_one_line_without_dask_logs(tmp_path):
     assert proc.stderr.strip().splitlines() == [
         f"olearn: error: {bad}:2:6: expected a numeric feature value after ':', found 'x'"
     ]
+
+
+@pytest.mark.parametrize("text, message", [
+    ("1 2 | a b\n-1 | c\n", "gives importance weights other than 1, and learning on shards does not honour them"),
+    ("1 | a b\n | c\n", ":2:1: the line has no label"),
+])
+def test_shards_refuse_importance_weights_and_unlabelled_lines(scheduler, tmp_path, text, message):
+    path = tmp_path / "shard.vw"
+    path.write_text(text)
+    result = invoke("run", "--algo", "pa", "--scheduler", scheduler, path)
+    assert result.exit_code == 1, result.output
+    assert message in result.output and "Traceback" not in result.output
+
+
+def test_shards_record_the_format_and_bits(scheduler, tmp_path):
+    path = tmp_path / "shard.vw"
+    path.write_text("1 | a b\n-1 | c\n")
+    model = tmp_path / "m.npz"
+    assert invoke("run", "--algo", "pa", "--scheduler", scheduler, "--bits", 10, "--save", model, path).exit_code == 0
+    from olearn._persistence import read_input_info
+
+    assert read_input_info(model) == {"format": "vw", "bits": 10}

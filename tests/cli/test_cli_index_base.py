@@ -50,7 +50,7 @@ def test_the_reproducer_no_longer_shifts_the_test_file(zero_based_pair, tmp_path
     train, test = zero_based_pair
     model = tmp_path / "model.npz"
     assert invoke("run", "--algo", "pa1", "-q", "--save", model, train).exit_code == 0
-    assert stored_input(model) == {"zero_based": False}
+    assert stored_input(model) == {"format": "libsvm", "zero_based": False}
     line = error_line(invoke("predict", "--model", model, test))
     assert "test.svm:1:" in line and "feature index 0" in line
     assert f"as for the training data of {model}" in line and "--zero-based" in line
@@ -60,7 +60,7 @@ def test_zero_based_training_is_reused_by_predict(zero_based_pair, tmp_path):
     train, test = zero_based_pair
     model = tmp_path / "model.npz"
     assert invoke("run", "--algo", "pa1", "-q", "--zero-based", "--save", model, train).exit_code == 0
-    assert stored_input(model) == {"zero_based": True}
+    assert stored_input(model) == {"format": "libsvm", "zero_based": True}
     result = invoke("predict", "--model", model, test)
     assert result.exit_code == 0, result.output
 

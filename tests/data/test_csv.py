@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from olearn.data import load_csv
+from olearn.data import csv_columns, load_csv
 from olearn.exceptions import DataFormatError
 
 MNIST = Path(__file__).resolve().parents[3] / "shared" / "data" / "mnist-5k" / "mnist_5k.csv.gz"
@@ -63,12 +63,24 @@ def test_empty_and_header_only(write):
         ({"delimiter": "."}, ValueError),
         ({"header": "yes"}, ValueError),
         ({"label_column": 3}, ValueError),
-        ({"label_column": "x"}, TypeError),
+        ({"label_column": "x"}, ValueError),  # a name, but the file has no header
+        ({"label_column": 1.5}, TypeError),
     ],
 )
 def test_bad_arguments(write, kwargs, error):
     with pytest.raises(error):
         load_csv(write("a.csv", "1,2,3\n"), **kwargs)
+
+
+def test_label_column_by_name_and_csv_columns(write):
+    path = write("named.csv", "# comment\ny,a,b\n1,0.5,2\n-1,3,0\n")
+    X, y = load_csv(path, label_column="y")
+    np.testing.assert_array_equal(y, [1.0, -1.0])
+    np.testing.assert_array_equal(X.toarray(), [[0.5, 2.0], [3.0, 0.0]])
+    assert csv_columns(path) == (["y", "a", "b"], 3)
+    assert csv_columns(write("plain.csv", "\n1;2\n3;4\n"), delimiter=";") == (None, 2)
+    with pytest.raises(ValueError, match="the header names y, a, b"):
+        load_csv(path, label_column="z")
 
 
 ERRORS = [

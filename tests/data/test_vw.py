@@ -127,3 +127,18 @@ ERRORS = [
 @pytest.mark.parametrize("text, line, col, fragment", ERRORS)
 def test_error_location_and_message(write, assert_format_error, text, line, col, fragment):
     assert_format_error(load_vw, write("bad.vw", text), line, col, fragment, n_bits=8)
+
+
+@pytest.mark.parametrize("block_size", [3, 1 << 20])
+def test_require_labels_names_the_first_unlabelled_line(write, block_size):
+    from olearn.data import iter_vw
+    from olearn.exceptions import DataFormatError
+
+    path = write("u.vw", "1 | a\n\n-1 2 | b\n\n | c\n1 | d\n")
+    assert np.isnan(load_vw(path, n_bits=4)[1][2])  # to predict: an unlabelled line is NaN
+    with pytest.raises(DataFormatError) as err:
+        list(iter_vw(path, chunk_size=1, n_bits=4, block_size=block_size, require_labels=True))
+    assert (err.value.line, err.value.column) == (5, 1)
+    assert "has no label" in err.value.message
+    with pytest.raises(DataFormatError, match=r"u\.vw:5:1: the line has no label"):
+        load_vw(path, n_bits=4, require_labels=True)

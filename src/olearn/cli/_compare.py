@@ -10,11 +10,13 @@ import numpy as np
 from ._app import cli
 from ._learners import (
     COMPARED_BY_DEFAULT,
+    check_conditions,
     check_some_takes,
     collect_hyperparameters,
     describe_estimator,
     hyperparameter_options,
     make_estimator,
+    max_classes,
     parse_algorithm_list,
 )
 from ._report import Progress, table_console
@@ -107,7 +109,7 @@ class MistakeTrace:
 @click.option("--title", default=None, help="Title of the plot. [default: the file name]")
 @file_argument
 def compare_command(algos, C, eta, loss, schedule, radius, fit_intercept, settings, fmt, zero_based, n_features, bits,
-                    chunk_size, plot, csv_path, title, file):
+                    chunk_size, label_column, delimiter, plot, csv_path, title, file):
     """Run several learners on the same stream and compare their mistakes.
 
     FILE is read once, in chunks; every chunk goes to every learner in turn,
@@ -133,12 +135,14 @@ def compare_command(algos, C, eta, loss, schedule, radius, fit_intercept, settin
     entries = parse_algorithm_list(algos)
     common = collect_hyperparameters(C, eta, loss, schedule, radius, settings)
     check_some_takes(common, [algo for _, algo, _ in entries])
+    check_conditions(entries, common)
     for path, what in ((plot, "--plot"), (csv_path, "--csv")):
         if path is not None:
             check_writable(path, what)
     if plot is not None and os.path.splitext(plot)[1].lower() not in PLOT_SUFFIXES:
         raise click.BadParameter(f"{plot!r}: name a file ending in {', '.join(PLOT_SUFFIXES)}", param_hint="'--plot'")
-    source = DataSource(file, fmt, n_features, bits, chunk_size, IndexBase(zero_based))
+    source = DataSource(file, fmt, n_features, bits, chunk_size, IndexBase(zero_based), label_column, delimiter,
+                        max_classes=max_classes(*(algo for _, algo, _ in entries)))
     learners = {
         label: make_estimator(algo, {**common, **own}, fit_intercept, source.model_n_features)
         for label, algo, own in entries
@@ -148,16 +152,19 @@ def compare_command(algos, C, eta, loss, schedule, radius, fit_intercept, settin
 
     warm = False
     with Progress(enabled=True, description="comparing") as progress:
-        for X, y in source.chunks():
+        for X, y, weight in source.chunks():
+            done = next(iter(traces.values())).n_rounds
             if not warm and X.shape[0]:
                 # Load each compiled kernel on a throw-away copy, so that the first learner's
                 # time is not charged for it.
                 for est in learners.values():
-                    olearn.run(clone(est), X[:1], y[:1])
+                    with source.locating(done):
+                        olearn.run(clone(est), X[:1], y[:1], sample_weight=None if weight is None else weight[:1])
                 warm = True
             for label, est in learners.items():
                 tick = time.perf_counter()
-                traces[label].add(olearn.run(est, X, y, record=True))
+                with source.locating(done):
+                    traces[label].add(olearn.run(est, X, y, record=True, sample_weight=weight))
                 seconds[label] += time.perf_counter() - tick
             progress.update(next(iter(traces.values())).n_rounds)
     n_examples = next(iter(traces.values())).n_rounds

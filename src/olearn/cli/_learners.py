@@ -56,6 +56,19 @@ _STRUCTURAL = ("fit_intercept", "n_features")
 _FIT_PASSES = ("max_iter", "tol", "n_iter_no_change", "shuffle")
 
 
+# hyperparameters a learner has but ignores unless another one says so: {name: (condition on the chosen
+# hyperparameters, how to say it)}; the kernel ones are those of olearn.kernel (Mercer kernels on a budget)
+_KERNEL_GIVEN = (lambda chosen: chosen.get("kernel") is not None, "--set kernel=linear|poly|rbf")
+_CONDITIONS = {
+    "degree": (lambda chosen: chosen.get("kernel") == "poly", "--set kernel=poly"),
+    "coef0": (lambda chosen: chosen.get("kernel") == "poly", "--set kernel=poly"),
+    "gamma": (lambda chosen: chosen.get("kernel") in ("poly", "rbf"), "--set kernel=poly|rbf"),
+    "budget": _KERNEL_GIVEN,
+    "budget_policy": _KERNEL_GIVEN,
+    "random_state": (lambda chosen: chosen.get("budget_policy") == "random", "--set budget_policy=random"),
+}
+
+
 @functools.cache
 def tunable(algo):
     """The hyperparameters of ``algo`` that the command line may set."""
@@ -65,7 +78,18 @@ def tunable(algo):
     names = getattr(olearn, class_name)._get_param_names()
     # random_state seeds a kernel's random budget policy; otherwise it only orders fit's passes
     unused = (*_FIT_PASSES, *(() if "kernel" in names else ("random_state",)))
+    if fixed.get("variant") == "pa":
+        unused += ("C",)  # the plain PA step has no aggressiveness bound (Crammer et al. 2006, eq. 6)
     return tuple(name for name in names if name not in fixed and name not in _STRUCTURAL and name not in unused)
+
+
+def _takes(algo, name, value):
+    """Whether ``algo`` has the hyperparameter ``name``, or fixes it to ``value`` (``--set covariance=diag`` for arow)."""
+    return name in tunable(algo) or (name in ALGORITHMS[algo][1] and ALGORITHMS[algo][1][name] == value)
+
+
+def _takers(name, value):
+    return ", ".join(a for a in ALGORITHMS if _takes(a, name, value)) or "no algorithm"
 
 
 def _refuse_fit_passes(name):
@@ -132,22 +156,60 @@ def _option_name(name):
     return _OPTION_NAMES.get(name, f"--set {name}")
 
 
+def _shown(name, value):
+    """How the command line names a setting: ``-C``, ``--set r``, or with its value one that picks a variant."""
+    fixing = any(name in fixed for _, fixed in ALGORITHMS.values())
+    return f"--set {name}={value}" if fixing else _option_name(name)
+
+
 def check_applicable(algo, hyperparameters):
-    """Reject a hyperparameter that ``algo`` does not have (a usage error, exit code 2)."""
-    for name in hyperparameters:
+    """Reject a hyperparameter that ``algo`` does not have or would ignore (a usage error, exit code 2)."""
+    for name, value in hyperparameters.items():
         _refuse_fit_passes(name)
-        if name not in tunable(algo):
-            takers = ", ".join(a for a in ALGORITHMS if name in tunable(a)) or "no algorithm"
-            raise click.UsageError(f"{_option_name(name)} does not apply to --algo {algo} (it applies to: {takers})")
+        class_name, fixed = ALGORITHMS[algo]
+        if name in fixed and fixed[name] != value:
+            # the setting chooses among the command line's variants of one estimator (arow, arow-full)
+            twins = [a for a, (cls, own) in ALGORITHMS.items() if cls == class_name and own.get(name) == value]
+            if twins:
+                raise click.UsageError(f"{_shown(name, value)} does not apply to --algo {algo}, which is "
+                                       f"{name}={fixed[name]}: use --algo {' or '.join(twins)}")
+        if not _takes(algo, name, value):
+            raise click.UsageError(f"{_shown(name, value)} does not apply to --algo {algo} (it applies to: "
+                                   f"{_takers(name, value)})")
+        _check_condition(name, hyperparameters, f"--algo {algo}")
 
 
 def check_some_takes(hyperparameters, algos):
     """Reject a hyperparameter that none of ``algos`` has (a usage error, exit code 2)."""
-    for name in hyperparameters:
+    for name, value in hyperparameters.items():
         _refuse_fit_passes(name)
-        if not any(name in tunable(algo) for algo in algos):
-            takers = ", ".join(a for a in ALGORITHMS if name in tunable(a)) or "no algorithm"
-            raise click.UsageError(f"{_option_name(name)} applies to none of the listed algorithms (it applies to: {takers})")
+        if not any(_takes(algo, name, value) for algo in algos):
+            raise click.UsageError(f"{_shown(name, value)} applies to none of the listed algorithms (it applies "
+                                   f"to: {_takers(name, value)})")
+
+
+def check_conditions(entries, common):
+    """Reject, for each ``(label, algo, own)`` of ``olearn compare``, a setting its other settings make it ignore."""
+    for label, algo, own in entries:
+        chosen = {name: value for name, value in {**common, **own}.items() if _takes(algo, name, value)}
+        for name in chosen:
+            _check_condition(name, chosen, f"--algos entry {label}")
+
+
+def _check_condition(name, hyperparameters, who):
+    """Reject a hyperparameter that the other chosen ones make the learner ignore (a kernel's, without a kernel)."""
+    if name in _CONDITIONS:
+        applies, needed = _CONDITIONS[name]
+        if not applies(hyperparameters):
+            raise click.UsageError(f"--set {name} is ignored by {who} unless {needed} is given: add it, or drop "
+                                   f"--set {name}")
+
+
+def max_classes(*algos):
+    """The most distinct labels a file learned by ``algos`` may plausibly hold: 2 if one of them is binary."""
+    from ._csv_layout import MAX_PLAUSIBLE_CLASSES
+
+    return MAX_PLAUSIBLE_CLASSES if all(algo in MULTICLASS for algo in algos) else 2
 
 
 def make_estimator(algo, hyperparameters, fit_intercept=None, n_features=None):
@@ -209,9 +271,10 @@ def parse_algorithm_list(text):
             if not sep or not key.isidentifier():
                 raise click.BadParameter(f"{item!r}: expected NAME:KEY=VALUE", param_hint="'--algos'")
             _refuse_fit_passes(key)
-            if key not in tunable(name):
-                raise click.BadParameter(f"{item!r}: {name} has no hyperparameter {key}", param_hint="'--algos'")
             own[key] = _parse_setting(key, value.strip(), item)
+            if not _takes(name, key, own[key]):
+                raise click.BadParameter(f"{item!r}: {key}={value.strip()} does not apply to {name} (it applies to: "
+                                         f"{_takers(key, own[key])})", param_hint="'--algos'")
         entries.append((item, name, own))
     if not entries:
         raise click.BadParameter("name at least one algorithm", param_hint="'--algos'")

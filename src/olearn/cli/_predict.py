@@ -27,58 +27,136 @@ def _bits_of(model):
     return None
 
 
+def _trained_on(info):
+    """The training data as the model's ``input`` entry records them, e.g. ``a VW file hashed into 2^18 columns``."""
+    fmt = info["format"]
+    if fmt == "vw":
+        return f"a VW file hashed into 2^{info.get('bits')} columns"
+    if fmt == "libsvm":
+        base = {True: ", 0-based indices", False: ", 1-based indices"}.get(info.get("zero_based"), "")
+        return f"a LIBSVM file{base}"
+    if fmt == "csv":
+        layout = info["csv"]
+        label = layout.get("label_column")
+        name = f" ({layout['header'][label - 1]!r})" if layout.get("header") and label else ""
+        return f"a CSV file of {layout.get('n_columns')} columns, the label in column {label}{name}"
+    return "an olearn cache file"
+
+
+def check_layout(model_path, trained, source, bits_given):
+    """Refuse FILE when its columns are not those the model learned: another format, hashing or CSV layout."""
+    path, fmt = source.path, trained["format"]
+    if "cache" in (fmt, source.format):
+        click.echo(f"olearn: warning: {model_path} was trained on {_trained_on(trained)} and {path} is read as "
+                   f"{source.format}: a cache's columns cannot be checked against the training data", err=True)
+        return
+    if source.format != fmt:
+        why = ("VW features are hashed into columns, LIBSVM and CSV features numbered" if "vw" in (fmt, source.format)
+               else "a CSV file's columns and a LIBSVM file's indices need not number the same features")
+        raise ValueError(
+            f"{model_path} was trained on {_trained_on(trained)}, and {path} is read as {source.format}: its "
+            f"columns are not the model's ({why}), so the predictions would be meaningless. Predict on the data "
+            f"in the training format (pass --format {fmt} if {path} is in it)")
+    if fmt == "vw" and source.bits != trained.get("bits", source.bits):
+        if bits_given:
+            raise click.UsageError(
+                f"--bits {source.bits} hashes the features into other columns than the model's 2^{trained['bits']}: "
+                f"drop --bits, or pass --bits {trained['bits']}")
+        source.bits = trained["bits"]
+    if fmt == "csv":
+        _check_csv(model_path, trained, source.csv)
+
+
+def _check_csv(model_path, trained, csv):
+    layout = trained["csv"]
+    expected, label = layout.get("n_columns"), layout.get("label_column")
+    was = f"{model_path} was trained on {_trained_on(trained)}"
+    if not csv.labelled:
+        if csv.n_columns != expected - 1:
+            raise ValueError(f"{csv.path} has {csv.n_columns} columns; with --no-label it must have the "
+                             f"{expected - 1} feature columns of the training file ({was})")
+    elif csv.n_columns == expected - 1 and csv.defaulted:
+        raise ValueError(f"{csv.path} has {csv.n_columns} columns, one fewer than the training file ({was}): if "
+                         "it has no labels, pass --no-label")
+    elif csv.n_columns != expected:
+        raise ValueError(f"{csv.path} has {csv.n_columns} columns ({was}): its features are not the model's")
+    elif csv.label != label:
+        raise click.UsageError(f"--label-column reads the label from {csv.describe()} of {csv.path}, but {was}: "
+                               f"the features would be the model's shifted; drop --label-column")
+    names = layout.get("header")
+    if names is not None and csv.header is not None:
+        names = names if csv.labelled else names[: label - 1] + names[label:]
+        for k, (want, found) in enumerate(zip(names, csv.header), start=1):
+            if want != found:
+                raise ValueError(f"column {k} of {csv.path} is named {found!r}, where the training file's is "
+                                 f"{want!r} ({was}): put the columns in the training file's order")
+
+
 @cli.command("predict", short_help="Predict the labels of a file with a saved model.")
 @click.option("--model", "-m", "model_path", type=click.Path(dir_okay=False), required=True,
               help="A model written by 'olearn run --save'.")
-@data_options(n_features=False)
+@data_options(n_features=False, predict=True)
 @click.option("--output", "-o", type=click.Path(dir_okay=False), default=None,
               help="Write the predictions to this file instead of stdout.")
 @file_argument
-def predict_command(model_path, fmt, zero_based, bits, chunk_size, output, file):
+def predict_command(model_path, fmt, zero_based, bits, chunk_size, label_column, delimiter, no_label, output, file):
     """Predict the label of every example of FILE with a saved model.
 
     Prints one predicted label per line, in file order, to stdout (or to
     --output). The model does not learn. When FILE has labels, a final line
     on stderr gives the accuracy. FILE is streamed in chunks.
 
-    For a VW file, --bits defaults to the model's dimension when that is a
-    power of two (as it is for a model trained on VW data). A LIBSVM file's
-    indices are read with the base the training file was read with (0- or
-    1-based, stored in the model by 'olearn run --save'), so that a test
-    file's column k is the training file's column k; --zero-based or
-    --one-based overrides it. A model saved without it (by the library, or
-    trained on VW or CSV data) reads the file as 'olearn run' would.
+    A model saved by 'olearn run --save' records how its training file was
+    read, and FILE is read alike: a LIBSVM file with the same index base (0-
+    or 1-based; --zero-based or --one-based overrides it), a VW file hashed
+    into the same 2^BITS columns, a CSV file with its label in the same
+    column and the same delimiter (--label-column, --delimiter override them;
+    --no-label reads a CSV file that has every column but the label). A file
+    of another format, other hashing bits or another CSV layout is refused,
+    since its columns are not the model's. A model saved without that record
+    (by the library, or by an older olearn) is used with a warning, FILE read
+    as 'olearn run' would.
 
     \b
     Examples:
       olearn run --algo pa1 train.svm --save model.npz
       olearn predict --model model.npz test.svm > predictions.txt
       olearn predict -m model.npz -o predictions.txt test.svm.gz
+      olearn predict -m model.npz --no-label unlabelled.csv
     """
     import olearn
 
     model = olearn.load(model_path)
-    trained = read_input_info(model_path).get("zero_based")
-    if zero_based is None and trained is not None:
-        base = IndexBase(trained, f"as for the training data of {model_path}")
+    trained = read_input_info(model_path)
+    if zero_based is None and trained.get("zero_based") is not None:
+        base = IndexBase(trained["zero_based"], f"as for the training data of {model_path}")
     else:
         base = IndexBase(zero_based)
     if output is not None:
         check_writable(output, "--output")
-    source = DataSource(file, fmt, None, bits, chunk_size, base)
-    if bits is None and source.format == "vw" and _bits_of(model) is not None:
-        source.bits = _bits_of(model)
+    source = DataSource(file, fmt, None, bits, chunk_size, base, label_column, delimiter, labelled=not no_label,
+                        learning=False, trained_csv=trained.get("csv"))
+    if "format" in trained:
+        check_layout(model_path, trained, source, bits is not None)
+    else:
+        click.echo(f"olearn: warning: {model_path} does not record how its training data were read (saved by the "
+                   f"library or an older olearn): {file} is read as 'olearn run' would, and cannot be checked against "
+                   "the training data", err=True)
+        if bits is None and source.format == "vw" and _bits_of(model) is not None:
+            source.bits = _bits_of(model)
     # Indices past a fixed model dimension are reported by the reader, by file, line and column.
     source.n_features = model.get_params().get("n_features") if source.format == "libsvm" else None
 
     correct = labelled = 0
     out = sys.stdout if output is None else open(output, "w", encoding="utf-8")
     try:
-        for X, y in source.chunks():
+        for X, y, _ in source.chunks():
             predictions = model.predict(X)
             if predictions.size:
                 out.write("\n".join(format_labels(predictions)))
                 out.write("\n")
+            if y is None:
+                continue
             y = np.asarray(y)
             known = ~np.isnan(y) if y.dtype.kind == "f" else np.ones(y.shape, dtype=bool)
             labelled += int(known.sum())

@@ -14,6 +14,7 @@ from ._learners import (
     ALGORITHMS,
     BOUNDED,
     check_applicable,
+    max_classes,
     collect_hyperparameters,
     hyperparameter_options,
     make_estimator,
@@ -56,7 +57,8 @@ from ._source import DEFAULT_BITS, DataSource, IndexBase, check_writable, data_o
               help="With --workers/--scheduler: the two class labels (every shard must encode them alike).")
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, allow_dash=False))
 def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, passes, fmt, zero_based, n_features,
-                bits, chunk_size, save, bound, quiet, workers, scheduler, tau, weighting, classes, files):
+                bits, chunk_size, label_column, delimiter, save, bound, quiet, workers, scheduler, tau, weighting,
+                classes, files):
     """Learn from FILE online and report progressive validation.
 
     Each example is predicted first and learned second, so the mistakes
@@ -66,6 +68,12 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, p
     the mistake rate and average loss so far, and the mistake rate since the
     previous row. LIBSVM and VW files are read in chunks, so memory stays
     bounded however long the file is.
+
+    A CSV file's label is its last column unless --label-column names
+    another (a last column that cannot hold a classifier's labels is
+    refused). A VW file's importance weights weigh the learning of their
+    examples, as the learner's sample_weight; an unlabelled VW line is an
+    error.
 
     With --passes N the file is read N times and learning continues across
     passes; from pass 2 on the learner has seen every example before, so the
@@ -81,6 +89,7 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, p
       olearn run --algo pa2 --format vw --bits 20 clicks.vw
       olearn run --algo ogd --set conservative=true train.svm
       olearn run --algo arow --set r=0.1 train.svm
+      olearn run --algo pa1 --label-column 1 --delimiter ';' train.csv
 
     With --workers N (a local Dask cluster) or --scheduler ADDRESS, every
     FILE (several files, or a quoted glob such as 'shards/*.svm') is a shard
@@ -101,6 +110,9 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, p
     hyperparameters = collect_hyperparameters(C, eta, loss, schedule, radius, settings)
     check_applicable(algo, hyperparameters)
     if workers is not None or scheduler is not None:
+        for name, value in (("--label-column", label_column), ("--delimiter", delimiter)):
+            if value is not None:
+                raise click.UsageError(f"{name} applies to one CSV file learned here, not to shards on Dask")
         return _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, zero_based, n_features,
                                 bits, chunk_size, save, bound, quiet, workers, scheduler, tau, weighting, classes, start)
     for name, value in (("--delay", tau), ("--mix", weighting if weighting != "uniform" else None),
@@ -116,20 +128,27 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, p
         raise click.UsageError("--bound describes one pass; it cannot be combined with --passes")
     if save is not None:
         check_writable(save, "--save")
-    source = DataSource(file, fmt, n_features, bits, chunk_size, IndexBase(zero_based))
+    source = DataSource(file, fmt, n_features, bits, chunk_size, IndexBase(zero_based), label_column, delimiter,
+                        max_classes=max_classes(algo))
     est = make_estimator(algo, hyperparameters, fit_intercept, source.model_n_features)
     table = ProgressiveTable(None if quiet else echo_stdout)
 
     if bound:
-        X, y = source.load()
-        result = olearn.run(est, X, y, record=True)
+        X, y, weight = source.load()
+        if weight is not None:
+            raise click.UsageError(f"{file} gives importance weights, and --bound states the bounds of unweighted "
+                                   "rounds: run without --bound to learn with the weights")
+        with source.locating(0):
+            result = olearn.run(est, X, y, record=True)
         table.add(result)
     else:
         with Progress(enabled=not quiet) as progress:
             for p in range(passes):
                 label = f"pass {p + 1}/{passes}" if passes > 1 else "learning"
-                for X, y in source.chunks():
-                    table.add(olearn.run(est, X, y, record=table.needs_record(X.shape[0])))
+                pass_start = table.examples
+                for X, y, weight in source.chunks():
+                    with source.locating(table.examples - pass_start):
+                        table.add(olearn.run(est, X, y, record=table.needs_record(X.shape[0]), sample_weight=weight))
                     progress.update(table.examples, label)
     table.finish()
     if table.examples == 0:
@@ -141,7 +160,7 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, p
     for line in summary_lines(table, passes, seconds):
         click.echo(line)
     if save is not None:
-        save_model(est, save, source.base.input_info())
+        save_model(est, save, source.input_info())
         click.echo(f"{'model':<14}{save}")
     if bound:
         from ..bounds import bound_report
@@ -213,7 +232,7 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, z
     for line in summary_lines(table, passes, seconds):
         click.echo(line)
     if save is not None:
-        save_model(result.estimator, save, base.input_info())
+        save_model(result.estimator, save, _shards_input_info(files, fmt, bits, base))
         click.echo(f"{'model':<14}{save}")
 
 
@@ -228,6 +247,15 @@ def _index_base(distributed, files, options, zero_based):
     if libsvm:
         base.settle(libsvm)
     return base
+
+
+def _shards_input_info(files, fmt, bits, base):
+    """The model metadata's ``input`` entry for shards: the first file's format, and how the shards were read."""
+    from .. import distributed
+
+    first = distributed.make_shards(list(files), fmt=fmt)[0].parts[0]
+    source = DataSource(first.path, first.resolved_format(), None, bits, base=base, learning=False)
+    return source.input_info()
 
 
 def _model_n_features(fmt, n_features, bits, files):

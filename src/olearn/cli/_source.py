@@ -1,19 +1,23 @@
 """Reading a data file for the commands: in chunks for text streams, whole where the format needs it."""
 
+import contextlib
 import errno
 import os
+import re
 
 import click
+import numpy as np
 
 from ..exceptions import DataFormatError
+from ._csv_layout import MAX_PLAUSIBLE_CLASSES, CsvLayout
 
 FORMATS = ("auto", "libsvm", "vw", "csv", "cache")
 DEFAULT_CHUNK_SIZE = 50_000
 DEFAULT_BITS = 18
 
 
-def data_options(n_features=True):
-    """Decorator adding the options that say how to read FILE (``--n-features`` only if asked)."""
+def data_options(n_features=True, predict=False):
+    """Decorator adding the options that say how to read FILE (``--n-features`` only if asked; ``--no-label`` for predict)."""
     options = [
         click.option("--format", "fmt", type=click.Choice(FORMATS), default="auto", show_default=True,
                      help="File format; 'auto' looks at the file name and its first lines."),
@@ -25,7 +29,16 @@ def data_options(n_features=True):
                      help=f"VW only: hash features into 2^BITS slots. [default: {DEFAULT_BITS}]"),
         click.option("--chunk-size", type=click.IntRange(min=1), default=DEFAULT_CHUNK_SIZE, show_default=True,
                      help="Rows parsed and learned per step (bounds the memory of streamed formats)."),
+        click.option("--label-column", default=None, metavar="N|NAME",
+                     help=f"CSV only: the column holding the label, by number (1 is the first) or by its name in "
+                          f"the header. [default: {'the column the model was trained with' if predict else 'the last column'}]"),
+        click.option("--delimiter", default=None, metavar="CHAR",
+                     help=f"CSV only: the character between cells. [default: {'as in training' if predict else ','}]"),
     ]
+    if predict:
+        options.append(click.option(
+            "--no-label", is_flag=True,
+            help="CSV only: FILE has no label column; every column is a feature, as in training but the label."))
     if n_features:
         options.insert(1, click.option(
             "--n-features", type=click.IntRange(min=1), default=None,
@@ -88,10 +101,24 @@ class IndexBase:
                                "pass --zero-based if the data are 0-based")
 
 
-class DataSource:
-    """FILE read in a given format: ``chunks()`` yields (X, y) in file order; ``load()`` gives it all."""
+# how a learner names the example of a batch that it refuses (0-based)
+_ROW = re.compile(r"\brow (\d+)\b")
 
-    def __init__(self, path, fmt="auto", n_features=None, bits=None, chunk_size=DEFAULT_CHUNK_SIZE, base=None):
+
+class DataSource:
+    """FILE read in a given format: ``chunks()`` yields (X, y, weight) in file order; ``load()`` gives it all.
+
+    ``weight`` is None, or the importance weights of a VW file that has some other than 1.
+    When ``learning``, every example needs a label (an unlabelled VW line is an
+    error) and a CSV label column that was not named must look like a
+    classifier's labels (at most ``max_classes`` distinct integers).
+    ``trained_csv`` (the ``csv`` entry of a model's metadata) gives the label
+    column and delimiter that the options leave open.
+    """
+
+    def __init__(self, path, fmt="auto", n_features=None, bits=None, chunk_size=DEFAULT_CHUNK_SIZE, base=None,
+                 label_column=None, delimiter=None, labelled=True, learning=True, max_classes=MAX_PLAUSIBLE_CLASSES,
+                 trained_csv=None):
         from .. import data
 
         self._data = data
@@ -105,6 +132,10 @@ class DataSource:
             raise click.UsageError(f"--bits applies to VW files only; {self.path} is read as {self.format}")
         if n_features is not None and self.format == "vw":
             raise click.UsageError("--n-features does not apply to VW files: their dimension is 2^BITS (see --bits)")
+        for name, value in (("--label-column", label_column), ("--delimiter", delimiter),
+                            ("--no-label", None if labelled else True)):
+            if value is not None and self.format != "csv":
+                raise click.UsageError(f"{name} applies to CSV files only; {self.path} is read as {self.format}")
         self.bits = DEFAULT_BITS if bits is None else bits
         self.n_features = n_features
         self.chunk_size = chunk_size
@@ -112,6 +143,11 @@ class DataSource:
         if self.base.from_option and self.format != "libsvm":
             raise click.UsageError(f"--zero-based/--one-based apply to LIBSVM files only; {self.path} is read "
                                    f"as {self.format}")
+        self.csv = None
+        if self.format == "csv":
+            self.csv = CsvLayout(self.path, label_column, delimiter, labelled, trained_csv)
+        self.learning = learning
+        self.max_classes = max_classes
         self._loaded = None
 
     @property
@@ -121,50 +157,111 @@ class DataSource:
             return self.n_features
         return 2**self.bits if self.format == "vw" else None
 
+    def input_info(self):
+        """The model metadata's ``input`` entry: the format, and how this file was read."""
+        info = {"format": self.format, **(self.base.input_info() or {})}
+        if self.format == "vw":
+            info["bits"] = self.bits
+        if self.csv is not None:
+            info["csv"] = self.csv.info()
+        return info
+
     def chunks(self):
-        """Yield (X, y) chunks of at most ``chunk_size`` rows, in file order."""
+        """Yield (X, y, weight) chunks of at most ``chunk_size`` rows, in file order."""
         data = self._data
         if self.format == "libsvm":
             zero_based = self.base.settle([self.path])
             try:
-                yield from data.iter_libsvm(self.path, chunk_size=self.chunk_size, n_features=self.n_features,
-                                            zero_based=zero_based)
+                for X, y in data.iter_libsvm(self.path, chunk_size=self.chunk_size, n_features=self.n_features,
+                                             zero_based=zero_based):
+                    yield X, y, None
             except DataFormatError as err:
                 raise self.base.explain(err) from None
         elif self.format == "vw":
-            for item in data.iter_vw(self.path, chunk_size=self.chunk_size, n_bits=self.bits):
-                yield item[0], item[1]
+            for X, y, weight in data.iter_vw(self.path, chunk_size=self.chunk_size, n_bits=self.bits,
+                                             require_labels=self.learning):
+                yield X, y, _unless_all_ones(weight)
         else:
-            X, y = self.load()
+            X, y, weight = self.load()
             for lo in range(0, X.shape[0], self.chunk_size):
-                yield X[lo : lo + self.chunk_size], y[lo : lo + self.chunk_size]
+                part = slice(lo, lo + self.chunk_size)
+                yield X[part], None if y is None else y[part], None if weight is None else weight[part]
+
+    @contextlib.contextmanager
+    def locating(self, first):
+        """Report a learner's error about "row N" of a chunk whose first example is example ``first`` of the file
+        (0-based) as the file's own line (1-based), or as its example number for a cache."""
+        try:
+            yield
+        except DataFormatError:
+            raise
+        except ValueError as err:
+            found = _ROW.search(str(err))
+            if found is None:
+                raise
+            index = first + int(found.group(1))
+            line = self._line_of(index)
+            text = _ROW.sub(f"example {index + 1}", str(err), count=1)
+            raise ValueError(f"{self.path}:{line}: {text}" if line else f"{self.path}: {text}") from None
+
+    def _line_of(self, index):
+        """The 1-based line of the file that holds example ``index`` (0-based), or None (a cache has no lines)."""
+        from ..data._io import iter_line_blocks
+
+        if self.format not in ("libsvm", "vw", "csv"):
+            return None
+        comments = self.format != "vw"  # LIBSVM and CSV skip '#' lines, VW blank lines only
+        header = self.csv is not None and self.csv.header is not None
+        seen = 0
+        for buf, end, first_line in iter_line_blocks(self.path, 1 << 22):
+            for number, line in enumerate(buf[:end].split(b"\n"), start=first_line + 1):
+                text = line.strip()
+                if not text or (comments and text.startswith(b"#")):
+                    continue
+                if header:
+                    header = False
+                elif seen == index:
+                    return number
+                else:
+                    seen += 1
+        return None
 
     def load(self):
-        """The whole file as (X, y); read once, then kept (the caller needs it in memory anyway)."""
+        """The whole file as (X, y, weight); read once, then kept (the caller needs it in memory anyway)."""
         if self._loaded is None:
             self._loaded = self._read_whole()
         return self._loaded
 
     def _read_whole(self):
         data = self._data
+        weight = None
         if self.format == "libsvm":
             zero_based = self.base.settle([self.path])
             try:
-                loaded = data.load_libsvm(self.path, n_features=self.n_features, zero_based=zero_based)
+                X, y = data.load_libsvm(self.path, n_features=self.n_features, zero_based=zero_based)
             except DataFormatError as err:
                 raise self.base.explain(err) from None
         elif self.format == "vw":
-            loaded = data.load_vw(self.path, n_bits=self.bits)
+            X, y, weight = data.load_vw(self.path, n_bits=self.bits, require_labels=self.learning)
+            weight = _unless_all_ones(weight)
         elif self.format == "csv":
-            loaded = data.load_csv(self.path)
+            label = None if self.csv.label is None else self.csv.label - 1
+            X, y = data.load_csv(self.path, label_column=label, delimiter=self.csv.delimiter)
+            if self.learning:
+                self.csv.check_labels(y, self.max_classes)
         elif self.format == "cache":
-            loaded = data.load_cache(self.path)
+            X, y, weight = data.load_cache(self.path)
+            weight = None if weight is None else _unless_all_ones(np.asarray(weight))
         else:
             raise ValueError(f"{self.path}: unknown format {self.format!r}")
-        X, y = loaded[0], loaded[1]
         if self.n_features is not None and self.format != "libsvm" and X.shape[1] > self.n_features:
             raise ValueError(f"{self.path}: has {X.shape[1]} features, more than --n-features {self.n_features}")
-        return X, y
+        return X, y, weight
+
+
+def _unless_all_ones(weight):
+    """The importance weights, or None when every one is 1 (the unweighted path)."""
+    return None if weight is None or np.all(weight == 1.0) else weight
 
 
 def check_writable(path, what):

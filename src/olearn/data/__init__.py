@@ -7,7 +7,7 @@ duplicate-free rows. Text is parsed by compiled kernels
 """
 
 from ._cache import load_cache, save_cache
-from ._csv import load_csv
+from ._csv import csv_columns, load_csv
 from ._digits import fetch_mnist, fetch_usps, read_idx
 from ._download import get_data_home
 from ._formats import detect_format, read_any
@@ -23,6 +23,7 @@ from ._vw import iter_vw, load_vw
 
 __all__ = [
     "ORABONA2010_ORDERINGS",
+    "csv_columns",
     "detect_format",
     "fetch_mnist",
     "fetch_usps",

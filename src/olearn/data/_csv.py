@@ -1,5 +1,6 @@
 """Numeric CSV reader."""
 
+import itertools
 import os
 
 import numpy as np
@@ -10,7 +11,7 @@ from olearn._kernels._parse_number import FIX_DATA
 
 from ._checks import check_int
 from ._errors import number_message, raise_at, token_at
-from ._io import read_text
+from ._io import read_head, read_text
 from ._numbers import apply_fixups, check_integer_labels
 
 # Bytes that could be part of a number (or end a line) cannot separate cells.
@@ -37,6 +38,58 @@ def _content_lines(buf):
         start = stop + 1
 
 
+def _check_layout(header, delimiter):
+    if header not in ("auto", True, False):
+        raise ValueError(f"header must be 'auto', True or False, got {header!r}")
+    if not (isinstance(delimiter, str) and len(delimiter) == 1 and delimiter.isascii()):
+        raise ValueError(f"delimiter must be one ASCII character, got {delimiter!r}")
+    if delimiter in _BAD_DELIMITERS:
+        raise ValueError(f"delimiter {delimiter!r} could be part of a number or line structure")
+
+
+def _split_cells(buf, line, delimiter):
+    return [cell.strip() for cell in buf[line[0] : line[1]].decode("utf-8", "replace").split(delimiter)]
+
+
+def _header_names(cells, header):
+    """The cells of a first line if it is a header (``header`` True, or "auto" and no cell a number), else None."""
+    return cells if header is True or (header == "auto" and not any(_is_number(c) for c in cells)) else None
+
+
+def csv_columns(path, header="auto", delimiter=","):
+    """The header's column names (None without a header) and the number of columns of a CSV file.
+
+    Reads only the start of the file: its first line that is neither blank
+    nor a comment, and the next one when the first is a header. Same
+    ``header`` and ``delimiter`` as :func:`load_csv`; a file without data
+    lines has 0 columns.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from olearn.data import csv_columns
+    >>> path = os.path.join(tempfile.mkdtemp(), "toy.csv")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("label,height,weight\\n1,1.5,0\\n")
+    >>> csv_columns(path)
+    (['label', 'height', 'weight'], 3)
+    """
+    _check_layout(header, delimiter)
+    size = 1 << 16
+    while True:
+        buf = read_head(path, size)
+        lines = list(itertools.islice(_content_lines(buf), 3))
+        if len(lines) == 3 or len(buf) < size:
+            break
+        size *= 4
+    if not lines:
+        return None, 0
+    names = _header_names(_split_cells(buf, lines[0], delimiter), header)
+    if names is None:
+        return None, len(_split_cells(buf, lines[0], delimiter))
+    return names, len(_split_cells(buf, lines[1], delimiter)) if len(lines) > 1 else len(names)
+
+
 def load_csv(path, label_column=-1, header="auto", delimiter=","):
     """Load a numeric CSV file into a CSR matrix and a label vector.
 
@@ -52,10 +105,10 @@ def load_csv(path, label_column=-1, header="auto", delimiter=","):
     Parameters
     ----------
     path : str or os.PathLike
-    label_column : int or None, default -1
-        Column holding the label (negative counts from the end); the other
-        columns are the features. None: every column is a feature and ``y``
-        is None.
+    label_column : int, str or None, default -1
+        Column holding the label (0-based; negative counts from the end), or
+        its name in the header; the other columns are the features. None:
+        every column is a feature and ``y`` is None.
     header : {"auto", True, False}, default "auto"
         Whether the first (non-blank, non-comment) line is a header to skip.
         "auto": it is a header if none of its cells is a number.
@@ -89,26 +142,26 @@ def load_csv(path, label_column=-1, header="auto", delimiter=","):
     >>> X.toarray(), y
     (array([[1.5, 0. ],
            [0. , 2.5]]), array([ 1., -1.]))
+    >>> load_csv(path, label_column="height")[1]
+    array([1.5, 0. ])
     """
-    if header not in ("auto", True, False):
-        raise ValueError(f"header must be 'auto', True or False, got {header!r}")
-    if not (isinstance(delimiter, str) and len(delimiter) == 1 and delimiter.isascii()):
-        raise ValueError(f"delimiter must be one ASCII character, got {delimiter!r}")
-    if delimiter in _BAD_DELIMITERS:
-        raise ValueError(f"delimiter {delimiter!r} could be part of a number or line structure")
+    _check_layout(header, delimiter)
     path = os.fspath(path)
     buf = read_text(path)
     lines = _content_lines(buf)
     first = next(lines, None)
     if first is None:
         return sp.csr_matrix((0, 0)), None if label_column is None else np.empty(0)
-    cells = buf[first[0] : first[1]].decode("utf-8", "replace").split(delimiter)
-    skip_first = header is True or (header == "auto" and not any(_is_number(c) for c in cells))
+    names = _header_names(_split_cells(buf, first, delimiter), header)
+    skip_first = names is not None
     start = first[1] + 1 if skip_first else first[0]
     data_line = next(lines, None) if skip_first else first
-    if data_line is not None:
-        cells = buf[data_line[0] : data_line[1]].decode("utf-8", "replace").split(delimiter)
-    n_columns = len(cells)
+    n_columns = len(names if data_line is None else _split_cells(buf, data_line, delimiter))
+    if isinstance(label_column, str):
+        if names is None or label_column not in names:
+            found = "the file has no header" if names is None else f"the header names {', '.join(names)}"
+            raise ValueError(f"{path}: no column named {label_column!r} holds the label: {found}")
+        label_column = names.index(label_column)
     if label_column is not None:
         label_column = check_int("label_column", label_column, -n_columns, n_columns - 1)
         label_column %= n_columns

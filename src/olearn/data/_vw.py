@@ -19,7 +19,7 @@ _DEFAULT_BLOCK_SIZE = 1 << 22
 _MAX_BITS = 31  # columns must fit int32
 
 
-def _parse(buf, end, first_line, path, n_bits, dtype):
+def _parse(buf, end, first_line, path, n_bits, dtype, require_labels=False):
     """Parse ``buf[:end]`` (whole lines) into ``Rows`` with importance weights."""
     arr = np.frombuffer(buf, dtype=np.uint8, count=end)
     n_rows_max, n_separators = K.count_bounds(arr, 0, arr.size)
@@ -53,6 +53,10 @@ def _parse(buf, end, first_line, path, n_bits, dtype):
     if counts[K.C_STATUS] != K.OK:
         _raise(counts[K.C_STATUS], counts[K.C_ERR_POS], buf, first_line, path)
     n_rows = counts[K.C_ROWS]
+    if require_labels:
+        unlabelled = np.flatnonzero(np.isnan(labels[:n_rows]))
+        if unlabelled.size:
+            _raise_unlabelled(buf, end, int(unlabelled[0]), first_line, path)
     nnz = sort_and_sum_rows(indptr, indices, data, n_rows)
     return Rows(
         trimmed(indptr, n_rows + 1),
@@ -61,6 +65,20 @@ def _parse(buf, end, first_line, path, n_bits, dtype):
         trimmed(labels, n_rows),
         trimmed(weights, n_rows),
     )
+
+
+def _raise_unlabelled(buf, end, row, first_line, path):
+    """Raise DataFormatError at the line of the ``row``-th (0-based) non-blank line of ``buf[:end]``."""
+    start = seen = 0
+    while True:
+        stop = buf.find(b"\n", start, end)
+        stop = end if stop < 0 else stop
+        if buf[start:stop].strip(b" \t\r\x0b\x0c"):
+            if seen == row:
+                raise_at("the line has no label, and learning needs one ('label [importance] | features'); "
+                         "unlabelled lines can only be predicted", path, buf, start, first_line)
+            seen += 1
+        start = stop + 1
 
 
 def _raise(code, pos, buf, first_line, path):
@@ -83,7 +101,7 @@ def _raise(code, pos, buf, first_line, path):
     raise_at(message, path, buf, pos, first_line)
 
 
-def load_vw(path, n_bits=18, dtype=np.float64):
+def load_vw(path, n_bits=18, dtype=np.float64, require_labels=False):
     """Load a Vowpal Wabbit text file, hashing feature names into ``2**n_bits`` columns.
 
     Line format (blank lines are skipped)::
@@ -113,12 +131,15 @@ def load_vw(path, n_bits=18, dtype=np.float64):
         Number of hash bits, 1 to 31.
     dtype : floating dtype, default float64
         Dtype of ``X.data``.
+    require_labels : bool, default False
+        Refuse a line without a label (data to learn from) instead of
+        giving it the label NaN (data to predict).
 
     Returns
     -------
     X : scipy.sparse.csr_matrix of shape (n_samples, 2**n_bits)
     y : ndarray of float64 of shape (n_samples,)
-        NaN for lines without a label.
+        NaN for lines without a label (unless ``require_labels``).
     importance : ndarray of float64 of shape (n_samples,)
         1.0 where the line gives none.
 
@@ -131,7 +152,7 @@ def load_vw(path, n_bits=18, dtype=np.float64):
         label or stray token before the first ``|``, a negative or
         non-finite importance, a non-numeric, empty or non-finite feature
         value, an empty feature name, a namespace weight (``|ns:2``, not
-        supported), or an integer label that float64 cannot hold exactly; a
+        supported), a line without a label when ``require_labels``, or an integer label that float64 cannot hold exactly; a
         truncated or corrupt compressed stream, naming the file.
 
     Examples
@@ -151,11 +172,12 @@ def load_vw(path, n_bits=18, dtype=np.float64):
     dtype = check_float_dtype(dtype)
     path = os.fspath(path)
     buf = read_text(path)
-    rows = _parse(buf, len(buf), 0, path, n_bits, dtype)
+    rows = _parse(buf, len(buf), 0, path, n_bits, dtype, require_labels)
     return rows.to_csr(1 << n_bits, copy=False), rows.y, rows.weight
 
 
-def iter_vw(path, chunk_size=100_000, n_bits=18, dtype=np.float64, block_size=_DEFAULT_BLOCK_SIZE):
+def iter_vw(path, chunk_size=100_000, n_bits=18, dtype=np.float64, block_size=_DEFAULT_BLOCK_SIZE,
+            require_labels=False):
     """Stream a Vowpal Wabbit text file as chunks of ``chunk_size`` rows.
 
     Same format, hashing and errors as :func:`load_vw`; the file is read
@@ -171,6 +193,8 @@ def iter_vw(path, chunk_size=100_000, n_bits=18, dtype=np.float64, block_size=_D
     dtype : floating dtype, default float64
     block_size : int, default 4 MiB
         Bytes read per step.
+    require_labels : bool, default False
+        As for :func:`load_vw`: a line without a label is an error.
 
     Yields
     ------
@@ -193,6 +217,6 @@ def iter_vw(path, chunk_size=100_000, n_bits=18, dtype=np.float64, block_size=_D
     n_bits = check_int("n_bits", n_bits, 1, _MAX_BITS)
     dtype = check_float_dtype(dtype)
     path = os.fspath(path)
-    parse = functools.partial(_parse, path=path, n_bits=n_bits, dtype=dtype)
+    parse = functools.partial(_parse, path=path, n_bits=n_bits, dtype=dtype, require_labels=bool(require_labels))
     chunks = parse_chunks(path, parse, chunk_size, block_size)
     return ((rows.to_csr(1 << n_bits, copy=True), rows.y, rows.weight) for rows in chunks)

@@ -47,11 +47,20 @@ class FilePart:
             yield from data.iter_libsvm(self.path, chunk_size=chunk_size, n_features=self.n_features,
                                         zero_based=self.zero_based)
         elif fmt == "vw":
-            for X, y, _ in data.iter_vw(self.path, chunk_size=chunk_size, n_bits=self.bits):
+            for X, y, weight in data.iter_vw(self.path, chunk_size=chunk_size, n_bits=self.bits, require_labels=True):
+                _refuse_weights(self.path, weight)
                 yield X, y
         else:
-            X, y = (data.load_csv if fmt == "csv" else data.load_cache)(self.path)[:2]
+            X, y, *weight = (data.load_csv if fmt == "csv" else data.load_cache)(self.path)
+            _refuse_weights(self.path, weight[0] if weight else None)
             yield from _sliced(X, y, chunk_size)
+
+
+def _refuse_weights(path, weight):
+    """Learning on shards is unweighted: importance weights other than 1 are an error, never dropped."""
+    if weight is not None and np.any(np.asarray(weight) != 1.0):
+        raise ValueError(f"{path}: gives importance weights other than 1, and learning on shards does not "
+                         "honour them: learn the file without --workers/--scheduler, where they are honoured")
 
 
 @dataclass(frozen=True)

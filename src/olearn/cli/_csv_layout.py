@@ -1,0 +1,84 @@
+"""Where a CSV file's label is, and whether a label column the user did not name can hold a classifier's labels."""
+
+import click
+import numpy as np
+
+from ..exceptions import DataFormatError
+
+# a classifier's label column rarely holds more distinct values than this; more, when the label column was
+# not named, suggests a feature read as the label
+MAX_PLAUSIBLE_CLASSES = 32
+_LABEL_NAMES = ("label", "labels", "y", "class", "target")
+
+
+class CsvLayout:
+    """Where a CSV file's label is and how its cells are separated (the columns counted from 1, as a user does)."""
+
+    def __init__(self, path, label_column=None, delimiter=None, labelled=True, trained=None):
+        from ..data import csv_columns
+
+        trained = trained or {}
+        self.path = path
+        self.delimiter = delimiter or trained.get("delimiter", ",")
+        try:
+            self.header, self.n_columns = csv_columns(path, delimiter=self.delimiter)
+        except DataFormatError:
+            raise  # a damaged compressed file, named as such
+        except ValueError as err:  # a delimiter that cannot separate numbers
+            raise click.BadParameter(str(err), param_hint="'--delimiter'") from None
+        self.defaulted = label_column is None
+        self.labelled = labelled
+        self.label = None
+        if labelled and self.n_columns:
+            if label_column is not None:
+                self.label = self._column(str(label_column))
+            else:
+                # the training file's label column, if this file has it (else the layouts' check reports it)
+                self.label = trained.get("label_column", self.n_columns)
+                self.label = self.label if self.label <= self.n_columns else None
+
+    def _column(self, text):
+        if text.strip().lstrip("+").isdigit():
+            number = int(text)
+            if not 1 <= number <= self.n_columns:
+                raise click.BadParameter(f"{text}: {self.path} has columns 1 to {self.n_columns}",
+                                         param_hint="'--label-column'")
+            return number
+        if self.header is None or text not in self.header:
+            found = "has no header" if self.header is None else f"names the columns {', '.join(self.header)}"
+            raise click.BadParameter(f"{text!r} is neither a column number nor a column name: {self.path} {found}",
+                                     param_hint="'--label-column'")
+        return self.header.index(text) + 1
+
+    def describe(self, number=None):
+        """``column 3 ('price')``: a column as the file numbers and names it."""
+        number = self.label if number is None else number
+        name = f" ({self.header[number - 1]!r})" if self.header else ""
+        return f"column {number}{name}"
+
+    def info(self):
+        """The model metadata's ``csv`` entry."""
+        return {"label_column": self.label, "delimiter": self.delimiter, "n_columns": self.n_columns,
+                "header": self.header}
+
+    def check_labels(self, y, max_classes):
+        """Refuse a label column the user did not name that cannot hold a classifier's labels."""
+        if not self.defaulted or y is None or y.size == 0:
+            return
+        fix = "name the label column with --label-column N|NAME"
+        if self.header:
+            named = [k for k, name in enumerate(self.header, 1) if name.strip().lower() in _LABEL_NAMES]
+            if named and self.label not in named:
+                raise click.UsageError(
+                    f"{self.path}: the label is read from the last column, {self.describe()}, but "
+                    f"{self.describe(named[0])} looks like the label: {fix} (e.g. --label-column {named[0]})")
+        values = np.unique(y)
+        where = f"{self.path}: the label is read from the last column, {self.describe()}, which holds"
+        if not np.all(values == np.round(values)):
+            odd = values[values != np.round(values)][0]
+            raise click.UsageError(f"{where} non-integer values (such as {odd:g}), not class labels: {fix}")
+        if values.size == 1:
+            raise click.UsageError(f"{where} the single value {values[0]:g} on every row, nothing to learn: {fix}")
+        if values.size > max_classes:
+            raise click.UsageError(f"{where} {values.size} distinct values, more than the {max_classes} classes "
+                                   f"expected: {fix} (naming it, even as --label-column {self.label}, accepts it)")
