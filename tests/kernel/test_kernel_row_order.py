@@ -7,7 +7,8 @@ compiled dot product relies on (a vector whose first and last column span its
 length is read as one block); before that, a row such as ``{0: a, 2: b, 1: c,
 3: d}`` got the values of columns 1 and 2 swapped in every kernel value. The
 learner on such a stream must equal ``tests/oracles/kernel.py`` run on the
-dense matrix of the same columns.
+dense matrix of the same columns; the multiclass kernel learners, which have
+no transcription here, must equal themselves learning the dense rows.
 """
 
 import numpy as np
@@ -128,3 +129,21 @@ def test_a_support_set_loaded_unsorted_is_read_by_column(tmp_path):
         indices[lo + 1:lo + 3], data[lo + 1:lo + 3] = indices[lo + 2:lo:-1].copy(), data[lo + 2:lo:-1].copy()
     est._support.load_arrays(arrays)
     _check(est, "PAClassifier", "pa1", CASES[0][2], X, y)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: olearn.PAMulticlass(kernel="rbf", gamma=0.5, random_state=0),
+    lambda: olearn.MIRA(kernel="poly", degree=2, coef0=1.0, random_state=0),
+], ids=["PAMulticlass-rbf", "MIRA-poly"])
+def test_multiclass_kernel_learners_ignore_the_key_order(make):
+    # no multiclass dual transcription here: the order of a dict's keys must not change the model, which the
+    # dense rows (read by column) give
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((60, 6)) * (rng.random((60, 6)) < 0.8)
+    y = np.array(["a", "b", "c"])[np.argmax(X[:, :3], axis=1)]
+    shuffled, dense = make(), make()
+    for x, row, label in zip(_dicts(X, list(range(6)), rng), X, y):
+        shuffled.learn_one(x, label)
+        dense.partial_fit(row[None, :], [label])
+    assert shuffled.support_vectors_.shape[0] > 5
+    assert_allclose(shuffled.decision_function(X), dense.decision_function(X), rtol=1e-12, atol=1e-12)
