@@ -226,13 +226,16 @@ def support_remove(position, sv_indptr, sv_indices, sv_data, sv_sqnorm, sv_coef,
 @njit(cache=True)
 def support_insert(indices, data, lo, hi, sqnorm, sv_indptr, sv_indices, sv_data, sv_sqnorm, sv_coef, sv_count,
                    rng, budget, policy):
-    """Append the row data[lo:hi] with zero coefficients; return its position.
+    """Append the row data[lo:hi] with zero coefficients, its entries by ascending index; return its position.
 
-    When the set already holds ``budget`` vectors (``budget > 0``), the
-    policy's victims leave first (more than one only if the budget was
-    lowered), so the set never exceeds the budget and the row being added is
-    never the one removed. The caller has reserved room for one more row and
-    its non-zeros.
+    A support vector's indices are kept ascending whatever the order of the
+    row's (a dict's keys give theirs in the dict's order): :func:`gather_dot`
+    reads a vector whose first and last index span its length as one
+    contiguous block. When the set already holds ``budget`` vectors
+    (``budget > 0``), the policy's victims leave first (more than one only if
+    the budget was lowered), so the set never exceeds the budget and the row
+    being added is never the one removed. The caller has reserved room for one
+    more row and its non-zeros.
     """
     while budget > 0 and sv_count[0] >= budget:
         victim = budget_victim(policy, sv_coef, sv_count[0], rng)
@@ -240,8 +243,14 @@ def support_insert(indices, data, lo, hi, sqnorm, sv_indptr, sv_indices, sv_data
     n = sv_count[0]
     start = sv_indptr[n]
     for k in range(lo, hi):
-        sv_indices[start + k - lo] = indices[k]
-        sv_data[start + k - lo] = data[k]
+        # insertion by index: O(nnz) for a row already ascending
+        j = start + k - lo
+        while j > start and sv_indices[j - 1] > indices[k]:
+            sv_indices[j] = sv_indices[j - 1]
+            sv_data[j] = sv_data[j - 1]
+            j -= 1
+        sv_indices[j] = indices[k]
+        sv_data[j] = data[k]
     sv_indptr[n + 1] = start + hi - lo
     sv_sqnorm[n] = sqnorm
     for c in range(sv_coef.shape[1]):

@@ -167,3 +167,10 @@ class SupportSet:
         self.coef = np.array(arrays["support_coef"], dtype=np.float64)
         self.rng = np.array(arrays["support_rng"], dtype=np.uint64)
         self.count = np.array([self.indptr.size - 1], dtype=np.int64)
+        # the engine keeps each vector's indices ascending (see _kernels._mercer.support_insert); a file may not
+        width = int(self.indices.max(initial=0)) + 1
+        rows = sp.csr_matrix((self.data, self.indices, self.indptr), shape=(self.indptr.size - 1, width))
+        if not rows.has_sorted_indices:
+            rows.sort_indices()
+            self.indices = np.ascontiguousarray(rows.indices, dtype=np.int32)
+            self.data = np.ascontiguousarray(rows.data, dtype=np.float64)
