@@ -20,23 +20,34 @@ from ._learners import (
     make_estimator,
     parse_value,
 )
+from ._resume import FrozenResult, PredictionWriter, check_vw_flags, echo_stderr, resumed_model, resumed_source
 from ._report import Progress, ProgressiveTable, echo_stdout, summary_lines
 from ._source import DEFAULT_BITS, DataSource, IndexBase, check_writable, data_options
 
 
 @cli.command("run", short_help="Learn from a file online; print progressive validation.")
-@click.option("--algo", "-a", type=click.Choice(ALGORITHM_NAMES), required=True,
+@click.option("--algo", "-a", type=click.Choice(ALGORITHM_NAMES), default=None,
               help="perceptron | pa, pa1, pa2 (Passive-Aggressive, PA-I, PA-II) | ogd (online gradient "
                    "descent) | svm (online SVM: ogd on the hinge loss in an L2 ball) | winnow, pnorm, dual "
                    "(quasi-additive; DualAscent) | arow, narow, cw (diagonal "
                    "covariance), arow-full, narow-full, cw-full, sop (full: O(d^2) per example), adagrad; "
-                   "set r, b, a, delta with --set.")
+                   "set r, b, a, delta with --set. Required unless -i gives a model.")
 @hyperparameter_options
 @click.option("--passes", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
               help="Read the file this many times (the table counts every example of every pass).")
 @data_options()
-@click.option("--save", type=click.Path(dir_okay=False), default=None, metavar="MODEL",
-              help="Write the learned model to MODEL (read it back with 'olearn predict').")
+@click.option("--save", "-f", "--final-model", "save", type=click.Path(dir_okay=False), default=None, metavar="MODEL",
+              help="Write the learned model to MODEL (read it back with 'olearn predict', resume it with -i).")
+@click.option("--initial-model", "-i", type=click.Path(dir_okay=False, exists=True), default=None, metavar="MODEL",
+              help="Continue learning from MODEL (written by --save): its algorithm, hyperparameters and learned "
+                   "state carry on, and FILE must be read as its training data were.")
+@click.option("--test-only", "-t", is_flag=True,
+              help="With -i: predict every example with the model, learning nothing (the table counts its mistakes).")
+@click.option("--predictions", "-p", type=click.Path(dir_okay=False, allow_dash=True), default=None, metavar="FILE",
+              help="Write one prediction per example to FILE ('-': stdout, and the table goes to stderr): the label "
+                   "predicted before the example is learned.")
+@click.option("--raw", is_flag=True,
+              help="With -p: write the raw score instead of the label (w.x; for multiclass, class:score per class).")
 @click.option("--bound", is_flag=True,
               help="After the run, print the theorem's mistake bound next to the measured value "
                    "(perceptron and the PA family; loads FILE into memory).")
@@ -57,8 +68,8 @@ from ._source import DEFAULT_BITS, DataSource, IndexBase, check_writable, data_o
               help="With --workers/--scheduler: the two class labels (every shard must encode them alike).")
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, allow_dash=False))
 def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, passes, fmt, zero_based, n_features,
-                bits, chunk_size, label_column, delimiter, save, bound, quiet, workers, scheduler, tau, weighting,
-                classes, files):
+                bits, chunk_size, label_column, delimiter, save, initial_model, test_only, predictions, raw, bound,
+                quiet, workers, scheduler, tau, weighting, classes, files):
     """Learn from FILE online and report progressive validation.
 
     Each example is predicted first and learned second, so the mistakes
@@ -91,6 +102,16 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, p
       olearn run --algo arow --set r=0.1 train.svm
       olearn run --algo pa1 --label-column 1 --delimiter ';' train.csv
 
+    Vowpal Wabbit's habits: -i MODEL resumes a saved model on more data
+    (learning A then resuming on B ends exactly as learning A and B in one
+    run), -f MODEL is --save, -t tests the model of -i without learning,
+    -p FILE writes one prediction per line (--raw: the scores).
+
+    \b
+      olearn run -a pa1 day1.svm -f model.npz
+      olearn run -i model.npz day2.svm -f model2.npz
+      olearn run -i model2.npz -t -p predictions.txt test.svm
+
     With --workers N (a local Dask cluster) or --scheduler ADDRESS, every
     FILE (several files, or a quoted glob such as 'shards/*.svm') is a shard
     read in chunks by a worker. By default the shards' models are mixed
@@ -108,8 +129,15 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, p
 
     start = time.perf_counter()
     hyperparameters = collect_hyperparameters(C, eta, loss, schedule, radius, settings)
+    check_vw_flags(algo, initial_model, test_only, predictions, raw, save, passes, bound)
+    model = None
+    if initial_model is not None:
+        model, algo = resumed_model(initial_model, algo, hyperparameters, fit_intercept, n_features)
     check_applicable(algo, hyperparameters)
     if workers is not None or scheduler is not None:
+        for name, value in (("-i", initial_model), ("-p", predictions)):
+            if value is not None:
+                raise click.UsageError(f"{name} applies to one file learned here, not to shards on Dask")
         for name, value in (("--label-column", label_column), ("--delimiter", delimiter)):
             if value is not None:
                 raise click.UsageError(f"{name} applies to one CSV file learned here, not to shards on Dask")
@@ -128,10 +156,17 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, p
         raise click.UsageError("--bound describes one pass; it cannot be combined with --passes")
     if save is not None:
         check_writable(save, "--save")
-    source = DataSource(file, fmt, n_features, bits, chunk_size, IndexBase(zero_based), label_column, delimiter,
-                        max_classes=max_classes(algo))
-    est = make_estimator(algo, hyperparameters, fit_intercept, source.model_n_features)
-    table = ProgressiveTable(None if quiet else echo_stdout)
+    if model is None:
+        source = DataSource(file, fmt, n_features, bits, chunk_size, IndexBase(zero_based), label_column, delimiter,
+                            max_classes=max_classes(algo))
+        est = make_estimator(algo, hyperparameters, fit_intercept, source.model_n_features)
+    else:
+        source = resumed_source(model, initial_model, file, fmt, zero_based, n_features, bits, chunk_size, label_column,
+                                delimiter, max_classes(algo))
+        est = model
+    writer = None if predictions is None else PredictionWriter(predictions, raw)
+    to_stderr = writer is not None and writer.to_stdout
+    table = ProgressiveTable(None if quiet else (echo_stderr if to_stderr else echo_stdout))
 
     if bound:
         X, y, weight = source.load()
@@ -141,32 +176,43 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, p
         with source.locating(0):
             result = olearn.run(est, X, y, record=True)
         table.add(result)
+        if writer is not None:
+            writer.write(result, est)
     else:
         with Progress(enabled=not quiet) as progress:
             for p in range(passes):
-                label = f"pass {p + 1}/{passes}" if passes > 1 else "learning"
+                label = f"pass {p + 1}/{passes}" if passes > 1 else ("testing" if test_only else "learning")
                 pass_start = table.examples
                 for X, y, weight in source.chunks():
                     with source.locating(table.examples - pass_start):
-                        table.add(olearn.run(est, X, y, record=table.needs_record(X.shape[0]), sample_weight=weight))
+                        if test_only:
+                            chunk = FrozenResult(est, X, y)
+                        else:
+                            record = writer is not None or table.needs_record(X.shape[0])
+                            chunk = olearn.run(est, X, y, record=record, sample_weight=weight)
+                    table.add(chunk)
+                    if writer is not None:
+                        writer.write(chunk, est)
                     progress.update(table.examples, label)
+    if writer is not None:
+        writer.close()
     table.finish()
     if table.examples == 0:
         raise ValueError(f"{file}: holds no examples")
     seconds = time.perf_counter() - start
 
     if not quiet:
-        click.echo("")
+        click.echo("", err=to_stderr)
     for line in summary_lines(table, passes, seconds):
-        click.echo(line)
+        click.echo(line, err=to_stderr)
     if save is not None:
         save_model(est, save, source.input_info())
-        click.echo(f"{'model':<14}{save}")
+        click.echo(f"{'model':<14}{save}", err=to_stderr)
     if bound:
         from ..bounds import bound_report
 
-        click.echo("")
-        click.echo(str(bound_report(est, X, y, result)))
+        click.echo("", err=to_stderr)
+        click.echo(str(bound_report(est, X, y, result)), err=to_stderr)
 
 
 def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, zero_based, n_features, bits, chunk_size,

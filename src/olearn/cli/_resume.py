@@ -1,0 +1,190 @@
+"""``olearn run -i/-t/-p``: resuming a saved model, testing it frozen, writing one prediction per line."""
+
+import math
+import sys
+
+import click
+import numpy as np
+
+from ._learners import ALGORITHMS, _option_name
+from ._predict import format_labels
+
+
+def algorithm_of(model):
+    """The ``--algo`` name of a loaded model: its class, and the settings that pick a variant (arow or arow-full)."""
+    params = model.get_params()
+    for name, (class_name, fixed) in ALGORITHMS.items():
+        if type(model).__name__ == class_name and all(params.get(k) == v for k, v in fixed.items()):
+            return name
+    return None
+
+
+def resumed_model(model_path, algo, hyperparameters, fit_intercept, n_features):
+    """The model of ``-i MODEL`` and its ``--algo`` name; a given option that contradicts it is a usage error.
+
+    The algorithm and every hyperparameter come from the model: an option may
+    repeat the model's value, never change it, since the learned state was
+    made with it (a new step size would not continue the same run).
+    """
+    import olearn
+
+    model = olearn.load(model_path)
+    name = algorithm_of(model)
+    if name is None:
+        raise click.UsageError(f"-i {model_path}: a {type(model).__name__} model, which 'olearn run' has no --algo "
+                               "for: continue it with the library (olearn.run or partial_fit)")
+    if algo is not None and algo != name:
+        raise click.UsageError(f"--algo {algo} contradicts -i {model_path}, a model of --algo {name}: drop --algo "
+                               "(a resumed model keeps its algorithm)")
+    params = model.get_params()
+    given = dict(hyperparameters)
+    for key, value in (("fit_intercept", fit_intercept), ("n_features", n_features)):
+        if value is not None:
+            given[key] = value
+    for key, value in given.items():
+        if key not in params:
+            raise click.UsageError(f"{_given(key, value)} does not apply to -i {model_path}, a model of --algo {name}")
+        if not _same(params[key], value):
+            raise click.UsageError(f"{_given(key, value)} contradicts -i {model_path}, learned with {key}={params[key]}: "
+                                   "drop it (a resumed model keeps its hyperparameters)")
+    return model, name
+
+
+def _given(key, value):
+    """How the command line gave a setting: ``-C 0.5``, ``--set r=0.1``, ``--no-fit-intercept``."""
+    if key == "fit_intercept":
+        return "--fit-intercept" if value else "--no-fit-intercept"
+    if key == "n_features":
+        return f"--n-features {value}"
+    option = _option_name(key)
+    return f"{option}={value}" if option.startswith("--set") else f"{option} {value}"
+
+
+def _same(saved, given):
+    if isinstance(saved, float) or isinstance(given, float):
+        try:
+            return float(saved) == float(given)
+        except (TypeError, ValueError):
+            return False
+    return saved == given
+
+
+class FrozenResult:
+    """What ``olearn run -t`` counts on one chunk: the predictions of a model that does not learn.
+
+    Quacks like :class:`olearn.RunResult` as far as the progressive table
+    reads it. A mistake is a prediction other than the label (as ``olearn
+    predict`` counts its accuracy). The loss is the learner's step rule's and
+    is not measured without learning: it is ``nan``.
+    """
+
+    def __init__(self, model, X, y):
+        self.predictions = model.predict(X)
+        self.scores = model.decision_function(X)
+        wrong = np.asarray(self.predictions != np.asarray(y), dtype=bool)
+        self.n_rounds = int(wrong.shape[0])
+        self.n_mistakes = int(wrong.sum())
+        self.n_updates = 0
+        self.cumulative_mistakes = np.cumsum(wrong, dtype=np.int64)
+        self.losses = np.full(self.n_rounds, np.nan)
+        self.cumulative_loss = math.nan if self.n_rounds else 0.0
+
+
+class PredictionWriter:
+    """``-p FILE`` (``-`` for stdout): one line per example in input order, the label or with ``raw`` the score(s).
+
+    A binary learner's raw score is w.x (positive for ``classes_[1]``); a
+    multiclass learner's is ``class:score`` for every class known at that
+    round, space-separated, in the order of ``classes_`` (sorted); a round
+    before any class was known (a run's first) has an empty line.
+    """
+
+    def __init__(self, path, raw):
+        self.path = path
+        self.raw = raw
+        self._out = sys.stdout if path == "-" else open(path, "w", encoding="utf-8")
+
+    @property
+    def to_stdout(self):
+        return self.path == "-"
+
+    def write(self, result, model):
+        if result.n_rounds == 0:
+            return
+        lines = self._raw_lines(result.scores, model) if self.raw else format_labels(result.predictions)
+        self._out.write("\n".join(lines))
+        self._out.write("\n")
+
+    @staticmethod
+    def _raw_lines(scores, model):
+        scores = np.asarray(scores, dtype=np.float64)
+        if scores.ndim == 1:
+            return [repr(float(s)) for s in scores]
+        names = format_labels(model.classes_)
+        # -inf marks a class not known yet at that round: it has no score
+        return [" ".join(f"{name}:{float(s)!r}" for name, s in zip(names, row) if s != -np.inf) for row in scores]
+
+    def close(self):
+        if self.to_stdout:
+            self._out.flush()
+        else:
+            self._out.close()
+
+
+def resumed_source(model, model_path, file, fmt, zero_based, n_features, bits, chunk_size, label_column, delimiter,
+                   max_classes):
+    """FILE read as the training data of ``-i MODEL`` were, and refused if its layout is not the model's.
+
+    The same reading and the same check as ``olearn predict`` (its
+    ``check_layout``): another format, other hashing bits or another CSV
+    layout would give the learned weights other features.
+    """
+    from .._persistence import read_input_info
+    from ._predict import _bits_of, check_layout
+    from ._source import DataSource, IndexBase
+
+    trained = read_input_info(model_path)
+    if zero_based is None and trained.get("zero_based") is not None:
+        base = IndexBase(trained["zero_based"], f"as for the training data of {model_path}")
+    else:
+        base = IndexBase(zero_based)
+    source = DataSource(file, fmt, n_features, bits, chunk_size, base, label_column, delimiter,
+                        max_classes=max_classes, trained_csv=trained.get("csv"))
+    if "format" in trained:
+        check_layout(model_path, trained, source, bits is not None)
+    else:
+        click.echo(f"olearn: warning: {model_path} does not record how its training data were read (saved by the "
+                   f"library or an older olearn): {file} is read as a new run would, and cannot be checked against "
+                   "the training data", err=True)
+        if bits is None and source.format == "vw" and _bits_of(model) is not None:
+            source.bits = _bits_of(model)
+    if source.format == "libsvm" and n_features is None:
+        # an index past the model's fixed dimension is reported by the reader, by file, line and column
+        source.n_features = model.get_params().get("n_features")
+    return source
+
+
+def echo_stderr(line):
+    """A table row on stderr, when ``-p -`` keeps stdout for the predictions."""
+    print(line, file=sys.stderr)
+
+
+def check_vw_flags(algo, initial_model, test_only, predictions, raw, save, passes, bound):
+    """Usage errors among ``-a``, ``-i``, ``-t``, ``-p``, ``--raw`` and the options they exclude."""
+    from ._source import check_writable
+
+    if algo is None and initial_model is None:
+        raise click.UsageError("Missing option '--algo' / '-a' (or resume a saved model with -i MODEL)")
+    if test_only:
+        if initial_model is None:
+            raise click.UsageError("-t tests a saved model without learning: give the model with -i MODEL")
+        for name, value in (("-f/--save", save), ("--passes", passes if passes > 1 else None), ("--bound", bound)):
+            if value:
+                raise click.UsageError(f"-t learns nothing, so {name} does not apply: drop it")
+    if bound and initial_model is not None:
+        raise click.UsageError("--bound states the bounds of a run from a fresh learner; it does not apply to -i")
+    if raw and predictions is None:
+        raise click.UsageError("--raw says what -p writes: add -p FILE (or -p - for stdout)")
+    if predictions is not None and predictions != "-":
+        check_writable(predictions, "-p")
+
