@@ -130,6 +130,9 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, p
         check_writable(save, "--save")
     source = DataSource(file, fmt, n_features, bits, chunk_size, IndexBase(zero_based), label_column, delimiter,
                         max_classes=max_classes(algo))
+    if passes > 1 and source.stream:
+        raise click.UsageError(f"--passes {passes} reads FILE {passes} times, and {source.path} is a stream, read "
+                               "once: save it to a file first")
     est = make_estimator(algo, hyperparameters, fit_intercept, source.model_n_features)
     table = ProgressiveTable(None if quiet else echo_stdout)
 
