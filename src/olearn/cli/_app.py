@@ -10,6 +10,7 @@ import errno
 import click
 
 from ..exceptions import OlearnError
+from ._interrupt import caused_by_interrupt
 
 # What a user can cause with a bad file, a bad model or bad numbers: shown as
 # one line, never as a traceback. Programming errors (TypeError, ...) still
@@ -58,7 +59,9 @@ class OlearnGroup(click.Group):
             return super().invoke(ctx)
         except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
             raise
-        except KeyboardInterrupt:
+        except (KeyboardInterrupt, SystemError) as err:
+            if not caused_by_interrupt(err):
+                raise
             raise CommandError("interrupted", exit_code=INTERRUPTED_EXIT_CODE, prefix="olearn: ") from None
         except _USER_ERRORS as err:
             if isinstance(err, OSError) and err.errno == errno.EPIPE:

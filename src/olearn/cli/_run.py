@@ -20,6 +20,7 @@ from ._learners import (
     make_estimator,
     parse_value,
 )
+from ._interrupt import HeldInterrupts, saved_if_interrupted
 from ._report import Progress, ProgressiveTable, echo_stdout, summary_lines
 from ._source import DEFAULT_BITS, DataSource, IndexBase, check_writable, data_options
 
@@ -37,6 +38,8 @@ from ._source import DEFAULT_BITS, DataSource, IndexBase, check_writable, data_o
 @data_options()
 @click.option("--save", type=click.Path(dir_okay=False), default=None, metavar="MODEL",
               help="Write the learned model to MODEL (read it back with 'olearn predict').")
+@click.option("--save-on-interrupt", is_flag=True,
+              help="With --save: on Ctrl-C, still write the model of the examples learned so far (then exit 130).")
 @click.option("--bound", is_flag=True,
               help="After the run, print the theorem's mistake bound next to the measured value "
                    "(perceptron and the PA family; loads FILE into memory).")
@@ -57,8 +60,8 @@ from ._source import DEFAULT_BITS, DataSource, IndexBase, check_writable, data_o
               help="With --workers/--scheduler: the two class labels (every shard must encode them alike).")
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, allow_dash=False))
 def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, passes, fmt, zero_based, n_features,
-                bits, chunk_size, label_column, delimiter, save, bound, quiet, workers, scheduler, tau, weighting,
-                classes, files):
+                bits, chunk_size, label_column, delimiter, save, save_on_interrupt, bound, quiet, workers, scheduler,
+                tau, weighting, classes, files):
     """Learn from FILE online and report progressive validation.
 
     Each example is predicted first and learned second, so the mistakes
@@ -109,6 +112,9 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, p
     start = time.perf_counter()
     hyperparameters = collect_hyperparameters(C, eta, loss, schedule, radius, settings)
     check_applicable(algo, hyperparameters)
+    if save_on_interrupt and (save is None or bound or workers is not None or scheduler is not None):
+        raise click.UsageError("--save-on-interrupt applies with --save, to learning in chunks here (not --bound, "
+                               "not on Dask)")
     if workers is not None or scheduler is not None:
         for name, value in (("--label-column", label_column), ("--delimiter", delimiter)):
             if value is not None:
@@ -145,13 +151,15 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, p
             result = olearn.run(est, X, y, record=True)
         table.add(result)
     else:
-        with Progress(enabled=not quiet) as progress:
+        with Progress(enabled=not quiet) as progress, HeldInterrupts() as interrupts, \
+                saved_if_interrupted(est, save if save_on_interrupt else None, source, table):
             for p in range(passes):
                 label = f"pass {p + 1}/{passes}" if passes > 1 else "learning"
                 pass_start = table.examples
-                for X, y, weight in source.chunks():
-                    with source.locating(table.examples - pass_start):
-                        table.add(olearn.run(est, X, y, record=table.needs_record(X.shape[0]), sample_weight=weight))
+                for chunk in source.chunks():
+                    for X, y, weight in table.pieces(*chunk):
+                        with interrupts.held(), source.locating(table.examples - pass_start):
+                            table.add(olearn.run(est, X, y, sample_weight=weight))
                     progress.update(table.examples, label)
     table.finish()
     if table.examples == 0:
