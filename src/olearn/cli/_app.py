@@ -6,6 +6,7 @@ nothing but the package itself.
 """
 
 import errno
+import signal
 
 import click
 
@@ -95,4 +96,9 @@ def cli():
 
 def main(args=None):
     """Entry point of the ``olearn`` console script and of ``python -m olearn``."""
-    return cli.main(args=args, prog_name="olearn")
+    try:
+        return cli.main(args=args, prog_name="olearn")
+    finally:
+        # The command is over, its output written and its exit code set: a Ctrl-C now would only
+        # interrupt Python's shutdown and replace that exit code.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
