@@ -193,3 +193,42 @@ def test_save_on_interrupt_needs_save(tmp_path):
     result = CliRunner().invoke(cli, ["run", "--algo", "pa1", "--save-on-interrupt", str(path)])
     assert result.exit_code == 2
     assert "--save-on-interrupt applies with --save" in result.output
+
+
+def test_progress_display_shows_at_once_on_a_terminal(data):
+    """stderr a terminal (a pseudo-terminal the test reads): the display is up before the data are complete."""
+    pty = pytest.importorskip("pty")
+    leader, follower = pty.openpty()
+    env = {**os.environ, "PYTHONWARNINGS": "ignore", "TERM": "xterm"}
+    env.pop("CI", None)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "olearn", "run", "--algo", "pa1", "--format", "libsvm", "--one-based", "-"],
+        stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=follower, env=env)
+    os.close(follower)
+    seen = queue.Queue()
+
+    def read_terminal():
+        text = b""
+        while b"learning: 3 examples" not in text:
+            try:
+                block = os.read(leader, 4096)
+            except OSError:
+                break
+            if not block:
+                break
+            text += block
+        seen.put(text)
+
+    threading.Thread(target=read_terminal, daemon=True).start()
+    try:
+        proc.stdin.write(b"".join(data[1][:3]))
+        proc.stdin.flush()
+        text = seen.get(timeout=PATIENCE)
+        assert b"learning: 3 examples" in text, text
+        assert proc.poll() is None  # still running: the rest of the data has not been written
+        proc.stdin.write(b"".join(data[1][3:]))
+        proc.stdin.close()
+        assert proc.wait(timeout=PATIENCE) == 0
+    finally:
+        proc.kill()
+        os.close(leader)

@@ -8,10 +8,6 @@ import numpy as np
 
 TABLE_HEADER = f"{'examples':>12} {'mistakes':>12} {'mistake rate':>13} {'average loss':>13} {'since last':>11}"
 
-# A progress bar appears only on an interactive terminal, and only once a run
-# has lasted this long: short runs and CI logs stay clean.
-PROGRESS_AFTER_SECONDS = 2.0
-
 
 class ProgressiveTable:
     """Running totals of a progressive-validation run, printed at 1, 2, 4, 8, ... examples and at the end.
@@ -121,7 +117,7 @@ def progress_wanted():
 
 
 class Progress:
-    """A one-line rich progress display on stderr that appears only once a run turns out to be long.
+    """A one-line rich progress display on stderr, from the start of learning, on an interactive terminal only.
 
     Table rows printed with :func:`echo_stdout` while it is shown scroll above
     it when stdout is the same terminal, and go straight to stdout otherwise.
@@ -139,10 +135,8 @@ class Progress:
             return
         if description is not None:
             self.description = description
-        elapsed = time.perf_counter() - self.start
+        elapsed = max(time.perf_counter() - self.start, 1e-9)
         if self._live is None:
-            if elapsed < PROGRESS_AFTER_SECONDS:
-                return
             self._open()
         text = f"{self.description}: {examples:,} examples, {examples / elapsed:,.0f} examples/s, {elapsed:,.0f} s"
         self._live.update(self._task, description=text)
@@ -161,7 +155,7 @@ class Progress:
             redirect_stderr=False,
         )
         self._live.start()
-        self._task = self._live.add_task(self.description, total=None)
+        self._task = self._live.add_task(f"{self.description}: 0 examples", total=None)
 
     def close(self):
         if self._live is not None:
@@ -169,6 +163,8 @@ class Progress:
             self._live = None
 
     def __enter__(self):
+        if self.enabled:
+            self._open()  # at once: a slow stream shows that the command is waiting for it
         return self
 
     def __exit__(self, *exc):
