@@ -164,3 +164,14 @@ def test_a_stream_without_a_recognisable_first_line_asks_for_the_format():
     assert result.returncode == 1
     assert "<stdin>:1:1: cannot detect the format from 'hello world'" in result.stderr.decode()
     assert "name the format explicitly" in result.stderr.decode()
+
+
+def test_compare_reads_standard_input(data):
+    from_path = olearn_process("compare", "--algos", "pa1,perceptron", data[0])
+    from_pipe = olearn_process("compare", "--algos", "pa1,perceptron", "-", input=data[1])
+    assert from_pipe.returncode == 0, from_pipe.stderr.decode()
+
+    def counts(stdout):  # the learners' rows without their timings
+        return [line.split("│")[1:6] for line in stdout.decode().splitlines() if "pa1" in line or "perceptron" in line]
+
+    assert counts(from_pipe.stdout) == counts(from_path.stdout) and len(counts(from_path.stdout)) == 2
