@@ -216,7 +216,6 @@ def test_progress_display_leaves_stdout_intact(stream, monkeypatch):
     from olearn.cli import _report
 
     monkeypatch.setattr(_report, "progress_wanted", lambda: True)
-    monkeypatch.setattr(_report, "PROGRESS_AFTER_SECONDS", 0.0)
     path, X, y = stream
     result = CliRunner().invoke(cli, ["run", "--algo", "pa", "--chunk-size", "10", "--passes", "2", path])
     assert result.exit_code == 0, result.output

@@ -6,10 +6,12 @@ nothing but the package itself.
 """
 
 import errno
+import signal
 
 import click
 
 from ..exceptions import OlearnError
+from ._interrupt import caused_by_interrupt
 
 # What a user can cause with a bad file, a bad model or bad numbers: shown as
 # one line, never as a traceback. Programming errors (TypeError, ...) still
@@ -58,7 +60,9 @@ class OlearnGroup(click.Group):
             return super().invoke(ctx)
         except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
             raise
-        except KeyboardInterrupt:
+        except (KeyboardInterrupt, SystemError) as err:
+            if not caused_by_interrupt(err):
+                raise
             raise CommandError("interrupted", exit_code=INTERRUPTED_EXIT_CODE, prefix="olearn: ") from None
         except _USER_ERRORS as err:
             if isinstance(err, OSError) and err.errno == errno.EPIPE:
@@ -92,4 +96,9 @@ def cli():
 
 def main(args=None):
     """Entry point of the ``olearn`` console script and of ``python -m olearn``."""
-    return cli.main(args=args, prog_name="olearn")
+    try:
+        return cli.main(args=args, prog_name="olearn")
+    finally:
+        # The command is over, its output written and its exit code set: a Ctrl-C now would only
+        # interrupt Python's shutdown and replace that exit code.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)

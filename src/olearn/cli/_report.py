@@ -8,17 +8,14 @@ import numpy as np
 
 TABLE_HEADER = f"{'examples':>12} {'mistakes':>12} {'mistake rate':>13} {'average loss':>13} {'since last':>11}"
 
-# A progress bar appears only on an interactive terminal, and only once a run
-# has lasted this long: short runs and CI logs stay clean.
-PROGRESS_AFTER_SECONDS = 2.0
-
 
 class ProgressiveTable:
     """Running totals of a progressive-validation run, printed at 1, 2, 4, 8, ... examples and at the end.
 
-    Feed it the :class:`olearn.RunResult` of each chunk in order. Per-round
-    arrays are needed only for chunks in which a printed row falls;
-    ``needs_record(n)`` says whether the next chunk of ``n`` rows is one.
+    Feed it the :class:`olearn.RunResult` of each chunk in order. A row that
+    falls inside a chunk needs the chunk's per-round arrays (``record=True``);
+    learning the pieces of :meth:`pieces` instead, every row falls at the end
+    of one and is printed as soon as its example is learned.
     """
 
     def __init__(self, write=None):
@@ -31,15 +28,27 @@ class ProgressiveTable:
         self._next = 1
         self._last = (0, 0)
 
-    def needs_record(self, n_rows):
-        return self.write is not None and self.examples + n_rows >= self._next
+    def pieces(self, X, y, weight):
+        """``(X, y, weight)`` of a chunk, cut where a row of the table falls (uncut if none does).
+
+        Learn each piece and :meth:`add` its result before taking the next.
+        """
+        n = X.shape[0]
+        lo = 0
+        while lo < n:
+            hi = n if self.write is None else min(n, lo + self._next - self.examples)
+            if lo == 0 and hi == n:
+                yield X, y, weight
+            else:
+                yield X[lo:hi], y[lo:hi], None if weight is None else weight[lo:hi]
+            lo = hi
 
     def add(self, result):
         n = result.n_rounds
-        if self.write is not None and self.examples + n >= self._next:
+        if self.write is not None and self.examples + n > self._next:
             mistakes = result.cumulative_mistakes
             losses = np.cumsum(result.losses)
-            while self._next <= self.examples + n:
+            while self._next < self.examples + n:
                 i = self._next - self.examples - 1
                 self._row(self._next, self.mistakes + int(mistakes[i]), self.loss + float(losses[i]))
                 self._next *= 2
@@ -47,6 +56,9 @@ class ProgressiveTable:
         self.mistakes += result.n_mistakes
         self.updates += result.n_updates
         self.loss += result.cumulative_loss
+        if self.write is not None and self.examples == self._next:
+            self._row(self.examples, self.mistakes, self.loss)
+            self._next *= 2
 
     def finish(self):
         """Print the last row, unless the stream ended on a power of two (or was empty)."""
@@ -91,7 +103,7 @@ def summary_lines(table, passes, seconds):
 def echo_stdout(line):
     # print, not click.echo: while a progress display is live, rich swaps sys.stdout
     # for a proxy that prints above the display, and print looks sys.stdout up each time.
-    print(line)
+    print(line, flush=True)  # flushed: a row shows when its example is learned, in a pipe too
 
 
 def progress_wanted():
@@ -105,7 +117,7 @@ def progress_wanted():
 
 
 class Progress:
-    """A one-line rich progress display on stderr that appears only once a run turns out to be long.
+    """A one-line rich progress display on stderr, from the start of learning, on an interactive terminal only.
 
     Table rows printed with :func:`echo_stdout` while it is shown scroll above
     it when stdout is the same terminal, and go straight to stdout otherwise.
@@ -123,10 +135,8 @@ class Progress:
             return
         if description is not None:
             self.description = description
-        elapsed = time.perf_counter() - self.start
+        elapsed = max(time.perf_counter() - self.start, 1e-9)
         if self._live is None:
-            if elapsed < PROGRESS_AFTER_SECONDS:
-                return
             self._open()
         text = f"{self.description}: {examples:,} examples, {examples / elapsed:,.0f} examples/s, {elapsed:,.0f} s"
         self._live.update(self._task, description=text)
@@ -145,7 +155,7 @@ class Progress:
             redirect_stderr=False,
         )
         self._live.start()
-        self._task = self._live.add_task(self.description, total=None)
+        self._task = self._live.add_task(f"{self.description}: 0 examples", total=None)
 
     def close(self):
         if self._live is not None:
@@ -153,6 +163,8 @@ class Progress:
             self._live = None
 
     def __enter__(self):
+        if self.enabled:
+            self._open()  # at once: a slow stream shows that the command is waiting for it
         return self
 
     def __exit__(self, *exc):

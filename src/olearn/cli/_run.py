@@ -21,6 +21,7 @@ from ._learners import (
     parse_value,
 )
 from ._resume import FrozenResult, PredictionWriter, check_vw_flags, echo_stderr, resumed_model, resumed_source
+from ._interrupt import HeldInterrupts, saved_if_interrupted
 from ._report import Progress, ProgressiveTable, echo_stdout, summary_lines
 from ._source import DEFAULT_BITS, DataSource, IndexBase, check_writable, data_options
 
@@ -48,6 +49,8 @@ from ._source import DEFAULT_BITS, DataSource, IndexBase, check_writable, data_o
                    "predicted before the example is learned.")
 @click.option("--raw", is_flag=True,
               help="With -p: write the raw score instead of the label (w.x; for multiclass, class:score per class).")
+@click.option("--save-on-interrupt", is_flag=True,
+              help="With --save: on Ctrl-C, still write the model of the examples learned so far (then exit 130).")
 @click.option("--bound", is_flag=True,
               help="After the run, print the theorem's mistake bound next to the measured value "
                    "(perceptron and the PA family; loads FILE into memory).")
@@ -68,8 +71,8 @@ from ._source import DEFAULT_BITS, DataSource, IndexBase, check_writable, data_o
               help="With --workers/--scheduler: the two class labels (every shard must encode them alike).")
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, allow_dash=False))
 def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, passes, fmt, zero_based, n_features,
-                bits, chunk_size, label_column, delimiter, save, initial_model, test_only, predictions, raw, bound,
-                quiet, workers, scheduler, tau, weighting, classes, files):
+                bits, chunk_size, label_column, delimiter, save, save_on_interrupt, initial_model, test_only,
+                predictions, raw, bound, quiet, workers, scheduler, tau, weighting, classes, files):
     """Learn from FILE online and report progressive validation.
 
     Each example is predicted first and learned second, so the mistakes
@@ -134,6 +137,9 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, p
     if initial_model is not None:
         model, algo = resumed_model(initial_model, algo, hyperparameters, fit_intercept, n_features)
     check_applicable(algo, hyperparameters)
+    if save_on_interrupt and (save is None or bound or workers is not None or scheduler is not None):
+        raise click.UsageError("--save-on-interrupt applies with --save, to learning in chunks here (not --bound, "
+                               "not on Dask)")
     if workers is not None or scheduler is not None:
         for name, value in (("-i", initial_model), ("-p", predictions)):
             if value is not None:
@@ -164,6 +170,9 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, p
         source = resumed_source(model, initial_model, file, fmt, zero_based, n_features, bits, chunk_size, label_column,
                                 delimiter, max_classes(algo))
         est = model
+    if passes > 1 and source.stream:
+        raise click.UsageError(f"--passes {passes} reads FILE {passes} times, and {source.path} is a stream, read "
+                               "once: save it to a file first")
     writer = None if predictions is None else PredictionWriter(predictions, raw)
     to_stderr = writer is not None and writer.to_stdout
     table = ProgressiveTable(None if quiet else (echo_stderr if to_stderr else echo_stdout))
@@ -179,20 +188,21 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, p
         if writer is not None:
             writer.write(result, est)
     else:
-        with Progress(enabled=not quiet) as progress:
+        with Progress(enabled=not quiet) as progress, HeldInterrupts() as interrupts, \
+                saved_if_interrupted(est, save if save_on_interrupt else None, source, table):
             for p in range(passes):
                 label = f"pass {p + 1}/{passes}" if passes > 1 else ("testing" if test_only else "learning")
                 pass_start = table.examples
-                for X, y, weight in source.chunks():
-                    with source.locating(table.examples - pass_start):
-                        if test_only:
-                            chunk = FrozenResult(est, X, y)
-                        else:
-                            record = writer is not None or table.needs_record(X.shape[0])
-                            chunk = olearn.run(est, X, y, record=record, sample_weight=weight)
-                    table.add(chunk)
-                    if writer is not None:
-                        writer.write(chunk, est)
+                for chunk in source.chunks():
+                    for X, y, weight in table.pieces(*chunk):
+                        with interrupts.held(), source.locating(table.examples - pass_start):
+                            if test_only:
+                                result = FrozenResult(est, X, y)
+                            else:
+                                result = olearn.run(est, X, y, sample_weight=weight)
+                            table.add(result)
+                            if writer is not None:
+                                writer.write(result, est)
                     progress.update(table.examples, label)
     if writer is not None:
         writer.close()

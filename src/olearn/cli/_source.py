@@ -8,6 +8,7 @@ import re
 import click
 import numpy as np
 
+from ..data import _io
 from ..exceptions import DataFormatError
 from ._csv_layout import MAX_PLAUSIBLE_CLASSES, CsvLayout
 
@@ -123,11 +124,17 @@ class DataSource:
 
         self._data = data
         self.path = os.fspath(path)
-        if not os.path.exists(self.path):
+        self.stream = _io.is_stream(self.path)  # read once, as it arrives: "-", /dev/stdin, a FIFO, <(...)
+        if not self.stream and not os.path.exists(self.path):
             raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), self.path)
         if os.path.isdir(self.path):
             raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), self.path)
+        if self.stream:
+            self.path = _io.open_once(self.path, click.get_binary_stream("stdin"))
         self.format = data.detect_format(self.path) if fmt == "auto" else fmt
+        if self.stream and self.format == "cache":
+            raise click.UsageError(f"{self.path} is a stream, and an olearn cache is read from a file (it is "
+                                   "memory-mapped): save the stream to a file first")
         if bits is not None and self.format != "vw":
             raise click.UsageError(f"--bits applies to VW files only; {self.path} is read as {self.format}")
         if n_features is not None and self.format == "vw":
@@ -171,6 +178,7 @@ class DataSource:
         data = self._data
         if self.format == "libsvm":
             zero_based = self.base.settle([self.path])
+            self._start_reading()
             try:
                 for X, y in data.iter_libsvm(self.path, chunk_size=self.chunk_size, n_features=self.n_features,
                                              zero_based=zero_based):
@@ -178,6 +186,7 @@ class DataSource:
             except DataFormatError as err:
                 raise self.base.explain(err) from None
         elif self.format == "vw":
+            self._start_reading()
             for X, y, weight in data.iter_vw(self.path, chunk_size=self.chunk_size, n_bits=self.bits,
                                              require_labels=self.learning):
                 yield X, y, _unless_all_ones(weight)
@@ -208,8 +217,8 @@ class DataSource:
         """The 1-based line of the file that holds example ``index`` (0-based), or None (a cache has no lines)."""
         from ..data._io import iter_line_blocks
 
-        if self.format not in ("libsvm", "vw", "csv"):
-            return None
+        if self.format not in ("libsvm", "vw", "csv") or self.stream:
+            return None  # a cache has no lines, and a stream cannot be read again
         comments = self.format != "vw"  # LIBSVM and CSV skip '#' lines, VW blank lines only
         header = self.csv is not None and self.csv.header is not None
         seen = 0
@@ -232,11 +241,18 @@ class DataSource:
             self._loaded = self._read_whole()
         return self._loaded
 
+    def _start_reading(self):
+        """Detection is over: a stream's next reading is of the data themselves, and its last."""
+        if self.stream:
+            _io.once_input(self.path).start()
+
     def _read_whole(self):
         data = self._data
         weight = None
         if self.format == "libsvm":
             zero_based = self.base.settle([self.path])
+        self._start_reading()
+        if self.format == "libsvm":
             try:
                 X, y = data.load_libsvm(self.path, n_features=self.n_features, zero_based=zero_based)
             except DataFormatError as err:

@@ -9,7 +9,7 @@ from olearn.exceptions import DataFormatError
 
 from ._cache import CACHE_SUFFIX, MAGIC, load_cache
 from ._csv import load_csv
-from ._io import read_head, strip_compression_suffix
+from ._io import open_raw, read_head, strip_compression_suffix
 from ._libsvm import load_libsvm
 from ._vw import load_vw
 
@@ -69,7 +69,7 @@ def detect_format(path):
     suffix = os.path.splitext(strip_compression_suffix(path))[1].lower()
     if suffix in _SUFFIXES:
         return _SUFFIXES[suffix]
-    with open(path, "rb") as f:
+    with open_raw(path) as f:
         if f.read(len(MAGIC)) == MAGIC:
             return "cache"
     head = read_head(path).decode("utf-8", "replace")

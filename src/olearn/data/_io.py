@@ -5,6 +5,7 @@ import contextlib
 import gzip
 import lzma
 import os
+import stat
 import zlib
 
 from olearn.exceptions import DataFormatError
@@ -19,6 +20,149 @@ LF = b"\n"
 CR = b"\r"
 
 
+class OnceInput:
+    """An input that can be read only once: standard input, a FIFO, a pipe such as ``<(zcat data.svm.gz)``.
+
+    Until :meth:`start` is called, every opening reads the input from its
+    beginning: the bytes that format and index-base detection read are kept
+    in memory. The one opening after :meth:`start` reads those kept bytes
+    first and then the rest of the stream, keeping nothing; an opening after
+    that is an error, since the bytes are gone. So the data are read exactly
+    once, and detection costs no bytes.
+    """
+
+    def __init__(self, name, file):
+        self.name = name
+        self._file = file
+        self._head = bytearray()
+        self._exhausted = False
+        self._started = False
+        self._done = False
+
+    def start(self):
+        """The next opening is the reading of the data themselves (the last one)."""
+        self._started = True
+
+    def open(self):
+        self._check_unread()
+        if not self._started:
+            return _Replay(self)
+        self._done = True
+        return _Rest(self)
+
+    def peek(self, n):
+        """The first ``n`` bytes, whatever was opened so far (as long as the data are not being read)."""
+        self._check_unread()
+        return self._head_bytes(n)
+
+    def _check_unread(self):
+        if self._done:
+            raise OSError(f"{self.name}: a stream (standard input, a pipe, a FIFO) can be read only once, "
+                          "and it was read already")
+
+    def _head_bytes(self, n):
+        """The first ``n`` bytes (fewer at the end of the stream), read from the stream and kept as needed."""
+        while len(self._head) < n and not self._exhausted:
+            block = self._file.read(n - len(self._head))
+            if not block:
+                self._exhausted = True
+            self._head += block
+        return bytes(self._head[:n])
+
+
+class _Replay:
+    """A reader of an OnceInput from its beginning that keeps what it reads (detection)."""
+
+    def __init__(self, source):
+        self._source = source
+        self._pos = 0
+
+    def read(self, n=-1):
+        if n is None or n < 0:
+            while not self._source._exhausted:
+                self._source._head_bytes(len(self._source._head) + (1 << 20))
+            n = len(self._source._head) - self._pos
+        data = self._source._head_bytes(self._pos + n)[self._pos :]
+        self._pos += len(data)
+        return data
+
+    def close(self):
+        pass
+
+
+class _Rest:
+    """The last reader of an OnceInput: the kept bytes, then the stream, whatever has arrived (no waiting for more)."""
+
+    def __init__(self, source):
+        self._head = source._head
+        self._file = source._file
+        source._head = bytearray()
+        self._pos = 0
+
+    def read(self, n=-1):
+        if self._pos < len(self._head):
+            end = len(self._head) if n is None or n < 0 else min(len(self._head), self._pos + n)
+            data = bytes(self._head[self._pos : end])
+            self._pos = end
+            if n is None or n < 0:
+                data += self._file.read()
+            return data
+        if n is None or n < 0:
+            return self._file.read()
+        read1 = getattr(self._file, "read1", self._file.read)
+        return read1(n)
+
+    def close(self):
+        self._file.close()
+
+
+# the inputs that can be read only once, by the name their readers are given
+_ONCE_INPUTS = {}
+
+
+def is_stream(path):
+    """Whether ``path`` is "-" (standard input) or names something other than a file or folder (a pipe, a FIFO)."""
+    if os.fspath(path) == "-":
+        return True
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+def open_once(path, stdin=None):
+    """Register ``path`` ("-": the binary stream ``stdin``) as an :class:`OnceInput`; return the name to read it by.
+
+    Standard input is named ``<stdin>``; a pipe or FIFO keeps its path. The
+    readers of this package open a registered name through it.
+    """
+    path = os.fspath(path)
+    if path == "-":
+        name, file = "<stdin>", stdin
+    else:
+        name, file = path, open(path, "rb")
+    _ONCE_INPUTS[name] = OnceInput(name, file)
+    return name
+
+
+def once_input(name):
+    """The :class:`OnceInput` registered as ``name``, or None."""
+    return _ONCE_INPUTS.get(os.fspath(name))
+
+
+@contextlib.contextmanager
+def open_raw(path):
+    """``path``'s bytes as stored (not decompressed): a registered :class:`OnceInput`'s reader, or the file."""
+    once = once_input(path)
+    f = open(path, "rb") if once is None else once.open()
+    try:
+        yield f
+    finally:
+        if once is None:
+            f.close()
+
+
 def strip_compression_suffix(path):
     """The file name without a trailing ``.gz``/``.bz2``/``.xz`` (lower-cased suffix test)."""
     root, ext = os.path.splitext(os.fspath(path))
@@ -31,8 +175,12 @@ def compression_of(path):
     ext = os.path.splitext(path)[1].lower()
     if ext in _COMPRESSION_SUFFIXES:
         return _COMPRESSION_SUFFIXES[ext]
-    with open(path, "rb") as f:
-        head = f.read(10)
+    once = once_input(path)
+    if once is not None:
+        head = once.peek(10)
+    else:
+        with open(path, "rb") as f:
+            head = f.read(10)
     if head[:2] == b"\x1f\x8b":
         return "gzip"
     if head[:6] == b"\xfd7zXZ\x00":
@@ -54,11 +202,11 @@ def open_binary(path):
     path = os.fspath(path)
     kind = compression_of(path)
     if kind is None:
-        with open(path, "rb") as f:
+        with open_raw(path) as f:
             yield f
         return
     try:
-        with _OPENERS[kind](path, "rb") as f:
+        with open_raw(path) as raw, _OPENERS[kind](raw, "rb") as f:
             yield f
     except EOFError:
         raise DataFormatError(f"truncated {kind} stream (it ends before its end marker)", path) from None

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from ._io import compression_of, iter_line_blocks
+from ._io import compression_of, iter_line_blocks, once_input
 
 
 @dataclass
@@ -119,8 +119,22 @@ def parse_chunks(path, parse, chunk_size, block_size):
     The file is read ``block_size`` bytes at a time (see ``iter_line_blocks``)
     and ``parse(buf, end, first_line)`` turns the whole lines ``buf[:end]`` of
     each block into ``Rows``. A missing file raises FileNotFoundError here,
-    not at the first ``next()``.
+    not at the first ``next()``. A stream registered with ``open_once`` is
+    parsed as its bytes arrive, and its rows are yielded without waiting to
+    fill a chunk (at most ``chunk_size`` rows each).
     """
     compression_of(path)
     pieces = (parse(buf, end, first_line) for buf, end, first_line in iter_line_blocks(path, block_size))
+    if once_input(path) is not None:
+        return _as_they_come(pieces, chunk_size)
     return rechunk(pieces, chunk_size)
+
+
+def _as_they_come(pieces, chunk_size):
+    """The rows of ``pieces`` in chunks of at most ``chunk_size`` rows, none waiting for rows still to come."""
+    for rows in pieces:
+        while len(rows) > chunk_size:
+            chunk, rows = rows.split(chunk_size)
+            yield chunk
+        if len(rows):
+            yield rows

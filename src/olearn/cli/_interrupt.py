@@ -1,0 +1,84 @@
+"""Ctrl-C during a command: an immediate stop while reading, never in the middle of a learning step."""
+
+import contextlib
+import signal
+import threading
+
+
+def caused_by_interrupt(err):
+    """Whether ``err`` is Ctrl-C, or a SystemError that a compiled kernel's call raised because Ctrl-C came during it.
+
+    (A KeyboardInterrupt raised while numba converts a kernel's arguments or
+    result surfaces as "SystemError: ... returned a result with an exception
+    set", the KeyboardInterrupt as its cause.)
+    """
+    seen = set()
+    while err is not None and id(err) not in seen:
+        if isinstance(err, KeyboardInterrupt):
+            return True
+        if not isinstance(err, SystemError):
+            return False
+        seen.add(id(err))
+        err = err.__cause__ or err.__context__
+    return False
+
+
+class HeldInterrupts:
+    """Ctrl-C (SIGINT) raises KeyboardInterrupt at once, except inside :meth:`held`, which it leaves first.
+
+    A learning step (a kernel call and the bookkeeping of its rows) is run
+    ``held``: an interrupt that arrives during it is raised when it ends, so
+    the model is always that of the examples counted so far. Reading is not
+    held, so an interrupt never waits for input that may not come. Outside
+    the main thread (where Python cannot set signal handlers) this does
+    nothing.
+    """
+
+    def __init__(self):
+        self._holding = False
+        self._pending = False
+        self._previous = None
+
+    def __enter__(self):
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.signal(signal.SIGINT, self._on_interrupt)
+        return self
+
+    def __exit__(self, *exc):
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
+            self._previous = None
+        return False
+
+    def _on_interrupt(self, signum, frame):
+        if self._holding:
+            self._pending = True
+        else:
+            raise KeyboardInterrupt
+
+    @contextlib.contextmanager
+    def held(self):
+        self._holding = True
+        try:
+            yield
+        finally:
+            self._holding = False
+        if self._pending:
+            self._pending = False
+            raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def saved_if_interrupted(estimator, path, source, table):
+    """On Ctrl-C, write ``estimator`` (the model of the ``table.examples`` examples learned) to ``path`` if given."""
+    try:
+        yield
+    except (KeyboardInterrupt, SystemError) as err:
+        if path is not None and caused_by_interrupt(err) and table.examples:
+            import click
+
+            from .._persistence import save
+
+            save(estimator, path, source.input_info())
+            click.echo(f"olearn: the model of the first {table.examples:,} examples is written to {path}", err=True)
+        raise

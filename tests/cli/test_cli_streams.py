@@ -1,0 +1,177 @@
+"""Streams: standard input ("-", /dev/stdin), FIFOs and process substitution are read exactly once, as the file is.
+
+Each stream's result (the table, the summary, the saved model) is compared
+with the same bytes read from a file; real subprocesses, real pipes.
+"""
+
+import gzip
+import os
+import shutil
+import subprocess
+import sys
+import threading
+
+import numpy as np
+import pytest
+from sklearn.datasets import dump_svmlight_file
+
+import olearn
+
+# the lines of the summary that do not depend on time
+_STABLE = ("examples", "passes", "mistakes", "mistake rate", "average loss", "updates")
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    """A 1-based LIBSVM file of 3,000 noisy separable examples (far more than the 8 KiB a reader buffers):
+    its path and bytes."""
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(3000, 20)) * (rng.random((3000, 20)) < 0.5)
+    y = np.where(X @ rng.normal(size=20) > 0, 1, -1)
+    y[rng.random(3000) < 0.1] *= -1
+    path = tmp_path_factory.mktemp("streams") / "train.svm"
+    dump_svmlight_file(X, y, str(path), zero_based=False)
+    return str(path), path.read_bytes()
+
+
+def olearn_process(*args, stdin=None, input=None):
+    """``python -m olearn ARGS`` in a fresh interpreter; ``input`` (bytes) is written to its standard input."""
+    env = {**os.environ, "PYTHONWARNINGS": "ignore"}
+    env.pop("CI", None)
+    return subprocess.run([sys.executable, "-m", "olearn", *map(str, args)], input=input, stdin=stdin,
+                          capture_output=True, timeout=300, env=env)
+
+
+def stable_output(stdout):
+    """The table and the summary without the lines that measure time, and the name of the model."""
+    lines = stdout.decode().splitlines()
+    return [line for line in lines if not line.startswith(("wall time", "throughput", "model"))]
+
+
+def learned(model_path):
+    model = olearn.load(model_path)
+    return np.asarray(model.coef_).ravel(), np.ravel(getattr(model, "intercept_", 0.0))
+
+
+@pytest.fixture(scope="module")
+def from_file(data, tmp_path_factory):
+    """``olearn run`` on the file itself: the reference every stream must reproduce."""
+    path, _ = data
+    model = tmp_path_factory.mktemp("reference") / "model.npz"
+    result = olearn_process("run", "--algo", "pa1", "-C", "0.5", "--chunk-size", "700", path, "--save", model)
+    assert result.returncode == 0, result.stderr.decode()
+    return stable_output(result.stdout), learned(model)
+
+
+def check_same_as_file(result, model, from_file):
+    assert result.returncode == 0, result.stderr.decode()
+    output, (coef, intercept) = from_file
+    assert stable_output(result.stdout) == output
+    assert any(line.split()[:2] == ["examples", "3,000"] for line in output)
+    got_coef, got_intercept = learned(model)
+    np.testing.assert_array_equal(got_coef, coef)
+    np.testing.assert_array_equal(got_intercept, intercept)
+
+
+@pytest.mark.parametrize("name", ["-", "/dev/stdin"])
+@pytest.mark.parametrize("fmt", [(), ("--format", "libsvm")])
+def test_standard_input_learns_as_the_file(data, from_file, tmp_path, name, fmt):
+    if name == "/dev/stdin" and not os.path.exists("/dev/stdin"):
+        pytest.skip("no /dev/stdin on this system")
+    model = tmp_path / "model.npz"
+    result = olearn_process("run", "--algo", "pa1", "-C", "0.5", "--chunk-size", "700", *fmt, name,
+                            "--save", model, input=data[1])
+    check_same_as_file(result, model, from_file)
+
+
+def test_compressed_standard_input_learns_as_the_file(data, from_file, tmp_path):
+    model = tmp_path / "model.npz"
+    result = olearn_process("run", "--algo", "pa1", "-C", "0.5", "--chunk-size", "700", "-", "--save", model,
+                            input=gzip.compress(data[1]))
+    check_same_as_file(result, model, from_file)
+
+
+def test_pipe_from_another_process_learns_as_the_file(data, from_file, tmp_path):
+    model = tmp_path / "model.npz"
+    writer = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdout.buffer.write(open(sys.argv[1], 'rb')"
+                               ".read())", data[0]], stdout=subprocess.PIPE)
+    try:
+        result = olearn_process("run", "--algo", "pa1", "-C", "0.5", "--chunk-size", "700", "-", "--save", model,
+                                stdin=writer.stdout)
+    finally:
+        writer.stdout.close()
+        writer.wait(timeout=60)
+    check_same_as_file(result, model, from_file)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this system")
+def test_fifo_learns_as_the_file(data, from_file, tmp_path):
+    fifo = tmp_path / "train.fifo"
+    os.mkfifo(fifo)
+    model = tmp_path / "model.npz"
+
+    def write():
+        with open(fifo, "wb") as f:
+            for start in range(0, len(data[1]), 5000):
+                f.write(data[1][start : start + 5000])
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    result = olearn_process("run", "--algo", "pa1", "-C", "0.5", "--chunk-size", "700", fifo, "--save", model)
+    writer.join(timeout=60)
+    check_same_as_file(result, model, from_file)
+
+
+@pytest.mark.skipif(shutil.which("bash") is None or not os.path.exists("/dev/fd"), reason="needs bash and /dev/fd")
+def test_process_substitution_learns_as_the_file(data, from_file, tmp_path):
+    model = tmp_path / "model.npz"
+    command = (f'"{sys.executable}" -m olearn run --algo pa1 -C 0.5 --chunk-size 700 <(cat "{data[0]}") '
+               f'--save "{model}"')
+    result = subprocess.run(["bash", "-c", command], capture_output=True, timeout=300,
+                            env={**os.environ, "PYTHONWARNINGS": "ignore"})
+    check_same_as_file(result, model, from_file)
+
+
+def test_predict_reads_standard_input(data, tmp_path, from_file):
+    model = tmp_path / "model.npz"
+    assert olearn_process("run", "--algo", "pa1", data[0], "--save", model).returncode == 0
+    from_path = olearn_process("predict", "--model", model, data[0])
+    from_pipe = olearn_process("predict", "--model", model, "-", input=data[1])
+    assert from_pipe.returncode == 0, from_pipe.stderr.decode()
+    assert len(from_pipe.stdout.splitlines()) == 3000
+    assert from_pipe.stdout == from_path.stdout
+    assert from_pipe.stderr == from_path.stderr  # the accuracy line
+
+
+def test_error_in_standard_input_names_its_line(data):
+    lines = data[1].splitlines(keepends=True)
+    lines[2499] = b"1 3:abc\n"
+    result = olearn_process("run", "--algo", "pa1", "-", input=b"".join(lines))
+    assert result.returncode == 1
+    assert result.stderr.decode().strip() == (
+        "olearn: error: <stdin>:2500:5: expected a numeric feature value after ':', found 'abc'")
+
+
+def test_several_passes_over_a_stream_are_refused(data):
+    result = olearn_process("run", "--algo", "pa1", "--passes", "2", "-", input=data[1])
+    assert result.returncode == 2
+    assert "<stdin> is a stream, read once: save it to a file first" in result.stderr.decode()
+    assert b"Traceback" not in result.stderr
+
+
+def test_a_stream_without_a_recognisable_first_line_asks_for_the_format():
+    result = olearn_process("run", "--algo", "pa1", "-", input=b"hello world\n1 1:1\n")
+    assert result.returncode == 1
+    assert "<stdin>:1:1: cannot detect the format from 'hello world'" in result.stderr.decode()
+    assert "name the format explicitly" in result.stderr.decode()
+
+
+def test_compare_reads_standard_input(data):
+    from_path = olearn_process("compare", "--algos", "pa1,perceptron", data[0])
+    from_pipe = olearn_process("compare", "--algos", "pa1,perceptron", "-", input=data[1])
+    assert from_pipe.returncode == 0, from_pipe.stderr.decode()
+
+    def counts(stdout):  # the learners' rows without their timings
+        return [line.split("│")[1:6] for line in stdout.decode().splitlines() if "pa1" in line or "perceptron" in line]
+
+    assert counts(from_pipe.stdout) == counts(from_path.stdout) and len(counts(from_path.stdout)) == 2
