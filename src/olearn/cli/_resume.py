@@ -96,7 +96,8 @@ class PredictionWriter:
     A binary learner's raw score is w.x (positive for ``classes_[1]``); a
     multiclass learner's is ``class:score`` for every class known at that
     round, space-separated, in the order of ``classes_`` (sorted); a round
-    before any class was known (a run's first) has an empty line.
+    before any class was known (a multiclass run's first) has an empty line,
+    with or without ``raw``.
     """
 
     def __init__(self, path, raw):
@@ -111,9 +112,19 @@ class PredictionWriter:
     def write(self, result, model):
         if result.n_rounds == 0:
             return
-        lines = self._raw_lines(result.scores, model) if self.raw else format_labels(result.predictions)
+        lines = self._raw_lines(result.scores, model) if self.raw else self._label_lines(result)
         self._out.write("\n".join(lines))
         self._out.write("\n")
+
+    @staticmethod
+    def _label_lines(result):
+        lines = format_labels(result.predictions)
+        scores = np.asarray(result.scores)
+        if scores.ndim == 1:
+            return lines
+        # a multiclass round before any class was known predicts none (olearn.run shows classes_[0] there, a
+        # mistake, and which class that is depends on how much of the stream one call of run sees)
+        return ["" if np.isneginf(row).all() else line for line, row in zip(lines, scores)]
 
     @staticmethod
     def _raw_lines(scores, model):

@@ -5,6 +5,7 @@ import time
 from concurrent.futures import CancelledError
 
 import click
+import numpy as np
 
 from .._persistence import save as save_model
 from ..exceptions import DataFormatError
@@ -194,6 +195,8 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, p
                 label = f"pass {p + 1}/{passes}" if passes > 1 else ("testing" if test_only else "learning")
                 pass_start = table.examples
                 for chunk in source.chunks():
+                    if not test_only:
+                        _declare_binary_classes(est, chunk[1])
                     for X, y, weight in table.pieces(*chunk):
                         with interrupts.held(), source.locating(table.examples - pass_start):
                             if test_only:
@@ -223,6 +226,23 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, p
 
         click.echo("", err=to_stderr)
         click.echo(str(bound_report(est, X, y, result)), err=to_stderr)
+
+
+def _declare_binary_classes(est, y):
+    """Let a binary learner know both classes of a chunk before its first row, as ``olearn.run`` on the chunk does.
+
+    The chunk is learned in pieces cut at the table's rows (1, 2, 4, ...
+    examples), and ``olearn.run`` on a piece would know only the classes of
+    that piece: before the second class arrives, its predictions and scores
+    would be those of a learner that knows one class (docs/streams.md), and
+    the file's results would depend on where the rows of the table fall.
+    """
+    if getattr(est, "_task", None) != "binary":
+        return
+    known = getattr(est, "classes_", np.empty(0))
+    classes = np.union1d(known, y) if len(known) else np.unique(y)
+    if len(known) < 2 and len(classes) == 2:
+        est.partial_fit(np.empty((0, getattr(est, "n_features_in_", 0))), [], classes=classes)
 
 
 def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, zero_based, n_features, bits, chunk_size,
