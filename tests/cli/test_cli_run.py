@@ -168,6 +168,45 @@ def test_bound_prints_the_theorems(stream):
     assert parse_summary(result.stdout)["mistakes"] == olearn.run(olearn.PAClassifier(C=0.1), X, y).n_mistakes
 
 
+BOUND_ROWS = {
+    "pa-multiclass": ("Cor. 8 (multiclass PA, separable)", "sum of squared losses"),
+    "pa1-multiclass": ("Sec. 7 with Thm. 4 (multiclass PA-I)", "mistakes"),
+    "pa2-multiclass": ("Sec. 7 with Thm. 5 (multiclass PA-II)", "sum of squared losses"),
+}
+
+
+@pytest.mark.parametrize("algo", list(BOUND_ROWS))
+def test_bound_prints_the_multiclass_theorems(tmp_path, algo):
+    rng = np.random.default_rng(3)
+    prototypes = rng.standard_normal((3, 4))
+    X = rng.standard_normal((400, 4))
+    top = np.sort(X @ prototypes.T, axis=1)
+    X = X[top[:, -1] - top[:, -2] >= 0.5][:120]  # separable with a margin, as Cor. 8 assumes
+    y = np.argmax(X @ prototypes.T, axis=1) + 1.0
+    path = tmp_path / "three.svm"
+    dump_svmlight_file(X, y, str(path), zero_based=False)
+    C = [] if algo == "pa-multiclass" else ["-C", "0.5"]
+    result = CliRunner().invoke(cli, ["run", "--algo", algo, *C, "--bound", str(path)])
+    assert result.exit_code == 0, result.output
+    theorem, quantity = BOUND_ROWS[algo]
+    (line,) = [line for line in result.stdout.splitlines() if theorem in line]
+    cells = [cell.strip() for cell in line.split(" | ")]
+    assert cells[1] == quantity and cells[-1] == "yes"
+    variant = algo.removesuffix("-multiclass")
+    want = olearn.run(olearn.PAMulticlass(variant=variant, C=0.5), X, y)
+    measured = want.n_mistakes if quantity == "mistakes" else np.sum(want.losses**2)
+    assert float(cells[2]) == pytest.approx(measured, rel=1e-5)
+    assert float(cells[2]) <= float(cells[3])
+
+
+def test_bound_for_an_algorithm_without_a_theorem_names_those_with_one(stream):
+    path, _, _ = stream
+    result = CliRunner().invoke(cli, ["run", "--algo", "mira", "--bound", path])
+    assert result.exit_code == 2
+    assert ("--bound applies to perceptron, pa, pa1, pa2, pa-multiclass, pa1-multiclass, pa2-multiclass, "
+            "not to --algo mira") in result.stderr
+
+
 def test_vw_file_with_default_bits(tmp_path):
     path = tmp_path / "toy.vw"
     path.write_text("1 |f a:1 b:2\n-1 |f c:1 b:-1\n1 |f a:2\n-1 |f c:2 d\n" * 10)

@@ -12,6 +12,8 @@ from sklearn.svm import LinearSVC
 
 from ..evaluate import run
 from ..linear import PAClassifier, Perceptron
+from ..multiclass import PAMulticlass
+from ._report_multiclass import multiclass_setup
 from ._theorems import (
     _check_unit_norm,
     _novikoff,
@@ -33,6 +35,11 @@ PA_THM2 = "Crammer et al. 2006, Thm. 2 (PA, separable)"
 PA_THM3 = "Crammer et al. 2006, Thm. 3 (PA, ||x_t|| = 1)"
 PA_THM4 = "Crammer et al. 2006, Thm. 4 (PA-I)"
 PA_THM5 = "Crammer et al. 2006, Thm. 5 (PA-II)"
+MC_PA = "Crammer et al. 2006, Cor. 8 (multiclass PA, separable)"
+MC_PA1 = "Crammer et al. 2006, Sec. 7 with Thm. 4 (multiclass PA-I)"
+MC_PA2 = "Crammer et al. 2006, Sec. 7 with Thm. 5 (multiclass PA-II)"
+_BINARY_MARGIN = "y_t u.x_t"
+_MULTICLASS_MARGIN = "u_(y_t).x_t - max_(r != y_t) u_r.x_t"
 
 # LinearSVC's C values tried for the default competitor: from heavily
 # regularised (short u, suits the loss-dominated bounds) to nearly hard margin.
@@ -214,9 +221,9 @@ def _best_scale(objective, margins):
     return best_value, best_s
 
 
-def _competitor(stream, directions, objective):
-    """The u = s * v (v a candidate direction) with the smallest bound."""
-    best = (math.inf, np.zeros(stream.Z.shape[1]))
+def _competitor(stream, directions, objective, size):
+    """The u = s * v (v a candidate direction, ``size`` entries) with the smallest bound."""
+    best = (math.inf, np.zeros(size))
     for v in directions:
         value, s = _best_scale(objective, stream.margins(v))
         if value < best[0]:
@@ -267,11 +274,13 @@ def bound_report(estimator, X, y, result, u=None):
 
     Parameters
     ----------
-    estimator : Perceptron or PAClassifier
+    estimator : Perceptron, PAClassifier or PAMulticlass
         The learner (its hyperparameters say which theorems apply), linear:
-        ``kernel`` None or ``"linear"`` and no ``budget`` (ValueError
-        otherwise). The run must have started from a fresh estimator; its
-        state now is not used.
+        ``kernel`` None or ``"linear"`` and no ``budget``; a PAMulticlass
+        also multi-prototype (no ``feature_map``) and without
+        ``class_weight`` (ValueError otherwise). Other learners: TypeError.
+        The run must have started from a fresh estimator; its state now is
+        not used.
     X : array-like or sparse matrix, shape (n_samples, n_features)
     y : array-like, shape (n_samples,)
     result : RunResult
@@ -281,7 +290,9 @@ def bound_report(estimator, X, y, result, u=None):
         rows is refused.
     u : array-like, optional
         The competitor, one entry per feature (plus the bias, last, when
-        ``fit_intercept=True``). Default: chosen per theorem, see Notes.
+        ``fit_intercept=True``); for PAMulticlass a matrix U with one such
+        row per class of y, in sorted order. Default: chosen per theorem, see
+        Notes.
 
     Returns
     -------
@@ -298,6 +309,18 @@ def bound_report(estimator, X, y, result, u=None):
       Thm. 2 (if u has zero hinge loss on every round) and Thm. 3 (if every
       :math:`\|x_t\| = 1`).
     * PA-I: Thm. 4 (mistakes). PA-II: Thm. 5 (sum of squared losses).
+    * PAMulticlass (Crammer et al. 2006, Sec. 7, multi-prototype): the same
+      three theorems for the multiclass hinge loss
+      :math:`\ell^*_t = \max(0, 1 - (u_{y_t} \cdot x_t - \max_{r \ne y_t} u_r \cdot x_t))`
+      of U, with :math:`R^2 = 2\max_t \|x_t\|^2` (the bound on
+      :math:`\|\Phi(x_t, y_t) - \Phi(x_t, r_t)\|^2`) and :math:`\|U\|^2`
+      summed over the classes: PA (or C = inf) Cor. 8
+      (:math:`\sum_t \ell_t^2 \le R^2\|U\|^2` if U has margin >= 1 on every
+      round), PA-I Thm. 4 (mistakes) plus one mistake per class, since the
+      learner meets a class on the round it first appears and cannot name it
+      then (:func:`olearn.bounds.multiclass_pa1_mistake_bound` with
+      ``classes_known=False``), PA-II Thm. 5 (sum of squared losses). Thm. 3
+      (:math:`\|x_t\| = 1`) is not carried over.
 
     The measured mistakes are ``result.n_mistakes``. The proofs bound the
     rounds with :math:`y_t\, w_t \cdot x_t \le 0`, a superset (olearn predicts
@@ -321,7 +344,11 @@ def bound_report(estimator, X, y, result, u=None):
     the solver's tolerance. Longer streams are fitted on a fixed random
     subset of 2000 rows, with C scaled by n / 2000, since liblinear slows
     down sharply on long inseparable streams (the bounds are still evaluated
-    on every row). For the
+    on every row). For PAMulticlass the candidates are instead the class
+    means of x (centred), and ``LinearSVC(multi_class="crammer_singer")``
+    for the same C values (for PA-I, the learner's own C first: the
+    Crammer-Singer objective is half the U-dependent factor of Thm. 4), with
+    U's multiclass margin in place of :math:`y_t\, u \cdot x_t` below. For the
     separable theorems the direction with the largest margin is scaled to
     :math:`\min_t y_t\, u \cdot x_t = 1`; for the others the bound is
     minimised over the scale of each direction (a log grid, refined by
@@ -349,9 +376,10 @@ def bound_report(estimator, X, y, result, u=None):
     ...
     Crammer et al. 2006, Thm. 4 (PA-I) | mistakes |       ...
     """
-    if not isinstance(estimator, (Perceptron, PAClassifier)):
+    if not isinstance(estimator, (Perceptron, PAClassifier, PAMulticlass)):
         raise TypeError(
-            f"bound_report knows the theorems of Perceptron and PAClassifier; got {type(estimator).__name__}"
+            "bound_report knows the theorems of Perceptron, PAClassifier and PAMulticlass; "
+            f"got {type(estimator).__name__}"
         )
     if estimator.kernel not in (None, "linear") or estimator.budget is not None:
         # a kernel learner competes in its feature space; a budget forgets support vectors
@@ -359,6 +387,8 @@ def bound_report(estimator, X, y, result, u=None):
             f"bound_report's theorems are about the linear learner (against a linear u in input space); "
             f"{estimator!r} is not one: its kernel or budget is outside every theorem it knows"
         )
+    if isinstance(estimator, PAMulticlass):
+        return _multiclass_report(estimator, X, y, result, u)
     fit_intercept = bool(estimator.fit_intercept)
     stream = _Stream(X, y, fit_intercept)
     _check_result(estimator, X, y, result, stream.y.size)
@@ -369,44 +399,19 @@ def bound_report(estimator, X, y, result, u=None):
     directions = None if given is not None else _directions(stream, own_fit)
     r2 = stream.radius_sq
     rows, skipped = [], []
-
-    def add(theorem, quantity, measured, objective):
-        """A row for a bound that holds for every u; objective(||u||^2, margins) -> (bound, loss of u).
-
-        The default u minimises the objective.
-        """
-        v = given if given is not None else _competitor(stream, directions, lambda u2, m: objective(u2, m)[0])
-        bound, loss = objective(float(v @ v), stream.margins(v))
-        if given is None and math.isinf(bound):
-            skipped.append((theorem, "no candidate competitor gives a finite bound"))
-            return
-        rows.append(_row(theorem, quantity, measured, bound, v, loss))
-
-    def add_separable(theorem, quantity, measured, bound_of, need_unit_margin):
-        """A row for a theorem that assumes u separates (with margin 1 if ``need_unit_margin``)."""
-        if given is None:
-            v = _separator(stream, directions)
-            if v is None:
-                skipped.append((theorem, "no candidate competitor separates the stream (it may be inseparable)"))
-                return
-        else:
-            v, low = given, float(stream.margins(given).min())
-            if low <= 0.0 or (need_unit_margin and low < 1.0):
-                need = "y_t u.x_t >= 1 on every round" if need_unit_margin else "u to separate the stream"
-                skipped.append((theorem, f"it needs {need}; the given u has min_t y_t u.x_t = {low:.6g}"))
-                return
-        rows.append(_row(theorem, quantity, measured, bound_of(r2, float(v @ v), stream.margins(v)), v, 0.0))
+    add, add_separable = _adders(stream, directions, given, stream.Z.shape[1], rows, skipped, _BINARY_MARGIN)
 
     squared = float(np.sum(result.losses**2))
     if isinstance(estimator, Perceptron):
-        add_separable(NOVIKOFF, MISTAKES, result.n_mistakes, _novikoff, need_unit_margin=False)
+        add_separable(NOVIKOFF, MISTAKES, result.n_mistakes, lambda u2, m: _novikoff(r2, u2, m),
+                      need_unit_margin=False)
         every = np.ones(result.taus.size, dtype=bool)
         add(SS_PERCEPTRON, MISTAKES, result.n_mistakes, lambda u2, m: _ss_perceptron(r2, u2, m, every))
         return _report(estimator, result, rows, skipped)
     C = math.inf if estimator.variant == "pa" else float(estimator.C)
     if math.isinf(C):
         # PA proper, or PA-I / PA-II with C = inf, which are PA
-        add_separable(PA_THM2, SQUARED_LOSS, squared, _pa_separable, need_unit_margin=True)
+        add_separable(PA_THM2, SQUARED_LOSS, squared, lambda u2, m: _pa_separable(r2, u2, m), need_unit_margin=True)
         problem = _check_unit_norm(stream, 1e-9)
         if problem:
             skipped.append((PA_THM3, problem.removeprefix("Thm. 3 ")))
@@ -417,6 +422,85 @@ def bound_report(estimator, X, y, result, u=None):
     elif estimator.variant == "pa2":
         add(PA_THM5, SQUARED_LOSS, squared, lambda u2, m: _pa2(r2, u2, m, C))
     return _report(estimator, result, rows, skipped)
+
+
+def _adders(space, directions, given, size, rows, skipped, margin_name, shape=None):
+    """The report's two ways of adding a row, over ``space`` (its ``margins(v)`` for a flat competitor v).
+
+    ``directions`` are the unit candidates (None when the competitor is
+    ``given``); each row's u is v, reshaped to ``shape`` if one is given.
+    ``margin_name`` names the margin in the reasons a theorem is left out.
+    """
+
+    def as_u(v):
+        return v if shape is None else v.reshape(shape)
+
+    def add(theorem, quantity, measured, objective):
+        """A row for a bound that holds for every u; objective(||u||^2, margins) -> (bound, loss of u).
+
+        The default u minimises the objective.
+        """
+        if given is not None:
+            v = given
+        else:
+            v = _competitor(space, directions, lambda u2, m: objective(u2, m)[0], size)
+        bound, loss = objective(float(v @ v), space.margins(v))
+        if given is None and math.isinf(bound):
+            skipped.append((theorem, "no candidate competitor gives a finite bound"))
+            return
+        rows.append(_row(theorem, quantity, measured, bound, as_u(v), loss))
+
+    def add_separable(theorem, quantity, measured, bound_of, need_unit_margin):
+        """A row for a theorem that assumes u separates (with margin 1 if ``need_unit_margin``).
+
+        ``bound_of(||u||^2, margins)`` is the bound.
+        """
+        if given is None:
+            v = _separator(space, directions)
+            if v is None:
+                skipped.append((theorem, "no candidate competitor separates the stream (it may be inseparable)"))
+                return
+        else:
+            v, low = given, float(space.margins(given).min())
+            if low <= 0.0 or (need_unit_margin and low < 1.0):
+                need = f"{margin_name} >= 1 on every round" if need_unit_margin else "u to separate the stream"
+                skipped.append((theorem, f"it needs {need}; the given u has min_t {margin_name} = {low:.6g}"))
+                return
+        rows.append(_row(theorem, quantity, measured, bound_of(float(v @ v), space.margins(v)), as_u(v), 0.0))
+
+    return add, add_separable
+
+
+def _multiclass_report(estimator, X, y, result, U):
+    """The rows of a multi-prototype PAMulticlass run (Crammer et al. 2006, Sec. 7)."""
+    if estimator.feature_map is not None:
+        raise ValueError(
+            f"bound_report's multiclass theorems are stated here for the multi-prototype learner "
+            f"(R^2 = 2 max ||x_t||^2); {estimator!r} has a feature_map, whose R it cannot know"
+        )
+    if estimator.class_weight is not None:
+        raise ValueError(f"bound_report's theorems are about unweighted rounds; {estimator!r} has a class_weight")
+    prototypes, directions, given = multiclass_setup(estimator, X, y, U, _SVC_GRID, _FIT_ROWS)
+    _check_result(estimator, X, y, result, prototypes.y.size)
+    r2, (k, d) = prototypes.radius_sq, prototypes.shape
+    rows, skipped = [], []
+    add, add_separable = _adders(prototypes, directions, given, k * d, rows, skipped, _MULTICLASS_MARGIN,
+                                 shape=(k, d))
+    squared = float(np.sum(result.losses**2))
+    C = math.inf if estimator.variant == "pa" else float(estimator.C)
+    if math.isinf(C):
+        add_separable(MC_PA, SQUARED_LOSS, squared, lambda u2, m: _pa_separable(r2, u2, m), need_unit_margin=True)
+    if estimator.variant == "pa1":
+        # plus one mistake per class: on the round a class first appears the learner cannot name it
+        add(MC_PA1, MISTAKES, result.n_mistakes, lambda u2, m: _plus(_pa1(r2, u2, m, C), k))
+    elif estimator.variant == "pa2":
+        add(MC_PA2, SQUARED_LOSS, squared, lambda u2, m: _pa2(r2, u2, m, C))
+    return _report(estimator, result, rows, skipped)
+
+
+def _plus(bound_and_loss, extra):
+    bound, loss = bound_and_loss
+    return bound + extra, loss
 
 
 def _report(estimator, result, rows, skipped):

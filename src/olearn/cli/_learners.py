@@ -45,8 +45,9 @@ COMPARED_BY_DEFAULT = tuple(
 )
 LOSSES = ("hinge", "logistic", "squared")
 SCHEDULES = ("constant", "sqrt", "inverse")
-# Algorithms whose mistake bounds olearn.bounds knows (Novikoff; Crammer et al. 2006).
-BOUNDED = ("perceptron", "pa", "pa1", "pa2")
+# Algorithms whose mistake or loss bounds olearn.bounds.bound_report evaluates (Novikoff; Shalev-Shwartz &
+# Singer 2006; Crammer et al. 2006, Sec. 4 and 7)
+BOUNDED = ("perceptron", "pa", "pa1", "pa2", "pa-multiclass", "pa1-multiclass", "pa2-multiclass")
 
 _OPTION_NAMES = {"C": "-C", "eta": "--eta", "loss": "--loss", "schedule": "--schedule", "radius": "--radius"}
 _POSITIVE = click.FloatRange(min=0.0, min_open=True)
