@@ -221,7 +221,7 @@ def test_str_is_a_table_of_measured_vs_bound():
 def test_only_perceptron_and_pa_are_accepted():
     X, y = _noisy_stream(n=20)
     ogd = OGDClassifier()
-    with pytest.raises(TypeError, match="Perceptron, PAClassifier and PAMulticlass; got OGDClassifier"):
+    with pytest.raises(TypeError, match="PAMulticlass, SecondOrderPerceptron and AROW; got OGDClassifier"):
         bound_report(ogd, X, y, run(ogd, X, y))
     with pytest.raises(TypeError):
         bound_report(object(), X, y, None)

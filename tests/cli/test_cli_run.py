@@ -199,12 +199,32 @@ def test_bound_prints_the_multiclass_theorems(tmp_path, algo):
     assert float(cells[2]) <= float(cells[3])
 
 
+@pytest.mark.parametrize(("algo", "est", "theorem"), [
+    ("sop", olearn.SecondOrderPerceptron(), "Cesa-Bianchi, Conconi & Gentile 2005, Thm. 1"),
+    ("arow-full", olearn.AROW(covariance="full"), "Crammer, Kulesza & Dredze 2009, Thm. 2"),
+])
+def test_bound_prints_the_second_order_theorems(tmp_path, algo, est, theorem):
+    rng = np.random.default_rng(4)
+    w = rng.standard_normal(3)
+    X = rng.standard_normal((1000, 3))
+    X = X[np.abs(X @ w) > 0.5 * np.linalg.norm(w)][:150]  # separable, so the default competitor exists
+    y = np.where(X @ w > 0, 1.0, -1.0)
+    path = tmp_path / "sep.svm"
+    dump_svmlight_file(X, y, str(path), zero_based=False)
+    result = CliRunner().invoke(cli, ["run", "--algo", algo, "--bound", str(path)])
+    assert result.exit_code == 0, result.output
+    (line,) = [line for line in result.stdout.splitlines() if line.startswith(theorem)]
+    cells = [cell.strip() for cell in line.split(" | ")]
+    assert cells[1] == "mistakes" and cells[-1] == "yes"
+    assert int(cells[2]) == olearn.run(est, X, y).n_mistakes <= float(cells[3])
+
+
 def test_bound_for_an_algorithm_without_a_theorem_names_those_with_one(stream):
     path, _, _ = stream
     result = CliRunner().invoke(cli, ["run", "--algo", "mira", "--bound", path])
     assert result.exit_code == 2
-    assert ("--bound applies to perceptron, pa, pa1, pa2, pa-multiclass, pa1-multiclass, pa2-multiclass, "
-            "not to --algo mira") in result.stderr
+    assert ("--bound applies to perceptron, pa, pa1, pa2, pa-multiclass, pa1-multiclass, pa2-multiclass, sop, "
+            "arow-full, not to --algo mira") in result.stderr
 
 
 def test_vw_file_with_default_bits(tmp_path):

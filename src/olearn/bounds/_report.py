@@ -13,7 +13,9 @@ from sklearn.svm import LinearSVC
 from ..evaluate import run
 from ..linear import PAClassifier, Perceptron
 from ..multiclass import PAMulticlass
+from ..second_order import AROW, SecondOrderPerceptron
 from ._report_multiclass import multiclass_setup
+from ._report_second_order import arow_objective, sop_objective
 from ._theorems import (
     _check_unit_norm,
     _novikoff,
@@ -38,6 +40,8 @@ PA_THM5 = "Crammer et al. 2006, Thm. 5 (PA-II)"
 MC_PA = "Crammer et al. 2006, Cor. 8 (multiclass PA, separable)"
 MC_PA1 = "Crammer et al. 2006, Sec. 7 with Thm. 4 (multiclass PA-I)"
 MC_PA2 = "Crammer et al. 2006, Sec. 7 with Thm. 5 (multiclass PA-II)"
+SOP = "Cesa-Bianchi, Conconi & Gentile 2005, Thm. 1 (Second-Order Perceptron)"
+AROW_BOUND = "Crammer, Kulesza & Dredze 2009, Thm. 2, as proven by Orabona & Crammer 2010 (AROW, full)"
 _BINARY_MARGIN = "y_t u.x_t"
 _MULTICLASS_MARGIN = "u_(y_t).x_t - max_(r != y_t) u_r.x_t"
 
@@ -69,14 +73,17 @@ class BoundRow:
     u_norm : float
         :math:`\\|u\\|`.
     competitor_loss : float
-        The loss of u that enters the bound: the sum of :math:`\\ell^*_t` (PA-I),
+        The loss of u that enters the bound: the sum of :math:`\\ell^*_t` (PA-I;
+        over the mistakes for the Second-Order Perceptron, over the update
+        rounds for AROW),
         of :math:`(\\ell^*_t)^2` (PA Thm. 3, PA-II, Shalev-Shwartz & Singer's
         Thm. 2 with :math:`\\ell^*_t`); 0 for the separable theorems, which
         require it.
     holds : bool
         ``measured <= bound * (1 + 1e-9)``.
     u : ndarray
-        The competitor (one entry per feature, plus the bias with an intercept).
+        The competitor (one entry per feature, plus the bias with an intercept;
+        for PAMulticlass one such row per class, u_norm then being ||U||_F).
     """
 
     theorem: str
@@ -274,11 +281,13 @@ def bound_report(estimator, X, y, result, u=None):
 
     Parameters
     ----------
-    estimator : Perceptron, PAClassifier or PAMulticlass
+    estimator : Perceptron, PAClassifier, PAMulticlass, SecondOrderPerceptron or AROW
         The learner (its hyperparameters say which theorems apply), linear:
         ``kernel`` None or ``"linear"`` and no ``budget``; a PAMulticlass
         also multi-prototype (no ``feature_map``) and without
-        ``class_weight`` (ValueError otherwise). Other learners: TypeError.
+        ``class_weight``; an AROW with ``covariance="full"``; the
+        second-order learners without ``class_weight`` (ValueError
+        otherwise). Other learners: TypeError.
         The run must have started from a fresh estimator; its state now is
         not used.
     X : array-like or sparse matrix, shape (n_samples, n_features)
@@ -321,6 +330,13 @@ def bound_report(estimator, X, y, result, u=None):
       then (:func:`olearn.bounds.multiclass_pa1_mistake_bound` with
       ``classes_known=False``), PA-II Thm. 5 (sum of squared losses). Thm. 3
       (:math:`\|x_t\| = 1`) is not carried over.
+    * SecondOrderPerceptron: Cesa-Bianchi, Conconi & Gentile 2005, Thm. 1
+      (:func:`olearn.bounds.sop_mistake_bound`). AROW with a full
+      covariance: the bound of :func:`olearn.bounds.arow_mistake_bound`
+      (Crammer, Kulesza & Dredze 2009, Thm. 2, with the final :math:`-U` of
+      Orabona & Crammer 2010). Both sum :math:`\ell^*_t` over the run's own
+      mistake (update) rounds, taken from ``result.cumulative_mistakes`` and
+      ``result.taus != 0``.
 
     The measured mistakes are ``result.n_mistakes``. The proofs bound the
     rounds with :math:`y_t\, w_t \cdot x_t \le 0`, a superset (olearn predicts
@@ -344,7 +360,11 @@ def bound_report(estimator, X, y, result, u=None):
     the solver's tolerance. Longer streams are fitted on a fixed random
     subset of 2000 rows, with C scaled by n / 2000, since liblinear slows
     down sharply on long inseparable streams (the bounds are still evaluated
-    on every row). For PAMulticlass the candidates are instead the class
+    on every row). For the Second-Order Perceptron and AROW the minimum
+    over u is never above the measured count (at u = 0 the bound is that
+    count), so their default u is not searched: it is the separator below,
+    and without one the theorem is listed as not applicable (pass ``u``).
+    For PAMulticlass the candidates are instead the class
     means of x (centred), and ``LinearSVC(multi_class="crammer_singer")``
     for the same C values (for PA-I, the learner's own C first: the
     Crammer-Singer objective is half the U-dependent factor of Thm. 4), with
@@ -376,11 +396,13 @@ def bound_report(estimator, X, y, result, u=None):
     ...
     Crammer et al. 2006, Thm. 4 (PA-I) | mistakes |       ...
     """
-    if not isinstance(estimator, (Perceptron, PAClassifier, PAMulticlass)):
+    if not isinstance(estimator, (Perceptron, PAClassifier, PAMulticlass, SecondOrderPerceptron, AROW)):
         raise TypeError(
-            "bound_report knows the theorems of Perceptron, PAClassifier and PAMulticlass; "
-            f"got {type(estimator).__name__}"
+            "bound_report knows the theorems of Perceptron, PAClassifier, PAMulticlass, SecondOrderPerceptron and "
+            f"AROW; got {type(estimator).__name__}"
         )
+    if isinstance(estimator, (SecondOrderPerceptron, AROW)):
+        return _second_order_report(estimator, X, y, result, u)
     if estimator.kernel not in (None, "linear") or estimator.budget is not None:
         # a kernel learner competes in its feature space; a budget forgets support vectors
         raise ValueError(
@@ -495,6 +517,39 @@ def _multiclass_report(estimator, X, y, result, U):
         add(MC_PA1, MISTAKES, result.n_mistakes, lambda u2, m: _plus(_pa1(r2, u2, m, C), k))
     elif estimator.variant == "pa2":
         add(MC_PA2, SQUARED_LOSS, squared, lambda u2, m: _pa2(r2, u2, m, C))
+    return _report(estimator, result, rows, skipped)
+
+
+def _second_order_report(estimator, X, y, result, u):
+    """The row of a full-covariance AROW or Second-Order Perceptron run."""
+    if isinstance(estimator, AROW) and estimator.covariance != "full":
+        raise ValueError(
+            f"bound_report's AROW theorem is about the full covariance (ln det(I + X_S/r)); {estimator!r} keeps "
+            "a diagonal one"
+        )
+    if estimator.class_weight is not None:
+        raise ValueError(f"bound_report's theorems are about unweighted rounds; {estimator!r} has a class_weight")
+    fit_intercept = bool(estimator.fit_intercept)
+    stream = _Stream(X, y, fit_intercept)
+    _check_result(estimator, X, y, result, stream.y.size)
+    given = None if u is None else check_u(u, stream, fit_intercept)
+    directions = None if given is not None else _directions(stream)
+    rows, skipped = [], []
+    add, add_separable = _adders(stream, directions, given, stream.Z.shape[1], rows, skipped, _BINARY_MARGIN)
+    mistaken = np.diff(result.cumulative_mistakes, prepend=0) > 0
+    if isinstance(estimator, SecondOrderPerceptron):
+        theorem, objective = SOP, sop_objective(stream.Z, mistaken, float(estimator.a))
+    else:
+        theorem, objective = AROW_BOUND, arow_objective(stream.Z, result.taus != 0, mistaken, float(estimator.r))
+    if given is not None:
+        add(theorem, MISTAKES, result.n_mistakes, objective)
+    elif _separator(stream, directions) is None:
+        # these bounds sum l*_t over the run's own mistake (update) rounds, so at u = 0 they are the
+        # measured count itself and their minimum over u is never above it: the default u must be fixed apart
+        skipped.append((theorem, "no candidate competitor separates the stream, and its minimum over u is the "
+                                 "measured count (u = 0); pass u to evaluate it for a competitor"))
+    else:
+        add_separable(theorem, MISTAKES, result.n_mistakes, lambda u2, m: objective(u2, m)[0], need_unit_margin=True)
     return _report(estimator, result, rows, skipped)
 
 

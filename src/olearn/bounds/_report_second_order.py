@@ -1,0 +1,47 @@
+r"""The objectives of :func:`olearn.bounds.bound_report` for the full-covariance second-order learners.
+
+:func:`olearn.bounds.sop_mistake_bound` and
+:func:`olearn.bounds.arow_mistake_bound`, rewritten as functions of
+:math:`\|u\|^2` and the margins :math:`y_t\, u\cdot x_t` so that the report can
+search the scale of each candidate u: with :math:`X_S = \sum_{t\in S} x_t x_t^\top`,
+:math:`u^\top X_S u = \sum_{t \in S} (y_t\, u\cdot x_t)^2`, and the log-determinant
+does not depend on u. It is computed through the smaller of the two Gram
+matrices, :math:`\det(I_d + Z_S^\top Z_S/a) = \det(I_{|S|} + Z_S Z_S^\top/a)`.
+"""
+
+import math
+
+import numpy as np
+
+
+def _logdet_identity_plus(Z_S, scale):
+    """ln det(I + X_S / scale) for the CSR rows Z_S of the rounds in S."""
+    gram = Z_S @ Z_S.T if Z_S.shape[0] <= Z_S.shape[1] else Z_S.T @ Z_S
+    gram = gram.toarray()
+    return float(np.linalg.slogdet(np.eye(gram.shape[0]) + gram / scale)[1])
+
+
+def sop_objective(Z, mistaken, a):
+    """(u^2, margins) -> (bound, sum of l*_t over the mistakes) of Cesa-Bianchi et al. 2005, Thm. 1."""
+    logdet = _logdet_identity_plus(Z[mistaken], a)
+
+    def objective(u2, margins):
+        on_mistakes = margins[mistaken]
+        loss = float(np.maximum(0.0, 1.0 - on_mistakes).sum())
+        return loss + math.sqrt((a * u2 + float(on_mistakes @ on_mistakes)) * logdet), loss
+
+    return objective
+
+
+def arow_objective(Z, updated, mistaken, r):
+    """(u^2, margins) -> (bound, sum of l*_t over the update rounds) of the AROW bound."""
+    logdet = _logdet_identity_plus(Z[updated], r)
+    n_margin_errors = int(np.sum(updated & ~mistaken))
+
+    def objective(u2, margins):
+        on_updates = margins[updated]
+        loss = float(np.maximum(0.0, 1.0 - on_updates).sum())
+        quadratic = r * u2 + float(on_updates @ on_updates)
+        return loss + math.sqrt(quadratic * (logdet + n_margin_errors)) - n_margin_errors, loss
+
+    return objective
