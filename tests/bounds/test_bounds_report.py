@@ -8,7 +8,7 @@ import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.svm import LinearSVC
 
-from olearn import OGDClassifier, PAClassifier, Perceptron, run
+from olearn import CW, PAClassifier, Perceptron, run
 from olearn.bounds import (
     BoundReport,
     BoundRow,
@@ -218,11 +218,11 @@ def test_str_is_a_table_of_measured_vs_bound():
     assert not BoundReport("L()", 9, (row,)).all_hold
 
 
-def test_only_perceptron_and_pa_are_accepted():
+def test_learners_without_a_theorem_here_are_refused():
     X, y = _noisy_stream(n=20)
-    ogd = OGDClassifier()
-    with pytest.raises(TypeError, match="PAMulticlass, SecondOrderPerceptron and AROW; got OGDClassifier"):
-        bound_report(ogd, X, y, run(ogd, X, y))
+    cw = CW()
+    with pytest.raises(TypeError, match="SecondOrderPerceptron, AROW and OGDClassifier; got CW"):
+        bound_report(cw, X, y, run(cw, X, y))
     with pytest.raises(TypeError):
         bound_report(object(), X, y, None)
 

@@ -224,7 +224,23 @@ def test_bound_for_an_algorithm_without_a_theorem_names_those_with_one(stream):
     result = CliRunner().invoke(cli, ["run", "--algo", "mira", "--bound", path])
     assert result.exit_code == 2
     assert ("--bound applies to perceptron, pa, pa1, pa2, pa-multiclass, pa1-multiclass, pa2-multiclass, sop, "
-            "arow-full, not to --algo mira") in result.stderr
+            "arow-full, ogd, not to --algo mira") in result.stderr
+
+
+def test_bound_prints_the_ogd_regret_bound(stream):
+    path, X, y = stream
+    result = CliRunner().invoke(cli, ["run", "--algo", "ogd", "--schedule", "constant", "--eta", "0.05", "--bound",
+                                      path])
+    assert result.exit_code == 0, result.output
+    (line,) = [line for line in result.stdout.splitlines() if line.startswith("UCL COMP0078 slides")]
+    cells = [cell.strip() for cell in line.split(" | ")]
+    assert cells[1] == "sum of hinge losses" and cells[-1] == "yes"
+    want = olearn.run(olearn.OGDClassifier(loss="hinge", schedule="constant", eta=0.05), X, y).losses.sum()
+    assert float(cells[2]) == pytest.approx(want, rel=1e-5) and float(cells[2]) <= float(cells[3])
+    # the default sqrt schedule is outside the theorem: said, not an error
+    result = CliRunner().invoke(cli, ["run", "--algo", "ogd", "--bound", path])
+    assert result.exit_code == 0, result.output
+    assert "not applicable: UCL COMP0078 slides" in result.stdout and "schedule='sqrt'" in result.stdout
 
 
 def test_vw_file_with_default_bits(tmp_path):

@@ -11,7 +11,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import LinearSVC
 
 from ..evaluate import run
-from ..linear import PAClassifier, Perceptron
+from ..linear import OGDClassifier, PAClassifier, Perceptron
 from ..multiclass import PAMulticlass
 from ..second_order import AROW, SecondOrderPerceptron
 from ._report_multiclass import multiclass_setup
@@ -29,6 +29,7 @@ from ._theorems import (
 )
 
 MISTAKES = "mistakes"
+HINGE_LOSS = "sum of hinge losses"
 SQUARED_LOSS = "sum of squared losses"
 
 NOVIKOFF = "Novikoff 1962 (Perceptron, separable)"
@@ -42,6 +43,7 @@ MC_PA1 = "Crammer et al. 2006, Sec. 7 with Thm. 4 (multiclass PA-I)"
 MC_PA2 = "Crammer et al. 2006, Sec. 7 with Thm. 5 (multiclass PA-II)"
 SOP = "Cesa-Bianchi, Conconi & Gentile 2005, Thm. 1 (Second-Order Perceptron)"
 AROW_BOUND = "Crammer, Kulesza & Dredze 2009, Thm. 2, as proven by Orabona & Crammer 2010 (AROW, full)"
+OGD_REGRET = "UCL COMP0078 slides, Regret Bound for OGD, Eq. (6) with any eta"
 _BINARY_MARGIN = "y_t u.x_t"
 _MULTICLASS_MARGIN = "u_(y_t).x_t - max_(r != y_t) u_r.x_t"
 
@@ -64,8 +66,8 @@ class BoundRow:
     theorem : str
         Paper and theorem, e.g. ``"Crammer et al. 2006, Thm. 4 (PA-I)"``.
     quantity : str
-        ``"mistakes"`` or ``"sum of squared losses"`` (of the learner's hinge
-        loss before each update).
+        ``"mistakes"``, ``"sum of squared losses"`` or ``"sum of hinge
+        losses"`` (of the learner's hinge loss before each update).
     measured : float
         That quantity in the run.
     bound : float
@@ -281,12 +283,12 @@ def bound_report(estimator, X, y, result, u=None):
 
     Parameters
     ----------
-    estimator : Perceptron, PAClassifier, PAMulticlass, SecondOrderPerceptron or AROW
+    estimator : Perceptron, PAClassifier, PAMulticlass, SecondOrderPerceptron, AROW or OGDClassifier
         The learner (its hyperparameters say which theorems apply), linear:
         ``kernel`` None or ``"linear"`` and no ``budget``; a PAMulticlass
         also multi-prototype (no ``feature_map``) and without
         ``class_weight``; an AROW with ``covariance="full"``; the
-        second-order learners without ``class_weight`` (ValueError
+        second-order learners and OGD without ``class_weight`` (ValueError
         otherwise). Other learners: TypeError.
         The run must have started from a fresh estimator; its state now is
         not used.
@@ -337,6 +339,15 @@ def bound_report(estimator, X, y, result, u=None):
       Orabona & Crammer 2010). Both sum :math:`\ell^*_t` over the run's own
       mistake (update) rounds, taken from ``result.cumulative_mistakes`` and
       ``result.taus != 0``.
+    * OGDClassifier with ``loss="hinge"``, ``schedule="constant"``, no
+      ``radius`` and ``conservative=False`` (otherwise listed as not
+      applicable): the UCL COMP0078 slides' "Regret Bound for OGD" (after
+      Zinkevich 2003), as its proof's last line but one states it for any
+      step :math:`\eta`, so that it needs no :math:`\|u\| \le U` chosen in
+      advance (:func:`olearn.bounds.ogd_hinge_regret_bound` with
+      :math:`U = \|u\|`): :math:`\sum_t L_{hi}(y_t, w_t \cdot x_t) \le
+      \sum_t L_{hi}(y_t, u \cdot x_t) + \|u\|^2/(2\eta) + \eta m R^2/2`; the
+      measured value is ``sum(result.losses)``, the learner's hinge losses.
 
     The measured mistakes are ``result.n_mistakes``. The proofs bound the
     rounds with :math:`y_t\, w_t \cdot x_t \le 0`, a superset (olearn predicts
@@ -396,11 +407,14 @@ def bound_report(estimator, X, y, result, u=None):
     ...
     Crammer et al. 2006, Thm. 4 (PA-I) | mistakes |       ...
     """
-    if not isinstance(estimator, (Perceptron, PAClassifier, PAMulticlass, SecondOrderPerceptron, AROW)):
+    if not isinstance(estimator, (Perceptron, PAClassifier, PAMulticlass, SecondOrderPerceptron, AROW,
+                                  OGDClassifier)):
         raise TypeError(
-            "bound_report knows the theorems of Perceptron, PAClassifier, PAMulticlass, SecondOrderPerceptron and "
-            f"AROW; got {type(estimator).__name__}"
+            "bound_report knows the theorems of Perceptron, PAClassifier, PAMulticlass, SecondOrderPerceptron, "
+            f"AROW and OGDClassifier; got {type(estimator).__name__}"
         )
+    if isinstance(estimator, OGDClassifier):
+        return _ogd_report(estimator, X, y, result, u)
     if isinstance(estimator, (SecondOrderPerceptron, AROW)):
         return _second_order_report(estimator, X, y, result, u)
     if estimator.kernel not in (None, "linear") or estimator.budget is not None:
@@ -550,6 +564,35 @@ def _second_order_report(estimator, X, y, result, u):
                                  "measured count (u = 0); pass u to evaluate it for a competitor"))
     else:
         add_separable(theorem, MISTAKES, result.n_mistakes, lambda u2, m: objective(u2, m)[0], need_unit_margin=True)
+    return _report(estimator, result, rows, skipped)
+
+
+def _ogd_report(estimator, X, y, result, u):
+    """The row of an OGDClassifier run: the regret bound of its hinge-loss, constant-step form."""
+    if estimator.class_weight is not None:
+        raise ValueError(f"bound_report's theorems are about unweighted rounds; {estimator!r} has a class_weight")
+    fit_intercept = bool(estimator.fit_intercept)
+    stream = _Stream(X, y, fit_intercept)
+    _check_result(estimator, X, y, result, stream.y.size)
+    given = None if u is None else check_u(u, stream, fit_intercept)
+    rows, skipped = [], []
+    outside = [f"{name}={value!r}" for name, value, needed in (
+        ("loss", estimator.loss, "hinge"), ("schedule", estimator.schedule, "constant"),
+        ("radius", estimator.radius, None), ("conservative", estimator.conservative, False)) if value != needed]
+    if outside:
+        skipped.append((OGD_REGRET, "it is about loss='hinge', schedule='constant', no radius, conservative=False; "
+                                    f"this learner has {', '.join(outside)}"))
+        return _report(estimator, result, rows, skipped)
+    add, _ = _adders(stream, None if given is not None else _directions(stream), given, stream.Z.shape[1], rows,
+                     skipped, _BINARY_MARGIN)
+    eta, m, r2 = float(estimator.eta), stream.y.size, stream.radius_sq
+
+    def objective(u2, margins):
+        # sum_t L_hi(y_t, w_t.x_t) <= sum_t L_hi(y_t, u.x_t) + ||u||^2/(2 eta) + eta m R^2 / 2
+        loss = float(np.maximum(0.0, 1.0 - margins).sum())
+        return loss + u2 / (2.0 * eta) + 0.5 * eta * m * r2, loss
+
+    add(OGD_REGRET, HINGE_LOSS, float(np.sum(result.losses)), objective)
     return _report(estimator, result, rows, skipped)
 
 
