@@ -202,8 +202,9 @@ def test_bound_prints_the_multiclass_theorems(tmp_path, algo):
 @pytest.mark.parametrize(("algo", "est", "theorem"), [
     ("sop", olearn.SecondOrderPerceptron(), "Cesa-Bianchi, Conconi & Gentile 2005, Thm. 1"),
     ("arow-full", olearn.AROW(covariance="full"), "Crammer, Kulesza & Dredze 2009, Thm. 2"),
+    ("pnorm", olearn.PNorm(), "Shalev-Shwartz & Singer 2006, Example 3"),
 ])
-def test_bound_prints_the_second_order_theorems(tmp_path, algo, est, theorem):
+def test_bound_prints_the_second_order_and_pnorm_theorems(tmp_path, algo, est, theorem):
     rng = np.random.default_rng(4)
     w = rng.standard_normal(3)
     X = rng.standard_normal((1000, 3))
@@ -224,7 +225,7 @@ def test_bound_for_an_algorithm_without_a_theorem_names_those_with_one(stream):
     result = CliRunner().invoke(cli, ["run", "--algo", "mira", "--bound", path])
     assert result.exit_code == 2
     assert ("--bound applies to perceptron, pa, pa1, pa2, pa-multiclass, pa1-multiclass, pa2-multiclass, sop, "
-            "arow-full, ogd, not to --algo mira") in result.stderr
+            "arow-full, ogd, pnorm, not to --algo mira") in result.stderr
 
 
 def test_bound_prints_the_ogd_regret_bound(stream):

@@ -13,6 +13,7 @@ from sklearn.svm import LinearSVC
 from ..evaluate import run
 from ..linear import OGDClassifier, PAClassifier, Perceptron
 from ..multiclass import PAMulticlass
+from ..quasi_additive import PNorm
 from ..second_order import AROW, SecondOrderPerceptron
 from ._report_multiclass import multiclass_setup
 from ._report_second_order import arow_objective, sop_objective
@@ -26,6 +27,7 @@ from ._theorems import (
     _ss_perceptron,
     _Stream,
     check_u,
+    thm2_minimum,
 )
 
 MISTAKES = "mistakes"
@@ -44,6 +46,7 @@ MC_PA2 = "Crammer et al. 2006, Sec. 7 with Thm. 5 (multiclass PA-II)"
 SOP = "Cesa-Bianchi, Conconi & Gentile 2005, Thm. 1 (Second-Order Perceptron)"
 AROW_BOUND = "Crammer, Kulesza & Dredze 2009, Thm. 2, as proven by Orabona & Crammer 2010 (AROW, full)"
 OGD_REGRET = "UCL COMP0078 slides, Regret Bound for OGD, Eq. (6) with any eta"
+PNORM = "Shalev-Shwartz & Singer 2006, Example 3 (p-norm, best C)"
 _BINARY_MARGIN = "y_t u.x_t"
 _MULTICLASS_MARGIN = "u_(y_t).x_t - max_(r != y_t) u_r.x_t"
 
@@ -283,12 +286,12 @@ def bound_report(estimator, X, y, result, u=None):
 
     Parameters
     ----------
-    estimator : Perceptron, PAClassifier, PAMulticlass, SecondOrderPerceptron, AROW or OGDClassifier
+    estimator : Perceptron, PAClassifier, PAMulticlass, SecondOrderPerceptron, AROW, OGDClassifier or PNorm
         The learner (its hyperparameters say which theorems apply), linear:
         ``kernel`` None or ``"linear"`` and no ``budget``; a PAMulticlass
         also multi-prototype (no ``feature_map``) and without
         ``class_weight``; an AROW with ``covariance="full"``; the
-        second-order learners and OGD without ``class_weight`` (ValueError
+        second-order learners, OGD and PNorm without ``class_weight`` (ValueError
         otherwise). Other learners: TypeError.
         The run must have started from a fresh estimator; its state now is
         not used.
@@ -348,6 +351,13 @@ def bound_report(estimator, X, y, result, u=None):
       :math:`U = \|u\|`): :math:`\sum_t L_{hi}(y_t, w_t \cdot x_t) \le
       \sum_t L_{hi}(y_t, u \cdot x_t) + \|u\|^2/(2\eta) + \eta m R^2/2`; the
       measured value is ``sum(result.losses)``, the learner's hinge losses.
+    * PNorm with ``aggressive=False`` (otherwise listed as not applicable):
+      Shalev-Shwartz & Singer 2006, Example 3 minimised over the step C, on
+      which the conservative learner's predictions do not depend
+      (:func:`olearn.bounds.pnorm_mistake_bound`, L over every round as the
+      text states it); :math:`\|u\|_q^2`, :math:`q = p/(p-1)`, takes the
+      place of :math:`\|u\|^2` in the search below (the candidates are
+      scaled to unit q-norm), while the row's ``u_norm`` stays Euclidean.
 
     The measured mistakes are ``result.n_mistakes``. The proofs bound the
     rounds with :math:`y_t\, w_t \cdot x_t \le 0`, a superset (olearn predicts
@@ -408,11 +418,13 @@ def bound_report(estimator, X, y, result, u=None):
     Crammer et al. 2006, Thm. 4 (PA-I) | mistakes |       ...
     """
     if not isinstance(estimator, (Perceptron, PAClassifier, PAMulticlass, SecondOrderPerceptron, AROW,
-                                  OGDClassifier)):
+                                  OGDClassifier, PNorm)):
         raise TypeError(
             "bound_report knows the theorems of Perceptron, PAClassifier, PAMulticlass, SecondOrderPerceptron, "
-            f"AROW and OGDClassifier; got {type(estimator).__name__}"
+            f"AROW, OGDClassifier and PNorm; got {type(estimator).__name__}"
         )
+    if isinstance(estimator, PNorm):
+        return _pnorm_report(estimator, X, y, result, u)
     if isinstance(estimator, OGDClassifier):
         return _ogd_report(estimator, X, y, result, u)
     if isinstance(estimator, (SecondOrderPerceptron, AROW)):
@@ -460,13 +472,19 @@ def bound_report(estimator, X, y, result, u=None):
     return _report(estimator, result, rows, skipped)
 
 
-def _adders(space, directions, given, size, rows, skipped, margin_name, shape=None):
+def _adders(space, directions, given, size, rows, skipped, margin_name, shape=None, norm_sq=None):
     """The report's two ways of adding a row, over ``space`` (its ``margins(v)`` for a flat competitor v).
 
     ``directions`` are the unit candidates (None when the competitor is
     ``given``); each row's u is v, reshaped to ``shape`` if one is given.
     ``margin_name`` names the margin in the reasons a theorem is left out.
+    ``norm_sq(v)`` is the squared norm the objectives take (default
+    Euclidean); the directions must be unit in that norm.
     """
+    if norm_sq is None:
+        def norm_sq(v):
+            return float(v @ v)
+
 
     def as_u(v):
         return v if shape is None else v.reshape(shape)
@@ -480,7 +498,7 @@ def _adders(space, directions, given, size, rows, skipped, margin_name, shape=No
             v = given
         else:
             v = _competitor(space, directions, lambda u2, m: objective(u2, m)[0], size)
-        bound, loss = objective(float(v @ v), space.margins(v))
+        bound, loss = objective(norm_sq(v), space.margins(v))
         if given is None and math.isinf(bound):
             skipped.append((theorem, "no candidate competitor gives a finite bound"))
             return
@@ -502,7 +520,7 @@ def _adders(space, directions, given, size, rows, skipped, margin_name, shape=No
                 need = f"{margin_name} >= 1 on every round" if need_unit_margin else "u to separate the stream"
                 skipped.append((theorem, f"it needs {need}; the given u has min_t {margin_name} = {low:.6g}"))
                 return
-        rows.append(_row(theorem, quantity, measured, bound_of(float(v @ v), space.margins(v)), as_u(v), 0.0))
+        rows.append(_row(theorem, quantity, measured, bound_of(norm_sq(v), space.margins(v)), as_u(v), 0.0))
 
     return add, add_separable
 
@@ -593,6 +611,37 @@ def _ogd_report(estimator, X, y, result, u):
         return loss + u2 / (2.0 * eta) + 0.5 * eta * m * r2, loss
 
     add(OGD_REGRET, HINGE_LOSS, float(np.sum(result.losses)), objective)
+    return _report(estimator, result, rows, skipped)
+
+
+def _pnorm_report(estimator, X, y, result, u):
+    """The row of a conservative PNorm run: Shalev-Shwartz & Singer's Example 3, minimised over the step."""
+    if estimator.class_weight is not None:
+        raise ValueError(f"bound_report's theorems are about unweighted rounds; {estimator!r} has a class_weight")
+    fit_intercept = bool(estimator.fit_intercept)
+    stream = _Stream(X, y, fit_intercept)
+    _check_result(estimator, X, y, result, stream.y.size)
+    given = None if u is None else check_u(u, stream, fit_intercept)
+    rows, skipped = [], []
+    if estimator.aggressive:
+        skipped.append((PNORM, "it is about the conservative algorithm (aggressive=False)"))
+        return _report(estimator, result, rows, skipped)
+    p = float(estimator.p)
+    q = p / (p - 1.0)
+
+    def norm_sq(v):
+        return float(np.linalg.norm(v, q)) ** 2
+
+    directions = None if given is not None else [v / np.linalg.norm(v, q) for v in _directions(stream)]
+    add, _ = _adders(stream, directions, given, stream.Z.shape[1], rows, skipped, _BINARY_MARGIN, norm_sq=norm_sq)
+    r_p2 = float(np.asarray(abs(stream.Z).power(p).sum(axis=1)).max()) ** (2.0 / p)
+
+    def objective(uq2, margins):
+        # M <= L + b^2/2 (1 + sqrt(1 + 4L/b^2)), b^2 = (p - 1) R_p^2 ||u||_q^2, L over every round
+        loss = float(np.maximum(0.0, 1.0 - margins).sum())
+        return thm2_minimum(loss, (p - 1.0) * r_p2 * uq2), loss
+
+    add(PNORM, MISTAKES, result.n_mistakes, objective)
     return _report(estimator, result, rows, skipped)
 
 
