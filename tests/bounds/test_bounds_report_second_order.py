@@ -1,10 +1,10 @@
-"""bound_report for the Second-Order Perceptron and full-covariance AROW: rows against a NumPy transcription."""
+"""bound_report for the Second-Order Perceptron and full-covariance AROW and NAROW: rows against NumPy."""
 
 import numpy as np
 import pytest
 from sklearn.base import clone
 
-from olearn import AROW, SecondOrderPerceptron, run
+from olearn import AROW, NAROW, SecondOrderPerceptron, run
 from olearn.bounds import bound_report
 
 
@@ -22,19 +22,28 @@ def _by_hand(est, X, y, res, u):
     Z = np.hstack([X, np.ones((X.shape[0], 1))]) if est.fit_intercept else X
     mistaken = np.diff(res.cumulative_mistakes, prepend=0) > 0
     rounds = mistaken if isinstance(est, SecondOrderPerceptron) else res.taus != 0
+    margin_errors = np.sum(rounds & ~mistaken)
+    hinge = np.maximum(0.0, 1.0 - y[rounds] * (Z[rounds] @ u)).sum()
+    if isinstance(est, NAROW):  # replay A_t = A_{t-1} + x x^T / r_t, 1/r_t = max(0, b - 1/chi_t), on the updates
+        A, shrunk = np.eye(Z.shape[1]), 0.0
+        for x in Z[rounds]:
+            chi = x @ np.linalg.inv(A) @ x
+            inverse_r = max(0.0, est.b - 1.0 / chi)
+            shrunk += chi / (1.0 + chi * inverse_r)
+            A = A + inverse_r * np.outer(x, x)
+        return hinge + np.sqrt(u @ A @ u * (shrunk + 2 * margin_errors)) - margin_errors, hinge
     scale = est.a if isinstance(est, SecondOrderPerceptron) else est.r
     X_S = Z[rounds].T @ Z[rounds]
     logdet = np.linalg.slogdet(np.eye(Z.shape[1]) + X_S / scale)[1]
-    hinge = np.maximum(0.0, 1.0 - y[rounds] * (Z[rounds] @ u)).sum()
     quadratic = scale * (u @ u) + u @ X_S @ u
     if isinstance(est, SecondOrderPerceptron):  # Cesa-Bianchi, Conconi & Gentile 2005, Thm. 1
         return hinge + np.sqrt(quadratic * logdet), hinge
-    margin_errors = np.sum(rounds & ~mistaken)
     return hinge + np.sqrt(quadratic * (logdet + margin_errors)) - margin_errors, hinge
 
 
 LEARNERS = [SecondOrderPerceptron(a=1.0), SecondOrderPerceptron(a=0.2, fit_intercept=True),
-            AROW(r=1.0, covariance="full"), AROW(r=0.1, covariance="full", fit_intercept=True)]
+            AROW(r=1.0, covariance="full"), AROW(r=0.1, covariance="full", fit_intercept=True),
+            NAROW(b=1.0, covariance="full"), NAROW(b=0.1, covariance="full", fit_intercept=True)]
 
 
 @pytest.mark.parametrize("est", LEARNERS, ids=repr)
@@ -67,6 +76,7 @@ def test_a_given_u_is_used_on_an_inseparable_stream(est):
 
 def test_diagonal_arow_and_class_weights_are_refused():
     X, y = _separable(n=40)
-    for est, reason in [(AROW(covariance="diag"), "full covariance"), (SecondOrderPerceptron(class_weight={1: 2.0}), "class_weight")]:
+    for est, reason in [(AROW(covariance="diag"), "full covariance"), (NAROW(covariance="diag"), "full covariance"),
+                        (SecondOrderPerceptron(class_weight={1: 2.0}), "class_weight")]:
         with pytest.raises(ValueError, match=reason):
             bound_report(est, X, y, run(clone(est), X, y))

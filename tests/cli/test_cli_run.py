@@ -202,6 +202,7 @@ def test_bound_prints_the_multiclass_theorems(tmp_path, algo):
 @pytest.mark.parametrize(("algo", "est", "theorem"), [
     ("sop", olearn.SecondOrderPerceptron(), "Cesa-Bianchi, Conconi & Gentile 2005, Thm. 1"),
     ("arow-full", olearn.AROW(covariance="full"), "Crammer, Kulesza & Dredze 2009, Thm. 2"),
+    ("narow-full", olearn.NAROW(covariance="full"), "NAROW bound in Orabona & Crammer 2010's framework"),
     ("pnorm", olearn.PNorm(), "Shalev-Shwartz & Singer 2006, Example 3"),
 ])
 def test_bound_prints_the_second_order_and_pnorm_theorems(tmp_path, algo, est, theorem):
@@ -225,7 +226,7 @@ def test_bound_for_an_algorithm_without_a_theorem_names_those_with_one(stream):
     result = CliRunner().invoke(cli, ["run", "--algo", "mira", "--bound", path])
     assert result.exit_code == 2
     assert ("--bound applies to perceptron, pa, pa1, pa2, pa-multiclass, pa1-multiclass, pa2-multiclass, sop, "
-            "arow-full, ogd, pnorm, not to --algo mira") in result.stderr
+            "arow-full, narow-full, ogd, pnorm, not to --algo mira") in result.stderr
 
 
 def test_bound_prints_the_ogd_regret_bound(stream):

@@ -14,9 +14,9 @@ from ..evaluate import run
 from ..linear import OGDClassifier, PAClassifier, Perceptron
 from ..multiclass import PAMulticlass
 from ..quasi_additive import PNorm
-from ..second_order import AROW, SecondOrderPerceptron
+from ..second_order import AROW, NAROW, SecondOrderPerceptron
 from ._report_multiclass import multiclass_setup
-from ._report_second_order import arow_objective, sop_objective
+from ._report_second_order import arow_objective, narow_objective, sop_objective
 from ._theorems import (
     _check_unit_norm,
     _novikoff,
@@ -46,6 +46,7 @@ MC_PA2 = "Crammer et al. 2006, Sec. 7 with Thm. 5 (multiclass PA-II)"
 SOP = "Cesa-Bianchi, Conconi & Gentile 2005, Thm. 1 (Second-Order Perceptron)"
 AROW_BOUND = "Crammer, Kulesza & Dredze 2009, Thm. 2, as proven by Orabona & Crammer 2010 (AROW, full)"
 OGD_REGRET = "UCL COMP0078 slides, Regret Bound for OGD, Eq. (6) with any eta"
+NAROW_BOUND = "NAROW bound in Orabona & Crammer 2010's framework (narow_mistake_bound, full)"
 PNORM = "Shalev-Shwartz & Singer 2006, Example 3 (p-norm, best C)"
 _BINARY_MARGIN = "y_t u.x_t"
 _MULTICLASS_MARGIN = "u_(y_t).x_t - max_(r != y_t) u_r.x_t"
@@ -286,11 +287,11 @@ def bound_report(estimator, X, y, result, u=None):
 
     Parameters
     ----------
-    estimator : Perceptron, PAClassifier, PAMulticlass, SecondOrderPerceptron, AROW, OGDClassifier or PNorm
+    estimator : Perceptron, PAClassifier, PAMulticlass, SecondOrderPerceptron, AROW, NAROW, OGDClassifier or PNorm
         The learner (its hyperparameters say which theorems apply), linear:
         ``kernel`` None or ``"linear"`` and no ``budget``; a PAMulticlass
         also multi-prototype (no ``feature_map``) and without
-        ``class_weight``; an AROW with ``covariance="full"``; the
+        ``class_weight``; an AROW or NAROW with ``covariance="full"``; the
         second-order learners, OGD and PNorm without ``class_weight`` (ValueError
         otherwise). Other learners: TypeError.
         The run must have started from a fresh estimator; its state now is
@@ -339,7 +340,9 @@ def bound_report(estimator, X, y, result, u=None):
       (:func:`olearn.bounds.sop_mistake_bound`). AROW with a full
       covariance: the bound of :func:`olearn.bounds.arow_mistake_bound`
       (Crammer, Kulesza & Dredze 2009, Thm. 2, with the final :math:`-U` of
-      Orabona & Crammer 2010). Both sum :math:`\ell^*_t` over the run's own
+      Orabona & Crammer 2010). NAROW with a full covariance: the bound of
+      :func:`olearn.bounds.narow_mistake_bound` (its precision matrices
+      replayed from the run). All three sum :math:`\ell^*_t` over the run's own
       mistake (update) rounds, taken from ``result.cumulative_mistakes`` and
       ``result.taus != 0``.
     * OGDClassifier with ``loss="hinge"``, ``schedule="constant"``, no
@@ -381,7 +384,7 @@ def bound_report(estimator, X, y, result, u=None):
     the solver's tolerance. Longer streams are fitted on a fixed random
     subset of 2000 rows, with C scaled by n / 2000, since liblinear slows
     down sharply on long inseparable streams (the bounds are still evaluated
-    on every row). For the Second-Order Perceptron and AROW the minimum
+    on every row). For the Second-Order Perceptron, AROW and NAROW the minimum
     over u is never above the measured count (at u = 0 the bound is that
     count), so their default u is not searched: it is the separator below,
     and without one the theorem is listed as not applicable (pass ``u``).
@@ -417,17 +420,17 @@ def bound_report(estimator, X, y, result, u=None):
     ...
     Crammer et al. 2006, Thm. 4 (PA-I) | mistakes |       ...
     """
-    if not isinstance(estimator, (Perceptron, PAClassifier, PAMulticlass, SecondOrderPerceptron, AROW,
+    if not isinstance(estimator, (Perceptron, PAClassifier, PAMulticlass, SecondOrderPerceptron, AROW, NAROW,
                                   OGDClassifier, PNorm)):
         raise TypeError(
             "bound_report knows the theorems of Perceptron, PAClassifier, PAMulticlass, SecondOrderPerceptron, "
-            f"AROW, OGDClassifier and PNorm; got {type(estimator).__name__}"
+            f"AROW, NAROW, OGDClassifier and PNorm; got {type(estimator).__name__}"
         )
     if isinstance(estimator, PNorm):
         return _pnorm_report(estimator, X, y, result, u)
     if isinstance(estimator, OGDClassifier):
         return _ogd_report(estimator, X, y, result, u)
-    if isinstance(estimator, (SecondOrderPerceptron, AROW)):
+    if isinstance(estimator, (SecondOrderPerceptron, AROW, NAROW)):
         return _second_order_report(estimator, X, y, result, u)
     if estimator.kernel not in (None, "linear") or estimator.budget is not None:
         # a kernel learner competes in its feature space; a budget forgets support vectors
@@ -553,10 +556,10 @@ def _multiclass_report(estimator, X, y, result, U):
 
 
 def _second_order_report(estimator, X, y, result, u):
-    """The row of a full-covariance AROW or Second-Order Perceptron run."""
-    if isinstance(estimator, AROW) and estimator.covariance != "full":
+    """The row of a Second-Order Perceptron or full-covariance AROW / NAROW run."""
+    if isinstance(estimator, (AROW, NAROW)) and estimator.covariance != "full":
         raise ValueError(
-            f"bound_report's AROW theorem is about the full covariance (ln det(I + X_S/r)); {estimator!r} keeps "
+            f"bound_report's {type(estimator).__name__} theorem is about the full covariance; {estimator!r} keeps "
             "a diagonal one"
         )
     if estimator.class_weight is not None:
@@ -571,8 +574,10 @@ def _second_order_report(estimator, X, y, result, u):
     mistaken = np.diff(result.cumulative_mistakes, prepend=0) > 0
     if isinstance(estimator, SecondOrderPerceptron):
         theorem, objective = SOP, sop_objective(stream.Z, mistaken, float(estimator.a))
-    else:
+    elif isinstance(estimator, AROW):
         theorem, objective = AROW_BOUND, arow_objective(stream.Z, result.taus != 0, mistaken, float(estimator.r))
+    else:
+        theorem, objective = NAROW_BOUND, narow_objective(stream.Z, result.taus != 0, mistaken, float(estimator.b))
     if given is not None:
         add(theorem, MISTAKES, result.n_mistakes, objective)
     elif _separator(stream, directions) is None:

@@ -1,17 +1,21 @@
 r"""The objectives of :func:`olearn.bounds.bound_report` for the full-covariance second-order learners.
 
-:func:`olearn.bounds.sop_mistake_bound` and
-:func:`olearn.bounds.arow_mistake_bound`, rewritten as functions of
+:func:`olearn.bounds.sop_mistake_bound`,
+:func:`olearn.bounds.arow_mistake_bound` and
+:func:`olearn.bounds.narow_mistake_bound`, rewritten as functions of
 :math:`\|u\|^2` and the margins :math:`y_t\, u\cdot x_t` so that the report can
 search the scale of each candidate u: with :math:`X_S = \sum_{t\in S} x_t x_t^\top`,
 :math:`u^\top X_S u = \sum_{t \in S} (y_t\, u\cdot x_t)^2`, and the log-determinant
-does not depend on u. It is computed through the smaller of the two Gram
+does not depend on u; NAROW's :math:`u^\top A_T u = \|u\|^2 + \sum_{t\in S} (y_t\, u\cdot x_t)^2/r_t`.
+The log-determinant is computed through the smaller of the two Gram
 matrices, :math:`\det(I_d + Z_S^\top Z_S/a) = \det(I_{|S|} + Z_S Z_S^\top/a)`.
 """
 
 import math
 
 import numpy as np
+
+from ._second_order import narow_replay
 
 
 def _logdet_identity_plus(Z_S, scale):
@@ -43,5 +47,19 @@ def arow_objective(Z, updated, mistaken, r):
         loss = float(np.maximum(0.0, 1.0 - on_updates).sum())
         quadratic = r * u2 + float(on_updates @ on_updates)
         return loss + math.sqrt(quadratic * (logdet + n_margin_errors)) - n_margin_errors, loss
+
+    return objective
+
+
+def narow_objective(Z, updated, mistaken, b):
+    """(u^2, margins) -> (bound, sum of l*_t over the update rounds) of the NAROW bound (dense d x d replay)."""
+    _, shrunk, inverse_r = narow_replay(Z[updated].toarray(), b)
+    n_margin_errors = int(np.sum(updated & ~mistaken))
+
+    def objective(u2, margins):
+        on_updates = margins[updated]
+        loss = float(np.maximum(0.0, 1.0 - on_updates).sum())
+        quadratic = u2 + float(inverse_r @ on_updates**2)
+        return loss + math.sqrt(quadratic * (shrunk + 2 * n_margin_errors)) - n_margin_errors, loss
 
     return objective

@@ -116,15 +116,22 @@ def narow_mistake_bound(X, y, u, b, updated, mistaken, fit_intercept=False):
     :math:`\le 0` on a mistake and below 1 on a margin error.
     """
     Z, u, hinge, (updated, mistaken), _ = _prepare(X, y, u, fit_intercept, {"updated": updated, "mistaken": mistaken})
-    A = np.eye(Z.shape[1])
-    shrunk = 0.0
-    for x in Z[updated]:
+    A, shrunk, _ = narow_replay(Z[updated], b)
+    n_margin_errors = int(np.sum(updated & ~mistaken))
+    return float(hinge[updated].sum() + np.sqrt(float(u @ A @ u) * (shrunk + 2 * n_margin_errors)) - n_margin_errors)
+
+
+def narow_replay(Z_S, b):
+    """NAROW's precision matrices over the update rows Z_S (dense): (A_T, sum of chi~_t, 1/r_t of each row)."""
+    A = np.eye(Z_S.shape[1])
+    shrunk, inverse_rs = 0.0, []
+    for x in Z_S:
         chi = float(x @ np.linalg.solve(A, x))
         inverse_r = max(0.0, b - 1.0 / chi) if chi > 0 else 0.0
         shrunk += chi / (1.0 + chi * inverse_r)
         A = A + inverse_r * np.outer(x, x)
-    n_margin_errors = int(np.sum(updated & ~mistaken))
-    return float(hinge[updated].sum() + np.sqrt(float(u @ A @ u) * (shrunk + 2 * n_margin_errors)) - n_margin_errors)
+        inverse_rs.append(inverse_r)
+    return A, shrunk, np.array(inverse_rs)
 
 
 # -- the bounds as Orabona & Crammer (NIPS 2010) write them ------------------------

@@ -53,8 +53,9 @@ from ._source import DEFAULT_BITS, DataSource, IndexBase, check_writable, data_o
 @click.option("--save-on-interrupt", is_flag=True,
               help="With --save: on Ctrl-C, still write the model of the examples learned so far (then exit 130).")
 @click.option("--bound", is_flag=True,
-              help="After the run, print the theorem's mistake bound next to the measured value "
-                   "(perceptron, the PA family binary and multiclass, sop, arow-full, ogd, pnorm; loads FILE into memory).")
+              help="After the run, print the papers' mistake or loss bounds next to the measured values "
+                   "(perceptron, pa, pa1, pa2 and their -multiclass forms, sop, arow-full, narow-full, ogd, pnorm; "
+                   "loads FILE into memory).")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the final summary.")
 @click.option("--workers", type=click.IntRange(min=1), default=None, metavar="N",
               help="Learn on a local Dask cluster of N worker processes, one shard per FILE "
