@@ -76,7 +76,27 @@ def test_a_given_u_is_used_on_an_inseparable_stream(est):
 
 def test_diagonal_arow_and_class_weights_are_refused():
     X, y = _separable(n=40)
-    for est, reason in [(AROW(covariance="diag"), "full covariance"), (NAROW(covariance="diag"), "full covariance"),
+    for est, reason in [(AROW(covariance="diag"), "full covariance"),
                         (SecondOrderPerceptron(class_weight={1: 2.0}), "class_weight")]:
         with pytest.raises(ValueError, match=reason):
             bound_report(est, X, y, run(clone(est), X, y))
+
+
+@pytest.mark.parametrize("est", [NAROW(b=1.0, covariance="diag"), NAROW(b=0.1, covariance="diag", fit_intercept=True)],
+                         ids=repr)
+def test_diagonal_narow_row_bounds_the_updates(est):
+    X, y = _separable(seed=2)
+    res = run(clone(est), X, y)
+    (row,) = bound_report(est, X, y, res).rows
+    Z = np.hstack([X, np.ones((X.shape[0], 1))]) if est.fit_intercept else X
+    updated = res.taus != 0
+    D = np.ones(Z.shape[1])  # D_t = D_{t-1} + max(0, b - 1/chi_t) x_t^2 on the updates, chi_t = x' D^-1 x
+    for x in Z[updated]:
+        chi = np.sum(x * x / D)
+        D = D + max(0.0, est.b - 1.0 / chi) * x * x
+    theta = y[updated] @ Z[updated]
+    hinge = np.maximum(0.0, 1.0 - y[updated] * (Z[updated] @ row.u)).sum()
+    assert hinge == 0.0 and np.min(y * (Z @ row.u)) == pytest.approx(1.0, rel=1e-9)
+    assert row.bound == pytest.approx(np.sqrt((row.u**2 @ D) * (theta**2 @ (1 / D))), rel=1e-9)
+    assert row.quantity == "updates" and row.measured == np.sum(updated) >= res.n_mistakes
+    assert row.holds and row.measured <= row.bound

@@ -16,7 +16,7 @@ from ..multiclass import PAMulticlass
 from ..quasi_additive import PNorm
 from ..second_order import AROW, NAROW, SecondOrderPerceptron
 from ._report_multiclass import multiclass_setup
-from ._report_second_order import arow_objective, narow_objective, sop_objective
+from ._report_second_order import arow_objective, diagonal_narow_objective, narow_objective, sop_objective
 from ._theorems import (
     _check_unit_norm,
     _novikoff,
@@ -32,6 +32,7 @@ from ._theorems import (
 
 MISTAKES = "mistakes"
 HINGE_LOSS = "sum of hinge losses"
+UPDATES = "updates"
 SQUARED_LOSS = "sum of squared losses"
 
 NOVIKOFF = "Novikoff 1962 (Perceptron, separable)"
@@ -47,6 +48,7 @@ SOP = "Cesa-Bianchi, Conconi & Gentile 2005, Thm. 1 (Second-Order Perceptron)"
 AROW_BOUND = "Crammer, Kulesza & Dredze 2009, Thm. 2, as proven by Orabona & Crammer 2010 (AROW, full)"
 OGD_REGRET = "UCL COMP0078 slides, Regret Bound for OGD, Eq. (6) with any eta"
 NAROW_BOUND = "NAROW bound in Orabona & Crammer 2010's framework (narow_mistake_bound, full)"
+DIAGONAL_NAROW = "Orabona & Crammer 2010, Cor. 2 with a diagonal D_t (diagonal_narow_bound, NAROW, diag)"
 PNORM = "Shalev-Shwartz & Singer 2006, Example 3 (p-norm, best C)"
 _BINARY_MARGIN = "y_t u.x_t"
 _MULTICLASS_MARGIN = "u_(y_t).x_t - max_(r != y_t) u_r.x_t"
@@ -70,8 +72,9 @@ class BoundRow:
     theorem : str
         Paper and theorem, e.g. ``"Crammer et al. 2006, Thm. 4 (PA-I)"``.
     quantity : str
-        ``"mistakes"``, ``"sum of squared losses"`` or ``"sum of hinge
-        losses"`` (of the learner's hinge loss before each update).
+        ``"mistakes"``, ``"updates"`` (mistakes plus margin errors), ``"sum
+        of squared losses"`` or ``"sum of hinge losses"`` (of the learner's
+        hinge loss before each update).
     measured : float
         That quantity in the run.
     bound : float
@@ -291,7 +294,7 @@ def bound_report(estimator, X, y, result, u=None):
         The learner (its hyperparameters say which theorems apply), linear:
         ``kernel`` None or ``"linear"`` and no ``budget``; a PAMulticlass
         also multi-prototype (no ``feature_map``) and without
-        ``class_weight``; an AROW or NAROW with ``covariance="full"``; the
+        ``class_weight``; an AROW with ``covariance="full"``; the
         second-order learners, OGD and PNorm without ``class_weight`` (ValueError
         otherwise). Other learners: TypeError.
         The run must have started from a fresh estimator; its state now is
@@ -342,7 +345,12 @@ def bound_report(estimator, X, y, result, u=None):
       (Crammer, Kulesza & Dredze 2009, Thm. 2, with the final :math:`-U` of
       Orabona & Crammer 2010). NAROW with a full covariance: the bound of
       :func:`olearn.bounds.narow_mistake_bound` (its precision matrices
-      replayed from the run). All three sum :math:`\ell^*_t` over the run's own
+      replayed from the run); with the diagonal one, the bound of
+      :func:`olearn.bounds.diagonal_narow_bound` on the update rounds
+      (quantity ``"updates"``, mistakes plus margin errors, ``result.taus != 0``),
+      whose :math:`u^\top D_T u` takes the place of :math:`\|u\|^2` in the
+      search (the candidates are scaled to unit :math:`D_T`-norm). All four
+      sum :math:`\ell^*_t` over the run's own
       mistake (update) rounds, taken from ``result.cumulative_mistakes`` and
       ``result.taus != 0``.
     * OGDClassifier with ``loss="hinge"``, ``schedule="constant"``, no
@@ -556,11 +564,10 @@ def _multiclass_report(estimator, X, y, result, U):
 
 
 def _second_order_report(estimator, X, y, result, u):
-    """The row of a Second-Order Perceptron or full-covariance AROW / NAROW run."""
-    if isinstance(estimator, (AROW, NAROW)) and estimator.covariance != "full":
+    """The row of a Second-Order Perceptron, AROW (full covariance) or NAROW run."""
+    if isinstance(estimator, AROW) and estimator.covariance != "full":
         raise ValueError(
-            f"bound_report's {type(estimator).__name__} theorem is about the full covariance; {estimator!r} keeps "
-            "a diagonal one"
+            f"bound_report's AROW theorem is about the full covariance; {estimator!r} keeps a diagonal one"
         )
     if estimator.class_weight is not None:
         raise ValueError(f"bound_report's theorems are about unweighted rounds; {estimator!r} has a class_weight")
@@ -570,23 +577,35 @@ def _second_order_report(estimator, X, y, result, u):
     given = None if u is None else check_u(u, stream, fit_intercept)
     directions = None if given is not None else _directions(stream)
     rows, skipped = [], []
-    add, add_separable = _adders(stream, directions, given, stream.Z.shape[1], rows, skipped, _BINARY_MARGIN)
     mistaken = np.diff(result.cumulative_mistakes, prepend=0) > 0
-    if isinstance(estimator, SecondOrderPerceptron):
+    quantity, measured, norm_sq = MISTAKES, result.n_mistakes, None
+    if isinstance(estimator, NAROW) and estimator.covariance != "full":
+        # M + U against u's norm in D_T: the candidates are scaled to unit D_T-norm
+        D, objective = diagonal_narow_objective(stream.Z, stream.y, result.taus != 0, float(estimator.b))
+
+        def norm_sq_in_D(v):
+            return float(v**2 @ D)
+
+        norm_sq = norm_sq_in_D
+        directions = None if directions is None else [v / math.sqrt(norm_sq(v)) for v in directions]
+        theorem, quantity, measured = DIAGONAL_NAROW, UPDATES, int(np.sum(result.taus != 0))
+    elif isinstance(estimator, SecondOrderPerceptron):
         theorem, objective = SOP, sop_objective(stream.Z, mistaken, float(estimator.a))
     elif isinstance(estimator, AROW):
         theorem, objective = AROW_BOUND, arow_objective(stream.Z, result.taus != 0, mistaken, float(estimator.r))
     else:
         theorem, objective = NAROW_BOUND, narow_objective(stream.Z, result.taus != 0, mistaken, float(estimator.b))
+    add, add_separable = _adders(stream, directions, given, stream.Z.shape[1], rows, skipped, _BINARY_MARGIN,
+                                 norm_sq=norm_sq)
     if given is not None:
-        add(theorem, MISTAKES, result.n_mistakes, objective)
+        add(theorem, quantity, measured, objective)
     elif _separator(stream, directions) is None:
         # these bounds sum l*_t over the run's own mistake (update) rounds, so at u = 0 they are the
         # measured count itself and their minimum over u is never above it: the default u must be fixed apart
         skipped.append((theorem, "no candidate competitor separates the stream, and its minimum over u is the "
                                  "measured count (u = 0); pass u to evaluate it for a competitor"))
     else:
-        add_separable(theorem, MISTAKES, result.n_mistakes, lambda u2, m: objective(u2, m)[0], need_unit_margin=True)
+        add_separable(theorem, quantity, measured, lambda u2, m: objective(u2, m)[0], need_unit_margin=True)
     return _report(estimator, result, rows, skipped)
 
 

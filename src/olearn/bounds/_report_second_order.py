@@ -63,3 +63,26 @@ def narow_objective(Z, updated, mistaken, b):
         return loss + math.sqrt(quadratic * (shrunk + 2 * n_margin_errors)) - n_margin_errors, loss
 
     return objective
+
+
+def diagonal_narow_objective(Z, y, updated, b):
+    """(D_T, objective): ``objective(u'D_T u, margins)`` -> (bound on M + U, sum of l*_t over the update rounds).
+
+    :func:`olearn.bounds.diagonal_narow_bound`: :math:`D_0 = I`,
+    :math:`D_t = D_{t-1} + \\max(0, b - 1/\\chi_t)\\,x_t^2` on the update rounds,
+    :math:`\\chi_t = x_t^\\top D_{t-1}^{-1} x_t`; the bound is
+    :math:`L + \\sqrt{u^\\top D_T u}\\sqrt{\\theta^\\top D_T^{-1}\\theta}`.
+    """
+    rows = Z[updated].toarray()
+    D = np.ones(Z.shape[1])
+    for x in rows:
+        chi = float(np.sum(x * x / D))
+        D = D + (b - 1.0 / chi if b * chi > 1.0 else 0.0) * x * x
+    theta = y[updated] @ rows
+    spread = float(theta**2 @ (1.0 / D))
+
+    def objective(u_d2, margins):
+        loss = float(np.maximum(0.0, 1.0 - margins[updated]).sum())
+        return loss + math.sqrt(u_d2 * spread), loss
+
+    return D, objective

@@ -54,7 +54,7 @@ from ._source import DEFAULT_BITS, DataSource, IndexBase, check_writable, data_o
               help="With --save: on Ctrl-C, still write the model of the examples learned so far (then exit 130).")
 @click.option("--bound", is_flag=True,
               help="After the run, print the papers' mistake or loss bounds next to the measured values "
-                   "(perceptron, pa, pa1, pa2 and their -multiclass forms, sop, arow-full, narow-full, ogd, pnorm; "
+                   "(perceptron, pa, pa1, pa2 and their -multiclass forms, sop, arow-full, narow, narow-full, ogd, pnorm; "
                    "loads FILE into memory).")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the final summary.")
 @click.option("--workers", type=click.IntRange(min=1), default=None, metavar="N",
