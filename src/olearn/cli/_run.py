@@ -21,6 +21,7 @@ from ._learners import (
     make_estimator,
     parse_value,
 )
+from ._cached import CachedSource, reading_options
 from ._resume import FrozenResult, PredictionWriter, check_vw_flags, echo_stderr, resumed_model, resumed_source
 from ._interrupt import HeldInterrupts, saved_if_interrupted
 from ._report import Progress, ProgressiveTable, echo_stdout, summary_lines
@@ -38,6 +39,10 @@ from ._source import DEFAULT_BITS, DataSource, IndexBase, check_writable, data_o
 @click.option("--passes", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
               help="Read the file this many times (the table counts every example of every pass).")
 @data_options()
+@click.option("--cache", "-c", "use_cache", is_flag=True,
+              help="Read FILE through its binary cache FILE.cache: written on the first reading, read by later "
+                   "passes and runs (rebuilt, with a note, if FILE changed or other reading options are given). "
+                   "Lets --passes read a stream once.")
 @click.option("--save", "-f", "--final-model", "save", type=click.Path(dir_okay=False), default=None, metavar="MODEL",
               help="Write the learned model to MODEL (read it back with 'olearn predict', resume it with -i).")
 @click.option("--initial-model", "-i", type=click.Path(dir_okay=False, exists=True), default=None, metavar="MODEL",
@@ -72,7 +77,7 @@ from ._source import DEFAULT_BITS, DataSource, IndexBase, check_writable, data_o
               help="With --workers/--scheduler: the two class labels (every shard must encode them alike).")
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, allow_dash=False))
 def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, passes, fmt, zero_based, n_features,
-                bits, chunk_size, label_column, delimiter, save, save_on_interrupt, initial_model, test_only,
+                bits, chunk_size, label_column, delimiter, use_cache, save, save_on_interrupt, initial_model, test_only,
                 predictions, raw, bound, quiet, workers, scheduler, tau, weighting, classes, files):
     """Learn from FILE online and report progressive validation.
 
@@ -109,12 +114,16 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, p
     Vowpal Wabbit's habits: -i MODEL resumes a saved model on more data
     (learning A then resuming on B ends exactly as learning A and B in one
     run), -f MODEL is --save, -t tests the model of -i without learning,
-    -p FILE writes one prediction per line (--raw: the scores).
+    -p FILE writes one prediction per line (--raw: the scores), -c reads
+    FILE through its binary cache FILE.cache (written by the first reading,
+    rebuilt when FILE or the reading options change; on a stream it lets
+    --passes read the stream once).
 
     \b
       olearn run -a pa1 day1.svm -f model.npz
       olearn run -i model.npz day2.svm -f model2.npz
       olearn run -i model2.npz -t -p predictions.txt test.svm
+      olearn run -a pa1 -c --passes 5 train.svm
 
     With --workers N (a local Dask cluster) or --scheduler ADDRESS, every
     FILE (several files, or a quoted glob such as 'shards/*.svm') is a shard
@@ -142,7 +151,7 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, p
         raise click.UsageError("--save-on-interrupt applies with --save, to learning in chunks here (not --bound, "
                                "not on Dask)")
     if workers is not None or scheduler is not None:
-        for name, value in (("-i", initial_model), ("-p", predictions)):
+        for name, value in (("-i", initial_model), ("-p", predictions), ("-c", use_cache or None)):
             if value is not None:
                 raise click.UsageError(f"{name} applies to one file learned here, not to shards on Dask")
         for name, value in (("--label-column", label_column), ("--delimiter", delimiter)):
@@ -163,17 +172,26 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, p
         raise click.UsageError("--bound describes one pass; it cannot be combined with --passes")
     if save is not None:
         check_writable(save, "--save")
+    if bound and use_cache:
+        raise click.UsageError("--bound loads FILE into memory once; it cannot be combined with -c")
     if model is None:
-        source = DataSource(file, fmt, n_features, bits, chunk_size, IndexBase(zero_based), label_column, delimiter,
-                            max_classes=max_classes(algo))
-        est = make_estimator(algo, hyperparameters, fit_intercept, source.model_n_features)
+        def open_text():
+            return DataSource(file, fmt, n_features, bits, chunk_size, IndexBase(zero_based), label_column, delimiter,
+                              max_classes=max_classes(algo))
     else:
-        source = resumed_source(model, initial_model, file, fmt, zero_based, n_features, bits, chunk_size, label_column,
-                                delimiter, max_classes(algo))
-        est = model
-    if passes > 1 and source.stream:
+        def open_text():
+            return resumed_source(model, initial_model, file, fmt, zero_based, n_features, bits, chunk_size,
+                                  label_column, delimiter, max_classes(algo))
+    if use_cache:
+        source = CachedSource(file, reading_options(fmt, zero_based, n_features, bits, label_column, delimiter,
+                                                    initial_model), chunk_size, open_text)
+        click.get_current_context().call_on_close(source.close)
+    else:
+        source = open_text()
+    est = make_estimator(algo, hyperparameters, fit_intercept, source.model_n_features) if model is None else model
+    if passes > 1 and source.stream and not use_cache:
         raise click.UsageError(f"--passes {passes} reads FILE {passes} times, and {source.path} is a stream, read "
-                               "once: save it to a file first")
+                               "once: save it to a file first, or add -c to read the later passes from a cache")
     writer = None if predictions is None else PredictionWriter(predictions, raw)
     to_stderr = writer is not None and writer.to_stdout
     table = ProgressiveTable(None if quiet else (echo_stderr if to_stderr else echo_stdout))
