@@ -170,3 +170,11 @@ def test_a_cache_without_the_record_of_run_c_is_rebuilt(svm):
     assert result.exit_code == 0, result.output
     assert "it was not written by olearn run -c" in result.output
     assert stable(result.output) == stable(plain.output)
+
+
+def test_a_cache_file_needs_no_cache(tmp_path):
+    path = tmp_path / "data.olc"
+    save_cache(path, sp.eye(4, format="csr"), np.array([1.0, -1.0, 1.0, -1.0]))
+    result = invoke("-a", "pa1", "-c", path)
+    assert result.exit_code == 2 and "is an olearn cache already" in result.output
+    assert not os.path.exists(str(path) + ".cache")

@@ -18,6 +18,7 @@ import click
 import numpy as np
 import scipy.sparse as sp
 
+from ..data import detect_format
 from ..data._cache import cache_meta, load_cache, save_cache
 from ..exceptions import DataFormatError
 from ._source import _ROW, FORMATS, _unless_all_ones
@@ -59,6 +60,9 @@ class CachedSource:
             self.cache_path = os.fspath(path) + CACHE_SUFFIX
             self.meta, reason = self._recorded(path)
             if self.meta is None:
+                if os.path.isfile(path) and options["format"] in ("auto", "cache") \
+                        and detect_format(path) == "cache":
+                    raise click.UsageError(f"{path} is an olearn cache already, read without parsing: drop -c")
                 if reason is not None and not os.path.exists(path):
                     raise FileNotFoundError(errno.ENOENT, f"does not exist, and its cache {self.cache_path} cannot "
                                             f"replace it: {reason}", path)
