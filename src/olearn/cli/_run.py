@@ -38,7 +38,7 @@ from ._source import DEFAULT_BITS, DataSource, IndexBase, check_writable, data_o
                    "set r, b, a, delta with --set. Required unless -i gives a model.")
 @hyperparameter_options
 @click.option("--passes", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
-              help="Read the file this many times (the table counts every example of every pass).")
+              help="Read the file this many times (the table counts every learned example of every pass).")
 @click.option("--holdout-every", type=click.IntRange(min=2), default=None, metavar="K",
               help="With --passes N > 1: examples K, 2K, 3K, ... of every pass are held out, predicted but never "
                    "learned, and their mistake rate is printed after each pass (marked h). [default: 10 when N > 1]")
@@ -82,9 +82,9 @@ from ._source import DEFAULT_BITS, DataSource, IndexBase, check_writable, data_o
               help="With --workers/--scheduler: the two class labels (every shard must encode them alike).")
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, allow_dash=False))
 def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, passes, holdout_every, holdout_off,
-                fmt, zero_based, n_features,
-                bits, chunk_size, label_column, delimiter, use_cache, save, save_on_interrupt, initial_model, test_only,
-                predictions, raw, bound, quiet, workers, scheduler, tau, weighting, classes, files):
+                fmt, zero_based, n_features, bits, chunk_size, label_column, delimiter, use_cache, save,
+                save_on_interrupt, initial_model, test_only, predictions, raw, bound, quiet, workers, scheduler, tau,
+                weighting, classes, files):
     """Learn from FILE online and report progressive validation.
 
     Each example is predicted first and learned second, so the mistakes
@@ -226,7 +226,7 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, p
                 held_out = HeldOut(holdout_every)
                 for chunk in source.chunks():
                     _learn_chunk(est, chunk, held_out, table, source, interrupts, writer, test_only)
-                    progress.update(table.examples + held_out.examples, label)
+                    progress.update(table.examples + held_out.examples + sum(h.examples for h in held_outs), label)
                 if holdout_every is not None:
                     held_outs.append(held_out)
                     if not quiet:
