@@ -120,7 +120,8 @@ def test_chunk_size_does_not_change_the_numbers(stream):
 
 def test_two_passes_count_every_example_and_continue_learning(stream):
     path, X, y = stream
-    result = CliRunner().invoke(cli, ["run", "--algo", "perceptron", "--passes", "2", "--chunk-size", "50", path])
+    result = CliRunner().invoke(cli, ["run", "--algo", "perceptron", "--passes", "2", "--holdout-off", "--chunk-size",
+                                      "50", path])
     assert result.exit_code == 0, result.output
     est = olearn.Perceptron()
     first, second = olearn.run(est, X, y), olearn.run(est, X, y)
@@ -274,7 +275,8 @@ def test_other_formats_are_detected_and_agree(tmp_path, make_stream, fmt):
         path = tmp_path / "data.svm.gz"
         with gzip.open(path, "wb") as f:
             dump_svmlight_file(X, y, f, zero_based=False)
-    result = CliRunner().invoke(cli, ["run", "--algo", "pa2", "--chunk-size", "50", "--passes", "2", str(path)])
+    result = CliRunner().invoke(cli, ["run", "--algo", "pa2", "--chunk-size", "50", "--passes", "2", "--holdout-off",
+                                      str(path)])
     assert result.exit_code == 0, result.output
     est = olearn.PAClassifier(variant="pa2")
     first, second = olearn.run(est, X, y), olearn.run(est, X, y)
@@ -299,7 +301,8 @@ def test_progress_display_leaves_stdout_intact(stream, monkeypatch):
 
     monkeypatch.setattr(_report, "progress_wanted", lambda: True)
     path, X, y = stream
-    result = CliRunner().invoke(cli, ["run", "--algo", "pa", "--chunk-size", "10", "--passes", "2", path])
+    result = CliRunner().invoke(cli, ["run", "--algo", "pa", "--chunk-size", "10", "--passes", "2", "--holdout-off",
+                                      path])
     assert result.exit_code == 0, result.output
     est = olearn.PAClassifier(variant="pa")
     first, second = olearn.run(est, X, y), olearn.run(est, X, y)

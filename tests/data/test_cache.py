@@ -8,6 +8,7 @@ import pytest
 import scipy.sparse as sp
 
 from olearn.data import load_cache, save_cache
+from olearn.data._cache import cache_meta
 from olearn.exceptions import DataFormatError
 
 
@@ -117,3 +118,19 @@ def test_bad_inputs(tmp_path):
         save_cache(tmp_path / "b.olc", X, y, importance=np.ones((200, 2)))
     with pytest.raises(FileNotFoundError, match="missing.olc"):
         load_cache(tmp_path / "missing.olc")
+
+
+def test_meta_is_recorded_and_read_back_alone(tmp_path):
+    path = tmp_path / "m.olc"
+    meta = {"read with": {"format": "libsvm", "zero_based": False, "sizes": [1, 2]}}
+    save_cache(path, np.eye(3), np.arange(3.0), meta=meta)
+    assert cache_meta(path) == meta
+    X, y, _ = load_cache(path)
+    np.testing.assert_array_equal(X.toarray(), np.eye(3))
+    save_cache(path, np.eye(3), np.arange(3.0))
+    assert cache_meta(path) is None
+    with pytest.raises(TypeError, match="meta must be a dict"):
+        save_cache(path, np.eye(3), np.arange(3.0), meta=[1])
+    with pytest.raises(ValueError, match="meta is too large"):
+        save_cache(path, np.eye(3), np.arange(3.0), meta={"x": "a" * 70_000})
+    assert cache_meta(path) is None  # the refused writes left the file as it was

@@ -128,7 +128,9 @@ def test_forged_structure_check_leaves_a_valid_file_alone(tmp_path):
         (b"{not json", "not valid JSON"),
         (b"\xff\xfe", "not valid JSON"),
         (b"[" * 10_000 + b"]" * 10_000, "not valid JSON"),  # RecursionError inside json
-        (b"[]", "expected exactly the keys"),
+        (b"[]", "expected the keys 'shape' and 'arrays'"),
+        (b'{"shape": [3, 4], "arrays": {}, "extra": 1}', "expected the keys 'shape' and 'arrays'"),
+        (b'{"shape": [3, 4], "arrays": {}, "meta": [1]}', "'meta' must be an object"),
         (b'{"shape": [3, 4], "arrays": {}}', "expected the arrays"),
         (b'{"shape": [3, -4], "arrays": {}}', "shape must be two non-negative integers"),
         (b'{"shape": [3, true], "arrays": {}}', "shape must be two non-negative integers"),

@@ -21,8 +21,10 @@ from ._learners import (
     make_estimator,
     parse_value,
 )
+from ._cached import CachedSource, reading_options
 from ._resume import FrozenResult, PredictionWriter, check_vw_flags, echo_stderr, resumed_model, resumed_source
 from ._interrupt import HeldInterrupts, saved_if_interrupted
+from ._holdout import DEFAULT_HOLDOUT_PERIOD, HeldOut
 from ._report import Progress, ProgressiveTable, echo_stdout, summary_lines
 from ._source import DEFAULT_BITS, DataSource, IndexBase, check_writable, data_options
 
@@ -36,8 +38,16 @@ from ._source import DEFAULT_BITS, DataSource, IndexBase, check_writable, data_o
                    "set r, b, a, delta with --set. Required unless -i gives a model.")
 @hyperparameter_options
 @click.option("--passes", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
-              help="Read the file this many times (the table counts every example of every pass).")
+              help="Read the file this many times (the table counts every learned example of every pass).")
+@click.option("--holdout-every", type=click.IntRange(min=2), default=None, metavar="K",
+              help="With --passes N > 1: examples K, 2K, 3K, ... of every pass are held out, predicted but never "
+                   "learned, and their mistake rate is printed after each pass (marked h). [default: 10 when N > 1]")
+@click.option("--holdout-off", is_flag=True, help="With --passes N > 1: learn every example, hold none out.")
 @data_options()
+@click.option("--cache", "-c", "use_cache", is_flag=True,
+              help="Read FILE through its binary cache FILE.cache: written on the first reading, read by later "
+                   "passes and runs (rebuilt, with a note, if FILE changed or other reading options are given). "
+                   "Lets --passes read a stream once.")
 @click.option("--save", "-f", "--final-model", "save", type=click.Path(dir_okay=False), default=None, metavar="MODEL",
               help="Write the learned model to MODEL (read it back with 'olearn predict', resume it with -i).")
 @click.option("--initial-model", "-i", type=click.Path(dir_okay=False, exists=True), default=None, metavar="MODEL",
@@ -72,9 +82,10 @@ from ._source import DEFAULT_BITS, DataSource, IndexBase, check_writable, data_o
 @click.option("--classes", default="-1,1", show_default=True, metavar="A,B",
               help="With --workers/--scheduler: the two class labels (every shard must encode them alike).")
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, allow_dash=False))
-def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, passes, fmt, zero_based, n_features,
-                bits, chunk_size, label_column, delimiter, save, save_on_interrupt, initial_model, test_only,
-                predictions, raw, bound, quiet, workers, scheduler, tau, weighting, classes, files):
+def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, passes, holdout_every, holdout_off,
+                fmt, zero_based, n_features, bits, chunk_size, label_column, delimiter, use_cache, save,
+                save_on_interrupt, initial_model, test_only, predictions, raw, bound, quiet, workers, scheduler, tau,
+                weighting, classes, files):
     """Learn from FILE online and report progressive validation.
 
     Each example is predicted first and learned second, so the mistakes
@@ -94,7 +105,10 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, p
     With --passes N the file is read N times and learning continues across
     passes; from pass 2 on the learner has seen every example before, so the
     numbers are no longer progressive validation (they measure fit, not
-    generalisation).
+    generalisation). So, as Vowpal Wabbit does, examples 10, 20, 30, ...
+    (--holdout-every K: K, 2K, ...) are then held out in every pass: predicted
+    but never learned, left out of the table, their mistake rate printed
+    after each pass (marked h); --holdout-off learns them all.
 
     \b
     Examples:
@@ -110,12 +124,16 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, p
     Vowpal Wabbit's habits: -i MODEL resumes a saved model on more data
     (learning A then resuming on B ends exactly as learning A and B in one
     run), -f MODEL is --save, -t tests the model of -i without learning,
-    -p FILE writes one prediction per line (--raw: the scores).
+    -p FILE writes one prediction per line (--raw: the scores), -c reads
+    FILE through its binary cache FILE.cache (written by the first reading,
+    rebuilt when FILE or the reading options change; on a stream it lets
+    --passes read the stream once).
 
     \b
       olearn run -a pa1 day1.svm -f model.npz
       olearn run -i model.npz day2.svm -f model2.npz
       olearn run -i model2.npz -t -p predictions.txt test.svm
+      olearn run -a pa1 -c --passes 5 train.svm
 
     With --workers N (a local Dask cluster) or --scheduler ADDRESS, every
     FILE (several files, or a quoted glob such as 'shards/*.svm') is a shard
@@ -143,7 +161,8 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, p
         raise click.UsageError("--save-on-interrupt applies with --save, to learning in chunks here (not --bound, "
                                "not on Dask)")
     if workers is not None or scheduler is not None:
-        for name, value in (("-i", initial_model), ("-p", predictions)):
+        for name, value in (("-i", initial_model), ("-p", predictions), ("-c", use_cache or None),
+                            ("--holdout-every", holdout_every), ("--holdout-off", holdout_off or None)):
             if value is not None:
                 raise click.UsageError(f"{name} applies to one file learned here, not to shards on Dask")
         for name, value in (("--label-column", label_column), ("--delimiter", delimiter)):
@@ -155,6 +174,7 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, p
                         ("--classes", classes if classes != "-1,1" else None)):
         if value is not None:
             raise click.UsageError(f"{name} applies with --workers or --scheduler only")
+    holdout_every = _holdout_period(holdout_every, holdout_off, passes)
     if len(files) > 1:
         raise click.UsageError("several files are learned as shards on Dask: add --workers N or --scheduler ADDRESS")
     (file,) = files
@@ -164,18 +184,28 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, p
         raise click.UsageError("--bound describes one pass; it cannot be combined with --passes")
     if save is not None:
         check_writable(save, "--save")
+    if bound and use_cache:
+        raise click.UsageError("--bound loads FILE into memory once; it cannot be combined with -c")
     if model is None:
-        source = DataSource(file, fmt, n_features, bits, chunk_size, IndexBase(zero_based), label_column, delimiter,
-                            max_classes=max_classes(algo))
-        est = make_estimator(algo, hyperparameters, fit_intercept, source.model_n_features)
+        def open_text():
+            return DataSource(file, fmt, n_features, bits, chunk_size, IndexBase(zero_based), label_column, delimiter,
+                              max_classes=max_classes(algo))
     else:
-        source = resumed_source(model, initial_model, file, fmt, zero_based, n_features, bits, chunk_size, label_column,
-                                delimiter, max_classes(algo))
-        est = model
-    if passes > 1 and source.stream:
+        def open_text():
+            return resumed_source(model, initial_model, file, fmt, zero_based, n_features, bits, chunk_size,
+                                  label_column, delimiter, max_classes(algo))
+    if use_cache:
+        source = CachedSource(file, reading_options(fmt, zero_based, n_features, bits, label_column, delimiter,
+                                                    initial_model), chunk_size, open_text)
+        click.get_current_context().call_on_close(source.close)
+    else:
+        source = open_text()
+    est = make_estimator(algo, hyperparameters, fit_intercept, source.model_n_features) if model is None else model
+    if passes > 1 and source.stream and not use_cache:
         raise click.UsageError(f"--passes {passes} reads FILE {passes} times, and {source.path} is a stream, read "
-                               "once: save it to a file first")
+                               "once: save it to a file first, or add -c to read the later passes from a cache")
     writer = None if predictions is None else PredictionWriter(predictions, raw)
+    held_outs = []
     to_stderr = writer is not None and writer.to_stdout
     table = ProgressiveTable(None if quiet else (echo_stderr if to_stderr else echo_stdout))
 
@@ -194,20 +224,14 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, p
                 saved_if_interrupted(est, save if save_on_interrupt else None, source, table):
             for p in range(passes):
                 label = f"pass {p + 1}/{passes}" if passes > 1 else ("testing" if test_only else "learning")
-                pass_start = table.examples
+                held_out = HeldOut(holdout_every)
                 for chunk in source.chunks():
-                    if not test_only:
-                        _declare_binary_classes(est, chunk[1])
-                    for X, y, weight in table.pieces(*chunk):
-                        with interrupts.held(), source.locating(table.examples - pass_start):
-                            if test_only:
-                                result = FrozenResult(est, X, y)
-                            else:
-                                result = olearn.run(est, X, y, sample_weight=weight)
-                            table.add(result)
-                            if writer is not None:
-                                writer.write(result, est)
-                    progress.update(table.examples, label)
+                    _learn_chunk(est, chunk, held_out, table, source, interrupts, writer, test_only)
+                    progress.update(table.examples + held_out.examples + sum(h.examples for h in held_outs), label)
+                if holdout_every is not None:
+                    held_outs.append(held_out)
+                    if not quiet:
+                        table.write(held_out.line(p + 1))
     if writer is not None:
         writer.close()
     table.finish()
@@ -219,6 +243,9 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, p
         click.echo("", err=to_stderr)
     for line in summary_lines(table, passes, seconds):
         click.echo(line, err=to_stderr)
+    if held_outs:
+        for line in held_outs[-1].summary_lines(holdout_every):
+            click.echo(line, err=to_stderr)
     if save is not None:
         save_model(est, save, source.input_info())
         click.echo(f"{'model':<14}{save}", err=to_stderr)
@@ -227,6 +254,51 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, p
 
         click.echo("", err=to_stderr)
         click.echo(str(bound_report(est, X, y, result)), err=to_stderr)
+
+
+def _holdout_period(every, off, passes):
+    """The K of ``--holdout-every`` that applies (None: no example is held out), as Vowpal Wabbit decides it."""
+    if passes == 1:
+        if every is not None:
+            raise click.UsageError("--holdout-every holds examples out of --passes N > 1; with one pass every "
+                                   "example is predicted before it is learned (progressive validation)")
+        return None
+    if off:
+        if every is not None:
+            raise click.UsageError("--holdout-every and --holdout-off contradict each other")
+        return None
+    return DEFAULT_HOLDOUT_PERIOD if every is None else every
+
+
+def _learn_chunk(est, chunk, held_out, table, source, interrupts, writer, test_only):
+    """Predict then learn the rows of a chunk in order; held-out rows are only predicted, and counted apart."""
+    import olearn
+
+    X, y, weight = chunk
+    first = held_out.position
+    learned = held_out.learned_rows(len(y))
+    if not test_only:
+        _declare_binary_classes(est, y if learned is None else y[learned])
+    for lo, hi, held in held_out.segments(len(y)):
+        if held:
+            with interrupts.held(), source.locating(first + lo):
+                result = FrozenResult(est, X[lo:hi], y[lo:hi])
+                held_out.add(result)
+                if writer is not None:
+                    writer.write(result, est)
+            continue
+        segment = (X, y, weight) if (lo, hi) == (0, len(y)) else (
+            X[lo:hi], y[lo:hi], None if weight is None else weight[lo:hi])
+        for X_piece, y_piece, weight_piece in table.pieces(*segment):
+            with interrupts.held(), source.locating(first + lo):
+                if test_only:
+                    result = FrozenResult(est, X_piece, y_piece)
+                else:
+                    result = olearn.run(est, X_piece, y_piece, sample_weight=weight_piece)
+                table.add(result)
+                if writer is not None:
+                    writer.write(result, est)
+            lo += len(y_piece)
 
 
 def _declare_binary_classes(est, y):

@@ -7,7 +7,8 @@ Layout of a cache file (format version 2; all integers little-endian)::
     4 bytes   uint32 length of the JSON header
     4 bytes   uint32 CRC-32 of the JSON header
     JSON      {"shape": [n, d],
-               "arrays": {name: {"dtype", "shape", "offset", "crc32"}}}
+               "arrays": {name: {"dtype", "shape", "offset", "crc32"}},
+               "meta": {...}}       (optional: what the writer chose to record)
     arrays    raw C-order bytes, each starting at a 64-byte aligned offset;
               the file ends with the last array
 
@@ -63,7 +64,7 @@ def _aligned(offset):
     return -(-offset // _ALIGN) * _ALIGN
 
 
-def save_cache(path, X, y, importance=None):
+def save_cache(path, X, y, importance=None, *, meta=None):
     """Write ``X`` (as CSR), ``y`` and optional importance weights to a cache file.
 
     The write is atomic: the file is assembled under a temporary name in the
@@ -83,6 +84,9 @@ def save_cache(path, X, y, importance=None):
     y : array-like of shape (n_samples,)
         Numeric labels.
     importance : array-like of shape (n_samples,), optional
+    meta : dict, optional
+        JSON-serialisable facts to record in the header (for instance how the
+        data were read); :func:`cache_meta` gives them back.
 
     Examples
     --------
@@ -115,7 +119,9 @@ def save_cache(path, X, y, importance=None):
         arrays["indptr"] = arrays["indptr"].astype(np.int32, copy=False)
         arrays["indices"] = arrays["indices"].astype(np.int32, copy=False)
     arrays = {name: np.ascontiguousarray(a) for name, a in arrays.items()}
-    header, offset = _header(X.shape, arrays)
+    if meta is not None and not isinstance(meta, dict):
+        raise TypeError(f"meta must be a dict, got {type(meta).__name__}")
+    header, offset = _header(X.shape, arrays, meta)
     path = os.fspath(path)
     with atomic_write(path) as f:
         f.write(_PREAMBLE.pack(MAGIC, VERSION, len(header), zlib.crc32(header)) + header)
@@ -132,7 +138,7 @@ def _vector(name, values, n):
     return values
 
 
-def _header(shape, arrays):
+def _header(shape, arrays, meta):
     """The JSON header bytes and the offset of each array.
 
     The header length determines where the arrays start, and the offsets are
@@ -142,13 +148,16 @@ def _header(shape, arrays):
         name: {"dtype": a.dtype.str, "shape": list(a.shape), "offset": 0, "crc32": zlib.crc32(a)}
         for name, a in arrays.items()
     }
-    draft = json.dumps({"shape": list(shape), "arrays": layout})
+    extra = {} if meta is None else {"meta": meta}
+    draft = json.dumps({"shape": list(shape), "arrays": layout, **extra})
     # Offsets have at most 20 digits; reserve room for them.
     offset = _aligned(_PREAMBLE.size + len(draft) + 20 * len(arrays))
     for name, a in arrays.items():
         layout[name]["offset"] = offset
         offset = _aligned(offset + a.nbytes)
-    header = json.dumps({"shape": list(shape), "arrays": layout}).encode()
+    header = json.dumps({"shape": list(shape), "arrays": layout, **extra}).encode()
+    if len(header) > _MAX_HEADER:
+        raise ValueError(f"meta is too large: the cache header may hold {_MAX_HEADER} bytes")
     return header, {name: entry["offset"] for name, entry in layout.items()}
 
 
@@ -196,6 +205,45 @@ def load_cache(path):
     ('memmap', [1.0, 3.0])
     """
     path = os.fspath(path)
+    shape, specs, _ = _read_header(path)
+    arrays = {}
+    for name, (dtype, length, offset, crc) in specs.items():
+        a = np.memmap(path, dtype=dtype, mode="r", offset=offset, shape=(length,))
+        if zlib.crc32(a) != crc:
+            raise DataFormatError(f"cache array {name!r} fails its checksum: the file is corrupt", path)
+        arrays[name] = a
+    code, row = K.check_csr(arrays["indptr"], arrays["indices"], shape[1])
+    if code != K.CSR_OK:
+        detail = _CSR_DEFECTS[code].format(row=row, d=shape[1])
+        raise DataFormatError(f"invalid CSR structure in the cache: {detail}", path)
+    X = sp.csr_matrix(shape, dtype=arrays["data"].dtype)
+    # Assigned directly: the arrays were checked above, and the constructor
+    # would wrap them in plain ndarray views (and check them again).
+    X.data, X.indices, X.indptr = arrays["data"], arrays["indices"], arrays["indptr"]
+    X.has_sorted_indices = True
+    X.has_canonical_format = True
+    return X, arrays["y"], arrays.get("importance")
+
+
+def cache_meta(path):
+    """The ``meta`` dict that :func:`save_cache` recorded in the header of ``path``, or None.
+
+    Only the preamble and the header are read and checked (magic bytes,
+    version, the header's CRC-32 and schema, the layout of the arrays against
+    the file size); :func:`load_cache` checks the arrays themselves.
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``path`` does not exist.
+    olearn.exceptions.DataFormatError
+        As :func:`load_cache`, for a damaged preamble or header.
+    """
+    return _read_header(os.fspath(path))[2]
+
+
+def _read_header(path):
+    """``(shape, specs, meta)`` of the cache at ``path``: preamble, header and layout checked."""
     size = os.path.getsize(path)
     with open(path, "rb") as f:
         start = f.read(_START.size)
@@ -217,25 +265,9 @@ def load_cache(path):
         raw = f.read(header_size)
     if zlib.crc32(raw) != header_crc:
         raise DataFormatError("corrupt cache header: checksum mismatch", path)
-    shape, specs = _parse_header(raw, path)
+    shape, specs, meta = _parse_header(raw, path)
     _check_layout(specs, _PREAMBLE.size + header_size, size, path)
-    arrays = {}
-    for name, (dtype, length, offset, crc) in specs.items():
-        a = np.memmap(path, dtype=dtype, mode="r", offset=offset, shape=(length,))
-        if zlib.crc32(a) != crc:
-            raise DataFormatError(f"cache array {name!r} fails its checksum: the file is corrupt", path)
-        arrays[name] = a
-    code, row = K.check_csr(arrays["indptr"], arrays["indices"], shape[1])
-    if code != K.CSR_OK:
-        detail = _CSR_DEFECTS[code].format(row=row, d=shape[1])
-        raise DataFormatError(f"invalid CSR structure in the cache: {detail}", path)
-    X = sp.csr_matrix(shape, dtype=arrays["data"].dtype)
-    # Assigned directly: the arrays were checked above, and the constructor
-    # would wrap them in plain ndarray views (and check them again).
-    X.data, X.indices, X.indptr = arrays["data"], arrays["indices"], arrays["indptr"]
-    X.has_sorted_indices = True
-    X.has_canonical_format = True
-    return X, arrays["y"], arrays.get("importance")
+    return shape, specs, meta
 
 
 def _is_count(value):
@@ -253,8 +285,11 @@ def _parse_header(raw, path):
         header = json.loads(raw)
     except (ValueError, RecursionError):  # UnicodeDecodeError and JSONDecodeError are ValueErrors
         raise bad("not valid JSON") from None
-    if not isinstance(header, dict) or set(header) != {"shape", "arrays"}:
-        raise bad("expected exactly the keys 'shape' and 'arrays'")
+    if not isinstance(header, dict) or not {"shape", "arrays"} <= set(header) <= {"shape", "arrays", "meta"}:
+        raise bad("expected the keys 'shape' and 'arrays', and optionally 'meta'")
+    meta = header.get("meta")
+    if meta is not None and not isinstance(meta, dict):
+        raise bad("'meta' must be an object")
     shape, layout = header["shape"], header["arrays"]
     if not (isinstance(shape, list) and len(shape) == 2 and all(_is_count(v) for v in shape)):
         raise bad(f"shape must be two non-negative integers, found {shape!r:.60}")
@@ -284,7 +319,7 @@ def _parse_header(raw, path):
         raise bad("indptr and indices have different dtypes")
     if max(n, d, specs["indices"][1]) > np.iinfo(index_dtype).max:
         raise bad(f"shape {shape} and {specs['indices'][1]} entries exceed the {index_dtype} indices")
-    return (n, d), specs
+    return (n, d), specs, meta
 
 
 def _check_layout(specs, header_end, size, path):

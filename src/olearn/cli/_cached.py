@@ -1,0 +1,180 @@
+"""``olearn run -c``: the first reading of FILE also writes its binary cache, which every later reading uses.
+
+As Vowpal Wabbit's ``-c``, the cache of ``data.svm`` is ``data.svm.cache``,
+next to it. A cache is used only if it was written from the same text (the
+size and modification time recorded when it was written are the text's now)
+with the same reading options; otherwise it is rebuilt, with a note on
+stderr. A stream's cache is a temporary file, removed after the run: it lets
+``--passes`` read the stream once.
+"""
+
+import contextlib
+import errno
+import os
+import shutil
+import tempfile
+
+import click
+import numpy as np
+import scipy.sparse as sp
+
+from ..data import detect_format
+from ..data._cache import cache_meta, load_cache, save_cache
+from ..exceptions import DataFormatError
+from ._source import _ROW, FORMATS, _unless_all_ones
+
+CACHE_SUFFIX = ".cache"
+_KEY = "olearn run -c"
+
+
+def reading_options(fmt, zero_based, n_features, bits, label_column, delimiter, initial_model):
+    """The options a cache must have been written with: those given, and how ``-i MODEL``'s data were read."""
+    from .._persistence import read_input_info
+
+    trained = None if initial_model is None else read_input_info(initial_model)
+    return {"format": fmt, "zero_based": zero_based, "n_features": n_features, "bits": bits,
+            "label_column": label_column, "delimiter": delimiter, "initial_model_input": trained}
+
+
+class CachedSource:
+    """FILE as ``DataSource`` gives it, with ``chunks()`` taken from the cache when there is a valid one.
+
+    ``options`` are the reading options of the command (they must equal those
+    the cache was written with; ``chunk_size``, which changes no result, is
+    not one of them); ``open_text()`` gives the ``DataSource`` of
+    the text, opened only when the cache cannot be used.
+    """
+
+    def __init__(self, path, options, chunk_size, open_text):
+        self.options = options
+        self.chunk_size = chunk_size
+        self._loaded = None
+        self._temporary = None
+        self.text = None
+        self.meta = None
+        if path == "-" or not _is_regular_or_missing(path):
+            self.text = open_text()
+            self._temporary = tempfile.mkdtemp(prefix="olearn-cache-")
+            self.cache_path = os.path.join(self._temporary, "stream" + CACHE_SUFFIX)
+        else:
+            self.cache_path = os.fspath(path) + CACHE_SUFFIX
+            self.meta, reason = self._recorded(path)
+            if self.meta is None:
+                if os.path.isfile(path) and options["format"] in ("auto", "cache") \
+                        and detect_format(path) == "cache":
+                    raise click.UsageError(f"{path} is an olearn cache already, read without parsing: drop -c")
+                if reason is not None and not os.path.exists(path):
+                    raise FileNotFoundError(errno.ENOENT, f"does not exist, and its cache {self.cache_path} cannot "
+                                            f"replace it: {reason}", path)
+                if reason is not None:
+                    click.echo(f"olearn: rebuilding {self.cache_path}: {reason}", err=True)
+                self.text = open_text()
+        self.path = self.text.path if self.text is not None else os.fspath(path)
+        self.stream = self.text is not None and self.text.stream
+
+    def _recorded(self, path):
+        """(what the cache recorded, None) if it may replace the text; else (None, why not), or (None, None)
+        without a cache."""
+        if not os.path.exists(self.cache_path):
+            return None, None
+        try:
+            meta = (cache_meta(self.cache_path) or {}).get(_KEY)
+        except DataFormatError as err:
+            return None, f"it is damaged ({err})"
+        if not _well_formed(meta):
+            return None, "it was not written by olearn run -c"
+        if meta.get("options") != self.options:
+            return None, "it was written with other reading options"
+        if os.path.exists(path) and meta.get("text") != _stat_of(path):
+            return None, f"{path} changed since it was written"
+        return meta, None
+
+    @property
+    def format(self):
+        return self.text.format if self.text is not None else self.meta["input"]["format"]
+
+    @property
+    def model_n_features(self):
+        return self.text.model_n_features if self.text is not None else self.meta["model_n_features"]
+
+    def input_info(self):
+        return self.text.input_info() if self.text is not None else self.meta["input"]
+
+    def chunks(self):
+        """Yield (X, y, weight) as the text's ``chunks()`` does; the first reading of the text writes the cache."""
+        if self._loaded is None and self.meta is None:
+            yield from self._chunks_writing_cache()
+            return
+        if self._loaded is None:
+            X, y, weight = load_cache(self.cache_path)
+            self._loaded = X, y, None if weight is None else np.asarray(weight)
+        X, y, weight = self._loaded
+        for lo in range(0, X.shape[0], self.chunk_size):
+            part = slice(lo, lo + self.chunk_size)
+            yield X[part], y[part], None if weight is None else _unless_all_ones(weight[part])
+
+    def _chunks_writing_cache(self):
+        text_stat = None if self.stream else _stat_of(self.path)
+        parts = []
+        for chunk in self.text.chunks():
+            parts.append(chunk)
+            yield chunk
+        meta = {_KEY: {"options": self.options, "text": text_stat, "input": self.text.input_info(),
+                       "model_n_features": self.text.model_n_features}}
+        save_cache(self.cache_path, *_stacked(parts), meta=meta)
+        self.meta = meta[_KEY]
+
+    @contextlib.contextmanager
+    def locating(self, first):
+        """As ``DataSource.locating`` while the text is read; from the cache, errors name the example number."""
+        if self.text is not None and self._loaded is None:
+            with self.text.locating(first):
+                yield
+            return
+        try:
+            yield
+        except DataFormatError:
+            raise
+        except ValueError as err:
+            found = _ROW.search(str(err))
+            if found is None:
+                raise
+            text = _ROW.sub(f"example {first + int(found.group(1)) + 1}", str(err), count=1)
+            raise ValueError(f"{self.path} (read from {self.cache_path}): {text}") from None
+
+    def close(self):
+        """Remove a stream's temporary cache."""
+        if self._temporary is not None:
+            shutil.rmtree(self._temporary, ignore_errors=True)
+            self._temporary = None
+
+
+def _well_formed(meta):
+    """The record of ``olearn run -c`` has the entries it writes, of the types it writes."""
+    if not isinstance(meta, dict) or set(meta) != {"options", "text", "input", "model_n_features"}:
+        return False
+    dimension = meta["model_n_features"]
+    return (isinstance(meta["input"], dict) and meta["input"].get("format") in FORMATS[1:]
+            and (dimension is None or (type(dimension) is int and dimension > 0)))
+
+
+def _is_regular_or_missing(path):
+    return not os.path.exists(path) or os.path.isfile(path)
+
+
+def _stat_of(path):
+    stat = os.stat(path)
+    return {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
+
+
+def _stacked(parts):
+    """One (X, y, importance) from the chunks, X as wide as the widest chunk; importance None if no chunk has one."""
+    width = max((X.shape[1] for X, _, _ in parts), default=0)
+    X = sp.vstack([sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], width)) for X, _, _ in parts],
+                  format="csr") if parts else sp.csr_matrix((0, width))
+    y = np.concatenate([np.asarray(y) for _, y, _ in parts]) if parts else np.empty(0)
+    if all(weight is None for _, _, weight in parts):
+        return X, y, None
+    importance = np.concatenate([np.ones(len(y)) if weight is None else np.asarray(weight, dtype=np.float64)
+                                 for _, y, weight in parts])
+    return X, y, importance

@@ -1,0 +1,63 @@
+"""``olearn run --passes N --holdout-every K``: Vowpal Wabbit's held-out examples of a multi-pass run.
+
+As in Vowpal Wabbit (``--holdout_period``, default 10 when there is more than
+one pass), the examples K, 2K, 3K, ... of the file (counted from 1, in every
+pass alike) are held out: predicted with the weights of that moment, never
+learned, in every pass including the first. The progressive table counts the
+other examples only; the held-out mistake rate of each pass is printed after it.
+"""
+
+import numpy as np
+
+DEFAULT_HOLDOUT_PERIOD = 10
+
+
+class HeldOut:
+    """The held-out examples of one pass (none if ``every`` is None): which rows they are, and their mistakes."""
+
+    def __init__(self, every):
+        self.every = every
+        self.position = 0  # rows of the pass already given to segments(), held out or not
+        self.examples = 0
+        self.mistakes = 0
+
+    def _held(self, n):
+        """Whether each of the next ``n`` rows of the pass is held out (1-based row i is when i % every == 0)."""
+        return (np.arange(self.position + 1, self.position + n + 1) % self.every) == 0
+
+    def learned_rows(self, n):
+        """A boolean mask of the next ``n`` rows that are learned, or None if all are."""
+        return None if self.every is None else ~self._held(n)
+
+    def segments(self, n):
+        """``(lo, hi, held)`` runs of the next ``n`` rows, in order, learned or held out; then moves past them."""
+        if self.every is None:
+            if n:
+                yield 0, n, False
+        else:
+            held = self._held(n)
+            cuts = np.flatnonzero(np.diff(held.astype(np.int8))) + 1
+            bounds = [0, *cuts.tolist(), n]
+            for lo, hi in zip(bounds[:-1], bounds[1:]):
+                if hi > lo:
+                    yield lo, hi, bool(held[lo])
+        self.position += n
+
+    def add(self, result):
+        """Count the predictions of held-out rows (a :class:`FrozenResult`)."""
+        self.examples += result.n_rounds
+        self.mistakes += result.n_mistakes
+
+    @property
+    def mistake_rate(self):
+        return self.mistakes / self.examples if self.examples else float("nan")
+
+    def line(self, pass_number):
+        """The line printed under the table after a pass."""
+        return (f"pass {pass_number} held out: {self.examples:,} examples, {self.mistakes:,} mistakes, "
+                f"mistake rate {self.mistake_rate:.6f} h")
+
+    def summary_lines(self, every):
+        """The summary's lines about the last pass's held-out examples."""
+        return [f"{'held out':<14}{self.examples:,} per pass (every {every}th example, never learned)",
+                f"{'held-out rate':<14}{self.mistake_rate:.6f} h (last pass)"]
