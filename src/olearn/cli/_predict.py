@@ -43,6 +43,33 @@ def _trained_on(info):
     return "an olearn cache file"
 
 
+def source_as_trained(model, model_path, file, zero_based, bits, **reading):
+    """FILE read as the training data of MODEL were, and refused if its layout is not the model's.
+
+    The index base and the CSV layout the model records are the defaults
+    (``zero_based`` overrides the base; ``reading`` holds the other
+    :class:`DataSource` options), and :func:`check_layout` refuses another
+    format, other hashing bits or another CSV layout, which would give the
+    learned weights other features. A model that does not record how its
+    data were read is used with a warning. Shared by ``predict`` and ``run -i``.
+    """
+    trained = read_input_info(model_path)
+    if zero_based is None and trained.get("zero_based") is not None:
+        base = IndexBase(trained["zero_based"], f"as for the training data of {model_path}")
+    else:
+        base = IndexBase(zero_based)
+    source = DataSource(file, bits=bits, base=base, trained_csv=trained.get("csv"), **reading)
+    if "format" in trained:
+        check_layout(model_path, trained, source, bits is not None)
+    else:
+        click.echo(f"olearn: warning: {model_path} does not record how its training data were read (saved by the "
+                   f"library or an older olearn): {file} is read as 'olearn run' would, and cannot be checked against "
+                   "the training data", err=True)
+        if bits is None and source.format == "vw" and _bits_of(model) is not None:
+            source.bits = _bits_of(model)
+    return source
+
+
 def check_layout(model_path, trained, source, bits_given):
     """Refuse FILE when its columns are not those the model learned: another format, hashing or CSV layout."""
     path, fmt = source.path, trained["format"]
@@ -127,23 +154,10 @@ def predict_command(model_path, fmt, zero_based, bits, chunk_size, label_column,
     import olearn
 
     model = olearn.load(model_path)
-    trained = read_input_info(model_path)
-    if zero_based is None and trained.get("zero_based") is not None:
-        base = IndexBase(trained["zero_based"], f"as for the training data of {model_path}")
-    else:
-        base = IndexBase(zero_based)
     if output is not None:
         check_writable(output, "--output")
-    source = DataSource(file, fmt, None, bits, chunk_size, base, label_column, delimiter, labelled=not no_label,
-                        learning=False, trained_csv=trained.get("csv"))
-    if "format" in trained:
-        check_layout(model_path, trained, source, bits is not None)
-    else:
-        click.echo(f"olearn: warning: {model_path} does not record how its training data were read (saved by the "
-                   f"library or an older olearn): {file} is read as 'olearn run' would, and cannot be checked against "
-                   "the training data", err=True)
-        if bits is None and source.format == "vw" and _bits_of(model) is not None:
-            source.bits = _bits_of(model)
+    source = source_as_trained(model, model_path, file, zero_based, bits, fmt=fmt, chunk_size=chunk_size,
+                               label_column=label_column, delimiter=delimiter, labelled=not no_label, learning=False)
     # Indices past a fixed model dimension are reported by the reader, by file, line and column.
     source.n_features = model.get_params().get("n_features") if source.format == "libsvm" else None
 

@@ -146,29 +146,14 @@ def resumed_source(model, model_path, file, fmt, zero_based, n_features, bits, c
                    max_classes):
     """FILE read as the training data of ``-i MODEL`` were, and refused if its layout is not the model's.
 
-    The same reading and the same check as ``olearn predict`` (its
-    ``check_layout``): another format, other hashing bits or another CSV
-    layout would give the learned weights other features.
+    The same reading and the same check as ``olearn predict``
+    (:func:`olearn.cli._predict.source_as_trained`).
     """
-    from .._persistence import read_input_info
-    from ._predict import _bits_of, check_layout
-    from ._source import DataSource, IndexBase
+    from ._predict import source_as_trained
 
-    trained = read_input_info(model_path)
-    if zero_based is None and trained.get("zero_based") is not None:
-        base = IndexBase(trained["zero_based"], f"as for the training data of {model_path}")
-    else:
-        base = IndexBase(zero_based)
-    source = DataSource(file, fmt, n_features, bits, chunk_size, base, label_column, delimiter,
-                        max_classes=max_classes, trained_csv=trained.get("csv"))
-    if "format" in trained:
-        check_layout(model_path, trained, source, bits is not None)
-    else:
-        click.echo(f"olearn: warning: {model_path} does not record how its training data were read (saved by the "
-                   f"library or an older olearn): {file} is read as a new run would, and cannot be checked against "
-                   "the training data", err=True)
-        if bits is None and source.format == "vw" and _bits_of(model) is not None:
-            source.bits = _bits_of(model)
+    source = source_as_trained(model, model_path, file, zero_based, bits, fmt=fmt, n_features=n_features,
+                               chunk_size=chunk_size, label_column=label_column, delimiter=delimiter,
+                               max_classes=max_classes)
     if source.format == "libsvm" and n_features is None:
         # an index past the model's fixed dimension is reported by the reader, by file, line and column
         source.n_features = model.get_params().get("n_features")
