@@ -87,7 +87,7 @@ class _Replay:
         return data
 
     def close(self):
-        pass
+        """Nothing to release: the bytes belong to the OnceInput, and the next reader replays them."""
 
 
 class _Rest:
