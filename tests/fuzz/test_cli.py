@@ -222,7 +222,10 @@ def campaign_cli(n_examples, seed):
             exits[result.exit_code] = exits.get(result.exit_code, 0) + 1
             if command != "round-trip" or result.exit_code != 0:
                 return
-            predict = ["predict", "--model", model, path]
+            # the model records how its file was read: a format the run was told is told to predict too (a
+            # .csv file read as LIBSVM is refused as CSV otherwise, with a message naming --format)
+            told = ["--format", args[args.index("--format") + 1]] if "--format" in args else []
+            predict = ["predict", "--model", model, *told, path]
             predicted = runner.invoke(cli, predict)
             _check_outcome(predicted, predict)
             # another random file, read with the model's base or with a base option
