@@ -563,18 +563,24 @@ def _multiclass_report(estimator, X, y, result, U):
     return _report(estimator, result, rows, skipped)
 
 
+def _unweighted_stream(estimator, X, y, result, u):
+    """The stream of a binary learner's unweighted run, checked against ``result``, and the competitor u
+    given (checked) or None."""
+    if estimator.class_weight is not None:
+        raise ValueError(f"bound_report's theorems are about unweighted rounds; {estimator!r} has a class_weight")
+    fit_intercept = bool(estimator.fit_intercept)
+    stream = _Stream(X, y, fit_intercept)
+    _check_result(estimator, X, y, result, stream.y.size)
+    return stream, None if u is None else check_u(u, stream, fit_intercept)
+
+
 def _second_order_report(estimator, X, y, result, u):
     """The row of a Second-Order Perceptron, AROW (full covariance) or NAROW run."""
     if isinstance(estimator, AROW) and estimator.covariance != "full":
         raise ValueError(
             f"bound_report's AROW theorem is about the full covariance; {estimator!r} keeps a diagonal one"
         )
-    if estimator.class_weight is not None:
-        raise ValueError(f"bound_report's theorems are about unweighted rounds; {estimator!r} has a class_weight")
-    fit_intercept = bool(estimator.fit_intercept)
-    stream = _Stream(X, y, fit_intercept)
-    _check_result(estimator, X, y, result, stream.y.size)
-    given = None if u is None else check_u(u, stream, fit_intercept)
+    stream, given = _unweighted_stream(estimator, X, y, result, u)
     directions = None if given is not None else _directions(stream)
     rows, skipped = [], []
     mistaken = np.diff(result.cumulative_mistakes, prepend=0) > 0
@@ -611,12 +617,7 @@ def _second_order_report(estimator, X, y, result, u):
 
 def _ogd_report(estimator, X, y, result, u):
     """The row of an OGDClassifier run: the regret bound of its hinge-loss, constant-step form."""
-    if estimator.class_weight is not None:
-        raise ValueError(f"bound_report's theorems are about unweighted rounds; {estimator!r} has a class_weight")
-    fit_intercept = bool(estimator.fit_intercept)
-    stream = _Stream(X, y, fit_intercept)
-    _check_result(estimator, X, y, result, stream.y.size)
-    given = None if u is None else check_u(u, stream, fit_intercept)
+    stream, given = _unweighted_stream(estimator, X, y, result, u)
     rows, skipped = [], []
     outside = [f"{name}={value!r}" for name, value, needed in (
         ("loss", estimator.loss, "hinge"), ("schedule", estimator.schedule, "constant"),
@@ -640,12 +641,7 @@ def _ogd_report(estimator, X, y, result, u):
 
 def _pnorm_report(estimator, X, y, result, u):
     """The row of a conservative PNorm run: Shalev-Shwartz & Singer's Example 3, minimised over the step."""
-    if estimator.class_weight is not None:
-        raise ValueError(f"bound_report's theorems are about unweighted rounds; {estimator!r} has a class_weight")
-    fit_intercept = bool(estimator.fit_intercept)
-    stream = _Stream(X, y, fit_intercept)
-    _check_result(estimator, X, y, result, stream.y.size)
-    given = None if u is None else check_u(u, stream, fit_intercept)
+    stream, given = _unweighted_stream(estimator, X, y, result, u)
     rows, skipped = [], []
     if estimator.aggressive:
         skipped.append((PNORM, "it is about the conservative algorithm (aggressive=False)"))
