@@ -9,31 +9,48 @@
 
 import importlib
 
-from ._config import config_context, get_config, set_config
-from ._persistence import load
-from ._registry import all_estimators
-from .evaluate import RunResult, run
-from .dual import DualAscent
-from .linear import OGDClassifier, OnlineSVM, PAClassifier, PARegressor, Perceptron
-from .multiclass import MIRA, MulticlassPerceptron, PACostSensitive, PAMulticlass
-from .multilabel import PAMultilabel
-from .second_order import AROW, CW, NAROW, AdaGrad, SecondOrderPerceptron
-from .quasi_additive import PNorm, Winnow
-from .sequence import PASequence
-from .uniclass import PAUniclass
-
 __version__ = "0.1.0"
 
 _SUBPACKAGES = (
-    "bounds", "compose", "data", "distributed", "experiments", "experts", "metrics", "oco", "plots", "preprocessing",
+    "bounds", "compose", "data", "distributed", "dual", "evaluate", "experiments", "experts", "kernel", "linear",
+    "metrics", "multiclass", "multilabel", "oco", "plots", "preprocessing", "quasi_additive", "second_order",
+    "sequence", "uniclass",
 )
+# Every public name loads with its module on first use, so ``import olearn`` costs a few milliseconds: a
+# command-line run pays only for the families it uses, and a Ctrl-C while they load is the command's to handle.
+_HOMES = {
+    "config_context": "_config", "get_config": "_config", "set_config": "_config",
+    "load": "_persistence",
+    "all_estimators": "_registry",
+    "RunResult": "evaluate", "run": "evaluate",
+    "DualAscent": "dual",
+    "OGDClassifier": "linear", "OnlineSVM": "linear", "PAClassifier": "linear", "PARegressor": "linear",
+    "Perceptron": "linear",
+    "MIRA": "multiclass", "MulticlassPerceptron": "multiclass", "PACostSensitive": "multiclass",
+    "PAMulticlass": "multiclass",
+    "PAMultilabel": "multilabel",
+    "AROW": "second_order", "CW": "second_order", "NAROW": "second_order", "AdaGrad": "second_order",
+    "SecondOrderPerceptron": "second_order",
+    "PNorm": "quasi_additive", "Winnow": "quasi_additive",
+    "PASequence": "sequence",
+    "PAUniclass": "uniclass",
+}
 
 
 def __getattr__(name):
-    # the subpackages load on first use, keeping the command line's start quick
     if name in _SUBPACKAGES:
         return importlib.import_module(f"{__name__}.{name}")
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value  # found once; later lookups are plain attribute reads
+    return value
+
+
+def __dir__():
+    return sorted({*globals(), *__all__})
+
 
 __all__ = [
     "AROW",

@@ -1,9 +1,37 @@
 """The ``olearn`` command line: ``run``, ``predict``, ``compare``, ``demo`` and ``reproduce``.
 
 Run ``olearn --help`` or see ``docs/cli.md``.
+
+Importing this package is cheap: click, the commands and what they need
+(numpy, numba, the data readers) load when :func:`main` runs or :data:`cli`
+is first read, so a Ctrl-C while they load ends the command as a Ctrl-C at
+any later moment does, with "interrupted" and exit code 130.
 """
 
-from . import _run, _predict, _compare, _demo, _reproduce  # noqa: F401  (each registers its command, in this order)
-from ._app import cli, main
+import sys
+
+from ._interrupt import INTERRUPTED_EXIT_CODE, caused_by_interrupt
 
 __all__ = ["cli", "main"]
+
+
+def main(args=None):
+    """Entry point of the ``olearn`` console script and of ``python -m olearn``."""
+    try:
+        from ._app import load_commands, run_commands
+
+        load_commands()
+    except (KeyboardInterrupt, SystemError) as err:
+        if not caused_by_interrupt(err):
+            raise
+        sys.stderr.write("olearn: interrupted\n")
+        sys.exit(INTERRUPTED_EXIT_CODE)
+    return run_commands(args)
+
+
+def __getattr__(name):
+    if name == "cli":
+        from ._app import load_commands
+
+        return load_commands()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

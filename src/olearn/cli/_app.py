@@ -6,20 +6,19 @@ nothing but the package itself.
 """
 
 import errno
+import importlib
 import signal
 
 import click
 
 from ..exceptions import OlearnError
-from ._interrupt import caused_by_interrupt
+from ._interrupt import INTERRUPTED_EXIT_CODE, caused_by_interrupt
 
 # What a user can cause with a bad file, a bad model or bad numbers: shown as
 # one line, never as a traceback. Programming errors (TypeError, ...) still
 # show a traceback, because then the bug is ours.
 # EOFError: a truncated compressed file (click would otherwise report it as "Aborted!").
 _USER_ERRORS = (OlearnError, ValueError, OSError, FloatingPointError, MemoryError, EOFError)
-
-INTERRUPTED_EXIT_CODE = 130
 
 
 class CommandError(click.ClickException):
@@ -94,10 +93,21 @@ def cli():
     """
 
 
-def main(args=None):
-    """Entry point of the ``olearn`` console script and of ``python -m olearn``."""
+# the modules that register the commands, in the order ``olearn --help`` lists them
+_COMMAND_MODULES = ("_run", "_predict", "_compare", "_demo", "_reproduce")
+
+
+def load_commands():
+    """The ``olearn`` group with every command registered (importing the command modules once)."""
+    for module in _COMMAND_MODULES:
+        importlib.import_module(f"{__package__}.{module}")
+    return cli
+
+
+def run_commands(args=None):
+    """Run the ``olearn`` group on ``args`` (the command line's arguments when None) and exit."""
     try:
-        return cli.main(args=args, prog_name="olearn")
+        return load_commands().main(args=args, prog_name="olearn")
     finally:
         # The command is over, its output written and its exit code set: a Ctrl-C now would only
         # interrupt Python's shutdown and replace that exit code.

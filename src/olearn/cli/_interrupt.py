@@ -4,6 +4,9 @@ import contextlib
 import signal
 import threading
 
+# a command ended by Ctrl-C exits as a shell reports a process killed by SIGINT: 128 + 2
+INTERRUPTED_EXIT_CODE = 130
+
 
 def caused_by_interrupt(err):
     """Whether ``err`` is Ctrl-C, or a SystemError that a compiled kernel's call raised because Ctrl-C came during it.

@@ -1,0 +1,83 @@
+"""The command line's start: ``import olearn`` loads nothing heavy, and Ctrl-C while the commands load exits 130.
+
+Each interrupt is sent by the process to itself when the import system is
+first asked for a given module, so the test knows the signal came during the
+imports that ``olearn run`` makes before it reads anything.
+"""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+from sklearn.datasets import dump_svmlight_file
+
+import olearn
+
+pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX signals")
+
+# what the console script does, with SIGINT sent the first time the import system looks for TARGET
+SCRIPT = textwrap.dedent("""
+    import os, signal, sys
+
+    TARGET = sys.argv[1]
+
+    class InterruptOnImport:
+        def find_spec(self, name, path=None, target=None):
+            if name == TARGET:
+                sys.meta_path.remove(self)
+                sys.stderr.write("signal sent\\n")
+                os.kill(os.getpid(), signal.SIGINT)
+            return None
+
+    sys.meta_path.insert(0, InterruptOnImport())
+    from olearn.cli import main
+    sys.exit(main(sys.argv[2:]))
+""")
+
+
+def _fresh(code):
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+
+
+def test_import_olearn_loads_no_numerical_library_and_names_still_resolve():
+    heavy = ("numpy", "scipy", "numba", "sklearn", "click")
+    loaded = _fresh(f"import sys, olearn; print(*[m for m in {heavy!r} if m in sys.modules])")
+    assert loaded == []
+    # each public name resolves, in a fresh interpreter, to the object its home module defines
+    names = _fresh("import olearn; print(*[getattr(olearn, n).__module__.split('.')[1] "
+                   "for n in olearn.__all__ if not isinstance(getattr(olearn, n), type(olearn))])")
+    assert len(names) == len([n for n in olearn.__all__ if n not in olearn._SUBPACKAGES])
+    assert set(dir(olearn)) >= set(olearn.__all__)
+    with pytest.raises(AttributeError, match="has no attribute 'PAClassifer'"):
+        olearn.PAClassifer  # noqa: B018  (a misspelling)
+
+
+@pytest.fixture(scope="module")
+def train(tmp_path_factory):
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(200, 6))
+    path = tmp_path_factory.mktemp("startup") / "train.svm"
+    dump_svmlight_file(X, np.where(X[:, 0] > 0, 1, -1), str(path), zero_based=False)
+    return str(path)
+
+
+@pytest.mark.parametrize("target", ["click", "numpy", "scipy.sparse", "numba", "olearn.data", "olearn.linear"])
+def test_ctrl_c_while_the_command_loads_exits_130_without_a_traceback(train, target):
+    env = {**os.environ, "PYTHONWARNINGS": "ignore"}
+    proc = subprocess.run([sys.executable, "-c", SCRIPT, target, "run", "--algo", "pa1", train],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert "signal sent" in proc.stderr, f"{target} was never imported: the test did not interrupt anything"
+    assert proc.returncode == 130, proc.stderr
+    assert proc.stderr.strip().splitlines()[-1] == "olearn: interrupted"
+    assert "Traceback" not in proc.stderr
+    assert proc.stdout == ""
+
+
+def test_without_an_interrupt_the_same_script_runs_the_command(train):
+    proc = subprocess.run([sys.executable, "-c", SCRIPT, "no.such.module", "run", "--algo", "pa1", train],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "signal sent" not in proc.stderr and "200" in proc.stdout
