@@ -14,6 +14,9 @@ import click
 from ..exceptions import OlearnError
 from ._interrupt import INTERRUPTED_EXIT_CODE, caused_by_interrupt
 
+# the commands, in the order ``olearn --help`` lists them; command NAME is registered by module ``_NAME``
+COMMANDS = ("run", "predict", "compare", "demo", "reproduce")
+
 # What a user can cause with a bad file, a bad model or bad numbers: shown as
 # one line, never as a traceback. Programming errors (TypeError, ...) still
 # show a traceback, because then the bug is ours.
@@ -52,7 +55,7 @@ class OlearnGroup(click.Group):
     """A click group that turns user errors into one-line messages and Ctrl-C into exit 130."""
 
     def list_commands(self, ctx):
-        return list(self.commands)  # in the order a user needs them: run, predict, compare, demo, reproduce
+        return sorted(self.commands, key=COMMANDS.index)  # in the order a user needs them
 
     def invoke(self, ctx):
         try:
@@ -93,14 +96,10 @@ def cli():
     """
 
 
-# the modules that register the commands, in the order ``olearn --help`` lists them
-_COMMAND_MODULES = ("_run", "_predict", "_compare", "_demo", "_reproduce")
-
-
 def load_commands():
-    """The ``olearn`` group with every command registered (importing the command modules once)."""
-    for module in _COMMAND_MODULES:
-        importlib.import_module(f"{__package__}.{module}")
+    """The ``olearn`` group with every command registered (importing each command's module, ``_<name>``, once)."""
+    for name in COMMANDS:
+        importlib.import_module(f"{__package__}._{name}")
     return cli
 
 
