@@ -27,7 +27,13 @@ zero again on return.
 The three kernels are functions of ``x . x'``, ``||x||^2`` and ``||x'||^2``:
 linear ``x . x'``, polynomial ``(gamma x . x' + coef0)^degree`` and RBF
 ``exp(-gamma ||x - x'||^2)``, with ``||x - x'||^2 = ||x||^2 + ||x'||^2 - 2 x . x'``
-(clipped at 0 against rounding).
+(clipped at 0 against rounding). That expansion loses the distance's digits
+to cancellation when two rows are close compared with their norms (unscaled
+features far from 0): its rounding error is about ``1e-16 (||x||^2 + ||x'||^2)``.
+So where it gives a distance below :data:`CANCELLATION` times
+``||x||^2 + ||x'||^2``, :func:`support_kernel` sums ``(x_j - x'_j)^2`` term by
+term instead (:func:`exact_sqdistance`, O(nnz(x) + nnz(x'))), and the RBF value
+keeps its digits; elsewhere the expansion's value is used unchanged.
 """
 
 import math
@@ -38,6 +44,9 @@ from numba import njit
 KERNEL_LINEAR = 0
 KERNEL_POLY = 1
 KERNEL_RBF = 2
+
+# an RBF distance from the expansion below this fraction of ||x||^2 + ||x'||^2 is summed term by term instead
+CANCELLATION = 1e-6
 
 # Which support vector leaves when adding one would exceed the budget.
 BUDGET_OLDEST = 0  # the first one added (the Forgetron's removal step, without its shrinking)
@@ -139,6 +148,46 @@ def clear_row(indices, lo, hi, work):
 
 
 @njit(cache=True)
+def exact_sqdistance(sv_indices, sv_data, start, stop, indices, lo, hi, work):
+    """||x_i - x||^2 as a sum of squares, for the support vector sv_data[start:stop] and the x scattered in ``work``.
+
+    Coordinates of x_i give (x_i_j - x_j)^2, and are zeroed in ``work`` as they
+    are read, so that what remains there is x's coordinates outside x_i, whose
+    squares are added next; then x is scattered again. Every term is >= 0: no
+    cancellation. Rows are duplicate-free (checked where they enter).
+    """
+    total = 0.0
+    for j in range(start, stop):
+        position = sv_indices[j]
+        difference = sv_data[j] - work[position]
+        total += difference * difference
+        work[position] = 0.0
+    for k in range(lo, hi):
+        v = work[indices[k]]
+        total += v * v
+    return total
+
+
+@njit(cache=True)
+def support_kernel(dot, i, sv_indptr, sv_indices, sv_sqnorm, sv_data, indices, data, lo, hi, sqnorm, mercer, work):
+    """K(x_i, x) + offset for support vector i, from ``dot`` = x_i . x and the row data[lo:hi] scattered in ``work``.
+
+    The RBF distance of the expansion is replaced by :func:`exact_sqdistance`
+    where cancellation may have eaten its digits (module docstring); ``work``
+    holds x again on return.
+    """
+    kernel, degree, gamma, coef0, offset, _, _ = mercer
+    if kernel == KERNEL_RBF:
+        scale = sv_sqnorm[i] + sqnorm
+        if scale - 2.0 * dot < CANCELLATION * scale:
+            distance = exact_sqdistance(sv_indices, sv_data, sv_indptr[i], sv_indptr[i + 1], indices, lo, hi, work)
+            for k in range(lo, hi):
+                work[indices[k]] = data[k]
+            return math.exp(-gamma * distance) + offset
+    return kernel_value(kernel, dot, sv_sqnorm[i], sqnorm, degree, gamma, coef0) + offset
+
+
+@njit(cache=True)
 def support_scores(indices, data, lo, hi, sv_indptr, sv_indices, sv_data, sv_sqnorm, sv_coef, sv_count,
                    mercer, work, out):
     """out[c] = sum_i sv_coef[i, c] (K(x_i, x) + offset) for the row data[lo:hi]; returns ||x||^2.
@@ -146,15 +195,14 @@ def support_scores(indices, data, lo, hi, sv_indptr, sv_indices, sv_data, sv_sqn
     O(nnz(x) + sum_i nnz(x_i)): one kernel evaluation per support vector,
     shared by every output.
     """
-    kernel, degree, gamma, coef0, offset, _, _ = mercer
     n_outputs = out.size
     for c in range(n_outputs):
         out[c] = 0.0
     sqnorm = scatter_row(indices, data, lo, hi, work)
     for i in range(sv_count[0]):
-        start, stop = sv_indptr[i], sv_indptr[i + 1]
-        dot = gather_dot(sv_indices, sv_data, start, stop, work)
-        value = kernel_value(kernel, dot, sv_sqnorm[i], sqnorm, degree, gamma, coef0) + offset
+        dot = gather_dot(sv_indices, sv_data, sv_indptr[i], sv_indptr[i + 1], work)
+        value = support_kernel(dot, i, sv_indptr, sv_indices, sv_sqnorm, sv_data, indices, data, lo, hi, sqnorm, mercer,
+                               work)
         for c in range(n_outputs):
             out[c] += sv_coef[i, c] * value
     clear_row(indices, lo, hi, work)
@@ -164,11 +212,11 @@ def support_scores(indices, data, lo, hi, sv_indptr, sv_indices, sv_data, sv_sqn
 @njit(cache=True)
 def support_values(indices, data, lo, hi, sv_indptr, sv_indices, sv_data, sv_sqnorm, sv_count, mercer, work, out):
     """out[i] = K(x_i, x) + offset for every support vector: a row of the Gram matrix; returns ||x||^2."""
-    kernel, degree, gamma, coef0, offset, _, _ = mercer
     sqnorm = scatter_row(indices, data, lo, hi, work)
     for i in range(sv_count[0]):
         dot = gather_dot(sv_indices, sv_data, sv_indptr[i], sv_indptr[i + 1], work)
-        out[i] = kernel_value(kernel, dot, sv_sqnorm[i], sqnorm, degree, gamma, coef0) + offset
+        out[i] = support_kernel(dot, i, sv_indptr, sv_indices, sv_sqnorm, sv_data, indices, data, lo, hi, sqnorm, mercer,
+                                work)
     clear_row(indices, lo, hi, work)
     return sqnorm
 

@@ -26,8 +26,8 @@ from numba import njit
 from ._mercer import (
     clear_row,
     gather_dot,
-    kernel_value,
     scatter_row,
+    support_kernel,
     self_kernel,
     support_insert,
     unpack_mercer,
@@ -68,7 +68,6 @@ def class_scores(indices, data, lo, hi, sv_indptr, sv_indices, sv_data, sv_sqnor
 
     One kernel evaluation per support vector, shared by every class.
     """
-    kernel, degree, gamma, coef0, offset, _, _ = mercer
     for a in range(out.size):
         out[a] = 0.0
     sqnorm = scatter_row(indices, data, lo, hi, work)
@@ -78,7 +77,8 @@ def class_scores(indices, data, lo, hi, sv_indptr, sv_indices, sv_data, sv_sqnor
             dot = run_dot(sv_data, start, stop, work, sv_indices[start])
         else:
             dot = gather_dot(sv_indices, sv_data, start, stop, work)
-        value = kernel_value(kernel, dot, sv_sqnorm[i], sqnorm, degree, gamma, coef0) + offset
+        value = support_kernel(dot, i, sv_indptr, sv_indices, sv_sqnorm, sv_data, indices, data, lo, hi, sqnorm, mercer,
+                               work)
         for a in range(out.size):
             out[a] += sv_coef[i, a] * value
     clear_row(indices, lo, hi, work)
