@@ -404,6 +404,25 @@ def test_a_label_outside_the_classes_names_the_shard_and_row_and_leaves_the_mode
     assert res.estimator.classes_.tolist() == [0, 1]
 
 
+@pytest.mark.parametrize("mode", ["mixing", "delayed"])
+def test_a_bad_label_in_a_file_shard_is_named_by_its_example_number_in_that_file(client, mode, tmp_path):
+    # the second file of the shard holds a third class at its 8th example (1-based), which is row 30 + 7 of the
+    # shard: the message speaks the file's numbering, as the command line does for one file
+    X, y = stream(30, 3, seed=15)
+    first, second = tmp_path / "a.svm", tmp_path / "b.svm"
+    dump_svmlight_file(X, y, str(first), zero_based=False)
+    y_bad = y.copy()
+    y_bad[7] = 5
+    dump_svmlight_file(X, y_bad, str(second), zero_based=False)
+    est = PAClassifier()
+    with pytest.raises(ValueError, match=r"^shard 0 \(a.svm, b.svm\): .*label 5(\.0)? at example 8 of b.svm "):
+        if mode == "mixing":
+            parameter_mixing(est, [str(first), str(second)], n_shards=1, chunk_size=4, timeout=TIMEOUT)
+        else:
+            delayed_updates(est, [str(first), str(second)], n_shards=1, tau=2, chunk_size=4, classes=[-1, 1],
+                            timeout=TIMEOUT)
+
+
 def test_without_a_client_the_error_says_how_to_get_one(monkeypatch):
     import distributed
 

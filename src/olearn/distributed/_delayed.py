@@ -47,6 +47,7 @@ from .._kernels._binary_linear import (
     step_size,
     unpack_config,
 )
+from .._labels import plain_label
 from .._validation import check_X
 from ._cluster import DistributedError, require_dask, resolve_client, worker_addresses
 from ._models import check_supported, start_with_classes
@@ -62,7 +63,8 @@ class ShardReader:
 
     def __init__(self, shard, params, codes, classes, skip=0):
         self._shard = shard
-        self._chunks = shard.chunks()
+        self._chunks = shard.located_chunks()
+        self._starts = []  # (row of the shard, part, row of the part) where each chunk read starts
         self._params = params
         self._config = unpack_config(params, codes)
         self._classes = np.asarray(classes)
@@ -83,9 +85,10 @@ class ShardReader:
         while count < n:
             if not self._pending:
                 try:
-                    X, y = next(self._chunks)
+                    X, y, part, first = next(self._chunks)
                 except StopIteration:
                     break
+                self._starts.append((self.rows_read + count, part, first))
                 arrays = check_X(X)
                 X = sp.csr_matrix((arrays.data, arrays.indices, arrays.indptr), shape=(arrays.n_rows, arrays.n_features))
                 self._pending = [(X, np.asarray(y))]
@@ -103,6 +106,11 @@ class ShardReader:
                       format="csr")
         return X, np.concatenate([y for _, y in pieces])
 
+    def _where(self, row):
+        """Row ``row`` of the shard (0-based) as its source numbers it (:meth:`Shard.where`)."""
+        start, part, first = next(start for start in reversed(self._starts) if start[0] <= row)
+        return self._shard.where(part, first + row - start, row)
+
     def score(self, w, scale, n_rows):
         """Margins, losses, slopes and squared norms of the next ``n_rows`` rows on the weights ``scale * w``.
 
@@ -114,7 +122,7 @@ class ShardReader:
         if unknown.any():
             row = int(np.flatnonzero(unknown)[0])
             raise ValueError(
-                f"{self._shard.describe()}: label {y[row]!r} at row {first + row} is not one of the classes "
+                f"{self._shard.describe()}: label {plain_label(y[row])!r} at {self._where(first + row)} is not one of the classes "
                 f"{self._classes.tolist()}"
             )
         targets = np.where(y == self._classes[-1], 1.0, -1.0)
@@ -133,7 +141,7 @@ class ShardReader:
             sqnorms[i] = np.cumsum(np.append(bias * bias, squares[X.indptr[i] : X.indptr[i + 1]]))[-1]
             if not (math.isfinite(scores[i]) and math.isfinite(sqnorms[i])):
                 raise FloatingPointError(
-                    f"{self._shard.describe()}: the score or ||x||^2 of row {first + i} is not finite; "
+                    f"{self._shard.describe()}: the score or ||x||^2 of {self._where(first + i)} is not finite; "
                     "scale the features or lower the step size"
                 )
             losses[i], slopes[i] = loss_and_slope(self._config[1], targets[i] * scores[i])

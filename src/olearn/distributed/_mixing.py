@@ -20,6 +20,7 @@ elsewhere by Dask and gives the same result.
 """
 
 import copy
+import re
 
 import numpy as np
 
@@ -27,8 +28,10 @@ from .._kernels import _codes
 from ._cluster import DistributedError, require_dask, resolve_client
 from ._models import check_supported, mix_states, mixing_weights, start_with_classes
 from ._result import DistributedResult
-from ._shards import DEFAULT_CHUNK_SIZE, make_shards
+from ._shards import DEFAULT_CHUNK_SIZE, Shard, make_shards
 
+# how the learners name a row of the arrays they were given
+_ROW = re.compile(r"\brow (\d+)\b")
 WEIGHTINGS = ("uniform", "examples", "updates")
 
 
@@ -39,14 +42,24 @@ def learn_shard(est, shard):
     est = copy.deepcopy(est)  # a scattered model is shared by the tasks of a worker
     totals = np.zeros(_codes.N_TOTALS)
     row = 0
-    for X, y in shard.chunks():
+    for X, y, part, first in shard.located_chunks():
         try:
             res = run(est, X, y, record=False)
         except (ValueError, FloatingPointError) as err:
-            raise type(err)(f"{shard.describe()}, chunk from row {row}: {err}") from err
+            raise type(err)(f"{shard.describe()}: {_located(str(err), part, first, row)}") from err
         totals += (res.n_mistakes, res.cumulative_loss, res.n_updates, res.n_rounds)
         row += X.shape[0]
     return est._get_state(), totals
+
+
+def _located(message, part, first, row):
+    """A learner's message about "row k" of a chunk that starts at row ``first`` of ``part`` and ``row`` of its shard,
+    with that row named as its source numbers it (:meth:`Shard.where`)."""
+    found = _ROW.search(message)
+    if found is None:
+        return f"{message} (in the chunk from {Shard.where(part, first, row)})"
+    k = int(found.group(1))
+    return _ROW.sub(Shard.where(part, first + k, row + k), message, count=1)
 
 
 def _check_count(name, value):

@@ -113,8 +113,23 @@ class Shard:
 
     def chunks(self):
         """Yield the shard's ``(X, y)`` chunks in order, at most ``chunk_size`` rows each."""
+        for X, y, _, _ in self.located_chunks():
+            yield X, y
+
+    def located_chunks(self):
+        """Yield ``(X, y, part, first)``: each chunk with its part and the 0-based row of its part it starts at."""
         for part in self.parts:
-            yield from part.chunks(self.chunk_size)
+            first = 0
+            for X, y in part.chunks(self.chunk_size):
+                yield X, y, part, first
+                first += X.shape[0]
+
+    @staticmethod
+    def where(part, row_in_part, shard_row):
+        """A row as its source numbers it: ``example 13 of a.svm`` (1-based) in a file, else ``row 12`` of the shard."""
+        if isinstance(part, FilePart):
+            return f"example {row_in_part + 1} of {os.path.basename(part.path)}"
+        return f"row {shard_row}"
 
     def describe(self):
         names = [os.path.basename(p.path) if isinstance(p, FilePart) else type(p).__name__ for p in self.parts]
