@@ -16,10 +16,9 @@ import tempfile
 
 import click
 import numpy as np
-import scipy.sparse as sp
 
 from ..data import detect_format
-from ..data._cache import cache_meta, load_cache, save_cache
+from ..data._cache import CacheWriter, cache_meta, load_cache
 from ..exceptions import DataFormatError
 from ._source import _ROW, FORMATS, _unless_all_ones
 
@@ -114,14 +113,19 @@ class CachedSource:
             yield X[part], y[part], None if weight is None else _unless_all_ones(weight[part])
 
     def _chunks_writing_cache(self):
+        """The text's chunks, each also appended to the cache (written whole after the last; memory holds one chunk)."""
         text_stat = None if self.stream else _stat_of(self.path)
-        parts = []
-        for chunk in self.text.chunks():
-            parts.append(chunk)
-            yield chunk
+        writer = CacheWriter(self.cache_path)
+        try:
+            for chunk in self.text.chunks():
+                writer.append(*chunk)
+                yield chunk
+        except BaseException:  # also the consumer stopping early (GeneratorExit): no cache of part of the text
+            writer.discard()
+            raise
         meta = {_KEY: {"options": self.options, "text": text_stat, "input": self.text.input_info(),
                        "model_n_features": self.text.model_n_features}}
-        save_cache(self.cache_path, *_stacked(parts), meta=meta)
+        writer.close(meta)
         self.meta = meta[_KEY]
 
     @contextlib.contextmanager
@@ -165,16 +169,3 @@ def _is_regular_or_missing(path):
 def _stat_of(path):
     stat = os.stat(path)
     return {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
-
-
-def _stacked(parts):
-    """One (X, y, importance) from the chunks, X as wide as the widest chunk; importance None if no chunk has one."""
-    width = max((X.shape[1] for X, _, _ in parts), default=0)
-    X = sp.vstack([sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], width)) for X, _, _ in parts],
-                  format="csr") if parts else sp.csr_matrix((0, width))
-    y = np.concatenate([np.asarray(y) for _, y, _ in parts]) if parts else np.empty(0)
-    if all(weight is None for _, _, weight in parts):
-        return X, y, None
-    importance = np.concatenate([np.ones(len(y)) if weight is None else np.asarray(weight, dtype=np.float64)
-                                 for _, y, weight in parts])
-    return X, y, importance

@@ -24,6 +24,7 @@ checksums) are refused with a message to rebuild them.
 import json
 import os
 import struct
+import tempfile
 import zlib
 
 import numpy as np
@@ -100,12 +101,7 @@ def save_cache(path, X, y, importance=None, *, meta=None):
     (array([[0. , 1.5],
            [2. , 0. ]]), memmap([ 1., -1.]), None)
     """
-    X = sp.csr_matrix(X)
-    if X.dtype.str not in _SPARSE:
-        raise ValueError(f"X must hold real numbers, got dtype {X.dtype}")
-    if not X.has_canonical_format:
-        X = X.copy()  # sum_duplicates works in place; the caller's matrix stays as it was
-        X.sum_duplicates()
+    X = _canonical(X)
     arrays = {
         "indptr": X.indptr,
         "indices": X.indices,
@@ -114,21 +110,112 @@ def save_cache(path, X, y, importance=None, *, meta=None):
     }
     if importance is not None:
         arrays["importance"] = _vector("importance", importance, X.shape[0])
-    # int32 index arrays keep scipy from converting (and reading) them on load.
-    if max(X.nnz, *X.shape) < 2**31:
-        arrays["indptr"] = arrays["indptr"].astype(np.int32, copy=False)
-        arrays["indices"] = arrays["indices"].astype(np.int32, copy=False)
+    index = _index_dtype(X.shape[0], X.shape[1], X.nnz)
+    arrays["indptr"] = arrays["indptr"].astype(index, copy=False)
+    arrays["indices"] = arrays["indices"].astype(index, copy=False)
     arrays = {name: np.ascontiguousarray(a) for name, a in arrays.items()}
-    if meta is not None and not isinstance(meta, dict):
-        raise TypeError(f"meta must be a dict, got {type(meta).__name__}")
-    header, offset = _header(X.shape, arrays, meta)
-    path = os.fspath(path)
-    with atomic_write(path) as f:
+    _check_meta(meta)
+    specs = {name: (a.dtype, a.size) for name, a in arrays.items()}
+    offsets = _offsets(X.shape, specs, meta)
+    header = _header(X.shape, specs, offsets, {name: zlib.crc32(a) for name, a in arrays.items()}, meta)
+    with atomic_write(os.fspath(path)) as f:
         f.write(_PREAMBLE.pack(MAGIC, VERSION, len(header), zlib.crc32(header)) + header)
         for name, a in arrays.items():
-            f.seek(offset[name])
+            f.seek(offsets[name])
             f.write(memoryview(a).cast("B"))
         f.truncate()
+
+
+class CacheWriter:
+    """A cache file written chunk by chunk, holding one chunk in memory at a time.
+
+    ``append`` the chunks in order, then ``close(meta)``: the file is the one
+    :func:`save_cache` writes from the chunks stacked (as wide as the widest
+    chunk; importance weights of 1 for the chunks that have none, if any
+    chunk has some), and the write is as atomic. The chunks' arrays wait in
+    anonymous temporary files in the cache's folder, which the system removes
+    even when the process is killed; ``discard()`` (or an error in ``close``)
+    drops them and leaves any existing cache as it was.
+    """
+
+    _PARTS = ("indptr", "indices", "data", "y", "importance")
+
+    def __init__(self, path):
+        self.path = os.fspath(path)
+        folder = os.path.dirname(os.path.abspath(self.path))
+        self._spills = {}
+        try:
+            for name in self._PARTS:
+                self._spills[name] = tempfile.TemporaryFile(dir=folder)
+        except BaseException:
+            self.discard()
+            raise
+        self._spills["indptr"].write(np.zeros(1, dtype=np.int64).tobytes())
+        self.n_rows = self.nnz = self.n_features = 0
+        self._dtypes = {}
+        self._weighted = False
+
+    def append(self, X, y, importance=None):
+        """Add the rows of one chunk: ``X`` (CSR or array-like), ``y``, optional importance weights."""
+        X = _canonical(X)
+        n = X.shape[0]
+        y = _vector("y", y, n)
+        for name, a in (("data", X.data), ("y", y)):
+            known = self._dtypes.setdefault(name, a.dtype)
+            if a.dtype != known:
+                raise ValueError(f"the {name} of this chunk are {a.dtype}, those of the chunks before {known}")
+        weights = np.ones(n) if importance is None else _vector("importance", importance, n).astype(np.float64)
+        self._weighted |= importance is not None
+        self._spills["indptr"].write((X.indptr[1:].astype(np.int64) + self.nnz).tobytes())
+        self._spills["indices"].write(X.indices.astype(np.int64).tobytes())
+        self._spills["data"].write(np.ascontiguousarray(X.data).tobytes())
+        self._spills["y"].write(np.ascontiguousarray(y).tobytes())
+        self._spills["importance"].write(weights.tobytes())
+        self.n_rows += n
+        self.nnz += X.nnz
+        self.n_features = max(self.n_features, X.shape[1])
+
+    def close(self, meta=None):
+        """Write the cache file from the chunks appended; ``meta`` as in :func:`save_cache`."""
+        try:
+            _check_meta(meta)
+            shape = (self.n_rows, self.n_features)
+            index = _index_dtype(self.n_rows, self.n_features, self.nnz)
+            specs = {"indptr": (index, self.n_rows + 1), "indices": (index, self.nnz),
+                     "data": (self._dtypes.get("data", np.dtype(np.float64)), self.nnz),
+                     "y": (self._dtypes.get("y", np.dtype(np.float64)), self.n_rows)}
+            if self._weighted:
+                specs["importance"] = (np.dtype(np.float64), self.n_rows)
+            offsets = _offsets(shape, specs, meta)
+            with atomic_write(self.path) as f:
+                crcs = {name: self._copy(name, dtype, f, offsets[name]) for name, (dtype, _) in specs.items()}
+                f.truncate(max(offsets[name] + dtype.itemsize * length for name, (dtype, length) in specs.items()))
+                header = _header(shape, specs, offsets, crcs, meta)
+                f.seek(0)
+                f.write(_PREAMBLE.pack(MAGIC, VERSION, len(header), zlib.crc32(header)) + header)
+        finally:
+            self.discard()
+
+    def _copy(self, name, dtype, out, offset, block=1 << 20):
+        """Copy spill ``name`` into ``out`` at ``offset`` as ``dtype`` (indices narrowed from int64); its CRC-32."""
+        spill = self._spills[name]
+        stored = np.dtype(np.int64) if name in ("indptr", "indices") else dtype
+        spill.seek(0)
+        out.seek(offset)
+        crc = 0
+        while True:
+            raw = spill.read(block * stored.itemsize)
+            if not raw:
+                return crc
+            part = np.frombuffer(raw, dtype=stored).astype(dtype, copy=False)
+            crc = zlib.crc32(part, crc)
+            out.write(memoryview(np.ascontiguousarray(part)).cast("B"))
+
+    def discard(self):
+        """Drop the chunks appended (their temporary files)."""
+        for spill in self._spills.values():
+            spill.close()
+        self._spills = {}
 
 
 def _vector(name, values, n):
@@ -138,27 +225,52 @@ def _vector(name, values, n):
     return values
 
 
-def _header(shape, arrays, meta):
-    """The JSON header bytes and the offset of each array.
+def _canonical(X):
+    """``X`` as a CSR matrix of real numbers with sorted, duplicate-free rows (the caller's matrix untouched)."""
+    X = sp.csr_matrix(X)
+    if X.dtype.str not in _SPARSE:
+        raise ValueError(f"X must hold real numbers, got dtype {X.dtype}")
+    if not X.has_canonical_format:
+        X = X.copy()  # sum_duplicates works in place; the caller's matrix stays as it was
+        X.sum_duplicates()
+    return X
 
-    The header length determines where the arrays start, and the offsets are
-    part of the header, so the offsets are computed from a padded header size.
+
+def _index_dtype(n_rows, n_features, nnz):
+    # int32 index arrays keep scipy from converting (and reading) them on load.
+    return np.dtype(np.int32) if max(nnz, n_rows, n_features) < 2**31 else np.dtype(np.int64)
+
+
+def _check_meta(meta):
+    if meta is not None and not isinstance(meta, dict):
+        raise TypeError(f"meta must be a dict, got {type(meta).__name__}")
+
+
+def _offsets(shape, specs, meta):
+    """Where each array starts: after a header whose room is reserved with the longest CRC-32s and offsets.
+
+    ``specs`` is ``{name: (dtype, length)}``. The offsets are part of the
+    header, and the CRC-32s may be known only once the arrays are written, so
+    the room is that of a draft header with 10-digit CRCs and 20-digit offsets.
     """
-    layout = {
-        name: {"dtype": a.dtype.str, "shape": list(a.shape), "offset": 0, "crc32": zlib.crc32(a)}
-        for name, a in arrays.items()
-    }
+    draft = _header(shape, specs, dict.fromkeys(specs, 10**19), dict.fromkeys(specs, 2**32 - 1), meta)
+    offset = _aligned(_PREAMBLE.size + len(draft))
+    offsets = {}
+    for name, (dtype, length) in specs.items():
+        offsets[name] = offset
+        offset = _aligned(offset + dtype.itemsize * length)
+    return offsets
+
+
+def _header(shape, specs, offsets, crcs, meta):
+    """The JSON header bytes."""
+    layout = {name: {"dtype": dtype.str, "shape": [length], "offset": offsets[name], "crc32": crcs[name]}
+              for name, (dtype, length) in specs.items()}
     extra = {} if meta is None else {"meta": meta}
-    draft = json.dumps({"shape": list(shape), "arrays": layout, **extra})
-    # Offsets have at most 20 digits; reserve room for them.
-    offset = _aligned(_PREAMBLE.size + len(draft) + 20 * len(arrays))
-    for name, a in arrays.items():
-        layout[name]["offset"] = offset
-        offset = _aligned(offset + a.nbytes)
     header = json.dumps({"shape": list(shape), "arrays": layout, **extra}).encode()
     if len(header) > _MAX_HEADER:
         raise ValueError(f"meta is too large: the cache header may hold {_MAX_HEADER} bytes")
-    return header, {name: entry["offset"] for name, entry in layout.items()}
+    return header
 
 
 def load_cache(path):
