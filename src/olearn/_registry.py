@@ -40,9 +40,10 @@ def all_estimators(type_filter=None, task=None):
 
     types = _wanted(type_filter, _TYPES, "type_filter")
     tasks = _wanted(task, TASKS, "task")
+    # every public name, loaded if it was not yet (olearn loads its names on first use)
     found = {
         name: obj
-        for name, obj in vars(olearn).items()
+        for name, obj in ((name, getattr(olearn, name)) for name in olearn.__all__)
         if inspect.isclass(obj) and issubclass(obj, Estimator) and not name.startswith("_")
         and (types is None or obj._estimator_type in types)
         and (tasks is None or obj._task in tasks)

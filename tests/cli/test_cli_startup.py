@@ -81,3 +81,11 @@ def test_without_an_interrupt_the_same_script_runs_the_command(train):
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert "signal sent" not in proc.stderr and "200" in proc.stdout
+
+
+def test_all_estimators_lists_every_estimator_in_a_fresh_interpreter():
+    # the names load on first use, so the list cannot come from what happens to be loaded already
+    fresh = _fresh("import olearn; print(*[name for name, _ in olearn.all_estimators()])")
+    expected = sorted(name for name in olearn.__all__ if isinstance(getattr(olearn, name), type)
+                      and hasattr(getattr(olearn, name), "_task"))
+    assert fresh == expected and len(fresh) == 20

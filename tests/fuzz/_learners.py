@@ -14,6 +14,7 @@ import scipy.sparse as sp
 
 import olearn
 from olearn._features import FeatureMap
+from olearn._registry import TASKS
 from olearn.exceptions import OlearnError
 from olearn.kernel import SupportSet
 from olearn.multiclass import BlockFeatureMap
@@ -57,7 +58,7 @@ _CACHES = {"_config_cache", "_mercer", "_margin_cache", "_scratch", "work", "_me
 def cases():
     """(case id, task, estimator factory) for every registered estimator and its extra settings."""
     out = []
-    for task in olearn._registry.TASKS:
+    for task in TASKS:
         for name, cls in olearn.all_estimators(task=task):
             for settings in [{}] + EXTRA_SETTINGS.get(name, []):
                 label = name + "".join(f"-{k}={v}" for k, v in settings.items())
