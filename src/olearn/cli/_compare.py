@@ -132,6 +132,12 @@ def compare_command(algos, C, eta, loss, schedule, radius, fit_intercept, settin
     import olearn
 
     start = time.perf_counter()
+    from ._sequences import compare_sequences, compares_sequences
+
+    ctx = click.get_current_context()
+    algos_given = ctx.get_parameter_source("algos") != click.core.ParameterSource.DEFAULT
+    if compares_sequences(algos, algos_given, fmt, file):
+        return compare_sequences(ctx.params, algos_given, start)
     entries = parse_algorithm_list(algos)
     common = collect_hyperparameters(C, eta, loss, schedule, radius, settings)
     check_some_takes(common, [algo for _, algo, _ in entries])

@@ -29,14 +29,14 @@ class _Hashing:
 
     def columns(self, names):
         memo = self.memo
-        columns = [memo.get(name) for name in names]
+        columns = [*map(memo.get, names)]
         if None in columns:
-            if len(memo) >= _MEMO_SIZE:
+            new = {name for name, column in zip(names, columns) if column is None}
+            if len(memo) + len(new) > _MEMO_SIZE:
                 memo.clear()
-            for k, name in enumerate(names):
-                if columns[k] is None:
-                    column = murmur3_32(np.frombuffer(name, dtype=np.uint8), 0, len(name), 0) & self.mask
-                    memo[name] = columns[k] = column
+            for name in new:
+                memo[name] = murmur3_32(np.frombuffer(name, dtype=np.uint8), 0, len(name), 0) & self.mask
+            columns = [*map(memo.__getitem__, names)]
         return columns
 
 
@@ -44,7 +44,7 @@ class _Chunk:
     """The tokens of the sequences read since the last chunk was handed out."""
 
     def __init__(self):
-        self.columns = []  # the hashed features of every token, token after token
+        self.names = []  # the feature names of every token, token after token
         self.widths = []  # features per token
         self.tags = []
         self.lengths = []  # tokens per finished sequence
@@ -55,19 +55,19 @@ class _Chunk:
             self.lengths.append(self.open)
             self.open = 0
 
-    def take(self, n_columns, labelled):
+    def take(self, hashing, labelled):
         """The finished sequences as ``(X, y)`` (y None unless ``labelled``); the open one stays."""
         n_tokens = sum(self.lengths)
-        widths, columns = self.widths[:n_tokens], self.columns[: sum(self.widths[:n_tokens])]
+        widths, names = self.widths[:n_tokens], self.names[: sum(self.widths[:n_tokens])]
         tags = self.tags[:n_tokens]
         lengths = self.lengths
-        self.widths, self.columns, self.tags = self.widths[n_tokens:], self.columns[len(columns):], self.tags[n_tokens:]
+        self.widths, self.names, self.tags = self.widths[n_tokens:], self.names[len(names):], self.tags[n_tokens:]
         self.lengths = []
         indptr = np.zeros(n_tokens + 1, dtype=np.int64)
         np.cumsum(widths, out=indptr[1:])
         index_dtype = np.int32 if indptr[-1] < 2**31 else np.int64
         indptr = indptr.astype(index_dtype)
-        indices = np.array(columns, dtype=index_dtype)
+        indices = np.array(hashing.columns(names), dtype=index_dtype)
         data = np.ones(indices.size)
         # a feature named twice on a line (or two names sharing a column) is one feature: summed
         sort_and_sum_rows(indptr, indices, data, n_tokens)
@@ -77,7 +77,7 @@ class _Chunk:
             stop = start + length
             rows = indptr[start : stop + 1]
             matrix = sp.csr_matrix((data[rows[0] : rows[-1]], indices[rows[0] : rows[-1]], rows - rows[0]),
-                                   shape=(length, n_columns))
+                                   shape=(length, hashing.mask + 1))
             matrix.has_sorted_indices = True
             matrix.has_canonical_format = True
             X.append(matrix)
@@ -91,7 +91,6 @@ def _chunks(path, chunk_size, n_bits, labelled, block_size):
     """Yield ``(X, y)`` of at most ``chunk_size`` sequences (fewer as a stream's bytes arrive)."""
     hashing = _Hashing(n_bits)
     chunk = _Chunk()
-    n_columns = 1 << n_bits
     as_they_come = once_input(path) is not None
     tokens = 0
     for buf, end, first_line in iter_line_blocks(path, block_size):
@@ -103,7 +102,7 @@ def _chunks(path, chunk_size, n_bits, labelled, block_size):
             if not fields or fields[0] == DOCUMENT_START:
                 chunk.close_sequence()
                 if len(chunk.lengths) == chunk_size:
-                    yield chunk.take(n_columns, labelled)
+                    yield chunk.take(hashing, labelled)
                 continue
             if labelled:
                 if len(fields) < 2:
@@ -118,15 +117,15 @@ def _chunks(path, chunk_size, n_bits, labelled, block_size):
                     column = len(line[: len(line.rstrip()) - len(tag)].decode("utf-8", "replace")) + 1
                     raise DataFormatError(f"the tag {shorten(tag.decode('utf-8', 'replace'))!r} is not valid UTF-8",
                                           path, number, column) from None
-            chunk.columns += hashing.columns(fields)
+            chunk.names += fields
             chunk.widths.append(len(fields))
             chunk.open += 1
             tokens += 1
         if as_they_come and chunk.lengths:
-            yield chunk.take(n_columns, labelled)
+            yield chunk.take(hashing, labelled)
     chunk.close_sequence()
     if chunk.lengths:
-        yield chunk.take(n_columns, labelled)
+        yield chunk.take(hashing, labelled)
     if tokens == 0:
         raise DataFormatError("holds no token lines (a CoNLL file has one token per line, its features and then "
                               "its tag, and a blank line after each sequence)", path)
