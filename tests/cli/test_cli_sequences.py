@@ -243,10 +243,12 @@ def test_compare_runs_the_sequence_learners_on_a_conll_file(tmp_path):
         assert int(row["token_errors"]) == wrong.sum()
         assert float(row["average_loss"]) == pytest.approx(res.average_loss)
         assert int(row["updates"]) == res.n_updates
+    plot = tmp_path / "errors.png"
     result = invoke("compare", "--algos", "pa1-sequence:C=0.1,pa2-sequence", "--bits", BITS, "--csv", table,
-                    synthetic_conll(tmp_path / "t.conll", 10, seed=8))
+                    "--plot", plot, synthetic_conll(tmp_path / "t.conll", 10, seed=8))
     assert result.exit_code == 0, result.output
     assert [row["algorithm"] for row in csv.DictReader(table.open())] == ["pa1-sequence:C=0.1", "pa2-sequence"]
+    assert plot.read_bytes().startswith(b"\x89PNG") and f"plot written to {plot}" in result.stdout
 
 
 def test_input_from_stdin(train):

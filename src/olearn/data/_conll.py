@@ -41,11 +41,19 @@ class _Hashing:
 
 
 class _Chunk:
-    """The tokens of the sequences read since the last chunk was handed out."""
+    """The tokens of the sequences read since the last chunk was handed out.
 
-    def __init__(self):
-        self.names = []  # the feature names of every token, token after token
-        self.widths = []  # features per token
+    The feature names of a block are hashed when the block is done, so that
+    a chunk holds 4 bytes per feature (and a pointer to a shared str per
+    tag), not the names themselves.
+    """
+
+    def __init__(self, hashing):
+        self.hashing = hashing
+        self.names = []  # the feature names of the block's tokens, token after token
+        self.widths = []  # features per token, of the block
+        self.column_parts = []  # the hashed features of the blocks before, an array per block
+        self.width_parts = []
         self.tags = []
         self.lengths = []  # tokens per finished sequence
         self.open = 0  # tokens of the sequence being read
@@ -55,20 +63,27 @@ class _Chunk:
             self.lengths.append(self.open)
             self.open = 0
 
-    def take(self, hashing, labelled):
+    def end_block(self):
+        if self.widths:
+            self.column_parts.append(np.array(self.hashing.columns(self.names), dtype=np.int32))
+            self.width_parts.append(np.array(self.widths, dtype=np.int64))
+            self.names, self.widths = [], []
+
+    def take(self, labelled):
         """The finished sequences as ``(X, y)`` (y None unless ``labelled``); the open one stays."""
+        self.end_block()
         n_tokens = sum(self.lengths)
-        widths, names = self.widths[:n_tokens], self.names[: sum(self.widths[:n_tokens])]
-        tags = self.tags[:n_tokens]
-        lengths = self.lengths
-        self.widths, self.names, self.tags = self.widths[n_tokens:], self.names[len(names):], self.tags[n_tokens:]
-        self.lengths = []
+        columns, widths = np.concatenate(self.column_parts), np.concatenate(self.width_parts)
         indptr = np.zeros(n_tokens + 1, dtype=np.int64)
-        np.cumsum(widths, out=indptr[1:])
-        index_dtype = np.int32 if indptr[-1] < 2**31 else np.int64
+        np.cumsum(widths[:n_tokens], out=indptr[1:])
+        nnz = int(indptr[-1])
+        index_dtype = np.int32 if nnz < 2**31 else np.int64
         indptr = indptr.astype(index_dtype)
-        indices = np.array(hashing.columns(names), dtype=index_dtype)
-        data = np.ones(indices.size)
+        indices = columns[:nnz].astype(index_dtype)
+        data = np.ones(nnz)
+        tags, lengths = self.tags[:n_tokens], self.lengths
+        self.column_parts, self.width_parts = [columns[nnz:].copy()], [widths[n_tokens:].copy()]
+        self.tags, self.lengths = self.tags[n_tokens:], []
         # a feature named twice on a line (or two names sharing a column) is one feature: summed
         sort_and_sum_rows(indptr, indices, data, n_tokens)
         X, y = [], [] if labelled else None
@@ -77,7 +92,7 @@ class _Chunk:
             stop = start + length
             rows = indptr[start : stop + 1]
             matrix = sp.csr_matrix((data[rows[0] : rows[-1]], indices[rows[0] : rows[-1]], rows - rows[0]),
-                                   shape=(length, hashing.mask + 1))
+                                   shape=(length, self.hashing.mask + 1))
             matrix.has_sorted_indices = True
             matrix.has_canonical_format = True
             X.append(matrix)
@@ -89,8 +104,8 @@ class _Chunk:
 
 def _chunks(path, chunk_size, n_bits, labelled, block_size):
     """Yield ``(X, y)`` of at most ``chunk_size`` sequences (fewer as a stream's bytes arrive)."""
-    hashing = _Hashing(n_bits)
-    chunk = _Chunk()
+    chunk = _Chunk(_Hashing(n_bits))
+    tag_of = {}  # each distinct tag decoded once, and held once
     as_they_come = once_input(path) is not None
     tokens = 0
     for buf, end, first_line in iter_line_blocks(path, block_size):
@@ -102,7 +117,7 @@ def _chunks(path, chunk_size, n_bits, labelled, block_size):
             if not fields or fields[0] == DOCUMENT_START:
                 chunk.close_sequence()
                 if len(chunk.lengths) == chunk_size:
-                    yield chunk.take(hashing, labelled)
+                    yield chunk.take(labelled)
                 continue
             if labelled:
                 if len(fields) < 2:
@@ -111,21 +126,25 @@ def _chunks(path, chunk_size, n_bits, labelled, block_size):
                         f"{shorten(fields[0].decode('utf-8', 'replace'))!r}; mark an unlabelled file as such "
                         "(labelled=False, or --no-label) if every field is a feature", path, number, 1)
                 tag = fields.pop()
-                try:
-                    chunk.tags.append(tag.decode("utf-8"))
-                except UnicodeDecodeError:
-                    column = len(line[: len(line.rstrip()) - len(tag)].decode("utf-8", "replace")) + 1
-                    raise DataFormatError(f"the tag {shorten(tag.decode('utf-8', 'replace'))!r} is not valid UTF-8",
-                                          path, number, column) from None
+                text = tag_of.get(tag)
+                if text is None:
+                    try:
+                        text = tag_of[tag] = tag.decode("utf-8")
+                    except UnicodeDecodeError:
+                        column = len(line[: len(line.rstrip()) - len(tag)].decode("utf-8", "replace")) + 1
+                        raise DataFormatError(f"the tag {shorten(tag.decode('utf-8', 'replace'))!r} is not valid "
+                                              "UTF-8", path, number, column) from None
+                chunk.tags.append(text)
             chunk.names += fields
             chunk.widths.append(len(fields))
             chunk.open += 1
             tokens += 1
+        chunk.end_block()
         if as_they_come and chunk.lengths:
-            yield chunk.take(hashing, labelled)
+            yield chunk.take(labelled)
     chunk.close_sequence()
     if chunk.lengths:
-        yield chunk.take(hashing, labelled)
+        yield chunk.take(labelled)
     if tokens == 0:
         raise DataFormatError("holds no token lines (a CoNLL file has one token per line, its features and then "
                               "its tag, and a blank line after each sequence)", path)
