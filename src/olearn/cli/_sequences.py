@@ -91,7 +91,9 @@ def _refuse(params, names):
         "zero_based": ("--zero-based/--one-based", "apply to LIBSVM files only"),
         "label_column": ("--label-column", "applies to CSV files only; a CoNLL line's tag is its last field"),
         "delimiter": ("--delimiter", "applies to CSV files only; CoNLL fields are separated by blanks"),
-        "bound": ("--bound", f"applies to {', '.join(BOUNDED)}; olearn.bounds states no bound for sequences"),
+        "bound": ("--bound", f"applies to {', '.join(BOUNDED)}; the bound of sequences (Sec. 9) needs a "
+                             "competitor's emission and transition weights: evaluate it with the library's "
+                             "olearn.bounds.sequence_loss_bound"),
         "raw": ("--raw", "writes the scores of learners of rows; -p writes a sequence learner's predicted tags"),
         "use_cache": ("-c/--cache", "reads a binary cache of rows; read the CoNLL file itself (--passes reads it "
                                     "again)"),
