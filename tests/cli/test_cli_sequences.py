@@ -327,3 +327,19 @@ def test_a_model_saved_by_the_library_is_used_with_its_hashing(train, tmp_path):
     olearn.PASequence().partial_fit([[{"The": 1}]], [["DT"]]).save(str(vocabulary))
     result = invoke("predict", "-m", vocabulary, train)
     assert result.exit_code == 1 and "predict with the library" in result.stderr
+
+
+def test_compressed_files_and_a_docstart_line_are_recognised(train, tmp_path):
+    import gzip
+
+    text = (tmp_path / "train.conll").read_bytes()
+    packed = tmp_path / "train.conll.gz"
+    packed.write_bytes(gzip.compress(text.replace(b"\n", b"\r\n")))
+    news = tmp_path / "news.txt"  # no telling name: the -DOCSTART- line says CoNLL
+    news.write_bytes(b"-DOCSTART- -X- O\n\n" + text)
+    X, y = load_conll(train, n_bits=BITS)
+    want = f"token errors      {hamming_errors(y, olearn.run(library(), X, y).predictions).sum()}"
+    for path in (packed, news):
+        result = invoke("run", "-q", "-a", "pa1-sequence", "--bits", BITS, path)
+        assert result.exit_code == 0, result.output
+        assert want in result.stdout
