@@ -122,6 +122,10 @@ def compare_command(algos, C, eta, loss, schedule, radius, fit_intercept, settin
     --set NAME=VALUE) applies to every listed algorithm that has it and is ignored by the
     others; settings written into --algos override it for that entry.
 
+    On a CoNLL file the sequence learners are compared (pa-sequence,
+    pa1-sequence, pa2-sequence, unless --algos lists some of them), by
+    their sequence and token errors.
+
     \b
     Examples:
       olearn compare --algos perceptron,pa,pa1,pa2 -C 0.01 train.svm

@@ -148,6 +148,10 @@ def predict_command(model_path, fmt, zero_based, bits, chunk_size, label_column,
     (by the library, or by an older olearn) is used with a warning, FILE read
     as 'olearn run' would.
 
+    A sequence model (pa-sequence, pa1-sequence, pa2-sequence) reads a
+    CoNLL file and writes one tag per token line, a blank line after each
+    sequence; the accuracy line gives the tokens and the sequences right.
+
     \b
     Examples:
       olearn run --algo pa1 train.svm --save model.npz

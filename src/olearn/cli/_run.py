@@ -103,6 +103,12 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, p
     examples, as the learner's sample_weight; an unlabelled VW line is an
     error.
 
+    A CoNLL file (one token per line, its features then its tag, a blank
+    line after each sequence; --format conll unless it is named .conll) is
+    learned by pa-sequence, pa1-sequence or pa2-sequence: a round is a
+    sequence, the table counts the sequences with a wrong tag and the wrong
+    tags, and -p writes one predicted tag per token line.
+
     With --passes N the file is read N times and learning continues across
     passes; from pass 2 on the learner has seen every example before, so the
     numbers are no longer progressive validation (they measure fit, not
