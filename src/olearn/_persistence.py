@@ -595,7 +595,7 @@ def _feature_names(path, names, model):
     return np.array(names, dtype=object)
 
 
-_INPUT_FORMATS = ("libsvm", "vw", "csv", "cache")
+_INPUT_FORMATS = ("libsvm", "vw", "csv", "cache", "conll")
 
 
 def _input_problem(info):
@@ -632,8 +632,8 @@ def read_input_info(path):
     """How the command line read the training data of the model at ``path``: its ``input`` entry, ``{}`` if none.
 
     The entry (written by ``olearn run --save``) holds ``format`` (libsvm,
-    vw, csv or cache), ``zero_based`` (how LIBSVM indices were read),
-    ``bits`` (the hashing of VW features) and ``csv`` (``label_column``,
+    vw, csv, cache or conll), ``zero_based`` (how LIBSVM indices were read),
+    ``bits`` (the hashing of VW and CoNLL features) and ``csv`` (``label_column``,
     counted from 1, ``delimiter``, ``n_columns`` and the ``header``'s names
     or null). Models saved without it (by the library) or by an olearn that
     recorded ``zero_based`` only load as before. An entry of the wrong shape is

@@ -80,10 +80,11 @@ CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 
 def cli():
     """olearn: online learning from streams, on compiled kernels.
 
-    Every command reads LIBSVM, Vowpal Wabbit, CSV or olearn cache files
-    (plain or gzip/bzip2/xz compressed; the format is detected unless
-    --format says it) and learns one example at a time: each example is
-    first predicted, then learned (progressive validation).
+    Every command reads LIBSVM, Vowpal Wabbit, CSV or olearn cache files,
+    and CoNLL files of tagged sequences (plain or gzip/bzip2/xz compressed;
+    the format is detected unless --format says it) and learns one example
+    at a time: each example is first predicted, then learned (progressive
+    validation).
 
     \b
     Examples:

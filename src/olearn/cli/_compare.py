@@ -122,6 +122,10 @@ def compare_command(algos, C, eta, loss, schedule, radius, fit_intercept, settin
     --set NAME=VALUE) applies to every listed algorithm that has it and is ignored by the
     others; settings written into --algos override it for that entry.
 
+    On a CoNLL file the sequence learners are compared (pa-sequence,
+    pa1-sequence, pa2-sequence, unless --algos lists some of them), by
+    their sequence and token errors.
+
     \b
     Examples:
       olearn compare --algos perceptron,pa,pa1,pa2 -C 0.01 train.svm
@@ -132,6 +136,12 @@ def compare_command(algos, C, eta, loss, schedule, radius, fit_intercept, settin
     import olearn
 
     start = time.perf_counter()
+    from ._sequences import compare_sequences, compares_sequences
+
+    ctx = click.get_current_context()
+    algos_given = ctx.get_parameter_source("algos") != click.core.ParameterSource.DEFAULT
+    if compares_sequences(algos, algos_given, fmt, file):
+        return compare_sequences(ctx.params, algos_given, start)
     entries = parse_algorithm_list(algos)
     common = collect_hyperparameters(C, eta, loss, schedule, radius, settings)
     check_some_takes(common, [algo for _, algo, _ in entries])

@@ -35,13 +35,18 @@ ALGORITHMS = {
     "pa2-multiclass": ("PAMulticlass", {"variant": "pa2"}),
     "perceptron-multiclass": ("MulticlassPerceptron", {}),
     "mira": ("MIRA", {}),
+    # sequences (CoNLL files): Viterbi over a first-order chain of tags
+    "pa-sequence": ("PASequence", {"variant": "pa"}),
+    "pa1-sequence": ("PASequence", {"variant": "pa1"}),
+    "pa2-sequence": ("PASequence", {"variant": "pa2"}),
 }
 ALGORITHM_NAMES = tuple(ALGORITHMS)
 MULTICLASS = ("pa-multiclass", "pa1-multiclass", "pa2-multiclass", "perceptron-multiclass", "mira")
+SEQUENCES = ("pa-sequence", "pa1-sequence", "pa2-sequence")
 # what ``olearn compare`` runs when not told: every binary learner whose cost per example is O(nnz)
 COMPARED_BY_DEFAULT = tuple(
     name for name in ALGORITHMS
-    if not name.endswith("-full") and name not in ("sop", "dual") and name not in MULTICLASS
+    if not name.endswith("-full") and name not in ("sop", "dual") and name not in MULTICLASS and name not in SEQUENCES
 )
 LOSSES = ("hinge", "logistic", "squared")
 SCHEDULES = ("constant", "sqrt", "inverse")

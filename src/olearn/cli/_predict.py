@@ -30,6 +30,8 @@ def _bits_of(model):
 def _trained_on(info):
     """The training data as the model's ``input`` entry records them, e.g. ``a VW file hashed into 2^18 columns``."""
     fmt = info["format"]
+    if fmt == "conll":
+        return f"a CoNLL file of sequences hashed into 2^{info.get('bits')} columns"
     if fmt == "vw":
         return f"a VW file hashed into 2^{info.get('bits')} columns"
     if fmt == "libsvm":
@@ -78,13 +80,15 @@ def check_layout(model_path, trained, source, bits_given):
                    f"{source.format}: a cache's columns cannot be checked against the training data", err=True)
         return
     if source.format != fmt:
-        why = ("VW features are hashed into columns, LIBSVM and CSV features numbered" if "vw" in (fmt, source.format)
+        why = ("a CoNLL file holds sequences, whose tokens' features are hashed" if "conll" in (fmt, source.format)
+               else "VW features are hashed into columns, LIBSVM and CSV features numbered"
+               if "vw" in (fmt, source.format)
                else "a CSV file's columns and a LIBSVM file's indices need not number the same features")
         raise ValueError(
             f"{model_path} was trained on {_trained_on(trained)}, and {path} is read as {source.format}: its "
             f"columns are not the model's ({why}), so the predictions would be meaningless. Predict on the data "
             f"in the training format (pass --format {fmt} if {path} is in it)")
-    if fmt == "vw" and source.bits != trained.get("bits", source.bits):
+    if fmt in ("vw", "conll") and source.bits != trained.get("bits", source.bits):
         if bits_given:
             raise click.UsageError(
                 f"--bits {source.bits} hashes the features into other columns than the model's 2^{trained['bits']}: "
@@ -144,6 +148,10 @@ def predict_command(model_path, fmt, zero_based, bits, chunk_size, label_column,
     (by the library, or by an older olearn) is used with a warning, FILE read
     as 'olearn run' would.
 
+    A sequence model (pa-sequence, pa1-sequence, pa2-sequence) reads a
+    CoNLL file and writes one tag per token line, a blank line after each
+    sequence; the accuracy line gives the tokens and the sequences right.
+
     \b
     Examples:
       olearn run --algo pa1 train.svm --save model.npz
@@ -154,6 +162,10 @@ def predict_command(model_path, fmt, zero_based, bits, chunk_size, label_column,
     import olearn
 
     model = olearn.load(model_path)
+    if isinstance(model, olearn.PASequence):
+        from ._sequences import predict_sequences
+
+        return predict_sequences(model, model_path, click.get_current_context().params)
     if output is not None:
         check_writable(output, "--output")
     source = source_as_trained(model, model_path, file, zero_based, bits, fmt=fmt, chunk_size=chunk_size,

@@ -35,7 +35,8 @@ from ._source import DEFAULT_BITS, DataSource, IndexBase, check_writable, data_o
                    "descent) | svm (online SVM: ogd on the hinge loss in an L2 ball) | winnow, pnorm, dual "
                    "(quasi-additive; DualAscent) | arow, narow, cw (diagonal "
                    "covariance), arow-full, narow-full, cw-full, sop (full: O(d^2) per example), adagrad; "
-                   "set r, b, a, delta with --set. Required unless -i gives a model.")
+                   "set r, b, a, delta with --set | pa-sequence, pa1-sequence, pa2-sequence (CoNLL files, "
+                   "docs/sequence.md). Required unless -i gives a model.")
 @hyperparameter_options
 @click.option("--passes", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
               help="Read the file this many times (the table counts every learned example of every pass).")
@@ -102,6 +103,12 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, p
     examples, as the learner's sample_weight; an unlabelled VW line is an
     error.
 
+    A CoNLL file (one token per line, its features then its tag, a blank
+    line after each sequence; --format conll unless it is named .conll) is
+    learned by pa-sequence, pa1-sequence or pa2-sequence: a round is a
+    sequence, the table counts the sequences with a wrong tag and the wrong
+    tags, and -p writes one predicted tag per token line.
+
     With --passes N the file is read N times and learning continues across
     passes; from pass 2 on the learner has seen every example before, so the
     numbers are no longer progressive validation (they measure fit, not
@@ -151,6 +158,10 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, p
     import olearn
 
     start = time.perf_counter()
+    from ._sequences import run_sequences, wants_sequences
+
+    if wants_sequences(algo, initial_model, fmt, files):
+        return run_sequences(click.get_current_context().params, start)
     hyperparameters = collect_hyperparameters(C, eta, loss, schedule, radius, settings)
     check_vw_flags(algo, initial_model, test_only, predictions, raw, save, passes, bound)
     model = None

@@ -12,7 +12,7 @@ from ..data import _io
 from ..exceptions import DataFormatError
 from ._csv_layout import MAX_PLAUSIBLE_CLASSES, CsvLayout
 
-FORMATS = ("auto", "libsvm", "vw", "csv", "cache")
+FORMATS = ("auto", "libsvm", "vw", "csv", "cache", "conll")
 DEFAULT_CHUNK_SIZE = 50_000
 DEFAULT_BITS = 18
 
@@ -27,9 +27,10 @@ def data_options(n_features=True, predict=False):
                           "(predict); else 0-based if an index 0 occurs in the first 4 MiB of the first file "
                           "that has features, decided once for the whole run]"),
         click.option("--bits", type=click.IntRange(1, 31), default=None,
-                     help=f"VW only: hash features into 2^BITS slots. [default: {DEFAULT_BITS}]"),
+                     help=f"VW and CoNLL only: hash features into 2^BITS slots. [default: {DEFAULT_BITS}]"),
         click.option("--chunk-size", type=click.IntRange(min=1), default=DEFAULT_CHUNK_SIZE, show_default=True,
-                     help="Rows parsed and learned per step (bounds the memory of streamed formats)."),
+                     help="Rows (CoNLL: sequences) parsed and learned per step (bounds the memory of streamed "
+                          "formats)."),
         click.option("--label-column", default=None, metavar="N|NAME",
                      help=f"CSV only: the column holding the label, by number (1 is the first) or by its name in "
                           f"the header. [default: {'the column the model was trained with' if predict else 'the last column'}]"),
@@ -39,7 +40,8 @@ def data_options(n_features=True, predict=False):
     if predict:
         options.append(click.option(
             "--no-label", is_flag=True,
-            help="CSV only: FILE has no label column; every column is a feature, as in training but the label."))
+            help="CSV and CoNLL only: FILE has no label column (CoNLL: no tag field); every column is a feature, as "
+                 "in training but the label."))
     if n_features:
         options.insert(1, click.option(
             "--n-features", type=click.IntRange(min=1), default=None,
@@ -132,6 +134,9 @@ class DataSource:
         if self.stream:
             self.path = _io.open_once(self.path, click.get_binary_stream("stdin"))
         self.format = data.detect_format(self.path) if fmt == "auto" else fmt
+        if self.format == "conll":
+            raise click.UsageError(f"{self.path} is read as conll, a file of sequences: learn it with --algo "
+                                   "pa-sequence, pa1-sequence or pa2-sequence, and predict it with their models")
         if self.stream and self.format == "cache":
             raise click.UsageError(f"{self.path} is a stream, and an olearn cache is read from a file (it is "
                                    "memory-mapped): save the stream to a file first")

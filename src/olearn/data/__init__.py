@@ -7,6 +7,7 @@ duplicate-free rows. Text is parsed by compiled kernels
 """
 
 from ._cache import load_cache, save_cache
+from ._conll import iter_conll, load_conll
 from ._csv import csv_columns, load_csv
 from ._digits import fetch_mnist, fetch_usps, read_idx
 from ._download import get_data_home
@@ -28,9 +29,11 @@ __all__ = [
     "fetch_mnist",
     "fetch_usps",
     "get_data_home",
+    "iter_conll",
     "iter_libsvm",
     "iter_vw",
     "load_cache",
+    "load_conll",
     "load_csv",
     "load_libsvm",
     "load_vw",

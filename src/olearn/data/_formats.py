@@ -8,6 +8,7 @@ import numpy as np
 from olearn.exceptions import DataFormatError
 
 from ._cache import CACHE_SUFFIX, MAGIC, load_cache
+from ._conll import DOCUMENT_START
 from ._csv import load_csv
 from ._io import open_raw, read_head, strip_compression_suffix
 from ._libsvm import load_libsvm
@@ -15,6 +16,7 @@ from ._vw import load_vw
 
 FORMATS = ("libsvm", "vw", "csv", "cache")
 _SUFFIXES = {
+    ".conll": "conll",
     ".svm": "libsvm",
     ".libsvm": "libsvm",
     ".svmlight": "libsvm",
@@ -27,15 +29,18 @@ _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 
 
 def detect_format(path):
-    """Name the format of a data file: ``"libsvm"``, ``"vw"``, ``"csv"`` or ``"cache"``.
+    """Name the format of a data file: ``"libsvm"``, ``"vw"``, ``"csv"``, ``"cache"`` or ``"conll"``.
 
     The suffix decides first, after stripping ``.gz`` / ``.bz2`` / ``.xz``:
     ``.svm``, ``.libsvm``, ``.svmlight`` -> libsvm; ``.vw`` -> vw;
-    ``.csv`` -> csv; ``.olc`` -> cache. Otherwise (``.txt``, no suffix, ...)
+    ``.csv`` -> csv; ``.olc`` -> cache; ``.conll`` -> conll (sequences, see
+    :func:`load_conll`). Otherwise (``.txt``, no suffix, ...)
     a cache is recognised by its magic bytes, and a text file by its first
-    line that is neither blank nor a ``#`` comment: a ``|`` means VW; a label
+    line that is neither blank nor a ``#`` comment: ``-DOCSTART-`` first
+    means CoNLL; a ``|`` means VW; a label
     followed by ``index:value`` tokens (or a lone number) means LIBSVM;
-    commas without colons mean CSV.
+    commas without colons mean CSV. Any other CoNLL file
+    (``The DT B-NP``) is not recognised: name its format.
 
     Parameters
     ----------
@@ -80,6 +85,8 @@ def detect_format(path):
     else:
         raise DataFormatError("cannot detect the format of a file with no data lines", path)
     tokens = text.split()
+    if tokens[0] == DOCUMENT_START.decode():
+        return "conll"
     if "|" in text:
         return "vw"
     if all(_LIBSVM_FEATURE.fullmatch(t) for t in tokens[1:]) and (
@@ -90,7 +97,8 @@ def detect_format(path):
         return "csv"
     raise DataFormatError(
         f"cannot detect the format from {text[:60]!r}: expected LIBSVM ('label index:value ...'), "
-        "VW ('label | features') or CSV ('x1,x2,...'); name the format explicitly",
+        "VW ('label | features'), CSV ('x1,x2,...') or CoNLL sequences ('feature ... tag'); name the format "
+        "explicitly",
         path,
         line_number,
         1,
@@ -129,6 +137,9 @@ def read_any(path, format=None, **kwargs):
     ((2, 2), array([ 1., -1.]), None)
     """
     fmt = detect_format(path) if format is None else format
+    if fmt == "conll":
+        raise ValueError(f"{os.fspath(path)} is a CoNLL file of sequences, which is no (X, y) of rows: read it "
+                         "with olearn.data.load_conll")
     if fmt not in FORMATS:
         raise ValueError(f"format must be one of {FORMATS}, got {fmt!r}")
     importance = None
