@@ -35,14 +35,39 @@ ALGORITHMS = {
     "pa2-multiclass": ("PAMulticlass", {"variant": "pa2"}),
     "perceptron-multiclass": ("MulticlassPerceptron", {}),
     "mira": ("MIRA", {}),
+    # the other tasks of Crammer et al. 2006: regression (Sec. 5), uniclass (Sec. 6), multilabel (Sec. 7),
+    # cost-sensitive multiclass (Sec. 8, the costs from --costs FILE)
+    **{f"{variant}-{task}": (class_name, {"variant": variant})
+       for task, class_name in (("regression", "PARegressor"), ("uniclass", "PAUniclass"),
+                                ("multilabel", "PAMultilabel"), ("cost-sensitive", "PACostSensitive"))
+       for variant in ("pa", "pa1", "pa2")},
 }
 ALGORITHM_NAMES = tuple(ALGORITHMS)
-MULTICLASS = ("pa-multiclass", "pa1-multiclass", "pa2-multiclass", "perceptron-multiclass", "mira")
-# what ``olearn compare`` runs when not told: every binary learner whose cost per example is O(nnz)
-COMPARED_BY_DEFAULT = tuple(
-    name for name in ALGORITHMS
-    if not name.endswith("-full") and name not in ("sop", "dual") and name not in MULTICLASS
-)
+# the one place that says which task each algorithm learns (every algorithm not named here is binary)
+_TASK_ALGORITHMS = {
+    "multiclass": ("pa-multiclass", "pa1-multiclass", "pa2-multiclass", "perceptron-multiclass", "mira"),
+    **{task: tuple(f"{variant}-{task}" for variant in ("pa", "pa1", "pa2"))
+       for task in ("regression", "uniclass", "multilabel", "cost-sensitive")},
+}
+TASKS = ("binary", *_TASK_ALGORITHMS)
+
+
+def task_of(algo):
+    """The task ``algo`` learns: binary, multiclass, regression, uniclass, multilabel or cost-sensitive."""
+    return next((task for task, names in _TASK_ALGORITHMS.items() if algo in names), "binary")
+
+
+def algorithms_of(task):
+    """The algorithms that learn ``task``, in the order of ALGORITHMS."""
+    return tuple(name for name in ALGORITHMS if task_of(name) == task)
+
+
+# what ``olearn compare`` runs when not told, per task: for binary data every binary learner whose cost per
+# example is O(nnz); for the other tasks all their learners
+COMPARED_BY_DEFAULT = {
+    task: tuple(name for name in algorithms_of(task) if not name.endswith("-full") and name not in ("sop", "dual"))
+    for task in TASKS
+}
 LOSSES = ("hinge", "logistic", "squared")
 SCHEDULES = ("constant", "sqrt", "inverse")
 # Algorithms whose mistake or loss bounds olearn.bounds.bound_report evaluates (Novikoff; Shalev-Shwartz &
@@ -53,8 +78,8 @@ BOUNDED = ("perceptron", "pa", "pa1", "pa2", "pa-multiclass", "pa1-multiclass", 
 
 _OPTION_NAMES = {"C": "-C", "eta": "--eta", "loss": "--loss", "schedule": "--schedule", "radius": "--radius"}
 _POSITIVE = click.FloatRange(min=0.0, min_open=True)
-# set by their own options on every learner, never through --set
-_STRUCTURAL = ("fit_intercept", "n_features")
+# set by their own options on every learner, never through --set (cost: --costs FILE)
+_STRUCTURAL = ("fit_intercept", "n_features", "cost")
 # the passes of the estimators' fit, which the commands never call: they learn online, --passes times
 _FIT_PASSES = ("max_iter", "tol", "n_iter_no_change", "shuffle")
 
@@ -137,7 +162,8 @@ def collect_hyperparameters(C, eta, loss, schedule, radius, settings=()):
         if not sep or not name.isidentifier():
             raise click.BadParameter(f"{setting!r}: expected NAME=VALUE", param_hint="'--set'")
         if name in _STRUCTURAL:
-            raise click.BadParameter(f"{name} has its own option; use it instead of --set", param_hint="'--set'")
+            own = "--costs FILE" if name == "cost" else "its own option"
+            raise click.BadParameter(f"{name} has {own}; use it instead of --set", param_hint="'--set'")
         if name in chosen:
             raise click.BadParameter(f"{name} is given twice", param_hint="'--set'")
         chosen[name] = parse_value(text.strip())
@@ -209,14 +235,29 @@ def _check_condition(name, hyperparameters, who):
 
 
 def max_classes(*algos):
-    """The most distinct labels a file learned by ``algos`` may plausibly hold: 2 if one of them is binary."""
+    """The most distinct labels a file learned by ``algos`` may plausibly hold: 2 if one of them is binary,
+    None (any real value) for regression."""
     from ._csv_layout import MAX_PLAUSIBLE_CLASSES
 
-    return MAX_PLAUSIBLE_CLASSES if all(algo in MULTICLASS for algo in algos) else 2
+    tasks = {task_of(algo) for algo in algos}
+    if tasks == {"regression"}:
+        return None
+    return 2 if "binary" in tasks else MAX_PLAUSIBLE_CLASSES
 
 
-def make_estimator(algo, hyperparameters, fit_intercept=None, n_features=None):
-    """A fresh estimator for ``algo``; hyperparameters it does not take are ignored."""
+def check_fit_intercept(algo, fit_intercept):
+    """Reject --fit-intercept/--no-fit-intercept for a learner without an intercept (the uniclass ones)."""
+    import olearn
+
+    if fit_intercept is not None and "fit_intercept" not in getattr(olearn, ALGORITHMS[algo][0])._get_param_names():
+        takers = ", ".join(a for a in ALGORITHMS if "fit_intercept" in getattr(olearn, ALGORITHMS[a][0])._get_param_names())
+        raise click.UsageError(f"--{'' if fit_intercept else 'no-'}fit-intercept does not apply to --algo {algo}, "
+                               f"which has no intercept (it applies to: {takers})")
+
+
+def make_estimator(algo, hyperparameters, fit_intercept=None, n_features=None, cost=None):
+    """A fresh estimator for ``algo``; hyperparameters it does not take are ignored; ``cost`` is the matrix of
+    a cost-sensitive one (sorted labels)."""
     import olearn
 
     class_name, fixed = ALGORITHMS[algo]
@@ -226,6 +267,8 @@ def make_estimator(algo, hyperparameters, fit_intercept=None, n_features=None):
         kwargs["fit_intercept"] = fit_intercept
     if n_features is not None:
         kwargs["n_features"] = n_features
+    if cost is not None:
+        kwargs["cost"] = cost
     return getattr(olearn, class_name)(**kwargs)
 
 
