@@ -258,8 +258,8 @@ def test_passes_learn_the_file_again(data, tmp_path, task, args, make):
     if task != "regression":
         result = run(*args, *extra, "--passes", 2, "--holdout-every", 3, "--chunk-size", 16, path)
         assert result.exit_code == 0, result.output
-        what = "outside" if task == "uniclass" else "mistakes"
-        assert re.search(rf"^pass 2 held out: 20 examples, \d+ {what}, ", result.stdout, re.MULTILINE)
+        what = "outside, outside rate" if task == "uniclass" else "mistakes, mistake rate"
+        assert re.search(rf"^pass 2 held out: 20 examples, \d+ {what} [0-9.]+ h$", result.stdout, re.MULTILINE)
 
 
 @pytest.mark.parametrize("task, args, make", CASES, ids=IDS)

@@ -274,7 +274,7 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
                 saved_if_interrupted(est, save if save_on_interrupt else None, source, table):
             for p in range(passes):
                 label = f"pass {p + 1}/{passes}" if passes > 1 else ("testing" if test_only else "learning")
-                held_out = HeldOut(holdout_every, task.mistakes_name)
+                held_out = HeldOut(holdout_every, task)
                 for chunk in source.chunks():
                     _learn_chunk(est, chunk, held_out, table, source, interrupts, writer, test_only, costs)
                     progress.update(table.examples + held_out.examples + sum(h.examples for h in held_outs), label)

@@ -25,11 +25,12 @@ class Task:
     reads_labels = True  # False: the rows themselves are the examples (uniclass)
     multilabel = False  # labels are comma-separated sets (LIBSVM only)
     mistakes_name = "mistakes"
+    rate_name = "mistake rate"
     counts_mistakes = True  # False: the learner makes none (regression)
     n_extras = 0  # per-round quantities summed besides the mistakes and the loss
 
     def header(self):
-        return _COLUMNS.format(self.mistakes_name, f"{self.mistakes_name[:-1]} rate", "average loss", "since last")
+        return _COLUMNS.format(self.mistakes_name, self.rate_name, "average loss", "since last")
 
     def extras(self, result, y, model):
         """(n, n_extras) per-round quantities of ``result`` whose sums the table keeps."""
@@ -43,7 +44,7 @@ class Task:
     def summary(self, examples, mistakes, loss, extras):
         """(name, value) items of the closing summary and of ``olearn compare``'s table (value a number)."""
         rate = mistakes / examples if examples else 0.0
-        return [(self.mistakes_name, mistakes), (f"{self.mistakes_name[:-1]} rate", rate),
+        return [(self.mistakes_name, mistakes), (self.rate_name, rate),
                 ("average loss", loss / examples if examples else 0.0)]
 
     # -- predictions of a model that does not learn (run -t, held-out rows, predict) --------------------------
@@ -186,13 +187,7 @@ class UniclassTask(Task):
     name = "uniclass"
     reads_labels = False
     mistakes_name = "outside"
-
-    def header(self):
-        return _COLUMNS.format("outside", "outside rate", "average loss", "since last")
-
-    def summary(self, examples, mistakes, loss, extras):
-        return [("outside", mistakes), ("outside rate", mistakes / examples if examples else 0.0),
-                ("average loss", loss / examples if examples else 0.0)]
+    rate_name = "outside rate"
 
     def frozen(self, model, X, y):
         scores = model.decision_function(X)
