@@ -485,3 +485,21 @@ def test_compare_usage_errors_of_the_tasks(data, args, message):
     result = invoke("compare", *args, data["regression"][0])
     assert result.exit_code == 2, result.output
     assert message in result.output
+
+
+def test_a_uniclass_model_of_the_library_reads_libsvm_in_its_dimension(tmp_path):
+    est = olearn.PAUniclass(variant="pa1")  # no n_features: the first vector's dimension, 4
+    olearn.run(est, np.array([[1.0, 0.0, 0.0, 2.0], [0.0, 1.0, 1.0, 1.0]]))
+    model = tmp_path / "library.npz"
+    est.save(model)
+    path = tmp_path / "short.svm"
+    path.write_text("0 1:0.5\n0 2:1 3:1\n0 1:1 4:3\n")  # the first chunk of 2 reaches column 3 only
+    vectors = np.array([[0.5, 0, 0, 0], [0, 1, 1, 0], [1, 0, 0, 3]])
+    result = invoke("predict", "-m", model, "--chunk-size", 2, path)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines() == [str(v) for v in est.predict(vectors)]
+    resumed = tmp_path / "resumed.npz"
+    result = run("-i", model, "--chunk-size", 2, path, "-f", resumed, "-q")
+    assert result.exit_code == 0, result.output
+    olearn.run(est, vectors)
+    assert_same_model(resumed, est)

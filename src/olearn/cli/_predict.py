@@ -167,7 +167,7 @@ def predict_command(model_path, fmt, zero_based, bits, chunk_size, label_column,
     """
     import olearn
 
-    from ._tasks import task_of_model
+    from ._tasks import fixed_dimension, task_of_model
 
     model = olearn.load(model_path)
     task = task_of_model(model)
@@ -177,7 +177,7 @@ def predict_command(model_path, fmt, zero_based, bits, chunk_size, label_column,
                                label_column=label_column, delimiter=delimiter, labelled=not no_label, learning=False,
                                multilabel=task.multilabel, unlabelled=not task.reads_labels)
     # Indices past a fixed model dimension are reported by the reader, by file, line and column.
-    source.n_features = model.get_params().get("n_features") if source.format == "libsvm" else None
+    source.n_features = fixed_dimension(model, task) if source.format == "libsvm" else None
 
     sums, counted = 0, 0
     out = sys.stdout if output is None else open(output, "w", encoding="utf-8")

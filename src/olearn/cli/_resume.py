@@ -135,6 +135,7 @@ def resumed_source(model, model_path, file, fmt, zero_based, n_features, bits, c
     (:func:`olearn.cli._predict.source_as_trained`).
     """
     from ._predict import source_as_trained
+    from ._tasks import fixed_dimension
 
     source = source_as_trained(model, model_path, file, zero_based, bits, fmt=fmt, n_features=n_features,
                                chunk_size=chunk_size, label_column=label_column, delimiter=delimiter,
@@ -142,7 +143,7 @@ def resumed_source(model, model_path, file, fmt, zero_based, n_features, bits, c
                                unlabelled=not task.reads_labels)
     if source.format == "libsvm" and n_features is None:
         # an index past the model's fixed dimension is reported by the reader, by file, line and column
-        source.n_features = model.get_params().get("n_features")
+        source.n_features = fixed_dimension(model, task)
     return source
 
 

@@ -279,6 +279,15 @@ def _raw_lines(scores, model):
     return [" ".join(f"{name}:{float(s)!r}" for name, s in zip(names, row) if s != -np.inf) for row in scores]
 
 
+def fixed_dimension(model, task):
+    """The dimension a LIBSVM file must be read with for ``model``: its ``n_features``, or for a uniclass model
+    (whose vectors all have one dimension) the dimension of its center; None: any."""
+    fixed = model.get_params().get("n_features")
+    if fixed is None and not task.reads_labels:
+        fixed = model.n_features_in_
+    return fixed
+
+
 _TASKS = {task.name: task for task in (Task(), MulticlassTask(), RegressionTask(), UniclassTask(), MultilabelTask(),
                                        CostSensitiveTask())}
 
