@@ -181,10 +181,12 @@ def compare_command(algos, task_name, C, eta, loss, schedule, radius, fit_interc
         from ._costs import read_costs
 
         costs = read_costs(costs_path)
-    algos_read = [algo for _, algo, _ in entries] if entries is not None else COMPARED_BY_DEFAULT[task_name or "multiclass"]
+    # the learners the labels are checked for; while the file has to decide, any classifier's
+    readers = ([algo for _, algo, _ in entries] if entries is not None
+               else COMPARED_BY_DEFAULT[task_name or "multiclass"])
     task = None if task_name is None else task_named(task_name)
     source = DataSource(file, fmt, n_features, bits, chunk_size, IndexBase(zero_based), label_column, delimiter,
-                        max_classes=max_classes(*algos_read), multilabel=task is not None and task.multilabel,
+                        max_classes=max_classes(*readers), multilabel=task is not None and task.multilabel,
                         unlabelled=task is not None and not task.reads_labels)
     if task is None and _labels_are_sets(source):
         source.multilabel, task = True, task_named("multilabel")

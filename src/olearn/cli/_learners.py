@@ -249,10 +249,11 @@ def check_fit_intercept(algo, fit_intercept):
     """Reject --fit-intercept/--no-fit-intercept for a learner without an intercept (the uniclass ones)."""
     import olearn
 
-    if fit_intercept is not None and "fit_intercept" not in getattr(olearn, ALGORITHMS[algo][0])._get_param_names():
-        takers = ", ".join(a for a in ALGORITHMS if "fit_intercept" in getattr(olearn, ALGORITHMS[a][0])._get_param_names())
+    without = [name for name, (class_name, _) in ALGORITHMS.items()
+               if "fit_intercept" not in getattr(olearn, class_name)._get_param_names()]
+    if fit_intercept is not None and algo in without:
         raise click.UsageError(f"--{'' if fit_intercept else 'no-'}fit-intercept does not apply to --algo {algo}, "
-                               f"which has no intercept (it applies to: {takers})")
+                               f"which has no intercept (it applies to every algorithm but {', '.join(without)})")
 
 
 def make_estimator(algo, hyperparameters, fit_intercept=None, n_features=None, cost=None):

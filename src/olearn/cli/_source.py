@@ -275,7 +275,8 @@ class DataSource:
             except DataFormatError as err:
                 raise self.base.explain(err) from None
         elif self.format == "vw":
-            X, y, weight = data.load_vw(self.path, n_bits=self.bits, require_labels=self.learning and not self.unlabelled)
+            X, y, weight = data.load_vw(self.path, n_bits=self.bits,
+                                        require_labels=self.learning and not self.unlabelled)
             weight = _unless_all_ones(weight)
         elif self.format == "csv":
             label = None if self.csv.label is None else self.csv.label - 1
