@@ -472,6 +472,16 @@ def test_compare_refuses_a_label_that_contradicts_the_first_chunk(tmp_path):
                                     "learners chosen from the labels of the first chunk (-1 1) cannot take")
 
 
+def test_compare_says_how_to_read_label_sets_that_follow_a_single_label(tmp_path):
+    path = tmp_path / "late.svm"
+    path.write_text("1 1:1\n2,3 2:1\n")
+    result = invoke("compare", path)
+    assert result.exit_code == 1
+    assert result.stderr.startswith(f"olearn: error: {path}:2:1: expected a numeric label, found '2,3'")
+    assert "say --task multilabel" in result.stderr
+    assert invoke("compare", "--task", "multilabel", path).exit_code == 0
+
+
 @pytest.mark.parametrize("args, message", [
     (("--algos", "pa1,pa1-regression"), "--algos mixes learners of different tasks: pa1 (binary), "
                                         "pa1-regression (regression)"),

@@ -7,6 +7,7 @@ import time
 import click
 import numpy as np
 
+from ..exceptions import DataFormatError
 from ._app import cli
 from ._learners import (
     COMPARED_BY_DEFAULT,
@@ -196,7 +197,7 @@ def compare_command(algos, task_name, C, eta, loss, schedule, radius, fit_interc
 
     warm = False
     with Progress(enabled=True, description="comparing") as progress:
-        for X, y, weight in source.chunks():
+        for X, y, weight in source.chunks() if task_name is not None else _sets_hinted(source):
             done = 0 if traces is None else next(iter(traces.values())).n_rounds
             if task is None:
                 task = task_named(_task_of_labels(y, file))
@@ -358,6 +359,17 @@ def _labels_are_sets(source):
             first = text.split()[0]
             return ":" not in first and "," in first
     return False
+
+
+def _sets_hinted(source):
+    """``source.chunks()``, where a label set met after a first line of one label says how to read the file."""
+    try:
+        yield from source.chunks()
+    except DataFormatError as err:
+        if source.multilabel or "expected a numeric label" not in err.message or "," not in err.message:
+            raise
+        raise DataFormatError(f"{err.message}: the file's first label is a single number, so it was not read as "
+                              "multilabel; say --task multilabel", err.path, err.line, err.column) from None
 
 
 def _task_of_labels(y, path):
