@@ -95,8 +95,7 @@ from ._tasks import task_named
               help="With --workers/--scheduler: the two class labels (every shard must encode them alike).")
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, allow_dash=False))
 def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, costs_path, passes, holdout_every,
-                holdout_off,
-                fmt, zero_based, n_features, bits, chunk_size, label_column, delimiter, use_cache, save,
+                holdout_off, fmt, zero_based, n_features, bits, chunk_size, label_column, delimiter, use_cache, save,
                 save_on_interrupt, initial_model, test_only, predictions, raw, bound, quiet, workers, scheduler, tau,
                 weighting, classes, files):
     """Learn from FILE online and report progressive validation.
