@@ -513,3 +513,19 @@ def test_a_uniclass_model_of_the_library_reads_libsvm_in_its_dimension(tmp_path)
     assert result.exit_code == 0, result.output
     olearn.run(est, vectors)
     assert_same_model(resumed, est)
+
+
+def test_a_cost_sensitive_model_with_the_zero_one_cost_takes_new_labels(tmp_path):
+    est = olearn.PACostSensitive()  # cost=None: the 0/1 cost, classes may arrive mid-stream
+    olearn.run(est, np.eye(3), np.array([1.0, 2.0, 3.0]))
+    model = tmp_path / "library.npz"
+    est.save(model)
+    path = tmp_path / "new.svm"
+    path.write_text("4 1:1\n1 2:1\n2 1:1 3:1\n")
+    result = run("-i", model, path, "-q")
+    assert result.exit_code == 0, result.output
+    want = olearn.run(est, np.array([[1.0, 0, 0], [0, 1.0, 0], [1.0, 0, 1.0]]), np.array([4.0, 1.0, 2.0]))
+    totals = summary(result.stdout)
+    assert int(totals["mistakes"]) == want.n_mistakes
+    wrong = np.mean(want.predictions != np.array([4.0, 1.0, 2.0]))
+    assert float(totals["average cost"]) == pytest.approx(wrong, abs=1e-6)

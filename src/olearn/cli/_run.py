@@ -368,7 +368,9 @@ def _costs_of(algo, costs_path, initial_model, model):
         if costs_path is not None:
             raise click.UsageError(f"--costs does not apply to -i {initial_model}: a resumed model keeps the costs "
                                    "it learned with; drop --costs")
-        return Costs.of_model(model, initial_model) if algo in takers else None
+        # a library's model with the 0/1 cost (cost=None) takes new labels, as PAMulticlass does
+        return Costs.of_model(model, initial_model) if algo in takers and model.get_params()["cost"] is not None \
+            else None
     if algo in takers:
         if costs_path is None:
             raise click.UsageError(f"--algo {algo} learns with a cost matrix: give it with --costs FILE")
