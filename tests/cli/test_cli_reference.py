@@ -25,8 +25,14 @@ BLOCK = re.compile(re.escape(BEGIN) + r"\n(.*?)" + re.escape(END), re.S)
 def _printed_commands(group, ctx):
     """{name: description} as the Commands section of ``olearn --help`` prints them."""
     text = group.get_help(ctx)
-    section = text[text.index("Commands:"):].splitlines()[1:]
-    return dict(re.match(r"\s+(\S+)\s+(.*)", line).groups() for line in section if line.strip())
+    described = {}
+    for line in text[text.index("Commands:"):].splitlines()[1:]:
+        name, _, description = line.strip().partition(" ")
+        if line.startswith("  ") and not line.startswith("   "):
+            described[name] = description.strip()
+        elif line.strip():  # a description wrapped onto the next line
+            described[next(reversed(described))] += " " + line.strip()
+    return described
 
 
 def _option_names(param):

@@ -271,8 +271,10 @@ def test_input_from_stdin(train):
     (["--set", "n_bits=5"], "--bits"),
     (["--eta", "1"], "(it applies to: perceptron"),
     (["--set", "update=sometimes"], None),
+    (["--costs", "TRAIN"], "--costs does not apply to sequences"),
 ])
 def test_options_that_do_not_apply_are_usage_errors(train, extra, words):
+    extra = [train if arg == "TRAIN" else arg for arg in extra]
     result = invoke("run", "-a", "pa1-sequence", *extra, train)
     if words is None:  # a bad value of the learner's own: its message, exit 1
         assert result.exit_code == 1 and "update" in result.stderr
@@ -343,3 +345,15 @@ def test_compressed_files_and_a_docstart_line_are_recognised(train, tmp_path):
         result = invoke("run", "-q", "-a", "pa1-sequence", "--bits", BITS, path)
         assert result.exit_code == 0, result.output
         assert want in result.stdout
+
+
+def test_compare_takes_the_sequence_task_and_refuses_another_task_on_a_conll_file(train, tmp_path):
+    table = tmp_path / "table.csv"
+    result = invoke("compare", "--task", "sequence", "--bits", BITS, "--csv", table, train)
+    assert result.exit_code == 0, result.output
+    assert [row["algorithm"] for row in csv.DictReader(table.open())] == ["pa-sequence", "pa1-sequence",
+                                                                           "pa2-sequence"]
+    result = invoke("compare", "--task", "multilabel", train)
+    assert result.exit_code == 2 and "--task multilabel does not apply to a CoNLL file" in result.stderr
+    result = invoke("compare", "--costs", train, train)
+    assert result.exit_code == 2 and "--costs does not apply to sequences" in result.stderr

@@ -193,7 +193,12 @@ def test_test_only_predictions_match_olearn_predict(tmp_path, halves):
     assert raw.stdout.splitlines() == [" ".join(f"{n}:{float(s)!r}" for n, s in zip(names, row)) for row in expected]
 
 
-def test_a_model_without_an_algo_of_run_cannot_be_resumed(tmp_path, halves):
+def test_a_model_without_an_algo_of_run_cannot_be_resumed(tmp_path, halves, monkeypatch):
+    from olearn.cli._learners import ALGORITHMS
+
+    # every estimator class has an --algo now: take the regressor's away
+    for name in ("pa-regression", "pa1-regression", "pa2-regression"):
+        monkeypatch.delitem(ALGORITHMS, name)
     model = tmp_path / "regressor.npz"
     olearn.PARegressor().partial_fit(*read(halves["bin", "A"])).save(model)
     result = invoke("-i", model, halves["bin", "B"])

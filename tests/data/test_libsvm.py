@@ -209,3 +209,15 @@ def test_numbers_with_many_digits_and_extreme_exponents(write):
     line = "1 " + " ".join(f"{j + 1}:{t}" for j, t in enumerate(tokens)) + "\n"
     X, _ = load_libsvm(write("d.svm", line))
     assert X.toarray()[0].tolist() == [float(t) for t in tokens]
+
+
+def test_detect_zero_based_reads_multilabel_lines(tmp_path):
+    from olearn.data._libsvm import detect_zero_based
+
+    path = tmp_path / "multilabel.svm"
+    path.write_text("1,3 0:0.5 2:1\n 1:1\n")
+    assert detect_zero_based(path, multilabel=True) is True
+    path.write_text("1,3 1:0.5 2:1\n")
+    assert detect_zero_based(path, multilabel=True) is False
+    with pytest.raises(ValueError, match="expected a numeric label"):
+        detect_zero_based(path)

@@ -62,7 +62,8 @@ class CsvLayout:
                 "header": self.header}
 
     def check_labels(self, y, max_classes):
-        """Refuse a label column the user did not name that cannot hold a classifier's labels."""
+        """Refuse a label column the user did not name that cannot hold a classifier's labels (``max_classes``
+        None: a regressor's targets, any real values, checked only against a header that names another column)."""
         if not self.defaulted or y is None or y.size == 0:
             return
         fix = "name the label column with --label-column N|NAME"
@@ -72,6 +73,8 @@ class CsvLayout:
                 raise click.UsageError(
                     f"{self.path}: the label is read from the last column, {self.describe()}, but "
                     f"{self.describe(named[0])} looks like the label: {fix} (e.g. --label-column {named[0]})")
+        if max_classes is None:
+            return  # any real value is a target
         values = np.unique(y)
         where = f"{self.path}: the label is read from the last column, {self.describe()}, which holds"
         if not np.all(values == np.round(values)):

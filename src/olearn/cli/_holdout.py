@@ -13,10 +13,14 @@ DEFAULT_HOLDOUT_PERIOD = 10
 
 
 class HeldOut:
-    """The held-out examples of one pass (none if ``every`` is None): which rows they are, and their mistakes."""
+    """The held-out examples of one pass (none if ``every`` is None): which rows they are, and their mistakes
+    (``task`` names them: mistakes, or vectors outside the ball; None: binary)."""
 
-    def __init__(self, every):
+    def __init__(self, every, task=None):
+        from ._tasks import task_named
+
         self.every = every
+        self.task = task_named("binary") if task is None else task
         self.position = 0  # rows of the pass already given to segments(), held out or not
         self.examples = 0
         self.mistakes = 0
@@ -54,8 +58,8 @@ class HeldOut:
 
     def line(self, pass_number):
         """The line printed under the table after a pass."""
-        return (f"pass {pass_number} held out: {self.examples:,} examples, {self.mistakes:,} mistakes, "
-                f"mistake rate {self.mistake_rate:.6f} h")
+        return (f"pass {pass_number} held out: {self.examples:,} examples, {self.mistakes:,} "
+                f"{self.task.mistakes_name}, {self.task.rate_name} {self.mistake_rate:.6f} h")
 
     def summary_lines(self, every):
         """The summary's lines about the last pass's held-out examples."""

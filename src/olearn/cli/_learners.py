@@ -35,19 +35,44 @@ ALGORITHMS = {
     "pa2-multiclass": ("PAMulticlass", {"variant": "pa2"}),
     "perceptron-multiclass": ("MulticlassPerceptron", {}),
     "mira": ("MIRA", {}),
-    # sequences (CoNLL files): Viterbi over a first-order chain of tags
+    # the other tasks of Crammer et al. 2006: regression (Sec. 5), uniclass (Sec. 6), multilabel (Sec. 7),
+    # cost-sensitive multiclass (Sec. 8, the costs from --costs FILE)
+    **{f"{variant}-{task}": (class_name, {"variant": variant})
+       for task, class_name in (("regression", "PARegressor"), ("uniclass", "PAUniclass"),
+                                ("multilabel", "PAMultilabel"), ("cost-sensitive", "PACostSensitive"))
+       for variant in ("pa", "pa1", "pa2")},
+    # sequences (CoNLL files): Viterbi over a first-order chain of tags (Sec. 9)
     "pa-sequence": ("PASequence", {"variant": "pa"}),
     "pa1-sequence": ("PASequence", {"variant": "pa1"}),
     "pa2-sequence": ("PASequence", {"variant": "pa2"}),
 }
 ALGORITHM_NAMES = tuple(ALGORITHMS)
-MULTICLASS = ("pa-multiclass", "pa1-multiclass", "pa2-multiclass", "perceptron-multiclass", "mira")
-SEQUENCES = ("pa-sequence", "pa1-sequence", "pa2-sequence")
-# what ``olearn compare`` runs when not told: every binary learner whose cost per example is O(nnz)
-COMPARED_BY_DEFAULT = tuple(
-    name for name in ALGORITHMS
-    if not name.endswith("-full") and name not in ("sop", "dual") and name not in MULTICLASS and name not in SEQUENCES
-)
+# the one place that says which task each algorithm learns (every algorithm not named here is binary)
+_TASK_ALGORITHMS = {
+    "multiclass": ("pa-multiclass", "pa1-multiclass", "pa2-multiclass", "perceptron-multiclass", "mira"),
+    **{task: tuple(f"{variant}-{task}" for variant in ("pa", "pa1", "pa2"))
+       for task in ("regression", "uniclass", "multilabel", "cost-sensitive", "sequence")},
+}
+SEQUENCES = _TASK_ALGORITHMS["sequence"]
+TASKS = ("binary", *_TASK_ALGORITHMS)
+
+
+def task_of(algo):
+    """The task ``algo`` learns: binary, multiclass, regression, uniclass, multilabel, cost-sensitive or sequence."""
+    return next((task for task, names in _TASK_ALGORITHMS.items() if algo in names), "binary")
+
+
+def algorithms_of(task):
+    """The algorithms that learn ``task``, in the order of ALGORITHMS."""
+    return tuple(name for name in ALGORITHMS if task_of(name) == task)
+
+
+# what ``olearn compare`` runs when not told, per task: for binary data every binary learner whose cost per
+# example is O(nnz); for the other tasks all their learners
+COMPARED_BY_DEFAULT = {
+    task: tuple(name for name in algorithms_of(task) if not name.endswith("-full") and name not in ("sop", "dual"))
+    for task in TASKS
+}
 LOSSES = ("hinge", "logistic", "squared")
 SCHEDULES = ("constant", "sqrt", "inverse")
 # Algorithms whose mistake or loss bounds olearn.bounds.bound_report evaluates (Novikoff; Shalev-Shwartz &
@@ -58,7 +83,7 @@ BOUNDED = ("perceptron", "pa", "pa1", "pa2", "pa-multiclass", "pa1-multiclass", 
 
 _OPTION_NAMES = {"C": "-C", "eta": "--eta", "loss": "--loss", "schedule": "--schedule", "radius": "--radius"}
 _POSITIVE = click.FloatRange(min=0.0, min_open=True)
-# set by their own options on every learner, never through --set
+# set by their own options on every learner, never through --set (and the cost-sensitive learners' cost by --costs)
 _STRUCTURAL = ("fit_intercept", "n_features")
 # the passes of the estimators' fit, which the commands never call: they learn online, --passes times
 _FIT_PASSES = ("max_iter", "tol", "n_iter_no_change", "shuffle")
@@ -88,6 +113,8 @@ def tunable(algo):
     unused = (*_FIT_PASSES, *(() if "kernel" in names else ("random_state",)))
     if fixed.get("variant") == "pa":
         unused += ("C",)  # the plain PA step has no aggressiveness bound (Crammer et al. 2006, eq. 6)
+    if task_of(algo) == "cost-sensitive":
+        unused += ("cost",)  # read from --costs FILE
     return tuple(name for name in names if name not in fixed and name not in _STRUCTURAL and name not in unused)
 
 
@@ -174,6 +201,8 @@ def check_applicable(algo, hyperparameters):
     """Reject a hyperparameter that ``algo`` does not have or would ignore (a usage error, exit code 2)."""
     for name, value in hyperparameters.items():
         _refuse_fit_passes(name)
+        if name == "cost" and task_of(algo) == "cost-sensitive":
+            raise click.UsageError(f"--algo {algo} reads its costs from --costs FILE, not from --set cost")
         class_name, fixed = ALGORITHMS[algo]
         if name in fixed and fixed[name] != value:
             # the setting chooses among the command line's variants of one estimator (arow, arow-full)
@@ -214,14 +243,30 @@ def _check_condition(name, hyperparameters, who):
 
 
 def max_classes(*algos):
-    """The most distinct labels a file learned by ``algos`` may plausibly hold: 2 if one of them is binary."""
+    """The most distinct labels a file learned by ``algos`` may plausibly hold: 2 if one of them is binary,
+    None (any real value) for regression."""
     from ._csv_layout import MAX_PLAUSIBLE_CLASSES
 
-    return MAX_PLAUSIBLE_CLASSES if all(algo in MULTICLASS for algo in algos) else 2
+    tasks = {task_of(algo) for algo in algos}
+    if tasks == {"regression"}:
+        return None
+    return 2 if "binary" in tasks else MAX_PLAUSIBLE_CLASSES
 
 
-def make_estimator(algo, hyperparameters, fit_intercept=None, n_features=None):
-    """A fresh estimator for ``algo``; hyperparameters it does not take are ignored."""
+def check_fit_intercept(algo, fit_intercept):
+    """Reject --fit-intercept/--no-fit-intercept for a learner without an intercept (the uniclass ones)."""
+    import olearn
+
+    without = [name for name, (class_name, _) in ALGORITHMS.items()
+               if "fit_intercept" not in getattr(olearn, class_name)._get_param_names()]
+    if fit_intercept is not None and algo in without:
+        raise click.UsageError(f"--{'' if fit_intercept else 'no-'}fit-intercept does not apply to --algo {algo}, "
+                               f"which has no intercept (it applies to every algorithm but {', '.join(without)})")
+
+
+def make_estimator(algo, hyperparameters, fit_intercept=None, n_features=None, cost=None):
+    """A fresh estimator for ``algo``; hyperparameters it does not take are ignored; ``cost`` is the matrix of
+    a cost-sensitive one (sorted labels)."""
     import olearn
 
     class_name, fixed = ALGORITHMS[algo]
@@ -231,6 +276,8 @@ def make_estimator(algo, hyperparameters, fit_intercept=None, n_features=None):
         kwargs["fit_intercept"] = fit_intercept
     if n_features is not None:
         kwargs["n_features"] = n_features
+    if cost is not None:
+        kwargs["cost"] = cost
     return getattr(olearn, class_name)(**kwargs)
 
 
@@ -240,8 +287,10 @@ def describe_estimator(est):
     defaults = type(est)().get_params()
     common = ("C", "eta", "loss", "schedule", "radius", "fit_intercept")
     # the other hyperparameters only where they differ from the default (set with --set)
+    # (a cost matrix or function, read from --costs, is not a short text)
     others = [name for name in sorted(params) if name not in common and name not in _STRUCTURAL
-              and name != "variant" and params[name] != defaults[name]]
+              and name != "variant" and not (name == "cost" and not isinstance(params[name], str))
+              and params[name] != defaults[name]]
     shown = []
     for name in (*common[:-1], *others, common[-1]):
         if name not in params or (name == "C" and params.get("variant") == "pa"):

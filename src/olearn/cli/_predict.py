@@ -40,7 +40,9 @@ def _trained_on(info):
     if fmt == "csv":
         layout = info["csv"]
         label = layout.get("label_column")
-        name = f" ({layout['header'][label - 1]!r})" if layout.get("header") and label else ""
+        if label is None:
+            return f"a CSV file of {layout.get('n_columns')} columns, no label"
+        name = f" ({layout['header'][label - 1]!r})" if layout.get("header") else ""
         return f"a CSV file of {layout.get('n_columns')} columns, the label in column {label}{name}"
     return "an olearn cache file"
 
@@ -102,7 +104,10 @@ def _check_csv(model_path, trained, csv):
     layout = trained["csv"]
     expected, label = layout.get("n_columns"), layout.get("label_column")
     was = f"{model_path} was trained on {_trained_on(trained)}"
-    if not csv.labelled:
+    if label is None:  # a uniclass model's file: every column a coordinate
+        if csv.n_columns != expected:
+            raise ValueError(f"{csv.path} has {csv.n_columns} columns ({was}): its coordinates are not the model's")
+    elif not csv.labelled:
         if csv.n_columns != expected - 1:
             raise ValueError(f"{csv.path} has {csv.n_columns} columns; with --no-label it must have the "
                              f"{expected - 1} feature columns of the training file ({was})")
@@ -116,14 +121,14 @@ def _check_csv(model_path, trained, csv):
                                f"the features would be the model's shifted; drop --label-column")
     names = layout.get("header")
     if names is not None and csv.header is not None:
-        names = names if csv.labelled else names[: label - 1] + names[label:]
+        names = names if csv.labelled or label is None else names[: label - 1] + names[label:]
         for k, (want, found) in enumerate(zip(names, csv.header), start=1):
             if want != found:
                 raise ValueError(f"column {k} of {csv.path} is named {found!r}, where the training file's is "
                                  f"{want!r} ({was}): put the columns in the training file's order")
 
 
-@cli.command("predict", short_help="Predict the labels of a file with a saved model.")
+@cli.command("predict", short_help="Predict a file's labels, values or tags with a saved model.")
 @click.option("--model", "-m", "model_path", type=click.Path(dir_okay=False), required=True,
               help="A model written by 'olearn run --save'.")
 @data_options(n_features=False, predict=True)
@@ -133,9 +138,18 @@ def _check_csv(model_path, trained, csv):
 def predict_command(model_path, fmt, zero_based, bits, chunk_size, label_column, delimiter, no_label, output, file):
     """Predict the label of every example of FILE with a saved model.
 
-    Prints one predicted label per line, in file order, to stdout (or to
+    Prints one prediction per line, in file order, to stdout (or to
     --output). The model does not learn. When FILE has labels, a final line
     on stderr gives the accuracy. FILE is streamed in chunks.
+
+    The model's task says what a prediction is: a label (binary, multiclass
+    and cost-sensitive models; the last line adds the average cost), a value
+    (regression: the last line gives MAE and RMSE), 1 inside the ball and -1
+    outside (uniclass: the last line gives the fraction outside; labels are
+    ignored), or the labels predicted relevant, comma-separated, an empty
+    line for none (multilabel: FILE is LIBSVM with comma-separated labels, a
+    single label being a set of one; the last line gives the fraction of
+    label sets predicted exactly).
 
     A model saved by 'olearn run --save' records how its training file was
     read, and FILE is read alike: a LIBSVM file with the same index base (0-
@@ -161,34 +175,36 @@ def predict_command(model_path, fmt, zero_based, bits, chunk_size, label_column,
     """
     import olearn
 
+    from ._tasks import fixed_dimension, task_of_model
+
     model = olearn.load(model_path)
     if isinstance(model, olearn.PASequence):
         from ._sequences import predict_sequences
 
         return predict_sequences(model, model_path, click.get_current_context().params)
+    task = task_of_model(model)
     if output is not None:
         check_writable(output, "--output")
     source = source_as_trained(model, model_path, file, zero_based, bits, fmt=fmt, chunk_size=chunk_size,
-                               label_column=label_column, delimiter=delimiter, labelled=not no_label, learning=False)
+                               label_column=label_column, delimiter=delimiter, labelled=not no_label, learning=False,
+                               multilabel=task.multilabel, unlabelled=not task.reads_labels)
     # Indices past a fixed model dimension are reported by the reader, by file, line and column.
-    source.n_features = model.get_params().get("n_features") if source.format == "libsvm" else None
+    source.n_features = fixed_dimension(model, task) if source.format == "libsvm" else None
 
-    correct = labelled = 0
+    sums, counted = 0, 0
     out = sys.stdout if output is None else open(output, "w", encoding="utf-8")
     try:
         for X, y, _ in source.chunks():
-            predictions = model.predict(X)
-            if predictions.size:
-                out.write("\n".join(format_labels(predictions)))
+            lines, predictions = task.predict_lines(model, X)
+            if lines:
+                out.write("\n".join(lines))
                 out.write("\n")
-            if y is None:
+            if y is None and task.reads_labels:
                 continue
-            y = np.asarray(y)
-            known = ~np.isnan(y) if y.dtype.kind == "f" else np.ones(y.shape, dtype=bool)
-            labelled += int(known.sum())
-            correct += int((predictions[known] == y[known]).sum())
+            chunk_sums, count = task.predict_score(model, predictions, y)
+            sums, counted = sums + chunk_sums, counted + count
     finally:
         if output is not None:
             out.close()
-    if labelled:
-        click.echo(f"accuracy: {correct / labelled:.6f} ({correct}/{labelled} correct)", err=True)
+    if counted:
+        click.echo(task.predict_report(sums, counted), err=True)

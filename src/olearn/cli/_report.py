@@ -6,27 +6,30 @@ import time
 
 import numpy as np
 
-TABLE_HEADER = f"{'examples':>12} {'mistakes':>12} {'mistake rate':>13} {'average loss':>13} {'since last':>11}"
-
-
 class ProgressiveTable:
     """Running totals of a progressive-validation run, printed at 1, 2, 4, 8, ... examples and at the end.
 
-    Feed it the :class:`olearn.RunResult` of each chunk in order. A row that
-    falls inside a chunk needs the chunk's per-round arrays (``record=True``);
-    learning the pieces of :meth:`pieces` instead, every row falls at the end
-    of one and is printed as soon as its example is learned.
+    Feed it the :class:`olearn.RunResult` of each chunk in order, with the
+    chunk's labels. A row that falls inside a chunk needs the chunk's
+    per-round arrays (``record=True``); learning the pieces of :meth:`pieces`
+    instead, every row falls at the end of one and is printed as soon as its
+    example is learned. The columns are those of the ``task``
+    (:mod:`olearn.cli._tasks`; binary classification by default).
     """
 
-    def __init__(self, write=None):
+    def __init__(self, write=None, task=None):
+        from ._tasks import task_named
+
         self.write = write
+        self.task = task_named("binary") if task is None else task
         self.examples = 0
         self.mistakes = 0
         self.updates = 0
         self.loss = 0.0
-        self.rows = []  # (examples, mistakes, mistake rate, average loss, since last)
+        self.extras = np.zeros(self.task.n_extras)
+        self.rows = []  # the lines printed
         self._next = 1
-        self._last = (0, 0)
+        self._last = (0, 0, self.extras.copy())
 
     def pieces(self, X, y, weight):
         """``(X, y, weight)`` of a chunk, cut where a row of the table falls (uncut if none does).
@@ -40,59 +43,57 @@ class ProgressiveTable:
             if lo == 0 and hi == n:
                 yield X, y, weight
             else:
-                yield X[lo:hi], y[lo:hi], None if weight is None else weight[lo:hi]
+                yield X[lo:hi], None if y is None else y[lo:hi], None if weight is None else weight[lo:hi]
             lo = hi
 
-    def add(self, result):
+    def add(self, result, y=None, model=None):
+        """Count ``result``, the rounds of the labels ``y`` (None: unlabelled, or totals only) learned by ``model``."""
         n = result.n_rounds
+        extras = self.task.extras(result, y, model) if self.task.n_extras else np.empty((n, 0))
         if self.write is not None and self.examples + n > self._next:
             mistakes = result.cumulative_mistakes
             losses = np.cumsum(result.losses)
+            running = np.cumsum(extras, axis=0)
             while self._next < self.examples + n:
                 i = self._next - self.examples - 1
-                self._row(self._next, self.mistakes + int(mistakes[i]), self.loss + float(losses[i]))
+                self._row(self._next, self.mistakes + int(mistakes[i]), self.loss + float(losses[i]),
+                          self.extras + running[i])
                 self._next *= 2
         self.examples += n
         self.mistakes += result.n_mistakes
         self.updates += result.n_updates
         self.loss += result.cumulative_loss
+        self.extras = self.extras + extras.sum(axis=0)
         if self.write is not None and self.examples == self._next:
-            self._row(self.examples, self.mistakes, self.loss)
+            self._row(self.examples, self.mistakes, self.loss, self.extras)
             self._next *= 2
 
     def finish(self):
         """Print the last row, unless the stream ended on a power of two (or was empty)."""
         if self.write is not None and self.examples != self._last[0]:
-            self._row(self.examples, self.mistakes, self.loss)
+            self._row(self.examples, self.mistakes, self.loss, self.extras)
 
-    def _row(self, examples, mistakes, loss):
-        last_examples, last_mistakes = self._last
-        since = (mistakes - last_mistakes) / (examples - last_examples)
-        row = (examples, mistakes, mistakes / examples, loss / examples, since)
+    def _row(self, examples, mistakes, loss, extras):
+        line = self.task.row(examples, mistakes, loss, extras, self._last)
         if not self.rows:
-            self.write(TABLE_HEADER)  # only now: a file that fails to parse prints no table at all
-        self.rows.append(row)
-        self._last = (examples, mistakes)
-        self.write(f"{row[0]:>12d} {row[1]:>12d} {row[2]:>13.6f} {row[3]:>13.6f} {row[4]:>11.6f}")
+            self.write(self.task.header())  # only now: a file that fails to parse prints no table at all
+        self.rows.append(line)
+        self._last = (examples, mistakes, np.array(extras))
+        self.write(line)
 
-    @property
-    def mistake_rate(self):
-        return self.mistakes / self.examples if self.examples else 0.0
-
-    @property
-    def average_loss(self):
-        return self.loss / self.examples if self.examples else 0.0
+    def summary(self):
+        """The task's (name, value) totals: mistakes, rates, losses, errors."""
+        return self.task.summary(self.examples, self.mistakes, self.loss, self.extras)
 
 
 def summary_lines(table, passes, seconds):
     """The closing summary of ``olearn run`` as aligned ``name value`` lines."""
     throughput = table.examples / seconds if seconds > 0 else float("inf")
+    measured = [(name, f"{value:,}" if isinstance(value, int) else f"{value:.6f}") for name, value in table.summary()]
     items = [
         ("examples", f"{table.examples:,}"),
         ("passes", f"{passes}"),
-        ("mistakes", f"{table.mistakes:,}"),
-        ("mistake rate", f"{table.mistake_rate:.6f}"),
-        ("average loss", f"{table.average_loss:.6f}"),
+        *measured,
         ("updates", f"{table.updates:,}"),
         ("wall time", f"{seconds:.3f} s"),
         ("throughput", f"{throughput:,.0f} examples/s"),

@@ -7,7 +7,6 @@ import click
 import numpy as np
 
 from ._learners import ALGORITHMS, _option_name
-from ._predict import format_labels
 
 
 def algorithm_of(model):
@@ -73,15 +72,15 @@ class FrozenResult:
     """What ``olearn run -t`` counts on one chunk: the predictions of a model that does not learn.
 
     Quacks like :class:`olearn.RunResult` as far as the progressive table
-    reads it. A mistake is a prediction other than the label (as ``olearn
-    predict`` counts its accuracy). The loss is the learner's step rule's and
-    is not measured without learning: it is ``nan``.
+    and the prediction writer read it. A mistake is what the learner's run
+    counts, judged on the frozen model's predictions (for a classifier a
+    prediction other than the label, as ``olearn predict`` counts its
+    accuracy; see :meth:`olearn.cli._tasks.Task.frozen`). The loss is the
+    learner's step rule's and is not measured without learning: it is ``nan``.
     """
 
-    def __init__(self, model, X, y):
-        self.predictions = model.predict(X)
-        self.scores = model.decision_function(X)
-        wrong = np.asarray(self.predictions != np.asarray(y), dtype=bool)
+    def __init__(self, model, X, y, task):
+        self.predictions, self.scores, wrong = task.frozen(model, X, y)
         self.n_rounds = int(wrong.shape[0])
         self.n_mistakes = int(wrong.sum())
         self.n_updates = 0
@@ -91,18 +90,24 @@ class FrozenResult:
 
 
 class PredictionWriter:
-    """``-p FILE`` (``-`` for stdout): one line per example in input order, the label or with ``raw`` the score(s).
+    """``-p FILE`` (``-`` for stdout): one line per example in input order, as the task writes its predictions.
 
-    A binary learner's raw score is w.x (positive for ``classes_[1]``); a
-    multiclass learner's is ``class:score`` for every class known at that
-    round, space-separated, in the order of ``classes_`` (sorted); a round
-    before any class was known (a multiclass run's first) has an empty line,
-    with or without ``raw``.
+    A binary learner writes the label, with ``raw`` its score w.x (positive
+    for ``classes_[1]``); a multiclass (or cost-sensitive) learner the label,
+    with ``raw`` ``class:score`` for every class known at that round,
+    space-separated, in the order of ``classes_`` (sorted); a round before any
+    class was known (a multiclass run's first) has an empty line, with or
+    without ``raw``. A regressor writes the predicted value; a uniclass
+    learner 1 (inside the ball) or -1, with ``raw`` the signed margin
+    radius - ||y - w||; a multilabel learner the labels predicted relevant,
+    comma-separated (an empty line for none), with ``raw`` the ranking margin
+    (``inf`` with nothing to rank).
     """
 
-    def __init__(self, path, raw):
+    def __init__(self, path, raw, task):
         self.path = path
         self.raw = raw
+        self.task = task
         self._out = sys.stdout if path == "-" else open(path, "w", encoding="utf-8")
 
     @property
@@ -112,28 +117,8 @@ class PredictionWriter:
     def write(self, result, model):
         if result.n_rounds == 0:
             return
-        lines = self._raw_lines(result.scores, model) if self.raw else self._label_lines(result)
-        self._out.write("\n".join(lines))
+        self._out.write("\n".join(self.task.prediction_lines(result, model, self.raw)))
         self._out.write("\n")
-
-    @staticmethod
-    def _label_lines(result):
-        lines = format_labels(result.predictions)
-        scores = np.asarray(result.scores)
-        if scores.ndim == 1:
-            return lines
-        # a multiclass round before any class was known predicts none (olearn.run shows classes_[0] there, a
-        # mistake, and which class that is depends on how much of the stream one call of run sees)
-        return ["" if np.isneginf(row).all() else line for line, row in zip(lines, scores)]
-
-    @staticmethod
-    def _raw_lines(scores, model):
-        scores = np.asarray(scores, dtype=np.float64)
-        if scores.ndim == 1:
-            return [repr(float(s)) for s in scores]
-        names = format_labels(model.classes_)
-        # -inf marks a class not known yet at that round: it has no score
-        return [" ".join(f"{name}:{float(s)!r}" for name, s in zip(names, row) if s != -np.inf) for row in scores]
 
     def close(self):
         if self.to_stdout:
@@ -143,20 +128,22 @@ class PredictionWriter:
 
 
 def resumed_source(model, model_path, file, fmt, zero_based, n_features, bits, chunk_size, label_column, delimiter,
-                   max_classes):
+                   max_classes, task):
     """FILE read as the training data of ``-i MODEL`` were, and refused if its layout is not the model's.
 
     The same reading and the same check as ``olearn predict``
     (:func:`olearn.cli._predict.source_as_trained`).
     """
     from ._predict import source_as_trained
+    from ._tasks import fixed_dimension
 
     source = source_as_trained(model, model_path, file, zero_based, bits, fmt=fmt, n_features=n_features,
                                chunk_size=chunk_size, label_column=label_column, delimiter=delimiter,
-                               max_classes=max_classes)
+                               max_classes=max_classes, multilabel=task.multilabel,
+                               unlabelled=not task.reads_labels)
     if source.format == "libsvm" and n_features is None:
         # an index past the model's fixed dimension is reported by the reader, by file, line and column
-        source.n_features = model.get_params().get("n_features")
+        source.n_features = fixed_dimension(model, task)
     return source
 
 

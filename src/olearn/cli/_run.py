@@ -14,12 +14,15 @@ from ._learners import (
     ALGORITHM_NAMES,
     ALGORITHMS,
     BOUNDED,
+    algorithms_of,
     check_applicable,
+    check_fit_intercept,
     max_classes,
     collect_hyperparameters,
     hyperparameter_options,
     make_estimator,
     parse_value,
+    task_of,
 )
 from ._cached import CachedSource, reading_options
 from ._resume import FrozenResult, PredictionWriter, check_vw_flags, echo_stderr, resumed_model, resumed_source
@@ -27,6 +30,7 @@ from ._interrupt import HeldInterrupts, saved_if_interrupted
 from ._holdout import DEFAULT_HOLDOUT_PERIOD, HeldOut
 from ._report import Progress, ProgressiveTable, echo_stdout, summary_lines
 from ._source import DEFAULT_BITS, DataSource, IndexBase, check_writable, data_options
+from ._tasks import task_named
 
 
 @cli.command("run", short_help="Learn from a file online; print progressive validation.")
@@ -35,9 +39,16 @@ from ._source import DEFAULT_BITS, DataSource, IndexBase, check_writable, data_o
                    "descent) | svm (online SVM: ogd on the hinge loss in an L2 ball) | winnow, pnorm, dual "
                    "(quasi-additive; DualAscent) | arow, narow, cw (diagonal "
                    "covariance), arow-full, narow-full, cw-full, sop (full: O(d^2) per example), adagrad; "
-                   "set r, b, a, delta with --set | pa-sequence, pa1-sequence, pa2-sequence (CoNLL files, "
-                   "docs/sequence.md). Required unless -i gives a model.")
+                   "set r, b, a, delta with --set | pa-multiclass, pa1-multiclass, pa2-multiclass, "
+                   "perceptron-multiclass, mira | PA, PA-I, PA-II for regression (pa-regression, ...; --set "
+                   "epsilon), uniclass (pa-uniclass, ...; --set epsilon, learn_radius, B), multilabel "
+                   "(pa-multilabel, ...), cost-sensitive multiclass (pa-cost-sensitive, ...; --costs FILE, "
+                   "--set update=max-loss) and sequences (pa-sequence, ...; CoNLL files, docs/sequence.md). "
+                   "Required unless -i gives a model.")
 @hyperparameter_options
+@click.option("--costs", "costs_path", type=click.Path(dir_okay=False, exists=True), default=None, metavar="FILE",
+              help="The cost matrix of the cost-sensitive learners (required by them): a line of the k labels, then "
+                   "k lines of k costs, row = true label, column = predicted label (docs/cli.md).")
 @click.option("--passes", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
               help="Read the file this many times (the table counts every learned example of every pass).")
 @click.option("--holdout-every", type=click.IntRange(min=2), default=None, metavar="K",
@@ -60,7 +71,8 @@ from ._source import DEFAULT_BITS, DataSource, IndexBase, check_writable, data_o
               help="Write one prediction per example to FILE ('-': stdout, and the table goes to stderr): the label "
                    "predicted before the example is learned.")
 @click.option("--raw", is_flag=True,
-              help="With -p: write the raw score instead of the label (w.x; for multiclass, class:score per class).")
+              help="With -p: write the raw score instead of the label (w.x; for multiclass, class:score per class; "
+                   "uniclass: the signed margin; multilabel: the ranking margin).")
 @click.option("--save-on-interrupt", is_flag=True,
               help="With --save: on Ctrl-C, still write the model of the examples learned so far (then exit 130).")
 @click.option("--bound", is_flag=True,
@@ -83,8 +95,8 @@ from ._source import DEFAULT_BITS, DataSource, IndexBase, check_writable, data_o
 @click.option("--classes", default="-1,1", show_default=True, metavar="A,B",
               help="With --workers/--scheduler: the two class labels (every shard must encode them alike).")
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, allow_dash=False))
-def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, passes, holdout_every, holdout_off,
-                fmt, zero_based, n_features, bits, chunk_size, label_column, delimiter, use_cache, save,
+def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, costs_path, passes, holdout_every,
+                holdout_off, fmt, zero_based, n_features, bits, chunk_size, label_column, delimiter, use_cache, save,
                 save_on_interrupt, initial_model, test_only, predictions, raw, bound, quiet, workers, scheduler, tau,
                 weighting, classes, files):
     """Learn from FILE online and report progressive validation.
@@ -128,6 +140,22 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, p
       olearn run --algo arow --set r=0.1 train.svm
       olearn run --algo pa1 --label-column 1 --delimiter ';' train.csv
 
+    The algorithm names the task. Regression learners (pa-regression, ...)
+    print MAE and RMSE instead of mistakes; uniclass ones (pa-uniclass, ...)
+    learn the rows themselves (labels ignored; every CSV column is a
+    coordinate unless --label-column names one; a LIBSVM file needs
+    --n-features) and count the vectors outside the ball; multilabel ones
+    (pa-multilabel, ...) read LIBSVM labels such as '1,3'; cost-sensitive ones
+    (pa-cost-sensitive, ...) need --costs FILE: a line of the k labels, then
+    one line of k costs per true label (column: predicted label), >= 0, 0 on
+    the diagonal. See docs/cli.md, "Every task".
+
+    \b
+      olearn run -a pa1-regression --set epsilon=0.05 prices.svm
+      olearn run -a pa-uniclass --set learn_radius=true vectors.csv
+      olearn run -a pa2-multilabel -C 0.1 -p labels.txt scene.svm
+      olearn run -a pa1-cost-sensitive --costs costs.txt --set update=max-loss train.svm
+
     Vowpal Wabbit's habits: -i MODEL resumes a saved model on more data
     (learning A then resuming on B ends exactly as learning A and B in one
     run), -f MODEL is --save, -t tests the model of -i without learning,
@@ -168,6 +196,11 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, p
     if initial_model is not None:
         model, algo = resumed_model(initial_model, algo, hyperparameters, fit_intercept, n_features)
     check_applicable(algo, hyperparameters)
+    check_fit_intercept(algo, fit_intercept)
+    task = task_named(task_of(algo))
+    costs = _costs_of(algo, costs_path, initial_model, model)
+    if raw and task.check_raw() is not None:
+        raise click.UsageError(f"--raw does not apply to --algo {algo}: {task.check_raw()}")
     if save_on_interrupt and (save is None or bound or workers is not None or scheduler is not None):
         raise click.UsageError("--save-on-interrupt applies with --save, to learning in chunks here (not --bound, "
                                "not on Dask)")
@@ -186,6 +219,12 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, p
         if value is not None:
             raise click.UsageError(f"{name} applies with --workers or --scheduler only")
     holdout_every = _holdout_period(holdout_every, holdout_off, passes)
+    if holdout_every is not None and not task.counts_mistakes:
+        raise click.UsageError(f"--passes {passes} holds examples out to count their mistakes, and --algo {algo} "
+                               f"({task.name}) makes none: add --holdout-off")
+    if use_cache and (task.multilabel or not task.reads_labels):
+        raise click.UsageError(f"-c caches a file's labels as numbers, and --algo {algo} ({task.name}) reads "
+                               "none or sets of them: read FILE without -c")
     if len(files) > 1:
         raise click.UsageError("several files are learned as shards on Dask: add --workers N or --scheduler ADDRESS")
     (file,) = files
@@ -200,25 +239,35 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, p
     if model is None:
         def open_text():
             return DataSource(file, fmt, n_features, bits, chunk_size, IndexBase(zero_based), label_column, delimiter,
-                              max_classes=max_classes(algo))
+                              max_classes=max_classes(algo), multilabel=task.multilabel,
+                              unlabelled=not task.reads_labels)
     else:
         def open_text():
             return resumed_source(model, initial_model, file, fmt, zero_based, n_features, bits, chunk_size,
-                                  label_column, delimiter, max_classes(algo))
+                                  label_column, delimiter, max_classes(algo), task)
     if use_cache:
         source = CachedSource(file, reading_options(fmt, zero_based, n_features, bits, label_column, delimiter,
                                                     initial_model), chunk_size, open_text)
         click.get_current_context().call_on_close(source.close)
     else:
         source = open_text()
-    est = make_estimator(algo, hyperparameters, fit_intercept, source.model_n_features) if model is None else model
+    if model is None:
+        _check_fixed_dimension(algo, task, source)
+        est = make_estimator(algo, hyperparameters, fit_intercept, source.model_n_features,
+                             None if costs is None else costs.matrix)
+        if costs is not None:
+            # the cost matrix is over the sorted labels, all known before the first example (a resumed model
+            # knows them)
+            est.partial_fit(np.empty((0, source.model_n_features or 0)), [], classes=costs.labels)
+    else:
+        est = model
     if passes > 1 and source.stream and not use_cache:
         raise click.UsageError(f"--passes {passes} reads FILE {passes} times, and {source.path} is a stream, read "
                                "once: save it to a file first, or add -c to read the later passes from a cache")
-    writer = None if predictions is None else PredictionWriter(predictions, raw)
+    writer = None if predictions is None else PredictionWriter(predictions, raw, task)
     held_outs = []
     to_stderr = writer is not None and writer.to_stdout
-    table = ProgressiveTable(None if quiet else (echo_stderr if to_stderr else echo_stdout))
+    table = ProgressiveTable(None if quiet else (echo_stderr if to_stderr else echo_stdout), task)
 
     if bound:
         X, y, weight = source.load()
@@ -227,7 +276,7 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, p
                                    "rounds: run without --bound to learn with the weights")
         with source.locating(0):
             result = olearn.run(est, X, y, record=True)
-        table.add(result)
+        table.add(result, y, est)
         if writer is not None:
             writer.write(result, est)
     else:
@@ -235,9 +284,9 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, p
                 saved_if_interrupted(est, save if save_on_interrupt else None, source, table):
             for p in range(passes):
                 label = f"pass {p + 1}/{passes}" if passes > 1 else ("testing" if test_only else "learning")
-                held_out = HeldOut(holdout_every)
+                held_out = HeldOut(holdout_every, task)
                 for chunk in source.chunks():
-                    _learn_chunk(est, chunk, held_out, table, source, interrupts, writer, test_only)
+                    _learn_chunk(est, chunk, held_out, table, source, interrupts, writer, test_only, costs)
                     progress.update(table.examples + held_out.examples + sum(h.examples for h in held_outs), label)
                 if holdout_every is not None:
                     held_outs.append(held_out)
@@ -281,38 +330,75 @@ def _holdout_period(every, off, passes):
     return DEFAULT_HOLDOUT_PERIOD if every is None else every
 
 
-def _learn_chunk(est, chunk, held_out, table, source, interrupts, writer, test_only):
-    """Predict then learn the rows of a chunk in order; held-out rows are only predicted, and counted apart."""
+def _learn_chunk(est, chunk, held_out, table, source, interrupts, writer, test_only, costs):
+    """Predict then learn the rows of a chunk in order; held-out rows are only predicted, and counted apart.
+
+    ``y`` is None for a uniclass learner, whose examples are the rows of X.
+    """
     import olearn
 
     X, y, weight = chunk
+    n = X.shape[0]
     first = held_out.position
-    learned = held_out.learned_rows(len(y))
+    learned = held_out.learned_rows(n)
+    if costs is not None:
+        with source.locating(first):
+            costs.check_labels(y)
     if not test_only:
-        _declare_binary_classes(est, y if learned is None else y[learned])
-    for lo, hi, held in held_out.segments(len(y)):
+        _declare_binary_classes(est, y, learned)
+    for lo, hi, held in held_out.segments(n):
         if held:
             with interrupts.held(), source.locating(first + lo):
-                result = FrozenResult(est, X[lo:hi], y[lo:hi])
+                y_held = None if y is None else y[lo:hi]
+                result = FrozenResult(est, X[lo:hi], y_held, table.task)
                 held_out.add(result)
                 if writer is not None:
                     writer.write(result, est)
             continue
-        segment = (X, y, weight) if (lo, hi) == (0, len(y)) else (
-            X[lo:hi], y[lo:hi], None if weight is None else weight[lo:hi])
+        segment = (X, y, weight) if (lo, hi) == (0, n) else (
+            X[lo:hi], None if y is None else y[lo:hi], None if weight is None else weight[lo:hi])
         for X_piece, y_piece, weight_piece in table.pieces(*segment):
             with interrupts.held(), source.locating(first + lo):
                 if test_only:
-                    result = FrozenResult(est, X_piece, y_piece)
+                    result = FrozenResult(est, X_piece, y_piece, table.task)
                 else:
                     result = olearn.run(est, X_piece, y_piece, sample_weight=weight_piece)
-                table.add(result)
+                table.add(result, y_piece, est)
                 if writer is not None:
                     writer.write(result, est)
-            lo += len(y_piece)
+            lo += X_piece.shape[0]
 
 
-def _declare_binary_classes(est, y):
+def _costs_of(algo, costs_path, initial_model, model):
+    """The :class:`~olearn.cli._costs.Costs` of ``--costs FILE`` or of the cost-sensitive model of ``-i`` (None for
+    other learners); a usage error where ``--costs`` does not apply or is missing."""
+    from ._costs import Costs, read_costs
+
+    takers = algorithms_of("cost-sensitive")
+    if initial_model is not None:
+        if costs_path is not None:
+            raise click.UsageError(f"--costs does not apply to -i {initial_model}: a resumed model keeps the costs "
+                                   "it learned with; drop --costs")
+        # a library's model with the 0/1 cost (cost=None) takes new labels, as PAMulticlass does
+        return Costs.of_model(model, initial_model) if algo in takers and model.get_params()["cost"] is not None \
+            else None
+    if algo in takers:
+        if costs_path is None:
+            raise click.UsageError(f"--algo {algo} learns with a cost matrix: give it with --costs FILE")
+        return read_costs(costs_path)
+    if costs_path is not None:
+        raise click.UsageError(f"--costs does not apply to --algo {algo} (it applies to: {', '.join(takers)})")
+    return None
+
+
+def _check_fixed_dimension(algo, task, source):
+    """A uniclass learner's vectors all have one dimension: LIBSVM files read in chunks must be told it."""
+    if not task.reads_labels and source.format == "libsvm" and source.model_n_features is None:
+        raise click.UsageError(f"--algo {algo} needs the dimension of its vectors up front, and a LIBSVM file read "
+                               "in chunks does not tell it: give --n-features D (CSV and VW files fix it)")
+
+
+def _declare_binary_classes(est, y, learned):
     """Let a binary learner know both classes of a chunk before its first row, as ``olearn.run`` on the chunk does.
 
     The chunk is learned in pieces cut at the table's rows (1, 2, 4, ...
@@ -323,6 +409,7 @@ def _declare_binary_classes(est, y):
     """
     if getattr(est, "_task", None) != "binary":
         return
+    y = y if learned is None else y[learned]  # the rows learned, not held out
     known = getattr(est, "classes_", np.empty(0))
     classes = np.union1d(known, y) if len(known) else np.unique(y)
     if len(known) < 2 and len(classes) == 2:

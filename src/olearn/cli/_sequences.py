@@ -102,6 +102,8 @@ def _refuse(params, names):
         "tau": ("--delay", f"applies to {_ROWS_ON_DASK}"),
         "weighting": ("--mix", f"applies to {_ROWS_ON_DASK}"),
         "classes": ("--classes", f"applies to {_ROWS_ON_DASK}"),
+        "costs_path": ("--costs", "applies to the cost-sensitive learners (pa-cost-sensitive, ...); a sequence "
+                                  "learner's cost is --set cost=hamming"),
     }
     defaults = {"weighting": "uniform", "classes": "-1,1"}
     for name in names:
@@ -204,7 +206,8 @@ def run_sequences(p, start):
     algo, files, passes = p["algo"], p["files"], p["passes"]
     hyperparameters = collect_hyperparameters(p["C"], p["eta"], p["loss"], p["schedule"], p["radius"], p["settings"])
     check_vw_flags(algo, p["initial_model"], p["test_only"], p["predictions"], p["raw"], p["save"], passes, p["bound"])
-    _refuse(p, ("n_features", "zero_based", "label_column", "delimiter", "bound", "raw", "use_cache", "workers",
+    _refuse(p, ("n_features", "zero_based", "label_column", "delimiter", "costs_path", "bound", "raw", "use_cache",
+                "workers",
                 "scheduler", "tau", "weighting", "classes"))
     if len(files) > 1:
         raise click.UsageError(f"several files are shards of {_ROWS_ON_DASK}: give one CoNLL file")
@@ -332,7 +335,7 @@ def compare_sequences(p, algos_given, start):
 
     from ._compare import PLOT_SUFFIXES, MistakeTrace
 
-    _refuse(p, ("n_features", "zero_based", "label_column", "delimiter"))
+    _refuse(p, ("n_features", "zero_based", "label_column", "delimiter", "costs_path"))
     if algos_given:
         entries = parse_algorithm_list(p["algos"])
         rows_learners = [label for label, algo, _ in entries if algo not in SEQUENCES]

@@ -77,13 +77,14 @@ class IndexBase:
             origin = "as --zero-based says" if zero_based else "as --one-based says"
         self.origin = origin
 
-    def settle(self, paths):
-        """The base for reading ``paths`` (LIBSVM files), detected from their first features if still open."""
+    def settle(self, paths, multilabel=False):
+        """The base for reading ``paths`` (LIBSVM files, multilabel ones if said), detected from their first
+        features if still open."""
         if self.zero_based is None:
             from ..data._libsvm import _DEFAULT_BLOCK_SIZE, detect_zero_based
 
             for path in paths:
-                found = detect_zero_based(path)
+                found = detect_zero_based(path, multilabel=multilabel)
                 if found is not None:
                     self.zero_based = found
                     size = f"{_DEFAULT_BLOCK_SIZE >> 20} MiB"
@@ -116,12 +117,20 @@ class DataSource:
     error) and a CSV label column that was not named must look like a
     classifier's labels (at most ``max_classes`` distinct integers).
     ``trained_csv`` (the ``csv`` entry of a model's metadata) gives the label
-    column and delimiter that the options leave open.
+    column and delimiter that the options leave open. ``max_classes`` None
+    accepts any real label (regression).
+
+    ``multilabel``: the labels are comma-separated sets (``1,3 5:0.2``), which
+    only LIBSVM files hold; y is then a list of tuples. ``unlabelled``: the
+    rows themselves are the examples (uniclass) and y is None: LIBSVM and VW
+    labels are read and dropped, and every column of a CSV file is a
+    coordinate unless --label-column (or the model's record) names a label
+    column, which is dropped.
     """
 
     def __init__(self, path, fmt="auto", n_features=None, bits=None, chunk_size=DEFAULT_CHUNK_SIZE, base=None,
                  label_column=None, delimiter=None, labelled=True, learning=True, max_classes=MAX_PLAUSIBLE_CLASSES,
-                 trained_csv=None):
+                 trained_csv=None, multilabel=False, unlabelled=False):
         from .. import data
 
         self._data = data
@@ -155,8 +164,15 @@ class DataSource:
         if self.base.from_option and self.format != "libsvm":
             raise click.UsageError(f"--zero-based/--one-based apply to LIBSVM files only; {self.path} is read "
                                    f"as {self.format}")
+        if multilabel and self.format != "libsvm":
+            raise click.UsageError(f"the multilabel learners read LIBSVM files, whose labels are comma-separated "
+                                   f"sets ('1,3 5:0.2 7:1'); {self.path} is read as {self.format}")
+        self.multilabel = multilabel
+        self.unlabelled = unlabelled
         self.csv = None
         if self.format == "csv":
+            if unlabelled and label_column is None and (trained_csv or {}).get("label_column") is None:
+                labelled = False  # every column is a coordinate of the vector
             self.csv = CsvLayout(self.path, label_column, delimiter, labelled, trained_csv)
         self.learning = learning
         self.max_classes = max_classes
@@ -182,19 +198,19 @@ class DataSource:
         """Yield (X, y, weight) chunks of at most ``chunk_size`` rows, in file order."""
         data = self._data
         if self.format == "libsvm":
-            zero_based = self.base.settle([self.path])
+            zero_based = self.base.settle([self.path], self.multilabel)
             self._start_reading()
             try:
                 for X, y in data.iter_libsvm(self.path, chunk_size=self.chunk_size, n_features=self.n_features,
-                                             zero_based=zero_based):
-                    yield X, y, None
+                                             zero_based=zero_based, multilabel=self.multilabel):
+                    yield X, None if self.unlabelled else y, None
             except DataFormatError as err:
                 raise self.base.explain(err) from None
         elif self.format == "vw":
             self._start_reading()
             for X, y, weight in data.iter_vw(self.path, chunk_size=self.chunk_size, n_bits=self.bits,
-                                             require_labels=self.learning):
-                yield X, y, _unless_all_ones(weight)
+                                             require_labels=self.learning and not self.unlabelled):
+                yield X, None if self.unlabelled else y, _unless_all_ones(weight)
         else:
             X, y, weight = self.load()
             for lo in range(0, X.shape[0], self.chunk_size):
@@ -255,20 +271,22 @@ class DataSource:
         data = self._data
         weight = None
         if self.format == "libsvm":
-            zero_based = self.base.settle([self.path])
+            zero_based = self.base.settle([self.path], self.multilabel)
         self._start_reading()
         if self.format == "libsvm":
             try:
-                X, y = data.load_libsvm(self.path, n_features=self.n_features, zero_based=zero_based)
+                X, y = data.load_libsvm(self.path, n_features=self.n_features, zero_based=zero_based,
+                                        multilabel=self.multilabel)
             except DataFormatError as err:
                 raise self.base.explain(err) from None
         elif self.format == "vw":
-            X, y, weight = data.load_vw(self.path, n_bits=self.bits, require_labels=self.learning)
+            X, y, weight = data.load_vw(self.path, n_bits=self.bits,
+                                        require_labels=self.learning and not self.unlabelled)
             weight = _unless_all_ones(weight)
         elif self.format == "csv":
             label = None if self.csv.label is None else self.csv.label - 1
             X, y = data.load_csv(self.path, label_column=label, delimiter=self.csv.delimiter)
-            if self.learning:
+            if self.learning and not self.unlabelled:
                 self.csv.check_labels(y, self.max_classes)
         elif self.format == "cache":
             X, y, weight = data.load_cache(self.path)
@@ -277,7 +295,7 @@ class DataSource:
             raise ValueError(f"{self.path}: unknown format {self.format!r}")
         if self.n_features is not None and self.format != "libsvm" and X.shape[1] > self.n_features:
             raise ValueError(f"{self.path}: has {X.shape[1]} features, more than --n-features {self.n_features}")
-        return X, y, weight
+        return X, None if self.unlabelled else y, weight
 
 
 def _unless_all_ones(weight):

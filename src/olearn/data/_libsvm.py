@@ -312,7 +312,7 @@ def iter_libsvm(
     return ((rows.to_csr(opt.n_features, copy=True), rows.y) for rows in chunks)
 
 
-def detect_zero_based(paths, block_size=_DEFAULT_BLOCK_SIZE):
+def detect_zero_based(paths, block_size=_DEFAULT_BLOCK_SIZE, multilabel=False):
     """How ``zero_based="auto"`` decides for LIBSVM files read as one stream.
 
     The first block of ``block_size`` bytes that holds a feature, in the
@@ -326,6 +326,8 @@ def detect_zero_based(paths, block_size=_DEFAULT_BLOCK_SIZE):
     ----------
     paths : str, os.PathLike, or a sequence of them
     block_size : int, default 4 MiB
+    multilabel : bool, default False
+        The labels are comma-separated sets, as in :func:`load_libsvm`.
 
     Returns
     -------
@@ -349,7 +351,7 @@ def detect_zero_based(paths, block_size=_DEFAULT_BLOCK_SIZE):
         paths = [paths]
     block_size = check_int("block_size", block_size, 1)
     for path in paths:
-        opt = _Options(path, None, np.float64, "auto", False)
+        opt = _Options(path, None, np.float64, "auto", multilabel)
         for buf, end, first_line in iter_line_blocks(opt.path, block_size):
             _parse(buf, end, first_line, opt)
             if opt.base is not None:
