@@ -11,6 +11,7 @@ from .._validation import check_row
 from ..preprocessing._base import ColumnTransformer, Transformer, _key
 from ..preprocessing._encode import FeatureHasher, OneHotEncoder
 from ..preprocessing._rows import _is_frame, batch_rows
+from ._saving import pipeline_contents, pipeline_from_file
 
 
 class _Plan:
@@ -204,6 +205,28 @@ class Pipeline(Estimator):
         state.pop("_plan_cache", None)
         state.pop("_last_one", None)
         return state
+
+    # -- saving ----------------------------------------------------------------------
+
+    def save(self, path):
+        """Write the learned pipeline to ``path`` (atomic; read it back with :func:`olearn.load`); returns ``path``.
+
+        The file holds the steps' names, classes and hyperparameters, each
+        transformer's statistics, the learner's state and the pipeline's names
+        of features, so that the loaded pipeline predicts and goes on learning
+        exactly as this one would (see :mod:`olearn.compose._saving`).
+        """
+        from .._persistence import save
+
+        save(self, path)
+        return path
+
+    def _file_contents(self):
+        return pipeline_contents(self)
+
+    @classmethod
+    def _from_file(cls, path, meta, arrays):
+        return pipeline_from_file(cls, path, meta, arrays)
 
     # -- the plan: the steps checked --------------------------------------------------
 
