@@ -20,6 +20,10 @@ a symmetric positive definite covariance, sorted distinct classes). Anything
 else is a :class:`~olearn.exceptions.ModelFormatError` naming the file and
 what is wrong. Metadata keys other than the ones read here are ignored, so
 that later versions may record more (optional) facts about a model.
+
+A pipeline's file holds a list of steps, each recorded as a model of its
+class is, and the pipeline's names of features (:mod:`olearn.compose._saving`,
+which refuses entries it does not know).
 """
 
 import importlib

@@ -73,6 +73,13 @@ class Pipeline(Estimator):
     ``decision_function`` (and ``predict_many``) transform with the current
     statistics and learn nothing.
 
+    **Saving.** ``save(path)`` writes a learned pipeline as a learner's
+    ``save`` does (atomic, portable, no pickle) and :func:`olearn.load` reads
+    it back: the steps' names, classes and hyperparameters, each transformer's
+    statistics, the learner's state and the pipeline's names of features, each
+    checked on loading (:mod:`olearn.compose._saving`). The loaded pipeline
+    predicts as this one and goes on learning exactly as it would have.
+
     Parameters
     ----------
     *steps : estimators, or (name, estimator) pairs
