@@ -166,6 +166,32 @@ def test_the_saved_statistics_are_numpys_mean_variance_and_largest_value(tmp_pat
     assert loaded["maxabsscaler"].n_seen_ == 40
 
 
+def test_a_pipeline_of_transformers_goes_on_learning_as_the_uninterrupted_one(tmp_path):
+    rows, _ = _stream(60, seed=13)
+
+    def make():
+        return OneHotEncoder(features=["zip"]) | StandardScaler() | MaxAbsScaler()
+
+    pipe = make()
+    for x in rows[:25]:
+        pipe.learn_one(x)
+    pipe = olearn.load(pipe.save(tmp_path / "pipe.npz"))
+    uninterrupted = make()
+    for x in rows[:25]:
+        uninterrupted.learn_one(x)
+    for learner in (pipe, uninterrupted):
+        for x in rows[25:40]:
+            learner.learn_one(x)
+        learner.partial_fit(rows[40:])
+    assert pipe.feature_map_.vocabulary() == uninterrupted.feature_map_.vocabulary()
+    for name in ("standardscaler", "maxabsscaler"):
+        width = uninterrupted[name].n_features_in_
+        assert pipe[name].n_features_in_ == width
+        assert_array_equal(pipe[name]._arrays[0], uninterrupted[name]._arrays[0])
+        assert_array_equal(pipe[name]._arrays[1][:, :width], uninterrupted[name]._arrays[1][:, :width])
+    assert pipe.transform_one(rows[0]) == uninterrupted.transform_one(rows[0])
+
+
 def test_hashed_names_need_no_vocabulary_and_keep_their_columns(tmp_path):
     rows, labels = _stream(50, seed=5)
     pipe = FeatureHasher(n_bits=5) | StandardScaler() | PAClassifier()
@@ -333,6 +359,10 @@ def _variants(meta, arrays):
         change_meta=lambda m: m["vocabulary"][1].__setitem__(1, m["vocabulary"][0][1]))
     add("vocabulary of a hashing pipeline", r"hashes names .*yet has a vocabulary",
         change_meta=lambda m: m["params"].__setitem__("n_bits", 20))
+    add("a transformer as the model", r"not an olearn estimator",
+        change_meta=lambda m: m.__setitem__("class", "olearn.preprocessing._scale:StandardScaler"))
+    add("a learner's class on a pipeline's file", r"PAClassifier",
+        change_meta=lambda m: m.__setitem__("class", "olearn.linear._pa:PAClassifier"))
     add("n_bits out of range", r"invalid Pipeline .*n_bits", change_meta=lambda m: m["params"].__setitem__("n_bits", 0))
     return cases
 
