@@ -46,6 +46,7 @@ PIPELINES = {
     "onehot-both-scalers-averaged": lambda: (OneHotEncoder(features=["zip"]) | StandardScaler(with_mean=False)
                                              | MaxAbsScaler() | PAClassifier(average=True)),
     "hasher-arow": lambda: FeatureHasher(n_bits=6) | StandardScaler() | AROW(r=1.0),
+    "fixed-width-learner": lambda: MaxAbsScaler() | PAClassifier(n_features=40),
     "n_bits-multiclass": lambda: Pipeline(("scale", StandardScaler()), PAMulticlass(), n_bits=12),
 }
 
@@ -229,6 +230,16 @@ def test_what_cannot_be_saved_is_refused_at_saving(tmp_path):
     with pytest.raises(ValueError, match=r"would load as \[\['a', 'b'\]\]"):
         encoder.save(tmp_path / "c.npz")
     assert sorted(os.listdir(tmp_path)) == []
+
+
+def test_names_kept_by_a_batch_that_overflowed_part_way_are_refused_at_saving(tmp_path):
+    """The learner keeps the rows before an overflow and the map their names; the pipeline's width stays behind."""
+    pipe = (MaxAbsScaler() | PARegressor(epsilon=0.0)).learn_one({"a": 1e-300}, 1.0)
+    with pytest.raises(FloatingPointError):
+        pipe.partial_fit([{"b": 1.0}, {"c": 2.0, "a": 1e-10}], [1.0, 1e300])
+    with pytest.raises(ValueError, match=r"feature 'b' has a column past the pipeline's n_features_in=1"):
+        pipe.save(tmp_path / "pipe.npz")
+    assert os.listdir(tmp_path) == []
 
 
 # -- damaged and hostile files ---------------------------------------------------------------

@@ -15,7 +15,7 @@ The arrays of step ``k`` are the members ``step<k>.<array>``. Loading checks
 every part before it reaches a step: each class is an olearn transformer (or
 a savable learner, last), each step's hyperparameters pass its checks and its
 arrays its :class:`~olearn._persistence.StateSchema`, the steps form a valid
-pipeline, and the widths agree (no step and no name past the pipeline's
+pipeline, and the widths agree (no transformer and no name past the pipeline's
 columns). Unknown entries (in the metadata, a step or a state) and arrays of no
 step are refused: a file this olearn does not understand in full is not
 loaded as something else.
@@ -65,16 +65,27 @@ def pipeline_contents(pipeline):
     }
     if not pipeline.feature_map_.hashing:
         entry["vocabulary"] = vocabulary_entries(pipeline.feature_map_, "Pipeline")
+        past = [name for name, column in entry["vocabulary"] if column >= pipeline.n_features_in_]
+        if past:
+            # left by a batch whose learning overflowed part-way: the learner kept its first rows' names
+            raise ValueError(
+                f"Pipeline: cannot be saved: feature {past[0]!r:.100} has a column past the pipeline's "
+                f"n_features_in={pipeline.n_features_in_}; learn an example with it again, or start over"
+            )
     return entry, arrays
 
 
 def _width_problem(pipeline, plan, width):
-    """What makes the steps' widths disagree with the pipeline's ``width`` columns, or None."""
+    """What makes the transformers' widths disagree with the pipeline's ``width`` columns, or None.
+
+    The learner's width is its own (a fixed ``n_features`` may exceed the
+    pipeline's columns); it checks the columns it is given on every example.
+    """
     if plan.n_bits is not None and width > 1 << plan.n_bits:
         return f"n_features_in={width} is past the 2**{plan.n_bits} columns of the hashed names"
     for name, step in pipeline.steps:
         step_width = step.__dict__.get("n_features_in_", 0)
-        if isinstance(step, (ColumnTransformer, OnlineLearner)) and step_width > width:
+        if isinstance(step, ColumnTransformer) and step_width > width:
             return f"step {name!r} has n_features_in={step_width}, past the pipeline's n_features_in={width}"
     return None
 
