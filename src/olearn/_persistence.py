@@ -545,11 +545,14 @@ def load(path):
     return model_from_entry(path, cls, params, state, arrays, meta)
 
 
-def model_from_entry(path, cls, params, state, arrays, meta, where=""):
-    """The model of class ``cls`` a file's entries describe, every part checked (``where`` names the part)."""
+def model_from_entry(path, cls, params, state, arrays, meta, where="", added=ADDED_HYPERPARAMETERS):
+    """The model of class ``cls`` a file's entries describe, every part checked (``where`` names the part).
+
+    ``added``: the hyperparameters the entries may lack (files older than them).
+    """
     params = cls._saved_params(dict(params))
     # a hyperparameter left out would silently take its default: a different model
-    missing = sorted(set(cls._get_param_names()) - set(params) - ADDED_HYPERPARAMETERS)
+    missing = sorted(set(cls._get_param_names()) - set(params) - added)
     if missing:
         raise ModelFormatError(f"{path}: {where}the metadata lacks the {cls.__name__} hyperparameters {missing}")
     try:

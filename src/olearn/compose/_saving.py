@@ -149,8 +149,9 @@ def pipeline_from_file(cls, path, meta, arrays):
         step_cls = _step_class(path, k, entry, k == len(steps) - 1)
         prefix = prefixes[k]
         step_arrays = {name[len(prefix):]: array for name, array in arrays.items() if name.startswith(prefix)}
+        # pipeline files are newer than every hyperparameter: each step must record all of its own
         step = model_from_entry(path, step_cls, entry["params"], entry["state"], step_arrays, {},
-                                where=f"step {k} ({entry['name']!r}): ")
+                                where=f"step {k} ({entry['name']!r}): ", added=frozenset())
         built.append((entry["name"], step))
     try:
         pipeline = cls(*built, n_bits=meta["params"]["n_bits"])
