@@ -227,6 +227,24 @@ def test_a_step_lacking_a_hyperparameter_is_refused(tmp_path, step, param):
         olearn.load(path)
 
 
+def test_a_learner_of_other_examples_than_rows_is_refused_as_the_last_step(tmp_path):
+    from olearn import PAUniclass
+    from olearn._persistence import model_entry
+
+    pipe = (StandardScaler() | PAClassifier()).learn_one({"a": 1.0}, 1)
+    path = pipe.save(tmp_path / "pipe.npz")
+    with np.load(path) as archive:
+        arrays = {name: archive[name] for name in archive.files if not name.startswith("step1.")}
+    meta = json.loads(str(arrays.pop("__meta__")))
+    entry, uniclass_arrays = model_entry(PAUniclass().learn_one(np.array([1.0])))
+    meta["steps"][1] = {"name": "pauniclass", **entry}
+    arrays.update((f"step1.{name}", array) for name, array in uniclass_arrays.items())
+    with open(path, "wb") as fh:
+        np.savez(fh, __meta__=np.array(json.dumps(meta)), **arrays)
+    with pytest.raises(ModelFormatError, match=r"invalid Pipeline .*does not learn from rows of features"):
+        olearn.load(path)
+
+
 def test_the_command_lines_input_entry_is_kept(tmp_path):
     pipe = (StandardScaler() | PAClassifier()).learn_one({"a": 1.0}, 1).learn_one({"a": -1.0}, -1)
     path = tmp_path / "pipe.npz"
@@ -389,6 +407,11 @@ def _variants(meta, arrays):
         change_meta=lambda m: m.__setitem__("class", "olearn.preprocessing._scale:StandardScaler"))
     add("a learner's class on a pipeline's file", r"PAClassifier",
         change_meta=lambda m: m.__setitem__("class", "olearn.linear._pa:PAClassifier"))
+    add("a learner of sequences last", r"step 3 .*PASequence",
+        change_meta=set_step(3, "class", "olearn.sequence._pa:PASequence"))
+    add("unhashable encoder features", r"step 0 .*invalid OneHotEncoder hyperparameters .*features",
+        change_meta=lambda m: m["steps"][0]["params"].__setitem__("features", [["zip"]]))
+    add("n_bits true", r"invalid Pipeline .*n_bits", change_meta=lambda m: m["params"].__setitem__("n_bits", True))
     add("n_bits out of range", r"invalid Pipeline .*n_bits", change_meta=lambda m: m["params"].__setitem__("n_bits", 0))
     return cases
 

@@ -105,7 +105,8 @@ def _step_class(path, k, entry, last):
     where = f"step {k} ({entry['name']!r}) "
     cls = olearn_class(path, entry["class"], where)
     transformer = issubclass(cls, Transformer)
-    learner = issubclass(cls, OnlineLearner) and issubclass(cls, PersistenceMixin) and hasattr(cls, "_learn_row")
+    # whether the learner learns rows of features is the pipeline's check, once the steps are built
+    learner = issubclass(cls, OnlineLearner) and issubclass(cls, PersistenceMixin)
     if not (transformer or (learner and last)):
         kind = "a learner, which can only be the last step" if learner else "neither an olearn transformer nor a learner"
         raise ModelFormatError(f"{path}: {where}names {entry['class']!r}, {kind}")
