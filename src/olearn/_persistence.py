@@ -20,6 +20,10 @@ a symmetric positive definite covariance, sorted distinct classes). Anything
 else is a :class:`~olearn.exceptions.ModelFormatError` naming the file and
 what is wrong. Metadata keys other than the ones read here are ignored, so
 that later versions may record more (optional) facts about a model.
+
+A pipeline's file holds a list of steps, each recorded as a model of its
+class is, and the pipeline's names of features (:mod:`olearn.compose._saving`,
+which refuses entries it does not know).
 """
 
 import importlib
@@ -348,11 +352,26 @@ def _json_ready(params, cls_name):
 
 
 def save(model, path, input_info=None):
-    """Save a fitted olearn estimator to ``path`` atomically.
+    """Save a fitted olearn estimator (or a :class:`~olearn.compose.Pipeline`) to ``path`` atomically.
 
     ``input_info`` (optional, a JSON-ready dict such as ``{"zero_based": False}``)
     is stored as the metadata's ``input`` entry; :func:`read_input_info` reads it back.
+    A model that writes files of its own layout defines ``_file_contents()``
+    (the metadata's entries and the arrays) and the class method ``_from_file``.
     """
+    if hasattr(model, "_file_contents"):
+        entry, arrays = model._file_contents()
+    else:
+        entry, arrays = model_entry(model)
+    meta = {"format": FORMAT_NAME, "format_version": FORMAT_VERSION, **entry}
+    if input_info is not None:
+        meta["input"] = dict(input_info)
+    with atomic_write(path) as fh:
+        np.savez(fh, __meta__=np.array(json.dumps(meta, default=_plain_value)), **arrays)
+
+
+def model_entry(model):
+    """The metadata entries (class, params, state; feature_names and vocabulary when any) and the arrays of a model."""
     cls = type(model)
     arrays, state = model._get_state()
     for name, array in arrays.items():
@@ -360,23 +379,18 @@ def save(model, path, input_info=None):
             raise ValueError(
                 f"{cls.__name__}: {name} holds Python objects and cannot be saved portably; use pickle instead"
             )
-    meta = {
-        "format": FORMAT_NAME,
-        "format_version": FORMAT_VERSION,
+    entry = {
         "class": f"{cls.__module__}:{cls.__qualname__}",
         "params": _json_ready(model.get_params(deep=False), cls.__name__),
         "state": state,
     }
-    if input_info is not None:
-        meta["input"] = dict(input_info)
     names = getattr(model, "feature_names_in_", None)
     if names is not None:
-        meta["feature_names"] = [str(name) for name in names]
+        entry["feature_names"] = [str(name) for name in names]
     vocabulary = _saved_vocabulary(model)
     if vocabulary:
-        meta["vocabulary"] = vocabulary
-    with atomic_write(path) as fh:
-        np.savez(fh, __meta__=np.array(json.dumps(meta, default=_plain_value)), **arrays)
+        entry["vocabulary"] = vocabulary
+    return entry, arrays
 
 
 def _saved_vocabulary(model):
@@ -394,11 +408,16 @@ def _saved_vocabulary(model):
             f"{type(model).__name__}: parameter n_bits={model.n_bits!r} differs from the model learned so far "
             f"(n_bits={features.n_bits!r}); set it back, or call fit to start over with it, before saving"
         )
+    return vocabulary_entries(features, type(model).__name__)
+
+
+def vocabulary_entries(features, owner):
+    """The vocabulary of the FeatureMap ``features`` as ``[[name, column], ...]``; a name that is not a str is refused."""
     vocabulary = features.vocabulary()
     for name in vocabulary:
         if not isinstance(name, str):
             raise ValueError(
-                f"{type(model).__name__}: the feature name {name!r:.100} is a {type(name).__name__}; only str "
+                f"{owner}: the feature name {name!r:.100} is a {type(name).__name__}; only str "
                 "names can be saved portably (use str keys, or pickle the model)"
             )
     return [[name, int(column)] for name, column in vocabulary.items()]
@@ -468,15 +487,24 @@ def _read_archive(path):
     return meta, arrays
 
 
-def _estimator_class(path, name):
+def olearn_class(path, name, where=""):
+    """The olearn class ``module:qualname`` a file names (``where`` says where), or ModelFormatError."""
     module_name, _, qualname = name.partition(":")
     if module_name.split(".")[0] != "olearn":
-        raise ModelFormatError(f"{path}: names class {name!r}, which is not an olearn estimator")
+        raise ModelFormatError(f"{path}: {where}names class {name!r}, which is not an olearn estimator")
     try:
         cls = getattr(importlib.import_module(module_name), qualname)
     except (ImportError, AttributeError, ValueError):
-        raise ModelFormatError(f"{path}: unknown estimator class {name!r}") from None
-    if not (isinstance(cls, type) and issubclass(cls, PersistenceMixin) and issubclass(cls, Estimator)):
+        raise ModelFormatError(f"{path}: {where}unknown estimator class {name!r}") from None
+    if not isinstance(cls, type):
+        raise ModelFormatError(f"{path}: {where}names {name!r}, which is not an olearn estimator")
+    return cls
+
+
+def _estimator_class(path, name):
+    cls = olearn_class(path, name)
+    savable = issubclass(cls, PersistenceMixin) or hasattr(cls, "_from_file")
+    if not (savable and issubclass(cls, Estimator)):
         raise ModelFormatError(f"{path}: names {name!r}, which is not an olearn estimator")
     return cls
 
@@ -512,24 +540,34 @@ def load(path):
     path = os.fspath(path)
     meta, arrays = _read_archive(path)
     cls, params, state = _checked_meta(path, meta)
+    if hasattr(cls, "_from_file"):
+        return cls._from_file(path, meta, arrays)
+    return model_from_entry(path, cls, params, state, arrays, meta)
+
+
+def model_from_entry(path, cls, params, state, arrays, meta, where="", added=ADDED_HYPERPARAMETERS):
+    """The model of class ``cls`` a file's entries describe, every part checked (``where`` names the part).
+
+    ``added``: the hyperparameters the entries may lack (files older than them).
+    """
     params = cls._saved_params(dict(params))
     # a hyperparameter left out would silently take its default: a different model
-    missing = sorted(set(cls._get_param_names()) - set(params) - ADDED_HYPERPARAMETERS)
+    missing = sorted(set(cls._get_param_names()) - set(params) - added)
     if missing:
-        raise ModelFormatError(f"{path}: the metadata lacks the {cls.__name__} hyperparameters {missing}")
+        raise ModelFormatError(f"{path}: {where}the metadata lacks the {cls.__name__} hyperparameters {missing}")
     try:
         model = cls(**params)
         check_params(model, model._all_constraints())
         schema = model._state_schema()
     except (TypeError, ValueError) as err:
-        raise ModelFormatError(f"{path}: invalid {cls.__name__} hyperparameters ({err})") from None
+        raise ModelFormatError(f"{path}: {where}invalid {cls.__name__} hyperparameters ({err})") from None
     problem = schema.problem(arrays, state)
     if problem:
-        raise ModelFormatError(f"{path}: invalid {cls.__name__} model: {problem}")
+        raise ModelFormatError(f"{path}: {where}invalid {cls.__name__} model: {problem}")
     try:
         model._set_state(arrays, state)
     except (TypeError, KeyError, ValueError, IndexError) as err:
-        raise ModelFormatError(f"{path}: inconsistent {cls.__name__} model ({err!r})") from None
+        raise ModelFormatError(f"{path}: {where}inconsistent {cls.__name__} model ({err!r})") from None
     names = None
     if "feature_names" in meta:
         names = _feature_names(path, meta["feature_names"], model)

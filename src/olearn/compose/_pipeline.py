@@ -11,6 +11,7 @@ from .._validation import check_row
 from ..preprocessing._base import ColumnTransformer, Transformer, _key
 from ..preprocessing._encode import FeatureHasher, OneHotEncoder
 from ..preprocessing._rows import _is_frame, batch_rows
+from ._saving import pipeline_contents, pipeline_from_file
 
 
 class _Plan:
@@ -71,6 +72,13 @@ class Pipeline(Estimator):
     learner's compiled pass learns the result. ``predict``,
     ``decision_function`` (and ``predict_many``) transform with the current
     statistics and learn nothing.
+
+    **Saving.** ``save(path)`` writes a learned pipeline as a learner's
+    ``save`` does (atomic, portable, no pickle) and :func:`olearn.load` reads
+    it back: the steps' names, classes and hyperparameters, each transformer's
+    statistics, the learner's state and the pipeline's names of features, each
+    checked on loading (:mod:`olearn.compose._saving`). The loaded pipeline
+    predicts as this one and goes on learning exactly as it would have.
 
     Parameters
     ----------
@@ -204,6 +212,28 @@ class Pipeline(Estimator):
         state.pop("_plan_cache", None)
         state.pop("_last_one", None)
         return state
+
+    # -- saving ----------------------------------------------------------------------
+
+    def save(self, path):
+        """Write the learned pipeline to ``path`` (atomic; read it back with :func:`olearn.load`); returns ``path``.
+
+        The file holds the steps' names, classes and hyperparameters, each
+        transformer's statistics, the learner's state and the pipeline's names
+        of features, so that the loaded pipeline predicts and goes on learning
+        exactly as this one would (see :mod:`olearn.compose._saving`).
+        """
+        from .._persistence import save
+
+        save(self, path)
+        return path
+
+    def _file_contents(self):
+        return pipeline_contents(self)
+
+    @classmethod
+    def _from_file(cls, path, meta, arrays):
+        return pipeline_from_file(cls, path, meta, arrays)
 
     # -- the plan: the steps checked --------------------------------------------------
 

@@ -14,6 +14,8 @@ from .._estimator import Estimator
 from .._features import FeatureMap
 from .._learner import changes_in_place, freeze, hyperparameter_names
 from .._params import check_params
+from .._persistence import COUNT, Array, Count, StateSchema
+from ..exceptions import NotFittedError
 from ._rows import batch_rows, rows_of
 
 
@@ -66,6 +68,25 @@ class Transformer(Estimator):
         state = self.__dict__.copy()
         state.pop("_config_cache", None)
         return state
+
+    # -- saved with a pipeline (olearn.compose.Pipeline.save) -------------------------
+
+    def _all_constraints(self):
+        return self._constraints
+
+    @classmethod
+    def _saved_params(cls, params):
+        return params
+
+    def _state_schema(self):
+        """The saved state of a transformer that learns nothing: none."""
+        return StateSchema()
+
+    def _get_state(self):
+        return {}, {}
+
+    def _set_state(self, arrays, state):
+        pass
 
     def __or__(self, other):
         """``self | other``: the pipeline of ``self`` followed by ``other`` (a transformer, a learner or a pipeline)."""
@@ -155,6 +176,43 @@ class ColumnTransformer(Transformer):
         """Take ``state`` (from :meth:`_stats_copy`, then learned into) as the state."""
         self._arrays = state
         self.n_features_in_ = max(self.n_features_in_, n_features)
+
+    # -- saved with a pipeline -------------------------------------------------------
+
+    # {name of a saved array: (row of the statistics, what its entries may hold)}
+    _saved_stats = {}
+
+    def _state_schema(self):
+        """The saved state: ``seen`` (the count of examples, one entry) and a row of statistics per column.
+
+        Subclasses name their rows in ``_saved_stats`` and add the relations between them
+        (``_stats_relations``).
+        """
+        arrays = {"seen": Array("float64", (1,), values=COUNT)}
+        arrays.update((name, Array("float64", ("n_features_in",), values=values))
+                      for name, (_, values) in self._saved_stats.items())
+        return StateSchema(scalars={"n_features_in": Count("n_features_in")}, arrays=arrays,
+                           relations=self._stats_relations())
+
+    def _stats_relations(self):
+        return []
+
+    def _get_state(self):
+        if not self._is_started():
+            raise NotFittedError(f"this {type(self).__name__} has learned nothing yet; nothing to save")
+        seen, stats = self._arrays
+        arrays = {"seen": seen.copy()}
+        arrays.update((name, stats[row, : self.n_features_in_].copy()) for name, (row, _) in self._saved_stats.items())
+        return arrays, {"n_features_in": self.n_features_in_}
+
+    def _set_state(self, arrays, state):
+        n_features = state["n_features_in"]
+        stats = np.zeros((self._n_stats, n_features))
+        for name, (row, _) in self._saved_stats.items():
+            stats[row] = arrays[name]
+        self.feature_map_ = FeatureMap()
+        self.n_features_in_ = n_features
+        self._arrays = (np.array(arrays["seen"], dtype=np.float64), stats)
 
     def _state(self):
         """``(seen, stats)`` for transforming: empty before anything was learned."""

@@ -19,6 +19,7 @@ from .._kernels._preprocessing import (
     standard_transform,
 )
 from .._params import BOOLEAN
+from .._persistence import COUNT, FINITE, NONNEGATIVE
 from ._base import ColumnTransformer
 
 
@@ -87,9 +88,16 @@ class StandardScaler(ColumnTransformer):
     _progressive_kernel = staticmethod(standard_progressive)
     _learn_rows_kernel = staticmethod(standard_learn_rows)
 
+    # saved: per column, the count of the examples that held it, and the mean and sum of squared deviations
+    # (Welford's M2) of the values they gave it
+    _saved_stats = {"count": (SS_COUNT, COUNT), "mean": (SS_MEAN, FINITE), "m2": (SS_M2, NONNEGATIVE)}
+
     def __init__(self, with_mean=True, with_std=True):
         self.with_mean = with_mean
         self.with_std = with_std
+
+    def _stats_relations(self):
+        return [_welford_consistent]
 
     @property
     def mean_(self):
@@ -138,6 +146,36 @@ class MaxAbsScaler(ColumnTransformer):
     _progressive_kernel = staticmethod(maxabs_progressive)
     _learn_rows_kernel = staticmethod(maxabs_learn_rows)
 
+    _saved_stats = {"max_abs": (MA_PEAK, NONNEGATIVE)}
+
+    def _stats_relations(self):
+        return [_none_before_the_first]
+
     @property
     def max_abs_(self):
         return self._stat(MA_PEAK).copy()
+
+
+def _welford_consistent(arrays, dims):
+    """Relation of a saved StandardScaler: counts within the examples seen, nothing learned in a column no example
+    held, and a finite sum of squares (the bound the kernel keeps, see ``welford_fails``)."""
+    seen, count, mean, m2 = arrays["seen"][0], arrays["count"], arrays["mean"], arrays["m2"]
+    if count.size and count.max() > seen:
+        return f"array 'count' has {count.max():g} > seen = {seen:g} (more examples in a column than in all)"
+    empty = (count == 0) & ((mean != 0) | (m2 != 0))
+    if empty.any():
+        j = int(np.argmax(empty))
+        return f"column {j} has count 0, yet mean {mean[j]!r} and m2 {m2[j]!r} (expected 0 for a column never held)"
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = m2 + count * mean * mean
+    if not np.isfinite(total).all():
+        j = int(np.argmax(~np.isfinite(total)))
+        return f"column {j} has a sum of squares m2 + count * mean**2 that overflows"
+    return None
+
+
+def _none_before_the_first(arrays, dims):
+    """Relation of a saved MaxAbsScaler: no largest value before any example."""
+    if arrays["seen"][0] == 0 and arrays["max_abs"].any():
+        return "array 'max_abs' is not 0 though no example was seen"
+    return None
