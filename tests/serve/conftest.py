@@ -1,8 +1,9 @@
 """Servers of ``olearn serve`` run as subprocesses on a free port, and always stopped after the test.
 
 ``serve`` (fixture): ``serve(args, state_dir)`` starts ``olearn serve`` with
-``args`` on the state folder and returns a :class:`Server` once its
-``/health`` answers; every server a test started is killed at its end.
+``args`` on the state folder (with ``--token-file`` holding ``TOKEN`` unless
+``token=False``) and returns a :class:`Server` once its ``/health`` answers;
+every server a test started is killed at its end.
 """
 
 import os
@@ -39,7 +40,7 @@ class Server:
 
     def start(self, timeout=60.0):
         command = [sys.executable, "-m", "olearn", "serve", *self.args, "--state-dir", self.state_dir,
-                   "--port", str(self.port), "--token-file", self.token_file]
+                   "--port", str(self.port), *(("--token-file", self.token_file) if self.token_file else ())]
         with open(self.log, "ab") as log:
             self.process = subprocess.Popen(command, stdout=log, stderr=log)
         deadline = time.monotonic() + timeout
@@ -90,8 +91,9 @@ def token_file(tmp_path):
 def serve(tmp_path, token_file):
     started = []
 
-    def start(args, state_dir=None, port=None):
-        server = Server(list(args), str(state_dir or tmp_path / "state"), port or free_port(), token_file)
+    def start(args, state_dir=None, port=None, token=True):
+        server = Server(list(args), str(state_dir or tmp_path / "state"), port or free_port(),
+                        token_file if token else None)
         started.append(server)
         return server.start()
 
