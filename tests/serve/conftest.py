@@ -1,5 +1,7 @@
 """Servers of ``olearn serve`` run as subprocesses on a free port, and always stopped after the test.
 
+``assert_same_model(served, offline)``: two learners' states are equal bit for bit.
+
 ``serve`` (fixture): ``serve(args, state_dir)`` starts ``olearn serve`` with
 ``args`` on the state folder (with ``--token-file`` holding ``TOKEN`` unless
 ``token=False``) and returns a :class:`Server` once its ``/health`` answers;
@@ -13,6 +15,7 @@ import subprocess
 import sys
 import time
 
+import numpy as np
 import pytest
 
 pytest.importorskip("starlette")
@@ -78,6 +81,18 @@ class Server:
     def client(self, token=TOKEN):
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         return httpx.Client(base_url=self.url, headers=headers, timeout=30.0)
+
+
+def assert_same_model(served, offline):
+    """The two learners hold the same state, bit for bit, and the same vocabulary in the same order."""
+    arrays, state = served._get_state()
+    want_arrays, want_state = offline._get_state()
+    assert state == want_state
+    assert sorted(arrays) == sorted(want_arrays)
+    for name in arrays:
+        a, b = np.asarray(arrays[name]), np.asarray(want_arrays[name])
+        assert a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes(), name
+    assert list(served.vocabulary_.items()) == list(offline.vocabulary_.items())
 
 
 @pytest.fixture

@@ -20,14 +20,13 @@ import random
 import signal
 import tempfile
 
-import numpy as np
 import pytest
 
 import olearn
 
 import httpx  # noqa: E402  (skipped by conftest when absent)
 
-from conftest import TOKEN
+from conftest import TOKEN, assert_same_model
 
 
 def _features(rng):
@@ -150,17 +149,6 @@ async def _drive(server, load, duration, workers=6):
     server.process.wait()
 
 
-def _same_model(served, offline):
-    arrays, state = served._get_state()
-    want_arrays, want_state = offline._get_state()
-    assert state == want_state
-    assert sorted(arrays) == sorted(want_arrays)
-    for name in arrays:
-        a, b = np.asarray(arrays[name]), np.asarray(want_arrays[name])
-        assert a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes(), name
-    assert list(served.vocabulary_.items()) == list(offline.vocabulary_.items())
-
-
 def _crash_run(serve, tmp_path, args, load, kills, seed):
     rng = random.Random(seed)
     server = serve(args + ["--snapshot-every", "40", "--snapshot-seconds", "0.3"], tmp_path / "state")
@@ -194,7 +182,7 @@ def _crash_run(serve, tmp_path, args, load, kills, seed):
             assert int(response.headers["X-Olearn-Updates"]) == total
         with tempfile.NamedTemporaryFile(suffix=".npz", dir=tmp_path, delete=False) as fh:
             fh.write(response.content)
-        _same_model(olearn.load(fh.name), load.offline)
+        assert_same_model(olearn.load(fh.name), load.offline)
         os.unlink(fh.name)
         assert total > acknowledged
         acknowledged = total

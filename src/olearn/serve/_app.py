@@ -99,7 +99,11 @@ def create_app(model, writer, metrics, settings):
                                  "Content-Disposition": 'attachment; filename="model.npz"'})
 
     async def health(request):
-        return JSONResponse({"status": "ok", "updates": model.seq, "estimator": type(model.estimator).__name__})
+        answer = {"status": "ok", "updates": model.seq, "estimator": type(model.estimator).__name__}
+        classes = getattr(model.estimator, "classes_", None)
+        if classes is not None:
+            answer["classes"] = classes.tolist()  # the order of a multiclass or multilabel score
+        return JSONResponse(answer)
 
     async def metrics_text(request):
         return Response(metrics.render(), media_type=CONTENT_TYPE_LATEST)

@@ -19,8 +19,9 @@ _ERROR = {"type": "object", "required": ["error"], "properties": {"error": {"typ
 
 
 def _one_or_batch(single, name):
-    return {"oneOf": [single, {"type": "array", "items": single, "minItems": 1,
-                               "description": f"A batch: one {name} per example."}]}
+    # anyOf: an array of labels is one multilabel example's label or a batch's labels; "x" tells which
+    return {"anyOf": [single, {"type": "array", "items": single, "minItems": 1,
+                               "description": f"A batch: one {name} per example (when x is an array)."}]}
 
 
 _SCHEMAS = {
@@ -56,7 +57,9 @@ _SCHEMAS = {
                    "properties": {"y": {"description": "The prediction(s) made before learning."}}}]},
     "Health": {"type": "object", "required": ["status", "updates"],
                "properties": {"status": {"type": "string"}, "updates": {"type": "integer"},
-                              "estimator": {"type": "string"}}},
+                              "estimator": {"type": "string"},
+                              "classes": {"type": "array", "description": "The classes known, in the order of "
+                                                                          "a score per class"}}},
 }
 
 
