@@ -121,6 +121,14 @@ def test_serve_without_a_starting_model_is_a_usage_error(tmp_path):
     assert result.exit_code == 2 and "give a MODEL file or --algo" in result.output
 
 
+@pytest.mark.parametrize("make", [lambda: olearn.PAUniclass(), lambda: olearn.PASequence()])
+def test_learners_without_features_per_example_are_refused(tmp_path, make):
+    from olearn.serve._store import Store
+
+    with pytest.raises(ValueError, match="olearn serve serves learners of examples with features"):
+        Store(tmp_path / "s").open(make, say=lambda text: None)
+
+
 @pytest.mark.parametrize("token", ["short"])
 def test_a_short_token_is_refused(tmp_path, token):
     from click.testing import CliRunner

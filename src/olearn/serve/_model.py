@@ -9,6 +9,8 @@ import copy
 from collections import OrderedDict
 
 from .._labels import plain_label
+from .._learner import OnlineLearner
+from ..sequence import PASequence
 from ..exceptions import NotFittedError
 from ._requests import NO_LIMITS, Examples, RequestError, digest, example
 
@@ -42,6 +44,10 @@ class ServedModel:
     """
 
     def __init__(self, estimator, seq=0, window=100_000, frozen=False):
+        if not isinstance(estimator, OnlineLearner) or not estimator._named_features \
+                or isinstance(estimator, PASequence):
+            raise ValueError(f"olearn serve serves learners of examples with features (binary, multiclass, "
+                             f"regression, cost-sensitive, multilabel); {type(estimator).__name__} is not one")
         self.estimator = estimator
         self.seq = seq
         self.window_size = window
@@ -178,10 +184,8 @@ class ServedModel:
 
     def _scores(self, dicts):
         est = self.estimator
-        scorer = getattr(est, "decision_function", None)
-        if scorer is None:
-            scorer = getattr(est, "predict", None)
+        scorer = getattr(est, "decision_function", None) or est.predict
         try:
-            return _plain(scorer(dicts)) if scorer is not None else [None] * len(dicts)
+            return _plain(scorer(dicts))
         except NotFittedError:
             return [None] * len(dicts)

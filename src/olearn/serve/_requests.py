@@ -3,10 +3,11 @@
 A JSON object's keys are strings, so the service reads a key made of ASCII
 digits (``"17"``; ``"-3"`` is read as the index -3, and refused) as a
 column index and any other string as a feature name, as
-:mod:`olearn._features` reads ``int`` and ``str`` keys. A value is a number, a
-string (a category) or null (absent), as for ``learn_one``. JSON has no NaN
-or infinity: the words ``NaN`` and ``Infinity`` that Python's reader would
-take are refused, and so are numbers too large for a float.
+:mod:`olearn._features` reads ``int`` and ``str`` keys. A value is a number
+(``true`` and ``false`` are 1 and 0), a string (a category) or null (absent),
+checked by the learner as ``learn_one`` checks it. JSON has no NaN or
+infinity: the words ``NaN`` and ``Infinity`` that Python's reader would take
+are refused here, and a number too large for a float by the learner.
 
 A body holds one example (``"x"`` an object) or a batch (``"x"`` an array of
 objects, ``"y"`` and ``"sample_weight"`` arrays of the same length); see
@@ -92,12 +93,7 @@ def example(x, limits, where="x"):
                 raise RequestError(422, f"{where}: feature index {key} is out of range; expected an index in "
                                         f"[0, {limits.max_index}]")
             key = column
-        if value is not None and not isinstance(value, str):
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise RequestError(422, f"{where}: feature {key!r} has a JSON {_kind(value)}; expected a number, "
-                                        "a string (a category) or null (absent)")
-            _finite(value, f"{where}: feature {key!r}")
-        converted[key] = value
+        converted[key] = value  # the value is checked by the learner, as learn_one checks it
     return converted
 
 

@@ -21,7 +21,8 @@ from ._model import ServedModel
 from ._requests import RequestError
 from ._wal import encode
 
-# updates applied per group at most, so that the event loop also serves predictions under a heavy write load
+# examples applied per group (at least one update), so that the event loop also serves predictions between
+# groups under a heavy write load
 _MAX_GROUP = 1000
 
 
@@ -96,8 +97,10 @@ class Writer:
                 except asyncio.TimeoutError:
                     first = None
                 items = [] if first is None else [first]
-                while len(items) < _MAX_GROUP and not self._queue.empty():
+                size = _examples(first)
+                while size < _MAX_GROUP and not self._queue.empty():
                     items.append(self._queue.get_nowait())
+                    size += _examples(items[-1])
                 await self._group([item for item in items if item[0] == "update"])
                 snapshots = [item for item in items if item[0] == "snapshot"]
                 if snapshots or self._snapshot_due():
@@ -159,6 +162,11 @@ class Writer:
 
     async def _in_thread(self, func, *args):
         return await asyncio.get_running_loop().run_in_executor(self._thread, func, *args)
+
+
+def _examples(item):
+    """The examples an update of the queue learns (0 for anything else)."""
+    return len(item[2]) if item is not None and item[0] == "update" else 0
 
 
 def _answer(future, result):
