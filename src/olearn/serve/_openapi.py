@@ -4,11 +4,12 @@ import functools
 
 from .. import __version__ as _version
 
-_NUMBER_OR_CATEGORY = {"oneOf": [{"type": "number"}, {"type": "string"}, {"type": "null"}]}
+_NUMBER_OR_CATEGORY = {"oneOf": [{"type": "number"}, {"type": "boolean"}, {"type": "string"}, {"type": "null"}]}
 _FEATURES = {
     "type": "object",
     "description": "One example: keys of digits are column indices, other keys feature names; a value is a "
-                   "finite number, a string (a category: the feature 'key=value' with value 1) or null (absent).",
+                   "finite number (true and false are 1 and 0), a string (a category: the feature 'key=value' "
+                   "with value 1) or null (absent).",
     "additionalProperties": _NUMBER_OR_CATEGORY,
 }
 _SCALAR_LABEL = {"oneOf": [{"type": "string"}, {"type": "number"}, {"type": "boolean"}]}
