@@ -26,6 +26,7 @@ __version__ = "0.1.0"
 
 _SUBPACKAGES = (
     "bounds", "compose", "data", "distributed", "experiments", "experts", "metrics", "oco", "plots", "preprocessing",
+    "serve",
 )
 
 

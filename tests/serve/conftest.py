@@ -39,7 +39,8 @@ class Server:
         self.args, self.state_dir, self.port, self.token_file = args, state_dir, port, token_file
         self.url = f"http://127.0.0.1:{port}"
         self.process = None
-        self.log = os.path.join(state_dir + ".log")
+        self.log = state_dir + ".log"
+        os.makedirs(os.path.dirname(self.log), exist_ok=True)
 
     def start(self, timeout=60.0):
         command = [sys.executable, "-m", "olearn", "serve", *self.args, "--state-dir", self.state_dir,

@@ -1,6 +1,7 @@
 """The write-ahead log's format and its recovery from torn writes, and the state folder's recovery between
 the steps of a snapshot (in process: no server)."""
 
+import asyncio
 import json
 import os
 import struct
@@ -97,3 +98,33 @@ def test_a_folder_without_a_usable_log_is_refused(tmp_path):
     (folder / "log-0000000000000000.wal").write_bytes(b"garbage")
     with pytest.raises(ValueError, match="no usable log"):
         Store(folder).open(lambda: olearn.PAClassifier(), say=lambda text: None)
+
+
+def test_the_writer_snapshots_after_t_seconds_and_then_sleeps(tmp_path):
+    from olearn.serve._metrics import Metrics
+    from olearn.serve._writer import Writer
+
+    async def scenario():
+        store = Store(tmp_path / "state")
+        model = store.open(lambda: olearn.PAClassifier(), say=lambda text: None)
+        writer = Writer(model, store, Metrics(), snapshot_every=1000, snapshot_seconds=0.05)
+        writer.start()
+        examples = read_labelled(parse_json('{"x": {"1": 1.0}, "y": 1}'), Limits())
+        assert await writer.update("learn", examples, None) == {"seq": 1, "learned": 1}
+        await asyncio.sleep(0.5)
+        snapshots = sorted(os.listdir(tmp_path / "state"))
+        groups = []
+        original = writer._group
+
+        async def counted(items):
+            groups.append(len(items))
+            await original(items)
+
+        writer._group = counted
+        await asyncio.sleep(0.5)  # idle, its state all in the snapshot: the writer waits, it does not spin
+        await writer.stop()
+        return snapshots, groups
+
+    snapshots, groups = asyncio.run(scenario())
+    assert snapshots == ["log-0000000000000001.wal", "snapshot-0000000000000001.npz"]
+    assert groups == []

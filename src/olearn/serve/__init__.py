@@ -1,11 +1,14 @@
-"""``olearn serve``: an online learner behind an HTTP/JSON service that keeps learning, durably.
+"""``olearn serve``: a learner behind an HTTP/JSON service that keeps learning, durably.
 
-Built on Starlette and uvicorn (the ``olearn[serve]`` extra); ``import olearn``
-never imports them. Modules: :mod:`._requests` (reading bodies),
-:mod:`._model` (applying updates), :mod:`._wal` and :mod:`._store` (the
-write-ahead log, snapshots and recovery), :mod:`._writer` (group commit),
-:mod:`._app` (routes, token, caps), :mod:`._metrics`, :mod:`._openapi`, and
-:mod:`._service` (running it all). See ``docs/serve.md``.
+Needs Starlette, uvicorn and prometheus_client (``pip install "olearn[serve]"``),
+imported only when :func:`serve` is called; ``import olearn`` never imports them.
+The command ``olearn serve`` calls :func:`serve`; see docs/serve.md for the
+routes and the guarantees.
+
+The modules: ``_requests`` (reading bodies), ``_model`` (applying updates),
+``_wal`` and ``_store`` (the write-ahead log, snapshots and recovery),
+``_writer`` (group commit), ``_app`` (routes, token, caps), ``_metrics``,
+``_openapi``, and ``_service`` (running it all).
 """
 
 from ._service import serve

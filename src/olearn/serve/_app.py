@@ -88,12 +88,10 @@ def create_app(model, writer, metrics, settings):
         return handler
 
     async def model_file(request):
-        path = await writer.snapshot_path()
-        if path is None:
+        snapshot = await writer.snapshot()
+        if snapshot is None:
             raise RequestError(409, "the model has learned nothing yet: there is no model file to send")
-        with open(path, "rb") as fh:
-            content = fh.read()
-        seq = int(path.rsplit("-", 1)[1].split(".")[0])
+        seq, content = snapshot
         return Response(content, media_type="application/octet-stream",
                         headers={"X-Olearn-Updates": str(seq),
                                  "Content-Disposition": 'attachment; filename="model.npz"'})

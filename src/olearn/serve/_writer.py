@@ -78,8 +78,9 @@ class Writer:
         """Apply and log one update; its answer once it is durable (RequestError if refused)."""
         return await self._submit(("update", op, examples, request_id))
 
-    async def snapshot_path(self):
-        """Take a snapshot of the acknowledged updates; its path (None before anything is learned)."""
+    async def snapshot(self):
+        """Take a snapshot of the acknowledged updates: ``(updates, bytes of the model file)``, or None before
+        anything is learned. The file is read by the writer, before a later snapshot can replace it."""
         return await self._submit(("snapshot",))
 
     async def _submit(self, item):
@@ -106,8 +107,11 @@ class Writer:
                 if snapshots or self._snapshot_due():
                     path = await self._in_thread(self.store.snapshot, self.model)
                     self._last_snapshot = time.monotonic()
-                    for item in snapshots:
-                        _answer(item[-1], path)
+                    if snapshots:
+                        content = None if path is None else await self._in_thread(_read, path)
+                        content = None if content is None else (self.store.snapshot_seq, content)
+                        for item in snapshots:
+                            _answer(item[-1], content)
         except asyncio.CancelledError:
             self._fail_waiting(WriterStopped("the service is shutting down"))
             raise
@@ -119,11 +123,14 @@ class Writer:
             raise WriterStopped(str(err)) from err
 
     def _until_snapshot(self):
+        """Seconds until a snapshot is due by time; None (no limit) while the last one holds every update."""
+        if self.model.seq == self.store.snapshot_seq:
+            return None
         return max(0.0, self._last_snapshot + self.snapshot_seconds - time.monotonic())
 
     def _snapshot_due(self):
         behind = self.model.seq - self.store.snapshot_seq
-        return behind >= self.snapshot_every or (behind > 0 and self._until_snapshot() <= 0.0)
+        return behind >= self.snapshot_every or (behind > 0 and self._until_snapshot() == 0.0)
 
     async def _group(self, items):
         """Apply the updates of ``items`` in order, log them with one fsync, then answer them."""
@@ -162,6 +169,11 @@ class Writer:
 
     async def _in_thread(self, func, *args):
         return await asyncio.get_running_loop().run_in_executor(self._thread, func, *args)
+
+
+def _read(path):
+    with open(path, "rb") as fh:
+        return fh.read()
 
 
 def _examples(item):
