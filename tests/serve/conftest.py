@@ -1,5 +1,7 @@
 """Servers of ``olearn serve`` run as subprocesses on a free port, and always stopped after the test.
 
+``require_serve_extra()``: called first by each test module, skips it without the extra.
+
 ``assert_same_model(served, offline)``: two learners' states are equal bit for bit.
 
 ``serve`` (fixture): ``serve(args, state_dir)`` starts ``olearn serve`` with
@@ -18,12 +20,13 @@ import time
 import numpy as np
 import pytest
 
-pytest.importorskip("starlette")
-pytest.importorskip("uvicorn")
-pytest.importorskip("prometheus_client")
-httpx = pytest.importorskip("httpx")
-
 TOKEN = "test-token-0123456789abcdef"
+
+
+def require_serve_extra():
+    """Skip the calling test module unless the ``serve`` extra and httpx are installed."""
+    for name in ("starlette", "uvicorn", "prometheus_client", "httpx"):
+        pytest.importorskip(name)
 
 
 def free_port():
@@ -43,6 +46,8 @@ class Server:
         os.makedirs(os.path.dirname(self.log), exist_ok=True)
 
     def start(self, timeout=60.0):
+        import httpx
+
         command = [sys.executable, "-m", "olearn", "serve", *self.args, "--state-dir", self.state_dir,
                    "--port", str(self.port), *(("--token-file", self.token_file) if self.token_file else ())]
         with open(self.log, "ab") as log:
@@ -80,6 +85,8 @@ class Server:
         return self.process.returncode
 
     def client(self, token=TOKEN):
+        import httpx
+
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         return httpx.Client(base_url=self.url, headers=headers, timeout=30.0)
 

@@ -23,10 +23,10 @@ import tempfile
 import pytest
 
 import olearn
+from conftest import TOKEN, assert_same_model, require_serve_extra
 
-import httpx  # noqa: E402  (skipped by conftest when absent)
-
-from conftest import TOKEN, assert_same_model
+require_serve_extra()
+import httpx  # noqa: E402
 
 
 def _features(rng):

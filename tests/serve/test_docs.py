@@ -8,7 +8,9 @@ import re
 
 import pytest
 
-from conftest import TOKEN
+from conftest import TOKEN, require_serve_extra
+
+require_serve_extra()
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 PAGES = [ROOT / "README.md", ROOT / "docs" / "serve.md"]

@@ -4,8 +4,10 @@ listed with its schemas, and the service's real answers valid under them, checke
 import pytest
 
 import olearn
+from conftest import require_serve_extra
 from olearn.serve._app import Settings, create_app
 
+require_serve_extra()
 jsonschema = pytest.importorskip("jsonschema")
 from prometheus_client.parser import text_string_to_metric_families  # noqa: E402
 

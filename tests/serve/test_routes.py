@@ -13,7 +13,9 @@ import pytest
 
 import olearn
 
-from conftest import TOKEN
+from conftest import TOKEN, require_serve_extra
+
+require_serve_extra()
 
 
 def _as_dict(x):

@@ -13,7 +13,9 @@ import pytest
 
 import olearn
 
-from conftest import TOKEN
+from conftest import TOKEN, require_serve_extra
+
+require_serve_extra()
 
 CAPS = ["--max-body-bytes", "2000", "--max-batch", "3", "--max-features", "5", "--max-index", "100"]
 PROBE = {"x": [{"0": 1.0, "a": 1.0}, {"1": -1.0, "b": 2.0}, {"c=red": 1.0, "2": 0.5}]}

@@ -5,7 +5,9 @@ import numpy as np
 
 import olearn
 
-from conftest import assert_same_model
+from conftest import assert_same_model, require_serve_extra
+
+require_serve_extra()
 
 
 def _stream(rng, n, labels):

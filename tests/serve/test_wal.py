@@ -9,8 +9,9 @@ import zlib
 
 import pytest
 
-pytest.importorskip("starlette")
+from conftest import require_serve_extra
 
+require_serve_extra()
 import olearn  # noqa: E402
 from olearn.serve._model import ServedModel  # noqa: E402
 from olearn.serve._requests import Limits, parse_json, read_labelled  # noqa: E402

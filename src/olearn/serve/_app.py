@@ -1,13 +1,12 @@
-"""The HTTP routes of ``olearn serve`` (Starlette), their checks, errors and metrics."""
+"""The HTTP routes of ``olearn serve`` (Starlette), their checks, errors and metrics.
+
+Starlette is imported by :func:`create_app`, so that this module, like all
+of olearn, imports without the ``serve`` extra.
+"""
 
 import contextlib
 import hmac
 import time
-
-from prometheus_client import CONTENT_TYPE_LATEST
-from starlette.applications import Starlette
-from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
 
 from ._openapi import openapi_document
 from ._requests import RequestError, parse_json, read_features, read_labelled, read_request_id
@@ -26,6 +25,8 @@ class Settings:
 
 
 def _error(status, message, headers=None):
+    from starlette.responses import JSONResponse
+
     return JSONResponse({"error": message}, status_code=status, headers=headers)
 
 
@@ -51,6 +52,10 @@ async def _body(request, cap):
 
 def create_app(model, writer, metrics, settings):
     """The Starlette application serving ``model`` (a ServedModel) through ``writer`` (its Writer)."""
+    from prometheus_client import CONTENT_TYPE_LATEST
+    from starlette.applications import Starlette
+    from starlette.responses import JSONResponse, Response
+    from starlette.routing import Route
 
     def route(path, handler, methods, write=False, read=False):
         needs_token = settings.token is not None and (write or (read and settings.protect_predict))

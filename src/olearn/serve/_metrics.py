@@ -1,4 +1,5 @@
-"""The service's Prometheus metrics (:mod:`prometheus_client`, in a registry of the service's own).
+"""The service's Prometheus metrics (:mod:`prometheus_client`, imported when a :class:`Metrics` is made, in a
+registry of the service's own).
 
 Requests by route and status, their latency, the examples learned, the
 groups of the write-ahead log, and progressive validation over a rolling
@@ -10,8 +11,6 @@ absolute error of a regressor, each prediction made before its example was learn
 import math
 from collections import deque
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
-
 _LATENCY_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0)
 
 
@@ -19,6 +18,8 @@ class Metrics:
     """The counters, histograms and gauges of one service."""
 
     def __init__(self, regression=False, window=1000):
+        from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+
         self.registry = registry = CollectorRegistry(auto_describe=True)
         self.requests = Counter("olearn_requests", "HTTP requests answered, by route and status",
                                 ("route", "status"), registry=registry)
@@ -57,4 +58,6 @@ class Metrics:
             self._window.append(float(predicted == y))
 
     def render(self):
+        from prometheus_client import generate_latest
+
         return generate_latest(self.registry)
