@@ -129,3 +129,30 @@ def test_the_writer_snapshots_after_t_seconds_and_then_sleeps(tmp_path):
     snapshots, groups = asyncio.run(scenario())
     assert snapshots == ["log-0000000000000001.wal", "snapshot-0000000000000001.npz"]
     assert groups == []
+
+
+def test_a_log_that_cannot_be_written_stops_the_writer(tmp_path):
+    from olearn.serve._metrics import Metrics
+    from olearn.serve._writer import Writer, WriterStopped
+
+    failures = []
+
+    async def scenario():
+        store = Store(tmp_path / "state")
+        model = store.open(lambda: olearn.PAClassifier(), say=lambda text: None)
+
+        def full_disk(records):
+            raise OSError(28, "No space left on device")
+
+        store.append = full_disk
+        writer = Writer(model, store, Metrics(), on_failure=failures.append)
+        writer.start()
+        examples = read_labelled(parse_json('{"x": {"1": 1.0}, "y": 1}'), Limits())
+        with pytest.raises(WriterStopped, match="No space left on device"):
+            await writer.update("learn", examples, None)
+        with pytest.raises(WriterStopped):
+            await writer.update("learn", examples, None)
+        await writer.stop()
+
+    asyncio.run(scenario())
+    assert len(failures) == 1 and isinstance(failures[0], OSError)

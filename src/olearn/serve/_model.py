@@ -52,20 +52,19 @@ class ServedModel:
         self.seq = seq
         self.window_size = window
         self.recent = OrderedDict()  # id -> (seq, digest, answer)
-        self.frozen = None
+        self.frozen = None  # (width, names) of frozen features
         if frozen:
-            self.frozen = self._features_now()
+            self.freeze()
         self.fixed_width = getattr(estimator, "n_features", None)
 
-    def _features_now(self):
+    def freeze(self):
+        """Take the estimator's features now as the only ones: refuse other names and indices past its width."""
         est = self.estimator
         try:
             width = est.n_features_in_
         except AttributeError:
-            raise ValueError("the features can be frozen only for a model that has learned (or a fixed "
-                             "n_features)") from None
-        names = set(est.vocabulary_) if getattr(est, "_named_features", False) else set()
-        return width, names
+            raise ValueError("--freeze-features needs a model that has learned: it has no features yet") from None
+        self.frozen = (width, set(est.vocabulary_))
 
     # -- the recent ids ---------------------------------------------------------
 

@@ -88,7 +88,7 @@ class Store:
             for record in records[1:]:
                 model.replay(record)
             if frozen:
-                model.frozen = model._features_now()
+                model.freeze()
             self.snapshot_seq = seq
             self.log = LogWriter(_log_path(self.folder, seq), valid_length=valid)
             self._remove_others(files, seq)

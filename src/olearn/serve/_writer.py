@@ -102,16 +102,18 @@ class Writer:
                 while size < _MAX_GROUP and not self._queue.empty():
                     items.append(self._queue.get_nowait())
                     size += _examples(items[-1])
+                self._pending = items
                 await self._group([item for item in items if item[0] == "update"])
                 snapshots = [item for item in items if item[0] == "snapshot"]
                 if snapshots or self._snapshot_due():
                     path = await self._in_thread(self.store.snapshot, self.model)
                     self._last_snapshot = time.monotonic()
                     if snapshots:
-                        content = None if path is None else await self._in_thread(_read, path)
-                        content = None if content is None else (self.store.snapshot_seq, content)
+                        seq = self.store.snapshot_seq
+                        content = None if path is None else (seq, await self._in_thread(_read, path))
                         for item in snapshots:
                             _answer(item[-1], content)
+                self._pending = []
         except asyncio.CancelledError:
             self._fail_waiting(WriterStopped("the service is shutting down"))
             raise
@@ -136,7 +138,6 @@ class Writer:
         """Apply the updates of ``items`` in order, log them with one fsync, then answer them."""
         model = self.model
         records, answers = [], []
-        self._pending = items
         for _, op, examples, request_id, future in items:
             fingerprint = ServedModel.fingerprint(op, examples, request_id)
             try:
@@ -159,7 +160,6 @@ class Writer:
                 self.metrics.learned.inc(answer["learned"])
             _answer(future, answer)
         self.metrics.updates.set(model.seq)
-        self._pending = []
 
     def _fail_waiting(self, err):
         for item in self._pending:
