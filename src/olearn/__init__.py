@@ -14,7 +14,7 @@ __version__ = "0.1.0"
 _SUBPACKAGES = (
     "bounds", "compose", "data", "distributed", "dual", "evaluate", "experiments", "experts", "kernel", "linear",
     "metrics", "multiclass", "multilabel", "oco", "plots", "preprocessing", "quasi_additive", "second_order",
-    "sequence", "uniclass",
+    "sequence", "serve", "uniclass",
 )
 # Every public name loads with its module on first use, so ``import olearn`` costs a few milliseconds: a
 # command-line run pays only for the families it uses, and a Ctrl-C while they load is the command's to handle.

@@ -1,0 +1,201 @@
+"""Load test of ``olearn serve`` on loopback: requests per second and latency, 0 errors, 0 lost updates (issue #17).
+
+A service (``olearn serve --algo pa1``, a fresh state folder, a token) runs
+as a subprocess; ``--clients`` client processes, each an asyncio loop with
+``--concurrency`` kept-alive connections with a request in flight on each,
+send for ``--seconds`` seconds per scenario (HTTP/1.1 written on asyncio's
+streams: httpx's async client costs more CPU per request than the service on
+this machine, and would measure itself):
+
+* ``learn x1``: ``POST /learn`` of one example (each acknowledged only once
+  fsynced: the group commit shares an fsync among the requests in flight);
+* ``learn x100``: batches of 100 examples;
+* ``predict x1`` and ``predict x100``: ``POST /predict``.
+
+An example has 20 features: 15 indices among 1,000 and 5 names. Every
+answer is checked (status 200; a learn answer's count). After the learn
+scenarios the service's update count must equal the sum of the
+acknowledged examples, and again after a ``kill -9`` and a restart (0 lost
+updates). Latency is measured by the clients, request by request.
+
+    PYTHONPATH=src python benchmarks/bench_serve.py                 # 4 x 10 s
+    PYTHONPATH=src python benchmarks/bench_serve.py --seconds 2     # a smoke test
+
+Prints a markdown table and writes ``benchmarks/_work/serve_results.json``.
+"""
+
+import argparse
+import asyncio
+import json
+import multiprocessing
+import os
+import platform
+import random
+import re
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+import numpy as np
+from prometheus_client.parser import text_string_to_metric_families
+
+WORK = Path(__file__).resolve().parent / "_work"
+_CONTENT_LENGTH = re.compile(rb"(?i)\r\ncontent-length: *([0-9]+)")
+
+
+def _example(rng):
+    x = {str(j): round(rng.gauss(0, 1), 4) for j in rng.sample(range(1000), 15)}
+    x.update({f"f{j}": round(rng.gauss(0, 1), 4) for j in rng.sample(range(50), 5)})
+    return x
+
+
+def _body(rng, route, batch):
+    if batch == 1:
+        x = _example(rng)
+        return {"x": x, "y": rng.choice((-1, 1))} if route == "/learn" else {"x": x}
+    xs = [_example(rng) for _ in range(batch)]
+    return {"x": xs, "y": [rng.choice((-1, 1)) for _ in xs]} if route == "/learn" else {"x": xs}
+
+
+async def _post(reader, writer, head, body):
+    """One request on a kept-alive connection: the status and the body of the answer."""
+    writer.write(head + body)
+    headers = await reader.readuntil(b"\r\n\r\n")
+    length = int(_CONTENT_LENGTH.search(headers)[1])
+    return int(headers[9:12]), await reader.readexactly(length)
+
+
+async def _client(port, token, route, batch, seconds, concurrency, seed):
+    rng = random.Random(seed)
+    bodies = [json.dumps(_body(rng, route, batch)).encode() for _ in range(200)]
+    heads = [(f"POST {route} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {token}\r\n"
+              f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n").encode() for body in bodies]
+    latencies, errors, learned = [], 0, 0
+    end = time.perf_counter() + seconds
+
+    async def worker(k):
+        nonlocal errors, learned
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        i = k
+        while time.perf_counter() < end:
+            started = time.perf_counter()
+            status, answer = await _post(reader, writer, heads[i % len(bodies)], bodies[i % len(bodies)])
+            latencies.append(time.perf_counter() - started)
+            i += concurrency
+            if status != 200:
+                errors += 1
+            elif route == "/learn":
+                learned += json.loads(answer)["learned"]
+        writer.close()
+
+    await asyncio.gather(*(worker(k) for k in range(concurrency)))
+    return latencies, errors, learned
+
+
+def _client_process(args):
+    return asyncio.run(_client(*args))
+
+
+def _free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _start(command, url):
+    process = subprocess.Popen(command, stderr=subprocess.DEVNULL)
+    for _ in range(600):
+        try:
+            if httpx.get(f"{url}/health").status_code == 200:
+                return process
+        except httpx.TransportError:
+            time.sleep(0.05)
+    raise RuntimeError("the service did not start")
+
+
+def _updates(url):
+    return httpx.get(f"{url}/health").json()["updates"]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=10.0, help="Duration of each scenario.")
+    parser.add_argument("--clients", type=int, default=2, help="Client processes.")
+    parser.add_argument("--concurrency", type=int, default=32, help="Requests in flight per client process.")
+    args = parser.parse_args()
+    folder = tempfile.mkdtemp(prefix="olearn-bench-serve-")
+    token = secrets.token_urlsafe(32)
+    token_file = os.path.join(folder, "token")
+    with open(token_file, "w") as fh:
+        fh.write(token)
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    command = [sys.executable, "-m", "olearn", "serve", "--algo", "pa1", "--state-dir", os.path.join(folder, "state"),
+               "--port", str(port), "--token-file", token_file, "--max-batch", "100"]
+    server = _start(command, url)
+    scenarios = [("/learn", 1), ("/learn", 100), ("/predict", 1), ("/predict", 100)]
+    rows, acknowledged = [], 0
+    try:
+        # warm-up: numba's kernels loaded, both classes known
+        # (the largest index first, so that the names take the columns after the indices)
+        httpx.post(f"{url}/learn", json={"x": [{"999": 1.0}, {"0": -1.0}], "y": [1, -1]},
+                   headers={"Authorization": f"Bearer {token}"})
+        acknowledged += 2
+        with multiprocessing.Pool(args.clients) as pool:
+            for route, batch in scenarios:
+                load_start = os.getloadavg()[0]
+                jobs = [(port, token, route, batch, args.seconds, args.concurrency, 100 * k + batch)
+                        for k in range(args.clients)]
+                started = time.perf_counter()
+                results = pool.map(_client_process, jobs)
+                elapsed = time.perf_counter() - started
+                latencies = np.concatenate([r[0] for r in results])
+                errors = sum(r[1] for r in results)
+                learned = sum(r[2] for r in results)
+                acknowledged += learned
+                rows.append({"scenario": f"{route[1:]} x{batch}", "requests": int(latencies.size),
+                             "requests_per_s": latencies.size / elapsed,
+                             "examples_per_s": latencies.size * batch / elapsed,
+                             "p50_ms": 1e3 * float(np.percentile(latencies, 50)),
+                             "p99_ms": 1e3 * float(np.percentile(latencies, 99)), "errors": errors,
+                             "load_average": [load_start, os.getloadavg()[0]]})
+                print(f"{rows[-1]['scenario']}: {rows[-1]['requests_per_s']:,.0f} req/s, p50 "
+                      f"{rows[-1]['p50_ms']:.2f} ms, p99 {rows[-1]['p99_ms']:.2f} ms, {errors} errors", flush=True)
+        served = _updates(url)
+        groups = {sample.name: sample.value for family in text_string_to_metric_families(httpx.get(f"{url}/metrics").text)
+                  for sample in family.samples if sample.name.startswith("olearn_log_group_updates")}
+        per_fsync = groups["olearn_log_group_updates_sum"] / groups["olearn_log_group_updates_count"]
+        os.kill(server.pid, signal.SIGKILL)
+        server.wait()
+        server = _start(command, url)
+        recovered = _updates(url)
+    finally:
+        server.kill()
+        server.wait()
+    lost = acknowledged - recovered
+    print(f"\nacknowledged examples {acknowledged:,}, served {served:,}, after kill -9 and restart {recovered:,}: "
+          f"{lost} lost")
+    print(f"updates per write and fsync of the log (group commit), on average: {per_fsync:.1f}")
+    print(f"\n{args.clients} client processes x {args.concurrency} in flight, {args.seconds:g} s per scenario, "
+          f"{os.cpu_count()} CPUs, Python {platform.python_version()}\n")
+    print("| scenario | requests/s | examples/s | p50 ms | p99 ms | errors |")
+    print("|---|---|---|---|---|---|")
+    for row in rows:
+        print(f"| {row['scenario']} | {row['requests_per_s']:,.0f} | {row['examples_per_s']:,.0f} | "
+              f"{row['p50_ms']:.2f} | {row['p99_ms']:.2f} | {row['errors']} |")
+    WORK.mkdir(exist_ok=True)
+    with open(WORK / "serve_results.json", "w") as fh:
+        json.dump({"rows": rows, "acknowledged": acknowledged, "served": served, "recovered": recovered,
+                   "updates_per_fsync": per_fsync, "clients": args.clients, "concurrency": args.concurrency, "seconds": args.seconds}, fh, indent=1)
+    if lost or served != acknowledged or any(row["errors"] for row in rows):
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,16 @@
+"""``olearn serve``: a learner behind an HTTP/JSON service that keeps learning, durably.
+
+Needs Starlette, uvicorn and prometheus_client (``pip install "olearn[serve]"``),
+imported only when :func:`serve` is called; ``import olearn`` never imports them.
+The command ``olearn serve`` calls :func:`serve`; see docs/serve.md for the
+routes and the guarantees.
+
+The modules: ``_requests`` (reading bodies), ``_model`` (applying updates),
+``_wal`` and ``_store`` (the write-ahead log, snapshots and recovery),
+``_writer`` (group commit), ``_app`` (routes, token, caps), ``_metrics``,
+``_openapi``, and ``_service`` (running it all).
+"""
+
+from ._service import serve
+
+__all__ = ["serve"]

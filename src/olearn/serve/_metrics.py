@@ -1,0 +1,63 @@
+"""The service's Prometheus metrics (:mod:`prometheus_client`, imported when a :class:`Metrics` is made, in a
+registry of the service's own).
+
+Requests by route and status, their latency, the examples learned, the
+groups of the write-ahead log, and progressive validation over a rolling
+window of ``/predict_learn`` rounds: the accuracy of a classifier (a
+multilabel prediction counts when its label set is exact) or the mean
+absolute error of a regressor, each prediction made before its example was learned.
+"""
+
+import math
+from collections import deque
+
+_LATENCY_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0)
+
+
+class Metrics:
+    """The counters, histograms and gauges of one service."""
+
+    def __init__(self, regression=False, window=1000):
+        from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+
+        self.registry = registry = CollectorRegistry(auto_describe=True)
+        self.requests = Counter("olearn_requests", "HTTP requests answered, by route and status",
+                                ("route", "status"), registry=registry)
+        self.latency = Histogram("olearn_request_seconds", "Time to answer a request, by route", ("route",),
+                                 buckets=_LATENCY_BUCKETS, registry=registry)
+        self.learned = Counter("olearn_examples_learned", "Examples learned (acknowledged updates)",
+                               registry=registry)
+        self.updates = Gauge("olearn_model_updates", "Examples the served model has learned since its state began",
+                             registry=registry)
+        self.groups = Histogram("olearn_log_group_updates", "Updates made durable by one write and fsync of the log",
+                                buckets=(1, 2, 5, 10, 20, 50, 100, 200, 500, 1000), registry=registry)
+        self.regression = regression
+        name, text = (("olearn_progressive_mae", "Mean absolute error of /predict_learn's predictions")
+                      if regression else
+                      ("olearn_progressive_accuracy", "Accuracy of /predict_learn's predictions"))
+        self.progressive = Gauge(name, f"{text} over the last {window} rounds (each made before learning)",
+                                 registry=registry)
+        self.progressive_rounds = Gauge("olearn_progressive_rounds",
+                                        "Rounds in the progressive validation window", registry=registry)
+        self._window = deque(maxlen=window)
+        self.progressive.set_function(self._progressive_value)
+        self.progressive_rounds.set_function(lambda: len(self._window))
+
+    def _progressive_value(self):
+        return math.fsum(self._window) / len(self._window) if self._window else math.nan
+
+    def observe_round(self, predicted, y):
+        """One round of progressive validation: the prediction made before learning ``y``."""
+        if self.regression:
+            if predicted is None:
+                return
+            self._window.append(abs(float(predicted) - float(y)))
+        elif isinstance(y, list):
+            self._window.append(float(predicted is not None and set(predicted) == set(y)))
+        else:
+            self._window.append(float(predicted == y))
+
+    def render(self):
+        from prometheus_client import generate_latest
+
+        return generate_latest(self.registry)

@@ -1,0 +1,190 @@
+"""The served learner: updates applied in order, atomically, and the ids of recent updates remembered.
+
+Every update goes through :meth:`ServedModel.apply`, when it is first
+learned and when the log is replayed after a restart, so that the two give
+the same model bit for bit: learning is deterministic.
+"""
+
+import copy
+from collections import OrderedDict
+
+from .._labels import plain_label
+from .._learner import OnlineLearner
+from ..sequence import PASequence
+from ..exceptions import NotFittedError
+from ._requests import NO_LIMITS, Examples, RequestError, digest, example
+
+# what a learner raises for an example or label it refuses; it is then left as it was
+_REFUSED = (ValueError, TypeError, OverflowError, FloatingPointError)
+
+
+def _plain(value):
+    """A prediction as JSON: NumPy scalars as Python values, collections (multilabel) as lists."""
+    if isinstance(value, (set, frozenset, tuple, list)):
+        return sorted((plain_label(v) for v in value), key=repr) if isinstance(value, (set, frozenset)) \
+            else [plain_label(v) for v in value]
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    return plain_label(value)
+
+
+class ServedModel:
+    """An estimator, the number of examples it learned here (``seq``), and the recent update ids.
+
+    Parameters
+    ----------
+    estimator : olearn estimator
+    seq : int
+        Examples learned since the service first started with this state.
+    window : int
+        How many recent update ids are remembered for idempotent retries.
+    frozen : bool
+        Refuse names outside the estimator's vocabulary and indices past its
+        width (the features it has now), instead of growing.
+    """
+
+    def __init__(self, estimator, seq=0, window=100_000, frozen=False):
+        if not isinstance(estimator, OnlineLearner) or not estimator._named_features \
+                or isinstance(estimator, PASequence):
+            raise ValueError(f"olearn serve serves learners of examples with features (binary, multiclass, "
+                             f"regression, cost-sensitive, multilabel); {type(estimator).__name__} is not one")
+        self.estimator = estimator
+        self.seq = seq
+        self.window_size = window
+        self.recent = OrderedDict()  # id -> (seq, digest, answer)
+        self.frozen = None  # (width, names) of frozen features
+        if frozen:
+            self.freeze()
+        self.fixed_width = getattr(estimator, "n_features", None)
+
+    def freeze(self):
+        """Take the estimator's features now as the only ones: refuse other names and indices past its width."""
+        est = self.estimator
+        try:
+            width = est.n_features_in_
+        except AttributeError:
+            raise ValueError("--freeze-features needs a model that has learned: it has no features yet") from None
+        self.frozen = (width, set(est.vocabulary_))
+
+    # -- the recent ids ---------------------------------------------------------
+
+    def remember(self, request_id, seq, fingerprint, answer):
+        self.recent[request_id] = (seq, fingerprint, answer)
+        while len(self.recent) > self.window_size:
+            self.recent.popitem(last=False)
+
+    def recent_entries(self):
+        """The recent ids as JSON: ``[[id, seq, digest, answer], ...]``, oldest first."""
+        return [[key, *entry] for key, entry in self.recent.items()]
+
+    def restore_recent(self, entries):
+        for key, seq, fingerprint, answer in entries:
+            self.remember(key, seq, fingerprint, answer)
+
+    # -- checks of the features ---------------------------------------------------
+
+    def check_features(self, examples):
+        """Refuse (422) an index past a fixed width, or a name unknown to frozen features."""
+        width = self.fixed_width
+        names = None
+        if self.frozen is not None:
+            width, names = self.frozen
+        if width is None and names is None:
+            return
+        for i, x in enumerate(examples.dicts):
+            where = f"x[{i}]" if examples.batch else "x"
+            for key, value in x.items():
+                if isinstance(key, int):
+                    if width is not None and key >= width and not isinstance(value, str):
+                        raise RequestError(422, f"{where}: feature index {key} is out of range; the model has "
+                                                f"{width} features (indices 0 to {width - 1})")
+                    if not isinstance(value, str):
+                        continue
+                if names is not None and value is not None:
+                    name = f"{key}={value}" if isinstance(value, str) else key
+                    if name not in names:
+                        raise RequestError(422, f"{where}: feature {name!r:.100} is not in the model's fixed "
+                                                "vocabulary")
+
+    # -- updates -------------------------------------------------------------------
+
+    def apply(self, op, examples, request_id=None, fingerprint=None):
+        """Learn ``examples`` (all of them or, when one is refused, none); return the answer of the update.
+
+        ``op`` is ``"learn"`` or ``"predict_learn"`` (the answer then holds the
+        predictions made before learning). A refused update raises
+        RequestError (422) and leaves the model as it was. An id seen among
+        the recent updates answers what that update answered, with
+        ``"duplicate": true``, and learns nothing; with another body it is a 409.
+        """
+        if request_id is not None and request_id in self.recent:
+            seq, seen, answer = self.recent[request_id]
+            if seen != fingerprint:
+                raise RequestError(409, f"id {request_id!r} was used by update {seq} with another body; an id "
+                                        "names one update")
+            return {**answer, "duplicate": True}
+        self.check_features(examples)
+        est = self.estimator
+        # one example is refused atomically by the learner; a batch is put back from a copy
+        saved = copy.deepcopy(est) if len(examples) > 1 else None
+        predictions = []
+        try:
+            for i, (x, y) in enumerate(zip(examples.dicts, examples.ys)):
+                weight = None if examples.weights is None else examples.weights[i]
+                if op == "learn":
+                    est.learn_one(x, y, sample_weight=weight)
+                else:
+                    predictions.append(_plain(est.predict_learn_one(x, y, sample_weight=weight)))
+        except _REFUSED as err:
+            if saved is not None:
+                self.estimator = saved
+            where = f"example {i}: " if examples.batch else ""
+            raise RequestError(422, f"{where}{type(err).__name__}: {err}") from None
+        self.seq += len(examples)
+        answer = {"seq": self.seq, "learned": len(examples)}
+        if op == "predict_learn":
+            answer["y"] = predictions if examples.batch else predictions[0]
+        if request_id is not None:
+            self.remember(request_id, self.seq, fingerprint, answer)
+        return answer
+
+    def replay(self, record):
+        """Learn a record of the log (see :meth:`record`): the update it acknowledged, to the same seq."""
+        dicts = [example(x, NO_LIMITS) for x in record["x"]]
+        examples = Examples(record["x"], dicts, record["y"], record["w"], record["batch"])
+        answer = self.apply(record["op"], examples, record["id"], record["digest"])
+        if answer.get("duplicate") or answer["seq"] != record["seq"]:
+            raise ValueError(f"the log's update {record['seq']} replays as update {answer['seq']}")
+
+    @staticmethod
+    def record(op, examples, request_id, fingerprint, answer):
+        """The log record of an applied update."""
+        return {"op": op, "seq": answer["seq"], "id": request_id, "digest": fingerprint, "x": examples.xs,
+                "y": examples.ys, "w": examples.weights, "batch": examples.batch}
+
+    @staticmethod
+    def fingerprint(op, examples, request_id):
+        return None if request_id is None else digest(op, examples)
+
+    # -- predictions ---------------------------------------------------------------
+
+    def predict(self, examples):
+        """``{"y": ..., "score": ...}`` of one example, or lists of them for a batch (None before learning)."""
+        self.check_features(examples)
+        est = self.estimator
+        try:
+            ys = [_plain(est.predict_one(x)) for x in examples.dicts]
+            scores = self._scores(examples.dicts)
+        except _REFUSED as err:
+            raise RequestError(422, f"{type(err).__name__}: {err}") from None
+        if examples.batch:
+            return {"y": ys, "score": scores}
+        return {"y": ys[0], "score": scores[0]}
+
+    def _scores(self, dicts):
+        est = self.estimator
+        scorer = getattr(est, "decision_function", None) or est.predict
+        try:
+            return _plain(scorer(dicts))
+        except NotFittedError:
+            return [None] * len(dicts)

@@ -1,0 +1,122 @@
+"""The OpenAPI 3.1 description of the service, served at ``/openapi.json``."""
+
+import functools
+
+from .. import __version__ as _version
+
+_NUMBER_OR_CATEGORY = {"oneOf": [{"type": "number"}, {"type": "boolean"}, {"type": "string"}, {"type": "null"}]}
+_FEATURES = {
+    "type": "object",
+    "description": "One example: keys of digits are column indices, other keys feature names; a value is a "
+                   "finite number (true and false are 1 and 0), a string (a category: the feature 'key=value' "
+                   "with value 1) or null (absent).",
+    "additionalProperties": _NUMBER_OR_CATEGORY,
+}
+_SCALAR_LABEL = {"oneOf": [{"type": "string"}, {"type": "number"}, {"type": "boolean"}]}
+_LABEL = {"description": "A class, a regression target, or an array of the relevant labels (multilabel).",
+          "oneOf": [_SCALAR_LABEL, {"type": "array", "items": _SCALAR_LABEL}]}
+_WEIGHT = {"type": "number", "minimum": 0}
+_ERROR = {"type": "object", "required": ["error"], "properties": {"error": {"type": "string"}}}
+
+
+def _one_or_batch(single, name):
+    # anyOf: an array of labels is one multilabel example's label or a batch's labels; "x" tells which
+    return {"anyOf": [single, {"type": "array", "items": single, "minItems": 1,
+                               "description": f"A batch: one {name} per example (when x is an array)."}]}
+
+
+_SCHEMAS = {
+    "Features": _FEATURES,
+    "Label": _LABEL,
+    "Error": _ERROR,
+    "PredictRequest": {"type": "object", "required": ["x"], "additionalProperties": False,
+                       "properties": {"x": _one_or_batch({"$ref": "#/components/schemas/Features"}, "object")}},
+    "PredictResponse": {
+        "type": "object", "required": ["y", "score"],
+        "properties": {"y": {"description": "The prediction (null before anything is learned); an array for "
+                                            "a batch."},
+                       "score": {"description": "The decision value(s): a number, or one per class; an array "
+                                                "for a batch."}}},
+    "LearnRequest": {
+        "type": "object", "required": ["x", "y"], "additionalProperties": False,
+        "properties": {
+            "x": _one_or_batch({"$ref": "#/components/schemas/Features"}, "object"),
+            "y": _one_or_batch({"$ref": "#/components/schemas/Label"}, "label"),
+            "sample_weight": {"oneOf": [_WEIGHT, {"type": "array", "items": _WEIGHT}]},
+            "id": {"type": "string", "pattern": "^[A-Za-z0-9._:~-]{1,128}$",
+                   "description": "Names the update: a retry with the same id is learned once."},
+        }},
+    "LearnResponse": {
+        "type": "object", "required": ["seq", "learned"],
+        "properties": {"seq": {"type": "integer", "description": "The number of examples learned once this "
+                                                                 "update was (its last example's position)."},
+                       "learned": {"type": "integer"},
+                       "duplicate": {"type": "boolean", "description": "A retry of an update already learned."}}},
+    "PredictLearnResponse": {
+        "allOf": [{"$ref": "#/components/schemas/LearnResponse"},
+                  {"type": "object", "required": ["y"],
+                   "properties": {"y": {"description": "The prediction(s) made before learning."}}}]},
+    "Health": {"type": "object", "required": ["status", "updates"],
+               "properties": {"status": {"type": "string"}, "updates": {"type": "integer"},
+                              "estimator": {"type": "string"},
+                              "classes": {"type": "array", "description": "The classes known, in the order of "
+                                                                          "a score per class"}}},
+}
+
+
+def _json(schema):
+    return {"application/json": {"schema": {"$ref": f"#/components/schemas/{schema}"}}}
+
+
+def _errors(*statuses):
+    text = {400: "Malformed JSON", 401: "Missing or wrong bearer token", 403: "Writes are disabled",
+            409: "Conflict", 413: "Body, batch or example too large", 422: "Invalid example or label",
+            503: "The writer stopped; restart the service"}
+    return {str(status): {"description": text[status], "content": _json("Error")} for status in statuses}
+
+
+def _post(summary, request, response, statuses, secured):
+    operation = {"summary": summary, "requestBody": {"required": True, "content": _json(request)},
+                 "responses": {"200": {"description": "OK", "content": _json(response)}, **_errors(*statuses)}}
+    if secured:
+        operation["security"] = [{"bearer": []}]
+    return {"post": operation}
+
+
+@functools.cache
+def openapi_document():
+    """The OpenAPI document (a dict)."""
+    writes = (400, 401, 403, 409, 413, 422, 503)
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "olearn serve", "version": _version,
+                 "description": "An online learner that keeps learning: predict, learn, and fetch the model."},
+        "paths": {
+            "/predict": _post("Predict one example or a batch", "PredictRequest", "PredictResponse",
+                              (400, 401, 413, 422), secured=True),
+            "/learn": _post("Learn one example or a batch (durable once answered)", "LearnRequest",
+                            "LearnResponse", writes, secured=True),
+            "/predict_learn": _post("Predict, then learn (progressive validation)", "LearnRequest",
+                                    "PredictLearnResponse", writes, secured=True),
+            "/model": {"get": {"summary": "The model of the acknowledged updates, as an olearn.save file",
+                               "security": [{"bearer": []}],
+                               "responses": {"200": {"description": "The model file (olearn.load reads it)",
+                                                     "headers": {"X-Olearn-Updates": {
+                                                         "schema": {"type": "integer"},
+                                                         "description": "The updates the file holds"}},
+                                                     "content": {"application/octet-stream": {
+                                                         "schema": {"type": "string", "format": "binary"}}}},
+                                             **_errors(401, 409, 503)}}},
+            "/health": {"get": {"summary": "Liveness and the number of updates learned",
+                                "responses": {"200": {"description": "OK", "content": _json("Health")}}}},
+            "/metrics": {"get": {"summary": "Prometheus metrics",
+                                 "responses": {"200": {"description": "Prometheus text format",
+                                                       "content": {"text/plain": {"schema": {"type": "string"}}}}}}},
+            "/openapi.json": {"get": {"summary": "This document",
+                                      "responses": {"200": {"description": "OpenAPI 3.1",
+                                                            "content": {"application/json": {
+                                                                "schema": {"type": "object"}}}}}}},
+        },
+        "components": {"schemas": _SCHEMAS,
+                       "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
+    }

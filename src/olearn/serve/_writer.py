@@ -1,0 +1,190 @@
+"""Group commit: one writer applies the updates in order, logs them with one fsync per group, then answers.
+
+Requests queue their updates; the writer takes every update waiting, applies
+each to the model in turn (on the event loop's thread, so that a prediction
+never sees half an update), writes the group's records to the log and fsyncs
+once (in a worker thread), and only then answers the group's requests. Under
+load a group holds many updates, so the cost of an fsync is shared.
+
+Predictions made while a group is being fsynced see its updates already
+(they are applied, not yet acknowledged); ``GET /model`` and the snapshots
+see only acknowledged ones. A failure to log, or an error the learner should
+never raise, stops the writer: the model in memory may then differ from the
+log, and a restart recovers from the log.
+"""
+
+import asyncio
+import concurrent.futures
+import time
+
+from ._model import ServedModel
+from ._requests import RequestError
+from ._wal import encode
+
+# examples applied per group (at least one update), so that the event loop also serves predictions between
+# groups under a heavy write load
+_MAX_GROUP = 1000
+
+
+class WriterStopped(Exception):
+    """The writer stopped after an unexpected failure; the service must be restarted."""
+
+
+class Writer:
+    """The one writer of a service's model and log.
+
+    Parameters
+    ----------
+    model : ServedModel
+    store : Store
+    metrics : Metrics
+    snapshot_every : int
+        Take a snapshot (and truncate the log) after this many updates...
+    snapshot_seconds : float
+        ... or this many seconds after the last one, whichever comes first.
+    on_failure : callable
+        Called with the exception when the writer stops.
+    """
+
+    def __init__(self, model, store, metrics, snapshot_every=10_000, snapshot_seconds=60.0, on_failure=None):
+        self.model = model
+        self.store = store
+        self.metrics = metrics
+        self.snapshot_every = snapshot_every
+        self.snapshot_seconds = snapshot_seconds
+        self.on_failure = on_failure
+        self.failure = None
+        self._queue = None
+        self._thread = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="olearn-log")
+        self._last_snapshot = time.monotonic()
+        self._task = None
+        self._pending = []
+
+    def start(self):
+        self._queue = asyncio.Queue()
+        self._task = asyncio.get_running_loop().create_task(self._run())
+
+    async def stop(self):
+        if self._task is not None:
+            self._task.cancel()
+            try:
+                await self._task
+            except (asyncio.CancelledError, WriterStopped):
+                pass
+        self._thread.shutdown(wait=True)
+        self.store.close()
+
+    async def update(self, op, examples, request_id):
+        """Apply and log one update; its answer once it is durable (RequestError if refused)."""
+        return await self._submit(("update", op, examples, request_id))
+
+    async def snapshot(self):
+        """Take a snapshot of the acknowledged updates: ``(updates, bytes of the model file)``, or None before
+        anything is learned. The file is read by the writer, before a later snapshot can replace it."""
+        return await self._submit(("snapshot",))
+
+    async def _submit(self, item):
+        if self.failure is not None:
+            raise WriterStopped(str(self.failure))
+        future = asyncio.get_running_loop().create_future()
+        self._queue.put_nowait((*item, future))
+        return await future
+
+    async def _run(self):
+        try:
+            while True:
+                try:
+                    first = await asyncio.wait_for(self._queue.get(), timeout=self._until_snapshot())
+                except asyncio.TimeoutError:
+                    first = None
+                items = [] if first is None else [first]
+                size = _examples(first)
+                while size < _MAX_GROUP and not self._queue.empty():
+                    items.append(self._queue.get_nowait())
+                    size += _examples(items[-1])
+                self._pending = items
+                await self._group([item for item in items if item[0] == "update"])
+                snapshots = [item for item in items if item[0] == "snapshot"]
+                if snapshots or self._snapshot_due():
+                    path = await self._in_thread(self.store.snapshot, self.model)
+                    self._last_snapshot = time.monotonic()
+                    if snapshots:
+                        seq = self.store.snapshot_seq
+                        content = None if path is None else (seq, await self._in_thread(_read, path))
+                        for item in snapshots:
+                            _answer(item[-1], content)
+                self._pending = []
+        except asyncio.CancelledError:
+            self._fail_waiting(WriterStopped("the service is shutting down"))
+            raise
+        except Exception as err:  # the model may differ from the log: stop writing
+            self.failure = err
+            self._fail_waiting(WriterStopped(f"the service stopped after an error: {type(err).__name__}: {err}"))
+            if self.on_failure is not None:
+                self.on_failure(err)
+            raise WriterStopped(str(err)) from err
+
+    def _until_snapshot(self):
+        """Seconds until a snapshot is due by time; None (no limit) while the last one holds every update."""
+        if self.model.seq == self.store.snapshot_seq:
+            return None
+        return max(0.0, self._last_snapshot + self.snapshot_seconds - time.monotonic())
+
+    def _snapshot_due(self):
+        behind = self.model.seq - self.store.snapshot_seq
+        return behind >= self.snapshot_every or (behind > 0 and self._until_snapshot() == 0.0)
+
+    async def _group(self, items):
+        """Apply the updates of ``items`` in order, log them with one fsync, then answer them."""
+        model = self.model
+        records, answers = [], []
+        for _, op, examples, request_id, future in items:
+            fingerprint = ServedModel.fingerprint(op, examples, request_id)
+            try:
+                answer = model.apply(op, examples, request_id, fingerprint)
+            except RequestError as err:
+                answers.append((future, err))
+                continue
+            if not answer.get("duplicate"):
+                records.append(encode(ServedModel.record(op, examples, request_id, fingerprint, answer)))
+                if op == "predict_learn":
+                    predicted = answer["y"] if examples.batch else [answer["y"]]
+                    for guess, y in zip(predicted, examples.ys):
+                        self.metrics.observe_round(guess, y)
+            answers.append((future, answer))
+        if records:
+            await self._in_thread(self.store.append, records)
+            self.metrics.groups.observe(len(records))
+        for future, answer in answers:
+            if isinstance(answer, dict) and not answer.get("duplicate"):
+                self.metrics.learned.inc(answer["learned"])
+            _answer(future, answer)
+        self.metrics.updates.set(model.seq)
+
+    def _fail_waiting(self, err):
+        for item in self._pending:
+            _answer(item[-1], err)
+        while self._queue is not None and not self._queue.empty():
+            _answer(self._queue.get_nowait()[-1], err)
+
+    async def _in_thread(self, func, *args):
+        return await asyncio.get_running_loop().run_in_executor(self._thread, func, *args)
+
+
+def _read(path):
+    with open(path, "rb") as fh:
+        return fh.read()
+
+
+def _examples(item):
+    """The examples an update of the queue learns (0 for anything else)."""
+    return len(item[2]) if item is not None and item[0] == "update" else 0
+
+
+def _answer(future, result):
+    if future.done():
+        return
+    if isinstance(result, BaseException):
+        future.set_exception(result)
+    else:
+        future.set_result(result)

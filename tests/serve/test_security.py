@@ -1,0 +1,197 @@
+"""What the service refuses: requests without the token, oversized ones, and every kind of malformed input.
+
+Each refusal must be a 4xx with a JSON error, leave the model exactly as it
+was (checked by the predictions of a probe and, after one more valid update,
+by the served model against an offline learner that learned only the valid
+updates), and leave the server up.
+"""
+
+import json
+
+import numpy as np
+import pytest
+
+import olearn
+
+from conftest import TOKEN, require_serve_extra
+
+require_serve_extra()
+
+CAPS = ["--max-body-bytes", "2000", "--max-batch", "3", "--max-features", "5", "--max-index", "100"]
+PROBE = {"x": [{"0": 1.0, "a": 1.0}, {"1": -1.0, "b": 2.0}, {"c=red": 1.0, "2": 0.5}]}
+
+
+def _refused(response, status):
+    assert response.status_code == status, response.text
+    assert set(response.json()) == {"error"} and response.json()["error"]
+
+
+@pytest.fixture
+def started(serve):
+    server = serve(["--algo", "pa1"] + CAPS)
+    offline = olearn.PAClassifier(variant="pa1")
+    with server.client() as client:
+        for x, y in (({"100": 0.5, "a": 1.0}, 1), ({"1": 1.0, "b": -1.0, "c": "red"}, -1)):
+            assert client.post("/learn", json={"x": x, "y": y}).status_code == 200
+            offline.learn_one({int(k) if k.isdigit() else k: v for k, v in x.items()}, y)
+    return server, offline
+
+
+def test_writes_need_the_bearer_token(started):
+    server, _ = started
+    body = {"x": {"1": 1.0}, "y": 1}
+    for route in ("/learn", "/predict_learn"):
+        for headers in ({}, {"Authorization": "Bearer wrong-token-0123456789"}, {"Authorization": f"Basic {TOKEN}"},
+                        {"Authorization": f"Bearer {TOKEN}x"}, {"Authorization": "Bearer"}):
+            with server.client(token=None) as client:
+                response = client.post(route, json=body, headers=headers)
+            _refused(response, 401)
+            assert response.headers["WWW-Authenticate"] == "Bearer"
+    with server.client(token=None) as client:
+        assert client.post("/predict", json={"x": {"1": 1.0}}).status_code == 200  # open by default
+        assert client.get("/health").json()["updates"] == 2
+
+
+def test_without_a_token_file_the_service_is_read_only(serve, tmp_path):
+    server = serve(["--algo", "pa1"], token=False)
+    with server.client(token=None) as client:
+        _refused(client.post("/learn", json={"x": {"1": 1.0}, "y": 1}), 403)
+        assert client.post("/predict", json={"x": {"1": 1.0}}).json() == {"y": None, "score": None}
+
+
+def test_protect_predict_closes_predictions_and_the_model(serve):
+    server = serve(["--algo", "pa1", "--protect-predict"])
+    with server.client() as client:
+        assert client.post("/learn", json={"x": {"1": 1.0}, "y": 1}).status_code == 200
+        assert client.post("/predict", json={"x": {"1": 1.0}}).status_code == 200
+        assert client.get("/model").status_code == 200
+    with server.client(token=None) as client:
+        _refused(client.post("/predict", json={"x": {"1": 1.0}}), 401)
+        _refused(client.get("/model"), 401)
+        assert client.get("/health").status_code == 200
+        assert client.get("/metrics").status_code == 200
+
+
+BAD = [
+    # (body as text, status)
+    ("not json", 400),
+    ("[1, 2]", 400),
+    ('{"x": {"1": NaN}, "y": 1}', 400),
+    ('{"x": {"1": Infinity}, "y": 1}', 400),
+    ('{"x": {"1": -Infinity}, "y": 1}', 400),
+    ('{"x": {"1": 1.0}, "y": 1', 400),
+    ('{"x": {"1": 1e999}, "y": 1}', 422),
+    ('{"x": {"1": 1.0}, "y": 1e999}', 422),
+    ('{"x": {"1": [1.0]}, "y": 1}', 422),
+    ('{"x": {"1": {"a": 1}}, "y": 1}', 422),
+    ('{"x": {"1": 1.0, "2": 1e999}, "y": 1}', 422),
+    ('{"x": {"1": 1.0, "2": 1' + "0" * 400 + '}, "y": 1}', 422),
+    ('{"x": [1.0, 2.0], "y": [1, 1]}', 422),
+    ('{"x": "1:1.0", "y": 1}', 422),
+    ('{"x": {"-1": 1.0}, "y": 1}', 422),
+    ('{"x": {"101": 1.0}, "y": 1}', 422),
+    ('{"x": {"99999999999999999999999": 1.0}, "y": 1}', 422),
+    ('{"x": {"1": 1.0}}', 422),
+    ('{"y": 1}', 422),
+    ('{"x": {"1": 1.0}, "y": {"a": 1}}', 422),
+    ('{"x": {"1": 1.0}, "y": null}', 422),
+    ('{"x": {"1": 1.0}, "y": 7}', 422),                       # a third class for a binary learner
+    ('{"x": {"1": 1.0}, "y": [1, -1]}', 422),                 # a label set for a binary learner
+    ('{"x": {"1": 1.0}, "y": 1, "sample_weight": -1}', 422),
+    ('{"x": {"1": 1.0}, "y": 1, "sample_weight": "2"}', 422),
+    ('{"x": {"1": 1.0}, "y": 1, "sample_weight": 1e999}', 422),
+    ('{"x": {"1": 1.0}, "y": 1, "extra": 1}', 422),
+    ('{"x": {"1": 1.0}, "y": 1, "id": "has space"}', 422),
+    ('{"x": {"1": 1.0}, "y": 1, "id": 17}', 422),
+    ('{"x": [], "y": []}', 422),
+    ('{"x": [{"1": 1.0}, {"2": 1.0}], "y": [1]}', 422),
+    ('{"x": [{"1": 1.0}, {"2": 1.0}], "y": [1, 1], "sample_weight": [1]}', 422),
+    ('{"x": [{"1": 1.0}, {"2": 1.0}, {"3": 1.0}], "y": [1, -1, 5]}', 422),   # the last refused: none learned
+    ('{"x": [{"1": 1.0}, {"new": 1.0}, {"a": 1.0, "2": 1}], "y": [1, -1, "x"]}', 422),
+    ('{"x": {"1": 1.0, "2": 1.0, "3": 1.0, "4": 1.0, "5": 1.0, "6": 1.0}, "y": 1}', 413),
+    ('{"x": [{"1": 1.0}, {"1": 1.0}, {"1": 1.0}, {"1": 1.0}], "y": [1, 1, 1, 1]}', 413),
+    ('{"x": {"a": "' + "z" * 3000 + '"}, "y": 1}', 413),
+]
+
+
+@pytest.mark.parametrize("route", ["/learn", "/predict_learn"])
+def test_malformed_updates_are_refused_and_leave_the_model_untouched(started, route, tmp_path):
+    server, offline = started
+    with server.client() as client:
+        before = client.post("/predict", json=PROBE).json()
+        for body, status in BAD:
+            response = client.post(route, content=body.encode(), headers={"Content-Type": "application/json"})
+            _refused(response, status)
+            assert client.post("/predict", json=PROBE).json() == before, body
+            assert client.get("/health").json()["updates"] == 2, body
+        # one more valid update, then the served model must be the offline learner's, bit for bit
+        assert client.post(route, json={"x": {"2": 1.0, "d": 0.5}, "y": 1}).json()["seq"] == 3
+        offline.learn_one({2: 1.0, "d": 0.5}, 1)
+        (tmp_path / "m.npz").write_bytes(client.get("/model").content)
+    served = olearn.load(tmp_path / "m.npz")
+    assert served.vocabulary_ == offline.vocabulary_
+    assert np.array_equal(served.coef_, offline.coef_)
+
+
+def test_malformed_predictions_are_refused(started):
+    server, _ = started
+    with server.client() as client:
+        for body, status in [("nope", 400), ('{"x": {"1": NaN}}', 400), ('{"x": {"1": "a", "2": [1]}}', 422),
+                             ('{"x": {"-3": 1.0}}', 422), ('{"x": {"1": 1.0}, "y": 1}', 422), ("{}", 422),
+                             ('{"x": [{"1": 1}, {"1": 1}, {"1": 1}, {"1": 1}]}', 413)]:
+            _refused(client.post("/predict", content=body.encode()), status)
+        assert client.get("/health").status_code == 200
+
+
+def test_a_body_past_the_cap_is_refused_before_it_is_read_whole(started):
+    server, _ = started
+    big = json.dumps({"x": {"a": "z" * 5000}, "y": 1}).encode()
+
+    def chunks():  # no Content-Length: the cap is counted while reading
+        for start in range(0, len(big), 500):
+            yield big[start:start + 500]
+
+    with server.client() as client:
+        _refused(client.post("/learn", content=big), 413)
+        _refused(client.post("/learn", content=chunks()), 413)
+        _refused(client.post("/predict", content=big), 413)
+        assert client.get("/health").json()["updates"] == 2
+
+
+def test_a_retried_id_is_learned_once_even_across_a_restart(started):
+    server, offline = started
+    body = {"x": {"3": 1.0}, "y": -1, "id": "update-1"}
+    with server.client() as client:
+        first = client.post("/predict_learn", json=body).json()
+        assert first == {"seq": 3, "learned": 1, "y": offline.predict_learn_one({3: 1.0}, -1)}
+        assert client.post("/predict_learn", json=body).json() == {**first, "duplicate": True}
+        _refused(client.post("/predict_learn", json={**body, "y": 1}), 409)
+        _refused(client.post("/learn", json=body), 409)  # the same example, learned by another route
+    server.kill()
+    server.start()
+    with server.client() as client:
+        assert client.post("/predict_learn", json=body).json() == {**first, "duplicate": True}
+        assert client.get("/health").json()["updates"] == 3
+
+
+def test_frozen_features_refuse_unknown_names_and_indices(serve, tmp_path):
+    start = olearn.PAClassifier(n_features=10)
+    start.learn_one({0: 1.0}, 1)
+    start.learn_one({9: 1.0}, -1)
+    start.save(tmp_path / "fixed.npz")
+    server = serve([str(tmp_path / "fixed.npz")])
+    with server.client() as client:
+        _refused(client.post("/predict", json={"x": {"10": 1.0}}), 422)
+        _refused(client.post("/learn", json={"x": {"10": 1.0}, "y": 1}), 422)
+        assert client.post("/predict", json={"x": {"9": 1.0}}).json()["y"] == -1
+    named = olearn.PAClassifier()
+    named.learn_one({"a": 1.0, "c": "red"}, 1)
+    named.learn_one({"b": 1.0}, -1)
+    named.save(tmp_path / "named.npz")
+    server = serve([str(tmp_path / "named.npz"), "--freeze-features"], tmp_path / "frozen")
+    with server.client() as client:
+        for x in ({"z": 1.0}, {"c": "blue"}, {"3": 1.0}):
+            _refused(client.post("/predict", json={"x": x}), 422)
+            _refused(client.post("/learn", json={"x": x, "y": 1}), 422)
+        assert client.post("/learn", json={"x": {"a": 0.5, "c": "red", "b": None}, "y": -1}).status_code == 200
+        assert client.get("/health").json()["updates"] == 1

@@ -1,0 +1,158 @@
+"""The write-ahead log's format and its recovery from torn writes, and the state folder's recovery between
+the steps of a snapshot (in process: no server)."""
+
+import asyncio
+import json
+import os
+import struct
+import zlib
+
+import pytest
+
+from conftest import require_serve_extra
+
+require_serve_extra()
+import olearn  # noqa: E402
+from olearn.serve._model import ServedModel  # noqa: E402
+from olearn.serve._requests import Limits, parse_json, read_labelled  # noqa: E402
+from olearn.serve._store import Store  # noqa: E402
+from olearn.serve._wal import LogWriter, encode, read_log  # noqa: E402
+
+
+def _by_hand(record):
+    """The documented format: length (uint32 LE), CRC-32 of the payload (uint32 LE), the JSON payload."""
+    payload = json.dumps(record, separators=(",", ":")).encode()
+    return struct.pack("<II", len(payload), zlib.crc32(payload)) + payload
+
+
+def test_records_are_length_crc_and_json(tmp_path):
+    records = [{"op": "checkpoint", "seq": 0}, {"op": "learn", "x": [{"1": 0.5}], "y": [1]}]
+    assert [encode(r) for r in records] == [_by_hand(r) for r in records]
+    path = tmp_path / "log.wal"
+    path.write_bytes(b"".join(_by_hand(r) for r in records))
+    assert read_log(path) == (records, path.stat().st_size)
+
+
+@pytest.mark.parametrize("damage", ["cut in the payload", "cut in the header", "flipped byte"])
+def test_a_torn_last_record_is_dropped_and_overwritten(tmp_path, damage):
+    whole = [_by_hand({"seq": i}) for i in range(3)]
+    torn = _by_hand({"seq": 3, "x": "a longer record"})
+    if damage == "cut in the payload":
+        torn = torn[:-5]
+    elif damage == "cut in the header":
+        torn = torn[:6]
+    else:
+        torn = torn[:12] + bytes([torn[12] ^ 1]) + torn[13:]
+    path = tmp_path / "log.wal"
+    path.write_bytes(b"".join(whole) + torn)
+    records, valid = read_log(path)
+    assert records == [{"seq": i} for i in range(3)] and valid == len(b"".join(whole))
+    writer = LogWriter(str(path), valid_length=valid)
+    writer.append([encode({"seq": 4})])
+    writer.close()
+    assert read_log(path)[0] == [{"seq": i} for i in (0, 1, 2, 4)]
+
+
+def _learn(model, store, body):
+    examples = read_labelled(parse_json(json.dumps(body)), Limits())
+    answer = model.apply("learn", examples)
+    store.append([encode(ServedModel.record("learn", examples, None, None, answer))])
+
+
+def _reopen(folder):
+    store = Store(folder)
+    model = store.open(lambda: pytest.fail("a fresh start"), say=lambda text: None)
+    return store, model
+
+
+def test_recovery_between_the_steps_of_a_snapshot(tmp_path):
+    folder = tmp_path / "state"
+    store = Store(folder)
+    model = store.open(lambda: olearn.PAClassifier(), say=lambda text: None)
+    assert sorted(os.listdir(folder)) == ["log-0000000000000000.wal"]  # nothing learned: no snapshot yet
+    for i in range(3):
+        _learn(model, store, {"x": {"1": 1.0, "name": i}, "y": (-1) ** i})
+    store.snapshot(model)
+    assert sorted(os.listdir(folder)) == ["log-0000000000000003.wal", "snapshot-0000000000000003.npz"]
+    _learn(model, store, {"x": {"other": 1.0, "1": 0.5}, "y": 1})
+    expected = model.estimator.coef_.copy()
+    store.close()
+    # a crash after the next snapshot's model file, before its log: the older pair is used, the orphan removed
+    olearn.PAClassifier().learn_one({0: 1.0}, 1).save(folder / "snapshot-0000000000000009.npz")
+    (folder / "log-0000000000000009.wal").write_bytes(encode({"op": "checkpoint", "seq": 9})[:-3])
+    store, model = _reopen(folder)
+    assert model.seq == 4 and (model.estimator.coef_ == expected).all()
+    assert sorted(os.listdir(folder)) == ["log-0000000000000003.wal", "snapshot-0000000000000003.npz"]
+    # a crash after the new log, before the old pair is removed: the newer pair is used
+    store.snapshot(model)
+    store.close()
+    olearn.PAClassifier().learn_one({0: 1.0}, 1).save(folder / "snapshot-0000000000000003.npz")
+    store, model = _reopen(folder)
+    assert model.seq == 4 and (model.estimator.coef_ == expected).all()
+    assert sorted(os.listdir(folder)) == ["log-0000000000000004.wal", "snapshot-0000000000000004.npz"]
+    store.close()
+
+
+def test_a_folder_without_a_usable_log_is_refused(tmp_path):
+    folder = tmp_path / "state"
+    folder.mkdir()
+    (folder / "log-0000000000000000.wal").write_bytes(b"garbage")
+    with pytest.raises(ValueError, match="no usable log"):
+        Store(folder).open(lambda: olearn.PAClassifier(), say=lambda text: None)
+
+
+def test_the_writer_snapshots_after_t_seconds_and_then_sleeps(tmp_path):
+    from olearn.serve._metrics import Metrics
+    from olearn.serve._writer import Writer
+
+    async def scenario():
+        store = Store(tmp_path / "state")
+        model = store.open(lambda: olearn.PAClassifier(), say=lambda text: None)
+        writer = Writer(model, store, Metrics(), snapshot_every=1000, snapshot_seconds=0.05)
+        writer.start()
+        examples = read_labelled(parse_json('{"x": {"1": 1.0}, "y": 1}'), Limits())
+        assert await writer.update("learn", examples, None) == {"seq": 1, "learned": 1}
+        await asyncio.sleep(0.5)
+        snapshots = sorted(os.listdir(tmp_path / "state"))
+        groups = []
+        original = writer._group
+
+        async def counted(items):
+            groups.append(len(items))
+            await original(items)
+
+        writer._group = counted
+        await asyncio.sleep(0.5)  # idle, its state all in the snapshot: the writer waits, it does not spin
+        await writer.stop()
+        return snapshots, groups
+
+    snapshots, groups = asyncio.run(scenario())
+    assert snapshots == ["log-0000000000000001.wal", "snapshot-0000000000000001.npz"]
+    assert groups == []
+
+
+def test_a_log_that_cannot_be_written_stops_the_writer(tmp_path):
+    from olearn.serve._metrics import Metrics
+    from olearn.serve._writer import Writer, WriterStopped
+
+    failures = []
+
+    async def scenario():
+        store = Store(tmp_path / "state")
+        model = store.open(lambda: olearn.PAClassifier(), say=lambda text: None)
+
+        def full_disk(records):
+            raise OSError(28, "No space left on device")
+
+        store.append = full_disk
+        writer = Writer(model, store, Metrics(), on_failure=failures.append)
+        writer.start()
+        examples = read_labelled(parse_json('{"x": {"1": 1.0}, "y": 1}'), Limits())
+        with pytest.raises(WriterStopped, match="No space left on device"):
+            await writer.update("learn", examples, None)
+        with pytest.raises(WriterStopped):
+            await writer.update("learn", examples, None)
+        await writer.stop()
+
+    asyncio.run(scenario())
+    assert len(failures) == 1 and isinstance(failures[0], OSError)
