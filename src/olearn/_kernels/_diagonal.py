@@ -186,7 +186,9 @@ def diagonal_round(indices, data, lo, hi, y, weight, w, s, avg, jm1, rule, hyper
     return margin, loss, tau, True
 
 
-@njit(cache=True)
+# Compiled without numba's reference counting, as ``_binary_linear.binary_linear_pass``
+# (its comment says why): the pass allocates nothing and keeps no array.
+@njit(cache=True, _nrt=False)
 def diagonal_pass(indptr, indices, data, y, weights, w, s, state, avg, avg_count, params, codes,
                   scores, losses, taus, totals):
     """Progressive validation over the rows of a CSR matrix with a diagonal covariance.

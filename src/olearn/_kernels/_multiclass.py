@@ -448,7 +448,9 @@ def learn_row(indices, data, lo, hi, y, weight, W, bound, A, clock, n_active, ra
     return pred, loss, tau, mistake, tau != 0.0, OK
 
 
-@njit(cache=True)
+# Compiled without numba's reference counting, as ``_binary_linear.binary_linear_pass``
+# (its comment says why): the pass allocates nothing and keeps no array.
+@njit(cache=True, _nrt=False)
 def multiclass_pass(indptr, indices, data, y, weights, W, bound, A, clock, n_active, ranks, margins, params, codes,
                     scores, coef, work, out_scores, preds, losses, taus, mistakes, totals):
     """Progressive validation over the rows of a CSR matrix with label slots ``y``.

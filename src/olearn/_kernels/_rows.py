@@ -2,6 +2,7 @@
 
 import math
 
+import numpy as np
 from numba import njit
 
 _LARGEST = 1.7976931348623157e308  # the largest finite float64
@@ -36,16 +37,23 @@ def all_finite(data):
     return n_bad == 0
 
 
+# rows per block of csr_summary: a block's entries (~12 bytes each) stay in the
+# L2 cache for the second look at its row boundaries
+_SUMMARY_BLOCK = 256
+
+
 @njit(cache=True)
 def csr_summary(indptr, indices, data, n_columns):
     """(first decreasing pointer, first index outside [0, n_columns), first non-finite value, sorted).
 
     Each position is -1 when there is none; ``sorted`` says whether every
-    row's indices strictly increase (no duplicates). The indices are checked
-    against the rows only when ``indptr`` is monotone. One pass each, with no
-    temporary arrays, and counting loops without early exits so that the
-    compiler can vectorise them: the checks of a large CSR matrix cost a
-    fraction of one learning pass over it.
+    row's indices strictly increase (no duplicates). ``indptr`` must start at
+    0 and end at the number of entries (the caller checks both); the entries
+    are read only when it is monotone. The entries are read once, a block of
+    rows at a time, by counting loops without early exits that the compiler
+    vectorises; the first bad position is looked for only when a count is
+    not zero. So the checks of a large CSR matrix cost about one read of its
+    arrays from memory, a fraction of a learning pass over it.
     """
     n_bad = 0
     for i in range(indptr.size - 1):
@@ -54,33 +62,41 @@ def csr_summary(indptr, indices, data, n_columns):
         for i in range(indptr.size - 1):
             if indptr[i + 1] < indptr[i]:
                 return i + 1, -1, -1, False
-    n_bad = 0
-    for k in range(indices.size):
-        j = indices[k]
-        n_bad += (j < 0) | (j >= n_columns)
+    # indptr is monotone from 0: as unsigned, its entries give loops the compiler can vectorise
+    # (a signed bound could be negative, and every access would wrap around)
+    pointers = indptr.view(np.uint64)
+    one = np.uint64(1)
+    n_rows = indptr.size - 1
+    bad_indices = 0
+    bad_values = 0
+    # Decreasing neighbours are counted over the flat index array, then the pairs
+    # that straddle two rows are taken back: each non-empty row's first entry
+    # compared with the previous row's last.
+    disorder = 0
+    if indices.size:
+        bad_indices += (indices[0] < 0) | (indices[0] >= n_columns)
+        bad_values += not (abs(data[0]) <= _LARGEST)  # NaN compares false too
+    for first in range(0, n_rows, _SUMMARY_BLOCK):
+        last = min(n_rows, first + _SUMMARY_BLOCK)
+        for k in range(max(pointers[first], one), pointers[last]):
+            j = indices[k]
+            bad_indices += (j < 0) | (j >= n_columns)
+            disorder += j <= indices[k - one]
+            bad_values += not (abs(data[k]) <= _LARGEST)
+        for i in range(max(first, 1), last):
+            start = pointers[i]
+            if 0 < start < pointers[i + 1]:
+                disorder -= indices[start] <= indices[start - one]
     bad_index = -1
-    if n_bad:
+    if bad_indices:
         for k in range(indices.size):
             if indices[k] < 0 or indices[k] >= n_columns:
                 bad_index = k
                 break
-    n_bad = 0
-    for k in range(data.size):
-        n_bad += not (abs(data[k]) <= _LARGEST)  # NaN compares false too
     bad_value = -1
-    if n_bad:
+    if bad_values:
         for k in range(data.size):
             if not math.isfinite(data[k]):
                 bad_value = k
                 break
-    # Count decreasing neighbours over the flat index array (a loop that
-    # vectorises), then take back the pairs that straddle two rows: each
-    # non-empty row's first entry compared with the previous row's last.
-    disorder = 0
-    for k in range(1, indices.size):
-        disorder += indices[k] <= indices[k - 1]
-    for i in range(1, indptr.size - 1):
-        start = indptr[i]
-        if 0 < start < indptr[i + 1]:
-            disorder -= indices[start] <= indices[start - 1]
     return -1, bad_index, bad_value, disorder == 0
