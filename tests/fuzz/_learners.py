@@ -13,7 +13,6 @@ import numpy as np
 import scipy.sparse as sp
 
 import olearn
-import olearn._registry  # a submodule: olearn loads its public names on first use, not its submodules
 from olearn._features import FeatureMap
 from olearn._registry import TASKS
 from olearn.exceptions import OlearnError
