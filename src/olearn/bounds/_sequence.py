@@ -39,6 +39,7 @@ and with the prediction-based update, :math:`\rho(y_t, \hat y_t) \le \ell_t^2`
 import math
 
 import numpy as np
+import scipy.sparse as sp
 
 from ..sequence._costs import HammingCost, resolve_cost
 from ..sequence._inputs import check_label_sequences, check_sequences
@@ -154,18 +155,21 @@ def sequence_loss_bound(X, y, emission, transition, variant="pa1", C=1.0, cost="
     width = int(batch.widths.max())
     emission, transition = _competitor(emission, transition, k, width, fit_intercept)
     arrays = batch.arrays
-    rows = np.zeros((arrays.n_rows, emission.shape[1]))
-    which = np.repeat(np.arange(arrays.n_rows), np.diff(arrays.indptr))
-    rows[which, arrays.indices] = arrays.data
+    # every position's score of every label, from the sparse rows (a dense copy would take n_rows x d floats)
+    rows = sp.csr_matrix((arrays.data, arrays.indices, arrays.indptr), shape=(arrays.n_rows, width))
+    scores = np.asarray(rows @ emission[:, :width].T)
+    squares = np.bincount(np.repeat(np.arange(arrays.n_rows), np.diff(arrays.indptr)), weights=arrays.data**2,
+                          minlength=arrays.n_rows)
     if fit_intercept:
-        rows[:, -1] = 1.0
-    norms = np.linalg.norm(rows, axis=1)
+        scores += emission[:, -1]
+        squares += 1.0
+    norms = np.sqrt(squares)
     losses = np.empty(batch.n_sequences)
     radius = 0.0
     for i in range(batch.n_sequences):
         lo, hi = batch.offsets[i], batch.offsets[i + 1]
         margins = resolved.margins(int(hi - lo))
-        losses[i] = max(0.0, _max_loss(rows[lo:hi] @ emission.T, position[lo:hi], transition, margins))
+        losses[i] = max(0.0, _max_loss(scores[lo:hi], position[lo:hi], transition, margins))
         radius = max(radius, math.sqrt(2.0) * (float(norms[lo:hi].sum()) + (hi - lo)))
     r2 = radius * radius
     u2 = float((emission**2).sum() + (transition**2).sum())
