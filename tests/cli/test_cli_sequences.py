@@ -264,7 +264,6 @@ def test_input_from_stdin(train):
     (["--delimiter", ";"], "--delimiter does not apply to sequences"),
     (["--n-features", "10"], "--bits"),
     (["--zero-based"], "LIBSVM files only"),
-    (["--bound"], "sequence_loss_bound"),
     (["--workers", "2"], "on Dask"),
     (["-c"], "cache"),
     (["-p", "-", "--raw"], "--raw does not apply"),

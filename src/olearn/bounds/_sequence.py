@@ -137,45 +137,72 @@ def sequence_loss_bound(X, y, emission, transition, variant="pa1", C=1.0, cost="
     """
     if variant not in ("pa", "pa1", "pa2"):
         raise ValueError(f"variant must be one of 'pa', 'pa1', 'pa2'; got {variant!r}")
-    resolved = resolve_cost(cost) if isinstance(cost, str) and cost in ("hamming", "sqrt-hamming") else cost
-    if not isinstance(resolved, HammingCost):
-        raise ValueError(
-            f"cost {cost!r}: the bound needs the competitor's max-loss over all labellings, which olearn finds "
-            "exactly for a cost of the Hamming distance only ('hamming', 'sqrt-hamming' or a HammingCost)"
-        )
-    batch = check_sequences(X)
-    labels = check_label_sequences(y, batch.offsets)
-    if batch.n_sequences == 0:
-        raise ValueError("X has no sequences; a bound needs at least one round")
-    known = np.unique(labels) if classes is None else np.unique(np.asarray(classes))
-    position = np.searchsorted(known, labels)
-    if labels.size and (np.any(position >= known.size) or np.any(known[np.minimum(position, known.size - 1)] != labels)):
-        raise ValueError(f"y has a label that is not one of classes={known.tolist()}")
-    k = known.size
-    width = int(batch.widths.max())
-    emission, transition = _competitor(emission, transition, k, width, fit_intercept)
-    arrays = batch.arrays
-    # every position's score of every label, from the sparse rows (a dense copy would take n_rows x d floats)
-    rows = sp.csr_matrix((arrays.data, arrays.indices, arrays.indptr), shape=(arrays.n_rows, width))
-    scores = np.asarray(rows @ emission[:, :width].T)
-    squares = np.bincount(np.repeat(np.arange(arrays.n_rows), np.diff(arrays.indptr)), weights=arrays.data**2,
-                          minlength=arrays.n_rows)
-    if fit_intercept:
-        scores += emission[:, -1]
-        squares += 1.0
-    norms = np.sqrt(squares)
-    losses = np.empty(batch.n_sequences)
-    radius = 0.0
-    for i in range(batch.n_sequences):
-        lo, hi = batch.offsets[i], batch.offsets[i + 1]
-        margins = resolved.margins(int(hi - lo))
-        losses[i] = max(0.0, _max_loss(scores[lo:hi], position[lo:hi], transition, margins))
-        radius = max(radius, math.sqrt(2.0) * (float(norms[lo:hi].sum()) + (hi - lo)))
-    r2 = radius * radius
-    u2 = float((emission**2).sum() + (transition**2).sum())
-    if variant == "pa":
-        return r2 * u2 if losses.max() == 0.0 else math.inf
-    C = _check_C(C)
-    if variant == "pa1":
-        return u2 + 2.0 * _times(C, float(losses.sum()))
-    return (r2 + 1.0 / (2.0 * C)) * (u2 + 2.0 * _times(C, float(losses @ losses)))
+    return SequenceTerms(X, y, emission, transition, cost, classes, fit_intercept).bound(variant, C)
+
+
+class SequenceTerms:
+    """What the bound needs of a competitor on a stream of sequences, for the competitor scaled by any factor.
+
+    The scores of the labels at every position and the transition weights
+    scale with the competitor, so :meth:`losses` and :meth:`bound` of
+    ``scale * u`` cost one Viterbi pass per sequence, not a new product of
+    the rows with the emission weights.
+    """
+
+    def __init__(self, X, y, emission, transition, cost="hamming", classes=None, fit_intercept=False):
+        resolved = resolve_cost(cost) if isinstance(cost, str) and cost in ("hamming", "sqrt-hamming") else cost
+        if not isinstance(resolved, HammingCost):
+            raise ValueError(
+                f"cost {cost!r}: the bound needs the competitor's max-loss over all labellings, which olearn finds "
+                "exactly for a cost of the Hamming distance only ('hamming', 'sqrt-hamming' or a HammingCost)"
+            )
+        batch = check_sequences(X)
+        labels = check_label_sequences(y, batch.offsets)
+        if batch.n_sequences == 0:
+            raise ValueError("X has no sequences; a bound needs at least one round")
+        known = np.unique(labels) if classes is None else np.unique(np.asarray(classes))
+        position = np.searchsorted(known, labels)
+        if labels.size and (np.any(position >= known.size)
+                            or np.any(known[np.minimum(position, known.size - 1)] != labels)):
+            raise ValueError(f"y has a label that is not one of classes={known.tolist()}")
+        k = known.size
+        width = int(batch.widths.max())
+        emission, transition = _competitor(emission, transition, k, width, fit_intercept)
+        arrays = batch.arrays
+        # every position's score of every label, from the sparse rows (a dense copy would take n_rows x d floats)
+        rows = sp.csr_matrix((arrays.data, arrays.indices, arrays.indptr), shape=(arrays.n_rows, width))
+        self.scores = np.asarray(rows @ emission[:, :width].T)
+        squares = np.bincount(np.repeat(np.arange(arrays.n_rows), np.diff(arrays.indptr)), weights=arrays.data**2,
+                              minlength=arrays.n_rows)
+        if fit_intercept:
+            self.scores += emission[:, -1]
+            squares += 1.0
+        norms = np.sqrt(squares)
+        self.transition = transition
+        self.position = position
+        self.offsets = batch.offsets
+        self.cost = resolved
+        radius = max(math.sqrt(2.0) * (float(norms[lo:hi].sum()) + (hi - lo))
+                     for lo, hi in zip(self.offsets[:-1], self.offsets[1:]))
+        self.r2 = radius * radius
+        self.u2 = float((emission**2).sum() + (transition**2).sum())
+
+    def losses(self, scale=1.0):
+        """The competitor's max-losses ``l*_t`` on each sequence, the competitor multiplied by ``scale``."""
+        losses = np.empty(self.offsets.size - 1)
+        transition = scale * self.transition
+        for i, (lo, hi) in enumerate(zip(self.offsets[:-1], self.offsets[1:])):
+            margins = self.cost.margins(int(hi - lo))
+            losses[i] = max(0.0, _max_loss(scale * self.scores[lo:hi], self.position[lo:hi], transition, margins))
+        return losses
+
+    def bound(self, variant, C=1.0, scale=1.0, losses=None):
+        """The bound of ``variant`` for the competitor multiplied by ``scale`` (its ``losses`` if known)."""
+        losses = self.losses(scale) if losses is None else losses
+        u2 = scale * scale * self.u2
+        if variant == "pa":
+            return self.r2 * u2 if losses.max() == 0.0 else math.inf
+        C = _check_C(C)
+        if variant == "pa1":
+            return u2 + 2.0 * _times(C, float(losses.sum()))
+        return (self.r2 + 1.0 / (2.0 * C)) * (u2 + 2.0 * _times(C, float(losses @ losses)))

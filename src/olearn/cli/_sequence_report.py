@@ -16,8 +16,10 @@ NO_PREDICTION = "_"
 class Rounds:
     """The totals of some sequences, predicted (and learned, or not): what the table and summaries add up."""
 
-    def __init__(self, predictions, y, losses=None, n_updates=0):
+    def __init__(self, predictions, y, losses=None, n_updates=0, taus=None):
         self.predictions = predictions
+        # each sequence's loss and step, as olearn.run recorded them (None when nothing was learned)
+        self.losses, self.taus = losses, taus
         self.lengths = [len(tags) for tags in y]
         wrong = hamming_errors(y, predictions)
         self.n_rounds = len(self.lengths)
@@ -33,7 +35,7 @@ class Rounds:
         import olearn
 
         result = olearn.run(est, X, y)
-        return cls(result.predictions, y, result.losses, result.n_updates)
+        return cls(result.predictions, y, result.losses, result.n_updates, result.taus)
 
     @classmethod
     def frozen(cls, est, X, y):

@@ -21,7 +21,6 @@ from ..data import _io
 from ..exceptions import DataFormatError
 from ._interrupt import HeldInterrupts, saved_if_interrupted
 from ._learners import (
-    BOUNDED,
     SEQUENCES,
     check_applicable,
     check_conditions,
@@ -91,9 +90,6 @@ def _refuse(params, names):
         "zero_based": ("--zero-based/--one-based", "apply to LIBSVM files only"),
         "label_column": ("--label-column", "applies to CSV files only; a CoNLL line's tag is its last field"),
         "delimiter": ("--delimiter", "applies to CSV files only; CoNLL fields are separated by blanks"),
-        "bound": ("--bound", f"applies to {', '.join(BOUNDED)}; the bound of sequences (Sec. 9) needs a "
-                             "competitor's emission and transition weights: evaluate it with the library's "
-                             "olearn.bounds.sequence_loss_bound"),
         "raw": ("--raw", "writes the scores of learners of rows; -p writes a sequence learner's predicted tags"),
         "use_cache": ("-c/--cache", "reads a binary cache of rows; read the CoNLL file itself (--passes reads it "
                                     "again)"),
@@ -206,9 +202,10 @@ def run_sequences(p, start):
     algo, files, passes = p["algo"], p["files"], p["passes"]
     hyperparameters = collect_hyperparameters(p["C"], p["eta"], p["loss"], p["schedule"], p["radius"], p["settings"])
     check_vw_flags(algo, p["initial_model"], p["test_only"], p["predictions"], p["raw"], p["save"], passes, p["bound"])
-    _refuse(p, ("n_features", "zero_based", "label_column", "delimiter", "costs_path", "bound", "raw", "use_cache",
-                "workers",
+    _refuse(p, ("n_features", "zero_based", "label_column", "delimiter", "costs_path", "raw", "use_cache", "workers",
                 "scheduler", "tau", "weighting", "classes"))
+    if p["bound"] and passes > 1:
+        raise click.UsageError("--bound describes one pass; it cannot be combined with --passes")
     if len(files) > 1:
         raise click.UsageError(f"several files are shards of {_ROWS_ON_DASK}: give one CoNLL file")
     (file,) = files
@@ -236,13 +233,15 @@ def run_sequences(p, start):
     to_stderr = writer is not None and writer.to_stdout
     table = SequenceTable(None if p["quiet"] else (echo_stderr if to_stderr else echo_stdout))
     held_outs = []
+    # with --bound: the sequences and what the learner recorded on them (the report needs the whole run)
+    learned = [] if p["bound"] else None
     with Progress(enabled=not p["quiet"]) as progress, HeldInterrupts() as interrupts, \
             saved_if_interrupted(est, p["save"] if p["save_on_interrupt"] else None, source, table):
         for n in range(passes):
             label = f"pass {n + 1}/{passes}" if passes > 1 else ("testing" if p["test_only"] else "learning")
             held_out = HeldOutSequences(every)
             for X, y in source.chunks():
-                _learn_chunk(est, X, y, held_out, table, interrupts, writer, p["test_only"])
+                _learn_chunk(est, X, y, held_out, table, interrupts, writer, p["test_only"], learned)
                 progress.update(table.examples + held_out.examples + sum(h.examples for h in held_outs), label)
             if every is not None:
                 held_outs.append(held_out)
@@ -262,9 +261,25 @@ def run_sequences(p, start):
     if p["save"] is not None:
         save_model(est, p["save"], source.input_info())
         click.echo(f"{'model':<18}{p['save']}", err=to_stderr)
+    if learned is not None:
+        click.echo("", err=to_stderr)
+        click.echo(str(_bound_report(est, learned)), err=to_stderr)
 
 
-def _learn_chunk(est, X, y, held_out, table, interrupts, writer, test_only):
+def _bound_report(est, learned):
+    """The bound of the run (Crammer et al. 2006, Sec. 9) from its sequences and the losses and steps recorded."""
+    from types import SimpleNamespace
+
+    from ..bounds._report_sequence import sequence_bound_report
+
+    X = [x for piece, _, _ in learned for x in piece]
+    y = [tags for _, piece, _ in learned for tags in piece]
+    losses = np.concatenate([rounds.losses for _, _, rounds in learned]) if learned else np.empty(0)
+    taus = np.concatenate([rounds.taus for _, _, rounds in learned]) if learned else np.empty(0)
+    return sequence_bound_report(est, X, y, SimpleNamespace(losses=losses, taus=taus, n_rounds=len(X)))
+
+
+def _learn_chunk(est, X, y, held_out, table, interrupts, writer, test_only, learned=None):
     """Predict then learn the sequences of a chunk in order; held-out sequences are only predicted, counted apart."""
     for lo, hi, held in held_out.segments(len(X)):
         if held:
@@ -277,6 +292,8 @@ def _learn_chunk(est, X, y, held_out, table, interrupts, writer, test_only):
         for X_piece, y_piece in table.pieces(X[lo:hi], y[lo:hi]):
             with interrupts.held():
                 rounds = (Rounds.frozen if test_only else Rounds.learned)(est, X_piece, y_piece)
+                if learned is not None:
+                    learned.append((X_piece, y_piece, rounds))
                 table.add(rounds)
                 if writer is not None:
                     writer.write(rounds.predictions, rounds.lengths)

@@ -1,0 +1,125 @@
+"""The bound report of a PASequence run (olearn run --bound on CoNLL files), against a brute-force evaluation.
+
+The reference evaluates Crammer et al. 2006, Sec. 9 (the bounds of Sec. 8 for
+sequences) from its definitions on tiny streams: the competitor's max-loss
+l*_t is a maximum over every labelling of the sequence, R^2 is the module's
+2 max_t (sum_j ||x_tj|| + T_t)^2, and the bound is PA-I's ||u||^2 + 2C sum l*_t
+or PA-II's (R^2 + 1/2C)(||u||^2 + 2C sum l*_t^2), at the competitor the report
+chose (the learner's weights times a factor).
+"""
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+import olearn
+from olearn.bounds._report_sequence import sequence_bound_report
+from olearn.cli import cli
+
+
+def _tiny_stream(seed, n=12, k=3, d=3, noise=0.2):
+    rng = np.random.default_rng(seed)
+    hidden = rng.normal(size=(k, d)) * 2
+    X = [rng.normal(size=(int(rng.integers(1, 5)), d)) for _ in range(n)]
+    y = []
+    for x in X:
+        tags = np.argmax(x @ hidden.T, axis=1)
+        swap = rng.random(tags.size) < noise
+        tags[swap] = rng.integers(0, k, size=int(swap.sum()))
+        y.append(tags)
+    return X, y
+
+
+def _labelling_score(x, tags, E, T):
+    k = E.shape[0]
+    score = T[k, tags[0]]
+    for j, tag in enumerate(tags):
+        score += E[tag] @ x[j] + (T[tags[j - 1], tag] if j else 0.0)
+    return score
+
+
+def _max_loss(x, tags, E, T):
+    """max over the k^n labellings r of score(r) - score(y) + sqrt(Hamming(r, y)), clipped at 0."""
+    truth = _labelling_score(x, tags, E, T)
+    return max(0.0, max(_labelling_score(x, r, E, T) - truth + math.sqrt(sum(a != b for a, b in zip(r, tags)))
+                        for r in itertools.product(range(E.shape[0]), repeat=len(tags))))
+
+
+@pytest.mark.parametrize("variant, C", [("pa1", 0.5), ("pa1", 4.0), ("pa2", 0.3), ("pa2", 2.0)])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_the_bound_is_the_theorem_at_the_chosen_competitor(variant, C, seed):
+    X, y = _tiny_stream(seed)
+    est = olearn.PASequence(variant=variant, C=C)
+    result = olearn.run(est, X, y)
+    (row,) = sequence_bound_report(est, X, y, result).rows
+    k, d = est.coef_.shape
+    E, T = row.u[: k * d].reshape(k, d), row.u[k * d:].reshape(k + 1, k)
+    # the competitor is a multiple of the learner's final weights
+    factor = row.u_norm / math.sqrt((est.coef_**2).sum() + (est.transition_**2).sum())
+    np.testing.assert_allclose(E, factor * est.coef_, rtol=1e-12)
+    np.testing.assert_allclose(T, factor * est.transition_, rtol=1e-12)
+    stars = np.array([_max_loss(x, tags, E, T) for x, tags in zip(X, y)])
+    u2 = float((E**2).sum() + (T**2).sum())
+    r2 = 2 * max(sum(np.linalg.norm(x, axis=1)) + len(x) for x in X) ** 2
+    expected = u2 + 2 * C * stars.sum() if variant == "pa1" else (r2 + 1 / (2 * C)) * (u2 + 2 * C * stars @ stars)
+    assert row.bound == pytest.approx(expected, rel=1e-9)
+    measured = result.taus @ result.losses if variant == "pa1" else result.losses @ result.losses
+    assert row.measured == pytest.approx(measured, rel=1e-12)
+    assert row.holds and row.measured <= row.bound
+    # the factor was chosen well: neither half nor twice of it gives a smaller bound
+    for other in (0.5, 2.0):
+        s2 = [_max_loss(x, tags, other * E, other * T) for x, tags in zip(X, y)]
+        worse = other**2 * u2 + 2 * C * sum(s2) if variant == "pa1" else \
+            (r2 + 1 / (2 * C)) * (other**2 * u2 + 2 * C * float(np.dot(s2, s2)))
+        assert row.bound <= worse * (1 + 1e-6)
+
+
+def test_pa_is_reported_when_a_multiple_of_the_weights_separates_and_skipped_otherwise():
+    X = [np.array([[1.0, 0.0], [0.0, 1.0]]), np.array([[0.0, 1.0]]), np.array([[1.0, 0.0], [1.0, 0.0]])]
+    y = [np.array([0, 1]), np.array([1]), np.array([0, 0])]
+    est = olearn.PASequence(variant="pa")
+    for _ in range(5):  # learned until the weights separate these three sequences
+        est.partial_fit(X, y)
+    # the run bounded is a fresh learner's; its competitor the trained learner's weights
+    report = sequence_bound_report(est, X, y, olearn.run(olearn.PASequence(variant="pa"), X, y))
+    (row,) = report.rows
+    assert row.competitor_loss == 0.0 and row.holds
+    noisy_X, noisy_y = _tiny_stream(3, noise=0.6)
+    noisy = olearn.PASequence(variant="pa")
+    skipped = sequence_bound_report(noisy, noisy_X, noisy_y, olearn.run(noisy, noisy_X, noisy_y))
+    assert skipped.rows == () and "no multiple of the learner's weights" in skipped.skipped[0][1]
+
+
+def _conll(path, seed):
+    rng = np.random.default_rng(seed)
+    words = {"the": "DT", "a": "DT", "dog": "NN", "cat": "NN", "runs": "VB", "sees": "VB"}
+    with open(path, "w") as f:
+        for _ in range(60):
+            for _ in range(int(rng.integers(2, 6))):
+                word = rng.choice(list(words))
+                f.write(f"{word} end={word[-1]} {words[word]}\n")
+            f.write("\n")
+    return str(path)
+
+
+@pytest.mark.parametrize("algo", ["pa1-sequence", "pa2-sequence"])
+def test_olearn_run_bound_prints_the_report_of_the_library(tmp_path, algo):
+    path = _conll(tmp_path / "tags.conll", 4)
+    result = CliRunner().invoke(cli, ["run", "-q", "-a", algo, "-C", "0.5", "--bits", "10", "--bound", path])
+    assert result.exit_code == 0, result.output
+    X, y = olearn.data.load_conll(path, n_bits=10)
+    est = olearn.PASequence(variant=algo.split("-")[0], C=0.5, n_bits=10, n_features=1024)
+    (row,) = sequence_bound_report(est, X, y, olearn.run(est, X, y)).rows
+    line = next(line for line in result.output.splitlines() if line.startswith(row.theorem))
+    cells = [cell.strip() for cell in line.split("|")]
+    assert float(cells[2]) == pytest.approx(row.measured, rel=1e-5)
+    assert float(cells[3]) == pytest.approx(row.bound, rel=1e-5) and cells[-1] == "yes"
+
+
+def test_bound_with_passes_is_a_usage_error(tmp_path):
+    path = _conll(tmp_path / "tags.conll", 5)
+    result = CliRunner().invoke(cli, ["run", "-a", "pa1-sequence", "--passes", "2", "--bound", path])
+    assert result.exit_code == 2 and "--bound describes one pass" in result.output
