@@ -290,7 +290,7 @@ def bound_report(estimator, X, y, result, u=None):
 
     Parameters
     ----------
-    estimator : Perceptron, PAClassifier, PAMulticlass, SecondOrderPerceptron, AROW, NAROW, OGDClassifier or PNorm
+    estimator : Perceptron, PAClassifier, PAMulticlass, SecondOrderPerceptron, AROW, NAROW, OGDClassifier, PNorm or PARegressor
         The learner (its hyperparameters say which theorems apply), linear:
         ``kernel`` None or ``"linear"`` and no ``budget``; a PAMulticlass
         also multi-prototype (no ``feature_map``) and without
@@ -339,6 +339,17 @@ def bound_report(estimator, X, y, result, u=None):
       then (:func:`olearn.bounds.multiclass_pa1_mistake_bound` with
       ``classes_known=False``), PA-II Thm. 5 (sum of squared losses). Thm. 3
       (:math:`\|x_t\| = 1`) is not carried over.
+    * PARegressor (Sec. 5, linear): the regression versions of Thms. 2-5
+      with the epsilon-insensitive losses of u at the learner's epsilon: PA
+      Thm. 2 (if every :math:`|u \cdot x_t - y_t| \le \epsilon`) and Thm. 3 (if
+      every :math:`\|x_t\| = 1`), PA-I Thm. 4, which bounds the rounds with
+      :math:`\ell_t \ge 1` (its proof's use of a mistake), PA-II Thm. 5.
+      Candidate directions: scikit-learn's ``Ridge`` (no intercept, on the
+      augmented stream) for alpha in {1e-6, 1e-3, 0.1, 1, 10, 100, 1000},
+      and for PA-I (PA-II) ``LinearSVR`` with the learner's C and epsilon and
+      the (squared) epsilon-insensitive loss, whose objective is half the
+      u-dependent factor of the bound; Thm. 2 takes the shortest unscaled
+      fit that predicts every target within epsilon.
     * SecondOrderPerceptron: Cesa-Bianchi, Conconi & Gentile 2005, Thm. 1
       (:func:`olearn.bounds.sop_mistake_bound`). AROW with a full
       covariance: the bound of :func:`olearn.bounds.arow_mistake_bound`
@@ -428,24 +439,25 @@ def bound_report(estimator, X, y, result, u=None):
     ...
     Crammer et al. 2006, Thm. 4 (PA-I) | mistakes |       ...
     """
+    # the other tasks' reports build on this module's helpers: imported here, not at the top
+    from ._report_tasks import TASK_REPORTS
+
+    task_report = TASK_REPORTS.get(type(estimator))
     if not isinstance(estimator, (Perceptron, PAClassifier, PAMulticlass, SecondOrderPerceptron, AROW, NAROW,
-                                  OGDClassifier, PNorm)):
-        raise TypeError(
-            "bound_report knows the theorems of Perceptron, PAClassifier, PAMulticlass, SecondOrderPerceptron, "
-            f"AROW, NAROW, OGDClassifier and PNorm; got {type(estimator).__name__}"
-        )
+                                  OGDClassifier, PNorm)) and task_report is None:
+        names = ["Perceptron", "PAClassifier", "PAMulticlass", "SecondOrderPerceptron", "AROW", "NAROW",
+                 "OGDClassifier", "PNorm", *(learner.__name__ for learner in TASK_REPORTS)]
+        raise TypeError(f"bound_report knows the theorems of {', '.join(names[:-1])} and {names[-1]}; "
+                        f"got {type(estimator).__name__}")
+    if task_report is not None:
+        return task_report(estimator, X, y, result, u)
     if isinstance(estimator, PNorm):
         return _pnorm_report(estimator, X, y, result, u)
     if isinstance(estimator, OGDClassifier):
         return _ogd_report(estimator, X, y, result, u)
     if isinstance(estimator, (SecondOrderPerceptron, AROW, NAROW)):
         return _second_order_report(estimator, X, y, result, u)
-    if estimator.kernel not in (None, "linear") or estimator.budget is not None:
-        # a kernel learner competes in its feature space; a budget forgets support vectors
-        raise ValueError(
-            f"bound_report's theorems are about the linear learner (against a linear u in input space); "
-            f"{estimator!r} is not one: its kernel or budget is outside every theorem it knows"
-        )
+    check_linear(estimator)
     if isinstance(estimator, PAMulticlass):
         return _multiclass_report(estimator, X, y, result, u)
     fit_intercept = bool(estimator.fit_intercept)
@@ -481,6 +493,15 @@ def bound_report(estimator, X, y, result, u=None):
     elif estimator.variant == "pa2":
         add(PA_THM5, SQUARED_LOSS, squared, lambda u2, m: _pa2(r2, u2, m, C))
     return _report(estimator, result, rows, skipped)
+
+
+def check_linear(estimator):
+    """Refuse a kernel learner (it competes in its feature space) or a budget (it forgets support vectors)."""
+    if estimator.kernel not in (None, "linear") or estimator.budget is not None:
+        raise ValueError(
+            f"bound_report's theorems are about the linear learner (against a linear u in input space); "
+            f"{estimator!r} is not one: its kernel or budget is outside every theorem it knows"
+        )
 
 
 def _adders(space, directions, given, size, rows, skipped, margin_name, shape=None, norm_sq=None):

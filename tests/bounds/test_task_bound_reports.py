@@ -1,0 +1,131 @@
+"""bound_report for PA regression, uniclass and cost-sensitive learning (Crammer et al. 2006, Sec. 5, 6, 8).
+
+Each row's bound is checked twice: against the olearn.bounds function at the
+reported competitor, and against the theorem written out here in plain NumPy
+from the paper; and measured <= bound on random streams, separable and noisy.
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+import olearn
+from olearn.bounds import (
+    bound_report,
+    regression_pa1_bound,
+    regression_pa2_loss_bound,
+    regression_pa_separable_bound,
+    regression_pa_unit_norm_bound,
+)
+
+# -- regression (Sec. 5) -------------------------------------------------------
+
+
+def _eps_losses(X, y, u, epsilon, fit_intercept):
+    """Eq. (18): max(0, |u.x_t - y_t| - epsilon), x_t with a constant 1 appended if fit_intercept."""
+    Z = np.hstack([X, np.ones((len(X), 1))]) if fit_intercept else X
+    return np.maximum(0.0, np.abs(Z @ u - y) - epsilon), (Z * Z).sum(axis=1).max()
+
+
+def _regression_reference(theorem, X, y, u, epsilon, C, fit_intercept):
+    """The Sec. 5 corollaries of Thms. 2-5, by hand."""
+    losses, R2 = _eps_losses(X, y, u, epsilon, fit_intercept)
+    u2 = u @ u
+    if "Thm. 2" in theorem:
+        assert losses.max() == 0
+        return R2 * u2
+    if "Thm. 3" in theorem:
+        return (math.sqrt(u2) + 2 * math.sqrt((losses**2).sum())) ** 2
+    if "Thm. 4" in theorem:
+        return max(R2, 1 / C) * (u2 + 2 * C * losses.sum())
+    return (R2 + 1 / (2 * C)) * (u2 + 2 * C * (losses**2).sum())
+
+
+def _regression_function(theorem, X, y, u, epsilon, C, fit_intercept):
+    if "Thm. 2" in theorem:
+        return regression_pa_separable_bound(X, y, u, epsilon, fit_intercept=fit_intercept)
+    if "Thm. 3" in theorem:
+        return regression_pa_unit_norm_bound(X, y, u, epsilon, fit_intercept=fit_intercept)
+    if "Thm. 4" in theorem:
+        return regression_pa1_bound(X, y, u, epsilon, C, fit_intercept=fit_intercept)
+    return regression_pa2_loss_bound(X, y, u, epsilon, C, fit_intercept=fit_intercept)
+
+
+def _regression_stream(seed, n=120, d=4, noise=0.0, unit=False):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    if unit:
+        X /= np.linalg.norm(X, axis=1, keepdims=True)
+    return X, X @ rng.normal(size=d) + 0.5 + noise * rng.normal(size=n)
+
+
+def _regression_rows(variant, X, y, C=0.5, epsilon=0.1, fit_intercept=False, u=None):
+    def make():
+        return olearn.PARegressor(variant=variant, C=C, epsilon=epsilon, fit_intercept=fit_intercept)
+
+    result = olearn.run(make(), X, y)
+    return bound_report(make(), X, y, result, u=u), result
+
+
+@pytest.mark.parametrize("variant, expected", [
+    ("pa", ["Thm. 3"]), ("pa1", ["Thm. 4"]), ("pa2", ["Thm. 5"]),
+])
+@pytest.mark.parametrize("fit_intercept", [False, True])
+def test_regression_rows_are_the_theorems_at_the_reported_u(variant, expected, fit_intercept):
+    X, y = _regression_stream(0, noise=0.3, unit=True)
+    C, epsilon = 0.5, 0.1
+    report, result = _regression_rows(variant, X, y, C, epsilon, fit_intercept)
+    # the unit-norm Thm. 3 only applies when ||x_t|| = 1, constant feature included
+    expected = [] if fit_intercept and expected == ["Thm. 3"] else expected
+    assert [next(t for t in ("Thm. 2", "Thm. 3", "Thm. 4", "Thm. 5") if t in row.theorem)
+            for row in report.rows] == expected
+    for row in report.rows:
+        assert row.u.shape == (X.shape[1] + fit_intercept,)
+        args = (X, y, row.u, epsilon, C, fit_intercept)
+        assert row.bound == pytest.approx(_regression_function(row.theorem, *args), rel=1e-9)
+        assert row.bound == pytest.approx(_regression_reference(row.theorem, *args), rel=1e-9)
+        assert row.holds and row.measured <= row.bound
+    if variant == "pa1":
+        assert report.rows[0].measured == int(np.sum(result.losses >= 1.0))
+    elif report.rows:
+        assert report.rows[0].measured == pytest.approx(float(np.sum(result.losses**2)))
+
+
+def test_regression_separable_row_needs_u_within_epsilon():
+    X, y = _regression_stream(1)            # noiseless: least squares (with the intercept) predicts every y_t
+    report, _ = _regression_rows("pa", X, y, epsilon=0.1, fit_intercept=True)
+    (row,) = [row for row in report.rows if "Thm. 2" in row.theorem]
+    assert row.competitor_loss == 0
+    assert row.bound == pytest.approx(_regression_reference(row.theorem, X, y, row.u, 0.1, None, True), rel=1e-9)
+    assert row.holds
+    # a given u outside the tube is reported as not applicable, not evaluated
+    report, _ = _regression_rows("pa", X, y, epsilon=0.1, fit_intercept=True, u=np.zeros(X.shape[1] + 1))
+    assert not report.rows
+    assert any("Thm. 2" in theorem and "misses the tube" in reason for theorem, reason in report.skipped)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("noise", [0.0, 1.0])
+@pytest.mark.parametrize("variant", ["pa", "pa1", "pa2"])
+def test_regression_bounds_hold_on_random_streams(seed, noise, variant):
+    X, y = _regression_stream(seed, n=150, noise=noise, unit=seed % 2 == 0)
+    report, _ = _regression_rows(variant, X, y, C=[0.05, 1.0, 10.0, 0.3][seed], epsilon=0.05)
+    assert report.rows or variant == "pa"
+    assert report.all_hold, str(report)
+
+
+def test_regression_given_u_is_used_as_is():
+    X, y = _regression_stream(2, noise=0.5)
+    u = np.array([0.1, -0.2, 0.3, 0.0])
+    report, _ = _regression_rows("pa2", X, y, C=0.5, epsilon=0.1, u=u)
+    (row,) = report.rows
+    np.testing.assert_array_equal(row.u, u)
+    assert row.bound == pytest.approx(_regression_reference(row.theorem, X, y, u, 0.1, 0.5, False), rel=1e-12)
+
+
+def test_kernel_regressor_is_refused():
+    X, y = _regression_stream(3)
+    est = olearn.PARegressor(kernel="rbf")
+    with pytest.raises(ValueError, match="linear learner"):
+        bound_report(est, X, y, olearn.run(olearn.PARegressor(kernel="rbf"), X, y))

@@ -1,0 +1,57 @@
+"""``olearn run --bound`` for the PA learners of regression, uniclass and cost-sensitive learning.
+
+The reference is the library's ``bound_report`` on the same file read by
+scikit-learn's ``load_svmlight_file`` (an independent reader).
+"""
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from sklearn.datasets import load_svmlight_file
+
+import olearn
+from olearn.bounds import bound_report
+from olearn.cli import cli
+
+N, D = 80, 4
+
+
+def write_libsvm(path, X, y):
+    with open(path, "w") as f:
+        for row, label in zip(X, y):
+            f.write(f"{label:g} " + " ".join(f"{j + 1}:{float(row[j])!r}" for j in np.flatnonzero(row)) + "\n")
+
+
+@pytest.fixture
+def regression_file(tmp_path):
+    rng = np.random.default_rng(3)
+    X = np.round(rng.normal(size=(N, D)), 3)
+    y = np.round(X @ [1.0, -2.0, 0.5, 1.5] + 0.2 * rng.normal(size=N), 3)
+    path = tmp_path / "regression.svm"
+    write_libsvm(path, X, y)
+    return path
+
+
+def invoke(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args])
+
+
+@pytest.mark.parametrize("args, make", [
+    (("-a", "pa1-regression", "-C", "0.5"), lambda: olearn.PARegressor(variant="pa1", C=0.5)),
+    (("-a", "pa2-regression", "--fit-intercept", "--set", "epsilon=0.2"),
+     lambda: olearn.PARegressor(variant="pa2", epsilon=0.2, fit_intercept=True)),
+])
+def test_run_bound_prints_the_regression_rows(regression_file, args, make):
+    result = invoke("run", *args, "--bound", regression_file)
+    assert result.exit_code == 0, result.output
+    X, y = load_svmlight_file(str(regression_file), n_features=D, zero_based=False)
+    report = bound_report(make(), X, y, olearn.run(make(), X, y))
+    (row,) = report.rows
+    assert row.holds
+    assert str(report) in result.output
+
+
+def test_bound_for_a_task_without_one_names_the_bounded_algorithms(regression_file):
+    result = invoke("run", "-a", "pa1-multilabel", "--bound", regression_file)
+    assert result.exit_code == 2
+    assert "--bound applies to" in result.output and "pa1-regression" in result.output
