@@ -17,6 +17,9 @@ from olearn.bounds import (
     regression_pa2_loss_bound,
     regression_pa_separable_bound,
     regression_pa_unit_norm_bound,
+    uniclass_pa1_bound,
+    uniclass_pa2_bound,
+    uniclass_pa_bound,
 )
 
 # -- regression (Sec. 5) -------------------------------------------------------
@@ -129,3 +132,89 @@ def test_kernel_regressor_is_refused():
     est = olearn.PARegressor(kernel="rbf")
     with pytest.raises(ValueError, match="linear learner"):
         bound_report(est, X, y, olearn.run(olearn.PARegressor(kernel="rbf"), X, y))
+
+
+# -- uniclass (Sec. 6) ---------------------------------------------------------
+
+
+def _uniclass_reference(variant, Y, u, epsilon, C, B):
+    """Sec. 6 by hand: Lemma 1 with ||z_t|| = 1; with a learned radius, in the lifted space
+    y_t -> (y_t, 0), w_1 = (0, B), u -> (u, sqrt(B^2 - epsilon^2)), radius B."""
+    if B is None:
+        start = u @ u
+        losses = np.maximum(0.0, np.linalg.norm(Y - u, axis=1) - epsilon)
+    else:
+        u_lifted, last = np.append(u, math.sqrt(B**2 - epsilon**2)), len(u)
+        Y_lifted = np.hstack([Y, np.zeros((len(Y), 1))])
+        w_1 = np.zeros(last + 1)
+        w_1[last] = B
+        start = (u_lifted - w_1) @ (u_lifted - w_1)
+        losses = np.maximum(0.0, np.linalg.norm(Y_lifted - u_lifted, axis=1) - B)
+    if variant == "pa":
+        return (math.sqrt(start) + 2 * math.sqrt((losses**2).sum())) ** 2
+    if variant == "pa1":
+        return start + 2 * C * losses.sum()
+    return (1 + 1 / (2 * C)) * (start + 2 * C * (losses**2).sum())
+
+
+def _uniclass_function(variant, Y, u, epsilon, C, B):
+    if variant == "pa":
+        return uniclass_pa_bound(Y, u, epsilon, B=B)
+    return (uniclass_pa1_bound if variant == "pa1" else uniclass_pa2_bound)(Y, u, epsilon, C, B=B)
+
+
+def _uniclass_stream(seed, n=150, d=3, spread=1.0, drift=0.0):
+    rng = np.random.default_rng(seed)
+    center = rng.normal(scale=3.0, size=d) + drift * np.linspace(0, 1, n)[:, None]
+    return center + spread * rng.normal(size=(n, d))
+
+
+UNICLASS_LEARNERS = [
+    dict(variant="pa", epsilon=1.0), dict(variant="pa1", C=0.3, epsilon=0.5), dict(variant="pa2", C=2.0, epsilon=1.5),
+    dict(variant="pa", learn_radius=True, B=10.0), dict(variant="pa1", C=0.5, learn_radius=True, B=10.0),
+    dict(variant="pa2", C=1.0, learn_radius=True, B=50.0),
+]
+
+
+def _uniclass_rows(params, Y, u=None):
+    result = olearn.run(olearn.PAUniclass(**params), Y)
+    return bound_report(olearn.PAUniclass(**params), Y, None, result, u=u), result
+
+
+@pytest.mark.parametrize("params", UNICLASS_LEARNERS, ids=lambda p: "-".join(f"{k}={v}" for k, v in p.items()))
+def test_uniclass_rows_are_the_theorems_at_the_reported_center(params):
+    Y = _uniclass_stream(0)
+    report, result = _uniclass_rows(params, Y)
+    variant, C = params["variant"], params.get("C")
+    B = params["B"] if params.get("learn_radius") else None
+    (row,) = report.rows
+    assert row.u.shape == (3,)
+    if B is None:
+        assert row.radius == params["epsilon"]       # a fixed radius: the learner's is the competitor's
+    else:
+        assert 0 <= row.radius <= B
+    assert row.bound == pytest.approx(_uniclass_function(variant, Y, row.u, row.radius, C, B), rel=1e-9)
+    assert row.bound == pytest.approx(_uniclass_reference(variant, Y, row.u, row.radius, C, B), rel=1e-9)
+    measured = {"pa": np.sum(result.losses**2), "pa1": np.sum(result.taus * result.losses),
+                "pa2": np.sum(result.losses**2)}[variant]
+    assert row.measured == pytest.approx(measured)
+    assert row.holds
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("spread, drift", [(0.0, 0.0), (0.3, 0.0), (2.0, 0.0), (0.5, 5.0)])
+@pytest.mark.parametrize("params", UNICLASS_LEARNERS, ids=lambda p: "-".join(f"{k}={v}" for k, v in p.items()))
+def test_uniclass_bounds_hold_on_random_streams(seed, spread, drift, params):
+    Y = _uniclass_stream(seed, spread=spread, drift=drift)
+    report, _ = _uniclass_rows(params, Y)
+    assert len(report.rows) == 1
+    assert report.all_hold, str(report)
+
+
+def test_uniclass_given_center_is_used():
+    Y = _uniclass_stream(1)
+    u = np.array([0.5, -0.5, 1.0])
+    report, _ = _uniclass_rows(dict(variant="pa2", C=0.5, epsilon=0.7), Y, u=u)
+    (row,) = report.rows
+    np.testing.assert_array_equal(row.u, u)
+    assert row.bound == pytest.approx(_uniclass_reference("pa2", Y, u, 0.7, 0.5, None), rel=1e-12)

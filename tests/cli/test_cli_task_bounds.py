@@ -51,6 +51,22 @@ def test_run_bound_prints_the_regression_rows(regression_file, args, make):
     assert str(report) in result.output
 
 
+@pytest.mark.parametrize("args, make", [
+    (("-a", "pa1-uniclass", "-C", "0.3"), lambda: olearn.PAUniclass(variant="pa1", C=0.3, n_features=D)),
+    (("-a", "pa2-uniclass", "--set", "learn_radius=true", "--set", "B=10"),
+     lambda: olearn.PAUniclass(variant="pa2", learn_radius=True, B=10, n_features=D)),
+])
+def test_run_bound_prints_the_uniclass_rows(regression_file, args, make):
+    # a uniclass learner reads the vectors of the file and ignores its labels
+    result = invoke("run", *args, "--n-features", D, "--bound", regression_file)
+    assert result.exit_code == 0, result.output
+    X, _ = load_svmlight_file(str(regression_file), n_features=D, zero_based=False)
+    report = bound_report(make(), X, None, olearn.run(make(), X))
+    (row,) = report.rows
+    assert row.holds
+    assert str(report) in result.output
+
+
 def test_bound_for_a_task_without_one_names_the_bounded_algorithms(regression_file):
     result = invoke("run", "-a", "pa1-multilabel", "--bound", regression_file)
     assert result.exit_code == 2

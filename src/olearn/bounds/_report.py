@@ -92,7 +92,12 @@ class BoundRow:
         ``measured <= bound * (1 + 1e-9)``.
     u : ndarray
         The competitor (one entry per feature, plus the bias with an intercept;
-        for PAMulticlass one such row per class, u_norm then being ||U||_F).
+        for PAMulticlass one such row per class, u_norm then being ||U||_F;
+        for PAUniclass the competitor's center).
+    radius : float or None
+        The competitor's radius epsilon for PAUniclass (the learner's own with
+        a fixed radius, the searched one with ``learn_radius=True``); None
+        for the other learners.
     """
 
     theorem: str
@@ -103,6 +108,7 @@ class BoundRow:
     competitor_loss: float
     holds: bool
     u: np.ndarray = field(repr=False, compare=False)
+    radius: float = None
 
 
 @dataclass(frozen=True)
@@ -290,7 +296,7 @@ def bound_report(estimator, X, y, result, u=None):
 
     Parameters
     ----------
-    estimator : Perceptron, PAClassifier, PAMulticlass, SecondOrderPerceptron, AROW, NAROW, OGDClassifier, PNorm or PARegressor
+    estimator : Perceptron, PAClassifier, PAMulticlass, SecondOrderPerceptron, AROW, NAROW, OGDClassifier, PNorm, PARegressor or PAUniclass
         The learner (its hyperparameters say which theorems apply), linear:
         ``kernel`` None or ``"linear"`` and no ``budget``; a PAMulticlass
         also multi-prototype (no ``feature_map``) and without
@@ -309,7 +315,7 @@ def bound_report(estimator, X, y, result, u=None):
     u : array-like, optional
         The competitor, one entry per feature (plus the bias, last, when
         ``fit_intercept=True``); for PAMulticlass a matrix U with one such
-        row per class of y, in sorted order. Default: chosen per theorem, see
+        row per class of y, in sorted order; for PAUniclass the center. Default: chosen per theorem, see
         Notes.
 
     Returns
@@ -350,6 +356,18 @@ def bound_report(estimator, X, y, result, u=None):
       the (squared) epsilon-insensitive loss, whose objective is half the
       u-dependent factor of the bound; Thm. 2 takes the shortest unscaled
       fit that predicts every target within epsilon.
+    * PAUniclass (Sec. 6): Lemma 1 with the unit :math:`z_t`, for a center u
+      and radius :math:`\epsilon` (the learner's own; with
+      ``learn_radius=True`` searched in [0, B], the bound then being the
+      lifted one of :func:`olearn.bounds.uniclass_pa_bound`): PA (or C = inf)
+      Thm. 3 on the sum of squared losses, PA-I
+      :math:`\sum_t \tau_t\ell_t \le \|u\|^2 + 2C\sum_t \ell^*_t`, PA-II
+      Thm. 5. The rows of X are the vectors (y is not used). Candidate
+      centers: the coordinate-wise mean and median of the vectors, each
+      scaled to its best bound (u = 0 included); with a learned radius, the
+      radii tried are quantiles (0, 25, 50, 75, 90, 95, 100 %) of each
+      candidate's distances to the vectors, capped at B. The row's
+      ``radius`` is the competitor's.
     * SecondOrderPerceptron: Cesa-Bianchi, Conconi & Gentile 2005, Thm. 1
       (:func:`olearn.bounds.sop_mistake_bound`). AROW with a full
       covariance: the bound of :func:`olearn.bounds.arow_mistake_bound`

@@ -11,6 +11,7 @@ bound) when none is given.
 
 import math
 import warnings
+from dataclasses import replace
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
@@ -18,9 +19,11 @@ from sklearn.linear_model import Ridge
 from sklearn.svm import LinearSVR
 
 from ..linear import PARegressor
+from ..uniclass import PAUniclass
 from ._regression import _RegressionStream, _check_epsilon
-from ._report import _FIT_ROWS, SQUARED_LOSS, _adders, _check_result, _report, _row, check_linear
-from ._theorems import _check_unit_norm, check_u, pa1_value, pa2_value
+from ._report import _FIT_ROWS, SQUARED_LOSS, _adders, _check_result, _competitor, _report, _row, check_linear
+from ._theorems import _check_unit_norm, _times, check_u, pa1_value, pa2_value
+from ._uniclass_multilabel import _vectors, uniclass_terms
 
 REG_PA_THM2 = "Crammer et al. 2006, Sec. 5 with Thm. 2 (PA regression, u within epsilon)"
 REG_PA_THM3 = "Crammer et al. 2006, Sec. 5 with Thm. 3 (PA regression, ||x_t|| = 1)"
@@ -129,4 +132,88 @@ def _add_within_epsilon(rows, skipped, stream, fits, given, losses, measured, r2
     rows.append(_row(REG_PA_THM2, SQUARED_LOSS, measured, float(u @ u) * r2, u, 0.0))
 
 
-TASK_REPORTS = {PARegressor: regression_report}
+# -- uniclass (Sec. 6) ---------------------------------------------------------
+
+UNI_PA = "Crammer et al. 2006, Sec. 6 with Thm. 3 (PA uniclass, ||z_t|| = 1)"
+UNI_PA1 = "Crammer et al. 2006, Sec. 6 with Lemma 1 (PA-I uniclass)"
+UNI_PA2 = "Crammer et al. 2006, Sec. 6 with Thm. 5 (PA-II uniclass)"
+TAU_LOSS = "sum of tau_t * losses"
+# quantiles of the distances ||c - y_t|| of a candidate center c tried as the competitor's radius (learn_radius)
+_RADIUS_QUANTILES = (0.0, 0.25, 0.5, 0.75, 0.9, 0.95, 1.0)
+
+
+class _Centers:
+    """A uniclass stream seen through a flat competitor v: ``margins(v)`` are the v.y_t."""
+
+    def __init__(self, Y):
+        self.Y = Y
+        self.sqnorms = (Y * Y).sum(axis=1)
+
+    def margins(self, v):
+        return self.Y @ v
+
+
+def uniclass_report(estimator, X, y, result, u):
+    """The rows of a PAUniclass run (Sec. 6): Lemma 1 with the unit z_t, for a center u and radius epsilon.
+
+    The vectors are the rows of X (y is not used).
+    """
+    Y = _vectors(X)
+    _check_result(estimator, X, None, result, Y.shape[0])
+    centers = _Centers(Y)
+    given = None
+    if u is not None:
+        given = np.asarray(u, dtype=np.float64)
+        if given.shape != (Y.shape[1],) or not np.isfinite(given).all():
+            raise ValueError(f"u must be a finite center of {Y.shape[1]} entries (the dimension of the vectors); "
+                             f"got shape {given.shape}")
+    B = float(estimator.B) if estimator.learn_radius else None
+    C = math.inf if estimator.variant == "pa" else float(estimator.C)
+    candidates = [np.mean(Y, axis=0), np.median(Y, axis=0)]
+    if given is not None:
+        candidates = [given]
+    if B is None:
+        radii = [float(estimator.epsilon)]
+    else:
+        # the competitor's radius is free in [0, B]: try quantiles of each candidate's distances
+        radii = sorted({min(B, float(q)) for c in candidates
+                        for q in np.quantile(np.linalg.norm(Y - c, axis=1), _RADIUS_QUANTILES)})
+    directions = [c / np.linalg.norm(c) for c in candidates if given is None and np.linalg.norm(c) > 0]
+    rows, skipped = [], []
+
+    def add(theorem, quantity, measured, bound_of):
+        """bound_of(||u - w_1||^2, losses l*_t) -> bound; the best (center, radius) among the candidates."""
+        best = None
+        for epsilon in radii:
+            def objective(u2, m, epsilon=epsilon):
+                start, losses = uniclass_terms(u2, np.maximum(0.0, u2 - 2.0 * m + centers.sqnorms), epsilon, B)
+                return bound_of(start, losses), float(losses.sum())
+
+            if given is not None:
+                center = given
+            else:
+                center = _competitor(centers, directions, lambda u2, m: objective(u2, m)[0], Y.shape[1])
+            bound, loss = objective(float(center @ center), centers.margins(center))
+            if best is None or bound < best[0]:
+                best = (bound, loss, center, epsilon)
+        bound, loss, center, epsilon = best
+        rows.append(replace(_row(theorem, quantity, measured, bound, center, loss), radius=epsilon))
+
+    squared = float(np.sum(result.losses**2))
+    if math.isinf(C):
+        add(UNI_PA, SQUARED_LOSS, squared, _uniclass_pa)
+    if estimator.variant == "pa1":
+        add(UNI_PA1, TAU_LOSS, float(np.sum(result.taus * result.losses)),
+            lambda start, losses: start + 2.0 * _times(C, float(losses.sum())))
+    elif estimator.variant == "pa2":
+        add(UNI_PA2, SQUARED_LOSS, squared,
+            lambda start, losses: (1.0 + 0.5 / C) * (start + 2.0 * _times(C, float(losses @ losses))))
+    return _report(estimator, result, rows, skipped)
+
+
+def _uniclass_pa(start, losses):
+    squares = float(losses @ losses)
+    return start if squares == 0.0 else (math.sqrt(start) + 2.0 * math.sqrt(squares)) ** 2
+
+
+TASK_REPORTS = {PARegressor: regression_report, PAUniclass: uniclass_report}

@@ -62,19 +62,25 @@ def _uniclass_terms(Y, u, epsilon, B):
         raise ValueError("u must be finite")
     if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float, np.integer, np.floating)) or not 0 <= epsilon < math.inf:
         raise ValueError(f"epsilon must be a finite number >= 0; got {epsilon!r}")
-    distances = np.linalg.norm(Y - u, axis=1)
+    if B is not None:
+        if isinstance(B, bool) or not isinstance(B, (int, float, np.integer, np.floating)) or not 0 < B < math.inf:
+            raise ValueError(f"B must be a finite number > 0; got {B!r}")
+        if epsilon > B:
+            raise ValueError(f"the competitor's radius epsilon={epsilon!r} exceeds the bound B={B!r}")
+    return uniclass_terms(float(u @ u), np.linalg.norm(Y - u, axis=1) ** 2, float(epsilon), B)
+
+
+def uniclass_terms(u2, sq_distances, epsilon, B):
+    """(||u - w_1||^2, the losses l*_t) from ||u||^2 and the ||u - y_t||^2, lifted if B is given (checked inputs)."""
+    distances = np.sqrt(sq_distances)
     if B is None:
-        return float(u @ u), np.maximum(0.0, distances - epsilon)
-    if isinstance(B, bool) or not isinstance(B, (int, float, np.integer, np.floating)) or not 0 < B < math.inf:
-        raise ValueError(f"B must be a finite number > 0; got {B!r}")
-    if epsilon > B:
-        raise ValueError(f"the competitor's radius epsilon={epsilon!r} exceeds the bound B={B!r}")
+        return u2, np.maximum(0.0, distances - epsilon)
     lift = math.sqrt(B * B - epsilon * epsilon)
     # B - lift and sqrt(d^2 + lift^2) - B without cancellation, as Sec. 6 wants B far above epsilon:
     # both are differences of squares over a sum
     start_gap = epsilon * epsilon / (B + lift)
-    losses = (distances**2 - epsilon * epsilon) / (np.sqrt(distances**2 + lift * lift) + B)
-    return float(u @ u) + start_gap * start_gap, np.maximum(0.0, losses)
+    losses = (sq_distances - epsilon * epsilon) / (np.sqrt(sq_distances + lift * lift) + B)
+    return u2 + start_gap * start_gap, np.maximum(0.0, losses)
 
 
 def uniclass_pa_bound(Y, u, epsilon, B=None):
