@@ -13,6 +13,7 @@ import pytest
 import olearn
 from olearn.bounds import (
     bound_report,
+    cost_sensitive_bound,
     regression_pa1_bound,
     regression_pa2_loss_bound,
     regression_pa_separable_bound,
@@ -218,3 +219,82 @@ def test_uniclass_given_center_is_used():
     (row,) = report.rows
     np.testing.assert_array_equal(row.u, u)
     assert row.bound == pytest.approx(_uniclass_reference("pa2", Y, u, 0.7, 0.5, None), rel=1e-12)
+
+
+# -- cost-sensitive multiclass (Sec. 8) ----------------------------------------
+
+COST = np.array([[0.0, 1.0, 4.0], [1.0, 0.0, 1.0], [4.0, 1.0, 0.0]])
+
+
+def _cost_reference(variant, X, y, U, cost, C):
+    """Sec. 8 by hand: R^2 = 2 max ||x_t||^2, U's max-loss losses, Thms. 2/4/5 on the cost, plus k rho_max."""
+    U, k = np.asarray(U), len(cost)
+    R2, u2, rho_max = 2 * (X * X).sum(axis=1).max(), (U * U).sum(), cost.max()
+    losses = np.array([max(U[r] @ x - U[label] @ x + math.sqrt(cost[label, r]) for r in range(k))
+                       for x, label in zip(X, y)])
+    if variant == "pa":
+        bound = R2 * u2 if losses.max() <= 0 else math.inf
+    elif variant == "pa1":
+        bound = max(R2, math.sqrt(rho_max) / C) * (u2 + 2 * C * losses.sum())
+    else:
+        bound = (R2 + 1 / (2 * C)) * (u2 + 2 * C * (losses**2).sum())
+    return bound + k * rho_max
+
+
+def _cost_stream(seed, n=150, noise=0.0):
+    """Three classes, y_t = argmax of a linear score (plus noise); noiseless rows keep a gap of 0.5."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(4 * n, 3))
+    scores = X @ rng.normal(size=(3, 3))
+    top = np.sort(scores, axis=1)
+    if noise == 0:
+        X, scores = X[top[:, -1] - top[:, -2] > 0.5][:n], scores[top[:, -1] - top[:, -2] > 0.5][:n]
+    else:
+        X, scores = X[:n], scores[:n] + noise * rng.normal(size=(n, 3))
+    return X, np.argmax(scores, axis=1)
+
+
+COST_LEARNERS = [
+    dict(variant="pa"), dict(variant="pa1", C=0.3), dict(variant="pa2", C=1.0),
+    dict(variant="pa1", C=2.0, update="max-loss"), dict(variant="pa2", C=0.1, update="max-loss"),
+]
+
+
+def _cost_rows(params, X, y, U=None):
+    def make():
+        return olearn.PACostSensitive(cost=COST, **params)
+
+    result = olearn.run(make(), X, y)
+    return bound_report(make(), X, y, result, u=U), result
+
+
+@pytest.mark.parametrize("params", COST_LEARNERS, ids=lambda p: "-".join(f"{k}={v}" for k, v in p.items()))
+def test_cost_sensitive_row_is_the_theorem_at_the_reported_U(params):
+    X, y = _cost_stream(0)
+    report, result = _cost_rows(params, X, y)
+    (row,) = report.rows
+    assert row.u.shape == (3, 3)
+    C = params.get("C", 1.0)
+    assert row.bound == pytest.approx(cost_sensitive_bound(X, y, row.u, COST, params["variant"], C), rel=1e-9)
+    assert row.bound == pytest.approx(_cost_reference(params["variant"], X, y, row.u, COST, C), rel=1e-9)
+    assert row.measured == COST[y, result.predictions].sum()
+    assert row.holds
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("noise", [0.0, 0.5, 3.0])
+@pytest.mark.parametrize("params", COST_LEARNERS, ids=lambda p: "-".join(f"{k}={v}" for k, v in p.items()))
+def test_cost_sensitive_bounds_hold_on_random_streams(seed, noise, params):
+    X, y = _cost_stream(seed, noise=noise)
+    report, _ = _cost_rows(params, X, y)
+    assert report.rows or params["variant"] == "pa"
+    assert report.all_hold, str(report)
+
+
+def test_cost_sensitive_given_U_is_used():
+    X, y = _cost_stream(1, noise=1.0)
+    U = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    report, _ = _cost_rows(dict(variant="pa2", C=0.5), X, y, U=U)
+    (row,) = report.rows
+    np.testing.assert_array_equal(row.u, U)
+    assert row.bound == pytest.approx(_cost_reference("pa2", X, y, U, COST, 0.5), rel=1e-12)

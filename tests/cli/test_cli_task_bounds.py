@@ -67,6 +67,31 @@ def test_run_bound_prints_the_uniclass_rows(regression_file, args, make):
     assert str(report) in result.output
 
 
+COSTS_TEXT = "# true \\ predicted\n3 1 2\n0 4 1\n4 0 1\n1 1 0\n"
+COST_MATRIX = [[0.0, 1.0, 4.0], [1.0, 0.0, 1.0], [4.0, 1.0, 0.0]]  # the same, over the sorted labels 1, 2, 3
+
+
+@pytest.mark.parametrize("args, make", [
+    (("-a", "pa1-cost-sensitive", "-C", "0.5"), lambda: olearn.PACostSensitive(variant="pa1", C=0.5, cost=COST_MATRIX)),
+    (("-a", "pa2-cost-sensitive", "--set", "update=max-loss"),
+     lambda: olearn.PACostSensitive(variant="pa2", cost=COST_MATRIX, update="max-loss")),
+])
+def test_run_bound_prints_the_cost_sensitive_rows(tmp_path, args, make):
+    rng = np.random.default_rng(5)
+    X = np.round(rng.normal(size=(N, D)), 3)
+    y = np.argmax(X[:, :3], axis=1) + 1.0
+    path, costs = tmp_path / "cost.svm", tmp_path / "costs.txt"
+    write_libsvm(path, X, y)
+    costs.write_text(COSTS_TEXT)
+    result = invoke("run", *args, "--costs", costs, "--bound", path)
+    assert result.exit_code == 0, result.output
+    X, y = load_svmlight_file(str(path), n_features=D, zero_based=False)
+    report = bound_report(make(), X, y, olearn.run(make(), X, y))
+    (row,) = report.rows
+    assert row.holds
+    assert str(report).split("\n", 1)[1] in result.output
+
+
 def test_bound_for_a_task_without_one_names_the_bounded_algorithms(regression_file):
     result = invoke("run", "-a", "pa1-multilabel", "--bound", regression_file)
     assert result.exit_code == 2

@@ -296,7 +296,7 @@ def bound_report(estimator, X, y, result, u=None):
 
     Parameters
     ----------
-    estimator : Perceptron, PAClassifier, PAMulticlass, SecondOrderPerceptron, AROW, NAROW, OGDClassifier, PNorm, PARegressor or PAUniclass
+    estimator : Perceptron, PAClassifier, PAMulticlass, SecondOrderPerceptron, AROW, NAROW, OGDClassifier, PNorm, PARegressor, PAUniclass or PACostSensitive
         The learner (its hyperparameters say which theorems apply), linear:
         ``kernel`` None or ``"linear"`` and no ``budget``; a PAMulticlass
         also multi-prototype (no ``feature_map``) and without
@@ -315,7 +315,8 @@ def bound_report(estimator, X, y, result, u=None):
     u : array-like, optional
         The competitor, one entry per feature (plus the bias, last, when
         ``fit_intercept=True``); for PAMulticlass a matrix U with one such
-        row per class of y, in sorted order; for PAUniclass the center. Default: chosen per theorem, see
+        row per class of y, in sorted order (also for PACostSensitive); for
+        PAUniclass the center. Default: chosen per theorem, see
         Notes.
 
     Returns
@@ -368,6 +369,18 @@ def bound_report(estimator, X, y, result, u=None):
       radii tried are quantiles (0, 25, 50, 75, 90, 95, 100 %) of each
       candidate's distances to the vectors, capped at B. The row's
       ``radius`` is the competitor's.
+    * PACostSensitive (Sec. 8, multi-prototype, linear, no ``class_weight``;
+      either update): the bound of :func:`olearn.bounds.cost_sensitive_bound`
+      on the cumulative cost :math:`\sum_t \rho(y_t, \hat y_t)` of the
+      run's predictions, with U's max-loss losses
+      :math:`\max_r (u_r \cdot x_t - u_{y_t} \cdot x_t + \sqrt{\rho(y_t, r)})`,
+      :math:`R^2 = 2\max_t\|x_t\|^2` and :math:`k\rho_{max}` added for the
+      rounds on which a class first appears (``classes_known=False``; the
+      bound stays valid when the classes were declared). The cost is the
+      learner's (the 0/1 cost for ``cost=None``) over the sorted classes of
+      y. Candidates as for PAMulticlass; PA's row (every loss of U at 0)
+      takes the shortest scaling of a candidate that has no loss, and is
+      left out when none has.
     * SecondOrderPerceptron: Cesa-Bianchi, Conconi & Gentile 2005, Thm. 1
       (:func:`olearn.bounds.sop_mistake_bound`). AROW with a full
       covariance: the bound of :func:`olearn.bounds.arow_mistake_bound`

@@ -19,9 +19,12 @@ from sklearn.linear_model import Ridge
 from sklearn.svm import LinearSVR
 
 from ..linear import PARegressor
+from ..multiclass import PACostSensitive
 from ..uniclass import PAUniclass
+from ._multiclass import _cost_margins
 from ._regression import _RegressionStream, _check_epsilon
-from ._report import _FIT_ROWS, SQUARED_LOSS, _adders, _check_result, _competitor, _report, _row, check_linear
+from ._report import _FIT_ROWS, _SVC_GRID, SQUARED_LOSS, _adders, _check_result, _competitor, _report, _row, check_linear
+from ._report_multiclass import multiclass_setup
 from ._theorems import _check_unit_norm, _times, check_u, pa1_value, pa2_value
 from ._uniclass_multilabel import _vectors, uniclass_terms
 
@@ -216,4 +219,91 @@ def _uniclass_pa(start, losses):
     return start if squares == 0.0 else (math.sqrt(start) + 2.0 * math.sqrt(squares)) ** 2
 
 
-TASK_REPORTS = {PARegressor: regression_report, PAUniclass: uniclass_report}
+# -- cost-sensitive multiclass (Sec. 8) ----------------------------------------
+
+COST_PA = "Crammer et al. 2006, Sec. 8 with Thm. 2 (cost-sensitive PA, U with no loss)"
+COST_PA1 = "Crammer et al. 2006, Sec. 8, Lemma 9 along Thm. 4 (cost-sensitive PA-I)"
+COST_PA2 = "Crammer et al. 2006, Sec. 8 with Thm. 5 (cost-sensitive PA-II)"
+CUMULATIVE_COST = "cumulative cost"
+
+
+class _ScoreGaps:
+    """A multiclass stream seen through a flat competitor v (U = v as a (k, d) matrix):
+    ``margins(v)`` are the u_r.x_t - u_(y_t).x_t, flattened row by row."""
+
+    def __init__(self, prototypes):
+        self.prototypes = prototypes
+
+    def margins(self, v):
+        scores = np.asarray(self.prototypes.Z @ v.reshape(self.prototypes.shape).T)
+        n = scores.shape[0]
+        return (scores - scores[np.arange(n), self.prototypes.y][:, None]).ravel()
+
+
+def cost_sensitive_report(estimator, X, y, result, U):
+    """The row of a multi-prototype PACostSensitive run: the bound of :func:`olearn.bounds.cost_sensitive_bound`."""
+    check_linear(estimator)
+    if estimator.feature_map is not None or estimator.class_weight is not None:
+        raise ValueError(f"bound_report's cost-sensitive theorem is about the multi-prototype learner on unweighted "
+                         f"rounds; {estimator!r} has a feature_map or a class_weight")
+    prototypes, directions, given = multiclass_setup(estimator, X, y, U, _SVC_GRID, _FIT_ROWS)
+    _check_result(estimator, X, y, result, prototypes.y.size)
+    classes = prototypes.classes
+    k, d = prototypes.shape
+    costs = np.ones((k, k)) - np.eye(k) if estimator.cost is None else _cost_margins(estimator.cost, classes)
+    rho_max = float(costs.max())
+    # the classes arrive with the stream: one round each on which the learner cannot name its class
+    allowance = k * rho_max
+    r2 = prototypes.radius_sq
+    margins = np.sqrt(costs)[prototypes.y]
+    C = math.inf if estimator.variant == "pa" else float(estimator.C)
+
+    def objective(u2, gaps):
+        # U's max-loss losses max_r (u_r.x_t - u_(y_t).x_t + sqrt(rho(y_t, r))), >= 0 (r = y_t gives 0)
+        losses = np.maximum((gaps.reshape(-1, k) + margins).max(axis=1), 0.0)
+        if estimator.variant == "pa":
+            return (u2 * r2 if losses.max() == 0.0 else math.inf) + allowance, 0.0
+        if estimator.variant == "pa1":
+            return pa1_value(r2, u2, float(losses.sum()), C, scale=math.sqrt(rho_max)) + allowance, float(losses.sum())
+        return pa2_value(r2, u2, float(losses @ losses), C) + allowance, float(losses @ losses)
+
+    rows, skipped = [], []
+    space = _ScoreGaps(prototypes)
+    add, _ = _adders(space, directions, given, k * d, rows, skipped, "", shape=(k, d))
+    predicted = np.searchsorted(classes, np.asarray(result.predictions))
+    measured = float(costs[prototypes.y, predicted].sum())
+    if estimator.variant != "pa":
+        add(COST_PA1 if estimator.variant == "pa1" else COST_PA2, CUMULATIVE_COST, measured, objective)
+        return _report(estimator, result, rows, skipped)
+    # PA's bound ||U||^2 R^2 needs every loss of U at 0, and grows with U's scale: the shortest such U
+    v = given if given is not None else _shortest_without_loss(space, directions, margins, objective)
+    bound, _ = objective(float(v @ v), space.margins(v)) if v is not None else (math.inf, 0.0)
+    if math.isinf(bound):
+        whose = "the given U" if given is not None else "no candidate competitor"
+        skipped.append((COST_PA, f"it needs U's max-loss losses at 0 on every round; {whose} has them"))
+    else:
+        rows.append(_row(COST_PA, CUMULATIVE_COST, measured, bound, v.reshape(k, d), 0.0))
+    return _report(estimator, result, rows, skipped)
+
+
+def _shortest_without_loss(space, directions, margins, objective):
+    """The candidate s v with the smallest s at which every s (u_r - u_(y_t)).x_t + sqrt(rho(y_t, r)) <= 0; None if none."""
+    best = None
+    for v in directions:
+        gaps = space.margins(v).reshape(margins.shape)
+        needed = margins > 0
+        if (gaps[needed] >= 0).any() or (gaps[~needed] > 0).any():
+            continue
+        s = float((margins[needed] / -gaps[needed]).max()) if needed.any() else 0.0
+        u = s * v
+        for _ in range(5):
+            # rounding may leave a loss a few ulps above 0; nudge the scale up until it is not
+            if math.isfinite(objective(float(u @ u), space.margins(u))[0]):
+                if best is None or u @ u < best @ best:
+                    best = u
+                break
+            u = u * (1.0 + 1e-12)
+    return best
+
+
+TASK_REPORTS = {PARegressor: regression_report, PAUniclass: uniclass_report, PACostSensitive: cost_sensitive_report}
