@@ -1,4 +1,4 @@
-"""bound_report for PA regression, uniclass and cost-sensitive learning (Crammer et al. 2006, Sec. 5, 6, 8).
+"""bound_report for PA regression, uniclass, multilabel and cost-sensitive learning (Crammer et al. 2006, Sec. 5-8).
 
 Each row's bound is checked twice: against the olearn.bounds function at the
 reported competitor, and against the theorem written out here in plain NumPy
@@ -14,6 +14,9 @@ import olearn
 from olearn.bounds import (
     bound_report,
     cost_sensitive_bound,
+    multilabel_pa1_mistake_bound,
+    multilabel_pa2_loss_bound,
+    multilabel_pa_separable_bound,
     regression_pa1_bound,
     regression_pa2_loss_bound,
     regression_pa_separable_bound,
@@ -298,3 +301,80 @@ def test_cost_sensitive_given_U_is_used():
     (row,) = report.rows
     np.testing.assert_array_equal(row.u, U)
     assert row.bound == pytest.approx(_cost_reference("pa2", X, y, U, COST, 0.5), rel=1e-12)
+
+
+# -- multilabel ranking (Sec. 7) -----------------------------------------------
+
+
+def _multilabel_reference(variant, X, label_sets, U, C, fit_intercept):
+    """Sec. 7 by hand: R^2 = 2 max ||x_t||^2, U's margin min over Y_t minus max over the rest (no loss when
+    Y_t is empty or holds every label), Thms. 2/4/5."""
+    Z = np.hstack([X, np.ones((len(X), 1))]) if fit_intercept else X
+    labels = sorted({label for labels in label_sets for label in labels})
+    R2, u2 = 2 * (Z * Z).sum(axis=1).max(), (U * U).sum()
+    losses = []
+    for z, relevant in zip(Z, label_sets):
+        scores = {label: U[i] @ z for i, label in enumerate(labels)}
+        inside = [scores[r] for r in relevant]
+        outside = [scores[s] for s in labels if s not in relevant]
+        losses.append(max(0.0, 1 - (min(inside) - max(outside))) if inside and outside else 0.0)
+    losses = np.array(losses)
+    if variant == "pa":
+        return R2 * u2 if losses.max() == 0 else math.inf
+    if variant == "pa1":
+        return max(R2, 1 / C) * (u2 + 2 * C * losses.sum())
+    return (R2 + 1 / (2 * C)) * (u2 + 2 * C * (losses**2).sum())
+
+
+def _multilabel_stream(seed, n=150, noise=0.0):
+    """Labels 'a'..'e': those whose linear score (plus noise) is above 0.5; noiseless rows keep a gap of 0.3."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(4 * n, 4))
+    scores = X @ rng.normal(size=(4, 5))
+    if noise == 0:
+        keep = (np.abs(scores - 0.5) > 0.3).all(axis=1)
+        X, scores = X[keep][:n], scores[keep][:n]
+    else:
+        X, scores = X[:n], scores[:n] + noise * rng.normal(size=(n, 5))
+    return X, [tuple("abcde"[r] for r in np.flatnonzero(row > 0.5)) for row in scores]
+
+
+MULTILABEL_LEARNERS = [dict(variant="pa"), dict(variant="pa1", C=0.3), dict(variant="pa2", C=1.0),
+                       dict(variant="pa1", C=2.0, fit_intercept=True), dict(variant="pa2", C=0.1, fit_intercept=True)]
+
+
+def _multilabel_function(variant, X, y, U, C, fit_intercept):
+    if variant == "pa":
+        return multilabel_pa_separable_bound(X, y, U, fit_intercept=fit_intercept)
+    function = multilabel_pa1_mistake_bound if variant == "pa1" else multilabel_pa2_loss_bound
+    return function(X, y, U, C, fit_intercept=fit_intercept)
+
+
+def _multilabel_rows(params, X, y, U=None):
+    result = olearn.run(olearn.PAMultilabel(**params), X, y)
+    return bound_report(olearn.PAMultilabel(**params), X, y, result, u=U), result
+
+
+@pytest.mark.parametrize("params", MULTILABEL_LEARNERS, ids=lambda p: "-".join(f"{k}={v}" for k, v in p.items()))
+def test_multilabel_row_is_the_theorem_at_the_reported_U(params):
+    X, y = _multilabel_stream(0)
+    report, result = _multilabel_rows(params, X, y)
+    (row,) = report.rows
+    fit_intercept = params.get("fit_intercept", False)
+    assert row.u.shape == (5, 4 + fit_intercept)
+    args = (params["variant"], X, y, row.u, params.get("C"), fit_intercept)
+    assert row.bound == pytest.approx(_multilabel_function(*args), rel=1e-9)
+    assert row.bound == pytest.approx(_multilabel_reference(*args), rel=1e-9)
+    expected = result.n_mistakes if params["variant"] == "pa1" else np.sum(result.losses**2)
+    assert row.measured == pytest.approx(expected)
+    assert row.holds
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("noise", [0.0, 0.5, 3.0])
+@pytest.mark.parametrize("params", MULTILABEL_LEARNERS, ids=lambda p: "-".join(f"{k}={v}" for k, v in p.items()))
+def test_multilabel_bounds_hold_on_random_streams(seed, noise, params):
+    X, y = _multilabel_stream(seed, noise=noise)
+    report, _ = _multilabel_rows(params, X, y)
+    assert report.rows or params["variant"] == "pa"
+    assert report.all_hold, str(report)

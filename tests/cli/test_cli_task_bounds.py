@@ -92,7 +92,27 @@ def test_run_bound_prints_the_cost_sensitive_rows(tmp_path, args, make):
     assert str(report).split("\n", 1)[1] in result.output
 
 
+def test_run_bound_prints_the_multilabel_rows(tmp_path):
+    rng = np.random.default_rng(7)
+    X = np.round(rng.normal(size=(N, D)), 3)
+    path = tmp_path / "multilabel.svm"
+    with open(path, "w") as f:
+        for row in X:
+            labels = ",".join(str(r + 1) for r in np.flatnonzero(row[:3] > 0.2))
+            f.write(labels + " " + " ".join(f"{j + 1}:{float(row[j])!r}" for j in np.flatnonzero(row)) + "\n")
+    result = invoke("run", "-a", "pa1-multilabel", "-C", "0.1", "--bound", path)
+    assert result.exit_code == 0, result.output
+    X, y = load_svmlight_file(str(path), n_features=D, zero_based=False, multilabel=True)
+    y = [tuple(int(label) for label in labels) for labels in y]
+    report = bound_report(olearn.PAMultilabel(C=0.1), X, y, olearn.run(olearn.PAMultilabel(C=0.1), X, y))
+    (row,) = report.rows
+    assert row.holds
+    assert str(report).split("\n", 1)[1] in result.output
+
+
 def test_bound_for_a_task_without_one_names_the_bounded_algorithms(regression_file):
-    result = invoke("run", "-a", "pa1-multilabel", "--bound", regression_file)
+    result = invoke("run", "-a", "pa1-sequence", "--bound", regression_file)
     assert result.exit_code == 2
-    assert "--bound applies to" in result.output and "pa1-regression" in result.output
+    assert "--bound does not apply to sequences" in result.output
+    assert all(name in result.output for name in ("pa1-regression", "pa-uniclass", "pa2-cost-sensitive",
+                                                  "pa1-multilabel"))

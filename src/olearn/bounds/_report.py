@@ -296,7 +296,8 @@ def bound_report(estimator, X, y, result, u=None):
 
     Parameters
     ----------
-    estimator : Perceptron, PAClassifier, PAMulticlass, SecondOrderPerceptron, AROW, NAROW, OGDClassifier, PNorm, PARegressor, PAUniclass or PACostSensitive
+    estimator : Perceptron, PAClassifier, PAMulticlass, SecondOrderPerceptron, AROW, NAROW, OGDClassifier, PNorm,
+            PARegressor, PAUniclass, PAMultilabel or PACostSensitive
         The learner (its hyperparameters say which theorems apply), linear:
         ``kernel`` None or ``"linear"`` and no ``budget``; a PAMulticlass
         also multi-prototype (no ``feature_map``) and without
@@ -315,7 +316,8 @@ def bound_report(estimator, X, y, result, u=None):
     u : array-like, optional
         The competitor, one entry per feature (plus the bias, last, when
         ``fit_intercept=True``); for PAMulticlass a matrix U with one such
-        row per class of y, in sorted order (also for PACostSensitive); for
+        row per class of y, in sorted order (also for PACostSensitive; for
+        PAMultilabel one row per label of y, sorted); for
         PAUniclass the center. Default: chosen per theorem, see
         Notes.
 
@@ -369,6 +371,16 @@ def bound_report(estimator, X, y, result, u=None):
       radii tried are quantiles (0, 25, 50, 75, 90, 95, 100 %) of each
       candidate's distances to the vectors, capped at B. The row's
       ``radius`` is the competitor's.
+    * PAMultilabel (Sec. 7, multi-prototype: no ``feature_map``): Thm. 2
+      (PA or C = inf: sum of squared losses, if U's margin
+      :math:`\gamma_t(U) = \min_{r \in Y_t} u_r \cdot x_t - \max_{s \notin Y_t} u_s \cdot x_t`
+      is >= 1 on every round), Thm. 4 (PA-I: mistakes, the rounds with
+      :math:`\gamma_t \le 0`) and Thm. 5 (PA-II), with
+      :math:`R^2 = 2\max_t\|x_t\|^2`, as
+      :func:`olearn.bounds.multilabel_pa1_mistake_bound` states them; U has
+      one row per sorted label of y. Candidates: the centred label means of
+      x and one-vs-rest ``LinearSVC`` solutions (one per label, relevant or
+      not) for the C values below.
     * PACostSensitive (Sec. 8, multi-prototype, linear, no ``class_weight``;
       either update): the bound of :func:`olearn.bounds.cost_sensitive_bound`
       on the cumulative cost :math:`\sum_t \rho(y_t, \hat y_t)` of the

@@ -1,7 +1,7 @@
-r"""The rows of :func:`olearn.bounds.bound_report` for PA regression, uniclass and cost-sensitive learning.
+r"""The rows of :func:`olearn.bounds.bound_report` for PA regression, uniclass, multilabel and cost-sensitive learning.
 
 Crammer, Dekel, Keshet, Shalev-Shwartz & Singer, *Online Passive-Aggressive
-Algorithms*, JMLR 7 (2006), Sec. 5, 6 and 8: each task's versions of Thms.
+Algorithms*, JMLR 7 (2006), Sec. 5-8: each task's versions of Thms.
 2-5, as :mod:`olearn.bounds._regression`,
 :mod:`olearn.bounds._uniclass_multilabel` and :mod:`olearn.bounds._multiclass`
 state them for a competitor; here the competitor is found as in the
@@ -16,17 +16,39 @@ from dataclasses import replace
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import Ridge
-from sklearn.svm import LinearSVR
+from sklearn.svm import LinearSVC, LinearSVR
 
 from ..linear import PARegressor
 from ..multiclass import PACostSensitive
+from ..multilabel import PAMultilabel
 from ..uniclass import PAUniclass
 from ._multiclass import _cost_margins
 from ._regression import _RegressionStream, _check_epsilon
-from ._report import _FIT_ROWS, _SVC_GRID, SQUARED_LOSS, _adders, _check_result, _competitor, _report, _row, check_linear
+from ._report import (
+    _FIT_ROWS,
+    _SVC_GRID,
+    MISTAKES,
+    SQUARED_LOSS,
+    _adders,
+    _check_result,
+    _competitor,
+    _report,
+    _row,
+    check_linear,
+)
 from ._report_multiclass import multiclass_setup
-from ._theorems import _check_unit_norm, _times, check_u, pa1_value, pa2_value
-from ._uniclass_multilabel import _vectors, uniclass_terms
+from ._theorems import (
+    _check_unit_norm,
+    _pa1,
+    _pa2,
+    _pa_separable,
+    _times,
+    check_u,
+    pa1_value,
+    pa2_value,
+    stream_rows,
+)
+from ._uniclass_multilabel import _vectors, relevance, uniclass_terms
 
 REG_PA_THM2 = "Crammer et al. 2006, Sec. 5 with Thm. 2 (PA regression, u within epsilon)"
 REG_PA_THM3 = "Crammer et al. 2006, Sec. 5 with Thm. 3 (PA regression, ||x_t|| = 1)"
@@ -287,7 +309,10 @@ def cost_sensitive_report(estimator, X, y, result, U):
 
 
 def _shortest_without_loss(space, directions, margins, objective):
-    """The candidate s v with the smallest s at which every s (u_r - u_(y_t)).x_t + sqrt(rho(y_t, r)) <= 0; None if none."""
+    """The candidate s v with the smallest s at which every s (u_r - u_(y_t)).x_t + sqrt(rho(y_t, r)) <= 0.
+
+    None if no candidate has such an s.
+    """
     best = None
     for v in directions:
         gaps = space.margins(v).reshape(margins.shape)
@@ -306,4 +331,86 @@ def _shortest_without_loss(space, directions, margins, objective):
     return best
 
 
-TASK_REPORTS = {PARegressor: regression_report, PAUniclass: uniclass_report, PACostSensitive: cost_sensitive_report}
+# -- multilabel ranking (Sec. 7) -----------------------------------------------
+
+ML_PA = "Crammer et al. 2006, Sec. 7 with Thm. 2 (multilabel PA, separable)"
+ML_PA1 = "Crammer et al. 2006, Sec. 7 with Thm. 4 (multilabel PA-I)"
+ML_PA2 = "Crammer et al. 2006, Sec. 7 with Thm. 5 (multilabel PA-II)"
+_MULTILABEL_MARGIN = "min_(r in Y_t) u_r.x_t - max_(s not in Y_t) u_s.x_t"
+
+
+class _Rankings:
+    """A multilabel stream seen through a flat competitor v (U = v as a (k, d) matrix): ``margins(v)`` are
+    U's margins gamma_t on the rounds with relevant and irrelevant labels (on the others no U has a loss)."""
+
+    def __init__(self, Z, relevant):
+        mixed = relevant.any(axis=1) & ~relevant.all(axis=1)
+        self.Z, self.relevant = Z[mixed], relevant[mixed]
+        self.shape = (relevant.shape[1], Z.shape[1])
+
+    def margins(self, v):
+        scores = np.asarray(self.Z @ v.reshape(self.shape).T)
+        return (np.where(self.relevant, scores, np.inf).min(axis=1)
+                - np.where(self.relevant, -np.inf, scores).max(axis=1))
+
+
+def _one_vs_rest(Z, relevant):
+    """Unit candidates: the centred label means of x, and one LinearSVC per label (relevant or not) for each C."""
+    k, d = relevant.shape[1], Z.shape[1]
+    means = np.array([np.asarray(Z[relevant[:, r]].mean(axis=0)).ravel() if relevant[:, r].any() else np.zeros(d)
+                      for r in range(k)])
+    candidates = [means - means.mean(axis=0)]
+    if Z.shape[0] > _FIT_ROWS:
+        rows = np.sort(np.random.default_rng(0).choice(Z.shape[0], size=_FIT_ROWS, replace=False))
+        weight, Z, relevant = Z.shape[0] / _FIT_ROWS, Z[rows], relevant[rows]
+    else:
+        weight = 1.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        for C in _SVC_GRID:
+            U = np.zeros((k, d))
+            for r in range(k):
+                if 0 < relevant[:, r].sum() < relevant.shape[0]:
+                    svc = LinearSVC(C=C * weight, fit_intercept=False, dual=True, max_iter=1000, random_state=0)
+                    U[r] = svc.fit(Z, relevant[:, r]).coef_.ravel()
+            candidates.append(U)
+    flat = [U.ravel() for U in candidates]
+    return [v / np.linalg.norm(v) for v in flat if np.isfinite(v).all() and np.linalg.norm(v) > 0]
+
+
+def multilabel_report(estimator, X, y, result, U):
+    """The rows of a multi-prototype PAMultilabel run (Sec. 7 with Thms. 2, 4, 5; R^2 = 2 max ||x_t||^2)."""
+    if estimator.feature_map is not None:
+        raise ValueError(f"bound_report's multilabel theorems are stated here for the multi-prototype learner "
+                         f"(R^2 = 2 max ||x_t||^2); {estimator!r} has a feature_map, whose R it cannot know")
+    fit_intercept = bool(estimator.fit_intercept)
+    Z, sqnorms = stream_rows(X, fit_intercept)
+    _check_result(estimator, X, y, result, Z.shape[0])
+    rankings = _Rankings(Z, relevance(Z.shape[0], y))
+    k, d = rankings.shape
+    given = None
+    if U is not None:
+        given = np.asarray(U, dtype=np.float64)
+        if given.shape != (k, d) or not np.isfinite(given).all():
+            extra = " (plus 1 column for the intercept, as fit_intercept=True)" if fit_intercept else ""
+            raise ValueError(f"U must be finite, of shape {(k, d)}: one row per sorted label of y{extra}; "
+                             f"got shape {given.shape}")
+        given = given.ravel()
+    directions = None if given is not None else _one_vs_rest(Z, relevance(Z.shape[0], y))
+    r2 = 2.0 * float(sqnorms.max())
+    rows, skipped = [], []
+    add, add_separable = _adders(rankings, directions, given, k * d, rows, skipped, _MULTILABEL_MARGIN,
+                                 shape=(k, d))
+    squared = float(np.sum(result.losses**2))
+    C = math.inf if estimator.variant == "pa" else float(estimator.C)
+    if math.isinf(C):
+        add_separable(ML_PA, SQUARED_LOSS, squared, lambda u2, m: _pa_separable(r2, u2, m), need_unit_margin=True)
+    if estimator.variant == "pa1":
+        add(ML_PA1, MISTAKES, result.n_mistakes, lambda u2, m: _pa1(r2, u2, m, C))
+    elif estimator.variant == "pa2":
+        add(ML_PA2, SQUARED_LOSS, squared, lambda u2, m: _pa2(r2, u2, m, C))
+    return _report(estimator, result, rows, skipped)
+
+
+TASK_REPORTS = {PARegressor: regression_report, PAUniclass: uniclass_report, PACostSensitive: cost_sensitive_report,
+                PAMultilabel: multilabel_report}

@@ -194,17 +194,7 @@ def _multilabel_terms(X, y, U, classes, fit_intercept, feature_map=None):
     arrays = check_X(X)
     if arrays.n_rows == 0:
         raise ValueError("X has no rows; a bound needs at least one round")
-    kind, rows = read_label_rows(y, arrays.n_rows, "multilabel bound")
-    labels = LabelIndex("multilabel bound")
-    if classes is not None:
-        labels.declare(classes)
-    if kind == "indicator":
-        if len(labels) == 0:
-            labels.add(range(rows.shape[1]))
-        label_ptr, flat = labels.encode_indicator(rows)
-    else:
-        labels.add(label for row in rows for label in row)
-        label_ptr, flat = labels.encode_sets(rows)
+    labels, label_ptr, flat = _encoded_labels(arrays.n_rows, y, classes)
     k = len(labels)
     sorted_position = np.argsort(labels.order)  # label index (order of appearance) -> row of U
     if feature_map is not None:
@@ -232,6 +222,32 @@ def _multilabel_terms(X, y, U, classes, fit_intercept, feature_map=None):
         else:
             margins[t] = scores[t, relevant].min() - scores[t, ~relevant].max()
     return r2, u2, margins
+
+
+def _encoded_labels(n_rows, y, classes):
+    """(LabelIndex, label_ptr, flat): the relevant labels of each row, as indices in order of appearance."""
+    kind, rows = read_label_rows(y, n_rows, "multilabel bound")
+    labels = LabelIndex("multilabel bound")
+    if classes is not None:
+        labels.declare(classes)
+    if kind == "indicator":
+        if len(labels) == 0:
+            labels.add(range(rows.shape[1]))
+        label_ptr, flat = labels.encode_indicator(rows)
+    else:
+        labels.add(label for row in rows for label in row)
+        label_ptr, flat = labels.encode_sets(rows)
+    return labels, label_ptr, flat
+
+
+def relevance(n_rows, y, classes=None):
+    """A boolean (n_rows, k) matrix: row t marks the labels of Y_t, columns in sorted label order."""
+    labels, label_ptr, flat = _encoded_labels(n_rows, y, classes)
+    sorted_position = np.argsort(labels.order)  # label index (order of appearance) -> sorted column
+    relevant = np.zeros((n_rows, len(labels)), dtype=bool)
+    rows = np.repeat(np.arange(n_rows), np.diff(label_ptr))
+    relevant[rows, sorted_position[np.asarray(flat, dtype=np.intp)]] = True
+    return relevant
 
 
 def _map_scores(arrays, u, labels, k, sorted_position, fit_intercept, feature_map):
