@@ -378,3 +378,20 @@ def test_multilabel_bounds_hold_on_random_streams(seed, noise, params):
     report, _ = _multilabel_rows(params, X, y)
     assert report.rows or params["variant"] == "pa"
     assert report.all_hold, str(report)
+
+
+def test_cost_sensitive_classes_declared_before_learning_and_absent_from_y():
+    """A learner told of classes 0, 1, 2 (as olearn run --costs does) that meets only 0 and 2: U has a row for 1."""
+    X, y = _cost_stream(2, noise=0.5)
+    X, y = X[y != 1], y[y != 1]
+    learner = olearn.PACostSensitive(variant="pa1", C=0.5, cost=COST)
+    learner.partial_fit(np.empty((0, 3)), [], classes=[0, 1, 2])
+    result = olearn.run(learner, X, y)
+    report = bound_report(learner, X, y, result)
+    (row,) = report.rows
+    assert row.u.shape == (3, 3)
+    assert row.bound == pytest.approx(cost_sensitive_bound(X, y, row.u, COST, "pa1", 0.5, classes=[0, 1, 2]),
+                                      rel=1e-9)
+    assert row.bound == pytest.approx(_cost_reference("pa1", X, y, row.u, COST, 0.5), rel=1e-9)
+    assert row.measured == COST[y, result.predictions].sum()
+    assert row.holds

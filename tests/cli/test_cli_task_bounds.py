@@ -76,19 +76,22 @@ COST_MATRIX = [[0.0, 1.0, 4.0], [1.0, 0.0, 1.0], [4.0, 1.0, 0.0]]  # the same, o
     (("-a", "pa2-cost-sensitive", "--set", "update=max-loss"),
      lambda: olearn.PACostSensitive(variant="pa2", cost=COST_MATRIX, update="max-loss")),
 ])
-def test_run_bound_prints_the_cost_sensitive_rows(tmp_path, args, make):
+@pytest.mark.parametrize("labels", [3, 2], ids=["every-label", "a-label-of-the-costs-absent"])
+def test_run_bound_prints_the_cost_sensitive_rows(tmp_path, args, make, labels):
     rng = np.random.default_rng(5)
     X = np.round(rng.normal(size=(N, D)), 3)
-    y = np.argmax(X[:, :3], axis=1) + 1.0
+    y = np.argmax(X[:, :labels], axis=1) + 1.0
     path, costs = tmp_path / "cost.svm", tmp_path / "costs.txt"
     write_libsvm(path, X, y)
     costs.write_text(COSTS_TEXT)
     result = invoke("run", *args, "--costs", costs, "--bound", path)
     assert result.exit_code == 0, result.output
     X, y = load_svmlight_file(str(path), n_features=D, zero_based=False)
-    report = bound_report(make(), X, y, olearn.run(make(), X, y))
+    learner = make()
+    learner.partial_fit(np.empty((0, D)), [], classes=[1.0, 2.0, 3.0])   # the labels of the cost file
+    report = bound_report(learner, X, y, olearn.run(learner, X, y))
     (row,) = report.rows
-    assert row.holds
+    assert row.holds and row.u.shape == (3, D)
     assert str(report).split("\n", 1)[1] in result.output
 
 

@@ -275,14 +275,18 @@ def _separator(stream, directions):
 # -- the report ----------------------------------------------------------------
 
 
-def _check_result(estimator, X, y, result, n_rows):
+def _check_result(estimator, X, y, result, n_rows, classes=None):
     if not all(hasattr(result, name) for name in ("n_rounds", "losses", "scores", "n_mistakes")):
         raise TypeError(f"result must be the RunResult of olearn.run(estimator, X, y); got {type(result).__name__}")
     if result.n_rounds != n_rows:
         raise ValueError(f"result covers {result.n_rounds} rounds but X has {n_rows} rows")
     if result.losses.size != n_rows:
         raise ValueError("result has no per-round arrays; run olearn.run(estimator, X, y) with record=True")
-    replay = run(clone(estimator), X, y)
+    fresh = clone(estimator)
+    if classes is not None:
+        # declared before the first round, as the run under test did
+        fresh.partial_fit(np.empty((0, 0)), [], classes=classes)
+    replay = run(fresh, X, y)
     if not (np.array_equal(replay.losses, result.losses) and np.array_equal(replay.scores, result.scores)):
         raise ValueError(
             "result is not what a fresh copy of this estimator does on (X, y); the theorems are about a run "
@@ -390,7 +394,9 @@ def bound_report(estimator, X, y, result, u=None):
       rounds on which a class first appears (``classes_known=False``; the
       bound stays valid when the classes were declared). The cost is the
       learner's (the 0/1 cost for ``cost=None``) over the sorted classes of
-      y. Candidates as for PAMulticlass; PA's row (every loss of U at 0)
+      y, or over its ``classes_`` when it has them (a learner told of its
+      classes before learning, as ``olearn run --costs`` does; the replay
+      declares them too). Candidates as for PAMulticlass; PA's row (every loss of U at 0)
       takes the shortest scaling of a candidate that has no loss, and is
       left out when none has.
     * SecondOrderPerceptron: Cesa-Bianchi, Conconi & Gentile 2005, Thm. 1

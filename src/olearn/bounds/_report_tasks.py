@@ -268,8 +268,10 @@ def cost_sensitive_report(estimator, X, y, result, U):
     if estimator.feature_map is not None or estimator.class_weight is not None:
         raise ValueError(f"bound_report's cost-sensitive theorem is about the multi-prototype learner on unweighted "
                          f"rounds; {estimator!r} has a feature_map or a class_weight")
-    prototypes, directions, given = multiclass_setup(estimator, X, y, U, _SVC_GRID, _FIT_ROWS)
-    _check_result(estimator, X, y, result, prototypes.y.size)
+    # a learner told of its classes before learning (as olearn run --costs does) has them in classes_
+    declared = getattr(estimator, "classes_", None)
+    prototypes, directions, given = multiclass_setup(estimator, X, y, U, _SVC_GRID, _FIT_ROWS, declared)
+    _check_result(estimator, X, y, result, prototypes.y.size, declared)
     classes = prototypes.classes
     k, d = prototypes.shape
     costs = np.ones((k, k)) - np.eye(k) if estimator.cost is None else _cost_margins(estimator.cost, classes)
