@@ -211,14 +211,17 @@ def uniclass_report(estimator, X, y, result, u):
         best = None
         for epsilon in radii:
             def objective(u2, m, epsilon=epsilon):
+                # ||u - y_t||^2 from u.y_t, for the search over the scale of u
                 start, losses = uniclass_terms(u2, np.maximum(0.0, u2 - 2.0 * m + centers.sqnorms), epsilon, B)
-                return bound_of(start, losses), float(losses.sum())
+                return bound_of(start, losses)
 
             if given is not None:
                 center = given
             else:
-                center = _competitor(centers, directions, lambda u2, m: objective(u2, m)[0], Y.shape[1])
-            bound, loss = objective(float(center @ center), centers.margins(center))
+                center = _competitor(centers, directions, objective, Y.shape[1])
+            # the row's bound from the distances themselves, free of the cancellation in the expansion above
+            start, losses = uniclass_terms(float(center @ center), ((Y - center) ** 2).sum(axis=1), epsilon, B)
+            bound, loss = bound_of(start, losses), float(losses.sum())
             if best is None or bound < best[0]:
                 best = (bound, loss, center, epsilon)
         bound, loss, center, epsilon = best
