@@ -92,7 +92,12 @@ class BoundRow:
         ``measured <= bound * (1 + 1e-9)``.
     u : ndarray
         The competitor (one entry per feature, plus the bias with an intercept;
-        for PAMulticlass one such row per class, u_norm then being ||U||_F).
+        for PAMulticlass one such row per class, u_norm then being ||U||_F;
+        for PAUniclass the competitor's center).
+    radius : float or None
+        The competitor's radius epsilon for PAUniclass (the learner's own with
+        a fixed radius, the searched one with ``learn_radius=True``); None
+        for the other learners.
     """
 
     theorem: str
@@ -103,6 +108,7 @@ class BoundRow:
     competitor_loss: float
     holds: bool
     u: np.ndarray = field(repr=False, compare=False)
+    radius: float = None
 
 
 @dataclass(frozen=True)
@@ -269,14 +275,18 @@ def _separator(stream, directions):
 # -- the report ----------------------------------------------------------------
 
 
-def _check_result(estimator, X, y, result, n_rows):
+def _check_result(estimator, X, y, result, n_rows, classes=None):
     if not all(hasattr(result, name) for name in ("n_rounds", "losses", "scores", "n_mistakes")):
         raise TypeError(f"result must be the RunResult of olearn.run(estimator, X, y); got {type(result).__name__}")
     if result.n_rounds != n_rows:
         raise ValueError(f"result covers {result.n_rounds} rounds but X has {n_rows} rows")
     if result.losses.size != n_rows:
         raise ValueError("result has no per-round arrays; run olearn.run(estimator, X, y) with record=True")
-    replay = run(clone(estimator), X, y)
+    fresh = clone(estimator)
+    if classes is not None:
+        # declared before the first round, as the run under test did
+        fresh.partial_fit(np.empty((0, 0)), [], classes=classes)
+    replay = run(fresh, X, y)
     if not (np.array_equal(replay.losses, result.losses) and np.array_equal(replay.scores, result.scores)):
         raise ValueError(
             "result is not what a fresh copy of this estimator does on (X, y); the theorems are about a run "
@@ -290,7 +300,8 @@ def bound_report(estimator, X, y, result, u=None):
 
     Parameters
     ----------
-    estimator : Perceptron, PAClassifier, PAMulticlass, SecondOrderPerceptron, AROW, NAROW, OGDClassifier or PNorm
+    estimator : Perceptron, PAClassifier, PAMulticlass, SecondOrderPerceptron, AROW, NAROW, OGDClassifier, PNorm,
+            PARegressor, PAUniclass, PAMultilabel or PACostSensitive
         The learner (its hyperparameters say which theorems apply), linear:
         ``kernel`` None or ``"linear"`` and no ``budget``; a PAMulticlass
         also multi-prototype (no ``feature_map``) and without
@@ -309,7 +320,9 @@ def bound_report(estimator, X, y, result, u=None):
     u : array-like, optional
         The competitor, one entry per feature (plus the bias, last, when
         ``fit_intercept=True``); for PAMulticlass a matrix U with one such
-        row per class of y, in sorted order. Default: chosen per theorem, see
+        row per class of y, in sorted order (also for PACostSensitive; for
+        PAMultilabel one row per label of y, sorted); for
+        PAUniclass the center. Default: chosen per theorem, see
         Notes.
 
     Returns
@@ -339,6 +352,53 @@ def bound_report(estimator, X, y, result, u=None):
       then (:func:`olearn.bounds.multiclass_pa1_mistake_bound` with
       ``classes_known=False``), PA-II Thm. 5 (sum of squared losses). Thm. 3
       (:math:`\|x_t\| = 1`) is not carried over.
+    * PARegressor (Sec. 5, linear): the regression versions of Thms. 2-5
+      with the epsilon-insensitive losses of u at the learner's epsilon: PA
+      Thm. 2 (if every :math:`|u \cdot x_t - y_t| \le \epsilon`) and Thm. 3 (if
+      every :math:`\|x_t\| = 1`), PA-I Thm. 4, which bounds the rounds with
+      :math:`\ell_t \ge 1` (its proof's use of a mistake), PA-II Thm. 5.
+      Candidate directions: scikit-learn's ``Ridge`` (no intercept, on the
+      augmented stream) for alpha in {1e-6, 1e-3, 0.1, 1, 10, 100, 1000},
+      and for PA-I (PA-II) ``LinearSVR`` with the learner's C and epsilon and
+      the (squared) epsilon-insensitive loss, whose objective is half the
+      u-dependent factor of the bound; Thm. 2 takes the shortest unscaled
+      fit that predicts every target within epsilon.
+    * PAUniclass (Sec. 6): Lemma 1 with the unit :math:`z_t`, for a center u
+      and radius :math:`\epsilon` (the learner's own; with
+      ``learn_radius=True`` searched in [0, B], the bound then being the
+      lifted one of :func:`olearn.bounds.uniclass_pa_bound`): PA (or C = inf)
+      Thm. 3 on the sum of squared losses, PA-I
+      :math:`\sum_t \tau_t\ell_t \le \|u\|^2 + 2C\sum_t \ell^*_t`, PA-II
+      Thm. 5. The rows of X are the vectors (y is not used). Candidate
+      centers: the coordinate-wise mean and median of the vectors, each
+      scaled to its best bound (u = 0 included); with a learned radius, the
+      radii tried are quantiles (0, 25, 50, 75, 90, 95, 100 %) of each
+      candidate's distances to the vectors, capped at B. The row's
+      ``radius`` is the competitor's.
+    * PAMultilabel (Sec. 7, multi-prototype: no ``feature_map``): Thm. 2
+      (PA or C = inf: sum of squared losses, if U's margin
+      :math:`\gamma_t(U) = \min_{r \in Y_t} u_r \cdot x_t - \max_{s \notin Y_t} u_s \cdot x_t`
+      is >= 1 on every round), Thm. 4 (PA-I: mistakes, the rounds with
+      :math:`\gamma_t \le 0`) and Thm. 5 (PA-II), with
+      :math:`R^2 = 2\max_t\|x_t\|^2`, as
+      :func:`olearn.bounds.multilabel_pa1_mistake_bound` states them; U has
+      one row per sorted label of y. Candidates: the centred label means of
+      x and one-vs-rest ``LinearSVC`` solutions (one per label, relevant or
+      not) for the C values below.
+    * PACostSensitive (Sec. 8, multi-prototype, linear, no ``class_weight``;
+      either update): the bound of :func:`olearn.bounds.cost_sensitive_bound`
+      on the cumulative cost :math:`\sum_t \rho(y_t, \hat y_t)` of the
+      run's predictions, with U's max-loss losses
+      :math:`\max_r (u_r \cdot x_t - u_{y_t} \cdot x_t + \sqrt{\rho(y_t, r)})`,
+      :math:`R^2 = 2\max_t\|x_t\|^2` and :math:`k\rho_{max}` added for the
+      rounds on which a class first appears (``classes_known=False``; the
+      bound stays valid when the classes were declared). The cost is the
+      learner's (the 0/1 cost for ``cost=None``) over the sorted classes of
+      y, or over its ``classes_`` when it has them (a learner told of its
+      classes before learning, as ``olearn run --costs`` does; the replay
+      declares them too). Candidates as for PAMulticlass; PA's row (every loss of U at 0)
+      takes the shortest scaling of a candidate that has no loss, and is
+      left out when none has.
     * SecondOrderPerceptron: Cesa-Bianchi, Conconi & Gentile 2005, Thm. 1
       (:func:`olearn.bounds.sop_mistake_bound`). AROW with a full
       covariance: the bound of :func:`olearn.bounds.arow_mistake_bound`
@@ -428,24 +488,25 @@ def bound_report(estimator, X, y, result, u=None):
     ...
     Crammer et al. 2006, Thm. 4 (PA-I) | mistakes |       ...
     """
+    # the other tasks' reports build on this module's helpers: imported here, not at the top
+    from ._report_tasks import TASK_REPORTS
+
+    task_report = TASK_REPORTS.get(type(estimator))
     if not isinstance(estimator, (Perceptron, PAClassifier, PAMulticlass, SecondOrderPerceptron, AROW, NAROW,
-                                  OGDClassifier, PNorm)):
-        raise TypeError(
-            "bound_report knows the theorems of Perceptron, PAClassifier, PAMulticlass, SecondOrderPerceptron, "
-            f"AROW, NAROW, OGDClassifier and PNorm; got {type(estimator).__name__}"
-        )
+                                  OGDClassifier, PNorm)) and task_report is None:
+        names = ["Perceptron", "PAClassifier", "PAMulticlass", "SecondOrderPerceptron", "AROW", "NAROW",
+                 "OGDClassifier", "PNorm", *(learner.__name__ for learner in TASK_REPORTS)]
+        raise TypeError(f"bound_report knows the theorems of {', '.join(names[:-1])} and {names[-1]}; "
+                        f"got {type(estimator).__name__}")
+    if task_report is not None:
+        return task_report(estimator, X, y, result, u)
     if isinstance(estimator, PNorm):
         return _pnorm_report(estimator, X, y, result, u)
     if isinstance(estimator, OGDClassifier):
         return _ogd_report(estimator, X, y, result, u)
     if isinstance(estimator, (SecondOrderPerceptron, AROW, NAROW)):
         return _second_order_report(estimator, X, y, result, u)
-    if estimator.kernel not in (None, "linear") or estimator.budget is not None:
-        # a kernel learner competes in its feature space; a budget forgets support vectors
-        raise ValueError(
-            f"bound_report's theorems are about the linear learner (against a linear u in input space); "
-            f"{estimator!r} is not one: its kernel or budget is outside every theorem it knows"
-        )
+    check_linear(estimator)
     if isinstance(estimator, PAMulticlass):
         return _multiclass_report(estimator, X, y, result, u)
     fit_intercept = bool(estimator.fit_intercept)
@@ -481,6 +542,15 @@ def bound_report(estimator, X, y, result, u=None):
     elif estimator.variant == "pa2":
         add(PA_THM5, SQUARED_LOSS, squared, lambda u2, m: _pa2(r2, u2, m, C))
     return _report(estimator, result, rows, skipped)
+
+
+def check_linear(estimator):
+    """Refuse a kernel learner (it competes in its feature space) or a budget (it forgets support vectors)."""
+    if estimator.kernel not in (None, "linear") or estimator.budget is not None:
+        raise ValueError(
+            f"bound_report's theorems are about the linear learner (against a linear u in input space); "
+            f"{estimator!r} is not one: its kernel or budget is outside every theorem it knows"
+        )
 
 
 def _adders(space, directions, given, size, rows, skipped, margin_name, shape=None, norm_sq=None):

@@ -22,9 +22,16 @@ class _Prototypes:
     """A multiclass stream (CSR rows, augmented if asked; label positions in the sorted classes)
     seen through flattened competitors v, U = v as a (k, d) matrix."""
 
-    def __init__(self, X, y, fit_intercept):
+    def __init__(self, X, y, fit_intercept, classes=None):
         self.Z, sqnorms = stream_rows(X, fit_intercept)
-        self.classes, self.y = np.unique(check_y(y, self.Z.shape[0]), return_inverse=True)
+        y = check_y(y, self.Z.shape[0])
+        self.classes, self.y = np.unique(y, return_inverse=True)
+        if classes is not None:
+            # the classes the learner was told of, some perhaps absent from y
+            self.classes = np.unique(np.asarray(classes))
+            self.y = np.searchsorted(self.classes, y)
+            if not np.isin(y, self.classes).all():
+                raise ValueError(f"y holds labels outside the learner's classes {self.classes.tolist()}")
         self.shape = (self.classes.size, self.Z.shape[1])
         # the bound on ||Phi(x_t, y_t) - Phi(x_t, r)||^2 = 2 ||x_t||^2 (Sec. 7, multi-prototype)
         self.radius_sq = 2.0 * float(sqnorms.max())
@@ -57,7 +64,8 @@ def _directions(prototypes, C_values, fit_rows):
     k, d = prototypes.shape
     means = np.zeros((k, d))
     for a in range(k):
-        means[a] = np.asarray(prototypes.Z[prototypes.y == a].mean(axis=0)).ravel()
+        if (prototypes.y == a).any():
+            means[a] = np.asarray(prototypes.Z[prototypes.y == a].mean(axis=0)).ravel()
     candidates = [means - means.mean(axis=0)]
     Z, y = prototypes.Z, prototypes.y
     if y.size > fit_rows:
@@ -80,10 +88,13 @@ def _directions(prototypes, C_values, fit_rows):
     return [v / np.linalg.norm(v) for v in flat if np.isfinite(v).all() and np.linalg.norm(v) > 0]
 
 
-def multiclass_setup(estimator, X, y, U, svc_grid, fit_rows):
-    """(prototypes, unit candidate directions or None, the given U flattened or None)."""
+def multiclass_setup(estimator, X, y, U, svc_grid, fit_rows, classes=None):
+    """(prototypes, unit candidate directions or None, the given U flattened or None).
+
+    ``classes``: all the classes (U's rows), when the learner was told of some that y lacks.
+    """
     fit_intercept = bool(estimator.fit_intercept)
-    prototypes = _Prototypes(X, y, fit_intercept)
+    prototypes = _Prototypes(X, y, fit_intercept, classes)
     k = prototypes.shape[0]
     given = None
     if U is not None:

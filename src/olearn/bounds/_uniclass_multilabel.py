@@ -62,19 +62,25 @@ def _uniclass_terms(Y, u, epsilon, B):
         raise ValueError("u must be finite")
     if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float, np.integer, np.floating)) or not 0 <= epsilon < math.inf:
         raise ValueError(f"epsilon must be a finite number >= 0; got {epsilon!r}")
-    distances = np.linalg.norm(Y - u, axis=1)
+    if B is not None:
+        if isinstance(B, bool) or not isinstance(B, (int, float, np.integer, np.floating)) or not 0 < B < math.inf:
+            raise ValueError(f"B must be a finite number > 0; got {B!r}")
+        if epsilon > B:
+            raise ValueError(f"the competitor's radius epsilon={epsilon!r} exceeds the bound B={B!r}")
+    return uniclass_terms(float(u @ u), np.linalg.norm(Y - u, axis=1) ** 2, float(epsilon), B)
+
+
+def uniclass_terms(u2, sq_distances, epsilon, B):
+    """(||u - w_1||^2, the losses l*_t) from ||u||^2 and the ||u - y_t||^2, lifted if B is given (checked inputs)."""
+    distances = np.sqrt(sq_distances)
     if B is None:
-        return float(u @ u), np.maximum(0.0, distances - epsilon)
-    if isinstance(B, bool) or not isinstance(B, (int, float, np.integer, np.floating)) or not 0 < B < math.inf:
-        raise ValueError(f"B must be a finite number > 0; got {B!r}")
-    if epsilon > B:
-        raise ValueError(f"the competitor's radius epsilon={epsilon!r} exceeds the bound B={B!r}")
+        return u2, np.maximum(0.0, distances - epsilon)
     lift = math.sqrt(B * B - epsilon * epsilon)
     # B - lift and sqrt(d^2 + lift^2) - B without cancellation, as Sec. 6 wants B far above epsilon:
     # both are differences of squares over a sum
     start_gap = epsilon * epsilon / (B + lift)
-    losses = (distances**2 - epsilon * epsilon) / (np.sqrt(distances**2 + lift * lift) + B)
-    return float(u @ u) + start_gap * start_gap, np.maximum(0.0, losses)
+    losses = (sq_distances - epsilon * epsilon) / (np.sqrt(sq_distances + lift * lift) + B)
+    return u2 + start_gap * start_gap, np.maximum(0.0, losses)
 
 
 def uniclass_pa_bound(Y, u, epsilon, B=None):
@@ -188,17 +194,7 @@ def _multilabel_terms(X, y, U, classes, fit_intercept, feature_map=None):
     arrays = check_X(X)
     if arrays.n_rows == 0:
         raise ValueError("X has no rows; a bound needs at least one round")
-    kind, rows = read_label_rows(y, arrays.n_rows, "multilabel bound")
-    labels = LabelIndex("multilabel bound")
-    if classes is not None:
-        labels.declare(classes)
-    if kind == "indicator":
-        if len(labels) == 0:
-            labels.add(range(rows.shape[1]))
-        label_ptr, flat = labels.encode_indicator(rows)
-    else:
-        labels.add(label for row in rows for label in row)
-        label_ptr, flat = labels.encode_sets(rows)
+    labels, label_ptr, flat = _encoded_labels(arrays.n_rows, y, classes)
     k = len(labels)
     sorted_position = np.argsort(labels.order)  # label index (order of appearance) -> row of U
     if feature_map is not None:
@@ -226,6 +222,32 @@ def _multilabel_terms(X, y, U, classes, fit_intercept, feature_map=None):
         else:
             margins[t] = scores[t, relevant].min() - scores[t, ~relevant].max()
     return r2, u2, margins
+
+
+def _encoded_labels(n_rows, y, classes):
+    """(LabelIndex, label_ptr, flat): the relevant labels of each row, as indices in order of appearance."""
+    kind, rows = read_label_rows(y, n_rows, "multilabel bound")
+    labels = LabelIndex("multilabel bound")
+    if classes is not None:
+        labels.declare(classes)
+    if kind == "indicator":
+        if len(labels) == 0:
+            labels.add(range(rows.shape[1]))
+        label_ptr, flat = labels.encode_indicator(rows)
+    else:
+        labels.add(label for row in rows for label in row)
+        label_ptr, flat = labels.encode_sets(rows)
+    return labels, label_ptr, flat
+
+
+def relevance(n_rows, y, classes=None):
+    """A boolean (n_rows, k) matrix: row t marks the labels of Y_t, columns in sorted label order."""
+    labels, label_ptr, flat = _encoded_labels(n_rows, y, classes)
+    sorted_position = np.argsort(labels.order)  # label index (order of appearance) -> sorted column
+    relevant = np.zeros((n_rows, len(labels)), dtype=bool)
+    rows = np.repeat(np.arange(n_rows), np.diff(label_ptr))
+    relevant[rows, sorted_position[np.asarray(flat, dtype=np.intp)]] = True
+    return relevant
 
 
 def _map_scores(arrays, u, labels, k, sorted_position, fit_intercept, feature_map):

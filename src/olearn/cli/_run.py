@@ -77,8 +77,8 @@ from ._tasks import task_named
               help="With --save: on Ctrl-C, still write the model of the examples learned so far (then exit 130).")
 @click.option("--bound", is_flag=True,
               help="After the run, print the papers' mistake or loss bounds next to the measured values "
-                   "(perceptron, pa, pa1, pa2 and their -multiclass forms, sop, arow-full, narow, narow-full, ogd, pnorm; "
-                   "loads FILE into memory).")
+                   "(perceptron, pa, pa1, pa2 and their -multiclass, -regression, -uniclass, -multilabel and "
+                   "-cost-sensitive forms, sop, arow-full, narow, narow-full, ogd, pnorm; loads FILE into memory).")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the final summary.")
 @click.option("--workers", type=click.IntRange(min=1), default=None, metavar="N",
               help="Learn on a local Dask cluster of N worker processes, one shard per FILE "
