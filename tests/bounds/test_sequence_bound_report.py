@@ -123,3 +123,15 @@ def test_bound_with_passes_is_a_usage_error(tmp_path):
     path = _conll(tmp_path / "tags.conll", 5)
     result = CliRunner().invoke(cli, ["run", "-a", "pa1-sequence", "--passes", "2", "--bound", path])
     assert result.exit_code == 2 and "--bound describes one pass" in result.output
+
+
+def test_bound_report_replays_a_fresh_sequence_learner_and_refuses_another_run():
+    X, y = _tiny_stream(6)
+    est = olearn.PASequence(variant="pa2", C=0.5)
+    result = olearn.run(olearn.PASequence(variant="pa2", C=0.5), X, y)
+    report = olearn.bounds.bound_report(est, X, y, result)  # est itself never learned: its clone replays the run
+    trained = olearn.PASequence(variant="pa2", C=0.5).partial_fit(X, y)
+    assert report.rows == sequence_bound_report(trained, X, y, result).rows
+    other = olearn.run(olearn.PASequence(variant="pa2", C=5.0), X, y)
+    with pytest.raises(ValueError, match="result is not the run of this estimator"):
+        olearn.bounds.bound_report(est, X, y, other)

@@ -14,6 +14,7 @@ from ..evaluate import run
 from ..linear import OGDClassifier, PAClassifier, Perceptron
 from ..multiclass import PAMulticlass
 from ..quasi_additive import PNorm
+from ..sequence import PASequence
 from ..second_order import AROW, NAROW, SecondOrderPerceptron
 from ._report_multiclass import multiclass_setup
 from ._report_second_order import arow_objective, diagonal_narow_objective, narow_objective, sop_objective
@@ -301,7 +302,7 @@ def bound_report(estimator, X, y, result, u=None):
     Parameters
     ----------
     estimator : Perceptron, PAClassifier, PAMulticlass, SecondOrderPerceptron, AROW, NAROW, OGDClassifier, PNorm,
-            PARegressor, PAUniclass, PAMultilabel or PACostSensitive
+            PARegressor, PAUniclass, PAMultilabel, PACostSensitive or PASequence
         The learner (its hyperparameters say which theorems apply), linear:
         ``kernel`` None or ``"linear"`` and no ``budget``; a PAMulticlass
         also multi-prototype (no ``feature_map``) and without
@@ -322,8 +323,11 @@ def bound_report(estimator, X, y, result, u=None):
         ``fit_intercept=True``); for PAMulticlass a matrix U with one such
         row per class of y, in sorted order (also for PACostSensitive; for
         PAMultilabel one row per label of y, sorted); for
-        PAUniclass the center. Default: chosen per theorem, see
-        Notes.
+        PAUniclass the center; for PASequence a pair (emission, transition)
+        in the layout of its ``coef_`` (plus the intercept column) and
+        ``transition_``. Default: chosen per theorem, see Notes (for
+        PASequence the weights the replay ends with, times the factor
+        that gives the smallest bound).
 
     Returns
     -------
@@ -489,13 +493,17 @@ def bound_report(estimator, X, y, result, u=None):
     Crammer et al. 2006, Thm. 4 (PA-I) | mistakes |       ...
     """
     # the other tasks' reports build on this module's helpers: imported here, not at the top
+    from ._report_sequence import replayed_sequence_report
     from ._report_tasks import TASK_REPORTS
+
+    if isinstance(estimator, PASequence):
+        return replayed_sequence_report(estimator, X, y, result, u)
 
     task_report = TASK_REPORTS.get(type(estimator))
     if not isinstance(estimator, (Perceptron, PAClassifier, PAMulticlass, SecondOrderPerceptron, AROW, NAROW,
                                   OGDClassifier, PNorm)) and task_report is None:
         names = ["Perceptron", "PAClassifier", "PAMulticlass", "SecondOrderPerceptron", "AROW", "NAROW",
-                 "OGDClassifier", "PNorm", *(learner.__name__ for learner in TASK_REPORTS)]
+                 "OGDClassifier", "PNorm", *(learner.__name__ for learner in TASK_REPORTS), "PASequence"]
         raise TypeError(f"bound_report knows the theorems of {', '.join(names[:-1])} and {names[-1]}; "
                         f"got {type(estimator).__name__}")
     if task_report is not None:

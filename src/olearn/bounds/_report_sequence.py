@@ -69,3 +69,20 @@ def _best_scale(terms, variant, C):
     found = minimize_scalar(lambda log_s: terms.bound(variant, C, math.exp(log_s)), bounds=(-25.0, 25.0),
                             method="bounded", options={"xatol": 1e-3})
     return math.exp(found.x) if terms.bound(variant, C, math.exp(found.x)) < terms.bound(variant, C) else 1.0
+
+
+def replayed_sequence_report(estimator, X, y, result, competitor=None):
+    """:func:`sequence_bound_report` for :func:`~olearn.bounds.bound_report`: the run is replayed on a clone of the
+    fresh ``estimator`` and must be ``result`` (the same losses and steps); the default competitor comes from the
+    weights the replay ends with."""
+    from sklearn.base import clone
+
+    from ..evaluate import run
+
+    replay = clone(estimator)
+    replayed = run(replay, X, y)
+    if result.n_rounds != replayed.n_rounds or not (np.array_equal(result.losses, replayed.losses)
+                                                    and np.array_equal(result.taus, replayed.taus)):
+        raise ValueError("result is not the run of this estimator on X, y: a replay on a fresh clone recorded other "
+                         "losses or steps (bound_report needs the run of a fresh estimator, with record=True)")
+    return sequence_bound_report(replay, X, y, result, competitor)

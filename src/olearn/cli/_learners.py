@@ -81,7 +81,7 @@ SCHEDULES = ("constant", "sqrt", "inverse")
 BOUNDED = ("perceptron", "pa", "pa1", "pa2", "pa-multiclass", "pa1-multiclass", "pa2-multiclass", "sop", "arow-full",
            "narow", "narow-full", "ogd", "pnorm", "pa-regression", "pa1-regression", "pa2-regression", "pa-uniclass",
            "pa1-uniclass", "pa2-uniclass", "pa-cost-sensitive", "pa1-cost-sensitive", "pa2-cost-sensitive",
-           "pa-multilabel", "pa1-multilabel", "pa2-multilabel")
+           "pa-multilabel", "pa1-multilabel", "pa2-multilabel", "pa-sequence", "pa1-sequence", "pa2-sequence")
 
 _OPTION_NAMES = {"C": "-C", "eta": "--eta", "loss": "--loss", "schedule": "--schedule", "radius": "--radius"}
 _POSITIVE = click.FloatRange(min=0.0, min_open=True)
