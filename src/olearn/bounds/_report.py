@@ -629,16 +629,24 @@ def _multiclass_report(estimator, X, y, result, U):
     rows, skipped = [], []
     add, add_separable = _adders(prototypes, directions, given, k * d, rows, skipped, _MULTICLASS_MARGIN,
                                  shape=(k, d))
+    # PA-I: plus one mistake per class, for on the round a class first appears the learner cannot name it
+    add_prototype_rows(add, add_separable, estimator, result, r2, (MC_PA, MC_PA1, MC_PA2), first_rounds=k)
+    return _report(estimator, result, rows, skipped)
+
+
+def add_prototype_rows(add, add_separable, estimator, result, r2, theorems, first_rounds=0):
+    """The rows of a multi-prototype PA learner (multiclass or multilabel, Crammer et al. 2006, Sec. 7): PA's
+    separable bound on the squared losses, PA-I's on the mistakes (plus ``first_rounds``), PA-II's on the squared
+    losses; ``theorems`` names the three."""
+    pa, pa1, pa2 = theorems
     squared = float(np.sum(result.losses**2))
     C = math.inf if estimator.variant == "pa" else float(estimator.C)
     if math.isinf(C):
-        add_separable(MC_PA, SQUARED_LOSS, squared, lambda u2, m: _pa_separable(r2, u2, m), need_unit_margin=True)
+        add_separable(pa, SQUARED_LOSS, squared, lambda u2, m: _pa_separable(r2, u2, m), need_unit_margin=True)
     if estimator.variant == "pa1":
-        # plus one mistake per class: on the round a class first appears the learner cannot name it
-        add(MC_PA1, MISTAKES, result.n_mistakes, lambda u2, m: _plus(_pa1(r2, u2, m, C), k))
+        add(pa1, MISTAKES, result.n_mistakes, lambda u2, m: _plus(_pa1(r2, u2, m, C), first_rounds))
     elif estimator.variant == "pa2":
-        add(MC_PA2, SQUARED_LOSS, squared, lambda u2, m: _pa2(r2, u2, m, C))
-    return _report(estimator, result, rows, skipped)
+        add(pa2, SQUARED_LOSS, squared, lambda u2, m: _pa2(r2, u2, m, C))
 
 
 def _unweighted_stream(estimator, X, y, result, u):

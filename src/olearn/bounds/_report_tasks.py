@@ -27,21 +27,18 @@ from ._regression import _RegressionStream, _check_epsilon
 from ._report import (
     _FIT_ROWS,
     _SVC_GRID,
-    MISTAKES,
     SQUARED_LOSS,
     _adders,
     _check_result,
     _competitor,
     _report,
     _row,
+    add_prototype_rows,
     check_linear,
 )
 from ._report_multiclass import multiclass_setup
 from ._theorems import (
     _check_unit_norm,
-    _pa1,
-    _pa2,
-    _pa_separable,
     _times,
     check_u,
     pa1_value,
@@ -406,14 +403,7 @@ def multilabel_report(estimator, X, y, result, U):
     rows, skipped = [], []
     add, add_separable = _adders(rankings, directions, given, k * d, rows, skipped, _MULTILABEL_MARGIN,
                                  shape=(k, d))
-    squared = float(np.sum(result.losses**2))
-    C = math.inf if estimator.variant == "pa" else float(estimator.C)
-    if math.isinf(C):
-        add_separable(ML_PA, SQUARED_LOSS, squared, lambda u2, m: _pa_separable(r2, u2, m), need_unit_margin=True)
-    if estimator.variant == "pa1":
-        add(ML_PA1, MISTAKES, result.n_mistakes, lambda u2, m: _pa1(r2, u2, m, C))
-    elif estimator.variant == "pa2":
-        add(ML_PA2, SQUARED_LOSS, squared, lambda u2, m: _pa2(r2, u2, m, C))
+    add_prototype_rows(add, add_separable, estimator, result, r2, (ML_PA, ML_PA1, ML_PA2))
     return _report(estimator, result, rows, skipped)
 
 

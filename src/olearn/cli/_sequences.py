@@ -32,7 +32,7 @@ from ._learners import (
 )
 from ._report import Progress, echo_stdout, table_console
 from ._sequence_report import HeldOutSequences, Rounds, SequenceTable, TagWriter, Totals, summary_lines
-from ._source import DEFAULT_BITS, check_writable
+from ._source import DEFAULT_BITS, check_writable, opened_input
 
 _ROWS_ON_DASK = "learners of rows (perceptron, pa, pa1, ...) on Dask; sequences are learned here, in one process"
 
@@ -122,16 +122,7 @@ class SequenceSource:
     """FILE read as CoNLL sequences: ``chunks()`` yields (list of CSR matrices, list of tag arrays or None)."""
 
     def __init__(self, path, fmt, bits, chunk_size, labelled=True):
-        import errno
-
-        self.path = os.fspath(path)
-        self.stream = _io.is_stream(self.path)
-        if not self.stream and not os.path.exists(self.path):
-            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), self.path)
-        if os.path.isdir(self.path):
-            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), self.path)
-        if self.stream:
-            self.path = _io.open_once(self.path, click.get_binary_stream("stdin"))
+        self.path, self.stream = opened_input(path)
         if fmt == "auto":
             from ..data import detect_format
 

@@ -109,6 +109,20 @@ class IndexBase:
 _ROW = re.compile(r"\brow (\d+)\b")
 
 
+def opened_input(path):
+    """(path to read, whether it is a stream) for a command's FILE: a missing file or a folder is an OSError; a
+    stream ("-", /dev/stdin, a FIFO, <(...)) is read once, as it arrives, and its path is then the one to read."""
+    path = os.fspath(path)
+    stream = _io.is_stream(path)
+    if not stream and not os.path.exists(path):
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
+    if os.path.isdir(path):
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+    if stream:
+        path = _io.open_once(path, click.get_binary_stream("stdin"))
+    return path, stream
+
+
 class DataSource:
     """FILE read in a given format: ``chunks()`` yields (X, y, weight) in file order; ``load()`` gives it all.
 
@@ -134,14 +148,7 @@ class DataSource:
         from .. import data
 
         self._data = data
-        self.path = os.fspath(path)
-        self.stream = _io.is_stream(self.path)  # read once, as it arrives: "-", /dev/stdin, a FIFO, <(...)
-        if not self.stream and not os.path.exists(self.path):
-            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), self.path)
-        if os.path.isdir(self.path):
-            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), self.path)
-        if self.stream:
-            self.path = _io.open_once(self.path, click.get_binary_stream("stdin"))
+        self.path, self.stream = opened_input(path)
         self.format = data.detect_format(self.path) if fmt == "auto" else fmt
         if self.format == "conll":
             raise click.UsageError(f"{self.path} is read as conll, a file of sequences: learn it with --algo "
