@@ -284,16 +284,6 @@ def test_cost_sensitive_row_is_the_theorem_at_the_reported_U(params):
     assert row.holds
 
 
-@pytest.mark.parametrize("seed", range(3))
-@pytest.mark.parametrize("noise", [0.0, 0.5, 3.0])
-@pytest.mark.parametrize("params", COST_LEARNERS, ids=lambda p: "-".join(f"{k}={v}" for k, v in p.items()))
-def test_cost_sensitive_bounds_hold_on_random_streams(seed, noise, params):
-    X, y = _cost_stream(seed, noise=noise)
-    report, _ = _cost_rows(params, X, y)
-    assert report.rows or params["variant"] == "pa"
-    assert report.all_hold, str(report)
-
-
 def test_cost_sensitive_given_U_is_used():
     X, y = _cost_stream(1, noise=1.0)
     U = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
@@ -372,10 +362,13 @@ def test_multilabel_row_is_the_theorem_at_the_reported_U(params):
 
 @pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize("noise", [0.0, 0.5, 3.0])
-@pytest.mark.parametrize("params", MULTILABEL_LEARNERS, ids=lambda p: "-".join(f"{k}={v}" for k, v in p.items()))
-def test_multilabel_bounds_hold_on_random_streams(seed, noise, params):
-    X, y = _multilabel_stream(seed, noise=noise)
-    report, _ = _multilabel_rows(params, X, y)
+@pytest.mark.parametrize("task, params", [*(("cost-sensitive", p) for p in COST_LEARNERS),
+                                          *(("multilabel", p) for p in MULTILABEL_LEARNERS)],
+                         ids=lambda v: v if isinstance(v, str) else "-".join(f"{k}={w}" for k, w in v.items()))
+def test_cost_sensitive_and_multilabel_bounds_hold_on_random_streams(seed, noise, task, params):
+    stream, rows = (_cost_stream, _cost_rows) if task == "cost-sensitive" else (_multilabel_stream, _multilabel_rows)
+    X, y = stream(seed, noise=noise)
+    report, _ = rows(params, X, y)
     assert report.rows or params["variant"] == "pa"
     assert report.all_hold, str(report)
 
