@@ -677,7 +677,9 @@ def _second_order_report(estimator, X, y, result, u):
     """The row of a Second-Order Perceptron, AROW (full covariance) or NAROW run."""
     if isinstance(estimator, AROW) and estimator.covariance != "full":
         raise ValueError(
-            f"bound_report's AROW theorem is about the full covariance; {estimator!r} keeps a diagonal one"
+            f"bound_report's AROW theorem is about the full covariance; {estimator!r} keeps a diagonal one. "
+            "Orabona & Crammer 2010's diagonal bound (Sec. 4.3, orabona2010_diagonal_arow_bound) is about their "
+            "Fig. 1 algorithm, not this learner's AROW mean step, and its runs can exceed it"
         )
     stream, given = _unweighted_stream(estimator, X, y, result, u)
     directions = None if given is not None else _directions(stream)
