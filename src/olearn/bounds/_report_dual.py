@@ -53,7 +53,7 @@ def winnow_report(estimator, X, y, result, u):
     stream, given = _unweighted_stream(estimator, X, y, result, u)
     rows, skipped = [], []
     balanced, C = bool(estimator.balanced), float(estimator.C)
-    candidates = [given] if given is not None else _simplex_candidates(stream, balanced)
+    candidates = _given(stream, given) if given is not None else _simplex_candidates(stream, balanced)
     _add_entropic(rows, skipped, WINNOW, stream, candidates, given, C, balanced, result.n_mistakes,
                   lambda v, gamma: winnow_mistake_bound(X, y, v, C, gamma, None, estimator.fit_intercept, balanced))
     rows_inf = _max_abs_rows(stream)
@@ -64,18 +64,18 @@ def winnow_report(estimator, X, y, result, u):
     # F(u) is replaced by its largest value ln N: the best u has the smallest hinge loss at margin C
     log_n = _winnow_prior(np.zeros(stream.Z.shape[1]), balanced)[1]
 
-    def gamma_form(v):
+    def gamma_form(v, margins):
         if math.isinf(_winnow_prior(v, balanced)[0]):
             return math.inf, 0.0
-        loss = float(np.maximum(0.0, C - stream.margins(v)).sum())
+        loss = float(np.maximum(0.0, C - margins).sum())
         return 2.0 * (log_n / C**2 + loss / C), loss
 
-    v = _smallest(candidates, lambda v: gamma_form(v)[0])
+    v = _smallest(candidates, lambda v, m: gamma_form(v, m)[0])
     if v is None:
         skipped.append((WINNOW_GAMMA, _outside_domain(balanced, given)))
     else:
         bound = winnow_gamma_bound(X, y, v, C, None, estimator.fit_intercept, balanced)
-        rows.append(_row(WINNOW_GAMMA, MISTAKES, result.n_mistakes, bound, v, gamma_form(v)[1]))
+        rows.append(_row(WINNOW_GAMMA, MISTAKES, result.n_mistakes, bound, v, gamma_form(v, stream.margins(v))[1]))
     return _report(estimator, result, rows, skipped)
 
 
@@ -90,7 +90,7 @@ def dual_ascent_report(estimator, X, y, result, u):
     if estimator.update == "conservative":
         if regularizer == "entropy":
             # the learner is Balanced Winnow with step C; its learner-given gamma does not enter the update
-            candidates = [given] if given is not None else _simplex_candidates(stream, True, directions)
+            candidates = _given(stream, given) if given is not None else _simplex_candidates(stream, True, directions)
             _add_entropic(rows, skipped, DUAL_ENTROPY, stream, candidates, given, C, True, result.n_mistakes,
                           lambda v, g: winnow_mistake_bound(X, y, v, C, g, None, fit_intercept, True))
             return _report(estimator, result, rows, skipped)
@@ -98,13 +98,13 @@ def dual_ascent_report(estimator, X, y, result, u):
         q = p / (p - 1.0)
         r_p2 = float(np.asarray(abs(stream.Z).power(p).sum(axis=1)).max()) ** (2.0 / p)
 
-        def example3(v):
-            loss = float(np.maximum(0.0, 1.0 - stream.margins(v)).sum())
+        def example3(v, margins):
+            loss = float(np.maximum(0.0, 1.0 - margins).sum())
             return thm2_minimum(loss, (p - 1.0) * r_p2 * float(np.linalg.norm(v, q)) ** 2), loss
 
-        v = given if given is not None else _smallest(_rays(stream, directions), lambda v: example3(v)[0])
+        v = given if given is not None else _smallest(_rays(stream, directions), lambda v, m: example3(v, m)[0])
         bound = pnorm_mistake_bound(X, y, v, p, None, fit_intercept)
-        rows.append(_row(DUAL_PNORM, MISTAKES, result.n_mistakes, bound, v, example3(v)[1]))
+        rows.append(_row(DUAL_PNORM, MISTAKES, result.n_mistakes, bound, v, example3(v, stream.margins(v))[1]))
         return _report(estimator, result, rows, skipped)
     try:
         _check_thm3(stream, regularizer, p)
@@ -112,22 +112,22 @@ def dual_ascent_report(estimator, X, y, result, u):
         skipped.extend((theorem, str(problem)) for theorem in (DUAL_LOSS, DUAL_MISTAKES))
         return _report(estimator, result, rows, skipped)
 
-    def thm3(v):
+    def thm3(v, margins):
         # F(u)/C + sum_t [gamma - y_t u.x_t]_+; Eq. (30) is C times it over C mu(gamma): the same best u
-        loss = float(np.maximum(0.0, gamma - stream.margins(v)).sum())
+        loss = float(np.maximum(0.0, gamma - margins).sum())
         return regularizer_value(v, regularizer, p) / C + loss, loss
 
     if given is not None:
         v = given
     elif regularizer == "entropy":
-        v = _smallest(_simplex_candidates(stream, True, directions), lambda v: thm3(v)[0])
+        v = _smallest(_simplex_candidates(stream, True, directions), lambda v, m: thm3(v, m)[0])
     else:
-        v = _smallest(_rays(stream, directions), lambda v: thm3(v)[0])
-    if v is None or math.isinf(thm3(v)[0]):
+        v = _smallest(_rays(stream, directions), lambda v, m: thm3(v, m)[0])
+    if v is None or math.isinf(thm3(v, stream.margins(v))[0]):
         skipped.extend((theorem, _outside_domain(True, given)) for theorem in (DUAL_LOSS, DUAL_MISTAKES))
         return _report(estimator, result, rows, skipped)
     settings = {"regularizer": regularizer, "p": p, "gamma": gamma, "fit_intercept": fit_intercept}
-    loss = thm3(v)[1]
+    loss = thm3(v, stream.margins(v))[1]
     rows.append(_row(DUAL_LOSS, MITIGATED_LOSS, float(np.sum(mitigating_function(result.losses, C))),
                      aggressive_dual_loss_bound(X, y, v, C, **settings), v, loss))
     rows.append(_row(DUAL_MISTAKES, MISTAKES, result.n_mistakes,
@@ -147,11 +147,11 @@ def _add_entropic(rows, skipped, theorem, stream, candidates, given, C, balanced
     r_inf2 = float(abs(stream.Z).max()) ** 2 if stream.Z.nnz else 0.0
     floor = 0.5 * C * r_inf2
     best = (math.inf, None, None)
-    for v in candidates:
+    for v, margins in candidates:
         prior = _winnow_prior(v, balanced)[0]
         if math.isinf(prior):
             continue
-        margins = np.sort(stream.margins(v))
+        margins = np.sort(margins)
         gammas = np.unique(np.append(margins[margins > floor], 2.0 * floor if floor > 0 else 1.0))
         below = np.searchsorted(margins, gammas, side="right")
         losses = below * gammas - np.append(0.0, np.cumsum(margins))[below]
@@ -168,38 +168,53 @@ def _add_entropic(rows, skipped, theorem, stream, candidates, given, C, balanced
     rows.append(replace(row, gamma=gamma))
 
 
+# The candidates are pairs (u, margins y_t u.x_t): the margins of a scaled or mixed direction are those of
+# the direction scaled or mixed alike, so each direction's are computed once.
+
+
+def _given(stream, u):
+    return [(u, stream.margins(u))]
+
+
 def _simplex_candidates(stream, balanced, directions=None):
     """Candidates in Winnow's domain: l1-unit directions scaled into the l1 ball (balanced), or their positive
     parts, normalised, mixed with the uniform point of the n-simplex (plain)."""
     if directions is None:
         directions = _directions(stream)
     n = stream.Z.shape[1]
+    uniform = np.full(n, 1.0 / n)
+    at_uniform = stream.margins(uniform)
     candidates = []
     for v in directions:
         if balanced:
-            candidates.extend(s * v / np.abs(v).sum() for s in _L1_SCALES)
+            v = v / np.abs(v).sum()
+            margins = stream.margins(v)
+            candidates.extend((s * v, s * margins) for s in _L1_SCALES)
         elif (v > 0).any():
             top = np.maximum(v, 0.0) / np.maximum(v, 0.0).sum()
-            candidates.extend(s * top + (1.0 - s) / n for s in np.linspace(0.0, 1.0, 41))
-    return candidates or [np.full(n, 1.0 / n)]
+            margins = stream.margins(top)
+            candidates.extend((s * top + (1.0 - s) * uniform, s * margins + (1.0 - s) * at_uniform)
+                              for s in np.linspace(0.0, 1.0, 41))
+    return candidates or [(uniform, at_uniform)]
 
 
 def _rays(stream, directions):
     """Each unit direction on a log grid of scales spanning its margins (u = 0 first)."""
-    candidates = [np.zeros(stream.Z.shape[1])]
+    candidates = [(np.zeros(stream.Z.shape[1]), np.zeros(stream.y.size))]
     for v in directions:
-        size = np.abs(stream.margins(v))
+        margins = stream.margins(v)
+        size = np.abs(margins)
         if (size > 0).any():
             scales = np.geomspace(1e-3 / size.max(), 1e3 / size[size > 0].min(), _N_SCALES)
-            candidates.extend(s * v for s in scales)
+            candidates.extend((s * v, s * margins) for s in scales)
     return candidates
 
 
 def _smallest(candidates, value_of):
-    """The candidate with the smallest finite value_of, or None."""
-    values = [value_of(v) for v in candidates]
+    """The u of the candidate (u, margins) with the smallest finite value_of(u, margins), or None."""
+    values = [value_of(v, margins) for v, margins in candidates]
     i = int(np.argmin(values))
-    return None if math.isinf(values[i]) else candidates[i]
+    return None if math.isinf(values[i]) else candidates[i][0]
 
 
 def _outside_domain(balanced, given):
