@@ -247,3 +247,17 @@ def test_thm3_assumption_broken_is_not_applicable():
     text = str(report)
     assert "not applicable: Shalev-Shwartz & Singer 2006, Thm. 3" in text
     assert "Thm. 3 assumes ||x_t||_2^2 <= 1 on every round; row " in text
+
+
+def test_entropic_aggressive_learner_with_more_coordinates_than_x_is_refused():
+    # its normaliser spans n_features coordinates, so its steps are not those of the 5-column stream's algorithm
+    X, y = stream(0, 0.0)
+    est = DualAscent(regularizer="entropy", update="aggressive", n_features=50)
+    with pytest.raises(ValueError, match="n_features=50 coordinates.*X has 5 columns"):
+        report_of(est, X, y)
+    padded = np.hstack([X, np.zeros((X.shape[0], 45))])
+    report = report_of(DualAscent(regularizer="entropy", update="aggressive", n_features=50), padded, y)
+    assert len(report.rows) == 2 and report.all_hold
+    assert report.rows[0].bound == pytest.approx(
+        aggressive_dual_loss_bound(padded, y, report.rows[0].u, 1.0, regularizer="entropy"), rel=1e-12)
+

@@ -11,6 +11,13 @@ few candidates: the unit directions of the classification report
 for the entropic regularizers scaled into :math:`\|u\|_1 \le 1` (Balanced
 Winnow's 2n-simplex, or mixed with the uniform point of the n-simplex for
 the plain form).
+
+The entropic F counts the learner's coordinates: Winnow's mistakes do not
+depend on their number (the normaliser is positive), but the aggressive
+entropic step does, so an aggressive entropic DualAscent with a fixed
+``n_features`` beyond X's columns is refused (ValueError); features first
+seen late are fine, since adding a coordinate with :math:`\theta_i = 0` only
+raises the dual.
 """
 
 import math
@@ -106,6 +113,13 @@ def dual_ascent_report(estimator, X, y, result, u):
         bound = pnorm_mistake_bound(X, y, v, p, None, fit_intercept)
         rows.append(_row(DUAL_PNORM, MISTAKES, result.n_mistakes, bound, v, example3(v, stream.margins(v))[1]))
         return _report(estimator, result, rows, skipped)
+    columns = stream.Z.shape[1] - int(bool(fit_intercept))
+    if regularizer == "entropy" and estimator.n_features is not None and estimator.n_features > columns:
+        # the aggressive step depends on the normaliser over every coordinate, so the prior must be the learner's
+        raise ValueError(
+            f"{estimator!r} normalises its weights over its n_features={estimator.n_features} coordinates, which "
+            f"Thm. 3's entropy counts; X has {columns} columns: pass X with {estimator.n_features} columns"
+        )
     try:
         _check_thm3(stream, regularizer, p)
     except ValueError as problem:
