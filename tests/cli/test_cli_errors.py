@@ -91,7 +91,7 @@ def test_missing_file(command, tmp_path):
         ["run", "--algo", "pa1", "--loss", "hinge"],
         ["run", "--algo", "pa1", "-C", "-1"],
         ["run", "--algo", "pa1", "--passes", "0"],
-        ["run", "--algo", "winnow", "--bound"],
+        ["run", "--algo", "cw", "--bound"],
         ["run", "--algo", "pa", "--bound", "--passes", "2"],
         ["run", "--algo", "pa", "--bits", "20"],  # --bits is for VW files
         ["run"],

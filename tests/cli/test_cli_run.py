@@ -234,7 +234,8 @@ def test_bound_for_an_algorithm_without_a_theorem_names_those_with_one(stream):
     assert ("--bound applies to perceptron, pa, pa1, pa2, pa-multiclass, pa1-multiclass, pa2-multiclass, sop, "
             "arow-full, narow, narow-full, ogd, pnorm, pa-regression, pa1-regression, pa2-regression, pa-uniclass, "
             "pa1-uniclass, pa2-uniclass, pa-cost-sensitive, pa1-cost-sensitive, pa2-cost-sensitive, pa-multilabel, "
-            "pa1-multilabel, pa2-multilabel, not to --algo mira") in result.stderr
+            "pa1-multilabel, pa2-multilabel, pa-sequence, pa1-sequence, pa2-sequence, winnow, dual, "
+            "not to --algo mira") in result.stderr
 
 
 def test_bound_prints_the_ogd_regret_bound(stream):

@@ -114,7 +114,7 @@ def test_run_bound_prints_the_multilabel_rows(tmp_path):
 
 
 def test_bound_for_a_learner_without_one_names_the_bounded_algorithms(regression_file):
-    result = invoke("run", "-a", "winnow", "--bound", regression_file)
+    result = invoke("run", "-a", "cw", "--bound", regression_file)
     assert result.exit_code == 2
     assert all(name in result.output for name in ("pa1-regression", "pa-uniclass", "pa2-cost-sensitive",
                                                   "pa1-multilabel", "pa1-sequence"))

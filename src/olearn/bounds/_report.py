@@ -99,6 +99,10 @@ class BoundRow:
         The competitor's radius epsilon for PAUniclass (the learner's own with
         a fixed radius, the searched one with ``learn_radius=True``); None
         for the other learners.
+    gamma : float or None
+        The margin :math:`\\gamma` at which the bound is evaluated, for the
+        rows of Winnow and the conservative entropic DualAscent (searched:
+        those learners do not depend on it); None for the other rows.
     """
 
     theorem: str
@@ -110,6 +114,7 @@ class BoundRow:
     holds: bool
     u: np.ndarray = field(repr=False, compare=False)
     radius: float = None
+    gamma: float = None
 
 
 @dataclass(frozen=True)
@@ -302,7 +307,7 @@ def bound_report(estimator, X, y, result, u=None):
     Parameters
     ----------
     estimator : Perceptron, PAClassifier, PAMulticlass, SecondOrderPerceptron, AROW, NAROW, OGDClassifier, PNorm,
-            PARegressor, PAUniclass, PAMultilabel, PACostSensitive or PASequence
+            PARegressor, PAUniclass, PAMultilabel, PACostSensitive, PASequence, Winnow or DualAscent
         The learner (its hyperparameters say which theorems apply), linear:
         ``kernel`` None or ``"linear"`` and no ``budget``; a PAMulticlass
         also multi-prototype (no ``feature_map``) and without
@@ -434,6 +439,20 @@ def bound_report(estimator, X, y, result, u=None):
       place of :math:`\|u\|^2` in the search below (the candidates are
       scaled to unit q-norm), while the row's ``u_norm`` stays Euclidean.
 
+    * Winnow and DualAscent (no ``class_weight``), Shalev-Shwartz & Singer
+      2006, L over every round: Winnow, Example 2
+      (:func:`olearn.bounds.winnow_mistake_bound` at the best margin
+      :math:`\gamma`, reported as the row's ``gamma``, and
+      :func:`olearn.bounds.winnow_gamma_bound` when every
+      :math:`\|x_t\|_\infty \le 1`); DualAscent with ``update`` "aggressive",
+      "last-k" or "all", Thm. 3 (quantity ``"sum of mu(hinge losses)"``) and
+      Eq. (30) with its C, gamma and regularizer, when every instance meets
+      Thm. 3's assumption; the conservative DualAscent, Winnow's row (entropy)
+      or :func:`olearn.bounds.pnorm_mistake_bound` (``"l2"``: p = 2). The
+      candidates below are scaled inside :math:`\|u\|_1 \le 1` for the
+      entropy (for the plain Winnow, their positive parts normalised and
+      mixed with the uniform point of the n-simplex).
+
     The measured mistakes are ``result.n_mistakes``. The proofs bound the
     rounds with :math:`y_t\, w_t \cdot x_t \le 0`, a superset (olearn predicts
     the first class on a zero score, which the papers' analyses count as a
@@ -493,17 +512,19 @@ def bound_report(estimator, X, y, result, u=None):
     Crammer et al. 2006, Thm. 4 (PA-I) | mistakes |       ...
     """
     # the other tasks' reports build on this module's helpers: imported here, not at the top
+    from ._report_dual import DUAL_REPORTS
     from ._report_sequence import replayed_sequence_report
     from ._report_tasks import TASK_REPORTS
 
     if isinstance(estimator, PASequence):
         return replayed_sequence_report(estimator, X, y, result, u)
 
-    task_report = TASK_REPORTS.get(type(estimator))
+    task_report = TASK_REPORTS.get(type(estimator)) or DUAL_REPORTS.get(type(estimator))
     if not isinstance(estimator, (Perceptron, PAClassifier, PAMulticlass, SecondOrderPerceptron, AROW, NAROW,
                                   OGDClassifier, PNorm)) and task_report is None:
         names = ["Perceptron", "PAClassifier", "PAMulticlass", "SecondOrderPerceptron", "AROW", "NAROW",
-                 "OGDClassifier", "PNorm", *(learner.__name__ for learner in TASK_REPORTS), "PASequence"]
+                 "OGDClassifier", "PNorm", *(learner.__name__ for learner in (*TASK_REPORTS, *DUAL_REPORTS)),
+                 "PASequence"]
         raise TypeError(f"bound_report knows the theorems of {', '.join(names[:-1])} and {names[-1]}; "
                         f"got {type(estimator).__name__}")
     if task_report is not None:
@@ -664,7 +685,9 @@ def _second_order_report(estimator, X, y, result, u):
     """The row of a Second-Order Perceptron, AROW (full covariance) or NAROW run."""
     if isinstance(estimator, AROW) and estimator.covariance != "full":
         raise ValueError(
-            f"bound_report's AROW theorem is about the full covariance; {estimator!r} keeps a diagonal one"
+            f"bound_report's AROW theorem is about the full covariance; {estimator!r} keeps a diagonal one. "
+            "Orabona & Crammer 2010's diagonal bound (Sec. 4.3, orabona2010_diagonal_arow_bound) is about their "
+            "Fig. 1 algorithm, not this learner's AROW mean step, and its runs can exceed it"
         )
     stream, given = _unweighted_stream(estimator, X, y, result, u)
     directions = None if given is not None else _directions(stream)

@@ -76,12 +76,13 @@ COMPARED_BY_DEFAULT = {
 LOSSES = ("hinge", "logistic", "squared")
 SCHEDULES = ("constant", "sqrt", "inverse")
 # Algorithms whose mistake or loss bounds olearn.bounds.bound_report evaluates (Novikoff; Shalev-Shwartz &
-# Singer 2006, Thm. 2 and Example 3; Crammer et al. 2006, Sec. 4-8; Cesa-Bianchi et al. 2005; Crammer et al.
+# Singer 2006, Thm. 2, Examples 2 and 3, Thm. 3 and Eq. (30); Crammer et al. 2006, Sec. 4-8; Cesa-Bianchi et al. 2005; Crammer et al.
 # 2009; Orabona & Crammer 2010; OGD's regret)
 BOUNDED = ("perceptron", "pa", "pa1", "pa2", "pa-multiclass", "pa1-multiclass", "pa2-multiclass", "sop", "arow-full",
            "narow", "narow-full", "ogd", "pnorm", "pa-regression", "pa1-regression", "pa2-regression", "pa-uniclass",
            "pa1-uniclass", "pa2-uniclass", "pa-cost-sensitive", "pa1-cost-sensitive", "pa2-cost-sensitive",
-           "pa-multilabel", "pa1-multilabel", "pa2-multilabel", "pa-sequence", "pa1-sequence", "pa2-sequence")
+           "pa-multilabel", "pa1-multilabel", "pa2-multilabel", "pa-sequence", "pa1-sequence", "pa2-sequence", "winnow",
+           "dual")
 
 _OPTION_NAMES = {"C": "-C", "eta": "--eta", "loss": "--loss", "schedule": "--schedule", "radius": "--radius"}
 _POSITIVE = click.FloatRange(min=0.0, min_open=True)
