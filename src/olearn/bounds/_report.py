@@ -306,8 +306,10 @@ def bound_report(estimator, X, y, result, u=None):
 
     Parameters
     ----------
-    estimator : Perceptron, PAClassifier, PAMulticlass, SecondOrderPerceptron, AROW, NAROW, OGDClassifier, PNorm,
-            PARegressor, PAUniclass, PAMultilabel, PACostSensitive, PASequence, Winnow or DualAscent
+    estimator : olearn learner
+        Perceptron, PAClassifier, PAMulticlass, SecondOrderPerceptron, AROW,
+        NAROW, OGDClassifier, PNorm, PARegressor, PAUniclass, PAMultilabel,
+        PACostSensitive, PASequence, Winnow or DualAscent.
         The learner (its hyperparameters say which theorems apply), linear:
         ``kernel`` None or ``"linear"`` and no ``budget``; a PAMulticlass
         also multi-prototype (no ``feature_map``) and without
