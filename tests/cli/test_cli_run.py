@@ -153,6 +153,18 @@ def test_fixed_n_features(stream):
     np.testing.assert_allclose(model.coef_[0, :12], olearn.PAClassifier().partial_fit(X, y).coef_[0])
 
 
+def test_a_learners_own_gamma_is_not_taken_for_a_kernels(stream):
+    # DualAscent's gamma is its margin (Shalev-Shwartz & Singer), not a kernel's scale: it needs no --set kernel
+    path, X, y = stream
+    result = CliRunner().invoke(cli, ["run", "--algo", "dual", "--set", "gamma=0.5", "--save", path + ".npz", path])
+    assert result.exit_code == 0, result.output
+    model = olearn.load(path + ".npz")
+    assert model.gamma == 0.5
+    np.testing.assert_allclose(model.coef_, olearn.DualAscent(gamma=0.5).partial_fit(X, y).coef_, rtol=1e-12)
+    result = CliRunner().invoke(cli, ["run", "--algo", "pa1", "--set", "gamma=0.5", path])
+    assert result.exit_code == 2 and "--set gamma is ignored by --algo pa1 unless --set kernel" in result.output
+
+
 def test_n_features_too_small_names_the_line(stream):
     path, _, _ = stream
     result = CliRunner().invoke(cli, ["run", "--algo", "pa1", "--n-features", "3", path])

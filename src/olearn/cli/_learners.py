@@ -216,7 +216,7 @@ def check_applicable(algo, hyperparameters):
         if not _takes(algo, name, value):
             raise click.UsageError(f"{_shown(name, value)} does not apply to --algo {algo} (it applies to: "
                                    f"{_takers(name, value)})")
-        _check_condition(name, hyperparameters, f"--algo {algo}")
+        _check_condition(algo, name, hyperparameters, f"--algo {algo}")
 
 
 def check_some_takes(hyperparameters, algos):
@@ -233,12 +233,16 @@ def check_conditions(entries, common):
     for label, algo, own in entries:
         chosen = {name: value for name, value in {**common, **own}.items() if _takes(algo, name, value)}
         for name in chosen:
-            _check_condition(name, chosen, f"--algos entry {label}")
+            _check_condition(algo, name, chosen, f"--algos entry {label}")
 
 
-def _check_condition(name, hyperparameters, who):
-    """Reject a hyperparameter that the other chosen ones make the learner ignore (a kernel's, without a kernel)."""
-    if name in _CONDITIONS:
+def _check_condition(algo, name, hyperparameters, who):
+    """Reject a hyperparameter that the other chosen ones make the learner ignore (a kernel's, without a kernel).
+
+    Only for the learners that take a kernel: another learner's hyperparameter of the same name is its own
+    (DualAscent's gamma is its margin).
+    """
+    if name in _CONDITIONS and "kernel" in tunable(algo):
         applies, needed = _CONDITIONS[name]
         if not applies(hyperparameters):
             raise click.UsageError(f"--set {name} is ignored by {who} unless {needed} is given: add it, or drop "
