@@ -20,7 +20,7 @@ import numpy as np
 from ..data import detect_format
 from ..data._cache import CacheWriter, cache_meta, load_cache
 from ..exceptions import DataFormatError
-from ._source import _ROW, FORMATS, _unless_all_ones
+from ._source import FORMATS, _unless_all_ones, example_of
 
 CACHE_SUFFIX = ".cache"
 _KEY = "olearn run -c"
@@ -140,11 +140,10 @@ class CachedSource:
         except DataFormatError:
             raise
         except ValueError as err:
-            found = _ROW.search(str(err))
-            if found is None:
+            located = example_of(err, first)
+            if located is None:
                 raise
-            text = _ROW.sub(f"example {first + int(found.group(1)) + 1}", str(err), count=1)
-            raise ValueError(f"{self.path} (read from {self.cache_path}): {text}") from None
+            raise ValueError(f"{self.path} (read from {self.cache_path}): {located[1]}") from None
 
     def close(self):
         """Remove a stream's temporary cache."""

@@ -109,6 +109,17 @@ class IndexBase:
 _ROW = re.compile(r"\brow (\d+)\b")
 
 
+def example_of(err, first):
+    """``(index, message)`` of a learner's error about "row k" of a chunk whose first example is example ``first``
+    (0-based): the example's index in the stream, and the message naming it "example N" (1-based); None when the
+    message names no row."""
+    found = _ROW.search(str(err))
+    if found is None:
+        return None
+    index = first + int(found.group(1))
+    return index, _ROW.sub(f"example {index + 1}", str(err), count=1)
+
+
 def opened_input(path):
     """(path to read, whether it is a stream) for a command's FILE: a missing file or a folder is an OSError; a
     stream ("-", /dev/stdin, a FIFO, <(...)) is read once, as it arrives, and its path is then the one to read."""
@@ -233,12 +244,11 @@ class DataSource:
         except DataFormatError:
             raise
         except ValueError as err:
-            found = _ROW.search(str(err))
-            if found is None:
+            located = example_of(err, first)
+            if located is None:
                 raise
-            index = first + int(found.group(1))
+            index, text = located
             line = self._line_of(index)
-            text = _ROW.sub(f"example {index + 1}", str(err), count=1)
             raise ValueError(f"{self.path}:{line}: {text}" if line else f"{self.path}: {text}") from None
 
     def _line_of(self, index):
