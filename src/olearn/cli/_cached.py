@@ -8,7 +8,6 @@ stderr. A stream's cache is a temporary file, removed after the run: it lets
 ``--passes`` read the stream once.
 """
 
-import contextlib
 import errno
 import os
 import shutil
@@ -20,7 +19,7 @@ import numpy as np
 from ..data import detect_format
 from ..data._cache import CacheWriter, cache_meta, load_cache
 from ..exceptions import DataFormatError
-from ._source import FORMATS, _unless_all_ones, example_of
+from ._source import FORMATS, _unless_all_ones, naming_examples
 
 CACHE_SUFFIX = ".cache"
 _KEY = "olearn run -c"
@@ -128,22 +127,11 @@ class CachedSource:
         writer.close(meta)
         self.meta = meta[_KEY]
 
-    @contextlib.contextmanager
     def locating(self, first):
         """As ``DataSource.locating`` while the text is read; from the cache, errors name the example number."""
         if self.text is not None and self._loaded is None:
-            with self.text.locating(first):
-                yield
-            return
-        try:
-            yield
-        except DataFormatError:
-            raise
-        except ValueError as err:
-            located = example_of(err, first)
-            if located is None:
-                raise
-            raise ValueError(f"{self.path} (read from {self.cache_path}): {located[1]}") from None
+            return self.text.locating(first)
+        return naming_examples(first, lambda _, text: f"{self.path} (read from {self.cache_path}): {text}")
 
     def close(self):
         """Remove a stream's temporary cache."""

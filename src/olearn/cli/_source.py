@@ -109,15 +109,21 @@ class IndexBase:
 _ROW = re.compile(r"\brow (\d+)\b")
 
 
-def example_of(err, first):
-    """``(index, message)`` of a learner's error about "row k" of a chunk whose first example is example ``first``
-    (0-based): the example's index in the stream, and the message naming it "example N" (1-based); None when the
-    message names no row."""
-    found = _ROW.search(str(err))
-    if found is None:
-        return None
-    index = first + int(found.group(1))
-    return index, _ROW.sub(f"example {index + 1}", str(err), count=1)
+@contextlib.contextmanager
+def naming_examples(first, message):
+    """Re-raise a learner's ValueError about "row k" of a chunk whose first example is example ``first`` (0-based)
+    as ``ValueError(message(index, text))``: the example's index in the stream, and the error's text naming it
+    "example N" (1-based). Other errors pass unchanged."""
+    try:
+        yield
+    except DataFormatError:
+        raise
+    except ValueError as err:
+        found = _ROW.search(str(err))
+        if found is None:
+            raise
+        index = first + int(found.group(1))
+        raise ValueError(message(index, _ROW.sub(f"example {index + 1}", str(err), count=1))) from None
 
 
 def opened_input(path):
@@ -235,21 +241,15 @@ class DataSource:
                 part = slice(lo, lo + self.chunk_size)
                 yield X[part], None if y is None else y[part], None if weight is None else weight[part]
 
-    @contextlib.contextmanager
     def locating(self, first):
         """Report a learner's error about "row N" of a chunk whose first example is example ``first`` of the file
         (0-based) as the file's own line (1-based), or as its example number for a cache."""
-        try:
-            yield
-        except DataFormatError:
-            raise
-        except ValueError as err:
-            located = example_of(err, first)
-            if located is None:
-                raise
-            index, text = located
+
+        def message(index, text):
             line = self._line_of(index)
-            raise ValueError(f"{self.path}:{line}: {text}" if line else f"{self.path}: {text}") from None
+            return f"{self.path}:{line}: {text}" if line else f"{self.path}: {text}"
+
+        return naming_examples(first, message)
 
     def _line_of(self, index):
         """The 1-based line of the file that holds example ``index`` (0-based), or None (a cache has no lines)."""

@@ -15,6 +15,7 @@ log, and a restart recovers from the log.
 
 import asyncio
 import concurrent.futures
+import contextlib
 import time
 
 from ._model import ServedModel
@@ -67,10 +68,8 @@ class Writer:
     async def stop(self):
         if self._task is not None:
             self._task.cancel()
-            try:
+            with contextlib.suppress(asyncio.CancelledError, WriterStopped):
                 await self._task
-            except (asyncio.CancelledError, WriterStopped):
-                pass
         self._thread.shutdown(wait=True)
         self.store.close()
 
