@@ -123,6 +123,30 @@ class FeatureLimitError(OlearnError, ValueError):
     """
 
 
+class PartialUpdateError(OlearnError, FloatingPointError):
+    """An overflow stopped a batch part way: the model keeps the updates of the rows before it.
+
+    Raised by ``partial_fit``, ``fit`` and :func:`olearn.run` when a score or an
+    update overflows at some row of the batch. ``rows_kept`` is the number of
+    rows learned before it (0: the model is unchanged). A
+    :class:`~olearn.compose.Pipeline` keeps its transformers' statistics of the
+    same rows, so it stays exactly as if it had learned only those rows.
+
+    Examples
+    --------
+    >>> err = PartialUpdateError("overflow at row 3", rows_kept=3)
+    >>> isinstance(err, FloatingPointError), err.rows_kept
+    (True, 3)
+    """
+
+    def __init__(self, message, rows_kept):
+        super().__init__(message)
+        self.rows_kept = rows_kept
+
+    def __reduce__(self):
+        return type(self), (str(self), self.rows_kept)
+
+
 @_with_sklearn_twin
 class ConvergenceWarning(UserWarning):
     """``fit`` made all ``max_iter`` passes while the loss of a pass was still falling by more than ``tol``.

@@ -4,6 +4,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._estimator import Estimator, only_when
+from ..exceptions import PartialUpdateError
 from .._features import FeatureMap
 from .._learner import OnlineLearner
 from .._params import Interval, NoneOr, check_params
@@ -576,12 +577,19 @@ class Pipeline(Estimator):
             self._check_map(plan)
         fm = self.feature_map_
         size = fm.size
+        if not (sp.issparse(X) or _is_frame(X) or isinstance(X, (np.ndarray, list, tuple))):
+            X = list(X)  # an iterator: kept, so the rows an overflow left learned can be read again
         try:
             batch, values, learned = self._batch(X, plan, fm, True)
             width = max(batch.n_features, self.n_features_in_)
             result = learn(sp.csr_matrix((values, batch.indices, batch.indptr), shape=(batch.n_rows, width)))
-        except FloatingPointError:
-            # the learner kept the rows before the one that overflowed: the names of their features stay
+        except PartialUpdateError as err:
+            if err.rows_kept:
+                self._keep_rows(X, plan, fm, size, err.rows_kept)
+            elif not started:
+                self._unstart(plan)
+            else:
+                fm.truncate(size)
             raise
         except BaseException:
             if not started:
@@ -589,10 +597,24 @@ class Pipeline(Estimator):
             else:
                 fm.truncate(size)
             raise
+        self._adopt(batch, learned)
+        return result
+
+    def _adopt(self, batch, learned):
         for step, state in learned:
             step._adopt(state, batch.n_features)
         self.n_features_in_ = max(self.n_features_in_, batch.n_features)
-        return result
+
+    def _keep_rows(self, X, plan, fm, size, n_rows):
+        """After the learner kept only the first ``n_rows`` rows of X: the transformers keep exactly those rows too.
+
+        The names and statistics of those rows are learned again from a
+        vocabulary without the batch's names, through the same code, so the
+        pipeline is what learning ``X[:n_rows]`` alone makes it.
+        """
+        fm.truncate(size)
+        batch, _, learned = self._batch(X.iloc[:n_rows] if _is_frame(X) else X[:n_rows], plan, fm, True)
+        self._adopt(batch, learned)
 
     def partial_fit(self, X, y=None, **params):
         """Learn the rows of X (array, sparse matrix, dicts, DataFrame) in order, as ``learn_one`` would; returns self.
@@ -686,6 +708,4 @@ class Pipeline(Estimator):
             else:
                 fm.truncate(size)
             raise
-        for step, state in learned:
-            step._adopt(state, batch.n_features)
-        self.n_features_in_ = max(self.n_features_in_, batch.n_features)
+        self._adopt(batch, learned)

@@ -24,6 +24,7 @@ import scipy.sparse as sp
 
 from .._averaging import average_start
 from .._estimator import ClassifierEstimator
+from ..exceptions import PartialUpdateError
 from .._kernels import _codes, _mercer
 from .._kernels._binary_linear import (
     A_SIGMA,
@@ -261,9 +262,10 @@ class LinearLearner(OnlineLearner):
             self._w, self._state, *self._average_arrays(), params, codes, scores, losses, taus, totals,
         )
         if stopped >= 0:
-            raise FloatingPointError(
+            raise PartialUpdateError(
                 f"{type(self).__name__}: the score or the squared norm of the weights overflowed at row {stopped}; "
-                f"the model keeps the updates of rows 0..{stopped - 1}. Scale the features or lower the step size."
+                f"the model keeps the updates of rows 0..{stopped - 1}. Scale the features or lower the step size.",
+                rows_kept=stopped,
             )
         return scores, losses, taus, totals
 
@@ -757,9 +759,10 @@ class KernelizableLearner(LinearLearner):
         else:
             stopped = self._compiled_pass(arrays, targets, weights, params, codes, scores, losses, taus, sizes, totals)
         if stopped >= 0:
-            raise FloatingPointError(
+            raise PartialUpdateError(
                 f"{type(self).__name__}: the score, K(x, x) or the new coefficient overflowed at row {stopped}; "
-                f"the model keeps the updates of rows 0..{stopped - 1}. Scale the features or lower the step size."
+                f"the model keeps the updates of rows 0..{stopped - 1}. Scale the features or lower the step size.",
+                rows_kept=stopped,
             )
         return scores, losses, taus, totals, sizes
 

@@ -38,6 +38,7 @@ import scipy.sparse as sp
 
 from .._averaging import AVERAGE, average_start
 from .._estimator import ClassifierEstimator
+from ..exceptions import PartialUpdateError
 from .._kernels import _codes
 from .._kernels import _multiclass as K
 from .._labels import plain_label
@@ -462,17 +463,17 @@ class MulticlassLearner(ManyRows, OnlineLearner, ClassifierEstimator):
 
     # -- learning -------------------------------------------------------------
 
-    def _raise_for(self, status, where):
+    def _raise_for(self, status, where, rows_kept=None):
+        """Raise the error of kernel ``status`` at ``where``; a batch that kept ``rows_kept`` rows says so."""
         name = type(self).__name__
         if status == K.NOT_ORTHONORMAL:
             raise ValueError(
                 f"{name}: MIRA with a feature map needs class vectors Phi(x, a) that are orthogonal with equal "
                 f"norms (as BlockFeatureMap gives), and those of {where} are not; the model is unchanged from there"
             )
-        raise FloatingPointError(
-            f"{name}: the scores or the updated weights overflowed at {where}; the model keeps the updates made "
-            "before it. Scale the features or lower the step size."
-        )
+        message = (f"{name}: the scores or the updated weights overflowed at {where}; the model keeps the updates made "
+                   "before it. Scale the features or lower the step size.")
+        raise FloatingPointError(message) if rows_kept is None else PartialUpdateError(message, rows_kept)
 
     def _progressive(self, X, y, record, classes=None, sample_weight=None):
         """Predict then learn every row in order; return the per-round outputs.
@@ -524,7 +525,7 @@ class MulticlassLearner(ManyRows, OnlineLearner, ClassifierEstimator):
         labels = np.asarray(self._labels.labels)
         self._after_pass()
         if stopped >= 0:
-            self._raise_for(status, f"row {stopped}")
+            self._raise_for(status, f"row {stopped}", rows_kept=stopped)
         # a kernel learner appends the size of its support set after each round
         sizes = (supports,) if self._uses_kernel else ()
         if not record:

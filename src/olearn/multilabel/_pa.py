@@ -14,6 +14,7 @@ from .._averaging import (
     new_averaging,
 )
 from .._estimator import ClassifierEstimator, score_weights
+from ..exceptions import PartialUpdateError
 from .._kernels import _codes
 from .._kernels import _multilabel as K
 from .._kernels._lazy_average import A_ROUNDS, A_START, N_AVERAGING, round_age
@@ -505,9 +506,10 @@ class PAMultilabel(ManyRows, OnlineLearner, ClassifierEstimator):
                 atomic.close,
             )
         if stopped >= 0:
-            raise FloatingPointError(
+            raise PartialUpdateError(
                 f"{type(self).__name__}: a score or a weight overflowed at row {stopped}; the model keeps the "
-                f"updates of rows 0..{stopped - 1}. Scale the features or lower C."
+                f"updates of rows 0..{stopped - 1}. Scale the features or lower C.",
+                rows_kept=stopped,
             )
         if not record:
             return margins, margins, losses, taus, np.empty(0, dtype=bool), totals

@@ -20,6 +20,7 @@ enters the average as a change made before the next round.
 import numpy as np
 
 from .._averaging import AVERAGE, average_start
+from ..exceptions import PartialUpdateError
 from .._kernels import _codes
 from .._kernels import _quasi_additive as qa
 from .._labels import BinaryLabels
@@ -176,11 +177,11 @@ class QuasiAdditiveClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLe
 
     # -- learning -------------------------------------------------------------
 
-    def _overflow(self, where):
-        return FloatingPointError(
-            f"{type(self).__name__}: the norm of the example, the score or the update overflowed {where}; "
-            "the model keeps the updates before it. Scale the features or lower C."
-        )
+    def _overflow(self, where, rows_kept=None):
+        """The error for an overflow ``where``; a :class:`PartialUpdateError` when a batch kept ``rows_kept`` rows."""
+        message = (f"{type(self).__name__}: the norm of the example, the score or the update overflowed {where}; "
+                   "the model keeps the updates before it. Scale the features or lower C.")
+        return FloatingPointError(message) if rows_kept is None else PartialUpdateError(message, rows_kept)
 
     def _pass(self, arrays, targets, record, weights=None):
         """Run the kernel over the rows of ``arrays`` (``weights``: None or the checked per-row weights);
@@ -192,7 +193,7 @@ class QuasiAdditiveClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLe
         weights = UNWEIGHTED if weights is None else weights
         stopped = self._run_kernel(arrays, targets, weights, codes, params, scores, losses, taus, totals)
         if stopped >= 0:
-            raise self._overflow(f"at row {stopped}")
+            raise self._overflow(f"at row {stopped}", rows_kept=stopped)
         return scores, losses, taus, totals
 
     def _run_kernel(self, arrays, targets, weights, codes, params, scores, losses, taus, totals):

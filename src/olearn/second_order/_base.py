@@ -20,6 +20,7 @@ give the bookkeeping and each learner's docstring the meaning of a weight.
 import numpy as np
 
 from .._averaging import AVERAGE, average_start
+from ..exceptions import PartialUpdateError
 from .._kernels import _codes
 from .._kernels import _second_order as _so
 from .._kernels._diagonal import diagonal_learn_one, diagonal_pass
@@ -242,8 +243,9 @@ class SecondOrderClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLear
             stopped = diagonal_pass(*data, scores, losses, taus, totals)
         if stopped >= 0:
             kept = "the model is unchanged" if stopped == 0 else f"the model keeps the updates of rows 0..{stopped - 1}"
-            raise FloatingPointError(
-                f"{type(self).__name__}: the score or the update overflowed at row {stopped}; {kept}. Scale the features."
+            raise PartialUpdateError(
+                f"{type(self).__name__}: the score or the update overflowed at row {stopped}; {kept}. Scale the features.",
+                rows_kept=stopped,
             )
         return scores, losses, taus, totals
 

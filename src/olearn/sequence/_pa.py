@@ -6,6 +6,7 @@ import numpy as np
 
 from .._averaging import AVERAGE, average_start, averaged, averaging_relation, check_average_unchanged, new_averaging
 from .._estimator import ClassifierEstimator
+from ..exceptions import PartialUpdateError
 from .._features import FeatureMap
 from .._kernels import _codes
 from .._kernels._lazy_average import A_ROUNDS, A_START, N_AVERAGING
@@ -359,9 +360,10 @@ class PASequence(OnlineLearner, ClassifierEstimator):
         if stopped >= 0:
             self._keep_labels(first_seen < stopped)
             kept = f"keeps the updates of sequences 0..{stopped - 1}" if stopped else "is unchanged by this call"
-            raise FloatingPointError(
+            raise PartialUpdateError(
                 f"{type(self).__name__}: a score or the update overflowed at sequence {stopped}; the model {kept}. "
-                "Scale the features or lower C."
+                "Scale the features or lower C.",
+                rows_kept=stopped,
             )
         if not record:
             return np.empty(0, dtype=object), *outputs[:3], np.empty(0, dtype=bool), totals

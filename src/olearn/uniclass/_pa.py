@@ -7,6 +7,7 @@ import numpy as np
 
 from .._kernels import _codes
 from .._kernels import _uniclass as K
+from ..exceptions import PartialUpdateError
 from .._learner import OnlineLearner
 from .._params import BOOLEAN, Interval, NoneOr, Options
 from .._persistence import Array, Count, StateSchema
@@ -312,9 +313,10 @@ class PAUniclass(OnlineLearner):
         weights = UNWEIGHTED if sample_weight is None else sample_weight
         margins, losses, taus, totals, stopped = self._pass(arrays.indptr, arrays.indices, arrays.data, weights, n)
         if stopped >= 0:
-            raise FloatingPointError(
+            raise PartialUpdateError(
                 f"{type(self).__name__}: ||y - w||^2 overflowed at row {stopped}; the model keeps the updates "
-                f"of rows 0..{stopped - 1}. Scale the vectors."
+                f"of rows 0..{stopped - 1}. Scale the vectors.",
+                rows_kept=stopped,
             )
         if not record:
             return margins, margins, losses, taus, np.empty(0, dtype=bool), totals
