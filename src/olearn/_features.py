@@ -56,6 +56,8 @@ _INDEX_END = 1 << 62
 # the hash cache is a memo, not state: it is emptied when it holds this many names
 _HASH_CACHE_SIZE = 1 << 20
 _empty = np.empty
+_INT = {int}
+_PLAIN_NUMBERS = {int, float}
 
 
 class FeatureMap:
@@ -236,6 +238,9 @@ class FeatureMap:
         return self._convert(x, [*x], base, learning)
 
     def _convert(self, x, keys, base, learning):
+        converted = self._integer_row(x, keys)
+        if converted is not None:
+            return converted
         indices, values, pending = [], [], []
         plain = True  # every key a known column and every value a number: the row's columns can be reused
         largest_index = -1
@@ -293,6 +298,33 @@ class FeatureMap:
             if not np.isfinite(data).all():
                 j = int(indices[np.flatnonzero(~np.isfinite(data))[0]])
                 raise ValueError(f"the features sharing column {j} sum to an overflow; expected a finite sum")
+        return self._converted(keys, indices, data, plain, new)
+
+    def _integer_row(self, x, keys):
+        """:meth:`_convert` of a dict of integer keys and float or integer values, by NumPy; None for any other.
+
+        The common row of a sparse stream whose columns change from row to
+        row (hashed features, LIBSVM-like indices), where the per-key loop of
+        :meth:`_convert` is most of the time of a round. A row it cannot take
+        exactly (a negative, huge or bool key, a value that is not finite, of
+        another type, or past float64) goes to that loop, which names the fault.
+        """
+        n = len(keys)
+        if not n or set(map(type, keys)) != _INT or not set(map(type, x.values())) <= _PLAIN_NUMBERS:
+            return None
+        try:
+            indices = np.fromiter(keys, dtype=np.int64, count=n)
+            data = np.fromiter(x.values(), dtype=np.float64, count=n)
+        except OverflowError:
+            return None
+        if indices.min() < 0 or indices.max() >= _INDEX_END or not all_finite(data):
+            return None
+        if self._name_at:
+            self._check_indices(x, indices)
+        return self._converted(keys, indices, data, True, None)
+
+    def _converted(self, keys, indices, data, plain, new):
+        """The end of a conversion: the width checked, and a ``plain`` row's columns kept for the next row."""
         n_features = int(indices.max()) + 1 if indices.size else 0
         if self.hashing and n_features > (1 << self.n_bits):
             raise FeatureLimitError(
