@@ -333,7 +333,7 @@ class FeatureMap:
             )
         if plain:
             # the key objects stay referenced here, so that their addresses name them (see _kernels._dicts)
-            addresses = np.array([id(key) for key in keys], dtype=np.intp)
+            addresses = np.fromiter(map(id, keys), dtype=np.intp, count=len(keys))
             self.repeated = (addresses, np.zeros(3, dtype=np.intp), indices, _empty(indices.size), n_features)
             self._last = (keys, [*map(type, keys)], struct.Struct(f"{indices.size}d"), self.repeated)
         return indices, data, n_features, new
