@@ -218,22 +218,27 @@ def summary(results):
     rows = []
     fmt = bench_core.fmt_s
 
-    def add(measurement, olearn, anchor, ratio=None, limit=None, target="", met=None):
-        """``limit``: the ratio must be at most this (sets target and met)."""
+    def add(measurement, olearn, anchor, ratio=None, limit=None, target="", met=None, cpu=None):
+        """``limit``: the ratio must be at most this (sets target and met); ``cpu``: the two timings
+        whose best CPU times give the ratio of CPU time (information: the targets are on wall time)."""
         if limit is not None:
             target, met = f"<= {limit:g}x", bool(ratio <= limit)
+        cpu_ratio = ""
+        if cpu and all(timing.get("cpu") for timing in cpu):
+            cpu_ratio = _x(min(cpu[0]["cpu"]) / min(cpu[1]["cpu"]))
         rows.append({"measurement": measurement, "olearn": olearn, "anchor": anchor,
-                     "ratio": _x(ratio) if ratio is not None else "", "target": target, "met": met})
+                     "ratio": _x(ratio) if ratio is not None else "", "cpu_ratio": cpu_ratio,
+                     "target": target, "met": met})
 
     mem = results.get("in_memory")
     if mem:
         c = mem["c"]["best"]
         add("`olearn.run(est, X, y, record=False)`, in-memory CSR, vs a C -O3 loop", fmt(mem["olearn"]["best"]),
-            f"C {fmt(c)}", mem["olearn"]["best"] / c, 1.3)
-        add("same with `record=True`", fmt(mem["olearn_record"]["best"]), f"C {fmt(c)}",
-            mem["olearn_record"]["best"] / c, 1.5)
+            f"C {fmt(c)}", mem["olearn"]["best"] / c, 1.3, cpu=(mem["olearn"], mem["c"]))
+        add("`olearn.run(..., record=True)` (per-round recording) vs the same C loop", fmt(mem["olearn_record"]["best"]), f"C {fmt(c)}",
+            mem["olearn_record"]["best"] / c, 1.5, cpu=(mem["olearn_record"], mem["c"]))
         same = (mem["olearn"]["mistakes"] == mem["c_exact"]["mistakes"] == mem["olearn_record"]["mistakes"])
-        add("same mistakes; weights vs C without FMA",
+        add("in-memory: mistakes equal to C's; weights bit-identical to C without FMA",
             f"{mem['olearn']['mistakes']:,} mistakes; max abs diff {mem['max_abs_weight_diff_vs_c']:.1g}",
             f"C {mem['c_exact']['mistakes']:,} mistakes", target="equal; bit-identical",
             met=bool(same and mem["weights_bit_identical"]))
@@ -241,9 +246,10 @@ def summary(results):
     if e2e and e2e.get("olearn"):
         o, vw = e2e["olearn"], e2e["vw --sgd"]
         add("`olearn run --algo pa1 FILE.svm` vs VW `--sgd` on its text format, process start to exit",
-            fmt(o["best"]), f"VW {fmt(vw['best'])}", o["best"] / vw["best"], 0.8)
-        add("same vs VW's default update (adaptive, normalized)", fmt(o["best"]),
-            f"VW {fmt(e2e['vw default']['best'])}", o["best"] / e2e["vw default"]["best"], target="(report)")
+            fmt(o["best"]), f"VW {fmt(vw['best'])}", o["best"] / vw["best"], 0.8, cpu=(o, vw))
+        add("`olearn run` vs VW's default update (adaptive, normalized)", fmt(o["best"]),
+            f"VW {fmt(e2e['vw default']['best'])}", o["best"] / e2e["vw default"]["best"], target="(report)",
+            cpu=(o, e2e["vw default"]))
         file_size = results.get("data", {}).get("svm_bytes")
         add("peak RSS of `olearn run` on the text file", _mb(max(o["peak_rss"])),
             (f"file {_mb(file_size)}; " if file_size else "") + f"VW `--sgd` {_mb(max(vw['peak_rss']))}",
@@ -253,12 +259,12 @@ def summary(results):
         for name, label in (("dense 100-d (CSR input)", "dense 100-d"), ("sparse 60 of 2^16", "sparse")):
             row = mc[name]
             add(f"multiclass PA-I, k = 10, {label}, vs a C loop", fmt(row["olearn"]["best"]),
-                f"C {fmt(row['c']['best'])}", row["olearn"]["best"] / row["c"]["best"], 1.5)
+                f"C {fmt(row['c']['best'])}", row["olearn"]["best"] / row["c"]["best"], 1.5, cpu=(row["olearn"], row["c"]))
     so = results.get("second_order")
     if so:
         ada, pa = so["learners"]["AdaGrad"], so["learners"][bench_second_order.PA1]
         add("AdaGrad vs the PA-I pass (`olearn.run`, same stream)", fmt(ada["seconds"]), f"PA-I {fmt(pa['seconds'])}",
-            ada["seconds"] / pa["seconds"], 2.0)
+            ada["seconds"] / pa["seconds"], 2.0, cpu=(ada, pa))
     ev = results.get("kernel_evaluations")
     if ev:
         for name in ("poly", "rbf"):
@@ -270,22 +276,22 @@ def summary(results):
     if ws:
         floor = ws["import_numpy_numba"]["best"]
         add(f"warm start: `olearn run` on a {ws['rows']:,}-row file vs `python -c \"import numpy, numba\"`",
-            fmt(ws["best"]), fmt(floor), ws["best"] / floor, 1.5)
+            fmt(ws["best"]), fmt(floor), ws["best"] / floor, 1.5, cpu=(ws, ws["import_numpy_numba"]))
         if "cold" in ws:
-            add("first run, empty numba cache, same ratio", fmt(ws["cold"]["best"]), fmt(floor),
-                ws["cold"]["best"] / floor, 6.0)
+            add("first run (empty numba cache) vs `python -c \"import numpy, numba\"`", fmt(ws["cold"]["best"]), fmt(floor),
+                ws["cold"]["best"] / floor, 6.0, cpu=(ws["cold"], ws["import_numpy_numba"]))
     if e2e and e2e.get("olearn"):
         sk = e2e["sklearn"]
         add("extra: `olearn run` vs scikit-learn `load_svmlight_file` + PA-I, process start to exit",
             fmt(e2e["olearn"]["best"]), f"sklearn {fmt(sk['best'])}", e2e["olearn"]["best"] / sk["best"],
-            target="(anchor)")
+            target="(anchor)", cpu=(e2e["olearn"], sk))
     st = results.get("streaming")
     if st:
         river = st["river"]["rows_per_s"]
         for key, label in (("olearn", "`predict_one` + `learn_one`"), ("olearn_combined", "`predict_learn_one`")):
             add(f"extra: {label} on dict rows of the stream, rows/s, vs River `predict_one` + `learn_one`",
                 f"{st[key]['rows_per_s']:,.0f}/s", f"River {river:,.0f}/s", river / st[key]["rows_per_s"],
-                target="(anchor)")
+                target="(anchor)", cpu=(st[key], st["river"]))
     return rows
 
 
@@ -294,9 +300,10 @@ def verdict_text(met):
 
 
 def markdown_table(rows):
-    lines = ["| measurement | olearn | anchor | ratio | target | met? |", "|---|---|---|---|---|---|"]
+    lines = ["| measurement | olearn | anchor | ratio | ratio of CPU time | target | met? |",
+             "|---|---|---|---|---|---|---|"]
     for r in rows:
-        lines.append(f"| {r['measurement']} | {r['olearn']} | {r['anchor']} | {r['ratio']} | {r['target']} | "
+        lines.append(f"| {r['measurement']} | {r['olearn']} | {r['anchor']} | {r['ratio']} | {r['cpu_ratio']} | {r['target']} | "
                      f"{verdict_text(r['met'])} |")
     return "\n".join(lines)
 
@@ -413,7 +420,7 @@ def plot(results, path):
 
 
 def scaling_table(scaling):
-    lines = ["| rows | non-zeros per row | olearn | C | ratio | mistakes olearn / C |", "|---|---|---|---|---|---|"]
+    lines = ["| rows | non-zeros per row | olearn | C | ratio | mistakes olearn / C (with FMA) |", "|---|---|---|---|---|---|"]
     for p in scaling["rows"] + scaling["nnz"]:
         lines.append(f"| {p['rows']:,} | {p['nnz_per_row']} | {bench_core.fmt_s(p['olearn']['best'])} | "
                      f"{bench_core.fmt_s(p['c']['best'])} | {_x(p['olearn']['best'] / p['c']['best'])} | "
@@ -503,7 +510,9 @@ def markdown(results, plot_name=None, note=None):
         f"**Not met ({len(missed)}):** " + ("; ".join(r["measurement"] for r in missed) or "none") + ".",
         "",
         "Ratios are olearn's time over the anchor's (below 1: olearn is faster); for rates (kernel"
-        " evaluations, rows/s) the anchor's rate over olearn's, so again below 1 is faster.",
+        " evaluations, rows/s) the anchor's rate over olearn's, so again below 1 is faster. The targets are on"
+        " wall time; the ratio of the best CPU times (a process's user + system time, a Python pass's thread"
+        " time; VW's two threads both count) is given because other work on the machine disturbs it less.",
     ]
     parts += ["", "What each row runs:", "", *NOTES]
     if plot_name:
