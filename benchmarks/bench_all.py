@@ -22,8 +22,8 @@ to ``benchmarks/_work/bench_all.json``; the report (a table with each target's v
 the machine, the versions, and a plot) is written from that file, so it can be rewritten
 without measuring again.
 
-    python benchmarks/bench_all.py                  # full size (~5 minutes): docs/benchmarks.md + .png
-    python benchmarks/bench_all.py --quick          # tiny sizes, a check that everything runs (~1-2 minutes)
+    python benchmarks/bench_all.py                  # full size (5-10 minutes): docs/benchmarks.md + .png
+    python benchmarks/bench_all.py --quick          # tiny sizes, a check that everything runs (2-3 minutes)
     python benchmarks/bench_all.py --report-only    # the doc again from the saved JSON
 """
 
@@ -174,24 +174,32 @@ def measure(size, log=print):
     results["data"] = {"folder": folder.name, "svm_bytes": (folder / "stream.svm").stat().st_size}
     t0 = time.perf_counter()
 
-    log("in-memory PA-I pass vs C ...")
-    results["in_memory"] = bench_core.bench_in_memory(folder, s["memory_repeats"])
-    log("end to end from text: olearn run, VW, scikit-learn ...")
-    results["end_to_end"] = bench_core.bench_end_to_end(folder, s["repeats"], results["in_memory"]["olearn"]["mistakes"])
-    log("multiclass PA-I vs C ...")
-    results["multiclass"] = bench_multiclass.measure(s["multiclass_rows"], s["repeats"])
-    log("AdaGrad vs PA-I ...")
-    results["second_order"] = bench_second_order.bench_diagonal(folder, s["repeats"],
-                                                                names=(bench_second_order.PA1, "AdaGrad"))
-    log("kernel evaluations vs BLAS ...")
-    results["kernel_evaluations"] = bench_kernels.bench_evaluations(s["kernel_support"], s["kernel_queries"],
-                                                                    s["repeats"])
-    log("warm and cold start ...")
-    results["warm_start"] = bench_core.bench_warm_start(s["repeats"], s["cold_repeats"], rows=s["warm_rows"])
-    log("River on dict rows of the stream ...")
-    results["streaming"] = bench_core.bench_streaming(*dict_stream(folder, s["dict_rows"]), s["repeats"])
-    log("time against rows and non-zeros per row ...")
-    results["scaling"] = bench_scaling(s["scale_rows"], s["scale_nnz"], s["scale_nnz_rows"], s["repeats"])
+    def mistakes_in_memory():
+        return results["in_memory"]["olearn"]["mistakes"] if "in_memory" in results else None
+
+    sections = [
+        ("in_memory", "in-memory PA-I pass vs C", lambda: bench_core.bench_in_memory(folder, s["memory_repeats"])),
+        ("end_to_end", "end to end from text: olearn run, VW, scikit-learn",
+         lambda: bench_core.bench_end_to_end(folder, s["repeats"], mistakes_in_memory())),
+        ("multiclass", "multiclass PA-I vs C", lambda: bench_multiclass.measure(s["multiclass_rows"], s["repeats"])),
+        ("second_order", "AdaGrad vs PA-I",
+         lambda: bench_second_order.bench_diagonal(folder, s["repeats"], names=(bench_second_order.PA1, "AdaGrad"))),
+        ("kernel_evaluations", "kernel evaluations vs BLAS",
+         lambda: bench_kernels.bench_evaluations(s["kernel_support"], s["kernel_queries"], s["repeats"])),
+        ("warm_start", "warm start and first run",
+         lambda: bench_core.bench_warm_start(s["repeats"], s["cold_repeats"], rows=s["warm_rows"])),
+        ("streaming", "olearn and River on dict rows of the stream",
+         lambda: bench_core.bench_streaming(*dict_stream(folder, s["dict_rows"]), s["repeats"])),
+        ("scaling", "time against rows and non-zeros per row",
+         lambda: bench_scaling(s["scale_rows"], s["scale_nnz"], s["scale_nnz_rows"], s["repeats"])),
+    ]
+    for key, what, run in sections:
+        log(f"{what} ...")
+        try:
+            results[key] = run()
+        except Exception as err:  # noqa: BLE001 - the page names the failed section; the others still run
+            results.setdefault("errors", {})[key] = f"{type(err).__name__}: {err}"[:500]
+            log(f"  FAILED: {results['errors'][key]}")
 
     results["seconds"] = time.perf_counter() - t0
     results["loadavg_end"] = os.getloadavg()
@@ -373,12 +381,32 @@ def throughputs(results):
     return out
 
 
+def plot_growth(ax, points, x_key, xlabel, c_flags):
+    """Best time of a pass of olearn and of C against ``x_key`` of the ``points``, log-log."""
+    import matplotlib.ticker
+
+    xs = [point[x_key] for point in points]
+    for who, label, style in (("olearn", "olearn.run, record=False", "o-"), ("c", f"C loop ({c_flags})", "s--")):
+        ax.plot(xs, [1e3 * point[who]["best"] for point in points], style, label=label)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    plain = matplotlib.ticker.FuncFormatter(lambda value, _: f"{value:,.0f}" if value >= 10 else f"{value:.2g}")
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_major_formatter(plain)
+        axis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+    ax.yaxis.set_major_locator(matplotlib.ticker.LogLocator(subs=(1.0, 2.0, 5.0)))
+    ax.set_xticks(xs)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("ms per pass (best)")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+
+
 def plot(results, path):
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    import matplotlib.ticker
 
     fig, axes = plt.subplots(1, 3, figsize=(16, 5), gridspec_kw={"width_ratios": [1.6, 1, 1]})
     bars = throughputs(results)
@@ -389,29 +417,19 @@ def plot(results, path):
     ax.invert_yaxis()
     ax.set_xscale("log")
     ax.set_xlabel("rows per second (log scale)")
-    ax.set_title(f"one PA-I pass over the same {results['in_memory']['rows']:,}-row stream", fontsize=10)
+    ax.set_title(f"PA-I over the same stream ({results['sizes']['rows']:,} rows; dicts: the first"
+                 f" {results['sizes']['dict_rows']:,})", fontsize=10)
     for i, (_, rate, _) in enumerate(bars):
         ax.text(rate, i, f" {rate:,.0f}", va="center", fontsize=7)
-    scaling = results["scaling"]
-    plain = matplotlib.ticker.FuncFormatter(lambda value, _: f"{value:,.0f}" if value >= 10 else f"{value:.2g}")
-    for ax, key, xlabel in ((axes[1], "rows", "rows (60 non-zeros each)"),
-                            (axes[2], "nnz_per_row", f"non-zeros per row ({scaling['nnz'][0]['rows']:,} rows)")):
-        points = scaling["rows" if key == "rows" else "nnz"]
-        xs = [p[key] for p in points]
-        for who, label, style in (("olearn", "olearn.run, record=False", "o-"),
-                                  ("c", f"C loop ({scaling['c_flags']})", "s--")):
-            ax.plot(xs, [1e3 * p[who]["best"] for p in points], style, label=label)
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        for axis in (ax.xaxis, ax.yaxis):
-            axis.set_major_formatter(plain)
-            axis.set_minor_formatter(matplotlib.ticker.NullFormatter())
-        ax.yaxis.set_major_locator(matplotlib.ticker.LogLocator(subs=(1.0, 2.0, 5.0)))
-        ax.set_xticks(xs)
-        ax.set_xlabel(xlabel)
-        ax.set_ylabel("ms per pass (best)")
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=8)
+    scaling = results.get("scaling")
+    growth = ((axes[1], "rows", "rows", "rows (60 non-zeros each)"),
+              (axes[2], "nnz", "nnz_per_row", f"non-zeros per row ({results['sizes']['scale_nnz_rows']:,} rows)"))
+    for ax, points_key, x_key, xlabel in growth:
+        if scaling is None:
+            ax.set_axis_off()
+            ax.text(0.5, 0.5, "not measured", ha="center")
+        else:
+            plot_growth(ax, scaling[points_key], x_key, xlabel, scaling["c_flags"])
     axes[1].set_title("time against rows", fontsize=10)
     axes[2].set_title("time against non-zeros per row", fontsize=10)
     fig.tight_layout()
@@ -515,6 +533,9 @@ def markdown(results, plot_name=None, note=None):
         " time; VW's two threads both count) is given because other work on the machine disturbs it less.",
     ]
     parts += ["", "What each row runs:", "", *NOTES]
+    if results.get("errors"):
+        parts += ["", "**Not measured** (the section failed, so its rows are missing above):", ""]
+        parts += [f"* {key}: `{error}`" for key, error in results["errors"].items()]
     if plot_name:
         parts += ["", "## Throughput and growth", "", f"![throughput and growth]({plot_name})"]
     if "scaling" in results:
@@ -555,7 +576,11 @@ def main(argv=None):
     doc, plot_path = write_report(results, doc, args.note)
     print(markdown_table(summary(results)))
     print(f"report: {doc}, plot: {plot_path}", file=sys.stderr)
+    if results.get("errors"):
+        print(f"sections that failed: {', '.join(results['errors'])}", file=sys.stderr)
+        return 1
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -79,3 +79,12 @@ def test_the_page_lists_what_is_met_and_what_is_not(bench_all):
 def test_a_busy_machine_is_said_to_be_busy(bench_all):
     page = bench_all.markdown({**RESULTS, "loadavg_start": [3.5, 3.0, 2.0]})
     assert "**The machine was busy**" in page
+
+
+def test_a_failed_section_is_named_and_its_rows_left_out(bench_all):
+    results = {key: value for key, value in RESULTS.items() if key != "second_order"}
+    results["errors"] = {"second_order": "ImportError: no AdaGrad"}
+    page = bench_all.markdown(results)
+    assert "**Not measured**" in page and "* second_order: `ImportError: no AdaGrad`" in page
+    assert "AdaGrad vs" not in page
+    assert "**Met (2 of 5):**" in page
