@@ -258,6 +258,10 @@ def summary(results):
         add("`olearn run` vs VW's default update (adaptive, normalized)", fmt(o["best"]),
             f"VW {fmt(e2e['vw default']['best'])}", o["best"] / e2e["vw default"]["best"], target="(report)",
             cpu=(o, e2e["vw default"]))
+        add("`olearn run FILE.svm`: mistakes equal to the in-memory pass's",
+            f"{o['mistakes']:,}" if o["mistakes"] is not None else "not found in its output",
+            f"in memory {mem['olearn']['mistakes']:,}" if mem else "", target="equal",
+            met=bool(o["mistakes_match_in_memory"]))
         file_size = results.get("data", {}).get("svm_bytes")
         add("peak RSS of `olearn run` on the text file", _mb(max(o["peak_rss"])),
             (f"file {_mb(file_size)}; " if file_size else "") + f"VW `--sgd` {_mb(max(vw['peak_rss']))}",
@@ -509,8 +513,10 @@ def markdown(results, plot_name=None, note=None):
            if results["size"] == "quick" else "") + ". " + load_sentence(results),
         "",
         f"Every timing is the best of N = {s['repeats']} (the in-memory pass: N = {s['memory_repeats']}; the first"
-        f" run with an empty numba cache: N = {s['cold_repeats']}) after an untimed warm-up, wall time; the"
-        " contenders of a row run in turn, round by round, so that a burst of load hits them alike."
+        f" run with an empty numba cache: N = {s['cold_repeats']}, without a warm-up by its nature) after an"
+        " untimed warm-up, wall time; the contenders of a row run in turn, round by round, so that a burst of"
+        " load hits them alike (the kernel evaluations excepted: `bench_kernels.py` times the compiled engine,"
+        " then BLAS)."
         " The stream: `benchmarks/make_data.py`'s reference stream,"
         f" {s['rows']:,} rows x 2^18 features, 60 non-zeros per row, PA-I with C = 1, one pass"
         f" (LIBSVM text {_mb(results['data']['svm_bytes'])}).",
