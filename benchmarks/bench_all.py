@@ -165,9 +165,11 @@ def bench_scaling(rows_list, nnz_list, nnz_rows, repeats):
     return out
 
 
-def measure(size, log=print):
-    """Every section; returns the raw results (what the JSON holds)."""
-    s = SIZES[size]
+def measure(size, repeats=None, log=print):
+    """Every section; returns the raw results (what the JSON holds). ``repeats``: N instead of the size's."""
+    s = dict(SIZES[size])
+    if repeats is not None:
+        s["repeats"], s["memory_repeats"] = repeats, max(repeats, s["memory_repeats"])
     results = {"size": size, "sizes": s, "environment": environment(), "loadavg_start": os.getloadavg(),
                "started": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
     folder = make_data.ensure(rows=s["rows"])
@@ -567,6 +569,8 @@ def main(argv=None):
     parser.add_argument("--report-only", action="store_true", help="no measuring: the doc from --json")
     parser.add_argument("--json", help="raw results (default benchmarks/_work/bench_all.json, or bench_all_quick.json)")
     parser.add_argument("--doc", help="the report (default docs/benchmarks.md; with --quick benchmarks/_work/)")
+    parser.add_argument("--repeats", type=int, help="N: timed repeats per measurement (default 5, --quick 2;"
+                        " the in-memory pass at least 10 / 3)")
     parser.add_argument("--note", help="a sentence to add to the report (e.g. what else ran on the machine)")
     args = parser.parse_args(argv)
     quick = args.quick
@@ -575,7 +579,7 @@ def main(argv=None):
     if args.report_only:
         results = json.loads(json_path.read_text())
     else:
-        results = measure("quick" if quick else "full", log=lambda text: print(text, file=sys.stderr, flush=True))
+        results = measure("quick" if quick else "full", args.repeats, log=lambda text: print(text, file=sys.stderr, flush=True))
         json_path.parent.mkdir(parents=True, exist_ok=True)
         json_path.write_text(json.dumps(results, indent=1, default=float) + "\n")
         print(f"results: {json_path}", file=sys.stderr)
