@@ -24,7 +24,6 @@ import json
 import os
 import platform
 import re
-import resource
 import shutil
 import subprocess
 import sys
@@ -64,30 +63,81 @@ def best_of(fn, repeats, warmup=1):
     return {"best": min(walls), "times": walls, "cpu": cpus}, result
 
 
-def run_process(cmd, **kw):
-    """Run ``cmd``; return (wall seconds, child CPU seconds, completed process). Raises on failure."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, **kw)
-    wall = time.perf_counter() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+def best_of_interleaved(fns, repeats, warmup=1):
+    """``best_of`` for several functions (name -> fn) run in turn, round by round.
+
+    Returns (name -> {"best", "times", "cpu"}, name -> last result): the round-robin order
+    makes a burst of load from other processes hit every function alike.
+    """
+    results = {}
+    for _ in range(warmup):
+        for name, fn in fns.items():
+            results[name] = fn()
+    timings = {name: {"times": [], "cpu": []} for name in fns}
+    for _ in range(repeats):
+        for name, fn in fns.items():
+            c0, t0 = time.thread_time(), time.perf_counter()
+            results[name] = fn()
+            timings[name]["times"].append(time.perf_counter() - t0)
+            timings[name]["cpu"].append(time.thread_time() - c0)
+    for timing in timings.values():
+        timing["best"] = min(timing["times"])
+    return timings, results
+
+
+# Runs a command and writes its wall time, CPU time, peak RSS (KiB) and exit code to argv[1]. A
+# process's peak RSS counts the memory of the process that forked it, so the command is started
+# from this small launcher rather than from the benchmark, whose arrays would be counted instead.
+LAUNCHER = r"""
+import os, subprocess, sys, time
+t0 = time.perf_counter()
+child = subprocess.Popen(sys.argv[2:])
+_, status, usage = os.wait4(child.pid, 0)
+wall = time.perf_counter() - t0
+with open(sys.argv[1], "w") as out:
+    out.write(f"{wall!r} {usage.ru_utime + usage.ru_stime!r} {usage.ru_maxrss} {os.waitstatus_to_exitcode(status)}")
+"""
+
+
+def run_process(cmd, env=None):
+    """Run ``cmd`` to exit; return (wall seconds, CPU seconds, peak RSS bytes, completed process).
+
+    The times and the peak resident memory are the process's own, from process start to exit
+    (``wait4`` in ``LAUNCHER``). Raises on failure.
+    """
+    with tempfile.TemporaryDirectory() as tmp:
+        files = {name: Path(tmp) / name for name in ("usage", "out", "err")}
+        with open(files["out"], "wb") as out, open(files["err"], "wb") as err:
+            subprocess.run([sys.executable, "-c", LAUNCHER, os.fspath(files["usage"]), *map(os.fspath, cmd)],
+                           stdout=out, stderr=err, env=env, check=True)
+        wall, cpu, rss_kib, code = files["usage"].read_text().split()
+        proc = subprocess.CompletedProcess(cmd, int(code), files["out"].read_text(), files["err"].read_text())
     if proc.returncode != 0:
         raise RuntimeError(f"{' '.join(map(str, cmd))} failed ({proc.returncode}):\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}")
-    return wall, cpu, proc
+    return float(wall), float(cpu), int(rss_kib) * 1024, proc
 
 
-def time_process(cmd, repeats, warmup=1):
-    """Wall and CPU times of ``repeats`` runs of ``cmd`` after ``warmup`` runs; the last process too."""
-    proc = None
+def time_processes(cmds, repeats, warmup=1, env=None):
+    """Time the commands of ``cmds`` (name -> argv) ``repeats`` times each, interleaved round by round.
+
+    One untimed warm-up round first. Returns (name -> {"best", "times", "cpu", "peak_rss"},
+    name -> the last completed process); the round-robin order makes a burst of load from
+    other processes hit every command alike.
+    """
+    last = {}
     for _ in range(warmup):
-        _, _, proc = run_process(cmd)
-    walls, cpus = [], []
+        for name, cmd in cmds.items():
+            last[name] = run_process(cmd, env=env)[3]
+    timings = {name: {"times": [], "cpu": [], "peak_rss": []} for name in cmds}
     for _ in range(repeats):
-        wall, cpu, proc = run_process(cmd)
-        walls.append(wall)
-        cpus.append(cpu)
-    return {"best": min(walls), "times": walls, "cpu": cpus}, proc
+        for name, cmd in cmds.items():
+            wall, cpu, rss, last[name] = run_process(cmd, env=env)
+            timings[name]["times"].append(wall)
+            timings[name]["cpu"].append(cpu)
+            timings[name]["peak_rss"].append(rss)
+    for timing in timings.values():
+        timing["best"] = min(timing["times"])
+    return timings, last
 
 
 def spread(times):
@@ -158,8 +208,8 @@ def load_csr(folder):
 
 
 def bench_in_memory(folder, repeats):
-    """Section 1. The measurements are interleaved round by round (C, C exact, olearn, kernel,
-    checks), so that a burst of load from other processes hits all of them alike."""
+    """Section 1. The measurements are interleaved round by round (C, C exact, olearn, olearn with
+    ``record=True``, kernel, checks), so that a burst of load from other processes hits all of them alike."""
     import olearn
 
     X, y = load_csr(folder)
@@ -178,7 +228,12 @@ def bench_in_memory(folder, repeats):
         holder["est"], holder["res"] = est, res
 
     one_run()
-    python_parts = {"olearn": one_run}
+
+    def recording_run():
+        res = olearn.run(olearn.PAClassifier(variant="pa1", C=C), X, y, record=True)
+        holder["recorded_mistakes"] = res.n_mistakes
+
+    python_parts = {"olearn": one_run, "olearn_record": recording_run}
     # The compiled pass alone (input already in kernel form): the rest of run() is input checking.
     # This reaches into olearn's internals, which move; if they moved, only this part is skipped.
     try:
@@ -222,10 +277,12 @@ def bench_in_memory(folder, repeats):
     w_c = np.fromfile(w_path)
     max_diff = float(np.abs(w_olearn - w_c).max())
     assert res.n_mistakes == c_runs["c_exact"]["mistakes"], (res.n_mistakes, c_runs["c_exact"]["mistakes"])
+    assert holder["recorded_mistakes"] == res.n_mistakes, (holder["recorded_mistakes"], res.n_mistakes)
     assert max_diff <= 1e-9, max_diff
     return {
         "rows": int(y.size), "nnz": int(X.nnz),
         "olearn": {**timings["olearn"], "mistakes": res.n_mistakes, "updates": res.n_updates},
+        "olearn_record": {**timings["olearn_record"], "mistakes": holder["recorded_mistakes"]},
         "olearn_kernel_only": timings.get("olearn_kernel_only"),
         "olearn_check_X": timings.get("olearn_check_X"),
         "mistake_rule": "y*score <= 0" if olearn_counts_zero_score_as_mistake() else "sign(score) != y",
@@ -273,6 +330,7 @@ np.save(sys.argv[4], clf.coef_.ravel())
 print(json.dumps({"import": t1 - t0, "load": t2 - t1, "fit": t3 - t2}))
 """
 
+NUMBA_FLOOR = "import numpy, numba"
 STARTUP_SNIPPETS = {
     "python -c pass": "pass",
     "python -c 'import olearn'": "import olearn",
@@ -308,36 +366,31 @@ def parse_mistakes(text):
 
 
 def bench_end_to_end(folder, repeats, expected_mistakes):
-    out = {}
+    """Section 2: each command a fresh process, interleaved round by round (``time_processes``)."""
     py = sys.executable
-    for name, code in STARTUP_SNIPPETS.items():
-        out[name], _ = time_process([py, "-c", code], repeats)
-
+    cmds = {name: [py, "-c", code] for name, code in STARTUP_SNIPPETS.items()}
     cli = olearn_cli()
+    if cli is not None:
+        cmds["olearn"] = cli + ["run", "--algo", "pa1", os.fspath(folder / "stream.svm")]
+    for name, flags in VW_CONFIGS.items():
+        cmds[name] = [py, "-c", VW_SNIPPET, "-d", os.fspath(folder / "stream.vw"), *VW_COMMON, *flags]
+    coef_path = WORK / "sklearn_coef.npy"
+    cmds["sklearn"] = [py, "-c", SKLEARN_SNIPPET, os.fspath(folder / "stream.svm"), str(N_FEATURES), repr(C),
+                       os.fspath(coef_path)]
+    out, procs = time_processes(cmds, repeats)
+
     if cli is None:
         out["olearn"] = None
     else:
-        cmd = cli + ["run", "--algo", "pa1", os.fspath(folder / "stream.svm")]
-        out["olearn"], proc = time_process(cmd, repeats)
-        out["olearn"]["cmd"] = " ".join(cmd)
-        out["olearn"]["mistakes"] = parse_mistakes(proc.stdout + proc.stderr)
-        out["olearn"]["output_tail"] = (proc.stdout + proc.stderr)[-1500:]
+        text = procs["olearn"].stdout + procs["olearn"].stderr
+        out["olearn"].update(cmd=" ".join(cmds["olearn"]), mistakes=parse_mistakes(text), output_tail=text[-1500:])
         out["olearn"]["mistakes_match_in_memory"] = out["olearn"]["mistakes"] == expected_mistakes
-
-    for name, flags in VW_CONFIGS.items():
-        cmd = [py, "-c", VW_SNIPPET, "-d", os.fspath(folder / "stream.vw"), *VW_COMMON, *flags]
-        res, proc = time_process(cmd, repeats)
-        res["cmd"] = "vowpalwabbit.Workspace('" + " ".join(cmd[3:]) + "')"
-        res["inner"] = json.loads(proc.stdout.strip().splitlines()[-1])
-        out[name] = res
-
-    coef_path = WORK / "sklearn_coef.npy"
-    cmd = [py, "-c", SKLEARN_SNIPPET, os.fspath(folder / "stream.svm"), str(N_FEATURES), repr(C), os.fspath(coef_path)]
-    res, proc = time_process(cmd, repeats)
-    res["inner"] = json.loads(proc.stdout.strip().splitlines()[-1])
+    for name in VW_CONFIGS:
+        out[name]["cmd"] = "vowpalwabbit.Workspace('" + " ".join(cmds[name][3:]) + "')"
+        out[name]["inner"] = json.loads(procs[name].stdout.strip().splitlines()[-1])
+    out["sklearn"]["inner"] = json.loads(procs["sklearn"].stdout.strip().splitlines()[-1])
     w_c = np.fromfile(WORK / "pa1_reference_weights.bin")
-    res["max_abs_weight_diff_vs_c"] = float(np.abs(np.load(coef_path) - w_c).max())
-    out["sklearn"] = res
+    out["sklearn"]["max_abs_weight_diff_vs_c"] = float(np.abs(np.load(coef_path) - w_c).max())
     return out
 
 
@@ -357,12 +410,13 @@ def make_dict_stream(n, n_active=100, seed=1):
     return rows, y.tolist()
 
 
-def bench_streaming(n, repeats):
+def bench_streaming(rows, labels, repeats):
+    """Section 3 on the dict rows ``rows`` ({index: value}, indices below N_FEATURES) and -1/+1 ``labels``."""
     from river import linear_model
 
     import olearn
 
-    rows, labels = make_dict_stream(n)
+    n = len(rows)
     river_labels = [t > 0 for t in labels]
 
     def olearn_loop():
@@ -407,7 +461,7 @@ def bench_streaming(n, repeats):
     w_olearn[: est.coef_.shape[1]] = est.coef_.ravel()
     rounds = n - 1
     return {
-        "rows": n, "features_per_row": 100,
+        "rows": n, "features_per_row": round(sum(map(len, rows)) / n, 1),
         "olearn": {**o_timing, "mistakes": o_mistakes, "rows_per_s": rounds / o_best,
                    "us_per_row": 1e6 * o_best / rounds},
         "olearn_combined": {**c_timing, "rows_per_s": rounds / c_timing["best"],
@@ -421,21 +475,29 @@ def bench_streaming(n, repeats):
 # -- 4. warm start ---------------------------------------------------------------------------
 
 
-def bench_warm_start(repeats, cold=True):
-    folder = make_data.ensure(rows=1000, verbose=False)
+def bench_warm_start(repeats, cold_repeats=1, rows=1000):
+    """Section 4: ``olearn run --algo pa1`` on a ``rows``-row file after a warm-up run, interleaved with
+    ``python -c "import numpy, numba"`` (the floor of any numba program's start-up); then
+    ``cold_repeats`` first runs, each with an empty numba cache."""
+    folder = make_data.ensure(rows=rows, verbose=False)
     cli = olearn_cli()
     if cli is None:
         return None
     cmd = cli + ["run", "--algo", "pa1", os.fspath(folder / "stream.svm")]
-    res, proc = time_process(cmd, repeats)
-    res["cmd"] = " ".join(cmd)
-    res["mistakes"] = parse_mistakes(proc.stdout + proc.stderr)
-    if cold:
+    timings, procs = time_processes({"olearn": cmd, "import numpy, numba": [sys.executable, "-c", NUMBA_FLOOR]},
+                                    repeats)
+    res = {**timings["olearn"], "rows": rows, "cmd": " ".join(cmd), "import_numpy_numba": timings["import numpy, numba"],
+           "mistakes": parse_mistakes(procs["olearn"].stdout + procs["olearn"].stderr)}
+    if cold_repeats:
         # The first run after installing: an empty numba cache (in a private folder, so the
         # tree's own cache is untouched), hence every kernel the command needs is compiled.
-        with tempfile.TemporaryDirectory() as cache:
-            wall, cpu, _ = run_process(cmd, env={**os.environ, "NUMBA_CACHE_DIR": cache})
-        res["cold"] = {"wall": wall, "cpu": cpu}
+        walls, cpus = [], []
+        for _ in range(cold_repeats):
+            with tempfile.TemporaryDirectory() as cache:
+                wall, cpu, _, _ = run_process(cmd, env={**os.environ, "NUMBA_CACHE_DIR": cache})
+            walls.append(wall)
+            cpus.append(cpu)
+        res["cold"] = {"best": min(walls), "times": walls, "cpu": cpus}
     return res
 
 
@@ -457,6 +519,9 @@ def summary_rows(results):
         r_cpu = min(mem["olearn"]["cpu"]) / min(mem["c"]["cpu"])
         add("   same, CPU time instead of wall", fmt_s(min(mem["olearn"]["cpu"])), f"C {fmt_s(min(mem['c']['cpu']))}",
             f"{r_cpu:.2f}x", "(info)", None)
+        r_rec = mem["olearn_record"]["best"] / mem["c"]["best"]
+        add("1. same with record=True", fmt_s(mem["olearn_record"]["best"]), f"C {fmt_s(mem['c']['best'])}",
+            f"{r_rec:.2f}x", "<= 1.5x", r_rec <= 1.5)
         r_exact = mem["olearn"]["best"] / mem["c_exact"]["best"]
         add("   same, vs C without FMA", fmt_s(mem["olearn"]["best"]), f"C {fmt_s(mem['c_exact']['best'])}",
             f"{r_exact:.2f}x", "(info)", None)
@@ -508,8 +573,11 @@ def summary_rows(results):
     if ws is not None:
         add("4. warm start, 1,000-row file, wall", fmt_s(ws["best"]), "", "", "< 2 s", ws["best"] < 2.0)
         add("   same, CPU time of the process", fmt_s(min(ws["cpu"])), "", "", "(info)", None)
+        floor = ws["import_numpy_numba"]["best"]
+        add("   vs python -c 'import numpy, numba'", fmt_s(ws["best"]), fmt_s(floor), f"{ws['best'] / floor:.2f}x",
+            "(info)", None)
         if "cold" in ws:
-            add("   cold start (empty numba cache), wall", fmt_s(ws["cold"]["wall"]), "", "", "(info)", None)
+            add("   cold start (empty numba cache), wall", fmt_s(ws["cold"]["best"]), "", "", "(info)", None)
     elif "warm_start" in results:
         add("4. warm start, 1,000-row file, wall", "n/a (no CLI)", "", "", "< 2 s", None)
     return rows
@@ -538,7 +606,8 @@ def print_details(results):
     mem = results.get("in_memory")
     if mem:
         print(f"  in-memory rows={mem['rows']:,} nnz={mem['nnz']:,}")
-        for key, label in (("olearn", "olearn.run"), ("olearn_kernel_only", "kernel only"),
+        for key, label in (("olearn", "olearn.run"), ("olearn_record", "olearn.run, record=True"),
+                           ("olearn_kernel_only", "kernel only"),
                            ("olearn_check_X", "check_X only"), ("c", f"C {mem['c']['flags']}"),
                            ("c_exact", f"C {mem['c_exact']['flags']}")):
             if mem[key]:
@@ -606,10 +675,10 @@ def main(argv=None):
         results["end_to_end"] = bench_end_to_end(folder, args.repeats, expected)
     if 3 in sections:
         print("3. streaming ...", file=sys.stderr)
-        results["streaming"] = bench_streaming(stream_rows, args.repeats)
+        results["streaming"] = bench_streaming(*make_dict_stream(stream_rows), args.repeats)
     if 4 in sections:
         print("4. warm start ...", file=sys.stderr)
-        results["warm_start"] = bench_warm_start(args.repeats, cold=not args.no_cold)
+        results["warm_start"] = bench_warm_start(args.repeats, cold_repeats=0 if args.no_cold else 1)
     results["machine"]["loadavg_end"] = os.getloadavg()
     results["summary"] = summary_rows(results)
 

@@ -84,16 +84,50 @@ def time_olearn(X, y):
 
 
 def interleaved(X, y, binary, stream_path, weights_path, repeats):
-    """Best wall and CPU times of C and olearn, run in turn so that both see the same machine load."""
+    """C and olearn run in turn ``repeats`` times, so that both see the same machine load.
+
+    Returns (C runs, olearn runs, the last olearn estimator); a run is (wall, CPU, mistakes).
+    """
     time_olearn(X, y)  # compiles, or loads the cached machine code
     c_runs, o_runs = [], []
     for _ in range(repeats):
         c_runs.append(time_c(binary, stream_path, weights_path))
-        o_runs.append(time_olearn(X, y))
+        *o_run, est = time_olearn(X, y)
+        o_runs.append(tuple(o_run))
     assert len({run[2] for run in c_runs + o_runs}) == 1, "C and olearn disagree on the mistakes"
-    c_best = (min(run[0] for run in c_runs), min(run[1] for run in c_runs))
-    o_best = (min(run[0] for run in o_runs), min(run[1] for run in o_runs))
-    return c_best, o_best, o_runs[-1][2], o_runs[-1][3]
+    return c_runs, o_runs, est
+
+
+def timing(runs):
+    """Best wall time, every wall and CPU time of a list of (wall, CPU, mistakes) runs."""
+    return {"best": min(run[0] for run in runs), "times": [run[0] for run in runs], "cpu": [run[1] for run in runs]}
+
+
+def measure(rows, repeats):
+    """Stream name -> {"rows", "c", "olearn", "mistakes"} (timings as ``timing``).
+
+    The dense stream is also given to olearn as an ndarray (its time then includes the
+    conversion to CSR; no C counterpart).
+    """
+    binary = compile_reference()
+    streams = {
+        "dense 100-d (CSR input)": make_stream(rows, 100, 100, seed=0),
+        "sparse 60 of 2^16": make_stream(rows, 2**16, 60, seed=1),
+    }
+    out = {}
+    with tempfile.TemporaryDirectory(dir=WORK) as tmp:
+        stream_path, weights_path = Path(tmp) / "stream.bin", Path(tmp) / "w.bin"
+        for name, (X, y) in streams.items():
+            write_stream(stream_path, X, y)
+            c_runs, o_runs, est = interleaved(X, y, binary, stream_path, weights_path, repeats)
+            c_weights = np.fromfile(weights_path).reshape(X.shape[1], K).T
+            assert np.allclose(est.coef_, c_weights, rtol=1e-9, atol=1e-12), "C and olearn disagree on the weights"
+            out[name] = {"rows": X.shape[0], "c": timing(c_runs), "olearn": timing(o_runs), "mistakes": o_runs[0][2]}
+        X, y = streams["dense 100-d (CSR input)"]
+        write_stream(stream_path, X, y)
+        _, o_runs, _ = interleaved(X.toarray(), y, binary, stream_path, weights_path, repeats)
+        out["dense 100-d (ndarray input)"] = {"rows": X.shape[0], "olearn": timing(o_runs), "mistakes": o_runs[0][2]}
+    return out
 
 
 def main():
@@ -101,29 +135,19 @@ def main():
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--repeats", type=int, default=7)
     args = parser.parse_args()
-    scale = 10 if args.quick else 1
-    binary = compile_reference()
-    streams = {
-        "dense 100-d (CSR input)": make_stream(200_000 // scale, 100, 100, seed=0),
-        "sparse 60 of 2^16": make_stream(200_000 // scale, 2**16, 60, seed=1),
-    }
+    results = measure(20_000 if args.quick else 200_000, args.repeats)
     print("best of --repeats; wall seconds, and in brackets CPU seconds (less disturbed by other processes)")
     print(f"{'stream':28s} {'rows':>8s} {'C':>17s} {'olearn':>17s} {'ratio':>11s}  mistakes")
-    with tempfile.TemporaryDirectory(dir=WORK) as tmp:
-        stream_path, weights_path = Path(tmp) / "stream.bin", Path(tmp) / "w.bin"
-        for name, (X, y) in streams.items():
-            write_stream(stream_path, X, y)
-            (c_wall, c_cpu), (o_wall, o_cpu), mistakes, est = interleaved(X, y, binary, stream_path, weights_path,
-                                                                         args.repeats)
-            c_weights = np.fromfile(weights_path).reshape(X.shape[1], K).T
-            assert np.allclose(est.coef_, c_weights, rtol=1e-9, atol=1e-12), "C and olearn disagree on the weights"
-            print(f"{name:28s} {X.shape[0]:8d} {c_wall:7.4f} ({c_cpu:7.4f}) {o_wall:7.4f} ({o_cpu:7.4f}) "
-                  f"{o_wall / c_wall:4.2f} ({o_cpu / c_cpu:4.2f})  {mistakes}")
-        X, y = streams["dense 100-d (CSR input)"]
-        write_stream(stream_path, X, y)
-        _, (o_wall, o_cpu), _, _ = interleaved(X.toarray(), y, binary, stream_path, weights_path, args.repeats)
-        print(f"{'dense 100-d (ndarray input)':28s} {X.shape[0]:8d} {'':17s} {o_wall:7.4f} ({o_cpu:7.4f})  "
-              "(includes the conversion to CSR)")
+    for name, row in results.items():
+        o_wall, o_cpu = row["olearn"]["best"], min(row["olearn"]["cpu"])
+        if "c" in row:
+            c_wall, c_cpu = row["c"]["best"], min(row["c"]["cpu"])
+            print(f"{name:28s} {row['rows']:8d} {c_wall:7.4f} ({c_cpu:7.4f}) {o_wall:7.4f} ({o_cpu:7.4f}) "
+                  f"{o_wall / c_wall:4.2f} ({o_cpu / c_cpu:4.2f})  {row['mistakes']}")
+        else:
+            print(f"{name:28s} {row['rows']:8d} {'':17s} {o_wall:7.4f} ({o_cpu:7.4f})  "
+                  "(includes the conversion to CSR)")
+
 
 if __name__ == "__main__":
     sys.exit(main())

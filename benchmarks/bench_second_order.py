@@ -26,27 +26,39 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, os.fspath(HERE))
 
 import make_data
-from bench_core import best_of, load_csr
+from bench_core import best_of, best_of_interleaved, load_csr
+
+PA1 = "PA-I (binary linear kernel)"
 
 
-def bench_diagonal(folder, repeats):
+def diagonal_learners():
+    """Name -> factory of the learners section 1 compares, the PA-I pass first (the reference)."""
     import olearn
     from olearn.second_order import AROW, CW, NAROW, AdaGrad
 
-    X, y = load_csr(folder)
-    learners = {
-        "PA-I (binary linear kernel)": lambda: olearn.PAClassifier(variant="pa1", C=1.0),
+    return {
+        PA1: lambda: olearn.PAClassifier(variant="pa1", C=1.0),
         "AROW diag": lambda: AROW(r=1.0, covariance="diag"),
         "CW diag": lambda: CW(eta=0.9, covariance="diag"),
         "AdaGrad": lambda: AdaGrad(eta=1.0, delta=1.0),
         "NAROW diag": lambda: NAROW(b=1.0, covariance="diag"),
     }
-    out = {}
+
+
+def bench_diagonal(folder, repeats, names=None):
+    """``olearn.run(..., record=False)`` of each learner (``names``: a subset), interleaved round by round."""
+    import olearn
+
+    X, y = load_csr(folder)
+    learners = {name: make for name, make in diagonal_learners().items() if names is None or name in names}
+    passes = {}
     for name, make in learners.items():
         olearn.run(make(), X[:10], y[:10], record=False)  # compile or load from the cache
-        timing, res = best_of(lambda make=make: olearn.run(make(), X, y, record=False), repeats)
-        out[name] = {"seconds": timing["best"], "mistakes": res.n_mistakes, "times": timing["times"]}
-    base = out["PA-I (binary linear kernel)"]["seconds"]
+        passes[name] = lambda make=make: olearn.run(make(), X, y, record=False)
+    timings, results = best_of_interleaved(passes, repeats)
+    out = {name: {"seconds": timings[name]["best"], "mistakes": results[name].n_mistakes, **timings[name]}
+           for name in learners}
+    base = out[PA1]["seconds"]
     for row in out.values():
         row["ratio_to_pa1"] = row["seconds"] / base
     return {"rows": X.shape[0], "learners": out}
