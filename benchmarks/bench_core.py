@@ -250,8 +250,8 @@ def bench_in_memory(folder, repeats):
             w = np.zeros(N_FEATURES + 1)
             state = np.array([0.0, 1.0, 0.0])
             totals = np.zeros(_codes.N_TOTALS)
-            binary_linear_pass(arrays.indptr, arrays.indices, arrays.data, targets, empty, w, state, empty, empty,
-                               params, codes, empty, empty, empty, totals)
+            binary_linear_pass(arrays.indptr, arrays.indices, arrays.data, targets, empty, w, state, params, codes,
+                               empty, empty, empty, totals)
 
         kernel_only()
         python_parts.update(olearn_kernel_only=kernel_only, olearn_check_X=lambda: check_X(X))

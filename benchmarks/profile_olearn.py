@@ -349,8 +349,8 @@ def section_kernel(folder, repeats):
     def olearn_pass(kernel):
         def call():
             totals = np.zeros(_codes.N_TOTALS)
-            kernel(indptr, indices, data, y, empty, np.zeros(N_FEATURES + 1), np.array([0.0, 1.0, 0.0]), empty,
-                   empty, params, codes, empty, empty, empty, totals)
+            kernel(indptr, indices, data, y, empty, np.zeros(N_FEATURES + 1), np.array([0.0, 1.0, 0.0]), params,
+                   codes, empty, empty, empty, totals)
             return int(totals[_codes.T_MISTAKES])
         return call
 

@@ -37,9 +37,10 @@ so that ``sigma v - u = w_t + sigma_{t-1} v_t - u_t = S_t`` and the identity
 holds again from there on (it only needs sigma and u to start from any pair
 that represents the sum so far).
 
-The plain stream (no averaging) runs a copy of the loop that never passes the
+The plain stream (no averaging) runs a pass of its own that never passes the
 running sum along: in numba every array handed to a function costs reference
-counting per row, which the plain PA-I pass would feel.
+counting per row, which the plain PA-I pass would feel; and a learner without
+averaging never compiles the averaged loop.
 """
 
 import math
@@ -94,7 +95,7 @@ def learning_rate(schedule, eta, t):
     return eta / t
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def loss_and_slope(loss, margin):
     """The loss at margin m and its slope -dl/dm (a subgradient for the hinges)."""
     if loss == LOSS_HINGE:
@@ -116,7 +117,7 @@ def loss_and_slope(loss, margin):
     return 0.5 * r * r, r
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def step_size(loss, slope, sqnorm, margin, t, config):
     """tau of one round from the loss, ||x||^2 and the margin."""
     rule, _, schedule, conservative, eta, C, _, _, _ = config
@@ -129,7 +130,7 @@ def step_size(loss, slope, sqnorm, margin, t, config):
     return pa_step(rule, loss, sqnorm, C)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def weighted_step_size(loss, slope, sqnorm, margin, t, config, weight):
     """tau of one round of an example of importance weight ``weight >= 0``.
 
@@ -290,14 +291,14 @@ def learn_row_averaged(indices, data, lo, hi, y, weight, w, state, avg, sigma, s
     return score, loss, tau, True, sigma
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def next_sqnorm(a, score, sqnorm_x, state):
     """||w + a x||^2 from ||w||^2, w.x and ||x||^2, and whether the step w <- w + a x stays finite."""
     sqnorm_w = state[S_SQNORM] + 2.0 * a * score + a * a * sqnorm_x
     return sqnorm_w, math.isfinite(sqnorm_w) and math.isfinite(a / state[S_SCALE])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def project(sqnorm_w, w, state, config, min_scale):
     """Project w (squared norm ``sqnorm_w``) onto the L2 ball of radius ``config[6]`` (0: none), by its scale.
 
@@ -351,13 +352,12 @@ def apply_step(indices, data, a, tau, sqnorm_x, w, state, params, codes):
                         unpack_config(params, codes), _MIN_SCALE)
 
 
-# Compiled without numba's reference counting (``_nrt=False``): the pass allocates
-# nothing and keeps no array past its return, so the counts are not needed, and
+# Compiled without numba's reference counting (``_nrt=False``): the passes allocate
+# nothing and keep no array past their return, so the counts are not needed, and
 # with them every row paid about a dozen calls to increment and decrement the
-# counts of the arrays handed to the inlined row functions (~10% of the pass).
+# counts of the arrays handed to the row functions (~10% of the pass).
 @njit(cache=True, _nrt=False)
-def binary_linear_pass(indptr, indices, data, y, weights, w, state, avg, avg_state, params, codes, scores, losses,
-                       taus, totals):
+def binary_linear_pass(indptr, indices, data, y, weights, w, state, params, codes, scores, losses, taus, totals):
     """Progressive validation over the rows of a CSR matrix, in order.
 
     Each row is first scored, then learned. A round is a mistake when
@@ -365,27 +365,46 @@ def binary_linear_pass(indptr, indices, data, y, weights, w, state, avg, avg_sta
     whatever the label (the rounds the mistake bounds count, and a rule that
     does not depend on which class is encoded +1). With the regression loss
     ``y`` holds real targets and no round counts as a mistake. ``weights``
-    holds one importance weight per row, or nothing (every row weighs 1);
-    ``avg``/``avg_state`` the averaging state, or nothing. The totals count the
-    rounds unweighted. Per-round scores (on the current weights, never the
-    average), losses and taus are written when the output arrays have one
-    slot per row; pass empty arrays to keep only the ``totals`` (mistakes,
-    cumulative loss, updates, rounds). Returns -1, or the index of the row at
-    which learning stopped because the numbers overflowed.
+    holds one importance weight per row, or nothing (every row weighs 1). The
+    totals count the rounds unweighted. Per-round scores, losses and taus are
+    written when the output arrays have one slot per row; pass empty arrays to
+    keep only the ``totals`` (mistakes, cumulative loss, updates, rounds).
+    Returns -1, or the index of the row at which learning stopped because the
+    numbers overflowed.
     """
-    config = unpack_config(params, codes)
-    if avg.size > 0:
-        return progressive_rows(indptr, indices, data, y, weights, w, state, avg, avg_state, config, scores, losses,
-                                taus, totals, True)
-    # without averaging, a copy of the loop that never touches the running sum (nor passes it along)
-    return progressive_rows(indptr, indices, data, y, weights, w, state, avg, avg_state, config, scores, losses,
-                            taus, totals, False)
+    # no running sum: the loop's averaging branches are pruned, and these empty views are never read
+    return progressive_rows(indptr, indices, data, y, weights, w, state, w[:0], w[:0], unpack_config(params, codes),
+                            scores, losses, taus, totals, False)
+
+
+@njit(cache=True, _nrt=False)
+def averaged_linear_pass(indptr, indices, data, y, weights, w, state, avg, avg_state, params, codes, scores, losses,
+                         taus, totals):
+    """:func:`binary_linear_pass` adding each iterate to the running sum ``avg`` (``avg_state``: module docstring).
+
+    A pass of its own, so that a learner without averaging never compiles
+    this loop. The recorded scores are those of the current weights, never
+    of the average.
+    """
+    return progressive_rows(indptr, indices, data, y, weights, w, state, avg, avg_state, unpack_config(params, codes),
+                            scores, losses, taus, totals, True)
 
 
 @njit(cache=True, inline="always")
 def progressive_rows(indptr, indices, data, y, weights, w, state, avg, avg_state, config, scores, losses, taus,
                      totals, averaging):
-    """The loop of :func:`binary_linear_pass`; ``averaging`` is a constant at each call."""
+    """The loop of :func:`binary_linear_pass` and :func:`averaged_linear_pass`; ``averaging`` is a constant at each call.
+
+    What numba inlines itself (``inline="always"``) is kept to this loop (so
+    that the constant prunes the other branch) and the row functions that
+    LLVM would leave as calls (``learn_row``, ``learn_row_averaged``,
+    ``round_step``, ``move_weights``). numba's inlining copies the inlined
+    code block by block, at a cost that grows with each level of nesting:
+    inlining the small helpers too (loss, step size, projection) made the
+    first pass of a fresh install compile for 10-20 s instead of ~2 s. The
+    helpers are compiled apart, and LLVM inlines them: the pass's machine
+    code calls no olearn function.
+    """
     record = scores.size > 0
     weighted = weights.size > 0
     classify = config[1] != LOSS_EPSILON_INSENSITIVE

@@ -42,6 +42,7 @@ prediction of that row.
 
 import math
 
+import numpy as np
 from numba import njit
 
 from ._steps import weighted_pa_step
@@ -94,7 +95,10 @@ def unpack_config(params, codes):
     return codes[MK_RULE], codes[MK_RIVAL], codes[MK_STEP], codes[MK_SPLIT], params[MP_C], params[MP_BETA], params[MP_BIAS]
 
 
-@njit(cache=True, inline="always")
+# The small helpers are compiled apart and LLVM inlines them; numba's own inlining
+# (``inline="always"``) is kept to the row function, the loop and predict_and_join, since
+# its cost grows with each level of nesting (see ``_binary_linear.progressive_rows``).
+@njit(cache=True, _nrt=False)
 def margin_of(margins, y, r):
     """sqrt(rho(y, r)); an empty matrix means the plain multiclass margin 1."""
     if margins.shape[0] == 0:
@@ -102,7 +106,7 @@ def margin_of(margins, y, r):
     return margins[y, r]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def outranks(a, b, scores, ranks):
     """Slot a beats slot b: a higher score, or the same score and a lower rank."""
     return scores[a] > scores[b] or (scores[a] == scores[b] and ranks[a] < ranks[b])
@@ -116,7 +120,9 @@ def predict_and_join(scores, n, y, ranks):
     outranks the other. A label slot ``y >= n`` is a new class: it joins with
     score 0 after the prediction, which is then the top known class (-1 if none).
     """
-    wrong = -1
+    # typed int64 from the start: while numba infers the loop, a literal -1 would have the
+    # functions this label is handed to (general_update, ...) compiled once more for that literal
+    wrong = np.int64(-1)
     for a in range(n):
         if a != y and (wrong < 0 or outranks(a, wrong, scores, ranks)):
             wrong = a
@@ -150,7 +156,7 @@ def pa_rival(rival, scores, n, y, pred, wrong, ranks, margins):
     return r, loss
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def multiclass_hinge(scores, y, wrong):
     """max(0, 1 - (s_y - max_{a != y} s_a)); 0 with no other class."""
     if wrong < 0:
@@ -355,7 +361,7 @@ def general_update(indices, data, lo, hi, y, W, bound, A, stamp, ranks, margins,
     return loss, tau, largest != 0.0, True
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def round_stamp(clock, start):
     """(this round's number t, its stamp max(t - a, 0) in the averaged sum; 0 without averaging)."""
     t = clock[0] + 1
@@ -364,10 +370,14 @@ def round_stamp(clock, start):
 
 @njit(cache=True, inline="always")
 def learn_row(indices, data, lo, hi, y, weight, W, bound, A, clock, n_active, ranks, margins, config, start, scores,
-              coef, work):
+              coef, work, general):
     """Predict then learn one CSR row of importance ``weight``.
 
     Returns (prediction slot, loss, tau, mistake, moved, status).
+
+    ``general`` is a constant at each call: False for a caller that takes
+    RULE_PA only, whose code then leaves out (and never compiles)
+    :func:`general_update` of the other rules.
 
     The prediction is -1 when no class is known yet. On OVERFLOW the model is left
     exactly as it was (the round clock too). ``bound[0]`` is an upper bound on
@@ -399,7 +409,7 @@ def learn_row(indices, data, lo, hi, y, weight, W, bound, A, clock, n_active, ra
         return -1, 0.0, 0.0, True, False, OVERFLOW
     pred, wrong, n = predict_and_join(scores, n, y, ranks)
     mistake = pred < 0 or (wrong >= 0 and scores[wrong] >= scores[y])
-    if rule != RULE_PA:
+    if general and rule != RULE_PA:
         loss, tau, moved, ok = general_update(indices, data, lo, hi, y, W, bound, A, stamp, ranks, margins, config,
                                               weight, scores, n, pred, wrong, sq_x, vmax, coef, work)
         if not ok:
@@ -449,7 +459,7 @@ def learn_row(indices, data, lo, hi, y, weight, W, bound, A, clock, n_active, ra
 
 
 # Compiled without numba's reference counting, as ``_binary_linear.binary_linear_pass``
-# (its comment says why): the pass allocates nothing and keeps no array.
+# (its comment says why): the passes allocate nothing and keep no array.
 @njit(cache=True, _nrt=False)
 def multiclass_pass(indptr, indices, data, y, weights, W, bound, A, clock, n_active, ranks, margins, params, codes,
                     scores, coef, work, out_scores, preds, losses, taus, mistakes, totals):
@@ -463,6 +473,26 @@ def multiclass_pass(indptr, indices, data, y, weights, W, bound, A, clock, n_act
     arrays to keep only ``totals``. Returns -1, or the row at which learning
     stopped because the numbers overflowed.
     """
+    return progressive_rows(indptr, indices, data, y, weights, W, bound, A, clock, n_active, ranks, margins, params,
+                            codes, scores, coef, work, out_scores, preds, losses, taus, mistakes, totals, True)
+
+
+@njit(cache=True, _nrt=False)
+def pa_multiclass_pass(indptr, indices, data, y, weights, W, bound, A, clock, n_active, ranks, margins, params, codes,
+                       scores, coef, work, out_scores, preds, losses, taus, mistakes, totals):
+    """:func:`multiclass_pass` for RULE_PA alone (``codes[MK_RULE]`` must be RULE_PA).
+
+    The same rounds, compiled without the other rules' coefficients, so that
+    the first run of a PA learner compiles about half as much.
+    """
+    return progressive_rows(indptr, indices, data, y, weights, W, bound, A, clock, n_active, ranks, margins, params,
+                            codes, scores, coef, work, out_scores, preds, losses, taus, mistakes, totals, False)
+
+
+@njit(cache=True, inline="always")
+def progressive_rows(indptr, indices, data, y, weights, W, bound, A, clock, n_active, ranks, margins, params, codes,
+                     scores, coef, work, out_scores, preds, losses, taus, mistakes, totals, general):
+    """The loop of the two passes; ``general`` (a constant at each call) as in :func:`learn_row`."""
     record = preds.size > 0
     weighted = weights.size > 0
     config = unpack_config(params, codes)
@@ -478,7 +508,7 @@ def multiclass_pass(indptr, indices, data, y, weights, W, bound, A, clock, n_act
         weight = weights[i] if weighted else 1.0
         pred, loss, tau, mistake, moved, status = learn_row(indices, data, indptr[i], indptr[i + 1], y[i], weight, W,
                                                             bound, A, clock, n_active, ranks, margins, config, start,
-                                                            scores, coef, work)
+                                                            scores, coef, work, general)
         if status != OK:
             stopped = i
             n = i
@@ -502,7 +532,8 @@ def multiclass_learn_one(indices, data, y, weight, W, bound, A, clock, n_active,
                          coef, work):
     """``learn_row`` for one example in its own arrays; return (prediction slot, status)."""
     pred, _, _, _, _, status = learn_row(indices, data, 0, indices.size, y, weight, W, bound, A, clock, n_active, ranks,
-                                         margins, unpack_config(params, codes), params[MP_AVERAGE], scores, coef, work)
+                                         margins, unpack_config(params, codes), params[MP_AVERAGE], scores, coef, work,
+                                         True)
     return pred, status
 
 

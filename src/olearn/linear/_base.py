@@ -30,6 +30,7 @@ from .._kernels._binary_linear import (
     A_SIGMA,
     A_START,
     N_AVERAGE,
+    averaged_linear_pass,
     averaged_row_score,
     averaged_scores,
     binary_linear_pass,
@@ -152,12 +153,6 @@ class LinearLearner(OnlineLearner):
         """The first round averaged by the model learned so far; 0 when it does not average."""
         return int(self._avg_state[A_START]) if self._averaging() else 0
 
-    def _average_arrays(self):
-        """(avg, avg_state) for the kernels: the averaging state, or two empty arrays."""
-        if self._averaging():
-            return self._avg, self._avg_state
-        return UNWEIGHTED, UNWEIGHTED
-
     def _state_bytes(self, n_features):
         """One float64 weight per feature and the intercept, twice with averaging (the running sum)."""
         averaged = 2 if average_start(getattr(self, "average", False)) else 1
@@ -257,10 +252,14 @@ class LinearLearner(OnlineLearner):
         # a few page faults instead of one per 4 KB (200,000 rows: ~1,200 faults, ~10% of the pass)
         scores, losses, taus = np.empty((3, n))
         totals = np.zeros(_codes.N_TOTALS)
-        stopped = binary_linear_pass(
-            arrays.indptr, arrays.indices, arrays.data, targets, UNWEIGHTED if weights is None else weights,
-            self._w, self._state, *self._average_arrays(), params, codes, scores, losses, taus, totals,
-        )
+        weights = UNWEIGHTED if weights is None else weights
+        if self._averaging():
+            stopped = averaged_linear_pass(arrays.indptr, arrays.indices, arrays.data, targets, weights, self._w,
+                                           self._state, self._avg, self._avg_state, params, codes, scores, losses,
+                                           taus, totals)
+        else:
+            stopped = binary_linear_pass(arrays.indptr, arrays.indices, arrays.data, targets, weights, self._w,
+                                         self._state, params, codes, scores, losses, taus, totals)
         if stopped >= 0:
             raise PartialUpdateError(
                 f"{type(self).__name__}: the score or the squared norm of the weights overflowed at row {stopped}; "

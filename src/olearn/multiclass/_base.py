@@ -516,10 +516,10 @@ class MulticlassLearner(ManyRows, OnlineLearner, ClassifierEstimator):
                                              taus, mistakes, totals)
         else:
             scores, coef, work = self._scratch
-            stopped = K.multiclass_pass(arrays.indptr, arrays.indices, arrays.data, slots, weights, self._W,
-                                        self._bound, self._A, self._clock, self._n_active, self._labels.ranks, margins,
-                                        params, codes, scores, coef, work, out_scores, preds, losses, taus, mistakes,
-                                        totals)
+            kernel_pass = K.pa_multiclass_pass if codes[K.MK_RULE] == K.RULE_PA else K.multiclass_pass
+            stopped = kernel_pass(arrays.indptr, arrays.indices, arrays.data, slots, weights, self._W, self._bound,
+                                  self._A, self._clock, self._n_active, self._labels.ranks, margins, params, codes,
+                                  scores, coef, work, out_scores, preds, losses, taus, mistakes, totals)
             status = K.OVERFLOW
         order = self._labels.order.copy()
         labels = np.asarray(self._labels.labels)
