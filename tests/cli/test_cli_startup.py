@@ -83,6 +83,35 @@ def test_without_an_interrupt_the_same_script_runs_the_command(train):
     assert "signal sent" not in proc.stderr and "200" in proc.stdout
 
 
+# what a binary ``olearn run`` on a LIBSVM file has no use for: other commands, learner families, readers and
+# libraries (each was imported at start-up once, and together they cost about a third of the run)
+NOT_NEEDED_BY_A_BINARY_RUN = (
+    "sklearn", "scipy.stats", "scipy.optimize", "matplotlib", "dask", "urllib.request",
+    "olearn.cli._compare", "olearn.cli._serve", "olearn.cli._demo", "olearn.cli._reproduce",
+    "olearn.sequence", "olearn.multiclass", "olearn.multilabel", "olearn.uniclass", "olearn.second_order",
+    "olearn.quasi_additive", "olearn.dual", "olearn.compose", "olearn.preprocessing", "olearn.bounds",
+    "olearn.distributed", "olearn.serve", "olearn.plots", "olearn.experiments",
+    "olearn.data._digits", "olearn.data._download", "olearn.data._csv", "olearn.data._vw", "olearn.data._synthetic",
+)
+
+
+def test_a_binary_run_imports_only_what_it_needs(train):
+    code = textwrap.dedent("""
+        import sys
+        from olearn.cli import main
+        try:
+            main(["run", "--algo", "pa1", sys.argv[1]])
+        except SystemExit as exit:
+            assert exit.code == 0, exit.code
+        sys.stderr.write(" ".join(sorted(sys.modules)))
+    """)
+    proc = subprocess.run([sys.executable, "-c", code, train], capture_output=True, text=True, check=True)
+    loaded = set(proc.stderr.split())
+    assert "200" in proc.stdout  # the command ran, with the modules it needs
+    assert {"olearn.linear._pa", "olearn.data._libsvm", "olearn.evaluate", "scipy.sparse"} <= loaded
+    assert sorted(loaded.intersection(NOT_NEEDED_BY_A_BINARY_RUN)) == []
+
+
 def test_all_estimators_lists_every_estimator_in_a_fresh_interpreter():
     # the names load on first use, so the list cannot come from what happens to be loaded already
     fresh = _fresh("import olearn; print(*[name for name, _ in olearn.all_estimators()])")

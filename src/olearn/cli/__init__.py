@@ -17,10 +17,11 @@ __all__ = ["cli", "main"]
 
 def main(args=None):
     """Entry point of the ``olearn`` console script and of ``python -m olearn``."""
+    args = sys.argv[1:] if args is None else list(args)
     try:
-        from ._app import load_commands, run_commands
+        from ._app import commands_named, load_commands, run_commands
 
-        load_commands()
+        load_commands(commands_named(args))
     except (KeyboardInterrupt, SystemError) as err:
         if not caused_by_interrupt(err):
             raise

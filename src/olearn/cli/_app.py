@@ -1,8 +1,10 @@
 """The ``olearn`` command group: shared error handling, version, entry point.
 
-Heavy modules (matplotlib, rich, the data readers, the bounds) are imported
-inside the commands that use them, so ``olearn run`` pays at start-up for
-nothing but the package itself.
+Only the command a command line names is loaded (``olearn run`` never
+imports ``compare``, ``serve`` or ``demo``), and heavy modules (matplotlib,
+rich, the bounds, the learner families) are imported inside the commands
+that use them, so ``olearn run --algo pa1`` pays at start-up for little
+more than the binary learner and its reader.
 """
 
 import errno
@@ -97,17 +99,24 @@ def cli():
     """
 
 
-def load_commands():
-    """The ``olearn`` group with every command registered (importing each command's module, ``_<name>``, once)."""
-    for name in COMMANDS:
+def load_commands(names=COMMANDS):
+    """The ``olearn`` group with the commands ``names`` registered (importing each command's module, ``_<name>``,
+    once)."""
+    for name in names:
         importlib.import_module(f"{__package__}._{name}")
     return cli
 
 
-def run_commands(args=None):
-    """Run the ``olearn`` group on ``args`` (the command line's arguments when None) and exit."""
+def commands_named(args):
+    """The commands a command line needs registered: the one it starts with, or all of them (for ``--help``,
+    ``--version`` or a misspelt command, which click answers with the whole group)."""
+    return args[:1] if args and args[0] in COMMANDS else COMMANDS
+
+
+def run_commands(args):
+    """Run the ``olearn`` group, its commands loaded by :func:`load_commands`, on ``args`` and exit."""
     try:
-        return load_commands().main(args=args, prog_name="olearn")
+        return cli.main(args=args, prog_name="olearn")
     finally:
         # The command is over, its output written and its exit code set: a Ctrl-C now would only
         # interrupt Python's shutdown and replace that exit code.

@@ -262,11 +262,13 @@ def max_classes(*algos):
 
 def check_fit_intercept(algo, fit_intercept):
     """Reject --fit-intercept/--no-fit-intercept for a learner without an intercept (the uniclass ones)."""
+    if fit_intercept is None:
+        return  # (without loading every family to list the learners that have no intercept)
     import olearn
 
     without = [name for name, (class_name, _) in ALGORITHMS.items()
                if "fit_intercept" not in getattr(olearn, class_name)._get_param_names()]
-    if fit_intercept is not None and algo in without:
+    if algo in without:
         raise click.UsageError(f"--{'' if fit_intercept else 'no-'}fit-intercept does not apply to --algo {algo}, "
                                f"which has no intercept (it applies to every algorithm but {', '.join(without)})")
 

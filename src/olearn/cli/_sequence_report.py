@@ -5,7 +5,6 @@ import sys
 
 import numpy as np
 
-from ..sequence import hamming_errors
 from ._holdout import HeldOut
 
 # the tag written for each token of a sequence predicted before any tag was known (a fresh run's first):
@@ -20,6 +19,8 @@ class Rounds:
         self.predictions = predictions
         # each sequence's loss and step, as olearn.run recorded them (None when nothing was learned)
         self.losses, self.taus = losses, taus
+        from ..sequence import hamming_errors  # here: ``olearn run`` on rows imports this module, not the family
+
         self.lengths = [len(tags) for tags in y]
         wrong = hamming_errors(y, predictions)
         self.n_rounds = len(self.lengths)

@@ -6,21 +6,37 @@ duplicate-free rows. Text is parsed by compiled kernels
 :class:`olearn.exceptions.DataFormatError` naming file, line and column.
 """
 
-from ._cache import load_cache, save_cache
-from ._conll import iter_conll, load_conll
-from ._csv import csv_columns, load_csv
-from ._digits import fetch_mnist, fetch_usps, read_idx
-from ._download import get_data_home
-from ._formats import detect_format, read_any
-from ._libsvm import iter_libsvm, load_libsvm
-from ._orabona2010 import (
-    ORABONA2010_ORDERINGS,
-    make_orabona2010_stream,
-    orabona2010_order,
-    orabona2010_separator,
-)
-from ._synthetic import make_pa_paper_stream
-from ._vw import iter_vw, load_vw
+import importlib
+
+# Every public name loads with its module on first use, so reading one format (``olearn run`` on a LIBSVM
+# file) does not import the other readers, the dataset fetchers (urllib) or the generators.
+_HOMES = {
+    "load_cache": "_cache", "save_cache": "_cache",
+    "iter_conll": "_conll", "load_conll": "_conll",
+    "csv_columns": "_csv", "load_csv": "_csv",
+    "fetch_mnist": "_digits", "fetch_usps": "_digits", "read_idx": "_digits",
+    "get_data_home": "_download",
+    "detect_format": "_formats", "read_any": "_formats",
+    "iter_libsvm": "_libsvm", "load_libsvm": "_libsvm",
+    "ORABONA2010_ORDERINGS": "_orabona2010", "make_orabona2010_stream": "_orabona2010",
+    "orabona2010_order": "_orabona2010", "orabona2010_separator": "_orabona2010",
+    "make_pa_paper_stream": "_synthetic",
+    "iter_vw": "_vw", "load_vw": "_vw",
+}
+
+
+def __getattr__(name):
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value  # found once; later lookups are plain attribute reads
+    return value
+
+
+def __dir__():
+    return sorted({*globals(), *__all__})
+
 
 __all__ = [
     "ORABONA2010_ORDERINGS",

@@ -9,10 +9,7 @@ from olearn.exceptions import DataFormatError
 
 from ._cache import CACHE_SUFFIX, MAGIC, load_cache
 from ._conll import DOCUMENT_START
-from ._csv import load_csv
 from ._io import open_raw, read_head, strip_compression_suffix
-from ._libsvm import load_libsvm
-from ._vw import load_vw
 
 FORMATS = ("libsvm", "vw", "csv", "cache")
 _SUFFIXES = {
@@ -143,11 +140,18 @@ def read_any(path, format=None, **kwargs):
     if fmt not in FORMATS:
         raise ValueError(f"format must be one of {FORMATS}, got {fmt!r}")
     importance = None
+    # each reader is imported when read, so that detecting a format loads none of the others
     if fmt == "libsvm":
+        from ._libsvm import load_libsvm
+
         X, y = load_libsvm(path, **kwargs)
     elif fmt == "vw":
+        from ._vw import load_vw
+
         X, y, importance = load_vw(path, **kwargs)
     elif fmt == "csv":
+        from ._csv import load_csv
+
         X, y = load_csv(path, **kwargs)
     else:
         if kwargs:

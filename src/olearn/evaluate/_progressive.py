@@ -316,9 +316,11 @@ def _check_learner(estimator):
     with the statistics of the rows before it, so it runs; another library's
     pipeline is refused, for its transformers are fitted on whole batches.
     """
-    from ..compose import Pipeline
+    if isinstance(estimator, OnlineLearner):
+        return
+    from ..compose import Pipeline  # here, so that running a learner does not load the pipelines and transformers
 
-    if isinstance(estimator, (OnlineLearner, Pipeline)):
+    if isinstance(estimator, Pipeline):
         return
     name = type(estimator).__name__
     steps = getattr(estimator, "steps", None)
