@@ -110,6 +110,70 @@ def _narow_diagonal(indices, data, lo, hi, y, weight, w, s, avg, jm1, b, bias, m
 
 
 @njit(cache=True, inline="always")
+def _adagrad_step(i, v, a, weight_sq, delta, w, s, avg, jm1, averaging):
+    """One coordinate of AdaGrad's move: G_i += c^2 x_i^2, w_i += eta c y x_i / (delta + sqrt(G_i))."""
+    g = s[i] + weight_sq * v * v
+    s[i] = g
+    step = a * v / (delta + math.sqrt(g))
+    if averaging:
+        avg[i] += jm1 * step
+    w[i] += step
+
+
+@njit(cache=True, inline="always")
+def _adagrad_moves(indices, data, lo, hi, d, bias, a, weight_sq, delta, w, s, avg, jm1, averaging):
+    """AdaGrad's move on the row's coordinates and the intercept's; ``averaging`` is a constant at each call.
+
+    Explicit zeros of the row move nothing (their G and w stay as they are).
+    """
+    for k in range(lo, hi):
+        v = data[k]
+        if v != 0.0:
+            _adagrad_step(indices[k], v, a, weight_sq, delta, w, s, avg, jm1, averaging)
+    if bias != 0.0:
+        _adagrad_step(d, bias, a, weight_sq, delta, w, s, avg, jm1, averaging)
+
+
+@njit(cache=True, inline="always")
+def _adagrad_round(indices, data, lo, hi, y, weight, w, s, avg, jm1, eta, delta, bias):
+    """:func:`diagonal_round` for AdaGrad (Duchi, Hazan & Singer 2011, Fig. 1, diagonal, hinge loss).
+
+    Its own loops: the score's needs neither chi nor the rule's branches, and
+    the update runs over the row's entries then the intercept's, with the
+    average's bookkeeping in a separate copy of the loop.
+    """
+    d = w.size - 1
+    margin = w[d] * bias
+    sqnorm = bias * bias
+    largest_w = abs(w[d])
+    largest_s = s[d]
+    for k in range(lo, hi):
+        i = indices[k]
+        v = data[k]
+        margin += w[i] * v
+        sqnorm += v * v
+        largest_w = max(largest_w, abs(w[i]))
+        largest_s = max(largest_s, s[i])
+    if not (math.isfinite(margin) and math.isfinite(sqnorm)):
+        return margin, 0.0, 0.0, False
+    loss = max(0.0, 1.0 - y * margin)
+    if loss <= 0.0 or weight == 0.0:
+        return margin, loss, 0.0, True
+    # the gradient is -c y x; each coordinate moves by at most eta (|c x_i| / sqrt(G_i) <= 1, G_i holding c^2 x_i^2)
+    if not (math.isfinite(largest_s + weight * weight * sqnorm) and math.isfinite(largest_w + eta)):
+        return margin, loss, eta * weight, False
+    if jm1 != 0.0 and not _sum_stays_finite(indices, data, lo, hi, d, bias, avg, jm1, eta):
+        return margin, loss, eta * weight, False
+    a = eta * weight * y
+    weight_sq = weight * weight
+    if jm1 != 0.0:
+        _adagrad_moves(indices, data, lo, hi, d, bias, a, weight_sq, delta, w, s, avg, jm1, True)
+    else:
+        _adagrad_moves(indices, data, lo, hi, d, bias, a, weight_sq, delta, w, s, avg, jm1, False)
+    return margin, loss, eta * weight, True
+
+
+@njit(cache=True, inline="always")
 def diagonal_round(indices, data, lo, hi, y, weight, w, s, avg, jm1, rule, hyper, delta, bias):
     """Predict then learn one example of importance ``weight``; returns (score, loss, tau, ok).
 
@@ -118,6 +182,8 @@ def diagonal_round(indices, data, lo, hi, y, weight, w, s, avg, jm1, rule, hyper
     the bounds of the check (largest |w_i| and s_i of the row, ||x||^2), a
     second one updates. ``jm1`` is as in :func:`._second_order.full_round`.
     """
+    if rule == RULE_ADAGRAD:
+        return _adagrad_round(indices, data, lo, hi, y, weight, w, s, avg, jm1, hyper, delta, bias)
     d = w.size - 1
     margin = w[d] * bias
     chi = s[d] * bias * bias
@@ -134,25 +200,6 @@ def diagonal_round(indices, data, lo, hi, y, weight, w, s, avg, jm1, rule, hyper
         largest_s = max(largest_s, s[i])
     if not (math.isfinite(margin) and math.isfinite(sqnorm)):
         return margin, 0.0, 0.0, False
-    if rule == RULE_ADAGRAD:
-        loss = max(0.0, 1.0 - y * margin)
-        if loss <= 0.0 or weight == 0.0:
-            return margin, loss, 0.0, True
-        # the gradient is -c y x; each coordinate moves by at most eta (|c x_i| / sqrt(G_i) <= 1, G_i holding c^2 x_i^2)
-        if not (math.isfinite(largest_s + weight * weight * sqnorm) and math.isfinite(largest_w + hyper)):
-            return margin, loss, hyper * weight, False
-        if jm1 != 0.0 and not _sum_stays_finite(indices, data, lo, hi, d, bias, avg, jm1, hyper):
-            return margin, loss, hyper * weight, False
-        a = hyper * weight * y
-        for k in range(lo, hi + 1):
-            i, v = _entry(indices, data, k, hi, d, bias)
-            if v != 0.0:
-                s[i] += weight * weight * v * v
-                step = a * v / (delta + math.sqrt(s[i]))
-                if jm1 != 0.0:
-                    avg[i] += jm1 * step
-                w[i] += step
-        return margin, loss, hyper * weight, True
     if not math.isfinite(chi):
         return margin, 0.0, 0.0, False
     if rule == RULE_NAROW:

@@ -395,13 +395,15 @@ def learn_row(indices, data, lo, hi, y, weight, W, bound, A, clock, n_active, ra
         scores[a] = W[d, a] * bias
     sq_x = bias * bias
     vmax = abs(bias)
+    # a feature's prototypes are one row of W, read through a view at an unsigned index
+    # (indices are checked non-negative where they enter): no negative-index checks per entry
     for k in range(lo, hi):
-        j = indices[k]
         v = data[k]
+        row = W[np.uint32(indices[k])]
         sq_x += v * v
         vmax = max(vmax, abs(v))
         for a in range(n):
-            scores[a] += W[j, a] * v
+            scores[a] += row[a] * v
     probe = sq_x * 0.0
     for a in range(n):
         probe += scores[a] * 0.0
@@ -438,20 +440,23 @@ def learn_row(indices, data, lo, hi, y, weight, W, bound, A, clock, n_active, ra
                 return pred, loss, tau, mistake, False, OVERFLOW
         W[d, y] += tau * bias
         W[d, r] -= tau * bias
+        # the same unsigned row views as the scores, and unsigned class slots
+        uy = np.uint64(y)
+        ur = np.uint64(r)
         for k in range(lo, hi):
-            j = indices[k]
+            row = W[np.uint32(indices[k])]
             u = tau * data[k]
-            W[j, y] += u
-            W[j, r] -= u
+            row[uy] += u
+            row[ur] -= u
         if stamp > 0.0:
             st = stamp * tau
             A[d, y] += st * bias
             A[d, r] -= st * bias
             for k in range(lo, hi):
-                j = indices[k]
+                row = A[np.uint32(indices[k])]
                 u = st * data[k]
-                A[j, y] += u
-                A[j, r] -= u
+                row[uy] += u
+                row[ur] -= u
         bound[0] += tau * vmax
     n_active[0] = n
     clock[0] = t
