@@ -111,11 +111,11 @@ def gather_dot(sv_indices, sv_data, lo, hi, work):
     slice by :func:`block_dot`. Any other row is a gather by index, summed in
     four interleaved partial sums (entries j = 0, 1, 2, 3 mod 4, the leftover
     entries in the first) added pairwise at the end: scalar loads, which on
-    the machine measured (AVX-512) beat the vector gather instructions that letting the
-    compiler reassociate the sum produced, and a summation order that does not
-    depend on the compiler. Indices are read as unsigned, which spares the
-    checks for negative indices. Inlined into the loops over the support set,
-    so that evaluating a support vector costs no call.
+    the machine measured (AVX-512) beat the vector gather instructions that a
+    reassociated sum compiles to, and a summation order that does not depend
+    on the compiler. Indices are read as unsigned, which spares the checks for
+    negative indices. Inlined into the loops over the support set, so that
+    evaluating a support vector costs no call.
     """
     n = hi - lo
     if n == 0:
