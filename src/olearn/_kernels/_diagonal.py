@@ -135,6 +135,17 @@ def _adagrad_moves(indices, data, lo, hi, d, bias, a, weight_sq, delta, w, s, av
 
 
 @njit(cache=True, inline="always")
+def _accumulators_grow(indices, data, lo, hi, d, bias, weight_sq, s):
+    """Whether every coordinate the row moves has G_i > 0 after the round (with delta = 0 the step divides by
+    sqrt(G_i), and c^2 x_i^2 can underflow to 0 for a tiny, nonzero x_i)."""
+    for k in range(lo, hi):
+        v = data[k]
+        if v != 0.0 and s[indices[k]] + weight_sq * v * v == 0.0:
+            return False
+    return bias == 0.0 or s[d] + weight_sq * bias * bias != 0.0
+
+
+@njit(cache=True, inline="always")
 def _adagrad_round(indices, data, lo, hi, y, weight, w, s, avg, jm1, eta, delta, bias):
     """:func:`diagonal_round` for AdaGrad (Duchi, Hazan & Singer 2011, Fig. 1, diagonal, hinge loss).
 
@@ -166,6 +177,8 @@ def _adagrad_round(indices, data, lo, hi, y, weight, w, s, avg, jm1, eta, delta,
         return margin, loss, eta * weight, False
     a = eta * weight * y
     weight_sq = weight * weight
+    if delta == 0.0 and not _accumulators_grow(indices, data, lo, hi, d, bias, weight_sq, s):
+        return margin, loss, eta * weight, False
     if jm1 != 0.0:
         _adagrad_moves(indices, data, lo, hi, d, bias, a, weight_sq, delta, w, s, avg, jm1, True)
     else:
