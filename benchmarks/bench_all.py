@@ -486,7 +486,8 @@ NOTES = [
     " against the whole support set (stored sparse), against NumPy/BLAS (`S @ x`, then the kernel's map).",
     "* warm start: `olearn run --algo pa1` on a small file of the same kind after a warm-up run, against"
     " `python -c \"import numpy, numba\"`; first run: the same command with an empty numba cache (a fresh"
-    " temporary `NUMBA_CACHE_DIR` each time), against the same anchor.",
+    " temporary `NUMBA_CACHE_DIR` each time), against the same anchor. olearn's modules are byte-compiled"
+    " before the run, as an install leaves them.",
     "* extras: River's `PAClassifier(C=1, mode=1, learn_intercept=False)` and olearn's `PAClassifier` one dict"
     " at a time over the stream's first rows (`{column: value}`, `predict_one` then `learn_one`), and"
     " scikit-learn end to end (above).",
