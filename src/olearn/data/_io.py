@@ -355,12 +355,16 @@ def iter_line_windows(path, block_size):
     return _mapped_windows(text, block_size)
 
 
+# madvise is a POSIX call (not on Windows, where the mapped pages stay until the file is done)
+_CAN_RELEASE = hasattr(mmap.mmap, "madvise") and hasattr(mmap, "MADV_DONTNEED")
+
+
 def _mapped_windows(text, block_size):
     arr = np.frombuffer(text, np.uint8)
     released = 0
     for start, end in line_windows(text, block_size):
         yield arr, text, start, end, 0
         passed = end - end % mmap.PAGESIZE
-        if passed > released:
+        if passed > released and _CAN_RELEASE:
             text.madvise(mmap.MADV_DONTNEED, released, passed - released)
             released = passed
