@@ -120,7 +120,8 @@ class _Chunk:
             self._grow()
 
     def _grow(self):
-        """Double the arrays that the parser found full, at least (a line may hold more entries than there were)."""
+        """Grow the arrays that the parser found full: double them at least (a line may hold more entries than
+        there were); the entries of a chunk of ``max_rows`` rows to what the rest of the chunk will need."""
         rows, nnz, n_mlabels = (int(n) for n in self.counts[K.C_ROWS : K.C_MLABELS + 1])
         full = self.counts[K.C_ERR_INFO]
         if full == K.FULL_ROWS:
@@ -130,6 +131,9 @@ class _Chunk:
             self.mlabel_ptr = _grown(self.mlabel_ptr, rows + 1, n_rows + 1 if self.opt.multilabel else 0)
         elif full == K.FULL_ENTRIES:
             n = 2 * self.indices.shape[0] + 1
+            if self.max_rows is not None and rows:
+                # room for the rest of the chunk at the density of its rows so far (an eighth more)
+                n = max(n, nnz + (nnz * (self.max_rows - rows) // rows) * 9 // 8 + 1)
             if n >= _MAX_INT32_NNZ and self.indptr.dtype != np.int64:
                 self.indptr, self.indices = self.indptr.astype(np.int64), self.indices.astype(np.int64)
             self.indices = _grown(self.indices, nnz, n)
