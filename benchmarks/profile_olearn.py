@@ -109,7 +109,7 @@ def import_times(module):
 _ONE_ROW_RUN = r"""
 import contextlib, io, sys, time
 c0 = time.process_time()
-from olearn.cli._app import main
+from olearn.cli import main
 c1 = time.process_time()
 sys.argv = ["olearn", "run", "--algo", "pa1", "-q", sys.argv[1]]
 with contextlib.redirect_stdout(io.StringIO()):
@@ -161,7 +161,7 @@ def section_startup(repeats):
 
 _CLI_PROFILE = r"""
 import cProfile, pstats, sys, time
-from olearn.cli._app import main
+from olearn.cli import main
 sys.argv = ["olearn", "run", "--algo", "pa1", "-q", sys.argv[1]]
 prof = cProfile.Profile(time.process_time)
 prof.enable()
@@ -176,8 +176,8 @@ prof.dump_stats(OUT)
 # (label, regex on "file:line(function)" of the cProfile entry, which time: tottime or cumtime)
 _CLI_STAGES = [
     ("parse kernel (parse_libsvm)", r"_parse_libsvm\.py:\d+\(parse_libsvm\)", "tottime"),
-    ("allocation pre-pass (count_bounds)", r"\(count_bounds\)", "tottime"),
-    ("line numbering (bytes.count)", r"method 'count' of 'bytes'", "tottime"),
+    ("growing the chunk arrays (libsvm _grown)", r"_libsvm\.py:\d+\(_grown\)", "tottime"),
+    ("row slicing (scipy get_csr_submatrix)", r"get_csr_submatrix", "tottime"),
     ("file read", r"method 'read' of '_io\.BufferedReader'", "tottime"),
     ("regrouping rows (Rows.concat + copies)", r"_rows\.py:\d+\(concat\)|method 'copy' of 'numpy\.ndarray'", "tottime"),
     ("learning kernel (binary_linear_pass)", r"\(binary_linear_pass\)", "tottime"),
@@ -268,6 +268,14 @@ def _proto_parse(buf, pow10, indptr, indices, data, labels):
     return row, k
 
 
+def _kernel_parse(K, arr, indptr, indices, data, labels):
+    counts = np.zeros(K.N_COUNTS, np.int64)
+    K.parse_libsvm(arr, 0, arr.size, 1, N_FEATURES, False, indptr.size - 1, indptr, indices, data, labels,
+                   np.empty(0, np.int64), np.empty(0, np.int64), counts, np.empty((16, 2), np.int64),
+                   np.empty((256, 4), np.int64))
+    assert counts[K.C_STATUS] == K.OK
+
+
 def section_parse(folder, repeats):
     header("parse: LIBSVM text -> CSR, one process, warm page cache")
     from olearn._kernels import _parse_libsvm as K
@@ -283,8 +291,8 @@ def section_parse(folder, repeats):
     mb = arr.size / 1e6
     results = {
         "olearn.data.load_libsvm (whole file)": cpu_best(lambda: load_libsvm(path), repeats),
-        "  its allocation pre-pass count_bounds": cpu_best(lambda: K.count_bounds(arr, 0, arr.size), repeats),
-        "  bytes.count(b'\\n') (line numbering)": cpu_best(lambda: raw.count(b"\n"), repeats),
+        "  its kernel parse_libsvm (one call, outputs allocated)": cpu_best(
+            lambda: _kernel_parse(K, arr, indptr, indices, data, labels), repeats),
         "minimal numba parser (prototype, no checks)": cpu_best(
             lambda: _proto_parse(arr, _POW10, indptr, indices, data, labels), repeats),
         "sklearn load_svmlight_file (reference)": None,

@@ -211,6 +211,41 @@ def test_numbers_with_many_digits_and_extreme_exponents(write):
     assert X.toarray()[0].tolist() == [float(t) for t in tokens]
 
 
+def plain_decimals(rng, n):
+    """Tokens ``[-]digits[.digits]``: up to 12 digits before the point (leading zeros too), up to 14 after, some
+    with a point and no digit after it or none before it, around the 18 digits and 2**53 where the reader changes
+    its way of converting."""
+    tokens = []
+    for _ in range(n):
+        whole = "".join(rng.choice(list("0123456789"), rng.integers(0, 13)))
+        fraction = "".join(rng.choice(list("0123456789"), rng.integers(0, 15)))
+        if not whole and not fraction:
+            whole = "0"
+        sign = "-" if rng.random() < 0.3 else ""
+        point = "." if fraction or rng.random() < 0.2 else ""
+        tokens.append(sign + whole + point + fraction)
+    return tokens + ["9007199254740992", "9007199254740993", "900719925474099.3", "0.000000000000000001",
+                     "123456789.123456789", "-0.0", "0.", ".5", "-.5", "00000000000000000001.5"]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_plain_decimals_equal_python_float_and_sklearn_bit_for_bit(tmp_path, seed):
+    tokens = plain_decimals(np.random.default_rng(seed), 3000)
+    path = tmp_path / "plain.svm"
+    # labels too, but for the integers a float64 label cannot hold (refused, see test_libsvm_errors)
+    labels = [t if "." in t else "1" for t in tokens]
+    path.write_text("".join(f"{label} {j % 50 + 1}:{t}\n" for j, (label, t) in enumerate(zip(labels, tokens))))
+    X, y = load_libsvm(path, n_features=50)
+    X_sk, y_sk = load_svmlight_file(str(path), n_features=50)
+    expected = np.array([float(t) for t in tokens])
+    expected_y = np.array([float(t) for t in labels])
+    # bit patterns, so that -0.0 and 0.0 differ
+    assert np.array_equal(X.data.view(np.int64), expected.view(np.int64))
+    assert np.array_equal(y.view(np.int64), expected_y.view(np.int64))
+    assert np.array_equal(X_sk.data.view(np.int64), expected.view(np.int64))
+    assert np.array_equal(y_sk.view(np.int64), expected_y.view(np.int64))
+
+
 def test_detect_zero_based_reads_multilabel_lines(tmp_path):
     from olearn.data._libsvm import detect_zero_based
 

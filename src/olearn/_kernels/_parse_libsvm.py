@@ -4,7 +4,9 @@ Grammar of a data line (blank lines and lines starting with ``#`` are skipped)::
 
     label (blank index:value)* [blank] [# comment]
 
-The parser fills caller-allocated CSR arrays in file order, records which rows
+The parser appends to caller-allocated CSR arrays in file order (a call may
+continue the rows of an earlier one, and stops after a given number of rows
+or when an output is full), records which rows
 are out of column order (sorted afterwards, once every value is final) and
 which number tokens need the Python fix-up conversion (see ``_parse_number``).
 On a format error it stops and reports an error code and the byte offset; the
@@ -13,9 +15,8 @@ Python layer turns those into a line, column and message.
 
 from numba import njit
 
-from ._parse_number import (  # noqa: F401 (OK and C_*: this parser's counts layout)
+from ._parse_number import (
     C_ERR_INFO,
-    C_ERR_POS,
     C_FIXUPS,
     C_STATUS,
     COLON,
@@ -52,42 +53,25 @@ E_DUPLICATE = 10  # index repeated in a sorted run; info = index
 E_QID = 11  # 'qid:' token
 E_LABEL_RANGE = 12  # multilabel: an integer label beyond the int64 range
 
-# counts[] slots filled by parse_libsvm: the shared ones (C_STATUS, C_ERR_POS,
+# counts[] slots of parse_libsvm: the shared ones (C_STATUS, C_ERR_POS,
 # C_ERR_INFO, C_FIXUPS; see _parse_number), then
-C_ROWS = N_SHARED_COUNTS
-C_NNZ = N_SHARED_COUNTS + 1
-C_MLABELS = N_SHARED_COUNTS + 2
-C_UNSORTED = N_SHARED_COUNTS + 3
-N_COUNTS = N_SHARED_COUNTS + 4
+C_ROWS = N_SHARED_COUNTS  # rows in the outputs (read at the start, then updated)
+C_NNZ = N_SHARED_COUNTS + 1  # entries of indices/data in use (likewise)
+C_MLABELS = N_SHARED_COUNTS + 2  # entries of mlabels in use (likewise)
+C_UNSORTED = N_SHARED_COUNTS + 3  # output: rows listed in unsorted
+C_STOP = N_SHARED_COUNTS + 4  # output: the offset where parsing stopped (end, or a line start)
+N_COUNTS = N_SHARED_COUNTS + 5
+
+# Status of a parse that stopped at a line start because an output array is
+# full (not an error): grow the outputs and parse on from counts[C_STOP].
+# counts[C_ERR_INFO] then says which is full:
+OUT_OF_ROOM = -1
+FULL_ROWS = 0  # indptr (and labels or mlabel_ptr)
+FULL_ENTRIES = 1  # indices and data
+FULL_MLABELS = 2
 
 # Index digits beyond this saturate; every limit is far below it.
 _INDEX_SATURATION = 10**17
-
-
-@njit(cache=True)
-def count_bounds(buf, start, end):
-    """Upper bounds for allocation: (data lines, colons, commas) in ``buf[start:end]``.
-
-    A data line -- one row of the output -- is a line whose first non-blank
-    byte is neither a newline nor ``#``, as ``parse_libsvm`` decides it; blank
-    and comment lines cost no allocation.
-    """
-    n_lines = 0
-    n_colons = 0
-    n_commas = 0
-    at_line_start = True  # nothing but blanks yet on this line
-    for i in range(start, end):
-        c = buf[i]
-        if c == NEWLINE:
-            at_line_start = True
-        elif at_line_start and not is_blank(c):
-            at_line_start = False
-            n_lines += c != HASH
-        if c == COLON:
-            n_colons += 1
-        elif c == COMMA:
-            n_commas += 1
-    return n_lines, n_colons, n_commas
 
 
 @njit(cache=True, inline="always")
@@ -119,6 +103,17 @@ def _first_token_has_colon(buf, i, end):
     return False
 
 
+@njit(cache=True, inline="always")
+def _stop(counts, status, i, row, k, n_mlabels, n_unsorted, n_fix):
+    counts[C_STATUS] = status
+    counts[C_STOP] = i
+    counts[C_ROWS] = row
+    counts[C_NNZ] = k
+    counts[C_MLABELS] = n_mlabels
+    counts[C_UNSORTED] = n_unsorted
+    counts[C_FIXUPS] = n_fix
+
+
 @njit(cache=True)
 def parse_libsvm(
     buf,
@@ -127,6 +122,7 @@ def parse_libsvm(
     base,
     limit,
     multilabel,
+    max_rows,
     indptr,
     indices,
     data,
@@ -151,10 +147,18 @@ def parse_libsvm(
     multilabel : bool
         Labels are comma-separated integers (into ``mlabels``/``mlabel_ptr``)
         instead of one number (into ``labels``).
+    max_rows : int
+        Stop before the data line that would make the outputs hold more rows.
     indptr, indices, data, labels, mlabels, mlabel_ptr : arrays
-        Outputs, allocated from ``count_bounds``.
+        Outputs; their first ``counts[C_ROWS]`` rows (``indptr`` and
+        ``mlabel_ptr`` one more entry) are kept and appended to. ``labels``
+        (or ``mlabel_ptr``) has room for as many rows as ``indptr``. When
+        one is full the parse stops with status ``OUT_OF_ROOM`` before the
+        line that does not fit (its numbers are not listed as fix-ups).
     counts : int64 array of length ``N_COUNTS``
-        Output: status, error position/info and sizes (see ``C_*``).
+        Input: the sizes of the outputs so far (``C_ROWS``, ``C_NNZ``,
+        ``C_MLABELS``). Output: status, error position/info, sizes and where
+        parsing stopped (see ``C_*``).
     unsorted : int64 array (m, 2)
         Output rows ``(row, line_start)`` whose indices are out of order.
     fixups : int64 array (m, 4)
@@ -166,21 +170,22 @@ def parse_libsvm(
     unsorted, fixups : arrays
         The same arrays, or grown copies if they filled up.
     """
-    row = 0
-    k = 0
-    n_mlabels = 0
+    row = counts[C_ROWS]
+    k = counts[C_NNZ]
+    n_mlabels = counts[C_MLABELS]
     n_unsorted = 0
     n_fix = 0
-    indptr[0] = 0
-    if multilabel:
-        mlabel_ptr[0] = 0
-    counts[C_STATUS] = OK
     i = start
-    while i < end:
+    while i < end and row < max_rows:
         line_start = i
         i, line_done = next_token(buf, i, end)
         if line_done:
             continue
+        if row + 1 >= indptr.shape[0]:
+            _stop(counts, OUT_OF_ROOM, line_start, row, k, n_mlabels, n_unsorted, n_fix)
+            counts[C_ERR_INFO] = FULL_ROWS
+            return unsorted, fixups
+        fix_at_line_start = n_fix
         if multilabel:
             if not _first_token_has_colon(buf, i, end):
                 while True:
@@ -192,6 +197,10 @@ def parse_libsvm(
                         return unsorted, fixups
                     if not fits:
                         fail(counts, E_LABEL_RANGE, tok, n_fix)
+                        return unsorted, fixups
+                    if n_mlabels >= mlabels.shape[0]:
+                        _stop(counts, OUT_OF_ROOM, line_start, row, k, mlabel_ptr[row], n_unsorted, fix_at_line_start)
+                        counts[C_ERR_INFO] = FULL_MLABELS
                         return unsorted, fixups
                     mlabels[n_mlabels] = -label if negative else label
                     n_mlabels += 1
@@ -247,6 +256,11 @@ def parse_libsvm(
             if index < previous:
                 in_order = False
             previous = index
+            if k >= indices.shape[0]:
+                n_mlabels = mlabel_ptr[row] if multilabel else n_mlabels
+                _stop(counts, OUT_OF_ROOM, line_start, row, indptr[row], n_mlabels, n_unsorted, fix_at_line_start)
+                counts[C_ERR_INFO] = FULL_ENTRIES
+                return unsorted, fixups
             indices[k] = index - base
             data[k] = value
             k += 1
@@ -257,9 +271,5 @@ def parse_libsvm(
             n_unsorted += 1
         row += 1
         indptr[row] = k
-    counts[C_ROWS] = row
-    counts[C_NNZ] = k
-    counts[C_MLABELS] = n_mlabels
-    counts[C_UNSORTED] = n_unsorted
-    counts[C_FIXUPS] = n_fix
+    _stop(counts, OK, i, row, k, n_mlabels, n_unsorted, n_fix)
     return unsorted, fixups

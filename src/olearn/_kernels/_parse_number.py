@@ -130,7 +130,7 @@ def scan_int64(buf, i, end):
     return i, value, fits
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def scan_number(buf, i, end):
     """Scan ``[+-]digits[.digits][(e|E)[+-]digits]`` starting at ``buf[i]``.
 
@@ -138,7 +138,44 @@ def scan_number(buf, i, end):
     of the number, ``kind`` one of ``NUMBER_INVALID`` / ``NUMBER_EXACT`` /
     ``NUMBER_FIXUP``; ``value`` is meaningful only for ``NUMBER_EXACT``. The
     caller decides whether the byte at ``stop`` may end the token.
+
+    The common plain decimal (``[-]digits[.digits]``, at most 18 digits in
+    all, leading zeros included) is read by a short loop; its value is the
+    general scan's (the same mantissa divided by the same power of ten),
+    and anything else is left to the general scan.
     """
+    j = i
+    negative = j < end and buf[j] == 45
+    if negative:
+        j += 1
+    mantissa = 0
+    n_digits = 0
+    while j < end and is_digit(buf[j]):
+        mantissa = mantissa * 10 + (buf[j] - 48)
+        n_digits += 1
+        j += 1
+    n_fraction = 0
+    if j < end and buf[j] == 46:
+        j += 1
+        while j < end and is_digit(buf[j]):
+            mantissa = mantissa * 10 + (buf[j] - 48)
+            n_fraction += 1
+            j += 1
+    n_digits += n_fraction
+    # Past 18 digits the mantissa may have wrapped: the general scan reads those.
+    if (
+        0 < n_digits <= _MAX_MANTISSA_DIGITS
+        and mantissa <= _MAX_EXACT_MANTISSA
+        and not (j < end and (buf[j] == 101 or buf[j] == 69))
+    ):
+        value = float(mantissa) / _POW10[n_fraction]
+        return j, NUMBER_EXACT, -value if negative else value
+    return _scan_number_general(buf, i, end)
+
+
+@njit(cache=True)
+def _scan_number_general(buf, i, end):
+    """``scan_number`` for any number (signs, exponents, long mantissas)."""
     i, negative = scan_sign(buf, i, end)
     mantissa = 0
     n_digits = 0

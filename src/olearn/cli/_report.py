@@ -36,6 +36,8 @@ class ProgressiveTable:
 
         Learn each piece and :meth:`add` its result before taking the next.
         """
+        from ..data._rows import row_range
+
         n = X.shape[0]
         lo = 0
         while lo < n:
@@ -43,7 +45,7 @@ class ProgressiveTable:
             if lo == 0 and hi == n:
                 yield X, y, weight
             else:
-                yield X[lo:hi], None if y is None else y[lo:hi], None if weight is None else weight[lo:hi]
+                yield row_range(X, lo, hi), None if y is None else y[lo:hi], None if weight is None else weight[lo:hi]
             lo = hi
 
     def add(self, result, y=None, model=None):

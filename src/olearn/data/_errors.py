@@ -2,20 +2,24 @@
 
 import math
 
+import numpy as np
+
 from olearn.exceptions import DataFormatError
 
 _TOKEN_ENDS = b" \t\r\n\x0b\x0c"
 _MAX_SHOWN = 40
+_LF = ord("\n")
 
 
 def locate(buf, pos, first_line=0):
     """1-based ``(line, column)`` of byte ``pos`` of ``buf``.
 
-    ``first_line`` is the number of file lines before ``buf[0]``. The column
+    ``buf`` is bytes-like (a memory map too: lines are counted without its
+    ``count``); ``first_line`` is the number of file lines before ``buf[0]``. The column
     counts characters, not bytes, of the line decoded as UTF-8.
     """
     line_start = buf.rfind(b"\n", 0, pos) + 1
-    line = first_line + buf.count(b"\n", 0, pos) + 1
+    line = first_line + int(np.count_nonzero(np.frombuffer(buf, np.uint8, count=line_start) == _LF)) + 1
     column = len(buf[line_start:pos].decode("utf-8", "replace")) + 1
     return line, column
 

@@ -1,12 +1,16 @@
-"""Opening data files: transparent decompression, line endings, reading in line-aligned blocks."""
+"""Opening data files: transparent decompression, line endings, reading in line-aligned blocks (memory-mapped where
+the file allows)."""
 
 import bz2
 import contextlib
 import gzip
 import lzma
+import mmap
 import os
 import stat
 import zlib
+
+import numpy as np
 
 from olearn.exceptions import DataFormatError
 
@@ -296,3 +300,71 @@ def iter_line_blocks(path, block_size):
     if pending:
         carry = b"".join(pending)
         yield carry, len(carry), line
+
+
+def mapped(path):
+    """A read-only memory map of ``path`` if its bytes are the text as read (a plain uncompressed file, not a
+    stream, with ``\\n`` or ``\\r\\n`` line breaks, not empty), else None (read it with the functions above)."""
+    path = os.fspath(path)
+    if once_input(path) is not None or compression_of(path) is not None:
+        return None
+    with open(path, "rb") as f:
+        info = os.fstat(f.fileno())
+        if not stat.S_ISREG(info.st_mode) or info.st_size == 0:
+            return None
+        text = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    if _lone_cr_first(text, False):
+        return None
+    return text
+
+
+def line_windows(buf, block_size):
+    """``(start, end)`` of the consecutive pieces of ``buf`` that hold whole lines, about ``block_size`` bytes each
+    (a longer line whole); the last may lack a final line break."""
+    size = len(buf)
+    start = 0
+    while start < size:
+        end = start + block_size
+        if end >= size:
+            end = size
+        else:
+            cut = buf.rfind(LF, start, end)
+            if cut < 0:
+                cut = buf.find(LF, end)
+            end = size if cut < 0 else cut + 1
+        yield start, end
+        start = end
+
+
+def iter_line_windows(path, block_size):
+    """Cover ``path`` in whole lines, as ``iter_line_blocks`` does, yielding ``(arr, buf, start, end, first_line)``.
+
+    ``buf[start:end]`` holds the lines (``arr`` is ``buf`` as a uint8 array)
+    and ``first_line`` is the number of file lines before ``buf[0]``. A file
+    that :func:`mapped` maps is one ``buf`` for every window (``first_line``
+    0, nothing read ahead or copied, no line counted), and the pages of the
+    windows already passed are released, so the resident memory stays about
+    one window; any other input is read block by block. Opening happens at
+    the call, so a missing file raises FileNotFoundError there.
+    """
+    text = mapped(path)
+    if text is None:
+        compression_of(path)
+        return ((np.frombuffer(buf, np.uint8), buf, 0, end, first_line)
+                for buf, end, first_line in iter_line_blocks(path, block_size))
+    return _mapped_windows(text, block_size)
+
+
+# madvise is a POSIX call (not on Windows, where the mapped pages stay until the file is done)
+_CAN_RELEASE = hasattr(mmap.mmap, "madvise") and hasattr(mmap, "MADV_DONTNEED")
+
+
+def _mapped_windows(text, block_size):
+    arr = np.frombuffer(text, np.uint8)
+    released = 0
+    for start, end in line_windows(text, block_size):
+        yield arr, text, start, end, 0
+        passed = end - end % mmap.PAGESIZE
+        if passed > released and _CAN_RELEASE:
+            text.madvise(mmap.MADV_DONTNEED, released, passed - released)
+            released = passed

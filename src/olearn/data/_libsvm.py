@@ -1,6 +1,5 @@
 """LIBSVM / SVMlight text reader: whole-file and streaming."""
 
-import functools
 import os
 
 import numpy as np
@@ -11,9 +10,9 @@ from olearn._kernels._parse_rows import sort_listed_rows
 
 from ._checks import check_float_dtype, check_int
 from ._errors import number_message, raise_at, token_at
-from ._io import iter_line_blocks, read_text
+from ._io import iter_line_windows, line_windows, mapped, once_input, read_text
 from ._numbers import apply_fixups, check_integer_labels
-from ._rows import Rows, parse_chunks, trimmed
+from ._rows import Rows
 
 # Columns are int32 so that scipy keeps the arrays as they are; this is the
 # largest index (as written in the file) accepted when n_features is not given.
@@ -44,69 +43,165 @@ class _Options:
         return self.n_features - 1 if base == 0 else self.n_features
 
 
-def _parse(buf, end, first_line, opt):
-    """Parse ``buf[:end]`` (whole lines) into ``Rows``; settles ``opt.base`` if undecided."""
-    arr = np.frombuffer(buf, dtype=np.uint8, count=end)
-    if opt.base is not None:
-        return _run_kernel(arr, buf, first_line, opt, opt.base, opt.limit(opt.base))
-    # "auto": keep indices as written and decide once features have been seen.
-    rows = _run_kernel(arr, buf, first_line, opt, 0, opt.limit(None))
-    if len(rows.data):
+class _Chunk:
+    """CSR rows (and labels) parsed from windows of text, appended to until the chunk is taken.
+
+    The arrays grow when the parser finds one full (it stops before the line
+    that does not fit), and are cut to their use when taken; so a chunk's
+    rows are parsed into place, never copied to regroup them.
+    """
+
+    def __init__(self, opt, max_rows=None, hint=(1 << 10, 1 << 16)):
+        self.opt = opt
+        self.max_rows = max_rows
+        self._empty(*hint)
+
+    def _empty(self, n_rows, nnz):
+        """No rows yet; room for ``n_rows`` rows and ``nnz`` entries (the first guesses, grown as needed)."""
+        opt = self.opt
+        if self.max_rows is not None:
+            n_rows = min(n_rows, self.max_rows)
+        self.counts = np.zeros(K.N_COUNTS, dtype=np.int64)
+        index_dtype = np.int32 if nnz < _MAX_INT32_NNZ else np.int64
+        self.indptr = np.zeros(n_rows + 1, dtype=index_dtype)
+        self.indices = np.empty(nnz, dtype=index_dtype)
+        self.data = np.empty(nnz, dtype=opt.dtype)
+        self.labels = np.empty(0 if opt.multilabel else n_rows)
+        self.mlabels = np.empty(n_rows if opt.multilabel else 0, dtype=np.int64)
+        self.mlabel_ptr = np.zeros(n_rows + 1 if opt.multilabel else 0, dtype=np.int64)
+        self.unsorted = np.empty((16, 2), dtype=np.int64)
+        self.fixups = np.empty((256, 4), dtype=np.int64)
+
+    def __len__(self):
+        return int(self.counts[K.C_ROWS])
+
+    def parse(self, arr, buf, start, end, first_line, base, limit):
+        """Append the rows of the whole lines ``buf[start:end]``, stopping when the chunk is full.
+
+        Returns the offset where parsing stopped: ``end``, or the start of the
+        first line left for the next chunk.
+        """
+        opt, counts = self.opt, self.counts
+        max_rows = _NO_ROW_LIMIT if self.max_rows is None else self.max_rows
+        while True:
+            self.unsorted, self.fixups = K.parse_libsvm(
+                arr,
+                start,
+                end,
+                base,
+                limit,
+                opt.multilabel,
+                max_rows,
+                self.indptr,
+                self.indices,
+                self.data,
+                self.labels,
+                self.mlabels,
+                self.mlabel_ptr,
+                counts,
+                self.unsorted,
+                self.fixups,
+            )
+            fixups = self.fixups[: counts[K.C_FIXUPS]]
+            values = apply_fixups(arr, buf, fixups, {FIX_DATA: self.data, FIX_LABEL: self.labels}, opt.path,
+                                  first_line)
+            check_integer_labels(buf, fixups, values, fixups[:, 2] == FIX_LABEL, opt.path, first_line)
+            status = counts[K.C_STATUS]
+            if status != K.OK and status != K.OUT_OF_ROOM:
+                _raise_kernel_error(buf, first_line, opt, base, counts)
+            n_unsorted = counts[K.C_UNSORTED]
+            if n_unsorted:
+                bad = sort_listed_rows(self.indptr, self.indices, self.data, self.unsorted, n_unsorted)
+                if bad >= 0:
+                    _raise_duplicate(buf, first_line, opt, self.unsorted[bad, 1])
+            start = int(counts[K.C_STOP])
+            if status == K.OK:
+                return start
+            self._grow()
+
+    def _grow(self):
+        """Grow the arrays that the parser found full: double them at least (a line may hold more entries than
+        there were); the entries of a chunk of ``max_rows`` rows to what the rest of the chunk will need."""
+        rows, nnz, n_mlabels = (int(n) for n in self.counts[K.C_ROWS : K.C_MLABELS + 1])
+        full = self.counts[K.C_ERR_INFO]
+        if full == K.FULL_ROWS:
+            n_rows = 2 * rows + 1 if self.max_rows is None else min(2 * rows + 1, self.max_rows)
+            self.indptr = _grown(self.indptr, rows + 1, n_rows + 1)
+            self.labels = _grown(self.labels, rows, 0 if self.opt.multilabel else n_rows)
+            self.mlabel_ptr = _grown(self.mlabel_ptr, rows + 1, n_rows + 1 if self.opt.multilabel else 0)
+        elif full == K.FULL_ENTRIES:
+            n = 2 * self.indices.shape[0] + 1
+            if self.max_rows is not None and rows:
+                # room for the rest of the chunk at the density of its rows so far (an eighth more)
+                n = max(n, nnz + (nnz * (self.max_rows - rows) // rows) * 9 // 8 + 1)
+            if n >= _MAX_INT32_NNZ and self.indptr.dtype != np.int64:
+                self.indptr, self.indices = self.indptr.astype(np.int64), self.indices.astype(np.int64)
+            self.indices = _grown(self.indices, nnz, n)
+            self.data = _grown(self.data, nnz, n)
+        else:
+            self.mlabels = _grown(self.mlabels, n_mlabels, 2 * self.mlabels.shape[0] + 1)
+
+    def take(self):
+        """The rows parsed so far, in arrays of their own cut to size; the chunk starts empty again, with room for
+        a little more than it took."""
+        opt = self.opt
+        n_rows, nnz = len(self), int(self.counts[K.C_NNZ])
+        if opt.multilabel:
+            flat = self.mlabels[: self.counts[K.C_MLABELS]].tolist()
+            ptr = self.mlabel_ptr[: n_rows + 1].tolist()
+            y = [tuple(sorted(flat[a:b])) for a, b in zip(ptr[:-1], ptr[1:])]
+        else:
+            y = _cut(self.labels, n_rows)
+        rows = Rows(_cut(self.indptr, n_rows + 1), _cut(self.indices, nnz), _cut(self.data, nnz), y)
+        self._empty(n_rows + 1, nnz + nnz // 8 + 1)
+        return rows
+
+
+# Beyond this many entries, a chunk's indptr and indices are int64.
+_MAX_INT32_NNZ = np.iinfo(np.int32).max
+_NO_ROW_LIMIT = np.iinfo(np.int64).max
+
+
+def _grown(a, n_used, n):
+    """``a`` if it holds ``n`` entries, else an array of ``n`` entries starting with ``a``'s first ``n_used``."""
+    if n <= a.shape[0]:
+        return a
+    bigger = np.empty(n, dtype=a.dtype)
+    bigger[:n_used] = a[:n_used]
+    return bigger
+
+
+def _cut(a, n):
+    """``a`` cut to its first ``n`` entries in place (``a`` owns its memory, which shrinks without a copy)."""
+    a.resize(n, refcheck=False)
+    return a
+
+
+def _parse_whole(arr, buf, windows, first_line, opt):
+    """The rows of the windows ``(start, end)`` of ``buf``, as one ``Rows``.
+
+    With ``zero_based="auto"`` (``opt.base`` None) the indices are read as
+    written and the base is decided (and settled in ``opt``) once all are
+    seen, as scikit-learn does.
+    """
+    windows = list(windows)
+    chunk = _Chunk(opt)
+    base = 0 if opt.base is None else opt.base
+    limit = opt.limit(opt.base)
+    for start, end in windows:
+        chunk.parse(arr, buf, start, end, first_line, base, limit)
+    rows = chunk.take()
+    if opt.base is None and len(rows.data):
         # scikit-learn's rule: any index 0 means the file is 0-based.
         opt.base = 0 if rows.indices.min() == 0 else 1
         if opt.base == 1:
             rows.indices -= 1
         elif opt.n_features is not None and rows.indices.max() >= opt.n_features:
             # Index n_features passed as a valid 1-based index; rerun 0-based to locate it.
-            _run_kernel(arr, buf, first_line, opt, 0, opt.limit(0))
+            chunk = _Chunk(opt, hint=(len(rows), len(rows.data)))
+            for start, end in windows:
+                chunk.parse(arr, buf, start, end, first_line, 0, opt.limit(0))
     return rows
-
-
-def _run_kernel(arr, buf, first_line, opt, base, limit):
-    n_rows_max, n_colons, n_commas = K.count_bounds(arr, 0, arr.size)
-    index_dtype = np.int32 if n_colons < np.iinfo(np.int32).max else np.int64
-    indptr = np.empty(n_rows_max + 1, dtype=index_dtype)
-    indices = np.empty(n_colons, dtype=index_dtype)
-    data = np.empty(n_colons, dtype=opt.dtype)
-    labels = np.empty(0 if opt.multilabel else n_rows_max)
-    mlabels = np.empty(n_commas + n_rows_max if opt.multilabel else 0, dtype=np.int64)
-    mlabel_ptr = np.empty(n_rows_max + 1 if opt.multilabel else 0, dtype=np.int64)
-    counts = np.zeros(K.N_COUNTS, dtype=np.int64)
-    unsorted, fixups = K.parse_libsvm(
-        arr,
-        0,
-        arr.size,
-        base,
-        limit,
-        opt.multilabel,
-        indptr,
-        indices,
-        data,
-        labels,
-        mlabels,
-        mlabel_ptr,
-        counts,
-        np.empty((16, 2), dtype=np.int64),
-        np.empty((256, 4), dtype=np.int64),
-    )
-    fixups = fixups[: counts[K.C_FIXUPS]]
-    values = apply_fixups(arr, buf, fixups, {FIX_DATA: data, FIX_LABEL: labels}, opt.path, first_line)
-    check_integer_labels(buf, fixups, values, fixups[:, 2] == FIX_LABEL, opt.path, first_line)
-    if counts[K.C_STATUS] != K.OK:
-        _raise_kernel_error(buf, first_line, opt, base, counts)
-    n_rows, nnz = counts[K.C_ROWS], counts[K.C_NNZ]
-    n_unsorted = counts[K.C_UNSORTED]
-    if n_unsorted:
-        bad = sort_listed_rows(indptr, indices, data, unsorted, n_unsorted)
-        if bad >= 0:
-            _raise_duplicate(buf, first_line, opt, unsorted[bad, 1])
-    if opt.multilabel:
-        flat = mlabels[: counts[K.C_MLABELS]].tolist()
-        ptr = mlabel_ptr[: n_rows + 1].tolist()
-        y = [tuple(sorted(flat[a:b])) for a, b in zip(ptr[:-1], ptr[1:])]
-    else:
-        y = trimmed(labels, n_rows)
-    return Rows(trimmed(indptr, n_rows + 1), trimmed(indices, nnz), trimmed(data, nnz), y)
 
 
 def _raise_kernel_error(buf, first_line, opt, base, counts):
@@ -249,8 +344,10 @@ def load_libsvm(path, n_features=None, dtype=np.float64, zero_based="auto", mult
     array([ 1., -1.])
     """
     opt = _Options(path, n_features, dtype, zero_based, multilabel)
-    buf = read_text(opt.path)
-    rows = _parse(buf, len(buf), 0, opt)
+    buf = mapped(opt.path)
+    if buf is None:
+        buf = read_text(opt.path)
+    rows = _parse_whole(np.frombuffer(buf, np.uint8), buf, line_windows(buf, _DEFAULT_BLOCK_SIZE), 0, opt)
     return rows.to_csr(opt.n_features, copy=False), rows.y
 
 
@@ -267,7 +364,10 @@ def iter_libsvm(
 
     The file is read ``block_size`` bytes at a time, cut at line boundaries
     and parsed by the same kernel as :func:`load_libsvm`, so memory stays
-    bounded by about one chunk plus one block. Errors name the global line.
+    bounded by about one chunk plus one block (a plain file is memory-mapped
+    instead of read, and the pages of the blocks passed are released). Each
+    chunk's rows are parsed into arrays of its own, which the matrix keeps.
+    Errors name the global line.
 
     Parameters
     ----------
@@ -308,8 +408,30 @@ def iter_libsvm(
     chunk_size = check_int("chunk_size", chunk_size, 1)
     block_size = check_int("block_size", block_size, 1)
     opt = _Options(path, n_features, dtype, zero_based, multilabel)
-    chunks = parse_chunks(opt.path, functools.partial(_parse, opt=opt), chunk_size, block_size)
-    return ((rows.to_csr(opt.n_features, copy=True), rows.y) for rows in chunks)
+    windows = iter_line_windows(opt.path, block_size)
+    chunks = _parse_stream(windows, opt, chunk_size, as_they_come=once_input(opt.path) is not None)
+    return ((rows.to_csr(opt.n_features, copy=False), rows.y) for rows in chunks)
+
+
+def _parse_stream(windows, opt, chunk_size, as_they_come):
+    """``Rows`` of ``chunk_size`` rows (the last: the rest) parsed from ``windows`` (see ``iter_line_windows``).
+
+    ``as_they_come``: yield the rows of each window without waiting to fill a
+    chunk (a stream, whose next bytes may take long to arrive). With
+    ``zero_based="auto"`` the first window holding a feature decides the base.
+    """
+    chunk = _Chunk(opt, chunk_size)
+    for arr, buf, start, end, first_line in windows:
+        if opt.base is None:
+            _parse_whole(arr, buf, [(start, end)], first_line, opt)
+        base = 0 if opt.base is None else opt.base  # still None: the window holds no feature
+        limit = opt.limit(base)
+        while start < end:
+            start = chunk.parse(arr, buf, start, end, first_line, base, limit)
+            if start < end or (as_they_come and len(chunk)):
+                yield chunk.take()
+    if len(chunk):
+        yield chunk.take()
 
 
 def detect_zero_based(paths, block_size=_DEFAULT_BLOCK_SIZE, multilabel=False):
@@ -352,8 +474,8 @@ def detect_zero_based(paths, block_size=_DEFAULT_BLOCK_SIZE, multilabel=False):
     block_size = check_int("block_size", block_size, 1)
     for path in paths:
         opt = _Options(path, None, np.float64, "auto", multilabel)
-        for buf, end, first_line in iter_line_blocks(opt.path, block_size):
-            _parse(buf, end, first_line, opt)
+        for arr, buf, start, end, first_line in iter_line_windows(opt.path, block_size):
+            _parse_whole(arr, buf, [(start, end)], first_line, opt)
             if opt.base is not None:
                 return opt.base == 0
     return None

@@ -75,6 +75,15 @@ class Rows:
         return Rows(np.concatenate(indptrs), indices, data, y, weight)
 
 
+def row_range(X, lo, hi):
+    """Rows ``lo:hi`` of the matrix ``X``; of a CSR matrix, a CSR matrix that views its column indices and values
+    (scipy's slicing copies them)."""
+    if not (sp.issparse(X) and X.format == "csr"):
+        return X[lo:hi]
+    a, b = X.indptr[lo], X.indptr[hi]
+    return type(X)((X.data[a:b], X.indices[a:b], X.indptr[lo : hi + 1] - a), shape=(hi - lo, X.shape[1]), copy=False)
+
+
 def trimmed(a, n):
     """``a[:n]``, copied if the view would keep a much larger allocation alive."""
     return a[:n] if 4 * n >= 3 * a.shape[0] else a[:n].copy()
