@@ -401,7 +401,7 @@ def progressive_rows(indptr, indices, data, y, weights, w, state, avg, avg_state
     ``round_step``, ``move_weights``). numba's inlining copies the inlined
     code block by block, at a cost that grows with each level of nesting:
     inlining the small helpers too (loss, step size, projection) made the
-    first pass of a fresh install compile for 10-20 s instead of ~2 s. The
+    first pass of a fresh install compile about eight times longer. The
     helpers are compiled apart, and LLVM inlines them: the pass's machine
     code calls no olearn function.
     """
