@@ -10,7 +10,7 @@ from olearn._kernels._parse_rows import sort_listed_rows
 
 from ._checks import check_float_dtype, check_int
 from ._errors import number_message, raise_at, token_at
-from ._io import iter_line_windows, line_windows, mapped, once_input, read_text
+from ._io import iter_line_windows, line_windows, once_input, read_text
 from ._numbers import apply_fixups, check_integer_labels
 from ._rows import Rows
 
@@ -344,9 +344,7 @@ def load_libsvm(path, n_features=None, dtype=np.float64, zero_based="auto", mult
     array([ 1., -1.])
     """
     opt = _Options(path, n_features, dtype, zero_based, multilabel)
-    buf = mapped(opt.path)
-    if buf is None:
-        buf = read_text(opt.path)
+    buf = read_text(opt.path)
     rows = _parse_whole(np.frombuffer(buf, np.uint8), buf, line_windows(buf, _DEFAULT_BLOCK_SIZE), 0, opt)
     return rows.to_csr(opt.n_features, copy=False), rows.y
 
@@ -364,9 +362,7 @@ def iter_libsvm(
 
     The file is read ``block_size`` bytes at a time, cut at line boundaries
     and parsed by the same kernel as :func:`load_libsvm`, so memory stays
-    bounded by about one chunk plus one block (a plain file is memory-mapped
-    instead of read, and the pages of the blocks passed are released). Each
-    chunk's rows are parsed into arrays of its own, which the matrix keeps.
+    bounded by about one chunk plus one block. Each chunk's rows are parsed into arrays of its own, which the matrix keeps.
     Errors name the global line.
 
     Parameters
