@@ -7,7 +7,7 @@
 (2, ['ham', 'spam'])
 """
 
-import importlib
+from ._lazy import lazy_names
 
 __version__ = "0.1.0"
 
@@ -37,20 +37,7 @@ _HOMES = {
 }
 
 
-def __getattr__(name):
-    if name in _SUBPACKAGES:
-        return importlib.import_module(f"{__name__}.{name}")
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
-    globals()[name] = value  # found once; later lookups are plain attribute reads
-    return value
-
-
-def __dir__():
-    return sorted({*globals(), *__all__})
-
+__getattr__, __dir__ = lazy_names(__name__, _HOMES, _SUBPACKAGES)
 
 __all__ = [
     "AROW",

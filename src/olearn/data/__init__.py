@@ -6,7 +6,7 @@ duplicate-free rows. Text is parsed by compiled kernels
 :class:`olearn.exceptions.DataFormatError` naming file, line and column.
 """
 
-import importlib
+from .._lazy import lazy_names
 
 # Every public name loads with its module on first use, so reading one format (``olearn run`` on a LIBSVM
 # file) does not import the other readers, the dataset fetchers (urllib) or the generators.
@@ -25,18 +25,7 @@ _HOMES = {
 }
 
 
-def __getattr__(name):
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
-    globals()[name] = value  # found once; later lookups are plain attribute reads
-    return value
-
-
-def __dir__():
-    return sorted({*globals(), *__all__})
-
+__getattr__, __dir__ = lazy_names(__name__, _HOMES)
 
 __all__ = [
     "ORABONA2010_ORDERINGS",

@@ -1,0 +1,29 @@
+"""A package's public names, each loaded with its module on first use (PEP 562)."""
+
+import importlib
+import sys
+
+
+def lazy_names(package, homes, subpackages=()):
+    """``(__getattr__, __dir__)`` for the ``__init__`` of ``package``.
+
+    ``homes`` maps a public name to the submodule (relative to ``package``)
+    that defines it; a name in ``subpackages`` is that subpackage. A name
+    found is kept in the package, so later lookups are plain attribute reads.
+    """
+    module = sys.modules[package]
+
+    def __getattr__(name):
+        if name in subpackages:
+            return importlib.import_module(f"{package}.{name}")
+        home = homes.get(name)
+        if home is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(f"{package}.{home}"), name)
+        setattr(module, name, value)
+        return value
+
+    def __dir__():
+        return sorted({*vars(module), *module.__all__})
+
+    return __getattr__, __dir__
