@@ -50,6 +50,11 @@ from ._second_order import (
 )
 from ._totals import add_totals
 
+# Entries of a row AdaGrad updates at a time: ``work`` holds 2 * ADAGRAD_CHUNK floats
+ADAGRAD_CHUNK = 64
+# A multiple of the vector width: the steps are computed on whole vectors (harmless padding), no scalar tail
+_LANES = 8
+
 
 @njit(cache=True, inline="always")
 def _entry(indices, data, k, hi, d, bias):
@@ -109,29 +114,61 @@ def _narow_diagonal(indices, data, lo, hi, y, weight, w, s, avg, jm1, b, bias, m
     return margin, loss, weight, True
 
 
-@njit(cache=True, inline="always")
-def _adagrad_step(i, v, a, weight_sq, delta, w, s, avg, jm1, averaging):
-    """One coordinate of AdaGrad's move: G_i += c^2 x_i^2, w_i += eta c y x_i / (delta + sqrt(G_i))."""
-    g = s[i] + weight_sq * v * v
-    s[i] = g
-    step = a * v / (delta + math.sqrt(g))
-    if averaging:
-        avg[i] += jm1 * step
-    w[i] += step
+# Not inlined, and with NumPy's error model: Python's raises on a division by zero, a test
+# and a branch per division that keep the loop of the steps from being vectorised. The steps
+# of explicit zeros, which may divide 0 by 0 when delta = 0, are computed but never used;
+# any other division has a positive denominator (delta > 0, or ``_accumulators_grow``).
+@njit(cache=True, error_model="numpy", _nrt=False)
+def _adagrad_chunk(indices, data, a, weight_sq, delta, w, s, avg, jm1, work):
+    """AdaGrad's move on at most ``ADAGRAD_CHUNK`` entries of a row (views of its arrays).
 
-
-@njit(cache=True, inline="always")
-def _adagrad_moves(indices, data, lo, hi, d, bias, a, weight_sq, delta, w, s, avg, jm1, averaging):
-    """AdaGrad's move on the row's coordinates and the intercept's; ``averaging`` is a constant at each call.
-
+    Three loops: the new accumulators ``G_i = s_i + c^2 x_i^2`` gathered into
+    ``work``, the steps ``eta c y x_i / (delta + sqrt(G_i))`` computed on
+    contiguous memory (a loop the compiler vectorises, so the square roots and
+    divisions run several at a time), then both written back. A row's indices
+    are distinct (the kernels' canonical form), so no entry reads what another
+    one writes and the result is the one of a single loop, bit for bit.
     Explicit zeros of the row move nothing (their G and w stay as they are).
+    The running sum of the average moves with w when ``jm1`` is not 0.
     """
-    for k in range(lo, hi):
+    n = data.size
+    padded = (n + _LANES - 1) // _LANES * _LANES
+    G = work[:padded]
+    steps = work[ADAGRAD_CHUNK:ADAGRAD_CHUNK + padded]
+    for k in range(n):
         v = data[k]
-        if v != 0.0:
-            _adagrad_step(indices[k], v, a, weight_sq, delta, w, s, avg, jm1, averaging)
+        G[k] = s[np.uint32(indices[k])] + weight_sq * v * v
+        steps[k] = a * v
+    for k in range(n, padded):
+        G[k] = 1.0
+        steps[k] = 0.0
+    for k in range(padded):
+        steps[k] /= delta + math.sqrt(G[k])
+    for k in range(n):
+        if data[k] != 0.0:
+            i = np.uint32(indices[k])
+            s[i] = G[k]
+            if jm1 != 0.0:
+                avg[i] += jm1 * steps[k]
+            w[i] += steps[k]
+
+
+@njit(cache=True, inline="always")
+def _adagrad_moves(indices, data, lo, hi, d, bias, a, weight_sq, delta, w, s, avg, jm1, work):
+    """AdaGrad's move on the row's coordinates, chunk by chunk, then the intercept's.
+
+    Each coordinate: G_i += c^2 x_i^2, w_i += eta c y x_i / (delta + sqrt(G_i)).
+    """
+    for start in range(lo, hi, ADAGRAD_CHUNK):
+        stop = min(start + ADAGRAD_CHUNK, hi)
+        _adagrad_chunk(indices[start:stop], data[start:stop], a, weight_sq, delta, w, s, avg, jm1, work)
     if bias != 0.0:
-        _adagrad_step(d, bias, a, weight_sq, delta, w, s, avg, jm1, averaging)
+        g = s[d] + weight_sq * bias * bias
+        s[d] = g
+        step = a * bias / (delta + math.sqrt(g))
+        if jm1 != 0.0:
+            avg[d] += jm1 * step
+        w[d] += step
 
 
 @njit(cache=True, inline="always")
@@ -146,21 +183,25 @@ def _accumulators_grow(indices, data, lo, hi, d, bias, weight_sq, s):
 
 
 @njit(cache=True, inline="always")
-def _adagrad_round(indices, data, lo, hi, y, weight, w, s, avg, jm1, eta, delta, bias):
+def _adagrad_round(indices, data, lo, hi, y, weight, w, s, avg, jm1, eta, delta, bias, work):
     """:func:`diagonal_round` for AdaGrad (Duchi, Hazan & Singer 2011, Fig. 1, diagonal, hinge loss).
 
     Its own loops: the score's needs neither chi nor the rule's branches, and
-    the update runs over the row's entries then the intercept's, with the
-    average's bookkeeping in a separate copy of the loop.
+    the update (:func:`_adagrad_moves`) computes its square roots and
+    divisions a vector at a time.
     """
     d = w.size - 1
     margin = w[d] * bias
     sqnorm = bias * bias
     largest_w = abs(w[d])
     largest_s = s[d]
-    for k in range(lo, hi):
-        i = indices[k]
-        v = data[k]
+    # views of the row read at unsigned indices (checked non-negative where they enter):
+    # no negative-index wrap-around per entry
+    row_indices = indices[lo:hi]
+    row_data = data[lo:hi]
+    for k in range(row_data.size):
+        i = np.uint32(row_indices[k])
+        v = row_data[k]
         margin += w[i] * v
         sqnorm += v * v
         largest_w = max(largest_w, abs(w[i]))
@@ -179,15 +220,12 @@ def _adagrad_round(indices, data, lo, hi, y, weight, w, s, avg, jm1, eta, delta,
     weight_sq = weight * weight
     if delta == 0.0 and not _accumulators_grow(indices, data, lo, hi, d, bias, weight_sq, s):
         return margin, loss, eta * weight, False
-    if jm1 != 0.0:
-        _adagrad_moves(indices, data, lo, hi, d, bias, a, weight_sq, delta, w, s, avg, jm1, True)
-    else:
-        _adagrad_moves(indices, data, lo, hi, d, bias, a, weight_sq, delta, w, s, avg, jm1, False)
+    _adagrad_moves(indices, data, lo, hi, d, bias, a, weight_sq, delta, w, s, avg, jm1, work)
     return margin, loss, eta * weight, True
 
 
 @njit(cache=True, inline="always")
-def diagonal_round(indices, data, lo, hi, y, weight, w, s, avg, jm1, rule, hyper, delta, bias):
+def diagonal_round(indices, data, lo, hi, y, weight, w, s, avg, jm1, rule, hyper, delta, bias, work):
     """Predict then learn one example of importance ``weight``; returns (score, loss, tau, ok).
 
     ``ok`` is False when the score, chi or the updated model could overflow;
@@ -196,7 +234,7 @@ def diagonal_round(indices, data, lo, hi, y, weight, w, s, avg, jm1, rule, hyper
     second one updates. ``jm1`` is as in :func:`._second_order.full_round`.
     """
     if rule == RULE_ADAGRAD:
-        return _adagrad_round(indices, data, lo, hi, y, weight, w, s, avg, jm1, hyper, delta, bias)
+        return _adagrad_round(indices, data, lo, hi, y, weight, w, s, avg, jm1, hyper, delta, bias, work)
     d = w.size - 1
     margin = w[d] * bias
     chi = s[d] * bias * bias
@@ -249,7 +287,7 @@ def diagonal_round(indices, data, lo, hi, y, weight, w, s, avg, jm1, rule, hyper
 # Compiled without numba's reference counting, as ``_binary_linear.binary_linear_pass``
 # (its comment says why): the pass allocates nothing and keeps no array.
 @njit(cache=True, _nrt=False)
-def diagonal_pass(indptr, indices, data, y, weights, w, s, state, avg, avg_count, params, codes,
+def diagonal_pass(indptr, indices, data, y, weights, w, s, state, avg, avg_count, params, codes, work,
                   scores, losses, taus, totals):
     """Progressive validation over the rows of a CSR matrix with a diagonal covariance.
 
@@ -274,7 +312,7 @@ def diagonal_pass(indptr, indices, data, y, weights, w, s, state, avg, avg_count
         weight = weights[i] if weighted else 1.0
         jm1 = averaged_rank(state, avg, avg_count, first)
         score, loss, tau, ok = diagonal_round(
-            indices, data, indptr[i], indptr[i + 1], y[i], weight, w, s, avg, jm1, rule, hyper, delta, bias
+            indices, data, indptr[i], indptr[i + 1], y[i], weight, w, s, avg, jm1, rule, hyper, delta, bias, work
         )
         if not ok:
             stopped = i
@@ -296,13 +334,13 @@ def diagonal_pass(indptr, indices, data, y, weights, w, s, state, avg, avg_count
 
 
 @njit(cache=True)
-def diagonal_learn_one(indices, data, y, weight, w, s, state, avg, avg_count, params, codes):
+def diagonal_learn_one(indices, data, y, weight, w, s, state, avg, avg_count, params, codes, work):
     """``diagonal_round`` for a single example held in its own arrays; returns (score, ok)."""
     first = params[Q_AVERAGE]
     jm1 = averaged_rank(state, avg, avg_count, first)
     score, _, _, ok = diagonal_round(
         indices, data, 0, indices.size, y, weight, w, s, avg, jm1, codes[K_RULE], params[Q_HYPER],
-        params[Q_DELTA], params[Q_BIAS]
+        params[Q_DELTA], params[Q_BIAS], work
     )
     if ok:
         state[Z_T] += 1.0

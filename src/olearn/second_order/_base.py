@@ -23,7 +23,7 @@ from .._averaging import AVERAGE, average_start
 from ..exceptions import PartialUpdateError
 from .._kernels import _codes
 from .._kernels import _second_order as _so
-from .._kernels._diagonal import diagonal_learn_one, diagonal_pass
+from .._kernels._diagonal import ADAGRAD_CHUNK, diagonal_learn_one, diagonal_pass
 from .._kernels._second_order import (
     averaged,
     full_learn_one,
@@ -240,7 +240,7 @@ class SecondOrderClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLear
         if self._full():
             stopped = full_pass(*data, np.empty(self._w.size), scores, losses, taus, totals)
         else:
-            stopped = diagonal_pass(*data, scores, losses, taus, totals)
+            stopped = diagonal_pass(*data, np.empty(2 * ADAGRAD_CHUNK), scores, losses, taus, totals)
         if stopped >= 0:
             kept = "the model is unchanged" if stopped == 0 else f"the model keeps the updates of rows 0..{stopped - 1}"
             raise PartialUpdateError(
@@ -256,7 +256,7 @@ class SecondOrderClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLear
         if self._full():
             score, ok = full_learn_one(*model, np.empty(self._w.size))
         else:
-            score, ok = diagonal_learn_one(*model)
+            score, ok = diagonal_learn_one(*model, np.empty(2 * ADAGRAD_CHUNK))
         if not ok:
             raise FloatingPointError(
                 f"{type(self).__name__}: the score or the update overflowed on this example; the model is "
