@@ -60,6 +60,26 @@ def test_kernel_matches_the_oracle(cls, params, layout, make_stream):
     assert res.n_updates > 10  # the stream exercises the update
 
 
+@pytest.mark.parametrize("params", [{"eta": 0.5}, {"eta": 0.3, "delta": 0.0, "fit_intercept": True}])
+def test_adagrad_on_long_rows_with_stored_zeros_matches_the_oracle(params, make_stream):
+    """Rows of 150 entries, longer than the 64 the update divides at a time, about a third of them stored zeros
+    (with delta = 0 a stored zero on a fresh coordinate would divide 0 by 0: it must move nothing)."""
+    X, y = make_stream(80, 150, density=0.7, seed=11)
+    n, d = X.shape
+    every = sp.csr_matrix((X.ravel(), np.tile(np.arange(d, dtype=np.int32), n), np.arange(0, n * d + 1, d)),
+                          shape=(n, d))
+    assert every.nnz == n * d and np.count_nonzero(every.data == 0.0) > n * d // 4
+    est = AdaGrad(**params)
+    res = olearn.run(est, every, y)
+    trace = oracle.for_estimator("AdaGrad", est.get_params(), X, y)
+    assert_array_equal(res.cumulative_mistakes, np.cumsum(trace.mistakes))
+    _close(res.scores, trace.scores)
+    _close(est.coef_.ravel(), trace.coef)
+    _close(est.intercept_, [trace.intercept])
+    _close(est.accumulator_, trace.covariance)
+    assert res.n_updates > 10
+
+
 @pytest.mark.parametrize(("cls", "params"), CASES, ids=IDS)
 def test_learn_one_matches_the_oracle_with_growing_features(cls, params, make_stream):
     """Features that appear late enter with the prior variance and no correlation."""
