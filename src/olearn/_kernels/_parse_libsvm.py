@@ -29,9 +29,7 @@ from ._parse_number import (
     NUMBER_FIXUP,
     NUMBER_INVALID,
     OK,
-    add_fixup,
     fail,
-    grow_rows,
     is_blank,
     next_token,
     scan_digits,
@@ -69,6 +67,8 @@ OUT_OF_ROOM = -1
 FULL_ROWS = 0  # indptr (and labels or mlabel_ptr)
 FULL_ENTRIES = 1  # indices and data
 FULL_MLABELS = 2
+FULL_UNSORTED = 3  # unsorted (the caller has sorted the rows listed; it only needs more room)
+FULL_FIXUPS = 4  # fixups (likewise converted already)
 
 # Index digits beyond this saturate; every limit is far below it.
 _INDEX_SATURATION = 10**17
@@ -119,7 +119,7 @@ def _read_mlabels(buf, i, end, mlabels, n_mlabels):
             return i, n_mlabels, OK, i
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def parse_libsvm(
     buf,
     start,
@@ -166,20 +166,20 @@ def parse_libsvm(
         ``C_MLABELS``). Output: status, error position/info, sizes and where
         parsing stopped (see ``C_*``).
     unsorted : int64 array (m, 2)
-        Output rows ``(row, line_start)`` whose indices are out of order.
+        Output rows ``(row, line_start)`` whose indices are out of order,
+        ``counts[C_UNSORTED]`` of them (from row 0 of the array at each call).
     fixups : int64 array (m, 4)
-        Output: numbers left to the Python conversion (see ``add_fixup``),
-        into ``data`` (``FIX_DATA``) or ``labels`` (``FIX_LABEL``).
-
-    Returns
-    -------
-    unsorted, fixups : arrays
-        The same arrays, or grown copies if they filled up.
+        Output: numbers left to the Python conversion (rows as written by
+        ``add_fixup``), into ``data`` (``FIX_DATA``) or ``labels``
+        (``FIX_LABEL``), ``counts[C_FIXUPS]`` of them (likewise).
 
     Every exit (an error, a full output, the end) leaves the loops with a
     ``status`` and goes through the one exit at the bottom, and the label
     and the feature values are read by the same number scan: each piece of
-    code is compiled once, which keeps the first run's compile short.
+    code is compiled once, which keeps the first run's compile short. The
+    kernel allocates nothing (a full ``unsorted`` or ``fixups`` stops it as
+    the other outputs do) and is compiled without numba's reference
+    counting, whose calls were a large part of its machine code.
     """
     row = counts[C_ROWS]
     k = counts[C_NNZ]
@@ -241,10 +241,14 @@ def parse_libsvm(
                 position = i
                 break
             if kind == NUMBER_FIXUP:
-                if in_features:
-                    fixups = add_fixup(fixups, n_fix, i, stop, FIX_DATA, k)
-                else:
-                    fixups = add_fixup(fixups, n_fix, i, stop, FIX_LABEL, row)
+                if n_fix >= fixups.shape[0]:
+                    status = OUT_OF_ROOM
+                    info = FULL_FIXUPS
+                    break
+                fixups[n_fix, 0] = i
+                fixups[n_fix, 1] = stop
+                fixups[n_fix, 2] = FIX_DATA if in_features else FIX_LABEL
+                fixups[n_fix, 3] = k if in_features else row
                 n_fix += 1
             i = stop
             if not in_features:
@@ -270,7 +274,10 @@ def parse_libsvm(
         if status != OK:
             break
         if not in_order:
-            unsorted = grow_rows(unsorted, n_unsorted + 1)
+            if n_unsorted >= unsorted.shape[0]:
+                status = OUT_OF_ROOM
+                info = FULL_UNSORTED
+                break
             unsorted[n_unsorted, 0] = row
             unsorted[n_unsorted, 1] = line_start
             n_unsorted += 1
@@ -286,7 +293,7 @@ def parse_libsvm(
             status = E_QID
     if status > OK:
         fail(counts, status, position, n_fix, info)
-        return unsorted, fixups
+        return
     if status == OUT_OF_ROOM:
         # Undo the line that did not fit: parsing resumes at its start.
         i = line_start
@@ -302,4 +309,3 @@ def parse_libsvm(
     counts[C_MLABELS] = n_mlabels
     counts[C_UNSORTED] = n_unsorted
     counts[C_FIXUPS] = n_fix
-    return unsorted, fixups
