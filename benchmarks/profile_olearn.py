@@ -270,9 +270,8 @@ def _proto_parse(buf, pow10, indptr, indices, data, labels):
 
 def _kernel_parse(K, arr, indptr, indices, data, labels):
     counts = np.zeros(K.N_COUNTS, np.int64)
-    K.parse_libsvm(arr, 0, arr.size, 1, N_FEATURES, False, indptr.size - 1, indptr, indices, data, labels,
-                   np.empty(0, np.int64), np.empty(0, np.int64), counts, np.empty((16, 2), np.int64),
-                   np.empty((256, 4), np.int64))
+    K.parse_libsvm(arr, 0, arr.size, 1, N_FEATURES, indptr.size - 1, indptr, indices, data, labels, None, None,
+                   counts, np.empty((16, 2), np.int64), np.empty((256, 4), np.int64))
     assert counts[K.C_STATUS] == K.OK
 
 

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.datasets import dump_svmlight_file, load_svmlight_file
 
-from olearn.data import load_libsvm
+from olearn.data import iter_libsvm, load_libsvm
 from olearn.exceptions import DataFormatError
 
 
@@ -111,6 +111,32 @@ def test_long_unsorted_row_uses_the_long_sort(write):
     X, _ = load_libsvm(write("r.svm", text))
     np.testing.assert_array_equal(X.indices, np.arange(n))
     np.testing.assert_array_equal(X.data, np.arange(1, n + 1) + 0.25)
+
+
+def test_many_unsorted_rows_and_fixups_in_one_read(write):
+    # More unsorted rows and more numbers left to the exact conversion (exponents, long mantissas) than the
+    # parser's first lists hold, in one line and over many lines: the parser stops, the reader makes room and
+    # parses on from the line that did not fit. Expected: each row's pairs sorted, values Python's float.
+    rng = np.random.default_rng(0)
+    lines, expected_rows, expected_y = [], [], []
+    for r in range(300):
+        n = 1000 if r == 7 else int(rng.integers(1, 40))
+        columns = rng.choice(np.arange(1, 2000), n, replace=False)  # unsorted
+        values = [f"{v:.17e}" if rng.random() < 0.7 else f"{v:.6f}" for v in rng.standard_normal(n)]
+        label = "2.5e0" if r % 3 == 0 else "-1"
+        lines.append(label + " " + " ".join(f"{j}:{v}" for j, v in zip(columns, values)) + "\n")
+        expected_rows.append(sorted((int(j) - 1, float(v)) for j, v in zip(columns, values)))
+        expected_y.append(float(label))
+    indptr = np.cumsum([0] + [len(row) for row in expected_rows])
+    indices = [j for row in expected_rows for j, _ in row]
+    data = np.array([v for row in expected_rows for _, v in row])
+    path = write("many.svm", "".join(lines))
+    X, y = load_libsvm(path, n_features=2000)
+    for got in (X, sp.vstack([Xc for Xc, _ in iter_libsvm(path, chunk_size=70, n_features=2000)], format="csr")):
+        np.testing.assert_array_equal(got.indptr, indptr)
+        np.testing.assert_array_equal(got.indices, indices)
+        assert np.array_equal(got.data.view(np.int64), data.view(np.int64))
+    np.testing.assert_array_equal(y, expected_y)
 
 
 def test_explicit_zeros_are_kept(write):

@@ -84,20 +84,19 @@ class _Chunk:
         opt, counts = self.opt, self.counts
         max_rows = _NO_ROW_LIMIT if self.max_rows is None else self.max_rows
         while True:
-            self.unsorted, self.fixups = K.parse_libsvm(
+            K.parse_libsvm(
                 arr,
                 start,
                 end,
                 base,
                 limit,
-                opt.multilabel,
                 max_rows,
                 self.indptr,
                 self.indices,
                 self.data,
                 self.labels,
-                self.mlabels,
-                self.mlabel_ptr,
+                self.mlabels if opt.multilabel else None,  # None: the kernel compiles without multilabel code
+                self.mlabel_ptr if opt.multilabel else None,
                 counts,
                 self.unsorted,
                 self.fixups,
@@ -138,8 +137,12 @@ class _Chunk:
                 self.indptr, self.indices = self.indptr.astype(np.int64), self.indices.astype(np.int64)
             self.indices = _grown(self.indices, nnz, n)
             self.data = _grown(self.data, nnz, n)
-        else:
+        elif full == K.FULL_MLABELS:
             self.mlabels = _grown(self.mlabels, n_mlabels, 2 * self.mlabels.shape[0] + 1)
+        elif full == K.FULL_UNSORTED:  # the rows it lists are sorted already: only room is needed
+            self.unsorted = np.empty((2 * self.unsorted.shape[0], 2), dtype=np.int64)
+        else:  # FULL_FIXUPS; likewise, its numbers are converted already
+            self.fixups = np.empty((2 * self.fixups.shape[0], 4), dtype=np.int64)
 
     def take(self):
         """The rows parsed so far, in arrays of their own cut to size; the chunk starts empty again, with room for
