@@ -335,9 +335,14 @@ def learn_row_averaged(indices, data, lo, hi, y, weight, w, state, avg, sigma, s
 
 @njit(cache=True, _nrt=False)
 def next_sqnorm(a, score, sqnorm_x, state):
-    """||w + a x||^2 from ||w||^2, w.x and ||x||^2, and whether the step w <- w + a x stays finite."""
+    """||w + a x||^2 from ||w||^2, w.x and ||x||^2, and whether the step w <- w + a x stays finite.
+
+    The step in stored units is ``a / scale``; while the scale is 1 (no
+    projection has shrunk w) that is ``a`` itself, and the division is skipped.
+    """
     sqnorm_w = state[S_SQNORM] + 2.0 * a * score + a * a * sqnorm_x
-    return sqnorm_w, math.isfinite(sqnorm_w) and math.isfinite(a / state[S_SCALE])
+    scale = state[S_SCALE]
+    return sqnorm_w, math.isfinite(sqnorm_w) and math.isfinite(a if scale == 1.0 else a / scale)
 
 
 @njit(cache=True, _nrt=False)
@@ -373,7 +378,9 @@ def move_weights(indices, data, lo, hi, a, tau, score, sqnorm_x, w, state, confi
     state[S_T] += 1.0
     if tau != 0.0:
         d = w.size - 1
-        c = a / state[S_SCALE]
+        scale = state[S_SCALE]
+        # a / 1 is a: no division while no projection has shrunk w (a division per row is ~2% of the PA-I pass)
+        c = a if scale == 1.0 else a / scale
         # unsigned offsets, as in round_step
         for k in range(np.uint64(lo), np.uint64(hi)):
             w[np.uint64(indices[k])] += c * data[k]
