@@ -13,7 +13,8 @@ Sections (all timings are CPU time of the measuring thread or process, best of
   upper bound on what a compiled parser of this data can reach.
 * ``kernel``: the in-memory PA-I pass -- ``olearn.run``, olearn's kernel alone,
   a minimal numba loop with the C reference's arithmetic (with and without FMA
-  contraction) and the C reference, interleaved; then what ``run`` adds.
+  contraction; read at unsigned offsets, plain and four entries per turn as
+  olearn's pass reads) and the C reference, interleaved; then what ``run`` adds.
 * ``streaming``: ``learn_one``/``predict_one`` on a dict of 100 features, piece
   by piece, and a prototype fast path built from olearn's own kernels.
 
@@ -335,6 +336,71 @@ def _minimal_pa1(indptr, indices, data, y, w, C, zero_is_mistake):
 
 _minimal_pa1_fma = njit(fastmath={"contract"})(_minimal_pa1.py_func)
 
+_U1, _U2, _U3, _U4 = np.uint64(1), np.uint64(2), np.uint64(3), np.uint64(4)
+_DOWN4 = ~np.uint64(3)
+
+
+@njit
+def _minimal_pa1_unsigned(indptr, indices, data, y, w, C, zero_is_mistake):
+    """The same loop read at unsigned offsets (no wrap-around of negative indices); LLVM unrolls it eightfold."""
+    mistakes = 0
+    for i in range(indptr.size - 1):
+        lo, hi = np.uint64(indptr[i]), np.uint64(indptr[i + 1])
+        dot = 0.0
+        sq = 0.0
+        for k in range(lo, hi):
+            v = data[k]
+            dot += w[np.uint64(indices[k])] * v
+            sq += v * v
+        yi = y[i]
+        margin = yi * dot
+        if (margin <= 0.0) if zero_is_mistake else ((1.0 if dot > 0.0 else -1.0) != yi):
+            mistakes += 1
+        if margin < 1.0 and sq > 0.0:
+            tau = min(C, (1.0 - margin) / sq)
+            a = tau * yi
+            for k in range(lo, hi):
+                w[np.uint64(indices[k])] += a * data[k]
+    return mistakes
+
+
+@njit
+def _minimal_pa1_unsigned4(indptr, indices, data, y, w, C, zero_is_mistake):
+    """The unsigned loop with the dot product four entries per turn (summed one after the other), as olearn's pass."""
+    mistakes = 0
+    for i in range(indptr.size - 1):
+        lo, hi = np.uint64(indptr[i]), np.uint64(indptr[i + 1])
+        dot = 0.0
+        sq = 0.0
+        k = lo
+        end = lo + ((hi - lo) & _DOWN4)
+        while k < end:
+            v0, v1, v2, v3 = data[k], data[k + _U1], data[k + _U2], data[k + _U3]
+            dot += w[np.uint64(indices[k])] * v0
+            dot += w[np.uint64(indices[k + _U1])] * v1
+            dot += w[np.uint64(indices[k + _U2])] * v2
+            dot += w[np.uint64(indices[k + _U3])] * v3
+            sq += v0 * v0
+            sq += v1 * v1
+            sq += v2 * v2
+            sq += v3 * v3
+            k += _U4
+        while k < hi:
+            v = data[k]
+            dot += w[np.uint64(indices[k])] * v
+            sq += v * v
+            k += _U1
+        yi = y[i]
+        margin = yi * dot
+        if (margin <= 0.0) if zero_is_mistake else ((1.0 if dot > 0.0 else -1.0) != yi):
+            mistakes += 1
+        if margin < 1.0 and sq > 0.0:
+            tau = min(C, (1.0 - margin) / sq)
+            a = tau * yi
+            for k in range(lo, hi):
+                w[np.uint64(indices[k])] += a * data[k]
+    return mistakes
+
 
 def section_kernel(folder, repeats):
     header("kernel: one in-memory PA-I pass, CPU time, interleaved rounds")
@@ -374,6 +440,10 @@ def section_kernel(folder, repeats):
             lambda: _minimal_pa1(indptr, indices, data, y, np.zeros(N_FEATURES), 1.0, zero_rule),
         "minimal numba loop, fastmath={'contract'}":
             lambda: _minimal_pa1_fma(indptr, indices, data, y, np.zeros(N_FEATURES), 1.0, zero_rule),
+        "minimal numba loop, unsigned offsets":
+            lambda: _minimal_pa1_unsigned(indptr, indices, data, y, np.zeros(N_FEATURES), 1.0, zero_rule),
+        "minimal numba loop, unsigned, four per turn":
+            lambda: _minimal_pa1_unsigned4(indptr, indices, data, y, np.zeros(N_FEATURES), 1.0, zero_rule),
     }
     mistakes = {name: fn() for name, fn in variants.items()}  # also compiles
     assert len(set(mistakes.values())) == 1, mistakes
