@@ -87,7 +87,7 @@ def test_without_an_interrupt_the_same_script_runs_the_command(train):
 # libraries (each was imported at start-up once, and together they cost about a third of the run)
 NOT_NEEDED_BY_A_BINARY_RUN = (
     "sklearn", "scipy.stats", "scipy.optimize", "matplotlib", "dask", "urllib.request",
-    "olearn.cli._compare", "olearn.cli._serve", "olearn.cli._demo", "olearn.cli._reproduce",
+    "olearn.cli._compare", "olearn.cli._serve", "olearn.cli._demo", "olearn.cli._reproduce", "olearn.cli._cached",
     "olearn.sequence", "olearn.multiclass", "olearn.multilabel", "olearn.uniclass", "olearn.second_order",
     "olearn.quasi_additive", "olearn.dual", "olearn.compose", "olearn.preprocessing", "olearn.bounds",
     "olearn.distributed", "olearn.serve", "olearn.plots", "olearn.experiments",

@@ -24,7 +24,6 @@ from ._learners import (
     parse_value,
     task_of,
 )
-from ._cached import CachedSource, reading_options
 from ._resume import FrozenResult, PredictionWriter, check_vw_flags, echo_stderr, resumed_model, resumed_source
 from ._interrupt import HeldInterrupts, saved_if_interrupted
 from ._holdout import DEFAULT_HOLDOUT_PERIOD, HeldOut
@@ -246,6 +245,8 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
             return resumed_source(model, initial_model, file, fmt, zero_based, n_features, bits, chunk_size,
                                   label_column, delimiter, max_classes(algo), task)
     if use_cache:
+        from ._cached import CachedSource, reading_options
+
         source = CachedSource(file, reading_options(fmt, zero_based, n_features, bits, label_column, delimiter,
                                                     initial_model), chunk_size, open_text)
         click.get_current_context().call_on_close(source.close)

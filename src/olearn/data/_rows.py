@@ -55,25 +55,6 @@ class Rows:
         X.has_canonical_format = True
         return X
 
-    @staticmethod
-    def concat(parts):
-        """One ``Rows`` holding ``parts`` in order."""
-        if len(parts) == 1:
-            return parts[0]
-        indptrs = [np.zeros(1, dtype=parts[0].indptr.dtype)]
-        total = 0
-        for p in parts:
-            indptrs.append(p.indptr[1:] - p.indptr[0] + total)
-            total += p.indptr[-1] - p.indptr[0]
-        indices = np.concatenate([p.indices[p.indptr[0] : p.indptr[-1]] for p in parts])
-        data = np.concatenate([p.data[p.indptr[0] : p.indptr[-1]] for p in parts])
-        if isinstance(parts[0].y, list):
-            y = [label for p in parts for label in p.y]
-        else:
-            y = np.concatenate([p.y for p in parts])
-        weight = None if parts[0].weight is None else np.concatenate([p.weight for p in parts])
-        return Rows(np.concatenate(indptrs), indices, data, y, weight)
-
 
 def row_range(X, lo, hi):
     """Rows ``lo:hi`` of the matrix ``X``; of a CSR matrix, a CSR matrix that views its column indices and values
@@ -100,26 +81,78 @@ def _tail(a, n):
 def rechunk(pieces, chunk_size):
     """Regroup an iterable of ``Rows`` into ``Rows`` of exactly ``chunk_size`` rows.
 
-    The last chunk holds the remainder (and is omitted if empty). Memory holds
-    at most one chunk plus one piece.
+    The last chunk holds the remainder (and is omitted if empty). Each row is
+    copied once, into the arrays of its chunk, so memory holds the chunk
+    being gathered (its arrays grown as rows come) and one piece. The pieces
+    have labels and weights in arrays, as the VW parser gives them.
     """
-    pending = []
-    n_pending = 0
+    chunk = None
     for piece in pieces:
-        if len(piece) == 0:
-            continue
-        pending.append(piece)
-        n_pending += len(piece)
-        if n_pending < chunk_size:
-            continue
-        rows = Rows.concat(pending)
-        while len(rows) >= chunk_size:
-            chunk, rows = rows.split(chunk_size)
-            yield chunk
-        pending = [rows] if len(rows) else []
-        n_pending = len(rows)
-    if pending:
-        yield Rows.concat(pending)
+        while len(piece):
+            if chunk is None:
+                chunk = _Gathering(piece, chunk_size)
+            piece = chunk.add(piece)
+            if chunk.n_rows == chunk_size:
+                yield chunk.rows()
+                chunk = None
+    if chunk is not None:
+        yield chunk.rows()
+
+
+class _Gathering:
+    """A chunk of at most ``chunk_size`` rows, filled from consecutive pieces like ``first``."""
+
+    def __init__(self, first, chunk_size):
+        self.chunk_size = chunk_size
+        self.n_rows = self.nnz = 0
+        n_rows = min(chunk_size, 2 * len(first))
+        nnz = 2 * int(first.indptr[-1] - first.indptr[0]) + 1
+        self.indptr = np.zeros(n_rows + 1, dtype=first.indices.dtype)
+        self.indices = np.empty(nnz, dtype=first.indices.dtype)
+        self.data = np.empty(nnz, dtype=first.data.dtype)
+        self.y = np.empty(n_rows, dtype=first.y.dtype)
+        self.weight = np.empty(n_rows, dtype=first.weight.dtype)
+
+    def add(self, piece):
+        """Copy in the first rows of ``piece`` that fit; return the rest (a view)."""
+        n = min(len(piece), self.chunk_size - self.n_rows)
+        head, rest = piece.split(n)
+        lo, hi = int(head.indptr[0]), int(head.indptr[-1])
+        self._make_room(self.n_rows + n, self.nnz + hi - lo)
+        a, b = self.n_rows, self.n_rows + n
+        self.indptr[a + 1 : b + 1] = head.indptr[1:] - lo + self.nnz
+        self.indices[self.nnz : self.nnz + hi - lo] = head.indices[lo:hi]
+        self.data[self.nnz : self.nnz + hi - lo] = head.data[lo:hi]
+        self.y[a:b] = head.y
+        self.weight[a:b] = head.weight
+        self.n_rows, self.nnz = b, self.nnz + hi - lo
+        return rest
+
+    def _make_room(self, n_rows, nnz):
+        """Grow the arrays to hold ``n_rows`` rows and ``nnz`` entries: the rows doubling, the entries to what the
+        whole chunk will need at the density of these rows (an eighth more), doubling at least."""
+        if n_rows >= self.indptr.shape[0]:
+            rows = min(self.chunk_size, max(n_rows, 2 * (self.indptr.shape[0] - 1)))
+            self.indptr = _grown(self.indptr, self.n_rows + 1, rows + 1)
+            self.y = _grown(self.y, self.n_rows, rows)
+            self.weight = _grown(self.weight, self.n_rows, rows)
+        if nnz > self.indices.shape[0]:
+            room = max(nnz + (nnz * (self.chunk_size - n_rows) // n_rows) * 9 // 8, 2 * self.indices.shape[0])
+            if room > np.iinfo(self.indices.dtype).max:
+                self.indptr, self.indices = self.indptr.astype(np.int64), self.indices.astype(np.int64)
+            self.indices = _grown(self.indices, self.nnz, room)
+            self.data = _grown(self.data, self.nnz, room)
+
+    def rows(self):
+        n, nnz = self.n_rows, self.nnz
+        return Rows(self.indptr[: n + 1], self.indices[:nnz], self.data[:nnz], self.y[:n], self.weight[:n])
+
+
+def _grown(a, n_used, n):
+    """An array of ``n`` entries starting with the first ``n_used`` of ``a``."""
+    bigger = np.empty(n, dtype=a.dtype)
+    bigger[:n_used] = a[:n_used]
+    return bigger
 
 
 def parse_chunks(path, parse, chunk_size, block_size):
