@@ -52,6 +52,22 @@ def _row_of(indptr, k):
 INDEX_LIMIT = np.iinfo(np.int32).max
 
 
+def _unsigned_columns(indices, n_columns):
+    """(the column indices as signed integers, read as unsigned, and the bound below which they are in range).
+
+    A signed index ``j`` is in ``[0, n_columns)`` exactly when, read as an
+    unsigned integer of its width, it is below ``min(n_columns, 2**(bits - 1))``:
+    a negative one reads as ``2**(bits - 1)`` or more. (Unsigned indices are
+    read as int64 first: the bound of their own type could not exceed their
+    largest value.)
+    """
+    if indices.dtype.kind == "u":
+        indices = indices.astype(np.int64)
+    unsigned = np.dtype(f"u{indices.dtype.itemsize}")
+    columns = np.ascontiguousarray(indices).view(unsigned)
+    return columns, unsigned.type(min(n_columns, 2 ** (8 * unsigned.itemsize - 1)))
+
+
 def _check_csr(X, name):
     """The arrays of the scipy CSR matrix ``X``, checked to be what the kernels trust; raises ValueError.
 
@@ -77,7 +93,8 @@ def _check_csr(X, name):
     with np.errstate(over="ignore"):
         values = np.ascontiguousarray(data, dtype=np.float64)
     indptr = np.ascontiguousarray(indptr, dtype=np.int64)
-    bad_pointer, bad_index, bad_value, increasing = csr_summary(indptr, indices, values, n_columns)
+    columns, width = _unsigned_columns(indices, n_columns)
+    bad_pointer, bad_index, bad_value, increasing = csr_summary(indptr, indices, columns, width, values, n_columns)
     if bad_pointer >= 0:
         raise ValueError(
             f"{name}.indptr decreases at row {bad_pointer - 1} ({indptr[bad_pointer - 1]} then "

@@ -37,23 +37,29 @@ def all_finite(data):
     return n_bad == 0
 
 
-# rows per block of csr_summary: a block's entries (~12 bytes each) stay in the
-# L2 cache for the second look at its row boundaries
-_SUMMARY_BLOCK = 256
+# rows per block of csr_summary: a block's column indices stay in the L1 cache
+# for the second look at its row boundaries
+_SUMMARY_BLOCK = 32
 
 
 @njit(cache=True)
-def csr_summary(indptr, indices, data, n_columns):
+def csr_summary(indptr, indices, columns, width, data, n_columns):
     """(first decreasing pointer, first index outside [0, n_columns), first non-finite value, sorted).
 
     Each position is -1 when there is none; ``sorted`` says whether every
     row's indices strictly increase (no duplicates). ``indptr`` must start at
     0 and end at the number of entries (the caller checks both); the entries
-    are read only when it is monotone. The entries are read once, a block of
-    rows at a time, by counting loops without early exits that the compiler
-    vectorises; the first bad position is looked for only when a count is
-    not zero. So the checks of a large CSR matrix cost about one read of its
-    arrays from memory, a fraction of a learning pass over it.
+    are read only when it is monotone. ``indices`` are signed integers;
+    ``columns`` are the same bits read as unsigned integers and ``width`` an
+    unsigned integer of their type, such that an index is in range exactly
+    when its unsigned reading is below ``width`` (a negative index reads as
+    2**(bits - 1) or more): one comparison instead of two.
+
+    The entries are read once, by counting loops without early exits that
+    the compiler vectorises: the values in one loop, the indices a block of
+    rows at a time; the first bad position is looked for only when a count
+    is not zero. So the checks of a large CSR matrix cost about one read of
+    its arrays from memory, a fraction of a learning pass over it.
     """
     n_bad = 0
     for i in range(indptr.size - 1):
@@ -68,21 +74,17 @@ def csr_summary(indptr, indices, data, n_columns):
     one = np.uint64(1)
     n_rows = indptr.size - 1
     bad_indices = 0
-    bad_values = 0
     # Decreasing neighbours are counted over the flat index array, then the pairs
     # that straddle two rows are taken back: each non-empty row's first entry
     # compared with the previous row's last.
     disorder = 0
     if indices.size:
-        bad_indices += (indices[0] < 0) | (indices[0] >= n_columns)
-        bad_values += not (abs(data[0]) <= _LARGEST)  # NaN compares false too
+        bad_indices += columns[0] >= width
     for first in range(0, n_rows, _SUMMARY_BLOCK):
         last = min(n_rows, first + _SUMMARY_BLOCK)
         for k in range(max(pointers[first], one), pointers[last]):
-            j = indices[k]
-            bad_indices += (j < 0) | (j >= n_columns)
-            disorder += j <= indices[k - one]
-            bad_values += not (abs(data[k]) <= _LARGEST)
+            bad_indices += columns[k] >= width
+            disorder += indices[k] <= indices[k - one]
         for i in range(max(first, 1), last):
             start = pointers[i]
             if 0 < start < pointers[i + 1]:
@@ -94,7 +96,7 @@ def csr_summary(indptr, indices, data, n_columns):
                 bad_index = k
                 break
     bad_value = -1
-    if bad_values:
+    if not all_finite(data):
         for k in range(data.size):
             if not math.isfinite(data[k]):
                 bad_value = k
