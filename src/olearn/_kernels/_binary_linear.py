@@ -37,10 +37,11 @@ so that ``sigma v - u = w_t + sigma_{t-1} v_t - u_t = S_t`` and the identity
 holds again from there on (it only needs sigma and u to start from any pair
 that represents the sum so far).
 
-The plain stream (no averaging) runs a pass of its own that never passes the
-running sum along: in numba every array handed to a function costs reference
-counting per row, which the plain PA-I pass would feel; and a learner without
-averaging never compiles the averaged loop.
+The plain stream (no averaging) runs a compiled pass of its own that never
+passes the running sum along (the pass's averaging arguments left out): in
+numba every array handed to a function costs reference counting per row,
+which the plain PA-I pass would feel; and a learner without averaging never
+compiles the averaged loop.
 """
 
 import math
@@ -158,7 +159,7 @@ def weighted_step_size(loss, slope, sqnorm, margin, t, config, weight):
     return weighted_pa_step(rule, loss, sqnorm, config[5], weight)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def unpack_config(params, codes):
     """The hyperparameters as one tuple of scalars.
 
@@ -224,7 +225,7 @@ def round_step(indices, data, lo, hi, y, weight, w, state, config):
     made the pass over 60-entry rows slower than the signed loop. The loop is
     written here rather than in a function of its own: LLVM did not inline
     such a function into the pass, and numba's ``inline="always"`` would add
-    a level of nesting to compile (see :func:`progressive_rows`).
+    a level of nesting to compile (see :func:`binary_linear_pass`).
     """
     d = w.size - 1
     bias = config[7]
@@ -333,7 +334,7 @@ def learn_row_averaged(indices, data, lo, hi, y, weight, w, state, avg, sigma, s
     return score, loss, tau, True, sigma
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def next_sqnorm(a, score, sqnorm_x, state):
     """||w + a x||^2 from ||w||^2, w.x and ||x||^2, and whether the step w <- w + a x stays finite.
 
@@ -407,7 +408,8 @@ def apply_step(indices, data, a, tau, sqnorm_x, w, state, params, codes):
 # with them every row paid about a dozen calls to increment and decrement the
 # counts of the arrays handed to the row functions (~10% of the pass).
 @njit(cache=True, _nrt=False)
-def binary_linear_pass(indptr, indices, data, y, weights, w, state, params, codes, scores, losses, taus, totals):
+def binary_linear_pass(indptr, indices, data, y, weights, w, state, params, codes, scores, losses, taus, totals,
+                       avg=None, avg_state=None):
     """Progressive validation over the rows of a CSR matrix, in order.
 
     Each row is first scored, then learned. A round is a mistake when
@@ -420,41 +422,25 @@ def binary_linear_pass(indptr, indices, data, y, weights, w, state, params, code
     written when the output arrays have one slot per row; pass empty arrays to
     keep only the ``totals`` (mistakes, cumulative loss, updates, rounds).
     Returns -1, or the index of the row at which learning stopped because the
-    numbers overflowed.
+    numbers overflowed. ``avg`` and ``avg_state``: see :func:`averaged_linear_pass`.
+
+    Left out (None), they make the plain pass: numba prunes the branches that
+    test ``avg is None`` before it compiles anything of them, so that the
+    plain pass never compiles the averaged round. What numba inlines itself
+    (``inline="always"``) is kept to the row functions that LLVM would leave
+    as calls (``round_step``, ``move_weights``, ``learn_row_averaged``).
+    numba's inlining deep-copies the inlined code block by block, each block
+    with the whole scope of the function's variables, at a cost that grows
+    with each level of nesting: inlining the small helpers too (loss, step
+    size, projection) made the first pass of a fresh install compile about
+    eight times longer, and this loop inlined into a pass of its own, with
+    ``learn_row`` inlined in it, took the plain pass's compile from about
+    1.6 s to 2.8 s of CPU. The helpers are compiled apart, and LLVM inlines
+    them: the pass's machine code calls no olearn function. Two leaves that
+    call nothing, ``unpack_config`` and ``next_sqnorm``, are inlined by numba:
+    copying them costs less than a compile of their own (~0.07 s each).
     """
-    # no running sum: the loop's averaging branches are pruned, and these empty views are never read
-    return progressive_rows(indptr, indices, data, y, weights, w, state, w[:0], w[:0], unpack_config(params, codes),
-                            scores, losses, taus, totals, False)
-
-
-@njit(cache=True, _nrt=False)
-def averaged_linear_pass(indptr, indices, data, y, weights, w, state, avg, avg_state, params, codes, scores, losses,
-                         taus, totals):
-    """:func:`binary_linear_pass` adding each iterate to the running sum ``avg`` (``avg_state``: module docstring).
-
-    A pass of its own, so that a learner without averaging never compiles
-    this loop. The recorded scores are those of the current weights, never
-    of the average.
-    """
-    return progressive_rows(indptr, indices, data, y, weights, w, state, avg, avg_state, unpack_config(params, codes),
-                            scores, losses, taus, totals, True)
-
-
-@njit(cache=True, inline="always")
-def progressive_rows(indptr, indices, data, y, weights, w, state, avg, avg_state, config, scores, losses, taus,
-                     totals, averaging):
-    """The loop of :func:`binary_linear_pass` and :func:`averaged_linear_pass`; ``averaging`` is a constant at each call.
-
-    What numba inlines itself (``inline="always"``) is kept to this loop (so
-    that the constant prunes the other branch) and the row functions that
-    LLVM would leave as calls (``learn_row``, ``learn_row_averaged``,
-    ``round_step``, ``move_weights``). numba's inlining copies the inlined
-    code block by block, at a cost that grows with each level of nesting:
-    inlining the small helpers too (loss, step size, projection) made the
-    first pass of a fresh install compile about eight times longer. The
-    helpers are compiled apart, and LLVM inlines them: the pass's machine
-    code calls no olearn function.
-    """
+    config = unpack_config(params, codes)
     record = scores.size > 0
     weighted = weights.size > 0
     classify = config[1] != LOSS_EPSILON_INSENSITIVE
@@ -463,15 +449,23 @@ def progressive_rows(indptr, indices, data, y, weights, w, state, avg, avg_state
     updates = 0.0
     stopped = -1
     n = indptr.size - 1
-    sigma = avg_state[A_SIGMA] if averaging else 0.0
-    start = avg_state[A_START] if averaging else 0.0
+    sigma = 0.0
+    start = 0.0
+    if avg_state is not None:
+        sigma = avg_state[A_SIGMA]
+        start = avg_state[A_START]
     for i in range(n):
         weight = weights[i] if weighted else 1.0
-        if averaging:
+        if avg is not None:
             score, loss, tau, ok, sigma = learn_row_averaged(indices, data, indptr[i], indptr[i + 1], y[i], weight,
                                                              w, state, avg, sigma, start, config)
         else:
-            score, loss, tau, ok = learn_row(indices, data, indptr[i], indptr[i + 1], y[i], weight, w, state, config)
+            # learn_row's two calls, written out: one level of numba's inlining less to compile
+            lo = indptr[i]
+            hi = indptr[i + 1]
+            score, loss, tau, a, sqnorm_x, ok = round_step(indices, data, lo, hi, y[i], weight, w, state, config)
+            if ok:
+                ok = move_weights(indices, data, lo, hi, a, tau, score, sqnorm_x, w, state, config, _MIN_SCALE)
         if not ok:
             stopped = i
             n = i
@@ -485,10 +479,23 @@ def progressive_rows(indptr, indices, data, y, weights, w, state, avg, avg_state
         cumulative_loss += loss
         if tau != 0.0:
             updates += 1.0
-    if averaging:
+    if avg_state is not None:
         avg_state[A_SIGMA] = sigma
     add_totals(totals, mistakes, cumulative_loss, updates, n)
     return stopped
+
+
+@njit(cache=True, _nrt=False)
+def averaged_linear_pass(indptr, indices, data, y, weights, w, state, avg, avg_state, params, codes, scores, losses,
+                         taus, totals):
+    """:func:`binary_linear_pass` adding each iterate to the running sum ``avg`` (``avg_state``: module docstring).
+
+    A compiled signature of its own, so that a learner without averaging
+    never compiles this loop. The recorded scores are those of the current
+    weights, never of the average.
+    """
+    return binary_linear_pass(indptr, indices, data, y, weights, w, state, params, codes, scores, losses, taus,
+                              totals, avg, avg_state)
 
 
 @njit(cache=True)

@@ -97,7 +97,7 @@ def unpack_config(params, codes):
 
 # The small helpers are compiled apart and LLVM inlines them; numba's own inlining
 # (``inline="always"``) is kept to the row function, the loop and predict_and_join, since
-# its cost grows with each level of nesting (see ``_binary_linear.progressive_rows``).
+# its cost grows with each level of nesting (see ``_binary_linear.binary_linear_pass``).
 @njit(cache=True, _nrt=False)
 def margin_of(margins, y, r):
     """sqrt(rho(y, r)); an empty matrix means the plain multiclass margin 1."""
