@@ -4,19 +4,10 @@ import math
 import sys
 
 import click
-import numpy as np
 
 from ._app import cli
 from .._persistence import read_input_info
 from ._source import DataSource, IndexBase, check_writable, data_options, file_argument
-
-
-def format_labels(labels):
-    """One text label per prediction: integral floats print as integers (``1`` and ``-1``, not ``1.0``)."""
-    labels = np.asarray(labels)
-    if labels.dtype.kind == "f" and np.all(np.isfinite(labels)) and np.all(labels == np.round(labels)):
-        labels = labels.astype(np.int64)
-    return [str(label) for label in labels.tolist()]
 
 
 def _bits_of(model):
