@@ -169,7 +169,7 @@ def predict_command(model_path, fmt, zero_based, bits, chunk_size, label_column,
     from ._tasks import fixed_dimension, task_of_model
 
     model = olearn.load(model_path)
-    if isinstance(model, olearn.PASequence):
+    if getattr(model, "_task", None) == "sequence":  # not isinstance(model, olearn.PASequence): that loads the family
         from ._sequences import predict_sequences
 
         return predict_sequences(model, model_path, click.get_current_context().params)

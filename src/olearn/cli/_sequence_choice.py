@@ -35,7 +35,8 @@ def is_sequence_model(model_path):
             return info["format"] == "conll"
         import olearn
 
-        return isinstance(olearn.load(model_path), olearn.PASequence)
+        # the learner's task, as olearn predict asks it: isinstance(..., olearn.PASequence) would load the family
+        return getattr(olearn.load(model_path), "_task", None) == "sequence"
     except (OSError, ValueError):
         return False
 
