@@ -97,6 +97,7 @@ NOT_NEEDED_BY_A_BINARY_RUN = (
     "olearn.data._digits", "olearn.data._download", "olearn.data._csv", "olearn.data._vw", "olearn.data._synthetic",
     "olearn.data._cache", "olearn.data._conll",
     "olearn._kernels._mercer", "olearn._kernels._mercer_binary", "olearn._kernels._mercer_multiclass",
+    "olearn.linear._perceptron", "olearn.linear._regressor",
 )
 
 # runs ``olearn ARGS...`` and writes the names of the modules loaded by then to stderr
