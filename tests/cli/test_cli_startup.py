@@ -84,32 +84,60 @@ def test_without_an_interrupt_the_same_script_runs_the_command(train):
 
 
 # what a binary ``olearn run`` on a LIBSVM file has no use for: other commands, learner families, readers and
-# libraries (each was imported at start-up once, and together they cost about a third of the run)
+# libraries (each was imported at start-up once, and together they cost about a third of the run); the sequence
+# path, the cost reader, the cache and CoNLL readers and the Mercer engine were imported on every run until the
+# questions that needed them (is it a CoNLL file? which kernel codes?) were answered without them
 NOT_NEEDED_BY_A_BINARY_RUN = (
     "sklearn", "scipy.stats", "scipy.optimize", "matplotlib", "dask", "urllib.request",
     "olearn.cli._compare", "olearn.cli._serve", "olearn.cli._demo", "olearn.cli._reproduce", "olearn.cli._cached",
+    "olearn.cli._predict", "olearn.cli._sequences", "olearn.cli._sequence_report", "olearn.cli._costs",
     "olearn.sequence", "olearn.multiclass", "olearn.multilabel", "olearn.uniclass", "olearn.second_order",
     "olearn.quasi_additive", "olearn.dual", "olearn.compose", "olearn.preprocessing", "olearn.bounds",
     "olearn.distributed", "olearn.serve", "olearn.plots", "olearn.experiments",
     "olearn.data._digits", "olearn.data._download", "olearn.data._csv", "olearn.data._vw", "olearn.data._synthetic",
+    "olearn.data._cache", "olearn.data._conll",
+    "olearn._kernels._mercer", "olearn._kernels._mercer_binary", "olearn._kernels._mercer_multiclass",
+    "olearn.linear._perceptron", "olearn.linear._regressor",
 )
+
+# runs ``olearn ARGS...`` and writes the names of the modules loaded by then to stderr
+_LOADED_BY = textwrap.dedent("""
+    import sys
+    from olearn.cli import main
+    try:
+        main(sys.argv[1:])
+    except SystemExit as exit:
+        assert exit.code == 0, exit.code
+    sys.stderr.write(" ".join(sorted(sys.modules)))
+""")
+
+
+def _loaded_by(*args):
+    """(stdout, the modules loaded) of ``olearn ARGS`` in a fresh interpreter."""
+    proc = subprocess.run([sys.executable, "-c", _LOADED_BY, *args], capture_output=True, text=True, check=True)
+    return proc.stdout, set(proc.stderr.split())
 
 
 def test_a_binary_run_imports_only_what_it_needs(train):
-    code = textwrap.dedent("""
-        import sys
-        from olearn.cli import main
-        try:
-            main(["run", "--algo", "pa1", sys.argv[1]])
-        except SystemExit as exit:
-            assert exit.code == 0, exit.code
-        sys.stderr.write(" ".join(sorted(sys.modules)))
-    """)
-    proc = subprocess.run([sys.executable, "-c", code, train], capture_output=True, text=True, check=True)
-    loaded = set(proc.stderr.split())
-    assert "200" in proc.stdout  # the command ran, with the modules it needs
+    out, loaded = _loaded_by("run", "--algo", "pa1", train)
+    assert "200" in out  # the command ran, with the modules it needs
     assert {"olearn.linear._pa", "olearn.data._libsvm", "olearn.evaluate", "scipy.sparse"} <= loaded
     assert sorted(loaded.intersection(NOT_NEEDED_BY_A_BINARY_RUN)) == []
+
+
+def test_a_second_order_run_imports_its_own_learner_only(train):
+    out, loaded = _loaded_by("run", "--algo", "arow", train)
+    assert "200" in out
+    family = {f"olearn.second_order._{name}" for name in ("arow", "adagrad", "cw", "narow", "sop")}
+    assert sorted(loaded & family) == ["olearn.second_order._arow"]
+
+
+def test_predict_with_a_binary_model_does_not_import_the_sequence_family(train, tmp_path):
+    model = str(tmp_path / "model.npz")
+    _loaded_by("run", "--algo", "pa1", "--save", model, train)
+    out, loaded = _loaded_by("predict", "-m", model, train)
+    assert len(out.split()) == 200 and "olearn.cli._predict" in loaded  # one label per example
+    assert sorted(m for m in loaded if m == "olearn.sequence" or m.startswith("olearn.sequence.")) == []
 
 
 def test_all_estimators_lists_every_estimator_in_a_fresh_interpreter():

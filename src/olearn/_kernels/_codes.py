@@ -1,4 +1,4 @@
-"""Integer codes that select a kernel's step rule, loss and schedule.
+"""Integer codes that select a kernel's step rule, loss and schedule, or a Mercer kernel and its budget.
 
 Codes, not callables, enter the compiled loops: numba caches a kernel on disk only
 when it has no closures, and a branch on an integer costs nothing next to a
@@ -53,3 +53,26 @@ T_LOSS = 1
 T_UPDATES = 2
 T_ROUNDS = 3
 N_TOTALS = 4
+
+# Mercer kernels of the support-set engine (olearn._kernels._mercer).
+KERNEL_LINEAR = 0
+KERNEL_POLY = 1
+KERNEL_RBF = 2
+
+# Which support vector leaves when adding one would exceed the budget.
+BUDGET_OLDEST = 0  # the first one added (the Forgetron's removal step, without its shrinking)
+BUDGET_RANDOM = 1  # uniformly at random (the randomized budget Perceptron of Cavallanti et al. 2007)
+BUDGET_SMALLEST = 2  # the one with the smallest coefficients (squared norm of its row; oldest on ties)
+
+# Layout of the int64 `mcodes` array.
+M_KERNEL = 0
+M_DEGREE = 1
+M_BUDGET = 2  # the largest number of support vectors; 0 means no budget
+M_POLICY = 3
+N_MCODES = 4
+
+# Layout of the float64 `mparams` array.
+M_GAMMA = 0
+M_COEF0 = 1
+M_OFFSET = 2  # added to every kernel value: the squared constant feature of the intercept
+N_MPARAMS = 3

@@ -41,30 +41,23 @@ import math
 import numpy as np
 from numba import njit
 
-KERNEL_LINEAR = 0
-KERNEL_POLY = 1
-KERNEL_RBF = 2
+from ._codes import (
+    BUDGET_OLDEST,
+    BUDGET_RANDOM,
+    KERNEL_LINEAR,
+    KERNEL_POLY,
+    KERNEL_RBF,
+    M_BUDGET,
+    M_COEF0,
+    M_DEGREE,
+    M_GAMMA,
+    M_KERNEL,
+    M_OFFSET,
+    M_POLICY,
+)
 
 # an RBF distance from the expansion below this fraction of ||x||^2 + ||x'||^2 is summed term by term instead
 CANCELLATION = 1e-6
-
-# Which support vector leaves when adding one would exceed the budget.
-BUDGET_OLDEST = 0  # the first one added (the Forgetron's removal step, without its shrinking)
-BUDGET_RANDOM = 1  # uniformly at random (the randomized budget Perceptron of Cavallanti et al. 2007)
-BUDGET_SMALLEST = 2  # the one with the smallest coefficients (squared norm of its row; oldest on ties)
-
-# Layout of the int64 `mcodes` array.
-M_KERNEL = 0
-M_DEGREE = 1
-M_BUDGET = 2  # the largest number of support vectors; 0 means no budget
-M_POLICY = 3
-N_MCODES = 4
-
-# Layout of the float64 `mparams` array.
-M_GAMMA = 0
-M_COEF0 = 1
-M_OFFSET = 2  # added to every kernel value: the squared constant feature of the intercept
-N_MPARAMS = 3
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)

@@ -24,12 +24,12 @@ from numba import njit
 from ._binary_linear import loss_and_slope, unpack_config, weighted_step_size
 from ._codes import (
     LOSS_EPSILON_INSENSITIVE,
-    S_T,
-)
-from ._mercer import (
     M_BUDGET,
     M_OFFSET,
     M_POLICY,
+    S_T,
+)
+from ._mercer import (
     self_kernel,
     support_insert,
     support_scores,

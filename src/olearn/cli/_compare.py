@@ -168,10 +168,12 @@ def compare_command(algos, task_name, C, eta, loss, schedule, radius, fit_interc
 
     start = time.perf_counter()
 
-    from ._sequences import compare_sequences, compares_sequences
+    from ._sequence_choice import compares_sequences
 
     algos_given = algos is not None
     if task_name == "sequence" or compares_sequences(algos, algos_given, fmt, file):
+        from ._sequences import compare_sequences  # here: a comparison on rows does not load the sequence path
+
         if task_name not in (None, "sequence"):
             raise click.UsageError(f"--task {task_name} does not apply to a CoNLL file of sequences (its task is "
                                    "sequence)")

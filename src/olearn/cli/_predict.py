@@ -4,19 +4,10 @@ import math
 import sys
 
 import click
-import numpy as np
 
 from ._app import cli
 from .._persistence import read_input_info
 from ._source import DataSource, IndexBase, check_writable, data_options, file_argument
-
-
-def format_labels(labels):
-    """One text label per prediction: integral floats print as integers (``1`` and ``-1``, not ``1.0``)."""
-    labels = np.asarray(labels)
-    if labels.dtype.kind == "f" and np.all(np.isfinite(labels)) and np.all(labels == np.round(labels)):
-        labels = labels.astype(np.int64)
-    return [str(label) for label in labels.tolist()]
 
 
 def _bits_of(model):
@@ -178,7 +169,7 @@ def predict_command(model_path, fmt, zero_based, bits, chunk_size, label_column,
     from ._tasks import fixed_dimension, task_of_model
 
     model = olearn.load(model_path)
-    if isinstance(model, olearn.PASequence):
+    if getattr(model, "_task", None) == "sequence":  # not isinstance(model, olearn.PASequence): that loads the family
         from ._sequences import predict_sequences
 
         return predict_sequences(model, model_path, click.get_current_context().params)

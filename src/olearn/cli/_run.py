@@ -185,9 +185,11 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
     import olearn
 
     start = time.perf_counter()
-    from ._sequences import run_sequences, wants_sequences
+    from ._sequence_choice import wants_sequences
 
     if wants_sequences(algo, initial_model, fmt, files):
+        from ._sequences import run_sequences  # here: a run on rows does not load the sequence path
+
         return run_sequences(click.get_current_context().params, start)
     hyperparameters = collect_hyperparameters(C, eta, loss, schedule, radius, settings)
     check_vw_flags(algo, initial_model, test_only, predictions, raw, save, passes, bound)
@@ -373,19 +375,22 @@ def _learn_chunk(est, chunk, held_out, table, source, interrupts, writer, test_o
 def _costs_of(algo, costs_path, initial_model, model):
     """The :class:`~olearn.cli._costs.Costs` of ``--costs FILE`` or of the cost-sensitive model of ``-i`` (None for
     other learners); a usage error where ``--costs`` does not apply or is missing."""
-    from ._costs import Costs, read_costs
-
     takers = algorithms_of("cost-sensitive")
     if initial_model is not None:
         if costs_path is not None:
             raise click.UsageError(f"--costs does not apply to -i {initial_model}: a resumed model keeps the costs "
                                    "it learned with; drop --costs")
         # a library's model with the 0/1 cost (cost=None) takes new labels, as PAMulticlass does
-        return Costs.of_model(model, initial_model) if algo in takers and model.get_params()["cost"] is not None \
-            else None
+        if algo not in takers or model.get_params()["cost"] is None:
+            return None
+        from ._costs import Costs  # here, as below: only a cost-sensitive learner loads the cost matrices
+
+        return Costs.of_model(model, initial_model)
     if algo in takers:
         if costs_path is None:
             raise click.UsageError(f"--algo {algo} learns with a cost matrix: give it with --costs FILE")
+        from ._costs import read_costs
+
         return read_costs(costs_path)
     if costs_path is not None:
         raise click.UsageError(f"--costs does not apply to --algo {algo} (it applies to: {', '.join(takers)})")

@@ -18,7 +18,6 @@ import numpy as np
 from .._persistence import read_input_info
 from .._persistence import save as save_model
 from ..data import _io
-from ..exceptions import DataFormatError
 from ._interrupt import HeldInterrupts, saved_if_interrupted
 from ._learners import (
     SEQUENCES,
@@ -35,51 +34,6 @@ from ._sequence_report import HeldOutSequences, Rounds, SequenceTable, TagWriter
 from ._source import DEFAULT_BITS, check_writable, opened_input
 
 _ROWS_ON_DASK = "learners of rows (perceptron, pa, pa1, ...) on Dask; sequences are learned here, in one process"
-
-
-# -- which command path ------------------------------------------------------------------------------------------------
-
-def _format_of(path, fmt):
-    """``fmt``, or the detected format of a regular file (None where the ordinary path will say what is wrong)."""
-    if fmt != "auto":
-        return fmt
-    if _io.is_stream(path) or not os.path.isfile(path):
-        return None
-    from ..data import detect_format
-
-    try:
-        return detect_format(path)
-    except DataFormatError:
-        return None
-
-
-def is_sequence_model(model_path):
-    """Whether the model file at ``model_path`` is a sequence learner's (False if it cannot be read: said later)."""
-    try:
-        info = read_input_info(model_path)
-        if "format" in info:
-            return info["format"] == "conll"
-        import olearn
-
-        return isinstance(olearn.load(model_path), olearn.PASequence)
-    except (OSError, ValueError):
-        return False
-
-
-def wants_sequences(algo, initial_model, fmt, files):
-    """Whether ``olearn run`` is about sequences: a sequence --algo, a sequence model to resume, or a CoNLL file."""
-    if algo in SEQUENCES:
-        return True
-    if algo is None and initial_model is not None and is_sequence_model(initial_model):
-        return True
-    return any(_format_of(file, fmt) == "conll" for file in files)
-
-
-def compares_sequences(algos, algos_given, fmt, file):
-    """Whether ``olearn compare`` is about sequences: sequence learners listed, or a CoNLL file."""
-    if algos_given and any(name.split(":")[0].strip().lower() in SEQUENCES for name in algos.split(",")):
-        return True
-    return _format_of(file, fmt) == "conll"
 
 
 def _refuse(params, names):

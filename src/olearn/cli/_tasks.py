@@ -13,9 +13,15 @@ import math
 
 import numpy as np
 
-from ._predict import format_labels
-
 _COLUMNS = f"{'examples':>12} {{:>12}} {{:>13}} {{:>13}} {{:>11}}"
+
+
+def format_labels(labels):
+    """One text label per prediction: integral floats print as integers (``1`` and ``-1``, not ``1.0``)."""
+    labels = np.asarray(labels)
+    if labels.dtype.kind == "f" and np.all(np.isfinite(labels)) and np.all(labels == np.round(labels)):
+        labels = labels.astype(np.int64)
+    return [str(label) for label in labels.tolist()]
 
 
 class Task:

@@ -34,9 +34,9 @@ from olearn._kernels import _parse_rows as K
 from olearn._atomic import atomic_write
 from olearn.exceptions import DataFormatError
 
-MAGIC = b"\x93OLCACHE"
+from ._markers import CACHE_MAGIC
+
 VERSION = 2
-CACHE_SUFFIX = ".olc"
 _START = struct.Struct("<8sI")  # magic, version: the part every version shares
 _PREAMBLE = struct.Struct("<8sIII")  # magic, version, header length, header CRC-32
 _ALIGN = 64
@@ -119,7 +119,7 @@ def save_cache(path, X, y, importance=None, *, meta=None):
     offsets = _offsets(X.shape, specs, meta)
     header = _header(X.shape, specs, offsets, {name: zlib.crc32(a) for name, a in arrays.items()}, meta)
     with atomic_write(os.fspath(path)) as f:
-        f.write(_PREAMBLE.pack(MAGIC, VERSION, len(header), zlib.crc32(header)) + header)
+        f.write(_PREAMBLE.pack(CACHE_MAGIC, VERSION, len(header), zlib.crc32(header)) + header)
         for name, a in arrays.items():
             f.seek(offsets[name])
             f.write(memoryview(a).cast("B"))
@@ -192,7 +192,7 @@ class CacheWriter:
                 f.truncate(max(offsets[name] + dtype.itemsize * length for name, (dtype, length) in specs.items()))
                 header = _header(shape, specs, offsets, crcs, meta)
                 f.seek(0)
-                f.write(_PREAMBLE.pack(MAGIC, VERSION, len(header), zlib.crc32(header)) + header)
+                f.write(_PREAMBLE.pack(CACHE_MAGIC, VERSION, len(header), zlib.crc32(header)) + header)
         finally:
             self.discard()
 
@@ -359,7 +359,7 @@ def _read_header(path):
     size = os.path.getsize(path)
     with open(path, "rb") as f:
         start = f.read(_START.size)
-        if len(start) < _START.size or start[:8] != MAGIC:
+        if len(start) < _START.size or start[:8] != CACHE_MAGIC:
             raise DataFormatError("not an olearn cache file (bad magic bytes)", path)
         version = _START.unpack(start)[1]
         if version != VERSION:

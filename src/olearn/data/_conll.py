@@ -12,10 +12,10 @@ from olearn.exceptions import DataFormatError
 from ._checks import check_int
 from ._errors import shorten
 from ._io import compression_of, iter_line_blocks, once_input
+from ._markers import DOCUMENT_START
 
 _DEFAULT_BLOCK_SIZE = 1 << 22
 _MAX_BITS = 31  # columns must fit int32
-DOCUMENT_START = b"-DOCSTART-"
 # the memo of hashed names is emptied when it holds this many (as olearn._features does)
 _MEMO_SIZE = 1 << 20
 

@@ -7,9 +7,8 @@ import numpy as np
 
 from olearn.exceptions import DataFormatError
 
-from ._cache import CACHE_SUFFIX, MAGIC, load_cache
-from ._conll import DOCUMENT_START
 from ._io import open_raw, read_head, strip_compression_suffix
+from ._markers import CACHE_MAGIC, CACHE_SUFFIX, DOCUMENT_START
 
 FORMATS = ("libsvm", "vw", "csv", "cache")
 _SUFFIXES = {
@@ -72,7 +71,7 @@ def detect_format(path):
     if suffix in _SUFFIXES:
         return _SUFFIXES[suffix]
     with open_raw(path) as f:
-        if f.read(len(MAGIC)) == MAGIC:
+        if f.read(len(CACHE_MAGIC)) == CACHE_MAGIC:
             return "cache"
     head = read_head(path).decode("utf-8", "replace")
     for line_number, line in enumerate(head.split("\n"), start=1):
@@ -156,6 +155,8 @@ def read_any(path, format=None, **kwargs):
     else:
         if kwargs:
             raise TypeError(f"load_cache takes no options, got {sorted(kwargs)}")
+        from ._cache import load_cache
+
         X, y, importance = load_cache(path)
     if X.dtype != np.float64:
         X = X.astype(np.float64)

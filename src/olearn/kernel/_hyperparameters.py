@@ -12,14 +12,14 @@ import math
 
 import numpy as np
 
-from .._kernels import _mercer
+from .._kernels import _codes
 from .._params import INT64_MAX, Interval, NoneOr, Options
 
-KERNELS = {"linear": _mercer.KERNEL_LINEAR, "poly": _mercer.KERNEL_POLY, "rbf": _mercer.KERNEL_RBF}
+KERNELS = {"linear": _codes.KERNEL_LINEAR, "poly": _codes.KERNEL_POLY, "rbf": _codes.KERNEL_RBF}
 BUDGET_POLICIES = {
-    "oldest": _mercer.BUDGET_OLDEST,
-    "random": _mercer.BUDGET_RANDOM,
-    "smallest": _mercer.BUDGET_SMALLEST,
+    "oldest": _codes.BUDGET_OLDEST,
+    "random": _codes.BUDGET_RANDOM,
+    "smallest": _codes.BUDGET_SMALLEST,
 }
 
 
@@ -56,15 +56,15 @@ def mercer_arrays(est, offset):
     ``offset`` is added to every kernel value (1 for an intercept's constant
     feature). A callable kernel gets the code -1: it never enters compiled code.
     """
-    mcodes = np.zeros(_mercer.N_MCODES, dtype=np.int64)
-    mcodes[_mercer.M_KERNEL] = KERNELS.get(est.kernel, -1) if isinstance(est.kernel, str) else -1
-    mcodes[_mercer.M_DEGREE] = est.degree
-    mcodes[_mercer.M_BUDGET] = 0 if est.budget is None else est.budget
-    mcodes[_mercer.M_POLICY] = BUDGET_POLICIES[est.budget_policy]
-    mparams = np.zeros(_mercer.N_MPARAMS)
-    mparams[_mercer.M_GAMMA] = est.gamma
-    mparams[_mercer.M_COEF0] = est.coef0
-    mparams[_mercer.M_OFFSET] = offset
+    mcodes = np.zeros(_codes.N_MCODES, dtype=np.int64)
+    mcodes[_codes.M_KERNEL] = KERNELS.get(est.kernel, -1) if isinstance(est.kernel, str) else -1
+    mcodes[_codes.M_DEGREE] = est.degree
+    mcodes[_codes.M_BUDGET] = 0 if est.budget is None else est.budget
+    mcodes[_codes.M_POLICY] = BUDGET_POLICIES[est.budget_policy]
+    mparams = np.zeros(_codes.N_MPARAMS)
+    mparams[_codes.M_GAMMA] = est.gamma
+    mparams[_codes.M_COEF0] = est.coef0
+    mparams[_codes.M_OFFSET] = offset
     return mcodes, mparams
 
 

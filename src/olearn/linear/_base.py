@@ -25,7 +25,7 @@ import scipy.sparse as sp
 from .._averaging import average_start
 from .._estimator import ClassifierEstimator
 from ..exceptions import PartialUpdateError
-from .._kernels import _codes, _mercer
+from .._kernels import _codes
 from .._kernels._binary_linear import (
     A_SIGMA,
     A_START,
@@ -40,12 +40,6 @@ from .._kernels._binary_linear import (
     learn_one_row,
     learn_one_row_averaged,
     row_score,
-)
-from .._kernels._mercer_binary import (
-    dual_learn_one,
-    dual_learn_values,
-    dual_pass,
-    dual_scores,
 )
 from .._labels import BinaryLabels, plain_label
 from .._learner import ManyRows, OnlineLearner
@@ -628,6 +622,10 @@ class KernelizableLearner(LinearLearner):
     enter the step as in the primal learner. ``average`` is refused with a
     kernel: once a budget removes a support vector, the earlier iterates it
     belonged to are lost, so their average cannot be kept exactly.
+
+    The compiled dual kernels (:mod:`olearn._kernels._mercer_binary`) are
+    imported by the methods that call them, so that a learner without a
+    kernel (``olearn run --algo pa1``) never loads them.
     """
 
     _changed_in_place = ("_support",)
@@ -773,6 +771,8 @@ class KernelizableLearner(LinearLearner):
         support set, so a long stream never reserves more than the support set
         plus one block.
         """
+        from .._kernels._mercer_binary import dual_pass  # with a kernel only: see the class docstring
+
         mcodes, mparams = self._mercer
         support = self._support
         record = scores.size > 0
@@ -804,6 +804,8 @@ class KernelizableLearner(LinearLearner):
         if callable(self.kernel):
             score, _, _, ok = self._callable_learn(indices, data, target, weight)
         else:
+            from .._kernels._mercer_binary import dual_learn_one  # with a kernel only: see the class docstring
+
             score, ok = dual_learn_one(indices, data, target, weight, *support.arrays(), self._state, params, codes,
                                        mcodes, mparams, support.work)
         if not ok:
@@ -820,6 +822,8 @@ class KernelizableLearner(LinearLearner):
 
         The callable sees dense rows; it is not called on an empty support set.
         """
+        from .._kernels._mercer_binary import dual_learn_values  # with a kernel only: see the class docstring
+
         codes, params = self._config_arrays()
         mcodes, mparams = self._mercer
         x = np.zeros((1, self.n_features_in_))
@@ -868,6 +872,8 @@ class KernelizableLearner(LinearLearner):
         support = self._support
         out = np.empty(arrays.n_rows)
         if not callable(self.kernel):
+            from .._kernels._mercer_binary import dual_scores  # with a kernel only: see the class docstring
+
             # unseen features meet no support vector but count in ||x||^2: one shared column holds them
             arrays = seen_columns(arrays, self.n_features_in_, sink=True)
             support.reserve_features(arrays.n_features)
@@ -882,7 +888,7 @@ class KernelizableLearner(LinearLearner):
         self._check_feature_limit(d, "X")
         rows = support.rows(d).toarray()
         coef = support.coefficients()[:, 0]
-        offset = mparams[_mercer.M_OFFSET]
+        offset = mparams[_codes.M_OFFSET]
         matrix = sp.csr_matrix((arrays.data, arrays.indices, arrays.indptr), shape=(arrays.n_rows, d))
         for start in range(0, arrays.n_rows, _CALLABLE_BLOCK):
             block = matrix[start:start + _CALLABLE_BLOCK].toarray()

@@ -9,7 +9,7 @@ drives a Python kernel (a callable) row by row through the same compiled update.
 import numpy as np
 import scipy.sparse as sp
 
-from .._kernels import _mercer as M
+from .._kernels import _codes
 from .._kernels import _mercer_multiclass as D
 from ..kernel import SupportSet
 from ..kernel._hyperparameters import call_kernel, initial_seed
@@ -71,7 +71,7 @@ class DualModel:
         kernel reads as a slice (vectorised) instead of gathering it by index.
         """
         codes, params, mcodes, mparams = config
-        budget = int(mcodes[M.M_BUDGET]) or None
+        budget = int(mcodes[_codes.M_BUDGET]) or None
         record = outputs[1].size > 0
         for first in range(0, arrays.n_rows, _BLOCK):
             last = min(arrays.n_rows, first + _BLOCK)
@@ -94,7 +94,7 @@ class DualModel:
         for the compiled kernels, else the user's callable.
         """
         codes, params, mcodes, mparams = config
-        self.support.reserve(1, indices.size, int(mcodes[M.M_BUDGET]) or None)
+        self.support.reserve(1, indices.size, int(mcodes[_codes.M_BUDGET]) or None)
         self.grow_features(n_features)
         scores, coef, work = scratch
         if kernel is None:
@@ -103,7 +103,7 @@ class DualModel:
         k = int(n_active[0])
         x = np.zeros((1, self.support.work.size))
         x[0, indices] = data
-        offset = mparams[M.M_OFFSET]
+        offset = mparams[_codes.M_OFFSET]
         scores[:k] = self.python_scores(kernel, offset, x, k, owner)[0]
         kxx = float(call_kernel(kernel, x, x, owner)[0, 0]) + offset
         return D.learn_with_scores_one(scores, kxx, float(data @ data), indices, data, slot, weight,
@@ -121,7 +121,7 @@ class DualModel:
             return out
         X = sp.csr_matrix((arrays.data, arrays.indices, arrays.indptr),
                           shape=(arrays.n_rows, self.support.work.size)).toarray()
-        return self.python_scores(kernel, mparams[M.M_OFFSET], X, k, owner)
+        return self.python_scores(kernel, mparams[_codes.M_OFFSET], X, k, owner)
 
     def python_scores(self, kernel, offset, X, k, owner):
         """Scores of slots 0..k-1 of the dense rows X under a callable kernel, shape (n, k)."""

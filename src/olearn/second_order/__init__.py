@@ -5,11 +5,18 @@ full or diagonal) that shrinks along the directions already seen, so that
 rare features keep large steps. See ``docs/second_order.md``.
 """
 
-from ._adagrad import AdaGrad
-from ._arow import AROW
-from ._base import SecondOrderClassifier
-from ._cw import CW
-from ._narow import NAROW
-from ._sop import SecondOrderPerceptron
+from .._lazy import lazy_names
+
+# Every learner loads with its module on first use, so ``olearn run --algo arow`` does not import the others.
+_HOMES = {
+    "AdaGrad": "_adagrad",
+    "AROW": "_arow",
+    "SecondOrderClassifier": "_base",
+    "CW": "_cw",
+    "NAROW": "_narow",
+    "SecondOrderPerceptron": "_sop",
+}
+
+__getattr__, __dir__ = lazy_names(__name__, _HOMES)
 
 __all__ = ["AROW", "CW", "NAROW", "AdaGrad", "SecondOrderClassifier", "SecondOrderPerceptron"]
