@@ -341,6 +341,19 @@ _DOWN4 = ~np.uint64(3)
 
 
 @njit
+def _unsigned_step(indices, data, lo, hi, yi, dot, sq, w, C, zero_is_mistake):
+    """The C reference's mistake count and PA-I update of one row, at unsigned offsets; returns 1 for a mistake."""
+    margin = yi * dot
+    mistake = (margin <= 0.0) if zero_is_mistake else ((1.0 if dot > 0.0 else -1.0) != yi)
+    if margin < 1.0 and sq > 0.0:
+        tau = min(C, (1.0 - margin) / sq)
+        a = tau * yi
+        for k in range(lo, hi):
+            w[np.uint64(indices[k])] += a * data[k]
+    return 1 if mistake else 0
+
+
+@njit
 def _minimal_pa1_unsigned(indptr, indices, data, y, w, C, zero_is_mistake):
     """The same loop read at unsigned offsets (no wrap-around of negative indices); LLVM unrolls it eightfold."""
     mistakes = 0
@@ -352,15 +365,7 @@ def _minimal_pa1_unsigned(indptr, indices, data, y, w, C, zero_is_mistake):
             v = data[k]
             dot += w[np.uint64(indices[k])] * v
             sq += v * v
-        yi = y[i]
-        margin = yi * dot
-        if (margin <= 0.0) if zero_is_mistake else ((1.0 if dot > 0.0 else -1.0) != yi):
-            mistakes += 1
-        if margin < 1.0 and sq > 0.0:
-            tau = min(C, (1.0 - margin) / sq)
-            a = tau * yi
-            for k in range(lo, hi):
-                w[np.uint64(indices[k])] += a * data[k]
+        mistakes += _unsigned_step(indices, data, lo, hi, y[i], dot, sq, w, C, zero_is_mistake)
     return mistakes
 
 
@@ -390,15 +395,7 @@ def _minimal_pa1_unsigned4(indptr, indices, data, y, w, C, zero_is_mistake):
             dot += w[np.uint64(indices[k])] * v
             sq += v * v
             k += _U1
-        yi = y[i]
-        margin = yi * dot
-        if (margin <= 0.0) if zero_is_mistake else ((1.0 if dot > 0.0 else -1.0) != yi):
-            mistakes += 1
-        if margin < 1.0 and sq > 0.0:
-            tau = min(C, (1.0 - margin) / sq)
-            a = tau * yi
-            for k in range(lo, hi):
-                w[np.uint64(indices[k])] += a * data[k]
+        mistakes += _unsigned_step(indices, data, lo, hi, y[i], dot, sq, w, C, zero_is_mistake)
     return mistakes
 
 
