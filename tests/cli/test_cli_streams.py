@@ -159,6 +159,16 @@ def test_several_passes_over_a_stream_are_refused(data):
     assert b"Traceback" not in result.stderr
 
 
+def test_a_closed_standard_input_is_a_usage_error():
+    # with file descriptor 0 closed, Python has no sys.stdin: "-" names nothing to read
+    env = {**os.environ, "PYTHONWARNINGS": "ignore"}
+    result = subprocess.run(["bash", "-c", f'"{sys.executable}" -m olearn run --algo pa1 - <&-'], capture_output=True,
+                            timeout=300, env=env)
+    assert result.returncode == 2
+    assert "FILE is '-', but there is no standard input to read" in result.stderr.decode()
+    assert b"Traceback" not in result.stderr
+
+
 def test_a_stream_without_a_recognisable_first_line_asks_for_the_format():
     result = olearn_process("run", "--algo", "pa1", "-", input=b"hello world\n1 1:1\n")
     assert result.returncode == 1

@@ -4,6 +4,7 @@ import contextlib
 import errno
 import os
 import re
+import sys
 
 import click
 import numpy as np
@@ -136,8 +137,16 @@ def opened_input(path):
     if os.path.isdir(path):
         raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
     if stream:
-        path = _io.open_once(path, click.get_binary_stream("stdin"))
+        path = _io.open_once(path, _binary_stdin())
     return path, stream
+
+
+def _binary_stdin():
+    """Standard input's byte stream (click deprecates its ``get_binary_stream``, to be removed in click 9)."""
+    if sys.stdin is None:
+        raise click.UsageError("FILE is '-', but there is no standard input to read")
+    # a text wrapper reads its bytes through .buffer; a stream without one is already binary
+    return getattr(sys.stdin, "buffer", sys.stdin)
 
 
 class DataSource:
