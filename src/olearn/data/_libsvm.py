@@ -12,7 +12,7 @@ from ._checks import check_float_dtype, check_int
 from ._errors import number_message, raise_at, token_at
 from ._io import iter_line_windows, line_windows, once_input, read_text
 from ._numbers import apply_fixups, check_integer_labels
-from ._rows import Rows
+from ._rows import Rows, grown
 
 # Columns are int32 so that scipy keeps the arrays as they are; this is the
 # largest index (as written in the file) accepted when n_features is not given.
@@ -125,9 +125,9 @@ class _Chunk:
         full = self.counts[K.C_ERR_INFO]
         if full == K.FULL_ROWS:
             n_rows = 2 * rows + 1 if self.max_rows is None else min(2 * rows + 1, self.max_rows)
-            self.indptr = _grown(self.indptr, rows + 1, n_rows + 1)
-            self.labels = _grown(self.labels, rows, 0 if self.opt.multilabel else n_rows)
-            self.mlabel_ptr = _grown(self.mlabel_ptr, rows + 1, n_rows + 1 if self.opt.multilabel else 0)
+            self.indptr = grown(self.indptr, rows + 1, n_rows + 1)
+            self.labels = grown(self.labels, rows, 0 if self.opt.multilabel else n_rows)
+            self.mlabel_ptr = grown(self.mlabel_ptr, rows + 1, n_rows + 1 if self.opt.multilabel else 0)
         elif full == K.FULL_ENTRIES:
             n = 2 * self.indices.shape[0] + 1
             if self.max_rows is not None and rows:
@@ -135,10 +135,10 @@ class _Chunk:
                 n = max(n, nnz + (nnz * (self.max_rows - rows) // rows) * 9 // 8 + 1)
             if n >= _MAX_INT32_NNZ and self.indptr.dtype != np.int64:
                 self.indptr, self.indices = self.indptr.astype(np.int64), self.indices.astype(np.int64)
-            self.indices = _grown(self.indices, nnz, n)
-            self.data = _grown(self.data, nnz, n)
+            self.indices = grown(self.indices, nnz, n)
+            self.data = grown(self.data, nnz, n)
         elif full == K.FULL_MLABELS:
-            self.mlabels = _grown(self.mlabels, n_mlabels, 2 * self.mlabels.shape[0] + 1)
+            self.mlabels = grown(self.mlabels, n_mlabels, 2 * self.mlabels.shape[0] + 1)
         elif full == K.FULL_UNSORTED:  # the rows it lists are sorted already: only room is needed
             self.unsorted = np.empty((2 * self.unsorted.shape[0], 2), dtype=np.int64)
         else:  # FULL_FIXUPS; likewise, its numbers are converted already
@@ -163,15 +163,6 @@ class _Chunk:
 # Beyond this many entries, a chunk's indptr and indices are int64.
 _MAX_INT32_NNZ = np.iinfo(np.int32).max
 _NO_ROW_LIMIT = np.iinfo(np.int64).max
-
-
-def _grown(a, n_used, n):
-    """``a`` if it holds ``n`` entries, else an array of ``n`` entries starting with ``a``'s first ``n_used``."""
-    if n <= a.shape[0]:
-        return a
-    bigger = np.empty(n, dtype=a.dtype)
-    bigger[:n_used] = a[:n_used]
-    return bigger
 
 
 def _cut(a, n):

@@ -133,23 +133,25 @@ class _Gathering:
         whole chunk will need at the density of these rows (an eighth more), doubling at least."""
         if n_rows >= self.indptr.shape[0]:
             rows = min(self.chunk_size, max(n_rows, 2 * (self.indptr.shape[0] - 1)))
-            self.indptr = _grown(self.indptr, self.n_rows + 1, rows + 1)
-            self.y = _grown(self.y, self.n_rows, rows)
-            self.weight = _grown(self.weight, self.n_rows, rows)
+            self.indptr = grown(self.indptr, self.n_rows + 1, rows + 1)
+            self.y = grown(self.y, self.n_rows, rows)
+            self.weight = grown(self.weight, self.n_rows, rows)
         if nnz > self.indices.shape[0]:
             room = max(nnz + (nnz * (self.chunk_size - n_rows) // n_rows) * 9 // 8, 2 * self.indices.shape[0])
             if room > np.iinfo(self.indices.dtype).max:
                 self.indptr, self.indices = self.indptr.astype(np.int64), self.indices.astype(np.int64)
-            self.indices = _grown(self.indices, self.nnz, room)
-            self.data = _grown(self.data, self.nnz, room)
+            self.indices = grown(self.indices, self.nnz, room)
+            self.data = grown(self.data, self.nnz, room)
 
     def rows(self):
         n, nnz = self.n_rows, self.nnz
         return Rows(self.indptr[: n + 1], self.indices[:nnz], self.data[:nnz], self.y[:n], self.weight[:n])
 
 
-def _grown(a, n_used, n):
-    """An array of ``n`` entries starting with the first ``n_used`` of ``a``."""
+def grown(a, n_used, n):
+    """``a`` if it holds ``n`` entries, else an array of ``n`` entries starting with ``a``'s first ``n_used``."""
+    if n <= a.shape[0]:
+        return a
     bigger = np.empty(n, dtype=a.dtype)
     bigger[:n_used] = a[:n_used]
     return bigger
