@@ -95,9 +95,12 @@ def environment():
     commit = _first_line(["git", "-C", os.fspath(ROOT), "rev-parse", "--short", "HEAD"])
     if commit and _first_line(["git", "-C", os.fspath(ROOT), "status", "--porcelain", "--untracked-files=no"]):
         commit += " + uncommitted changes"
+    from olearn._kernels import _compiled
+
     return {
         "cpu": cpu, "cores": os.cpu_count(), "memory_gb": os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30,
         "system": f"{platform.system()} {platform.release()}", "versions": versions, "commit": commit,
+        "compiled_kernels": _compiled.EXTENSION is not None,
     }
 
 
@@ -487,7 +490,8 @@ NOTES = [
     "* warm start: `olearn run --algo pa1` on a small file of the same kind after a warm-up run, against"
     " `python -c \"import numpy, numba\"`; first run: the same command with an empty numba cache (a fresh"
     " temporary `NUMBA_CACHE_DIR` each time), against the same anchor. olearn's modules are byte-compiled"
-    " before the run, as an install leaves them.",
+    " before the run, as an install leaves them, and so are, when the install built them, the kernels of"
+    " this command (`olearn._kernels._compiled`): it then starts no numba, and its first run is a warm one.",
     "* extras: River's `PAClassifier(C=1, mode=1, learn_intercept=False)` and olearn's `PAClassifier` one dict"
     " at a time over the stream's first rows (`{column: value}`, `predict_one` then `learn_one`), and"
     " scikit-learn end to end (above).",
@@ -514,7 +518,9 @@ def markdown(results, plot_name=None, note=None):
         f"Machine: {env['cpu']}, {env['cores']} cores, {env['memory_gb']:.0f} GB, {env['system']}. "
         f"Versions: Python {v['python']}, olearn {v['olearn']}" + (f" (commit {env['commit']})" if env["commit"] else "")
         + f", NumPy {v['numpy']}, numba {v['numba']}, SciPy {v['scipy']}, scikit-learn {v['scikit-learn']},"
-        f" River {v['river']}, vowpalwabbit {v['vowpalwabbit']}, {v['gcc']}.",
+        f" River {v['river']}, vowpalwabbit {v['vowpalwabbit']}, {v['gcc']}."
+        + {True: " Kernels compiled at install: used.", False: " Kernels compiled at install: absent (numba only)."}
+        .get(env.get("compiled_kernels"), ""),
         "",
         f"Run: {results['started']}, {results['seconds'] / 60:.1f} minutes"
         + (" (`--quick`: tiny sizes, a check that the script works; not numbers to judge)"

@@ -12,6 +12,7 @@ import subprocess
 import sys
 
 import olearn._kernels as kernels
+import olearn._kernels._jit as jit
 from olearn._kernels import _binary_linear, _steps
 
 
@@ -39,14 +40,14 @@ def test_editing_an_inlined_module_changes_the_key(tmp_path):
 def test_kernels_are_cached_in_the_keyed_directory_with_the_key_as_stamp():
     cache = _binary_linear.binary_linear_pass._cache
     locator = cache._impl.locator
-    assert isinstance(locator, kernels.KernelCacheLocator)
-    assert cache._cache_path == kernels.cache_dir()
-    assert os.path.basename(kernels.cache_dir()) == f"olearn-kernels-{kernels.SOURCE_KEY}"
+    assert isinstance(locator, jit.KernelCacheLocator)
+    assert cache._cache_path == jit.cache_dir()
+    assert os.path.basename(jit.cache_dir()) == f"olearn-kernels-{kernels.SOURCE_KEY}"
     assert locator.get_source_stamp() == kernels.SOURCE_KEY
 
 
 def test_a_user_numba_cache_dir_is_respected(tmp_path):
-    code = "import olearn._kernels as k; print(k.cache_dir())"
+    code = "import olearn._kernels._jit as k; print(k.cache_dir())"
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
     assert out.strip() == str(tmp_path / f"olearn-kernels-{kernels.SOURCE_KEY}")
@@ -55,6 +56,6 @@ def test_a_user_numba_cache_dir_is_respected(tmp_path):
 def test_read_only_location_falls_back_to_the_next_root(tmp_path):
     blocker = tmp_path / "a-file"
     blocker.write_text("")  # no directory can be made under a file, whatever the permissions
-    chosen = kernels.first_writable([str(blocker / "cache"), str(tmp_path / "user")])
+    chosen = jit.first_writable([str(blocker / "cache"), str(tmp_path / "user")])
     assert chosen == str(tmp_path / "user" / f"olearn-kernels-{kernels.SOURCE_KEY}")
-    assert kernels.first_writable([str(blocker / "cache")]) is None
+    assert jit.first_writable([str(blocker / "cache")]) is None

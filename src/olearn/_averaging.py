@@ -5,7 +5,7 @@ See :mod:`olearn._kernels._lazy_average` for the running sum the kernels keep.
 
 import numpy as np
 
-from ._kernels._lazy_average import A_ROUNDS, A_START, N_AVERAGING
+from ._kernels._codes import A_ROUNDS, A_START, N_AVERAGING
 from ._params import BOOLEAN, Interval
 
 

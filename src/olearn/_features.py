@@ -43,10 +43,12 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ._kernels._parse_vw import murmur3_32
-from ._kernels._dicts import OTHER_KEYS, VALUES, dict_values
-from ._kernels._rows import all_finite
+from ._lazy import LazyModule
 from .exceptions import FeatureLimitError
+
+_dicts = LazyModule("olearn._kernels._dicts")
+_parse_vw = LazyModule("olearn._kernels._parse_vw")
+_rows = LazyModule("olearn._kernels._rows")
 
 # the name of the one-hot feature of a categorical value (Vowpal Wabbit's and DictVectorizer's)
 CATEGORY_SEPARATOR = "="
@@ -218,10 +220,10 @@ class FeatureMap:
             # stream; the call reads a dict's own entries, so a mapping of another type is read in Python) ...
             keys, key_types, packing, (addresses, scratch, indices, _, n_features) = last
             data = _empty(indices.size)
-            found = dict_values(id(x), addresses, data, scratch) if type(x) is dict else OTHER_KEYS
-            if found == VALUES:
+            found = _dicts.dict_values(id(x), addresses, data, scratch) if type(x) is dict else _dicts.OTHER_KEYS
+            if found == _dicts.VALUES:
                 return indices, data, n_features, None
-            if found == OTHER_KEYS:
+            if found == _dicts.OTHER_KEYS:
                 # ... else keys equal to them and of the same types (1.0 == 1, yet a float key is refused),
                 # compared here, and the values packed in one C call
                 given = [*x]
@@ -231,7 +233,7 @@ class FeatureMap:
                     except (struct.error, OverflowError, TypeError):
                         pass  # a value that is not a plain number: the full conversion says what it is
                     else:
-                        if all_finite(data):
+                        if _rows.all_finite(data):
                             return indices, data, n_features, None
                 return self._convert(x, given, base, learning)
             # a value that is not a finite number: the full conversion names it
@@ -317,7 +319,7 @@ class FeatureMap:
             data = np.fromiter(x.values(), dtype=np.float64, count=n)
         except OverflowError:
             return None
-        if indices.min() < 0 or indices.max() >= _INDEX_END or not all_finite(data):
+        if indices.min() < 0 or indices.max() >= _INDEX_END or not _rows.all_finite(data):
             return None
         if self._name_at:
             self._check_indices(x, indices)
@@ -347,7 +349,7 @@ class FeatureMap:
             if len(self._columns) >= _HASH_CACHE_SIZE:
                 self._columns = self.vocabulary()
             encoded = np.frombuffer((name if isinstance(name, str) else str(name)).encode("utf-8"), dtype=np.uint8)
-            column = murmur3_32(encoded, 0, encoded.size, 0) & ((1 << self.n_bits) - 1)
+            column = _parse_vw.murmur3_32(encoded, 0, encoded.size, 0) & ((1 << self.n_bits) - 1)
             self._columns[name] = column
         return column
 

@@ -27,3 +27,23 @@ def lazy_names(package, homes, subpackages=()):
         return sorted({*vars(module), *module.__all__})
 
     return __getattr__, __dir__
+
+
+class LazyModule:
+    """Stands for the module ``name``: imports it at the first read of an attribute, then keeps each one read.
+
+    A module that calls numba kernels in some of its methods only holds their
+    module this way, so that importing it starts no numba (a run whose kernels
+    were compiled at install never does: :mod:`olearn._kernels._compiled`).
+    """
+
+    def __init__(self, name):
+        self._name = name
+
+    def __getattr__(self, attr):
+        value = getattr(importlib.import_module(self._name), attr)
+        setattr(self, attr, value)
+        return value
+
+    def __repr__(self):
+        return f"<lazy module {self._name!r}>"

@@ -11,7 +11,10 @@ from collections.abc import Mapping
 import numpy as np
 import scipy.sparse as sp
 
-from ._kernels._rows import csr_summary, row_summary
+from ._kernels import _compiled
+from ._lazy import LazyModule
+
+_rows = LazyModule("olearn._kernels._rows")
 from .exceptions import DataConversionWarning
 
 
@@ -94,7 +97,8 @@ def _check_csr(X, name):
         values = np.ascontiguousarray(data, dtype=np.float64)
     indptr = np.ascontiguousarray(indptr, dtype=np.int64)
     columns, width = _unsigned_columns(indices, n_columns)
-    bad_pointer, bad_index, bad_value, increasing = csr_summary(indptr, indices, columns, width, values, n_columns)
+    summary = _compiled.csr_summary(indptr, indices, columns, width, values, n_columns)
+    bad_pointer, bad_index, bad_value, increasing = summary
     if bad_pointer >= 0:
         raise ValueError(
             f"{name}.indptr decreases at row {bad_pointer - 1} ({indptr[bad_pointer - 1]} then "
@@ -303,7 +307,7 @@ def check_row(x):
             data = np.fromiter(x.values(), dtype=np.float64, count=indices.size)
         except (TypeError, ValueError, OverflowError) as err:
             raise ValueError(f"a feature's value is not a real number: {err}") from None
-        low, high, bad = row_summary(indices, data)
+        low, high, bad = _rows.row_summary(indices, data)
         if low < 0:
             raise ValueError(f"feature index {low} is negative; expected indices >= 0")
         if bad >= 0:

@@ -3,7 +3,8 @@
 import math
 
 import numpy as np
-from numba import njit
+
+from ._jit import njit
 
 
 @njit(cache=True, inline="always")

@@ -47,9 +47,10 @@ compiles the averaged loop.
 import math
 
 import numpy as np
-from numba import njit
 
 from ._codes import (
+    A_SIGMA,
+    A_START,
     K_CONSERVATIVE,
     K_LOSS,
     K_SCHEDULE,
@@ -71,6 +72,7 @@ from ._codes import (
     STEP_PERCEPTRON,
 )
 from ._dicts import VALUES, read_values
+from ._jit import njit
 from ._steps import pa_step, weighted_pa_step
 from ._totals import add_totals
 
@@ -81,10 +83,7 @@ _MIN_SCALE = 1e-100
 # of terms up to 1 / scale times larger than itself (see the module docstring).
 _AVERAGE_MIN_SCALE = 1e-5
 
-# Layout of the ``avg_state`` array of an averaged learner (empty when not averaging).
-A_SIGMA = 0  # sigma: the sum of the scales of the iterates in the average since the last fold
-A_START = 1  # a: the first round whose iterate enters the average (scikit-learn's ``average``)
-N_AVERAGE = 2
+# The ``avg_state`` array of an averaged learner: slots A_SIGMA and A_START of _codes.
 
 
 # Unsigned offsets for the row loops (see :func:`round_step`): in numba an unsigned

@@ -76,3 +76,14 @@ M_GAMMA = 0
 M_COEF0 = 1
 M_OFFSET = 2  # added to every kernel value: the squared constant feature of the intercept
 N_MPARAMS = 3
+
+# Layout of the int64 ``averaging`` array of the averaged kernels (see _lazy_average).
+A_ROUNDS = 0  # rounds learned since learning started
+A_START = 1  # the round a from which the weights are averaged; 0: no averaging
+N_AVERAGING = 2
+
+# Layout of the float64 ``avg_state`` array of an averaged binary linear learner (see _binary_linear;
+# empty when not averaging). Its slot A_START, as above, is the first round whose iterate enters
+# the average (scikit-learn's ``average``).
+A_SIGMA = 0  # sigma: the sum of the scales of the iterates in the average since the last fold
+N_AVERAGE = 2

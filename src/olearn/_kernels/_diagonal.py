@@ -32,8 +32,8 @@ changes, so an averaged round stays O(nnz(x)) (the lazy trick).
 import math
 
 import numpy as np
-from numba import njit
 
+from ._jit import njit
 from ._second_order import (
     K_RULE,
     Q_BIAS,

@@ -31,7 +31,10 @@ compiled call of olearn does.
 import ctypes
 
 import llvmlite.binding as llvm
-from numba import njit, types
+from numba import types
+
+from ._jit import njit
+
 
 # what dict_values answers
 VALUES = 0

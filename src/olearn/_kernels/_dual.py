@@ -29,9 +29,8 @@ copies' variables enters theta and D, and it ranges over [0, c C]).
 
 import math
 
-from numba import njit
-
 from ._codes import STEP_PA1
+from ._jit import njit
 from ._quasi_additive import (
     LINK_L2,
     Q_BIAS,

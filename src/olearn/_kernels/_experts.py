@@ -24,7 +24,8 @@ hyperparameters -> outputs, and write their per-round results into preallocated 
 import math
 
 import numpy as np
-from numba import njit
+
+from ._jit import njit
 
 # How the advice learners predict (the ``vote`` argument of advice_pass).
 VOTE_MAJORITY = 0  # deterministic weighted majority; Halving when rate = inf

@@ -20,12 +20,8 @@ The int64 ``averaging`` array holds the rounds seen and the round a (0 for no
 averaging); a pass reads both and advances the rounds.
 """
 
-from numba import njit
-
-# Layout of the int64 `averaging` array.
-A_ROUNDS = 0  # rounds learned since learning started
-A_START = 1  # the round a from which the weights are averaged; 0: no averaging
-N_AVERAGING = 2
+from ._codes import A_ROUNDS, A_START
+from ._jit import njit
 
 
 @njit(cache=True, inline="always")

@@ -39,7 +39,6 @@ keeps its digits; elsewhere the expansion's value is used unchanged.
 import math
 
 import numpy as np
-from numba import njit
 
 from ._codes import (
     BUDGET_OLDEST,
@@ -55,6 +54,7 @@ from ._codes import (
     M_OFFSET,
     M_POLICY,
 )
+from ._jit import njit
 
 # an RBF distance from the expansion below this fraction of ||x||^2 + ||x'||^2 is summed term by term instead
 CANCELLATION = 1e-6

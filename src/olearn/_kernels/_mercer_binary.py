@@ -19,7 +19,6 @@ kernels, so both paths learn alike.
 import math
 
 import numpy as np
-from numba import njit
 
 from ._binary_linear import loss_and_slope, unpack_config, weighted_step_size
 from ._codes import (
@@ -29,6 +28,7 @@ from ._codes import (
     M_POLICY,
     S_T,
 )
+from ._jit import njit
 from ._mercer import (
     self_kernel,
     support_insert,

@@ -21,8 +21,7 @@ vectorises.
 
 import math
 
-from numba import njit
-
+from ._jit import njit
 from ._mercer import (
     clear_row,
     gather_dot,

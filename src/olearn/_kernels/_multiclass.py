@@ -43,8 +43,8 @@ prediction of that row.
 import math
 
 import numpy as np
-from numba import njit
 
+from ._jit import njit
 from ._steps import weighted_pa_step
 from ._totals import add_totals
 

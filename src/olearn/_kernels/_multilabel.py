@@ -27,8 +27,7 @@ age ``s - a`` adds ``(s - a) tau z`` to it.
 
 import math
 
-from numba import njit
-
+from ._jit import njit
 from ._lazy_average import A_ROUNDS, round_age
 from ._steps import weighted_pa_step
 from ._totals import add_totals

@@ -8,9 +8,8 @@ integer code, the learning-rate schedule by the codes of :mod:`._codes`.
 
 import math
 
-from numba import njit
-
 from ._binary_linear import learning_rate
+from ._jit import njit
 
 # Feasible sets of projected OGD (the ``domain`` argument).
 DOMAIN_L2_BALL = 0  # {x : ||x||_2 <= radius}

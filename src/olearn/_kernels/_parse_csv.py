@@ -5,18 +5,19 @@ one-byte delimiter; blanks around a number are allowed (unless the blank is
 the delimiter). Blank lines and lines starting with ``#`` are skipped.
 """
 
-from numba import njit
-
-from ._parse_number import (  # noqa: F401 (OK and C_*: this parser's counts layout)
+from ._jit import njit
+from ._parse_codes import (  # noqa: F401 (OK and C_*: this parser's counts layout)
     C_ERR_POS,
     C_FIXUPS,
     C_STATUS,
     FIX_DATA,
     N_SHARED_COUNTS,
+    OK,
+)
+from ._parse_number import (
     NEWLINE,
     NUMBER_FIXUP,
     NUMBER_INVALID,
-    OK,
     add_fixup,
     fail,
     is_blank,

@@ -13,22 +13,45 @@ On a format error it stops and reports an error code and the byte offset; the
 Python layer turns those into a line, column and message.
 """
 
-from numba import njit
-
-from ._parse_number import (
+from ._jit import njit
+from ._parse_codes import (
     C_ERR_INFO,
     C_FIXUPS,
+    C_MLABELS,
+    C_NNZ,
+    C_ROWS,
     C_STATUS,
-    COLON,
-    COMMA,
+    C_STOP,
+    C_UNSORTED,
+    E_DUPLICATE,
+    E_EMPTY_INDEX,
+    E_EMPTY_VALUE,
+    E_INDEX,
+    E_INDEX_RANGE,
+    E_INDEX_ZERO,
+    E_LABEL,
+    E_LABEL_INT,
+    E_LABEL_RANGE,
+    E_MISSING_COLON,
+    E_QID,
+    E_VALUE,
     FIX_DATA,
     FIX_LABEL,
+    FULL_ENTRIES,
+    FULL_FIXUPS,
+    FULL_MLABELS,
+    FULL_ROWS,
+    FULL_UNSORTED,
+    OK,
+    OUT_OF_ROOM,
+)
+from ._parse_number import (
+    COLON,
+    COMMA,
     HASH,
-    N_SHARED_COUNTS,
     NEWLINE,
     NUMBER_FIXUP,
     NUMBER_INVALID,
-    OK,
     fail,
     is_blank,
     next_token,
@@ -38,37 +61,6 @@ from ._parse_number import (
     scan_sign,
 )
 
-E_LABEL = 1  # label is not a number
-E_LABEL_INT = 2  # multilabel: a label is not an integer
-E_MISSING_COLON = 3  # feature token without ':'
-E_EMPTY_INDEX = 4  # ':value'
-E_INDEX = 5  # index part is not a non-negative integer
-E_INDEX_ZERO = 6  # index 0 in a 1-based file
-E_INDEX_RANGE = 7  # index above the limit; info = index
-E_EMPTY_VALUE = 8  # 'index:'
-E_VALUE = 9  # value is not a number
-E_DUPLICATE = 10  # index repeated in a sorted run; info = index
-E_QID = 11  # 'qid:' token
-E_LABEL_RANGE = 12  # multilabel: an integer label beyond the int64 range
-
-# counts[] slots of parse_libsvm: the shared ones (C_STATUS, C_ERR_POS,
-# C_ERR_INFO, C_FIXUPS; see _parse_number), then
-C_ROWS = N_SHARED_COUNTS  # rows in the outputs (read at the start, then updated)
-C_NNZ = N_SHARED_COUNTS + 1  # entries of indices/data in use (likewise)
-C_MLABELS = N_SHARED_COUNTS + 2  # entries of mlabels in use (likewise)
-C_UNSORTED = N_SHARED_COUNTS + 3  # output: rows listed in unsorted
-C_STOP = N_SHARED_COUNTS + 4  # output: the offset where parsing stopped (end, or a line start)
-N_COUNTS = N_SHARED_COUNTS + 5
-
-# Status of a parse that stopped at a line start because an output array is
-# full (not an error): grow the outputs and parse on from counts[C_STOP].
-# counts[C_ERR_INFO] then says which is full:
-OUT_OF_ROOM = -1
-FULL_ROWS = 0  # indptr (and labels or mlabel_ptr)
-FULL_ENTRIES = 1  # indices and data
-FULL_MLABELS = 2
-FULL_UNSORTED = 3  # unsorted (the caller has sorted the rows listed; it only needs more room)
-FULL_FIXUPS = 4  # fixups (likewise converted already)
 
 # Index digits beyond this saturate; every limit is far below it.
 _INDEX_SATURATION = 10**17

@@ -16,7 +16,9 @@ fills on a format error.
 """
 
 import numpy as np
-from numba import njit
+
+from ._jit import njit
+from ._parse_codes import C_ERR_INFO, C_ERR_POS, C_FIXUPS, C_STATUS
 
 NUMBER_INVALID = 0
 NUMBER_EXACT = 1
@@ -41,13 +43,6 @@ COMMA = 44
 BAR = 124
 QUOTE = 39
 
-# Leading counts[] slots of every parser; a parser's own slots follow from N_SHARED_COUNTS.
-OK = 0  # status of a parse without error; error codes are the parser's own
-C_STATUS = 0
-C_ERR_POS = 1
-C_ERR_INFO = 2  # extra detail of some errors (e.g. the offending index), else 0
-C_FIXUPS = 3
-N_SHARED_COUNTS = 4
 
 
 @njit(cache=True, inline="always")
@@ -240,10 +235,6 @@ def grow_rows(a, n_needed):
     return bigger
 
 
-# Kinds of fix-up targets (column 2 of a fix-up row).
-FIX_DATA = 0
-FIX_LABEL = 1
-FIX_WEIGHT = 2
 
 
 @njit(cache=True, inline="always")

@@ -5,7 +5,7 @@ Rows are sorted by column without allocating: insertion sort for short rows
 reversed row of a million features stays O(k log k).
 """
 
-from numba import njit
+from ._jit import njit
 
 _INSERTION_MAX = 32
 

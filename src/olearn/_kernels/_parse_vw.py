@@ -12,22 +12,24 @@ deferred numbers are converted.
 """
 
 import numpy as np
-from numba import njit
 
-from ._parse_number import (  # noqa: F401 (OK and C_*: this parser's counts layout)
-    BAR,
+from ._jit import njit
+from ._parse_codes import (  # noqa: F401 (OK and C_*: this parser's counts layout)
     C_ERR_POS,
     C_FIXUPS,
     C_STATUS,
-    COLON,
     FIX_DATA,
     FIX_LABEL,
     FIX_WEIGHT,
     N_SHARED_COUNTS,
+    OK,
+)
+from ._parse_number import (
+    BAR,
+    COLON,
     NEWLINE,
     NUMBER_FIXUP,
     NUMBER_INVALID,
-    OK,
     QUOTE,
     add_fixup,
     fail,

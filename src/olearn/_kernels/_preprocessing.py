@@ -34,7 +34,7 @@ per argument.
 
 import math
 
-from numba import njit
+from ._jit import njit
 
 # the rows of a standard scaler's statistics
 SS_COUNT = 0

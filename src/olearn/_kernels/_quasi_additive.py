@@ -52,8 +52,7 @@ is checked before it moves (:func:`dense_sum_stays_finite`).
 
 import math
 
-from numba import njit
-
+from ._jit import njit
 from ._totals import add_totals
 
 # geometries

@@ -3,7 +3,8 @@
 import math
 
 import numpy as np
-from numba import njit
+
+from ._jit import njit
 
 _LARGEST = 1.7976931348623157e308  # the largest finite float64
 

@@ -33,9 +33,8 @@ costs: O(nnz(x)) on the diagonal, O(d) beside the O(d^2) of a full update.
 
 import math
 
-from numba import njit
-
 from ._codes import STEP_PA2
+from ._jit import njit
 from ._steps import pa_step
 from ._totals import add_totals
 

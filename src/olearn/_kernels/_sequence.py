@@ -35,8 +35,8 @@ them, by the same visit of z that updates w.
 import math
 
 import numpy as np
-from numba import njit
 
+from ._jit import njit
 from ._lazy_average import A_ROUNDS, round_age
 from ._steps import weighted_pa_step
 from ._totals import add_totals

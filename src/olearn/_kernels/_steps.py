@@ -6,9 +6,8 @@ of its virtual instance ``z`` in the current geometry; this module turns the two
 into the step size ``tau``. No task computes tau on its own (DESIGN.md).
 """
 
-from numba import njit
-
 from ._codes import STEP_PA1, STEP_PA2
+from ._jit import njit
 
 
 @njit(cache=True, inline="always")

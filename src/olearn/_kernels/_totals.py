@@ -1,8 +1,7 @@
 """The totals every compiled pass adds up: mistakes, cumulative loss, updates and rounds."""
 
-from numba import njit
-
 from ._codes import T_LOSS, T_MISTAKES, T_ROUNDS, T_UPDATES
+from ._jit import njit
 
 
 @njit(cache=True, inline="always")

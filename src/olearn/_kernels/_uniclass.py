@@ -25,8 +25,7 @@ becomes weight * C (:func:`._steps.weighted_pa_step`).
 
 import math
 
-from numba import njit
-
+from ._jit import njit
 from ._steps import weighted_pa_step
 from ._totals import add_totals
 

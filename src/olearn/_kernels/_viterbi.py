@@ -18,7 +18,7 @@ the label indices. A label ``j`` takes part only when ``first_seen[j] <= limit``
 
 import math
 
-from numba import njit
+from ._jit import njit
 
 
 @njit(cache=True)

@@ -7,7 +7,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from olearn._kernels import _parse_csv as K
-from olearn._kernels._parse_number import FIX_DATA
+from olearn._kernels._parse_codes import FIX_DATA
 
 from ._checks import check_int
 from ._errors import number_message, raise_at, token_at

@@ -4,9 +4,10 @@ import os
 
 import numpy as np
 
-from olearn._kernels import _parse_libsvm as K
-from olearn._kernels._parse_number import FIX_DATA, FIX_LABEL
-from olearn._kernels._parse_rows import sort_listed_rows
+from olearn._kernels import _compiled
+from olearn._kernels import _parse_codes as K
+from olearn._kernels._parse_codes import FIX_DATA, FIX_LABEL
+from olearn._lazy import LazyModule
 
 from ._checks import check_float_dtype, check_int
 from ._errors import number_message, raise_at, token_at
@@ -14,6 +15,7 @@ from ._io import iter_line_windows, line_windows, once_input, read_text
 from ._numbers import apply_fixups, check_integer_labels
 from ._rows import Rows, grown
 
+_parse_rows = LazyModule("olearn._kernels._parse_rows")
 # Columns are int32 so that scipy keeps the arrays as they are; this is the
 # largest index (as written in the file) accepted when n_features is not given.
 _MAX_INDEX = np.iinfo(np.int32).max - 1
@@ -84,7 +86,7 @@ class _Chunk:
         opt, counts = self.opt, self.counts
         max_rows = _NO_ROW_LIMIT if self.max_rows is None else self.max_rows
         while True:
-            K.parse_libsvm(
+            _compiled.parse_libsvm(
                 arr,
                 start,
                 end,
@@ -110,7 +112,7 @@ class _Chunk:
                 _raise_kernel_error(buf, first_line, opt, base, counts)
             n_unsorted = counts[K.C_UNSORTED]
             if n_unsorted:
-                bad = sort_listed_rows(self.indptr, self.indices, self.data, self.unsorted, n_unsorted)
+                bad = _parse_rows.sort_listed_rows(self.indptr, self.indices, self.data, self.unsorted, n_unsorted)
                 if bad >= 0:
                     _raise_duplicate(buf, first_line, opt, self.unsorted[bad, 1])
             start = int(counts[K.C_STOP])

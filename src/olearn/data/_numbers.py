@@ -10,7 +10,8 @@ import re
 
 import numpy as np
 
-from olearn._kernels._parse_number import FIX_DATA, FIX_LABEL, FIX_WEIGHT, gather_spans
+from olearn._kernels import _compiled
+from olearn._kernels._parse_codes import FIX_DATA, FIX_LABEL, FIX_WEIGHT
 
 from ._errors import raise_at, shorten
 
@@ -43,7 +44,7 @@ def convert_spans(arr, spans):
         hi = min(lo + _BATCH, spans.shape[0])
         width = int(lengths[lo:hi].max())
         chars = np.empty((hi - lo, width), dtype=np.uint8)
-        gather_spans(arr, spans, lo, hi, chars)
+        _compiled.gather_spans(arr, spans, lo, hi, chars)
         values_short[lo:hi] = chars.view(f"S{width}").ravel().astype(np.float64)
     if values_short is not values:
         values[short] = values_short

@@ -6,7 +6,7 @@ import os
 import numpy as np
 
 from olearn._kernels import _parse_vw as K
-from olearn._kernels._parse_number import FIX_DATA, FIX_LABEL, FIX_WEIGHT
+from olearn._kernels._parse_codes import FIX_DATA, FIX_LABEL, FIX_WEIGHT
 from olearn._kernels._parse_rows import sort_and_sum_rows
 
 from ._checks import check_float_dtype, check_int

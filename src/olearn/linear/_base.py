@@ -18,30 +18,16 @@ passes neither). Averaging (``average``) keeps the running sum of the
 iterates next to the weights, as :mod:`olearn._kernels._binary_linear` derives.
 """
 
-
 import numpy as np
 import scipy.sparse as sp
 
 from .._averaging import average_start
 from .._estimator import ClassifierEstimator
 from ..exceptions import PartialUpdateError
-from .._kernels import _codes
-from .._kernels._binary_linear import (
-    A_SIGMA,
-    A_START,
-    N_AVERAGE,
-    averaged_linear_pass,
-    averaged_row_score,
-    averaged_scores,
-    binary_linear_pass,
-    binary_linear_scores,
-    dict_learn_one,
-    dict_row_score,
-    learn_one_row,
-    learn_one_row_averaged,
-    row_score,
-)
+from .._kernels import _codes, _compiled
+from .._kernels._codes import A_SIGMA, A_START, N_AVERAGE
 from .._labels import BinaryLabels, plain_label
+from .._lazy import LazyModule
 from .._learner import ManyRows, OnlineLearner
 from .._params import BOOLEAN, Interval, NoneOr
 from .._persistence import COUNT, LABELS, NONNEGATIVE, POSITIVE, Array, Count, StateSchema, distinct
@@ -49,6 +35,8 @@ from .._validation import CSRArrays, check_label, check_y, seen_columns
 from .._weights import UNWEIGHTED
 from ..kernel import SupportSet
 from ..kernel._hyperparameters import call_kernel, initial_seed, mercer_arrays
+
+K = LazyModule("olearn._kernels._binary_linear")
 
 # what the one-call paths of a dict answer when the general path must take the example
 _NOT_FUSED = object()
@@ -214,10 +202,11 @@ class LinearLearner(OnlineLearner):
         arrays = seen_columns(arrays, self._w.size - 1)
         out = np.empty(arrays.n_rows)
         if self._averaging():
-            averaged_scores(arrays.indptr, arrays.indices, arrays.data, self._w, self._state, self._avg,
-                            self._avg_state, params, out)
+            K.averaged_scores(arrays.indptr, arrays.indices, arrays.data, self._w, self._state, self._avg,
+                              self._avg_state, params, out)
         else:
-            binary_linear_scores(arrays.indptr, arrays.indices, arrays.data, self._w, self._state, params, out)
+            _compiled.binary_linear_scores(arrays.indptr, arrays.indices, arrays.data, self._w, self._state, params,
+                                           out)
         return out
 
     def _score_one(self, x):
@@ -232,8 +221,8 @@ class LinearLearner(OnlineLearner):
             return None
         self._check_width(n_features, "x")
         if self._averaging():
-            return averaged_row_score(indices, data, self._w, self._state, self._avg, self._avg_state, params)
-        return row_score(indices, data, self._w, self._state, params)
+            return K.averaged_row_score(indices, data, self._w, self._state, self._avg, self._avg_state, params)
+        return K.row_score(indices, data, self._w, self._state, params)
 
     def _pass(self, arrays, targets, record, weights=None):
         """Run the kernel over the rows of ``arrays``; return (scores, losses, taus, totals).
@@ -249,12 +238,12 @@ class LinearLearner(OnlineLearner):
         totals = np.zeros(_codes.N_TOTALS)
         weights = UNWEIGHTED if weights is None else weights
         if self._averaging():
-            stopped = averaged_linear_pass(arrays.indptr, arrays.indices, arrays.data, targets, weights, self._w,
-                                           self._state, self._avg, self._avg_state, params, codes, scores, losses,
-                                           taus, totals)
+            stopped = K.averaged_linear_pass(arrays.indptr, arrays.indices, arrays.data, targets, weights, self._w,
+                                             self._state, self._avg, self._avg_state, params, codes, scores, losses,
+                                             taus, totals)
         else:
-            stopped = binary_linear_pass(arrays.indptr, arrays.indices, arrays.data, targets, weights, self._w,
-                                         self._state, params, codes, scores, losses, taus, totals)
+            stopped = _compiled.binary_linear_pass(arrays.indptr, arrays.indices, arrays.data, targets, weights,
+                                                   self._w, self._state, params, codes, scores, losses, taus, totals)
         if stopped >= 0:
             raise PartialUpdateError(
                 f"{type(self).__name__}: the score or the squared norm of the weights overflowed at row {stopped}; "
@@ -267,10 +256,10 @@ class LinearLearner(OnlineLearner):
         """Learn one example already converted, of importance weight ``weight``; return its score before the update."""
         codes, params = self._config_arrays()
         if self._averaging():
-            score = learn_one_row_averaged(indices, data, target, weight, self._w, self._state, self._avg,
-                                           self._avg_state, params, codes)
+            score = K.learn_one_row_averaged(indices, data, target, weight, self._w, self._state, self._avg,
+                                             self._avg_state, params, codes)
         else:
-            score = learn_one_row(indices, data, target, weight, self._w, self._state, params, codes)
+            score = K.learn_one_row(indices, data, target, weight, self._w, self._state, params, codes)
         if score != score:
             raise FloatingPointError(
                 f"{type(self).__name__}: the score or the squared norm of the weights overflowed on this "
@@ -539,8 +528,8 @@ class BinaryLinearClassifier(BinaryClassifierMixin, LinearLearner):
                     target = None
                 if target is not None:
                     codes, params = cache[0]
-                    score = dict_learn_one(id(x), repeated[0], repeated[1], repeated[2], repeated[3], target, w,
-                                           state["_state"], params, codes)
+                    score = K.dict_learn_one(id(x), repeated[0], repeated[1], repeated[2], repeated[3], target, w,
+                                             state["_state"], params, codes)
                     if score == score:
                         return labels.sides[score > 0.0]
         return super().predict_learn_one(x, y, sample_weight)
@@ -576,8 +565,8 @@ class BinaryLinearClassifier(BinaryClassifierMixin, LinearLearner):
         repeated = self._repeated_row()
         if repeated is None or self._labels.sides is None:
             return _NOT_FUSED
-        score = dict_row_score(id(x), repeated[0], repeated[1], repeated[2], repeated[3], self._w, self._state,
-                               self._config_cache[0][1])
+        score = K.dict_row_score(id(x), repeated[0], repeated[1], repeated[2], repeated[3], self._w, self._state,
+                                 self._config_cache[0][1])
         if score != score:
             return _NOT_FUSED
         return self._labels.sides[score > 0.0]

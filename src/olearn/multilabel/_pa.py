@@ -17,7 +17,8 @@ from .._estimator import ClassifierEstimator, score_weights
 from ..exceptions import PartialUpdateError
 from .._kernels import _codes
 from .._kernels import _multilabel as K
-from .._kernels._lazy_average import A_ROUNDS, A_START, N_AVERAGING, round_age
+from .._kernels._codes import A_ROUNDS, A_START, N_AVERAGING
+from .._kernels._lazy_average import round_age
 from .._learner import ManyRows, OnlineLearner
 from .._params import BOOLEAN, Interval, NoneOr, Options
 from .._persistence import LABELS, Array, Count, StateSchema, distinct, entry_is

@@ -9,7 +9,7 @@ from .._estimator import ClassifierEstimator
 from ..exceptions import PartialUpdateError
 from .._features import FeatureMap
 from .._kernels import _codes
-from .._kernels._lazy_average import A_ROUNDS, A_START, N_AVERAGING
+from .._kernels._codes import A_ROUNDS, A_START, N_AVERAGING
 from .._kernels._sequence import (
     UPDATE_MAX_LOSS,
     UPDATE_PREDICTION,

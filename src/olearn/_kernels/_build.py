@@ -1,0 +1,83 @@
+"""Compile the kernels of :data:`._compiled.KERNELS` ahead of time, with ``numba.pycc``.
+
+olearn's ``setup.py`` calls :func:`extension` when it builds olearn; ``python -m
+olearn._kernels._build DIR`` writes the extension module into ``DIR`` (a source tree
+run without installing: ``DIR`` is this folder). Each kernel is compiled from the
+same function, for the same argument types, as the numba kernel it stands for; the
+module also answers ``source_key()``, the stamp :mod:`._compiled` compares.
+
+The machine code targets the generic CPU of the build platform (no instruction set
+extension beyond it), so a wheel moved to another machine of the same platform runs.
+"""
+
+import sys
+import warnings
+
+from numba import types
+from numba.core.errors import NumbaPendingDeprecationWarning
+
+from ._compiled import KERNELS, _numba_kernel, key_number, parse_type
+
+with warnings.catch_warnings():
+    # numba announces that pycc will be replaced; it is what compiles ahead of time today
+    warnings.simplefilter("ignore", NumbaPendingDeprecationWarning)
+    from numba.pycc import CC
+
+NAME = "_precompiled"
+_SCALARS = {"int64": types.int64, "uint32": types.uint32}
+_ARRAYS = {"int64": types.int64, "int32": types.int32, "uint32": types.uint32, "uint8": types.uint8,
+           "float64": types.float64}
+
+
+def numba_type(code):
+    """The numba type of one argument type of :data:`._compiled.KERNELS`."""
+    kind, dtype, ndim, read_only = parse_type(code)
+    if kind == "none":
+        return types.none
+    if kind == "scalar":
+        return _SCALARS[dtype.name]
+    return types.Array(_ARRAYS[dtype.name], ndim, "C", readonly=read_only)
+
+
+def _source_key():
+    return KEY
+
+
+KEY = key_number()
+
+
+def caller(kernel, n_args):
+    """A function of ``n_args`` arguments returning ``kernel`` of them, to export.
+
+    pycc's own pipeline types a function it is given otherwise than numba's
+    dispatcher does (an index unified to float64, for one); a function that calls
+    the dispatcher gets the dispatcher's typing and compiled kernel.
+    """
+    names = ", ".join(f"a{i}" for i in range(n_args))
+    scope = {"kernel": kernel}
+    exec(f"def call({names}):\n    return kernel({names})\n", scope)  # noqa: S102 - the source is the line above
+    return scope["call"]
+
+
+def compiler():
+    """A ``numba.pycc.CC`` with every kernel of :data:`KERNELS` and ``source_key`` exported."""
+    cc = CC(NAME, source_module=__name__)
+    cc.target_cpu = "generic"
+    for name, (_, codes) in KERNELS.items():
+        kernel = _numba_kernel(name)
+        argtypes = tuple(numba_type(code) for code in codes.split())
+        kernel.compile(argtypes)  # numba's own typing of the kernel decides what it returns
+        cc.export(name, kernel.overloads[argtypes].signature)(caller(kernel, len(argtypes)))
+    cc.export("source_key", types.int64())(_source_key)
+    return cc
+
+
+def extension():
+    """The setuptools ``Extension`` that builds :data:`NAME` in this package."""
+    return compiler().distutils_extension()
+
+
+if __name__ == "__main__":
+    cc = compiler()
+    cc.output_dir = sys.argv[1]
+    cc.compile()

@@ -1,0 +1,128 @@
+"""The kernels of the commonest runs, compiled ahead of time when olearn is installed.
+
+``olearn run --algo pa1 FILE.svm`` calls four kernels: :func:`._parse_libsvm.parse_libsvm`,
+:func:`._parse_number.gather_spans` (numbers of more digits than the parser converts exactly),
+:func:`._rows.csr_summary` (the input check) and :func:`._binary_linear.binary_linear_pass` (every
+binary linear learner without averaging); ``olearn predict`` and runs of several passes also
+:func:`._binary_linear.binary_linear_scores`. Starting numba to load them from its cache costs more than
+a short run itself (about 0.65 s: importing numba and its first dispatch), so olearn's build compiles
+them once more, with ``numba.pycc``, into the extension module ``_precompiled``
+(:mod:`._build`; ``setup.py``). That module needs only numpy at run time.
+
+Each kernel is taken from the extension when
+
+* the extension was built and stamped with this package's :data:`~olearn._kernels.SOURCE_KEY`
+  (an extension built from other sources, say before an edit, is never used);
+* the environment variable ``OLEARN_KERNELS`` is not ``jit``;
+* every argument has the type the kernel was compiled for (:data:`KERNELS`): compiled code checks
+  no type, so a call with other types goes to the numba kernel, which compiles for them.
+
+Otherwise the numba kernel of the same source is called. Both compile the same function with the
+same LLVM, so they give bit-identical results (tested).
+
+Use as ``from olearn._kernels import _compiled as C`` and ``C.binary_linear_pass(...)``: the names
+are resolved at the call, so importing this module starts no numba.
+"""
+
+import importlib
+import os
+
+import numpy as np
+
+from . import SOURCE_KEY
+
+# Each kernel compiled ahead of time: its module, and the type of each argument as numba infers it
+# from what the callers pass: "f8[:]" a C-contiguous, aligned, writable 1-D float64 array ("u1[:]r":
+# read-only allowed), "i8[:,:]" the same in 2-D, "i8" a Python or numpy int64 integer, "u4" a numpy
+# uint32 scalar, "none" None. A trailing "none" may be left out by the caller (a default of None).
+KERNELS = {
+    "parse_libsvm": ("_parse_libsvm", "u1[:]r i8 i8 i8 i8 i8 i4[:] i4[:] f8[:] f8[:] none none i8[:] i8[:,:] i8[:,:]"),
+    "gather_spans": ("_parse_number", "u1[:]r i8[:,:] i8 i8 u1[:,:]"),
+    "csr_summary": ("_rows", "i8[:] i4[:] u4[:] u4 f8[:] i8"),
+    "binary_linear_pass": (
+        "_binary_linear",
+        "i8[:] i4[:] f8[:] f8[:] f8[:] f8[:] f8[:] f8[:] i8[:] f8[:] f8[:] f8[:] f8[:] none none",
+    ),
+    "binary_linear_scores": ("_binary_linear", "i8[:] i4[:] f8[:] f8[:] f8[:] f8[:] f8[:]"),
+}
+
+_INT64 = (int, np.int64)
+_INT64_RANGE = (-(2**63), 2**63)
+
+
+def key_number(key=SOURCE_KEY):
+    """:data:`~olearn._kernels.SOURCE_KEY` as the int64 the extension returns from ``source_key()``."""
+    return int(key[:15], 16)
+
+
+def parse_type(code):
+    """``(kind, dtype, ndim, read_only_allowed)`` of one argument type of :data:`KERNELS`."""
+    if code == "none":
+        return ("none", None, 0, False)
+    if "[" not in code:
+        return ("scalar", np.dtype(code), 0, False)
+    name, dims = code.split("[", 1)
+    return ("array", np.dtype(name), dims.count(":"), dims.endswith("r"))
+
+
+def accepts(types, args):
+    """Whether ``args`` (padded with None to the length of ``types``) have the compiled ``types``."""
+    if len(args) > len(types):
+        return False
+    for (kind, dtype, ndim, read_only), arg in zip(types, args + (None,) * (len(types) - len(args))):
+        if kind == "none":
+            if arg is not None:
+                return False
+        elif kind == "scalar":
+            if dtype == np.int64:
+                if type(arg) not in _INT64 or not _INT64_RANGE[0] <= arg < _INT64_RANGE[1]:
+                    return False
+            elif type(arg) is not dtype.type:
+                return False
+        else:
+            if not isinstance(arg, np.ndarray):
+                return False
+            flags = arg.flags
+            if (arg.dtype != dtype or arg.ndim != ndim or not flags.c_contiguous or not flags.aligned
+                    or not (read_only or flags.writeable)):
+                return False
+    return True
+
+
+def _load_extension(key=SOURCE_KEY):
+    """The extension module, if it is to be used for the sources of ``key`` (see the module docstring)."""
+    if os.environ.get("OLEARN_KERNELS", "").lower() == "jit":
+        return None
+    try:
+        from . import _precompiled
+    except ImportError:
+        return None
+    return _precompiled if _precompiled.source_key() == key_number(key) else None
+
+
+EXTENSION = _load_extension()
+
+
+def _numba_kernel(name):
+    return getattr(importlib.import_module(f"{__package__}.{KERNELS[name][0]}"), name)
+
+
+def _guarded(name, compiled):
+    types = tuple(parse_type(code) for code in KERNELS[name][1].split())
+
+    def call(*args):
+        if accepts(types, args):
+            return compiled(*args, *(None,) * (len(types) - len(args)))
+        return _numba_kernel(name)(*args)
+
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = f"``{name}``, compiled ahead of time when the arguments have its types, else numba's."
+    return call
+
+
+def __getattr__(name):
+    if name not in KERNELS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    kernel = _numba_kernel(name) if EXTENSION is None else _guarded(name, getattr(EXTENSION, name))
+    globals()[name] = kernel
+    return kernel

@@ -1,0 +1,250 @@
+"""The kernels compiled ahead of time (``olearn._kernels._compiled``): used only when exactly right.
+
+The extension holds machine code that checks no type, so every call is
+guarded: arguments of other types, an extension built from other sources, or
+``OLEARN_KERNELS=jit`` send the call to the numba kernel. Where the extension
+is used it must give what numba's kernel gives, bit for bit; the installed
+package built by CI must have it.
+"""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+from sklearn.datasets import dump_svmlight_file
+
+import olearn
+from olearn._kernels import _codes, _compiled
+
+built = pytest.mark.skipif(_compiled.EXTENSION is None, reason="olearn was installed without the compiled kernels")
+
+
+def test_ci_installs_the_compiled_kernels():
+    """CI installs olearn as a user does (``pip install .``): the build must have compiled the kernels."""
+    if not os.environ.get("CI"):
+        pytest.skip("a source tree run without building the extension uses numba's kernels")
+    assert _compiled.EXTENSION is not None
+    assert _compiled.EXTENSION.source_key() == _compiled.key_number()
+
+
+def _types(name):
+    return tuple(_compiled.parse_type(code) for code in _compiled.KERNELS[name][1].split())
+
+
+def _summary_args():
+    indptr = np.array([0, 2, 3], dtype=np.int64)
+    indices = np.array([0, 4, 1], dtype=np.int32)
+    return [indptr, indices, indices.view(np.uint32), np.uint32(5), np.array([1.0, 2.0, 3.0]), 5]
+
+
+def test_the_guard_accepts_exactly_the_compiled_types():
+    types = _types("csr_summary")
+    assert _compiled.accepts(types, tuple(_summary_args()))
+    wrong = {
+        0: [np.array([0, 2, 3], dtype=np.int32), np.array([[0, 2, 3]]), np.arange(6)[::2], [0, 2, 3], None],
+        3: [5, np.uint64(5), 5.0],
+        4: [np.array([1.0, 2.0, 3.0], dtype=np.float32), np.array([1.0, 2.0, 3.0], dtype=">f8")],
+        5: [True, np.int32(5), 5.0, 2**63, -(2**63) - 1, np.uint64(5)],
+    }
+    for position, values in wrong.items():
+        for value in values:
+            args = _summary_args()
+            args[position] = value
+            assert not _compiled.accepts(types, tuple(args)), (position, value)
+    for value in (np.int64(5), 2**63 - 1, -(2**63)):
+        args = _summary_args()
+        args[5] = value
+        assert _compiled.accepts(types, tuple(args)), value
+
+
+def test_the_guard_wants_writable_arrays_except_where_read_only_is_allowed():
+    args = _summary_args()
+    args[4].flags.writeable = False
+    assert not _compiled.accepts(_types("csr_summary"), tuple(args))
+    parse = _types("parse_libsvm")
+    assert parse[0][3] and not parse[6][3]  # the text buffer may be read-only, the outputs may not
+
+
+def test_trailing_none_arguments_may_be_left_out_but_not_given_otherwise():
+    types = _types("binary_linear_pass")
+    assert [kind for kind, *_ in types[-2:]] == ["none", "none"]
+    args = (np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int32)) + tuple(
+        np.zeros(1, dtype=np.int64) if code == "i8[:]" else np.zeros(1)
+        for code in _compiled.KERNELS["binary_linear_pass"][1].split()[2:13])
+    assert _compiled.accepts(types, args)
+    assert _compiled.accepts(types, args + (None,))
+    assert not _compiled.accepts(types, args + (np.zeros(1), np.zeros(2)))  # averaging: numba's kernel
+    assert not _compiled.accepts(types, args + (None, None, None))
+
+
+def test_an_extension_of_other_sources_or_the_jit_switch_is_not_used(monkeypatch):
+    assert _compiled._load_extension(key="0" * 20) is None
+    monkeypatch.setenv("OLEARN_KERNELS", "jit")
+    assert _compiled._load_extension() is None
+
+
+# Calls that the compiled code would misread but numba's kernel reads right (other dtypes, layouts, scalar
+# types, read-only outputs): each must give numba's answer. In a subprocess, so that a guard that let one
+# through crashes that process, not the test runner.
+_MISTYPED_CALLS = textwrap.dedent("""
+    import numpy as np
+    from olearn._kernels import _codes, _compiled
+    from olearn._kernels._rows import csr_summary
+
+    assert _compiled.EXTENSION is not None
+    indptr = np.array([0, 2, 3, 3, 5])
+    wide = np.array([3, 1, 7, 0, 2])
+    narrow = wide.astype(np.int32)
+    data = np.array([1.0, np.nan, 2.0, 4.0, 5.0])
+    read_only = data.copy()
+    read_only.flags.writeable = False
+    cases = [
+        (indptr, wide, wide.view(np.uint64), np.uint64(5), data, 5),
+        (indptr, narrow, narrow.view(np.uint32), np.uint32(5), data.astype(np.float32), 5),
+        (indptr, narrow, narrow.view(np.uint32), 5, data, 5),
+        (indptr, narrow, narrow.view(np.uint32), np.uint32(5), np.repeat(data, 2)[::2], 5),
+        (indptr, narrow, narrow.view(np.uint32), np.uint32(5), read_only, 5),
+        (indptr, narrow, narrow.view(np.uint32), np.uint32(5), data, np.int32(5)),
+    ]
+    for args in cases:
+        assert _compiled.csr_summary(*args) == csr_summary(*args), args
+    print("ok", len(cases))
+""")
+
+
+@built
+def test_calls_of_other_types_go_to_numba_and_answer_as_numba():
+    proc = subprocess.run([sys.executable, "-c", _MISTYPED_CALLS], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["ok", "6"]
+
+
+def _jit(name):
+    return _compiled._numba_kernel(name)
+
+
+@built
+@pytest.mark.parametrize("seed", range(4))
+def test_the_compiled_input_check_answers_as_numba(seed):
+    rng = np.random.default_rng(seed)
+    n_rows, n_columns = 300, 50
+    lengths = rng.integers(0, 6, size=n_rows)
+    indptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    indices = rng.integers(-2 if seed == 3 else 0, n_columns + (3 if seed >= 2 else 0), size=indptr[-1]).astype(np.int32)
+    data = rng.normal(size=indptr[-1])
+    if seed == 1:
+        data[rng.integers(data.size)] = np.inf
+    args = (indptr, indices, indices.view(np.uint32), np.uint32(n_columns), data, n_columns)
+    assert _compiled.EXTENSION.csr_summary(*args) == _jit("csr_summary")(*args)
+
+
+@built
+def test_the_compiled_span_gathering_copies_as_numba():
+    rng = np.random.default_rng(3)
+    buf = rng.integers(33, 127, size=500).astype(np.uint8)
+    buf.flags.writeable = False  # as a file's bytes are
+    starts = rng.integers(0, 480, size=40)
+    spans = np.stack([starts, starts + rng.integers(1, 20, size=40), np.zeros(40, int), np.zeros(40, int)], axis=1)
+    outs = [np.full((30, 20), 7, dtype=np.uint8) for _ in range(2)]
+    _compiled.EXTENSION.gather_spans(buf, spans, 5, 35, outs[0])
+    _jit("gather_spans")(buf, spans, 5, 35, outs[1])
+    assert np.array_equal(outs[0], outs[1])
+    assert outs[0][0].tobytes().rstrip(b"\0") == buf[spans[5, 0]:spans[5, 1]].tobytes()
+
+
+@built
+def test_the_compiled_scores_are_numba_s():
+    rng = np.random.default_rng(4)
+    indptr = np.array([0, 3, 3, 7], dtype=np.int64)
+    indices = np.array([0, 2, 5, 1, 2, 3, 6], dtype=np.int32)
+    data, w = rng.normal(size=7), rng.normal(size=8)
+    state = np.zeros(_codes.N_STATE)
+    state[_codes.S_SCALE] = 0.75
+    params = np.zeros(_codes.N_PARAMS)
+    params[_codes.P_BIAS] = 1.0
+    outs = [np.empty(3), np.empty(3)]
+    _compiled.EXTENSION.binary_linear_scores(indptr, indices, data, w, state, params, outs[0])
+    _jit("binary_linear_scores")(indptr, indices, data, w, state, params, outs[1])
+    assert np.array_equal(outs[0], outs[1])
+    assert outs[0][1] == pytest.approx(0.75 * w[-1])  # an empty row scores the intercept's weight only
+
+
+@built
+@pytest.mark.parametrize("variant, C", [("pa", 1.0), ("pa1", 0.05), ("pa2", 0.3)])
+def test_the_compiled_pass_learns_bit_identical_weights(variant, C):
+    from olearn._kernels import _binary_linear
+
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(400, 30)) * (rng.random((400, 30)) < 0.3)
+    y = np.where(X @ rng.normal(size=30) + 0.3 * rng.normal(size=400) > 0, 1.0, -1.0)
+    learners = [olearn.PAClassifier(variant=variant, C=C) for _ in range(2)]
+    calls = []
+
+    def recorded(*args):
+        calls.append(args)
+        return _binary_linear.binary_linear_pass(*args)
+
+    learners[0].partial_fit(X, y, classes=[-1.0, 1.0])
+    # the same stream through numba's kernel: the second learner's pass is called with a stand-in
+    original = _compiled.binary_linear_pass
+    try:
+        _compiled.binary_linear_pass = recorded
+        learners[1].partial_fit(X, y, classes=[-1.0, 1.0])
+    finally:
+        _compiled.binary_linear_pass = original
+    assert calls, "the learner did not call the pass through _compiled"
+    assert _compiled.accepts(_types("binary_linear_pass"), calls[0])  # so the first learner's pass was compiled
+    assert np.array_equal(learners[0].coef_, learners[1].coef_)
+    assert np.array_equal(learners[0].intercept_, learners[1].intercept_)
+    assert learners[0].coef_.any()
+
+
+@pytest.fixture(scope="module")
+def stream(tmp_path_factory):
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(3000, 40)) * (rng.random((3000, 40)) < 0.2)
+    y = np.where(X @ rng.normal(size=40) > 0, 1, -1)
+    path = tmp_path_factory.mktemp("compiled") / "train.svm"
+    dump_svmlight_file(X, y, str(path), zero_based=False)
+    return str(path)
+
+
+_RUN = textwrap.dedent("""
+    import sys
+    from olearn.cli import main
+    try:
+        main(sys.argv[1:])
+    except SystemExit as exit:
+        assert exit.code == 0, exit.code
+    sys.stderr.write(" ".join(sorted(sys.modules)))
+""")
+
+
+def _olearn(*args, jit):
+    """The modules loaded by ``olearn ARGS`` in a fresh process, on the compiled kernels or (``jit``) numba's."""
+    env = {**os.environ, "OLEARN_KERNELS": "jit" if jit else ""}
+    proc = subprocess.run([sys.executable, "-c", _RUN, *map(str, args)], capture_output=True, text=True, env=env,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    return set(proc.stderr.split())
+
+
+@built
+def test_runs_on_the_compiled_kernels_start_no_numba_and_answer_as_numba(stream, tmp_path):
+    """A run (the raw scores of every round, and the model) and a prediction with the model, both ways."""
+    out = {}
+    for jit in (False, True):
+        way = tmp_path / ("jit" if jit else "compiled")
+        way.mkdir()
+        loaded = _olearn("run", "--algo", "pa1", "-C", "0.1", "-p", way / "scores.txt", "--raw", "-q",
+                         "--save", way / "model.npz", stream, jit=jit)
+        loaded |= _olearn("predict", "-m", way / "model.npz", "-o", way / "labels.txt", stream, jit=jit)
+        assert ("numba" in loaded) == jit and ("olearn._kernels._precompiled" in loaded) != jit
+        out[jit] = [(way / name).read_text() for name in ("scores.txt", "labels.txt")]
+    scores, labels = out[False]
+    assert len(scores.split()) == len(labels.split()) == 3000
+    assert len(set(labels.split())) == 2 and len(set(scores.split())) > 1000
+    assert out[False] == out[True]
