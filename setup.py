@@ -23,7 +23,7 @@ def kernel_extensions():
     """``([extension], {"build_ext": command})``, or nothing when numba cannot compile ahead of time here."""
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "src"))
     try:
-        from olearn._kernels._build import extension
+        from olearn._kernels._build import extension, record_target
         ext = extension()  # numba's build_ext, which compiles the kernels' object files, replaces setuptools'
     except Exception as err:  # noqa: BLE001 - any failure leaves the pure-Python install
         _warn(err)
@@ -33,13 +33,16 @@ def kernel_extensions():
     from setuptools.command.build_ext import build_ext
 
     class BuildKernels(build_ext):
-        """numba's build_ext, a failure to build the kernels turned into a warning."""
+        """numba's build_ext, a failure to build the kernels turned into a warning; the CPU compiled for
+        recorded beside them."""
 
         def build_extension(self, ext):
             try:
                 super().build_extension(ext)
             except Exception as err:  # noqa: BLE001
                 _warn(err)
+                return
+            record_target(os.path.dirname(self.get_ext_fullpath(ext.name)))
 
     return [ext], {"build_ext": BuildKernels}
 

@@ -28,6 +28,8 @@ def test_ci_installs_the_compiled_kernels():
         pytest.skip("a source tree run without building the extension uses numba's kernels")
     assert _compiled.EXTENSION is not None
     assert _compiled.EXTENSION.source_key() == _compiled.key_number()
+    # compiled for this machine's CPU where it can be identified, and that recorded
+    assert _compiled._built_for(_compiled.CPU_FILE) == _compiled.cpu_identity()
 
 
 def _types(name):
@@ -84,6 +86,40 @@ def test_an_extension_of_other_sources_or_the_jit_switch_is_not_used(monkeypatch
     assert _compiled._load_extension(key="0" * 20) is None
     monkeypatch.setenv("OLEARN_KERNELS", "jit")
     assert _compiled._load_extension() is None
+
+
+_CPUINFO = """processor\t: 0
+vendor_id\t: AuthenticAMD
+cpu family\t: 25
+model\t\t: 17
+model name\t: Some CPU
+flags\t\t: fpu sse2 avx2
+
+processor\t: 1
+vendor_id\t: AuthenticAMD
+cpu family\t: 25
+model\t\t: 17
+flags\t\t: fpu sse2 avx2 other
+"""
+
+
+def test_the_cpu_identity_is_the_first_processors_vendor_family_model_and_flags(tmp_path):
+    path = tmp_path / "cpuinfo"
+    path.write_text(_CPUINFO)
+    assert _compiled.cpu_identity(path) == "vendor_id: AuthenticAMD\ncpu family: 25\nmodel: 17\nflags: fpu sse2 avx2\n"
+    path.write_text("processor\t: 0\nBogoMIPS\t: 50.00\nFeatures\t: fp asimd\nCPU implementer\t: 0x41\n")
+    assert _compiled.cpu_identity(path) is None  # an ARM machine lists other fields: the generic CPU then
+    assert _compiled.cpu_identity(tmp_path / "missing") is None
+
+
+def test_an_extension_compiled_for_another_cpu_is_not_used(tmp_path):
+    other = tmp_path / "other.cpu"
+    other.write_text("vendor_id: GenuineIntel\ncpu family: 6\nmodel: 1\nflags: fpu\n")
+    assert _compiled._load_extension(cpu_file=other) is None
+    if _compiled.EXTENSION is not None:  # the same extension recorded for this CPU, or for the generic one
+        same = tmp_path / "same.cpu"
+        same.write_text(_compiled.cpu_identity() or "")
+        assert _compiled._load_extension(cpu_file=same if _compiled.cpu_identity() else other.with_name("none"))
 
 
 # Calls that the compiled code would misread but numba's kernel reads right (other dtypes, layouts, scalar

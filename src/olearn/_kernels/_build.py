@@ -6,17 +6,20 @@ run without installing: ``DIR`` is this folder). Each kernel is compiled from th
 same function, for the same argument types, as the numba kernel it stands for; the
 module also answers ``source_key()``, the stamp :mod:`._compiled` compares.
 
-The machine code targets the generic CPU of the build platform (no instruction set
-extension beyond it), so a wheel moved to another machine of the same platform runs.
+Where the build machine's CPU can be identified (:func:`._compiled.cpu_identity`) the
+machine code targets that CPU, as numba's kernels do, and :func:`record_target` writes
+its identity beside the extension, which :mod:`._compiled` then uses on a CPU of that
+identity only; elsewhere it targets the generic CPU of the platform.
 """
 
+import os
 import sys
 import warnings
 
 from numba import types
 from numba.core.errors import NumbaPendingDeprecationWarning
 
-from ._compiled import KERNELS, _numba_kernel, key_number, parse_type
+from ._compiled import CPU_FILE, KERNELS, _numba_kernel, cpu_identity, key_number, parse_type
 
 with warnings.catch_warnings():
     # numba announces that pycc will be replaced; it is what compiles ahead of time today
@@ -62,7 +65,7 @@ def caller(kernel, n_args):
 def compiler():
     """A ``numba.pycc.CC`` with every kernel of :data:`KERNELS` and ``source_key`` exported."""
     cc = CC(NAME, source_module=__name__)
-    cc.target_cpu = "generic"
+    cc.target_cpu = "host" if cpu_identity() else "generic"
     for name, (_, codes) in KERNELS.items():
         kernel = _numba_kernel(name)
         argtypes = tuple(numba_type(code) for code in codes.split())
@@ -70,6 +73,18 @@ def compiler():
         cc.export(name, kernel.overloads[argtypes].signature)(caller(kernel, len(argtypes)))
     cc.export("source_key", types.int64())(_source_key)
     return cc
+
+
+def record_target(folder):
+    """Write the CPU the extension in ``folder`` was compiled for beside it (none: the generic CPU)."""
+    path = os.path.join(folder, os.path.basename(CPU_FILE))
+    identity = cpu_identity()
+    if identity is None:
+        if os.path.exists(path):
+            os.remove(path)
+        return
+    with open(path, "w", encoding="ascii") as fh:
+        fh.write(identity)
 
 
 def extension():
@@ -81,3 +96,4 @@ if __name__ == "__main__":
     cc = compiler()
     cc.output_dir = sys.argv[1]
     cc.compile()
+    record_target(sys.argv[1])
