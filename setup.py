@@ -1,6 +1,6 @@
 """olearn's build: the package (configured in pyproject.toml) and the kernels compiled ahead of time.
 
-The extension module ``olearn._kernels._precompiled`` holds the kernels of the commonest runs,
+The extension module ``olearn._kernels._precompiled...`` holds the kernels of the commonest runs,
 compiled by ``numba.pycc`` from the same functions as the numba kernels, so that such a run starts
 no numba (see ``olearn._kernels._compiled``). When it cannot be built (no ``numba.pycc`` in a future
 numba, no C compiler) olearn is installed without it and compiles every kernel with numba at run
@@ -23,7 +23,7 @@ def kernel_extensions():
     """``([extension], {"build_ext": command})``, or nothing when numba cannot compile ahead of time here."""
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "src"))
     try:
-        from olearn._kernels._build import extension, record_target
+        from olearn._kernels._build import extension
         ext = extension()  # numba's build_ext, which compiles the kernels' object files, replaces setuptools'
     except Exception as err:  # noqa: BLE001 - any failure leaves the pure-Python install
         _warn(err)
@@ -33,16 +33,13 @@ def kernel_extensions():
     from setuptools.command.build_ext import build_ext
 
     class BuildKernels(build_ext):
-        """numba's build_ext, a failure to build the kernels turned into a warning; the CPU compiled for
-        recorded beside them."""
+        """numba's build_ext, a failure to build the kernels turned into a warning."""
 
         def build_extension(self, ext):
             try:
                 super().build_extension(ext)
             except Exception as err:  # noqa: BLE001
                 _warn(err)
-                return
-            record_target(os.path.dirname(self.get_ext_fullpath(ext.name)))
 
     return [ext], {"build_ext": BuildKernels}
 

@@ -28,8 +28,8 @@ def test_ci_installs_the_compiled_kernels():
         pytest.skip("a source tree run without building the extension uses numba's kernels")
     assert _compiled.EXTENSION is not None
     assert _compiled.EXTENSION.source_key() == _compiled.key_number()
-    # compiled for this machine's CPU where it can be identified, and that recorded
-    assert _compiled._built_for(_compiled.CPU_FILE) == _compiled.cpu_identity()
+    # compiled for this machine's CPU where it can be identified, and named after it
+    assert _compiled.EXTENSION.__name__ == f"olearn._kernels.{_compiled.extension_name(_compiled.cpu_identity())}"
 
 
 def _types(name):
@@ -112,14 +112,21 @@ def test_the_cpu_identity_is_the_first_processors_vendor_family_model_and_flags(
     assert _compiled.cpu_identity(tmp_path / "missing") is None
 
 
-def test_an_extension_compiled_for_another_cpu_is_not_used(tmp_path):
-    other = tmp_path / "other.cpu"
-    other.write_text("vendor_id: GenuineIntel\ncpu family: 6\nmodel: 1\nflags: fpu\n")
-    assert _compiled._load_extension(cpu_file=other) is None
-    if _compiled.EXTENSION is not None:  # the same extension recorded for this CPU, or for the generic one
-        same = tmp_path / "same.cpu"
-        same.write_text(_compiled.cpu_identity() or "")
-        assert _compiled._load_extension(cpu_file=same if _compiled.cpu_identity() else other.with_name("none"))
+def test_the_extension_is_named_after_the_cpu_it_is_compiled_for():
+    identity = "vendor_id: GenuineIntel\ncpu family: 6\nmodel: 1\nflags: fpu\n"
+    name = _compiled.extension_name(identity)
+    assert name.startswith("_precompiled_") and name.isidentifier()
+    assert name != _compiled.extension_name(identity.replace("fpu", "fpu sse2"))  # one flag more: another CPU
+    assert _compiled.extension_name(None) == "_precompiled"  # the generic CPU
+
+
+def test_an_extension_compiled_for_another_cpu_is_not_used():
+    other = "vendor_id: GenuineIntel\ncpu family: 6\nmodel: 1\nflags: fpu\n"
+    if _compiled.extension_name(_compiled.cpu_identity()) == _compiled.GENERIC_NAME:
+        pytest.skip("this machine's CPU cannot be identified: its build targets the generic CPU, which any runs")
+    assert _compiled._load_extension(identity=other) is None
+    if _compiled.EXTENSION is not None:
+        assert _compiled._load_extension(identity=_compiled.cpu_identity()) is _compiled.EXTENSION
 
 
 # Calls that the compiled code would misread but numba's kernel reads right (other dtypes, layouts, scalar
@@ -278,7 +285,7 @@ def test_runs_on_the_compiled_kernels_start_no_numba_and_answer_as_numba(stream,
         loaded = _olearn("run", "--algo", "pa1", "-C", "0.1", "-p", way / "scores.txt", "--raw", "-q",
                          "--save", way / "model.npz", stream, jit=jit)
         loaded |= _olearn("predict", "-m", way / "model.npz", "-o", way / "labels.txt", stream, jit=jit)
-        assert ("numba" in loaded) == jit and ("olearn._kernels._precompiled" in loaded) != jit
+        assert ("numba" in loaded) == jit and (_compiled.EXTENSION.__name__ in loaded) != jit
         out[jit] = [(way / name).read_text() for name in ("scores.txt", "labels.txt")]
     scores, labels = out[False]
     assert len(scores.split()) == len(labels.split()) == 3000

@@ -18,7 +18,7 @@ import olearn
 from olearn._kernels import _compiled
 
 # what loads the kernels of a binary run: the extension compiled at install, or else numba
-KERNEL_LOADER = "numba" if _compiled.EXTENSION is None else "olearn._kernels._precompiled"
+KERNEL_LOADER = "numba" if _compiled.EXTENSION is None else _compiled.EXTENSION.__name__
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX signals")
 

@@ -7,26 +7,24 @@ same function, for the same argument types, as the numba kernel it stands for; t
 module also answers ``source_key()``, the stamp :mod:`._compiled` compares.
 
 Where the build machine's CPU can be identified (:func:`._compiled.cpu_identity`) the
-machine code targets that CPU, as numba's kernels do, and :func:`record_target` writes
-its identity beside the extension, which :mod:`._compiled` then uses on a CPU of that
-identity only; elsewhere it targets the generic CPU of the platform.
+machine code targets that CPU, as numba's kernels do, and the module is named after it
+(:func:`._compiled.extension_name`), so that only a CPU of that identity imports it;
+elsewhere it targets the generic CPU of the platform.
 """
 
-import os
 import sys
 import warnings
 
 from numba import types
 from numba.core.errors import NumbaPendingDeprecationWarning
 
-from ._compiled import CPU_FILE, KERNELS, _numba_kernel, cpu_identity, key_number, parse_type
+from ._compiled import KERNELS, _numba_kernel, cpu_identity, extension_name, key_number, parse_type
 
 with warnings.catch_warnings():
     # numba announces that pycc will be replaced; it is what compiles ahead of time today
     warnings.simplefilter("ignore", NumbaPendingDeprecationWarning)
     from numba.pycc import CC
 
-NAME = "_precompiled"
 _SCALARS = {"int64": types.int64, "uint32": types.uint32}
 _ARRAYS = {"int64": types.int64, "int32": types.int32, "uint32": types.uint32, "uint8": types.uint8,
            "float64": types.float64}
@@ -64,8 +62,9 @@ def caller(kernel, n_args):
 
 def compiler():
     """A ``numba.pycc.CC`` with every kernel of :data:`KERNELS` and ``source_key`` exported."""
-    cc = CC(NAME, source_module=__name__)
-    cc.target_cpu = "host" if cpu_identity() else "generic"
+    identity = cpu_identity()
+    cc = CC(extension_name(identity), source_module=__name__)
+    cc.target_cpu = "host" if identity else "generic"
     for name, (_, codes) in KERNELS.items():
         kernel = _numba_kernel(name)
         argtypes = tuple(numba_type(code) for code in codes.split())
@@ -75,20 +74,8 @@ def compiler():
     return cc
 
 
-def record_target(folder):
-    """Write the CPU the extension in ``folder`` was compiled for beside it (none: the generic CPU)."""
-    path = os.path.join(folder, os.path.basename(CPU_FILE))
-    identity = cpu_identity()
-    if identity is None:
-        if os.path.exists(path):
-            os.remove(path)
-        return
-    with open(path, "w", encoding="ascii") as fh:
-        fh.write(identity)
-
-
 def extension():
-    """The setuptools ``Extension`` that builds :data:`NAME` in this package."""
+    """The setuptools ``Extension`` that builds the module in this package."""
     return compiler().distutils_extension()
 
 
@@ -96,4 +83,3 @@ if __name__ == "__main__":
     cc = compiler()
     cc.output_dir = sys.argv[1]
     cc.compile()
-    record_target(sys.argv[1])

@@ -6,7 +6,7 @@
 binary linear learner without averaging); ``olearn predict`` and runs of several passes also
 :func:`._binary_linear.binary_linear_scores`. Starting numba to load them from its cache costs more than
 a short run itself (about 0.65 s: importing numba and its first dispatch), so olearn's build compiles
-them once more, with ``numba.pycc``, into the extension module ``_precompiled``
+them once more, with ``numba.pycc``, into an extension module ``_precompiled...``
 (:mod:`._build`; ``setup.py``). That module needs only numpy at run time.
 
 Each kernel is taken from the extension when
@@ -15,9 +15,9 @@ Each kernel is taken from the extension when
   (an extension built from other sources, say before an edit, is never used);
 * it was compiled for this CPU: where the build can identify its CPU (``/proc/cpuinfo``), it
   compiles for that CPU, as numba does (generic x86-64 code was measured 10-20% slower on the
-  in-memory pass and its input check), and records its :func:`cpu_identity` in :data:`CPU_FILE`;
-  a machine of another identity does not use it (a wheel moved there falls back to numba's kernels
-  rather than run instructions its CPU may lack);
+  in-memory pass and its input check), into a module named after that CPU's :func:`cpu_identity`
+  (:func:`extension_name`), which a machine of another identity never imports (a wheel moved
+  there falls back to numba's kernels rather than run instructions its CPU may lack);
 * the environment variable ``OLEARN_KERNELS`` is not ``jit``;
 * every argument has the type the kernel was compiled for (:data:`KERNELS`): compiled code checks
   no type, so a call with other types goes to the numba kernel, which compiles for them.
@@ -29,6 +29,7 @@ Use as ``from olearn._kernels import _compiled as C`` and ``C.binary_linear_pass
 are resolved at the call, so importing this module starts no numba.
 """
 
+import hashlib
 import importlib
 import os
 
@@ -51,9 +52,10 @@ KERNELS = {
     "binary_linear_scores": ("_binary_linear", "i8[:] i4[:] f8[:] f8[:] f8[:] f8[:] f8[:]"),
 }
 
-# Written by the build beside the extension when it compiles for the build machine's CPU: that CPU's
-# cpu_identity(). The machine code may then use any instruction of that CPU.
-CPU_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_precompiled.cpu")
+# The extension compiled for the build machine's CPU is named after that CPU's cpu_identity() (its
+# machine code may use any instruction of that CPU), so no other CPU imports it; one compiled for the
+# generic CPU of the platform is GENERIC_NAME.
+GENERIC_NAME = "_precompiled"
 CPU_FIELDS = ("vendor_id", "cpu family", "model", "flags")
 
 _INT64 = (int, np.int64)
@@ -120,27 +122,29 @@ def cpu_identity(path="/proc/cpuinfo"):
     return "".join(f"{name}: {fields[name]}\n" for name in CPU_FIELDS)
 
 
-def _built_for(cpu_file):
-    """The CPU identity the extension was compiled for, or None when it was compiled for the generic CPU."""
-    try:
-        with open(cpu_file, encoding="ascii") as fh:
-            return fh.read()
-    except FileNotFoundError:
-        return None
+def extension_name(identity):
+    """The extension's module name: compiled for the CPU of ``identity``, or for the generic CPU (None)."""
+    if identity is None:
+        return GENERIC_NAME
+    return f"{GENERIC_NAME}_{hashlib.sha256(identity.encode()).hexdigest()[:16]}"
 
 
-def _load_extension(key=SOURCE_KEY, cpu_file=CPU_FILE):
-    """The extension module, if it is to be used for the sources of ``key`` (see the module docstring)."""
+def _load_extension(key=SOURCE_KEY, identity=None):
+    """The extension module, if one is to be used here for the sources of ``key`` (see the module docstring).
+
+    ``identity``: this machine's :func:`cpu_identity` (read when not given).
+    """
     if os.environ.get("OLEARN_KERNELS", "").lower() == "jit":
         return None
-    built_for = _built_for(cpu_file)
-    if built_for is not None and built_for != cpu_identity():
-        return None  # compiled for another CPU: its instructions might not run here
-    try:
-        from . import _precompiled
-    except ImportError:
-        return None
-    return _precompiled if _precompiled.source_key() == key_number(key) else None
+    names = dict.fromkeys([extension_name(identity or cpu_identity()), GENERIC_NAME])
+    for name in names:
+        try:
+            module = importlib.import_module(f"{__package__}.{name}")
+        except ImportError:
+            continue
+        if module.source_key() == key_number(key):
+            return module
+    return None
 
 
 EXTENSION = _load_extension()
