@@ -17,6 +17,7 @@ import pytest
 from sklearn.datasets import dump_svmlight_file
 
 import olearn
+from fresh_cli import loaded_by
 from olearn._kernels import _codes, _compiled
 
 built = pytest.mark.skipif(_compiled.EXTENSION is None, reason="olearn was installed without the compiled kernels")
@@ -255,24 +256,9 @@ def stream(tmp_path_factory):
     return str(path)
 
 
-_RUN = textwrap.dedent("""
-    import sys
-    from olearn.cli import main
-    try:
-        main(sys.argv[1:])
-    except SystemExit as exit:
-        assert exit.code == 0, exit.code
-    sys.stderr.write(" ".join(sorted(sys.modules)))
-""")
-
-
 def _olearn(*args, jit):
     """The modules loaded by ``olearn ARGS`` in a fresh process, on the compiled kernels or (``jit``) numba's."""
-    env = {**os.environ, "OLEARN_KERNELS": "jit" if jit else ""}
-    proc = subprocess.run([sys.executable, "-c", _RUN, *map(str, args)], capture_output=True, text=True, env=env,
-                          timeout=600)
-    assert proc.returncode == 0, proc.stderr
-    return set(proc.stderr.split())
+    return loaded_by(*args, env={**os.environ, "OLEARN_KERNELS": "jit" if jit else ""})[1]
 
 
 @built

@@ -15,6 +15,7 @@ import pytest
 from sklearn.datasets import dump_svmlight_file
 
 import olearn
+from fresh_cli import loaded_by
 from olearn._kernels import _compiled
 
 # what loads the kernels of a binary run: the extension compiled at install, or else numba
@@ -104,26 +105,8 @@ NOT_NEEDED_BY_A_BINARY_RUN = (
     "olearn.linear._perceptron", "olearn.linear._regressor",
 )
 
-# runs ``olearn ARGS...`` and writes the names of the modules loaded by then to stderr
-_LOADED_BY = textwrap.dedent("""
-    import sys
-    from olearn.cli import main
-    try:
-        main(sys.argv[1:])
-    except SystemExit as exit:
-        assert exit.code == 0, exit.code
-    sys.stderr.write(" ".join(sorted(sys.modules)))
-""")
-
-
-def _loaded_by(*args):
-    """(stdout, the modules loaded) of ``olearn ARGS`` in a fresh interpreter."""
-    proc = subprocess.run([sys.executable, "-c", _LOADED_BY, *args], capture_output=True, text=True, check=True)
-    return proc.stdout, set(proc.stderr.split())
-
-
 def test_a_binary_run_imports_only_what_it_needs(train):
-    out, loaded = _loaded_by("run", "--algo", "pa1", train)
+    out, loaded = loaded_by("run", "--algo", "pa1", train)
     assert "200" in out  # the command ran, with the modules it needs
     assert {"olearn.linear._pa", "olearn.data._libsvm", "olearn.evaluate", "scipy.sparse", KERNEL_LOADER} <= loaded
     assert sorted(loaded.intersection(NOT_NEEDED_BY_A_BINARY_RUN)) == []
@@ -132,7 +115,7 @@ def test_a_binary_run_imports_only_what_it_needs(train):
 
 
 def test_a_second_order_run_imports_its_own_learner_only(train):
-    out, loaded = _loaded_by("run", "--algo", "arow", train)
+    out, loaded = loaded_by("run", "--algo", "arow", train)
     assert "200" in out
     family = {f"olearn.second_order._{name}" for name in ("arow", "adagrad", "cw", "narow", "sop")}
     assert sorted(loaded & family) == ["olearn.second_order._arow"]
@@ -140,8 +123,8 @@ def test_a_second_order_run_imports_its_own_learner_only(train):
 
 def test_predict_with_a_binary_model_does_not_import_the_sequence_family(train, tmp_path):
     model = str(tmp_path / "model.npz")
-    _loaded_by("run", "--algo", "pa1", "--save", model, train)
-    out, loaded = _loaded_by("predict", "-m", model, train)
+    loaded_by("run", "--algo", "pa1", "--save", model, train)
+    out, loaded = loaded_by("predict", "-m", model, train)
     assert len(out.split()) == 200 and "olearn.cli._predict" in loaded  # one label per example
     assert sorted(m for m in loaded if m == "olearn.sequence" or m.startswith("olearn.sequence.")) == []
 

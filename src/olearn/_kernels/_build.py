@@ -15,7 +15,7 @@ elsewhere it targets the generic CPU of the platform.
 import sys
 import warnings
 
-from numba import types
+from numba import from_dtype, types
 from numba.core.errors import NumbaPendingDeprecationWarning
 
 from ._compiled import KERNELS, _numba_kernel, cpu_identity, extension_name, key_number, parse_type
@@ -25,9 +25,7 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore", NumbaPendingDeprecationWarning)
     from numba.pycc import CC
 
-_SCALARS = {"int64": types.int64, "uint32": types.uint32}
-_ARRAYS = {"int64": types.int64, "int32": types.int32, "uint32": types.uint32, "uint8": types.uint8,
-           "float64": types.float64}
+KEY = key_number()
 
 
 def numba_type(code):
@@ -36,15 +34,12 @@ def numba_type(code):
     if kind == "none":
         return types.none
     if kind == "scalar":
-        return _SCALARS[dtype.name]
-    return types.Array(_ARRAYS[dtype.name], ndim, "C", readonly=read_only)
+        return from_dtype(dtype)
+    return types.Array(from_dtype(dtype), ndim, "C", readonly=read_only)
 
 
 def _source_key():
     return KEY
-
-
-KEY = key_number()
 
 
 def caller(kernel, n_args):
