@@ -246,13 +246,24 @@ def test_the_compiled_pass_learns_bit_identical_weights(variant, C):
     assert learners[0].coef_.any()
 
 
-@pytest.fixture(scope="module")
-def stream(tmp_path_factory):
+@pytest.fixture(scope="module", params=["svm", "vw"])
+def stream(request, tmp_path_factory):
+    """3,000 rows as LIBSVM (numbers of 16-17 digits: the parser leaves them to the fix-up conversion) or as
+    VW text (named features in two namespaces, every third row with an importance weight)."""
     rng = np.random.default_rng(11)
     X = rng.normal(size=(3000, 40)) * (rng.random((3000, 40)) < 0.2)
     y = np.where(X @ rng.normal(size=40) > 0, 1, -1)
-    path = tmp_path_factory.mktemp("compiled") / "train.svm"
-    dump_svmlight_file(X, y, str(path), zero_based=False)
+    path = tmp_path_factory.mktemp("compiled") / f"train.{request.param}"
+    if request.param == "svm":
+        dump_svmlight_file(X, y, str(path), zero_based=False)
+    else:
+        lines = []
+        for i, (row, label) in enumerate(zip(X, y)):
+            weight = f" {1 + i % 5 / 2}" if i % 3 == 0 else ""
+            left = " ".join(f"a{j}:{float(row[j])!r}" for j in np.flatnonzero(row[:20]))
+            right = " ".join(f"b{j}:{row[j]:.6g}" for j in 20 + np.flatnonzero(row[20:]))
+            lines.append(f"{label}{weight} |left {left} |right {right}\n")
+        path.write_text("".join(lines))
     return str(path)
 
 

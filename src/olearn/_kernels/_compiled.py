@@ -4,7 +4,8 @@
 :func:`._parse_number.gather_spans` (numbers of more digits than the parser converts exactly),
 :func:`._rows.csr_summary` (the input check) and :func:`._binary_linear.binary_linear_pass` (every
 binary linear learner without averaging); ``olearn predict`` and runs of several passes also
-:func:`._binary_linear.binary_linear_scores`. Starting numba to load them from its cache costs more than
+:func:`._binary_linear.binary_linear_scores`; a VW text file :func:`._parse_vw.count_bounds`,
+:func:`._parse_vw.parse_vw` and :func:`._parse_rows.sort_and_sum_rows` instead of the LIBSVM parser. Starting numba to load them from its cache costs more than
 a short run itself (about 0.65 s: importing numba and its first dispatch), so olearn's build compiles
 them once more, with ``numba.pycc``, into an extension module ``_precompiled...``
 (:mod:`._build`; ``setup.py``). That module needs only numpy at run time.
@@ -50,6 +51,9 @@ KERNELS = {
         "i8[:] i4[:] f8[:] f8[:] f8[:] f8[:] f8[:] f8[:] i8[:] f8[:] f8[:] f8[:] f8[:] none none",
     ),
     "binary_linear_scores": ("_binary_linear", "i8[:] i4[:] f8[:] f8[:] f8[:] f8[:] f8[:]"),
+    "count_bounds": ("_parse_vw", "u1[:]r i8 i8"),
+    "parse_vw": ("_parse_vw", "u1[:]r i8 i8 i8 i4[:] i4[:] f8[:] f8[:] f8[:] i8[:] i8[:,:]"),
+    "sort_and_sum_rows": ("_parse_rows", "i4[:] i4[:] f8[:] i8"),
 }
 
 # The extension compiled for the build machine's CPU is named after that CPU's cpu_identity() (its

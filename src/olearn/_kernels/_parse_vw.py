@@ -14,14 +14,12 @@ deferred numbers are converted.
 import numpy as np
 
 from ._jit import njit
-from ._parse_codes import (  # noqa: F401 (OK and C_*: this parser's counts layout)
-    C_ERR_POS,
+from ._parse_codes import (
     C_FIXUPS,
     C_STATUS,
     FIX_DATA,
     FIX_LABEL,
     FIX_WEIGHT,
-    N_SHARED_COUNTS,
     OK,
 )
 from ._parse_number import (
@@ -36,20 +34,17 @@ from ._parse_number import (
     is_blank,
     scan_number,
 )
-
-E_NO_BAR = 1  # a non-blank line without '|'
-E_HEADER = 2  # unexpected token before the first '|'
-E_NEGATIVE_WEIGHT = 3
-E_NAMESPACE_WEIGHT = 4  # '|ns:w' is not supported
-E_EMPTY_NAME = 5  # ':value' without a feature name
-E_EMPTY_VALUE = 6  # 'name:'
-E_VALUE = 7  # value is not a number
-
-# counts[] slots filled by parse_vw: the shared ones (C_STATUS, C_ERR_POS,
-# C_FIXUPS; see _parse_number), then
-C_ROWS = N_SHARED_COUNTS
-C_NNZ = N_SHARED_COUNTS + 1
-N_COUNTS = N_SHARED_COUNTS + 2
+from ._parse_vw_codes import (
+    C_NNZ,
+    C_ROWS,
+    E_EMPTY_NAME,
+    E_EMPTY_VALUE,
+    E_HEADER,
+    E_NAMESPACE_WEIGHT,
+    E_NEGATIVE_WEIGHT,
+    E_NO_BAR,
+    E_VALUE,
+)
 
 _MASK32 = 0xFFFFFFFF
 

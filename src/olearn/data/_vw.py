@@ -5,9 +5,9 @@ import os
 
 import numpy as np
 
-from olearn._kernels import _parse_vw as K
-from olearn._kernels._parse_codes import FIX_DATA, FIX_LABEL, FIX_WEIGHT
-from olearn._kernels._parse_rows import sort_and_sum_rows
+from olearn._kernels import _compiled
+from olearn._kernels import _parse_vw_codes as K
+from olearn._kernels._parse_codes import C_ERR_POS, C_FIXUPS, C_STATUS, FIX_DATA, FIX_LABEL, FIX_WEIGHT, OK
 
 from ._checks import check_float_dtype, check_int
 from ._errors import number_message, raise_at, token_at
@@ -22,14 +22,14 @@ _MAX_BITS = 31  # columns must fit int32
 def _parse(buf, end, first_line, path, n_bits, dtype, require_labels=False):
     """Parse ``buf[:end]`` (whole lines) into ``Rows`` with importance weights."""
     arr = np.frombuffer(buf, dtype=np.uint8, count=end)
-    n_rows_max, n_separators = K.count_bounds(arr, 0, arr.size)
+    n_rows_max, n_separators = _compiled.count_bounds(arr, 0, arr.size)
     indptr = np.empty(n_rows_max + 1, dtype=np.int32 if n_separators < 2**31 else np.int64)
     indices = np.empty(n_separators, dtype=indptr.dtype)
     data = np.empty(n_separators, dtype=dtype)
     labels = np.empty(n_rows_max)
     weights = np.empty(n_rows_max)
     counts = np.zeros(K.N_COUNTS, dtype=np.int64)
-    fixups = K.parse_vw(
+    fixups = _compiled.parse_vw(
         arr,
         0,
         arr.size,
@@ -42,7 +42,7 @@ def _parse(buf, end, first_line, path, n_bits, dtype, require_labels=False):
         counts,
         np.empty((256, 4), dtype=np.int64),
     )
-    fixups = fixups[: counts[K.C_FIXUPS]]
+    fixups = fixups[: counts[C_FIXUPS]]
     values = apply_fixups(
         arr, buf, fixups, {FIX_DATA: data, FIX_LABEL: labels, FIX_WEIGHT: weights}, path, first_line
     )
@@ -50,14 +50,14 @@ def _parse(buf, end, first_line, path, n_bits, dtype, require_labels=False):
     negative = np.flatnonzero((fixups[:, 2] == FIX_WEIGHT) & (values < 0))
     if negative.size:
         _raise(K.E_NEGATIVE_WEIGHT, fixups[negative[0], 0], buf, first_line, path)
-    if counts[K.C_STATUS] != K.OK:
-        _raise(counts[K.C_STATUS], counts[K.C_ERR_POS], buf, first_line, path)
+    if counts[C_STATUS] != OK:
+        _raise(counts[C_STATUS], counts[C_ERR_POS], buf, first_line, path)
     n_rows = counts[K.C_ROWS]
     if require_labels:
         unlabelled = np.flatnonzero(np.isnan(labels[:n_rows]))
         if unlabelled.size:
             _raise_unlabelled(buf, end, int(unlabelled[0]), first_line, path)
-    nnz = sort_and_sum_rows(indptr, indices, data, n_rows)
+    nnz = _compiled.sort_and_sum_rows(indptr, indices, data, n_rows)
     return Rows(
         trimmed(indptr, n_rows + 1),
         trimmed(indices, nnz),
