@@ -391,6 +391,30 @@ def test_mira_weight_too_small_to_divide_by_takes_the_programs_limit(kernel):
     assert_allclose(learned.decision_function(X), before, rtol=1e-12, atol=0.0)
 
 
+@pytest.mark.parametrize("geometry", ["prototypes", "kernel", "feature map"])
+def test_mira_weight_times_norm_underflowing_to_zero_takes_the_programs_limit(geometry):
+    """v A = 1e-10 * 1e-320 rounds to 0 although v, A > 0: the program is at its limit, not refused.
+
+    By hand, as above: all scores 0, the rivals b and c tied, so W_a = v x and
+    W_b = W_c = -v x / 2. Found by the long fuzz campaign of extreme values, where
+    dividing by the 0 raised ZeroDivisionError from the kernel.
+    """
+    params = {"kernel": "linear"} if geometry == "kernel" else {}
+    if geometry == "feature map":
+        params["feature_map"] = mc.BlockFeatureMap(list("abc"), 3)
+    v, x = 1e-10, np.array([1e-160, 0.0, 0.0])
+    est = mc.MIRA(beta=0.5, **params)
+    est.partial_fit(np.zeros((0, 3)), [], classes=list("abc"))
+    est.partial_fit(x[None, :], ["a"], sample_weight=[v])
+    expected = np.array([v * x, -0.5 * v * x, -0.5 * v * x])
+    probe = np.array([[1e150, 0.0, 0.0]])
+    assert_allclose(est.decision_function(probe), probe @ expected.T, rtol=1e-12, atol=0.0)
+    assert est.decision_function(probe)[0, 0] > 0.0  # the step is not lost to the underflow
+    # the campaign's example: v A and v x both underflow; learned without an error, the weights unchanged
+    est.partial_fit(np.array([[0.0, 0.0, 7.072266587554642e-94]]), ["a"], sample_weight=[1e-300])
+    assert_allclose(est.decision_function(probe), probe @ expected.T, rtol=1e-12, atol=0.0)
+
+
 def linear_gram(A, B):
     return A @ B.T
 

@@ -305,7 +305,8 @@ def choose_coefficients(rule, rival, split, beta, scores, n, y, pred, wrong, ran
         moved = perceptron_coefficients(split, scores, n, y, ranks, coef) > 0
     else:
         scaled = norm_sq * weight
-        if norm_sq > 0.0 and weight > 0.0 and not mira_program_is_finite(scores, n, beta, scaled):
+        # v A may underflow to 0 with v and A positive: too small to divide by, as an overflowing program
+        if norm_sq > 0.0 and weight > 0.0 and (scaled == 0.0 or not mira_program_is_finite(scores, n, beta, scaled)):
             moved = mira_limit_coefficients(scores, n, y, beta, coef)
         else:
             moved = mira_coefficients(scores, n, y, scaled, beta, work, coef)
