@@ -13,9 +13,9 @@ import scipy.sparse as sp
 
 from ._kernels import _compiled
 from ._lazy import LazyModule
+from .exceptions import DataConversionWarning
 
 _rows = LazyModule("olearn._kernels._rows")
-from .exceptions import DataConversionWarning
 
 
 class CSRArrays:

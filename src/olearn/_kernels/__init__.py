@@ -7,10 +7,10 @@ outputs; outputs are preallocated by the caller. Choices (step rule, loss,
 learning-rate schedule) enter as the small integer codes of
 :mod:`olearn._kernels._codes`.
 
-This module and the constants' module (:mod:`._codes`)
-import no numba: a command whose kernels were compiled when olearn was
-installed (:mod:`._compiled`) never starts numba. Each kernel module takes
-its decorator from :mod:`._jit`, which places numba's cache.
+This module and the constants' modules (:mod:`._codes`, :mod:`._parse_codes`,
+:mod:`._parse_vw_codes`) import no numba, so that a command whose kernels were
+compiled when olearn was installed (:mod:`._compiled`) never starts numba. Each
+kernel module takes its decorator from :mod:`._jit`, which places numba's cache.
 
 :data:`SOURCE_KEY` is a hash of all the package's modules. It names numba's
 cache directory (:mod:`._jit`) and stamps the kernels compiled at install

@@ -26,8 +26,8 @@ Each kernel is taken from the extension when
 Otherwise the numba kernel of the same source is called. Both compile the same function with the
 same LLVM, so they give bit-identical results (tested).
 
-Use as ``from olearn._kernels import _compiled as C`` and ``C.binary_linear_pass(...)``: the names
-are resolved at the call, so importing this module starts no numba.
+Callers import this module and call ``_compiled.binary_linear_pass(...)``: the names are resolved
+at the first call, so importing this module starts no numba.
 """
 
 import hashlib

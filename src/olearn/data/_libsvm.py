@@ -16,6 +16,7 @@ from ._numbers import apply_fixups, check_integer_labels
 from ._rows import Rows, grown
 
 _parse_rows = LazyModule("olearn._kernels._parse_rows")
+
 # Columns are int32 so that scipy keeps the arrays as they are; this is the
 # largest index (as written in the file) accepted when n_features is not given.
 _MAX_INDEX = np.iinfo(np.int32).max - 1
