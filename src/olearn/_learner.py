@@ -21,7 +21,6 @@ import warnings
 from collections.abc import Mapping
 
 import numpy as np
-import scipy.sparse as sp
 
 from ._config import format_bytes, get_config
 from ._estimator import Estimator
@@ -29,6 +28,7 @@ from ._features import FeatureMap
 from ._kernels._codes import T_LOSS
 from ._params import BOOLEAN, Interval, NoneOr, check_params
 from ._persistence import PersistenceMixin
+from ._sparse import CSRRows, issparse
 from ._validation import INDEX_LIMIT, check_fit_size, check_row, check_X, check_y, feature_names
 from ._weights import check_weight_one, one_class_weight, row_weights
 from .exceptions import ConvergenceWarning, FeatureLimitError, NotFittedError
@@ -359,7 +359,7 @@ class OnlineLearner(PersistenceMixin, Estimator):
         """
         arrays = check_X(X)
         # a DataFrame too becomes the array check_X read (fit records its column names)
-        X = X.tocsr() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
+        X = X.tocsr() if issparse(X) or isinstance(X, CSRRows) else np.asarray(X, dtype=np.float64)
         return X, self._fit_labels(y, arrays.n_rows), arrays.n_rows
 
     def _fit_labels(self, y, n_rows):
@@ -541,6 +541,8 @@ class OnlineLearner(PersistenceMixin, Estimator):
         """
         grow = getattr(self, "n_features", None) is None
         indptr, indices, data, width, new = features.rows(X, base, learning, grow, name)
+        import scipy.sparse as sp
+
         return sp.csr_matrix((data, indices, indptr), shape=(len(indptr) - 1, width)), new
 
     # -- the columns of a batch -----------------------------------------------
@@ -752,7 +754,7 @@ def _take(data, order):
     """The rows ``order`` of ``data`` (an array, a sparse matrix, a list), or ``data`` for None."""
     if data is None or order is None:
         return data
-    if sp.issparse(data) or isinstance(data, np.ndarray):
+    if issparse(data) or isinstance(data, np.ndarray):
         return data[order]
     return [data[i] for i in order]
 

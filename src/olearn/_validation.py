@@ -9,10 +9,10 @@ import warnings
 from collections.abc import Mapping
 
 import numpy as np
-import scipy.sparse as sp
 
 from ._kernels import _compiled
 from ._lazy import LazyModule
+from ._sparse import CSRRows, issparse
 from .exceptions import DataConversionWarning
 
 _rows = LazyModule("olearn._kernels._rows")
@@ -123,6 +123,8 @@ def _check_csr(X, name):
     if not increasing:
         # unsorted or duplicate indices: duplicates would count twice in ||x||^2, so
         # they are summed (and the indices sorted), as scipy's sum_duplicates does
+        import scipy.sparse as sp
+
         merged = sp.csr_matrix((values, indices, indptr), shape=(n_rows, max(n_columns, 1)), copy=True)
         merged.sum_duplicates()
         indptr = np.ascontiguousarray(merged.indptr, dtype=np.int64)
@@ -149,7 +151,7 @@ def feature_names(X):
     columns could not be matched by name.
     """
     columns = getattr(X, "columns", None)
-    if columns is None or sp.issparse(X) or isinstance(X, np.ndarray):
+    if columns is None or issparse(X) or isinstance(X, (np.ndarray, CSRRows)):
         return None
     names = np.asarray(columns, dtype=object)
     is_str = np.array([isinstance(c, str) for c in names], dtype=bool)
@@ -167,7 +169,8 @@ def feature_names(X):
 def check_X(X, name="X"):
     """Return a :class:`CSRArrays` for dense or sparse 2-d input, or raise ValueError.
 
-    A scipy sparse matrix is checked for what the kernels assume: ``indptr``
+    A scipy sparse matrix (or the :class:`~olearn._sparse.CSRRows` of a file
+    the command line read) is checked for what the kernels assume: ``indptr``
     of ``n_rows + 1`` non-decreasing pointers from 0 to the number of entries,
     column indices in ``[0, n_columns)`` (and below 2**31 - 1), and real,
     finite values. Duplicate entries of a row are summed and unsorted indices
@@ -175,7 +178,7 @@ def check_X(X, name="X"):
     entry by row and column. Complex numbers are refused; an object array is
     read as numbers (TypeError for an entry that is not one, as NumPy says).
     """
-    if sp.issparse(X):
+    if issparse(X) or isinstance(X, CSRRows):
         if X.ndim != 2:
             raise ValueError(f"{name} must be 2-d (n_samples, n_features); got shape {X.shape}")
         if X.dtype.kind == "c":
@@ -211,11 +214,15 @@ def check_X(X, name="X"):
         row, col, value = _first_nonfinite_dense(X)
         shown = "NaN" if np.isnan(value) else value
         raise ValueError(f"{name} contains {shown} at row {row}, column {col}; expected finite values")
-    X = sp.csr_matrix(X)
+    # the non-zeros row by row, each row's in column order (as scipy.sparse.csr_matrix(X) keeps them; -0.0 is
+    # a zero for both), without importing scipy
+    rows, columns = np.nonzero(X)
+    indptr = np.zeros(X.shape[0] + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=X.shape[0]), out=indptr[1:])
     return CSRArrays(
-        np.ascontiguousarray(X.indptr, dtype=np.int64),
-        np.ascontiguousarray(X.indices, dtype=np.int32),
-        np.ascontiguousarray(X.data, dtype=np.float64),
+        indptr,
+        columns.astype(np.int32),
+        np.ascontiguousarray(X[rows, columns], dtype=np.float64),
         X.shape[0],
         X.shape[1],
         dense=True,
@@ -313,7 +320,7 @@ def check_row(x):
         if bad >= 0:
             raise ValueError(f"feature {int(indices[bad])} has value {data[bad]}; expected a finite number")
         return indices, data, int(high) + 1
-    if sp.issparse(x):
+    if issparse(x) or isinstance(x, CSRRows):
         if x.shape[0] != 1:
             raise ValueError(f"a sparse example must have one row; got shape {x.shape}")
         arrays = check_X(x, name="x")

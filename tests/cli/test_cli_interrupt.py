@@ -141,7 +141,7 @@ def test_sigint_without_save_on_interrupt_writes_no_model(data, tmp_path, writte
 def test_an_interrupt_surfacing_from_a_compiled_kernel_is_reported_as_interrupted(monkeypatch, tmp_path):
     """numba turns a KeyboardInterrupt during a kernel call into 'SystemError: ... returned a result with an
     exception set', the KeyboardInterrupt as its cause."""
-    import olearn.data
+    import olearn.data._libsvm
 
     def parse_interrupted(*args, **kwargs):
         try:
@@ -150,7 +150,7 @@ def test_an_interrupt_surfacing_from_a_compiled_kernel_is_reported_as_interrupte
             raise SystemError("CPUDispatcher(parse_libsvm) returned a result with an exception set") from err
         yield  # a generator, as the reader is
 
-    monkeypatch.setattr(olearn.data, "iter_libsvm", parse_interrupted)
+    monkeypatch.setattr(olearn.data._libsvm, "iter_libsvm_rows", parse_interrupted)
     path = tmp_path / "train.svm"
     path.write_text("1 1:1\n-1 2:1\n")
     result = CliRunner().invoke(cli, ["run", "--algo", "pa1", str(path)])
@@ -159,13 +159,13 @@ def test_an_interrupt_surfacing_from_a_compiled_kernel_is_reported_as_interrupte
 
 
 def test_another_system_error_is_not_taken_for_an_interrupt(monkeypatch, tmp_path):
-    import olearn.data
+    import olearn.data._libsvm
 
     def parse_failing(*args, **kwargs):
         raise SystemError("a bug")
         yield
 
-    monkeypatch.setattr(olearn.data, "iter_libsvm", parse_failing)
+    monkeypatch.setattr(olearn.data._libsvm, "iter_libsvm_rows", parse_failing)
     path = tmp_path / "train.svm"
     path.write_text("1 1:1\n-1 2:1\n")
     result = CliRunner().invoke(cli, ["run", "--algo", "pa1", str(path)])

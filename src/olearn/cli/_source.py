@@ -231,10 +231,12 @@ class DataSource:
         """Yield (X, y, weight) chunks of at most ``chunk_size`` rows, in file order."""
         data = self._data
         if self.format == "libsvm":
+            from ..data._libsvm import iter_libsvm_rows
+
             zero_based = self.base.settle([self.path], self.multilabel)
             self._start_reading()
             try:
-                for X, y in data.iter_libsvm(self.path, chunk_size=self.chunk_size, n_features=self.n_features,
+                for X, y in iter_libsvm_rows(self.path, chunk_size=self.chunk_size, n_features=self.n_features,
                                              zero_based=zero_based, multilabel=self.multilabel):
                     yield X, None if self.unlabelled else y, None
             except DataFormatError as err:

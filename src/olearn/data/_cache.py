@@ -33,6 +33,7 @@ import scipy.sparse as sp
 from olearn._kernels import _parse_rows as K
 from olearn._atomic import atomic_write
 from olearn.exceptions import DataFormatError
+from olearn._sparse import CSRRows
 
 from ._markers import CACHE_MAGIC
 
@@ -227,7 +228,7 @@ def _vector(name, values, n):
 
 def _canonical(X):
     """``X`` as a CSR matrix of real numbers with sorted, duplicate-free rows (the caller's matrix untouched)."""
-    X = sp.csr_matrix(X)
+    X = X.tocsr() if isinstance(X, CSRRows) else sp.csr_matrix(X)
     if X.dtype.str not in _SPARSE:
         raise ValueError(f"X must hold real numbers, got dtype {X.dtype}")
     if not X.has_canonical_format:

@@ -398,12 +398,19 @@ def iter_libsvm(
     (2, 2) [ 1. -1.]
     (1, 2) [1.]
     """
+    chunks = iter_libsvm_rows(path, chunk_size, n_features, dtype, zero_based, multilabel, block_size)
+    return ((X.tocsr(), y) for X, y in chunks)
+
+
+def iter_libsvm_rows(path, chunk_size=100_000, n_features=None, dtype=np.float64, zero_based="auto", multilabel=False,
+                     block_size=_DEFAULT_BLOCK_SIZE):
+    """:func:`iter_libsvm`, whose chunks are :class:`~olearn._sparse.CSRRows` (the command line's: no scipy)."""
     chunk_size = check_int("chunk_size", chunk_size, 1)
     block_size = check_int("block_size", block_size, 1)
     opt = _Options(path, n_features, dtype, zero_based, multilabel)
     windows = iter_line_windows(opt.path, block_size)
     chunks = _parse_stream(windows, opt, chunk_size, as_they_come=once_input(opt.path) is not None)
-    return ((rows.to_csr(opt.n_features, copy=False), rows.y) for rows in chunks)
+    return ((rows.csr_rows(opt.n_features, copy=False), rows.y) for rows in chunks)
 
 
 def _parse_stream(windows, opt, chunk_size, as_they_come):

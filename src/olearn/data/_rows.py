@@ -3,8 +3,8 @@
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 
+from .._sparse import CSRRows, issparse
 from ._io import compression_of, iter_line_blocks, once_input
 
 
@@ -34,10 +34,14 @@ class Rows:
         )
 
     def to_csr(self, n_columns=None, copy=True):
-        """A CSR matrix of these rows, whose indices are sorted and duplicate-free.
+        """A scipy CSR matrix of these rows, whose indices are sorted and duplicate-free (see :meth:`csr_rows`)."""
+        return self.csr_rows(n_columns, copy).tocsr()
+
+    def csr_rows(self, n_columns=None, copy=True):
+        """These rows as :class:`~olearn._sparse.CSRRows`, whose indices are sorted and duplicate-free.
 
         ``n_columns`` defaults to one past the largest column present. With
-        ``copy`` the matrix owns its arrays instead of viewing the parse buffers.
+        ``copy`` the rows own their arrays instead of viewing the parse buffers.
         """
         lo, hi = self.indptr[0], self.indptr[-1]
         indices = self.indices[lo:hi]
@@ -46,20 +50,13 @@ class Rows:
             indices, data = indices.copy(), data.copy()
         if n_columns is None:
             n_columns = int(indices.max()) + 1 if indices.size else 0
-        X = sp.csr_matrix(
-            (data, indices, self.indptr - lo),
-            shape=(len(self), n_columns),
-            copy=False,
-        )
-        X.has_sorted_indices = True
-        X.has_canonical_format = True
-        return X
+        return CSRRows(data, indices, self.indptr - lo, (len(self), n_columns))
 
 
 def row_range(X, lo, hi):
     """Rows ``lo:hi`` of the matrix ``X``; of a CSR matrix, a CSR matrix that views its column indices and values
     (scipy's slicing copies them)."""
-    if not (sp.issparse(X) and X.format == "csr"):
+    if isinstance(X, CSRRows) or not (issparse(X) and X.format == "csr"):
         return X[lo:hi]
     a, b = X.indptr[lo], X.indptr[hi]
     return type(X)((X.data[a:b], X.indices[a:b], X.indptr[lo : hi + 1] - a), shape=(hi - lo, X.shape[1]), copy=False)

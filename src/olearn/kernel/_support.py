@@ -8,7 +8,6 @@ multi-prototype learner keeps one with a coefficient column per class.
 """
 
 import numpy as np
-import scipy.sparse as sp
 
 from .._persistence import Array, StateSchema, csr
 
@@ -109,6 +108,8 @@ class SupportSet:
 
     def rows(self, n_features):
         """The support vectors as a CSR matrix of shape (len, n_features) (a copy)."""
+        import scipy.sparse as sp
+
         n = len(self)
         return sp.csr_matrix(
             (self.data[: self.nnz].copy(), self.indices[: self.nnz].copy(), self.indptr[: n + 1].copy()),
@@ -169,6 +170,8 @@ class SupportSet:
         self.count = np.array([self.indptr.size - 1], dtype=np.int64)
         # the engine keeps each vector's indices ascending (see _kernels._mercer.support_insert); a file may not
         width = int(self.indices.max(initial=0)) + 1
+        import scipy.sparse as sp
+
         rows = sp.csr_matrix((self.data, self.indices, self.indptr), shape=(self.indptr.size - 1, width))
         if not rows.has_sorted_indices:
             rows.sort_indices()

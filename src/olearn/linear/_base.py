@@ -19,7 +19,6 @@ iterates next to the weights, as :mod:`olearn._kernels._binary_linear` derives.
 """
 
 import numpy as np
-import scipy.sparse as sp
 
 from .._averaging import average_start
 from .._estimator import ClassifierEstimator
@@ -878,6 +877,8 @@ class KernelizableLearner(LinearLearner):
         rows = support.rows(d).toarray()
         coef = support.coefficients()[:, 0]
         offset = mparams[_codes.M_OFFSET]
+        import scipy.sparse as sp
+
         matrix = sp.csr_matrix((arrays.data, arrays.indices, arrays.indptr), shape=(arrays.n_rows, d))
         for start in range(0, arrays.n_rows, _CALLABLE_BLOCK):
             block = matrix[start:start + _CALLABLE_BLOCK].toarray()
