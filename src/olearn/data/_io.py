@@ -270,40 +270,60 @@ def iter_line_blocks(path, block_size):
     ``buf[:end]`` holds complete lines (the last block may lack a final
     newline); ``first_line`` is the 0-based number of the file line at
     ``buf[0]``, so errors can name global line numbers. A line longer than
-    ``block_size`` is read whole before it is yielded; the blocks of such a
-    line are joined once, so reading stays linear in the file size. Line
-    breaks are read as in ``read_text`` (lone ``\\r`` files are converted).
+    ``block_size`` is read whole before it is yielded, and reading stays
+    linear in the file size. Line breaks are read as in ``read_text`` (lone
+    ``\\r`` files are converted). ``buf`` is bytes; :func:`iter_line_windows`
+    gives the same blocks without copying them out of the buffer they are read into.
     """
+    for buf, end, first_line in _line_buffers(path, block_size):
+        yield bytes(buf), end, first_line
+
+
+def _line_buffers(path, block_size):
+    """``iter_line_blocks``, each block a fresh bytearray: read into it after the carried start of its first line,
+    so that no block is copied to join it to that start."""
     line = 0
-    pending = []  # blocks read since the last yielded line break
+    tail = bytearray()  # the bytes after the last line break yielded: the start of a line
     lone_cr = None  # decided at the file's first line break
-    cr_tail = b""  # b"\r" if the previous block ended in a '\r' that is still undecided
+    cr_tail = b""  # b"\r" if the bytes so far end in a '\r' that is still undecided
     with open_binary(path) as f:
         while True:
-            block = f.read(block_size)
+            # a line longer than a block reads as much again as it holds, so copying it over stays linear
+            size = max(block_size, len(tail))
+            buf = bytearray(len(tail) + size)
+            buf[: len(tail)] = tail
+            n = _read_into(f, memoryview(buf)[len(tail) :])
+            if n < size:
+                del buf[len(tail) + n :]
             if lone_cr is None:
                 # Undecided means no line break so far, except a final '\r'.
-                lone_cr = _lone_cr_first(cr_tail + block, True) if block else bool(cr_tail)
+                block = bytes(buf[len(tail) :])
+                lone_cr = _lone_cr_first(cr_tail + block, True) if n else bool(cr_tail)
                 cr_tail = CR if lone_cr is None and block.endswith(CR) else b""
-                if lone_cr:
-                    pending = [_to_lf(p) for p in pending]
-            if not block:
-                break
             if lone_cr:
-                block = _to_lf(block)
-            cut = block.rfind(LF) + 1
+                buf = bytearray(_to_lf(buf))
+            if not n:
+                tail = buf
+                break
+            cut = buf.rfind(LF, len(tail)) + 1
             if cut == 0:
-                pending.append(block)
+                tail = buf
                 continue
-            pending.append(block)
-            buf = b"".join(pending) if len(pending) > 1 else block
-            end = len(buf) - (len(block) - cut)
-            yield buf, end, line
-            line += buf.count(LF, 0, end)
-            pending = [buf[end:]] if end < len(buf) else []
-    if pending:
-        carry = b"".join(pending)
-        yield carry, len(carry), line
+            yield buf, cut, line
+            line += int(np.count_nonzero(np.frombuffer(buf, np.uint8, count=cut) == LF[0]))
+            tail = buf[cut:]
+    if tail:
+        yield tail, len(tail), line
+
+
+def _read_into(f, view):
+    """Read from ``f`` into ``view`` as one read would (a stream: what has arrived); the number of bytes read."""
+    readinto = getattr(f, "readinto", None)
+    if readinto is not None:
+        return readinto(view) or 0
+    data = f.read(len(view))
+    view[: len(data)] = data
+    return len(data)
 
 
 def line_windows(buf, block_size):
@@ -332,5 +352,11 @@ def iter_line_windows(path, block_size):
     happens at the call, so a missing file raises FileNotFoundError there.
     """
     compression_of(path)
-    blocks = iter_line_blocks(path, block_size)
-    return ((np.frombuffer(buf, np.uint8), buf, 0, end, first_line) for buf, end, first_line in blocks)
+    return (_window(buf, end, first_line) for buf, end, first_line in _line_buffers(path, block_size))
+
+
+def _window(buf, end, first_line):
+    # the parsers take the text read-only, as they take a bytes object's
+    arr = np.frombuffer(buf, np.uint8)
+    arr.flags.writeable = False
+    return arr, buf, 0, end, first_line
