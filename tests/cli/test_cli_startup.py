@@ -128,6 +128,7 @@ def test_predict_with_a_binary_model_does_not_import_the_sequence_family(train, 
     out, loaded = loaded_by("predict", "-m", model, train)
     assert len(out.split()) == 200 and "olearn.cli._predict" in loaded  # one label per example
     assert sorted(m for m in loaded if m == "olearn.sequence" or m.startswith("olearn.sequence.")) == []
+    assert "scipy.sparse" not in loaded  # the file's chunks are CSRRows, as for olearn run
 
 
 def test_all_estimators_lists_every_estimator_in_a_fresh_interpreter():
