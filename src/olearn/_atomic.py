@@ -12,7 +12,6 @@ process is not checked, and leftovers are kept.)
 
 import contextlib
 import os
-import secrets
 
 _SUFFIX = ".olearn-tmp"
 
@@ -59,7 +58,7 @@ def atomic_write(path):
     path = os.fspath(path)
     folder, name = os.path.split(os.path.abspath(path))
     _remove_stale(folder, name)
-    tmp = os.path.join(folder, f".{name}.{os.getpid()}.{secrets.token_hex(4)}{_SUFFIX}")
+    tmp = os.path.join(folder, f".{name}.{os.getpid()}.{os.urandom(4).hex()}{_SUFFIX}")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
     try:
         with os.fdopen(fd, "wb") as fh:

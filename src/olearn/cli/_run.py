@@ -2,7 +2,6 @@
 
 import os
 import time
-from concurrent.futures import CancelledError
 
 import click
 import numpy as np
@@ -425,6 +424,8 @@ def _declare_binary_classes(est, y, learned):
 def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, zero_based, n_features, bits, chunk_size,
                      save, bound, quiet, workers, scheduler, tau, weighting, classes, start):
     """``olearn run`` on Dask: parameter mixing (``--passes`` epochs), or delayed updates with ``--delay``."""
+    from concurrent.futures import CancelledError  # here, as Dask: a serial run has no use for it
+
     from .. import distributed
 
     if workers is not None and scheduler is not None:
