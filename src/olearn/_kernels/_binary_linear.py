@@ -427,8 +427,9 @@ def binary_linear_pass(indptr, indices, data, y, weights, w, state, params, code
     checks stops the pass too).
 
     Left out (None), they make the plain pass: numba prunes the branches that
-    test ``avg is None`` (and ``width is None``) before it compiles anything of
-    them, so that the plain pass never compiles the averaged round or the checks. What numba inlines itself
+    test ``avg is None`` (and ``width is None``) before it compiles anything
+    of them, so that the plain pass never compiles the averaged round or the
+    checks. What numba inlines itself
     (``inline="always"``) is kept to the row functions that LLVM would leave
     as calls (``round_step``, ``move_weights``, ``learn_row_averaged``).
     numba's inlining deep-copies the inlined code block by block, each block

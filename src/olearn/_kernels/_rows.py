@@ -105,7 +105,6 @@ def csr_summary(indptr, indices, columns, width, data, n_columns):
     return -1, bad_index, bad_value, disorder == 0
 
 
-
 @njit(cache=True, _nrt=False)
 def csr_ends(indptr, n_indices, n_values):
     """Whether ``indptr`` starts at 0 and ends at the number of entries, the same for the indices and the values."""
