@@ -11,6 +11,9 @@
 * ``estimator_class`` (parametrized argument): every registered binary classifier class.
 * ``regressor_case`` / ``regressor_class``: the same for the registered
   regressors (``task="regression"``, settings from ``REGRESSOR_SETTINGS``).
+* ``checking_pass_stops`` (fixture): a list that receives what each call of the
+  binary linear passes that check rows themselves returns (-1, or the row where
+  the pass stopped), so that a test knows a batch took that path.
   The other tasks (multiclass, multilabel, uniclass, sequence) have their own
   contracts and their own common tests.
 """
@@ -152,3 +155,22 @@ def _make_stream(n, d, density=1.0, seed=0, noise=0.1):
 def make_stream():
     """``make_stream(n, d, density=1.0, seed=0, noise=0.1) -> (X dense, y in {-1, +1})``."""
     return _make_stream
+
+
+@pytest.fixture
+def checking_pass_stops(monkeypatch):
+    """What each call of a checking pass returned (-1, or the row where it stopped), in order of the calls."""
+    from olearn._kernels import _compiled
+    from olearn.linear import _base
+
+    stops = []
+
+    def spy(kernel):
+        def call(*args):
+            stops.append(int(kernel(*args)))
+            return stops[-1]
+        return call
+
+    monkeypatch.setattr(_compiled, "checking_linear_pass", spy(_compiled.checking_linear_pass))
+    monkeypatch.setattr(_base.K, "checking_averaged_pass", spy(_base.K.checking_averaged_pass))
+    return stops

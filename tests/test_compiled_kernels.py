@@ -14,6 +14,7 @@ import textwrap
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from sklearn.datasets import dump_svmlight_file
 
 import olearn
@@ -73,14 +74,15 @@ def test_the_guard_wants_writable_arrays_except_where_read_only_is_allowed():
 
 def test_trailing_none_arguments_may_be_left_out_but_not_given_otherwise():
     types = _types("binary_linear_pass")
-    assert [kind for kind, *_ in types[-2:]] == ["none", "none"]
+    assert [kind for kind, *_ in types[-3:]] == ["none", "none", "none"]
     args = (np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int32)) + tuple(
         np.zeros(1, dtype=np.int64) if code == "i8[:]" else np.zeros(1)
         for code in _compiled.KERNELS["binary_linear_pass"][1].split()[2:13])
     assert _compiled.accepts(types, args)
     assert _compiled.accepts(types, args + (None,))
     assert not _compiled.accepts(types, args + (np.zeros(1), np.zeros(2)))  # averaging: numba's kernel
-    assert not _compiled.accepts(types, args + (None, None, None))
+    assert not _compiled.accepts(types, args + (None, None, np.uint64(3)))  # checking: a kernel of its own
+    assert not _compiled.accepts(types, args + (None, None, None, None))
 
 
 def test_an_extension_of_other_sources_or_the_jit_switch_is_not_used(monkeypatch):
@@ -218,32 +220,62 @@ def test_the_compiled_scores_are_numba_s():
 
 @built
 @pytest.mark.parametrize("variant, C", [("pa", 1.0), ("pa1", 0.05), ("pa2", 0.3)])
-def test_the_compiled_pass_learns_bit_identical_weights(variant, C):
+@pytest.mark.parametrize("kernel, sparse", [("binary_linear_pass", False), ("checking_linear_pass", True)])
+def test_the_compiled_pass_learns_bit_identical_weights(kernel, sparse, variant, C):
+    """A dense batch is checked, then learned by the plain pass; a CSR batch by the pass that checks its rows."""
     from olearn._kernels import _binary_linear
 
     rng = np.random.default_rng(7)
     X = rng.normal(size=(400, 30)) * (rng.random((400, 30)) < 0.3)
     y = np.where(X @ rng.normal(size=30) + 0.3 * rng.normal(size=400) > 0, 1.0, -1.0)
+    X = sp.csr_matrix(X) if sparse else X
     learners = [olearn.PAClassifier(variant=variant, C=C) for _ in range(2)]
     calls = []
 
     def recorded(*args):
         calls.append(args)
-        return _binary_linear.binary_linear_pass(*args)
+        return getattr(_binary_linear, kernel)(*args)
 
     learners[0].partial_fit(X, y, classes=[-1.0, 1.0])
     # the same stream through numba's kernel: the second learner's pass is called with a stand-in
-    original = _compiled.binary_linear_pass
+    original = getattr(_compiled, kernel)
     try:
-        _compiled.binary_linear_pass = recorded
+        setattr(_compiled, kernel, recorded)
         learners[1].partial_fit(X, y, classes=[-1.0, 1.0])
     finally:
-        _compiled.binary_linear_pass = original
+        setattr(_compiled, kernel, original)
     assert calls, "the learner did not call the pass through _compiled"
-    assert _compiled.accepts(_types("binary_linear_pass"), calls[0])  # so the first learner's pass was compiled
+    assert _compiled.accepts(_types(kernel), calls[0])  # so the first learner's pass was compiled
     assert np.array_equal(learners[0].coef_, learners[1].coef_)
     assert np.array_equal(learners[0].intercept_, learners[1].intercept_)
     assert learners[0].coef_.any()
+
+
+@built
+@pytest.mark.parametrize("kind", ["index past", "indptr decreasing", "nan", "inf", "unsorted", "duplicate",
+                                  "indptr start", "indptr end"])
+def test_the_compiled_checking_pass_stops_where_numba_s_stops(kind):
+    from fuzz._learners import csr_broken_at, sorted_csr
+
+    rng = np.random.default_rng(5)
+    row = 0 if kind == "indptr start" else 29 if kind == "indptr end" else 13
+    X, stop = csr_broken_at(sorted_csr(30, 6, rng), kind, row)
+    codes = np.zeros(_codes.N_CODES, dtype=np.int64)
+    codes[_codes.K_STEP] = _codes.STEP_PA1
+    params = np.zeros(_codes.N_PARAMS)
+    params[_codes.P_C] = 1.0
+    y, empty = np.where(rng.random(30) < 0.5, -1.0, 1.0), np.empty(0)
+    outcomes = []
+    for kernel in (_compiled.EXTENSION.checking_linear_pass, _jit("checking_linear_pass")):
+        w, state, totals = np.zeros(7), np.array([0.0, 1.0, 0.0]), np.zeros(_codes.N_TOTALS)
+        stopped = kernel(X.indptr.astype(np.int64), X.indices, X.data, np.uint64(6), y, empty, w, state, params,
+                         codes, empty, empty, empty, totals)
+        outcomes.append((stopped, w, state, totals))
+    (stopped, w, state, totals), (jit_stopped, jit_w, jit_state, jit_totals) = outcomes
+    assert stopped == jit_stopped == stop
+    assert totals[_codes.T_ROUNDS] == stop
+    for a, b in ((w, jit_w), (state, jit_state), (totals, jit_totals)):
+        assert np.array_equal(a, b)
 
 
 @pytest.fixture(scope="module", params=["svm", "vw"])

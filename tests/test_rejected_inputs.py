@@ -4,7 +4,20 @@ Every registered estimator (and a few settings that take other paths: kernels, a
 covariance, a fixed ``n_features``) learns valid rows, is fed a list of bad inputs, and
 must raise a documented exception for each with its state bit-identical; then, after more
 valid rows, it must equal a fresh learner that saw only the valid rows.
+
+A CSR batch large enough for the binary linear learners and PA regression is not checked
+before it is learned: the learning pass checks each row just before it reads it, and a
+row it stops at sends the batch, the learner put back first, to the checked path
+(``LinearLearner._learn_rows``). Those batches are broken at their first, a middle and
+their last row, for a learner not started and one with weights: the error must be the one
+``check_X`` gives, word for word, and the learner bit-identical to what it was; the
+defects that would read out of bounds if a pass trusted them run in a fresh interpreter.
 """
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,18 +28,22 @@ from fuzz._learners import (
     CSR_DEFECTS,
     DIMENSION,
     DOCUMENTED,
+    ROW_DEFECTS_REFUSED,
     assert_same,
     bad_csr,
     bad_rows,
     cases,
+    csr_broken_at,
     differences,
     learn_batch,
     learn_one,
     one_label,
     predict_one,
     snapshot,
+    sorted_csr,
     valid_batch,
 )
+from olearn._validation import check_X
 from olearn.exceptions import FeatureLimitError
 
 CASES = cases()
@@ -299,3 +316,92 @@ def test_a_number_label_after_string_classes_is_refused_not_made_a_string(name, 
     with pytest.raises(ValueError, match="are strings, but the class 1"):
         cls().learn_one({0: 1.0}, 1).learn_one({0: 1.0}, "x")
     assert est.learn_one({0: -1.0}, "x").classes_.tolist() == ["third", "x"]
+
+
+# -- batches whose rows the learning pass checks itself ------------------------------------
+
+# learners whose pass checks a large CSR batch's rows (LinearLearner._learn_rows): (make, task)
+ROW_CHECKING = {
+    "PA-I": (lambda: olearn.PAClassifier(variant="pa1", C=0.5, fit_intercept=True), "binary"),
+    "PA-I averaged": (lambda: olearn.PAClassifier(variant="pa1", average=True), "binary"),
+    "OGD": (lambda: olearn.OGDClassifier(loss="logistic", radius=2.0), "binary"),
+    "PA regression": (lambda: olearn.PARegressor(variant="pa1", C=0.5), "regression"),
+}
+# a batch of 30 rows of 2 to 5 entries: at least 60 entries, above the 4 per copied weight
+# (the weights and the intercept, twice when averaged) from which a learner with weights takes that path
+ROWS, WIDTH = 30, 6
+CRASH_PRONE = ("index huge", "negative index", "indptr past the end")
+POSITIONS = {"first": 0, "middle": ROWS // 2, "last": ROWS - 1}
+# (defect, row) pairs: each defect at each position, and the two of the ends of indptr
+BROKEN_ROWS = [(kind, position) for kind in ROW_DEFECTS_REFUSED for position in POSITIONS]
+BROKEN_ROWS += [("indptr start", "first"), ("indptr end", "last")]
+
+
+def _labels(task, rng, n=ROWS):
+    return rng.standard_normal(n) if task == "regression" else np.where(rng.random(n) < 0.5, -1.0, 1.0)
+
+
+def _refused_like_check_x(make, task, kind, row, started, seed):
+    """Learn a batch broken at ``row`` (after a valid one if ``started``); return what differs from the rules.
+
+    The same in this process and in a fresh one (the crash-prone defects): (a list of
+    failures, empty when the error is check_X's and the learner bit-identical to before;
+    the row where a checking pass stops on that batch).
+    """
+    rng = np.random.default_rng(seed)
+    est = make()
+    if started:
+        est.partial_fit(sorted_csr(ROWS, WIDTH, rng), _labels(task, rng))
+    X, stop = csr_broken_at(sorted_csr(ROWS, WIDTH, rng), kind, row)
+    y = _labels(task, rng)
+    try:
+        check_X(X)
+    except ValueError as err:
+        expected = str(err)
+    else:
+        return [f"check_X accepted {kind} at row {row}"], stop
+    before = snapshot(est)
+    try:
+        olearn.run(est, X, y, record=False)
+    except ValueError as err:
+        failures = [] if str(err) == expected else [f"error {str(err)!r}, check_X says {expected!r}"]
+    else:
+        failures = [f"{kind} at row {row} was learned"]
+    return failures + differences(before, snapshot(est)), stop
+
+
+@pytest.mark.parametrize("started", [False, True], ids=["fresh", "started"])
+@pytest.mark.parametrize("kind, position", [p for p in BROKEN_ROWS if p[0] not in CRASH_PRONE],
+                         ids=[f"{k}-{p}" for k, p in BROKEN_ROWS if k not in CRASH_PRONE])
+@pytest.mark.parametrize("learner", ROW_CHECKING)
+def test_a_batch_the_pass_refuses_gets_check_x_s_error_and_leaves_the_learner(learner, kind, position, started,
+                                                                              checking_pass_stops):
+    make, task = ROW_CHECKING[learner]
+    failures, stop = _refused_like_check_x(make, task, kind, POSITIONS[position], started, seed=POSITIONS[position])
+    assert failures == []
+    # the checking pass took the batch (after the valid batch of a started learner) and stopped at the broken row
+    assert checking_pass_stops == ([-1, stop] if started else [stop])
+
+
+_CRASH_PRONE_SCRIPT = textwrap.dedent("""
+    import sys
+    sys.path.insert(0, sys.argv[1])
+    from test_rejected_inputs import BROKEN_ROWS, CRASH_PRONE, POSITIONS, ROW_CHECKING, _refused_like_check_x
+
+    for learner, (make, task) in ROW_CHECKING.items():
+        for kind, position in BROKEN_ROWS:
+            if kind in CRASH_PRONE:
+                for started in (False, True):
+                    failures, _ = _refused_like_check_x(make, task, kind, POSITIONS[position], started, seed=1)
+                    print(learner, kind, position, started, failures or "ok", flush=True)
+""")
+
+
+def test_batches_the_pass_would_read_out_of_bounds_are_refused_in_a_fresh_interpreter():
+    tests = Path(__file__).parent
+    proc = subprocess.run([sys.executable, "-c", _CRASH_PRONE_SCRIPT, str(tests)], capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    lines = proc.stdout.splitlines()
+    assert len(lines) == len(ROW_CHECKING) * len(CRASH_PRONE) * len(POSITIONS) * 2, proc.stdout
+    assert all(line.endswith(" ok") for line in lines), proc.stdout

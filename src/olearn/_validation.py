@@ -2,7 +2,9 @@
 
 Kernels see CSR arrays in one canonical form: ``indptr`` int64, ``indices``
 int32, ``data`` float64, no duplicate entries within a row. Everything is
-checked here once, so that the compiled loops can trust their input.
+checked here once, so that the compiled loops can trust their input; the one
+exception is a CSR matrix handed as it is (:func:`unchecked_csr`) to a learning
+pass that checks each row before it reads it.
 """
 
 import warnings
@@ -26,12 +28,16 @@ class CSRArrays:
     DataFrame's column names when they are all strings (else None); see
     :meth:`olearn._learner.OnlineLearner._check_X`. ``new_names`` lists the
     ``(name, column)`` pairs that a batch of named examples adds to the
-    learner's vocabulary once it is learned (None when none).
+    learner's vocabulary once it is learned (None when none). ``unchecked``
+    says that the entries were not checked (:func:`unchecked_csr`): only a
+    pass that checks each row before reading it may take them.
     """
 
-    __slots__ = ("indptr", "indices", "data", "n_rows", "n_features", "dense", "feature_names", "new_names")
+    __slots__ = ("indptr", "indices", "data", "n_rows", "n_features", "dense", "feature_names", "new_names",
+                 "unchecked")
 
-    def __init__(self, indptr, indices, data, n_rows, n_features, dense=False, feature_names=None, new_names=None):
+    def __init__(self, indptr, indices, data, n_rows, n_features, dense=False, feature_names=None, new_names=None,
+                 unchecked=False):
         self.indptr = indptr
         self.indices = indices
         self.data = data
@@ -40,6 +46,7 @@ class CSRArrays:
         self.dense = dense
         self.feature_names = feature_names
         self.new_names = new_names
+        self.unchecked = unchecked
 
 
 def _first_nonfinite_dense(X):
@@ -137,6 +144,36 @@ def _check_csr(X, name):
                 f"{values[k]}; expected finite values"
             )
     return CSRArrays(indptr, indices, values, n_rows, n_columns)
+
+
+def unchecked_csr(X):
+    """The arrays of the CSR matrix ``X`` (scipy's, or ``CSRRows``) as they are, entries unchecked; None when they
+    cannot be so taken.
+
+    For a learning pass that checks each row before it reads it
+    (:func:`olearn._kernels._rows.canonical_row`): the row pointers, the
+    column range, the order of the indices within a row and the values'
+    finiteness, all that :func:`check_X` checks of a matrix already in the
+    kernels' types, so that the arrays are read once instead of twice. Taken
+    when ``X`` is a CSR matrix of ``n_rows + 1`` row pointers (copied to
+    int64, O(rows)), contiguous int32 column indices and float64 values, and
+    fewer than 2**31 - 1 columns; anything else is None, for :func:`check_X`.
+    A pass that stops at a row leaves the whole batch to :func:`check_X`,
+    which names what is wrong or puts the rows in canonical form.
+    """
+    if not ((issparse(X) or isinstance(X, CSRRows)) and X.format == "csr" and X.ndim == 2):
+        return None
+    n_rows, n_columns = X.shape
+    indptr, indices, data = X.indptr, X.indices, X.data
+    for array, dtype in ((indices, np.int32), (data, np.float64)):
+        if not (isinstance(array, np.ndarray) and array.dtype == dtype and array.ndim == 1
+                and array.flags.c_contiguous and array.flags.aligned):
+            return None
+    if not (isinstance(indptr, np.ndarray) and indptr.dtype.kind == "i" and indptr.shape == (n_rows + 1,)):
+        return None
+    if n_columns >= INDEX_LIMIT:
+        return None
+    return CSRArrays(np.ascontiguousarray(indptr, dtype=np.int64), indices, data, n_rows, n_columns, unchecked=True)
 
 
 def _complex_error(name):

@@ -262,3 +262,60 @@ def scores_are_finite(est, task, d=DIMENSION):
     if task == "regression":
         return np.isfinite(est.predict(probe)).all()
     return np.isfinite(est.decision_function(probe)).all()
+
+
+def sorted_csr(n_rows, d, rng):
+    """A CSR matrix of rows of 2 to 5 sorted distinct column indices (int32) below ``d``, float64 values."""
+    rows = [np.sort(rng.choice(d, size=int(rng.integers(2, 6)), replace=False)) for _ in range(n_rows)]
+    indptr = np.concatenate(([0], np.cumsum([r.size for r in rows])))
+    indices = np.concatenate(rows).astype(np.int32)
+    return sp.csr_matrix((rng.standard_normal(indices.size), indices, indptr), shape=(n_rows, d))
+
+
+def csr_broken_at(X, kind, row):
+    """A copy of the CSR matrix ``X`` (rows of 2 entries or more) broken at ``row`` as ``kind`` names.
+
+    Returns (the matrix, the row where a pass that checks each row just before
+    reading it stops: ``row``, or 0 where the ends of ``indptr`` are wrong).
+    See ``ROW_DEFECTS``.
+    """
+    d = X.shape[1]
+    indices, indptr, data = X.indices.copy(), X.indptr.copy(), X.data.copy()
+    lo, hi = indptr[row], indptr[row + 1]
+    stop = row
+    if kind == "index past":
+        indices[hi - 1] = d  # still sorted: the last index is out of range
+    elif kind == "index huge":
+        indices[hi - 1] = 40_000_000
+    elif kind == "negative index":
+        indices[lo] = -1  # still sorted, as signed integers
+    elif kind == "indptr decreasing":
+        indptr[row + 1] = lo - 1
+    elif kind == "indptr past the end":
+        indptr[row + 1] = indices.size + 1000
+    elif kind == "indptr start":
+        indptr[0] = 1
+    elif kind == "indptr end":
+        indptr[-1] -= 1
+    elif kind == "nan":
+        data[lo] = np.nan
+    elif kind == "inf":
+        data[hi - 1] = -np.inf
+    elif kind == "unsorted":
+        indices[lo], indices[lo + 1] = indices[lo + 1], indices[lo]
+    elif kind == "duplicate":
+        indices[lo + 1] = indices[lo]
+    else:
+        raise ValueError(kind)
+    if indptr[0] != 0 or indptr[-1] != indices.size:
+        stop = 0  # checked before the first row
+    X = X.copy()
+    X.indices, X.indptr, X.data = indices, indptr, data
+    return X, stop
+
+
+# the defects of csr_broken_at at any row: refused (the last three would read out of bounds if a
+# pass trusted them), and learned in their canonical form; "indptr start" and "indptr end" as well
+ROW_DEFECTS_REFUSED = ("index past", "indptr decreasing", "nan", "inf", "index huge", "negative index",
+                       "indptr past the end")
+ROW_DEFECTS_MERGED = ("unsorted", "duplicate")

@@ -7,13 +7,22 @@ reach both ends of the weight vector. The reference is Crammer et al. (2006),
 Figure 1, PA-I, in plain Python: w.x and ||x||^2 summed entry by entry in the
 row's order (the order that olearn's docs and the C benchmark state), so the
 two must agree exactly, not just closely.
+
+A CSR batch large enough for the learner is checked by that pass itself, each
+row just before it reads it (``LinearLearner._learn_rows``): the results must
+be the same bit for bit, and a row in no canonical form (unsorted or repeated
+indices, at the first, a middle or the last row) must stop the pass and be
+learned as scipy's ``sum_duplicates`` puts it, the learner put back first; an
+overflow must keep the rows before it, as on the checked path.
 """
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from fuzz._learners import ROW_DEFECTS_MERGED, csr_broken_at, sorted_csr
 
 import olearn
+from olearn.exceptions import PartialUpdateError
 
 
 def _pa1_rows(indptr, indices, data, y, n_features, C, fit_intercept):
@@ -72,3 +81,71 @@ def test_pa1_on_rows_of_every_length_equals_the_transcription(n_features, fit_in
     np.testing.assert_array_equal(result.scores, scores)
     np.testing.assert_array_equal(est.coef_.ravel(), w)
     assert est.intercept_[0] == b
+
+
+def _concatenated(*batches):
+    return sp.vstack(batches, format="csr")
+
+
+@pytest.mark.parametrize("fit_intercept", [False, True])
+def test_a_learner_with_weights_checks_a_large_batch_in_its_pass_bit_for_bit(fit_intercept, checking_pass_stops):
+    first, y1 = _stream(16, seed=1)
+    second, y2 = _stream(16, seed=2)
+    est = olearn.PAClassifier(variant="pa1", C=0.5, fit_intercept=fit_intercept)
+    est.partial_fit(first, y1)
+    scores = olearn.run(est, second, y2).scores
+    # both batches took the checking pass, which read every row
+    assert checking_pass_stops == [-1, -1]
+    both = _concatenated(first, second)
+    w, b, expected = _pa1_rows(both.indptr, both.indices, both.data, np.concatenate([y1, y2]), 16, 0.5,
+                               fit_intercept)
+    np.testing.assert_array_equal(scores, expected[first.shape[0]:])
+    np.testing.assert_array_equal(est.coef_.ravel(), w)
+    assert est.intercept_[0] == b
+
+
+@pytest.mark.parametrize("row", [0, 20, 39])
+@pytest.mark.parametrize("kind", ROW_DEFECTS_MERGED)
+@pytest.mark.parametrize("started", [False, True], ids=["fresh", "started"])
+def test_a_row_in_no_canonical_form_is_learned_as_scipy_merges_it(started, kind, row, checking_pass_stops):
+    rng = np.random.default_rng(row)
+    first = sorted_csr(40, 9, rng)
+    y1 = np.where(rng.random(40) < 0.5, -1.0, 1.0)
+    X, stop = csr_broken_at(sorted_csr(40, 9, rng), kind, row)
+    y = np.where(rng.random(40) < 0.5, -1.0, 1.0)
+    est = olearn.PAClassifier(variant="pa1", C=0.5, fit_intercept=True)
+    if started:
+        est.partial_fit(first, y1)
+    result = olearn.run(est, X, y)
+    # the checking pass stopped at the row; the checked path learned the whole batch again from the same start
+    assert checking_pass_stops == ([-1, stop] if started else [stop])
+    merged = X.copy()
+    merged.sum_duplicates()
+    assert merged.nnz == X.nnz - (kind == "duplicate")
+    stream = _concatenated(first, merged) if started else merged
+    labels = np.concatenate([y1, y]) if started else y
+    w, b, scores = _pa1_rows(stream.indptr, stream.indices, stream.data, labels, 9, 0.5, True)
+    np.testing.assert_array_equal(result.scores, scores[-40:])
+    np.testing.assert_array_equal(est.coef_.ravel(), w)
+    assert est.intercept_[0] == b
+
+
+@pytest.mark.parametrize("started", [False, True], ids=["fresh", "started"])
+def test_an_overflow_in_the_checking_pass_keeps_the_rows_before_it_as_the_checked_path_does(started,
+                                                                                          checking_pass_stops):
+    rng = np.random.default_rng(3)
+    first, y1 = sorted_csr(40, 9, rng), np.where(rng.random(40) < 0.5, -1.0, 1.0)
+    X, y = sorted_csr(40, 9, rng), np.where(rng.random(40) < 0.5, -1.0, 1.0)
+    X.data[X.indptr[25]] = 1e200  # ||x||^2 of row 25 overflows: finite values, refused by no check
+    est = olearn.PAClassifier(variant="pa1", C=0.5)
+    if started:
+        est.partial_fit(first, y1)
+    with pytest.raises(PartialUpdateError, match="overflowed at row 25") as caught:
+        est.partial_fit(X, y)
+    assert caught.value.rows_kept == 25
+    # the checking pass stopped at the row; the checked path learned rows 0..24 again from the same start
+    assert checking_pass_stops == ([-1, 25] if started else [25])
+    stream = _concatenated(first, X[:25]) if started else X[:25]
+    labels = np.concatenate([y1, y[:25]]) if started else y[:25]
+    w, _, _ = _pa1_rows(stream.indptr, stream.indices, stream.data, labels, 9, 0.5, False)
+    np.testing.assert_array_equal(est.coef_.ravel(), w)

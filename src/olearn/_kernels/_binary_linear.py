@@ -73,6 +73,7 @@ from ._codes import (
 )
 from ._dicts import VALUES, read_values
 from ._jit import njit
+from ._rows import canonical_row, csr_ends
 from ._steps import pa_step, weighted_pa_step
 from ._totals import add_totals
 
@@ -408,7 +409,7 @@ def apply_step(indices, data, a, tau, sqnorm_x, w, state, params, codes):
 # counts of the arrays handed to the row functions (~10% of the pass).
 @njit(cache=True, _nrt=False)
 def binary_linear_pass(indptr, indices, data, y, weights, w, state, params, codes, scores, losses, taus, totals,
-                       avg=None, avg_state=None):
+                       avg=None, avg_state=None, width=None):
     """Progressive validation over the rows of a CSR matrix, in order.
 
     Each row is first scored, then learned. A round is a mistake when
@@ -421,11 +422,14 @@ def binary_linear_pass(indptr, indices, data, y, weights, w, state, params, code
     written when the output arrays have one slot per row; pass empty arrays to
     keep only the ``totals`` (mistakes, cumulative loss, updates, rounds).
     Returns -1, or the index of the row at which learning stopped because the
-    numbers overflowed. ``avg`` and ``avg_state``: see :func:`averaged_linear_pass`.
+    numbers overflowed. ``avg`` and ``avg_state``: see :func:`averaged_linear_pass`;
+    ``width``: see :func:`checking_linear_pass` (then a row that fails its
+    checks stops the pass too).
 
     Left out (None), they make the plain pass: numba prunes the branches that
-    test ``avg is None`` before it compiles anything of them, so that the
-    plain pass never compiles the averaged round. What numba inlines itself
+    test ``avg is None`` (and ``width is None``) before it compiles anything
+    of them, so that the plain pass never compiles the averaged round or the
+    checks. What numba inlines itself
     (``inline="always"``) is kept to the row functions that LLVM would leave
     as calls (``round_step``, ``move_weights``, ``learn_row_averaged``).
     numba's inlining deep-copies the inlined code block by block, each block
@@ -453,7 +457,17 @@ def binary_linear_pass(indptr, indices, data, y, weights, w, state, params, code
     if avg_state is not None:
         sigma = avg_state[A_SIGMA]
         start = avg_state[A_START]
+    if width is not None:
+        if not csr_ends(indptr, indices.size, data.size):
+            n = 0
+            stopped = 0
+        bound = min(np.uint64(width), np.uint64(w.size - 1))
     for i in range(n):
+        if width is not None:
+            if not canonical_row(indptr, indices, i, bound):
+                stopped = i
+                n = i
+                break
         weight = weights[i] if weighted else 1.0
         if avg is not None:
             score, loss, tau, ok, sigma = learn_row_averaged(indices, data, indptr[i], indptr[i + 1], y[i], weight,
@@ -495,6 +509,39 @@ def averaged_linear_pass(indptr, indices, data, y, weights, w, state, avg, avg_s
     """
     return binary_linear_pass(indptr, indices, data, y, weights, w, state, params, codes, scores, losses, taus,
                               totals, avg, avg_state)
+
+
+@njit(cache=True, _nrt=False)
+def checking_linear_pass(indptr, indices, data, width, y, weights, w, state, params, codes, scores, losses, taus,
+                         totals):
+    """:func:`binary_linear_pass` over CSR arrays it checks itself, each row just before it reads it.
+
+    The arrays are a user's CSR matrix as given, unchecked
+    (:func:`olearn._validation.unchecked_csr`); ``width`` (a uint64) is its
+    number of columns. ``indptr`` must start at 0 and end at the number of
+    entries, the same for ``indices`` and ``data`` (else no row is learned and
+    0 is returned); then each row must pass :func:`._rows.canonical_row` with
+    the columns below ``width`` and the weights' size, and its values must be
+    finite. The pass stops at the first row that does not, and returns it, as
+    it returns the row of an overflow: a non-finite value makes ||x||^2 not
+    finite, which stops the row before it moves the weights. The caller cannot
+    tell the two apart, and does not need to: it puts the learner back as it
+    was before the pass and checks the batch with ``check_X``.
+
+    Checked so, rather than by a separate pass over the arrays, the checks
+    cost next to nothing: a row's entries are read into the cache once, and
+    the learning loop that follows finds them there.
+    """
+    return binary_linear_pass(indptr, indices, data, y, weights, w, state, params, codes, scores, losses, taus,
+                              totals, None, None, width)
+
+
+@njit(cache=True, _nrt=False)
+def checking_averaged_pass(indptr, indices, data, width, y, weights, w, state, avg, avg_state, params, codes, scores,
+                           losses, taus, totals):
+    """:func:`checking_linear_pass` adding each iterate to the running sum ``avg`` (:func:`averaged_linear_pass`)."""
+    return binary_linear_pass(indptr, indices, data, y, weights, w, state, params, codes, scores, losses, taus,
+                              totals, avg, avg_state, width)
 
 
 @njit(cache=True)

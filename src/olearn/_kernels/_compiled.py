@@ -3,7 +3,9 @@
 ``olearn run --algo pa1 FILE.svm`` calls four kernels: :func:`._parse_libsvm.parse_libsvm`,
 :func:`._parse_number.gather_spans` (numbers of more digits than the parser converts exactly),
 :func:`._rows.csr_summary` (the input check) and :func:`._binary_linear.binary_linear_pass` (every
-binary linear learner without averaging); ``olearn predict`` and runs of several passes also
+binary linear learner without averaging), or, for a batch large enough, in place of the last two
+:func:`._binary_linear.checking_linear_pass` (the pass that checks each row as it reads it; see
+``LinearLearner._learn_rows``); ``olearn predict`` and runs of several passes also
 :func:`._binary_linear.binary_linear_scores`; a VW text file :func:`._parse_vw.count_bounds`,
 :func:`._parse_vw.parse_vw` and :func:`._parse_rows.sort_and_sum_rows` instead of the LIBSVM parser. Starting numba to load them from its cache costs more than
 a short run itself (about 0.65 s: importing numba and its first dispatch), so olearn's build compiles
@@ -40,15 +42,19 @@ from . import SOURCE_KEY
 
 # Each kernel compiled ahead of time: its module, and the type of each argument as numba infers it
 # from what the callers pass: "f8[:]" a C-contiguous, aligned, writable 1-D float64 array ("u1[:]r":
-# read-only allowed), "i8[:,:]" the same in 2-D, "i8" a Python or numpy int64 integer, "u4" a numpy
-# uint32 scalar, "none" None. A trailing "none" may be left out by the caller (a default of None).
+# read-only allowed), "i8[:,:]" the same in 2-D, "i8" a Python or numpy int64 integer, "u4" and "u8" a numpy
+# uint32 or uint64 scalar, "none" None. A trailing "none" may be left out by the caller (a default of None).
 KERNELS = {
     "parse_libsvm": ("_parse_libsvm", "u1[:]r i8 i8 i8 i8 i8 i4[:] i4[:] f8[:] f8[:] none none i8[:] i8[:,:] i8[:,:]"),
     "gather_spans": ("_parse_number", "u1[:]r i8[:,:] i8 i8 u1[:,:]"),
     "csr_summary": ("_rows", "i8[:] i4[:] u4[:] u4 f8[:] i8"),
     "binary_linear_pass": (
         "_binary_linear",
-        "i8[:] i4[:] f8[:] f8[:] f8[:] f8[:] f8[:] f8[:] i8[:] f8[:] f8[:] f8[:] f8[:] none none",
+        "i8[:] i4[:] f8[:] f8[:] f8[:] f8[:] f8[:] f8[:] i8[:] f8[:] f8[:] f8[:] f8[:] none none none",
+    ),
+    "checking_linear_pass": (
+        "_binary_linear",
+        "i8[:] i4[:] f8[:] u8 f8[:] f8[:] f8[:] f8[:] f8[:] i8[:] f8[:] f8[:] f8[:] f8[:]",
     ),
     "binary_linear_scores": ("_binary_linear", "i8[:] i4[:] f8[:] f8[:] f8[:] f8[:] f8[:]"),
     "count_bounds": ("_parse_vw", "u1[:]r i8 i8"),

@@ -103,3 +103,40 @@ def csr_summary(indptr, indices, columns, width, data, n_columns):
                 bad_value = k
                 break
     return -1, bad_index, bad_value, disorder == 0
+
+
+@njit(cache=True, _nrt=False)
+def csr_ends(indptr, n_indices, n_values):
+    """Whether ``indptr`` starts at 0 and ends at the number of entries, the same for the indices and the values."""
+    return indptr.size > 0 and indptr[0] == 0 and indptr[indptr.size - 1] == n_indices == n_values
+
+
+@njit(cache=True, _nrt=False)
+def canonical_row(indptr, indices, i, width):
+    """Whether row ``i`` of a CSR matrix may be read as it is: what :func:`csr_summary` checks, for one row.
+
+    That is ``0 <= indptr[i] <= indptr[i + 1] <= indices.size``, and the row's
+    column indices strictly increase and are below ``width`` (a uint64 at most
+    2**31). Each index is read as a uint64: a negative one reads as 2**63 or
+    more, so that "strictly increasing, and the last below ``width``" is the
+    whole check of the row's indices, one comparison each. The entries are
+    read only once the row's bounds are checked.
+
+    A loop that stops at the first disorder, rather than a counting loop the
+    compiler vectorises as :func:`csr_summary`'s: inside the learning pass, the
+    counting loop cost more than a separate check pass over all rows (about
+    7 against 5 ms over 12 million entries), the early exit next to nothing.
+    """
+    start = np.uint64(indptr[i])
+    stop = np.uint64(indptr[i + 1])
+    if not start <= stop <= np.uint64(indices.size):
+        return False
+    if start == stop:
+        return True
+    previous = np.uint64(indices[start])
+    for k in range(start + np.uint64(1), stop):
+        column = np.uint64(indices[k])
+        if column <= previous:
+            return False
+        previous = column
+    return previous < width

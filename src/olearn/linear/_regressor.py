@@ -201,7 +201,10 @@ class PARegressor(ManyRows, KernelizableLearner, RegressorEstimator):
         weight of each row.
         """
         self._config_arrays()
-        arrays = self._check_X(X, learning=True)
+        return self._learn_rows(X, y, self._learn_arrays, record, sample_weight)
+
+    def _learn_arrays(self, arrays, y, record, sample_weight):
+        """:meth:`_progressive` of the rows of X as ``arrays``."""
         targets = check_targets(y, arrays.n_rows)
         if arrays.n_rows == 0:
             empty = np.empty(0)
