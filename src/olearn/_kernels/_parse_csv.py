@@ -19,6 +19,7 @@ from ._parse_number import (
     NUMBER_FIXUP,
     NUMBER_INVALID,
     add_fixup,
+    byte_at,
     fail,
     is_blank,
     next_token,
@@ -58,7 +59,7 @@ def count_data_lines(buf, start, end):
 
 @njit(cache=True, inline="always")
 def _skip_blanks(buf, i, end, delimiter):
-    while i < end and is_blank(buf[i]) and buf[i] != delimiter:
+    while i < end and is_blank(byte_at(buf, i)) and byte_at(buf, i) != delimiter:
         i += 1
     return i
 
@@ -100,14 +101,14 @@ def parse_csv(buf, start, end, delimiter, out, counts, fixups):
             continue
         for col in range(n_columns):
             i = _skip_blanks(buf, i, end, delimiter)
-            if i >= end or buf[i] == NEWLINE or buf[i] == delimiter:
+            if i >= end or byte_at(buf, i) == NEWLINE or byte_at(buf, i) == delimiter:
                 fail(counts, E_EMPTY_CELL, i, n_fix)
                 return fixups
             cell = i
             stop, kind, value = scan_number(buf, i, end)
             i = _skip_blanks(buf, stop, end, delimiter)
-            at_end = i >= end or buf[i] == NEWLINE
-            if kind == NUMBER_INVALID or not (at_end or buf[i] == delimiter):
+            at_end = i >= end or byte_at(buf, i) == NEWLINE
+            if kind == NUMBER_INVALID or not (at_end or byte_at(buf, i) == delimiter):
                 fail(counts, E_VALUE, cell, n_fix)
                 return fixups
             if kind == NUMBER_FIXUP:

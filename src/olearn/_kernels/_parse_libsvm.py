@@ -52,6 +52,7 @@ from ._parse_number import (
     NEWLINE,
     NUMBER_FIXUP,
     NUMBER_INVALID,
+    byte_at,
     fail,
     is_blank,
     next_token,
@@ -70,14 +71,14 @@ _INDEX_SATURATION = 10**17
 def _ends_token(buf, i, end):
     if i >= end:
         return True
-    c = buf[i]
+    c = byte_at(buf, i)
     return is_blank(c) | (c == NEWLINE) | (c == HASH)
 
 
 @njit(cache=True)
 def _colon_or_token_end(buf, i, end):
     """Index of the first ``:`` of the token at ``i``, or of the token's end if it holds none."""
-    while not _ends_token(buf, i, end) and buf[i] != COLON:
+    while not _ends_token(buf, i, end) and byte_at(buf, i) != COLON:
         i += 1
     return i
 
@@ -91,13 +92,13 @@ def _read_mlabels(buf, i, end, mlabels, n_mlabels):
     code at byte ``position``, or ``OUT_OF_ROOM`` when ``mlabels`` is full.
     """
     j = _colon_or_token_end(buf, i, end)
-    if j < end and buf[j] == COLON:
+    if j < end and byte_at(buf, j) == COLON:
         return i, n_mlabels, OK, i
     while True:
         tok = i
         digits, negative = scan_sign(buf, i, end)
         i, label, fits = scan_int64(buf, digits, end)
-        if i == digits or not (_ends_token(buf, i, end) or buf[i] == COMMA):
+        if i == digits or not (_ends_token(buf, i, end) or byte_at(buf, i) == COMMA):
             return i, n_mlabels, E_LABEL_INT, tok
         if not fits:
             return i, n_mlabels, E_LABEL_RANGE, tok
@@ -105,7 +106,7 @@ def _read_mlabels(buf, i, end, mlabels, n_mlabels):
             return i, n_mlabels, OUT_OF_ROOM, tok
         mlabels[n_mlabels] = -label if negative else label
         n_mlabels += 1
-        if i < end and buf[i] == COMMA:
+        if i < end and byte_at(buf, i) == COMMA:
             i += 1
         else:
             return i, n_mlabels, OK, i
@@ -212,7 +213,7 @@ def parse_libsvm(
                     break
                 position = i
                 i, index = scan_digits(buf, i, end, _INDEX_SATURATION)
-                if i == position or i >= end or buf[i] != COLON:
+                if i == position or i >= end or byte_at(buf, i) != COLON:
                     status = E_INDEX  # or another feature error: told apart below
                     break
                 if index == 0 and base == 1:
@@ -277,7 +278,7 @@ def parse_libsvm(
         indptr[row] = k
     if status == E_INDEX:
         j = _colon_or_token_end(buf, position, end)
-        if j >= end or buf[j] != COLON:
+        if j >= end or byte_at(buf, j) != COLON:
             status = E_MISSING_COLON
         elif j == position:
             status = E_EMPTY_INDEX

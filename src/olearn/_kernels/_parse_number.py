@@ -44,6 +44,16 @@ BAR = 124
 QUOTE = 39
 
 
+@njit(cache=True, inline="always")
+def byte_at(buf, i):
+    """``buf[i]`` for an offset ``i >= 0`` (every parser's is), read as unsigned.
+
+    numba takes a negative signed index as counted from the end, so each
+    ``buf[i]`` would test ``i < 0`` first; the parsers' byte loops are about
+    a quarter faster without that test (issue #16).
+    """
+    return buf[np.uint64(i)]
+
 
 @njit(cache=True, inline="always")
 def is_blank(c):
@@ -59,7 +69,7 @@ def is_digit(c):
 @njit(cache=True)
 def skip_line(buf, i, end):
     """Index just past the next newline at or after ``i`` (or ``end``)."""
-    while i < end and buf[i] != NEWLINE:
+    while i < end and byte_at(buf, i) != NEWLINE:
         i += 1
     return min(i + 1, end)
 
@@ -73,50 +83,50 @@ def next_token(buf, i, end):
     newline, a comment or the end of the buffer comes first), ``j`` is just
     past the line and ``line_done`` True.
     """
-    while i < end and is_blank(buf[i]):
+    while i < end and is_blank(byte_at(buf, i)):
         i += 1
     if i >= end:
         return i, True
-    if buf[i] == NEWLINE or buf[i] == HASH:
+    if byte_at(buf, i) == NEWLINE or byte_at(buf, i) == HASH:
         return skip_line(buf, i, end), True
     return i, False
 
 
 @njit(cache=True, inline="always")
 def scan_sign(buf, i, end):
-    """Skip an optional ``+`` or ``-`` at ``buf[i]``; returns ``(i, negative)``."""
-    if i < end and (buf[i] == 43 or buf[i] == 45):
-        return i + 1, buf[i] == 45
+    """Skip an optional ``+`` or ``-`` at ``byte_at(buf, i)``; returns ``(i, negative)``."""
+    if i < end and (byte_at(buf, i) == 43 or byte_at(buf, i) == 45):
+        return i + 1, byte_at(buf, i) == 45
     return i, False
 
 
 @njit(cache=True, inline="always")
 def scan_digits(buf, i, end, cap):
-    """Read the decimal digits from ``buf[i]``; returns ``(stop, value)``.
+    """Read the decimal digits from ``byte_at(buf, i)``; returns ``(stop, value)``.
 
     No digit gives ``stop == i`` and value 0. Once the value reaches ``cap``
     further digits no longer change it, so it never overflows; callers pick a
     ``cap`` far beyond any value they accept.
     """
     value = 0
-    while i < end and is_digit(buf[i]):
+    while i < end and is_digit(byte_at(buf, i)):
         if value < cap:
-            value = value * 10 + (buf[i] - 48)
+            value = value * 10 + (byte_at(buf, i) - 48)
         i += 1
     return i, value
 
 
 @njit(cache=True, inline="always")
 def scan_int64(buf, i, end):
-    """Read the decimal digits from ``buf[i]`` exactly; returns ``(stop, value, fits)``.
+    """Read the decimal digits from ``byte_at(buf, i)`` exactly; returns ``(stop, value, fits)``.
 
     ``fits`` is False if the digits exceed ``2**63 - 1`` (``value`` is then
     meaningless); no digit gives ``stop == i``.
     """
     value = 0
     fits = True
-    while i < end and is_digit(buf[i]):
-        d = buf[i] - 48
+    while i < end and is_digit(byte_at(buf, i)):
+        d = byte_at(buf, i) - 48
         if fits and value <= (_INT64_MAX - d) // 10:
             value = value * 10 + d
         else:
@@ -127,7 +137,7 @@ def scan_int64(buf, i, end):
 
 @njit(cache=True, inline="always")
 def scan_number(buf, i, end):
-    """Scan ``[+-]digits[.digits][(e|E)[+-]digits]`` starting at ``buf[i]``.
+    """Scan ``[+-]digits[.digits][(e|E)[+-]digits]`` starting at ``byte_at(buf, i)``.
 
     Returns ``(stop, kind, value)``: ``stop`` is the index after the last byte
     of the number, ``kind`` one of ``NUMBER_INVALID`` / ``NUMBER_EXACT`` /
@@ -140,20 +150,20 @@ def scan_number(buf, i, end):
     and anything else is left to the general scan.
     """
     j = i
-    negative = j < end and buf[j] == 45
+    negative = j < end and byte_at(buf, j) == 45
     if negative:
         j += 1
     mantissa = 0
     n_digits = 0
-    while j < end and is_digit(buf[j]):
-        mantissa = mantissa * 10 + (buf[j] - 48)
+    while j < end and is_digit(byte_at(buf, j)):
+        mantissa = mantissa * 10 + (byte_at(buf, j) - 48)
         n_digits += 1
         j += 1
     n_fraction = 0
-    if j < end and buf[j] == 46:
+    if j < end and byte_at(buf, j) == 46:
         j += 1
-        while j < end and is_digit(buf[j]):
-            mantissa = mantissa * 10 + (buf[j] - 48)
+        while j < end and is_digit(byte_at(buf, j)):
+            mantissa = mantissa * 10 + (byte_at(buf, j) - 48)
             n_fraction += 1
             j += 1
     n_digits += n_fraction
@@ -161,7 +171,7 @@ def scan_number(buf, i, end):
     if (
         0 < n_digits <= _MAX_MANTISSA_DIGITS
         and mantissa <= _MAX_EXACT_MANTISSA
-        and not (j < end and (buf[j] == 101 or buf[j] == 69))
+        and not (j < end and (byte_at(buf, j) == 101 or byte_at(buf, j) == 69))
     ):
         value = float(mantissa) / _POW10[n_fraction]
         return j, NUMBER_EXACT, -value if negative else value
@@ -177,9 +187,9 @@ def _scan_number_general(buf, i, end):
     exp10 = 0
     seen_digit = False
     truncated = False
-    while i < end and is_digit(buf[i]):
+    while i < end and is_digit(byte_at(buf, i)):
         seen_digit = True
-        d = buf[i] - 48
+        d = byte_at(buf, i) - 48
         if mantissa != 0 or d != 0:  # leading zeros are no significant digits
             if n_digits < _MAX_MANTISSA_DIGITS:
                 mantissa = mantissa * 10 + d
@@ -188,11 +198,11 @@ def _scan_number_general(buf, i, end):
                 truncated = True
                 exp10 += 1
         i += 1
-    if i < end and buf[i] == 46:
+    if i < end and byte_at(buf, i) == 46:
         i += 1
-        while i < end and is_digit(buf[i]):
+        while i < end and is_digit(byte_at(buf, i)):
             seen_digit = True
-            d = buf[i] - 48
+            d = byte_at(buf, i) - 48
             if mantissa == 0 and d == 0:
                 exp10 -= 1
             elif n_digits < _MAX_MANTISSA_DIGITS:
@@ -204,9 +214,9 @@ def _scan_number_general(buf, i, end):
             i += 1
     if not seen_digit:
         return i, NUMBER_INVALID, 0.0
-    if i < end and (buf[i] == 101 or buf[i] == 69):
+    if i < end and (byte_at(buf, i) == 101 or byte_at(buf, i) == 69):
         j, exp_negative = scan_sign(buf, i + 1, end)
-        if j >= end or not is_digit(buf[j]):
+        if j >= end or not is_digit(byte_at(buf, j)):
             return j, NUMBER_INVALID, 0.0
         i, e = scan_digits(buf, j, end, _EXPONENT_CAP)
         exp10 += -e if exp_negative else e

@@ -30,6 +30,7 @@ from ._parse_number import (
     NUMBER_INVALID,
     QUOTE,
     add_fixup,
+    byte_at,
     fail,
     is_blank,
     scan_number,
@@ -62,7 +63,7 @@ def count_bounds(buf, start, end):
     at_line_start = True  # nothing but blanks yet on this line
     in_features = False  # past the line's first '|'
     for i in range(start, end):
-        c = buf[i]
+        c = byte_at(buf, i)
         if c == NEWLINE:
             at_line_start = True
             in_features = False
@@ -127,7 +128,7 @@ def murmur3_32(buf, lo, hi, seed):
 
 @njit(cache=True, inline="always")
 def _ends_name(buf, i, end):
-    return i >= end or is_blank(buf[i]) or buf[i] == NEWLINE or buf[i] == BAR
+    return i >= end or is_blank(byte_at(buf, i)) or byte_at(buf, i) == NEWLINE or byte_at(buf, i) == BAR
 
 
 @njit(cache=True)
@@ -162,11 +163,11 @@ def parse_vw(buf, start, end, n_bits, indptr, indices, data, labels, weights, co
     counts[C_STATUS] = OK
     i = start
     while i < end:
-        while i < end and is_blank(buf[i]):
+        while i < end and is_blank(byte_at(buf, i)):
             i += 1
         if i >= end:
             break
-        if buf[i] == NEWLINE:
+        if byte_at(buf, i) == NEWLINE:
             i += 1
             continue
         labels[row] = np.nan
@@ -175,12 +176,12 @@ def parse_vw(buf, start, end, n_bits, indptr, indices, data, labels, weights, co
         tagged = False
         # Header: label, importance and tag, up to the first '|'.
         while True:
-            while i < end and is_blank(buf[i]):
+            while i < end and is_blank(byte_at(buf, i)):
                 i += 1
-            if i >= end or buf[i] == NEWLINE:
+            if i >= end or byte_at(buf, i) == NEWLINE:
                 fail(counts, E_NO_BAR, i, n_fix)
                 return fixups
-            if buf[i] == BAR:
+            if byte_at(buf, i) == BAR:
                 break
             tok = i
             while not _ends_name(buf, i, end):
@@ -210,41 +211,41 @@ def parse_vw(buf, start, end, n_bits, indptr, indices, data, labels, weights, co
                 continue
             # Anything else is a tag, allowed only as the last token before '|'.
             j = i
-            while j < end and is_blank(buf[j]):
+            while j < end and is_blank(byte_at(buf, j)):
                 j += 1
-            if j >= end or buf[j] != BAR:
-                while j < end and buf[j] != NEWLINE and buf[j] != BAR:
+            if j >= end or byte_at(buf, j) != BAR:
+                while j < end and byte_at(buf, j) != NEWLINE and byte_at(buf, j) != BAR:
                     j += 1
-                if j < end and buf[j] == BAR:
+                if j < end and byte_at(buf, j) == BAR:
                     fail(counts, E_HEADER, tok, n_fix)
                 else:
                     fail(counts, E_NO_BAR, j, n_fix)
                 return fixups
             tagged = True
         # Namespaces: at a '|' here.
-        while i < end and buf[i] == BAR:
+        while i < end and byte_at(buf, i) == BAR:
             i += 1
             ns = i
             while not _ends_name(buf, i, end):
-                if buf[i] == COLON:
+                if byte_at(buf, i) == COLON:
                     fail(counts, E_NAMESPACE_WEIGHT, ns, n_fix)
                     return fixups
                 i += 1
             seed = murmur3_32(buf, ns, i, 0)
             while True:
-                while i < end and is_blank(buf[i]):
+                while i < end and is_blank(byte_at(buf, i)):
                     i += 1
-                if i >= end or buf[i] == NEWLINE or buf[i] == BAR:
+                if i >= end or byte_at(buf, i) == NEWLINE or byte_at(buf, i) == BAR:
                     break
                 tok = i
-                while not _ends_name(buf, i, end) and buf[i] != COLON:
+                while not _ends_name(buf, i, end) and byte_at(buf, i) != COLON:
                     i += 1
                 if i == tok:
                     fail(counts, E_EMPTY_NAME, tok, n_fix)
                     return fixups
                 value = 1.0
                 name_end = i
-                if i < end and buf[i] == COLON:
+                if i < end and byte_at(buf, i) == COLON:
                     i += 1
                     if _ends_name(buf, i, end):
                         fail(counts, E_EMPTY_VALUE, i, n_fix)
