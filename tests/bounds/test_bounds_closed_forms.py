@@ -35,6 +35,19 @@ def test_novikoff_is_inf_when_u_does_not_separate():
     assert novikoff_bound(X, [1, -1], [0.0, 0.0]) == math.inf
 
 
+@pytest.mark.parametrize("scale", [1e-160, 1e-300, 1e150])
+def test_novikoff_of_a_tiny_or_huge_u_is_its_plain_value(scale):
+    # one row x = (3, 4), u = scale * (1, 0): R^2 = 25, ||u||^2 = scale^2, gamma = 3 scale / scale = ... the margin
+    # y u.x = 3 scale; (R ||u|| / margin)^2 = 25 / 9 whatever the scale, though margin^2 and R^2 ||u||^2 under- or
+    # overflow (1e-160 squares to 1e-320, below the smallest normal double; 1e-300 to 0; 1e150 squared times 25 to inf)
+    assert novikoff_bound([[3.0, 4.0]], [1], [scale, 0.0]) == pytest.approx(25.0 / 9.0, rel=1e-12)
+    # the same for rows of that scale: R^2 = 25 scale^2, margin 3 scale
+    assert novikoff_bound([[3.0 * scale, 4.0 * scale]], [1], [1.0, 0.0]) == pytest.approx(25.0 / 9.0, rel=1e-12)
+    # a margin that small against rows of norm 5 (x_2 = (scale, 1), u = (1, 0)): 25 / scale^2 is beyond any double
+    if scale < 1:
+        assert novikoff_bound([[3.0, 4.0], [scale, 1.0]], [1, 1], [1.0, 0.0]) == math.inf
+
+
 def test_novikoff_with_intercept_uses_the_augmented_rows():
     # rows become (1, 1) and (-1, 1): R^2 = 2
     X, y = [[1.0], [-1.0]], [1, -1]

@@ -112,7 +112,13 @@ def _novikoff(r2, u2, margins):
     low = float(margins.min())
     if u2 <= 0.0 or low <= 0.0:
         return math.inf
-    return r2 * u2 / (low * low)
+    # R^2 ||u||^2 / gamma^2 on mantissas and exponents apart: gamma^2 or R^2 ||u||^2 may underflow (gamma
+    # 1e-164 squares to 0) or overflow where the bound itself is a plain number (it is >= 1: gamma <= R ||u||)
+    (m_r, e_r), (m_u, e_u), (m_low, e_low) = math.frexp(r2), math.frexp(u2), math.frexp(low)
+    try:
+        return math.ldexp(m_r * m_u / (m_low * m_low), e_r + e_u - 2 * e_low)
+    except OverflowError:
+        return math.inf
 
 
 def thm2_minimum(loss, b2):
@@ -222,8 +228,19 @@ def novikoff_bound(X, y, u, fit_intercept=False):
     inf
     """
     stream = _Stream(X, y, fit_intercept)
-    u = check_u(u, stream, fit_intercept)
+    u = _unit_scaled(check_u(u, stream, fit_intercept))
+    # the bound depends on the scale of neither u nor the rows: both are scaled by powers of two (exactly) to a
+    # largest entry in [0.5, 1), so that R^2, ||u||^2 and the margins are plain numbers even where their own would
+    # under- or overflow (R^2 of rows of 1e-170 is 0 in floating point, which would bound the mistakes by 0)
+    stream.Z.data = _unit_scaled(stream.Z.data)
+    stream.sqnorms = np.asarray(stream.Z.multiply(stream.Z).sum(axis=1)).ravel()
     return _novikoff(stream.radius_sq, float(u @ u), stream.margins(u))
+
+
+def _unit_scaled(a):
+    """``a`` times the power of two that brings its largest magnitude into [0.5, 1) (``a`` if all zero)."""
+    largest = float(np.abs(a).max(initial=0.0))
+    return np.ldexp(a, -math.frexp(largest)[1]) if largest > 0.0 else a
 
 
 def perceptron_bound(X, y, u, mistakes=None, fit_intercept=False):
