@@ -44,8 +44,11 @@ def test_blocks_cover_the_file_in_whole_lines(tmp_path, seed, block_size):
         assert all(type(buf) is bytes for buf, _, _ in blocks)
         check_blocks(blocks, text)
         windows = list(iter_line_windows(path, block_size))
-        check_blocks([(buf[start:], end - start, line) for _, buf, start, end, line in windows], text)
-        for arr, buf, _, _, _ in windows:
+        # a window's first_line counts the lines before buf[0], which may start before the window
+        check_blocks([(buf[start:], end - start, line + buf.count(b"\n", 0, start))
+                      for _, buf, start, end, line in windows], text)
+        for arr, buf, start, _, _ in windows:
+            assert start == 0 or buf[start - 1 : start] == b"\n"  # a window starts a line
             assert not arr.flags.writeable  # the parsers take the text read-only
             np.testing.assert_array_equal(arr, np.frombuffer(bytes(buf), np.uint8))
 

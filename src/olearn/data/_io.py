@@ -270,60 +270,99 @@ def iter_line_blocks(path, block_size):
     ``buf[:end]`` holds complete lines (the last block may lack a final
     newline); ``first_line`` is the 0-based number of the file line at
     ``buf[0]``, so errors can name global line numbers. A line longer than
-    ``block_size`` is read whole before it is yielded, and reading stays
-    linear in the file size. Line breaks are read as in ``read_text`` (lone
-    ``\\r`` files are converted). ``buf`` is bytes; :func:`iter_line_windows`
-    gives the same blocks without copying them out of the buffer they are read into.
+    ``block_size`` is read whole before it is yielded; the blocks of such a
+    line are joined once, so reading stays linear in the file size. Line
+    breaks are read as in ``read_text`` (lone ``\\r`` files are converted).
     """
-    for buf, end, first_line in _line_buffers(path, block_size):
-        yield bytes(buf), end, first_line
-
-
-def _line_buffers(path, block_size):
-    """``iter_line_blocks``, each block a fresh bytearray: read into it after the carried start of its first line,
-    so that no block is copied to join it to that start."""
     line = 0
-    tail = bytearray()  # the bytes after the last line break yielded: the start of a line
-    lone_cr = None  # decided at the file's first line break
-    cr_tail = b""  # b"\r" if the bytes so far end in a '\r' that is still undecided
+    pending = []  # blocks read since the last yielded line break
+    for block in _blocks(path, block_size):
+        cut = block.rfind(LF) + 1
+        pending.append(block)
+        if cut == 0:
+            continue
+        buf = b"".join(pending) if len(pending) > 1 else block
+        end = len(buf) - (len(block) - cut)
+        yield buf, end, line
+        line += buf.count(LF, 0, end)
+        pending = [buf[end:]] if end < len(buf) else []
+    if pending:
+        carry = b"".join(pending)
+        yield carry, len(carry), line
+
+
+def _blocks(path, block_size):
+    """The bytes of ``path`` in reads of ``block_size``, line breaks as ``read_text`` reads them.
+
+    Whether the file's line breaks are lone ``\\r`` is decided at its first
+    line break; the blocks read before (none holds a line break) are held
+    until then, and converted with the rest if so.
+    """
+    lone_cr = None
+    held = []
     with open_binary(path) as f:
         while True:
-            # a line longer than a block reads as much again as it holds, so copying it over stays linear
-            size = max(block_size, len(tail))
-            buf = bytearray(len(tail) + size)
-            buf[: len(tail)] = tail
-            n = _read_into(f, memoryview(buf)[len(tail) :])
-            if n < size:
-                del buf[len(tail) + n :]
+            block = f.read(block_size)
             if lone_cr is None:
-                # Undecided means no line break so far, except a final '\r'.
-                block = bytes(buf[len(tail) :])
-                lone_cr = _lone_cr_first(cr_tail + block, True) if n else bool(cr_tail)
-                cr_tail = CR if lone_cr is None and block.endswith(CR) else b""
-            if lone_cr:
-                buf = bytearray(_to_lf(buf))
-            if not n:
-                tail = buf
-                break
-            cut = buf.rfind(LF, len(tail)) + 1
-            if cut == 0:
-                tail = buf
-                continue
-            yield buf, cut, line
-            line += int(np.count_nonzero(np.frombuffer(buf, np.uint8, count=cut) == LF[0]))
-            tail = buf[cut:]
-    if tail:
-        yield tail, len(tail), line
+                # Undecided means no line break so far, except a final '\r' (whose next byte decides)
+                tail = held[-1][-1:] if held else b""
+                lone_cr = _lone_cr_first(tail + block, True) if block else tail == CR
+                if lone_cr is None:
+                    held.append(block)
+                    continue
+                for piece in held:
+                    yield _to_lf(piece) if lone_cr else piece
+                held = []
+            if not block:
+                return
+            yield _to_lf(block) if lone_cr else block
 
 
-def _read_into(f, view):
-    """Read from ``f`` into ``view`` as one read would (a stream: what has arrived); the number of bytes read."""
-    readinto = getattr(f, "readinto", None)
-    if readinto is not None:
-        return readinto(view) or 0
-    data = f.read(len(view))
-    view[: len(data)] = data
-    return len(data)
+def iter_line_windows(path, block_size):
+    """Cover ``path`` in whole lines, as ``iter_line_blocks`` does, yielding ``(arr, buf, start, end, first_line)``.
+
+    ``buf[start:end]`` holds whole lines (``arr`` is ``buf`` as a read-only
+    uint8 array) and ``first_line`` is the number of file lines before
+    ``buf[0]``. No block is copied: a block's lines after its first line
+    break are a window of the block as read, and the line that spans two
+    blocks is a window of its own (the only bytes joined). Opening happens at
+    the call, so a missing file raises FileNotFoundError there.
+    """
+    compression_of(path)
+    return _windows(path, block_size)
+
+
+def _windows(path, block_size):
+    line = 0  # the number of the line that starts the carried bytes
+    carry = []  # the bytes of the line begun in the blocks before, which hold no line break after it
+    scratch = np.empty(0, dtype=bool)
+    for block in _blocks(path, block_size):
+        first = block.find(LF)
+        if first < 0:
+            carry.append(block)
+            continue
+        last = block.rfind(LF) + 1
+        if carry:
+            seam = b"".join(carry) + block[: first + 1]
+            yield _window(seam, 0, len(seam), line)
+            line += 1
+            body = first + 1
+        else:
+            body = 0
+        if body < last:
+            yield _window(block, body, last, line - (body > 0))
+            text = np.frombuffer(block, np.uint8, count=last - body, offset=body)
+            if scratch.size < text.size:
+                scratch = np.empty(text.size, dtype=bool)
+            line += int(np.count_nonzero(np.equal(text, LF[0], out=scratch[: text.size])))
+        carry = [block[last:]] if last < len(block) else []
+    if carry:
+        rest = b"".join(carry)
+        yield _window(rest, 0, len(rest), line)
+
+
+def _window(buf, start, end, first_line):
+    return np.frombuffer(buf, np.uint8), buf, start, end, first_line
 
 
 def line_windows(buf, block_size):
@@ -344,19 +383,3 @@ def line_windows(buf, block_size):
         start = end
 
 
-def iter_line_windows(path, block_size):
-    """Cover ``path`` in whole lines, as ``iter_line_blocks`` does, yielding ``(arr, buf, start, end, first_line)``.
-
-    ``buf[start:end]`` holds the lines (``arr`` is ``buf`` as a uint8 array)
-    and ``first_line`` is the number of file lines before ``buf[0]``. Opening
-    happens at the call, so a missing file raises FileNotFoundError there.
-    """
-    compression_of(path)
-    return (_window(buf, end, first_line) for buf, end, first_line in _line_buffers(path, block_size))
-
-
-def _window(buf, end, first_line):
-    # the parsers take the text read-only, as they take a bytes object's
-    arr = np.frombuffer(buf, np.uint8)
-    arr.flags.writeable = False
-    return arr, buf, 0, end, first_line
