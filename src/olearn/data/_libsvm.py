@@ -389,8 +389,8 @@ def iter_libsvm(
         same: the rows of the blocks are gathered into the same chunks, in
         file order, and the error raised is that of the first bad line of
         the file, after every chunk before it. Memory then holds about two
-        chunks (the one given and the one being gathered) plus
-        ``threads + 1`` blocks and their rows. A stream (standard input, a
+        chunks (the one given and the next, gathered meanwhile on a thread
+        of its own) plus ``threads + 1`` blocks and their rows. A stream (standard input, a
         pipe) is parsed on one thread, as its bytes arrive.
 
     Yields
@@ -426,10 +426,12 @@ def _parse_stream(windows, opt, chunk_size, as_they_come, threads=1):
     chunk (a stream, whose next bytes may take long to arrive). With
     ``zero_based="auto"`` the first window holding a feature decides the base.
     ``threads`` > 1 (not ``as_they_come``): parse that many windows at once
-    (:func:`_parsed_windows`) and gather their rows into the same chunks.
+    (:func:`_parsed_windows`) and gather their rows into the same chunks, the
+    next chunk while the caller has the one before.
     """
     if threads > 1 and not as_they_come:
-        yield from rechunk(_parsed_windows(windows, opt, threads), chunk_size)
+        # gathered on a thread of its own too, while the caller works on the chunk before
+        yield from in_order(rechunk(_parsed_windows(windows, opt, threads), chunk_size), _same, 1, 1, "olearn-gather")
         return
     chunk = _Chunk(opt, chunk_size)
     for arr, buf, start, end, first_line in windows:
@@ -449,6 +451,10 @@ def _settled_base(arr, buf, start, end, first_line, opt):
         _parse_whole(arr, buf, [(start, end)], first_line, opt)
     base = 0 if opt.base is None else opt.base
     return base, opt.limit(base)
+
+
+def _same(rows):
+    return rows
 
 
 def _parsed_windows(windows, opt, threads):

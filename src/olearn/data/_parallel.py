@@ -45,8 +45,9 @@ def file_parse_threads(path, block_size):
 _END = object()
 
 
-def in_order(items, work, threads, ahead):
-    """Yield ``work(item)`` for each of ``items``, in the order of ``items``, computed on ``threads`` threads.
+def in_order(items, work, threads, ahead, name="olearn-parse"):
+    """Yield ``work(item)`` for each of ``items``, in the order of ``items``, computed on ``threads`` threads (named
+    ``name-0``, ``name-1``...).
 
     The threads take the items one at a time (``next(items)`` is never run on
     two threads at once, so a file is read in order) and call ``work`` on them
@@ -54,9 +55,10 @@ def in_order(items, work, threads, ahead):
     which bounds the memory. An exception raised by ``next(items)`` or by
     ``work`` is raised here when its item's turn comes, after the results of
     every item before it. Leaving early (an exception, Ctrl-C, ``close()``)
-    stops the threads and waits for each to finish the item at hand; they are
-    daemon threads, so an interpreter that exits without closing this
-    generator neither waits for them nor has them wait.
+    stops the threads, waits for each to finish the item at hand, and closes
+    ``items`` (a generator); the threads are daemon threads, so an
+    interpreter that exits without closing this generator neither waits for
+    them nor has them wait.
     """
     reading = threading.Lock()
     posted = threading.Condition()
@@ -92,7 +94,7 @@ def in_order(items, work, threads, ahead):
     workers = []
     try:
         for i in range(threads):
-            workers.append(threading.Thread(target=run, name=f"olearn-parse-{i}", daemon=True))
+            workers.append(threading.Thread(target=run, name=f"{name}-{i}", daemon=True))
             workers[-1].start()
         seq = 0
         while True:
@@ -116,3 +118,6 @@ def in_order(items, work, threads, ahead):
             for worker in workers:
                 if worker.is_alive():  # not yet, if Ctrl-C stopped its start: it will find nothing more to do
                     worker.join()
+            close = getattr(items, "close", None)
+            if close is not None:  # a generator: its own threads stop now, not when it is collected
+                close()
