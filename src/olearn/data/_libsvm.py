@@ -390,8 +390,9 @@ def iter_libsvm(
         file order, and the error raised is that of the first bad line of
         the file, after every chunk before it. Memory then holds about two
         chunks (the one given and the next, gathered meanwhile on a thread
-        of its own) plus ``threads + 1`` blocks and their rows. A stream (standard input, a
-        pipe) is parsed on one thread, as its bytes arrive.
+        of its own) plus ``threads + 1`` blocks and their rows. A stream
+        (standard input, a pipe) is parsed on one thread, as its bytes
+        arrive.
 
     Yields
     ------
