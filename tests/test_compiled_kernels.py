@@ -320,3 +320,117 @@ def test_runs_on_the_compiled_kernels_start_no_numba_and_answer_as_numba(stream,
     assert len(scores.split()) == len(labels.split()) == 3000
     assert len(set(labels.split())) == 2 and len(set(scores.split())) > 1000
     assert out[False] == out[True]
+
+
+# Whether a call releases the GIL, without timing it: with a switch interval of 1000 s, the main thread gives the GIL
+# up only when it blocks or a call releases it, so a second thread that waits for the GIL runs during a call only if
+# that call releases it. The script prints what the second thread saw: True (it ran during a call) or False.
+_RELEASES_GIL = textwrap.dedent("""
+    import sys, threading
+
+    def releases_gil(call, repeats=50):
+        state = {"in_call": False, "seen": None}
+        go = threading.Event()
+
+        def watch():
+            go.wait()
+            state["seen"] = state["in_call"]
+
+        sys.setswitchinterval(1000)
+        watcher = threading.Thread(target=watch)
+        watcher.start()  # it runs until it waits for go, holding the GIL
+        go.set()  # from now on it waits for the GIL
+        for _ in range(repeats):
+            state["in_call"] = True
+            call()
+            state["in_call"] = False
+            if state["seen"] is not None:
+                break
+        watcher.join()
+        return state["seen"]
+""")
+
+_PARSE_RELEASES_GIL = _RELEASES_GIL + textwrap.dedent("""
+    import numpy as np
+    from olearn._kernels import _compiled
+    from olearn._kernels import _parse_codes as K
+
+    text = b"1 1:0.5 2:0.25 3:0.125\\n" * 400_000
+    buf = np.frombuffer(text, np.uint8)
+    n = 400_000
+
+    # allocated once: numpy releases the GIL to allocate a large array
+    outputs = (np.zeros(n + 1, np.int32), np.empty(3 * n, np.int32), np.empty(3 * n), np.empty(n), None, None)
+    counts, unsorted, fixups = np.zeros(K.N_COUNTS, np.int64), np.empty((16, 2), np.int64), np.empty((256, 4), np.int64)
+
+    def parse():
+        counts[:] = 0
+        parse_libsvm(buf, 0, len(text), 1, 10, n, *outputs, counts, unsorted, fixups)
+        assert counts[K.C_STATUS] == K.OK and counts[K.C_ROWS] == n
+
+    parse_libsvm = _compiled.EXTENSION.parse_libsvm if sys.argv[1] == "compiled" else _compiled.parse_libsvm
+    parse()  # numba's kernel compiles (or loads) first
+    print(releases_gil(parse))
+""")
+
+
+@pytest.mark.parametrize("kernels", [pytest.param("compiled", marks=built), "jit"])
+def test_the_parse_kernel_releases_the_gil(kernels):
+    """Blocks of a file are parsed on several cores only if the kernel lets other threads run meanwhile."""
+    env = {**os.environ, "OLEARN_KERNELS": "" if kernels == "compiled" else "jit"}
+    proc = subprocess.run([sys.executable, "-c", _PARSE_RELEASES_GIL, kernels], capture_output=True, text=True,
+                          env=env, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["True"]
+
+
+# builds a module of one function with the build's compiler, then one with the GIL release switched off, which the
+# build must refuse
+_BUILD_TINY = textwrap.dedent("""
+    import contextlib, sys
+    from olearn._kernels import _build
+
+    def spin(n):
+        if n < 0:
+            raise ValueError("n must not be negative")
+        total = 0.0
+        for i in range(n):
+            total += (i % 7) ** 0.5
+        return total
+
+    def build(name):
+        cc = _build.ReleasingCC(name)
+        cc.output_dir = sys.argv[1]
+        cc.export("spin", "f8(i8)")(spin)
+        cc.compile()
+
+    build("tiny_releasing")
+    _build.releasing_gil = lambda compiled: contextlib.nullcontext()
+    try:
+        build("tiny_holding")
+    except RuntimeError as err:
+        print(err)
+""")
+
+_TINY_RELEASES_GIL = _RELEASES_GIL + textwrap.dedent("""
+    import tiny_releasing
+
+    try:
+        tiny_releasing.spin(-1)
+    except ValueError as err:
+        print(repr(err))
+    print(tiny_releasing.spin(7) == sum(i ** 0.5 for i in range(7)))
+    print(releases_gil(lambda: tiny_releasing.spin(20_000_000)))
+""")
+
+
+def test_the_build_compiles_functions_that_release_the_gil_and_raise_their_errors(tmp_path):
+    proc = subprocess.run([sys.executable, "-c", _BUILD_TINY, str(tmp_path)], capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "numba.pycc compiled spin without releasing the GIL"
+    assert [p.name.split(".")[0] for p in tmp_path.iterdir()] == ["tiny_releasing"]
+    proc = subprocess.run([sys.executable, "-c", _TINY_RELEASES_GIL], capture_output=True, text=True, cwd=tmp_path,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split("\n")[:3] == ["ValueError('n must not be negative')", "True", "True"]

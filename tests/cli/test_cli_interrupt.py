@@ -232,3 +232,40 @@ def test_progress_display_shows_at_once_on_a_terminal(data):
     finally:
         proc.kill()
         os.close(leader)
+
+
+# olearn run on a file whose blocks are parsed on threads (as on a machine of two cores), with SIGINT sent while the
+# third block is being parsed
+INTERRUPT_WHILE_PARSING = """
+import os, signal, sys
+from olearn.cli import main
+from olearn.data import _libsvm, _parallel
+
+window_parser = _libsvm._window_parser
+
+def interrupting_parser(opt):
+    parse = window_parser(opt)
+    parsed = []
+
+    def parse_and_interrupt(settled):
+        parsed.append(1)
+        if len(parsed) == 3:
+            os.kill(os.getpid(), signal.SIGINT)
+        return parse(settled)
+
+    return parse_and_interrupt
+
+_libsvm._window_parser = interrupting_parser
+_parallel.usable_cores = lambda: 2
+sys.exit(main(["run", "--algo", "pa1", "-q", sys.argv[1]]))
+"""
+
+
+def test_sigint_while_blocks_are_parsed_on_threads_exits_130(tmp_path):
+    path = tmp_path / "blocks.svm"
+    path.write_bytes(b"1 1:1 2:0.5\n-1 2:1 3:-2\n" * 800_000)  # 20 MB: five blocks of 4 MiB
+    proc = subprocess.run([sys.executable, "-c", INTERRUPT_WHILE_PARSING, str(path)], capture_output=True,
+                          text=True, timeout=PATIENCE)
+    assert proc.returncode == 130, proc.stderr
+    assert proc.stderr.strip().splitlines()[-1] == "olearn: interrupted"
+    assert "Traceback" not in proc.stderr

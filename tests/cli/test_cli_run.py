@@ -1,7 +1,10 @@
 """``olearn run``: the progressive table and the summary agree with olearn.run on the data in memory."""
 
 import gzip
+import os
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -348,3 +351,59 @@ def test_multiclass_file_matches_in_memory_run(tmp_path, args):
     summary = parse_summary(result.stdout)
     assert summary["mistakes"] == want.n_mistakes and summary["updates"] == want.n_updates
     assert 0 < want.n_mistakes < 150  # learning happened: 4 classes, chance is 150
+
+
+# olearn ARGS with the file's blocks parsed on as many threads as a machine of three cores has, unless
+# OLEARN_PARSE_THREADS says otherwise
+_ON_THREE_CORES = """
+import sys
+from olearn.cli import main
+from olearn.data import _parallel
+
+_parallel.usable_cores = lambda: 3
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def _run_on_three_cores(*args, threads=None):
+    env = {key: value for key, value in os.environ.items() if key != "OLEARN_PARSE_THREADS"}
+    if threads is not None:
+        env["OLEARN_PARSE_THREADS"] = threads
+    return subprocess.run([sys.executable, "-c", _ON_THREE_CORES, *map(str, args)], capture_output=True, text=True,
+                          env=env, timeout=600)
+
+
+@pytest.mark.parametrize("bad_line", [None, 101_234])
+def test_blocks_parsed_on_threads_give_the_predictions_and_errors_of_one_thread(tmp_path, bad_line):
+    rng = np.random.default_rng(8)
+    n = 120_000  # about 10 MB: three blocks of 4 MiB
+    X = sp.random(n, 40, density=0.15, format="csr", random_state=rng) * 10
+    y = np.where(X @ rng.normal(size=40) > 0, 1, -1)
+    path = tmp_path / "three_blocks.svm"
+    dump_svmlight_file(X, y, str(path), zero_based=False)
+    if bad_line is not None:
+        lines = path.read_bytes().split(b"\n")
+        lines[bad_line - 1] = b"1 3:0.5 2:x"
+        path.write_bytes(b"\n".join(lines))
+    assert path.stat().st_size > 2 * (4 << 20)
+    outputs = []
+    for threads in ("1", None, "2"):
+        predictions = tmp_path / f"predictions_{threads}.txt"
+        proc = _run_on_three_cores("run", "--algo", "pa1", "-C", "0.5", "-p", predictions, "--raw", path,
+                                   threads=threads)
+        untimed = [line for line in proc.stdout.splitlines() if not line.startswith(("wall time", "throughput"))]
+        outputs.append((proc.returncode, untimed, proc.stderr, predictions.read_bytes()))
+    assert outputs[1] == outputs[0] and outputs[2] == outputs[0]
+    code, stdout, stderr, predictions = outputs[0]
+    if bad_line is None:
+        assert code == 0 and len(predictions.split()) == n and any(line.startswith("mistakes") for line in stdout)
+    else:
+        assert code != 0 and f"three_blocks.svm:{bad_line}:11: expected a numeric feature value" in stderr
+        assert len(predictions.split()) < bad_line
+
+
+def test_a_bad_thread_count_is_an_error(tmp_path):
+    path = tmp_path / "one.svm"
+    path.write_text("1 1:1\n")
+    proc = _run_on_three_cores("run", "--algo", "pa1", path, threads="two")
+    assert proc.returncode != 0 and "OLEARN_PARSE_THREADS must be a positive integer" in proc.stderr

@@ -10,8 +10,15 @@ Where the build machine's CPU can be identified (:func:`._compiled.cpu_identity`
 machine code targets that CPU, as numba's kernels do, and the module is named after it
 (:func:`._compiled.extension_name`), so that only a CPU of that identity imports it;
 elsewhere it targets the generic CPU of the platform.
+
+Every exported function releases the GIL while it runs, as a numba kernel compiled with
+``nogil=True`` does (:class:`ReleasingCC`): the kernels touch no Python object, and so the
+blocks of a file can be parsed on several threads at once. A numba whose pycc cannot be made
+to release it fails the build, which setup.py turns into a warning and an install without the
+extension (numba's kernels are used instead, compiled with ``nogil=True`` where it matters).
 """
 
+import contextlib
 import sys
 import warnings
 
@@ -24,6 +31,7 @@ with warnings.catch_warnings():
     # numba announces that pycc will be replaced; it is what compiles ahead of time today
     warnings.simplefilter("ignore", NumbaPendingDeprecationWarning)
     from numba.pycc import CC
+    from numba.pycc import compiler as pycc_compiler
 
 KEY = key_number()
 
@@ -55,10 +63,51 @@ def caller(kernel, n_args):
     return scope["call"]
 
 
+@contextlib.contextmanager
+def releasing_gil(compiled):
+    """While in the block, pycc compiles every export with numba's ``release_gil`` flag (``nogil=True``).
+
+    pycc compiles each exported function with ``numba.core.compiler.compile_extra`` and one
+    ``Flags()`` of its own, which it gives no way to set; the flag makes numba's CPython wrapper
+    of the function release the GIL around the call (and take it back before raising the
+    function's exception). Each function compiled so is added to ``compiled``.
+    """
+    compile_extra = pycc_compiler.compile_extra
+
+    def compile_releasing(typingctx, targetctx, func, args, return_type, flags, *rest, **options):
+        flags.release_gil = True
+        compiled.append(func)
+        return compile_extra(typingctx, targetctx, func, args, return_type, flags, *rest, **options)
+
+    pycc_compiler.compile_extra = compile_releasing
+    try:
+        yield
+    finally:
+        pycc_compiler.compile_extra = compile_extra
+
+
+class ReleasingCC(CC):
+    """A ``numba.pycc.CC`` whose exported functions release the GIL (see :func:`releasing_gil`).
+
+    Both ways of building (``compile()`` and setup.py's ``build_ext``) compile the exports in
+    ``_compile_object_files``; if a numba release compiles them otherwise, so that not every
+    export went through :func:`releasing_gil`, the build fails rather than hold the GIL.
+    """
+
+    def _compile_object_files(self, build_dir):
+        compiled = []
+        with releasing_gil(compiled):
+            built = super()._compile_object_files(build_dir)
+        missed = [entry.symbol for entry in self._export_entries if entry.function not in compiled]
+        if missed:
+            raise RuntimeError(f"numba.pycc compiled {', '.join(missed)} without releasing the GIL")
+        return built
+
+
 def compiler():
-    """A ``numba.pycc.CC`` with every kernel of :data:`KERNELS` and ``source_key`` exported."""
+    """A :class:`ReleasingCC` with every kernel of :data:`KERNELS` and ``source_key`` exported."""
     identity = cpu_identity()
-    cc = CC(extension_name(identity), source_module=__name__)
+    cc = ReleasingCC(extension_name(identity), source_module=__name__)
     cc.target_cpu = "host" if identity else "generic"
     for name, (_, codes) in KERNELS.items():
         kernel = _numba_kernel(name)

@@ -112,7 +112,7 @@ def _read_mlabels(buf, i, end, mlabels, n_mlabels):
             return i, n_mlabels, OK, i
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, nogil=True)
 def parse_libsvm(
     buf,
     start,

@@ -231,13 +231,15 @@ class DataSource:
         """Yield (X, y, weight) chunks of at most ``chunk_size`` rows, in file order."""
         data = self._data
         if self.format == "libsvm":
-            from ..data._libsvm import iter_libsvm_rows
+            from ..data._libsvm import _DEFAULT_BLOCK_SIZE, iter_libsvm_rows
+            from ..data._parallel import file_parse_threads
 
             zero_based = self.base.settle([self.path], self.multilabel)
             self._start_reading()
+            threads = file_parse_threads(self.path, _DEFAULT_BLOCK_SIZE)
             try:
                 for X, y in iter_libsvm_rows(self.path, chunk_size=self.chunk_size, n_features=self.n_features,
-                                             zero_based=zero_based, multilabel=self.multilabel):
+                                             zero_based=zero_based, multilabel=self.multilabel, threads=threads):
                     yield X, None if self.unlabelled else y, None
             except DataFormatError as err:
                 raise self.base.explain(err) from None

@@ -13,7 +13,8 @@ from ._checks import check_float_dtype, check_int
 from ._errors import number_message, raise_at, token_at
 from ._io import iter_line_windows, line_windows, once_input, read_text
 from ._numbers import apply_fixups, check_integer_labels
-from ._rows import Rows, grown
+from ._parallel import in_order
+from ._rows import Rows, grown, rechunk
 
 _parse_rows = LazyModule("olearn._kernels._parse_rows")
 
@@ -354,6 +355,7 @@ def iter_libsvm(
     zero_based="auto",
     multilabel=False,
     block_size=_DEFAULT_BLOCK_SIZE,
+    threads=1,
 ):
     """Stream a LIBSVM / SVMlight file as chunks of ``chunk_size`` rows.
 
@@ -380,6 +382,17 @@ def iter_libsvm(
         stream taken as 1-based is an error suggesting ``zero_based=True``.
     block_size : int, default 4 MiB
         Bytes read per step.
+    threads : int, default 1
+        Blocks parsed at once, each on a thread of its own (the parser
+        releases the GIL, so they run on as many cores, while the caller
+        works on the chunks already given). The chunks and errors are the
+        same: the rows of the blocks are gathered into the same chunks, in
+        file order, and the error raised is that of the first bad line of
+        the file, after every chunk before it. Memory then holds about two
+        chunks (the one given and the next, gathered meanwhile on a thread
+        of its own) plus ``threads + 1`` blocks and their rows. A stream
+        (standard input, a pipe) is parsed on one thread, as its bytes
+        arrive.
 
     Yields
     ------
@@ -398,40 +411,104 @@ def iter_libsvm(
     (2, 2) [ 1. -1.]
     (1, 2) [1.]
     """
-    chunks = iter_libsvm_rows(path, chunk_size, n_features, dtype, zero_based, multilabel, block_size)
+    chunks = iter_libsvm_rows(path, chunk_size, n_features, dtype, zero_based, multilabel, block_size, threads)
     return ((X.tocsr(), y) for X, y in chunks)
 
 
 def iter_libsvm_rows(path, chunk_size=100_000, n_features=None, dtype=np.float64, zero_based="auto", multilabel=False,
-                     block_size=_DEFAULT_BLOCK_SIZE):
+                     block_size=_DEFAULT_BLOCK_SIZE, threads=1):
     """:func:`iter_libsvm`, whose chunks are :class:`~olearn._sparse.CSRRows` (the command line's: no scipy)."""
     chunk_size = check_int("chunk_size", chunk_size, 1)
     block_size = check_int("block_size", block_size, 1)
+    threads = check_int("threads", threads, 1)
     opt = _Options(path, n_features, dtype, zero_based, multilabel)
     windows = iter_line_windows(opt.path, block_size)
-    chunks = _parse_stream(windows, opt, chunk_size, as_they_come=once_input(opt.path) is not None)
+    chunks = _parse_stream(windows, opt, chunk_size, as_they_come=once_input(opt.path) is not None, threads=threads)
     return ((rows.csr_rows(opt.n_features, copy=False), rows.y) for rows in chunks)
 
 
-def _parse_stream(windows, opt, chunk_size, as_they_come):
+def _parse_stream(windows, opt, chunk_size, as_they_come, threads=1):
     """``Rows`` of ``chunk_size`` rows (the last: the rest) parsed from ``windows`` (see ``iter_line_windows``).
 
     ``as_they_come``: yield the rows of each window without waiting to fill a
     chunk (a stream, whose next bytes may take long to arrive). With
     ``zero_based="auto"`` the first window holding a feature decides the base.
+    ``threads`` > 1 (not ``as_they_come``): parse that many windows at once
+    (:func:`_parsed_windows`) and gather their rows into the same chunks, the
+    next chunk while the caller has the one before.
     """
+    if threads > 1 and not as_they_come:
+        # gathered on a thread of its own too, while the caller works on the chunk before
+        yield from in_order(rechunk(_parsed_windows(windows, opt, threads), chunk_size), _same, 1, 1, "olearn-gather")
+        return
     chunk = _Chunk(opt, chunk_size)
     for arr, buf, start, end, first_line in windows:
-        if opt.base is None:
-            _parse_whole(arr, buf, [(start, end)], first_line, opt)
-        base = 0 if opt.base is None else opt.base  # still None: the window holds no feature
-        limit = opt.limit(base)
+        base, limit = _settled_base(arr, buf, start, end, first_line, opt)
         while start < end:
             start = chunk.parse(arr, buf, start, end, first_line, base, limit)
             if start < end or (as_they_come and len(chunk)):
                 yield chunk.take()
     if len(chunk):
         yield chunk.take()
+
+
+def _settled_base(arr, buf, start, end, first_line, opt):
+    """``(base, limit)`` to parse a window with. With ``zero_based="auto"``, the first window holding a feature
+    decides the base; a window before it (holding none) is parsed 0-based."""
+    if opt.base is None:
+        _parse_whole(arr, buf, [(start, end)], first_line, opt)
+    base = 0 if opt.base is None else opt.base
+    return base, opt.limit(base)
+
+
+def _same(rows):
+    return rows
+
+
+def _parsed_windows(windows, opt, threads):
+    """The ``Rows`` of each of ``windows``, in file order, parsed on ``threads`` threads (:func:`._parallel.in_order`:
+    at most ``threads + 1`` windows read ahead, errors in file order, the threads stopped on leaving early).
+
+    The base is settled (``_settled_base``) as the windows are read, in order.
+    A window whose parse fails is parsed again in its turn, here, a row at a
+    time: its rows before the bad line are given (and the chunks they
+    complete yielded) before its error is raised, as on one thread.
+    """
+    settled = ((window, *_settled_base(*window, opt)) for window in windows)
+    for window, base, limit, rows in in_order(settled, _window_parser(opt), threads, threads + 1):
+        if rows is None:
+            yield from _rows_one_by_one(window, opt, base, limit)
+        else:
+            yield rows
+
+
+def _window_parser(opt):
+    """A function parsing a settled window ``(window, base, limit)`` into ``(window, base, limit, Rows)``; None for
+    the rows if the parse fails. Its arrays are first sized a little above the last window's rows."""
+    hint = [(1 << 10, 1 << 16)]
+
+    def parse(settled):
+        window, base, limit = settled
+        chunk = _Chunk(opt, hint=hint[0])
+        try:
+            chunk.parse(*window, base, limit)
+        except Exception:  # noqa: BLE001 - the window is parsed again in its turn, which raises the error there
+            return window, base, limit, None
+        rows = chunk.take()
+        hint[0] = (len(rows) + len(rows) // 8 + 1, len(rows.data) + len(rows.data) // 8 + 1)
+        return window, base, limit, rows
+
+    return parse
+
+
+def _rows_one_by_one(window, opt, base, limit):
+    """The rows of ``window`` one at a time, as ``Rows``, until its parse raises its error."""
+    arr, buf, start, end, first_line = window
+    chunk = _Chunk(opt, max_rows=1)
+    while start < end:
+        start = chunk.parse(arr, buf, start, end, first_line, base, limit)
+        if len(chunk):
+            yield chunk.take()
 
 
 def detect_zero_based(paths, block_size=_DEFAULT_BLOCK_SIZE, multilabel=False):

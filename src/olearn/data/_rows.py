@@ -81,7 +81,8 @@ def rechunk(pieces, chunk_size):
     The last chunk holds the remainder (and is omitted if empty). Each row is
     copied once, into the arrays of its chunk, so memory holds the chunk
     being gathered (its arrays grown as rows come) and one piece. The pieces
-    have labels and weights in arrays, as the VW parser gives them.
+    have labels in arrays, or in lists (multilabel), and weights in arrays
+    or none.
     """
     chunk = None
     for piece in pieces:
@@ -107,8 +108,9 @@ class _Gathering:
         self.indptr = np.zeros(n_rows + 1, dtype=first.indices.dtype)
         self.indices = np.empty(nnz, dtype=first.indices.dtype)
         self.data = np.empty(nnz, dtype=first.data.dtype)
-        self.y = np.empty(n_rows, dtype=first.y.dtype)
-        self.weight = np.empty(n_rows, dtype=first.weight.dtype)
+        self.multilabel = isinstance(first.y, list)
+        self.y = [] if self.multilabel else np.empty(n_rows, dtype=first.y.dtype)
+        self.weight = None if first.weight is None else np.empty(n_rows, dtype=first.weight.dtype)
 
     def add(self, piece):
         """Copy in the first rows of ``piece`` that fit; return the rest (a view)."""
@@ -120,8 +122,12 @@ class _Gathering:
         self.indptr[a + 1 : b + 1] = head.indptr[1:] - lo + self.nnz
         self.indices[self.nnz : self.nnz + hi - lo] = head.indices[lo:hi]
         self.data[self.nnz : self.nnz + hi - lo] = head.data[lo:hi]
-        self.y[a:b] = head.y
-        self.weight[a:b] = head.weight
+        if self.multilabel:
+            self.y.extend(head.y)
+        else:
+            self.y[a:b] = head.y
+        if self.weight is not None:
+            self.weight[a:b] = head.weight
         self.n_rows, self.nnz = b, self.nnz + hi - lo
         return rest
 
@@ -131,8 +137,10 @@ class _Gathering:
         if n_rows >= self.indptr.shape[0]:
             rows = min(self.chunk_size, max(n_rows, 2 * (self.indptr.shape[0] - 1)))
             self.indptr = grown(self.indptr, self.n_rows + 1, rows + 1)
-            self.y = grown(self.y, self.n_rows, rows)
-            self.weight = grown(self.weight, self.n_rows, rows)
+            if not self.multilabel:
+                self.y = grown(self.y, self.n_rows, rows)
+            if self.weight is not None:
+                self.weight = grown(self.weight, self.n_rows, rows)
         if nnz > self.indices.shape[0]:
             room = max(nnz + (nnz * (self.chunk_size - n_rows) // n_rows) * 9 // 8, 2 * self.indices.shape[0])
             if room > np.iinfo(self.indices.dtype).max:
@@ -142,7 +150,8 @@ class _Gathering:
 
     def rows(self):
         n, nnz = self.n_rows, self.nnz
-        return Rows(self.indptr[: n + 1], self.indices[:nnz], self.data[:nnz], self.y[:n], self.weight[:n])
+        weight = None if self.weight is None else self.weight[:n]
+        return Rows(self.indptr[: n + 1], self.indices[:nnz], self.data[:nnz], self.y[:n], weight)
 
 
 def grown(a, n_used, n):
