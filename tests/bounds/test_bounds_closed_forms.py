@@ -14,6 +14,7 @@ from olearn.bounds import (
     pa_separable_bound,
     pa_unit_norm_bound,
     perceptron_bound,
+    winnow_gamma_bound,
 )
 
 
@@ -234,3 +235,12 @@ def test_pa_bounds_with_C_inf_on_zero_rows_are_their_limits_not_nan():
     assert multilabel_pa2_loss_bound(X, [[0], [1], [0]], U, C=inf, classes=[0, 1]) == 3.0
     cost = [[0.0, 4.0], [4.0, 0.0]]
     assert cost_sensitive_bound(X, [0, 1, 0], U=U, cost=cost, variant="pa1", C=inf, classes_known=True) == 24.0
+
+
+@pytest.mark.parametrize("gamma", [1e-200, 1e-300])
+def test_winnows_gamma_bound_of_a_tiny_margin_is_inf(gamma):
+    # 2 (ln 4 / gamma^2 + 0): beyond the doubles, though gamma^2 itself underflows to 0
+    assert winnow_gamma_bound([[1.0, 0.0], [0.0, -1.0]], [1, 1], u=[0.5, -0.5], gamma=gamma) == math.inf
+    # and a plain one still by hand: gamma = 0.5 -> 2 ln 4 / 0.25
+    assert winnow_gamma_bound([[1.0, 0.0], [0.0, -1.0]], [1, 1], u=[0.5, -0.5], gamma=0.5) == pytest.approx(
+        8.0 * math.log(4.0), rel=1e-15)

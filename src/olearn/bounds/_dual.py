@@ -355,7 +355,8 @@ def winnow_gamma_bound(X, y, u, gamma=1.0, mistakes=None, fit_intercept=False, b
     F_u, log_n = _winnow_prior(u, balanced)
     if math.isinf(F_u):
         return math.inf
-    return 2.0 * (log_n / gamma**2 + _hinge_sum(stream, u, gamma, mask) / gamma)
+    # divided by gamma twice: gamma**2 underflows to 0 below ~1e-162, where the bound is beyond the doubles (inf)
+    return 2.0 * (log_n / gamma / gamma + _hinge_sum(stream, u, gamma, mask) / gamma)
 
 
 def pnorm_mistake_bound(X, y, u, p, mistakes=None, fit_intercept=False):

@@ -75,7 +75,7 @@ def winnow_report(estimator, X, y, result, u):
         if math.isinf(_winnow_prior(v, balanced)[0]):
             return math.inf, 0.0
         loss = float(np.maximum(0.0, C - margins).sum())
-        return 2.0 * (log_n / C**2 + loss / C), loss
+        return 2.0 * (log_n / C / C + loss / C), loss  # C**2 would underflow to 0 (see winnow_gamma_bound)
 
     v = _smallest(candidates, lambda v, m: gamma_form(v, m)[0])
     if v is None:
