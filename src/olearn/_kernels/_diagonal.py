@@ -34,6 +34,7 @@ import math
 import numpy as np
 
 from ._jit import njit
+from ._rows import canonical_row, csr_ends
 from ._second_order import (
     K_RULE,
     Q_BIAS,
@@ -288,13 +289,16 @@ def diagonal_round(indices, data, lo, hi, y, weight, w, s, avg, jm1, rule, hyper
 # (its comment says why): the pass allocates nothing and keeps no array.
 @njit(cache=True, _nrt=False)
 def diagonal_pass(indptr, indices, data, y, weights, w, s, state, avg, avg_count, params, codes, work,
-                  scores, losses, taus, totals):
+                  scores, losses, taus, totals, width=None):
     """Progressive validation over the rows of a CSR matrix with a diagonal covariance.
 
     ``weights``, ``avg`` and ``avg_count`` are as in
     :func:`._second_order.full_pass`. Per-round outputs are written when they
     have one slot per row (empty arrays keep only ``totals``). Returns -1, or
     the index of the row at which learning stopped on an overflow.
+    ``width``: see :func:`checking_diagonal_pass` (then a row that fails its
+    checks stops the pass too); left out (None), numba prunes the checks
+    before it compiles them, as in :func:`._binary_linear.binary_linear_pass`.
     """
     record = scores.size > 0
     weighted = weights.size > 0
@@ -308,7 +312,17 @@ def diagonal_pass(indptr, indices, data, y, weights, w, s, state, avg, avg_count
     updates = 0.0
     stopped = -1
     n = indptr.size - 1
+    if width is not None:
+        if not csr_ends(indptr, indices.size, data.size):
+            n = 0
+            stopped = 0
+        bound = min(np.uint64(width), np.uint64(w.size - 1))
     for i in range(n):
+        if width is not None:
+            if not canonical_row(indptr, indices, i, bound):
+                stopped = i
+                n = i
+                break
         weight = weights[i] if weighted else 1.0
         jm1 = averaged_rank(state, avg, avg_count, first)
         score, loss, tau, ok = diagonal_round(
@@ -331,6 +345,23 @@ def diagonal_pass(indptr, indices, data, y, weights, w, s, state, avg, avg_count
             updates += 1.0
     add_totals(totals, mistakes, cumulative_loss, updates, n)
     return stopped
+
+
+@njit(cache=True, _nrt=False)
+def checking_diagonal_pass(indptr, indices, data, width, y, weights, w, s, state, avg, avg_count, params, codes, work,
+                           scores, losses, taus, totals):
+    """:func:`diagonal_pass` over CSR arrays it checks itself, each row just before it reads it.
+
+    The checks and what a stop means are those of
+    :func:`._binary_linear.checking_linear_pass`: ``width`` (a uint64) is the
+    matrix's number of columns; a row that fails :func:`._rows.canonical_row`
+    (or bad ends of ``indptr``) stops the pass, and a non-finite value stops
+    its row through the score or ||x||^2 before the model moves, as an
+    overflow does. The returned row does not tell the two apart: the caller
+    puts the learner back and checks the batch with ``check_X``.
+    """
+    return diagonal_pass(indptr, indices, data, y, weights, w, s, state, avg, avg_count, params, codes, work,
+                         scores, losses, taus, totals, width)
 
 
 @njit(cache=True)
