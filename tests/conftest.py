@@ -12,8 +12,9 @@
 * ``regressor_case`` / ``regressor_class``: the same for the registered
   regressors (``task="regression"``, settings from ``REGRESSOR_SETTINGS``).
 * ``checking_pass_stops`` (fixture): a list that receives what each call of the
-  binary linear passes that check rows themselves returns (-1, or the row where
-  the pass stopped), so that a test knows a batch took that path.
+  binary linear and diagonal second-order passes that check rows themselves
+  returns (-1, or the row where the pass stopped), so that a test knows a batch
+  took that path.
   The other tasks (multiclass, multilabel, uniclass, sequence) have their own
   contracts and their own common tests.
 """
@@ -162,6 +163,7 @@ def checking_pass_stops(monkeypatch):
     """What each call of a checking pass returned (-1, or the row where it stopped), in order of the calls."""
     from olearn._kernels import _compiled
     from olearn.linear import _base
+    from olearn.second_order import _base as _second_order_base
 
     stops = []
 
@@ -173,4 +175,6 @@ def checking_pass_stops(monkeypatch):
 
     monkeypatch.setattr(_compiled, "checking_linear_pass", spy(_compiled.checking_linear_pass))
     monkeypatch.setattr(_base.K, "checking_averaged_pass", spy(_base.K.checking_averaged_pass))
+    monkeypatch.setattr(_second_order_base, "checking_diagonal_pass",
+                        spy(_second_order_base.checking_diagonal_pass))
     return stops

@@ -5,7 +5,8 @@ covariance, a fixed ``n_features``) learns valid rows, is fed a list of bad inpu
 must raise a documented exception for each with its state bit-identical; then, after more
 valid rows, it must equal a fresh learner that saw only the valid rows.
 
-A CSR batch large enough for the binary linear learners and PA regression is not checked
+A CSR batch large enough for the binary linear learners, PA regression and the diagonal
+second-order learners (AdaGrad, AROW, CW, NAROW) is not checked
 before it is learned: the learning pass checks each row just before it reads it, and a
 row it stops at sends the batch, the learner put back first, to the checked path
 (``LinearLearner._learn_rows``). Those batches are broken at their first, a middle and
@@ -326,10 +327,14 @@ ROW_CHECKING = {
     "PA-I averaged": (lambda: olearn.PAClassifier(variant="pa1", average=True), "binary"),
     "OGD": (lambda: olearn.OGDClassifier(loss="logistic", radius=2.0), "binary"),
     "PA regression": (lambda: olearn.PARegressor(variant="pa1", C=0.5), "regression"),
+    "AdaGrad": (lambda: olearn.AdaGrad(eta=0.5, delta=0.1, fit_intercept=True), "binary"),
+    "diagonal AROW averaged": (lambda: olearn.AROW(r=0.5, covariance="diag", average=True), "binary"),
+    "CW": (lambda: olearn.CW(eta=0.8, fit_intercept=True), "binary"),
 }
-# a batch of 30 rows of 2 to 5 entries: at least 60 entries, above the 4 per copied weight
-# (the weights and the intercept, twice when averaged) from which a learner with weights takes that path
-ROWS, WIDTH = 30, 6
+# a batch of 50 rows of 2 to 5 entries: at least 100 entries, above the 4 per copied number from which a
+# learner with weights takes that path (at most 24 numbers: the averaged diagonal AROW's 7 weights,
+# 7 variances, 7 running sums and 3 numbers of state)
+ROWS, WIDTH = 50, 6
 CRASH_PRONE = ("index huge", "negative index", "indptr past the end")
 POSITIONS = {"first": 0, "middle": ROWS // 2, "last": ROWS - 1}
 # (defect, row) pairs: each defect at each position, and the two of the ends of indptr

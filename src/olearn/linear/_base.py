@@ -47,7 +47,6 @@ _NOT_FUSED = object()
 # it saves ~0.4 ns an entry: so a learner with weights takes that path from this many entries per copied
 # weight (a learner not started has nothing to copy and always takes it).
 _ENTRIES_PER_COPIED_WEIGHT = 4
-_WRITTEN_BY_PASS = ("_w", "_state", "_avg", "_avg_state")
 
 
 class _RowNotLearned(Exception):
@@ -97,6 +96,9 @@ class LinearLearner(OnlineLearner):
     """
 
     _learned = ("_w", "_state", "_avg", "_avg_state", "n_features_in_")
+    # the arrays a pass writes in place (those of them the learner has): copied before a pass over
+    # unchecked rows and written back if it stops (see _learn_rows)
+    _written_by_pass = ("_w", "_state", "_avg", "_avg_state")
 
     # -- hyperparameters ------------------------------------------------------
 
@@ -301,7 +303,7 @@ class LinearLearner(OnlineLearner):
         if arrays is not None:
             saved = dict(self.__dict__)
             # what the passes write in place, put back into the same arrays
-            contents = {name: saved[name].copy() for name in _WRITTEN_BY_PASS if name in saved}
+            contents = {name: saved[name].copy() for name in self._written_by_pass if name in saved}
             for name in self._changed_in_place:
                 if name in saved:
                     saved[name] = copy.deepcopy(saved[name])
@@ -335,7 +337,7 @@ class LinearLearner(OnlineLearner):
         arrays = unchecked_csr(X)
         if arrays is None or arrays.n_rows == 0:
             return None
-        copied = sum(getattr(self, name).size for name in _WRITTEN_BY_PASS if name in self.__dict__)
+        copied = sum(getattr(self, name).size for name in self._written_by_pass if name in self.__dict__)
         if arrays.data.size < _ENTRIES_PER_COPIED_WEIGHT * copied:
             return None
         return arrays

@@ -23,7 +23,7 @@ from .._averaging import AVERAGE, average_start
 from ..exceptions import PartialUpdateError
 from .._kernels import _codes
 from .._kernels import _second_order as _so
-from .._kernels._diagonal import ADAGRAD_CHUNK, diagonal_learn_one, diagonal_pass
+from .._kernels._diagonal import ADAGRAD_CHUNK, checking_diagonal_pass, diagonal_learn_one, diagonal_pass
 from .._kernels._second_order import (
     averaged,
     full_learn_one,
@@ -45,7 +45,7 @@ from .._persistence import (
 )
 from .._validation import seen_columns, seen_row
 from .._weights import CLASS_WEIGHT, UNWEIGHTED
-from ..linear._base import BinaryClassifierMixin, LinearLearner, grown_intercept_last
+from ..linear._base import BinaryClassifierMixin, LinearLearner, _RowNotLearned, grown_intercept_last
 
 COVARIANCES = Options("full", "diag")
 # the constraints every learner here adds to its own
@@ -94,6 +94,7 @@ class SecondOrderClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLear
     """
 
     _learned = (*LinearLearner._learned, "_cov", "_labels", "classes_", "_avg_sum", "_avg_count")
+    _written_by_pass = ("_w", "_cov", "_state", "_avg_sum", "_avg_count")
     # the variance of a feature before it is seen: Sigma_1 = I
     _initial_variance = 1.0
 
@@ -228,19 +229,32 @@ class SecondOrderClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLear
 
     # -- learning -------------------------------------------------------------
 
+    def _pass_checks_rows(self):
+        """The diagonal pass checks rows (:meth:`LinearLearner._pass_checks_rows`); the full one does not."""
+        return type(self)._pass is SecondOrderClassifier._pass and not self._full()
+
     def _pass(self, arrays, targets, record, weights=None):
-        """The kernel's pass; ``weights`` is None or the checked per-row weights. Scores use the current w."""
+        """The kernel's pass; ``weights`` is None or the checked per-row weights. Scores use the current w.
+
+        Unchecked arrays (a diagonal covariance only) go to the pass that
+        checks each row before reading it, as in :meth:`LinearLearner._pass`.
+        """
         codes, params = self._config_arrays()
         n = arrays.n_rows if record else 0
         scores, losses, taus = np.empty(n), np.empty(n), np.empty(n)
         totals = np.zeros(_codes.N_TOTALS)
         weights = UNWEIGHTED if weights is None else weights
-        data = (arrays.indptr, arrays.indices, arrays.data, targets, weights, self._w, self._cov, self._state,
-                *self._averaging_arrays(), params, codes)
+        rows = (arrays.indptr, arrays.indices, arrays.data)
+        if arrays.unchecked:
+            rows += (np.uint64(arrays.n_features),)
+        data = (*rows, targets, weights, self._w, self._cov, self._state, *self._averaging_arrays(), params, codes)
         if self._full():
             stopped = full_pass(*data, np.empty(self._w.size), scores, losses, taus, totals)
         else:
-            stopped = diagonal_pass(*data, np.empty(2 * ADAGRAD_CHUNK), scores, losses, taus, totals)
+            kernel = checking_diagonal_pass if arrays.unchecked else diagonal_pass
+            stopped = kernel(*data, np.empty(2 * ADAGRAD_CHUNK), scores, losses, taus, totals)
+        if stopped >= 0 and arrays.unchecked:
+            raise _RowNotLearned(stopped)
         if stopped >= 0:
             kept = "the model is unchanged" if stopped == 0 else f"the model keeps the updates of rows 0..{stopped - 1}"
             raise PartialUpdateError(
