@@ -175,7 +175,9 @@ class SecondOrderClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLear
             self.n_features_in_ = int(n_features)
 
     def _negate(self):
-        super()._negate()
+        """The model learned with the other class encoded +1: the mean changes sign, the covariance (even in
+        the labels) does not. A new array, not written into (see ``_first_call_atomic``)."""
+        self._w = -self._w
         if self._averaging():
             # every iterate changes sign, so does the running sum
             self._avg_sum = -self._avg_sum
