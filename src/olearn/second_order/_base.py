@@ -52,6 +52,17 @@ COVARIANCES = Options("full", "diag")
 AVERAGING_CONSTRAINTS = {"average": AVERAGE, "class_weight": CLASS_WEIGHT}
 
 
+def grown_pairs(ws, capacity, new_capacity, variance):
+    """``_ws`` (rows of (mean, variance)) resized for ``new_capacity`` features, as
+    :func:`~olearn.linear._base.grown_intercept_last` resizes a vector: the intercept's row stays last, and a
+    new feature's row is (0, ``variance``)."""
+    grown = np.empty((new_capacity + 1, 2))
+    grown[:capacity] = ws[:capacity]
+    grown[capacity:new_capacity] = (0.0, variance)
+    grown[new_capacity] = ws[capacity]
+    return grown
+
+
 class RunningSumAverage:
     """The ``average`` of a learner that keeps the running sum ``_avg_sum`` (laid out as ``_w``) and ``_avg_count``.
 
@@ -91,10 +102,20 @@ class SecondOrderClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLear
     constant feature; a vector for a diagonal covariance) and ``_state``;
     with ``average`` set, also the average's running sum ``_avg_sum`` (laid
     out as ``_w``) and ``_avg_count`` = [rounds averaged, first averaged round].
+
+    A diagonal covariance is kept with the mean in one array ``_ws`` of shape
+    (capacity + 1, 2): ``_w`` and ``_cov`` are then its two columns (views).
+    A round reads and writes both entries of each coordinate it touches, so
+    side by side they are one cache line, not two (AdaGrad's checking pass
+    over the reference stream, alone, alternating in one process: 60-65 ms
+    instead of 66-74). The saved state keeps the two arrays apart, as before.
+    Only ``_ws`` is stored (a copy or a pickle keeps no view), and it is
+    replaced, not written into, when it grows or the mean changes sign, as
+    ``_w`` is elsewhere.
     """
 
-    _learned = (*LinearLearner._learned, "_cov", "_labels", "classes_", "_avg_sum", "_avg_count")
-    _written_by_pass = ("_w", "_cov", "_state", "_avg_sum", "_avg_count")
+    _learned = (*LinearLearner._learned, "_cov", "_ws", "_labels", "classes_", "_avg_sum", "_avg_count")
+    _written_by_pass = ("_w", "_cov", "_ws", "_state", "_avg_sum", "_avg_count")
     # the variance of a feature before it is seen: Sigma_1 = I
     _initial_variance = 1.0
 
@@ -132,11 +153,37 @@ class SecondOrderClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLear
 
     # -- learned state --------------------------------------------------------
 
+    _w = property(
+        lambda self: self._stored("_w", 0),
+        lambda self, value: self._store("_w", value),
+        doc="The mean (a column of ``_ws`` with a diagonal covariance).",
+    )
+    _cov = property(
+        lambda self: self._stored("_cov", 1),
+        lambda self, value: self._store("_cov", value),
+        doc="The covariance, or the diagonal one's vector (a column of ``_ws``).",
+    )
+
+    def _stored(self, name, column):
+        state = self.__dict__
+        if "_ws" in state:
+            return state["_ws"][:, column]
+        if name in state:
+            return state[name]
+        raise AttributeError(name)
+
+    def _store(self, name, value):
+        if "_ws" in self.__dict__:
+            raise AttributeError(f"{name} is a column of _ws with a diagonal covariance: replace _ws")
+        self.__dict__[name] = value
+
     def _start(self):
         self._labels = BinaryLabels(type(self).__name__)
-        self._w = np.zeros(1)
-        shape = (1, 1) if self._full() else 1
-        self._cov = np.full(shape, self._initial_variance)
+        if self._full():
+            self._w = np.zeros(1)
+            self._cov = np.full((1, 1), self._initial_variance)
+        else:
+            self._ws = np.array([[0.0, self._initial_variance]])
         self._state = np.zeros(_so.N_STATE)
         start = average_start(self.average)
         if start:
@@ -167,8 +214,11 @@ class SecondOrderClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLear
                 new_capacity = n_features
             else:
                 new_capacity = n_features if capacity == 0 else max(n_features, 2 * capacity)
-            self._w = grown_intercept_last(self._w, capacity, new_capacity)
-            self._cov = grown_intercept_last(self._cov, capacity, new_capacity, self._initial_variance)
+            if self._full():
+                self._w = grown_intercept_last(self._w, capacity, new_capacity)
+                self._cov = grown_intercept_last(self._cov, capacity, new_capacity, self._initial_variance)
+            else:
+                self._ws = grown_pairs(self._ws, capacity, new_capacity, self._initial_variance)
             if self._averaging():
                 self._avg_sum = grown_intercept_last(self._avg_sum, capacity, new_capacity)
         if n_features > self.n_features_in_:
@@ -176,8 +226,11 @@ class SecondOrderClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLear
 
     def _negate(self):
         """The model learned with the other class encoded +1: the mean changes sign, the covariance (even in
-        the labels) does not. A new array, not written into (see ``_first_call_atomic``)."""
-        self._w = -self._w
+        the labels) does not. New arrays, not written into (see ``_first_call_atomic``)."""
+        if self._full():
+            self._w = -self._w
+        else:
+            self._ws = self._ws * np.array([-1.0, 1.0])
         if self._averaging():
             # every iterate changes sign, so does the running sum
             self._avg_sum = -self._avg_sum
@@ -319,8 +372,12 @@ class SecondOrderClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLear
 
     def _set_state(self, arrays, state):
         self._start()
-        self._w = np.array(arrays["weights"], dtype=np.float64)
-        self._cov = np.array(arrays["covariance"], dtype=np.float64)
+        weights = np.array(arrays["weights"], dtype=np.float64)
+        covariance = np.array(arrays["covariance"], dtype=np.float64)
+        if self._full():
+            self._w, self._cov = weights, covariance
+        else:
+            self._ws = np.stack((weights, covariance), axis=1)
         self._state = np.array(arrays["state"], dtype=np.float64)
         self.n_features_in_ = int(state["n_features_in"])
         self._labels.set_classes(arrays["classes"])
