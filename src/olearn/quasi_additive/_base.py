@@ -152,10 +152,13 @@ class QuasiAdditiveClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLe
 
         The entropic prior is uniform over the coordinates: a new feature
         rescales every weight. The conservative update is blind to that scale
-        (only signs of scores matter), the others are not.
+        (only signs of scores matter), the others are not, and neither is an
+        average, which sums the rescaled iterates.
         """
         codes, _ = self._config_arrays()
-        return codes[qa.Q_LINK] == qa.LINK_ENTROPY and codes[qa.Q_UPDATE] != qa.UPDATE_CONSERVATIVE
+        if codes[qa.Q_LINK] != qa.LINK_ENTROPY:
+            return False
+        return codes[qa.Q_UPDATE] != qa.UPDATE_CONSERVATIVE or average_start(self.average) > 0
 
     @property
     def coef_(self):
