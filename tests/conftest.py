@@ -98,6 +98,7 @@ REGRESSOR_SETTINGS = {
         {"variant": "pa2", "C": float("inf"), "fit_intercept": True},
         {"kernel": "linear", "variant": "pa2", "C": 0.5, "epsilon": 0.05, "fit_intercept": True},
         {"kernel": "linear", "budget": 6, "budget_policy": "random", "random_state": 1},
+        {"variant": "pa1", "C": 0.5, "average": 4, "fit_intercept": True},
     ],
 }
 

@@ -137,7 +137,9 @@ def test_learn_one_equals_partial_fit_equals_run(regressor_case, kind):
     _close(_weights(one), _weights(by_fit))
     _close(_weights(by_run), _weights(by_fit))
     assert_array_equal(_weights(combined), _weights(one))
-    _close(predictions, res.predictions)
+    # with an average, predict_one uses it and run the current weights (documented); predict_learn_one as run
+    if not regressor_case.params.get("average"):
+        _close(predictions, res.predictions)
     _close(combined_predictions, res.predictions)
     assert res.n_mistakes == 0
 
