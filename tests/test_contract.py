@@ -264,6 +264,22 @@ def test_a_fractional_float_label_is_a_continuous_target(name):
     assert list(getattr(olearn, name)().fit(X, [2.0, -1.0, 2.0]).classes_) == [-1.0, 2.0]
 
 
+@pytest.mark.parametrize("labels", [
+    [1.0, 1.0, 1.0, 1.0, 2.5, 1.0],  # two values, the fraction late
+    [0.5, 0.5, 0.5, 0.5, 0.5, 0.5],  # one value
+    [3.0, -1.0, 3.0, 7.0, 3.0, 1e-300],  # three values or more, a tiny fraction last
+    [4.0, -4.0, 2.0**52 + 1, 4.0, 0.25, 3.0],  # a whole number past 2**52, then a fraction
+])
+def test_the_first_fractional_float_label_is_named(labels):
+    X = np.ones((len(labels), 2))
+    row = next(i for i, value in enumerate(labels) if value != int(value))
+    with pytest.raises(ValueError, match=rf"continuous. y has {labels[row]} at row {row};"):
+        olearn.PAMulticlass().fit(X, np.array(labels))
+    whole = [float(int(value)) for value in labels]
+    if len(set(whole)) == 2:
+        assert list(olearn.PAClassifier().fit(X, np.array(whole)).classes_) == sorted(set(whole))
+
+
 @pytest.mark.parametrize("name", ["PAClassifier", "PAMulticlass", "PARegressor"])
 def test_a_column_vector_y_is_flattened_with_sklearns_warning(name):
     cls = getattr(olearn, name)

@@ -19,6 +19,19 @@ def plain_label(label):
     return label.item() if isinstance(label, np.generic) else label
 
 
+def two_values(y):
+    """The distinct values of a non-empty 1-d array of numbers or strings when there are at most two (in order
+    of appearance), else None: three comparisons over the array, no sort."""
+    first = y[0]
+    other = y != first
+    k = int(other.argmax())
+    if not other[k]:
+        return y[:1].copy()
+    if not (other <= (y == y[k])).all():
+        return None
+    return y[[0, k]]
+
+
 def distinct_labels(y):
     """``np.unique(y)`` of a 1-d array of labels, without sorting it when it holds at most two.
 
@@ -28,14 +41,8 @@ def distinct_labels(y):
     """
     if y.size == 0 or y.dtype.kind not in "biufUS":
         return np.unique(y)
-    first = y[0]
-    other = y != first
-    k = int(other.argmax())
-    if not other[k]:
-        return y[:1].copy()
-    if not (other <= (y == y[k])).all():
-        return np.unique(y)
-    return np.sort(y[[0, k]])
+    values = two_values(y)
+    return np.unique(y) if values is None else np.sort(values)
 
 
 class BinaryLabels:

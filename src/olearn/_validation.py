@@ -13,6 +13,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from ._kernels import _compiled
+from ._labels import two_values
 from ._lazy import LazyModule
 from ._sparse import CSRRows, issparse
 from .exceptions import DataConversionWarning
@@ -403,6 +404,19 @@ def _one_per_row(y, n_rows, name, what):
     return y
 
 
+def _first_fraction(y):
+    """The row of the first of finite float labels that is not a whole number, or None.
+
+    The labels of a binary batch hold two values, checked alone (a rounded
+    copy of a long batch costs more than the rest of its checks).
+    """
+    values = two_values(y) if y.size else y
+    if values is not None and (values == np.round(values)).all():
+        return None
+    fractional = y != np.round(y)
+    return int(np.flatnonzero(fractional)[0]) if fractional.any() else None
+
+
 def check_y(y, n_rows, name="y"):
     """Return y as a 1-d array with one label per row."""
     y = _one_per_row(y, n_rows, name, "labels")
@@ -412,10 +426,9 @@ def check_y(y, n_rows, name="y"):
         if not np.isfinite(y).all():
             k = int(np.flatnonzero(~np.isfinite(y))[0])
             raise ValueError(f"{name} contains {y[k]} at row {k}; expected a class label")
-        fractional = y != np.round(y)
-        if fractional.any():
+        k = _first_fraction(y)
+        if k is not None:
             # scikit-learn's word for such a target, which its checks look for
-            k = int(np.flatnonzero(fractional)[0])
             raise ValueError(
                 f"Unknown label type: continuous. {name} has {y[k]} at row {k}; class labels given as floats must "
                 "be whole numbers (a real-valued target needs a regressor, e.g. PARegressor)"
