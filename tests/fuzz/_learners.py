@@ -272,6 +272,30 @@ def sorted_csr(n_rows, d, rng):
     return sp.csr_matrix((rng.standard_normal(indices.size), indices, indptr), shape=(n_rows, d))
 
 
+def learn_a_broken_batch(est, kind, row, started, n_rows, d, rng, stops):
+    """``olearn.run(est, X, y)`` on a sorted CSR batch ``X`` broken at ``row`` as ``kind`` names (one of
+    ``ROW_DEFECTS_MERGED``), after a first sorted batch when ``started``.
+
+    ``stops`` is the ``checking_pass_stops`` fixture: the checking pass must
+    have stopped at the broken row (after learning the first batch through).
+    Returns (the run's result, the first batch and its labels, ``X`` merged
+    as scipy's ``sum_duplicates`` puts it, ``y``); labels are -1.0 / +1.0.
+    """
+    first = sorted_csr(n_rows, d, rng)
+    first_labels = np.where(rng.random(n_rows) < 0.5, -1.0, 1.0)
+    X, stop = csr_broken_at(sorted_csr(n_rows, d, rng), kind, row)
+    y = np.where(rng.random(n_rows) < 0.5, -1.0, 1.0)
+    if started:
+        est.partial_fit(first, first_labels)
+    result = olearn.run(est, X, y)
+    # the checking pass stopped at the row; the checked path learned the whole batch again from the same start
+    assert stops == ([-1, stop] if started else [stop])
+    merged = X.copy()
+    merged.sum_duplicates()
+    assert merged.nnz == X.nnz - (kind == "duplicate")
+    return result, first, first_labels, merged, y
+
+
 def csr_broken_at(X, kind, row):
     """A copy of the CSR matrix ``X`` (rows of 2 entries or more) broken at ``row`` as ``kind`` names.
 

@@ -19,7 +19,7 @@ overflow must keep the rows before it, as on the checked path.
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from fuzz._learners import ROW_DEFECTS_MERGED, csr_broken_at, sorted_csr
+from fuzz._learners import ROW_DEFECTS_MERGED, learn_a_broken_batch, sorted_csr
 
 import olearn
 from olearn.exceptions import PartialUpdateError
@@ -108,20 +108,9 @@ def test_a_learner_with_weights_checks_a_large_batch_in_its_pass_bit_for_bit(fit
 @pytest.mark.parametrize("kind", ROW_DEFECTS_MERGED)
 @pytest.mark.parametrize("started", [False, True], ids=["fresh", "started"])
 def test_a_row_in_no_canonical_form_is_learned_as_scipy_merges_it(started, kind, row, checking_pass_stops):
-    rng = np.random.default_rng(row)
-    first = sorted_csr(40, 9, rng)
-    y1 = np.where(rng.random(40) < 0.5, -1.0, 1.0)
-    X, stop = csr_broken_at(sorted_csr(40, 9, rng), kind, row)
-    y = np.where(rng.random(40) < 0.5, -1.0, 1.0)
     est = olearn.PAClassifier(variant="pa1", C=0.5, fit_intercept=True)
-    if started:
-        est.partial_fit(first, y1)
-    result = olearn.run(est, X, y)
-    # the checking pass stopped at the row; the checked path learned the whole batch again from the same start
-    assert checking_pass_stops == ([-1, stop] if started else [stop])
-    merged = X.copy()
-    merged.sum_duplicates()
-    assert merged.nnz == X.nnz - (kind == "duplicate")
+    result, first, y1, merged, y = learn_a_broken_batch(est, kind, row, started, 40, 9, np.random.default_rng(row),
+                                                        checking_pass_stops)
     stream = _concatenated(first, merged) if started else merged
     labels = np.concatenate([y1, y]) if started else y
     w, b, scores = _pa1_rows(stream.indptr, stream.indices, stream.data, labels, 9, 0.5, True)

@@ -13,7 +13,7 @@ put back first. The refused rows are in ``tests/test_rejected_inputs.py``.
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from fuzz._learners import ROW_DEFECTS_MERGED, csr_broken_at, sorted_csr
+from fuzz._learners import ROW_DEFECTS_MERGED, learn_a_broken_batch, sorted_csr
 from numpy.testing import assert_allclose, assert_array_equal
 from oracles import second_order as oracle
 
@@ -76,19 +76,9 @@ def test_a_large_batch_is_learned_in_the_checking_pass_as_the_checked_path_learn
 @pytest.mark.parametrize(("cls", "params"), DIAGONAL[:1] + DIAGONAL[2:3], ids=IDS[:1] + IDS[2:3])
 def test_a_row_in_no_canonical_form_is_learned_as_scipy_merges_it(cls, params, started, kind, row,
                                                                   checking_pass_stops):
-    rng = np.random.default_rng(row)
-    first, y1 = sorted_csr(ROWS, WIDTH, rng), _labels(rng)
-    X, stop = csr_broken_at(sorted_csr(ROWS, WIDTH, rng), kind, row)
-    y = _labels(rng)
     est = cls(**params)
-    if started:
-        est.partial_fit(first, y1)
-    result = olearn.run(est, X, y)
-    # the checking pass stopped at the row; the checked path learned the whole batch again from the same start
-    assert checking_pass_stops == ([-1, stop] if started else [stop])
-    merged = X.copy()
-    merged.sum_duplicates()
-    assert merged.nnz == X.nnz - (kind == "duplicate")
+    result, first, y1, merged, y = learn_a_broken_batch(est, kind, row, started, ROWS, WIDTH,
+                                                        np.random.default_rng(row), checking_pass_stops)
     reference = cls(**params)
     if started:
         reference.partial_fit(first, y1)
