@@ -6,14 +6,7 @@ the delimiter). Blank lines and lines starting with ``#`` are skipped.
 """
 
 from ._jit import njit
-from ._parse_codes import (  # noqa: F401 (OK and C_*: this parser's counts layout)
-    C_ERR_POS,
-    C_FIXUPS,
-    C_STATUS,
-    FIX_DATA,
-    N_SHARED_COUNTS,
-    OK,
-)
+from ._parse_codes import C_FIXUPS, C_STATUS, FIX_DATA, N_SHARED_COUNTS, OK
 from ._parse_number import (
     NEWLINE,
     NUMBER_FIXUP,

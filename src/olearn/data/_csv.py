@@ -7,7 +7,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from olearn._kernels import _parse_csv as K
-from olearn._kernels._parse_codes import FIX_DATA
+from olearn._kernels._parse_codes import C_ERR_POS, C_FIXUPS, C_STATUS, FIX_DATA, OK
 
 from ._checks import check_int
 from ._errors import number_message, raise_at, token_at
@@ -192,12 +192,12 @@ def _parse(buf, start, n_columns, delimiter, path, hint_until, label_column):
     fixups = K.parse_csv(
         arr, start, arr.size, delimiter, out, counts, np.empty((256, 4), dtype=np.int64)
     )
-    fixups = fixups[: counts[K.C_FIXUPS]]
+    fixups = fixups[: counts[C_FIXUPS]]
     values = apply_fixups(arr, buf, fixups, {FIX_DATA: out.reshape(-1)}, path, 0, what="cell")
     if label_column is not None:
         check_integer_labels(buf, fixups, values, fixups[:, 3] % n_columns == label_column, path, 0)
-    code, pos = int(counts[K.C_STATUS]), int(counts[K.C_ERR_POS])
-    if code == K.OK:
+    code, pos = int(counts[C_STATUS]), int(counts[C_ERR_POS])
+    if code == OK:
         return out[: counts[K.C_ROWS]]
     sep = bytes([delimiter])
     if code == K.E_EMPTY_CELL:
