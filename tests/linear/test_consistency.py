@@ -333,3 +333,25 @@ def test_passes_keep_counting_rounds(cls_name, schedule, make_stream):
     est.set_params(max_iter=1, shuffle=False).fit(X, y)
     trace = oracle.for_estimator(cls_name, est.get_params(), X, y)
     _close(_weights(est), np.append(trace.coef, trace.intercept), rtol=1e-10)
+
+
+def test_importance_weights_agree_across_learn_one_partial_fit_and_run(estimator_case, make_stream):
+    """Per-example weights (0, fractions, integers) give one model through every entry point, and weights of 1
+    give the unweighted model exactly."""
+    X, y = make_stream(50, 5, density=0.7, seed=7)
+    X[:, -1] += 0.5  # every feature appears early, so that the dimension is 5 throughout
+    weights = np.random.default_rng(7).choice([0.0, 0.5, 1.0, 2.0, 3.0], size=y.size)
+    by_run = estimator_case.make()
+    res = olearn.run(by_run, X, y, sample_weight=weights)
+    by_fit = estimator_case.make().partial_fit(sp.csr_matrix(X), y, sample_weight=weights)
+    one = estimator_case.make()
+    scores = []
+    for x, label, weight in zip(X, y, weights):
+        scores.append(one.decision_function(x[None, :])[0] if hasattr(one, "classes_") else None)
+        one.learn_one(_row_dict(x), label, sample_weight=weight)
+    _close(_weights(one), _weights(by_fit))
+    _close(_weights(by_run), _weights(by_fit))
+    if not estimator_case.params.get("average"):
+        _close(scores[1:], res.scores[1:])
+    unit = estimator_case.make().partial_fit(X, y, sample_weight=np.ones(y.size))
+    assert_array_equal(_weights(unit), _weights(estimator_case.make().partial_fit(X, y)))
