@@ -142,3 +142,27 @@ def test_require_labels_names_the_first_unlabelled_line(write, block_size):
     assert "has no label" in err.value.message
     with pytest.raises(DataFormatError, match=r"u\.vw:5:1: the line has no label"):
         load_vw(path, n_bits=4, require_labels=True)
+
+
+@pytest.mark.parametrize("text", [
+    b"1 |f a b c\n-1 2.0 'tag |g d:1.5 e\n",
+    b"\n\n  \t\r\n1 |a x\n\n",  # blank lines
+    b"1 |a x y",  # no final newline
+    b"1\t|a\tx\ty\r\n-1 |b  x   |c  y\t\n",  # tabs, carriage returns, runs of blanks
+    b"1 | x|y |z w\n",  # bars between features, the default namespace
+    b"",
+    # long lines, whose quick bounds (newlines, blanks and bars) are taken; the short texts above take the exact
+    # count, their quick bounds allocating more than 4 bytes a byte
+    b"".join(b"%d |f %s |g x y\n" % (i % 2, b" ".join(b"feature%d:0.5" % j for j in range(40))) for i in range(5)),
+])
+def test_the_allocation_bounds_cover_what_the_parser_writes(text):
+    """count_bounds gives upper bounds on the rows and entries parse_vw writes, counted independently here
+    as the non-blank lines and the feature tokens after each line's first '|'."""
+    from olearn._kernels._parse_vw import count_bounds
+
+    lines = [line for line in text.replace(b"\r", b" ").split(b"\n") if line.strip()]
+    # after each '|': the namespace's name when it touches the bar, then the features
+    tokens = sum(len(part.split()) - (part[:1] not in (b"", b" ", b"\t"))
+                 for line in lines for part in line.split(b"|")[1:])
+    n_rows, n_entries = count_bounds(np.frombuffer(text, dtype=np.uint8), 0, len(text))
+    assert n_rows >= len(lines) and n_entries >= tokens

@@ -25,10 +25,13 @@ from ._parse_codes import (
 from ._parse_number import (
     BAR,
     COLON,
+    CR,
     NEWLINE,
     NUMBER_FIXUP,
     NUMBER_INVALID,
     QUOTE,
+    SPACE,
+    TAB,
     add_fixup,
     byte_at,
     fail,
@@ -51,8 +54,8 @@ _MASK32 = 0xFFFFFFFF
 
 
 @njit(cache=True)
-def count_bounds(buf, start, end):
-    """Upper bounds for allocation: (non-blank lines, feature-token starts) in ``buf[start:end]``.
+def _exact_bounds(buf, start, end):
+    """Bounds for allocation: (non-blank lines, feature-token starts) in ``buf[start:end]``.
 
     Each non-blank line is one row of ``parse_vw``; every feature token
     follows a '|' or a blank after the line's first '|', so their count bounds
@@ -77,6 +80,38 @@ def count_bounds(buf, start, end):
         elif in_features and is_blank(c):
             n_separators += 1
     return n_lines, n_separators
+
+
+# Bytes the reader allocates at most per row (label, importance, indptr) and per entry (index, value)
+_ROW_BYTES = 24
+_ENTRY_BYTES = 16
+# The quick bounds are taken while they allocate at most this many bytes per byte of text
+_QUICK_BYTES_PER_BYTE = 4
+
+
+@njit(cache=True)
+def count_bounds(buf, start, end):
+    """Upper bounds for allocation: (rows, entries) of ``parse_vw`` in ``buf[start:end]``.
+
+    First quick ones: every row is a line, every feature token follows a '|'
+    or a blank, so the newlines (plus one) and the '|' and blanks of the text
+    bound them, counted with no branch per byte, a loop the compiler
+    vectorises (0.04 s over 188 MB, against 0.26 s for the exact count). They
+    also count blank lines and the blanks before a line's first '|': where
+    those would make the allocation more than ``_QUICK_BYTES_PER_BYTE`` times
+    the text (a file of blank lines, say), the exact count of
+    :func:`_exact_bounds` is taken instead.
+    """
+    n_newlines = 0
+    n_separators = 0
+    for i in range(start, end):
+        c = byte_at(buf, i)
+        n_newlines += np.int64(c == NEWLINE)
+        n_separators += np.int64((c == BAR) | (c == SPACE) | (c == TAB) | (c == CR) | (c == 11) | (c == 12))
+    n_rows = n_newlines + 1
+    if n_rows * _ROW_BYTES + n_separators * _ENTRY_BYTES <= _QUICK_BYTES_PER_BYTE * (end - start) + _ROW_BYTES:
+        return n_rows, n_separators
+    return _exact_bounds(buf, start, end)
 
 
 @njit(cache=True, inline="always")
