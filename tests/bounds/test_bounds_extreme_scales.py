@@ -1,0 +1,76 @@
+"""The bounds on rows, competitors and margins so small or large that their squares leave the doubles.
+
+Each reference is the closed form worked out by hand on the unscaled stream. A scale of 2^-565 (about 1.5e-170)
+or 2^565 multiplies exactly, so rows times c and u divided by c keep every margin; R^2 then under- or overflows
+(c^2 is about 2e-340 or 5e339) while R^2 ||u||^2 stays a plain number.
+"""
+
+import math
+
+import pytest
+
+from olearn.bounds import (
+    pa1_mistake_bound,
+    pa2_loss_bound,
+    pa_separable_bound,
+    perceptron_bound,
+)
+
+TINY, HUGE = 2.0**-565, 2.0**565
+
+# ||x||: 5, 2 -> R^2 = 25
+X = [[3.0, 4.0], [0.0, -2.0]]
+Y = [1, -1]
+
+
+def scaled(rows, c):
+    return [[c * v for v in row] for row in rows]
+
+
+@pytest.mark.parametrize("c", [TINY, HUGE, 1e-170, 1e170])
+def test_perceptron_bound_is_invariant_to_rows_times_c_and_u_over_c(c):
+    # u = (0.2, 0.2): margins 1.4, 0.4 -> L = 0.6; R^2 ||u||^2 = 25 * 0.08 = 2
+    # -> L + (b^2 + b sqrt(b^2 + 4L)) / 2 = 0.6 + (2 + sqrt(2) sqrt(4.4)) / 2
+    expected = 0.6 + 0.5 * (2.0 + math.sqrt(8.8))
+    assert perceptron_bound(X, Y, [0.2, 0.2]) == pytest.approx(expected, rel=1e-14)
+    assert perceptron_bound(scaled(X, c), Y, [0.2 / c, 0.2 / c]) == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("c", [TINY, HUGE, 1e-170, 1e170])
+def test_pa_separable_bound_is_invariant_to_rows_times_c_and_u_over_c(c):
+    # u = (1, 1): margins 7, 2 >= 1 -> ||u||^2 R^2 = 2 * 25
+    assert pa_separable_bound(scaled(X, c), Y, [1.0 / c, 1.0 / c]) == pytest.approx(50.0, rel=1e-12)
+
+
+@pytest.mark.parametrize("c", [TINY, HUGE])
+def test_pa1_and_pa2_with_C_inf_are_r2_u2_at_any_scale(c):
+    # no loss (margins 7, 2): both bounds are R^2 ||u||^2 = 50 whatever the scale
+    assert pa1_mistake_bound(scaled(X, c), Y, [1.0 / c, 1.0 / c], C=math.inf) == 50.0
+    assert pa2_loss_bound(scaled(X, c), Y, [1.0 / c, 1.0 / c], C=math.inf) == 50.0
+
+
+def test_pa1_and_pa2_of_tiny_rows_and_a_huge_u_are_plain_numbers():
+    # rows times 2^-565, u = (0.5, 0.5) * 2^565 (margins 3.5, 1: no loss), C = 1e300:
+    # R^2 = 25 * 2^-1130 < 1/C, so Thm. 4 gives ||u||^2 / C = 0.5 * 2^1130 / 1e300 (about 7e39),
+    # Thm. 5 (R^2 + 1/2C) ||u||^2 = 12.5 + 0.25 * 2^1130 / 1e300; the float R^2 is 0 and ||u||^2 inf
+    rows, u, C = scaled(X, TINY), [0.5 * HUGE, 0.5 * HUGE], 1e300
+    pa1 = math.ldexp(0.5 / C, 1130)
+    assert pa1_mistake_bound(rows, Y, u, C=C) == pytest.approx(pa1, rel=1e-12)
+    assert pa2_loss_bound(rows, Y, u, C=C) == pytest.approx(12.5 + pa1 / 2.0, rel=1e-12)
+
+
+def test_pa1_of_a_huge_bound_is_inf():
+    # rows of norm 5 * 2^565, u = (1, 1), C = 1: R^2 ||u||^2 = 50 * 2^1130 is beyond the doubles
+    assert pa1_mistake_bound(scaled(X, HUGE), Y, [1.0, 1.0], C=1.0) == math.inf
+    assert pa_separable_bound(scaled(X, HUGE), Y, [1.0, 1.0]) == math.inf
+
+
+def test_margins_of_huge_rows_and_u_with_opposite_terms_are_not_nan():
+    # x = (2^565, 2^565), u = (2^500, -2^500) * 1.5: the terms of u.x overflow with opposite signs, the margin is 0
+    # -> hinge loss 1; R^2 ||u||^2 = 2^1131 * 2 * 2.25 * 2^1000 is beyond the doubles, so the bound is inf; with
+    # u = (2^-600, -2^-600) R^2 ||u||^2 = 2^1131 * 2^-1199 = 2^-68 and L = 1
+    rows = [[HUGE, HUGE]]
+    assert perceptron_bound(rows, [1], [1.5 * 2.0**500, -1.5 * 2.0**500]) == math.inf
+    b2 = 2.0**-68
+    expected = 1.0 + 0.5 * (b2 + math.sqrt(b2) * math.sqrt(b2 + 4.0))
+    assert perceptron_bound(rows, [1], [2.0**-600, -(2.0**-600)]) == pytest.approx(expected, rel=1e-14)
