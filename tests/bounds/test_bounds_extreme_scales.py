@@ -14,6 +14,9 @@ from olearn.bounds import (
     pa2_loss_bound,
     pa_separable_bound,
     perceptron_bound,
+    regression_pa1_bound,
+    regression_pa2_loss_bound,
+    regression_pa_separable_bound,
 )
 
 TINY, HUGE = 2.0**-565, 2.0**565
@@ -74,3 +77,20 @@ def test_margins_of_huge_rows_and_u_with_opposite_terms_are_not_nan():
     b2 = 2.0**-68
     expected = 1.0 + 0.5 * (b2 + math.sqrt(b2) * math.sqrt(b2 + 4.0))
     assert perceptron_bound(rows, [1], [2.0**-600, -(2.0**-600)]) == pytest.approx(expected, rel=1e-14)
+
+
+@pytest.mark.parametrize("c", [TINY, HUGE, 1e-170, 1e170])
+def test_regression_pa_bounds_are_invariant_to_rows_times_c_and_u_over_c(c):
+    # X = (2, 0), (0, 1), y = (2, -1), u = (1, -1): predictions 2, -1 (no loss at epsilon 0.1); ||u||^2 R^2 = 2 * 4
+    rows, u = scaled([[2.0, 0.0], [0.0, 1.0]], c), [1.0 / c, -1.0 / c]
+    assert regression_pa_separable_bound(rows, [2.0, -1.0], u, epsilon=0.1) == pytest.approx(8.0, rel=1e-12)
+    assert regression_pa1_bound(rows, [2.0, -1.0], u, epsilon=0.1, C=math.inf) == pytest.approx(8.0, rel=1e-12)
+    assert regression_pa2_loss_bound(rows, [2.0, -1.0], u, epsilon=0.1, C=math.inf) == pytest.approx(8.0, rel=1e-12)
+
+
+def test_regression_pa1_of_tiny_rows_and_a_huge_u_is_a_plain_number():
+    # rows (2, 0), (0, 1) times 2^-565, u = (1, -1) * 2^565, y = (2, -1.5): losses 0, 0.4 at epsilon 0.1; C = 1e300:
+    # R^2 = 4 * 2^-1130 < 1/C -> Thm. 4: ||u||^2 / C + 2 L = 2 * 2^1130 / 1e300 + 0.8
+    rows, u = scaled([[2.0, 0.0], [0.0, 1.0]], TINY), [HUGE, -HUGE]
+    expected = math.ldexp(2.0 / 1e300, 1130) + 0.8
+    assert regression_pa1_bound(rows, [2.0, -1.5], u, epsilon=0.1, C=1e300) == pytest.approx(expected, rel=1e-12)

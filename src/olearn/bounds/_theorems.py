@@ -60,23 +60,33 @@ class _Stream:
 
     def exact_radius_sq(self):
         """R^2 as a Fraction, exact where the float R^2 under- or overflows (rows of 1e-170 square to 0)."""
-        e = _exponent(self.Z.data)
-        scaled = self.Z.copy()
-        scaled.data = np.ldexp(scaled.data, -e)
-        return Fraction(float(scaled.multiply(scaled).sum(axis=1).max())) * Fraction(4) ** e
+        return exact_radius_sq(self.Z)
 
     def margins(self, u):
-        """y_t u.x_t for every round.
+        """y_t u.x_t for every round (as :func:`row_products`)."""
+        return self.y * row_products(self.Z, u)
 
-        The rows and u are scaled by powers of two to entries below 1 first (exact), so that no product or partial
-        sum over- or underflows where the margin itself does not (inf - inf would give nan); a margin beyond the
-        doubles is +-inf.
-        """
-        e_x, e_u = _exponent(self.Z.data), _exponent(u)
-        scaled = self.Z.copy()
-        scaled.data = np.ldexp(scaled.data, -e_x)
-        with np.errstate(over="ignore"):
-            return np.ldexp(self.y * (scaled @ np.ldexp(u, -e_u)), e_x + e_u)
+
+def exact_radius_sq(Z):
+    """max_t ||x_t||^2 of the CSR rows Z as a Fraction: from the rows scaled exactly by a power of two."""
+    e = _exponent(Z.data)
+    scaled = Z.copy()
+    scaled.data = np.ldexp(scaled.data, -e)
+    return Fraction(float(scaled.multiply(scaled).sum(axis=1).max())) * Fraction(4) ** e
+
+
+def row_products(Z, u):
+    """u.x_t for every CSR row of Z.
+
+    The rows and u are scaled by powers of two to entries below 1 first (exact), so that no product or partial
+    sum over- or underflows where the result itself does not (inf - inf would give nan); a value beyond the
+    doubles is +-inf.
+    """
+    e_x, e_u = _exponent(Z.data), _exponent(u)
+    scaled = Z.copy()
+    scaled.data = np.ldexp(scaled.data, -e_x)
+    with np.errstate(over="ignore"):
+        return np.ldexp(scaled @ np.ldexp(u, -e_u), e_x + e_u)
 
 
 def _exponent(a):
@@ -88,7 +98,7 @@ def exact_sq_norm(a):
     """||a||^2 as a Fraction: a scaled exactly by a power of two to entries below 1, squared, then scaled back."""
     e = _exponent(a)
     scaled = np.ldexp(np.asarray(a, dtype=np.float64), -e)
-    return Fraction(float(np.sum(scaled * scaled))) * Fraction(4) ** e
+    return Fraction(float(scaled @ scaled)) * Fraction(4) ** e
 
 
 def _infinite(value):
