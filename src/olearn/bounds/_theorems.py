@@ -63,7 +63,7 @@ class _Stream:
         return exact_radius_sq(self.Z)
 
     def margins(self, u):
-        """y_t u.x_t for every round (as :func:`row_products`)."""
+        """y_t u.x_t for every round (:func:`row_products`)."""
         return self.y * row_products(self.Z, u)
 
 
@@ -76,17 +76,22 @@ def exact_radius_sq(Z):
 
 
 def row_products(Z, u):
-    """u.x_t for every CSR row of Z.
+    """u.x_t for every CSR row of Z; a row whose float sum is not finite is summed exactly (inf - inf is no nan).
 
-    The rows and u are scaled by powers of two to entries below 1 first (exact), so that no product or partial
-    sum over- or underflows where the result itself does not (inf - inf would give nan); a value beyond the
-    doubles is +-inf.
+    The float products are those of ``Z @ u``; only a row where a product or a partial sum overflows is redone on
+    Fractions and rounded once (+-inf only where the value itself is beyond the doubles).
     """
-    e_x, e_u = _exponent(Z.data), _exponent(u)
-    scaled = Z.copy()
-    scaled.data = np.ldexp(scaled.data, -e_x)
-    with np.errstate(over="ignore"):
-        return np.ldexp(scaled @ np.ldexp(u, -e_u), e_x + e_u)
+    with np.errstate(over="ignore", invalid="ignore"):
+        products = Z @ u
+    for t in np.flatnonzero(~np.isfinite(products)):
+        lo, hi = Z.indptr[t], Z.indptr[t + 1]
+        products[t] = exact_dot(Z.data[lo:hi], u[Z.indices[lo:hi]])
+    return products
+
+
+def exact_dot(a, b):
+    """a.b summed on Fractions and rounded once (+-inf beyond the doubles)."""
+    return to_float(sum(Fraction(float(x)) * Fraction(float(v)) for x, v in zip(a, b)))
 
 
 def _exponent(a):
@@ -107,11 +112,11 @@ def _infinite(value):
 
 
 def to_float(value):
-    """A Fraction as the nearest double, ``inf`` when it exceeds them all."""
+    """A Fraction as the nearest double, +-inf when its magnitude exceeds them all."""
     try:
         return float(value)
     except OverflowError:
-        return math.inf
+        return math.inf if value > 0 else -math.inf
 
 
 def encode_labels(y, n_rows):
