@@ -10,6 +10,10 @@ import math
 import pytest
 
 from olearn.bounds import (
+    cost_sensitive_bound,
+    multiclass_pa1_mistake_bound,
+    multiclass_pa2_loss_bound,
+    multiclass_pa_bound,
     pa1_mistake_bound,
     pa2_loss_bound,
     pa_separable_bound,
@@ -94,3 +98,18 @@ def test_regression_pa1_of_tiny_rows_and_a_huge_u_is_a_plain_number():
     rows, u = scaled([[2.0, 0.0], [0.0, 1.0]], TINY), [HUGE, -HUGE]
     expected = math.ldexp(2.0 / 1e300, 1130) + 0.8
     assert regression_pa1_bound(rows, [2.0, -1.5], u, epsilon=0.1, C=1e300) == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("c", [TINY, HUGE, 1e-170, 1e170])
+def test_multiclass_bounds_are_invariant_to_rows_times_c_and_U_over_c(c):
+    # X = I, U = ((1, -1), (-1, 1)): margins 2 (no loss); ||U||^2 R^2 = 4 * 2 (R^2 = 2 max ||x||^2)
+    rows, U = scaled([[1.0, 0.0], [0.0, 1.0]], c), [[1.0 / c, -1.0 / c], [-1.0 / c, 1.0 / c]]
+    assert multiclass_pa_bound(rows, ["a", "b"], U=U) == pytest.approx(8.0, rel=1e-12)
+    assert multiclass_pa1_mistake_bound(rows, ["a", "b"], U=U, C=math.inf, classes_known=True) == pytest.approx(
+        8.0, rel=1e-12)
+    assert multiclass_pa2_loss_bound(rows, ["a", "b"], U=U, C=math.inf) == pytest.approx(8.0, rel=1e-12)
+    # cost 4 off the diagonal: margins sqrt 4 = 2 needed; U doubled has margin 4: ||U||^2 R^2 = 16 * 2
+    cost = [[0.0, 4.0], [4.0, 0.0]]
+    U2 = [[2.0 * v for v in row] for row in U]
+    assert cost_sensitive_bound(rows, [0, 1], U=U2, cost=cost, variant="pa", classes_known=True) == pytest.approx(
+        32.0, rel=1e-12)

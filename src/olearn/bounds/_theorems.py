@@ -68,11 +68,16 @@ class _Stream:
 
 
 def exact_radius_sq(Z):
-    """max_t ||x_t||^2 of the CSR rows Z as a Fraction: from the rows scaled exactly by a power of two."""
-    e = _exponent(Z.data)
-    scaled = Z.copy()
-    scaled.data = np.ldexp(scaled.data, -e)
-    return Fraction(float(scaled.multiply(scaled).sum(axis=1).max())) * Fraction(4) ** e
+    """max_t ||x_t||^2 of the rows Z (CSR or dense) as a Fraction: from the rows scaled exactly by a power of two."""
+    if sp.issparse(Z):
+        e = _exponent(Z.data)
+        scaled = Z.copy()
+        scaled.data = np.ldexp(scaled.data, -e)
+        largest = scaled.multiply(scaled).sum(axis=1).max()
+    else:
+        e = _exponent(Z)
+        largest = (np.ldexp(Z, -e) ** 2).sum(axis=1).max()
+    return Fraction(float(largest)) * Fraction(4) ** e
 
 
 def row_products(Z, u):
@@ -100,10 +105,13 @@ def _exponent(a):
 
 
 def exact_sq_norm(a):
-    """||a||^2 as a Fraction: a scaled exactly by a power of two to entries below 1, squared, then scaled back."""
+    """||a||^2 as a Fraction: a scaled exactly by a power of two to entries below 1, squared, then scaled back.
+
+    The squares are summed as the float code sums them: ``a @ a`` for a vector, ``(a**2).sum()`` for a matrix.
+    """
     e = _exponent(a)
     scaled = np.ldexp(np.asarray(a, dtype=np.float64), -e)
-    return Fraction(float(scaled @ scaled)) * Fraction(4) ** e
+    return Fraction(float(scaled @ scaled if scaled.ndim == 1 else (scaled**2).sum())) * Fraction(4) ** e
 
 
 def _infinite(value):
