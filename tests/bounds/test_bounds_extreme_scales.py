@@ -14,6 +14,9 @@ from olearn.bounds import (
     multiclass_pa1_mistake_bound,
     multiclass_pa2_loss_bound,
     multiclass_pa_bound,
+    multilabel_pa1_mistake_bound,
+    multilabel_pa2_loss_bound,
+    multilabel_pa_separable_bound,
     pa1_mistake_bound,
     pa2_loss_bound,
     pa_separable_bound,
@@ -113,3 +116,12 @@ def test_multiclass_bounds_are_invariant_to_rows_times_c_and_U_over_c(c):
     U2 = [[2.0 * v for v in row] for row in U]
     assert cost_sensitive_bound(rows, [0, 1], U=U2, cost=cost, variant="pa", classes_known=True) == pytest.approx(
         32.0, rel=1e-12)
+
+
+@pytest.mark.parametrize("c", [TINY, HUGE, 1e-170, 1e170])
+def test_multilabel_bounds_are_invariant_to_rows_times_c_and_U_over_c(c):
+    # X = I, label 0 on x_1 and 1 on x_2, U = ((1, -1), (-1, 1)): margins 2; R^2 ||U||^2 = 2 * 4
+    rows, U = scaled([[1.0, 0.0], [0.0, 1.0]], c), [[1.0 / c, -1.0 / c], [-1.0 / c, 1.0 / c]]
+    assert multilabel_pa_separable_bound(rows, [[0], [1]], U) == pytest.approx(8.0, rel=1e-12)
+    assert multilabel_pa1_mistake_bound(rows, [[0], [1]], U, C=math.inf) == pytest.approx(8.0, rel=1e-12)
+    assert multilabel_pa2_loss_bound(rows, [[0], [1]], U, C=math.inf) == pytest.approx(8.0, rel=1e-12)
