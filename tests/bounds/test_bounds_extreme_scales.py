@@ -10,6 +10,7 @@ import math
 import pytest
 
 from olearn.bounds import (
+    aggressive_pnorm_mistake_bound,
     cost_sensitive_bound,
     multiclass_pa1_mistake_bound,
     multiclass_pa2_loss_bound,
@@ -21,6 +22,7 @@ from olearn.bounds import (
     pa2_loss_bound,
     pa_separable_bound,
     perceptron_bound,
+    pnorm_mistake_bound,
     regression_pa1_bound,
     regression_pa2_loss_bound,
     regression_pa_separable_bound,
@@ -125,3 +127,29 @@ def test_multilabel_bounds_are_invariant_to_rows_times_c_and_U_over_c(c):
     assert multilabel_pa_separable_bound(rows, [[0], [1]], U) == pytest.approx(8.0, rel=1e-12)
     assert multilabel_pa1_mistake_bound(rows, [[0], [1]], U, C=math.inf) == pytest.approx(8.0, rel=1e-12)
     assert multilabel_pa2_loss_bound(rows, [[0], [1]], U, C=math.inf) == pytest.approx(8.0, rel=1e-12)
+
+
+@pytest.mark.parametrize("c", [TINY, HUGE, 1e-170, 1e170])
+def test_pnorm_mistake_bound_is_invariant_to_rows_times_c_and_u_over_c(c):
+    # p = 3, q = 3/2, u = (0.5, 0.5): margins 3.5, 1 -> L = 0, so the bound is
+    # b^2 = (p - 1) R_3^2 ||u||_{3/2}^2 with R_3 = max(91^(1/3), 2), ||u||_{3/2} = (2 * 0.5^1.5)^(2/3)
+    expected = 2.0 * 91.0 ** (2.0 / 3.0) * (2.0 * 0.5**1.5) ** (4.0 / 3.0)
+    assert pnorm_mistake_bound(X, Y, [0.5, 0.5], p=3.0) == pytest.approx(expected, rel=1e-14)
+    assert pnorm_mistake_bound(scaled(X, c), Y, [0.5 / c, 0.5 / c], p=3.0) == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("c", [TINY, HUGE])
+def test_aggressive_pnorm_mistake_bound_with_C_inf_is_s_u_q2_at_any_scale(c):
+    # X = I, u = (1, 1) (margins 1: no loss), p = 2: a = 1/s, lambda = 1/2s -> s ||u||^2 = c^2 * 2 / c^2 = 2
+    rows = scaled([[1.0, 0.0], [0.0, 1.0]], c)
+    assert aggressive_pnorm_mistake_bound(rows, [1, 1], [1.0 / c, 1.0 / c], p=2.0, C=math.inf) == pytest.approx(
+        2.0, rel=1e-12)
+
+
+def test_aggressive_pnorm_mistake_bound_of_tiny_rows_and_a_huge_u_is_a_plain_number():
+    # X = I * 2^-565, u = (1, 1) * 2^565, p = 2, C = 1e300: s = 2^-1130 < 1/C, so a = C and
+    # lambda = C - C^2 s / 2 = 1e300 (1 - 4e-41); no loss -> ||u||^2 / 2 / lambda = 2^1130 / 1e300 (about 1.4e40)
+    rows = scaled([[1.0, 0.0], [0.0, 1.0]], TINY)
+    expected = math.ldexp(1.0 / 1e300, 1130)
+    assert aggressive_pnorm_mistake_bound(rows, [1, 1], [HUGE, HUGE], p=2.0, C=1e300) == pytest.approx(
+        expected, rel=1e-12)

@@ -25,12 +25,13 @@ estimators map them (sorted; the second class is +1).
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 from scipy.optimize import brentq, minimize
 from scipy.special import logsumexp
 
-from ._theorems import _Stream, check_mask, check_u, thm2_minimum
+from ._theorems import _Stream, _exponent, check_mask, check_u, thm2_minimum, to_float
 
 _REGULARIZERS = ("l2", "entropy", "pnorm")
 
@@ -387,10 +388,29 @@ def pnorm_mistake_bound(X, y, u, p, mistakes=None, fit_intercept=False):
     stream = _Stream(X, y, fit_intercept)
     u = check_u(u, stream, fit_intercept)
     mask = check_mask(mistakes, stream.y.size)
-    q = p / (p - 1.0)
-    r_p = max((float(np.linalg.norm(row.toarray().ravel(), p)) for row in stream.Z), default=0.0)
-    b2 = (p - 1.0) * r_p**2 * float(np.linalg.norm(u, q)) ** 2
-    return thm2_minimum(_hinge_sum(stream, u, 1.0, mask), b2)
+    s, u_q2 = _pnorm_terms(stream, u, p)
+    return thm2_minimum(_hinge_sum(stream, u, 1.0, mask), to_float(s * u_q2))
+
+
+def _exact_norm_sq(a, p):
+    """||a||_p^2 as a Fraction: the norm of a scaled exactly by a power of two (entries below 1), squared exactly."""
+    e = _exponent(a)
+    norm = Fraction(float(np.linalg.norm(np.ldexp(a, -e), p)))
+    return norm * norm * Fraction(4) ** e
+
+
+def _pnorm_terms(stream, u, p):
+    """(s = (p - 1) R_p^2, ||u||_q^2) as exact Fractions.
+
+    From the rows and u scaled by powers of two: the float R_p^2 of rows of 1e-170 is 0, the float ||u||_q^2 of a
+    u of 1e170 overflows (``float ** 2`` raises OverflowError), where (p - 1) R_p^2 ||u||_q^2 is a plain number.
+    """
+    e = _exponent(stream.Z.data)
+    scaled = stream.Z.copy()
+    scaled.data = np.ldexp(scaled.data, -e)
+    r_p = max((float(np.linalg.norm(row.toarray().ravel(), p)) for row in scaled), default=0.0)
+    s = Fraction(p - 1.0) * Fraction(r_p) ** 2 * Fraction(4) ** e
+    return s, _exact_norm_sq(u, p / (p - 1.0))
 
 
 # -- Sec. 5: the aggressive update, Eq. (28) ------------------------------------------
@@ -502,10 +522,14 @@ def aggressive_pnorm_mistake_bound(X, y, u, p, C, fit_intercept=False):
     _check_choice("pnorm", p)
     stream = _Stream(X, y, fit_intercept)
     u = check_u(u, stream, fit_intercept)
-    q = p / (p - 1.0)
-    r_p = max((float(np.linalg.norm(row.toarray().ravel(), p)) for row in stream.Z), default=0.0)
-    s = (p - 1.0) * r_p * r_p
-    a = C if s == 0.0 else min(C, 1.0 / s)
-    gain = a - 0.5 * a * a * s
+    s, u_q2 = _pnorm_terms(stream, u, p)
     loss = _hinge_sum(stream, u, 1.0, np.ones(stream.y.size, dtype=bool))
-    return (0.5 * float(np.linalg.norm(u, q)) ** 2 + C * loss) / gain
+    # exact, rounded once: (p - 1) R_p^2 and ||u||_q^2 may be beyond the doubles where the bound is not
+    if math.isinf(loss):
+        return math.inf
+    if s == 0:  # lambda = C: ||u||_q^2 / 2C + L
+        return loss if math.isinf(C) else to_float(u_q2 / (2 * Fraction(C)) + Fraction(loss))
+    if math.isinf(C):  # a = 1/s, lambda = 1/2s: s ||u||_q^2 + 2 s C L, with inf * 0 = 0
+        return to_float(s * u_q2) if loss == 0 else math.inf
+    a = min(Fraction(C), 1 / s)
+    return to_float((u_q2 / 2 + Fraction(C) * Fraction(loss)) / (a - a * a * s / 2))
