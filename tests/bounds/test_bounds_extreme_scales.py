@@ -10,6 +10,7 @@ import math
 import pytest
 
 from olearn.bounds import (
+    aggressive_pnorm_bound,
     aggressive_pnorm_mistake_bound,
     cost_sensitive_bound,
     multiclass_pa1_mistake_bound,
@@ -153,3 +154,14 @@ def test_aggressive_pnorm_mistake_bound_of_tiny_rows_and_a_huge_u_is_a_plain_num
     expected = math.ldexp(1.0 / 1e300, 1130)
     assert aggressive_pnorm_mistake_bound(rows, [1, 1], [HUGE, HUGE], p=2.0, C=1e300) == pytest.approx(
         expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("c", [TINY, HUGE, 1.0])
+def test_aggressive_pnorm_bound_of_scaled_rows_R_and_u_by_hand(c):
+    # X = I * c, R = c, u = (1, 1) / c (margins 1: L = 0), p = q = 2; row 0 a mistake (score 0, eta 1), row 1 a
+    # margin error (score 0.5, eta 0.5): A = ||u||^2 R^2 = 2, D = (0.25 c^2 + 2 * 0.5 * 0.5) / c^2 - 0.5
+    # -> L + A/2 + sqrt(A) sqrt(A/4 + L + D) - 0.5 = 0.5 + sqrt(2 (0.25 + 0.5 / c^2)) = 0.5 + sqrt(0.5 + 1/c^2)
+    rows, u = scaled([[1.0, 0.0], [0.0, 1.0]], c), [1.0 / c, 1.0 / c]
+    expected = 0.5 + math.sqrt(0.5 + 1.0 / c / c) if c != TINY else 0.5 + HUGE * math.sqrt(1.0 + 0.5 * c * c)
+    bound = aggressive_pnorm_bound(rows, [1, 1], u, 2.0, c, [1.0, 0.5], [0.0, 0.5])
+    assert bound == pytest.approx(expected, rel=1e-12)

@@ -392,7 +392,7 @@ def pnorm_mistake_bound(X, y, u, p, mistakes=None, fit_intercept=False):
     return thm2_minimum(_hinge_sum(stream, u, 1.0, mask), to_float(s * u_q2))
 
 
-def _exact_norm_sq(a, p):
+def exact_p_norm_sq(a, p):
     """||a||_p^2 as a Fraction: the norm of a scaled exactly by a power of two (entries below 1), squared exactly."""
     e = _exponent(a)
     norm = Fraction(float(np.linalg.norm(np.ldexp(a, -e), p)))
@@ -410,7 +410,7 @@ def _pnorm_terms(stream, u, p):
     scaled.data = np.ldexp(scaled.data, -e)
     r_p = max((float(np.linalg.norm(row.toarray().ravel(), p)) for row in scaled), default=0.0)
     s = Fraction(p - 1.0) * Fraction(r_p) ** 2 * Fraction(4) ** e
-    return s, _exact_norm_sq(u, p / (p - 1.0))
+    return s, exact_p_norm_sq(u, p / (p - 1.0))
 
 
 # -- Sec. 5: the aggressive update, Eq. (28) ------------------------------------------
