@@ -19,6 +19,7 @@ from olearn.bounds import (
     multilabel_pa1_mistake_bound,
     multilabel_pa2_loss_bound,
     multilabel_pa_separable_bound,
+    ogd_hinge_regret_bound,
     pa1_mistake_bound,
     pa2_loss_bound,
     pa_separable_bound,
@@ -165,3 +166,16 @@ def test_aggressive_pnorm_bound_of_scaled_rows_R_and_u_by_hand(c):
     expected = 0.5 + math.sqrt(0.5 + 1.0 / c / c) if c != TINY else 0.5 + HUGE * math.sqrt(1.0 + 0.5 * c * c)
     bound = aggressive_pnorm_bound(rows, [1, 1], u, 2.0, c, [1.0, 0.5], [0.0, 0.5])
     assert bound == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("c", [TINY, HUGE, 1e-170, 1e170])
+def test_ogd_regret_bound_of_rows_times_c_and_U_over_c(c):
+    # rows (3, 4), (0, 1) times c: R = 5 c, m = 2; U = 2 / c: sqrt(U^2 R^2 m) = sqrt(200) at every scale
+    rows, U = scaled([[3.0, 4.0], [0.0, 1.0]], c), 2.0 / c
+    assert ogd_hinge_regret_bound(rows, [1, -1], U=U) == pytest.approx(math.sqrt(200.0), rel=1e-12)
+
+
+def test_ogd_regret_bound_whose_U_squared_overflows_is_a_plain_number():
+    # U = 2^600, eta = 2^300, rows (3, 4), (0, 1) times 2^-565: U^2 / (2 eta) = 2^899 and eta m R^2 / 2 = 25 * 2^-830
+    rows = scaled([[3.0, 4.0], [0.0, 1.0]], TINY)
+    assert ogd_hinge_regret_bound(rows, [1, -1], U=2.0**600, eta=2.0**300) == pytest.approx(2.0**899, rel=1e-15)

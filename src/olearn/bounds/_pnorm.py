@@ -15,7 +15,7 @@ from fractions import Fraction
 import numpy as np
 
 from ._dual import exact_p_norm_sq
-from ._theorems import _Stream, _exponent, check_u, to_float
+from ._theorems import _Stream, _exponent, check_u, sqrt_fraction, to_float
 
 
 def _per_round(values, n_rows, name):
@@ -99,18 +99,8 @@ def aggressive_pnorm_bound(X, y, u, p, R, taus, scores, fit_intercept=False):
     A = u_q2 * Fraction(R) ** 2 / Fraction(q - 1.0)
     S = (Fraction(float(np.sum(eta**2 * scaled_sqnorm_p[margin_errors]))) * Fraction(4) ** e
          + 2 * Fraction(float(np.sum(eta * margins[margin_errors]))))
-    root = _sqrt(max(Fraction(0), A * A / 4 + A * (Fraction(L) - Fraction(E)) + u_q2 * S / Fraction(q - 1.0)))
+    root = sqrt_fraction(max(Fraction(0), A * A / 4 + A * (Fraction(L) - Fraction(E)) + u_q2 * S / Fraction(q - 1.0)))
     if math.isinf(root):
         return math.inf
     return to_float(Fraction(L) + A / 2 + Fraction(root) - Fraction(E))
 
-
-def _sqrt(value):
-    """The square root of a non-negative Fraction as a float (inf beyond the doubles), whatever its size."""
-    if value == 0:
-        return 0.0
-    k = (value.numerator.bit_length() - value.denominator.bit_length()) // 2
-    try:
-        return math.ldexp(math.sqrt(float(value / Fraction(4) ** k)), k)
-    except OverflowError:
-        return math.inf

@@ -114,6 +114,20 @@ def exact_sq_norm(a):
     return Fraction(float(scaled @ scaled if scaled.ndim == 1 else (scaled**2).sum())) * Fraction(4) ** e
 
 
+def sqrt_fraction(value):
+    """The square root of a non-negative Fraction as a float, whatever its size (inf beyond the doubles).
+
+    The value is scaled exactly by a power of four to about 1 before it is rounded to a float.
+    """
+    if value == 0:
+        return 0.0
+    k = (value.numerator.bit_length() - value.denominator.bit_length()) // 2
+    try:
+        return math.ldexp(math.sqrt(float(value / Fraction(4) ** k)), k)
+    except OverflowError:
+        return math.inf
+
+
 def _infinite(value):
     """``value`` is a float inf (a Fraction never is; math.isinf would round it to a float, which may overflow)."""
     return isinstance(value, float) and math.isinf(value)
