@@ -10,6 +10,8 @@ import math
 import pytest
 
 from olearn.bounds import (
+    aggressive_dual_loss_bound,
+    aggressive_dual_mistake_bound,
     aggressive_pnorm_bound,
     aggressive_pnorm_mistake_bound,
     cost_sensitive_bound,
@@ -28,6 +30,7 @@ from olearn.bounds import (
     regression_pa1_bound,
     regression_pa2_loss_bound,
     regression_pa_separable_bound,
+    winnow_mistake_bound,
 )
 
 TINY, HUGE = 2.0**-565, 2.0**565
@@ -179,3 +182,22 @@ def test_ogd_regret_bound_whose_U_squared_overflows_is_a_plain_number():
     # U = 2^600, eta = 2^300, rows (3, 4), (0, 1) times 2^-565: U^2 / (2 eta) = 2^899 and eta m R^2 / 2 = 25 * 2^-830
     rows = scaled([[3.0, 4.0], [0.0, 1.0]], TINY)
     assert ogd_hinge_regret_bound(rows, [1, -1], U=2.0**600, eta=2.0**300) == pytest.approx(2.0**899, rel=1e-15)
+
+
+def test_winnow_mistake_bound_with_a_tiny_margin_and_step():
+    # u = 0 (F = 0, the uniform lift), rows of sup-norm 1, gamma = 2^-530, C = 2^-565: L = 2 gamma, and
+    # C L / (gamma C - C^2 / 2) = 2 / (1 - C / 2 gamma) = 2 / (1 - 2^-36); gamma C = 2^-1095 is below the doubles
+    X1 = [[1.0, 0.0], [0.0, -1.0]]
+    assert winnow_mistake_bound(X1, [1, 1], u=[0.0, 0.0], C=TINY, gamma=2.0**-530) == pytest.approx(
+        2.0 / (1.0 - 2.0**-36), rel=1e-15)
+
+
+def test_aggressive_dual_bounds_of_a_huge_or_tiny_u():
+    X1 = [[1.0, 0.0], [0.0, -1.0]]
+    # u = (1, -1) * 2^565: margins 2^565, no loss; F(u) = ||u||^2 / 2 = 2^1130 -> F / C = 2^530 for C = 2^600
+    assert aggressive_dual_loss_bound(X1, [1, 1], u=[HUGE, -HUGE], C=2.0**600) == pytest.approx(2.0**530, rel=1e-15)
+    # u = (1, -1) * 2^-500, gamma = 2^-540 (margins above it, no loss), C = 1 > gamma:
+    # C mu(gamma) = gamma^2 / 2 = 2^-1081 (below the doubles) -> F(u) / 2^-1081 = 2^-1000 / 2^-1081 = 2^81
+    tiny_u = [2.0**-500, -(2.0**-500)]
+    assert aggressive_dual_mistake_bound(X1, [1, 1], u=tiny_u, C=1.0, gamma=2.0**-540) == pytest.approx(
+        2.0**81, rel=1e-15)

@@ -31,7 +31,7 @@ import numpy as np
 from scipy.optimize import brentq, minimize
 from scipy.special import logsumexp
 
-from ._theorems import _Stream, _exponent, check_mask, check_u, thm2_minimum, to_float
+from ._theorems import _Stream, _exponent, check_mask, check_u, exact_sq_norm, thm2_minimum, to_float
 
 _REGULARIZERS = ("l2", "entropy", "pnorm")
 
@@ -252,12 +252,20 @@ def _hinge_sum(stream, u, gamma, mask):
     return float(np.maximum(0.0, gamma - stream.margins(u))[mask].sum())
 
 
-def _conservative_bound(F_u, loss, C, gamma, s):
-    """Thm. 1 with the conservative step: M (gamma C - C^2 s / 2) <= F(u) + C L."""
-    gain = gamma * C - 0.5 * C * C * s
-    if gain <= 0.0:
+def _conservative_bound(F_u, loss, C, gamma, r_inf):
+    """Thm. 1 with the conservative step: M (gamma C - C^2 s / 2) <= F(u) + C L, s = r_inf^2.
+
+    Exact on Fractions and rounded once when every input is finite: gamma C and C^2 s underflow for a margin
+    and a step of 1e-160 (to 0, an inf bound, or to subnormals with a few bits, a wrong finite one).
+    """
+    if not all(math.isfinite(v) for v in (F_u, loss, C, gamma, r_inf)):
+        gain = gamma * C - 0.5 * C * C * r_inf * r_inf
+        return math.inf if not gain > 0.0 else (F_u + C * loss) / gain
+    C, gamma = Fraction(C), Fraction(gamma)
+    gain = gamma * C - C * C * Fraction(r_inf) ** 2 / 2
+    if gain <= 0:
         return math.inf
-    return (F_u + C * loss) / gain
+    return to_float((Fraction(F_u) + C * Fraction(loss)) / gain)
 
 
 def simplex_regularizer(u):
@@ -321,7 +329,7 @@ def winnow_mistake_bound(X, y, u, C, gamma=1.0, mistakes=None, fit_intercept=Fal
     mask = check_mask(mistakes, stream.y.size)
     r_inf = float(abs(stream.Z).max()) if stream.Z.nnz else 0.0
     F_u = _winnow_prior(u, balanced)[0]
-    return _conservative_bound(F_u, _hinge_sum(stream, u, gamma, mask), C, gamma, r_inf * r_inf)
+    return _conservative_bound(F_u, _hinge_sum(stream, u, gamma, mask), C, gamma, r_inf)
 
 
 def winnow_gamma_bound(X, y, u, gamma=1.0, mistakes=None, fit_intercept=False, balanced=True):
@@ -473,7 +481,10 @@ def aggressive_dual_loss_bound(X, y, u, C, regularizer="l2", p=2.0, gamma=1.0, f
     u = check_u(u, stream, fit_intercept)
     _check_thm3(stream, regularizer, p)
     loss = _hinge_sum(stream, u, gamma, np.ones(stream.y.size, dtype=bool))
-    return regularizer_value(u, regularizer, p) / C + loss
+    F_u = _exact_regularizer(u, regularizer, p)
+    if F_u is None or not (math.isfinite(C) and math.isfinite(loss)):
+        return regularizer_value(u, regularizer, p) / C + loss
+    return to_float(F_u / Fraction(C) + Fraction(loss))
 
 
 def aggressive_dual_mistake_bound(X, y, u, C, regularizer="l2", p=2.0, gamma=1.0, fit_intercept=False):
@@ -497,8 +508,23 @@ def aggressive_dual_mistake_bound(X, y, u, C, regularizer="l2", p=2.0, gamma=1.0
     u = check_u(u, stream, fit_intercept)
     _check_thm3(stream, regularizer, p)
     loss = _hinge_sum(stream, u, gamma, np.ones(stream.y.size, dtype=bool))
-    gain = C * float(mitigating_function(gamma, C))
-    return (regularizer_value(u, regularizer, p) + C * loss) / gain
+    F_u = _exact_regularizer(u, regularizer, p)
+    if F_u is None or not all(math.isfinite(v) for v in (C, gamma, loss)):
+        gain = C * float(mitigating_function(gamma, C))
+        return (regularizer_value(u, regularizer, p) + C * loss) / gain
+    # C mu(gamma) = min(gamma, C) (gamma - min(gamma, C) / 2), exact: gamma^2 / 2 of 1e-160 underflows to 0
+    C, capped = Fraction(C), Fraction(min(gamma, C))
+    return to_float((F_u + C * Fraction(loss)) / (capped * (Fraction(gamma) - capped / 2)))
+
+
+def _exact_regularizer(u, regularizer, p):
+    """F(u) as a Fraction, exact where the float ||u||^2 under- or overflows; None where F(u) is inf."""
+    if regularizer == "l2":
+        return exact_sq_norm(u) / 2
+    if regularizer == "entropy":
+        value = entropy_regularizer(u)
+        return Fraction(value) if math.isfinite(value) else None
+    return exact_p_norm_sq(u, p / (p - 1.0)) / 2
 
 
 def aggressive_pnorm_mistake_bound(X, y, u, p, C, fit_intercept=False):
