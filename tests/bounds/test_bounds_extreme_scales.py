@@ -30,6 +30,7 @@ from olearn.bounds import (
     regression_pa1_bound,
     regression_pa2_loss_bound,
     regression_pa_separable_bound,
+    uniclass_pa1_bound,
     winnow_mistake_bound,
 )
 
@@ -201,3 +202,13 @@ def test_aggressive_dual_bounds_of_a_huge_or_tiny_u():
     tiny_u = [2.0**-500, -(2.0**-500)]
     assert aggressive_dual_mistake_bound(X1, [1, 1], u=tiny_u, C=1.0, gamma=2.0**-540) == pytest.approx(
         2.0**81, rel=1e-15)
+
+
+def test_uniclass_pa1_of_tiny_or_huge_distances():
+    # Y = (2^-565, 0), u = 0, epsilon = 2^-566: loss 2^-566; C = 2^600 -> 0 + 2 C L = 2^35 (the float square of the
+    # distance, 2^-1130, is 0, which made the loss 0)
+    assert uniclass_pa1_bound([[TINY, 0.0]], u=[0.0, 0.0], epsilon=TINY / 2, C=2.0**600) == pytest.approx(
+        2.0**35, rel=1e-15)
+    # Y = (2^565, 2^565), u = 0, epsilon = 0: loss sqrt(2) 2^565; C = 2^-600 -> 2 C L = sqrt(2) 2^-34
+    assert uniclass_pa1_bound([[HUGE, HUGE]], u=[0.0, 0.0], epsilon=0.0, C=2.0**-600) == pytest.approx(
+        math.sqrt(2.0) * 2.0**-34, rel=1e-15)

@@ -67,7 +67,18 @@ def _uniclass_terms(Y, u, epsilon, B):
             raise ValueError(f"B must be a finite number > 0; got {B!r}")
         if epsilon > B:
             raise ValueError(f"the competitor's radius epsilon={epsilon!r} exceeds the bound B={B!r}")
+    if B is None:
+        # the distances from each row scaled exactly by a power of two: their float squares under- or overflow
+        # (a distance of 1e-170 squares to 0, a loss of 1e-170 that C = 1e300 makes 1e130)
+        return float(u @ u), np.maximum(0.0, _distances(Y, u) - float(epsilon))
     return uniclass_terms(float(u @ u), np.linalg.norm(Y - u, axis=1) ** 2, float(epsilon), B)
+
+
+def _distances(Y, u):
+    """||y_t - u|| of every row, each computed on the row scaled by the power of two of its largest entry."""
+    D = Y - u
+    exponents = np.frexp(np.abs(D).max(axis=1))[1]
+    return np.ldexp(np.linalg.norm(np.ldexp(D, -exponents[:, None]), axis=1), exponents)
 
 
 def uniclass_terms(u2, sq_distances, epsilon, B):
