@@ -14,6 +14,7 @@ from olearn.bounds import (
     aggressive_dual_mistake_bound,
     aggressive_pnorm_bound,
     aggressive_pnorm_mistake_bound,
+    arow_mistake_bound,
     cost_sensitive_bound,
     multiclass_pa1_mistake_bound,
     multiclass_pa2_loss_bound,
@@ -30,6 +31,7 @@ from olearn.bounds import (
     regression_pa1_bound,
     regression_pa2_loss_bound,
     regression_pa_separable_bound,
+    sop_mistake_bound,
     uniclass_pa1_bound,
     winnow_mistake_bound,
 )
@@ -212,3 +214,27 @@ def test_uniclass_pa1_of_tiny_or_huge_distances():
     # Y = (2^565, 2^565), u = 0, epsilon = 0: loss sqrt(2) 2^565; C = 2^-600 -> 2 C L = sqrt(2) 2^-34
     assert uniclass_pa1_bound([[HUGE, HUGE]], u=[0.0, 0.0], epsilon=0.0, C=2.0**-600) == pytest.approx(
         math.sqrt(2.0) * 2.0**-34, rel=1e-15)
+
+
+SECOND_ORDER_X = [[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]]
+
+
+def _arow_and_sop_by_hand(r):
+    # rows (1, 0), (0, 2), (1, 1), y = (1, 1, -1), u = (1, 0.5): margins 1, 1, -1.5 -> hinge 0, 0, 2.5;
+    # X_S = [[2, 1], [1, 5]], u^T X_S u = 1 + 1 + 2.25 = 4.25, ||u||^2 = 1.25;
+    # det(I + X_S / r) = (1 + 2/r)(1 + 5/r) - 1/r^2. AROW: every round an update, rounds 0 and 2 mistakes (U = 1);
+    # SOP: the mistakes 0 and 2 only, X_M = [[2, 1], [1, 1]], u^T X_M u = 1 + 2.25 = 3.25
+    arow = 2.5 + math.sqrt((1.25 * r + 4.25) * (math.log((1 + 2 / r) * (1 + 5 / r) - 1 / r**2) + 1)) - 1
+    sop = 2.5 + math.sqrt((1.25 * r + 3.25) * math.log((1 + 2 / r) * (1 + 1 / r) - 1 / r**2))
+    return arow, sop
+
+
+@pytest.mark.parametrize("c", [2.0**-520, 2.0**-300, 2.0**300])
+def test_arow_and_sop_bounds_are_invariant_to_rows_times_c_u_over_c_and_r_times_c2(c):
+    # x -> c x, u -> u / c, r -> c^2 r leaves r ||u||^2, u^T X_S u and X_S / r as they are; at c = 2^-520,
+    # ||u||^2 = 1.25 * 2^1040 overflows and r = 2^-1040 is subnormal
+    rows, u = scaled(SECOND_ORDER_X, c), [1.0 / c, 0.5 / c]
+    arow, sop = _arow_and_sop_by_hand(1.0)
+    updated, mistaken = [True, True, True], [True, False, True]
+    assert arow_mistake_bound(rows, [1, 1, -1], u, c * c, updated, mistaken) == pytest.approx(arow, rel=1e-12)
+    assert sop_mistake_bound(rows, [1, 1, -1], u, c * c, mistaken) == pytest.approx(sop, rel=1e-12)
