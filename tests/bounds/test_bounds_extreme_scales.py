@@ -7,6 +7,7 @@ or 2^565 multiplies exactly, so rows times c and u divided by c keep every margi
 
 import math
 
+import numpy as np
 import pytest
 
 from olearn.bounds import (
@@ -31,6 +32,7 @@ from olearn.bounds import (
     regression_pa1_bound,
     regression_pa2_loss_bound,
     regression_pa_separable_bound,
+    sequence_loss_bound,
     sop_mistake_bound,
     uniclass_pa1_bound,
     winnow_mistake_bound,
@@ -238,3 +240,14 @@ def test_arow_and_sop_bounds_are_invariant_to_rows_times_c_u_over_c_and_r_times_
     updated, mistaken = [True, True, True], [True, False, True]
     assert arow_mistake_bound(rows, [1, 1, -1], u, c * c, updated, mistaken) == pytest.approx(arow, rel=1e-12)
     assert sop_mistake_bound(rows, [1, 1, -1], u, c * c, mistaken) == pytest.approx(sop, rel=1e-12)
+
+
+def test_sequence_bound_of_huge_rows_and_a_tiny_competitor():
+    # one sequence x = (2^565), (2^565), labels (a, a); emission (10, -10) * 2^-565, no transition weights: label
+    # scores 10 and -10 at each position, the true labelling beats every rival by 20 or 40 > sqrt(Hamming): no loss.
+    # R = sqrt 2 (||x_1|| + ||x_2|| + 2) = sqrt 2 (2^566 + 2), ||u||^2 = 200 * 2^-1130
+    # -> R^2 ||u||^2 = 2 (2^566 + 2)^2 * 200 * 2^-1130 = 1600 (1 + 2^-565)^2
+    X1 = [np.full((2, 1), HUGE)]
+    E, T = np.array([[10.0 * TINY], [-10.0 * TINY]]), np.zeros((3, 2))
+    assert sequence_loss_bound(X1, [["a", "a"]], E, T, variant="pa", classes=["a", "b"]) == pytest.approx(
+        1600.0, rel=1e-15)
