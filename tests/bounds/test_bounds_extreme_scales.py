@@ -24,6 +24,7 @@ from olearn.bounds import (
     multilabel_pa2_loss_bound,
     multilabel_pa_separable_bound,
     ogd_hinge_regret_bound,
+    orabona2010_arow_bound,
     pa1_mistake_bound,
     pa2_loss_bound,
     pa_separable_bound,
@@ -251,3 +252,13 @@ def test_sequence_bound_of_huge_rows_and_a_tiny_competitor():
     E, T = np.array([[10.0 * TINY], [-10.0 * TINY]]), np.zeros((3, 2))
     assert sequence_loss_bound(X1, [["a", "a"]], E, T, variant="pa", classes=["a", "b"]) == pytest.approx(
         1600.0, rel=1e-15)
+
+
+@pytest.mark.parametrize("c", [2.0**-520, 2.0**-300, 2.0**300, 1.0])
+def test_orabona2010_arow_bound_is_invariant_to_rows_times_c_u_over_c_and_r_times_c2(c):
+    # replay with r = 1 on the rows of SECOND_ORDER_X, all updates: chi = 1, 4, 0.7 and m = 0, 0, -0.9
+    # (A_1 = diag(2, 1), A_2 = diag(2, 5), theta_2 = (1, 2)); A_3 = [[3, 1], [1, 6]], ln det = ln 17;
+    # sum m (2r - m) / (r (r + chi)) = -0.9 * 2.9 / 1.7; r ||u||^2 + sum (u.x)^2 = 1.25 + 4.25; L = 2.5
+    expected = 2.5 + math.sqrt(5.5 * (math.log(17.0) - 0.9 * 2.9 / 1.7))
+    rows, u = scaled(SECOND_ORDER_X, c), [1.0 / c, 0.5 / c]
+    assert orabona2010_arow_bound(rows, [1, 1, -1], u, c * c, [True, True, True]) == pytest.approx(expected, rel=1e-12)

@@ -17,10 +17,11 @@ each bound below reads :math:`M \le \dots`. The bounds depend on the run
 ``mistaken`` flags, e.g. ``res.taus != 0`` and
 ``np.diff(res.cumulative_mistakes, prepend=0) > 0`` of :func:`olearn.run`.
 They are for the full-covariance learners, evaluated with dense d x d
-matrices. :func:`arow_mistake_bound` and :func:`sop_mistake_bound` compute
-:math:`u^\top X_S u` as :math:`\sum_S (u\cdot x_t)^2` and scale the rows
-and r exactly by powers of two, so that x of 1e-170 with u of 1e170 (and r
-scaled along) give the bound of x of 1, not inf; the others assume rows,
+matrices. :func:`arow_mistake_bound`, :func:`sop_mistake_bound` and
+:func:`orabona2010_arow_bound` compute :math:`u^\top X_S u` as
+:math:`\sum_S (u\cdot x_t)^2` (exactly) and scale the rows and r by powers
+of two, so that x of 1e-170 with u of 1e170 (and r scaled along) give the
+bound of x of 1, not inf or nan; the NAROW and diagonal bounds assume rows,
 u and b of ordinary size.
 
 >>> import numpy as np
@@ -66,23 +67,31 @@ def _logdet_identity_plus(X_S, scale):
 def _first_order_terms(Z_S, u, r):
     """(r ||u||^2 + u^T X_S u as a Fraction, ln det(I + X_S / r)) for the rows Z_S, X_S = Z_S^T Z_S.
 
-    u^T X_S u is the sum of the (u.x_t)^2, and the rows and r are scaled exactly by powers of two (x by 2^-e, r by
-    4^-e, which leaves X_S / r as it is), so that neither ||u||^2, r ||u||^2 nor X_S under- or overflows where the
-    bound is a plain number (rows of 1e-170 with a u of 1e170 and r of 1e-340 give the bound of rows of 1).
+    The rows and r are scaled exactly by powers of two (x by 2^-e, r by 4^-e, which leaves X_S / r as it is), so
+    that X_S neither under- nor overflows where the bound is a plain number (rows of 1e-170 with a u of 1e170 and
+    r of 1e-340 give the bound of rows of 1); :func:`_quadratic` for the first term.
+    """
+    e = _exponent(Z_S)
+    scaled = np.ldexp(Z_S, -e)
+    with np.errstate(over="ignore"):
+        logdet = _logdet_identity_plus(scaled.T @ scaled, np.ldexp(r, -2 * e))
+    return _quadratic(Z_S, u, r), logdet
+
+
+def _quadratic(Z_S, u, r):
+    """r ||u||^2 + sum_t (u.x_t)^2 over the rows Z_S, as an exact Fraction (inf where a u.x_t is beyond the doubles).
+
+    The sum of the (u.x_t)^2 is u^T X_S u without X_S, whose entries may overflow where the (u.x_t)^2 do not.
     """
     if not 0 < r < math.inf:
         raise ValueError(f"the covariance scale must be a finite number > 0; got {r!r}")
-    e = _exponent(Z_S)
     with np.errstate(over="ignore", invalid="ignore"):
         products = Z_S @ u
     for t in np.flatnonzero(~np.isfinite(products)):  # overflowed: summed exactly (no inf - inf = nan)
         products[t] = exact_dot(Z_S[t], u)
-    scaled = np.ldexp(Z_S, -e)
-    with np.errstate(over="ignore"):
-        logdet = _logdet_identity_plus(scaled.T @ scaled, np.ldexp(r, -2 * e))
     if not np.isfinite(products).all():
-        return math.inf, logdet
-    return Fraction(r) * exact_sq_norm(u) + exact_sq_norm(products), logdet
+        return math.inf
+    return Fraction(r) * exact_sq_norm(u) + exact_sq_norm(products)
 
 
 def _root(quadratic, factor):
@@ -211,10 +220,13 @@ def orabona2010_arow_bound(X, y, u, r, updated, fit_intercept=False):
     AROW paper's learner; :func:`arow_mistake_bound` is its bound.
     """
     Z, u, hinge, (updated,), labels = _prepare(X, y, u, fit_intercept, {"updated": updated})
-    chis, ms, A = _replay(Z, labels, updated, lambda chi: 1.0 / r)
-    quadratic = r * float(u @ u) + float(np.sum((Z[updated] @ u) ** 2))
+    quadratic = _quadratic(Z[updated], u, r)
+    # replayed on rows scaled by 2^-e with r by 4^-e: A_T is the same, chi and m scale by 4^-e, the sum's terms not
+    e = _exponent(Z)
+    r = math.ldexp(r, -2 * e)
+    chis, ms, A = _replay(np.ldexp(Z, -e), labels, updated, lambda chi: 1.0 / r)
     inside = np.linalg.slogdet(A)[1] + float(np.sum(ms * (2 * r - ms) / (r * (r + chis))))
-    return float(hinge[updated].sum() + np.sqrt(quadratic * max(inside, 0.0)))
+    return float(hinge[updated].sum() + _root(quadratic, inside))
 
 
 def orabona2010_diagonal_arow_bound(X, y, u, r, updated, mistaken, fit_intercept=False):
