@@ -25,12 +25,13 @@ estimators map them (sorted; the second class is +1).
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 from scipy.optimize import brentq, minimize
 from scipy.special import logsumexp
 
-from ._theorems import _Stream, check_mask, check_u, thm2_minimum
+from ._theorems import _Stream, _exponent, check_mask, check_u, exact_sq_norm, thm2_minimum, to_float
 
 _REGULARIZERS = ("l2", "entropy", "pnorm")
 
@@ -251,12 +252,20 @@ def _hinge_sum(stream, u, gamma, mask):
     return float(np.maximum(0.0, gamma - stream.margins(u))[mask].sum())
 
 
-def _conservative_bound(F_u, loss, C, gamma, s):
-    """Thm. 1 with the conservative step: M (gamma C - C^2 s / 2) <= F(u) + C L."""
-    gain = gamma * C - 0.5 * C * C * s
-    if gain <= 0.0:
+def _conservative_bound(F_u, loss, C, gamma, r_inf):
+    """Thm. 1 with the conservative step: M (gamma C - C^2 s / 2) <= F(u) + C L, s = r_inf^2.
+
+    Exact on Fractions and rounded once when every input is finite: gamma C and C^2 s underflow for a margin
+    and a step of 1e-160 (to 0, an inf bound, or to subnormals with a few bits, a wrong finite one).
+    """
+    if not all(math.isfinite(v) for v in (F_u, loss, C, gamma, r_inf)):
+        gain = gamma * C - 0.5 * C * C * r_inf * r_inf
+        return math.inf if not gain > 0.0 else (F_u + C * loss) / gain
+    C, gamma = Fraction(C), Fraction(gamma)
+    gain = gamma * C - C * C * Fraction(r_inf) ** 2 / 2
+    if gain <= 0:
         return math.inf
-    return (F_u + C * loss) / gain
+    return to_float((Fraction(F_u) + C * Fraction(loss)) / gain)
 
 
 def simplex_regularizer(u):
@@ -320,7 +329,7 @@ def winnow_mistake_bound(X, y, u, C, gamma=1.0, mistakes=None, fit_intercept=Fal
     mask = check_mask(mistakes, stream.y.size)
     r_inf = float(abs(stream.Z).max()) if stream.Z.nnz else 0.0
     F_u = _winnow_prior(u, balanced)[0]
-    return _conservative_bound(F_u, _hinge_sum(stream, u, gamma, mask), C, gamma, r_inf * r_inf)
+    return _conservative_bound(F_u, _hinge_sum(stream, u, gamma, mask), C, gamma, r_inf)
 
 
 def winnow_gamma_bound(X, y, u, gamma=1.0, mistakes=None, fit_intercept=False, balanced=True):
@@ -387,10 +396,29 @@ def pnorm_mistake_bound(X, y, u, p, mistakes=None, fit_intercept=False):
     stream = _Stream(X, y, fit_intercept)
     u = check_u(u, stream, fit_intercept)
     mask = check_mask(mistakes, stream.y.size)
-    q = p / (p - 1.0)
-    r_p = max((float(np.linalg.norm(row.toarray().ravel(), p)) for row in stream.Z), default=0.0)
-    b2 = (p - 1.0) * r_p**2 * float(np.linalg.norm(u, q)) ** 2
-    return thm2_minimum(_hinge_sum(stream, u, 1.0, mask), b2)
+    s, u_q2 = _pnorm_terms(stream, u, p)
+    return thm2_minimum(_hinge_sum(stream, u, 1.0, mask), to_float(s * u_q2))
+
+
+def exact_p_norm_sq(a, p):
+    """||a||_p^2 as a Fraction: the norm of a scaled exactly by a power of two (entries below 1), squared exactly."""
+    e = _exponent(a)
+    norm = Fraction(float(np.linalg.norm(np.ldexp(a, -e), p)))
+    return norm * norm * Fraction(4) ** e
+
+
+def _pnorm_terms(stream, u, p):
+    """(s = (p - 1) R_p^2, ||u||_q^2) as exact Fractions.
+
+    From the rows and u scaled by powers of two: the float R_p^2 of rows of 1e-170 is 0, the float ||u||_q^2 of a
+    u of 1e170 overflows (``float ** 2`` raises OverflowError), where (p - 1) R_p^2 ||u||_q^2 is a plain number.
+    """
+    e = _exponent(stream.Z.data)
+    scaled = stream.Z.copy()
+    scaled.data = np.ldexp(scaled.data, -e)
+    r_p = max((float(np.linalg.norm(row.toarray().ravel(), p)) for row in scaled), default=0.0)
+    s = Fraction(p - 1.0) * Fraction(r_p) ** 2 * Fraction(4) ** e
+    return s, exact_p_norm_sq(u, p / (p - 1.0))
 
 
 # -- Sec. 5: the aggressive update, Eq. (28) ------------------------------------------
@@ -453,7 +481,10 @@ def aggressive_dual_loss_bound(X, y, u, C, regularizer="l2", p=2.0, gamma=1.0, f
     u = check_u(u, stream, fit_intercept)
     _check_thm3(stream, regularizer, p)
     loss = _hinge_sum(stream, u, gamma, np.ones(stream.y.size, dtype=bool))
-    return regularizer_value(u, regularizer, p) / C + loss
+    F_u = _exact_regularizer(u, regularizer, p)
+    if F_u is None or not (math.isfinite(C) and math.isfinite(loss)):
+        return regularizer_value(u, regularizer, p) / C + loss
+    return to_float(F_u / Fraction(C) + Fraction(loss))
 
 
 def aggressive_dual_mistake_bound(X, y, u, C, regularizer="l2", p=2.0, gamma=1.0, fit_intercept=False):
@@ -477,8 +508,23 @@ def aggressive_dual_mistake_bound(X, y, u, C, regularizer="l2", p=2.0, gamma=1.0
     u = check_u(u, stream, fit_intercept)
     _check_thm3(stream, regularizer, p)
     loss = _hinge_sum(stream, u, gamma, np.ones(stream.y.size, dtype=bool))
-    gain = C * float(mitigating_function(gamma, C))
-    return (regularizer_value(u, regularizer, p) + C * loss) / gain
+    F_u = _exact_regularizer(u, regularizer, p)
+    if F_u is None or not all(math.isfinite(v) for v in (C, gamma, loss)):
+        gain = C * float(mitigating_function(gamma, C))
+        return (regularizer_value(u, regularizer, p) + C * loss) / gain
+    # C mu(gamma) = min(gamma, C) (gamma - min(gamma, C) / 2), exact: gamma^2 / 2 of 1e-160 underflows to 0
+    C, capped = Fraction(C), Fraction(min(gamma, C))
+    return to_float((F_u + C * Fraction(loss)) / (capped * (Fraction(gamma) - capped / 2)))
+
+
+def _exact_regularizer(u, regularizer, p):
+    """F(u) as a Fraction, exact where the float ||u||^2 under- or overflows; None where F(u) is inf."""
+    if regularizer == "l2":
+        return exact_sq_norm(u) / 2
+    if regularizer == "entropy":
+        value = entropy_regularizer(u)
+        return Fraction(value) if math.isfinite(value) else None
+    return exact_p_norm_sq(u, p / (p - 1.0)) / 2
 
 
 def aggressive_pnorm_mistake_bound(X, y, u, p, C, fit_intercept=False):
@@ -502,10 +548,14 @@ def aggressive_pnorm_mistake_bound(X, y, u, p, C, fit_intercept=False):
     _check_choice("pnorm", p)
     stream = _Stream(X, y, fit_intercept)
     u = check_u(u, stream, fit_intercept)
-    q = p / (p - 1.0)
-    r_p = max((float(np.linalg.norm(row.toarray().ravel(), p)) for row in stream.Z), default=0.0)
-    s = (p - 1.0) * r_p * r_p
-    a = C if s == 0.0 else min(C, 1.0 / s)
-    gain = a - 0.5 * a * a * s
+    s, u_q2 = _pnorm_terms(stream, u, p)
     loss = _hinge_sum(stream, u, 1.0, np.ones(stream.y.size, dtype=bool))
-    return (0.5 * float(np.linalg.norm(u, q)) ** 2 + C * loss) / gain
+    # exact, rounded once: (p - 1) R_p^2 and ||u||_q^2 may be beyond the doubles where the bound is not
+    if math.isinf(loss):
+        return math.inf
+    if s == 0:  # lambda = C: ||u||_q^2 / 2C + L
+        return loss if math.isinf(C) else to_float(u_q2 / (2 * Fraction(C)) + Fraction(loss))
+    if math.isinf(C):  # a = 1/s, lambda = 1/2s: s ||u||_q^2 + 2 s C L, with inf * 0 = 0
+        return to_float(s * u_q2) if loss == 0 else math.inf
+    a = min(Fraction(C), 1 / s)
+    return to_float((u_q2 / 2 + Fraction(C) * Fraction(loss)) / (a - a * a * s / 2))

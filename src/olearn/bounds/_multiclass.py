@@ -31,7 +31,7 @@ import math
 import numpy as np
 
 from .._validation import check_X, check_y
-from ._theorems import pa1_value, pa2_value
+from ._theorems import exact_dot, exact_radius_sq, exact_sq_norm, pa1_value, pa2_value, r2_u2
 
 
 class _Stream:
@@ -62,9 +62,13 @@ class _Stream:
         if not np.isfinite(U).all():
             raise ValueError("U must hold finite values")
         self.Z, self.y, self.U = Z, position, U
-        self.scores = Z @ U.T  # (n, k): u_a . x_t
-        self.radius_sq = 2.0 * float((Z**2).sum(axis=1).max())
-        self.u_sq = float((U**2).sum())
+        with np.errstate(over="ignore", invalid="ignore"):
+            self.scores = Z @ U.T  # (n, k): u_a . x_t
+        for t, a in zip(*np.nonzero(~np.isfinite(self.scores))):  # overflowed: summed exactly (no inf - inf = nan)
+            self.scores[t, a] = exact_dot(Z[t], U[a])
+        # R^2 and ||U||^2 as exact Fractions (a float square of rows of 1e-170 is 0, of a U of 1e170 inf)
+        self.radius_sq = 2 * exact_radius_sq(Z)
+        self.u_sq = exact_sq_norm(U)
 
     def hinge_losses(self):
         n = self.y.size
@@ -103,7 +107,7 @@ def multiclass_pa_bound(X, y, U, classes=None, fit_intercept=False):
     stream = _Stream(X, y, U, classes, fit_intercept)
     if stream.hinge_losses().max() > 0:
         return math.inf
-    return stream.u_sq * stream.radius_sq
+    return r2_u2(stream.radius_sq, stream.u_sq)
 
 
 def multiclass_pa1_mistake_bound(X, y, U, C, classes=None, fit_intercept=False, classes_known=False):
@@ -175,7 +179,7 @@ def cost_sensitive_bound(X, y, U, cost, variant="pa1", C=1.0, classes=None, fit_
     losses = np.maximum(stream.max_losses(np.sqrt(costs)), 0.0)
     allowance = _allowance(stream, classes_known, rho_max)
     if variant == "pa":
-        return (stream.u_sq * stream.radius_sq if losses.max() == 0 else math.inf) + allowance
+        return (r2_u2(stream.radius_sq, stream.u_sq) if losses.max() == 0 else math.inf) + allowance
     C = _check_C(C)
     if variant == "pa1":
         return pa1_value(stream.radius_sq, stream.u_sq, float(losses.sum()), C, scale=math.sqrt(rho_max)) + allowance

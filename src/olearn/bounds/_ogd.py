@@ -1,9 +1,10 @@
 r"""The UCL slides' regret bound of online gradient descent with the hinge loss."""
 
 import math
+from fractions import Fraction
 from numbers import Real
 
-from ._theorems import _Stream
+from ._theorems import _Stream, sqrt_fraction, to_float
 
 
 def ogd_hinge_regret_bound(X, y, U, eta=None, fit_intercept=False):
@@ -21,7 +22,8 @@ def ogd_hinge_regret_bound(X, y, U, eta=None, fit_intercept=False):
 
     the last line but one of the slides' proof, which at the step the
     theorem assumes, :math:`\eta = U/(R\sqrt m)` (``eta=None``), is Eq. (6):
-    :math:`\sqrt{U^2R^2m}`.
+    :math:`\sqrt{U^2R^2m}`. Both are computed exactly and rounded once, so
+    that rows of 1e-170 with U = 1e170 give the plain value, not 0 * inf.
 
     Parameters
     ----------
@@ -45,9 +47,11 @@ def ogd_hinge_regret_bound(X, y, U, eta=None, fit_intercept=False):
     if isinstance(U, bool) or not isinstance(U, Real) or not (U > 0 and math.isfinite(U)):
         raise ValueError(f"U must be a finite number > 0; got {U!r}")
     stream = _Stream(X, y, fit_intercept)
-    m, r2 = stream.y.size, stream.radius_sq
+    # exact on Fractions, rounded once: R^2 of rows of 1e-170 is 0 as a float, U^2 of 1e170 inf
+    m, r2, U = stream.y.size, stream.exact_radius_sq(), Fraction(U)
     if eta is None:
-        return math.sqrt(U * U * r2 * m)
+        return sqrt_fraction(U * U * r2 * m)
     if isinstance(eta, bool) or not isinstance(eta, Real) or not (eta > 0 and math.isfinite(eta)):
         raise ValueError(f"eta must be a finite number > 0 or None; got {eta!r}")
-    return U * U / (2.0 * eta) + 0.5 * eta * m * r2
+    eta = Fraction(eta)
+    return to_float(U * U / (2 * eta) + eta * m * r2 / 2)

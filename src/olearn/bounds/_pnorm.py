@@ -10,10 +10,12 @@ True
 """
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
-from ._theorems import _Stream, check_u
+from ._dual import exact_p_norm_sq
+from ._theorems import _Stream, _exponent, check_u, sqrt_fraction, to_float
 
 
 def _per_round(values, n_rows, name):
@@ -47,7 +49,12 @@ def aggressive_pnorm_bound(X, y, u, p, R, taus, scores, fit_intercept=False):
     rounds (all checked: a ValueError names the first row that breaks it;
     the steps of another learner, e.g. the dual-ascent p-norm's
     :math:`\min\{C, \cdot\}`, are refused). The square root's argument is
-    then non-negative (it is, up to rounding: it is clipped at 0).
+    then non-negative (it is, up to rounding: it is clipped at 0). The
+    value is computed as :math:`L + A/2 + \sqrt{A^2/4 + A(L - E) + \|u\|_q^2 S/(q-1)} - E`
+    with :math:`A = \|u\|_q^2R^2/(q-1)`, :math:`E = \sum_{t\in U}\eta_t` and
+    :math:`S = R^2(D + E)` (R^2 cancels), exactly and rounded once: rows, R
+    and u of 1e-170 or 1e170 give the bound's value, ``inf`` only beyond the
+    doubles.
     """
     stream = _Stream(X, y, fit_intercept)
     u = check_u(u, stream, fit_intercept)
@@ -65,20 +72,35 @@ def aggressive_pnorm_bound(X, y, u, p, R, taus, scores, fit_intercept=False):
         raise ValueError(f"row {t} is a mistake with eta = {float(taus[t])!r}; Eq. (4) is for the text's eta_t = 1 "
                          "on every round with y w.x <= 0 (PNorm(aggressive=True)'s steps)")
     q = p / (p - 1.0)
-    Z = stream.Z.toarray()
-    sqnorm_p = np.linalg.norm(Z, ord=p, axis=1) ** 2
+    # the rows scaled exactly by a power of two, so that their norms neither under- nor overflow
+    e = _exponent(stream.Z.data)
+    Z = np.ldexp(stream.Z.toarray(), -e)
+    scaled_sqnorm_p = np.linalg.norm(Z, ord=p, axis=1) ** 2  # ||x_t||_p^2 / 4^e
     updated = taus > 0
     mistakes = updated & (margins <= 0)
     margin_errors = updated & ~mistakes
-    too_long = mistakes & (sqnorm_p > R * R * (1 + 1e-12))
+    with np.errstate(over="ignore"):
+        scaled_R = np.ldexp(float(R), -e)
+        too_long = mistakes & (scaled_sqnorm_p > scaled_R * scaled_R * (1 + 1e-12))
     if too_long.any():
         t = int(np.flatnonzero(too_long)[0])
-        raise ValueError(f"row {t} is a mistake with ||x||_p = {math.sqrt(sqnorm_p[t])!r} > R = {R!r}; "
-                         "Eq. (4) needs ||x_t||_p <= R on the mistake rounds")
+        raise ValueError(f"row {t} is a mistake with ||x||_p = {math.ldexp(math.sqrt(scaled_sqnorm_p[t]), e)!r} > "
+                         f"R = {R!r}; Eq. (4) needs ||x_t||_p <= R on the mistake rounds")
     hinge = np.maximum(0.0, 1.0 - stream.margins(u))
     L = float(np.sum(taus[updated] * hinge[updated]))
     eta = taus[margin_errors]
-    D = float(np.sum((eta**2 * sqnorm_p[margin_errors] + 2 * eta * margins[margin_errors]) / R**2 - eta))
-    u_q2 = float(np.linalg.norm(u, q)) ** 2
-    inside = max(0.0, u_q2 * R**2 / (4 * (q - 1)) + L + D)
-    return float(L + u_q2 * R**2 / (2 * (q - 1)) + math.sqrt(u_q2 / (q - 1)) * R * math.sqrt(inside) - eta.sum())
+    E = float(eta.sum())
+    if math.isinf(L):  # some u.x_t beyond the doubles on the wrong side: its hinge loss, and the bound, are inf
+        return math.inf
+    # A = ||u||_q^2 R^2 / (q-1), and sqrt(A) sqrt(A/4 + L + D) = sqrt(A^2/4 + A (L - E) + ||u||_q^2 S / (q-1)),
+    # S = sum_U (eta^2 ||x_t||_p^2 + 2 eta y w.x): R^2 cancels out of D, and on Fractions nothing under- or
+    # overflows (||u||_q^2 of a u of 1e170, R^2 of 1e-170, S / R^2 ...); rounded once, inf beyond the doubles
+    u_q2 = exact_p_norm_sq(u, q)
+    A = u_q2 * Fraction(R) ** 2 / Fraction(q - 1.0)
+    S = (Fraction(float(np.sum(eta**2 * scaled_sqnorm_p[margin_errors]))) * Fraction(4) ** e
+         + 2 * Fraction(float(np.sum(eta * margins[margin_errors]))))
+    root = sqrt_fraction(max(Fraction(0), A * A / 4 + A * (Fraction(L) - Fraction(E)) + u_q2 * S / Fraction(q - 1.0)))
+    if math.isinf(root):
+        return math.inf
+    return to_float(Fraction(L) + A / 2 + Fraction(root) - Fraction(E))
+

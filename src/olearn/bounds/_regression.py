@@ -19,6 +19,10 @@ mistake, its proof's only use of a mistake. Regression has no mistakes; the
 corollary, read literally, bounds the number of rounds with
 :math:`\ell_t \ge 1`, that is :math:`|w_t \cdot x_t - y_t| \ge 1 + \epsilon`
 (see :func:`regression_pa1_bound`).
+
+At extreme scales (rows of 1e-170 with a u of 1e170) R^2, ||u||^2 and the
+predictions are computed as in :mod:`olearn.bounds._theorems`, exactly up to
+one rounding: a bound is ``inf`` only beyond the doubles, never nan.
 """
 
 import math
@@ -26,7 +30,19 @@ import math
 import numpy as np
 
 from .._validation import check_targets
-from ._theorems import _check_C, _check_unit_norm, check_u, pa1_value, pa2_value, stream_rows
+from ._theorems import (
+    _check_C,
+    _check_unit_norm,
+    check_u,
+    exact_radius_sq,
+    exact_sq_norm,
+    pa1_value,
+    pa2_value,
+    r2_u2,
+    row_products,
+    stream_rows,
+    to_float,
+)
 
 
 class _RegressionStream:
@@ -40,7 +56,7 @@ class _RegressionStream:
 
     def losses(self, u, epsilon):
         """The competitor's epsilon-insensitive losses l*_t (Eq. (18))."""
-        return np.maximum(0.0, np.abs(self.Z @ u - self.y) - epsilon)
+        return np.maximum(0.0, np.abs(row_products(self.Z, u) - self.y) - epsilon)
 
 
 def _check_epsilon(epsilon):
@@ -54,7 +70,7 @@ def _check_epsilon(epsilon):
 def _prepare(X, y, u, epsilon, fit_intercept):
     stream = _RegressionStream(X, y, fit_intercept)
     u = check_u(u, stream, fit_intercept)
-    return stream, float(u @ u), stream.losses(u, _check_epsilon(epsilon))
+    return stream, exact_sq_norm(u), stream.losses(u, _check_epsilon(epsilon))
 
 
 def regression_pa_separable_bound(X, y, u, epsilon, fit_intercept=False):
@@ -91,7 +107,7 @@ def regression_pa_separable_bound(X, y, u, epsilon, fit_intercept=False):
     inf
     """
     stream, u2, losses = _prepare(X, y, u, epsilon, fit_intercept)
-    return math.inf if losses.max() > 0.0 else u2 * float(stream.sqnorms.max())
+    return math.inf if losses.max() > 0.0 else r2_u2(exact_radius_sq(stream.Z), u2)
 
 
 def regression_pa_unit_norm_bound(X, y, u, epsilon, fit_intercept=False, tol=1e-9):
@@ -129,7 +145,7 @@ def regression_pa_unit_norm_bound(X, y, u, epsilon, fit_intercept=False, tol=1e-
     problem = _check_unit_norm(stream, tol)
     if problem is not None:
         raise ValueError(problem)
-    return (math.sqrt(u2) + 2.0 * math.sqrt(float((losses**2).sum()))) ** 2
+    return (math.sqrt(to_float(u2)) + 2.0 * math.sqrt(float((losses**2).sum()))) ** 2
 
 
 def regression_pa1_bound(X, y, u, epsilon, C, fit_intercept=False):
@@ -163,7 +179,7 @@ def regression_pa1_bound(X, y, u, epsilon, C, fit_intercept=False):
     """
     stream, u2, losses = _prepare(X, y, u, epsilon, fit_intercept)
     C = _check_C(C)
-    r2 = float(stream.sqnorms.max())
+    r2 = exact_radius_sq(stream.Z)
     return pa1_value(r2, u2, float(losses.sum()), C)
 
 
@@ -195,5 +211,5 @@ def regression_pa2_loss_bound(X, y, u, epsilon, C, fit_intercept=False):
     """
     stream, u2, losses = _prepare(X, y, u, epsilon, fit_intercept)
     C = _check_C(C)
-    r2 = float(stream.sqnorms.max())
+    r2 = exact_radius_sq(stream.Z)
     return pa2_value(r2, u2, float((losses**2).sum()), C)

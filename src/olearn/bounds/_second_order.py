@@ -17,7 +17,12 @@ each bound below reads :math:`M \le \dots`. The bounds depend on the run
 ``mistaken`` flags, e.g. ``res.taus != 0`` and
 ``np.diff(res.cumulative_mistakes, prepend=0) > 0`` of :func:`olearn.run`.
 They are for the full-covariance learners, evaluated with dense d x d
-matrices.
+matrices. :func:`arow_mistake_bound`, :func:`sop_mistake_bound` and
+:func:`orabona2010_arow_bound` compute :math:`u^\top X_S u` as
+:math:`\sum_S (u\cdot x_t)^2` (exactly) and scale the rows and r by powers
+of two, so that x of 1e-170 with u of 1e170 (and r scaled along) give the
+bound of x of 1, not inf or nan; the NAROW and diagonal bounds assume rows,
+u and b of ordinary size.
 
 >>> import numpy as np
 >>> import olearn
@@ -30,9 +35,12 @@ matrices.
 True
 """
 
+import math
+from fractions import Fraction
+
 import numpy as np
 
-from ._theorems import _Stream, check_u
+from ._theorems import _Stream, _exponent, check_u, exact_dot, exact_sq_norm, sqrt_fraction
 
 
 def _flags(flags, n_rows, name):
@@ -56,6 +64,43 @@ def _logdet_identity_plus(X_S, scale):
     return np.linalg.slogdet(np.eye(X_S.shape[0]) + X_S / scale)[1]
 
 
+def _first_order_terms(Z_S, u, r):
+    """(r ||u||^2 + u^T X_S u as a Fraction, ln det(I + X_S / r)) for the rows Z_S, X_S = Z_S^T Z_S.
+
+    The rows and r are scaled exactly by powers of two (x by 2^-e, r by 4^-e, which leaves X_S / r as it is), so
+    that X_S neither under- nor overflows where the bound is a plain number (rows of 1e-170 with a u of 1e170 and
+    r of 1e-340 give the bound of rows of 1); :func:`_quadratic` for the first term.
+    """
+    e = _exponent(Z_S)
+    scaled = np.ldexp(Z_S, -e)
+    with np.errstate(over="ignore"):
+        logdet = _logdet_identity_plus(scaled.T @ scaled, np.ldexp(r, -2 * e))
+    return _quadratic(Z_S, u, r), logdet
+
+
+def _quadratic(Z_S, u, r):
+    """r ||u||^2 + sum_t (u.x_t)^2 over the rows Z_S, as an exact Fraction (inf where a u.x_t is beyond the doubles).
+
+    The sum of the (u.x_t)^2 is u^T X_S u without X_S, whose entries may overflow where the (u.x_t)^2 do not.
+    """
+    if not 0 < r < math.inf:
+        raise ValueError(f"the covariance scale must be a finite number > 0; got {r!r}")
+    with np.errstate(over="ignore", invalid="ignore"):
+        products = Z_S @ u
+    for t in np.flatnonzero(~np.isfinite(products)):  # overflowed: summed exactly (no inf - inf = nan)
+        products[t] = exact_dot(Z_S[t], u)
+    if not np.isfinite(products).all():
+        return math.inf
+    return Fraction(r) * exact_sq_norm(u) + exact_sq_norm(products)
+
+
+def _root(quadratic, factor):
+    """sqrt(quadratic * factor) for a Fraction quadratic (inf beyond the doubles), factor clipped at 0."""
+    if quadratic == math.inf or factor == math.inf:
+        return math.inf
+    return sqrt_fraction(quadratic * Fraction(max(float(factor), 0.0)))
+
+
 def arow_mistake_bound(X, y, u, r, updated, mistaken, fit_intercept=False):
     r"""AROW with a full covariance: mistakes M against every u.
 
@@ -77,11 +122,9 @@ def arow_mistake_bound(X, y, u, r, updated, mistaken, fit_intercept=False):
     margin error, and :math:`\sum_S x_t^\top A_t^{-1} x_t \le \ln\det(I + X_S/r)`.
     """
     Z, u, hinge, (updated, mistaken), _ = _prepare(X, y, u, fit_intercept, {"updated": updated, "mistaken": mistaken})
-    X_S = Z[updated].T @ Z[updated]
     n_margin_errors = int(np.sum(updated & ~mistaken))
-    quadratic = r * float(u @ u) + float(u @ X_S @ u)
-    return float(hinge[updated].sum() + np.sqrt(quadratic * (_logdet_identity_plus(X_S, r) + n_margin_errors))
-                 - n_margin_errors)
+    quadratic, logdet = _first_order_terms(Z[updated], u, r)
+    return float(hinge[updated].sum() + _root(quadratic, logdet + n_margin_errors) - n_margin_errors)
 
 
 def sop_mistake_bound(X, y, u, a, mistaken, fit_intercept=False):
@@ -94,9 +137,8 @@ def sop_mistake_bound(X, y, u, a, mistaken, fit_intercept=False):
         + \sqrt{\big(a\|u\|^2 + u^\top X_M u\big)\,\ln\det(I + X_M/a)}.
     """
     Z, u, hinge, (mistaken,), _ = _prepare(X, y, u, fit_intercept, {"mistaken": mistaken})
-    X_M = Z[mistaken].T @ Z[mistaken]
-    quadratic = a * float(u @ u) + float(u @ X_M @ u)
-    return float(hinge[mistaken].sum() + np.sqrt(quadratic * _logdet_identity_plus(X_M, a)))
+    quadratic, logdet = _first_order_terms(Z[mistaken], u, a)
+    return float(hinge[mistaken].sum() + _root(quadratic, logdet))
 
 
 def narow_mistake_bound(X, y, u, b, updated, mistaken, fit_intercept=False):
@@ -178,10 +220,13 @@ def orabona2010_arow_bound(X, y, u, r, updated, fit_intercept=False):
     AROW paper's learner; :func:`arow_mistake_bound` is its bound.
     """
     Z, u, hinge, (updated,), labels = _prepare(X, y, u, fit_intercept, {"updated": updated})
-    chis, ms, A = _replay(Z, labels, updated, lambda chi: 1.0 / r)
-    quadratic = r * float(u @ u) + float(np.sum((Z[updated] @ u) ** 2))
+    quadratic = _quadratic(Z[updated], u, r)
+    # replayed on rows scaled by 2^-e with r by 4^-e: A_T is the same, chi and m scale by 4^-e, the sum's terms not
+    e = _exponent(Z)
+    r = math.ldexp(r, -2 * e)
+    chis, ms, A = _replay(np.ldexp(Z, -e), labels, updated, lambda chi: 1.0 / r)
     inside = np.linalg.slogdet(A)[1] + float(np.sum(ms * (2 * r - ms) / (r * (r + chis))))
-    return float(hinge[updated].sum() + np.sqrt(quadratic * max(inside, 0.0)))
+    return float(hinge[updated].sum() + _root(quadratic, inside))
 
 
 def orabona2010_diagonal_arow_bound(X, y, u, r, updated, mistaken, fit_intercept=False):

@@ -37,13 +37,14 @@ and with the prediction-based update, :math:`\rho(y_t, \hat y_t) \le \ell_t^2`
 """
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import scipy.sparse as sp
 
 from ..sequence._costs import HammingCost, resolve_cost
 from ..sequence._inputs import check_label_sequences, check_sequences
-from ._theorems import _check_C, _times
+from ._theorems import _check_C, _exponent, r2_u2, to_float
 
 
 def _competitor(emission, transition, k, width, fit_intercept):
@@ -172,20 +173,26 @@ class SequenceTerms:
         # every position's score of every label, from the sparse rows (a dense copy would take n_rows x d floats)
         rows = sp.csr_matrix((arrays.data, arrays.indices, arrays.indptr), shape=(arrays.n_rows, width))
         self.scores = np.asarray(rows @ emission[:, :width].T)
-        squares = np.bincount(np.repeat(np.arange(arrays.n_rows), np.diff(arrays.indptr)), weights=arrays.data**2,
-                              minlength=arrays.n_rows)
+        # the rows scaled exactly by 2^-e (e > 0 only: R >= sqrt 2 never underflows), so that their squares do
+        # not overflow where R^2 ||u||^2 is a plain number
+        e = max(_exponent(arrays.data), 0)
+        squares = np.bincount(np.repeat(np.arange(arrays.n_rows), np.diff(arrays.indptr)),
+                              weights=np.ldexp(arrays.data, -e) ** 2, minlength=arrays.n_rows)
         if fit_intercept:
             self.scores += emission[:, -1]
-            squares += 1.0
-        norms = np.sqrt(squares)
+            squares += math.ldexp(1.0, -2 * e)
+        norms = np.ldexp(np.sqrt(squares), e)
         self.transition = transition
         self.position = position
         self.offsets = batch.offsets
         self.cost = resolved
         radius = max(math.sqrt(2.0) * (float(norms[lo:hi].sum()) + (hi - lo))
                      for lo, hi in zip(self.offsets[:-1], self.offsets[1:]))
-        self.r2 = radius * radius
-        self.u2 = float((emission**2).sum() + (transition**2).sum())
+        # exact Fractions: R^2 of rows of 1e170 and ||u||^2 of a competitor of 1e-170 leave the doubles
+        self.r2 = Fraction(radius) ** 2
+        e = _exponent(np.concatenate([emission.ravel(), transition.ravel()]))
+        self.u2 = Fraction(float((np.ldexp(emission, -e) ** 2).sum() + (np.ldexp(transition, -e) ** 2).sum())) * (
+            Fraction(4) ** e)
 
     def losses(self, scale=1.0):
         """The competitor's max-losses ``l*_t`` on each sequence, the competitor multiplied by ``scale``."""
@@ -199,10 +206,15 @@ class SequenceTerms:
     def bound(self, variant, C=1.0, scale=1.0, losses=None):
         """The bound of ``variant`` for the competitor multiplied by ``scale`` (its ``losses`` if known)."""
         losses = self.losses(scale) if losses is None else losses
-        u2 = scale * scale * self.u2
+        u2 = Fraction(scale) ** 2 * self.u2
         if variant == "pa":
-            return self.r2 * u2 if losses.max() == 0.0 else math.inf
+            return r2_u2(self.r2, u2) if losses.max() == 0.0 else math.inf
         C = _check_C(C)
+        loss = float(losses.sum() if variant == "pa1" else losses @ losses)
+        if math.isinf(loss) or (math.isinf(C) and loss > 0):  # C L with inf * 0 = 0
+            return math.inf
+        C_loss = 0 if loss == 0 else Fraction(C) * Fraction(loss)
         if variant == "pa1":
-            return u2 + 2.0 * _times(C, float(losses.sum()))
-        return (self.r2 + 1.0 / (2.0 * C)) * (u2 + 2.0 * _times(C, float(losses @ losses)))
+            return to_float(u2 + 2 * C_loss)
+        # (R^2 + 1/2C)(||u||^2 + 2 C L2), exact and rounded once (R^2 >= 2 > 0)
+        return to_float((self.r2 + (0 if math.isinf(C) else 1 / (2 * Fraction(C)))) * (u2 + 2 * C_loss))

@@ -17,9 +17,15 @@ second one is +1. A stream that shows one class only is accepted when its
 labels are -1 or +1, taken literally: every bound here is unchanged when all
 labels and u flip sign together, and so is every learner's sequence of
 margins, so the choice of sign cannot matter.
+
+Extreme scales: R^2, ||u||^2 and the margins are computed on the rows and u
+scaled exactly by powers of two, and the products of a bound exactly (rounded
+once), so that rows of 1e-170 with a u of 1e170 give the same bound as rows
+of 1 with a u of 1, not 0 * inf = nan; a bound beyond the doubles is ``inf``.
 """
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import scipy.sparse as sp
@@ -52,9 +58,87 @@ class _Stream:
         """R^2 = max_t ||x_t||^2."""
         return float(self.sqnorms.max())
 
+    def exact_radius_sq(self):
+        """R^2 as a Fraction, exact where the float R^2 under- or overflows (rows of 1e-170 square to 0)."""
+        return exact_radius_sq(self.Z)
+
     def margins(self, u):
-        """y_t u.x_t for every round."""
-        return self.y * (self.Z @ u)
+        """y_t u.x_t for every round (:func:`row_products`)."""
+        return self.y * row_products(self.Z, u)
+
+
+def exact_radius_sq(Z):
+    """max_t ||x_t||^2 of the rows Z (CSR or dense) as a Fraction: from the rows scaled exactly by a power of two."""
+    if sp.issparse(Z):
+        e = _exponent(Z.data)
+        scaled = Z.copy()
+        scaled.data = np.ldexp(scaled.data, -e)
+        largest = scaled.multiply(scaled).sum(axis=1).max()
+    else:
+        e = _exponent(Z)
+        largest = (np.ldexp(Z, -e) ** 2).sum(axis=1).max()
+    return Fraction(float(largest)) * Fraction(4) ** e
+
+
+def row_products(Z, u):
+    """u.x_t for every CSR row of Z; a row whose float sum is not finite is summed exactly (inf - inf is no nan).
+
+    The float products are those of ``Z @ u``; only a row where a product or a partial sum overflows is redone on
+    Fractions and rounded once (+-inf only where the value itself is beyond the doubles).
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        products = Z @ u
+    for t in np.flatnonzero(~np.isfinite(products)):
+        lo, hi = Z.indptr[t], Z.indptr[t + 1]
+        products[t] = exact_dot(Z.data[lo:hi], u[Z.indices[lo:hi]])
+    return products
+
+
+def exact_dot(a, b):
+    """a.b summed on Fractions and rounded once (+-inf beyond the doubles)."""
+    return to_float(sum(Fraction(float(x)) * Fraction(float(v)) for x, v in zip(a, b)))
+
+
+def _exponent(a):
+    """The power of two e with the largest magnitude of ``a`` in [2^(e-1), 2^e) (0 if ``a`` is empty or all zero)."""
+    return math.frexp(float(np.abs(a).max(initial=0.0)))[1]
+
+
+def exact_sq_norm(a):
+    """||a||^2 as a Fraction: a scaled exactly by a power of two to entries below 1, squared, then scaled back.
+
+    The squares are summed as the float code sums them: ``a @ a`` for a vector, ``(a**2).sum()`` for a matrix.
+    """
+    e = _exponent(a)
+    scaled = np.ldexp(np.asarray(a, dtype=np.float64), -e)
+    return Fraction(float(scaled @ scaled if scaled.ndim == 1 else (scaled**2).sum())) * Fraction(4) ** e
+
+
+def sqrt_fraction(value):
+    """The square root of a non-negative Fraction as a float, whatever its size (inf beyond the doubles).
+
+    The value is scaled exactly by a power of four to about 1 before it is rounded to a float.
+    """
+    if value == 0:
+        return 0.0
+    k = (value.numerator.bit_length() - value.denominator.bit_length()) // 2
+    try:
+        return math.ldexp(math.sqrt(float(value / Fraction(4) ** k)), k)
+    except OverflowError:
+        return math.inf
+
+
+def _infinite(value):
+    """``value`` is a float inf (a Fraction never is; math.isinf would round it to a float, which may overflow)."""
+    return isinstance(value, float) and math.isinf(value)
+
+
+def to_float(value):
+    """A Fraction as the nearest double, +-inf when its magnitude exceeds them all."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
 
 
 def encode_labels(y, n_rows):
@@ -132,15 +216,22 @@ def thm2_minimum(loss, b2):
     return loss + 0.5 * (b2 + math.sqrt(b2) * math.sqrt(b2 + 4.0 * loss))
 
 
+def r2_u2(r2, u2):
+    """R^2 ||u||^2 rounded once from its exact product (either factor may be a Fraction); ``inf`` beyond the doubles."""
+    if _infinite(r2) or _infinite(u2):
+        return math.inf if r2 > 0.0 and u2 > 0.0 else 0.0
+    return to_float(Fraction(r2) * Fraction(u2))
+
+
 def _ss_perceptron(r2, u2, margins, mask):
     loss = float(np.maximum(0.0, 1.0 - margins[mask]).sum())
-    return thm2_minimum(loss, r2 * u2), loss
+    return thm2_minimum(loss, r2_u2(r2, u2)), loss
 
 
 def _pa_separable(r2, u2, margins):
     if margins.min() < 1.0:
         return math.inf
-    return u2 * r2
+    return r2_u2(r2, u2)
 
 
 def _pa_unit_norm(u2, margins):
@@ -148,22 +239,35 @@ def _pa_unit_norm(u2, margins):
     return (math.sqrt(u2) + 2.0 * math.sqrt(sq_loss)) ** 2, sq_loss
 
 
-def _r2_C(r2, C):
-    """R^2 C, taken as 0 when R = 0 whatever C (inf included)."""
-    return r2 * C if r2 > 0.0 else 0.0
-
-
 def pa1_value(r2, u2, loss, C, scale=1.0):
     """Thm. 4's max{R^2, s/C}(||u||^2 + 2C L), multiplied out so that R = 0 with C = inf gives the limit 2sL.
 
-    ``scale`` is s: 1, or sqrt(rho_max) for the cost-sensitive PA-I (Sec. 8).
+    ``scale`` is s: 1, or sqrt(rho_max) for the cost-sensitive PA-I (Sec. 8). R^2 and ||u||^2 may be Fractions
+    (:meth:`_Stream.exact_radius_sq`, :func:`exact_sq_norm`). The value is computed exactly and rounded once, so
+    that no intermediate product under- or overflows (R^2 of rows of 1e-170 times ||u||^2 of a u of 1e170 is a
+    plain number, though the float R^2 is 0 and the float ||u||^2 inf); ``inf`` only beyond the doubles.
     """
-    return max(r2, scale / C) * u2 + 2.0 * _times(max(_r2_C(r2, C), scale), loss)
+    if math.isinf(loss) or _infinite(u2):
+        return math.inf
+    r2, u2, loss, scale = Fraction(r2), Fraction(u2), Fraction(loss), Fraction(scale)
+    if math.isinf(C):  # the limit: R^2 ||u||^2 + 2 max{R^2 C, s} L, with inf * 0 = 0
+        return to_float(r2 * u2) if loss == 0 else (math.inf if r2 > 0 else to_float(2 * scale * loss))
+    C = Fraction(C)
+    return to_float(max(r2, scale / C) * u2 + 2 * max(r2 * C, scale) * loss)
 
 
 def pa2_value(r2, u2, sq_loss, C):
-    """Thm. 5's (R^2 + 1/2C)(||u||^2 + 2C L2), multiplied out so that R = 0 with C = inf gives the limit L2."""
-    return (r2 + 1.0 / (2.0 * C)) * u2 + _times(2.0 * _r2_C(r2, C) + 1.0, sq_loss)
+    """Thm. 5's (R^2 + 1/2C)(||u||^2 + 2C L2), multiplied out so that R = 0 with C = inf gives the limit L2.
+
+    Exact and rounded once, as :func:`pa1_value`.
+    """
+    if math.isinf(sq_loss) or _infinite(u2):
+        return math.inf
+    r2, u2, sq_loss = Fraction(r2), Fraction(u2), Fraction(sq_loss)
+    if math.isinf(C):  # the limit: R^2 ||u||^2 + (2 R^2 C + 1) L2, with inf * 0 = 0
+        return to_float(r2 * u2) if sq_loss == 0 else (math.inf if r2 > 0 else to_float(sq_loss))
+    C = Fraction(C)
+    return to_float((r2 + 1 / (2 * C)) * u2 + (2 * r2 * C + 1) * sq_loss)
 
 
 def _pa1(r2, u2, margins, C):
@@ -290,7 +394,7 @@ def perceptron_bound(X, y, u, mistakes=None, fit_intercept=False):
     stream = _Stream(X, y, fit_intercept)
     u = check_u(u, stream, fit_intercept)
     mask = check_mask(mistakes, stream.y.size)
-    return _ss_perceptron(stream.radius_sq, float(u @ u), stream.margins(u), mask)[0]
+    return _ss_perceptron(stream.exact_radius_sq(), exact_sq_norm(u), stream.margins(u), mask)[0]
 
 
 def check_mask(mistakes, n_rows):
@@ -349,7 +453,7 @@ def pa_separable_bound(X, y, u, fit_intercept=False):
     """
     stream = _Stream(X, y, fit_intercept)
     u = check_u(u, stream, fit_intercept)
-    return _pa_separable(stream.radius_sq, float(u @ u), stream.margins(u))
+    return _pa_separable(stream.exact_radius_sq(), exact_sq_norm(u), stream.margins(u))
 
 
 def pa_unit_norm_bound(X, y, u, fit_intercept=False, tol=1e-9):
@@ -444,7 +548,7 @@ def pa1_mistake_bound(X, y, u, C, fit_intercept=False):
     C = _check_C(C)
     stream = _Stream(X, y, fit_intercept)
     u = check_u(u, stream, fit_intercept)
-    return _pa1(stream.radius_sq, float(u @ u), stream.margins(u), C)[0]
+    return _pa1(stream.exact_radius_sq(), exact_sq_norm(u), stream.margins(u), C)[0]
 
 
 def pa2_loss_bound(X, y, u, C, fit_intercept=False):
@@ -484,4 +588,4 @@ def pa2_loss_bound(X, y, u, C, fit_intercept=False):
     C = _check_C(C)
     stream = _Stream(X, y, fit_intercept)
     u = check_u(u, stream, fit_intercept)
-    return _pa2(stream.radius_sq, float(u @ u), stream.margins(u), C)[0]
+    return _pa2(stream.exact_radius_sq(), exact_sq_norm(u), stream.margins(u), C)[0]

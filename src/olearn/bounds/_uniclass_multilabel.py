@@ -39,7 +39,7 @@ import scipy.sparse as sp
 
 from .._validation import check_row, check_X
 from ..multilabel._labels import LabelIndex, read_label_rows
-from ._theorems import _check_C, _times, pa1_value, pa2_value
+from ._theorems import _check_C, _times, exact_dot, exact_radius_sq, exact_sq_norm, pa1_value, pa2_value, r2_u2
 
 
 def _vectors(Y):
@@ -67,7 +67,18 @@ def _uniclass_terms(Y, u, epsilon, B):
             raise ValueError(f"B must be a finite number > 0; got {B!r}")
         if epsilon > B:
             raise ValueError(f"the competitor's radius epsilon={epsilon!r} exceeds the bound B={B!r}")
+    if B is None:
+        # the distances from each row scaled exactly by a power of two: their float squares under- or overflow
+        # (a distance of 1e-170 squares to 0, a loss of 1e-170 that C = 1e300 makes 1e130)
+        return float(u @ u), np.maximum(0.0, _distances(Y, u) - float(epsilon))
     return uniclass_terms(float(u @ u), np.linalg.norm(Y - u, axis=1) ** 2, float(epsilon), B)
+
+
+def _distances(Y, u):
+    """||y_t - u|| of every row, each computed on the row scaled by the power of two of its largest entry."""
+    D = Y - u
+    exponents = np.frexp(np.abs(D).max(axis=1))[1]
+    return np.ldexp(np.linalg.norm(np.ldexp(D, -exponents[:, None]), axis=1), exponents)
 
 
 def uniclass_terms(u2, sq_distances, epsilon, B):
@@ -211,8 +222,13 @@ def _multilabel_terms(X, y, U, classes, fit_intercept, feature_map=None):
         if not np.isfinite(U).all():
             raise ValueError("U must be finite")
         # rows of U are in sorted-classes order; the label indices are in order of appearance
-        scores = (X @ U.T)[:, sorted_position]
-        r2, u2 = 2.0 * float((X * X).sum(axis=1).max()), float((U * U).sum())
+        with np.errstate(over="ignore", invalid="ignore"):
+            scores = X @ U.T
+        for t, a in zip(*np.nonzero(~np.isfinite(scores))):  # overflowed: summed exactly (no inf - inf = nan)
+            scores[t, a] = exact_dot(X[t], U[a])
+        scores = scores[:, sorted_position]
+        # exact Fractions: the float R^2 of rows of 1e-170 is 0, the float ||U||^2 of a U of 1e170 inf
+        r2, u2 = 2 * exact_radius_sq(X), exact_sq_norm(U)
     margins = np.empty(arrays.n_rows)
     for t in range(arrays.n_rows):
         relevant = np.zeros(k, dtype=bool)
@@ -315,7 +331,7 @@ def multilabel_pa_separable_bound(X, y, U, classes=None, fit_intercept=False, fe
     8.0
     """
     r2, u2, margins = _multilabel_terms(X, y, U, classes, fit_intercept, feature_map)
-    return u2 * r2 if margins.min() >= 1.0 else math.inf
+    return r2_u2(r2, u2) if margins.min() >= 1.0 else math.inf
 
 
 def multilabel_pa1_mistake_bound(X, y, U, C, classes=None, fit_intercept=False, feature_map=None):
