@@ -68,7 +68,8 @@ def grown_intercept_last(array, capacity, new_capacity, fill=0.0):
     new features get ``fill`` (in a matrix, on the diagonal, and 0 elsewhere).
     """
     if array.ndim == 1:
-        grown = np.full(new_capacity + 1, fill)
+        # zeros where it can: a fresh block of zeros is mapped as it is first touched, not written here
+        grown = np.zeros(new_capacity + 1) if fill == 0.0 else np.full(new_capacity + 1, fill)
         grown[:capacity] = array[:capacity]
         grown[new_capacity] = array[capacity]
         return grown

@@ -56,9 +56,12 @@ def grown_pairs(ws, capacity, new_capacity, variance):
     """``_ws`` (rows of (mean, variance)) resized for ``new_capacity`` features, as
     :func:`~olearn.linear._base.grown_intercept_last` resizes a vector: the intercept's row stays last, and a
     new feature's row is (0, ``variance``)."""
-    grown = np.empty((new_capacity + 1, 2))
+    # zeros, not empty then filled: a fresh block of zeros is mapped as it is first touched (AdaGrad's
+    # accumulators start at 0, so its new rows are never written here)
+    grown = np.zeros((new_capacity + 1, 2))
     grown[:capacity] = ws[:capacity]
-    grown[capacity:new_capacity] = (0.0, variance)
+    if variance != 0.0:
+        grown[capacity:new_capacity, 1] = variance
     grown[new_capacity] = ws[capacity]
     return grown
 
