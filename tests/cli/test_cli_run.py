@@ -402,6 +402,35 @@ def test_blocks_parsed_on_threads_give_the_predictions_and_errors_of_one_thread(
         assert len(predictions.split()) < bad_line
 
 
+@pytest.mark.parametrize("bad_line", [None, 90_001])
+def test_vw_blocks_parsed_on_threads_give_the_predictions_and_errors_of_one_thread(tmp_path, bad_line):
+    rng = np.random.default_rng(9)
+    n = 110_000  # about 10 MB: three blocks of 4 MiB
+    names = rng.integers(0, 5000, size=(n, 8))
+    values = rng.random((n, 8))
+    lines = [f"{1 if row[0] % 2 else -1} |f " + " ".join(f"w{j}:{v:.6f}" for j, v in zip(row, vals))
+             for row, vals in zip(names, values)]
+    if bad_line is not None:
+        lines[bad_line - 1] = "1 |f a:zz"
+    path = tmp_path / "three_blocks.vw"
+    path.write_text("\n".join(lines) + "\n")
+    assert path.stat().st_size > 2 * (4 << 20)
+    outputs = []
+    for threads in ("1", None, "2"):
+        predictions = tmp_path / f"predictions_{threads}.txt"
+        proc = _run_on_three_cores("run", "--algo", "pa1", "-C", "0.5", "--bits", "16", "-p", predictions, "--raw",
+                                   path, threads=threads)
+        untimed = [line for line in proc.stdout.splitlines() if not line.startswith(("wall time", "throughput"))]
+        outputs.append((proc.returncode, untimed, proc.stderr, predictions.read_bytes()))
+    assert outputs[1] == outputs[0] and outputs[2] == outputs[0]
+    code, stdout, stderr, predictions = outputs[0]
+    if bad_line is None:
+        assert code == 0 and len(predictions.split()) == n and any(line.startswith("mistakes") for line in stdout)
+    else:
+        assert code != 0 and f"three_blocks.vw:{bad_line}:" in stderr
+        assert len(predictions.split()) < bad_line
+
+
 def test_a_bad_thread_count_is_an_error(tmp_path):
     path = tmp_path / "one.svm"
     path.write_text("1 1:1\n")

@@ -133,6 +133,8 @@ def test_missing_file_and_bad_arguments_fail_at_call_time(tmp_path, write):
         iter_vw(path, block_size=0)
     with pytest.raises(ValueError, match="threads"):
         iter_libsvm(path, threads=0)
+    with pytest.raises(ValueError, match="threads"):
+        iter_vw(path, threads=0)
 
 
 def _chunks_and_error(path, threads, **options):
@@ -332,10 +334,10 @@ def vw_text(n_rows, seed=0):
 
 @pytest.mark.parametrize("block_size", [10, 300, 1 << 22])
 @pytest.mark.parametrize("chunk_size", [1, 13, 1000])
-def test_vw_chunks_concatenate_to_load(write, block_size, chunk_size):
+def test_vw_chunks_concatenate_to_load(write, block_size, chunk_size, threads):
     path = write("s.vw.bz2", vw_text(120))
     X, y, w = load_vw(path, n_bits=6)
-    chunks = list(iter_vw(path, chunk_size=chunk_size, n_bits=6, block_size=block_size))
+    chunks = list(iter_vw(path, chunk_size=chunk_size, n_bits=6, block_size=block_size, threads=threads))
     assert all(Xc.shape == (chunk_size, 64) for Xc, _, _ in chunks[:-1])
     X_cat = sp.vstack([Xc for Xc, _, _ in chunks], format="csr")
     assert X_cat.shape == X.shape == (120, 64)
@@ -344,8 +346,38 @@ def test_vw_chunks_concatenate_to_load(write, block_size, chunk_size):
     np.testing.assert_array_equal(np.concatenate([c[2] for c in chunks]), w)
 
 
-def test_vw_error_in_a_later_block_names_the_global_line(write):
+def test_vw_error_in_a_later_block_names_the_global_line(write, threads):
     path = write("late.vw", "1 | a b\n" * 300 + "1 | a:zz\n")
     with pytest.raises(DataFormatError) as info:
-        list(iter_vw(path, chunk_size=7, block_size=50))
+        list(iter_vw(path, chunk_size=7, block_size=50, threads=threads))
     assert (info.value.line, info.value.column) == (301, 7)
+    assert parse_threads_alive() == []
+
+
+def _vw_chunks_and_error(path, threads, **options):
+    """Every chunk iter_vw yields (its arrays) and the error that ends it (None if none)."""
+    chunks = []
+    try:
+        for X, y, w in iter_vw(path, threads=threads, **options):
+            chunks.append((X.shape, X.indptr, X.indices, X.data, y, w))
+    except DataFormatError as err:
+        return chunks, (str(err), err.line, err.column)
+    return chunks, None
+
+
+@pytest.mark.parametrize("chunk_size", [1, 7, 50])
+@pytest.mark.parametrize("bad", [(), (0,), (150,), (60, 61, 200), (239,)], ids=str)
+def test_vw_threads_give_the_chunks_and_the_error_of_one_thread(write, chunk_size, bad):
+    lines = vw_text(240, seed=len(bad) + chunk_size).split("\n")
+    for at in bad:
+        lines[at] = "1 | a:zz"
+    path = write("odd.vw", "\n".join(lines))
+    one = _vw_chunks_and_error(path, 1, chunk_size=chunk_size, n_bits=6, block_size=64)
+    assert (one[1] is None) == (bad == ())
+    if bad:
+        assert one[1][1] == bad[0] + 1  # the first bad line
+    for threads in (2, 3, 5):
+        many = _vw_chunks_and_error(path, threads, chunk_size=chunk_size, n_bits=6, block_size=64)
+        _assert_same_chunks(many[0], one[0])
+        assert many[1] == one[1]
+    assert parse_threads_alive() == []

@@ -244,9 +244,13 @@ class DataSource:
             except DataFormatError as err:
                 raise self.base.explain(err) from None
         elif self.format == "vw":
+            from ..data._parallel import file_parse_threads
+            from ..data._vw import _DEFAULT_BLOCK_SIZE as block_size
+
             self._start_reading()
+            threads = file_parse_threads(self.path, block_size)
             for X, y, weight in data.iter_vw(self.path, chunk_size=self.chunk_size, n_bits=self.bits,
-                                             require_labels=self.learning and not self.unlabelled):
+                                             require_labels=self.learning and not self.unlabelled, threads=threads):
                 yield X, None if self.unlabelled else y, _unless_all_ones(weight)
         else:
             X, y, weight = self.load()

@@ -6,6 +6,7 @@ import numpy as np
 
 from .._sparse import CSRRows, issparse
 from ._io import compression_of, iter_line_blocks, once_input
+from ._parallel import in_order
 
 
 @dataclass
@@ -163,21 +164,26 @@ def grown(a, n_used, n):
     return bigger
 
 
-def parse_chunks(path, parse, chunk_size, block_size):
+def parse_chunks(path, parse, chunk_size, block_size, threads=1):
     """Stream the text file ``path`` as ``Rows`` of ``chunk_size`` rows (the last: the rest).
 
     The file is read ``block_size`` bytes at a time (see ``iter_line_blocks``)
     and ``parse(buf, end, first_line)`` turns the whole lines ``buf[:end]`` of
-    each block into ``Rows``. A missing file raises FileNotFoundError here,
-    not at the first ``next()``. A stream registered with ``open_once`` is
-    parsed as its bytes arrive, and its rows are yielded without waiting to
-    fill a chunk (at most ``chunk_size`` rows each).
+    each block into ``Rows``; with ``threads`` > 1, that many blocks at once
+    (:func:`._parallel.in_order`: the rows and errors in file order, at most
+    ``threads + 1`` blocks read ahead). A missing file raises
+    FileNotFoundError here, not at the first ``next()``. A stream registered
+    with ``open_once`` is parsed as its bytes arrive, on one thread, and its
+    rows are yielded without waiting to fill a chunk (at most ``chunk_size``
+    rows each).
     """
     compression_of(path)
-    pieces = (parse(buf, end, first_line) for buf, end, first_line in iter_line_blocks(path, block_size))
+    blocks = iter_line_blocks(path, block_size)
     if once_input(path) is not None:
-        return _as_they_come(pieces, chunk_size)
-    return rechunk(pieces, chunk_size)
+        return _as_they_come((parse(*block) for block in blocks), chunk_size)
+    if threads > 1:
+        return rechunk(in_order(blocks, lambda block: parse(*block), threads, threads + 1), chunk_size)
+    return rechunk((parse(*block) for block in blocks), chunk_size)
 
 
 def _as_they_come(pieces, chunk_size):

@@ -177,7 +177,7 @@ def load_vw(path, n_bits=18, dtype=np.float64, require_labels=False):
 
 
 def iter_vw(path, chunk_size=100_000, n_bits=18, dtype=np.float64, block_size=_DEFAULT_BLOCK_SIZE,
-            require_labels=False):
+            require_labels=False, threads=1):
     """Stream a Vowpal Wabbit text file as chunks of ``chunk_size`` rows.
 
     Same format, hashing and errors as :func:`load_vw`; the file is read
@@ -195,6 +195,11 @@ def iter_vw(path, chunk_size=100_000, n_bits=18, dtype=np.float64, block_size=_D
         Bytes read per step.
     require_labels : bool, default False
         As for :func:`load_vw`: a line without a label is an error.
+    threads : int, default 1
+        Blocks parsed at once, each on a thread of its own (the compiled
+        parser releases the GIL); the chunks and errors are those of one
+        thread, in file order. Memory then holds up to ``threads + 1``
+        blocks and their rows. A stream is parsed on one thread.
 
     Yields
     ------
@@ -216,7 +221,8 @@ def iter_vw(path, chunk_size=100_000, n_bits=18, dtype=np.float64, block_size=_D
     block_size = check_int("block_size", block_size, 1)
     n_bits = check_int("n_bits", n_bits, 1, _MAX_BITS)
     dtype = check_float_dtype(dtype)
+    threads = check_int("threads", threads, 1)
     path = os.fspath(path)
     parse = functools.partial(_parse, path=path, n_bits=n_bits, dtype=dtype, require_labels=bool(require_labels))
-    chunks = parse_chunks(path, parse, chunk_size, block_size)
+    chunks = parse_chunks(path, parse, chunk_size, block_size, threads)
     return ((rows.to_csr(1 << n_bits, copy=True), rows.y, rows.weight) for rows in chunks)
