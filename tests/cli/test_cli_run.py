@@ -373,6 +373,20 @@ def _run_on_three_cores(*args, threads=None):
                           env=env, timeout=600)
 
 
+def _same_on_one_two_and_three_threads(tmp_path, path, *options):
+    """``olearn run --algo pa1 -C 0.5 -p`` on ``path`` with 1, 3 (the cores) and 2 parse threads: the exit code,
+    the summary without its timings, stderr and the predictions, checked to be the same each time."""
+    outputs = []
+    for threads in ("1", None, "2"):
+        predictions = tmp_path / f"predictions_{threads}.txt"
+        proc = _run_on_three_cores("run", "--algo", "pa1", "-C", "0.5", *options, "-p", predictions, "--raw", path,
+                                   threads=threads)
+        untimed = [line for line in proc.stdout.splitlines() if not line.startswith(("wall time", "throughput"))]
+        outputs.append((proc.returncode, untimed, proc.stderr, predictions.read_bytes()))
+    assert outputs[1] == outputs[0] and outputs[2] == outputs[0]
+    return outputs[0]
+
+
 @pytest.mark.parametrize("bad_line", [None, 101_234])
 def test_blocks_parsed_on_threads_give_the_predictions_and_errors_of_one_thread(tmp_path, bad_line):
     rng = np.random.default_rng(8)
@@ -386,15 +400,7 @@ def test_blocks_parsed_on_threads_give_the_predictions_and_errors_of_one_thread(
         lines[bad_line - 1] = b"1 3:0.5 2:x"
         path.write_bytes(b"\n".join(lines))
     assert path.stat().st_size > 2 * (4 << 20)
-    outputs = []
-    for threads in ("1", None, "2"):
-        predictions = tmp_path / f"predictions_{threads}.txt"
-        proc = _run_on_three_cores("run", "--algo", "pa1", "-C", "0.5", "-p", predictions, "--raw", path,
-                                   threads=threads)
-        untimed = [line for line in proc.stdout.splitlines() if not line.startswith(("wall time", "throughput"))]
-        outputs.append((proc.returncode, untimed, proc.stderr, predictions.read_bytes()))
-    assert outputs[1] == outputs[0] and outputs[2] == outputs[0]
-    code, stdout, stderr, predictions = outputs[0]
+    code, stdout, stderr, predictions = _same_on_one_two_and_three_threads(tmp_path, path)
     if bad_line is None:
         assert code == 0 and len(predictions.split()) == n and any(line.startswith("mistakes") for line in stdout)
     else:
@@ -415,15 +421,7 @@ def test_vw_blocks_parsed_on_threads_give_the_predictions_and_errors_of_one_thre
     path = tmp_path / "three_blocks.vw"
     path.write_text("\n".join(lines) + "\n")
     assert path.stat().st_size > 2 * (4 << 20)
-    outputs = []
-    for threads in ("1", None, "2"):
-        predictions = tmp_path / f"predictions_{threads}.txt"
-        proc = _run_on_three_cores("run", "--algo", "pa1", "-C", "0.5", "--bits", "16", "-p", predictions, "--raw",
-                                   path, threads=threads)
-        untimed = [line for line in proc.stdout.splitlines() if not line.startswith(("wall time", "throughput"))]
-        outputs.append((proc.returncode, untimed, proc.stderr, predictions.read_bytes()))
-    assert outputs[1] == outputs[0] and outputs[2] == outputs[0]
-    code, stdout, stderr, predictions = outputs[0]
+    code, stdout, stderr, predictions = _same_on_one_two_and_three_threads(tmp_path, path, "--bits", "16")
     if bad_line is None:
         assert code == 0 and len(predictions.split()) == n and any(line.startswith("mistakes") for line in stdout)
     else:

@@ -137,12 +137,12 @@ def test_missing_file_and_bad_arguments_fail_at_call_time(tmp_path, write):
         iter_vw(path, threads=0)
 
 
-def _chunks_and_error(path, threads, **options):
-    """Every chunk iter_libsvm yields (its arrays) and the error that ends it (None if none)."""
+def _chunks_and_error(path, threads, reader=iter_libsvm, **options):
+    """Every chunk ``reader`` yields (its arrays) and the error that ends it (None if none)."""
     chunks = []
     try:
-        for X, y in iter_libsvm(path, threads=threads, **options):
-            chunks.append((X.shape, X.indptr, X.indices, X.data, y))
+        for X, *labels in reader(path, threads=threads, **options):
+            chunks.append((X.shape, X.indptr, X.indices, X.data, *labels))
     except DataFormatError as err:
         return chunks, (str(err), err.line, err.column)
     return chunks, None
@@ -354,17 +354,6 @@ def test_vw_error_in_a_later_block_names_the_global_line(write, threads):
     assert parse_threads_alive() == []
 
 
-def _vw_chunks_and_error(path, threads, **options):
-    """Every chunk iter_vw yields (its arrays) and the error that ends it (None if none)."""
-    chunks = []
-    try:
-        for X, y, w in iter_vw(path, threads=threads, **options):
-            chunks.append((X.shape, X.indptr, X.indices, X.data, y, w))
-    except DataFormatError as err:
-        return chunks, (str(err), err.line, err.column)
-    return chunks, None
-
-
 @pytest.mark.parametrize("chunk_size", [1, 7, 50])
 @pytest.mark.parametrize("bad", [(), (0,), (150,), (60, 61, 200), (239,)], ids=str)
 def test_vw_threads_give_the_chunks_and_the_error_of_one_thread(write, chunk_size, bad):
@@ -372,12 +361,12 @@ def test_vw_threads_give_the_chunks_and_the_error_of_one_thread(write, chunk_siz
     for at in bad:
         lines[at] = "1 | a:zz"
     path = write("odd.vw", "\n".join(lines))
-    one = _vw_chunks_and_error(path, 1, chunk_size=chunk_size, n_bits=6, block_size=64)
+    one = _chunks_and_error(path, 1, iter_vw, chunk_size=chunk_size, n_bits=6, block_size=64)
     assert (one[1] is None) == (bad == ())
     if bad:
         assert one[1][1] == bad[0] + 1  # the first bad line
     for threads in (2, 3, 5):
-        many = _vw_chunks_and_error(path, threads, chunk_size=chunk_size, n_bits=6, block_size=64)
+        many = _chunks_and_error(path, threads, iter_vw, chunk_size=chunk_size, n_bits=6, block_size=64)
         _assert_same_chunks(many[0], one[0])
         assert many[1] == one[1]
     assert parse_threads_alive() == []
