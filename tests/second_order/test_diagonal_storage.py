@@ -27,16 +27,17 @@ LEARNERS = {
 }
 
 
-def _pickled(est):
-    return pickle.loads(pickle.dumps(est))
-
-
 def _saved(est, path):
     est.save(path)
     return olearn.load(path)
 
 
-COPIES = {"pickle": _pickled, "deepcopy": copy.deepcopy, "save-load": _saved}
+# each makes a copy of a learner, given a file it may use
+COPIES = {
+    "pickle": lambda est, path: pickle.loads(pickle.dumps(est)),
+    "deepcopy": lambda est, path: copy.deepcopy(est),
+    "save-load": _saved,
+}
 
 
 def _assert_one_array(est):
@@ -62,10 +63,7 @@ def test_a_copy_taken_mid_stream_learns_on_as_the_paper_says(name, how, make_str
     for x, label in zip(X[:4], y[:4]):
         est.learn_one({j: v for j, v in enumerate(x) if v != 0.0}, label)
     _assert_one_array(est)
-    if how == "save-load":
-        est = _saved(est, tmp_path / "model.olearn")
-    else:
-        est = COPIES[how](est)
+    est = COPIES[how](est, tmp_path / "model.olearn")
     _assert_one_array(est)
     for x, label in zip(X[4:40], y[4:40]):
         est.learn_one({j: v for j, v in enumerate(x) if v != 0.0}, label)

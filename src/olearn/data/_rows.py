@@ -182,8 +182,10 @@ def parse_chunks(path, parse, chunk_size, block_size, threads=1):
     if once_input(path) is not None:
         return _as_they_come((parse(*block) for block in blocks), chunk_size)
     if threads > 1:
-        return rechunk(in_order(blocks, lambda block: parse(*block), threads, threads + 1), chunk_size)
-    return rechunk((parse(*block) for block in blocks), chunk_size)
+        pieces = in_order(blocks, lambda block: parse(*block), threads, threads + 1)
+    else:
+        pieces = (parse(*block) for block in blocks)
+    return rechunk(pieces, chunk_size)
 
 
 def _as_they_come(pieces, chunk_size):
