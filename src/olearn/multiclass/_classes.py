@@ -9,6 +9,10 @@ import numpy as np
 
 from .._labels import plain_label
 
+# Integer classes are looked up in a table indexed by label when they span fewer values than this
+# (or than a few per class): one gather instead of a binary search and a membership test per label
+_TABLE_SPAN = 1 << 16
+
 
 class ClassSlots:
     """The labels known so far, each with its slot and its rank."""
@@ -20,6 +24,7 @@ class ClassSlots:
         self.classes = None  # sorted labels
         self.order = np.empty(0, dtype=np.int64)  # order[i]: slot of classes[i]
         self.ranks = np.empty(0, dtype=np.int64)  # ranks[slot]: position in classes
+        self.table = None  # (lowest, slot of each integer from it, -1 for none), see _slot_table
 
     def __len__(self):
         return len(self.labels)
@@ -29,10 +34,14 @@ class ClassSlots:
         if len(y) == 0:
             return []
         if self.classes is not None and len(self.classes):
-            try:
-                known = np.isin(y, self.classes)
-            except TypeError:
-                known = np.array([label in self.slot_of for label in y], dtype=bool)
+            looked_up = self._looked_up(y)
+            if looked_up is not None:
+                known = looked_up >= 0
+            else:
+                try:
+                    known = np.isin(y, self.classes)
+                except TypeError:
+                    known = np.array([label in self.slot_of for label in y], dtype=bool)
             if known.all():
                 return []
             y = np.asarray(y)[~known]
@@ -60,6 +69,7 @@ class ClassSlots:
         self.classes = values[self.order]
         self.ranks = np.empty(len(values), dtype=np.int64)
         self.ranks[self.order] = np.arange(len(values))
+        self.table = _slot_table(self.classes, self.order)
 
     def truncate(self, n):
         """Forget the slots from ``n`` on (classes planned for a pass that stopped early)."""
@@ -73,8 +83,26 @@ class ClassSlots:
         """The slot of every label of ``y`` (all known)."""
         if len(y) == 0:
             return np.empty(0, dtype=np.int64)
+        looked_up = self._looked_up(y)
+        if looked_up is not None and looked_up.min() >= 0:
+            return looked_up
         position = np.searchsorted(self.classes, y)
         return self.order[position].astype(np.int64)
+
+    def _looked_up(self, y):
+        """The slot of each label of ``y`` from the table, -1 for a label between the classes; None without a
+        table, for labels that are not integers read exactly as int64, or for a label outside the classes' range."""
+        y = np.asarray(y)
+        exact = y.dtype.kind == "i" or (y.dtype.kind == "u" and y.dtype.itemsize < 8)
+        if self.table is None or not exact or y.size == 0:
+            return None
+        lowest, table = self.table
+        if y.min() < lowest or y.max() > lowest + (table.size - 1):
+            return None
+        y = y.astype(np.int64, copy=False)
+        # labels counted from 0 index the table as they are: no temporary array (a new one of a large batch costs
+        # page faults)
+        return table[y - lowest if lowest else y]
 
     def unknown_error(self, y, allowed):
         """A ValueError naming the first label of ``y`` outside ``allowed``."""
@@ -90,3 +118,19 @@ class ClassSlots:
         self.labels = []
         self.slot_of = {}
         self.add(list(labels))
+
+
+def _slot_table(classes, order):
+    """(lowest, table) with ``table[label - lowest]`` the slot of each integer class and -1 between them, for
+    sorted ``classes`` of integers of int64 spanning a short range (``_TABLE_SPAN``, or a few per class); else
+    None. ``lowest`` is 0 where the table can start there."""
+    if classes.dtype.kind not in "iu" or classes.size == 0:
+        return None
+    first, highest = int(classes[0]), int(classes[-1])
+    limit = max(_TABLE_SPAN, 4 * classes.size)
+    lowest = 0 if 0 <= first and highest < limit else first
+    if highest > np.iinfo(np.int64).max or highest - lowest >= limit:
+        return None
+    table = np.full(highest - lowest + 1, -1, dtype=np.int64)
+    table[classes.astype(np.int64) - lowest] = order
+    return lowest, table
