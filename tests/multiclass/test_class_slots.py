@@ -98,3 +98,20 @@ def test_a_learner_predicts_the_same_with_labels_shifted_far_from_0():
     far = PAMulticlass(variant="pa1").partial_fit(X, y + 10**9)
     np.testing.assert_array_equal(far.predict(X), near.predict(X) + 10**9)
     np.testing.assert_array_equal(far.coef_, near.coef_)
+
+
+def test_a_pickle_without_the_table_loads_and_finds_the_slots():
+    """The table is derived state: a pickle carries the labels only, and one made before the table existed (its
+    state has no ``table``) gets it back."""
+    import pickle
+
+    slots = ClassSlots("test")
+    slots.add([4, 2, 9])
+    state = slots.__getstate__()
+    assert "table" not in state
+    old = ClassSlots.__new__(ClassSlots)
+    old.__setstate__(state)
+    y = np.array([9, 2, 4, 4])
+    np.testing.assert_array_equal(old.slots(y), [2, 1, 0, 0])
+    assert old.table is not None
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(slots)).slots(y), [2, 1, 0, 0])

@@ -29,6 +29,15 @@ class ClassSlots:
     def __len__(self):
         return len(self.labels)
 
+    def __getstate__(self):
+        """The labels and their order; the table is derived from them (:meth:`__setstate__`)."""
+        return {name: value for name, value in self.__dict__.items() if name != "table"}
+
+    def __setstate__(self, state):
+        """Take ``state`` and derive the table, so that a pickle made before the table existed loads too."""
+        self.__dict__.update(state)
+        self.table = None if self.classes is None else _slot_table(self.classes, self.order)
+
     def new_labels(self, y):
         """Labels of ``y`` not known yet, in order of first appearance (nothing is added)."""
         if len(y) == 0:
