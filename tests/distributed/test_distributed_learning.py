@@ -500,6 +500,36 @@ def test_a_worker_killed_during_mixing_changes_nothing(client):
     assert np.array_equal(got.totals, expected.totals)
 
 
+class _FirstScattersFail:
+    """The client, except that its first ``n`` scatters of a model raise a connection error, as a scatter to a
+    worker that has just died does."""
+
+    def __init__(self, client, n):
+        self.client, self.left = client, n
+
+    def __getattr__(self, name):
+        return getattr(self.client, name)
+
+    def scatter(self, data, **kwargs):
+        if not isinstance(data, list) and self.left:
+            self.left -= 1
+            raise OSError("Timed out trying to connect to a worker that has died")
+        return self.client.scatter(data, **kwargs)
+
+
+def test_a_worker_lost_while_the_model_is_sent_costs_an_attempt(client):
+    X, y = stream(300, 5, seed=17)
+    shards = split(X, y, (150, 150))
+    expected = parameter_mixing(PAClassifier(), shards, epochs=2, timeout=TIMEOUT)
+    got = parameter_mixing(PAClassifier(), shards, epochs=2, client=_FirstScattersFail(client, 2), timeout=TIMEOUT)
+    assert np.array_equal(got.estimator.coef_, expected.estimator.coef_)
+    assert np.array_equal(got.totals, expected.totals)
+    est = PAClassifier()
+    with pytest.raises(DistributedError, match="lost 3 times"):
+        parameter_mixing(est, shards, epochs=2, client=_FirstScattersFail(client, 3), timeout=TIMEOUT)
+    assert not hasattr(est, "coef_")
+
+
 def test_a_worker_killed_during_delayed_updates_is_recovered_exactly(client):
     client.wait_for_workers(2, timeout=TIMEOUT)
     X, y = stream(400, 5, seed=16)

@@ -165,40 +165,56 @@ class _Epochs:
     The shards are sent to the cluster once (``scatter``), not with every
     epoch's tasks. A scattered shard lives on one worker only; if that worker
     dies, the epoch's tasks are cancelled, and the shards are sent again and
-    the epoch run again: its result does not depend on where it runs.
+    the epoch run again: its result does not depend on where it runs. The
+    epoch's model is scattered to one worker too, and fetched from there by
+    the tasks of the others: broadcast to every worker, it would be copied in
+    a loop (Dask's ``replicate``) that never ends once one of them has died.
+    A worker that dies while the shards or the model are being sent (a
+    connection error, or no worker running for Dask's 2 s) counts as one
+    lost in the epoch.
     """
 
     attempts = 3
 
     def __init__(self, distributed, client, shards, timeout):
         self.distributed, self.client, self.shards, self.timeout = distributed, client, shards, timeout
-        self.scattered = client.scatter(shards, hash=False)
+        self.scattered = None
 
     def run(self, est, epoch):
         from concurrent.futures import CancelledError
 
         distributed, client = self.distributed, self.client
         for attempt in range(1, self.attempts + 1):
-            model = client.scatter(est, broadcast=True, hash=False)
-            futures = [client.submit(learn_shard, model, shard, pure=False) for shard in self.scattered]
+            sent = []
             try:
-                distributed.wait(futures, timeout=self.timeout)
-                return client.gather(futures)
-            except distributed.TimeoutError:
-                raise DistributedError(f"epoch {epoch} did not finish within {self.timeout} s") from None
+                if self.scattered is None:
+                    self.scattered = client.scatter(self.shards, hash=False)
+                sent.append(client.scatter(est, hash=False))
+                sent += [client.submit(learn_shard, sent[0], shard, pure=False) for shard in self.scattered]
+                self._wait(sent[1:], epoch)
+                return client.gather(sent[1:])
             except distributed.KilledWorker as err:
                 raise DistributedError(
                     f"epoch {epoch}: workers died while learning a shard, more often than Dask retries ({err})"
                 ) from None
-            except CancelledError:
+            except (CancelledError, OSError):
                 if attempt == self.attempts:
                     raise DistributedError(
                         f"epoch {epoch}: the workers holding the shards were lost {attempt} times"
                     ) from None
-                client.cancel(self.scattered)
-                self.scattered = client.scatter(self.shards, hash=False)
+                self.close()
             finally:
-                client.cancel(futures + [model])
+                client.cancel(sent)
+
+    def _wait(self, tasks, epoch):
+        """Wait for the epoch's tasks, up to the timeout (a TimeoutError of Dask's is an OSError: not a lost worker)."""
+        try:
+            self.distributed.wait(tasks, timeout=self.timeout)
+        except self.distributed.TimeoutError:
+            raise DistributedError(f"epoch {epoch} did not finish within {self.timeout} s") from None
 
     def close(self):
-        self.client.cancel(self.scattered)
+        """Let the cluster forget the scattered shards (they are sent again if needed)."""
+        if self.scattered is not None:
+            self.client.cancel(self.scattered)
+            self.scattered = None
