@@ -1,13 +1,20 @@
 """Compiled in-place ordering of CSR rows produced by the text parsers.
 
-Rows are sorted by column without allocating: insertion sort for short rows
-(the common case, and the fastest there), heapsort for long ones so that a
-reversed row of a million features stays O(k log k).
+:func:`sort_row` sorts a row by column without allocating: insertion sort for
+short rows (the common case, and the fastest there), heapsort for long ones so
+that a reversed row of a million features stays O(k log k).
+:func:`sort_and_sum_rows`, which also merges repeated columns, sorts each row
+stably in scratch arrays instead (:func:`_sorted_keys`), so that the values of
+a repeated column are summed in the order the row gives them.
 """
+
+import numpy as np
 
 from ._jit import njit
 
 _INSERTION_MAX = 32
+# the place of an entry in its row, in the low 32 bits of its sort key (sort_and_sum_rows)
+_PLACE = (1 << 32) - 1
 
 
 @njit(cache=True, inline="always")
@@ -74,25 +81,78 @@ def sort_listed_rows(indptr, indices, data, rows, n_rows):
     return -1
 
 
+@njit(cache=True, inline="always")
+def _insertion_sort(keys, lo, hi):
+    for a in range(lo + 1, hi):
+        key = keys[a]
+        b = a - 1
+        while b >= lo and keys[b] > key:
+            keys[b + 1] = keys[b]
+            b -= 1
+        keys[b + 1] = key
+
+
+@njit(cache=True, inline="always")
+def _merge(source, target, lo, middle, hi):
+    """The sorted runs ``source[lo:middle]`` and ``source[middle:hi]`` merged into ``target[lo:hi]``."""
+    a, b = lo, middle
+    for k in range(lo, hi):
+        if b >= hi or (a < middle and source[a] <= source[b]):
+            target[k] = source[a]
+            a += 1
+        else:
+            target[k] = source[b]
+            b += 1
+
+
 @njit(cache=True)
-def sort_and_sum_rows(indptr, indices, data, n_rows):
-    """Sort every row and merge repeated columns by summing their values.
+def _sorted_keys(keys, spare, n):
+    """``keys[:n]`` sorted ascending; returns the array that holds them (``keys``, or ``spare`` of as many).
+
+    Runs of ``_INSERTION_MAX`` keys are sorted by insertion, then merged in
+    pairs, back and forth between the two arrays: O(n log n).
+    """
+    for lo in range(0, n, _INSERTION_MAX):
+        _insertion_sort(keys, lo, min(lo + _INSERTION_MAX, n))
+    source, target = keys, spare
+    width = _INSERTION_MAX
+    while width < n:
+        for lo in range(0, n, 2 * width):
+            _merge(source, target, lo, min(lo + width, n), min(lo + 2 * width, n))
+        source, target = target, source
+        width *= 2
+    return source
+
+
+@njit(cache=True)
+def sort_and_sum_rows(indptr, indices, data, n_rows, keys, spare, values):
+    """Sort every row and merge repeated columns by summing their values, in the order the row gives them.
 
     Compacts the matrix in place (``indptr`` is rewritten) and returns the new
-    number of stored entries.
+    number of stored entries. The columns must lie in [0, 2**31). ``keys``,
+    ``spare`` (int64) and ``values`` (float64) are scratch arrays of at least
+    the longest row's length (:func:`olearn.data._rows.row_sort_scratch`).
+    Each entry becomes the key ``column * 2**32 + its place in the row``:
+    sorting the keys sorts the row stably, moving one integer per entry.
     """
     out = 0
     lo = indptr[0]
     for r in range(n_rows):
         hi = indptr[r + 1]
-        sort_row(indices, data, lo, hi)
+        n = hi - lo
+        for a in range(n):
+            keys[a] = (np.int64(indices[lo + a]) << 32) | a
+        ordered = _sorted_keys(keys, spare, n)
+        for a in range(n):
+            values[a] = data[lo + (ordered[a] & _PLACE)]
         row_start = out
-        for a in range(lo, hi):
-            if out > row_start and indices[out - 1] == indices[a]:
-                data[out - 1] += data[a]
+        for a in range(n):
+            column = ordered[a] >> 32
+            if out > row_start and indices[out - 1] == column:
+                data[out - 1] += values[a]
             else:
-                indices[out] = indices[a]
-                data[out] = data[a]
+                indices[out] = column
+                data[out] = values[a]
                 out += 1
         indptr[r + 1] = out
         lo = hi

@@ -13,6 +13,7 @@ from ._checks import check_int
 from ._errors import shorten
 from ._io import compression_of, iter_line_blocks, once_input
 from ._markers import DOCUMENT_START
+from ._rows import row_sort_scratch
 
 _DEFAULT_BLOCK_SIZE = 1 << 22
 _MAX_BITS = 31  # columns must fit int32
@@ -85,7 +86,7 @@ class _Chunk:
         self.column_parts, self.width_parts = [columns[nnz:].copy()], [widths[n_tokens:].copy()]
         self.tags, self.lengths = self.tags[n_tokens:], []
         # a feature named twice on a line (or two names sharing a column) is one feature: summed
-        sort_and_sum_rows(indptr, indices, data, n_tokens)
+        sort_and_sum_rows(indptr, indices, data, n_tokens, *row_sort_scratch(indptr, n_tokens))
         X, y = [], [] if labelled else None
         start = 0
         for length in lengths:

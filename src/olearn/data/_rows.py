@@ -9,6 +9,13 @@ from ._io import compression_of, iter_line_blocks, once_input
 from ._parallel import in_order
 
 
+def row_sort_scratch(indptr, n_rows):
+    """The scratch arrays of ``sort_and_sum_rows`` for the first ``n_rows`` rows of ``indptr``: (keys, spare,
+    values), each as long as the longest row."""
+    longest = int(np.diff(indptr[: n_rows + 1]).max(initial=0))
+    return np.empty(longest, dtype=np.int64), np.empty(longest, dtype=np.int64), np.empty(longest)
+
+
 @dataclass
 class Rows:
     """CSR rows with their labels (and importance weights).

@@ -13,7 +13,7 @@ from ._checks import check_float_dtype, check_int
 from ._errors import number_message, raise_at, token_at
 from ._io import read_text
 from ._numbers import apply_fixups, check_integer_labels
-from ._rows import Rows, parse_chunks, trimmed
+from ._rows import Rows, parse_chunks, row_sort_scratch, trimmed
 
 _DEFAULT_BLOCK_SIZE = 1 << 22
 _MAX_BITS = 31  # columns must fit int32
@@ -57,7 +57,7 @@ def _parse(buf, end, first_line, path, n_bits, dtype, require_labels=False):
         unlabelled = np.flatnonzero(np.isnan(labels[:n_rows]))
         if unlabelled.size:
             _raise_unlabelled(buf, end, int(unlabelled[0]), first_line, path)
-    nnz = _compiled.sort_and_sum_rows(indptr, indices, data, n_rows)
+    nnz = _compiled.sort_and_sum_rows(indptr, indices, data, n_rows, *row_sort_scratch(indptr, n_rows))
     return Rows(
         trimmed(indptr, n_rows + 1),
         trimmed(indices, nnz),
@@ -113,7 +113,8 @@ def load_vw(path, n_bits=18, dtype=np.float64, require_labels=False):
     the first ``|``; tags are read and discarded. A namespace name touches its
     ``|``; a ``|`` followed by a blank opens the default (empty) namespace.
     Feature values default to 1.0; features whose names hash to the same
-    column within a row are summed. Compressed files (gzip, bzip2, xz) are
+    column within a row are summed, left to right in the order of the line
+    (an entry that sums to 0 is kept as an explicit zero). Compressed files (gzip, bzip2, xz) are
     read transparently.
 
     The column of feature ``f`` in namespace ``ns`` is::
