@@ -29,18 +29,14 @@ def _reference_slots(slots, y):
 
 
 def _fitting_types(classes):
-    """The label arrays' types that hold every class exactly: the default, then the integer types that fit."""
-    types = [None]
-    for dtype in (np.int32, np.uint8, np.uint64, np.float64):
-        if all(isinstance(c, (int, np.integer)) for c in classes):
-            info = np.finfo(dtype) if dtype is np.float64 else np.iinfo(dtype)
-            if dtype is np.float64:
-                fits = all(abs(c) < 2**53 for c in classes)
-            else:
-                fits = all(info.min <= c <= info.max for c in classes)
-            if fits:
-                types.append(dtype)
-    return types
+    """The label arrays' types that hold every class exactly: the default, then the numeric types that fit."""
+    if not all(isinstance(c, (int, np.integer)) for c in classes):
+        return [None]
+    fitting = [dtype for dtype in (np.int32, np.uint8, np.uint64)
+               if all(np.iinfo(dtype).min <= c <= np.iinfo(dtype).max for c in classes)]
+    if all(abs(c) < 2**53 for c in classes):  # a float64 holds every integer below 2**53
+        fitting.append(np.float64)
+    return [None] + fitting
 
 
 CASES = [(name, dtype) for name, classes in CLASS_SETS.items() for dtype in _fitting_types(classes)]
