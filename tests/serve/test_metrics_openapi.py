@@ -50,7 +50,7 @@ def _validator(document, name):
 
 
 def test_the_openapi_document_lists_every_route_with_its_schemas(serve):
-    app = create_app(None, None, None, Settings())
+    app = create_app(None, None, None, Settings(None, None))
     served = {(route.path, method.lower()) for route in app.routes for method in route.methods if method != "HEAD"}
     server = serve(["--algo", "pa1"])
     with server.client() as client:

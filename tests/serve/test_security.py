@@ -47,29 +47,15 @@ def test_writes_need_the_bearer_token(started):
                 response = client.post(route, json=body, headers=headers)
             _refused(response, 401)
             assert response.headers["WWW-Authenticate"] == "Bearer"
-    with server.client(token=None) as client:
-        assert client.post("/predict", json={"x": {"1": 1.0}}).status_code == 200  # open by default
+    with server.client() as client:
         assert client.get("/health").json()["updates"] == 2
 
 
 def test_without_a_token_file_the_service_is_read_only(serve, tmp_path):
-    server = serve(["--algo", "pa1"], token=False)
+    server = serve(["--algo", "pa1", "--public-reads"], token=False)
     with server.client(token=None) as client:
         _refused(client.post("/learn", json={"x": {"1": 1.0}, "y": 1}), 403)
         assert client.post("/predict", json={"x": {"1": 1.0}}).json() == {"y": None, "score": None}
-
-
-def test_protect_predict_closes_predictions_and_the_model(serve):
-    server = serve(["--algo", "pa1", "--protect-predict"])
-    with server.client() as client:
-        assert client.post("/learn", json={"x": {"1": 1.0}, "y": 1}).status_code == 200
-        assert client.post("/predict", json={"x": {"1": 1.0}}).status_code == 200
-        assert client.get("/model").status_code == 200
-    with server.client(token=None) as client:
-        _refused(client.post("/predict", json={"x": {"1": 1.0}}), 401)
-        _refused(client.get("/model"), 401)
-        assert client.get("/health").status_code == 200
-        assert client.get("/metrics").status_code == 200
 
 
 BAD = [

@@ -6,10 +6,12 @@ import click
 
 from ._app import CommandError, cli
 from ._learners import ALGORITHM_NAMES, check_applicable, collect_hyperparameters, hyperparameter_options, \
-    make_estimator
+    make_estimator, task_of
 
 _NEEDED = ("starlette", "uvicorn", "prometheus_client")
 _COUNT = click.IntRange(min=1)
+# the service learns examples with features: not the sequences of pa-sequence, nor uniclass's featureless points
+SERVED_ALGORITHMS = tuple(name for name in ALGORITHM_NAMES if task_of(name) not in ("uniclass", "sequence"))
 
 
 def _importable(name):
@@ -31,7 +33,7 @@ def _read_token(path):
 
 @cli.command("serve", short_help="Serve a learner over HTTP/JSON; it keeps learning, durably.")
 @click.argument("model_path", metavar="[MODEL]", required=False, type=click.Path(dir_okay=False, exists=True))
-@click.option("--algo", "-a", type=click.Choice(ALGORITHM_NAMES), default=None,
+@click.option("--algo", "-a", type=click.Choice(SERVED_ALGORITHMS), default=None,
               help="Start from an empty learner of this algorithm (instead of MODEL).")
 @hyperparameter_options
 @click.option("--state-dir", type=click.Path(file_okay=False), default="olearn-serve-state", show_default=True,
@@ -39,9 +41,15 @@ def _read_token(path):
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8080, show_default=True)
 @click.option("--token-file", type=click.Path(dir_okay=False, exists=True), default=None,
-              help="File holding the bearer token that /learn and /predict_learn require; without it the "
-                   "service is read-only.")
-@click.option("--protect-predict", is_flag=True, help="Require the token for /predict and /model too.")
+              help="File holding the bearer token that /learn and /predict_learn require (reads take it too); "
+                   "without it the service is read-only.")
+@click.option("--read-token-file", type=click.Path(dir_okay=False, exists=True), default=None,
+              help="File holding a bearer token for the reads only: /predict, /model, /health, /metrics, "
+                   "/openapi.json.")
+@click.option("--public-reads", is_flag=True, help="Let anyone read (predict, fetch the model, ...) without a token.")
+@click.option("--allowed-hosts", metavar="NAMES", multiple=True,
+              help="Host names (comma-separated, or the option repeated) that the service answers to, besides "
+                   "the bound address; '*' for any.")
 @click.option("--max-body-bytes", type=_COUNT, default=1 << 20, show_default=True, help="Largest request body.")
 @click.option("--max-batch", type=_COUNT, default=1000, show_default=True, help="Most examples in one request.")
 @click.option("--max-features", type=_COUNT, default=10_000, show_default=True,
@@ -57,7 +65,7 @@ def _read_token(path):
 @click.option("--idempotency-window", type=_COUNT, default=100_000, show_default=True,
               help="How many recent update ids are remembered for retries.")
 def serve_command(model_path, algo, C, eta, loss, schedule, radius, fit_intercept, settings, state_dir, host, port,
-                  token_file, protect_predict, max_body_bytes, max_batch, max_features, max_index, freeze_features,
+                  token_file, read_token_file, public_reads, allowed_hosts, max_body_bytes, max_batch, max_features, max_index, freeze_features,
                   snapshot_every, snapshot_seconds, idempotency_window):
     """Serve a learner over HTTP/JSON: predict, learn, and fetch the model.
 
@@ -69,6 +77,7 @@ def serve_command(model_path, algo, C, eta, loss, schedule, radius, fit_intercep
     \b
     Examples:
       olearn serve model.npz --token-file token.txt
+      olearn serve model.npz --read-token-file read-token.txt    # read-only
       olearn serve --algo pa1 -C 0.1 --token-file token.txt --port 9000
 
     See docs/serve.md for the routes and a client.
@@ -83,7 +92,14 @@ def serve_command(model_path, algo, C, eta, loss, schedule, radius, fit_intercep
         raise click.UsageError("hyperparameters go with --algo; a MODEL file has its own")
     if algo is not None:
         check_applicable(algo, hyperparameters)
-    token = _read_token(token_file) if token_file else None
+    from ..serve._auth import Access
+
+    try:
+        access = Access(_read_token(token_file) if token_file else None,
+                        _read_token(read_token_file) if read_token_file else None, public_reads)
+    except ValueError as err:
+        raise click.UsageError(str(err)) from None
+    hosts = [name.strip() for names in allowed_hosts for name in names.split(",") if name.strip()]
 
     def initial():
         if model_path is not None:
@@ -95,7 +111,7 @@ def serve_command(model_path, algo, C, eta, loss, schedule, radius, fit_intercep
     from ..serve import serve
     from ..serve._requests import Limits
 
-    status = serve(initial, state_dir, host=host, port=port, token=token, protect_predict=protect_predict,
+    status = serve(initial, state_dir, access, host=host, port=port, allowed_hosts=hosts,
                    max_body_bytes=max_body_bytes, limits=Limits(max_batch, max_features, max_index),
                    snapshot_every=snapshot_every, snapshot_seconds=snapshot_seconds, window=idempotency_window,
                    freeze_features=freeze_features)

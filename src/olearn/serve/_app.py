@@ -5,21 +5,22 @@ of olearn, imports without the ``serve`` extra.
 """
 
 import contextlib
-import hmac
 import time
 
+from ._auth import OPEN, READ, WRITE, HostCheck, Refusal
 from ._openapi import openapi_document
 from ._requests import RequestError, parse_json, read_features, read_labelled, read_request_id
 from ._writer import WriterStopped
 
 
 class Settings:
-    """What a service allows: the token of writes (bytes, or None for none needed), whether predictions need
-    it too, the largest body in bytes and the caps of :class:`~olearn.serve._requests.Limits`."""
+    """What a service allows: who may call it (an :class:`~olearn.serve._auth.Access` and the
+    :class:`~olearn.serve._auth.Hosts` it answers to), the largest body in bytes and the caps of
+    :class:`~olearn.serve._requests.Limits`."""
 
-    def __init__(self, token=None, protect_predict=False, max_body_bytes=1 << 20, limits=None):
-        self.token = token
-        self.protect_predict = protect_predict
+    def __init__(self, access, hosts, max_body_bytes=1 << 20, limits=None):
+        self.access = access
+        self.hosts = hosts
         self.max_body_bytes = max_body_bytes
         self.limits = limits
 
@@ -28,12 +29,6 @@ def _error(status, message, headers=None):
     from starlette.responses import JSONResponse
 
     return JSONResponse({"error": message}, status_code=status, headers=headers)
-
-
-def _authorized(request, token):
-    """Whether the request carries ``Authorization: Bearer <token>`` (compared in constant time)."""
-    scheme, _, given = request.headers.get("authorization", "").partition(" ")
-    return scheme.lower() == "bearer" and hmac.compare_digest(given.strip().encode(), token)
 
 
 async def _body(request, cap):
@@ -54,21 +49,20 @@ def create_app(model, writer, metrics, settings):
     """The Starlette application serving ``model`` (a ServedModel) through ``writer`` (its Writer)."""
     from prometheus_client import CONTENT_TYPE_LATEST
     from starlette.applications import Starlette
-    from starlette.responses import JSONResponse, Response
+    from starlette.middleware import Middleware
+    from starlette.responses import JSONResponse, PlainTextResponse, Response
     from starlette.routing import Route
 
-    def route(path, handler, methods, write=False, read=False):
-        needs_token = settings.token is not None and (write or (read and settings.protect_predict))
+    def route(path, handler, methods, access=READ):
+        """The route of ``handler``, for callers with the token of ``access`` (WRITE, READ or OPEN)."""
 
         async def endpoint(request):
             started = time.perf_counter()
             try:
-                if write and settings.token is None:
-                    response = _error(403, "this service takes no updates: it was started without --token-file")
-                elif needs_token and not _authorized(request, settings.token):
-                    response = _error(401, "missing or wrong bearer token", {"WWW-Authenticate": "Bearer"})
-                else:
-                    response = await handler(request)
+                settings.access.check(request.headers, access)
+                response = await handler(request)
+            except Refusal as refusal:
+                response = _error(refusal.status, refusal.message, refusal.headers)
             except RequestError as err:
                 response = _error(err.status, err.message)
             except WriterStopped as err:
@@ -114,6 +108,9 @@ def create_app(model, writer, metrics, settings):
     async def openapi(request):
         return JSONResponse(openapi_document())
 
+    async def live(request):
+        return PlainTextResponse("ok")
+
     @contextlib.asynccontextmanager
     async def lifespan(app):
         writer.start()
@@ -121,15 +118,17 @@ def create_app(model, writer, metrics, settings):
         await writer.stop()
 
     routes = [
-        route("/predict", predict, ["POST"], read=True),
-        route("/learn", updating("learn"), ["POST"], write=True),
-        route("/predict_learn", updating("predict_learn"), ["POST"], write=True),
-        route("/model", model_file, ["GET"], read=True),
+        route("/predict", predict, ["POST"]),
+        route("/learn", updating("learn"), ["POST"], WRITE),
+        route("/predict_learn", updating("predict_learn"), ["POST"], WRITE),
+        route("/model", model_file, ["GET"]),
         route("/health", health, ["GET"]),
         route("/metrics", metrics_text, ["GET"]),
         route("/openapi.json", openapi, ["GET"]),
+        route("/live", live, ["GET"], OPEN),
     ]
-    return Starlette(routes=routes, lifespan=lifespan, exception_handlers={
+    middleware = [Middleware(HostCheck, hosts=settings.hosts)]
+    return Starlette(routes=routes, middleware=middleware, lifespan=lifespan, exception_handlers={
         404: lambda request, exc: _error(404, f"no route {request.url.path}; see /openapi.json"),
         405: lambda request, exc: _error(405, f"{request.method} is not allowed on {request.url.path}"),
         500: lambda request, exc: _error(500, f"internal error: {type(exc).__name__}"),

@@ -98,7 +98,7 @@ def openapi_document():
                             "LearnResponse", writes, secured=True),
             "/predict_learn": _post("Predict, then learn (progressive validation)", "LearnRequest",
                                     "PredictLearnResponse", writes, secured=True),
-            "/model": {"get": {"summary": "The model of the acknowledged updates, as an olearn.save file",
+            "/model": {"get": {"summary": "The model of the acknowledged updates, as an est.save file",
                                "security": [{"bearer": []}],
                                "responses": {"200": {"description": "The model file (olearn.load reads it)",
                                                      "headers": {"X-Olearn-Updates": {
@@ -107,16 +107,24 @@ def openapi_document():
                                                      "content": {"application/octet-stream": {
                                                          "schema": {"type": "string", "format": "binary"}}}},
                                              **_errors(401, 409, 503)}}},
-            "/health": {"get": {"summary": "Liveness and the number of updates learned",
-                                "responses": {"200": {"description": "OK", "content": _json("Health")}}}},
+            "/health": {"get": {"summary": "The number of updates learned, the estimator and its classes",
+                                "responses": {"200": {"description": "OK", "content": _json("Health")},
+                                              **_errors(401)}}},
             "/metrics": {"get": {"summary": "Prometheus metrics",
                                  "responses": {"200": {"description": "Prometheus text format",
-                                                       "content": {"text/plain": {"schema": {"type": "string"}}}}}}},
+                                                       "content": {"text/plain": {"schema": {"type": "string"}}}},
+                                               **_errors(401)}}},
             "/openapi.json": {"get": {"summary": "This document",
                                       "responses": {"200": {"description": "OpenAPI 3.1",
                                                             "content": {"application/json": {
-                                                                "schema": {"type": "object"}}}}}}},
+                                                                "schema": {"type": "object"}}}},
+                                                    **_errors(401)}}},
+            "/live": {"get": {"summary": "Liveness: the process answers (no token needed)", "security": [],
+                              "responses": {"200": {"description": "ok",
+                                                    "content": {"text/plain": {"schema": {"type": "string"}}}}}}},
         },
+        # every route needs the bearer token unless the service runs with --public-reads (reads) or says otherwise
+        "security": [{"bearer": []}],
         "components": {"schemas": _SCHEMAS,
                        "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
     }

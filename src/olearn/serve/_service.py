@@ -6,9 +6,9 @@ from ._requests import Limits
 from ._store import Store
 
 
-def serve(initial, state_dir, host="127.0.0.1", port=8080, token=None, protect_predict=False,
-          max_body_bytes=1 << 20, limits=None, snapshot_every=10_000, snapshot_seconds=60.0, window=100_000,
-          freeze_features=False, log_level="warning"):
+def serve(initial, state_dir, access, host="127.0.0.1", port=8080, allowed_hosts=(), max_body_bytes=1 << 20,
+          limits=None, snapshot_every=10_000, snapshot_seconds=60.0, window=100_000, freeze_features=False,
+          log_level="warning"):
     """Serve a learner over HTTP/JSON until interrupted, learning every acknowledged update durably.
 
     Parameters
@@ -19,13 +19,12 @@ def serve(initial, state_dir, host="127.0.0.1", port=8080, token=None, protect_p
         snapshot, then the write-ahead log replayed).
     state_dir : str or path
         The folder of the snapshots and the write-ahead log (created if missing).
+    access : olearn.serve._auth.Access
+        The tokens that writes and reads require (see :mod:`olearn.serve._auth`).
     host, port : str, int
         The address to bind (the loopback interface by default).
-    token : bytes, optional
-        The bearer token that writes (``/learn``, ``/predict_learn``)
-        require; without it the service takes no updates.
-    protect_predict : bool, default=False
-        Require the token for ``/predict`` and ``/model`` too.
+    allowed_hosts : sequence of str
+        Host names served besides the bound address (see :class:`olearn.serve._auth.Hosts`).
     max_body_bytes : int, default=1 MiB
         The largest request body.
     limits : olearn.serve._requests.Limits, optional
@@ -47,6 +46,7 @@ def serve(initial, state_dir, host="127.0.0.1", port=8080, token=None, protect_p
     import uvicorn
 
     from ._app import Settings, create_app
+    from ._auth import Hosts
     from ._metrics import Metrics
     from ._writer import Writer
 
@@ -62,13 +62,17 @@ def serve(initial, state_dir, host="127.0.0.1", port=8080, token=None, protect_p
         server.should_exit = True
 
     writer = Writer(model, store, metrics, snapshot_every, snapshot_seconds, on_failure=stop_serving)
-    settings = Settings(token, protect_predict, max_body_bytes, limits or Limits())
+    settings = Settings(access, Hosts(host, allowed_hosts), max_body_bytes, limits or Limits())
     app = create_app(model, writer, metrics, settings)
     config = uvicorn.Config(app, host=host, port=port, log_level=log_level, access_log=False, workers=1,
                             lifespan="on", timeout_graceful_shutdown=5)
     server = uvicorn.Server(config)
     print(f"olearn serve: serving {type(model.estimator).__name__} on http://{host}:{port} "
-          f"({'writes need the bearer token' if token else 'read-only: no --token-file'})", file=sys.stderr,
-          flush=True)
+          f"({_access_summary(access)})", file=sys.stderr, flush=True)
     server.run()
     return 1 if writer.failure is not None else 0
+
+
+def _access_summary(access):
+    writes = "writes need the token" if access.write_token is not None else "read-only: no --token-file"
+    return f"{writes}; reads {'are public' if access.public_reads else 'need a token'}"
