@@ -23,6 +23,9 @@ def _importable(name):
 
 
 def _read_token(path):
+    from ..serve._files import warn_if_readable_by_others
+
+    warn_if_readable_by_others(path, "the token file")
     with open(path, "rb") as fh:
         token = fh.read().strip()
     if len(token) < 16:

@@ -1,7 +1,9 @@
 """Assembling and running a service: recover the model, build the app, run uvicorn on it."""
 
+import os
 import sys
 
+from ._files import PRIVATE_UMASK, warn_if_readable_by_others
 from ._requests import Limits
 from ._store import Store
 
@@ -10,6 +12,8 @@ def serve(initial, state_dir, access, host="127.0.0.1", port=8080, allowed_hosts
           limits=None, snapshot_every=10_000, snapshot_seconds=60.0, window=100_000, freeze_features=False,
           log_level="warning"):
     """Serve a learner over HTTP/JSON until interrupted, learning every acknowledged update durably.
+
+    The process's umask is set to 0o077: the state's files are its user's only.
 
     Parameters
     ----------
@@ -50,8 +54,10 @@ def serve(initial, state_dir, access, host="127.0.0.1", port=8080, allowed_hosts
     from ._metrics import Metrics
     from ._writer import Writer
 
+    os.umask(PRIVATE_UMASK)  # the state's files are the user's only, for the life of the process (see _files)
     store = Store(state_dir)
     model = store.open(initial, window=window, frozen=freeze_features)
+    warn_if_readable_by_others(store.folder, "the state folder")
     metrics = Metrics(regression=getattr(model.estimator, "_estimator_type", None) == "regressor")
     metrics.updates.set(model.seq)
     server = None
