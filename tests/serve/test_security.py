@@ -97,6 +97,16 @@ BAD = [
     ('{"x": {"1": 1.0, "2": 1.0, "3": 1.0, "4": 1.0, "5": 1.0, "6": 1.0}, "y": 1}', 413),
     ('{"x": [{"1": 1.0}, {"1": 1.0}, {"1": 1.0}, {"1": 1.0}], "y": [1, 1, 1, 1]}', 413),
     ('{"x": {"a": "' + "z" * 3000 + '"}, "y": 1}', 413),
+    # one spelling for each key: a repeated key, an index written with leading zeros, a lone surrogate
+    ('{"x": {"1": 1.0, "1": 5.0}, "y": 1}', 422),
+    ('{"x": {"1": 1.0}, "y": 1, "y": -1}', 422),
+    ('{"x": [{"a": 1.0}, {"b": 1.0, "b": 2.0}], "y": [1, 1]}', 422),
+    ('{"x": {"01": 1.0}, "y": 1}', 422),
+    ('{"x": {"001": 1.0, "2": 1.0}, "y": 1}', 422),
+    ('{"x": {"-0": 1.0}, "y": 1}', 422),
+    ('{"x": {"1": 1.0, "' + "0" * 1900 + '1": 1.0}, "y": 1}', 422),
+    ('{"x": {"\\ud800": 1.0}, "y": 1}', 422),
+    ('{"x": {"c": "red\\udc00"}, "y": 1}', 422),
 ]
 
 
@@ -124,7 +134,9 @@ def test_malformed_predictions_are_refused(started):
     with server.client() as client:
         for body, status in [("nope", 400), ('{"x": {"1": NaN}}', 400), ('{"x": {"1": "a", "2": [1]}}', 422),
                              ('{"x": {"-3": 1.0}}', 422), ('{"x": {"1": 1.0}, "y": 1}', 422), ("{}", 422),
-                             ('{"x": [{"1": 1}, {"1": 1}, {"1": 1}, {"1": 1}]}', 413)]:
+                             ('{"x": [{"1": 1}, {"1": 1}, {"1": 1}, {"1": 1}]}', 413),
+                             ('{"x": {"01": 1.0}}', 422), ('{"x": {"1": 1.0, "1": 2.0}}', 422),
+                             ('{"x": {"\\udfff": 1.0}}', 422)]:
             _refused(client.post("/predict", content=body.encode()), status)
         assert client.get("/health").status_code == 200
 
@@ -181,3 +193,23 @@ def test_frozen_features_refuse_unknown_names_and_indices(serve, tmp_path):
             _refused(client.post("/learn", json={"x": x, "y": 1}), 422)
         assert client.post("/learn", json={"x": {"a": 0.5, "c": "red", "b": None}, "y": -1}).status_code == 200
         assert client.get("/health").json()["updates"] == 1
+
+
+def test_classes_fix_the_label_set(serve, tmp_path):
+    server = serve(["--algo", "pa1", "--classes", "1,-1"])
+    with server.client() as client:
+        assert client.post("/learn", json={"x": {"1": 1.0}, "y": 1}).status_code == 200
+        for y in (1e308, 2, True, "1", [2]):
+            response = client.post("/learn", json={"x": {"1": 1.0}, "y": y})
+            _refused(response, 422)
+            assert "this service takes the labels 1, -1 (--classes)" in response.json()["error"]
+        _refused(client.post("/learn", json={"x": [{"1": 1.0}, {"2": 1.0}], "y": [-1, 0]}), 422)
+        assert client.post("/predict_learn", json={"x": {"2": 1.0}, "y": -1.0}).status_code == 200
+        assert client.get("/health").json() == {"status": "ok", "updates": 2, "estimator": "PAClassifier",
+                                                "classes": [-1, 1]}
+    server = serve(["--algo", "pa1-multiclass", "--classes", "spam, ham,true"], tmp_path / "multiclass")
+    with server.client() as client:
+        for y in ("spam", "ham", True):
+            assert client.post("/learn", json={"x": {"1": 1.0}, "y": y}).status_code == 200, y
+        for y in ("eggs", "true", 1):
+            _refused(client.post("/learn", json={"x": {"1": 1.0}, "y": y}), 422)

@@ -59,6 +59,8 @@ def _read_token(path):
               help="Most features in one example.")
 @click.option("--max-index", type=click.IntRange(0, 2**31 - 2), default=(1 << 22) - 1, show_default=True,
               help="Largest column index an example may use.")
+@click.option("--classes", metavar="A,B,...", default=None,
+              help="The only labels updates may use (numbers, true/false or strings); others are refused.")
 @click.option("--freeze-features", is_flag=True,
               help="Refuse feature names outside the model's vocabulary and indices past its width.")
 @click.option("--snapshot-every", type=_COUNT, default=10_000, show_default=True,
@@ -68,8 +70,8 @@ def _read_token(path):
 @click.option("--idempotency-window", type=_COUNT, default=100_000, show_default=True,
               help="How many recent update ids are remembered for retries.")
 def serve_command(model_path, algo, C, eta, loss, schedule, radius, fit_intercept, settings, state_dir, host, port,
-                  token_file, read_token_file, public_reads, allowed_hosts, max_body_bytes, max_batch, max_features, max_index, freeze_features,
-                  snapshot_every, snapshot_seconds, idempotency_window):
+                  token_file, read_token_file, public_reads, allowed_hosts, max_body_bytes, max_batch, max_features,
+                  max_index, classes, freeze_features, snapshot_every, snapshot_seconds, idempotency_window):
     """Serve a learner over HTTP/JSON: predict, learn, and fetch the model.
 
     Starts from MODEL (an olearn model file) or an empty --algo learner;
@@ -95,7 +97,10 @@ def serve_command(model_path, algo, C, eta, loss, schedule, radius, fit_intercep
         raise click.UsageError("hyperparameters go with --algo; a MODEL file has its own")
     if algo is not None:
         check_applicable(algo, hyperparameters)
+    if classes is not None and algo is not None and task_of(algo) == "regression":
+        raise click.UsageError(f"--classes names the labels of a classifier; --algo {algo} learns a regression")
     from ..serve._auth import Access
+    from ..serve._requests import LabelSet, Limits
 
     try:
         access = Access(_read_token(token_file) if token_file else None,
@@ -103,6 +108,10 @@ def serve_command(model_path, algo, C, eta, loss, schedule, radius, fit_intercep
     except ValueError as err:
         raise click.UsageError(str(err)) from None
     hosts = [name.strip() for names in allowed_hosts for name in names.split(",") if name.strip()]
+    try:
+        label_set = None if classes is None else LabelSet(classes)
+    except ValueError as err:
+        raise click.UsageError(str(err)) from None
 
     def initial():
         if model_path is not None:
@@ -112,10 +121,9 @@ def serve_command(model_path, algo, C, eta, loss, schedule, radius, fit_intercep
         return make_estimator(algo, hyperparameters, fit_intercept)
 
     from ..serve import serve
-    from ..serve._requests import Limits
 
     status = serve(initial, state_dir, access, host=host, port=port, allowed_hosts=hosts,
-                   max_body_bytes=max_body_bytes, limits=Limits(max_batch, max_features, max_index),
+                   max_body_bytes=max_body_bytes, limits=Limits(max_batch, max_features, max_index, label_set),
                    snapshot_every=snapshot_every, snapshot_seconds=snapshot_seconds, window=idempotency_window,
                    freeze_features=freeze_features)
     raise SystemExit(status)

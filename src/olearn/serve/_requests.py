@@ -3,7 +3,10 @@
 A JSON object's keys are strings, so the service reads a key made of ASCII
 digits (``"17"``; ``"-3"`` is read as the index -3, and refused) as a
 column index and any other string as a feature name, as
-:mod:`olearn._features` reads ``int`` and ``str`` keys. A value is a number
+:mod:`olearn._features` reads ``int`` and ``str`` keys. An index is written
+one way only (``"01"`` and ``"-0"`` are refused: they would fold into the
+columns 1 and 0), an object never repeats a key (JSON readers differ on which
+one wins), and a string is Unicode text (a lone surrogate ``"\ud800"`` is refused). A value is a number
 (``true`` and ``false`` are 1 and 0), a string (a category) or null (absent),
 checked by the learner as ``learn_one`` checks it. JSON has no NaN or
 infinity: the words ``NaN`` and ``Infinity`` that Python's reader would take
@@ -20,6 +23,7 @@ import math
 import re
 
 _INDEX_KEY = re.compile(r"-?[0-9]+", re.ASCII)
+_CANONICAL_INDEX = re.compile(r"0|-?[1-9][0-9]*", re.ASCII)
 # a request id: printable, short, no spaces (it is logged and echoed)
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._:~\-]{1,128}", re.ASCII)
 
@@ -34,12 +38,51 @@ class RequestError(Exception):
 
 
 class Limits:
-    """The caps on one request: examples per batch, features per example, and the largest column index."""
+    """The caps on one request: examples per batch, features per example, the largest column index, and the
+    labels it may use (a :class:`LabelSet`, or None for any the learner takes)."""
 
-    def __init__(self, max_batch=1000, max_features=10_000, max_index=(1 << 22) - 1):
+    def __init__(self, max_batch=1000, max_features=10_000, max_index=(1 << 22) - 1, classes=None):
         self.max_batch = max_batch
         self.max_features = max_features
         self.max_index = max_index
+        self.classes = classes
+
+
+def _label_key(label):
+    """A label as it is compared to a :class:`LabelSet`: a boolean, a number (1 and 1.0 alike) or a string apart."""
+    if isinstance(label, bool):
+        return ("boolean", label)
+    if isinstance(label, (int, float)):
+        return ("number", float(label))
+    return ("string", label)
+
+
+class LabelSet:
+    """The labels a service takes (``--classes``), each a JSON number, boolean or string.
+
+    ``text`` is comma-separated; an item that reads as a JSON number or
+    boolean (``1``, ``-1``, ``true``) is that, any other item a string.
+    """
+
+    def __init__(self, text):
+        labels = []
+        for item in text.split(","):
+            item = item.strip()
+            try:
+                label = json.loads(item)
+            except ValueError:
+                label = item
+            if not isinstance(label, (bool, int, float, str)) or label == "":
+                raise ValueError(f"--classes {text!r}: {item!r} is not a label; expected labels separated by commas")
+            labels.append(label)
+        self.labels = labels
+        self._keys = {_label_key(label) for label in labels}
+
+    def check(self, label, where):
+        if _label_key(label) not in self._keys:
+            shown = ", ".join(json.dumps(label) for label in self.labels)
+            raise RequestError(422, f"{where} is {json.dumps(label)[:60]}; this service takes the labels {shown} "
+                                    "(--classes)")
 
 
 # the log is replayed without the caps of the requests (they may have changed between runs)
@@ -50,10 +93,20 @@ def _refuse_constant(name):
     raise RequestError(400, f"the body holds {name}, which is not JSON; expected finite numbers")
 
 
+def _object(pairs):
+    """A JSON object whose keys are distinct (422 for a repeated one)."""
+    document = dict(pairs)
+    if len(document) < len(pairs):
+        seen = set()
+        repeated = next(key for key, _ in pairs if key in seen or seen.add(key))
+        raise RequestError(422, f"the body repeats the key {repeated!r:.60} in one object; a key names one entry")
+    return document
+
+
 def parse_json(body):
-    """The JSON object of a request body (400 for anything else)."""
+    """The JSON object of a request body (400 for anything else; 422 for a key repeated in an object)."""
     try:
-        document = json.loads(body, parse_constant=_refuse_constant)
+        document = json.loads(body, parse_constant=_refuse_constant, object_pairs_hook=_object)
     except RequestError:
         raise
     except (ValueError, RecursionError) as err:
@@ -88,7 +141,7 @@ def example(x, limits, where="x"):
     converted = {}
     for key, value in x.items():
         if _INDEX_KEY.fullmatch(key):
-            column = int(key)
+            column = int(key) if len(key) <= 20 else math.inf  # int() of thousands of digits would be refused
             if not 0 <= column <= limits.max_index:
                 raise RequestError(422, f"{where}: feature index {key} is out of range; expected an index in "
                                         f"[0, {limits.max_index}]")
@@ -97,15 +150,27 @@ def example(x, limits, where="x"):
     return converted
 
 
-def _label(y, where):
+def _text(value, where):
+    """Refuse (422) a string that is not Unicode text: a lone surrogate, which JSON's escapes can write."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise RequestError(422, f"{where} holds a lone surrogate ({value!r:.60}); expected Unicode text") from None
+
+
+def _label(y, where, classes):
     """A label: a JSON string, number or boolean, or an array of them (the relevant labels of a multilabel example)."""
     if isinstance(y, list):
-        return [_scalar_label(item, f"{where}[{i}]") for i, item in enumerate(y)]
-    return _scalar_label(y, where)
+        return [_scalar_label(item, f"{where}[{i}]", classes) for i, item in enumerate(y)]
+    return _scalar_label(y, where, classes)
 
 
-def _scalar_label(y, where):
+def _scalar_label(y, where, classes):
     if isinstance(y, (str, bool)) or (isinstance(y, (int, float)) and _finite(y, where) is not None):
+        if isinstance(y, str):
+            _text(y, where)
+        if classes is not None:
+            classes.check(y, where)
         return y
     raise RequestError(422, f"{where} is a JSON {_kind(y)}; expected a label (a string, number or boolean)")
 
@@ -150,11 +215,29 @@ def _batch(document, key, limits, required=True):
     return value, True
 
 
+def _spelled_once(x, where):
+    """``x``, after refusing (422) an index key not written as a plain number and a name or category that is
+    not Unicode text: the rules of a request's features, which the log's records (learned under them or
+    before them) are not checked against again."""
+    if isinstance(x, dict):
+        for key, value in x.items():
+            _text(key, f"{where}: a feature name")
+            if isinstance(value, str):
+                _text(value, f"{where}[{key!r:.60}]")
+            if _INDEX_KEY.fullmatch(key) and not _CANONICAL_INDEX.fullmatch(key):
+                raise RequestError(422, f"{where}: feature index {key!r:.60} is not written as a plain number; "
+                                        f"write {key.lstrip('0') or '0'} (an index has one spelling)")
+    return x
+
+
 def read_features(document, limits):
     """The examples to predict: ``{"x": {...}}`` or ``{"x": [{...}, ...]}``."""
     _refuse_unknown(document, ("x",))
     xs, batch = _batch(document, "x", limits)
-    dicts = [example(x, limits, f"x[{i}]" if batch else "x") for i, x in enumerate(xs)]
+    dicts = []
+    for i, x in enumerate(xs):
+        where = f"x[{i}]" if batch else "x"
+        dicts.append(example(_spelled_once(x, where), limits, where))
     return Examples(xs, dicts, None, None, batch)
 
 
@@ -169,9 +252,9 @@ def read_labelled(document, limits):
     if batch:
         if not isinstance(ys, list) or len(ys) != n:
             raise RequestError(422, f"'x' is a batch of {n} examples; 'y' must be an array of {n} labels")
-        ys = [_label(y, f"y[{i}]") for i, y in enumerate(ys)]
+        ys = [_label(y, f"y[{i}]", limits.classes) for i, y in enumerate(ys)]
     else:
-        ys = [_label(ys, "y")]
+        ys = [_label(ys, "y", limits.classes)]
     weights = document.get("sample_weight")
     if weights is not None:
         if batch and isinstance(weights, list):
