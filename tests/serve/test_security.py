@@ -213,3 +213,22 @@ def test_classes_fix_the_label_set(serve, tmp_path):
             assert client.post("/learn", json={"x": {"1": 1.0}, "y": y}).status_code == 200, y
         for y in ("eggs", "true", 1):
             _refused(client.post("/learn", json={"x": {"1": 1.0}, "y": y}), 422)
+
+
+def test_an_update_past_max_state_bytes_is_refused_and_the_log_replays_past_a_lower_cap(serve):
+    # a full covariance takes 8 d^2 bytes: 300 names take 720,000 bytes, 400 names 1,280,000
+    server = serve(["--algo", "arow-full", "--max-state-bytes", "1000000"])
+    with server.client() as client:
+        assert client.post("/learn", json={"x": {f"a{i}": 1.0 for i in range(300)}, "y": 1}).status_code == 200
+        response = client.post("/learn", json={"x": {f"b{i}": 1.0 for i in range(100)}, "y": -1})
+        _refused(response, 422)
+        assert "would grow the learned state to 1.2 MiB, past max_state_bytes=976.6 KiB" in response.json()["error"]
+        assert client.get("/health").json()["updates"] == 1
+        assert client.post("/learn", json={"x": {"a3": 1.0}, "y": -1}).status_code == 200
+    server.kill()
+    server.args = ["--algo", "arow-full", "--max-state-bytes", "1000"]  # lower than the model: it still recovers
+    server.start()
+    with server.client() as client:
+        assert client.get("/health").json()["updates"] == 2
+        _refused(client.post("/learn", json={"x": {"c": 1.0}, "y": 1}), 422)
+        assert client.post("/learn", json={"x": {"a4": 1.0}, "y": 1}).status_code == 200

@@ -59,6 +59,9 @@ def _read_token(path):
               help="Most features in one example.")
 @click.option("--max-index", type=click.IntRange(0, 2**31 - 2), default=(1 << 22) - 1, show_default=True,
               help="Largest column index an example may use.")
+@click.option("--max-state-bytes", type=_COUNT, default=None,
+              help="Most memory the model's feature-indexed state may grow to; an update past it is refused. "
+                   "[default: olearn.get_config()['max_state_bytes'], 1 GiB]")
 @click.option("--classes", metavar="A,B,...", default=None,
               help="The only labels updates may use (numbers, true/false or strings); others are refused.")
 @click.option("--freeze-features", is_flag=True,
@@ -71,7 +74,7 @@ def _read_token(path):
               help="How many recent update ids are remembered for retries.")
 def serve_command(model_path, algo, C, eta, loss, schedule, radius, fit_intercept, settings, state_dir, host, port,
                   token_file, read_token_file, public_reads, allowed_hosts, max_body_bytes, max_batch, max_features,
-                  max_index, classes, freeze_features, snapshot_every, snapshot_seconds, idempotency_window):
+                  max_index, max_state_bytes, classes, freeze_features, snapshot_every, snapshot_seconds, idempotency_window):
     """Serve a learner over HTTP/JSON: predict, learn, and fetch the model.
 
     Starts from MODEL (an olearn model file) or an empty --algo learner;
@@ -125,5 +128,5 @@ def serve_command(model_path, algo, C, eta, loss, schedule, radius, fit_intercep
     status = serve(initial, state_dir, access, host=host, port=port, allowed_hosts=hosts,
                    max_body_bytes=max_body_bytes, limits=Limits(max_batch, max_features, max_index, label_set),
                    snapshot_every=snapshot_every, snapshot_seconds=snapshot_seconds, window=idempotency_window,
-                   freeze_features=freeze_features)
+                   freeze_features=freeze_features, max_state_bytes=max_state_bytes)
     raise SystemExit(status)

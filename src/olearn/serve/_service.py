@@ -3,6 +3,7 @@
 import os
 import sys
 
+from .._config import config_context, set_config
 from ._files import PRIVATE_UMASK, warn_if_readable_by_others
 from ._requests import Limits
 from ._store import Store
@@ -10,7 +11,7 @@ from ._store import Store
 
 def serve(initial, state_dir, access, host="127.0.0.1", port=8080, allowed_hosts=(), max_body_bytes=1 << 20,
           limits=None, snapshot_every=10_000, snapshot_seconds=60.0, window=100_000, freeze_features=False,
-          log_level="warning"):
+          max_state_bytes=None, log_level="warning"):
     """Serve a learner over HTTP/JSON until interrupted, learning every acknowledged update durably.
 
     The process's umask is set to 0o077: the state's files are its user's only.
@@ -39,6 +40,11 @@ def serve(initial, state_dir, access, host="127.0.0.1", port=8080, allowed_hosts
         How many recent update ids are remembered for idempotent retries.
     freeze_features : bool, default=False
         Refuse names and indices the model does not have at the start.
+    max_state_bytes : int, optional
+        The most memory the model's feature-indexed state may grow to
+        (:func:`olearn.set_config`, which gives the default): an update that
+        would grow it further is refused (422, saying how much it would take).
+        The log's updates are replayed without it: they were accepted.
     log_level : str, default="warning"
         uvicorn's log level.
 
@@ -56,7 +62,10 @@ def serve(initial, state_dir, access, host="127.0.0.1", port=8080, allowed_hosts
 
     os.umask(PRIVATE_UMASK)  # the state's files are the user's only, for the life of the process (see _files)
     store = Store(state_dir)
-    model = store.open(initial, window=window, frozen=freeze_features)
+    with config_context(max_state_bytes=sys.maxsize):
+        model = store.open(initial, window=window, frozen=freeze_features)
+    if max_state_bytes is not None:
+        set_config(max_state_bytes=max_state_bytes)
     warn_if_readable_by_others(store.folder, "the state folder")
     metrics = Metrics(regression=getattr(model.estimator, "_estimator_type", None) == "regressor")
     metrics.updates.set(model.seq)
