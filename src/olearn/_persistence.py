@@ -359,6 +359,12 @@ def save(model, path, input_info=None):
     A model that writes files of its own layout defines ``_file_contents()``
     (the metadata's entries and the arrays) and the class method ``_from_file``.
     """
+    with atomic_write(path) as fh:
+        write_model(model, fh, input_info)
+
+
+def write_model(model, fh, input_info=None):
+    """Write the model file of :func:`save` to the binary file object ``fh`` (a file, or a BytesIO)."""
     if hasattr(model, "_file_contents"):
         entry, arrays = model._file_contents()
     else:
@@ -366,8 +372,7 @@ def save(model, path, input_info=None):
     meta = {"format": FORMAT_NAME, "format_version": FORMAT_VERSION, **entry}
     if input_info is not None:
         meta["input"] = dict(input_info)
-    with atomic_write(path) as fh:
-        np.savez(fh, __meta__=np.array(json.dumps(meta, default=_plain_value)), **arrays)
+    np.savez(fh, __meta__=np.array(json.dumps(meta, default=_plain_value)), **arrays)
 
 
 def model_entry(model):

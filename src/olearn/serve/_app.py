@@ -8,6 +8,7 @@ import contextlib
 import time
 
 from ._auth import OPEN, READ, WRITE, HostCheck, Refusal
+from ._model_file import ModelFile
 from ._openapi import openapi_document
 from ._requests import RequestError, parse_json, read_features, read_labelled, read_request_id
 from ._writer import WriterStopped
@@ -86,11 +87,13 @@ def create_app(model, writer, metrics, settings):
 
         return handler
 
+    model_files = ModelFile(model, writer)
+
     async def model_file(request):
-        snapshot = await writer.snapshot()
-        if snapshot is None:
+        made = await model_files.content()
+        if made is None:
             raise RequestError(409, "the model has learned nothing yet: there is no model file to send")
-        seq, content = snapshot
+        seq, content = made
         return Response(content, media_type="application/octet-stream",
                         headers={"X-Olearn-Updates": str(seq),
                                  "Content-Disposition": 'attachment; filename="model.npz"'})

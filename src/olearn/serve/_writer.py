@@ -77,10 +77,9 @@ class Writer:
         """Apply and log one update; its answer once it is durable (RequestError if refused)."""
         return await self._submit(("update", op, examples, request_id))
 
-    async def snapshot(self):
-        """Take a snapshot of the acknowledged updates: ``(updates, bytes of the model file)``, or None before
-        anything is learned. The file is read by the writer, before a later snapshot can replace it."""
-        return await self._submit(("snapshot",))
+    async def acknowledged(self, func):
+        """The result of ``func()``, called between two groups, when every update applied is acknowledged."""
+        return await self._submit(("call", func))
 
     async def _submit(self, item):
         if self.failure is not None:
@@ -103,15 +102,12 @@ class Writer:
                     size += _examples(items[-1])
                 self._pending = items
                 await self._group([item for item in items if item[0] == "update"])
-                snapshots = [item for item in items if item[0] == "snapshot"]
-                if snapshots or self._snapshot_due():
-                    path = await self._in_thread(self.store.snapshot, self.model)
+                for item in items:
+                    if item[0] == "call":
+                        _answer(item[-1], _outcome(item[1]))
+                if self._snapshot_due():
+                    await self._in_thread(self.store.snapshot, self.model)
                     self._last_snapshot = time.monotonic()
-                    if snapshots:
-                        seq = self.store.snapshot_seq
-                        content = None if path is None else (seq, await self._in_thread(_read, path))
-                        for item in snapshots:
-                            _answer(item[-1], content)
                 self._pending = []
         except asyncio.CancelledError:
             self._fail_waiting(WriterStopped("the service is shutting down"))
@@ -170,9 +166,12 @@ class Writer:
         return await asyncio.get_running_loop().run_in_executor(self._thread, func, *args)
 
 
-def _read(path):
-    with open(path, "rb") as fh:
-        return fh.read()
+def _outcome(func):
+    """``func()``, or the exception it raised."""
+    try:
+        return func()
+    except Exception as err:
+        return err
 
 
 def _examples(item):

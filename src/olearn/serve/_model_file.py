@@ -1,0 +1,55 @@
+"""``GET /model``: the model of the acknowledged updates as a model file, made in memory.
+
+A read never writes to disk nor takes a snapshot. Between two groups of
+updates (when every update applied is acknowledged) the writer hands over a
+copy of the estimator, or nothing when the model has not changed since the
+last file was made, which is then sent again; the file is written into
+memory by a thread of its own, one file at a time. Readers thus cost the
+writer one copy of the model per file made, and never an fsync.
+"""
+
+import asyncio
+import concurrent.futures
+import copy
+import io
+
+from .._persistence import write_model
+from ._store import _is_fitted
+
+
+def _file_bytes(estimator):
+    buffer = io.BytesIO()
+    write_model(estimator, buffer)
+    return buffer.getvalue()
+
+
+class ModelFile:
+    """The model file of ``model`` (a ServedModel) as of its acknowledged updates, through ``writer`` (its Writer)."""
+
+    def __init__(self, model, writer):
+        self.model = model
+        self.writer = writer
+        self._made = None  # (updates, bytes) of the last file made
+        self._lock = asyncio.Lock()
+        self._thread = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="olearn-model-file")
+
+    async def content(self):
+        """``(updates, bytes of the model file)`` of every update acknowledged when called; None before learning."""
+        async with self._lock:
+            handed = await self.writer.acknowledged(self._copy)
+            if handed is None:
+                return None
+            seq, estimator = handed
+            if estimator is not None:
+                content = await asyncio.get_running_loop().run_in_executor(self._thread, _file_bytes, estimator)
+                self._made = (seq, content)
+            return self._made
+
+    def _copy(self):
+        """Called by the writer: ``(updates, a copy of the estimator)``, with None for the copy when the last
+        file made holds these updates, or None when the model has learned nothing."""
+        if not _is_fitted(self.model.estimator):
+            return None
+        if self._made is not None and self._made[0] == self.model.seq:
+            return self.model.seq, None
+        return self.model.seq, copy.deepcopy(self.model.estimator)
