@@ -8,8 +8,9 @@ from ._app import CommandError, cli
 from ._learners import ALGORITHM_NAMES, check_applicable, collect_hyperparameters, hyperparameter_options, \
     make_estimator, task_of
 
-_NEEDED = ("starlette", "uvicorn", "prometheus_client")
+_NEEDED = ("starlette", "uvicorn", "httptools", "prometheus_client")
 _COUNT = click.IntRange(min=1)
+_SECONDS = click.FloatRange(min=0.01)
 # the service learns examples with features: not the sequences of pa-sequence, nor uniclass's featureless points
 SERVED_ALGORITHMS = tuple(name for name in ALGORITHM_NAMES if task_of(name) not in ("uniclass", "sequence"))
 
@@ -59,6 +60,15 @@ def _read_token(path):
               help="Most features in one example.")
 @click.option("--max-index", type=click.IntRange(0, 2**31 - 2), default=(1 << 22) - 1, show_default=True,
               help="Largest column index an example may use.")
+@click.option("--max-header-bytes", type=_COUNT, default=64 << 10, show_default=True,
+              help="Largest request head (request line and headers); past it the answer is 431.")
+@click.option("--max-headers", type=_COUNT, default=100, show_default=True, help="Most headers in one request.")
+@click.option("--header-timeout", type=_SECONDS, default=10.0, show_default=True,
+              help="Seconds a request's head may take to arrive (408 and the connection closed after).")
+@click.option("--body-timeout", type=_SECONDS, default=30.0, show_default=True,
+              help="Seconds a request's body may take to arrive after its head.")
+@click.option("--max-connections", type=_COUNT, default=1000, show_default=True,
+              help="Most open connections; a new one past it is answered 503 and closed.")
 @click.option("--max-state-bytes", type=_COUNT, default=None,
               help="Most memory the model's feature-indexed state may grow to; an update past it is refused. "
                    "[default: olearn.get_config()['max_state_bytes'], 1 GiB]")
@@ -74,7 +84,8 @@ def _read_token(path):
               help="How many recent update ids are remembered for retries.")
 def serve_command(model_path, algo, C, eta, loss, schedule, radius, fit_intercept, settings, state_dir, host, port,
                   token_file, read_token_file, public_reads, allowed_hosts, max_body_bytes, max_batch, max_features,
-                  max_index, max_state_bytes, classes, freeze_features, snapshot_every, snapshot_seconds, idempotency_window):
+                  max_index, max_header_bytes, max_headers, header_timeout, body_timeout, max_connections,
+                  max_state_bytes, classes, freeze_features, snapshot_every, snapshot_seconds, idempotency_window):
     """Serve a learner over HTTP/JSON: predict, learn, and fetch the model.
 
     Starts from MODEL (an olearn model file) or an empty --algo learner;
@@ -103,6 +114,7 @@ def serve_command(model_path, algo, C, eta, loss, schedule, radius, fit_intercep
     if classes is not None and algo is not None and task_of(algo) == "regression":
         raise click.UsageError(f"--classes names the labels of a classifier; --algo {algo} learns a regression")
     from ..serve._auth import Access
+    from ..serve._connections import ConnectionLimits
     from ..serve._requests import LabelSet, Limits
 
     try:
@@ -128,5 +140,7 @@ def serve_command(model_path, algo, C, eta, loss, schedule, radius, fit_intercep
     status = serve(initial, state_dir, access, host=host, port=port, allowed_hosts=hosts,
                    max_body_bytes=max_body_bytes, limits=Limits(max_batch, max_features, max_index, label_set),
                    snapshot_every=snapshot_every, snapshot_seconds=snapshot_seconds, window=idempotency_window,
-                   freeze_features=freeze_features, max_state_bytes=max_state_bytes)
+                   freeze_features=freeze_features, max_state_bytes=max_state_bytes,
+                   connections=ConnectionLimits(max_header_bytes, max_headers, header_timeout, body_timeout,
+                                                max_connections))
     raise SystemExit(status)

@@ -33,16 +33,21 @@ def _error(status, message, headers=None):
 
 
 async def _body(request, cap):
-    """The request's body, refused (413) past ``cap`` bytes before it is read whole."""
+    """The request's body, refused (413) past ``cap`` bytes before it is read whole (408 if it never is)."""
     declared = request.headers.get("content-length")
     if declared is not None and (not declared.isdigit() or int(declared) > cap):
         raise RequestError(413, f"the body is {declared} bytes; this service takes at most {cap}")
+    from starlette.requests import ClientDisconnect
+
     chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > cap:
-            raise RequestError(413, f"the body is over {cap} bytes; this service takes at most {cap}")
-        chunks.append(chunk)
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > cap:
+                raise RequestError(413, f"the body is over {cap} bytes; this service takes at most {cap}")
+            chunks.append(chunk)
+    except ClientDisconnect:  # the client went, or its body took too long (see _connections)
+        raise RequestError(408, "the connection closed before the body was whole") from None
     return b"".join(chunks)
 
 

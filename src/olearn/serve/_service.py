@@ -4,6 +4,7 @@ import os
 import sys
 
 from .._config import config_context, set_config
+from ._connections import ConnectionLimits, check_open_files, guarded_protocol, raise_open_files_limit
 from ._files import PRIVATE_UMASK, warn_if_readable_by_others
 from ._requests import Limits
 from ._store import Store
@@ -11,7 +12,7 @@ from ._store import Store
 
 def serve(initial, state_dir, access, host="127.0.0.1", port=8080, allowed_hosts=(), max_body_bytes=1 << 20,
           limits=None, snapshot_every=10_000, snapshot_seconds=60.0, window=100_000, freeze_features=False,
-          max_state_bytes=None, log_level="warning"):
+          max_state_bytes=None, connections=None, log_level="warning"):
     """Serve a learner over HTTP/JSON until interrupted, learning every acknowledged update durably.
 
     The process's umask is set to 0o077: the state's files are its user's only.
@@ -45,6 +46,10 @@ def serve(initial, state_dir, access, host="127.0.0.1", port=8080, allowed_hosts
         (:func:`olearn.set_config`, which gives the default): an update that
         would grow it further is refused (422, saying how much it would take).
         The log's updates are replayed without it: they were accepted.
+    connections : olearn.serve._connections.ConnectionLimits, optional
+        The bounds of a request's head, the time a head and a body may take,
+        and the most open connections (see :mod:`olearn.serve._connections`);
+        the soft limit on open files is raised to the hard one.
     log_level : str, default="warning"
         uvicorn's log level.
 
@@ -79,8 +84,10 @@ def serve(initial, state_dir, access, host="127.0.0.1", port=8080, allowed_hosts
     writer = Writer(model, store, metrics, snapshot_every, snapshot_seconds, on_failure=stop_serving)
     settings = Settings(access, Hosts(host, allowed_hosts), max_body_bytes, limits or Limits())
     app = create_app(model, writer, metrics, settings)
+    connections = connections or ConnectionLimits()
+    check_open_files(raise_open_files_limit(), connections.max_connections)
     config = uvicorn.Config(app, host=host, port=port, log_level=log_level, access_log=False, workers=1,
-                            lifespan="on", timeout_graceful_shutdown=5)
+                            lifespan="on", timeout_graceful_shutdown=5, http=guarded_protocol(connections))
     server = uvicorn.Server(config)
     print(f"olearn serve: serving {type(model.estimator).__name__} on http://{host}:{port} "
           f"({_access_summary(access)})", file=sys.stderr, flush=True)

@@ -1,0 +1,155 @@
+"""Connections no client can exhaust: bounded request heads, timed-out slow heads and bodies, a connection cap.
+
+uvicorn's HTTP protocol (on httptools) keeps reading a request's head for
+as long as it comes, however large and however slowly, and accepts every
+connection until the process runs out of file descriptors. The protocol of
+:func:`guarded_protocol` adds, per connection:
+
+* the head of a request (request line and headers) is refused with 431 past
+  ``max_header_bytes`` or ``max_headers`` headers, counted as the bytes
+  arrive, before the parser has buffered more than one read past the limit;
+* a head must be complete within ``header_timeout`` seconds of its first
+  byte (of the connection, for the first request), and a body within
+  ``body_timeout`` seconds of its head: else 408 and the connection closes.
+  An idle kept-alive connection is closed by uvicorn's keep-alive timeout;
+* past ``max_connections`` open connections, a new one is answered 503 and
+  closed at once, so that its file descriptor is freed.
+
+:func:`raise_open_files_limit` lifts the process's soft limit on open files
+to its hard limit, so that the cap on connections, not the system, decides.
+"""
+
+import json
+import sys
+
+
+class ConnectionLimits:
+    """The bounds of :func:`guarded_protocol`: bytes and number of headers, the seconds a head and a body may
+    take, and the most open connections."""
+
+    def __init__(self, max_header_bytes=64 << 10, max_headers=100, header_timeout=10.0, body_timeout=30.0,
+                 max_connections=1000):
+        self.max_header_bytes = max_header_bytes
+        self.max_headers = max_headers
+        self.header_timeout = header_timeout
+        self.body_timeout = body_timeout
+        self.max_connections = max_connections
+
+
+def raise_open_files_limit():
+    """Raise the soft limit on open files (RLIMIT_NOFILE) to the hard one; the soft limit then (None off POSIX)."""
+    try:
+        import resource
+    except ImportError:
+        return None
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != hard:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+            soft = hard
+        except (ValueError, OSError):  # an unlimited hard limit may be above what the kernel allows
+            pass
+    return soft
+
+
+class _Refused(Exception):
+    """Stops the parser after a refusal was sent."""
+
+
+def guarded_protocol(limits):
+    """uvicorn's httptools protocol class, bounded by ``limits`` (a :class:`ConnectionLimits`)."""
+    from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
+
+    class GuardedProtocol(HttpToolsProtocol):
+        def connection_made(self, transport):
+            super().connection_made(transport)
+            self._head_bytes = 0
+            self._headers = 0
+            self._heads = 0  # heads completed on this connection
+            self._reading_head = True
+            self._timer = None
+            self._refused = False
+            if len(self.connections) > limits.max_connections:
+                self._refuse(503, f"the service has {limits.max_connections} connections open; retry later")
+            else:
+                self._arm(limits.header_timeout, "the request's head was not complete in time")
+
+        def connection_lost(self, exc):
+            self._disarm()
+            super().connection_lost(exc)
+
+        def data_received(self, data):
+            if self._refused:
+                return
+            if self._reading_head and self._timer is None:
+                self._arm(limits.header_timeout, "the request's head was not complete in time")
+            in_head, heads = self._reading_head, self._heads
+            super().data_received(data)
+            # a read counts when it is all head: one that completes a head or a body may start the next head,
+            # which is then counted from the next read on
+            if in_head and self._reading_head and not self._refused and self._heads == heads:
+                self._head_bytes += len(data)
+                if self._head_bytes > limits.max_header_bytes:
+                    self._refuse(431, f"the request's head is over {limits.max_header_bytes} bytes")
+
+        def on_header(self, name, value):
+            self._headers += 1
+            if self._headers > limits.max_headers:
+                self._refuse(431, f"the request has over {limits.max_headers} headers")
+                raise _Refused
+            super().on_header(name, value)
+
+        def on_headers_complete(self):
+            self._heads += 1
+            self._reading_head = False
+            self._disarm()
+            self._arm(limits.body_timeout, "the request's body was not complete in time")
+            super().on_headers_complete()
+
+        def on_message_complete(self):
+            self._disarm()
+            self._reading_head = True
+            self._head_bytes = self._headers = 0
+            super().on_message_complete()
+
+        def send_400_response(self, msg):
+            if not self._refused:  # the parser stopped by a refusal already answered
+                super().send_400_response(msg)
+
+        def _arm(self, seconds, message):
+            self._disarm()
+            self._timer = self.loop.call_later(seconds, self._expired, message)
+
+        def _disarm(self):
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+
+        def _expired(self, message):
+            self._timer = None
+            if self.cycle is not None and self.cycle.response_started:
+                self.transport.close()  # the answer is on its way: only the connection can go
+            else:
+                self._refuse(408, message)
+
+        def _refuse(self, status, message):
+            """Answer ``status`` with the JSON error ``message`` and close the connection."""
+            self._refused = True
+            self._disarm()
+            if self.cycle is not None:
+                self.cycle.keep_alive = False
+            if not self.transport.is_closing():
+                body = json.dumps({"error": message}).encode()
+                self.transport.write(STATUS_LINE[status] + b"content-type: application/json\r\ncontent-length: "
+                                     + str(len(body)).encode() + b"\r\nconnection: close\r\n\r\n" + body)
+                self.transport.close()
+
+    return GuardedProtocol
+
+
+def check_open_files(soft, max_connections):
+    """Warn when the open files allowed (``soft``) leave too few for ``max_connections`` and the state's files."""
+    if soft is not None and soft != -1 and soft < max_connections + 64:
+        print(f"olearn serve: warning: the process may open {soft} files, too few for --max-connections "
+              f"{max_connections} (and the state's files): raise 'ulimit -n' or lower --max-connections",
+              file=sys.stderr, flush=True)
