@@ -6,16 +6,34 @@ the same model bit for bit: learning is deterministic.
 """
 
 import copy
+import math
 from collections import OrderedDict
 
 from .._labels import plain_label
 from .._learner import OnlineLearner
+from ..multilabel import PAMultilabel
 from ..sequence import PASequence
 from ..exceptions import NotFittedError
 from ._requests import NO_LIMITS, Examples, RequestError, digest, example
 
 # what a learner raises for an example or label it refuses; it is then left as it was
 _REFUSED = (ValueError, TypeError, OverflowError, FloatingPointError)
+
+
+def _moderate(value):
+    """Whether ``value`` is not a number (a category, None: the learner reads it as 1 or absent), or 0 or a
+    number of a magnitude within [1e-100, 1e100]."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return True
+    magnitude = abs(float(value)) if abs(value) < 1e300 else math.inf
+    return magnitude == 0.0 or 1e-100 <= magnitude <= 1e100
+
+
+class HalfLearned(RuntimeError):
+    """A batch checked up front was refused midway: the model holds examples of it that the log does not.
+
+    Not a RequestError: the writer stops, and a restart recovers the model from the log.
+    """
 
 
 def _plain(value):
@@ -125,8 +143,9 @@ class ServedModel:
             return {**answer, "duplicate": True}
         self.check_features(examples)
         est = self.estimator
-        # one example is refused atomically by the learner; a batch is put back from a copy
-        saved = copy.deepcopy(est) if len(examples) > 1 else None
+        # one example is refused atomically by the learner; a batch that its checks cannot vouch for is
+        # put back from a copy
+        saved = copy.deepcopy(est) if len(examples) > 1 and not self._learnable(examples) else None
         predictions = []
         try:
             for i, (x, y) in enumerate(zip(examples.dicts, examples.ys)):
@@ -138,6 +157,9 @@ class ServedModel:
         except _REFUSED as err:
             if saved is not None:
                 self.estimator = saved
+            elif i > 0:
+                raise HalfLearned(f"the batch's example {i} was refused after its checks ({type(err).__name__}: "
+                                  f"{err}); the examples before it are learned in memory only") from err
             where = f"example {i}: " if examples.batch else ""
             raise RequestError(422, f"{where}{type(err).__name__}: {err}") from None
         self.seq += len(examples)
@@ -147,6 +169,52 @@ class ServedModel:
         if request_id is not None:
             self.remember(request_id, self.seq, fingerprint, answer)
         return answer
+
+    def _learnable(self, examples):
+        """Whether the learner will take every example of a batch, so that none needs putting back.
+
+        Checked without changing the learner, in the cost of the batch: every
+        feature converts as ``learn_one`` converts it (the learner's own
+        reading of a batch of dicts) and the columns stay within its limits,
+        every label is a number for a regressor or a class the learner knows
+        already (of its type too), and every number (values, weights, a
+        regressor's labels) is 0 or of a magnitude within [1e-100, 1e100],
+        far from where a step overflows. What no check foresees (an overflow
+        midway all the same) stops the writer (:class:`HalfLearned`).
+        """
+        est = self.estimator
+        try:
+            width = est.n_features_in_
+            # the learner's reading of a batch of dicts (as _check_X's), its names taken back at once
+            features = est._feature_map()
+            size = features.size
+            try:
+                batch_width = features.rows(examples.dicts, width, True, getattr(est, "n_features", None) is None,
+                                            "x")[3]
+            finally:
+                features.truncate(size)
+            if batch_width > width:
+                est._check_feature_limit(batch_width, "x")
+        except Exception:  # the learner refuses the batch, or has not started: learned on a copy, refused as it says
+            return False
+        numbers = [value for x in examples.dicts for value in x.values()]
+        if examples.weights is not None:
+            numbers += examples.weights
+        regressor = getattr(est, "_estimator_type", None) == "regressor"
+        if regressor:
+            numbers += examples.ys
+        if not all(_moderate(value) for value in numbers):
+            return False
+        multilabel = isinstance(est, PAMultilabel)
+        if any(isinstance(y, list) != multilabel for y in examples.ys):
+            return False
+        labels = [label for y in examples.ys for label in (y if multilabel else [y])]
+        if regressor:
+            return all(type(label) in (int, float) for label in labels)
+        classes = getattr(est, "classes_", None)
+        # a label of the type and value of a class (1 for the class 1.0 goes on a copy, as does a new class)
+        known = set() if classes is None else {(type(c), c) for c in classes.tolist()}
+        return all((type(label), label) in known for label in labels)
 
     def replay(self, record):
         """Learn a record of the log (see :meth:`record`): the update it acknowledged, to the same seq."""
