@@ -54,11 +54,17 @@ def _read_token(path):
               help="Snapshot the model (and truncate the log) after this many updates ...")
 @click.option("--snapshot-seconds", type=click.FloatRange(min=0.01), default=60.0, show_default=True,
               help="... or this many seconds after the last snapshot.")
+@click.option("--keep-snapshots", type=_COUNT, default=3, show_default=True,
+              help="Snapshots kept, each with the log after it: a snapshot that cannot be loaded falls back to "
+                   "the one before it.")
+@click.option("--recover-log", is_flag=True,
+              help="Start although a log of the state folder is damaged (a bad record followed by valid ones): "
+                   "copy it aside, then drop the bad record and everything after it.")
 @click.option("--idempotency-window", type=_COUNT, default=100_000, show_default=True,
               help="How many recent update ids are remembered for retries.")
 def serve_command(model_path, algo, C, eta, loss, schedule, radius, fit_intercept, settings, state_dir, host, port,
                   token_file, protect_predict, max_body_bytes, max_batch, max_features, max_index, freeze_features,
-                  snapshot_every, snapshot_seconds, idempotency_window):
+                  snapshot_every, snapshot_seconds, keep_snapshots, recover_log, idempotency_window):
     """Serve a learner over HTTP/JSON: predict, learn, and fetch the model.
 
     Starts from MODEL (an olearn model file) or an empty --algo learner;
@@ -98,5 +104,5 @@ def serve_command(model_path, algo, C, eta, loss, schedule, radius, fit_intercep
     status = serve(initial, state_dir, host=host, port=port, token=token, protect_predict=protect_predict,
                    max_body_bytes=max_body_bytes, limits=Limits(max_batch, max_features, max_index),
                    snapshot_every=snapshot_every, snapshot_seconds=snapshot_seconds, window=idempotency_window,
-                   freeze_features=freeze_features)
+                   freeze_features=freeze_features, keep_snapshots=keep_snapshots, recover_log=recover_log)
     raise SystemExit(status)

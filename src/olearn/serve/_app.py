@@ -102,7 +102,9 @@ def create_app(model, writer, metrics, settings):
                                  "Content-Disposition": 'attachment; filename="model.npz"'})
 
     async def health(request):
-        answer = {"status": "ok", "updates": model.seq, "estimator": type(model.estimator).__name__}
+        snapshot = writer.snapshot_state()
+        answer = {"status": "ok" if snapshot["ok"] else "degraded", "updates": model.seq,
+                  "estimator": type(model.estimator).__name__, "snapshot": snapshot}
         classes = getattr(model.estimator, "classes_", None)
         if classes is not None:
             answer["classes"] = classes.tolist()  # the order of a multiclass or multilabel score

@@ -8,7 +8,7 @@ from ._store import Store
 
 def serve(initial, state_dir, host="127.0.0.1", port=8080, token=None, protect_predict=False,
           max_body_bytes=1 << 20, limits=None, snapshot_every=10_000, snapshot_seconds=60.0, window=100_000,
-          freeze_features=False, log_level="warning"):
+          freeze_features=False, keep_snapshots=3, recover_log=False, log_level="warning"):
     """Serve a learner over HTTP/JSON until interrupted, learning every acknowledged update durably.
 
     Parameters
@@ -36,6 +36,13 @@ def serve(initial, state_dir, host="127.0.0.1", port=8080, token=None, protect_p
         How many recent update ids are remembered for idempotent retries.
     freeze_features : bool, default=False
         Refuse names and indices the model does not have at the start.
+    keep_snapshots : int, default=3
+        How many snapshots (with the logs after them) are kept: a snapshot
+        that cannot be loaded falls back to the one before it.
+    recover_log : bool, default=False
+        Start although a log is damaged (a bad record followed by valid
+        ones): copy it aside, then cut it at the damage. Without it such a
+        log is refused, and left as it is.
     log_level : str, default="warning"
         uvicorn's log level.
 
@@ -50,7 +57,7 @@ def serve(initial, state_dir, host="127.0.0.1", port=8080, token=None, protect_p
     from ._metrics import Metrics
     from ._writer import Writer
 
-    store = Store(state_dir)
+    store = Store(state_dir, keep=keep_snapshots, recover_log=recover_log)
     model = store.open(initial, window=window, frozen=freeze_features)
     metrics = Metrics(regression=getattr(model.estimator, "_estimator_type", None) == "regressor")
     metrics.updates.set(model.seq)

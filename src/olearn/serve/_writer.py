@@ -10,16 +10,21 @@ Predictions made while a group is being fsynced see its updates already
 (they are applied, not yet acknowledged); ``GET /model`` and the snapshots
 see only acknowledged ones. A failure to log, or an error the learner should
 never raise, stops the writer: the model in memory may then differ from the
-log, and a restart recovers from the log.
+log, and a restart recovers from the log. A snapshot that cannot be written
+does not stop it: the log stays the durable record (it keeps growing), the
+failure is reported (:meth:`Writer.snapshot_state`, on ``/health`` and
+``/metrics``) and the snapshot is tried again ``snapshot_seconds`` later.
 """
 
 import asyncio
 import concurrent.futures
 import contextlib
+import sys
 import time
 
 from ._model import ServedModel
 from ._requests import RequestError
+from ._store import SnapshotFailed
 from ._wal import encode
 
 # examples applied per group (at least one update), so that the event loop also serves predictions between
@@ -58,6 +63,7 @@ class Writer:
         self._queue = None
         self._thread = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="olearn-log")
         self._last_snapshot = time.monotonic()
+        self.snapshot_error = None  # why the last snapshot failed, until one succeeds
         self._task = None
         self._pending = []
 
@@ -105,8 +111,7 @@ class Writer:
                 await self._group([item for item in items if item[0] == "update"])
                 snapshots = [item for item in items if item[0] == "snapshot"]
                 if snapshots or self._snapshot_due():
-                    path = await self._in_thread(self.store.snapshot, self.model)
-                    self._last_snapshot = time.monotonic()
+                    path = await self._take_snapshot()
                     if snapshots:
                         seq = self.store.snapshot_seq
                         content = None if path is None else (seq, await self._in_thread(_read, path))
@@ -123,6 +128,33 @@ class Writer:
                 self.on_failure(err)
             raise WriterStopped(str(err)) from err
 
+    async def _take_snapshot(self):
+        """Snapshot the model; on a failure, report it and keep the last snapshot (its path, or None)."""
+        try:
+            path = await self._in_thread(self.store.snapshot, self.model)
+        except SnapshotFailed as err:
+            if self.snapshot_error is None:
+                print(f"olearn serve: warning: {err}; the log keeps every update, and the snapshot is tried again "
+                      f"every {self.snapshot_seconds:g} s", file=sys.stderr, flush=True)
+            self.snapshot_error = str(err)
+            self.metrics.snapshot_failures.inc()
+            path = self.store.snapshot_path()
+        else:
+            if self.snapshot_error is not None:
+                print(f"olearn serve: the snapshot of {self.model.seq} updates succeeded", file=sys.stderr,
+                      flush=True)
+            self.snapshot_error = None
+        self.metrics.snapshot_updates.set(self.store.snapshot_seq)
+        self._last_snapshot = time.monotonic()
+        return path
+
+    def snapshot_state(self):
+        """``{"ok": ..., "updates": ...}`` (the updates the last snapshot holds), with ``"error"`` while failing."""
+        state = {"ok": self.snapshot_error is None, "updates": self.store.snapshot_seq}
+        if self.snapshot_error is not None:
+            state["error"] = self.snapshot_error
+        return state
+
     def _until_snapshot(self):
         """Seconds until a snapshot is due by time; None (no limit) while the last one holds every update."""
         if self.model.seq == self.store.snapshot_seq:
@@ -130,8 +162,10 @@ class Writer:
         return max(0.0, self._last_snapshot + self.snapshot_seconds - time.monotonic())
 
     def _snapshot_due(self):
+        """Whether a snapshot is due by count or by time; after a failure, only by time (the retry's delay)."""
         behind = self.model.seq - self.store.snapshot_seq
-        return behind >= self.snapshot_every or (behind > 0 and self._until_snapshot() == 0.0)
+        by_count = behind >= self.snapshot_every and self.snapshot_error is None
+        return by_count or (behind > 0 and self._until_snapshot() == 0.0)
 
     async def _group(self, items):
         """Apply the updates of ``items`` in order, log them with one fsync, then answer them."""
