@@ -69,8 +69,8 @@ def serve_command(model_path, algo, C, eta, loss, schedule, radius, fit_intercep
 
     Starts from MODEL (an olearn model file) or an empty --algo learner;
     once the state folder holds a state, a restart resumes from it (MODEL
-    and --algo are then not read). An update is answered only once it is in
-    the write-ahead log on disk.
+    and --algo are then not read, and a warning says so when they differ).
+    An update is answered only once it is in the write-ahead log on disk.
 
     \b
     Examples:
@@ -98,11 +98,24 @@ def serve_command(model_path, algo, C, eta, loss, schedule, radius, fit_intercep
             return load(model_path)
         return make_estimator(algo, hyperparameters, fit_intercept)
 
+    def on_resume(resumed):
+        """Say that the state folder's learner is served, when MODEL or --algo asked for another one."""
+        if model_path is not None:
+            ignored = f"MODEL {model_path} is not read"
+        else:
+            asked = make_estimator(algo, hyperparameters, fit_intercept)
+            if type(asked) is type(resumed) and asked.get_params(deep=False) == resumed.get_params(deep=False):
+                return
+            ignored = f"--algo {algo} ({asked!r}) is not used"
+        click.echo(f"olearn serve: warning: {state_dir} holds a state, which is resumed: {resumed!r} is served "
+                   f"and {ignored}; move the folder away (or give another --state-dir) to start afresh", err=True)
+
     from ..serve import serve
     from ..serve._requests import Limits
 
     status = serve(initial, state_dir, host=host, port=port, token=token, protect_predict=protect_predict,
                    max_body_bytes=max_body_bytes, limits=Limits(max_batch, max_features, max_index),
                    snapshot_every=snapshot_every, snapshot_seconds=snapshot_seconds, window=idempotency_window,
-                   freeze_features=freeze_features, keep_snapshots=keep_snapshots, recover_log=recover_log)
+                   freeze_features=freeze_features, keep_snapshots=keep_snapshots, recover_log=recover_log,
+                   on_resume=on_resume)
     raise SystemExit(status)

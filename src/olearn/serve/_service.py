@@ -1,4 +1,5 @@
-"""Assembling and running a service: recover the model, build the app, run uvicorn on it."""
+"""Assembling and running a service: lock the state folder, bind the port, then (the probes answering
+meanwhile) recover the model, warm its kernels up and serve the app, on uvicorn."""
 
 import sys
 
@@ -8,7 +9,7 @@ from ._store import Store
 
 def serve(initial, state_dir, host="127.0.0.1", port=8080, token=None, protect_predict=False,
           max_body_bytes=1 << 20, limits=None, snapshot_every=10_000, snapshot_seconds=60.0, window=100_000,
-          freeze_features=False, keep_snapshots=3, recover_log=False, log_level="warning"):
+          freeze_features=False, keep_snapshots=3, recover_log=False, on_resume=None, log_level="warning"):
     """Serve a learner over HTTP/JSON until interrupted, learning every acknowledged update durably.
 
     Parameters
@@ -43,6 +44,9 @@ def serve(initial, state_dir, host="127.0.0.1", port=8080, token=None, protect_p
         Start although a log is damaged (a bad record followed by valid
         ones): copy it aside, then cut it at the damage. Without it such a
         log is refused, and left as it is.
+    on_resume : callable, optional
+        Called with the learner recovered from ``state_dir`` when there was a
+        state to resume (``initial`` is then not called).
     log_level : str, default="warning"
         uvicorn's log level.
 
@@ -50,32 +54,59 @@ def serve(initial, state_dir, host="127.0.0.1", port=8080, token=None, protect_p
     -------
     int
         The exit status: 0, or 1 if the writer stopped on an error (restart to recover).
+
+    Raises
+    ------
+    olearn.serve._lock.StateDirLocked
+        Another service uses ``state_dir``.
+    olearn.serve._wal.LogDamaged, ValueError
+        The state cannot be recovered (the port was open meanwhile, for ``/live``).
     """
     import uvicorn
 
     from ._app import Settings, create_app
     from ._metrics import Metrics
+    from ._startup import Starting
+    from ._warmup import warm_up
     from ._writer import Writer
 
     store = Store(state_dir, keep=keep_snapshots, recover_log=recover_log)
-    model = store.open(initial, window=window, frozen=freeze_features)
-    metrics = Metrics(regression=getattr(model.estimator, "_estimator_type", None) == "regressor")
-    metrics.updates.set(model.seq)
-    server = None
+    store.lock()  # before anything is read: a second service on the folder stops here
+    config = uvicorn.Config(None, host=host, port=port, log_level=log_level, access_log=False, workers=1,
+                            lifespan="on", timeout_graceful_shutdown=5)
+    sock = config.bind_socket()
+    bound = sock.getsockname()[1]
+    server = writer = None
 
     def stop_serving(err):
         print(f"olearn serve: error: the writer stopped ({type(err).__name__}: {err}); the log holds every "
               "acknowledged update: restart to recover", file=sys.stderr)
         server.should_exit = True
 
-    writer = Writer(model, store, metrics, snapshot_every, snapshot_seconds, on_failure=stop_serving)
-    settings = Settings(token, protect_predict, max_body_bytes, limits or Limits())
-    app = create_app(model, writer, metrics, settings)
-    config = uvicorn.Config(app, host=host, port=port, log_level=log_level, access_log=False, workers=1,
-                            lifespan="on", timeout_graceful_shutdown=5)
+    def build():
+        nonlocal writer
+        model = store.open(initial, window=window, frozen=freeze_features)
+        if store.resumed and on_resume is not None:
+            on_resume(model.estimator)
+        warm_up(model.estimator)
+        metrics = Metrics(regression=getattr(model.estimator, "_estimator_type", None) == "regressor")
+        metrics.updates.set(model.seq)
+        metrics.snapshot_updates.set(store.snapshot_seq)
+        writer = Writer(model, store, metrics, snapshot_every, snapshot_seconds, on_failure=stop_serving)
+        settings = Settings(token, protect_predict, max_body_bytes, limits or Limits())
+        return create_app(model, writer, metrics, settings), lambda: writer.failure is None
+
+    def ready():
+        print(f"olearn serve: serving {type(writer.model.estimator).__name__} on http://{host}:{bound} "
+              f"({'writes need the bearer token' if token else 'read-only: no --token-file'})", file=sys.stderr,
+              flush=True)
+
+    def not_built(err):
+        server.should_exit = True
+
+    config.app = app = Starting(build, on_ready=ready, on_failure=not_built)
     server = uvicorn.Server(config)
-    print(f"olearn serve: serving {type(model.estimator).__name__} on http://{host}:{port} "
-          f"({'writes need the bearer token' if token else 'read-only: no --token-file'})", file=sys.stderr,
-          flush=True)
-    server.run()
-    return 1 if writer.failure is not None else 0
+    server.run(sockets=[sock])
+    if app.failure is not None:
+        raise app.failure
+    return 1 if writer is not None and writer.failure is not None else 0

@@ -76,6 +76,7 @@ class Store:
         self.recover_log = recover_log
         self.snapshot_seq = None
         self.log = None
+        self.resumed = False  # whether open found a state to resume
         self._lock = None
         self._say = None
 
@@ -133,6 +134,7 @@ class Store:
                 model.freeze()
             self._remove(lambda kind, s: s not in checkpoints, files)  # torn logs, snapshots without a log
             self._prune(oldest_needed=seq)
+            self.resumed = True
             say(f"olearn serve: resumed from {self.folder}: snapshot of {seq} updates and "
                 f"{model.seq - seq} logged update(s) replayed; {model.seq} updates in all")
             return model
