@@ -51,7 +51,7 @@ def _read_token(path):
 @click.option("--freeze-features", is_flag=True,
               help="Refuse feature names outside the model's vocabulary and indices past its width.")
 @click.option("--snapshot-every", type=_COUNT, default=10_000, show_default=True,
-              help="Snapshot the model (and truncate the log) after this many updates ...")
+              help="Snapshot the model (and start a new log) after this many updates ...")
 @click.option("--snapshot-seconds", type=click.FloatRange(min=0.01), default=60.0, show_default=True,
               help="... or this many seconds after the last snapshot.")
 @click.option("--keep-snapshots", type=_COUNT, default=3, show_default=True,
@@ -99,7 +99,7 @@ def serve_command(model_path, algo, C, eta, loss, schedule, radius, fit_intercep
         return make_estimator(algo, hyperparameters, fit_intercept)
 
     def on_resume(resumed):
-        """Say that the state folder's learner is served, when MODEL or --algo asked for another one."""
+        """Say that the state folder's learner is served: MODEL is then not read, --algo not used if it differs."""
         if model_path is not None:
             ignored = f"MODEL {model_path} is not read"
         else:

@@ -45,7 +45,7 @@ class Writer:
     store : Store
     metrics : Metrics
     snapshot_every : int
-        Take a snapshot (and truncate the log) after this many updates...
+        Take a snapshot (and start a new log) after this many updates...
     snapshot_seconds : float
         ... or this many seconds after the last one, whichever comes first.
     on_failure : callable
