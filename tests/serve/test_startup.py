@@ -169,7 +169,8 @@ def test_port_0_names_the_port_bound_and_ready_answers_there(tmp_path):
             lines.append(line)
             if "serving" in line:
                 break
-        url = line.split(" on ", 1)[1].split()[0]
+        assert lines and "serving" in lines[-1], lines
+        url = lines[-1].split(" on ", 1)[1].split()[0]
         port = int(url.rsplit(":", 1)[1])
         assert port != 0, lines
         assert httpx.get(f"{url}/ready", timeout=30).json() == {"status": "ready"}
