@@ -106,6 +106,8 @@ def serve(initial, state_dir, host="127.0.0.1", port=8080, token=None, protect_p
 
     config.app = app = Starting(build, on_ready=ready, on_failure=not_built)
     server = uvicorn.Server(config)
+    print(f"olearn serve: listening on http://{host}:{bound}: /live answers; recovering the state and warming "
+          "the learner up (/ready once done)", file=sys.stderr, flush=True)
     server.run(sockets=[sock])
     if app.failure is not None:
         raise app.failure
