@@ -104,7 +104,7 @@ def _damaged_folder(folder):
     return log, bytes(content), offset
 
 
-def test_a_bad_record_followed_by_valid_ones_is_refused_and_left_as_it_is(tmp_path):
+def test_a_damaged_log_is_refused_and_left_as_it_is_until_recover_log(tmp_path):
     folder = tmp_path / "state"
     log, content, offset = _damaged_folder(folder)
     with pytest.raises(LogDamaged, match=f"record 3 \\(at byte {offset}\\) is damaged and 4 valid record"):
@@ -114,6 +114,23 @@ def test_a_bad_record_followed_by_valid_ones_is_refused_and_left_as_it_is(tmp_pa
     status, err = _run_cli(["--algo", "pa1", "--state-dir", str(folder), "--port", str(free_port())])
     assert status == 1 and "record 3" in err and "--recover-log" in err, err
     assert log.read_bytes() == content and sorted(os.listdir(folder)) == ["lock", log.name]
+    # --recover-log starts it, after keeping a copy
+    command = [sys.executable, "-m", "olearn", "serve", "--algo", "pa1", "-C", "0.5", "--state-dir", str(folder),
+               "--port", "0", "--recover-log"]
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
+    try:
+        said = []
+        for line in process.stderr:  # hang guard: the process is killed below if this never ends
+            said.append(line)
+            if "serving" in line:
+                break
+    finally:
+        process.kill()
+        process.wait()
+    assert any("record 3" in line and "are dropped" in line for line in said), said
+    assert any("2 updates in all" in line for line in said), said
+    (copy,) = [folder / name for name in os.listdir(folder) if ".damaged-" in name]
+    assert copy.read_bytes() == content and log.read_bytes() == content[:offset]
 
 
 def test_recover_log_keeps_a_copy_and_cuts_at_the_damage(tmp_path):
