@@ -261,7 +261,11 @@ class Store:
         """
         if model.seq != self.snapshot_seq:
             self._start_log(model)
-            self._prune(oldest_needed=model.seq)
+            try:
+                self._prune(oldest_needed=model.seq)
+            except OSError as err:  # the snapshot is taken: older files left behind are no loss
+                self._say(f"olearn serve: warning: the snapshots before the last {self.keep} cannot be removed "
+                          f"({err})")
         return self.snapshot_path()
 
     def snapshot_path(self):
