@@ -6,7 +6,7 @@
 
 ``serve`` (fixture): ``serve(args, state_dir)`` starts ``olearn serve`` with
 ``args`` on the state folder (with ``--token-file`` holding ``TOKEN`` unless
-``token=False``) and returns a :class:`Server` once its ``/live`` answers;
+``token=False``) and returns a :class:`Server` once its ``/ready`` answers;
 every server a test started is killed at its end.
 """
 
@@ -57,7 +57,7 @@ class Server:
             if self.process.poll() is not None:
                 raise AssertionError(f"olearn serve exited with {self.process.returncode}: {self.output()}")
             try:
-                if httpx.get(f"{self.url}/live", timeout=1.0).status_code == 200:
+                if httpx.get(f"{self.url}/ready", timeout=1.0).status_code == 200:
                     return self
             except httpx.TransportError:
                 pass

@@ -39,7 +39,7 @@ def test_every_route_but_live_needs_a_token_by_default(serve):
             assert response.json() == {"error": "missing or wrong bearer token"}
             assert "alice" not in response.text
         live = client.get("/live")
-        assert live.status_code == 200 and live.text == "ok"
+        assert live.status_code == 200 and live.json() == {"status": "alive"}
 
 
 def test_a_read_token_reads_and_does_not_write(serve, tmp_path, read_token_file):

@@ -6,6 +6,7 @@ import pytest
 import olearn
 from conftest import require_serve_extra
 from olearn.serve._app import Settings, create_app
+from olearn.serve._startup import PROBES
 
 require_serve_extra()
 jsonschema = pytest.importorskip("jsonschema")
@@ -50,8 +51,9 @@ def _validator(document, name):
 
 
 def test_the_openapi_document_lists_every_route_with_its_schemas(serve):
-    app = create_app(None, None, None, Settings(None, None))
+    app = create_app(None, None, None, Settings(None))
     served = {(route.path, method.lower()) for route in app.routes for method in route.methods if method != "HEAD"}
+    served |= {(path, "get") for path in PROBES}  # answered before the routes, from the moment the port opens
     server = serve(["--algo", "pa1"])
     with server.client() as client:
         document = client.get("/openapi.json").json()
@@ -76,6 +78,7 @@ def test_the_openapi_document_lists_every_route_with_its_schemas(serve):
             "PredictLearnResponse": client.post("/predict_learn", json={"x": {"2": 1.0}, "y": -1, "id": "a"}).json(),
             "PredictResponse": client.post("/predict", json={"x": [{"1": 1.0}]}).json(),
             "Health": client.get("/health").json(),
+            "Probe": client.get("/ready").json(),
             "Error": client.post("/learn", json={"x": {"1": 1.0}}).json(),
         }
         answers["LearnResponse (duplicate)"] = client.post("/predict_learn",

@@ -75,8 +75,10 @@ def _check_service(server, offline, labels, tmp_path):
         served = olearn.load(path)
         assert served.vocabulary_ == offline.vocabulary_
         assert np.array_equal(served.coef_, offline.coef_)
-        assert client.get("/health").json() == {"status": "ok", "updates": seq, "estimator": type(offline).__name__,
-                                                "classes": offline.classes_.tolist()}
+        health = client.get("/health").json()
+        assert health.pop("snapshot")["ok"]
+        assert health == {"status": "ok", "updates": seq, "estimator": type(offline).__name__,
+                          "classes": offline.classes_.tolist()}
     assert server.stop() == 130  # Ctrl-C, as olearn reports it; the state is kept
     server.start()
     with server.client() as client:

@@ -59,21 +59,26 @@ def _learn(model, store, body):
     store.append([encode(ServedModel.record("learn", examples, None, None, answer))])
 
 
-def _reopen(folder):
-    store = Store(folder)
+def _reopen(folder, keep=1):
+    store = Store(folder, keep=keep)
     model = store.open(lambda: pytest.fail("a fresh start"), say=lambda text: None)
     return store, model
 
 
+def _state(folder):
+    """The snapshots and logs in ``folder`` (not its lock)."""
+    return sorted(name for name in os.listdir(folder) if name != "lock")
+
+
 def test_recovery_between_the_steps_of_a_snapshot(tmp_path):
     folder = tmp_path / "state"
-    store = Store(folder)
+    store = Store(folder, keep=1)
     model = store.open(lambda: olearn.PAClassifier(), say=lambda text: None)
-    assert sorted(os.listdir(folder)) == ["log-0000000000000000.wal"]  # nothing learned: no snapshot yet
+    assert _state(folder) == ["log-0000000000000000.wal"]  # nothing learned: no snapshot yet
     for i in range(3):
         _learn(model, store, {"x": {"1": 1.0, "name": i}, "y": (-1) ** i})
     store.snapshot(model)
-    assert sorted(os.listdir(folder)) == ["log-0000000000000003.wal", "snapshot-0000000000000003.npz"]
+    assert _state(folder) == ["log-0000000000000003.wal", "snapshot-0000000000000003.npz"]
     _learn(model, store, {"x": {"other": 1.0, "1": 0.5}, "y": 1})
     expected = model.estimator.coef_.copy()
     store.close()
@@ -82,14 +87,14 @@ def test_recovery_between_the_steps_of_a_snapshot(tmp_path):
     (folder / "log-0000000000000009.wal").write_bytes(encode({"op": "checkpoint", "seq": 9})[:-3])
     store, model = _reopen(folder)
     assert model.seq == 4 and (model.estimator.coef_ == expected).all()
-    assert sorted(os.listdir(folder)) == ["log-0000000000000003.wal", "snapshot-0000000000000003.npz"]
+    assert _state(folder) == ["log-0000000000000003.wal", "snapshot-0000000000000003.npz"]
     # a crash after the new log, before the old pair is removed: the newer pair is used
     store.snapshot(model)
     store.close()
     olearn.PAClassifier().learn_one({0: 1.0}, 1).save(folder / "snapshot-0000000000000003.npz")
     store, model = _reopen(folder)
     assert model.seq == 4 and (model.estimator.coef_ == expected).all()
-    assert sorted(os.listdir(folder)) == ["log-0000000000000004.wal", "snapshot-0000000000000004.npz"]
+    assert _state(folder) == ["log-0000000000000004.wal", "snapshot-0000000000000004.npz"]
     store.close()
 
 
@@ -113,7 +118,7 @@ def test_the_writer_snapshots_after_t_seconds_and_then_sleeps(tmp_path):
         examples = read_labelled(parse_json('{"x": {"1": 1.0}, "y": 1}'), Limits())
         assert await writer.update("learn", examples, None) == {"seq": 1, "learned": 1}
         await asyncio.sleep(0.5)
-        snapshots = sorted(os.listdir(tmp_path / "state"))
+        snapshots = _state(tmp_path / "state")
         groups = []
         original = writer._group
 
@@ -127,7 +132,8 @@ def test_the_writer_snapshots_after_t_seconds_and_then_sleeps(tmp_path):
         return snapshots, groups
 
     snapshots, groups = asyncio.run(scenario())
-    assert snapshots == ["log-0000000000000001.wal", "snapshot-0000000000000001.npz"]
+    # the first state (a checkpoint naming the learner) is kept too: the last 3 are
+    assert snapshots == ["log-0000000000000000.wal", "log-0000000000000001.wal", "snapshot-0000000000000001.npz"]
     assert groups == []
 
 

@@ -77,21 +77,28 @@ def _read_token(path):
 @click.option("--freeze-features", is_flag=True,
               help="Refuse feature names outside the model's vocabulary and indices past its width.")
 @click.option("--snapshot-every", type=_COUNT, default=10_000, show_default=True,
-              help="Snapshot the model (and truncate the log) after this many updates ...")
+              help="Snapshot the model (and start a new log) after this many updates ...")
 @click.option("--snapshot-seconds", type=click.FloatRange(min=0.01), default=60.0, show_default=True,
               help="... or this many seconds after the last snapshot.")
+@click.option("--keep-snapshots", type=_COUNT, default=3, show_default=True,
+              help="Snapshots kept, each with the log after it: a snapshot that cannot be loaded falls back to "
+                   "the one before it.")
+@click.option("--recover-log", is_flag=True,
+              help="Start although a log of the state folder is damaged (a bad record followed by valid ones): "
+                   "copy it aside, then drop the bad record and everything after it.")
 @click.option("--idempotency-window", type=_COUNT, default=100_000, show_default=True,
               help="How many recent update ids are remembered for retries.")
 def serve_command(model_path, algo, C, eta, loss, schedule, radius, fit_intercept, settings, state_dir, host, port,
                   token_file, read_token_file, public_reads, allowed_hosts, max_body_bytes, max_batch, max_features,
                   max_index, max_header_bytes, max_headers, header_timeout, body_timeout, max_connections,
-                  max_state_bytes, classes, freeze_features, snapshot_every, snapshot_seconds, idempotency_window):
+                  max_state_bytes, classes, freeze_features, snapshot_every, snapshot_seconds, keep_snapshots,
+                  recover_log, idempotency_window):
     """Serve a learner over HTTP/JSON: predict, learn, and fetch the model.
 
     Starts from MODEL (an olearn model file) or an empty --algo learner;
     once the state folder holds a state, a restart resumes from it (MODEL
-    and --algo are then not read). An update is answered only once it is in
-    the write-ahead log on disk.
+    and --algo are then not read, and a warning says so when they differ).
+    An update is answered only once it is in the write-ahead log on disk.
 
     \b
     Examples:
@@ -135,6 +142,18 @@ def serve_command(model_path, algo, C, eta, loss, schedule, radius, fit_intercep
             return load(model_path)
         return make_estimator(algo, hyperparameters, fit_intercept)
 
+    def on_resume(resumed):
+        """Say that the state folder's learner is served: MODEL is then not read, --algo not used if it differs."""
+        if model_path is not None:
+            ignored = f"MODEL {model_path} is not read"
+        else:
+            asked = make_estimator(algo, hyperparameters, fit_intercept)
+            if type(asked) is type(resumed) and asked.get_params(deep=False) == resumed.get_params(deep=False):
+                return
+            ignored = f"--algo {algo} ({asked!r}) is not used"
+        click.echo(f"olearn serve: warning: {state_dir} holds a state, which is resumed: {resumed!r} is served "
+                   f"and {ignored}; move the folder away (or give another --state-dir) to start afresh", err=True)
+
     from ..serve import serve
 
     status = serve(initial, state_dir, access, host=host, port=port, allowed_hosts=hosts,
@@ -142,5 +161,6 @@ def serve_command(model_path, algo, C, eta, loss, schedule, radius, fit_intercep
                    snapshot_every=snapshot_every, snapshot_seconds=snapshot_seconds, window=idempotency_window,
                    freeze_features=freeze_features, max_state_bytes=max_state_bytes,
                    connections=ConnectionLimits(max_header_bytes, max_headers, header_timeout, body_timeout,
-                                                max_connections))
+                                                max_connections),
+                   keep_snapshots=keep_snapshots, recover_log=recover_log, on_resume=on_resume)
     raise SystemExit(status)

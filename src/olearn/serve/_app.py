@@ -7,7 +7,7 @@ of olearn, imports without the ``serve`` extra.
 import contextlib
 import time
 
-from ._auth import OPEN, READ, WRITE, HostCheck, Refusal
+from ._auth import READ, WRITE, Refusal
 from ._model_file import ModelFile
 from ._openapi import openapi_document
 from ._requests import RequestError, parse_json, read_features, read_labelled, read_request_id
@@ -15,13 +15,13 @@ from ._writer import WriterStopped
 
 
 class Settings:
-    """What a service allows: who may call it (an :class:`~olearn.serve._auth.Access` and the
-    :class:`~olearn.serve._auth.Hosts` it answers to), the largest body in bytes and the caps of
-    :class:`~olearn.serve._requests.Limits`."""
+    """What a service allows: who may call it (an :class:`~olearn.serve._auth.Access`), the largest
+    body in bytes and the caps of :class:`~olearn.serve._requests.Limits`. The Host names it answers
+    to are checked around the whole application (:class:`~olearn.serve._auth.HostCheck`, probes
+    included)."""
 
-    def __init__(self, access, hosts, max_body_bytes=1 << 20, limits=None):
+    def __init__(self, access, max_body_bytes=1 << 20, limits=None):
         self.access = access
-        self.hosts = hosts
         self.max_body_bytes = max_body_bytes
         self.limits = limits
 
@@ -55,12 +55,11 @@ def create_app(model, writer, metrics, settings):
     """The Starlette application serving ``model`` (a ServedModel) through ``writer`` (its Writer)."""
     from prometheus_client import CONTENT_TYPE_LATEST
     from starlette.applications import Starlette
-    from starlette.middleware import Middleware
-    from starlette.responses import JSONResponse, PlainTextResponse, Response
+    from starlette.responses import JSONResponse, Response
     from starlette.routing import Route
 
     def route(path, handler, methods, access=READ):
-        """The route of ``handler``, for callers with the token of ``access`` (WRITE, READ or OPEN)."""
+        """The route of ``handler``, for callers with the token of ``access`` (WRITE or READ)."""
 
         async def endpoint(request):
             started = time.perf_counter()
@@ -104,7 +103,9 @@ def create_app(model, writer, metrics, settings):
                                  "Content-Disposition": 'attachment; filename="model.npz"'})
 
     async def health(request):
-        answer = {"status": "ok", "updates": model.seq, "estimator": type(model.estimator).__name__}
+        snapshot = writer.snapshot_state()
+        answer = {"status": "ok" if snapshot["ok"] else "degraded", "updates": model.seq,
+                  "estimator": type(model.estimator).__name__, "snapshot": snapshot}
         classes = getattr(model.estimator, "classes_", None)
         if classes is not None:
             answer["classes"] = classes.tolist()  # the order of a multiclass or multilabel score
@@ -115,9 +116,6 @@ def create_app(model, writer, metrics, settings):
 
     async def openapi(request):
         return JSONResponse(openapi_document())
-
-    async def live(request):
-        return PlainTextResponse("ok")
 
     @contextlib.asynccontextmanager
     async def lifespan(app):
@@ -133,10 +131,8 @@ def create_app(model, writer, metrics, settings):
         route("/health", health, ["GET"]),
         route("/metrics", metrics_text, ["GET"]),
         route("/openapi.json", openapi, ["GET"]),
-        route("/live", live, ["GET"], OPEN),
     ]
-    middleware = [Middleware(HostCheck, hosts=settings.hosts)]
-    return Starlette(routes=routes, middleware=middleware, lifespan=lifespan, exception_handlers={
+    return Starlette(routes=routes, lifespan=lifespan, exception_handlers={
         404: lambda request, exc: _error(404, f"no route {request.url.path}; see /openapi.json"),
         405: lambda request, exc: _error(405, f"{request.method} is not allowed on {request.url.path}"),
         500: lambda request, exc: _error(500, f"internal error: {type(exc).__name__}"),

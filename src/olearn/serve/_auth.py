@@ -1,6 +1,7 @@
 """Who may call a service: bearer tokens for reads and writes, and the Host names it answers to.
 
-Every route but the liveness probe ``/live`` needs a token unless the
+Every route but the probes ``/live`` and ``/ready`` (which say only whether the
+process runs and whether it takes requests) needs a token unless the
 operator opts out: writes the write token (``--token-file``), reads
 (``/predict``, ``/model``, ``/health``, ``/metrics``, ``/openapi.json``) the
 read token (``--read-token-file``) or the write token, or nothing with
@@ -18,7 +19,7 @@ import hmac
 import ipaddress
 import json
 
-WRITE, READ, OPEN = "write", "read", "open"
+WRITE, READ = "write", "read"
 _LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 _WILDCARDS = frozenset({"", "0.0.0.0", "::"})
 
@@ -41,15 +42,15 @@ class Access:
 
     def __init__(self, write_token=None, read_token=None, public_reads=False):
         if write_token is None and read_token is None and not public_reads:
-            raise ValueError("every route but /live needs a token: give --token-file (writes and reads), "
+            raise ValueError("every route but /live and /ready needs a token: give --token-file (writes and reads), "
                              "--read-token-file (reads), or --public-reads to let anyone read")
         self.write_token = write_token
         self.read_tokens = [token for token in (read_token, write_token) if token is not None]
         self.public_reads = public_reads
 
     def check(self, headers, kind):
-        """Refuse (Refusal: 401 or 403) a request of ``kind`` (WRITE, READ or OPEN) whose ``headers`` lack its token."""
-        if kind == OPEN or (kind == READ and self.public_reads):
+        """Refuse (Refusal: 401 or 403) a request of ``kind`` (WRITE or READ) whose ``headers`` lack its token."""
+        if kind == READ and self.public_reads:
             return
         if kind == WRITE and self.write_token is None:
             raise Refusal(403, "this service takes no updates: it was started without --token-file")

@@ -31,6 +31,11 @@ class Metrics:
                              registry=registry)
         self.groups = Histogram("olearn_log_group_updates", "Updates made durable by one write and fsync of the log",
                                 buckets=(1, 2, 5, 10, 20, 50, 100, 200, 500, 1000), registry=registry)
+        self.snapshot_failures = Counter("olearn_snapshot_failures", "Snapshots that could not be written "
+                                         "(the log keeps the updates; the snapshot is tried again)",
+                                         registry=registry)
+        self.snapshot_updates = Gauge("olearn_snapshot_updates", "Updates the last snapshot written holds",
+                                      registry=registry)
         self.regression = regression
         name, text = (("olearn_progressive_mae", "Mean absolute error of /predict_learn's predictions")
                       if regression else

@@ -56,9 +56,17 @@ _SCHEMAS = {
         "allOf": [{"$ref": "#/components/schemas/LearnResponse"},
                   {"type": "object", "required": ["y"],
                    "properties": {"y": {"description": "The prediction(s) made before learning."}}}]},
+    "Probe": {"type": "object", "required": ["status"], "properties": {"status": {"type": "string"}}},
     "Health": {"type": "object", "required": ["status", "updates"],
-               "properties": {"status": {"type": "string"}, "updates": {"type": "integer"},
+               "properties": {"status": {"type": "string", "description": "ok, or degraded while snapshots fail"},
+                              "updates": {"type": "integer"},
                               "estimator": {"type": "string"},
+                              "snapshot": {"type": "object", "required": ["ok", "updates"],
+                                           "description": "The last snapshot: the updates it holds, and whether "
+                                                          "the last attempt succeeded (else its error)",
+                                           "properties": {"ok": {"type": "boolean"},
+                                                          "updates": {"type": "integer"},
+                                                          "error": {"type": "string"}}},
                               "classes": {"type": "array", "description": "The classes known, in the order of "
                                                                           "a score per class"}}},
 }
@@ -71,7 +79,7 @@ def _json(schema):
 def _errors(*statuses):
     text = {400: "Malformed JSON", 401: "Missing or wrong bearer token", 403: "Writes are disabled",
             409: "Conflict", 413: "Body, batch or example too large", 422: "Invalid example or label",
-            503: "The writer stopped; restart the service"}
+            503: "Starting (see /ready), or the writer stopped (restart the service)"}
     return {str(status): {"description": text[status], "content": _json("Error")} for status in statuses}
 
 
@@ -107,9 +115,17 @@ def openapi_document():
                                                      "content": {"application/octet-stream": {
                                                          "schema": {"type": "string", "format": "binary"}}}},
                                              **_errors(401, 409, 503)}}},
-            "/health": {"get": {"summary": "The number of updates learned, the estimator and its classes",
+            "/health": {"get": {"summary": "The number of updates learned, the estimator, its classes and the state "
+                                           "of the snapshots",
                                 "responses": {"200": {"description": "OK", "content": _json("Health")},
-                                              **_errors(401)}}},
+                                              **_errors(401, 503)}}},
+            "/live": {"get": {"summary": "Liveness: 200 as long as the process runs, from the moment the port "
+                                         "opens (no token needed)", "security": [],
+                              "responses": {"200": {"description": "Alive", "content": _json("Probe")}}}},
+            "/ready": {"get": {"summary": "Readiness: 200 once the state is recovered and the learner warmed up, "
+                                          "while the service takes requests (no token needed)", "security": [],
+                               "responses": {"200": {"description": "Ready", "content": _json("Probe")},
+                                             **_errors(503)}}},
             "/metrics": {"get": {"summary": "Prometheus metrics",
                                  "responses": {"200": {"description": "Prometheus text format",
                                                        "content": {"text/plain": {"schema": {"type": "string"}}}},
@@ -119,9 +135,6 @@ def openapi_document():
                                                             "content": {"application/json": {
                                                                 "schema": {"type": "object"}}}},
                                                     **_errors(401)}}},
-            "/live": {"get": {"summary": "Liveness: the process answers (no token needed)", "security": [],
-                              "responses": {"200": {"description": "ok",
-                                                    "content": {"text/plain": {"schema": {"type": "string"}}}}}}},
         },
         # every route needs the bearer token unless the service runs with --public-reads (reads) or says otherwise
         "security": [{"bearer": []}],

@@ -1,4 +1,5 @@
-"""Assembling and running a service: recover the model, build the app, run uvicorn on it."""
+"""Assembling and running a service: lock the state folder, bind the port, then (the probes answering
+meanwhile) recover the model, warm its kernels up and serve the app, on uvicorn."""
 
 import os
 import sys
@@ -12,7 +13,8 @@ from ._store import Store
 
 def serve(initial, state_dir, access, host="127.0.0.1", port=8080, allowed_hosts=(), max_body_bytes=1 << 20,
           limits=None, snapshot_every=10_000, snapshot_seconds=60.0, window=100_000, freeze_features=False,
-          max_state_bytes=None, connections=None, log_level="warning"):
+          max_state_bytes=None, connections=None, keep_snapshots=3, recover_log=False, on_resume=None,
+          log_level="warning"):
     """Serve a learner over HTTP/JSON until interrupted, learning every acknowledged update durably.
 
     The process's umask is set to 0o077: the state's files are its user's only.
@@ -50,6 +52,16 @@ def serve(initial, state_dir, access, host="127.0.0.1", port=8080, allowed_hosts
         The bounds of a request's head, the time a head and a body may take,
         and the most open connections (see :mod:`olearn.serve._connections`);
         the soft limit on open files is raised to the hard one.
+    keep_snapshots : int, default=3
+        How many snapshots (with the logs after them) are kept: a snapshot
+        that cannot be loaded falls back to the one before it.
+    recover_log : bool, default=False
+        Start although a log is damaged (a bad record followed by valid
+        ones): copy it aside, then cut it at the damage. Without it such a
+        log is refused, and left as it is.
+    on_resume : callable, optional
+        Called with the learner recovered from ``state_dir`` when there was a
+        state to resume (``initial`` is then not called).
     log_level : str, default="warning"
         uvicorn's log level.
 
@@ -57,42 +69,72 @@ def serve(initial, state_dir, access, host="127.0.0.1", port=8080, allowed_hosts
     -------
     int
         The exit status: 0, or 1 if the writer stopped on an error (restart to recover).
+
+    Raises
+    ------
+    olearn.serve._lock.StateDirLocked
+        Another service uses ``state_dir``.
+    olearn.serve._wal.LogDamaged, ValueError
+        The state cannot be recovered (the port was open meanwhile, for ``/live``).
     """
     import uvicorn
 
     from ._app import Settings, create_app
-    from ._auth import Hosts
+    from ._auth import Hosts, HostCheck
     from ._metrics import Metrics
+    from ._startup import Starting
+    from ._warmup import warm_up
     from ._writer import Writer
 
     os.umask(PRIVATE_UMASK)  # the state's files are the user's only, for the life of the process (see _files)
-    store = Store(state_dir)
-    with config_context(max_state_bytes=sys.maxsize):
-        model = store.open(initial, window=window, frozen=freeze_features)
-    if max_state_bytes is not None:
-        set_config(max_state_bytes=max_state_bytes)
+    store = Store(state_dir, keep=keep_snapshots, recover_log=recover_log)
+    store.lock()  # before anything is read: a second service on the folder stops here
     warn_if_readable_by_others(store.folder, "the state folder")
-    metrics = Metrics(regression=getattr(model.estimator, "_estimator_type", None) == "regressor")
-    metrics.updates.set(model.seq)
-    server = None
+    connections = connections or ConnectionLimits()
+    check_open_files(raise_open_files_limit(), connections.max_connections)
+    config = uvicorn.Config(None, host=host, port=port, log_level=log_level, access_log=False, workers=1,
+                            lifespan="on", timeout_graceful_shutdown=5, http=guarded_protocol(connections))
+    sock = config.bind_socket()
+    bound = sock.getsockname()[1]
+    server = writer = None
 
     def stop_serving(err):
         print(f"olearn serve: error: the writer stopped ({type(err).__name__}: {err}); the log holds every "
               "acknowledged update: restart to recover", file=sys.stderr)
         server.should_exit = True
 
-    writer = Writer(model, store, metrics, snapshot_every, snapshot_seconds, on_failure=stop_serving)
-    settings = Settings(access, Hosts(host, allowed_hosts), max_body_bytes, limits or Limits())
-    app = create_app(model, writer, metrics, settings)
-    connections = connections or ConnectionLimits()
-    check_open_files(raise_open_files_limit(), connections.max_connections)
-    config = uvicorn.Config(app, host=host, port=port, log_level=log_level, access_log=False, workers=1,
-                            lifespan="on", timeout_graceful_shutdown=5, http=guarded_protocol(connections))
+    def build():
+        nonlocal writer
+        with config_context(max_state_bytes=sys.maxsize):  # the log's updates were accepted: no cap on replay
+            model = store.open(initial, window=window, frozen=freeze_features)
+        if max_state_bytes is not None:
+            set_config(max_state_bytes=max_state_bytes)
+        if store.resumed and on_resume is not None:
+            on_resume(model.estimator)
+        warm_up(model.estimator)
+        metrics = Metrics(regression=getattr(model.estimator, "_estimator_type", None) == "regressor")
+        metrics.updates.set(model.seq)
+        metrics.snapshot_updates.set(store.snapshot_seq)
+        writer = Writer(model, store, metrics, snapshot_every, snapshot_seconds, on_failure=stop_serving)
+        settings = Settings(access, max_body_bytes, limits or Limits())
+        return create_app(model, writer, metrics, settings), lambda: writer.failure is None
+
+    def ready():
+        print(f"olearn serve: serving {type(writer.model.estimator).__name__} on http://{host}:{bound} "
+              f"({_access_summary(access)})", file=sys.stderr, flush=True)
+
+    def not_built(err):
+        server.should_exit = True
+
+    starting = Starting(build, on_ready=ready, on_failure=not_built)
+    config.app = HostCheck(starting, Hosts(host, allowed_hosts))
     server = uvicorn.Server(config)
-    print(f"olearn serve: serving {type(model.estimator).__name__} on http://{host}:{port} "
-          f"({_access_summary(access)})", file=sys.stderr, flush=True)
-    server.run()
-    return 1 if writer.failure is not None else 0
+    print(f"olearn serve: listening on http://{host}:{bound}: /live answers; recovering the state and warming "
+          "the learner up (/ready once done)", file=sys.stderr, flush=True)
+    server.run(sockets=[sock])
+    if starting.failure is not None:
+        raise starting.failure
+    return 1 if writer is not None and writer.failure is not None else 0
 
 
 def _access_summary(access):

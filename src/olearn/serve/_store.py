@@ -4,31 +4,48 @@ Files, for ``S`` the number of examples learned when the snapshot was taken
 (16 digits, so that names sort as numbers):
 
 ``snapshot-S.npz``
-    the model after S updates, an :func:`olearn.save` file (absent for S = 0
-    when the service started from a learner that had learned nothing);
+    the model after S updates, a file written by the estimator's ``save``
+    (absent for S = 0 when the service started from a learner that had learned nothing);
 ``log-S.wal``
     a :mod:`~olearn.serve._wal` log: first a checkpoint record (S, the recent
     update ids and, without a snapshot, the learner's class and
-    hyperparameters), then the updates S+1, S+2, ... in the order they were learned.
+    hyperparameters), then the updates S+1, S+2, ... up to the next snapshot
+    (or the last update), in the order they were learned;
+``lock``
+    the :mod:`~olearn.serve._lock` of the service using the folder, taken before anything else is read.
 
 A snapshot is taken in three steps, each durable before the next: the model
 file (written atomically), the new log holding its checkpoint (atomically
-too), then the old snapshot and log are removed. Recovery takes the newest
-log whose checkpoint is whole and whose snapshot exists, so a crash between
-two steps leaves the older pair in use, still complete.
+too), then the pairs older than the last ``keep`` are removed. Each kept log
+continues the one before it, so the state can be rebuilt from any kept
+snapshot: recovery takes the newest snapshot whose log's checkpoint is whole
+and replays that log and every later one. A crash between two steps leaves
+the older pair in use, still complete; a snapshot that cannot be loaded (a
+damaged or missing file) is reported, and the one before it is used instead,
+with a longer replay. A snapshot that cannot be written raises
+:class:`SnapshotFailed` and leaves the folder as it was: the service keeps
+logging to the current log.
 """
 
+import datetime
 import os
 import re
+import shutil
 import sys
 
 from .._atomic import atomic_write
 from .._params import check_params
 from .._persistence import _estimator_class, _json_ready, load, save
+from ..exceptions import OlearnError
+from ._lock import FolderLock
 from ._model import ServedModel
-from ._wal import LogWriter, encode, read_log, sync_folder
+from ._wal import LogDamaged, LogWriter, encode, read_checkpoint, read_log, sync_folder
 
 _NAME = re.compile(r"(snapshot|log)-([0-9]{16})\.(npz|wal)")
+
+
+class SnapshotFailed(OlearnError):
+    """A snapshot could not be written; the folder and the log in use are as they were."""
 
 
 def _snapshot_path(folder, seq):
@@ -46,14 +63,27 @@ def _is_fitted(estimator):
 class Store:
     """The state folder of a service: where its snapshots and log live.
 
-    Use :meth:`open` to recover (or start) the served model; then
-    :meth:`append` makes updates durable and :meth:`snapshot` takes a snapshot.
+    Use :meth:`open` to lock the folder and recover (or start) the served
+    model; then :meth:`append` makes updates durable and :meth:`snapshot`
+    takes a snapshot. ``keep`` snapshots (with their logs) are kept; with
+    ``recover_log``, a damaged log is copied aside and cut at the damage
+    instead of refused.
     """
 
-    def __init__(self, folder):
+    def __init__(self, folder, keep=3, recover_log=False):
         self.folder = os.path.abspath(folder)
+        self.keep = keep
+        self.recover_log = recover_log
         self.snapshot_seq = None
         self.log = None
+        self.resumed = False  # whether open found a state to resume
+        self._lock = None
+        self._say = None
+
+    def lock(self):
+        """Take the folder's lock (created if missing), unless this store holds it already."""
+        if self._lock is None:
+            self._lock = FolderLock(self.folder)
 
     def _files(self):
         found = {"snapshot": set(), "log": set()}
@@ -66,35 +96,50 @@ class Store:
     def open(self, initial, window=100_000, frozen=False, say=None):
         """The served model: recovered from the folder if it holds a state, else ``initial()`` (a fresh start).
 
-        ``initial`` is called only for a fresh start. ``say`` receives one
-        line describing what was done.
+        ``initial`` is called only for a fresh start. ``say`` receives the
+        lines describing what was done (one, and a warning for each snapshot
+        that could not be used).
         """
-        say = say or (lambda text: print(text, file=sys.stderr))
-        os.makedirs(self.folder, exist_ok=True)
+        self._say = say = say or (lambda text: print(text, file=sys.stderr, flush=True))
+        self.lock()
+        try:
+            return self._recover(initial, window, frozen, say)
+        except BaseException:
+            self.close()  # nothing is served from the folder: free it
+            raise
+
+    def _recover(self, initial, window, frozen, say):
         files = self._files()
-        for seq in sorted(files["log"], reverse=True):
-            records, valid = read_log(_log_path(self.folder, seq))
-            if not records or records[0].get("op") != "checkpoint" or records[0].get("seq") != seq:
-                continue
-            checkpoint = records[0]
-            if "estimator" in checkpoint:
-                estimator = _unfitted(checkpoint["estimator"], _log_path(self.folder, seq))
-            elif seq in files["snapshot"]:
-                estimator = load(_snapshot_path(self.folder, seq))
+        checkpoints = {}
+        for seq in files["log"]:
+            checkpoint = read_checkpoint(_log_path(self.folder, seq))
+            if checkpoint is not None and checkpoint.get("op") == "checkpoint" and checkpoint.get("seq") == seq:
+                checkpoints[seq] = checkpoint
             else:
+                self._read(_log_path(self.folder, seq))  # a torn checkpoint, unless valid records follow it
+        bases = sorted(checkpoints, reverse=True)
+        unusable = []
+        for seq in bases:
+            try:
+                estimator = self._base_estimator(seq, checkpoints[seq], seq in files["snapshot"])
+            except Exception as err:  # whatever stops a snapshot from loading: use the one before it
+                unusable.append(f"{os.path.basename(_snapshot_path(self.folder, seq))} ({type(err).__name__}: "
+                                f"{err})")
                 continue
-            model = ServedModel(estimator, seq, window)
-            model.restore_recent(checkpoint["window"])
-            for record in records[1:]:
-                model.replay(record)
+            for text in unusable:
+                say(f"olearn serve: warning: snapshot {text} cannot be used; recovering from the snapshot of "
+                    f"{seq} updates and the logs after it instead")
+            model = self._replay(estimator, seq, checkpoints[seq], [s for s in bases if s >= seq], window)
             if frozen:
                 model.freeze()
-            self.snapshot_seq = seq
-            self.log = LogWriter(_log_path(self.folder, seq), valid_length=valid)
-            self._remove_others(files, seq)
-            say(f"olearn serve: resumed from {self.folder}: snapshot of {seq} updates and {len(records) - 1} "
-                f"logged update(s) replayed; {model.seq} updates in all")
+            self._remove(lambda kind, s: s not in checkpoints, files)  # torn logs, snapshots without a log
+            self._prune(oldest_needed=seq)
+            self.resumed = True
+            say(f"olearn serve: resumed from {self.folder}: snapshot of {seq} updates and "
+                f"{model.seq - seq} logged update(s) replayed; {model.seq} updates in all")
             return model
+        if unusable:
+            raise ValueError(f"{self.folder}: no snapshot can be used: " + "; ".join(unusable))
         if files["log"] or files["snapshot"]:
             raise ValueError(f"{self.folder}: holds snapshot or log files but no usable log (a whole checkpoint "
                              "record and its snapshot); move them away to start afresh")
@@ -103,31 +148,106 @@ class Store:
         say(f"olearn serve: started a new state in {self.folder}")
         return model
 
+    def _base_estimator(self, seq, checkpoint, has_snapshot):
+        """The learner a snapshot (or, without one, the checkpoint) holds."""
+        if "estimator" in checkpoint:
+            return _unfitted(checkpoint["estimator"], _log_path(self.folder, seq))
+        if not has_snapshot:
+            raise FileNotFoundError("the file is missing")
+        return load(_snapshot_path(self.folder, seq))
+
+    def _replay(self, estimator, seq, checkpoint, chain, window):
+        """The model ``estimator`` (after ``seq`` updates) makes once the logs ``chain`` (in order) are replayed."""
+        model = ServedModel(estimator, seq, window)
+        model.restore_recent(checkpoint["window"])
+        for start in sorted(chain):
+            path = _log_path(self.folder, start)
+            if model.seq != start:
+                raise ValueError(f"{path}: starts after update {start}, but the logs before it end at update "
+                                 f"{model.seq}: the state folder is inconsistent")
+            records, valid = self._read(path)
+            for record in records[1:]:
+                model.replay(record)
+        self.snapshot_seq = max(chain)
+        self.log = LogWriter(_log_path(self.folder, self.snapshot_seq), valid_length=valid)
+        return model
+
+    def _read(self, path):
+        """The records of a log and the bytes they take; a damaged log is refused, or cut with ``recover_log``."""
+        try:
+            return read_log(path)
+        except LogDamaged as err:
+            if not self.recover_log:
+                raise LogDamaged(path, err.record, err.offset, err.following,
+                                 advice="nothing was changed. Restore the state folder from a backup, or start "
+                                        f"with --recover-log to keep a copy of the log and drop record {err.record} "
+                                        f"and the {err.following} after it") from None
+            stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%S")
+            copy = f"{path}.damaged-{stamp}"
+            shutil.copyfile(path, copy)
+            with open(copy, "rb+") as fh:
+                os.fsync(fh.fileno())
+            with open(path, "rb+") as fh:
+                fh.truncate(err.offset)
+                os.fsync(fh.fileno())
+            sync_folder(self.folder)
+            self._say(f"olearn serve: warning: {err}; the log was copied to {copy} and cut at byte {err.offset}: "
+                      f"record {err.record} and the {err.following} valid record(s) after it are dropped")
+            return read_log(path)
+
     def _start_log(self, model):
-        """Take a snapshot of ``model`` (the model file, then the log with its checkpoint) and log to it from now."""
+        """Take a snapshot of ``model`` (the model file, then the log with its checkpoint) and log to it from now.
+
+        Raises SnapshotFailed, leaving the log in use as it was, if either file cannot be written.
+        """
         seq = model.seq
         checkpoint = {"op": "checkpoint", "seq": seq, "window": model.recent_entries()}
-        if _is_fitted(model.estimator):
-            save(model.estimator, _snapshot_path(self.folder, seq))
-        else:
-            est = model.estimator
-            cls = type(est)
-            checkpoint["estimator"] = {"class": f"{cls.__module__}:{cls.__qualname__}",
-                                       "params": _json_ready(est.get_params(deep=False), cls.__name__)}
-        with atomic_write(_log_path(self.folder, seq)) as fh:
-            fh.write(encode(checkpoint))
-        sync_folder(self.folder)
+        path = _log_path(self.folder, seq)
+        try:
+            if _is_fitted(model.estimator):
+                save(model.estimator, _snapshot_path(self.folder, seq))
+            else:
+                est = model.estimator
+                cls = type(est)
+                checkpoint["estimator"] = {"class": f"{cls.__module__}:{cls.__qualname__}",
+                                           "params": _json_ready(est.get_params(deep=False), cls.__name__)}
+            with atomic_write(path) as fh:
+                fh.write(encode(checkpoint))
+        except Exception as err:
+            raise SnapshotFailed(f"the snapshot of {seq} updates cannot be written: {type(err).__name__}: {err}") \
+                from err
+        try:
+            sync_folder(self.folder)
+            log = LogWriter(path)
+        except OSError as err:
+            # the new log must not outlive this failure: a restart would take it and skip the current log
+            os.unlink(path)
+            sync_folder(self.folder)
+            raise SnapshotFailed(f"the log after the snapshot of {seq} updates cannot be opened: {err}") from err
         if self.log is not None:
             self.log.close()
-        self.log = LogWriter(_log_path(self.folder, seq))
+        self.log = log
         self.snapshot_seq = seq
 
-    def _remove_others(self, files, keep):
+    def _prune(self, oldest_needed):
+        """Remove the snapshots and logs older than the last ``keep`` and than ``oldest_needed``."""
+        files = self._files()
+        kept = set(sorted(files["log"], reverse=True)[:self.keep]) | {s for s in files["log"] if s >= oldest_needed}
+        self._remove(lambda kind, seq: seq not in kept, files)
+
+    def _remove(self, unwanted, files):
+        """Remove the files ``unwanted(kind, seq)`` names; one that cannot be removed is reported and left."""
         for kind, seqs in files.items():
-            for seq in seqs:
-                if seq != keep:
-                    path = (_snapshot_path if kind == "snapshot" else _log_path)(self.folder, seq)
+            for seq in sorted(seqs):
+                if not unwanted(kind, seq):
+                    continue
+                path = (_snapshot_path if kind == "snapshot" else _log_path)(self.folder, seq)
+                try:
                     os.unlink(path)
+                except FileNotFoundError:
+                    pass
+                except OSError as err:
+                    self._say(f"olearn serve: warning: {path} cannot be removed ({err.strerror}); it is left")
         sync_folder(self.folder)
 
     def append(self, records):
@@ -135,22 +255,25 @@ class Store:
         self.log.append(records)
 
     def snapshot(self, model):
-        """Snapshot ``model`` (all of whose updates are durable) and truncate the log; the snapshot's path or None."""
-        if model.seq != self.snapshot_seq:
-            files = self._files()
-            self._start_log(model)
-            self._remove_others(files, model.seq)
-        return self.snapshot_path()
+        """Snapshot ``model`` (all of whose updates are durable).
 
-    def snapshot_path(self):
-        """The path of the latest snapshot, or None when the model has learned nothing yet."""
-        path = _snapshot_path(self.folder, self.snapshot_seq)
-        return path if os.path.exists(path) else None
+        Raises SnapshotFailed if it cannot be written; the log in use is then kept.
+        """
+        if model.seq != self.snapshot_seq:
+            self._start_log(model)
+            try:
+                self._prune(oldest_needed=model.seq)
+            except OSError as err:  # the snapshot is taken: older files left behind are no loss
+                self._say(f"olearn serve: warning: the snapshots before the last {self.keep} cannot be removed "
+                          f"({err})")
 
     def close(self):
         if self.log is not None:
             self.log.close()
             self.log = None
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
 
 
 def _unfitted(spec, path):

@@ -2,16 +2,24 @@
 
 A record is ``<length: uint32 LE> <crc32 of the payload: uint32 LE> <payload: UTF-8 JSON>``.
 An update is acknowledged only after the group holding it is written and
-fsynced, so whatever follows the last whole record with a good CRC (a record
-torn by ``kill -9`` or a power cut during a write) was never acknowledged:
+fsynced, so a bad record with nothing valid after it (a record torn by
+``kill -9`` or a power cut during a write) was never acknowledged:
 :func:`read_log` stops there, and :class:`LogWriter` cuts the file back to
 that point before appending, so that a later record is never hidden behind the torn one.
+
+A bad record followed by a valid one is not a crash's doing but damage to
+written data (a flipped bit, an overwritten block): the records after it were
+acknowledged. :func:`read_log` then raises :class:`LogDamaged`, which names
+the record, instead of dropping them; the framing finds the valid records
+after the damage (a whole record, its CRC right and its payload a JSON object).
 """
 
 import json
 import os
 import struct
 import zlib
+
+from ..exceptions import OlearnError
 
 _HEADER = struct.Struct("<II")
 
@@ -22,24 +30,80 @@ def encode(record):
     return _HEADER.pack(len(payload), zlib.crc32(payload)) + payload
 
 
+class LogDamaged(OlearnError, ValueError):
+    """A log holds a bad record followed by valid ones.
+
+    ``record`` is the number of the bad record (0 for the first), ``offset``
+    the byte where it starts, and ``following`` the valid records found after it.
+    """
+
+    def __init__(self, path, record, offset, following, advice=None):
+        super().__init__(f"{path}: record {record} (at byte {offset}) is damaged and {following} valid record(s) "
+                         "follow it: the log was damaged after it was written, not torn by a crash"
+                         + (f"; {advice}" if advice else ""))
+        self.path, self.record, self.offset, self.following = path, record, offset, following
+
+
+def _record_at(content, offset):
+    """The record starting at ``offset`` and the offset after it, or None if no whole, valid record starts there."""
+    if offset + _HEADER.size > len(content):
+        return None
+    length, crc = _HEADER.unpack_from(content, offset)
+    end = offset + _HEADER.size + length
+    if end > len(content):
+        return None
+    payload = content[offset + _HEADER.size:end]
+    if zlib.crc32(payload) != crc:
+        return None
+    try:
+        record = json.loads(payload)
+    except ValueError:
+        return None
+    return (record, end) if isinstance(record, dict) else None
+
+
+def _count_after(content, offset):
+    """The valid records after a bad one at ``offset``, found by trying each later byte as a record's start."""
+    count, position = 0, offset + 1
+    while position + _HEADER.size <= len(content):
+        found = _record_at(content, position)
+        if found is None:
+            position += 1
+        else:
+            count += 1
+            position = found[1]
+    return count
+
+
 def read_log(path):
-    """The records of the log at ``path`` up to the first torn or damaged one, and the bytes they take."""
+    """The records of the log at ``path`` up to a torn tail, and the bytes they take.
+
+    Raises :class:`LogDamaged` when a bad record is followed by a valid one.
+    """
     with open(path, "rb") as fh:
         content = fh.read()
     records, offset = [], 0
-    while offset + _HEADER.size <= len(content):
-        length, crc = _HEADER.unpack_from(content, offset)
-        start, end = offset + _HEADER.size, offset + _HEADER.size + length
-        payload = content[start:end]
-        if end > len(content) or zlib.crc32(payload) != crc:
+    while offset < len(content):
+        found = _record_at(content, offset)
+        if found is None:
+            following = _count_after(content, offset)
+            if following:
+                raise LogDamaged(path, len(records), offset, following)
             break
-        try:
-            record = json.loads(payload)
-        except ValueError:
-            break
-        records.append(record)
-        offset = end
+        records.append(found[0])
+        offset = found[1]
     return records, offset
+
+
+def read_checkpoint(path):
+    """The first record of the log at ``path`` (its checkpoint), or None if it is not whole."""
+    with open(path, "rb") as fh:
+        header = fh.read(_HEADER.size)
+        if len(header) < _HEADER.size:
+            return None
+        content = header + fh.read(_HEADER.unpack(header)[0])
+    found = _record_at(content, 0)
+    return None if found is None else found[0]
 
 
 def sync_folder(folder):

@@ -10,16 +10,21 @@ Predictions made while a group is being fsynced see its updates already
 (they are applied, not yet acknowledged); ``GET /model`` and the snapshots
 see only acknowledged ones. A failure to log, or an error the learner should
 never raise, stops the writer: the model in memory may then differ from the
-log, and a restart recovers from the log.
+log, and a restart recovers from the log. A snapshot that cannot be written
+does not stop it: the log stays the durable record (it keeps growing), the
+failure is reported (:meth:`Writer.snapshot_state`, on ``/health`` and
+``/metrics``) and the snapshot is tried again ``snapshot_seconds`` later.
 """
 
 import asyncio
 import concurrent.futures
 import contextlib
+import sys
 import time
 
 from ._model import ServedModel
 from ._requests import RequestError
+from ._store import SnapshotFailed
 from ._wal import encode
 
 # examples applied per group (at least one update), so that the event loop also serves predictions between
@@ -40,7 +45,7 @@ class Writer:
     store : Store
     metrics : Metrics
     snapshot_every : int
-        Take a snapshot (and truncate the log) after this many updates...
+        Take a snapshot (and start a new log) after this many updates...
     snapshot_seconds : float
         ... or this many seconds after the last one, whichever comes first.
     on_failure : callable
@@ -58,6 +63,7 @@ class Writer:
         self._queue = None
         self._thread = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="olearn-log")
         self._last_snapshot = time.monotonic()
+        self.snapshot_error = None  # why the last snapshot failed, until one succeeds
         self._task = None
         self._pending = []
 
@@ -106,8 +112,7 @@ class Writer:
                     if item[0] == "call":
                         _answer(item[-1], _outcome(item[1]))
                 if self._snapshot_due():
-                    await self._in_thread(self.store.snapshot, self.model)
-                    self._last_snapshot = time.monotonic()
+                    await self._take_snapshot()
                 self._pending = []
         except asyncio.CancelledError:
             self._fail_waiting(WriterStopped("the service is shutting down"))
@@ -119,6 +124,31 @@ class Writer:
                 self.on_failure(err)
             raise WriterStopped(str(err)) from err
 
+    async def _take_snapshot(self):
+        """Snapshot the model; on a failure, report it, keep the last snapshot and try again later."""
+        try:
+            await self._in_thread(self.store.snapshot, self.model)
+        except SnapshotFailed as err:
+            if self.snapshot_error is None:
+                print(f"olearn serve: warning: {err}; the log keeps every update, and the snapshot is tried again "
+                      f"every {self.snapshot_seconds:g} s", file=sys.stderr, flush=True)
+            self.snapshot_error = str(err)
+            self.metrics.snapshot_failures.inc()
+        else:
+            if self.snapshot_error is not None:
+                print(f"olearn serve: the snapshot of {self.model.seq} updates succeeded", file=sys.stderr,
+                      flush=True)
+            self.snapshot_error = None
+        self.metrics.snapshot_updates.set(self.store.snapshot_seq)
+        self._last_snapshot = time.monotonic()
+
+    def snapshot_state(self):
+        """``{"ok": ..., "updates": ...}`` (the updates the last snapshot holds), with ``"error"`` while failing."""
+        state = {"ok": self.snapshot_error is None, "updates": self.store.snapshot_seq}
+        if self.snapshot_error is not None:
+            state["error"] = self.snapshot_error
+        return state
+
     def _until_snapshot(self):
         """Seconds until a snapshot is due by time; None (no limit) while the last one holds every update."""
         if self.model.seq == self.store.snapshot_seq:
@@ -126,8 +156,10 @@ class Writer:
         return max(0.0, self._last_snapshot + self.snapshot_seconds - time.monotonic())
 
     def _snapshot_due(self):
+        """Whether a snapshot is due by count or by time; after a failure, only by time (the retry's delay)."""
         behind = self.model.seq - self.store.snapshot_seq
-        return behind >= self.snapshot_every or (behind > 0 and self._until_snapshot() == 0.0)
+        by_count = behind >= self.snapshot_every and self.snapshot_error is None
+        return by_count or (behind > 0 and self._until_snapshot() == 0.0)
 
     async def _group(self, items):
         """Apply the updates of ``items`` in order, log them with one fsync, then answer them."""
