@@ -45,7 +45,7 @@ class Server:
         self.log = state_dir + ".log"
         os.makedirs(os.path.dirname(self.log), exist_ok=True)
 
-    def start(self, timeout=60.0):
+    def start(self, timeout=600.0):  # a hang guard: a cold start compiles kernels, on a loaded machine
         import httpx
 
         command = [sys.executable, "-m", "olearn", "serve", *self.args, "--state-dir", self.state_dir,
