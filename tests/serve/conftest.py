@@ -107,6 +107,7 @@ def assert_same_model(served, offline):
 def token_file(tmp_path):
     path = tmp_path / "token.txt"
     path.write_text(TOKEN + "\n")
+    path.chmod(0o600)  # as an operator keeps it: a token others can read is warned about
     return str(path)
 
 

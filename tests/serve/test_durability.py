@@ -111,12 +111,13 @@ def test_a_damaged_log_is_refused_and_left_as_it_is_until_recover_log(tmp_path):
         _quiet(folder)
     assert log.read_bytes() == content
     # the command says so, and names the way out
-    status, err = _run_cli(["--algo", "pa1", "--state-dir", str(folder), "--port", str(free_port())])
+    status, err = _run_cli(["--algo", "pa1", "--public-reads", "--state-dir", str(folder), "--port",
+                            str(free_port())])
     assert status == 1 and "record 3" in err and "--recover-log" in err, err
     assert log.read_bytes() == content and sorted(os.listdir(folder)) == ["lock", log.name]
     # --recover-log starts it, after keeping a copy
-    command = [sys.executable, "-m", "olearn", "serve", "--algo", "pa1", "-C", "0.5", "--state-dir", str(folder),
-               "--port", "0", "--recover-log"]
+    command = [sys.executable, "-m", "olearn", "serve", "--algo", "pa1", "-C", "0.5", "--public-reads",
+               "--state-dir", str(folder), "--port", "0", "--recover-log"]
     process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
     try:
         said = []

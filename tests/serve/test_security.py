@@ -206,7 +206,7 @@ def test_classes_fix_the_label_set(serve, tmp_path):
         _refused(client.post("/learn", json={"x": [{"1": 1.0}, {"2": 1.0}], "y": [-1, 0]}), 422)
         assert client.post("/predict_learn", json={"x": {"2": 1.0}, "y": -1.0}).status_code == 200
         assert client.get("/health").json() == {"status": "ok", "updates": 2, "estimator": "PAClassifier",
-                                                "classes": [-1, 1]}
+                                                "snapshot": {"ok": True, "updates": 0}, "classes": [-1, 1]}
     server = serve(["--algo", "pa1-multiclass", "--classes", "spam, ham,true"], tmp_path / "multiclass")
     with server.client() as client:
         for y in ("spam", "ham", True):
