@@ -95,7 +95,7 @@ def load_csv(path, label_column=-1, header="auto", delimiter=","):
 
     Every data line holds the same number of numeric cells; blanks around a
     cell are ignored, blank lines and lines starting with ``#`` are skipped.
-    Lines end with ``\\n``, ``\\r\\n`` or ``\\r``. Memory follows the data:
+    Lines end with ``\\n``, ``\\r\\n`` or ``\\r``, even mixed in one file. Memory follows the data:
     the rows allocated are at most the data lines, and at most one per
     ``2 * n_columns`` bytes.
     Quoted cells are not supported. Compressed files (gzip, bzip2, xz) are

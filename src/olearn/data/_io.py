@@ -26,6 +26,7 @@ _OPENERS = {"gzip": gzip.open, "bz2": bz2.open, "xz": lzma.open}
 _BZ2_BLOCK_MAGICS = (b"\x31\x41\x59\x26\x53\x59", b"\x17\x72\x45\x38\x50\x90")
 LF = b"\n"
 CR = b"\r"
+CRLF = b"\r\n"
 
 
 class OnceInput:
@@ -226,42 +227,32 @@ def open_binary(path):
         raise DataFormatError(f"corrupt {kind} stream: {e}", path) from None
 
 
-def _lone_cr_first(data, more_follows):
-    """Whether the first line break of ``data`` is a lone ``\\r`` (old Mac OS line endings).
+def to_lf(data):
+    """``data`` with every line break as ``\\n``: ``\\r\\n`` and a lone ``\\r`` each become one ``\\n``.
 
-    True or False, or None if ``data`` holds no line break yet, or ends in a
-    ``\\r`` whose next byte (``more_follows``) decides between CR and CRLF.
+    This is the one line-ending rule of every reader (LIBSVM, CSV, VW, CoNLL),
+    the universal newlines of Python's text files (which read the cost
+    files): a line ends at ``\\n``, ``\\r\\n`` or a lone ``\\r``, wherever it is
+    in the file, so a file mixing the three reads as its lines show in an
+    editor, and line numbers in errors count them so.
     """
-    lf = data.find(LF)
-    cr = data.find(CR, 0, len(data) if lf < 0 else lf)
-    if cr < 0:
-        return None if lf < 0 else False
-    if cr + 1 < len(data):
-        return data[cr + 1 : cr + 2] != LF
-    return None if more_follows else True
-
-
-def _to_lf(data):
-    return data.replace(CR, LF)
+    if CR not in data:
+        return data
+    return data.replace(CRLF, LF).replace(CR, LF)
 
 
 def read_text(path):
-    """The whole (decompressed) content of ``path`` with ``\\n`` line breaks.
-
-    A file whose first line break is a lone ``\\r`` (old Mac OS) has every
-    ``\\r`` read as ``\\n``; otherwise (``\\n`` or ``\\r\\n``) the bytes are
-    returned as they are, and the parsers take a ``\\r`` for a blank.
-    """
+    """The whole (decompressed) content of ``path``, line breaks read by :func:`to_lf`."""
     with open_binary(path) as f:
         data = f.read()
-    return _to_lf(data) if _lone_cr_first(data, False) else data
+    return to_lf(data)
 
 
 def read_head(path, n_bytes=65536):
-    """At most ``n_bytes`` of the (decompressed) start of ``path``, line breaks as in ``read_text``."""
+    """At most ``n_bytes`` of the (decompressed) start of ``path``, line breaks read by :func:`to_lf`."""
     with open_binary(path) as f:
         data = f.read(n_bytes)
-    return _to_lf(data) if _lone_cr_first(data, False) else data
+    return to_lf(data)
 
 
 def iter_line_blocks(path, block_size):
@@ -272,7 +263,7 @@ def iter_line_blocks(path, block_size):
     ``buf[0]``, so errors can name global line numbers. A line longer than
     ``block_size`` is read whole before it is yielded; the blocks of such a
     line are joined once, so reading stays linear in the file size. Line
-    breaks are read as in ``read_text`` (lone ``\\r`` files are converted).
+    breaks are read by :func:`to_lf`.
     """
     line = 0
     pending = []  # blocks read since the last yielded line break
@@ -292,30 +283,25 @@ def iter_line_blocks(path, block_size):
 
 
 def _blocks(path, block_size):
-    """The bytes of ``path`` in reads of ``block_size``, line breaks as ``read_text`` reads them.
+    """The bytes of ``path`` in reads of ``block_size``, line breaks read by :func:`to_lf`.
 
-    Whether the file's line breaks are lone ``\\r`` is decided at its first
-    line break; the blocks read before (none holds a line break) are held
-    until then, and converted with the rest if so.
+    A ``\\r`` that ends a read is held until the next byte is read, which
+    tells a ``\\r\\n`` cut between two reads (one line break) from a lone ``\\r``.
     """
-    lone_cr = None
-    held = []
+    held_cr = b""
     with open_binary(path) as f:
         while True:
             block = f.read(block_size)
-            if lone_cr is None:
-                # Undecided means no line break so far, except a final '\r' (whose next byte decides)
-                tail = held[-1][-1:] if held else b""
-                lone_cr = _lone_cr_first(tail + block, True) if block else tail == CR
-                if lone_cr is None:
-                    held.append(block)
-                    continue
-                for piece in held:
-                    yield _to_lf(piece) if lone_cr else piece
-                held = []
             if not block:
+                if held_cr:
+                    yield LF
                 return
-            yield _to_lf(block) if lone_cr else block
+            block = held_cr + block if held_cr else block
+            held_cr = CR if block.endswith(CR) else b""
+            if held_cr:
+                block = block[:-1]
+            if block:
+                yield to_lf(block)
 
 
 def iter_line_windows(path, block_size):
