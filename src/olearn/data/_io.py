@@ -27,6 +27,7 @@ _BZ2_BLOCK_MAGICS = (b"\x31\x41\x59\x26\x53\x59", b"\x17\x72\x45\x38\x50\x90")
 LF = b"\n"
 CR = b"\r"
 CRLF = b"\r\n"
+BOM = b"\xef\xbb\xbf"  # UTF-8's byte order mark, which some editors write at the start of a text file
 
 
 class OnceInput:
@@ -242,17 +243,42 @@ def to_lf(data):
 
 
 def read_text(path):
-    """The whole (decompressed) content of ``path``, line breaks read by :func:`to_lf`."""
+    """The whole (decompressed) content of ``path``, without a leading UTF-8 BOM, line breaks read by :func:`to_lf`."""
     with open_binary(path) as f:
         data = f.read()
-    return to_lf(data)
+    return to_lf(data.removeprefix(BOM))
 
 
 def read_head(path, n_bytes=65536):
-    """At most ``n_bytes`` of the (decompressed) start of ``path``, line breaks read by :func:`to_lf`."""
+    """At most ``n_bytes`` of the (decompressed) start of ``path``, read as by :func:`read_text`."""
+    return read_start(path, n_bytes)[0]
+
+
+def read_start(path, n_bytes):
+    """``(text, whole)``: :func:`read_head`'s text and whether it is the whole file (the text may be shorter
+    than ``n_bytes`` without being whole: a BOM is skipped, a ``\\r\\n`` read as one byte)."""
     with open_binary(path) as f:
-        data = f.read(n_bytes)
-    return to_lf(data)
+        data = _first_read(f, n_bytes)
+        whole = not f.read(1)
+    return to_lf(data), whole
+
+
+def _first_read(f, n_bytes):
+    """The first read of ``f``, at most ``n_bytes`` bytes but enough to tell a leading UTF-8 BOM, which is skipped.
+
+    A file may start with a BOM (Windows editors write one); every reader
+    skips it, so that it is not read as part of the first label, feature name
+    or CSV header name.
+    """
+    data = f.read(max(n_bytes, len(BOM)))
+    while len(data) < len(BOM) and BOM.startswith(data):
+        more = f.read(len(BOM) - len(data))
+        if not more:
+            break
+        data += more
+    if data == BOM:
+        return f.read(n_bytes)
+    return data.removeprefix(BOM)
 
 
 def iter_line_blocks(path, block_size):
@@ -283,15 +309,15 @@ def iter_line_blocks(path, block_size):
 
 
 def _blocks(path, block_size):
-    """The bytes of ``path`` in reads of ``block_size``, line breaks read by :func:`to_lf`.
+    """The bytes of ``path`` in reads of ``block_size``, read as by :func:`read_text` (no leading BOM, ``\\n`` breaks).
 
     A ``\\r`` that ends a read is held until the next byte is read, which
     tells a ``\\r\\n`` cut between two reads (one line break) from a lone ``\\r``.
     """
     held_cr = b""
     with open_binary(path) as f:
+        block = _first_read(f, block_size)
         while True:
-            block = f.read(block_size)
             if not block:
                 if held_cr:
                     yield LF
@@ -302,6 +328,7 @@ def _blocks(path, block_size):
                 block = block[:-1]
             if block:
                 yield to_lf(block)
+            block = f.read(block_size)
 
 
 def iter_line_windows(path, block_size):
