@@ -68,8 +68,10 @@ def atomic_write(path):
 
     When the block completes the file is flushed to disk and renamed over
     ``path``; when it raises (even KeyboardInterrupt) the temporary file is
-    removed and ``path`` is left as it was. The file gets the permissions of
-    any file the user creates (0o666 less the umask).
+    removed and ``path`` is left as it was. An error of the system writing
+    the file (a full disk: "No space left on device") names ``path``. The
+    file gets the permissions of any file the user creates (0o666 less the
+    umask).
     """
     path = os.fspath(path)
     folder, name = os.path.split(os.path.abspath(path))
@@ -83,7 +85,9 @@ def atomic_write(path):
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as err:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(err, OSError) and err.errno is not None and err.filename is None:
+            raise OSError(err.errno, err.strerror, path) from err
         raise
