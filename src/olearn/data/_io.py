@@ -16,6 +16,7 @@ import zlib
 
 import numpy as np
 
+from olearn._config import format_bytes, get_config
 from olearn.exceptions import DataFormatError
 
 _COMPRESSION_SUFFIXES = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz"}
@@ -288,21 +289,30 @@ def iter_line_blocks(path, block_size):
     newline); ``first_line`` is the 0-based number of the file line at
     ``buf[0]``, so errors can name global line numbers. A line longer than
     ``block_size`` is read whole before it is yielded; the blocks of such a
-    line are joined once, so reading stays linear in the file size. Line
-    breaks are read by :func:`to_lf`.
+    line are joined once, so reading stays linear in the file size. Such a
+    line is refused (a DataFormatError naming it) as soon as more than
+    ``max_line_bytes`` (:func:`olearn.set_config`) of it are held, so a file
+    without line breaks is not read whole into memory. Line breaks are read
+    by :func:`to_lf`.
     """
     line = 0
     pending = []  # blocks read since the last yielded line break
+    held = 0  # their bytes
+    limit = get_config()["max_line_bytes"]
     for block in _blocks(path, block_size):
-        cut = block.rfind(LF) + 1
+        first = block.find(LF)
+        _check_line_length(held + (len(block) if first < 0 else first), limit, path, line)
         pending.append(block)
-        if cut == 0:
+        if first < 0:
+            held += len(block)
             continue
+        cut = block.rfind(LF) + 1
         buf = b"".join(pending) if len(pending) > 1 else block
         end = len(buf) - (len(block) - cut)
         yield buf, end, line
         line += buf.count(LF, 0, end)
         pending = [buf[end:]] if end < len(buf) else []
+        held = len(buf) - end
     if pending:
         carry = b"".join(pending)
         yield carry, len(carry), line
@@ -338,8 +348,9 @@ def iter_line_windows(path, block_size):
     uint8 array) and ``first_line`` is the number of file lines before
     ``buf[0]``. No block is copied: a block's lines after its first line
     break are a window of the block as read, and the line that spans two
-    blocks is a window of its own (the only bytes joined). Opening happens at
-    the call, so a missing file raises FileNotFoundError there.
+    blocks is a window of its own (the only bytes joined), refused past
+    ``max_line_bytes`` as in ``iter_line_blocks``. Opening happens at the
+    call, so a missing file raises FileNotFoundError there.
     """
     compression_of(path)
     return _windows(path, block_size)
@@ -348,12 +359,17 @@ def iter_line_windows(path, block_size):
 def _windows(path, block_size):
     line = 0  # the number of the line that starts the carried bytes
     carry = []  # the bytes of the line begun in the blocks before, which hold no line break after it
+    carried = 0  # their bytes
+    limit = get_config()["max_line_bytes"]
     scratch = np.empty(0, dtype=bool)
     for block in _blocks(path, block_size):
         first = block.find(LF)
         if first < 0:
             carry.append(block)
+            carried += len(block)
+            _check_line_length(carried, limit, path, line)
             continue
+        _check_line_length(carried + first, limit, path, line)
         last = block.rfind(LF) + 1
         if carry:
             seam = b"".join(carry) + block[: first + 1]
@@ -369,9 +385,18 @@ def _windows(path, block_size):
                 scratch = np.empty(text.size, dtype=bool)
             line += int(np.count_nonzero(np.equal(text, LF[0], out=scratch[: text.size])))
         carry = [block[last:]] if last < len(block) else []
+        carried = len(block) - last
     if carry:
         rest = b"".join(carry)
         yield _window(rest, 0, len(rest), line)
+
+
+def _check_line_length(n_bytes, limit, path, line):
+    """Refuse line ``line`` (0-based) of ``path`` once ``n_bytes`` of it are held, if that is past ``limit``."""
+    if n_bytes > limit:
+        raise DataFormatError(f"the line is longer than max_line_bytes={format_bytes(limit)} (no line break in its "
+                              f"first {limit:,} bytes); if the file is right, raise the limit with "
+                              "olearn.set_config(max_line_bytes=...)", os.fspath(path), line + 1)
 
 
 def _window(buf, start, end, first_line):
