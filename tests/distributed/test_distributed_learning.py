@@ -500,12 +500,16 @@ def test_a_worker_killed_during_mixing_changes_nothing(client):
     assert np.array_equal(got.totals, expected.totals)
 
 
-class _FirstScattersFail:
-    """The client, except that its first ``n`` scatters of a model raise a connection error, as a scatter to a
-    worker that has just died does."""
+# what a scatter to a worker that has just died raises: a connection error, or Dask's KeyError for the worker it
+# chose (4 of 36 workers killed while the model was sent)
+SCATTER_ERRORS = [OSError("Timed out trying to connect to a worker that has died"), KeyError("tcp://127.0.0.1:40001")]
 
-    def __init__(self, client, n):
-        self.client, self.left = client, n
+
+class _FirstScattersFail:
+    """The client, except that its first ``n`` scatters of a model raise ``error``."""
+
+    def __init__(self, client, n, error):
+        self.client, self.left, self.error = client, n, error
 
     def __getattr__(self, name):
         return getattr(self.client, name)
@@ -513,20 +517,22 @@ class _FirstScattersFail:
     def scatter(self, data, **kwargs):
         if not isinstance(data, list) and self.left:
             self.left -= 1
-            raise OSError("Timed out trying to connect to a worker that has died")
+            raise self.error
         return self.client.scatter(data, **kwargs)
 
 
-def test_a_worker_lost_while_the_model_is_sent_costs_an_attempt(client):
+@pytest.mark.parametrize("error", SCATTER_ERRORS, ids=lambda e: type(e).__name__)
+def test_a_worker_lost_while_the_model_is_sent_costs_an_attempt(client, error):
     X, y = stream(300, 5, seed=17)
     shards = split(X, y, (150, 150))
     expected = parameter_mixing(PAClassifier(), shards, epochs=2, timeout=TIMEOUT)
-    got = parameter_mixing(PAClassifier(), shards, epochs=2, client=_FirstScattersFail(client, 2), timeout=TIMEOUT)
+    got = parameter_mixing(PAClassifier(), shards, epochs=2, client=_FirstScattersFail(client, 2, error),
+                           timeout=TIMEOUT)
     assert np.array_equal(got.estimator.coef_, expected.estimator.coef_)
     assert np.array_equal(got.totals, expected.totals)
     est = PAClassifier()
     with pytest.raises(DistributedError, match="lost 3 times"):
-        parameter_mixing(est, shards, epochs=2, client=_FirstScattersFail(client, 3), timeout=TIMEOUT)
+        parameter_mixing(est, shards, epochs=2, client=_FirstScattersFail(client, 3, error), timeout=TIMEOUT)
     assert not hasattr(est, "coef_")
 
 
