@@ -8,6 +8,7 @@ delayed-update schedule documented in olearn.distributed._delayed.
 """
 
 import itertools
+import re
 import os
 import signal
 import threading
@@ -360,6 +361,56 @@ def test_file_shards_are_read_in_chunks(tmp_path):
     dump_svmlight_file(X, y, str(tmp_path / "a.svm"), zero_based=True)
     (shard,) = make_shards(str(tmp_path / "a.svm"), chunk_size=100)
     assert [X.shape[0] for X, _ in shard.chunks()] == [100, 100, 50]
+
+
+def _rewrite(path, text, mtime_ns=None):
+    path.write_text(text)
+    if mtime_ns is not None:
+        os.utime(path, ns=(mtime_ns, mtime_ns))
+
+
+@pytest.mark.parametrize("change", ["other size", "same size, other time"])
+def test_a_file_shard_that_changes_is_refused_naming_it(tmp_path, change):
+    path = tmp_path / "a.svm"
+    path.write_text("1 1:1\n-1 2:1\n1 1:2\n")
+    (shard,) = make_shards(str(path), chunk_size=1)
+    assert len(list(shard.chunks())) == 3
+    mtime = path.stat().st_mtime_ns
+    if change == "other size":
+        _rewrite(path, "1 1:1\n-1 2:1\n1 1:2\n-1 2:2\n", mtime)
+    else:
+        _rewrite(path, "1 1:1\n-1 2:1\n1 1:3\n", mtime + 1_000_000_000)
+    with pytest.raises(DistributedError, match=rf"^{re.escape(str(path))}: the file changed while it was learned from"):
+        list(shard.chunks())
+    # and a file rewritten while it is read is refused at the end of the reading
+    (shard,) = make_shards(str(path), chunk_size=1)
+    chunks = shard.chunks()
+    next(chunks)
+    _rewrite(path, "1 1:1\n", mtime)
+    with pytest.raises(DistributedError, match="the file changed"):
+        list(chunks)
+
+
+def test_a_shard_rewritten_between_epochs_stops_mixing_and_leaves_the_model_alone(client, tmp_path, monkeypatch):
+    import olearn.distributed._mixing as mixing
+
+    X, y = stream(200, 4, seed=19)
+    paths = [tmp_path / "a.svm", tmp_path / "b.svm"]
+    for path, lo in zip(paths, (0, 100)):
+        dump_svmlight_file(X[lo : lo + 100], y[lo : lo + 100], str(path), zero_based=True)
+    weights = mixing.mixing_weights
+
+    def rewrite_after_epoch_one(*args):  # the coordinator mixes epoch 1; then b.svm is rewritten
+        paths[1].write_text(paths[1].read_text()[: -40] + "\n")
+        monkeypatch.setattr(mixing, "mixing_weights", weights)
+        return weights(*args)
+
+    monkeypatch.setattr(mixing, "mixing_weights", rewrite_after_epoch_one)
+    est = PAClassifier().fit(X[:10], y[:10])
+    before = est.coef_.copy()
+    with pytest.raises(DistributedError, match=rf"{re.escape(str(paths[1]))}: the file changed"):
+        parameter_mixing(est, [str(p) for p in paths], epochs=3, timeout=TIMEOUT)
+    assert np.array_equal(est.coef_, before)
 
 
 # -- refusals and errors ------------------------------------------------------------
