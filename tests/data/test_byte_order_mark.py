@@ -57,3 +57,9 @@ def test_a_file_holding_only_a_bom_is_empty(write):
 def test_a_cost_file_with_a_bom_reads_its_labels(write):
     costs = read_costs(write("costs.txt", BOM + "1 2\n0 1\n1 0\n"))
     assert list(costs.labels) == [1.0, 2.0]
+
+
+def test_csv_columns_reads_past_a_long_head_after_a_bom(write):
+    # 100 kB of comments: the first 64 KiB read hold no data line, and without the BOM they are shorter than asked
+    path = write("c.csv", BOM + "# note\r\n" * 12_500 + "a,b\r\n1,2\r\n")
+    assert csv_columns(path) == (["a", "b"], 2)

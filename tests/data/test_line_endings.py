@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from olearn.data import csv_columns, iter_conll, iter_libsvm, iter_vw, load_conll, load_csv, load_libsvm, load_vw
+from olearn.data import iter_conll, iter_libsvm, iter_vw, load_conll, load_csv, load_libsvm, load_vw
 from olearn.exceptions import DataFormatError
 
 ENDINGS = ("\n", "\r\n", "\r")
@@ -97,9 +97,3 @@ def test_errors_count_every_line_break_once(write, assert_format_error, block_si
         list(iter_libsvm(path, block_size=block_size))
     path = write("bad.csv", "a,y\r1,1\r\n2,x\n")
     assert_format_error(load_csv, path, 3, 3, "expected a number")
-
-
-def test_csv_columns_reads_past_a_long_head_of_crlf_comments(write):
-    # 100 kB of comments: the first 64 KiB read hold no data line, and read as \n they are shorter than 64 KiB
-    path = write("c.csv", "# note\r\n" * 12_500 + "a,b\r\n1,2\r\n")
-    assert csv_columns(path) == (["a", "b"], 2)

@@ -11,6 +11,7 @@ import contextlib
 import gzip
 import lzma
 import os
+import re
 import stat
 import zlib
 
@@ -27,7 +28,7 @@ _OPENERS = {"gzip": gzip.open, "bz2": bz2.open, "xz": lzma.open}
 _BZ2_BLOCK_MAGICS = (b"\x31\x41\x59\x26\x53\x59", b"\x17\x72\x45\x38\x50\x90")
 LF = b"\n"
 CR = b"\r"
-CRLF = b"\r\n"
+_LONE_CR = re.compile(rb"\r(?!\n)")
 BOM = b"\xef\xbb\xbf"  # UTF-8's byte order mark, which some editors write at the start of a text file
 
 
@@ -230,17 +231,18 @@ def open_binary(path):
 
 
 def to_lf(data):
-    """``data`` with every line break as ``\\n``: ``\\r\\n`` and a lone ``\\r`` each become one ``\\n``.
+    """``data`` with every line break ending in ``\\n``: each lone ``\\r`` becomes ``\\n``, a ``\\r\\n`` stays.
 
     This is the one line-ending rule of every reader (LIBSVM, CSV, VW, CoNLL),
     the universal newlines of Python's text files (which read the cost
     files): a line ends at ``\\n``, ``\\r\\n`` or a lone ``\\r``, wherever it is
     in the file, so a file mixing the three reads as its lines show in an
-    editor, and line numbers in errors count them so.
+    editor, and line numbers in errors count them so. The parsers take the
+    ``\\r`` of a ``\\r\\n`` for a blank.
     """
     if CR not in data:
         return data
-    return data.replace(CRLF, LF).replace(CR, LF)
+    return _LONE_CR.sub(LF, data)
 
 
 def read_text(path):
@@ -257,7 +259,7 @@ def read_head(path, n_bytes=65536):
 
 def read_start(path, n_bytes):
     """``(text, whole)``: :func:`read_head`'s text and whether it is the whole file (the text may be shorter
-    than ``n_bytes`` without being whole: a BOM is skipped, a ``\\r\\n`` read as one byte)."""
+    than ``n_bytes`` without being whole: a leading BOM is skipped)."""
     with open_binary(path) as f:
         data = _first_read(f, n_bytes)
         whole = not f.read(1)
