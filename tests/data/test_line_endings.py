@@ -97,3 +97,12 @@ def test_errors_count_every_line_break_once(write, assert_format_error, block_si
         list(iter_libsvm(path, block_size=block_size))
     path = write("bad.csv", "a,y\r1,1\r\n2,x\n")
     assert_format_error(load_csv, path, 3, 3, "expected a number")
+
+
+def test_a_cost_file_reads_mixed_line_endings_as_lines(write):
+    from olearn.cli._costs import read_costs
+
+    costs = read_costs(write("costs.txt", mixed(["# labels, then a row per true label", "1 2 3", "0 1 2", "", "1 0 1",
+                                                 "2 1 0"])))
+    assert list(costs.labels) == [1.0, 2.0, 3.0]
+    assert [list(row) for row in costs.matrix] == [[0, 1, 2], [1, 0, 1], [2, 1, 0]]
