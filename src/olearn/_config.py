@@ -1,4 +1,4 @@
-"""Process-wide settings: how much memory a learner's state may take.
+"""Process-wide settings: how much memory a learner's state, and a line of a data file, may take.
 
 A feature index is a position in the learner's weight arrays, so one huge index
 (a typo in a data file, an unhashed identifier) would make a learner allocate
@@ -16,20 +16,25 @@ True
 Traceback (most recent call last):
 ...
 olearn.exceptions.FeatureLimitError: PAClassifier: x: feature index 1048576 would grow the learned state to 8.0 MiB, past max_state_bytes=1.0 MiB; raise it with olearn.set_config(max_state_bytes=...) or hash the features into fewer indices
+
+Likewise a reader that goes through a file in blocks holds a line whole
+before parsing it, so a file without line breaks (a damaged or binary file)
+would be read whole into memory: a line that spans blocks is refused as soon
+as more than ``max_line_bytes`` (64 MiB by default) of it are held.
 """
 
 import contextlib
 
-_DEFAULTS = {"max_state_bytes": 2**30}
+_DEFAULTS = {"max_state_bytes": 2**30, "max_line_bytes": 2**26}
 _config = dict(_DEFAULTS)
 
 
 def get_config():
-    """A copy of the current settings: ``{"max_state_bytes": int}``."""
+    """A copy of the current settings: ``{"max_state_bytes": int, "max_line_bytes": int}``."""
     return dict(_config)
 
 
-def set_config(max_state_bytes=None):
+def set_config(max_state_bytes=None, max_line_bytes=None):
     """Change the settings; an argument left at None keeps its current value.
 
     Parameters
@@ -38,11 +43,20 @@ def set_config(max_state_bytes=None):
         The most memory (in bytes) that one learner's feature-indexed arrays
         (weights, covariance, per-class prototypes) may grow to while learning.
         A full covariance matrix counts ``8 d^2`` bytes for ``d`` features.
+    max_line_bytes : int, optional
+        The most bytes of one line of a data file that the readers going
+        through a file in blocks (4 MiB by default) hold while they look for
+        its end: ``iter_libsvm``, ``iter_vw``, ``iter_conll``, ``load_conll``
+        and the command line's reading of LIBSVM, VW and CoNLL files
+        (``load_libsvm``, ``load_vw`` and ``load_csv`` hold the whole file
+        anyway). A line within one block is never held so.
     """
-    if max_state_bytes is not None:
-        if isinstance(max_state_bytes, bool) or not isinstance(max_state_bytes, int) or max_state_bytes < 1:
-            raise ValueError(f"max_state_bytes must be a positive integer (bytes); got {max_state_bytes!r}")
-        _config["max_state_bytes"] = int(max_state_bytes)
+    checked = {name: value for name, value in (("max_state_bytes", max_state_bytes),
+                                               ("max_line_bytes", max_line_bytes)) if value is not None}
+    for name, value in checked.items():
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name} must be a positive integer (bytes); got {value!r}")
+    _config.update({name: int(value) for name, value in checked.items()})
 
 
 @contextlib.contextmanager

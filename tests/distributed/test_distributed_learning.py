@@ -8,6 +8,7 @@ delayed-update schedule documented in olearn.distributed._delayed.
 """
 
 import itertools
+import re
 import os
 import signal
 import threading
@@ -362,6 +363,56 @@ def test_file_shards_are_read_in_chunks(tmp_path):
     assert [X.shape[0] for X, _ in shard.chunks()] == [100, 100, 50]
 
 
+def _rewrite(path, text, mtime_ns=None):
+    path.write_text(text)
+    if mtime_ns is not None:
+        os.utime(path, ns=(mtime_ns, mtime_ns))
+
+
+@pytest.mark.parametrize("change", ["other size", "same size, other time"])
+def test_a_file_shard_that_changes_is_refused_naming_it(tmp_path, change):
+    path = tmp_path / "a.svm"
+    path.write_text("1 1:1\n-1 2:1\n1 1:2\n")
+    (shard,) = make_shards(str(path), chunk_size=1)
+    assert len(list(shard.chunks())) == 3
+    mtime = path.stat().st_mtime_ns
+    if change == "other size":
+        _rewrite(path, "1 1:1\n-1 2:1\n1 1:2\n-1 2:2\n", mtime)
+    else:
+        _rewrite(path, "1 1:1\n-1 2:1\n1 1:3\n", mtime + 1_000_000_000)
+    with pytest.raises(DistributedError, match=rf"^{re.escape(str(path))}: the file changed while it was learned from"):
+        list(shard.chunks())
+    # and a file rewritten while it is read is refused at the end of the reading
+    (shard,) = make_shards(str(path), chunk_size=1)
+    chunks = shard.chunks()
+    next(chunks)
+    _rewrite(path, "1 1:1\n", mtime)
+    with pytest.raises(DistributedError, match="the file changed"):
+        list(chunks)
+
+
+def test_a_shard_rewritten_between_epochs_stops_mixing_and_leaves_the_model_alone(client, tmp_path, monkeypatch):
+    import olearn.distributed._mixing as mixing
+
+    X, y = stream(200, 4, seed=19)
+    paths = [tmp_path / "a.svm", tmp_path / "b.svm"]
+    for path, lo in zip(paths, (0, 100)):
+        dump_svmlight_file(X[lo : lo + 100], y[lo : lo + 100], str(path), zero_based=True)
+    weights = mixing.mixing_weights
+
+    def rewrite_after_epoch_one(*args):  # the coordinator mixes epoch 1; then b.svm is rewritten
+        paths[1].write_text(paths[1].read_text()[: -40] + "\n")
+        monkeypatch.setattr(mixing, "mixing_weights", weights)
+        return weights(*args)
+
+    monkeypatch.setattr(mixing, "mixing_weights", rewrite_after_epoch_one)
+    est = PAClassifier().fit(X[:10], y[:10])
+    before = est.coef_.copy()
+    with pytest.raises(DistributedError, match=rf"{re.escape(str(paths[1]))}: the file changed"):
+        parameter_mixing(est, [str(p) for p in paths], epochs=3, timeout=TIMEOUT)
+    assert np.array_equal(est.coef_, before)
+
+
 # -- refusals and errors ------------------------------------------------------------
 
 
@@ -500,12 +551,16 @@ def test_a_worker_killed_during_mixing_changes_nothing(client):
     assert np.array_equal(got.totals, expected.totals)
 
 
-class _FirstScattersFail:
-    """The client, except that its first ``n`` scatters of a model raise a connection error, as a scatter to a
-    worker that has just died does."""
+# what a scatter to a worker that has just died raises: a connection error, or Dask's KeyError for the worker it
+# chose (4 of 36 workers killed while the model was sent)
+SCATTER_ERRORS = [OSError("Timed out trying to connect to a worker that has died"), KeyError("tcp://127.0.0.1:40001")]
 
-    def __init__(self, client, n):
-        self.client, self.left = client, n
+
+class _FirstScattersFail:
+    """The client, except that its first ``n`` scatters of a model raise ``error``."""
+
+    def __init__(self, client, n, error):
+        self.client, self.left, self.error = client, n, error
 
     def __getattr__(self, name):
         return getattr(self.client, name)
@@ -513,20 +568,22 @@ class _FirstScattersFail:
     def scatter(self, data, **kwargs):
         if not isinstance(data, list) and self.left:
             self.left -= 1
-            raise OSError("Timed out trying to connect to a worker that has died")
+            raise self.error
         return self.client.scatter(data, **kwargs)
 
 
-def test_a_worker_lost_while_the_model_is_sent_costs_an_attempt(client):
+@pytest.mark.parametrize("error", SCATTER_ERRORS, ids=lambda e: type(e).__name__)
+def test_a_worker_lost_while_the_model_is_sent_costs_an_attempt(client, error):
     X, y = stream(300, 5, seed=17)
     shards = split(X, y, (150, 150))
     expected = parameter_mixing(PAClassifier(), shards, epochs=2, timeout=TIMEOUT)
-    got = parameter_mixing(PAClassifier(), shards, epochs=2, client=_FirstScattersFail(client, 2), timeout=TIMEOUT)
+    got = parameter_mixing(PAClassifier(), shards, epochs=2, client=_FirstScattersFail(client, 2, error),
+                           timeout=TIMEOUT)
     assert np.array_equal(got.estimator.coef_, expected.estimator.coef_)
     assert np.array_equal(got.totals, expected.totals)
     est = PAClassifier()
     with pytest.raises(DistributedError, match="lost 3 times"):
-        parameter_mixing(est, shards, epochs=2, client=_FirstScattersFail(client, 3), timeout=TIMEOUT)
+        parameter_mixing(est, shards, epochs=2, client=_FirstScattersFail(client, 3, error), timeout=TIMEOUT)
     assert not hasattr(est, "coef_")
 
 

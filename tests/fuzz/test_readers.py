@@ -46,12 +46,8 @@ class Reject(Exception):
 
 
 def split_lines(text):
-    """Lines of ``text``: at '\\n', or at '\\r' if the first line break is a lone '\\r'."""
-    lf = text.find(b"\n")
-    cr = text.find(b"\r")
-    if cr >= 0 and (lf < 0 or cr < lf) and text[cr + 1 : cr + 2] != b"\n":
-        text = text.replace(b"\r", b"\n")
-    return text.split(b"\n")
+    """Lines of ``text``: at each '\\r\\n', '\\n' or lone '\\r'."""
+    return text.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n")
 
 
 def number(token):

@@ -10,7 +10,7 @@ any later moment does, with "interrupted" and exit code 130.
 
 import sys
 
-from ._interrupt import INTERRUPTED_EXIT_CODE, caused_by_interrupt
+from ._interrupt import INTERRUPTED_EXIT_CODE, caused_by_interrupt, exit_interrupted
 
 __all__ = ["cli", "main"]
 
@@ -26,8 +26,13 @@ def main(args=None):
         if not caused_by_interrupt(err):
             raise
         sys.stderr.write("olearn: interrupted\n")
-        sys.exit(INTERRUPTED_EXIT_CODE)
-    return run_commands(args)
+        exit_interrupted()
+    try:
+        return run_commands(args)
+    except SystemExit as done:
+        if done.code == INTERRUPTED_EXIT_CODE:
+            exit_interrupted()
+        raise
 
 
 def __getattr__(name):

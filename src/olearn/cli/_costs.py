@@ -52,7 +52,7 @@ class Costs:
 def read_costs(path):
     """The :class:`Costs` of the file at ``path``; a malformed file is a DataFormatError naming its line."""
     lines = []
-    with open(path, encoding="utf-8") as f:
+    with open(path, encoding="utf-8-sig") as f:  # a leading BOM skipped, as the data readers do
         for number, line in enumerate(f, start=1):
             text = line.strip()
             if text and not text.startswith("#"):

@@ -1,11 +1,11 @@
 """``olearn predict``: labels of a file's examples from a saved model."""
 
 import math
-import sys
 
 import click
 
 from ._app import cli
+from ._output import OutputFile
 from .._persistence import read_input_info
 from ._source import DataSource, IndexBase, check_writable, data_options, file_argument
 
@@ -183,19 +183,17 @@ def predict_command(model_path, fmt, zero_based, bits, chunk_size, label_column,
     source.n_features = fixed_dimension(model, task) if source.format == "libsvm" else None
 
     sums, counted = 0, 0
-    out = sys.stdout if output is None else open(output, "w", encoding="utf-8")
+    out = OutputFile("-" if output is None else output)
     try:
         for X, y, _ in source.chunks():
             lines, predictions = task.predict_lines(model, X)
             if lines:
-                out.write("\n".join(lines))
-                out.write("\n")
+                out.write("\n".join(lines) + "\n")
             if y is None and task.reads_labels:
                 continue
             chunk_sums, count = task.predict_score(model, predictions, y)
             sums, counted = sums + chunk_sums, counted + count
     finally:
-        if output is not None:
-            out.close()
+        out.close()
     if counted:
         click.echo(task.predict_report(sums, counted), err=True)

@@ -7,6 +7,7 @@ import click
 import numpy as np
 
 from ._learners import ALGORITHMS, _option_name
+from ._output import OutputFile
 
 
 def algorithm_of(model):
@@ -105,26 +106,21 @@ class PredictionWriter:
     """
 
     def __init__(self, path, raw, task):
-        self.path = path
         self.raw = raw
         self.task = task
-        self._out = sys.stdout if path == "-" else open(path, "w", encoding="utf-8")
+        self._out = OutputFile(path)
 
     @property
     def to_stdout(self):
-        return self.path == "-"
+        return self._out.to_stdout
 
     def write(self, result, model):
         if result.n_rounds == 0:
             return
-        self._out.write("\n".join(self.task.prediction_lines(result, model, self.raw)))
-        self._out.write("\n")
+        self._out.write("\n".join(self.task.prediction_lines(result, model, self.raw)) + "\n")
 
     def close(self):
-        if self.to_stdout:
-            self._out.flush()
-        else:
-            self._out.close()
+        self._out.close()
 
 
 def resumed_source(model, model_path, file, fmt, zero_based, n_features, bits, chunk_size, label_column, delimiter,

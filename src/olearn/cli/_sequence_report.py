@@ -1,11 +1,11 @@
 """What the sequence task prints: the totals of predicted sequences, the progressive table, the tags of ``-p``."""
 
 import math
-import sys
 
 import numpy as np
 
 from ._holdout import HeldOut
+from ._output import OutputFile
 
 # the tag written for each token of a sequence predicted before any tag was known (a fresh run's first):
 # CoNLL's mark of an unspecified field
@@ -160,12 +160,11 @@ class TagWriter:
     """Predicted tags CoNLL style: one per token line, a blank line after each sequence (``-`` is stdout)."""
 
     def __init__(self, path):
-        self.path = path
-        self._out = sys.stdout if path == "-" else open(path, "w", encoding="utf-8")
+        self._out = OutputFile(path)
 
     @property
     def to_stdout(self):
-        return self.path == "-"
+        return self._out.to_stdout
 
     def write(self, predictions, lengths):
         parts = []
@@ -175,7 +174,4 @@ class TagWriter:
         self._out.write("".join(parts))
 
     def close(self):
-        if self.to_stdout:
-            self._out.flush()
-        else:
-            self._out.close()
+        self._out.close()

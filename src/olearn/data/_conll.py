@@ -215,7 +215,7 @@ def load_conll(path, n_bits=18, labelled=True):
       as a weight, since tokens hold colons (``3:30``, ``http://...``); the
       whole field, colons included, is the feature's name. A name given
       twice on one line has the value 2.
-    * Lines end with ``\\n``, ``\\r\\n`` or ``\\r``; compressed files
+    * Lines end with ``\\n``, ``\\r\\n`` or ``\\r``, even mixed in one file; compressed files
       (gzip, bzip2, xz) are read transparently.
 
     The column of feature ``f`` is ``murmur3_32(f, seed=0) % 2**n_bits``

@@ -11,7 +11,7 @@ from olearn._kernels._parse_codes import C_ERR_POS, C_FIXUPS, C_STATUS, FIX_DATA
 
 from ._checks import check_int
 from ._errors import number_message, raise_at, token_at
-from ._io import read_head, read_text
+from ._io import read_start, read_text
 from ._numbers import apply_fixups, check_integer_labels
 
 # Bytes that could be part of a number (or end a line) cannot separate cells.
@@ -77,9 +77,9 @@ def csv_columns(path, header="auto", delimiter=","):
     _check_layout(header, delimiter)
     size = 1 << 16
     while True:
-        buf = read_head(path, size)
+        buf, whole = read_start(path, size)
         lines = list(itertools.islice(_content_lines(buf), 3))
-        if len(lines) == 3 or len(buf) < size:
+        if len(lines) == 3 or whole:
             break
         size *= 4
     if not lines:
@@ -95,7 +95,7 @@ def load_csv(path, label_column=-1, header="auto", delimiter=","):
 
     Every data line holds the same number of numeric cells; blanks around a
     cell are ignored, blank lines and lines starting with ``#`` are skipped.
-    Lines end with ``\\n``, ``\\r\\n`` or ``\\r``. Memory follows the data:
+    Lines end with ``\\n``, ``\\r\\n`` or ``\\r``, even mixed in one file. Memory follows the data:
     the rows allocated are at most the data lines, and at most one per
     ``2 * n_columns`` bytes.
     Quoted cells are not supported. Compressed files (gzip, bzip2, xz) are

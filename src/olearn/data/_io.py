@@ -11,11 +11,13 @@ import contextlib
 import gzip
 import lzma
 import os
+import re
 import stat
 import zlib
 
 import numpy as np
 
+from olearn._config import format_bytes, get_config
 from olearn.exceptions import DataFormatError
 
 _COMPRESSION_SUFFIXES = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz"}
@@ -26,6 +28,8 @@ _OPENERS = {"gzip": gzip.open, "bz2": bz2.open, "xz": lzma.open}
 _BZ2_BLOCK_MAGICS = (b"\x31\x41\x59\x26\x53\x59", b"\x17\x72\x45\x38\x50\x90")
 LF = b"\n"
 CR = b"\r"
+_LONE_CR = re.compile(rb"\r(?!\n)")
+BOM = b"\xef\xbb\xbf"  # UTF-8's byte order mark, which some editors write at the start of a text file
 
 
 class OnceInput:
@@ -226,42 +230,58 @@ def open_binary(path):
         raise DataFormatError(f"corrupt {kind} stream: {e}", path) from None
 
 
-def _lone_cr_first(data, more_follows):
-    """Whether the first line break of ``data`` is a lone ``\\r`` (old Mac OS line endings).
+def to_lf(data):
+    """``data`` with every line break ending in ``\\n``: each lone ``\\r`` becomes ``\\n``, a ``\\r\\n`` stays.
 
-    True or False, or None if ``data`` holds no line break yet, or ends in a
-    ``\\r`` whose next byte (``more_follows``) decides between CR and CRLF.
+    This is the one line-ending rule of every reader (LIBSVM, CSV, VW, CoNLL),
+    the universal newlines of Python's text files (which read the cost
+    files): a line ends at ``\\n``, ``\\r\\n`` or a lone ``\\r``, wherever it is
+    in the file, so a file mixing the three reads as its lines show in an
+    editor, and line numbers in errors count them so. The parsers take the
+    ``\\r`` of a ``\\r\\n`` for a blank.
     """
-    lf = data.find(LF)
-    cr = data.find(CR, 0, len(data) if lf < 0 else lf)
-    if cr < 0:
-        return None if lf < 0 else False
-    if cr + 1 < len(data):
-        return data[cr + 1 : cr + 2] != LF
-    return None if more_follows else True
-
-
-def _to_lf(data):
-    return data.replace(CR, LF)
+    if CR not in data:
+        return data
+    return _LONE_CR.sub(LF, data)
 
 
 def read_text(path):
-    """The whole (decompressed) content of ``path`` with ``\\n`` line breaks.
-
-    A file whose first line break is a lone ``\\r`` (old Mac OS) has every
-    ``\\r`` read as ``\\n``; otherwise (``\\n`` or ``\\r\\n``) the bytes are
-    returned as they are, and the parsers take a ``\\r`` for a blank.
-    """
+    """The whole (decompressed) content of ``path``, without a leading UTF-8 BOM, line breaks read by :func:`to_lf`."""
     with open_binary(path) as f:
         data = f.read()
-    return _to_lf(data) if _lone_cr_first(data, False) else data
+    return to_lf(data.removeprefix(BOM))
 
 
 def read_head(path, n_bytes=65536):
-    """At most ``n_bytes`` of the (decompressed) start of ``path``, line breaks as in ``read_text``."""
+    """At most ``n_bytes`` of the (decompressed) start of ``path``, read as by :func:`read_text`."""
+    return read_start(path, n_bytes)[0]
+
+
+def read_start(path, n_bytes):
+    """``(text, whole)``: :func:`read_head`'s text and whether it is the whole file (the text may be shorter
+    than ``n_bytes`` without being whole: a leading BOM is skipped)."""
     with open_binary(path) as f:
-        data = f.read(n_bytes)
-    return _to_lf(data) if _lone_cr_first(data, False) else data
+        data = _first_read(f, n_bytes)
+        whole = not f.read(1)
+    return to_lf(data), whole
+
+
+def _first_read(f, n_bytes):
+    """The first read of ``f``, at most ``n_bytes`` bytes but enough to tell a leading UTF-8 BOM, which is skipped.
+
+    A file may start with a BOM (Windows editors write one); every reader
+    skips it, so that it is not read as part of the first label, feature name
+    or CSV header name.
+    """
+    data = f.read(max(n_bytes, len(BOM)))
+    while len(data) < len(BOM) and BOM.startswith(data):
+        more = f.read(len(BOM) - len(data))
+        if not more:
+            break
+        data += more
+    if data == BOM:
+        return f.read(n_bytes)
+    return data.removeprefix(BOM)
 
 
 def iter_line_blocks(path, block_size):
@@ -271,51 +291,56 @@ def iter_line_blocks(path, block_size):
     newline); ``first_line`` is the 0-based number of the file line at
     ``buf[0]``, so errors can name global line numbers. A line longer than
     ``block_size`` is read whole before it is yielded; the blocks of such a
-    line are joined once, so reading stays linear in the file size. Line
-    breaks are read as in ``read_text`` (lone ``\\r`` files are converted).
+    line are joined once, so reading stays linear in the file size. Such a
+    line is refused (a DataFormatError naming it) as soon as more than
+    ``max_line_bytes`` (:func:`olearn.set_config`) of it are held, so a file
+    without line breaks is not read whole into memory. Line breaks are read
+    by :func:`to_lf`.
     """
     line = 0
     pending = []  # blocks read since the last yielded line break
+    held = 0  # their bytes
+    limit = get_config()["max_line_bytes"]
     for block in _blocks(path, block_size):
-        cut = block.rfind(LF) + 1
+        first = block.find(LF)
+        _check_line_length(held + (len(block) if first < 0 else first), limit, path, line)
         pending.append(block)
-        if cut == 0:
+        if first < 0:
+            held += len(block)
             continue
+        cut = block.rfind(LF) + 1
         buf = b"".join(pending) if len(pending) > 1 else block
         end = len(buf) - (len(block) - cut)
         yield buf, end, line
         line += buf.count(LF, 0, end)
         pending = [buf[end:]] if end < len(buf) else []
+        held = len(buf) - end
     if pending:
         carry = b"".join(pending)
         yield carry, len(carry), line
 
 
 def _blocks(path, block_size):
-    """The bytes of ``path`` in reads of ``block_size``, line breaks as ``read_text`` reads them.
+    """The bytes of ``path`` in reads of ``block_size``, read as by :func:`read_text` (no leading BOM, ``\\n`` breaks).
 
-    Whether the file's line breaks are lone ``\\r`` is decided at its first
-    line break; the blocks read before (none holds a line break) are held
-    until then, and converted with the rest if so.
+    A ``\\r`` that ends a read is held until the next byte is read, which
+    tells a ``\\r\\n`` cut between two reads (one line break) from a lone ``\\r``.
     """
-    lone_cr = None
-    held = []
+    held_cr = b""
     with open_binary(path) as f:
+        block = _first_read(f, block_size)
         while True:
-            block = f.read(block_size)
-            if lone_cr is None:
-                # Undecided means no line break so far, except a final '\r' (whose next byte decides)
-                tail = held[-1][-1:] if held else b""
-                lone_cr = _lone_cr_first(tail + block, True) if block else tail == CR
-                if lone_cr is None:
-                    held.append(block)
-                    continue
-                for piece in held:
-                    yield _to_lf(piece) if lone_cr else piece
-                held = []
             if not block:
+                if held_cr:
+                    yield LF
                 return
-            yield _to_lf(block) if lone_cr else block
+            block = held_cr + block if held_cr else block
+            held_cr = CR if block.endswith(CR) else b""
+            if held_cr:
+                block = block[:-1]
+            if block:
+                yield to_lf(block)
+            block = f.read(block_size)
 
 
 def iter_line_windows(path, block_size):
@@ -325,8 +350,9 @@ def iter_line_windows(path, block_size):
     uint8 array) and ``first_line`` is the number of file lines before
     ``buf[0]``. No block is copied: a block's lines after its first line
     break are a window of the block as read, and the line that spans two
-    blocks is a window of its own (the only bytes joined). Opening happens at
-    the call, so a missing file raises FileNotFoundError there.
+    blocks is a window of its own (the only bytes joined), refused past
+    ``max_line_bytes`` as in ``iter_line_blocks``. Opening happens at the
+    call, so a missing file raises FileNotFoundError there.
     """
     compression_of(path)
     return _windows(path, block_size)
@@ -335,12 +361,17 @@ def iter_line_windows(path, block_size):
 def _windows(path, block_size):
     line = 0  # the number of the line that starts the carried bytes
     carry = []  # the bytes of the line begun in the blocks before, which hold no line break after it
+    carried = 0  # their bytes
+    limit = get_config()["max_line_bytes"]
     scratch = np.empty(0, dtype=bool)
     for block in _blocks(path, block_size):
         first = block.find(LF)
         if first < 0:
             carry.append(block)
+            carried += len(block)
+            _check_line_length(carried, limit, path, line)
             continue
+        _check_line_length(carried + first, limit, path, line)
         last = block.rfind(LF) + 1
         if carry:
             seam = b"".join(carry) + block[: first + 1]
@@ -356,9 +387,18 @@ def _windows(path, block_size):
                 scratch = np.empty(text.size, dtype=bool)
             line += int(np.count_nonzero(np.equal(text, LF[0], out=scratch[: text.size])))
         carry = [block[last:]] if last < len(block) else []
+        carried = len(block) - last
     if carry:
         rest = b"".join(carry)
         yield _window(rest, 0, len(rest), line)
+
+
+def _check_line_length(n_bytes, limit, path, line):
+    """Refuse line ``line`` (0-based) of ``path`` once ``n_bytes`` of it are held, if that is past ``limit``."""
+    if n_bytes > limit:
+        raise DataFormatError(f"the line is longer than max_line_bytes={format_bytes(limit)} (no line break in its "
+                              f"first {limit:,} bytes); if the file is right, raise the limit with "
+                              "olearn.set_config(max_line_bytes=...)", os.fspath(path), line + 1)
 
 
 def _window(buf, start, end, first_line):

@@ -283,7 +283,7 @@ def load_libsvm(path, n_features=None, dtype=np.float64, zero_based="auto", mult
 
     Each data line is ``label index:value index:value ... [# comment]``; blank
     lines and lines starting with ``#`` are skipped. Lines end with ``\\n``,
-    ``\\r\\n`` or (old Mac OS) ``\\r``. Files compressed with gzip, bzip2
+    ``\\r\\n`` or (old Mac OS) ``\\r``, even mixed in one file. Files compressed with gzip, bzip2
     or xz (by suffix or magic bytes) are read transparently. The
     text is parsed by a compiled kernel; values equal Python's ``float`` of
     the token (correctly rounded).

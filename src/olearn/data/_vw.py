@@ -108,7 +108,7 @@ def load_vw(path, n_bits=18, dtype=np.float64, require_labels=False):
 
         [label [importance]] [tag] |[namespace] feature[:value] ... |[namespace] ...
 
-    Lines end with ``\\n``, ``\\r\\n`` or ``\\r``. A tag is a token
+    Lines end with ``\\n``, ``\\r\\n`` or ``\\r``, even mixed in one file. A tag is a token
     starting with ``'`` or any non-numeric token right before
     the first ``|``; tags are read and discarded. A namespace name touches its
     ``|``; a ``|`` followed by a blank opens the default (empty) namespace.

@@ -170,8 +170,8 @@ class _Epochs:
     the tasks of the others: broadcast to every worker, it would be copied in
     a loop (Dask's ``replicate``) that never ends once one of them has died.
     A worker that dies while the shards or the model are being sent (a
-    connection error, or no worker running for Dask's 2 s) counts as one
-    lost in the epoch.
+    connection error, no worker running for Dask's 2 s, or the KeyError Dask
+    raises when the worker it chose is gone) counts as one lost in the epoch.
     """
 
     attempts = 3
@@ -188,8 +188,8 @@ class _Epochs:
             sent = []
             try:
                 if self.scattered is None:
-                    self.scattered = client.scatter(self.shards, hash=False)
-                sent.append(client.scatter(est, hash=False))
+                    self.scattered = self._scatter(self.shards)
+                sent.append(self._scatter(est))
                 sent += [client.submit(learn_shard, sent[0], shard, pure=False) for shard in self.scattered]
                 self._wait(sent[1:], epoch)
                 return client.gather(sent[1:])
@@ -205,6 +205,14 @@ class _Epochs:
                 self.close()
             finally:
                 client.cancel(sent)
+
+    def _scatter(self, data):
+        """``client.scatter(data)``; a KeyError of Dask's (the worker it chose has left the cluster meanwhile) is
+        raised as the ConnectionError of a lost worker."""
+        try:
+            return self.client.scatter(data, hash=False)
+        except KeyError as err:
+            raise ConnectionError(f"a worker left while data were sent to it (KeyError: {err})") from err
 
     def _wait(self, tasks, epoch):
         """Wait for the epoch's tasks, up to the timeout (a TimeoutError of Dask's is an OSError: not a lost worker)."""

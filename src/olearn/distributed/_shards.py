@@ -9,6 +9,13 @@ and it is read on a worker chunk by chunk: LIBSVM and VW files through
 never needs to fit in a worker's memory; a Dask partition is computed on the
 worker when its turn comes. Results depend on the shards, never on which
 worker reads which shard.
+
+A file must stay as it was while it is learned from: each epoch reads it
+again, and a file rewritten between two epochs would make a model of neither
+data set. So a file part keeps the size and modification time (in ns) its
+file had when the shards were made, and every reading checks them before and
+after it reads the file, refusing a changed file with a DistributedError that
+names it.
 """
 
 import glob
@@ -20,6 +27,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_row
+from ._cluster import DistributedError
 
 DEFAULT_CHUNK_SIZE = 10_000
 
@@ -33,6 +41,7 @@ class FilePart:
     n_features: object = None
     bits: int = 18
     zero_based: object = "auto"
+    stamp: tuple = None  # (size, modification time in ns) of the file when the shards were made
 
     def resolved_format(self):
         from .. import data
@@ -40,6 +49,22 @@ class FilePart:
         return data.detect_format(self.path) if self.format == "auto" else self.format
 
     def chunks(self, chunk_size):
+        self._check_unchanged()
+        yield from self._read(chunk_size)
+        self._check_unchanged()
+
+    def _check_unchanged(self):
+        """Raise DistributedError if the file's size or modification time are no longer its ``stamp``."""
+        if self.stamp is None:
+            return
+        now = file_stamp(self.path)
+        if now != self.stamp:
+            raise DistributedError(
+                f"{self.path}: the file changed while it was learned from (size {self.stamp[0]:,} -> {now[0]:,} "
+                f"bytes, modification time {self.stamp[1]} -> {now[1]} ns); every epoch must read the same data: "
+                "learn again once the file is no longer written")
+
+    def _read(self, chunk_size):
         from .. import data
 
         fmt = self.resolved_format()
@@ -54,6 +79,12 @@ class FilePart:
             X, y, *weight = (data.load_csv if fmt == "csv" else data.load_cache)(self.path)
             _refuse_weights(self.path, weight[0] if weight else None)
             yield from _sliced(X, y, chunk_size)
+
+
+def file_stamp(path):
+    """``(size, modification time in ns)`` of the file at ``path``."""
+    st = os.stat(path)
+    return st.st_size, st.st_mtime_ns
 
 
 def _refuse_weights(path, weight):
@@ -191,7 +222,7 @@ def _file_parts(paths, fmt, n_features, bits, zero_based):
         zero_based = bool(detect_zero_based([p.path for p in parts if p.resolved_format() == "libsvm"]))
     elif zero_based not in (True, False):
         raise ValueError(f"zero_based must be 'auto', True or False, got {zero_based!r}")
-    return [FilePart(path, fmt, n_features, bits, zero_based) for path in found]
+    return [FilePart(path, fmt, n_features, bits, zero_based, file_stamp(path)) for path in found]
 
 
 def _dask_parts(data):
