@@ -519,3 +519,41 @@ def test_hedge_with_an_infinite_learning_rate_is_refused(tmp_path):
     for learner in (Hedge(eta=float("inf")), FixedShare(eta=float("inf"), alpha=0.1)):
         with pytest.raises(ValueError, match=r"parameter eta=inf is invalid"):
             learner.learn_one(np.array([0.2, 0.5]))
+
+
+# -- save refuses what load would refuse ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("existing", [False, True], ids=["new", "replacing"])
+def test_save_refuses_a_state_load_would_refuse_and_writes_nothing(tmp_path, existing):
+    """A covariance with a negative variance once saved, and then every load refused the file."""
+    model = olearn.AROW().partial_fit(np.eye(3), [1, -1, 1])
+    model._cov[1, 1] = -1.0
+    path = tmp_path / "m.npz"
+    if existing:
+        path.write_bytes(b"old model")
+    with pytest.raises(ModelFormatError, match=r"not saved, the file would not load: .*m\.npz: invalid AROW model: "
+                                               r"array 'covariance' has a variance \(a diagonal entry\) <= 0"):
+        model.save(path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == (["m.npz"] if existing else [])
+    if existing:
+        assert path.read_bytes() == b"old model"
+
+
+def test_save_refuses_a_pipeline_whose_learner_would_not_load(tmp_path):
+    from olearn.preprocessing import StandardScaler
+
+    pipe = (StandardScaler() | olearn.AROW()).partial_fit(np.eye(3), [1, -1, 1])
+    pipe.steps[-1][1]._cov[0, 0] = 0.0
+    with pytest.raises(ModelFormatError, match=r"not saved.*'covariance' has a variance"):
+        pipe.save(tmp_path / "p.npz")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_deeply_nested_metadata_is_a_format_error(tmp_path):
+    """Found by the fuzz campaign: JSON nested beyond Python's recursion limit raised RecursionError."""
+    path = _saved(tmp_path, "pa1")
+    meta, arrays = _members(path)
+    text = json.dumps(meta)[:-1] + ', "extra": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    _write(path, meta, arrays, meta_text=text)
+    _refused(path, r"the metadata nests too deeply to be read")

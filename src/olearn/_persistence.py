@@ -18,7 +18,9 @@ estimator's family declares (``_state_schema``): every array's dtype, shape in
 named dimensions and values, and the relations between arrays (CSR structure,
 a symmetric positive definite covariance, sorted distinct classes). Anything
 else is a :class:`~olearn.exceptions.ModelFormatError` naming the file and
-what is wrong. Metadata keys other than the ones read here are ignored, so
+what is wrong. ``save`` runs the same checks on what it is about to write and
+refuses, with the same error and before any file is touched, a model that
+would not load back. Metadata keys other than the ones read here are ignored, so
 that later versions may record more (optional) facts about a model.
 
 A pipeline's file holds a list of steps, each recorded as a model of its
@@ -366,8 +368,19 @@ def save(model, path, input_info=None):
     meta = {"format": FORMAT_NAME, "format_version": FORMAT_VERSION, **entry}
     if input_info is not None:
         meta["input"] = dict(input_info)
+    text = json.dumps(meta, default=_plain_value)
+    _check_loadable(path, text, arrays)
     with atomic_write(path) as fh:
-        np.savez(fh, __meta__=np.array(json.dumps(meta, default=_plain_value)), **arrays)
+        np.savez(fh, __meta__=np.array(text), **arrays)
+
+
+def _check_loadable(path, text, arrays):
+    """Refuse to write what :func:`load` would refuse: the file's metadata ``text`` and (copies of) its arrays
+    go through load's checks before anything is written; ModelFormatError naming the reason."""
+    try:
+        _model_from_meta(os.fspath(path), json.loads(text), {name: np.array(a) for name, a in arrays.items()})
+    except ModelFormatError as err:
+        raise ModelFormatError(f"not saved, the file would not load: {err}") from None
 
 
 def model_entry(model):
@@ -482,6 +495,8 @@ def _read_archive(path):
         meta = json.loads(str(meta))
     except ValueError as err:
         raise ModelFormatError(f"{path}: the metadata is not JSON ({err})") from None
+    except RecursionError:
+        raise ModelFormatError(f"{path}: the metadata nests too deeply to be read") from None
     if not isinstance(meta, dict):
         raise ModelFormatError(f"{path}: the metadata is not a JSON object")
     return meta, arrays
@@ -539,6 +554,11 @@ def load(path):
     """
     path = os.fspath(path)
     meta, arrays = _read_archive(path)
+    return _model_from_meta(path, meta, arrays)
+
+
+def _model_from_meta(path, meta, arrays):
+    """The model a file's metadata dict and arrays describe, every part checked; ModelFormatError otherwise."""
     cls, params, state = _checked_meta(path, meta)
     if hasattr(cls, "_from_file"):
         return cls._from_file(path, meta, arrays)
