@@ -286,9 +286,12 @@ _EIGENVALUE_TOLERANCE = 1e-6
 
 
 def symmetric_positive_definite(name):
-    """Relation: the matrix ``name`` is symmetric with positive variances, positive definite up to rounding."""
+    """Relation: the matrix ``name``, when present, is symmetric with positive variances, positive definite up to
+    rounding."""
 
     def relation(arrays, dims):
+        if name not in arrays:
+            return None
         matrix = arrays[name]
         scale = float(np.abs(matrix).max(initial=0.0))
         if not np.allclose(matrix, matrix.T, rtol=1e-9, atol=1e-12 * scale):
@@ -298,6 +301,37 @@ def symmetric_positive_definite(name):
         eigenvalues = np.linalg.eigvalsh(matrix)
         if eigenvalues.size and eigenvalues[0] < -_EIGENVALUE_TOLERANCE * eigenvalues[-1]:
             return f"array {name!r} is not positive definite (an eigenvalue is {eigenvalues[0]:.3g})"
+        return None
+
+    return relation
+
+
+def square_root_of_a_covariance(name):
+    """Relation: the matrix ``name``, when present, is a square root S of a covariance S S^T with finite,
+    positive variances (no row of S is 0, none so large that its squares overflow); S S^T is positive
+    semi-definite whatever S is."""
+
+    def relation(arrays, dims):
+        if name not in arrays:
+            return None
+        with np.errstate(over="ignore"):
+            variances = np.einsum("ij,ij->i", arrays[name], arrays[name])
+        bad = np.flatnonzero(~(np.isfinite(variances) & (variances > 0.0)))
+        if bad.size:
+            variance = variances[bad[0]].item()
+            return f"array {name!r} makes a variance of {variance!r} at index {bad[0]}; expected a finite number > 0"
+        return None
+
+    return relation
+
+
+def one_of(*names):
+    """Relation: exactly one of the (optional) arrays ``names`` is present."""
+
+    def relation(arrays, dims):
+        present = [name for name in names if name in arrays]
+        if len(present) != 1:
+            return f"the file holds {present or 'none'} of the arrays {list(names)}; expected exactly one"
         return None
 
     return relation
