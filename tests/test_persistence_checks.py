@@ -614,3 +614,36 @@ def test_deeply_nested_metadata_is_a_format_error(tmp_path):
     text = json.dumps(meta)[:-1] + ', "extra": ' + "[" * 100_000 + "]" * 100_000 + "}"
     _write(path, meta, arrays, meta_text=text)
     _refused(path, r"the metadata nests too deeply to be read")
+
+
+# -- hyperparameters a file must record, and those it must not combine -----------------------------------------
+
+
+@pytest.mark.parametrize("name, param", [("sequence", "n_bits"), ("pa1", "average"), ("arow-full", "max_iter")])
+def test_a_file_of_this_olearn_lacking_a_hyperparameter_is_refused(tmp_path, name, param):
+    """Found by the fuzz campaign: a PASequence file without n_bits loaded with n_bits=None and predicted other tags
+    (its names had been hashed). A file that says it records every hyperparameter must."""
+    path = _saved(tmp_path, name)
+    meta, arrays = _members(path)
+    assert meta["all_params"] is True
+    del meta["params"][param]
+    _write(path, meta, arrays)
+    _refused(path, rf"the metadata lacks the \w+ hyperparameters \['{param}'\]")
+    # an older olearn's file does not say so, and loads with the default (what that model did)
+    del meta["all_params"]
+    _write(path, meta, arrays)
+    loaded = olearn.load(path)
+    assert getattr(loaded, param) == type(loaded)().get_params()[param]
+
+
+def test_a_bad_all_params_entry_is_refused(tmp_path):
+    path = _changed(tmp_path, "pa1", meta={"all_params": 1})
+    _refused(path, r"metadata entry 'all_params' is 1; expected true")
+
+
+@pytest.mark.parametrize("name", ["pa-rbf-budget", "perceptron-poly", "multiclass-rbf"])
+def test_a_kernel_model_with_an_average_is_refused_at_load(tmp_path, name):
+    """Found by the fuzz campaign: average=31 loaded, and then every prediction raised."""
+    path = _changed(tmp_path, name, params={"average": 31})
+    _refused(path, r"invalid \w+ hyperparameters .*average=31 (is not available with a|cannot be combined with) "
+                   r"kernel")

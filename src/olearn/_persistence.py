@@ -48,9 +48,12 @@ FORMAT_NAME = "olearn-model"
 FORMAT_VERSION = 1
 # hyperparameters added after files of this version were first written: a file saved before one
 # existed lacks it and loads with its default, which is what that model did (fit's passes, no average,
-# no class weights)
+# no class weights, no hashing of names). Files written since record every hyperparameter and say so
+# (ALL_PARAMS): one of them lacking a hyperparameter is refused, since its default may be another model
+# (a PASequence that hashed its names into 2**b columns, loaded with n_bits=None, predicts other tags).
 ADDED_HYPERPARAMETERS = frozenset({"max_iter", "tol", "n_iter_no_change", "shuffle", "random_state", "average",
                                    "class_weight", "n_bits"})
+ALL_PARAMS = "all_params"
 
 
 class PersistenceMixin:
@@ -61,6 +64,10 @@ class PersistenceMixin:
     def _all_constraints(self):
         """The constraints of every hyperparameter, checked on learning and on loading."""
         return self._constraints
+
+    def _check_hyperparameters(self):
+        """Check every hyperparameter (a learner adds the checks of hyperparameters together); load calls it."""
+        check_params(self, self._all_constraints())
 
     @classmethod
     def _saved_params(cls, params):
@@ -399,6 +406,7 @@ def save(model, path, input_info=None):
         entry, arrays = model._file_contents()
     else:
         entry, arrays = model_entry(model)
+        entry[ALL_PARAMS] = True
     meta = {"format": FORMAT_NAME, "format_version": FORMAT_VERSION, **entry}
     if input_info is not None:
         meta["input"] = dict(input_info)
@@ -567,6 +575,8 @@ def _checked_meta(path, meta):
         raise ModelFormatError(
             f"{path}: model format version {version!r}; this olearn reads version {FORMAT_VERSION}"
         )
+    if meta.get(ALL_PARAMS, True) is not True:
+        raise ModelFormatError(f"{path}: metadata entry {ALL_PARAMS!r} is {meta[ALL_PARAMS]!r:.100}; expected true")
     missing = [key for key in ("class", "params", "state") if key not in meta]
     if missing:
         raise ModelFormatError(f"{path}: the metadata lacks {', '.join(missing)}")
@@ -596,7 +606,8 @@ def _model_from_meta(path, meta, arrays):
     cls, params, state = _checked_meta(path, meta)
     if hasattr(cls, "_from_file"):
         return cls._from_file(path, meta, arrays)
-    return model_from_entry(path, cls, params, state, arrays, meta)
+    added = frozenset() if meta.get(ALL_PARAMS) is True else ADDED_HYPERPARAMETERS
+    return model_from_entry(path, cls, params, state, arrays, meta, added=added)
 
 
 def model_from_entry(path, cls, params, state, arrays, meta, where="", added=ADDED_HYPERPARAMETERS):
@@ -611,7 +622,10 @@ def model_from_entry(path, cls, params, state, arrays, meta, where="", added=ADD
         raise ModelFormatError(f"{path}: {where}the metadata lacks the {cls.__name__} hyperparameters {missing}")
     try:
         model = cls(**params)
-        check_params(model, model._all_constraints())
+        if isinstance(model, PersistenceMixin):
+            model._check_hyperparameters()
+        else:
+            check_params(model, model._all_constraints())
         schema = model._state_schema()
     except (TypeError, ValueError) as err:
         raise ModelFormatError(f"{path}: {where}invalid {cls.__name__} hyperparameters ({err})") from None
