@@ -14,6 +14,7 @@ import olearn
 from olearn.experts import Hedge, RandomizedWeightedMajority
 from olearn.multiclass import MIRA, MulticlassPerceptron, PACostSensitive, PAMulticlass
 from olearn.multilabel import PAMultilabel
+from olearn.preprocessing import MaxAbsScaler
 from olearn.sequence import PASequence
 from olearn.uniclass import PAUniclass
 
@@ -142,6 +143,7 @@ CASES = {
     "sequence": _sequence(lambda: PASequence(variant="pa1", fit_intercept=True)),
     "sequence-averaged": _sequence(lambda: PASequence(variant="pa1", average=True)),
     "arow-full": _binary(lambda: olearn.AROW(r=0.5, fit_intercept=True)),
+    "pipeline-arow-full": _binary(lambda: MaxAbsScaler() | olearn.AROW(r=0.5, fit_intercept=True)),
     "sop": _binary(lambda: olearn.SecondOrderPerceptron()),
     "cw-diag": _binary(lambda: olearn.CW(covariance="diag")),
     "adagrad": _binary(lambda: olearn.AdaGrad(delta=0.5)),

@@ -287,6 +287,7 @@ def _without(path, names, renamed=None):
     with np.load(path) as archive:
         arrays = {name: archive[name] for name in archive.files}
     meta = json.loads(str(arrays.pop("__meta__")))
+    meta.pop("all_params")  # a file of an olearn before these hyperparameters
     for name in names:
         meta["params"].pop(name)
     for old, new in (renamed or {}).items():

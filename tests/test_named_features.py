@@ -348,7 +348,7 @@ def test_a_file_saved_before_n_bits_loads_with_a_vocabulary(tmp_path):
     with np.load(path) as archive:
         arrays = {name: archive[name] for name in archive.files}
     meta = json.loads(str(arrays.pop("__meta__")))
-    del meta["params"]["n_bits"]
+    del meta["params"]["n_bits"], meta["all_params"]
     old = tmp_path / "old.npz"
     np.savez(old, __meta__=np.array(json.dumps(meta)), **arrays)
     loaded = olearn.load(old)

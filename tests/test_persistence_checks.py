@@ -16,7 +16,7 @@ import zipfile
 
 import numpy as np
 import pytest
-from numpy.testing import assert_array_equal
+from numpy.testing import assert_allclose, assert_array_equal
 
 import olearn
 from olearn import _atomic as atomic
@@ -87,7 +87,7 @@ def test_claimed_width_larger_than_the_weights(tmp_path):
     _refused(path, r"'weights' has shape \(4,\); expected 100001 entries")
 
 
-@pytest.mark.parametrize("name, array", [("pa1", "weights"), ("arow-full", "covariance"), ("winnow", "theta"),
+@pytest.mark.parametrize("name, array", [("pa1", "weights"), ("arow-full", "covariance_root"), ("winnow", "theta"),
                                          ("multilabel", "weights"), ("hedge", "log_weights")])
 def test_nan_in_a_learned_array(tmp_path, name, array):
     path = _saved(tmp_path, name)
@@ -206,9 +206,16 @@ def test_plain_winnow_keeps_its_second_model_only_while_one_class_is_known(tmp_p
     _refused(path, "unexpected arrays")
 
 
-def test_covariance_must_be_symmetric_positive_definite(tmp_path):
-    path = _saved(tmp_path, "arow-full")
+def _with_the_covariance_itself(tmp_path, name):
+    """The saved full-covariance model ``name`` as files written before the square root hold it: Sigma itself."""
+    path = _saved(tmp_path, name)
     meta, arrays = _members(path)
+    root = arrays.pop("covariance_root")
+    return path, meta, {**arrays, "covariance": root @ root.T}
+
+
+def test_covariance_must_be_symmetric_positive_definite(tmp_path):
+    path, meta, arrays = _with_the_covariance_itself(tmp_path, "arow-full")
     skewed = arrays["covariance"].copy()
     skewed[0, 1] += 0.5
     _write(path, meta, {**arrays, "covariance": skewed})
@@ -232,8 +239,45 @@ def test_diagonal_variances_must_be_positive(tmp_path):
 
 
 def test_a_diagonal_covariance_in_a_full_model(tmp_path):
-    path = _changed(tmp_path, "arow-full", params={"covariance": "diag"})
+    path, meta, arrays = _with_the_covariance_itself(tmp_path, "arow-full")
+    meta["params"]["covariance"] = "diag"
+    _write(path, meta, arrays)
     _refused(path, r"'covariance' has shape \(4, 4\); expected 1 dimension")
+
+
+def test_the_square_root_of_a_full_covariance_is_checked(tmp_path):
+    path = _saved(tmp_path, "arow-full")
+    meta, arrays = _members(path)
+    root = arrays["covariance_root"]
+    zero_row = root.copy()
+    zero_row[2] = 0.0
+    _write(path, meta, {**arrays, "covariance_root": zero_row})
+    _refused(path, r"'covariance_root' makes a variance of 0\.0 at index 2; expected a finite number > 0")
+    huge = root.copy()
+    huge[1, 1] = 1e200
+    _write(path, meta, {**arrays, "covariance_root": huge})
+    _refused(path, r"'covariance_root' makes a variance of inf at index 1")
+    _write(path, meta, {**arrays, "covariance": root @ root.T})
+    _refused(path, r"holds \['covariance_root', 'covariance'\] of the arrays .*; expected exactly one")
+    del arrays["covariance_root"]
+    _write(path, meta, arrays)
+    _refused(path, r"holds none of the arrays \['covariance_root', 'covariance'\]; expected exactly one")
+
+
+def test_a_file_holding_the_full_covariance_itself_loads_and_learns_on(tmp_path):
+    """Files written before the square root hold Sigma: it loads with its Cholesky factor as the root, and the next
+    round is AROW's update of that Sigma (Crammer, Kulesza & Dredze 2009, Fig. 1; r = 0.5, intercept last)."""
+    path, meta, arrays = _with_the_covariance_itself(tmp_path, "arow-full")
+    _write(path, meta, arrays)
+    loaded = olearn.load(path)
+    assert_allclose(loaded.covariance_, arrays["covariance"][:3, :3], rtol=1e-14, atol=1e-15)
+    x, w, sigma = np.array([0.5, -1.0, 2.0, 1.0]), arrays["weights"], arrays["covariance"]
+    loss, sx = 1.0 - w @ x, sigma @ x
+    assert loss > 0  # the premise: the round updates
+    beta = 1.0 / (x @ sx + 0.5)
+    loaded.learn_one(dict(enumerate(x[:3])), loaded.classes_[1])
+    assert_allclose(loaded.coef_[0], (w + loss * beta * sx)[:3], rtol=1e-12)
+    assert_allclose(loaded.covariance_, (sigma - beta * np.outer(sx, sx))[:3, :3], rtol=1e-12, atol=1e-15)
 
 
 def test_support_set_must_be_valid_csr(tmp_path):
@@ -458,16 +502,29 @@ def test_kernel_integers_beyond_int64_are_refused(tmp_path, params):
         olearn.Perceptron(kernel="poly", **params).fit(np.eye(2), [0, 1])
 
 
-def test_a_long_run_covariance_that_rounding_left_slightly_indefinite_still_loads(tmp_path):
-    """Thousands of rank-one shrinking updates along three directions leave eigenvalues of about -1e-9."""
+def test_a_long_run_of_rank_one_updates_saves_and_loads(tmp_path):
+    """Thousands of rank-one shrinking updates along three directions left Sigma itself with eigenvalues of about
+    -1e-9 before the square root; S S^T stays positive semi-definite."""
     rng = np.random.default_rng(1)
     directions = rng.normal(size=(3, 20)) * np.array([1e3, 1.0, 1e-3])[:, None]
     X = directions[rng.integers(3, size=20000)]
     y = np.where(rng.random(20000) < 0.5, 1, -1)
     model = olearn.AROW(r=1e-6).partial_fit(X, y)
-    assert np.linalg.eigvalsh(model._cov)[0] < 0.0  # the premise: rounding made it indefinite
     model.save(tmp_path / "m.npz")
     assert_array_equal(olearn.load(tmp_path / "m.npz").decision_function(X[:50]), model.decision_function(X[:50]))
+
+
+def test_a_saved_covariance_that_rounding_left_slightly_indefinite_still_loads(tmp_path):
+    """Such a Sigma (in a file written before the square root) loads, its negative eigenvalue taken as 0 in the root."""
+    path, meta, arrays = _with_the_covariance_itself(tmp_path, "arow-full")
+    values, vectors = np.linalg.eigh(arrays["covariance"])
+    values[0] = -1e-9 * values[-1]
+    indefinite = vectors @ np.diag(values) @ vectors.T
+    _write(path, meta, {**arrays, "covariance": 0.5 * (indefinite + indefinite.T)})
+    loaded = olearn.load(path)
+    assert_array_equal(loaded.coef_[0], arrays["weights"][:3])
+    values[0] = 0.0
+    assert_allclose(loaded.covariance_, (vectors @ np.diag(values) @ vectors.T)[:3, :3], rtol=1e-12, atol=1e-14)
 
 
 def test_zip_of_an_unknown_version_is_refused(tmp_path):
@@ -519,3 +576,74 @@ def test_hedge_with_an_infinite_learning_rate_is_refused(tmp_path):
     for learner in (Hedge(eta=float("inf")), FixedShare(eta=float("inf"), alpha=0.1)):
         with pytest.raises(ValueError, match=r"parameter eta=inf is invalid"):
             learner.learn_one(np.array([0.2, 0.5]))
+
+
+# -- save refuses what load would refuse ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("existing", [False, True], ids=["new", "replacing"])
+def test_save_refuses_a_state_load_would_refuse_and_writes_nothing(tmp_path, existing):
+    """A covariance whose variance is not positive was saved, and then every load refused the file."""
+    model = olearn.AROW().partial_fit(np.eye(3), [1, -1, 1])
+    model._cov[1] = 0.0  # a row of the covariance's square root: a variance of 0
+    path = tmp_path / "m.npz"
+    if existing:
+        path.write_bytes(b"old model")
+    with pytest.raises(ModelFormatError, match=r"not saved, the file would not load: .*m\.npz: invalid AROW model: "
+                                               r"array 'covariance_root' makes a variance of 0\.0 at index 1"):
+        model.save(path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == (["m.npz"] if existing else [])
+    if existing:
+        assert path.read_bytes() == b"old model"
+
+
+def test_save_refuses_a_pipeline_whose_learner_would_not_load(tmp_path):
+    from olearn.preprocessing import StandardScaler
+
+    pipe = (StandardScaler() | olearn.AROW()).partial_fit(np.eye(3), [1, -1, 1])
+    pipe.steps[-1][1]._cov[0] = 0.0
+    with pytest.raises(ModelFormatError, match=r"not saved.*'covariance_root' makes a variance of 0\.0"):
+        pipe.save(tmp_path / "p.npz")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_deeply_nested_metadata_is_a_format_error(tmp_path):
+    """Found by the fuzz campaign: JSON nested beyond Python's recursion limit raised RecursionError."""
+    path = _saved(tmp_path, "pa1")
+    meta, arrays = _members(path)
+    text = json.dumps(meta)[:-1] + ', "extra": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    _write(path, meta, arrays, meta_text=text)
+    _refused(path, r"the metadata nests too deeply to be read")
+
+
+# -- hyperparameters a file must record, and those it must not combine -----------------------------------------
+
+
+@pytest.mark.parametrize("name, param", [("sequence", "n_bits"), ("pa1", "average"), ("arow-full", "max_iter")])
+def test_a_file_of_this_olearn_lacking_a_hyperparameter_is_refused(tmp_path, name, param):
+    """Found by the fuzz campaign: a PASequence file without n_bits loaded with n_bits=None and predicted other tags
+    (its names had been hashed). A file that says it records every hyperparameter must."""
+    path = _saved(tmp_path, name)
+    meta, arrays = _members(path)
+    assert meta["all_params"] is True
+    del meta["params"][param]
+    _write(path, meta, arrays)
+    _refused(path, rf"the metadata lacks the \w+ hyperparameters \['{param}'\]")
+    # an older olearn's file does not say so, and loads with the default (what that model did)
+    del meta["all_params"]
+    _write(path, meta, arrays)
+    loaded = olearn.load(path)
+    assert getattr(loaded, param) == type(loaded)().get_params()[param]
+
+
+def test_a_bad_all_params_entry_is_refused(tmp_path):
+    path = _changed(tmp_path, "pa1", meta={"all_params": 1})
+    _refused(path, r"metadata entry 'all_params' is 1; expected true")
+
+
+@pytest.mark.parametrize("name", ["pa-rbf-budget", "perceptron-poly", "multiclass-rbf"])
+def test_a_kernel_model_with_an_average_is_refused_at_load(tmp_path, name):
+    """Found by the fuzz campaign: average=31 loaded, and then every prediction raised."""
+    path = _changed(tmp_path, name, params={"average": 31})
+    _refused(path, r"invalid \w+ hyperparameters .*average=31 (is not available with a|cannot be combined with) "
+                   r"kernel")

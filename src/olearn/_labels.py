@@ -19,6 +19,43 @@ def plain_label(label):
     return label.item() if isinstance(label, np.generic) else label
 
 
+def label_type(label):
+    """What a class label is: "a string", "a byte string" or "a number"; None for anything else (None, a tuple)."""
+    if isinstance(label, str):
+        return "a string"
+    if isinstance(label, bytes):
+        return "a byte string"
+    if isinstance(label, (bool, int, float, np.bool_, np.integer, np.floating)):
+        return "a number"
+    return None
+
+
+def check_label_types(owner, y, known=None):
+    """Refuse, naming the first such label and its row, a label of ``y`` that is neither a number nor a string
+    (None, a tuple) or whose type is not that of the class ``known`` learned before (else of ``y[0]``).
+
+    NumPy would make the classes 1 and "1" one array of strings (two classes "1"), and cannot sort 1 beside
+    "a" or None. Only an array of Python objects can mix types, so another array is checked by its first label.
+    """
+    y = np.asarray(y)
+    if y.size == 0:
+        return
+    reference, where = (known, "the class learned before") if known is not None else (y[0], "the label at row 0")
+    expected = label_type(reference)
+    for row, label in enumerate(y if y.dtype.kind == "O" else y[:1]):
+        kind = label_type(label)
+        if kind is None:
+            raise ValueError(
+                f"{owner}: label {plain_label(label)!r:.100} at row {row} is a {type(label).__name__}; class labels "
+                "are numbers or strings"
+            )
+        if kind != expected:
+            raise ValueError(
+                f"{owner}: label {plain_label(label)!r:.100} at row {row} is {kind}, but {where}, "
+                f"{plain_label(reference)!r:.100}, is {expected}; give the classes one type"
+            )
+
+
 def two_values(y):
     """The distinct values of a non-empty 1-d array of numbers or strings when there are at most two (in order
     of appearance), else None: three comparisons over the array, no sort."""
@@ -87,6 +124,8 @@ class BinaryLabels:
 
     def observe(self, y):
         """Add the labels of a batch; return True if the weights must be negated."""
+        if y.dtype.kind == "O":
+            check_label_types(self.owner, y, None if self.classes is None else self.classes[0])
         if self.classes is not None and self.classes.size == 2:
             if not np.isin(y, self.classes).all():
                 self._third_class_error(y)

@@ -28,7 +28,13 @@ class Interval:
         if isinstance(value, (bool, np.bool_)):
             return False
         kind = numbers.Integral if self.integer else numbers.Real
-        if not isinstance(value, kind) or math.isnan(value):
+        if not isinstance(value, kind):
+            return False
+        if isinstance(value, numbers.Integral):
+            # an integer is never nan; a real hyperparameter is used as a float, which 10**400 is not
+            if not self.integer and not _fits_a_float(value):
+                return False
+        elif math.isnan(value):
             return False
         if self.low is not None:
             if value < self.low or (value == self.low and self.closed in ("right", "neither")):
@@ -45,6 +51,15 @@ class Interval:
         high = "inf" if self.high is None else f"{self.high:g}"
         what = "an integer" if self.integer else "a number"
         return f"{what} in {left}{low}, {high}{right}"
+
+
+def _fits_a_float(integer):
+    """Whether the integer converts to a float (a finite one, or the overflow of its last rounding)."""
+    try:
+        float(integer)
+    except OverflowError:
+        return False
+    return True
 
 
 class Options:
@@ -99,6 +114,8 @@ def check_params(estimator, constraints):
     for name, constraint in constraints.items():
         value = getattr(estimator, name)
         if not constraint.accepts(value):
+            huge = isinstance(value, numbers.Integral) and not _fits_a_float(value)
             raise ValueError(
                 f"{type(estimator).__name__}: parameter {name}={value!r} is invalid; expected {constraint.describe()}"
+                + (" (the value is beyond the range of a float)" if huge else "")
             )

@@ -18,7 +18,9 @@ estimator's family declares (``_state_schema``): every array's dtype, shape in
 named dimensions and values, and the relations between arrays (CSR structure,
 a symmetric positive definite covariance, sorted distinct classes). Anything
 else is a :class:`~olearn.exceptions.ModelFormatError` naming the file and
-what is wrong. Metadata keys other than the ones read here are ignored, so
+what is wrong. ``save`` runs the same checks on what it is about to write and
+refuses, with the same error and before any file is touched, a model that
+would not load back. Metadata keys other than the ones read here are ignored, so
 that later versions may record more (optional) facts about a model.
 
 A pipeline's file holds a list of steps, each recorded as a model of its
@@ -46,9 +48,12 @@ FORMAT_NAME = "olearn-model"
 FORMAT_VERSION = 1
 # hyperparameters added after files of this version were first written: a file saved before one
 # existed lacks it and loads with its default, which is what that model did (fit's passes, no average,
-# no class weights)
+# no class weights, no hashing of names). Files written since record every hyperparameter and say so
+# (ALL_PARAMS): one of them lacking a hyperparameter is refused, since its default may be another model
+# (a PASequence that hashed its names into 2**b columns, loaded with n_bits=None, predicts other tags).
 ADDED_HYPERPARAMETERS = frozenset({"max_iter", "tol", "n_iter_no_change", "shuffle", "random_state", "average",
                                    "class_weight", "n_bits"})
+ALL_PARAMS = "all_params"
 
 
 class PersistenceMixin:
@@ -59,6 +64,10 @@ class PersistenceMixin:
     def _all_constraints(self):
         """The constraints of every hyperparameter, checked on learning and on loading."""
         return self._constraints
+
+    def _check_hyperparameters(self):
+        """Check every hyperparameter (a learner adds the checks of hyperparameters together); load calls it."""
+        check_params(self, self._all_constraints())
 
     @classmethod
     def _saved_params(cls, params):
@@ -284,9 +293,12 @@ _EIGENVALUE_TOLERANCE = 1e-6
 
 
 def symmetric_positive_definite(name):
-    """Relation: the matrix ``name`` is symmetric with positive variances, positive definite up to rounding."""
+    """Relation: the matrix ``name``, when present, is symmetric with positive variances, positive definite up to
+    rounding."""
 
     def relation(arrays, dims):
+        if name not in arrays:
+            return None
         matrix = arrays[name]
         scale = float(np.abs(matrix).max(initial=0.0))
         if not np.allclose(matrix, matrix.T, rtol=1e-9, atol=1e-12 * scale):
@@ -296,6 +308,37 @@ def symmetric_positive_definite(name):
         eigenvalues = np.linalg.eigvalsh(matrix)
         if eigenvalues.size and eigenvalues[0] < -_EIGENVALUE_TOLERANCE * eigenvalues[-1]:
             return f"array {name!r} is not positive definite (an eigenvalue is {eigenvalues[0]:.3g})"
+        return None
+
+    return relation
+
+
+def square_root_of_a_covariance(name):
+    """Relation: the matrix ``name``, when present, is a square root S of a covariance S S^T with finite,
+    positive variances (no row of S is 0, none so large that its squares overflow); S S^T is positive
+    semi-definite whatever S is."""
+
+    def relation(arrays, dims):
+        if name not in arrays:
+            return None
+        with np.errstate(over="ignore"):
+            variances = np.einsum("ij,ij->i", arrays[name], arrays[name])
+        bad = np.flatnonzero(~(np.isfinite(variances) & (variances > 0.0)))
+        if bad.size:
+            variance = variances[bad[0]].item()
+            return f"array {name!r} makes a variance of {variance!r} at index {bad[0]}; expected a finite number > 0"
+        return None
+
+    return relation
+
+
+def one_of(*names):
+    """Relation: exactly one of the (optional) arrays ``names`` is present."""
+
+    def relation(arrays, dims):
+        present = [name for name in names if name in arrays]
+        if len(present) != 1:
+            return f"the file holds {present or 'none'} of the arrays {list(names)}; expected exactly one"
         return None
 
     return relation
@@ -358,21 +401,42 @@ def save(model, path, input_info=None):
     is stored as the metadata's ``input`` entry; :func:`read_input_info` reads it back.
     A model that writes files of its own layout defines ``_file_contents()``
     (the metadata's entries and the arrays) and the class method ``_from_file``.
+    A model that :func:`load` would refuse is refused (ModelFormatError) before
+    anything is written.
     """
+    text, arrays = _file_contents(model, input_info, os.fspath(path))
     with atomic_write(path) as fh:
-        write_model(model, fh, input_info)
+        np.savez(fh, __meta__=np.array(text), **arrays)
 
 
 def write_model(model, fh, input_info=None):
     """Write the model file of :func:`save` to the binary file object ``fh`` (a file, or a BytesIO)."""
+    text, arrays = _file_contents(model, input_info, "the model file")
+    np.savez(fh, __meta__=np.array(text), **arrays)
+
+
+def _file_contents(model, input_info, name):
+    """The metadata (JSON text) and the arrays of ``model``'s file, checked as :func:`load` checks them."""
     if hasattr(model, "_file_contents"):
         entry, arrays = model._file_contents()
     else:
         entry, arrays = model_entry(model)
+        entry[ALL_PARAMS] = True
     meta = {"format": FORMAT_NAME, "format_version": FORMAT_VERSION, **entry}
     if input_info is not None:
         meta["input"] = dict(input_info)
-    np.savez(fh, __meta__=np.array(json.dumps(meta, default=_plain_value)), **arrays)
+    text = json.dumps(meta, default=_plain_value)
+    _check_loadable(name, text, arrays)
+    return text, arrays
+
+
+def _check_loadable(name, text, arrays):
+    """Refuse to write what :func:`load` would refuse: the file's metadata ``text`` and (copies of) its arrays
+    go through load's checks before anything is written; ModelFormatError naming the reason."""
+    try:
+        _model_from_meta(name, json.loads(text), {key: np.array(a) for key, a in arrays.items()})
+    except ModelFormatError as err:
+        raise ModelFormatError(f"not saved, the file would not load: {err}") from None
 
 
 def model_entry(model):
@@ -487,6 +551,8 @@ def _read_archive(path):
         meta = json.loads(str(meta))
     except ValueError as err:
         raise ModelFormatError(f"{path}: the metadata is not JSON ({err})") from None
+    except RecursionError:
+        raise ModelFormatError(f"{path}: the metadata nests too deeply to be read") from None
     if not isinstance(meta, dict):
         raise ModelFormatError(f"{path}: the metadata is not a JSON object")
     return meta, arrays
@@ -523,6 +589,8 @@ def _checked_meta(path, meta):
         raise ModelFormatError(
             f"{path}: model format version {version!r}; this olearn reads version {FORMAT_VERSION}"
         )
+    if meta.get(ALL_PARAMS, True) is not True:
+        raise ModelFormatError(f"{path}: metadata entry {ALL_PARAMS!r} is {meta[ALL_PARAMS]!r:.100}; expected true")
     missing = [key for key in ("class", "params", "state") if key not in meta]
     if missing:
         raise ModelFormatError(f"{path}: the metadata lacks {', '.join(missing)}")
@@ -544,10 +612,16 @@ def load(path):
     """
     path = os.fspath(path)
     meta, arrays = _read_archive(path)
+    return _model_from_meta(path, meta, arrays)
+
+
+def _model_from_meta(path, meta, arrays):
+    """The model a file's metadata dict and arrays describe, every part checked; ModelFormatError otherwise."""
     cls, params, state = _checked_meta(path, meta)
     if hasattr(cls, "_from_file"):
         return cls._from_file(path, meta, arrays)
-    return model_from_entry(path, cls, params, state, arrays, meta)
+    added = frozenset() if meta.get(ALL_PARAMS) is True else ADDED_HYPERPARAMETERS
+    return model_from_entry(path, cls, params, state, arrays, meta, added=added)
 
 
 def model_from_entry(path, cls, params, state, arrays, meta, where="", added=ADDED_HYPERPARAMETERS):
@@ -562,7 +636,10 @@ def model_from_entry(path, cls, params, state, arrays, meta, where="", added=ADD
         raise ModelFormatError(f"{path}: {where}the metadata lacks the {cls.__name__} hyperparameters {missing}")
     try:
         model = cls(**params)
-        check_params(model, model._all_constraints())
+        if isinstance(model, PersistenceMixin):
+            model._check_hyperparameters()
+        else:
+            check_params(model, model._all_constraints())
         schema = model._state_schema()
     except (TypeError, ValueError) as err:
         raise ModelFormatError(f"{path}: {where}invalid {cls.__name__} hyperparameters ({err})") from None

@@ -120,7 +120,7 @@ def _mutated(rng, meta, arrays, content):
     elif kind == "drop":
         del arrays[_pick(rng, names)]
     elif kind == "add":
-        arrays[_pick(rng, ["extra", "weights", "covariance", "classes"])] = np.ones(int(rng.integers(4)))
+        arrays[_pick(rng, ["extra", "weights", "covariance", "covariance_root", "classes"])] = np.ones(int(rng.integers(4)))
     else:
         a, b = _pick(rng, names), _pick(rng, names)
         arrays[a], arrays[b] = arrays[b], arrays[a]

@@ -255,7 +255,7 @@ def test_a_file_written_before_average_and_class_weight_existed_loads(tmp_path):
     est.save(path)
 
     def older(meta):
-        del meta["params"]["average"], meta["params"]["class_weight"]
+        del meta["params"]["average"], meta["params"]["class_weight"], meta["all_params"]
 
     _rewrite(path, change_meta=older)
     loaded = olearn.load(path)

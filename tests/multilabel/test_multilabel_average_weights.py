@@ -161,7 +161,7 @@ def test_a_file_saved_before_average_existed_loads(tmp_path):
     path = tmp_path / "old.olearn"
     est.save(path)
     meta, members = _members(path)
-    del meta["params"]["average"]
+    del meta["params"]["average"], meta["all_params"]
     _write(path, meta, members)
     loaded = olearn.load(path)
     assert loaded.average is False

@@ -159,11 +159,10 @@ def test_a_saved_average_is_checked(make_stream, tmp_path):
         _without(path, *missing)
         with pytest.raises(ModelFormatError, match="average"):
             olearn.load(path)
-    # the first averaged round saved must be the hyperparameter's
+    # the first averaged round saved must be the hyperparameter's: save runs the checks of load
     est._avg_count[1] = 4
-    est.save(path)
-    with pytest.raises(ModelFormatError, match="average"):
-        olearn.load(path)
+    with pytest.raises(ModelFormatError, match="not saved, the file would not load: .*starts averaging at round 4"):
+        est.save(path)
     # a model saved without averaging has no average arrays
     plain = AROW().partial_fit(X, y)
     plain.save(path)

@@ -114,7 +114,7 @@ def test_saved_averaging_must_match_the_hyperparameter(make_sequences, tmp_path)
     path = tmp_path / "plain.olearn"
     PASequence().partial_fit(X, y).save(path)
     meta, members = _members(path)
-    del meta["params"]["average"]
+    del meta["params"]["average"], meta["all_params"]
     _write(path, meta, members)
     assert olearn.load(path).average is False  # a file from before average existed
     averaged = {"average_emission": np.zeros_like(members["emission"]),

@@ -11,8 +11,24 @@ same move on a round with margin ``m = w.x`` and ``chi = x^T Sigma x``:
 
 The learner's rule (:func:`second_order_step`) turns ``(y, m, chi)`` into the
 mean coefficient ``c`` and the precision increment ``gamma``; this module
-applies them in O(d^2) per round with ``Sigma x`` written into a scratch
-vector. The intercept is the last coordinate (constant feature ``bias``), as in
+applies them in O(d^2) per round.
+
+The covariance is kept as a square root ``S`` with ``Sigma = S S^T`` (Potter's
+square-root form of the rank-one update, as in Bierman, *Factorization Methods
+for Discrete Sequential Estimation*, 1977). With ``p = S^T x`` (so
+``chi = |p|^2`` and ``Sigma x = S p``),
+
+.. math:: S \leftarrow S - g\, (S p)\, p^T, \qquad
+    g = \frac{\gamma}{\rho (1 + \rho)}, \quad \rho = \sqrt{1 + \gamma \chi},
+
+since :math:`(I - g p p^T)^2 = I - \frac{\gamma}{1 + \gamma\chi} p p^T`: in exact
+arithmetic ``S S^T`` moves exactly as ``Sigma`` above. Subtracting the rank-one
+term from ``Sigma`` itself loses the variance along ``x`` when ``chi`` is much
+larger than ``1 / gamma`` (a feature of about 1e8 made a variance of -1,062
+after the first row, and every later ``chi`` wrong); ``S S^T`` is positive
+semi-definite whatever the rounding, ``chi`` is a sum of squares, and the
+factor's condition number is the square root of the covariance's, so the small
+variances keep their relative accuracy. The intercept is the last coordinate (constant feature ``bias``), as in
 the binary linear kernel. :mod:`._diagonal` is the diagonal twin.
 
 Importance weights: the passes take one weight per row (an empty array is the
@@ -149,43 +165,71 @@ def mean_scores(indptr, indices, data, w, params, out):
 
 
 @njit(cache=True, inline="always")
-def full_round(indices, data, lo, hi, y, weight, w, sigma, avg, jm1, u, rule, hyper, bias):
+def row_dot(matrix, i, vector):
+    """matrix[i] . vector, summed in four interleaved partial sums (independent additions pipeline: the update's
+    S p costs about what a plain pass over S costs, not one addition's latency per entry)."""
+    n = vector.size
+    s0 = s1 = s2 = s3 = 0.0
+    j = 0
+    while j + 4 <= n:
+        s0 += matrix[i, j] * vector[j]
+        s1 += matrix[i, j + 1] * vector[j + 1]
+        s2 += matrix[i, j + 2] * vector[j + 2]
+        s3 += matrix[i, j + 3] * vector[j + 3]
+        j += 4
+    while j < n:
+        s0 += matrix[i, j] * vector[j]
+        j += 1
+    return (s0 + s1) + (s2 + s3)
+
+
+@njit(cache=True, inline="always")
+def full_round(indices, data, lo, hi, y, weight, w, root, avg, jm1, scratch, rule, hyper, bias):
     """Predict then learn one example of importance ``weight``; returns (score, loss, tau, ok).
 
-    ``ok`` is False when the score, chi or the updated mean or covariance would
-    not be finite; the model is then left exactly as it was. ``jm1`` is the
+    ``root`` is the covariance's square root S (``Sigma = S S^T``) and
+    ``scratch`` a (2, w.size) array (``p = S^T x`` and ``u = S p = Sigma x``).
+    ``ok`` is False when the score, chi or the updated mean or root would not
+    be finite; the model is then left exactly as it was. ``jm1`` is the
     round's rank among the averaged rounds minus 1 (0 when the round is not
     averaged): the change of w enters ``avg`` times it.
     """
     d = w.size - 1
+    p = scratch[0]
+    u = scratch[1]
     margin = mean_score_row(indices, data, lo, hi, w, bias)
-    # u = Sigma x, as a sum of rows of the symmetric Sigma (contiguous reads)
+    # p = S^T x, as a sum of rows of S (contiguous reads)
     for j in range(d + 1):
-        u[j] = sigma[d, j] * bias
+        p[j] = root[d, j] * bias
     for k in range(lo, hi):
         v = data[k]
         row = indices[k]
         for j in range(d + 1):
-            u[j] += sigma[row, j] * v
-    chi = u[d] * bias
-    for k in range(lo, hi):
-        chi += u[indices[k]] * data[k]
+            p[j] += root[row, j] * v
+    chi = 0.0
+    for j in range(d + 1):
+        chi += p[j] * p[j]
     if not (math.isfinite(margin) and math.isfinite(chi)):
         return margin, 0.0, 0.0, False
     loss, c, gamma, tau = second_order_step(rule, y, margin, chi, hyper, weight)
     if c == 0.0 and gamma == 0.0:
         return margin, loss, tau, True
-    shrink = gamma / (1.0 + gamma * chi)
-    largest = 0.0
-    for j in range(d + 1):
-        largest = max(largest, abs(u[j]))
-        if not math.isfinite(w[j] + c * u[j]):
+    rho = math.sqrt(1.0 + gamma * chi)
+    g = gamma / (rho * (1.0 + rho))
+    largest_u = 0.0
+    largest_p = 0.0
+    for i in range(d + 1):
+        dot = row_dot(root, i, p)
+        u[i] = dot
+        largest_u = max(largest_u, abs(dot))
+        largest_p = max(largest_p, abs(p[i]))
+        if not math.isfinite(w[i] + c * dot):
             return margin, loss, tau, False
     if jm1 != 0.0:
         for j in range(d + 1):
             if not math.isfinite(avg[j] + jm1 * c * u[j]):
                 return margin, loss, tau, False
-    if not math.isfinite(largest * largest * shrink):
+    if not (math.isfinite(rho) and math.isfinite(largest_u * largest_p * g)):
         return margin, loss, tau, False
     if jm1 != 0.0:
         # the running sum of the average moves with w (U += (j - 1) dw), O(d) beside the O(d^2) below
@@ -193,16 +237,11 @@ def full_round(indices, data, lo, hi, y, weight, w, sigma, avg, jm1, u, rule, hy
             avg[j] += jm1 * c * u[j]
     for j in range(d + 1):
         w[j] += c * u[j]
-    if shrink != 0.0:
-        # Sigma -= v v^T with v = sqrt(shrink) u: v_i v_j rounds alike for (i, j) and (j, i),
-        # so Sigma stays exactly symmetric, at one multiplication per entry
-        root = math.sqrt(shrink)
-        for j in range(d + 1):
-            u[j] *= root
+    if g != 0.0:
         for i in range(d + 1):
-            vi = u[i]
+            gi = g * u[i]
             for j in range(d + 1):
-                sigma[i, j] -= vi * u[j]
+                root[i, j] -= gi * p[j]
     return margin, loss, tau, True
 
 
@@ -234,14 +273,14 @@ def averaged(w, avg, avg_count, out):
 
 
 @njit(cache=True)
-def full_pass(indptr, indices, data, y, weights, w, sigma, state, avg, avg_count, params, codes, u,
+def full_pass(indptr, indices, data, y, weights, w, root, state, avg, avg_count, params, codes, scratch,
               scores, losses, taus, totals):
     """Progressive validation over the rows of a CSR matrix with a full covariance.
 
     ``weights`` holds one importance weight per row, or nothing (every row
     weighs 1); ``avg`` and ``avg_count`` the running sum and the count of the
-    average (``avg`` empty: no averaging). ``u`` is a scratch vector of w's
-    size. Per-round outputs are written when they have one slot per row (empty
+    average (``avg`` empty: no averaging). ``root`` is the covariance's square
+    root and ``scratch`` a (2, w.size) array (:func:`full_round`). Per-round outputs are written when they have one slot per row (empty
     arrays keep only ``totals``). Returns -1, or the index of the row at which
     learning stopped on an overflow.
     """
@@ -259,8 +298,8 @@ def full_pass(indptr, indices, data, y, weights, w, sigma, state, avg, avg_count
     for i in range(n):
         weight = weights[i] if weighted else 1.0
         jm1 = averaged_rank(state, avg, avg_count, first)
-        score, loss, tau, ok = full_round(indices, data, indptr[i], indptr[i + 1], y[i], weight, w, sigma, avg, jm1,
-                                          u, rule, hyper, bias)
+        score, loss, tau, ok = full_round(indices, data, indptr[i], indptr[i + 1], y[i], weight, w, root, avg, jm1,
+                                          scratch, rule, hyper, bias)
         if not ok:
             stopped = i
             n = i
@@ -281,12 +320,12 @@ def full_pass(indptr, indices, data, y, weights, w, sigma, state, avg, avg_count
 
 
 @njit(cache=True)
-def full_learn_one(indices, data, y, weight, w, sigma, state, avg, avg_count, params, codes, u):
+def full_learn_one(indices, data, y, weight, w, root, state, avg, avg_count, params, codes, scratch):
     """``full_round`` for a single example held in its own arrays; returns (score, ok)."""
     first = params[Q_AVERAGE]
     jm1 = averaged_rank(state, avg, avg_count, first)
     score, _, _, ok = full_round(
-        indices, data, 0, indices.size, y, weight, w, sigma, avg, jm1, u, codes[K_RULE], params[Q_HYPER],
+        indices, data, 0, indices.size, y, weight, w, root, avg, jm1, scratch, codes[K_RULE], params[Q_HYPER],
         params[Q_BIAS]
     )
     if ok:

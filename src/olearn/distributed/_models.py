@@ -2,7 +2,8 @@ r"""The learners each distributed mode supports, and how models are mixed.
 
 A model travels as the learner's persistence state (``_get_state`` /
 ``_set_state``, the arrays a saved model holds), so that mixing sees plain
-arrays: the weights with the intercept last and, for AROW, the covariance.
+arrays: the weights with the intercept last and, for AROW, the covariance (a full one as its
+square root).
 
 Mixing rules (:func:`mix_states`), for mixing weights :math:`\mu_i \ge 0`
 summing to 1:
@@ -99,20 +100,22 @@ def mix_states(kind, states, mu):
         state = np.array([rounds, 1.0, float(w @ w)])
         return {"weights": w, "state": state, "classes": first_arrays["classes"]}, {"n_features_in": n}
     rounds = max(a["state"][0] for a, _ in states)
-    if first_arrays["covariance"].ndim == 1:
+    if "covariance" in first_arrays:
         precisions = [1.0 / _padded(a["covariance"], n, 1.0) for a, _ in states]
         precision = sum(m * p for m, p in zip(mu, precisions))
         weighted = sum(m * p * _padded(a["weights"], n, 0.0) for m, p, (a, _) in zip(mu, precisions, states))
-        covariance = 1.0 / precision
-        w = covariance * weighted
+        covariance = {"covariance": 1.0 / precision}
+        w = covariance["covariance"] * weighted
     else:
-        precisions = [np.linalg.inv(_padded_matrix(a["covariance"], n)) for a, _ in states]
-        precision = sum(m * p for m, p in zip(mu, precisions))
-        weighted = sum(m * (p @ _padded(a["weights"], n, 0.0)) for m, p, (a, _) in zip(mu, precisions, states))
-        covariance = np.linalg.inv(precision)
-        covariance = 0.5 * (covariance + covariance.T)
+        # a full covariance travels as its square root S (Sigma = S S^T): Sigma^-1 = S^-T S^-1
+        inverses = [np.linalg.inv(_padded_matrix(a["covariance_root"], n)) for a, _ in states]
+        precision = sum(m * (inverse.T @ inverse) for m, inverse in zip(mu, inverses))
+        weighted = sum(m * (inverse.T @ (inverse @ _padded(a["weights"], n, 0.0)))
+                       for m, inverse, (a, _) in zip(mu, inverses, states))
+        # the mixture's Sigma = precision^-1 = L^-T L^-1 (L the precision's Cholesky factor): its root is L^-T
+        covariance = {"covariance_root": np.linalg.inv(np.linalg.cholesky(precision)).T}
         w = np.linalg.solve(precision, weighted)
-    arrays = {"weights": w, "covariance": covariance, "state": np.array([rounds]), "classes": first_arrays["classes"]}
+    arrays = {"weights": w, **covariance, "state": np.array([rounds]), "classes": first_arrays["classes"]}
     return arrays, {"n_features_in": n}
 
 

@@ -721,18 +721,22 @@ class KernelizableLearner(LinearLearner):
         state.pop("_mercer", None)
         return state
 
+    def _check_hyperparameters(self, learned=False):
+        """The checks of every learner, and that a kernel is not averaged (a loaded file is checked alike)."""
+        super()._check_hyperparameters(learned)
+        if self.kernel is not None and average_start(self.average):
+            raise ValueError(
+                f"{type(self).__name__}: parameter average={self.average!r} is not available with a kernel "
+                f"(kernel={self.kernel!r}): the averaged iterates live in the kernel's feature space and a budget "
+                "forgets them; use average=False, or kernel=None to average the primal weights"
+            )
+
     def _build_config(self):
         if self._is_started() and self._is_dual() != (self.kernel is not None):
             learned = "with a kernel" if self._is_dual() else "without a kernel (kernel=None)"
             raise ValueError(
                 f"{type(self).__name__}: parameter kernel={self.kernel!r} differs from the model learned so far, "
                 f"which was learned {learned}; call fit to start over with it"
-            )
-        if self.kernel is not None and average_start(self.average):
-            raise ValueError(
-                f"{type(self).__name__}: parameter average={self.average!r} is not available with a kernel "
-                f"(kernel={self.kernel!r}): the averaged iterates live in the kernel's feature space and a budget "
-                "forgets them; use average=False, or kernel=None to average the primal weights"
             )
         config = super()._build_config()
         self._mercer = mercer_arrays(self, 1.0 if self.fit_intercept else 0.0)

@@ -144,19 +144,24 @@ class MulticlassLearner(ManyRows, OnlineLearner, ClassifierEstimator):
     def _all_constraints(self):
         return {**_COMMON_CONSTRAINTS, **super()._all_constraints()}
 
-    def _build_config(self):
-        """(codes, params, the kernel path's arrays) for hyperparameters already checked."""
+    def _check_hyperparameters(self, learned=False):
+        """The checks of every learner, and that a kernel takes neither a feature map nor an average (a loaded
+        file is checked alike)."""
+        super()._check_hyperparameters(learned)
         if self.kernel is not None and self.feature_map is not None:
             raise ValueError(
                 f"{type(self).__name__}: kernel={self.kernel!r} and feature_map cannot be combined; a kernel "
                 "learner keeps one prototype per class in the kernel's feature space"
             )
-        start = average_start(self.average)
-        if start and self.kernel is not None:
+        if average_start(self.average) and self.kernel is not None:
             raise ValueError(
                 f"{type(self).__name__}: average={self.average!r} cannot be combined with kernel={self.kernel!r}: "
                 "the mean of the prototypes is not kept in dual form; use kernel=None (or a feature map)"
             )
+
+    def _build_config(self):
+        """(codes, params, the kernel path's arrays) for hyperparameters already checked."""
+        start = average_start(self.average)
         if self._is_started() and not self._uses_kernel and start != self._averaged_from:
             raise ValueError(
                 f"{type(self).__name__}: average was changed after learning started (from average="

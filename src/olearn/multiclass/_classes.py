@@ -7,7 +7,7 @@ in scikit-learn; ``ranks[slot]`` is the slot's position in it and breaks ties.
 
 import numpy as np
 
-from .._labels import plain_label
+from .._labels import check_label_types, plain_label
 
 # Integer classes are looked up in a table indexed by label when they span fewer values than this
 # (or than a few per class): one gather instead of a binary search and a membership test per label
@@ -39,9 +39,11 @@ class ClassSlots:
         self.table = None if self.classes is None else _slot_table(self.classes, self.order)
 
     def new_labels(self, y):
-        """Labels of ``y`` not known yet, in order of first appearance (nothing is added)."""
+        """Labels of ``y`` not known yet, in order of first appearance (nothing is added); a label of another
+        type than the classes known (or than the others) is refused (:func:`~olearn._labels.check_label_types`)."""
         if len(y) == 0:
             return []
+        check_label_types(self.owner, y, self.labels[0] if self.labels else None)
         if self.classes is not None and len(self.classes):
             looked_up = self._looked_up(y)
             if looked_up is not None:

@@ -41,6 +41,8 @@ from .._persistence import (
     Count,
     StateSchema,
     averaged_schema,
+    one_of,
+    square_root_of_a_covariance,
     symmetric_positive_definite,
 )
 from .._validation import seen_columns, seen_row
@@ -64,6 +66,23 @@ def grown_pairs(ws, capacity, new_capacity, variance):
         grown[capacity:new_capacity, 1] = variance
     grown[new_capacity] = ws[capacity]
     return grown
+
+
+def square_of_root(rows):
+    """S S^T for the rows ``rows`` of a square root S (the covariance of those features), exactly symmetric."""
+    square = rows @ rows.T
+    return 0.5 * (square + square.T)
+
+
+def root_of_covariance(covariance):
+    """A square root S of a covariance (S S^T = ``covariance``): its Cholesky factor, or, for a matrix that
+    rounding left slightly indefinite (which files written before the square root may hold, and the load
+    checks accept), Q diag(sqrt(max(lambda, 0))) from its eigen-decomposition."""
+    try:
+        return np.linalg.cholesky(covariance)
+    except np.linalg.LinAlgError:
+        values, vectors = np.linalg.eigh(covariance)
+        return vectors * np.sqrt(np.maximum(values, 0.0))
 
 
 class RunningSumAverage:
@@ -105,6 +124,12 @@ class SecondOrderClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLear
     constant feature; a vector for a diagonal covariance) and ``_state``;
     with ``average`` set, also the average's running sum ``_avg_sum`` (laid
     out as ``_w``) and ``_avg_count`` = [rounds averaged, first averaged round].
+
+    A full covariance is kept as a square root: ``_cov`` is S with
+    ``Sigma = S S^T`` (the update of :mod:`olearn._kernels._second_order`), and
+    ``covariance_`` computes S S^T. Saved models hold S (``covariance_root``);
+    files written before hold Sigma (``covariance``) and load with its Cholesky
+    factor as S.
 
     A diagonal covariance is kept with the mean in one array ``_ws`` of shape
     (capacity + 1, 2): ``_w`` and ``_cov`` are then its two columns (views).
@@ -184,7 +209,7 @@ class SecondOrderClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLear
         self._labels = BinaryLabels(type(self).__name__)
         if self._full():
             self._w = np.zeros(1)
-            self._cov = np.full((1, 1), self._initial_variance)
+            self._cov = np.full((1, 1), np.sqrt(self._initial_variance))
         else:
             self._ws = np.array([[0.0, self._initial_variance]])
         self._state = np.zeros(_so.N_STATE)
@@ -219,7 +244,7 @@ class SecondOrderClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLear
                 new_capacity = n_features if capacity == 0 else max(n_features, 2 * capacity)
             if self._full():
                 self._w = grown_intercept_last(self._w, capacity, new_capacity)
-                self._cov = grown_intercept_last(self._cov, capacity, new_capacity, self._initial_variance)
+                self._cov = grown_intercept_last(self._cov, capacity, new_capacity, np.sqrt(self._initial_variance))
             else:
                 self._ws = grown_pairs(self._ws, capacity, new_capacity, self._initial_variance)
             if self._averaging():
@@ -259,7 +284,9 @@ class SecondOrderClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLear
         """
         self._check_started()
         n = self.n_features_in_
-        return (self._cov[:n, :n] if self._cov.ndim == 2 else self._cov[:n]).copy()
+        if self._cov.ndim == 1:
+            return self._cov[:n].copy()
+        return square_of_root(self._cov[:n])
 
     # -- prediction -----------------------------------------------------------
 
@@ -307,7 +334,7 @@ class SecondOrderClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLear
             rows += (np.uint64(arrays.n_features),)
         data = (*rows, targets, weights, self._w, self._cov, self._state, *self._averaging_arrays(), params, codes)
         if self._full():
-            stopped = full_pass(*data, np.empty(self._w.size), scores, losses, taus, totals)
+            stopped = full_pass(*data, np.empty((2, self._w.size)), scores, losses, taus, totals)
         else:
             kernel = checking_diagonal_pass if arrays.unchecked else diagonal_pass
             stopped = kernel(*data, np.empty(2 * ADAGRAD_CHUNK), scores, losses, taus, totals)
@@ -326,7 +353,7 @@ class SecondOrderClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLear
         model = (indices, data, target, weight, self._w, self._cov, self._state, *self._averaging_arrays(), params,
                  codes)
         if self._full():
-            score, ok = full_learn_one(*model, np.empty(self._w.size))
+            score, ok = full_learn_one(*model, np.empty((2, self._w.size)))
         else:
             score, ok = diagonal_learn_one(*model, np.empty(2 * ADAGRAD_CHUNK))
         if not ok:
@@ -339,25 +366,30 @@ class SecondOrderClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLear
     # -- persistence ----------------------------------------------------------
 
     def _state_schema(self):
-        """The saved state: the mean, the covariance (a symmetric positive definite matrix, or a
-        vector of variances), the kernel's round counter, the classes and, with ``average`` set, the
+        """The saved state: the mean, the covariance (the square root S of a full one, whose S S^T must
+        have finite positive variances, or in older files the symmetric positive definite matrix itself;
+        or a vector of variances), the kernel's round counter, the classes and, with ``average`` set, the
         average's running sum and its count and first round (which must match the hyperparameter)."""
         shape = ("n_features_in+1",) * (2 if self._full() else 1)
         if self._full():
-            covariance, relations = Array("float64", shape), [symmetric_positive_definite("covariance")]
+            covariance = {"covariance_root": Array("float64", shape), "covariance": Array("float64", shape)}
+            optional = tuple(covariance)
+            relations = [one_of(*covariance), square_root_of_a_covariance("covariance_root"),
+                         symmetric_positive_definite("covariance")]
         else:
             # AdaGrad keeps accumulated squared gradients (0 before a feature is seen), the others variances
             variances = POSITIVE if self._initial_variance > 0 else NONNEGATIVE
-            covariance, relations = Array("float64", shape, values=variances), []
+            covariance, optional, relations = {"covariance": Array("float64", shape, values=variances)}, (), []
         schema = StateSchema(
             scalars={"n_features_in": Count("n_features_in")},
             arrays={
                 "weights": Array("float64", ("n_features_in+1",)),
-                "covariance": covariance,
+                **covariance,
                 "state": Array("float64", (_so.N_STATE,), entries={_so.Z_T: COUNT}),
             },
             relations=relations,
             limits=self._width_limits(),
+            optional=optional,
         )
         return averaged_schema(self._with_classes(schema), average_start(self.average))
 
@@ -365,9 +397,11 @@ class SecondOrderClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLear
         self._check_started()
         n = self.n_features_in_
         keep = np.append(np.arange(n), self._w.size - 1)
-        covariance = self._cov[np.ix_(keep, keep)] if self._cov.ndim == 2 else self._cov[keep]
-        arrays = {"weights": self._w[keep], "covariance": covariance, "state": self._state,
-                  "classes": self._labels.classes}
+        arrays = {"weights": self._w[keep], "state": self._state, "classes": self._labels.classes}
+        if self._full():
+            arrays["covariance_root"] = self._cov[np.ix_(keep, keep)]
+        else:
+            arrays["covariance"] = self._cov[keep]
         if self._averaging():
             arrays["average_sum"] = self._avg_sum[keep]
             arrays["average_count"] = self._avg_count
@@ -376,11 +410,12 @@ class SecondOrderClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLear
     def _set_state(self, arrays, state):
         self._start()
         weights = np.array(arrays["weights"], dtype=np.float64)
-        covariance = np.array(arrays["covariance"], dtype=np.float64)
-        if self._full():
-            self._w, self._cov = weights, covariance
+        if "covariance_root" in arrays:
+            self._w, self._cov = weights, np.array(arrays["covariance_root"], dtype=np.float64)
+        elif self._full():
+            self._w, self._cov = weights, root_of_covariance(np.array(arrays["covariance"], dtype=np.float64))
         else:
-            self._ws = np.stack((weights, covariance), axis=1)
+            self._ws = np.stack((weights, np.array(arrays["covariance"], dtype=np.float64)), axis=1)
         self._state = np.array(arrays["state"], dtype=np.float64)
         self.n_features_in_ = int(state["n_features_in"])
         self._labels.set_classes(arrays["classes"])
