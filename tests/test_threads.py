@@ -302,3 +302,37 @@ def test_a_pipeline_holds_its_steps_locks_while_it_runs():
     learner._learn_row = spying.__get__(learner)
     model.learn_one({"a": 1.0}, 1)
     assert seen == [True]
+
+
+# the compiled kernels that release the GIL and read or write a learner's state
+RELEASING_KERNELS = ("binary_linear_pass", "checking_linear_pass", "binary_linear_scores")
+
+
+@pytest.mark.parametrize("piped", [False, True], ids=["learner", "pipeline"])
+def test_the_kernels_that_release_the_gil_run_inside_the_lock(monkeypatch, piped):
+    from olearn._kernels import _compiled
+
+    learner = olearn.PAClassifier()
+    model = StandardScaler() | learner if piped else learner
+    held = []
+    for name in RELEASING_KERNELS:
+        kernel = getattr(_compiled, name)
+
+        def spy(*args, kernel=kernel, name=name):
+            held.append((name, learner._lock._is_owned(), not piped or model._lock._is_owned()))
+            return kernel(*args)
+
+        monkeypatch.setattr(_compiled, name, spy)
+    rng = np.random.default_rng(8)
+    X = sp.random(400, 50, density=0.2, format="csr", random_state=9)
+    y = rng.choice([-1, 1], size=400)
+    model.partial_fit(X, y, classes=[-1, 1])
+    model.partial_fit(X[:3], y[:3])
+    model.predict(X)
+    model.decision_function(X)
+    olearn.run(model, X, y)
+    if not piped:
+        model.score(X, y)
+        model.fit(X, y)
+    assert {name for name, _, _ in held} == set(RELEASING_KERNELS)
+    assert all(learner_held and pipeline_held for _, learner_held, pipeline_held in held), held
