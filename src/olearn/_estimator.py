@@ -370,6 +370,22 @@ class Estimator:
 _lock_public_methods(Estimator)
 
 
+def locking_its_estimator(function):
+    """``function(estimator, ...)`` called holding ``estimator``'s lock, as the estimator's own methods hold it.
+
+    For the public functions that read or write an estimator's state from
+    outside its methods (:func:`olearn.run`, the Dask fits); anything else
+    given as ``estimator`` goes to ``function`` as it is, to be refused there.
+    """
+    @functools.wraps(function)
+    def under_lock(estimator, *args, **kwargs):
+        if not isinstance(estimator, Estimator):
+            return function(estimator, *args, **kwargs)
+        return call_locked(estimator, function, estimator, *args, **kwargs)
+
+    return under_lock
+
+
 def _equal(a, b):
     try:
         return bool(a == b)

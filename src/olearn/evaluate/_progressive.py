@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._estimator import call_locked
+from .._estimator import locking_its_estimator
 from .._kernels import _codes
 from .._learner import OnlineLearner
 from .._validation import check_targets, check_y
@@ -112,6 +112,7 @@ class RunResult:
         return np.cumsum(self.losses)
 
 
+@locking_its_estimator
 def run(estimator, X, y=None, record=True, sample_weight=None, metrics=None, checkpoints=None):
     """Progressive validation with compiled code: predict each row, then learn it.
 
@@ -169,11 +170,6 @@ def run(estimator, X, y=None, record=True, sample_weight=None, metrics=None, che
     (2, [1, 2, 2, 2], [1.0, 1.0, 0.0, 0.0])
     """
     _check_learner(estimator)
-    return call_locked(estimator, _run, estimator, X, y, record, sample_weight, metrics, checkpoints)
-
-
-def _run(estimator, X, y, record, sample_weight, metrics, checkpoints):
-    """:func:`run` of a checked learner, holding its lock: the compiled pass, then the metrics and the result."""
     metrics = _check_metrics(estimator, metrics, y)
     ends = _checkpoint_rounds(checkpoints, _n_rows(X))
     # a learner with a support set appends the support-set size of each round
