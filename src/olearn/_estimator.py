@@ -8,10 +8,19 @@ inherit from ``sklearn.base.BaseEstimator`` because importing scikit-learn costs
 most of a second, and the command line pays that on every run; scikit-learn is
 imported only when scikit-learn itself asks for an estimator's tags or its
 metadata routing.
+
+Every estimator is safe to share between threads: it holds a re-entrant lock,
+which each of its public methods and learned properties takes for the whole
+call (:func:`locked`, applied to every subclass by
+:meth:`Estimator.__init_subclass__`), so that the updates of one estimator are
+serialised and a read sees the model between two of them. The compiled
+kernels release the GIL only inside these calls, hence inside the lock.
 """
 
+import copy
 import functools
 import inspect
+import threading
 import types
 
 import numpy as np
@@ -112,13 +121,153 @@ class _ConditionalMethod:
         return types.MethodType(self.method, obj)
 
 
+def locked(method):
+    """``method`` called holding its estimator's lock (``self._lock``, re-entrant: methods call each other).
+
+    The design guide's rule for concurrency: one lock per estimator, taken
+    around every read or write of its learned state, so that two threads
+    calling one estimator take turns, and a compiled kernel that releases the
+    GIL runs while its caller holds the lock.
+    """
+    return wrapper(method, _LOCKED)
+
+
+# acquire and release rather than a with statement: on the one-example path, twice as fast
+_LOCKED = """lock_ = {self}._lock
+lock_.acquire()
+try:
+    return _method_({arguments})
+finally:
+    lock_.release()"""
+
+
+def wrapper(method, body, **names):
+    """A function with ``method``'s parameters (and defaults, name, docstring) whose body is ``body``.
+
+    ``body`` is Python source in which ``{self}`` is the first parameter and
+    ``{arguments}`` passes every parameter on (``_method_({arguments})`` calls
+    ``method`` as the wrapper was called); ``_method_`` and ``names`` are its
+    globals, and its own names end in ``_``, as no parameter's does. Spelling
+    the parameters out rather than taking ``*args, **kwargs`` matters on the
+    one-example path, where a call costs a few microseconds and packing the
+    arguments costs about as much as the lock (``benchmarks/bench_lock.py``).
+    The wrapper's ``holds_lock`` is True.
+    """
+    header, arguments = _parameters(method)
+    source = body.format(self=arguments[0], arguments=", ".join(arguments)).replace("\n", "\n    ")
+    scope = {**names, "_method_": method}
+    exec(f"def wrapper({header}):\n    {source}\n", scope)  # noqa: S102 - built from the method's signature
+    function = functools.wraps(method)(scope["wrapper"])
+    function.__defaults__ = method.__defaults__
+    function.__kwdefaults__ = method.__kwdefaults__
+    function.holds_lock = True
+    return function
+
+
+def _parameters(function):
+    """(the parameters of ``function``'s ``def``, without their defaults, and the arguments that pass each on).
+
+    The defaults are the function's own ``__defaults__`` and ``__kwdefaults__``,
+    given to the new function as they are.
+    """
+    header, call, keyword_only = [], [], False
+    for parameter in inspect.signature(function).parameters.values():
+        name = parameter.name
+        if parameter.kind is parameter.VAR_POSITIONAL:
+            header.append(f"*{name}")
+            call.append(f"*{name}")
+            keyword_only = True
+        elif parameter.kind is parameter.VAR_KEYWORD:
+            header.append(f"**{name}")
+            call.append(f"**{name}")
+        elif parameter.kind is parameter.KEYWORD_ONLY:
+            if not keyword_only:
+                header.append("*")
+                keyword_only = True
+            header.append(name)
+            call.append(f"{name}={name}")
+        else:
+            header.append(name)
+            call.append(name)
+    return ", ".join(header), call
+
+
+def call_locked(estimator, function, *args, **kwargs):
+    """``function(*args, **kwargs)`` holding ``estimator``'s lock, as its own methods hold it.
+
+    For code outside the estimator's methods that reads or writes its state
+    (:func:`olearn.run`, the River adapter); a pipeline's lock comes with its
+    steps' (:attr:`Estimator._locking`).
+    """
+    return estimator._locking(lambda _, *a, **k: function(*a, **k))(estimator, *args, **kwargs)
+
+
+# public attributes that read no learned state: left without the lock
+_UNLOCKED = frozenset({"get_params"})
+
+
+def _lock_public_methods(cls):
+    """Wrap, by ``cls._locking``, the public methods and properties that ``cls`` itself defines."""
+    for name, value in list(vars(cls).items()):
+        if name.startswith("_") or name in _UNLOCKED:
+            continue
+        if inspect.isfunction(value) and not getattr(value, "holds_lock", False):
+            setattr(cls, name, cls._locking(value))
+        elif isinstance(value, _ConditionalMethod) and not getattr(value.method, "holds_lock", False):
+            setattr(cls, name, _ConditionalMethod(cls._locking(value.method), value.why_not))
+        elif type(value) is property and not getattr(value.fget, "holds_lock", False):
+            wrapped = [None if f is None else cls._locking(f) for f in (value.fget, value.fset, value.fdel)]
+            setattr(cls, name, property(*wrapped, doc=value.__doc__))
+
+
 class Estimator:
-    """Base class of every olearn estimator: parameters, cloning, repr, tags."""
+    """Base class of every olearn estimator: parameters, cloning, repr, tags, and the lock that serialises its calls.
+
+    The lock lives in a slot, not in ``__dict__``: it is no parameter and no
+    learned attribute, never pickled, copied or cloned; each new instance
+    (constructed, cloned, copied or unpickled) gets its own.
+    """
+
+    __slots__ = ("_lock", "__dict__", "__weakref__")
 
     _estimator_type = None
     # the problem the estimator solves, for ``all_estimators(task=...)``: one of
     # olearn._registry.TASKS
     _task = None
+
+    # how a method is made to hold the estimator's lock (a pipeline's holds its steps' locks too)
+    _locking = staticmethod(locked)
+
+    def __new__(cls, *args, **kwargs):
+        self = super().__new__(cls)
+        self._lock = threading.RLock()
+        return self
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        _lock_public_methods(cls)
+
+    def __getstate__(self):
+        return self.__dict__.copy()
+
+    def __setstate__(self, state):
+        self._lock = threading.RLock()
+        self.__dict__.update(state)
+
+    def __copy__(self):
+        with self._lock:
+            new = type(self).__new__(type(self))
+            new.__setstate__(self.__getstate__())
+        return new
+
+    def __deepcopy__(self, memo):
+        # the state copied while no other thread changes it (pickle instead writes the arrays as they are:
+        # pickle a deep copy of a model that other threads are learning)
+        with self._lock:
+            new = type(self).__new__(type(self))
+            memo[id(self)] = new
+            new.__setstate__(copy.deepcopy(self.__getstate__(), memo))
+        return new
 
     @classmethod
     def _get_param_names(cls):
@@ -216,6 +365,25 @@ class Estimator:
         fix.
         """
         return {}
+
+
+_lock_public_methods(Estimator)
+
+
+def locking_its_estimator(function):
+    """``function(estimator, ...)`` called holding ``estimator``'s lock, as the estimator's own methods hold it.
+
+    For the public functions that read or write an estimator's state from
+    outside its methods (:func:`olearn.run`, the Dask fits); anything else
+    given as ``estimator`` goes to ``function`` as it is, to be refused there.
+    """
+    @functools.wraps(function)
+    def under_lock(estimator, *args, **kwargs):
+        if not isinstance(estimator, Estimator):
+            return function(estimator, *args, **kwargs)
+        return call_locked(estimator, function, estimator, *args, **kwargs)
+
+    return under_lock
 
 
 def _equal(a, b):

@@ -23,7 +23,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from ._config import format_bytes, get_config
-from ._estimator import Estimator
+from ._estimator import Estimator, locked
 from ._features import FeatureMap
 from ._kernels._codes import T_LOSS
 from ._params import BOOLEAN, Interval, NoneOr, check_params
@@ -689,6 +689,7 @@ class OnlineLearner(PersistenceMixin, Estimator):
 class ManyRows:
     """River's batch API for a learner of rows: ``learn_many`` and ``predict_many`` over a DataFrame of named columns."""
 
+    @locked
     def learn_many(self, X, y):
         """Learn the rows of the DataFrame ``X`` in order, as named examples; returns self.
 
@@ -700,6 +701,7 @@ class ManyRows:
         """
         return self.partial_fit(frame_rows(X), y)
 
+    @locked
     def predict_many(self, X):
         """Predictions for the rows of the DataFrame ``X`` read as named examples, a pandas Series on X's index."""
         predictions = self.predict(frame_rows(X))

@@ -39,7 +39,7 @@ import zipfile
 import numpy as np
 
 from ._atomic import atomic_write
-from ._estimator import Estimator
+from ._estimator import Estimator, locked
 from ._features import FeatureMap
 from ._params import check_params
 from .exceptions import ModelFormatError
@@ -74,6 +74,7 @@ class PersistenceMixin:
         """The constructor's arguments for the hyperparameters a file recorded (a class renames old ones here)."""
         return params
 
+    @locked
     def save(self, path):
         """Write the model to ``path`` (atomic; read it back with :func:`olearn.load`)."""
         save(self, path)

@@ -62,7 +62,7 @@ try:
 except ImportError as error:  # pragma: no cover - exercised in a subprocess without River
     raise ImportError('olearn.river needs River, an optional dependency: pip install "olearn[river]"') from error
 
-from ._estimator import Estimator
+from ._estimator import Estimator, call_locked
 from ._learner import frame_rows
 from .compose import Pipeline
 
@@ -211,8 +211,13 @@ class OlearnClassifier(_Adapted, river_base.MiniBatchClassifier):
         self._check_probabilities()
         import pandas as pd
 
-        proba = self.estimator.predict_proba(frame_rows(X))
-        return pd.DataFrame(proba, index=X.index, columns=self.estimator.classes_.tolist())
+        # the probabilities and their classes read under one hold of the estimator's lock: a class learned in
+        # between by another thread would shift the columns
+        proba, classes = call_locked(self.estimator, self._proba_and_classes, frame_rows(X))
+        return pd.DataFrame(proba, index=X.index, columns=classes)
+
+    def _proba_and_classes(self, rows):
+        return self.estimator.predict_proba(rows), self.estimator.classes_.tolist()
 
     def _check_probabilities(self):
         if not hasattr(self.estimator, "predict_proba_one"):

@@ -171,7 +171,8 @@ def _fields(obj):
     fields = dict(getattr(obj, "__dict__", {}))
     for cls in type(obj).__mro__:
         for name in getattr(cls, "__slots__", ()):
-            if hasattr(obj, name):
+            # an estimator's lock (and the slots that keep __dict__) are no learned state
+            if hasattr(obj, name) and name not in ("_lock", "__dict__", "__weakref__"):
                 fields[name] = getattr(obj, name)
     return {k: v for k, v in fields.items() if k not in _CACHES}
 

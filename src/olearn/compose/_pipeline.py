@@ -3,7 +3,7 @@
 import numpy as np
 import scipy.sparse as sp
 
-from .._estimator import Estimator, only_when
+from .._estimator import Estimator, only_when, wrapper
 from ..exceptions import PartialUpdateError
 from .._features import FeatureMap
 from .._learner import OnlineLearner
@@ -18,15 +18,59 @@ from ._saving import pipeline_contents, pipeline_from_file
 class _Plan:
     """What a pipeline's steps do, checked once per change: the encoders, the map, the scalers, the learner."""
 
-    __slots__ = ("key", "features", "n_bits", "scalers", "learner")
+    __slots__ = ("key", "features", "n_bits", "scalers", "learner", "locks")
 
-    def __init__(self, key, features, n_bits, scalers, learner):
+    def __init__(self, key, features, n_bits, scalers, learner, locks):
         self.key = key
+        # the steps' locks, in the order the pipeline takes them (_holding_steps)
+        self.locks = locks
         # the features each OneHotEncoder with a list one-hots (those with None leave str values to the FeatureMap)
         self.features = features
         self.n_bits = n_bits
         self.scalers = scalers
         self.learner = learner
+
+
+def _holding_steps(method):
+    """``method`` called holding the pipeline's lock, then its steps' (in a fixed order), as one estimator's.
+
+    The pipeline reads and writes its steps' state through their row-level
+    protocol, not their public (locked) methods, so it holds their locks too:
+    a thread reading a step (``pipeline["standardscaler"].mean_``) sees it
+    between two of the pipeline's rounds. The steps' locks are taken in the
+    order of their ids, so that two pipelines sharing steps take them alike.
+    """
+    return wrapper(method, _HOLDING_STEPS, _step_locks_=_step_locks)
+
+
+_HOLDING_STEPS = """pipeline_lock_ = {self}._lock
+pipeline_lock_.acquire()
+try:
+    locks_ = _step_locks_({self})
+    for lock_ in locks_:
+        lock_.acquire()
+    try:
+        return _method_({arguments})
+    finally:
+        for lock_ in locks_:
+            lock_.release()
+finally:
+    pipeline_lock_.release()"""
+
+
+def _step_locks(pipeline):
+    """The locks of the pipeline's steps in the order of their ids: the plan's, while the steps are the plan's."""
+    plan = pipeline.__dict__.get("_plan_cache")
+    if plan is not None and plan.key[0] == tuple(pipeline.steps):
+        return plan.locks
+    return _locks_of(pipeline.steps)
+
+
+def _locks_of(steps):
+    locks = [step._lock for _, step in steps if isinstance(step, Estimator)]
+    if len(locks) > 1:
+        locks.sort(key=id)
+    return locks
 
 
 def _default_name(step):
@@ -106,6 +150,8 @@ class Pipeline(Estimator):
     >>> model["standardscaler"].mean_.tolist()
     [38.75, 50000.0]
     """
+
+    _locking = staticmethod(_holding_steps)
 
     @property
     def _estimator_type(self):
@@ -294,7 +340,7 @@ class Pipeline(Estimator):
                     features.append(tuple(step.features))
             elif isinstance(step, ColumnTransformer):
                 scalers.append((name, step))
-        plan = _Plan(key, tuple(features), n_bits, tuple(step for _, step in scalers), learner)
+        plan = _Plan(key, tuple(features), n_bits, tuple(step for _, step in scalers), learner, _locks_of(steps))
         self._plan_cache = plan
         return plan
 

@@ -39,6 +39,7 @@ from concurrent.futures import CancelledError
 import numpy as np
 import scipy.sparse as sp
 
+from .._estimator import locking_its_estimator
 from .._kernels import _codes
 from .._kernels._binary_linear import (
     apply_step,
@@ -304,6 +305,7 @@ class _WorkerLost(Exception):
     """The worker that held a shard's actor is gone."""
 
 
+@locking_its_estimator
 def delayed_updates(est, data, *, tau, n_shards=None, classes=None, client=None, chunk_size=DEFAULT_CHUNK_SIZE,
                     fmt="auto", n_features=None, bits=18, zero_based="auto", retries=2, timeout=300):
     r"""Learn ``est`` from sharded data with delayed updates of staleness at most ``tau``.

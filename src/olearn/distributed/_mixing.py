@@ -24,6 +24,7 @@ import re
 
 import numpy as np
 
+from .._estimator import locking_its_estimator
 from .._kernels import _codes
 from ._cluster import DistributedError, require_dask, resolve_client
 from ._models import check_supported, mix_states, mixing_weights, start_with_classes
@@ -67,6 +68,7 @@ def _check_count(name, value):
         raise ValueError(f"{name} must be an integer >= 1; got {value!r}")
 
 
+@locking_its_estimator
 def parameter_mixing(est, data, *, epochs=1, weighting="uniform", n_shards=None, classes=None, client=None,
                      chunk_size=DEFAULT_CHUNK_SIZE, fmt="auto", n_features=None, bits=18, zero_based="auto", timeout=None):
     r"""Learn ``est`` from sharded data by iterative parameter mixing on a Dask cluster.

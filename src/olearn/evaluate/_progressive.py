@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._estimator import locking_its_estimator
 from .._kernels import _codes
 from .._learner import OnlineLearner
 from .._validation import check_targets, check_y
@@ -111,6 +112,7 @@ class RunResult:
         return np.cumsum(self.losses)
 
 
+@locking_its_estimator
 def run(estimator, X, y=None, record=True, sample_weight=None, metrics=None, checkpoints=None):
     """Progressive validation with compiled code: predict each row, then learn it.
 
