@@ -20,6 +20,8 @@ import time
 import numpy as np
 import pytest
 
+import interruptible
+
 TOKEN = "test-token-0123456789abcdef"
 
 
@@ -51,7 +53,7 @@ class Server:
         command = [sys.executable, "-m", "olearn", "serve", *self.args, "--state-dir", self.state_dir,
                    "--port", str(self.port), *(("--token-file", self.token_file) if self.token_file else ())]
         with open(self.log, "ab") as log:
-            self.process = subprocess.Popen(command, stdout=log, stderr=log)
+            self.process = interruptible.Popen(command, stdout=log, stderr=log)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
