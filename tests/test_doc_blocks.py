@@ -9,7 +9,7 @@ are stopped when the page's blocks are done. Blocks that are doctest sessions (`
 
 A block that cannot run here says why in the comment on the line above its fence,
 ``<!-- not run: REASON -->`` (installing packages, the whole test suite). Blocks that take minutes
-(the reproductions at full size) run with ``-m slow``. What the commands leave in the folder,
+(the reproductions at full size, the demo) run with ``-m slow``. What the commands leave in the folder,
 besides the sample files, is ignored by git, as it would be in a clone (``token.txt`` is a secret).
 """
 
