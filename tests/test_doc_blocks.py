@@ -18,6 +18,7 @@ import gzip
 import os
 import pathlib
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -203,7 +204,7 @@ def _run_blocks(blocks, tmp_path):
 
 def _assert_ignored_by_git(made):
     """Each file the blocks made, as if made in the repository's top folder, is ignored by git."""
-    if not made or not (ROOT / ".git").exists():
+    if not made or not (ROOT / ".git").exists() or shutil.which("git") is None:
         return
     check = subprocess.run(["git", "-C", str(ROOT), "check-ignore", "--no-index", "--stdin"],
                            input="\n".join(made), capture_output=True, text=True)
