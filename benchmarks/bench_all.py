@@ -510,6 +510,7 @@ def markdown(results, plot_name=None, note=None):
         "Issue #16's speed table, every row measured side by side in one run of `benchmarks/bench_all.py`"
         " (the numbers below are from that run; see `benchmarks/README.md` for what each script measures).",
         "",
+        "<!-- not run: measures for many minutes and rewrites this page -->",
         "```bash",
         "python benchmarks/bench_all.py                 # measure, then write this page and its plot",
         "python benchmarks/bench_all.py --report-only   # write them again from the saved results",

@@ -1,4 +1,8 @@
-"""The doctest examples of docs/*.md run as written (python -m doctest docs/NAME.md)."""
+"""The doctest examples of docs/*.md run as written (python -m doctest docs/NAME.md).
+
+The pages whose examples a test of their family runs already (``FAMILY_TESTS``) run here with ``-m slow``
+only; every other page runs in the default suite.
+"""
 
 import doctest
 import pathlib
@@ -10,6 +14,11 @@ DOCS = pathlib.Path(__file__).resolve().parents[1] / "docs"
 WITH_EXAMPLES = sorted(p for p in DOCS.glob("*.md") if re.search(r"^>>> ", p.read_text(encoding="utf-8"), re.M)) \
     if DOCS.exists() else []
 PAGES = pytest.mark.parametrize("path", WITH_EXAMPLES, ids=lambda p: p.name)
+FAMILY_TESTS = {
+    "experts_oco.md": "tests/experts/test_experts_docs.py",
+    "probabilities.md": "tests/linear/test_probabilities.py",
+    "uniclass_multilabel.md": "tests/uniclass/test_uniclass_multilabel_docs.py",
+}
 
 
 @PAGES
@@ -30,8 +39,9 @@ def test_a_closing_fence_is_not_read_as_expected_output(path):
             has_examples = True
 
 
-@pytest.mark.slow
-@PAGES
+@pytest.mark.parametrize("path", [
+    pytest.param(path, marks=[pytest.mark.slow] if path.name in FAMILY_TESTS else []) for path in WITH_EXAMPLES
+], ids=lambda p: p.name)
 def test_the_examples_run(path, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     result = doctest.testfile(str(path), module_relative=False,

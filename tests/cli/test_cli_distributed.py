@@ -12,7 +12,7 @@ pytest.importorskip("distributed")
 import olearn
 from olearn.cli import cli
 
-TIMEOUT = 60
+TIMEOUT = 300  # a hang guard: a worker process may take minutes to start on a busy machine
 
 
 @pytest.fixture(scope="module")

@@ -16,6 +16,7 @@ import pytest
 from click.testing import CliRunner
 from sklearn.datasets import dump_svmlight_file
 
+import interruptible
 import olearn
 from olearn.cli import cli
 from olearn.cli._interrupt import HeldInterrupts
@@ -45,7 +46,7 @@ class Session:
     def __init__(self, *args):
         env = {**os.environ, "PYTHONWARNINGS": "ignore"}
         env.pop("CI", None)
-        self.proc = subprocess.Popen(
+        self.proc = interruptible.Popen(
             [sys.executable, "-m", "olearn", "run", "--algo", "pa1", "-C", "0.5", "--format", "libsvm", "--one-based",
              *map(str, args), "-"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
@@ -264,8 +265,8 @@ sys.exit(main(["run", "--algo", "pa1", "-q", sys.argv[1]]))
 def test_sigint_while_blocks_are_parsed_on_threads_exits_130(tmp_path):
     path = tmp_path / "blocks.svm"
     path.write_bytes(b"1 1:1 2:0.5\n-1 2:1 3:-2\n" * 800_000)  # 20 MB: five blocks of 4 MiB
-    proc = subprocess.run([sys.executable, "-c", INTERRUPT_WHILE_PARSING, str(path)], capture_output=True,
-                          text=True, timeout=PATIENCE)
+    proc = interruptible.run([sys.executable, "-c", INTERRUPT_WHILE_PARSING, str(path)], capture_output=True,
+                             text=True, timeout=PATIENCE)
     assert proc.returncode == 130, proc.stderr
     assert proc.stderr.strip().splitlines()[-1] == "olearn: interrupted"
     assert "Traceback" not in proc.stderr

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from sklearn.datasets import dump_svmlight_file
 
+import interruptible
 import olearn
 from fresh_cli import loaded_by
 from olearn._kernels import _compiled
@@ -72,8 +73,8 @@ def train(tmp_path_factory):
 @pytest.mark.parametrize("target", ["click", "numpy", KERNEL_LOADER, "olearn.data", "olearn.linear"])
 def test_ctrl_c_while_the_command_loads_exits_130_without_a_traceback(train, target):
     env = {**os.environ, "PYTHONWARNINGS": "ignore"}
-    proc = subprocess.run([sys.executable, "-c", SCRIPT, target, "run", "--algo", "pa1", train],
-                          capture_output=True, text=True, env=env, timeout=300)
+    proc = interruptible.run([sys.executable, "-c", SCRIPT, target, "run", "--algo", "pa1", train],
+                             capture_output=True, text=True, env=env, timeout=300)
     assert "signal sent" in proc.stderr, f"{target} was never imported: the test did not interrupt anything"
     assert proc.returncode == 130, proc.stderr
     assert proc.stderr.strip().splitlines()[-1] == "olearn: interrupted"

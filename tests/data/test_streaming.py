@@ -6,7 +6,6 @@ errors must be those of one thread.
 
 import os
 import signal
-import subprocess
 import sys
 import textwrap
 import threading
@@ -15,6 +14,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+import interruptible
 from olearn.data import iter_libsvm, iter_vw, load_libsvm, load_vw
 from olearn.data._parallel import in_order
 from olearn.exceptions import DataFormatError
@@ -283,7 +283,7 @@ def test_ctrl_c_while_waiting_for_a_block_stops_the_threads():
         return i
 
     seen = []
-    with pytest.raises(KeyboardInterrupt):
+    with interruptible.here(), pytest.raises(KeyboardInterrupt):
         for value in in_order(iter(range(100_000)), work, threads=2, ahead=3):
             seen.append(value)
     assert len(seen) < 100_000
@@ -312,8 +312,8 @@ LEAVE_EARLY = textwrap.dedent("""
 @pytest.mark.parametrize("how, code", [("interrupt", -signal.SIGINT), ("exit", 3)])
 def test_leaving_while_blocks_are_parsed_neither_hangs_nor_crashes(write, how, code):
     path = write("big.svm", libsvm_text(3000))
-    proc = subprocess.run([sys.executable, "-c", LEAVE_EARLY, str(path), how], capture_output=True, text=True,
-                          timeout=120)
+    proc = interruptible.run([sys.executable, "-c", LEAVE_EARLY, str(path), how], capture_output=True, text=True,
+                             timeout=120)
     assert proc.stdout == "started\n"
     assert proc.returncode == code, proc.stderr
     assert ("KeyboardInterrupt" in proc.stderr) == (how == "interrupt")

@@ -34,7 +34,7 @@ from olearn.exceptions import DataFormatError
 from olearn.linear import OGDClassifier, OnlineSVM, PAClassifier, Perceptron
 from olearn.second_order import AROW, NAROW
 
-TIMEOUT = 60
+TIMEOUT = 300  # a hang guard: a worker process may take minutes to start on a busy machine
 
 
 @pytest.fixture(scope="module")

@@ -20,7 +20,11 @@ import time
 import numpy as np
 import pytest
 
+import interruptible
+
 TOKEN = "test-token-0123456789abcdef"
+# hang guards only, in seconds: a server's start, a clean stop and one request may take long on a busy machine
+PATIENCE = 300
 
 
 def require_serve_extra():
@@ -45,13 +49,13 @@ class Server:
         self.log = state_dir + ".log"
         os.makedirs(os.path.dirname(self.log), exist_ok=True)
 
-    def start(self, timeout=600.0):  # a hang guard: a cold start compiles kernels, on a loaded machine
+    def start(self, timeout=PATIENCE):
         import httpx
 
         command = [sys.executable, "-m", "olearn", "serve", *self.args, "--state-dir", self.state_dir,
                    "--port", str(self.port), *(("--token-file", self.token_file) if self.token_file else ())]
         with open(self.log, "ab") as log:
-            self.process = subprocess.Popen(command, stdout=log, stderr=log)
+            self.process = interruptible.Popen(command, stdout=log, stderr=log)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -79,7 +83,7 @@ class Server:
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGINT)
             try:
-                self.process.wait(timeout=15)
+                self.process.wait(timeout=PATIENCE)
             except subprocess.TimeoutExpired:
                 self.kill()
         return self.process.returncode
@@ -88,7 +92,7 @@ class Server:
         import httpx
 
         headers = {"Authorization": f"Bearer {token}"} if token else {}
-        return httpx.Client(base_url=self.url, headers=headers, timeout=30.0)
+        return httpx.Client(base_url=self.url, headers=headers, timeout=PATIENCE)
 
 
 def assert_same_model(served, offline):

@@ -2,7 +2,9 @@
 
 A subprocess server learns under a concurrent client load (single updates,
 batches, /predict_learn, sample weights, named and indexed features, refused
-updates, predictions) and is killed with SIGKILL at random moments, many times.
+updates, predictions) and is killed with SIGKILL at random moments, many times:
+after a random number of answers, while other requests are in flight (a count,
+not a duration, so that a busy machine runs the same test).
 After each restart:
 
 * ``/health`` counts at least every acknowledged update (none is missing);
@@ -27,6 +29,8 @@ from conftest import TOKEN, assert_same_model, require_serve_extra
 
 require_serve_extra()
 import httpx  # noqa: E402
+
+PATIENCE = 600
 
 
 def _features(rng):
@@ -115,9 +119,11 @@ class Load:
             self.replayed = answer
 
 
-async def _drive(server, load, duration, workers=6):
-    """Send requests from ``workers`` concurrent clients, and one predicting client, until a kill -9 at ``duration``."""
-    killed = asyncio.Event()
+async def _drive(server, load, answers, workers=6):
+    """Send requests from ``workers`` concurrent clients, and one predicting client, until a kill -9 once ``answers``
+    more updates are answered."""
+    killed, enough = asyncio.Event(), asyncio.Event()
+    target = len(load.answers) + answers
     headers = {"Authorization": f"Bearer {TOKEN}"}
     limits = httpx.Limits(max_connections=workers + 1)
     async with httpx.AsyncClient(base_url=server.url, headers=headers, timeout=30.0, limits=limits) as client:
@@ -131,6 +137,8 @@ async def _drive(server, load, duration, workers=6):
                 except httpx.TransportError:
                     return
                 load.settle(request_id, response)
+                if len(load.answers) >= target:
+                    enough.set()
 
         async def predict():
             while not killed.is_set():
@@ -141,7 +149,10 @@ async def _drive(server, load, duration, workers=6):
                 assert response.status_code == 200, response.text
 
         async def kill():
-            await asyncio.sleep(duration)
+            try:
+                await asyncio.wait_for(enough.wait(), PATIENCE)  # a hang guard: the server stopped answering
+            except asyncio.TimeoutError:
+                pass
             os.kill(server.process.pid, signal.SIGKILL)
             killed.set()
 
@@ -162,7 +173,7 @@ def _crash_run(serve, tmp_path, args, load, kills, seed):
             load.settle(request_id, client.post(route, json=body))
     acknowledged = 0
     for _ in range(kills):
-        asyncio.run(_drive(server, load, duration=rng.uniform(0.05, 0.4)))
+        asyncio.run(_drive(server, load, answers=rng.randint(12, 40)))
         acknowledged_before_kill = max((a["seq"] for a in load.answers.values()), default=0)
         server.start()
         with server.client() as client:
