@@ -191,4 +191,4 @@ def campaign_threads(n_examples, seed):
 
 
 def test_threads(campaign):
-    assert campaign("fuzz.test_threads:campaign_threads", len(cases()) * 2, seed=0) > 0
+    assert campaign("fuzz.test_threads_campaign:campaign_threads", len(cases()) * 2, seed=0) > 0
