@@ -428,6 +428,7 @@ class BinaryClassifierMixin(ManyRows, ClassifierEstimator):
 
     _task = "binary"
     _changed_in_place = ("_labels", "_support")
+    _batch_in_place = ("_labels",)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -441,9 +442,24 @@ class BinaryClassifierMixin(ManyRows, ClassifierEstimator):
             self._negate()
         self.classes_ = self._labels.classes
 
+    def _learns_again(self, state, y, classes):
+        """While a class is unknown and the batch may bring it: a second class changes which one is +1 (and some
+        rules learn otherwise with one class), so the rows kept are learned again with only theirs."""
+        labels = state.get("_labels")
+        if labels is None or labels.classes is None:
+            return True  # nothing learned yet: the copy costs nothing
+        if labels.classes.size == 2:
+            return False
+        if classes is not None:
+            return True
+        try:
+            return not bool(np.all(np.asarray(y, dtype=object) == labels.classes[0]))
+        except (TypeError, ValueError):
+            return True  # labels the pass will refuse
+
     # -- learning -------------------------------------------------------------
 
-    def _progressive(self, X, y, record, classes=None, sample_weight=None):
+    def _progressive_pass(self, X, y, record, classes=None, sample_weight=None):
         """Predict then learn every row in order; return the per-round outputs.
 
         Returns (predictions, scores, losses, taus, mistakes, totals): the

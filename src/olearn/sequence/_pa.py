@@ -322,7 +322,7 @@ class PASequence(OnlineLearner, ClassifierEstimator):
 
     # -- learning -------------------------------------------------------------
 
-    def _progressive(self, X, y, record, sample_weight=None):
+    def _progressive_pass(self, X, y, record, sample_weight=None):
         """Predict then learn every sequence in order; return the per-round outputs.
 
         ``sample_weight``: None, or the checked weight of each sequence.
