@@ -493,7 +493,7 @@ class OnlineLearner(PersistenceMixin, Estimator):
             raise
 
     def _batch_copies(self, whole):
-        """Copies of the attributes that a batch's start changes in place (``_batch_in_place``), or of all (``whole``)."""
+        """Copies of the attributes that a batch's start changes in place (``_batch_in_place``), or all (``whole``)."""
         state = self.__dict__
         if whole:
             return {name: copy.deepcopy(value) for name, value in state.items() if name != "_features"}
@@ -519,7 +519,7 @@ class OnlineLearner(PersistenceMixin, Estimator):
             features.truncate(size)
 
     def _keep_first_rows(self, k, X, y, extra, before, size):
-        """After a pass kept only the rows ``X[:k]``: forget the names, columns and classes that only the others brought.
+        """After a pass kept only the rows ``X[:k]``: forget the names, columns and classes only the others brought.
 
         ``before`` holds the attributes before the call (those changed in
         place as copies), ``size`` the size of its vocabulary. The names of
@@ -539,7 +539,7 @@ class OnlineLearner(PersistenceMixin, Estimator):
         self._keep_classes(k, _first_rows(y, k), extra.get("classes"), before)
 
     def _narrow(self, n_features):
-        """Forget the columns from ``n_features`` on, which no row kept learned: their weights are still the initial ones.
+        """Forget the columns from ``n_features`` on, which no row kept learned: their weights are still initial.
 
         The arrays keep their room; a column past ``n_features_in_`` holds
         what a column that grows in takes.

@@ -566,7 +566,7 @@ class Pipeline(Estimator):
         return batch, values, learned
 
     def _learned_batch(self, X, y, params, learn):
-        """Transform X in the honest order, let ``learn(rows, y, params)`` (the learner) learn it, then keep the statistics.
+        """Transform X in the honest order, let ``learn(rows, y, params)`` (the learner) learn it, keep the statistics.
 
         When an overflow stops the learner at row k (``PartialUpdateError``),
         the pipeline is left what learning ``X[:k]`` alone makes it
