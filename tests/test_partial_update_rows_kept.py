@@ -44,21 +44,33 @@ def _labels(task, n, first_new):
     return [known_a if i % 2 else known_b for i in range(first_new)] + [new] * (n - first_new)
 
 
+def _named(row):
+    return {f"f{j}": float(v) for j, v in enumerate(row)}
+
+
 def _rows(task, n, named, rng):
     if task == "sequence":
-        return [rng.standard_normal((2, DIMENSION)) for _ in range(n)]
+        sequences = [rng.standard_normal((2, DIMENSION)) for _ in range(n)]
+        return [[_named(token) for token in s] for s in sequences] if named else sequences
     X = rng.standard_normal((n, DIMENSION))
-    if not named:
-        return X
-    return [{f"f{j}": float(v) for j, v in enumerate(row)} for row in X]
+    return [_named(row) for row in X] if named else X
 
 
 def _batch(task, k, named, n=5):
-    """(X, y): n rows whose row k overflows; from row k on a new class and (dicts) a new name, and a name in row 1."""
+    """(X, y): n rows whose row k overflows; from row k on a new class and (dicts) a new name, and a name in row 1.
+
+    Sequences have a width each: as arrays, those from the overflow on are wider.
+    """
     rng = np.random.default_rng(7)
     X = _rows(task, n, named, rng)
-    if task == "sequence":
+    if task == "sequence" and named:
+        X[k] = [{name: HUGE for name in token} for token in X[k]]
+        X[1][0]["kept"] = 1.0
+        for sequence in X[k:]:
+            sequence[-1]["refused"] = -1.0
+    elif task == "sequence":
         X[k] = X[k] * 0.0 + HUGE
+        X[k:] = [np.hstack([s, np.ones((len(s), 2))]) for s in X[k:]]
     elif named:
         X[k] = {name: HUGE for name in X[k]}
         X[1]["kept"] = 1.0
@@ -110,8 +122,8 @@ def _cases():
     out = []
     for label, task, make in cases():
         for named in (False, True):
-            if named and (task in ("uniclass", "sequence") or make().get_params().get("n_features") is not None):
-                continue  # no named rows (uniclass, sequences of arrays here), or no new name in a fixed space
+            if named and (task == "uniclass" or make().get_params().get("n_features") is not None):
+                continue  # no named rows (uniclass), or no new name in a fixed space
             out.append(pytest.param(task, make, named, id=f"{label}-{'dicts' if named else 'array'}"))
     return out
 

@@ -525,18 +525,24 @@ class OnlineLearner(PersistenceMixin, Estimator):
         place as copies), ``size`` the size of its vocabulary. The names of
         ``X[:k]`` are read again into the vocabulary as the call read them
         (as a fresh learner fed ``X[:k]`` reads them), which gives the columns
-        that the rows kept span; the columns past them are forgotten
-        (:meth:`_narrow`). The classes are the learner's own
+        that the rows kept span (:meth:`_columns_of`); the columns past them
+        are forgotten (:meth:`_narrow`). The classes are the learner's own
         (:meth:`_keep_classes`).
         """
         features = self.__dict__.get("_features")
-        if is_named_batch(X) and features is not None:
+        if features is not None:
             features.truncate(size)
-            base = before.get("n_features_in_", 0)
-            width = max(base, self._named_matrix(_first_rows(X, k), "X", features, True, base)[0].shape[1])
-            if width < self.n_features_in_:
+            width = self._columns_of(_first_rows(X, k), features, before.get("n_features_in_", 0))
+            if width is not None and width < self.n_features_in_ and getattr(self, "n_features", None) is None:
                 self._narrow(width)
         self._keep_classes(k, _first_rows(y, k), extra.get("classes"), before)
+
+    def _columns_of(self, X, features, base):
+        """The columns that the rows X span from ``base`` on, their new names read into ``features``; None when
+        they span all the batch's (the rows of an array or a sparse matrix: its width is theirs)."""
+        if not is_named_batch(X):
+            return None
+        return max(base, self._named_matrix(X, "X", features, True, base)[0].shape[1])
 
     def _narrow(self, n_features):
         """Forget the columns from ``n_features`` on, which no row kept learned: their weights are still initial.
