@@ -265,3 +265,20 @@ def test_a_stopped_batch_leaves_the_pipeline_as_the_rows_kept_alone_would(k, sta
         each.partial_fit(later_X[:4], later_y[:4])
     diff = differences(_pipeline_learned(reference), _pipeline_learned(pipe))
     assert not diff, diff[:5]
+
+
+@pytest.mark.parametrize("make", [PAClassifier, lambda: AROW(covariance="diag")], ids=["PAClassifier", "AROW"])
+def test_the_columns_forgotten_grow_back_as_new_ones_after_the_classes_change_sides(make):
+    """The room past the columns kept is negated with the weights when a second class arrives; it must stay +0.0."""
+    chunks = [([{"a": 1.0}], [1]), ([{"a": 1.0, "b": 1.0}], [1]), ([{"a": -1.0}], [2]),
+              ([{"a": 0.5, 4: 1.0}], [2])]  # column 4 by index: 2 and 3 grow in untouched
+    est = make().partial_fit(*chunks[0])
+    with pytest.raises(PartialUpdateError):
+        est.partial_fit([{"a": 1.0, "b": 1.0}, {"c": HUGE, "d": 1.0, "e": 1.0}], [1, 1])
+    for chunk in chunks[2:]:
+        est.partial_fit(*chunk)
+    reference = make()
+    for chunk in chunks:
+        reference.partial_fit(*chunk)
+    diff = differences(_learned(reference), _learned(est))
+    assert not diff, diff[:5]

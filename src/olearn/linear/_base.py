@@ -61,6 +61,12 @@ _COMMON_CONSTRAINTS = {
 }
 
 
+def negated(array):
+    """``-array`` with every zero +0.0 (-0.0 + 0.0 is +0.0): the room past a model's columns, negated with it,
+    stays what a column that grows in takes, whatever width the model had when its classes changed sides."""
+    return -array + 0.0
+
+
 def grown_intercept_last(array, capacity, new_capacity, fill=0.0):
     """``array`` (a vector, or a square matrix) resized for ``new_capacity`` features.
 
@@ -176,10 +182,10 @@ class LinearLearner(OnlineLearner):
 
     def _negate(self):
         """Negate the learned function: the labels' encoding changed sides (see BinaryClassifierMixin)."""
-        self._w = -self._w
+        self._w = negated(self._w)
         if self._averaging():
             # every iterate changes sign, so does their sum sigma v - u
-            self._avg = -self._avg
+            self._avg = negated(self._avg)
 
     def _weights_used(self):
         """The weights that predict (the intercept's last): the average once it has begun, else the current ones.
