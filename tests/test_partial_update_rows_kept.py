@@ -82,11 +82,9 @@ def _batch(task, k, named, n=5):
 
 
 def _history(task, named):
-    binary = task == "binary"
     X = _rows(task, 3, named, np.random.default_rng(3))
     # a binary history of one class: the batch's second class then changes the encoding
-    y = [1, 1, 1] if binary else _labels(task, 3, 3)
-    return X, y
+    return X, [1, 1, 1] if task == "binary" else _labels(task, 3, 3)
 
 
 def _learn(est, task, X, y, batch=False):
