@@ -434,7 +434,8 @@ class BinaryClassifierMixin(ManyRows, ClassifierEstimator):
 
     _task = "binary"
     _changed_in_place = ("_labels", "_support")
-    _batch_in_place = ("_labels",)
+    # nothing is copied for a batch: the labels change only until both classes are known, and until then
+    # the learner is copied whole (see _learns_again)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

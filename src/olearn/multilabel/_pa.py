@@ -246,7 +246,8 @@ class PAMultilabel(ManyRows, OnlineLearner, ClassifierEstimator):
     _learned = ("_W", "_w", "_wb", "_U", "_uw", "_uwb", "_averaging", "_map_dim", "_state", "_labels", "classes_",
                 "n_features_in_")
     _changed_in_place = ("_state", "_labels", "_averaging")
-    _batch_in_place = _changed_in_place
+    # the labels a batch adds are forgotten by their count (see _restore), the rest copied
+    _batch_in_place = ("_state", "_averaging")
     _started_by = "_state"
     _constraints = {
         "variant": Options("pa", "pa1", "pa2"),
@@ -482,7 +483,10 @@ class PAMultilabel(ManyRows, OnlineLearner, ClassifierEstimator):
         The labels are indexed in order of first appearance, so those of the
         rows kept come first.
         """
-        self._labels = before["_labels"] if "_labels" in before else LabelIndex(type(self).__name__)
+        if "_labels" in before:
+            self._labels.truncate(len(before["classes_"]))
+        else:
+            self._labels = LabelIndex(type(self).__name__)
         self._encode(y, k, classes)
         n = len(self._labels)
         if not self._uses_map:
@@ -490,6 +494,12 @@ class PAMultilabel(ManyRows, OnlineLearner, ClassifierEstimator):
             if self._averages:
                 self._U = self._U[:n]
         self.classes_ = self._labels.classes
+
+    def _restore(self, saved, features, size):
+        """The base's, and the labels the batch added forgotten (``classes_`` before it counts those known)."""
+        super()._restore(saved, features, size)
+        if "_labels" in saved:
+            self._labels.truncate(len(saved["classes_"]))
 
     def _rank_every_label(self):
         self._state[K.M_ACTIVE] = len(self._labels)
