@@ -470,7 +470,11 @@ class OnlineLearner(PersistenceMixin, Estimator):
         that only the refused rows brought are forgotten
         (:meth:`_keep_first_rows`). The cost is what the batch touches: the
         attributes are saved by reference, and only the small ones that a
-        batch's start changes in place are copied (:meth:`_batch_copies`).
+        batch's start changes in place are copied (:meth:`_batch_copies`); a
+        learner whose rows kept must be learned again instead is copied whole
+        (:meth:`_learns_again`: a binary learner until it knows both classes,
+        and a learner that cannot forget columns, ``_cuts_columns``, fed named
+        rows).
         """
         saved = dict(self.__dict__)
         again = (self._learns_again(saved, y, extra.get("classes"))
@@ -504,10 +508,9 @@ class OnlineLearner(PersistenceMixin, Estimator):
 
         So for a learner whose updates of the first rows depend on the classes
         the later rows bring (a binary learner's second class changes which
-        one is +1, and for some the rule itself), and for a batch of named rows
-        when the learner cannot forget columns (``_cuts_columns``): it is then
-        copied whole when the batch begins. ``state`` is its attributes before
-        the batch, ``y`` and ``classes`` the batch's labels and declared classes.
+        one is +1, and for some the rule itself): it is then copied whole when
+        the batch begins. ``state`` is its attributes before the batch, ``y``
+        and ``classes`` the batch's labels and declared classes.
         """
         return False
 
