@@ -198,9 +198,9 @@ class _RecordingPA(olearn.PAClassifier):
     def _row_weights(self, X, y, sample_weight, fitting=False):
         return None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
 
-    def _progressive(self, X, y, record, classes=None, **kwargs):
+    def _progressive_pass(self, X, y, record, classes=None, **kwargs):
         self.__dict__.setdefault("seen", []).append((np.asarray(X).copy(), kwargs.get("sample_weight")))
-        return super()._progressive(X, y, record, classes)
+        return super()._progressive_pass(X, y, record, classes)
 
 
 def test_weights_travel_with_their_rows():

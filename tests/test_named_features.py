@@ -277,13 +277,13 @@ def test_fit_forgets_the_vocabulary_and_vocabulary_is_read_only():
         est.vocabulary_ = {}
 
 
-def test_a_stopped_pass_keeps_the_names_of_its_batch():
+def test_a_stopped_pass_keeps_the_names_of_the_rows_it_learned():
     est = olearn.PAClassifier(variant="pa").learn_one({"a": 1.0}, 1)
     with pytest.raises(FloatingPointError, match="row 1"):
         est.partial_fit([{"b": 1.0}, {"c": 1e200}, {"d": 1.0}], [-1, 1, -1])
-    # the rows before the stop are learned, and the batch's columns (grown before the pass) keep their names
-    assert est.vocabulary_ == {"a": 0, "b": 1, "c": 2, "d": 3}
-    assert est.coef_[0, 1] != 0.0 and est.coef_[0, 2] == 0.0
+    # the rows before the stop are learned with their names; the names of the rows refused are not kept
+    assert est.vocabulary_ == {"a": 0, "b": 1}
+    assert est.n_features_in_ == 2 and est.coef_[0, 1] != 0.0
 
 
 def test_a_fixed_n_features_takes_no_new_name():

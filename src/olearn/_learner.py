@@ -31,7 +31,7 @@ from ._persistence import PersistenceMixin
 from ._sparse import CSRRows, issparse
 from ._validation import INDEX_LIMIT, check_fit_size, check_row, check_X, check_y, feature_names
 from ._weights import check_weight_one, one_class_weight, row_weights
-from .exceptions import ConvergenceWarning, FeatureLimitError, NotFittedError
+from .exceptions import ConvergenceWarning, FeatureLimitError, NotFittedError, PartialUpdateError
 
 # the hyperparameters of fit's passes, the same in every learner (scikit-learn's SGDClassifier's)
 EPOCH_CONSTRAINTS = {
@@ -102,6 +102,11 @@ class OnlineLearner(PersistenceMixin, Estimator):
     # learned attributes that a refusable call changes in place rather than replacing them;
     # they are copied when such a call begins (see _first_call_atomic)
     _changed_in_place = ()
+    # the small ones among them that the start of a batch changes (its classes): copied when a batch
+    # begins, so that a batch an overflow stops is undone or cut to the rows kept (see _progressive)
+    _batch_in_place = ()
+    # whether the columns that no row learned can be forgotten by _narrow (else such a batch is learned again)
+    _cuts_columns = True
     # what the stream is made of, for the not-fitted message
     _unit = "example"
     # whether the examples are rows of features, named or indexed (see _row); a learner of other
@@ -451,6 +456,108 @@ class OnlineLearner(PersistenceMixin, Estimator):
         for name in (*self._learned, "feature_names_in_", "n_iter_", "_features"):
             self.__dict__.pop(name, None)
 
+    # -- a batch stopped by an overflow -----------------------------------------
+
+    def _progressive(self, X, y, record, **extra):
+        """One online pass over the rows of X (``_progressive_pass``): what ``partial_fit``, ``fit`` and ``run`` call.
+
+        A pass that an overflow stops at row k raises
+        :class:`~olearn.exceptions.PartialUpdateError` with ``rows_kept=k``,
+        and the learner is then exactly what learning ``X[:k]`` alone (with
+        the same ``classes`` and weights) would have made it: at k = 0 it is
+        put back as it was before the call (unfitted, if it was); after k rows
+        it keeps their updates, and the classes, the columns and the names
+        that only the refused rows brought are forgotten
+        (:meth:`_keep_first_rows`). The cost is what the batch touches: the
+        attributes are saved by reference, and only the small ones that a
+        batch's start changes in place are copied (:meth:`_batch_copies`); a
+        learner whose rows kept must be learned again instead is copied whole
+        (:meth:`_learns_again`: a binary learner until it knows both classes,
+        and a learner that cannot forget columns, ``_cuts_columns``, fed named
+        rows).
+        """
+        saved = dict(self.__dict__)
+        again = (self._learns_again(saved, y, extra.get("classes"))
+                 or (is_named_batch(X) and not self._cuts_columns))
+        copies = self._batch_copies(again)
+        features = saved.get("_features")
+        size = 0 if features is None else features.size
+        try:
+            return self._progressive_pass(X, y, record, **extra)
+        except PartialUpdateError as err:
+            k = err.rows_kept
+            if k and not again:
+                self._keep_first_rows(k, X, y, extra, {**saved, **copies}, size)
+            else:
+                self._restore({**saved, **copies}, features, size)
+                if k:
+                    weights = _first_rows(extra.get("sample_weight"), k)
+                    self._progressive_pass(_first_rows(X, k), _first_rows(y, k), False,
+                                           **{**extra, "sample_weight": weights})
+            raise
+
+    def _batch_copies(self, whole):
+        """Copies of the attributes that a batch's start changes in place (``_batch_in_place``), or all (``whole``)."""
+        state = self.__dict__
+        if whole:
+            return {name: copy.deepcopy(value) for name, value in state.items() if name != "_features"}
+        return {name: copy.deepcopy(state[name]) for name in self._batch_in_place if name in state}
+
+    def _learns_again(self, state, y, classes):
+        """Whether a batch that an overflow stops is undone and its rows kept learned again (else cut to them).
+
+        So for a learner whose updates of the first rows depend on the classes
+        the later rows bring (a binary learner's second class changes which
+        one is +1, and for some the rule itself): it is then copied whole when
+        the batch begins. ``state`` is its attributes before the batch, ``y``
+        and ``classes`` the batch's labels and declared classes.
+        """
+        return False
+
+    def _restore(self, saved, features, size):
+        """Put back the attributes ``saved`` and the vocabulary's first ``size`` names."""
+        self.__dict__.clear()
+        self.__dict__.update(saved)
+        if features is not None:
+            features.truncate(size)
+
+    def _keep_first_rows(self, k, X, y, extra, before, size):
+        """After a pass kept only the rows ``X[:k]``: forget the names, columns and classes only the others brought.
+
+        ``before`` holds the attributes before the call (those changed in
+        place as copies), ``size`` the size of its vocabulary. The names of
+        ``X[:k]`` are read again into the vocabulary as the call read them
+        (as a fresh learner fed ``X[:k]`` reads them), which gives the columns
+        that the rows kept span (:meth:`_columns_of`); the columns past them
+        are forgotten (:meth:`_narrow`). The classes are the learner's own
+        (:meth:`_keep_classes`).
+        """
+        features = self.__dict__.get("_features")
+        if features is not None:
+            features.truncate(size)
+            width = self._columns_of(_first_rows(X, k), features, before.get("n_features_in_", 0))
+            if width is not None and width < self.n_features_in_ and getattr(self, "n_features", None) is None:
+                self._narrow(width)
+        self._keep_classes(k, _first_rows(y, k), extra.get("classes"), before)
+
+    def _columns_of(self, X, features, base):
+        """The columns that the rows X span from ``base`` on, their new names read into ``features``; None when
+        they span all the batch's (the rows of an array or a sparse matrix: its width is theirs)."""
+        if not is_named_batch(X):
+            return None
+        return max(base, self._named_matrix(X, "X", features, True, base)[0].shape[1])
+
+    def _narrow(self, n_features):
+        """Forget the columns from ``n_features`` on, which no row kept learned: their weights are still initial.
+
+        The arrays keep their room; a column past ``n_features_in_`` holds
+        what a column that grows in takes.
+        """
+        self.n_features_in_ = int(n_features)
+
+    def _keep_classes(self, k, y, classes, before):
+        """After a pass kept only its first ``k`` rows, of labels ``y``: forget the classes only the others brought."""
+
     # -- named features -------------------------------------------------------
 
     @property
@@ -750,6 +857,15 @@ def _rows_named_in_given_order(order):
         except Exception:
             raise err from None
         raise moved from err
+
+
+def _first_rows(data, k):
+    """The first ``k`` rows of ``data`` (an array, a sparse matrix, a list, a DataFrame or Series), or None for None."""
+    if data is None:
+        return None
+    if hasattr(data, "iloc"):
+        return data.iloc[:k]
+    return data[:k]
 
 
 def _take(data, order):

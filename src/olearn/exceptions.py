@@ -128,9 +128,12 @@ class PartialUpdateError(OlearnError, FloatingPointError):
 
     Raised by ``partial_fit``, ``fit`` and :func:`olearn.run` when a score or an
     update overflows at some row of the batch. ``rows_kept`` is the number of
-    rows learned before it (0: the model is unchanged). A
-    :class:`~olearn.compose.Pipeline` keeps its transformers' statistics of the
-    same rows, so it stays exactly as if it had learned only those rows.
+    rows learned before it, and the learner is exactly what learning those
+    rows alone makes it: their updates, and only the classes, columns and
+    names they bring (0: the learner is as it was before the call, unfitted if
+    it was). A :class:`~olearn.compose.Pipeline` keeps its transformers'
+    statistics of the same rows, so it too stays exactly as if it had learned
+    only those rows.
 
     Examples
     --------

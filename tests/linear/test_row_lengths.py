@@ -132,8 +132,9 @@ def test_an_overflow_in_the_checking_pass_keeps_the_rows_before_it_as_the_checke
     with pytest.raises(PartialUpdateError, match="overflowed at row 25") as caught:
         est.partial_fit(X, y)
     assert caught.value.rows_kept == 25
-    # the checking pass stopped at the row; the checked path learned rows 0..24 again from the same start
-    assert checking_pass_stops == ([-1, 25] if started else [25])
+    # the checking pass stopped at the row; the checked path learned rows 0..24 again from the same start (and a
+    # fresh learner, which knew no class, is put back and learns them once more, with only their classes)
+    assert checking_pass_stops == ([-1, 25] if started else [25, -1])
     stream = _concatenated(first, X[:25]) if started else X[:25]
     labels = np.concatenate([y1, y[:25]]) if started else y[:25]
     w, _, _ = _pa1_rows(stream.indptr, stream.indices, stream.data, labels, 9, 0.5, False)

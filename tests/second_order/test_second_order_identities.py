@@ -191,4 +191,7 @@ def test_cw_refuses_a_row_whose_confidence_underflows():
     est = CW(eta=0.95, covariance="diag")
     with pytest.raises(FloatingPointError, match="overflowed at row 0; the model is unchanged"):
         est.partial_fit(np.array([[1.4e-160]]), [1], classes=[-1, 1])
-    assert np.all(est.coef_ == 0.0) and np.all(est.covariance_ == 1.0)
+    # refused at its first row, the fresh learner is left unfitted, as before the call
+    assert not hasattr(est, "classes_")
+    est.partial_fit(np.array([[1.0]]), [1], classes=[-1, 1])
+    assert np.all(est.covariance_ < 1.0)

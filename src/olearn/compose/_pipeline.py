@@ -6,7 +6,7 @@ import scipy.sparse as sp
 from .._estimator import Estimator, only_when, wrapper
 from ..exceptions import PartialUpdateError
 from .._features import FeatureMap
-from .._learner import OnlineLearner
+from .._learner import OnlineLearner, _first_rows
 from .._params import Interval, NoneOr, check_params
 from .._validation import check_row
 from ..preprocessing._base import ColumnTransformer, Transformer, _key
@@ -611,8 +611,14 @@ class Pipeline(Estimator):
             values = out
         return batch, values, learned
 
-    def _learned_batch(self, X, learn):
-        """Transform X in the honest order, let ``learn(csr)`` (the learner) learn it, then keep the statistics."""
+    def _learned_batch(self, X, y, params, learn):
+        """Transform X in the honest order, let ``learn(rows, y, params)`` (the learner) learn it, keep the statistics.
+
+        When an overflow stops the learner at row k (``PartialUpdateError``),
+        the pipeline is left what learning ``X[:k]`` alone makes it
+        (:meth:`_keep_rows`); at k = 0, as it was (the learner puts itself
+        back, see :meth:`OnlineLearner._progressive`).
+        """
         plan = self._plan()
         if plan.learner is None:
             raise TypeError("Pipeline: the last step is a transformer; partial_fit(X) needs no labels")
@@ -625,13 +631,21 @@ class Pipeline(Estimator):
         size = fm.size
         if not (sp.issparse(X) or _is_frame(X) or isinstance(X, (np.ndarray, list, tuple))):
             X = list(X)  # an iterator: kept, so the rows an overflow left learned can be read again
+        learner = plan.learner
+        # a learner that cannot forget columns is copied, to learn the rows kept again if an overflow stops it
+        # after the batch's names widened it (only rows of names do; the rows of an array span its columns)
+        before = None
+        if not learner._cuts_columns and isinstance(X, (list, tuple)) and X and isinstance(X[0], dict):
+            before = {**learner.__dict__, **learner._batch_copies(True)}
+        width = learner.__dict__.get("n_features_in_", 0)
         try:
             batch, values, learned = self._batch(X, plan, fm, True)
-            width = max(batch.n_features, self.n_features_in_)
-            result = learn(sp.csr_matrix((values, batch.indices, batch.indptr), shape=(batch.n_rows, width)))
+            rows = sp.csr_matrix((values, batch.indices, batch.indptr),
+                                 shape=(batch.n_rows, max(batch.n_features, self.n_features_in_)))
+            result = learn(rows, y, params)
         except PartialUpdateError as err:
             if err.rows_kept:
-                self._keep_rows(X, plan, fm, size, err.rows_kept)
+                self._keep_rows(X, y, params, plan, learn, (fm, size), (before, width), err.rows_kept)
             elif not started:
                 self._unstart(plan)
             else:
@@ -651,15 +665,31 @@ class Pipeline(Estimator):
             step._adopt(state, batch.n_features)
         self.n_features_in_ = max(self.n_features_in_, batch.n_features)
 
-    def _keep_rows(self, X, plan, fm, size, n_rows):
-        """After the learner kept only the first ``n_rows`` rows of X: the transformers keep exactly those rows too.
+    def _keep_rows(self, X, y, params, plan, learn, names, learner_before, n_rows):
+        """After the learner kept only the first ``n_rows`` rows of X: the pipeline keeps exactly those rows too.
 
         The names and statistics of those rows are learned again from a
-        vocabulary without the batch's names, through the same code, so the
+        vocabulary without the batch's names, through the same code; the
+        learner (which kept their updates, and only their classes) forgets the
+        columns that only the later rows brought, or, if it cannot
+        (``_cuts_columns``), is put back (``learner_before``: its attributes
+        and width before the call) and learns those rows again. So the
         pipeline is what learning ``X[:n_rows]`` alone makes it.
         """
+        fm, size = names
+        before, width = learner_before
         fm.truncate(size)
-        batch, _, learned = self._batch(X.iloc[:n_rows] if _is_frame(X) else X[:n_rows], plan, fm, True)
+        batch, values, learned = self._batch(_first_rows(X, n_rows), plan, fm, True)
+        columns = max(batch.n_features, self.n_features_in_)
+        learner = plan.learner
+        if before is not None and columns < learner.n_features_in_:
+            learner._restore(before, None, 0)
+            weights = params.get("sample_weight")
+            kept = {**params, "sample_weight": _first_rows(weights, n_rows)} if np.ndim(weights) else params
+            learn(sp.csr_matrix((values, batch.indices, batch.indptr), shape=(n_rows, columns)),
+                  _first_rows(y, n_rows), kept)
+        elif getattr(learner, "n_features", None) is None and max(columns, width) < learner.n_features_in_:
+            learner._narrow(max(columns, width))
         self._adopt(batch, learned)
 
     def partial_fit(self, X, y=None, **params):
@@ -671,7 +701,7 @@ class Pipeline(Estimator):
         if self._plan().learner is None:
             self._learn_transformers_batch(X)
             return self
-        self._learned_batch(X, lambda rows: self._plan().learner.partial_fit(rows, y, **params))
+        self._learned_batch(X, y, params, lambda rows, y, params: self._plan().learner.partial_fit(rows, y, **params))
         return self
 
     def learn_many(self, X, y=None, **params):
@@ -686,7 +716,8 @@ class Pipeline(Estimator):
 
     def _progressive(self, X, y, record, **params):
         """:func:`olearn.run`'s pass: the transformers' progressive transform of X, then the learner's own pass."""
-        return self._learned_batch(X, lambda rows: self._plan().learner._progressive(rows, y, record=record, **params))
+        return self._learned_batch(
+            X, y, params, lambda rows, y, params: self._plan().learner._progressive(rows, y, record=record, **params))
 
     def _transformed(self, X):
         plan, fm = self._predicting()

@@ -61,6 +61,12 @@ _COMMON_CONSTRAINTS = {
 }
 
 
+def negated(array):
+    """``-array`` with every zero +0.0 (-0.0 + 0.0 is +0.0): the room past a model's columns, negated with it,
+    stays what a column that grows in takes, whatever width the model had when its classes changed sides."""
+    return -array + 0.0
+
+
 def grown_intercept_last(array, capacity, new_capacity, fill=0.0):
     """``array`` (a vector, or a square matrix) resized for ``new_capacity`` features.
 
@@ -176,10 +182,10 @@ class LinearLearner(OnlineLearner):
 
     def _negate(self):
         """Negate the learned function: the labels' encoding changed sides (see BinaryClassifierMixin)."""
-        self._w = -self._w
+        self._w = negated(self._w)
         if self._averaging():
             # every iterate changes sign, so does their sum sigma v - u
-            self._avg = -self._avg
+            self._avg = negated(self._avg)
 
     def _weights_used(self):
         """The weights that predict (the intercept's last): the average once it has begun, else the current ones.
@@ -428,6 +434,8 @@ class BinaryClassifierMixin(ManyRows, ClassifierEstimator):
 
     _task = "binary"
     _changed_in_place = ("_labels", "_support")
+    # nothing is copied for a batch: the labels change only until both classes are known, and until then
+    # the learner is copied whole (see _learns_again)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -441,9 +449,24 @@ class BinaryClassifierMixin(ManyRows, ClassifierEstimator):
             self._negate()
         self.classes_ = self._labels.classes
 
+    def _learns_again(self, state, y, classes):
+        """While a class is unknown and the batch may bring it: a second class changes which one is +1 (and some
+        rules learn otherwise with one class), so the rows kept are learned again with only theirs."""
+        labels = state.get("_labels")
+        if labels is None or labels.classes is None:
+            return True  # nothing learned yet: the copy costs nothing
+        if labels.classes.size == 2:
+            return False
+        if classes is not None:
+            return True
+        try:
+            return not bool(np.all(np.asarray(y, dtype=object) == labels.classes[0]))
+        except (TypeError, ValueError):
+            return True  # labels the pass will refuse
+
     # -- learning -------------------------------------------------------------
 
-    def _progressive(self, X, y, record, classes=None, sample_weight=None):
+    def _progressive_pass(self, X, y, record, classes=None, sample_weight=None):
         """Predict then learn every row in order; return the per-round outputs.
 
         Returns (predictions, scores, losses, taus, mistakes, totals): the

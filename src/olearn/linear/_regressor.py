@@ -192,7 +192,7 @@ class PARegressor(ManyRows, KernelizableLearner, RegressorEstimator):
 
     # -- learning -------------------------------------------------------------
 
-    def _progressive(self, X, y, record, sample_weight=None):
+    def _progressive_pass(self, X, y, record, sample_weight=None):
         """Predict then learn every row in order; return (predictions, scores, losses, taus, mistakes, totals).
 
         ``predictions`` are the scores (of the current weights) and ``mistakes``

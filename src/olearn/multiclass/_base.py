@@ -136,6 +136,9 @@ class MulticlassLearner(ManyRows, OnlineLearner, ClassifierEstimator):
     _started_by = "_n_active"
     # the class slots and the count of active ones change in place; so does a dual model's support set
     _changed_in_place = ("_labels", "_n_active", "_dual")
+    # the count of the classes a batch adds, the declared ones joining at once (their slots are forgotten by
+    # _restore; a kernel's support set is not copied: a batch stopped at its first row adds nothing to it)
+    _batch_in_place = ("_n_active",)
     _learned = ("_W", "_bound", "_w", "_wb", "_dual", "_n_active", "_labels", "_scratch", "_margin_cache", "_map_dim", "classes_",
                 "n_features_in_", "_A", "_aw", "_awb", "_clock", "_averaged_from", "_mean_cache")
 
@@ -347,6 +350,12 @@ class MulticlassLearner(ManyRows, OnlineLearner, ClassifierEstimator):
         self.classes_ = labels.classes
         return margins
 
+    def _restore(self, saved, features, size):
+        """The base's, and the slots of the classes the batch added forgotten (a pass leaves as many as are active)."""
+        super()._restore(saved, features, size)
+        if "_labels" in saved:
+            self._labels.truncate(int(self._n_active[0]))
+
     def _after_pass(self):
         """Drop the slots a stopped pass planned but never reached; refresh classes_."""
         self._labels.truncate(int(self._n_active[0]))
@@ -480,7 +489,7 @@ class MulticlassLearner(ManyRows, OnlineLearner, ClassifierEstimator):
                    "before it. Scale the features or lower the step size.")
         raise FloatingPointError(message) if rows_kept is None else PartialUpdateError(message, rows_kept)
 
-    def _progressive(self, X, y, record, classes=None, sample_weight=None):
+    def _progressive_pass(self, X, y, record, classes=None, sample_weight=None):
         """Predict then learn every row in order; return the per-round outputs.
 
         ``sample_weight``: None, or the checked importance weight of each row

@@ -123,6 +123,14 @@ class LabelIndex:
         self._sorted = None
         self._view(names)
 
+    def truncate(self, n):
+        """Forget the labels from the ``n``-th on (in order of first appearance)."""
+        for label in self.labels[n:]:
+            del self.index[label]
+        del self.labels[n:]
+        self._sorted = None
+        self._view()
+
     def declare(self, classes):
         """The labels of ``classes=``, sorted among themselves."""
         if isinstance(classes, (str, bytes)) or not hasattr(classes, "__iter__"):

@@ -246,6 +246,8 @@ class PAMultilabel(ManyRows, OnlineLearner, ClassifierEstimator):
     _learned = ("_W", "_w", "_wb", "_U", "_uw", "_uwb", "_averaging", "_map_dim", "_state", "_labels", "classes_",
                 "n_features_in_")
     _changed_in_place = ("_state", "_labels", "_averaging")
+    # the labels a batch adds are forgotten by their count (see _restore), the rest copied
+    _batch_in_place = ("_state", "_averaging")
     _started_by = "_state"
     _constraints = {
         "variant": Options("pa", "pa1", "pa2"),
@@ -475,10 +477,34 @@ class PAMultilabel(ManyRows, OnlineLearner, ClassifierEstimator):
         self._labels.add(label for row in rows for label in row)
         return self._labels.encode_sets(rows)
 
+    def _keep_classes(self, k, y, classes, before):
+        """The labels known before, with ``classes`` and those of the rows kept ``y``: the others' weights go.
+
+        The labels are indexed in order of first appearance, so those of the
+        rows kept come first.
+        """
+        if "_labels" in before:
+            self._labels.truncate(len(before["classes_"]))
+        else:
+            self._labels = LabelIndex(type(self).__name__)
+        self._encode(y, k, classes)
+        n = len(self._labels)
+        if not self._uses_map:
+            self._W = self._W[:n]
+            if self._averages:
+                self._U = self._U[:n]
+        self.classes_ = self._labels.classes
+
+    def _restore(self, saved, features, size):
+        """The base's, and the labels the batch added forgotten (``classes_`` before it counts those known)."""
+        super()._restore(saved, features, size)
+        if "_labels" in saved:
+            self._labels.truncate(len(saved["classes_"]))
+
     def _rank_every_label(self):
         self._state[K.M_ACTIVE] = len(self._labels)
 
-    def _progressive(self, X, y, record, classes=None, sample_weight=None):
+    def _progressive_pass(self, X, y, record, classes=None, sample_weight=None):
         """Predict then learn every row in order; return the per-round outputs.
 
         ``sample_weight``: None, or the checked weight of each row. Returns

@@ -46,6 +46,9 @@ class QuasiAdditiveClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLe
     """
 
     _learned = ("_theta", "_w", "_state", "n_features_in_", "_labels", "classes_", "_link", "_avg_sum", "_avg_count")
+    # the arrays are exactly as wide as the model (see _grow), and the entropic prior and w depend on the width:
+    # a batch stopped by an overflow after new columns learns the rows it kept again
+    _cuts_columns = False
 
     # -- hyperparameters ------------------------------------------------------
 

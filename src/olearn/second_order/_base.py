@@ -47,7 +47,7 @@ from .._persistence import (
 )
 from .._validation import seen_columns, seen_row
 from .._weights import CLASS_WEIGHT, UNWEIGHTED
-from ..linear._base import BinaryClassifierMixin, LinearLearner, _RowNotLearned, grown_intercept_last
+from ..linear._base import BinaryClassifierMixin, LinearLearner, _RowNotLearned, grown_intercept_last, negated
 
 COVARIANCES = Options("full", "diag")
 # the constraints every learner here adds to its own
@@ -256,12 +256,12 @@ class SecondOrderClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLear
         """The model learned with the other class encoded +1: the mean changes sign, the covariance (even in
         the labels) does not. New arrays, not written into (see ``_first_call_atomic``)."""
         if self._full():
-            self._w = -self._w
+            self._w = negated(self._w)
         else:
-            self._ws = self._ws * np.array([-1.0, 1.0])
+            self._ws = self._ws * np.array([-1.0, 1.0]) + 0.0  # as negated: no -0.0
         if self._averaging():
             # every iterate changes sign, so does the running sum
-            self._avg_sum = -self._avg_sum
+            self._avg_sum = negated(self._avg_sum)
 
     @property
     def coef_(self):

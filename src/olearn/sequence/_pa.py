@@ -322,7 +322,7 @@ class PASequence(OnlineLearner, ClassifierEstimator):
 
     # -- learning -------------------------------------------------------------
 
-    def _progressive(self, X, y, record, sample_weight=None):
+    def _progressive_pass(self, X, y, record, sample_weight=None):
         """Predict then learn every sequence in order; return the per-round outputs.
 
         ``sample_weight``: None, or the checked weight of each sequence.
@@ -420,6 +420,12 @@ class PASequence(OnlineLearner, ClassifierEstimator):
             totals[_codes.T_ROUNDS] += 1
             self._averaging[A_ROUNDS] += 1
         return -1
+
+    def _columns_of(self, X, features, base):
+        """The columns of the widest of the sequences X (each has its own width), their new names read into
+        ``features``."""
+        widths = check_sequences(X, "X", features, True, base, self.n_features is None).widths
+        return max(base, int(widths.max()) if widths.size else 0)
 
     def _sequences(self, X, name, learning=False):
         """:func:`check_sequences` of X, its dict rows read by the learner's FeatureMap, which is left as it was.

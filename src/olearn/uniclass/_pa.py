@@ -280,7 +280,7 @@ class PAUniclass(OnlineLearner):
         )
         return margins, losses, taus, totals, stopped
 
-    def _progressive(self, X, y, record, sample_weight=None):
+    def _progressive_pass(self, X, y, record, sample_weight=None):
         """Predict then learn every vector (row of X) in order; return the per-round outputs.
 
         Returns (predictions, scores, losses, taus, mistakes, totals), see the
