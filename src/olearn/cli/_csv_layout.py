@@ -73,14 +73,15 @@ class CsvLayout:
     def load(self, learning):
         """(X, y) of the file: its numeric cells as they are, or, if a column holds text (or the training file
         had one), every column named by the header, a text column's values one-hot as ``name=value``."""
-        from ..data import csv_text_columns, load_csv, load_csv_table
-        from .._features import FeatureMap
+        from ..data import load_csv
 
         label = None if self.label is None else self.label - 1
         if self.features is None:
             try:
                 return load_csv(self.path, label_column=label, delimiter=self.delimiter)
-            except DataFormatError as err:
+            except DataFormatError:
+                from ..data import csv_text_columns
+
                 text = csv_text_columns(self.path, label, self.delimiter)
                 if not text:
                     raise
@@ -91,6 +92,9 @@ class CsvLayout:
                     raise DataFormatError(f"column {text[0] + 1} holds text, read as categories named by the header "
                                           "(name=value), and the file has no header: add a line naming the columns",
                                           self.path) from None
+        from .._features import FeatureMap
+        from ..data import load_csv_table
+
         X, y, features = load_csv_table(self.path, label, self.delimiter, FeatureMap(names=self.features or ()),
                                         learning)
         self.features = list(features.vocabulary())

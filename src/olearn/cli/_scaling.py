@@ -15,6 +15,8 @@ table's one-hot categories, LIBSVM and VW features stay sparse: only the
 features a row holds are scaled (docs/preprocessing.md).
 """
 
+import sys
+
 import click
 
 SCALES = ("standard", "maxabs")
@@ -37,23 +39,27 @@ def check_scale(scale, algo, task):
 
 def scaled(est, scale):
     """``est`` behind the scaler of ``--scale`` (a pipeline), or ``est`` itself without one."""
+    if scale is None:
+        return est
     from ..compose import Pipeline
 
-    return est if scale is None else Pipeline(_scaler(scale), est)
+    return Pipeline(_scaler(scale), est)
+
+
+def _is_pipeline(model):
+    """Whether ``model`` is a Pipeline (without loading the pipelines, and scipy, for a run that has none)."""
+    pipelines = sys.modules.get("olearn.compose._pipeline")
+    return pipelines is not None and isinstance(model, pipelines.Pipeline)
 
 
 def learner_of(model):
     """The learner of a model: the last step of a scaled one, else the model itself."""
-    from ..compose import Pipeline
-
-    return model.steps[-1][1] if isinstance(model, Pipeline) else model
+    return model.steps[-1][1] if _is_pipeline(model) else model
 
 
 def scale_of(model, path):
     """The ``--scale`` a loaded model was learned with (None: none); a model file of other steps is refused."""
-    from ..compose import Pipeline
-
-    if not isinstance(model, Pipeline):
+    if not _is_pipeline(model):
         return None
     steps = [type(step).__name__ for _, step in model.steps]
     for scale in SCALES:
@@ -79,13 +85,11 @@ def rows(X, model, source):
     A numeric CSV file's rows become dense; a table's one-hot categories stay
     sparse (present on their rows only) beside its numeric cells, zeros stored.
     """
+    if source.format != "csv" or not _is_pipeline(model):
+        return X
     import numpy as np
     import scipy.sparse as sp
 
-    from ..compose import Pipeline
-
-    if source.format != "csv" or not isinstance(model, Pipeline):
-        return X
     numeric = getattr(getattr(source, "csv", None), "numeric_columns", None)
     if numeric is None:
         return X.toarray()
