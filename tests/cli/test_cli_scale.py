@@ -183,6 +183,11 @@ def test_text_columns_are_one_hot_categories(tmp_path):
     expected = olearn.run(StandardScaler() | PAClassifier(), rows, label)
     np.testing.assert_allclose([float(v) for v in read_lines(tmp_path / "s")], expected.scores, rtol=1e-9,
                                atol=1e-12)
+    # read through its cache, written then read, the table scales alike
+    for _ in range(2):
+        cached = invoke("run", "-a", "pa1", "--scale", "standard", "-c", "-p", tmp_path / "c", "--raw", path)
+        assert cached.exit_code == 0, cached.output
+        assert read_lines(tmp_path / "c") == read_lines(tmp_path / "s")
     # predict reads another file through the model's names: a city it never saw counts 0
     other = tmp_path / "other.csv"
     other.write_text("age,city,income,plan,ratio,label\n40,paris,30000,pro,0.5,1\n40,rome,30000,,0.5,1\n")

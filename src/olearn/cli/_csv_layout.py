@@ -30,8 +30,6 @@ class CsvLayout:
         # vocabulary left them; None: a numeric file, whose columns are its cells
         self.features = trained.get("features")
         self.trained = bool(trained)
-        # the columns of X that hold the numeric cells of a table with text columns (set by load)
-        self.numeric_columns = None
         self.defaulted = label_column is None
         self.labelled = labelled
         self.label = None
@@ -98,8 +96,6 @@ class CsvLayout:
         X, y, features = load_csv_table(self.path, label, self.delimiter, FeatureMap(names=self.features or ()),
                                         learning)
         self.features = list(features.vocabulary())
-        columns = features.vocabulary()
-        self.numeric_columns = sorted(columns[name] for name in self.header if name in columns)
         return X, y
 
     def check_labels(self, y, max_classes):

@@ -90,9 +90,12 @@ def rows(X, model, source):
     import numpy as np
     import scipy.sparse as sp
 
-    numeric = getattr(getattr(source, "csv", None), "numeric_columns", None)
-    if numeric is None:
+    layout = source.input_info()["csv"]  # the file's, or its cache's record of it
+    if layout.get("features") is None:
         return X.toarray()
+    # the columns of the header's names in the vocabulary: the numeric cells (the categories are name=value)
+    columns = {name: column for column, name in enumerate(layout["features"])}
+    numeric = sorted(columns[name] for name in layout["header"] if name in columns)
     X = sp.csr_matrix(X)
     n_rows = X.shape[0]
     categories = X.tocoo()
