@@ -77,9 +77,13 @@ class CsvLayout:
         if self.features is None:
             try:
                 return load_csv(self.path, label_column=label, delimiter=self.delimiter)
-            except DataFormatError:
-                from ..data import csv_text_columns
+            except DataFormatError as err:
+                from ..data import _io, csv_text_columns
 
+                if _io.once_input(self.path) is not None:  # read once: its text cannot be read again as a table
+                    raise DataFormatError(f"{err.message}; a CSV file with text columns (categories) is read from a "
+                                          "file, not from a stream: save the stream to a file first", err.path,
+                                          err.line, err.column) from None
                 text = csv_text_columns(self.path, label, self.delimiter)
                 if not text:
                     raise
