@@ -4,7 +4,10 @@ References: the library's pipeline given the same rows in memory (``olearn.run(S
 y)``), NumPy's mean, variance and largest absolute value of the columns, and one-hot dicts built by hand.
 """
 
+import os
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -219,6 +222,17 @@ def test_a_table_without_header_or_with_a_text_label_is_refused(tmp_path):
     text_label.write_text("a,city,label\n1,paris,1\n2,lyon,yes\n")
     result = invoke("run", "-a", "pa1", text_label)
     assert result.exit_code == 1 and "label.csv:3: the label column 3 ('label') holds 'yes'" in result.output
+
+
+def test_a_table_with_text_on_standard_input_is_refused_in_one_line(tmp_path):
+    env = {**os.environ, "PYTHONWARNINGS": "ignore"}
+    table = "age,city,label\n31,paris,1\n45,lyon,-1\n"
+    result = subprocess.run([sys.executable, "-m", "olearn", "run", "-a", "pa1", "--format", "csv", "-"], input=table,
+                            capture_output=True, text=True, timeout=300, env=env)
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines() == [
+        "olearn: error: <stdin>:2:4: expected a number, found 'paris'; a CSV file with text columns (categories) is "
+        "read from a file, not from a stream: save the stream to a file first"]
 
 
 def test_load_csv_table_reads_categories_through_a_vocabulary(tmp_path):
