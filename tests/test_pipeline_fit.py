@@ -49,6 +49,21 @@ def test_shuffled_passes_are_partial_fits_in_the_seeded_orders(unscaled):
     assert pipe[-1].n_iter_ == 3 and pipe[0].n_seen_ == 3 * len(y)
 
 
+def test_weights_travel_with_their_rows_and_balanced_classes_are_those_of_y(unscaled):
+    X, y = unscaled
+    weight = np.linspace(0.5, 2.0, len(y))
+    pipe = StandardScaler() | PAClassifier(max_iter=2, tol=None, random_state=3, class_weight="balanced")
+    pipe.fit(X, y, sample_weight=weight)
+    counts = {label: np.sum(y == label) for label in (-1, 1)}
+    balanced = np.array([len(y) / (2 * counts[label]) for label in y])  # scikit-learn's n / (k * count)
+    by_hand = StandardScaler() | PAClassifier()
+    rng = np.random.default_rng(3)
+    for _ in range(2):
+        order = rng.permutation(len(y))
+        by_hand.partial_fit(X[order], y[order], sample_weight=(weight * balanced)[order])
+    np.testing.assert_allclose(pipe[-1].coef_, by_hand[-1].coef_, rtol=1e-12)
+
+
 def test_passes_stop_by_the_learners_rule_or_warn(unscaled):
     X, y = unscaled
     pipe = StandardScaler() | PAClassifier(random_state=0)

@@ -717,7 +717,7 @@ class Pipeline(Estimator):
             X = list(X)
         n_rows = X.shape[0] if hasattr(X, "shape") else len(X)
         labels = None if y is None else np.asarray(y)
-        weights = self._row_weights(X, labels, sample_weight)
+        weights = learner._row_weights(X, labels, sample_weight, fitting=True)  # as the learner's fit: "balanced" too
         saved = [(part, dict(part.__dict__)) for part in (self, *(step for _, step in self.steps))]
         for step in plan.scalers:
             step._reset()
