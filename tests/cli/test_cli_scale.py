@@ -251,3 +251,9 @@ def test_load_csv_table_reads_categories_through_a_vocabulary(tmp_path):
     empty.write_text("x,colour,label\n,red,1\n")
     with pytest.raises(DataFormatError, match=r"e\.csv:2: column 1 \('x'\): empty cell"):
         load_csv_table(empty)
+
+
+def test_run_help_says_first_when_scaling_is_needed():
+    lines = invoke("run", "--help").output.splitlines()
+    start = "\n".join(lines[:12])  # the usage line, the summary, then this paragraph
+    assert "unscaled values" in start and "--scale standard" in start and "near chance" in start
