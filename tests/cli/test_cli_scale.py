@@ -255,5 +255,5 @@ def test_load_csv_table_reads_categories_through_a_vocabulary(tmp_path):
 
 def test_run_help_says_first_when_scaling_is_needed():
     lines = invoke("run", "--help").output.splitlines()
-    start = "\n".join(lines[:12])  # the usage line, the summary, then this paragraph
+    start = " ".join(line.strip() for line in lines[:10])  # the usage line, the summary, then this paragraph
     assert "unscaled values" in start and "--scale standard" in start and "near chance" in start
