@@ -26,6 +26,10 @@ class CsvLayout:
             raise  # a damaged compressed file, named as such
         except ValueError as err:  # a delimiter that cannot separate numbers
             raise click.BadParameter(str(err), param_hint="'--delimiter'") from None
+        # the names of the columns of a table with text columns (one-hot ``name=value``), as the training file's
+        # vocabulary left them; None: a numeric file, whose columns are its cells
+        self.features = trained.get("features")
+        self.trained = bool(trained)
         self.defaulted = label_column is None
         self.labelled = labelled
         self.label = None
@@ -58,8 +62,45 @@ class CsvLayout:
 
     def info(self):
         """The model metadata's ``csv`` entry."""
-        return {"label_column": self.label, "delimiter": self.delimiter, "n_columns": self.n_columns,
+        info = {"label_column": self.label, "delimiter": self.delimiter, "n_columns": self.n_columns,
                 "header": self.header}
+        if self.features is not None:
+            info["features"] = self.features
+        return info
+
+    def load(self, learning):
+        """(X, y) of the file: its numeric cells as they are, or, if a column holds text (or the training file
+        had one), every column named by the header, a text column's values one-hot as ``name=value``."""
+        from ..data import load_csv
+
+        label = None if self.label is None else self.label - 1
+        if self.features is None:
+            try:
+                return load_csv(self.path, label_column=label, delimiter=self.delimiter)
+            except DataFormatError as err:
+                from ..data import _io, csv_text_columns
+
+                if _io.once_input(self.path) is not None:  # read once: its text cannot be read again as a table
+                    raise DataFormatError(f"{err.message}; a CSV file with text columns (categories) is read from a "
+                                          "file, not from a stream: save the stream to a file first", err.path,
+                                          err.line, err.column) from None
+                text = csv_text_columns(self.path, label, self.delimiter)
+                if not text:
+                    raise
+                if self.trained:
+                    raise DataFormatError(f"column {text[0] + 1} holds text, and the model was trained on a CSV file "
+                                          "of numbers, whose columns are its cells", self.path) from None
+                if self.header is None:
+                    raise DataFormatError(f"column {text[0] + 1} holds text, read as categories named by the header "
+                                          "(name=value), and the file has no header: add a line naming the columns",
+                                          self.path) from None
+        from .._features import FeatureMap
+        from ..data import load_csv_table
+
+        X, y, features = load_csv_table(self.path, label, self.delimiter, FeatureMap(names=self.features or ()),
+                                        learning)
+        self.features = list(features.vocabulary())
+        return X, y
 
     def check_labels(self, y, max_classes):
         """Refuse a label column the user did not name that cannot hold a classifier's labels (``max_classes``

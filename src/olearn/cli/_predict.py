@@ -6,6 +6,7 @@ import click
 
 from ._app import cli
 from ._output import OutputFile
+from ._scaling import learner_of, rows
 from .._persistence import read_input_info
 from ._source import DataSource, IndexBase, check_writable, data_options, file_argument
 
@@ -60,8 +61,8 @@ def source_as_trained(model, model_path, file, zero_based, bits, **reading):
         click.echo(f"olearn: warning: {model_path} does not record how its training data were read (saved by the "
                    f"library or an older olearn): {file} is read as 'olearn run' would, and cannot be checked against "
                    "the training data", err=True)
-        if bits is None and source.format == "vw" and _bits_of(model) is not None:
-            source.bits = _bits_of(model)
+        if bits is None and source.format == "vw" and _bits_of(learner_of(model)) is not None:
+            source.bits = _bits_of(learner_of(model))
     return source
 
 
@@ -180,13 +181,13 @@ def predict_command(model_path, fmt, zero_based, bits, chunk_size, label_column,
                                label_column=label_column, delimiter=delimiter, labelled=not no_label, learning=False,
                                multilabel=task.multilabel, unlabelled=not task.reads_labels)
     # Indices past a fixed model dimension are reported by the reader, by file, line and column.
-    source.n_features = fixed_dimension(model, task) if source.format == "libsvm" else None
+    source.n_features = fixed_dimension(learner_of(model), task) if source.format == "libsvm" else None
 
     sums, counted = 0, 0
     out = OutputFile("-" if output is None else output)
     try:
         for X, y, _ in source.chunks():
-            lines, predictions = task.predict_lines(model, X)
+            lines, predictions = task.predict_lines(model, rows(X, model, source))
             if lines:
                 out.write("\n".join(lines) + "\n")
             if y is None and task.reads_labels:

@@ -19,24 +19,29 @@ def algorithm_of(model):
     return None
 
 
-def resumed_model(model_path, algo, hyperparameters, fit_intercept, n_features):
+def resumed_model(model_path, algo, hyperparameters, fit_intercept, n_features, scale=None):
     """The model of ``-i MODEL`` and its ``--algo`` name; a given option that contradicts it is a usage error.
 
-    The algorithm and every hyperparameter come from the model: an option may
-    repeat the model's value, never change it, since the learned state was
-    made with it (a new step size would not continue the same run).
+    The algorithm, every hyperparameter and the ``--scale`` come from the
+    model: an option may repeat the model's value, never change it, since the
+    learned state was made with it (a new step size would not continue the
+    same run). A scaled model comes back whole, its scaler's statistics too.
     """
     import olearn
 
+    from ._scaling import check_resumed_scale, learner_of
+
     model = olearn.load(model_path)
-    name = algorithm_of(model)
+    check_resumed_scale(model, model_path, scale)
+    learner = learner_of(model)
+    name = algorithm_of(learner)
     if name is None:
-        raise click.UsageError(f"-i {model_path}: a {type(model).__name__} model, which 'olearn run' has no --algo "
+        raise click.UsageError(f"-i {model_path}: a {type(learner).__name__} model, which 'olearn run' has no --algo "
                                "for: continue it with the library (olearn.run or partial_fit)")
     if algo is not None and algo != name:
         raise click.UsageError(f"--algo {algo} contradicts -i {model_path}, a model of --algo {name}: drop --algo "
                                "(a resumed model keeps its algorithm)")
-    params = model.get_params()
+    params = learner.get_params()
     given = dict(hyperparameters)
     for key, value in (("fit_intercept", fit_intercept), ("n_features", n_features)):
         if value is not None:
@@ -131,6 +136,7 @@ def resumed_source(model, model_path, file, fmt, zero_based, n_features, bits, c
     (:func:`olearn.cli._predict.source_as_trained`).
     """
     from ._predict import source_as_trained
+    from ._scaling import learner_of
     from ._tasks import fixed_dimension
 
     source = source_as_trained(model, model_path, file, zero_based, bits, fmt=fmt, n_features=n_features,
@@ -139,7 +145,7 @@ def resumed_source(model, model_path, file, fmt, zero_based, n_features, bits, c
                                unlabelled=not task.reads_labels)
     if source.format == "libsvm" and n_features is None:
         # an index past the model's fixed dimension is reported by the reader, by file, line and column
-        source.n_features = fixed_dimension(model, task)
+        source.n_features = fixed_dimension(learner_of(model), task)
     return source
 
 

@@ -28,6 +28,7 @@ from ._interrupt import HeldInterrupts, saved_if_interrupted
 from ._holdout import DEFAULT_HOLDOUT_PERIOD, HeldOut
 from ._report import Progress, ProgressiveTable, echo_stdout, summary_lines
 from ._source import DEFAULT_BITS, DataSource, IndexBase, check_writable, data_options
+from ._scaling import SCALES, check_scale, rows, scaled
 from ._tasks import task_named
 
 
@@ -47,6 +48,12 @@ from ._tasks import task_named
 @click.option("--costs", "costs_path", type=click.Path(dir_okay=False, exists=True), default=None, metavar="FILE",
               help="The cost matrix of the cost-sensitive learners (required by them): a line of the k labels, then "
                    "k lines of k costs, row = true label, column = predicted label (docs/cli.md).")
+@click.option("--scale", type=click.Choice(SCALES), default=None,
+              help="Scale every feature online before the learner: by its running mean and standard deviation "
+                   "(standard) or largest absolute value (maxabs), the statistics of the examples before each one "
+                   "(olearn.preprocessing; saved with --save, applied by 'olearn predict', resumed by -i). Needed "
+                   "when the columns have unscaled values (a raw CSV table); binary, multiclass and regression "
+                   "learners.")
 @click.option("--passes", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
               help="Read the file this many times (the table counts every learned example of every pass).")
 @click.option("--holdout-every", type=click.IntRange(min=2), default=None, metavar="K",
@@ -93,11 +100,18 @@ from ._tasks import task_named
 @click.option("--classes", default="-1,1", show_default=True, metavar="A,B",
               help="With --workers/--scheduler: the two class labels (every shard must encode them alike).")
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, allow_dash=False))
-def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, costs_path, passes, holdout_every,
+def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, costs_path, scale, passes, holdout_every,
                 holdout_off, fmt, zero_based, n_features, bits, chunk_size, label_column, delimiter, use_cache, save,
                 save_on_interrupt, initial_model, test_only, predictions, raw, bound, quiet, workers, scheduler, tau,
                 weighting, classes, files):
     """Learn from FILE online and report progressive validation.
+
+    The learners take the features as they are: when the columns have
+    unscaled values (a raw CSV table of ages, incomes, counts), add --scale
+    standard (or --scale maxabs for sparse LIBSVM or VW features), which
+    scales them online with the statistics of the examples before each one;
+    without it a learner on such a table stays near chance. A CSV column of
+    text is read as categories, one-hot as name=value (the header names them).
 
     Each example is predicted first and learned second, so the mistakes
     counted on the first pass are honest test mistakes of a model that has
@@ -194,10 +208,11 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
     check_vw_flags(algo, initial_model, test_only, predictions, raw, save, passes, bound)
     model = None
     if initial_model is not None:
-        model, algo = resumed_model(initial_model, algo, hyperparameters, fit_intercept, n_features)
+        model, algo = resumed_model(initial_model, algo, hyperparameters, fit_intercept, n_features, scale)
     check_applicable(algo, hyperparameters)
     check_fit_intercept(algo, fit_intercept)
     task = task_named(task_of(algo))
+    check_scale(scale, algo, task)
     costs = _costs_of(algo, costs_path, initial_model, model)
     if raw and task.check_raw() is not None:
         raise click.UsageError(f"--raw does not apply to --algo {algo}: {task.check_raw()}")
@@ -205,7 +220,7 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
         raise click.UsageError("--save-on-interrupt applies with --save, to learning in chunks here (not --bound, "
                                "not on Dask)")
     if workers is not None or scheduler is not None:
-        for name, value in (("-i", initial_model), ("-p", predictions), ("-c", use_cache or None),
+        for name, value in (("--scale", scale), ("-i", initial_model), ("-p", predictions), ("-c", use_cache or None),
                             ("--holdout-every", holdout_every), ("--holdout-off", holdout_off or None)):
             if value is not None:
                 raise click.UsageError(f"{name} applies to one file learned here, not to shards on Dask")
@@ -236,6 +251,9 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
         check_writable(save, "--save")
     if bound and use_cache:
         raise click.UsageError("--bound loads FILE into memory once; it cannot be combined with -c")
+    if bound and scale is not None:
+        raise click.UsageError("--bound states the bounds of the learner on FILE's features, not on scaled ones; "
+                               "it cannot be combined with --scale")
     if model is None:
         def open_text():
             return DataSource(file, fmt, n_features, bits, chunk_size, IndexBase(zero_based), label_column, delimiter,
@@ -261,6 +279,7 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
             # the cost matrix is over the sorted labels, all known before the first example (a resumed model
             # knows them)
             est.partial_fit(np.empty((0, source.model_n_features or 0)), [], classes=costs.labels)
+        est = scaled(est, scale)
     else:
         est = model
     if passes > 1 and source.stream and not use_cache:
@@ -287,8 +306,9 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
             for p in range(passes):
                 label = f"pass {p + 1}/{passes}" if passes > 1 else ("testing" if test_only else "learning")
                 held_out = HeldOut(holdout_every, task)
-                for chunk in source.chunks():
-                    _learn_chunk(est, chunk, held_out, table, source, interrupts, writer, test_only, costs)
+                for X, y, weight in source.chunks():
+                    _learn_chunk(est, (rows(X, est, source), y, weight), held_out, table, source, interrupts, writer,
+                                 test_only, costs)
                     progress.update(table.examples + held_out.examples + sum(h.examples for h in held_outs), label)
                 if holdout_every is not None:
                     held_outs.append(held_out)

@@ -318,8 +318,7 @@ class DataSource:
                                         require_labels=self.learning and not self.unlabelled)
             weight = _unless_all_ones(weight)
         elif self.format == "csv":
-            label = None if self.csv.label is None else self.csv.label - 1
-            X, y = data.load_csv(self.path, label_column=label, delimiter=self.csv.delimiter)
+            X, y = self.csv.load(self.learning)
             if self.learning and not self.unlabelled:
                 self.csv.check_labels(y, self.max_classes)
         elif self.format == "cache":

@@ -1,5 +1,8 @@
 """Pipelines: online transformers chained before a learner, run in the honest progressive order."""
 
+import math
+import warnings
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -747,6 +750,97 @@ class Pipeline(Estimator):
         """The learner's ``predict_proba`` of the rows of X transformed (where the learner has one)."""
         learner, rows = self._transformed(X)
         return learner.predict_proba(rows)
+
+    def _why_no_fit(self):
+        learner = self.steps[-1][1] if self.steps else None
+        if isinstance(learner, OnlineLearner) and hasattr(learner, "_learn_row") and hasattr(learner, "max_iter"):
+            return None
+        return "its last step is not a learner that fit makes passes for (max_iter, tol, shuffle)"
+
+    @only_when(_why_no_fit)
+    def fit(self, X, y=None, sample_weight=None):
+        """Forget what every step learned, then learn X in passes as the learner's ``fit`` does; returns self.
+
+        The passes are the learner's (:meth:`olearn._learner.OnlineLearner.fit`):
+        up to its ``max_iter``, each in a new order drawn from its
+        ``random_state`` when its ``shuffle`` (else in X's order), stopped by
+        its ``tol`` and ``n_iter_no_change`` on the mean loss of a pass
+        (scikit-learn's ``SGDClassifier`` rule), with its
+        :class:`~olearn.exceptions.ConvergenceWarning` when they run out. Each
+        pass is one :meth:`partial_fit` of the rows in that order: every row
+        is transformed with the statistics of the rows before it, learned,
+        then counted in the statistics, which thus keep learning over the
+        passes (for a mean, variance or largest absolute value the rows seen
+        again change nothing but the count). So ``shuffle=False, max_iter=1``
+        is one ``partial_fit`` of a fresh pipeline.
+
+        X is what :meth:`partial_fit` takes: an array, a sparse matrix, a list
+        of dicts or a DataFrame (its text columns one-hot as ``name=value``).
+        Input refused before anything is learned leaves the pipeline as it was;
+        a pass stopped midway keeps the rows learned before it, as the
+        learner's ``fit`` does.
+        """
+        from .._kernels._codes import T_LOSS
+        from .._learner import _rows_named_in_given_order
+        from .._validation import check_fit_size
+        from ..exceptions import ConvergenceWarning
+
+        check_fit_size(X)
+        plan = self._plan()
+        learner = plan.learner
+        learner._check_hyperparameters()
+        frame = _is_frame(X)
+        if not (frame or sp.issparse(X) or isinstance(X, np.ndarray)):
+            X = list(X)
+        n_rows = X.shape[0] if hasattr(X, "shape") else len(X)
+        labels = None if y is None else np.asarray(y)
+        weights = learner._row_weights(X, labels, sample_weight, fitting=True)  # as the learner's fit: "balanced" too
+        saved = [(part, dict(part.__dict__)) for part in (self, *(step for _, step in self.steps))]
+        for step in plan.scalers:
+            step._reset()
+        learner._reset()
+        for name in ("feature_map_", "n_features_in_", "_last_one"):
+            self.__dict__.pop(name, None)
+        generator = np.random.default_rng(learner.random_state) if learner.shuffle else None
+        tol = -math.inf if learner.tol is None else learner.tol
+        best, no_improvement, stopped = math.inf, 0, False
+        try:
+            for done in range(1, learner.max_iter + 1):
+                order = None if generator is None else generator.permutation(n_rows)
+                rows = X if order is None else X.iloc[order] if frame else X[order] if not isinstance(X, list) \
+                    else [X[i] for i in order]
+                extra = {} if weights is None else {"sample_weight": weights if order is None else weights[order]}
+                with _rows_named_in_given_order(order):
+                    totals = self._progressive(rows, labels if order is None else labels[order], record=False,
+                                               **extra)[5]
+                loss = totals[T_LOSS] / n_rows
+                no_improvement = no_improvement + 1 if loss > best - tol else 0
+                best = min(best, loss)
+                if no_improvement >= learner.n_iter_no_change:
+                    stopped = True
+                    break
+        except BaseException:
+            if not self._is_started():
+                for part, state in saved:  # nothing learned: the pipeline as it was
+                    part.__dict__.clear()
+                    part.__dict__.update(state)
+            raise
+        learner.n_iter_ = done
+        if not stopped and learner.tol is not None and learner.max_iter > learner.n_iter_no_change:
+            warnings.warn(ConvergenceWarning(
+                f"Pipeline: fit made all max_iter={learner.max_iter} passes of {type(learner).__name__} and the mean "
+                f"loss of a pass was still falling by more than tol={learner.tol}; raise max_iter to let it converge "
+                "(or set tol=None to make a fixed number of passes)"), stacklevel=2)
+        return self
+
+    @only_when(lambda self: None if self.steps and getattr(self.steps[-1][1], "_estimator_type", None)
+               in ("classifier", "regressor") else "its last step is neither a classifier nor a regressor")
+    def score(self, X, y, sample_weight=None):
+        """The learner's ``score`` of the pipeline's predictions: the accuracy of a classifier, R^2 of a regressor."""
+        from .._estimator import ClassifierEstimator, RegressorEstimator
+
+        kind = ClassifierEstimator if self._estimator_type == "classifier" else RegressorEstimator
+        return kind.score(self, X, y, sample_weight)
 
     def predict_many(self, X):
         """River's ``predict_many``: the predictions, as a pandas Series on X's index when X is a DataFrame."""

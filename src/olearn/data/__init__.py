@@ -13,7 +13,7 @@ from .._lazy import lazy_names
 _HOMES = {
     "load_cache": "_cache", "save_cache": "_cache",
     "iter_conll": "_conll", "load_conll": "_conll",
-    "csv_columns": "_csv", "load_csv": "_csv",
+    "csv_columns": "_csv", "load_csv": "_csv", "csv_text_columns": "_csv_table", "load_csv_table": "_csv_table",
     "fetch_mnist": "_digits", "fetch_usps": "_digits", "read_idx": "_digits",
     "get_data_home": "_download",
     "detect_format": "_formats", "read_any": "_formats",
@@ -30,6 +30,7 @@ __getattr__, __dir__ = lazy_names(__name__, _HOMES)
 __all__ = [
     "ORABONA2010_ORDERINGS",
     "csv_columns",
+    "csv_text_columns",
     "detect_format",
     "fetch_mnist",
     "fetch_usps",
@@ -40,6 +41,7 @@ __all__ = [
     "load_cache",
     "load_conll",
     "load_csv",
+    "load_csv_table",
     "load_libsvm",
     "load_vw",
     "make_orabona2010_stream",
