@@ -338,7 +338,6 @@ def _learn_chunk(est, chunk, held_out, table, source, interrupts, writer, test_o
     ``y`` is None for a uniclass learner, whose examples are the rows of X.
     """
     import olearn
-    from ..data._rows import row_range
 
     X, y, weight = chunk
     n = X.shape[0]
@@ -353,13 +352,13 @@ def _learn_chunk(est, chunk, held_out, table, source, interrupts, writer, test_o
         if held:
             with interrupts.held(), source.locating(first + lo):
                 y_held = None if y is None else y[lo:hi]
-                result = FrozenResult(est, row_range(X, lo, hi), y_held, table.task)
+                result = FrozenResult(est, X[lo:hi], y_held, table.task)
                 held_out.add(result)
                 if writer is not None:
                     writer.write(result, est)
             continue
         segment = (X, y, weight) if (lo, hi) == (0, n) else (
-            row_range(X, lo, hi), None if y is None else y[lo:hi], None if weight is None else weight[lo:hi])
+            X[lo:hi], None if y is None else y[lo:hi], None if weight is None else weight[lo:hi])
         for X_piece, y_piece, weight_piece in table.pieces(*segment):
             with interrupts.held(), source.locating(first + lo):
                 if test_only:
