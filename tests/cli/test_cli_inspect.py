@@ -130,3 +130,16 @@ def test_hashed_names_are_not_kept_and_the_table_says_so(tmp_path):
 def test_a_missing_model_is_a_usage_error(tmp_path):
     result = CliRunner().invoke(cli, ["inspect", str(tmp_path / "none.npz")])
     assert result.exit_code == 2 and "does not exist" in result.output
+
+
+def test_uniclass_center_and_kernel_support_set(tmp_path):
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(30, 3))
+    uniclass = olearn.PAUniclass().partial_fit(X)
+    uniclass.save(tmp_path / "u.npz")
+    d = described(tmp_path / "u.npz", top=2)
+    assert d["task"] == "uniclass"
+    assert [e["weight"] for e in d["weights"]] == [w for _, _, w in largest(uniclass.center_, 2)]
+    olearn.PAClassifier(kernel="rbf").partial_fit(X, np.where(X[:, 0] > 0, 1, -1)).save(tmp_path / "k.npz")
+    assert described(tmp_path / "k.npz")["weights"] is None
+    assert "no weight vector to show" in inspect(tmp_path / "k.npz")

@@ -92,8 +92,11 @@ def _intercept(learner):
 
 
 def _largest_weights(learner, classes, top):
-    """The ``top`` non-zero weights of ``coef_`` by absolute value, largest first, or None without ``coef_``."""
+    """The ``top`` non-zero weights of ``coef_`` (a uniclass learner's ``center_``) by absolute value, largest
+    first, or None without either (a kernel learner keeps support vectors)."""
     coef = getattr(learner, "coef_", None)
+    if coef is None:
+        coef = getattr(learner, "center_", None)
     if coef is None:
         return None
     weights = np.atleast_2d(np.asarray(coef, dtype=float))
@@ -149,7 +152,7 @@ def _print(description):
     console.print(about)
     weights = description["weights"]
     if weights is None:
-        console.print("no weight vector (the model is not linear in its features)")
+        console.print("no weight vector to show (a kernel learner keeps support vectors)")
         return
     table = Table(title="largest weights", title_justify="left")
     for name in ("feature", "column", "class", "weight"):
