@@ -92,6 +92,7 @@ def cli():
     Examples:
       olearn run --algo pa1 -C 0.1 train.svm --save model.npz
       olearn predict --model model.npz test.svm > predictions.txt
+      olearn inspect model.npz
       olearn compare --algos perceptron,pa1,ogd --plot mistakes.png train.svm
       olearn demo --out olearn-demo
 
