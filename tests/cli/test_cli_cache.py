@@ -1,4 +1,4 @@
-"""``olearn run -c``: FILE.cache is written on the first reading and read afterwards, with the results of the text.
+"""``olearn run -c``: FILE.olc is written on the first reading and read afterwards, with the results of the text.
 
 The reference of every run with ``-c`` is the same command without it: table,
 summary, predictions and saved model must be equal.
@@ -72,11 +72,11 @@ def test_results_with_and_without_cache_are_equal(request, tmp_path, learner, da
     common = [*learner, "--passes", 3, "--chunk-size", 70]
     plain = invoke(*common, path, "-f", tmp_path / "plain.npz", "-p", tmp_path / "plain.txt")
     assert plain.exit_code == 0, plain.output
-    assert not os.path.exists(path + ".cache")
+    assert not os.path.exists(path + ".olc")
     for run in ("first", "second"):  # the first run writes the cache, the second reads it in every pass
         cached = invoke(*common, "-c", path, "-f", tmp_path / f"{run}.npz", "-p", tmp_path / f"{run}.txt")
         assert cached.exit_code == 0, cached.output
-        assert os.path.isfile(path + ".cache")
+        assert os.path.isfile(path + ".olc")
         assert stable(cached.output) == stable(plain.output)
         np.testing.assert_array_equal(weights(tmp_path / f"{run}.npz"), weights(tmp_path / "plain.npz"))
         assert (tmp_path / f"{run}.txt").read_text() == (tmp_path / "plain.txt").read_text()
@@ -110,7 +110,7 @@ def test_a_changed_text_rebuilds_the_cache(svm, tmp_path):
     plain = invoke("-a", "pa1", "--passes", 2, svm)
     result = invoke("-a", "pa1", "--passes", 2, "-c", svm)
     assert result.exit_code == 0, result.output
-    assert f"olearn: rebuilding {svm}.cache: {svm} changed since it was written" in result.output
+    assert f"olearn: rebuilding {svm}.olc: {svm} changed since it was written" in result.output
     assert stable(result.output) == stable(plain.output)
     assert "examples      722" in result.output  # 401 rows less 40 held out, 2 passes
     again = invoke("-a", "pa1", "--passes", 2, "-c", svm)
@@ -133,12 +133,12 @@ def test_other_reading_options_rebuild_the_cache(svm):
 def test_a_damaged_cache_is_rebuilt(svm):
     plain = invoke("-a", "pa1", "--passes", 2, svm)
     assert invoke("-a", "pa1", "-c", svm).exit_code == 0
-    with open(svm + ".cache", "r+b") as f:
+    with open(svm + ".olc", "r+b") as f:
         f.seek(30)
         f.write(b"\xff\xff")
     result = invoke("-a", "pa1", "--passes", 2, "-c", svm)
     assert result.exit_code == 0, result.output
-    assert f"olearn: rebuilding {svm}.cache: it is damaged" in result.output
+    assert f"olearn: rebuilding {svm}.olc: it is damaged" in result.output
     assert stable(result.output) == stable(plain.output)
 
 
@@ -165,7 +165,7 @@ def test_passes_over_a_stream_read_the_stream_once_with_cache(svm, tmp_path):
 def test_a_cache_without_the_record_of_run_c_is_rebuilt(svm):
     """A cache written by the library (``save_cache``) does not say how it was read: it is not trusted as FILE's."""
     plain = invoke("-a", "pa1", svm)
-    save_cache(svm + ".cache", sp.eye(3, format="csr"), np.ones(3), meta={"olearn run -c": {"input": 1}})
+    save_cache(svm + ".olc", sp.eye(3, format="csr"), np.ones(3), meta={"olearn run -c": {"input": 1}})
     result = invoke("-a", "pa1", "-c", svm)
     assert result.exit_code == 0, result.output
     assert "it was not written by olearn run -c" in result.output
@@ -177,4 +177,35 @@ def test_a_cache_file_needs_no_cache(tmp_path):
     save_cache(path, sp.eye(4, format="csr"), np.array([1.0, -1.0, 1.0, -1.0]))
     result = invoke("-a", "pa1", "-c", path)
     assert result.exit_code == 2 and "is an olearn cache already" in result.output
-    assert not os.path.exists(str(path) + ".cache")
+    assert not os.path.exists(str(path) + ".olc")
+
+
+def test_vw_cache_of_the_same_name_is_left_alone(svm):
+    """``FILE.cache`` is Vowpal Wabbit's: olearn neither reads, rewrites nor calls it damaged; its own is FILE.olc."""
+    vw_cache = b"\x18\x00\x00\x009.8.0\x00not an olearn cache" * 4
+    with open(svm + ".cache", "wb") as f:
+        f.write(vw_cache)
+    plain = invoke("-a", "pa1", "--passes", 2, svm)
+    for _ in range(2):  # writing FILE.olc, then reading it
+        result = invoke("-a", "pa1", "--passes", 2, "-c", svm)
+        assert result.exit_code == 0, result.output
+        assert "olearn:" not in result.output
+        assert stable(result.output) == stable(plain.output)
+    with open(svm + ".cache", "rb") as f:
+        assert f.read() == vw_cache
+    assert os.path.isfile(svm + ".olc")
+
+
+def test_an_olearn_cache_left_under_the_old_name_is_read_not_written(svm, tmp_path):
+    """A run -c cache an older olearn wrote as FILE.cache replaces the text; no FILE.olc is made while it does."""
+    plain = invoke("-a", "pa1", "--passes", 2, svm)
+    assert invoke("-a", "pa1", "-c", svm).exit_code == 0
+    os.replace(svm + ".olc", svm + ".cache")
+    before = os.stat(svm + ".cache")
+    os.rename(svm, str(tmp_path / "away.svm"))  # only the cache can give the examples now
+    result = invoke("-a", "pa1", "--passes", 2, "-c", svm)
+    assert result.exit_code == 0, result.output
+    assert stable(result.output) == stable(plain.output)
+    assert not os.path.exists(svm + ".olc")
+    after = os.stat(svm + ".cache")
+    assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)

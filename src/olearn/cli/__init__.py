@@ -1,4 +1,4 @@
-"""The ``olearn`` command line: ``run``, ``predict``, ``compare``, ``serve``, ``demo`` and ``reproduce``.
+"""The ``olearn`` command line: ``run``, ``predict``, ``inspect``, ``compare``, ``serve``, ``demo`` and ``reproduce``.
 
 Run ``olearn --help`` or see ``docs/cli.md``.
 

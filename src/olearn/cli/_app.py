@@ -17,7 +17,7 @@ from ..exceptions import OlearnError
 from ._interrupt import INTERRUPTED_EXIT_CODE, caused_by_interrupt
 
 # the commands, in the order ``olearn --help`` lists them; command NAME is registered by module ``_NAME``
-COMMANDS = ("run", "predict", "compare", "serve", "demo", "reproduce")
+COMMANDS = ("run", "predict", "inspect", "compare", "serve", "demo", "reproduce")
 
 # What a user can cause with a bad file, a bad model or bad numbers: shown as
 # one line, never as a traceback. Programming errors (TypeError, ...) still
@@ -92,6 +92,7 @@ def cli():
     Examples:
       olearn run --algo pa1 -C 0.1 train.svm --save model.npz
       olearn predict --model model.npz test.svm > predictions.txt
+      olearn inspect model.npz
       olearn compare --algos perceptron,pa1,ogd --plot mistakes.png train.svm
       olearn demo --out olearn-demo
 

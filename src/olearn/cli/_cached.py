@@ -1,10 +1,14 @@
 """``olearn run -c``: the first reading of FILE also writes its binary cache, which every later reading uses.
 
-As Vowpal Wabbit's ``-c``, the cache of ``data.svm`` is ``data.svm.cache``,
-next to it. A cache is used only if it was written from the same text (the
-size and modification time recorded when it was written are the text's now)
-with the same reading options; otherwise it is rebuilt, with a note on
-stderr. A stream's cache is a temporary file, removed after the run: it lets
+As Vowpal Wabbit's ``-c``, but under olearn's own suffix: the cache of
+``data.svm`` is ``data.svm.olc``, next to it (``data.svm.cache`` is Vowpal
+Wabbit's name, and its format is not olearn's). A cache is used only if it was
+written from the same text (the size and modification time recorded when it
+was written are the text's now) with the same reading options; otherwise it is
+rebuilt, with a note on stderr. Without ``data.svm.olc``, a ``data.svm.cache``
+that an older olearn wrote (it starts with olearn's magic bytes) is read if it
+is valid, never written; any other ``data.svm.cache`` is left alone. A
+stream's cache is a temporary file, removed after the run: it lets
 ``--passes`` read the stream once.
 """
 
@@ -18,10 +22,11 @@ import numpy as np
 
 from ..data import detect_format
 from ..data._cache import CacheWriter, cache_meta, load_cache
+from ..data._markers import CACHE_MAGIC, CACHE_SUFFIX
 from ..exceptions import DataFormatError
 from ._source import FORMATS, _unless_all_ones, naming_examples
 
-CACHE_SUFFIX = ".cache"
+LEGACY_SUFFIX = ".cache"  # where olearn run -c wrote its cache before it took its own suffix
 _KEY = "olearn run -c"
 
 
@@ -57,6 +62,8 @@ class CachedSource:
         else:
             self.cache_path = os.fspath(path) + CACHE_SUFFIX
             self.meta, reason = self._recorded(path)
+            if self.meta is None and reason is None:
+                self._use_legacy_cache(path)
             if self.meta is None:
                 if os.path.isfile(path) and options["format"] in ("auto", "cache") \
                         and detect_format(path) == "cache":
@@ -70,13 +77,26 @@ class CachedSource:
         self.path = self.text.path if self.text is not None else os.fspath(path)
         self.stream = self.text is not None and self.text.stream
 
-    def _recorded(self, path):
+    def _use_legacy_cache(self, path):
+        """Read ``FILE.cache`` instead of the text if an older olearn wrote it there and it may replace the text.
+
+        A ``FILE.cache`` of another program (Vowpal Wabbit's) is no olearn
+        cache and is ignored, as is an olearn one that may not replace the text.
+        """
+        legacy = os.fspath(path) + LEGACY_SUFFIX
+        if _starts_with_cache_magic(legacy):
+            meta, _ = self._recorded(path, legacy)
+            if meta is not None:
+                self.meta, self.cache_path = meta, legacy
+
+    def _recorded(self, path, cache_path=None):
         """(what the cache recorded, None) if it may replace the text; else (None, why not), or (None, None)
-        without a cache."""
-        if not os.path.exists(self.cache_path):
+        without a cache. ``cache_path`` defaults to the cache's own."""
+        cache_path = self.cache_path if cache_path is None else cache_path
+        if not os.path.exists(cache_path):
             return None, None
         try:
-            meta = (cache_meta(self.cache_path) or {}).get(_KEY)
+            meta = (cache_meta(cache_path) or {}).get(_KEY)
         except DataFormatError as err:
             return None, f"it is damaged ({err})"
         if not _well_formed(meta):
@@ -147,6 +167,17 @@ def _well_formed(meta):
     dimension = meta["model_n_features"]
     return (isinstance(meta["input"], dict) and meta["input"].get("format") in FORMATS[1:]
             and (dimension is None or (type(dimension) is int and dimension > 0)))
+
+
+def _starts_with_cache_magic(path):
+    """Whether ``path`` is a regular file that begins as an olearn cache does."""
+    if not os.path.isfile(path):
+        return False
+    try:
+        with open(path, "rb") as f:
+            return f.read(len(CACHE_MAGIC)) == CACHE_MAGIC
+    except OSError:
+        return False
 
 
 def _is_regular_or_missing(path):

@@ -62,7 +62,7 @@ from ._tasks import task_named
 @click.option("--holdout-off", is_flag=True, help="With --passes N > 1: learn every example, hold none out.")
 @data_options()
 @click.option("--cache", "-c", "use_cache", is_flag=True,
-              help="Read FILE through its binary cache FILE.cache: written on the first reading, read by later "
+              help="Read FILE through its binary cache FILE.olc: written on the first reading, read by later "
                    "passes and runs (rebuilt, with a note, if FILE changed or other reading options are given). "
                    "Lets --passes read a stream once.")
 @click.option("--save", "-f", "--final-model", "save", type=click.Path(dir_okay=False), default=None, metavar="MODEL",
@@ -172,7 +172,7 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
     (learning A then resuming on B ends exactly as learning A and B in one
     run), -f MODEL is --save, -t tests the model of -i without learning,
     -p FILE writes one prediction per line (--raw: the scores), -c reads
-    FILE through its binary cache FILE.cache (written by the first reading,
+    FILE through its binary cache FILE.olc (written by the first reading,
     rebuilt when FILE or the reading options change; on a stream it lets
     --passes read the stream once).
 

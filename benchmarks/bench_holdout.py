@@ -1,0 +1,62 @@
+"""Issue #33: ``olearn run --passes 5 -c`` with the default hold-out against ``--holdout-off`` and Vowpal Wabbit.
+
+The file: ``make_data.py``'s stream with 20,000 rows (LIBSVM for olearn, VW
+text for VW, the same examples). Each command is a fresh process, timed from
+start to exit, best of N, the contenders interleaved round by round after a
+warm-up round that also writes the caches (olearn's ``FILE.olc``, VW's
+``FILE.cache``): every timed run reads its cache.
+
+* olearn: ``olearn run -a pa1 -c --passes 5 stream.svm`` (every 10th example
+  held out, as VW's default ``--holdout_period 10``), and the same with
+  ``--holdout-off``;
+* VW: ``vw -d stream.vw -c --passes 5 --loss_function hinge --noconstant -b 18
+  --sgd`` through the ``vowpalwabbit`` package, hold-out on and off.
+
+Aims (issue #33): hold-out <= 1.3x ``--holdout-off``; the hold-out run within 2x
+of VW's.
+
+Usage::
+
+    python benchmarks/bench_holdout.py [--repeats 3] [--rows 20000]
+"""
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, os.fspath(HERE))
+
+import bench_core  # noqa: E402  (timing helpers)
+import make_data  # noqa: E402
+
+VW_SNIPPET = "import sys, vowpalwabbit; vowpalwabbit.Workspace(arg_list=sys.argv[1:]).finish()"
+VW_FLAGS = ["--loss_function", "hinge", "--noconstant", "-b", "18", "--sgd", "--quiet", "-c", "--passes", "5"]
+
+
+def commands(folder):
+    olearn = [sys.executable, "-m", "olearn", "run", "-a", "pa1", "-c", "--passes", "5", "-q",
+              os.fspath(folder / "stream.svm")]
+    vw = [sys.executable, "-c", VW_SNIPPET, "-d", os.fspath(folder / "stream.vw"), *VW_FLAGS]
+    return {"olearn hold-out": olearn, "olearn --holdout-off": [*olearn, "--holdout-off"],
+            "vw hold-out": vw, "vw --holdout_off": [*vw, "--holdout_off"]}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--rows", type=int, default=20000)
+    args = parser.parse_args(argv)
+    folder = make_data.ensure(rows=args.rows)
+    timings, _ = bench_core.time_processes(commands(folder), args.repeats)
+    best = {name: timing["best"] for name, timing in timings.items()}
+    for name, seconds in best.items():
+        cpu = min(timings[name]["cpu"])
+        print(f"{name:<22} {seconds:8.3f} s wall  {cpu:8.3f} s CPU")
+    print(f"hold-out / --holdout-off (olearn): {best['olearn hold-out'] / best['olearn --holdout-off']:.2f}x (aim <= 1.3x)")
+    print(f"olearn / VW, hold-out:             {best['olearn hold-out'] / best['vw hold-out']:.2f}x (aim <= 2x)")
+
+
+if __name__ == "__main__":
+    main()
