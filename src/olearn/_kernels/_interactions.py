@@ -1,0 +1,231 @@
+"""Compiled namespace crossing of parsed VW rows: ``--ignore``/``--keep``, ``--ngram``/``--skips`` and interactions.
+
+The input is the raw output of :func:`._parse_vw.parse_vw` called with its
+``hashes`` and ``spaces``: rows in line order, each entry with its whole 32-bit
+hash, its value and its namespace letter (the namespace's first byte, a space
+for the default one). As in Vowpal Wabbit, the namespaces sharing a first
+letter form one group, its features in line order, and per row:
+
+1. the features of a letter not kept are dropped;
+2. a letter with ``ngram[letter] = N > 1`` gains, for every run of L = 2..N of
+   its features taken in order with at most ``skips[letter]`` features skipped
+   in all, the feature of value 1 hashed ``h = h * 27942141 + h_next`` (VW's
+   ``addgrams``, its ``quadratic_constant``);
+3. every term (a row of ``terms``: letters, or ``WILDCARD`` for any letter of
+   the row, padded with -1) crosses the groups of its letters: one feature per
+   choice of one feature of each group, of value the product of the values and
+   hash ``h = (h * 16777619) ^ h_next`` (VW's FNV-prime crossing). Where a
+   letter repeats the one before it (``aa``), only nondecreasing positions are
+   taken (VW's default, combinations without the mirrored pairs); the letters a
+   run of wildcards stands for are likewise taken nondecreasing (``::`` crosses
+   ``ab`` once, not also ``ba``).
+
+Every feature's column is its hash masked to ``n_bits`` bits. The rows come out
+unsorted, with repeated columns; ``_parse_rows.sort_and_sum_rows`` merges them.
+"""
+
+import numpy as np
+
+from ._jit import njit
+from ._parse_vw import _mul32
+
+WILDCARD = 256
+N_LETTERS = 256
+FNV_PRIME = 16777619
+NGRAM_CONSTANT = 27942141
+_MASK32 = 0xFFFFFFFF
+
+
+@njit(cache=True)
+def _add_grams(gh, gv, lo, count, n, skips, out):
+    """Append to ``gh``/``gv`` from ``out`` the n-grams of the ``count`` features at ``lo`` (see the module
+    docstring); returns the new end."""
+    gaps = np.zeros(max(n - 1, 1), dtype=np.int64)
+    for length in range(2, n + 1):
+        m = length - 1
+        for first in range(count):
+            gaps[:m] = 0
+            while True:
+                last = first + m + gaps[:m].sum()
+                if last < count:
+                    h = gh[lo + first]
+                    p = first
+                    for j in range(m):
+                        p += 1 + gaps[j]
+                        h = (_mul32(h, NGRAM_CONSTANT) + gh[lo + p]) & _MASK32
+                    gh[out] = h
+                    gv[out] = 1.0
+                    out += 1
+                # the next gaps of at most ``skips`` in all
+                j = m - 1
+                while j >= 0:
+                    gaps[j] += 1
+                    if gaps[:m].sum() <= skips:
+                        break
+                    gaps[j] = 0
+                    j -= 1
+                if j < 0:
+                    break
+    return out
+
+
+@njit(cache=True)
+def _group_row(lo, hi, hashes, data, spaces, kept, ngram, skips, gh, gv, start, count, present):
+    """Group the kept features of entries ``lo:hi`` by letter into ``gh``/``gv``, each letter's n-grams after its
+    features; fills ``start``/``count`` per letter and ``present`` (the letters, ascending); returns their number."""
+    n_present = 0
+    for p in range(lo, hi):
+        letter = spaces[p]
+        if kept[letter]:
+            if count[letter] == 0:
+                # insert in order: a row holds few letters
+                q = n_present
+                while q > 0 and present[q - 1] > letter:
+                    present[q] = present[q - 1]
+                    q -= 1
+                present[q] = letter
+                n_present += 1
+            count[letter] += 1
+    end = 0
+    for q in range(n_present):
+        letter = present[q]
+        start[letter] = end
+        end += count[letter]
+        count[letter] = 0
+    for p in range(lo, hi):
+        letter = spaces[p]
+        if kept[letter]:
+            at = start[letter] + count[letter]
+            gh[at] = hashes[p]
+            gv[at] = data[p]
+            count[letter] += 1
+    # the n-grams go after all the features, each letter's run then moved next to its features
+    if end > 0:
+        for q in range(n_present - 1, -1, -1):
+            letter = present[q]
+            if ngram[letter] > 1:
+                first = start[letter]
+                n_tokens = count[letter]
+                tail = _add_grams(gh, gv, first, n_tokens, ngram[letter], skips[letter], end)
+                added = tail - end
+                if added:
+                    # rotate the grams (at end:tail) to just after the letter's features (at first+n_tokens)
+                    at = first + n_tokens
+                    moved_h = gh[end:tail].copy()
+                    moved_v = gv[end:tail].copy()
+                    gh[at + added:tail] = gh[at:end].copy()
+                    gv[at + added:tail] = gv[at:end].copy()
+                    gh[at:at + added] = moved_h
+                    gv[at:at + added] = moved_v
+                    for r in range(q + 1, n_present):
+                        start[present[r]] += added
+                    count[letter] += added
+                    end = tail
+    return n_present
+
+
+@njit(cache=True)
+def _cross_term(term, order, present, n_present, start, count, gh, gv, mask, indices, values, k, write):
+    """Emit the crossed features of one term (see the module docstring) at ``k``; returns the new ``k``."""
+    letters = np.empty(order, dtype=np.int64)
+    choice = np.zeros(order, dtype=np.int64)
+    at = np.zeros(order, dtype=np.int64)
+    if n_present == 0:
+        return k
+    # the letters: an odometer over the present letters for the wildcards, nondecreasing along them
+    previous_wild = -1
+    for pos in range(order):
+        if term[pos] == WILDCARD:
+            choice[pos] = 0 if previous_wild < 0 else choice[previous_wild]
+            previous_wild = pos
+    while True:
+        complete = True
+        for pos in range(order):
+            letters[pos] = present[choice[pos]] if term[pos] == WILDCARD else term[pos]
+            if count[letters[pos]] == 0:
+                complete = False
+        if complete:
+            for pos in range(order):
+                at[pos] = at[pos - 1] if pos > 0 and letters[pos] == letters[pos - 1] else 0
+            while True:
+                if write:
+                    h = gh[start[letters[0]] + at[0]]
+                    v = gv[start[letters[0]] + at[0]]
+                    for pos in range(1, order):
+                        e = start[letters[pos]] + at[pos]
+                        h = _mul32(h, FNV_PRIME) ^ gh[e]
+                        v *= gv[e]
+                    indices[k] = h & mask
+                    values[k] = v
+                k += 1
+                pos = order - 1
+                while pos >= 0:
+                    at[pos] += 1
+                    if at[pos] < count[letters[pos]]:
+                        break
+                    pos -= 1
+                if pos < 0:
+                    break
+                for q in range(pos + 1, order):
+                    at[q] = at[q - 1] if letters[q] == letters[q - 1] else 0
+        # the next choice of letters for the wildcards
+        pos = order - 1
+        while pos >= 0:
+            if term[pos] == WILDCARD:
+                choice[pos] += 1
+                if choice[pos] < n_present:
+                    break
+            pos -= 1
+        if pos < 0:
+            break
+        previous_wild = pos
+        for q in range(pos + 1, order):
+            if term[q] == WILDCARD:
+                choice[q] = choice[previous_wild]
+                previous_wild = q
+    return k
+
+
+@njit(cache=True)
+def cross_rows(indptr, hashes, data, spaces, n_rows, n_bits, kept, ngram, skips, terms, grams_per_feature,
+               out_indptr, out_indices, out_data, write):
+    """The rows with their namespaces crossed (see the module docstring), into ``out_*``.
+
+    Called twice: with ``write`` False it only fills ``out_indptr`` (the
+    entries of each row) and returns the total, for allocating ``out_indices``
+    and ``out_data``; with ``write`` True it fills them.
+    ``grams_per_feature`` bounds the n-grams that one feature starts.
+    """
+    mask = (1 << n_bits) - 1
+    longest = 0
+    for r in range(n_rows):
+        longest = max(longest, indptr[r + 1] - indptr[r])
+    gh = np.empty(longest * (1 + grams_per_feature) + 1, dtype=np.int64)
+    gv = np.empty(longest * (1 + grams_per_feature) + 1)
+    start = np.zeros(N_LETTERS, dtype=np.int64)
+    count = np.zeros(N_LETTERS, dtype=np.int64)
+    present = np.empty(N_LETTERS, dtype=np.int64)
+    k = 0
+    out_indptr[0] = 0
+    for r in range(n_rows):
+        n_present = _group_row(indptr[r], indptr[r + 1], hashes, data, spaces, kept, ngram, skips, gh, gv, start,
+                               count, present)
+        n_features = 0
+        for q in range(n_present):
+            n_features += count[present[q]]
+        base = start[present[0]] if n_present else 0
+        for e in range(base, base + n_features):
+            if write:
+                out_indices[k] = gh[e] & mask
+                out_data[k] = gv[e]
+            k += 1
+        for t in range(terms.shape[0]):
+            order = 0
+            while order < terms.shape[1] and terms[t, order] >= 0:
+                order += 1
+            k = _cross_term(terms[t], order, present, n_present, start, count, gh, gv, mask, out_indices, out_data,
+                            k, write)
+        for q in range(n_present):
+            count[present[q]] = 0
+        out_indptr[r + 1] = k
+    return k
