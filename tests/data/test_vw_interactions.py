@@ -160,3 +160,29 @@ def test_iter_vw_gives_the_rows_of_load_vw(write):
 def test_bad_options_are_refused_before_reading(write, options, fragment):
     with pytest.raises(ValueError, match=fragment):
         load_vw(write("t.vw", TEXT), **options)
+
+
+@pytest.mark.parametrize("vw_options, options", [
+    ("-q ab", {"interactions": "ab"}),
+    ("-q aa", {"interactions": "aa"}),
+    ("--cubic abc", {"interactions": "abc"}),
+    ("--interactions abcc", {"interactions": "abcc"}),
+    ("-q ::", {"interactions": "::"}),
+    ("--interactions a:", {"interactions": "a:"}),
+    ("-q ab -q ba", {"interactions": ["ab", "ba"]}),
+    ("--ngram c3 --skips c1", {"ngram": "c3", "skips": "c1"}),
+    ("--ignore b -q ac", {"ignore": "b", "interactions": "ac"}),
+])
+def test_the_columns_are_those_of_vowpal_wabbit_hashing_all(write, tmp_path, vw_options, options):
+    """VW (``--hash all``, which hashes names of digits as strings, as olearn does) learns one line; the columns of
+    its readable model are the columns olearn gives the line."""
+    pyvw = pytest.importorskip("vowpalwabbit.pyvw")
+    line = "1 |a x y:2 |bee z w |c t u v"
+    readable = tmp_path / "readable.txt"
+    vw = pyvw.Workspace(f"--hash all -b 18 --noconstant --quiet --readable_model {readable} {vw_options}")
+    vw.learn(line)
+    vw.finish()
+    theirs = sorted(int(text.split(":")[0]) for text in readable.read_text().splitlines()
+                    if text.split(":")[0].isdigit() and ":" in text)
+    X, _, _ = load_vw(write("one.vw", line + "\n"), n_bits=18, **options)
+    assert X.indices.tolist() == theirs

@@ -105,6 +105,7 @@ class Namespaces:
 
     @classmethod
     def from_info(cls, info):
+        """The options :meth:`info` saved (checked by :func:`namespaces_problem`), None for none."""
         return None if info is None else cls.of(**info)
 
     def _arrays(self):
@@ -153,3 +154,15 @@ def _table(pairs, default):
         if letter is not None:
             table[letter] = n
     return table
+
+
+def namespaces_problem(info):
+    """What is wrong with the ``namespaces`` entry of a model's input record, or None."""
+    fields = set(Namespaces.__dataclass_fields__)
+    if not isinstance(info, dict) or not set(info) <= fields:
+        return f"{info!r:.100}: not an object of {', '.join(sorted(fields))}"
+    try:
+        Namespaces.of(**info)
+    except (TypeError, ValueError) as err:
+        return f"{info!r:.100}: {err}"
+    return None
