@@ -8,6 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 import olearn
+import olearn.data
 from olearn.cli import cli
 from olearn.data import load_vw
 
@@ -118,3 +119,15 @@ def test_namespace_options_need_a_vw_file_learned_here(crossed_file, tmp_path):
     assert invoke("run", "-a", "pa1", "--quiet", "-f", model, crossed_file).exit_code == 0
     result = invoke("run", "-i", model, "-q", "ab", crossed_file)
     assert result.exit_code == 2 and "drop -q" in result.output
+
+
+def test_a_stream_learned_in_python_is_the_model_of_the_command_line(crossed_file, tmp_path):
+    """``iter_vw`` with the options of the command line, learned chunk by chunk, ends at the CLI's weights."""
+    model = tmp_path / "model.npz"
+    assert invoke("run", "-a", "arow", "-q", "ab", "--ngram", "a2", "--bits", BITS, "--chunk-size", 64, "--quiet",
+                  "-f", model, crossed_file).exit_code == 0
+    est = olearn.AROW(covariance="diag", n_features=2**BITS)
+    for X, y, weight in olearn.data.iter_vw(crossed_file, chunk_size=100, n_bits=BITS, interactions=["ab"],
+                                            ngram=["a2"]):
+        est.partial_fit(X, y, sample_weight=weight, classes=[-1, 1])
+    np.testing.assert_allclose(olearn.load(model).coef_, est.coef_, rtol=1e-12)
