@@ -28,6 +28,8 @@ def test_letters_follow_vws_rules():
     assert Interactions([":b"]).transform_one(x) == {**x, "w*b^z": 35.0, "a^x*b^z": 10.0, "apple^y*b^z": 15.0,
                                                      "b^z*b^z": 25.0}
     assert Interactions(["abc"]).transform_one(x) == x  # no c: nothing crossed
+    # what a term crossed, a wildcard does not cross again
+    assert Interactions(["ab", "::"]).transform_one(x) == Interactions(["::"]).transform_one(x)
 
 
 def test_the_default_crosses_every_pair_and_none_values_are_absent():

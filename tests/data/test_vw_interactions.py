@@ -76,6 +76,10 @@ def test_mirrored_and_repeated_terms_are_crossed_once(write):
     once, _, _ = load_vw(path, interactions=["ab"])
     twice, _, _ = load_vw(path, interactions=["ab", "ba", "ab"])
     assert (once != twice).nnz == 0
+    # a wildcard does not cross again what a term crossed (VW learns the same model from -q ab -q :: as from -q ::)
+    wild, _, _ = load_vw(path, interactions=["::"])
+    both, _, _ = load_vw(path, interactions=["ab", "::", "ba", "a:"])
+    assert (wild != both).nnz == 0 and both.nnz > once.nnz
 
 
 def test_cubic(write):

@@ -18,7 +18,9 @@ letter form one group, its features in line order, and per row:
    letter repeats the one before it (``aa``), only nondecreasing positions are
    taken (VW's default, combinations without the mirrored pairs); the letters a
    run of wildcards stands for are likewise taken nondecreasing (``::`` crosses
-   ``ab`` once, not also ``ba``).
+   ``ab`` once, not also ``ba``), and a choice of letters that an earlier term
+   (or expansion) of the row crossed in any order is not crossed again (VW
+   crosses ``ab`` once under ``-q ab -q ::``).
 
 Every feature's column is its hash masked to ``n_bits`` bits. The rows come out
 unsorted, with repeated columns; ``_parse_rows.sort_and_sum_rows`` merges them.
@@ -125,8 +127,24 @@ def _group_row(lo, hi, hashes, data, spaces, kept, ngram, skips, gh, gv, start, 
 
 
 @njit(cache=True)
-def _cross_term(term, order, present, n_present, start, count, gh, gv, mask, indices, values, k, write):
-    """Emit the crossed features of one term (see the module docstring) at ``k``; returns the new ``k``."""
+def _crossed_before(letters, order, seen, n_seen):
+    """Whether the multiset of ``letters[:order]`` is a row of ``seen[:n_seen]`` (each row: the order, then the
+    sorted letters); if not, it is written at row ``n_seen``, which the caller then counts."""
+    key = np.sort(letters[:order])
+    for s in range(n_seen):
+        if seen[s, 0] == order and (seen[s, 1:order + 1] == key).all():
+            return True
+    seen[n_seen, 0] = order
+    seen[n_seen, 1:order + 1] = key
+    return False
+
+
+@njit(cache=True)
+def _cross_term(term, order, present, n_present, start, count, gh, gv, mask, indices, values, k, write, seen,
+                n_seen):
+    """Emit the crossed features of one term (see the module docstring) at ``k``; returns the new ``k``.
+
+    ``seen``/``n_seen`` (a 1-array) hold the letters the row has crossed so far (:func:`_crossed_before`)."""
     letters = np.empty(order, dtype=np.int64)
     choice = np.zeros(order, dtype=np.int64)
     at = np.zeros(order, dtype=np.int64)
@@ -144,7 +162,10 @@ def _cross_term(term, order, present, n_present, start, count, gh, gv, mask, ind
             letters[pos] = present[choice[pos]] if term[pos] == WILDCARD else term[pos]
             if count[letters[pos]] == 0:
                 complete = False
-        if complete:
+        if complete and n_seen[0] == seen.shape[0]:
+            return -1  # no room left to remember the letters: the caller grows ``seen`` and calls again
+        if complete and not _crossed_before(letters, order, seen, n_seen[0]):
+            n_seen[0] += 1
             for pos in range(order):
                 at[pos] = at[pos - 1] if pos > 0 and letters[pos] == letters[pos - 1] else 0
             while True:
@@ -204,6 +225,8 @@ def cross_rows(indptr, hashes, data, spaces, n_rows, n_bits, kept, ngram, skips,
     gv = np.empty(longest * (1 + grams_per_feature) + 1)
     start = np.zeros(N_LETTERS, dtype=np.int64)
     count = np.zeros(N_LETTERS, dtype=np.int64)
+    seen = np.empty((16, terms.shape[1] + 1), dtype=np.int64)
+    n_seen = np.zeros(1, dtype=np.int64)
     present = np.empty(N_LETTERS, dtype=np.int64)
     k = 0
     out_indptr[0] = 0
@@ -213,18 +236,29 @@ def cross_rows(indptr, hashes, data, spaces, n_rows, n_bits, kept, ngram, skips,
         n_features = 0
         for q in range(n_present):
             n_features += count[present[q]]
-        base = start[present[0]] if n_present else 0
-        for e in range(base, base + n_features):
+        for e in range(n_features):  # the groups, from the start of the buffer
             if write:
                 out_indices[k] = gh[e] & mask
                 out_data[k] = gv[e]
             k += 1
-        for t in range(terms.shape[0]):
+        n_seen[0] = 0
+        first_crossed = k
+        t = 0
+        while t < terms.shape[0]:
             order = 0
             while order < terms.shape[1] and terms[t, order] >= 0:
                 order += 1
-            k = _cross_term(terms[t], order, present, n_present, start, count, gh, gv, mask, out_indices, out_data,
-                            k, write)
+            crossed = _cross_term(terms[t], order, present, n_present, start, count, gh, gv, mask, out_indices,
+                                  out_data, k, write, seen, n_seen)
+            if crossed < 0:
+                # the row's letters outgrew ``seen``: grow it and cross the row's terms again from the first
+                seen = np.empty((2 * seen.shape[0], seen.shape[1]), dtype=np.int64)
+                n_seen[0] = 0
+                k = first_crossed
+                t = 0
+                continue
+            k = crossed
+            t += 1
         for q in range(n_present):
             count[present[q]] = 0
         out_indptr[r + 1] = k

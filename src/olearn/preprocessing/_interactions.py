@@ -103,7 +103,8 @@ class Interactions(Transformer):
 
     As in VW (and :func:`olearn.data.load_vw`), a term that repeats a group
     (``("user", "user")``, ``"aa"``) takes each pair once, its squares included,
-    the letters a run of ``:`` stands for are taken once each, the features
+    the letters a run of ``:`` stands for are taken once each, namespaces an
+    earlier term crossed are not crossed again (``"ab"`` then ``"::"``), the features
     of the example stay, and crossed features of the same name are summed.
     The transformer learns nothing. In a :class:`~olearn.compose.Pipeline` it
     crosses the names before the pipeline maps them to columns, so it comes
@@ -183,10 +184,10 @@ class Interactions(Transformer):
         """``x`` and its crossed features, a new dict (the pipeline's conversion of a dict example)."""
         terms = self._config()
         features = _features(x)
-        crossed = {}
+        crossed, letters_crossed = {}, set()
         for term in terms:
             if isinstance(term, str):
-                self._cross_letters(term, features, crossed)
+                self._cross_letters(term, features, crossed, letters_crossed)
             else:
                 cache = {}
                 groups = [cache.setdefault(group, [(name, value) for key, name, value in features
@@ -198,7 +199,9 @@ class Interactions(Transformer):
         return out
 
     @staticmethod
-    def _cross_letters(term, features, crossed):
+    def _cross_letters(term, features, crossed, letters_crossed):
+        """Cross the namespaces of ``term`` (letters, ':') into ``crossed``, but for the choices of letters that
+        ``letters_crossed`` holds in any order (an earlier term's: VW crosses ab once under -q ab -q ::)."""
         by_letter = {}
         for key, name, value in features:
             by_letter.setdefault(_letter(key), []).append((name, value))
@@ -212,4 +215,8 @@ class Interactions(Transformer):
             letters = list(term)
             for pos, letter in zip(wild, chosen):
                 letters[pos] = letter
+            key = tuple(sorted(letters))
+            if key in letters_crossed:
+                continue
+            letters_crossed.add(key)
             _cross([by_letter.get(letter, []) for letter in letters], crossed)
