@@ -162,9 +162,12 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
     -p FILE writes one prediction per line (--raw: the scores), -c reads
     FILE through its binary cache FILE.cache (written by the first reading,
     rebuilt when FILE or the reading options change; on a stream it lets
-    --passes read the stream once).
+    --passes read the stream once). On VW files, -q ab, --cubic abc,
+    --interactions, --ignore, --keep, --ngram and --skips cross and select
+    namespaces as VW does (the model records them; --quiet is spelt out).
 
     \b
+      olearn run -a arow -q ab --cubic abc train.vw
       olearn run -a pa1 day1.svm -f model.npz
       olearn run -i model.npz day2.svm -f model2.npz
       olearn run -i model2.npz -t -p predictions.txt test.svm

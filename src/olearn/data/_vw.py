@@ -144,7 +144,8 @@ def load_vw(path, n_bits=18, dtype=np.float64, require_labels=False, interaction
     term (``:`` is every namespace of the line), of value the product of
     their values, hashed into the same ``2**n_bits`` columns. In a term that
     repeats a namespace (``"aa"``) a pair is taken once, as VW does by
-    default; ``"ba"`` after ``"ab"`` is left out. The hashes are
+    default; ``"ba"`` after ``"ab"`` is left out, and namespaces a term
+    crossed are not crossed again by a wildcard. The hashes are
     :mod:`olearn._kernels._interactions`'s, VW's formulas over olearn's
     feature hashes (docs/cli.md, "Interactions").
 
