@@ -39,10 +39,9 @@ _MASK32 = 0xFFFFFFFF
 
 
 @njit(cache=True)
-def _add_grams(gh, gv, lo, count, n, skips, out):
+def _add_grams(gh, gv, lo, count, n, skips, out, gaps):
     """Append to ``gh``/``gv`` from ``out`` the n-grams of the ``count`` features at ``lo`` (see the module
-    docstring); returns the new end."""
-    gaps = np.zeros(max(n - 1, 1), dtype=np.int64)
+    docstring); returns the new end. ``gaps``: int64 scratch of at least n - 1."""
     for length in range(2, n + 1):
         m = length - 1
         for first in range(count):
@@ -72,7 +71,7 @@ def _add_grams(gh, gv, lo, count, n, skips, out):
 
 
 @njit(cache=True)
-def _group_row(lo, hi, hashes, data, spaces, kept, ngram, skips, gh, gv, start, count, present):
+def _group_row(lo, hi, hashes, data, spaces, kept, ngram, skips, gh, gv, start, count, present, gaps):
     """Group the kept features of entries ``lo:hi`` by letter into ``gh``/``gv``, each letter's n-grams after its
     features; fills ``start``/``count`` per letter and ``present`` (the letters, ascending); returns their number."""
     n_present = 0
@@ -108,7 +107,7 @@ def _group_row(lo, hi, hashes, data, spaces, kept, ngram, skips, gh, gv, start, 
             if ngram[letter] > 1:
                 first = start[letter]
                 n_tokens = count[letter]
-                tail = _add_grams(gh, gv, first, n_tokens, ngram[letter], skips[letter], end)
+                tail = _add_grams(gh, gv, first, n_tokens, ngram[letter], skips[letter], end, gaps)
                 added = tail - end
                 if added:
                     # rotate the grams (at end:tail) to just after the letter's features (at first+n_tokens)
@@ -127,29 +126,43 @@ def _group_row(lo, hi, hashes, data, spaces, kept, ngram, skips, gh, gv, start, 
 
 
 @njit(cache=True)
-def _crossed_before(letters, order, seen, n_seen):
+def _crossed_before(letters, order, seen, n_seen, key):
     """Whether the multiset of ``letters[:order]`` is a row of ``seen[:n_seen]`` (each row: the order, then the
-    sorted letters); if not, it is written at row ``n_seen``, which the caller then counts."""
-    key = np.sort(letters[:order])
+    sorted letters); if not, it is written at row ``n_seen``, which the caller then counts. ``key``: scratch."""
+    for pos in range(order):  # insertion sort: a term has few letters
+        letter = letters[pos]
+        q = pos
+        while q > 0 and key[q - 1] > letter:
+            key[q] = key[q - 1]
+            q -= 1
+        key[q] = letter
     for s in range(n_seen):
-        if seen[s, 0] == order and (seen[s, 1:order + 1] == key).all():
-            return True
+        if seen[s, 0] == order:
+            same = True
+            for pos in range(order):
+                if seen[s, pos + 1] != key[pos]:
+                    same = False
+                    break
+            if same:
+                return True
     seen[n_seen, 0] = order
-    seen[n_seen, 1:order + 1] = key
+    seen[n_seen, 1:order + 1] = key[:order]
     return False
 
 
 @njit(cache=True)
 def _cross_term(term, order, present, n_present, start, count, gh, gv, mask, indices, values, k, write, seen,
-                n_seen):
+                n_seen, scratch):
     """Emit the crossed features of one term (see the module docstring) at ``k``; returns the new ``k``.
 
-    ``seen``/``n_seen`` (a 1-array) hold the letters the row has crossed so far (:func:`_crossed_before`)."""
-    letters = np.empty(order, dtype=np.int64)
-    choice = np.zeros(order, dtype=np.int64)
-    at = np.zeros(order, dtype=np.int64)
+    ``seen``/``n_seen`` (a 1-array) hold the letters the row has crossed so far (:func:`_crossed_before`);
+    ``scratch``: an int64 array (4, longest term)."""
     if n_present == 0:
         return k
+    letters = scratch[0]
+    choice = scratch[1]
+    at = scratch[2]
+    choice[:order] = 0
     # the letters: an odometer over the present letters for the wildcards, nondecreasing along them
     previous_wild = -1
     for pos in range(order):
@@ -164,7 +177,7 @@ def _cross_term(term, order, present, n_present, start, count, gh, gv, mask, ind
                 complete = False
         if complete and n_seen[0] == seen.shape[0]:
             return -1  # no room left to remember the letters: the caller grows ``seen`` and calls again
-        if complete and not _crossed_before(letters, order, seen, n_seen[0]):
+        if complete and not _crossed_before(letters, order, seen, n_seen[0], scratch[3]):
             n_seen[0] += 1
             for pos in range(order):
                 at[pos] = at[pos - 1] if pos > 0 and letters[pos] == letters[pos - 1] else 0
@@ -226,13 +239,15 @@ def cross_rows(indptr, hashes, data, spaces, n_rows, n_bits, kept, ngram, skips,
     start = np.zeros(N_LETTERS, dtype=np.int64)
     count = np.zeros(N_LETTERS, dtype=np.int64)
     seen = np.empty((16, terms.shape[1] + 1), dtype=np.int64)
+    scratch = np.empty((4, max(terms.shape[1], 1)), dtype=np.int64)
     n_seen = np.zeros(1, dtype=np.int64)
     present = np.empty(N_LETTERS, dtype=np.int64)
+    gaps = np.zeros(max(ngram.max(), 2), dtype=np.int64)
     k = 0
     out_indptr[0] = 0
     for r in range(n_rows):
         n_present = _group_row(indptr[r], indptr[r + 1], hashes, data, spaces, kept, ngram, skips, gh, gv, start,
-                               count, present)
+                               count, present, gaps)
         n_features = 0
         for q in range(n_present):
             n_features += count[present[q]]
@@ -249,7 +264,7 @@ def cross_rows(indptr, hashes, data, spaces, n_rows, n_bits, kept, ngram, skips,
             while order < terms.shape[1] and terms[t, order] >= 0:
                 order += 1
             crossed = _cross_term(terms[t], order, present, n_present, start, count, gh, gv, mask, out_indices,
-                                  out_data, k, write, seen, n_seen)
+                                  out_data, k, write, seen, n_seen, scratch)
             if crossed < 0:
                 # the row's letters outgrew ``seen``: grow it and cross the row's terms again from the first
                 seen = np.empty((2 * seen.shape[0], seen.shape[1]), dtype=np.int64)
