@@ -8,6 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 import olearn
+import olearn._persistence
 import olearn.data
 from olearn.cli import cli
 from olearn.data import load_vw
@@ -131,3 +132,14 @@ def test_a_stream_learned_in_python_is_the_model_of_the_command_line(crossed_fil
                                             ngram=["a2"]):
         est.partial_fit(X, y, sample_weight=weight, classes=[-1, 1])
     np.testing.assert_allclose(olearn.load(model).coef_, est.coef_, rtol=1e-12)
+
+
+@pytest.mark.parametrize("namespaces", [["ab"], {"interactions": ["a"]}, {"quadratic": ["ab"]},
+                                        {"ignore": "a", "keep": "b"}])
+def test_a_damaged_namespace_record_is_a_model_format_error(crossed_file, tmp_path, namespaces):
+    X, y, _ = load_vw(crossed_file, n_bits=BITS)
+    model = tmp_path / "odd.npz"
+    est = olearn.PAClassifier(n_features=2**BITS).partial_fit(X, y)
+    olearn._persistence.save(est, model, input_info={"format": "vw", "bits": BITS, "namespaces": namespaces})
+    result = invoke("predict", "-m", model, crossed_file)
+    assert result.exit_code == 1 and "input entry has namespaces" in result.output, result.output
