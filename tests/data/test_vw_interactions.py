@@ -190,3 +190,14 @@ def test_the_columns_are_those_of_vowpal_wabbit_hashing_all(write, tmp_path, vw_
                     if text.split(":")[0].isdigit() and ":" in text)
     X, _, _ = load_vw(write("one.vw", line + "\n"), n_bits=18, **options)
     assert X.indices.tolist() == theirs
+
+
+def test_a_wildcard_over_many_namespaces_crosses_each_pair_once(write):
+    """Seven namespaces: 28 pairs, more than the kernel first makes room to remember."""
+    letters = "abcdefg"
+    path = write("many.vw", "1 " + " ".join(f"|{c} x:{k + 1}" for k, c in enumerate(letters)) + "\n")
+    plain = [(h(c, "x"), float(k + 1)) for k, c in enumerate(letters)]
+    pairs = [(cross(plain[i][0], plain[j][0]), plain[i][1] * plain[j][1])
+             for i in range(len(letters)) for j in range(i, len(letters))]
+    assert len(pairs) == 28
+    check(path, [plain + pairs], n_bits=24, interactions="::")
