@@ -6,7 +6,7 @@ Sections (all timings are CPU time of the measuring thread or process, best of
 * ``startup``: what ``olearn run`` pays before it reads a byte -- imports, by
   package (``python -X importtime``), and numba's one-time start-up at the first
   call of a cached kernel.
-* ``cli``: ``olearn run --algo pa1 -q stream.svm`` under cProfile (CPU clock),
+* ``cli``: ``olearn run --algo pa1 --quiet stream.svm`` under cProfile (CPU clock),
   its time grouped by stage.
 * ``parse``: ``olearn.data.load_libsvm`` against a minimal numba parser of the
   same file (fast path only: ``label idx:d.ddd ...``, no validation) -- an
@@ -112,7 +112,7 @@ import contextlib, io, sys, time
 c0 = time.process_time()
 from olearn.cli import main
 c1 = time.process_time()
-sys.argv = ["olearn", "run", "--algo", "pa1", "-q", sys.argv[1]]
+sys.argv = ["olearn", "run", "--algo", "pa1", "--quiet", sys.argv[1]]
 with contextlib.redirect_stdout(io.StringIO()):
     try:
         main()
@@ -163,7 +163,7 @@ def section_startup(repeats):
 _CLI_PROFILE = r"""
 import cProfile, pstats, sys, time
 from olearn.cli import main
-sys.argv = ["olearn", "run", "--algo", "pa1", "-q", sys.argv[1]]
+sys.argv = ["olearn", "run", "--algo", "pa1", "--quiet", sys.argv[1]]
 prof = cProfile.Profile(time.process_time)
 prof.enable()
 try:
@@ -188,12 +188,12 @@ _CLI_STAGES = [
 
 
 def section_cli(folder):
-    header("cli: olearn run --algo pa1 -q stream.svm under cProfile (CPU clock)")
+    header("cli: olearn run --algo pa1 --quiet stream.svm under cProfile (CPU clock)")
     out_path = bench_core.WORK / "cli_profile.prof"
     code = _CLI_PROFILE.replace("OUT", repr(os.fspath(out_path)))
     # One plain run first: the numba cache may be stale after an edit of a kernel (then it recompiles).
     cli = bench_core.olearn_cli()
-    subprocess.run(cli + ["run", "--algo", "pa1", "-q", os.fspath(folder / "stream.svm")], check=True,
+    subprocess.run(cli + ["run", "--algo", "pa1", "--quiet", os.fspath(folder / "stream.svm")], check=True,
                    capture_output=True)
     subprocess.run([sys.executable, "-c", code, os.fspath(folder / "stream.svm")], check=True,
                    capture_output=True, text=True)

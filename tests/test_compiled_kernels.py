@@ -311,7 +311,7 @@ def test_runs_on_the_compiled_kernels_start_no_numba_and_answer_as_numba(stream,
     for jit in (False, True):
         way = tmp_path / ("jit" if jit else "compiled")
         way.mkdir()
-        loaded = _olearn("run", "--algo", "pa1", "-C", "0.1", "-p", way / "scores.txt", "--raw", "-q",
+        loaded = _olearn("run", "--algo", "pa1", "-C", "0.1", "-p", way / "scores.txt", "--raw", "--quiet",
                          "--save", way / "model.npz", stream, jit=jit)
         loaded |= _olearn("predict", "-m", way / "model.npz", "-o", way / "labels.txt", stream, jit=jit)
         assert ("numba" in loaded) == jit and (_compiled.EXTENSION.__name__ in loaded) != jit

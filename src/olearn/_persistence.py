@@ -732,6 +732,12 @@ def _input_problem(info):
     for key, ok in checks.items():
         if key in info and not ok(info[key]):
             return f"has {key}={info[key]!r:.100}"
+    if "namespaces" in info:
+        from .data._namespaces import namespaces_problem
+
+        problem = namespaces_problem(info["namespaces"])
+        if problem:
+            return f"has namespaces {problem}"
     layout = info.get("csv", {})
     n_columns = layout.get("n_columns", 0)
     if not (isinstance(n_columns, int) and not isinstance(n_columns, bool) and n_columns >= 0):
@@ -756,7 +762,8 @@ def read_input_info(path):
     vw, csv, cache or conll), ``zero_based`` (how LIBSVM indices were read),
     ``bits`` (the hashing of VW and CoNLL features) and ``csv`` (``label_column``,
     counted from 1, ``delimiter``, ``n_columns`` and the ``header``'s names
-    or null). Models saved without it (by the library) or by an olearn that
+    or null), and ``namespaces`` (VW's namespace options: ``interactions``,
+    ``ignore``, ``keep``, ``ngram``, ``skips``). Models saved without it (by the library) or by an olearn that
     recorded ``zero_based`` only load as before. An entry of the wrong shape is
     a ModelFormatError.
     """

@@ -108,7 +108,7 @@ def _conll(path, seed):
 @pytest.mark.parametrize("algo", ["pa1-sequence", "pa2-sequence"])
 def test_olearn_run_bound_prints_the_report_of_the_library(tmp_path, algo):
     path = _conll(tmp_path / "tags.conll", 4)
-    result = CliRunner().invoke(cli, ["run", "-q", "-a", algo, "-C", "0.5", "--bits", "10", "--bound", path])
+    result = CliRunner().invoke(cli, ["run", "--quiet", "-a", algo, "-C", "0.5", "--bits", "10", "--bound", path])
     assert result.exit_code == 0, result.output
     X, y = olearn.data.load_conll(path, n_bits=10)
     est = olearn.PASequence(variant=algo.split("-")[0], C=0.5, n_bits=10, n_features=1024)

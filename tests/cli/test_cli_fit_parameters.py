@@ -29,5 +29,5 @@ def test_random_state_is_the_seed_of_a_kernel_budget_only(data):
     result = CliRunner().invoke(cli, ["run", "--algo", "arow", "--set", "random_state=3", data])
     assert result.exit_code == 2 and "does not apply to --algo arow" in result.output
     seeded = ["--set", "kernel=linear", "--set", "budget=2", "--set", "budget_policy=random", "--set", "random_state=3"]
-    result = CliRunner().invoke(cli, ["run", "--algo", "perceptron", *seeded, "-q", data])
+    result = CliRunner().invoke(cli, ["run", "--algo", "perceptron", *seeded, "--quiet", data])
     assert result.exit_code == 0, result.output

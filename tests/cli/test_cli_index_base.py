@@ -49,7 +49,7 @@ def test_the_reproducer_no_longer_shifts_the_test_file(zero_based_pair, tmp_path
     # train decided 1-based (no index 0 in it), test 0-based: predict read test one column off (46% accuracy)
     train, test = zero_based_pair
     model = tmp_path / "model.npz"
-    assert invoke("run", "--algo", "pa1", "-q", "--save", model, train).exit_code == 0
+    assert invoke("run", "--algo", "pa1", "--quiet", "--save", model, train).exit_code == 0
     assert stored_input(model) == {"format": "libsvm", "zero_based": False}
     line = error_line(invoke("predict", "--model", model, test))
     assert "test.svm:1:" in line and "feature index 0" in line
@@ -59,7 +59,7 @@ def test_the_reproducer_no_longer_shifts_the_test_file(zero_based_pair, tmp_path
 def test_zero_based_training_is_reused_by_predict(zero_based_pair, tmp_path):
     train, test = zero_based_pair
     model = tmp_path / "model.npz"
-    assert invoke("run", "--algo", "pa1", "-q", "--zero-based", "--save", model, train).exit_code == 0
+    assert invoke("run", "--algo", "pa1", "--quiet", "--zero-based", "--save", model, train).exit_code == 0
     assert stored_input(model) == {"format": "libsvm", "zero_based": True}
     result = invoke("predict", "--model", model, test)
     assert result.exit_code == 0, result.output
@@ -73,7 +73,7 @@ def test_zero_based_training_is_reused_by_predict(zero_based_pair, tmp_path):
 def test_an_option_at_predict_overrides_the_model(zero_based_pair, tmp_path):
     train, test = zero_based_pair
     model = tmp_path / "model.npz"
-    assert invoke("run", "--algo", "perceptron", "-q", "--save", model, train).exit_code == 0
+    assert invoke("run", "--algo", "perceptron", "--quiet", "--save", model, train).exit_code == 0
     result = invoke("predict", "--model", model, "--zero-based", test)
     assert result.exit_code == 0, result.output
     X_train, y_train = load_svmlight_file(train, zero_based=False)  # the run read train 1-based: columns shifted
@@ -111,12 +111,12 @@ def test_a_run_decides_once_an_index_0_after_the_first_4_mib_is_an_error(tmp_pat
     row = "1 1:0.5 2:0.25 3:0.125 4:1\n"
     n = (4 << 20) // len(row) + 10
     path.write_text(row * n + "-1 0:1 2:1\n")
-    result = invoke("run", "--algo", "pa1", "-q", "--chunk-size", 1000, path)
+    result = invoke("run", "--algo", "pa1", "--quiet", "--chunk-size", 1000, path)
     line = error_line(result)
     assert result.exit_code == 1
     assert f"long.svm:{n + 1}:4: feature index 0" in line
     assert "decided from the first 4 MiB of" in line and "--zero-based" in line
-    assert invoke("run", "--algo", "pa1", "-q", "--zero-based", path).exit_code == 0
+    assert invoke("run", "--algo", "pa1", "--quiet", "--zero-based", path).exit_code == 0
 
 
 def test_one_based_option_names_itself_and_compare_takes_it(tmp_path):

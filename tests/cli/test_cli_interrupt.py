@@ -258,7 +258,7 @@ def interrupting_parser(opt):
 
 _libsvm._window_parser = interrupting_parser
 _parallel.usable_cores = lambda: 2
-sys.exit(main(["run", "--algo", "pa1", "-q", sys.argv[1]]))
+sys.exit(main(["run", "--algo", "pa1", "--quiet", sys.argv[1]]))
 """
 
 

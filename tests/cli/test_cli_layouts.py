@@ -71,15 +71,15 @@ def label_first(tmp_path, make_stream):
 
 def test_a_label_first_csv_is_refused_by_default_and_learned_with_label_column(label_first, tmp_path):
     csv, svm, X, y = label_first
-    refused = olearn_process("run", "--algo", "perceptron", "-q", csv)
+    refused = olearn_process("run", "--algo", "perceptron", "--quiet", csv)
     assert refused.returncode == 2
     assert "the last column, column 5, which holds the single value 1" in refused.stderr
     assert "--label-column" in refused.stderr
 
     model = tmp_path / "m.npz"
-    learned = olearn_process("run", "--algo", "perceptron", "-q", "--label-column", "1", "--save", model, csv)
+    learned = olearn_process("run", "--algo", "perceptron", "--quiet", "--label-column", "1", "--save", model, csv)
     assert learned.returncode == 0, learned.stderr
-    on_libsvm = olearn_process("run", "--algo", "perceptron", "-q", svm)
+    on_libsvm = olearn_process("run", "--algo", "perceptron", "--quiet", svm)
     X_svm, y_svm = load_svmlight_file(svm)
     reference = olearn.run(olearn.Perceptron(), X_svm, y_svm).n_mistakes
     assert mistakes(learned.stdout) == mistakes(on_libsvm.stdout) == reference > 5
@@ -90,11 +90,11 @@ def test_a_label_first_csv_is_refused_by_default_and_learned_with_label_column(l
 def test_label_column_by_name_and_a_header_that_names_another_label(tmp_path, make_stream):
     X, y = make_stream(200, 3, seed=6)
     path = write_csv(tmp_path / "named.csv", np.column_stack([y, np.round(X, 3)]), header=["label", "a", "b", "c"])
-    refused = invoke("run", "--algo", "pa", "-q", path)
+    refused = invoke("run", "--algo", "pa", "--quiet", path)
     assert refused.exit_code == 2
     assert "column 1 ('label') looks like the label" in refused.output and "--label-column 1" in refused.output
-    by_name = invoke("run", "--algo", "pa", "-q", "--label-column", "label", path)
-    by_number = invoke("run", "--algo", "pa", "-q", "--label-column", "1", path)
+    by_name = invoke("run", "--algo", "pa", "--quiet", "--label-column", "label", path)
+    by_number = invoke("run", "--algo", "pa", "--quiet", "--label-column", "1", path)
     reference = olearn.run(olearn.PAClassifier(variant="pa"), np.round(X, 3), y).n_mistakes
     assert mistakes(by_name.output) == mistakes(by_number.output) == reference
 
@@ -108,7 +108,7 @@ def test_an_implausible_default_label_column_is_refused(tmp_path, make_stream, l
     X, y = make_stream(300, 3, seed=7)
     rng = np.random.default_rng(0)
     path = write_csv(tmp_path / "f.csv", np.column_stack([y, X, last(rng, 300)]))
-    result = invoke("run", "--algo", algo, "-q", path)
+    result = invoke("run", "--algo", algo, "--quiet", path)
     assert result.exit_code == 2
     assert message in result.output and "--label-column" in result.output
 
@@ -118,7 +118,7 @@ def test_a_named_label_column_is_taken_as_given(tmp_path):
     y = rng.integers(0, 40, size=300)
     X = rng.normal(size=(300, 3)) + y[:, None]
     path = write_csv(tmp_path / "many.csv", np.column_stack([X, y]))
-    result = invoke("run", "--algo", "mira", "-q", "--label-column", "4", path)
+    result = invoke("run", "--algo", "mira", "--quiet", "--label-column", "4", path)
     assert result.exit_code == 0, result.output
     assert mistakes(result.output) == olearn.run(olearn.MIRA(), X, y.astype(float)).n_mistakes
 
@@ -127,10 +127,10 @@ def test_delimiter(tmp_path, make_stream):
     X, y = make_stream(200, 3, seed=8)
     X = np.round(X, 3)
     semicolons = write_csv(tmp_path / "semi.csv", np.column_stack([X, y]), delimiter=";")
-    result = invoke("run", "--algo", "pa1", "-q", "--delimiter", ";", semicolons)
+    result = invoke("run", "--algo", "pa1", "--quiet", "--delimiter", ";", semicolons)
     assert result.exit_code == 0, result.output
     assert mistakes(result.output) == olearn.run(olearn.PAClassifier(variant="pa1"), X, y).n_mistakes
-    unread = invoke("run", "--algo", "pa1", "-q", semicolons)  # read with ',': one column, a number with ';'
+    unread = invoke("run", "--algo", "pa1", "--quiet", semicolons)  # read with ',': one column, a number with ';'
     assert unread.exit_code != 0
 
 
@@ -139,14 +139,14 @@ def test_delimiter(tmp_path, make_stream):
     (("--delimiter", ";"), "--delimiter applies to CSV files only"),
 ])
 def test_csv_options_on_other_formats_are_usage_errors(label_first, args, message):
-    result = invoke("run", "--algo", "pa", "-q", *args, label_first[1])
+    result = invoke("run", "--algo", "pa", "--quiet", *args, label_first[1])
     assert result.exit_code == 2 and message in result.output
 
 
 @pytest.mark.parametrize("column, message", [("6", "has columns 1 to 5"), ("0", "has columns 1 to 5"),
                                              ("price", "has no header")])
 def test_a_label_column_the_file_lacks(label_first, column, message):
-    result = invoke("run", "--algo", "pa", "-q", "--label-column", column, label_first[0])
+    result = invoke("run", "--algo", "pa", "--quiet", "--label-column", column, label_first[0])
     assert result.exit_code == 2 and message in result.output
 
 
@@ -157,7 +157,7 @@ def test_a_label_column_the_file_lacks(label_first, column, message):
 def csv_model(label_first, tmp_path):
     csv, _, X, y = label_first
     model = tmp_path / "csv.npz"
-    assert invoke("run", "--algo", "pa1", "-q", "--label-column", "1", "--save", model, csv).exit_code == 0
+    assert invoke("run", "--algo", "pa1", "--quiet", "--label-column", "1", "--save", model, csv).exit_code == 0
     want = olearn.PAClassifier(variant="pa1").partial_fit(X, y).predict(X).astype(int)
     return model, X, y, want
 
@@ -189,7 +189,7 @@ def test_predict_refuses_another_label_column_or_header(tmp_path, make_stream):
     X, y = make_stream(100, 2, seed=9)
     train = write_csv(tmp_path / "train.csv", np.column_stack([X, y]), header=["a", "b", "y"])
     model = tmp_path / "m.npz"
-    assert invoke("run", "--algo", "pa", "-q", "--save", model, train).exit_code == 0
+    assert invoke("run", "--algo", "pa", "--quiet", "--save", model, train).exit_code == 0
     assert stored_input(model)["csv"] == {"label_column": 3, "delimiter": ",", "n_columns": 3,
                                           "header": ["a", "b", "y"]}
     swapped = write_csv(tmp_path / "swapped.csv", np.column_stack([X[:, ::-1], y]), header=["b", "a", "y"])
@@ -216,8 +216,8 @@ def vw_and_libsvm(tmp_path, make_stream):
 def test_a_vw_model_refuses_a_libsvm_file_and_the_reverse(vw_and_libsvm, tmp_path):
     vw, svm = vw_and_libsvm
     vw_model, svm_model = tmp_path / "vw.npz", tmp_path / "svm.npz"
-    assert invoke("run", "--algo", "pa", "-q", "--bits", "12", "--save", vw_model, vw).exit_code == 0
-    assert invoke("run", "--algo", "pa", "-q", "--save", svm_model, svm).exit_code == 0
+    assert invoke("run", "--algo", "pa", "--quiet", "--bits", "12", "--save", vw_model, vw).exit_code == 0
+    assert invoke("run", "--algo", "pa", "--quiet", "--save", svm_model, svm).exit_code == 0
     assert stored_input(vw_model) == {"format": "vw", "bits": 12}
     result = olearn_process("predict", "-m", vw_model, svm)
     assert result.returncode == 1 and result.stdout == ""
@@ -317,7 +317,7 @@ def test_importance_weights_are_the_sample_weight_of_partial_fit(weighted_vw, tm
                           else (binary_path, binary, BINARY[algo]))
     X = load_vw(path, n_bits=BITS)[0]  # the features, hashed; the weights come from the test's own array
     model = tmp_path / f"{algo}.npz"
-    result = invoke("run", "--algo", algo, "-q", "--bits", BITS, "--chunk-size", 30, "--save", model, path)
+    result = invoke("run", "--algo", algo, "--quiet", "--bits", BITS, "--chunk-size", 30, "--save", model, path)
     assert result.exit_code == 0, result.output
     weighted = make(2**BITS).partial_fit(X, labels.astype(float), sample_weight=weights)
     unweighted = make(2**BITS).partial_fit(X, labels.astype(float))
@@ -335,14 +335,14 @@ def test_bound_refuses_importance_weights(weighted_vw):
 def test_an_unlabelled_vw_line_is_an_error_to_learn_and_predicted(tmp_path):
     path = tmp_path / "mixed.vw"
     path.write_text("1 | a b\n-1 | c\n\n | a\n1 | b\n")
-    result = olearn_process("run", "--algo", "perceptron", "-q", path)
+    result = olearn_process("run", "--algo", "perceptron", "--quiet", path)
     assert result.returncode == 1
     assert result.stderr.strip() == (f"olearn: error: {path}:4:1: the line has no label, and learning needs one "
                                      "('label [importance] | features'); unlabelled lines can only be predicted")
     model = tmp_path / "m.npz"
     train = tmp_path / "train.vw"
     train.write_text("1 | a b\n-1 | c\n1 | b\n")
-    assert invoke("run", "--algo", "perceptron", "-q", "--save", model, train).exit_code == 0
+    assert invoke("run", "--algo", "perceptron", "--quiet", "--save", model, train).exit_code == 0
     predicted = olearn_process("predict", "-m", model, path)
     assert predicted.returncode == 0, predicted.stderr
     assert len(predicted.stdout.split()) == 4
@@ -360,7 +360,7 @@ def test_an_unlabelled_vw_line_is_an_error_to_learn_and_predicted(tmp_path):
     (("--algo", "pa1", "--set", "kernel=rbf", "--set", "degree=3"), "unless --set kernel=poly is given"),
 ])
 def test_an_option_the_algorithm_ignores_is_a_usage_error(label_first, args, message):
-    result = olearn_process("run", *args, "-q", label_first[1])
+    result = olearn_process("run", *args, "--quiet", label_first[1])
     assert result.returncode == 2 and result.stdout == ""
     assert message in result.stderr
 
@@ -372,7 +372,7 @@ def test_compare_refuses_an_entry_setting_that_does_not_apply(label_first):
 
 def test_set_covariance_diag_for_arow_is_arow(label_first):
     _, svm, _, _ = label_first
-    result = invoke("run", "--algo", "arow", "-q", "--set", "covariance=diag", svm)
+    result = invoke("run", "--algo", "arow", "--quiet", "--set", "covariance=diag", svm)
     assert result.exit_code == 0, result.output
     X, y = load_svmlight_file(svm)
     assert mistakes(result.output) == olearn.run(olearn.AROW(covariance="diag"), X, y).n_mistakes
@@ -392,7 +392,7 @@ def test_compare_learns_with_the_importance_weights(weighted_vw, tmp_path):
 def test_an_empty_csv_holds_no_examples(tmp_path):
     path = tmp_path / "empty.csv"
     path.write_text("")
-    result = invoke("run", "--algo", "pa", "-q", path)
+    result = invoke("run", "--algo", "pa", "--quiet", path)
     assert result.exit_code == 1 and "holds no examples" in result.output
 
 
@@ -423,9 +423,9 @@ def test_a_label_error_names_the_file_line(tmp_path, name, text, args, line, exa
 
 
 def test_a_bad_delimiter_is_a_usage_error_and_a_damaged_csv_a_file_error(tmp_path, label_first):
-    result = invoke("run", "--algo", "pa", "-q", "--delimiter", ".", label_first[0])
+    result = invoke("run", "--algo", "pa", "--quiet", "--delimiter", ".", label_first[0])
     assert result.exit_code == 2 and "could be part of a number" in result.output
     damaged = tmp_path / "damaged.csv.gz"
     damaged.write_bytes(gzip.compress(open(label_first[0], "rb").read())[:100])
-    result = invoke("run", "--algo", "pa", "-q", damaged)
+    result = invoke("run", "--algo", "pa", "--quiet", damaged)
     assert result.exit_code == 1 and "truncated gzip stream" in result.output

@@ -42,7 +42,7 @@ def test_save_then_predict_equals_in_memory_predictions(files, tmp_path):
 def test_predict_to_output_file(files, tmp_path):
     train, X, y, test, X_test, _ = files
     model, out = str(tmp_path / "m.npz"), tmp_path / "pred.txt"
-    assert CliRunner().invoke(cli, ["run", "-a", "perceptron", "-q", "--save", model, train]).exit_code == 0
+    assert CliRunner().invoke(cli, ["run", "-a", "perceptron", "--quiet", "--save", model, train]).exit_code == 0
     result = CliRunner().invoke(cli, ["predict", "-m", model, "-o", str(out), "--chunk-size", "9", test])
     assert result.exit_code == 0, result.output
     assert result.stdout == ""

@@ -307,7 +307,7 @@ def test_predict_vw_uses_the_models_bits(tmp_path):
     path.write_text("1 |f a:1 b:2\n-1 |f c:1 b:-1\n1 |f a:2\n-1 |f c:2 d\n" * 5)
     model = str(tmp_path / "m.npz")
     runner = CliRunner()
-    assert runner.invoke(cli, ["run", "--algo", "pa", "--bits", "12", "-q", "--save", model, str(path)]).exit_code == 0
+    assert runner.invoke(cli, ["run", "--algo", "pa", "--bits", "12", "--quiet", "--save", model, str(path)]).exit_code == 0
     result = runner.invoke(cli, ["predict", "--model", model, str(path)])
     assert result.exit_code == 0, result.output
     X, y, _ = load_vw(path, n_bits=12)

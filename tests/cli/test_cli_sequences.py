@@ -95,7 +95,7 @@ def test_run_table_predictions_and_model_equal_the_library(train, tmp_path):
 ])
 def test_settings_reach_the_learner(train, tmp_path, algo, variant, settings):
     model = tmp_path / "m.npz"
-    args = ["run", "-q", "--algo", algo, "--bits", BITS, "-f", model, train]
+    args = ["run", "--quiet", "--algo", algo, "--bits", BITS, "-f", model, train]
     for name, value in settings.items():
         args += (["-C", value] if name == "C" else ["--fit-intercept"] if name == "fit_intercept"
                  else ["--set", f"{name}={value}"])
@@ -124,10 +124,10 @@ def test_resume_continues_exactly(tmp_path):
     both = tmp_path / "ab.conll"
     both.write_text((tmp_path / "a.conll").read_text() + (tmp_path / "b.conll").read_text())
     m_a, m_ab, m_once = tmp_path / "a.npz", tmp_path / "ab.npz", tmp_path / "once.npz"
-    assert invoke("run", "-q", "-a", "pa2-sequence", "-C", "0.3", "--bits", BITS, "-f", m_a, a).exit_code == 0
-    result = invoke("run", "-q", "-i", m_a, "-f", m_ab, b)
+    assert invoke("run", "--quiet", "-a", "pa2-sequence", "-C", "0.3", "--bits", BITS, "-f", m_a, a).exit_code == 0
+    result = invoke("run", "--quiet", "-i", m_a, "-f", m_ab, b)
     assert result.exit_code == 0, result.output
-    assert invoke("run", "-q", "-a", "pa2-sequence", "-C", "0.3", "--bits", BITS, "-f", m_once, both).exit_code == 0
+    assert invoke("run", "--quiet", "-a", "pa2-sequence", "-C", "0.3", "--bits", BITS, "-f", m_once, both).exit_code == 0
     resumed, once = olearn.load(str(m_ab)), olearn.load(str(m_once))
     np.testing.assert_array_equal(resumed.coef_, once.coef_)
     np.testing.assert_array_equal(resumed.transition_, once.transition_)
@@ -140,7 +140,7 @@ def test_resume_continues_exactly(tmp_path):
 
 def test_passes_hold_out_every_tenth_sequence(train, tmp_path):
     model = tmp_path / "m.npz"
-    result = invoke("run", "-q", "-a", "pa1-sequence", "--bits", BITS, "--passes", "2", "-f", model, train)
+    result = invoke("run", "--quiet", "-a", "pa1-sequence", "--bits", BITS, "--passes", "2", "-f", model, train)
     assert result.exit_code == 0, result.output
     X, y = load_conll(train, n_bits=BITS)
     learned = [i for i in range(len(X)) if (i + 1) % 10]
@@ -150,7 +150,7 @@ def test_passes_hold_out_every_tenth_sequence(train, tmp_path):
     np.testing.assert_array_equal(olearn.load(str(model)).coef_, est.coef_)
     assert "held out          6 sequences per pass" in result.stdout
 
-    result = invoke("run", "-q", "-a", "pa1-sequence", "--bits", BITS, "--passes", "2", "--holdout-off", "-f", model,
+    result = invoke("run", "--quiet", "-a", "pa1-sequence", "--bits", BITS, "--passes", "2", "--holdout-off", "-f", model,
                     train)
     assert result.exit_code == 0, result.output
     est = library().partial_fit(X, y).partial_fit(X, y)
@@ -159,7 +159,7 @@ def test_passes_hold_out_every_tenth_sequence(train, tmp_path):
 
 def test_test_only_counts_the_frozen_models_errors(train, tmp_path):
     model = tmp_path / "m.npz"
-    assert invoke("run", "-q", "-a", "pa1-sequence", "--bits", BITS, "-f", model, train).exit_code == 0
+    assert invoke("run", "--quiet", "-a", "pa1-sequence", "--bits", BITS, "-f", model, train).exit_code == 0
     test = synthetic_conll(tmp_path / "test.conll", 20, seed=4)
     result = invoke("run", "-i", model, "-t", test)
     assert result.exit_code == 0, result.output
@@ -171,7 +171,7 @@ def test_test_only_counts_the_frozen_models_errors(train, tmp_path):
 
 def test_predict_writes_tags_and_accuracy(train, tmp_path):
     model = tmp_path / "m.npz"
-    assert invoke("run", "-q", "-a", "pa1-sequence", "--bits", BITS, "-f", model, train).exit_code == 0
+    assert invoke("run", "--quiet", "-a", "pa1-sequence", "--bits", BITS, "-f", model, train).exit_code == 0
     test = synthetic_conll(tmp_path / "test.conll", 200, seed=5)
     result = invoke("predict", "-m", model, "--chunk-size", "7", test)
     assert result.exit_code == 0, result.output
@@ -188,7 +188,7 @@ def test_a_tag_given_by_the_word_is_learned(tmp_path):
     train = synthetic_conll(tmp_path / "train.conll", 400, seed=10)
     test = synthetic_conll(tmp_path / "test.conll", 100, seed=11)
     model = tmp_path / "m.npz"
-    assert invoke("run", "-q", "-a", "pa1-sequence", "-f", model, train).exit_code == 0
+    assert invoke("run", "--quiet", "-a", "pa1-sequence", "-f", model, train).exit_code == 0
     result = invoke("predict", "-m", model, test)
     assert result.exit_code == 0, result.output
     accuracy = float(result.stderr.split()[1])
@@ -197,7 +197,7 @@ def test_a_tag_given_by_the_word_is_learned(tmp_path):
 
 def test_predict_an_unlabelled_file(train, tmp_path):
     model = tmp_path / "m.npz"
-    assert invoke("run", "-q", "-a", "pa1-sequence", "--bits", BITS, "-f", model, train).exit_code == 0
+    assert invoke("run", "--quiet", "-a", "pa1-sequence", "--bits", BITS, "-f", model, train).exit_code == 0
     labelled = synthetic_conll(tmp_path / "test.conll", 20, seed=6)
     unlabelled = synthetic_conll(tmp_path / "bare.conll", 20, seed=6, labelled=False)
     want = invoke("predict", "-m", model, labelled)
@@ -211,7 +211,7 @@ def test_predict_an_unlabelled_file(train, tmp_path):
 
 def test_predict_refuses_another_format(train, tmp_path):
     model = tmp_path / "m.npz"
-    assert invoke("run", "-q", "-a", "pa1-sequence", "--bits", BITS, "-f", model, train).exit_code == 0
+    assert invoke("run", "--quiet", "-a", "pa1-sequence", "--bits", BITS, "-f", model, train).exit_code == 0
     svm = tmp_path / "test.svm"
     svm.write_text("1 3:1\n")
     result = invoke("predict", "-m", model, svm)
@@ -221,7 +221,7 @@ def test_predict_refuses_another_format(train, tmp_path):
     assert result.exit_code == 2 and "--bits 12" in result.stderr
     # and a model of rows refuses a CoNLL file
     rows_model = tmp_path / "rows.npz"
-    assert invoke("run", "-q", "-a", "pa1", "-f", rows_model, svm).exit_code == 0
+    assert invoke("run", "--quiet", "-a", "pa1", "-f", rows_model, svm).exit_code == 0
     result = invoke("predict", "-m", rows_model, train)
     assert result.exit_code == 2 and "pa1-sequence" in result.stderr
 
@@ -253,7 +253,7 @@ def test_compare_runs_the_sequence_learners_on_a_conll_file(tmp_path):
 
 def test_input_from_stdin(train):
     with open(train, "rb") as f:
-        result = invoke("run", "-q", "-a", "pa1-sequence", "--format", "conll", "--bits", BITS, "-", input=f.read())
+        result = invoke("run", "--quiet", "-a", "pa1-sequence", "--format", "conll", "--bits", BITS, "-", input=f.read())
     assert result.exit_code == 0, result.output
     X, y = load_conll(train, n_bits=BITS)
     assert f"token errors      {hamming_errors(y, olearn.run(library(), X, y).predictions).sum()}" in result.stdout
@@ -293,7 +293,7 @@ def test_a_conll_file_needs_a_sequence_learner(train, tmp_path):
     plain = synthetic_conll(tmp_path / "train.txt", 3, seed=9)
     result = invoke("run", "-a", "pa1-sequence", plain)
     assert result.exit_code == 1 and "CoNLL" in result.stderr
-    assert invoke("run", "-q", "-a", "pa1-sequence", "--format", "conll", plain).exit_code == 0
+    assert invoke("run", "--quiet", "-a", "pa1-sequence", "--format", "conll", plain).exit_code == 0
 
 
 def test_malformed_files_name_file_and_line(tmp_path):
@@ -341,7 +341,7 @@ def test_compressed_files_and_a_docstart_line_are_recognised(train, tmp_path):
     X, y = load_conll(train, n_bits=BITS)
     want = f"token errors      {hamming_errors(y, olearn.run(library(), X, y).predictions).sum()}"
     for path in (packed, news):
-        result = invoke("run", "-q", "-a", "pa1-sequence", "--bits", BITS, path)
+        result = invoke("run", "--quiet", "-a", "pa1-sequence", "--bits", BITS, path)
         assert result.exit_code == 0, result.output
         assert want in result.stdout
 

@@ -213,7 +213,7 @@ def test_resuming_equals_one_run_and_test_only_counts_frozen_mistakes(data, tmp_
     first, resumed = tmp_path / "a.npz", tmp_path / "b.npz"
     assert run(*args, *extra, first_part, "-f", first).exit_code == 0
     resume_extra = extra if task == "uniclass" else ()  # the costs are the model's
-    result = run("-i", first, *resume_extra, second_part, "-f", resumed, "-q")
+    result = run("-i", first, *resume_extra, second_part, "-f", resumed, "--quiet")
     assert result.exit_code == 0, result.output
     est, (_, on_b) = library_run(make, task, first_part, second_part)
     assert_same_model(resumed, est)
@@ -252,7 +252,7 @@ def test_resuming_equals_one_run_and_test_only_counts_frozen_mistakes(data, tmp_
 def test_passes_learn_the_file_again(data, tmp_path, task, args, make):
     path, _, _, extra = data[task]
     model = tmp_path / "model.npz"
-    result = run(*args, *extra, "--passes", 2, "--holdout-off", "--chunk-size", 16, "-q", "-f", model, path)
+    result = run(*args, *extra, "--passes", 2, "--holdout-off", "--chunk-size", 16, "--quiet", "-f", model, path)
     assert result.exit_code == 0, result.output
     est, _ = library_run(make, task, path, path)
     assert_same_model(model, est)
@@ -267,7 +267,7 @@ def test_passes_learn_the_file_again(data, tmp_path, task, args, make):
 def test_predict_writes_the_saved_model_predictions(data, tmp_path, task, args, make):
     path, first_part, _, extra = data[task]
     model = tmp_path / "model.npz"
-    assert run(*args, *extra, first_part, "-f", model, "-q").exit_code == 0
+    assert run(*args, *extra, first_part, "-f", model, "--quiet").exit_code == 0
     result = invoke("predict", "-m", model, path)
     assert result.exit_code == 0, result.output
     est, _ = library_run(make, task, first_part)
@@ -297,14 +297,14 @@ def test_predict_writes_the_saved_model_predictions(data, tmp_path, task, args, 
 
 def test_a_multilabel_model_reads_single_labels_as_sets_of_one(data, tmp_path):
     model = tmp_path / "model.npz"
-    assert run("-a", "pa1-multilabel", data["multilabel"][0], "-f", model, "-q").exit_code == 0
+    assert run("-a", "pa1-multilabel", data["multilabel"][0], "-f", model, "--quiet").exit_code == 0
     plain = tmp_path / "plain.svm"
     plain.write_text("2 1:0.5 3:1\n1 2:1\n")
     result = invoke("predict", "-m", model, plain)
     assert result.exit_code == 0, result.output
     assert len(result.stdout.splitlines()) == 2 and "label sets predicted exactly" in result.stderr
     binary = tmp_path / "binary.npz"
-    assert run("-a", "pa1", data["uniclass"][0], "-f", binary, "-q").exit_code == 0
+    assert run("-a", "pa1", data["uniclass"][0], "-f", binary, "--quiet").exit_code == 0
     result = invoke("predict", "-m", binary, data["multilabel"][0])
     assert result.exit_code == 1
     assert re.search(r"multilabel-all\.svm:\d+:\d+: expected a numeric label", result.stderr)
@@ -329,8 +329,8 @@ def test_a_uniclass_csv_file_is_all_coordinates(tmp_path):
 def test_a_regression_csv_file_takes_real_labels_that_a_classifier_refuses(tmp_path):
     path = tmp_path / "prices.csv"
     path.write_text("1,2,0.5\n0,1,-1.25\n2,2,3.75\n")
-    assert run("-a", "pa1-regression", "-q", path).exit_code == 0
-    result = run("-a", "pa1", "-q", path)
+    assert run("-a", "pa1-regression", "--quiet", path).exit_code == 0
+    result = run("-a", "pa1", "--quiet", path)
     assert result.exit_code == 2 and "non-integer values" in result.output
 
 
@@ -410,7 +410,7 @@ def test_multilabel_learners_read_libsvm_only(tmp_path):
 def test_resuming_with_costs_is_a_usage_error(data, tmp_path):
     path, _, _, extra = data["cost-sensitive"]
     model = tmp_path / "m.npz"
-    assert run("-a", "pa1-cost-sensitive", *extra, path, "-f", model, "-q").exit_code == 0
+    assert run("-a", "pa1-cost-sensitive", *extra, path, "-f", model, "--quiet").exit_code == 0
     result = run("-i", model, *extra, path)
     assert result.exit_code == 2 and "a resumed model keeps the costs it learned with" in result.output
 
@@ -509,7 +509,7 @@ def test_a_uniclass_model_of_the_library_reads_libsvm_in_its_dimension(tmp_path)
     assert result.exit_code == 0, result.output
     assert result.stdout.splitlines() == [str(v) for v in est.predict(vectors)]
     resumed = tmp_path / "resumed.npz"
-    result = run("-i", model, "--chunk-size", 2, path, "-f", resumed, "-q")
+    result = run("-i", model, "--chunk-size", 2, path, "-f", resumed, "--quiet")
     assert result.exit_code == 0, result.output
     olearn.run(est, vectors)
     assert_same_model(resumed, est)
@@ -522,7 +522,7 @@ def test_a_cost_sensitive_model_with_the_zero_one_cost_takes_new_labels(tmp_path
     est.save(model)
     path = tmp_path / "new.svm"
     path.write_text("4 1:1\n1 2:1\n2 1:1 3:1\n")
-    result = run("-i", model, path, "-q")
+    result = run("-i", model, path, "--quiet")
     assert result.exit_code == 0, result.output
     want = olearn.run(est, np.array([[1.0, 0, 0], [0, 1.0, 0], [1.0, 0, 1.0]]), np.array([4.0, 1.0, 2.0]))
     totals = summary(result.stdout)

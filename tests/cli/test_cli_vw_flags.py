@@ -72,9 +72,9 @@ def library_run(make, *paths):
 def test_resuming_equals_one_run(tmp_path, halves, kind, args, make):
     first, resumed, whole = (tmp_path / name for name in ("a.npz", "b.npz", "ab.npz"))
     assert invoke(*args, halves[kind, "A"], "-f", first).exit_code == 0
-    result = invoke("-i", first, halves[kind, "B"], "--final-model", resumed, "-q")
+    result = invoke("-i", first, halves[kind, "B"], "--final-model", resumed, "--quiet")
     assert result.exit_code == 0, result.output
-    assert invoke(*args, halves[kind, "AB"], "--save", whole, "-q").exit_code == 0
+    assert invoke(*args, halves[kind, "AB"], "--save", whole, "--quiet").exit_code == 0
 
     reference, on_b = library_run(make, halves[kind, "A"], halves[kind, "B"])
     assert int(summary_value(result.output, "mistakes")) == on_b.n_mistakes

@@ -58,7 +58,7 @@ KERNELS = {
     ),
     "binary_linear_scores": ("_binary_linear", "i8[:] i4[:] f8[:] f8[:] f8[:] f8[:] f8[:]"),
     "count_bounds": ("_parse_vw", "u1[:]r i8 i8"),
-    "parse_vw": ("_parse_vw", "u1[:]r i8 i8 i8 i4[:] i4[:] f8[:] f8[:] f8[:] i8[:] i8[:,:]"),
+    "parse_vw": ("_parse_vw", "u1[:]r i8 i8 i8 i4[:] i4[:] f8[:] f8[:] f8[:] i8[:] i8[:,:] none none"),
     "sort_and_sum_rows": ("_parse_rows", "i4[:] i4[:] f8[:] i8 i8[:] i8[:] f8[:]"),
 }
 

@@ -167,7 +167,8 @@ def _ends_name(buf, i, end):
 
 
 @njit(cache=True)
-def parse_vw(buf, start, end, n_bits, indptr, indices, data, labels, weights, counts, fixups):
+def parse_vw(buf, start, end, n_bits, indptr, indices, data, labels, weights, counts, fixups, hashes=None,
+             spaces=None):
     """Parse the VW lines of ``buf[start:end]`` into hashed CSR arrays.
 
     Parameters
@@ -184,6 +185,10 @@ def parse_vw(buf, start, end, n_bits, indptr, indices, data, labels, weights, co
         Output: status, error position and sizes (see ``C_*``).
     fixups : int64 array (m, 4)
         Output: numbers left to the Python conversion (see ``add_fixup``).
+    hashes, spaces : int64 and uint8 arrays as long as ``indices``, or None
+        Outputs if given: each entry's whole 32-bit hash, and the first byte of
+        its namespace (a space for the default one), as
+        :mod:`._interactions` needs them to cross namespaces.
 
     Returns
     -------
@@ -267,6 +272,7 @@ def parse_vw(buf, start, end, n_bits, indptr, indices, data, labels, weights, co
                     return fixups
                 i += 1
             seed = murmur3_32(buf, ns, i, 0)
+            letter = 32 if i == ns else buf[ns]  # VW names a namespace by its first byte
             while True:
                 while i < end and is_blank(byte_at(buf, i)):
                     i += 1
@@ -293,7 +299,11 @@ def parse_vw(buf, start, end, n_bits, indptr, indices, data, labels, weights, co
                         fixups = add_fixup(fixups, n_fix, i, stop, FIX_DATA, k)
                         n_fix += 1
                     i = stop
-                indices[k] = murmur3_32(buf, tok, name_end, seed) & mask
+                column = murmur3_32(buf, tok, name_end, seed)
+                indices[k] = column & mask
+                if hashes is not None:
+                    hashes[k] = column
+                    spaces[k] = letter
                 data[k] = value
                 k += 1
         if i < end:

@@ -30,13 +30,15 @@ LEGACY_SUFFIX = ".cache"  # where olearn run -c wrote its cache before it took i
 _KEY = "olearn run -c"
 
 
-def reading_options(fmt, zero_based, n_features, bits, label_column, delimiter, initial_model):
-    """The options a cache must have been written with: those given, and how ``-i MODEL``'s data were read."""
+def reading_options(fmt, zero_based, n_features, bits, label_column, delimiter, initial_model, namespaces=None):
+    """The options a cache must have been written with: those given (``namespaces``: VW's namespace options, a
+    :class:`~olearn.data._namespaces.Namespaces` or None), and how ``-i MODEL``'s data were read."""
     from .._persistence import read_input_info
 
     trained = None if initial_model is None else read_input_info(initial_model)
     return {"format": fmt, "zero_based": zero_based, "n_features": n_features, "bits": bits,
-            "label_column": label_column, "delimiter": delimiter, "initial_model_input": trained}
+            "label_column": label_column, "delimiter": delimiter, "initial_model_input": trained,
+            **({} if namespaces is None else {"namespaces": namespaces.info()})}
 
 
 class CachedSource:

@@ -25,7 +25,8 @@ def _trained_on(info):
     if fmt == "conll":
         return f"a CoNLL file of sequences hashed into 2^{info.get('bits')} columns"
     if fmt == "vw":
-        return f"a VW file hashed into 2^{info.get('bits')} columns"
+        crossed = " (namespaces crossed as it records)" if info.get("namespaces") else ""
+        return f"a VW file hashed into 2^{info.get('bits')} columns{crossed}"
     if fmt == "libsvm":
         base = {True: ", 0-based indices", False: ", 1-based indices"}.get(info.get("zero_based"), "")
         return f"a LIBSVM file{base}"
@@ -55,6 +56,10 @@ def source_as_trained(model, model_path, file, zero_based, bits, **reading):
     else:
         base = IndexBase(zero_based)
     source = DataSource(file, bits=bits, base=base, trained_csv=trained.get("csv"), **reading)
+    if source.format == "vw" and trained.get("format") == "vw":
+        from ..data._namespaces import Namespaces
+
+        source.namespaces = Namespaces.from_info(trained.get("namespaces"))
     if "format" in trained:
         check_layout(model_path, trained, source, bits is not None)
     else:

@@ -26,6 +26,7 @@ from ._learners import (
 from ._resume import FrozenResult, PredictionWriter, check_vw_flags, echo_stderr, resumed_model, resumed_source
 from ._interrupt import HeldInterrupts, saved_if_interrupted
 from ._holdout import DEFAULT_HOLDOUT_PERIOD, HeldOut
+from ._namespace_options import namespace_options
 from ._report import Progress, ProgressiveTable, echo_stdout, summary_lines
 from ._source import DEFAULT_BITS, DataSource, IndexBase, check_writable, data_options
 from ._scaling import SCALES, check_scale, rows, scaled
@@ -61,6 +62,7 @@ from ._tasks import task_named
                    "learned, and their mistake rate is printed after each pass (marked h). [default: 10 when N > 1]")
 @click.option("--holdout-off", is_flag=True, help="With --passes N > 1: learn every example, hold none out.")
 @data_options()
+@namespace_options
 @click.option("--cache", "-c", "use_cache", is_flag=True,
               help="Read FILE through its binary cache FILE.olc: written on the first reading, read by later "
                    "passes and runs (rebuilt, with a note, if FILE changed or other reading options are given). "
@@ -84,7 +86,7 @@ from ._tasks import task_named
               help="After the run, print the papers' mistake or loss bounds next to the measured values "
                    "(perceptron, pa, pa1, pa2 and their -multiclass, -regression, -uniclass, -multilabel and "
                    "-cost-sensitive forms, sop, arow-full, narow, narow-full, ogd, pnorm; loads FILE into memory).")
-@click.option("--quiet", "-q", is_flag=True, help="Print only the final summary.")
+@click.option("--quiet", is_flag=True, help="Print only the final summary. (-q is VW's: --quadratic.)")
 @click.option("--workers", type=click.IntRange(min=1), default=None, metavar="N",
               help="Learn on a local Dask cluster of N worker processes, one shard per FILE "
                    "(parameter mixing; --passes epochs). Needs olearn[distributed].")
@@ -101,9 +103,9 @@ from ._tasks import task_named
               help="With --workers/--scheduler: the two class labels (every shard must encode them alike).")
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, allow_dash=False))
 def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, costs_path, scale, passes, holdout_every,
-                holdout_off, fmt, zero_based, n_features, bits, chunk_size, label_column, delimiter, use_cache, save,
-                save_on_interrupt, initial_model, test_only, predictions, raw, bound, quiet, workers, scheduler, tau,
-                weighting, classes, files):
+                holdout_off, fmt, zero_based, n_features, bits, chunk_size, label_column, delimiter, namespaces, use_cache,
+                save, save_on_interrupt, initial_model, test_only, predictions, raw, bound, quiet, workers, scheduler,
+                tau, weighting, classes, files):
     """Learn from FILE online and report progressive validation.
 
     The learners take the features as they are: when the columns have
@@ -174,9 +176,12 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
     -p FILE writes one prediction per line (--raw: the scores), -c reads
     FILE through its binary cache FILE.olc (written by the first reading,
     rebuilt when FILE or the reading options change; on a stream it lets
-    --passes read the stream once).
+    --passes read the stream once). On VW files, -q ab, --cubic abc,
+    --interactions, --ignore, --keep, --ngram and --skips cross and select
+    namespaces as VW does (the model records them; --quiet is spelt out).
 
     \b
+      olearn run -a arow -q ab --cubic abc train.vw
       olearn run -a pa1 day1.svm -f model.npz
       olearn run -i model.npz day2.svm -f model2.npz
       olearn run -i model2.npz -t -p predictions.txt test.svm
@@ -201,6 +206,9 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
     from ._sequence_choice import wants_sequences
 
     if wants_sequences(algo, initial_model, fmt, files):
+        if namespaces is not None:
+            raise click.UsageError("the namespace options (-q, --cubic, --interactions, --ignore, --keep, --ngram, "
+                                   "--skips) apply to VW files, not to sequences")
         from ._sequences import run_sequences  # here: a run on rows does not load the sequence path
 
         return run_sequences(click.get_current_context().params, start)
@@ -221,6 +229,7 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
                                "not on Dask)")
     if workers is not None or scheduler is not None:
         for name, value in (("--scale", scale), ("-i", initial_model), ("-p", predictions), ("-c", use_cache or None),
+                            ("-q/--cubic/--interactions/--ignore/--keep/--ngram/--skips", namespaces),
                             ("--holdout-every", holdout_every), ("--holdout-off", holdout_off or None)):
             if value is not None:
                 raise click.UsageError(f"{name} applies to one file learned here, not to shards on Dask")
@@ -258,8 +267,12 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
         def open_text():
             return DataSource(file, fmt, n_features, bits, chunk_size, IndexBase(zero_based), label_column, delimiter,
                               max_classes=max_classes(algo), multilabel=task.multilabel,
-                              unlabelled=not task.reads_labels)
+                              unlabelled=not task.reads_labels, namespaces=namespaces)
     else:
+        if namespaces is not None:
+            raise click.UsageError("-i reads FILE as the model's training data were read, its namespace options "
+                                   "included: drop -q, --cubic, --interactions, --ignore, --keep, --ngram, --skips")
+
         def open_text():
             return resumed_source(model, initial_model, file, fmt, zero_based, n_features, bits, chunk_size,
                                   label_column, delimiter, max_classes(algo), task)
@@ -267,7 +280,7 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
         from ._cached import CachedSource, reading_options
 
         source = CachedSource(file, reading_options(fmt, zero_based, n_features, bits, label_column, delimiter,
-                                                    initial_model), chunk_size, open_text)
+                                                    initial_model, namespaces), chunk_size, open_text)
         click.get_current_context().call_on_close(source.close)
     else:
         source = open_text()

@@ -170,7 +170,7 @@ class DataSource:
 
     def __init__(self, path, fmt="auto", n_features=None, bits=None, chunk_size=DEFAULT_CHUNK_SIZE, base=None,
                  label_column=None, delimiter=None, labelled=True, learning=True, max_classes=MAX_PLAUSIBLE_CLASSES,
-                 trained_csv=None, multilabel=False, unlabelled=False):
+                 trained_csv=None, multilabel=False, unlabelled=False, namespaces=None):
         from .. import data
 
         self._data = data
@@ -186,6 +186,10 @@ class DataSource:
             raise click.UsageError(f"--bits applies to VW files only; {self.path} is read as {self.format}")
         if n_features is not None and self.format == "vw":
             raise click.UsageError("--n-features does not apply to VW files: their dimension is 2^BITS (see --bits)")
+        if namespaces is not None and self.format != "vw":
+            raise click.UsageError(f"the namespace options (-q, --cubic, --interactions, --ignore, --keep, --ngram, "
+                                   f"--skips) apply to VW files only; {self.path} is read as {self.format}")
+        self.namespaces = namespaces
         for name, value in (("--label-column", label_column), ("--delimiter", delimiter),
                             ("--no-label", None if labelled else True)):
             if value is not None and self.format != "csv":
@@ -223,6 +227,8 @@ class DataSource:
         info = {"format": self.format, **(self.base.input_info() or {})}
         if self.format == "vw":
             info["bits"] = self.bits
+            if self.namespaces is not None:
+                info["namespaces"] = self.namespaces.info()
         if self.csv is not None:
             info["csv"] = self.csv.info()
         return info
@@ -250,13 +256,18 @@ class DataSource:
             self._start_reading()
             threads = file_parse_threads(self.path, block_size)
             for X, y, weight in data.iter_vw(self.path, chunk_size=self.chunk_size, n_bits=self.bits,
-                                             require_labels=self.learning and not self.unlabelled, threads=threads):
+                                             require_labels=self.learning and not self.unlabelled, threads=threads,
+                                             **self._namespace_options()):
                 yield X, None if self.unlabelled else y, _unless_all_ones(weight)
         else:
             X, y, weight = self.load()
             for lo in range(0, X.shape[0], self.chunk_size):
                 part = slice(lo, lo + self.chunk_size)
                 yield X[part], None if y is None else y[part], None if weight is None else weight[part]
+
+    def _namespace_options(self):
+        """The keyword arguments of ``load_vw``/``iter_vw`` that cross the namespaces as the options say."""
+        return {} if self.namespaces is None else self.namespaces.info()
 
     def locating(self, first):
         """Report a learner's error about "row N" of a chunk whose first example is example ``first`` of the file
@@ -315,7 +326,8 @@ class DataSource:
                 raise self.base.explain(err) from None
         elif self.format == "vw":
             X, y, weight = data.load_vw(self.path, n_bits=self.bits,
-                                        require_labels=self.learning and not self.unlabelled)
+                                        require_labels=self.learning and not self.unlabelled,
+                                        **self._namespace_options())
             weight = _unless_all_ones(weight)
         elif self.format == "csv":
             X, y = self.csv.load(self.learning)

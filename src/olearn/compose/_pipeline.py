@@ -1,5 +1,6 @@
 """Pipelines: online transformers chained before a learner, run in the honest progressive order."""
 
+import functools
 import math
 import warnings
 
@@ -14,6 +15,7 @@ from .._params import Interval, NoneOr, check_params
 from .._validation import check_row
 from ..preprocessing._base import ColumnTransformer, Transformer, _key
 from ..preprocessing._encode import FeatureHasher, OneHotEncoder
+from ..preprocessing._interactions import Interactions
 from ..preprocessing._rows import _is_frame, batch_rows
 from ._saving import pipeline_contents, pipeline_from_file
 
@@ -21,17 +23,28 @@ from ._saving import pipeline_contents, pipeline_from_file
 class _Plan:
     """What a pipeline's steps do, checked once per change: the encoders, the map, the scalers, the learner."""
 
-    __slots__ = ("key", "features", "n_bits", "scalers", "learner", "locks")
+    __slots__ = ("key", "features", "n_bits", "scalers", "learner", "locks", "crosses")
 
-    def __init__(self, key, features, n_bits, scalers, learner, locks):
+    def __init__(self, key, features, n_bits, scalers, learner, locks, crosses=False):
         self.key = key
         # the steps' locks, in the order the pipeline takes them (_holding_steps)
         self.locks = locks
-        # the features each OneHotEncoder with a list one-hots (those with None leave str values to the FeatureMap)
+        # what is done to a dict's names before the map, in step order: each OneHotEncoder with a list one-hots
+        # its features (those with None leave str values to the FeatureMap), each Interactions crosses
         self.features = features
         self.n_bits = n_bits
         self.scalers = scalers
         self.learner = learner
+        # an Interactions step crosses names: the examples must be dicts
+        self.crosses = crosses
+
+
+def _check_named(plan, x):
+    """Refuse an example (or batch) of columns where a step crosses the names of dict features."""
+    if plan.crosses:
+        raise TypeError(f"Pipeline: an Interactions step crosses the names of dict features; got "
+                        f"{type(x).__name__} examples, whose columns have no names: give dicts")
+    return x
 
 
 def _holding_steps(method):
@@ -340,10 +353,15 @@ class Pipeline(Estimator):
                 if n_bits is not None and self.n_bits is None:
                     raise ValueError(f"Pipeline: step {name!r} one-hot encodes after a FeatureHasher; encode first")
                 if step.features is not None:
-                    features.append(tuple(step.features))
+                    features.append(functools.partial(OneHotEncoder._encode, features=tuple(step.features)))
+            elif isinstance(step, Interactions):
+                if n_bits is not None and self.n_bits is None:
+                    raise ValueError(f"Pipeline: step {name!r} crosses names after a FeatureHasher; cross first")
+                features.append(step._crossed)
             elif isinstance(step, ColumnTransformer):
                 scalers.append((name, step))
-        plan = _Plan(key, tuple(features), n_bits, tuple(step for _, step in scalers), learner, _locks_of(steps))
+        plan = _Plan(key, tuple(features), n_bits, tuple(step for _, step in scalers), learner, _locks_of(steps),
+                     any(isinstance(step, Interactions) for _, step in steps))
         self._plan_cache = plan
         return plan
 
@@ -386,8 +404,8 @@ class Pipeline(Estimator):
     # -- one example -----------------------------------------------------------------
 
     def _encode(self, x, plan):
-        for features in plan.features:
-            x = OneHotEncoder._encode(x, features)
+        for encode in plan.features:
+            x = encode(x)
         return x
 
     def _convert(self, x, plan, fm, learning):
@@ -395,6 +413,7 @@ class Pipeline(Estimator):
         if type(x) is dict or isinstance(x, dict):
             base = self.__dict__.get("n_features_in_", 0)
             return fm.row(self._encode(x, plan) if plan.features else x, base, learning)
+        _check_named(plan, x)
         if sp.issparse(x):
             indices, data, n_features = check_row(x)
             indices = indices.astype(np.int64)
@@ -591,7 +610,9 @@ class Pipeline(Estimator):
             if _is_frame(X):
                 X = X.to_dict("records")
             if isinstance(X, (list, tuple)) and X and isinstance(X[0], dict):
-                X = [self._encode(x, plan) if isinstance(x, dict) else x for x in X]
+                X = [self._encode(x, plan) if isinstance(x, dict) else _check_named(plan, x) for x in X]
+            else:
+                _check_named(plan, X)
         batch = batch_rows(fm, X, self.n_features_in_)
         if fm.hashing and batch.n_features > (1 << fm.n_bits):
             raise ValueError(f"X has a feature index {batch.n_features - 1}, past the 2**{fm.n_bits} columns")

@@ -49,8 +49,12 @@ def pipeline_contents(pipeline):
     steps, arrays = [], {}
     for k, (name, step) in enumerate(pipeline.steps):
         entry, step_arrays = model_entry(step)
-        for key, value in entry["params"].items():
-            if freeze(value) != freeze(getattr(step, key)):
+        # what loading gives (through the class's own reading of its saved hyperparameters), against the same
+        # reading of the step's
+        loads_as = type(step)._saved_params(dict(entry["params"]))
+        given = type(step)._saved_params(step.get_params(deep=False))
+        for key, value in loads_as.items():
+            if freeze(value) != freeze(given[key]):
                 raise ValueError(
                     f"Pipeline: step {name!r}: hyperparameter {key}={getattr(step, key)!r:.100} would load as "
                     f"{value!r:.100}; use str or int names (or pickle the pipeline)"

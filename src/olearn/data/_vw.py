@@ -12,6 +12,7 @@ from olearn._kernels._parse_codes import C_ERR_POS, C_FIXUPS, C_STATUS, FIX_DATA
 from ._checks import check_float_dtype, check_int
 from ._errors import number_message, raise_at, token_at
 from ._io import read_text
+from ._namespaces import Namespaces
 from ._numbers import apply_fixups, check_integer_labels
 from ._rows import Rows, parse_chunks, row_sort_scratch, trimmed
 
@@ -19,8 +20,9 @@ _DEFAULT_BLOCK_SIZE = 1 << 22
 _MAX_BITS = 31  # columns must fit int32
 
 
-def _parse(buf, end, first_line, path, n_bits, dtype, require_labels=False):
-    """Parse ``buf[:end]`` (whole lines) into ``Rows`` with importance weights."""
+def _parse(buf, end, first_line, path, n_bits, dtype, require_labels=False, namespaces=None):
+    """Parse ``buf[:end]`` (whole lines) into ``Rows`` with importance weights, crossed as ``namespaces`` says
+    (a :class:`~olearn.data._namespaces.Namespaces`, or None)."""
     arr = np.frombuffer(buf, dtype=np.uint8, count=end)
     n_rows_max, n_separators = _compiled.count_bounds(arr, 0, arr.size)
     indptr = np.empty(n_rows_max + 1, dtype=np.int32 if n_separators < 2**31 else np.int64)
@@ -29,6 +31,8 @@ def _parse(buf, end, first_line, path, n_bits, dtype, require_labels=False):
     labels = np.empty(n_rows_max)
     weights = np.empty(n_rows_max)
     counts = np.zeros(K.N_COUNTS, dtype=np.int64)
+    tagged = () if namespaces is None else (np.empty(n_separators, dtype=np.int64),
+                                            np.empty(n_separators, dtype=np.uint8))
     fixups = _compiled.parse_vw(
         arr,
         0,
@@ -41,6 +45,7 @@ def _parse(buf, end, first_line, path, n_bits, dtype, require_labels=False):
         weights,
         counts,
         np.empty((256, 4), dtype=np.int64),
+        *tagged,
     )
     fixups = fixups[: counts[C_FIXUPS]]
     values = apply_fixups(
@@ -57,6 +62,8 @@ def _parse(buf, end, first_line, path, n_bits, dtype, require_labels=False):
         unlabelled = np.flatnonzero(np.isnan(labels[:n_rows]))
         if unlabelled.size:
             _raise_unlabelled(buf, end, int(unlabelled[0]), first_line, path)
+    if namespaces is not None:
+        indptr, indices, data = namespaces.cross(indptr, tagged[0], data, tagged[1], n_rows, n_bits)
     nnz = _compiled.sort_and_sum_rows(indptr, indices, data, n_rows, *row_sort_scratch(indptr, n_rows))
     return Rows(
         trimmed(indptr, n_rows + 1),
@@ -101,7 +108,8 @@ def _raise(code, pos, buf, first_line, path):
     raise_at(message, path, buf, pos, first_line)
 
 
-def load_vw(path, n_bits=18, dtype=np.float64, require_labels=False):
+def load_vw(path, n_bits=18, dtype=np.float64, require_labels=False, interactions=None, ignore=None, keep=None,
+            ngram=None, skips=None):
     """Load a Vowpal Wabbit text file, hashing feature names into ``2**n_bits`` columns.
 
     Line format (blank lines are skipped)::
@@ -125,6 +133,22 @@ def load_vw(path, n_bits=18, dtype=np.float64, require_labels=False):
     hashed as a string, including integer-looking ones, so the columns do
     *not* match those of Vowpal Wabbit itself.
 
+    **Namespaces**, as Vowpal Wabbit's options of the same names: a namespace
+    is named by its first character (the default one by ``' '``), and the
+    namespaces sharing it are one. ``ignore="ab"`` drops the features of the
+    namespaces starting with a or b, ``keep="ab"`` all the others;
+    ``ngram="a2"`` adds the 2-grams of namespace a's features, in line order
+    (``"3"``: 2- and 3-grams of every namespace), and ``skips="a1"`` those
+    skipping one feature in all; ``interactions=["ab", "abc", "a:"]`` adds the
+    crossed features: one per choice of one feature of each namespace of a
+    term (``:`` is every namespace of the line), of value the product of
+    their values, hashed into the same ``2**n_bits`` columns. In a term that
+    repeats a namespace (``"aa"``) a pair is taken once, as VW does by
+    default; ``"ba"`` after ``"ab"`` is left out, and namespaces a term
+    crossed are not crossed again by a wildcard. The hashes are
+    :mod:`olearn._kernels._interactions`'s, VW's formulas over olearn's
+    feature hashes (docs/cli.md, "Interactions").
+
     Parameters
     ----------
     path : str or os.PathLike
@@ -135,6 +159,14 @@ def load_vw(path, n_bits=18, dtype=np.float64, require_labels=False):
     require_labels : bool, default False
         Refuse a line without a label (data to learn from) instead of
         giving it the label NaN (data to predict).
+    interactions : str or list of str, optional
+        Namespace letters to cross: ``"ab"`` (VW's ``-q ab``), ``"abc"``
+        (``--cubic abc``), of any length, ``:`` for every namespace.
+    ignore, keep : str, optional
+        Letters of the namespaces to drop / to keep alone (not both).
+    ngram, skips : str or list of str, optional
+        VW's ``--ngram``/``--skips``: ``"a2"`` for namespace a, ``"2"`` for
+        every namespace.
 
     Returns
     -------
@@ -155,6 +187,10 @@ def load_vw(path, n_bits=18, dtype=np.float64, require_labels=False):
         value, an empty feature name, a namespace weight (``|ns:2``, not
         supported), a line without a label when ``require_labels``, or an integer label that float64 cannot hold exactly; a
         truncated or corrupt compressed stream, naming the file.
+    ValueError
+        If the namespace options are malformed (an interaction of one letter,
+        a non-ASCII letter, ``ignore`` with ``keep``, ``skips`` without
+        ``ngram``).
 
     Examples
     --------
@@ -171,14 +207,15 @@ def load_vw(path, n_bits=18, dtype=np.float64, require_labels=False):
     """
     n_bits = check_int("n_bits", n_bits, 1, _MAX_BITS)
     dtype = check_float_dtype(dtype)
+    namespaces = Namespaces.of(interactions, ignore, keep, ngram, skips)
     path = os.fspath(path)
     buf = read_text(path)
-    rows = _parse(buf, len(buf), 0, path, n_bits, dtype, require_labels)
+    rows = _parse(buf, len(buf), 0, path, n_bits, dtype, require_labels, namespaces)
     return rows.to_csr(1 << n_bits, copy=False), rows.y, rows.weight
 
 
 def iter_vw(path, chunk_size=100_000, n_bits=18, dtype=np.float64, block_size=_DEFAULT_BLOCK_SIZE,
-            require_labels=False, threads=1):
+            require_labels=False, threads=1, interactions=None, ignore=None, keep=None, ngram=None, skips=None):
     """Stream a Vowpal Wabbit text file as chunks of ``chunk_size`` rows.
 
     Same format, hashing and errors as :func:`load_vw`; the file is read
@@ -201,6 +238,8 @@ def iter_vw(path, chunk_size=100_000, n_bits=18, dtype=np.float64, block_size=_D
         parser releases the GIL); the chunks and errors are those of one
         thread, in file order. Memory then holds up to ``threads + 1``
         blocks and their rows. A stream is parsed on one thread.
+    interactions, ignore, keep, ngram, skips : optional
+        The namespace options of :func:`load_vw`, the same features.
 
     Yields
     ------
@@ -223,7 +262,9 @@ def iter_vw(path, chunk_size=100_000, n_bits=18, dtype=np.float64, block_size=_D
     n_bits = check_int("n_bits", n_bits, 1, _MAX_BITS)
     dtype = check_float_dtype(dtype)
     threads = check_int("threads", threads, 1)
+    namespaces = Namespaces.of(interactions, ignore, keep, ngram, skips)
     path = os.fspath(path)
-    parse = functools.partial(_parse, path=path, n_bits=n_bits, dtype=dtype, require_labels=bool(require_labels))
+    parse = functools.partial(_parse, path=path, n_bits=n_bits, dtype=dtype, require_labels=bool(require_labels),
+                              namespaces=namespaces)
     chunks = parse_chunks(path, parse, chunk_size, block_size, threads)
     return ((rows.to_csr(1 << n_bits, copy=True), rows.y, rows.weight) for rows in chunks)

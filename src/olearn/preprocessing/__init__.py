@@ -1,4 +1,4 @@
-"""Online transformers: scaling by running statistics, one-hot encoding, hashing of names.
+"""Online transformers: scaling by running statistics, one-hot encoding, crossing and hashing of names.
 
 Each learns from a stream without labels (``learn_one(x)``) and transforms a
 dict example into a dict (``transform_one(x)``); ``partial_fit``/``transform``
@@ -7,6 +7,7 @@ them before a learner with ``|`` (see :class:`olearn.compose.Pipeline`).
 """
 
 from ._encode import FeatureHasher, OneHotEncoder
+from ._interactions import Interactions
 from ._scale import MaxAbsScaler, StandardScaler
 
-__all__ = ["FeatureHasher", "MaxAbsScaler", "OneHotEncoder", "StandardScaler"]
+__all__ = ["FeatureHasher", "Interactions", "MaxAbsScaler", "OneHotEncoder", "StandardScaler"]
