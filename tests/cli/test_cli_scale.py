@@ -156,7 +156,7 @@ def test_scale_takes_a_raw_table_from_chance_to_learning(tmp_path):
     rates = {}
     for scale in (None, "standard", "maxabs"):
         args = [] if scale is None else ["--scale", scale]
-        result = invoke("run", "-a", "pa1", "-q", *args, path)
+        result = invoke("run", "-a", "pa1", "--quiet", *args, path)
         assert result.exit_code == 0, result.output
         rates[scale] = summary_value(result.output, "mistake rate")
     # near chance on the raw columns (incomes in the tens of thousands swamp the rest), learning when scaled
