@@ -3,6 +3,8 @@
 import subprocess
 import sys
 
+import numpy as np
+import pytest
 from click.testing import CliRunner
 
 from olearn.cli import cli
@@ -36,3 +38,63 @@ def test_a_vw_line_with_only_a_tag_still_has_no_label(tmp_path):
     result = CliRunner().invoke(cli, ["run", "-a", "pa1", str(data)])
     assert result.exit_code == 1
     assert f"{data}:2:1: the line has no label" in result.stderr
+
+
+def write_svm(path, X, y):
+    path.write_text("".join(f"{label:g} " + " ".join(f"{j}:{v:.4f}" for j, v in enumerate(row, start=1)) + "\n"
+                            for label, row in zip(y, X)))
+    return str(path)
+
+
+@pytest.fixture
+def files(tmp_path):
+    """One stream of 200 rows labelled four ways: 0/1, -1/+1, four classes, real values."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 4))
+    s = X @ np.array([1.0, -1.0, 0.5, 0.0])
+    labels = {"b01": (s > 0).astype(int), "bpm": np.where(s > 0, 1, -1), "multi": np.digitize(s, [-1, 0, 1]) + 1,
+              "reg": s}
+    return {name: write_svm(tmp_path / f"{name}.svm", X, y) for name, y in labels.items()}
+
+
+def trained(tmp_path, algo, data):
+    model = tmp_path / f"{algo}.npz"
+    assert CliRunner().invoke(cli, ["run", "-a", algo, "-q", data, "-f", str(model)]).exit_code == 0
+    return str(model)
+
+
+def predict(model, data):
+    return CliRunner().invoke(cli, ["predict", "-m", model, data])
+
+
+def test_a_binary_model_refuses_labels_outside_its_classes(tmp_path, files):
+    model = trained(tmp_path, "pa1", files["b01"])
+    assert predict(model, files["b01"]).exit_code == 0
+    result = predict(model, files["bpm"])
+    # the first -1/+1 row whose label is not 0 or 1: its line is named
+    first = next(n for n, line in enumerate(open(files["bpm"]), start=1) if line.startswith("-1 "))
+    assert result.exit_code == 1
+    assert f"{files['bpm']}:{first}: example {first} has the label -1, and {model} is a binary model of the " \
+           "classes 0 1" in result.stderr
+    assert "accuracy:" not in result.stderr
+    regression = predict(model, files["reg"])
+    assert regression.exit_code == 1 and "is a binary model" in regression.stderr
+
+
+def test_a_multiclass_model_says_which_labels_it_cannot_predict(tmp_path, files):
+    model = trained(tmp_path, "pa1-multiclass", files["multi"])
+    assert "warning" not in predict(model, files["multi"]).stderr
+    result = predict(model, files["bpm"])
+    assert result.exit_code == 0
+    negatives = sum(line.startswith("-1 ") for line in open(files["bpm"]))
+    assert (f"olearn: warning: {negatives} of 200 labels of {files['bpm']} (such as -1) are none of the classes of "
+            f"{model} (1 2 3 4)") in result.stderr
+
+
+def test_a_regression_model_on_class_labels_says_so(tmp_path, files):
+    model = trained(tmp_path, "pa1-regression", files["reg"])
+    assert "warning" not in predict(model, files["reg"]).stderr
+    result = predict(model, files["bpm"])
+    assert result.exit_code == 0
+    assert (f"every label of {files['bpm']} is -1 or 1, as in a file of two classes, and {model} is a regression "
+            "model") in result.stderr

@@ -6,6 +6,7 @@ import sys
 import click
 
 from ._app import cli
+from ._model_labels import ModelLabels
 from .._persistence import read_input_info
 from ._source import DataSource, IndexBase, check_writable, data_options, file_argument
 
@@ -182,10 +183,15 @@ def predict_command(model_path, fmt, zero_based, bits, chunk_size, label_column,
     # Indices past a fixed model dimension are reported by the reader, by file, line and column.
     source.n_features = fixed_dimension(model, task) if source.format == "libsvm" else None
 
-    sums, counted = 0, 0
+    labels = ModelLabels(model, model_path, task)
+    sums, counted, first = 0, 0, 0
     out = sys.stdout if output is None else open(output, "w", encoding="utf-8")
     try:
         for X, y, _ in source.chunks():
+            if y is not None and task.reads_labels:
+                with source.locating(first):
+                    labels.check(y)
+            first += X.shape[0]
             lines, predictions = task.predict_lines(model, X)
             if lines:
                 out.write("\n".join(lines))
@@ -199,3 +205,4 @@ def predict_command(model_path, fmt, zero_based, bits, chunk_size, label_column,
             out.close()
     if counted:
         click.echo(task.predict_report(sums, counted), err=True)
+    labels.warn(file)
