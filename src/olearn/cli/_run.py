@@ -12,6 +12,7 @@ from ._app import cli, describe_error
 from ._learners import (
     ALGORITHM_NAMES,
     ALGORITHMS,
+    AlgorithmChoice,
     BOUNDED,
     algorithms_of,
     check_applicable,
@@ -32,7 +33,7 @@ from ._tasks import task_named
 
 
 @cli.command("run", short_help="Learn from a file online; print progressive validation.")
-@click.option("--algo", "-a", type=click.Choice(ALGORITHM_NAMES), default=None,
+@click.option("--algo", "-a", type=AlgorithmChoice(), default=None,
               help="perceptron | pa, pa1, pa2 (Passive-Aggressive, PA-I, PA-II) | ogd (online gradient "
                    "descent) | svm (online SVM: ogd on the hinge loss in an L2 ball) | winnow, pnorm, dual "
                    "(quasi-additive; DualAscent) | arow, narow, cw (diagonal "

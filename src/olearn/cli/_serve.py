@@ -5,7 +5,7 @@ import importlib
 import click
 
 from ._app import CommandError, cli
-from ._learners import ALGORITHM_NAMES, check_applicable, collect_hyperparameters, hyperparameter_options, \
+from ._learners import ALGORITHM_NAMES, AlgorithmChoice, check_applicable, collect_hyperparameters, hyperparameter_options, \
     make_estimator
 
 _NEEDED = ("starlette", "uvicorn", "prometheus_client")
@@ -31,7 +31,7 @@ def _read_token(path):
 
 @cli.command("serve", short_help="Serve a learner over HTTP/JSON; it keeps learning, durably.")
 @click.argument("model_path", metavar="[MODEL]", required=False, type=click.Path(dir_okay=False, exists=True))
-@click.option("--algo", "-a", type=click.Choice(ALGORITHM_NAMES), default=None,
+@click.option("--algo", "-a", type=AlgorithmChoice(), default=None,
               help="Start from an empty learner of this algorithm (instead of MODEL).")
 @hyperparameter_options
 @click.option("--state-dir", type=click.Path(file_okay=False), default="olearn-serve-state", show_default=True,
