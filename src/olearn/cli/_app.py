@@ -62,6 +62,14 @@ class OlearnGroup(click.Group):
     def list_commands(self, ctx):
         return sorted(self.commands, key=COMMANDS.index)  # in the order a user needs them
 
+    def resolve_command(self, ctx, args):
+        name, command, rest = super().resolve_command(ctx, args)
+        from . import _vw_habits
+
+        if name in _vw_habits.COMMANDS and (hint := _vw_habits.vw_flag_hint(rest)) is not None:
+            raise CommandError(hint, exit_code=2)
+        return name, command, rest
+
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
