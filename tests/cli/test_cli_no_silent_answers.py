@@ -7,7 +7,9 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+import olearn
 from olearn.cli import cli
+from olearn.compose import Pipeline
 
 # olearn.cli.main with Dask's modules unimportable, as on an installation without the extra
 WITHOUT_DASK = ("import sys; sys.modules['dask'] = sys.modules['distributed'] = None; "
@@ -98,3 +100,49 @@ def test_a_regression_model_on_class_labels_says_so(tmp_path, files):
     assert result.exit_code == 0
     assert (f"every label of {files['bpm']} is -1 or 1, as in a file of two classes, and {model} is a regression "
             "model") in result.stderr
+
+
+@pytest.fixture
+def named(tmp_path):
+    """A VW file of 300 rows whose features are named a and b (default namespace), and the same rows as dicts."""
+    rng = np.random.default_rng(5)
+    rows, labels, lines = [], [], []
+    for a, b in rng.normal(size=(300, 2)).round(4):
+        label = 1 if a - 0.5 * b > 0 else -1
+        rows.append({"a": float(a), "b": float(b)})
+        labels.append(label)
+        lines.append(f"{label} | a:{a} b:{b}\n")
+    path = tmp_path / "named.vw"
+    path.write_text("".join(lines))
+    return str(path), rows, labels
+
+
+def learned_in_python(model, rows, labels, path):
+    for x, label in zip(rows, labels):
+        model.learn_one(x, label)
+    model.save(path)
+    return [model.predict_one(x) for x in rows]
+
+
+@pytest.mark.parametrize("make", [lambda: olearn.PAClassifier(variant="pa1"),
+                                  lambda: Pipeline(olearn.PAClassifier(variant="pa1"))], ids=["learner", "pipeline"])
+def test_names_learned_as_a_vocabulary_are_refused_on_a_vw_file(tmp_path, named, make):
+    path, rows, labels = named
+    model = str(tmp_path / "m.npz")
+    learned_in_python(make(), rows, labels, model)
+    result = predict(model, path)
+    assert result.exit_code == 1 and result.stdout == ""
+    assert f"{model} learned its 2 named features as a vocabulary" in result.stderr
+
+
+@pytest.mark.parametrize("make", [lambda: olearn.PAClassifier(variant="pa1", n_bits=12),
+                                  lambda: Pipeline(olearn.PAClassifier(variant="pa1"), n_bits=12)],
+                         ids=["learner", "pipeline"])
+def test_names_hashed_in_python_predict_a_vw_file_as_in_python(tmp_path, named, make):
+    path, rows, labels = named
+    model = str(tmp_path / "m.npz")
+    expected = learned_in_python(make(), rows, labels, model)
+    assert len(set(expected)) == 2
+    result = predict(model, path)
+    assert result.exit_code == 0, result.stderr
+    assert [int(v) for v in result.stdout.split()] == expected

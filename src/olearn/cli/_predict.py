@@ -61,9 +61,32 @@ def source_as_trained(model, model_path, file, zero_based, bits, **reading):
         click.echo(f"olearn: warning: {model_path} does not record how its training data were read (saved by the "
                    f"library or an older olearn): {file} is read as 'olearn run' would, and cannot be checked against "
                    "the training data", err=True)
+        if source.format == "vw":
+            _check_named_features(model, model_path, source, bits)
         if bits is None and source.format == "vw" and _bits_of(model) is not None:
             source.bits = _bits_of(model)
     return source
+
+
+def _check_named_features(model, model_path, source, bits):
+    """A model that learned named features (dicts, a DataFrame's columns; a pipeline's or a learner's
+    :class:`~olearn._features.FeatureMap`) and a VW file: the file's names are hashed as a hashing map
+    (``n_bits``) hashes them, so such a model reads the file in its own bits; a vocabulary gave each name the
+    next free column instead, which no hashed column matches, so it is refused."""
+    features = model.__dict__.get("feature_map_") or model.__dict__.get("_features")
+    if features is None:
+        return
+    if features.hashing:
+        if bits is not None and bits != features.n_bits:
+            raise click.UsageError(f"--bits {bits} hashes the features into other columns than the model's "
+                                   f"n_bits={features.n_bits}: drop --bits, or pass --bits {features.n_bits}")
+        source.bits = features.n_bits
+    elif features.size:
+        raise ValueError(
+            f"{model_path} learned its {features.size} named features as a vocabulary (n_bits=None: each name the "
+            f"next free column, in the order first seen), and {source.path} is a VW file, whose names are hashed "
+            "into other columns, so the predictions would be meaningless. Learn with n_bits=B (names hashed as "
+            "a VW file's default namespace is) to predict VW files, or predict the named rows in Python")
 
 
 def check_layout(model_path, trained, source, bits_given):
