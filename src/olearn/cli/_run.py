@@ -224,7 +224,8 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
                                "not on Dask)")
     if workers is not None or scheduler is not None:
         for name, value in (("-i", initial_model), ("-p", predictions), ("-c", use_cache or None),
-                            ("--holdout-every", holdout_every), ("--holdout-off", holdout_off or None)):
+                            ("--holdout-every", holdout_every), ("--holdout-off", holdout_off or None),
+                            ("--binary", binary or None), ("--oaa", oaa)):
             if value is not None:
                 raise click.UsageError(f"{name} applies to one file learned here, not to shards on Dask")
         for name, value in (("--label-column", label_column), ("--delimiter", delimiter)):

@@ -5,7 +5,7 @@ import importlib
 import click
 
 from ._app import CommandError, cli
-from ._learners import ALGORITHM_NAMES, AlgorithmChoice, check_applicable, collect_hyperparameters, hyperparameter_options, \
+from ._learners import AlgorithmChoice, check_applicable, collect_hyperparameters, hyperparameter_options, \
     make_estimator
 
 _NEEDED = ("starlette", "uvicorn", "prometheus_client")
