@@ -146,3 +146,12 @@ def test_names_hashed_in_python_predict_a_vw_file_as_in_python(tmp_path, named, 
     result = predict(model, path)
     assert result.exit_code == 0, result.stderr
     assert [int(v) for v in result.stdout.split()] == expected
+
+
+def test_testing_a_model_with_t_checks_the_labels_as_predict_does(tmp_path, files):
+    binary = trained(tmp_path, "pa1", files["b01"])
+    result = CliRunner().invoke(cli, ["run", "-i", binary, "-t", files["bpm"]])
+    assert result.exit_code == 1 and "is a binary model of the classes 0 1" in result.stderr
+    multiclass = trained(tmp_path, "pa1-multiclass", files["multi"])
+    result = CliRunner().invoke(cli, ["run", "-i", multiclass, "-t", "-q", files["bpm"]])
+    assert result.exit_code == 0 and f"none of the classes of {multiclass} (1 2 3 4)" in result.stderr

@@ -1,4 +1,5 @@
-"""``olearn predict``: labels of FILE that the model cannot have, refused or reported, never scored silently.
+"""``olearn predict``, ``run -i -t``: labels of FILE the model cannot have, refused or reported, not scored
+silently.
 
 A binary model predicts one of its two classes, so a label outside them (a
 0/1 model on a -1/+1 file) makes every accuracy meaningless: refused, naming
@@ -29,7 +30,7 @@ class ModelLabels:
 
     def check(self, y):
         """Refuse (ValueError naming ``row i`` of the chunk) or count the labels of ``y`` the model cannot have."""
-        if self.task.name not in ("binary", "multiclass", "regression"):
+        if y is None or self.task.name not in ("binary", "multiclass", "regression"):
             return
         y = np.asarray(y)
         if y.dtype.kind == "f":
@@ -65,3 +66,37 @@ class ModelLabels:
             click.echo(f"olearn: warning: every label of {path} is {two}, as in a file of two classes, and "
                        f"{self.model_path} is a regression model: MAE and RMSE compare its values with class "
                        "labels", err=True)
+
+
+class RelabelledSource:
+    """A command's source whose chunks' labels pass through ``relabel(y)`` first, called with the errors it raises
+    about "row i" named by the file's line (the source's :meth:`locating`); everything else is the source's."""
+
+    def __init__(self, source, relabel):
+        self._source, self._relabel = source, relabel
+
+    def __getattr__(self, name):
+        return getattr(self._source, name)
+
+    def chunks(self):
+        first = 0
+        for X, y, weight in self._source.chunks():
+            with self._source.locating(first):
+                y = self._relabel(y)
+            first += X.shape[0]
+            yield X, y, weight
+
+    def load(self):
+        X, y, weight = self._source.load()
+        with self._source.locating(0):
+            return X, self._relabel(y), weight
+
+
+def checked(source, labels):
+    """``source`` whose labels ``labels`` (a :class:`ModelLabels`) checks as they are read."""
+
+    def check(y):
+        labels.check(y)
+        return y
+
+    return RelabelledSource(source, check)

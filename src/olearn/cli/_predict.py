@@ -6,7 +6,7 @@ import sys
 import click
 
 from ._app import cli
-from ._model_labels import ModelLabels
+from ._model_labels import ModelLabels, checked
 from .._persistence import read_input_info
 from ._source import DataSource, IndexBase, check_writable, data_options, file_argument
 
@@ -207,14 +207,10 @@ def predict_command(model_path, fmt, zero_based, bits, chunk_size, label_column,
     source.n_features = fixed_dimension(model, task) if source.format == "libsvm" else None
 
     labels = ModelLabels(model, model_path, task)
-    sums, counted, first = 0, 0, 0
+    sums, counted = 0, 0
     out = sys.stdout if output is None else open(output, "w", encoding="utf-8")
     try:
-        for X, y, _ in source.chunks():
-            if y is not None and task.reads_labels:
-                with source.locating(first):
-                    labels.check(y)
-            first += X.shape[0]
+        for X, y, _ in checked(source, labels).chunks():
             lines, predictions = task.predict_lines(model, X)
             if lines:
                 out.write("\n".join(lines))

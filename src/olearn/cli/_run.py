@@ -30,7 +30,7 @@ from ._holdout import DEFAULT_HOLDOUT_PERIOD, HeldOut
 from ._report import Progress, ProgressiveTable, echo_stdout, summary_lines
 from ._source import DEFAULT_BITS, DataSource, IndexBase, check_writable, data_options
 from ._tasks import task_named
-from ._vw_habits import SignLabels, oaa_labels, vw_algorithm
+from ._vw_habits import oaa_labels, sign_labels, vw_algorithm
 
 
 @cli.command("run", short_help="Learn from a file online; print progressive validation.")
@@ -273,7 +273,7 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
     else:
         source = open_text()
     if binary:
-        source = SignLabels(source)
+        source = sign_labels(source)
     if model is None:
         _check_fixed_dimension(algo, task, source)
         est = make_estimator(algo, hyperparameters, fit_intercept, source.model_n_features,
@@ -284,6 +284,12 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
             est.partial_fit(np.empty((0, source.model_n_features or 0)), [], classes=costs.labels)
     else:
         est = model
+    frozen_labels = None
+    if test_only:  # a frozen model's score on labels it cannot have is refused or warned about, as predict's
+        from ._model_labels import ModelLabels, checked
+
+        frozen_labels = ModelLabels(est, initial_model, task)
+        source = checked(source, frozen_labels)
     if passes > 1 and source.stream and not use_cache:
         raise click.UsageError(f"--passes {passes} reads FILE {passes} times, and {source.path} is a stream, read "
                                "once: save it to a file first, or add -c to read the later passes from a cache")
@@ -329,6 +335,8 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
     if held_outs:
         for line in held_outs[-1].summary_lines(holdout_every):
             click.echo(line, err=to_stderr)
+    if frozen_labels is not None:
+        frozen_labels.warn(file)
     if save is not None:
         save_model(est, save, source.input_info())
         click.echo(f"{'model':<14}{save}", err=to_stderr)

@@ -81,23 +81,8 @@ def oaa_labels(oaa):
     return Costs(f"--oaa {oaa} (labels 1 to {oaa})", np.arange(1.0, oaa + 1.0), None)
 
 
-class SignLabels:
-    """A run's source whose labels are read as their sign, as VW's ``--binary``: > 0 is 1, else -1."""
+def sign_labels(source):
+    """``source`` whose labels are read as their sign, as VW's ``--binary``: > 0 is 1, else -1."""
+    from ._model_labels import RelabelledSource
 
-    def __init__(self, source):
-        self._source = source
-
-    def __getattr__(self, name):
-        return getattr(self._source, name)
-
-    def chunks(self):
-        for X, y, weight in self._source.chunks():
-            yield X, _sign(y), weight
-
-    def load(self):
-        X, y, weight = self._source.load()
-        return X, _sign(y), weight
-
-
-def _sign(y):
-    return np.where(np.asarray(y) > 0, 1.0, -1.0)
+    return RelabelledSource(source, lambda y: np.where(np.asarray(y) > 0, 1.0, -1.0))
