@@ -79,10 +79,11 @@ def test_loss_function_picks_ogd_with_that_loss(tmp_path, data):
     (("--oaa", "3", "-a", "pa1"), "--oaa asks for a multiclass learner, and --algo pa1 learns binary"),
     (("--binary", "-a", "mira"), "--binary asks for a binary learner, and --algo mira learns multiclass"),
     (("--binary", "--oaa", "3"), "give one of them"),
+    (("--oaa", "3", "--costs", "{data}"), "--costs does not apply to --algo pa1-multiclass"),
     (("--binary", "--workers", "2"), "--binary applies to one file learned here, not to shards on Dask"),
 ])
 def test_contradicting_vw_flags_are_usage_errors(data, args, named):
-    result = invoke("run", *args, data["b01"])
+    result = invoke("run", *[a.format(data=data["b01"]) for a in args], data["b01"])
     assert result.exit_code == 2 and named in result.stderr, result.stderr
 
 

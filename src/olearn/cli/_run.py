@@ -216,7 +216,9 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
     check_applicable(algo, hyperparameters)
     check_fit_intercept(algo, fit_intercept)
     task = task_named(task_of(algo))
-    costs = _costs_of(algo, costs_path, initial_model, model) if oaa is None else oaa_labels(oaa)
+    costs = _costs_of(algo, costs_path, initial_model, model)
+    if oaa is not None:
+        costs = oaa_labels(oaa)  # the labels every row must have, as a cost file's (a multiclass learner has none)
     if raw and task.check_raw() is not None:
         raise click.UsageError(f"--raw does not apply to --algo {algo}: {task.check_raw()}")
     if save_on_interrupt and (save is None or bound or workers is not None or scheduler is not None):
