@@ -24,6 +24,9 @@ COMMANDS = ("run", "predict", "inspect", "compare", "serve", "demo", "reproduce"
 # show a traceback, because then the bug is ours.
 # EOFError: a truncated compressed file (click would otherwise report it as "Aborted!").
 _USER_ERRORS = (OlearnError, ValueError, OSError, FloatingPointError, MemoryError, EOFError)
+# An optional dependency missing: olearn's ImportErrors name the extra that installs it (olearn.distributed's
+# require_dask, olearn.river, olearn serve); any other ImportError is ours and keeps its traceback.
+_EXTRA_HINT = 'pip install "olearn['
 
 
 class CommandError(click.ClickException):
@@ -59,6 +62,14 @@ class OlearnGroup(click.Group):
     def list_commands(self, ctx):
         return sorted(self.commands, key=COMMANDS.index)  # in the order a user needs them
 
+    def resolve_command(self, ctx, args):
+        name, command, rest = super().resolve_command(ctx, args)
+        from . import _vw_habits
+
+        if name in _vw_habits.COMMANDS and (hint := _vw_habits.vw_flag_hint(rest)) is not None:
+            raise CommandError(hint, exit_code=2)
+        return name, command, rest
+
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
@@ -68,6 +79,10 @@ class OlearnGroup(click.Group):
             if not caused_by_interrupt(err):
                 raise
             raise CommandError("interrupted", exit_code=INTERRUPTED_EXIT_CODE, prefix="olearn: ") from None
+        except ImportError as err:
+            if _EXTRA_HINT not in str(err):
+                raise
+            raise CommandError(describe_error(err)) from None
         except _USER_ERRORS as err:
             if isinstance(err, OSError) and err.errno == errno.EPIPE:
                 raise  # click silences a closed pipe (``olearn predict ... | head``)

@@ -1,6 +1,7 @@
 """Algorithm names of the command line, their hyperparameter options, and building estimators."""
 
 import contextlib
+import difflib
 import functools
 import math
 
@@ -55,6 +56,29 @@ _TASK_ALGORITHMS = {
 }
 SEQUENCES = _TASK_ALGORITHMS["sequence"]
 TASKS = ("binary", *_TASK_ALGORITHMS)
+
+
+def did_you_mean(word, choices, spell=str):
+    """``; did you mean X?`` naming the choices closest to a mistyped ``word`` (difflib's ratio), or ``""``."""
+    close = difflib.get_close_matches(word, choices, n=3, cutoff=0.6)
+    return f"; did you mean {' or '.join(spell(c) for c in close)}?" if close else ""
+
+
+def unknown_algorithm(name, names=ALGORITHM_NAMES):
+    """The message for an algorithm name that is none of ``names``: the closest names, then all of them."""
+    return f"unknown algorithm {name!r}{did_you_mean(name, names)} (choose from {', '.join(names)})"
+
+
+class AlgorithmChoice(click.Choice):
+    """click's Choice of algorithm names (all of ALGORITHM_NAMES by default) whose error first names the closest."""
+
+    def __init__(self, names=ALGORITHM_NAMES):
+        super().__init__(names)
+
+    def convert(self, value, param, ctx):
+        if value in self.choices:
+            return value
+        self.fail(unknown_algorithm(str(value), tuple(self.choices)), param, ctx)
 
 
 def task_of(algo):
@@ -145,8 +169,8 @@ def hyperparameter_options(func):
                      help="Aggressiveness of PA-I / PA-II, > 0 ('inf' allowed). [default: 1.0]"),
         click.option("--eta", type=_POSITIVE, default=None, metavar="FLOAT",
                      help="Learning rate of perceptron, ogd, svm. [default: 1.0]"),
-        click.option("--loss", type=click.Choice(LOSSES), default=None,
-                     help="Loss minimised by ogd. [default: hinge]"),
+        click.option("--loss", "--loss_function", type=click.Choice(LOSSES), default=None,
+                     help="Loss minimised by ogd (--loss_function: VW's spelling). [default: hinge]"),
         click.option("--schedule", type=click.Choice(SCHEDULES), default=None,
                      help="Learning-rate schedule eta_t = eta, eta/sqrt(t) or eta/t (ogd, svm). [default: sqrt]"),
         click.option("--radius", type=_POSITIVE, default=None, metavar="FLOAT",
@@ -214,8 +238,9 @@ def check_applicable(algo, hyperparameters):
                 raise click.UsageError(f"{_shown(name, value)} does not apply to --algo {algo}, which is "
                                        f"{name}={fixed[name]}: use --algo {' or '.join(twins)}")
         if not _takes(algo, name, value):
+            hint = did_you_mean(name, tunable(algo), _option_name)
             raise click.UsageError(f"{_shown(name, value)} does not apply to --algo {algo} (it applies to: "
-                                   f"{_takers(name, value)})")
+                                   f"{_takers(name, value)}){hint}")
         _check_condition(algo, name, hyperparameters, f"--algo {algo}")
 
 
@@ -224,8 +249,9 @@ def check_some_takes(hyperparameters, algos):
     for name, value in hyperparameters.items():
         _refuse_fit_passes(name)
         if not any(_takes(algo, name, value) for algo in algos):
+            names = sorted({own for algo in algos for own in tunable(algo)})
             raise click.UsageError(f"{_shown(name, value)} applies to none of the listed algorithms (it applies "
-                                   f"to: {_takers(name, value)})")
+                                   f"to: {_takers(name, value)}){did_you_mean(name, names, _option_name)}")
 
 
 def check_conditions(entries, common):
@@ -327,9 +353,7 @@ def parse_algorithm_list(text):
         name, *settings = item.split(":")
         name = name.strip().lower()
         if name not in ALGORITHMS:
-            raise click.BadParameter(
-                f"unknown algorithm {name!r}; choose from {', '.join(ALGORITHM_NAMES)}", param_hint="'--algos'"
-            )
+            raise click.BadParameter(unknown_algorithm(name), param_hint="'--algos'")
         own = {}
         for setting in settings:
             key, sep, value = setting.partition("=")

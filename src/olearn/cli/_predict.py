@@ -5,6 +5,7 @@ import math
 import click
 
 from ._app import cli
+from ._model_labels import ModelLabels, checked
 from ._output import OutputFile
 from ._scaling import learner_of, rows
 from .._persistence import read_input_info
@@ -66,9 +67,32 @@ def source_as_trained(model, model_path, file, zero_based, bits, **reading):
         click.echo(f"olearn: warning: {model_path} does not record how its training data were read (saved by the "
                    f"library or an older olearn): {file} is read as 'olearn run' would, and cannot be checked against "
                    "the training data", err=True)
+        if source.format == "vw":
+            _check_named_features(model, model_path, source, bits)
         if bits is None and source.format == "vw" and _bits_of(learner_of(model)) is not None:
             source.bits = _bits_of(learner_of(model))
     return source
+
+
+def _check_named_features(model, model_path, source, bits):
+    """A model that learned named features (dicts, a DataFrame's columns; a pipeline's or a learner's
+    :class:`~olearn._features.FeatureMap`) and a VW file: the file's names are hashed as a hashing map
+    (``n_bits``) hashes them, so such a model reads the file in its own bits; a vocabulary gave each name the
+    next free column instead, which no hashed column matches, so it is refused."""
+    features = model.__dict__.get("feature_map_") or model.__dict__.get("_features")
+    if features is None:
+        return
+    if features.hashing:
+        if bits is not None and bits != features.n_bits:
+            raise click.UsageError(f"--bits {bits} hashes the features into other columns than the model's "
+                                   f"n_bits={features.n_bits}: drop --bits, or pass --bits {features.n_bits}")
+        source.bits = features.n_bits
+    elif features.size:
+        raise ValueError(
+            f"{model_path} learned its {features.size} named features as a vocabulary (n_bits=None: each name the "
+            f"next free column, in the order first seen), and {source.path} is a VW file, whose names are hashed "
+            "into other columns, so the predictions would be meaningless. Learn with n_bits=B (names hashed as "
+            "a VW file's default namespace is) to predict VW files, or predict the named rows in Python")
 
 
 def check_layout(model_path, trained, source, bits_given):
@@ -188,10 +212,11 @@ def predict_command(model_path, fmt, zero_based, bits, chunk_size, label_column,
     # Indices past a fixed model dimension are reported by the reader, by file, line and column.
     source.n_features = fixed_dimension(learner_of(model), task) if source.format == "libsvm" else None
 
+    labels = ModelLabels(model, model_path, task)
     sums, counted = 0, 0
     out = OutputFile("-" if output is None else output)
     try:
-        for X, y, _ in source.chunks():
+        for X, y, _ in checked(source, labels).chunks():
             lines, predictions = task.predict_lines(model, rows(X, model, source))
             if lines:
                 out.write("\n".join(lines) + "\n")
@@ -203,3 +228,4 @@ def predict_command(model_path, fmt, zero_based, bits, chunk_size, label_column,
         out.close()
     if counted:
         click.echo(task.predict_report(sums, counted), err=True)
+    labels.warn(file)

@@ -12,6 +12,7 @@ from ._app import cli, describe_error
 from ._learners import (
     ALGORITHM_NAMES,
     ALGORITHMS,
+    AlgorithmChoice,
     BOUNDED,
     algorithms_of,
     check_applicable,
@@ -31,10 +32,11 @@ from ._report import Progress, ProgressiveTable, echo_stdout, summary_lines
 from ._source import DEFAULT_BITS, DataSource, IndexBase, check_writable, data_options
 from ._scaling import SCALES, check_scale, rows, scaled
 from ._tasks import task_named
+from ._vw_habits import oaa_labels, sign_labels, vw_algorithm
 
 
 @cli.command("run", short_help="Learn from a file online; print progressive validation.")
-@click.option("--algo", "-a", type=click.Choice(ALGORITHM_NAMES), default=None,
+@click.option("--algo", "-a", type=AlgorithmChoice(), default=None,
               help="perceptron | pa, pa1, pa2 (Passive-Aggressive, PA-I, PA-II) | ogd (online gradient "
                    "descent) | svm (online SVM: ogd on the hinge loss in an L2 ball) | winnow, pnorm, dual "
                    "(quasi-additive; DualAscent) | arow, narow, cw (diagonal "
@@ -44,7 +46,7 @@ from ._tasks import task_named
                    "epsilon), uniclass (pa-uniclass, ...; --set epsilon, learn_radius, B), multilabel "
                    "(pa-multilabel, ...), cost-sensitive multiclass (pa-cost-sensitive, ...; --costs FILE, "
                    "--set update=max-loss) and sequences (pa-sequence, ...; CoNLL files, docs/sequence.md). "
-                   "Required unless -i gives a model.")
+                   "Required unless -i gives a model, or --oaa, --binary or --loss chooses one as VW does.")
 @hyperparameter_options
 @click.option("--costs", "costs_path", type=click.Path(dir_okay=False, exists=True), default=None, metavar="FILE",
               help="The cost matrix of the cost-sensitive learners (required by them): a line of the k labels, then "
@@ -60,19 +62,19 @@ from ._tasks import task_named
 @click.option("--holdout-every", type=click.IntRange(min=2), default=None, metavar="K",
               help="With --passes N > 1: examples K, 2K, 3K, ... of every pass are held out, predicted but never "
                    "learned, and their mistake rate is printed after each pass (marked h). [default: 10 when N > 1]")
-@click.option("--holdout-off", is_flag=True, help="With --passes N > 1: learn every example, hold none out.")
+@click.option("--holdout-off", "--holdout_off", is_flag=True, help="With --passes N > 1: learn every example, hold none out.")
 @data_options()
 @namespace_options
 @click.option("--cache", "-c", "use_cache", is_flag=True,
               help="Read FILE through its binary cache FILE.olc: written on the first reading, read by later "
                    "passes and runs (rebuilt, with a note, if FILE changed or other reading options are given). "
                    "Lets --passes read a stream once.")
-@click.option("--save", "-f", "--final-model", "save", type=click.Path(dir_okay=False), default=None, metavar="MODEL",
+@click.option("--save", "-f", "--final-model", "--final_regressor", "save", type=click.Path(dir_okay=False), default=None, metavar="MODEL",
               help="Write the learned model to MODEL (read it back with 'olearn predict', resume it with -i).")
-@click.option("--initial-model", "-i", type=click.Path(dir_okay=False, exists=True), default=None, metavar="MODEL",
+@click.option("--initial-model", "-i", "--initial_regressor", type=click.Path(dir_okay=False, exists=True), default=None, metavar="MODEL",
               help="Continue learning from MODEL (written by --save): its algorithm, hyperparameters and learned "
                    "state carry on, and FILE must be read as its training data were.")
-@click.option("--test-only", "-t", is_flag=True,
+@click.option("--test-only", "-t", "--testonly", is_flag=True,
               help="With -i: predict every example with the model, learning nothing (the table counts its mistakes).")
 @click.option("--predictions", "-p", type=click.Path(dir_okay=False, allow_dash=True), default=None, metavar="FILE",
               help="Write one prediction per example to FILE ('-': stdout, and the table goes to stderr): the label "
@@ -101,11 +103,19 @@ from ._tasks import task_named
                    "updates of the epoch; a shard without examples never counts.")
 @click.option("--classes", default="-1,1", show_default=True, metavar="A,B",
               help="With --workers/--scheduler: the two class labels (every shard must encode them alike).")
-@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, allow_dash=False))
+@click.option("--oaa", type=click.IntRange(min=2), default=None, metavar="K",
+              help="VW's one-against-all: K classes labelled 1..K (another label is an error), learned by "
+                   "pa1-multiclass unless --algo names another multiclass learner.")
+@click.option("--binary", is_flag=True,
+              help="VW's --binary: every label read as its sign (> 0 is 1, else -1), learned by a binary learner "
+                   "(ogd unless --algo names another).")
+@click.option("--data", "-d", "data", multiple=True, type=click.Path(dir_okay=False, allow_dash=False), metavar="FILE",
+              help="A FILE to learn, as VW's -d (repeatable; read before the FILES given without -d).")
+@click.argument("files", nargs=-1, type=click.Path(dir_okay=False, allow_dash=False))
 def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, costs_path, scale, passes, holdout_every,
                 holdout_off, fmt, zero_based, n_features, bits, chunk_size, label_column, delimiter, namespaces, use_cache,
                 save, save_on_interrupt, initial_model, test_only, predictions, raw, bound, quiet, workers, scheduler,
-                tau, weighting, classes, files):
+                tau, weighting, classes, oaa, binary, data, files):
     """Learn from FILE online and report progressive validation.
 
     The learners take the features as they are: when the columns have
@@ -179,6 +189,10 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
     --passes read the stream once). On VW files, -q ab, --cubic abc,
     --interactions, --ignore, --keep, --ngram and --skips cross and select
     namespaces as VW does (the model records them; --quiet is spelt out).
+    -d FILE, -b BITS, --holdout_off and --loss_function are VW's spellings
+    of FILE, --bits, --holdout-off and --loss; --oaa K learns the classes
+    1..K (pa1-multiclass), --binary the labels' signs (ogd). Another VW flag
+    is answered with the olearn way.
 
     \b
       olearn run -a arow -q ab --cubic abc train.vw
@@ -203,6 +217,10 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
     import olearn
 
     start = time.perf_counter()
+    files = data + files
+    if not files:
+        raise click.UsageError("give the FILE to learn (as an argument, or with -d FILE)")
+    click.get_current_context().params["files"] = files
     from ._sequence_choice import wants_sequences
 
     if wants_sequences(algo, initial_model, fmt, files):
@@ -213,6 +231,7 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
 
         return run_sequences(click.get_current_context().params, start)
     hyperparameters = collect_hyperparameters(C, eta, loss, schedule, radius, settings)
+    algo = vw_algorithm(algo, loss, oaa, binary, initial_model)
     check_vw_flags(algo, initial_model, test_only, predictions, raw, save, passes, bound)
     model = None
     if initial_model is not None:
@@ -222,6 +241,8 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
     task = task_named(task_of(algo))
     check_scale(scale, algo, task)
     costs = _costs_of(algo, costs_path, initial_model, model)
+    if oaa is not None:
+        costs = oaa_labels(oaa)  # the labels every row must have, as a cost file's (a multiclass learner has none)
     if raw and task.check_raw() is not None:
         raise click.UsageError(f"--raw does not apply to --algo {algo}: {task.check_raw()}")
     if save_on_interrupt and (save is None or bound or workers is not None or scheduler is not None):
@@ -230,7 +251,8 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
     if workers is not None or scheduler is not None:
         for name, value in (("--scale", scale), ("-i", initial_model), ("-p", predictions), ("-c", use_cache or None),
                             ("-q/--cubic/--interactions/--ignore/--keep/--ngram/--skips", namespaces),
-                            ("--holdout-every", holdout_every), ("--holdout-off", holdout_off or None)):
+                            ("--holdout-every", holdout_every), ("--holdout-off", holdout_off or None),
+                            ("--binary", binary or None), ("--oaa", oaa)):
             if value is not None:
                 raise click.UsageError(f"{name} applies to one file learned here, not to shards on Dask")
         for name, value in (("--label-column", label_column), ("--delimiter", delimiter)):
@@ -284,6 +306,8 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
         click.get_current_context().call_on_close(source.close)
     else:
         source = open_text()
+    if binary:
+        source = sign_labels(source)
     if model is None:
         _check_fixed_dimension(algo, task, source)
         est = make_estimator(algo, hyperparameters, fit_intercept, source.model_n_features,
@@ -295,6 +319,12 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
         est = scaled(est, scale)
     else:
         est = model
+    frozen_labels = None
+    if test_only:  # a frozen model's score on labels it cannot have is refused or warned about, as predict's
+        from ._model_labels import ModelLabels, checked
+
+        frozen_labels = ModelLabels(est, initial_model, task)
+        source = checked(source, frozen_labels)
     if passes > 1 and source.stream and not use_cache:
         raise click.UsageError(f"--passes {passes} reads FILE {passes} times, and {source.path} is a stream, read "
                                "once: save it to a file first, or add -c to read the later passes from a cache")
@@ -341,6 +371,8 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
     if held_outs:
         for line in held_outs[-1].summary_lines(holdout_every):
             click.echo(line, err=to_stderr)
+    if frozen_labels is not None:
+        frozen_labels.warn(file)
     if save is not None:
         save_model(est, save, source.input_info())
         click.echo(f"{'model':<14}{save}", err=to_stderr)

@@ -5,8 +5,8 @@ import importlib
 import click
 
 from ._app import CommandError, cli
-from ._learners import ALGORITHM_NAMES, check_applicable, collect_hyperparameters, hyperparameter_options, \
-    make_estimator, task_of
+from ._learners import ALGORITHM_NAMES, AlgorithmChoice, check_applicable, collect_hyperparameters, \
+    hyperparameter_options, make_estimator, task_of
 
 _NEEDED = ("starlette", "uvicorn", "httptools", "prometheus_client")
 _COUNT = click.IntRange(min=1)
@@ -37,7 +37,7 @@ def _read_token(path):
 
 @cli.command("serve", short_help="Serve a learner over HTTP/JSON; it keeps learning, durably.")
 @click.argument("model_path", metavar="[MODEL]", required=False, type=click.Path(dir_okay=False, exists=True))
-@click.option("--algo", "-a", type=click.Choice(SERVED_ALGORITHMS), default=None,
+@click.option("--algo", "-a", type=AlgorithmChoice(SERVED_ALGORITHMS), default=None,
               help="Start from an empty learner of this algorithm (instead of MODEL).")
 @hyperparameter_options
 @click.option("--state-dir", type=click.Path(file_okay=False), default="olearn-serve-state", show_default=True,

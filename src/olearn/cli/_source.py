@@ -27,7 +27,7 @@ def data_options(n_features=True, predict=False):
                      help="LIBSVM only: feature indices start at 0 / at 1. [default: as the model was trained "
                           "(predict); else 0-based if an index 0 occurs in the first 4 MiB of the first file "
                           "that has features, decided once for the whole run]"),
-        click.option("--bits", type=click.IntRange(1, 31), default=None,
+        click.option("--bits", "-b", "--bit_precision", type=click.IntRange(1, 31), default=None,
                      help=f"VW and CoNLL only: hash features into 2^BITS slots. [default: {DEFAULT_BITS}]"),
         click.option("--chunk-size", type=click.IntRange(min=1), default=DEFAULT_CHUNK_SIZE, show_default=True,
                      help="Rows (CoNLL: sequences) parsed and learned per step (bounds the memory of streamed "

@@ -82,10 +82,22 @@ def _raise_unlabelled(buf, end, row, first_line, path):
         stop = end if stop < 0 else stop
         if buf[start:stop].strip(b" \t\r\x0b\x0c"):
             if seen == row:
-                raise_at("the line has no label, and learning needs one ('label [importance] | features'); "
-                         "unlabelled lines can only be predicted", path, buf, start, first_line)
+                raise_at(_unlabelled_message(buf[start:stop]), path, buf, start, first_line)
             seen += 1
         start = stop + 1
+
+
+def _unlabelled_message(line):
+    """Why a line has no label: none given, or a word where the label goes (``yes | ...``), which the VW
+    format reads as the line's tag."""
+    header = line.split(b"|", 1)[0].split()
+    if len(header) == 1 and not header[0].startswith(b"'"):
+        word = header[0].decode("utf-8", "replace")
+        return (f"the label {word!r} is not a number: VW labels are numbers (-1/1 or 0/1 for two classes, 1..k "
+                "for k classes, any value for regression), and a lone word before '|' is the line's tag; "
+                "recode the labels as numbers")
+    return ("the line has no label, and learning needs one ('label [importance] | features'); "
+            "unlabelled lines can only be predicted")
 
 
 def _raise(code, pos, buf, first_line, path):

@@ -1,0 +1,89 @@
+"""Vowpal Wabbit flags that olearn does not take, each answered with one line naming the olearn way.
+
+The flags olearn shares with VW (``-d``, ``-f``, ``-i``, ``-t``, ``-p``,
+``-b``, ``-c``, ``--passes``, ``--holdout_off``, ``--loss_function``,
+``--oaa``, ``--binary``) are options of the commands themselves. The others
+are looked up here before the command parses its options, so a VW user's
+habit gets the olearn spelling instead of click's "no such option".
+"""
+
+import click
+import numpy as np
+
+# VW flag spellings -> what olearn does instead (the message after "FLAG is Vowpal Wabbit's: ")
+VW_FLAGS = {
+    ("-l", "--learning_rate"): "olearn's learning rate is --eta (perceptron, ogd, svm, cw), its decay --schedule",
+    ("--power_t",): "olearn's learning rate decays by --schedule constant|sqrt|inverse (VW's --power_t 0, 0.5, 1)",
+    ("--initial_t",): "olearn's --schedule counts t from the first example, with no offset",
+    ("--decay_learning_rate",): "olearn learns every pass of --passes on one schedule, with no decay per pass",
+    ("--adaptive", "--normalized", "--invariant", "--sgd"): (
+        "olearn's learners take their own steps: per-feature adaptive steps are --algo adagrad, steps scaled by "
+        "a learned confidence --algo arow, narow or cw, plain gradient steps --algo ogd; on unscaled columns "
+        "add --scale standard"),
+    ("--l1",): "olearn has no L1 penalty; --radius R keeps ogd's weights in an L2 ball",
+    ("--l2",): ("olearn's regularised learner is svm (ogd on the hinge loss in an L2 ball of --radius R, the "
+                "constraint form of an L2 penalty); ogd takes --radius too"),
+    ("--daemon",): "olearn serve MODEL keeps a learner behind an HTTP/JSON service (docs/serve.md)",
+    ("--readable_model", "--invert_hash", "--audit"): "olearn inspect MODEL shows what a model saved with -f learned",
+    ("--cache_file",): "-c keeps FILE's cache beside FILE, as FILE.olc",
+    ("-k", "--kill_cache"): "-c rebuilds the cache itself when FILE or the reading options change",
+    ("--holdout_period",): "--holdout-every K",
+    ("--save_resume",): "every model saved with -f resumes with -i",
+    ("--hash",): "olearn hashes every VW feature name, digits included, as VW's --hash all",
+    ("--csoaa",): "cost-sensitive multiclass is --algo pa1-cost-sensitive --costs FILE (a cost matrix)",
+    ("--ect", "--log_multi"): "olearn's multiclass learners are --oaa K, --algo pa1-multiclass, mira, ...",
+    ("--ksvm",): "a kernel machine on a budget is --algo perceptron --set kernel=rbf --set budget=B",
+    ("--bfgs", "--conjugate_gradient"): "olearn learns online; --passes N reads the file N times",
+    ("-P", "--progress"): "olearn's table prints a row at 1, 2, 4, 8, ... examples",
+}
+_HINTS = {flag: hint for flags, hint in VW_FLAGS.items() for flag in flags}
+# the commands that read files as VW does, whose options VW's flags could be mistaken for
+COMMANDS = ("run", "predict", "compare")
+
+
+def vw_flag_hint(args):
+    """The one-line answer to the first VW-only flag of a command's ``args`` (up to ``--``), or None."""
+    for arg in args:
+        if arg == "--":
+            return None
+        flag = arg.partition("=")[0] if arg.startswith("--") else arg
+        if flag in _HINTS:
+            return f"{flag} is Vowpal Wabbit's: {_HINTS[flag]} (docs/cli.md, \"Vowpal Wabbit's flags\")"
+    return None
+
+
+def vw_algorithm(algo, loss, oaa, binary, initial_model):
+    """The --algo that VW's ``--loss_function``, ``--oaa K`` and ``--binary`` choose when --algo is not given,
+    checked against the --algo that is: a multiclass learner for --oaa (pa1-multiclass by default), a binary
+    one for --binary, and for a loss alone ogd, olearn's learner of the hinge, logistic and squared losses."""
+    from ._learners import task_of
+
+    if oaa is not None and binary:
+        raise click.UsageError("--oaa K learns K classes and --binary two: give one of them")
+    if initial_model is not None:
+        for name, given in (("--oaa", oaa is not None), ("--binary", binary)):
+            if given:
+                raise click.UsageError(f"{name} chooses the learner of a fresh run; the model of -i keeps its own "
+                                       f"classes: drop {name}")
+        return algo
+    if algo is None:
+        return "pa1-multiclass" if oaa is not None else "ogd" if binary or loss is not None else None
+    wanted = "multiclass" if oaa is not None else "binary" if binary else None
+    if wanted is not None and task_of(algo) != wanted:
+        raise click.UsageError(f"{'--oaa' if oaa is not None else '--binary'} asks for a {wanted} learner, and "
+                               f"--algo {algo} learns {task_of(algo)}")
+    return algo
+
+
+def oaa_labels(oaa):
+    """The labels 1..K of ``--oaa K`` as the checked labels of a run (every label of the file must be one)."""
+    from ._costs import Costs
+
+    return Costs(f"--oaa {oaa} (labels 1 to {oaa})", np.arange(1.0, oaa + 1.0), None)
+
+
+def sign_labels(source):
+    """``source`` whose labels are read as their sign, as VW's ``--binary``: > 0 is 1, else -1."""
+    from ._model_labels import RelabelledSource
+
+    return RelabelledSource(source, lambda y: np.where(np.asarray(y) > 0, 1.0, -1.0))

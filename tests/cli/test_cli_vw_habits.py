@@ -1,0 +1,106 @@
+"""VW's habitual flags on ``olearn run``: the shared ones mean what they mean in VW; the others get one line."""
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from sklearn.datasets import load_svmlight_file
+
+import olearn
+from olearn.cli import cli
+
+
+def invoke(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args])
+
+
+@pytest.fixture
+def data(tmp_path):
+    """A stream of 200 rows labelled 0/1 and in three classes 1..3."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(200, 4))
+    s = X @ np.array([1.0, -1.0, 0.5, 0.2])
+    paths = {}
+    for name, y in (("b01", (s > 0).astype(int)), ("multi", np.digitize(s, [-0.5, 0.5]) + 1)):
+        path = tmp_path / f"{name}.svm"
+        path.write_text("".join(f"{label} " + " ".join(f"{j}:{v:.4f}" for j, v in enumerate(row, 1)) + "\n"
+                                for label, row in zip(y, X)))
+        paths[name] = str(path)
+    return paths
+
+
+def read(path):
+    return load_svmlight_file(path, n_features=4, zero_based=False)
+
+
+def test_oaa_learns_the_classes_1_to_k_with_pa1_multiclass(tmp_path, data):
+    model = tmp_path / "m.npz"
+    result = invoke("run", "--oaa", 3, "-d", data["multi"], "-f", model, "-q")
+    assert result.exit_code == 0, result.output
+    X, y = read(data["multi"])
+    # the K classes are known before the first example, as in VW
+    reference = olearn.PAMulticlass(variant="pa1").partial_fit(np.empty((0, 4)), [], classes=[1.0, 2.0, 3.0])
+    expected = olearn.run(reference, X, y)
+    learned = olearn.load(model)
+    assert learned.get_params()["variant"] == "pa1" and learned.classes_.tolist() == [1, 2, 3]
+    assert np.array_equal(learned.decision_function(X), reference.decision_function(X))
+    assert f"mistakes      {expected.n_mistakes}\n" in result.output
+
+
+def test_oaa_refuses_a_label_outside_1_to_k(data):
+    result = invoke("run", "--oaa", 2, data["multi"])
+    first = next(n for n, line in enumerate(open(data["multi"]), 1) if line.startswith("3 "))
+    assert result.exit_code == 1
+    assert f"{data['multi']}:{first}: example {first} has the label 3, which --oaa 2 (labels 1 to 2)" in result.stderr
+
+
+def test_binary_reads_labels_as_their_sign(tmp_path, data):
+    out = tmp_path / "p.txt"
+    result = invoke("run", "--binary", "-d", data["b01"], "-p", out, "-q")
+    assert result.exit_code == 0, result.output
+    X, y = read(data["b01"])
+    expected = olearn.run(olearn.OGDClassifier(), X, np.where(y > 0, 1, -1))
+    assert [int(v) for v in out.read_text().split()] == expected.predictions.astype(int).tolist()
+    assert f"mistakes      {expected.n_mistakes}" in result.output
+
+
+def test_loss_function_picks_ogd_with_that_loss(tmp_path, data):
+    model, vw = tmp_path / "m.npz", tmp_path / "clicks.vw"
+    vw.write_text("1 | a b:2\n-1 | c\n1 | a d\n")
+    result = invoke("run", "--loss_function", "logistic", "-b", 10, "--holdout_off", "--passes", 2, "-d", vw,
+                    "--final_regressor", model, "-q")
+    assert result.exit_code == 0, result.output
+    learned = olearn.load(model)
+    assert type(learned).__name__ == "OGDClassifier" and learned.get_params()["loss"] == "logistic"
+    assert learned.get_params()["n_features"] == 2 ** 10
+    assert "held out" not in result.output
+
+
+@pytest.mark.parametrize("args, named", [
+    (("--oaa", "3", "-a", "pa1"), "--oaa asks for a multiclass learner, and --algo pa1 learns binary"),
+    (("--binary", "-a", "mira"), "--binary asks for a binary learner, and --algo mira learns multiclass"),
+    (("--binary", "--oaa", "3"), "give one of them"),
+    (("--oaa", "3", "--costs", "{data}"), "--costs does not apply to --algo pa1-multiclass"),
+    (("--binary", "--workers", "2"), "--binary applies to one file learned here, not to shards on Dask"),
+])
+def test_contradicting_vw_flags_are_usage_errors(data, args, named):
+    result = invoke("run", *[a.format(data=data["b01"]) for a in args], data["b01"])
+    assert result.exit_code == 2 and named in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("args, named", [
+    (("run", "-a", "pa1", "-l", "0.5"), "-l is Vowpal Wabbit's: olearn's learning rate is --eta"),
+    (("run", "-a", "ogd", "--power_t=0.5"), "--power_t is Vowpal Wabbit's: olearn's learning rate decays by --schedule"),
+    (("run", "-a", "pa1", "--adaptive"), "per-feature adaptive steps are --algo adagrad"),
+    (("run", "-a", "pa1", "--l2", "1e-6"), "olearn's regularised learner is svm"),
+    (("predict", "-m", "m.npz", "--invert_hash", "h.txt"), "olearn inspect MODEL"),
+    (("compare", "-k"), "-c rebuilds the cache itself"),
+])
+def test_a_vw_only_flag_is_answered_with_the_olearn_way(data, args, named):
+    result = invoke(*args, data["b01"])
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == [result.stderr.strip()] and named in result.stderr, result.stderr
+
+
+def test_after_double_dash_a_vw_flag_is_a_file_name(data):
+    result = invoke("run", "-a", "pa1", "--", "-l")
+    assert result.exit_code == 1 and "Vowpal Wabbit" not in result.stderr
