@@ -48,7 +48,7 @@ FORMAT_VERSION = 1
 # existed lacks it and loads with its default, which is what that model did (fit's passes, no average,
 # no class weights)
 ADDED_HYPERPARAMETERS = frozenset({"max_iter", "tol", "n_iter_no_change", "shuffle", "random_state", "average",
-                                   "class_weight", "n_bits"})
+                                   "class_weight", "n_bits", "calibration"})
 
 
 class PersistenceMixin:
