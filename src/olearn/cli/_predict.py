@@ -6,6 +6,7 @@ import sys
 import click
 
 from ._app import cli
+from ._link import check_logistic_link
 from .._persistence import read_input_info
 from ._source import DataSource, IndexBase, check_writable, data_options, file_argument
 
@@ -125,8 +126,13 @@ def _check_csv(model_path, trained, csv):
 @data_options(n_features=False, predict=True)
 @click.option("--output", "-o", type=click.Path(dir_okay=False), default=None,
               help="Write the predictions to this file instead of stdout.")
+@click.option("--link", type=click.Choice(("identity", "logistic")), default="identity", show_default=True,
+              help="logistic: write the probability of the larger label (+1 of -1/+1) instead of the label, as "
+                   "Vowpal Wabbit's --link logistic; the model must have probabilities (learned with --link logistic, "
+                   "or ogd --loss logistic).")
 @file_argument
-def predict_command(model_path, fmt, zero_based, bits, chunk_size, label_column, delimiter, no_label, output, file):
+def predict_command(model_path, fmt, zero_based, bits, chunk_size, label_column, delimiter, no_label, output, link,
+                    file):
     """Predict the label of every example of FILE with a saved model.
 
     Prints one prediction per line, in file order, to stdout (or to
@@ -174,6 +180,8 @@ def predict_command(model_path, fmt, zero_based, bits, chunk_size, label_column,
 
         return predict_sequences(model, model_path, click.get_current_context().params)
     task = task_of_model(model)
+    if link == "logistic":
+        check_logistic_link(None, task, {}, model, False)
     if output is not None:
         check_writable(output, "--output")
     source = source_as_trained(model, model_path, file, zero_based, bits, fmt=fmt, chunk_size=chunk_size,
@@ -187,6 +195,8 @@ def predict_command(model_path, fmt, zero_based, bits, chunk_size, label_column,
     try:
         for X, y, _ in source.chunks():
             lines, predictions = task.predict_lines(model, X)
+            if link == "logistic" and X.shape[0]:
+                lines = [repr(float(p)) for p in model.predict_proba(X)[:, -1]]
             if lines:
                 out.write("\n".join(lines))
                 out.write("\n")
