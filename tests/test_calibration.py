@@ -174,3 +174,27 @@ def test_run_records_each_rounds_probabilities():
         assert proba.tolist() == pytest.approx(list(stream.predict_proba([row])[0]), rel=1e-12)
         stream.partial_fit([row], [label])
     assert olearn.run(olearn.PAClassifier(), X, y).probabilities.size == 0
+
+
+def test_a_pipeline_runs_with_its_learners_calibration(breast_cancer):
+    from olearn.compose import Pipeline
+    from olearn.preprocessing import StandardScaler
+
+    X, y = breast_cancer
+    X = X[:200] * 10.0 + 3.0   # unscaled again: the pipeline scales with the statistics of past rows
+
+    def pipeline():
+        return Pipeline(StandardScaler(), olearn.PAClassifier(C=0.01, calibration="platt"))
+
+    result = olearn.run(pipeline(), X, y[:200], metrics=[LogLoss()])
+    stream, streamed = pipeline(), np.full((200, 2), np.nan)
+    for i, (row, label) in enumerate(zip(X, y)):
+        x = dict(enumerate(row.tolist()))
+        if i and len(stream.classes_) == 2:
+            proba = stream.predict_proba_one(x)
+            streamed[i] = proba[0], proba[1]
+        stream.learn_one(x, label)
+    both = ~np.isnan(streamed[:, 0])
+    assert both.sum() > 190
+    np.testing.assert_allclose(result.probabilities[both], streamed[both], rtol=1e-9)
+    assert result.history[-1, 0] == pytest.approx(-np.mean(np.log(result.probabilities[np.arange(200), y[:200]])))
