@@ -198,3 +198,12 @@ def test_a_pipeline_runs_with_its_learners_calibration(breast_cancer):
     assert both.sum() > 190
     np.testing.assert_allclose(result.probabilities[both], streamed[both], rtol=1e-9)
     assert result.history[-1, 0] == pytest.approx(-np.mean(np.log(result.probabilities[np.arange(200), y[:200]])))
+
+
+def test_dask_modes_refuse_a_calibration():
+    from olearn.distributed._models import check_supported
+
+    for mode in ("parameter mixing", "delayed updates"):
+        with pytest.raises(ValueError, match="does not mix calibrations"):
+            check_supported(olearn.PAClassifier(calibration="platt"), mode)
+        assert check_supported(olearn.PAClassifier(), mode) == "linear"
