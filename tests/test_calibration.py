@@ -207,3 +207,12 @@ def test_dask_modes_refuse_a_calibration():
         with pytest.raises(ValueError, match="does not mix calibrations"):
             check_supported(olearn.PAClassifier(calibration="platt"), mode)
         assert check_supported(olearn.PAClassifier(), mode) == "linear"
+
+
+def test_a_score_too_large_for_the_step_leaves_the_calibration_as_it_was():
+    from olearn import _calibration
+
+    # a = 1e-160 maps s = 1e158 to log-odds 0.01, where p (1 - p) = 1/4: H_ss would be 1e316, not a float
+    state = np.array([1e-160, 0.0, 1.0, 0.0, 1.0])
+    np.testing.assert_array_equal(_calibration.updated(state, [1e158], [-1.0]), state)
+    assert not np.array_equal(_calibration.updated(state, [1e150], [-1.0]), state)

@@ -33,6 +33,7 @@ the steps run compiled (numba), a few nanoseconds a row.
 """
 
 import functools
+import math
 
 import numpy as np
 
@@ -69,14 +70,15 @@ def _update(state, scores, targets, weights, log_odds):
         e = np.exp(-abs(m))
         p = 1.0 / (1.0 + e) if m >= 0.0 else e / (1.0 + e)
         curvature = w * p * (1.0 - p)
-        hss += curvature * s * s
-        hs1 += curvature * s
-        h11 += curvature
+        nss, ns1, n11 = hss + curvature * s * s, hs1 + curvature * s, h11 + curvature
         residual = w * (p - (1.0 if targets[i] > 0.0 else 0.0))
         gs, g1 = residual * s, residual
-        det = hss * h11 - hs1 * hs1
-        a -= (h11 * gs - hs1 * g1) / det
-        b -= (hss * g1 - hs1 * gs) / det
+        det = nss * n11 - ns1 * ns1
+        na = a - (n11 * gs - ns1 * g1) / det
+        nb = b - (nss * g1 - ns1 * gs) / det
+        # a score too large for the step's numbers (|s| near 1e154) leaves the calibration as it was
+        if det > 0.0 and math.isfinite(det) and math.isfinite(nss) and math.isfinite(na) and math.isfinite(nb):
+            a, b, hss, hs1, h11 = na, nb, nss, ns1, n11
     state[0], state[1], state[2], state[3], state[4] = a, b, hss, hs1, h11
 
 
@@ -93,16 +95,14 @@ def updated(state, scores, targets, weights=None, log_odds=None):
 
     ``weights``: the importance weight of each row, or None (all 1);
     ``log_odds``: None, or an array that receives the calibrated log-odds of
-    each row before its step (the progressive ones). A state
-    whose numbers stop being finite (scores near the float range) is refused
-    with FloatingPointError, and ``state`` is left as it was.
+    each row before its step (the progressive ones). A row whose step would
+    not be finite (a score near the square root of the float range) is
+    skipped, so that the calibration never fails once the learner has learned.
     """
     new = np.array(state, dtype=np.float64)
     _compiled_update()(new, np.asarray(scores, dtype=np.float64), np.asarray(targets, dtype=np.float64),
-            np.empty(0) if weights is None else np.asarray(weights, dtype=np.float64),
-            np.empty(0) if log_odds is None else log_odds)
-    if not (np.isfinite(new).all() and new[H_SS] * new[H_11] - new[H_S1] ** 2 > 0.0):
-        raise FloatingPointError("the calibration of the scores overflowed; scale the features")
+                       np.empty(0) if weights is None else np.asarray(weights, dtype=np.float64),
+                       np.empty(0) if log_odds is None else log_odds)
     return new
 
 
