@@ -216,3 +216,16 @@ def test_a_score_too_large_for_the_step_leaves_the_calibration_as_it_was():
     state = np.array([1e-160, 0.0, 1.0, 0.0, 1.0])
     np.testing.assert_array_equal(_calibration.updated(state, [1e158], [-1.0]), state)
     assert not np.array_equal(_calibration.updated(state, [1e150], [-1.0]), state)
+
+
+def test_a_kernel_learner_calibrates_and_saves_alike(tmp_path):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3))
+    y = np.where(X[:, 0] * X[:, 1] > 0, 1, -1)
+    ran = olearn.PAClassifier(kernel="rbf", gamma=0.5, calibration="platt")
+    result = olearn.run(ran, X, y)
+    assert result.support_sizes.shape == (200,) and result.probabilities.shape == (200, 2)
+    fitted = olearn.PAClassifier(kernel="rbf", gamma=0.5, calibration="platt").partial_fit(X, y)
+    np.testing.assert_array_equal(fitted.predict_proba(X[:20]), ran.predict_proba(X[:20]))
+    fitted.save(tmp_path / "kernel.npz")
+    np.testing.assert_array_equal(olearn.load(tmp_path / "kernel.npz").predict_proba(X[:20]), fitted.predict_proba(X[:20]))
