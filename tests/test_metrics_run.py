@@ -172,7 +172,7 @@ def test_metrics_carry_on_across_runs():
 def test_a_metric_the_learner_cannot_feed_is_refused_before_learning():
     X, y = binary_stream(n=20)
     cases = [
-        (olearn.PAClassifier(), [M.LogLoss(pos_label="spam")], "reads probabilities.*no predict_proba"),
+        (olearn.PAClassifier(), [M.LogLoss(pos_label="spam")], "reads probabilities.*calibration='platt'"),
         (olearn.OGDClassifier(), [M.LogLoss(pos_label="spam")], "reads probabilities.*only loss='logistic'"),
         (olearn.PAClassifier(), [M.MAE()], "reads the values of a regressor"),
         (PAMulticlass(), [M.ROCAUC(pos_label="spam")], "scores of a binary classifier"),

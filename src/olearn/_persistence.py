@@ -52,7 +52,7 @@ FORMAT_VERSION = 1
 # (ALL_PARAMS): one of them lacking a hyperparameter is refused, since its default may be another model
 # (a PASequence that hashed its names into 2**b columns, loaded with n_bits=None, predicts other tags).
 ADDED_HYPERPARAMETERS = frozenset({"max_iter", "tol", "n_iter_no_change", "shuffle", "random_state", "average",
-                                   "class_weight", "n_bits"})
+                                   "class_weight", "n_bits", "calibration"})
 ALL_PARAMS = "all_params"
 
 

@@ -137,7 +137,7 @@ def test_availability_follows_the_loss_parameter():
 
 @pytest.mark.parametrize("name, cls", olearn.all_estimators())
 def test_no_other_learner_invents_probabilities(name, cls):
-    """Only the logistic loss is a likelihood in the source texts; every other learner has none."""
+    """Only the logistic loss is a likelihood in the source texts; every other learner has none by default."""
     if name == "OGDClassifier":
         return
     for method in PROBA_METHODS:

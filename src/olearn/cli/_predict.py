@@ -5,6 +5,7 @@ import math
 import click
 
 from ._app import cli
+from ._link import check_logistic_link
 from ._model_labels import ModelLabels, checked
 from ._output import OutputFile
 from ._scaling import learner_of, rows
@@ -155,8 +156,13 @@ def _check_csv(model_path, trained, csv):
 @data_options(n_features=False, predict=True)
 @click.option("--output", "-o", type=click.Path(dir_okay=False), default=None,
               help="Write the predictions to this file instead of stdout.")
+@click.option("--link", type=click.Choice(("identity", "logistic")), default="identity", show_default=True,
+              help="logistic: write the probability of the larger label (+1 of -1/+1) instead of the label, as "
+                   "Vowpal Wabbit's --link logistic; the model must have probabilities (learned with --link logistic, "
+                   "or ogd --loss logistic).")
 @file_argument
-def predict_command(model_path, fmt, zero_based, bits, chunk_size, label_column, delimiter, no_label, output, file):
+def predict_command(model_path, fmt, zero_based, bits, chunk_size, label_column, delimiter, no_label, output, link,
+                    file):
     """Predict the label of every example of FILE with a saved model.
 
     Prints one prediction per line, in file order, to stdout (or to
@@ -204,6 +210,8 @@ def predict_command(model_path, fmt, zero_based, bits, chunk_size, label_column,
 
         return predict_sequences(model, model_path, click.get_current_context().params)
     task = task_of_model(model)
+    if link == "logistic":
+        check_logistic_link(None, task, {}, model, False)
     if output is not None:
         check_writable(output, "--output")
     source = source_as_trained(model, model_path, file, zero_based, bits, fmt=fmt, chunk_size=chunk_size,
@@ -217,7 +225,10 @@ def predict_command(model_path, fmt, zero_based, bits, chunk_size, label_column,
     out = OutputFile("-" if output is None else output)
     try:
         for X, y, _ in checked(source, labels).chunks():
-            lines, predictions = task.predict_lines(model, rows(X, model, source))
+            X = rows(X, model, source)
+            lines, predictions = task.predict_lines(model, X)
+            if link == "logistic" and X.shape[0]:
+                lines = [repr(float(p)) for p in model.predict_proba(X)[:, -1]]
             if lines:
                 out.write("\n".join(lines) + "\n")
             if y is None and task.reads_labels:

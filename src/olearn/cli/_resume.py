@@ -93,6 +93,8 @@ class FrozenResult:
         self.cumulative_mistakes = np.cumsum(wrong, dtype=np.int64)
         self.losses = np.full(self.n_rounds, np.nan)
         self.cumulative_loss = math.nan if self.n_rounds else 0.0
+        has_probabilities = task.name == "binary" and hasattr(model, "predict_proba") and self.n_rounds
+        self.probabilities = model.predict_proba(X) if has_probabilities else np.empty((0, 0))
 
 
 class PredictionWriter:
@@ -107,12 +109,15 @@ class PredictionWriter:
     learner 1 (inside the ball) or -1, with ``raw`` the signed margin
     radius - ||y - w||; a multilabel learner the labels predicted relevant,
     comma-separated (an empty line for none), with ``raw`` the ranking margin
-    (``inf`` with nothing to rank).
+    (``inf`` with nothing to rank). With ``probabilities`` (``--link
+    logistic``) a binary learner writes the probability of ``classes_[1]``
+    (the larger label: +1 of -1/+1) before the example is learned.
     """
 
-    def __init__(self, path, raw, task):
+    def __init__(self, path, raw, task, probabilities=False):
         self.raw = raw
         self.task = task
+        self.probabilities = probabilities
         self._out = OutputFile(path)
 
     @property
@@ -122,7 +127,12 @@ class PredictionWriter:
     def write(self, result, model):
         if result.n_rounds == 0:
             return
-        self._out.write("\n".join(self.task.prediction_lines(result, model, self.raw)) + "\n")
+        if self.probabilities:
+            # of classes_[-1]: the larger label, +1 of -1/+1 (while one class is known, that one's, 1)
+            lines = [repr(float(p)) for p in result.probabilities[:, -1]]
+        else:
+            lines = self.task.prediction_lines(result, model, self.raw)
+        self._out.write("\n".join(lines) + "\n")
 
     def close(self):
         self._out.close()

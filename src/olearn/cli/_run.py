@@ -26,6 +26,7 @@ from ._learners import (
 )
 from ._resume import FrozenResult, PredictionWriter, check_vw_flags, echo_stderr, resumed_model, resumed_source
 from ._interrupt import HeldInterrupts, saved_if_interrupted
+from ._link import CALIBRATED, check_logistic_link
 from ._holdout import DEFAULT_HOLDOUT_PERIOD, HeldOut
 from ._namespace_options import namespace_options
 from ._report import Progress, ProgressiveTable, echo_stdout, summary_lines
@@ -82,6 +83,11 @@ from ._vw_habits import oaa_labels, sign_labels, vw_algorithm
 @click.option("--raw", is_flag=True,
               help="With -p: write the raw score instead of the label (w.x; for multiclass, class:score per class; "
                    "uniclass: the signed margin; multilabel: the ranking margin).")
+@click.option("--link", type=click.Choice(("identity", "logistic")), default="identity", show_default=True,
+              help="logistic: class probabilities, as Vowpal Wabbit's --link logistic; -p then writes the probability "
+                   "of the larger label (+1 of -1/+1) before each example is learned. pa, pa1, pa2 and perceptron "
+                   "learn a calibration of their scores online (calibration=platt, saved with the model); ogd needs "
+                   "--loss logistic; a model of -i must have probabilities.")
 @click.option("--save-on-interrupt", is_flag=True,
               help="With --save: on Ctrl-C, still write the model of the examples learned so far (then exit 130).")
 @click.option("--bound", is_flag=True,
@@ -114,8 +120,8 @@ from ._vw_habits import oaa_labels, sign_labels, vw_algorithm
 @click.argument("files", nargs=-1, type=click.Path(dir_okay=False, allow_dash=False))
 def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, costs_path, scale, passes, holdout_every,
                 holdout_off, fmt, zero_based, n_features, bits, chunk_size, label_column, delimiter, namespaces, use_cache,
-                save, save_on_interrupt, initial_model, test_only, predictions, raw, bound, quiet, workers, scheduler,
-                tau, weighting, classes, oaa, binary, data, files):
+                save, save_on_interrupt, initial_model, test_only, predictions, raw, link, bound, quiet, workers,
+                scheduler, tau, weighting, classes, oaa, binary, data, files):
     """Learn from FILE online and report progressive validation.
 
     The learners take the features as they are: when the columns have
@@ -245,6 +251,10 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
         costs = oaa_labels(oaa)  # the labels every row must have, as a cost file's (a multiclass learner has none)
     if raw and task.check_raw() is not None:
         raise click.UsageError(f"--raw does not apply to --algo {algo}: {task.check_raw()}")
+    if link == "logistic":
+        check_logistic_link(algo, task, hyperparameters, model, raw)
+        if model is None and algo in CALIBRATED:
+            hyperparameters["calibration"] = "platt"
     if save_on_interrupt and (save is None or bound or workers is not None or scheduler is not None):
         raise click.UsageError("--save-on-interrupt applies with --save, to learning in chunks here (not --bound, "
                                "not on Dask)")
@@ -252,7 +262,8 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
         for name, value in (("--scale", scale), ("-i", initial_model), ("-p", predictions), ("-c", use_cache or None),
                             ("-q/--cubic/--interactions/--ignore/--keep/--ngram/--skips", namespaces),
                             ("--holdout-every", holdout_every), ("--holdout-off", holdout_off or None),
-                            ("--binary", binary or None), ("--oaa", oaa)):
+                            ("--binary", binary or None), ("--oaa", oaa),
+                            ("--link", link if link != "identity" else None)):
             if value is not None:
                 raise click.UsageError(f"{name} applies to one file learned here, not to shards on Dask")
         for name, value in (("--label-column", label_column), ("--delimiter", delimiter)):
@@ -328,7 +339,7 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
     if passes > 1 and source.stream and not use_cache:
         raise click.UsageError(f"--passes {passes} reads FILE {passes} times, and {source.path} is a stream, read "
                                "once: save it to a file first, or add -c to read the later passes from a cache")
-    writer = None if predictions is None else PredictionWriter(predictions, raw, task)
+    writer = None if predictions is None else PredictionWriter(predictions, raw, task, link == "logistic")
     held_outs = []
     to_stderr = writer is not None and writer.to_stdout
     table = ProgressiveTable(None if quiet else (echo_stderr if to_stderr else echo_stdout), task)

@@ -55,6 +55,10 @@ def check_supported(est, mode):
         # neither rule keeps the running sum of the iterates that an averaged learner predicts with
         raise ValueError(f"{mode} does not keep the average of an averaged learner; use {type(est).__name__} "
                          f"with average=False (got average={est.average!r})")
+    if getattr(est, "calibration", None) is not None:
+        # each shard's calibration is fitted to its own model's scores, not to the mixture's
+        raise ValueError(f"{mode} does not mix calibrations; use {type(est).__name__} with calibration=None "
+                         f"(got calibration={est.calibration!r})")
     return kind
 
 

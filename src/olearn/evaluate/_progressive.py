@@ -5,11 +5,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._calibration import probabilities
 from .._estimator import locking_its_estimator
 from .._kernels import _codes
 from .._learner import OnlineLearner
 from .._validation import check_targets, check_y
-from ..linear._ogd import _probabilities
 
 
 @dataclass(frozen=True)
@@ -58,6 +58,12 @@ class RunResult:
         Size of the support set after each round's update, for a learner in
         dual form (a ``kernel`` set); never above its ``budget``. Empty for
         learners without a support set.
+    probabilities : ndarray
+        For a binary learner with probabilities (``OGDClassifier(loss="logistic")``,
+        or ``calibration="platt"``), the probability of each class of each
+        round before its update, shape (n, len(``classes_``)) as
+        ``predict_proba``: with a calibration, its map as it was before the
+        round. Empty for other learners.
     metrics : tuple of olearn.metrics metrics
         The metrics given to :func:`run`, updated in place with every round:
         ``metrics[j].get()`` is the final value of metric j.
@@ -87,6 +93,7 @@ class RunResult:
     taus: np.ndarray = field(repr=False)
     cumulative_mistakes: np.ndarray = field(repr=False)
     support_sizes: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0, dtype=np.int64))
+    probabilities: np.ndarray = field(repr=False, default_factory=lambda: np.empty((0, 0)))
     metrics: tuple = ()
     checkpoints: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0, dtype=np.int64))
     history: np.ndarray = field(repr=False, default_factory=lambda: np.empty((0, 0)))
@@ -175,9 +182,17 @@ def run(estimator, X, y=None, record=True, sample_weight=None, metrics=None, che
     # a learner with a support set appends the support-set size of each round
     weights = estimator._row_weights(X, y, sample_weight)
     extra = {} if weights is None else {"sample_weight": weights}
+    log_odds = None
+    if _calibrated(estimator):
+        # the calibrated log-odds of each row before its update: what its probability was
+        log_odds = extra["log_odds"] = np.empty(_n_rows(X))
     outputs = estimator._progressive(X, y, record=record or bool(metrics), **extra)
     predictions, scores, losses, taus, mistakes, totals, *sizes = outputs
-    history = _metric_history(estimator, metrics, y, predictions, scores, mistakes, ends)
+    log_odds = scores if log_odds is None else log_odds
+    history = _metric_history(estimator, metrics, y, predictions, scores, mistakes, ends, log_odds)
+    proba = np.empty((0, 0))
+    if record and len(scores) and estimator._task == "binary" and hasattr(estimator, "predict_proba"):
+        proba = probabilities(log_odds, estimator.classes_.size)
     if not record:
         predictions, scores, losses, taus, mistakes = (a[:0] for a in (predictions, scores, losses, taus, mistakes))
         sizes = [size[:0] for size in sizes]
@@ -192,10 +207,19 @@ def run(estimator, X, y=None, record=True, sample_weight=None, metrics=None, che
         taus=taus,
         cumulative_mistakes=np.cumsum(mistakes, dtype=np.int64),
         support_sizes=sizes[0] if sizes else np.empty(0, dtype=np.int64),
+        probabilities=proba,
         metrics=tuple(metrics),
         checkpoints=ends,
         history=history,
     )
+
+
+def _calibrated(estimator):
+    """Whether the learner (of a pipeline, its last step) maps its scores to probabilities by a calibration."""
+    steps = getattr(estimator, "steps", None)
+    learner = steps[-1][1] if steps else estimator
+    calibrating = getattr(learner, "_calibrating", None)
+    return calibrating is not None and calibrating()
 
 
 def _n_rows(X):
@@ -269,8 +293,11 @@ def _check_pos_label(estimator, metric, y):
         raise ValueError(f"run: {metric.name}'s pos_label {metric.pos_label!r} is not one of the classes {shown}")
 
 
-def _metric_history(estimator, metrics, y, predictions, scores, mistakes, ends):
+def _metric_history(estimator, metrics, y, predictions, scores, mistakes, ends, log_odds):
     """Fill the metrics from the pass's per-round outputs; return their values at the checkpoints.
+
+    ``log_odds``: the log-odds of ``classes_[1]`` of each round (a calibrated
+    learner's; the scores of the logistic learner).
 
     Shape (len(ends), len(metrics)).
     """
@@ -305,8 +332,8 @@ def _metric_history(estimator, metrics, y, predictions, scores, mistakes, ends):
             if wanted == SCORES:
                 pred = scores if positive else -scores
             else:
-                probabilities = _probabilities(scores, classes.size)
-                pred = probabilities[:, -1] if positive else probabilities[:, 0]
+                proba = probabilities(log_odds, classes.size)
+                pred = proba[:, -1] if positive else proba[:, 0]
         history[:, j] = metric._values_at(truth, pred, ends)
     return history
 

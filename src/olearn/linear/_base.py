@@ -22,8 +22,9 @@ import copy
 
 import numpy as np
 
+from .. import _calibration
 from .._averaging import average_start
-from .._estimator import ClassifierEstimator
+from .._estimator import ClassifierEstimator, only_when
 from ..exceptions import PartialUpdateError
 from .._kernels import _codes, _compiled
 from .._kernels._codes import A_SIGMA, A_START, N_AVERAGE
@@ -48,6 +49,12 @@ _NOT_FUSED = object()
 # weight (a learner not started has nothing to copy and always takes it).
 _ENTRIES_PER_COPIED_WEIGHT = 4
 
+
+
+def _stopped(err, scores):
+    """``err`` (a PartialUpdateError) with ``scores_kept``: the recorded scores of the rows kept (empty if none)."""
+    err.scores_kept = scores[:err.rows_kept]
+    return err
 
 class _RowNotLearned(Exception):
     """A pass over rows it checks itself stopped at one: refused as given, or its numbers overflowed.
@@ -277,11 +284,11 @@ class LinearLearner(OnlineLearner):
         if stopped >= 0 and arrays.unchecked:
             raise _RowNotLearned(stopped)
         if stopped >= 0:
-            raise PartialUpdateError(
+            raise _stopped(PartialUpdateError(
                 f"{type(self).__name__}: the score or the squared norm of the weights overflowed at row {stopped}; "
                 f"the model keeps the updates of rows 0..{stopped - 1}. Scale the features or lower the step size.",
                 rows_kept=stopped,
-            )
+            ), scores)
         return scores, losses, taus, totals
 
     # -- a batch's rows, checked by the pass that learns them -----------------
@@ -447,6 +454,8 @@ class BinaryClassifierMixin(ManyRows, ClassifierEstimator):
         flip = self._labels.observe(y) or flip
         if flip:
             self._negate()
+            if "_calibration" in self.__dict__:
+                self._calibration = _calibration.flipped(self._calibration)
         self.classes_ = self._labels.classes
 
     def _learns_again(self, state, y, classes):
@@ -466,7 +475,7 @@ class BinaryClassifierMixin(ManyRows, ClassifierEstimator):
 
     # -- learning -------------------------------------------------------------
 
-    def _progressive_pass(self, X, y, record, classes=None, sample_weight=None):
+    def _progressive_pass(self, X, y, record, classes=None, sample_weight=None, log_odds=None):
         """Predict then learn every row in order; return the per-round outputs.
 
         Returns (predictions, scores, losses, taus, mistakes, totals): the
@@ -474,12 +483,14 @@ class BinaryClassifierMixin(ManyRows, ClassifierEstimator):
         boolean) and the kernel's totals, followed by the support-set size
         after each round when ``_pass`` gives one (a kernel learner's).
         ``sample_weight`` is None or the checked effective weight of each row
-        (:meth:`~olearn._learner.OnlineLearner._row_weights`).
+        (:meth:`~olearn._learner.OnlineLearner._row_weights`). ``log_odds``:
+        None, or with ``calibration`` an array of one float64 per row that
+        receives the calibrated log-odds of each row before its update.
         """
         self._config_arrays()
-        return self._learn_rows(X, y, self._learn_arrays, record, classes, sample_weight)
+        return self._learn_rows(X, y, self._learn_arrays, record, classes, sample_weight, log_odds)
 
-    def _learn_arrays(self, arrays, y, record, classes, sample_weight):
+    def _learn_arrays(self, arrays, y, record, classes, sample_weight, log_odds=None):
         """:meth:`_progressive` of the rows of X as ``arrays``."""
         y = check_y(y, arrays.n_rows)
         if arrays.n_rows == 0 and classes is None:
@@ -490,9 +501,21 @@ class BinaryClassifierMixin(ManyRows, ClassifierEstimator):
             self._observe_labels(y, classes)
         targets = self._labels.encode(y)
         weighted = {} if sample_weight is None else {"weights": sample_weight}
-        scores, losses, taus, totals, *sizes = self._pass(arrays, targets, record, **weighted)
+        calibrating = self._calibrating()
+        try:
+            scores, losses, taus, totals, *sizes = self._pass(arrays, targets, record or calibrating, **weighted)
+        except PartialUpdateError as err:
+            if calibrating:  # the calibrator learns the rows kept, as the learner did
+                k = err.rows_kept
+                self._calibration = _calibration.updated(self._calibrator(), err.scores_kept, targets[:k],
+                                                         None if sample_weight is None else sample_weight[:k])
+            raise
+        if calibrating:
+            # the calibrator does not change the learner: its steps on the pass's scores come out as within it
+            self._calibration = _calibration.updated(self._calibrator(), scores, targets, sample_weight, log_odds)
         if not record:
-            return scores, scores, losses, taus, np.empty(0, dtype=bool), totals, *sizes
+            empty = np.empty(0)
+            return empty, empty, empty, empty, np.empty(0, dtype=bool), totals, *(size[:0] for size in sizes)
         mistakes = targets * scores <= 0.0
         return self._labels.decode(scores), scores, losses, taus, mistakes, totals, *sizes
 
@@ -566,8 +589,12 @@ class BinaryClassifierMixin(ManyRows, ClassifierEstimator):
                 if target is None or self._labels.classes.size < 2:
                     self._observe_labels(check_label(y))
                     target = self._labels.target(y)
-                return self._learn_target(indices, data, target, **weighted), classes
-        return self._learn_target(indices, data, target, **weighted), classes
+                score = self._learn_target(indices, data, target, **weighted)
+        else:
+            score = self._learn_target(indices, data, target, **weighted)
+        if self._calibrating():
+            self._calibration = _calibration.updated(self._calibrator(), [score], [target], [weight])
+        return score, classes
 
     @staticmethod
     def _with_classes(schema):
@@ -604,6 +631,59 @@ class BinaryClassifierMixin(ManyRows, ClassifierEstimator):
             return None
         return self._labels.sides[bool(score > 0.0)]
 
+    # -- calibration of the scores (see PlattCalibrated) ------------------------
+
+    def _calibrating(self):
+        """Whether the learner calibrates its scores (``calibration="platt"``, :mod:`olearn._calibration`)."""
+        return getattr(self, "calibration", None) is not None
+
+    def _calibrator(self):
+        """The calibrator's state: learned so far, or the prior before its first example."""
+        return self.__dict__.get("_calibration", _calibration.prior())
+
+
+class PlattCalibrated:
+    """``predict_proba`` and its twins for a binary classifier with the hyperparameter ``calibration``.
+
+    They exist (``hasattr``) only with ``calibration="platt"``: the learner's
+    scores through the calibration :mod:`olearn._calibration` learns from
+    them online (:class:`BinaryClassifierMixin` updates it on every path that
+    learns).
+    """
+
+    def _why_no_probabilities(self):
+        if self._calibrating():
+            return None
+        return ("its scores are margins, not probabilities; set calibration='platt' to learn a map from "
+                "scores to probabilities online (see docs/probabilities.md)")
+
+    @only_when(_why_no_probabilities)
+    def predict_proba(self, X):
+        r"""Probability of each class, columns in the order of ``classes_`` (with ``calibration="platt"``).
+
+        The probability of ``classes_[1]`` is :math:`\sigma(a f(x) + b)` of
+        the decision function f, with the calibration (a, b) learned online
+        from the scores before each update (:mod:`olearn._calibration`); before
+        a second class has been seen, the one class known has probability 1.
+        """
+        log_odds = _calibration.calibrated_scores(self._calibrator(), self.decision_function(X))
+        return _calibration.probabilities(log_odds, self.classes_.size)
+
+    @only_when(_why_no_probabilities)
+    def predict_log_proba(self, X):
+        """Logarithm of :meth:`predict_proba`, computed directly (finite however large the score is)."""
+        log_odds = _calibration.calibrated_scores(self._calibrator(), self.decision_function(X))
+        return _calibration.log_probabilities(log_odds, self.classes_.size)
+
+    @only_when(_why_no_probabilities)
+    def predict_proba_one(self, x):
+        """Probability of each class for one example, a dict {class: probability}; None before any class is known."""
+        score = self._score_one(x)
+        if score is None:
+            return None
+        log_odds = _calibration.calibrated_scores(self._calibrator(), np.array([score]))
+        return dict(zip(self.classes_.tolist(), _calibration.probabilities(log_odds, self.classes_.size)[0].tolist()))
+
 
 class BinaryLinearClassifier(BinaryClassifierMixin, LinearLearner):
     """A linear learner of two classes: a preset of the binary linear kernel.
@@ -611,11 +691,20 @@ class BinaryLinearClassifier(BinaryClassifierMixin, LinearLearner):
     The learned state adds the classes to :class:`LinearLearner`'s.
     """
 
-    _learned = (*LinearLearner._learned, "_labels", "classes_")
+    _learned = (*LinearLearner._learned, "_labels", "classes_", "_calibration")
 
     def _start(self):
         self._labels = BinaryLabels(type(self).__name__)
         super()._start()
+
+    def _build_config(self):
+        if self._calibrating() and average_start(self.average):
+            raise ValueError(
+                f"{type(self).__name__}: parameter calibration={self.calibration!r} is not available with "
+                f"average={self.average!r}: the calibration learns from the scores of the current weights, while the "
+                "averaged ones predict; use one or the other"
+            )
+        return super()._build_config()
 
     # -- one example: the common case in one compiled call --------------------
 
@@ -634,7 +723,8 @@ class BinaryLinearClassifier(BinaryClassifierMixin, LinearLearner):
         cache, state = self._config_cache, self.__dict__
         features = state.get("_features")
         if (cache is not None and not cache[1] and features is not None and type(x) is dict
-                and sample_weight is None and "_avg" not in state and self.class_weight is None):
+                and sample_weight is None and "_avg" not in state and self.class_weight is None
+                and state.get("calibration") is None):
             repeated = features.repeated
             w = state.get("_w")
             if repeated is not None and w is not None and repeated[4] <= state["n_features_in_"]:
@@ -691,17 +781,26 @@ class BinaryLinearClassifier(BinaryClassifierMixin, LinearLearner):
     # -- persistence ----------------------------------------------------------
 
     def _state_schema(self):
-        return self._with_classes(super()._state_schema())
+        """The classes, and with ``calibration`` the calibrator's state (:mod:`olearn._calibration`)."""
+        schema = self._with_classes(super()._state_schema())
+        if not self._calibrating():
+            return schema
+        return schema.extended(arrays={"calibration": Array("float64", (_calibration.N_STATE,))},
+                               relations=[_calibration.state_problem])
 
     def _get_state(self):
         arrays, state = super()._get_state()
         arrays["classes"] = self._labels.classes
+        if self._calibrating():
+            arrays["calibration"] = self._calibrator()
         return arrays, state
 
     def _set_state(self, arrays, state):
         super()._set_state(arrays, state)
         self._labels.set_classes(arrays["classes"])
         self.classes_ = self._labels.classes
+        if self._calibrating():
+            self._calibration = np.array(arrays["calibration"], dtype=np.float64)
 
 
 # rows per call of a callable kernel when scoring a batch: bounds the dense copies
@@ -871,11 +970,11 @@ class KernelizableLearner(LinearLearner):
         else:
             stopped = self._compiled_pass(arrays, targets, weights, params, codes, scores, losses, taus, sizes, totals)
         if stopped >= 0:
-            raise PartialUpdateError(
+            raise _stopped(PartialUpdateError(
                 f"{type(self).__name__}: the score, K(x, x) or the new coefficient overflowed at row {stopped}; "
                 f"the model keeps the updates of rows 0..{stopped - 1}. Scale the features or lower the step size.",
                 rows_kept=stopped,
-            )
+            ), scores)
         return scores, losses, taus, totals, sizes
 
     def _compiled_pass(self, arrays, targets, weights, params, codes, scores, losses, taus, sizes, totals):

@@ -3,6 +3,7 @@
 import numpy as np
 
 from .._averaging import AVERAGE
+from .._calibration import log_probabilities, probabilities
 from .._estimator import only_when
 from .._kernels import _codes
 from .._params import BOOLEAN, POSITIVE, NoneOr, Options
@@ -25,17 +26,6 @@ def _ogd_config(loss, eta, schedule, radius, conservative):
         "K_CONSERVATIVE": int(conservative),
     }
     return codes, {"P_ETA": eta, "P_RADIUS": 0.0 if radius is None else radius}
-
-
-def _probabilities(scores, n_classes):
-    """The rows (sigma(-f), sigma(f)) of the logistic model, or ones while only one class is known."""
-    if n_classes == 1:
-        return np.ones((scores.size, 1))
-    # with e = exp(-|f|) <= 1 nothing overflows: the larger probability is 1/(1 + e), the smaller e/(1 + e)
-    e = np.exp(-np.abs(scores))
-    larger, smaller = 1.0 / (1.0 + e), e / (1.0 + e)
-    positive = scores > 0.0
-    return np.column_stack([np.where(positive, smaller, larger), np.where(positive, larger, smaller)])
 
 
 class OGDClassifier(BinaryLinearClassifier):
@@ -188,7 +178,7 @@ class OGDClassifier(BinaryLinearClassifier):
         -------
         ndarray, shape (n_samples, n_classes)
         """
-        return _probabilities(self.decision_function(X), self.classes_.size)
+        return probabilities(self.decision_function(X), self.classes_.size)
 
     @only_when(_why_no_probabilities)
     def predict_log_proba(self, X):
@@ -205,10 +195,7 @@ class OGDClassifier(BinaryLinearClassifier):
         -------
         ndarray, shape (n_samples, n_classes)
         """
-        scores = self.decision_function(X)
-        if self.classes_.size == 1:
-            return np.zeros((scores.size, 1))
-        return 0.0 - np.column_stack([np.logaddexp(0.0, scores), np.logaddexp(0.0, -scores)])
+        return log_probabilities(self.decision_function(X), self.classes_.size)
 
     @only_when(_why_no_probabilities)
     def predict_proba_one(self, x):
@@ -221,7 +208,7 @@ class OGDClassifier(BinaryLinearClassifier):
         score = self._score_one(x)
         if score is None:
             return None
-        return dict(zip(self.classes_.tolist(), _probabilities(np.array([score]), self.classes_.size)[0].tolist()))
+        return dict(zip(self.classes_.tolist(), probabilities(np.array([score]), self.classes_.size)[0].tolist()))
 
 
 class OnlineSVM(BinaryLinearClassifier):

@@ -3,16 +3,17 @@
 import math
 
 from .._averaging import AVERAGE
+from .._calibration import CALIBRATION
 from .._kernels import _codes
 from .._params import Interval, Options
 from .._weights import CLASS_WEIGHT
 from ..kernel import KERNEL_CONSTRAINTS
-from ._base import BinaryLinearClassifier, KernelizableLearner
+from ._base import BinaryLinearClassifier, KernelizableLearner, PlattCalibrated
 
 _STEP_RULES = {"pa": _codes.STEP_PA, "pa1": _codes.STEP_PA1, "pa2": _codes.STEP_PA2}
 
 
-class PAClassifier(BinaryLinearClassifier, KernelizableLearner):
+class PAClassifier(PlattCalibrated, BinaryLinearClassifier, KernelizableLearner):
     r"""Passive-Aggressive classifier: PA, PA-I and PA-II.
 
     Crammer, Dekel, Keshet, Shalev-Shwartz & Singer, *Online Passive-Aggressive
@@ -109,6 +110,13 @@ class PAClassifier(BinaryLinearClassifier, KernelizableLearner):
         :func:`olearn.data.load_vw` does (feature indices then stay below
         ``2**b``; a fixed ``n_features`` must be ``2**b``). Integer keys are
         column indices either way.
+    calibration : None or "platt", default=None
+        ``"platt"`` learns class probabilities online (``predict_proba``,
+        ``predict_log_proba``, ``predict_proba_one``): Platt's map
+        sigma(a f(x) + b) of the score, fitted by an online Newton step on
+        the score of each example before the learner takes it, and saved with
+        the model (:mod:`olearn._calibration`, docs/probabilities.md). Not
+        with ``average``. None: scores only, no ``predict_proba``.
 
     Examples
     --------
@@ -142,12 +150,13 @@ class PAClassifier(BinaryLinearClassifier, KernelizableLearner):
         **KERNEL_CONSTRAINTS,
         "average": AVERAGE,
         "class_weight": CLASS_WEIGHT,
+        "calibration": CALIBRATION,
     }
 
     def __init__(self, variant="pa1", C=1.0, fit_intercept=False, n_features=None, kernel=None, degree=3,
                  gamma=1.0, coef0=0.0, budget=None, budget_policy="oldest", random_state=None,
                  max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, average=False,
-                 class_weight=None, n_bits=None):
+                 class_weight=None, n_bits=None, calibration=None):
         self.variant = variant
         self.C = C
         self.fit_intercept = fit_intercept
@@ -166,6 +175,7 @@ class PAClassifier(BinaryLinearClassifier, KernelizableLearner):
         self.average = average
         self.class_weight = class_weight
         self.n_bits = n_bits
+        self.calibration = calibration
 
     def _kernel_config(self):
         return {"K_STEP": _STEP_RULES[self.variant]}, {"P_C": self.C if self.variant != "pa" else math.inf}

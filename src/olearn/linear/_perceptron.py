@@ -1,14 +1,15 @@
 """Rosenblatt's Perceptron."""
 
 from .._averaging import AVERAGE
+from .._calibration import CALIBRATION
 from .._kernels import _codes
 from .._params import POSITIVE
 from .._weights import CLASS_WEIGHT
 from ..kernel import KERNEL_CONSTRAINTS
-from ._base import BinaryLinearClassifier, KernelizableLearner
+from ._base import BinaryLinearClassifier, KernelizableLearner, PlattCalibrated
 
 
-class Perceptron(BinaryLinearClassifier, KernelizableLearner):
+class Perceptron(PlattCalibrated, BinaryLinearClassifier, KernelizableLearner):
     r"""The Perceptron (Rosenblatt 1958).
 
     On round t, predict :math:`\hat y_t = \mathrm{sign}(w_t \cdot x_t)`; if
@@ -94,6 +95,13 @@ class Perceptron(BinaryLinearClassifier, KernelizableLearner):
         :func:`olearn.data.load_vw` does (feature indices then stay below
         ``2**b``; a fixed ``n_features`` must be ``2**b``). Integer keys are
         column indices either way.
+    calibration : None or "platt", default=None
+        ``"platt"`` learns class probabilities online (``predict_proba``,
+        ``predict_log_proba``, ``predict_proba_one``): Platt's map
+        sigma(a f(x) + b) of the score, fitted by an online Newton step on
+        the score of each example before the learner takes it, and saved with
+        the model (:mod:`olearn._calibration`, docs/probabilities.md). Not
+        with ``average``. None: scores only, no ``predict_proba``.
 
     Examples
     --------
@@ -116,12 +124,13 @@ class Perceptron(BinaryLinearClassifier, KernelizableLearner):
         "right"
     )
 
-    _constraints = {"eta": POSITIVE, **KERNEL_CONSTRAINTS, "average": AVERAGE, "class_weight": CLASS_WEIGHT}
+    _constraints = {"eta": POSITIVE, **KERNEL_CONSTRAINTS, "average": AVERAGE, "class_weight": CLASS_WEIGHT,
+                    "calibration": CALIBRATION}
 
     def __init__(self, eta=1.0, fit_intercept=False, n_features=None, kernel=None, degree=3, gamma=1.0, coef0=0.0,
                  budget=None, budget_policy="oldest", random_state=None,
                  max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, average=False,
-                 class_weight=None, n_bits=None):
+                 class_weight=None, n_bits=None, calibration=None):
         self.eta = eta
         self.fit_intercept = fit_intercept
         self.n_features = n_features
@@ -139,6 +148,7 @@ class Perceptron(BinaryLinearClassifier, KernelizableLearner):
         self.average = average
         self.class_weight = class_weight
         self.n_bits = n_bits
+        self.calibration = calibration
 
     def _kernel_config(self):
         return {"K_STEP": _codes.STEP_PERCEPTRON}, {"P_ETA": self.eta}
