@@ -26,7 +26,7 @@ def test_metrics_count_requests_examples_and_progressive_accuracy(serve):
     with server.client() as client:
         for x, y in stream:
             answer = client.post("/predict_learn", json={"x": x, "y": y}).json()
-            predicted = offline.predict_learn_one({int(k): v for k, v in x.items()}, y)
+            predicted = offline.predict_learn_one(x, y)  # every key a name, as the service reads it
             assert answer["y"] == predicted
             right += predicted == y
         client.post("/learn", json={"x": [{"3": 1.0}] * 3, "y": [1, -1, 1]})

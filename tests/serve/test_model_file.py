@@ -23,7 +23,7 @@ def test_model_reads_write_nothing_and_send_every_acknowledged_update(serve, tmp
         for round_ in range(3):
             x, y = {"user": f"u{round_}", "3": 0.5 + round_}, (-1) ** round_
             assert client.post("/learn", json={"x": x, "y": y}).status_code == 200
-            offline.learn_one({"user": f"u{round_}", 3: 0.5 + round_}, y)
+            offline.learn_one(x, y)  # "3" is a name: an --algo service reads every key as one
             logged = _files(server.state_dir)
             assert logged.keys() == before.keys()  # the log grew; no snapshot was taken
             for _ in range(3):

@@ -18,7 +18,8 @@ from conftest import TOKEN, require_serve_extra
 require_serve_extra()
 
 CAPS = ["--max-body-bytes", "2000", "--max-batch", "3", "--max-features", "5", "--max-index", "100"]
-PROBE = {"x": [{"0": 1.0, "a": 1.0}, {"1": -1.0, "b": 2.0}, {"c=red": 1.0, "2": 0.5}]}
+# the rules of index keys apply to a service reading every key as an index (names are refused there too)
+PROBE = {"x": [{"0": 1.0, "4": 1.0}, {"1": -1.0, "5": 2.0}, {"6": 1.0, "2": 0.5}]}
 
 
 def _refused(response, status):
@@ -28,12 +29,12 @@ def _refused(response, status):
 
 @pytest.fixture
 def started(serve):
-    server = serve(["--algo", "pa1"] + CAPS)
+    server = serve(["--algo", "pa1", "--feature-keys", "indices"] + CAPS)
     offline = olearn.PAClassifier(variant="pa1")
     with server.client() as client:
-        for x, y in (({"100": 0.5, "a": 1.0}, 1), ({"1": 1.0, "b": -1.0, "c": "red"}, -1)):
+        for x, y in (({"100": 0.5, "4": 1.0}, 1), ({"1": 1.0, "5": -1.0, "6": 1.0}, -1)):
             assert client.post("/learn", json={"x": x, "y": y}).status_code == 200
-            offline.learn_one({int(k) if k.isdigit() else k: v for k, v in x.items()}, y)
+            offline.learn_one({int(k): v for k, v in x.items()}, y)
     return server, offline
 
 
@@ -121,8 +122,8 @@ def test_malformed_updates_are_refused_and_leave_the_model_untouched(started, ro
             assert client.post("/predict", json=PROBE).json() == before, body
             assert client.get("/health").json()["updates"] == 2, body
         # one more valid update, then the served model must be the offline learner's, bit for bit
-        assert client.post(route, json={"x": {"2": 1.0, "d": 0.5}, "y": 1}).json()["seq"] == 3
-        offline.learn_one({2: 1.0, "d": 0.5}, 1)
+        assert client.post(route, json={"x": {"2": 1.0, "7": 0.5}, "y": 1}).json()["seq"] == 3
+        offline.learn_one({2: 1.0, 7: 0.5}, 1)
         (tmp_path / "m.npz").write_bytes(client.get("/model").content)
     served = olearn.load(tmp_path / "m.npz")
     assert served.vocabulary_ == offline.vocabulary_
@@ -206,13 +207,24 @@ def test_classes_fix_the_label_set(serve, tmp_path):
         _refused(client.post("/learn", json={"x": [{"1": 1.0}, {"2": 1.0}], "y": [-1, 0]}), 422)
         assert client.post("/predict_learn", json={"x": {"2": 1.0}, "y": -1.0}).status_code == 200
         assert client.get("/health").json() == {"status": "ok", "updates": 2, "estimator": "PAClassifier",
-                                                "snapshot": {"ok": True, "updates": 0}, "classes": [-1, 1]}
-    server = serve(["--algo", "pa1-multiclass", "--classes", "spam, ham,true"], tmp_path / "multiclass")
+                                                "feature_keys": "names", "snapshot": {"ok": True, "updates": 0},
+                                                "classes": [-1, 1]}
+    server = serve(["--algo", "pa1-multiclass", "--classes", "spam, ham,eggs"], tmp_path / "multiclass")
     with server.client() as client:
-        for y in ("spam", "ham", True):
+        for y in ("spam", "ham", "eggs"):
             assert client.post("/learn", json={"x": {"1": 1.0}, "y": y}).status_code == 200, y
-        for y in ("eggs", "true", 1):
+        for y in ("bacon", True, 1):
             _refused(client.post("/learn", json={"x": {"1": 1.0}, "y": y}), 422)
+
+
+def test_classes_of_several_kinds_are_refused_at_start():
+    from olearn.serve._requests import LabelSet
+
+    for text in ("spam, ham,true", "1,a", "true,0"):
+        with pytest.raises(ValueError, match="mixes"):
+            LabelSet(text)
+    assert LabelSet("spam, ham, eggs").labels == ["spam", "ham", "eggs"]
+    assert LabelSet("true,false").labels == [True, False]
 
 
 def test_an_update_past_max_state_bytes_is_refused_and_the_log_replays_past_a_lower_cap(serve):

@@ -59,7 +59,7 @@ def _read_token(path):
 @click.option("--max-features", type=_COUNT, default=10_000, show_default=True,
               help="Most features in one example.")
 @click.option("--max-index", type=click.IntRange(0, 2**31 - 2), default=(1 << 22) - 1, show_default=True,
-              help="Largest column index an example may use.")
+              help="Largest column index an example may use (with --feature-keys indices).")
 @click.option("--max-header-bytes", type=_COUNT, default=64 << 10, show_default=True,
               help="Largest request head (request line and headers); past it the answer is 431.")
 @click.option("--max-headers", type=_COUNT, default=100, show_default=True, help="Most headers in one request.")
@@ -74,6 +74,10 @@ def _read_token(path):
                    "[default: olearn.get_config()['max_state_bytes'], 1 GiB]")
 @click.option("--classes", metavar="A,B,...", default=None,
               help="The only labels updates may use (numbers, true/false or strings); others are refused.")
+@click.option("--feature-keys", type=click.Choice(["names", "indices"]), default=None,
+              help="How the keys of the JSON examples are read: every key a feature name (digits too), or every "
+                   "key a column index (others refused). Kept with the state. [default: the kind the MODEL "
+                   "learned; names for a learner that learned neither]")
 @click.option("--freeze-features", is_flag=True,
               help="Refuse feature names outside the model's vocabulary and indices past its width.")
 @click.option("--snapshot-every", type=_COUNT, default=10_000, show_default=True,
@@ -91,8 +95,8 @@ def _read_token(path):
 def serve_command(model_path, algo, C, eta, loss, schedule, radius, fit_intercept, settings, state_dir, host, port,
                   token_file, read_token_file, public_reads, allowed_hosts, max_body_bytes, max_batch, max_features,
                   max_index, max_header_bytes, max_headers, header_timeout, body_timeout, max_connections,
-                  max_state_bytes, classes, freeze_features, snapshot_every, snapshot_seconds, keep_snapshots,
-                  recover_log, idempotency_window):
+                  max_state_bytes, classes, feature_keys, freeze_features, snapshot_every, snapshot_seconds,
+                  keep_snapshots, recover_log, idempotency_window):
     """Serve a learner over HTTP/JSON: predict, learn, and fetch the model.
 
     Starts from MODEL (an olearn model file) or an empty --algo learner;
@@ -162,5 +166,6 @@ def serve_command(model_path, algo, C, eta, loss, schedule, radius, fit_intercep
                    freeze_features=freeze_features, max_state_bytes=max_state_bytes,
                    connections=ConnectionLimits(max_header_bytes, max_headers, header_timeout, body_timeout,
                                                 max_connections),
-                   keep_snapshots=keep_snapshots, recover_log=recover_log, on_resume=on_resume)
+                   keep_snapshots=keep_snapshots, recover_log=recover_log, on_resume=on_resume,
+                   feature_keys=feature_keys)
     raise SystemExit(status)

@@ -105,7 +105,8 @@ def create_app(model, writer, metrics, settings):
     async def health(request):
         snapshot = writer.snapshot_state()
         answer = {"status": "ok" if snapshot["ok"] else "degraded", "updates": model.seq,
-                  "estimator": type(model.estimator).__name__, "snapshot": snapshot}
+                  "estimator": type(model.estimator).__name__, "feature_keys": model.feature_keys,
+                  "snapshot": snapshot}
         classes = getattr(model.estimator, "classes_", None)
         if classes is not None:
             answer["classes"] = classes.tolist()  # the order of a multiclass or multilabel score

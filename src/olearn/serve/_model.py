@@ -29,6 +29,31 @@ def _moderate(value):
     return magnitude == 0.0 or 1e-100 <= magnitude <= 1e100
 
 
+def _learned_keys(estimator):
+    """The feature keys a learner's model holds to: "names" once it learned names (a vocabulary, or the columns
+    of a DataFrame), "indices" once it learned columns without names or hashing, else None (either fits)."""
+    if not estimator._is_started():
+        return None
+    features = estimator._feature_map()
+    if features.size:
+        return "names"
+    return None if features.hashing or not estimator.n_features_in_ else "indices"
+
+
+def feature_keys_for(estimator, asked=None):
+    """How a service of ``estimator`` reads its examples' keys: ``asked`` ("names", "indices" or None)
+    or by default the keys its model holds to, and names for a learner that holds to neither (JSON clients send
+    names; see docs/serve.md). Raises ValueError when ``asked`` contradicts the model."""
+    learned = _learned_keys(estimator)
+    if asked is not None and learned is not None and asked != learned:
+        what = (f"learned {estimator._feature_map().size} named features (e.g. "
+                f"{next(iter(estimator._feature_map().vocabulary()))!r:.60})" if learned == "names"
+                else f"learned {estimator.n_features_in_} columns by index and no names")
+        raise ValueError(f"--feature-keys {asked}: the model {what}; its keys are {learned}: serve it with "
+                         f"--feature-keys {learned} (its default)")
+    return asked or learned or "names"
+
+
 class HalfLearned(RuntimeError):
     """A batch checked up front was refused midway: the model holds examples of it that the log does not.
 
@@ -59,14 +84,17 @@ class ServedModel:
     frozen : bool
         Refuse names outside the estimator's vocabulary and indices past its
         width (the features it has now), instead of growing.
+    feature_keys : {"names", "indices"}, optional
+        How requests' keys are read; by default as :func:`feature_keys_for` says.
     """
 
-    def __init__(self, estimator, seq=0, window=100_000, frozen=False):
+    def __init__(self, estimator, seq=0, window=100_000, frozen=False, feature_keys=None):
         if not isinstance(estimator, OnlineLearner) or not estimator._named_features \
                 or isinstance(estimator, PASequence):
             raise ValueError(f"olearn serve serves learners of examples with features (binary, multiclass, "
                              f"regression, cost-sensitive, multilabel); {type(estimator).__name__} is not one")
         self.estimator = estimator
+        self.feature_keys = feature_keys_for(estimator, feature_keys)
         self.seq = seq
         self.window_size = window
         self.recent = OrderedDict()  # id -> (seq, digest, answer)
@@ -216,9 +244,13 @@ class ServedModel:
         known = set() if classes is None else {(type(c), c) for c in classes.tolist()}
         return all((type(label), label) in known for label in labels)
 
-    def replay(self, record):
-        """Learn a record of the log (see :meth:`record`): the update it acknowledged, to the same seq."""
-        dicts = [example(x, NO_LIMITS) for x in record["x"]]
+    def replay(self, record, feature_keys=None):
+        """Learn a record of the log (see :meth:`record`): the update it acknowledged, to the same seq.
+
+        ``feature_keys`` are those of the log holding the record (None for a log of before they were kept:
+        its digit keys are indices, as with "indices").
+        """
+        dicts = [example(x, NO_LIMITS[feature_keys or "indices"]) for x in record["x"]]
         examples = Examples(record["x"], dicts, record["y"], record["w"], record["batch"])
         answer = self.apply(record["op"], examples, record["id"], record["digest"])
         if answer.get("duplicate") or answer["seq"] != record["seq"]:

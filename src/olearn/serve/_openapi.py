@@ -7,9 +7,10 @@ from .. import __version__ as _version
 _NUMBER_OR_CATEGORY = {"oneOf": [{"type": "number"}, {"type": "boolean"}, {"type": "string"}, {"type": "null"}]}
 _FEATURES = {
     "type": "object",
-    "description": "One example: keys of digits are column indices, other keys feature names; a value is a "
-                   "finite number (true and false are 1 and 0), a string (a category: the feature 'key=value' "
-                   "with value 1) or null (absent).",
+    "description": "One example: every key a feature name, or, when the service's feature keys are indices "
+                   "(GET /health says which), every key a column index in digits; a value is a finite number "
+                   "(true and false are 1 and 0), a string (a category: the feature 'key=value' with value 1; "
+                   "names only) or null (absent).",
     "additionalProperties": _NUMBER_OR_CATEGORY,
 }
 _SCALAR_LABEL = {"oneOf": [{"type": "string"}, {"type": "number"}, {"type": "boolean"}]}
@@ -61,6 +62,8 @@ _SCHEMAS = {
                "properties": {"status": {"type": "string", "description": "ok, or degraded while snapshots fail"},
                               "updates": {"type": "integer"},
                               "estimator": {"type": "string"},
+                              "feature_keys": {"type": "string", "enum": ["names", "indices"],
+                                               "description": "How the keys of an example are read"},
                               "snapshot": {"type": "object", "required": ["ok", "updates"],
                                            "description": "The last snapshot: the updates it holds, and whether "
                                                           "the last attempt succeeded (else its error)",

@@ -1,12 +1,19 @@
 """Reading request bodies: JSON examples as the dicts ``learn_one`` takes, or a clear 4xx error.
 
-A JSON object's keys are strings, so the service reads a key made of ASCII
-digits (``"17"``; ``"-3"`` is read as the index -3, and refused) as a
-column index and any other string as a feature name, as
-:mod:`olearn._features` reads ``int`` and ``str`` keys. An index is written
-one way only (``"01"`` and ``"-0"`` are refused: they would fold into the
-columns 1 and 0), an object never repeats a key (JSON readers differ on which
-one wins), and a string is Unicode text (a lone surrogate ``"\ud800"`` is refused). A value is a number
+A JSON object's keys are strings; a service reads all of them one way, its
+*feature keys* (``--feature-keys``, kept with its state), so that no update
+is refused for the kind of key an earlier one used:
+
+* ``"names"``: every key is a feature name, digits too (``"3"`` is the name
+  ``"3"``), mapped to columns as :mod:`olearn._features` maps ``str`` keys;
+* ``"indices"``: every key is a column index written in ASCII digits
+  (``"17"``; ``"-3"`` is read as the index -3, and refused), once only
+  (``"01"`` and ``"-0"`` are refused: they would fold into the columns 1 and
+  0), and every value a number: any other key, or a category value (which
+  would make a name), is refused.
+
+An object never repeats a key (JSON readers differ on which one wins), and a
+string is Unicode text (a lone surrogate ``"\ud800"`` is refused). A value is a number
 (``true`` and ``false`` are 1 and 0), a string (a category) or null (absent),
 checked by the learner as ``learn_one`` checks it. JSON has no NaN or
 infinity: the words ``NaN`` and ``Infinity`` that Python's reader would take
@@ -37,15 +44,22 @@ class RequestError(Exception):
         self.message = message
 
 
-class Limits:
-    """The caps on one request: examples per batch, features per example, the largest column index, and the
-    labels it may use (a :class:`LabelSet`, or None for any the learner takes)."""
+# how a service reads the keys of its examples (see the module's docstring)
+FEATURE_KEYS = ("names", "indices")
 
-    def __init__(self, max_batch=1000, max_features=10_000, max_index=(1 << 22) - 1, classes=None):
+
+class Limits:
+    """The caps on one request: examples per batch, features per example, the largest column index, the
+    labels it may use (a :class:`LabelSet`, or None for any the learner takes), and how its keys are read
+    (one of :data:`FEATURE_KEYS`)."""
+
+    def __init__(self, max_batch=1000, max_features=10_000, max_index=(1 << 22) - 1, classes=None,
+                 feature_keys="names"):
         self.max_batch = max_batch
         self.max_features = max_features
         self.max_index = max_index
         self.classes = classes
+        self.feature_keys = feature_keys
 
 
 def _label_key(label):
@@ -57,11 +71,20 @@ def _label_key(label):
     return ("string", label)
 
 
+def _kind(label):
+    """What kind of label a JSON value is: "booleans", "numbers" or "strings"."""
+    if isinstance(label, bool):
+        return "booleans"
+    return "strings" if isinstance(label, str) else "numbers"
+
+
 class LabelSet:
     """The labels a service takes (``--classes``), each a JSON number, boolean or string.
 
     ``text`` is comma-separated; an item that reads as a JSON number or
-    boolean (``1``, ``-1``, ``true``) is that, any other item a string.
+    boolean (``1``, ``-1``, ``true``) is that, any other item a string. The
+    labels are of one kind (numbers, booleans or strings), as a classifier's
+    classes are: a set mixing kinds is refused.
     """
 
     def __init__(self, text):
@@ -75,6 +98,10 @@ class LabelSet:
             if not isinstance(label, (bool, int, float, str)) or label == "":
                 raise ValueError(f"--classes {text!r}: {item!r} is not a label; expected labels separated by commas")
             labels.append(label)
+        kinds = {_kind(label) for label in labels}
+        if len(kinds) > 1:
+            raise ValueError(f"--classes {text!r} mixes {' and '.join(sorted(kinds))}; a classifier's labels are of "
+                             "one kind (quote nothing: a label that reads as a number is one)")
         self.labels = labels
         self._keys = {_label_key(label) for label in labels}
 
@@ -85,8 +112,9 @@ class LabelSet:
                                     "(--classes)")
 
 
-# the log is replayed without the caps of the requests (they may have changed between runs)
-NO_LIMITS = Limits(math.inf, math.inf, math.inf)
+# the log is replayed without the caps of the requests (they may have changed between runs), its keys read as
+# they were logged: names, or indices (and, in a log written before the feature keys were kept, other keys as names)
+NO_LIMITS = {keys: Limits(math.inf, math.inf, math.inf, feature_keys=keys) for keys in FEATURE_KEYS}
 
 
 def _refuse_constant(name):
@@ -133,11 +161,14 @@ def _finite(value, where):
 
 
 def example(x, limits, where="x"):
-    """The JSON object ``x`` as a ``learn_one`` dict: digit keys as int column indices, other keys as names."""
+    """The JSON object ``x`` as a ``learn_one`` dict: every key a name, or (``limits.feature_keys`` "indices")
+    digit keys as int column indices, other keys as names (which a request's checks refused before)."""
     if not isinstance(x, dict):
         raise RequestError(422, f"{where} is a JSON {_kind(x)}; expected an object of features")
     if len(x) > limits.max_features:
         raise RequestError(413, f"{where} has {len(x)} features; this service takes at most {limits.max_features}")
+    if limits.feature_keys == "names":
+        return dict(x)
     converted = {}
     for key, value in x.items():
         if _INDEX_KEY.fullmatch(key):
@@ -215,19 +246,33 @@ def _batch(document, key, limits, required=True):
     return value, True
 
 
-def _spelled_once(x, where):
-    """``x``, after refusing (422) an index key not written as a plain number and a name or category that is
-    not Unicode text: the rules of a request's features, which the log's records (learned under them or
-    before them) are not checked against again."""
+def _spelled_once(x, where, feature_keys):
+    """``x``, after refusing (422) a name or category that is not Unicode text and, when the keys are indices,
+    a key that is not an index written as a plain number or a category value: the rules of a request's
+    features, which the log's records (learned under them or before them) are not checked against again."""
     if isinstance(x, dict):
         for key, value in x.items():
             _text(key, f"{where}: a feature name")
             if isinstance(value, str):
                 _text(value, f"{where}[{key!r:.60}]")
-            if _INDEX_KEY.fullmatch(key) and not _CANONICAL_INDEX.fullmatch(key):
-                raise RequestError(422, f"{where}: feature index {key!r:.60} is not written as a plain number; "
-                                        f"write {key.lstrip('0') or '0'} (an index has one spelling)")
+            if feature_keys == "indices":
+                _index_feature(key, value, where)
     return x
+
+
+def _index_feature(key, value, where):
+    """Refuse (422) a feature of a service whose keys are indices unless its key is one and its value no category."""
+    if not _INDEX_KEY.fullmatch(key):
+        raise RequestError(422, f"{where}: feature key {key!r:.60} is not a column index; this service reads every "
+                                "key as a column index (--feature-keys indices), so that names never take the "
+                                "columns of indices: send indices only")
+    if not _CANONICAL_INDEX.fullmatch(key):
+        raise RequestError(422, f"{where}: feature index {key!r:.60} is not written as a plain number; "
+                                f"write {key.lstrip('0') or '0'} (an index has one spelling)")
+    if isinstance(value, str):
+        raise RequestError(422, f"{where}: feature {key} has the category {value!r:.60}; this service reads "
+                                "every key as a column index (--feature-keys indices), and a category would be a "
+                                "named feature: send numbers only")
 
 
 def read_features(document, limits):
@@ -237,7 +282,7 @@ def read_features(document, limits):
     dicts = []
     for i, x in enumerate(xs):
         where = f"x[{i}]" if batch else "x"
-        dicts.append(example(_spelled_once(x, where), limits, where))
+        dicts.append(example(_spelled_once(x, where, limits.feature_keys), limits, where))
     return Examples(xs, dicts, None, None, batch)
 
 

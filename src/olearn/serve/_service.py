@@ -1,6 +1,7 @@
 """Assembling and running a service: lock the state folder, bind the port, then (the probes answering
 meanwhile) recover the model, warm its kernels up and serve the app, on uvicorn."""
 
+import copy
 import os
 import sys
 
@@ -14,7 +15,7 @@ from ._store import Store
 def serve(initial, state_dir, access, host="127.0.0.1", port=8080, allowed_hosts=(), max_body_bytes=1 << 20,
           limits=None, snapshot_every=10_000, snapshot_seconds=60.0, window=100_000, freeze_features=False,
           max_state_bytes=None, connections=None, keep_snapshots=3, recover_log=False, on_resume=None,
-          log_level="warning"):
+          feature_keys=None, log_level="warning"):
     """Serve a learner over HTTP/JSON until interrupted, learning every acknowledged update durably.
 
     The process's umask is set to 0o077: the state's files are its user's only.
@@ -59,6 +60,11 @@ def serve(initial, state_dir, access, host="127.0.0.1", port=8080, allowed_hosts
         Start although a log is damaged (a bad record followed by valid
         ones): copy it aside, then cut it at the damage. Without it such a
         log is refused, and left as it is.
+    feature_keys : {"names", "indices"}, optional
+        How the keys of the examples are read: every key a feature name, or
+        every key a column index. By default the kind the model learned, and
+        names for a model that learned neither. Kept with the state: a
+        restart reads keys as its first start did (and refuses another value).
     on_resume : callable, optional
         Called with the learner recovered from ``state_dir`` when there was a
         state to resume (``initial`` is then not called).
@@ -75,7 +81,8 @@ def serve(initial, state_dir, access, host="127.0.0.1", port=8080, allowed_hosts
     olearn.serve._lock.StateDirLocked
         Another service uses ``state_dir``.
     olearn.serve._wal.LogDamaged, ValueError
-        The state cannot be recovered (the port was open meanwhile, for ``/live``).
+        The state cannot be recovered, or ``feature_keys`` contradicts the
+        model or the state (the port was open meanwhile, for ``/live``).
     """
     import uvicorn
 
@@ -106,7 +113,7 @@ def serve(initial, state_dir, access, host="127.0.0.1", port=8080, allowed_hosts
     def build():
         nonlocal writer
         with config_context(max_state_bytes=sys.maxsize):  # the log's updates were accepted: no cap on replay
-            model = store.open(initial, window=window, frozen=freeze_features)
+            model = store.open(initial, window=window, frozen=freeze_features, feature_keys=feature_keys)
         if max_state_bytes is not None:
             set_config(max_state_bytes=max_state_bytes)
         if store.resumed and on_resume is not None:
@@ -116,12 +123,15 @@ def serve(initial, state_dir, access, host="127.0.0.1", port=8080, allowed_hosts
         metrics.updates.set(model.seq)
         metrics.snapshot_updates.set(store.snapshot_seq)
         writer = Writer(model, store, metrics, snapshot_every, snapshot_seconds, on_failure=stop_serving)
-        settings = Settings(access, max_body_bytes, limits or Limits())
+        request_limits = copy.copy(limits or Limits())
+        request_limits.feature_keys = model.feature_keys
+        settings = Settings(access, max_body_bytes, request_limits)
         return create_app(model, writer, metrics, settings), lambda: writer.failure is None
 
     def ready():
         print(f"olearn serve: serving {type(writer.model.estimator).__name__} on http://{host}:{bound} "
-              f"({_access_summary(access)})", file=sys.stderr, flush=True)
+              f"({_access_summary(access)}; feature keys are {writer.model.feature_keys})", file=sys.stderr,
+              flush=True)
 
     def not_built(err):
         server.should_exit = True

@@ -8,8 +8,8 @@ Files, for ``S`` the number of examples learned when the snapshot was taken
     (absent for S = 0 when the service started from a learner that had learned nothing);
 ``log-S.wal``
     a :mod:`~olearn.serve._wal` log: first a checkpoint record (S, the recent
-    update ids and, without a snapshot, the learner's class and
-    hyperparameters), then the updates S+1, S+2, ... up to the next snapshot
+    update ids, the service's feature keys and, without a snapshot, the
+    learner's class and hyperparameters), then the updates S+1, S+2, ... up to the next snapshot
     (or the last update), in the order they were learned;
 ``lock``
     the :mod:`~olearn.serve._lock` of the service using the folder, taken before anything else is read.
@@ -38,7 +38,7 @@ from .._params import check_params
 from .._persistence import _estimator_class, _json_ready, load, save
 from ..exceptions import OlearnError
 from ._lock import FolderLock
-from ._model import ServedModel
+from ._model import ServedModel, feature_keys_for
 from ._wal import LogDamaged, LogWriter, encode, read_checkpoint, read_log, sync_folder
 
 _NAME = re.compile(r"(snapshot|log)-([0-9]{16})\.(npz|wal)")
@@ -93,22 +93,26 @@ class Store:
                 found[match[1]].add(int(match[2]))
         return found
 
-    def open(self, initial, window=100_000, frozen=False, say=None):
+    def open(self, initial, window=100_000, frozen=False, say=None, feature_keys=None):
         """The served model: recovered from the folder if it holds a state, else ``initial()`` (a fresh start).
 
         ``initial`` is called only for a fresh start. ``say`` receives the
         lines describing what was done (one, and a warning for each snapshot
-        that could not be used).
+        that could not be used). ``feature_keys`` ("names", "indices" or None
+        for the default of :func:`~olearn.serve._model.feature_keys_for`) are
+        those of a fresh start; a state keeps those it was started with (and
+        refuses others, ValueError), and a state of before they were kept
+        gets them and a snapshot recording them.
         """
         self._say = say = say or (lambda text: print(text, file=sys.stderr, flush=True))
         self.lock()
         try:
-            return self._recover(initial, window, frozen, say)
+            return self._recover(initial, window, frozen, say, feature_keys)
         except BaseException:
             self.close()  # nothing is served from the folder: free it
             raise
 
-    def _recover(self, initial, window, frozen, say):
+    def _recover(self, initial, window, frozen, say, feature_keys):
         files = self._files()
         checkpoints = {}
         for seq in files["log"]:
@@ -129,7 +133,8 @@ class Store:
             for text in unusable:
                 say(f"olearn serve: warning: snapshot {text} cannot be used; recovering from the snapshot of "
                     f"{seq} updates and the logs after it instead")
-            model = self._replay(estimator, seq, checkpoints[seq], [s for s in bases if s >= seq], window)
+            model = self._replay(estimator, seq, checkpoints, [s for s in bases if s >= seq], window)
+            self._keep_feature_keys(model, checkpoints[bases[0]].get("feature_keys"), feature_keys)
             if frozen:
                 model.freeze()
             self._remove(lambda kind, s: s not in checkpoints, files)  # torn logs, snapshots without a log
@@ -143,7 +148,7 @@ class Store:
         if files["log"] or files["snapshot"]:
             raise ValueError(f"{self.folder}: holds snapshot or log files but no usable log (a whole checkpoint "
                              "record and its snapshot); move them away to start afresh")
-        model = ServedModel(initial(), 0, window, frozen)
+        model = ServedModel(initial(), 0, window, frozen, feature_keys)
         self._start_log(model)
         say(f"olearn serve: started a new state in {self.folder}")
         return model
@@ -156,10 +161,11 @@ class Store:
             raise FileNotFoundError("the file is missing")
         return load(_snapshot_path(self.folder, seq))
 
-    def _replay(self, estimator, seq, checkpoint, chain, window):
-        """The model ``estimator`` (after ``seq`` updates) makes once the logs ``chain`` (in order) are replayed."""
+    def _replay(self, estimator, seq, checkpoints, chain, window):
+        """The model ``estimator`` (after ``seq`` updates) makes once the logs ``chain`` (in order) are replayed,
+        each with the feature keys of its checkpoint."""
         model = ServedModel(estimator, seq, window)
-        model.restore_recent(checkpoint["window"])
+        model.restore_recent(checkpoints[seq]["window"])
         for start in sorted(chain):
             path = _log_path(self.folder, start)
             if model.seq != start:
@@ -167,10 +173,24 @@ class Store:
                                  f"{model.seq}: the state folder is inconsistent")
             records, valid = self._read(path)
             for record in records[1:]:
-                model.replay(record)
+                model.replay(record, checkpoints[start].get("feature_keys"))
         self.snapshot_seq = max(chain)
         self.log = LogWriter(_log_path(self.folder, self.snapshot_seq), valid_length=valid)
         return model
+
+    def _keep_feature_keys(self, model, kept, asked):
+        """Serve the recovered ``model`` with the feature keys ``kept`` by the newest log (refusing others
+        ``asked``), or, for a state of before they were kept, with those ``asked`` or its default, then snapshot
+        it so that they are kept from now on."""
+        if kept is None:
+            model.feature_keys = feature_keys_for(model.estimator, asked)
+            self._start_log(model)
+        elif asked not in (None, kept):
+            raise ValueError(f"{self.folder}: this state reads feature keys as {kept} (chosen when it started); "
+                             f"--feature-keys {asked} would read its keys otherwise: omit the option, or move the "
+                             "folder away to start afresh")
+        else:
+            model.feature_keys = kept
 
     def _read(self, path):
         """The records of a log and the bytes they take; a damaged log is refused, or cut with ``recover_log``."""
@@ -201,7 +221,8 @@ class Store:
         Raises SnapshotFailed, leaving the log in use as it was, if either file cannot be written.
         """
         seq = model.seq
-        checkpoint = {"op": "checkpoint", "seq": seq, "window": model.recent_entries()}
+        checkpoint = {"op": "checkpoint", "seq": seq, "window": model.recent_entries(),
+                      "feature_keys": model.feature_keys}
         path = _log_path(self.folder, seq)
         try:
             if _is_fitted(model.estimator):
