@@ -48,8 +48,9 @@ def namespaces_of(quadratic=(), cubic=(), interactions=(), ignore=(), keep=(), n
     for flag, terms, size in (("-q/--quadratic", quadratic, 2), ("--cubic", cubic, 3)):
         for term in terms:
             if len(term) != size:
+                quiet = "; quiet is spelt --quiet" if flag.startswith("-q") and len(term) > size else ""
                 raise click.UsageError(f"{flag} {term!r}: give {size} namespace letters (--interactions crosses any "
-                                       "number)")
+                                       f"number){quiet}")
     try:
         return Namespaces.of([*quadratic, *cubic, *interactions], "".join(ignore), "".join(keep), list(ngram),
                              list(skips))
