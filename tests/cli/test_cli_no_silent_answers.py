@@ -61,7 +61,7 @@ def files(tmp_path):
 
 def trained(tmp_path, algo, data):
     model = tmp_path / f"{algo}.npz"
-    assert CliRunner().invoke(cli, ["run", "-a", algo, "-q", data, "-f", str(model)]).exit_code == 0
+    assert CliRunner().invoke(cli, ["run", "-a", algo, "--quiet", data, "-f", str(model)]).exit_code == 0
     return str(model)
 
 
@@ -153,5 +153,5 @@ def test_testing_a_model_with_t_checks_the_labels_as_predict_does(tmp_path, file
     result = CliRunner().invoke(cli, ["run", "-i", binary, "-t", files["bpm"]])
     assert result.exit_code == 1 and "is a binary model of the classes 0 1" in result.stderr
     multiclass = trained(tmp_path, "pa1-multiclass", files["multi"])
-    result = CliRunner().invoke(cli, ["run", "-i", multiclass, "-t", "-q", files["bpm"]])
+    result = CliRunner().invoke(cli, ["run", "-i", multiclass, "-t", "--quiet", files["bpm"]])
     assert result.exit_code == 0 and f"none of the classes of {multiclass} (1 2 3 4)" in result.stderr

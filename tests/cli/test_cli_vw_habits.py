@@ -34,7 +34,7 @@ def read(path):
 
 def test_oaa_learns_the_classes_1_to_k_with_pa1_multiclass(tmp_path, data):
     model = tmp_path / "m.npz"
-    result = invoke("run", "--oaa", 3, "-d", data["multi"], "-f", model, "-q")
+    result = invoke("run", "--oaa", 3, "-d", data["multi"], "-f", model, "--quiet")
     assert result.exit_code == 0, result.output
     X, y = read(data["multi"])
     # the K classes are known before the first example, as in VW
@@ -55,7 +55,7 @@ def test_oaa_refuses_a_label_outside_1_to_k(data):
 
 def test_binary_reads_labels_as_their_sign(tmp_path, data):
     out = tmp_path / "p.txt"
-    result = invoke("run", "--binary", "-d", data["b01"], "-p", out, "-q")
+    result = invoke("run", "--binary", "-d", data["b01"], "-p", out, "--quiet")
     assert result.exit_code == 0, result.output
     X, y = read(data["b01"])
     expected = olearn.run(olearn.OGDClassifier(), X, np.where(y > 0, 1, -1))
@@ -67,7 +67,7 @@ def test_loss_function_picks_ogd_with_that_loss(tmp_path, data):
     model, vw = tmp_path / "m.npz", tmp_path / "clicks.vw"
     vw.write_text("1 | a b:2\n-1 | c\n1 | a d\n")
     result = invoke("run", "--loss_function", "logistic", "-b", 10, "--holdout_off", "--passes", 2, "-d", vw,
-                    "--final_regressor", model, "-q")
+                    "--final_regressor", model, "--quiet")
     assert result.exit_code == 0, result.output
     learned = olearn.load(model)
     assert type(learned).__name__ == "OGDClassifier" and learned.get_params()["loss"] == "logistic"
