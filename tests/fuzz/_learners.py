@@ -51,7 +51,7 @@ EXTRA_SETTINGS = {
 
 # caches rebuilt from the hyperparameters, and scratch buffers (zero workspaces a call may
 # widen), which are not learned state
-_CACHES = {"_config_cache", "_mercer", "_margin_cache", "_scratch", "work", "_mean_cache"}
+_CACHES = {"_config_cache", "_mercer", "_margin_cache", "_scratch", "work", "_mean_cache", "_plan_cache"}
 
 
 
