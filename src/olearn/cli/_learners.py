@@ -78,6 +78,9 @@ class AlgorithmChoice(click.Choice):
     def convert(self, value, param, ctx):
         if value in self.choices:
             return value
+        if value in ALGORITHM_NAMES:
+            self.fail(f"{value!r} is not one of the algorithms this command takes: {', '.join(self.choices)}",
+                      param, ctx)
         self.fail(unknown_algorithm(str(value), tuple(self.choices)), param, ctx)
 
 
