@@ -24,7 +24,7 @@ import numpy as np
 
 from .. import _calibration
 from .._averaging import average_start
-from .._estimator import ClassifierEstimator, only_when
+from .._estimator import ClassifierEstimator, locked, only_when
 from ..exceptions import PartialUpdateError
 from .._kernels import _codes, _compiled
 from .._kernels._codes import A_SIGMA, A_START, N_AVERAGE
@@ -658,6 +658,7 @@ class PlattCalibrated:
                 "scores to probabilities online (see docs/probabilities.md)")
 
     @only_when(_why_no_probabilities)
+    @locked  # a mixin's methods are not locked by Estimator's subclass hook
     def predict_proba(self, X):
         r"""Probability of each class, columns in the order of ``classes_`` (with ``calibration="platt"``).
 
@@ -670,12 +671,14 @@ class PlattCalibrated:
         return _calibration.probabilities(log_odds, self.classes_.size)
 
     @only_when(_why_no_probabilities)
+    @locked
     def predict_log_proba(self, X):
         """Logarithm of :meth:`predict_proba`, computed directly (finite however large the score is)."""
         log_odds = _calibration.calibrated_scores(self._calibrator(), self.decision_function(X))
         return _calibration.log_probabilities(log_odds, self.classes_.size)
 
     @only_when(_why_no_probabilities)
+    @locked
     def predict_proba_one(self, x):
         """Probability of each class for one example, a dict {class: probability}; None before any class is known."""
         score = self._score_one(x)
