@@ -103,6 +103,24 @@ class Transformer(Estimator):
         return self.transform(X)
 
 
+class NameTransformer(Transformer):
+    """Base class of the stateless transformers that act on the names of a dict's features (one-hot, hashing,
+    crossing): nothing to learn, and their examples must be dicts."""
+
+    _acts_on_names = True
+
+    def learn_one(self, x):
+        """Nothing to learn (the transformer is stateless); checks that ``x`` is a dict, returns self."""
+        self._config()
+        _check_dict(x, type(self).__name__)
+        return self
+
+    def partial_fit(self, X, y=None):
+        """Nothing to learn; returns self."""
+        self._config()
+        return self
+
+
 def _check_dict(x, owner):
     if not isinstance(x, dict):
         raise TypeError(f"{owner}: an example must be a dict {{feature: value}}; got {type(x).__name__}")

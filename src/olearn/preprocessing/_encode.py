@@ -6,7 +6,7 @@ import scipy.sparse as sp
 
 from .._features import CATEGORY_SEPARATOR, FeatureMap
 from .._params import Interval
-from ._base import Transformer, _check_dict
+from ._base import NameTransformer, _check_dict
 from ._rows import batch_rows
 
 
@@ -27,7 +27,7 @@ class _Features:
         return "None or a list of distinct feature names"
 
 
-class OneHotEncoder(Transformer):
+class OneHotEncoder(NameTransformer):
     """Turn categorical features into one-hot features named ``"feature=value"``.
 
     ``{"city": "Paris", "age": 31}`` becomes ``{"city=Paris": 1.0, "age": 31}``:
@@ -62,21 +62,9 @@ class OneHotEncoder(Transformer):
     """
 
     _constraints = {"features": _Features()}
-    _acts_on_names = True
 
     def __init__(self, features=None):
         self.features = features
-
-    def learn_one(self, x):
-        """Nothing to learn (the encoder is stateless); checks that ``x`` is a dict, returns self."""
-        self._config()
-        _check_dict(x, type(self).__name__)
-        return self
-
-    def partial_fit(self, X, y=None):
-        """Nothing to learn; returns self."""
-        self._config()
-        return self
 
     def transform_one(self, x):
         """``x`` with its categorical features one-hot (see the class docstring)."""
@@ -125,7 +113,7 @@ class OneHotEncoder(Transformer):
         return rows
 
 
-class FeatureHasher(Transformer):
+class FeatureHasher(NameTransformer):
     """Hash the names of features into ``2**n_bits`` columns, as the VW reader and the learners' ``n_bits`` do.
 
     A name's column is ``murmur3_32(utf-8 of the name, seed 0) mod
@@ -151,7 +139,6 @@ class FeatureHasher(Transformer):
     """
 
     _constraints = {"n_bits": Interval(1, 31, integer=True)}
-    _acts_on_names = True
 
     def __init__(self, n_bits=18):
         self.n_bits = n_bits
@@ -161,17 +148,6 @@ class FeatureHasher(Transformer):
         if fm is None or fm.n_bits != n_bits:
             fm = self._hashes = FeatureMap(n_bits=n_bits)
         return fm
-
-    def learn_one(self, x):
-        """Nothing to learn (the hasher is stateless); checks that ``x`` is a dict, returns self."""
-        self._config()
-        _check_dict(x, type(self).__name__)
-        return self
-
-    def partial_fit(self, X, y=None):
-        """Nothing to learn; returns self."""
-        self._config()
-        return self
 
     def transform_one(self, x):
         """``x`` as ``{column: value}``, its names hashed."""

@@ -3,7 +3,7 @@
 import numbers
 
 from .._features import CATEGORY_SEPARATOR
-from ._base import Transformer, _check_dict
+from ._base import NameTransformer, _check_dict
 
 # VW's names (its --invert_hash): feature x of namespace a is "a^x", the crossing of a^x and b^y "a^x*b^y"
 NAMESPACE_SEPARATOR = "^"
@@ -83,7 +83,7 @@ def _cross(groups, out):
             at[q] = at[q - 1] if groups[q] is groups[q - 1] else 0
 
 
-class Interactions(Transformer):
+class Interactions(NameTransformer):
     """Add crossed features to dict examples, as Vowpal Wabbit's ``-q``/``--cubic``/``--interactions``.
 
     A term is a tuple of two names or more: ``("user", "item")`` adds, for a
@@ -127,7 +127,6 @@ class Interactions(Transformer):
     """
 
     _constraints = {"interactions": _Terms()}
-    _acts_on_names = True
 
     def __init__(self, interactions=("::",)):
         self.interactions = interactions
@@ -153,17 +152,6 @@ class Interactions(Transformer):
             params["interactions"] = tuple(term if isinstance(term, str) or not isinstance(term, (list, tuple))
                                            else tuple(term) for term in terms)
         return params
-
-    def learn_one(self, x):
-        """Nothing to learn (the transformer is stateless); checks that ``x`` is a dict, returns self."""
-        self._config()
-        _check_dict(x, type(self).__name__)
-        return self
-
-    def partial_fit(self, X, y=None):
-        """Nothing to learn; returns self."""
-        self._config()
-        return self
 
     def transform_one(self, x):
         """``x`` with the crossed features added (see the class docstring)."""

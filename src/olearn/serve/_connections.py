@@ -19,6 +19,7 @@ connection until the process runs out of file descriptors. The protocol of
 to its hard limit, so that the cap on connections, not the system, decides.
 """
 
+import contextlib
 import json
 import sys
 
@@ -43,12 +44,11 @@ def raise_open_files_limit():
     except ImportError:
         return None
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft != hard:
-        try:
+    # an unlimited hard limit may be above what the kernel allows: the soft limit then stays
+    with contextlib.suppress(ValueError, OSError):
+        if soft != hard:
             resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
             soft = hard
-        except (ValueError, OSError):  # an unlimited hard limit may be above what the kernel allows
-            pass
     return soft
 
 

@@ -266,7 +266,7 @@ class Store:
                 try:
                     os.unlink(path)
                 except FileNotFoundError:
-                    pass
+                    continue  # removed already: nothing left to do
                 except OSError as err:
                     self._say(f"olearn serve: warning: {path} cannot be removed ({err.strerror}); it is left")
         sync_folder(self.folder)
