@@ -70,6 +70,7 @@ SETTINGS = {
     ],
     "NAROW": [{"b": 0.3}, {"b": 5.0, "fit_intercept": True}, {"covariance": "diag", "b": 2.0},
               {"covariance": "diag", "average": True}],
+    "Fig1AROW": [{"r": 0.5}, {"covariance": "diag", "r": 2.0, "fit_intercept": True}, {"average": True}],
     "SecondOrderPerceptron": [{"a": 0.2, "fit_intercept": True}, {"average": True}],
     "CW": [{"eta": 0.7, "covariance": "full"}, {"eta": 0.95, "fit_intercept": True},
            {"eta": 0.8, "covariance": "full", "average": 2}],

@@ -220,6 +220,8 @@ def test_bound_prints_the_multiclass_theorems(tmp_path, algo):
     ("arow-full", olearn.AROW(covariance="full"), "Crammer, Kulesza & Dredze 2009, Thm. 2"),
     ("narow-full", olearn.NAROW(covariance="full"), "NAROW bound in Orabona & Crammer 2010's framework"),
     ("narow", olearn.NAROW(covariance="diag"), "Orabona & Crammer 2010, Cor. 2 with a diagonal D_t"),
+    ("fig1-arow", olearn.Fig1AROW(covariance="diag"), "Orabona & Crammer 2010, Sec. 4.3 (Fig1AROW, diag)"),
+    ("fig1-arow-full", olearn.Fig1AROW(covariance="full"), "Orabona & Crammer 2010, Sec. 4.2 (Fig1AROW, full)"),
     ("pnorm", olearn.PNorm(), "Shalev-Shwartz & Singer 2006, Example 3"),
 ])
 def test_bound_prints_the_second_order_and_pnorm_theorems(tmp_path, algo, est, theorem):
@@ -236,7 +238,7 @@ def test_bound_prints_the_second_order_and_pnorm_theorems(tmp_path, algo, est, t
     cells = [cell.strip() for cell in line.split(" | ")]
     assert cells[-1] == "yes"
     res = olearn.run(est, X, y)
-    if algo == "narow":  # the diagonal NAROW's bound is on the update rounds, mistakes and margin errors
+    if algo in ("narow", "fig1-arow", "fig1-arow-full"):  # bounds on the update rounds, mistakes and margin errors
         assert cells[1] == "updates" and int(cells[2]) == np.sum(res.taus != 0) <= float(cells[3])
     else:
         assert cells[1] == "mistakes" and int(cells[2]) == res.n_mistakes <= float(cells[3])
@@ -247,7 +249,7 @@ def test_bound_for_an_algorithm_without_a_theorem_names_those_with_one(stream):
     result = CliRunner().invoke(cli, ["run", "--algo", "mira", "--bound", path])
     assert result.exit_code == 2
     assert ("--bound applies to perceptron, pa, pa1, pa2, pa-multiclass, pa1-multiclass, pa2-multiclass, sop, "
-            "arow-full, narow, narow-full, ogd, pnorm, pa-regression, pa1-regression, pa2-regression, pa-uniclass, "
+            "arow-full, narow, narow-full, fig1-arow, fig1-arow-full, ogd, pnorm, pa-regression, pa1-regression, pa2-regression, pa-uniclass, "
             "pa1-uniclass, pa2-uniclass, pa-cost-sensitive, pa1-cost-sensitive, pa2-cost-sensitive, pa-multilabel, "
             "pa1-multilabel, pa2-multilabel, pa-sequence, pa1-sequence, pa2-sequence, winnow, dual, "
             "not to --algo mira") in result.stderr

@@ -170,6 +170,54 @@ def narow_diag(X, y, b=1.0, fit_intercept=False, sample_weight=None):
     return _trace(theta / D, 1.0 / D, d, fit_intercept, scores, losses, taus, y)
 
 
+def fig1_arow(X, y, r=1.0, diag=False, fit_intercept=False, sample_weight=None):
+    """Orabona & Crammer (2010), Fig. 1 with f_t(x) = x^T A_t x / 2 (Sec. 4.2) or x^T diag(A_t) x / 2 (Sec. 4.3).
+
+    theta_1 = 0, A_0 = I; on round t, A_t = A_{t-1} + x x^T / r (its diagonal
+    when ``diag``), w_t = A_t^{-1} theta_t = grad f_t^*(theta_t); on a hinge
+    loss max(0, 1 - y w_t.x) > 0 keep A_t and set theta += y x (eta_t = 1),
+    else A_t = A_{t-1}. An example of weight c counts c times: A_t = A_{t-1}
+    + c x x^T / r, theta += c y x.
+
+    Recorded as olearn records it: the score x^T A_{t-1}^{-1} theta_t (the
+    stored mean), the loss at the text's w_t, and tau the coefficient of
+    y Sigma x in the change of the stored mean (c with ``diag``, the text's
+    eta_t = 1 times c). ``text_mistakes`` (an attribute of the returned
+    Trace) flags y w_t.x <= 0 with the text's w_t.
+    """
+    Z = _rows(X, fit_intercept)
+    d = np.shape(X)[1]
+    n = Z.shape[1]
+    theta = np.zeros(n)
+    A = np.eye(n)
+    scores, losses, taus, text_mistakes = [], [], [], []
+    for x, label, c in zip(Z, y, _weights(sample_weight, len(Z))):
+        step = c * np.outer(x, x) / r
+        A_next = A + (np.diag(np.diag(step)) if diag else step)
+        w_text = np.linalg.solve(A_next, theta)
+        stored = np.linalg.solve(A, theta)
+        loss = max(0.0, 1.0 - label * float(w_text @ x))
+        tau = 0.0
+        if loss > 0 and c > 0:
+            Sx = np.linalg.solve(A, x)
+            A = A_next
+            theta = theta + c * label * x
+            change = np.linalg.solve(A, theta) - stored
+            if diag:
+                tau = c
+            else:
+                tau = label * float(change @ Sx) / float(Sx @ Sx) if Sx @ Sx > 0 else c
+        scores.append(float(stored @ x))
+        losses.append(loss)
+        taus.append(tau)
+        text_mistakes.append(label * float(w_text @ x) <= 0)
+    covariance = np.linalg.inv(A)
+    trace = _trace(np.linalg.solve(A, theta), np.diag(covariance) if diag else covariance, d, fit_intercept, scores,
+                   losses, taus, y)
+    trace.text_mistakes = np.array(text_mistakes)
+    return trace
+
+
 def narow_arow_style(X, y, b=1.0):
     """The rendering of NAROW distributed in toolboxes: AROW with r = r_t, no update when r_t is infinite."""
     Z = _rows(X, False)
@@ -282,6 +330,8 @@ def for_estimator(name, params, X, y, sample_weight=None):
         return arow(X, y, r=p["r"], diag=diag, **common)
     if name == "NAROW":
         return (narow_diag if diag else narow)(X, y, b=p["b"], **common)
+    if name == "Fig1AROW":
+        return fig1_arow(X, y, r=p["r"], diag=diag, **common)
     if name == "SecondOrderPerceptron":
         return second_order_perceptron(X, y, a=p["a"], **common)[0]
     if name == "CW":

@@ -8,9 +8,10 @@ costs O(nnz(x)) and the move is
 
 the diagonal of the precision update (Orabona & Crammer 2010, Sec. 4.3),
 with ``c`` and ``gamma`` from the same :func:`._second_order.second_order_step`.
-NAROW is the exception: its rank-one mean step holds only for a full matrix,
-so its diagonal round (:func:`_narow_diagonal`) is Orabona & Crammer's Fig. 1
-with the potential ``x^T D_t x / 2``, ``D_t = diag(A_t)``, written per coordinate.
+NAROW and the AROW of Orabona & Crammer's Sec. 4.3 are the exception: their
+rank-one mean step holds only for a full matrix, so their diagonal round
+(:func:`_fig1_diagonal`) is Orabona & Crammer's Fig. 1 with the potential
+``x^T D_t x / 2``, ``D_t = diag(A_t)``, written per coordinate.
 CW keeps instead the diagonal of the full covariance update,
 ``s_i <- s_i - gamma / (1 + gamma chi) s_i^2 x_i^2``: its gamma grows as the
 variance shrinks, and the diagonal of the precision update, which shrinks
@@ -43,10 +44,12 @@ from ._second_order import (
     Q_HYPER,
     RULE_ADAGRAD,
     RULE_CW,
+    RULE_FIG1_AROW,
     RULE_NAROW,
     Z_T,
     averaged_rank,
     count_averaged,
+    fig1_precision_step,
     second_order_step,
 )
 from ._totals import add_totals
@@ -93,19 +96,19 @@ def _sum_stays_finite(indices, data, lo, hi, d, bias, avg, jm1, change):
 
 
 @njit(cache=True, inline="always")
-def _narow_diagonal(indices, data, lo, hi, y, weight, w, s, avg, jm1, b, bias, margin, chi, sqnorm, largest_w,
-                    largest_s):
-    """NAROW with D_t = diag(A_t) (Orabona & Crammer 2010, Fig. 1 and Sec. 5, diagonal as in Sec. 4.3).
+def _fig1_diagonal(indices, data, lo, hi, y, weight, w, s, avg, jm1, rule, hyper, bias, margin, chi, sqnorm,
+                   largest_w, largest_s):
+    """Orabona & Crammer 2010's Fig. 1 with D_t = diag(A_t): NAROW (Sec. 5) or the AROW of Sec. 4.3 (``rule``).
 
     With chi = x^T D_{t-1}^{-1} x and gamma = c/r_t for an example of weight c
-    (0 when r_t is infinite), D_t = D_{t-1} + gamma diag(x^2); the round's
+    (r_t from :func:`._second_order.fig1_precision_step`; 0 when r_t is infinite), D_t = D_{t-1} + gamma diag(x^2); the round's
     margin is x^T D_t^{-1} theta_t; on a hinge loss theta += c y x and
     w = D_t^{-1} theta, coordinate by coordinate
     w_i <- (w_i + c y s_i x_i) / (1 + gamma s_i x_i^2),
     s_i <- s_i / (1 + gamma s_i x_i^2). tau is c (the text's eta_t = 1 times c).
     """
     d = w.size - 1
-    gamma = weight * (b - 1.0 / chi) if b * chi > 1.0 else 0.0
+    gamma = weight * fig1_precision_step(rule, chi, hyper)
     paper_margin = 0.0
     for k in range(lo, hi + 1):
         i, v = _entry(indices, data, k, hi, d, bias)
@@ -286,9 +289,9 @@ def diagonal_round(indices, data, lo, hi, y, weight, w, s, avg, jm1, rule, hyper
         return margin, 0.0, 0.0, False
     if not math.isfinite(chi):
         return margin, 0.0, 0.0, False
-    if rule == RULE_NAROW:
-        return _narow_diagonal(indices, data, lo, hi, y, weight, w, s, avg, jm1, hyper, bias, margin, chi, sqnorm,
-                               largest_w, largest_s)
+    if rule == RULE_NAROW or rule == RULE_FIG1_AROW:
+        return _fig1_diagonal(indices, data, lo, hi, y, weight, w, s, avg, jm1, rule, hyper, bias, margin, chi,
+                              sqnorm, largest_w, largest_s)
     loss, c, gamma, tau = second_order_step(rule, y, margin, chi, hyper, weight)
     if c == 0.0 and gamma == 0.0:
         return margin, loss, tau, True

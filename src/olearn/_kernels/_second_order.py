@@ -60,13 +60,14 @@ RULE_SOP = 1  # Cesa-Bianchi, Conconi & Gentile 2005: AROW with r = a on mistake
 RULE_NAROW = 2  # Orabona & Crammer 2010, Fig. 1: adaptive r_t, fixed dual step
 RULE_CW = 3  # Crammer, Dredze & Pereira 2008: exact convex confidence-weighted update
 RULE_ADAGRAD = 4  # Duchi, Hazan & Singer 2011, diagonal, hinge loss (diagonal kernel only)
+RULE_FIG1_AROW = 5  # Orabona & Crammer 2010, Fig. 1 with a fixed r: Sec. 4.2 (full), Sec. 4.3 (diagonal)
 
 # Layout of the int64 `codes` array.
 K_RULE = 0
 N_CODES = 1
 
 # Layout of the float64 `params` array.
-Q_HYPER = 0  # r (AROW), a (SOP), b (NAROW), phi = Phi^{-1}(eta) (CW), eta (AdaGrad)
+Q_HYPER = 0  # r (AROW, Fig. 1's AROW), a (SOP), b (NAROW), phi = Phi^{-1}(eta) (CW), eta (AdaGrad)
 Q_DELTA = 1  # AdaGrad's delta, added to the square root of the accumulated squared gradients
 Q_BIAS = 2  # value of the constant feature of the intercept (0 = none)
 Q_AVERAGE = 3  # the first averaged round (1 = every round); used only when an ``avg`` array is passed
@@ -109,20 +110,31 @@ def _cw_step(y, margin, chi, phi):
 
 
 @njit(cache=True, inline="always")
+def fig1_precision_step(rule, chi, hyper):
+    """gamma_t = 1 / r_t of Orabona & Crammer's Fig. 1 learners: A_t = A_{t-1} + x_t x_t^T / r_t.
+
+    NAROW (Sec. 5): r_t = chi / (b chi - 1) when b chi > 1, else r_t = inf
+    (gamma 0); the AROW of Sec. 4.2 and 4.3: the fixed r, gamma = 1 / r.
+    """
+    if rule == RULE_FIG1_AROW:
+        return 1.0 / hyper
+    return hyper - 1.0 / chi if hyper * chi > 1.0 else 0.0
+
+
+@njit(cache=True, inline="always")
 def second_order_step(rule, y, margin, chi, hyper, weight):
     """(loss, c, gamma, tau) of a round of an example of weight ``weight``: w += c Sigma x, Sigma^{-1} += gamma x x^T.
 
     ``tau`` is what :func:`olearn.run` records as the round's step: AROW's and
-    SOP's alpha (PA-II's tau), NAROW's ``y c``, CW's alpha. The weight c
+    SOP's alpha (PA-II's tau), NAROW's and Fig. 1's AROW's ``y c``, CW's alpha. The weight c
     enters as the estimators' docstrings state: AROW and SOP take ``r / c``
     (``a / c``) for r; NAROW adds ``c y x`` to theta and ``c x x^T / r_t`` to
     the precision; CW makes its plain update whenever ``c > 0``. ``c = 0``
     changes nothing (c and gamma are 0), nor does, for AROW and SOP, a c so
     small that ``c / (2r)`` underflows to 0.
     """
-    if rule == RULE_NAROW:
-        # r_t = chi / (b chi - 1) when b chi > 1, else r_t = inf: gamma_t = 1 / r_t
-        gamma = hyper - 1.0 / chi if hyper * chi > 1.0 else 0.0
+    if rule == RULE_NAROW or rule == RULE_FIG1_AROW:
+        gamma = fig1_precision_step(rule, chi, hyper)
         # the margin of the round is taken with x_t already in A_t, counted weight times
         shrink = 1.0 + weight * gamma * chi
         loss = max(0.0, 1.0 - y * margin / shrink)

@@ -15,9 +15,16 @@ from ..linear import OGDClassifier, PAClassifier, Perceptron
 from ..multiclass import PAMulticlass
 from ..quasi_additive import PNorm
 from ..sequence import PASequence
-from ..second_order import AROW, NAROW, SecondOrderPerceptron
+from ..second_order import AROW, NAROW, Fig1AROW, SecondOrderPerceptron
 from ._report_multiclass import multiclass_setup
-from ._report_second_order import arow_objective, diagonal_narow_objective, narow_objective, sop_objective
+from ._report_second_order import (
+    arow_objective,
+    diagonal_narow_objective,
+    fig1_arow_objective,
+    fig1_diagonal_arow_objective,
+    narow_objective,
+    sop_objective,
+)
 from ._theorems import (
     _check_unit_norm,
     _novikoff,
@@ -50,6 +57,8 @@ AROW_BOUND = "Crammer, Kulesza & Dredze 2009, Thm. 2, as proven by Orabona & Cra
 OGD_REGRET = "UCL COMP0078 slides, Regret Bound for OGD, Eq. (6) with any eta"
 NAROW_BOUND = "NAROW bound in Orabona & Crammer 2010's framework (narow_mistake_bound, full)"
 DIAGONAL_NAROW = "Orabona & Crammer 2010, Cor. 2 with a diagonal D_t (diagonal_narow_bound, NAROW, diag)"
+FIG1_AROW_BOUND = "Orabona & Crammer 2010, Sec. 4.2 (Fig1AROW, full)"
+FIG1_DIAGONAL_AROW_BOUND = "Orabona & Crammer 2010, Sec. 4.3 (Fig1AROW, diag)"
 PNORM = "Shalev-Shwartz & Singer 2006, Example 3 (p-norm, best C)"
 _BINARY_MARGIN = "y_t u.x_t"
 _MULTICLASS_MARGIN = "u_(y_t).x_t - max_(r != y_t) u_r.x_t"
@@ -308,7 +317,7 @@ def bound_report(estimator, X, y, result, u=None):
     ----------
     estimator : olearn learner
         Perceptron, PAClassifier, PAMulticlass, SecondOrderPerceptron, AROW,
-        NAROW, OGDClassifier, PNorm, PARegressor, PAUniclass, PAMultilabel,
+        NAROW, Fig1AROW, OGDClassifier, PNorm, PARegressor, PAUniclass, PAMultilabel,
         PACostSensitive, PASequence, Winnow or DualAscent.
         The learner (its hyperparameters say which theorems apply), linear:
         ``kernel`` None or ``"linear"`` and no ``budget``; a PAMulticlass
@@ -420,7 +429,13 @@ def bound_report(estimator, X, y, result, u=None):
       :func:`olearn.bounds.diagonal_narow_bound` on the update rounds
       (quantity ``"updates"``, mistakes plus margin errors, ``result.taus != 0``),
       whose :math:`u^\top D_T u` takes the place of :math:`\|u\|^2` in the
-      search (the candidates are scaled to unit :math:`D_T`-norm). All four
+      search (the candidates are scaled to unit :math:`D_T`-norm).
+      Fig1AROW (Orabona & Crammer's own AROW): with a full covariance, Sec. 4.2's bound
+      (:func:`olearn.bounds.orabona2010_arow_bound`), with the diagonal one
+      Sec. 4.3's (:func:`olearn.bounds.orabona2010_diagonal_arow_bound`, its
+      :math:`\|u\|^2 + \sum_i u_i^2\sum_S x_{t,i}^2/r = u^\top D_T u` searched
+      as NAROW's); both on the update rounds (``"updates"``, the rounds with
+      ``result.losses > 0``, the text's M + U). All of them
       sum :math:`\ell^*_t` over the run's own
       mistake (update) rounds, taken from ``result.cumulative_mistakes`` and
       ``result.taus != 0``.
@@ -523,8 +538,8 @@ def bound_report(estimator, X, y, result, u=None):
 
     task_report = TASK_REPORTS.get(type(estimator)) or DUAL_REPORTS.get(type(estimator))
     if not isinstance(estimator, (Perceptron, PAClassifier, PAMulticlass, SecondOrderPerceptron, AROW, NAROW,
-                                  OGDClassifier, PNorm)) and task_report is None:
-        names = ["Perceptron", "PAClassifier", "PAMulticlass", "SecondOrderPerceptron", "AROW", "NAROW",
+                                  Fig1AROW, OGDClassifier, PNorm)) and task_report is None:
+        names = ["Perceptron", "PAClassifier", "PAMulticlass", "SecondOrderPerceptron", "AROW", "NAROW", "Fig1AROW",
                  "OGDClassifier", "PNorm", *(learner.__name__ for learner in (*TASK_REPORTS, *DUAL_REPORTS)),
                  "PASequence"]
         raise TypeError(f"bound_report knows the theorems of {', '.join(names[:-1])} and {names[-1]}; "
@@ -535,7 +550,7 @@ def bound_report(estimator, X, y, result, u=None):
         return _pnorm_report(estimator, X, y, result, u)
     if isinstance(estimator, OGDClassifier):
         return _ogd_report(estimator, X, y, result, u)
-    if isinstance(estimator, (SecondOrderPerceptron, AROW, NAROW)):
+    if isinstance(estimator, (SecondOrderPerceptron, AROW, NAROW, Fig1AROW)):
         return _second_order_report(estimator, X, y, result, u)
     check_linear(estimator)
     if isinstance(estimator, PAMulticlass):
@@ -684,28 +699,41 @@ def _unweighted_stream(estimator, X, y, result, u):
 
 
 def _second_order_report(estimator, X, y, result, u):
-    """The row of a Second-Order Perceptron, AROW (full covariance) or NAROW run."""
+    """The row of a Second-Order Perceptron, AROW (full covariance), NAROW or Fig1AROW run."""
     if isinstance(estimator, AROW) and estimator.covariance != "full":
         raise ValueError(
             f"bound_report's AROW theorem is about the full covariance; {estimator!r} keeps a diagonal one. "
             "Orabona & Crammer 2010's diagonal bound (Sec. 4.3, orabona2010_diagonal_arow_bound) is about their "
-            "Fig. 1 algorithm, not this learner's AROW mean step, and its runs can exceed it"
+            "Fig. 1 algorithm, not this learner's AROW mean step, and its runs can exceed it; Fig1AROW(covariance="
+            "'diag') is their algorithm, and bound_report gives its Sec. 4.3 bound"
         )
     stream, given = _unweighted_stream(estimator, X, y, result, u)
     directions = None if given is not None else _directions(stream)
     rows, skipped = [], []
     mistaken = np.diff(result.cumulative_mistakes, prepend=0) > 0
     quantity, measured, norm_sq = MISTAKES, result.n_mistakes, None
-    if isinstance(estimator, NAROW) and estimator.covariance != "full":
+    # Fig1AROW's update rounds: a positive hinge loss at the text's margin (the loss run records)
+    fig1_updated = result.losses > 0
+    diagonal_fig1 = isinstance(estimator, (NAROW, Fig1AROW)) and estimator.covariance != "full"
+    if diagonal_fig1:
         # M + U against u's norm in D_T: the candidates are scaled to unit D_T-norm
-        D, objective = diagonal_narow_objective(stream.Z, stream.y, result.taus != 0, float(estimator.b))
+        if isinstance(estimator, NAROW):
+            theorem = DIAGONAL_NAROW
+            D, objective = diagonal_narow_objective(stream.Z, stream.y, result.taus != 0, float(estimator.b))
+        else:
+            theorem = FIG1_DIAGONAL_AROW_BOUND
+            D, objective = fig1_diagonal_arow_objective(stream.Z, stream.y, fig1_updated, float(estimator.r))
 
         def norm_sq_in_D(v):
             return float(v**2 @ D)
 
         norm_sq = norm_sq_in_D
         directions = None if directions is None else [v / math.sqrt(norm_sq(v)) for v in directions]
-        theorem, quantity, measured = DIAGONAL_NAROW, UPDATES, int(np.sum(result.taus != 0))
+        quantity = UPDATES
+        measured = int(np.sum(fig1_updated if isinstance(estimator, Fig1AROW) else result.taus != 0))
+    elif isinstance(estimator, Fig1AROW):
+        theorem, quantity, measured = FIG1_AROW_BOUND, UPDATES, int(np.sum(fig1_updated))
+        objective = fig1_arow_objective(stream.Z, stream.y, fig1_updated, float(estimator.r))
     elif isinstance(estimator, SecondOrderPerceptron):
         theorem, objective = SOP, sop_objective(stream.Z, mistaken, float(estimator.a))
     elif isinstance(estimator, AROW):

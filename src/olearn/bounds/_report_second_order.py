@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from ._second_order import narow_replay
+from ._second_order import _replay, narow_replay
 
 
 def _logdet_identity_plus(Z_S, scale):
@@ -84,5 +84,47 @@ def diagonal_narow_objective(Z, y, updated, b):
     def objective(u_d2, margins):
         loss = float(np.maximum(0.0, 1.0 - margins[updated]).sum())
         return loss + math.sqrt(u_d2 * spread), loss
+
+    return D, objective
+
+
+def fig1_arow_objective(Z, y, updated, r):
+    """(u^2, margins) -> (bound on M + U, sum of l*_t over the update rounds) of Orabona & Crammer 2010, Sec. 4.2.
+
+    :func:`olearn.bounds.orabona2010_arow_bound`, its u-free terms replayed once:
+    :math:`L + \\sqrt{r\\|u\\|^2 + \\sum_S (u\\cdot x_t)^2}\\sqrt{\\log\\det A_T + \\sum_S m_t(2r - m_t)/(r(r + \\chi_t))}`.
+    """
+    chis, ms, A = _replay(Z.toarray(), y, updated, lambda chi: 1.0 / r)
+    inside = float(np.linalg.slogdet(A)[1]) + float(np.sum(ms * (2 * r - ms) / (r * (r + chis))))
+
+    def objective(u2, margins):
+        on_updates = margins[updated]
+        loss = float(np.maximum(0.0, 1.0 - on_updates).sum())
+        return loss + math.sqrt(max(r * u2 + float(on_updates @ on_updates), 0.0) * max(inside, 0.0)), loss
+
+    return objective
+
+
+def fig1_diagonal_arow_objective(Z, y, updated, r):
+    """(D_T, objective) of Orabona & Crammer 2010, Sec. 4.3: ``objective(u'D_T u, margins)`` -> (bound on M + U,
+    sum of l*_t over the update rounds).
+
+    :func:`olearn.bounds.orabona2010_diagonal_arow_bound` with
+    :math:`D_T = \\mathrm{diag}(A_T) = 1 + \\sum_S x_{t,i}^2 / r`, so that its first factor
+    :math:`\\|u\\|^2 + \\sum_i u_i^2\\sum_S x_{t,i}^2/r` is :math:`u^\\top D_T u`, and U the update rounds on which
+    the text's margin :math:`y_t x_t^\\top D_t^{-1}\\theta_t` is positive (not mistakes).
+    """
+    rows, labels = Z[updated].toarray(), y[updated]
+    D, theta, n_margin_errors = np.ones(Z.shape[1]), np.zeros(Z.shape[1]), 0
+    for x, label in zip(rows, labels):
+        D = D + x * x / r
+        n_margin_errors += bool(label * float(x @ (theta / D)) > 0.0)
+        theta = theta + label * x
+    squares = np.sum(rows**2, axis=0)
+    inside = r * float(np.sum(np.log(squares / r + 1.0))) + 2 * n_margin_errors
+
+    def objective(u_d2, margins):
+        loss = float(np.maximum(0.0, 1.0 - margins[updated]).sum())
+        return loss + math.sqrt(u_d2 * inside), loss
 
     return D, objective

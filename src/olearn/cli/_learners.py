@@ -30,6 +30,9 @@ ALGORITHMS = {
     "narow-full": ("NAROW", {"covariance": "full"}),
     "cw-full": ("CW", {"covariance": "full"}),
     "sop": ("SecondOrderPerceptron", {}),
+    # Orabona & Crammer 2010's own AROW (their Fig. 1 with a fixed r): Sec. 4.3 (diagonal), Sec. 4.2 (full)
+    "fig1-arow": ("Fig1AROW", {"covariance": "diag"}),
+    "fig1-arow-full": ("Fig1AROW", {"covariance": "full"}),
     # multiclass: one prototype per class; labels are any values in the file
     "pa-multiclass": ("PAMulticlass", {"variant": "pa"}),
     "pa1-multiclass": ("PAMulticlass", {"variant": "pa1"}),
@@ -106,7 +109,7 @@ SCHEDULES = ("constant", "sqrt", "inverse")
 # Singer 2006, Thm. 2, Examples 2 and 3, Thm. 3 and Eq. (30); Crammer et al. 2006, Sec. 4-8; Cesa-Bianchi et al. 2005; Crammer et al.
 # 2009; Orabona & Crammer 2010; OGD's regret)
 BOUNDED = ("perceptron", "pa", "pa1", "pa2", "pa-multiclass", "pa1-multiclass", "pa2-multiclass", "sop", "arow-full",
-           "narow", "narow-full", "ogd", "pnorm", "pa-regression", "pa1-regression", "pa2-regression", "pa-uniclass",
+           "narow", "narow-full", "fig1-arow", "fig1-arow-full", "ogd", "pnorm", "pa-regression", "pa1-regression", "pa2-regression", "pa-uniclass",
            "pa1-uniclass", "pa2-uniclass", "pa-cost-sensitive", "pa1-cost-sensitive", "pa2-cost-sensitive",
            "pa-multilabel", "pa1-multilabel", "pa2-multilabel", "pa-sequence", "pa1-sequence", "pa2-sequence", "winnow",
            "dual")

@@ -41,7 +41,8 @@ from ._vw_habits import oaa_labels, sign_labels, vw_algorithm
               help="perceptron | pa, pa1, pa2 (Passive-Aggressive, PA-I, PA-II) | ogd (online gradient "
                    "descent) | svm (online SVM: ogd on the hinge loss in an L2 ball) | winnow, pnorm, dual "
                    "(quasi-additive; DualAscent) | arow, narow, cw (diagonal "
-                   "covariance), arow-full, narow-full, cw-full, sop (full: O(d^2) per example), adagrad; "
+                   "covariance), arow-full, narow-full, cw-full, sop (full: O(d^2) per example), adagrad, "
+                   "fig1-arow, fig1-arow-full (Orabona & Crammer 2010's AROW, Sec. 4.3 and 4.2); "
                    "set r, b, a, delta with --set | pa-multiclass, pa1-multiclass, pa2-multiclass, "
                    "perceptron-multiclass, mira | PA, PA-I, PA-II for regression (pa-regression, ...; --set "
                    "epsilon), uniclass (pa-uniclass, ...; --set epsilon, learn_radius, B), multilabel "
@@ -93,7 +94,8 @@ from ._vw_habits import oaa_labels, sign_labels, vw_algorithm
 @click.option("--bound", is_flag=True,
               help="After the run, print the papers' mistake or loss bounds next to the measured values "
                    "(perceptron, pa, pa1, pa2 and their -multiclass, -regression, -uniclass, -multilabel and "
-                   "-cost-sensitive forms, sop, arow-full, narow, narow-full, ogd, pnorm; loads FILE into memory).")
+                   "-cost-sensitive forms, sop, arow-full, narow, narow-full, fig1-arow, fig1-arow-full, ogd, pnorm; loads "
+                   "FILE into memory).")
 @click.option("--quiet", is_flag=True, help="Print only the final summary. (-q is VW's: --quadratic.)")
 @click.option("--workers", type=click.IntRange(min=1), default=None, metavar="N",
               help="Learn on a local Dask cluster of N worker processes, one shard per FILE "

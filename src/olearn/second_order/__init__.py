@@ -1,4 +1,5 @@
-"""Second-order and adaptive binary learners: AROW, NAROW, the Second-Order Perceptron, CW and AdaGrad.
+"""Second-order and adaptive binary learners: AROW, NAROW, Orabona & Crammer's AROW (Fig1AROW), the Second-Order
+Perceptron, CW and AdaGrad.
 
 Each keeps a mean weight vector (``coef_``) and a covariance (``covariance_``,
 full or diagonal) that shrinks along the directions already seen, so that
@@ -13,10 +14,11 @@ _HOMES = {
     "AROW": "_arow",
     "SecondOrderClassifier": "_base",
     "CW": "_cw",
+    "Fig1AROW": "_fig1_arow",
     "NAROW": "_narow",
     "SecondOrderPerceptron": "_sop",
 }
 
 __getattr__, __dir__ = lazy_names(__name__, _HOMES)
 
-__all__ = ["AROW", "CW", "NAROW", "AdaGrad", "SecondOrderClassifier", "SecondOrderPerceptron"]
+__all__ = ["AROW", "CW", "Fig1AROW", "NAROW", "AdaGrad", "SecondOrderClassifier", "SecondOrderPerceptron"]

@@ -33,14 +33,23 @@ class AROW(SecondOrderClassifier):
 
     ``covariance="diag"`` keeps :math:`\Sigma = \mathrm{diag}(s)` and costs
     O(nnz(x)) per round. Its covariance update is the diagonal of the
-    precision update, as in Orabona & Crammer, *New Adaptive Algorithms for
-    Online Classification*, NIPS 2010, Sec. 4.3:
+    precision update,
     :math:`\Sigma_{t+1}^{-1} = \Sigma_t^{-1} + \mathrm{diag}(x_t x_t^\top)/r`,
-    i.e. :math:`s_i \leftarrow s_i / (1 + s_i x_{t,i}^2 / r)`; the mean step is
-    the one above with :math:`\chi_t = \sum_i s_i x_{t,i}^2`. (The AROW paper's
-    own diagonal variant keeps the diagonal of the full update instead,
+    i.e. :math:`s_i \leftarrow s_i / (1 + s_i x_{t,i}^2 / r)` (the
+    :math:`D_t = \mathrm{diag}(A_t)` of Orabona & Crammer, NIPS 2010,
+    Sec. 4.3); the mean step is this paper's, the one above with
+    :math:`\chi_t = \sum_i s_i x_{t,i}^2`. (The AROW paper's own diagonal
+    variant keeps the diagonal of the full update instead,
     :math:`s_i - \beta_t s_i^2 x_{t,i}^2`; both equal the full update on rows
     with a single non-zero.)
+
+    **Which paper each variant is.** Both covariances are Crammer, Kulesza &
+    Dredze 2009's learner (its Fig. 1 and mean step); ``"diag"`` borrows only
+    Orabona & Crammer's diagonal precision. Neither is Orabona & Crammer's
+    own AROW, the instance of their Fig. 1 that Sec. 4.2 (full) and Sec. 4.3
+    (diagonal) bound: that learner is :class:`~olearn.second_order.Fig1AROW`,
+    and Sec. 4.3's bound does not hold for this one (186 updates against
+    174.7 on a witness stream, ``tests/second_order/test_fig1_arow.py``).
 
     **Importance weights** (``sample_weight``, ``class_weight``; beyond the
     paper). AROW's round minimizes (Crammer, Kulesza & Dredze 2009, Sec. 3, the objective C)
