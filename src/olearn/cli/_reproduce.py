@@ -13,13 +13,17 @@ from ._report import table_console
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
               help="Folder for the figure and the CSVs (default: ./olearn-NAME).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of every random sequence.")
-@click.option("--quick", is_flag=True, help="A small version that finishes in seconds.")
+@click.option("--quick", is_flag=True,
+              help="A small version that finishes in seconds; its verdicts are those of that size, not the paper's.")
+@click.option("--repetitions", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Average the figure over N repetitions instead of the paper's number (or quick mode's); "
+                   "for the reproductions whose figure averages over repetitions.")
 @click.option("--list", "list_only", is_flag=True, help="List the reproductions and exit.")
 @click.option("--workers", type=click.IntRange(min=1), default=None, metavar="N",
               help="Run the repetitions on a local Dask cluster of N worker processes (olearn[distributed]).")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Run the repetitions on the Dask cluster at ADDRESS (tcp://host:port).")
-def reproduce_command(name, out_dir, seed, quick, list_only, workers, scheduler):
+def reproduce_command(name, out_dir, seed, quick, repetitions, list_only, workers, scheduler):
     """Regenerate the experiment NAME: its figure, its numbers, and whether each bound held.
 
     Reproductions of a paper's figure also check the paper's conclusions and
@@ -32,6 +36,7 @@ def reproduce_command(name, out_dir, seed, quick, list_only, workers, scheduler)
       olearn reproduce ucl-experts
       olearn reproduce zinkevich-ogd --quick --out /tmp/ogd
       olearn reproduce orabona2010-fig3 --workers 8
+      olearn reproduce crammer2006-fig3 --repetitions 30
 
     With --workers or --scheduler the repetitions run on Dask (through
     joblib's Dask backend); every repetition draws from its own seed, so the
@@ -47,10 +52,18 @@ def reproduce_command(name, out_dir, seed, quick, list_only, workers, scheduler)
         return
     reproduction = get_reproduction(name)
     out_dir = out_dir or f"olearn-{name}"
+    options = {}
+    if repetitions is not None:
+        if not reproduction.averages_repetitions:
+            raise click.UsageError(f"--repetitions applies to the reproductions whose figure averages over "
+                                   f"repetitions ({', '.join(_averaging_reproductions())}), not to {name}")
+        options["n_repetitions"] = repetitions
+    if quick:
+        click.secho(_QUICK_NOTE, fg="yellow", bold=True)
     if workers is None and scheduler is None:
-        results = reproduction.run(out_dir, seed=seed, quick=quick)
+        results = reproduction.run(out_dir, seed=seed, quick=quick, **options)
     else:
-        results = _run_on_dask(reproduction, out_dir, seed, quick, workers, scheduler)
+        results = _run_on_dask(reproduction, out_dir, seed, quick, workers, scheduler, options)
     for message in results.get("warnings", ()):
         click.secho(f"WARNING: {message}", fg="red", bold=True)
     if "findings" in results:
@@ -65,12 +78,24 @@ def reproduce_command(name, out_dir, seed, quick, list_only, workers, scheduler)
             click.echo(f"{key.replace('_', ' ')} written to {os.path.abspath(value)}")
     for message in results.get("warnings", ()):  # again below the tables, where a reader's eye ends
         click.secho(f"WARNING: {message}", fg="red", bold=True)
+    if quick:
+        click.secho(_QUICK_NOTE, fg="yellow", bold=True)
     broken = [row for row in results["rows"] if _verdict(row.get("bound_holds")) == "NO"]
     if broken:
         raise click.ClickException(f"{len(broken)} bound(s) did not hold; see the table")
 
 
-def _run_on_dask(reproduction, out_dir, seed, quick, workers, scheduler):
+_QUICK_NOTE = ("NOTE: --quick ran a reduced size (fewer rounds, repetitions or settings than the paper's); its "
+               "verdicts are those of that size, not of the paper's, and can differ: run without --quick for them.")
+
+
+def _averaging_reproductions():
+    from ..experiments import REPRODUCTIONS
+
+    return [known.name for known in REPRODUCTIONS.values() if known.averages_repetitions]
+
+
+def _run_on_dask(reproduction, out_dir, seed, quick, workers, scheduler, options):
     """Run ``reproduction`` with its joblib repetitions sent to a Dask cluster."""
     if workers is not None and scheduler is not None:
         raise click.UsageError("give --workers (a local cluster) or --scheduler (a running one), not both")
@@ -82,7 +107,7 @@ def _run_on_dask(reproduction, out_dir, seed, quick, workers, scheduler):
     from ..distributed import connect
 
     with connect(workers=workers, scheduler=scheduler, quiet=True), joblib.parallel_backend("dask"):
-        return reproduction.run(out_dir, seed=seed, quick=quick, n_jobs=-1)
+        return reproduction.run(out_dir, seed=seed, quick=quick, n_jobs=-1, **options)
 
 
 def _print_rows(name, rows):

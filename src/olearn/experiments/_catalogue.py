@@ -24,6 +24,11 @@ class Reproduction:
         """True when its repetitions run on joblib workers (it takes ``n_jobs``)."""
         return "n_jobs" in inspect.signature(self.runner).parameters
 
+    @property
+    def averages_repetitions(self):
+        """True when its figure averages over repetitions whose number it takes (``n_repetitions``)."""
+        return "n_repetitions" in inspect.signature(self.runner).parameters
+
     def run(self, out_dir, seed=0, quick=False, **options):
         """Run it; returns its dict of results (``figure``, ``rows``, CSV paths, ...).
 

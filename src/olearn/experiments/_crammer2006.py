@@ -48,7 +48,7 @@ import numpy as np
 
 from ._crammer2006_findings import fig3_findings, fig4_findings, fig5_findings
 from ._crammer2006_hindsight import best_error_direction, best_hinge_classifier
-from ._parallel import in_parallel, progress_bar
+from ._parallel import check_repetitions, in_parallel, progress_bar
 from ._ucl_experts import write_csv
 
 FIG3_ALGORITHMS = ("PA", "PA-I", "PA-II", "best fixed")
@@ -160,13 +160,18 @@ def _std(values, axis=0):
     return values.std(axis=axis, ddof=1) if values.shape[axis] > 1 else np.zeros_like(values.mean(axis=axis))
 
 
-def _prepare(out_dir, quick, n_jobs, default_jobs, full, small):
+def _prepare(out_dir, quick, n_jobs, default_jobs, full, small, n_repetitions=None):
+    """(out_dir, created; the setting, with ``n_repetitions`` repetitions when given; the workers)."""
+    setting = small if quick else full
+    if n_repetitions is not None:
+        setting = {**setting, "repetitions": check_repetitions(n_repetitions)}
     out_dir = os.fspath(out_dir)
     os.makedirs(out_dir, exist_ok=True)
-    return out_dir, (small if quick else full), ((1 if quick else default_jobs) if n_jobs is None else n_jobs)
+    return out_dir, setting, ((1 if quick else default_jobs) if n_jobs is None else n_jobs)
 
 
-def run_crammer2006_fig3(out_dir="olearn-crammer2006-fig3", seed=0, quick=False, n_jobs=None, progress=True):
+def run_crammer2006_fig3(out_dir="olearn-crammer2006-fig3", seed=0, quick=False, n_jobs=None, progress=True,
+                         n_repetitions=None):
     r"""Fig. 3: error and loss of PA, PA-I and PA-II (C = 0.001) against instance and label noise.
 
     Writes ``crammer2006_fig3.png`` (the paper's layout: instance noise on
@@ -192,6 +197,9 @@ def run_crammer2006_fig3(out_dir="olearn-crammer2006-fig3", seed=0, quick=False,
         it.
     progress : bool, default=True
         Show a progress bar on stderr when it is a terminal.
+    n_repetitions : int, optional
+        The number of repetitions averaged (default: the paper's 10, or 3 in
+        quick mode).
 
     Returns
     -------
@@ -206,7 +214,8 @@ def run_crammer2006_fig3(out_dir="olearn-crammer2006-fig3", seed=0, quick=False,
     """
     from ..plots._crammer2006 import plot_crammer2006_fig3
 
-    out_dir, setting, n_jobs = _prepare(out_dir, quick, n_jobs, -1, FIG3_FULL, FIG3_QUICK)
+    out_dir, setting, n_jobs = _prepare(out_dir, quick, n_jobs, -1, FIG3_FULL, FIG3_QUICK,
+                                        n_repetitions)
     reps = _repetitions(_fig3_repetition, setting, seed, n_jobs, progress,
                         f"Crammer et al. 2006, Fig. 3: {setting['repetitions']} repetitions")
     error = {kind: np.stack([r[0][kind] for r in reps]) for kind in ("instance", "label")}
@@ -247,7 +256,8 @@ def run_crammer2006_fig3(out_dir="olearn-crammer2006-fig3", seed=0, quick=False,
             "error": error, "loss": loss, "hinge_duality_gap": max(r[2] for r in reps)}
 
 
-def run_crammer2006_fig4(out_dir="olearn-crammer2006-fig4", seed=0, quick=False, n_jobs=None, progress=True):
+def run_crammer2006_fig4(out_dir="olearn-crammer2006-fig4", seed=0, quick=False, n_jobs=None, progress=True,
+                         n_repetitions=None):
     r"""Fig. 4: error and loss of PA-I and PA-II against :math:`\log_{10} C` for label noise 0, 0.1, 0.2.
 
     Writes ``crammer2006_fig4.png`` (the paper's layout: error left, loss
@@ -266,6 +276,8 @@ def run_crammer2006_fig4(out_dir="olearn-crammer2006-fig4", seed=0, quick=False,
         Worker processes for the repetitions. Default 1: a repetition takes
         a fraction of a second, less than starting a worker.
     progress : bool, default=True
+    n_repetitions : int, optional
+        As in :func:`run_crammer2006_fig3`.
 
     Returns
     -------
@@ -279,7 +291,8 @@ def run_crammer2006_fig4(out_dir="olearn-crammer2006-fig4", seed=0, quick=False,
     """
     from ..plots._crammer2006 import plot_crammer2006_fig4
 
-    out_dir, setting, n_jobs = _prepare(out_dir, quick, n_jobs, 1, FIG4_FULL, FIG4_QUICK)
+    out_dir, setting, n_jobs = _prepare(out_dir, quick, n_jobs, 1, FIG4_FULL, FIG4_QUICK,
+                                        n_repetitions)
     reps = _repetitions(_fig4_repetition, setting, seed, n_jobs, progress,
                         f"Crammer et al. 2006, Fig. 4: {setting['repetitions']} repetitions")
     error, loss, best_error, best_loss = (np.stack([r[i] for r in reps]) for i in range(4))
@@ -313,7 +326,8 @@ def run_crammer2006_fig4(out_dir="olearn-crammer2006-fig4", seed=0, quick=False,
             "log10_C": log_c, "error": error, "loss": loss, "best_error": best_error, "best_loss": best_loss}
 
 
-def run_crammer2006_fig5(out_dir="olearn-crammer2006-fig5", seed=0, quick=False, n_jobs=None, progress=True):
+def run_crammer2006_fig5(out_dir="olearn-crammer2006-fig5", seed=0, quick=False, n_jobs=None, progress=True,
+                         n_repetitions=None):
     r"""Fig. 5: average error after t rounds, label noise p = 0.02, for C = 100 and C = 0.001.
 
     Writes ``crammer2006_fig5.png`` (the paper's layout: PA-I left, PA-II
@@ -334,6 +348,8 @@ def run_crammer2006_fig5(out_dir="olearn-crammer2006-fig5", seed=0, quick=False,
         Worker processes for the repetitions. Default 1: the whole figure
         takes well under a second of learning.
     progress : bool, default=True
+    n_repetitions : int, optional
+        As in :func:`run_crammer2006_fig3`.
 
     Returns
     -------
@@ -347,7 +363,8 @@ def run_crammer2006_fig5(out_dir="olearn-crammer2006-fig5", seed=0, quick=False,
     """
     from ..plots._crammer2006 import plot_crammer2006_fig5
 
-    out_dir, setting, n_jobs = _prepare(out_dir, quick, n_jobs, 1, FIG5_FULL, FIG5_QUICK)
+    out_dir, setting, n_jobs = _prepare(out_dir, quick, n_jobs, 1, FIG5_FULL, FIG5_QUICK,
+                                        n_repetitions)
     reps = _repetitions(_fig5_repetition, setting, seed, n_jobs, progress,
                         f"Crammer et al. 2006, Fig. 5: {setting['repetitions']} repetitions")
     rounds = np.arange(1, setting["rounds"] + 1)

@@ -52,7 +52,7 @@ import os
 import numpy as np
 
 from ..data._orabona2010 import make_orabona2010_stream, orabona2010_order
-from ._parallel import in_parallel, progress_bar
+from ._parallel import check_repetitions, in_parallel, progress_bar
 from ._ucl_experts import write_csv
 
 NOISE_LEVELS = (0.0, 0.1)
@@ -168,7 +168,7 @@ def _repetition(random_state, n_samples, noise_std, learners, chosen):
 
 
 def run_orabona2010_fig3(out_dir="olearn-orabona2010-fig3", seed=0, quick=False, n_jobs=None, learners=None,
-                         progress=True, noise_std=8.5):
+                         progress=True, noise_std=8.5, n_repetitions=None):
     r"""Run the Fig. 3 reproduction; write the PNG and CSV files into ``out_dir``.
 
     Parameters
@@ -191,6 +191,9 @@ def run_orabona2010_fig3(out_dir="olearn-orabona2010-fig3", seed=0, quick=False,
     noise_std : float, default=8.5
         Standard deviation of the 18 noise coordinates (the text's
         :math:`\mathcal N(0, 8.5)`; ``math.sqrt(8.5)`` is the variance reading).
+    n_repetitions : int, optional
+        The number of repetitions averaged (default: the text's 100, or 6 in
+        quick mode); the tuning set stays the first child of the seed.
 
     Returns
     -------
@@ -211,6 +214,7 @@ def run_orabona2010_fig3(out_dir="olearn-orabona2010-fig3", seed=0, quick=False,
         raise ValueError(f"learners must be a non-empty subset of {list(LEARNERS)}, got {list(learners)}")
     setting = _QUICK if quick else _FULL
     n, reps, grid = setting["n_samples"], setting["n_repetitions"], setting["grid"]
+    reps = reps if n_repetitions is None else check_repetitions(n_repetitions)
     n_jobs = (1 if quick else -1) if n_jobs is None else n_jobs
     out_dir = os.fspath(out_dir)
     os.makedirs(out_dir, exist_ok=True)

@@ -1,5 +1,14 @@
 """Running a reproduction's independent jobs (repetitions, grid points) on workers, with a progress bar."""
 
+import numbers
+
+
+def check_repetitions(n_repetitions):
+    """``n_repetitions`` (a figure's number of repetitions) as an int >= 1; ValueError naming it otherwise."""
+    if isinstance(n_repetitions, bool) or not isinstance(n_repetitions, numbers.Integral) or n_repetitions < 1:
+        raise ValueError(f"n_repetitions must be an integer >= 1; got {n_repetitions!r}")
+    return int(n_repetitions)
+
 
 def progress_bar(enabled):
     """A rich progress bar on stderr, drawn only on an interactive terminal."""
