@@ -85,7 +85,7 @@ SETTINGS = {
         {"update": "last-k", "k": 1, "C": 0.5},
         {"update": "all", "C": 0.6},
         {"regularizer": "entropy", "C": 0.4},
-        {"regularizer": "entropy", "update": "all", "C": 0.3},
+        {"regularizer": "entropy", "update": "all", "C": 0.3, "n_features": 9},
         {"C": 0.5, "average": True},
     ],
 }

@@ -150,7 +150,7 @@ CASES = {
     "winnow": _binary(lambda: olearn.Winnow(C=0.5)),
     "pnorm": _binary(lambda: olearn.PNorm(p=3.0, aggressive=True, fit_intercept=True)),
     "dual-last-k": _binary(lambda: olearn.DualAscent(update="last-k", k=3, fit_intercept=True)),
-    "dual-all": _binary(lambda: olearn.DualAscent(update="all", regularizer="entropy")),
+    "dual-all": _binary(lambda: olearn.DualAscent(update="all", regularizer="entropy", n_features=4)),
     "arow-diag-averaged": _binary(lambda: olearn.AROW(covariance="diag", average=2)),
     "narow-averaged": _binary(lambda: olearn.NAROW(average=True, fit_intercept=True)),
     "winnow-plain-averaged": _binary(lambda: olearn.Winnow(balanced=False, average=True)),

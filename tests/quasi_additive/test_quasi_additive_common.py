@@ -21,9 +21,10 @@ from olearn.quasi_additive import PNorm, Winnow
 CASES = [
     Winnow(), Winnow(C=0.2, fit_intercept=True), Winnow(balanced=False, C=0.5),
     PNorm(), PNorm(p=4.0, aggressive=True, R=0.9, fit_intercept=True),
-    DualAscent(), DualAscent(regularizer="entropy", update="aggressive", C=0.5),
+    # the entropic prior's n is fixed where the update depends on it (Eq. (25), (28)): room for feature 7 below
+    DualAscent(), DualAscent(regularizer="entropy", update="aggressive", C=0.5, n_features=8),
     DualAscent(regularizer="pnorm", p=3.0, update="last-k", k=3, fit_intercept=True),
-    DualAscent(regularizer="entropy", update="all", C=0.3, gamma=0.5),
+    DualAscent(regularizer="entropy", update="all", C=0.3, gamma=0.5, n_features=8),
     DualAscent(regularizer="l2", update="all", C=2.0, kkt_tol=1e-6, fit_intercept=True),
 ]
 

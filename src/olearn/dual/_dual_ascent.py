@@ -76,7 +76,13 @@ class DualAscent(QuasiAdditiveClassifier):
     updates (PA's convention); the conservative and aggressive updates set
     :math:`\alpha_t` as Eq. (16) and (28) say (C on a mistake,
     :math:`\min\{\gamma, C\}`), which raises D by :math:`\gamma\alpha_t`.
-    With the entropic regularizer the dimension enters the prior (see :class:`olearn.quasi_additive.Winnow`).
+    With the entropic regularizer the dimension n enters the prior, the
+    uniform vector of Eq. (25), and the aggressive and window updates depend
+    on it: as in the text n is fixed, ``n_features`` or else the width of the
+    first data (an array's columns, one past the largest index of the first
+    example), and an example past it is refused (FeatureLimitError asking for
+    ``n_features``). The conservative update, blind to n, grows with the
+    features seen (see :class:`olearn.quasi_additive.Winnow`).
 
     **Importance weights** (``sample_weight``, ``class_weight``; beyond the
     paper). An example i of weight :math:`c_i` enters the primal as

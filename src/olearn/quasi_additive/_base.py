@@ -20,7 +20,7 @@ enters the average as a change made before the next round.
 import numpy as np
 
 from .._averaging import AVERAGE, average_start
-from ..exceptions import PartialUpdateError
+from ..exceptions import FeatureLimitError, PartialUpdateError
 from .._kernels import _codes
 from .._kernels import _quasi_additive as qa
 from .._labels import BinaryLabels
@@ -158,10 +158,37 @@ class QuasiAdditiveClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLe
         (only signs of scores matter), the others are not, and neither is an
         average, which sums the rescaled iterates.
         """
+        return self._update_depends_on_dimension or (self._entropic() and average_start(self.average) > 0)
+
+    def _entropic(self):
         codes, _ = self._config_arrays()
-        if codes[qa.Q_LINK] != qa.LINK_ENTROPY:
-            return False
-        return codes[qa.Q_UPDATE] != qa.UPDATE_CONSERVATIVE or average_start(self.average) > 0
+        return codes[qa.Q_LINK] == qa.LINK_ENTROPY
+
+    @property
+    def _update_depends_on_dimension(self):
+        """True for the entropic prior with an update other than the conservative one (the text's n is fixed)."""
+        codes, _ = self._config_arrays()
+        return self._entropic() and codes[qa.Q_UPDATE] != qa.UPDATE_CONSERVATIVE
+
+    def _check_feature_limit(self, n_features, where):
+        """Also refuse to grow the entropic prior's dimension n once learning has started, where the update
+        depends on it.
+
+        Shalev-Shwartz & Singer (2006) fix n (Eq. (25), the uniform vector
+        (1/n, ..., 1/n), and Eq. (28)); a new coordinate enters the normalizer
+        of g and rescales every weight, which changes the aggressive and window
+        updates. Without ``n_features`` the n is the width of the first data
+        (the columns of an array, or one past the largest index of the first
+        example), and a later example past it is refused: set ``n_features``.
+        """
+        super()._check_feature_limit(n_features, where)
+        if self.n_features is None and 0 < self.n_features_in_ < n_features and self._update_depends_on_dimension:
+            raise FeatureLimitError(
+                f"{where}: feature index {n_features - 1} is past the {self.n_features_in_} features this "
+                f"{type(self).__name__} started with; with the entropic regularizer and this update the dimension n "
+                "of the prior enters every weight (Shalev-Shwartz & Singer 2006, Eq. (25) and (28), with n fixed), "
+                "so it cannot grow: set n_features (olearn run --n-features) to the number of features of the data"
+            )
 
     @property
     def coef_(self):

@@ -51,7 +51,10 @@ class Winnow(QuasiAdditiveClassifier):
     The uniform prior counts the features seen so far (or ``n_features``), and
     the intercept's constant feature when ``fit_intercept=True``: a feature
     seen for the first time enters with :math:`\theta_i = 0` and takes its
-    share of the mass. Rows with :math:`\|x\|_2^2` beyond the floating-point
+    share of the mass. This conservative update looks only at the signs of
+    scores, which the text's fixed n (Eq. (25)) does not change; the
+    aggressive and window updates of
+    :class:`~olearn.dual.DualAscent` depend on n and keep it fixed. Rows with :math:`\|x\|_2^2` beyond the floating-point
     range are refused (FloatingPointError): the mistake bounds are stated in
     :math:`R_\infty = \max_t \|x_t\|_\infty`, which would be infinite.
 
