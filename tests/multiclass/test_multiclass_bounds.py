@@ -140,6 +140,20 @@ def test_cost_sensitive_pa_bound_when_U_pays_no_max_loss(update):
     assert np.isfinite(bound) and total_cost(res, y) <= bound
 
 
+@pytest.mark.parametrize(("C", "factor"), [(2.0, 0.32), (0.5, 1.0), (0.625, 0.8)])
+def test_cost_sensitive_pa1_bound_is_thm10_times_the_factor(C, factor):
+    """Thm. 10 (R <= 1, sqrt(rho) <= C): cost <= ||U||^2 + 2C sum l_ML(U). By hand: x1 = (0.3, 0), y1 = 0;
+    x2 = (0, 0.4), y2 = 1; rho = 0.25 off the diagonal (sqrt 0.5); U = I: l_ML = [-0.3 + 0.5]_+ = 0.2 and
+    [-0.4 + 0.5]_+ = 0.1, ||U||^2 = 2, so Thm. 10 is 2 + 0.6 C. R^2 = 2 * 0.4^2 = 0.32, and the value is
+    max(0.32, 0.5 / C) times that: 0.32 of Thm. 10 at C = 2, all of it at C = 0.5."""
+    X, y, U = np.array([[0.3, 0.0], [0.0, 0.4]]), [0, 1], np.eye(2)
+    cost = [[0.0, 0.25], [0.25, 0.0]]
+    thm10 = 2.0 + 2.0 * C * 0.3
+    value = cost_sensitive_bound(X, y, U, cost, "pa1", C, classes_known=True)
+    assert value / thm10 == pytest.approx(factor, rel=1e-12)
+    assert value <= thm10 * (1 + 1e-12)
+
+
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 10_000), C=st.floats(0.01, 50.0), noise=st.floats(0.0, 0.6))
 def test_pa1_bound_property(seed, C, noise):

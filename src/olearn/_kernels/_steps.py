@@ -36,9 +36,10 @@ def pa_step(rule, loss, sqnorm, C):
 def weighted_pa_step(rule, loss, sqnorm, C, weight):
     """tau of PA, PA-I or PA-II for an example of importance weight ``weight >= 0``.
 
-    The weight multiplies the round's loss in the PA problem of Crammer et al.
-    2006, Eq. 8: ``min ||w - w_t||^2 / 2 + weight C xi`` (PA-I) or
-    ``+ weight C xi^2`` (PA-II), so that ``C`` becomes ``weight * C``: PA-I
+    The weight multiplies the round's loss in the PA problems of Crammer et al.
+    2006, Eq. (6) ``min ||w - w_t||^2 / 2 + weight C xi`` (PA-I) and Eq. (7)
+    ``... + weight C xi^2`` (PA-II), so that ``C`` becomes ``weight * C`` in
+    their closed forms, Eq. (8): PA-I
     ``min(wC, l / s)`` (an integer weight equals the example repeated that many
     times), PA-II ``l / (s + 1/(2wC))``. PA's hard constraint cannot be
     weighted: any ``weight > 0`` is the plain PA step (PA-I with ``wC = inf``).

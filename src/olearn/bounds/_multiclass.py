@@ -162,10 +162,15 @@ def cost_sensitive_bound(X, y, U, cost, variant="pa1", C=1.0, classes=None, fit_
     losses :math:`\ell^*_t` and :math:`\rho_{max}` the largest cost:
 
     * ``"pa"``: :math:`\|U\|^2 R^2` if every :math:`\ell^*_t = 0`, else ``inf``;
-    * ``"pa1"``: :math:`\max(R^2, \sqrt{\rho_{max}}/C)(\|U\|^2 + 2C \sum_t \ell^*_t)`;
+    * ``"pa1"``: :math:`\max(R^2, \sqrt{\rho_{max}}/C)(\|U\|^2 + 2C \sum_t \ell^*_t)`, Thm. 10's proof
+      without its two assumptions (:math:`\tau_t \ge \min\{\ell_t/R^2, C\}`, as in Thm. 4). Under them
+      (:math:`R \le 1`, :math:`\sqrt{\rho_{max}} \le C`) the factor :math:`\max(R^2, \sqrt{\rho_{max}}/C)` is at
+      most 1, so the value is Thm. 10's bound :math:`\|U\|^2 + 2C\sum_t \ell^*_t` times that factor: at most
+      Thm. 10's, and equal to it only when the factor is 1;
     * ``"pa2"``: :math:`(R^2 + \frac{1}{2C})(\|U\|^2 + 2C \sum_t {\ell^*_t}^2)`;
 
-    plus :math:`k \rho_{max}` unless ``classes_known``.
+    :math:`R^2 = 2\max_t\|x_t\|^2` is the largest :math:`\|\phi(x_t, y_t) - \phi(x_t, r)\|^2` of the
+    multi-prototype map; plus :math:`k \rho_{max}` unless ``classes_known``.
 
     >>> import numpy as np
     >>> X = np.array([[1.0, 0.0], [0.0, 1.0]])

@@ -43,7 +43,7 @@ class PAClassifier(PlattCalibrated, BinaryLinearClassifier, KernelizableLearner)
 
     **Importance weights** (``sample_weight``, ``class_weight``; beyond the
     paper). A weight :math:`s \ge 0` multiplies the round's loss in the
-    problem of Eq. 8, so ``C`` becomes :math:`sC`: PA-I
+    problems of Eqs. (6) and (7), so ``C`` becomes :math:`sC` in Eq. (8): PA-I
     :math:`\tau = \min\{sC, \ell/\|x\|^2\}`, and an integer weight equals
     the example repeated that many times; PA-II
     :math:`\tau = \ell / (\|x\|^2 + \frac{1}{2sC})`. PA's hard constraint

@@ -60,8 +60,8 @@ class PARegressor(ManyRows, KernelizableLearner, RegressorEstimator):
     :math:`\tau_t` uses :math:`K(x_t, x_t)` in place of :math:`\|x_t\|^2`.
 
     **Importance weights** (``sample_weight``; beyond the paper). A weight
-    :math:`s \ge 0` multiplies the round's loss in the PA problem (Eq. 8 with
-    Sec. 5's loss), so ``C`` becomes :math:`sC`: PA-I
+    :math:`s \ge 0` multiplies the round's loss in the PA problems (Eqs. (6)
+    and (7) with Sec. 5's loss), so ``C`` becomes :math:`sC` in Eq. (8): PA-I
     :math:`\tau = \min\{sC, \ell/\|x\|^2\}` (an integer weight equals the
     example repeated that many times) and PA-II
     :math:`\tau = \ell / (\|x\|^2 + \frac{1}{2sC})`; PA's hard constraint
