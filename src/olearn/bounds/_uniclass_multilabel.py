@@ -2,7 +2,8 @@ r"""Loss and mistake bounds of PA uniclass prediction and PA multilabel ranking.
 
 Crammer, Dekel, Keshet, Shalev-Shwartz & Singer, *Online Passive-Aggressive
 Algorithms*, JMLR 7 (2006), Sec. 6 and 7. Both tasks are the move
-:math:`w \leftarrow w + \tau z`, and the paper's Lemma 1,
+:math:`w \leftarrow w + \tau z`, and the paper's Lemma 1 (for uniclass the
+text states it as Lemma 7, with :math:`\|z_t\| = 1` and :math:`w_1 = 0`),
 
 .. math:: \sum_t \tau_t\big(2\ell_t - \tau_t\|z_t\|^2 - 2\ell^*_t\big) \le \|u - w_1\|^2,
 
