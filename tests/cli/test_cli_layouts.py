@@ -274,6 +274,8 @@ BINARY = {
     "narow-full": lambda d: olearn.NAROW(covariance="full", n_features=d),
     "cw-full": lambda d: olearn.CW(covariance="full", n_features=d),
     "sop": lambda d: olearn.SecondOrderPerceptron(n_features=d),
+    "fig1-arow": lambda d: olearn.Fig1AROW(covariance="diag", n_features=d),
+    "fig1-arow-full": lambda d: olearn.Fig1AROW(covariance="full", n_features=d),
 }
 MULTICLASS = {
     "pa-multiclass": lambda d: olearn.PAMulticlass(variant="pa", n_features=d),
