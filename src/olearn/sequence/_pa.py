@@ -39,7 +39,7 @@ from ._costs import (
     margin_table,
     resolve_cost,
 )
-from ._inputs import check_label_sequences, check_sequences, hamming_errors, listed
+from ._inputs import LabelSequences, Sequences, check_label_sequences, check_sequences, hamming_errors, listed
 
 _STEP_RULES = {"pa": _codes.STEP_PA, "pa1": _codes.STEP_PA1, "pa2": _codes.STEP_PA2}
 _UPDATES = {"prediction": UPDATE_PREDICTION, "max-loss": UPDATE_MAX_LOSS}
@@ -506,7 +506,9 @@ class PASequence(OnlineLearner, ClassifierEstimator):
 
     def _columns_of(self, X, features, base):
         """The columns of the widest of the sequences X (each has its own width), their new names read into
-        ``features``."""
+        ``features``; None for the batch of ``fit``, whose names were all read before its passes."""
+        if isinstance(X, Sequences):
+            return None
         widths = check_sequences(X, "X", features, True, base, self.n_features is None).widths
         return max(base, int(widths.max()) if widths.size else 0)
 
@@ -514,8 +516,11 @@ class PASequence(OnlineLearner, ClassifierEstimator):
         """:func:`check_sequences` of X, its dict rows read by the learner's FeatureMap, which is left as it was.
 
         With ``learning`` the names the batch adds are its ``new_names``, for
-        :meth:`_first_call_atomic` to add once the batch is accepted.
+        :meth:`_first_call_atomic` to add once the batch is accepted. The
+        batch of ``fit``, checked once, is taken as it is.
         """
+        if isinstance(X, Sequences):
+            return X
         features = self._feature_map()
         size = features.size
         try:
@@ -525,15 +530,22 @@ class PASequence(OnlineLearner, ClassifierEstimator):
                 features.truncate(size)
 
     def _fit_rows(self, X, y):
-        """The sequences and their label sequences as lists (a generator is read once), checked once."""
+        """The sequences and their labels, checked and converted once (a generator is read once): a
+        :class:`Sequences` batch, whose ``features`` are the names of its dict rows read into a vocabulary of
+        its own (fit forgets the old one), and its :class:`LabelSequences`. The passes pick sequences from them.
+        """
         X = listed(X, "X", "2-d array", 3)
-        # the names only checked here: the passes read them into the model's own vocabulary
-        batch = check_sequences(X, features=FeatureMap(self.n_bits), learning=True, grow=self.n_features is None)
+        features = FeatureMap(self.n_bits)
+        batch = check_sequences(X, features=features, learning=True, grow=self.n_features is None)
         # here, in the given order, so that the sequence named is the caller's X[i], not a place in a shuffled pass
         self._too_wide(batch.widths, "X")
+        if batch.new_names:
+            self._refuse_names_in_fixed_space(batch.new_names)
         y = listed(y, "y", "1-d array of labels", 2)
-        check_label_sequences(y, batch.offsets)
-        return X, y, batch.n_sequences
+        labels = LabelSequences(check_label_sequences(y, batch.offsets), batch.offsets)
+        # the names are the vocabulary's already: no pass adds them again
+        batch.new_names, batch.features = None, features
+        return batch, labels, batch.n_sequences
 
     def partial_fit(self, X, y, sample_weight=None):
         """Learn from the sequences of X in order (one online pass); returns self.
