@@ -82,6 +82,10 @@ class LabelSequences:
     def __len__(self):
         return self.offsets.size - 1
 
+    def __iter__(self):
+        for lo, hi in zip(self.offsets[:-1], self.offsets[1:]):
+            yield self.labels[lo:hi]
+
     def __getitem__(self, part):
         return self.reordered(np.arange(len(self))[part])
 
