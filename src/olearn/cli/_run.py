@@ -157,7 +157,9 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
     line after each sequence; --format conll unless it is named .conll) is
     learned by pa-sequence, pa1-sequence or pa2-sequence: a round is a
     sequence, the table counts the sequences with a wrong tag and the wrong
-    tags, and -p writes one predicted tag per token line.
+    tags, and -p writes one predicted tag per token line. With --passes N,
+    passes 2..N visit the sequences the first pass read, kept in memory, in
+    a new seeded random order each (--no-shuffle: the file's order).
 
     With --passes N the file is read N times and learning continues across
     passes; from pass 2 on the learner has seen every example before, so the
