@@ -127,7 +127,8 @@ from ._vw_habits import oaa_labels, sign_labels, vw_algorithm
               help="A FILE to learn, as VW's -d (repeatable; read before the FILES given without -d).")
 @click.argument("files", nargs=-1, type=click.Path(dir_okay=False, allow_dash=False))
 def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, costs_path, scale, passes, holdout_every,
-                holdout_off, no_shuffle, random_seed, tags, fmt, zero_based, n_features, bits, chunk_size, label_column, delimiter, namespaces, use_cache,
+                holdout_off, no_shuffle, random_seed, tags, fmt, zero_based, n_features, bits, chunk_size,
+                label_column, delimiter, namespaces, use_cache,
                 save, save_on_interrupt, initial_model, test_only, predictions, raw, link, bound, quiet, workers,
                 scheduler, tau, weighting, classes, oaa, binary, data, files):
     """Learn from FILE online and report progressive validation.
