@@ -307,6 +307,9 @@ class OnlineLearner(PersistenceMixin, Estimator):
             features = FeatureMap(self.n_bits)
             X = self._named_matrix(X, "X", features, learning=True, base=0)[0]
         rows, labels, n_rows = self._fit_rows(X, y)
+        # a learner whose _fit_rows converts its named examples itself hands their vocabulary with the rows
+        if getattr(rows, "features", None) is not None:
+            features = rows.features
         generator = np.random.default_rng(self.random_state) if self.shuffle else None
         tol = -math.inf if self.tol is None else self.tol
         best, no_improvement, stopped = math.inf, 0, False
@@ -869,9 +872,12 @@ def _first_rows(data, k):
 
 
 def _take(data, order):
-    """The rows ``order`` of ``data`` (an array, a sparse matrix, a list), or ``data`` for None."""
+    """The rows ``order`` of ``data`` (an array, a sparse matrix, a list, or a batch that picks its own rows with
+    ``reordered``), or ``data`` for None."""
     if data is None or order is None:
         return data
+    if hasattr(data, "reordered"):
+        return data.reordered(order)
     if issparse(data) or isinstance(data, np.ndarray):
         return data[order]
     return [data[i] for i in order]

@@ -140,7 +140,8 @@ def test_resume_continues_exactly(tmp_path):
 
 def test_passes_hold_out_every_tenth_sequence(train, tmp_path):
     model = tmp_path / "m.npz"
-    result = invoke("run", "--quiet", "-a", "pa1-sequence", "--bits", BITS, "--passes", "2", "-f", model, train)
+    result = invoke("run", "--quiet", "-a", "pa1-sequence", "--bits", BITS, "--passes", "2", "--no-shuffle", "-f", model,
+                    train)
     assert result.exit_code == 0, result.output
     X, y = load_conll(train, n_bits=BITS)
     learned = [i for i in range(len(X)) if (i + 1) % 10]
@@ -150,11 +151,57 @@ def test_passes_hold_out_every_tenth_sequence(train, tmp_path):
     np.testing.assert_array_equal(olearn.load(str(model)).coef_, est.coef_)
     assert "held out          6 sequences per pass" in result.stdout
 
-    result = invoke("run", "--quiet", "-a", "pa1-sequence", "--bits", BITS, "--passes", "2", "--holdout-off", "-f", model,
-                    train)
+    result = invoke("run", "--quiet", "-a", "pa1-sequence", "--bits", BITS, "--passes", "2", "--holdout-off", "--no-shuffle",
+                    "-f", model, train)
     assert result.exit_code == 0, result.output
     est = library().partial_fit(X, y).partial_fit(X, y)
     np.testing.assert_array_equal(olearn.load(str(model)).coef_, est.coef_)
+
+
+def test_passes_after_the_first_visit_the_learned_sequences_in_a_seeded_random_order(train, tmp_path):
+    """Pass 1 reads the file in order; passes 2..N shuffle the learned sequences, the held-out ones kept in place."""
+    model = tmp_path / "m.npz"
+    result = invoke("run", "--quiet", "-a", "pa1-sequence", "--bits", BITS, "--passes", "3", "--random-seed", "5",
+                    "-f", model, "--chunk-size", "7", train)
+    assert result.exit_code == 0, result.output
+    X, y = load_conll(train, n_bits=BITS)
+    learned = np.array([i for i in range(len(X)) if (i + 1) % 10])
+    rng = np.random.default_rng(5)
+    est = library().partial_fit([X[i] for i in learned], [y[i] for i in learned])
+    for _ in range(2):
+        order = rng.permutation(learned)
+        est.partial_fit([X[i] for i in order], [y[i] for i in order])
+    shuffled = olearn.load(str(model))
+    np.testing.assert_array_equal(shuffled.coef_, est.coef_)
+    np.testing.assert_array_equal(shuffled.transition_, est.transition_)
+    assert "held out          6 sequences per pass" in result.stdout
+    in_order = library()
+    for _ in range(3):
+        in_order.partial_fit([X[i] for i in learned], [y[i] for i in learned])
+    assert not np.array_equal(shuffled.coef_, in_order.coef_)
+    again = invoke("run", "--quiet", "-a", "pa1-sequence", "--bits", BITS, "--passes", "3", "--random-seed", "5",
+                   "-f", tmp_path / "again.npz", train)
+    np.testing.assert_array_equal(olearn.load(str(tmp_path / "again.npz")).coef_, shuffled.coef_)
+    assert again.exit_code == 0
+    refused = invoke("run", "-a", "pa1-sequence", "--bits", BITS, "--passes", "2", "-p", tmp_path / "t.txt", train)
+    assert refused.exit_code == 2 and "add --no-shuffle" in refused.output
+    rows = tmp_path / "rows.svm"
+    rows.write_text("1 1:1\n-1 2:1\n", encoding="utf-8")
+    assert "--no-shuffle applies to CoNLL sequences" in invoke("run", "-a", "pa1", "--no-shuffle", rows).output
+
+
+def test_declared_tags_learn_the_same_model_and_refuse_another_tag(train, tmp_path):
+    model = tmp_path / "m.npz"
+    result = invoke("run", "--quiet", "-a", "pa1-sequence", "--bits", BITS, "--tags", " ".join(reversed(TAGS)), "-f",
+                    model, train)
+    assert result.exit_code == 0, result.output
+    X, y = load_conll(train, n_bits=BITS)
+    declared = olearn.load(str(model))
+    assert declared.classes == list(reversed(TAGS))
+    np.testing.assert_array_equal(declared.coef_, library().partial_fit(X, y).coef_)
+    refused = invoke("run", "--quiet", "-a", "pa1-sequence", "--bits", BITS, "--tags", "DT NN VB", train)
+    assert refused.exit_code == 1 and "'JJ'" in refused.output and "not one of the declared classes" in refused.output
+    assert invoke("run", "-a", "pa1-sequence", "--tags", "DT DT", train).exit_code == 2
 
 
 def test_test_only_counts_the_frozen_models_errors(train, tmp_path):

@@ -11,12 +11,16 @@ the labelling of largest loss (``UPDATE_MAX_LOSS``), found by the Hamming-augmen
 Viterbi for costs that depend only on the Hamming distance.
 
 Phi stacks the emissions ``sum_t x_t (x) e_{y_t}`` (``emission``, feature-major,
-shape (n_features + 1, k), the last row for the intercept's constant feature)
+shape (n_features + 1, capacity), the last row for the intercept's constant
+feature; label j's weights are column ``columns[j]``, the columns in use
+0 .. k - 1, so that a new label takes a free column without moving the others)
 and the transitions ``sum_t e_{y_{t-1}} (x) e_{y_t}`` (``transition``, shape
 (k + 1, k), the last row for the start). Positions where y and r agree cancel
 in z; ||z||^2 is computed exactly by accumulating, one label at a time, the
 sum of +x_t (y_t is that label) and -x_t (r_t is that label) in a scratch vector
-that is cleared as it is read, and the transition counts the same way.
+that is cleared as it is read, and the transition counts the same way. The
+scratch vector has a slot per distinct feature of the sequence (and one for the
+intercept), not per feature of the model: its size follows the sequence.
 
 Labels enter a stream over time: at round i a label j takes part in the
 prediction when ``first_seen[j] < i`` and in the choice of the rival when
@@ -63,13 +67,34 @@ def _consume(mode, weights, row, column, value, tau, result):
 
 
 @njit(cache=True)
-def _emission_part(mode, indptr, indices, data, r0, n, y, y0, rival, bias, emission, tau, buffer, done):
+def _local_features(indptr, indices, r0, n, local):
+    """Number the distinct features of rows r0 .. r0 + n - 1 from 1 up, in increasing order of their index:
+    local[p - indptr[r0]] is the number of the feature of entry p. Returns how many there are."""
+    lo = indptr[r0]
+    order = np.argsort(indices[lo : indptr[r0 + n]], kind="mergesort")
+    distinct = 0
+    previous = -1
+    for q in range(order.size):
+        feature = indices[lo + order[q]]
+        if feature != previous:
+            distinct += 1
+            previous = feature
+        local[order[q]] = distinct
+    return distinct
+
+
+@njit(cache=True)
+def _emission_part(mode, indptr, indices, data, r0, n, y, y0, rival, bias, emission, columns, tau, local, buffer,
+                   done):
     """Visit the emission block of z = Phi(X, y) - Phi(X, rival), one label at a time.
 
-    ``buffer`` (length n_features + 1, all zero) and ``done`` (length k, all
-    False) are scratch, and are left as they were found.
+    ``local`` numbers the sequence's features (:func:`_local_features`): the
+    sum of a feature's entries goes to ``buffer[local]``, the intercept's to
+    ``buffer[0]``. ``buffer`` (all zero) and ``done`` (length k, all False)
+    are scratch, and are left as they were found.
     """
     last = emission.shape[0] - 1
+    base = indptr[r0]
     result = 1.0 if mode == _CHECK else 0.0
     for t in range(n):
         if y[y0 + t] == rival[t]:
@@ -87,8 +112,8 @@ def _emission_part(mode, indptr, indices, data, r0, n, y, y0, rival, bias, emiss
                 sign = 1.0 if truth == label else -1.0
                 row = r0 + s
                 for p in range(indptr[row], indptr[row + 1]):
-                    buffer[indices[p]] += sign * data[p]
-                buffer[last] += sign * bias
+                    buffer[local[p - base]] += sign * data[p]
+                buffer[0] += sign * bias
             # read each touched entry once: it is zeroed as it is read
             for s in range(t, n):
                 truth = y[y0 + s]
@@ -96,12 +121,13 @@ def _emission_part(mode, indptr, indices, data, r0, n, y, y0, rival, bias, emiss
                 if truth == other or (truth != label and other != label):
                     continue
                 row = r0 + s
+                column = columns[label]
                 for p in range(indptr[row], indptr[row + 1]):
-                    feature = indices[p]
-                    result = _consume(mode, emission, feature, label, buffer[feature], tau, result)
-                    buffer[feature] = 0.0
-                result = _consume(mode, emission, last, label, buffer[last], tau, result)
-                buffer[last] = 0.0
+                    slot = local[p - base]
+                    result = _consume(mode, emission, indices[p], column, buffer[slot], tau, result)
+                    buffer[slot] = 0.0
+                result = _consume(mode, emission, last, column, buffer[0], tau, result)
+                buffer[0] = 0.0
     for t in range(n):
         done[y[y0 + t]] = False
         done[rival[t]] = False
@@ -135,14 +161,17 @@ def _transition_part(mode, n, y, y0, rival, transition, tau, counts):
 
 @njit(cache=True)
 def update_towards(indptr, indices, data, r0, n, y, y0, rival, weight, emission, transition, u_emission,
-                   u_transition, age, bias, loss, rule, C, buffer, done, counts):
+                   u_transition, columns, age, bias, loss, rule, C, local, buffer, done, counts):
     """w <- w + tau (Phi(X, y) - Phi(X, rival)), tau the PA step of ``loss`` at ``weight``; returns (tau, ok).
 
     With ``age`` > 0 the averaging corrections get ``age * tau z`` too. ``ok``
     is False, and the model unchanged, when ||z||^2, tau or an updated weight
-    would not be finite.
+    would not be finite. ``local`` (one slot per entry of the rows) and
+    ``buffer`` (one more than the distinct features of the rows) are scratch.
     """
-    sqnorm = _emission_part(_NORM, indptr, indices, data, r0, n, y, y0, rival, bias, emission, 0.0, buffer, done)
+    _local_features(indptr, indices, r0, n, local)
+    sqnorm = _emission_part(_NORM, indptr, indices, data, r0, n, y, y0, rival, bias, emission, columns, 0.0, local,
+                            buffer, done)
     sqnorm += _transition_part(_NORM, n, y, y0, rival, transition, 0.0, counts)
     if not math.isfinite(sqnorm):
         return 0.0, False
@@ -151,31 +180,35 @@ def update_towards(indptr, indices, data, r0, n, y, y0, rival, weight, emission,
         return 0.0, True
     if not math.isfinite(tau):
         return tau, False
-    if not _stays_finite(indptr, indices, data, r0, n, y, y0, rival, bias, emission, transition, tau, buffer, done,
-                         counts):
+    if not _stays_finite(indptr, indices, data, r0, n, y, y0, rival, bias, emission, transition, columns, tau, local,
+                         buffer, done, counts):
         return tau, False
     if age > 0.0 and not _stays_finite(indptr, indices, data, r0, n, y, y0, rival, bias, u_emission, u_transition,
-                                       age * tau, buffer, done, counts):
+                                       columns, age * tau, local, buffer, done, counts):
         return tau, False
-    _emission_part(_APPLY, indptr, indices, data, r0, n, y, y0, rival, bias, emission, tau, buffer, done)
+    _emission_part(_APPLY, indptr, indices, data, r0, n, y, y0, rival, bias, emission, columns, tau, local, buffer,
+                   done)
     _transition_part(_APPLY, n, y, y0, rival, transition, tau, counts)
     if age > 0.0:
-        _emission_part(_APPLY, indptr, indices, data, r0, n, y, y0, rival, bias, u_emission, age * tau, buffer, done)
+        _emission_part(_APPLY, indptr, indices, data, r0, n, y, y0, rival, bias, u_emission, columns, age * tau, local,
+                       buffer, done)
         _transition_part(_APPLY, n, y, y0, rival, u_transition, age * tau, counts)
     return tau, True
 
 
 @njit(cache=True)
-def _stays_finite(indptr, indices, data, r0, n, y, y0, rival, bias, emission, transition, tau, buffer, done, counts):
+def _stays_finite(indptr, indices, data, r0, n, y, y0, rival, bias, emission, transition, columns, tau, local, buffer,
+                  done, counts):
     """Whether (emission, transition) + tau z stays finite."""
-    if _emission_part(_CHECK, indptr, indices, data, r0, n, y, y0, rival, bias, emission, tau, buffer, done) == 0.0:
+    if _emission_part(_CHECK, indptr, indices, data, r0, n, y, y0, rival, bias, emission, columns, tau, local, buffer,
+                      done) == 0.0:
         return False
     return _transition_part(_CHECK, n, y, y0, rival, transition, tau, counts) != 0.0
 
 
 @njit(cache=True)
-def choose_rival(indptr, indices, data, r0, n, y, y0, margins, m0, emission, transition, first_seen, i, bias, update,
-                 em, best, augmented, predictions, rival):
+def choose_rival(indptr, indices, data, r0, n, y, y0, margins, m0, emission, transition, columns, first_seen, i, bias,
+                 update, em, by_column, best, augmented, predictions, rival):
     """Predict round ``i`` into predictions[r0 : r0 + n] and choose the rival into rival[:n].
 
     ``margins[m0 + h]`` is the margin of a rival at Hamming distance h (read by
@@ -183,7 +216,7 @@ def choose_rival(indptr, indices, data, r0, n, y, y0, margins, m0, emission, tra
     score of y, score of the rival, ok); ``ok`` is False when a score is not
     finite.
     """
-    emission_scores(indptr, indices, data, r0, n, emission, bias, em)
+    emission_scores(indptr, indices, data, r0, n, emission, emission, 0.0, columns, bias, em, by_column)
     predicted = viterbi(em, n, transition, first_seen, i - 1, best, predictions, r0)
     predicted_score = sequence_score(em, n, predictions, r0, transition) if predicted else math.nan
     if update == UPDATE_MAX_LOSS:
@@ -217,14 +250,26 @@ def _longest(offsets):
 
 
 @njit(cache=True)
+def _most_entries(indptr, offsets):
+    """The largest number of stored entries of one sequence."""
+    most = 0
+    for i in range(offsets.size - 1):
+        most = max(most, indptr[offsets[i + 1]] - indptr[offsets[i]])
+    return most
+
+
+@njit(cache=True)
 def sequence_pass(indptr, indices, data, offsets, y, weights, margins, emission, transition, u_emission, u_transition,
-                  averaging, first_seen, rule, update, C, bias, predictions, scores, losses, taus, errors, totals):
+                  columns, averaging, first_seen, rule, update, C, bias, predictions, scores, losses, taus, errors,
+                  totals):
     """Progressive validation over the sequences of a CSR matrix: predict each one, then learn it.
 
     Sequence i is rows offsets[i] .. offsets[i + 1] - 1 with labels y over the
     same rows; its margins are margins[offsets[i] + i + h], h = 0 .. n;
     ``weights`` holds the importance weight of each sequence (empty: all 1).
-    ``averaging`` advances by the sequences learned.
+    ``averaging`` advances by the sequences learned. Label j's emission weights
+    are column ``columns[j]`` of ``emission`` (and of ``u_emission``). The
+    scratch follows the longest sequence, not the number of features.
     ``predictions`` (one per row) gets the predicted label indices, -1 where
     no label was known yet. The per-sequence ``scores`` (w.Phi(X, yhat), NaN
     without a prediction), ``losses``, ``taus`` and ``errors`` (Hamming errors
@@ -235,14 +280,17 @@ def sequence_pass(indptr, indices, data, offsets, y, weights, margins, emission,
     """
     record = scores.size > 0
     weighted = weights.size > 0
-    k = emission.shape[1]
+    k = columns.size
     longest = _longest(offsets)
     em = np.empty((longest, k))
+    by_column = np.empty(k)
     best = np.empty((longest, k))
     size = longest if update == UPDATE_MAX_LOSS else 0
     augmented = np.empty((size, size + 1, k))
     rival = np.empty(longest, dtype=np.int64)
-    buffer = np.zeros(emission.shape[0])
+    most = _most_entries(indptr, offsets)
+    local = np.empty(most, dtype=np.int64)
+    buffer = np.zeros(most + 1)
     done = np.zeros(k, dtype=np.bool_)
     counts = np.zeros((k + 1, k))
     mistakes = 0.0
@@ -259,16 +307,16 @@ def sequence_pass(indptr, indices, data, offsets, y, weights, margins, emission,
         wrong = 0
         if n > 0:
             predicted, score, true_score, rival_score, ok = choose_rival(
-                indptr, indices, data, r0, n, y, r0, margins, r0 + i, emission, transition, first_seen, i, bias,
-                update, em, best, augmented, predictions, rival,
+                indptr, indices, data, r0, n, y, r0, margins, r0 + i, emission, transition, columns, first_seen, i,
+                bias, update, em, by_column, best, augmented, predictions, rival,
             )
             if not ok:
                 stopped = i
                 break
             loss = max(0.0, rival_score - true_score + margins[r0 + i + hamming(y, r0, rival, 0, n)])
             tau, ok = update_towards(indptr, indices, data, r0, n, y, r0, rival, weights[i] if weighted else 1.0,
-                                     emission, transition, u_emission, u_transition, round_age(averaging, i), bias,
-                                     loss, rule, C, buffer, done, counts)
+                                     emission, transition, u_emission, u_transition, columns, round_age(averaging, i),
+                                     bias, loss, rule, C, local, buffer, done, counts)
             if not ok:
                 stopped = i
                 break
@@ -290,44 +338,52 @@ def sequence_pass(indptr, indices, data, offsets, y, weights, margins, emission,
 
 
 @njit(cache=True)
-def sequence_rival(indptr, indices, data, offsets, i, y, emission, transition, first_seen, bias, em, best,
-                   predictions, rival):
+def sequence_rival(indptr, indices, data, offsets, i, y, emission, transition, columns, first_seen, bias, em,
+                   by_column, best, predictions, rival):
     """``choose_rival`` for sequence i with the prediction-based update, for costs given as Python callables.
 
     The caller computes the margin of the rival and finishes the round with
     :func:`sequence_update`. ``em`` and ``best`` are scratch of shape
-    (>= n, k). Returns (predicted, score of the prediction, score of y, score
-    of the rival, ok).
+    (>= n, k), ``by_column`` of length k. Returns (predicted, score of the
+    prediction, score of y, score of the rival, ok).
     """
     r0 = offsets[i]
     n = offsets[i + 1] - r0
-    k = emission.shape[1]
-    return choose_rival(indptr, indices, data, r0, n, y, r0, np.empty(0), 0, emission, transition, first_seen, i, bias,
-                        UPDATE_PREDICTION, em, best, np.empty((0, 0, k)), predictions, rival)
+    k = columns.size
+    return choose_rival(indptr, indices, data, r0, n, y, r0, np.empty(0), 0, emission, transition, columns, first_seen,
+                        i, bias, UPDATE_PREDICTION, em, by_column, best, np.empty((0, 0, k)), predictions, rival)
 
 
 @njit(cache=True)
 def sequence_update(indptr, indices, data, offsets, i, y, rival, weight, emission, transition, u_emission,
-                    u_transition, averaging, bias, loss, rule, C, buffer, done, counts):
+                    u_transition, columns, averaging, bias, loss, rule, C, local, buffer, done, counts):
     """``update_towards`` for sequence i, the first of a pass over ``averaging``, with the scratch arrays of
     ``sequence_pass``; returns (tau, ok). The caller advances ``averaging`` once the round is done."""
     r0 = offsets[i]
     n = offsets[i + 1] - r0
     return update_towards(indptr, indices, data, r0, n, y, r0, rival, weight, emission, transition, u_emission,
-                          u_transition, round_age(averaging, 0), bias, loss, rule, C, buffer, done, counts)
+                          u_transition, columns, round_age(averaging, 0), bias, loss, rule, C, local, buffer, done,
+                          counts)
 
 
 @njit(cache=True)
-def sequence_predict(indptr, indices, data, offsets, emission, transition, bias, predictions, scores):
-    """Viterbi labelling (label indices, into ``predictions``) and its score of every sequence."""
-    k = emission.shape[1]
+def sequence_predict(indptr, indices, data, offsets, emission, correction, rounds, columns, transition, bias,
+                     predictions, scores):
+    """Viterbi labelling (label indices, into ``predictions``) and its score of every sequence.
+
+    With ``rounds`` > 0 the emission weights are the averaged ``emission -
+    correction / rounds`` (:func:`._viterbi.emission_scores`), computed only
+    for the features of the sequences; ``transition`` is the one to predict with.
+    """
+    k = columns.size
     longest = _longest(offsets)
     em = np.empty((longest, k))
+    by_column = np.empty(k)
     best = np.empty((longest, k))
     everyone = np.full(k, -1, dtype=np.int64)
     for i in range(offsets.size - 1):
         r0 = offsets[i]
         n = offsets[i + 1] - r0
-        emission_scores(indptr, indices, data, r0, n, emission, bias, em)
+        emission_scores(indptr, indices, data, r0, n, emission, correction, rounds, columns, bias, em, by_column)
         viterbi(em, n, transition, everyone, 0, best, predictions, r0)
         scores[i] = sequence_score(em, n, predictions, r0, transition)

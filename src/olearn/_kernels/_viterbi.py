@@ -22,23 +22,39 @@ from ._jit import njit
 
 
 @njit(cache=True)
-def emission_scores(indptr, indices, data, r0, n, emission, bias, em):
-    """em[t, j] = emission[:, j] . (x_{r0 + t}, bias) for the rows r0 .. r0 + n - 1 of a CSR matrix.
+def emission_scores(indptr, indices, data, r0, n, emission, correction, rounds, columns, bias, em, by_column):
+    """em[t, j] = w_j . (x_{r0 + t}, bias) for the rows r0 .. r0 + n - 1 of a CSR matrix.
 
-    ``emission`` is feature-major, shape (n_features + 1, k); its last row weighs
-    the constant feature ``bias`` (0 without an intercept).
+    ``emission`` is feature-major, shape (n_features + 1, capacity); its last
+    row weighs the constant feature ``bias`` (0 without an intercept). Label j
+    (in the order of the transitions) keeps its weights in column
+    ``columns[j]``, and the columns in use are 0 .. k - 1 (k = ``columns.size``).
+    With ``rounds`` > 0 the weights are the averaged ``emission - correction /
+    rounds``, entry by entry (:func:`olearn._averaging.averaged`), read only
+    for the features of these rows. ``by_column`` is scratch of length >= k.
     """
-    k = emission.shape[1]
+    k = columns.size
     last = emission.shape[0] - 1
     for t in range(n):
         row = r0 + t
+        if rounds > 0:
+            for c in range(k):
+                by_column[c] = bias * (emission[last, c] - correction[last, c] / rounds)
+            for p in range(indptr[row], indptr[row + 1]):
+                feature = indices[p]
+                value = data[p]
+                for c in range(k):
+                    by_column[c] += value * (emission[feature, c] - correction[feature, c] / rounds)
+        else:
+            for c in range(k):
+                by_column[c] = bias * emission[last, c]
+            for p in range(indptr[row], indptr[row + 1]):
+                feature = indices[p]
+                value = data[p]
+                for c in range(k):
+                    by_column[c] += value * emission[feature, c]
         for j in range(k):
-            em[t, j] = bias * emission[last, j]
-        for p in range(indptr[row], indptr[row + 1]):
-            feature = indices[p]
-            value = data[p]
-            for j in range(k):
-                em[t, j] += value * emission[feature, j]
+            em[t, j] = by_column[columns[j]]
 
 
 @njit(cache=True)

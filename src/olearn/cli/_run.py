@@ -65,6 +65,14 @@ from ._vw_habits import oaa_labels, sign_labels, vw_algorithm
               help="With --passes N > 1: examples K, 2K, 3K, ... of every pass are held out, predicted but never "
                    "learned, and their mistake rate is printed after each pass (marked h). [default: 10 when N > 1]")
 @click.option("--holdout-off", "--holdout_off", is_flag=True, help="With --passes N > 1: learn every example, hold none out.")
+@click.option("--no-shuffle", is_flag=True,
+              help="CoNLL sequences with --passes N > 1: keep the file's order in passes 2..N, which otherwise visit "
+                   "the learned sequences in a new random order each (seeded by --random-seed).")
+@click.option("--random-seed", "--random_seed", type=click.IntRange(min=0), default=0, show_default=True, metavar="S",
+              help="CoNLL sequences: the seed of the shuffled passes.")
+@click.option("--tags", default=None, metavar="'TAG TAG ...'",
+              help="CoNLL sequences: every tag the file may hold, separated by blanks (a tag has none), declared up "
+                   "front (PASequence classes=): room for all at once, and another tag is an error.")
 @data_options()
 @namespace_options
 @click.option("--cache", "-c", "use_cache", is_flag=True,
@@ -121,7 +129,8 @@ from ._vw_habits import oaa_labels, sign_labels, vw_algorithm
               help="A FILE to learn, as VW's -d (repeatable; read before the FILES given without -d).")
 @click.argument("files", nargs=-1, type=click.Path(dir_okay=False, allow_dash=False))
 def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, costs_path, scale, passes, holdout_every,
-                holdout_off, fmt, zero_based, n_features, bits, chunk_size, label_column, delimiter, namespaces, use_cache,
+                holdout_off, no_shuffle, random_seed, tags, fmt, zero_based, n_features, bits, chunk_size,
+                label_column, delimiter, namespaces, use_cache,
                 save, save_on_interrupt, initial_model, test_only, predictions, raw, link, bound, quiet, workers,
                 scheduler, tau, weighting, classes, oaa, binary, data, files):
     """Learn from FILE online and report progressive validation.
@@ -151,7 +160,9 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
     line after each sequence; --format conll unless it is named .conll) is
     learned by pa-sequence, pa1-sequence or pa2-sequence: a round is a
     sequence, the table counts the sequences with a wrong tag and the wrong
-    tags, and -p writes one predicted tag per token line.
+    tags, and -p writes one predicted tag per token line. With --passes N,
+    passes 2..N visit the sequences the first pass read, kept in memory, in
+    a new seeded random order each (--no-shuffle: the file's order).
 
     With --passes N the file is read N times and learning continues across
     passes; from pass 2 on the learner has seen every example before, so the
@@ -238,6 +249,10 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
         from ._sequences import run_sequences  # here: a run on rows does not load the sequence path
 
         return run_sequences(click.get_current_context().params, start)
+    for name, value in (("--tags", tags), ("--no-shuffle", no_shuffle or None),
+                        ("--random-seed", random_seed or None)):
+        if value is not None:
+            raise click.UsageError(f"{name} applies to CoNLL sequences; the passes over rows read the file in order")
     hyperparameters = collect_hyperparameters(C, eta, loss, schedule, radius, settings)
     algo = vw_algorithm(algo, loss, oaa, binary, initial_model)
     check_vw_flags(algo, initial_model, test_only, predictions, raw, save, passes, bound)

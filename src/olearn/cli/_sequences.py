@@ -129,6 +129,60 @@ def source_for_model(model, model_path, file, fmt, bits, chunk_size, labelled):
     return source
 
 
+class SequencesInMemory:
+    """The sequences of FILE as its first pass read them, kept for the passes after it (``--passes N``).
+
+    They are checked and converted once, into one batch; each later pass
+    visits them in the file's order, or with ``rng`` in a new random order of
+    the learned sequences, the held-out ones (the file's K-th, 2K-th, ...)
+    staying at their places, so that the same sequences are held out in
+    every pass.
+    """
+
+    def __init__(self, chunk_size):
+        self.chunk_size = chunk_size
+        self._X, self._y = [], []
+        self._batch = self._labels = None
+
+    def add(self, X, y):
+        self._X += X
+        self._y += y
+
+    def chunks(self, every, rng):
+        from ..sequence._inputs import LabelSequences, check_label_sequences, check_sequences
+
+        if self._batch is None:
+            self._batch = check_sequences(self._X)
+            self._labels = LabelSequences(check_label_sequences(self._y, self._batch.offsets), self._batch.offsets)
+            self._X = self._y = None
+        X, y = self._batch, self._labels
+        if rng is not None:
+            order = _pass_order(len(X), every, rng)
+            X, y = X.reordered(order), y.reordered(order)
+        for lo in range(0, len(X), self.chunk_size):
+            yield X[lo : lo + self.chunk_size], y[lo : lo + self.chunk_size]
+
+
+def _pass_order(n, every, rng):
+    """A random order of the n sequences of a pass in which the held-out ones (the K-th, 2K-th, ...) keep their
+    places (all move when ``every`` is None)."""
+    order = np.arange(n)
+    learned = np.ones(n, dtype=bool) if every is None else np.arange(1, n + 1) % every != 0
+    order[learned] = rng.permutation(order[learned])
+    return order
+
+
+def _declared_tags(text):
+    """The tags of ``--tags``: blank-separated, distinct."""
+    tags = text.split()
+    if not tags:
+        raise click.UsageError("--tags lists the tags separated by blanks; it is empty")
+    repeated = sorted({tag for tag in tags if tags.count(tag) > 1})
+    if repeated:
+        raise click.UsageError(f"--tags names {', '.join(repeated)} more than once")
+    return tags
+
+
 def new_learner(algo, hyperparameters, fit_intercept, bits):
     """A fresh PASequence for ``algo`` hashing into 2^bits columns, as the CoNLL reader does."""
     if "n_bits" in hyperparameters:
@@ -164,16 +218,24 @@ def run_sequences(p, start):
         raise click.UsageError("--save-on-interrupt applies with --save")
     if p["save"] is not None:
         check_writable(p["save"], "--save")
+    shuffled = passes > 1 and not p["no_shuffle"]
+    if shuffled and p["predictions"] is not None:
+        raise click.UsageError(f"-p writes the tags of every pass in the order of {file}, and passes 2..{passes} "
+                               "visit its sequences in a random order: add --no-shuffle")
     if model is None:
         source = SequenceSource(file, p["fmt"], p["bits"], p["chunk_size"])
         source.require_conll(f"--algo {algo}")
         est = new_learner(algo, hyperparameters, p["fit_intercept"], source.bits)
+        if p["tags"] is not None:
+            est.set_params(classes=_declared_tags(p["tags"]))
     else:
+        if p["tags"] is not None:
+            raise click.UsageError("--tags declares the tags of a new model; the model of -i keeps its own")
         source = source_for_model(model, p["initial_model"], file, p["fmt"], p["bits"], p["chunk_size"], True)
         est = model
-    if passes > 1 and source.stream:
-        raise click.UsageError(f"--passes {passes} reads FILE {passes} times, and {source.path} is a stream, read "
-                               "once: save it to a file first")
+    rng = np.random.default_rng(p["random_seed"]) if shuffled else None
+    # the first pass reads FILE (a stream too); the others visit what it read
+    memory = SequencesInMemory(p["chunk_size"]) if passes > 1 else None
     writer = None if p["predictions"] is None else TagWriter(p["predictions"])
     to_stderr = writer is not None and writer.to_stdout
     table = SequenceTable(None if p["quiet"] else (echo_stderr if to_stderr else echo_stdout))
@@ -185,7 +247,9 @@ def run_sequences(p, start):
         for n in range(passes):
             label = f"pass {n + 1}/{passes}" if passes > 1 else ("testing" if p["test_only"] else "learning")
             held_out = HeldOutSequences(every)
-            for X, y in source.chunks():
+            for X, y in source.chunks() if n == 0 else memory.chunks(every, rng):
+                if n == 0 and memory is not None:
+                    memory.add(X, y)
                 _learn_chunk(est, X, y, held_out, table, interrupts, writer, p["test_only"], learned)
                 progress.update(table.examples + held_out.examples + sum(h.examples for h in held_outs), label)
             if every is not None:

@@ -6,7 +6,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from olearn._kernels._parse_rows import sort_and_sum_rows
-from olearn._kernels._parse_vw import murmur3_32
+from olearn._kernels._hash_names import hash_names
 from olearn.exceptions import DataFormatError
 
 from ._checks import check_int
@@ -32,11 +32,13 @@ class _Hashing:
         memo = self.memo
         columns = [*map(memo.get, names)]
         if None in columns:
-            new = {name for name, column in zip(names, columns) if column is None}
+            new = list({name for name, column in zip(names, columns) if column is None})
             if len(memo) + len(new) > _MEMO_SIZE:
                 memo.clear()
-            for name in new:
-                memo[name] = murmur3_32(np.frombuffer(name, dtype=np.uint8), 0, len(name), 0) & self.mask
+            # all the new names hashed by one compiled call
+            ends = np.cumsum([len(name) for name in new], dtype=np.int64)
+            hashed = hash_names(np.frombuffer(b"".join(new), dtype=np.uint8), ends, self.mask)
+            memo.update(zip(new, hashed.tolist()))
             columns = [*map(memo.__getitem__, names)]
         return columns
 

@@ -15,21 +15,84 @@ from .._features import FeatureMap
 from .._validation import INDEX_LIMIT, CSRArrays, check_X
 
 
+def _picked_rows(offsets, order):
+    """The rows of the sequences ``order`` (in that order), and the offsets of the sequences they then make."""
+    lengths = np.diff(offsets)[order]
+    picked_offsets = np.zeros(lengths.size + 1, dtype=np.int64)
+    np.cumsum(lengths, out=picked_offsets[1:])
+    return _ranges(offsets[:-1][order], lengths, picked_offsets), picked_offsets
+
+
+def _ranges(starts, lengths, ends_before):
+    """The concatenated ranges ``starts[i] .. starts[i] + lengths[i] - 1``; ``ends_before`` their cumulated lengths."""
+    return np.repeat(starts - ends_before[:-1], lengths) + np.arange(ends_before[-1])
+
+
 class Sequences:
-    """A checked batch: all positions as CSR arrays, the offsets, and each sequence's width."""
+    """A checked batch: all positions as CSR arrays, the offsets, and each sequence's width.
 
-    __slots__ = ("arrays", "offsets", "widths", "new_names")
+    ``fit`` checks its sequences once and makes its passes over this batch:
+    :meth:`reordered` picks sequences (a shuffled pass), a slice the first
+    ones, without reading the caller's sequences again; ``features`` is then
+    the vocabulary that read their names (None otherwise).
+    """
 
-    def __init__(self, arrays, offsets, widths, new_names=None):
+    __slots__ = ("arrays", "offsets", "widths", "new_names", "features")
+
+    def __init__(self, arrays, offsets, widths, new_names=None, features=None):
         self.arrays = arrays
         self.offsets = offsets
         self.widths = widths
         # the (name, column) pairs that dict rows added to the FeatureMap, or None
         self.new_names = new_names
+        self.features = features
 
     @property
     def n_sequences(self):
         return self.offsets.size - 1
+
+    def __len__(self):
+        return self.n_sequences
+
+    def __getitem__(self, part):
+        return self.reordered(np.arange(self.n_sequences)[part])
+
+    def reordered(self, order):
+        """The sequences ``order`` (indices into this batch), in that order, as a batch."""
+        a = self.arrays
+        rows, offsets = _picked_rows(self.offsets, order)
+        counts = np.diff(a.indptr)[rows]
+        indptr = np.zeros(rows.size + 1, dtype=np.int64)
+        np.cumsum(counts, out=indptr[1:])
+        entries = _ranges(a.indptr[:-1][rows], counts, indptr)
+        arrays = CSRArrays(indptr.astype(a.indptr.dtype, copy=False), a.indices[entries], a.data[entries], rows.size,
+                           a.n_features)
+        return Sequences(arrays, offsets, self.widths[order], self.new_names, self.features)
+
+
+class LabelSequences:
+    """The label sequences of a :class:`Sequences` batch, concatenated: what ``fit``'s passes take as y."""
+
+    __slots__ = ("labels", "offsets")
+
+    def __init__(self, labels, offsets):
+        self.labels = labels
+        self.offsets = offsets
+
+    def __len__(self):
+        return self.offsets.size - 1
+
+    def __iter__(self):
+        for lo, hi in zip(self.offsets[:-1], self.offsets[1:]):
+            yield self.labels[lo:hi]
+
+    def __getitem__(self, part):
+        return self.reordered(np.arange(len(self))[part])
+
+    def reordered(self, order):
+        """The label sequences ``order``, in that order."""
+        rows, offsets = _picked_rows(self.offsets, order)
+        return LabelSequences(self.labels[rows], offsets)
 
 
 class _Names:
@@ -152,8 +215,10 @@ def check_label_sequences(y, offsets, name="y"):
     Each entry of ``y`` is a 1-d array-like with one label per position of the
     matching sequence of X.
     """
-    labels = listed(y, name, "1-d array of labels", 2)
     n_sequences = offsets.size - 1
+    if isinstance(y, LabelSequences):
+        return y.labels  # checked once, by fit
+    labels = listed(y, name, "1-d array of labels", 2)
     if len(labels) != n_sequences:
         raise ValueError(f"X has {n_sequences} sequences but {name} has {len(labels)}")
     parts = []

@@ -1,10 +1,19 @@
 """Passive-Aggressive learning of label sequences (Crammer et al. 2006, Sec. 9)."""
 
 import math
+import numbers
 
 import numpy as np
 
-from .._averaging import AVERAGE, average_start, averaged, averaging_relation, check_average_unchanged, new_averaging
+from .._averaging import (
+    AVERAGE,
+    average_start,
+    averaged,
+    averaging_relation,
+    check_average_unchanged,
+    n_averaged,
+    new_averaging,
+)
 from .._estimator import ClassifierEstimator
 from ..exceptions import PartialUpdateError
 from .._features import FeatureMap
@@ -30,10 +39,28 @@ from ._costs import (
     margin_table,
     resolve_cost,
 )
-from ._inputs import check_label_sequences, check_sequences, hamming_errors, listed
+from ._inputs import LabelSequences, Sequences, check_label_sequences, check_sequences, hamming_errors, listed
 
 _STEP_RULES = {"pa": _codes.STEP_PA, "pa1": _codes.STEP_PA1, "pa2": _codes.STEP_PA2}
 _UPDATES = {"prediction": UPDATE_PREDICTION, "max-loss": UPDATE_MAX_LOSS}
+
+
+class DeclaredTags:
+    """None, or the tags a tagger declares up front: a non-empty list (or tuple) of distinct strings, or of
+    distinct finite numbers (a list, so that the model file records it)."""
+
+    def accepts(self, value):
+        if value is None:
+            return True
+        if not isinstance(value, (list, tuple)) or not value:
+            return False
+        if all(isinstance(tag, str) for tag in value):
+            return len(set(value)) == len(value)
+        numbers_only = all(isinstance(tag, numbers.Real) and not isinstance(tag, (bool, np.bool_)) for tag in value)
+        return numbers_only and all(math.isfinite(tag) for tag in value) and len(set(value)) == len(value)
+
+    def describe(self):
+        return "None or a non-empty list of distinct labels (all strings, or all finite numbers)"
 
 
 class PASequence(OnlineLearner, ClassifierEstimator):
@@ -141,6 +168,15 @@ class PASequence(OnlineLearner, ClassifierEstimator):
         :func:`olearn.data.load_vw` does (feature indices then stay below
         ``2**b``; a fixed ``n_features`` must be ``2**b``). Integer keys are
         column indices either way.
+    classes : list or None, default=None
+        The labels that may appear, declared up front (distinct strings, or
+        distinct numbers): the weights get room for all of them at once, and
+        a label outside them is an error naming its sequence and position. A
+        declared label takes part in predictions once a learned sequence held
+        it, as without the declaration, so the model learned is the same.
+        Without it a new label takes a free column of the emission weights,
+        whose room doubles when it is full: either way a new label costs
+        its own column, not a copy of every weight.
 
     Examples
     --------
@@ -183,8 +219,10 @@ class PASequence(OnlineLearner, ClassifierEstimator):
         "fit_intercept": BOOLEAN,
         "n_features": NoneOr(Interval(1, None, integer=True)),
         "average": AVERAGE,
+        "classes": DeclaredTags(),
     }
-    _learned = ("_emission", "_transition", "_u_emission", "_u_transition", "_averaging", "classes_", "n_features_in_")
+    _learned = ("_emission", "_transition", "_u_emission", "_u_transition", "_columns", "_averaging", "classes_",
+                "n_features_in_")
     _changed_in_place = ("_averaging",)
     _started_by = "_emission"
     _unit = "sequence"
@@ -192,7 +230,7 @@ class PASequence(OnlineLearner, ClassifierEstimator):
     def __init__(self, variant="pa1", C=1.0, update="prediction", cost="hamming", fit_intercept=False,
                  n_features=None,
                  max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, random_state=None,
-                 average=False, n_bits=None):
+                 average=False, n_bits=None, classes=None):
         self.variant = variant
         self.C = C
         self.update = update
@@ -206,6 +244,7 @@ class PASequence(OnlineLearner, ClassifierEstimator):
         self.random_state = random_state
         self.average = average
         self.n_bits = n_bits
+        self.classes = classes
 
     # -- hyperparameters ------------------------------------------------------
 
@@ -236,10 +275,13 @@ class PASequence(OnlineLearner, ClassifierEstimator):
 
     def _start(self):
         self._averaging = new_averaging(self.average)
-        self._emission = np.zeros((1, 0))
+        # room for the declared tags at once: none of them then moves the weights when it first appears
+        room = 0 if self.classes is None else len(self.classes)
+        self._emission = np.zeros((1, room))
         self._transition = np.zeros((1, 0))
-        self._u_emission = np.zeros((1, 0))
+        self._u_emission = np.zeros((1, room if self._averages else 0))
         self._u_transition = np.zeros((1, 0))
+        self._columns = np.empty(0, dtype=np.int64)
         self.classes_ = np.empty(0)
         self.n_features_in_ = 0
         if self.n_features is not None:
@@ -271,31 +313,55 @@ class PASequence(OnlineLearner, ClassifierEstimator):
         self.n_features_in_ = max(self.n_features_in_, width)
 
     def _relabel(self, classes):
-        """Adopt a sorted superset of the known classes; the weights follow their labels."""
-        moved = np.searchsorted(classes, self.classes_)
-        k = classes.size
+        """Adopt a sorted superset of the known classes; the weights follow their labels.
 
-        def relabelled(emission, transition):
-            new_emission = np.zeros((emission.shape[0], k))
-            new_emission[:, moved] = emission
+        A new label's emission weights take the next free column (``_columns``
+        maps the labels, in sorted order, to their columns), so that it costs
+        its own column: the room doubles when it is full (declared
+        ``classes`` give it all at once), and the transitions, k + 1 by k, are
+        laid out again.
+        """
+        moved = np.searchsorted(classes, self.classes_)
+        known, k = self.classes_.size, classes.size
+        room = self._emission.shape[1]
+        if k > room:
+            room = max(k, 2 * room)
+            self._emission = _with_room(self._emission, room, known)
+            if self._averages:
+                self._u_emission = _with_room(self._u_emission, room, known)
+        else:
+            # free columns hold zeros already; cleared all the same, at the cost of the new labels' own columns
+            self._emission[:, known:k] = 0.0
+            if self._averages:
+                self._u_emission[:, known:k] = 0.0
+        columns = np.empty(k, dtype=np.int64)
+        fresh = np.ones(k, dtype=bool)
+        fresh[moved] = False
+        columns[moved] = self._columns
+        columns[fresh] = np.arange(known, k)
+
+        def relabelled(transition):
             new_transition = np.zeros((k + 1, k))
             new_transition[np.append(moved, k)[:, None], moved] = transition
-            return new_emission, new_transition
+            return new_transition
 
-        self._emission, self._transition = relabelled(self._emission, self._transition)
+        self._transition = relabelled(self._transition)
         if self._averages:
-            self._u_emission, self._u_transition = relabelled(self._u_emission, self._u_transition)
+            self._u_transition = relabelled(self._u_transition)
+        self._columns = columns
         self.classes_ = classes
 
     def _keep_labels(self, keep):
         """Forget the labels where ``keep`` is False (labels of sequences that were never learned)."""
         if keep.all():
             return
-        self._emission = self._emission[:, keep]
+        # the kept labels' columns, in their order: the columns in use stay 0 .. k - 1
+        self._emission = self._emission[:, self._columns[keep]]
         self._transition = self._transition[np.append(keep, True)][:, keep]
         if self._averages:
-            self._u_emission = self._u_emission[:, keep]
+            self._u_emission = self._u_emission[:, self._columns[keep]]
             self._u_transition = self._u_transition[np.append(keep, True)][:, keep]
+        self._columns = np.arange(np.count_nonzero(keep), dtype=np.int64)
         self.classes_ = self.classes_[keep]
 
     def _observe_labels(self, labels, offsets):
@@ -312,6 +378,8 @@ class PASequence(OnlineLearner, ClassifierEstimator):
                 "so that they can be sorted into classes_"
             ) from None
         fresh = ~np.isin(seen, self.classes_) if self.classes_.size else np.ones(seen.size, dtype=bool)
+        if self.classes is not None and fresh.any():
+            self._check_declared(seen[fresh], first_rows[fresh], offsets)
         if fresh.any():
             self._relabel(np.union1d(self.classes_, seen[fresh]) if self.classes_.size else seen)
         first_seen = np.full(self.classes_.size, -1, dtype=np.int64)
@@ -319,6 +387,19 @@ class PASequence(OnlineLearner, ClassifierEstimator):
             np.searchsorted(offsets, first_rows[fresh], side="right") - 1
         )
         return np.searchsorted(self.classes_, labels).astype(np.int64), first_seen
+
+    def _check_declared(self, fresh, first_rows, offsets):
+        """Refuse a label that is not one of the declared ``classes``, naming its first sequence and position."""
+        outside = ~np.isin(fresh, np.asarray(self.classes))
+        if outside.any():
+            row = int(first_rows[outside].min())
+            i = int(np.searchsorted(offsets, row, side="right") - 1)
+            label = fresh[outside][np.argmin(first_rows[outside])].item()
+            raise ValueError(
+                f"{type(self).__name__}: y[{i}] has the label {label!r} at position {row - offsets[i]}, which is not "
+                f"one of the declared classes ({len(self.classes)} labels); declare it in classes, or set "
+                "classes=None to let labels appear as they come"
+            )
 
     # -- learning -------------------------------------------------------------
 
@@ -351,8 +432,8 @@ class PASequence(OnlineLearner, ClassifierEstimator):
             a = batch.arrays
             stopped = sequence_pass(
                 a.indptr, a.indices, a.data, batch.offsets, codes, weights, margins, self._emission, self._transition,
-                self._u_emission, self._u_transition, self._averaging, first_seen, rule, update, C, bias,
-                predictions, *outputs, totals,
+                self._u_emission, self._u_transition, self._columns, self._averaging, first_seen, rule, update, C,
+                bias, predictions, *outputs, totals,
             )
         else:
             stopped = self._callable_cost_pass(batch, codes, weights, first_seen, cost, rule, C, bias, predictions,
@@ -382,15 +463,17 @@ class PASequence(OnlineLearner, ClassifierEstimator):
         record = scores.size > 0
         longest, k = int(np.diff(offsets).max()), self.classes_.size
         em, best, rival = np.empty((longest, k)), np.empty((longest, k)), np.empty(longest, dtype=np.int64)
-        buffer, done, counts = np.zeros(self._emission.shape[0]), np.zeros(k, dtype=bool), np.zeros((k + 1, k))
+        most = int(np.diff(a.indptr[offsets]).max())
+        local, buffer, by_column = np.empty(most, dtype=np.int64), np.zeros(most + 1), np.empty(k)
+        done, counts = np.zeros(k, dtype=bool), np.zeros((k + 1, k))
         for i in range(batch.n_sequences):
             lo, hi = offsets[i], offsets[i + 1]
             score = loss = tau = 0.0
             wrong = 0
             if hi > lo:
                 predicted, score, true_score, rival_score, ok = sequence_rival(
-                    a.indptr, a.indices, a.data, offsets, i, codes, self._emission, self._transition, first_seen,
-                    bias, em, best, predictions, rival,
+                    a.indptr, a.indices, a.data, offsets, i, codes, self._emission, self._transition, self._columns,
+                    first_seen, bias, em, by_column, best, predictions, rival,
                 )
                 if not ok:
                     return i
@@ -406,8 +489,8 @@ class PASequence(OnlineLearner, ClassifierEstimator):
                 loss = max(0.0, rival_score - true_score + margin)
                 tau, ok = sequence_update(
                     a.indptr, a.indices, a.data, offsets, i, codes, rival, weights[i] if weights.size else 1.0,
-                    self._emission, self._transition, self._u_emission, self._u_transition, self._averaging, bias,
-                    loss, rule, C, buffer, done, counts,
+                    self._emission, self._transition, self._u_emission, self._u_transition, self._columns,
+                    self._averaging, bias, loss, rule, C, local, buffer, done, counts,
                 )
                 if not ok:
                     return i
@@ -423,7 +506,9 @@ class PASequence(OnlineLearner, ClassifierEstimator):
 
     def _columns_of(self, X, features, base):
         """The columns of the widest of the sequences X (each has its own width), their new names read into
-        ``features``."""
+        ``features``; None for the batch of ``fit``, whose names were all read before its passes."""
+        if isinstance(X, Sequences):
+            return None
         widths = check_sequences(X, "X", features, True, base, self.n_features is None).widths
         return max(base, int(widths.max()) if widths.size else 0)
 
@@ -431,8 +516,11 @@ class PASequence(OnlineLearner, ClassifierEstimator):
         """:func:`check_sequences` of X, its dict rows read by the learner's FeatureMap, which is left as it was.
 
         With ``learning`` the names the batch adds are its ``new_names``, for
-        :meth:`_first_call_atomic` to add once the batch is accepted.
+        :meth:`_first_call_atomic` to add once the batch is accepted. The
+        batch of ``fit``, checked once, is taken as it is.
         """
+        if isinstance(X, Sequences):
+            return X
         features = self._feature_map()
         size = features.size
         try:
@@ -442,15 +530,22 @@ class PASequence(OnlineLearner, ClassifierEstimator):
                 features.truncate(size)
 
     def _fit_rows(self, X, y):
-        """The sequences and their label sequences as lists (a generator is read once), checked once."""
+        """The sequences and their labels, checked and converted once (a generator is read once): a
+        :class:`Sequences` batch, whose ``features`` are the names of its dict rows read into a vocabulary of
+        its own (fit forgets the old one), and its :class:`LabelSequences`. The passes pick sequences from them.
+        """
         X = listed(X, "X", "2-d array", 3)
-        # the names only checked here: the passes read them into the model's own vocabulary
-        batch = check_sequences(X, features=FeatureMap(self.n_bits), learning=True, grow=self.n_features is None)
+        features = FeatureMap(self.n_bits)
+        batch = check_sequences(X, features=features, learning=True, grow=self.n_features is None)
         # here, in the given order, so that the sequence named is the caller's X[i], not a place in a shuffled pass
         self._too_wide(batch.widths, "X")
+        if batch.new_names:
+            self._refuse_names_in_fixed_space(batch.new_names)
         y = listed(y, "y", "1-d array of labels", 2)
-        check_label_sequences(y, batch.offsets)
-        return X, y, batch.n_sequences
+        labels = LabelSequences(check_label_sequences(y, batch.offsets), batch.offsets)
+        # the names are the vocabulary's already: no pass adds them again
+        batch.new_names, batch.features = None, features
+        return batch, labels, batch.n_sequences
 
     def partial_fit(self, X, y, sample_weight=None):
         """Learn from the sequences of X in order (one online pass); returns self.
@@ -499,8 +594,11 @@ class PASequence(OnlineLearner, ClassifierEstimator):
         if self.classes_.size:
             # a feature never seen has no emission weight yet: it contributes 0
             a = seen_columns(batch.arrays, self._emission.shape[0] - 1)
-            emission, transition = self._predicting()
-            sequence_predict(a.indptr, a.indices, a.data, batch.offsets, emission, transition,
+            # averaged emission weights are computed for the features of X only, as the kernel reads them
+            rounds = n_averaged(self._averaging)
+            correction = self._u_emission if rounds else self._emission
+            sequence_predict(a.indptr, a.indices, a.data, batch.offsets, self._emission, correction, float(rounds),
+                             self._columns, averaged(self._transition, self._u_transition, self._averaging),
                              self._settings()[3], predictions, scores)
         return self._decode(predictions, batch.offsets)
 
@@ -528,9 +626,12 @@ class PASequence(OnlineLearner, ClassifierEstimator):
     # -- learned weights ------------------------------------------------------
 
     def _predicting(self):
-        """(emission, transition) that predictions use: averaged when ``average`` is on."""
-        return (averaged(self._emission, self._u_emission, self._averaging),
-                averaged(self._transition, self._u_transition, self._averaging))
+        """(emission, transition) that predictions use, the emission's columns in the order of ``classes_``:
+        averaged when ``average`` is on."""
+        emission = self._emission[:, self._columns]
+        if n_averaged(self._averaging):
+            emission = averaged(emission, self._u_emission[:, self._columns], self._averaging)
+        return emission, averaged(self._transition, self._u_transition, self._averaging)
 
     @property
     def coef_(self):
@@ -594,8 +695,9 @@ class PASequence(OnlineLearner, ClassifierEstimator):
         return arrays, {"n_features_in": self.n_features_in_}
 
     def _saved_rows(self, emission):
-        """The rows of the features seen and the intercept's."""
-        return np.vstack([emission[: self.n_features_in_], emission[-1:]])
+        """The rows of the features seen and the intercept's, a column per class in the order of ``classes_``."""
+        rows = np.append(np.arange(self.n_features_in_), emission.shape[0] - 1)
+        return emission[rows[:, None], self._columns]
 
     def _set_state(self, arrays, state):
         self._start()
@@ -606,7 +708,15 @@ class PASequence(OnlineLearner, ClassifierEstimator):
             self._u_transition = np.array(arrays["average_transition"], dtype=np.float64)
             self._averaging = np.array(arrays["averaging"], dtype=np.int64)
         self.classes_ = np.asarray(arrays["classes"])
+        self._columns = np.arange(self.classes_.size, dtype=np.int64)
         self.n_features_in_ = int(state["n_features_in"])
+
+
+def _with_room(emission, room, used):
+    """Emission weights with ``room`` columns, the ``used`` first ones copied."""
+    grown = np.zeros((emission.shape[0], room))
+    grown[:, :used] = emission[:, :used]
+    return grown
 
 
 def _widened(emission, capacity):
