@@ -14,6 +14,8 @@ from .._learner import OnlineLearner
 from ..multilabel import PAMultilabel
 from ..sequence import PASequence
 from ..exceptions import NotFittedError
+from ._feedback import Pending
+from ._progress import Progress
 from ._requests import NO_LIMITS, Examples, RequestError, digest, example
 
 # what a learner raises for an example or label it refuses; it is then left as it was
@@ -86,9 +88,11 @@ class ServedModel:
         width (the features it has now), instead of growing.
     feature_keys : {"names", "indices"}, optional
         How requests' keys are read; by default as :func:`feature_keys_for` says.
+    pending : olearn.serve._feedback.Pending, optional
+        The predictions waiting for feedback (none are kept without it).
     """
 
-    def __init__(self, estimator, seq=0, window=100_000, frozen=False, feature_keys=None):
+    def __init__(self, estimator, seq=0, window=100_000, frozen=False, feature_keys=None, pending=None):
         if not isinstance(estimator, OnlineLearner) or not estimator._named_features \
                 or isinstance(estimator, PASequence):
             raise ValueError(f"olearn serve serves learners of examples with features (binary, multiclass, "
@@ -102,6 +106,10 @@ class ServedModel:
         if frozen:
             self.freeze()
         self.fixed_width = getattr(estimator, "n_features", None)
+        self.pending = pending if pending is not None else Pending(max_pending=0)
+        self.progress = Progress(getattr(estimator, "_estimator_type", None) == "regressor")
+        self.version = None  # the version last rolled back to
+        self.rollbacks = 0  # rollbacks since the service started (tells a model from one of the same seq)
 
     def freeze(self):
         """Take the estimator's features now as the only ones: refuse other names and indices past its width."""
@@ -126,6 +134,30 @@ class ServedModel:
     def restore_recent(self, entries):
         for key, seq, fingerprint, answer in entries:
             self.remember(key, seq, fingerprint, answer)
+
+    # -- the state a checkpoint keeps besides the learner ------------------------------
+
+    def checkpoint(self):
+        """What a log's checkpoint keeps of the service besides the learner (see :meth:`restore_checkpoint`)."""
+        return {"window": self.recent_entries(), "feature_keys": self.feature_keys, "pending": self.pending.state(),
+                "progress": self.progress.state(), "version": self.version}
+
+    def restore_checkpoint(self, checkpoint):
+        """Take back the recent ids, the waiting predictions, the progressive metric and the version of a
+        checkpoint (one written before they were kept has the ids only)."""
+        self.restore_recent(checkpoint["window"])
+        if "pending" in checkpoint:
+            self.pending.restore(checkpoint["pending"])
+            self.progress = Progress(self.progress.regression, checkpoint["progress"])
+            self.version = checkpoint["version"]
+
+    def roll_back(self, estimator, entry):
+        """Serve ``estimator``, the learner of the version ``entry`` lists, with its progressive metric. The
+        seq, the recent ids and the waiting predictions go on: the updates since are history, not undone."""
+        self.estimator = estimator
+        self.progress = Progress(self.progress.regression, entry["progress_state"])
+        self.version = entry["version"]
+        self.rollbacks += 1
 
     # -- checks of the features ---------------------------------------------------
 
@@ -194,6 +226,8 @@ class ServedModel:
         answer = {"seq": self.seq, "learned": len(examples)}
         if op == "predict_learn":
             answer["y"] = predictions if examples.batch else predictions[0]
+            for predicted, y in zip(predictions, examples.ys):
+                self.progress.observe(predicted, y)
         if request_id is not None:
             self.remember(request_id, self.seq, fingerprint, answer)
         return answer
@@ -244,15 +278,51 @@ class ServedModel:
         known = set() if classes is None else {(type(c), c) for c in classes.tolist()}
         return all((type(label), label) in known for label in labels)
 
+    # -- feedback by id ----------------------------------------------------------------
+
+    def predict_pending(self, examples, ids, created):
+        """Predict ``examples`` (as :meth:`predict`) and keep their features under ``ids`` (409 for an id in use);
+        the answer, with the ids, and the log record."""
+        self.pending.expire(created)
+        self.pending.check_new(ids)
+        answer = self.predict(examples)
+        self.pending.add(ids, examples.xs, created)
+        answer["id"] = ids if examples.batch else ids[0]
+        return answer, {"op": "predict", "ids": ids, "x": examples.xs, "t": created}
+
+    def feedback(self, ids, ys, weights, batch, now):
+        """Learn the labels ``ys`` of the waiting predictions ``ids`` (404 for an unknown or expired id, 409 for
+        one labelled already), each predicted again just before it is learned (a progressive round); the
+        answer, with those predictions as ``"y"``, and the log record (which holds the features)."""
+        self.pending.expire(now)
+        xs = self.pending.features(ids)
+        answer = self._learn_feedback(ids, xs, ys, weights, batch, self.feature_keys)
+        return answer, {"op": "feedback", "seq": answer["seq"], "ids": ids, "x": xs, "y": ys, "w": weights,
+                        "batch": batch}
+
+    def _learn_feedback(self, ids, xs, ys, weights, batch, feature_keys):
+        dicts = [example(x, NO_LIMITS[feature_keys]) for x in xs]
+        answer = self.apply("predict_learn", Examples(xs, dicts, ys, weights, batch))
+        self.pending.learned(ids, answer["seq"])
+        return answer
+
     def replay(self, record, feature_keys=None):
-        """Learn a record of the log (see :meth:`record`): the update it acknowledged, to the same seq.
+        """Learn a record of the log (see :meth:`record`): the update it acknowledged, to the same seq; or keep
+        the predictions of a ``/predict`` record, or learn the feedback of a feedback record.
 
         ``feature_keys`` are those of the log holding the record (None for a log of before they were kept:
         its digit keys are indices, as with "indices").
         """
-        dicts = [example(x, NO_LIMITS[feature_keys or "indices"]) for x in record["x"]]
-        examples = Examples(record["x"], dicts, record["y"], record["w"], record["batch"])
-        answer = self.apply(record["op"], examples, record["id"], record["digest"])
+        if record["op"] == "predict":
+            self.pending.add(record["ids"], record["x"], record["t"])
+            return
+        if record["op"] == "feedback":
+            answer = self._learn_feedback(record["ids"], record["x"], record["y"], record["w"], record["batch"],
+                                          feature_keys)
+        else:
+            dicts = [example(x, NO_LIMITS[feature_keys or "indices"]) for x in record["x"]]
+            examples = Examples(record["x"], dicts, record["y"], record["w"], record["batch"])
+            answer = self.apply(record["op"], examples, record["id"], record["digest"])
         if answer.get("duplicate") or answer["seq"] != record["seq"]:
             raise ValueError(f"the log's update {record['seq']} replays as update {answer['seq']}")
 

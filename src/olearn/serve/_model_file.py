@@ -14,7 +14,7 @@ import copy
 import io
 
 from .._persistence import write_model
-from ._store import _is_fitted
+from ._versions import is_started
 
 
 def _file_bytes(estimator):
@@ -48,7 +48,7 @@ class ModelFile:
     def _copy(self):
         """Called by the writer: ``(updates, a copy of the estimator)``, with None for the copy when the last
         file made holds these updates, or None when the model has learned nothing."""
-        if not _is_fitted(self.model.estimator):
+        if not is_started(self.model.estimator):
             return None
         if self._made is not None and self._made[0] == self.model.seq:
             return self.model.seq, None
