@@ -11,6 +11,7 @@ from collections import OrderedDict
 
 from .._labels import plain_label
 from .._learner import OnlineLearner
+from ..compose import Pipeline
 from ..multilabel import PAMultilabel
 from ..sequence import PASequence
 from ..exceptions import NotFittedError
@@ -31,12 +32,25 @@ def _moderate(value):
     return magnitude == 0.0 or 1e-100 <= magnitude <= 1e100
 
 
+def _feature_map(estimator):
+    """The :class:`~olearn._features.FeatureMap` of a learner, or of a pipeline (which converts the features once
+    for all its steps)."""
+    return estimator.feature_map_ if isinstance(estimator, Pipeline) else estimator._feature_map()
+
+
+def _served_kind(estimator):
+    """Whether the service takes ``estimator``: a learner of examples with features, alone or the last step of a
+    :class:`~olearn.compose.Pipeline`."""
+    learner = estimator.steps[-1][1] if isinstance(estimator, Pipeline) and estimator.steps else estimator
+    return isinstance(learner, OnlineLearner) and learner._named_features and not isinstance(learner, PASequence)
+
+
 def _learned_keys(estimator):
     """The feature keys a learner's model holds to: "names" once it learned names (a vocabulary, or the columns
     of a DataFrame), "indices" once it learned columns without names or hashing, else None (either fits)."""
     if not estimator._is_started():
         return None
-    features = estimator._feature_map()
+    features = _feature_map(estimator)
     if features.size:
         return "names"
     return None if features.hashing or not estimator.n_features_in_ else "indices"
@@ -48,8 +62,8 @@ def feature_keys_for(estimator, asked=None):
     names; see docs/serve.md). Raises ValueError when ``asked`` contradicts the model."""
     learned = _learned_keys(estimator)
     if asked is not None and learned is not None and asked != learned:
-        what = (f"learned {estimator._feature_map().size} named features (e.g. "
-                f"{next(iter(estimator._feature_map().vocabulary()))!r:.60})" if learned == "names"
+        what = (f"learned {_feature_map(estimator).size} named features (e.g. "
+                f"{next(iter(_feature_map(estimator).vocabulary()))!r:.60})" if learned == "names"
                 else f"learned {estimator.n_features_in_} columns by index and no names")
         raise ValueError(f"--feature-keys {asked}: the model {what}; its keys are {learned}: serve it with "
                          f"--feature-keys {learned} (its default)")
@@ -93,10 +107,10 @@ class ServedModel:
     """
 
     def __init__(self, estimator, seq=0, window=100_000, frozen=False, feature_keys=None, pending=None):
-        if not isinstance(estimator, OnlineLearner) or not estimator._named_features \
-                or isinstance(estimator, PASequence):
+        if not _served_kind(estimator):
             raise ValueError(f"olearn serve serves learners of examples with features (binary, multiclass, "
-                             f"regression, cost-sensitive, multilabel); {type(estimator).__name__} is not one")
+                             f"regression, cost-sensitive, multilabel), alone or after transformers in a Pipeline; "
+                             f"{estimator!r:.200} is not one")
         self.estimator = estimator
         self.feature_keys = feature_keys_for(estimator, feature_keys)
         self.seq = seq
@@ -118,7 +132,7 @@ class ServedModel:
             width = est.n_features_in_
         except AttributeError:
             raise ValueError("--freeze-features needs a model that has learned: it has no features yet") from None
-        self.frozen = (width, set(est.vocabulary_))
+        self.frozen = (width, set(_feature_map(est).vocabulary()))
 
     # -- the recent ids ---------------------------------------------------------
 
