@@ -2,7 +2,9 @@
 (404 unknown or expired, 409 a second label), the waiting predictions are bounded and survive a crash, and the
 progressive metric equals the one computed by hand and by olearn.metrics on the same rounds."""
 
+import glob
 import json
+import os
 import time
 
 import numpy as np
@@ -15,6 +17,7 @@ import olearn  # noqa: E402
 from olearn.metrics import MAE, Accuracy  # noqa: E402
 from olearn.serve._feedback import Pending  # noqa: E402
 from olearn.serve._requests import RequestError  # noqa: E402
+from olearn.serve._wal import read_log  # noqa: E402
 
 
 def _stream(rng, n):
@@ -184,3 +187,23 @@ def test_pending_replayed_without_expiry_then_expired_by_the_clock_keeps_what_th
     with pytest.raises(RequestError) as expired:
         live.features(["c"])
     assert expired.value.status == 404
+
+
+def test_predictions_alone_take_snapshots_so_that_the_log_stays_bounded(serve):
+    server = serve(["--algo", "pa1", "--snapshot-every", "4"])
+    with server.client() as client:
+        client.post("/learn", json={"x": {"a": 1.0}, "y": 1}).raise_for_status()
+        ids = [client.post("/predict", json={"x": {"a": float(i)}}).json()["id"] for i in range(9)]
+        assert client.get("/health").json()["snapshot"]["updates"] == 1
+    server.kill()
+    logs = sorted(glob.glob(os.path.join(server.state_dir, "log-*.wal")))
+    records = read_log(logs[-1])[0]
+    # every 4 examples logged (the update, then the predictions) a snapshot, at the seq of the update: after the
+    # 3rd and the 7th prediction; the last log holds the 8th and the 9th
+    assert logs[-1].endswith("log-0000000000000001.wal")
+    assert [record["op"] for record in records] == ["checkpoint", "predict", "predict"]
+    assert len(records[0]["pending"]["waiting"]) == 7
+    server.start()
+    with server.client() as client:
+        for key in ids:
+            assert client.post("/learn", json={"id": key, "y": -1}).status_code == 200

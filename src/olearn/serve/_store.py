@@ -293,19 +293,19 @@ class Store:
         """Make the encoded ``records`` durable (one write, one fsync)."""
         self.log.append(records)
 
-    def snapshot(self, model, force=False):
-        """Snapshot ``model`` (all of whose updates are durable), also at the seq of the last one with ``force``
-        (after a rollback: the snapshot and log of that seq are replaced, atomically each).
+    def snapshot(self, model):
+        """Snapshot ``model`` (all of whose updates are durable). At the seq of the last snapshot (nothing learned
+        since: predictions kept for feedback, or a rollback) the snapshot and log of that seq are replaced, each
+        atomically: a crash between the two replays the old log's records onto the new snapshot, to the same state.
 
         Raises SnapshotFailed if it cannot be written; the log in use is then kept.
         """
-        if force or model.seq != self.snapshot_seq:
-            self._start_log(model)
-            try:
-                self._prune(oldest_needed=model.seq)
-            except OSError as err:  # the snapshot is taken: older files left behind are no loss
-                self._say(f"olearn serve: warning: the snapshots before the last {self.keep} cannot be removed "
-                          f"({err})")
+        self._start_log(model)
+        try:
+            self._prune(oldest_needed=model.seq)
+        except OSError as err:  # the snapshot is taken: older files left behind are no loss
+            self._say(f"olearn serve: warning: the snapshots before the last {self.keep} cannot be removed "
+                      f"({err})")
 
     def take_version(self, model, requested):
         """Take a version of ``model`` (all of whose updates are durable); its listing entry. A version at the

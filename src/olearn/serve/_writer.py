@@ -70,6 +70,8 @@ class Writer:
         self._queue = None
         self._thread = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="olearn-log")
         self._last_snapshot = time.monotonic()
+        # examples logged (learned, or predicted and kept for feedback) since the last snapshot
+        self._logged = model.seq - store.snapshot_seq
         self.snapshot_error = None  # why the last snapshot failed, until one succeeds
         self._task = None
         self._pending = []
@@ -176,15 +178,17 @@ class Writer:
         self.model.roll_back(estimator, entry)
         await self._in_thread(self.store.append, [encode({"op": "rollback", "version": number,
                                                           "seq": self.model.seq})])
-        await self._take_snapshot(force=True)
+        await self._take_snapshot(after_rollback=True)
         self.metrics.updates.set(self.model.seq)
         return {"version": number, "updates": entry["updates"], "seq": self.model.seq}
 
-    async def _take_snapshot(self, force=False):
-        """Snapshot the model (and take a version of it, unless ``force``: after a rollback); on a failure,
-        report it, keep the last snapshot and try again later."""
+    async def _take_snapshot(self, after_rollback=False):
+        """Snapshot the model (and take a version of it when it learned since the last one, unless
+        ``after_rollback``); on a failure, report it, keep the last snapshot and try again later. A snapshot at
+        the seq of the last one (only predictions kept since, or a rollback) replaces it."""
+        learned = self.model.seq != self.store.snapshot_seq
         try:
-            await self._in_thread(self.store.snapshot, self.model, force)
+            await self._in_thread(self.store.snapshot, self.model)
         except SnapshotFailed as err:
             if self.snapshot_error is None:
                 print(f"olearn serve: warning: {err}; the log keeps every update, and the snapshot is tried again "
@@ -196,7 +200,8 @@ class Writer:
                 print(f"olearn serve: the snapshot of {self.model.seq} updates succeeded", file=sys.stderr,
                       flush=True)
             self.snapshot_error = None
-            if not force:
+            self._logged = 0
+            if learned and not after_rollback:
                 await self._take_periodic_version()
         self.metrics.snapshot_updates.set(self.store.snapshot_seq)
         self._last_snapshot = time.monotonic()
@@ -218,13 +223,13 @@ class Writer:
 
     def _until_snapshot(self):
         """Seconds until a snapshot is due by time; None (no limit) while the last one holds every update."""
-        if self.model.seq == self.store.snapshot_seq:
+        if not self._logged:
             return None
         return max(0.0, self._last_snapshot + self.snapshot_seconds - time.monotonic())
 
     def _snapshot_due(self):
         """Whether a snapshot is due by count or by time; after a failure, only by time (the retry's delay)."""
-        behind = self.model.seq - self.store.snapshot_seq
+        behind = self._logged
         by_count = behind >= self.snapshot_every and self.snapshot_error is None
         return by_count or (behind > 0 and self._until_snapshot() == 0.0)
 
@@ -250,7 +255,7 @@ class Writer:
     async def _group(self, items):
         """Apply the updates of ``items`` in order, log them with one fsync, then answer them."""
         model = self.model
-        records, answers = [], []
+        records, answers, logged = [], [], 0
         for item in items:
             future = item[-1]
             try:
@@ -260,6 +265,7 @@ class Writer:
                 continue
             if record is not None:
                 records.append(encode(record))
+                logged += len(record["x"])
             if labels is not None:
                 predicted = answer["y"] if record["batch"] else [answer["y"]]
                 for guess, y in zip(predicted, labels):
@@ -267,6 +273,7 @@ class Writer:
             answers.append((future, answer))
         if records:
             await self._in_thread(self.store.append, records)
+            self._logged += logged
             self.metrics.groups.observe(len(records))
         for future, answer in answers:
             if isinstance(answer, dict) and "learned" in answer and not answer.get("duplicate"):
