@@ -53,6 +53,7 @@ def test_a_poisoned_stream_is_rolled_back_and_stays_so_after_a_crash(serve, tmp_
         client.post("/predict_learn", json={"x": poison[0], "y": poison[1]}).raise_for_status()
         poisoned_scores = client.post("/predict", json={"x": probe}).json()["score"]
         assert poisoned_scores != clean_scores
+        poisoned = _served_model(client, tmp_path, "poisoned.npz")  # GET /model of 50 updates, made once
         listed = client.get("/versions").json()
         assert [(v["version"], v["updates"], v["requested"]) for v in listed["versions"]] == \
             [(1, 20, False), (2, 20, True), (3, 50, False)]
@@ -62,6 +63,9 @@ def test_a_poisoned_stream_is_rolled_back_and_stays_so_after_a_crash(serve, tmp_
         answer = client.post("/rollback", json={"version": 1})
         assert answer.status_code == 200 and answer.json() == {"version": 1, "updates": 20, "seq": 50}
         assert client.post("/predict", json={"x": probe}).json()["score"] == clean_scores
+        # GET /model at the same seq sends the rolled-back model, not the file made before the rollback
+        assert_same_model(_served_model(client, tmp_path, "rolled-back.npz"), offline)
+        assert poisoned.decision_function(probe).tolist() == poisoned_scores
         current = client.get("/versions").json()["current"]
         assert current == {"updates": 50, "rolled_back_to": 1, "progressive": progressive}
         # version 3 is still the poisoned model, although the snapshot of 50 updates is now the rolled-back one

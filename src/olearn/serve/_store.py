@@ -257,6 +257,10 @@ class Store:
             sync_folder(self.folder)
             log = LogWriter(path)
         except OSError as err:
+            if seq == self.snapshot_seq:
+                # the new log replaced the one in use, whose file is gone: nothing more can be logged. It holds
+                # the whole state, as the snapshot does: a restart recovers from them (the writer stops)
+                raise
             # the new log must not outlive this failure: a restart would take it and skip the current log
             os.unlink(path)
             sync_folder(self.folder)
