@@ -139,7 +139,8 @@ def test_a_regressor_s_progressive_mae_counts_predict_learn_and_feedback(serve):
     assert rounds[0] == (2.0, 0.0) and mae.get() == pytest.approx(by_hand, rel=1e-12)
     xs = np.array([[x.get("a", 0.0), x.get("b", 0.0)] for x, _ in stream])
     ys = np.array([y for _, y in stream])
-    assert olearn.run(olearn.PARegressor(variant="pa"), xs, ys, metrics=[MAE()]).metrics[0].get() == pytest.approx(by_hand)
+    ran = olearn.run(olearn.PARegressor(variant="pa"), xs, ys, metrics=[MAE()])
+    assert ran.metrics[0].get() == pytest.approx(by_hand)
     assert progressive == {"metric": "mae", "value": mae.get(), "rounds": len(rounds)}
 
 
@@ -207,3 +208,22 @@ def test_predictions_alone_take_snapshots_so_that_the_log_stays_bounded(serve):
     with server.client() as client:
         for key in ids:
             assert client.post("/learn", json={"id": key, "y": -1}).status_code == 200
+
+
+def test_a_multilabel_round_counts_when_its_label_set_is_exact():
+    from olearn.serve._model import ServedModel
+    from olearn.serve._requests import Limits, read_features
+
+    model = ServedModel(olearn.PAMultilabel(), pending=Pending())
+    offline = olearn.PAMultilabel()
+    stream = [({"a": 1.0}, ["x"]), ({"b": 1.0}, ["y"]), ({"a": 1.0, "b": 1.0}, ["x", "y"]), ({"a": 2.0}, ["x"]),
+              ({"b": 0.5}, ["y"]), ({"a": 1.0, "b": 0.2}, ["x"])]
+    exact = []
+    for i, (x, y) in enumerate(stream):
+        predicted = offline.predict_learn_one(x, y)
+        exact.append(predicted is not None and set(predicted) == set(y))
+        model.predict_pending(read_features({"x": x}, Limits()), [f"p{i}"], 0.0)
+        model.feedback([f"p{i}"], [y], None, False, 0.0)
+    assert 0 < sum(exact) < len(exact)  # some rounds right, some wrong: the count is tested
+    assert model.progress.summary() == {"metric": "accuracy", "value": sum(exact) / len(exact),
+                                        "rounds": len(exact)}

@@ -152,8 +152,8 @@ def openapi_document():
                                     "PredictLearnResponse", writes, secured=True),
             "/versions": {
                 "get": {"summary": "The versions kept, with their updates and progressive metric, and the model "
-                                   "served now", "responses": {"200": {"description": "OK", "content": _json("Versions")},
-                                                              **_errors(401, 503)}},
+                                   "served now",
+                        "responses": {"200": {"description": "OK", "content": _json("Versions")}, **_errors(401, 503)}},
                 **_post("Take a version of the model now (kept)", "VersionRequest", "Version", (401, 403, 503, 507),
                         secured=True, body_required=False)},
             "/rollback": _post("Serve a version again; the updates since stay in the log as history", "RollbackRequest",
