@@ -6,6 +6,7 @@ import glob
 import os
 
 import numpy as np
+import pytest
 
 from conftest import assert_same_model, require_serve_extra
 
@@ -119,3 +120,35 @@ def test_a_rollback_logged_but_not_yet_snapshotted_is_replayed(tmp_path):
     recovered = Store(tmp_path / "state").open(lambda: None, say=lambda text: None)
     assert recovered.seq == 24 and recovered.version == 1
     assert_same_model(recovered.estimator, offline)
+
+
+def test_a_version_that_cannot_be_loaded_is_refused_and_the_model_served_stays(tmp_path):
+    import asyncio
+
+    from olearn.serve._metrics import Metrics
+    from olearn.serve._requests import RequestError
+    from olearn.serve._writer import Writer
+
+    def examples(x, y):
+        return read_labelled({"x": x, "y": y}, Limits())
+
+    async def scenario():
+        store = Store(tmp_path / "state")
+        model = store.open(lambda: olearn.PAClassifier(), pending=Pending(), say=lambda text: None)
+        writer = Writer(model, store, Metrics(), snapshot_every=1000, snapshot_seconds=60)
+        writer.start()
+        await writer.update("learn", examples({"a": 1.0}, 1), None)
+        assert (await writer.take_version())["version"] == 1
+        (tmp_path / "state" / "version-0000000001.npz").write_bytes(b"damaged")
+        await writer.update("learn", examples({"b": 1.0}, -1), None)
+        served = model.estimator.coef_.copy()
+        with pytest.raises(RequestError) as refused:
+            await writer.roll_back(1)
+        unchanged = model.estimator is not None and (model.estimator.coef_ == served).all() and model.version is None
+        answer = await writer.update("learn", examples({"c": 1.0}, 1), None)  # the writer goes on
+        await writer.stop()
+        return refused.value, unchanged, answer, writer.failure
+
+    refused, unchanged, answer, failure = asyncio.run(scenario())
+    assert refused.status == 500 and "version 1 cannot be loaded" in refused.message
+    assert unchanged and answer == {"seq": 3, "learned": 1} and failure is None

@@ -170,10 +170,13 @@ class Writer:
     async def _roll_back(self, number):
         """Serve version ``number`` again: a rollback record in the log, then a snapshot, so that a restart
         replays nothing before it (a crash in between replays the record: the same version)."""
-        try:
-            estimator, entry = await self._in_thread(self.store.versions.load, number)
-        except RequestError as err:
-            return err
+        loaded = await self._in_thread(_outcome, lambda: self.store.versions.load(number))
+        if isinstance(loaded, RequestError):
+            return loaded
+        if isinstance(loaded, Exception):  # a version file damaged or removed: the model served stays
+            return RequestError(500, f"version {number} cannot be loaded ({type(loaded).__name__}: {loaded}); the "
+                                     "model served is unchanged")
+        estimator, entry = loaded
         self.store.versions.pinned.add(number)
         self.model.roll_back(estimator, entry)
         await self._in_thread(self.store.append, [encode({"op": "rollback", "version": number,
@@ -303,7 +306,7 @@ def _examples(item):
     """The examples an update of the queue learns or predicts (0 for anything else)."""
     if item is None or item[0] not in _UPDATES:
         return 0
-    return len(item[1]) if item[0] == "feedback" else len(item[2] if item[0] == "update" else item[1])
+    return len(item[2] if item[0] == "update" else item[1])  # the examples of an update, else the predicted or ids
 
 
 def _answer(future, result):
