@@ -122,6 +122,7 @@ def _errors(*statuses):
     text = {400: "Malformed JSON", 401: "Missing or wrong bearer token", 403: "Writes are disabled",
             404: "Unknown or expired id, or no such version",
             409: "Conflict", 413: "Body, batch or example too large", 422: "Invalid example or label",
+            500: "The version cannot be loaded (the model served is unchanged)",
             507: "The version cannot be written",
             503: "Starting (see /ready), or the writer stopped (restart the service)"}
     return {str(status): {"description": text[status], "content": _json("Error")} for status in statuses}
@@ -157,7 +158,7 @@ def openapi_document():
                 **_post("Take a version of the model now (kept)", "VersionRequest", "Version", (401, 403, 503, 507),
                         secured=True, body_required=False)},
             "/rollback": _post("Serve a version again; the updates since stay in the log as history", "RollbackRequest",
-                               "RollbackResponse", (400, 401, 403, 404, 422, 503), secured=True),
+                               "RollbackResponse", (400, 401, 403, 404, 422, 500, 503), secured=True),
             "/model": {"get": {"summary": "The model of the acknowledged updates, as an est.save file",
                                "security": [{"bearer": []}],
                                "responses": {"200": {"description": "The model file (olearn.load reads it)",
