@@ -39,10 +39,15 @@ def test_metrics_count_requests_examples_and_progressive_accuracy(serve):
     assert samples[("olearn_request_seconds_count", (("route", "/learn"),))] == 2
     assert samples[("olearn_examples_learned_total", ())] == 8
     assert samples[("olearn_model_updates", ())] == 8
-    assert samples[("olearn_log_group_updates_sum", ())] == 6  # 6 updates logged, one record each
+    # 6 updates and the prediction kept for feedback logged, one record each
+    assert samples[("olearn_log_group_updates_sum", ())] == 7
     # the first prediction is None (no class known yet): a miss
     assert samples[("olearn_progressive_accuracy", ())] == right / 5
     assert samples[("olearn_progressive_rounds", ())] == 5
+    assert samples[("olearn_progressive_accuracy_since_start", ())] == right / 5
+    assert samples[("olearn_progressive_rounds_since_start", ())] == 5
+    assert samples[("olearn_feedback_pending", ())] == 1
+    assert samples[("olearn_feedback_pending_bytes", ())] == len('{"3":1.0}')
 
 
 def _validator(document, name):
@@ -83,6 +88,18 @@ def test_the_openapi_document_lists_every_route_with_its_schemas(serve):
         }
         answers["LearnResponse (duplicate)"] = client.post("/predict_learn",
                                                            json={"x": {"2": 1.0}, "y": -1, "id": "a"}).json()
+        answers["Version"] = client.post("/versions").json()
+        answers["RollbackResponse"] = client.post("/rollback", json={"version": 1}).json()
+        answers["Versions"] = client.get("/versions").json()
+        answers["PredictResponse (caller's ids)"] = client.post("/predict", json={"x": [{"1": 1.0}],
+                                                                                 "id": ["p-1"]}).json()
+        answers["LearnResponse (feedback)"] = client.post("/learn", json={"id": "p-1", "y": 1}).json()
+    feedback = _validator(document, "LearnOrFeedbackRequest")
+    for body in ({"id": "p-1", "y": 1}, {"id": ["p-1", "p-2"], "y": [1, -1], "sample_weight": 2},
+                 {"x": {"1": 1.0}, "y": 1, "id": "r-1"}):
+        feedback.validate(body)
+    for body in ({"id": "p-1"}, {"id": "p 1", "y": 1}, {"id": "p-1", "y": 1, "x": {"1": 1.0}, "other": 1}):
+        assert not feedback.is_valid(body), body
     for name, answer in answers.items():
         _validator(document, name.split()[0]).validate(answer)
     assert document["components"]["securitySchemes"]["bearer"] == {"type": "http", "scheme": "bearer"}

@@ -32,6 +32,7 @@ def _check_service(server, offline, labels, tmp_path):
     with server.client() as client:
         assert client.get("/health").json()["updates"] == 0
         first = client.post("/predict", json={"x": {"0": 1.0}}).json()
+        assert isinstance(first.pop("id"), str)  # the prediction's id, for feedback
         assert first == {"y": None, "score": None}
         examples = list(_stream(rng, labels, 30))
         seq = 0
@@ -60,6 +61,7 @@ def _check_service(server, offline, labels, tmp_path):
         one = client.post("/predict", json={"x": probe[0]}).json()
         assert one["y"] == _plain(offline.predict_one(probe[0]))
         many = client.post("/predict", json={"x": probe}).json()
+        assert len(set(many.pop("id"))) == len(probe)
         assert many["y"] == [_plain(offline.predict_one(x)) for x in probe]
         scores = getattr(offline, "decision_function", offline.predict)([x for x in probe])
         assert many["score"] == scores.tolist()
@@ -79,7 +81,9 @@ def _check_service(server, offline, labels, tmp_path):
     server.start()
     with server.client() as client:
         assert client.get("/health").json()["updates"] == seq
-        assert client.post("/predict", json={"x": probe}).json() == many
+        again = client.post("/predict", json={"x": probe}).json()
+        again.pop("id")
+        assert again == many
     return seq
 
 

@@ -132,8 +132,9 @@ def test_the_writer_snapshots_after_t_seconds_and_then_sleeps(tmp_path):
         return snapshots, groups
 
     snapshots, groups = asyncio.run(scenario())
-    # the first state (a checkpoint naming the learner) is kept too: the last 3 are
-    assert snapshots == ["log-0000000000000000.wal", "log-0000000000000001.wal", "snapshot-0000000000000001.npz"]
+    # the first state (a checkpoint naming the learner) is kept too: the last 3 are; the snapshot took a version
+    assert snapshots == ["log-0000000000000000.wal", "log-0000000000000001.wal", "snapshot-0000000000000001.npz",
+                         "version-0000000001.npz", "versions.json"]
     assert groups == []
 
 

@@ -91,12 +91,19 @@ def _read_token(path):
               help="Start although a log of the state folder is damaged (a bad record followed by valid ones): "
                    "copy it aside, then drop the bad record and everything after it.")
 @click.option("--idempotency-window", type=_COUNT, default=100_000, show_default=True,
-              help="How many recent update ids are remembered for retries.")
+              help="How many recent update ids are remembered for retries (and labelled prediction ids, to "
+                   "answer a second label with 409).")
+@click.option("--feedback-ttl", type=_SECONDS, default=3600.0, show_default=True,
+              help="Seconds a prediction waits for its feedback by id (/learn with {\"id\": ..., \"y\": ...}).")
+@click.option("--max-pending", type=click.IntRange(min=0), default=100_000, show_default=True,
+              help="Most predictions waiting for feedback (the oldest goes first); 0: /predict keeps none.")
+@click.option("--keep-versions", type=_COUNT, default=20, show_default=True,
+              help="Versions taken at periodic snapshots that are kept (those of POST /versions are all kept).")
 def serve_command(model_path, algo, C, eta, loss, schedule, radius, fit_intercept, settings, state_dir, host, port,
                   token_file, read_token_file, public_reads, allowed_hosts, max_body_bytes, max_batch, max_features,
                   max_index, max_header_bytes, max_headers, header_timeout, body_timeout, max_connections,
                   max_state_bytes, classes, feature_keys, freeze_features, snapshot_every, snapshot_seconds,
-                  keep_snapshots, recover_log, idempotency_window):
+                  keep_snapshots, recover_log, idempotency_window, feedback_ttl, max_pending, keep_versions):
     """Serve a learner over HTTP/JSON: predict, learn, and fetch the model.
 
     Starts from MODEL (an olearn model file) or an empty --algo learner;
@@ -167,5 +174,6 @@ def serve_command(model_path, algo, C, eta, loss, schedule, radius, fit_intercep
                    connections=ConnectionLimits(max_header_bytes, max_headers, header_timeout, body_timeout,
                                                 max_connections),
                    keep_snapshots=keep_snapshots, recover_log=recover_log, on_resume=on_resume,
-                   feature_keys=feature_keys)
+                   feature_keys=feature_keys, feedback_ttl=feedback_ttl, max_pending=max_pending,
+                   keep_versions=keep_versions)
     raise SystemExit(status)

@@ -12,7 +12,9 @@ The modules: ``_requests`` (reading bodies), ``_model`` (applying updates),
 (bounds on connections), ``_model_file`` (``GET /model``), ``_files``
 (permissions), ``_metrics``, ``_openapi``, ``_warmup`` (the kernels compiled
 before any request), ``_startup`` (``/live`` and ``/ready`` while the state is
-recovered), and ``_service`` (running it all).
+recovered), ``_feedback`` (predictions waiting for their label, by id), ``_progress``
+(the progressive metric since the state began), ``_versions`` (numbered versions
+to roll back to), and ``_service`` (running it all).
 """
 
 from ._service import serve

@@ -10,7 +10,9 @@ import time
 from ._auth import READ, WRITE, Refusal
 from ._model_file import ModelFile
 from ._openapi import openapi_document
-from ._requests import RequestError, parse_json, read_features, read_labelled, read_request_id
+from ._feedback import new_id
+from ._requests import RequestError, parse_json, read_features, read_feedback, read_labelled, \
+    read_prediction_ids, read_request_id
 from ._writer import WriterStopped
 
 
@@ -79,12 +81,18 @@ def create_app(model, writer, metrics, settings):
         return Route(path, endpoint, methods=methods)
 
     async def predict(request):
-        examples = read_features(parse_json(await _body(request, settings.max_body_bytes)), settings.limits)
-        return JSONResponse(model.predict(examples))
+        document = parse_json(await _body(request, settings.max_body_bytes))
+        if not model.pending.enabled:
+            return JSONResponse(model.predict(read_features(document, settings.limits)))
+        examples = read_features(document, settings.limits, ("x", "id"))
+        ids = read_prediction_ids(document, examples) or [new_id() for _ in examples.dicts]
+        return JSONResponse(await writer.predict(examples, ids))
 
     def updating(op):
         async def handler(request):
             document = parse_json(await _body(request, settings.max_body_bytes))
+            if op == "learn" and "x" not in document and "id" in document:  # feedback by id
+                return JSONResponse(await writer.feedback(*read_feedback(document, settings.limits)))
             request_id = read_request_id(document)
             examples = read_labelled(document, settings.limits)
             return JSONResponse(await writer.update(op, examples, request_id))
@@ -115,6 +123,21 @@ def create_app(model, writer, metrics, settings):
     async def metrics_text(request):
         return Response(metrics.render(), media_type=CONTENT_TYPE_LATEST)
 
+    # -- versions and rollback ---------------------------------------------------------------------------
+    async def versions(request):
+        if request.method == "POST":
+            return JSONResponse(await writer.take_version())
+        return JSONResponse({"current": {"updates": model.seq, "rolled_back_to": model.version,
+                                         "progressive": model.progress.summary()},
+                             "versions": writer.store.versions.listing()})
+
+    async def rollback(request):
+        document = parse_json(await _body(request, settings.max_body_bytes))
+        number = document.get("version")
+        if set(document) != {"version"} or isinstance(number, bool) or not isinstance(number, int):
+            raise RequestError(422, 'the body must be {"version": N}, N the number of a version (GET /versions)')
+        return JSONResponse(await writer.roll_back(number))
+
     async def openapi(request):
         return JSONResponse(openapi_document())
 
@@ -132,6 +155,10 @@ def create_app(model, writer, metrics, settings):
         route("/health", health, ["GET"]),
         route("/metrics", metrics_text, ["GET"]),
         route("/openapi.json", openapi, ["GET"]),
+        # versions and rollback
+        route("/versions", versions, ["GET"]),
+        route("/versions", versions, ["POST"], WRITE),
+        route("/rollback", rollback, ["POST"], WRITE),
     ]
     return Starlette(routes=routes, lifespan=lifespan, exception_handlers={
         404: lambda request, exc: _error(404, f"no route {request.url.path}; see /openapi.json"),

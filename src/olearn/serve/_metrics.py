@@ -5,7 +5,9 @@ Requests by route and status, their latency, the examples learned, the
 groups of the write-ahead log, and progressive validation over a rolling
 window of ``/predict_learn`` rounds: the accuracy of a classifier (a
 multilabel prediction counts when its label set is exact) or the mean
-absolute error of a regressor, each prediction made before its example was learned.
+absolute error of a regressor, each prediction made before its example was learned (rounds of
+``/predict_learn`` and of feedback by id); the same since the state began (:mod:`._progress`, kept with the
+state); and the predictions waiting for feedback, with the bytes of their features.
 """
 
 import math
@@ -48,6 +50,22 @@ class Metrics:
         self.progressive.set_function(self._progressive_value)
         self.progressive_rounds.set_function(lambda: len(self._window))
 
+    def watch(self, model):
+        """Read the served ``model``'s progressive metric since its state began and its waiting predictions."""
+        from prometheus_client import Gauge
+
+        registry = self.registry
+        name = "mae" if self.regression else "accuracy"
+        Gauge(f"olearn_progressive_{name}_since_start", f"Progressive {name} of every round the model served "
+              "has seen since the state began", registry=registry).set_function(
+            lambda: _or_nan(model.progress.summary()["value"]))
+        Gauge("olearn_progressive_rounds_since_start", "Progressive rounds the model served has seen since the "
+              "state began", registry=registry).set_function(lambda: model.progress.summary()["rounds"])
+        Gauge("olearn_feedback_pending", "Predictions waiting for their feedback",
+              registry=registry).set_function(lambda: len(model.pending))
+        Gauge("olearn_feedback_pending_bytes", "Bytes of the features of the predictions waiting for feedback "
+              "(as JSON)", registry=registry).set_function(lambda: model.pending.bytes)
+
     def _progressive_value(self):
         return math.fsum(self._window) / len(self._window) if self._window else math.nan
 
@@ -66,3 +84,7 @@ class Metrics:
         from prometheus_client import generate_latest
 
         return generate_latest(self.registry)
+
+
+def _or_nan(value):
+    return math.nan if value is None else value

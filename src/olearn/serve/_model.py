@@ -11,9 +11,12 @@ from collections import OrderedDict
 
 from .._labels import plain_label
 from .._learner import OnlineLearner
+from ..compose import Pipeline
 from ..multilabel import PAMultilabel
 from ..sequence import PASequence
 from ..exceptions import NotFittedError
+from ._feedback import Pending
+from ._progress import Progress
 from ._requests import NO_LIMITS, Examples, RequestError, digest, example
 
 # what a learner raises for an example or label it refuses; it is then left as it was
@@ -29,12 +32,25 @@ def _moderate(value):
     return magnitude == 0.0 or 1e-100 <= magnitude <= 1e100
 
 
+def _feature_map(estimator):
+    """The :class:`~olearn._features.FeatureMap` of a learner, or of a pipeline (which converts the features once
+    for all its steps)."""
+    return estimator.feature_map_ if isinstance(estimator, Pipeline) else estimator._feature_map()
+
+
+def _served_kind(estimator):
+    """Whether the service takes ``estimator``: a learner of examples with features, alone or the last step of a
+    :class:`~olearn.compose.Pipeline`."""
+    learner = estimator.steps[-1][1] if isinstance(estimator, Pipeline) and estimator.steps else estimator
+    return isinstance(learner, OnlineLearner) and learner._named_features and not isinstance(learner, PASequence)
+
+
 def _learned_keys(estimator):
     """The feature keys a learner's model holds to: "names" once it learned names (a vocabulary, or the columns
     of a DataFrame), "indices" once it learned columns without names or hashing, else None (either fits)."""
     if not estimator._is_started():
         return None
-    features = estimator._feature_map()
+    features = _feature_map(estimator)
     if features.size:
         return "names"
     return None if features.hashing or not estimator.n_features_in_ else "indices"
@@ -46,8 +62,8 @@ def feature_keys_for(estimator, asked=None):
     names; see docs/serve.md). Raises ValueError when ``asked`` contradicts the model."""
     learned = _learned_keys(estimator)
     if asked is not None and learned is not None and asked != learned:
-        what = (f"learned {estimator._feature_map().size} named features (e.g. "
-                f"{next(iter(estimator._feature_map().vocabulary()))!r:.60})" if learned == "names"
+        what = (f"learned {_feature_map(estimator).size} named features (e.g. "
+                f"{next(iter(_feature_map(estimator).vocabulary()))!r:.60})" if learned == "names"
                 else f"learned {estimator.n_features_in_} columns by index and no names")
         raise ValueError(f"--feature-keys {asked}: the model {what}; its keys are {learned}: serve it with "
                          f"--feature-keys {learned} (its default)")
@@ -86,13 +102,15 @@ class ServedModel:
         width (the features it has now), instead of growing.
     feature_keys : {"names", "indices"}, optional
         How requests' keys are read; by default as :func:`feature_keys_for` says.
+    pending : olearn.serve._feedback.Pending, optional
+        The predictions waiting for feedback (none are kept without it).
     """
 
-    def __init__(self, estimator, seq=0, window=100_000, frozen=False, feature_keys=None):
-        if not isinstance(estimator, OnlineLearner) or not estimator._named_features \
-                or isinstance(estimator, PASequence):
+    def __init__(self, estimator, seq=0, window=100_000, frozen=False, feature_keys=None, pending=None):
+        if not _served_kind(estimator):
             raise ValueError(f"olearn serve serves learners of examples with features (binary, multiclass, "
-                             f"regression, cost-sensitive, multilabel); {type(estimator).__name__} is not one")
+                             f"regression, cost-sensitive, multilabel), alone or after transformers in a Pipeline; "
+                             f"{estimator!r:.200} is not one")
         self.estimator = estimator
         self.feature_keys = feature_keys_for(estimator, feature_keys)
         self.seq = seq
@@ -102,6 +120,10 @@ class ServedModel:
         if frozen:
             self.freeze()
         self.fixed_width = getattr(estimator, "n_features", None)
+        self.pending = pending if pending is not None else Pending(max_pending=0)
+        self.progress = Progress(getattr(estimator, "_estimator_type", None) == "regressor")
+        self.version = None  # the version last rolled back to
+        self.rollbacks = 0  # rollbacks since the service started (tells a model from one of the same seq)
 
     def freeze(self):
         """Take the estimator's features now as the only ones: refuse other names and indices past its width."""
@@ -110,7 +132,7 @@ class ServedModel:
             width = est.n_features_in_
         except AttributeError:
             raise ValueError("--freeze-features needs a model that has learned: it has no features yet") from None
-        self.frozen = (width, set(est.vocabulary_))
+        self.frozen = (width, set(_feature_map(est).vocabulary()))
 
     # -- the recent ids ---------------------------------------------------------
 
@@ -126,6 +148,30 @@ class ServedModel:
     def restore_recent(self, entries):
         for key, seq, fingerprint, answer in entries:
             self.remember(key, seq, fingerprint, answer)
+
+    # -- the state a checkpoint keeps besides the learner ------------------------------
+
+    def checkpoint(self):
+        """What a log's checkpoint keeps of the service besides the learner (see :meth:`restore_checkpoint`)."""
+        return {"window": self.recent_entries(), "feature_keys": self.feature_keys, "pending": self.pending.state(),
+                "progress": self.progress.state(), "version": self.version}
+
+    def restore_checkpoint(self, checkpoint):
+        """Take back the recent ids, the waiting predictions, the progressive metric and the version of a
+        checkpoint (one written before they were kept has the ids only)."""
+        self.restore_recent(checkpoint["window"])
+        if "pending" in checkpoint:
+            self.pending.restore(checkpoint["pending"])
+            self.progress = Progress(self.progress.regression, checkpoint["progress"])
+            self.version = checkpoint["version"]
+
+    def roll_back(self, estimator, entry):
+        """Serve ``estimator``, the learner of the version ``entry`` lists, with its progressive metric. The
+        seq, the recent ids and the waiting predictions go on: the updates since are history, not undone."""
+        self.estimator = estimator
+        self.progress = Progress(self.progress.regression, entry["progress_state"])
+        self.version = entry["version"]
+        self.rollbacks += 1
 
     # -- checks of the features ---------------------------------------------------
 
@@ -194,6 +240,8 @@ class ServedModel:
         answer = {"seq": self.seq, "learned": len(examples)}
         if op == "predict_learn":
             answer["y"] = predictions if examples.batch else predictions[0]
+            for predicted, y in zip(predictions, examples.ys):
+                self.progress.observe(predicted, y)
         if request_id is not None:
             self.remember(request_id, self.seq, fingerprint, answer)
         return answer
@@ -244,15 +292,51 @@ class ServedModel:
         known = set() if classes is None else {(type(c), c) for c in classes.tolist()}
         return all((type(label), label) in known for label in labels)
 
+    # -- feedback by id ----------------------------------------------------------------
+
+    def predict_pending(self, examples, ids, created):
+        """Predict ``examples`` (as :meth:`predict`) and keep their features under ``ids`` (409 for an id in use);
+        the answer, with the ids, and the log record."""
+        self.pending.expire(created)
+        self.pending.check_new(ids)
+        answer = self.predict(examples)
+        self.pending.add(ids, examples.xs, created)
+        answer["id"] = ids if examples.batch else ids[0]
+        return answer, {"op": "predict", "ids": ids, "x": examples.xs, "t": created}
+
+    def feedback(self, ids, ys, weights, batch, now):
+        """Learn the labels ``ys`` of the waiting predictions ``ids`` (404 for an unknown or expired id, 409 for
+        one labelled already), each predicted again just before it is learned (a progressive round); the
+        answer, with those predictions as ``"y"``, and the log record (which holds the features)."""
+        self.pending.expire(now)
+        xs = self.pending.features(ids)
+        answer = self._learn_feedback(ids, xs, ys, weights, batch, self.feature_keys)
+        return answer, {"op": "feedback", "seq": answer["seq"], "ids": ids, "x": xs, "y": ys, "w": weights,
+                        "batch": batch}
+
+    def _learn_feedback(self, ids, xs, ys, weights, batch, feature_keys):
+        dicts = [example(x, NO_LIMITS[feature_keys]) for x in xs]
+        answer = self.apply("predict_learn", Examples(xs, dicts, ys, weights, batch))
+        self.pending.learned(ids, answer["seq"])
+        return answer
+
     def replay(self, record, feature_keys=None):
-        """Learn a record of the log (see :meth:`record`): the update it acknowledged, to the same seq.
+        """Learn a record of the log (see :meth:`record`): the update it acknowledged, to the same seq; or keep
+        the predictions of a ``/predict`` record, or learn the feedback of a feedback record.
 
         ``feature_keys`` are those of the log holding the record (None for a log of before they were kept:
         its digit keys are indices, as with "indices").
         """
-        dicts = [example(x, NO_LIMITS[feature_keys or "indices"]) for x in record["x"]]
-        examples = Examples(record["x"], dicts, record["y"], record["w"], record["batch"])
-        answer = self.apply(record["op"], examples, record["id"], record["digest"])
+        if record["op"] == "predict":
+            self.pending.add(record["ids"], record["x"], record["t"])
+            return
+        if record["op"] == "feedback":
+            answer = self._learn_feedback(record["ids"], record["x"], record["y"], record["w"], record["batch"],
+                                          feature_keys)
+        else:
+            dicts = [example(x, NO_LIMITS[feature_keys or "indices"]) for x in record["x"]]
+            examples = Examples(record["x"], dicts, record["y"], record["w"], record["batch"])
+            answer = self.apply(record["op"], examples, record["id"], record["digest"])
         if answer.get("duplicate") or answer["seq"] != record["seq"]:
             raise ValueError(f"the log's update {record['seq']} replays as update {answer['seq']}")
 

@@ -14,7 +14,7 @@ import copy
 import io
 
 from .._persistence import write_model
-from ._store import _is_fitted
+from ._versions import is_started
 
 
 def _file_bytes(estimator):
@@ -30,6 +30,7 @@ class ModelFile:
         self.model = model
         self.writer = writer
         self._made = None  # (updates, bytes) of the last file made
+        self._made_of = None  # (updates, rollbacks) of the model of that file: a rollback changes it at one seq
         self._lock = asyncio.Lock()
         self._thread = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="olearn-model-file")
 
@@ -39,17 +40,18 @@ class ModelFile:
             handed = await self.writer.acknowledged(self._copy)
             if handed is None:
                 return None
-            seq, estimator = handed
+            seq, rollbacks, estimator = handed
             if estimator is not None:
                 content = await asyncio.get_running_loop().run_in_executor(self._thread, _file_bytes, estimator)
-                self._made = (seq, content)
+                self._made, self._made_of = (seq, content), (seq, rollbacks)
             return self._made
 
     def _copy(self):
-        """Called by the writer: ``(updates, a copy of the estimator)``, with None for the copy when the last
-        file made holds these updates, or None when the model has learned nothing."""
-        if not _is_fitted(self.model.estimator):
+        """Called by the writer: ``(updates, rollbacks, a copy of the estimator)``, with None for the copy when
+        the last file made holds this model, or None when the model has learned nothing."""
+        model = self.model
+        if not is_started(model.estimator):
             return None
-        if self._made is not None and self._made[0] == self.model.seq:
-            return self.model.seq, None
-        return self.model.seq, copy.deepcopy(self.model.estimator)
+        if self._made_of == (model.seq, model.rollbacks):
+            return model.seq, model.rollbacks, None
+        return model.seq, model.rollbacks, copy.deepcopy(model.estimator)

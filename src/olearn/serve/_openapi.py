@@ -18,6 +18,12 @@ _LABEL = {"description": "A class, a regression target, or an array of the relev
           "oneOf": [_SCALAR_LABEL, {"type": "array", "items": _SCALAR_LABEL}]}
 _WEIGHT = {"type": "number", "minimum": 0}
 _ERROR = {"type": "object", "required": ["error"], "properties": {"error": {"type": "string"}}}
+_ID = {"type": "string", "pattern": "^[A-Za-z0-9._:~-]{1,128}$"}
+_PROGRESSIVE = {"type": "object", "required": ["metric", "value", "rounds"],
+                "description": "Progressive validation since the state began: each round predicted just before it "
+                              "was learned (/predict_learn, feedback by id)",
+                "properties": {"metric": {"type": "string", "enum": ["accuracy", "mae"]},
+                               "value": {"type": ["number", "null"]}, "rounds": {"type": "integer"}}}
 
 
 def _one_or_batch(single, name):
@@ -31,10 +37,15 @@ _SCHEMAS = {
     "Label": _LABEL,
     "Error": _ERROR,
     "PredictRequest": {"type": "object", "required": ["x"], "additionalProperties": False,
-                       "properties": {"x": _one_or_batch({"$ref": "#/components/schemas/Features"}, "object")}},
+                       "properties": {"x": _one_or_batch({"$ref": "#/components/schemas/Features"}, "object"),
+                                      "id": {**_one_or_batch(_ID, "id"),
+                                             "description": "Names the prediction(s), for feedback by id "
+                                                            "(else the service names them)."}}},
     "PredictResponse": {
         "type": "object", "required": ["y", "score"],
-        "properties": {"y": {"description": "The prediction (null before anything is learned); an array for "
+        "properties": {"id": {"description": "The id of the prediction (an array for a batch), for its feedback; "
+                                             "absent when the service keeps no predictions (--max-pending 0)."},
+                       "y": {"description": "The prediction (null before anything is learned); an array for "
                                             "a batch."},
                        "score": {"description": "The decision value(s): a number, or one per class; an array "
                                                 "for a batch."}}},
@@ -44,9 +55,16 @@ _SCHEMAS = {
             "x": _one_or_batch({"$ref": "#/components/schemas/Features"}, "object"),
             "y": _one_or_batch({"$ref": "#/components/schemas/Label"}, "label"),
             "sample_weight": {"oneOf": [_WEIGHT, {"type": "array", "items": _WEIGHT}]},
-            "id": {"type": "string", "pattern": "^[A-Za-z0-9._:~-]{1,128}$",
-                   "description": "Names the update: a retry with the same id is learned once."},
+            "id": {**_ID, "description": "Names the update: a retry with the same id is learned once."},
         }},
+    "FeedbackRequest": {
+        "type": "object", "required": ["id", "y"], "additionalProperties": False,
+        "description": "The label(s) of prediction(s) made by /predict, named by their id(s): learned once each.",
+        "properties": {"id": _one_or_batch(_ID, "id"),
+                       "y": _one_or_batch({"$ref": "#/components/schemas/Label"}, "label"),
+                       "sample_weight": {"oneOf": [_WEIGHT, {"type": "array", "items": _WEIGHT}]}}},
+    "LearnOrFeedbackRequest": {"oneOf": [{"$ref": "#/components/schemas/LearnRequest"},
+                                         {"$ref": "#/components/schemas/FeedbackRequest"}]},
     "LearnResponse": {
         "type": "object", "required": ["seq", "learned"],
         "properties": {"seq": {"type": "integer", "description": "The number of examples learned once this "
@@ -57,6 +75,27 @@ _SCHEMAS = {
         "allOf": [{"$ref": "#/components/schemas/LearnResponse"},
                   {"type": "object", "required": ["y"],
                    "properties": {"y": {"description": "The prediction(s) made before learning."}}}]},
+    "Version": {"type": "object", "required": ["version", "updates", "created", "requested", "progressive"],
+                "properties": {"version": {"type": "integer"},
+                               "updates": {"type": "integer", "description": "The updates (seq) it holds"},
+                               "created": {"type": "number", "description": "When it was taken (Unix time)"},
+                               "requested": {"type": "boolean",
+                                             "description": "Taken on POST /versions (else at a snapshot)"},
+                               "progressive": _PROGRESSIVE}},
+    "Versions": {"type": "object", "required": ["current", "versions"],
+                 "properties": {"current": {"type": "object", "required": ["updates", "rolled_back_to", "progressive"],
+                                            "properties": {"updates": {"type": "integer"},
+                                                           "rolled_back_to": {"type": ["integer", "null"]},
+                                                           "progressive": _PROGRESSIVE}},
+                                "versions": {"type": "array", "items": {"$ref": "#/components/schemas/Version"}}}},
+    "VersionRequest": {"type": "object", "additionalProperties": False,
+                       "description": "Nothing: the body, if any, is not read."},
+    "RollbackRequest": {"type": "object", "required": ["version"], "additionalProperties": False,
+                        "properties": {"version": {"type": "integer"}}},
+    "RollbackResponse": {"type": "object", "required": ["version", "updates", "seq"],
+                         "properties": {"version": {"type": "integer"},
+                                        "updates": {"type": "integer", "description": "The updates the version holds"},
+                                        "seq": {"type": "integer", "description": "The service's seq (unchanged)"}}},
     "Probe": {"type": "object", "required": ["status"], "properties": {"status": {"type": "string"}}},
     "Health": {"type": "object", "required": ["status", "updates"],
                "properties": {"status": {"type": "string", "description": "ok, or degraded while snapshots fail"},
@@ -81,13 +120,16 @@ def _json(schema):
 
 def _errors(*statuses):
     text = {400: "Malformed JSON", 401: "Missing or wrong bearer token", 403: "Writes are disabled",
+            404: "Unknown or expired id, or no such version",
             409: "Conflict", 413: "Body, batch or example too large", 422: "Invalid example or label",
+            500: "The version cannot be loaded (the model served is unchanged)",
+            507: "The version cannot be written",
             503: "Starting (see /ready), or the writer stopped (restart the service)"}
     return {str(status): {"description": text[status], "content": _json("Error")} for status in statuses}
 
 
-def _post(summary, request, response, statuses, secured):
-    operation = {"summary": summary, "requestBody": {"required": True, "content": _json(request)},
+def _post(summary, request, response, statuses, secured, body_required=True):
+    operation = {"summary": summary, "requestBody": {"required": body_required, "content": _json(request)},
                  "responses": {"200": {"description": "OK", "content": _json(response)}, **_errors(*statuses)}}
     if secured:
         operation["security"] = [{"bearer": []}]
@@ -103,12 +145,20 @@ def openapi_document():
         "info": {"title": "olearn serve", "version": _version,
                  "description": "An online learner that keeps learning: predict, learn, and fetch the model."},
         "paths": {
-            "/predict": _post("Predict one example or a batch", "PredictRequest", "PredictResponse",
-                              (400, 401, 413, 422), secured=True),
-            "/learn": _post("Learn one example or a batch (durable once answered)", "LearnRequest",
-                            "LearnResponse", writes, secured=True),
+            "/predict": _post("Predict one example or a batch (kept for feedback by id, durably)", "PredictRequest",
+                              "PredictResponse", (400, 401, 409, 413, 422, 503), secured=True),
+            "/learn": _post("Learn one example or a batch, or the feedback of predictions by id (durable once "
+                            "answered)", "LearnOrFeedbackRequest", "LearnResponse", (404, *writes), secured=True),
             "/predict_learn": _post("Predict, then learn (progressive validation)", "LearnRequest",
                                     "PredictLearnResponse", writes, secured=True),
+            "/versions": {
+                "get": {"summary": "The versions kept, with their updates and progressive metric, and the model "
+                                   "served now",
+                        "responses": {"200": {"description": "OK", "content": _json("Versions")}, **_errors(401, 503)}},
+                **_post("Take a version of the model now (kept)", "VersionRequest", "Version", (401, 403, 503, 507),
+                        secured=True, body_required=False)},
+            "/rollback": _post("Serve a version again; the updates since stay in the log as history", "RollbackRequest",
+                               "RollbackResponse", (400, 401, 403, 404, 422, 500, 503), secured=True),
             "/model": {"get": {"summary": "The model of the acknowledged updates, as an est.save file",
                                "security": [{"bearer": []}],
                                "responses": {"200": {"description": "The model file (olearn.load reads it)",

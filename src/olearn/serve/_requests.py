@@ -275,9 +275,9 @@ def _index_feature(key, value, where):
                                 "named feature: send numbers only")
 
 
-def read_features(document, limits):
-    """The examples to predict: ``{"x": {...}}`` or ``{"x": [{...}, ...]}``."""
-    _refuse_unknown(document, ("x",))
+def read_features(document, limits, known=("x",)):
+    """The examples to predict: ``{"x": {...}}`` or ``{"x": [{...}, ...]}`` (and the entries ``known``)."""
+    _refuse_unknown(document, known)
     xs, batch = _batch(document, "x", limits)
     dicts = []
     for i, x in enumerate(xs):
@@ -290,13 +290,18 @@ def read_labelled(document, limits):
     """The examples to learn: x, y and an optional sample_weight, one each or arrays of one length."""
     _refuse_unknown(document, ("x", "y", "sample_weight", "id"))
     examples = read_features({"x": document.get("x")} if "x" in document else {}, limits)
-    n, batch = len(examples), examples.batch
+    examples.ys, examples.weights = _labels_and_weights(document, len(examples), examples.batch, limits)
+    return examples
+
+
+def _labels_and_weights(document, n, batch, limits):
+    """The labels and weights (or None) of a body of ``n`` examples, arrays of ``n`` when it is a ``batch``."""
     if "y" not in document:
         raise RequestError(422, "the body lacks 'y'")
     ys = document["y"]
     if batch:
         if not isinstance(ys, list) or len(ys) != n:
-            raise RequestError(422, f"'x' is a batch of {n} examples; 'y' must be an array of {n} labels")
+            raise RequestError(422, f"the body is a batch of {n} examples; 'y' must be an array of {n} labels")
         ys = [_label(y, f"y[{i}]", limits.classes) for i, y in enumerate(ys)]
     else:
         ys = [_label(ys, "y", limits.classes)]
@@ -304,24 +309,58 @@ def read_labelled(document, limits):
     if weights is not None:
         if batch and isinstance(weights, list):
             if len(weights) != n:
-                raise RequestError(422, f"'x' is a batch of {n} examples; 'sample_weight' must be one number or "
-                                        f"an array of {n}")
+                raise RequestError(422, f"the body is a batch of {n} examples; 'sample_weight' must be one number "
+                                        f"or an array of {n}")
             weights = [_weight(w, f"sample_weight[{i}]") for i, w in enumerate(weights)]
         else:
             weights = [_weight(weights, "sample_weight")] * n
-    examples.ys, examples.weights = ys, weights
-    return examples
+    return ys, weights
+
+
+def read_prediction_ids(document, examples):
+    """The ids the caller gives the predictions of ``examples`` (``"id"``: one, or an array of one per example
+    of a batch), or None."""
+    if "id" not in document:
+        return None
+    ids = document["id"]
+    if not examples.batch:
+        return [_id(ids, "id")]
+    if not isinstance(ids, list) or len(ids) != len(examples):
+        raise RequestError(422, f"'x' is a batch of {len(examples)} examples; 'id' must be an array of "
+                                f"{len(examples)} ids")
+    return [_id(key, f"id[{i}]") for i, key in enumerate(ids)]
+
+
+def read_feedback(document, limits):
+    """The feedback of a body without ``"x"``: the ids of predictions (one, or an array), their labels and
+    weights, and whether it is a batch."""
+    _refuse_unknown(document, ("id", "y", "sample_weight"))
+    ids = document["id"]
+    batch = isinstance(ids, list)
+    if batch:
+        if not ids:
+            raise RequestError(422, "'id' is an empty batch; send at least one id")
+        if len(ids) > limits.max_batch:
+            raise RequestError(413, f"'id' is a batch of {len(ids)} ids; this service takes at most "
+                                    f"{limits.max_batch}")
+        ids = [_id(key, f"id[{i}]") for i, key in enumerate(ids)]
+    else:
+        ids = [_id(ids, "id")]
+    ys, weights = _labels_and_weights(document, len(ids), batch, limits)
+    return ids, ys, weights, batch
 
 
 def read_request_id(document):
     """The optional ``id`` of an update (for retries), or None."""
     request_id = document.get("id")
-    if request_id is None:
-        return None
-    if not isinstance(request_id, str) or not _REQUEST_ID.fullmatch(request_id):
-        raise RequestError(422, f"'id' is {request_id!r:.60}; expected 1 to 128 characters of letters, digits "
+    return None if request_id is None else _id(request_id, "id")
+
+
+def _id(value, where):
+    if not isinstance(value, str) or not _REQUEST_ID.fullmatch(value):
+        raise RequestError(422, f"{where!r} is {value!r:.60}; expected 1 to 128 characters of letters, digits "
                                 "and . _ : ~ -")
-    return request_id
+    return value
 
 
 def _refuse_unknown(document, known):

@@ -15,7 +15,7 @@ from ._store import Store
 def serve(initial, state_dir, access, host="127.0.0.1", port=8080, allowed_hosts=(), max_body_bytes=1 << 20,
           limits=None, snapshot_every=10_000, snapshot_seconds=60.0, window=100_000, freeze_features=False,
           max_state_bytes=None, connections=None, keep_snapshots=3, recover_log=False, on_resume=None,
-          feature_keys=None, log_level="warning"):
+          feature_keys=None, log_level="warning", feedback_ttl=3600.0, max_pending=100_000, keep_versions=20):
     """Serve a learner over HTTP/JSON until interrupted, learning every acknowledged update durably.
 
     The process's umask is set to 0o077: the state's files are its user's only.
@@ -70,6 +70,14 @@ def serve(initial, state_dir, access, host="127.0.0.1", port=8080, allowed_hosts
         state to resume (``initial`` is then not called).
     log_level : str, default="warning"
         uvicorn's log level.
+    feedback_ttl : float, default=3600
+        Seconds a prediction waits for its feedback by id (see :mod:`olearn.serve._feedback`).
+    max_pending : int, default=100000
+        The most predictions waiting for feedback (the oldest goes first); 0
+        keeps none: ``/predict`` then names no prediction and logs nothing.
+    keep_versions : int, default=20
+        The versions taken at periodic snapshots that are kept (those taken
+        on ``POST /versions`` are all kept; see :mod:`olearn.serve._versions`).
 
     Returns
     -------
@@ -88,13 +96,14 @@ def serve(initial, state_dir, access, host="127.0.0.1", port=8080, allowed_hosts
 
     from ._app import Settings, create_app
     from ._auth import Hosts, HostCheck
+    from ._feedback import Pending
     from ._metrics import Metrics
     from ._startup import Starting
     from ._warmup import warm_up
     from ._writer import Writer
 
     os.umask(PRIVATE_UMASK)  # the state's files are the user's only, for the life of the process (see _files)
-    store = Store(state_dir, keep=keep_snapshots, recover_log=recover_log)
+    store = Store(state_dir, keep=keep_snapshots, recover_log=recover_log, keep_versions=keep_versions)
     store.lock()  # before anything is read: a second service on the folder stops here
     warn_if_readable_by_others(store.folder, "the state folder")
     connections = connections or ConnectionLimits()
@@ -113,13 +122,16 @@ def serve(initial, state_dir, access, host="127.0.0.1", port=8080, allowed_hosts
     def build():
         nonlocal writer
         with config_context(max_state_bytes=sys.maxsize):  # the log's updates were accepted: no cap on replay
-            model = store.open(initial, window=window, frozen=freeze_features, feature_keys=feature_keys)
+            model = store.open(initial, window=window, frozen=freeze_features, feature_keys=feature_keys,
+                               pending=Pending(feedback_ttl, max_pending, labelled_window=window))
+        model.pending.expire()  # those that expired while the service was down
         if max_state_bytes is not None:
             set_config(max_state_bytes=max_state_bytes)
         if store.resumed and on_resume is not None:
             on_resume(model.estimator)
         warm_up(model.estimator)
         metrics = Metrics(regression=getattr(model.estimator, "_estimator_type", None) == "regressor")
+        metrics.watch(model)
         metrics.updates.set(model.seq)
         metrics.snapshot_updates.set(store.snapshot_seq)
         writer = Writer(model, store, metrics, snapshot_every, snapshot_seconds, on_failure=stop_serving)

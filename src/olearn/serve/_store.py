@@ -8,9 +8,14 @@ Files, for ``S`` the number of examples learned when the snapshot was taken
     (absent for S = 0 when the service started from a learner that had learned nothing);
 ``log-S.wal``
     a :mod:`~olearn.serve._wal` log: first a checkpoint record (S, the recent
-    update ids, the service's feature keys and, without a snapshot, the
-    learner's class and hyperparameters), then the updates S+1, S+2, ... up to the next snapshot
-    (or the last update), in the order they were learned;
+    update ids, the service's feature keys, the predictions waiting for
+    feedback and the labelled ids, the progressive metric, the version last
+    rolled back to and, without a snapshot, the learner's class and
+    hyperparameters), then the updates S+1, S+2, ... up to the next snapshot
+    (or the last update), in the order they were learned, with the
+    predictions kept for feedback and the rollbacks among them;
+``version-N.npz``, ``versions.json``
+    the numbered versions of the model (:mod:`~olearn.serve._versions`);
 ``lock``
     the :mod:`~olearn.serve._lock` of the service using the folder, taken before anything else is read.
 
@@ -25,8 +30,15 @@ damaged or missing file) is reported, and the one before it is used instead,
 with a longer replay. A snapshot that cannot be written raises
 :class:`SnapshotFailed` and leaves the folder as it was: the service keeps
 logging to the current log.
+
+A rollback is a record of the log (replayed: the version's learner is served
+again), followed by a snapshot of the rolled-back model (at the same S when
+nothing was learned since the last one: its files are then replaced, each
+atomically), so that a restart replays nothing learned before it: those
+updates stay in the older logs as history.
 """
 
+import contextlib
 import datetime
 import os
 import re
@@ -34,11 +46,11 @@ import shutil
 import sys
 
 from .._atomic import atomic_write
-from .._params import check_params
-from .._persistence import _estimator_class, _json_ready, load, save
+from .._persistence import load, save
 from ..exceptions import OlearnError
 from ._lock import FolderLock
 from ._model import ServedModel, feature_keys_for
+from ._versions import Versions, is_started, learner_spec, unfitted_learner
 from ._wal import LogDamaged, LogWriter, encode, read_checkpoint, read_log, sync_folder
 
 _NAME = re.compile(r"(snapshot|log)-([0-9]{16})\.(npz|wal)")
@@ -56,10 +68,6 @@ def _log_path(folder, seq):
     return os.path.join(folder, f"log-{seq:016d}.wal")
 
 
-def _is_fitted(estimator):
-    return estimator._is_started() if hasattr(estimator, "_is_started") else True
-
-
 class Store:
     """The state folder of a service: where its snapshots and log live.
 
@@ -70,13 +78,16 @@ class Store:
     instead of refused.
     """
 
-    def __init__(self, folder, keep=3, recover_log=False):
+    def __init__(self, folder, keep=3, recover_log=False, keep_versions=20):
         self.folder = os.path.abspath(folder)
         self.keep = keep
+        self.keep_versions = keep_versions
+        self.versions = None  # the Versions of the folder, once it is locked
         self.recover_log = recover_log
         self.snapshot_seq = None
         self.log = None
         self.resumed = False  # whether open found a state to resume
+        self._snapshot_of = None  # (seq, rollbacks) of the model the last snapshot written holds
         self._lock = None
         self._say = None
 
@@ -84,6 +95,7 @@ class Store:
         """Take the folder's lock (created if missing), unless this store holds it already."""
         if self._lock is None:
             self._lock = FolderLock(self.folder)
+            self.versions = Versions(self.folder, self.keep_versions)
 
     def _files(self):
         found = {"snapshot": set(), "log": set()}
@@ -93,7 +105,7 @@ class Store:
                 found[match[1]].add(int(match[2]))
         return found
 
-    def open(self, initial, window=100_000, frozen=False, say=None, feature_keys=None):
+    def open(self, initial, window=100_000, frozen=False, say=None, feature_keys=None, pending=None):
         """The served model: recovered from the folder if it holds a state, else ``initial()`` (a fresh start).
 
         ``initial`` is called only for a fresh start. ``say`` receives the
@@ -102,17 +114,19 @@ class Store:
         for the default of :func:`~olearn.serve._model.feature_keys_for`) are
         those of a fresh start; a state keeps those it was started with (and
         refuses others, ValueError), and a state of before they were kept
-        gets them and a snapshot recording them.
+        gets them and a snapshot recording them. ``pending`` (a
+        :class:`~olearn.serve._feedback.Pending`, empty) keeps the predictions
+        waiting for feedback; those of the state are restored into it.
         """
         self._say = say = say or (lambda text: print(text, file=sys.stderr, flush=True))
         self.lock()
         try:
-            return self._recover(initial, window, frozen, say, feature_keys)
+            return self._recover(initial, window, frozen, say, feature_keys, pending)
         except BaseException:
             self.close()  # nothing is served from the folder: free it
             raise
 
-    def _recover(self, initial, window, frozen, say, feature_keys):
+    def _recover(self, initial, window, frozen, say, feature_keys, pending):
         files = self._files()
         checkpoints = {}
         for seq in files["log"]:
@@ -133,7 +147,7 @@ class Store:
             for text in unusable:
                 say(f"olearn serve: warning: snapshot {text} cannot be used; recovering from the snapshot of "
                     f"{seq} updates and the logs after it instead")
-            model = self._replay(estimator, seq, checkpoints, [s for s in bases if s >= seq], window)
+            model = self._replay(estimator, seq, checkpoints, [s for s in bases if s >= seq], window, pending)
             self._keep_feature_keys(model, checkpoints[bases[0]].get("feature_keys"), feature_keys)
             if frozen:
                 model.freeze()
@@ -148,7 +162,7 @@ class Store:
         if files["log"] or files["snapshot"]:
             raise ValueError(f"{self.folder}: holds snapshot or log files but no usable log (a whole checkpoint "
                              "record and its snapshot); move them away to start afresh")
-        model = ServedModel(initial(), 0, window, frozen, feature_keys)
+        model = ServedModel(initial(), 0, window, frozen, feature_keys, pending)
         self._start_log(model)
         say(f"olearn serve: started a new state in {self.folder}")
         return model
@@ -156,16 +170,16 @@ class Store:
     def _base_estimator(self, seq, checkpoint, has_snapshot):
         """The learner a snapshot (or, without one, the checkpoint) holds."""
         if "estimator" in checkpoint:
-            return _unfitted(checkpoint["estimator"], _log_path(self.folder, seq))
+            return unfitted_learner(checkpoint["estimator"], _log_path(self.folder, seq))
         if not has_snapshot:
             raise FileNotFoundError("the file is missing")
         return load(_snapshot_path(self.folder, seq))
 
-    def _replay(self, estimator, seq, checkpoints, chain, window):
+    def _replay(self, estimator, seq, checkpoints, chain, window, pending):
         """The model ``estimator`` (after ``seq`` updates) makes once the logs ``chain`` (in order) are replayed,
-        each with the feature keys of its checkpoint."""
-        model = ServedModel(estimator, seq, window)
-        model.restore_recent(checkpoints[seq]["window"])
+        each with the feature keys of its checkpoint; a rollback record returns to its version."""
+        model = ServedModel(estimator, seq, window, pending=pending)
+        model.restore_checkpoint(checkpoints[seq])
         for start in sorted(chain):
             path = _log_path(self.folder, start)
             if model.seq != start:
@@ -173,7 +187,11 @@ class Store:
                                  f"{model.seq}: the state folder is inconsistent")
             records, valid = self._read(path)
             for record in records[1:]:
-                model.replay(record, checkpoints[start].get("feature_keys"))
+                if record["op"] == "rollback":
+                    self.versions.pinned.add(record["version"])
+                    model.roll_back(*self.versions.load(record["version"]))
+                else:
+                    model.replay(record, checkpoints[start].get("feature_keys"))
         self.snapshot_seq = max(chain)
         self.log = LogWriter(_log_path(self.folder, self.snapshot_seq), valid_length=valid)
         return model
@@ -221,17 +239,15 @@ class Store:
         Raises SnapshotFailed, leaving the log in use as it was, if either file cannot be written.
         """
         seq = model.seq
-        checkpoint = {"op": "checkpoint", "seq": seq, "window": model.recent_entries(),
-                      "feature_keys": model.feature_keys}
+        checkpoint = {"op": "checkpoint", "seq": seq, **model.checkpoint()}
         path = _log_path(self.folder, seq)
         try:
-            if _is_fitted(model.estimator):
+            if is_started(model.estimator):
                 save(model.estimator, _snapshot_path(self.folder, seq))
             else:
-                est = model.estimator
-                cls = type(est)
-                checkpoint["estimator"] = {"class": f"{cls.__module__}:{cls.__qualname__}",
-                                           "params": _json_ready(est.get_params(deep=False), cls.__name__)}
+                checkpoint["estimator"] = learner_spec(model.estimator)
+                with contextlib.suppress(FileNotFoundError):  # a rollback to a version that learned nothing
+                    os.unlink(_snapshot_path(self.folder, seq))
             with atomic_write(path) as fh:
                 fh.write(encode(checkpoint))
         except Exception as err:
@@ -241,6 +257,10 @@ class Store:
             sync_folder(self.folder)
             log = LogWriter(path)
         except OSError as err:
+            if seq == self.snapshot_seq:
+                # the new log replaced the one in use, whose file is gone: nothing more can be logged. It holds
+                # the whole state, as the snapshot does: a restart recovers from them (the writer stops)
+                raise
             # the new log must not outlive this failure: a restart would take it and skip the current log
             os.unlink(path)
             sync_folder(self.folder)
@@ -249,6 +269,8 @@ class Store:
             self.log.close()
         self.log = log
         self.snapshot_seq = seq
+        self.versions.pinned.clear()  # the log in use holds no rollback record now
+        self._snapshot_of = (seq, model.rollbacks)
 
     def _prune(self, oldest_needed):
         """Remove the snapshots and logs older than the last ``keep`` and than ``oldest_needed``."""
@@ -276,17 +298,25 @@ class Store:
         self.log.append(records)
 
     def snapshot(self, model):
-        """Snapshot ``model`` (all of whose updates are durable).
+        """Snapshot ``model`` (all of whose updates are durable). At the seq of the last snapshot (nothing learned
+        since: predictions kept for feedback, or a rollback) the snapshot and log of that seq are replaced, each
+        atomically: a crash between the two replays the old log's records onto the new snapshot, to the same state.
 
         Raises SnapshotFailed if it cannot be written; the log in use is then kept.
         """
-        if model.seq != self.snapshot_seq:
-            self._start_log(model)
-            try:
-                self._prune(oldest_needed=model.seq)
-            except OSError as err:  # the snapshot is taken: older files left behind are no loss
-                self._say(f"olearn serve: warning: the snapshots before the last {self.keep} cannot be removed "
-                          f"({err})")
+        self._start_log(model)
+        try:
+            self._prune(oldest_needed=model.seq)
+        except OSError as err:  # the snapshot is taken: older files left behind are no loss
+            self._say(f"olearn serve: warning: the snapshots before the last {self.keep} cannot be removed "
+                      f"({err})")
+
+    def take_version(self, model, requested):
+        """Take a version of ``model`` (all of whose updates are durable); its listing entry. A version at the
+        seq of the last snapshot links its file."""
+        path = _snapshot_path(self.folder, model.seq)
+        snapshot = path if self._snapshot_of == (model.seq, model.rollbacks) and os.path.exists(path) else None
+        return self.versions.add(model, requested, snapshot)
 
     def close(self):
         if self.log is not None:
@@ -296,10 +326,3 @@ class Store:
             self._lock.release()
             self._lock = None
 
-
-def _unfitted(spec, path):
-    """The learner a checkpoint names by class and hyperparameters."""
-    cls = _estimator_class(path, spec["class"])
-    estimator = cls(**spec["params"])
-    check_params(estimator, estimator._all_constraints())
-    return estimator

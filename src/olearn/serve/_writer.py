@@ -14,6 +14,11 @@ log, and a restart recovers from the log. A snapshot that cannot be written
 does not stop it: the log stays the durable record (it keeps growing), the
 failure is reported (:meth:`Writer.snapshot_state`, on ``/health`` and
 ``/metrics``) and the snapshot is tried again ``snapshot_seconds`` later.
+
+Predictions kept for feedback (``/predict`` with feedback on) are logged in
+the groups too, and answered once durable. A version taken and a rollback
+run between two groups, once the updates before them are acknowledged; a
+rollback is logged, then snapshotted (see :mod:`._versions`).
 """
 
 import asyncio
@@ -30,6 +35,8 @@ from ._wal import encode
 # examples applied per group (at least one update), so that the event loop also serves predictions between
 # groups under a heavy write load
 _MAX_GROUP = 1000
+# the items of the queue that are applied in groups (one fsync each); the others run between groups
+_UPDATES = ("update", "predict", "feedback")
 
 
 class WriterStopped(Exception):
@@ -63,6 +70,8 @@ class Writer:
         self._queue = None
         self._thread = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="olearn-log")
         self._last_snapshot = time.monotonic()
+        # examples logged (learned, or predicted and kept for feedback) since the last snapshot
+        self._logged = model.seq - store.snapshot_seq
         self.snapshot_error = None  # why the last snapshot failed, until one succeeds
         self._task = None
         self._pending = []
@@ -82,6 +91,22 @@ class Writer:
     async def update(self, op, examples, request_id):
         """Apply and log one update; its answer once it is durable (RequestError if refused)."""
         return await self._submit(("update", op, examples, request_id))
+
+    async def predict(self, examples, ids):
+        """Predict ``examples`` and keep their features for feedback under ``ids``; the answer once logged."""
+        return await self._submit(("predict", examples, ids))
+
+    async def feedback(self, ids, ys, weights, batch):
+        """Learn the labels of the waiting predictions ``ids``; the answer once it is durable."""
+        return await self._submit(("feedback", ids, ys, weights, batch))
+
+    async def take_version(self):
+        """Take a version of the model (every update applied then acknowledged); its listing entry."""
+        return await self._submit(("version",))
+
+    async def roll_back(self, number):
+        """Return to version ``number`` (logged, then snapshotted); the answer once it is durable."""
+        return await self._submit(("rollback", number))
 
     async def acknowledged(self, func):
         """The result of ``func()``, called between two groups, when every update applied is acknowledged."""
@@ -107,10 +132,15 @@ class Writer:
                     items.append(self._queue.get_nowait())
                     size += _examples(items[-1])
                 self._pending = items
-                await self._group([item for item in items if item[0] == "update"])
-                for item in items:
-                    if item[0] == "call":
-                        _answer(item[-1], _outcome(item[1]))
+                group = []
+                for item in items:  # the updates between two other items share a group; the others in turn
+                    if item[0] in _UPDATES:
+                        group.append(item)
+                        continue
+                    await self._group(group)
+                    group = []
+                    await self._control(item)
+                await self._group(group)
                 if self._snapshot_due():
                     await self._take_snapshot()
                 self._pending = []
@@ -124,8 +154,42 @@ class Writer:
                 self.on_failure(err)
             raise WriterStopped(str(err)) from err
 
-    async def _take_snapshot(self):
-        """Snapshot the model; on a failure, report it, keep the last snapshot and try again later."""
+    async def _control(self, item):
+        """Run an item other than an update, once the updates before it are acknowledged, and answer it."""
+        kind, future = item[0], item[-1]
+        if kind == "call":
+            _answer(future, _outcome(item[1]))
+        elif kind == "version":
+            taken = await self._in_thread(_outcome, lambda: self.store.take_version(self.model, True))
+            if isinstance(taken, OSError):
+                taken = RequestError(507, f"the version cannot be written: {taken}")
+            _answer(future, taken)
+        else:
+            _answer(future, await self._roll_back(item[1]))
+
+    async def _roll_back(self, number):
+        """Serve version ``number`` again: a rollback record in the log, then a snapshot, so that a restart
+        replays nothing before it (a crash in between replays the record: the same version)."""
+        loaded = await self._in_thread(_outcome, lambda: self.store.versions.load(number))
+        if isinstance(loaded, RequestError):
+            return loaded
+        if isinstance(loaded, Exception):  # a version file damaged or removed: the model served stays
+            return RequestError(500, f"version {number} cannot be loaded ({type(loaded).__name__}: {loaded}); the "
+                                     "model served is unchanged")
+        estimator, entry = loaded
+        self.store.versions.pinned.add(number)
+        self.model.roll_back(estimator, entry)
+        await self._in_thread(self.store.append, [encode({"op": "rollback", "version": number,
+                                                          "seq": self.model.seq})])
+        await self._take_snapshot(after_rollback=True)
+        self.metrics.updates.set(self.model.seq)
+        return {"version": number, "updates": entry["updates"], "seq": self.model.seq}
+
+    async def _take_snapshot(self, after_rollback=False):
+        """Snapshot the model (and take a version of it when it learned since the last one, unless
+        ``after_rollback``); on a failure, report it, keep the last snapshot and try again later. A snapshot at
+        the seq of the last one (only predictions kept since, or a rollback) replaces it."""
+        learned = self.model.seq != self.store.snapshot_seq
         try:
             await self._in_thread(self.store.snapshot, self.model)
         except SnapshotFailed as err:
@@ -139,8 +203,19 @@ class Writer:
                 print(f"olearn serve: the snapshot of {self.model.seq} updates succeeded", file=sys.stderr,
                       flush=True)
             self.snapshot_error = None
+            self._logged = 0
+            if learned and not after_rollback:
+                await self._take_periodic_version()
         self.metrics.snapshot_updates.set(self.store.snapshot_seq)
         self._last_snapshot = time.monotonic()
+
+    async def _take_periodic_version(self):
+        """A version at a periodic snapshot; one that cannot be written is reported and stops nothing."""
+        try:
+            await self._in_thread(self.store.take_version, self.model, False)
+        except OSError as err:
+            print(f"olearn serve: warning: the version of {self.model.seq} updates cannot be written ({err})",
+                  file=sys.stderr, flush=True)
 
     def snapshot_state(self):
         """``{"ok": ..., "updates": ...}`` (the updates the last snapshot holds), with ``"error"`` while failing."""
@@ -151,39 +226,60 @@ class Writer:
 
     def _until_snapshot(self):
         """Seconds until a snapshot is due by time; None (no limit) while the last one holds every update."""
-        if self.model.seq == self.store.snapshot_seq:
+        if not self._logged:
             return None
         return max(0.0, self._last_snapshot + self.snapshot_seconds - time.monotonic())
 
     def _snapshot_due(self):
         """Whether a snapshot is due by count or by time; after a failure, only by time (the retry's delay)."""
-        behind = self.model.seq - self.store.snapshot_seq
+        behind = self._logged
         by_count = behind >= self.snapshot_every and self.snapshot_error is None
         return by_count or (behind > 0 and self._until_snapshot() == 0.0)
+
+    def _apply(self, item):
+        """Apply one update of the queue: its answer, its log record (None for a duplicate) and the labels of
+        its progressive rounds (None for none)."""
+        model = self.model
+        if item[0] == "predict":
+            _, examples, ids, _ = item
+            return (*model.predict_pending(examples, ids, time.time()), None)
+        if item[0] == "feedback":
+            _, ids, ys, weights, batch, _ = item
+            answer, record = model.feedback(ids, ys, weights, batch, time.time())
+            return answer, record, ys
+        _, op, examples, request_id, _ = item
+        fingerprint = ServedModel.fingerprint(op, examples, request_id)
+        answer = model.apply(op, examples, request_id, fingerprint)
+        if answer.get("duplicate"):
+            return answer, None, None
+        record = ServedModel.record(op, examples, request_id, fingerprint, answer)
+        return answer, record, examples.ys if op == "predict_learn" else None
 
     async def _group(self, items):
         """Apply the updates of ``items`` in order, log them with one fsync, then answer them."""
         model = self.model
-        records, answers = [], []
-        for _, op, examples, request_id, future in items:
-            fingerprint = ServedModel.fingerprint(op, examples, request_id)
+        records, answers, logged = [], [], 0
+        for item in items:
+            future = item[-1]
             try:
-                answer = model.apply(op, examples, request_id, fingerprint)
+                answer, record, labels = self._apply(item)
             except RequestError as err:
                 answers.append((future, err))
                 continue
-            if not answer.get("duplicate"):
-                records.append(encode(ServedModel.record(op, examples, request_id, fingerprint, answer)))
-                if op == "predict_learn":
-                    predicted = answer["y"] if examples.batch else [answer["y"]]
-                    for guess, y in zip(predicted, examples.ys):
-                        self.metrics.observe_round(guess, y)
+            if record is not None:
+                records.append(encode(record))
+                logged += len(record["x"])
+            if labels is not None:
+                predicted = answer["y"] if record["batch"] else [answer["y"]]
+                for guess, y in zip(predicted, labels):
+                    self.metrics.observe_round(guess, y)
             answers.append((future, answer))
         if records:
             await self._in_thread(self.store.append, records)
+            self._logged += logged
             self.metrics.groups.observe(len(records))
         for future, answer in answers:
-            if isinstance(answer, dict) and not answer.get("duplicate"):
+            if isinstance(answer, dict) and "learned" in answer and not answer.get("duplicate"):
                 self.metrics.learned.inc(answer["learned"])
             _answer(future, answer)
         self.metrics.updates.set(model.seq)
@@ -207,8 +303,10 @@ def _outcome(func):
 
 
 def _examples(item):
-    """The examples an update of the queue learns (0 for anything else)."""
-    return len(item[2]) if item is not None and item[0] == "update" else 0
+    """The examples an update of the queue learns or predicts (0 for anything else)."""
+    if item is None or item[0] not in _UPDATES:
+        return 0
+    return len(item[2] if item[0] == "update" else item[1])  # the examples of an update, else the predicted or ids
 
 
 def _answer(future, result):
