@@ -502,48 +502,74 @@ _ARCHIVE_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError
                    OSError, struct.error)
 
 
+# a member's data is read into its array in pieces of this many bytes (not as one bytes object, then copied)
+_READ_PIECE = 1 << 24
+
+
 def _read_member(archive, info):
-    """The array of one ``.npy`` member: stored, unencrypted, exactly as long as its header says."""
+    """The array of one ``.npy`` member: stored, unencrypted, exactly as long as its header says.
+
+    The data is read straight into the array, a piece at a time, after its
+    size was checked against the member's: reading a member holds the array
+    and one piece, not copies of the member.
+    """
     if info.flag_bits & 0x1:
         raise ValueError("it is encrypted")
     if info.compress_type != zipfile.ZIP_STORED:
         raise ValueError(f"it is compressed (method {info.compress_type}); olearn writes uncompressed members")
-    fh = io.BytesIO(archive.read(info))
-    version = np.lib.format.read_magic(fh)
-    if version == (1, 0):
-        shape, fortran, dtype = np.lib.format.read_array_header_1_0(fh)
-    elif version == (2, 0):
-        shape, fortran, dtype = np.lib.format.read_array_header_2_0(fh)
-    else:
-        raise ValueError(f"it is a .npy of version {version}")
-    if dtype.hasobject:
-        raise ValueError("it holds Python objects")
-    data = fh.read()
-    if len(data) != math.prod(shape) * dtype.itemsize:
-        raise ValueError(f"it holds {len(data)} bytes of data; its header declares shape {shape} of {dtype}")
-    array = np.frombuffer(data, dtype=dtype) if data else np.empty(0, dtype=dtype)
-    return array.reshape(shape, order="F" if fortran else "C").copy()
+    with archive.open(info) as fh:
+        version = np.lib.format.read_magic(fh)
+        if version == (1, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_1_0(fh)
+        elif version == (2, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_2_0(fh)
+        else:
+            raise ValueError(f"it is a .npy of version {version}")
+        if dtype.hasobject:
+            raise ValueError("it holds Python objects")
+        size = math.prod(shape) * dtype.itemsize
+        held = info.file_size - fh.tell()
+        if held != size:
+            raise ValueError(f"it holds {held} bytes of data; its header declares shape {shape} of {dtype}")
+        if not size:
+            return np.empty(0, dtype=dtype).reshape(shape, order="F" if fortran else "C")
+        data = np.empty(size, dtype=np.uint8)
+        view = memoryview(data)
+        done = 0
+        while done < size:
+            count = fh.readinto(view[done : done + _READ_PIECE])
+            if not count:
+                raise EOFError(f"it ends after {done} of its {size} bytes of data")
+            done += count
+        fh.read(1)  # the end of the member: zipfile checks its CRC there
+    return data.view(dtype).reshape(shape, order="F" if fortran else "C")
 
 
-def _read_archive(path):
-    """The metadata dict and the arrays of a model file, or ModelFormatError."""
+def _read_archive(path, arrays=True):
+    """The metadata dict and the arrays of a model file (no arrays with ``arrays=False``), or ModelFormatError.
+
+    The file is read member by member from disk: the metadata alone reads
+    none of the arrays, and the arrays are read once each.
+    """
     with open(path, "rb") as fh:
-        content = fh.read()
-    try:
-        archive = zipfile.ZipFile(io.BytesIO(content))
-    except _ARCHIVE_ERRORS as err:
-        raise ModelFormatError(f"{path}: not an olearn model file (not a readable zip archive: {err})") from None
-    arrays = {}
-    with archive:
-        for info in archive.infolist():
-            name = info.filename
-            if not name.endswith(".npy") or name[:-4] in arrays:
-                raise ModelFormatError(f"{path}: not an olearn model file (member {name!r} is not one .npy array)")
-            try:
-                arrays[name[:-4]] = _read_member(archive, info)
-            except _ARCHIVE_ERRORS as err:
-                raise ModelFormatError(f"{path}: member {name!r} is unreadable ({err})") from None
-    meta = arrays.pop("__meta__", None)
+        try:
+            archive = zipfile.ZipFile(fh)
+        except _ARCHIVE_ERRORS as err:
+            raise ModelFormatError(f"{path}: not an olearn model file (not a readable zip archive: {err})") from None
+        members, read = set(), {}
+        with archive:
+            for info in archive.infolist():
+                name = info.filename
+                if not name.endswith(".npy") or name[:-4] in members:
+                    raise ModelFormatError(f"{path}: not an olearn model file (member {name!r} is not one .npy array)")
+                members.add(name[:-4])
+                if not arrays and name != "__meta__.npy":
+                    continue
+                try:
+                    read[name[:-4]] = _read_member(archive, info)
+                except _ARCHIVE_ERRORS as err:
+                    raise ModelFormatError(f"{path}: member {name!r} is unreadable ({err})") from None
+    meta = read.pop("__meta__", None)
     if meta is None:
         raise ModelFormatError(f"{path}: not an olearn model file (no metadata)")
     if meta.dtype.kind != "U" or meta.ndim != 0:
@@ -556,7 +582,7 @@ def _read_archive(path):
         raise ModelFormatError(f"{path}: the metadata nests too deeply to be read") from None
     if not isinstance(meta, dict):
         raise ModelFormatError(f"{path}: the metadata is not a JSON object")
-    return meta, arrays
+    return meta, read
 
 
 def olearn_class(path, name, where=""):
@@ -625,6 +651,13 @@ def _model_from_meta(path, meta, arrays):
     return model_from_entry(path, cls, params, state, arrays, meta, added=added)
 
 
+class _HandedOnce(dict):
+    """A file's arrays as a learner's ``_set_state`` takes them: reading an array removes it from here."""
+
+    def __getitem__(self, name):
+        return self.pop(name)
+
+
 def model_from_entry(path, cls, params, state, arrays, meta, where="", added=ADDED_HYPERPARAMETERS):
     """The model of class ``cls`` a file's entries describe, every part checked (``where`` names the part).
 
@@ -647,8 +680,12 @@ def model_from_entry(path, cls, params, state, arrays, meta, where="", added=ADD
     problem = schema.problem(arrays, state)
     if problem:
         raise ModelFormatError(f"{path}: {where}invalid {cls.__name__} model: {problem}")
+    # the learner takes each checked array once, and the file's copy is dropped as it does (it keeps a copy of
+    # its own): loading holds the model and one array, not the model twice
+    handed = _HandedOnce(arrays)
+    arrays.clear()
     try:
-        model._set_state(arrays, state)
+        model._set_state(handed, state)
     except (TypeError, KeyError, ValueError, IndexError) as err:
         raise ModelFormatError(f"{path}: {where}inconsistent {cls.__name__} model ({err!r})") from None
     names = None
@@ -768,7 +805,7 @@ def read_input_info(path):
     a ModelFormatError.
     """
     path = os.fspath(path)
-    meta, _ = _read_archive(path)
+    meta, _ = _read_archive(path, arrays=False)
     info = meta.get("input", {})
     problem = _input_problem(info)
     if problem:
