@@ -372,7 +372,8 @@ class PAMultilabel(ManyRows, OnlineLearner, ClassifierEstimator):
         out = np.empty((arrays.n_rows, self._W.shape[0]))
         rounds = n_averaged(self._averaging)
         if rounds and averages_entries(arrays.indices.size, self._W.shape[1]):
-            averaged_label_scores(arrays.indptr, arrays.indices, arrays.data, self._W, self._U, float(rounds), bias, out)
+            averaged_label_scores(arrays.indptr, arrays.indices, arrays.data, self._W, self._U, float(rounds), bias,
+                                  out)
         else:
             K.multilabel_scores(arrays.indptr, arrays.indices, arrays.data, self._predicting()[0], bias, out)
         return out
