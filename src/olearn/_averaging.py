@@ -57,6 +57,17 @@ def averaged(weights, correction, averaging):
     return weights if n == 0 else weights - correction / n
 
 
+def averages_entries(n_entries, n_columns):
+    """Whether rows of ``n_entries`` non-zeros are scored with the averaged weights of their entries alone.
+
+    Averaged as a row reads them, each entry costs two reads (the weight and
+    its running correction) against a plain score's one; averaging all
+    ``n_columns`` weights first costs O(d) once. The entries are averaged alone
+    while they are fewer than a quarter of the columns (one row, a small batch).
+    """
+    return 4 * n_entries < n_columns
+
+
 def check_average_unchanged(estimator, averaging):
     """Refuse a learner whose ``average`` was changed after learning started (its running sum means the old one)."""
     if averaging[A_START] != average_start(estimator.average):

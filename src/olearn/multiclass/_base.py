@@ -36,11 +36,12 @@ import contextlib
 import numpy as np
 import scipy.sparse as sp
 
-from .._averaging import AVERAGE, average_start
+from .._averaging import AVERAGE, average_start, averages_entries
 from .._estimator import ClassifierEstimator
 from ..exceptions import PartialUpdateError
 from .._kernels import _codes
 from .._kernels import _multiclass as K
+from .._kernels._lazy_average import averaged_class_scores
 from .._labels import plain_label
 from .._learner import ManyRows, OnlineLearner, is_named_batch
 from .._params import BOOLEAN, Interval, NoneOr
@@ -369,14 +370,26 @@ class MulticlassLearner(ManyRows, OnlineLearner, ClassifierEstimator):
         per round count and kept until the next round.
         """
         current = (self._w, self._wb) if self._uses_map else (self._W,)
-        t, a = int(self._clock[0]), self._averaged_from
-        if not a or t < a:
+        n = self._rounds_averaged()
+        if not n:
             return current
-        key = (t, tuple(array.shape for array in current))
+        key = (n, tuple(array.shape for array in current))
         if self._mean_cache is None or self._mean_cache[0] != key:
             sums = (self._aw, self._awb) if self._uses_map else (self._A,)
-            self._mean_cache = (key, tuple(array - total / (t - a + 1) for array, total in zip(current, sums)))
+            self._mean_cache = (key, tuple(array - total / n for array, total in zip(current, sums)))
         return self._mean_cache[1]
+
+    def _rounds_averaged(self):
+        """How many rounds the mean is over, t - a + 1; 0 before averaging starts (t < a) or without it."""
+        t, a = int(self._clock[0]), self._averaged_from
+        return t - a + 1 if a and t >= a else 0
+
+    def __getstate__(self):
+        # the mean weights kept for the next prediction are no part of the model (pickled or copied)
+        state = super().__getstate__()
+        if state.get("_mean_cache") is not None:
+            state["_mean_cache"] = None
+        return state
 
     @property
     def coef_(self):
@@ -709,9 +722,15 @@ class MulticlassLearner(ManyRows, OnlineLearner, ClassifierEstimator):
                                                    grow=False)
                 K.block_scores(pointers, bidx, bdat, w, wb, bias, k, out[i])
             return out
-        (W,) = self._model()
-        arrays = seen_columns(arrays, W.shape[0] - 1)
-        K.multiclass_scores(arrays.indptr, arrays.indices, arrays.data, W, k, bias, out)
+        arrays = seen_columns(arrays, self._W.shape[0] - 1)
+        rounds = self._rounds_averaged()
+        if rounds and averages_entries(arrays.indices.size, self._W.shape[0]):
+            # the entries of a few rows averaged alone: the scores of _model()'s mean, bit for bit, for O(nnz k)
+            # work (not the O(d k) of the whole mean again after each round)
+            averaged_class_scores(arrays.indptr, arrays.indices, arrays.data, self._W, self._A, float(rounds), k,
+                                  bias, out)
+        else:
+            K.multiclass_scores(arrays.indptr, arrays.indices, arrays.data, self._model()[0], k, bias, out)
         return out
 
     def _check_width(self, n_features, where):

@@ -9,8 +9,10 @@ from .._averaging import (
     AVERAGE,
     average_start,
     averaged,
+    averages_entries,
     averaging_relation,
     check_average_unchanged,
+    n_averaged,
     new_averaging,
 )
 from .._estimator import ClassifierEstimator, score_weights
@@ -18,7 +20,7 @@ from ..exceptions import PartialUpdateError
 from .._kernels import _codes
 from .._kernels import _multilabel as K
 from .._kernels._codes import A_ROUNDS, A_START, N_AVERAGING
-from .._kernels._lazy_average import round_age
+from .._kernels._lazy_average import averaged_label_scores, round_age
 from .._learner import ManyRows, OnlineLearner
 from .._params import BOOLEAN, Interval, NoneOr, Options
 from .._persistence import LABELS, Array, Count, StateSchema, distinct, entry_is
@@ -358,6 +360,24 @@ class PAMultilabel(ManyRows, OnlineLearner, ClassifierEstimator):
             return averaged(self._w, self._uw, self._averaging), averaged(self._wb, self._uwb, self._averaging)
         return (averaged(self._W, self._U, self._averaging),)
 
+    def _label_scores(self, arrays, bias):
+        """Scores of every label (slot order) for CSR rows whose columns all have weights, no feature map.
+
+        Once a round is averaged, the entries of rows with few of them are
+        averaged alone (:func:`~olearn._averaging.averages_entries`,
+        :func:`~olearn._kernels._lazy_average.averaged_label_scores`): the
+        scores with :meth:`_predicting`'s weights, bit for bit, for O(nnz)
+        work instead of averaging every weight.
+        """
+        out = np.empty((arrays.n_rows, self._W.shape[0]))
+        rounds = n_averaged(self._averaging)
+        if rounds and averages_entries(arrays.indices.size, self._W.shape[1]):
+            averaged_label_scores(arrays.indptr, arrays.indices, arrays.data, self._W, self._U, float(rounds), bias,
+                                  out)
+        else:
+            K.multilabel_scores(arrays.indptr, arrays.indices, arrays.data, self._predicting()[0], bias, out)
+        return out
+
     @property
     def coef_(self):
         """Weight vectors, one row per label of ``classes_``: shape (n_classes, n_features); w (D,) with a map.
@@ -664,11 +684,8 @@ class PAMultilabel(ManyRows, OnlineLearner, ClassifierEstimator):
                 out[i] = [products[pointers[r] : pointers[r + 1]].sum() for r in range(k)]
                 out[i] += wb[:k] * params[K.M_BIAS]
             return out[:, self._labels.order]
-        (W,) = self._predicting()
-        arrays = seen_columns(arrays, W.shape[1] - 1)
-        out = np.empty((arrays.n_rows, W.shape[0]))
-        K.multilabel_scores(arrays.indptr, arrays.indices, arrays.data, W, params[K.M_BIAS], out)
-        return out[:, self._labels.order]
+        arrays = seen_columns(arrays, self._W.shape[1] - 1)
+        return self._label_scores(arrays, params[K.M_BIAS])[:, self._labels.order]
 
     def decision_function(self, X):
         """Scores w_r . x (+ intercept): shape (n_samples, n_classes), columns as ``classes_``."""

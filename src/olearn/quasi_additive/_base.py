@@ -256,9 +256,11 @@ class QuasiAdditiveClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLe
         arrays = self._check_X(X)
         self._check_width(arrays.n_features, "X")
         arrays = seen_columns(arrays, self._w.size - 1)
+        if self._averages_entries(arrays.indices.size):
+            return self._averaged_scores(arrays.indptr, arrays.indices, arrays.data, params[qa.Q_BIAS])
         out = np.empty(arrays.n_rows)
-        w = self._predicting_weights()
-        qa.quasi_additive_scores(arrays.indptr, arrays.indices, arrays.data, params[qa.Q_BIAS], w, out)
+        qa.quasi_additive_scores(arrays.indptr, arrays.indices, arrays.data, params[qa.Q_BIAS],
+                                 self._predicting_weights(), out)
         return out
 
     def _score_row(self, indices, data, n_features):
@@ -267,8 +269,9 @@ class QuasiAdditiveClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLe
             return None
         self._check_width(n_features, "x")
         indices, data = seen_row(indices, data, self._w.size - 1)
-        w = self._predicting_weights()
-        return qa.score_row(indices, data, 0, indices.size, params[qa.Q_BIAS], w)
+        if self._averages_entries(indices.size):
+            return self._averaged_scores(np.array([0, indices.size]), indices, data, params[qa.Q_BIAS])[0]
+        return qa.score_row(indices, data, 0, indices.size, params[qa.Q_BIAS], self._predicting_weights())
 
     # -- persistence ----------------------------------------------------------
 

@@ -19,10 +19,11 @@ give the bookkeeping and each learner's docstring the meaning of a weight.
 
 import numpy as np
 
-from .._averaging import AVERAGE, average_start
+from .._averaging import AVERAGE, average_start, averages_entries
 from ..exceptions import PartialUpdateError
 from .._kernels import _codes
 from .._kernels import _second_order as _so
+from .._kernels._lazy_average import averaged_vector_scores
 from .._kernels._diagonal import ADAGRAD_CHUNK, checking_diagonal_pass, diagonal_learn_one, diagonal_pass
 from .._kernels._second_order import (
     averaged,
@@ -112,6 +113,23 @@ class RunningSumAverage:
             return self._w
         out = np.empty(self._w.size)
         averaged(self._w, self._avg_sum, self._avg_count, out)
+        return out
+
+    def _averages_entries(self, n_entries):
+        """Whether rows of ``n_entries`` non-zeros are scored by :meth:`_averaged_scores`: once a round is
+        averaged, for rows with few entries (:func:`~olearn._averaging.averages_entries`)."""
+        return self._averaging() and self._avg_count[0] > 0.0 and averages_entries(n_entries, self._w.size)
+
+    def _averaged_scores(self, indptr, indices, data, bias):
+        """Scores of CSR rows (intercept feature ``bias``) with the averaged weights, once a round is averaged.
+
+        The entries the rows read are averaged alone
+        (:func:`~olearn._kernels._lazy_average.averaged_vector_scores`): the
+        scores with :meth:`_predicting_weights`, bit for bit, for O(nnz) work
+        instead of averaging all d weights.
+        """
+        out = np.empty(indptr.size - 1)
+        averaged_vector_scores(indptr, indices, data, self._w, self._avg_sum, self._avg_count[0], bias, out)
         return out
 
 
@@ -298,9 +316,10 @@ class SecondOrderClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLear
         arrays = self._check_X(X)
         self._check_width(arrays.n_features, "X")
         arrays = seen_columns(arrays, self._w.size - 1)
+        if self._averages_entries(arrays.indices.size):
+            return self._averaged_scores(arrays.indptr, arrays.indices, arrays.data, params[_so.Q_BIAS])
         out = np.empty(arrays.n_rows)
-        w = self._predicting_weights()
-        mean_scores(arrays.indptr, arrays.indices, arrays.data, w, params, out)
+        mean_scores(arrays.indptr, arrays.indices, arrays.data, self._predicting_weights(), params, out)
         return out
 
     def _score_row(self, indices, data, n_features):
@@ -309,8 +328,9 @@ class SecondOrderClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLear
             return None
         self._check_width(n_features, "x")
         indices, data = seen_row(indices, data, self._w.size - 1)
-        w = self._predicting_weights()
-        return mean_score_row(indices, data, 0, indices.size, w, params[_so.Q_BIAS])
+        if self._averages_entries(indices.size):
+            return self._averaged_scores(np.array([0, indices.size]), indices, data, params[_so.Q_BIAS])[0]
+        return mean_score_row(indices, data, 0, indices.size, self._predicting_weights(), params[_so.Q_BIAS])
 
     # -- learning -------------------------------------------------------------
 

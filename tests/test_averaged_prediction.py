@@ -1,0 +1,136 @@
+"""Averaged prediction (issue #34) for every averaged family but the sequence tagger.
+
+The reference is a NumPy transcription of averaging: a twin learner without
+averaging (whose weights follow the same path, averaging never changes what
+is learned) is read after every round, and the averaged weights are the plain
+mean of those weight vectors over the rounds averaged; its scores are the
+matrix products of the rows with that mean. A few rows are scored with the
+entries they read averaged alone, a large batch with the whole average: both
+must agree with the reference, and with each other bit for bit. Learning
+between predictions must show in the next prediction (nothing computed for an
+earlier round is reused).
+"""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from numpy.testing import assert_allclose, assert_array_equal
+
+from olearn.dual import DualAscent
+from olearn.linear import PAClassifier, PARegressor
+from olearn.multiclass import PAMulticlass
+from olearn.multilabel import PAMultilabel
+from olearn.quasi_additive import PNorm, Winnow
+from olearn.second_order import AROW
+
+D = 60  # wide enough that one row (3 non-zeros) averages its entries alone, and a whole batch every weight
+N = 30
+
+
+def _rows(seed=0):
+    rng = np.random.default_rng(seed)
+    X = sp.random(N, D, density=0.05, format="csr", random_state=rng, data_rvs=lambda n: rng.uniform(0.1, 1, n))
+    X.sort_indices()
+    truth = rng.standard_normal((4, D))
+    scores = X @ truth.T
+    return X, {
+        "binary": np.where(scores[:, 0] > 0, 1, -1),
+        "real": scores[:, 0],
+        "multiclass": np.argmax(scores[:, :3], axis=1),
+        "multilabel": [set(np.flatnonzero(s > 0).tolist()) for s in scores],
+    }
+
+
+# name, factory, target, whether the scores are decision_function (else predict)
+FAMILIES = [
+    ("PAClassifier", lambda **kw: PAClassifier(C=0.5, fit_intercept=True, **kw), "binary"),
+    ("PARegressor", lambda **kw: PARegressor(C=0.5, fit_intercept=True, **kw), "real"),
+    ("PAMulticlass", lambda **kw: PAMulticlass(C=0.5, fit_intercept=True, **kw), "multiclass"),
+    ("PAMultilabel", lambda **kw: PAMultilabel(C=0.5, fit_intercept=True, **kw), "multilabel"),
+    ("AROW diag", lambda **kw: AROW(covariance="diag", fit_intercept=True, **kw), "binary"),
+    ("AROW full", lambda **kw: AROW(covariance="full", fit_intercept=True, **kw), "binary"),
+    ("PNorm", lambda **kw: PNorm(p=3.0, fit_intercept=True, **kw), "binary"),
+    ("Winnow", lambda **kw: Winnow(fit_intercept=True, **kw), "binary"),
+    ("DualAscent", lambda **kw: DualAscent(fit_intercept=True, **kw), "binary"),
+]
+
+
+def _learn_one(learner, x, y, target):
+    """partial_fit of one row, every class declared up front (the weight vectors keep one shape)."""
+    if target == "binary":
+        return learner.partial_fit(x, [y], classes=[-1, 1])
+    if target == "multiclass":
+        return learner.partial_fit(x, [y], classes=[0, 1, 2])
+    if target == "multilabel":
+        return learner.partial_fit(x, [y], classes=[0, 1, 2, 3])
+    return learner.partial_fit(x, [y])
+
+
+def _scores(learner, X, target):
+    return learner.predict(X) if target == "real" else learner.decision_function(X)
+
+
+def _weights(learner):
+    """(coef, intercept) as 2-d and 1-d arrays, one row per output."""
+    return np.atleast_2d(learner.coef_).copy(), np.atleast_1d(learner.intercept_).copy()
+
+
+def _reference_scores(X, trajectory, start, target):
+    """Scores of X with the mean of the weights after rounds start..T (T < start: the last weights)."""
+    chosen = trajectory[start - 1:] if len(trajectory) >= start else trajectory[-1:]
+    coef = np.mean([c for c, _ in chosen], axis=0)
+    intercept = np.mean([b for _, b in chosen], axis=0)
+    scores = X.toarray() @ coef.T + intercept
+    if target in ("binary", "real"):
+        return scores[:, 0]
+    if target == "multiclass" and scores.shape[1] == 2:
+        return scores[:, 1] - scores[:, 0]
+    return scores
+
+
+@pytest.mark.parametrize("average", [True, 4])
+@pytest.mark.parametrize("name,make,target", FAMILIES, ids=[f[0] for f in FAMILIES])
+def test_averaged_scores_are_the_mean_of_the_weights_learn_after_learn(name, make, target, average):
+    X, targets = _rows()
+    y = targets[target]
+    start = 1 if average is True else average
+    plain, averaged = make(), make(average=average)
+    trajectory = []
+    for i in range(N):
+        _learn_one(plain, X[i], y[i], target)
+        _learn_one(averaged, X[i], y[i], target)
+        trajectory.append(_weights(plain))
+        # a prediction after every round: what it reads must follow the round just learned
+        whole = _scores(averaged, X, target)  # every row at once: the whole average
+        few = np.concatenate([_scores(averaged, X[j:j + 1], target) for j in (0, i, N - 1)])  # entries alone
+        reference = _reference_scores(X, trajectory, start, target)
+        assert_allclose(whole, reference, rtol=1e-9, atol=1e-12, err_msg=f"round {i + 1}, all rows")
+        assert_array_equal(few, whole[[0, i, N - 1]], err_msg=f"round {i + 1}: a row alone and in the batch")
+
+
+@pytest.mark.parametrize("name,make,target", FAMILIES, ids=[f[0] for f in FAMILIES])
+def test_predict_one_of_an_averaged_learner_is_its_batch_prediction(name, make, target):
+    X, targets = _rows(1)
+    y = targets[target]
+    learner = make(average=True)
+    for i in range(N):
+        _learn_one(learner, X[i], y[i], target)
+    batch = learner.predict(X)
+    for j in range(N):
+        one = learner.predict_one({int(c): float(v) for c, v in zip(X[j].indices, X[j].data)})
+        if target == "multilabel":
+            assert set(one) == set(learner.classes_[batch[j].astype(bool)])
+        else:
+            assert one == batch[j]
+
+
+def test_the_mean_kept_for_predictions_is_not_pickled():
+    import pickle
+
+    X, targets = _rows()
+    learner = PAMulticlass(average=True).partial_fit(X, targets["multiclass"])
+    before = learner.decision_function(X)  # the whole batch: the mean is computed and kept
+    assert learner.__dict__["_mean_cache"] is not None
+    copy = pickle.loads(pickle.dumps(learner))
+    assert copy.__dict__["_mean_cache"] is None
+    assert_array_equal(copy.decision_function(X), before)
