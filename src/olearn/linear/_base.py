@@ -818,7 +818,9 @@ class KernelizableLearner(LinearLearner):
 
     The compiled dual kernels (:mod:`olearn._kernels._mercer_binary`) are
     imported by the methods that call them, so that a learner without a
-    kernel (``olearn run --algo pa1``) never loads them.
+    kernel (``olearn run --algo pa1``) never loads them; the pass and the
+    batch scores are taken from :mod:`olearn._kernels._compiled` (compiled at
+    install, loaded on their first call).
     """
 
     _changed_in_place = ("_support",)
@@ -972,8 +974,6 @@ class KernelizableLearner(LinearLearner):
         support set, so a long stream never reserves more than the support set
         plus one block.
         """
-        from .._kernels._mercer_binary import dual_pass  # with a kernel only: see the class docstring
-
         mcodes, mparams = self._mercer
         support = self._support
         record = scores.size > 0
@@ -986,7 +986,7 @@ class KernelizableLearner(LinearLearner):
             if record:
                 outputs = tuple(out[first:last] for out in outputs)
             block_weights = UNWEIGHTED if weights is None else weights[first:last]
-            stopped = dual_pass(
+            stopped = _compiled.dual_pass(
                 indptr, arrays.indices[lo:hi], arrays.data[lo:hi], targets[first:last], block_weights,
                 *support.arrays(),
                 self._state, params, codes, mcodes, mparams, support.work, *outputs, totals,
@@ -1073,13 +1073,11 @@ class KernelizableLearner(LinearLearner):
         support = self._support
         out = np.empty(arrays.n_rows)
         if not callable(self.kernel):
-            from .._kernels._mercer_binary import dual_scores  # with a kernel only: see the class docstring
-
             # unseen features meet no support vector but count in ||x||^2: one shared column holds them
             arrays = seen_columns(arrays, self.n_features_in_, sink=True)
             support.reserve_features(arrays.n_features)
-            dual_scores(arrays.indptr, arrays.indices, arrays.data, *support.arrays()[:6], mcodes, mparams,
-                        support.work, out)
+            _compiled.dual_scores(arrays.indptr, arrays.indices, arrays.data, *support.arrays()[:6], mcodes, mparams,
+                                  support.work, out)
             return out
         if not len(support):
             out[:] = 0.0
