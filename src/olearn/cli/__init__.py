@@ -17,7 +17,7 @@ __all__ = ["cli", "main"]
 
 def tell_compiling(name):
     """The line on stderr that explains the wait of a first run: numba compiling a kernel for a second or more."""
-    sys.stderr.write(f"olearn: compiling {name} and the kernels it needs for this machine, once; cached afterwards\n")
+    sys.stderr.write(f"olearn: compiling numba kernels on first use (now: {name}), once; cached afterwards\n")
     sys.stderr.flush()
 
 
