@@ -68,6 +68,8 @@ def test_a_nested_compile_or_a_function_outside_olearn_starts_no_timer(told):
     with compiling(SimpleNamespace(py_func=os.path.join)):  # a function of another package
         with compiling(_rows.csr_summary):  # nested: part of the outer compile
             pass
+    with compiling(SimpleNamespace()):  # a dispatcher without py_func (a lifted loop's)
+        pass
     assert names == []
     with compiling(_rows.all_finite):
         assert called.wait(HANG_GUARD)

@@ -118,8 +118,10 @@ class SlowCompileListener(event.Listener):
     def on_start(self, ev):
         self._depth += 1
         callback = slow_compile_notice["callback"]
-        function = ev.data["dispatcher"].py_func
-        if self._depth == 1 and callback is not None and function.__module__.startswith(f"{__package__}."):
+        # any numba user's compiles come here too (and a lifted loop's dispatcher may have no py_func)
+        function = getattr(ev.data.get("dispatcher"), "py_func", None)
+        module = getattr(function, "__module__", None) or ""
+        if self._depth == 1 and callback is not None and module.startswith(f"{__package__}."):
             self._timer = threading.Timer(slow_compile_notice["delay"], self._tell, (callback, function.__name__))
             self._timer.daemon = True
             self._timer.start()
