@@ -35,3 +35,20 @@ def source_key(folder=_HERE):
 
 
 SOURCE_KEY = source_key()
+
+# What to tell of a slow first compile (:func:`notify_slow_compile`); read by :mod:`._jit`'s listener.
+slow_compile_notice = {"callback": None, "delay": 1.0}
+
+
+def notify_slow_compile(callback, delay=1.0):
+    """Call ``callback(name)`` once, when numba has been compiling the kernel ``name`` for ``delay`` seconds.
+
+    numba compiles a kernel on its first use when neither the kernels compiled
+    at install (:mod:`._compiled`) nor numba's cache (:mod:`._jit`) has it for
+    these sources and argument types; loading from the cache is no compile.
+    A compile that ends within ``delay`` seconds calls nothing. The callback
+    is called at most once (then forgotten), from a timer thread, while the
+    compile goes on; ``callback=None`` calls nothing. Imports no numba: the
+    command line sets it before any kernel is loaded.
+    """
+    slow_compile_notice.update(callback=callback, delay=delay)

@@ -190,7 +190,7 @@ def score_row(indices, data, lo, hi, w, state, params):
     return state[S_SCALE] * dot
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def row_score(indices, data, w, state, params):
     """w.x of one example held in its own arrays; a feature past the weights (never learned) counts 0.
 
@@ -544,7 +544,7 @@ def checking_averaged_pass(indptr, indices, data, width, y, weights, w, state, a
                               totals, avg, avg_state, width)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def learn_one_row(indices, data, y, weight, w, state, params, codes):
     """Learn a single example held in its own arrays; returns its score before the update.
 
@@ -556,7 +556,7 @@ def learn_one_row(indices, data, y, weight, w, state, params, codes):
     return score if ok else math.nan
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def learn_one_row_averaged(indices, data, y, weight, w, state, avg, avg_state, params, codes):
     """:func:`learn_one_row` adding the new iterate to the running sum ``avg`` (``average``)."""
     score, _, _, ok, sigma = learn_row_averaged(indices, data, 0, indices.size, y, weight, w, state, avg,
@@ -567,7 +567,7 @@ def learn_one_row_averaged(indices, data, y, weight, w, state, avg, avg_state, p
     return score
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def dict_learn_one(dict_address, key_addresses, scratch, indices, data, y, w, state, params, codes):
     """:func:`learn_one_row` of a dict whose keys repeat the last converted row's, read in the same call.
 
@@ -584,7 +584,7 @@ def dict_learn_one(dict_address, key_addresses, scratch, indices, data, y, w, st
     return score if ok else math.nan
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def dict_row_score(dict_address, key_addresses, scratch, indices, data, w, state, params):
     """:func:`row_score` of a dict read as :func:`dict_learn_one` reads it; NaN when it cannot be read so."""
     if read_values(dict_address, key_addresses, data, scratch) != VALUES:

@@ -55,7 +55,7 @@ _error_occurred = types.ExternalFunction("PyErr_Occurred", types.intp())
 _clear_error = types.ExternalFunction("PyErr_Clear", types.void())
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def dict_values(dict_address, key_addresses, out, scratch):
     """Read the values of the dict at ``dict_address`` into ``out``, if its keys are the objects ``key_addresses``.
 

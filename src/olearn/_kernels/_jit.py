@@ -15,17 +15,20 @@ when the install location is read-only. Caches of older sources are never read
 again and may be deleted.
 
 Every kernel module imports ``njit`` from here, so the cache locator is
-registered before its first kernel is decorated.
+registered before its first kernel is decorated, and so is the listener that
+tells :func:`olearn._kernels.notify_slow_compile`'s callback of a slow compile
+(:class:`SlowCompileListener`).
 """
 
 import os
 import sys
 import tempfile
+import threading
 
 from numba import njit
-from numba.core import caching, config
+from numba.core import caching, config, event
 
-from . import _HERE, SOURCE_KEY
+from . import _HERE, SOURCE_KEY, slow_compile_notice
 
 __all__ = ["njit"]
 
@@ -96,3 +99,44 @@ class KernelCacheLocator(_CacheLocator):
 
 if KernelCacheLocator not in _CacheImpl._locator_classes:
     _CacheImpl._locator_classes.insert(0, KernelCacheLocator)
+
+
+class SlowCompileListener(event.Listener):
+    """Calls ``slow_compile_notice["callback"](name)`` once a compile of the kernel ``name`` has run ``delay`` s.
+
+    numba announces each compile (``numba:compile``, after a miss of its cache) at
+    its start and end; a kernel it compiles while compiling another (a callee not
+    inlined) is part of the outer compile, so only a compile started from Python
+    starts the timer, and only for a kernel of this package. numba compiles under
+    one lock, so the compiles of a process nest and never overlap.
+    """
+
+    def __init__(self):
+        self._depth = 0
+        self._timer = None
+
+    def on_start(self, ev):
+        self._depth += 1
+        callback = slow_compile_notice["callback"]
+        # any numba user's compiles come here too (and a lifted loop's dispatcher may have no py_func)
+        function = getattr(ev.data.get("dispatcher"), "py_func", None)
+        module = getattr(function, "__module__", None) or ""
+        if self._depth == 1 and callback is not None and module.startswith(f"{__package__}."):
+            self._timer = threading.Timer(slow_compile_notice["delay"], self._tell, (callback, function.__name__))
+            self._timer.daemon = True
+            self._timer.start()
+
+    def on_end(self, ev):
+        self._depth -= 1
+        if self._depth == 0 and self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    @staticmethod
+    def _tell(callback, name):
+        if slow_compile_notice["callback"] is callback:  # once: the first slow compile tells
+            slow_compile_notice["callback"] = None
+            callback(name)
+
+
+event.register("numba:compile", SlowCompileListener())

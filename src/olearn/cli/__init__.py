@@ -15,12 +15,25 @@ from ._interrupt import INTERRUPTED_EXIT_CODE, caused_by_interrupt, exit_interru
 __all__ = ["cli", "main"]
 
 
+def tell_compiling(name):
+    """The line on stderr that explains the wait of a first run: numba compiling a kernel for a second or more."""
+    sys.stderr.write(f"olearn: compiling numba kernels on first use (now: {name}), once; cached afterwards\n")
+    sys.stderr.flush()
+
+
 def main(args=None):
-    """Entry point of the ``olearn`` console script and of ``python -m olearn``."""
+    """Entry point of the ``olearn`` console script and of ``python -m olearn``.
+
+    A numba compile of more than a second (a first run, numba's cache cold and
+    the kernel not compiled at install) is told on stderr, once per process
+    (:func:`olearn._kernels.notify_slow_compile`).
+    """
     args = sys.argv[1:] if args is None else list(args)
     try:
+        from .._kernels import notify_slow_compile
         from ._app import commands_named, load_commands, run_commands
 
+        notify_slow_compile(tell_compiling)
         load_commands(commands_named(args))
     except (KeyboardInterrupt, SystemError) as err:
         if not caused_by_interrupt(err):

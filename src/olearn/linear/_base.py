@@ -40,9 +40,6 @@ from ..kernel._hyperparameters import call_kernel, initial_seed, mercer_arrays
 
 K = LazyModule("olearn._kernels._binary_linear")
 
-# what the one-call paths of a dict answer when the general path must take the example
-_NOT_FUSED = object()
-
 # A batch whose rows the pass checks as it reads them is learned on a copy of the weights' state, to be
 # put back if a row is refused; the copy costs up to ~1.7 ns a weight (fresh pages), the separate check
 # it saves ~0.4 ns an entry: so a learner with weights takes that path from this many entries per copied
@@ -712,7 +709,7 @@ class BinaryLinearClassifier(BinaryClassifierMixin, LinearLearner):
     # -- one example: the common case in one compiled call --------------------
 
     def learn_one(self, x, y, sample_weight=None):
-        self.predict_learn_one(x, y, sample_weight)
+        self._predict_learn(x, y, sample_weight)
         return self
 
     learn_one.__doc__ = BinaryClassifierMixin.learn_one.__doc__
@@ -745,41 +742,29 @@ class BinaryLinearClassifier(BinaryClassifierMixin, LinearLearner):
         return super().predict_learn_one(x, y, sample_weight)
 
     predict_learn_one.__doc__ = BinaryClassifierMixin.predict_learn_one.__doc__
+    # the same function, unlocked (the class hook locks the public name only): learn_one's, which holds the lock
+    _predict_learn = predict_learn_one
 
     def predict_one(self, x):
-        if type(x) is dict:
-            predicted = self._predict_repeated(x)
-            if predicted is not _NOT_FUSED:
-                return predicted
+        # a dict with the keys of the last plain row (FeatureMap.repeated), settings built and unchanged, weights
+        # learned without a kernel and not averaged, no feature of the row past them, a class known: one compiled
+        # call (dict_row_score), read as _predict_learn reads it; NaN when it cannot be read so, and the general
+        # path then answers or names the fault. Checked inline, as _predict_learn's conditions are.
+        cache, state = self._config_cache, self.__dict__
+        features = state.get("_features")
+        if cache is not None and not cache[1] and features is not None and type(x) is dict and "_avg" not in state:
+            repeated = features.repeated
+            w = state.get("_w")
+            if repeated is not None and w is not None and repeated[4] <= state["n_features_in_"]:
+                sides = state["_labels"].sides
+                if sides is not None:
+                    score = K.dict_row_score(id(x), repeated[0], repeated[1], repeated[2], repeated[3], w,
+                                             state["_state"], cache[0][1])
+                    if score == score:
+                        return sides[score > 0.0]
         return super().predict_one(x)
 
     predict_one.__doc__ = BinaryClassifierMixin.predict_one.__doc__
-
-    def _repeated_row(self):
-        """The feature map's row for a dict with the keys of the last plain row
-        (:attr:`~olearn._features.FeatureMap.repeated`), when the weights can score it in one compiled call:
-        settings built and unchanged, weights learned without a kernel and not averaged, no feature of the row
-        past them. Else None."""
-        cache, state = self._config_cache, self.__dict__
-        features = state.get("_features")
-        if cache is None or cache[1] or features is None or "_avg" in state or "_w" not in state:
-            return None
-        repeated = features.repeated
-        if repeated is None or repeated[4] > state["n_features_in_"]:
-            return None
-        return repeated
-
-    def _predict_repeated(self, x):
-        """The class of the dict ``x`` in one compiled call (:func:`dict_row_score`), as :meth:`predict_learn_one`
-        reads it, once a class is known; else ``_NOT_FUSED``."""
-        repeated = self._repeated_row()
-        if repeated is None or self._labels.sides is None:
-            return _NOT_FUSED
-        score = K.dict_row_score(id(x), repeated[0], repeated[1], repeated[2], repeated[3], self._w, self._state,
-                                 self._config_cache[0][1])
-        if score != score:
-            return _NOT_FUSED
-        return self._labels.sides[score > 0.0]
 
     # -- persistence ----------------------------------------------------------
 
@@ -833,7 +818,9 @@ class KernelizableLearner(LinearLearner):
 
     The compiled dual kernels (:mod:`olearn._kernels._mercer_binary`) are
     imported by the methods that call them, so that a learner without a
-    kernel (``olearn run --algo pa1``) never loads them.
+    kernel (``olearn run --algo pa1``) never loads them; the pass and the
+    batch scores are taken from :mod:`olearn._kernels._compiled` (compiled at
+    install, loaded on their first call).
     """
 
     _changed_in_place = ("_support",)
@@ -987,8 +974,6 @@ class KernelizableLearner(LinearLearner):
         support set, so a long stream never reserves more than the support set
         plus one block.
         """
-        from .._kernels._mercer_binary import dual_pass  # with a kernel only: see the class docstring
-
         mcodes, mparams = self._mercer
         support = self._support
         record = scores.size > 0
@@ -1001,7 +986,7 @@ class KernelizableLearner(LinearLearner):
             if record:
                 outputs = tuple(out[first:last] for out in outputs)
             block_weights = UNWEIGHTED if weights is None else weights[first:last]
-            stopped = dual_pass(
+            stopped = _compiled.dual_pass(
                 indptr, arrays.indices[lo:hi], arrays.data[lo:hi], targets[first:last], block_weights,
                 *support.arrays(),
                 self._state, params, codes, mcodes, mparams, support.work, *outputs, totals,
@@ -1088,13 +1073,11 @@ class KernelizableLearner(LinearLearner):
         support = self._support
         out = np.empty(arrays.n_rows)
         if not callable(self.kernel):
-            from .._kernels._mercer_binary import dual_scores  # with a kernel only: see the class docstring
-
             # unseen features meet no support vector but count in ||x||^2: one shared column holds them
             arrays = seen_columns(arrays, self.n_features_in_, sink=True)
             support.reserve_features(arrays.n_features)
-            dual_scores(arrays.indptr, arrays.indices, arrays.data, *support.arrays()[:6], mcodes, mparams,
-                        support.work, out)
+            _compiled.dual_scores(arrays.indptr, arrays.indices, arrays.data, *support.arrays()[:6], mcodes, mparams,
+                                  support.work, out)
             return out
         if not len(support):
             out[:] = 0.0
