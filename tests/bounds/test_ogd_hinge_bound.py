@@ -35,6 +35,20 @@ def _ogd_transcription(X, y, eta):
     return np.array(losses), w
 
 
+
+def test_a_margin_of_exactly_one_takes_the_zero_subgradient():
+    """The slides' update fires on y w.x < 1; at exactly 1 "we may choose either", olearn the zero subgradient.
+
+    eta = 1, x = (1, 0), y = +1 three times, then x = (1/2, 0): round 1 (margin 0) gives w = (1, 0); rounds 2-3
+    (margin exactly 1) leave it; round 4 (margin 1/2) gives w = (3/2, 0).
+    """
+    X = np.array([[1.0, 0.0], [1.0, 0.0], [1.0, 0.0], [0.5, 0.0]])
+    y = np.ones(4, dtype=int)
+    est = olearn.OGDClassifier(loss="hinge", schedule="constant", eta=1.0)
+    res = olearn.run(est, X, y)
+    np.testing.assert_array_equal(res.losses, [1.0, 0.0, 0.0, 0.5])
+    np.testing.assert_array_equal(est.coef_.ravel(), [1.5, 0.0])
+
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("U", [0.5, 3.0])
 def test_regret_stays_under_eq_6(seed, U):

@@ -436,3 +436,13 @@ def test_a_bad_thread_count_is_an_error(tmp_path):
     path.write_text("1 1:1\n")
     proc = _run_on_three_cores("run", "--algo", "pa1", path, threads="two")
     assert proc.returncode != 0 and "OLEARN_PARSE_THREADS must be a positive integer" in proc.stderr
+
+
+def test_bound_help_names_every_algorithm_that_takes_bound():
+    result = CliRunner().invoke(cli, ["run", "--help"])
+    assert result.exit_code == 0
+    unwrapped = re.sub(r"\s+", " ", re.sub(r"-\n\s+", "-", result.output))
+    start = unwrapped.index(" --bound After the run")
+    help_line = unwrapped[start:unwrapped.index(" --quiet ", start)]
+    for algo in ("perceptron", "pa1-multilabel", "fig1-arow-full", "pa1-sequence", "winnow", "dual"):
+        assert f"({algo}," in help_line or f" {algo}," in help_line or f" {algo};" in help_line, algo

@@ -50,7 +50,9 @@ def test_last_1_in_l2_is_pa1(C, make_stream):
         pa = olearn.PAClassifier(variant="pa1", C=C, fit_intercept=fit_intercept)
         a, b = olearn.run(est, X, y), olearn.run(pa, X, y)
         assert_allclose(_weights(est), _weights(pa), rtol=1e-12, atol=1e-14)
-        assert_allclose(a.taus, b.taus, rtol=1e-12, atol=1e-14)
+        # 000 Sec. 5: alpha_t = min(C, l_t / ||x_t||^2), which is C on a zero row (PA's tau is 0 there: no move)
+        zero = ~np.asarray(abs(sp.csr_matrix(X)).sum(axis=1)).ravel().astype(bool) & (not fit_intercept)
+        assert_allclose(a.taus, np.where(zero, C, b.taus), rtol=1e-12, atol=1e-14)
         assert_array_equal(a.predictions, b.predictions)
 
 
@@ -90,12 +92,19 @@ def test_the_other_class_first_flips_the_stored_examples(make_stream):
     assert_allclose(late.dual_objective_, known.dual_objective_, rtol=1e-12)
 
 
-def test_zero_rows_keep_alpha_zero_in_the_window_updates():
+def test_zero_rows_take_the_top_of_their_box_in_the_window_updates():
+    """Eq. (31): along a zero row's coordinate D = gamma alpha_i + const, so its alpha is C (it moves no weight).
+
+    C = 0.5, gamma = 0.3, rows (1, 0), 0, (0, 1), labels +1, -1, -1, l2: round 1 gives PA-I's
+    alpha_1 = min(C, 0.3 / 1) = 0.3, round 2 alpha_2 = C = 0.5, round 3 alpha_3 = 0.3 (w_3 . x_3 = 0);
+    D after round 3 = gamma (0.3 + 0.5 + 0.3) - ||(0.3, -0.3)||^2 / 2 = 0.33 - 0.09 = 0.24.
+    """
     X = np.array([[1.0, 0.0], [0.0, 0.0], [0.0, 1.0]])
     for update in ("last-k", "all"):
-        est = DualAscent(update=update, k=2)
+        est = DualAscent(update=update, k=2, C=0.5, gamma=0.3)
         res = olearn.run(est, X, [1, -1, -1])
-        assert res.taus[1] == 0.0
+        assert_allclose(res.taus, [0.3, 0.5, 0.3], rtol=1e-12)
+        assert_allclose(est.dual_objective_[-1], 0.24, rtol=1e-9)
     res = olearn.run(DualAscent(update="conservative", C=0.5), X, [1, -1, -1])
     assert res.taus[1] == 0.5  # a zero score is a mistake: alpha = C, Eq. (16)
     res = olearn.run(DualAscent(update="aggressive", C=0.5, gamma=0.3), X, [1, -1, -1])

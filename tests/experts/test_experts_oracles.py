@@ -166,6 +166,17 @@ def test_randomized_weighted_majority_equals_oracle(rounds, seed):
     assert_allclose(res.expected_losses, mistake_probability, rtol=1e-10, atol=1e-12)
 
 
+
+def test_halving_replays_the_slides_run():
+    """The UCL slides' run of the Halving algorithm, 8 experts: the first vote is a 4-4 tie, predicted 1 as in the
+    slides' table; the predictions 1, 1, 0 cost losses 1, 0, 1 and leave E_4 the one consistent expert."""
+    advice = np.array([[1, 1, 0, 0, 1, 1, 0, 0], [0, 0, 0, 1, 0, 0, 1, 1], [0, 0, 0, 1, 0, 0, 0, 0]])
+    halving = Halving()
+    res = halving.run(advice, [0, 1, 1])
+    assert_array_equal(res.predictions, [1, 1, 0])
+    assert_array_equal(res.losses, [1, 0, 1])
+    assert_array_equal(halving.consistent_, [3])
+
 @FEW
 @given(binary_rounds(max_experts=8))
 def test_halving_equals_weighted_majority_with_beta_zero(rounds):

@@ -67,8 +67,11 @@ def _maximize(Z, y, alpha, window, regularizer, p, boxes, gamma):
     fixed[window] = 0.0
     base = Z.T @ (fixed * y)
     Zw, yw = Z[window], y[window]
+    out = alpha.copy()
+    # D grows as gamma a_i along a zero row's coordinate (it moves no weight): its maximizer is the box's top
+    out[window] = [boxes[i] for i in window]
     if not np.any(Zw):
-        return alpha
+        return out
 
     def negative(a):
         value, grad = conjugate(base + Zw.T @ (a * yw), regularizer, p)
@@ -76,9 +79,7 @@ def _maximize(Z, y, alpha, window, regularizer, p, boxes, gamma):
 
     found = minimize(negative, alpha[window], jac=True, method="L-BFGS-B", bounds=[(0.0, boxes[i]) for i in window],
                      options={"ftol": 1e-15, "gtol": 1e-12, "maxiter": 10_000})
-    out = alpha.copy()
-    # a zero row moves nothing: PA's convention keeps its variable at 0
-    out[window] = np.where(np.any(Zw != 0, axis=1), found.x, 0.0)
+    out[window] = np.where(np.any(Zw != 0, axis=1), found.x, out[window])
     return out
 
 

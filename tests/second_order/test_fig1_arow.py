@@ -113,6 +113,26 @@ def test_the_witness_stream_the_texts_diagonal_algorithm_is_within_sec_4_3():
     assert row.bound == pytest.approx(orabona2010_diagonal_arow_bound(X, y, u, r, updated, mistaken), rel=1e-12)
 
 
+
+def test_the_default_competitor_is_the_widest_margin_candidate_scaled_to_margin_1():
+    """Without u, the Sec. 4.3 row takes the separating candidate of largest margin in the D_T-norm, scaled to
+    min_t y_t u.x_t = 1: its loss is 0, but its norm is 1/margin, and the witness stream is separable by a margin
+    of 0.003 only, so the bound is ~7,640 against 75.3 for u = 0.9 w (docs/fidelity.md)."""
+    X, y, _ = _witness()
+    r = 10.0
+    est = Fig1AROW(r=r, covariance="diag")
+    res = olearn.run(est, X, y)
+    (row,) = bound_report(est, X, y, res).rows
+    u = row.u
+    assert np.min(y * (X @ u)) == pytest.approx(1.0, rel=1e-9) and row.competitor_loss == 0.0
+    updated, mistaken = oracle.fig1_update_rounds(X, y, r, diag=True)
+    squares = np.sum(X[updated] ** 2, axis=0)
+    # Sec. 4.3 with L = 0; U the update rounds with a positive margin of the text's algorithm
+    U = int(np.sum(updated & ~mistaken))
+    formula = np.sqrt((u @ u + np.sum(u**2 * squares) / r) * (r * np.sum(np.log(squares / r + 1.0)) + 2 * U))
+    assert row.bound == pytest.approx(formula, rel=1e-9) and row.measured == 63
+    assert row.bound == pytest.approx(7640.0, abs=1.0)
+
 @pytest.mark.parametrize("diag", [False, True])
 @pytest.mark.parametrize("r", [0.1, 1.0, 10.0])
 def test_bound_report_gives_the_texts_bound_and_it_holds(diag, r, make_stream):

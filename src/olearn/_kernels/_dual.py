@@ -17,8 +17,9 @@ along its coordinate, so D never decreases.
 The examples travel as one CSR store: the rows kept from earlier rounds
 followed by the new batch, each with its own intercept value ``row_bias``, its
 importance weight ``row_weight`` and its dual variable ``alpha``. A zero
-instance (x = 0, no intercept) moves no weight whatever its alpha; it keeps
-alpha = 0, PA's convention.
+instance (x = 0, no intercept) moves no weight whatever its alpha; D grows as
+gamma alpha along its coordinate, so Eq. (31) sets its alpha to the top of its
+box, C (c C with an importance weight c), as the batch optimum does.
 
 Importance weights (beyond the text): the primal ``F(w) + C sum_i c_i loss_i``
 has the dual boxes ``0 <= alpha_i <= c_i C``, so a row of weight c is solved in
@@ -136,7 +137,12 @@ def solve_window(indptr, indices, data, row_bias, row_weight, y, first, last, th
         for i in range(first, last + 1):
             lo, hi, bias = indptr[i], indptr[i + 1], row_bias[i]
             C = row_weight[i] * params[Q_C]
-            if C == 0.0 or dual_sqnorm(indices, data, lo, hi, bias, link_code, p) == 0.0:
+            if C == 0.0:
+                continue
+            if dual_sqnorm(indices, data, lo, hi, bias, link_code, p) == 0.0:
+                # D = gamma alpha_i + const along a zero row's coordinate: its maximum is the box's top
+                state[S_SUM_ALPHA] += C - alpha[i]
+                alpha[i] = C
                 continue
             violation = kkt_violation(indices, data, lo, hi, bias, y[i], alpha[i], w, C, gamma)
             worst = max(worst, violation)

@@ -101,9 +101,7 @@ from ._vw_habits import oaa_labels, sign_labels, vw_algorithm
               help="With --save: on Ctrl-C, still write the model of the examples learned so far (then exit 130).")
 @click.option("--bound", is_flag=True,
               help="After the run, print the papers' mistake or loss bounds next to the measured values "
-                   "(perceptron, pa, pa1, pa2 and their -multiclass, -regression, -uniclass, -multilabel and "
-                   "-cost-sensitive forms, sop, arow-full, narow, narow-full, fig1-arow, fig1-arow-full, ogd, pnorm; loads "
-                   "FILE into memory).")
+                   f"({', '.join(BOUNDED)}; loads FILE into memory).")
 @click.option("--quiet", is_flag=True, help="Print only the final summary. (-q is VW's: --quadratic.)")
 @click.option("--workers", type=click.IntRange(min=1), default=None, metavar="N",
               help="Learn on a local Dask cluster of N worker processes, one shard per FILE "

@@ -72,10 +72,10 @@ class DualAscent(QuasiAdditiveClassifier):
     :math:`\lambda M \le D(\alpha_{final}) \le P(w)` for every w.
 
     ``taus`` of :func:`olearn.run` are :math:`\alpha_t` after round t. A zero
-    instance moves no weight; it keeps :math:`\alpha_t = 0` in the window
-    updates (PA's convention); the conservative and aggressive updates set
-    :math:`\alpha_t` as Eq. (16) and (28) say (C on a mistake,
-    :math:`\min\{\gamma, C\}`), which raises D by :math:`\gamma\alpha_t`.
+    instance moves no weight; every update sets its :math:`\alpha_t` as the
+    text says: Eq. (16) C on a mistake, Eq. (28) :math:`\min\{\gamma, C\}`,
+    and the window updates C, Eq. (31)'s maximizer (D grows as
+    :math:`\gamma\alpha_t` along it), which raises D by :math:`\gamma\alpha_t`.
     With the entropic regularizer the dimension n enters the prior, the
     uniform vector of Eq. (25), and the aggressive and window updates depend
     on it: as in the text n is fixed, ``n_features`` or else the width of the
