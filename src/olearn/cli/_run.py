@@ -411,6 +411,10 @@ def _holdout_period(every, off, passes):
 def _learn_chunk(est, chunk, held_out, table, source, interrupts, writer, test_only, costs):
     """Predict then learn the rows of a chunk in order; held-out rows are only predicted, and counted apart.
 
+    A learner whose pass takes the held-out rows as a mask learns the chunk in
+    one pass (:meth:`HeldOut.learn_masked`); the others, one run of rows
+    between two held-out ones at a time.
+
     ``y`` is None for a uniclass learner, whose examples are the rows of X.
     """
     import olearn
@@ -424,6 +428,15 @@ def _learn_chunk(est, chunk, held_out, table, source, interrupts, writer, test_o
             costs.check_labels(y)
     if not test_only:
         _declare_binary_classes(est, y, learned)
+    if learned is not None and not test_only and (writer is None or not writer.probabilities):
+        with interrupts.held(), source.locating(first):
+            masked = held_out.learn_masked(est, X, y, weight)
+            if masked is not None:
+                result, every_row = masked
+                table.add(result, None if y is None else y[learned], est)
+                if writer is not None:
+                    writer.write(every_row, est)
+                return
     for lo, hi, held in held_out.segments(n):
         if held:
             with interrupts.held(), source.locating(first + lo):
