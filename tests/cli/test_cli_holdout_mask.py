@@ -128,6 +128,8 @@ LEARNERS = {
     "pa1": (lambda: olearn.PAClassifier(variant="pa1", C=0.5), "binary"),
     "perceptron": (olearn.Perceptron, "binary"),
     "ogd-sqrt": (lambda: olearn.OGDClassifier(schedule="sqrt", fit_intercept=True), "binary"),
+    "arow-diag": (lambda: olearn.AROW(covariance="diag", fit_intercept=True), "binary"),
+    "adagrad": (olearn.AdaGrad, "binary"),
     "pa1-multiclass": (lambda: olearn.PAMulticlass(variant="pa1", C=0.5, fit_intercept=True), "multiclass"),
     "mira": (olearn.MIRA, "multiclass"),
     "perceptron-multiclass": (olearn.MulticlassPerceptron, "multiclass"),
@@ -174,7 +176,8 @@ def test_masked_chunks_equal_the_rows_learned_apart(name):
 
 
 @pytest.mark.parametrize("make", [lambda: olearn.PAClassifier(average=True), lambda: olearn.PAMulticlass(average=True),
-                                  lambda: olearn.PAClassifier(kernel="rbf")])
+                                  lambda: olearn.PAClassifier(kernel="rbf"), lambda: olearn.AROW(covariance="full"),
+                                  olearn.Winnow])
 def test_learners_whose_pass_takes_no_mask_say_so_untouched(make):
     Xs, _ = sparse_rows(20, 4, seed=5)
     y = np.tile([1, -1], 10)
