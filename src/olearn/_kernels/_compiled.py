@@ -8,7 +8,8 @@ binary linear learner without averaging), or, for a batch large enough, in place
 ``LinearLearner._learn_rows``); ``olearn predict`` and runs of several passes also
 :func:`._binary_linear.binary_linear_scores`, the latter with a hold-out
 :func:`._binary_linear.held_out_linear_pass`; a VW text file :func:`._parse_vw.count_bounds`,
-:func:`._parse_vw.parse_vw` and :func:`._parse_rows.sort_and_sum_rows` instead of the LIBSVM parser. Starting numba to load them from its cache costs more than
+:func:`._parse_vw.parse_vw` and :func:`._parse_rows.sort_and_sum_rows` instead of the LIBSVM parser; a
+run from a cache (``-c``) :func:`._parse_rows.check_csr`. Starting numba to load them from its cache costs more than
 a short run itself (about 0.65 s: importing numba and its first dispatch), so olearn's build compiles
 them once more, with ``numba.pycc``, into an extension module ``_precompiled...``
 (:mod:`._build`; ``setup.py``). That module needs only numpy at run time.
@@ -65,6 +66,7 @@ KERNELS = {
     "count_bounds": ("_parse_vw", "u1[:]r i8 i8"),
     "parse_vw": ("_parse_vw", "u1[:]r i8 i8 i8 i4[:] i4[:] f8[:] f8[:] f8[:] i8[:] i8[:,:] none none"),
     "sort_and_sum_rows": ("_parse_rows", "i4[:] i4[:] f8[:] i8 i8[:] i8[:] f8[:]"),
+    "check_csr": ("_parse_rows", "i4[:]r i4[:]r i8"),
 }
 
 # The extension compiled for the build machine's CPU is named after that CPU's cpu_identity() (its
