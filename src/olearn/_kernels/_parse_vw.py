@@ -161,6 +161,17 @@ def murmur3_32(buf, lo, hi, seed):
     return h
 
 
+@njit(cache=True)
+def name_columns(buf, spans, n_bits, out):
+    """The column :func:`parse_vw` gives each feature name: ``spans[i]`` holds the byte ranges of its
+    namespace and of its name in ``buf`` (namespace start, end, name start, end); ``out[i]`` receives
+    the hash of the name seeded by the namespace's, modulo ``2**n_bits``."""
+    mask = (1 << n_bits) - 1
+    for i in range(spans.shape[0]):
+        seed = murmur3_32(buf, spans[i, 0], spans[i, 1], 0)
+        out[i] = murmur3_32(buf, spans[i, 2], spans[i, 3], seed) & mask
+
+
 @njit(cache=True, inline="always")
 def _ends_name(buf, i, end):
     return i >= end or is_blank(byte_at(buf, i)) or byte_at(buf, i) == NEWLINE or byte_at(buf, i) == BAR
