@@ -7,9 +7,10 @@ learned, in every pass including the first. The progressive table counts the
 other examples only; the held-out mistake rate of each pass is printed after it.
 
 A learner with a pass that takes the held-out rows as a mask (``_held_out_pass``:
-the binary linear learners) learns a chunk in one compiled pass
-(:func:`learn_masked`); the others learn each run of rows between two held-out
-ones apart (:meth:`HeldOut.segments`), with the same results.
+the binary linear, diagonal second-order, multiclass and cost-sensitive
+learners) learns a chunk in one compiled pass (:meth:`HeldOut.learn_masked`);
+the others learn each run of rows between two held-out ones apart
+(:meth:`HeldOut.segments`), with the same results.
 """
 
 import numpy as np
@@ -39,7 +40,7 @@ class HeldOut:
         return None if self.every is None else ~self._held(n)
 
     def learn_masked(self, est, X, y, weight):
-        """Learn the next ``n`` rows of the pass, X's, in one pass of ``est`` that holds out this pass's rows.
+        """Learn the rows of X, the next of the pass, in one pass of ``est`` that holds out this pass's rows.
 
         Returns ``(learned, every_row)``: an :class:`olearn.RunResult` of the
         learned rows alone, and one of every row in order (for ``-p``); the
