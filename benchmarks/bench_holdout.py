@@ -36,7 +36,7 @@ VW_FLAGS = ["--loss_function", "hinge", "--noconstant", "-b", "18", "--sgd", "--
 
 
 def commands(folder):
-    olearn = [sys.executable, "-m", "olearn", "run", "-a", "pa1", "-c", "--passes", "5", "-q",
+    olearn = [sys.executable, "-m", "olearn", "run", "-a", "pa1", "-c", "--passes", "5", "--quiet",
               os.fspath(folder / "stream.svm")]
     vw = [sys.executable, "-c", VW_SNIPPET, "-d", os.fspath(folder / "stream.vw"), *VW_FLAGS]
     return {"olearn hold-out": olearn, "olearn --holdout-off": [*olearn, "--holdout-off"],

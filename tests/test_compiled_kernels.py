@@ -74,7 +74,7 @@ def test_the_guard_wants_writable_arrays_except_where_read_only_is_allowed():
 
 def test_trailing_none_arguments_may_be_left_out_but_not_given_otherwise():
     types = _types("binary_linear_pass")
-    assert [kind for kind, *_ in types[-3:]] == ["none", "none", "none"]
+    assert [kind for kind, *_ in types[-4:]] == ["none", "none", "none", "none"]
     args = (np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int32)) + tuple(
         np.zeros(1, dtype=np.int64) if code == "i8[:]" else np.zeros(1)
         for code in _compiled.KERNELS["binary_linear_pass"][1].split()[2:13])
@@ -82,7 +82,8 @@ def test_trailing_none_arguments_may_be_left_out_but_not_given_otherwise():
     assert _compiled.accepts(types, args + (None,))
     assert not _compiled.accepts(types, args + (np.zeros(1), np.zeros(2)))  # averaging: numba's kernel
     assert not _compiled.accepts(types, args + (None, None, np.uint64(3)))  # checking: a kernel of its own
-    assert not _compiled.accepts(types, args + (None, None, None, None))
+    assert not _compiled.accepts(types, args + (None, None, None, np.zeros(1, dtype=bool)))  # held out: its own
+    assert not _compiled.accepts(types, args + (None, None, None, None, None))
 
 
 def test_an_extension_of_other_sources_or_the_jit_switch_is_not_used(monkeypatch):

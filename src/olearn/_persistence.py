@@ -871,6 +871,12 @@ def _input_problem(info):
         problem = namespaces_problem(info["namespaces"])
         if problem:
             return f"has namespaces {problem}"
+    if "hashed_names" in info:
+        from .data._vw_names import hashed_names_problem
+
+        problem = hashed_names_problem(info["hashed_names"])
+        if problem:
+            return f"has hashed_names {problem}"
     layout = info.get("csv", {})
     n_columns = layout.get("n_columns", 0)
     if not (isinstance(n_columns, int) and not isinstance(n_columns, bool) and n_columns >= 0):
@@ -895,8 +901,10 @@ def read_input_info(path):
     vw, csv, cache or conll), ``zero_based`` (how LIBSVM indices were read),
     ``bits`` (the hashing of VW and CoNLL features) and ``csv`` (``label_column``,
     counted from 1, ``delimiter``, ``n_columns`` and the ``header``'s names
-    or null), and ``namespaces`` (VW's namespace options: ``interactions``,
-    ``ignore``, ``keep``, ``ngram``, ``skips``). Models saved without it (by the library) or by an olearn that
+    or null), ``namespaces`` (VW's namespace options: ``interactions``,
+    ``ignore``, ``keep``, ``ngram``, ``skips``) and ``hashed_names`` (the names
+    behind a VW file's hashed columns, kept by ``olearn run --keep-names``:
+    :func:`olearn.data._vw_names.vw_feature_names`). Models saved without it (by the library) or by an olearn that
     recorded ``zero_based`` only load as before. An entry of the wrong shape is
     a ModelFormatError.
     """

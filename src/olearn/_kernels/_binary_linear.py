@@ -409,7 +409,7 @@ def apply_step(indices, data, a, tau, sqnorm_x, w, state, params, codes):
 # counts of the arrays handed to the row functions (~10% of the pass).
 @njit(cache=True, _nrt=False)
 def binary_linear_pass(indptr, indices, data, y, weights, w, state, params, codes, scores, losses, taus, totals,
-                       avg=None, avg_state=None, width=None):
+                       avg=None, avg_state=None, width=None, held=None):
     """Progressive validation over the rows of a CSR matrix, in order.
 
     Each row is first scored, then learned. A round is a mistake when
@@ -424,7 +424,7 @@ def binary_linear_pass(indptr, indices, data, y, weights, w, state, params, code
     Returns -1, or the index of the row at which learning stopped because the
     numbers overflowed. ``avg`` and ``avg_state``: see :func:`averaged_linear_pass`;
     ``width``: see :func:`checking_linear_pass` (then a row that fails its
-    checks stops the pass too).
+    checks stops the pass too); ``held``: see :func:`held_out_linear_pass`.
 
     Left out (None), they make the plain pass: numba prunes the branches that
     test ``avg is None`` (and ``width is None``) before it compiles anything
@@ -452,6 +452,7 @@ def binary_linear_pass(indptr, indices, data, y, weights, w, state, params, code
     updates = 0.0
     stopped = -1
     n = indptr.size - 1
+    n_held = 0
     sigma = 0.0
     start = 0.0
     if avg_state is not None:
@@ -468,6 +469,14 @@ def binary_linear_pass(indptr, indices, data, y, weights, w, state, params, code
                 stopped = i
                 n = i
                 break
+        if held is not None and held[i]:
+            # a held-out row is scored as decision_function scores it, and nothing more
+            n_held += 1
+            if record:
+                scores[i] = score_row(indices, data, indptr[i], indptr[i + 1], w, state, params)
+                losses[i] = 0.0
+                taus[i] = 0.0
+            continue
         weight = weights[i] if weighted else 1.0
         if avg is not None:
             score, loss, tau, ok, sigma = learn_row_averaged(indices, data, indptr[i], indptr[i + 1], y[i], weight,
@@ -494,7 +503,7 @@ def binary_linear_pass(indptr, indices, data, y, weights, w, state, params, code
             updates += 1.0
     if avg_state is not None:
         avg_state[A_SIGMA] = sigma
-    add_totals(totals, mistakes, cumulative_loss, updates, n)
+    add_totals(totals, mistakes, cumulative_loss, updates, n - n_held)
     return stopped
 
 
@@ -534,6 +543,24 @@ def checking_linear_pass(indptr, indices, data, width, y, weights, w, state, par
     """
     return binary_linear_pass(indptr, indices, data, y, weights, w, state, params, codes, scores, losses, taus,
                               totals, None, None, width)
+
+
+@njit(cache=True, _nrt=False)
+def held_out_linear_pass(indptr, indices, data, y, weights, held, w, state, params, codes, scores, losses, taus,
+                         totals):
+    """:func:`binary_linear_pass` where the rows with ``held[i]`` are held out: scored, never learned.
+
+    Vowpal Wabbit's hold-out of a multi-pass run (``olearn run --passes N``)
+    in one compiled pass over a chunk: a held-out row's score is
+    :func:`score_row`'s on the weights of its moment (that of
+    ``decision_function``), recorded with loss and tau 0 when the pass
+    records; it is no round of the totals, it does not count in the rounds
+    ``t`` of a step schedule, and it moves nothing. The other rows are learned
+    exactly as by :func:`binary_linear_pass` on them alone. The rows must be
+    checked (no ``width``) and the learner plain (no averaging).
+    """
+    return binary_linear_pass(indptr, indices, data, y, weights, w, state, params, codes, scores, losses, taus,
+                              totals, None, None, None, held)
 
 
 @njit(cache=True, _nrt=False)

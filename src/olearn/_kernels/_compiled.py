@@ -6,10 +6,12 @@
 binary linear learner without averaging), or, for a batch large enough, in place of the last two
 :func:`._binary_linear.checking_linear_pass` (the pass that checks each row as it reads it; see
 ``LinearLearner._learn_rows``); ``olearn predict`` and runs of several passes also
-:func:`._binary_linear.binary_linear_scores`; a VW text file :func:`._parse_vw.count_bounds`,
-:func:`._parse_vw.parse_vw` and :func:`._parse_rows.sort_and_sum_rows` instead of the LIBSVM parser; a binary
-learner with a Mercer kernel (``--kernel``) :func:`._mercer_binary.dual_pass` and, to predict,
-:func:`._mercer_binary.dual_scores` (compiling these two took 10-20 s of a first run). Starting numba to load them from its cache costs more than
+:func:`._binary_linear.binary_linear_scores`, the latter with a hold-out
+:func:`._binary_linear.held_out_linear_pass`; a VW text file :func:`._parse_vw.count_bounds`,
+:func:`._parse_vw.parse_vw` and :func:`._parse_rows.sort_and_sum_rows` instead of the LIBSVM parser; a
+run from a cache (``-c``) :func:`._parse_rows.check_csr`; a binary learner with a Mercer kernel
+(``--kernel``) :func:`._mercer_binary.dual_pass` and, to predict, :func:`._mercer_binary.dual_scores`
+(compiling these two took 10-20 s of a first run). Starting numba to load them from its cache costs more than
 a short run itself (about 0.65 s: importing numba and its first dispatch), so olearn's build compiles
 them once more, with ``numba.pycc``, into an extension module ``_precompiled...``
 (:mod:`._build`; ``setup.py``). That module needs only numpy at run time.
@@ -52,11 +54,15 @@ KERNELS = {
     "csr_summary": ("_rows", "i8[:] i4[:] u4[:] u4 f8[:] i8"),
     "binary_linear_pass": (
         "_binary_linear",
-        "i8[:] i4[:] f8[:] f8[:] f8[:] f8[:] f8[:] f8[:] i8[:] f8[:] f8[:] f8[:] f8[:] none none none",
+        "i8[:] i4[:] f8[:] f8[:] f8[:] f8[:] f8[:] f8[:] i8[:] f8[:] f8[:] f8[:] f8[:] none none none none",
     ),
     "checking_linear_pass": (
         "_binary_linear",
         "i8[:] i4[:] f8[:] u8 f8[:] f8[:] f8[:] f8[:] f8[:] i8[:] f8[:] f8[:] f8[:] f8[:]",
+    ),
+    "held_out_linear_pass": (
+        "_binary_linear",
+        "i8[:] i4[:] f8[:] f8[:] f8[:] b1[:] f8[:] f8[:] f8[:] i8[:] f8[:] f8[:] f8[:] f8[:]",
     ),
     "binary_linear_scores": ("_binary_linear", "i8[:] i4[:] f8[:] f8[:] f8[:] f8[:] f8[:]"),
     "count_bounds": ("_parse_vw", "u1[:]r i8 i8"),
@@ -68,6 +74,7 @@ KERNELS = {
         "f8[:] f8[:] f8[:] i8[:] f8[:]",
     ),
     "dual_scores": ("_mercer_binary", "i8[:] i4[:] f8[:] i8[:] i4[:] f8[:] f8[:] f8[:,:] i8[:] i8[:] f8[:] f8[:] f8[:]"),
+    "check_csr": ("_parse_rows", "i4[:]r i4[:]r i8"),
 }
 
 # The extension compiled for the build machine's CPU is named after that CPU's cpu_identity() (its

@@ -50,6 +50,7 @@ from ._second_order import (
     averaged_rank,
     count_averaged,
     fig1_precision_step,
+    mean_score_row,
     second_order_step,
 )
 from ._totals import add_totals
@@ -324,7 +325,7 @@ def diagonal_round(indices, data, lo, hi, y, weight, w, s, avg, jm1, rule, hyper
 # (its comment says why): the pass allocates nothing and keeps no array.
 @njit(cache=True, _nrt=False)
 def diagonal_pass(indptr, indices, data, y, weights, w, s, state, avg, avg_count, params, codes, work,
-                  scores, losses, taus, totals, width=None):
+                  scores, losses, taus, totals, width=None, held=None):
     """Progressive validation over the rows of a CSR matrix with a diagonal covariance.
 
     ``weights``, ``avg`` and ``avg_count`` are as in
@@ -335,7 +336,8 @@ def diagonal_pass(indptr, indices, data, y, weights, w, s, state, avg, avg_count
     checks stops the pass too, as an overflow does: the rounds' ``bound`` is
     the width, at most the weights' size); left out (None), numba prunes the
     checks before it compiles them, as in
-    :func:`._binary_linear.binary_linear_pass`.
+    :func:`._binary_linear.binary_linear_pass`; ``held``: see
+    :func:`held_out_diagonal_pass`.
     """
     record = scores.size > 0
     weighted = weights.size > 0
@@ -354,7 +356,16 @@ def diagonal_pass(indptr, indices, data, y, weights, w, s, state, avg, avg_count
             n = 0
             stopped = 0
         bound = min(np.uint64(width), np.uint64(w.size - 1))
+    n_held = 0
     for i in range(n):
+        if held is not None and held[i]:
+            # a held-out row is scored as decision_function scores it, and nothing more
+            n_held += 1
+            if record:
+                scores[i] = mean_score_row(indices, data, indptr[i], indptr[i + 1], w, bias)
+                losses[i] = 0.0
+                taus[i] = 0.0
+            continue
         weight = weights[i] if weighted else 1.0
         jm1 = averaged_rank(state, avg, avg_count, first)
         if width is not None:
@@ -385,8 +396,27 @@ def diagonal_pass(indptr, indices, data, y, weights, w, s, state, avg, avg_count
         cumulative_loss += loss
         if tau != 0.0:
             updates += 1.0
-    add_totals(totals, mistakes, cumulative_loss, updates, n)
+    add_totals(totals, mistakes, cumulative_loss, updates, n - n_held)
     return stopped
+
+
+@njit(cache=True, _nrt=False)
+def held_out_diagonal_pass(indptr, indices, data, y, weights, held, w, s, state, avg, avg_count, params, codes, work,
+                           scores, losses, taus, totals):
+    """:func:`diagonal_pass` where the rows with ``held[i]`` are held out: scored, never learned.
+
+    Vowpal Wabbit's hold-out of a multi-pass run (``olearn run --passes N``)
+    in one compiled pass over a chunk: a held-out row's score is
+    :func:`._second_order.mean_score_row`'s on the mean of its moment (that of
+    ``decision_function``), recorded with loss and tau 0 when the pass
+    records; it is no round of the totals or of the round counter, and it
+    moves nothing. The other rows are learned exactly as by
+    :func:`diagonal_pass` on them alone. The rows must be checked (no
+    ``width``) and the learner plain (no averaging: ``avg`` and ``avg_count``
+    empty).
+    """
+    return diagonal_pass(indptr, indices, data, y, weights, w, s, state, avg, avg_count, params, codes, work, scores,
+                         losses, taus, totals, None, held)
 
 
 @njit(cache=True, _nrt=False)

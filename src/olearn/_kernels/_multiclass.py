@@ -84,6 +84,8 @@ NOT_ORTHONORMAL = 2  # MIRA with a feature map whose class vectors are not ortho
 
 # Below this bound on |W| entries no PA update can overflow (see learn_row).
 _SAFE = 1e300
+# the ``held`` of a pass that holds no row out (see :func:`held_out_multiclass_pass`)
+_NONE_HELD = np.zeros(0, dtype=np.bool_)
 
 # Relative tolerance of the orthogonality check of MIRA with a feature map.
 _ORTHO_TOL = 1e-9
@@ -480,7 +482,8 @@ def multiclass_pass(indptr, indices, data, y, weights, W, bound, A, clock, n_act
     stopped because the numbers overflowed.
     """
     return progressive_rows(indptr, indices, data, y, weights, W, bound, A, clock, n_active, ranks, margins, params,
-                            codes, scores, coef, work, out_scores, preds, losses, taus, mistakes, totals, True)
+                            codes, scores, coef, work, out_scores, preds, losses, taus, mistakes, totals, True,
+                            _NONE_HELD)
 
 
 @njit(cache=True, _nrt=False)
@@ -492,25 +495,64 @@ def pa_multiclass_pass(indptr, indices, data, y, weights, W, bound, A, clock, n_
     the first run of a PA learner compiles about half as much.
     """
     return progressive_rows(indptr, indices, data, y, weights, W, bound, A, clock, n_active, ranks, margins, params,
-                            codes, scores, coef, work, out_scores, preds, losses, taus, mistakes, totals, False)
+                            codes, scores, coef, work, out_scores, preds, losses, taus, mistakes, totals, False,
+                            _NONE_HELD)
+
+
+@njit(cache=True, _nrt=False)
+def held_out_multiclass_pass(indptr, indices, data, y, weights, held, W, bound, A, clock, n_active, ranks, margins,
+                             params, codes, scores, coef, work, out_scores, preds, losses, taus, mistakes, totals):
+    """:func:`multiclass_pass` where the rows with ``held[i]`` are held out: scored, never learned.
+
+    Vowpal Wabbit's hold-out of a multi-pass run (``olearn run --passes N``)
+    in one compiled pass over a chunk. A held-out row's class scores are
+    those of :func:`multiclass_scores` on the prototypes of its moment, for
+    the classes known then (-inf for the others), recorded with prediction
+    slot -2, loss and tau 0 and no mistake (the caller judges it as
+    ``predict`` would); it is no round of the totals or of the averaging
+    clock, its label slot is not read, and it moves nothing. The other rows
+    are learned exactly as by :func:`multiclass_pass` on them alone. Every
+    row is recorded.
+    """
+    return progressive_rows(indptr, indices, data, y, weights, W, bound, A, clock, n_active, ranks, margins, params,
+                            codes, scores, coef, work, out_scores, preds, losses, taus, mistakes, totals, True, held)
 
 
 @njit(cache=True, inline="always")
 def progressive_rows(indptr, indices, data, y, weights, W, bound, A, clock, n_active, ranks, margins, params, codes,
-                     scores, coef, work, out_scores, preds, losses, taus, mistakes, totals, general):
-    """The loop of the two passes; ``general`` (a constant at each call) as in :func:`learn_row`."""
+                     scores, coef, work, out_scores, preds, losses, taus, mistakes, totals, general, held):
+    """The loop of the passes; ``general`` (a constant at each call) as in :func:`learn_row`, ``held`` as in
+    :func:`held_out_multiclass_pass` (empty: no row is held out)."""
     record = preds.size > 0
     weighted = weights.size > 0
+    holding = held.size > 0
     config = unpack_config(params, codes)
     start = params[MP_AVERAGE]
+    bias = config[6]
     n_mistakes = 0.0
     cumulative_loss = 0.0
     updates = 0.0
     stopped = -1
     n = indptr.size - 1
+    n_held = 0
     for i in range(n):
         if record:
             known = n_active[0]
+        if holding and held[i]:
+            n_held += 1
+            d = W.shape[0] - 1
+            for a in range(out_scores.shape[1]):
+                out_scores[i, a] = W[d, a] * bias if a < known else -math.inf
+            for k in range(indptr[i], indptr[i + 1]):
+                j = indices[k]
+                v = data[k]
+                for a in range(known):
+                    out_scores[i, a] += W[j, a] * v
+            preds[i] = -2
+            losses[i] = 0.0
+            taus[i] = 0.0
+            mistakes[i] = False
+            continue
         weight = weights[i] if weighted else 1.0
         pred, loss, tau, mistake, moved, status = learn_row(indices, data, indptr[i], indptr[i + 1], y[i], weight, W,
                                                             bound, A, clock, n_active, ranks, margins, config, start,
@@ -529,7 +571,7 @@ def progressive_rows(indptr, indices, data, y, weights, W, bound, A, clock, n_ac
         n_mistakes += mistake
         cumulative_loss += loss
         updates += moved
-    add_totals(totals, n_mistakes, cumulative_loss, updates, n)
+    add_totals(totals, n_mistakes, cumulative_loss, updates, n - n_held)
     return stopped
 
 

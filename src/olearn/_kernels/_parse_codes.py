@@ -51,3 +51,11 @@ FULL_ENTRIES = 1  # indices and data
 FULL_MLABELS = 2
 FULL_UNSORTED = 3  # unsorted (the caller has sorted the rows listed; it only needs more room)
 FULL_FIXUPS = 4  # fixups (likewise converted already)
+
+# Codes of check_csr (:mod:`._parse_rows`): what is wrong with the arrays of a CSR matrix read from a file.
+CSR_OK = 0
+CSR_INDPTR_START = 1  # indptr[0] != 0
+CSR_INDPTR_DECREASES = 2  # indptr[row + 1] < indptr[row]
+CSR_INDPTR_END = 3  # indptr[-1] != len(indices)
+CSR_INDEX_RANGE = 4  # an index outside [0, n_columns)
+CSR_INDEX_ORDER = 5  # indices of a row not strictly increasing (unsorted or repeated)

@@ -11,6 +11,14 @@ a repeated column are summed in the order the row gives them.
 import numpy as np
 
 from ._jit import njit
+from ._parse_codes import (
+    CSR_INDEX_ORDER,
+    CSR_INDEX_RANGE,
+    CSR_INDPTR_DECREASES,
+    CSR_INDPTR_END,
+    CSR_INDPTR_START,
+    CSR_OK,
+)
 
 _INSERTION_MAX = 32
 # the place of an entry in its row, in the low 32 bits of its sort key (sort_and_sum_rows)
@@ -160,13 +168,6 @@ def sort_and_sum_rows(indptr, indices, data, n_rows, keys, spare, values):
     return out
 
 
-# Codes of check_csr: what is wrong with the arrays of a CSR matrix read from a file.
-CSR_OK = 0
-CSR_INDPTR_START = 1  # indptr[0] != 0
-CSR_INDPTR_DECREASES = 2  # indptr[row + 1] < indptr[row]
-CSR_INDPTR_END = 3  # indptr[-1] != len(indices)
-CSR_INDEX_RANGE = 4  # an index outside [0, n_columns)
-CSR_INDEX_ORDER = 5  # indices of a row not strictly increasing (unsorted or repeated)
 
 
 @njit(cache=True)

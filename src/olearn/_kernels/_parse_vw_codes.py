@@ -15,6 +15,7 @@ E_NAMESPACE_WEIGHT = 4  # '|ns:w' is not supported
 E_EMPTY_NAME = 5  # ':value' without a feature name
 E_EMPTY_VALUE = 6  # 'name:'
 E_VALUE = 7  # value is not a number
+FULL_FIXUPS = 8  # the fixups output is full: the caller parses again with one of room for every number
 
 # counts[] slots filled by parse_vw: the shared ones (C_STATUS, C_ERR_POS,
 # C_FIXUPS; see _parse_number), then

@@ -66,7 +66,7 @@ class OlearnGroup(click.Group):
         name, command, rest = super().resolve_command(ctx, args)
         from . import _vw_habits
 
-        if name in _vw_habits.COMMANDS and (hint := _vw_habits.vw_flag_hint(rest)) is not None:
+        if name in _vw_habits.COMMANDS and (hint := _vw_habits.vw_flag_hint(rest, name)) is not None:
             raise CommandError(hint, exit_code=2)
         return name, command, rest
 

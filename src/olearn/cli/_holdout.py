@@ -5,6 +5,12 @@ one pass), the examples K, 2K, 3K, ... of the file (counted from 1, in every
 pass alike) are held out: predicted with the weights of that moment, never
 learned, in every pass including the first. The progressive table counts the
 other examples only; the held-out mistake rate of each pass is printed after it.
+
+A learner with a pass that takes the held-out rows as a mask (``_held_out_pass``:
+the binary linear, diagonal second-order, multiclass and cost-sensitive
+learners) learns a chunk in one compiled pass (:meth:`HeldOut.learn_masked`);
+the others learn each run of rows between two held-out ones apart
+(:meth:`HeldOut.segments`), with the same results.
 """
 
 import numpy as np
@@ -32,6 +38,38 @@ class HeldOut:
     def learned_rows(self, n):
         """A boolean mask of the next ``n`` rows that are learned, or None if all are."""
         return None if self.every is None else ~self._held(n)
+
+    def learn_masked(self, est, X, y, weight):
+        """Learn the rows of X, the next of the pass, in one pass of ``est`` that holds out this pass's rows.
+
+        Returns ``(learned, every_row)``: an :class:`olearn.RunResult` of the
+        learned rows alone, and one of every row in order (for ``-p``); the
+        held-out rows are counted here. None, nothing learned or counted,
+        where ``est`` has no such pass or refuses the chunk.
+        """
+        from .._kernels import _codes
+        from ..evaluate import RunResult
+
+        n = X.shape[0]
+        held = self._held(n)
+        masked = getattr(est, "_held_out_pass", None)
+        outputs = None if masked is None else masked(X, y, held, weight)
+        if outputs is None:
+            return None
+        predictions, scores, losses, taus, mistakes, totals = outputs
+        learned = ~held
+        mistakes_learned = mistakes[learned]
+        result = RunResult(n_rounds=int(totals[_codes.T_ROUNDS]), n_mistakes=int(totals[_codes.T_MISTAKES]),
+                           n_updates=int(totals[_codes.T_UPDATES]), cumulative_loss=float(totals[_codes.T_LOSS]),
+                           predictions=predictions[learned], scores=scores[learned], losses=losses[learned],
+                           taus=taus[learned], cumulative_mistakes=np.cumsum(mistakes_learned, dtype=np.int64))
+        every_row = RunResult(n_rounds=n, n_mistakes=int(mistakes.sum()), n_updates=result.n_updates,
+                              cumulative_loss=result.cumulative_loss, predictions=predictions, scores=scores,
+                              losses=losses, taus=taus, cumulative_mistakes=np.cumsum(mistakes, dtype=np.int64))
+        self.examples += int(held.sum())
+        self.mistakes += int(mistakes[held].sum())
+        self.position += n
+        return result, every_row
 
     def segments(self, n):
         """``(lo, hi, held)`` runs of the next ``n`` rows, in order, learned or held out; then moves past them."""

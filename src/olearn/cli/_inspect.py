@@ -6,8 +6,11 @@ names became columns: a vocabulary, hashing into ``n_bits`` bits, or plain
 column indices; how ``olearn run`` read the training file) and the largest
 weights by absolute value, each with the name of its feature where the model
 knows it. A vocabulary keeps every name; a hashed model keeps none (the
-column of a name is a hash, not stored), so its weights are shown by column.
-A pipeline is described by its steps and its final learner.
+column of a name is a hash, not stored), so its weights are shown by column,
+unless ``olearn run --keep-names`` (VW's ``--invert_hash``) recorded the names
+behind the columns of its VW file: then each weight lists every name of its
+column (several where names collide). A pipeline is described by its steps and
+its final learner.
 """
 
 import json
@@ -31,7 +34,8 @@ def inspect_command(model_path, top, as_json):
     the training file was read) and the N largest weights by absolute value,
     each with its feature's name where the model keeps names (a vocabulary of
     named features does; a hashed model keeps no names, and its weights are
-    shown by column).
+    shown by column, unless it was learned from a VW file with 'olearn run
+    --keep-names', which lists every name of each column).
 
     \b
     Examples:
@@ -57,8 +61,12 @@ def describe(model, input_info, top):
     layout = {"n_features": getattr(learner, "n_features_in_", None), **_names_layout(learner)}
     if steps:
         layout["pipeline"] = [{"name": name, "step": type(step).__name__} for name, step in steps]
+    hashed_names = (input_info or {}).get("hashed_names")
     if input_info:
-        layout["read_as"] = input_info
+        layout["read_as"] = {key: value for key, value in input_info.items() if key != "hashed_names"}
+    if hashed_names is not None:
+        layout["hashed_names"] = {"named_columns": len(hashed_names["columns"]), "limit": hashed_names["limit"],
+                                  "complete": hashed_names["complete"]}
     return {
         "learner": type(learner).__name__,
         "task": getattr(learner, "_task", None),
@@ -66,7 +74,7 @@ def describe(model, input_info, top):
         "classes": None if classes is None else [_plain(label) for label in np.asarray(classes).tolist()],
         "intercept": _intercept(learner),
         "input": layout,
-        "weights": _largest_weights(learner, classes, top),
+        "weights": _largest_weights(learner, classes, top, None if hashed_names is None else hashed_names["columns"]),
     }
 
 
@@ -91,9 +99,10 @@ def _intercept(learner):
     return values[0] if len(values) == 1 else values
 
 
-def _largest_weights(learner, classes, top):
+def _largest_weights(learner, classes, top, hashed_names=None):
     """The ``top`` non-zero weights of ``coef_`` (a uniclass learner's ``center_``) by absolute value, largest
-    first, or None without either (a kernel learner keeps support vectors)."""
+    first, or None without either (a kernel learner keeps support vectors). ``hashed_names``: the names kept
+    for each hashed column (``{"column": [names]}``), which each weight then lists as ``names``."""
     coef = getattr(learner, "coef_", None)
     if coef is None:
         coef = getattr(learner, "center_", None)
@@ -104,9 +113,15 @@ def _largest_weights(learner, classes, top):
     order = np.argsort(-np.abs(weights[rows, columns]), kind="stable")[:top]
     features = learner._feature_map() if getattr(learner, "_named_features", False) else None
     labels = _row_labels(weights.shape[0], classes)
-    return [{"feature": None if features is None else _plain(features.name_of(int(columns[i]))),
-             "column": int(columns[i]), "class": labels[rows[i]], "weight": float(weights[rows[i], columns[i]])}
-            for i in order]
+    entries = [{"feature": None if features is None else _plain(features.name_of(int(columns[i]))),
+                "column": int(columns[i]), "class": labels[rows[i]], "weight": float(weights[rows[i], columns[i]])}
+               for i in order]
+    if hashed_names is not None:
+        for entry in entries:
+            names = hashed_names.get(str(entry["column"]), [])
+            entry["names"] = names
+            entry["feature"] = " | ".join(names) if names else entry["feature"]
+    return entries
 
 
 def _row_labels(n_rows, classes):
@@ -161,5 +176,11 @@ def _print(description):
         table.add_row("-" if entry["feature"] is None else str(entry["feature"]), str(entry["column"]),
                       "-" if entry["class"] is None else str(entry["class"]), f"{entry['weight']:.6g}")
     console.print(table)
-    if description["input"]["names"] == "hashed":
-        console.print("hashed features keep no names: the weights are shown by column")
+    kept = description["input"].get("hashed_names")
+    if kept is not None:
+        console.print("feature names kept at learning (olearn run --keep-names); a column where names collide lists "
+                      "them all, separated by ' | '" + ("" if kept["complete"] else
+                      f"; only the first {kept['limit']:,} distinct names of the file were kept"))
+    elif description["input"]["names"] == "hashed" or description["input"].get("read_as", {}).get("format") == "vw":
+        console.print("hashed features keep no names: the weights are shown by column (olearn run --keep-names "
+                      "keeps them)")

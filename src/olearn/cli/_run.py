@@ -29,6 +29,7 @@ from ._interrupt import HeldInterrupts, saved_if_interrupted
 from ._link import CALIBRATED, check_logistic_link
 from ._holdout import DEFAULT_HOLDOUT_PERIOD, HeldOut
 from ._namespace_options import namespace_options
+from ._names import check_names_source, check_names_wanted, kept_names, write_invert_hash
 from ._report import Progress, ProgressiveTable, echo_stdout, summary_lines
 from ._source import DEFAULT_BITS, DataSource, IndexBase, check_writable, data_options
 from ._scaling import SCALES, check_scale, rows, scaled
@@ -81,6 +82,14 @@ from ._vw_habits import oaa_labels, sign_labels, vw_algorithm
                    "Lets --passes read a stream once.")
 @click.option("--save", "-f", "--final-model", "--final_regressor", "save", type=click.Path(dir_okay=False), default=None, metavar="MODEL",
               help="Write the learned model to MODEL (read it back with 'olearn predict', resume it with -i).")
+@click.option("--keep-names", is_flag=True,
+              help="With a VW file: keep the names behind its hashed columns (up to 1,000,000 distinct names; a "
+                   "column where names collide lists them all), saved with the model by --save and shown by "
+                   "'olearn inspect MODEL'. VW's --invert_hash.")
+@click.option("--invert_hash", "invert_hash", type=click.Path(dir_okay=False, allow_dash=True), default=None,
+              metavar="FILE",
+              help="VW's --invert_hash: write the model's weights by name to FILE, one 'name:column:weight' line "
+                   "per name (the names kept as by --keep-names).")
 @click.option("--initial-model", "-i", "--initial_regressor", type=click.Path(dir_okay=False, exists=True), default=None, metavar="MODEL",
               help="Continue learning from MODEL (written by --save): its algorithm, hyperparameters and learned "
                    "state carry on, and FILE must be read as its training data were.")
@@ -130,7 +139,7 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
                 holdout_off, no_shuffle, random_seed, tags, fmt, zero_based, n_features, bits, chunk_size,
                 label_column, delimiter, namespaces, use_cache,
                 save, save_on_interrupt, initial_model, test_only, predictions, raw, link, bound, quiet, workers,
-                scheduler, tau, weighting, classes, oaa, binary, data, files):
+                scheduler, tau, weighting, classes, oaa, binary, data, files, keep_names, invert_hash):
     """Learn from FILE online and report progressive validation.
 
     The learners take the features as they are: when the columns have
@@ -275,6 +284,7 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
                                "not on Dask)")
     if workers is not None or scheduler is not None:
         for name, value in (("--scale", scale), ("-i", initial_model), ("-p", predictions), ("-c", use_cache or None),
+                            ("--keep-names", keep_names or None), ("--invert_hash", invert_hash),
                             ("-q/--cubic/--interactions/--ignore/--keep/--ngram/--skips", namespaces),
                             ("--holdout-every", holdout_every), ("--holdout-off", holdout_off or None),
                             ("--binary", binary or None), ("--oaa", oaa),
@@ -306,6 +316,9 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
         raise click.UsageError("--bound describes one pass; it cannot be combined with --passes")
     if save is not None:
         check_writable(save, "--save")
+    names_wanted = check_names_wanted(keep_names, invert_hash, save, initial_model, namespaces)
+    if invert_hash is not None:
+        check_writable(invert_hash, "--invert_hash")
     if bound and use_cache:
         raise click.UsageError("--bound loads FILE into memory once; it cannot be combined with -c")
     if bound and scale is not None:
@@ -334,6 +347,8 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
         source = open_text()
     if binary:
         source = sign_labels(source)
+    if names_wanted:
+        check_names_source(source, file)
     if model is None:
         _check_fixed_dimension(algo, task, source)
         est = make_estimator(algo, hyperparameters, fit_intercept, source.model_n_features,
@@ -399,9 +414,15 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
             click.echo(line, err=to_stderr)
     if frozen_labels is not None:
         frozen_labels.warn(file)
+    info = source.input_info()
+    if names_wanted:
+        info = {**info, "hashed_names": kept_names(file, info)}
     if save is not None:
-        save_model(est, save, source.input_info())
+        save_model(est, save, info)
         click.echo(f"{'model':<14}{save}", err=to_stderr)
+    if invert_hash is not None:
+        write_invert_hash(invert_hash, est, info)
+        click.echo(f"{'names':<14}{invert_hash}", err=to_stderr)
     if bound:
         from ..bounds import bound_report
 
@@ -426,6 +447,10 @@ def _holdout_period(every, off, passes):
 def _learn_chunk(est, chunk, held_out, table, source, interrupts, writer, test_only, costs):
     """Predict then learn the rows of a chunk in order; held-out rows are only predicted, and counted apart.
 
+    A learner whose pass takes the held-out rows as a mask learns the chunk in
+    one pass (:meth:`HeldOut.learn_masked`); the others, one run of rows
+    between two held-out ones at a time.
+
     ``y`` is None for a uniclass learner, whose examples are the rows of X.
     """
     import olearn
@@ -439,6 +464,15 @@ def _learn_chunk(est, chunk, held_out, table, source, interrupts, writer, test_o
             costs.check_labels(y)
     if not test_only:
         _declare_binary_classes(est, y, learned)
+    if learned is not None and not test_only and (writer is None or not writer.probabilities):
+        with interrupts.held(), source.locating(first):
+            masked = held_out.learn_masked(est, X, y, weight)
+            if masked is not None:
+                result, every_row = masked
+                table.add(result, None if y is None else y[learned], est)
+                if writer is not None:
+                    writer.write(every_row, est)
+                return
     for lo, hi, held in held_out.segments(n):
         if held:
             with interrupts.held(), source.locating(first + lo):

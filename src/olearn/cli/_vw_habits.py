@@ -24,7 +24,9 @@ VW_FLAGS = {
     ("--l2",): ("olearn's regularised learner is svm (ogd on the hinge loss in an L2 ball of --radius R, the "
                 "constraint form of an L2 penalty); ogd takes --radius too"),
     ("--daemon",): "olearn serve MODEL keeps a learner behind an HTTP/JSON service (docs/serve.md)",
-    ("--readable_model", "--invert_hash", "--audit"): "olearn inspect MODEL shows what a model saved with -f learned",
+    ("--readable_model", "--audit"): "olearn inspect MODEL shows what a model saved with -f learned",
+    ("--invert_hash",): ("olearn run --invert_hash FILE (or --keep-names with -f MODEL) keeps the names of a VW "
+                         "file's hashed features; olearn inspect MODEL shows them"),
     ("--cache_file",): "-c keeps FILE's cache beside FILE, as FILE.olc",
     ("-k", "--kill_cache"): "-c rebuilds the cache itself when FILE or the reading options change",
     ("--holdout_period",): "--holdout-every K",
@@ -39,15 +41,18 @@ VW_FLAGS = {
 _HINTS = {flag: hint for flags, hint in VW_FLAGS.items() for flag in flags}
 # the commands that read files as VW does, whose options VW's flags could be mistaken for
 COMMANDS = ("run", "predict", "compare")
+# VW's flags that a command takes itself, as VW means them
+_TAKEN = {"run": ("--invert_hash",)}
 
 
-def vw_flag_hint(args):
-    """The one-line answer to the first VW-only flag of a command's ``args`` (up to ``--``), or None."""
+def vw_flag_hint(args, command=None):
+    """The one-line answer to the first VW-only flag of ``command``'s ``args`` (up to ``--``), or None."""
+    taken = _TAKEN.get(command, ())
     for arg in args:
         if arg == "--":
             return None
         flag = arg.partition("=")[0] if arg.startswith("--") else arg
-        if flag in _HINTS:
+        if flag in _HINTS and flag not in taken:
             return f"{flag} is Vowpal Wabbit's: {_HINTS[flag]} (docs/cli.md, \"Vowpal Wabbit's flags\")"
     return None
 

@@ -30,7 +30,8 @@ import zlib
 import numpy as np
 import scipy.sparse as sp
 
-from olearn._kernels import _parse_rows as K
+from olearn._kernels import _compiled
+from olearn._kernels import _parse_codes as K
 from olearn._atomic import atomic_write
 from olearn.exceptions import DataFormatError
 from olearn._sparse import CSRRows
@@ -325,7 +326,7 @@ def load_cache(path):
         if zlib.crc32(a) != crc:
             raise DataFormatError(f"cache array {name!r} fails its checksum: the file is corrupt", path)
         arrays[name] = a
-    code, row = K.check_csr(arrays["indptr"], arrays["indices"], shape[1])
+    code, row = _compiled.check_csr(arrays["indptr"], arrays["indices"], shape[1])
     if code != K.CSR_OK:
         detail = _CSR_DEFECTS[code].format(row=row, d=shape[1])
         raise DataFormatError(f"invalid CSR structure in the cache: {detail}", path)

@@ -33,20 +33,13 @@ def _parse(buf, end, first_line, path, n_bits, dtype, require_labels=False, name
     counts = np.zeros(K.N_COUNTS, dtype=np.int64)
     tagged = () if namespaces is None else (np.empty(n_separators, dtype=np.int64),
                                             np.empty(n_separators, dtype=np.uint8))
-    fixups = _compiled.parse_vw(
-        arr,
-        0,
-        arr.size,
-        n_bits,
-        indptr,
-        indices,
-        data,
-        labels,
-        weights,
-        counts,
-        np.empty((256, 4), dtype=np.int64),
-        *tagged,
-    )
+    fixups = np.empty((256, 4), dtype=np.int64)
+    while True:
+        _compiled.parse_vw(arr, 0, arr.size, n_bits, indptr, indices, data, labels, weights, counts, fixups, *tagged)
+        if counts[C_STATUS] != K.FULL_FIXUPS:
+            break
+        # room for every number of the text (labels, weights, values): the parse cannot fill it
+        fixups = np.empty((2 * n_rows_max + n_separators, 4), dtype=np.int64)
     fixups = fixups[: counts[C_FIXUPS]]
     values = apply_fixups(
         arr, buf, fixups, {FIX_DATA: data, FIX_LABEL: labels, FIX_WEIGHT: weights}, path, first_line

@@ -628,6 +628,61 @@ class BinaryClassifierMixin(ManyRows, ClassifierEstimator):
             return None
         return self._labels.sides[bool(score > 0.0)]
 
+    # -- a chunk of a multi-pass run with held-out rows -------------------------
+
+    def _takes_held_out(self):
+        """Whether the learner's pass takes held-out rows as a mask (:meth:`_held_out_kernel`); none by default."""
+        return False
+
+    def _held_out_pass(self, X, y, held, sample_weight=None):
+        """Learn the rows of X not ``held`` in order, and score the held-out ones on the weights of their moment.
+
+        Vowpal Wabbit's hold-out of ``olearn run --passes N`` in one compiled
+        pass (:meth:`_held_out_kernel`, e.g.
+        :func:`~olearn._kernels._binary_linear.held_out_linear_pass`): the
+        learned rows end as ``partial_fit`` of them alone would, a held-out row
+        is predicted as ``predict`` would predict it then, and only the labels of
+        the learned rows are observed. Returns ``(predictions, scores, losses,
+        taus, mistakes, totals)`` of every row in order (a held-out row's
+        mistake is a prediction other than its label, as ``predict`` is judged;
+        its loss and tau are 0) with the totals of the learned rows only; or
+        None, the learner untouched, where the pass does not apply
+        (:meth:`_takes_held_out`) or the chunk is refused: the caller then
+        learns it by the general path, which says why.
+        """
+        if not self._takes_held_out():
+            return None
+        saved = dict(self.__dict__)
+        contents = {name: saved[name].copy() for name in self._written_by_pass if name in saved}
+        if "_labels" in saved:
+            saved["_labels"] = copy.deepcopy(saved["_labels"])
+        try:
+            weights = self._row_weights(X, y, sample_weight)
+            arrays = self._check_X(X, learning=True)
+            y = check_y(y, arrays.n_rows)
+            learned = ~held
+            with self._first_call_atomic(arrays):
+                self._grow(arrays.n_features, "X")
+                self._observe_labels(y[learned])
+            targets = np.zeros(arrays.n_rows)
+            targets[learned] = self._labels.encode(y[learned])
+            scores, losses, taus = np.empty((3, arrays.n_rows))
+            totals = np.zeros(_codes.N_TOTALS)
+            stopped = self._held_out_kernel(arrays, targets, UNWEIGHTED if weights is None else weights, held,
+                                            (scores, losses, taus, totals))
+            if stopped < 0:
+                predictions = self._labels.decode(scores)
+                mistakes = targets * scores <= 0.0
+                mistakes[held] = predictions[held] != y[held]
+                return predictions, scores, losses, taus, mistakes, totals
+        except Exception:  # noqa: S110 - the general path learns the chunk again and raises what it raises
+            pass
+        for name, content in contents.items():
+            saved[name][...] = content
+        self.__dict__.clear()
+        self.__dict__.update(saved)
+        return None
+
     # -- calibration of the scores (see PlattCalibrated) ------------------------
 
     def _calibrating(self):
@@ -765,6 +820,20 @@ class BinaryLinearClassifier(BinaryClassifierMixin, LinearLearner):
         return super().predict_one(x)
 
     predict_one.__doc__ = BinaryClassifierMixin.predict_one.__doc__
+
+    # -- a chunk of a multi-pass run with held-out rows -------------------------
+
+    def _takes_held_out(self):
+        """Whether :meth:`_held_out_kernel` applies: no averaging, calibration, kernel or class weights."""
+        return not (average_start(getattr(self, "average", False)) or self._calibrating()
+                    or getattr(self, "kernel", None) is not None or getattr(self, "class_weight", None) is not None)
+
+    def _held_out_kernel(self, arrays, targets, weights, held, outputs):
+        """:func:`~olearn._kernels._binary_linear.held_out_linear_pass` of checked ``arrays``; returns -1 or the
+        row where it stopped."""
+        codes, params = self._config_arrays()
+        return _compiled.held_out_linear_pass(arrays.indptr, arrays.indices, arrays.data, targets, weights, held,
+                                              self._w, self._state, params, codes, *outputs)
 
     # -- persistence ----------------------------------------------------------
 

@@ -32,6 +32,7 @@ Conventions shared by every learner of the family:
 """
 
 import contextlib
+import copy
 
 import numpy as np
 import scipy.sparse as sp
@@ -561,6 +562,72 @@ class MulticlassLearner(ManyRows, OnlineLearner, ClassifierEstimator):
         # counted as a mistake
         predictions = labels[np.where(preds < 0, order[0], preds)]
         return predictions, out_scores[:, order], losses, taus, mistakes, totals, *sizes
+
+    def _held_out_pass(self, X, y, held, sample_weight=None):
+        """Learn the rows of X not ``held`` in order, and score the held-out ones on the prototypes of their moment.
+
+        Vowpal Wabbit's hold-out of ``olearn run --passes N`` in one compiled
+        pass (:func:`~olearn._kernels._multiclass.held_out_multiclass_pass`):
+        the learned rows end as ``partial_fit`` of them alone would (only their
+        labels add classes), and a held-out row is predicted as ``predict``
+        would predict it then (the top-scoring class known at that moment, a
+        tie to the class that sorts first). Returns ``(predictions, scores,
+        losses, taus, mistakes, totals)`` of every row in order, as
+        :meth:`_progressive_pass` (a held-out row's mistake is a prediction
+        other than its label; its loss and tau are 0) with the totals of the
+        learned rows only; or None, the learner untouched, where this pass does
+        not apply (a kernel, a feature map, averaging, class weights) or the
+        chunk is refused (the caller then learns it by the general path, which
+        says why).
+        """
+        if (self._uses_kernel or self._uses_map or average_start(self.average)
+                or getattr(self, "class_weight", None) is not None):
+            return None
+        saved = dict(self.__dict__)
+        contents = {name: saved[name].copy() for name in ("_W", "_bound", "_clock", "_n_active") if name in saved}
+        for name in ("_labels", "classes_"):
+            if name in saved:
+                saved[name] = copy.deepcopy(saved[name])
+        try:
+            weights = self._row_weights(X, y, sample_weight)
+            codes, params = self._config()
+            arrays = self._check_X(X, learning=True)
+            y = check_y(y, arrays.n_rows)
+            learned = ~held
+            with self._first_call_atomic(arrays):
+                self._check_feature_limit(arrays.n_features, "X")
+                margins = self._add_classes(y[learned])
+                self._grow_features(arrays.n_features, "X")
+            slots = np.zeros(arrays.n_rows, dtype=np.int64)
+            slots[learned] = self._labels.slots(y[learned])
+            n, k = arrays.n_rows, len(self._labels)
+            out_scores = np.empty((n, k))
+            preds = np.empty(n, dtype=np.int64)
+            losses, taus = np.empty(n), np.empty(n)
+            mistakes = np.empty(n, dtype=bool)
+            totals = np.zeros(_codes.N_TOTALS)
+            scores, coef, work = self._scratch
+            stopped = K.held_out_multiclass_pass(arrays.indptr, arrays.indices, arrays.data, slots,
+                                                 UNWEIGHTED if weights is None else weights, held, self._W,
+                                                 self._bound, self._A, self._clock, self._n_active,
+                                                 self._labels.ranks, margins, params, codes, scores, coef, work,
+                                                 out_scores, preds, losses, taus, mistakes, totals)
+            if stopped < 0:
+                order = self._labels.order.copy()
+                labels = np.asarray(self._labels.labels)
+                self._after_pass()
+                in_order = out_scores[:, order]
+                predictions = labels[np.where(preds < 0, order[0], preds)]
+                predictions[held] = labels[order[np.argmax(in_order[held], axis=1)]]
+                mistakes[held] = predictions[held] != y[held]
+                return predictions, in_order, losses, taus, mistakes, totals
+        except Exception:  # noqa: S110 - the general path learns the chunk again and raises what it raises
+            pass
+        for name, content in contents.items():
+            saved[name][...] = content
+        self.__dict__.clear()
+        self.__dict__.update(saved)
+        return None
 
     def _map_pass(self, arrays, slots, weights, margins, codes, params, out_scores, preds, losses, taus, mistakes,
                   totals):

@@ -24,7 +24,13 @@ from ..exceptions import PartialUpdateError
 from .._kernels import _codes
 from .._kernels import _second_order as _so
 from .._kernels._lazy_average import averaged_vector_scores
-from .._kernels._diagonal import ADAGRAD_CHUNK, checking_diagonal_pass, diagonal_learn_one, diagonal_pass
+from .._kernels._diagonal import (
+    ADAGRAD_CHUNK,
+    checking_diagonal_pass,
+    diagonal_learn_one,
+    diagonal_pass,
+    held_out_diagonal_pass,
+)
 from .._kernels._second_order import (
     averaged,
     full_learn_one,
@@ -367,6 +373,19 @@ class SecondOrderClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLear
                 rows_kept=stopped,
             )
         return scores, losses, taus, totals
+
+    def _takes_held_out(self):
+        """A diagonal covariance without averaging, calibration or class weights takes held-out rows as a mask."""
+        return not (self._full() or average_start(getattr(self, "average", False)) or self._calibrating()
+                    or getattr(self, "class_weight", None) is not None)
+
+    def _held_out_kernel(self, arrays, targets, weights, held, outputs):
+        """:func:`~olearn._kernels._diagonal.held_out_diagonal_pass` of checked ``arrays``; returns -1 or the row
+        where it stopped."""
+        codes, params = self._config_arrays()
+        return held_out_diagonal_pass(arrays.indptr, arrays.indices, arrays.data, targets, weights, held, self._w,
+                                      self._cov, self._state, *self._averaging_arrays(), params, codes,
+                                      np.empty(2 * ADAGRAD_CHUNK), *outputs)
 
     def _learn_target(self, indices, data, target, weight=1.0):
         codes, params = self._config_arrays()
