@@ -11,7 +11,10 @@ binary linear learner without averaging), or, for a batch large enough, in place
 :func:`._parse_vw.parse_vw` and :func:`._parse_rows.sort_and_sum_rows` instead of the LIBSVM parser; a
 run from a cache (``-c``) :func:`._parse_rows.check_csr`; a binary learner with a Mercer kernel
 (``--kernel``) :func:`._mercer_binary.dual_pass` and, to predict, :func:`._mercer_binary.dual_scores`
-(compiling these two took 10-20 s of a first run). Starting numba to load them from its cache costs more than
+(compiling these two took 10-20 s of a first run); a tagger
+(``--algo pa1-sequence``) :func:`._sequence.sequence_pass` and, to predict, :func:`._sequence.sequence_predict`
+(the Viterbi decoding), reading its CoNLL file :func:`._hash_names.hash_names` and
+:func:`._parse_rows.sort_and_sum_rows` (the four took 5-30 s of a first run). Starting numba to load them from its cache costs more than
 a short run itself (about 0.65 s: importing numba and its first dispatch), so olearn's build compiles
 them once more, with ``numba.pycc``, into an extension module ``_precompiled...``
 (:mod:`._build`; ``setup.py``). That module needs only numpy at run time.
@@ -46,8 +49,8 @@ from . import SOURCE_KEY
 
 # Each kernel compiled ahead of time: its module, and the type of each argument as numba infers it
 # from what the callers pass: "f8[:]" a C-contiguous, aligned, writable 1-D float64 array ("u1[:]r":
-# read-only allowed), "i8[:,:]" the same in 2-D, "i8" a Python or numpy int64 integer, "u4" and "u8" a numpy
-# uint32 or uint64 scalar, "none" None. A trailing "none" may be left out by the caller (a default of None).
+# read-only allowed), "i8[:,:]" the same in 2-D, "i8" a Python or numpy int64 integer, "f8" a Python or numpy
+# float64 number, "u4" and "u8" a numpy uint32 or uint64 scalar, "none" None. A trailing "none" may be left out by the caller (a default of None).
 KERNELS = {
     "parse_libsvm": ("_parse_libsvm", "u1[:]r i8 i8 i8 i8 i8 i4[:] i4[:] f8[:] f8[:] none none i8[:] i8[:,:] i8[:,:]"),
     "gather_spans": ("_parse_number", "u1[:]r i8[:,:] i8 i8 u1[:,:]"),
@@ -75,6 +78,13 @@ KERNELS = {
     ),
     "dual_scores": ("_mercer_binary", "i8[:] i4[:] f8[:] i8[:] i4[:] f8[:] f8[:] f8[:,:] i8[:] i8[:] f8[:] f8[:] f8[:]"),
     "check_csr": ("_parse_rows", "i4[:]r i4[:]r i8"),
+    "sequence_pass": (
+        "_sequence",
+        "i8[:] i4[:] f8[:] i8[:] i8[:] f8[:] f8[:] f8[:,:] f8[:,:] f8[:,:] f8[:,:] i8[:] i8[:] i8[:] i8 i8 f8 f8 "
+        "i8[:] f8[:] f8[:] f8[:] i8[:] f8[:]",
+    ),
+    "hash_names": ("_hash_names", "u1[:]r i8[:] i8"),
+    "sequence_predict": ("_sequence", "i8[:] i4[:] f8[:] i8[:] f8[:,:] f8[:,:] f8 i8[:] f8[:,:] f8 i8[:] f8[:]"),
 }
 
 # The extension compiled for the build machine's CPU is named after that CPU's cpu_identity() (its
@@ -84,6 +94,7 @@ GENERIC_NAME = "_precompiled"
 CPU_FIELDS = ("vendor_id", "cpu family", "model", "flags")
 
 _INT64 = (int, np.int64)
+_FLOAT64 = (float, np.float64)
 _INT64_RANGE = (-(2**63), 2**63)
 
 
@@ -113,6 +124,9 @@ def accepts(types, args):
         elif kind == "scalar":
             if dtype == np.int64:
                 if type(arg) not in _INT64 or not _INT64_RANGE[0] <= arg < _INT64_RANGE[1]:
+                    return False
+            elif dtype == np.float64:
+                if type(arg) not in _FLOAT64:
                     return False
             elif type(arg) is not dtype.type:
                 return False

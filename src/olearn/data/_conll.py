@@ -5,8 +5,7 @@ import os
 import numpy as np
 import scipy.sparse as sp
 
-from olearn._kernels._parse_rows import sort_and_sum_rows
-from olearn._kernels._hash_names import hash_names
+from olearn._kernels import _compiled
 from olearn.exceptions import DataFormatError
 
 from ._checks import check_int
@@ -37,7 +36,7 @@ class _Hashing:
                 memo.clear()
             # all the new names hashed by one compiled call
             ends = np.cumsum([len(name) for name in new], dtype=np.int64)
-            hashed = hash_names(np.frombuffer(b"".join(new), dtype=np.uint8), ends, self.mask)
+            hashed = _compiled.hash_names(np.frombuffer(b"".join(new), dtype=np.uint8), ends, self.mask)
             memo.update(zip(new, hashed.tolist()))
             columns = [*map(memo.__getitem__, names)]
         return columns
@@ -88,7 +87,7 @@ class _Chunk:
         self.column_parts, self.width_parts = [columns[nnz:].copy()], [widths[n_tokens:].copy()]
         self.tags, self.lengths = self.tags[n_tokens:], []
         # a feature named twice on a line (or two names sharing a column) is one feature: summed
-        sort_and_sum_rows(indptr, indices, data, n_tokens, *row_sort_scratch(indptr, n_tokens))
+        _compiled.sort_and_sum_rows(indptr, indices, data, n_tokens, *row_sort_scratch(indptr, n_tokens))
         X, y = [], [] if labelled else None
         start = 0
         for length in lengths:

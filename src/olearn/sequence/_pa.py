@@ -17,13 +17,11 @@ from .._averaging import (
 from .._estimator import ClassifierEstimator
 from ..exceptions import PartialUpdateError
 from .._features import FeatureMap
-from .._kernels import _codes
+from .._kernels import _codes, _compiled
 from .._kernels._codes import A_ROUNDS, A_START, N_AVERAGING
 from .._kernels._sequence import (
     UPDATE_MAX_LOSS,
     UPDATE_PREDICTION,
-    sequence_pass,
-    sequence_predict,
     sequence_rival,
     sequence_update,
 )
@@ -430,7 +428,7 @@ class PASequence(OnlineLearner, ClassifierEstimator):
         weights = UNWEIGHTED if sample_weight is None else sample_weight
         if margins is not None:
             a = batch.arrays
-            stopped = sequence_pass(
+            stopped = _compiled.sequence_pass(
                 a.indptr, a.indices, a.data, batch.offsets, codes, weights, margins, self._emission, self._transition,
                 self._u_emission, self._u_transition, self._columns, self._averaging, first_seen, rule, update, C,
                 bias, predictions, *outputs, totals,
@@ -597,9 +595,10 @@ class PASequence(OnlineLearner, ClassifierEstimator):
             # averaged emission weights are computed for the features of X only, as the kernel reads them
             rounds = n_averaged(self._averaging)
             correction = self._u_emission if rounds else self._emission
-            sequence_predict(a.indptr, a.indices, a.data, batch.offsets, self._emission, correction, float(rounds),
-                             self._columns, averaged(self._transition, self._u_transition, self._averaging),
-                             self._settings()[3], predictions, scores)
+            _compiled.sequence_predict(a.indptr, a.indices, a.data, batch.offsets, self._emission, correction,
+                                       float(rounds), self._columns,
+                                       averaged(self._transition, self._u_transition, self._averaging),
+                                       self._settings()[3], predictions, scores)
         return self._decode(predictions, batch.offsets)
 
     def predict(self, X):
