@@ -137,4 +137,4 @@ def test_all_estimators_lists_every_estimator_in_a_fresh_interpreter():
     fresh = _fresh("import olearn; print(*[name for name, _ in olearn.all_estimators()])")
     expected = sorted(name for name in olearn.__all__ if isinstance(getattr(olearn, name), type)
                       and hasattr(getattr(olearn, name), "_task"))
-    assert fresh == expected and len(fresh) == 20
+    assert fresh == expected and len(fresh) == 21
