@@ -17,6 +17,7 @@ import scipy.sparse as sp
 from numpy.testing import assert_allclose, assert_array_equal
 
 from olearn.dual import DualAscent
+from olearn.exceptions import PartialUpdateError
 from olearn.linear import PAClassifier, PARegressor
 from olearn.multiclass import PAMulticlass
 from olearn.multilabel import PAMultilabel
@@ -134,3 +135,121 @@ def test_the_mean_kept_for_predictions_is_not_pickled():
     copy = pickle.loads(pickle.dumps(learner))
     assert copy.__dict__["_mean_cache"] is None
     assert_array_equal(copy.decision_function(X), before)
+
+
+# -- the whole average kept between predictions, and every change of the state that must drop it ------
+
+
+def _row_dict(X, i):
+    return {int(c): float(v) for c, v in zip(X[i].indices, X[i].data)}
+
+
+def _predict_twice(learner, X, target):
+    """The scores of every row, twice: the first call computes the whole average and keeps it, the second reads it."""
+    first = _scores(learner, X, target)
+    second = _scores(learner, X, target)
+    assert_array_equal(second, first)
+    return second
+
+
+def _by_learn_one(learner, X, y, rows):
+    for i in rows:
+        learner.learn_one(_row_dict(X, i), y[i])
+
+
+def _by_predict_learn_one(learner, X, y, rows):
+    for i in rows:
+        learner.predict_learn_one(_row_dict(X, i), y[i])
+
+
+def _by_partial_fit(learner, X, y, rows):
+    learner.partial_fit(X[rows], [y[i] for i in rows])
+
+
+# each learning path, applied to the averaged learner after its twin learned the same rows one by one
+PATHS = [("learn_one", _by_learn_one), ("predict_learn_one", _by_predict_learn_one),
+         ("partial_fit", _by_partial_fit)]
+
+
+@pytest.mark.parametrize("name,make,target", FAMILIES, ids=[f[0] for f in FAMILIES])
+def test_the_kept_average_follows_every_learning_path(name, make, target):
+    X, targets = _rows(2)
+    y = targets[target]
+    plain, averaged = make(), make(average=True)
+    trajectory = []
+    for i in range(3):  # every class seen: the later paths need no classes=
+        _learn_one(plain, X[i], y[i], target)
+        _learn_one(averaged, X[i], y[i], target)
+        trajectory.append(_weights(plain))
+    rows = iter(range(3, N))
+    for path, learn in PATHS * 3:
+        _predict_twice(averaged, X, target)  # an average kept before the rows below are learned
+        chunk = [next(rows) for _ in range(3)]
+        for i in chunk:
+            _learn_one(plain, X[i], y[i], target)
+            trajectory.append(_weights(plain))
+        learn(averaged, X, y, chunk)
+        reference = _reference_scores(X, trajectory, 1, target)
+        assert_allclose(_predict_twice(averaged, X, target), reference, rtol=1e-9, atol=1e-12,
+                        err_msg=f"after {path} of rows {chunk}")
+
+
+@pytest.mark.parametrize("name,make,target", FAMILIES, ids=[f[0] for f in FAMILIES])
+def test_the_kept_average_follows_a_refit_a_refused_batch_and_copies(name, make, target):
+    """Each state is checked against a learner that reached it afresh and kept no average (the mean itself is
+    checked against NumPy above)."""
+    import copy
+    import pickle
+
+    X, targets = _rows(3)
+    y = targets[target]
+
+    def fresh(*slices):
+        learner = make(average=True, shuffle=False, max_iter=1).fit(X[slices[0]], y[slices[0]])
+        for rows in slices[1:]:
+            learner.partial_fit(X[rows], y[rows])
+        return _scores(learner, X, target)
+
+    averaged = make(average=True, shuffle=False, max_iter=1)
+    averaged.fit(X[:10], y[:10])
+    _predict_twice(averaged, X, target)
+    # fit forgets and learns again: as many rounds as before, other weights
+    averaged.fit(X[10:20], y[10:20])
+    reference = fresh(slice(10, 20))
+    assert_array_equal(_predict_twice(averaged, X, target), reference, err_msg="after fit")
+    # a refused batch (a row of NaN last) leaves the learner, and what it predicts, as they were
+    bad = sp.vstack([X[20:25], sp.csr_matrix(np.full((1, D), np.nan))]).tocsr()
+    with pytest.raises(ValueError):
+        averaged.partial_fit(bad, [y[i] for i in (20, 21, 22, 23, 24, 0)])
+    assert_array_equal(_predict_twice(averaged, X, target), reference, err_msg="after a refused batch")
+    # a copy learns alone: each follows its own rounds
+    twin = copy.deepcopy(averaged)
+    twin.partial_fit(X[20:25], y[20:25])
+    assert_array_equal(_predict_twice(averaged, X, target), reference, err_msg="the original after its copy learned")
+    assert_array_equal(_predict_twice(twin, X, target), fresh(slice(10, 20), slice(20, 25)),
+                       err_msg="the copy after it learned")
+    # a batch stopped by an overflow keeps the rounds before it (PartialUpdateError)
+    huge = sp.vstack([X[25:28], sp.csr_matrix(np.full((1, D), 1e300))]).tocsr()
+    with pytest.raises(PartialUpdateError) as stopped:
+        twin.partial_fit(huge, [y[i] for i in (25, 26, 27, 28)])
+    assert stopped.value.rows_kept == 3
+    assert_array_equal(_predict_twice(twin, X, target), fresh(slice(10, 20), slice(20, 25), slice(25, 28)),
+                       err_msg="after a batch stopped by an overflow")
+    assert "_kept_average" not in pickle.loads(pickle.dumps(twin)).__dict__
+
+
+@pytest.mark.parametrize("make,change", [(lambda **kw: PNorm(p=3.0, fit_intercept=True, **kw), {"p": 2.0}),
+                                         (lambda **kw: Winnow(fit_intercept=True, **kw), {"fit_intercept": False})],
+                         ids=["PNorm", "Winnow"])
+def test_the_kept_average_follows_a_new_link(make, change):
+    """set_params of the link's parameters relinks w in place (the round count stays): the average is read again."""
+    import pickle
+
+    X, targets = _rows(4)
+    averaged = make(average=True).partial_fit(X, targets["binary"], classes=[-1, 1])
+    kept = _predict_twice(averaged, X, "binary")
+    averaged.set_params(**change)
+    fresh = pickle.loads(pickle.dumps(averaged))  # no average kept: computed from the model
+    assert "_kept_average" not in fresh.__dict__
+    assert_array_equal(_predict_twice(averaged, X, "binary"), _scores(fresh, X, "binary"))
+    assert not np.array_equal(_scores(fresh, X, "binary"), kept)

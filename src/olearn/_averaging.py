@@ -68,6 +68,54 @@ def averages_entries(n_entries, n_columns):
     return 4 * n_entries < n_columns
 
 
+KEPT_AVERAGE = "_kept_average"
+
+
+def kept_average(learner, key, average):
+    """The whole averaged weights of ``learner``, computed by ``average()`` once and kept between predictions.
+
+    The kept array is ``learner``'s ``_kept_average`` attribute, valid while
+    ``key`` (the running-sum array the average reads) is the same object: a
+    learner that replaces the array (growth, a new start, loading) makes it
+    stale, and one that writes its state in place calls
+    :func:`forget_average` first. It is no part of the model: never saved or
+    pickled. An averaged model thus keeps one extra weight array once a batch
+    was predicted with the whole average.
+    """
+    kept = learner.__dict__.get(KEPT_AVERAGE)
+    if kept is None or kept[0] is not key or kept[2] is None:
+        kept = (key, 0, average())
+        learner.__dict__[KEPT_AVERAGE] = kept
+    return kept[2]
+
+
+def reads_entries(learner, key, n_entries, n_columns):
+    """Whether rows of ``n_entries`` non-zeros are scored averaging the entries they read alone.
+
+    So they are while no whole average is kept (:func:`kept_average`) and the
+    entries read since the state last changed, these included, stay under a
+    quarter of the columns (:func:`averages_entries`): the lazy work done
+    before the whole average is computed and kept is at most what computing
+    it costs, and predictions after it cost what plain ones do.
+    """
+    kept = learner.__dict__.get(KEPT_AVERAGE)
+    read = 0
+    if kept is not None and kept[0] is key:
+        if kept[2] is not None:
+            return False
+        read = kept[1]
+    read += n_entries
+    if not averages_entries(read, n_columns):
+        return False
+    learner.__dict__[KEPT_AVERAGE] = (key, read, None)
+    return True
+
+
+def forget_average(learner):
+    """Drop the average kept by :func:`kept_average`: called before anything writes the state in place."""
+    learner.__dict__.pop(KEPT_AVERAGE, None)
+
+
 def check_average_unchanged(estimator, averaging):
     """Refuse a learner whose ``average`` was changed after learning started (its running sum means the old one)."""
     if averaging[A_START] != average_start(estimator.average):

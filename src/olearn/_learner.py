@@ -22,6 +22,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from ._averaging import KEPT_AVERAGE
 from ._config import format_bytes, get_config
 from ._estimator import Estimator, locked
 from ._features import FeatureMap
@@ -185,6 +186,7 @@ class OnlineLearner(PersistenceMixin, Estimator):
         # the settings are no part of the model: rebuilt from the hyperparameters on first use
         state = self.__dict__.copy()
         state.pop("_config_cache", None)
+        state.pop(KEPT_AVERAGE, None)  # recomputed from the model when a prediction needs it
         return state
 
     # -- importance weights ---------------------------------------------------

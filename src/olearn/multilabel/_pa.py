@@ -9,11 +9,13 @@ from .._averaging import (
     AVERAGE,
     average_start,
     averaged,
-    averages_entries,
     averaging_relation,
     check_average_unchanged,
+    forget_average,
+    kept_average,
     n_averaged,
     new_averaging,
+    reads_entries,
 )
 from .._estimator import ClassifierEstimator, score_weights
 from ..exceptions import PartialUpdateError
@@ -358,20 +360,24 @@ class PAMultilabel(ManyRows, OnlineLearner, ClassifierEstimator):
         """The weights predictions use: (W,) or (w, wb) with a map, averaged when ``average`` is on."""
         if self._uses_map:
             return averaged(self._w, self._uw, self._averaging), averaged(self._wb, self._uwb, self._averaging)
-        return (averaged(self._W, self._U, self._averaging),)
+        if not self._averages:
+            return (self._W,)
+        # kept until the state changes (:func:`~olearn._averaging.kept_average`)
+        return (kept_average(self, self._U, lambda: averaged(self._W, self._U, self._averaging)),)
 
     def _label_scores(self, arrays, bias):
         """Scores of every label (slot order) for CSR rows whose columns all have weights, no feature map.
 
         Once a round is averaged, the entries of rows with few of them are
-        averaged alone (:func:`~olearn._averaging.averages_entries`,
+        averaged alone (:func:`~olearn._averaging.reads_entries`,
         :func:`~olearn._kernels._lazy_average.averaged_label_scores`): the
         scores with :meth:`_predicting`'s weights, bit for bit, for O(nnz)
-        work instead of averaging every weight.
+        work instead of averaging every weight; past a quarter of the weights
+        read since the last change, the whole average is kept and read.
         """
         out = np.empty((arrays.n_rows, self._W.shape[0]))
         rounds = n_averaged(self._averaging)
-        if rounds and averages_entries(arrays.indices.size, self._W.shape[1]):
+        if rounds and reads_entries(self, self._U, arrays.indices.size, self._W.shape[1]):
             averaged_label_scores(arrays.indptr, arrays.indices, arrays.data, self._W, self._U, float(rounds), bias,
                                   out)
         else:
@@ -577,6 +583,7 @@ class PAMultilabel(ManyRows, OnlineLearner, ClassifierEstimator):
             stopped = self._map_pass(indptr, indices, data, n_features, label_ptr, labels, weights, margins, losses,
                                      taus, round_scores, totals, commit)
             return margins, losses, taus, round_scores, totals, stopped
+        forget_average(self)  # the pass writes W and U in place
         stopped = K.multilabel_pass(
             indptr, indices, data, label_ptr, labels, weights, self._W, self._state, self._U, self._averaging, params,
             codes, np.zeros(k, dtype=np.int8), np.empty(k), margins, losses, taus, round_scores, totals,

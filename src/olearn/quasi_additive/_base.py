@@ -19,7 +19,7 @@ enters the average as a change made before the next round.
 
 import numpy as np
 
-from .._averaging import AVERAGE, average_start
+from .._averaging import AVERAGE, average_start, forget_average
 from ..exceptions import FeatureLimitError, PartialUpdateError
 from .._kernels import _codes
 from .._kernels import _quasi_additive as qa
@@ -90,6 +90,7 @@ class QuasiAdditiveClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLe
         The change of w enters the average as a change before the next round.
         """
         old = self._w.copy()
+        forget_average(self)
         self._link = self._link_of(codes, params)
         self._relink(self._theta, self._w, self._state, codes, params)
         if self._averaging():

@@ -19,7 +19,7 @@ give the bookkeeping and each learner's docstring the meaning of a weight.
 
 import numpy as np
 
-from .._averaging import AVERAGE, average_start, averages_entries
+from .._averaging import AVERAGE, average_start, forget_average, kept_average, reads_entries
 from ..exceptions import PartialUpdateError
 from .._kernels import _codes
 from .._kernels import _second_order as _so
@@ -110,21 +110,28 @@ class RunningSumAverage:
     def _averaging_arrays(self):
         """(U, [k, first]) for the kernels: the average's state, or two empty arrays."""
         if self._averaging():
+            # handed to a kernel that writes them: the kept average no longer holds
+            forget_average(self)
             return self._avg_sum, self._avg_count
         return UNWEIGHTED, UNWEIGHTED
 
     def _predicting_weights(self):
-        """The weights that predict: the average of w once a round is averaged, else w."""
+        """The weights that predict: the average of w once a round is averaged (kept until the state changes:
+        :func:`~olearn._averaging.kept_average`), else w."""
         if not self._averaging():
             return self._w
+        return kept_average(self, self._avg_sum, self._whole_average)
+
+    def _whole_average(self):
         out = np.empty(self._w.size)
         averaged(self._w, self._avg_sum, self._avg_count, out)
         return out
 
     def _averages_entries(self, n_entries):
         """Whether rows of ``n_entries`` non-zeros are scored by :meth:`_averaged_scores`: once a round is
-        averaged, for rows with few entries (:func:`~olearn._averaging.averages_entries`)."""
-        return self._averaging() and self._avg_count[0] > 0.0 and averages_entries(n_entries, self._w.size)
+        averaged, until the rows read since the last change are many (:func:`~olearn._averaging.reads_entries`)."""
+        return (self._averaging() and self._avg_count[0] > 0.0
+                and reads_entries(self, self._avg_sum, n_entries, self._w.size))
 
     def _averaged_scores(self, indptr, indices, data, bias):
         """Scores of CSR rows (intercept feature ``bias``) with the averaged weights, once a round is averaged.
