@@ -105,6 +105,9 @@ def test_a_quoted_glob_on_a_new_local_cluster(shards, tmp_path):
         (["--algo", "pa", "--delay", "1", "--passes", "2"], "--delay makes one pass"),
         (["--algo", "pa", "--bound"], "--bound describes one serial pass"),
         (["--algo", "pa", "--workers", "2"], "give --workers .* not both"),
+        (["--algo", "pa1", "--set", "kernel=rbf"], r"parameter mixing mixes and moves primal weight vectors; "
+                                                   r"PAClassifier with kernel='rbf' learns in dual form"),
+        (["--algo", "perceptron", "--set", "kernel=poly", "--delay", "1"], "delayed updates mixes and moves primal"),
     ],
 )
 def test_modes_refuse_what_they_cannot_do(scheduler, shards, args, message):

@@ -424,6 +424,24 @@ def test_each_mode_refuses_the_learners_it_has_no_rule_for(client):
         delayed_updates(AROW(), [(X, y)], tau=0)
 
 
+@pytest.mark.parametrize("mode", ["mixing", "delayed"])
+@pytest.mark.parametrize("make", [lambda: PAClassifier(kernel="rbf"), lambda: Perceptron(kernel="poly", degree=2)])
+def test_kernel_learners_are_refused_before_any_shard_is_learned(client, mode, make, monkeypatch):
+    import olearn.distributed._mixing as mixing
+
+    def never(*args, **kwargs):
+        raise AssertionError("a shard was learned")
+
+    monkeypatch.setattr(mixing, "learn_shard", never)
+    X, y = stream(20, 3, seed=11)
+    est = make().partial_fit(X[:4], y[:4])
+    support, alpha = est.support_vectors_.toarray(), est.dual_coef_.copy()
+    learn = (lambda: parameter_mixing(est, [(X, y)])) if mode == "mixing" else (lambda: delayed_updates(est, [(X, y)], tau=0))
+    with pytest.raises(ValueError, match="primal weight vectors; .* learns in dual form"):
+        learn()
+    assert np.array_equal(est.support_vectors_.toarray(), support) and np.array_equal(est.dual_coef_, alpha)
+
+
 def test_bad_arguments_are_named(client, tmp_path):
     X, y = stream(20, 3, seed=12)
     with pytest.raises(ValueError, match="tau must be an integer >= n_shards - 1 = 1"):

@@ -524,6 +524,12 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, z
         mode = "--delay (delayed updates)" if delayed else "parameter mixing"
         takers = ", ".join(name for name in ALGORITHM_NAMES if ALGORITHMS[name][0] in supported)
         raise click.UsageError(f"{mode} supports --algo {takers}; not {algo}")
+    from ..distributed._models import check_supported
+
+    try:
+        check_supported(est, "delayed updates" if delayed else "parameter mixing")
+    except ValueError as err:  # a kernel, averaging or a calibration: refused before any worker starts
+        raise click.UsageError(str(err)) from None
     options = {"classes": labels, "chunk_size": chunk_size, "fmt": fmt, "n_features": n_features,
                "bits": DEFAULT_BITS if bits is None else bits}
     base = _index_base(distributed, list(files), options, zero_based)

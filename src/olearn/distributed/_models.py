@@ -51,6 +51,11 @@ def check_supported(est, mode):
         raise ValueError(
             f"{mode} supports {', '.join(supported)}; not {type(est).__name__}"
         )
+    if getattr(est, "kernel", None) is not None:
+        # a dual model is a set of support vectors, not a weight vector to average or to move by a step
+        raise ValueError(f"{mode} mixes and moves primal weight vectors; {type(est).__name__} with "
+                         f"kernel={est.kernel!r} learns in dual form (support vectors): use kernel=None, or learn "
+                         "it without Dask")
     if getattr(est, "average", False):
         # neither rule keeps the running sum of the iterates that an averaged learner predicts with
         raise ValueError(f"{mode} does not keep the average of an averaged learner; use {type(est).__name__} "
