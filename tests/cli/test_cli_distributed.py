@@ -64,7 +64,8 @@ def test_delay_zero_on_one_shard_prints_the_serial_run(scheduler, shards):
 def test_mixing_two_shards_saves_the_mixed_model(scheduler, shards, tmp_path):
     paths, X, y = shards
     model = tmp_path / "mixed.npz"
-    result = invoke("run", "--algo", "pa1", "-C", "0.5", "--passes", 2, "--scheduler", scheduler, "--save", model, *paths)
+    result = invoke("run", "--algo", "pa1", "-C", "0.5", "--passes", 2, "--holdout-off", "--scheduler", scheduler,
+                    "--save", model, *paths)
     assert result.exit_code == 0, result.output
     w = np.zeros(6)
     for _ in range(2):
@@ -86,6 +87,29 @@ def _pa1_pass(X, y, w, C):
         if loss > 0.0:
             w = w + min(C, loss / (x @ x)) * label * x
     return w
+
+
+def test_mixing_passes_print_each_epoch_s_held_out_rate(scheduler, shards):
+    paths, X, y = shards
+    result = invoke("run", "--algo", "pa1", "-C", "0.5", "--passes", 2, "--holdout-every", 5, "--scheduler", scheduler,
+                    *paths)
+    assert result.exit_code == 0, result.output
+    w, lines = np.zeros(6), []
+    for epoch in (1, 2):  # rows 5, 10, ... of each shard predicted by the shard's model, never learned
+        models, held, wrong = [], 0, 0
+        for lo, hi in ((0, 130), (130, 240)):
+            wi = w.copy()
+            for i in range(lo, hi):
+                if (i - lo + 1) % 5 == 0:
+                    held, wrong = held + 1, wrong + ((1 if wi @ X[i] > 0 else -1) != y[i])
+                else:
+                    wi = _pa1_pass(X[i : i + 1], y[i : i + 1], wi, 0.5)
+            models.append(wi)
+        w = 0.5 * (models[0] + models[1])
+        lines.append(f"pass {epoch} held out: {held:,} examples, {wrong:,} mistakes, mistake rate {wrong / held:.6f} h")
+    assert [line for line in result.output.splitlines() if " held out: " in line] == lines
+    assert summary(result.output, "held out") == "48 per pass (every 5th example, never learned)"
+    assert summary(result.output, "examples") == "384"
 
 
 def test_a_quoted_glob_on_a_new_local_cluster(shards, tmp_path):

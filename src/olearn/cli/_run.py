@@ -261,7 +261,6 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
     if workers is not None or scheduler is not None:
         for name, value in (("--scale", scale), ("-i", initial_model), ("-p", predictions), ("-c", use_cache or None),
                             ("-q/--cubic/--interactions/--ignore/--keep/--ngram/--skips", namespaces),
-                            ("--holdout-every", holdout_every), ("--holdout-off", holdout_off or None),
                             ("--binary", binary or None), ("--oaa", oaa),
                             ("--link", link if link != "identity" else None)):
             if value is not None:
@@ -270,7 +269,8 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
             if value is not None:
                 raise click.UsageError(f"{name} applies to one CSV file learned here, not to shards on Dask")
         return _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, zero_based, n_features,
-                                bits, chunk_size, save, bound, quiet, workers, scheduler, tau, weighting, classes, start)
+                                bits, chunk_size, save, bound, quiet, workers, scheduler, tau, weighting, classes, start,
+                                _holdout_period(holdout_every, holdout_off, passes))
     for name, value in (("--delay", tau), ("--mix", weighting if weighting != "uniform" else None),
                         ("--classes", classes if classes != "-1,1" else None)):
         if value is not None:
@@ -498,8 +498,12 @@ def _declare_binary_classes(est, y, learned):
 
 
 def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, zero_based, n_features, bits, chunk_size,
-                     save, bound, quiet, workers, scheduler, tau, weighting, classes, start):
-    """``olearn run`` on Dask: parameter mixing (``--passes`` epochs), or delayed updates with ``--delay``."""
+                     save, bound, quiet, workers, scheduler, tau, weighting, classes, start, holdout_every):
+    """``olearn run`` on Dask: parameter mixing (``--passes`` epochs), or delayed updates with ``--delay``.
+
+    With ``--passes N > 1`` the rows K, 2K, ... of every shard (``--holdout-every K``, default 10) are held out, as
+    in a serial run, and each epoch's held-out mistake rate is printed after the table.
+    """
     from concurrent.futures import CancelledError  # here, as Dask: a serial run has no use for it
 
     from .. import distributed
@@ -541,7 +545,7 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, z
                 result = distributed.delayed_updates(est, list(files), tau=tau, client=client, **options)
             else:
                 result = distributed.parameter_mixing(est, list(files), epochs=passes, weighting=weighting,
-                                                      client=client, **options)
+                                                      client=client, holdout_every=holdout_every, **options)
     except DataFormatError as err:
         raise base.explain(err) from None
     except (CancelledError, RuntimeError) as err:
@@ -550,12 +554,16 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, z
         # Dask's own failures (a task cancelled with its worker, an actor's worker lost): one line, exit 1
         raise distributed.DistributedError(f"the Dask run failed: {describe_error(err)}") from None
     seconds = time.perf_counter() - start
+    held_outs = [] if holdout_every is None else [_held_out(holdout_every, *counts)
+                                                  for counts in result.held_out.sum(axis=1)]
     if not quiet and not delayed:
         click.echo(f"{'epoch':>6} {'examples':>12} {'mistakes':>12} {'mistake rate':>13} {'average loss':>13}")
         for epoch, totals in enumerate(result.totals.sum(axis=1), start=1):
             mistakes, loss, _, rounds = totals
             click.echo(f"{epoch:>6d} {int(rounds):>12d} {int(mistakes):>12d} {mistakes / max(rounds, 1):>13.6f} "
                        f"{loss / max(rounds, 1):>13.6f}")
+        for epoch, held_out in enumerate(held_outs, start=1):
+            click.echo(held_out.line(epoch))
         click.echo("")
     if result.n_rounds == 0:
         raise ValueError(f"{', '.join(files)}: hold no examples")
@@ -567,9 +575,19 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, z
     click.echo(f"{'shards':<14}{result.n_shards} on {n_workers} worker{'s' if n_workers != 1 else ''}")
     for line in summary_lines(table, passes, seconds):
         click.echo(line)
+    if held_outs:
+        for line in held_outs[-1].summary_lines(holdout_every):
+            click.echo(line)
     if save is not None:
         save_model(result.estimator, save, _shards_input_info(files, fmt, bits, base))
         click.echo(f"{'model':<14}{save}")
+
+
+def _held_out(every, examples, mistakes):
+    """The :class:`HeldOut` counts of one epoch on Dask (summed over the shards), to print as a serial pass's."""
+    held_out = HeldOut(every)
+    held_out.examples, held_out.mistakes = int(examples), int(mistakes)
+    return held_out
 
 
 def _index_base(distributed, files, options, zero_based):

@@ -53,7 +53,7 @@ from .._validation import check_X
 from ._cluster import DistributedError, require_dask, resolve_client, worker_addresses
 from ._models import check_supported, start_with_classes
 from ._result import DistributedResult
-from ._shards import DEFAULT_CHUNK_SIZE, make_shards
+from ._shards import DEFAULT_CHUNK_SIZE, make_shards, on_cluster
 
 # how often a wait for a shard checks that its worker is still alive
 _POLL_SECONDS = 1.0
@@ -62,9 +62,9 @@ _POLL_SECONDS = 1.0
 class ShardReader:
     """A Dask actor: one shard read in order, its next rows scored on the weights it is sent."""
 
-    def __init__(self, shard, params, codes, classes, skip=0):
+    def __init__(self, shard, params, codes, classes, skip=0, values=()):
         self._shard = shard
-        self._chunks = shard.located_chunks()
+        self._chunks = shard.with_values(values).located_chunks()  # its Dask parts computed on the cluster
         self._starts = []  # (row of the shard, part, row of the part) where each chunk read starts
         self._params = params
         self._config = unpack_config(params, codes)
@@ -182,7 +182,8 @@ class _Shards:
     """
 
     def __init__(self, client, shards, params, codes, classes, retries, timeout):
-        self.client, self.shards, self.retries, self.timeout = client, shards, retries, timeout
+        self.client, self.retries, self.timeout = client, retries, timeout
+        self.shards, self.values = on_cluster(client, shards)
         self.args = (params, codes, classes)
         self.consumed = [0] * len(shards)
         self.futures = [None] * len(shards)  # an actor lives as long as its future
@@ -201,7 +202,7 @@ class _Shards:
             workers = worker_addresses(self.client, wait=self.timeout)
             target = workers[s % len(workers)]
             self.futures[s] = self.client.submit(
-                ShardReader, self.shards[s], *self.args, skip=self.consumed[s], actor=True,
+                ShardReader, self.shards[s], *self.args, skip=self.consumed[s], values=self.values[s], actor=True,
                 workers=[target], allow_other_workers=True, pure=False,
             )
             try:

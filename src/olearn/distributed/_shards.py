@@ -107,31 +107,69 @@ class MemoryPart:
 
 @dataclass(frozen=True)
 class DaskArrayPart:
-    """One row block of a Dask array pair, as two ``dask.delayed`` objects computed on the worker."""
+    """One row block of a Dask array pair, as two ``dask.delayed`` objects.
+
+    Its values are computed on the cluster (:func:`on_cluster`) and reach the
+    worker as the arguments of its task: the delayed objects never travel
+    themselves, since their graph may hold a whole array (``da.from_array``)
+    or data only the client can reach (a persisted array).
+    """
 
     X: object
     y: object
 
+    def graphs(self):
+        return [self.X, self.y]
+
+    @staticmethod
+    def computed(values):
+        return MemoryPart(*values)
+
     def chunks(self, chunk_size):
         import dask
 
-        X, y = dask.compute(self.X, self.y, scheduler="sync")
-        yield from _sliced(X, y, chunk_size)
+        yield from self.computed(dask.compute(*self.graphs())).chunks(chunk_size)
 
 
 @dataclass(frozen=True)
 class DaskBagPart:
-    """One partition of a Dask bag of ``(x, y)`` examples (x a dict, a 1-d array or a sparse row)."""
+    """One partition of a Dask bag of ``(x, y)`` examples (x a dict, a 1-d array or a sparse row).
+
+    Computed on the cluster, as :class:`DaskArrayPart`.
+    """
 
     partition: object
+
+    def graphs(self):
+        return [self.partition]
+
+    @staticmethod
+    def computed(values):
+        return ExamplesPart(list(values[0]))
 
     def chunks(self, chunk_size):
         import dask
 
-        (examples,) = dask.compute(self.partition, scheduler="sync")
-        examples = list(examples)
-        for lo in range(0, len(examples), chunk_size):
-            yield _examples_to_csr(examples[lo : lo + chunk_size])
+        yield from self.computed(dask.compute(*self.graphs())).chunks(chunk_size)
+
+
+@dataclass(frozen=True)
+class ExamplesPart:
+    """A list of ``(x, y)`` examples (a computed partition of a Dask bag)."""
+
+    examples: list
+
+    def chunks(self, chunk_size):
+        for lo in range(0, len(self.examples), chunk_size):
+            yield _examples_to_csr(self.examples[lo : lo + chunk_size])
+
+
+@dataclass(frozen=True)
+class ComputedPart:
+    """Stands for a Dask part in a shard sent to a worker; its ``n_values`` values come with the task."""
+
+    source: type
+    n_values: int
 
 
 @dataclass(frozen=True)
@@ -162,10 +200,50 @@ class Shard:
             return f"example {row_in_part + 1} of {os.path.basename(part.path)}"
         return f"row {shard_row}"
 
+    def graphs(self):
+        """The delayed objects of the shard's Dask parts, in order."""
+        return [graph for part in self.parts if hasattr(part, "graphs") for graph in part.graphs()]
+
+    def without_graphs(self):
+        """The shard as a worker receives it: each Dask part a :class:`ComputedPart`."""
+        parts = tuple(ComputedPart(type(part), len(part.graphs())) if hasattr(part, "graphs") else part
+                      for part in self.parts)
+        return Shard(self.number, parts, self.chunk_size)
+
+    def with_values(self, values):
+        """The shard read on a worker: each :class:`ComputedPart` replaced by its part made of ``values`` (in order)."""
+        parts, at = [], 0
+        for part in self.parts:
+            if isinstance(part, ComputedPart):
+                parts.append(part.source.computed(values[at : at + part.n_values]))
+                at += part.n_values
+            else:
+                parts.append(part)
+        return Shard(self.number, tuple(parts), self.chunk_size)
+
     def describe(self):
-        names = [os.path.basename(p.path) if isinstance(p, FilePart) else type(p).__name__ for p in self.parts]
+        names = [os.path.basename(p.path) if isinstance(p, FilePart)
+                 else (p.source if isinstance(p, ComputedPart) else type(p)).__name__ for p in self.parts]
         shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
         return f"shard {self.number} ({shown})"
+
+
+def on_cluster(client, shards):
+    """``(shards as the workers receive them, the futures of each shard's Dask values)``.
+
+    Every Dask partition is computed on the cluster in one submission, so
+    that a graph shared by the partitions (the array of ``da.from_array``) is
+    sent once, and persisted data are reached where they live. The values
+    stay on the cluster while the futures are held (a run holds them to its
+    end); a lost one is computed again by Dask from its graph.
+    """
+    graphs = [shard.graphs() for shard in shards]
+    flat = client.compute([graph for shard_graphs in graphs for graph in shard_graphs])
+    values, at = [], 0
+    for shard_graphs in graphs:
+        values.append(flat[at : at + len(shard_graphs)])
+        at += len(shard_graphs)
+    return [shard.without_graphs() for shard in shards], values
 
 
 def _sliced(X, y, chunk_size):
