@@ -524,9 +524,11 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, z
         check_writable(save, "--save")
     est = make_estimator(algo, hyperparameters, fit_intercept, _model_n_features(fmt, n_features, bits, files))
     supported = distributed.DELAYED_LEARNERS if delayed else distributed.MIXING_LEARNERS
-    if type(est).__name__ not in supported:
+    # the command line learns binary shards (--classes A,B); the library mixes other tasks too
+    if type(est).__name__ not in supported or task_of(algo) != "binary":
         mode = "--delay (delayed updates)" if delayed else "parameter mixing"
-        takers = ", ".join(name for name in ALGORITHM_NAMES if ALGORITHMS[name][0] in supported)
+        takers = ", ".join(name for name in ALGORITHM_NAMES
+                           if ALGORITHMS[name][0] in supported and task_of(name) == "binary")
         raise click.UsageError(f"{mode} supports --algo {takers}; not {algo}")
     from ..distributed._models import check_supported
 

@@ -237,7 +237,9 @@ class _Epochs:
                 if self.scattered is None:
                     bare, self.values = on_cluster(client, self.shards)
                     self.scattered = self._scatter(bare)
-                sent.append(self._scatter(est))
+                # a copy: on a cluster of threads the object itself would be shared, and its lock is held by the
+                # caller for the whole run
+                sent.append(self._scatter(copy.deepcopy(est)))
                 sent += [client.submit(learn_shard, sent[0], shard, values, self.holdout_every, pure=False)
                          for shard, values in zip(self.scattered, self.values)]
                 self._wait(sent[1:], epoch)

@@ -1,0 +1,119 @@
+"""Parameter mixing of the multiclass, regression and second-order learners, on a local cluster of threads.
+
+References, computed independently of the mixing code: the serial learners
+(mixing one shard for E epochs must be E serial passes, bit for bit), and
+plain NumPy averages of k models each trained serially on its own shard
+(one epoch of mixing k shards from a fresh model, McDonald, Hall & Mann 2010,
+Fig. 2), or, for the Gaussian learners, NumPy's transcription of the
+documented KL rule: precisions averaged, means averaged in their weights.
+"""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("distributed")
+
+from olearn.distributed import parameter_mixing
+from olearn.linear import PARegressor
+from olearn.multiclass import MIRA, MulticlassPerceptron, PAMulticlass
+from olearn.second_order import CW, NAROW
+
+TIMEOUT = 300  # a hang guard only
+
+
+@pytest.fixture(scope="module")
+def client():
+    from distributed import Client, LocalCluster
+
+    # threads: the scattered model is the caller's object unless the run sends a copy (it holds the caller's lock)
+    cluster = LocalCluster(n_workers=2, processes=False, threads_per_worker=1, dashboard_address=None)
+    client = Client(cluster)
+    yield client
+    client.close()
+    cluster.close()
+
+
+def data(n, d, k, seed):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = np.argmax(X @ rng.normal(size=(d, k)), axis=1) if k else X @ rng.normal(size=d)
+    return X, y
+
+
+def thirds(X, y):
+    return [(X[i::3], y[i::3]) for i in range(3)]
+
+
+MULTICLASS = [lambda: PAMulticlass(variant="pa1", C=0.5, fit_intercept=True), lambda: MulticlassPerceptron(),
+              lambda: MIRA(beta=0.5)]
+
+
+@pytest.mark.parametrize("make", MULTICLASS)
+def test_multiclass_mixing_of_one_shard_is_the_serial_learner(client, make):
+    X, y = data(150, 4, 3, seed=1)
+    res = parameter_mixing(make(), [(X, y)], epochs=3, classes=[0, 1, 2], timeout=TIMEOUT)
+    serial = make()
+    for _ in range(3):
+        serial.partial_fit(X, y, classes=[0, 1, 2])
+    assert np.array_equal(res.estimator.coef_, serial.coef_)
+    assert np.array_equal(res.estimator.intercept_, serial.intercept_)
+
+
+@pytest.mark.parametrize("make", MULTICLASS)
+def test_multiclass_mixing_averages_the_prototypes_of_independent_models(client, make):
+    X, y = data(240, 4, 3, seed=2)
+    shards = thirds(X, y)
+    res = parameter_mixing(make(), shards, classes=[0, 1, 2], timeout=TIMEOUT)
+    models = [make().partial_fit(Xs, ys, classes=[0, 1, 2]) for Xs, ys in shards]
+    np.testing.assert_allclose(res.estimator.coef_, np.mean([m.coef_ for m in models], axis=0), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(res.estimator.intercept_, np.mean([m.intercept_ for m in models], axis=0),
+                               rtol=1e-12, atol=1e-14)
+
+
+def test_regression_mixing_averages_independent_models(client):
+    X, y = data(240, 5, 0, seed=3)
+    make = lambda: PARegressor(variant="pa1", C=0.3, epsilon=0.05)  # noqa: E731
+    shards = thirds(X, y)
+    res = parameter_mixing(make(), shards, timeout=TIMEOUT)
+    np.testing.assert_allclose(res.estimator.coef_, np.mean([make().partial_fit(*s).coef_ for s in shards], axis=0),
+                               rtol=1e-12, atol=1e-14)
+    one = parameter_mixing(make(), [(X, y)], epochs=2, timeout=TIMEOUT).estimator
+    assert np.array_equal(one.coef_, make().partial_fit(X, y).partial_fit(X, y).coef_)
+    with pytest.raises(ValueError, match="holdout_every counts the mistakes of held-out rows, and PARegressor"):
+        parameter_mixing(make(), shards, epochs=2, holdout_every=5)
+
+
+GAUSSIAN = [lambda: CW(eta=0.8), lambda: CW(eta=0.8, covariance="full"), lambda: NAROW(b=2.0),
+            lambda: NAROW(b=2.0, covariance="diag")]
+
+
+@pytest.mark.parametrize("make", GAUSSIAN)
+def test_gaussian_mixing_averages_the_precisions_of_independent_models(client, make):
+    X, y = data(240, 4, 2, seed=4)
+    y = np.where(y == 1, 1, -1)
+    shards = thirds(X, y)
+    res = parameter_mixing(make(), shards, timeout=TIMEOUT)
+    models = [make().partial_fit(Xs, ys, classes=[-1, 1]) for Xs, ys in shards]
+    covariances = [np.diag(m.covariance_) if m.covariance_.ndim == 1 else m.covariance_ for m in models]
+    precision = np.mean([np.linalg.inv(c) for c in covariances], axis=0)
+    mean = np.linalg.solve(precision, np.mean([np.linalg.solve(c, m.coef_[0]) for c, m in zip(covariances, models)],
+                                              axis=0))
+    np.testing.assert_allclose(res.estimator.coef_[0], mean, rtol=1e-9, atol=1e-12)
+    got = res.estimator.covariance_
+    np.testing.assert_allclose(np.diag(got) if got.ndim == 1 else got, np.linalg.inv(precision), rtol=1e-9, atol=1e-12)
+    one = parameter_mixing(make(), [(X, y)], epochs=2, timeout=TIMEOUT).estimator
+    serial = make().partial_fit(X, y, classes=[-1, 1]).partial_fit(X, y)
+    assert np.array_equal(one.coef_, serial.coef_) and np.array_equal(one.covariance_, serial.covariance_)
+
+
+def test_multiclass_classes_are_fixed_up_front_and_checked_in_every_shard(client):
+    X, y = data(60, 3, 3, seed=5)
+    with pytest.raises(ValueError, match=r"PAMulticlass learns on shards from its classes given up front: pass classes="):
+        parameter_mixing(PAMulticlass(), [(X, y)])
+    est = PAMulticlass().partial_fit(X[:30], y[:30], classes=[0, 1, 2])
+    before = est.coef_.copy()
+    y_bad = y.copy()
+    y_bad[40] = 7
+    with pytest.raises(ValueError, match=r"shard 1 .*label 7 at row 10 is not one of the classes \[0, 1, 2\]"):
+        parameter_mixing(est, [(X[:30], y[:30]), (X[30:], y_bad[30:])], timeout=TIMEOUT)
+    assert np.array_equal(est.coef_, before) and est.classes_.tolist() == [0, 1, 2]
