@@ -112,6 +112,23 @@ def test_mixing_passes_print_each_epoch_s_held_out_rate(scheduler, shards):
     assert summary(result.output, "examples") == "384"
 
 
+def test_parquet_shards_take_the_label_column_by_name(scheduler, shards, tmp_path):
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    paths, X, y = shards
+    for i, (lo, hi) in enumerate(((0, 130), (130, 240))):
+        frame = pd.DataFrame({f"x{j}": X[lo:hi, j] for j in range(6)})
+        frame.insert(2, "label", np.where(y[lo:hi] > 0, "pos", "neg"))
+        frame.to_parquet(tmp_path / f"part-{i}.parquet")
+    result = invoke("run", "--algo", "pa1", "-C", "0.5", "--scheduler", scheduler, "--label-column", "label",
+                    "--classes", "neg,pos", "--save", tmp_path / "m.npz", tmp_path / "part-*.parquet")
+    assert result.exit_code == 0, result.output
+    w = 0.5 * (_pa1_pass(X[:130], y[:130], np.zeros(6), 0.5) + _pa1_pass(X[130:], y[130:], np.zeros(6), 0.5))
+    np.testing.assert_allclose(olearn.load(tmp_path / "m.npz").coef_[0], w, rtol=1e-10, atol=1e-12)
+    result = invoke("run", "--algo", "pa1", "--scheduler", scheduler, "--label-column", "label", *paths)
+    assert result.exit_code == 2 and "--label-column applies to Parquet shards on Dask" in result.output
+
+
 def test_a_quoted_glob_on_a_new_local_cluster(shards, tmp_path):
     assert len(shards[0]) == 2
     pattern = str(tmp_path / "part-*.svm")

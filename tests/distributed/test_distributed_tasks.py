@@ -26,7 +26,7 @@ def client():
     from distributed import Client, LocalCluster
 
     # threads: the scattered model is the caller's object unless the run sends a copy (it holds the caller's lock)
-    cluster = LocalCluster(n_workers=2, processes=False, threads_per_worker=1, dashboard_address=None)
+    cluster = LocalCluster(n_workers=2, processes=False, threads_per_worker=1, dashboard_address=":0")
     client = Client(cluster)
     yield client
     client.close()
@@ -117,3 +117,44 @@ def test_multiclass_classes_are_fixed_up_front_and_checked_in_every_shard(client
     with pytest.raises(ValueError, match=r"shard 1 .*label 7 at row 10 is not one of the classes \[0, 1, 2\]"):
         parameter_mixing(est, [(X[:30], y[:30]), (X[30:], y_bad[30:])], timeout=TIMEOUT)
     assert np.array_equal(est.coef_, before) and est.classes_.tolist() == [0, 1, 2]
+
+
+def write_parquet(path, X, y, order=("a", "y", "b")):
+    import pandas as pd
+
+    columns = {"a": X[:, 0], "y": y, "b": X[:, 1]}
+    pd.DataFrame({name: columns[name] for name in order}).to_parquet(path)
+
+
+def test_parquet_shards_are_read_in_batches_by_the_label_column_s_name(client, tmp_path):
+    pytest.importorskip("pyarrow")
+    from olearn.linear import PAClassifier
+
+    X, y = data(200, 2, 2, seed=6)
+    labels = np.where(y == 1, "yes", "no")
+    write_parquet(tmp_path / "p-0.parquet", X[:120], labels[:120])
+    write_parquet(tmp_path / "p-1.parquet", X[120:], labels[120:])
+    res = parameter_mixing(PAClassifier(), str(tmp_path / "*.parquet"), label_column="y", classes=["no", "yes"],
+                           chunk_size=32, epochs=2, timeout=TIMEOUT)
+    target = np.where(y == 1, 1, -1)
+    expected = parameter_mixing(PAClassifier(), [(X[:120], target[:120]), (X[120:], target[120:])], epochs=2,
+                                timeout=TIMEOUT)
+    np.testing.assert_allclose(res.estimator.coef_, expected.estimator.coef_, rtol=1e-12, atol=0)
+    assert res.estimator.classes_.tolist() == ["no", "yes"]
+
+
+def test_parquet_shards_with_other_columns_or_text_features_are_refused(client, tmp_path):
+    pytest.importorskip("pyarrow")
+    from olearn.exceptions import DataFormatError
+    from olearn.linear import PAClassifier
+
+    X, y = data(20, 2, 2, seed=7)
+    write_parquet(tmp_path / "a.parquet", X, y)
+    write_parquet(tmp_path / "b.parquet", X, y, order=("b", "y", "a"))
+    with pytest.raises(DataFormatError, match=r"b.parquet: features \['b', 'a'\] .* differ from those of .*a.parquet"):
+        parameter_mixing(PAClassifier(), [str(tmp_path / "a.parquet"), str(tmp_path / "b.parquet")], label_column="y")
+    with pytest.raises(DataFormatError, match=r"a.parquet: no column named 'z' \(columns: a, y, b\)"):
+        parameter_mixing(PAClassifier(), str(tmp_path / "a.parquet"), label_column="z")
+    write_parquet(tmp_path / "c.parquet", X, np.where(y == 1, "yes", "no"))
+    with pytest.raises(DataFormatError, match=r"c.parquet: column 'y' holds (large_)?string, not numbers"):
+        parameter_mixing(PAClassifier(), str(tmp_path / "c.parquet"), label_column="b")

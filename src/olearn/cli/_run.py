@@ -265,12 +265,11 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
                             ("--link", link if link != "identity" else None)):
             if value is not None:
                 raise click.UsageError(f"{name} applies to one file learned here, not to shards on Dask")
-        for name, value in (("--label-column", label_column), ("--delimiter", delimiter)):
-            if value is not None:
-                raise click.UsageError(f"{name} applies to one CSV file learned here, not to shards on Dask")
+        if delimiter is not None:
+            raise click.UsageError("--delimiter applies to one CSV file learned here, not to shards on Dask")
         return _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, zero_based, n_features,
                                 bits, chunk_size, save, bound, quiet, workers, scheduler, tau, weighting, classes, start,
-                                _holdout_period(holdout_every, holdout_off, passes))
+                                _holdout_period(holdout_every, holdout_off, passes), label_column)
     for name, value in (("--delay", tau), ("--mix", weighting if weighting != "uniform" else None),
                         ("--classes", classes if classes != "-1,1" else None)):
         if value is not None:
@@ -498,7 +497,7 @@ def _declare_binary_classes(est, y, learned):
 
 
 def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, zero_based, n_features, bits, chunk_size,
-                     save, bound, quiet, workers, scheduler, tau, weighting, classes, start, holdout_every):
+                     save, bound, quiet, workers, scheduler, tau, weighting, classes, start, holdout_every, label_column):
     """``olearn run`` on Dask: parameter mixing (``--passes`` epochs), or delayed updates with ``--delay``.
 
     With ``--passes N > 1`` the rows K, 2K, ... of every shard (``--holdout-every K``, default 10) are held out, as
@@ -537,7 +536,8 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, z
     except ValueError as err:  # a kernel, averaging or a calibration: refused before any worker starts
         raise click.UsageError(str(err)) from None
     options = {"classes": labels, "chunk_size": chunk_size, "fmt": fmt, "n_features": n_features,
-               "bits": DEFAULT_BITS if bits is None else bits}
+               "bits": DEFAULT_BITS if bits is None else bits,
+               "label_column": None if label_column is None else _column(label_column)}
     base = _index_base(distributed, list(files), options, zero_based)
     options["zero_based"] = bool(base.zero_based)
     try:
@@ -581,8 +581,16 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, z
         for line in held_outs[-1].summary_lines(holdout_every):
             click.echo(line)
     if save is not None:
-        save_model(result.estimator, save, _shards_input_info(files, fmt, bits, base))
+        save_model(result.estimator, save, _shards_input_info(files, fmt, bits, base, options["label_column"]))
         click.echo(f"{'model':<14}{save}")
+
+
+def _column(text):
+    """--label-column's column: a position if it is a whole number, else a name."""
+    try:
+        return int(text)
+    except ValueError:
+        return text
 
 
 def _held_out(every, examples, mistakes):
@@ -595,7 +603,11 @@ def _held_out(every, examples, mistakes):
 def _index_base(distributed, files, options, zero_based):
     """The LIBSVM index base of every shard, decided once from the files (globs expanded) in order."""
     shards = distributed.make_shards(files, fmt=options["fmt"], n_features=options["n_features"],
-                                     bits=options["bits"], zero_based=False)
+                                     bits=options["bits"], zero_based=False, label_column=options["label_column"])
+    if options["label_column"] is not None and any(part.resolved_format() != "parquet"
+                                                   for shard in shards for part in shard.parts):
+        raise click.UsageError("--label-column applies to Parquet shards on Dask (a CSV shard's label is its last "
+                               "column)")
     libsvm = [part.path for shard in shards for part in shard.parts if part.resolved_format() == "libsvm"]
     base = IndexBase(zero_based)
     if base.from_option and not libsvm:
@@ -605,11 +617,11 @@ def _index_base(distributed, files, options, zero_based):
     return base
 
 
-def _shards_input_info(files, fmt, bits, base):
+def _shards_input_info(files, fmt, bits, base, label_column):
     """The model metadata's ``input`` entry for shards: the first file's format, and how the shards were read."""
     from .. import distributed
 
-    first = distributed.make_shards(list(files), fmt=fmt)[0].parts[0]
+    first = distributed.make_shards(list(files), fmt=fmt, label_column=label_column)[0].parts[0]
     source = DataSource(first.path, first.resolved_format(), None, bits, base=base, learning=False)
     return source.input_info()
 
@@ -621,5 +633,6 @@ def _model_n_features(fmt, n_features, bits, files):
     from .. import data
 
     first = files[0]
-    vw = fmt == "vw" or (fmt == "auto" and os.path.isfile(first) and data.detect_format(first) == "vw")
+    vw = fmt == "vw" or (fmt == "auto" and os.path.isfile(first) and not first.lower().endswith(".parquet")
+                         and data.detect_format(first) == "vw")
     return 2 ** (DEFAULT_BITS if bits is None else bits) if vw else None

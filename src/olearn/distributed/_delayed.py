@@ -308,7 +308,8 @@ class _WorkerLost(Exception):
 
 @locking_its_estimator
 def delayed_updates(est, data, *, tau, n_shards=None, classes=None, client=None, chunk_size=DEFAULT_CHUNK_SIZE,
-                    fmt="auto", n_features=None, bits=18, zero_based="auto", retries=2, timeout=300):
+                    fmt="auto", n_features=None, bits=18, zero_based="auto", retries=2, timeout=300,
+                    label_column=None):
     r"""Learn ``est`` from sharded data with delayed updates of staleness at most ``tau``.
 
     Langford, Smola & Zinkevich, *Slow Learners are Fast*, NIPS 2009: the
@@ -327,7 +328,7 @@ def delayed_updates(est, data, *, tau, n_shards=None, classes=None, client=None,
     tau : int
         Staleness bound in rounds, ``>= n_shards - 1``. Each shard scores
         ``(tau + 1) // n_shards`` rows per step.
-    n_shards, classes, client, chunk_size, fmt, n_features, bits, zero_based
+    n_shards, classes, client, chunk_size, fmt, n_features, bits, zero_based, label_column
         As in :func:`parameter_mixing`.
     retries : int, default=2
         How many times a shard whose worker died is re-opened on another
@@ -354,7 +355,7 @@ def delayed_updates(est, data, *, tau, n_shards=None, classes=None, client=None,
     """
     require_dask()
     check_supported(est, "delayed updates")
-    shards = make_shards(data, n_shards, chunk_size, fmt, n_features, bits, zero_based)
+    shards = make_shards(data, n_shards, chunk_size, fmt, n_features, bits, zero_based, label_column)
     S = len(shards)
     if isinstance(tau, bool) or not isinstance(tau, (int, np.integer)) or tau < S - 1:
         raise ValueError(

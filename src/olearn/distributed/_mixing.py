@@ -99,7 +99,7 @@ def _check_count(name, value):
 @locking_its_estimator
 def parameter_mixing(est, data, *, epochs=1, weighting="uniform", n_shards=None, classes=None, client=None,
                      chunk_size=DEFAULT_CHUNK_SIZE, fmt="auto", n_features=None, bits=18, zero_based="auto", timeout=None,
-                     holdout_every=None):
+                     holdout_every=None, label_column=None):
     r"""Learn ``est`` from sharded data by iterative parameter mixing on a Dask cluster.
 
     McDonald, Hall & Mann, *Distributed Training Strategies for the Structured
@@ -129,9 +129,10 @@ def parameter_mixing(est, data, *, epochs=1, weighting="uniform", n_shards=None,
         Default: the current client.
     chunk_size : int, default=10000
         Rows read and learned at a time on a worker.
-    fmt, n_features, bits, zero_based
+    fmt, n_features, bits, zero_based, label_column
         How to read files (format, fixed dimension, VW hash bits, LIBSVM index
-        base decided once for all files: see :func:`make_shards`).
+        base decided once for all files, the label's column of Parquet files:
+        see :func:`make_shards`).
     timeout : float, optional
         Seconds to wait for one epoch before giving up.
     holdout_every : int, optional
@@ -177,7 +178,7 @@ def parameter_mixing(est, data, *, epochs=1, weighting="uniform", n_shards=None,
         raise ValueError(f"holdout_every counts the mistakes of held-out rows, and {type(est).__name__} makes none")
     if weighting not in WEIGHTINGS:
         raise ValueError(f"weighting must be one of {', '.join(WEIGHTINGS)}; got {weighting!r}")
-    shards = make_shards(data, n_shards, chunk_size, fmt, n_features, bits, zero_based)
+    shards = make_shards(data, n_shards, chunk_size, fmt, n_features, bits, zero_based, label_column)
     client = resolve_client(client)
     before = copy.deepcopy(est.__dict__)
     totals = np.zeros((epochs, len(shards), _codes.N_TOTALS))

@@ -27,14 +27,16 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_row
+from ..exceptions import DataFormatError
 from ._cluster import DistributedError
 
 DEFAULT_CHUNK_SIZE = 10_000
+PARQUET_SUFFIX = ".parquet"
 
 
 @dataclass(frozen=True)
 class FilePart:
-    """A data file, read in chunks (LIBSVM, VW) or whole (CSV, olearn cache)."""
+    """A data file, read in chunks (LIBSVM, VW, Parquet row batches) or whole (CSV, olearn cache)."""
 
     path: str
     format: str = "auto"
@@ -42,10 +44,13 @@ class FilePart:
     bits: int = 18
     zero_based: object = "auto"
     stamp: tuple = None  # (size, modification time in ns) of the file when the shards were made
+    label_column: object = None  # Parquet: the label's column, by name or position (default: the last)
 
     def resolved_format(self):
         from .. import data
 
+        if self.format == "auto" and self.path.lower().endswith(PARQUET_SUFFIX):
+            return "parquet"  # a binary file: never sniffed as text
         return data.detect_format(self.path) if self.format == "auto" else self.format
 
     def chunks(self, chunk_size):
@@ -75,10 +80,52 @@ class FilePart:
             for X, y, weight in data.iter_vw(self.path, chunk_size=chunk_size, n_bits=self.bits, require_labels=True):
                 _refuse_weights(self.path, weight)
                 yield X, y
+        elif fmt == "parquet":
+            yield from _parquet_chunks(self.path, self.label_column, chunk_size)
         else:
             X, y, *weight = (data.load_csv if fmt == "csv" else data.load_cache)(self.path)
             _refuse_weights(self.path, weight[0] if weight else None)
             yield from _sliced(X, y, chunk_size)
+
+
+def _parquet_columns(path, label_column):
+    """``(feature columns, label column)`` of a Parquet file: the label by name or position (default: the last
+    column), the features every other column, in the file's order; a column that is not numeric is refused."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schema = pq.read_schema(path)
+    names = schema.names
+    if label_column is None:
+        label = names[-1]
+    elif isinstance(label_column, (int, np.integer)) and not isinstance(label_column, bool):
+        if not -len(names) <= label_column < len(names):
+            raise DataFormatError(f"{path}: has {len(names)} columns; no column {label_column}")
+        label = names[label_column]
+    elif label_column in names:
+        label = label_column
+    else:
+        raise DataFormatError(f"{path}: no column named {label_column!r} (columns: {', '.join(names)})")
+    features = [name for name in names if name != label]
+    for name in features:
+        kind = schema.field(name).type
+        if not (pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_boolean(kind)):
+            raise DataFormatError(
+                f"{path}: column {name!r} holds {kind}, not numbers; learning Parquet shards takes numeric "
+                "feature columns (encode the column as numbers, e.g. one 0/1 column per category)")
+    return features, label
+
+
+def _parquet_chunks(path, label_column, chunk_size):
+    """A Parquet file's row batches of at most ``chunk_size`` rows as ``(X, y)``, X dense, its columns the
+    feature columns of :func:`_parquet_columns` in order."""
+    import pyarrow.parquet as pq
+
+    features, label = _parquet_columns(path, label_column)
+    for batch in pq.ParquetFile(path).iter_batches(batch_size=chunk_size, columns=[*features, label]):
+        columns = [batch.column(name).to_numpy(zero_copy_only=False).astype(np.float64) for name in features]
+        X = np.column_stack(columns) if columns else np.empty((batch.num_rows, 0))
+        yield X, batch.column(label).to_numpy(zero_copy_only=False)
 
 
 def file_stamp(path):
@@ -279,7 +326,7 @@ def _examples_to_csr(examples):
     return X, np.asarray(labels)
 
 
-def _file_parts(paths, fmt, n_features, bits, zero_based):
+def _file_parts(paths, fmt, n_features, bits, zero_based, label_column=None):
     found = []
     for path in paths:
         path = os.fspath(path)
@@ -300,7 +347,24 @@ def _file_parts(paths, fmt, n_features, bits, zero_based):
         zero_based = bool(detect_zero_based([p.path for p in parts if p.resolved_format() == "libsvm"]))
     elif zero_based not in (True, False):
         raise ValueError(f"zero_based must be 'auto', True or False, got {zero_based!r}")
-    return [FilePart(path, fmt, n_features, bits, zero_based, file_stamp(path)) for path in found]
+    parts = [FilePart(path, fmt, n_features, bits, zero_based, file_stamp(path), label_column) for path in found]
+    _check_parquet_columns([part for part in parts if part.resolved_format() == "parquet"], label_column)
+    return parts
+
+
+def _check_parquet_columns(parts, label_column):
+    """Every Parquet shard must have the first one's feature columns, in its order: a feature is a column's
+    place, so another order would mix one column's weight with another's."""
+    first = None
+    for part in parts:
+        columns = _parquet_columns(part.path, label_column)
+        if first is None:
+            first = (part.path, columns)
+        elif columns != first[1]:
+            raise DataFormatError(
+                f"{part.path}: features {columns[0]} and label {columns[1]!r} differ from those of {first[0]} "
+                f"({first[1][0]}, label {first[1][1]!r}); every Parquet shard must have the same columns in the "
+                "same order")
 
 
 def _dask_parts(data):
@@ -326,7 +390,7 @@ def _dask_parts(data):
 
 
 def make_shards(data, n_shards=None, chunk_size=DEFAULT_CHUNK_SIZE, fmt="auto", n_features=None, bits=18,
-                zero_based="auto"):
+                zero_based="auto", label_column=None):
     """Split ``data`` into shards.
 
     Parameters
@@ -345,6 +409,11 @@ def make_shards(data, n_shards=None, chunk_size=DEFAULT_CHUNK_SIZE, fmt="auto", 
         files, read in order as one stream: 0-based if an index 0 occurs in
         the first 4 MiB holding features; an index 0 in a later file of a
         data set taken as 1-based is then an error, never a shifted shard.
+    label_column : str or int, optional
+        Parquet files (``*.parquet``, or ``fmt="parquet"``): the label's
+        column, by name or position (default: the last). Every other column
+        is a numeric feature, in the file's order, and every file must have
+        the same columns; a file is read in row batches of ``chunk_size``.
 
     Examples
     --------
@@ -359,9 +428,9 @@ def make_shards(data, n_shards=None, chunk_size=DEFAULT_CHUNK_SIZE, fmt="auto", 
     parts = _dask_parts(data)
     if parts is None:
         if isinstance(data, (str, os.PathLike)):
-            parts = _file_parts([data], fmt, n_features, bits, zero_based)
+            parts = _file_parts([data], fmt, n_features, bits, zero_based, label_column)
         elif isinstance(data, (list, tuple)) and data and all(isinstance(p, (str, os.PathLike)) for p in data):
-            parts = _file_parts(data, fmt, n_features, bits, zero_based)
+            parts = _file_parts(data, fmt, n_features, bits, zero_based, label_column)
         elif isinstance(data, (list, tuple)) and data and all(isinstance(p, tuple) and len(p) == 2 for p in data):
             parts = [MemoryPart(X, y) for X, y in data]
         else:
