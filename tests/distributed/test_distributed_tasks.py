@@ -158,3 +158,23 @@ def test_parquet_shards_with_other_columns_or_text_features_are_refused(client, 
     write_parquet(tmp_path / "c.parquet", X, np.where(y == 1, "yes", "no"))
     with pytest.raises(DataFormatError, match=r"c.parquet: column 'y' holds (large_)?string, not numbers"):
         parameter_mixing(PAClassifier(), str(tmp_path / "c.parquet"), label_column="b")
+
+
+def test_a_dask_dataframe_is_learned_partition_by_partition_by_its_label_column(client):
+    dd = pytest.importorskip("dask.dataframe")
+    import pandas as pd
+
+    from olearn.exceptions import DataFormatError
+    from olearn.linear import PAClassifier
+
+    X, y = data(200, 2, 2, seed=8)
+    frame = pd.DataFrame({"a": X[:, 0], "label": np.where(y == 1, "yes", "no"), "b": X[:, 1]})
+    ddf = client.persist(dd.from_pandas(frame, npartitions=2))
+    res = parameter_mixing(PAClassifier(), ddf, label_column="label", classes=["no", "yes"], epochs=2, timeout=TIMEOUT)
+    target = np.where(y == 1, 1, -1)
+    halves = [(X[lo:hi], target[lo:hi]) for lo, hi in zip(ddf.divisions[:-1], (*ddf.divisions[1:-1], 200))]
+    expected = parameter_mixing(PAClassifier(), halves, epochs=2, timeout=TIMEOUT)
+    assert res.n_shards == 2
+    np.testing.assert_allclose(res.estimator.coef_, expected.estimator.coef_, rtol=1e-12, atol=0)
+    with pytest.raises(DataFormatError, match="the DataFrame's column 'label' holds"):
+        parameter_mixing(PAClassifier(), ddf, label_column="b")

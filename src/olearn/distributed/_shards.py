@@ -201,6 +201,30 @@ class DaskBagPart:
 
 
 @dataclass(frozen=True)
+class DaskFramePart:
+    """One partition of a Dask DataFrame: its feature columns (numeric, in order) and its label column.
+
+    Computed on the cluster, as :class:`DaskArrayPart`.
+    """
+
+    partition: object
+    features: tuple
+    label: object
+
+    def graphs(self):
+        return [self.partition]
+
+    def computed(self, values):
+        (frame,) = values
+        return MemoryPart(frame[list(self.features)].to_numpy(dtype=np.float64), frame[self.label].to_numpy())
+
+    def chunks(self, chunk_size):
+        import dask
+
+        yield from self.computed(dask.compute(*self.graphs())).chunks(chunk_size)
+
+
+@dataclass(frozen=True)
 class ExamplesPart:
     """A list of ``(x, y)`` examples (a computed partition of a Dask bag)."""
 
@@ -215,7 +239,7 @@ class ExamplesPart:
 class ComputedPart:
     """Stands for a Dask part in a shard sent to a worker; its ``n_values`` values come with the task."""
 
-    source: type
+    source: object  # the Dask part's class, or the part itself when its reading needs its fields (a DataFrame's)
     n_values: int
 
 
@@ -253,7 +277,7 @@ class Shard:
 
     def without_graphs(self):
         """The shard as a worker receives it: each Dask part a :class:`ComputedPart`."""
-        parts = tuple(ComputedPart(type(part), len(part.graphs())) if hasattr(part, "graphs") else part
+        parts = tuple(ComputedPart(_bare(part), len(part.graphs())) if hasattr(part, "graphs") else part
                       for part in self.parts)
         return Shard(self.number, parts, self.chunk_size)
 
@@ -270,9 +294,21 @@ class Shard:
 
     def describe(self):
         names = [os.path.basename(p.path) if isinstance(p, FilePart)
-                 else (p.source if isinstance(p, ComputedPart) else type(p)).__name__ for p in self.parts]
+                 else _class_name(p.source if isinstance(p, ComputedPart) else p) for p in self.parts]
         shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
         return f"shard {self.number} ({shown})"
+
+
+def _bare(part):
+    """What a worker needs of a Dask part to read its values: its class, or, for a DataFrame's partition, the
+    part with its columns but without its graph."""
+    if isinstance(part, DaskFramePart):
+        return DaskFramePart(None, part.features, part.label)
+    return type(part)
+
+
+def _class_name(part):
+    return part.__name__ if isinstance(part, type) else type(part).__name__
 
 
 def on_cluster(client, shards):
@@ -367,13 +403,44 @@ def _check_parquet_columns(parts, label_column):
                 "same order")
 
 
-def _dask_parts(data):
-    """Parts of a Dask bag, or of a pair of Dask arrays; None for anything else."""
+def _frame_columns(frame, label_column):
+    """``(feature columns, label column)`` of a Dask DataFrame, from its metadata: the label by name or position
+    (default: the last column), every other column a numeric feature in order; a text column is refused."""
+    import pandas as pd
+
+    names = list(frame.columns)
+    if label_column is None:
+        label = names[-1]
+    elif isinstance(label_column, (int, np.integer)) and not isinstance(label_column, bool):
+        if not -len(names) <= label_column < len(names):
+            raise DataFormatError(f"the DataFrame has {len(names)} columns; no column {label_column}")
+        label = names[label_column]
+    elif label_column in names:
+        label = label_column
+    else:
+        raise DataFormatError(f"the DataFrame has no column named {label_column!r} (columns: {names})")
+    features = [name for name in names if name != label]
+    for name in features:
+        if not (pd.api.types.is_numeric_dtype(frame.dtypes[name]) or pd.api.types.is_bool_dtype(frame.dtypes[name])):
+            raise DataFormatError(
+                f"the DataFrame's column {name!r} holds {frame.dtypes[name]}, not numbers; learning a DataFrame on "
+                "shards takes numeric feature columns (encode the column as numbers, e.g. one 0/1 column per "
+                "category)")
+    return features, label
+
+
+def _dask_parts(data, label_column=None):
+    """Parts of a Dask bag, DataFrame or pair of Dask arrays; None for anything else."""
     try:
         import dask.array as da
         import dask.bag as db
+        import dask.dataframe as dd
     except ImportError:
         return None
+    if isinstance(data, dd.DataFrame):
+        features, label = _frame_columns(data, label_column)
+        return [DaskFramePart(partition, tuple(features), label)
+                for partition in data[[*features, label]].to_delayed()]
     if isinstance(data, db.Bag):
         return [DaskBagPart(partition) for partition in data.to_delayed()]
     if isinstance(data, tuple) and len(data) == 2 and isinstance(data[0], da.Array):
@@ -395,7 +462,7 @@ def make_shards(data, n_shards=None, chunk_size=DEFAULT_CHUNK_SIZE, fmt="auto", 
 
     Parameters
     ----------
-    data : path, glob, list of paths, list of (X, y), (dask X, dask y) or dask bag
+    data : path, glob, list of paths, list of (X, y), (dask X, dask y), dask bag or dask DataFrame
     n_shards : int, optional
         Group the parts into this many shards of consecutive parts (as equal
         in number of parts as possible); default: one shard per part.
@@ -410,8 +477,9 @@ def make_shards(data, n_shards=None, chunk_size=DEFAULT_CHUNK_SIZE, fmt="auto", 
         the first 4 MiB holding features; an index 0 in a later file of a
         data set taken as 1-based is then an error, never a shifted shard.
     label_column : str or int, optional
-        Parquet files (``*.parquet``, or ``fmt="parquet"``): the label's
-        column, by name or position (default: the last). Every other column
+        Parquet files (``*.parquet``, or ``fmt="parquet"``) and Dask
+        DataFrames (each partition a part): the label's column, by name or
+        position (default: the last). Every other column
         is a numeric feature, in the file's order, and every file must have
         the same columns; a file is read in row batches of ``chunk_size``.
 
@@ -425,7 +493,7 @@ def make_shards(data, n_shards=None, chunk_size=DEFAULT_CHUNK_SIZE, fmt="auto", 
     """
     if isinstance(chunk_size, bool) or not isinstance(chunk_size, (int, np.integer)) or chunk_size < 1:
         raise ValueError(f"chunk_size must be an integer >= 1; got {chunk_size!r}")
-    parts = _dask_parts(data)
+    parts = _dask_parts(data, label_column)
     if parts is None:
         if isinstance(data, (str, os.PathLike)):
             parts = _file_parts([data], fmt, n_features, bits, zero_based, label_column)
@@ -436,7 +504,7 @@ def make_shards(data, n_shards=None, chunk_size=DEFAULT_CHUNK_SIZE, fmt="auto", 
         else:
             raise TypeError(
                 "data must be a file path, a glob, a list of paths, a list of (X, y) pairs, "
-                "a pair of Dask arrays (X, y) or a Dask bag of (x, y) examples"
+                "a pair of Dask arrays (X, y), a Dask bag of (x, y) examples or a Dask DataFrame"
             )
     if not parts:
         raise ValueError("data has no parts")
