@@ -178,3 +178,22 @@ def test_a_dask_dataframe_is_learned_partition_by_partition_by_its_label_column(
     np.testing.assert_allclose(res.estimator.coef_, expected.estimator.coef_, rtol=1e-12, atol=0)
     with pytest.raises(DataFormatError, match="the DataFrame's column 'label' holds"):
         parameter_mixing(PAClassifier(), ddf, label_column="b")
+
+
+@pytest.mark.parametrize("method", ["predict", "decision_function"])
+def test_predictions_on_dask_collections_are_dask_arrays_of_the_serial_predictions(client, method):
+    import dask.array as da
+    import dask.dataframe as dd
+    import pandas as pd
+
+    from olearn.distributed import predict
+
+    X, y = data(90, 3, 3, seed=9)
+    est = PAMulticlass().fit(X, y)
+    expected = getattr(est, method)(X)
+    for collection in (da.from_array(X, chunks=(25, 3)), dd.from_pandas(pd.DataFrame(X), npartitions=3)):
+        got = predict(est, collection, method)
+        assert isinstance(got, da.Array)
+        np.testing.assert_array_equal(got.compute(), expected)
+    est.partial_fit(X[:5], (y[:5] + 1) % 3)  # learning on afterwards does not change a prediction already made
+    np.testing.assert_array_equal(got.compute(), expected)

@@ -9,6 +9,8 @@ imported only when a function here is called.
 * :func:`delayed_updates`: rounds scored on stale weights by the workers and
   applied in order by a coordinator, with staleness at most tau (Langford,
   Smola & Zinkevich 2009). Perceptron, the PA family, OGD / online SVM.
+* :func:`predict`: predictions on a Dask array or DataFrame, block by block
+  on the workers, as a Dask array.
 * :func:`make_shards`: how data (files, globs, in-memory pairs, Dask arrays
   and bags) become shards; :func:`connect`: a client on a local cluster or a
   remote scheduler.
@@ -19,6 +21,7 @@ See docs/distributed.md for the exact semantics.
 from ._cluster import DistributedError, connect
 from ._delayed import delayed_updates
 from ._mixing import parameter_mixing
+from ._predict import predict
 from ._models import DELAYED_LEARNERS, MIXING_LEARNERS
 from ._result import DistributedResult
 from ._shards import make_shards
@@ -32,4 +35,5 @@ __all__ = [
     "delayed_updates",
     "make_shards",
     "parameter_mixing",
+    "predict",
 ]
