@@ -197,3 +197,13 @@ def test_predictions_on_dask_collections_are_dask_arrays_of_the_serial_predictio
         np.testing.assert_array_equal(got.compute(), expected)
     est.partial_fit(X[:5], (y[:5] + 1) % 3)  # learning on afterwards does not change a prediction already made
     np.testing.assert_array_equal(got.compute(), expected)
+
+
+def test_progress_is_reported_after_each_epoch_s_mixing(client):
+    from olearn.linear import PAClassifier
+
+    X, y = data(90, 3, 2, seed=10)
+    seen = []
+    res = parameter_mixing(PAClassifier(), thirds(X, np.where(y == 1, 1, -1)), epochs=2, timeout=TIMEOUT,
+                           progress=lambda epoch, totals: seen.append((epoch, totals[:, 3].tolist())))
+    assert seen == [(1, [30, 30, 30]), (2, [30, 30, 30])] and res.n_rounds == 180

@@ -6,6 +6,7 @@ import time
 import click
 import numpy as np
 
+from .._kernels._codes import T_ROUNDS
 from .._persistence import save as save_model
 from ..exceptions import DataFormatError
 from ._app import cli, describe_error
@@ -541,13 +542,23 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, z
     base = _index_base(distributed, list(files), options, zero_based)
     options["zero_based"] = bool(base.zero_based)
     try:
-        with distributed.connect(workers=workers, scheduler=scheduler, quiet=True) as client:
+        with distributed.connect(workers=workers, scheduler=scheduler, quiet=True) as client, \
+                Progress(enabled=not quiet) as progress:
             n_workers = len(client.scheduler_info()["workers"])
+            if progress.enabled:  # an interactive terminal, as the progress line: a log or a pipe gets neither
+                click.echo(f"{'dashboard':<14}{client.dashboard_link}", err=True)
             if delayed:
                 result = distributed.delayed_updates(est, list(files), tau=tau, client=client, **options)
             else:
+                learned = []
+
+                def epoch_done(epoch, totals):
+                    learned.append(int(totals[:, T_ROUNDS].sum()))
+                    progress.update(sum(learned), f"epoch {epoch}/{passes} mixed, {len(totals)} shards")
+
                 result = distributed.parameter_mixing(est, list(files), epochs=passes, weighting=weighting,
-                                                      client=client, holdout_every=holdout_every, **options)
+                                                      client=client, holdout_every=holdout_every,
+                                                      progress=epoch_done, **options)
     except DataFormatError as err:
         raise base.explain(err) from None
     except (CancelledError, RuntimeError) as err:

@@ -99,7 +99,7 @@ def _check_count(name, value):
 @locking_its_estimator
 def parameter_mixing(est, data, *, epochs=1, weighting="uniform", n_shards=None, classes=None, client=None,
                      chunk_size=DEFAULT_CHUNK_SIZE, fmt="auto", n_features=None, bits=18, zero_based="auto", timeout=None,
-                     holdout_every=None, label_column=None):
+                     holdout_every=None, label_column=None, progress=None):
     r"""Learn ``est`` from sharded data by iterative parameter mixing on a Dask cluster.
 
     McDonald, Hall & Mann, *Distributed Training Strategies for the Structured
@@ -135,6 +135,9 @@ def parameter_mixing(est, data, *, epochs=1, weighting="uniform", n_shards=None,
         see :func:`make_shards`).
     timeout : float, optional
         Seconds to wait for one epoch before giving up.
+    progress : callable, optional
+        Called after each epoch's mixing as ``progress(epoch, totals)``,
+        ``totals`` the epoch's (shards, 4) array of :attr:`DistributedResult.totals`.
     holdout_every : int, optional
         Hold out the rows K, 2K, 3K, ... of every shard (counted from 1 in
         each shard, alike in every epoch): predicted by the shard's learner
@@ -196,6 +199,8 @@ def parameter_mixing(est, data, *, epochs=1, weighting="uniform", n_shards=None,
                                         totals[epoch, :, _codes.T_ROUNDS])
             if mus[epoch].any():  # else every shard was empty: the model stays as it was
                 est._set_state(*mix_states(kind, states, mus[epoch]))
+            if progress is not None:
+                progress(epoch + 1, totals[epoch])
     except BaseException:
         est.__dict__.clear()
         est.__dict__.update(before)
