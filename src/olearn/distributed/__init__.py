@@ -9,9 +9,11 @@ imported only when a function here is called.
 * :func:`delayed_updates`: rounds scored on stale weights by the workers and
   applied in order by a coordinator, with staleness at most tau (Langford,
   Smola & Zinkevich 2009). Perceptron, the PA family, OGD / online SVM.
-* :func:`make_shards`: how data (files, globs, in-memory pairs, Dask arrays
-  and bags) become shards; :func:`connect`: a client on a local cluster or a
+* :func:`make_shards`: how data (files, globs, directories, Parquet tables,
+  in-memory pairs, Dask arrays, bags and DataFrames) become shards; :func:`connect`: a client on a local cluster or a
   remote scheduler.
+* :func:`predict`, :func:`decision_function`: a learner's answers for a Dask
+  array or DataFrame, as a Dask collection computed on the workers.
 
 See docs/distributed.md for the exact semantics.
 """
@@ -19,6 +21,7 @@ See docs/distributed.md for the exact semantics.
 from ._cluster import DistributedError, connect
 from ._delayed import delayed_updates
 from ._mixing import parameter_mixing
+from ._predict import decision_function, predict
 from ._models import DELAYED_LEARNERS, MIXING_LEARNERS
 from ._result import DistributedResult
 from ._shards import make_shards
@@ -29,7 +32,9 @@ __all__ = [
     "DistributedError",
     "DistributedResult",
     "connect",
+    "decision_function",
     "delayed_updates",
     "make_shards",
     "parameter_mixing",
+    "predict",
 ]

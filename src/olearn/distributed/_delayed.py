@@ -53,6 +53,7 @@ from .._validation import check_X
 from ._cluster import DistributedError, require_dask, resolve_client, worker_addresses
 from ._models import check_supported, start_with_classes
 from ._result import DistributedResult
+from ._tables import keep_features, with_features
 from ._shards import DEFAULT_CHUNK_SIZE, make_shards, on_cluster
 
 # how often a wait for a shard checks that its worker is still alive
@@ -308,7 +309,7 @@ class _WorkerLost(Exception):
 
 @locking_its_estimator
 def delayed_updates(est, data, *, tau, n_shards=None, classes=None, client=None, chunk_size=DEFAULT_CHUNK_SIZE,
-                    fmt="auto", n_features=None, bits=18, zero_based="auto", retries=2, timeout=300):
+                    fmt="auto", n_features=None, bits=18, zero_based="auto", retries=2, timeout=300, label_column=None):
     r"""Learn ``est`` from sharded data with delayed updates of staleness at most ``tau``.
 
     Langford, Smola & Zinkevich, *Slow Learners are Fast*, NIPS 2009: the
@@ -322,12 +323,12 @@ def delayed_updates(est, data, *, tau, n_shards=None, classes=None, client=None,
     ----------
     est : Perceptron, PAClassifier, OGDClassifier or OnlineSVM
         Learns in place from its current model (or from scratch).
-    data : path, glob, list of paths, list of (X, y), (dask X, dask y), dask bag
+    data : path, glob, directory, list of paths, list of (X, y), (dask X, dask y), dask bag, dask DataFrame
         See :func:`make_shards`.
     tau : int
         Staleness bound in rounds, ``>= n_shards - 1``. Each shard scores
         ``(tau + 1) // n_shards`` rows per step.
-    n_shards, classes, client, chunk_size, fmt, n_features, bits, zero_based
+    n_shards, classes, client, chunk_size, fmt, n_features, bits, zero_based, label_column
         As in :func:`parameter_mixing`.
     retries : int, default=2
         How many times a shard whose worker died is re-opened on another
@@ -354,7 +355,7 @@ def delayed_updates(est, data, *, tau, n_shards=None, classes=None, client=None,
     """
     require_dask()
     check_supported(est, "delayed updates")
-    shards = make_shards(data, n_shards, chunk_size, fmt, n_features, bits, zero_based)
+    shards = make_shards(data, n_shards, chunk_size, fmt, n_features, bits, zero_based, label_column)
     S = len(shards)
     if isinstance(tau, bool) or not isinstance(tau, (int, np.integer)) or tau < S - 1:
         raise ValueError(
@@ -364,6 +365,7 @@ def delayed_updates(est, data, *, tau, n_shards=None, classes=None, client=None,
     if isinstance(retries, bool) or not isinstance(retries, (int, np.integer)) or retries < 0:
         raise ValueError(f"retries must be an integer >= 0; got {retries!r}")
     client = resolve_client(client)
+    shards, features = with_features(est, shards, client)
     b = (int(tau) + 1) // S
     before = copy.deepcopy(est.__dict__)
     try:
@@ -375,6 +377,7 @@ def delayed_updates(est, data, *, tau, n_shards=None, classes=None, client=None,
             totals = _run_steps(est, coordinator, readers, shards, b)
         finally:
             readers.close()
+        keep_features(est, features)
     except BaseException:
         est.__dict__.clear()
         est.__dict__.update(before)

@@ -31,6 +31,7 @@ from .._labels import plain_label
 from ._cluster import DistributedError, require_dask, resolve_client
 from ._models import check_supported, mix_states, mixing_weights, start_with_classes
 from ._result import DistributedResult
+from ._tables import keep_features, with_features
 from ._shards import DEFAULT_CHUNK_SIZE, Shard, make_shards, on_cluster
 
 # how the learners name a row of the arrays they were given
@@ -99,7 +100,7 @@ def _check_count(name, value):
 @locking_its_estimator
 def parameter_mixing(est, data, *, epochs=1, weighting="uniform", n_shards=None, classes=None, client=None,
                      chunk_size=DEFAULT_CHUNK_SIZE, fmt="auto", n_features=None, bits=18, zero_based="auto", timeout=None,
-                     holdout_every=None):
+                     holdout_every=None, label_column=None):
     r"""Learn ``est`` from sharded data by iterative parameter mixing on a Dask cluster.
 
     McDonald, Hall & Mann, *Distributed Training Strategies for the Structured
@@ -114,7 +115,7 @@ def parameter_mixing(est, data, *, epochs=1, weighting="uniform", n_shards=None,
     ----------
     est : Perceptron, PAClassifier, OGDClassifier, OnlineSVM or AROW
         Learns in place from its current model (or from scratch).
-    data : path, glob, list of paths, list of (X, y), (dask X, dask y), dask bag
+    data : path, glob, directory, list of paths, list of (X, y), (dask X, dask y), dask bag, dask DataFrame
         See :func:`make_shards`.
     epochs : int, default=1
     weighting : {"uniform", "examples", "updates"}, default="uniform"
@@ -141,6 +142,12 @@ def parameter_mixing(est, data, *, epochs=1, weighting="uniform", n_shards=None,
         ``held_out``, as ``olearn run --passes N`` holds out the examples of
         a file (from the second epoch on, the other rows measure fit, not
         generalisation).
+    label_column : str, optional
+        Tables (Parquet files, a Dask DataFrame): the column of the labels.
+        The other columns are features named as ``learn_many`` names a
+        DataFrame's (``city=paris`` for a text value), hashed with the
+        learner's ``n_bits``, else by a vocabulary gathered on the workers
+        first; the learner keeps it (``vocabulary_``).
 
     Returns
     -------
@@ -177,8 +184,9 @@ def parameter_mixing(est, data, *, epochs=1, weighting="uniform", n_shards=None,
         raise ValueError(f"holdout_every counts the mistakes of held-out rows, and {type(est).__name__} makes none")
     if weighting not in WEIGHTINGS:
         raise ValueError(f"weighting must be one of {', '.join(WEIGHTINGS)}; got {weighting!r}")
-    shards = make_shards(data, n_shards, chunk_size, fmt, n_features, bits, zero_based)
+    shards = make_shards(data, n_shards, chunk_size, fmt, n_features, bits, zero_based, label_column)
     client = resolve_client(client)
+    shards, features = with_features(est, shards, client)
     before = copy.deepcopy(est.__dict__)
     totals = np.zeros((epochs, len(shards), _codes.N_TOTALS))
     mus = np.zeros((epochs, len(shards)))
@@ -195,6 +203,7 @@ def parameter_mixing(est, data, *, epochs=1, weighting="uniform", n_shards=None,
                                         totals[epoch, :, _codes.T_ROUNDS])
             if mus[epoch].any():  # else every shard was empty: the model stays as it was
                 est._set_state(*mix_states(kind, states, mus[epoch]))
+        keep_features(est, features)
     except BaseException:
         est.__dict__.clear()
         est.__dict__.update(before)
