@@ -6,6 +6,8 @@ References: the serial learner fed the same rows as a pandas DataFrame
 out by hand below; with one shard, mixing is that serial pass bit for bit.
 """
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -119,3 +121,24 @@ def test_predictions_on_dask_collections_are_dask_collections_equal_to_the_seria
     np.testing.assert_array_equal(scores.compute(), linear.decision_function(X))
     np.testing.assert_allclose(scores.compute(), X @ linear.coef_[0] + linear.intercept_[0], rtol=1e-12)
     np.testing.assert_array_equal(predict(linear, da.from_array(X, chunks=(20, 4))).compute(), linear.predict(X))
+
+
+def test_olearn_run_learns_parquet_shards_by_their_label_column(client, tmp_path):
+    from click.testing import CliRunner
+
+    import olearn
+    from olearn.cli import cli
+
+    frame = table(300, 6)
+    frame.iloc[:150].to_parquet(tmp_path / "part-0.parquet")
+    frame.iloc[150:].to_parquet(tmp_path / "part-1.parquet")
+    model = tmp_path / "model.npz"
+    out = CliRunner().invoke(cli, ["run", "--algo", "pa1", "--scheduler", client.scheduler.address, "--passes", "2",
+                                   str(tmp_path / "*.parquet"), "--label-column", "y", "--save", str(model)])
+    assert out.exit_code == 0, out.output
+    assert re.search(r"^shards\s+2 on 2 workers", out.output, re.M), out.output
+    ref = parameter_mixing(PAClassifier(variant="pa1"), [str(tmp_path / "part-0.parquet"), str(tmp_path / "part-1.parquet")],
+                           label_column="y", epochs=2, holdout_every=10, client=client)
+    saved = olearn.load(str(model))
+    np.testing.assert_array_equal(saved.coef_, ref.estimator.coef_)
+    assert saved.vocabulary_ == ref.estimator.vocabulary_

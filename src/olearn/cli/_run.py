@@ -208,8 +208,9 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
       olearn run -a pa1 -c --passes 5 train.svm
 
     With --workers N (a local Dask cluster) or --scheduler ADDRESS, every
-    FILE (several files, or a quoted glob such as 'shards/*.svm') is a shard
-    read in chunks by a worker. By default the shards' models are mixed
+    FILE (several files, a quoted glob such as 'shards/*.svm', a directory)
+    is a shard read in chunks by a worker; Parquet files are tables whose
+    --label-column NAME holds the labels (text columns one-hot as name=value). By default the shards' models are mixed
     after each pass (iterative parameter mixing: perceptron, pa, pa1, pa2,
     ogd, svm, arow, arow-full); --delay TAU learns in one pass with updates
     computed on weights at most TAU rounds stale (perceptron, pa, pa1, pa2,
@@ -218,6 +219,7 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
     \b
       olearn run --algo pa1 --workers 4 --passes 5 part-*.svm
       olearn run --algo arow-full --workers 2 --mix updates 'shards/*.svm'
+      olearn run --algo pa1 --workers 2 'data/*.parquet' --label-column y
       olearn run --algo ogd --scheduler tcp://10.0.0.5:8786 --delay 64 part-*.svm
     """
     import olearn
@@ -265,12 +267,11 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
                             ("--link", link if link != "identity" else None)):
             if value is not None:
                 raise click.UsageError(f"{name} applies to one file learned here, not to shards on Dask")
-        for name, value in (("--label-column", label_column), ("--delimiter", delimiter)):
-            if value is not None:
-                raise click.UsageError(f"{name} applies to one CSV file learned here, not to shards on Dask")
+        if delimiter is not None:
+            raise click.UsageError("--delimiter applies to one CSV file learned here, not to shards on Dask")
         return _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, zero_based, n_features,
                                 bits, chunk_size, save, bound, quiet, workers, scheduler, tau, weighting, classes, start,
-                                _holdout_period(holdout_every, holdout_off, passes))
+                                _holdout_period(holdout_every, holdout_off, passes), label_column)
     for name, value in (("--delay", tau), ("--mix", weighting if weighting != "uniform" else None),
                         ("--classes", classes if classes != "-1,1" else None)):
         if value is not None:
@@ -498,8 +499,11 @@ def _declare_binary_classes(est, y, learned):
 
 
 def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, zero_based, n_features, bits, chunk_size,
-                     save, bound, quiet, workers, scheduler, tau, weighting, classes, start, holdout_every):
+                     save, bound, quiet, workers, scheduler, tau, weighting, classes, start, holdout_every,
+                     label_column=None):
     """``olearn run`` on Dask: parameter mixing (``--passes`` epochs), or delayed updates with ``--delay``.
+
+    Parquet files (``.parquet``) are tables: ``--label-column NAME`` names the column of their labels.
 
     With ``--passes N > 1`` the rows K, 2K, ... of every shard (``--holdout-every K``, default 10) are held out, as
     in a serial run, and each epoch's held-out mistake rate is printed after the table.
@@ -535,7 +539,7 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, z
     except ValueError as err:  # a kernel, averaging or a calibration: refused before any worker starts
         raise click.UsageError(str(err)) from None
     options = {"classes": labels, "chunk_size": chunk_size, "fmt": fmt, "n_features": n_features,
-               "bits": DEFAULT_BITS if bits is None else bits}
+               "bits": DEFAULT_BITS if bits is None else bits, "label_column": label_column}
     base = _index_base(distributed, list(files), options, zero_based)
     options["zero_based"] = bool(base.zero_based)
     try:
@@ -579,7 +583,7 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, z
         for line in held_outs[-1].summary_lines(holdout_every):
             click.echo(line)
     if save is not None:
-        save_model(result.estimator, save, _shards_input_info(files, fmt, bits, base))
+        save_model(result.estimator, save, _shards_input_info(files, fmt, bits, base, label_column))
         click.echo(f"{'model':<14}{save}")
 
 
@@ -593,7 +597,7 @@ def _held_out(every, examples, mistakes):
 def _index_base(distributed, files, options, zero_based):
     """The LIBSVM index base of every shard, decided once from the files (globs expanded) in order."""
     shards = distributed.make_shards(files, fmt=options["fmt"], n_features=options["n_features"],
-                                     bits=options["bits"], zero_based=False)
+                                     bits=options["bits"], zero_based=False, label_column=options["label_column"])
     libsvm = [part.path for shard in shards for part in shard.parts if part.resolved_format() == "libsvm"]
     base = IndexBase(zero_based)
     if base.from_option and not libsvm:
@@ -603,11 +607,13 @@ def _index_base(distributed, files, options, zero_based):
     return base
 
 
-def _shards_input_info(files, fmt, bits, base):
+def _shards_input_info(files, fmt, bits, base, label_column):
     """The model metadata's ``input`` entry for shards: the first file's format, and how the shards were read."""
     from .. import distributed
 
-    first = distributed.make_shards(list(files), fmt=fmt)[0].parts[0]
+    first = distributed.make_shards(list(files), fmt=fmt, label_column=label_column)[0].parts[0]
+    if first.resolved_format() == "parquet":
+        return {"format": "parquet", "label_column": label_column}
     source = DataSource(first.path, first.resolved_format(), None, bits, base=base, learning=False)
     return source.input_info()
 
@@ -618,6 +624,9 @@ def _model_n_features(fmt, n_features, bits, files):
         return n_features
     from .. import data
 
+    from ..distributed._tables import is_parquet
+
     first = files[0]
-    vw = fmt == "vw" or (fmt == "auto" and os.path.isfile(first) and data.detect_format(first) == "vw")
+    vw = fmt == "vw" or (fmt == "auto" and os.path.isfile(first) and not is_parquet(first, fmt)
+                         and data.detect_format(first) == "vw")
     return 2 ** (DEFAULT_BITS if bits is None else bits) if vw else None
