@@ -137,6 +137,13 @@ def test_olearn_run_learns_parquet_shards_by_their_label_column(client, tmp_path
                                    str(tmp_path / "*.parquet"), "--label-column", "y", "--save", str(model)])
     assert out.exit_code == 0, out.output
     assert re.search(r"^shards\s+2 on 2 workers", out.output, re.M), out.output
+    # progress on stderr: the dashboard's link once, then a line per epoch
+    assert out.stderr.count("Dask dashboard: ") == 1
+    assert re.search(r"^epoch 1/2 done: 2 shards, 2\d\d examples, [\d,]+ examples/s$", out.stderr, re.M), out.stderr
+    assert re.search(r"^epoch 2/2 done: 2 shards, [45]\d\d examples", out.stderr, re.M), out.stderr
+    quiet = CliRunner().invoke(cli, ["run", "--algo", "pa1", "--scheduler", client.scheduler.address, "--quiet",
+                                     str(tmp_path / "*.parquet"), "--label-column", "y"])
+    assert quiet.exit_code == 0 and quiet.stderr == "", quiet.output
     ref = parameter_mixing(PAClassifier(variant="pa1"), [str(tmp_path / "part-0.parquet"), str(tmp_path / "part-1.parquet")],
                            label_column="y", epochs=2, holdout_every=10, client=client)
     saved = olearn.load(str(model))

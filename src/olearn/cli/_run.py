@@ -545,11 +545,14 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, z
     try:
         with distributed.connect(workers=workers, scheduler=scheduler, quiet=True) as client:
             n_workers = len(client.scheduler_info()["workers"])
+            if not quiet:
+                echo_stderr(f"Dask dashboard: {client.dashboard_link}")
             if delayed:
                 result = distributed.delayed_updates(est, list(files), tau=tau, client=client, **options)
             else:
                 result = distributed.parameter_mixing(est, list(files), epochs=passes, weighting=weighting,
-                                                      client=client, holdout_every=holdout_every, **options)
+                                                      client=client, holdout_every=holdout_every,
+                                                      progress=None if quiet else _EpochProgress(passes), **options)
     except DataFormatError as err:
         raise base.explain(err) from None
     except (CancelledError, RuntimeError) as err:
@@ -585,6 +588,23 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, z
     if save is not None:
         save_model(result.estimator, save, _shards_input_info(files, fmt, bits, base, label_column))
         click.echo(f"{'model':<14}{save}")
+
+
+class _EpochProgress:
+    """Prints, on stderr, a line per epoch of parameter mixing done: its shards and the examples per second so far."""
+
+    def __init__(self, epochs):
+        self.epochs = epochs
+        self.examples = 0
+        self.start = time.perf_counter()
+
+    def __call__(self, epoch, totals):
+        from .._kernels import _codes
+
+        self.examples += int(totals[:, _codes.T_ROUNDS].sum())
+        rate = self.examples / max(time.perf_counter() - self.start, 1e-9)
+        echo_stderr(f"epoch {epoch}/{self.epochs} done: {len(totals)} shards, {self.examples:,} examples, "
+                    f"{rate:,.0f} examples/s")
 
 
 def _held_out(every, examples, mistakes):

@@ -100,7 +100,7 @@ def _check_count(name, value):
 @locking_its_estimator
 def parameter_mixing(est, data, *, epochs=1, weighting="uniform", n_shards=None, classes=None, client=None,
                      chunk_size=DEFAULT_CHUNK_SIZE, fmt="auto", n_features=None, bits=18, zero_based="auto", timeout=None,
-                     holdout_every=None, label_column=None):
+                     holdout_every=None, label_column=None, progress=None):
     r"""Learn ``est`` from sharded data by iterative parameter mixing on a Dask cluster.
 
     McDonald, Hall & Mann, *Distributed Training Strategies for the Structured
@@ -148,6 +148,10 @@ def parameter_mixing(est, data, *, epochs=1, weighting="uniform", n_shards=None,
         DataFrame's (``city=paris`` for a text value), hashed with the
         learner's ``n_bits``, else by a vocabulary gathered on the workers
         first; the learner keeps it (``vocabulary_``).
+    progress : callable, optional
+        Called after each epoch as ``progress(epoch, totals)``, with the
+        epoch's per-shard totals (shape ``(shards, 4)``, as ``totals[epoch]``
+        of the result): the command line prints its progress line from it.
 
     Returns
     -------
@@ -199,6 +203,8 @@ def parameter_mixing(est, data, *, epochs=1, weighting="uniform", n_shards=None,
             states = [state for state, _, _ in results]
             totals[epoch] = [shard_totals for _, shard_totals, _ in results]
             held_out[epoch] = [shard_held for _, _, shard_held in results]
+            if progress is not None:
+                progress(epoch + 1, totals[epoch])
             mus[epoch] = mixing_weights(weighting, totals[epoch, :, _codes.T_UPDATES],
                                         totals[epoch, :, _codes.T_ROUNDS])
             if mus[epoch].any():  # else every shard was empty: the model stays as it was
