@@ -100,6 +100,8 @@ def test_a_parquet_name_or_format_is_never_read_as_text_or_a_cache(tmp_path):
         make_shards(str(tmp_path / "data.parquet"))
     with pytest.raises(ValueError, match="no column named 'label'"):
         make_shards(str(tmp_path / "data.parquet"), label_column="label")
+    with pytest.raises(ValueError, match="applies to tables"):
+        make_shards([(np.eye(2), [1, -1])], label_column="y")
     with pytest.raises(ValueError, match="fsspec"):
         make_shards("s3://bucket/data/*.parquet", label_column="y")
 

@@ -359,9 +359,6 @@ def _dask_parts(data, label_column):
         from ._tables import frame_parts
 
         return frame_parts(frame, label_column)
-    if label_column is not None and not isinstance(data, (str, os.PathLike, list, tuple)):
-        raise ValueError(f"label_column={label_column!r} applies to tables (Parquet files, Dask DataFrames), "
-                         f"not to {type(data).__name__}")
     if isinstance(data, db.Bag):
         return [DaskBagPart(partition) for partition in data.to_delayed()]
     if isinstance(data, tuple) and len(data) == 2 and isinstance(data[0], da.Array):
@@ -440,6 +437,9 @@ def make_shards(data, n_shards=None, chunk_size=DEFAULT_CHUNK_SIZE, fmt="auto", 
             )
     if not parts:
         raise ValueError("data has no parts")
+    if label_column is not None and not all(hasattr(part, "label") for part in parts):
+        raise ValueError(f"label_column={label_column!r} applies to tables (Parquet files, Dask DataFrames); the "
+                         "other data carry their labels themselves")
     if n_shards is None:
         n_shards = len(parts)
     if isinstance(n_shards, bool) or not isinstance(n_shards, (int, np.integer)) or not 1 <= n_shards <= len(parts):
