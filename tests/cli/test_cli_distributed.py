@@ -187,7 +187,8 @@ def test_shards_share_one_index_base_and_the_model_records_it(scheduler, tmp_pat
     dump_svmlight_file(X[60:], y[60:], paths[1], zero_based=True)
     result = invoke("run", "--algo", "pa", "--scheduler", scheduler, *paths)
     assert result.exit_code == 1
-    (line,) = result.output.strip().splitlines()
+    dashboard, line = result.output.strip().splitlines()  # the progress's dashboard link, then the error
+    assert dashboard.startswith("Dask dashboard: ")
     assert "part-1.svm:1:" in line and "feature index 0" in line and "--zero-based" in line
     assert "decided from the first 4 MiB of " + paths[0] in line
 
