@@ -82,6 +82,8 @@ def main():
             for epochs in (1, 5):
                 seconds, res = timed(lambda: parameter_mixing(PAClassifier(C=0.1), paths, epochs=epochs,
                                                               label_column="y", client=client))
+                # the vocabulary names the columns in the table's order, so the test rows are read as arrays
+                assert list(res.estimator.vocabulary_) == [f"x{j}" for j in range(d)]
                 rows[f"olearn mixing, {epochs} epoch{'s' if epochs > 1 else ''}"] = (
                     seconds, res.estimator.score(X_test, y_test))
             for name, model in (("SGDClassifier(hinge)", SGDClassifier(loss="hinge")),

@@ -112,7 +112,7 @@ def test_mixing_passes_print_each_epoch_s_held_out_rate(scheduler, shards):
     assert summary(result.output, "examples") == "384"
 
 
-def test_parquet_shards_take_the_label_column_by_name(scheduler, shards, tmp_path):
+def test_parquet_shards_take_the_label_column_by_name_or_position(scheduler, shards, tmp_path):
     pd = pytest.importorskip("pandas")
     pytest.importorskip("pyarrow")
     paths, X, y = shards
@@ -124,7 +124,13 @@ def test_parquet_shards_take_the_label_column_by_name(scheduler, shards, tmp_pat
                     "--classes", "neg,pos", "--save", tmp_path / "m.npz", tmp_path / "part-*.parquet")
     assert result.exit_code == 0, result.output
     w = 0.5 * (_pa1_pass(X[:130], y[:130], np.zeros(6), 0.5) + _pa1_pass(X[130:], y[130:], np.zeros(6), 0.5))
-    np.testing.assert_allclose(olearn.load(tmp_path / "m.npz").coef_[0], w, rtol=1e-10, atol=1e-12)
+    saved = olearn.load(tmp_path / "m.npz")
+    np.testing.assert_allclose(saved.coef_[0], w, rtol=1e-10, atol=1e-12)
+    assert list(saved.vocabulary_) == [f"x{j}" for j in range(6)]  # --save keeps the feature names
+    result = invoke("run", "--algo", "pa1", "-C", "0.5", "--scheduler", scheduler, "--label-column", "2",
+                    "--classes", "neg,pos", "--save", tmp_path / "m2.npz", tmp_path / "part-*.parquet")
+    assert result.exit_code == 0, result.output
+    np.testing.assert_array_equal(olearn.load(tmp_path / "m2.npz").coef_, saved.coef_)
     result = invoke("run", "--algo", "pa1", "--scheduler", scheduler, "--label-column", "label", *paths)
     assert result.exit_code == 2 and "--label-column applies to Parquet shards on Dask" in result.output
 
@@ -204,7 +210,8 @@ def test_shards_share_one_index_base_and_the_model_records_it(scheduler, tmp_pat
     dump_svmlight_file(X[60:], y[60:], paths[1], zero_based=True)
     result = invoke("run", "--algo", "pa", "--scheduler", scheduler, *paths)
     assert result.exit_code == 1
-    (line,) = result.output.strip().splitlines()
+    dashboard, line = result.output.strip().splitlines()  # the progress's dashboard link, then the error
+    assert dashboard.startswith("Dask dashboard: ")
     assert "part-1.svm:1:" in line and "feature index 0" in line and "--zero-based" in line
     assert "decided from the first 4 MiB of " + paths[0] in line
 
@@ -243,9 +250,9 @@ def test_a_failing_shard_prints_one_line_without_dask_logs(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "olearn", "run", "--algo", "pa1", "--workers", "1", str(good),
                            str(bad)], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1
-    assert proc.stderr.strip().splitlines() == [
-        f"olearn: error: {bad}:2:6: expected a numeric feature value after ':', found 'x'"
-    ]
+    dashboard, *rest = proc.stderr.strip().splitlines()  # the progress's first line: the dashboard's link
+    assert dashboard.startswith("Dask dashboard: http")
+    assert rest == [f"olearn: error: {bad}:2:6: expected a numeric feature value after ':', found 'x'"]
 
 
 @pytest.mark.parametrize("text, message", [

@@ -14,7 +14,7 @@ import pytest
 pytest.importorskip("distributed")
 
 from olearn.distributed import parameter_mixing
-from olearn.linear import PARegressor
+from olearn.linear import OGDClassifier, PARegressor
 from olearn.multiclass import MIRA, MulticlassPerceptron, PAMulticlass
 from olearn.second_order import CW, NAROW
 
@@ -143,28 +143,28 @@ def test_parquet_shards_are_read_in_batches_by_the_label_column_s_name(client, t
     assert res.estimator.classes_.tolist() == ["no", "yes"]
 
 
-def test_parquet_shards_with_other_columns_or_text_features_are_refused(client, tmp_path):
+def test_parquet_label_column_by_position_or_a_clear_error(client, tmp_path):
     pytest.importorskip("pyarrow")
-    from olearn.exceptions import DataFormatError
     from olearn.linear import PAClassifier
 
-    X, y = data(20, 2, 2, seed=7)
-    write_parquet(tmp_path / "a.parquet", X, y)
-    write_parquet(tmp_path / "b.parquet", X, y, order=("b", "y", "a"))
-    with pytest.raises(DataFormatError, match=r"b.parquet: features \['b', 'a'\] .* differ from those of .*a.parquet"):
-        parameter_mixing(PAClassifier(), [str(tmp_path / "a.parquet"), str(tmp_path / "b.parquet")], label_column="y")
-    with pytest.raises(DataFormatError, match=r"a.parquet: no column named 'z' \(columns: a, y, b\)"):
+    X, y = data(40, 2, 2, seed=7)
+    write_parquet(tmp_path / "a.parquet", X, np.where(y == 1, 1, -1))
+    by_name = parameter_mixing(PAClassifier(), str(tmp_path / "a.parquet"), label_column="y", timeout=TIMEOUT)
+    for position in (1, -2):  # columns a, y, b
+        by_position = parameter_mixing(PAClassifier(), str(tmp_path / "a.parquet"), label_column=position,
+                                       timeout=TIMEOUT)
+        assert by_position.estimator.vocabulary_ == by_name.estimator.vocabulary_ == {"a": 0, "b": 1}
+        np.testing.assert_array_equal(by_position.estimator.coef_, by_name.estimator.coef_)
+    with pytest.raises(ValueError, match=r"a.parquet: no column named 'z' holds the label; the columns are a, y, b"):
         parameter_mixing(PAClassifier(), str(tmp_path / "a.parquet"), label_column="z")
-    write_parquet(tmp_path / "c.parquet", X, np.where(y == 1, "yes", "no"))
-    with pytest.raises(DataFormatError, match=r"c.parquet: column 'y' holds (large_)?string, not numbers"):
-        parameter_mixing(PAClassifier(), str(tmp_path / "c.parquet"), label_column="b")
+    with pytest.raises(ValueError, match=r"a.parquet: label_column=3 is no column position; it has 3 columns"):
+        parameter_mixing(PAClassifier(), str(tmp_path / "a.parquet"), label_column=3)
 
 
 def test_a_dask_dataframe_is_learned_partition_by_partition_by_its_label_column(client):
     dd = pytest.importorskip("dask.dataframe")
     import pandas as pd
 
-    from olearn.exceptions import DataFormatError
     from olearn.linear import PAClassifier
 
     X, y = data(200, 2, 2, seed=8)
@@ -176,27 +176,31 @@ def test_a_dask_dataframe_is_learned_partition_by_partition_by_its_label_column(
     expected = parameter_mixing(PAClassifier(), halves, epochs=2, timeout=TIMEOUT)
     assert res.n_shards == 2
     np.testing.assert_allclose(res.estimator.coef_, expected.estimator.coef_, rtol=1e-12, atol=0)
-    with pytest.raises(DataFormatError, match="the DataFrame's column 'label' holds"):
-        parameter_mixing(PAClassifier(), ddf, label_column="b")
+    by_position = parameter_mixing(PAClassifier(), ddf, label_column=1, classes=["no", "yes"], epochs=2,
+                                   timeout=TIMEOUT)
+    np.testing.assert_array_equal(by_position.estimator.coef_, res.estimator.coef_)
 
 
-@pytest.mark.parametrize("method", ["predict", "decision_function"])
-def test_predictions_on_dask_collections_are_dask_arrays_of_the_serial_predictions(client, method):
+@pytest.mark.parametrize("method", ["predict", "decision_function", "predict_proba"])
+def test_predictions_on_dask_collections_are_dask_collections_of_the_serial_predictions(client, method):
     import dask.array as da
     import dask.dataframe as dd
     import pandas as pd
 
-    from olearn.distributed import predict
+    import olearn.distributed
 
     X, y = data(90, 3, 3, seed=9)
-    est = PAMulticlass().fit(X, y)
+    est = PAMulticlass().fit(X, y) if method != "predict_proba" else OGDClassifier(loss="logistic").fit(X, y % 2)
     expected = getattr(est, method)(X)
-    for collection in (da.from_array(X, chunks=(25, 3)), dd.from_pandas(pd.DataFrame(X), npartitions=3)):
-        got = predict(est, collection, method)
-        assert isinstance(got, da.Array)
-        np.testing.assert_array_equal(got.compute(), expected)
-    est.partial_fit(X[:5], (y[:5] + 1) % 3)  # learning on afterwards does not change a prediction already made
-    np.testing.assert_array_equal(got.compute(), expected)
+    frame = pd.DataFrame(X, columns=["a", "b", "c"])
+    for collection in (da.from_array(X, chunks=(25, 3)), dd.from_pandas(frame, npartitions=3)):
+        got = getattr(olearn.distributed, method)(est, collection)
+        assert isinstance(got, da.Array if isinstance(collection, da.Array) else (dd.Series, dd.DataFrame))
+        np.testing.assert_array_equal(np.asarray(got.compute()), expected)
+    wrong = est.classes_[(np.searchsorted(est.classes_, est.predict(X[:5])) + 1) % len(est.classes_)]
+    est.partial_fit(X[:5], wrong)  # learning on afterwards does not change a prediction already made
+    assert not np.array_equal(getattr(est, method)(X), expected)
+    np.testing.assert_array_equal(np.asarray(got.compute()), expected)
 
 
 def test_progress_is_reported_after_each_epoch_s_mixing(client):

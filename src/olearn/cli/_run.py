@@ -209,8 +209,9 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
       olearn run -a pa1 -c --passes 5 train.svm
 
     With --workers N (a local Dask cluster) or --scheduler ADDRESS, every
-    FILE (several files, or a quoted glob such as 'shards/*.svm') is a shard
-    read in chunks by a worker. By default the shards' models are mixed
+    FILE (several files, a quoted glob such as 'shards/*.svm', a directory)
+    is a shard read in chunks by a worker; Parquet files are tables whose
+    --label-column NAME holds the labels (text columns one-hot as name=value). By default the shards' models are mixed
     after each pass (iterative parameter mixing: perceptron, pa, pa1, pa2,
     ogd, svm, arow, arow-full); --delay TAU learns in one pass with updates
     computed on weights at most TAU rounds stale (perceptron, pa, pa1, pa2,
@@ -219,6 +220,7 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
     \b
       olearn run --algo pa1 --workers 4 --passes 5 part-*.svm
       olearn run --algo arow-full --workers 2 --mix updates 'shards/*.svm'
+      olearn run --algo pa1 --workers 2 'data/*.parquet' --label-column y
       olearn run --algo ogd --scheduler tcp://10.0.0.5:8786 --delay 64 part-*.svm
     """
     import olearn
@@ -498,8 +500,11 @@ def _declare_binary_classes(est, y, learned):
 
 
 def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, zero_based, n_features, bits, chunk_size,
-                     save, bound, quiet, workers, scheduler, tau, weighting, classes, start, holdout_every, label_column):
+                     save, bound, quiet, workers, scheduler, tau, weighting, classes, start, holdout_every,
+                     label_column=None):
     """``olearn run`` on Dask: parameter mixing (``--passes`` epochs), or delayed updates with ``--delay``.
+
+    Parquet files (``.parquet``) are tables: ``--label-column NAME`` names the column of their labels.
 
     With ``--passes N > 1`` the rows K, 2K, ... of every shard (``--holdout-every K``, default 10) are held out, as
     in a serial run, and each epoch's held-out mistake rate is printed after the table.
@@ -542,23 +547,16 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, z
     base = _index_base(distributed, list(files), options, zero_based)
     options["zero_based"] = bool(base.zero_based)
     try:
-        with distributed.connect(workers=workers, scheduler=scheduler, quiet=True) as client, \
-                Progress(enabled=not quiet) as progress:
+        with distributed.connect(workers=workers, scheduler=scheduler, quiet=True) as client:
             n_workers = len(client.scheduler_info()["workers"])
-            if progress.enabled:  # an interactive terminal, as the progress line: a log or a pipe gets neither
-                click.echo(f"{'dashboard':<14}{client.dashboard_link}", err=True)
+            if not quiet:
+                echo_stderr(f"Dask dashboard: {client.dashboard_link}")
             if delayed:
                 result = distributed.delayed_updates(est, list(files), tau=tau, client=client, **options)
             else:
-                learned = []
-
-                def epoch_done(epoch, totals):
-                    learned.append(int(totals[:, T_ROUNDS].sum()))
-                    progress.update(sum(learned), f"epoch {epoch}/{passes} mixed, {len(totals)} shards")
-
                 result = distributed.parameter_mixing(est, list(files), epochs=passes, weighting=weighting,
                                                       client=client, holdout_every=holdout_every,
-                                                      progress=epoch_done, **options)
+                                                      progress=None if quiet else _EpochProgress(passes), **options)
     except DataFormatError as err:
         raise base.explain(err) from None
     except (CancelledError, RuntimeError) as err:
@@ -597,11 +595,27 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, z
 
 
 def _column(text):
-    """--label-column's column: a position if it is a whole number, else a name."""
+    """--label-column's column: a whole number as a number (the tables take it as a column's name, else as its
+    position), other text as a name."""
     try:
         return int(text)
     except ValueError:
         return text
+
+
+class _EpochProgress:
+    """Prints, on stderr, a line per epoch of parameter mixing done: its shards and the examples per second so far."""
+
+    def __init__(self, epochs):
+        self.epochs = epochs
+        self.examples = 0
+        self.start = time.perf_counter()
+
+    def __call__(self, epoch, totals):
+        self.examples += int(totals[:, T_ROUNDS].sum())
+        rate = self.examples / max(time.perf_counter() - self.start, 1e-9)
+        echo_stderr(f"epoch {epoch}/{self.epochs} done: {len(totals)} shards, {self.examples:,} examples, "
+                    f"{rate:,.0f} examples/s")
 
 
 def _held_out(every, examples, mistakes):
@@ -613,12 +627,16 @@ def _held_out(every, examples, mistakes):
 
 def _index_base(distributed, files, options, zero_based):
     """The LIBSVM index base of every shard, decided once from the files (globs expanded) in order."""
+    if options["label_column"] is not None:
+        from ..distributed._shards import expanded_paths
+        from ..distributed._tables import is_parquet
+
+        other = [path for path in expanded_paths(files) if not is_parquet(path, options["fmt"])]
+        if other:
+            raise click.UsageError(f"--label-column applies to Parquet shards on Dask; {other[0]} is none (a CSV "
+                                   "shard's label is its last column)")
     shards = distributed.make_shards(files, fmt=options["fmt"], n_features=options["n_features"],
                                      bits=options["bits"], zero_based=False, label_column=options["label_column"])
-    if options["label_column"] is not None and any(part.resolved_format() != "parquet"
-                                                   for shard in shards for part in shard.parts):
-        raise click.UsageError("--label-column applies to Parquet shards on Dask (a CSV shard's label is its last "
-                               "column)")
     libsvm = [part.path for shard in shards for part in shard.parts if part.resolved_format() == "libsvm"]
     base = IndexBase(zero_based)
     if base.from_option and not libsvm:
@@ -633,6 +651,8 @@ def _shards_input_info(files, fmt, bits, base, label_column):
     from .. import distributed
 
     first = distributed.make_shards(list(files), fmt=fmt, label_column=label_column)[0].parts[0]
+    if first.resolved_format() == "parquet":
+        return {"format": "parquet", "label_column": label_column}
     source = DataSource(first.path, first.resolved_format(), None, bits, base=base, learning=False)
     return source.input_info()
 
@@ -643,7 +663,9 @@ def _model_n_features(fmt, n_features, bits, files):
         return n_features
     from .. import data
 
+    from ..distributed._tables import is_parquet
+
     first = files[0]
-    vw = fmt == "vw" or (fmt == "auto" and os.path.isfile(first) and not first.lower().endswith(".parquet")
+    vw = fmt == "vw" or (fmt == "auto" and os.path.isfile(first) and not is_parquet(first, fmt)
                          and data.detect_format(first) == "vw")
     return 2 ** (DEFAULT_BITS if bits is None else bits) if vw else None

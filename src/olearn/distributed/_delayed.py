@@ -53,6 +53,7 @@ from .._validation import check_X
 from ._cluster import DistributedError, require_dask, resolve_client, worker_addresses
 from ._models import check_supported, start_with_classes
 from ._result import DistributedResult
+from ._tables import keep_features, with_features
 from ._shards import DEFAULT_CHUNK_SIZE, make_shards, on_cluster
 
 # how often a wait for a shard checks that its worker is still alive
@@ -323,7 +324,7 @@ def delayed_updates(est, data, *, tau, n_shards=None, classes=None, client=None,
     ----------
     est : Perceptron, PAClassifier, OGDClassifier or OnlineSVM
         Learns in place from its current model (or from scratch).
-    data : path, glob, list of paths, list of (X, y), (dask X, dask y), dask bag
+    data : path, glob, directory, list of paths, list of (X, y), (dask X, dask y), dask bag, dask DataFrame
         See :func:`make_shards`.
     tau : int
         Staleness bound in rounds, ``>= n_shards - 1``. Each shard scores
@@ -365,6 +366,7 @@ def delayed_updates(est, data, *, tau, n_shards=None, classes=None, client=None,
     if isinstance(retries, bool) or not isinstance(retries, (int, np.integer)) or retries < 0:
         raise ValueError(f"retries must be an integer >= 0; got {retries!r}")
     client = resolve_client(client)
+    shards, features = with_features(est, shards, client)
     b = (int(tau) + 1) // S
     before = copy.deepcopy(est.__dict__)
     try:
@@ -376,6 +378,7 @@ def delayed_updates(est, data, *, tau, n_shards=None, classes=None, client=None,
             totals = _run_steps(est, coordinator, readers, shards, b)
         finally:
             readers.close()
+        keep_features(est, features)
     except BaseException:
         est.__dict__.clear()
         est.__dict__.update(before)

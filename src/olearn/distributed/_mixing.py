@@ -31,6 +31,7 @@ from .._labels import plain_label
 from ._cluster import DistributedError, require_dask, resolve_client
 from ._models import check_supported, mix_states, mixing_weights, start_with_classes
 from ._result import DistributedResult
+from ._tables import keep_features, with_features
 from ._shards import DEFAULT_CHUNK_SIZE, Shard, make_shards, on_cluster
 
 # how the learners name a row of the arrays they were given
@@ -114,7 +115,7 @@ def parameter_mixing(est, data, *, epochs=1, weighting="uniform", n_shards=None,
     ----------
     est : Perceptron, PAClassifier, OGDClassifier, OnlineSVM or AROW
         Learns in place from its current model (or from scratch).
-    data : path, glob, list of paths, list of (X, y), (dask X, dask y), dask bag
+    data : path, glob, directory, list of paths, list of (X, y), (dask X, dask y), dask bag, dask DataFrame
         See :func:`make_shards`.
     epochs : int, default=1
     weighting : {"uniform", "examples", "updates"}, default="uniform"
@@ -129,15 +130,11 @@ def parameter_mixing(est, data, *, epochs=1, weighting="uniform", n_shards=None,
         Default: the current client.
     chunk_size : int, default=10000
         Rows read and learned at a time on a worker.
-    fmt, n_features, bits, zero_based, label_column
+    fmt, n_features, bits, zero_based
         How to read files (format, fixed dimension, VW hash bits, LIBSVM index
-        base decided once for all files, the label's column of Parquet files:
-        see :func:`make_shards`).
+        base decided once for all files: see :func:`make_shards`).
     timeout : float, optional
         Seconds to wait for one epoch before giving up.
-    progress : callable, optional
-        Called after each epoch's mixing as ``progress(epoch, totals)``,
-        ``totals`` the epoch's (shards, 4) array of :attr:`DistributedResult.totals`.
     holdout_every : int, optional
         Hold out the rows K, 2K, 3K, ... of every shard (counted from 1 in
         each shard, alike in every epoch): predicted by the shard's learner
@@ -145,6 +142,18 @@ def parameter_mixing(est, data, *, epochs=1, weighting="uniform", n_shards=None,
         ``held_out``, as ``olearn run --passes N`` holds out the examples of
         a file (from the second epoch on, the other rows measure fit, not
         generalisation).
+    label_column : str or int, optional
+        Tables (Parquet files, a Dask DataFrame): the column of the labels,
+        by name (else an integer is its position, negative from the end).
+        The other columns are features named as ``learn_many`` names a
+        DataFrame's (``city=paris`` for a text value), hashed with the
+        learner's ``n_bits``, else by a vocabulary gathered on the workers
+        first; the learner keeps it (``vocabulary_``).
+    progress : callable, optional
+        Called after each epoch's mixing as ``progress(epoch, totals)``, with
+        the epoch's per-shard totals (shape ``(shards, 4)``, as
+        ``totals[epoch]`` of the result): the command line prints its
+        progress line from it.
 
     Returns
     -------
@@ -183,6 +192,7 @@ def parameter_mixing(est, data, *, epochs=1, weighting="uniform", n_shards=None,
         raise ValueError(f"weighting must be one of {', '.join(WEIGHTINGS)}; got {weighting!r}")
     shards = make_shards(data, n_shards, chunk_size, fmt, n_features, bits, zero_based, label_column)
     client = resolve_client(client)
+    shards, features = with_features(est, shards, client)
     before = copy.deepcopy(est.__dict__)
     totals = np.zeros((epochs, len(shards), _codes.N_TOTALS))
     mus = np.zeros((epochs, len(shards)))
@@ -201,6 +211,7 @@ def parameter_mixing(est, data, *, epochs=1, weighting="uniform", n_shards=None,
                 est._set_state(*mix_states(kind, states, mus[epoch]))
             if progress is not None:
                 progress(epoch + 1, totals[epoch])
+        keep_features(est, features)
     except BaseException:
         est.__dict__.clear()
         est.__dict__.update(before)

@@ -1,8 +1,9 @@
 """Shards: the parts of a data set that the workers read, in chunks, on their own.
 
-Data come as *parts* in a fixed order: files (one path, several, or a glob),
+Data come as *parts* in a fixed order: files (one path, several, a glob or a
+directory; Parquet tables among them, :mod:`._tables`),
 ``(X, y)`` pairs in memory, the row blocks of a Dask array pair ``(X, y)``,
-or the partitions of a Dask bag of ``(x, y)`` examples. A shard is a run of
+the partitions of a Dask bag of ``(x, y)`` examples or of a Dask DataFrame. A shard is a run of
 consecutive parts (``n_shards`` groups them; by default each part is a shard),
 and it is read on a worker chunk by chunk: LIBSVM and VW files through
 :func:`olearn.data.iter_libsvm` / :func:`olearn.data.iter_vw`, so a shard
@@ -27,16 +28,14 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_row
-from ..exceptions import DataFormatError
 from ._cluster import DistributedError
 
 DEFAULT_CHUNK_SIZE = 10_000
-PARQUET_SUFFIX = ".parquet"
 
 
 @dataclass(frozen=True)
 class FilePart:
-    """A data file, read in chunks (LIBSVM, VW, Parquet row batches) or whole (CSV, olearn cache)."""
+    """A data file, read in chunks (LIBSVM, VW) or whole (CSV, olearn cache)."""
 
     path: str
     format: str = "auto"
@@ -44,13 +43,10 @@ class FilePart:
     bits: int = 18
     zero_based: object = "auto"
     stamp: tuple = None  # (size, modification time in ns) of the file when the shards were made
-    label_column: object = None  # Parquet: the label's column, by name or position (default: the last)
 
     def resolved_format(self):
         from .. import data
 
-        if self.format == "auto" and self.path.lower().endswith(PARQUET_SUFFIX):
-            return "parquet"  # a binary file: never sniffed as text
         return data.detect_format(self.path) if self.format == "auto" else self.format
 
     def chunks(self, chunk_size):
@@ -80,52 +76,13 @@ class FilePart:
             for X, y, weight in data.iter_vw(self.path, chunk_size=chunk_size, n_bits=self.bits, require_labels=True):
                 _refuse_weights(self.path, weight)
                 yield X, y
-        elif fmt == "parquet":
-            yield from _parquet_chunks(self.path, self.label_column, chunk_size)
-        else:
+        elif fmt in ("csv", "cache"):
             X, y, *weight = (data.load_csv if fmt == "csv" else data.load_cache)(self.path)
             _refuse_weights(self.path, weight[0] if weight else None)
             yield from _sliced(X, y, chunk_size)
-
-
-def _parquet_columns(path, label_column):
-    """``(feature columns, label column)`` of a Parquet file: the label by name or position (default: the last
-    column), the features every other column, in the file's order; a column that is not numeric is refused."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    schema = pq.read_schema(path)
-    names = schema.names
-    if label_column is None:
-        label = names[-1]
-    elif isinstance(label_column, (int, np.integer)) and not isinstance(label_column, bool):
-        if not -len(names) <= label_column < len(names):
-            raise DataFormatError(f"{path}: has {len(names)} columns; no column {label_column}")
-        label = names[label_column]
-    elif label_column in names:
-        label = label_column
-    else:
-        raise DataFormatError(f"{path}: no column named {label_column!r} (columns: {', '.join(names)})")
-    features = [name for name in names if name != label]
-    for name in features:
-        kind = schema.field(name).type
-        if not (pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_boolean(kind)):
-            raise DataFormatError(
-                f"{path}: column {name!r} holds {kind}, not numbers; learning Parquet shards takes numeric "
-                "feature columns (encode the column as numbers, e.g. one 0/1 column per category)")
-    return features, label
-
-
-def _parquet_chunks(path, label_column, chunk_size):
-    """A Parquet file's row batches of at most ``chunk_size`` rows as ``(X, y)``, X dense, its columns the
-    feature columns of :func:`_parquet_columns` in order."""
-    import pyarrow.parquet as pq
-
-    features, label = _parquet_columns(path, label_column)
-    for batch in pq.ParquetFile(path).iter_batches(batch_size=chunk_size, columns=[*features, label]):
-        columns = [batch.column(name).to_numpy(zero_copy_only=False).astype(np.float64) for name in features]
-        X = np.column_stack(columns) if columns else np.empty((batch.num_rows, 0))
-        yield X, batch.column(label).to_numpy(zero_copy_only=False)
+        else:
+            raise ValueError(f"{self.path}: fmt must be 'auto', 'libsvm', 'vw', 'csv', 'cache' or 'parquet'; "
+                             f"got {fmt!r}")
 
 
 def file_stamp(path):
@@ -201,30 +158,6 @@ class DaskBagPart:
 
 
 @dataclass(frozen=True)
-class DaskFramePart:
-    """One partition of a Dask DataFrame: its feature columns (numeric, in order) and its label column.
-
-    Computed on the cluster, as :class:`DaskArrayPart`.
-    """
-
-    partition: object
-    features: tuple
-    label: object
-
-    def graphs(self):
-        return [self.partition]
-
-    def computed(self, values):
-        (frame,) = values
-        return MemoryPart(frame[list(self.features)].to_numpy(dtype=np.float64), frame[self.label].to_numpy())
-
-    def chunks(self, chunk_size):
-        import dask
-
-        yield from self.computed(dask.compute(*self.graphs())).chunks(chunk_size)
-
-
-@dataclass(frozen=True)
 class ExamplesPart:
     """A list of ``(x, y)`` examples (a computed partition of a Dask bag)."""
 
@@ -237,10 +170,12 @@ class ExamplesPart:
 
 @dataclass(frozen=True)
 class ComputedPart:
-    """Stands for a Dask part in a shard sent to a worker; its ``n_values`` values come with the task."""
+    """Stands for a Dask part in a shard sent to a worker; its ``n_values`` values come with the task, and
+    ``source.computed(values, *settings)`` makes the part read on the worker."""
 
-    source: object  # the Dask part's class, or the part itself when its reading needs its fields (a DataFrame's)
+    source: type
     n_values: int
+    settings: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -277,8 +212,8 @@ class Shard:
 
     def without_graphs(self):
         """The shard as a worker receives it: each Dask part a :class:`ComputedPart`."""
-        parts = tuple(ComputedPart(_bare(part), len(part.graphs())) if hasattr(part, "graphs") else part
-                      for part in self.parts)
+        parts = tuple(ComputedPart(type(part), len(part.graphs()), getattr(part, "settings", ()))
+                      if hasattr(part, "graphs") else part for part in self.parts)
         return Shard(self.number, parts, self.chunk_size)
 
     def with_values(self, values):
@@ -286,7 +221,7 @@ class Shard:
         parts, at = [], 0
         for part in self.parts:
             if isinstance(part, ComputedPart):
-                parts.append(part.source.computed(values[at : at + part.n_values]))
+                parts.append(part.source.computed(values[at : at + part.n_values], *part.settings))
                 at += part.n_values
             else:
                 parts.append(part)
@@ -294,21 +229,9 @@ class Shard:
 
     def describe(self):
         names = [os.path.basename(p.path) if isinstance(p, FilePart)
-                 else _class_name(p.source if isinstance(p, ComputedPart) else p) for p in self.parts]
+                 else (p.source if isinstance(p, ComputedPart) else type(p)).__name__ for p in self.parts]
         shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
         return f"shard {self.number} ({shown})"
-
-
-def _bare(part):
-    """What a worker needs of a Dask part to read its values: its class, or, for a DataFrame's partition, the
-    part with its columns but without its graph."""
-    if isinstance(part, DaskFramePart):
-        return DaskFramePart(None, part.features, part.label)
-    return type(part)
-
-
-def _class_name(part):
-    return part.__name__ if isinstance(part, type) else type(part).__name__
 
 
 def on_cluster(client, shards):
@@ -362,20 +285,56 @@ def _examples_to_csr(examples):
     return X, np.asarray(labels)
 
 
-def _file_parts(paths, fmt, n_features, bits, zero_based, label_column=None):
+def _local_path(path):
+    """A path every worker opens with ``open``: ``file://`` URLs as paths; another URL scheme is refused."""
+    from urllib.parse import urlparse
+    from urllib.request import url2pathname
+
+    url = urlparse(path)
+    if url.scheme == "file":
+        return url2pathname(url.path)
+    if len(url.scheme) > 1 and "://" in path:  # not a Windows drive letter
+        raise ValueError(
+            f"{path}: file shards are paths that every worker can open (a shared file system); for a "
+            f"{url.scheme}:// store, read the data with Dask, which reaches it through fsspec (pip install fsspec "
+            f"and the store's package, e.g. s3fs), and pass the collection: "
+            f"dask.dataframe.read_parquet({path!r}) with label_column=, or dask.bag.read_text(...)")
+    return path
+
+
+def expanded_paths(paths):
+    """The files of ``paths`` in order: a glob's matches and a directory's files (not hidden ones such as
+    ``.crc``, nor ``_SUCCESS``/``_metadata``), each sorted by name."""
     found = []
     for path in paths:
-        path = os.fspath(path)
+        path = _local_path(os.fspath(path))
         if not os.path.exists(path) and glob.has_magic(path):
             matches = sorted(glob.glob(path))
             if not matches:
                 raise FileNotFoundError(f"{path}: no file matches this pattern")
             found.extend(matches)
+        elif os.path.isdir(path):
+            files = sorted(os.path.join(path, name) for name in os.listdir(path)
+                           if not name.startswith((".", "_")) and os.path.isfile(os.path.join(path, name)))
+            if not files:
+                raise FileNotFoundError(f"{path}: the directory holds no data file")
+            found.extend(files)
         elif not os.path.isfile(path):
             raise FileNotFoundError(f"{path}: no such file")
         else:
             found.append(path)
-    parts = [FilePart(path, fmt, n_features, bits) for path in found]
+    return found
+
+
+def _file_parts(paths, fmt, n_features, bits, zero_based, label_column=None):
+    from ._tables import is_parquet, parquet_part
+
+    found = expanded_paths(paths)
+    tables = [is_parquet(path, fmt) for path in found]
+    if label_column is not None and not all(tables):
+        raise ValueError(f"label_column={label_column!r} applies to tables (Parquet files, Dask DataFrames); "
+                         f"{found[tables.index(False)]} is none")
+    parts = [FilePart(path, fmt, n_features, bits) for path, table in zip(found, tables) if not table]
     if zero_based == "auto":
         # decided once for all the files, as one stream, never shard by shard
         from ..data._libsvm import detect_zero_based
@@ -383,64 +342,23 @@ def _file_parts(paths, fmt, n_features, bits, zero_based, label_column=None):
         zero_based = bool(detect_zero_based([p.path for p in parts if p.resolved_format() == "libsvm"]))
     elif zero_based not in (True, False):
         raise ValueError(f"zero_based must be 'auto', True or False, got {zero_based!r}")
-    parts = [FilePart(path, fmt, n_features, bits, zero_based, file_stamp(path), label_column) for path in found]
-    _check_parquet_columns([part for part in parts if part.resolved_format() == "parquet"], label_column)
-    return parts
+    return [parquet_part(path, label_column, file_stamp(path)) if table
+            else FilePart(path, fmt, n_features, bits, zero_based, file_stamp(path))
+            for path, table in zip(found, tables)]
 
 
-def _check_parquet_columns(parts, label_column):
-    """Every Parquet shard must have the first one's feature columns, in its order: a feature is a column's
-    place, so another order would mix one column's weight with another's."""
-    first = None
-    for part in parts:
-        columns = _parquet_columns(part.path, label_column)
-        if first is None:
-            first = (part.path, columns)
-        elif columns != first[1]:
-            raise DataFormatError(
-                f"{part.path}: features {columns[0]} and label {columns[1]!r} differ from those of {first[0]} "
-                f"({first[1][0]}, label {first[1][1]!r}); every Parquet shard must have the same columns in the "
-                "same order")
-
-
-def _frame_columns(frame, label_column):
-    """``(feature columns, label column)`` of a Dask DataFrame, from its metadata: the label by name or position
-    (default: the last column), every other column a numeric feature in order; a text column is refused."""
-    import pandas as pd
-
-    names = list(frame.columns)
-    if label_column is None:
-        label = names[-1]
-    elif isinstance(label_column, (int, np.integer)) and not isinstance(label_column, bool):
-        if not -len(names) <= label_column < len(names):
-            raise DataFormatError(f"the DataFrame has {len(names)} columns; no column {label_column}")
-        label = names[label_column]
-    elif label_column in names:
-        label = label_column
-    else:
-        raise DataFormatError(f"the DataFrame has no column named {label_column!r} (columns: {names})")
-    features = [name for name in names if name != label]
-    for name in features:
-        if not (pd.api.types.is_numeric_dtype(frame.dtypes[name]) or pd.api.types.is_bool_dtype(frame.dtypes[name])):
-            raise DataFormatError(
-                f"the DataFrame's column {name!r} holds {frame.dtypes[name]}, not numbers; learning a DataFrame on "
-                "shards takes numeric feature columns (encode the column as numbers, e.g. one 0/1 column per "
-                "category)")
-    return features, label
-
-
-def _dask_parts(data, label_column=None):
-    """Parts of a Dask bag, DataFrame or pair of Dask arrays; None for anything else."""
+def _dask_parts(data, label_column):
+    """Parts of a Dask bag, of a pair of Dask arrays or of a Dask DataFrame; None for anything else."""
     try:
         import dask.array as da
         import dask.bag as db
-        import dask.dataframe as dd
     except ImportError:
         return None
-    if isinstance(data, dd.DataFrame):
-        features, label = _frame_columns(data, label_column)
-        return [DaskFramePart(partition, tuple(features), label)
-                for partition in data[[*features, label]].to_delayed()]
+    frame = _dask_frame(data)
+    if frame is not None:
+        from ._tables import frame_parts
+
+        return frame_parts(frame, label_column)
     if isinstance(data, db.Bag):
         return [DaskBagPart(partition) for partition in data.to_delayed()]
     if isinstance(data, tuple) and len(data) == 2 and isinstance(data[0], da.Array):
@@ -456,20 +374,33 @@ def _dask_parts(data, label_column=None):
     return None
 
 
+def _dask_frame(data):
+    """``data`` if it is a Dask DataFrame (and Dask's DataFrames are installed), else None."""
+    try:
+        import dask.dataframe as dd
+    except ImportError:
+        return None
+    return data if isinstance(data, dd.DataFrame) else None
+
+
 def make_shards(data, n_shards=None, chunk_size=DEFAULT_CHUNK_SIZE, fmt="auto", n_features=None, bits=18,
                 zero_based="auto", label_column=None):
     """Split ``data`` into shards.
 
     Parameters
     ----------
-    data : path, glob, list of paths, list of (X, y), (dask X, dask y), dask bag or dask DataFrame
+    data : path, glob, directory, list of them, list of (X, y), (dask X, dask y), dask bag or dask DataFrame
+        A path may be a ``file://`` URL; a directory stands for its files
+        (sorted by name, hidden ones and ``_SUCCESS``-like ones left out);
+        ``.parquet`` / ``.pq`` files are Parquet tables.
     n_shards : int, optional
         Group the parts into this many shards of consecutive parts (as equal
         in number of parts as possible); default: one shard per part.
     chunk_size : int
         Rows per chunk read on a worker.
     fmt, n_features, bits
-        How to read files (as in :func:`olearn.data.read_any`; ``bits`` for VW).
+        How to read files (as in :func:`olearn.data.read_any`; ``bits`` for
+        VW); ``fmt="parquet"`` reads every file as Parquet.
     zero_based : {"auto", False, True}, default "auto"
         LIBSVM files: whether indices start at 0 (as in
         :func:`olearn.data.load_libsvm`). "auto" decides once for all the
@@ -477,11 +408,9 @@ def make_shards(data, n_shards=None, chunk_size=DEFAULT_CHUNK_SIZE, fmt="auto", 
         the first 4 MiB holding features; an index 0 in a later file of a
         data set taken as 1-based is then an error, never a shifted shard.
     label_column : str or int, optional
-        Parquet files (``*.parquet``, or ``fmt="parquet"``) and Dask
-        DataFrames (each partition a part): the label's column, by name or
-        position (default: the last). Every other column
-        is a numeric feature, in the file's order, and every file must have
-        the same columns; a file is read in row batches of ``chunk_size``.
+        Tables (Parquet files, a Dask DataFrame): the column holding the
+        labels, by name (else an integer is its position); the other columns are the features (see
+        :mod:`olearn.distributed._tables`).
 
     Examples
     --------
@@ -508,6 +437,9 @@ def make_shards(data, n_shards=None, chunk_size=DEFAULT_CHUNK_SIZE, fmt="auto", 
             )
     if not parts:
         raise ValueError("data has no parts")
+    if label_column is not None and not all(hasattr(part, "label") for part in parts):
+        raise ValueError(f"label_column={label_column!r} applies to tables (Parquet files, Dask DataFrames); the "
+                         "other data carry their labels themselves")
     if n_shards is None:
         n_shards = len(parts)
     if isinstance(n_shards, bool) or not isinstance(n_shards, (int, np.integer)) or not 1 <= n_shards <= len(parts):
