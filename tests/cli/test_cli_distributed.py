@@ -64,7 +64,8 @@ def test_delay_zero_on_one_shard_prints_the_serial_run(scheduler, shards):
 def test_mixing_two_shards_saves_the_mixed_model(scheduler, shards, tmp_path):
     paths, X, y = shards
     model = tmp_path / "mixed.npz"
-    result = invoke("run", "--algo", "pa1", "-C", "0.5", "--passes", 2, "--scheduler", scheduler, "--save", model, *paths)
+    result = invoke("run", "--algo", "pa1", "-C", "0.5", "--passes", 2, "--holdout-off", "--scheduler", scheduler,
+                    "--save", model, *paths)
     assert result.exit_code == 0, result.output
     w = np.zeros(6)
     for _ in range(2):
@@ -88,6 +89,52 @@ def _pa1_pass(X, y, w, C):
     return w
 
 
+def test_mixing_passes_print_each_epoch_s_held_out_rate(scheduler, shards):
+    paths, X, y = shards
+    result = invoke("run", "--algo", "pa1", "-C", "0.5", "--passes", 2, "--holdout-every", 5, "--scheduler", scheduler,
+                    *paths)
+    assert result.exit_code == 0, result.output
+    w, lines = np.zeros(6), []
+    for epoch in (1, 2):  # rows 5, 10, ... of each shard predicted by the shard's model, never learned
+        models, held, wrong = [], 0, 0
+        for lo, hi in ((0, 130), (130, 240)):
+            wi = w.copy()
+            for i in range(lo, hi):
+                if (i - lo + 1) % 5 == 0:
+                    held, wrong = held + 1, wrong + ((1 if wi @ X[i] > 0 else -1) != y[i])
+                else:
+                    wi = _pa1_pass(X[i : i + 1], y[i : i + 1], wi, 0.5)
+            models.append(wi)
+        w = 0.5 * (models[0] + models[1])
+        lines.append(f"pass {epoch} held out: {held:,} examples, {wrong:,} mistakes, mistake rate {wrong / held:.6f} h")
+    assert [line for line in result.output.splitlines() if " held out: " in line] == lines
+    assert summary(result.output, "held out") == "48 per pass (every 5th example, never learned)"
+    assert summary(result.output, "examples") == "384"
+
+
+def test_parquet_shards_take_the_label_column_by_name_or_position(scheduler, shards, tmp_path):
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    paths, X, y = shards
+    for i, (lo, hi) in enumerate(((0, 130), (130, 240))):
+        frame = pd.DataFrame({f"x{j}": X[lo:hi, j] for j in range(6)})
+        frame.insert(2, "label", np.where(y[lo:hi] > 0, "pos", "neg"))
+        frame.to_parquet(tmp_path / f"part-{i}.parquet")
+    result = invoke("run", "--algo", "pa1", "-C", "0.5", "--scheduler", scheduler, "--label-column", "label",
+                    "--classes", "neg,pos", "--save", tmp_path / "m.npz", tmp_path / "part-*.parquet")
+    assert result.exit_code == 0, result.output
+    w = 0.5 * (_pa1_pass(X[:130], y[:130], np.zeros(6), 0.5) + _pa1_pass(X[130:], y[130:], np.zeros(6), 0.5))
+    saved = olearn.load(tmp_path / "m.npz")
+    np.testing.assert_allclose(saved.coef_[0], w, rtol=1e-10, atol=1e-12)
+    assert list(saved.vocabulary_) == [f"x{j}" for j in range(6)]  # --save keeps the feature names
+    result = invoke("run", "--algo", "pa1", "-C", "0.5", "--scheduler", scheduler, "--label-column", "2",
+                    "--classes", "neg,pos", "--save", tmp_path / "m2.npz", tmp_path / "part-*.parquet")
+    assert result.exit_code == 0, result.output
+    np.testing.assert_array_equal(olearn.load(tmp_path / "m2.npz").coef_, saved.coef_)
+    result = invoke("run", "--algo", "pa1", "--scheduler", scheduler, "--label-column", "label", *paths)
+    assert result.exit_code == 2 and "--label-column applies to Parquet shards on Dask" in result.output
+
+
 def test_a_quoted_glob_on_a_new_local_cluster(shards, tmp_path):
     assert len(shards[0]) == 2
     pattern = str(tmp_path / "part-*.svm")
@@ -101,10 +148,13 @@ def test_a_quoted_glob_on_a_new_local_cluster(shards, tmp_path):
     "args, message",
     [
         (["--algo", "arow", "--delay", "3"], r"--delay \(delayed updates\) supports --algo perceptron, pa, pa1, pa2, ogd, svm; not arow"),
-        (["--algo", "winnow"], r"parameter mixing supports --algo perceptron, .*arow, arow-full; not winnow"),
+        (["--algo", "winnow"], r"parameter mixing supports --algo perceptron, .*arow, narow, cw, arow-full, narow-full, cw-full; not winnow"),
         (["--algo", "pa", "--delay", "1", "--passes", "2"], "--delay makes one pass"),
         (["--algo", "pa", "--bound"], "--bound describes one serial pass"),
         (["--algo", "pa", "--workers", "2"], "give --workers .* not both"),
+        (["--algo", "pa1", "--set", "kernel=rbf"], r"parameter mixing mixes and moves primal weight vectors; "
+                                                   r"PAClassifier with kernel='rbf' learns in dual form"),
+        (["--algo", "perceptron", "--set", "kernel=poly", "--delay", "1"], "delayed updates mixes and moves primal"),
     ],
 )
 def test_modes_refuse_what_they_cannot_do(scheduler, shards, args, message):
@@ -160,7 +210,8 @@ def test_shards_share_one_index_base_and_the_model_records_it(scheduler, tmp_pat
     dump_svmlight_file(X[60:], y[60:], paths[1], zero_based=True)
     result = invoke("run", "--algo", "pa", "--scheduler", scheduler, *paths)
     assert result.exit_code == 1
-    (line,) = result.output.strip().splitlines()
+    dashboard, line = result.output.strip().splitlines()  # the progress's dashboard link, then the error
+    assert dashboard.startswith("Dask dashboard: ")
     assert "part-1.svm:1:" in line and "feature index 0" in line and "--zero-based" in line
     assert "decided from the first 4 MiB of " + paths[0] in line
 
@@ -199,9 +250,9 @@ def test_a_failing_shard_prints_one_line_without_dask_logs(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "olearn", "run", "--algo", "pa1", "--workers", "1", str(good),
                            str(bad)], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1
-    assert proc.stderr.strip().splitlines() == [
-        f"olearn: error: {bad}:2:6: expected a numeric feature value after ':', found 'x'"
-    ]
+    dashboard, *rest = proc.stderr.strip().splitlines()  # the progress's first line: the dashboard's link
+    assert dashboard.startswith("Dask dashboard: http")
+    assert rest == [f"olearn: error: {bad}:2:6: expected a numeric feature value after ':', found 'x'"]
 
 
 @pytest.mark.parametrize("text, message", [

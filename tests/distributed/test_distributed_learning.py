@@ -32,7 +32,7 @@ from olearn.distributed import (
 )
 from olearn.exceptions import DataFormatError
 from olearn.linear import OGDClassifier, OnlineSVM, PAClassifier, Perceptron
-from olearn.second_order import AROW, NAROW
+from olearn.second_order import AROW, AdaGrad
 
 TIMEOUT = 300  # a hang guard: a worker process may take minutes to start on a busy machine
 
@@ -233,6 +233,31 @@ def test_pa_mixing_of_three_shards_matches_the_oracle(client, weighting):
     np.testing.assert_allclose(res.mixing_weights.sum(axis=1), 1.0)
 
 
+def test_held_out_rows_of_each_shard_are_predicted_never_learned_in_every_epoch(client):
+    X, y = stream(230, 5, seed=31)
+    shards = split(X, y, (120, 110))
+    res = parameter_mixing(PAClassifier(variant="pa1", C=0.2), shards, epochs=3, holdout_every=4, chunk_size=50,
+                           timeout=TIMEOUT)
+    w, held = np.zeros(5), []
+    for _ in range(3):  # the oracle: rows 4, 8, ... of each shard predicted by its model of that moment
+        models, epoch_held = [], [0, 0]
+        for Xs, ys in shards:
+            wi = w.copy()
+            for i, (x, label) in enumerate(zip(Xs, ys), start=1):
+                if i % 4 == 0:
+                    epoch_held[0] += 1
+                    epoch_held[1] += (1 if wi @ x > 0 else -1) != label
+                else:
+                    wi, _ = pa_pass(x[None], [label], wi, "pa1", 0.2)
+            models.append(wi)
+        w = 0.5 * (models[0] + models[1])
+        held.append(epoch_held)
+    np.testing.assert_allclose(res.estimator.coef_[0], w, rtol=1e-10, atol=1e-12)
+    assert res.held_out.sum(axis=1).tolist() == held
+    assert res.totals[:, :, 3].tolist() == [[90, 83]] * 3  # the learned rows only
+    np.testing.assert_allclose(res.held_out_rates(), [m / n for n, m in held])
+
+
 @pytest.mark.parametrize("weighting", ["uniform", "examples", "updates"])
 def test_arow_mixing_averages_precisions_as_the_oracle_does(client, weighting):
     X, y = stream(240, 4, seed=4)
@@ -356,6 +381,42 @@ def test_dask_arrays_bags_files_and_globs_are_the_same_shards(client, tmp_path):
         np.testing.assert_allclose(got, expected, rtol=1e-12, atol=0)
 
 
+@pytest.mark.parametrize("mode", ["mixing", "delayed"])
+def test_persisted_dask_arrays_are_learned_as_the_pairs_they_hold(client, mode):
+    import dask.array as da
+
+    X, y = stream(200, 4, seed=29)
+    learn = ((lambda data: parameter_mixing(PAClassifier(), data, epochs=2, timeout=TIMEOUT)) if mode == "mixing"
+             else (lambda data: delayed_updates(PAClassifier(), data, tau=3, timeout=TIMEOUT)))
+    expected = learn(split(X, y, (100, 100))).estimator.coef_
+    arrays = client.persist([da.from_array(X, chunks=(100, 4)), da.from_array(y, chunks=100)])
+    got = learn(tuple(arrays)).estimator.coef_
+    np.testing.assert_allclose(got, expected, rtol=1e-12, atol=0)
+    assert np.array_equal(arrays[0].compute(), X)  # the caller's persisted data outlive the run
+
+
+def test_an_array_s_partitions_are_sent_not_the_whole_array_with_each_shard(client, monkeypatch):
+    import pickle
+
+    import dask.array as da
+
+    import olearn.distributed._mixing as mixing
+
+    X, y = stream(4000, 25, seed=30)  # 800 kB
+    sent = []
+    scatter = mixing._Epochs._scatter
+
+    def measured(self, data):
+        sent.append(len(pickle.dumps(data)))
+        return scatter(self, data)
+
+    monkeypatch.setattr(mixing._Epochs, "_scatter", measured)
+    res = parameter_mixing(PAClassifier(), (da.from_array(X, chunks=(500, 25)), da.from_array(y, chunks=500)),
+                           timeout=TIMEOUT)
+    assert res.n_shards == 8 and res.n_rounds == 4000
+    assert sum(sent) < X.nbytes / 10, sent  # the shards and the model; the partitions are computed on the cluster
+
+
 def test_file_shards_are_read_in_chunks(tmp_path):
     X, y = stream(250, 3, seed=10)
     dump_svmlight_file(X, y, str(tmp_path / "a.svm"), zero_based=True)
@@ -418,10 +479,28 @@ def test_a_shard_rewritten_between_epochs_stops_mixing_and_leaves_the_model_alon
 
 def test_each_mode_refuses_the_learners_it_has_no_rule_for(client):
     X, y = stream(20, 3, seed=11)
-    with pytest.raises(ValueError, match="parameter mixing supports .*AROW; not NAROW"):
-        parameter_mixing(NAROW(), [(X, y)])
+    with pytest.raises(ValueError, match="parameter mixing supports .*AROW.*; not AdaGrad"):
+        parameter_mixing(AdaGrad(), [(X, y)])
     with pytest.raises(ValueError, match="delayed updates supports Perceptron, .*; not AROW"):
         delayed_updates(AROW(), [(X, y)], tau=0)
+
+
+@pytest.mark.parametrize("mode", ["mixing", "delayed"])
+@pytest.mark.parametrize("make", [lambda: PAClassifier(kernel="rbf"), lambda: Perceptron(kernel="poly", degree=2)])
+def test_kernel_learners_are_refused_before_any_shard_is_learned(client, mode, make, monkeypatch):
+    import olearn.distributed._mixing as mixing
+
+    def never(*args, **kwargs):
+        raise AssertionError("a shard was learned")
+
+    monkeypatch.setattr(mixing, "learn_shard", never)
+    X, y = stream(20, 3, seed=11)
+    est = make().partial_fit(X[:4], y[:4])
+    support, alpha = est.support_vectors_.toarray(), est.dual_coef_.copy()
+    learn = (lambda: parameter_mixing(est, [(X, y)])) if mode == "mixing" else (lambda: delayed_updates(est, [(X, y)], tau=0))
+    with pytest.raises(ValueError, match="primal weight vectors; .* learns in dual form"):
+        learn()
+    assert np.array_equal(est.support_vectors_.toarray(), support) and np.array_equal(est.dual_coef_, alpha)
 
 
 def test_bad_arguments_are_named(client, tmp_path):

@@ -6,6 +6,7 @@ import time
 import click
 import numpy as np
 
+from .._kernels._codes import T_ROUNDS
 from .._persistence import save as save_model
 from ..exceptions import DataFormatError
 from ._app import cli, describe_error
@@ -228,8 +229,9 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
       olearn run -a pa1 -c --passes 5 train.svm
 
     With --workers N (a local Dask cluster) or --scheduler ADDRESS, every
-    FILE (several files, or a quoted glob such as 'shards/*.svm') is a shard
-    read in chunks by a worker. By default the shards' models are mixed
+    FILE (several files, a quoted glob such as 'shards/*.svm', a directory)
+    is a shard read in chunks by a worker; Parquet files are tables whose
+    --label-column NAME holds the labels (text columns one-hot as name=value). By default the shards' models are mixed
     after each pass (iterative parameter mixing: perceptron, pa, pa1, pa2,
     ogd, svm, arow, arow-full); --delay TAU learns in one pass with updates
     computed on weights at most TAU rounds stale (perceptron, pa, pa1, pa2,
@@ -238,6 +240,7 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
     \b
       olearn run --algo pa1 --workers 4 --passes 5 part-*.svm
       olearn run --algo arow-full --workers 2 --mix updates 'shards/*.svm'
+      olearn run --algo pa1 --workers 2 'data/*.parquet' --label-column y
       olearn run --algo ogd --scheduler tcp://10.0.0.5:8786 --delay 64 part-*.svm
     """
     import olearn
@@ -286,16 +289,15 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
         for name, value in (("--scale", scale), ("-i", initial_model), ("-p", predictions), ("-c", use_cache or None),
                             ("--keep-names", keep_names or None), ("--invert_hash", invert_hash),
                             ("-q/--cubic/--interactions/--ignore/--keep/--ngram/--skips", namespaces),
-                            ("--holdout-every", holdout_every), ("--holdout-off", holdout_off or None),
                             ("--binary", binary or None), ("--oaa", oaa),
                             ("--link", link if link != "identity" else None)):
             if value is not None:
                 raise click.UsageError(f"{name} applies to one file learned here, not to shards on Dask")
-        for name, value in (("--label-column", label_column), ("--delimiter", delimiter)):
-            if value is not None:
-                raise click.UsageError(f"{name} applies to one CSV file learned here, not to shards on Dask")
+        if delimiter is not None:
+            raise click.UsageError("--delimiter applies to one CSV file learned here, not to shards on Dask")
         return _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, zero_based, n_features,
-                                bits, chunk_size, save, bound, quiet, workers, scheduler, tau, weighting, classes, start)
+                                bits, chunk_size, save, bound, quiet, workers, scheduler, tau, weighting, classes, start,
+                                _holdout_period(holdout_every, holdout_off, passes), label_column)
     for name, value in (("--delay", tau), ("--mix", weighting if weighting != "uniform" else None),
                         ("--classes", classes if classes != "-1,1" else None)):
         if value is not None:
@@ -547,8 +549,15 @@ def _declare_binary_classes(est, y, learned):
 
 
 def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, zero_based, n_features, bits, chunk_size,
-                     save, bound, quiet, workers, scheduler, tau, weighting, classes, start):
-    """``olearn run`` on Dask: parameter mixing (``--passes`` epochs), or delayed updates with ``--delay``."""
+                     save, bound, quiet, workers, scheduler, tau, weighting, classes, start, holdout_every,
+                     label_column=None):
+    """``olearn run`` on Dask: parameter mixing (``--passes`` epochs), or delayed updates with ``--delay``.
+
+    Parquet files (``.parquet``) are tables: ``--label-column NAME`` names the column of their labels.
+
+    With ``--passes N > 1`` the rows K, 2K, ... of every shard (``--holdout-every K``, default 10) are held out, as
+    in a serial run, and each epoch's held-out mistake rate is printed after the table.
+    """
     from concurrent.futures import CancelledError  # here, as Dask: a serial run has no use for it
 
     from .. import distributed
@@ -569,22 +578,34 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, z
         check_writable(save, "--save")
     est = make_estimator(algo, hyperparameters, fit_intercept, _model_n_features(fmt, n_features, bits, files))
     supported = distributed.DELAYED_LEARNERS if delayed else distributed.MIXING_LEARNERS
-    if type(est).__name__ not in supported:
+    # the command line learns binary shards (--classes A,B); the library mixes other tasks too
+    if type(est).__name__ not in supported or task_of(algo) != "binary":
         mode = "--delay (delayed updates)" if delayed else "parameter mixing"
-        takers = ", ".join(name for name in ALGORITHM_NAMES if ALGORITHMS[name][0] in supported)
+        takers = ", ".join(name for name in ALGORITHM_NAMES
+                           if ALGORITHMS[name][0] in supported and task_of(name) == "binary")
         raise click.UsageError(f"{mode} supports --algo {takers}; not {algo}")
+    from ..distributed._models import check_supported
+
+    try:
+        check_supported(est, "delayed updates" if delayed else "parameter mixing")
+    except ValueError as err:  # a kernel, averaging or a calibration: refused before any worker starts
+        raise click.UsageError(str(err)) from None
     options = {"classes": labels, "chunk_size": chunk_size, "fmt": fmt, "n_features": n_features,
-               "bits": DEFAULT_BITS if bits is None else bits}
+               "bits": DEFAULT_BITS if bits is None else bits,
+               "label_column": None if label_column is None else _column(label_column)}
     base = _index_base(distributed, list(files), options, zero_based)
     options["zero_based"] = bool(base.zero_based)
     try:
         with distributed.connect(workers=workers, scheduler=scheduler, quiet=True) as client:
             n_workers = len(client.scheduler_info()["workers"])
+            if not quiet:
+                echo_stderr(f"Dask dashboard: {client.dashboard_link}")
             if delayed:
                 result = distributed.delayed_updates(est, list(files), tau=tau, client=client, **options)
             else:
                 result = distributed.parameter_mixing(est, list(files), epochs=passes, weighting=weighting,
-                                                      client=client, **options)
+                                                      client=client, holdout_every=holdout_every,
+                                                      progress=None if quiet else _EpochProgress(passes), **options)
     except DataFormatError as err:
         raise base.explain(err) from None
     except (CancelledError, RuntimeError) as err:
@@ -593,12 +614,16 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, z
         # Dask's own failures (a task cancelled with its worker, an actor's worker lost): one line, exit 1
         raise distributed.DistributedError(f"the Dask run failed: {describe_error(err)}") from None
     seconds = time.perf_counter() - start
+    held_outs = [] if holdout_every is None else [_held_out(holdout_every, *counts)
+                                                  for counts in result.held_out.sum(axis=1)]
     if not quiet and not delayed:
         click.echo(f"{'epoch':>6} {'examples':>12} {'mistakes':>12} {'mistake rate':>13} {'average loss':>13}")
         for epoch, totals in enumerate(result.totals.sum(axis=1), start=1):
             mistakes, loss, _, rounds = totals
             click.echo(f"{epoch:>6d} {int(rounds):>12d} {int(mistakes):>12d} {mistakes / max(rounds, 1):>13.6f} "
                        f"{loss / max(rounds, 1):>13.6f}")
+        for epoch, held_out in enumerate(held_outs, start=1):
+            click.echo(held_out.line(epoch))
         click.echo("")
     if result.n_rounds == 0:
         raise ValueError(f"{', '.join(files)}: hold no examples")
@@ -610,15 +635,57 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, z
     click.echo(f"{'shards':<14}{result.n_shards} on {n_workers} worker{'s' if n_workers != 1 else ''}")
     for line in summary_lines(table, passes, seconds):
         click.echo(line)
+    if held_outs:
+        for line in held_outs[-1].summary_lines(holdout_every):
+            click.echo(line)
     if save is not None:
-        save_model(result.estimator, save, _shards_input_info(files, fmt, bits, base))
+        save_model(result.estimator, save, _shards_input_info(files, fmt, bits, base, options["label_column"]))
         click.echo(f"{'model':<14}{save}")
+
+
+def _column(text):
+    """--label-column's column: a whole number as a number (the tables take it as a column's name, else as its
+    position), other text as a name."""
+    try:
+        return int(text)
+    except ValueError:
+        return text
+
+
+class _EpochProgress:
+    """Prints, on stderr, a line per epoch of parameter mixing done: its shards and the examples per second so far."""
+
+    def __init__(self, epochs):
+        self.epochs = epochs
+        self.examples = 0
+        self.start = time.perf_counter()
+
+    def __call__(self, epoch, totals):
+        self.examples += int(totals[:, T_ROUNDS].sum())
+        rate = self.examples / max(time.perf_counter() - self.start, 1e-9)
+        echo_stderr(f"epoch {epoch}/{self.epochs} done: {len(totals)} shards, {self.examples:,} examples, "
+                    f"{rate:,.0f} examples/s")
+
+
+def _held_out(every, examples, mistakes):
+    """The :class:`HeldOut` counts of one epoch on Dask (summed over the shards), to print as a serial pass's."""
+    held_out = HeldOut(every)
+    held_out.examples, held_out.mistakes = int(examples), int(mistakes)
+    return held_out
 
 
 def _index_base(distributed, files, options, zero_based):
     """The LIBSVM index base of every shard, decided once from the files (globs expanded) in order."""
+    if options["label_column"] is not None:
+        from ..distributed._shards import expanded_paths
+        from ..distributed._tables import is_parquet
+
+        other = [path for path in expanded_paths(files) if not is_parquet(path, options["fmt"])]
+        if other:
+            raise click.UsageError(f"--label-column applies to Parquet shards on Dask; {other[0]} is none (a CSV "
+                                   "shard's label is its last column)")
     shards = distributed.make_shards(files, fmt=options["fmt"], n_features=options["n_features"],
-                                     bits=options["bits"], zero_based=False)
+                                     bits=options["bits"], zero_based=False, label_column=options["label_column"])
     libsvm = [part.path for shard in shards for part in shard.parts if part.resolved_format() == "libsvm"]
     base = IndexBase(zero_based)
     if base.from_option and not libsvm:
@@ -628,11 +695,13 @@ def _index_base(distributed, files, options, zero_based):
     return base
 
 
-def _shards_input_info(files, fmt, bits, base):
+def _shards_input_info(files, fmt, bits, base, label_column):
     """The model metadata's ``input`` entry for shards: the first file's format, and how the shards were read."""
     from .. import distributed
 
-    first = distributed.make_shards(list(files), fmt=fmt)[0].parts[0]
+    first = distributed.make_shards(list(files), fmt=fmt, label_column=label_column)[0].parts[0]
+    if first.resolved_format() == "parquet":
+        return {"format": "parquet", "label_column": label_column}
     source = DataSource(first.path, first.resolved_format(), None, bits, base=base, learning=False)
     return source.input_info()
 
@@ -643,6 +712,9 @@ def _model_n_features(fmt, n_features, bits, files):
         return n_features
     from .. import data
 
+    from ..distributed._tables import is_parquet
+
     first = files[0]
-    vw = fmt == "vw" or (fmt == "auto" and os.path.isfile(first) and data.detect_format(first) == "vw")
+    vw = fmt == "vw" or (fmt == "auto" and os.path.isfile(first) and not is_parquet(first, fmt)
+                         and data.detect_format(first) == "vw")
     return 2 ** (DEFAULT_BITS if bits is None else bits) if vw else None

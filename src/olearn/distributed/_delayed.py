@@ -53,7 +53,8 @@ from .._validation import check_X
 from ._cluster import DistributedError, require_dask, resolve_client, worker_addresses
 from ._models import check_supported, start_with_classes
 from ._result import DistributedResult
-from ._shards import DEFAULT_CHUNK_SIZE, make_shards
+from ._tables import keep_features, with_features
+from ._shards import DEFAULT_CHUNK_SIZE, make_shards, on_cluster
 
 # how often a wait for a shard checks that its worker is still alive
 _POLL_SECONDS = 1.0
@@ -62,9 +63,9 @@ _POLL_SECONDS = 1.0
 class ShardReader:
     """A Dask actor: one shard read in order, its next rows scored on the weights it is sent."""
 
-    def __init__(self, shard, params, codes, classes, skip=0):
+    def __init__(self, shard, params, codes, classes, skip=0, values=()):
         self._shard = shard
-        self._chunks = shard.located_chunks()
+        self._chunks = shard.with_values(values).located_chunks()  # its Dask parts computed on the cluster
         self._starts = []  # (row of the shard, part, row of the part) where each chunk read starts
         self._params = params
         self._config = unpack_config(params, codes)
@@ -182,7 +183,8 @@ class _Shards:
     """
 
     def __init__(self, client, shards, params, codes, classes, retries, timeout):
-        self.client, self.shards, self.retries, self.timeout = client, shards, retries, timeout
+        self.client, self.retries, self.timeout = client, retries, timeout
+        self.shards, self.values = on_cluster(client, shards)
         self.args = (params, codes, classes)
         self.consumed = [0] * len(shards)
         self.futures = [None] * len(shards)  # an actor lives as long as its future
@@ -201,7 +203,7 @@ class _Shards:
             workers = worker_addresses(self.client, wait=self.timeout)
             target = workers[s % len(workers)]
             self.futures[s] = self.client.submit(
-                ShardReader, self.shards[s], *self.args, skip=self.consumed[s], actor=True,
+                ShardReader, self.shards[s], *self.args, skip=self.consumed[s], values=self.values[s], actor=True,
                 workers=[target], allow_other_workers=True, pure=False,
             )
             try:
@@ -307,7 +309,8 @@ class _WorkerLost(Exception):
 
 @locking_its_estimator
 def delayed_updates(est, data, *, tau, n_shards=None, classes=None, client=None, chunk_size=DEFAULT_CHUNK_SIZE,
-                    fmt="auto", n_features=None, bits=18, zero_based="auto", retries=2, timeout=300):
+                    fmt="auto", n_features=None, bits=18, zero_based="auto", retries=2, timeout=300,
+                    label_column=None):
     r"""Learn ``est`` from sharded data with delayed updates of staleness at most ``tau``.
 
     Langford, Smola & Zinkevich, *Slow Learners are Fast*, NIPS 2009: the
@@ -321,12 +324,12 @@ def delayed_updates(est, data, *, tau, n_shards=None, classes=None, client=None,
     ----------
     est : Perceptron, PAClassifier, OGDClassifier or OnlineSVM
         Learns in place from its current model (or from scratch).
-    data : path, glob, list of paths, list of (X, y), (dask X, dask y), dask bag
+    data : path, glob, directory, list of paths, list of (X, y), (dask X, dask y), dask bag, dask DataFrame
         See :func:`make_shards`.
     tau : int
         Staleness bound in rounds, ``>= n_shards - 1``. Each shard scores
         ``(tau + 1) // n_shards`` rows per step.
-    n_shards, classes, client, chunk_size, fmt, n_features, bits, zero_based
+    n_shards, classes, client, chunk_size, fmt, n_features, bits, zero_based, label_column
         As in :func:`parameter_mixing`.
     retries : int, default=2
         How many times a shard whose worker died is re-opened on another
@@ -353,7 +356,7 @@ def delayed_updates(est, data, *, tau, n_shards=None, classes=None, client=None,
     """
     require_dask()
     check_supported(est, "delayed updates")
-    shards = make_shards(data, n_shards, chunk_size, fmt, n_features, bits, zero_based)
+    shards = make_shards(data, n_shards, chunk_size, fmt, n_features, bits, zero_based, label_column)
     S = len(shards)
     if isinstance(tau, bool) or not isinstance(tau, (int, np.integer)) or tau < S - 1:
         raise ValueError(
@@ -363,6 +366,7 @@ def delayed_updates(est, data, *, tau, n_shards=None, classes=None, client=None,
     if isinstance(retries, bool) or not isinstance(retries, (int, np.integer)) or retries < 0:
         raise ValueError(f"retries must be an integer >= 0; got {retries!r}")
     client = resolve_client(client)
+    shards, features = with_features(est, shards, client)
     b = (int(tau) + 1) // S
     before = copy.deepcopy(est.__dict__)
     try:
@@ -374,6 +378,7 @@ def delayed_updates(est, data, *, tau, n_shards=None, classes=None, client=None,
             totals = _run_steps(est, coordinator, readers, shards, b)
         finally:
             readers.close()
+        keep_features(est, features)
     except BaseException:
         est.__dict__.clear()
         est.__dict__.update(before)

@@ -23,34 +23,63 @@ import copy
 import re
 
 import numpy as np
+from sklearn.base import is_classifier
 
 from .._estimator import locking_its_estimator
 from .._kernels import _codes
+from .._labels import plain_label
 from ._cluster import DistributedError, require_dask, resolve_client
 from ._models import check_supported, mix_states, mixing_weights, start_with_classes
 from ._result import DistributedResult
-from ._shards import DEFAULT_CHUNK_SIZE, Shard, make_shards
+from ._tables import keep_features, with_features
+from ._shards import DEFAULT_CHUNK_SIZE, Shard, make_shards, on_cluster
 
 # how the learners name a row of the arrays they were given
 _ROW = re.compile(r"\brow (\d+)\b")
 WEIGHTINGS = ("uniform", "examples", "updates")
 
 
-def learn_shard(est, shard):
-    """One online pass of a copy of ``est`` over ``shard``; returns (its state, its totals). Runs on a worker."""
+def learn_shard(est, shard, values=(), holdout_every=None):
+    """One online pass of a copy of ``est`` over ``shard`` (its Dask parts made of ``values``); runs on a worker.
+
+    With ``holdout_every`` K, the rows K, 2K, ... of the shard (counted from 1)
+    are held out: predicted by the shard's learner at that moment, never
+    learned. Returns (its state, its totals, (held-out rows, their mistakes)).
+    """
+    from ..cli._holdout import HeldOut
     from ..evaluate import run
 
     est = copy.deepcopy(est)  # a scattered model is shared by the tasks of a worker
     totals = np.zeros(_codes.N_TOTALS)
+    held_out = HeldOut(holdout_every)
+    held = np.zeros(2)
     row = 0
-    for X, y, part, first in shard.located_chunks():
-        try:
-            res = run(est, X, y, record=False)
-        except (ValueError, FloatingPointError) as err:
-            raise type(err)(f"{shard.describe()}: {_located(str(err), part, first, row)}") from err
-        totals += (res.n_mistakes, res.cumulative_loss, res.n_updates, res.n_rounds)
+    for X, y, part, first in shard.with_values(values).located_chunks():
+        for lo, hi, is_held in held_out.segments(X.shape[0]):
+            try:
+                _check_labels(est, y[lo:hi])
+                if is_held:
+                    held += (hi - lo, np.count_nonzero(est.predict(X[lo:hi]) != np.asarray(y[lo:hi])))
+                else:
+                    res = run(est, X[lo:hi], y[lo:hi], record=False)
+                    totals += (res.n_mistakes, res.cumulative_loss, res.n_updates, res.n_rounds)
+            except (ValueError, FloatingPointError) as err:
+                raise type(err)(f"{shard.describe()}: {_located(str(err), part, first + lo, row + lo)}") from err
         row += X.shape[0]
-    return est._get_state(), totals
+    return est._get_state(), totals, held
+
+
+def _check_labels(est, y):
+    """A label outside the classes fixed before the first epoch is an error: a multiclass learner would give it a
+    slot of its own in this shard only, and a held-out row would count it as a plain mistake."""
+    classes = getattr(est, "classes_", None)
+    if classes is None:
+        return
+    unknown = ~np.isin(np.asarray(y), classes)
+    if unknown.any():
+        row = int(np.flatnonzero(unknown)[0])
+        raise ValueError(f"label {plain_label(y[row])!r} at row {row} is not one of the classes "
+                         f"{[plain_label(c) for c in classes]} fixed before the first epoch")
 
 
 def _located(message, part, first, row):
@@ -70,7 +99,8 @@ def _check_count(name, value):
 
 @locking_its_estimator
 def parameter_mixing(est, data, *, epochs=1, weighting="uniform", n_shards=None, classes=None, client=None,
-                     chunk_size=DEFAULT_CHUNK_SIZE, fmt="auto", n_features=None, bits=18, zero_based="auto", timeout=None):
+                     chunk_size=DEFAULT_CHUNK_SIZE, fmt="auto", n_features=None, bits=18, zero_based="auto", timeout=None,
+                     holdout_every=None, label_column=None, progress=None):
     r"""Learn ``est`` from sharded data by iterative parameter mixing on a Dask cluster.
 
     McDonald, Hall & Mann, *Distributed Training Strategies for the Structured
@@ -85,7 +115,7 @@ def parameter_mixing(est, data, *, epochs=1, weighting="uniform", n_shards=None,
     ----------
     est : Perceptron, PAClassifier, OGDClassifier, OnlineSVM or AROW
         Learns in place from its current model (or from scratch).
-    data : path, glob, list of paths, list of (X, y), (dask X, dask y), dask bag
+    data : path, glob, directory, list of paths, list of (X, y), (dask X, dask y), dask bag, dask DataFrame
         See :func:`make_shards`.
     epochs : int, default=1
     weighting : {"uniform", "examples", "updates"}, default="uniform"
@@ -105,6 +135,25 @@ def parameter_mixing(est, data, *, epochs=1, weighting="uniform", n_shards=None,
         base decided once for all files: see :func:`make_shards`).
     timeout : float, optional
         Seconds to wait for one epoch before giving up.
+    holdout_every : int, optional
+        Hold out the rows K, 2K, 3K, ... of every shard (counted from 1 in
+        each shard, alike in every epoch): predicted by the shard's learner
+        at that moment, never learned, and counted apart in the result's
+        ``held_out``, as ``olearn run --passes N`` holds out the examples of
+        a file (from the second epoch on, the other rows measure fit, not
+        generalisation).
+    label_column : str or int, optional
+        Tables (Parquet files, a Dask DataFrame): the column of the labels,
+        by name (else an integer is its position, negative from the end).
+        The other columns are features named as ``learn_many`` names a
+        DataFrame's (``city=paris`` for a text value), hashed with the
+        learner's ``n_bits``, else by a vocabulary gathered on the workers
+        first; the learner keeps it (``vocabulary_``).
+    progress : callable, optional
+        Called after each epoch's mixing as ``progress(epoch, totals)``, with
+        the epoch's per-shard totals (shape ``(shards, 4)``, as
+        ``totals[epoch]`` of the result): the command line prints its
+        progress line from it.
 
     Returns
     -------
@@ -134,38 +183,50 @@ def parameter_mixing(est, data, *, epochs=1, weighting="uniform", n_shards=None,
     distributed = require_dask()
     kind = check_supported(est, "parameter mixing")
     _check_count("epochs", epochs)
+    if holdout_every is not None and (isinstance(holdout_every, bool) or not isinstance(holdout_every, (int, np.integer))
+                                      or holdout_every < 2):
+        raise ValueError(f"holdout_every must be an integer >= 2 or None; got {holdout_every!r}")
+    if holdout_every is not None and not is_classifier(est):
+        raise ValueError(f"holdout_every counts the mistakes of held-out rows, and {type(est).__name__} makes none")
     if weighting not in WEIGHTINGS:
         raise ValueError(f"weighting must be one of {', '.join(WEIGHTINGS)}; got {weighting!r}")
-    shards = make_shards(data, n_shards, chunk_size, fmt, n_features, bits, zero_based)
+    shards = make_shards(data, n_shards, chunk_size, fmt, n_features, bits, zero_based, label_column)
     client = resolve_client(client)
+    shards, features = with_features(est, shards, client)
     before = copy.deepcopy(est.__dict__)
     totals = np.zeros((epochs, len(shards), _codes.N_TOTALS))
     mus = np.zeros((epochs, len(shards)))
-    epoch_runner = _Epochs(distributed, client, shards, timeout)
+    held_out = np.zeros((epochs, len(shards), 2))
+    epoch_runner = _Epochs(distributed, client, shards, timeout, holdout_every)
     try:
         start_with_classes(est, classes)
         for epoch in range(epochs):
             results = epoch_runner.run(est, epoch + 1)
-            states = [state for state, _ in results]
-            totals[epoch] = [shard_totals for _, shard_totals in results]
+            states = [state for state, _, _ in results]
+            totals[epoch] = [shard_totals for _, shard_totals, _ in results]
+            held_out[epoch] = [shard_held for _, _, shard_held in results]
             mus[epoch] = mixing_weights(weighting, totals[epoch, :, _codes.T_UPDATES],
                                         totals[epoch, :, _codes.T_ROUNDS])
             if mus[epoch].any():  # else every shard was empty: the model stays as it was
                 est._set_state(*mix_states(kind, states, mus[epoch]))
+            if progress is not None:
+                progress(epoch + 1, totals[epoch])
+        keep_features(est, features)
     except BaseException:
         est.__dict__.clear()
         est.__dict__.update(before)
         raise
     finally:
         epoch_runner.close()
-    return DistributedResult(est, "mixing", len(shards), totals, mus)
+    return DistributedResult(est, "mixing", len(shards), totals, mus, held_out=held_out)
 
 
 class _Epochs:
     """Runs the shards' passes of an epoch as Dask tasks.
 
     The shards are sent to the cluster once (``scatter``), not with every
-    epoch's tasks. A scattered shard lives on one worker only; if that worker
+    epoch's tasks, and their Dask partitions computed there once
+    (:func:`on_cluster`). A scattered shard lives on one worker only; if that worker
     dies, the epoch's tasks are cancelled, and the shards are sent again and
     the epoch run again: its result does not depend on where it runs. The
     epoch's model is scattered to one worker too, and fetched from there by
@@ -178,9 +239,10 @@ class _Epochs:
 
     attempts = 3
 
-    def __init__(self, distributed, client, shards, timeout):
+    def __init__(self, distributed, client, shards, timeout, holdout_every):
         self.distributed, self.client, self.shards, self.timeout = distributed, client, shards, timeout
-        self.scattered = None
+        self.holdout_every = holdout_every
+        self.scattered = self.values = None
 
     def run(self, est, epoch):
         from concurrent.futures import CancelledError
@@ -190,9 +252,13 @@ class _Epochs:
             sent = []
             try:
                 if self.scattered is None:
-                    self.scattered = self._scatter(self.shards)
-                sent.append(self._scatter(est))
-                sent += [client.submit(learn_shard, sent[0], shard, pure=False) for shard in self.scattered]
+                    bare, self.values = on_cluster(client, self.shards)
+                    self.scattered = self._scatter(bare)
+                # a copy: on a cluster of threads the object itself would be shared, and its lock is held by the
+                # caller for the whole run
+                sent.append(self._scatter(copy.deepcopy(est)))
+                sent += [client.submit(learn_shard, sent[0], shard, values, self.holdout_every, pure=False)
+                         for shard, values in zip(self.scattered, self.values)]
                 self._wait(sent[1:], epoch)
                 return client.gather(sent[1:])
             except distributed.KilledWorker as err:
@@ -224,7 +290,11 @@ class _Epochs:
             raise DistributedError(f"epoch {epoch} did not finish within {self.timeout} s") from None
 
     def close(self):
-        """Let the cluster forget the scattered shards (they are sent again if needed)."""
+        """Let the cluster forget the scattered shards (they are sent again if needed) and the computed partitions.
+
+        The partitions' futures are released, not cancelled: their keys may be those of a collection the
+        caller persisted, which must outlive the run.
+        """
         if self.scattered is not None:
             self.client.cancel(self.scattered)
-            self.scattered = None
+            self.scattered = self.values = None

@@ -8,12 +8,16 @@ square root).
 Mixing rules (:func:`mix_states`), for mixing weights :math:`\mu_i \ge 0`
 summing to 1:
 
-* linear learners (Perceptron, PA, PA-I, PA-II, OGD, online SVM): the
-  weights are averaged, :math:`w = \sum_i \mu_i w_i` (McDonald, Hall & Mann
+* linear learners (Perceptron, PA, PA-I, PA-II, OGD, online SVM, PA
+  regression): the weights are averaged, :math:`w = \sum_i \mu_i w_i` (McDonald, Hall & Mann
   2010); the round counter of the mixture is the largest of the shards'
   (each shard's learner counts its own rounds, as in parallel SGD), which
   only OGD's learning-rate schedule reads;
-* AROW: the Gaussian :math:`\mathcal N(w, \Sigma)` that minimises
+* multiclass learners (multiclass Perceptron, MIRA, PA multiclass and
+  cost-sensitive): each class's weight vector (its prototype) is averaged,
+  the classes being fixed before the first epoch, so that they hold the same
+  column in every shard;
+* AROW, NAROW and CW (their model is a Gaussian over weight vectors): the Gaussian :math:`\mathcal N(w, \Sigma)` that minimises
   :math:`\sum_i \mu_i\, \mathrm{KL}(\mathcal N(w, \Sigma) \,\|\, \mathcal N(w_i, \Sigma_i))`:
   the precisions are averaged, :math:`\Sigma^{-1} = \sum_i \mu_i \Sigma_i^{-1}`,
   and the means are averaged in the precision's weights,
@@ -29,17 +33,24 @@ import numpy as np
 from .._kernels import _codes
 
 DELAYED_LEARNERS = ("Perceptron", "PAClassifier", "OGDClassifier", "OnlineSVM")
-MIXING_LEARNERS = (*DELAYED_LEARNERS, "AROW")
+MIXING_LEARNERS = (*DELAYED_LEARNERS, "AROW", "NAROW", "CW", "PARegressor", "MulticlassPerceptron", "MIRA",
+                   "PAMulticlass", "PACostSensitive")
 
 
 def _kind(est):
+    """How ``est``'s state mixes: "linear" (one weight vector), "gaussian" (a mean and a covariance),
+    "multiclass" (one weight vector per class), or None."""
+    from ..linear import PARegressor
     from ..linear._base import BinaryLinearClassifier
-    from ..second_order import AROW
+    from ..multiclass._base import MulticlassLearner
+    from ..second_order import AROW, CW, NAROW
 
-    if isinstance(est, AROW):
-        return "arow"
-    if isinstance(est, BinaryLinearClassifier):
+    if isinstance(est, (AROW, NAROW, CW)):
+        return "gaussian"
+    if isinstance(est, (BinaryLinearClassifier, PARegressor)):
         return "linear"
+    if isinstance(est, MulticlassLearner) and type(est).__name__ in MIXING_LEARNERS:
+        return "multiclass"
     return None
 
 
@@ -47,10 +58,18 @@ def check_supported(est, mode):
     """Refuse a learner the mode has no rule for, naming those it has."""
     supported = DELAYED_LEARNERS if mode == "delayed updates" else MIXING_LEARNERS
     kind = _kind(est)
-    if kind is None or (mode == "delayed updates" and kind != "linear"):
+    if kind is None or type(est).__name__ not in supported:
         raise ValueError(
             f"{mode} supports {', '.join(supported)}; not {type(est).__name__}"
         )
+    if getattr(est, "kernel", None) is not None:
+        # a dual model is a set of support vectors, not a weight vector to average or to move by a step
+        raise ValueError(f"{mode} mixes and moves primal weight vectors; {type(est).__name__} with "
+                         f"kernel={est.kernel!r} learns in dual form (support vectors): use kernel=None, or learn "
+                         "it without Dask")
+    if getattr(est, "feature_map", None) is not None:
+        raise ValueError(f"{mode} mixes one weight vector per class; {type(est).__name__} with a feature_map keeps "
+                         "one joint vector: use feature_map=None, or learn it without Dask")
     if getattr(est, "average", False):
         # neither rule keeps the running sum of the iterates that an averaged learner predicts with
         raise ValueError(f"{mode} does not keep the average of an averaged learner; use {type(est).__name__} "
@@ -63,19 +82,38 @@ def check_supported(est, mode):
 
 
 def start_with_classes(est, classes):
-    """Start ``est`` (if needed) knowing both classes, so that every shard encodes the labels alike."""
-    if est._is_started() and est.classes_.size == 2:
+    """Start ``est`` (if needed) knowing every class, so that every shard encodes the labels alike.
+
+    A binary learner's default is the classes it knows already, else (-1, 1);
+    a multiclass learner needs ``classes`` unless it knows its classes (each
+    class's weight vector has a slot, which must be the same in every shard);
+    a regressor has no classes.
+    """
+    from ..linear import PARegressor
+
+    if isinstance(est, PARegressor):
+        if classes is not None:
+            raise ValueError(f"{type(est).__name__} is a regressor: it has no classes (got classes={list(classes)})")
+        if not est._is_started():
+            est.partial_fit(np.empty((0, 0)), np.empty(0))
+        return
+    binary = _kind(est) != "multiclass"
+    if est._is_started() and (est.classes_.size == 2 or not binary) and est.classes_.size:
         if classes is not None and not np.array_equal(np.unique(np.asarray(classes)), est.classes_):
             raise ValueError(f"classes={list(classes)} differs from the classes {list(est.classes_)} already learned")
         return
-    classes = (-1, 1) if classes is None else classes
+    if classes is None:
+        if not binary:
+            raise ValueError(f"{type(est).__name__} learns on shards from its classes given up front: pass "
+                             "classes=[...] (every shard must give each class the same weight vector)")
+        classes = (-1, 1)
     est.partial_fit(np.empty((0, 0)), np.empty(0), classes=classes)
 
 
 def _padded(vector, n, fill):
-    """A weight (or variance) vector of n features plus the intercept last."""
-    out = np.full(n + 1, fill)
-    out[: vector.size - 1] = vector[:-1]
+    """A weight (or variance) vector of n features plus the intercept last (a matrix: one such row per feature)."""
+    out = np.full((n + 1, *vector.shape[1:]), fill)
+    out[: vector.shape[0] - 1] = vector[:-1]
     out[n] = vector[-1]
     return out
 
@@ -102,7 +140,12 @@ def mix_states(kind, states, mu):
         w = sum(m * _padded(a["weights"] * a["state"][_codes.S_SCALE], n, 0.0) for m, (a, _) in zip(mu, states))
         rounds = max(a["state"][_codes.S_T] for a, _ in states)
         state = np.array([rounds, 1.0, float(w @ w)])
-        return {"weights": w, "state": state, "classes": first_arrays["classes"]}, {"n_features_in": n}
+        labels = {"classes": first_arrays["classes"]} if "classes" in first_arrays else {}  # a regressor has none
+        return {"weights": w, "state": state, **labels}, {"n_features_in": n}
+    if kind == "multiclass":
+        # the classes were declared before the first epoch, so every shard keeps them in the same columns
+        w = sum(m * _padded(a["weights"], n, 0.0) for m, (a, _) in zip(mu, states))
+        return {"labels": first_arrays["labels"], "weights": w}, {"n_features_in": n}
     rounds = max(a["state"][0] for a, _ in states)
     if "covariance" in first_arrays:
         precisions = [1.0 / _padded(a["covariance"], n, 1.0) for a, _ in states]

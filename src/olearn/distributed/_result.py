@@ -31,6 +31,9 @@ class DistributedResult:
         The staleness bound of the delayed mode.
     rows_per_step : int or None
         Rows each shard scores per step of the delayed mode.
+    held_out : ndarray, shape (epochs, shards, 2)
+        Per epoch and shard: the rows held out (``holdout_every``) and the
+        mistakes of their predictions (zeros when none are held out).
     """
 
     estimator: object
@@ -40,6 +43,16 @@ class DistributedResult:
     mixing_weights: np.ndarray = field(repr=False)
     tau: object = None
     rows_per_step: object = None
+    held_out: np.ndarray = field(default=None, repr=False)
+
+    def __post_init__(self):
+        if self.held_out is None:
+            object.__setattr__(self, "held_out", np.zeros((*self.totals.shape[:2], 2)))
+
+    def held_out_rates(self):
+        """The held-out mistake rate of each epoch (nan for an epoch without held-out rows)."""
+        examples, mistakes = self.held_out.sum(axis=1).T
+        return np.where(examples > 0, mistakes / np.maximum(examples, 1), np.nan)
 
     def _total(self, column):
         return self.totals[:, :, column].sum()

@@ -1,8 +1,9 @@
 """Shards: the parts of a data set that the workers read, in chunks, on their own.
 
-Data come as *parts* in a fixed order: files (one path, several, or a glob),
+Data come as *parts* in a fixed order: files (one path, several, a glob or a
+directory; Parquet tables among them, :mod:`._tables`),
 ``(X, y)`` pairs in memory, the row blocks of a Dask array pair ``(X, y)``,
-or the partitions of a Dask bag of ``(x, y)`` examples. A shard is a run of
+the partitions of a Dask bag of ``(x, y)`` examples or of a Dask DataFrame. A shard is a run of
 consecutive parts (``n_shards`` groups them; by default each part is a shard),
 and it is read on a worker chunk by chunk: LIBSVM and VW files through
 :func:`olearn.data.iter_libsvm` / :func:`olearn.data.iter_vw`, so a shard
@@ -75,10 +76,13 @@ class FilePart:
             for X, y, weight in data.iter_vw(self.path, chunk_size=chunk_size, n_bits=self.bits, require_labels=True):
                 _refuse_weights(self.path, weight)
                 yield X, y
-        else:
+        elif fmt in ("csv", "cache"):
             X, y, *weight = (data.load_csv if fmt == "csv" else data.load_cache)(self.path)
             _refuse_weights(self.path, weight[0] if weight else None)
             yield from _sliced(X, y, chunk_size)
+        else:
+            raise ValueError(f"{self.path}: fmt must be 'auto', 'libsvm', 'vw', 'csv', 'cache' or 'parquet'; "
+                             f"got {fmt!r}")
 
 
 def file_stamp(path):
@@ -107,31 +111,71 @@ class MemoryPart:
 
 @dataclass(frozen=True)
 class DaskArrayPart:
-    """One row block of a Dask array pair, as two ``dask.delayed`` objects computed on the worker."""
+    """One row block of a Dask array pair, as two ``dask.delayed`` objects.
+
+    Its values are computed on the cluster (:func:`on_cluster`) and reach the
+    worker as the arguments of its task: the delayed objects never travel
+    themselves, since their graph may hold a whole array (``da.from_array``)
+    or data only the client can reach (a persisted array).
+    """
 
     X: object
     y: object
 
+    def graphs(self):
+        return [self.X, self.y]
+
+    @staticmethod
+    def computed(values):
+        return MemoryPart(*values)
+
     def chunks(self, chunk_size):
         import dask
 
-        X, y = dask.compute(self.X, self.y, scheduler="sync")
-        yield from _sliced(X, y, chunk_size)
+        yield from self.computed(dask.compute(*self.graphs())).chunks(chunk_size)
 
 
 @dataclass(frozen=True)
 class DaskBagPart:
-    """One partition of a Dask bag of ``(x, y)`` examples (x a dict, a 1-d array or a sparse row)."""
+    """One partition of a Dask bag of ``(x, y)`` examples (x a dict, a 1-d array or a sparse row).
+
+    Computed on the cluster, as :class:`DaskArrayPart`.
+    """
 
     partition: object
+
+    def graphs(self):
+        return [self.partition]
+
+    @staticmethod
+    def computed(values):
+        return ExamplesPart(list(values[0]))
 
     def chunks(self, chunk_size):
         import dask
 
-        (examples,) = dask.compute(self.partition, scheduler="sync")
-        examples = list(examples)
-        for lo in range(0, len(examples), chunk_size):
-            yield _examples_to_csr(examples[lo : lo + chunk_size])
+        yield from self.computed(dask.compute(*self.graphs())).chunks(chunk_size)
+
+
+@dataclass(frozen=True)
+class ExamplesPart:
+    """A list of ``(x, y)`` examples (a computed partition of a Dask bag)."""
+
+    examples: list
+
+    def chunks(self, chunk_size):
+        for lo in range(0, len(self.examples), chunk_size):
+            yield _examples_to_csr(self.examples[lo : lo + chunk_size])
+
+
+@dataclass(frozen=True)
+class ComputedPart:
+    """Stands for a Dask part in a shard sent to a worker; its ``n_values`` values come with the task, and
+    ``source.computed(values, *settings)`` makes the part read on the worker."""
+
+    source: type
+    n_values: int
+    settings: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -162,10 +206,50 @@ class Shard:
             return f"example {row_in_part + 1} of {os.path.basename(part.path)}"
         return f"row {shard_row}"
 
+    def graphs(self):
+        """The delayed objects of the shard's Dask parts, in order."""
+        return [graph for part in self.parts if hasattr(part, "graphs") for graph in part.graphs()]
+
+    def without_graphs(self):
+        """The shard as a worker receives it: each Dask part a :class:`ComputedPart`."""
+        parts = tuple(ComputedPart(type(part), len(part.graphs()), getattr(part, "settings", ()))
+                      if hasattr(part, "graphs") else part for part in self.parts)
+        return Shard(self.number, parts, self.chunk_size)
+
+    def with_values(self, values):
+        """The shard read on a worker: each :class:`ComputedPart` replaced by its part made of ``values`` (in order)."""
+        parts, at = [], 0
+        for part in self.parts:
+            if isinstance(part, ComputedPart):
+                parts.append(part.source.computed(values[at : at + part.n_values], *part.settings))
+                at += part.n_values
+            else:
+                parts.append(part)
+        return Shard(self.number, tuple(parts), self.chunk_size)
+
     def describe(self):
-        names = [os.path.basename(p.path) if isinstance(p, FilePart) else type(p).__name__ for p in self.parts]
+        names = [os.path.basename(p.path) if isinstance(p, FilePart)
+                 else (p.source if isinstance(p, ComputedPart) else type(p)).__name__ for p in self.parts]
         shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
         return f"shard {self.number} ({shown})"
+
+
+def on_cluster(client, shards):
+    """``(shards as the workers receive them, the futures of each shard's Dask values)``.
+
+    Every Dask partition is computed on the cluster in one submission, so
+    that a graph shared by the partitions (the array of ``da.from_array``) is
+    sent once, and persisted data are reached where they live. The values
+    stay on the cluster while the futures are held (a run holds them to its
+    end); a lost one is computed again by Dask from its graph.
+    """
+    graphs = [shard.graphs() for shard in shards]
+    flat = client.compute([graph for shard_graphs in graphs for graph in shard_graphs])
+    values, at = [], 0
+    for shard_graphs in graphs:
+        values.append(flat[at : at + len(shard_graphs)])
+        at += len(shard_graphs)
+    return [shard.without_graphs() for shard in shards], values
 
 
 def _sliced(X, y, chunk_size):
@@ -201,20 +285,56 @@ def _examples_to_csr(examples):
     return X, np.asarray(labels)
 
 
-def _file_parts(paths, fmt, n_features, bits, zero_based):
+def _local_path(path):
+    """A path every worker opens with ``open``: ``file://`` URLs as paths; another URL scheme is refused."""
+    from urllib.parse import urlparse
+    from urllib.request import url2pathname
+
+    url = urlparse(path)
+    if url.scheme == "file":
+        return url2pathname(url.path)
+    if len(url.scheme) > 1 and "://" in path:  # not a Windows drive letter
+        raise ValueError(
+            f"{path}: file shards are paths that every worker can open (a shared file system); for a "
+            f"{url.scheme}:// store, read the data with Dask, which reaches it through fsspec (pip install fsspec "
+            f"and the store's package, e.g. s3fs), and pass the collection: "
+            f"dask.dataframe.read_parquet({path!r}) with label_column=, or dask.bag.read_text(...)")
+    return path
+
+
+def expanded_paths(paths):
+    """The files of ``paths`` in order: a glob's matches and a directory's files (not hidden ones such as
+    ``.crc``, nor ``_SUCCESS``/``_metadata``), each sorted by name."""
     found = []
     for path in paths:
-        path = os.fspath(path)
+        path = _local_path(os.fspath(path))
         if not os.path.exists(path) and glob.has_magic(path):
             matches = sorted(glob.glob(path))
             if not matches:
                 raise FileNotFoundError(f"{path}: no file matches this pattern")
             found.extend(matches)
+        elif os.path.isdir(path):
+            files = sorted(os.path.join(path, name) for name in os.listdir(path)
+                           if not name.startswith((".", "_")) and os.path.isfile(os.path.join(path, name)))
+            if not files:
+                raise FileNotFoundError(f"{path}: the directory holds no data file")
+            found.extend(files)
         elif not os.path.isfile(path):
             raise FileNotFoundError(f"{path}: no such file")
         else:
             found.append(path)
-    parts = [FilePart(path, fmt, n_features, bits) for path in found]
+    return found
+
+
+def _file_parts(paths, fmt, n_features, bits, zero_based, label_column=None):
+    from ._tables import is_parquet, parquet_part
+
+    found = expanded_paths(paths)
+    tables = [is_parquet(path, fmt) for path in found]
+    if label_column is not None and not all(tables):
+        raise ValueError(f"label_column={label_column!r} applies to tables (Parquet files, Dask DataFrames); "
+                         f"{found[tables.index(False)]} is none")
+    parts = [FilePart(path, fmt, n_features, bits) for path, table in zip(found, tables) if not table]
     if zero_based == "auto":
         # decided once for all the files, as one stream, never shard by shard
         from ..data._libsvm import detect_zero_based
@@ -222,16 +342,23 @@ def _file_parts(paths, fmt, n_features, bits, zero_based):
         zero_based = bool(detect_zero_based([p.path for p in parts if p.resolved_format() == "libsvm"]))
     elif zero_based not in (True, False):
         raise ValueError(f"zero_based must be 'auto', True or False, got {zero_based!r}")
-    return [FilePart(path, fmt, n_features, bits, zero_based, file_stamp(path)) for path in found]
+    return [parquet_part(path, label_column, file_stamp(path)) if table
+            else FilePart(path, fmt, n_features, bits, zero_based, file_stamp(path))
+            for path, table in zip(found, tables)]
 
 
-def _dask_parts(data):
-    """Parts of a Dask bag, or of a pair of Dask arrays; None for anything else."""
+def _dask_parts(data, label_column):
+    """Parts of a Dask bag, of a pair of Dask arrays or of a Dask DataFrame; None for anything else."""
     try:
         import dask.array as da
         import dask.bag as db
     except ImportError:
         return None
+    frame = _dask_frame(data)
+    if frame is not None:
+        from ._tables import frame_parts
+
+        return frame_parts(frame, label_column)
     if isinstance(data, db.Bag):
         return [DaskBagPart(partition) for partition in data.to_delayed()]
     if isinstance(data, tuple) and len(data) == 2 and isinstance(data[0], da.Array):
@@ -247,26 +374,43 @@ def _dask_parts(data):
     return None
 
 
+def _dask_frame(data):
+    """``data`` if it is a Dask DataFrame (and Dask's DataFrames are installed), else None."""
+    try:
+        import dask.dataframe as dd
+    except ImportError:
+        return None
+    return data if isinstance(data, dd.DataFrame) else None
+
+
 def make_shards(data, n_shards=None, chunk_size=DEFAULT_CHUNK_SIZE, fmt="auto", n_features=None, bits=18,
-                zero_based="auto"):
+                zero_based="auto", label_column=None):
     """Split ``data`` into shards.
 
     Parameters
     ----------
-    data : path, glob, list of paths, list of (X, y), (dask X, dask y) or dask bag
+    data : path, glob, directory, list of them, list of (X, y), (dask X, dask y), dask bag or dask DataFrame
+        A path may be a ``file://`` URL; a directory stands for its files
+        (sorted by name, hidden ones and ``_SUCCESS``-like ones left out);
+        ``.parquet`` / ``.pq`` files are Parquet tables.
     n_shards : int, optional
         Group the parts into this many shards of consecutive parts (as equal
         in number of parts as possible); default: one shard per part.
     chunk_size : int
         Rows per chunk read on a worker.
     fmt, n_features, bits
-        How to read files (as in :func:`olearn.data.read_any`; ``bits`` for VW).
+        How to read files (as in :func:`olearn.data.read_any`; ``bits`` for
+        VW); ``fmt="parquet"`` reads every file as Parquet.
     zero_based : {"auto", False, True}, default "auto"
         LIBSVM files: whether indices start at 0 (as in
         :func:`olearn.data.load_libsvm`). "auto" decides once for all the
         files, read in order as one stream: 0-based if an index 0 occurs in
         the first 4 MiB holding features; an index 0 in a later file of a
         data set taken as 1-based is then an error, never a shifted shard.
+    label_column : str or int, optional
+        Tables (Parquet files, a Dask DataFrame): the column holding the
+        labels, by name (else an integer is its position); the other columns are the features (see
+        :mod:`olearn.distributed._tables`).
 
     Examples
     --------
@@ -278,21 +422,24 @@ def make_shards(data, n_shards=None, chunk_size=DEFAULT_CHUNK_SIZE, fmt="auto", 
     """
     if isinstance(chunk_size, bool) or not isinstance(chunk_size, (int, np.integer)) or chunk_size < 1:
         raise ValueError(f"chunk_size must be an integer >= 1; got {chunk_size!r}")
-    parts = _dask_parts(data)
+    parts = _dask_parts(data, label_column)
     if parts is None:
         if isinstance(data, (str, os.PathLike)):
-            parts = _file_parts([data], fmt, n_features, bits, zero_based)
+            parts = _file_parts([data], fmt, n_features, bits, zero_based, label_column)
         elif isinstance(data, (list, tuple)) and data and all(isinstance(p, (str, os.PathLike)) for p in data):
-            parts = _file_parts(data, fmt, n_features, bits, zero_based)
+            parts = _file_parts(data, fmt, n_features, bits, zero_based, label_column)
         elif isinstance(data, (list, tuple)) and data and all(isinstance(p, tuple) and len(p) == 2 for p in data):
             parts = [MemoryPart(X, y) for X, y in data]
         else:
             raise TypeError(
                 "data must be a file path, a glob, a list of paths, a list of (X, y) pairs, "
-                "a pair of Dask arrays (X, y) or a Dask bag of (x, y) examples"
+                "a pair of Dask arrays (X, y), a Dask bag of (x, y) examples or a Dask DataFrame"
             )
     if not parts:
         raise ValueError("data has no parts")
+    if label_column is not None and not all(hasattr(part, "label") for part in parts):
+        raise ValueError(f"label_column={label_column!r} applies to tables (Parquet files, Dask DataFrames); the "
+                         "other data carry their labels themselves")
     if n_shards is None:
         n_shards = len(parts)
     if isinstance(n_shards, bool) or not isinstance(n_shards, (int, np.integer)) or not 1 <= n_shards <= len(parts):
