@@ -8,6 +8,7 @@ import contextlib
 import time
 
 from ._auth import READ, WRITE, Refusal
+from ._dashboard import dashboard_endpoint
 from ._model_file import ModelFile
 from ._openapi import openapi_document
 from ._requests import RequestError, parse_json, read_features, read_labelled, read_request_id
@@ -132,6 +133,7 @@ def create_app(model, writer, metrics, settings):
         route("/health", health, ["GET"]),
         route("/metrics", metrics_text, ["GET"]),
         route("/openapi.json", openapi, ["GET"]),
+        Route("/", dashboard_endpoint(settings.access), methods=["GET"]),  # the live page (a token in its URL too)
     ]
     return Starlette(routes=routes, lifespan=lifespan, exception_handlers={
         404: lambda request, exc: _error(404, f"no route {request.url.path}; see /openapi.json"),
