@@ -20,6 +20,7 @@ updates). Latency is measured by the clients, request by request.
 
     PYTHONPATH=src python benchmarks/bench_serve.py                 # 4 x 10 s
     PYTHONPATH=src python benchmarks/bench_serve.py --seconds 2     # a smoke test
+    PYTHONPATH=src python benchmarks/bench_serve.py --max-pending 0 # /predict keeping nothing for feedback
 
 Prints a markdown table and writes ``benchmarks/_work/serve_results.json``.
 """
@@ -27,6 +28,7 @@ Prints a markdown table and writes ``benchmarks/_work/serve_results.json``.
 import argparse
 import asyncio
 import json
+import math
 import multiprocessing
 import os
 import platform
@@ -108,19 +110,67 @@ def _free_port():
         return sock.getsockname()[1]
 
 
-def _start(command, url):
-    process = subprocess.Popen(command, stderr=subprocess.DEVNULL)
-    for _ in range(600):
+def _start(command, url, capture=False):
+    process = subprocess.Popen(command, stderr=subprocess.PIPE if capture else subprocess.DEVNULL, text=True)
+    for _ in range(2400):
         try:
-            if httpx.get(f"{url}/health").status_code == 200:
+            if httpx.get(f"{url}/ready").status_code == 200:
                 return process
         except httpx.TransportError:
-            time.sleep(0.05)
+            pass
+        time.sleep(0.05)
+    process.kill()
     raise RuntimeError("the service did not start")
 
 
-def _updates(url):
-    return httpx.get(f"{url}/health").json()["updates"]
+def _replay_seconds(server):
+    """The seconds the restarted ``server`` (stopped, its stderr captured) took to replay its log."""
+    replayed = re.search(r"replayed in ([0-9.]+) s", server.stderr.read())
+    return float(replayed[1]) if replayed else math.nan
+
+
+def bare_app():
+    """The anchor: Starlette routes that read the body, decode its JSON and answer as the service does."""
+    from starlette.applications import Starlette
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    async def learn(request):
+        document = json.loads(await request.body())
+        x = document["x"]
+        n = len(x) if isinstance(x, list) else 1
+        return JSONResponse({"seq": n, "learned": n})
+
+    async def predict(request):
+        document = json.loads(await request.body())
+        x = document["x"]
+        return JSONResponse({"y": [1] * len(x), "score": [0.0] * len(x)} if isinstance(x, list)
+                            else {"y": 1, "score": 0.0})
+
+    async def health(request):
+        return JSONResponse({"updates": 0})
+
+    return Starlette(routes=[Route("/learn", learn, methods=["POST"]), Route("/predict", predict, methods=["POST"]),
+                             Route("/health", health)])
+
+
+def _load(pool, port, token, route, batch, args):
+    """Load ``route`` of the service at ``port`` with batches of ``batch``: one row of the table."""
+    load_start = os.getloadavg()[0]
+    jobs = [(port, token, route, batch, args.seconds, args.concurrency, 100 * k + batch) for k in range(args.clients)]
+    started = time.perf_counter()
+    results = pool.map(_client_process, jobs)
+    elapsed = time.perf_counter() - started
+    latencies = np.concatenate([r[0] for r in results])
+    return {"scenario": f"{route[1:]} x{batch}", "requests": int(latencies.size),
+            "requests_per_s": latencies.size / elapsed, "examples_per_s": latencies.size * batch / elapsed,
+            "p50_ms": 1e3 * float(np.percentile(latencies, 50)), "p99_ms": 1e3 * float(np.percentile(latencies, 99)),
+            "errors": sum(r[1] for r in results), "learned": sum(r[2] for r in results), "seconds": elapsed,
+            "load_average": [load_start, os.getloadavg()[0]]}
+
+
+def _updates(url, token):
+    return httpx.get(f"{url}/health", headers={"Authorization": f"Bearer {token}"}).json()["updates"]
 
 
 def main():
@@ -128,6 +178,9 @@ def main():
     parser.add_argument("--seconds", type=float, default=10.0, help="Duration of each scenario.")
     parser.add_argument("--clients", type=int, default=2, help="Client processes.")
     parser.add_argument("--concurrency", type=int, default=32, help="Requests in flight per client process.")
+    parser.add_argument("--max-pending", type=int, default=None,
+                        help="The service's --max-pending (0: /predict keeps no prediction for feedback and writes "
+                             "nothing to the log).")
     args = parser.parse_args()
     folder = tempfile.mkdtemp(prefix="olearn-bench-serve-")
     token = secrets.token_urlsafe(32)
@@ -138,7 +191,19 @@ def main():
     url = f"http://127.0.0.1:{port}"
     command = [sys.executable, "-m", "olearn", "serve", "--algo", "pa1", "--state-dir", os.path.join(folder, "state"),
                "--port", str(port), "--token-file", token_file, "--max-batch", "100"]
-    server = _start(command, url)
+    if args.max_pending is not None:
+        command += ["--max-pending", str(args.max_pending)]
+    bare_port = _free_port()
+    bare = subprocess.Popen([sys.executable, "-c", "import sys, uvicorn; sys.path.insert(0, sys.argv[1]); "
+                             "import bench_serve; uvicorn.run(bench_serve.bare_app(), host='127.0.0.1', "
+                             "port=int(sys.argv[2]), log_level='warning', access_log=False)",
+                             str(Path(__file__).resolve().parent), str(bare_port)], stderr=subprocess.DEVNULL)
+    try:
+        server = _start(command, url)
+    except RuntimeError:
+        bare.kill()
+        raise
+    live_seconds = 0.0
     scenarios = [("/learn", 1), ("/learn", 100), ("/predict", 1), ("/predict", 100)]
     rows, acknowledged = [], 0
     try:
@@ -149,50 +214,52 @@ def main():
         acknowledged += 2
         with multiprocessing.Pool(args.clients) as pool:
             for route, batch in scenarios:
-                load_start = os.getloadavg()[0]
-                jobs = [(port, token, route, batch, args.seconds, args.concurrency, 100 * k + batch)
-                        for k in range(args.clients)]
-                started = time.perf_counter()
-                results = pool.map(_client_process, jobs)
-                elapsed = time.perf_counter() - started
-                latencies = np.concatenate([r[0] for r in results])
-                errors = sum(r[1] for r in results)
-                learned = sum(r[2] for r in results)
-                acknowledged += learned
-                rows.append({"scenario": f"{route[1:]} x{batch}", "requests": int(latencies.size),
-                             "requests_per_s": latencies.size / elapsed,
-                             "examples_per_s": latencies.size * batch / elapsed,
-                             "p50_ms": 1e3 * float(np.percentile(latencies, 50)),
-                             "p99_ms": 1e3 * float(np.percentile(latencies, 99)), "errors": errors,
-                             "load_average": [load_start, os.getloadavg()[0]]})
-                print(f"{rows[-1]['scenario']}: {rows[-1]['requests_per_s']:,.0f} req/s, p50 "
-                      f"{rows[-1]['p50_ms']:.2f} ms, p99 {rows[-1]['p99_ms']:.2f} ms, {errors} errors", flush=True)
-        served = _updates(url)
-        groups = {sample.name: sample.value for family in text_string_to_metric_families(httpx.get(f"{url}/metrics").text)
+                # the anchor first, then the service, in the same run
+                bare_row = _load(pool, bare_port, token, route, batch, args)
+                row = _load(pool, port, token, route, batch, args)
+                row["bare_requests_per_s"], row["bare_examples_per_s"] = (bare_row["requests_per_s"],
+                                                                          bare_row["examples_per_s"])
+                row["bare_p99_ms"] = bare_row["p99_ms"]
+                acknowledged += row["learned"]
+                if route == "/learn":
+                    live_seconds += row["seconds"]
+                rows.append(row)
+                print(f"{row['scenario']}: {row['requests_per_s']:,.0f} req/s ({row['requests_per_s'] / row['bare_requests_per_s']:.2f}x "
+                      f"the bare app's {row['bare_requests_per_s']:,.0f}), p50 {row['p50_ms']:.2f} ms, "
+                      f"p99 {row['p99_ms']:.2f} ms, {row['errors']} errors", flush=True)
+        served = _updates(url, token)
+        groups = {sample.name: sample.value for family in text_string_to_metric_families(
+            httpx.get(f"{url}/metrics", headers={"Authorization": f"Bearer {token}"}).text)
                   for sample in family.samples if sample.name.startswith("olearn_log_group_updates")}
         per_fsync = groups["olearn_log_group_updates_sum"] / groups["olearn_log_group_updates_count"]
         os.kill(server.pid, signal.SIGKILL)
         server.wait()
-        server = _start(command, url)
-        recovered = _updates(url)
+        server = _start(command, url, capture=True)
+        recovered = _updates(url, token)
     finally:
         server.kill()
         server.wait()
+        bare.kill()
+        bare.wait()
+    replay_seconds = _replay_seconds(server)
     lost = acknowledged - recovered
     print(f"\nacknowledged examples {acknowledged:,}, served {served:,}, after kill -9 and restart {recovered:,}: "
           f"{lost} lost")
     print(f"updates per write and fsync of the log (group commit), on average: {per_fsync:.1f}")
+    print(f"restart: the log of {acknowledged:,} examples replayed in {replay_seconds:.2f} s; learned live in "
+          f"{live_seconds:.1f} s ({live_seconds / replay_seconds:.1f}x)")
     print(f"\n{args.clients} client processes x {args.concurrency} in flight, {args.seconds:g} s per scenario, "
           f"{os.cpu_count()} CPUs, Python {platform.python_version()}\n")
-    print("| scenario | requests/s | examples/s | p50 ms | p99 ms | errors |")
-    print("|---|---|---|---|---|---|")
+    print("| scenario | requests/s | examples/s | bare app requests/s | ratio | p50 ms | p99 ms | bare p99 ms | errors |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for row in rows:
         print(f"| {row['scenario']} | {row['requests_per_s']:,.0f} | {row['examples_per_s']:,.0f} | "
-              f"{row['p50_ms']:.2f} | {row['p99_ms']:.2f} | {row['errors']} |")
+              f"{row['bare_requests_per_s']:,.0f} | {row['requests_per_s'] / row['bare_requests_per_s']:.2f}x | "
+              f"{row['p50_ms']:.2f} | {row['p99_ms']:.2f} | {row['bare_p99_ms']:.2f} | {row['errors']} |")
     WORK.mkdir(exist_ok=True)
     with open(WORK / "serve_results.json", "w") as fh:
         json.dump({"rows": rows, "acknowledged": acknowledged, "served": served, "recovered": recovered,
-                   "updates_per_fsync": per_fsync, "clients": args.clients, "concurrency": args.concurrency, "seconds": args.seconds}, fh, indent=1)
+                   "updates_per_fsync": per_fsync, "replay_seconds": replay_seconds, "live_seconds": live_seconds, "clients": args.clients, "concurrency": args.concurrency, "seconds": args.seconds}, fh, indent=1)
     if lost or served != acknowledged or any(row["errors"] for row in rows):
         sys.exit(1)
 

@@ -256,14 +256,15 @@ class FeatureMap:
                 plain = False
             else:
                 value = _real(key, value)
-                if isinstance(key, numbers.Integral):
+                # a str key (the commonest) is a name: the numbers' abstract classes are checked for the others only
+                if type(key) is not str and isinstance(key, numbers.Integral):
                     column = _index(key)
                     if column >= 0:
                         largest_index = max(largest_index, column)
                         indices.append(column)
                         values.append(value)
                         continue
-                elif isinstance(key, numbers.Number):
+                elif type(key) is not str and isinstance(key, numbers.Number):
                     raise TypeError(
                         f"feature key {key!r} is a {type(key).__name__}; keys are column indices (integers) or names "
                         "(str, or other hashables that are not numbers)"
@@ -379,6 +380,8 @@ def _index(key):
 
 def _real(key, value):
     """A feature's value as a finite float, or an error naming the feature."""
+    if type(value) is float and math.isfinite(value):  # the commonest value, without the abstract classes' checks
+        return value
     if isinstance(value, numbers.Real) and not isinstance(value, np.ndarray):
         try:
             number = float(value)

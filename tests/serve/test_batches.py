@@ -2,12 +2,15 @@
 will take is learned without copying the model; one it may refuse is learned on a copy."""
 
 import copy
+import json
 from unittest import mock
 
 import pytest
 
 import olearn
+from olearn._features import FeatureMap
 from olearn._learner import OnlineLearner
+from olearn.exceptions import PartialUpdateError
 from olearn.serve._model import HalfLearned, ServedModel
 from olearn.serve._requests import Limits, RequestError, parse_json, read_labelled
 
@@ -47,14 +50,17 @@ def _started(est, first_y):
     (lambda: olearn.PAMulticlass(), ("x", "y"), '{"x": [{"a": 0.5}, {"c": "red"}], "y": ["y", "x"]}'),
     (lambda: olearn.PARegressor(), (0.5,), '{"x": [{"a": 0.5}, {"b": 2}], "y": [1.5, -2]}'),
     (lambda: olearn.PAMultilabel(), (["p", "q"],), '{"x": [{"a": 0.5}, {"b": 2}], "y": [["p"], ["q", "p"]]}'),
+    (lambda: olearn.PAClassifier(average=True), (1, -1), '{"x": [{"a": 0.5, "7": 2}, {"a": -1}], "y": [-1, 1]}'),
+    (lambda: olearn.AdaGrad(), (1, -1), '{"x": [{"a": 0.5}, {"b": 1, "d": -3}], "y": [-1, 1]}'),
+    (lambda: olearn.PAClassifier(n_bits=20), (1, -1), '{"x": [{"a": 0.5, "q": 1}, {"b": 1, "d": -3}], "y": [-1, 1]}'),
+    (lambda: olearn.PAClassifier(kernel="rbf", random_state=0), (1, -1), '{"x": [{"a": 0.5}, {"b": 1, "d": -3}], "y": [-1, 1]}'),
 ])
 def test_a_batch_the_learner_takes_is_learned_without_a_copy(make, ys, batch):
     served, offline = ServedModel(_started(make(), ys)), _started(make(), ys)
     examples = _examples(batch)
     with _no_copy_of_a_learner():
         assert served.apply("learn", examples) == {"seq": 2, "learned": 2}
-    for x, y in zip(examples.dicts, examples.ys):
-        offline.learn_one(x, y)
+    offline.partial_fit(examples.dicts, examples.ys)
     assert_same_model(served.estimator, offline)
 
 
@@ -73,10 +79,26 @@ def test_a_batch_refused_midway_leaves_the_model_as_it_was(batch):
     assert served.seq == 0
 
 
-def test_an_overflow_midway_that_no_check_foresaw_stops_rather_than_half_learns():
+@pytest.mark.parametrize("op, method, overflow", [
+    # a batch to learn is learned by one partial_fit, which keeps the rows before an overflow
+    ("learn", "partial_fit", PartialUpdateError("overflow at row 1", rows_kept=1)),
+    # a batch to predict and learn, example by example
+    ("predict_learn", "predict_learn_one", [1, FloatingPointError("overflow")]),
+])
+def test_an_overflow_midway_that_no_check_foresaw_stops_rather_than_half_learns(op, method, overflow):
     served = ServedModel(_started(olearn.PAClassifier(), (1, -1)))
     examples = _examples('{"x": [{"a": 1.0}, {"b": 1e90, "c": 1e90}], "y": [1, -1]}')
     # the second example's step overflows after all (as a model of huge weights may)
-    with mock.patch.object(type(served.estimator), "learn_one", side_effect=[None, FloatingPointError("overflow")]):
+    with mock.patch.object(type(served.estimator), method, side_effect=overflow):
         with pytest.raises(HalfLearned, match="example 1 was refused after its checks"):
-            served.apply("learn", examples)
+            served.apply(op, examples)
+
+
+def test_a_batch_to_learn_reads_each_example_once():
+    """A batch is converted once, by the learner's pass (before: once to vouch for it, once per learn_one)."""
+    served = ServedModel(_started(olearn.PAClassifier(), (1, -1)))
+    batch = [{"a": 0.5 * i, "b": -1.0, "7": float(i)} for i in range(1, 6)]
+    examples = _examples(json.dumps({"x": batch, "y": [1, -1, 1, -1, 1]}))
+    with mock.patch.object(FeatureMap, "row", autospec=True, side_effect=FeatureMap.row) as row:
+        served.apply("learn", examples)
+    assert row.call_count == len(batch)

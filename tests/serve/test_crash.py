@@ -107,7 +107,11 @@ class Load:
             if not isinstance(weights, list):
                 weights = [weights] * len(xs)
             predictions = []
+            if route == "/learn" and batch:  # a batch to learn is learned by one pass over its rows
+                self.offline.partial_fit(xs, ys, sample_weight=body.get("sample_weight"))
             for x, y, w in zip(xs, ys, weights):
+                if route == "/learn" and batch:
+                    continue
                 if route == "/learn":
                     self.offline.learn_one(x, y, sample_weight=w)
                 else:

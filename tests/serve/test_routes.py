@@ -1,7 +1,7 @@
 """The routes of ``olearn serve`` against an offline learner fed the same examples.
 
 The reference is the learner's own streaming API (``learn_one``,
-``predict_learn_one``, ``predict_one``, ``decision_function``) called with
+``predict_learn_one``, ``predict_one``, ``decision_function``, and ``partial_fit`` for a batch to learn) called with
 the dicts the JSON stands for: every key a name, digits too (the feature keys of a service of an empty
 learner or of a model that learned names).
 """
@@ -47,8 +47,8 @@ def _check_service(server, offline, labels, tmp_path):
                                              "sample_weight": weights}).json()
         seq += 10
         assert answer == {"seq": seq, "learned": 10}
-        for (x, y), w in zip(batch, weights):
-            offline.learn_one(x, y, sample_weight=w)
+        # a batch is learned by one pass of the learner over its rows
+        offline.partial_fit([x for x, _ in batch], [y for _, y in batch], sample_weight=weights)
         for x, y in examples[20:25]:
             answer = client.post("/predict_learn", json={"x": x, "y": y}).json()
             seq += 1

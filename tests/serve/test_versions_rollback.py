@@ -75,8 +75,7 @@ def test_a_poisoned_stream_is_rolled_back_and_stays_so_after_a_crash(serve, tmp_
         assert client.post("/rollback", json={"version": 1}).status_code == 200
 
         client.post("/learn", json={"x": later[0], "y": later[1]}).raise_for_status()
-        for x, y in zip(*later):
-            offline.learn_one(x, y)
+        offline.partial_fit(later[0], later[1])  # a batch is learned in one pass, as partial_fit learns it
         assert_same_model(_served_model(client, tmp_path, "after.npz"), offline)
         assert client.post("/rollback", json={"version": 9}).status_code == 404
         assert client.post("/rollback", json={"version": "1"}).status_code == 422
@@ -114,8 +113,9 @@ def test_a_rollback_logged_but_not_yet_snapshotted_is_replayed(tmp_path):
     store.append([encode({"op": "rollback", "version": 1, "seq": model.seq})])
     learn(*later)
     store.close()
-    for x, y in zip(clean[0] + later[0], clean[1] + later[1]):
+    for x, y in zip(*clean):  # a first batch, before the learner has started, is learned example by example
         offline.learn_one(x, y)
+    offline.partial_fit(*later)  # a batch of a started learner in one pass
     assert_same_model(model.estimator, offline)
     recovered = Store(tmp_path / "state").open(lambda: None, say=lambda text: None)
     assert recovered.seq == 24 and recovered.version == 1

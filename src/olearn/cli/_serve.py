@@ -99,11 +99,19 @@ def _read_token(path):
               help="Most predictions waiting for feedback (the oldest goes first); 0: /predict keeps none.")
 @click.option("--keep-versions", type=_COUNT, default=20, show_default=True,
               help="Versions taken at periodic snapshots that are kept (those of POST /versions are all kept).")
+@click.option("--vw-port", type=click.IntRange(0, 65535), default=None,
+              help="Also answer Vowpal Wabbit's daemon protocol on this port: VW lines over TCP, one prediction line "
+                   "out per line in (labelled lines learn). The feature keys are then indices.")
+@click.option("--vw-bits", type=click.IntRange(1, 31), default=None,
+              help="Hash bits of the VW lines. [default: those MODEL's VW training file was read with, else 18]")
+@click.option("--vw-trust-loopback", is_flag=True,
+              help="Serve VW connections from a loopback address without a token line (as VW clients connect).")
 def serve_command(model_path, algo, C, eta, loss, schedule, radius, fit_intercept, settings, state_dir, host, port,
                   token_file, read_token_file, public_reads, allowed_hosts, max_body_bytes, max_batch, max_features,
                   max_index, max_header_bytes, max_headers, header_timeout, body_timeout, max_connections,
                   max_state_bytes, classes, feature_keys, freeze_features, snapshot_every, snapshot_seconds,
-                  keep_snapshots, recover_log, idempotency_window, feedback_ttl, max_pending, keep_versions):
+                  keep_snapshots, recover_log, idempotency_window, feedback_ttl, max_pending, keep_versions,
+                  vw_port, vw_bits, vw_trust_loopback):
     """Serve a learner over HTTP/JSON: predict, learn, and fetch the model.
 
     Starts from MODEL (an olearn model file) or an empty --algo learner;
@@ -167,6 +175,8 @@ def serve_command(model_path, algo, C, eta, loss, schedule, radius, fit_intercep
 
     from ..serve import serve
 
+    if vw_port is None and (vw_bits is not None or vw_trust_loopback):
+        raise click.UsageError("--vw-bits and --vw-trust-loopback go with --vw-port")
     status = serve(initial, state_dir, access, host=host, port=port, allowed_hosts=hosts,
                    max_body_bytes=max_body_bytes, limits=Limits(max_batch, max_features, max_index, label_set),
                    snapshot_every=snapshot_every, snapshot_seconds=snapshot_seconds, window=idempotency_window,
@@ -175,5 +185,24 @@ def serve_command(model_path, algo, C, eta, loss, schedule, radius, fit_intercep
                                                 max_connections),
                    keep_snapshots=keep_snapshots, recover_log=recover_log, on_resume=on_resume,
                    feature_keys=feature_keys, feedback_ttl=feedback_ttl, max_pending=max_pending,
-                   keep_versions=keep_versions)
+                   keep_versions=keep_versions, vw_port=vw_port, vw_reading=_vw_reading(model_path, vw_bits),
+                   vw_trust_loopback=vw_trust_loopback)
     raise SystemExit(status)
+
+
+def _vw_reading(model_path, bits):
+    """How the VW daemon reads lines: ``bits`` (else those MODEL's VW training file was read with, else 18) and the
+    namespace options MODEL records."""
+    from ..serve._vw_daemon import VWReading
+
+    trained = {}
+    if model_path is not None:
+        from .._persistence import read_input_info
+
+        trained = read_input_info(model_path)
+    namespaces = None
+    if trained.get("format") == "vw" and trained.get("namespaces"):
+        from ..data._namespaces import Namespaces
+
+        namespaces = Namespaces.from_info(trained["namespaces"])
+    return VWReading(bits or trained.get("bits") or 18, namespaces)

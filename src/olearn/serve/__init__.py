@@ -8,7 +8,7 @@ routes and the guarantees.
 The modules: ``_requests`` (reading bodies), ``_model`` (applying updates),
 ``_wal`` and ``_store`` (the write-ahead log, snapshots and recovery),
 ``_lock`` (one service per state folder), ``_writer`` (group commit),
-``_app`` (routes, caps), ``_auth`` (tokens and Host names), ``_connections``
+``_app`` (routes, caps), ``_dashboard`` (the live page, ``GET /``), ``_vw_daemon`` (VW's daemon protocol, ``--vw-port``), ``_auth`` (tokens and Host names), ``_connections``
 (bounds on connections), ``_model_file`` (``GET /model``), ``_files``
 (permissions), ``_metrics``, ``_openapi``, ``_warmup`` (the kernels compiled
 before any request), ``_startup`` (``/live`` and ``/ready`` while the state is

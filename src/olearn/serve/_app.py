@@ -8,6 +8,7 @@ import contextlib
 import time
 
 from ._auth import READ, WRITE, Refusal
+from ._dashboard import dashboard_endpoint
 from ._model_file import ModelFile
 from ._openapi import openapi_document
 from ._feedback import new_id
@@ -159,6 +160,7 @@ def create_app(model, writer, metrics, settings):
         route("/versions", versions, ["GET"]),
         route("/versions", versions, ["POST"], WRITE),
         route("/rollback", rollback, ["POST"], WRITE),
+        Route("/", dashboard_endpoint(settings.access), methods=["GET"]),  # the live page (a token in its URL too)
     ]
     return Starlette(routes=routes, lifespan=lifespan, exception_handlers={
         404: lambda request, exc: _error(404, f"no route {request.url.path}; see /openapi.json"),

@@ -9,12 +9,14 @@ import copy
 import math
 from collections import OrderedDict
 
+import numpy as np
+
 from .._labels import plain_label
 from .._learner import OnlineLearner
 from ..compose import Pipeline
 from ..multilabel import PAMultilabel
 from ..sequence import PASequence
-from ..exceptions import NotFittedError
+from ..exceptions import NotFittedError, PartialUpdateError
 from ._feedback import Pending
 from ._progress import Progress
 from ._requests import NO_LIMITS, Examples, RequestError, digest, example
@@ -43,6 +45,18 @@ def _served_kind(estimator):
     :class:`~olearn.compose.Pipeline`."""
     learner = estimator.steps[-1][1] if isinstance(estimator, Pipeline) and estimator.steps else estimator
     return isinstance(learner, OnlineLearner) and learner._named_features and not isinstance(learner, PASequence)
+
+
+def _all_moderate(values):
+    """Whether every one of ``values`` is :func:`_moderate`: at once by NumPy when all are floats or ints."""
+    if set(map(type, values)) <= {float, int}:
+        try:
+            magnitudes = np.abs(np.fromiter(values, dtype=np.float64, count=len(values)))
+        except OverflowError:  # an int past int64: moderate or not, value by value
+            pass
+        else:
+            return bool(np.all((magnitudes == 0.0) | ((magnitudes >= 1e-100) & (magnitudes <= 1e100))))
+    return all(_moderate(value) for value in values)
 
 
 def _learned_keys(estimator):
@@ -216,6 +230,23 @@ class ServedModel:
                                         "names one update")
             return {**answer, "duplicate": True}
         self.check_features(examples)
+        if op == "learn" and examples.batch and self._learned_in_one_pass(examples):
+            predictions = None
+        else:
+            predictions = self._learn_each(op, examples)
+        self.seq += len(examples)
+        answer = {"seq": self.seq, "learned": len(examples)}
+        if op == "predict_learn":
+            answer["y"] = predictions if examples.batch else predictions[0]
+            for predicted, y in zip(predictions, examples.ys):
+                self.progress.observe(predicted, y)
+        if request_id is not None:
+            self.remember(request_id, self.seq, fingerprint, answer)
+        return answer
+
+    def _learn_each(self, op, examples):
+        """Learn the examples one by one (``learn_one``, or ``predict_learn_one`` whose predictions are returned),
+        all of them or none (RequestError naming the example refused)."""
         est = self.estimator
         # one example is refused atomically by the learner; a batch that its checks cannot vouch for is
         # put back from a copy
@@ -236,15 +267,33 @@ class ServedModel:
                                   f"{err}); the examples before it are learned in memory only") from err
             where = f"example {i}: " if examples.batch else ""
             raise RequestError(422, f"{where}{type(err).__name__}: {err}") from None
-        self.seq += len(examples)
-        answer = {"seq": self.seq, "learned": len(examples)}
-        if op == "predict_learn":
-            answer["y"] = predictions if examples.batch else predictions[0]
-            for predicted, y in zip(predictions, examples.ys):
-                self.progress.observe(predicted, y)
-        if request_id is not None:
-            self.remember(request_id, self.seq, fingerprint, answer)
-        return answer
+        return predictions
+
+    def _learned_in_one_pass(self, examples):
+        """Learn a batch by one ``partial_fit`` if the learner takes it: its dicts converted once and learned in one
+        compiled pass: bit for bit what ``partial_fit`` learns offline from the same dicts, the updates of
+        ``learn_one`` of each in turn within rounding (a pass reads a row's columns in sorted order); whether it
+        was learned.
+
+        Only a batch that :meth:`_vouched` for, by a learner that puts back a refused batch without a copy of
+        itself (``_cuts_columns``): ``partial_fit`` refuses a batch up front (its rows, labels, columns) with
+        the learner as it was, and it is then learned by :meth:`_learn_each`, which names the example refused.
+        An overflow midway, which no check foresees, stops the writer (:class:`HalfLearned`). A pipeline's
+        batch is learned by :meth:`_learn_each` (its transformers learn example by example).
+        """
+        est = self.estimator
+        if isinstance(est, Pipeline) or not est._cuts_columns or not self._vouched(examples):
+            return False
+        try:
+            est.partial_fit(examples.dicts, examples.ys, sample_weight=examples.weights)
+        except PartialUpdateError as err:
+            if err.rows_kept:
+                raise HalfLearned(f"the batch's example {err.rows_kept} was refused after its checks ({err}); the "
+                                  "examples before it are learned in memory only") from err
+            return False
+        except _REFUSED:
+            return False
+        return True
 
     def _learnable(self, examples):
         """Whether the learner will take every example of a batch, so that none needs putting back.
@@ -273,13 +322,21 @@ class ServedModel:
                 est._check_feature_limit(batch_width, "x")
         except Exception:  # the learner refuses the batch, or has not started: learned on a copy, refused as it says
             return False
+        return self._vouched(examples)
+
+    def _vouched(self, examples):
+        """Whether the labels and numbers of a batch are ones the learner takes without overflowing (see
+        :meth:`_learnable`), its features aside; False for a learner that has not started."""
+        est = self.estimator
+        if not est._is_started():
+            return False
         numbers = [value for x in examples.dicts for value in x.values()]
         if examples.weights is not None:
             numbers += examples.weights
         regressor = getattr(est, "_estimator_type", None) == "regressor"
         if regressor:
             numbers += examples.ys
-        if not all(_moderate(value) for value in numbers):
+        if not _all_moderate(numbers):
             return False
         multilabel = isinstance(est, PAMultilabel)
         if any(isinstance(y, list) != multilabel for y in examples.ys):
@@ -357,13 +414,39 @@ class ServedModel:
         self.check_features(examples)
         est = self.estimator
         try:
-            ys = [_plain(est.predict_one(x)) for x in examples.dicts]
-            scores = self._scores(examples.dicts)
+            if examples.batch and self._predicts_a_matrix():
+                matrix = self._matrix(examples.dicts)
+                ys, scores = est.predict(matrix).tolist(), self._scores(matrix)
+            else:
+                ys = [_plain(est.predict_one(x)) for x in examples.dicts]
+                scores = self._scores(examples.dicts)
         except _REFUSED as err:
             raise RequestError(422, f"{type(err).__name__}: {err}") from None
         if examples.batch:
             return {"y": ys, "score": scores}
         return {"y": ys[0], "score": scores[0]}
+
+    def _predicts_a_matrix(self):
+        """Whether a batch's labels and scores come from one matrix of its rows, as ``predict_one`` gives them: a
+        learner that has learned, predicts labels one by one (not a multilabel's indicator rows) and reads any
+        columns by index (no DataFrame's names, which a matrix lacks); not a pipeline, whose steps convert the
+        features (its batch is predicted example by example)."""
+        est = self.estimator
+        return (not isinstance(est, Pipeline) and est._is_started() and not isinstance(est, PAMultilabel)
+                and getattr(est, "feature_names_in_", None) is None)
+
+    def _matrix(self, dicts):
+        """The dicts as one CSR matrix, each converted once, as the learner reads a batch of dicts to predict
+        (a name it never learned left out, or for a kernel read as a column it never learned)."""
+        est = self.estimator
+        features = est._feature_map()
+        size = features.size
+        placed = est._places_unknown_names()
+        try:
+            return est._named_matrix(dicts, "x", features, placed, est._first_free_column())[0]
+        finally:
+            if placed:
+                features.truncate(size)
 
     def _scores(self, dicts):
         est = self.estimator

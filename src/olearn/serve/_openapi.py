@@ -168,6 +168,13 @@ def openapi_document():
                                                      "content": {"application/octet-stream": {
                                                          "schema": {"type": "string", "format": "binary"}}}},
                                              **_errors(401, 409, 503)}}},
+            "/": {"get": {"summary": "The live page: progressive metric over time, updates per second, the "
+                                     "service's metrics and versions (the read token in the header or as the "
+                                     "token query parameter)",
+                          "parameters": [{"name": "token", "in": "query", "required": False,
+                                          "schema": {"type": "string"}}],
+                          "responses": {"200": {"description": "An HTML page", "content": {"text/html": {
+                              "schema": {"type": "string"}}}}, **_errors(401, 503)}}},
             "/health": {"get": {"summary": "The number of updates learned, the estimator, its classes and the state "
                                            "of the snapshots",
                                 "responses": {"200": {"description": "OK", "content": _json("Health")},

@@ -31,6 +31,8 @@ import re
 
 _INDEX_KEY = re.compile(r"-?[0-9]+", re.ASCII)
 _CANONICAL_INDEX = re.compile(r"0|-?[1-9][0-9]*", re.ASCII)
+# a JSON escape of a surrogate code point: in an ASCII body, the only way to write a lone surrogate
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 # a request id: printable, short, no spaces (it is logged and echoed)
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._:~\-]{1,128}", re.ASCII)
 
@@ -132,7 +134,10 @@ def _object(pairs):
 
 
 def parse_json(body):
-    """The JSON object of a request body (400 for anything else; 422 for a key repeated in an object)."""
+    """The JSON object of a request body (400 for anything else; 422 for a key repeated in an object, or a string
+    that is not Unicode text)."""
+    if isinstance(body, str):
+        body = body.encode("utf-8", "surrogatepass")
     try:
         document = json.loads(body, parse_constant=_refuse_constant, object_pairs_hook=_object)
     except RequestError:
@@ -141,7 +146,23 @@ def parse_json(body):
         raise RequestError(400, f"the body is not valid JSON ({err})") from None
     if not isinstance(document, dict):
         raise RequestError(400, f"the body is a JSON {_kind(document)}; expected an object")
+    if not body.isascii() or _SURROGATE_ESCAPE.search(body):  # else no string of the body can hold a surrogate
+        _refuse_lone_surrogates(document, "the body")
     return document
+
+
+def _refuse_lone_surrogates(value, where):
+    """Refuse (422) a key or string, anywhere in a JSON ``value``, that is not Unicode text: a lone surrogate,
+    which JSON's escapes (and Python's reader of UTF-8 bytes) let through."""
+    if isinstance(value, str):
+        _text(value, where)
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            _refuse_lone_surrogates(item, f"{where}[{i}]")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _text(key, f"{where}: a key")
+            _refuse_lone_surrogates(item, f"{where}[{key!r:.60}]")
 
 
 def _kind(value):
@@ -198,8 +219,6 @@ def _label(y, where, classes):
 
 def _scalar_label(y, where, classes):
     if isinstance(y, (str, bool)) or (isinstance(y, (int, float)) and _finite(y, where) is not None):
-        if isinstance(y, str):
-            _text(y, where)
         if classes is not None:
             classes.check(y, where)
         return y
@@ -247,16 +266,13 @@ def _batch(document, key, limits, required=True):
 
 
 def _spelled_once(x, where, feature_keys):
-    """``x``, after refusing (422) a name or category that is not Unicode text and, when the keys are indices,
-    a key that is not an index written as a plain number or a category value: the rules of a request's
-    features, which the log's records (learned under them or before them) are not checked against again."""
-    if isinstance(x, dict):
+    """``x``, after refusing (422), when the keys are indices, a key that is not an index written as a plain
+    number or a category value: the rules of a request's features, which the log's records (learned under them
+    or before them) are not checked against again. (A string that is not Unicode text is refused with the body,
+    by :func:`parse_json`.)"""
+    if feature_keys == "indices" and isinstance(x, dict):
         for key, value in x.items():
-            _text(key, f"{where}: a feature name")
-            if isinstance(value, str):
-                _text(value, f"{where}[{key!r:.60}]")
-            if feature_keys == "indices":
-                _index_feature(key, value, where)
+            _index_feature(key, value, where)
     return x
 
 

@@ -1,8 +1,10 @@
 """Assembling and running a service: lock the state folder, bind the port, then (the probes answering
 meanwhile) recover the model, warm its kernels up and serve the app, on uvicorn."""
 
+import asyncio
 import copy
 import os
+import socket
 import sys
 
 from .._config import config_context, set_config
@@ -15,7 +17,8 @@ from ._store import Store
 def serve(initial, state_dir, access, host="127.0.0.1", port=8080, allowed_hosts=(), max_body_bytes=1 << 20,
           limits=None, snapshot_every=10_000, snapshot_seconds=60.0, window=100_000, freeze_features=False,
           max_state_bytes=None, connections=None, keep_snapshots=3, recover_log=False, on_resume=None,
-          feature_keys=None, log_level="warning", feedback_ttl=3600.0, max_pending=100_000, keep_versions=20):
+          feature_keys=None, log_level="warning", feedback_ttl=3600.0, max_pending=100_000, keep_versions=20,
+          vw_port=None, vw_reading=None, vw_trust_loopback=False):
     """Serve a learner over HTTP/JSON until interrupted, learning every acknowledged update durably.
 
     The process's umask is set to 0o077: the state's files are its user's only.
@@ -78,6 +81,16 @@ def serve(initial, state_dir, access, host="127.0.0.1", port=8080, allowed_hosts
     keep_versions : int, default=20
         The versions taken at periodic snapshots that are kept (those taken
         on ``POST /versions`` are all kept; see :mod:`olearn.serve._versions`).
+    vw_port : int, optional
+        Also answer Vowpal Wabbit's daemon protocol on this port (0: a free
+        one) of ``host`` (see :mod:`olearn.serve._vw_daemon`); the service
+        then reads feature keys as indices (the columns VW lines hash to).
+        Its predictions of unlabelled lines are not kept for feedback by id
+        (VW clients send no ids): they are answered, not logged.
+    vw_reading : olearn.serve._vw_daemon.VWReading, optional
+        How VW lines are read (hash bits, namespace options); 18 bits by default.
+    vw_trust_loopback : bool, default=False
+        Serve VW connections from a loopback address without a token line.
 
     Returns
     -------
@@ -99,6 +112,7 @@ def serve(initial, state_dir, access, host="127.0.0.1", port=8080, allowed_hosts
     from ._feedback import Pending
     from ._metrics import Metrics
     from ._startup import Starting
+    from ._vw_daemon import VWDaemon, VWReading
     from ._warmup import warm_up
     from ._writer import Writer
 
@@ -112,7 +126,10 @@ def serve(initial, state_dir, access, host="127.0.0.1", port=8080, allowed_hosts
                             lifespan="on", timeout_graceful_shutdown=5, http=guarded_protocol(connections))
     sock = config.bind_socket()
     bound = sock.getsockname()[1]
-    server = writer = None
+    server = writer = daemon = None
+    if vw_port is not None:
+        vw_sock = socket.create_server((host, vw_port), family=socket.AF_INET6 if ":" in host else socket.AF_INET)
+        feature_keys = feature_keys or "indices"
 
     def stop_serving(err):
         print(f"olearn serve: error: the writer stopped ({type(err).__name__}: {err}); the log holds every "
@@ -138,9 +155,20 @@ def serve(initial, state_dir, access, host="127.0.0.1", port=8080, allowed_hosts
         request_limits = copy.copy(limits or Limits())
         request_limits.feature_keys = model.feature_keys
         settings = Settings(access, max_body_bytes, request_limits)
+        if vw_port is not None:
+            nonlocal daemon
+            if model.feature_keys != "indices":
+                raise ValueError("--vw-port: VW lines are hashed into columns, and this service reads its feature keys "
+                                 "as names: serve a model of indices (learned from VW files) or a new --algo learner")
+            daemon = VWDaemon(model, writer, access, request_limits, vw_reading or VWReading(), max_body_bytes,
+                              vw_trust_loopback)
         return create_app(model, writer, metrics, settings), lambda: writer.failure is None
 
     def ready():
+        if daemon is not None:
+            tasks.add(asyncio.get_running_loop().create_task(asyncio.start_server(daemon.handle, sock=vw_sock)))
+            print(f"olearn serve: answering VW's daemon protocol on {host}:{vw_sock.getsockname()[1]}",
+                  file=sys.stderr, flush=True)
         print(f"olearn serve: serving {type(writer.model.estimator).__name__} on http://{host}:{bound} "
               f"({_access_summary(access)}; feature keys are {writer.model.feature_keys})", file=sys.stderr,
               flush=True)
@@ -148,6 +176,7 @@ def serve(initial, state_dir, access, host="127.0.0.1", port=8080, allowed_hosts
     def not_built(err):
         server.should_exit = True
 
+    tasks = set()  # the VW daemon's server, referenced while it runs
     starting = Starting(build, on_ready=ready, on_failure=not_built)
     config.app = HostCheck(starting, Hosts(host, allowed_hosts))
     server = uvicorn.Server(config)

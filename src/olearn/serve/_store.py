@@ -44,6 +44,7 @@ import os
 import re
 import shutil
 import sys
+import time
 
 from .._atomic import atomic_write
 from .._persistence import load, save
@@ -147,7 +148,9 @@ class Store:
             for text in unusable:
                 say(f"olearn serve: warning: snapshot {text} cannot be used; recovering from the snapshot of "
                     f"{seq} updates and the logs after it instead")
+            started = time.perf_counter()
             model = self._replay(estimator, seq, checkpoints, [s for s in bases if s >= seq], window, pending)
+            replay_seconds = time.perf_counter() - started
             self._keep_feature_keys(model, checkpoints[bases[0]].get("feature_keys"), feature_keys)
             if frozen:
                 model.freeze()
@@ -155,7 +158,7 @@ class Store:
             self._prune(oldest_needed=seq)
             self.resumed = True
             say(f"olearn serve: resumed from {self.folder}: snapshot of {seq} updates and "
-                f"{model.seq - seq} logged update(s) replayed; {model.seq} updates in all")
+                f"{model.seq - seq} logged update(s) replayed in {replay_seconds:.2f} s; {model.seq} updates in all")
             return model
         if unusable:
             raise ValueError(f"{self.folder}: no snapshot can be used: " + "; ".join(unusable))

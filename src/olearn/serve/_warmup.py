@@ -3,16 +3,18 @@
 The first call of a numba kernel in a process compiles it, or loads it from
 numba's cache: seconds, up to tens of seconds for some learners. Made by the
 first request, on the event loop, that call would hold up every request
-behind it (``/health`` too). :func:`warm_up` makes the calls a request makes
-(a prediction, a prediction then an update, the scores) on a throwaway copy
-of the learner, so that they are compiled before any request arrives; the
-served learner is not touched.
+behind it (``/health`` too). :func:`warm_up` makes the calls requests make
+(a prediction with its score, a prediction then an update, and a batch of
+each: one matrix predicted, one pass learned) on a throwaway copy of the
+learner, through the served model's own methods, so that they are compiled
+before any request arrives; the served learner is not touched.
 """
 
 import copy
 
 from .._labels import plain_label
-from ._model import _REFUSED
+from ._model import _REFUSED, ServedModel
+from ._requests import Examples, RequestError
 
 
 def _labels(estimator):
@@ -23,15 +25,17 @@ def _labels(estimator):
 
 
 def warm_up(estimator):
-    """Run a prediction, an update and the scores of one example on a copy of ``estimator`` (left as it is)."""
+    """Run the predictions and updates of requests, one example and a batch, on a copy of ``estimator`` (left
+    as it is)."""
     x = {0: 1.0}
     for label in _labels(estimator):
-        probe = copy.deepcopy(estimator)
+        probe = ServedModel(copy.deepcopy(estimator))
         try:
-            probe.predict_one(x)
-            probe.predict_learn_one(x, label)
-            probe.predict_one(x)
-            (getattr(probe, "decision_function", None) or probe.predict)([x])
-        except _REFUSED:
+            probe.predict(Examples([x], [x], None, None, False))
+            probe.apply("predict_learn", Examples([x], [x], [label], None, False))
+            probe.predict(Examples([x], [x], None, None, False))
+            probe.predict(Examples([x, x], [x, x], None, None, True))
+            probe.apply("learn", Examples([x, x], [x, x], [label, label], None, True))
+        except (RequestError, *_REFUSED):
             continue
         return

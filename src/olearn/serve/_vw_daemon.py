@@ -1,0 +1,213 @@
+"""Vowpal Wabbit's daemon protocol (``olearn serve --vw-port``): VW-format lines over a plain TCP connection.
+
+As ``vw --daemon`` does, a client writes VW lines (``label [importance] [tag]|namespace features ...``) and reads
+one prediction line per example line, in order: a labelled line is predicted, then learned (its prediction is
+the one made before learning, as ``/predict_learn``'s); an unlabelled line is predicted only. Blank lines are
+skipped, with no answer. A prediction line is what ``olearn predict`` writes for the line (a label, or a
+regressor's value), followed by a space and the line's tag when it has one (``0.5 tag``, as VW writes it).
+
+A line is read as ``olearn run`` and ``olearn predict`` read a VW file (:mod:`olearn.data._vw`: names hashed
+into ``2**n_bits`` columns, the namespace options of the model's training file), and becomes an update of the
+service's writer like a JSON request whose keys are those columns: the same log, durability (a learned line is
+answered once it is fsynced; consecutive labelled lines share one update), caps (``--max-features``,
+``--max-index``, ``--classes``; a line at most ``--max-body-bytes``) and order. A line the service refuses is
+answered ``error: MESSAGE``, the model unchanged, and the connection goes on.
+
+Tokens: the first line of a connection may be a token of the service (the line holds the token alone): the
+write token lets its lines learn, the read token predict only (a labelled line is then answered with an error).
+Without it, a connection is served only from a loopback address and only with ``--vw-trust-loopback``
+(the VW clients, which know of no token, on the service's own machine), with the access of the write token;
+``--public-reads`` lets any connection predict. Any other connection is answered one error line and closed.
+"""
+
+import asyncio
+import hmac
+import ipaddress
+import math
+
+import numpy as np
+
+from ._auth import READ, WRITE
+from ._requests import RequestError, read_features, read_labelled
+from ._writer import WriterStopped
+
+
+class VWReading:
+    """How lines are read: ``n_bits`` hash bits and the namespace options (a
+    :class:`~olearn.data._namespaces.Namespaces`, or None), those of the model's VW training file."""
+
+    def __init__(self, n_bits=18, namespaces=None):
+        self.n_bits = n_bits
+        self.namespaces = namespaces
+
+
+def _tag(line):
+    """The tag of a VW line (without its leading ``'``), or None: a token starting with ``'``, or a word that
+    is not a number, last before the first ``|``."""
+    tokens = line.split(b"|", 1)[0].split()
+    if not tokens:
+        return None
+    last = tokens[-1]
+    if last.startswith(b"'"):
+        return last[1:].decode("utf-8", "replace")
+    try:
+        float(last)
+    except ValueError:
+        return last.decode("utf-8", "replace")
+    return None
+
+
+def _label(value):
+    """A VW label as JSON would give it: an integral value as an int (``1``, ``-1``)."""
+    return int(value) if value == math.floor(value) and abs(value) < 2**53 else float(value)
+
+
+class VWDaemon:
+    """Answers VW connections for a service: ``model`` (a ServedModel) learned through ``writer``, with the
+    service's ``access`` (:class:`~olearn.serve._auth.Access`), request ``limits``, largest line ``max_line_bytes``
+    and :class:`VWReading`; ``trust_loopback`` serves loopback connections without a token line."""
+
+    def __init__(self, model, writer, access, limits, reading, max_line_bytes=1 << 20, trust_loopback=False):
+        self.model = model
+        self.writer = writer
+        self.access = access
+        self.limits = limits
+        self.reading = reading
+        self.max_line_bytes = max_line_bytes
+        self.trust_loopback = trust_loopback
+        self.regression = getattr(model.estimator, "_estimator_type", None) == "regressor"
+
+    async def handle(self, reader, stream):
+        """Serve one connection: lines in, prediction lines out, until the client closes it."""
+        try:
+            await self._serve(reader, stream)
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass  # the client went: nothing to answer
+        finally:
+            stream.close()
+
+    async def _serve(self, reader, stream):
+        pending = b""
+        access = None
+        while True:
+            chunk = await reader.read(1 << 16)
+            if chunk:
+                pending += chunk
+                *lines, pending = pending.split(b"\n")
+            else:
+                lines, pending = [pending], b""
+            if len(pending) > self.max_line_bytes or any(len(line) > self.max_line_bytes for line in lines):
+                stream.write(f"error: a line is over {self.max_line_bytes} bytes (--max-body-bytes)\n".encode())
+                return
+            if access is None and lines:
+                access, lines = self._authenticate(lines, stream)
+                if access is None:
+                    await stream.drain()
+                    return
+            answers = await self._answer([line.rstrip(b"\r") for line in lines], access)
+            if answers:
+                stream.write("".join(answers).encode())
+                await stream.drain()
+            if not chunk:
+                return
+
+    def _authenticate(self, lines, stream):
+        """The access of the connection (WRITE, READ or None: refused, told why) and the lines after a token line."""
+        first = lines[0].strip()
+        given = [kind for kind, token in ((WRITE, self.access.write_token),
+                                          *((READ, token) for token in self.access.read_tokens))
+                 if token is not None and hmac.compare_digest(first, token)]
+        if given:
+            return given[0], lines[1:]
+        host = stream.get_extra_info("peername")[0]
+        if self.trust_loopback and ipaddress.ip_address(host.split("%")[0]).is_loopback:
+            return WRITE, lines
+        if self.access.public_reads:
+            return READ, lines
+        stream.write(b"error: the first line must be a token of the service (--token-file or --read-token-file)\n")
+        return None, lines
+
+    async def _answer(self, lines, access):
+        """The answer lines of ``lines``, in order: consecutive labelled lines are learned as one update."""
+        answers, learned = [], []
+        for line in lines:
+            if not line.strip():
+                continue
+            try:
+                x, y, weight = self._example(line)
+            except RequestError as err:
+                answers += await self._learn(learned)  # the lines before it first, in order
+                answers.append(f"error: {err.message}\n")
+                continue
+            tag = _tag(line)
+            if y is None:
+                answers += await self._learn(learned)
+                answers.append(self._predict(x, tag))
+            elif access != WRITE:
+                answers += await self._learn(learned)
+                answers.append("error: learning needs the write token (the first line of the connection)\n")
+            else:
+                learned.append((x, y, weight, tag))
+                if len(learned) == self.limits.max_batch:
+                    answers += await self._learn(learned)
+        answers += await self._learn(learned)
+        return answers
+
+    def _example(self, line):
+        """``(x, y, weight)`` of a VW line: x a dict of column indices (as JSON keys), y None for no label."""
+        from ..data._vw import _parse
+        from ..exceptions import DataFormatError
+
+        buf = line + b"\n"
+        try:
+            rows = _parse(buf, len(buf), 0, "<vw line>", self.reading.n_bits, np.float64,
+                          namespaces=self.reading.namespaces)
+        except DataFormatError as err:
+            raise RequestError(422, str(err).replace("<vw line>:1:", "column ")) from None
+        start, stop = rows.indptr[0], rows.indptr[1]
+        x = {str(column): value for column, value in zip(rows.indices[start:stop].tolist(),
+                                                          rows.data[start:stop].tolist())}
+        label = float(rows.y[0])
+        weight = float(rows.weight[0])
+        return x, None if math.isnan(label) else _label(label), weight
+
+    def _predict(self, x, tag):
+        try:
+            answer = self.model.predict(read_features({"x": x}, self.limits))
+        except RequestError as err:
+            return f"error: {err.message}\n"
+        return self._line(answer["y"], tag)
+
+    async def _learn(self, learned):
+        """Learn the labelled lines gathered (one update, all or none); their answer lines. Empties ``learned``."""
+        if not learned:
+            return []
+        batch = list(learned)
+        learned.clear()
+        document = {"x": [x for x, _, _, _ in batch], "y": [y for _, y, _, _ in batch],
+                    "sample_weight": [w for _, _, w, _ in batch]}
+        try:
+            examples = read_labelled(document, self.limits)
+            answer = await self.writer.update("predict_learn", examples, None)
+        except RequestError as err:
+            if len(batch) == 1:
+                return [f"error: {err.message}\n"]
+            answers = []  # one line of the batch is refused: each is learned alone, to answer each
+            for item in batch:
+                answers += await self._learn([item])
+            return answers
+        except WriterStopped as err:
+            return [f"error: {err}\n" for _ in batch]
+        return [self._line(y, tag) for y, (_, _, _, tag) in zip(answer["y"], batch)]
+
+    def _line(self, y, tag):
+        """What ``olearn predict`` writes for the prediction ``y``, and the tag after a space, as VW writes it."""
+        if y is None:
+            text = "0"
+        elif self.regression:
+            text = repr(float(y))
+        else:
+            from ..cli._tasks import format_labels
+
+            text = format_labels([y])[0]
+        return f"{text} {tag}\n" if tag is not None else f"{text}\n"
