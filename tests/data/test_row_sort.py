@@ -2,8 +2,9 @@
 
 The reference sorts each row with NumPy's stable argsort and sums the values of a
 repeated column left to right in Python: the kernel must give the same columns and
-the same values bit for bit, on rows short enough for insertion alone and long
-enough for its merges, reversed and already sorted.
+the same values bit for bit, on rows short enough to be placed by their ranks and
+long enough for the merge sort of keys, random, reversed, already in order, and
+rows in order after rows that lose entries (compacted into place).
 """
 
 import numpy as np
@@ -39,17 +40,17 @@ def rows_of(lengths, n_columns, seed, order="random"):
         row = indices[indptr[r]:indptr[r + 1]]
         if order == "reversed":
             row[:] = np.sort(row)[::-1]
-        elif order == "sorted":
+        elif order == "sorted" or (order == "mixed" and r % 2):
             row[:] = np.sort(row)
     # values whose sums depend on the order of the terms
     data = rng.choice([1e16, -1e16, 1.0, 0.5, -3.0, 1e-300], indptr[-1]) * rng.random(indptr[-1])
     return indptr, indices, data
 
 
-LENGTHS = [0, 1, 2, 31, 32, 33, 63, 64, 65, 100, 129, 1000, 5000]
+LENGTHS = [0, 1, 2, 31, 32, 33, 63, 64, 65, 100, 127, 128, 129, 1000, 5000]
 
 
-@pytest.mark.parametrize("order", ["random", "reversed", "sorted"])
+@pytest.mark.parametrize("order", ["random", "reversed", "sorted", "mixed"])
 @pytest.mark.parametrize("n_columns", [3, 50, 2**31 - 1])
 @pytest.mark.parametrize("kernel", ["jit", "compiled"])
 def test_rows_are_sorted_and_repeats_summed_in_row_order(order, n_columns, kernel):

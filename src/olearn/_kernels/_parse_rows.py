@@ -4,8 +4,10 @@
 short rows (the common case, and the fastest there), heapsort for long ones so
 that a reversed row of a million features stays O(k log k).
 :func:`sort_and_sum_rows`, which also merges repeated columns, sorts each row
-stably in scratch arrays instead (:func:`_sorted_keys`), so that the values of
-a repeated column are summed in the order the row gives them.
+stably in scratch arrays instead, so that the values of a repeated column are
+summed in the order the row gives them: a row already in order is left as it
+is, a short one is placed by its stable ranks (:func:`_stable_ranks`), a long
+one by a merge sort of keys (:func:`_sorted_keys`).
 """
 
 import numpy as np
@@ -21,6 +23,8 @@ from ._parse_codes import (
 )
 
 _INSERTION_MAX = 32
+# the longest row sort_and_sum_rows places by ranks (O(n**2) comparisons) rather than by merging keys
+_RANK_MAX = 128
 # the place of an entry in its row, in the low 32 bits of its sort key (sort_and_sum_rows)
 _PLACE = (1 << 32) - 1
 
@@ -132,6 +136,46 @@ def _sorted_keys(keys, spare, n):
     return source
 
 
+@njit(cache=True, inline="always")
+def _append_summed(indices, data, out, row_start, column, value):
+    """Write the entry (column, value) at ``out``, or add ``value`` to the entry before if it has that column
+    and belongs to the row starting at ``row_start``; returns the next ``out``."""
+    if out > row_start and indices[out - 1] == column:
+        data[out - 1] += value
+        return out
+    indices[out] = column
+    data[out] = value
+    return out + 1
+
+
+@njit(cache=True, inline="always")
+def _is_ordered(indices, lo, hi):
+    """Whether ``indices[lo:hi]`` never decreases."""
+    for a in range(lo + 1, hi):
+        if indices[a] < indices[a - 1]:
+            return False
+    return True
+
+
+@njit(cache=True, inline="always")
+def _stable_ranks(indices, lo, n, ranks):
+    """``ranks[a]``: the place of entry ``lo + a`` once ``indices[lo:lo + n]`` is sorted stably.
+
+    Counts the entries before it with a column no greater and those after it with a smaller one: O(n**2)
+    comparisons without a branch, which the compiler vectorises (unsigned offsets: no wrap-around test;
+    32-bit counts: eight to a vector).
+    """
+    start = np.uint64(lo)
+    for a in range(np.uint64(n)):
+        column = indices[start + a]
+        rank = np.int32(0)
+        for b in range(np.uint64(0), a):
+            rank += np.int32(indices[start + b] <= column)
+        for b in range(a + np.uint64(1), np.uint64(n)):
+            rank += np.int32(indices[start + b] < column)
+        ranks[a] = rank
+
+
 @njit(cache=True)
 def sort_and_sum_rows(indptr, indices, data, n_rows, keys, spare, values):
     """Sort every row and merge repeated columns by summing their values, in the order the row gives them.
@@ -140,34 +184,39 @@ def sort_and_sum_rows(indptr, indices, data, n_rows, keys, spare, values):
     number of stored entries. The columns must lie in [0, 2**31). ``keys``,
     ``spare`` (int64) and ``values`` (float64) are scratch arrays of at least
     the longest row's length (:func:`olearn.data._rows.row_sort_scratch`).
-    Each entry becomes the key ``column * 2**32 + its place in the row``:
-    sorting the keys sorts the row stably, moving one integer per entry.
+    A row whose columns never decrease is only compacted. A row of up to
+    ``_RANK_MAX`` entries is placed by its stable ranks (:func:`_stable_ranks`).
+    In a longer one each entry becomes the key ``column * 2**32 + its place in
+    the row``: sorting the keys sorts the row stably, moving one integer per entry.
     """
     out = 0
     lo = indptr[0]
     for r in range(n_rows):
         hi = indptr[r + 1]
         n = hi - lo
-        for a in range(n):
-            keys[a] = (np.int64(indices[lo + a]) << 32) | a
-        ordered = _sorted_keys(keys, spare, n)
-        for a in range(n):
-            values[a] = data[lo + (ordered[a] & _PLACE)]
         row_start = out
-        for a in range(n):
-            column = ordered[a] >> 32
-            if out > row_start and indices[out - 1] == column:
-                data[out - 1] += values[a]
-            else:
-                indices[out] = column
-                data[out] = values[a]
-                out += 1
+        if _is_ordered(indices, lo, hi):
+            for a in range(lo, hi):
+                out = _append_summed(indices, data, out, row_start, indices[a], data[a])
+        elif n <= _RANK_MAX:
+            _stable_ranks(indices, lo, n, spare)
+            for a in range(n):
+                keys[spare[a]] = indices[lo + a]
+                values[spare[a]] = data[lo + a]
+            for a in range(n):
+                out = _append_summed(indices, data, out, row_start, keys[a], values[a])
+        else:
+            for a in range(n):
+                keys[a] = (np.int64(indices[lo + a]) << 32) | a
+            ordered = _sorted_keys(keys, spare, n)
+            for a in range(n):
+                values[a] = data[lo + (ordered[a] & _PLACE)]
+            for a in range(n):
+                out = _append_summed(indices, data, out, row_start, ordered[a] >> 32, values[a])
         indptr[r + 1] = out
         lo = hi
     indptr[0] = 0
     return out
-
-
 
 
 @njit(cache=True)
