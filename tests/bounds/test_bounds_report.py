@@ -221,7 +221,7 @@ def test_str_is_a_table_of_measured_vs_bound():
 def test_learners_without_a_theorem_here_are_refused():
     X, y = _noisy_stream(n=20)
     cw = CW()
-    with pytest.raises(TypeError, match="AROW, NAROW, OGDClassifier, PNorm.* PARegressor.*; got CW"):
+    with pytest.raises(TypeError, match="AROW, NAROW, Fig1AROW, OGDClassifier, PNorm.* PARegressor.*; got CW"):
         bound_report(cw, X, y, run(cw, X, y))
     with pytest.raises(TypeError):
         bound_report(object(), X, y, None)
