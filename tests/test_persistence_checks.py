@@ -170,6 +170,14 @@ def test_n_features_in_must_be_a_non_negative_integer(tmp_path, n):
     _refused(_changed(tmp_path, "pa1", state={"n_features_in": n}), r"state entry 'n_features_in' is")
 
 
+@pytest.mark.parametrize("name", ["pa1", "pa-rbf-budget", "multiclass-rbf", "sequence", "uniclass", "arow-full"])
+@pytest.mark.parametrize("n", [2**31, 2**40, 2**63])
+def test_a_width_past_the_column_limit_is_refused_before_anything_is_allocated(tmp_path, name, n):
+    # a kernel learner used to reserve n_features_in floats at load: 2**40 asked numpy for 8 TiB
+    _refused(_changed(tmp_path, name, state={"n_features_in": n}),
+             r"state entry 'n_features_in' is \d+; expected an integer >= \d and at most 2147483647")
+
+
 def test_unknown_or_missing_state_entries(tmp_path):
     _refused(_changed(tmp_path, "pa1", state={"mystery": 1}), r"unknown entries \['mystery'\]")
     path = _saved(tmp_path, "pa1")

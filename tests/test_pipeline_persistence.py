@@ -388,6 +388,9 @@ def _variants(meta, arrays):
         change_meta=lambda m: m["state"].__setitem__("n_features_in", m["state"]["n_features_in"] - 1))
     add("negative width", r"n_features_in.*expected an integer >= 0",
         change_meta=lambda m: m["state"].__setitem__("n_features_in", -1))
+    for width in (2**31, 2**63):  # loaded once, then overflowed scipy on the next batch
+        add(f"width {width} past the column limit", r"n_features_in.*at most 2147483647",
+            change_meta=lambda m, width=width: m["state"].__setitem__("n_features_in", width))
     add("steps not a list", r"steps is", change_meta=lambda m: m.__setitem__("steps", {"a": 1}))
     add("no steps", r"steps is \[\]", change_meta=lambda m: m.__setitem__("steps", []))
     add("twice the same name", r"step 2 has name 'standardscaler'", change_meta=set_step(2, "name", "standardscaler"))

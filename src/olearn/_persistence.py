@@ -45,6 +45,7 @@ from ._config import format_bytes, get_config
 from ._estimator import Estimator, locked
 from ._features import FeatureMap
 from ._params import check_params
+from ._validation import INDEX_LIMIT
 from .exceptions import ModelFormatError
 
 FORMAT_NAME = "olearn-model"
@@ -148,15 +149,20 @@ class Array:
 
 
 class Count:
-    """A scalar of the state's JSON: an integer >= ``low`` that fixes the dimension ``name``."""
+    """A scalar of the state's JSON: an integer >= ``low`` that fixes the dimension ``name``.
+
+    A dimension is at most ``INDEX_LIMIT`` (2**31 - 1), the columns olearn's
+    kernels index: a larger one would reach them as an overflow or an
+    allocation of terabytes, not as a refused file.
+    """
 
     def __init__(self, name, low=0):
         self.name = name
         self.low = low
 
     def check(self, value):
-        if isinstance(value, bool) or not isinstance(value, int) or value < self.low:
-            return f"is {value!r}; expected an integer >= {self.low}"
+        if isinstance(value, bool) or not isinstance(value, int) or not self.low <= value <= INDEX_LIMIT:
+            return f"is {value!r:.100}; expected an integer >= {self.low} and at most {INDEX_LIMIT}"
         return None
 
 

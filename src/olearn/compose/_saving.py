@@ -26,6 +26,7 @@ import types
 from .._learner import OnlineLearner, freeze
 from .._persistence import PersistenceMixin, _vocabulary, model_entry, model_from_entry, olearn_class, \
     vocabulary_entries
+from .._validation import INDEX_LIMIT
 from ..exceptions import ModelFormatError, NotFittedError
 from ..preprocessing._base import ColumnTransformer, Transformer
 
@@ -142,8 +143,10 @@ def pipeline_from_file(cls, path, meta, arrays):
     _exact_keys(path, "the metadata's params", meta["params"], ("n_bits",))
     _exact_keys(path, "the metadata's state", meta["state"], ("n_features_in",))
     width = meta["state"]["n_features_in"]
-    if isinstance(width, bool) or not isinstance(width, int) or width < 0:
-        raise ModelFormatError(f"{path}: state entry 'n_features_in' is {width!r:.100}; expected an integer >= 0")
+    if isinstance(width, bool) or not isinstance(width, int) or not 0 <= width <= INDEX_LIMIT:
+        raise ModelFormatError(
+            f"{path}: state entry 'n_features_in' is {width!r:.100}; expected an integer >= 0 and at most {INDEX_LIMIT}"
+        )
     steps = _checked_steps(path, meta)
     prefixes = [_array_prefix(k) for k in range(len(steps))]
     stray = sorted(name for name in arrays if not any(name.startswith(prefix) for prefix in prefixes))
