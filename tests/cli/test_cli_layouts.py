@@ -113,6 +113,23 @@ def test_an_implausible_default_label_column_is_refused(tmp_path, make_stream, l
     assert message in result.output and "--label-column" in result.output
 
 
+def test_a_binary_learner_on_a_label_of_many_classes_is_shown_the_multiclass_way(tmp_path):
+    rng = np.random.default_rng(2)
+    y = rng.integers(0, 10, size=300)
+    X = rng.normal(size=(300, 3)) + y[:, None]
+    path = write_csv(tmp_path / "digits.csv", np.column_stack([X, y]))
+    refused = invoke("run", "--algo", "pa1", "--quiet", path)
+    assert refused.exit_code == 2
+    assert "10 distinct values" in refused.output and "--algo pa1-multiclass" in refused.output
+    hinted = invoke("run", "--algo", "pa1-multiclass", "--quiet", path)
+    assert hinted.exit_code == 0, hinted.output
+    as_written = np.vectorize(lambda v: float(f"{v:g}"))(X)  # the values the file holds
+    reference = olearn.run(olearn.PAMulticlass(variant="pa1"), as_written, y.astype(float)).n_mistakes
+    assert mistakes(hinted.output) == reference
+    many = invoke("run", "--algo", "mira", "--quiet", path)  # a multiclass learner takes them as they are
+    assert many.exit_code == 0, many.output
+
+
 def test_a_named_label_column_is_taken_as_given(tmp_path):
     rng = np.random.default_rng(1)
     y = rng.integers(0, 40, size=300)

@@ -124,5 +124,8 @@ class CsvLayout:
         if values.size == 1:
             raise click.UsageError(f"{where} the single value {values[0]:g} on every row, nothing to learn: {fix}")
         if values.size > max_classes:
+            multiclass = (f"; or, if it is the label of {values.size} classes, learn them with a multiclass "
+                          "learner (e.g. --algo pa1-multiclass, or --oaa K for labels 1..K)") if max_classes == 2 else ""
             raise click.UsageError(f"{where} {values.size} distinct values, more than the {max_classes} classes "
-                                   f"expected: {fix} (naming it, even as --label-column {self.label}, accepts it)")
+                                   f"expected: {fix} (naming it, even as --label-column {self.label}, accepts it)"
+                                   f"{multiclass}")
