@@ -99,5 +99,6 @@ def test_the_logistic_learners_probabilities_are_documented(built):
     assert built.get("olearn.OGDClassifier.predict_proba") == {"py:method"}
     assert built.get("olearn.OGDClassifier.predict_log_proba") == {"py:method"}
     # the margin learners with an online calibration document theirs; the others have none
-    assert built.get("olearn.PAClassifier.predict_proba") == {"py:method"}
-    assert "olearn.AROW.predict_proba" not in built
+    for name in ("PAClassifier", "AROW", "PNorm", "OnlineSVM"):
+        assert built.get(f"olearn.{name}.predict_proba") == {"py:method"}, name
+    assert "olearn.PAMulticlass.predict_proba" not in built

@@ -766,8 +766,9 @@ def model_from_entry(path, cls, params, state, arrays, meta, where="", added=ADD
     ``added``: the hyperparameters the entries may lack (files older than them).
     """
     params = cls._saved_params(dict(params))
-    # a hyperparameter left out would silently take its default: a different model
-    missing = sorted(set(cls._get_param_names()) - set(params) - added)
+    # a hyperparameter left out would silently take its default: a different model, but for the ones a class
+    # gained after its files were written, whose default is what those models did
+    missing = sorted(set(cls._get_param_names()) - set(params) - added - getattr(cls, "_params_added_later", set()))
     if missing:
         raise ModelFormatError(f"{path}: {where}the metadata lacks the {cls.__name__} hyperparameters {missing}")
     try:

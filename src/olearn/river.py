@@ -27,9 +27,9 @@ olearn`` does not import River, and this module needs it (``pip install
 ``predict_one(x)``; ``learn_many`` and ``predict_many`` are its own, on
 DataFrames whose columns are feature names. ``predict_proba_one`` (and
 ``predict_proba_many``) gives probabilities only where the
-learner has calibrated ones (``OGDClassifier(loss="logistic")``,
-``PAClassifier`` or ``Perceptron`` with ``calibration="platt"``, or a pipeline
-ending with one); elsewhere it raises NotImplementedError, River's way of saying
+learner has calibrated ones (``OGDClassifier(loss="logistic")``, or a
+binary margin classifier such as ``PAClassifier`` or ``AROW`` with
+``calibration="platt"``, or a pipeline ending with one); elsewhere it raises NotImplementedError, River's way of saying
 a classifier predicts labels only, and River's ``predict_one`` is not built
 from made-up probabilities. What River's protocol cannot carry is refused with
 a TypeError: multi-label learners (River's multi-label classifiers take ``y``
@@ -197,8 +197,8 @@ class OlearnClassifier(_Adapted, river_base.MiniBatchClassifier):
         """The estimator's probability of each class known, or NotImplementedError where it has none.
 
         Only learners with calibrated probabilities have them
-        (``OGDClassifier(loss="logistic")``, ``PAClassifier`` or ``Perceptron``
-        with ``calibration="platt"``); the dict is empty before any
+        (``OGDClassifier(loss="logistic")``, a binary margin classifier with
+        ``calibration="platt"``); the dict is empty before any
         class is known, River's convention.
         """
         self._check_probabilities()
@@ -225,7 +225,7 @@ class OlearnClassifier(_Adapted, river_base.MiniBatchClassifier):
         if not hasattr(self.estimator, "predict_proba_one"):
             raise NotImplementedError(
                 f"{type(self.estimator).__name__} predicts classes, not probabilities "
-                '(OGDClassifier(loss="logistic") has them, and PAClassifier or Perceptron with calibration="platt")'
+                '(OGDClassifier(loss="logistic") has them, and every binary margin classifier with calibration="platt")'
             )
 
 

@@ -53,8 +53,20 @@ def test_logistic_ogd_writes_the_sigmoid_of_its_score(train, tmp_path):
     np.testing.assert_allclose(written, 1.0 / (1.0 + np.exp(-scores)), rtol=1e-12)
 
 
+@pytest.mark.parametrize("algo, cls, params", [
+    ("arow", "AROW", {"covariance": "diag"}), ("sop", "SecondOrderPerceptron", {}), ("pnorm", "PNorm", {}),
+    ("svm", "OnlineSVM", {}),
+])
+def test_every_margin_learner_writes_its_calibrated_probabilities(train, tmp_path, algo, cls, params):
+    path, X, y = train
+    probs = tmp_path / "probs.txt"
+    result = _invoke("run", "-a", algo, "--link", "logistic", "-p", probs, path)
+    assert result.exit_code == 0, result.output
+    want = olearn.run(getattr(olearn, cls)(calibration="platt", **params), X, y).probabilities[:, 1]
+    np.testing.assert_allclose([float(line) for line in probs.read_text().splitlines()], want, rtol=1e-12)
+
+
 @pytest.mark.parametrize("args, message", [
-    (["-a", "arow"], "applies to pa, pa1, pa2, perceptron"),
     (["-a", "ogd"], "needs --loss logistic"),
     (["-a", "pa1", "--raw", "-p", "-"], "give one of them"),
     (["-a", "pa1-regression"], "probabilities of two classes"),

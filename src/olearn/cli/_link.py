@@ -2,8 +2,11 @@
 
 import click
 
-# the margin learners that learn a calibration of their scores online (``calibration="platt"``)
-CALIBRATED = ("pa", "pa1", "pa2", "perceptron")
+from ._learners import ALGORITHMS, task_of
+
+# the margin learners that learn a calibration of their scores online (``calibration="platt"``): every binary
+# learner but ogd, whose logistic loss gives probabilities of its own
+CALIBRATED = tuple(name for name in ALGORITHMS if task_of(name) == "binary" and name != "ogd")
 
 
 def check_logistic_link(algo, task, hyperparameters, model, raw):
@@ -24,10 +27,5 @@ def check_logistic_link(algo, task, hyperparameters, model, raw):
         if hyperparameters.get("loss") != "logistic":
             raise click.UsageError("--link logistic with --algo ogd needs --loss logistic, whose scores are log-odds")
         return
-    if algo not in CALIBRATED:
-        raise click.UsageError(
-            f"--link logistic applies to {', '.join(CALIBRATED)} (a calibration learned online) and to ogd with "
-            f"--loss logistic, not to --algo {algo}"
-        )
     if hyperparameters.get("calibration", "platt") != "platt":
         raise click.UsageError("--link logistic learns calibration=platt; drop the other --set calibration")

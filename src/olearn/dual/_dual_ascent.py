@@ -8,6 +8,7 @@ from .._params import INT64_MAX, POSITIVE, POSITIVE_FINITE, Interval, Options
 from .._persistence import NONNEGATIVE, SIGN, Array, csr
 from .._validation import CSRArrays
 from ..quasi_additive._base import QuasiAdditiveClassifier
+from ..linear._base import PlattCalibrated
 
 _LINKS = {"l2": qa.LINK_L2, "entropy": qa.LINK_ENTROPY, "pnorm": qa.LINK_PNORM}
 _UPDATES = {
@@ -18,7 +19,7 @@ _UPDATES = {
 }
 
 
-class DualAscent(QuasiAdditiveClassifier):
+class DualAscent(PlattCalibrated, QuasiAdditiveClassifier):
     r"""Online learning as incremental ascent of a dual objective, with its certificate.
 
     Shalev-Shwartz & Singer, *Online Learning meets Optimization in the Dual*,
@@ -132,6 +133,13 @@ class DualAscent(QuasiAdditiveClassifier):
         :func:`olearn.data.load_vw` does (feature indices then stay below
         ``2**b``; a fixed ``n_features`` must be ``2**b``). Integer keys are
         column indices either way.
+    calibration : None or "platt", default=None
+        ``"platt"`` learns class probabilities online (``predict_proba``,
+        ``predict_log_proba``, ``predict_proba_one``): Platt's map
+        sigma(a f(x) + b) of the score, fitted by an online Newton step on
+        the score of each example before the learner takes it, and saved with
+        the model (:mod:`olearn._calibration`, docs/probabilities.md; beyond
+        the source texts). Not with ``average``. None: scores only.
 
     Examples
     --------
@@ -166,7 +174,7 @@ class DualAscent(QuasiAdditiveClassifier):
     def __init__(self, regularizer="l2", p=2.0, update="conservative", C=1.0, gamma=1.0, k=1, kkt_tol=1e-9,
                  fit_intercept=False, n_features=None,
                  max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, random_state=None, average=False,
-                 class_weight=None, n_bits=None):
+                 class_weight=None, n_bits=None, calibration=None):
         self.regularizer = regularizer
         self.p = p
         self.update = update
@@ -184,6 +192,7 @@ class DualAscent(QuasiAdditiveClassifier):
         self.average = average
         self.class_weight = class_weight
         self.n_bits = n_bits
+        self.calibration = calibration
 
     @classmethod
     def _saved_params(cls, params):

@@ -695,13 +695,49 @@ class BinaryClassifierMixin(ManyRows, ClassifierEstimator):
 
 
 class PlattCalibrated:
-    """``predict_proba`` and its twins for a binary classifier with the hyperparameter ``calibration``.
+    """The hyperparameter ``calibration`` of a binary margin classifier, and ``predict_proba`` and its twins.
 
-    They exist (``hasattr``) only with ``calibration="platt"``: the learner's
-    scores through the calibration :mod:`olearn._calibration` learns from
-    them online (:class:`BinaryClassifierMixin` updates it on every path that
-    learns).
+    With ``calibration="platt"`` the learner's scores go through the
+    calibration :mod:`olearn._calibration` learns from them online
+    (:class:`BinaryClassifierMixin` updates it on every path that learns),
+    saved with the model; the probability methods exist (``hasattr``) only
+    then. Mixed in before the family's class, whose hyperparameter checks,
+    configuration and saved state it extends. A family whose files were
+    first written without ``calibration`` lists it in
+    ``_params_added_later``: those files load with ``calibration=None``,
+    which is what their models did.
     """
+
+    def _all_constraints(self):
+        return {**super()._all_constraints(), "calibration": _calibration.CALIBRATION}
+
+    def _build_config(self):
+        if self._calibrating() and average_start(getattr(self, "average", False)):
+            raise ValueError(
+                f"{type(self).__name__}: parameter calibration={self.calibration!r} is not available with "
+                f"average={self.average!r}: the calibration learns from the scores of the current weights, while the "
+                "averaged ones predict; use one or the other"
+            )
+        return super()._build_config()
+
+    def _state_schema(self):
+        """The family's state, and with ``calibration`` the calibrator's (:mod:`olearn._calibration`)."""
+        schema = super()._state_schema()
+        if not self._calibrating():
+            return schema
+        return schema.extended(arrays={"calibration": Array("float64", (_calibration.N_STATE,))},
+                               relations=[_calibration.state_problem])
+
+    def _get_state(self):
+        arrays, state = super()._get_state()
+        if self._calibrating():
+            arrays["calibration"] = self._calibrator()
+        return arrays, state
+
+    def _set_state(self, arrays, state):
+        super()._set_state(arrays, state)
+        if self._calibrating():
+            self._calibration = np.array(arrays["calibration"], dtype=np.float64)
 
     def _why_no_probabilities(self):
         if self._calibrating():
@@ -751,15 +787,6 @@ class BinaryLinearClassifier(BinaryClassifierMixin, LinearLearner):
     def _start(self):
         self._labels = BinaryLabels(type(self).__name__)
         super()._start()
-
-    def _build_config(self):
-        if self._calibrating() and average_start(self.average):
-            raise ValueError(
-                f"{type(self).__name__}: parameter calibration={self.calibration!r} is not available with "
-                f"average={self.average!r}: the calibration learns from the scores of the current weights, while the "
-                "averaged ones predict; use one or the other"
-            )
-        return super()._build_config()
 
     # -- one example: the common case in one compiled call --------------------
 
@@ -838,26 +865,18 @@ class BinaryLinearClassifier(BinaryClassifierMixin, LinearLearner):
     # -- persistence ----------------------------------------------------------
 
     def _state_schema(self):
-        """The classes, and with ``calibration`` the calibrator's state (:mod:`olearn._calibration`)."""
-        schema = self._with_classes(super()._state_schema())
-        if not self._calibrating():
-            return schema
-        return schema.extended(arrays={"calibration": Array("float64", (_calibration.N_STATE,))},
-                               relations=[_calibration.state_problem])
+        """The linear state and the classes."""
+        return self._with_classes(super()._state_schema())
 
     def _get_state(self):
         arrays, state = super()._get_state()
         arrays["classes"] = self._labels.classes
-        if self._calibrating():
-            arrays["calibration"] = self._calibrator()
         return arrays, state
 
     def _set_state(self, arrays, state):
         super()._set_state(arrays, state)
         self._labels.set_classes(arrays["classes"])
         self.classes_ = self._labels.classes
-        if self._calibrating():
-            self._calibration = np.array(arrays["calibration"], dtype=np.float64)
 
 
 # rows per call of a callable kernel when scoring a batch: bounds the dense copies

@@ -8,7 +8,7 @@ from .._estimator import only_when
 from .._kernels import _codes
 from .._params import BOOLEAN, POSITIVE, NoneOr, Options
 from .._weights import CLASS_WEIGHT
-from ._base import BinaryLinearClassifier
+from ._base import BinaryLinearClassifier, PlattCalibrated
 
 _LOSSES = {"hinge": _codes.LOSS_HINGE, "logistic": _codes.LOSS_LOGISTIC, "squared": _codes.LOSS_SQUARED}
 _SCHEDULES = {
@@ -211,7 +211,7 @@ class OGDClassifier(BinaryLinearClassifier):
         return dict(zip(self.classes_.tolist(), probabilities(np.array([score]), self.classes_.size)[0].tolist()))
 
 
-class OnlineSVM(BinaryLinearClassifier):
+class OnlineSVM(PlattCalibrated, BinaryLinearClassifier):
     r"""Online SVM: projected OGD on the hinge loss over an L2 ball.
 
     The OCO notes, Sec. 4.2: the SVM's regularizer becomes the constraint
@@ -250,6 +250,9 @@ class OnlineSVM(BinaryLinearClassifier):
         :func:`olearn.data.load_vw` does (feature indices then stay below
         ``2**b``; a fixed ``n_features`` must be ``2**b``). Integer keys are
         column indices either way.
+    calibration : None or "platt", default=None
+        As in :class:`~olearn.PAClassifier`: class probabilities learned
+        online from the scores (beyond the OCO notes).
 
     Examples
     --------
@@ -280,7 +283,7 @@ class OnlineSVM(BinaryLinearClassifier):
 
     def __init__(self, radius=10.0, eta=1.0, schedule="sqrt", fit_intercept=True, n_features=None,
                  max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, random_state=None, average=False,
-                 class_weight=None, n_bits=None):
+                 class_weight=None, n_bits=None, calibration=None):
         self.radius = radius
         self.eta = eta
         self.schedule = schedule
@@ -294,6 +297,10 @@ class OnlineSVM(BinaryLinearClassifier):
         self.average = average
         self.class_weight = class_weight
         self.n_bits = n_bits
+        self.calibration = calibration
+
+    # files written before OnlineSVM learned calibrated probabilities lack the hyperparameter
+    _params_added_later = frozenset({"calibration"})
 
     def _class_weight_rule_fails(self):
         # measured on the check's data: class 0's weight 1000 makes steps far longer than the radius

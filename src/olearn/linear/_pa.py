@@ -3,7 +3,6 @@
 import math
 
 from .._averaging import AVERAGE
-from .._calibration import CALIBRATION
 from .._kernels import _codes
 from .._params import Interval, Options
 from .._weights import CLASS_WEIGHT
@@ -150,7 +149,6 @@ class PAClassifier(PlattCalibrated, BinaryLinearClassifier, KernelizableLearner)
         **KERNEL_CONSTRAINTS,
         "average": AVERAGE,
         "class_weight": CLASS_WEIGHT,
-        "calibration": CALIBRATION,
     }
 
     def __init__(self, variant="pa1", C=1.0, fit_intercept=False, n_features=None, kernel=None, degree=3,

@@ -1,7 +1,6 @@
 """Rosenblatt's Perceptron."""
 
 from .._averaging import AVERAGE
-from .._calibration import CALIBRATION
 from .._kernels import _codes
 from .._params import POSITIVE
 from .._weights import CLASS_WEIGHT
@@ -124,8 +123,7 @@ class Perceptron(PlattCalibrated, BinaryLinearClassifier, KernelizableLearner):
         "right"
     )
 
-    _constraints = {"eta": POSITIVE, **KERNEL_CONSTRAINTS, "average": AVERAGE, "class_weight": CLASS_WEIGHT,
-                    "calibration": CALIBRATION}
+    _constraints = {"eta": POSITIVE, **KERNEL_CONSTRAINTS, "average": AVERAGE, "class_weight": CLASS_WEIGHT}
 
     def __init__(self, eta=1.0, fit_intercept=False, n_features=None, kernel=None, degree=3, gamma=1.0, coef0=0.0,
                  budget=None, budget_policy="oldest", random_state=None,

@@ -45,7 +45,10 @@ class QuasiAdditiveClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLe
     on it.
     """
 
-    _learned = ("_theta", "_w", "_state", "n_features_in_", "_labels", "classes_", "_link", "_avg_sum", "_avg_count")
+    _learned = ("_theta", "_w", "_state", "n_features_in_", "_labels", "classes_", "_link", "_avg_sum", "_avg_count",
+                "_calibration")
+    # files written before the family learned calibrated probabilities lack the hyperparameter
+    _params_added_later = frozenset({"calibration"})
     # the arrays are exactly as wide as the model (see _grow), and the entropic prior and w depend on the width:
     # a batch stopped by an overflow after new columns learns the rows it kept again
     _cuts_columns = False

@@ -5,9 +5,10 @@ import math
 from .._kernels import _quasi_additive as qa
 from .._params import BOOLEAN, POSITIVE_FINITE, Interval
 from ._base import QuasiAdditiveClassifier
+from ..linear._base import PlattCalibrated
 
 
-class PNorm(QuasiAdditiveClassifier):
+class PNorm(PlattCalibrated, QuasiAdditiveClassifier):
     r"""The p-norm algorithm, and its aggressive version.
 
     **Convention:** ``p >= 2`` is the norm of theta and of the instances
@@ -87,6 +88,13 @@ class PNorm(QuasiAdditiveClassifier):
         :func:`olearn.data.load_vw` does (feature indices then stay below
         ``2**b``; a fixed ``n_features`` must be ``2**b``). Integer keys are
         column indices either way.
+    calibration : None or "platt", default=None
+        ``"platt"`` learns class probabilities online (``predict_proba``,
+        ``predict_log_proba``, ``predict_proba_one``): Platt's map
+        sigma(a f(x) + b) of the score, fitted by an online Newton step on
+        the score of each example before the learner takes it, and saved with
+        the model (:mod:`olearn._calibration`, docs/probabilities.md; beyond
+        the source texts). Not with ``average``. None: scores only.
 
     Examples
     --------
@@ -110,7 +118,7 @@ class PNorm(QuasiAdditiveClassifier):
 
     def __init__(self, p=2.0, aggressive=False, C=1.0, R=math.sqrt(2.0), fit_intercept=False, n_features=None,
                  max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, random_state=None, average=False,
-                 class_weight=None, n_bits=None):
+                 class_weight=None, n_bits=None, calibration=None):
         self.p = p
         self.aggressive = aggressive
         self.C = C
@@ -125,6 +133,7 @@ class PNorm(QuasiAdditiveClassifier):
         self.average = average
         self.class_weight = class_weight
         self.n_bits = n_bits
+        self.calibration = calibration
 
     def _kernel_config(self):
         update = qa.UPDATE_PNORM_R if self.aggressive else qa.UPDATE_CONSERVATIVE

@@ -8,12 +8,13 @@ from .._params import BOOLEAN, POSITIVE_FINITE
 from .._validation import CSRArrays
 from .._weights import UNWEIGHTED
 from ._base import QuasiAdditiveClassifier, average_jump, relink, widened
+from ..linear._base import PlattCalibrated
 
 # the arrays of the model of the other encoding, as saved
 _OTHER = ("theta", "weights", "state", "average_sum", "average_count")
 
 
-class Winnow(QuasiAdditiveClassifier):
+class Winnow(PlattCalibrated, QuasiAdditiveClassifier):
     r"""Winnow: multiplicative updates on a simplex, the plain or the balanced form.
 
     Shalev-Shwartz & Singer, *Online Learning meets Optimization in the Dual*,
@@ -106,6 +107,13 @@ class Winnow(QuasiAdditiveClassifier):
         :func:`olearn.data.load_vw` does (feature indices then stay below
         ``2**b``; a fixed ``n_features`` must be ``2**b``). Integer keys are
         column indices either way.
+    calibration : None or "platt", default=None
+        ``"platt"`` learns class probabilities online (``predict_proba``,
+        ``predict_log_proba``, ``predict_proba_one``): Platt's map
+        sigma(a f(x) + b) of the score, fitted by an online Newton step on
+        the score of each example before the learner takes it, and saved with
+        the model (:mod:`olearn._calibration`, docs/probabilities.md; beyond
+        the source texts). Not with ``average``. None: scores only.
 
     Examples
     --------
@@ -132,7 +140,7 @@ class Winnow(QuasiAdditiveClassifier):
 
     def __init__(self, C=1.0, balanced=True, fit_intercept=False, n_features=None,
                  max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, random_state=None, average=False,
-                 class_weight=None, n_bits=None):
+                 class_weight=None, n_bits=None, calibration=None):
         self.C = C
         self.balanced = balanced
         self.fit_intercept = fit_intercept
@@ -145,6 +153,7 @@ class Winnow(QuasiAdditiveClassifier):
         self.average = average
         self.class_weight = class_weight
         self.n_bits = n_bits
+        self.calibration = calibration
 
     def _kernel_config(self):
         link = qa.LINK_ENTROPY if self.balanced else qa.LINK_SIMPLEX

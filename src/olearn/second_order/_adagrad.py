@@ -7,9 +7,10 @@ import numpy as np
 from .._kernels._second_order import RULE_ADAGRAD
 from .._params import POSITIVE_FINITE, Interval
 from ._base import SecondOrderClassifier
+from ..linear._base import PlattCalibrated
 
 
-class AdaGrad(SecondOrderClassifier):
+class AdaGrad(PlattCalibrated, SecondOrderClassifier):
     r"""Diagonal AdaGrad on the hinge loss, the two-parameter learner (eta, delta).
 
     Duchi, Hazan & Singer, *Adaptive Subgradient Methods for Online Learning
@@ -68,6 +69,13 @@ class AdaGrad(SecondOrderClassifier):
         :func:`olearn.data.load_vw` does (feature indices then stay below
         ``2**b``; a fixed ``n_features`` must be ``2**b``). Integer keys are
         column indices either way.
+    calibration : None or "platt", default=None
+        ``"platt"`` learns class probabilities online (``predict_proba``,
+        ``predict_log_proba``, ``predict_proba_one``): Platt's map
+        sigma(a f(x) + b) of the score, fitted by an online Newton step on
+        the score of each example before the learner takes it, and saved with
+        the model (:mod:`olearn._calibration`, docs/probabilities.md; beyond
+        the source texts). Not with ``average``. None: scores only.
 
     Examples
     --------
@@ -91,7 +99,7 @@ class AdaGrad(SecondOrderClassifier):
 
     def __init__(self, eta=1.0, delta=1.0, fit_intercept=False, n_features=None,
                  max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, random_state=None, average=False,
-                 class_weight=None, n_bits=None):
+                 class_weight=None, n_bits=None, calibration=None):
         self.eta = eta
         self.delta = delta
         self.fit_intercept = fit_intercept
@@ -104,6 +112,7 @@ class AdaGrad(SecondOrderClassifier):
         self.average = average
         self.class_weight = class_weight
         self.n_bits = n_bits
+        self.calibration = calibration
 
     def _full(self):
         return False

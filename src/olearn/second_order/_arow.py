@@ -3,9 +3,10 @@ r"""AROW: adaptive regularization of weight vectors (Crammer, Kulesza & Dredze 2
 from .._kernels._second_order import RULE_AROW
 from .._params import POSITIVE_FINITE
 from ._base import COVARIANCES, SecondOrderClassifier
+from ..linear._base import PlattCalibrated
 
 
-class AROW(SecondOrderClassifier):
+class AROW(PlattCalibrated, SecondOrderClassifier):
     r"""AROW, with a full or a diagonal covariance.
 
     Crammer, Kulesza & Dredze, *Adaptive Regularization of Weight Vectors*,
@@ -97,6 +98,13 @@ class AROW(SecondOrderClassifier):
         :func:`olearn.data.load_vw` does (feature indices then stay below
         ``2**b``; a fixed ``n_features`` must be ``2**b``). Integer keys are
         column indices either way.
+    calibration : None or "platt", default=None
+        ``"platt"`` learns class probabilities online (``predict_proba``,
+        ``predict_log_proba``, ``predict_proba_one``): Platt's map
+        sigma(a f(x) + b) of the score, fitted by an online Newton step on
+        the score of each example before the learner takes it, and saved with
+        the model (:mod:`olearn._calibration`, docs/probabilities.md; beyond
+        the source texts). Not with ``average``. None: scores only.
 
     Examples
     --------
@@ -120,7 +128,7 @@ class AROW(SecondOrderClassifier):
 
     def __init__(self, r=1.0, covariance="full", fit_intercept=False, n_features=None,
                  max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, random_state=None, average=False,
-                 class_weight=None, n_bits=None):
+                 class_weight=None, n_bits=None, calibration=None):
         self.r = r
         self.covariance = covariance
         self.fit_intercept = fit_intercept
@@ -133,6 +141,7 @@ class AROW(SecondOrderClassifier):
         self.average = average
         self.class_weight = class_weight
         self.n_bits = n_bits
+        self.calibration = calibration
 
     def _rule(self):
         return RULE_AROW, self.r, 0.0

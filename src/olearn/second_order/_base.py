@@ -173,7 +173,10 @@ class SecondOrderClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLear
     ``_w`` is elsewhere.
     """
 
-    _learned = (*LinearLearner._learned, "_cov", "_ws", "_labels", "classes_", "_avg_sum", "_avg_count")
+    _learned = (*LinearLearner._learned, "_cov", "_ws", "_labels", "classes_", "_avg_sum", "_avg_count",
+                "_calibration")
+    # files written before the family learned calibrated probabilities lack the hyperparameter
+    _params_added_later = frozenset({"calibration"})
     _written_by_pass = ("_w", "_cov", "_ws", "_state", "_avg_sum", "_avg_count")
     # the variance of a feature before it is seen: Sigma_1 = I
     _initial_variance = 1.0

@@ -5,9 +5,10 @@ from statistics import NormalDist
 from .._kernels._second_order import RULE_CW
 from .._params import Interval
 from ._base import COVARIANCES, SecondOrderClassifier
+from ..linear._base import PlattCalibrated
 
 
-class CW(SecondOrderClassifier):
+class CW(PlattCalibrated, SecondOrderClassifier):
     r"""Confidence-weighted (CW) learning, exact convex update, full or diagonal covariance.
 
     Dredze, Crammer & Pereira, *Confidence-Weighted Linear Classification*,
@@ -79,6 +80,13 @@ class CW(SecondOrderClassifier):
         :func:`olearn.data.load_vw` does (feature indices then stay below
         ``2**b``; a fixed ``n_features`` must be ``2**b``). Integer keys are
         column indices either way.
+    calibration : None or "platt", default=None
+        ``"platt"`` learns class probabilities online (``predict_proba``,
+        ``predict_log_proba``, ``predict_proba_one``): Platt's map
+        sigma(a f(x) + b) of the score, fitted by an online Newton step on
+        the score of each example before the learner takes it, and saved with
+        the model (:mod:`olearn._calibration`, docs/probabilities.md; beyond
+        the source texts). Not with ``average``. None: scores only.
 
     Examples
     --------
@@ -98,7 +106,7 @@ class CW(SecondOrderClassifier):
 
     def __init__(self, eta=0.9, covariance="diag", fit_intercept=False, n_features=None,
                  max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, random_state=None, average=False,
-                 class_weight=None, n_bits=None):
+                 class_weight=None, n_bits=None, calibration=None):
         self.eta = eta
         self.covariance = covariance
         self.fit_intercept = fit_intercept
@@ -111,6 +119,7 @@ class CW(SecondOrderClassifier):
         self.average = average
         self.class_weight = class_weight
         self.n_bits = n_bits
+        self.calibration = calibration
 
     def _class_weight_rule_fails(self):
         # any weight > 0 makes the plain update, so the check's weights learn what no weights learn

@@ -3,9 +3,10 @@ r"""The AROW variant of Orabona & Crammer (NIPS 2010), Sec. 4.2 (full matrix) an
 from .._kernels._second_order import RULE_FIG1_AROW
 from .._params import POSITIVE_FINITE
 from ._base import COVARIANCES, SecondOrderClassifier
+from ..linear._base import PlattCalibrated
 
 
-class Fig1AROW(SecondOrderClassifier):
+class Fig1AROW(PlattCalibrated, SecondOrderClassifier):
     r"""Orabona & Crammer's AROW: their Fig. 1 with a fixed r, Sec. 4.2 (``"full"``) and Sec. 4.3 (``"diag"``).
 
     Orabona & Crammer, *New Adaptive Algorithms for Online Classification*,
@@ -70,7 +71,9 @@ class Fig1AROW(SecondOrderClassifier):
         The text's r > 0: the precision grows by :math:`x_t x_t^\top / r`.
     covariance : {"full", "diag"}, default="full"
         Sec. 4.2 (full matrix, O(d^2) per round) or Sec. 4.3 (diagonal, O(nnz(x))).
-    fit_intercept, n_features, max_iter, tol, n_iter_no_change, shuffle, random_state, average, class_weight, n_bits
+    fit_intercept, n_features, max_iter, tol, n_iter_no_change, shuffle, random_state
+        As in :class:`~olearn.second_order.NAROW`.
+    average, class_weight, n_bits, calibration
         As in :class:`~olearn.second_order.NAROW`.
 
     Examples
@@ -92,7 +95,7 @@ class Fig1AROW(SecondOrderClassifier):
 
     def __init__(self, r=1.0, covariance="full", fit_intercept=False, n_features=None,
                  max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, random_state=None, average=False,
-                 class_weight=None, n_bits=None):
+                 class_weight=None, n_bits=None, calibration=None):
         self.r = r
         self.covariance = covariance
         self.fit_intercept = fit_intercept
@@ -105,6 +108,7 @@ class Fig1AROW(SecondOrderClassifier):
         self.average = average
         self.class_weight = class_weight
         self.n_bits = n_bits
+        self.calibration = calibration
 
     def _rule(self):
         return RULE_FIG1_AROW, self.r, 0.0

@@ -3,9 +3,10 @@ r"""The Second-Order Perceptron (Cesa-Bianchi, Conconi & Gentile 2005)."""
 from .._kernels._second_order import RULE_SOP
 from .._params import POSITIVE_FINITE
 from ._base import SecondOrderClassifier
+from ..linear._base import PlattCalibrated
 
 
-class SecondOrderPerceptron(SecondOrderClassifier):
+class SecondOrderPerceptron(PlattCalibrated, SecondOrderClassifier):
     r"""The Second-Order Perceptron, with a full correlation matrix.
 
     Cesa-Bianchi, Conconi & Gentile, *A Second-Order Perceptron Algorithm*,
@@ -70,6 +71,13 @@ class SecondOrderPerceptron(SecondOrderClassifier):
         :func:`olearn.data.load_vw` does (feature indices then stay below
         ``2**b``; a fixed ``n_features`` must be ``2**b``). Integer keys are
         column indices either way.
+    calibration : None or "platt", default=None
+        ``"platt"`` learns class probabilities online (``predict_proba``,
+        ``predict_log_proba``, ``predict_proba_one``): Platt's map
+        sigma(a f(x) + b) of the score, fitted by an online Newton step on
+        the score of each example before the learner takes it, and saved with
+        the model (:mod:`olearn._calibration`, docs/probabilities.md; beyond
+        the source texts). Not with ``average``. None: scores only.
 
     Examples
     --------
@@ -90,7 +98,7 @@ class SecondOrderPerceptron(SecondOrderClassifier):
 
     def __init__(self, a=1.0, fit_intercept=False, n_features=None,
                  max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, random_state=None, average=False,
-                 class_weight=None, n_bits=None):
+                 class_weight=None, n_bits=None, calibration=None):
         self.a = a
         self.fit_intercept = fit_intercept
         self.n_features = n_features
@@ -102,6 +110,7 @@ class SecondOrderPerceptron(SecondOrderClassifier):
         self.average = average
         self.class_weight = class_weight
         self.n_bits = n_bits
+        self.calibration = calibration
 
     def _full(self):
         return True
