@@ -23,7 +23,7 @@ import copy
 import numpy as np
 
 from .. import _calibration
-from .._averaging import average_start, kept_average, reads_entries
+from .._averaging import average_start, kept_average, reads_entries, stale_average
 from .._estimator import ClassifierEstimator, locked, only_when
 from ..exceptions import PartialUpdateError
 from .._kernels import _codes, _compiled
@@ -260,9 +260,13 @@ class LinearLearner(OnlineLearner):
         arrays themselves until the entries read since the last round reach a
         quarter of the weights (:func:`~olearn._averaging.reads_entries`); the
         pairs, twice the weights, are then copied once and kept
-        (:func:`~olearn._averaging.kept_average`) until the model changes.
+        (:func:`~olearn._averaging.kept_average`) until the model changes,
+        and copied again into the same memory after it changed (a new
+        allocation of that size costs a page fault per 4 KB).
         """
-        pairs = np.empty((self._w.size, 2))
+        pairs = stale_average(self)
+        if pairs is None or pairs.shape != (self._w.size, 2):
+            pairs = np.empty((self._w.size, 2))
         pairs[:, 0] = self._w
         pairs[:, 1] = self._avg
         return pairs
