@@ -76,12 +76,17 @@ def same_key(kept, key):
 
     A key's arrays are held by the kept value, so none is freed and its
     identity taken by another array meanwhile; a tuple matches entry by entry.
+    Called on every prediction: one loop, no recursion.
     """
-    if isinstance(kept, tuple) and isinstance(key, tuple):
-        return len(kept) == len(key) and all(map(same_key, kept, key))
-    if isinstance(kept, np.ndarray) or isinstance(key, np.ndarray):
-        return kept is key
-    return type(kept) is type(key) and kept == key
+    if kept is key:
+        return True
+    if type(kept) is not tuple or type(key) is not tuple or len(kept) != len(key):
+        return False
+    for old, new in zip(kept, key):
+        if old is not new and (isinstance(old, np.ndarray) or isinstance(new, np.ndarray)
+                               or type(old) is not type(new) or old != new):
+            return False
+    return True
 
 
 def _kept(learner):

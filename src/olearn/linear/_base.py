@@ -104,6 +104,8 @@ class LinearLearner(OnlineLearner):
     Predictions, ``coef_``, ``intercept_`` and saved models then use the
     averaged weights; the progressive scores of :func:`olearn.run` and
     ``predict_learn_one`` use the current ones, as the online learner's own.
+    Large batches read a kept copy of ``_w`` and ``_avg`` side by side
+    (:meth:`_weight_pairs`), with the same bits as every other path.
     """
 
     _learned = ("_w", "_state", "_avg", "_avg_state", "n_features_in_")
