@@ -56,15 +56,14 @@ FAMILIES = [
 ]
 
 
+# every class declared up front (the weight vectors keep one shape)
+_CLASSES = {"binary": {"classes": [-1, 1]}, "multiclass": {"classes": [0, 1, 2]},
+            "multilabel": {"classes": [0, 1, 2, 3]}}
+
+
 def _learn_one(learner, x, y, target):
-    """partial_fit of one row, every class declared up front (the weight vectors keep one shape)."""
-    if target == "binary":
-        return learner.partial_fit(x, [y], classes=[-1, 1])
-    if target == "multiclass":
-        return learner.partial_fit(x, [y], classes=[0, 1, 2])
-    if target == "multilabel":
-        return learner.partial_fit(x, [y], classes=[0, 1, 2, 3])
-    return learner.partial_fit(x, [y])
+    """partial_fit of one row."""
+    return learner.partial_fit(x, [y], **_CLASSES.get(target, {}))
 
 
 def _scores(learner, X, target):
@@ -125,16 +124,33 @@ def test_predict_one_of_an_averaged_learner_is_its_batch_prediction(name, make, 
             assert one == batch[j]
 
 
-def test_the_mean_kept_for_predictions_is_not_pickled():
+@pytest.mark.parametrize("name,make,target", FAMILIES, ids=[f[0] for f in FAMILIES])
+def test_the_average_kept_for_predictions_is_not_pickled_or_copied(name, make, target):
+    import copy
     import pickle
 
     X, targets = _rows()
-    learner = PAMulticlass(average=True).partial_fit(X, targets["multiclass"])
-    before = learner.decision_function(X)  # the whole batch: the mean is computed and kept
-    assert learner.__dict__["_mean_cache"] is not None
-    copy = pickle.loads(pickle.dumps(learner))
-    assert copy.__dict__["_mean_cache"] is None
-    assert_array_equal(copy.decision_function(X), before)
+    learner = make(average=True).partial_fit(X, targets[target], **_CLASSES.get(target, {}))
+    before = _scores(learner, X, target)  # the whole batch: the average is computed and kept
+    assert learner._kept_average[2] is not None
+    for twin in (pickle.loads(pickle.dumps(learner)), copy.deepcopy(learner), copy.copy(learner)):
+        assert getattr(twin, "_kept_average", None) is None
+        assert_array_equal(_scores(twin, X, target), before)
+
+
+@pytest.mark.parametrize("name,make,target", FAMILIES, ids=[f[0] for f in FAMILIES])
+def test_predictions_leave_the_attributes_of_an_averaged_learner_unchanged(name, make, target):
+    """scikit-learn's check_dict_unchanged, on every prediction path: the average kept is no attribute."""
+    X, targets = _rows(5)
+    learner = make(average=True).partial_fit(X, targets[target], **_CLASSES.get(target, {}))
+    before = dict(learner.__dict__)
+    _scores(learner, X[:1], target)  # few entries: averaged alone
+    learner.predict_one(_row_dict(X, 1))
+    _scores(learner, X, target)  # the whole average, computed and kept
+    learner.predict(X[:2])
+    _weights(learner)
+    assert learner.__dict__ == before
+    assert learner._kept_average[2] is not None
 
 
 # -- the whole average kept between predictions, and every change of the state that must drop it ------
@@ -253,3 +269,46 @@ def test_the_kept_average_follows_a_new_link(make, change):
     assert "_kept_average" not in fresh.__dict__
     assert_array_equal(_predict_twice(averaged, X, "binary"), _scores(fresh, X, "binary"))
     assert not np.array_equal(_scores(fresh, X, "binary"), kept)
+
+
+# -- binary linear and regression: one rule for every path, the bits of the scores saved models always had ----
+
+
+def _transcribed_scores(learner, X):
+    """``(sigma v.x - u.x) / (N - a + 1)`` of each row in Python floats: each sum starts from the intercept's term
+    and adds the row's entries in order (the rule of the averaged kernels, unchanged since averaging landed)."""
+    from olearn._kernels._codes import A_SIGMA, A_START, S_T
+
+    v, u = learner._w, learner._avg
+    sigma = float(learner._avg_state[A_SIGMA])
+    rounds = float(learner._state[S_T]) - float(learner._avg_state[A_START]) + 1.0
+    bias = 1.0 if learner.fit_intercept else 0.0
+    out = []
+    for i in range(X.shape[0]):
+        dot_v, dot_u = float(v[-1]) * bias, float(u[-1]) * bias
+        for k in range(X.indptr[i], X.indptr[i + 1]):
+            dot_v += float(v[X.indices[k]]) * float(X.data[k])
+            dot_u += float(u[X.indices[k]]) * float(X.data[k])
+        out.append((sigma * dot_v - dot_u) / rounds)
+    return np.array(out)
+
+
+@pytest.mark.parametrize("name,make,target", FAMILIES[:2], ids=[f[0] for f in FAMILIES[:2]])
+def test_binary_linear_and_regression_score_the_same_bits_on_every_path(name, make, target):
+    """A row alone, a few rows averaged entry by entry, and a batch read from the kept pairs of weights and sums."""
+    rng = np.random.default_rng(6)
+    width = 400  # a row reads far fewer than a quarter of the weights: few rows are scored without keeping
+    X = sp.random(40, width, density=0.02, format="csr", random_state=rng, data_rvs=lambda n: rng.uniform(-1, 1, n))
+    X.sort_indices()
+    y = X @ rng.standard_normal(width)
+    y = np.where(y > 0, 1, -1) if target == "binary" else y
+    learner = make(average=True, shuffle=False, max_iter=1).fit(X, y)
+    reference = _transcribed_scores(learner, X)
+    assert_array_equal(_scores(learner, X[:3], target), reference[:3])
+    assert learner._kept_average[2] is None  # the three rows averaged their entries alone
+    assert learner.predict_one(_row_dict(X, 3)) == (reference[3] if target == "real" else np.sign(reference[3]))
+    assert_array_equal(_scores(learner, X, target), reference)
+    assert learner._kept_average[2] is not None  # the whole batch: the pairs were kept
+    assert_array_equal(_scores(learner, X[5:8], target), reference[5:8])
+    learner.partial_fit(X[:5], y[:5])  # five more rounds: the pairs kept no longer hold
+    assert_array_equal(_scores(learner, X, target), _transcribed_scores(learner, X))

@@ -19,7 +19,11 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils import get_tags
 from sklearn.utils.estimator_checks import (
     check_class_weight_classifiers,
+    check_dict_unchanged,
     check_estimator,
+    check_estimators_pickle,
+    check_methods_sample_order_invariance,
+    check_methods_subset_invariance,
     parametrize_with_checks,
 )
 
@@ -159,3 +163,22 @@ def test_score_is_accuracy_and_repr_shows_changed_parameters(stream):
     assert repr(est) == "PAClassifier(C=0.5, variant='pa2')"
     with pytest.raises(ValueError, match="invalid parameter 'Cee'.*valid parameters: C, .*budget"):
         est.set_params(Cee=1.0)
+
+
+# every learner with averaging, averaged: what it keeps between predictions (its whole averaged weights) is no
+# attribute, so scikit-learn's checks of the prediction methods see a learner that prediction leaves unchanged
+# (a multilabel learner's or a tagger's targets are not the checks' kind: see their expected failures)
+_AVERAGED = [(name, cls) for name, cls in olearn.all_estimators()
+             if "average" in cls._get_param_names()
+             and "check_dict_unchanged" not in cls(average=True)._expected_failed_checks()
+             and name != "PASequence"]
+_PREDICTION_CHECKS = [check_dict_unchanged, check_methods_subset_invariance, check_methods_sample_order_invariance,
+                      check_estimators_pickle]
+
+
+@pytest.mark.parametrize("check", _PREDICTION_CHECKS, ids=[check.__name__ for check in _PREDICTION_CHECKS])
+@pytest.mark.parametrize("name, cls", _AVERAGED, ids=[name for name, _ in _AVERAGED])
+def test_averaged_learners_pass_sklearns_prediction_checks(name, cls, check):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check(name, cls(average=True))

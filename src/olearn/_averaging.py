@@ -71,22 +71,59 @@ def averages_entries(n_entries, n_columns):
 KEPT_AVERAGE = "_kept_average"
 
 
+def same_key(kept, key):
+    """Whether the key of a kept value is ``key``: arrays by identity, other values (counts) by equality.
+
+    A key's arrays are held by the kept value, so none is freed and its
+    identity taken by another array meanwhile; a tuple matches entry by entry.
+    Called on every prediction: one loop, no recursion.
+    """
+    if kept is key:
+        return True
+    if type(kept) is not tuple or type(key) is not tuple or len(kept) != len(key):
+        return False
+    for old, new in zip(kept, key):
+        if old is not new and (isinstance(old, np.ndarray) or isinstance(new, np.ndarray)
+                               or type(old) is not type(new) or old != new):
+            return False
+    return True
+
+
+def _kept(learner):
+    """What ``learner`` keeps for its predictions: (key, entries read, value or None), or None."""
+    return getattr(learner, KEPT_AVERAGE, None)
+
+
+def _keep(learner, kept):
+    # a slot of OnlineLearner, not in __dict__: predictions leave the learner's attributes as they were
+    object.__setattr__(learner, KEPT_AVERAGE, kept)
+
+
 def kept_average(learner, key, average):
     """The whole averaged weights of ``learner``, computed by ``average()`` once and kept between predictions.
 
-    The kept array is ``learner``'s ``_kept_average`` attribute, valid while
-    ``key`` (the running-sum array the average reads) is the same object: a
-    learner that replaces the array (growth, a new start, loading) makes it
-    stale, and one that writes its state in place calls
-    :func:`forget_average` first. It is no part of the model: never saved or
-    pickled. An averaged model thus keeps one extra weight array once a batch
-    was predicted with the whole average.
+    The kept value is valid while ``key`` is the same (:func:`same_key`): the
+    running-sum array the average reads, or a tuple of the arrays and counts
+    it reads. A learner that replaces an array (growth, a new start, loading)
+    makes it stale, and one that writes its state in place either changes a
+    count of the key (its rounds) or calls :func:`forget_average` first. It is
+    kept in the learner's ``_kept_average`` slot, outside ``__dict__``: a
+    prediction leaves the learner's attributes as they were, and the value is
+    no part of the model, never saved, pickled or copied. An averaged model
+    thus keeps one extra weight array once a batch was predicted with the
+    whole average.
     """
-    kept = learner.__dict__.get(KEPT_AVERAGE)
-    if kept is None or kept[0] is not key or kept[2] is None:
+    kept = _kept(learner)
+    if kept is None or not same_key(kept[0], key) or kept[2] is None:
         kept = (key, 0, average())
-        learner.__dict__[KEPT_AVERAGE] = kept
+        _keep(learner, kept)
     return kept[2]
+
+
+def stale_average(learner):
+    """The value :func:`kept_average` kept for an earlier state, or None: memory that a new average may reuse."""
+    kept = _kept(learner)
+    return None if kept is None else kept[2]
 
 
 def reads_entries(learner, key, n_entries, n_columns):
@@ -98,22 +135,22 @@ def reads_entries(learner, key, n_entries, n_columns):
     before the whole average is computed and kept is at most what computing
     it costs, and predictions after it cost what plain ones do.
     """
-    kept = learner.__dict__.get(KEPT_AVERAGE)
+    kept = _kept(learner)
     read = 0
-    if kept is not None and kept[0] is key:
+    if kept is not None and same_key(kept[0], key):
         if kept[2] is not None:
             return False
         read = kept[1]
     read += n_entries
     if not averages_entries(read, n_columns):
         return False
-    learner.__dict__[KEPT_AVERAGE] = (key, read, None)
+    _keep(learner, (key, read, None))
     return True
 
 
 def forget_average(learner):
     """Drop the average kept by :func:`kept_average`: called before anything writes the state in place."""
-    learner.__dict__.pop(KEPT_AVERAGE, None)
+    _keep(learner, None)
 
 
 def check_average_unchanged(estimator, averaging):

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ._averaging import KEPT_AVERAGE
+from ._averaging import KEPT_AVERAGE, forget_average
 from ._config import format_bytes, get_config
 from ._estimator import Estimator, locked
 from ._features import FeatureMap
@@ -95,7 +95,14 @@ class OnlineLearner(PersistenceMixin, Estimator):
 
     ``_learned`` names the learned attributes that ``fit`` forgets; the
     presence of ``_started_by`` among them means learning has started.
+
+    What an averaged learner keeps between predictions (its whole averaged
+    weights, see :func:`~olearn._averaging.kept_average`) lives in a slot, as
+    the lock does: no learned attribute, never pickled or copied, and a
+    prediction leaves ``__dict__`` as it was (scikit-learn's ``check_dict_unchanged``).
     """
+
+    __slots__ = (KEPT_AVERAGE,)
 
     _constraints = {}
     _learned = ()
@@ -186,7 +193,6 @@ class OnlineLearner(PersistenceMixin, Estimator):
         # the settings are no part of the model: rebuilt from the hyperparameters on first use
         state = self.__dict__.copy()
         state.pop("_config_cache", None)
-        state.pop(KEPT_AVERAGE, None)  # recomputed from the model when a prediction needs it
         return state
 
     # -- importance weights ---------------------------------------------------
@@ -460,6 +466,7 @@ class OnlineLearner(PersistenceMixin, Estimator):
     def _reset(self):
         for name in (*self._learned, "feature_names_in_", "n_iter_", "_features"):
             self.__dict__.pop(name, None)
+        forget_average(self)  # and the arrays it kept alive
 
     # -- a batch stopped by an overflow -----------------------------------------
 

@@ -50,10 +50,9 @@ EXTRA_SETTINGS = {
 }
 
 # caches rebuilt from the hyperparameters, scratch buffers (zero workspaces a call may widen) and
-# the averaged weights kept between predictions (olearn._averaging.kept_average; their staleness is
-# tested in tests/test_averaged_prediction.py), which are not learned state
-_CACHES = {"_config_cache", "_mercer", "_margin_cache", "_scratch", "work", "_mean_cache", "_plan_cache",
-           "_kept_average"}
+# the averaged weights kept between predictions (a learner's slot, olearn._averaging.kept_average; their
+# staleness is tested in tests/test_averaged_prediction.py), which are not learned state
+_CACHES = {"_config_cache", "_mercer", "_margin_cache", "_scratch", "work", "_plan_cache", "_kept_average"}
 
 
 

@@ -37,7 +37,7 @@ import copy
 import numpy as np
 import scipy.sparse as sp
 
-from .._averaging import AVERAGE, average_start, averages_entries
+from .._averaging import AVERAGE, average_start, averages_entries, kept_average
 from .._estimator import ClassifierEstimator
 from ..exceptions import PartialUpdateError
 from .._kernels import _codes
@@ -142,7 +142,7 @@ class MulticlassLearner(ManyRows, OnlineLearner, ClassifierEstimator):
     # _restore; a kernel's support set is not copied: a batch stopped at its first row adds nothing to it)
     _batch_in_place = ("_n_active",)
     _learned = ("_W", "_bound", "_w", "_wb", "_dual", "_n_active", "_labels", "_scratch", "_margin_cache", "_map_dim", "classes_",
-                "n_features_in_", "_A", "_aw", "_awb", "_clock", "_averaged_from", "_mean_cache")
+                "n_features_in_", "_A", "_aw", "_awb", "_clock", "_averaged_from")
 
     # -- hyperparameters ------------------------------------------------------
 
@@ -226,7 +226,6 @@ class MulticlassLearner(ManyRows, OnlineLearner, ClassifierEstimator):
         self._scratch = tuple(np.zeros(0) for _ in range(3))
         self._clock = np.zeros(1, dtype=np.int64)  # rounds learned (the averaging's time)
         self._averaged_from = average_start(self.average)
-        self._mean_cache = None
         if self._uses_kernel:
             self._dual = DualModel(self.random_state)
         elif self._uses_map:
@@ -368,29 +367,21 @@ class MulticlassLearner(ManyRows, OnlineLearner, ClassifierEstimator):
 
         Once averaging has started (t >= a rounds learned) they are the mean of
         the weights after rounds a .. t, ``W - A / (t - a + 1)``, computed once
-        per round count and kept until the next round.
+        per round count and kept until the next round
+        (:func:`~olearn._averaging.kept_average`, keyed on the arrays and the count).
         """
         current = (self._w, self._wb) if self._uses_map else (self._W,)
         n = self._rounds_averaged()
         if not n:
             return current
-        key = (n, tuple(array.shape for array in current))
-        if self._mean_cache is None or self._mean_cache[0] != key:
-            sums = (self._aw, self._awb) if self._uses_map else (self._A,)
-            self._mean_cache = (key, tuple(array - total / n for array, total in zip(current, sums)))
-        return self._mean_cache[1]
+        sums = (self._aw, self._awb) if self._uses_map else (self._A,)
+        return kept_average(self, (*current, *sums, n),
+                            lambda: tuple(array - total / n for array, total in zip(current, sums)))
 
     def _rounds_averaged(self):
         """How many rounds the mean is over, t - a + 1; 0 before averaging starts (t < a) or without it."""
         t, a = int(self._clock[0]), self._averaged_from
         return t - a + 1 if a and t >= a else 0
-
-    def __getstate__(self):
-        # the mean weights kept for the next prediction are no part of the model (pickled or copied)
-        state = super().__getstate__()
-        if state.get("_mean_cache") is not None:
-            state["_mean_cache"] = None
-        return state
 
     @property
     def coef_(self):
