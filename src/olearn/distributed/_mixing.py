@@ -29,10 +29,10 @@ from .._estimator import locking_its_estimator
 from .._kernels import _codes
 from .._labels import plain_label
 from ._cluster import DistributedError, require_dask, resolve_client
-from ._models import check_supported, mix_states, mixing_weights, start_with_classes
+from ._models import check_supported, kind_of, mix_states, mixing_weights, start_with_classes
 from ._result import DistributedResult
 from ._tables import keep_features, with_features
-from ._shards import DEFAULT_CHUNK_SIZE, Shard, make_shards, on_cluster
+from ._shards import DEFAULT_CHUNK_SIZE, Shard, is_sequences, make_shards, on_cluster, rows_of
 
 # how the learners name a row of the arrays they were given
 _ROW = re.compile(r"\brow (\d+)\b")
@@ -54,26 +54,53 @@ def learn_shard(est, shard, values=(), holdout_every=None):
     held_out = HeldOut(holdout_every)
     held = np.zeros(2)
     row = 0
+    names = _names(est)
     for X, y, part, first in shard.with_values(values).located_chunks():
-        for lo, hi, is_held in held_out.segments(X.shape[0]):
+        for lo, hi, is_held in held_out.segments(rows_of(X)):
             try:
                 _check_labels(est, y[lo:hi])
                 if is_held:
-                    held += (hi - lo, np.count_nonzero(est.predict(X[lo:hi]) != np.asarray(y[lo:hi])))
+                    held += (hi - lo, _mistakes(est, X[lo:hi], y[lo:hi]))
                 else:
                     res = run(est, X[lo:hi], y[lo:hi], record=False)
                     totals += (res.n_mistakes, res.cumulative_loss, res.n_updates, res.n_rounds)
             except (ValueError, FloatingPointError) as err:
                 raise type(err)(f"{shard.describe()}: {_located(str(err), part, first + lo, row + lo)}") from err
-        row += X.shape[0]
+        row += rows_of(X)
+    _check_no_new_names(est, shard, names)
     return est._get_state(), totals, held
+
+
+def _mistakes(est, X, y):
+    """The mistakes of ``est``'s predictions for rows it does not learn: a sequence is one if a position is wrong
+    (or if no tag was known to predict it), as :func:`olearn.run` counts it."""
+    if not is_sequences(X):
+        return np.count_nonzero(est.predict(X) != np.asarray(y))
+    if not est._is_started() or not est.classes_.size:
+        return len(X)
+    return sum(not np.array_equal(p, t) for p, t in zip(est.predict(X), y))
+
+
+def _names(est):
+    """The number of feature names in ``est``'s vocabulary (0 when it hashes names or has none)."""
+    features = est.__dict__.get("_features")
+    return 0 if features is None else features.size
+
+
+def _check_no_new_names(est, shard, names):
+    """Refuse a shard whose rows added names to the learner's vocabulary (it had ``names``): each shard would give
+    a new name a column of its own, and the mixture would add up unrelated weights."""
+    if _names(est) > names:
+        raise ValueError(f"{shard.describe()}: its rows name their features, and each shard would give a name "
+                         f"a column of its own vocabulary; hash the names, {type(est).__name__}(n_bits=18), "
+                         "so that every shard gives a name the same column")
 
 
 def _check_labels(est, y):
     """A label outside the classes fixed before the first epoch is an error: a multiclass learner would give it a
     slot of its own in this shard only, and a held-out row would count it as a plain mistake."""
     classes = getattr(est, "classes_", None)
-    if classes is None:
+    if classes is None or kind_of(est) == "sequence":  # a sequence learner meets its tags as they come
         return
     unknown = ~np.isin(np.asarray(y), classes)
     if unknown.any():

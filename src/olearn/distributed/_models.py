@@ -23,7 +23,14 @@ summing to 1:
   and the means are averaged in the precision's weights,
   :math:`w = \Sigma \sum_i \mu_i \Sigma_i^{-1} w_i` (entry by entry for a
   diagonal covariance). A feature a shard never saw has mean 0 and
-  variance 1 there, as in a fresh learner.
+  variance 1 there, as in a fresh learner;
+* PASequence (McDonald, Hall & Mann's own setting, the structured
+  perceptron): its one weight vector over label-dependent features, the
+  emission weights (a column per tag) and the transition weights (a row and
+  a column per tag, the start's row last), is averaged tag by tag. A tag
+  holds the same place in every shard's mixture: the mixture's tags are the
+  union of the shards' (sorted, as ``classes_``), and a tag a shard never
+  saw has weight 0 there, as in a learner that has not met it.
 
 The mixture of a single model is that model, bit for bit.
 """
@@ -34,17 +41,20 @@ from .._kernels import _codes
 
 DELAYED_LEARNERS = ("Perceptron", "PAClassifier", "OGDClassifier", "OnlineSVM")
 MIXING_LEARNERS = (*DELAYED_LEARNERS, "AROW", "NAROW", "CW", "PARegressor", "MulticlassPerceptron", "MIRA",
-                   "PAMulticlass", "PACostSensitive")
+                   "PAMulticlass", "PACostSensitive", "PASequence")
 
 
-def _kind(est):
+def kind_of(est):
     """How ``est``'s state mixes: "linear" (one weight vector), "gaussian" (a mean and a covariance),
-    "multiclass" (one weight vector per class), or None."""
+    "multiclass" (one weight vector per class), "sequence" (emission and transition weights per tag), or None."""
     from ..linear import PARegressor
     from ..linear._base import BinaryLinearClassifier
     from ..multiclass._base import MulticlassLearner
     from ..second_order import AROW, CW, NAROW
+    from ..sequence import PASequence
 
+    if isinstance(est, PASequence):
+        return "sequence"
     if isinstance(est, (AROW, NAROW, CW)):
         return "gaussian"
     if isinstance(est, (BinaryLinearClassifier, PARegressor)):
@@ -57,7 +67,7 @@ def _kind(est):
 def check_supported(est, mode):
     """Refuse a learner the mode has no rule for, naming those it has."""
     supported = DELAYED_LEARNERS if mode == "delayed updates" else MIXING_LEARNERS
-    kind = _kind(est)
+    kind = kind_of(est)
     if kind is None or type(est).__name__ not in supported:
         raise ValueError(
             f"{mode} supports {', '.join(supported)}; not {type(est).__name__}"
@@ -87,9 +97,18 @@ def start_with_classes(est, classes):
     A binary learner's default is the classes it knows already, else (-1, 1);
     a multiclass learner needs ``classes`` unless it knows its classes (each
     class's weight vector has a slot, which must be the same in every shard);
-    a regressor has no classes.
+    a regressor has no classes; a sequence learner meets its tags as they
+    come (the mixing aligns them by name), or declares them itself
+    (``PASequence(classes=[...])``).
     """
     from ..linear import PARegressor
+
+    if kind_of(est) == "sequence":
+        if classes is not None:
+            raise ValueError(f"{type(est).__name__} takes its tags as they come, aligned by name when the shards' "
+                             f"models are mixed; to declare them, use {type(est).__name__}(classes=[...]) "
+                             f"(got classes={list(classes)})")
+        return
 
     if isinstance(est, PARegressor):
         if classes is not None:
@@ -97,7 +116,7 @@ def start_with_classes(est, classes):
         if not est._is_started():
             est.partial_fit(np.empty((0, 0)), np.empty(0))
         return
-    binary = _kind(est) != "multiclass"
+    binary = kind_of(est) != "multiclass"
     if est._is_started() and (est.classes_.size == 2 or not binary) and est.classes_.size:
         if classes is not None and not np.array_equal(np.unique(np.asarray(classes)), est.classes_):
             raise ValueError(f"classes={list(classes)} differs from the classes {list(est.classes_)} already learned")
@@ -134,6 +153,8 @@ def mix_states(kind, states, mu):
     states, mu = zip(*[(state, m) for state, m in zip(states, mu) if m > 0])
     if len(states) == 1:
         return states[0]
+    if kind == "sequence":
+        return _mixed_sequences(states, mu)
     n = max(scalars["n_features_in"] for _, scalars in states)
     first_arrays = states[0][0]
     if kind == "linear":
@@ -187,3 +208,36 @@ def mixing_weights(weighting, updates, rounds):
         counts = learned.astype(np.float64)
     total = counts.sum()
     return counts / total if total > 0 else np.zeros(updates.size)
+
+
+def _mixed_sequences(states, mu):
+    """The tag-by-tag average of PASequence states, over the union of their tags.
+
+    In an array of weights every axis but an emission's first (the features,
+    the intercept's row last) runs over the tags: k entries, or k + 1 with
+    the start's entry last. Each shard's weights are laid into the union's
+    places (zero where a shard lacks a tag or a feature), then averaged.
+    """
+    tags = states[0][0]["classes"]
+    for arrays, _ in states[1:]:
+        tags = np.union1d(tags, arrays["classes"])
+    n = max(scalars["n_features_in"] for _, scalars in states)
+    mixed = {}
+    for name, first in states[0][0].items():
+        if name == "classes":
+            continue
+        total = 0.0
+        for m, (arrays, scalars) in zip(mu, states):
+            places = np.searchsorted(tags, arrays["classes"])
+            axes = [np.append(places, tags.size) if size > places.size else places
+                    for size in arrays[name].shape]
+            shape = [tags.size + (size > places.size) for size in arrays[name].shape]
+            if "emission" in name:
+                rows = scalars["n_features_in"]
+                axes[0], shape[0] = np.append(np.arange(rows), n), n + 1
+            laid = np.zeros(shape)
+            laid[np.ix_(*axes)] = arrays[name]
+            total = total + m * laid
+        mixed[name] = total
+    mixed["classes"] = tags
+    return mixed, {"n_features_in": n}

@@ -35,7 +35,7 @@ DEFAULT_CHUNK_SIZE = 10_000
 
 @dataclass(frozen=True)
 class FilePart:
-    """A data file, read in chunks (LIBSVM, VW) or whole (CSV, olearn cache)."""
+    """A data file, read in chunks (LIBSVM, VW; CoNLL, in chunks of sequences) or whole (CSV, olearn cache)."""
 
     path: str
     format: str = "auto"
@@ -76,12 +76,14 @@ class FilePart:
             for X, y, weight in data.iter_vw(self.path, chunk_size=chunk_size, n_bits=self.bits, require_labels=True):
                 _refuse_weights(self.path, weight)
                 yield X, y
+        elif fmt == "conll":
+            yield from data.iter_conll(self.path, chunk_size=chunk_size, n_bits=self.bits)
         elif fmt in ("csv", "cache"):
             X, y, *weight = (data.load_csv if fmt == "csv" else data.load_cache)(self.path)
             _refuse_weights(self.path, weight[0] if weight else None)
             yield from _sliced(X, y, chunk_size)
         else:
-            raise ValueError(f"{self.path}: fmt must be 'auto', 'libsvm', 'vw', 'csv', 'cache' or 'parquet'; "
+            raise ValueError(f"{self.path}: fmt must be 'auto', 'libsvm', 'vw', 'conll', 'csv', 'cache' or 'parquet'; "
                              f"got {fmt!r}")
 
 
@@ -197,7 +199,7 @@ class Shard:
             first = 0
             for X, y in part.chunks(self.chunk_size):
                 yield X, y, part, first
-                first += X.shape[0]
+                first += rows_of(X)
 
     @staticmethod
     def where(part, row_in_part, shard_row):
@@ -253,12 +255,29 @@ def on_cluster(client, shards):
 
 
 def _sliced(X, y, chunk_size):
-    X = X if sp.issparse(X) else np.asarray(X)
-    y = np.asarray(y)
-    if X.shape[0] != y.shape[0]:
-        raise ValueError(f"a part has {X.shape[0]} rows in X and {y.shape[0]} labels in y")
-    for lo in range(0, X.shape[0], chunk_size):
+    """Chunks of ``chunk_size`` rows of a part in memory (of sequences, when X is a list of sequences)."""
+    if not is_sequences(X):
+        X = X if sp.issparse(X) else np.asarray(X)
+        y = np.asarray(y)
+    if len(y) != rows_of(X):
+        raise ValueError(f"a part has {rows_of(X)} rows in X and {len(y)} labels in y")
+    for lo in range(0, rows_of(X), chunk_size):
         yield X[lo : lo + chunk_size], y[lo : lo + chunk_size]
+
+
+def is_sequences(X):
+    """Whether X is a list of sequences (each a 2-d array, a sparse matrix or a list of rows), as
+    :class:`olearn.sequence.PASequence` learns, rather than a matrix of rows."""
+    if not isinstance(X, list) or not X:
+        return False
+    first = X[0]
+    return sp.issparse(first) or np.ndim(first) == 2 or (isinstance(first, list) and bool(first)
+                                                         and isinstance(first[0], (dict, list, np.ndarray)))
+
+
+def rows_of(X):
+    """The number of rows (sequences, for a list of sequences) of a chunk."""
+    return len(X) if isinstance(X, list) else X.shape[0]
 
 
 def _examples_to_csr(examples):
