@@ -255,14 +255,16 @@ def test_a_failing_shard_prints_one_line_without_dask_logs(tmp_path):
     assert rest == [f"olearn: error: {bad}:2:6: expected a numeric feature value after ':', found 'x'"]
 
 
-@pytest.mark.parametrize("text, message", [
-    ("1 2 | a b\n-1 | c\n", "gives importance weights other than 1, and learning on shards does not honour them"),
-    ("1 | a b\n | c\n", ":2:1: the line has no label"),
+@pytest.mark.parametrize("text, mode, message", [
+    ("1 2 | a b\n-1 | c\n", ("--delay", 1), "gives importance weights other than 1, and delayed updates do not "
+                                             "honour them"),
+    ("1 | a b\n | c\n", (), ":2:1: the line has no label"),
 ])
-def test_shards_refuse_importance_weights_and_unlabelled_lines(scheduler, tmp_path, text, message):
+def test_delayed_updates_refuse_importance_weights_and_shards_unlabelled_lines(scheduler, tmp_path, text, mode,
+                                                                              message):
     path = tmp_path / "shard.vw"
     path.write_text(text)
-    result = invoke("run", "--algo", "pa", "--scheduler", scheduler, path)
+    result = invoke("run", "--algo", "pa", "--scheduler", scheduler, *mode, path)
     assert result.exit_code == 1, result.output
     assert message in result.output and "Traceback" not in result.output
 

@@ -55,14 +55,15 @@ def learn_shard(est, shard, values=(), holdout_every=None):
     held = np.zeros(2)
     row = 0
     names = _names(est)
-    for X, y, part, first in shard.with_values(values).located_chunks():
+    for X, y, weight, part, first in shard.with_values(values).weighted_chunks():
         for lo, hi, is_held in held_out.segments(rows_of(X)):
             try:
                 _check_labels(est, y[lo:hi])
                 if is_held:
                     held += (hi - lo, _mistakes(est, X[lo:hi], y[lo:hi]))
                 else:
-                    res = run(est, X[lo:hi], y[lo:hi], record=False)
+                    res = run(est, X[lo:hi], y[lo:hi], record=False,
+                              sample_weight=None if weight is None else weight[lo:hi])
                     totals += (res.n_mistakes, res.cumulative_loss, res.n_updates, res.n_rounds)
             except (ValueError, FloatingPointError) as err:
                 raise type(err)(f"{shard.describe()}: {_located(str(err), part, first + lo, row + lo)}") from err
@@ -142,8 +143,11 @@ def parameter_mixing(est, data, *, epochs=1, weighting="uniform", n_shards=None,
     ----------
     est : Perceptron, PAClassifier, OGDClassifier, OnlineSVM or AROW
         Learns in place from its current model (or from scratch).
-    data : path, glob, directory, list of paths, list of (X, y), (dask X, dask y), dask bag, dask DataFrame
-        See :func:`make_shards`.
+    data : path, glob, directory, list of paths, list of (X, y) or (X, y, sample_weight), (dask X, dask y), dask
+        bag, dask DataFrame
+        See :func:`make_shards`. Importance weights (of the triples, of VW
+        and cache files) are honoured as the learner's ``partial_fit`` honours
+        its ``sample_weight``.
     epochs : int, default=1
     weighting : {"uniform", "examples", "updates"}, default="uniform"
         mu_i uniform over the shards that learned an example in the epoch,
