@@ -25,6 +25,7 @@ import re
 import numpy as np
 from sklearn.base import is_classifier
 
+from .._averaging import average_start
 from .._estimator import locking_its_estimator
 from .._kernels import _codes
 from .._labels import plain_label
@@ -239,7 +240,7 @@ def parameter_mixing(est, data, *, epochs=1, weighting="uniform", n_shards=None,
             mus[epoch] = mixing_weights(weighting, totals[epoch, :, _codes.T_UPDATES],
                                         totals[epoch, :, _codes.T_ROUNDS])
             if mus[epoch].any():  # else every shard was empty: the model stays as it was
-                est._set_state(*mix_states(kind, states, mus[epoch]))
+                est._set_state(*mix_states(kind, states, mus[epoch], average_start(getattr(est, "average", False))))
             if progress is not None:
                 progress(epoch + 1, totals[epoch])
         keep_features(est, features)

@@ -38,6 +38,7 @@ The mixture of a single model is that model, bit for bit.
 import numpy as np
 
 from .._kernels import _codes
+from ._averages import layout, mix_averaged
 
 DELAYED_LEARNERS = ("Perceptron", "PAClassifier", "OGDClassifier", "OnlineSVM")
 MIXING_LEARNERS = (*DELAYED_LEARNERS, "AROW", "NAROW", "CW", "PARegressor", "MulticlassPerceptron", "MIRA",
@@ -80,10 +81,10 @@ def check_supported(est, mode):
     if getattr(est, "feature_map", None) is not None:
         raise ValueError(f"{mode} mixes one weight vector per class; {type(est).__name__} with a feature_map keeps "
                          "one joint vector: use feature_map=None, or learn it without Dask")
-    if getattr(est, "average", False):
-        # neither rule keeps the running sum of the iterates that an averaged learner predicts with
-        raise ValueError(f"{mode} does not keep the average of an averaged learner; use {type(est).__name__} "
-                         f"with average=False (got average={est.average!r})")
+    if mode == "delayed updates" and getattr(est, "average", False):
+        # the coordinator moves the weights as the kernel does, but keeps no running sum of its iterates
+        raise ValueError(f"{mode} do not keep the average of an averaged learner; use {type(est).__name__} "
+                         f"with average=False (got average={est.average!r}), or parameter mixing")
     if getattr(est, "calibration", None) is not None:
         # each shard's calibration is fitted to its own model's scores, not to the mixture's
         raise ValueError(f"{mode} does not mix calibrations; use {type(est).__name__} with calibration=None "
@@ -144,15 +145,24 @@ def _padded_matrix(matrix, n):
     return out
 
 
-def mix_states(kind, states, mu):
+def mix_states(kind, states, mu, average_from=0):
     """One (arrays, scalars) state from the shards' states, mixed with the weights ``mu``.
 
     Shards with mu_i = 0 are left out, so that the mixture is exactly the one
-    of the other shards; ``mu`` must have a positive entry.
+    of the other shards; ``mu`` must have a positive entry. The states of an
+    averaged learner (``average_from``: its first averaged round) mix their
+    averages as their weights (:mod:`._averages`).
     """
     states, mu = zip(*[(state, m) for state, m in zip(states, mu) if m > 0])
     if len(states) == 1:
         return states[0]
+    if layout(states[0][0]) is not None:
+        return mix_averaged(lambda plain, weights: _mixed(kind, plain, weights), states, mu, average_from)
+    return _mixed(kind, states, mu)
+
+
+def _mixed(kind, states, mu):
+    """:func:`mix_states` of states without an average, all with mu_i > 0."""
     if kind == "sequence":
         return _mixed_sequences(states, mu)
     n = max(scalars["n_features_in"] for _, scalars in states)
