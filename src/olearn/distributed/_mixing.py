@@ -58,12 +58,13 @@ def learn_shard(est, shard, values=(), holdout_every=None):
     names = _names(est)
     for X, y, weight, part, first in shard.with_values(values).weighted_chunks():
         for lo, hi, is_held in held_out.segments(rows_of(X)):
+            labels = None if y is None else y[lo:hi]  # a uniclass stream has none
             try:
-                _check_labels(est, y[lo:hi])
+                _check_labels(est, labels)
                 if is_held:
-                    held += (hi - lo, _mistakes(est, X[lo:hi], y[lo:hi]))
+                    held += (hi - lo, _mistakes(est, X[lo:hi], labels))
                 else:
-                    res = run(est, X[lo:hi], y[lo:hi], record=False,
+                    res = run(est, X[lo:hi], labels, record=False,
                               sample_weight=None if weight is None else weight[lo:hi])
                     totals += (res.n_mistakes, res.cumulative_loss, res.n_updates, res.n_rounds)
             except (ValueError, FloatingPointError) as err:
@@ -75,7 +76,12 @@ def learn_shard(est, shard, values=(), holdout_every=None):
 
 def _mistakes(est, X, y):
     """The mistakes of ``est``'s predictions for rows it does not learn: a sequence is one if a position is wrong
-    (or if no tag was known to predict it), as :func:`olearn.run` counts it."""
+    (or if no tag was known to predict it), a multilabel row if its predicted set of labels is not its own."""
+    if kind_of(est) == "multilabel":  # a mistake: a row whose predicted set of labels is not its own
+        if not est._is_started() or not est.classes_.size:
+            return len(y)
+        predicted = est.predict(X).astype(bool)
+        return sum(set(est.classes_[row].tolist()) != set(labels) for row, labels in zip(predicted, y))
     if not is_sequences(X):
         return np.count_nonzero(est.predict(X) != np.asarray(y))
     if not est._is_started() or not est.classes_.size:
@@ -102,7 +108,7 @@ def _check_labels(est, y):
     """A label outside the classes fixed before the first epoch is an error: a multiclass learner would give it a
     slot of its own in this shard only, and a held-out row would count it as a plain mistake."""
     classes = getattr(est, "classes_", None)
-    if classes is None or kind_of(est) == "sequence":  # a sequence learner meets its tags as they come
+    if classes is None or y is None or kind_of(est) in ("sequence", "multilabel"):  # they meet their labels as they come
         return
     unknown = ~np.isin(np.asarray(y), classes)
     if unknown.any():

@@ -30,32 +30,45 @@ summing to 1:
   a column per tag, the start's row last), is averaged tag by tag. A tag
   holds the same place in every shard's mixture: the mixture's tags are the
   union of the shards' (sorted, as ``classes_``), and a tag a shard never
-  saw has weight 0 there, as in a learner that has not met it.
+  saw has weight 0 there, as in a learner that has not met it;
+* PAMultilabel: each label's weight vector is averaged, label by label over
+  the union of the shards' labels (in order of first appearance, shard after
+  shard), a label a shard never met weighing 0 there;
+* PAUniclass: the center and the gap B - a of the lifted coordinate are
+  averaged, i.e. the lifted center :math:`\bar w = (w, a)` of Sec. 6 (a convex
+  combination of lifted centers is one: a stays in (0, B]).
 
 The mixture of a single model is that model, bit for bit.
 """
 
 import numpy as np
 
-from .._kernels import _codes
+from .._kernels import _codes, _multilabel
 from ._averages import layout, mix_averaged
 
 DELAYED_LEARNERS = ("Perceptron", "PAClassifier", "OGDClassifier", "OnlineSVM")
 MIXING_LEARNERS = (*DELAYED_LEARNERS, "AROW", "NAROW", "CW", "PARegressor", "MulticlassPerceptron", "MIRA",
-                   "PAMulticlass", "PACostSensitive", "PASequence")
+                   "PAMulticlass", "PACostSensitive", "PASequence", "PAMultilabel", "PAUniclass")
 
 
 def kind_of(est):
     """How ``est``'s state mixes: "linear" (one weight vector), "gaussian" (a mean and a covariance),
-    "multiclass" (one weight vector per class), "sequence" (emission and transition weights per tag), or None."""
+    "multiclass" (one weight vector per class), "sequence" (emission and transition weights per tag),
+    "multilabel" (one weight vector per label), "uniclass" (a center), or None."""
     from ..linear import PARegressor
     from ..linear._base import BinaryLinearClassifier
     from ..multiclass._base import MulticlassLearner
     from ..second_order import AROW, CW, NAROW
+    from ..multilabel import PAMultilabel
     from ..sequence import PASequence
+    from ..uniclass import PAUniclass
 
     if isinstance(est, PASequence):
         return "sequence"
+    if isinstance(est, PAMultilabel):
+        return "multilabel"
+    if isinstance(est, PAUniclass):
+        return "uniclass"
     if isinstance(est, (AROW, NAROW, CW)):
         return "gaussian"
     if isinstance(est, (BinaryLinearClassifier, PARegressor)):
@@ -104,11 +117,15 @@ def start_with_classes(est, classes):
     """
     from ..linear import PARegressor
 
-    if kind_of(est) == "sequence":
-        if classes is not None:
-            raise ValueError(f"{type(est).__name__} takes its tags as they come, aligned by name when the shards' "
-                             f"models are mixed; to declare them, use {type(est).__name__}(classes=[...]) "
+    if kind_of(est) in ("sequence", "multilabel", "uniclass"):
+        if kind_of(est) == "uniclass" and classes is not None:
+            raise ValueError(f"{type(est).__name__} learns a stream of vectors: it has no classes "
                              f"(got classes={list(classes)})")
+        if classes is not None:
+            declare = (f"{type(est).__name__}(classes=[...])" if kind_of(est) == "sequence"
+                       else "a first partial_fit(X, y, classes=[...])")
+            raise ValueError(f"{type(est).__name__} takes its labels as they come, aligned by name when the "
+                             f"shards' models are mixed; to declare them, use {declare} (got classes={list(classes)})")
         return
 
     if isinstance(est, PARegressor):
@@ -165,6 +182,15 @@ def _mixed(kind, states, mu):
     """:func:`mix_states` of states without an average, all with mu_i > 0."""
     if kind == "sequence":
         return _mixed_sequences(states, mu)
+    if kind == "multilabel":
+        return _mixed_multilabel(states, mu)
+    if kind == "uniclass":
+        sizes = {a["center"].size for a, _ in states}
+        if len(sizes) > 1:
+            raise ValueError(f"the shards stream vectors of different dimensions ({', '.join(map(str, sorted(sizes)))})"
+                             "; every vector of a uniclass stream has the same dimension")
+        return {"center": sum(m * a["center"] for m, (a, _) in zip(mu, states)),
+                "radius_gap": sum(m * a["radius_gap"] for m, (a, _) in zip(mu, states))}, states[0][1]
     n = max(scalars["n_features_in"] for _, scalars in states)
     first_arrays = states[0][0]
     if kind == "linear":
@@ -251,3 +277,21 @@ def _mixed_sequences(states, mu):
         mixed[name] = total
     mixed["classes"] = tags
     return mixed, {"n_features_in": n}
+
+
+def _mixed_multilabel(states, mu):
+    """The label-by-label average of PAMultilabel states (a row of weights per label, the intercept's column
+    last), over the union of their labels in order of first appearance."""
+    from ..multilabel._labels import label_array
+
+    labels = list(dict.fromkeys(label for arrays, _ in states for label in arrays["labels"].tolist()))
+    place = {label: i for i, label in enumerate(labels)}
+    n = max(scalars["n_features_in"] for _, scalars in states)
+    weights = 0.0
+    for m, (arrays, _) in zip(mu, states):
+        laid = np.zeros((len(labels), n + 1))
+        laid[[place[label] for label in arrays["labels"].tolist()]] = _padded(arrays["weights"].T, n, 0.0).T
+        weights = weights + m * laid
+    state = states[0][0]["state"].copy()
+    state[_multilabel.M_ACTIVE] = len(labels)  # the labels in the ranking: every label known
+    return {"weights": weights, "labels": label_array(labels), "state": state}, {"n_features_in": n}

@@ -263,12 +263,14 @@ def on_cluster(client, shards):
 
 def _sliced(X, y, chunk_size, sample_weight=None):
     """``(X, y, sample_weight)`` chunks of ``chunk_size`` rows of a part in memory (of sequences, when X is a list
-    of sequences); ``sample_weight`` None (every row weighs 1), a number for every row, or one per row."""
+    of sequences); y None for a stream without labels (uniclass); ``sample_weight`` None (every row weighs 1), a
+    number for every row, or one per row."""
     if not is_sequences(X):
         X = X if sp.issparse(X) else np.asarray(X)
+    if y is not None and not _label_sets(y):
         y = np.asarray(y)
     n = rows_of(X)
-    if len(y) != n:
+    if y is not None and len(y) != n:
         raise ValueError(f"a part has {n} rows in X and {len(y)} labels in y")
     if sample_weight is not None:
         sample_weight = np.asarray(sample_weight, dtype=np.float64)
@@ -276,8 +278,13 @@ def _sliced(X, y, chunk_size, sample_weight=None):
         if sample_weight.shape != (n,):
             raise ValueError(f"a part has {n} rows in X and {sample_weight.size} sample weights")
     for lo in range(0, n, chunk_size):
-        yield (X[lo : lo + chunk_size], y[lo : lo + chunk_size],
+        yield (X[lo : lo + chunk_size], None if y is None else y[lo : lo + chunk_size],
                None if sample_weight is None else sample_weight[lo : lo + chunk_size])
+
+
+def _label_sets(y):
+    """Whether y is a list of label sets (a multilabel row's labels, a sequence's tags), kept as a list."""
+    return isinstance(y, list) and bool(y) and not np.isscalar(y[0])
 
 
 def is_sequences(X):
