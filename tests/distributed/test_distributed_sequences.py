@@ -132,7 +132,7 @@ def test_held_out_sequences_count_as_mistakes_when_wrong_anywhere(client):
 
 def test_sequence_tags_and_named_features_are_refused_with_the_reason(client):
     X, y = sequences(10, 3, "ab", seed=6)
-    with pytest.raises(ValueError, match=r"takes its tags as they come.*PASequence\(classes=\[\.\.\.\]\)"):
+    with pytest.raises(ValueError, match=r"takes its labels as they come.*PASequence\(classes=\[\.\.\.\]\)"):
         parameter_mixing(PASequence(), [(X, y)], classes=["a", "b"])
     named = [[{"w=the": 1.0}, {"w=cat": 1.0}], [{"w=dogs": 1.0}]]
     est = PASequence()

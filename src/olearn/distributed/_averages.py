@@ -97,13 +97,14 @@ def layout(arrays):
     return None
 
 
-def mix_averaged(mix, states, mu, average_from):
-    """Mix averaged states: ``mix(states, mu)`` is the family's rule for states without an average;
-    ``average_from`` the learner's first averaged round (read where the state does not hold it)."""
+def mix_averaged(mix, states, mu, average_from, mix_averages=None):
+    """Mix averaged states: ``mix(states, mu)`` is the family's rule for states without an average, and
+    ``mix_averages`` the one for their averaged weights (default: the same); ``average_from`` the learner's
+    first averaged round (read where the state does not hold it)."""
     kind = layout(states[0][0])
     plain = [({k: v for k, v in arrays.items() if k not in kind.keys}, scalars) for arrays, scalars in states]
     averaged = [({**arrays, **kind.averaged(full, average_from)}, scalars)
                 for (arrays, scalars), (full, _) in zip(plain, states)]
     mixed, scalars = mix(plain, mu)
-    average, _ = mix(averaged, mu)
+    average, _ = (mix if mix_averages is None else mix_averages)(averaged, mu)
     return kind.written(mixed, average, states, average_from), scalars

@@ -74,6 +74,28 @@ def learn_shard(est, shard, values=(), holdout_every=None):
     return est._get_state(), totals, held
 
 
+def _quasi_additive_link(est):
+    """``link(theta, w, state)``: a quasi-additive learner's w = g(theta), ||theta||^2 and dual objective
+    D = gamma sum(alpha) - F*(theta) (the aggressive p-norm algorithm's own potential: sum(alpha) - f*(theta)),
+    as its kernel writes them after a round."""
+    from .._kernels import _quasi_additive as qa
+
+    codes, params = est._config_arrays()
+
+    def link(theta, w, state):
+        est._relink(theta, w, state, codes, params)
+        bias = params[qa.Q_BIAS]
+        n = qa.n_coordinates(theta, bias)
+        state[qa.S_SQNORM] = float(theta[:n] @ theta[:n])
+        if codes[qa.Q_UPDATE] == qa.UPDATE_PNORM_R:
+            p = params[qa.Q_P]
+            state[qa.S_DUAL] = state[qa.S_SUM_ALPHA] - qa.conjugate(theta, qa.LINK_PNORM, p, bias) / (p - 1.0)
+        else:
+            qa.refresh_dual(theta, state, codes[qa.Q_LINK], params[qa.Q_P], bias, params[qa.Q_GAMMA])
+
+    return link
+
+
 def _mistakes(est, X, y):
     """The mistakes of ``est``'s predictions for rows it does not learn: a sequence is one if a position is wrong
     (or if no tag was known to predict it), a multilabel row if its predicted set of labels is not its own."""
@@ -246,7 +268,8 @@ def parameter_mixing(est, data, *, epochs=1, weighting="uniform", n_shards=None,
             mus[epoch] = mixing_weights(weighting, totals[epoch, :, _codes.T_UPDATES],
                                         totals[epoch, :, _codes.T_ROUNDS])
             if mus[epoch].any():  # else every shard was empty: the model stays as it was
-                est._set_state(*mix_states(kind, states, mus[epoch], average_start(getattr(est, "average", False))))
+                est._set_state(*mix_states(kind, states, mus[epoch], average_start(getattr(est, "average", False)),
+                                           _quasi_additive_link(est) if kind == "quasi_additive" else None))
             if progress is not None:
                 progress(epoch + 1, totals[epoch])
         keep_features(est, features)

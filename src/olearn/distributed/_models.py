@@ -34,6 +34,14 @@ summing to 1:
 * PAMultilabel: each label's weight vector is averaged, label by label over
   the union of the shards' labels (in order of first appearance, shard after
   shard), a label a shard never met weighing 0 there;
+* quasi-additive learners (Winnow, PNorm): their dual vector theta is
+  averaged, and the weights that predict are its link, :math:`w = g(\theta)`
+  with :math:`\theta = \sum_i \mu_i \theta_i` (Grove, Littlestone &
+  Schuurmans 2001: theta is the sum of the updates, what the shards' passes
+  add, while :math:`g` is not linear: averaging w would give a model whose
+  theta is no mixture). The sum of the dual variables mixes as theta does
+  (theta is linear in them), and the dual objective is that of the mixed
+  dual variables, :math:`D = \gamma \sum \alpha - F^*(\theta)`;
 * PAUniclass: the center and the gap B - a of the lifted coordinate are
   averaged, i.e. the lifted center :math:`\bar w = (w, a)` of Sec. 6 (a convex
   combination of lifted centers is one: a stays in (0, B]).
@@ -44,22 +52,25 @@ The mixture of a single model is that model, bit for bit.
 import numpy as np
 
 from .._kernels import _codes, _multilabel
+from .._kernels import _quasi_additive as qa
 from ._averages import layout, mix_averaged
 
 DELAYED_LEARNERS = ("Perceptron", "PAClassifier", "OGDClassifier", "OnlineSVM")
 MIXING_LEARNERS = (*DELAYED_LEARNERS, "AROW", "NAROW", "CW", "PARegressor", "MulticlassPerceptron", "MIRA",
-                   "PAMulticlass", "PACostSensitive", "PASequence", "PAMultilabel", "PAUniclass")
+                   "PAMulticlass", "PACostSensitive", "PASequence", "PAMultilabel", "PAUniclass", "Winnow", "PNorm")
 
 
 def kind_of(est):
     """How ``est``'s state mixes: "linear" (one weight vector), "gaussian" (a mean and a covariance),
     "multiclass" (one weight vector per class), "sequence" (emission and transition weights per tag),
-    "multilabel" (one weight vector per label), "uniclass" (a center), or None."""
+    "multilabel" (one weight vector per label), "uniclass" (a center), "quasi_additive" (theta and
+    w = g(theta)), or None."""
     from ..linear import PARegressor
     from ..linear._base import BinaryLinearClassifier
     from ..multiclass._base import MulticlassLearner
     from ..second_order import AROW, CW, NAROW
     from ..multilabel import PAMultilabel
+    from ..quasi_additive._base import QuasiAdditiveClassifier
     from ..sequence import PASequence
     from ..uniclass import PAUniclass
 
@@ -69,6 +80,8 @@ def kind_of(est):
         return "multilabel"
     if isinstance(est, PAUniclass):
         return "uniclass"
+    if isinstance(est, QuasiAdditiveClassifier):
+        return "quasi_additive"
     if isinstance(est, (AROW, NAROW, CW)):
         return "gaussian"
     if isinstance(est, (BinaryLinearClassifier, PARegressor)):
@@ -81,6 +94,12 @@ def kind_of(est):
 def check_supported(est, mode):
     """Refuse a learner the mode has no rule for, naming those it has."""
     supported = DELAYED_LEARNERS if mode == "delayed updates" else MIXING_LEARNERS
+    if type(est).__name__ == "DualAscent" and mode == "parameter mixing":
+        # its dual variables are those of one stream's examples (a window of them stored), and dual_objective_
+        # certifies that stream's rounds: the shards' rounds make no one stream
+        raise ValueError(f"{mode}: DualAscent certifies the rounds of one stream (dual_objective_, the stored "
+                         "examples' dual variables), and the shards make no one stream; use PNorm or Winnow, "
+                         "whose theta mixes, or learn it without Dask")
     kind = kind_of(est)
     if kind is None or type(est).__name__ not in supported:
         raise ValueError(
@@ -162,24 +181,42 @@ def _padded_matrix(matrix, n):
     return out
 
 
-def mix_states(kind, states, mu, average_from=0):
+def mix_states(kind, states, mu, average_from=0, link=None):
     """One (arrays, scalars) state from the shards' states, mixed with the weights ``mu``.
 
     Shards with mu_i = 0 are left out, so that the mixture is exactly the one
     of the other shards; ``mu`` must have a positive entry. The states of an
     averaged learner (``average_from``: its first averaged round) mix their
-    averages as their weights (:mod:`._averages`).
+    averages as their weights (:mod:`._averages`). ``link(theta, w, state)``
+    writes a quasi-additive learner's w = g(theta) and its dual objective.
     """
     states, mu = zip(*[(state, m) for state, m in zip(states, mu) if m > 0])
     if len(states) == 1:
         return states[0]
     if layout(states[0][0]) is not None:
-        return mix_averaged(lambda plain, weights: _mixed(kind, plain, weights), states, mu, average_from)
-    return _mixed(kind, states, mu)
+        # a quasi-additive learner averages w = g(theta): the averages mix as vectors, not through theta
+        averages = _mixed_vectors if kind == "quasi_additive" else None
+        return mix_averaged(lambda plain, weights: _mixed(kind, plain, weights, link), states, mu, average_from,
+                            averages)
+    return _mixed(kind, states, mu, link)
 
 
-def _mixed(kind, states, mu):
+def _mixed_vectors(states, mu):
+    n = max(scalars["n_features_in"] for _, scalars in states)
+    return {"weights": sum(m * _padded(a["weights"], n, 0.0) for m, (a, _) in zip(mu, states))}, {"n_features_in": n}
+
+
+def _mixed(kind, states, mu, link=None):
     """:func:`mix_states` of states without an average, all with mu_i > 0."""
+    if kind == "quasi_additive":
+        n = max(scalars["n_features_in"] for _, scalars in states)
+        theta = sum(m * _padded(a["theta"], n, 0.0) for m, (a, _) in zip(mu, states))
+        state = np.zeros_like(states[0][0]["state"])
+        state[qa.S_T] = max(a["state"][qa.S_T] for a, _ in states)
+        state[qa.S_SUM_ALPHA] = sum(m * a["state"][qa.S_SUM_ALPHA] for m, (a, _) in zip(mu, states))
+        w = np.zeros(n + 1)
+        link(theta, w, state)
+        return {"theta": theta, "weights": w, "state": state, "classes": states[0][0]["classes"]}, {"n_features_in": n}
     if kind == "sequence":
         return _mixed_sequences(states, mu)
     if kind == "multilabel":
