@@ -17,13 +17,26 @@ summing to 1:
   cost-sensitive): each class's weight vector (its prototype) is averaged,
   the classes being fixed before the first epoch, so that they hold the same
   column in every shard;
-* AROW, NAROW and CW (their model is a Gaussian over weight vectors): the Gaussian :math:`\mathcal N(w, \Sigma)` that minimises
+* AROW, NAROW, CW and the Second-Order Perceptron (their model is a Gaussian over weight vectors;
+  the Second-Order Perceptron's :math:`w = A^{-1} v`, :math:`\Sigma = a A^{-1}`, so that the rule
+  below averages its sums :math:`A` and :math:`v` of Cesa-Bianchi, Conconi & Gentile 2005, Fig. 2:
+  the mixture is the learner whose mistakes are the shards', shard i's counted with weight mu_i,
+  as an importance weight counts them): the Gaussian :math:`\mathcal N(w, \Sigma)` that minimises
   :math:`\sum_i \mu_i\, \mathrm{KL}(\mathcal N(w, \Sigma) \,\|\, \mathcal N(w_i, \Sigma_i))`:
   the precisions are averaged, :math:`\Sigma^{-1} = \sum_i \mu_i \Sigma_i^{-1}`,
   and the means are averaged in the precision's weights,
   :math:`w = \Sigma \sum_i \mu_i \Sigma_i^{-1} w_i` (entry by entry for a
   diagonal covariance). A feature a shard never saw has mean 0 and
   variance 1 there, as in a fresh learner;
+* AdaGrad (Duchi, Hazan & Singer 2011, diagonal): the accumulated squared
+  gradients are averaged, :math:`G = \sum_i \mu_i G_i` (each shard's
+  gradients counted with weight mu_i, as for the Second-Order Perceptron's
+  sums), and each weight is averaged in its shards' accumulators' weights,
+  :math:`w_j = \sum_i \mu_i G_{ij} w_{ij} / G_j` (plainly where
+  :math:`G_j = 0`): the non-uniform averaging of adaptive-gradient models by
+  their squared-gradient sums (Agarwal, Chapelle, Dudik & Langford, JMLR
+  2014, Sec. 3), by which a shard that moved a weight further counts more
+  for it, as in the Gaussian rule. A feature a shard never saw has G = 0;
 * PASequence (McDonald, Hall & Mann's own setting, the structured
   perceptron): its one weight vector over label-dependent features, the
   emission weights (a column per tag) and the transition weights (a row and
@@ -57,18 +70,19 @@ from ._averages import layout, mix_averaged
 
 DELAYED_LEARNERS = ("Perceptron", "PAClassifier", "OGDClassifier", "OnlineSVM")
 MIXING_LEARNERS = (*DELAYED_LEARNERS, "AROW", "NAROW", "CW", "PARegressor", "MulticlassPerceptron", "MIRA",
-                   "PAMulticlass", "PACostSensitive", "PASequence", "PAMultilabel", "PAUniclass", "Winnow", "PNorm")
+                   "PAMulticlass", "PACostSensitive", "PASequence", "PAMultilabel", "PAUniclass", "Winnow", "PNorm",
+                   "SecondOrderPerceptron", "AdaGrad")
 
 
 def kind_of(est):
     """How ``est``'s state mixes: "linear" (one weight vector), "gaussian" (a mean and a covariance),
     "multiclass" (one weight vector per class), "sequence" (emission and transition weights per tag),
     "multilabel" (one weight vector per label), "uniclass" (a center), "quasi_additive" (theta and
-    w = g(theta)), or None."""
+    w = g(theta)), "adagrad" (weights and their accumulated squared gradients), or None."""
     from ..linear import PARegressor
     from ..linear._base import BinaryLinearClassifier
     from ..multiclass._base import MulticlassLearner
-    from ..second_order import AROW, CW, NAROW
+    from ..second_order import AROW, CW, NAROW, AdaGrad, SecondOrderPerceptron
     from ..multilabel import PAMultilabel
     from ..quasi_additive._base import QuasiAdditiveClassifier
     from ..sequence import PASequence
@@ -82,7 +96,9 @@ def kind_of(est):
         return "uniclass"
     if isinstance(est, QuasiAdditiveClassifier):
         return "quasi_additive"
-    if isinstance(est, (AROW, NAROW, CW)):
+    if isinstance(est, AdaGrad):
+        return "adagrad"
+    if isinstance(est, (AROW, NAROW, CW, SecondOrderPerceptron)):
         return "gaussian"
     if isinstance(est, (BinaryLinearClassifier, PARegressor)):
         return "linear"
@@ -208,6 +224,18 @@ def _mixed_vectors(states, mu):
 
 def _mixed(kind, states, mu, link=None):
     """:func:`mix_states` of states without an average, all with mu_i > 0."""
+    if kind == "adagrad":
+        n = max(scalars["n_features_in"] for _, scalars in states)
+        accumulators = [_padded(a["covariance"], n, 0.0) for a, _ in states]  # AdaGrad keeps G there
+        weights = [_padded(a["weights"], n, 0.0) for a, _ in states]
+        G = sum(m * g for m, g in zip(mu, accumulators))
+        weighted = sum(m * g * w for m, g, w in zip(mu, accumulators, weights))
+        plain = sum(m * w for m, w in zip(mu, weights))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            w = np.where(G > 0, weighted / G, plain)
+        state = np.array([max(a["state"][0] for a, _ in states)])
+        return ({"weights": w, "covariance": G, "state": state, "classes": states[0][0]["classes"]},
+                {"n_features_in": n})
     if kind == "quasi_additive":
         n = max(scalars["n_features_in"] for _, scalars in states)
         theta = sum(m * _padded(a["theta"], n, 0.0) for m, (a, _) in zip(mu, states))
