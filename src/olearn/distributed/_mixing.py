@@ -164,13 +164,15 @@ def parameter_mixing(est, data, *, epochs=1, weighting="uniform", n_shards=None,
     Perceptron*, NAACL 2010, Fig. 2: each epoch every shard makes one online
     pass from the current model and the models are mixed,
     :math:`w \leftarrow \sum_i \mu_i w_i`. For AROW the precisions are
-    averaged and the means averaged in their weights (see
-    :mod:`olearn.distributed._models`). With one shard this is exactly
+    averaged and the means averaged in their weights; each family's rule
+    (quasi-additive learners mix theta, AdaGrad weighs by its accumulators,
+    PASequence aligns tags by name, averaged learners mix their averages)
+    is in :mod:`olearn.distributed._models`. With one shard this is exactly
     ``epochs`` passes of the serial learner.
 
     Parameters
     ----------
-    est : Perceptron, PAClassifier, OGDClassifier, OnlineSVM or AROW
+    est : one of ``MIXING_LEARNERS``
         Learns in place from its current model (or from scratch).
     data : path, glob, directory, list of paths, list of (X, y) or (X, y, sample_weight), (dask X, dask y), dask
         bag, dask DataFrame
@@ -184,8 +186,10 @@ def parameter_mixing(est, data, *, epochs=1, weighting="uniform", n_shards=None,
         without examples never counts.
     n_shards : int, optional
         Group the parts of ``data`` into this many shards (default: one per part).
-    classes : pair of labels, optional
-        Both classes; default: those ``est`` learned already, else (-1, 1).
+    classes : labels, optional
+        Both classes of a binary learner (default: those ``est`` learned
+        already, else (-1, 1)); every class of a multiclass one. Sequence and
+        multilabel learners take their labels as they come (aligned by name).
     client : dask.distributed.Client, optional
         Default: the current client.
     chunk_size : int, default=10000
