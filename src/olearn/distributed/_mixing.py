@@ -130,7 +130,7 @@ def _check_labels(est, y):
     """A label outside the classes fixed before the first epoch is an error: a multiclass learner would give it a
     slot of its own in this shard only, and a held-out row would count it as a plain mistake."""
     classes = getattr(est, "classes_", None)
-    if classes is None or y is None or kind_of(est) in ("sequence", "multilabel"):  # they meet their labels as they come
+    if classes is None or y is None or kind_of(est) in ("sequence", "multilabel"):  # labels met as they come
         return
     unknown = ~np.isin(np.asarray(y), classes)
     if unknown.any():

@@ -146,9 +146,10 @@ def start_with_classes(est, classes):
     A binary learner's default is the classes it knows already, else (-1, 1);
     a multiclass learner needs ``classes`` unless it knows its classes (each
     class's weight vector has a slot, which must be the same in every shard);
-    a regressor has no classes; a sequence learner meets its tags as they
-    come (the mixing aligns them by name), or declares them itself
-    (``PASequence(classes=[...])``).
+    a regressor and a uniclass learner have no classes; a sequence or
+    multilabel learner meets its labels as they come (the mixing aligns them
+    by name), or declares them itself (``PASequence(classes=[...])``, a first
+    ``partial_fit(X, y, classes=[...])``).
     """
     from ..linear import PARegressor
 
@@ -218,6 +219,7 @@ def mix_states(kind, states, mu, average_from=0, link=None):
 
 
 def _mixed_vectors(states, mu):
+    """The plain average of the states' weight vectors (features padded with zeros, the intercept's entry last)."""
     n = max(scalars["n_features_in"] for _, scalars in states)
     return {"weights": sum(m * _padded(a["weights"], n, 0.0) for m, (a, _) in zip(mu, states))}, {"n_features_in": n}
 
@@ -324,7 +326,7 @@ def _mixed_sequences(states, mu):
         tags = np.union1d(tags, arrays["classes"])
     n = max(scalars["n_features_in"] for _, scalars in states)
     mixed = {}
-    for name, first in states[0][0].items():
+    for name in states[0][0]:
         if name == "classes":
             continue
         total = 0.0
