@@ -18,7 +18,8 @@ pytest.importorskip("distributed")
 from olearn.distributed import parameter_mixing
 from olearn.linear import PAClassifier, PARegressor
 from olearn.multiclass import PAMulticlass
-from olearn.second_order import AROW
+from olearn.multilabel import PAMultilabel
+from olearn.second_order import AROW, AdaGrad, SecondOrderPerceptron
 from olearn.sequence import PASequence
 
 TIMEOUT = 300  # a hang guard only
@@ -41,6 +42,11 @@ def stream(n, seed):
     return X, np.where(X @ [1.0, -2.0, 0.5, 1.5] + 0.5 * rng.normal(size=n) > 0, 1, -1)
 
 
+def label_sets(n, seed):
+    X, y = stream(n, seed)
+    return X, [{"pos"} if label > 0 else ({"neg", "low"} if row[0] < 0 else {"neg"}) for label, row in zip(y, X)]
+
+
 def sequences(n, seed):
     rng = np.random.default_rng(seed)
     X, y = [], []
@@ -57,16 +63,15 @@ LEARNERS = {
     "regression": (lambda **kw: PARegressor(variant="pa2", C=0.3, **kw), {}, stream),
     "multiclass": (lambda **kw: PAMulticlass(variant="pa1", C=0.5, **kw), {"classes": [-1, 1]}, stream),
     "arow": (lambda **kw: AROW(r=1.0, covariance="diag", **kw), {}, stream),
+    "sop": (lambda **kw: SecondOrderPerceptron(a=0.5, **kw), {}, stream),
+    "adagrad": (lambda **kw: AdaGrad(eta=0.5, delta=0.1, **kw), {}, stream),
+    "multilabel": (lambda **kw: PAMultilabel(variant="pa1", C=0.5, **kw), {}, label_sets),
     "sequence": (lambda **kw: PASequence(variant="pa1", C=0.5, **kw), {}, sequences),
 }
 
 
 def weights_of(est):
     return np.concatenate([est.coef_.ravel(), getattr(est, "transition_", np.empty(0)).ravel()])
-
-
-def thirds(X, y):
-    return [(X[i::3], y[i::3]) for i in range(3)]
 
 
 @pytest.mark.parametrize("name", LEARNERS)
@@ -82,11 +87,11 @@ def test_averaged_mixing_of_one_shard_is_the_serial_averaged_learner(client, nam
 def test_averaged_mixing_averages_the_shards_averages_and_learns_on_from_them(client, name):
     make, fit, data = LEARNERS[name]
     X, y = data(150, seed=2)
-    shards = thirds(X[:120], y[:120]) if isinstance(X, np.ndarray) else [(X[i:120:3], y[i:120:3]) for i in range(3)]
+    shards = [(X[i:120:3], y[i:120:3]) for i in range(3)]
     shards[2] = (shards[2][0][:25], shards[2][1][:25])  # shards of different lengths: 40, 40, 25 rounds
     res = parameter_mixing(make(average=True), shards, timeout=TIMEOUT, **fit)
     averaged = [make(average=True).partial_fit(Xs, ys, **fit) for Xs, ys in shards]
-    if name == "arow":  # the means mix in the precisions' weights (tested without averaging elsewhere)
+    if name in ("arow", "sop", "adagrad"):  # the weights mix in the precisions' or accumulators' weights
         plain = parameter_mixing(make(), shards, timeout=TIMEOUT, **fit).estimator
         assert not np.allclose(weights_of(res.estimator), weights_of(plain))
         return
