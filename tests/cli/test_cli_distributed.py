@@ -61,6 +61,16 @@ def test_delay_zero_on_one_shard_prints_the_serial_run(scheduler, shards):
     assert "staleness <= 0" in summary(on_dask.output, "mode")
 
 
+@pytest.mark.parametrize("algo", ["winnow", "adagrad", "sop"])
+def test_mixing_one_shard_prints_the_serial_run_of_the_newly_mixed_learners(scheduler, shards, algo):
+    paths, _, _ = shards
+    serial = invoke("run", "--algo", algo, "--quiet", paths[0])
+    on_dask = invoke("run", "--algo", algo, "--quiet", "--scheduler", scheduler, paths[0])
+    assert serial.exit_code == 0 and on_dask.exit_code == 0, on_dask.output
+    for name in ("examples", "mistakes", "average loss", "updates"):
+        assert summary(on_dask.output, name) == summary(serial.output, name)
+
+
 def test_mixing_two_shards_saves_the_mixed_model(scheduler, shards, tmp_path):
     paths, X, y = shards
     model = tmp_path / "mixed.npz"
@@ -148,7 +158,8 @@ def test_a_quoted_glob_on_a_new_local_cluster(shards, tmp_path):
     "args, message",
     [
         (["--algo", "arow", "--delay", "3"], r"--delay \(delayed updates\) supports --algo perceptron, pa, pa1, pa2, ogd, svm; not arow"),
-        (["--algo", "winnow"], r"parameter mixing supports --algo perceptron, .*arow, narow, cw, arow-full, narow-full, cw-full; not winnow"),
+        (["--algo", "fig1-arow"], r"parameter mixing supports --algo perceptron, .*, winnow, pnorm, arow, narow, cw, "
+                                  r"adagrad, arow-full, narow-full, cw-full, sop; not fig1-arow"),
         (["--algo", "pa", "--delay", "1", "--passes", "2"], "--delay makes one pass"),
         (["--algo", "pa", "--bound"], "--bound describes one serial pass"),
         (["--algo", "pa", "--workers", "2"], "give --workers .* not both"),
@@ -255,14 +266,16 @@ def test_a_failing_shard_prints_one_line_without_dask_logs(tmp_path):
     assert rest == [f"olearn: error: {bad}:2:6: expected a numeric feature value after ':', found 'x'"]
 
 
-@pytest.mark.parametrize("text, message", [
-    ("1 2 | a b\n-1 | c\n", "gives importance weights other than 1, and learning on shards does not honour them"),
-    ("1 | a b\n | c\n", ":2:1: the line has no label"),
+@pytest.mark.parametrize("text, mode, message", [
+    ("1 2 | a b\n-1 | c\n", ("--delay", 1), "gives importance weights other than 1, and delayed updates do not "
+                                             "honour them"),
+    ("1 | a b\n | c\n", (), ":2:1: the line has no label"),
 ])
-def test_shards_refuse_importance_weights_and_unlabelled_lines(scheduler, tmp_path, text, message):
+def test_delayed_updates_refuse_importance_weights_and_shards_unlabelled_lines(scheduler, tmp_path, text, mode,
+                                                                              message):
     path = tmp_path / "shard.vw"
     path.write_text(text)
-    result = invoke("run", "--algo", "pa", "--scheduler", scheduler, path)
+    result = invoke("run", "--algo", "pa", "--scheduler", scheduler, *mode, path)
     assert result.exit_code == 1, result.output
     assert message in result.output and "Traceback" not in result.output
 

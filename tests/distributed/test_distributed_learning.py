@@ -32,7 +32,7 @@ from olearn.distributed import (
 )
 from olearn.exceptions import DataFormatError
 from olearn.linear import OGDClassifier, OnlineSVM, PAClassifier, Perceptron
-from olearn.second_order import AROW, AdaGrad
+from olearn.second_order import AROW, Fig1AROW
 
 TIMEOUT = 300  # a hang guard: a worker process may take minutes to start on a busy machine
 
@@ -479,8 +479,8 @@ def test_a_shard_rewritten_between_epochs_stops_mixing_and_leaves_the_model_alon
 
 def test_each_mode_refuses_the_learners_it_has_no_rule_for(client):
     X, y = stream(20, 3, seed=11)
-    with pytest.raises(ValueError, match="parameter mixing supports .*AROW.*; not AdaGrad"):
-        parameter_mixing(AdaGrad(), [(X, y)])
+    with pytest.raises(ValueError, match="parameter mixing supports .*AROW.*; not Fig1AROW"):
+        parameter_mixing(Fig1AROW(), [(X, y)])
     with pytest.raises(ValueError, match="delayed updates supports Perceptron, .*; not AROW"):
         delayed_updates(AROW(), [(X, y)], tau=0)
 

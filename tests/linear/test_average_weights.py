@@ -464,11 +464,12 @@ def test_bad_weights_are_refused_and_leave_the_learner_as_it_was(name, kernel):
         assert_same(before, est, "class_weight={1: -2.0}")
 
 
-def test_distributed_modes_refuse_an_averaged_learner():
-    """Delayed updates and parameter mixing move the weights without the running sum: refused, not silently stale."""
+def test_delayed_updates_refuse_an_averaged_learner_and_mixing_takes_it():
+    """Delayed updates move the weights without the running sum: refused, not silently stale; parameter mixing
+    mixes the averages (tests/distributed/test_distributed_averages.py)."""
     from olearn.distributed._models import check_supported
 
-    for mode in ("delayed updates", "parameter mixing"):
-        with pytest.raises(ValueError, match="does not keep the average"):
-            check_supported(olearn.PAClassifier(average=True), mode)
-        assert check_supported(olearn.PAClassifier(), mode) == "linear"
+    with pytest.raises(ValueError, match="do not keep the average"):
+        check_supported(olearn.PAClassifier(average=True), "delayed updates")
+    assert check_supported(olearn.PAClassifier(), "delayed updates") == "linear"
+    assert check_supported(olearn.PAClassifier(average=True), "parameter mixing") == "linear"

@@ -5,8 +5,10 @@ imported only when a function here is called.
 
 * :func:`parameter_mixing`: each epoch, every shard makes an online pass from
   the current model; the models are mixed (McDonald, Hall & Mann 2010).
-  Perceptron, the PA family, OGD / online SVM, AROW, NAROW, CW, PA
-  regression and the multiclass learners.
+  Perceptron, the PA family, OGD / online SVM, AROW, NAROW, CW, the
+  second-order perceptron, AdaGrad, Winnow, PNorm, PA regression, the
+  multiclass, multilabel, uniclass and sequence (PASequence) learners,
+  averaged or not, with importance weights.
 * :func:`delayed_updates`: rounds scored on stale weights by the workers and
   applied in order by a coordinator, with staleness at most tau (Langford,
   Smola & Zinkevich 2009). Perceptron, the PA family, OGD / online SVM.

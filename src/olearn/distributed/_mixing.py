@@ -25,14 +25,15 @@ import re
 import numpy as np
 from sklearn.base import is_classifier
 
+from .._averaging import average_start
 from .._estimator import locking_its_estimator
 from .._kernels import _codes
 from .._labels import plain_label
 from ._cluster import DistributedError, require_dask, resolve_client
-from ._models import check_supported, mix_states, mixing_weights, start_with_classes
+from ._models import check_supported, kind_of, mix_states, mixing_weights, start_with_classes
 from ._result import DistributedResult
 from ._tables import keep_features, with_features
-from ._shards import DEFAULT_CHUNK_SIZE, Shard, make_shards, on_cluster
+from ._shards import DEFAULT_CHUNK_SIZE, Shard, is_sequences, make_shards, on_cluster, rows_of
 
 # how the learners name a row of the arrays they were given
 _ROW = re.compile(r"\brow (\d+)\b")
@@ -54,26 +55,82 @@ def learn_shard(est, shard, values=(), holdout_every=None):
     held_out = HeldOut(holdout_every)
     held = np.zeros(2)
     row = 0
-    for X, y, part, first in shard.with_values(values).located_chunks():
-        for lo, hi, is_held in held_out.segments(X.shape[0]):
+    names = _names(est)
+    for X, y, weight, part, first in shard.with_values(values).weighted_chunks():
+        for lo, hi, is_held in held_out.segments(rows_of(X)):
+            labels = None if y is None else y[lo:hi]  # a uniclass stream has none
             try:
-                _check_labels(est, y[lo:hi])
+                _check_labels(est, labels)
                 if is_held:
-                    held += (hi - lo, np.count_nonzero(est.predict(X[lo:hi]) != np.asarray(y[lo:hi])))
+                    held += (hi - lo, _mistakes(est, X[lo:hi], labels))
                 else:
-                    res = run(est, X[lo:hi], y[lo:hi], record=False)
+                    res = run(est, X[lo:hi], labels, record=False,
+                              sample_weight=None if weight is None else weight[lo:hi])
                     totals += (res.n_mistakes, res.cumulative_loss, res.n_updates, res.n_rounds)
             except (ValueError, FloatingPointError) as err:
                 raise type(err)(f"{shard.describe()}: {_located(str(err), part, first + lo, row + lo)}") from err
-        row += X.shape[0]
+        row += rows_of(X)
+    _check_no_new_names(est, shard, names)
     return est._get_state(), totals, held
+
+
+def _quasi_additive_link(est):
+    """``link(theta, w, state)``: a quasi-additive learner's w = g(theta), ||theta||^2 and dual objective
+    D = gamma sum(alpha) - F*(theta) (the aggressive p-norm algorithm's own potential: sum(alpha) - f*(theta)),
+    as its kernel writes them after a round."""
+    from .._kernels import _quasi_additive as qa
+
+    codes, params = est._config_arrays()
+
+    def link(theta, w, state):
+        est._relink(theta, w, state, codes, params)
+        bias = params[qa.Q_BIAS]
+        n = qa.n_coordinates(theta, bias)
+        state[qa.S_SQNORM] = float(theta[:n] @ theta[:n])
+        if codes[qa.Q_UPDATE] == qa.UPDATE_PNORM_R:
+            p = params[qa.Q_P]
+            state[qa.S_DUAL] = state[qa.S_SUM_ALPHA] - qa.conjugate(theta, qa.LINK_PNORM, p, bias) / (p - 1.0)
+        else:
+            qa.refresh_dual(theta, state, codes[qa.Q_LINK], params[qa.Q_P], bias, params[qa.Q_GAMMA])
+
+    return link
+
+
+def _mistakes(est, X, y):
+    """The mistakes of ``est``'s predictions for rows it does not learn: a sequence is one if a position is wrong
+    (or if no tag was known to predict it), a multilabel row if its predicted set of labels is not its own."""
+    if kind_of(est) == "multilabel":  # a mistake: a row whose predicted set of labels is not its own
+        if not est._is_started() or not est.classes_.size:
+            return len(y)
+        predicted = est.predict(X).astype(bool)
+        return sum(set(est.classes_[row].tolist()) != set(labels) for row, labels in zip(predicted, y))
+    if not is_sequences(X):
+        return np.count_nonzero(est.predict(X) != np.asarray(y))
+    if not est._is_started() or not est.classes_.size:
+        return len(X)
+    return sum(not np.array_equal(p, t) for p, t in zip(est.predict(X), y))
+
+
+def _names(est):
+    """The number of feature names in ``est``'s vocabulary (0 when it hashes names or has none)."""
+    features = est.__dict__.get("_features")
+    return 0 if features is None else features.size
+
+
+def _check_no_new_names(est, shard, names):
+    """Refuse a shard whose rows added names to the learner's vocabulary (it had ``names``): each shard would give
+    a new name a column of its own, and the mixture would add up unrelated weights."""
+    if _names(est) > names:
+        raise ValueError(f"{shard.describe()}: its rows name their features, and each shard would give a name "
+                         f"a column of its own vocabulary; hash the names, {type(est).__name__}(n_bits=18), "
+                         "so that every shard gives a name the same column")
 
 
 def _check_labels(est, y):
     """A label outside the classes fixed before the first epoch is an error: a multiclass learner would give it a
     slot of its own in this shard only, and a held-out row would count it as a plain mistake."""
     classes = getattr(est, "classes_", None)
-    if classes is None:
+    if classes is None or y is None or kind_of(est) in ("sequence", "multilabel"):  # labels met as they come
         return
     unknown = ~np.isin(np.asarray(y), classes)
     if unknown.any():
@@ -107,16 +164,21 @@ def parameter_mixing(est, data, *, epochs=1, weighting="uniform", n_shards=None,
     Perceptron*, NAACL 2010, Fig. 2: each epoch every shard makes one online
     pass from the current model and the models are mixed,
     :math:`w \leftarrow \sum_i \mu_i w_i`. For AROW the precisions are
-    averaged and the means averaged in their weights (see
-    :mod:`olearn.distributed._models`). With one shard this is exactly
+    averaged and the means averaged in their weights; each family's rule
+    (quasi-additive learners mix theta, AdaGrad weighs by its accumulators,
+    PASequence aligns tags by name, averaged learners mix their averages)
+    is in :mod:`olearn.distributed._models`. With one shard this is exactly
     ``epochs`` passes of the serial learner.
 
     Parameters
     ----------
-    est : Perceptron, PAClassifier, OGDClassifier, OnlineSVM or AROW
+    est : one of ``MIXING_LEARNERS``
         Learns in place from its current model (or from scratch).
-    data : path, glob, directory, list of paths, list of (X, y), (dask X, dask y), dask bag, dask DataFrame
-        See :func:`make_shards`.
+    data : path, glob, directory, list of paths, list of (X, y) or (X, y, sample_weight), (dask X, dask y), dask
+        bag, dask DataFrame
+        See :func:`make_shards`. Importance weights (of the triples, of VW
+        and cache files) are honoured as the learner's ``partial_fit`` honours
+        its ``sample_weight``.
     epochs : int, default=1
     weighting : {"uniform", "examples", "updates"}, default="uniform"
         mu_i uniform over the shards that learned an example in the epoch,
@@ -124,8 +186,10 @@ def parameter_mixing(est, data, *, epochs=1, weighting="uniform", n_shards=None,
         without examples never counts.
     n_shards : int, optional
         Group the parts of ``data`` into this many shards (default: one per part).
-    classes : pair of labels, optional
-        Both classes; default: those ``est`` learned already, else (-1, 1).
+    classes : labels, optional
+        Both classes of a binary learner (default: those ``est`` learned
+        already, else (-1, 1)); every class of a multiclass one. Sequence and
+        multilabel learners take their labels as they come (aligned by name).
     client : dask.distributed.Client, optional
         Default: the current client.
     chunk_size : int, default=10000
@@ -208,7 +272,8 @@ def parameter_mixing(est, data, *, epochs=1, weighting="uniform", n_shards=None,
             mus[epoch] = mixing_weights(weighting, totals[epoch, :, _codes.T_UPDATES],
                                         totals[epoch, :, _codes.T_ROUNDS])
             if mus[epoch].any():  # else every shard was empty: the model stays as it was
-                est._set_state(*mix_states(kind, states, mus[epoch]))
+                est._set_state(*mix_states(kind, states, mus[epoch], average_start(getattr(est, "average", False)),
+                                           _quasi_additive_link(est) if kind == "quasi_additive" else None))
             if progress is not None:
                 progress(epoch + 1, totals[epoch])
         keep_features(est, features)

@@ -17,35 +17,88 @@ summing to 1:
   cost-sensitive): each class's weight vector (its prototype) is averaged,
   the classes being fixed before the first epoch, so that they hold the same
   column in every shard;
-* AROW, NAROW and CW (their model is a Gaussian over weight vectors): the Gaussian :math:`\mathcal N(w, \Sigma)` that minimises
+* AROW, NAROW, CW and the Second-Order Perceptron (their model is a Gaussian over weight vectors;
+  the Second-Order Perceptron's :math:`w = A^{-1} v`, :math:`\Sigma = a A^{-1}`, so that the rule
+  below averages its sums :math:`A` and :math:`v` of Cesa-Bianchi, Conconi & Gentile 2005, Fig. 2:
+  the mixture is the learner whose mistakes are the shards', shard i's counted with weight mu_i,
+  as an importance weight counts them): the Gaussian :math:`\mathcal N(w, \Sigma)` that minimises
   :math:`\sum_i \mu_i\, \mathrm{KL}(\mathcal N(w, \Sigma) \,\|\, \mathcal N(w_i, \Sigma_i))`:
   the precisions are averaged, :math:`\Sigma^{-1} = \sum_i \mu_i \Sigma_i^{-1}`,
   and the means are averaged in the precision's weights,
   :math:`w = \Sigma \sum_i \mu_i \Sigma_i^{-1} w_i` (entry by entry for a
   diagonal covariance). A feature a shard never saw has mean 0 and
-  variance 1 there, as in a fresh learner.
+  variance 1 there, as in a fresh learner;
+* AdaGrad (Duchi, Hazan & Singer 2011, diagonal): the accumulated squared
+  gradients are averaged, :math:`G = \sum_i \mu_i G_i` (each shard's
+  gradients counted with weight mu_i, as for the Second-Order Perceptron's
+  sums), and each weight is averaged in its shards' accumulators' weights,
+  :math:`w_j = \sum_i \mu_i G_{ij} w_{ij} / G_j` (plainly where
+  :math:`G_j = 0`): the non-uniform averaging of adaptive-gradient models by
+  their squared-gradient sums (Agarwal, Chapelle, Dudik & Langford, JMLR
+  2014, Sec. 3), by which a shard that moved a weight further counts more
+  for it, as in the Gaussian rule. A feature a shard never saw has G = 0;
+* PASequence (McDonald, Hall & Mann's own setting, the structured
+  perceptron): its one weight vector over label-dependent features, the
+  emission weights (a column per tag) and the transition weights (a row and
+  a column per tag, the start's row last), is averaged tag by tag. A tag
+  holds the same place in every shard's mixture: the mixture's tags are the
+  union of the shards' (sorted, as ``classes_``), and a tag a shard never
+  saw has weight 0 there, as in a learner that has not met it;
+* PAMultilabel: each label's weight vector is averaged, label by label over
+  the union of the shards' labels (in order of first appearance, shard after
+  shard), a label a shard never met weighing 0 there;
+* quasi-additive learners (Winnow, PNorm): their dual vector theta is
+  averaged, and the weights that predict are its link, :math:`w = g(\theta)`
+  with :math:`\theta = \sum_i \mu_i \theta_i` (Grove, Littlestone &
+  Schuurmans 2001: theta is the sum of the updates, what the shards' passes
+  add, while :math:`g` is not linear: averaging w would give a model whose
+  theta is no mixture). The sum of the dual variables mixes as theta does
+  (theta is linear in them), and the dual objective is that of the mixed
+  dual variables, :math:`D = \gamma \sum \alpha - F^*(\theta)`;
+* PAUniclass: the center and the gap B - a of the lifted coordinate are
+  averaged, i.e. the lifted center :math:`\bar w = (w, a)` of Sec. 6 (a convex
+  combination of lifted centers is one: a stays in (0, B]).
 
 The mixture of a single model is that model, bit for bit.
 """
 
 import numpy as np
 
-from .._kernels import _codes
+from .._kernels import _codes, _multilabel
+from .._kernels import _quasi_additive as qa
+from ._averages import layout, mix_averaged
 
 DELAYED_LEARNERS = ("Perceptron", "PAClassifier", "OGDClassifier", "OnlineSVM")
 MIXING_LEARNERS = (*DELAYED_LEARNERS, "AROW", "NAROW", "CW", "PARegressor", "MulticlassPerceptron", "MIRA",
-                   "PAMulticlass", "PACostSensitive")
+                   "PAMulticlass", "PACostSensitive", "PASequence", "PAMultilabel", "PAUniclass", "Winnow", "PNorm",
+                   "SecondOrderPerceptron", "AdaGrad")
 
 
-def _kind(est):
+def kind_of(est):
     """How ``est``'s state mixes: "linear" (one weight vector), "gaussian" (a mean and a covariance),
-    "multiclass" (one weight vector per class), or None."""
+    "multiclass" (one weight vector per class), "sequence" (emission and transition weights per tag),
+    "multilabel" (one weight vector per label), "uniclass" (a center), "quasi_additive" (theta and
+    w = g(theta)), "adagrad" (weights and their accumulated squared gradients), or None."""
     from ..linear import PARegressor
     from ..linear._base import BinaryLinearClassifier
     from ..multiclass._base import MulticlassLearner
-    from ..second_order import AROW, CW, NAROW
+    from ..second_order import AROW, CW, NAROW, AdaGrad, SecondOrderPerceptron
+    from ..multilabel import PAMultilabel
+    from ..quasi_additive._base import QuasiAdditiveClassifier
+    from ..sequence import PASequence
+    from ..uniclass import PAUniclass
 
-    if isinstance(est, (AROW, NAROW, CW)):
+    if isinstance(est, PASequence):
+        return "sequence"
+    if isinstance(est, PAMultilabel):
+        return "multilabel"
+    if isinstance(est, PAUniclass):
+        return "uniclass"
+    if isinstance(est, QuasiAdditiveClassifier):
+        return "quasi_additive"
+    if isinstance(est, AdaGrad):
+        return "adagrad"
+    if isinstance(est, (AROW, NAROW, CW, SecondOrderPerceptron)):
         return "gaussian"
     if isinstance(est, (BinaryLinearClassifier, PARegressor)):
         return "linear"
@@ -57,7 +110,13 @@ def _kind(est):
 def check_supported(est, mode):
     """Refuse a learner the mode has no rule for, naming those it has."""
     supported = DELAYED_LEARNERS if mode == "delayed updates" else MIXING_LEARNERS
-    kind = _kind(est)
+    if type(est).__name__ == "DualAscent" and mode == "parameter mixing":
+        # its dual variables are those of one stream's examples (a window of them stored), and dual_objective_
+        # certifies that stream's rounds: the shards' rounds make no one stream
+        raise ValueError(f"{mode}: DualAscent certifies the rounds of one stream (dual_objective_, the stored "
+                         "examples' dual variables), and the shards make no one stream; use PNorm or Winnow, "
+                         "whose theta mixes, or learn it without Dask")
+    kind = kind_of(est)
     if kind is None or type(est).__name__ not in supported:
         raise ValueError(
             f"{mode} supports {', '.join(supported)}; not {type(est).__name__}"
@@ -70,10 +129,10 @@ def check_supported(est, mode):
     if getattr(est, "feature_map", None) is not None:
         raise ValueError(f"{mode} mixes one weight vector per class; {type(est).__name__} with a feature_map keeps "
                          "one joint vector: use feature_map=None, or learn it without Dask")
-    if getattr(est, "average", False):
-        # neither rule keeps the running sum of the iterates that an averaged learner predicts with
-        raise ValueError(f"{mode} does not keep the average of an averaged learner; use {type(est).__name__} "
-                         f"with average=False (got average={est.average!r})")
+    if mode == "delayed updates" and getattr(est, "average", False):
+        # the coordinator moves the weights as the kernel does, but keeps no running sum of its iterates
+        raise ValueError(f"{mode} do not keep the average of an averaged learner; use {type(est).__name__} "
+                         f"with average=False (got average={est.average!r}), or parameter mixing")
     if getattr(est, "calibration", None) is not None:
         # each shard's calibration is fitted to its own model's scores, not to the mixture's
         raise ValueError(f"{mode} does not mix calibrations; use {type(est).__name__} with calibration=None "
@@ -87,9 +146,23 @@ def start_with_classes(est, classes):
     A binary learner's default is the classes it knows already, else (-1, 1);
     a multiclass learner needs ``classes`` unless it knows its classes (each
     class's weight vector has a slot, which must be the same in every shard);
-    a regressor has no classes.
+    a regressor and a uniclass learner have no classes; a sequence or
+    multilabel learner meets its labels as they come (the mixing aligns them
+    by name), or declares them itself (``PASequence(classes=[...])``, a first
+    ``partial_fit(X, y, classes=[...])``).
     """
     from ..linear import PARegressor
+
+    if kind_of(est) in ("sequence", "multilabel", "uniclass"):
+        if kind_of(est) == "uniclass" and classes is not None:
+            raise ValueError(f"{type(est).__name__} learns a stream of vectors: it has no classes "
+                             f"(got classes={list(classes)})")
+        if classes is not None:
+            declare = (f"{type(est).__name__}(classes=[...])" if kind_of(est) == "sequence"
+                       else "a first partial_fit(X, y, classes=[...])")
+            raise ValueError(f"{type(est).__name__} takes its labels as they come, aligned by name when the "
+                             f"shards' models are mixed; to declare them, use {declare} (got classes={list(classes)})")
+        return
 
     if isinstance(est, PARegressor):
         if classes is not None:
@@ -97,7 +170,7 @@ def start_with_classes(est, classes):
         if not est._is_started():
             est.partial_fit(np.empty((0, 0)), np.empty(0))
         return
-    binary = _kind(est) != "multiclass"
+    binary = kind_of(est) != "multiclass"
     if est._is_started() and (est.classes_.size == 2 or not binary) and est.classes_.size:
         if classes is not None and not np.array_equal(np.unique(np.asarray(classes)), est.classes_):
             raise ValueError(f"classes={list(classes)} differs from the classes {list(est.classes_)} already learned")
@@ -125,15 +198,66 @@ def _padded_matrix(matrix, n):
     return out
 
 
-def mix_states(kind, states, mu):
+def mix_states(kind, states, mu, average_from=0, link=None):
     """One (arrays, scalars) state from the shards' states, mixed with the weights ``mu``.
 
     Shards with mu_i = 0 are left out, so that the mixture is exactly the one
-    of the other shards; ``mu`` must have a positive entry.
+    of the other shards; ``mu`` must have a positive entry. The states of an
+    averaged learner (``average_from``: its first averaged round) mix their
+    averages as their weights (:mod:`._averages`). ``link(theta, w, state)``
+    writes a quasi-additive learner's w = g(theta) and its dual objective.
     """
     states, mu = zip(*[(state, m) for state, m in zip(states, mu) if m > 0])
     if len(states) == 1:
         return states[0]
+    if layout(states[0][0]) is not None:
+        # a quasi-additive learner averages w = g(theta): the averages mix as vectors, not through theta
+        averages = _mixed_vectors if kind == "quasi_additive" else None
+        return mix_averaged(lambda plain, weights: _mixed(kind, plain, weights, link), states, mu, average_from,
+                            averages)
+    return _mixed(kind, states, mu, link)
+
+
+def _mixed_vectors(states, mu):
+    """The plain average of the states' weight vectors (features padded with zeros, the intercept's entry last)."""
+    n = max(scalars["n_features_in"] for _, scalars in states)
+    return {"weights": sum(m * _padded(a["weights"], n, 0.0) for m, (a, _) in zip(mu, states))}, {"n_features_in": n}
+
+
+def _mixed(kind, states, mu, link=None):
+    """:func:`mix_states` of states without an average, all with mu_i > 0."""
+    if kind == "adagrad":
+        n = max(scalars["n_features_in"] for _, scalars in states)
+        accumulators = [_padded(a["covariance"], n, 0.0) for a, _ in states]  # AdaGrad keeps G there
+        weights = [_padded(a["weights"], n, 0.0) for a, _ in states]
+        G = sum(m * g for m, g in zip(mu, accumulators))
+        weighted = sum(m * g * w for m, g, w in zip(mu, accumulators, weights))
+        plain = sum(m * w for m, w in zip(mu, weights))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            w = np.where(G > 0, weighted / G, plain)
+        state = np.array([max(a["state"][0] for a, _ in states)])
+        return ({"weights": w, "covariance": G, "state": state, "classes": states[0][0]["classes"]},
+                {"n_features_in": n})
+    if kind == "quasi_additive":
+        n = max(scalars["n_features_in"] for _, scalars in states)
+        theta = sum(m * _padded(a["theta"], n, 0.0) for m, (a, _) in zip(mu, states))
+        state = np.zeros_like(states[0][0]["state"])
+        state[qa.S_T] = max(a["state"][qa.S_T] for a, _ in states)
+        state[qa.S_SUM_ALPHA] = sum(m * a["state"][qa.S_SUM_ALPHA] for m, (a, _) in zip(mu, states))
+        w = np.zeros(n + 1)
+        link(theta, w, state)
+        return {"theta": theta, "weights": w, "state": state, "classes": states[0][0]["classes"]}, {"n_features_in": n}
+    if kind == "sequence":
+        return _mixed_sequences(states, mu)
+    if kind == "multilabel":
+        return _mixed_multilabel(states, mu)
+    if kind == "uniclass":
+        sizes = {a["center"].size for a, _ in states}
+        if len(sizes) > 1:
+            raise ValueError(f"the shards stream vectors of different dimensions ({', '.join(map(str, sorted(sizes)))})"
+                             "; every vector of a uniclass stream has the same dimension")
+        return {"center": sum(m * a["center"] for m, (a, _) in zip(mu, states)),
+                "radius_gap": sum(m * a["radius_gap"] for m, (a, _) in zip(mu, states))}, states[0][1]
     n = max(scalars["n_features_in"] for _, scalars in states)
     first_arrays = states[0][0]
     if kind == "linear":
@@ -187,3 +311,54 @@ def mixing_weights(weighting, updates, rounds):
         counts = learned.astype(np.float64)
     total = counts.sum()
     return counts / total if total > 0 else np.zeros(updates.size)
+
+
+def _mixed_sequences(states, mu):
+    """The tag-by-tag average of PASequence states, over the union of their tags.
+
+    In an array of weights every axis but an emission's first (the features,
+    the intercept's row last) runs over the tags: k entries, or k + 1 with
+    the start's entry last. Each shard's weights are laid into the union's
+    places (zero where a shard lacks a tag or a feature), then averaged.
+    """
+    tags = states[0][0]["classes"]
+    for arrays, _ in states[1:]:
+        tags = np.union1d(tags, arrays["classes"])
+    n = max(scalars["n_features_in"] for _, scalars in states)
+    mixed = {}
+    for name in states[0][0]:
+        if name == "classes":
+            continue
+        total = 0.0
+        for m, (arrays, scalars) in zip(mu, states):
+            places = np.searchsorted(tags, arrays["classes"])
+            axes = [np.append(places, tags.size) if size > places.size else places
+                    for size in arrays[name].shape]
+            shape = [tags.size + (size > places.size) for size in arrays[name].shape]
+            if "emission" in name:
+                rows = scalars["n_features_in"]
+                axes[0], shape[0] = np.append(np.arange(rows), n), n + 1
+            laid = np.zeros(shape)
+            laid[np.ix_(*axes)] = arrays[name]
+            total = total + m * laid
+        mixed[name] = total
+    mixed["classes"] = tags
+    return mixed, {"n_features_in": n}
+
+
+def _mixed_multilabel(states, mu):
+    """The label-by-label average of PAMultilabel states (a row of weights per label, the intercept's column
+    last), over the union of their labels in order of first appearance."""
+    from ..multilabel._labels import label_array
+
+    labels = list(dict.fromkeys(label for arrays, _ in states for label in arrays["labels"].tolist()))
+    place = {label: i for i, label in enumerate(labels)}
+    n = max(scalars["n_features_in"] for _, scalars in states)
+    weights = 0.0
+    for m, (arrays, _) in zip(mu, states):
+        laid = np.zeros((len(labels), n + 1))
+        laid[[place[label] for label in arrays["labels"].tolist()]] = _padded(arrays["weights"].T, n, 0.0).T
+        weights = weights + m * laid
+    state = states[0][0]["state"].copy()
+    state[_multilabel.M_ACTIVE] = len(labels)  # the labels in the ranking: every label known
+    return {"weights": weights, "labels": label_array(labels), "state": state}, {"n_features_in": n}

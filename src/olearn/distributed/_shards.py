@@ -35,7 +35,7 @@ DEFAULT_CHUNK_SIZE = 10_000
 
 @dataclass(frozen=True)
 class FilePart:
-    """A data file, read in chunks (LIBSVM, VW) or whole (CSV, olearn cache)."""
+    """A data file, read in chunks (LIBSVM, VW; CoNLL, in chunks of sequences) or whole (CSV, olearn cache)."""
 
     path: str
     format: str = "auto"
@@ -73,15 +73,14 @@ class FilePart:
             yield from data.iter_libsvm(self.path, chunk_size=chunk_size, n_features=self.n_features,
                                         zero_based=self.zero_based)
         elif fmt == "vw":
-            for X, y, weight in data.iter_vw(self.path, chunk_size=chunk_size, n_bits=self.bits, require_labels=True):
-                _refuse_weights(self.path, weight)
-                yield X, y
+            yield from data.iter_vw(self.path, chunk_size=chunk_size, n_bits=self.bits, require_labels=True)
+        elif fmt == "conll":
+            yield from data.iter_conll(self.path, chunk_size=chunk_size, n_bits=self.bits)
         elif fmt in ("csv", "cache"):
             X, y, *weight = (data.load_csv if fmt == "csv" else data.load_cache)(self.path)
-            _refuse_weights(self.path, weight[0] if weight else None)
-            yield from _sliced(X, y, chunk_size)
+            yield from _sliced(X, y, chunk_size, weight[0] if weight else None)
         else:
-            raise ValueError(f"{self.path}: fmt must be 'auto', 'libsvm', 'vw', 'csv', 'cache' or 'parquet'; "
+            raise ValueError(f"{self.path}: fmt must be 'auto', 'libsvm', 'vw', 'conll', 'csv', 'cache' or 'parquet'; "
                              f"got {fmt!r}")
 
 
@@ -91,22 +90,24 @@ def file_stamp(path):
     return st.st_size, st.st_mtime_ns
 
 
-def _refuse_weights(path, weight):
-    """Learning on shards is unweighted: importance weights other than 1 are an error, never dropped."""
+def _refuse_weights(where, weight):
+    """Delayed updates are unweighted: importance weights other than 1 are an error, never dropped."""
     if weight is not None and np.any(np.asarray(weight) != 1.0):
-        raise ValueError(f"{path}: gives importance weights other than 1, and learning on shards does not "
-                         "honour them: learn the file without --workers/--scheduler, where they are honoured")
+        raise ValueError(f"{where}: gives importance weights other than 1, and delayed updates do not "
+                         "honour them: learn it by parameter mixing (the default of --workers/--scheduler), or "
+                         "without Dask, where they are honoured")
 
 
 @dataclass(frozen=True)
 class MemoryPart:
-    """An ``(X, y)`` pair held in memory."""
+    """An ``(X, y)`` pair held in memory, or an ``(X, y, sample_weight)`` triple."""
 
     X: object
     y: object
+    sample_weight: object = None
 
     def chunks(self, chunk_size):
-        yield from _sliced(self.X, self.y, chunk_size)
+        yield from _sliced(self.X, self.y, chunk_size, self.sample_weight)
 
 
 @dataclass(frozen=True)
@@ -192,12 +193,20 @@ class Shard:
             yield X, y
 
     def located_chunks(self):
-        """Yield ``(X, y, part, first)``: each chunk with its part and the 0-based row of its part it starts at."""
+        """Yield ``(X, y, part, first)``: each chunk with its part and the 0-based row of its part it starts at;
+        importance weights other than 1 are an error."""
+        for X, y, weight, part, first in self.weighted_chunks():
+            _refuse_weights(part.path if isinstance(part, FilePart) else self.describe(), weight)
+            yield X, y, part, first
+
+    def weighted_chunks(self):
+        """Yield ``(X, y, sample_weight, part, first)``, as :meth:`located_chunks` with each chunk's importance
+        weights (None: every row weighs 1)."""
         for part in self.parts:
             first = 0
-            for X, y in part.chunks(self.chunk_size):
-                yield X, y, part, first
-                first += X.shape[0]
+            for X, y, *weight in part.chunks(self.chunk_size):
+                yield X, y, weight[0] if weight else None, part, first
+                first += rows_of(X)
 
     @staticmethod
     def where(part, row_in_part, shard_row):
@@ -252,13 +261,45 @@ def on_cluster(client, shards):
     return [shard.without_graphs() for shard in shards], values
 
 
-def _sliced(X, y, chunk_size):
-    X = X if sp.issparse(X) else np.asarray(X)
-    y = np.asarray(y)
-    if X.shape[0] != y.shape[0]:
-        raise ValueError(f"a part has {X.shape[0]} rows in X and {y.shape[0]} labels in y")
-    for lo in range(0, X.shape[0], chunk_size):
-        yield X[lo : lo + chunk_size], y[lo : lo + chunk_size]
+def _sliced(X, y, chunk_size, sample_weight=None):
+    """``(X, y, sample_weight)`` chunks of ``chunk_size`` rows of a part in memory (of sequences, when X is a list
+    of sequences); y None for a stream without labels (uniclass); ``sample_weight`` None (every row weighs 1), a
+    number for every row, or one per row."""
+    if not is_sequences(X):
+        X = X if sp.issparse(X) else np.asarray(X)
+    if y is not None and not _label_sets(y):
+        y = np.asarray(y)
+    n = rows_of(X)
+    if y is not None and len(y) != n:
+        raise ValueError(f"a part has {n} rows in X and {len(y)} labels in y")
+    if sample_weight is not None:
+        sample_weight = np.asarray(sample_weight, dtype=np.float64)
+        sample_weight = np.full(n, float(sample_weight)) if sample_weight.ndim == 0 else sample_weight
+        if sample_weight.shape != (n,):
+            raise ValueError(f"a part has {n} rows in X and {sample_weight.size} sample weights")
+    for lo in range(0, n, chunk_size):
+        yield (X[lo : lo + chunk_size], None if y is None else y[lo : lo + chunk_size],
+               None if sample_weight is None else sample_weight[lo : lo + chunk_size])
+
+
+def _label_sets(y):
+    """Whether y is a list of label sets (a multilabel row's labels, a sequence's tags), kept as a list."""
+    return isinstance(y, list) and bool(y) and not np.isscalar(y[0])
+
+
+def is_sequences(X):
+    """Whether X is a list of sequences (each a 2-d array, a sparse matrix or a list of rows), as
+    :class:`olearn.sequence.PASequence` learns, rather than a matrix of rows."""
+    if not isinstance(X, list) or not X:
+        return False
+    first = X[0]
+    return sp.issparse(first) or np.ndim(first) == 2 or (isinstance(first, list) and bool(first)
+                                                         and isinstance(first[0], (dict, list, np.ndarray)))
+
+
+def rows_of(X):
+    """The number of rows (sequences, for a list of sequences) of a chunk."""
+    return len(X) if isinstance(X, list) else X.shape[0]
 
 
 def _examples_to_csr(examples):
@@ -389,7 +430,8 @@ def make_shards(data, n_shards=None, chunk_size=DEFAULT_CHUNK_SIZE, fmt="auto", 
 
     Parameters
     ----------
-    data : path, glob, directory, list of them, list of (X, y), (dask X, dask y), dask bag or dask DataFrame
+    data : path, glob, directory, list of them, list of (X, y) or (X, y, sample_weight), (dask X, dask y), dask bag
+        or dask DataFrame
         A path may be a ``file://`` URL; a directory stands for its files
         (sorted by name, hidden ones and ``_SUCCESS``-like ones left out);
         ``.parquet`` / ``.pq`` files are Parquet tables.
@@ -428,11 +470,13 @@ def make_shards(data, n_shards=None, chunk_size=DEFAULT_CHUNK_SIZE, fmt="auto", 
             parts = _file_parts([data], fmt, n_features, bits, zero_based, label_column)
         elif isinstance(data, (list, tuple)) and data and all(isinstance(p, (str, os.PathLike)) for p in data):
             parts = _file_parts(data, fmt, n_features, bits, zero_based, label_column)
-        elif isinstance(data, (list, tuple)) and data and all(isinstance(p, tuple) and len(p) == 2 for p in data):
-            parts = [MemoryPart(X, y) for X, y in data]
+        elif isinstance(data, (list, tuple)) and data and all(isinstance(p, tuple) and len(p) in (2, 3)
+                                                              for p in data):
+            parts = [MemoryPart(*pair) for pair in data]
         else:
             raise TypeError(
-                "data must be a file path, a glob, a list of paths, a list of (X, y) pairs, "
+                "data must be a file path, a glob, a list of paths, a list of (X, y) pairs or (X, y, sample_weight) "
+                "triples, "
                 "a pair of Dask arrays (X, y), a Dask bag of (x, y) examples or a Dask DataFrame"
             )
     if not parts:
