@@ -82,10 +82,11 @@ class PASequence(OnlineLearner, ClassifierEstimator):
     features of :math:`\Phi(X, y)` of the form Eq. (59) allows (a function of a
     label and of the position in X), not a change of the update, which stays
     that of Sec. 8. :math:`b = 1` with ``fit_intercept=True`` and :math:`c = 1`
-    with ``end_transition=True``, the defaults, which are worth 1-2 points of
-    accuracy on the taggers of ``benchmarks/bench_sequence.py`` and
-    ``benchmarks/bench_tagger.py``; ``fit_intercept=False, end_transition=False``
-    is the text's bare :math:`\Phi` (:math:`b = c = 0`). The prediction :math:`\hat y = \arg\max_{y'} w \cdot \Phi(X, y')` is
+    with ``end_transition=True``, the defaults: a tagger learns how frequent each
+    label is and which labels end a sequence (``benchmarks/README.md``, "Tagger
+    defaults", for what they were measured to be worth);
+    ``fit_intercept=False, end_transition=False`` is the text's bare
+    :math:`\Phi` (:math:`b = c = 0`). The prediction :math:`\hat y = \arg\max_{y'} w \cdot \Phi(X, y')` is
     found by Viterbi. On each sequence, for a rival labelling :math:`r`,
 
     .. math:: \ell = w \cdot \Phi(X, r) - w \cdot \Phi(X, y) + \sqrt{\rho(y, r)},
