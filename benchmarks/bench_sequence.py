@@ -17,7 +17,11 @@ each word):
   predicted before it is learned), and the test letter and word error rates
   after ``--epochs`` passes;
 * for reference, the test letter error of a model without transitions (each
-  letter predicted alone by the same learner on sequences of length 1).
+  letter predicted alone by the same learner on sequences of length 1);
+* the test letter accuracy after ``--epochs`` passes of the bare Phi of the
+  text (``fit_intercept=False, end_transition=False``), with a per-letter bias
+  only, with an end transition only, and with both (the defaults), plain and
+  averaged (``--only defaults`` prints this table alone).
 
     python benchmarks/bench_sequence.py            # 5,000 training words (~45,000 letters)
     python benchmarks/bench_sequence.py --quick    # 1,000 training words
@@ -87,7 +91,9 @@ def main():
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--quick", action="store_true", help="1,000 training and 500 test words")
+    parser.add_argument("--only", default="speed,defaults", help="comma-separated sections: speed,defaults")
     args = parser.parse_args()
+    only = set(args.only.split(","))
     if args.quick:
         args.n_train, args.n_test = 1000, 500
     (X, y), (X_test, y_test) = make_problem(args.n_train, args.n_test, args.noise, args.seed)
@@ -96,6 +102,30 @@ def main():
     print(f"{args.n_train} training words ({n_letters} letters), {args.n_test} test words ({n_test_letters} letters), "
           f"26 labels, 128 binary features, pixel noise {args.noise}")
 
+    if "speed" in only:
+        speed_table(X, y, X_test, y_test, args)
+    if "defaults" in only:
+        defaults_table(X, y, X_test, y_test, args.epochs)
+
+
+def defaults_table(X, y, X_test, y_test, epochs):
+    """Test letter accuracy of the bare Phi, + a per-letter bias, + an end transition, and both (the defaults)."""
+    print(f"test letter accuracy after {epochs} passes (partial_fit, in order)")
+    print(f"{'features':<34}{'plain':>8}{'averaged':>10}")
+    for label, bias, end in (("bare Phi (Eq. 59)", False, False), ("+ per-letter bias", True, False),
+                             ("+ end transition", False, True), ("both (the defaults)", True, True)):
+        accuracies = []
+        for average in (False, True):
+            model = PASequence(fit_intercept=bias, end_transition=end, average=average)
+            for _ in range(epochs):
+                model.partial_fit(X, y)
+            accuracies.append(1.0 - error_rates(model, X_test, y_test)[0])
+        print(f"{label:<34}{accuracies[0]:>8.4f}{accuracies[1]:>10.4f}")
+
+
+def speed_table(X, y, X_test, y_test, args):
+    n_letters = sum(len(s) for s in y)
+    n_test_letters = sum(len(s) for s in y_test)
     # load the compiled kernels before timing
     PASequence(update="max-loss").partial_fit(X[:2], y[:2]).predict(X[:2])
     PASequence().partial_fit(X[:2], y[:2])

@@ -3,7 +3,8 @@
 The reference evaluates Crammer et al. 2006, Sec. 9 (the bounds of Sec. 8 for
 sequences) from its definitions on tiny streams: the competitor's max-loss
 l*_t is a maximum over every labelling of the sequence, R^2 is the module's
-2 max_t (sum_j ||x_tj|| + T_t)^2, and the bound is PA-I's ||u||^2 + 2C sum l*_t
+2 max_t (sum_j ||x_tj|| + T_t + e)^2 (the constant 1 appended to x_tj with a
+per-label bias, e = 1 with an end transition), and the bound is PA-I's ||u||^2 + 2C sum l*_t
 or PA-II's (R^2 + 1/2C)(||u||^2 + 2C sum l*_t^2), at the competitor the report
 chose (the learner's weights times a factor).
 """
@@ -33,37 +34,46 @@ def _tiny_stream(seed, n=12, k=3, d=3, noise=0.2):
     return X, y
 
 
-def _labelling_score(x, tags, E, T):
+def _labelling_score(x, tags, E, T, end):
+    """u.Phi(x, tags): E the emission weights (the bias column last when E is one wider than x)."""
     k = E.shape[0]
-    score = T[k, tags[0]]
+    x = np.hstack([x, np.ones((len(x), E.shape[1] - x.shape[1]))])
+    score = T[k, tags[0]] + end[tags[-1]]
     for j, tag in enumerate(tags):
         score += E[tag] @ x[j] + (T[tags[j - 1], tag] if j else 0.0)
     return score
 
 
-def _max_loss(x, tags, E, T):
+def _max_loss(x, tags, E, T, end):
     """max over the k^n labellings r of score(r) - score(y) + sqrt(Hamming(r, y)), clipped at 0."""
-    truth = _labelling_score(x, tags, E, T)
-    return max(0.0, max(_labelling_score(x, r, E, T) - truth + math.sqrt(sum(a != b for a, b in zip(r, tags)))
+    truth = _labelling_score(x, tags, E, T, end)
+    return max(0.0, max(_labelling_score(x, r, E, T, end) - truth + math.sqrt(sum(a != b for a, b in zip(r, tags)))
                         for r in itertools.product(range(E.shape[0]), repeat=len(tags))))
 
 
 @pytest.mark.parametrize("variant, C", [("pa1", 0.5), ("pa1", 4.0), ("pa2", 0.3), ("pa2", 2.0)])
 @pytest.mark.parametrize("seed", [0, 1])
-def test_the_bound_is_the_theorem_at_the_chosen_competitor(variant, C, seed):
+@pytest.mark.parametrize("bare", [False, True])
+def test_the_bound_is_the_theorem_at_the_chosen_competitor(variant, C, seed, bare):
     X, y = _tiny_stream(seed)
-    est = olearn.PASequence(variant=variant, C=C)
+    est = olearn.PASequence(variant=variant, C=C, fit_intercept=not bare, end_transition=not bare)
     result = olearn.run(est, X, y)
     (row,) = sequence_bound_report(est, X, y, result).rows
     k, d = est.coef_.shape
-    E, T = row.u[: k * d].reshape(k, d), row.u[k * d:].reshape(k + 1, k)
+    weights = est.coef_ if bare else np.column_stack([est.coef_, est.intercept_])
+    width = weights.shape[1]
+    E, T = row.u[: k * width].reshape(k, width), row.u[k * width: k * width + (k + 1) * k].reshape(k + 1, k)
+    end = np.zeros(k) if bare else row.u[k * width + (k + 1) * k:]
+    assert row.u.size == k * width + (k + 1) * k + (0 if bare else k)
     # the competitor is a multiple of the learner's final weights
-    factor = row.u_norm / math.sqrt((est.coef_**2).sum() + (est.transition_**2).sum())
-    np.testing.assert_allclose(E, factor * est.coef_, rtol=1e-12)
+    factor = row.u_norm / math.sqrt((weights**2).sum() + (est.transition_**2).sum() + (est.end_transition_**2).sum())
+    np.testing.assert_allclose(E, factor * weights, rtol=1e-12)
     np.testing.assert_allclose(T, factor * est.transition_, rtol=1e-12)
-    stars = np.array([_max_loss(x, tags, E, T) for x, tags in zip(X, y)])
-    u2 = float((E**2).sum() + (T**2).sum())
-    r2 = 2 * max(sum(np.linalg.norm(x, axis=1)) + len(x) for x in X) ** 2
+    np.testing.assert_allclose(end, factor * est.end_transition_, rtol=1e-12, atol=0.0)
+    stars = np.array([_max_loss(x, tags, E, T, end) for x, tags in zip(X, y)])
+    u2 = float((E**2).sum() + (T**2).sum() + (end**2).sum())
+    bias, ends = (0.0, 0) if bare else (1.0, 1)
+    r2 = 2 * max(sum(np.sqrt(np.linalg.norm(x, axis=1) ** 2 + bias)) + len(x) + ends for x in X) ** 2
     expected = u2 + 2 * C * stars.sum() if variant == "pa1" else (r2 + 1 / (2 * C)) * (u2 + 2 * C * stars @ stars)
     assert row.bound == pytest.approx(expected, rel=1e-9)
     measured = result.taus @ result.losses if variant == "pa1" else result.losses @ result.losses
@@ -71,7 +81,7 @@ def test_the_bound_is_the_theorem_at_the_chosen_competitor(variant, C, seed):
     assert row.holds and row.measured <= row.bound
     # the factor was chosen well: neither half nor twice of it gives a smaller bound
     for other in (0.5, 2.0):
-        s2 = [_max_loss(x, tags, other * E, other * T) for x, tags in zip(X, y)]
+        s2 = [_max_loss(x, tags, other * E, other * T, other * end) for x, tags in zip(X, y)]
         worse = other**2 * u2 + 2 * C * sum(s2) if variant == "pa1" else \
             (r2 + 1 / (2 * C)) * (other**2 * u2 + 2 * C * float(np.dot(s2, s2)))
         assert row.bound <= worse * (1 + 1e-6)
@@ -80,15 +90,16 @@ def test_the_bound_is_the_theorem_at_the_chosen_competitor(variant, C, seed):
 def test_pa_is_reported_when_a_multiple_of_the_weights_separates_and_skipped_otherwise():
     X = [np.array([[1.0, 0.0], [0.0, 1.0]]), np.array([[0.0, 1.0]]), np.array([[1.0, 0.0], [1.0, 0.0]])]
     y = [np.array([0, 1]), np.array([1]), np.array([0, 0])]
-    est = olearn.PASequence(variant="pa")
+    bare = {"fit_intercept": False, "end_transition": False}  # the text's Phi
+    est = olearn.PASequence(variant="pa", **bare)
     for _ in range(5):  # learned until the weights separate these three sequences
         est.partial_fit(X, y)
     # the run bounded is a fresh learner's; its competitor the trained learner's weights
-    report = sequence_bound_report(est, X, y, olearn.run(olearn.PASequence(variant="pa"), X, y))
+    report = sequence_bound_report(est, X, y, olearn.run(olearn.PASequence(variant="pa", **bare), X, y))
     (row,) = report.rows
     assert row.competitor_loss == 0.0 and row.holds
     noisy_X, noisy_y = _tiny_stream(3, noise=0.6)
-    noisy = olearn.PASequence(variant="pa")
+    noisy = olearn.PASequence(variant="pa", **bare)
     skipped = sequence_bound_report(noisy, noisy_X, noisy_y, olearn.run(noisy, noisy_X, noisy_y))
     assert skipped.rows == () and "no multiple of the learner's weights" in skipped.skipped[0][1]
 

@@ -92,13 +92,16 @@ def test_run_table_predictions_and_model_equal_the_library(train, tmp_path):
     ("pa-sequence", "pa", {}),
     ("pa2-sequence", "pa2", {"C": 0.1, "update": "max-loss"}),
     ("pa1-sequence", "pa1", {"cost": "sqrt-hamming", "fit_intercept": True}),
+    # the text's bare Phi: no per-tag bias, no end transition
+    ("pa1-sequence", "pa1", {"fit_intercept": False, "end_transition": False}),
+    ("pa2-sequence", "pa2", {"end_transition": False}),
 ])
 def test_settings_reach_the_learner(train, tmp_path, algo, variant, settings):
     model = tmp_path / "m.npz"
     args = ["run", "--quiet", "--algo", algo, "--bits", BITS, "-f", model, train]
     for name, value in settings.items():
-        args += (["-C", value] if name == "C" else ["--fit-intercept"] if name == "fit_intercept"
-                 else ["--set", f"{name}={value}"])
+        args += (["-C", value] if name == "C" else [f"--{'' if value else 'no-'}fit-intercept"]
+                 if name == "fit_intercept" else ["--set", f"{name}={str(value).lower()}"])
     result = invoke(*args)
     assert result.exit_code == 0, result.output
     X, y = load_conll(train, n_bits=BITS)
@@ -106,7 +109,12 @@ def test_settings_reach_the_learner(train, tmp_path, algo, variant, settings):
     saved = olearn.load(str(model))
     assert saved.get_params() == est.get_params()
     np.testing.assert_array_equal(saved.coef_, est.coef_)
+    np.testing.assert_array_equal(saved.intercept_, est.intercept_)
     np.testing.assert_array_equal(saved.transition_, est.transition_)
+    np.testing.assert_array_equal(saved.end_transition_, est.end_transition_)
+    # a tagger has a per-tag bias and an end transition unless they are switched off
+    assert saved.intercept_.any() == settings.get("fit_intercept", True)
+    assert saved.end_transition_.any() == settings.get("end_transition", True)
 
 
 def test_predictions_to_stdout_send_the_table_to_stderr(train):
@@ -235,7 +243,10 @@ def test_a_tag_given_by_the_word_is_learned(tmp_path):
     train = synthetic_conll(tmp_path / "train.conll", 400, seed=10)
     test = synthetic_conll(tmp_path / "test.conll", 100, seed=11)
     model = tmp_path / "m.npz"
-    assert invoke("run", "--quiet", "-a", "pa1-sequence", "-f", model, train).exit_code == 0
+    # tags drawn independently of their neighbours and of the position: the bare features of the text,
+    # learned in one pass (a bias and an end transition would only be noise to learn here)
+    assert invoke("run", "--quiet", "-a", "pa1-sequence", "--no-fit-intercept", "--set", "end_transition=false",
+                  "-f", model, train).exit_code == 0
     result = invoke("predict", "-m", model, test)
     assert result.exit_code == 0, result.output
     accuracy = float(result.stderr.split()[1])

@@ -4,7 +4,10 @@ Crammer, Dekel, Keshet, Shalev-Shwartz & Singer, "Online Passive-Aggressive
 Algorithms", JMLR 7 (2006):
 
 * Sec. 9, Eq. 59: Phi(X, y) = sum_t x_t (x) e_{y_t} + sum_t e_{y_{t-1}} (x) e_{y_t}
-  (here with a start state y_{-1} = start);
+  (here with a start state y_{-1} = start), and olearn's two features of the same
+  form: a constant 1 appended to every x_t (``fit_intercept``, a per-label bias)
+  and e_{y_T} of the last label (``end_transition``, the transition into an end
+  state); both on by default, as in PASequence, both off for the text's bare Phi;
 * Sec. 8: for a rival labelling r, l = w.Phi(X, r) - w.Phi(X, y) + sqrt(rho(y, r)),
   z = Phi(X, y) - Phi(X, r), w <- w + tau z, tau = l/||z||^2 (PA),
   min(C, l/||z||^2) (PA-I), l/(||z||^2 + 1/(2C)) (PA-II); the rival is the
@@ -20,7 +23,8 @@ earlier sequence, and in the max-loss search once it occurred in sequence i.
 Layout of w: the emission block, shape (k, d + 1) flattened by rows (the last
 column weighs a constant feature that is 1 with fit_intercept and 0
 without), then the transition block, shape (k + 1, k) flattened by rows (row k
-is the start state).
+is the start state), then the end block, k entries (the last label's feature
+is 1 with end_transition and 0 without).
 
 ``weights`` (olearn's importance weights, beyond the paper): sequence i is
 learned with C replaced by weights[i] * C, and weight 0 makes no update.
@@ -33,7 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 
 
-def phi(X, labels, k, fit_intercept):
+def phi(X, labels, k, fit_intercept, end_transition):
     """The feature vector Phi(X, labels) of Eq. 59."""
     X = np.asarray(X, dtype=np.float64)
     T, d = X.shape
@@ -45,16 +49,22 @@ def phi(X, labels, k, fit_intercept):
         emission[labels[t]] += x
         transition[previous, labels[t]] += 1.0
         previous = labels[t]
-    return np.concatenate([emission.ravel(), transition.ravel()])
+    end = np.zeros(k)
+    if T and end_transition:
+        end[labels[T - 1]] = 1.0
+    return np.concatenate([emission.ravel(), transition.ravel(), end])
 
 
-def chain_score(em, transition, labels):
-    """sum_t em[t, y_t] + transition[y_{t-1}, y_t], with y_{-1} the last row of ``transition``."""
+def chain_score(em, transition, labels, end=None):
+    """sum_t em[t, y_t] + transition[y_{t-1}, y_t] + end[y_{T-1}], with y_{-1} the last row of ``transition``
+    (no end term when ``end`` is None)."""
     total = 0.0
     previous = transition.shape[0] - 1
     for t, label in enumerate(labels):
         total += transition[previous, label] + em[t][label]
         previous = label
+    if end is not None and len(labels):
+        total += end[labels[-1]]
     return total
 
 
@@ -91,6 +101,7 @@ class Trace:
     coef: np.ndarray  # emission weights, shape (k, d)
     intercept: np.ndarray  # shape (k,)
     transition: np.ndarray  # shape (k + 1, k), last row from the start
+    end_transition: np.ndarray  # shape (k,), zeros without end_transition
     predictions: list  # tuples of label indices, or None when no label was known yet
     scores: np.ndarray  # w.Phi(X, prediction), NaN without a prediction
     losses: np.ndarray
@@ -99,7 +110,7 @@ class Trace:
 
 
 def pa_sequence(X_seqs, y_seqs, classes, variant="pa1", C=1.0, update="prediction", rho=None,
-                fit_intercept=False, d=None, weights=None):
+                fit_intercept=True, end_transition=True, d=None, weights=None):
     """Learn the sequences in order; ``y_seqs`` hold labels of ``classes`` (sorted), ``rho(y, r)`` on label values.
 
     ``rho`` defaults to the Hamming distance.
@@ -109,7 +120,7 @@ def pa_sequence(X_seqs, y_seqs, classes, variant="pa1", C=1.0, update="predictio
     d = d if d is not None else max(np.shape(X)[1] for X in X_seqs if len(X))
     if rho is None:
         rho = hamming
-    w = np.zeros(k * (d + 1) + (k + 1) * k)
+    w = np.zeros(k * (d + 1) + (k + 1) * k + k)
     known = set()
     predictions, scores, losses, taus, rivals = [], [], [], [], []
     weights = np.ones(len(y_seqs)) if weights is None else np.asarray(weights, dtype=np.float64)
@@ -127,7 +138,7 @@ def pa_sequence(X_seqs, y_seqs, classes, variant="pa1", C=1.0, update="predictio
             continue
 
         def score(labelling, X=X, w=w):
-            return float(w @ phi(X, labelling, k, fit_intercept))
+            return float(w @ phi(X, labelling, k, fit_intercept, end_transition))
 
         def margin(labelling, y=y):
             if labelling == y:
@@ -143,7 +154,7 @@ def pa_sequence(X_seqs, y_seqs, classes, variant="pa1", C=1.0, update="predictio
         else:
             rival = brute_force_argmax(score, T, known)
         loss = max(0.0, score(rival) - score(y) + margin(rival))
-        z = phi(X, y, k, fit_intercept) - phi(X, rival, k, fit_intercept)
+        z = phi(X, y, k, fit_intercept, end_transition) - phi(X, rival, k, fit_intercept, end_transition)
         tau = pa_tau(variant, loss, float(z @ z), weight * C) if weight > 0 else 0.0
         predictions.append(prediction)
         scores.append(score(prediction) if prediction is not None else math.nan)
@@ -155,7 +166,8 @@ def pa_sequence(X_seqs, y_seqs, classes, variant="pa1", C=1.0, update="predictio
     return Trace(
         coef=emission[:, :d],
         intercept=emission[:, d] if fit_intercept else np.zeros(k),
-        transition=w[k * (d + 1) :].reshape(k + 1, k),
+        transition=w[k * (d + 1) : k * (d + 1) + (k + 1) * k].reshape(k + 1, k),
+        end_transition=w[k * (d + 1) + (k + 1) * k :],
         predictions=predictions,
         scores=np.array(scores),
         losses=np.array(losses),
@@ -164,8 +176,9 @@ def pa_sequence(X_seqs, y_seqs, classes, variant="pa1", C=1.0, update="predictio
     )
 
 
-def loss_against(coef, intercept, transition, X, y, rival, margin, fit_intercept):
-    """w.Phi(X, rival) - w.Phi(X, y) + margin for weights given as the estimator exposes them (label indices)."""
+def loss_against(coef, intercept, transition, X, y, rival, margin, fit_intercept, end=None):
+    """w.Phi(X, rival) - w.Phi(X, y) + margin for weights given as the estimator exposes them (label indices;
+    ``end`` the end-transition weights, None without)."""
     X = np.asarray(X, dtype=np.float64)
     em = X @ coef.T + (intercept if fit_intercept else 0.0)
-    return chain_score(em, transition, rival) - chain_score(em, transition, y) + margin
+    return chain_score(em, transition, rival, end) - chain_score(em, transition, y, end) + margin

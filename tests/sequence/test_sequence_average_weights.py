@@ -23,11 +23,13 @@ CLASSES = ["a", "b", "c"]
 
 
 def _naive_average(X, y, start, **kw):
-    """Mean of the oracle's (coef, intercept, transition) after sequences start..n (n < start: the last ones)."""
+    """Mean of the oracle's (coef, intercept, transition, end_transition) after sequences start..n (n < start:
+    the last ones)."""
     n = len(y)
     ends = range(start, n + 1) if n >= start else [n]
     traces = [pa_sequence(X[:t], y[:t], CLASSES, d=X[0].shape[1], **kw) for t in ends]
-    return tuple(np.mean([getattr(tr, name) for tr in traces], axis=0) for name in ("coef", "intercept", "transition"))
+    return tuple(np.mean([getattr(tr, name) for tr in traces], axis=0) for name in ("coef", "intercept", "transition",
+                                                                               "end_transition"))
 
 
 def _as(layout, X):
@@ -35,28 +37,33 @@ def _as(layout, X):
 
 
 @pytest.mark.parametrize("layout", ["dense", "csr"])
-@pytest.mark.parametrize("update,variant,C,fit_intercept", [
-    ("prediction", "pa1", 0.4, False), ("max-loss", "pa2", 0.8, True), ("prediction", "pa", 1.0, True),
+@pytest.mark.parametrize("update,variant,C,fit_intercept,end_transition", [
+    ("prediction", "pa1", 0.4, False, False), ("max-loss", "pa2", 0.8, True, True), ("prediction", "pa", 1.0, True, True),
+    ("prediction", "pa1", 0.4, False, True),
 ])
 @pytest.mark.parametrize("average", [True, 6])
-def test_averaged_weights_match_the_naive_mean(make_sequences, layout, update, variant, C, fit_intercept, average):
+def test_averaged_weights_match_the_naive_mean(make_sequences, layout, update, variant, C, fit_intercept,
+                                               end_transition, average):
     X, y = make_sequences(16, seed=1, density=0.5 if layout == "csr" else 1.0)
     start = 1 if average is True else average
-    coef, intercept, transition = _naive_average(X, y, start, variant=variant, C=C, update=update,
-                                                 fit_intercept=fit_intercept)
-    est = PASequence(variant=variant, C=C, update=update, fit_intercept=fit_intercept, average=average)
+    coef, intercept, transition, end = _naive_average(X, y, start, variant=variant, C=C, update=update,
+                                                      fit_intercept=fit_intercept, end_transition=end_transition)
+    est = PASequence(variant=variant, C=C, update=update, fit_intercept=fit_intercept, average=average,
+                     end_transition=end_transition)
     rows = _as(layout, X)
     est.partial_fit(rows[:4], y[:4]).partial_fit(rows[4:], y[4:])
     assert_allclose(est.coef_, coef, rtol=1e-9, atol=1e-12)
     assert_allclose(est.intercept_, intercept, rtol=1e-9, atol=1e-12)
     assert_allclose(est.transition_, transition, rtol=1e-9, atol=1e-12)
+    assert_allclose(est.end_transition_, end, rtol=1e-9, atol=1e-12)
+    assert np.any(end != 0.0) == end_transition
     # predictions are the Viterbi labellings of the averaged weights: check their scores by brute force
     for x, predicted in zip(X[:5], est.predict(rows[:5])):
         em = x @ coef.T + (intercept if fit_intercept else 0.0)
         codes = [CLASSES.index(label) for label in predicted]
-        best = max(chain_score(em, transition, labelling)
+        best = max(chain_score(em, transition, labelling, end)
                    for labelling in np.ndindex(*(3,) * len(x))) if len(x) else 0.0
-        assert chain_score(em, transition, codes) == pytest.approx(best, rel=1e-9, abs=1e-12)
+        assert chain_score(em, transition, codes, end) == pytest.approx(best, rel=1e-9, abs=1e-12)
 
 
 def test_averaging_not_started_yet_uses_the_current_weights(make_sequences):
@@ -178,11 +185,24 @@ def test_pa1_weight_two_is_the_sequence_twice(update):
 
 def test_pa2_weight_is_the_closed_form():
     """X = (e1, e2), y = (a, b), w = 0: the rival is (a, a) (ties to the first labelling), Hamming 1, loss 1;
-    z = +x2 (x) e_b - x2 (x) e_a + e_(a,b) - e_(a,a): ||z||^2 = 4; PA-II, C = 0.5, weight 3: tau = 1 / (4 + 1/3)."""
-    est = PASequence(variant="pa2", C=0.5).partial_fit([np.eye(2)], [["a", "b"]], sample_weight=[3.0])
+    bare Phi: z = +x2 (x) e_b - x2 (x) e_a + e_(a,b) - e_(a,a): ||z||^2 = 4; PA-II, C = 0.5, weight 3:
+    tau = 1 / (4 + 1/3)."""
+    est = PASequence(variant="pa2", C=0.5, fit_intercept=False, end_transition=False).partial_fit(
+        [np.eye(2)], [["a", "b"]], sample_weight=[3.0])
     tau = 1.0 / (4.0 + 1.0 / 3.0)
     assert_allclose(est.coef_, [[0.0, -tau], [0.0, tau]], rtol=1e-12)
     assert_allclose(est.transition_, [[-tau, tau], [0.0, 0.0], [0.0, 0.0]], rtol=1e-12)
+
+
+def test_pa2_weight_is_the_closed_form_with_the_default_bias_and_end():
+    """As above, with the defaults' features: z also holds +1 for b's bias and b's end transition and -1 for
+    a's, so ||z||^2 = 4 + 2 + 2 = 8 and tau = 1 / (8 + 1/3)."""
+    est = PASequence(variant="pa2", C=0.5).partial_fit([np.eye(2)], [["a", "b"]], sample_weight=[3.0])
+    tau = 1.0 / (8.0 + 1.0 / 3.0)
+    assert_allclose(est.coef_, [[0.0, -tau], [0.0, tau]], rtol=1e-12)
+    assert_allclose(est.intercept_, [-tau, tau], rtol=1e-12)
+    assert_allclose(est.transition_, [[-tau, tau], [0.0, 0.0], [0.0, 0.0]], rtol=1e-12)
+    assert_allclose(est.end_transition_, [-tau, tau], rtol=1e-12)
 
 
 @pytest.mark.parametrize("average", [False, True])
@@ -195,7 +215,7 @@ def test_zero_weight_changes_nothing_but_the_round(make_sequences, average):
     assert_array_equal(est._transition, transition)
     assert res.n_rounds == 4 and not res.taus.any()
     if average:
-        coef, _, trans = _naive_average(X, y, 1, variant="pa", weights=np.r_[np.ones(6), np.zeros(4)])
+        coef, _, trans, _ = _naive_average(X, y, 1, variant="pa", weights=np.r_[np.ones(6), np.zeros(4)])
         assert_allclose(est.coef_, coef, rtol=1e-9, atol=1e-12)
         assert_allclose(est.transition_, trans, rtol=1e-9, atol=1e-12)
 

@@ -25,11 +25,11 @@ def _viterbi(em, transition):
 def test_averaged_predictions_are_viterbi_over_the_averaged_weights_without_building_them(make_sequences,
                                                                                           monkeypatch):
     X, y = make_sequences(30, d=6, labels=("a", "b", "c", "d"), lengths=(1, 5), seed=11)
-    model = PASequence(average=True, fit_intercept=True).partial_fit(X, y)
-    coef, intercept, transition = model.coef_, model.intercept_, model.transition_
+    model = PASequence(average=True).partial_fit(X, y)  # with the default bias and end transition
+    coef, intercept, transition, end = model.coef_, model.intercept_, model.transition_, model.end_transition_
     # the averaged weights, from the running sum: the mean of the weights left by each sequence
-    plain = PASequence(fit_intercept=True)
-    total_coef, total_intercept, total_transition = 0.0, 0.0, 0.0
+    plain = PASequence()
+    total_coef, total_intercept, total_transition, total_end = 0.0, 0.0, 0.0, 0.0
     for x, tags in zip(X, y):
         plain.learn_one(x, tags)
         known = np.searchsorted(model.classes_, plain.classes_)
@@ -42,8 +42,14 @@ def test_averaged_predictions_are_viterbi_over_the_averaged_weights_without_buil
         moves = np.zeros_like(transition)
         moves[np.append(known, model.classes_.size)[:, None], known] = plain.transition_
         total_transition = total_transition + moves
+        last = np.zeros_like(end)
+        last[known] = plain.end_transition_
+        total_end = total_end + last
     np.testing.assert_allclose(coef, total_coef / len(X), atol=1e-12)
+    np.testing.assert_allclose(intercept, total_intercept / len(X), atol=1e-12)
     np.testing.assert_allclose(transition, total_transition / len(X), atol=1e-12)
+    np.testing.assert_allclose(end, total_end / len(X), atol=1e-12)
+    assert np.any(end != 0.0)
     shapes = []
     real_averaged = olearn._averaging.averaged
 
@@ -54,8 +60,10 @@ def test_averaged_predictions_are_viterbi_over_the_averaged_weights_without_buil
     monkeypatch.setattr(_pa, "averaged", recorded)
     predictions = model.predict(X)
     one = model.predict_one(X[3])
-    assert shapes and all(shape == transition.shape for shape in shapes)  # never the emission weights
+    # never the emission weights: the transitions, the end's row below them
+    assert shapes and all(shape == (transition.shape[0] + 1, transition.shape[1]) for shape in shapes)
     for x, predicted in zip(X, predictions):
         em = x @ coef.T + intercept
+        em[-1] += end
         assert_array_equal(predicted, model.classes_[_viterbi(em, transition)])
     assert_array_equal(one, predictions[3])

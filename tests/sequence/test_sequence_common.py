@@ -151,9 +151,10 @@ def test_predict_before_fit_raises_but_predict_one_is_none():
 
 
 def test_the_first_sequence_has_no_prediction_and_is_learned():
-    """With w = 0 the rival of 'ab' is 'aa' (ties go to the smallest labels); one PA step separates them."""
+    """With w = 0 the rival of 'ab' is 'aa' (ties go to the smallest labels); one PA step of the bare Phi
+    separates them."""
     X = [np.array([[1.0, 0.0], [0.0, 1.0]])]
-    res = olearn.run(est := PASequence(variant="pa"), X, [["a", "b"]])
+    res = olearn.run(est := PASequence(variant="pa", fit_intercept=False, end_transition=False), X, [["a", "b"]])
     assert res.predictions[0] is None and res.n_mistakes == 1
     assert_array_equal(est.predict(X)[0], ["a", "b"])
 
@@ -294,7 +295,8 @@ def test_a_failing_callable_cost_keeps_the_sequences_before_it():
 
 
 def test_overflow_is_refused_and_leaves_the_model_finite():
-    est = PASequence(variant="pa").partial_fit([np.eye(2)], [["a", "b"]])
+    # the bare Phi: its one update makes the second sequence's scores overflow
+    est = PASequence(variant="pa", fit_intercept=False, end_transition=False).partial_fit([np.eye(2)], [["a", "b"]])
     before = _weights(est)
     huge = np.array([[1e300, 0.0], [0.0, -1e300]])
     with pytest.raises(FloatingPointError, match="at sequence 1; the model keeps the updates of sequences 0..0"):
@@ -329,7 +331,7 @@ def test_an_update_that_would_overflow_a_weight_leaves_every_weight_unchanged():
     no_averaging = np.zeros(2, dtype=np.int64)
     args = (np.array([0, 1]), np.array([0], dtype=np.int32), np.array([1.0]), np.array([0, 1]), 0,
             np.array([1]), np.array([0]), 1.0, emission, transition, np.zeros((1, 0)), np.zeros((1, 0)),
-            np.array([0, 1]), no_averaging, 0.0)
+            np.array([0, 1]), no_averaging, 0.0, 0.0)
     # scratch of the sequence's size: a slot per stored entry, one per distinct feature and the intercept's
     scratch = (np.empty(1, dtype=np.int64), np.zeros(2), np.zeros(2, dtype=bool), np.zeros((3, 2)))
     tau, ok = sequence_update(*args, 1e308, STEP_PA, math.inf, *scratch)

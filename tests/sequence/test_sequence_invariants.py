@@ -14,18 +14,19 @@ from olearn.sequence import PASequence, hamming_errors
 
 
 def _weights(est):
-    return np.concatenate([est.coef_.ravel(), est.intercept_, est.transition_.ravel()])
+    return np.concatenate([est.coef_.ravel(), est.intercept_, est.transition_.ravel(), est.end_transition_])
 
 
 def _index_labels(est, labels):
     return tuple(int(np.searchsorted(est.classes_, label)) for label in labels)
 
 
-@pytest.mark.parametrize("fit_intercept", [False, True])
-def test_after_a_pa_update_the_loss_against_the_prediction_is_zero(fit_intercept, make_sequences):
+@pytest.mark.parametrize("fit_intercept,end_transition", [(False, False), (True, False), (True, True), (False, True)])
+def test_after_a_pa_update_the_loss_against_the_prediction_is_zero(fit_intercept, end_transition, make_sequences):
     """PA (C = inf) moves w just enough: w'.Phi(y) - w'.Phi(yhat) = sqrt(rho(y, yhat)) (Sec. 8)."""
     X, y = make_sequences(40, d=4, labels=("a", "b", "c", "d"), lengths=(1, 5), seed=3)
-    est = PASequence(variant="pa", fit_intercept=fit_intercept).partial_fit(X[:10], y[:10])
+    est = PASequence(variant="pa", fit_intercept=fit_intercept, end_transition=end_transition).partial_fit(
+        X[:10], y[:10])
     checked = 0
     for x, labels in zip(X[10:], y[10:]):
         predicted = est.predict_one(x)
@@ -34,7 +35,8 @@ def test_after_a_pa_update_the_loss_against_the_prediction_is_zero(fit_intercept
         if truth == rival:
             continue
         loss = loss_against(est.coef_, est.intercept_, est.transition_, x, truth, rival,
-                            math.sqrt(hamming(truth, rival)), fit_intercept)
+                            math.sqrt(hamming(truth, rival)), fit_intercept,
+                            est.end_transition_ if end_transition else None)
         assert abs(loss) < 1e-9
         checked += 1
     assert checked > 10
@@ -46,17 +48,17 @@ def test_after_a_max_loss_pa_update_the_loss_against_the_exhaustive_rival_is_zer
     checked = 0
     for x, labels in zip(X[8:], y[8:]):
         truth = _index_labels(est, labels)
-        em = x @ est.coef_.T
-        transition = est.transition_
+        em = x @ est.coef_.T + est.intercept_
+        transition, end = est.transition_, est.end_transition_
 
-        def augmented(r, em=em, transition=transition, truth=truth):
-            return chain_score(em, transition, r) + hamming(truth, r) ** 0.25
+        def augmented(r, em=em, transition=transition, end=end, truth=truth):
+            return chain_score(em, transition, r, end) + hamming(truth, r) ** 0.25
 
         rival = brute_force_argmax(augmented, len(truth), range(est.classes_.size))
-        loss_before = augmented(rival) - chain_score(em, transition, truth)
+        loss_before = augmented(rival) - chain_score(em, transition, truth, end)
         est.learn_one(x, labels)
         loss_after = loss_against(est.coef_, est.intercept_, est.transition_, x, truth, rival,
-                                  hamming(truth, rival) ** 0.25, False)
+                                  hamming(truth, rival) ** 0.25, True, est.end_transition_)
         if loss_before > 1e-12:
             assert abs(loss_after) < 1e-9
             checked += 1
@@ -94,10 +96,13 @@ def test_pa1_with_infinite_C_is_pa(make_sequences):
 def test_pa2_step_is_the_loss_over_the_norm_plus_half_inverse_C():
     """One hand-derived round: the first sequence, rival 'aa' for truth 'ab' (all scores 0)."""
     X = [np.array([[1.0, 0.0], [0.0, 2.0]])]
-    res = olearn.run(PASequence(variant="pa2", C=0.25), X, [["a", "b"]])
-    # z: emission b: +x_2, a: -x_2 (||.||^2 = 4 + 4); transitions (a,b) +1, (a,a) -1 (1 + 1)
+    res = olearn.run(PASequence(variant="pa2", C=0.25, fit_intercept=False, end_transition=False), X, [["a", "b"]])
+    # the bare Phi, z: emission b: +x_2, a: -x_2 (||.||^2 = 4 + 4); transitions (a,b) +1, (a,a) -1 (1 + 1)
     assert res.losses[0] == pytest.approx(1.0)  # sqrt(hamming) = 1
     assert res.taus[0] == pytest.approx(1.0 / (10.0 + 2.0))
+    # the defaults add the biases of b (+1) and a (-1) and the end transitions of b (+1) and a (-1)
+    res = olearn.run(PASequence(variant="pa2", C=0.25), X, [["a", "b"]])
+    assert res.taus[0] == pytest.approx(1.0 / (14.0 + 2.0))
 
 
 @pytest.mark.parametrize("update", ["prediction", "max-loss"])

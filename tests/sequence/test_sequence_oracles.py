@@ -25,19 +25,24 @@ def _weighted_cost(y_true, y_pred):
     return cost
 
 
-# (estimator parameters, rho for the oracle on label values)
+# the text's bare Phi (Eq. 59 with a start state): no per-label bias, no end transition
+BARE = {"fit_intercept": False, "end_transition": False}
+# (estimator parameters, rho for the oracle on label values); the defaults have the bias and the end transition
 SETTINGS = [
     ({"variant": "pa"}, None),
+    ({"variant": "pa", **BARE}, None),
     ({"variant": "pa1", "C": 0.05}, None),
-    ({"variant": "pa2", "C": 0.5, "fit_intercept": True}, None),
-    ({"variant": "pa", "cost": "sqrt-hamming"}, lambda a, b: math.sqrt(np.sum(a != b))),
+    ({"variant": "pa1", "C": 0.05, "end_transition": False}, None),
+    ({"variant": "pa2", "C": 0.5, "fit_intercept": False}, None),
+    ({"variant": "pa", "cost": "sqrt-hamming", **BARE}, lambda a, b: math.sqrt(np.sum(a != b))),
     ({"variant": "pa1", "C": 2.0, "cost": HammingCost(_normalized_hamming)}, lambda a, b: np.mean(a != b)),
-    ({"variant": "pa", "cost": _weighted_cost}, _weighted_cost),
-    ({"variant": "pa2", "C": 0.3, "cost": _weighted_cost, "fit_intercept": True}, _weighted_cost),
+    ({"variant": "pa", "cost": _weighted_cost, **BARE}, _weighted_cost),
+    ({"variant": "pa2", "C": 0.3, "cost": _weighted_cost}, _weighted_cost),
+    ({"variant": "pa", "update": "max-loss", **BARE}, None),
     ({"variant": "pa", "update": "max-loss"}, None),
-    ({"variant": "pa1", "C": 0.1, "update": "max-loss", "cost": "sqrt-hamming", "fit_intercept": True},
+    ({"variant": "pa1", "C": 0.1, "update": "max-loss", "cost": "sqrt-hamming"},
      lambda a, b: math.sqrt(np.sum(a != b))),
-    ({"variant": "pa2", "C": 1.0, "update": "max-loss", "cost": HammingCost(_normalized_hamming)},
+    ({"variant": "pa2", "C": 1.0, "update": "max-loss", "cost": HammingCost(_normalized_hamming), **BARE},
      lambda a, b: np.mean(a != b)),
 ]
 IDS = ["-".join(f"{k}={v}" for k, v in params.items()) for params, _ in SETTINGS]
@@ -57,6 +62,7 @@ def _check_against(trace, est, res, classes):
     assert_allclose(est.coef_, trace.coef, rtol=1e-9, atol=1e-12)
     assert_allclose(est.intercept_, trace.intercept, rtol=1e-9, atol=1e-12)
     assert_allclose(est.transition_, trace.transition, rtol=1e-9, atol=1e-12)
+    assert_allclose(est.end_transition_, trace.end_transition, rtol=1e-9, atol=1e-12)
     assert_allclose(res.losses, trace.losses, rtol=1e-9, atol=1e-12)
     assert_allclose(res.taus, trace.taus, rtol=1e-9, atol=1e-12)
     assert_allclose(res.scores, trace.scores, rtol=1e-9, atol=1e-12)

@@ -15,7 +15,9 @@ shape (n_features + 1, capacity), the last row for the intercept's constant
 feature; label j's weights are column ``columns[j]``, the columns in use
 0 .. k - 1, so that a new label takes a free column without moving the others)
 and the transitions ``sum_t e_{y_{t-1}} (x) e_{y_t}`` (``transition``, shape
-(k + 1, k), the last row for the start). Positions where y and r agree cancel
+(k + 2, k): row k from the start, row k + 1 into the end, the end transition
+``end * e_{y_n}`` of the last label, ``end`` 1.0 or 0.0 as ``bias`` is for the
+intercept). Positions where y and r agree cancel
 in z; ||z||^2 is computed exactly by accumulating, one label at a time, the
 sum of +x_t (y_t is that label) and -x_t (r_t is that label) in a scratch vector
 that is cleared as it is read, and the transition counts the same way. The
@@ -44,7 +46,7 @@ from ._jit import njit
 from ._lazy_average import A_ROUNDS, round_age
 from ._steps import weighted_pa_step
 from ._totals import add_totals
-from ._viterbi import emission_scores, hamming_viterbi, sequence_score, viterbi
+from ._viterbi import add_end, emission_scores, hamming_viterbi, sequence_score, viterbi
 
 # How the rival labelling of a round is chosen (Crammer et al. 2006, Sec. 8).
 UPDATE_PREDICTION = 0  # the predicted labelling
@@ -135,9 +137,10 @@ def _emission_part(mode, indptr, indices, data, r0, n, y, y0, rival, bias, emiss
 
 
 @njit(cache=True)
-def _transition_part(mode, n, y, y0, rival, transition, tau, counts):
-    """Visit the transition block of z; ``counts`` (shape (k + 1, k), all zero) is scratch left zero."""
-    start = transition.shape[0] - 1
+def _transition_part(mode, n, y, y0, rival, transition, end, tau, counts):
+    """Visit the transition block of z, the end row's entries weighing ``end``; ``counts`` (shape (k + 2, k),
+    all zero) is scratch left zero."""
+    start = transition.shape[1]
     result = 1.0 if mode == _CHECK else 0.0
     before_y = start
     before_r = start
@@ -156,12 +159,20 @@ def _transition_part(mode, n, y, y0, rival, transition, tau, counts):
             counts[row, column] = 0.0
         before_y = y[y0 + t]
         before_r = rival[t]
+    if end != 0.0:
+        stop = start + 1
+        counts[stop, y[y0 + n - 1]] += end
+        counts[stop, rival[n - 1]] -= end
+        for side in range(2):
+            column = y[y0 + n - 1] if side == 0 else rival[n - 1]
+            result = _consume(mode, transition, stop, column, counts[stop, column], tau, result)
+            counts[stop, column] = 0.0
     return result
 
 
 @njit(cache=True)
 def update_towards(indptr, indices, data, r0, n, y, y0, rival, weight, emission, transition, u_emission,
-                   u_transition, columns, age, bias, loss, rule, C, local, buffer, done, counts):
+                   u_transition, columns, age, bias, end, loss, rule, C, local, buffer, done, counts):
     """w <- w + tau (Phi(X, y) - Phi(X, rival)), tau the PA step of ``loss`` at ``weight``; returns (tau, ok).
 
     With ``age`` > 0 the averaging corrections get ``age * tau z`` too. ``ok``
@@ -172,7 +183,7 @@ def update_towards(indptr, indices, data, r0, n, y, y0, rival, weight, emission,
     _local_features(indptr, indices, r0, n, local)
     sqnorm = _emission_part(_NORM, indptr, indices, data, r0, n, y, y0, rival, bias, emission, columns, 0.0, local,
                             buffer, done)
-    sqnorm += _transition_part(_NORM, n, y, y0, rival, transition, 0.0, counts)
+    sqnorm += _transition_part(_NORM, n, y, y0, rival, transition, end, 0.0, counts)
     if not math.isfinite(sqnorm):
         return 0.0, False
     tau = weighted_pa_step(rule, loss, sqnorm, C, weight)
@@ -180,35 +191,35 @@ def update_towards(indptr, indices, data, r0, n, y, y0, rival, weight, emission,
         return 0.0, True
     if not math.isfinite(tau):
         return tau, False
-    if not _stays_finite(indptr, indices, data, r0, n, y, y0, rival, bias, emission, transition, columns, tau, local,
-                         buffer, done, counts):
+    if not _stays_finite(indptr, indices, data, r0, n, y, y0, rival, bias, end, emission, transition, columns, tau,
+                         local, buffer, done, counts):
         return tau, False
-    if age > 0.0 and not _stays_finite(indptr, indices, data, r0, n, y, y0, rival, bias, u_emission, u_transition,
-                                       columns, age * tau, local, buffer, done, counts):
+    if age > 0.0 and not _stays_finite(indptr, indices, data, r0, n, y, y0, rival, bias, end, u_emission,
+                                       u_transition, columns, age * tau, local, buffer, done, counts):
         return tau, False
     _emission_part(_APPLY, indptr, indices, data, r0, n, y, y0, rival, bias, emission, columns, tau, local, buffer,
                    done)
-    _transition_part(_APPLY, n, y, y0, rival, transition, tau, counts)
+    _transition_part(_APPLY, n, y, y0, rival, transition, end, tau, counts)
     if age > 0.0:
         _emission_part(_APPLY, indptr, indices, data, r0, n, y, y0, rival, bias, u_emission, columns, age * tau, local,
                        buffer, done)
-        _transition_part(_APPLY, n, y, y0, rival, u_transition, age * tau, counts)
+        _transition_part(_APPLY, n, y, y0, rival, u_transition, end, age * tau, counts)
     return tau, True
 
 
 @njit(cache=True)
-def _stays_finite(indptr, indices, data, r0, n, y, y0, rival, bias, emission, transition, columns, tau, local, buffer,
-                  done, counts):
+def _stays_finite(indptr, indices, data, r0, n, y, y0, rival, bias, end, emission, transition, columns, tau, local,
+                  buffer, done, counts):
     """Whether (emission, transition) + tau z stays finite."""
     if _emission_part(_CHECK, indptr, indices, data, r0, n, y, y0, rival, bias, emission, columns, tau, local, buffer,
                       done) == 0.0:
         return False
-    return _transition_part(_CHECK, n, y, y0, rival, transition, tau, counts) != 0.0
+    return _transition_part(_CHECK, n, y, y0, rival, transition, end, tau, counts) != 0.0
 
 
 @njit(cache=True)
 def choose_rival(indptr, indices, data, r0, n, y, y0, margins, m0, emission, transition, columns, first_seen, i, bias,
-                 update, em, by_column, best, augmented, predictions, rival):
+                 end, update, em, by_column, best, augmented, predictions, rival):
     """Predict round ``i`` into predictions[r0 : r0 + n] and choose the rival into rival[:n].
 
     ``margins[m0 + h]`` is the margin of a rival at Hamming distance h (read by
@@ -217,6 +228,7 @@ def choose_rival(indptr, indices, data, r0, n, y, y0, margins, m0, emission, tra
     finite.
     """
     emission_scores(indptr, indices, data, r0, n, emission, emission, 0.0, columns, bias, em, by_column)
+    add_end(em, n, transition, end)
     predicted = viterbi(em, n, transition, first_seen, i - 1, best, predictions, r0)
     predicted_score = sequence_score(em, n, predictions, r0, transition) if predicted else math.nan
     if update == UPDATE_MAX_LOSS:
@@ -260,14 +272,15 @@ def _most_entries(indptr, offsets):
 
 @njit(cache=True)
 def sequence_pass(indptr, indices, data, offsets, y, weights, margins, emission, transition, u_emission, u_transition,
-                  columns, averaging, first_seen, rule, update, C, bias, predictions, scores, losses, taus, errors,
+                  columns, averaging, first_seen, rule, update, C, bias, end, predictions, scores, losses, taus, errors,
                   totals):
     """Progressive validation over the sequences of a CSR matrix: predict each one, then learn it.
 
     Sequence i is rows offsets[i] .. offsets[i + 1] - 1 with labels y over the
     same rows; its margins are margins[offsets[i] + i + h], h = 0 .. n;
     ``weights`` holds the importance weight of each sequence (empty: all 1).
-    ``averaging`` advances by the sequences learned. Label j's emission weights
+    ``averaging`` advances by the sequences learned. ``bias`` and ``end`` are the values of the intercept's
+    constant feature and of the end transition (0.0: none). Label j's emission weights
     are column ``columns[j]`` of ``emission`` (and of ``u_emission``). The
     scratch follows the longest sequence, not the number of features.
     ``predictions`` (one per row) gets the predicted label indices, -1 where
@@ -292,7 +305,7 @@ def sequence_pass(indptr, indices, data, offsets, y, weights, margins, emission,
     local = np.empty(most, dtype=np.int64)
     buffer = np.zeros(most + 1)
     done = np.zeros(k, dtype=np.bool_)
-    counts = np.zeros((k + 1, k))
+    counts = np.zeros((k + 2, k))
     mistakes = 0.0
     cumulative_loss = 0.0
     updates = 0.0
@@ -308,7 +321,7 @@ def sequence_pass(indptr, indices, data, offsets, y, weights, margins, emission,
         if n > 0:
             predicted, score, true_score, rival_score, ok = choose_rival(
                 indptr, indices, data, r0, n, y, r0, margins, r0 + i, emission, transition, columns, first_seen, i,
-                bias, update, em, by_column, best, augmented, predictions, rival,
+                bias, end, update, em, by_column, best, augmented, predictions, rival,
             )
             if not ok:
                 stopped = i
@@ -316,7 +329,7 @@ def sequence_pass(indptr, indices, data, offsets, y, weights, margins, emission,
             loss = max(0.0, rival_score - true_score + margins[r0 + i + hamming(y, r0, rival, 0, n)])
             tau, ok = update_towards(indptr, indices, data, r0, n, y, r0, rival, weights[i] if weighted else 1.0,
                                      emission, transition, u_emission, u_transition, columns, round_age(averaging, i),
-                                     bias, loss, rule, C, local, buffer, done, counts)
+                                     bias, end, loss, rule, C, local, buffer, done, counts)
             if not ok:
                 stopped = i
                 break
@@ -338,7 +351,7 @@ def sequence_pass(indptr, indices, data, offsets, y, weights, margins, emission,
 
 
 @njit(cache=True)
-def sequence_rival(indptr, indices, data, offsets, i, y, emission, transition, columns, first_seen, bias, em,
+def sequence_rival(indptr, indices, data, offsets, i, y, emission, transition, columns, first_seen, bias, end, em,
                    by_column, best, predictions, rival):
     """``choose_rival`` for sequence i with the prediction-based update, for costs given as Python callables.
 
@@ -351,29 +364,29 @@ def sequence_rival(indptr, indices, data, offsets, i, y, emission, transition, c
     n = offsets[i + 1] - r0
     k = columns.size
     return choose_rival(indptr, indices, data, r0, n, y, r0, np.empty(0), 0, emission, transition, columns, first_seen,
-                        i, bias, UPDATE_PREDICTION, em, by_column, best, np.empty((0, 0, k)), predictions, rival)
+                        i, bias, end, UPDATE_PREDICTION, em, by_column, best, np.empty((0, 0, k)), predictions, rival)
 
 
 @njit(cache=True)
 def sequence_update(indptr, indices, data, offsets, i, y, rival, weight, emission, transition, u_emission,
-                    u_transition, columns, averaging, bias, loss, rule, C, local, buffer, done, counts):
+                    u_transition, columns, averaging, bias, end, loss, rule, C, local, buffer, done, counts):
     """``update_towards`` for sequence i, the first of a pass over ``averaging``, with the scratch arrays of
     ``sequence_pass``; returns (tau, ok). The caller advances ``averaging`` once the round is done."""
     r0 = offsets[i]
     n = offsets[i + 1] - r0
     return update_towards(indptr, indices, data, r0, n, y, r0, rival, weight, emission, transition, u_emission,
-                          u_transition, columns, round_age(averaging, 0), bias, loss, rule, C, local, buffer, done,
-                          counts)
+                          u_transition, columns, round_age(averaging, 0), bias, end, loss, rule, C, local, buffer,
+                          done, counts)
 
 
 @njit(cache=True)
-def sequence_predict(indptr, indices, data, offsets, emission, correction, rounds, columns, transition, bias,
+def sequence_predict(indptr, indices, data, offsets, emission, correction, rounds, columns, transition, bias, end,
                      predictions, scores):
     """Viterbi labelling (label indices, into ``predictions``) and its score of every sequence.
 
     With ``rounds`` > 0 the emission weights are the averaged ``emission -
     correction / rounds`` (:func:`._viterbi.emission_scores`), computed only
-    for the features of the sequences; ``transition`` is the one to predict with.
+    for the features of the sequences; ``transition`` is the one to predict with (its end row weighing ``end``).
     """
     k = columns.size
     longest = _longest(offsets)
@@ -385,5 +398,6 @@ def sequence_predict(indptr, indices, data, offsets, emission, correction, round
         r0 = offsets[i]
         n = offsets[i + 1] - r0
         emission_scores(indptr, indices, data, r0, n, emission, correction, rounds, columns, bias, em, by_column)
+        add_end(em, n, transition, end)
         viterbi(em, n, transition, everyone, 0, best, predictions, r0)
         scores[i] = sequence_score(em, n, predictions, r0, transition)

@@ -6,7 +6,10 @@ The model scores a labelling ``y_0 .. y_{n-1}`` of a sequence as (Crammer et al.
     w.Phi(X, y) = sum_t em[t, y_t] + sum_t transition[y_{t-1}, y_t],   y_{-1} = start,
 
 where ``em[t, j]`` is the emission score of label j at position t and the start
-state is the last row of ``transition`` (shape (k + 1, k)).
+state is row k of ``transition`` (shape (k + 1, k), or (k + 2, k) with the end
+transitions in row k + 1). An end transition, ``transition[k + 1, y_{n-1}]``,
+depends on the last label alone: :func:`add_end` adds it to the emission scores
+of the last position, so that the searches below need not know of it.
 
 Both searches run backwards (``best[t, i]``: the best score of the positions
 t .. n-1 when position t has label i) and then decode forwards, taking at each
@@ -58,9 +61,20 @@ def emission_scores(indptr, indices, data, r0, n, emission, correction, rounds, 
 
 
 @njit(cache=True)
+def add_end(em, n, transition, end):
+    """em[n - 1, j] += end * transition[k + 1, j]: the end transition of the last label (k = em.shape[1]),
+    nothing when ``end`` is 0 (no end transition; ``transition`` may then have k + 1 rows)."""
+    if end == 0.0 or n == 0:
+        return
+    stop = em.shape[1] + 1
+    for j in range(em.shape[1]):
+        em[n - 1, j] += end * transition[stop, j]
+
+
+@njit(cache=True)
 def sequence_score(em, n, labels, l0, transition):
     """w.Phi(X, y) for the labelling labels[l0 : l0 + n], summed from the first position on."""
-    previous = transition.shape[0] - 1
+    previous = em.shape[1]
     total = 0.0
     for t in range(n):
         label = labels[l0 + t]
@@ -89,7 +103,7 @@ def viterbi(em, n, transition, first_seen, limit, best, out, o0):
                 if first_seen[j] <= limit:
                     top = max(top, transition[i, j] + best[t + 1, j])
             best[t, i] = em[t, i] + top
-    previous = transition.shape[0] - 1
+    previous = k
     for t in range(n):
         top = -math.inf
         arg = -1
@@ -133,7 +147,7 @@ def hamming_viterbi(em, n, y, y0, transition, first_seen, limit, margins, m0, be
                     if first_seen[j] <= limit:
                         top = max(top, transition[i, j] + best[t + 1, m + error, j])
                 best[t, m, i] = em[t, i] + top
-    previous = transition.shape[0] - 1
+    previous = k
     errors = 0
     for t in range(n):
         top = -math.inf

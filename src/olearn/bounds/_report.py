@@ -341,7 +341,8 @@ def bound_report(estimator, X, y, result, u=None):
         PAMultilabel one row per label of y, sorted); for
         PAUniclass the center; for PASequence a pair (emission, transition)
         in the layout of its ``coef_`` (plus the intercept column) and
-        ``transition_``. Default: chosen per theorem, see Notes (for
+        ``transition_``, or with its end transition a triple (emission,
+        transition, end_transition). Default: chosen per theorem, see Notes (for
         PASequence the weights the replay ends with, times the factor
         that gives the smallest bound).
 

@@ -20,9 +20,11 @@ _SCALES = 2.0 ** np.arange(-10, 31)
 def sequence_bound_report(estimator, X, y, result, competitor=None):
     """The bound of :func:`~olearn.bounds.sequence_loss_bound` for ``estimator``'s variant on its run.
 
-    ``competitor`` is ``(emission, transition)``; by default it is the
-    learner's own final weights (``coef_``, with ``intercept_`` as the last
-    column when it has one, and ``transition_``) times the factor that gives
+    ``competitor`` is ``(emission, transition)``, or ``(emission, transition,
+    end_transition)`` for a learner with the end transition (without it the
+    competitor's end weights are 0); by default it is the learner's own final
+    weights (``coef_``, with ``intercept_`` as the last column when it has one,
+    ``transition_`` and ``end_transition_``) times the factor that gives
     the smallest bound. The bound holds for every competitor, so choosing one
     after the run is fair. For PA the factor is the smallest power of 2 that
     makes every max-loss 0 (the bound is infinite otherwise); for PA-I and
@@ -38,8 +40,15 @@ def sequence_bound_report(estimator, X, y, result, competitor=None):
         if estimator.fit_intercept:
             emission = np.column_stack([emission, estimator.intercept_])
         competitor = (emission, estimator.transition_)
-    terms = SequenceTerms(X, y, *competitor, cost=estimator.cost, classes=estimator.classes_,
-                          fit_intercept=estimator.fit_intercept)
+        if estimator.end_transition:
+            competitor += (estimator.end_transition_,)
+    elif estimator.end_transition and len(competitor) == 2:
+        competitor = (*competitor, np.zeros(estimator.classes_.size))
+    elif not estimator.end_transition and len(competitor) == 3:
+        raise ValueError(f"{estimator!r} has no end transition: the competitor is (emission, transition)")
+    emission, transition, *end = competitor
+    terms = SequenceTerms(X, y, emission, transition, cost=estimator.cost, classes=estimator.classes_,
+                          fit_intercept=estimator.fit_intercept, end_transition=end[0] if end else None)
     scale = _best_scale(terms, variant, C) if chosen else 1.0
     losses = terms.losses(scale)
     bound = terms.bound(variant, C, scale, losses)
@@ -54,7 +63,7 @@ def sequence_bound_report(estimator, X, y, result, competitor=None):
         why = ("no multiple of the learner's weights makes every max-loss 0" if chosen
                else "the competitor's max-loss is not 0 on every sequence")
         return BoundReport(repr(estimator), result.n_rounds, (), ((theorem, why),))
-    u = np.concatenate([scale * np.ravel(competitor[0]), scale * np.ravel(competitor[1])])
+    u = np.concatenate([scale * np.ravel(part) for part in competitor])
     row = BoundRow(theorem, quantity, measured, bound, scale * math.sqrt(terms.u2), loss_of_u,
                    measured <= bound * (1 + 1e-9), u)
     return BoundReport(repr(estimator), result.n_rounds, (row,))

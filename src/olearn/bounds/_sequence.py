@@ -12,11 +12,13 @@ update, with the learner's loss :math:`\ell_t` of the rival it used,
 
 from which the proofs of Thm. 2, 4 (as in Thm. 10) and 5 give the bounds of
 :func:`sequence_loss_bound`. The features are those of
-:class:`olearn.sequence.PASequence` (Eq. (59) with a start state): a
-competitor is an emission matrix (one row per label, in sorted label order,
-plus an intercept column with ``fit_intercept=True``) and a transition matrix
-of shape (k + 1, k), the last row from the start, the layout of the learner's
-``coef_`` / ``intercept_`` and ``transition_``.
+:class:`olearn.sequence.PASequence` (Eq. (59) with a start state, and the
+learner's per-label bias and end transition when it has them): a competitor is
+an emission matrix (one row per label, in sorted label order, plus an
+intercept column with ``fit_intercept=True``), a transition matrix of shape
+(k + 1, k), the last row from the start, and with an end transition its
+weights (one per label), the layout of the learner's ``coef_`` /
+``intercept_``, ``transition_`` and ``end_transition_``.
 
 * :math:`\ell_{ML}` is a maximum over all :math:`k^T` labellings; for a cost
   of the Hamming distance (``"hamming"``, ``"sqrt-hamming"`` or a
@@ -25,10 +27,12 @@ of shape (k + 1, k), the last row from the start, the layout of the learner's
 * The theorems need an R with :math:`\|\Phi(X_t, y_t) - \Phi(X_t, r)\| \le R`
   for the rivals the learner meets, which are not known in advance. Each
   position adds at most :math:`\sqrt2\|x_{t,j}\|` to the emission part and
-  :math:`\sqrt2` to the transition part, so (olearn's choice, valid for every
+  :math:`\sqrt2` to the transition part, and the end transition (one label
+  against another) :math:`\sqrt2`, so (olearn's choice, valid for every
   rival, loose for long sequences)
-  :math:`R^2 = 2\max_t\big(\sum_j \|x_{t,j}\| + T_t\big)^2`, the constant
-  feature counted in :math:`\|x_{t,j}\|` with ``fit_intercept=True``.
+  :math:`R^2 = 2\max_t\big(\sum_j \|x_{t,j}\| + T_t + e\big)^2`, the
+  constant feature counted in :math:`\|x_{t,j}\|` with ``fit_intercept=True``,
+  e = 1 with an end transition and 0 without.
 
 The bound is on the losses the learner records (``result.losses``, and
 ``result.taus`` for PA-I); on a sequence whose labels were all known before it
@@ -47,9 +51,10 @@ from ..sequence._inputs import check_label_sequences, check_sequences
 from ._theorems import _check_C, _exponent, r2_u2, to_float
 
 
-def _competitor(emission, transition, k, width, fit_intercept):
+def _competitor(emission, transition, end, k, width, fit_intercept):
     emission = np.asarray(emission, dtype=np.float64)
     transition = np.asarray(transition, dtype=np.float64)
+    end = np.zeros(k) if end is None else np.asarray(end, dtype=np.float64)
     extra = 1 if fit_intercept else 0
     if emission.ndim != 2 or emission.shape[0] != k or emission.shape[1] < width + extra:
         raise ValueError(
@@ -59,9 +64,11 @@ def _competitor(emission, transition, k, width, fit_intercept):
     if transition.shape != (k + 1, k):
         raise ValueError(f"transition must have shape ({k + 1}, {k}) (the last row from the start); got "
                          f"{transition.shape}")
-    if not (np.isfinite(emission).all() and np.isfinite(transition).all()):
-        raise ValueError("emission and transition must hold finite values")
-    return emission, transition
+    if end.shape != (k,):
+        raise ValueError(f"end_transition must have shape ({k},) (one weight per label); got {end.shape}")
+    if not (np.isfinite(emission).all() and np.isfinite(transition).all() and np.isfinite(end).all()):
+        raise ValueError("emission, transition and end_transition must hold finite values")
+    return emission, transition, end
 
 
 def _max_loss(em, true, transition, margins):
@@ -87,7 +94,7 @@ def _max_loss(em, true, transition, margins):
 
 
 def sequence_loss_bound(X, y, emission, transition, variant="pa1", C=1.0, cost="hamming", classes=None,
-                        fit_intercept=False):
+                        fit_intercept=False, end_transition=None):
     r"""PA / PA-I / PA-II sequence prediction: the cost-sensitive bounds of Sec. 8, carried to Sec. 9.
 
     With :math:`\ell^*_t = \ell_{ML}(u; (X_t, y_t))` and R as in the module
@@ -116,6 +123,11 @@ def sequence_loss_bound(X, y, emission, transition, variant="pa1", C=1.0, cost="
     classes : collection of labels, optional
         All the labels, if some never appear in y.
     fit_intercept : bool, default=False
+        Whether Phi has the per-label bias (the learner's ``fit_intercept``, on by default there).
+    end_transition : array-like of shape (k,), optional
+        The competitor's end-transition weights, for a learner with the end
+        transition (its ``end_transition=True``, the default there; zeros
+        for a competitor without them); None: Phi without it.
 
     Returns
     -------
@@ -138,7 +150,7 @@ def sequence_loss_bound(X, y, emission, transition, variant="pa1", C=1.0, cost="
     """
     if variant not in ("pa", "pa1", "pa2"):
         raise ValueError(f"variant must be one of 'pa', 'pa1', 'pa2'; got {variant!r}")
-    return SequenceTerms(X, y, emission, transition, cost, classes, fit_intercept).bound(variant, C)
+    return SequenceTerms(X, y, emission, transition, cost, classes, fit_intercept, end_transition).bound(variant, C)
 
 
 class SequenceTerms:
@@ -150,7 +162,8 @@ class SequenceTerms:
     the rows with the emission weights.
     """
 
-    def __init__(self, X, y, emission, transition, cost="hamming", classes=None, fit_intercept=False):
+    def __init__(self, X, y, emission, transition, cost="hamming", classes=None, fit_intercept=False,
+                 end_transition=None):
         resolved = resolve_cost(cost) if isinstance(cost, str) and cost in ("hamming", "sqrt-hamming") else cost
         if not isinstance(resolved, HammingCost):
             raise ValueError(
@@ -168,7 +181,7 @@ class SequenceTerms:
             raise ValueError(f"y has a label that is not one of classes={known.tolist()}")
         k = known.size
         width = int(batch.widths.max())
-        emission, transition = _competitor(emission, transition, k, width, fit_intercept)
+        emission, transition, end = _competitor(emission, transition, end_transition, k, width, fit_intercept)
         arrays = batch.arrays
         # every position's score of every label, from the sparse rows (a dense copy would take n_rows x d floats)
         rows = sp.csr_matrix((arrays.data, arrays.indices, arrays.indptr), shape=(arrays.n_rows, width))
@@ -181,18 +194,22 @@ class SequenceTerms:
         if fit_intercept:
             self.scores += emission[:, -1]
             squares += math.ldexp(1.0, -2 * e)
+        # the end transition weighs the label of each sequence's last position
+        lasts = batch.offsets[1:][np.diff(batch.offsets) > 0] - 1
+        self.scores[lasts] += end
         norms = np.ldexp(np.sqrt(squares), e)
         self.transition = transition
         self.position = position
         self.offsets = batch.offsets
         self.cost = resolved
-        radius = max(math.sqrt(2.0) * (float(norms[lo:hi].sum()) + (hi - lo))
+        ends = 0 if end_transition is None else 1
+        radius = max(math.sqrt(2.0) * (float(norms[lo:hi].sum()) + (hi - lo) + (ends if hi > lo else 0))
                      for lo, hi in zip(self.offsets[:-1], self.offsets[1:]))
         # exact Fractions: R^2 of rows of 1e170 and ||u||^2 of a competitor of 1e-170 leave the doubles
         self.r2 = Fraction(radius) ** 2
-        e = _exponent(np.concatenate([emission.ravel(), transition.ravel()]))
-        self.u2 = Fraction(float((np.ldexp(emission, -e) ** 2).sum() + (np.ldexp(transition, -e) ** 2).sum())) * (
-            Fraction(4) ** e)
+        e = _exponent(np.concatenate([emission.ravel(), transition.ravel(), end]))
+        self.u2 = Fraction(float((np.ldexp(emission, -e) ** 2).sum() + (np.ldexp(transition, -e) ** 2).sum()
+                                 + (np.ldexp(end, -e) ** 2).sum())) * Fraction(4) ** e
 
     def losses(self, scale=1.0):
         """The competitor's max-losses ``l*_t`` on each sequence, the competitor multiplied by ``scale``."""

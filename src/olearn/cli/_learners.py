@@ -182,7 +182,8 @@ def hyperparameter_options(func):
         click.option("--radius", type=_POSITIVE, default=None, metavar="FLOAT",
                      help="Radius of the L2 ball the weights are projected onto (ogd: none by default; svm: 10)."),
         click.option("--fit-intercept/--no-fit-intercept", default=None,
-                     help="Learn a bias as the weight of a constant feature. [default: off; on for svm]"),
+                     help="Learn a bias as the weight of a constant feature. [default: off; on for svm and the "
+                          "*-sequence taggers]"),
         click.option("--set", "settings", multiple=True, metavar="NAME=VALUE",
                      help="Any other hyperparameter of the learner, e.g. --set r=0.1 --set covariance=diag "
                           "(repeatable; numbers, true/false and words are understood)."),

@@ -67,14 +67,26 @@ class PASequence(OnlineLearner, ClassifierEstimator):
     Crammer, Dekel, Keshet, Shalev-Shwartz & Singer, *Online Passive-Aggressive
     Algorithms*, JMLR 7 (2006), Sec. 9, with the cost-sensitive updates of Sec. 8.
     A sequence :math:`X = (x_1, \dots, x_T)` with labels :math:`y = (y_1, \dots, y_T)`
-    has the features (Eq. 59, plus a start transition from a state
-    :math:`y_0 = \mathrm{start}`)
+    has the features (Eq. 59, with a start transition from a state
+    :math:`y_0 = \mathrm{start}`, and by default a per-label bias and an end
+    transition)
 
-    .. math:: \Phi(X, y) = \sum_t x_t \otimes e_{y_t} + \sum_t e_{y_{t-1}} \otimes e_{y_t},
+    .. math:: \Phi(X, y) = \sum_t (x_t, b) \otimes e_{y_t} + \sum_t e_{y_{t-1}} \otimes e_{y_t}
+        + c\, e_{y_T},
 
-    so that :math:`w` holds emission weights (``coef_``, one row per label) and
-    transition weights (``transition_``, shape (k + 1, k), the last row from the
-    start). The prediction :math:`\hat y = \arg\max_{y'} w \cdot \Phi(X, y')` is
+    so that :math:`w` holds emission weights (``coef_``, one row per label),
+    per-label biases (``intercept_``, the weights of the constant feature
+    :math:`b`), transition weights (``transition_``, shape (k + 1, k), the last
+    row from the start) and end-transition weights (``end_transition_``, one per
+    label: the label of the last position). The bias and the end transition are
+    features of :math:`\Phi(X, y)` of the form Eq. (59) allows (a function of a
+    label and of the position in X), not a change of the update, which stays
+    that of Sec. 8. :math:`b = 1` with ``fit_intercept=True`` and :math:`c = 1`
+    with ``end_transition=True``, the defaults: a tagger learns how frequent each
+    label is and which labels end a sequence (``benchmarks/README.md``, "Tagger
+    defaults", for what they were measured to be worth);
+    ``fit_intercept=False, end_transition=False`` is the text's bare
+    :math:`\Phi` (:math:`b = c = 0`). The prediction :math:`\hat y = \arg\max_{y'} w \cdot \Phi(X, y')` is
     found by Viterbi. On each sequence, for a rival labelling :math:`r`,
 
     .. math:: \ell = w \cdot \Phi(X, r) - w \cdot \Phi(X, y) + \sqrt{\rho(y, r)},
@@ -110,9 +122,12 @@ class PASequence(OnlineLearner, ClassifierEstimator):
       sequence's own labels.
     * An empty sequence is a round with nothing to predict: its prediction is an
       empty array, its loss 0, and it is no mistake.
-    * With ``fit_intercept=True`` every position carries a constant feature 1,
-      whose weight is a per-label bias (``intercept_``) that counts in
-      :math:`\|z\|^2`.
+    * With ``fit_intercept=True`` (the default) every position carries a
+      constant feature 1, whose weight is a per-label bias (``intercept_``) that
+      counts in :math:`\|z\|^2`; with ``end_transition=True`` (the default) the
+      label of the last position carries a feature 1, whose weight is
+      ``end_transition_`` (the transition into a state :math:`y_{T+1} =
+      \mathrm{end}`), and counts there too.
 
     **Importance weights** (``sample_weight`` of :meth:`partial_fit`,
     :meth:`learn_one` and :func:`olearn.run`, one per sequence; beyond the
@@ -149,7 +164,9 @@ class PASequence(OnlineLearner, ClassifierEstimator):
         Aggressiveness, > 0 (``inf`` allowed; ignored by ``"pa"``).
     update : {"prediction", "max-loss"}, default="prediction"
     cost : "hamming", "sqrt-hamming", HammingCost or callable, default="hamming"
-    fit_intercept : bool, default=False
+    fit_intercept : bool, default=True
+        A per-label bias: every position carries a constant feature 1. False
+        (with ``end_transition=False``) is the text's bare Phi.
     n_features : int or None, default=None
         Fix the dimension of each position; a sequence with more features is then an error.
     max_iter, tol, n_iter_no_change, shuffle, random_state
@@ -175,6 +192,11 @@ class PASequence(OnlineLearner, ClassifierEstimator):
         Without it a new label takes a free column of the emission weights,
         whose room doubles when it is full: either way a new label costs
         its own column, not a copy of every weight.
+    end_transition : bool, default=True
+        A transition from the last label into an end state
+        (``end_transition_``); False (with ``fit_intercept=False``) is the
+        text's bare Phi. Model files saved before this option existed load
+        with False, the model they hold.
 
     Examples
     --------
@@ -218,6 +240,7 @@ class PASequence(OnlineLearner, ClassifierEstimator):
         "n_features": NoneOr(Interval(1, None, integer=True)),
         "average": AVERAGE,
         "classes": DeclaredTags(),
+        "end_transition": BOOLEAN,
     }
     _learned = ("_emission", "_transition", "_u_emission", "_u_transition", "_columns", "_averaging", "classes_",
                 "n_features_in_")
@@ -225,10 +248,10 @@ class PASequence(OnlineLearner, ClassifierEstimator):
     _started_by = "_emission"
     _unit = "sequence"
 
-    def __init__(self, variant="pa1", C=1.0, update="prediction", cost="hamming", fit_intercept=False,
+    def __init__(self, variant="pa1", C=1.0, update="prediction", cost="hamming", fit_intercept=True,
                  n_features=None,
                  max_iter=1000, tol=1e-3, n_iter_no_change=5, shuffle=True, random_state=None,
-                 average=False, n_bits=None, classes=None):
+                 average=False, n_bits=None, classes=None, end_transition=True):
         self.variant = variant
         self.C = C
         self.update = update
@@ -243,11 +266,19 @@ class PASequence(OnlineLearner, ClassifierEstimator):
         self.average = average
         self.n_bits = n_bits
         self.classes = classes
+        self.end_transition = end_transition
+
+    @classmethod
+    def _saved_params(cls, params):
+        """A file saved before ``end_transition`` existed holds a model without it (and records its
+        ``fit_intercept``): it loads with ``end_transition=False``, and predicts as it did."""
+        return {"end_transition": False, **params}
 
     # -- hyperparameters ------------------------------------------------------
 
     def _settings(self):
-        """(step rule, update code, C, bias, cost), checked and built again only after a hyperparameter changed."""
+        """(step rule, update code, C, bias, end, cost): bias and end the values of the intercept's constant
+        feature and of the end transition's feature (0.0: none), checked and built again only after a hyperparameter changed."""
         return self._checked_config(self._build_settings)
 
     def _build_settings(self):
@@ -263,7 +294,8 @@ class PASequence(OnlineLearner, ClassifierEstimator):
             )
         C = math.inf if self.variant == "pa" else float(self.C)
         bias = 1.0 if self.fit_intercept else 0.0
-        return _STEP_RULES[self.variant], _UPDATES[self.update], C, bias, cost
+        end = 1.0 if self.end_transition else 0.0
+        return _STEP_RULES[self.variant], _UPDATES[self.update], C, bias, end, cost
 
     # -- learned state --------------------------------------------------------
 
@@ -276,9 +308,10 @@ class PASequence(OnlineLearner, ClassifierEstimator):
         # room for the declared tags at once: none of them then moves the weights when it first appears
         room = 0 if self.classes is None else len(self.classes)
         self._emission = np.zeros((1, room))
-        self._transition = np.zeros((1, 0))
+        # rows from the start and into the end below the labels' rows (none yet)
+        self._transition = np.zeros((2, 0))
         self._u_emission = np.zeros((1, room if self._averages else 0))
-        self._u_transition = np.zeros((1, 0))
+        self._u_transition = np.zeros((2, 0))
         self._columns = np.empty(0, dtype=np.int64)
         self.classes_ = np.empty(0)
         self.n_features_in_ = 0
@@ -316,8 +349,8 @@ class PASequence(OnlineLearner, ClassifierEstimator):
         A new label's emission weights take the next free column (``_columns``
         maps the labels, in sorted order, to their columns), so that it costs
         its own column: the room doubles when it is full (declared
-        ``classes`` give it all at once), and the transitions, k + 1 by k, are
-        laid out again.
+        ``classes`` give it all at once), and the transitions, k + 2 by k (the
+        start's and the end's rows last), are laid out again.
         """
         moved = np.searchsorted(classes, self.classes_)
         known, k = self.classes_.size, classes.size
@@ -339,8 +372,8 @@ class PASequence(OnlineLearner, ClassifierEstimator):
         columns[fresh] = np.arange(known, k)
 
         def relabelled(transition):
-            new_transition = np.zeros((k + 1, k))
-            new_transition[np.append(moved, k)[:, None], moved] = transition
+            new_transition = np.zeros((k + 2, k))
+            new_transition[np.append(moved, [k, k + 1])[:, None], moved] = transition
             return new_transition
 
         self._transition = relabelled(self._transition)
@@ -355,10 +388,10 @@ class PASequence(OnlineLearner, ClassifierEstimator):
             return
         # the kept labels' columns, in their order: the columns in use stay 0 .. k - 1
         self._emission = self._emission[:, self._columns[keep]]
-        self._transition = self._transition[np.append(keep, True)][:, keep]
+        self._transition = self._transition[np.append(keep, [True, True])][:, keep]
         if self._averages:
             self._u_emission = self._u_emission[:, self._columns[keep]]
-            self._u_transition = self._u_transition[np.append(keep, True)][:, keep]
+            self._u_transition = self._u_transition[np.append(keep, [True, True])][:, keep]
         self._columns = np.arange(np.count_nonzero(keep), dtype=np.int64)
         self.classes_ = self.classes_[keep]
 
@@ -412,7 +445,7 @@ class PASequence(OnlineLearner, ClassifierEstimator):
         sequence was wrong anywhere (all empty when ``record`` is False), and
         the totals.
         """
-        rule, update, C, bias, cost = self._settings()
+        rule, update, C, bias, end, cost = self._settings()
         batch = self._sequences(X, "X", learning=True)
         labels = check_label_sequences(y, batch.offsets)
         margins = margin_table(cost, batch.offsets) if isinstance(cost, HammingCost) else None
@@ -431,11 +464,11 @@ class PASequence(OnlineLearner, ClassifierEstimator):
             stopped = _compiled.sequence_pass(
                 a.indptr, a.indices, a.data, batch.offsets, codes, weights, margins, self._emission, self._transition,
                 self._u_emission, self._u_transition, self._columns, self._averaging, first_seen, rule, update, C,
-                bias, predictions, *outputs, totals,
+                bias, end, predictions, *outputs, totals,
             )
         else:
-            stopped = self._callable_cost_pass(batch, codes, weights, first_seen, cost, rule, C, bias, predictions,
-                                               outputs, totals)
+            stopped = self._callable_cost_pass(batch, codes, weights, first_seen, cost, rule, C, bias, end,
+                                               predictions, outputs, totals)
         if stopped >= 0:
             self._keep_labels(first_seen < stopped)
             kept = f"keeps the updates of sequences 0..{stopped - 1}" if stopped else "is unchanged by this call"
@@ -449,7 +482,7 @@ class PASequence(OnlineLearner, ClassifierEstimator):
         scores, losses, taus, errors = outputs
         return self._decode(predictions, batch.offsets), scores, losses, taus, errors > 0, totals
 
-    def _callable_cost_pass(self, batch, codes, weights, first_seen, cost, rule, C, bias, predictions, outputs,
+    def _callable_cost_pass(self, batch, codes, weights, first_seen, cost, rule, C, bias, end, predictions, outputs,
                             totals):
         """The prediction-based pass for a cost given as a Python callable; returns -1 or the overflowed sequence.
 
@@ -463,7 +496,7 @@ class PASequence(OnlineLearner, ClassifierEstimator):
         em, best, rival = np.empty((longest, k)), np.empty((longest, k)), np.empty(longest, dtype=np.int64)
         most = int(np.diff(a.indptr[offsets]).max())
         local, buffer, by_column = np.empty(most, dtype=np.int64), np.zeros(most + 1), np.empty(k)
-        done, counts = np.zeros(k, dtype=bool), np.zeros((k + 1, k))
+        done, counts = np.zeros(k, dtype=bool), np.zeros((k + 2, k))
         for i in range(batch.n_sequences):
             lo, hi = offsets[i], offsets[i + 1]
             score = loss = tau = 0.0
@@ -471,7 +504,7 @@ class PASequence(OnlineLearner, ClassifierEstimator):
             if hi > lo:
                 predicted, score, true_score, rival_score, ok = sequence_rival(
                     a.indptr, a.indices, a.data, offsets, i, codes, self._emission, self._transition, self._columns,
-                    first_seen, bias, em, by_column, best, predictions, rival,
+                    first_seen, bias, end, em, by_column, best, predictions, rival,
                 )
                 if not ok:
                     return i
@@ -488,7 +521,7 @@ class PASequence(OnlineLearner, ClassifierEstimator):
                 tau, ok = sequence_update(
                     a.indptr, a.indices, a.data, offsets, i, codes, rival, weights[i] if weights.size else 1.0,
                     self._emission, self._transition, self._u_emission, self._u_transition, self._columns,
-                    self._averaging, bias, loss, rule, C, local, buffer, done, counts,
+                    self._averaging, bias, end, loss, rule, C, local, buffer, done, counts,
                 )
                 if not ok:
                     return i
@@ -595,10 +628,11 @@ class PASequence(OnlineLearner, ClassifierEstimator):
             # averaged emission weights are computed for the features of X only, as the kernel reads them
             rounds = n_averaged(self._averaging)
             correction = self._u_emission if rounds else self._emission
+            _, _, _, bias, end, _ = self._settings()
             _compiled.sequence_predict(a.indptr, a.indices, a.data, batch.offsets, self._emission, correction,
                                        float(rounds), self._columns,
                                        averaged(self._transition, self._u_transition, self._averaging),
-                                       self._settings()[3], predictions, scores)
+                                       bias, end, predictions, scores)
         return self._decode(predictions, batch.offsets)
 
     def predict(self, X):
@@ -657,14 +691,21 @@ class PASequence(OnlineLearner, ClassifierEstimator):
         The averaged weights when ``average`` is on.
         """
         self._check_started()
-        return self._predicting()[1].copy()
+        return self._predicting()[1][:-1].copy()
+
+    @property
+    def end_transition_(self):
+        """End-transition weights, shape (n_classes,): entry j weighs ``classes_[j]`` as the last label of a
+        sequence; 0 unless ``end_transition=True``. The averaged weights when ``average`` is on."""
+        self._check_started()
+        return self._predicting()[1][-1].copy() * (1.0 if self.end_transition else 0.0)
 
     # -- persistence ----------------------------------------------------------
 
     def _state_schema(self):
         """The saved state: emission weights (a column per class, the intercept's row last), transition
-        weights (the start's row last) and the sorted distinct classes; with ``average``, the averaging
-        corrections of both and the rounds."""
+        weights (the start's row last), with ``end_transition`` the end-transition weights, and the sorted
+        distinct classes; with ``average``, the averaging corrections of the weights and the rounds."""
         return StateSchema(
             scalars={"n_features_in": Count("n_features_in")},
             arrays={
@@ -674,23 +715,43 @@ class PASequence(OnlineLearner, ClassifierEstimator):
                 "average_emission": Array("float64", ("n_features_in+1", "n_classes")),
                 "average_transition": Array("float64", ("n_classes+1", "n_classes")),
                 "averaging": Array("int64", (N_AVERAGING,)),
+                "end_transition": Array("float64", ("n_classes",)),
+                "average_end_transition": Array("float64", ("n_classes",)),
             },
             relations=[
                 distinct("classes", ordered=True),
                 averaging_relation(self, {"average_emission": "emission", "average_transition": "transition"},
                                    "averaging"),
+                self._end_relation,
             ],
             limits=self._width_limits(),
-            optional=("average_emission", "average_transition", "averaging"),
+            optional=("average_emission", "average_transition", "averaging", "end_transition",
+                      "average_end_transition"),
         )
+
+    def _end_relation(self, arrays, dims):
+        """The end-transition weights are saved exactly when ``end_transition`` is on, their averaging
+        correction when ``average`` is on too."""
+        expected = {"end_transition"} if self.end_transition else set()
+        if self.end_transition and average_start(self.average):
+            expected.add("average_end_transition")
+        present = {name for name in ("end_transition", "average_end_transition") if name in arrays}
+        if present != expected:
+            return (f"the file has the end-transition arrays {sorted(present)}; end_transition="
+                    f"{self.end_transition!r} and average={self.average!r} need {sorted(expected)}")
+        return None
 
     def _get_state(self):
         self._check_started()
-        arrays = {"emission": self._saved_rows(self._emission), "transition": self._transition,
+        arrays = {"emission": self._saved_rows(self._emission), "transition": self._transition[:-1],
                   "classes": self.classes_}
+        if self.end_transition:
+            arrays["end_transition"] = self._transition[-1]
         if self._averages:
             arrays.update(average_emission=self._saved_rows(self._u_emission),
-                          average_transition=self._u_transition, averaging=self._averaging)
+                          average_transition=self._u_transition[:-1], averaging=self._averaging)
+            if self.end_transition:
+                arrays["average_end_transition"] = self._u_transition[-1]
         return arrays, {"n_features_in": self.n_features_in_}
 
     def _saved_rows(self, emission):
@@ -701,14 +762,21 @@ class PASequence(OnlineLearner, ClassifierEstimator):
     def _set_state(self, arrays, state):
         self._start()
         self._emission = np.array(arrays["emission"], dtype=np.float64)
-        self._transition = np.array(arrays["transition"], dtype=np.float64)
+        self._transition = _with_end(arrays, "transition", "end_transition")
         if "averaging" in arrays:
             self._u_emission = np.array(arrays["average_emission"], dtype=np.float64)
-            self._u_transition = np.array(arrays["average_transition"], dtype=np.float64)
+            self._u_transition = _with_end(arrays, "average_transition", "average_end_transition")
             self._averaging = np.array(arrays["averaging"], dtype=np.int64)
         self.classes_ = np.asarray(arrays["classes"])
         self._columns = np.arange(self.classes_.size, dtype=np.int64)
         self.n_features_in_ = int(state["n_features_in"])
+
+
+def _with_end(arrays, transition, end):
+    """The saved transition weights, k + 1 by k, with the end's row below them (zeros when the file has none)."""
+    start = np.asarray(arrays[transition], dtype=np.float64)
+    row = np.asarray(arrays[end], dtype=np.float64) if end in arrays else np.zeros(start.shape[1])
+    return np.vstack([start, row[None, :]])
 
 
 def _with_room(emission, room, used):
