@@ -71,7 +71,8 @@ LEARNERS = {
 
 
 def weights_of(est):
-    return np.concatenate([est.coef_.ravel(), getattr(est, "transition_", np.empty(0)).ravel()])
+    return np.concatenate([np.ravel(getattr(est, name, np.empty(0)))
+                           for name in ("coef_", "intercept_", "transition_", "end_transition_")])
 
 
 @pytest.mark.parametrize("name", LEARNERS)

@@ -41,10 +41,19 @@ class _Layout:
     counter: str
     rounds: int
     start: int = None  # the counter's entry of the first averaged round, None: ``average_from``
+    optional: tuple = ()  # (correction, weights) pairs a state holds only with some hyperparameters
 
     @property
     def keys(self):
         return (*self.corrections, self.counter)
+
+    def pairs(self, arrays):
+        """(weights, correction) of each averaged array of a state: the family's, and the optional ones it holds."""
+        return [*zip(self.weights, self.corrections), *((w, u) for u, w in self.optional if u in arrays)]
+
+    def averaging_keys(self, arrays):
+        """The names of the arrays that keep a state's average."""
+        return (*self.keys, *(u for u, _ in self.optional if u in arrays))
 
     def n(self, arrays, average_from):
         """The number of rounds averaged by a state."""
@@ -64,7 +73,7 @@ class _Layout:
                 return {"weights": arrays["weights"] * arrays["state"][_codes.S_SCALE], "state": state}
             sigma = arrays["average_state"][_codes.A_SIGMA]
             return {"weights": (sigma * arrays["weights"] - arrays["average"]) / n, "state": state}
-        return {w: arrays[w] - arrays[u] / n if n else arrays[w] for w, u in zip(self.weights, self.corrections)}
+        return {w: arrays[w] - arrays[u] / n if n else arrays[w] for w, u in self.pairs(arrays)}
 
     def written(self, mixed, average, states, average_from):
         """The mixture's arrays, with the counter of the most rounds and the corrections that give ``average``."""
@@ -75,14 +84,15 @@ class _Layout:
         else:
             out[self.counter] = max((arrays[self.counter] for arrays, _ in states), key=lambda c: c[self.rounds]).copy()
         n = self.n(out, average_from)
-        for w, u in zip(self.weights, self.corrections):
+        for w, u in self.pairs(states[0][0]):
             out[u] = n * (out[w] - average[w])
         return out
 
 
 _LINEAR = _Layout(("average",), ("weights",), "average_state", rounds=_codes.S_T, start=_codes.A_START)
 _SEQUENCE = _Layout(("average_emission", "average_transition"), ("emission", "transition"), "averaging",
-                    rounds=_codes.A_ROUNDS, start=_codes.A_START)
+                    rounds=_codes.A_ROUNDS, start=_codes.A_START,
+                    optional=(("average_end_transition", "end_transition"),))
 _MULTILABEL = _Layout(("average_correction",), ("weights",), "averaging", rounds=_codes.A_ROUNDS,
                       start=_codes.A_START)
 _MULTICLASS = _Layout(("average_sum",), ("weights",), "rounds", rounds=0)
@@ -102,7 +112,8 @@ def mix_averaged(mix, states, mu, average_from, mix_averages=None):
     ``mix_averages`` the one for their averaged weights (default: the same); ``average_from`` the learner's
     first averaged round (read where the state does not hold it)."""
     kind = layout(states[0][0])
-    plain = [({k: v for k, v in arrays.items() if k not in kind.keys}, scalars) for arrays, scalars in states]
+    keys = kind.averaging_keys(states[0][0])
+    plain = [({k: v for k, v in arrays.items() if k not in keys}, scalars) for arrays, scalars in states]
     averaged = [({**arrays, **kind.averaged(full, average_from)}, scalars)
                 for (arrays, scalars), (full, _) in zip(plain, states)]
     mixed, scalars = mix(plain, mu)
