@@ -29,3 +29,13 @@ def test_a_multi_pass_run_from_the_cache_imports_no_scipy(svm):
     assert "scipy.sparse" not in loaded
     if _compiled.EXTENSION is not None:  # the cache's check and the passes are compiled ahead of time
         assert _numba_modules(loaded) == []
+
+
+def test_a_run_on_vw_text_imports_no_scipy(tmp_path):
+    path = tmp_path / "train.vw"
+    path.write_text("".join(f"{1 if i % 3 else -1} 2 |a x{i % 7}:0.5 y |b z{i % 5}\n" for i in range(400)))
+    out, loaded = loaded_by("run", "--algo", "pa1", path)
+    assert "olearn.data._vw" in loaded and "400" in out
+    assert "scipy.sparse" not in loaded  # the chunks are CSRRows, as a LIBSVM file's
+    if _compiled.EXTENSION is not None:  # the VW parser, the row sort and the pass are compiled ahead of time
+        assert _numba_modules(loaded) == []
