@@ -254,7 +254,9 @@ def iter_vw(path, chunk_size=100_000, n_bits=18, dtype=np.float64, block_size=_D
         Blocks parsed at once, each on a thread of its own (the compiled
         parser releases the GIL); the chunks and errors are those of one
         thread, in file order. Memory then holds up to ``threads + 1``
-        blocks and their rows. A stream is parsed on one thread.
+        blocks and their rows, and two chunks (the one given and the next,
+        gathered meanwhile on a thread of its own). A stream is parsed on
+        one thread.
     interactions, ignore, keep, ngram, skips : optional
         The namespace options of :func:`load_vw`, the same features.
 
