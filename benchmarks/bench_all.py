@@ -28,9 +28,7 @@ without measuring again.
 """
 
 import argparse
-import compileall
 import importlib.metadata
-import importlib.util
 import json
 import os
 import platform
@@ -175,9 +173,7 @@ def measure(size, repeats=None, log=print):
     s = dict(SIZES[size])
     if repeats is not None:
         s["repeats"], s["memory_repeats"] = repeats, max(repeats, s["memory_repeats"])
-    # the bytecode an install writes: without it (PYTHONDONTWRITEBYTECODE) every start compiles olearn's sources
-    olearn_dir = Path(importlib.util.find_spec("olearn").origin).parent
-    compileall.compile_dir(str(olearn_dir), quiet=1)
+    bench_core.byte_compile_olearn()
     results = {"size": size, "sizes": s, "environment": environment(), "loadavg_start": os.getloadavg(),
                "started": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
     folder = make_data.ensure(rows=s["rows"])

@@ -117,6 +117,16 @@ def run_process(cmd, env=None):
     return float(wall), float(cpu), int(rss_kib) * 1024, proc
 
 
+def byte_compile_olearn(src=None):
+    """Write the bytecode of olearn's modules (those imported, or those under ``src``), as an install does: without
+    it (``PYTHONDONTWRITEBYTECODE``, set on the project's machine) every start compiles olearn's sources."""
+    import compileall
+    import importlib.util
+
+    folder = Path(importlib.util.find_spec("olearn").origin).parent if src is None else Path(src)
+    compileall.compile_dir(os.fspath(folder), quiet=1)
+
+
 def time_processes(cmds, repeats, warmup=1, env=None):
     """Time the commands of ``cmds`` (name -> argv) ``repeats`` times each, interleaved round by round.
 

@@ -20,8 +20,9 @@ import tempfile
 import click
 import numpy as np
 
+from .._sparse import CSRRows
 from ..data import detect_format
-from ..data._cache import CacheWriter, cache_meta, load_cache
+from ..data._cache import CacheWriter, cache_meta, load_cache_rows
 from ..data._markers import CACHE_MAGIC, CACHE_SUFFIX
 from ..exceptions import DataFormatError
 from ._source import FORMATS, _unless_all_ones, naming_examples
@@ -126,12 +127,12 @@ class CachedSource:
             yield from self._chunks_writing_cache()
             return
         if self._loaded is None:
-            X, y, weight = load_cache(self.cache_path)
+            X, y, weight = load_cache_rows(self.cache_path)
             self._loaded = X, y, None if weight is None else np.asarray(weight)
         X, y, weight = self._loaded
         for lo in range(0, X.shape[0], self.chunk_size):
             part = slice(lo, lo + self.chunk_size)
-            yield X[part], y[part], None if weight is None else _unless_all_ones(weight[part])
+            yield _owned(X[part]), y[part], None if weight is None else _unless_all_ones(weight[part])
 
     def _chunks_writing_cache(self):
         """The text's chunks, each also appended to the cache (written whole after the last; memory holds one chunk)."""
@@ -160,6 +161,13 @@ class CachedSource:
         if self._temporary is not None:
             shutil.rmtree(self._temporary, ignore_errors=True)
             self._temporary = None
+
+
+def _owned(rows):
+    """The rows of the memory-mapped cache (:class:`~olearn._sparse.CSRRows`) with their entries copied into
+    arrays of their own: writable, as the compiled kernels of the learners were built for (read-only arrays would
+    send them to numba, started at a cost of most of a short run)."""
+    return CSRRows(np.array(rows.data), np.array(rows.indices), rows.indptr, rows.shape)
 
 
 def _well_formed(meta):

@@ -252,10 +252,11 @@ class DataSource:
         elif self.format == "vw":
             from ..data._parallel import file_parse_threads
             from ..data._vw import _DEFAULT_BLOCK_SIZE as block_size
+            from ..data._vw import iter_vw_rows
 
             self._start_reading()
             threads = file_parse_threads(self.path, block_size)
-            for X, y, weight in data.iter_vw(self.path, chunk_size=self.chunk_size, n_bits=self.bits,
+            for X, y, weight in iter_vw_rows(self.path, chunk_size=self.chunk_size, n_bits=self.bits,
                                              require_labels=self.learning and not self.unlabelled, threads=threads,
                                              **self._namespace_options()):
                 yield X, None if self.unlabelled else y, _unless_all_ones(weight)

@@ -28,7 +28,6 @@ import tempfile
 import zlib
 
 import numpy as np
-import scipy.sparse as sp
 
 from olearn._kernels import _compiled
 from olearn._kernels import _parse_codes as K
@@ -229,9 +228,14 @@ def _vector(name, values, n):
 
 def _canonical(X):
     """``X`` as a CSR matrix of real numbers with sorted, duplicate-free rows (the caller's matrix untouched)."""
-    X = X.tocsr() if isinstance(X, CSRRows) else sp.csr_matrix(X)
+    if not isinstance(X, CSRRows):  # a file's parsed rows (``olearn run -c``) need no scipy
+        import scipy.sparse as sp
+
+        X = sp.csr_matrix(X)
     if X.dtype.str not in _SPARSE:
         raise ValueError(f"X must hold real numbers, got dtype {X.dtype}")
+    if isinstance(X, CSRRows):
+        return X  # sorted, duplicate-free rows by its contract
     if not X.has_canonical_format:
         X = X.copy()  # sum_duplicates works in place; the caller's matrix stays as it was
         X.sum_duplicates()
@@ -318,6 +322,24 @@ def load_cache(path):
     >>> type(X.data).__name__, importance.tolist()
     ('memmap', [1.0, 3.0])
     """
+    rows, y, importance = load_cache_rows(path)
+    import scipy.sparse as sp
+
+    X = sp.csr_matrix(rows.shape, dtype=rows.dtype)
+    # Assigned directly: the arrays were checked, and the constructor
+    # would wrap them in plain ndarray views (and check them again).
+    X.data, X.indices, X.indptr = rows.data, rows.indices, rows.indptr
+    X.has_sorted_indices = True
+    X.has_canonical_format = True
+    return X, y, importance
+
+
+def load_cache_rows(path):
+    """:func:`load_cache`, whose ``X`` is :class:`~olearn._sparse.CSRRows` of the same memory-mapped arrays
+    (the command line's: importing scipy.sparse would cost more than reading a small cache, issue #33).
+
+    Checked as :func:`load_cache` checks, raising the same errors.
+    """
     path = os.fspath(path)
     shape, specs, _ = _read_header(path)
     arrays = {}
@@ -330,12 +352,7 @@ def load_cache(path):
     if code != K.CSR_OK:
         detail = _CSR_DEFECTS[code].format(row=row, d=shape[1])
         raise DataFormatError(f"invalid CSR structure in the cache: {detail}", path)
-    X = sp.csr_matrix(shape, dtype=arrays["data"].dtype)
-    # Assigned directly: the arrays were checked above, and the constructor
-    # would wrap them in plain ndarray views (and check them again).
-    X.data, X.indices, X.indptr = arrays["data"], arrays["indices"], arrays["indptr"]
-    X.has_sorted_indices = True
-    X.has_canonical_format = True
+    X = CSRRows(arrays["data"], arrays["indices"], arrays["indptr"], shape)
     return X, arrays["y"], arrays.get("importance")
 
 

@@ -14,7 +14,7 @@ from ._errors import number_message, raise_at, token_at
 from ._io import iter_line_windows, line_windows, once_input, read_text
 from ._numbers import apply_fixups, check_integer_labels
 from ._parallel import in_order
-from ._rows import Rows, grown, rechunk
+from ._rows import Rows, grown, rechunk, unchanged
 
 _parse_rows = LazyModule("olearn._kernels._parse_rows")
 
@@ -439,7 +439,7 @@ def _parse_stream(windows, opt, chunk_size, as_they_come, threads=1):
     """
     if threads > 1 and not as_they_come:
         # gathered on a thread of its own too, while the caller works on the chunk before
-        yield from in_order(rechunk(_parsed_windows(windows, opt, threads), chunk_size), _same, 1, 1, "olearn-gather")
+        yield from in_order(rechunk(_parsed_windows(windows, opt, threads), chunk_size), unchanged, 1, 1, "olearn-gather")
         return
     chunk = _Chunk(opt, chunk_size)
     for arr, buf, start, end, first_line in windows:
@@ -459,10 +459,6 @@ def _settled_base(arr, buf, start, end, first_line, opt):
         _parse_whole(arr, buf, [(start, end)], first_line, opt)
     base = 0 if opt.base is None else opt.base
     return base, opt.limit(base)
-
-
-def _same(rows):
-    return rows
 
 
 def _parsed_windows(windows, opt, threads):

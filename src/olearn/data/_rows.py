@@ -1,11 +1,12 @@
 """Parsed rows in CSR pieces, and regrouping them into chunks of a fixed row count."""
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
 
 from .._sparse import CSRRows, issparse
-from ._io import compression_of, iter_line_blocks, once_input
+from ._io import iter_line_windows, once_input
 from ._parallel import in_order
 
 
@@ -174,25 +175,37 @@ def grown(a, n_used, n):
 def parse_chunks(path, parse, chunk_size, block_size, threads=1):
     """Stream the text file ``path`` as ``Rows`` of ``chunk_size`` rows (the last: the rest).
 
-    The file is read ``block_size`` bytes at a time (see ``iter_line_blocks``)
-    and ``parse(buf, end, first_line)`` turns the whole lines ``buf[:end]`` of
-    each block into ``Rows``; with ``threads`` > 1, that many blocks at once
+    The file is read ``block_size`` bytes at a time, in windows of whole lines
+    (see ``iter_line_windows``: no block copied), and ``parse(buf, end,
+    first_line, start=, transient=)`` turns the lines ``buf[start:end]`` of
+    each into ``Rows``, ``transient`` when they are copied into their chunk
+    at once (so their arrays may be as large as the text allows and are not
+    cut to size). With ``threads`` > 1, that many windows are parsed at once
     (:func:`._parallel.in_order`: the rows and errors in file order, at most
-    ``threads + 1`` blocks read ahead). A missing file raises
-    FileNotFoundError here, not at the first ``next()``. A stream registered
-    with ``open_once`` is parsed as its bytes arrive, on one thread, and its
-    rows are yielded without waiting to fill a chunk (at most ``chunk_size``
-    rows each).
+    ``threads + 1`` windows read ahead) and their rows gathered into chunks on
+    a thread of their own, the next chunk while the caller has the one
+    before. A missing file raises FileNotFoundError here, not at the first
+    ``next()``. A stream registered with ``open_once`` is parsed as its bytes
+    arrive, on one thread, and its rows are yielded without waiting to fill a
+    chunk (at most ``chunk_size`` rows each).
     """
-    compression_of(path)
-    blocks = iter_line_blocks(path, block_size)
+    windows = iter_line_windows(path, block_size)
     if once_input(path) is not None:
-        return _as_they_come((parse(*block) for block in blocks), chunk_size)
+        return _as_they_come((_parse_window(parse, window, transient=False) for window in windows), chunk_size)
     if threads > 1:
-        pieces = in_order(blocks, lambda block: parse(*block), threads, threads + 1)
-    else:
-        pieces = (parse(*block) for block in blocks)
-    return rechunk(pieces, chunk_size)
+        pieces = in_order(windows, functools.partial(_parse_window, parse, transient=True), threads, threads + 1)
+        return in_order(rechunk(pieces, chunk_size), unchanged, 1, 1, "olearn-gather")
+    return rechunk((_parse_window(parse, window, transient=True) for window in windows), chunk_size)
+
+
+def _parse_window(parse, window, transient):
+    _, buf, start, end, first_line = window
+    return parse(buf, end, first_line, start=start, transient=transient)
+
+
+def unchanged(item):
+    """``item`` itself: the work of a thread of :func:`._parallel.in_order` that only runs the items' generator."""
+    return item
 
 
 def _as_they_come(pieces, chunk_size):

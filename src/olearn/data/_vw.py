@@ -20,11 +20,24 @@ _DEFAULT_BLOCK_SIZE = 1 << 22
 _MAX_BITS = 31  # columns must fit int32
 
 
-def _parse(buf, end, first_line, path, n_bits, dtype, require_labels=False, namespaces=None):
-    """Parse ``buf[:end]`` (whole lines) into ``Rows`` with importance weights, crossed as ``namespaces`` says
-    (a :class:`~olearn.data._namespaces.Namespaces`, or None)."""
+def _parse(buf, end, first_line, path, n_bits, dtype, require_labels=False, namespaces=None, *, start=0,
+           transient=False):
+    """Parse ``buf[start:end]`` (whole lines) into ``Rows`` with importance weights, crossed as ``namespaces`` says
+    (a :class:`~olearn.data._namespaces.Namespaces`, or None).
+
+    The arrays are allocated from bounds of what the text can hold, counted by
+    ``count_bounds`` and the rows cut to size; or, ``transient`` (the caller
+    copies the rows at once, as :func:`~olearn.data._rows.rechunk` does), from
+    bounds of its length alone, with no pass over the text and no cut: a row
+    takes at least two bytes (a '|' and its line break) but the last, an entry
+    at least two (a blank and a name byte). Only the pages written are ever
+    touched.
+    """
     arr = np.frombuffer(buf, dtype=np.uint8, count=end)
-    n_rows_max, n_separators = _compiled.count_bounds(arr, 0, arr.size)
+    if transient:
+        n_rows_max, n_separators = (end - start) // 2 + 1, (end - start) // 2
+    else:
+        n_rows_max, n_separators = _compiled.count_bounds(arr, start, end)
     indptr = np.empty(n_rows_max + 1, dtype=np.int32 if n_separators < 2**31 else np.int64)
     indices = np.empty(n_separators, dtype=indptr.dtype)
     data = np.empty(n_separators, dtype=dtype)
@@ -35,7 +48,7 @@ def _parse(buf, end, first_line, path, n_bits, dtype, require_labels=False, name
                                             np.empty(n_separators, dtype=np.uint8))
     fixups = np.empty((256, 4), dtype=np.int64)
     while True:
-        _compiled.parse_vw(arr, 0, arr.size, n_bits, indptr, indices, data, labels, weights, counts, fixups, *tagged)
+        _compiled.parse_vw(arr, start, end, n_bits, indptr, indices, data, labels, weights, counts, fixups, *tagged)
         if counts[C_STATUS] != K.FULL_FIXUPS:
             break
         # room for every number of the text (labels, weights, values): the parse cannot fill it
@@ -54,22 +67,21 @@ def _parse(buf, end, first_line, path, n_bits, dtype, require_labels=False, name
     if require_labels:
         unlabelled = np.flatnonzero(np.isnan(labels[:n_rows]))
         if unlabelled.size:
-            _raise_unlabelled(buf, end, int(unlabelled[0]), first_line, path)
+            _raise_unlabelled(buf, start, end, int(unlabelled[0]), first_line, path)
     if namespaces is not None:
         indptr, indices, data = namespaces.cross(indptr, tagged[0], data, tagged[1], n_rows, n_bits)
     nnz = _compiled.sort_and_sum_rows(indptr, indices, data, n_rows, *row_sort_scratch(indptr, n_rows))
-    return Rows(
-        trimmed(indptr, n_rows + 1),
-        trimmed(indices, nnz),
-        trimmed(data, nnz),
-        trimmed(labels, n_rows),
-        trimmed(weights, n_rows),
-    )
+    cut = _first if transient else trimmed
+    return Rows(cut(indptr, n_rows + 1), cut(indices, nnz), cut(data, nnz), cut(labels, n_rows), cut(weights, n_rows))
 
 
-def _raise_unlabelled(buf, end, row, first_line, path):
-    """Raise DataFormatError at the line of the ``row``-th (0-based) non-blank line of ``buf[:end]``."""
-    start = seen = 0
+def _first(a, n):
+    return a[:n]
+
+
+def _raise_unlabelled(buf, start, end, row, first_line, path):
+    """Raise DataFormatError at the line of the ``row``-th (0-based) non-blank line of ``buf[start:end]``."""
+    seen = 0
     while True:
         stop = buf.find(b"\n", start, end)
         stop = end if stop < 0 else stop
@@ -242,7 +254,9 @@ def iter_vw(path, chunk_size=100_000, n_bits=18, dtype=np.float64, block_size=_D
         Blocks parsed at once, each on a thread of its own (the compiled
         parser releases the GIL); the chunks and errors are those of one
         thread, in file order. Memory then holds up to ``threads + 1``
-        blocks and their rows. A stream is parsed on one thread.
+        blocks and their rows, and two chunks (the one given and the next,
+        gathered meanwhile on a thread of its own). A stream is parsed on
+        one thread.
     interactions, ignore, keep, ngram, skips : optional
         The namespace options of :func:`load_vw`, the same features.
 
@@ -262,6 +276,14 @@ def iter_vw(path, chunk_size=100_000, n_bits=18, dtype=np.float64, block_size=_D
     >>> [(X.shape, y.tolist(), w.tolist()) for X, y, w in iter_vw(path, chunk_size=2, n_bits=4)]
     [((2, 16), [1.0, -1.0], [1.0, 1.0]), ((1, 16), [1.0], [0.5])]
     """
+    chunks = iter_vw_rows(path, chunk_size, n_bits, dtype, block_size, require_labels, threads, interactions, ignore,
+                          keep, ngram, skips)
+    return ((X.tocsr(), y, weight) for X, y, weight in chunks)
+
+
+def iter_vw_rows(path, chunk_size=100_000, n_bits=18, dtype=np.float64, block_size=_DEFAULT_BLOCK_SIZE,
+                 require_labels=False, threads=1, interactions=None, ignore=None, keep=None, ngram=None, skips=None):
+    """:func:`iter_vw`, whose chunks are :class:`~olearn._sparse.CSRRows` (the command line's: no scipy)."""
     chunk_size = check_int("chunk_size", chunk_size, 1)
     block_size = check_int("block_size", block_size, 1)
     n_bits = check_int("n_bits", n_bits, 1, _MAX_BITS)
@@ -272,4 +294,5 @@ def iter_vw(path, chunk_size=100_000, n_bits=18, dtype=np.float64, block_size=_D
     parse = functools.partial(_parse, path=path, n_bits=n_bits, dtype=dtype, require_labels=bool(require_labels),
                               namespaces=namespaces)
     chunks = parse_chunks(path, parse, chunk_size, block_size, threads)
-    return ((rows.to_csr(1 << n_bits, copy=True), rows.y, rows.weight) for rows in chunks)
+    # each chunk's arrays are its own (gathered by rechunk, or cut from a stream's parse): no copy
+    return ((rows.csr_rows(1 << n_bits, copy=False), rows.y, rows.weight) for rows in chunks)

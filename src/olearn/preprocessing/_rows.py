@@ -9,6 +9,7 @@ features take their columns from the caller's :class:`~olearn._features.FeatureM
 import numpy as np
 import scipy.sparse as sp
 
+from .._sparse import CSRRows
 from .._validation import check_X
 
 
@@ -39,7 +40,7 @@ def batch_rows(fm, X, base, name="X"):
     ``base`` is the caller's first free column (see :meth:`FeatureMap.row`).
     Errors name the row (and the feature) at fault.
     """
-    if sp.issparse(X):
+    if sp.issparse(X) or isinstance(X, CSRRows):  # CSRRows: the rows of a file, as the command line reads them
         arrays = check_X(X, name)
         return Batch(arrays.indptr, arrays.indices.astype(np.int64), arrays.data, arrays.n_rows,
                      arrays.n_features, "sparse")
