@@ -84,6 +84,16 @@ def feature_keys_for(estimator, asked=None):
     return asked or learned or "names"
 
 
+def _features_of(estimator):
+    """``(width, names)``: the features ``estimator`` has learned, its width and its vocabulary (ValueError for a
+    learner that has learned none)."""
+    try:
+        width = estimator.n_features_in_
+    except AttributeError:
+        raise ValueError("--freeze-features needs a model that has learned: it has no features yet") from None
+    return width, set(_feature_map(estimator).vocabulary())
+
+
 class HalfLearned(RuntimeError):
     """A batch checked up front was refused midway: the model holds examples of it that the log does not.
 
@@ -141,12 +151,7 @@ class ServedModel:
 
     def freeze(self):
         """Take the estimator's features now as the only ones: refuse other names and indices past its width."""
-        est = self.estimator
-        try:
-            width = est.n_features_in_
-        except AttributeError:
-            raise ValueError("--freeze-features needs a model that has learned: it has no features yet") from None
-        self.frozen = (width, set(_feature_map(est).vocabulary()))
+        self.frozen = _features_of(self.estimator)
 
     # -- the recent ids ---------------------------------------------------------
 
@@ -181,7 +186,20 @@ class ServedModel:
 
     def roll_back(self, estimator, entry):
         """Serve ``estimator``, the learner of the version ``entry`` lists, with its progressive metric. The
-        seq, the recent ids and the waiting predictions go on: the updates since are history, not undone."""
+        seq, the recent ids and the waiting predictions go on: the updates since are history, not undone.
+
+        Frozen features become the version's own (its vocabulary and width, which may differ from the model's
+        at the start when the version was taken before the service froze them): a version that has learned
+        nothing has none, and is refused (409) with the model served unchanged.
+        """
+        if self.frozen is not None:
+            try:
+                frozen = _features_of(estimator)
+            except ValueError:
+                raise RequestError(409, f"version {entry['version']} has learned nothing, and --freeze-features "
+                                        "serves the features of a model that has learned: roll back to a version "
+                                        "that has") from None
+            self.frozen = frozen
         self.estimator = estimator
         self.progress = Progress(self.progress.regression, entry["progress_state"])
         self.version = entry["version"]

@@ -46,7 +46,8 @@ def serve(initial, state_dir, access, host="127.0.0.1", port=8080, allowed_hosts
     window : int, default=100000
         How many recent update ids are remembered for idempotent retries.
     freeze_features : bool, default=False
-        Refuse names and indices the model does not have at the start.
+        Refuse names and indices the model served does not have: the model at
+        the start, and after a rollback the version's.
     max_state_bytes : int, optional
         The most memory the model's feature-indexed state may grow to
         (:func:`olearn.set_config`, which gives the default): an update that
