@@ -106,12 +106,14 @@ def _read_token(path):
               help="Hash bits of the VW lines. [default: those MODEL's VW training file was read with, else 18]")
 @click.option("--vw-trust-loopback", is_flag=True,
               help="Serve VW connections from a loopback address without a token line (as VW clients connect).")
+@click.option("--vw-idle-timeout", type=_SECONDS, default=None,
+              help="Seconds a VW connection may stay idle between lines before it is closed. [default: 300]")
 def serve_command(model_path, algo, C, eta, loss, schedule, radius, fit_intercept, settings, state_dir, host, port,
                   token_file, read_token_file, public_reads, allowed_hosts, max_body_bytes, max_batch, max_features,
                   max_index, max_header_bytes, max_headers, header_timeout, body_timeout, max_connections,
                   max_state_bytes, classes, feature_keys, freeze_features, snapshot_every, snapshot_seconds,
                   keep_snapshots, recover_log, idempotency_window, feedback_ttl, max_pending, keep_versions,
-                  vw_port, vw_bits, vw_trust_loopback):
+                  vw_port, vw_bits, vw_trust_loopback, vw_idle_timeout):
     """Serve a learner over HTTP/JSON: predict, learn, and fetch the model.
 
     Starts from MODEL (an olearn model file) or an empty --algo learner;
@@ -175,8 +177,8 @@ def serve_command(model_path, algo, C, eta, loss, schedule, radius, fit_intercep
 
     from ..serve import serve
 
-    if vw_port is None and (vw_bits is not None or vw_trust_loopback):
-        raise click.UsageError("--vw-bits and --vw-trust-loopback go with --vw-port")
+    if vw_port is None and (vw_bits is not None or vw_trust_loopback or vw_idle_timeout is not None):
+        raise click.UsageError("--vw-bits, --vw-trust-loopback and --vw-idle-timeout go with --vw-port")
     status = serve(initial, state_dir, access, host=host, port=port, allowed_hosts=hosts,
                    max_body_bytes=max_body_bytes, limits=Limits(max_batch, max_features, max_index, label_set),
                    snapshot_every=snapshot_every, snapshot_seconds=snapshot_seconds, window=idempotency_window,
@@ -186,7 +188,8 @@ def serve_command(model_path, algo, C, eta, loss, schedule, radius, fit_intercep
                    keep_snapshots=keep_snapshots, recover_log=recover_log, on_resume=on_resume,
                    feature_keys=feature_keys, feedback_ttl=feedback_ttl, max_pending=max_pending,
                    keep_versions=keep_versions, vw_port=vw_port, vw_reading=_vw_reading(model_path, vw_bits),
-                   vw_trust_loopback=vw_trust_loopback)
+                   vw_trust_loopback=vw_trust_loopback,
+                   vw_idle_timeout=300.0 if vw_idle_timeout is None else vw_idle_timeout)
     raise SystemExit(status)
 
 

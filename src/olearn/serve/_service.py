@@ -18,7 +18,7 @@ def serve(initial, state_dir, access, host="127.0.0.1", port=8080, allowed_hosts
           limits=None, snapshot_every=10_000, snapshot_seconds=60.0, window=100_000, freeze_features=False,
           max_state_bytes=None, connections=None, keep_snapshots=3, recover_log=False, on_resume=None,
           feature_keys=None, log_level="warning", feedback_ttl=3600.0, max_pending=100_000, keep_versions=20,
-          vw_port=None, vw_reading=None, vw_trust_loopback=False):
+          vw_port=None, vw_reading=None, vw_trust_loopback=False, vw_idle_timeout=300.0):
     """Serve a learner over HTTP/JSON until interrupted, learning every acknowledged update durably.
 
     The process's umask is set to 0o077: the state's files are its user's only.
@@ -92,6 +92,11 @@ def serve(initial, state_dir, access, host="127.0.0.1", port=8080, allowed_hosts
         How VW lines are read (hash bits, namespace options); 18 bits by default.
     vw_trust_loopback : bool, default=False
         Serve VW connections from a loopback address without a token line.
+    vw_idle_timeout : float, default=300
+        Seconds a VW connection may stay idle between lines before it is
+        closed; the VW connections are bounded by ``connections`` too (their
+        own ``max_connections``, the first line's ``header_timeout``, each
+        later line's ``body_timeout``).
 
     Returns
     -------
@@ -162,7 +167,7 @@ def serve(initial, state_dir, access, host="127.0.0.1", port=8080, allowed_hosts
                 raise ValueError("--vw-port: VW lines are hashed into columns, and this service reads its feature keys "
                                  "as names: serve a model of indices (learned from VW files) or a new --algo learner")
             daemon = VWDaemon(model, writer, access, request_limits, vw_reading or VWReading(), max_body_bytes,
-                              vw_trust_loopback)
+                              vw_trust_loopback, connections, vw_idle_timeout)
         return create_app(model, writer, metrics, settings), lambda: writer.failure is None
 
     def ready():
