@@ -8,6 +8,7 @@ import contextlib
 import time
 
 from ._auth import READ, WRITE, Refusal
+from ._bound import Bounds
 from ._dashboard import dashboard_endpoint
 from ._model_file import ModelFile
 from ._openapi import openapi_document
@@ -139,6 +140,11 @@ def create_app(model, writer, metrics, settings):
             raise RequestError(422, 'the body must be {"version": N}, N the number of a version (GET /versions)')
         return JSONResponse(await writer.roll_back(number))
 
+    bounds = Bounds(model)
+
+    async def bound(request):
+        return JSONResponse(await bounds.answer())
+
     async def openapi(request):
         return JSONResponse(openapi_document())
 
@@ -160,6 +166,7 @@ def create_app(model, writer, metrics, settings):
         route("/versions", versions, ["GET"]),
         route("/versions", versions, ["POST"], WRITE),
         route("/rollback", rollback, ["POST"], WRITE),
+        route("/bound", bound, ["GET"]),  # the papers' bounds beside the measured mistakes (the live page's)
         Route("/", dashboard_endpoint(settings.access), methods=["GET"]),  # the live page (a token in its URL too)
     ]
     return Starlette(routes=routes, lifespan=lifespan, exception_handlers={

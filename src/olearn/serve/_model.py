@@ -17,6 +17,7 @@ from ..compose import Pipeline
 from ..multilabel import PAMultilabel
 from ..sequence import PASequence
 from ..exceptions import NotFittedError, PartialUpdateError
+from ._bound import LearnedRounds, bounded
 from ._feedback import Pending
 from ._progress import Progress
 from ._requests import NO_LIMITS, Examples, RequestError, digest, example
@@ -84,6 +85,13 @@ def feature_keys_for(estimator, asked=None):
     return asked or learned or "names"
 
 
+def _fresh_rounds(estimator):
+    """A new :class:`~olearn.serve._bound.LearnedRounds` for a learner with a bound that has learned nothing;
+    else None (the rounds it learned from are not known)."""
+    started = estimator._is_started() if hasattr(estimator, "_is_started") else True
+    return LearnedRounds() if bounded(estimator) and not started else None
+
+
 def _features_of(estimator):
     """``(width, names)``: the features ``estimator`` has learned, its width and its vocabulary (ValueError for a
     learner that has learned none)."""
@@ -148,6 +156,7 @@ class ServedModel:
         self.progress = Progress(getattr(estimator, "_estimator_type", None) == "regressor")
         self.version = None  # the version last rolled back to
         self.rollbacks = 0  # rollbacks since the service started (tells a model from one of the same seq)
+        self.rounds = _fresh_rounds(estimator)  # the examples learned, for the bound (see _bound)
 
     def freeze(self):
         """Take the estimator's features now as the only ones: refuse other names and indices past its width."""
@@ -201,6 +210,8 @@ class ServedModel:
                                         "that has") from None
             self.frozen = frozen
         self.estimator = estimator
+        kept = entry.get("learned_rounds")
+        self.rounds = kept.copy() if kept is not None else _fresh_rounds(estimator)
         self.progress = Progress(self.progress.regression, entry["progress_state"])
         self.version = entry["version"]
         self.rollbacks += 1
@@ -253,6 +264,8 @@ class ServedModel:
         else:
             predictions = self._learn_each(op, examples)
         self.seq += len(examples)
+        if self.rounds is not None:
+            self.rounds.add(examples)
         answer = {"seq": self.seq, "learned": len(examples)}
         if op == "predict_learn":
             answer["y"] = predictions if examples.batch else predictions[0]
