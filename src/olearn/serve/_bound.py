@@ -97,8 +97,8 @@ def bound_answer(fresh, rounds, seen):
 
 class Bounds:
     """``GET /bound`` of a service's ``model`` (a ServedModel): computed in a thread when the model changed, one
-    computation at a time (a request meanwhile waits for it), not more often than ``_MIN_INTERVAL`` allows (the
-    last answer meanwhile; its ``"updates"`` say which model it is of)."""
+    computation at a time (a request meanwhile waits for it), not more often than ``_MIN_INTERVAL`` allows while
+    the model only learns (the last answer meanwhile; its ``"updates"`` say which model it is of)."""
 
     def __init__(self, model):
         self.model = model
@@ -111,8 +111,12 @@ class Bounds:
         if model.rounds is None:
             return {"bounded": False, "rows": [], "reason": self._why_none()}
         key = (model.seq, model.rollbacks)
-        if self._made is not None and (self._made[0] == key or asyncio.get_running_loop().time() < self._next):
-            return self._made[1]
+        made = self._made
+        # the last answer stands while the model is the same, or has only learned more since and the next bound
+        # is not due yet (a rollback is answered at once)
+        if made is not None and (made[0] == key or (made[0][1] == key[1] and asyncio.get_running_loop().time()
+                                                    < self._next)):
+            return made[1]
         if self._task is None:
             from sklearn.base import clone
 
