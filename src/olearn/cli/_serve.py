@@ -103,7 +103,8 @@ def _read_token(path):
               help="Also answer Vowpal Wabbit's daemon protocol on this port: VW lines over TCP, one prediction line "
                    "out per line in (labelled lines learn). The feature keys are then indices.")
 @click.option("--vw-bits", type=click.IntRange(1, 31), default=None,
-              help="Hash bits of the VW lines. [default: those MODEL's VW training file was read with, else 18]")
+              help="Hash bits of the VW lines (kept with the state). [default: the state's, else those MODEL's VW "
+                   "training file was read with, else 18]")
 @click.option("--vw-trust-loopback", is_flag=True,
               help="Serve VW connections from a loopback address without a token line (as VW clients connect).")
 @click.option("--vw-idle-timeout", type=_SECONDS, default=None,
@@ -194,8 +195,9 @@ def serve_command(model_path, algo, C, eta, loss, schedule, radius, fit_intercep
 
 
 def _vw_reading(model_path, bits):
-    """How the VW daemon reads lines: ``bits`` (else those MODEL's VW training file was read with, else 18) and the
-    namespace options MODEL records."""
+    """How the VW daemon is asked to read lines: ``bits`` and the namespace options MODEL's VW training file was
+    read with (``bits`` may not contradict them: MODEL's columns are those), or None when neither says (the
+    state's reading, else 18 bits; see :func:`olearn.serve._vw_daemon.kept_reading`)."""
     from ..serve._vw_daemon import VWReading
 
     trained = {}
@@ -203,9 +205,10 @@ def _vw_reading(model_path, bits):
         from .._persistence import read_input_info
 
         trained = read_input_info(model_path)
-    namespaces = None
-    if trained.get("format") == "vw" and trained.get("namespaces"):
-        from ..data._namespaces import Namespaces
-
-        namespaces = Namespaces.from_info(trained["namespaces"])
-    return VWReading(bits or trained.get("bits") or 18, namespaces)
+    if trained.get("format") != "vw":
+        return None if bits is None else VWReading(bits)
+    if bits is not None and bits != trained["bits"]:
+        raise click.UsageError(f"--vw-bits {bits}: {model_path} was learned from a VW file hashed into 2^"
+                               f"{trained['bits']} columns; lines hashed otherwise would take other columns "
+                               f"(omit --vw-bits, or give {trained['bits']})")
+    return VWReading.from_info(trained)

@@ -90,6 +90,8 @@ def serve(initial, state_dir, access, host="127.0.0.1", port=8080, allowed_hosts
         (VW clients send no ids): they are answered, not logged.
     vw_reading : olearn.serve._vw_daemon.VWReading, optional
         How VW lines are read (hash bits, namespace options); 18 bits by default.
+        Kept with the state: a restart reads lines as the first start did (and
+        refuses another reading), and ``GET /model`` records it.
     vw_trust_loopback : bool, default=False
         Serve VW connections from a loopback address without a token line.
     vw_idle_timeout : float, default=300
@@ -118,7 +120,7 @@ def serve(initial, state_dir, access, host="127.0.0.1", port=8080, allowed_hosts
     from ._feedback import Pending
     from ._metrics import Metrics
     from ._startup import Starting
-    from ._vw_daemon import VWDaemon, VWReading
+    from ._vw_daemon import VWDaemon, kept_reading
     from ._warmup import warm_up
     from ._writer import Writer
 
@@ -166,8 +168,10 @@ def serve(initial, state_dir, access, host="127.0.0.1", port=8080, allowed_hosts
             if model.feature_keys != "indices":
                 raise ValueError("--vw-port: VW lines are hashed into columns, and this service reads its feature keys "
                                  "as names: serve a model of indices (learned from VW files) or a new --algo learner")
-            daemon = VWDaemon(model, writer, access, request_limits, vw_reading or VWReading(), max_body_bytes,
-                              vw_trust_loopback, connections, vw_idle_timeout)
+            reading = kept_reading(store.folder, vw_reading)
+            settings.input_info = reading.info()  # the model file says how VW files are read into its columns
+            daemon = VWDaemon(model, writer, access, request_limits, reading, max_body_bytes, vw_trust_loopback,
+                              connections, vw_idle_timeout)
         return create_app(model, writer, metrics, settings), lambda: writer.failure is None
 
     def ready():

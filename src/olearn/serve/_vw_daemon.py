@@ -19,6 +19,10 @@ VW connections a new one is answered one error line and closed; the first line m
 byte; a connection idle (no byte after a whole line) for ``idle_timeout`` seconds is closed. Each is told why in
 one error line before it is closed.
 
+How lines are read is kept with the state (:func:`kept_reading`): a restart reads them as the first start did,
+and a model file of the service (``GET /model``) records it, as ``olearn run --save`` records a VW file's reading,
+so that ``olearn predict`` reads a VW file into the same columns.
+
 Tokens: the first line of a connection may be a token of the service (the line holds the token alone): the
 write token lets its lines learn, the read token predict only (a labelled line is then answered with an error).
 Without it, a connection is served only from a loopback address and only with ``--vw-trust-loopback``
@@ -29,14 +33,21 @@ Without it, a connection is served only from a loopback address and only with ``
 import asyncio
 import hmac
 import ipaddress
+import json
 import math
+import os
 
 import numpy as np
 
+from .._atomic import atomic_write
 from ._auth import READ, WRITE
 from ._connections import ConnectionLimits
 from ._requests import RequestError, read_features, read_labelled
+from ._wal import sync_folder
 from ._writer import WriterStopped
+
+
+READING_FILE = "vw-reading.json"
 
 
 class VWReading:
@@ -46,6 +57,41 @@ class VWReading:
     def __init__(self, n_bits=18, namespaces=None):
         self.n_bits = n_bits
         self.namespaces = namespaces
+
+    def info(self):
+        """The record of a model file's ``input`` entry that ``olearn run --save`` writes for a VW file read so:
+        ``olearn predict`` then reads a VW file as the service reads its lines."""
+        info = {"format": "vw", "bits": self.n_bits}
+        if self.namespaces is not None:
+            info["namespaces"] = self.namespaces.info()
+        return info
+
+    @classmethod
+    def from_info(cls, info):
+        from ..data._namespaces import Namespaces
+
+        return cls(info["bits"], Namespaces.from_info(info["namespaces"]) if info.get("namespaces") else None)
+
+
+def kept_reading(folder, asked=None):
+    """How the service of the state ``folder`` reads VW lines: as its first start with ``--vw-port`` did (kept in
+    :data:`READING_FILE`; the columns it learned are those), or, on that first start, ``asked`` (a
+    :class:`VWReading`, or None for the default), then kept. ValueError when ``asked`` reads otherwise than the
+    state."""
+    path = os.path.join(folder, READING_FILE)
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as fh:
+            kept = json.load(fh)
+        if asked is not None and asked.info() != kept:
+            raise ValueError(f"--vw-port: {path} says this state learned VW lines read as {kept}, not as "
+                             f"{asked.info()} (--vw-bits, or MODEL's VW training file): lines read otherwise would "
+                             f"take other columns; start without --vw-bits, or with --vw-bits {kept['bits']}")
+        return VWReading.from_info(kept)
+    reading = asked or VWReading()
+    with atomic_write(path) as fh:
+        fh.write(json.dumps(reading.info()).encode())
+    sync_folder(folder)
+    return reading
 
 
 def _tag(line):
