@@ -25,15 +25,20 @@ class Metrics:
         from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
         self.registry = registry = CollectorRegistry(auto_describe=True)
-        self.requests = Counter("olearn_requests", "Requests answered by the routes of the API (the probes and the page aside), by route and status",
+        self.requests = Counter("olearn_requests", "Requests answered by the routes of the API (the probes and the "
+                                "page aside), by route and status",
                                 ("route", "status"), registry=registry)
-        self.latency = Histogram("olearn_request_seconds", "Seconds to answer a request of the API, by route", ("route",),
+        self.latency = Histogram("olearn_request_seconds", "Seconds to answer a request of the API, by route",
+                                 ("route",),
                                  buckets=_LATENCY_BUCKETS, registry=registry)
-        self.learned = Counter("olearn_examples_learned", "Examples learned since the service started (acknowledged: in the log)",
+        self.learned = Counter("olearn_examples_learned", "Examples learned since the service started "
+                               "(acknowledged: in the log)",
                                registry=registry)
-        self.updates = Gauge("olearn_model_updates", "Examples learned since the state began: the seq of the last update (a rollback does not lower it)",
+        self.updates = Gauge("olearn_model_updates", "Examples learned since the state began: the seq of the last "
+                             "update (a rollback does not lower it)",
                              registry=registry)
-        self.groups = Histogram("olearn_log_group_updates", "Records (updates, and predictions kept for feedback) made durable by one write and fsync of the log",
+        self.groups = Histogram("olearn_log_group_updates", "Records (updates, and predictions kept for feedback) "
+                                "made durable by one write and fsync of the log",
                                 buckets=(1, 2, 5, 10, 20, 50, 100, 200, 500, 1000), registry=registry)
         self.snapshot_failures = Counter("olearn_snapshot_failures", "Snapshots that could not be written "
                                          "(the log keeps the updates; the snapshot is tried again)",
@@ -57,7 +62,8 @@ class Metrics:
 
         registry = self.registry
         name = "mae" if self.regression else "accuracy"
-        Gauge(f"olearn_progressive_{name}_since_start", f"Progressive {'MAE' if self.regression else 'accuracy'} of every round the model served "
+        shown = "MAE" if self.regression else "accuracy"
+        Gauge(f"olearn_progressive_{name}_since_start", f"Progressive {shown} of every round the model served "
               "has learned since the state began (a rollback returns to its version's)", registry=registry
               ).set_function(lambda: _or_nan(model.progress.summary()["value"]))
         Gauge("olearn_progressive_rounds_since_start", "Progressive rounds the model served has learned since the "
