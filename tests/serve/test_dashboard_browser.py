@@ -74,3 +74,48 @@ def test_the_page_shows_the_service_learning(serve, tmp_path):
             assert "missing or wrong bearer token" in browser.page_source
         finally:
             browser.quit()
+
+
+def test_the_page_shows_the_bound_beside_the_mistakes_measured_and_updates_it(serve, tmp_path):
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    server = serve(["--algo", "perceptron"])
+    with server.client() as client:
+        _rounds(client, 4, 0)
+        browser = _browser(tmp_path)
+        try:
+            browser.get(f"{server.url}/?token={TOKEN}")
+            wait = WebDriverWait(browser, PATIENCE)
+            wait.until(lambda b: "On the 4 rounds learned" in b.find_element("id", "bound-note").text)
+            assert browser.find_element("id", "bound-section").is_displayed()
+            shown = browser.find_element("id", "bound").text
+            for row in client.get("/bound").json()["rows"]:  # each theorem, its measured count and its bound
+                assert f"{row['theorem']} {row['quantity']} {row['measured']:g}" in shown
+                assert f"{row['bound']:.6g}"[:5] in shown and row["holds"]
+            _rounds(client, 6, 4)
+            wait.until(lambda b: "On the 10 rounds learned" in b.find_element("id", "bound-note").text)
+            rows = client.get("/bound").json()["rows"]
+            assert rows and all(f"{row['measured']:g}" in browser.find_element("id", "bound").text for row in rows)
+            browser.save_screenshot(str(tmp_path / "bound.png"))
+        finally:
+            browser.quit()
+
+
+def test_a_learner_without_a_bound_shows_none(serve, tmp_path):
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    server = serve(["--algo", "adagrad"])
+    with server.client() as client:
+        _rounds(client, 3, 0)
+        assert client.get("/bound").json()["bounded"] is False
+        browser = _browser(tmp_path)
+        try:
+            browser.get(f"{server.url}/?token={TOKEN}")
+            # once the page has polled everything (the versions section shows after the bound's answer)
+            wait = WebDriverWait(browser, PATIENCE)
+            wait.until(lambda b: b.find_element("id", "versions-section").is_displayed()
+                       and b.find_element("id", "updates").text == "3")
+            assert not browser.find_element("id", "bound-section").is_displayed()
+            assert browser.find_element("id", "bound").text == ""
+        finally:
+            browser.quit()

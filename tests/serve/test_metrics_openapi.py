@@ -91,6 +91,7 @@ def test_the_openapi_document_lists_every_route_with_its_schemas(serve):
         answers["Version"] = client.post("/versions").json()
         answers["RollbackResponse"] = client.post("/rollback", json={"version": 1}).json()
         answers["Versions"] = client.get("/versions").json()
+        answers["Bound"] = client.get("/bound").json()
         answers["PredictResponse (caller's ids)"] = client.post("/predict", json={"x": [{"1": 1.0}],
                                                                                  "id": ["p-1"]}).json()
         answers["LearnResponse (feedback)"] = client.post("/learn", json={"id": "p-1", "y": 1}).json()

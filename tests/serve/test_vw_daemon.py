@@ -26,7 +26,8 @@ def _olearn(*args, cwd):
 
 
 def _vw_port(server):
-    return int(re.search(r"VW's daemon protocol on 127\.0\.0\.1:([0-9]+)", server.output())[1])
+    """The VW port of ``server``'s last start (its log holds every start)."""
+    return int(re.findall(r"VW's daemon protocol on 127\.0\.0\.1:([0-9]+)", server.output())[-1])
 
 
 def _stream(port, text):
@@ -105,3 +106,38 @@ def test_the_client_of_the_docs_runs(serve, tmp_path, monkeypatch):
     with contextlib.redirect_stdout(printed):
         exec(compile(block.replace("26542", str(_vw_port(server))), "serve.md", "exec"), {})
     assert printed.getvalue().splitlines() == ["0", "1 query42"]
+
+
+def test_how_lines_are_read_is_kept_with_the_state_and_in_the_model_file(serve, tmp_path):
+    (tmp_path / "train.vw").write_text(TRAIN)
+    (tmp_path / "test.vw").write_text(TEST)
+    state = tmp_path / "state"
+    server = serve(["--algo", "pa1", "--vw-port", "0", "--vw-bits", "12"], state)
+    _stream(_vw_port(server), TOKEN + "\n" + TRAIN)
+    answered = _stream(_vw_port(server), TOKEN + "\n" + TEST)
+    with server.client() as client:
+        (tmp_path / "served.npz").write_bytes(client.get("/model").content)
+    # the model file says how VW files are read into its columns: olearn predict reads test.vw as the service did
+    done = subprocess.run([sys.executable, "-m", "olearn", "predict", "-m", "served.npz", "test.vw"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=PATIENCE)
+    assert done.returncode == 0 and "does not record" not in done.stderr
+    assert done.stdout.split() == [line.split()[0] for line in answered]
+    assert olearn.load(tmp_path / "served.npz").n_features_in_ <= 2**12
+    server.stop()
+    # a restart without --vw-bits reads lines as the state learned them, into the same 2^12 columns
+    server = serve(["--algo", "pa1", "--vw-port", "0"], state)
+    assert _stream(_vw_port(server), TOKEN + "\n" + TEST) == answered
+    server.stop()
+    refused = subprocess.run([sys.executable, "-m", "olearn", "serve", "--algo", "pa1", "--vw-port", "0",
+                              "--vw-bits", "18", "--token-file", server.token_file, "--state-dir", str(state),
+                              "--port", "0"], capture_output=True, text=True, timeout=PATIENCE)
+    assert refused.returncode != 0 and "start without --vw-bits, or with --vw-bits 12" in refused.stderr
+
+
+def test_vw_bits_may_not_contradict_the_models_training_file(tmp_path):
+    (tmp_path / "train.vw").write_text(TRAIN)
+    _olearn("run", "-a", "pa1", "-b", "12", "train.vw", "--save", "model.npz", cwd=tmp_path)
+    done = subprocess.run([sys.executable, "-m", "olearn", "serve", "model.npz", "--vw-port", "0", "--vw-bits", "14",
+                           "--public-reads", "--state-dir", "state"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=PATIENCE)
+    assert done.returncode == 2 and "--vw-bits 14: model.npz was learned from a VW file hashed into 2^12" in done.stderr

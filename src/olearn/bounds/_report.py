@@ -310,6 +310,17 @@ def _check_result(estimator, X, y, result, n_rows, classes=None):
         )
 
 
+def has_theorems(estimator):
+    """Whether :func:`bound_report` knows theorems of ``estimator``'s class (its hyperparameters may still rule
+    them out: a kernel, a budget, class weights)."""
+    from ._report_dual import DUAL_REPORTS
+    from ._report_tasks import TASK_REPORTS
+
+    return (isinstance(estimator, (Perceptron, PAClassifier, PAMulticlass, SecondOrderPerceptron, AROW, NAROW,
+                                   Fig1AROW, OGDClassifier, PNorm, PASequence))
+            or type(estimator) in TASK_REPORTS or type(estimator) in DUAL_REPORTS)
+
+
 def bound_report(estimator, X, y, result, u=None):
     r"""Evaluate every theorem that applies to a finished run of a learner.
 
@@ -544,8 +555,7 @@ def bound_report(estimator, X, y, result, u=None):
         return replayed_sequence_report(estimator, X, y, result, u)
 
     task_report = TASK_REPORTS.get(type(estimator)) or DUAL_REPORTS.get(type(estimator))
-    if not isinstance(estimator, (Perceptron, PAClassifier, PAMulticlass, SecondOrderPerceptron, AROW, NAROW,
-                                  Fig1AROW, OGDClassifier, PNorm)) and task_report is None:
+    if not has_theorems(estimator):
         names = ["Perceptron", "PAClassifier", "PAMulticlass", "SecondOrderPerceptron", "AROW", "NAROW", "Fig1AROW",
                  "OGDClassifier", "PNorm", *(learner.__name__ for learner in (*TASK_REPORTS, *DUAL_REPORTS)),
                  "PASequence"]

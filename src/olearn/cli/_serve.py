@@ -103,15 +103,18 @@ def _read_token(path):
               help="Also answer Vowpal Wabbit's daemon protocol on this port: VW lines over TCP, one prediction line "
                    "out per line in (labelled lines learn). The feature keys are then indices.")
 @click.option("--vw-bits", type=click.IntRange(1, 31), default=None,
-              help="Hash bits of the VW lines. [default: those MODEL's VW training file was read with, else 18]")
+              help="Hash bits of the VW lines (kept with the state). [default: the state's, else those MODEL's VW "
+                   "training file was read with, else 18]")
 @click.option("--vw-trust-loopback", is_flag=True,
               help="Serve VW connections from a loopback address without a token line (as VW clients connect).")
+@click.option("--vw-idle-timeout", type=_SECONDS, default=None,
+              help="Seconds a VW connection may stay idle between lines before it is closed. [default: 300]")
 def serve_command(model_path, algo, C, eta, loss, schedule, radius, fit_intercept, settings, state_dir, host, port,
                   token_file, read_token_file, public_reads, allowed_hosts, max_body_bytes, max_batch, max_features,
                   max_index, max_header_bytes, max_headers, header_timeout, body_timeout, max_connections,
                   max_state_bytes, classes, feature_keys, freeze_features, snapshot_every, snapshot_seconds,
                   keep_snapshots, recover_log, idempotency_window, feedback_ttl, max_pending, keep_versions,
-                  vw_port, vw_bits, vw_trust_loopback):
+                  vw_port, vw_bits, vw_trust_loopback, vw_idle_timeout):
     """Serve a learner over HTTP/JSON: predict, learn, and fetch the model.
 
     Starts from MODEL (an olearn model file) or an empty --algo learner;
@@ -175,8 +178,8 @@ def serve_command(model_path, algo, C, eta, loss, schedule, radius, fit_intercep
 
     from ..serve import serve
 
-    if vw_port is None and (vw_bits is not None or vw_trust_loopback):
-        raise click.UsageError("--vw-bits and --vw-trust-loopback go with --vw-port")
+    if vw_port is None and (vw_bits is not None or vw_trust_loopback or vw_idle_timeout is not None):
+        raise click.UsageError("--vw-bits, --vw-trust-loopback and --vw-idle-timeout go with --vw-port")
     status = serve(initial, state_dir, access, host=host, port=port, allowed_hosts=hosts,
                    max_body_bytes=max_body_bytes, limits=Limits(max_batch, max_features, max_index, label_set),
                    snapshot_every=snapshot_every, snapshot_seconds=snapshot_seconds, window=idempotency_window,
@@ -186,13 +189,15 @@ def serve_command(model_path, algo, C, eta, loss, schedule, radius, fit_intercep
                    keep_snapshots=keep_snapshots, recover_log=recover_log, on_resume=on_resume,
                    feature_keys=feature_keys, feedback_ttl=feedback_ttl, max_pending=max_pending,
                    keep_versions=keep_versions, vw_port=vw_port, vw_reading=_vw_reading(model_path, vw_bits),
-                   vw_trust_loopback=vw_trust_loopback)
+                   vw_trust_loopback=vw_trust_loopback,
+                   vw_idle_timeout=300.0 if vw_idle_timeout is None else vw_idle_timeout)
     raise SystemExit(status)
 
 
 def _vw_reading(model_path, bits):
-    """How the VW daemon reads lines: ``bits`` (else those MODEL's VW training file was read with, else 18) and the
-    namespace options MODEL records."""
+    """How the VW daemon is asked to read lines: ``bits`` and the namespace options MODEL's VW training file was
+    read with (``bits`` may not contradict them: MODEL's columns are those), or None when neither says (the
+    state's reading, else 18 bits; see :func:`olearn.serve._vw_daemon.kept_reading`)."""
     from ..serve._vw_daemon import VWReading
 
     trained = {}
@@ -200,9 +205,10 @@ def _vw_reading(model_path, bits):
         from .._persistence import read_input_info
 
         trained = read_input_info(model_path)
-    namespaces = None
-    if trained.get("format") == "vw" and trained.get("namespaces"):
-        from ..data._namespaces import Namespaces
-
-        namespaces = Namespaces.from_info(trained["namespaces"])
-    return VWReading(bits or trained.get("bits") or 18, namespaces)
+    if trained.get("format") != "vw":
+        return None if bits is None else VWReading(bits)
+    if bits is not None and bits != trained["bits"]:
+        raise click.UsageError(f"--vw-bits {bits}: {model_path} was learned from a VW file hashed into 2^"
+                               f"{trained['bits']} columns; lines hashed otherwise would take other columns "
+                               f"(omit --vw-bits, or give {trained['bits']})")
+    return VWReading.from_info(trained)

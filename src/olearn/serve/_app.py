@@ -8,6 +8,7 @@ import contextlib
 import time
 
 from ._auth import READ, WRITE, Refusal
+from ._bound import Bounds
 from ._dashboard import dashboard_endpoint
 from ._model_file import ModelFile
 from ._openapi import openapi_document
@@ -21,12 +22,14 @@ class Settings:
     """What a service allows: who may call it (an :class:`~olearn.serve._auth.Access`), the largest
     body in bytes and the caps of :class:`~olearn.serve._requests.Limits`. The Host names it answers
     to are checked around the whole application (:class:`~olearn.serve._auth.HostCheck`, probes
-    included)."""
+    included). ``input_info`` is what the model files sent record of how data files are read into the model's
+    columns (that of VW's daemon protocol, when the service speaks it), or None."""
 
-    def __init__(self, access, max_body_bytes=1 << 20, limits=None):
+    def __init__(self, access, max_body_bytes=1 << 20, limits=None, input_info=None):
         self.access = access
         self.max_body_bytes = max_body_bytes
         self.limits = limits
+        self.input_info = input_info
 
 
 def _error(status, message, headers=None):
@@ -100,7 +103,7 @@ def create_app(model, writer, metrics, settings):
 
         return handler
 
-    model_files = ModelFile(model, writer)
+    model_files = ModelFile(model, writer, settings.input_info)
 
     async def model_file(request):
         made = await model_files.content()
@@ -139,6 +142,11 @@ def create_app(model, writer, metrics, settings):
             raise RequestError(422, 'the body must be {"version": N}, N the number of a version (GET /versions)')
         return JSONResponse(await writer.roll_back(number))
 
+    bounds = Bounds(model)
+
+    async def bound(request):
+        return JSONResponse(await bounds.answer())
+
     async def openapi(request):
         return JSONResponse(openapi_document())
 
@@ -160,6 +168,7 @@ def create_app(model, writer, metrics, settings):
         route("/versions", versions, ["GET"]),
         route("/versions", versions, ["POST"], WRITE),
         route("/rollback", rollback, ["POST"], WRITE),
+        route("/bound", bound, ["GET"]),  # the papers' bounds beside the measured mistakes (the live page's)
         Route("/", dashboard_endpoint(settings.access), methods=["GET"]),  # the live page (a token in its URL too)
     ]
     return Starlette(routes=routes, lifespan=lifespan, exception_handlers={

@@ -1,13 +1,17 @@
 """``GET /``: a live page of the service, one self-contained HTML document (no build step, nothing fetched from
 elsewhere: its script and style are inline, and its Content-Security-Policy lets it reach this service only).
 
-The page polls ``/metrics`` (the Prometheus text, read by the page's script) every second and draws:
+The page polls ``/metrics`` (the Prometheus text, read by the page's script), ``/bound`` and ``/versions`` (JSON)
+every second and draws:
 
 * the progressive metric (``olearn_progressive_accuracy``, or ``olearn_progressive_mae`` of a regressor) over
   time, as a line chart whose points are also in the chart's ``data-points`` attribute;
 * the updates learned and the updates per second (from ``olearn_examples_learned_total`` between two polls);
-* every other ``olearn_`` gauge or counter the service exposes (feedback pending, versions, a mistake bound
-  beside the mistakes measured), as a table: the page shows what the service has, and no more;
+* every other ``olearn_`` gauge or counter the service exposes (the feedback pending, ...), as a table: the
+  page shows what the service has, and no more;
+* for a learner with a bound (``GET /bound``, :mod:`._bound`), each theorem's bound beside the mistakes (or
+  losses) measured on the rounds it covers, as ``olearn run --bound`` prints them; the section stays hidden for
+  a learner without one;
 * the versions of ``GET /versions`` when the service keeps some (the section stays hidden otherwise).
 
 The page needs the read token, like every read: in the ``Authorization`` header, or, for a browser, as the
@@ -52,6 +56,9 @@ table { border-collapse: collapse; } td, th { border-bottom: 1px solid #eee; pad
 </svg>
 <h2>Metrics</h2>
 <table><thead><tr><th>metric</th><th>value</th></tr></thead><tbody id="metrics"></tbody></table>
+<section id="bound-section" hidden><h2>Bound</h2><p id="bound-note"></p>
+<table><thead><tr><th>theorem</th><th>quantity</th><th>measured</th><th>bound</th><th>holds</th></tr></thead>
+<tbody id="bound"></tbody></table></section>
 <section id="versions-section" hidden><h2>Versions</h2><pre id="versions"></pre></section>
 <script>
 "use strict";
@@ -71,6 +78,29 @@ function parse(text) {
 }
 
 function show(id, value) { document.getElementById(id).textContent = value; }
+
+function table(id, rows) {
+  const body = document.getElementById(id);
+  body.innerHTML = "";
+  for (const cells of rows) {
+    const row = document.createElement("tr");
+    for (const text of cells) {
+      const cell = document.createElement("td"); cell.textContent = text; row.appendChild(cell);
+    }
+    body.appendChild(row);
+  }
+}
+
+function showBound(answer) {
+  document.getElementById("bound-section").hidden = !answer.bounded;
+  if (!answer.bounded) return;
+  const over = answer.rounds < answer.seen ? " (the first " + answer.rounds + " of " + answer.seen + ")" : "";
+  show("bound-note", answer.rows.length
+    ? "On the " + answer.rounds + " rounds learned" + over + ", as olearn run --bound states them:"
+    : "No bound yet: " + answer.reason);
+  table("bound", answer.rows.map(r => [r.theorem, r.quantity, String(r.measured), r.bound.toPrecision(6),
+                                       r.holds ? "yes" : "NO"]));
+}
 
 function draw() {
   const chart = document.getElementById("chart");
@@ -106,18 +136,15 @@ async function poll() {
     draw();
     const rows = Object.entries(values).filter(([name]) => name.startsWith("olearn_")
       && !/_(bucket|created)(\\{|$)/.test(name) && !name.startsWith("olearn_request"));
-    document.getElementById("metrics").innerHTML = "";
-    for (const [name, value] of rows) {
-      const row = document.createElement("tr");
-      for (const text of [name, String(value)]) {
-        const cell = document.createElement("td"); cell.textContent = text; row.appendChild(cell);
-      }
-      document.getElementById("metrics").appendChild(row);
-    }
+    table("metrics", rows.map(([name, value]) => [name, String(value)]));
     show("status", "live, " + new Date().toLocaleTimeString());
   } catch (err) {
     show("status", "not answering: " + err.message);
   }
+  try {
+    const bound = await fetch("bound", {headers, cache: "no-store"});
+    if (bound.ok) showBound(await bound.json());
+  } catch (err) { /* shown again at the next poll */ }
   try {
     const versions = await fetch("versions", {headers, cache: "no-store"});
     const section = document.getElementById("versions-section");

@@ -3,11 +3,13 @@ registry of the service's own).
 
 Requests by route and status, their latency, the examples learned, the
 groups of the write-ahead log, and progressive validation over a rolling
-window of ``/predict_learn`` rounds: the accuracy of a classifier (a
-multilabel prediction counts when its label set is exact) or the mean
-absolute error of a regressor, each prediction made before its example was learned (rounds of
-``/predict_learn`` and of feedback by id); the same since the state began (:mod:`._progress`, kept with the
-state); and the predictions waiting for feedback, with the bytes of their features.
+window of rounds (``/predict_learn``, feedback by id and the labelled lines
+of VW's daemon protocol): the accuracy of a classifier (a multilabel
+prediction counts when its label set is exact) or the mean absolute error of
+a regressor, each prediction made before its example was learned; the same
+since the state began (:mod:`._progress`, kept with the state); and the
+predictions waiting for feedback, with the bytes of their features. Every
+help text is listed in docs/serve.md (tested).
 """
 
 import math
@@ -23,27 +25,31 @@ class Metrics:
         from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
         self.registry = registry = CollectorRegistry(auto_describe=True)
-        self.requests = Counter("olearn_requests", "HTTP requests answered, by route and status",
+        self.requests = Counter("olearn_requests", "Requests answered by the routes of the API (the probes and the "
+                                "page aside), by route and status",
                                 ("route", "status"), registry=registry)
-        self.latency = Histogram("olearn_request_seconds", "Time to answer a request, by route", ("route",),
+        self.latency = Histogram("olearn_request_seconds", "Seconds to answer a request of the API, by route",
+                                 ("route",),
                                  buckets=_LATENCY_BUCKETS, registry=registry)
-        self.learned = Counter("olearn_examples_learned", "Examples learned (acknowledged updates)",
+        self.learned = Counter("olearn_examples_learned", "Examples learned since the service started "
+                               "(acknowledged: in the log)",
                                registry=registry)
-        self.updates = Gauge("olearn_model_updates", "Examples the served model has learned since its state began",
+        self.updates = Gauge("olearn_model_updates", "Examples learned since the state began: the seq of the last "
+                             "update (a rollback does not lower it)",
                              registry=registry)
-        self.groups = Histogram("olearn_log_group_updates", "Updates made durable by one write and fsync of the log",
+        self.groups = Histogram("olearn_log_group_updates", "Records (updates, and predictions kept for feedback) "
+                                "made durable by one write and fsync of the log",
                                 buckets=(1, 2, 5, 10, 20, 50, 100, 200, 500, 1000), registry=registry)
         self.snapshot_failures = Counter("olearn_snapshot_failures", "Snapshots that could not be written "
                                          "(the log keeps the updates; the snapshot is tried again)",
                                          registry=registry)
-        self.snapshot_updates = Gauge("olearn_snapshot_updates", "Updates the last snapshot written holds",
+        self.snapshot_updates = Gauge("olearn_snapshot_updates", "The seq of the last snapshot written",
                                       registry=registry)
         self.regression = regression
-        name, text = (("olearn_progressive_mae", "Mean absolute error of /predict_learn's predictions")
-                      if regression else
-                      ("olearn_progressive_accuracy", "Accuracy of /predict_learn's predictions"))
-        self.progressive = Gauge(name, f"{text} over the last {window} rounds (each made before learning)",
-                                 registry=registry)
+        name, text = (("olearn_progressive_mae", "Mean absolute error") if regression else
+                      ("olearn_progressive_accuracy", "Accuracy"))
+        self.progressive = Gauge(name, f"{text} of the predictions made before learning, over the last {window} "
+                                 "rounds (/predict_learn, feedback by id, labelled VW lines)", registry=registry)
         self.progressive_rounds = Gauge("olearn_progressive_rounds",
                                         "Rounds in the progressive validation window", registry=registry)
         self._window = deque(maxlen=window)
@@ -56,11 +62,13 @@ class Metrics:
 
         registry = self.registry
         name = "mae" if self.regression else "accuracy"
-        Gauge(f"olearn_progressive_{name}_since_start", f"Progressive {name} of every round the model served "
-              "has seen since the state began", registry=registry).set_function(
-            lambda: _or_nan(model.progress.summary()["value"]))
-        Gauge("olearn_progressive_rounds_since_start", "Progressive rounds the model served has seen since the "
-              "state began", registry=registry).set_function(lambda: model.progress.summary()["rounds"])
+        shown = "MAE" if self.regression else "accuracy"
+        Gauge(f"olearn_progressive_{name}_since_start", f"Progressive {shown} of every round the model served "
+              "has learned since the state began (a rollback returns to its version's)", registry=registry
+              ).set_function(lambda: _or_nan(model.progress.summary()["value"]))
+        Gauge("olearn_progressive_rounds_since_start", "Progressive rounds the model served has learned since the "
+              "state began (a rollback returns to its version's)", registry=registry).set_function(
+            lambda: model.progress.summary()["rounds"])
         Gauge("olearn_feedback_pending", "Predictions waiting for their feedback",
               registry=registry).set_function(lambda: len(model.pending))
         Gauge("olearn_feedback_pending_bytes", "Bytes of the features of the predictions waiting for feedback "

@@ -17,6 +17,7 @@ from ..compose import Pipeline
 from ..multilabel import PAMultilabel
 from ..sequence import PASequence
 from ..exceptions import NotFittedError, PartialUpdateError
+from ._bound import LearnedRounds, bounded
 from ._feedback import Pending
 from ._progress import Progress
 from ._requests import NO_LIMITS, Examples, RequestError, digest, example
@@ -84,6 +85,23 @@ def feature_keys_for(estimator, asked=None):
     return asked or learned or "names"
 
 
+def _fresh_rounds(estimator):
+    """A new :class:`~olearn.serve._bound.LearnedRounds` for a learner with a bound that has learned nothing;
+    else None (the rounds it learned from are not known)."""
+    started = estimator._is_started() if hasattr(estimator, "_is_started") else True
+    return LearnedRounds() if bounded(estimator) and not started else None
+
+
+def _features_of(estimator):
+    """``(width, names)``: the features ``estimator`` has learned, its width and its vocabulary (ValueError for a
+    learner that has learned none)."""
+    try:
+        width = estimator.n_features_in_
+    except AttributeError:
+        raise ValueError("--freeze-features needs a model that has learned: it has no features yet") from None
+    return width, set(_feature_map(estimator).vocabulary())
+
+
 class HalfLearned(RuntimeError):
     """A batch checked up front was refused midway: the model holds examples of it that the log does not.
 
@@ -138,15 +156,11 @@ class ServedModel:
         self.progress = Progress(getattr(estimator, "_estimator_type", None) == "regressor")
         self.version = None  # the version last rolled back to
         self.rollbacks = 0  # rollbacks since the service started (tells a model from one of the same seq)
+        self.rounds = _fresh_rounds(estimator)  # the examples learned, for the bound (see _bound)
 
     def freeze(self):
         """Take the estimator's features now as the only ones: refuse other names and indices past its width."""
-        est = self.estimator
-        try:
-            width = est.n_features_in_
-        except AttributeError:
-            raise ValueError("--freeze-features needs a model that has learned: it has no features yet") from None
-        self.frozen = (width, set(_feature_map(est).vocabulary()))
+        self.frozen = _features_of(self.estimator)
 
     # -- the recent ids ---------------------------------------------------------
 
@@ -181,8 +195,23 @@ class ServedModel:
 
     def roll_back(self, estimator, entry):
         """Serve ``estimator``, the learner of the version ``entry`` lists, with its progressive metric. The
-        seq, the recent ids and the waiting predictions go on: the updates since are history, not undone."""
+        seq, the recent ids and the waiting predictions go on: the updates since are history, not undone.
+
+        Frozen features become the version's own (its vocabulary and width, which may differ from the model's
+        at the start when the version was taken before the service froze them): a version that has learned
+        nothing has none, and is refused (409) with the model served unchanged.
+        """
+        if self.frozen is not None:
+            try:
+                frozen = _features_of(estimator)
+            except ValueError:
+                raise RequestError(409, f"version {entry['version']} has learned nothing, and --freeze-features "
+                                        "serves the features of a model that has learned: roll back to a version "
+                                        "that has") from None
+            self.frozen = frozen
         self.estimator = estimator
+        kept = entry.get("learned_rounds")
+        self.rounds = kept.copy() if kept is not None else _fresh_rounds(estimator)
         self.progress = Progress(self.progress.regression, entry["progress_state"])
         self.version = entry["version"]
         self.rollbacks += 1
@@ -235,6 +264,8 @@ class ServedModel:
         else:
             predictions = self._learn_each(op, examples)
         self.seq += len(examples)
+        if self.rounds is not None:
+            self.rounds.add(examples)
         answer = {"seq": self.seq, "learned": len(examples)}
         if op == "predict_learn":
             answer["y"] = predictions if examples.batch else predictions[0]

@@ -17,18 +17,20 @@ from .._persistence import write_model
 from ._versions import is_started
 
 
-def _file_bytes(estimator):
+def _file_bytes(estimator, input_info):
     buffer = io.BytesIO()
-    write_model(estimator, buffer)
+    write_model(estimator, buffer, input_info)
     return buffer.getvalue()
 
 
 class ModelFile:
-    """The model file of ``model`` (a ServedModel) as of its acknowledged updates, through ``writer`` (its Writer)."""
+    """The model file of ``model`` (a ServedModel) as of its acknowledged updates, through ``writer`` (its Writer);
+    ``input_info``, how data files are read into its columns, is recorded in it (see :func:`olearn.save`)."""
 
-    def __init__(self, model, writer):
+    def __init__(self, model, writer, input_info=None):
         self.model = model
         self.writer = writer
+        self.input_info = input_info
         self._made = None  # (updates, bytes) of the last file made
         self._made_of = None  # (updates, rollbacks) of the model of that file: a rollback changes it at one seq
         self._lock = asyncio.Lock()
@@ -42,7 +44,8 @@ class ModelFile:
                 return None
             seq, rollbacks, estimator = handed
             if estimator is not None:
-                content = await asyncio.get_running_loop().run_in_executor(self._thread, _file_bytes, estimator)
+                content = await asyncio.get_running_loop().run_in_executor(self._thread, _file_bytes, estimator,
+                                                                          self.input_info)
                 self._made, self._made_of = (seq, content), (seq, rollbacks)
             return self._made
 

@@ -97,6 +97,22 @@ _SCHEMAS = {
                                         "updates": {"type": "integer", "description": "The updates the version holds"},
                                         "seq": {"type": "integer", "description": "The service's seq (unchanged)"}}},
     "Probe": {"type": "object", "required": ["status"], "properties": {"status": {"type": "string"}}},
+    "Bound": {"type": "object", "required": ["bounded", "rows"],
+              "description": "The papers' bounds of the learner beside what it measured on the rounds it learned, "
+                             "as olearn run --bound states them (bounded: false for a learner without theorems, or "
+                             "whose rounds are not all known; reason says why there is no row)",
+              "properties": {"bounded": {"type": "boolean"},
+                             "rounds": {"type": "integer", "description": "The rounds the bounds cover"},
+                             "seen": {"type": "integer", "description": "The rounds the learner learned"},
+                             "updates": {"type": "integer", "description": "The seq of the model the answer is of"},
+                             "learner": {"type": "string"}, "reason": {"type": "string"},
+                             "rows": {"type": "array", "items": {
+                                 "type": "object", "required": ["theorem", "quantity", "measured", "bound", "holds"],
+                                 "properties": {"theorem": {"type": "string"}, "quantity": {"type": "string"},
+                                                "measured": {"type": "number"}, "bound": {"type": "number"},
+                                                "holds": {"type": "boolean"}}}},
+                             "skipped": {"type": "array", "description": "[theorem, why it does not apply]",
+                                         "items": {"type": "array", "items": {"type": "string"}}}}},
     "Health": {"type": "object", "required": ["status", "updates"],
                "properties": {"status": {"type": "string", "description": "ok, or degraded while snapshots fail"},
                               "updates": {"type": "integer"},
@@ -159,6 +175,10 @@ def openapi_document():
                         secured=True, body_required=False)},
             "/rollback": _post("Serve a version again; the updates since stay in the log as history", "RollbackRequest",
                                "RollbackResponse", (400, 401, 403, 404, 422, 500, 503), secured=True),
+            "/bound": {"get": {"summary": "The papers' mistake or loss bounds beside the measured values (the live "
+                                         "page's)",
+                               "responses": {"200": {"description": "OK", "content": _json("Bound")},
+                                             **_errors(401, 503)}}},
             "/model": {"get": {"summary": "The model of the acknowledged updates, as an est.save file",
                                "security": [{"bearer": []}],
                                "responses": {"200": {"description": "The model file (olearn.load reads it)",

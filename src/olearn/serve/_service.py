@@ -18,7 +18,7 @@ def serve(initial, state_dir, access, host="127.0.0.1", port=8080, allowed_hosts
           limits=None, snapshot_every=10_000, snapshot_seconds=60.0, window=100_000, freeze_features=False,
           max_state_bytes=None, connections=None, keep_snapshots=3, recover_log=False, on_resume=None,
           feature_keys=None, log_level="warning", feedback_ttl=3600.0, max_pending=100_000, keep_versions=20,
-          vw_port=None, vw_reading=None, vw_trust_loopback=False):
+          vw_port=None, vw_reading=None, vw_trust_loopback=False, vw_idle_timeout=300.0):
     """Serve a learner over HTTP/JSON until interrupted, learning every acknowledged update durably.
 
     The process's umask is set to 0o077: the state's files are its user's only.
@@ -46,7 +46,8 @@ def serve(initial, state_dir, access, host="127.0.0.1", port=8080, allowed_hosts
     window : int, default=100000
         How many recent update ids are remembered for idempotent retries.
     freeze_features : bool, default=False
-        Refuse names and indices the model does not have at the start.
+        Refuse names and indices the model served does not have: the model at
+        the start, and after a rollback the version's.
     max_state_bytes : int, optional
         The most memory the model's feature-indexed state may grow to
         (:func:`olearn.set_config`, which gives the default): an update that
@@ -89,8 +90,15 @@ def serve(initial, state_dir, access, host="127.0.0.1", port=8080, allowed_hosts
         (VW clients send no ids): they are answered, not logged.
     vw_reading : olearn.serve._vw_daemon.VWReading, optional
         How VW lines are read (hash bits, namespace options); 18 bits by default.
+        Kept with the state: a restart reads lines as the first start did (and
+        refuses another reading), and ``GET /model`` records it.
     vw_trust_loopback : bool, default=False
         Serve VW connections from a loopback address without a token line.
+    vw_idle_timeout : float, default=300
+        Seconds a VW connection may stay idle between lines before it is
+        closed; the VW connections are bounded by ``connections`` too (their
+        own ``max_connections``, the first line's ``header_timeout``, each
+        later line's ``body_timeout``).
 
     Returns
     -------
@@ -112,7 +120,7 @@ def serve(initial, state_dir, access, host="127.0.0.1", port=8080, allowed_hosts
     from ._feedback import Pending
     from ._metrics import Metrics
     from ._startup import Starting
-    from ._vw_daemon import VWDaemon, VWReading
+    from ._vw_daemon import VWDaemon, kept_reading
     from ._warmup import warm_up
     from ._writer import Writer
 
@@ -160,8 +168,10 @@ def serve(initial, state_dir, access, host="127.0.0.1", port=8080, allowed_hosts
             if model.feature_keys != "indices":
                 raise ValueError("--vw-port: VW lines are hashed into columns, and this service reads its feature keys "
                                  "as names: serve a model of indices (learned from VW files) or a new --algo learner")
-            daemon = VWDaemon(model, writer, access, request_limits, vw_reading or VWReading(), max_body_bytes,
-                              vw_trust_loopback)
+            reading = kept_reading(store.folder, vw_reading)
+            settings.input_info = reading.info()  # the model file says how VW files are read into its columns
+            daemon = VWDaemon(model, writer, access, request_limits, reading, max_body_bytes, vw_trust_loopback,
+                              connections, vw_idle_timeout)
         return create_app(model, writer, metrics, settings), lambda: writer.failure is None
 
     def ready():

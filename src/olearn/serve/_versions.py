@@ -54,6 +54,7 @@ class Versions:
         self.index = os.path.join(folder, INDEX)
         self.entries = []
         self.pinned = set()  # versions a rollback record of the log in use may need at a restart
+        self.learned_rounds = {}  # version -> the rounds its learner learned, of the versions taken by this process
         if os.path.exists(self.index):
             with open(self.index, encoding="utf-8") as fh:
                 self.entries = json.load(fh)["versions"]
@@ -80,6 +81,8 @@ class Versions:
             save(model.estimator, path)
             entry["file"] = os.path.basename(path)
         self.entries.append(entry)
+        if model.rounds is not None:
+            self.learned_rounds[number] = model.rounds.copy()
         self._prune()
         self._write()
         return public(entry)
@@ -94,6 +97,8 @@ class Versions:
             except FileNotFoundError:
                 pass
         self.entries = [entry for entry in self.entries if entry["version"] not in dropped]
+        for number in dropped:
+            self.learned_rounds.pop(number, None)
 
     def _write(self):
         with atomic_write(self.index) as fh:
@@ -109,8 +114,10 @@ class Versions:
         raise RequestError(404, f"no version {number}; the versions kept are: {known}")
 
     def load(self, number):
-        """The learner of version ``number`` and its listing entry (404 if there is no such version)."""
-        entry = self.entry(number)
+        """The learner of version ``number`` and its listing entry (404 if there is no such version), with the
+        rounds its learner learned as ``"learned_rounds"`` when this process took it (None otherwise; see
+        :mod:`._bound`)."""
+        entry = {**self.entry(number), "learned_rounds": self.learned_rounds.get(number)}
         if "estimator" in entry:
             return unfitted_learner(entry["estimator"], self.index), entry
         return load(os.path.join(self.folder, entry["file"])), entry

@@ -13,6 +13,16 @@ answered once it is fsynced; consecutive labelled lines share one update), caps 
 ``--max-index``, ``--classes``; a line at most ``--max-body-bytes``) and order. A line the service refuses is
 answered ``error: MESSAGE``, the model unchanged, and the connection goes on.
 
+Connections are bounded as the HTTP side bounds its own (:mod:`._connections`): past ``max_connections`` open
+VW connections a new one is answered one error line and closed; the first line must be whole within
+``header_timeout`` seconds of the connection, and every later line within ``body_timeout`` seconds of its first
+byte; a connection idle (no byte after a whole line) for ``idle_timeout`` seconds is closed. Each is told why in
+one error line before it is closed.
+
+How lines are read is kept with the state (:func:`kept_reading`): a restart reads them as the first start did,
+and a model file of the service (``GET /model``) records it, as ``olearn run --save`` records a VW file's reading,
+so that ``olearn predict`` reads a VW file into the same columns.
+
 Tokens: the first line of a connection may be a token of the service (the line holds the token alone): the
 write token lets its lines learn, the read token predict only (a labelled line is then answered with an error).
 Without it, a connection is served only from a loopback address and only with ``--vw-trust-loopback``
@@ -23,13 +33,21 @@ Without it, a connection is served only from a loopback address and only with ``
 import asyncio
 import hmac
 import ipaddress
+import json
 import math
+import os
 
 import numpy as np
 
+from .._atomic import atomic_write
 from ._auth import READ, WRITE
+from ._connections import ConnectionLimits
 from ._requests import RequestError, read_features, read_labelled
+from ._wal import sync_folder
 from ._writer import WriterStopped
+
+
+READING_FILE = "vw-reading.json"
 
 
 class VWReading:
@@ -39,6 +57,41 @@ class VWReading:
     def __init__(self, n_bits=18, namespaces=None):
         self.n_bits = n_bits
         self.namespaces = namespaces
+
+    def info(self):
+        """The record of a model file's ``input`` entry that ``olearn run --save`` writes for a VW file read so:
+        ``olearn predict`` then reads a VW file as the service reads its lines."""
+        info = {"format": "vw", "bits": self.n_bits}
+        if self.namespaces is not None:
+            info["namespaces"] = self.namespaces.info()
+        return info
+
+    @classmethod
+    def from_info(cls, info):
+        from ..data._namespaces import Namespaces
+
+        return cls(info["bits"], Namespaces.from_info(info["namespaces"]) if info.get("namespaces") else None)
+
+
+def kept_reading(folder, asked=None):
+    """How the service of the state ``folder`` reads VW lines: as its first start with ``--vw-port`` did (kept in
+    :data:`READING_FILE`; the columns it learned are those), or, on that first start, ``asked`` (a
+    :class:`VWReading`, or None for the default), then kept. ValueError when ``asked`` reads otherwise than the
+    state."""
+    path = os.path.join(folder, READING_FILE)
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as fh:
+            kept = json.load(fh)
+        if asked is not None and asked.info() != kept:
+            raise ValueError(f"--vw-port: {path} says this state learned VW lines read as {kept}, not as "
+                             f"{asked.info()} (--vw-bits, or MODEL's VW training file): lines read otherwise would "
+                             f"take other columns; start without --vw-bits, or with --vw-bits {kept['bits']}")
+        return VWReading.from_info(kept)
+    reading = asked or VWReading()
+    with atomic_write(path) as fh:
+        fh.write(json.dumps(reading.info()).encode())
+    sync_folder(folder)
+    return reading
 
 
 def _tag(line):
@@ -67,7 +120,8 @@ class VWDaemon:
     service's ``access`` (:class:`~olearn.serve._auth.Access`), request ``limits``, largest line ``max_line_bytes``
     and :class:`VWReading`; ``trust_loopback`` serves loopback connections without a token line."""
 
-    def __init__(self, model, writer, access, limits, reading, max_line_bytes=1 << 20, trust_loopback=False):
+    def __init__(self, model, writer, access, limits, reading, max_line_bytes=1 << 20, trust_loopback=False,
+                 connections=None, idle_timeout=300.0):
         self.model = model
         self.writer = writer
         self.access = access
@@ -75,25 +129,65 @@ class VWDaemon:
         self.reading = reading
         self.max_line_bytes = max_line_bytes
         self.trust_loopback = trust_loopback
+        self.connections = connections or ConnectionLimits()
+        self.idle_timeout = idle_timeout
+        self.open = 0  # the connections being served
         self.regression = getattr(model.estimator, "_estimator_type", None) == "regressor"
 
     async def handle(self, reader, stream):
-        """Serve one connection: lines in, prediction lines out, until the client closes it."""
+        """Serve one connection: lines in, prediction lines out, until the client closes it (or a bound does)."""
+        cap = self.connections.max_connections
         try:
-            await self._serve(reader, stream)
+            if self.open >= cap:
+                stream.write(f"error: the service has {cap} VW connections open (--max-connections); retry "
+                             "later\n".encode())
+                await stream.drain()
+                return
+            self.open += 1
+            try:
+                await self._serve(reader, stream)
+            finally:
+                self.open -= 1
         except (ConnectionError, asyncio.IncompleteReadError):
             pass  # the client went: nothing to answer
         finally:
             stream.close()
 
+    async def _read(self, reader, stream, pending, lines_seen, idle_since):
+        """The next bytes of the connection (b"" at its end), or None once a timeout closed it, told why: the
+        first line within ``header_timeout`` of the connection, a line begun within ``body_timeout`` of its
+        first byte, the next line begun within ``idle_timeout`` of the last whole one."""
+        limits = self.connections
+        if not lines_seen:
+            seconds, why = limits.header_timeout, "the first line was not whole in time (--header-timeout)"
+        elif pending:
+            seconds, why = limits.body_timeout, "a line was not whole in time (--body-timeout)"
+        else:
+            seconds, why = self.idle_timeout, "the connection was idle too long (--vw-idle-timeout)"
+        left = idle_since + seconds - asyncio.get_running_loop().time()
+        try:
+            return await asyncio.wait_for(reader.read(1 << 16), max(left, 0.0))
+        except asyncio.TimeoutError:
+            stream.write(f"error: {why}; the connection is closed\n".encode())
+            await stream.drain()
+            return None
+
     async def _serve(self, reader, stream):
         pending = b""
         access = None
+        loop = asyncio.get_running_loop()
+        since = loop.time()  # when the connection opened, the last lines were answered, or the line pending began
+        lines_seen = False
         while True:
-            chunk = await reader.read(1 << 16)
+            chunk = await self._read(reader, stream, pending, lines_seen, since)
+            if chunk is None:
+                return
             if chunk:
+                if lines_seen and not pending:
+                    since = loop.time()  # a line begins
                 pending += chunk
                 *lines, pending = pending.split(b"\n")
+                lines_seen = lines_seen or bool(lines)
             else:
                 lines, pending = [pending], b""
             if len(pending) > self.max_line_bytes or any(len(line) > self.max_line_bytes for line in lines):
@@ -110,6 +204,8 @@ class VWDaemon:
                 await stream.drain()
             if not chunk:
                 return
+            if lines:
+                since = loop.time()  # answered: idle from now on, or the line pending is timed from now
 
     def _authenticate(self, lines, stream):
         """The access of the connection (WRITE, READ or None: refused, told why) and the lines after a token line."""

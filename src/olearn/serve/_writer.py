@@ -177,8 +177,11 @@ class Writer:
             return RequestError(500, f"version {number} cannot be loaded ({type(loaded).__name__}: {loaded}); the "
                                      "model served is unchanged")
         estimator, entry = loaded
+        try:
+            self.model.roll_back(estimator, entry)
+        except RequestError as err:  # a version the service cannot serve: the model served stays
+            return err
         self.store.versions.pinned.add(number)
-        self.model.roll_back(estimator, entry)
         await self._in_thread(self.store.append, [encode({"op": "rollback", "version": number,
                                                           "seq": self.model.seq})])
         await self._take_snapshot(after_rollback=True)
