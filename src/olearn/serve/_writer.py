@@ -314,7 +314,7 @@ class Writer:
             for future, _ in answers:
                 _answer(future, WriterStopped(f"the service stopped after an error: {type(err).__name__}: {err}"))
             self._stop_writing(err)
-            raise
+            return
         for future, answer in answers:
             if isinstance(answer, dict) and "learned" in answer and not answer.get("duplicate"):
                 self.metrics.learned.inc(answer["learned"])
@@ -325,10 +325,9 @@ class Writer:
         """Wait until the group being logged is durable and answered (WriterStopped if its log failed)."""
         committing, self._committing = self._committing, None
         if committing is not None:
-            try:
-                await committing
-            except Exception:
-                raise WriterStopped(str(self.failure)) from None
+            await committing
+        if self.failure is not None:
+            raise WriterStopped(str(self.failure))
 
     def _fail_waiting(self, err):
         for item in self._pending:
