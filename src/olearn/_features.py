@@ -59,6 +59,7 @@ _INDEX_END = 1 << 62
 _HASH_CACHE_SIZE = 1 << 20
 _empty = np.empty
 _INT = {int}
+_STR = {str}
 _PLAIN_NUMBERS = {int, float}
 
 
@@ -156,23 +157,46 @@ class FeatureMap:
         the row as ``name``'s row.
         """
         lengths, all_indices, all_data, new = [], [], [], []
+        # the entries of the latest rows read by _named_entries, made one array each when another row comes
+        named_indices, named_data = [], []
         width = 0
+        previous = None  # the keys of the last row read by _named_entries
         for i, x in enumerate(X):
-            if not isinstance(x, Mapping):
+            if type(x) is not dict and not isinstance(x, Mapping):
                 raise TypeError(
                     f"{name}: row {i} is a {type(x).__name__}; a batch of named examples is a list of dicts"
                 )
-            try:
-                indices, data, n_features, added = self.row(x, max(base, width) if grow else base, learning)
-            except (ValueError, TypeError) as err:
-                raise type(err)(f"{name}: row {i}: {err}") from None
+            start = max(base, width) if grow else base
+            entries = self._named_entries(x, start, learning) if not self._repeats(x) else None
+            if entries is None:
+                if named_indices:
+                    all_indices.append(np.array(named_indices, dtype=np.int64))
+                    all_data.append(np.array(named_data, dtype=np.float64))
+                    named_indices, named_data = [], []
+                try:
+                    indices, data, n_features, added = self.row(x, start, learning)
+                except (ValueError, TypeError) as err:
+                    raise type(err)(f"{name}: row {i}: {err}") from None
+                all_indices.append(indices)
+                all_data.append(data)
+                size = indices.size
+            else:
+                keys, columns, values, plain, added = entries
+                named_indices += columns
+                named_data += values
+                size = len(columns)
+                n_features = max(columns) + 1 if columns else 0
+                if plain and keys == previous:  # a stream repeating its keys: row() reads only the values of the next
+                    self._remember(keys, np.array(columns, dtype=np.int64), n_features)
+                previous = keys
             if added:
                 self.add(added)
                 new.extend(added)
             width = max(width, n_features)
-            lengths.append(indices.size)
-            all_indices.append(indices)
-            all_data.append(data)
+            lengths.append(size)
+        if named_indices:
+            all_indices.append(np.array(named_indices, dtype=np.int64))
+            all_data.append(np.array(named_data, dtype=np.float64))
         indptr = np.zeros(len(lengths) + 1, dtype=np.int64)
         np.cumsum(lengths, out=indptr[1:])
         indices = np.concatenate(all_indices) if all_indices else np.empty(0, dtype=np.int64)
@@ -243,6 +267,11 @@ class FeatureMap:
         converted = self._integer_row(x, keys)
         if converted is not None:
             return converted
+        entries = self._named_entries(x, base, learning)
+        if entries is not None:
+            keys, columns, values, plain, new = entries
+            return self._converted(keys, np.array(columns, dtype=np.int64), np.array(values, dtype=np.float64),
+                                   plain, new)
         indices, values, pending = [], [], []
         plain = True  # every key a known column and every value a number: the row's columns can be reused
         largest_index = -1
@@ -326,6 +355,50 @@ class FeatureMap:
             self._check_indices(x, indices)
         return self._converted(keys, indices, data, True, None)
 
+    def _named_entries(self, x, base, learning):
+        """:meth:`_convert` of a dict of ``str`` keys and finite float or integer values, its columns looked up in C
+        (one ``map`` over the keys): ``(keys, columns, values, plain, new)``, lists; None for any other dict.
+
+        The common row of a stream of named features whose names change from
+        row to row (a JSON object of ``olearn serve``), where the per-key loop
+        of :meth:`_convert` is most of the time of a round. The columns are
+        that loop's: a known name's, in the order of the keys; an unknown
+        name's, with ``learning``, the next free ones in that order (there is
+        no integer key to place them after), listed in ``new``; else it is left
+        out, and the row is not ``plain``. A row it cannot take exactly (a
+        value that is not finite, of another type, or past float64; hashed
+        names sharing a column) goes to that loop, which names the fault or
+        sums the shared column.
+        """
+        keys = [*x]
+        values = [*x.values()]
+        if not keys or set(map(type, keys)) != _STR or not set(map(type, values)) <= _PLAIN_NUMBERS:
+            return None
+        try:
+            if not all(map(math.isfinite, values)):
+                return None
+        except OverflowError:  # an integer past float64
+            return None
+        columns = [*map(self._columns.get, keys)]
+        plain = None not in columns
+        new = None
+        if not plain:
+            if self.hashing:
+                columns = [*map(self._column, keys)]
+                plain = True
+            elif learning:
+                first = max(base, self._next)
+                unknown = [name for name, column in zip(keys, columns) if column is None]
+                new = [(name, first + k) for k, name in enumerate(unknown)]
+                placed = iter(range(first, first + len(new)))
+                columns = [next(placed) if column is None else column for column in columns]
+            else:
+                values = [value for value, column in zip(values, columns) if column is not None]
+                columns = [column for column in columns if column is not None]
+        if self.hashing and len(set(columns)) < len(columns):
+            return None
+        return keys, columns, values, plain, new
+
     def _converted(self, keys, indices, data, plain, new):
         """The end of a conversion: the width checked, and a ``plain`` row's columns kept for the next row."""
         n_features = int(indices.max()) + 1 if indices.size else 0
@@ -335,11 +408,21 @@ class FeatureMap:
                 f"n_bits={self.n_bits} (integer keys are column indices; names are hashed below 2**n_bits)"
             )
         if plain:
-            # the key objects stay referenced here, so that their addresses name them (see _kernels._dicts)
-            addresses = np.fromiter(map(id, keys), dtype=np.intp, count=len(keys))
-            self.repeated = (addresses, np.zeros(3, dtype=np.intp), indices, _empty(indices.size), n_features)
-            self._last = (keys, [*map(type, keys)], struct.Struct(f"{indices.size}d"), self.repeated)
+            self._remember(keys, indices, n_features)
         return indices, data, n_features, new
+
+    def _remember(self, keys, indices, n_features):
+        """Keep the columns of a plain row (every key a known column, every value a number) for the next row."""
+        # the key objects stay referenced here, so that their addresses name them (see _kernels._dicts)
+        addresses = np.fromiter(map(id, keys), dtype=np.intp, count=len(keys))
+        self.repeated = (addresses, np.zeros(3, dtype=np.intp), indices, _empty(indices.size), n_features)
+        self._last = (keys, [*map(type, keys)], struct.Struct(f"{indices.size}d"), self.repeated)
+
+    def _repeats(self, x):
+        """Whether ``x`` may have the keys of the last plain row (:meth:`row` then reads only its values): as many,
+        and an equal first key."""
+        last = self._last
+        return last is not None and len(x) == len(last[0]) and (not x or next(iter(x)) == last[0][0])
 
     def _column(self, name):
         """The column of a name, or None for a name not in the vocabulary."""

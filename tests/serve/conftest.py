@@ -29,7 +29,7 @@ PATIENCE = 300
 
 def require_serve_extra():
     """Skip the calling test module unless the ``serve`` extra and httpx are installed."""
-    for name in ("starlette", "uvicorn", "prometheus_client", "httpx"):
+    for name in ("starlette", "uvicorn", "prometheus_client", "orjson", "httpx"):
         pytest.importorskip(name)
 
 

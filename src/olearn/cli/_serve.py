@@ -8,7 +8,7 @@ from ._app import CommandError, cli
 from ._learners import ALGORITHM_NAMES, AlgorithmChoice, check_applicable, collect_hyperparameters, \
     hyperparameter_options, make_estimator, task_of
 
-_NEEDED = ("starlette", "uvicorn", "httptools", "prometheus_client")
+_NEEDED = ("starlette", "uvicorn", "httptools", "prometheus_client", "orjson")
 _COUNT = click.IntRange(min=1)
 _SECONDS = click.FloatRange(min=0.01)
 # the service learns examples with features: not the sequences of pa-sequence, nor uniclass's featureless points

@@ -37,6 +37,10 @@ _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._:~\-]{1,128}", re.ASCII)
 
 
+# the types of JSON labels that need no look inside (a list is a multilabel example's)
+_PLAIN_LABELS = {str, bool, int, float}
+
+
 class RequestError(Exception):
     """A request the service refuses: the HTTP status and a message naming what is wrong."""
 
@@ -225,6 +229,17 @@ def _scalar_label(y, where, classes):
     raise RequestError(422, f"{where} is a JSON {_kind(y)}; expected a label (a string, number or boolean)")
 
 
+def _plain_labels(ys, classes):
+    """Whether the labels ``ys`` are strings, booleans and finite numbers, with no ``classes`` to check them
+    against: what :func:`_label` takes of each as it is, seen at once."""
+    if classes is not None or not set(map(type, ys)) <= _PLAIN_LABELS:
+        return False
+    try:
+        return all(map(math.isfinite, (y for y in ys if type(y) is not str)))
+    except OverflowError:  # an integer past float64: _label refuses it by its place
+        return False
+
+
 def _weight(w, where):
     if isinstance(w, bool) or not isinstance(w, (int, float)):
         raise RequestError(422, f"{where} is a JSON {_kind(w)}; expected a number >= 0")
@@ -295,6 +310,8 @@ def read_features(document, limits, known=("x",)):
     """The examples to predict: ``{"x": {...}}`` or ``{"x": [{...}, ...]}`` (and the entries ``known``)."""
     _refuse_unknown(document, known)
     xs, batch = _batch(document, "x", limits)
+    if limits.feature_keys == "names" and set(map(type, xs)) == {dict} and max(map(len, xs)) <= limits.max_features:
+        return Examples(xs, [*map(dict, xs)], None, None, batch)  # what example() makes of each, at once
     dicts = []
     for i, x in enumerate(xs):
         where = f"x[{i}]" if batch else "x"
@@ -318,7 +335,8 @@ def _labels_and_weights(document, n, batch, limits):
     if batch:
         if not isinstance(ys, list) or len(ys) != n:
             raise RequestError(422, f"the body is a batch of {n} examples; 'y' must be an array of {n} labels")
-        ys = [_label(y, f"y[{i}]", limits.classes) for i, y in enumerate(ys)]
+        if not _plain_labels(ys, limits.classes):
+            ys = [_label(y, f"y[{i}]", limits.classes) for i, y in enumerate(ys)]
     else:
         ys = [_label(ys, "y", limits.classes)]
     weights = document.get("sample_weight")

@@ -19,14 +19,21 @@ import os
 import struct
 import zlib
 
+from .._lazy import LazyModule
 from ..exceptions import OlearnError
+
+orjson = LazyModule("orjson")  # the serve extra's, imported when a service writes
 
 _HEADER = struct.Struct("<II")
 
 
 def encode(record):
-    """The bytes of one record (a JSON-ready dict)."""
-    payload = json.dumps(record, separators=(",", ":"), allow_nan=False).encode()
+    """The bytes of one record (a JSON-ready dict of finite numbers), by orjson; by :mod:`json` a record orjson
+    does not write (an integer past 64 bits), which reads back the same."""
+    try:
+        payload = orjson.dumps(record)
+    except TypeError:
+        payload = json.dumps(record, separators=(",", ":"), allow_nan=False).encode()
     return _HEADER.pack(len(payload), zlib.crc32(payload)) + payload
 
 

@@ -4,7 +4,10 @@ Requests queue their updates; the writer takes every update waiting, applies
 each to the model in turn (on the event loop's thread, so that a prediction
 never sees half an update), writes the group's records to the log and fsyncs
 once (in a worker thread), and only then answers the group's requests. Under
-load a group holds many updates, so the cost of an fsync is shared.
+load a group holds many updates, so the cost of an fsync is shared. While a
+group is written and fsynced, the next one is applied (the log's writes stay
+in order: a group's records are written once the group before is durable),
+so that the wait for the disk and the learning overlap.
 
 Predictions made while a group is being fsynced see its updates already
 (they are applied, not yet acknowledged); ``GET /model`` and the snapshots
@@ -75,6 +78,7 @@ class Writer:
         self.snapshot_error = None  # why the last snapshot failed, until one succeeds
         self._task = None
         self._pending = []
+        self._committing = None  # the task logging the last group applied, until it is drained
 
     def start(self):
         self._queue = asyncio.Queue()
@@ -132,6 +136,8 @@ class Writer:
                     items.append(self._queue.get_nowait())
                     size += _examples(items[-1])
                 self._pending = items
+                if self.failure is not None:  # the log of the group before failed: nothing more is applied
+                    raise WriterStopped(str(self.failure))
                 group = []
                 for item in items:  # the updates between two other items share a group; the others in turn
                     if item[0] in _UPDATES:
@@ -139,20 +145,33 @@ class Writer:
                         continue
                     await self._group(group)
                     group = []
+                    await self._drain()
                     await self._control(item)
                 await self._group(group)
-                if self._snapshot_due():
-                    await self._take_snapshot()
                 self._pending = []
+                if self._snapshot_due():
+                    await self._drain()
+                    await self._take_snapshot()
         except asyncio.CancelledError:
+            if self._committing is not None:
+                self._committing.cancel()
             self._fail_waiting(WriterStopped("the service is shutting down"))
             raise
+        except WriterStopped:
+            self._fail_waiting(WriterStopped(str(self.failure)))
+            raise
         except Exception as err:  # the model may differ from the log: stop writing
-            self.failure = err
-            self._fail_waiting(WriterStopped(f"the service stopped after an error: {type(err).__name__}: {err}"))
-            if self.on_failure is not None:
-                self.on_failure(err)
+            self._stop_writing(err)
             raise WriterStopped(str(err)) from err
+
+    def _stop_writing(self, err):
+        """Stop after ``err`` (the model may differ from the log): every waiting request is answered 503."""
+        if self.failure is not None:
+            return
+        self.failure = err
+        self._fail_waiting(WriterStopped(f"the service stopped after an error: {type(err).__name__}: {err}"))
+        if self.on_failure is not None:
+            self.on_failure(err)
 
     async def _control(self, item):
         """Run an item other than an update, once the updates before it are acknowledged, and answer it."""
@@ -259,8 +278,8 @@ class Writer:
         return answer, record, examples.ys if op == "predict_learn" else None
 
     async def _group(self, items):
-        """Apply the updates of ``items`` in order, log them with one fsync, then answer them."""
-        model = self.model
+        """Apply the updates of ``items`` in order, then log them with one fsync and answer them (:meth:`_commit`),
+        while the next group is applied: its log is written once this one's is durable."""
         records, answers, logged = [], [], 0
         for item in items:
             future = item[-1]
@@ -277,15 +296,41 @@ class Writer:
                 for guess, y in zip(predicted, labels):
                     self.metrics.observe_round(guess, y)
             answers.append((future, answer))
-        if records:
-            await self._in_thread(self.store.append, records)
-            self._logged += logged
-            self.metrics.groups.observe(len(records))
+        if not answers:
+            return
+        self._logged += logged
+        await self._drain()
+        self._committing = asyncio.get_running_loop().create_task(self._commit(records, answers))
+
+    async def _commit(self, records, answers):
+        """Log the ``records`` of a group with one fsync, then give its requests their ``answers``; on a failure to
+        log, stop the writer (its requests answered 503 with the others waiting)."""
+        try:
+            if records:
+                await self._in_thread(self.store.append, records)
+                self.metrics.groups.observe(len(records))
+        except asyncio.CancelledError:
+            for future, _ in answers:
+                _answer(future, WriterStopped("the service is shutting down"))
+            raise
+        except Exception as err:
+            for future, _ in answers:
+                _answer(future, WriterStopped(f"the service stopped after an error: {type(err).__name__}: {err}"))
+            self._stop_writing(err)
+            return
         for future, answer in answers:
             if isinstance(answer, dict) and "learned" in answer and not answer.get("duplicate"):
                 self.metrics.learned.inc(answer["learned"])
             _answer(future, answer)
-        self.metrics.updates.set(model.seq)
+        self.metrics.updates.set(self.model.seq)
+
+    async def _drain(self):
+        """Wait until the group being logged is durable and answered (WriterStopped if its log failed)."""
+        committing, self._committing = self._committing, None
+        if committing is not None:
+            await committing
+        if self.failure is not None:
+            raise WriterStopped(str(self.failure))
 
     def _fail_waiting(self, err):
         for item in self._pending:
