@@ -223,3 +223,75 @@ def test_cli_multiclass_hold_out(tmp_path):
     for p, mistakes in enumerate(wrong, start=1):
         assert f"pass {p} held out: 20 examples, {mistakes} mistakes" in result.output
     assert re.search(r"^examples\s+366$", result.output, re.MULTILINE)
+
+
+# the masked kernels, each where its learner's chunk calls it
+MASKED_KERNELS = {
+    "pa1": ("olearn.linear._base._compiled", "held_out_linear_pass", lambda: olearn.PAClassifier(variant="pa1")),
+    "arow-diag": ("olearn.second_order._base", "held_out_diagonal_pass", lambda: olearn.AROW(covariance="diag")),
+    "pa1-multiclass": ("olearn.multiclass._base.K", "held_out_multiclass_pass", olearn.PAMulticlass),
+}
+
+
+def learned_state(est):
+    """Everything of a learner a chunk may change, as plain copies."""
+    return est.coef_.copy(), est.intercept_.copy(), list(est.classes_), est.get_params()
+
+
+def assert_same_state(before, after):
+    for a, b in zip(before, after):
+        if isinstance(a, np.ndarray):
+            np.testing.assert_array_equal(a, b)
+        else:
+            assert a == b
+
+
+@pytest.mark.parametrize("name", list(MASKED_KERNELS))
+def test_a_fault_of_the_masked_kernel_surfaces_with_the_learner_put_back(monkeypatch, name):
+    where, kernel, make = MASKED_KERNELS[name]
+
+    def broken(*args):
+        # a ValueError, the type of the checks' refusals: raised by the kernel, it is a fault all the same
+        args[6][...] = 7.0  # the kernel wrote into the learner's weights before it failed
+        raise ValueError("fault inside the masked kernel")
+
+    monkeypatch.setattr(where + "." + kernel, broken)
+    Xs, _ = sparse_rows(30, 4, seed=8)
+    y = np.tile([1, 2, 2], 10) if name == "pa1-multiclass" else np.tile([1, -1], 15)
+    est = make().partial_fit(Xs[:10], y[:10])
+    before = learned_state(est)
+    with pytest.raises(ValueError, match="fault inside the masked kernel"):
+        est._held_out_pass(Xs[10:], y[10:], held_mask(20, 10, first=10))
+    assert_same_state(before, learned_state(est))
+
+
+def test_a_fault_of_the_masked_kernel_stops_olearn_run(monkeypatch, tmp_path):
+    def broken(*args):
+        raise RuntimeError("fault inside the masked kernel")
+
+    monkeypatch.setattr("olearn.linear._base._compiled.held_out_linear_pass", broken)
+    rng = np.random.default_rng(9)
+    X = rng.normal(size=(40, 3))
+    path = tmp_path / "train.svm"
+    dump_svmlight_file(X, np.where(X[:, 0] > 0, 1, -1), str(path), zero_based=False)
+    result = CliRunner().invoke(cli, ["run", "-a", "pa1", "--passes", "2", str(path)])
+    assert result.exit_code != 0
+    assert isinstance(result.exception, RuntimeError) and "fault inside the masked kernel" in str(result.exception)
+
+
+@pytest.mark.parametrize("name", list(MASKED_KERNELS))
+@pytest.mark.parametrize("refusal", ["label", "value", "overflow"])
+def test_a_refused_chunk_falls_back_with_the_learner_as_it_was(name, refusal):
+    _, _, make = MASKED_KERNELS[name]
+    Xs, X = sparse_rows(30, 4, seed=10)
+    y = np.tile([1.0, 2.0, 2.0], 10) if name == "pa1-multiclass" else np.tile([1.0, -1.0], 15)
+    est = make().partial_fit(Xs[:10], y[:10])
+    before = learned_state(est)
+    if refusal == "label":
+        y[13] = np.nan  # a learned row's label
+    elif refusal == "value":
+        X[14, 2] = np.inf
+    else:
+        X[15] = 1e200  # its update overflows: the pass stops part way
+    assert est._held_out_pass(sp.csr_matrix(X[10:]), y[10:], held_mask(20, 10, first=10)) is None
+    assert_same_state(before, learned_state(est))
