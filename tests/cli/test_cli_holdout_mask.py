@@ -106,17 +106,18 @@ def learned_apart(make, X, y, held, classes):
     losses, mistakes))."""
     est = make()
     est.partial_fit(X[:0], y[:0], classes=classes)
-    predictions, scores, losses, mistakes = [], [], [], []
+    predictions, scores, losses, mistakes, held_scores = [], [], [], [], []
     for i in range(X.shape[0]):
         if held[i]:
             predictions.append(est.predict(X[i])[0])
+            held_scores.append(est.decision_function(X[i])[0])
         else:
             result = olearn.run(est, X[i], y[i:i + 1])
             predictions.append(result.predictions[0])
             scores.append(result.scores[0] if result.scores.ndim == 1 else by_class(est.classes_, result.scores[0]))
             losses.append(result.losses[0])
             mistakes.append(result.n_mistakes)
-    return est, np.array(predictions), (scores, np.array(losses), np.array(mistakes, dtype=bool))
+    return est, np.array(predictions), (scores, np.array(losses), np.array(mistakes, dtype=bool), held_scores)
 
 
 def by_class(classes, scores):
@@ -130,6 +131,9 @@ LEARNERS = {
     "ogd-sqrt": (lambda: olearn.OGDClassifier(schedule="sqrt", fit_intercept=True), "binary"),
     "arow-diag": (lambda: olearn.AROW(covariance="diag", fit_intercept=True), "binary"),
     "adagrad": (olearn.AdaGrad, "binary"),
+    # a held-out row is scored by the averaged weights (of the rounds learned so far: from round 40 on, or all)
+    "pa1-averaged": (lambda: olearn.PAClassifier(variant="pa1", C=0.5, average=True), "binary"),
+    "ogd-averaged-from-40": (lambda: olearn.OGDClassifier(schedule="sqrt", fit_intercept=True, average=40), "binary"),
     "pa1-multiclass": (lambda: olearn.PAMulticlass(variant="pa1", C=0.5, fit_intercept=True), "multiclass"),
     "mira": (olearn.MIRA, "multiclass"),
     "perceptron-multiclass": (olearn.MulticlassPerceptron, "multiclass"),
@@ -148,7 +152,7 @@ def test_masked_chunks_equal_the_rows_learned_apart(name):
         y = np.array([10, 20, 30])[np.argmax(X @ rng.normal(size=(8, 3)) + 0.3 * rng.normal(size=(150, 3)), axis=1)]
         classes = None  # the classes join as the learned rows bring them
     held = held_mask(150, 6)
-    reference, expected, (scores, losses, mistakes) = learned_apart(make, Xs, y, held, classes)
+    reference, expected, (scores, losses, mistakes, held_scores) = learned_apart(make, Xs, y, held, classes)
 
     est = make()
     est.partial_fit(Xs[:0], y[:0], classes=classes)
@@ -166,6 +170,7 @@ def test_masked_chunks_equal_the_rows_learned_apart(name):
     np.testing.assert_array_equal(got_losses[~held], losses)
     if task == "binary":
         np.testing.assert_array_equal(got_scores[~held], scores)
+        np.testing.assert_array_equal(got_scores[held], held_scores)
     else:
         assert [by_class(est.classes_, row) for row in got_scores[~held]] == scores
     np.testing.assert_array_equal(est.coef_, reference.coef_)
@@ -175,7 +180,7 @@ def test_masked_chunks_equal_the_rows_learned_apart(name):
     assert totals[_codes.T_MISTAKES] == mistakes.sum()
 
 
-@pytest.mark.parametrize("make", [lambda: olearn.PAClassifier(average=True), lambda: olearn.PAMulticlass(average=True),
+@pytest.mark.parametrize("make", [lambda: olearn.PAMulticlass(average=True),
                                   lambda: olearn.PAClassifier(kernel="rbf"), lambda: olearn.AROW(covariance="full"),
                                   olearn.Winnow])
 def test_learners_whose_pass_takes_no_mask_say_so_untouched(make):

@@ -23,7 +23,7 @@ import copy
 import numpy as np
 
 from .. import _calibration
-from .._averaging import average_start
+from .._averaging import average_start, forget_average
 from .._estimator import ClassifierEstimator, locked, only_when
 from .._held_out import held_out_chunk
 from ..exceptions import PartialUpdateError
@@ -827,16 +827,20 @@ class BinaryLinearClassifier(BinaryClassifierMixin, LinearLearner):
     # -- a chunk of a multi-pass run with held-out rows -------------------------
 
     def _takes_held_out(self):
-        """Whether :meth:`_held_out_kernel` applies: no averaging, calibration, kernel or class weights."""
-        return not (average_start(getattr(self, "average", False)) or self._calibrating()
-                    or getattr(self, "kernel", None) is not None or getattr(self, "class_weight", None) is not None)
+        """Whether :meth:`_held_out_kernel` applies: no calibration, kernel or class weights."""
+        return not (self._calibrating() or getattr(self, "kernel", None) is not None
+                    or getattr(self, "class_weight", None) is not None)
 
     def _held_out_kernel(self, arrays, targets, weights, held, outputs):
-        """:func:`~olearn._kernels._binary_linear.held_out_linear_pass` of checked ``arrays``; returns -1 or the
-        row where it stopped."""
+        """:func:`~olearn._kernels._binary_linear.held_out_linear_pass` of checked ``arrays`` (with ``average``,
+        :func:`~olearn._kernels._binary_linear.held_out_averaged_pass`); returns -1 or the row where it stopped."""
         codes, params = self._config_arrays()
-        return _compiled.held_out_linear_pass(arrays.indptr, arrays.indices, arrays.data, targets, weights, held,
-                                              self._w, self._state, params, codes, *outputs)
+        rows = (arrays.indptr, arrays.indices, arrays.data, targets, weights, held)
+        if self._averaging():
+            forget_average(self)  # the pass writes the running sum in place
+            return K.held_out_averaged_pass(*rows, self._w, self._state, self._avg, self._avg_state, params, codes,
+                                            *outputs)
+        return _compiled.held_out_linear_pass(*rows, self._w, self._state, params, codes, *outputs)
 
     # -- persistence ----------------------------------------------------------
 
