@@ -134,7 +134,12 @@ LEARNERS = {
     # a held-out row is scored by the averaged weights (of the rounds learned so far: from round 40 on, or all)
     "pa1-averaged": (lambda: olearn.PAClassifier(variant="pa1", C=0.5, average=True), "binary"),
     "ogd-averaged-from-40": (lambda: olearn.OGDClassifier(schedule="sqrt", fit_intercept=True, average=40), "binary"),
+    # the weight of a learned row's class scales its step; a held-out row's class weighs nothing
+    "pa1-class-weight": (lambda: olearn.PAClassifier(variant="pa1", C=0.5, class_weight={1: 3.0}), "binary"),
+    "arow-diag-class-weight": (lambda: olearn.AROW(covariance="diag", class_weight={-1: 0.25}), "binary"),
     "pa1-multiclass": (lambda: olearn.PAMulticlass(variant="pa1", C=0.5, fit_intercept=True), "multiclass"),
+    "pa1-multiclass-class-weight": (lambda: olearn.PAMulticlass(variant="pa1", C=0.5, class_weight={20: 4.0}),
+                                    "multiclass"),
     "mira": (olearn.MIRA, "multiclass"),
     "perceptron-multiclass": (olearn.MulticlassPerceptron, "multiclass"),
 }

@@ -827,9 +827,8 @@ class BinaryLinearClassifier(BinaryClassifierMixin, LinearLearner):
     # -- a chunk of a multi-pass run with held-out rows -------------------------
 
     def _takes_held_out(self):
-        """Whether :meth:`_held_out_kernel` applies: no calibration, kernel or class weights."""
-        return not (self._calibrating() or getattr(self, "kernel", None) is not None
-                    or getattr(self, "class_weight", None) is not None)
+        """Whether :meth:`_held_out_kernel` applies: no calibration or kernel."""
+        return not (self._calibrating() or getattr(self, "kernel", None) is not None)
 
     def _held_out_kernel(self, arrays, targets, weights, held, outputs):
         """:func:`~olearn._kernels._binary_linear.held_out_linear_pass` of checked ``arrays`` (with ``average``,

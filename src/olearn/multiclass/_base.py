@@ -576,12 +576,11 @@ class MulticlassLearner(ManyRows, OnlineLearner, ClassifierEstimator):
         :meth:`_progressive_pass` (a held-out row's mistake is a prediction
         other than its label; its loss and tau are 0) with the totals of the
         learned rows only; or None, the learner untouched, where this pass does
-        not apply (a kernel, a feature map, averaging, class weights) or the
+        not apply (a kernel, a feature map, averaging) or the
         chunk is refused (the caller then learns it by the general path, which
         says why).
         """
-        if (self._uses_kernel or self._uses_map or average_start(self.average)
-                or getattr(self, "class_weight", None) is not None):
+        if self._uses_kernel or self._uses_map or average_start(self.average):
             return None
         return held_out_chunk(self, ("_W", "_bound", "_clock", "_n_active"), ("_labels", "classes_"),
                               lambda: self._held_out_slots(X, y, held, sample_weight),
