@@ -137,6 +137,9 @@ LEARNERS = {
     # the weight of a learned row's class scales its step; a held-out row's class weighs nothing
     "pa1-class-weight": (lambda: olearn.PAClassifier(variant="pa1", C=0.5, class_weight={1: 3.0}), "binary"),
     "arow-diag-class-weight": (lambda: olearn.AROW(covariance="diag", class_weight={-1: 0.25}), "binary"),
+    # the calibration (--link logistic) learns the learned rows' scores, and nothing of a held-out row
+    "pa1-platt": (lambda: olearn.PAClassifier(variant="pa1", C=0.5, calibration="platt"), "binary"),
+    "perceptron-platt": (lambda: olearn.Perceptron(calibration="platt"), "binary"),
     "pa1-multiclass": (lambda: olearn.PAMulticlass(variant="pa1", C=0.5, fit_intercept=True), "multiclass"),
     "pa1-multiclass-class-weight": (lambda: olearn.PAMulticlass(variant="pa1", C=0.5, class_weight={20: 4.0}),
                                     "multiclass"),
@@ -180,6 +183,8 @@ def test_masked_chunks_equal_the_rows_learned_apart(name):
         assert [by_class(est.classes_, row) for row in got_scores[~held]] == scores
     np.testing.assert_array_equal(est.coef_, reference.coef_)
     np.testing.assert_array_equal(est.intercept_, reference.intercept_)
+    if hasattr(reference, "predict_proba"):
+        np.testing.assert_array_equal(est.predict_proba(Xs), reference.predict_proba(Xs))
     totals = sum(out[5] for out in outputs)
     assert totals[_codes.T_ROUNDS] == (~held).sum()
     assert totals[_codes.T_MISTAKES] == mistakes.sum()

@@ -681,6 +681,11 @@ class BinaryClassifierMixin(ManyRows, ClassifierEstimator):
                                         (scores, losses, taus, totals))
         if stopped >= 0:
             return None
+        if self._calibrating():
+            # the calibrator learns the learned rows' scores before their updates, in order, as on every path
+            learned = ~held
+            self._calibration = _calibration.updated(self._calibrator(), scores[learned], targets[learned],
+                                                     None if weights is None else weights[learned])
         predictions = self._labels.decode(scores)
         mistakes = targets * scores <= 0.0
         mistakes[held] = predictions[held] != y[held]
@@ -827,8 +832,8 @@ class BinaryLinearClassifier(BinaryClassifierMixin, LinearLearner):
     # -- a chunk of a multi-pass run with held-out rows -------------------------
 
     def _takes_held_out(self):
-        """Whether :meth:`_held_out_kernel` applies: no calibration or kernel."""
-        return not (self._calibrating() or getattr(self, "kernel", None) is not None)
+        """Whether :meth:`_held_out_kernel` applies: no kernel."""
+        return getattr(self, "kernel", None) is None
 
     def _held_out_kernel(self, arrays, targets, weights, held, outputs):
         """:func:`~olearn._kernels._binary_linear.held_out_linear_pass` of checked ``arrays`` (with ``average``,

@@ -382,8 +382,8 @@ class SecondOrderClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLear
         return scores, losses, taus, totals
 
     def _takes_held_out(self):
-        """A diagonal covariance without averaging or calibration takes held-out rows as a mask."""
-        return not (self._full() or average_start(getattr(self, "average", False)) or self._calibrating())
+        """A diagonal covariance without averaging takes held-out rows as a mask."""
+        return not (self._full() or average_start(getattr(self, "average", False)))
 
     def _held_out_kernel(self, arrays, targets, weights, held, outputs):
         """:func:`~olearn._kernels._diagonal.held_out_diagonal_pass` of checked ``arrays``; returns -1 or the row
