@@ -12,11 +12,15 @@ import re
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from click.testing import CliRunner
 from sklearn.datasets import dump_svmlight_file
 
+import olearn
 from olearn.cli import cli
 from olearn.cli._holdout import HeldOut
+from olearn.compose import Pipeline
+from olearn.preprocessing import StandardScaler
 
 # a held-out row of every chunk of 37 rows, and several runs of learned rows between two held-out ones
 COMMAND = ["run", "--passes", "3", "--chunk-size", "37", "--holdout-every", "7"]
@@ -25,6 +29,9 @@ RUNS = {
     "pa1 averaged": (["-a", "pa1", "--set", "average=true"], True),
     "ogd averaged from 50": (["-a", "ogd", "--fit-intercept", "--set", "average=50"], True),
     "pa1 --link logistic": (["-a", "pa1", "--link", "logistic"], False),
+    # the scaler learns the learned rows only, and scales a held-out row by the statistics of its moment
+    "pa1 --scale standard": (["-a", "pa1", "--scale", "standard"], True),
+    "arow --scale maxabs": (["-a", "arow", "--scale", "maxabs"], True),
 }
 
 
@@ -73,3 +80,22 @@ def test_masked_pass_equals_the_general_path(name, binary_file, tmp_path, monkey
     assert arrays.keys() == arrays_ref.keys()
     for key in arrays:
         np.testing.assert_array_equal(arrays[key], arrays_ref[key], err_msg=key)
+
+
+@pytest.mark.parametrize("refusal", ["label", "overflow"])
+def test_a_refused_scaled_chunk_leaves_the_pipeline_as_it_was(refusal):
+    rng = np.random.default_rng(12)
+    X = rng.normal(size=(30, 3))
+    y = np.tile([1.0, -1.0], 15)
+    est = Pipeline(StandardScaler(), olearn.PAClassifier()).partial_fit(X[:10], y[:10])
+    mean, var, coef = est[0].mean_.copy(), est[0].var_.copy(), est[-1].coef_.copy()
+    if refusal == "label":
+        y[13] = np.nan
+    else:
+        X[14, 1] = 1e300  # its square overflows the scaler's statistics
+    held = np.arange(11, 31) % 10 == 0
+    assert est._held_out_pass(sp.csr_matrix(X[10:]), y[10:], held) is None
+    np.testing.assert_array_equal(est[0].mean_, mean)
+    np.testing.assert_array_equal(est[0].var_, var)
+    np.testing.assert_array_equal(est[-1].coef_, coef)
+    assert est[0].n_seen_ == 10
