@@ -140,6 +140,10 @@ LEARNERS = {
     # the calibration (--link logistic) learns the learned rows' scores, and nothing of a held-out row
     "pa1-platt": (lambda: olearn.PAClassifier(variant="pa1", C=0.5, calibration="platt"), "binary"),
     "perceptron-platt": (lambda: olearn.Perceptron(calibration="platt"), "binary"),
+    # quasi-additive: a held-out row is scored by w = g(theta), and moves neither theta nor the dual objective
+    "winnow": (olearn.Winnow, "binary"),
+    "pnorm": (lambda: olearn.PNorm(p=3.0, fit_intercept=True), "binary"),
+    "dual-ascent": (olearn.DualAscent, "binary"),
     "pa1-multiclass": (lambda: olearn.PAMulticlass(variant="pa1", C=0.5, fit_intercept=True), "multiclass"),
     "pa1-multiclass-class-weight": (lambda: olearn.PAMulticlass(variant="pa1", C=0.5, class_weight={20: 4.0}),
                                     "multiclass"),
@@ -192,7 +196,7 @@ def test_masked_chunks_equal_the_rows_learned_apart(name):
 
 @pytest.mark.parametrize("make", [lambda: olearn.PAMulticlass(average=True),
                                   lambda: olearn.PAClassifier(kernel="rbf"), lambda: olearn.AROW(covariance="full"),
-                                  olearn.Winnow])
+                                  lambda: olearn.Winnow(average=True)])
 def test_learners_whose_pass_takes_no_mask_say_so_untouched(make):
     Xs, _ = sparse_rows(20, 4, seed=5)
     y = np.tile([1, -1], 10)
