@@ -32,6 +32,8 @@ RUNS = {
     # the scaler learns the learned rows only, and scales a held-out row by the statistics of its moment
     "pa1 --scale standard": (["-a", "pa1", "--scale", "standard"], True),
     "arow --scale maxabs": (["-a", "arow", "--scale", "maxabs"], True),
+    "arow-full": (["-a", "arow-full"], True),
+    "sop": (["-a", "sop"], True),
     "winnow": (["-a", "winnow"], True),
     "pnorm": (["-a", "pnorm"], True),
     "dual": (["-a", "dual"], True),

@@ -131,6 +131,8 @@ LEARNERS = {
     "ogd-sqrt": (lambda: olearn.OGDClassifier(schedule="sqrt", fit_intercept=True), "binary"),
     "arow-diag": (lambda: olearn.AROW(covariance="diag", fit_intercept=True), "binary"),
     "adagrad": (olearn.AdaGrad, "binary"),
+    "arow-full": (lambda: olearn.AROW(covariance="full", fit_intercept=True), "binary"),
+    "cw-full": (lambda: olearn.CW(covariance="full"), "binary"),
     # a held-out row is scored by the averaged weights (of the rounds learned so far: from round 40 on, or all)
     "pa1-averaged": (lambda: olearn.PAClassifier(variant="pa1", C=0.5, average=True), "binary"),
     "ogd-averaged-from-40": (lambda: olearn.OGDClassifier(schedule="sqrt", fit_intercept=True, average=40), "binary"),
@@ -195,7 +197,7 @@ def test_masked_chunks_equal_the_rows_learned_apart(name):
 
 
 @pytest.mark.parametrize("make", [lambda: olearn.PAMulticlass(average=True),
-                                  lambda: olearn.PAClassifier(kernel="rbf"), lambda: olearn.AROW(covariance="full"),
+                                  lambda: olearn.PAClassifier(kernel="rbf"), lambda: olearn.AROW(average=True),
                                   lambda: olearn.Winnow(average=True)])
 def test_learners_whose_pass_takes_no_mask_say_so_untouched(make):
     Xs, _ = sparse_rows(20, 4, seed=5)
