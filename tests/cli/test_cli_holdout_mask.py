@@ -106,17 +106,18 @@ def learned_apart(make, X, y, held, classes):
     losses, mistakes))."""
     est = make()
     est.partial_fit(X[:0], y[:0], classes=classes)
-    predictions, scores, losses, mistakes = [], [], [], []
+    predictions, scores, losses, mistakes, held_scores = [], [], [], [], []
     for i in range(X.shape[0]):
         if held[i]:
             predictions.append(est.predict(X[i])[0])
+            held_scores.append(est.decision_function(X[i])[0])
         else:
             result = olearn.run(est, X[i], y[i:i + 1])
             predictions.append(result.predictions[0])
             scores.append(result.scores[0] if result.scores.ndim == 1 else by_class(est.classes_, result.scores[0]))
             losses.append(result.losses[0])
             mistakes.append(result.n_mistakes)
-    return est, np.array(predictions), (scores, np.array(losses), np.array(mistakes, dtype=bool))
+    return est, np.array(predictions), (scores, np.array(losses), np.array(mistakes, dtype=bool), held_scores)
 
 
 def by_class(classes, scores):
@@ -130,7 +131,24 @@ LEARNERS = {
     "ogd-sqrt": (lambda: olearn.OGDClassifier(schedule="sqrt", fit_intercept=True), "binary"),
     "arow-diag": (lambda: olearn.AROW(covariance="diag", fit_intercept=True), "binary"),
     "adagrad": (olearn.AdaGrad, "binary"),
+    "arow-full": (lambda: olearn.AROW(covariance="full", fit_intercept=True), "binary"),
+    "cw-full": (lambda: olearn.CW(covariance="full"), "binary"),
+    # a held-out row is scored by the averaged weights (of the rounds learned so far: from round 40 on, or all)
+    "pa1-averaged": (lambda: olearn.PAClassifier(variant="pa1", C=0.5, average=True), "binary"),
+    "ogd-averaged-from-40": (lambda: olearn.OGDClassifier(schedule="sqrt", fit_intercept=True, average=40), "binary"),
+    # the weight of a learned row's class scales its step; a held-out row's class weighs nothing
+    "pa1-class-weight": (lambda: olearn.PAClassifier(variant="pa1", C=0.5, class_weight={1: 3.0}), "binary"),
+    "arow-diag-class-weight": (lambda: olearn.AROW(covariance="diag", class_weight={-1: 0.25}), "binary"),
+    # the calibration (--link logistic) learns the learned rows' scores, and nothing of a held-out row
+    "pa1-platt": (lambda: olearn.PAClassifier(variant="pa1", C=0.5, calibration="platt"), "binary"),
+    "perceptron-platt": (lambda: olearn.Perceptron(calibration="platt"), "binary"),
+    # quasi-additive: a held-out row is scored by w = g(theta), and moves neither theta nor the dual objective
+    "winnow": (olearn.Winnow, "binary"),
+    "pnorm": (lambda: olearn.PNorm(p=3.0, fit_intercept=True), "binary"),
+    "dual-ascent": (olearn.DualAscent, "binary"),
     "pa1-multiclass": (lambda: olearn.PAMulticlass(variant="pa1", C=0.5, fit_intercept=True), "multiclass"),
+    "pa1-multiclass-class-weight": (lambda: olearn.PAMulticlass(variant="pa1", C=0.5, class_weight={20: 4.0}),
+                                    "multiclass"),
     "mira": (olearn.MIRA, "multiclass"),
     "perceptron-multiclass": (olearn.MulticlassPerceptron, "multiclass"),
 }
@@ -148,7 +166,7 @@ def test_masked_chunks_equal_the_rows_learned_apart(name):
         y = np.array([10, 20, 30])[np.argmax(X @ rng.normal(size=(8, 3)) + 0.3 * rng.normal(size=(150, 3)), axis=1)]
         classes = None  # the classes join as the learned rows bring them
     held = held_mask(150, 6)
-    reference, expected, (scores, losses, mistakes) = learned_apart(make, Xs, y, held, classes)
+    reference, expected, (scores, losses, mistakes, held_scores) = learned_apart(make, Xs, y, held, classes)
 
     est = make()
     est.partial_fit(Xs[:0], y[:0], classes=classes)
@@ -166,18 +184,21 @@ def test_masked_chunks_equal_the_rows_learned_apart(name):
     np.testing.assert_array_equal(got_losses[~held], losses)
     if task == "binary":
         np.testing.assert_array_equal(got_scores[~held], scores)
+        np.testing.assert_array_equal(got_scores[held], held_scores)
     else:
         assert [by_class(est.classes_, row) for row in got_scores[~held]] == scores
     np.testing.assert_array_equal(est.coef_, reference.coef_)
     np.testing.assert_array_equal(est.intercept_, reference.intercept_)
+    if hasattr(reference, "predict_proba"):
+        np.testing.assert_array_equal(est.predict_proba(Xs), reference.predict_proba(Xs))
     totals = sum(out[5] for out in outputs)
     assert totals[_codes.T_ROUNDS] == (~held).sum()
     assert totals[_codes.T_MISTAKES] == mistakes.sum()
 
 
-@pytest.mark.parametrize("make", [lambda: olearn.PAClassifier(average=True), lambda: olearn.PAMulticlass(average=True),
-                                  lambda: olearn.PAClassifier(kernel="rbf"), lambda: olearn.AROW(covariance="full"),
-                                  olearn.Winnow])
+@pytest.mark.parametrize("make", [lambda: olearn.PAMulticlass(average=True),
+                                  lambda: olearn.PAClassifier(kernel="rbf"), lambda: olearn.AROW(average=True),
+                                  lambda: olearn.Winnow(average=True)])
 def test_learners_whose_pass_takes_no_mask_say_so_untouched(make):
     Xs, _ = sparse_rows(20, 4, seed=5)
     y = np.tile([1, -1], 10)
@@ -223,3 +244,75 @@ def test_cli_multiclass_hold_out(tmp_path):
     for p, mistakes in enumerate(wrong, start=1):
         assert f"pass {p} held out: 20 examples, {mistakes} mistakes" in result.output
     assert re.search(r"^examples\s+366$", result.output, re.MULTILINE)
+
+
+# the masked kernels, each where its learner's chunk calls it
+MASKED_KERNELS = {
+    "pa1": ("olearn.linear._base._compiled", "held_out_linear_pass", lambda: olearn.PAClassifier(variant="pa1")),
+    "arow-diag": ("olearn.second_order._base", "held_out_diagonal_pass", lambda: olearn.AROW(covariance="diag")),
+    "pa1-multiclass": ("olearn.multiclass._base.K", "held_out_multiclass_pass", olearn.PAMulticlass),
+}
+
+
+def learned_state(est):
+    """Everything of a learner a chunk may change, as plain copies."""
+    return est.coef_.copy(), est.intercept_.copy(), list(est.classes_), est.get_params()
+
+
+def assert_same_state(before, after):
+    for a, b in zip(before, after):
+        if isinstance(a, np.ndarray):
+            np.testing.assert_array_equal(a, b)
+        else:
+            assert a == b
+
+
+@pytest.mark.parametrize("name", list(MASKED_KERNELS))
+def test_a_fault_of_the_masked_kernel_surfaces_with_the_learner_put_back(monkeypatch, name):
+    where, kernel, make = MASKED_KERNELS[name]
+
+    def broken(*args):
+        # a ValueError, the type of the checks' refusals: raised by the kernel, it is a fault all the same
+        args[6][...] = 7.0  # the kernel wrote into the learner's weights before it failed
+        raise ValueError("fault inside the masked kernel")
+
+    monkeypatch.setattr(where + "." + kernel, broken)
+    Xs, _ = sparse_rows(30, 4, seed=8)
+    y = np.tile([1, 2, 2], 10) if name == "pa1-multiclass" else np.tile([1, -1], 15)
+    est = make().partial_fit(Xs[:10], y[:10])
+    before = learned_state(est)
+    with pytest.raises(ValueError, match="fault inside the masked kernel"):
+        est._held_out_pass(Xs[10:], y[10:], held_mask(20, 10, first=10))
+    assert_same_state(before, learned_state(est))
+
+
+def test_a_fault_of_the_masked_kernel_stops_olearn_run(monkeypatch, tmp_path):
+    def broken(*args):
+        raise RuntimeError("fault inside the masked kernel")
+
+    monkeypatch.setattr("olearn.linear._base._compiled.held_out_linear_pass", broken)
+    rng = np.random.default_rng(9)
+    X = rng.normal(size=(40, 3))
+    path = tmp_path / "train.svm"
+    dump_svmlight_file(X, np.where(X[:, 0] > 0, 1, -1), str(path), zero_based=False)
+    result = CliRunner().invoke(cli, ["run", "-a", "pa1", "--passes", "2", str(path)])
+    assert result.exit_code != 0
+    assert isinstance(result.exception, RuntimeError) and "fault inside the masked kernel" in str(result.exception)
+
+
+@pytest.mark.parametrize("name", list(MASKED_KERNELS))
+@pytest.mark.parametrize("refusal", ["label", "value", "overflow"])
+def test_a_refused_chunk_falls_back_with_the_learner_as_it_was(name, refusal):
+    _, _, make = MASKED_KERNELS[name]
+    Xs, X = sparse_rows(30, 4, seed=10)
+    y = np.tile([1.0, 2.0, 2.0], 10) if name == "pa1-multiclass" else np.tile([1.0, -1.0], 15)
+    est = make().partial_fit(Xs[:10], y[:10])
+    before = learned_state(est)
+    if refusal == "label":
+        y[13] = np.nan  # a learned row's label
+    elif refusal == "value":
+        X[14, 2] = np.inf
+    else:
+        X[15] = 1e200  # its update overflows: the pass stops part way
+    assert est._held_out_pass(sp.csr_matrix(X[10:]), y[10:], held_mask(20, 10, first=10)) is None
+    assert_same_state(before, learned_state(est))

@@ -11,6 +11,7 @@ import sys
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from click.testing import CliRunner
 
 import olearn
@@ -257,3 +258,29 @@ def test_run_help_says_first_when_scaling_is_needed():
     lines = invoke("run", "--help").output.splitlines()
     start = " ".join(line.strip() for line in lines[:10])  # the usage line, the summary, then this paragraph
     assert "unscaled values" in start and "--scale standard" in start and "near chance" in start
+
+
+@pytest.mark.parametrize("fmt", ["svm", "vw"])
+@pytest.mark.parametrize("scale, scaler", [("standard", StandardScaler), ("maxabs", MaxAbsScaler)])
+def test_scale_reads_libsvm_and_vw_rows(tmp_path, numeric, fmt, scale, scaler):
+    # the readers' rows (not a scipy matrix) were refused by the pipeline: "X could not be read as an array"
+    X, labels, _ = numeric
+    y = labels["binary"]
+    path = tmp_path / f"train.{fmt}"
+    with open(path, "w") as f:
+        for row, label in zip(X, y):
+            entries = " ".join(f"{j + 1}:{float(v)!r}" for j, v in enumerate(row) if v != 0.0)
+            f.write(f"{label} {entries}\n" if fmt == "svm" else f"{label} | {entries}\n")
+    result = invoke("run", "-a", "pa1", "--scale", scale, "-p", tmp_path / "p", "--raw", "-f", tmp_path / "m.npz",
+                    *(["--format", "vw", "--bits", "4"] if fmt == "vw" else []), path)
+    assert result.exit_code == 0, result.output
+    reference = scaler() | PAClassifier(C=1.0)
+    if fmt == "svm":
+        expected = olearn.run(reference, sp.csr_matrix(X), y)  # a zero is absent from the file's rows
+        np.testing.assert_allclose([float(v) for v in read_lines(tmp_path / "p")], expected.scores, rtol=1e-12,
+                                   atol=1e-12)
+    assert summary_value(result.output, "examples") == 400
+    predicted = invoke("predict", "-m", tmp_path / "m.npz", "-o", tmp_path / "q",
+                       *(["--format", "vw"] if fmt == "vw" else []), path)
+    assert predicted.exit_code == 0, predicted.output
+    assert len(read_lines(tmp_path / "q")) == 400

@@ -470,10 +470,16 @@ def binary_linear_pass(indptr, indices, data, y, weights, w, state, params, code
                 n = i
                 break
         if held is not None and held[i]:
-            # a held-out row is scored as decision_function scores it, and nothing more
+            # a held-out row is scored as decision_function scores it (the averaged weights, when averaging),
+            # and nothing more
             n_held += 1
             if record:
-                scores[i] = score_row(indices, data, indptr[i], indptr[i + 1], w, state, params)
+                if avg_state is not None:
+                    avg_state[A_SIGMA] = sigma
+                    scores[i] = averaged_score_row(indices, data, indptr[i], indptr[i + 1], w, state, avg,
+                                                   avg_state, params)
+                else:
+                    scores[i] = score_row(indices, data, indptr[i], indptr[i + 1], w, state, params)
                 losses[i] = 0.0
                 taus[i] = 0.0
             continue
@@ -557,10 +563,21 @@ def held_out_linear_pass(indptr, indices, data, y, weights, held, w, state, para
     records; it is no round of the totals, it does not count in the rounds
     ``t`` of a step schedule, and it moves nothing. The other rows are learned
     exactly as by :func:`binary_linear_pass` on them alone. The rows must be
-    checked (no ``width``) and the learner plain (no averaging).
+    checked (no ``width``) and the learner plain (no averaging: see
+    :func:`held_out_averaged_pass`).
     """
     return binary_linear_pass(indptr, indices, data, y, weights, w, state, params, codes, scores, losses, taus,
                               totals, None, None, None, held)
+
+
+@njit(cache=True, _nrt=False)
+def held_out_averaged_pass(indptr, indices, data, y, weights, held, w, state, avg, avg_state, params, codes, scores,
+                           losses, taus, totals):
+    """:func:`held_out_linear_pass` of an averaging learner (:func:`averaged_linear_pass`): a held-out row is
+    scored by the averaged weights of its moment (:func:`averaged_score_row`, as ``decision_function``), and
+    adds no iterate to the running sum."""
+    return binary_linear_pass(indptr, indices, data, y, weights, w, state, params, codes, scores, losses, taus,
+                              totals, avg, avg_state, None, held)
 
 
 @njit(cache=True, _nrt=False)

@@ -150,10 +150,13 @@ def standard_learn(indices, data, stats, seen):
 
 
 @njit(cache=True)
-def standard_progressive(indptr, indices, data, stats, seen, flags, out):
+def standard_progressive(indptr, indices, data, stats, seen, flags, out, held=None):
     """Each row scaled by the statistics of the rows before it, then learned; (row, position) of a failure or (-1, -1).
 
-    On a failure the statistics hold the rows before that row.
+    On a failure the statistics hold the rows before that row. ``held``: a
+    boolean per row, the held-out rows of a multi-pass run (``olearn run
+    --passes N --scale standard``): such a row is scaled as
+    :func:`standard_transform` scales it then, and not learned.
     """
     for i in range(indptr.size - 1):
         lo = indptr[i]
@@ -161,6 +164,8 @@ def standard_progressive(indptr, indices, data, stats, seen, flags, out):
         bad = standard_transform_span(indices, data, lo, hi, stats, seen, flags, out)
         if bad >= 0:
             return i, bad
+        if held is not None and held[i]:
+            continue
         bad = standard_learn_span(indices, data, lo, hi, stats, seen)
         if bad >= 0:
             return i, bad
@@ -210,10 +215,15 @@ def maxabs_learn(indices, data, stats, seen):
 
 
 @njit(cache=True)
-def maxabs_progressive(indptr, indices, data, stats, seen, flags, out):
-    """Each row divided by the largest absolute values of the rows before it, then learned; (-1, -1)."""
+def maxabs_progressive(indptr, indices, data, stats, seen, flags, out, held=None):
+    """Each row divided by the largest absolute values of the rows before it, then learned; (-1, -1).
+
+    ``held``: see :func:`standard_progressive` (a held-out row is divided, not learned).
+    """
     for i in range(indptr.size - 1):
         maxabs_transform_span(indices, data, indptr[i], indptr[i + 1], stats, out)
+        if held is not None and held[i]:
+            continue
         maxabs_learn_span(indices, data, indptr[i], indptr[i + 1], stats, seen)
     return -1, -1
 

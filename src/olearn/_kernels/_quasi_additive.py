@@ -466,7 +466,7 @@ def pnorm_r_row(indices, data, lo, hi, y, weight, theta, w, state, params, avg, 
 
 @njit(cache=True)
 def quasi_additive_pass(indptr, indices, data, y, weights, theta, w, state, avg, avg_count, params, codes, scores,
-                        losses, taus, duals, totals):
+                        losses, taus, duals, totals, held=None):
     """Progressive validation over the rows of a CSR matrix, in order.
 
     ``weights`` holds one importance weight per row, or nothing (every row
@@ -476,6 +476,12 @@ def quasi_additive_pass(indptr, indices, data, y, weights, theta, w, state, avg,
     have one slot per row, and D(alpha) after each round when ``duals`` has;
     pass empty arrays to keep only the totals. Returns -1, or the index of the
     row at which learning stopped because the numbers overflowed.
+
+    ``held``: a boolean per row, the held-out rows of a multi-pass run
+    (``olearn run --passes N``): such a row is scored by w as
+    :func:`quasi_additive_scores` scores it (the learner must not average),
+    recorded with loss and alpha 0, and is no round (not counted, no update,
+    no tick of the round counter).
     """
     record = scores.size > 0
     keep_duals = duals.size > 0
@@ -485,7 +491,17 @@ def quasi_additive_pass(indptr, indices, data, y, weights, theta, w, state, avg,
     cumulative_loss = 0.0
     updates = 0.0
     weighted = weights.size > 0
+    n_held = 0
     for i in range(n):
+        if held is not None and held[i]:
+            n_held += 1
+            if record:
+                scores[i] = score_row(indices, data, indptr[i], indptr[i + 1], params[Q_BIAS], w)
+                losses[i] = 0.0
+                taus[i] = 0.0
+            if keep_duals:
+                duals[i] = state[S_DUAL]
+            continue
         weight = weights[i] if weighted else 1.0
         score, loss, alpha, ok = learn_row(indices, data, indptr[i], indptr[i + 1], y[i], weight, theta, w, state,
                                            avg, avg_count, params, codes)
@@ -504,7 +520,7 @@ def quasi_additive_pass(indptr, indices, data, y, weights, theta, w, state, avg,
         cumulative_loss += loss
         if alpha != 0.0:
             updates += 1.0
-    add_totals(totals, mistakes, cumulative_loss, updates, n)
+    add_totals(totals, mistakes, cumulative_loss, updates, n - n_held)
     return stopped
 
 

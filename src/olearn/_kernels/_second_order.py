@@ -286,7 +286,7 @@ def averaged(w, avg, avg_count, out):
 
 @njit(cache=True)
 def full_pass(indptr, indices, data, y, weights, w, root, state, avg, avg_count, params, codes, scratch,
-              scores, losses, taus, totals):
+              scores, losses, taus, totals, held=None):
     """Progressive validation over the rows of a CSR matrix with a full covariance.
 
     ``weights`` holds one importance weight per row, or nothing (every row
@@ -295,6 +295,11 @@ def full_pass(indptr, indices, data, y, weights, w, root, state, avg, avg_count,
     root and ``scratch`` a (2, w.size) array (:func:`full_round`). Per-round outputs are written when they have one slot per row (empty
     arrays keep only ``totals``). Returns -1, or the index of the row at which
     learning stopped on an overflow.
+
+    ``held``: a boolean per row, the held-out rows of a multi-pass run
+    (``olearn run --passes N``): such a row is scored by the mean w as
+    :func:`mean_scores` scores it (the learner must not average), recorded
+    with loss and tau 0, and is no round (not counted, no update).
     """
     record = scores.size > 0
     weighted = weights.size > 0
@@ -307,7 +312,15 @@ def full_pass(indptr, indices, data, y, weights, w, root, state, avg, avg_count,
     updates = 0.0
     stopped = -1
     n = indptr.size - 1
+    n_held = 0
     for i in range(n):
+        if held is not None and held[i]:
+            n_held += 1
+            if record:
+                scores[i] = mean_score_row(indices, data, indptr[i], indptr[i + 1], w, bias)
+                losses[i] = 0.0
+                taus[i] = 0.0
+            continue
         weight = weights[i] if weighted else 1.0
         jm1 = averaged_rank(state, avg, avg_count, first)
         score, loss, tau, ok = full_round(indices, data, indptr[i], indptr[i + 1], y[i], weight, w, root, avg, jm1,
@@ -327,7 +340,7 @@ def full_pass(indptr, indices, data, y, weights, w, root, state, avg, avg_count,
         cumulative_loss += loss
         if tau != 0.0:
             updates += 1.0
-    add_totals(totals, mistakes, cumulative_loss, updates, n)
+    add_totals(totals, mistakes, cumulative_loss, updates, n - n_held)
     return stopped
 
 

@@ -84,9 +84,13 @@ def rows(X, model, source):
 
     A numeric CSV file's rows become dense; a table's one-hot categories stay
     sparse (present on their rows only) beside its numeric cells, zeros stored.
+    A scaled model's LIBSVM or VW rows are handed over as a scipy CSR matrix
+    (a pipeline's transformers read those, not the reader's ``CSRRows``).
     """
-    if source.format != "csv" or not _is_pipeline(model):
+    if not _is_pipeline(model):
         return X
+    if source.format != "csv":
+        return X.tocsr()
     import numpy as np
     import scipy.sparse as sp
 

@@ -10,6 +10,7 @@ import scipy.sparse as sp
 from .._estimator import Estimator, only_when, wrapper
 from ..exceptions import PartialUpdateError
 from .._features import FeatureMap
+from .._held_out import CHUNK_REFUSALS
 from .._learner import OnlineLearner, _first_rows
 from .._params import Interval, NoneOr, check_params
 from .._validation import check_row
@@ -604,8 +605,12 @@ class Pipeline(Estimator):
 
     # -- batches ---------------------------------------------------------------------
 
-    def _batch(self, X, plan, fm, learning):
-        """X's rows transformed in the honest order (learning) or by the current statistics: (batch, values, stats)."""
+    def _batch(self, X, plan, fm, learning, held=None):
+        """X's rows transformed in the honest order (learning) or by the current statistics: (batch, values, stats).
+
+        ``held`` (learning): a boolean per row, the held-out rows of a multi-pass run, transformed by the statistics
+        of their moment and not learned (:meth:`_held_out_pass`).
+        """
         if plan.features:
             if _is_frame(X):
                 X = X.to_dict("records")
@@ -623,7 +628,7 @@ class Pipeline(Estimator):
             if learning:
                 state = step._stats_copy(batch.n_features)
                 row, bad = step._progressive_kernel(batch.indptr, batch.indices, values, state[1], state[0], settings,
-                                                    out)
+                                                    out, held)
                 learned.append((step, state))
             else:
                 seen, stats = step._state()
@@ -742,6 +747,57 @@ class Pipeline(Estimator):
         """:func:`olearn.run`'s pass: the transformers' progressive transform of X, then the learner's own pass."""
         return self._learned_batch(
             X, y, params, lambda rows, y, params: self._plan().learner._progressive(rows, y, record=record, **params))
+
+    def _held_out_pass(self, X, y, held, sample_weight=None):
+        """A chunk of ``olearn run --passes N --scale ...`` with held-out rows in one pass (:mod:`olearn._held_out`).
+
+        The transformers scale each row by the statistics of the rows learned
+        before it and learn only the rows not ``held``; the learner's own
+        ``_held_out_pass`` then learns those rows and scores the held-out ones.
+        Each held-out row is so predicted as :meth:`predict` would predict it
+        at its moment. Returns the learner's outputs, or None, the pipeline as
+        it was, where the learner has no such pass or the chunk is refused
+        (the caller then learns it by the general path, which says why).
+        """
+        plan = self._plan()
+        masked = getattr(plan.learner, "_held_out_pass", None)
+        if masked is None:
+            return None
+        started = self._is_started()
+        try:
+            if not started:
+                self._start(plan)
+            else:
+                self._check_map(plan)
+        except CHUNK_REFUSALS:
+            return None
+        fm = self.feature_map_
+        size = fm.size
+        try:
+            try:
+                batch, values, learned = self._batch(X, plan, fm, True, held)
+            except CHUNK_REFUSALS:
+                outputs = None
+            else:
+                rows = sp.csr_matrix((values, batch.indices, batch.indptr),
+                                     shape=(batch.n_rows, max(batch.n_features, self.n_features_in_)))
+                outputs = masked(rows, y, held, sample_weight)
+        except BaseException:
+            self._forget_chunk(plan, started, size)
+            raise
+        if outputs is None:
+            self._forget_chunk(plan, started, size)
+            return None
+        self._adopt(batch, learned)
+        return outputs
+
+    def _forget_chunk(self, plan, started, size):
+        """Back to before a chunk that was not learned: unstarted if it was, else the vocabulary's first ``size``
+        names (the transformers' statistics are learned into copies, adopted only with the chunk)."""
+        if not started:
+            self._unstart(plan)
+        else:
+            self.feature_map_.truncate(size)
 
     def _transformed(self, X):
         plan, fm = self._predicting()

@@ -227,6 +227,23 @@ class DualAscent(PlattCalibrated, QuasiAdditiveClassifier):
         super()._flip()
         self._store.y = -self._store.y
 
+    def _takes_held_out(self):
+        """As the base, for the updates of one round (conservative, aggressive); last-k and all solve again over the
+        stored rows (:meth:`_run_window`), and take the general path."""
+        return super()._takes_held_out() and self.update in ("conservative", "aggressive")
+
+    def _held_out_kernel(self, arrays, targets, weights, held, outputs):
+        """The base's masked pass, and D(alpha) after each learned round added to the history."""
+        codes, params = self._config_arrays()
+        scores, losses, taus, totals = outputs
+        duals = np.empty(arrays.n_rows)
+        stopped = qa.quasi_additive_pass(arrays.indptr, arrays.indices, arrays.data, targets, weights, self._theta,
+                                         self._w, self._state, *self._averaging_arrays(), params, codes, scores,
+                                         losses, taus, duals, totals, held)
+        if stopped < 0:
+            self._duals = self._duals + duals[~held].tolist()  # a new list: the chunk's undo keeps the old one
+        return stopped
+
     def _run_kernel(self, arrays, targets, weights, codes, params, scores, losses, taus, totals):
         duals = np.empty(arrays.n_rows)
         if codes[qa.Q_UPDATE] in (qa.UPDATE_CONSERVATIVE, qa.UPDATE_CAPPED_LOSS):

@@ -23,8 +23,9 @@ import copy
 import numpy as np
 
 from .. import _calibration
-from .._averaging import average_start, kept_average, reads_entries, stale_average
+from .._averaging import average_start, forget_average, kept_average, reads_entries, stale_average
 from .._estimator import ClassifierEstimator, locked, only_when
+from .._held_out import held_out_chunk
 from ..exceptions import PartialUpdateError
 from .._kernels import _codes, _compiled
 from .._kernels._codes import A_SIGMA, A_START, N_AVERAGE
@@ -688,36 +689,43 @@ class BinaryClassifierMixin(ManyRows, ClassifierEstimator):
         """
         if not self._takes_held_out():
             return None
-        saved = dict(self.__dict__)
-        contents = {name: saved[name].copy() for name in self._written_by_pass if name in saved}
-        if "_labels" in saved:
-            saved["_labels"] = copy.deepcopy(saved["_labels"])
-        try:
-            weights = self._row_weights(X, y, sample_weight)
-            arrays = self._check_X(X, learning=True)
-            y = check_y(y, arrays.n_rows)
+        return held_out_chunk(self, self._written_by_pass, ("_labels",),
+                              lambda: self._held_out_targets(X, y, held, sample_weight),
+                              lambda checked: self._held_out_rows(*checked, held))
+
+    def _held_out_targets(self, X, y, held, sample_weight):
+        """The chunk's checks (:func:`~olearn._held_out.held_out_chunk`): its rows, labels and weights read, and the
+        learner grown to its columns and the classes of its learned rows; returns ``(arrays, y, targets, weights)``."""
+        self._config_arrays()
+        weights = self._row_weights(X, y, sample_weight)
+        arrays = self._check_X(X, learning=True)
+        y = check_y(y, arrays.n_rows)
+        learned = ~held
+        with self._first_call_atomic(arrays):
+            self._grow(arrays.n_features, "X")
+            self._observe_labels(y[learned])
+        targets = np.zeros(arrays.n_rows)
+        targets[learned] = self._labels.encode(y[learned])
+        return arrays, y, targets, weights
+
+    def _held_out_rows(self, arrays, y, targets, weights, held):
+        """The masked pass over checked rows (:meth:`_held_out_kernel`): the outputs of
+        :meth:`_held_out_pass`, or None where an overflow stopped it."""
+        scores, losses, taus = np.empty((3, arrays.n_rows))
+        totals = np.zeros(_codes.N_TOTALS)
+        stopped = self._held_out_kernel(arrays, targets, UNWEIGHTED if weights is None else weights, held,
+                                        (scores, losses, taus, totals))
+        if stopped >= 0:
+            return None
+        if self._calibrating():
+            # the calibrator learns the learned rows' scores before their updates, in order, as on every path
             learned = ~held
-            with self._first_call_atomic(arrays):
-                self._grow(arrays.n_features, "X")
-                self._observe_labels(y[learned])
-            targets = np.zeros(arrays.n_rows)
-            targets[learned] = self._labels.encode(y[learned])
-            scores, losses, taus = np.empty((3, arrays.n_rows))
-            totals = np.zeros(_codes.N_TOTALS)
-            stopped = self._held_out_kernel(arrays, targets, UNWEIGHTED if weights is None else weights, held,
-                                            (scores, losses, taus, totals))
-            if stopped < 0:
-                predictions = self._labels.decode(scores)
-                mistakes = targets * scores <= 0.0
-                mistakes[held] = predictions[held] != y[held]
-                return predictions, scores, losses, taus, mistakes, totals
-        except Exception:  # noqa: S110 - the general path learns the chunk again and raises what it raises
-            pass
-        for name, content in contents.items():
-            saved[name][...] = content
-        self.__dict__.clear()
-        self.__dict__.update(saved)
-        return None
+            self._calibration = _calibration.updated(self._calibrator(), scores[learned], targets[learned],
+                                                     None if weights is None else weights[learned])
+        predictions = self._labels.decode(scores)
+        mistakes = targets * scores <= 0.0
+        mistakes[held] = predictions[held] != y[held]
+        return predictions, scores, losses, taus, mistakes, totals
 
     # -- calibration of the scores (see PlattCalibrated) ------------------------
 
@@ -887,16 +895,19 @@ class BinaryLinearClassifier(BinaryClassifierMixin, LinearLearner):
     # -- a chunk of a multi-pass run with held-out rows -------------------------
 
     def _takes_held_out(self):
-        """Whether :meth:`_held_out_kernel` applies: no averaging, calibration, kernel or class weights."""
-        return not (average_start(getattr(self, "average", False)) or self._calibrating()
-                    or getattr(self, "kernel", None) is not None or getattr(self, "class_weight", None) is not None)
+        """Whether :meth:`_held_out_kernel` applies: no kernel."""
+        return getattr(self, "kernel", None) is None
 
     def _held_out_kernel(self, arrays, targets, weights, held, outputs):
-        """:func:`~olearn._kernels._binary_linear.held_out_linear_pass` of checked ``arrays``; returns -1 or the
-        row where it stopped."""
+        """:func:`~olearn._kernels._binary_linear.held_out_linear_pass` of checked ``arrays`` (with ``average``,
+        :func:`~olearn._kernels._binary_linear.held_out_averaged_pass`); returns -1 or the row where it stopped."""
         codes, params = self._config_arrays()
-        return _compiled.held_out_linear_pass(arrays.indptr, arrays.indices, arrays.data, targets, weights, held,
-                                              self._w, self._state, params, codes, *outputs)
+        rows = (arrays.indptr, arrays.indices, arrays.data, targets, weights, held)
+        if self._averaging():
+            forget_average(self)  # the pass writes the running sum in place
+            return K.held_out_averaged_pass(*rows, self._w, self._state, self._avg, self._avg_state, params, codes,
+                                            *outputs)
+        return _compiled.held_out_linear_pass(*rows, self._w, self._state, params, codes, *outputs)
 
     # -- persistence ----------------------------------------------------------
 

@@ -32,13 +32,13 @@ Conventions shared by every learner of the family:
 """
 
 import contextlib
-import copy
 
 import numpy as np
 import scipy.sparse as sp
 
 from .._averaging import AVERAGE, average_start, averages_entries, kept_average
 from .._estimator import ClassifierEstimator
+from .._held_out import held_out_chunk
 from ..exceptions import PartialUpdateError
 from .._kernels import _codes
 from .._kernels import _multiclass as K
@@ -567,58 +567,58 @@ class MulticlassLearner(ManyRows, OnlineLearner, ClassifierEstimator):
         :meth:`_progressive_pass` (a held-out row's mistake is a prediction
         other than its label; its loss and tau are 0) with the totals of the
         learned rows only; or None, the learner untouched, where this pass does
-        not apply (a kernel, a feature map, averaging, class weights) or the
+        not apply (a kernel, a feature map, averaging) or the
         chunk is refused (the caller then learns it by the general path, which
         says why).
         """
-        if (self._uses_kernel or self._uses_map or average_start(self.average)
-                or getattr(self, "class_weight", None) is not None):
+        if self._uses_kernel or self._uses_map or average_start(self.average):
             return None
-        saved = dict(self.__dict__)
-        contents = {name: saved[name].copy() for name in ("_W", "_bound", "_clock", "_n_active") if name in saved}
-        for name in ("_labels", "classes_"):
-            if name in saved:
-                saved[name] = copy.deepcopy(saved[name])
-        try:
-            weights = self._row_weights(X, y, sample_weight)
-            codes, params = self._config()
-            arrays = self._check_X(X, learning=True)
-            y = check_y(y, arrays.n_rows)
-            learned = ~held
-            with self._first_call_atomic(arrays):
-                self._check_feature_limit(arrays.n_features, "X")
-                margins = self._add_classes(y[learned])
-                self._grow_features(arrays.n_features, "X")
-            slots = np.zeros(arrays.n_rows, dtype=np.int64)
-            slots[learned] = self._labels.slots(y[learned])
-            n, k = arrays.n_rows, len(self._labels)
-            out_scores = np.empty((n, k))
-            preds = np.empty(n, dtype=np.int64)
-            losses, taus = np.empty(n), np.empty(n)
-            mistakes = np.empty(n, dtype=bool)
-            totals = np.zeros(_codes.N_TOTALS)
-            scores, coef, work = self._scratch
-            stopped = K.held_out_multiclass_pass(arrays.indptr, arrays.indices, arrays.data, slots,
-                                                 UNWEIGHTED if weights is None else weights, held, self._W,
-                                                 self._bound, self._A, self._clock, self._n_active,
-                                                 self._labels.ranks, margins, params, codes, scores, coef, work,
-                                                 out_scores, preds, losses, taus, mistakes, totals)
-            if stopped < 0:
-                order = self._labels.order.copy()
-                labels = np.asarray(self._labels.labels)
-                self._after_pass()
-                in_order = out_scores[:, order]
-                predictions = labels[np.where(preds < 0, order[0], preds)]
-                predictions[held] = labels[order[np.argmax(in_order[held], axis=1)]]
-                mistakes[held] = predictions[held] != y[held]
-                return predictions, in_order, losses, taus, mistakes, totals
-        except Exception:  # noqa: S110 - the general path learns the chunk again and raises what it raises
-            pass
-        for name, content in contents.items():
-            saved[name][...] = content
-        self.__dict__.clear()
-        self.__dict__.update(saved)
-        return None
+        return held_out_chunk(self, ("_W", "_bound", "_clock", "_n_active"), ("_labels", "classes_"),
+                              lambda: self._held_out_slots(X, y, held, sample_weight),
+                              lambda checked: self._held_out_rows(*checked, held))
+
+    def _held_out_slots(self, X, y, held, sample_weight):
+        """The chunk's checks (:func:`~olearn._held_out.held_out_chunk`): its rows, labels and weights read, and the
+        learner grown to its columns and the classes of its learned rows; returns ``(arrays, y, slots, weights,
+        margins, codes, params)``."""
+        weights = self._row_weights(X, y, sample_weight)
+        codes, params = self._config()
+        arrays = self._check_X(X, learning=True)
+        y = check_y(y, arrays.n_rows)
+        learned = ~held
+        with self._first_call_atomic(arrays):
+            self._check_feature_limit(arrays.n_features, "X")
+            margins = self._add_classes(y[learned])
+            self._grow_features(arrays.n_features, "X")
+        slots = np.zeros(arrays.n_rows, dtype=np.int64)
+        slots[learned] = self._labels.slots(y[learned])
+        return arrays, y, slots, weights, margins, codes, params
+
+    def _held_out_rows(self, arrays, y, slots, weights, margins, codes, params, held):
+        """:func:`~olearn._kernels._multiclass.held_out_multiclass_pass` over checked rows: the outputs of
+        :meth:`_held_out_pass`, or None where an overflow stopped it."""
+        n, k = arrays.n_rows, len(self._labels)
+        out_scores = np.empty((n, k))
+        preds = np.empty(n, dtype=np.int64)
+        losses, taus = np.empty(n), np.empty(n)
+        mistakes = np.empty(n, dtype=bool)
+        totals = np.zeros(_codes.N_TOTALS)
+        scores, coef, work = self._scratch
+        stopped = K.held_out_multiclass_pass(arrays.indptr, arrays.indices, arrays.data, slots,
+                                             UNWEIGHTED if weights is None else weights, held, self._W, self._bound,
+                                             self._A, self._clock, self._n_active, self._labels.ranks, margins,
+                                             params, codes, scores, coef, work, out_scores, preds, losses, taus,
+                                             mistakes, totals)
+        if stopped >= 0:
+            return None
+        order = self._labels.order.copy()
+        labels = np.asarray(self._labels.labels)
+        self._after_pass()
+        in_order = out_scores[:, order]
+        predictions = labels[np.where(preds < 0, order[0], preds)]
+        predictions[held] = labels[order[np.argmax(in_order[held], axis=1)]]
+        mistakes[held] = predictions[held] != y[held]
+        return predictions, in_order, losses, taus, mistakes, totals
 
     def _map_pass(self, arrays, slots, weights, margins, codes, params, out_scores, preds, losses, taus, mistakes,
                   totals):

@@ -49,6 +49,8 @@ class QuasiAdditiveClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLe
                 "_calibration")
     # files written before the family learned calibrated probabilities lack the hyperparameter
     _params_added_later = frozenset({"calibration"})
+    # the arrays a pass writes in place: saved before a chunk with held-out rows (see _held_out_pass)
+    _written_by_pass = ("_theta", "_w", "_state", "_avg_sum", "_avg_count")
     # the arrays are exactly as wide as the model (see _grow), and the entropic prior and w depend on the width:
     # a batch stopped by an overflow after new columns learns the rows it kept again
     _cuts_columns = False
@@ -238,6 +240,21 @@ class QuasiAdditiveClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLe
             arrays.indptr, arrays.indices, arrays.data, targets, weights, self._theta, self._w, self._state,
             *self._averaging_arrays(), params, codes, scores, losses, taus, np.empty(0), totals,
         )
+
+    # -- a chunk of a multi-pass run with held-out rows -------------------------
+
+    def _takes_held_out(self):
+        """Without averaging (:meth:`_held_out_kernel` scores a held-out row by w = g(theta))."""
+        return not average_start(self.average)
+
+    def _held_out_kernel(self, arrays, targets, weights, held, outputs):
+        """:func:`~olearn._kernels._quasi_additive.quasi_additive_pass` of checked ``arrays`` with the held-out
+        mask; returns -1 or the row where it stopped."""
+        codes, params = self._config_arrays()
+        scores, losses, taus, totals = outputs
+        return qa.quasi_additive_pass(arrays.indptr, arrays.indices, arrays.data, targets, weights, self._theta,
+                                      self._w, self._state, *self._averaging_arrays(), params, codes, scores, losses,
+                                      taus, np.empty(0), totals, held)
 
     def _learn_target(self, indices, data, target, weight=1.0):
         """Learn one example already converted, of importance ``weight``; return its score before the update."""

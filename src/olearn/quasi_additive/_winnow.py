@@ -195,6 +195,12 @@ class Winnow(PlattCalibrated, QuasiAdditiveClassifier):
         if avg.size:
             self._avg_sum, self._avg_count = avg, count
 
+    def _takes_held_out(self):
+        """As the base, once both classes are known or in the balanced form (no model of the other encoding)."""
+        labels = self.__dict__.get("_labels")
+        both = labels is not None and labels.classes is not None and labels.classes.size == 2
+        return super()._takes_held_out() and (both or (self.balanced and self._other is None))
+
     def _run_kernel(self, arrays, targets, weights, codes, params, scores, losses, taus, totals):
         if self._labels.classes.size == 2 or (self.balanced and self._other is None):
             return super()._run_kernel(arrays, targets, weights, codes, params, scores, losses, taus, totals)

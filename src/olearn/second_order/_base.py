@@ -385,14 +385,18 @@ class SecondOrderClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLear
         return scores, losses, taus, totals
 
     def _takes_held_out(self):
-        """A diagonal covariance without averaging, calibration or class weights takes held-out rows as a mask."""
-        return not (self._full() or average_start(getattr(self, "average", False)) or self._calibrating()
-                    or getattr(self, "class_weight", None) is not None)
+        """A learner without averaging takes held-out rows as a mask."""
+        return not average_start(getattr(self, "average", False))
 
     def _held_out_kernel(self, arrays, targets, weights, held, outputs):
-        """:func:`~olearn._kernels._diagonal.held_out_diagonal_pass` of checked ``arrays``; returns -1 or the row
-        where it stopped."""
+        """:func:`~olearn._kernels._diagonal.held_out_diagonal_pass` of checked ``arrays`` (a full covariance:
+        :func:`~olearn._kernels._second_order.full_pass` with the mask); returns -1 or the row where it stopped."""
         codes, params = self._config_arrays()
+        if self._full():
+            scores, losses, taus, totals = outputs
+            return full_pass(arrays.indptr, arrays.indices, arrays.data, targets, weights, self._w, self._cov,
+                             self._state, *self._averaging_arrays(), params, codes, np.empty((2, self._w.size)),
+                             scores, losses, taus, totals, held)
         return held_out_diagonal_pass(arrays.indptr, arrays.indices, arrays.data, targets, weights, held, self._w,
                                       self._cov, self._state, *self._averaging_arrays(), params, codes,
                                       np.empty(2 * ADAGRAD_CHUNK), *outputs)

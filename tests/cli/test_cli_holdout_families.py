@@ -1,0 +1,107 @@
+"""``olearn run --passes N`` with a hold-out: each learner's masked pass against the general path, byte for byte.
+
+The reference semantics is the general path of :func:`olearn.cli._run._learn_chunk`
+(each run of learned rows learned by ``olearn.run``, each held-out row
+predicted by ``predict`` at its moment; :mod:`olearn.cli._holdout`), taken by
+the same command with :meth:`HeldOut.learn_masked` declining every chunk. The
+table, the ``-p --raw`` scores and the saved weights must be identical, and
+the masked pass must have learned every chunk.
+"""
+
+import re
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from click.testing import CliRunner
+from sklearn.datasets import dump_svmlight_file
+
+import olearn
+from olearn.cli import cli
+from olearn.cli._holdout import HeldOut
+from olearn.compose import Pipeline
+from olearn.preprocessing import StandardScaler
+
+# a held-out row of every chunk of 37 rows, and several runs of learned rows between two held-out ones
+COMMAND = ["run", "--passes", "3", "--chunk-size", "37", "--holdout-every", "7"]
+# each run, and whether it writes -p --raw (-p of --link logistic writes probabilities: the general path)
+RUNS = {
+    "pa1 averaged": (["-a", "pa1", "--set", "average=true"], True),
+    "ogd averaged from 50": (["-a", "ogd", "--fit-intercept", "--set", "average=50"], True),
+    "pa1 --link logistic": (["-a", "pa1", "--link", "logistic"], False),
+    # the scaler learns the learned rows only, and scales a held-out row by the statistics of its moment
+    "pa1 --scale standard": (["-a", "pa1", "--scale", "standard"], True),
+    "arow --scale maxabs": (["-a", "arow", "--scale", "maxabs"], True),
+    "arow-full": (["-a", "arow-full"], True),
+    "sop": (["-a", "sop"], True),
+    "winnow": (["-a", "winnow"], True),
+    "pnorm": (["-a", "pnorm"], True),
+    "dual": (["-a", "dual"], True),
+    "dual aggressive": (["-a", "dual", "--set", "update=aggressive"], True),
+}
+
+
+@pytest.fixture(scope="module")
+def binary_file(tmp_path_factory):
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(200, 6)) * (rng.random((200, 6)) < 0.6)
+    X[:, 0] = rng.normal(size=200)
+    y = np.where(X @ rng.normal(size=6) + 0.4 * rng.normal(size=200) > 0, 1, -1)
+    path = tmp_path_factory.mktemp("holdout") / "train.svm"
+    dump_svmlight_file(X, y, str(path), zero_based=False)
+    return path
+
+
+def run_cli(args, path, folder, masked, monkeypatch):
+    """The command's output (without its timings), its -p lines and its saved model's arrays; and how many
+    chunks the masked pass learned."""
+    learned = []
+    original = HeldOut.learn_masked
+
+    def learn_masked(self, est, X, y, weight):
+        out = original(self, est, X, y, weight) if masked else None
+        learned.append(out is not None)
+        return out
+
+    monkeypatch.setattr(HeldOut, "learn_masked", learn_masked)
+    args, writes = args
+    predictions, model = folder / f"p{masked}.txt", folder / f"m{masked}.npz"
+    written = ["-p", str(predictions), "--raw"] if writes else []
+    result = CliRunner().invoke(cli, [*COMMAND, *args, *written, "-f", str(model), str(path)])
+    assert result.exit_code == 0, result.output
+    table = re.sub(r"^(wall time|throughput|model) .*$", "", result.output, flags=re.MULTILINE)
+    with np.load(model) as saved:
+        arrays = {name: saved[name] for name in saved.files}
+    return table, predictions.read_text() if writes else None, arrays, learned
+
+
+@pytest.mark.parametrize("name", list(RUNS))
+def test_masked_pass_equals_the_general_path(name, binary_file, tmp_path, monkeypatch):
+    table, lines, arrays, learned = run_cli(RUNS[name], binary_file, tmp_path, True, monkeypatch)
+    assert learned and all(learned)  # every chunk was learned by the masked pass
+    table_ref, lines_ref, arrays_ref, _ = run_cli(RUNS[name], binary_file, tmp_path, False, monkeypatch)
+    assert table == table_ref
+    assert "pass 3 held out: 28 examples" in table
+    assert lines == lines_ref and (lines is None or len(lines.splitlines()) == 600)
+    assert arrays.keys() == arrays_ref.keys()
+    for key in arrays:
+        np.testing.assert_array_equal(arrays[key], arrays_ref[key], err_msg=key)
+
+
+@pytest.mark.parametrize("refusal", ["label", "overflow"])
+def test_a_refused_scaled_chunk_leaves_the_pipeline_as_it_was(refusal):
+    rng = np.random.default_rng(12)
+    X = rng.normal(size=(30, 3))
+    y = np.tile([1.0, -1.0], 15)
+    est = Pipeline(StandardScaler(), olearn.PAClassifier()).partial_fit(X[:10], y[:10])
+    mean, var, coef = est[0].mean_.copy(), est[0].var_.copy(), est[-1].coef_.copy()
+    if refusal == "label":
+        y[13] = np.nan
+    else:
+        X[14, 1] = 1e300  # its square overflows the scaler's statistics
+    held = np.arange(11, 31) % 10 == 0
+    assert est._held_out_pass(sp.csr_matrix(X[10:]), y[10:], held) is None
+    np.testing.assert_array_equal(est[0].mean_, mean)
+    np.testing.assert_array_equal(est[0].var_, var)
+    np.testing.assert_array_equal(est[-1].coef_, coef)
+    assert est[0].n_seen_ == 10
