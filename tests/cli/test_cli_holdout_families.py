@@ -38,6 +38,10 @@ RUNS = {
     "pnorm": (["-a", "pnorm"], True),
     "dual": (["-a", "dual"], True),
     "dual aggressive": (["-a", "dual", "--set", "update=aggressive"], True),
+    # the other families' calibration learns the learned rows' scores in the shared masked path too
+    "arow --link logistic": (["-a", "arow", "--link", "logistic"], False),
+    "pnorm --link logistic": (["-a", "pnorm", "--link", "logistic"], False),
+    "svm --link logistic": (["-a", "svm", "--link", "logistic"], False),
 }
 
 

@@ -644,6 +644,27 @@ def binary_linear_scores(indptr, indices, data, w, state, params, out):
 
 
 @njit(cache=True)
+def averaged_score_row(indices, data, lo, hi, w, state, avg, avg_state, params):
+    """The averaged weights' w.x for the CSR row data[lo:hi], in a pass: (sigma v.x - u.x) / (N - a + 1).
+
+    Before round ``a`` no iterate is averaged yet and the current weights score,
+    as in scikit-learn. The operations are :func:`averaged_scores`' on that row.
+    """
+    n = state[S_T]
+    start = avg_state[A_START]
+    if n < start:
+        return score_row(indices, data, lo, hi, w, state, params)
+    d = w.size - 1
+    bias = params[P_BIAS]
+    dot_v = w[d] * bias
+    dot_u = avg[d] * bias
+    for k in range(lo, hi):
+        dot_v += w[indices[k]] * data[k]
+        dot_u += avg[indices[k]] * data[k]
+    return (avg_state[A_SIGMA] * dot_v - dot_u) / (n - start + 1.0)
+
+
+@njit(cache=True)
 def averaged_row_score(indices, data, w, state, avg, avg_state, params):
     """The averaged weights' w.x for one example held in its own arrays: (sigma v.x - u.x) / (N - a + 1).
 
