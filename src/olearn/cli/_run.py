@@ -114,8 +114,8 @@ from ._vw_habits import oaa_labels, sign_labels, vw_algorithm
                    f"({', '.join(BOUNDED)}; loads FILE into memory).")
 @click.option("--quiet", is_flag=True, help="Print only the final summary. (-q is VW's: --quadratic.)")
 @click.option("--workers", type=click.IntRange(min=1), default=None, metavar="N",
-              help="Learn on a local Dask cluster of N worker processes, one shard per FILE "
-                   "(parameter mixing; --passes epochs). Needs olearn[distributed].")
+              help="Learn on a local Dask cluster of N worker processes, one shard per FILE (one LIBSVM or VW "
+                   "FILE: a byte range per worker) (parameter mixing; --passes epochs). Needs olearn[distributed].")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Learn on the Dask cluster at ADDRESS (tcp://host:port) instead of a local one.")
 @click.option("--delay", "tau", type=click.IntRange(min=0), default=None, metavar="TAU",
@@ -230,7 +230,8 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
 
     With --workers N (a local Dask cluster) or --scheduler ADDRESS, every
     FILE (several files, a quoted glob such as 'shards/*.svm', a directory)
-    is a shard read in chunks by a worker; Parquet files are tables whose
+    is a shard read in chunks by a worker (one LIBSVM or VW FILE is cut into
+    a byte range per worker, on line boundaries); Parquet files are tables whose
     --label-column NAME holds the labels (text columns one-hot as name=value). By default the shards' models are mixed
     after each pass (iterative parameter mixing: perceptron, pa, pa1, pa2,
     ogd, svm, arow, arow-full); --delay TAU learns in one pass with updates
@@ -600,6 +601,9 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, z
             n_workers = len(client.scheduler_info()["workers"])
             if not quiet:
                 echo_stderr(f"Dask dashboard: {client.dashboard_link}")
+            # delayed updates score at most tau + 1 shards at once
+            options["n_shards"] = _byte_range_shards(list(files), options, n_workers if tau is None else
+                                                     min(n_workers, tau + 1), quiet)
             if delayed:
                 result = distributed.delayed_updates(est, list(files), tau=tau, client=client, **options)
             else:
@@ -693,6 +697,27 @@ def _index_base(distributed, files, options, zero_based):
     if libsvm:
         base.settle(libsvm)
     return base
+
+
+def _byte_range_shards(files, options, n_workers, quiet):
+    """One file on N > 1 workers: N shards, byte ranges of the file cut on line boundaries (None: a shard per file).
+
+    A file that cannot be cut (compressed, CSV, a cache, Parquet) is one shard, with a note saying why, on stderr.
+    """
+    from ..distributed._shards import FilePart, expanded_paths, why_not_splittable
+    from ..distributed._tables import is_parquet
+
+    paths = expanded_paths(files)
+    if len(paths) != 1 or n_workers < 2:
+        return None
+    reason = ("a Parquet file is read as a table, by record batches" if is_parquet(paths[0], options["fmt"]) else
+              why_not_splittable(FilePart(paths[0], options["fmt"])))
+    if reason is None:
+        return n_workers
+    if not quiet:
+        echo_stderr(f"one shard on {n_workers} workers: {reason}; split it into files (e.g. split -n l/{n_workers} "
+                    "FILE part-) to learn in parallel")
+    return None
 
 
 def _shards_input_info(files, fmt, bits, base, label_column):
