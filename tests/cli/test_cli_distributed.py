@@ -148,7 +148,7 @@ def test_a_quoted_glob_on_a_new_local_cluster(shards, tmp_path):
     "args, message",
     [
         (["--algo", "arow", "--delay", "3"], r"--delay \(delayed updates\) supports --algo perceptron, pa, pa1, pa2, ogd, svm; not arow"),
-        (["--algo", "winnow"], r"parameter mixing supports --algo perceptron, .*arow, narow, cw, arow-full, narow-full, cw-full; not winnow"),
+        (["--algo", "winnow"], r"parameter mixing supports --algo perceptron, .*arow, narow, cw, arow-full, narow-full, cw-full, .*; not winnow"),
         (["--algo", "pa", "--delay", "1", "--passes", "2"], "--delay makes one pass"),
         (["--algo", "pa", "--bound"], "--bound describes one serial pass"),
         (["--algo", "pa", "--workers", "2"], "give --workers .* not both"),

@@ -152,3 +152,141 @@ def test_the_command_line_says_why_a_file_stays_one_shard(client, big_file, tmp_
     assert result.exit_code == 0, result.output
     assert summary(result.output, "shards") == "1 on 2 workers"
     assert "one shard on 2 workers: big.svm.gz is compressed (gzip)" in result.stderr
+
+
+# (2) what the serial command line takes: -i continues a model; the rest is refused in one line with its reason
+
+@pytest.fixture
+def two_files(tmp_path, big_file):
+    """The rows of big_file as a head file and two shard files: (head, [shard paths], X, y, row slices)."""
+    path, X, y = big_file
+    slices = [slice(0, 100), slice(100, 200), slice(200, 301)]
+    paths = []
+    for i, rows in enumerate(slices):
+        paths.append(str(tmp_path / f"part-{i}.svm"))
+        dump_svmlight_file(X[rows], y[rows], paths[-1], zero_based=False)
+    return paths[0], paths[1:], X, y, slices
+
+
+def test_initial_model_continues_on_shards(client, two_files, tmp_path):
+    head, shards, X, y, (first, *rest) = two_files
+    assert invoke("run", "-a", "pa1", "-C", 0.5, "--n-features", 5, head, "-f", tmp_path / "a.npz").exit_code == 0
+    result = invoke("run", "-i", tmp_path / "a.npz", "--scheduler", client.scheduler.address, *shards,
+                    "-f", tmp_path / "b.npz")
+    assert result.exit_code == 0, result.output
+    w = pa1_pass(X[first], y[first], np.zeros(5), 0.5)
+    w = np.mean([pa1_pass(X[rows], y[rows], w, 0.5) for rows in rest], axis=0)
+    np.testing.assert_allclose(olearn.load(tmp_path / "b.npz").coef_[0], w, rtol=1e-9, atol=1e-12)
+
+
+def test_initial_model_contradicted_by_the_options_is_refused(client, two_files, tmp_path):
+    head, shards, _, _, _ = two_files
+    assert invoke("run", "-a", "pa1", "-C", 0.5, head, "-f", tmp_path / "a.npz").exit_code == 0
+    result = invoke("run", "-i", tmp_path / "a.npz", "-C", 2, "--scheduler", client.scheduler.address, *shards)
+    assert result.exit_code == 2 and "-C 2.0 contradicts -i" in result.output
+    result = invoke("run", "-i", tmp_path / "a.npz", "--classes", "0,1", "--scheduler", client.scheduler.address,
+                    *shards)
+    assert result.exit_code == 2 and "--classes 0,1 contradicts -i" in result.output
+    assert "which learned the classes -1.0,1.0: drop --classes" in result.output
+
+
+@pytest.mark.parametrize("args, reason", [
+    (["-p", "-"], "-p does not apply on Dask: -p writes each example's prediction in file order"),
+    (["-c"], "-c does not apply on Dask: -c keeps one FILE's cache on this machine"),
+    (["--scale", "standard"], "--scale does not apply on Dask: --scale scales each example by the statistics"),
+    (["--link", "logistic"], "--link does not apply on Dask"),
+])
+def test_serial_options_are_refused_with_their_reason(client, two_files, args, reason):
+    _, shards, _, _, _ = two_files
+    result = invoke("run", "-a", "pa1", *args, "--scheduler", client.scheduler.address, *shards)
+    assert result.exit_code == 2 and reason in result.output, result.output
+    assert "Traceback" not in result.output
+
+
+# (3) every task the library mixes, on the command line
+
+def pa1_regression_pass(X, y, w, C, epsilon):
+    """PA-I regression (Crammer et al. 2006, Sec. 5): the epsilon-insensitive loss, w += sign(y - w.x) tau x."""
+    w = w.copy()
+    for x, target in zip(X, y):
+        loss = max(0.0, abs(target - w @ x) - epsilon)
+        if loss > 0.0:
+            w = w + np.sign(target - w @ x) * min(C, loss / (x @ x)) * x
+    return w
+
+
+def test_regression_shards_mix_as_pa_regression(client, tmp_path):
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(160, 4))
+    y = X @ np.array([1.0, -2.0, 0.5, 0.0]) + 0.1 * rng.normal(size=160)
+    paths = []
+    for i, rows in enumerate((slice(0, 80), slice(80, 160))):
+        paths.append(str(tmp_path / f"r-{i}.svm"))
+        dump_svmlight_file(X[rows], y[rows], paths[-1], zero_based=False)
+    result = invoke("run", "-a", "pa1-regression", "-C", 0.5, "--set", "epsilon=0.05", "--passes", 2,
+                    "--holdout-off", "--scheduler", client.scheduler.address, *paths, "-f", tmp_path / "r.npz")
+    assert result.exit_code == 0, result.output
+    assert "average loss" in result.output and "mistakes" not in result.output
+    w = np.zeros(4)
+    for _ in range(2):
+        w = np.mean([pa1_regression_pass(X[rows], y[rows], w, 0.5, 0.05)
+                     for rows in (slice(0, 80), slice(80, 160))], axis=0)
+    np.testing.assert_allclose(olearn.load(tmp_path / "r.npz").coef_, w, rtol=1e-9, atol=1e-12)
+    result = invoke("run", "-a", "pa1-regression", "--passes", 2, "--scheduler", client.scheduler.address, *paths)
+    assert result.exit_code == 2 and "makes none: add --holdout-off" in result.output
+
+
+@pytest.fixture
+def three_classes(tmp_path):
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(180, 4))
+    y = np.argmax(X @ rng.normal(size=(4, 3)), axis=1) + 1.0
+    paths = []
+    for i, rows in enumerate((slice(0, 90), slice(90, 180))):
+        paths.append(str(tmp_path / f"m-{i}.svm"))
+        dump_svmlight_file(X[rows], y[rows], paths[-1], zero_based=False)
+    return paths, X, y
+
+
+def pa1_multiclass_pass(X, y, W, classes, C):
+    """PA-I multiclass (Crammer et al. 2006, Sec. 7, single label): the highest-scoring wrong class r,
+    loss 1 - (w_y - w_r).x, tau = min(C, loss / (2 ||x||^2)), w_y += tau x, w_r -= tau x."""
+    W = W.copy()
+    for x, label in zip(X, y):
+        scores = W @ x
+        k = classes.index(label)
+        wrong = np.where(np.arange(len(classes)) == k, -np.inf, scores)
+        r = int(np.argmax(wrong))
+        loss = max(0.0, 1.0 - (scores[k] - scores[r]))
+        if loss > 0.0:
+            tau = min(C, loss / (2 * (x @ x)))
+            W[k] += tau * x
+            W[r] -= tau * x
+    return W
+
+
+def test_multiclass_shards_mix_each_class_s_prototype(client, three_classes, tmp_path):
+    paths, X, y = three_classes
+    result = invoke("run", "-a", "pa1-multiclass", "-C", 0.5, "--classes", "1,2,3", "--scheduler",
+                    client.scheduler.address, *paths, "-f", tmp_path / "m.npz")
+    assert result.exit_code == 0, result.output
+    parts = [pa1_multiclass_pass(X[rows], y[rows], np.zeros((3, 4)), [1.0, 2.0, 3.0], 0.5)
+             for rows in (slice(0, 90), slice(90, 180))]
+    np.testing.assert_allclose(olearn.load(tmp_path / "m.npz").coef_, np.mean(parts, axis=0), rtol=1e-9, atol=1e-12)
+    result = invoke("run", "-a", "pa1-multiclass", "--scheduler", client.scheduler.address, *paths)
+    assert result.exit_code == 2 and "give them with --classes A,B,C" in result.output
+
+
+def test_cost_sensitive_shards_take_the_labels_of_the_costs(client, three_classes, tmp_path):
+    paths, X, y = three_classes
+    costs = tmp_path / "costs.txt"
+    costs.write_text("1 2 3\n0 1 1\n1 0 1\n1 1 0\n")  # the 0/1 cost: PA-I multiclass
+    result = invoke("run", "-a", "pa1-cost-sensitive", "-C", 0.5, "--costs", costs, "--scheduler",
+                    client.scheduler.address, *paths, "-f", tmp_path / "c.npz")
+    assert result.exit_code == 0, result.output
+    model = olearn.load(tmp_path / "c.npz")
+    assert model.classes_.tolist() == [1.0, 2.0, 3.0]
+    result = invoke("run", "-a", "pa1-cost-sensitive", "--costs", costs, "--classes", "1,2,3", "--scheduler",
+                    client.scheduler.address, *paths)
+    assert result.exit_code == 2 and "--classes does not apply with" in result.output
+
