@@ -290,3 +290,52 @@ def test_cost_sensitive_shards_take_the_labels_of_the_costs(client, three_classe
                     client.scheduler.address, *paths)
     assert result.exit_code == 2 and "--classes does not apply with" in result.output
 
+
+# (4) delayed updates send what changed
+
+def test_delayed_updates_send_the_entries_a_step_moved(tmp_path, monkeypatch):
+    """After the first step (the whole snapshot), each shard receives only the entries the step before moved
+    (the features of its rows, and the intercept), and scores on the coordinator's weights bit for bit: the
+    model equals that of whole snapshots sent every step."""
+    from distributed import Client, LocalCluster
+
+    from olearn.distributed import delayed_updates
+    from olearn.distributed import _delayed
+
+    rng = np.random.default_rng(11)
+    d, n = 4096, 400
+    X = sp_random(n, d, rng)
+    y = np.where(rng.normal(size=n) > 0, 1.0, -1.0)
+    shards = [(X[:200], y[:200]), (X[200:], y[200:])]
+    received = []
+    score = _delayed.ShardReader.score
+
+    def recording(self, update, scale, n_rows):
+        received.append((update[0], len(update[1])))
+        return score(self, update, scale, n_rows)
+
+    monkeypatch.setattr(_delayed.ShardReader, "score", recording)
+    with LocalCluster(n_workers=1, processes=False, dashboard_address=None) as cluster, Client(cluster) as client:
+        sparse = delayed_updates(PAClassifier(C=0.5, fit_intercept=True, n_features=d), shards, tau=15, client=client)
+        kinds = [kind for kind, _ in received]
+        assert kinds[:2] == ["dense", "dense"] and set(kinds[2:]) == {"sparse"}
+        # a step of 2 x 8 rows of about 8 features each moves at most 16 * 8 + 1 entries
+        assert max(size for kind, size in received if kind == "sparse") <= 16 * X.getnnz(axis=1).max() + 1
+        monkeypatch.setattr(_delayed._Snapshot, "__init__", dense_snapshot)
+        dense = delayed_updates(PAClassifier(C=0.5, fit_intercept=True, n_features=d), shards, tau=15, client=client)
+    np.testing.assert_array_equal(sparse.estimator.coef_, dense.estimator.coef_)
+    np.testing.assert_array_equal(sparse.estimator.intercept_, dense.estimator.intercept_)
+    assert sparse.n_mistakes == dense.n_mistakes
+
+
+def dense_snapshot(self, est, touched, dense_only):
+    """The snapshot of every step sent whole, as before deltas."""
+    from olearn._kernels._codes import S_SCALE
+
+    self.w, self.scale, self.delta = est._w.copy(), float(est._state[S_SCALE]), None
+
+
+def sp_random(n, d, rng):
+    import scipy.sparse as sp
+
+    return sp.random(n, d, density=8 / d, format="csr", random_state=rng, data_rvs=rng.standard_normal)
