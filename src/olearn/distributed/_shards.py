@@ -4,8 +4,9 @@ Data come as *parts* in a fixed order: files (one path, several, a glob or a
 directory; Parquet tables among them, :mod:`._tables`),
 ``(X, y)`` pairs in memory, the row blocks of a Dask array pair ``(X, y)``,
 the partitions of a Dask bag of ``(x, y)`` examples or of a Dask DataFrame. A shard is a run of
-consecutive parts (``n_shards`` groups them; by default each part is a shard),
-and it is read on a worker chunk by chunk: LIBSVM and VW files through
+consecutive parts (``n_shards`` groups them; by default each part is a shard;
+one LIBSVM or VW file is cut into ``n_shards`` byte ranges on line boundaries,
+:func:`split_file`), and it is read on a worker chunk by chunk: LIBSVM and VW files through
 :func:`olearn.data.iter_libsvm` / :func:`olearn.data.iter_vw`, so a shard
 never needs to fit in a worker's memory; a Dask partition is computed on the
 worker when its turn comes. Results depend on the shards, never on which
