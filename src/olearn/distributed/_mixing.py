@@ -55,6 +55,9 @@ def learn_shard(est, shard, values=(), holdout_every=None):
     held = np.zeros(2)
     row = 0
     for X, y, part, first in shard.with_values(values).located_chunks():
+        if holdout_every is not None and _learned_masked(est, X, y, held_out, totals, held, shard, part, first, row):
+            row += X.shape[0]
+            continue
         for lo, hi, is_held in held_out.segments(X.shape[0]):
             try:
                 _check_labels(est, y[lo:hi])
@@ -67,6 +70,24 @@ def learn_shard(est, shard, values=(), holdout_every=None):
                 raise type(err)(f"{shard.describe()}: {_located(str(err), part, first + lo, row + lo)}") from err
         row += X.shape[0]
     return est._get_state(), totals, held
+
+
+def _learned_masked(est, X, y, held_out, totals, held, shard, part, first, row):
+    """Learn a chunk in one compiled pass that holds out its held-out rows (:meth:`HeldOut.learn_masked`, as the
+    serial command line does), adding to ``totals`` and ``held``; False, nothing learned, for a learner without
+    such a pass (its chunk is then learned a run of rows at a time, with the same results)."""
+    examples, mistakes = held_out.examples, held_out.mistakes
+    try:
+        _check_labels(est, y)
+        masked = held_out.learn_masked(est, X, y, None)
+    except (ValueError, FloatingPointError) as err:
+        raise type(err)(f"{shard.describe()}: {_located(str(err), part, first, row)}") from err
+    if masked is None:
+        return False
+    res = masked[0]
+    totals += (res.n_mistakes, res.cumulative_loss, res.n_updates, res.n_rounds)
+    held += (held_out.examples - examples, held_out.mistakes - mistakes)
+    return True
 
 
 def _check_labels(est, y):
