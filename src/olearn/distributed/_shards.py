@@ -149,8 +149,6 @@ def why_not_splittable(part):
     """Why a file part cannot be cut into byte ranges (None if it can)."""
     from ..data._io import compression_of
 
-    if not isinstance(part, FilePart):
-        return "only a file can be cut into byte ranges"
     if part.resolved_format() not in SPLITTABLE_FORMATS:
         return f"{part.name()} is {part.resolved_format()}, and only LIBSVM and VW text is cut into byte ranges"
     if compression_of(part.path) is not None:
@@ -518,7 +516,8 @@ def make_shards(data, n_shards=None, chunk_size=DEFAULT_CHUNK_SIZE, fmt="auto", 
                          "other data carry their labels themselves")
     if n_shards is None:
         n_shards = len(parts)
-    if len(parts) == 1 and not isinstance(n_shards, bool) and isinstance(n_shards, (int, np.integer)) and n_shards > 1:
+    if (len(parts) == 1 and isinstance(parts[0], FilePart) and not isinstance(n_shards, bool)
+            and isinstance(n_shards, (int, np.integer)) and n_shards > 1):
         reason = why_not_splittable(parts[0])
         if reason is not None:
             raise ValueError(f"n_shards={n_shards} cuts one file into byte ranges, and {reason}: split it into "
