@@ -114,8 +114,8 @@ from ._vw_habits import oaa_labels, sign_labels, vw_algorithm
                    f"({', '.join(BOUNDED)}; loads FILE into memory).")
 @click.option("--quiet", is_flag=True, help="Print only the final summary. (-q is VW's: --quadratic.)")
 @click.option("--workers", type=click.IntRange(min=1), default=None, metavar="N",
-              help="Learn on a local Dask cluster of N worker processes, one shard per FILE "
-                   "(parameter mixing; --passes epochs). Needs olearn[distributed].")
+              help="Learn on a local Dask cluster of N worker processes, one shard per FILE (one LIBSVM or VW "
+                   "FILE: a byte range per worker) (parameter mixing; --passes epochs). Needs olearn[distributed].")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Learn on the Dask cluster at ADDRESS (tcp://host:port) instead of a local one.")
 @click.option("--delay", "tau", type=click.IntRange(min=0), default=None, metavar="TAU",
@@ -125,8 +125,10 @@ from ._vw_habits import oaa_labels, sign_labels, vw_algorithm
               show_default=True,
               help="Parameter mixing: average the shards' models uniformly, or weighted by their examples or "
                    "updates of the epoch; a shard without examples never counts.")
-@click.option("--classes", default="-1,1", show_default=True, metavar="A,B",
-              help="With --workers/--scheduler: the two class labels (every shard must encode them alike).")
+@click.option("--classes", default=None, metavar="A,B,...",
+              help="With --workers/--scheduler: the class labels, fixed before learning so that every shard encodes "
+                   "them alike: the two of a binary learner [default: -1,1, or those of -i MODEL], every class of a "
+                   "multiclass one (required unless -i MODEL knows them).")
 @click.option("--oaa", type=click.IntRange(min=2), default=None, metavar="K",
               help="VW's one-against-all: K classes labelled 1..K (another label is an error), learned by "
                    "pa1-multiclass unless --algo names another multiclass learner.")
@@ -230,10 +232,13 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
 
     With --workers N (a local Dask cluster) or --scheduler ADDRESS, every
     FILE (several files, a quoted glob such as 'shards/*.svm', a directory)
-    is a shard read in chunks by a worker; Parquet files are tables whose
+    is a shard read in chunks by a worker (one LIBSVM or VW FILE is cut into
+    a byte range per worker, on line boundaries); Parquet files are tables whose
     --label-column NAME holds the labels (text columns one-hot as name=value). By default the shards' models are mixed
     after each pass (iterative parameter mixing: perceptron, pa, pa1, pa2,
-    ogd, svm, arow, arow-full); --delay TAU learns in one pass with updates
+    ogd, svm, arow, arow-full, the multiclass learners with --classes
+    A,B,C, the cost-sensitive ones with --costs, the regressors); -i MODEL
+    continues a saved model; --delay TAU learns in one pass with updates
     computed on weights at most TAU rounds stale (perceptron, pa, pa1, pa2,
     ogd, svm). See docs/distributed.md.
 
@@ -286,20 +291,19 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
         raise click.UsageError("--save-on-interrupt applies with --save, to learning in chunks here (not --bound, "
                                "not on Dask)")
     if workers is not None or scheduler is not None:
-        for name, value in (("--scale", scale), ("-i", initial_model), ("-p", predictions), ("-c", use_cache or None),
-                            ("--keep-names", keep_names or None), ("--invert_hash", invert_hash),
-                            ("-q/--cubic/--interactions/--ignore/--keep/--ngram/--skips", namespaces),
-                            ("--binary", binary or None), ("--oaa", oaa),
-                            ("--link", link if link != "identity" else None)):
-            if value is not None:
-                raise click.UsageError(f"{name} applies to one file learned here, not to shards on Dask")
-        if delimiter is not None:
-            raise click.UsageError("--delimiter applies to one CSV file learned here, not to shards on Dask")
+        from ._dask_run import check_dask_options
+
+        check_dask_options(scale, predictions, test_only, use_cache, keep_names, invert_hash, namespaces, binary, link,
+                           delimiter)
+        holdout_every = _holdout_period(holdout_every, holdout_off, passes)
+        if holdout_every is not None and not task.counts_mistakes:
+            raise click.UsageError(f"--passes {passes} holds examples out to count their mistakes, and --algo {algo} "
+                                   f"({task.name}) makes none: add --holdout-off")
         return _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, zero_based, n_features,
                                 bits, chunk_size, save, bound, quiet, workers, scheduler, tau, weighting, classes, start,
-                                _holdout_period(holdout_every, holdout_off, passes), label_column)
+                                holdout_every, label_column, task, costs, model, initial_model)
     for name, value in (("--delay", tau), ("--mix", weighting if weighting != "uniform" else None),
-                        ("--classes", classes if classes != "-1,1" else None)):
+                        ("--classes", classes)):
         if value is not None:
             raise click.UsageError(f"{name} applies with --workers or --scheduler only")
     holdout_every = _holdout_period(holdout_every, holdout_off, passes)
@@ -550,9 +554,11 @@ def _declare_binary_classes(est, y, learned):
 
 def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, zero_based, n_features, bits, chunk_size,
                      save, bound, quiet, workers, scheduler, tau, weighting, classes, start, holdout_every,
-                     label_column=None):
+                     label_column, task, costs, model, initial_model):
     """``olearn run`` on Dask: parameter mixing (``--passes`` epochs), or delayed updates with ``--delay``.
 
+    Binary, multiclass, cost-sensitive (``--costs``, ``--oaa``) and regression learners, as the library mixes them;
+    ``-i MODEL`` continues a saved model (its shards read as its training data were).
     Parquet files (``.parquet``) are tables: ``--label-column NAME`` names the column of their labels.
 
     With ``--passes N > 1`` the rows K, 2K, ... of every shard (``--holdout-every K``, default 10) are held out, as
@@ -571,18 +577,23 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, z
         raise click.UsageError("--delay makes one pass; it cannot be combined with --passes")
     if delayed and weighting != "uniform":
         raise click.UsageError("--mix applies to parameter mixing, not to --delay")
-    labels = [parse_value(text.strip()) for text in classes.split(",")]
-    if len(labels) != 2 or labels[0] == labels[1]:
-        raise click.BadParameter(f"{classes!r}: expected two different labels A,B", param_hint="'--classes'")
+    from ._dask_run import ON_DASK_TASKS, LossOnlyTask, dask_classes, resumed_reading
+
+    labels = dask_classes(task, classes, costs, model, initial_model)
     if save is not None:
         check_writable(save, "--save")
-    est = make_estimator(algo, hyperparameters, fit_intercept, _model_n_features(fmt, n_features, bits, files))
+    if model is None:
+        est = make_estimator(algo, hyperparameters, fit_intercept, _model_n_features(fmt, n_features, bits, files),
+                             None if costs is None or task.name != "cost-sensitive" else costs.matrix)
+    else:
+        est = model
+        bits, zero_based = resumed_reading(model, initial_model, algo, files, fmt, zero_based, n_features, bits,
+                                           chunk_size, label_column, task)
     supported = distributed.DELAYED_LEARNERS if delayed else distributed.MIXING_LEARNERS
-    # the command line learns binary shards (--classes A,B); the library mixes other tasks too
-    if type(est).__name__ not in supported or task_of(algo) != "binary":
+    if type(est).__name__ not in supported or task.name not in ON_DASK_TASKS:
         mode = "--delay (delayed updates)" if delayed else "parameter mixing"
         takers = ", ".join(name for name in ALGORITHM_NAMES
-                           if ALGORITHMS[name][0] in supported and task_of(name) == "binary")
+                           if ALGORITHMS[name][0] in supported and task_of(name) in ON_DASK_TASKS)
         raise click.UsageError(f"{mode} supports --algo {takers}; not {algo}")
     from ..distributed._models import check_supported
 
@@ -600,6 +611,9 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, z
             n_workers = len(client.scheduler_info()["workers"])
             if not quiet:
                 echo_stderr(f"Dask dashboard: {client.dashboard_link}")
+            # delayed updates score at most tau + 1 shards at once
+            options["n_shards"] = _byte_range_shards(list(files), options, n_workers if tau is None else
+                                                     min(n_workers, tau + 1), quiet)
             if delayed:
                 result = distributed.delayed_updates(est, list(files), tau=tau, client=client, **options)
             else:
@@ -617,17 +631,13 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, z
     held_outs = [] if holdout_every is None else [_held_out(holdout_every, *counts)
                                                   for counts in result.held_out.sum(axis=1)]
     if not quiet and not delayed:
-        click.echo(f"{'epoch':>6} {'examples':>12} {'mistakes':>12} {'mistake rate':>13} {'average loss':>13}")
-        for epoch, totals in enumerate(result.totals.sum(axis=1), start=1):
-            mistakes, loss, _, rounds = totals
-            click.echo(f"{epoch:>6d} {int(rounds):>12d} {int(mistakes):>12d} {mistakes / max(rounds, 1):>13.6f} "
-                       f"{loss / max(rounds, 1):>13.6f}")
+        _echo_epochs(result, task.counts_mistakes)
         for epoch, held_out in enumerate(held_outs, start=1):
             click.echo(held_out.line(epoch))
         click.echo("")
     if result.n_rounds == 0:
         raise ValueError(f"{', '.join(files)}: hold no examples")
-    table = ProgressiveTable(None)
+    table = ProgressiveTable(None, None if task.counts_mistakes else LossOnlyTask())
     table.add(result)
     mode = (f"delayed updates, staleness <= {tau} ({result.rows_per_step} rows per shard per step)" if delayed
             else f"parameter mixing ({weighting})")
@@ -641,6 +651,16 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, z
     if save is not None:
         save_model(result.estimator, save, _shards_input_info(files, fmt, bits, base, options["label_column"]))
         click.echo(f"{'model':<14}{save}")
+
+
+def _echo_epochs(result, counts_mistakes):
+    """Each epoch's examples, mistakes (if the learner makes some), mistake rate and average loss."""
+    mistakes_header = f" {'mistakes':>12} {'mistake rate':>13}" if counts_mistakes else ""
+    click.echo(f"{'epoch':>6} {'examples':>12}{mistakes_header} {'average loss':>13}")
+    for epoch, totals in enumerate(result.totals.sum(axis=1), start=1):
+        mistakes, loss, _, rounds = totals
+        counted = f" {int(mistakes):>12d} {mistakes / max(rounds, 1):>13.6f}" if counts_mistakes else ""
+        click.echo(f"{epoch:>6d} {int(rounds):>12d}{counted} {loss / max(rounds, 1):>13.6f}")
 
 
 def _column(text):
@@ -693,6 +713,27 @@ def _index_base(distributed, files, options, zero_based):
     if libsvm:
         base.settle(libsvm)
     return base
+
+
+def _byte_range_shards(files, options, n_workers, quiet):
+    """One file on N > 1 workers: N shards, byte ranges of the file cut on line boundaries (None: a shard per file).
+
+    A file that cannot be cut (compressed, CSV, a cache, Parquet) is one shard, with a note saying why, on stderr.
+    """
+    from ..distributed._shards import FilePart, expanded_paths, why_not_splittable
+    from ..distributed._tables import is_parquet
+
+    paths = expanded_paths(files)
+    if len(paths) != 1 or n_workers < 2:
+        return None
+    reason = ("a Parquet file is read as a table, by record batches" if is_parquet(paths[0], options["fmt"]) else
+              why_not_splittable(FilePart(paths[0], options["fmt"])))
+    if reason is None:
+        return n_workers
+    if not quiet:
+        echo_stderr(f"one shard on {n_workers} workers: {reason}; split it into files (e.g. split -n l/{n_workers} "
+                    "FILE part-) to learn in parallel")
+    return None
 
 
 def _shards_input_info(files, fmt, bits, base, label_column):

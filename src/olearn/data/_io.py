@@ -163,9 +163,53 @@ def once_input(name):
     return _ONCE_INPUTS.get(os.fspath(name))
 
 
+class ByteRange(str):
+    """The bytes ``[start, stop)`` of the file at a path, read by this package's readers as a file of their own.
+
+    The string is the file's path (what ``os.stat``, format and compression
+    detection see); only the reading of its bytes (:func:`open_raw`) is
+    limited to the range, so a range cut on line boundaries reads as the
+    lines it holds. Line numbers in the readers' errors count from ``start``.
+    """
+
+    def __new__(cls, path, start, stop):
+        text = super().__new__(cls, os.fspath(path))
+        text.start, text.stop = int(start), int(stop)
+        return text
+
+    def __reduce__(self):
+        return ByteRange, (str(self), self.start, self.stop)
+
+    def open(self):
+        f = open(str(self), "rb")
+        f.seek(self.start)
+        return _Bounded(f, self.stop - self.start)
+
+
+class _Bounded:
+    """A binary file's reader that ends after ``n`` bytes."""
+
+    def __init__(self, file, n):
+        self._file, self._left = file, n
+
+    def read(self, n=-1):
+        n = self._left if n is None or n < 0 else min(n, self._left)
+        data = self._file.read(n)
+        self._left -= len(data)
+        return data
+
+    def close(self):
+        self._file.close()
+
+
 @contextlib.contextmanager
 def open_raw(path):
-    """``path``'s bytes as stored (not decompressed): a registered :class:`OnceInput`'s reader, or the file."""
+    """``path``'s bytes as stored (not decompressed): a registered :class:`OnceInput`'s reader, a
+    :class:`ByteRange`'s, or the file."""
+    if isinstance(path, ByteRange):
+        with contextlib.closing(path.open()) as f:
+            yield f
+        return
     once = once_input(path)
     f = open(path, "rb") if once is None else once.open()
     try:

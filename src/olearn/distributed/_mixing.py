@@ -57,6 +57,10 @@ def learn_shard(est, shard, values=(), holdout_every=None):
     row = 0
     names = _names(est)
     for X, y, weight, part, first in shard.with_values(values).weighted_chunks():
+        if (holdout_every is not None and y is not None and not is_sequences(X)
+                and _learned_masked(est, X, y, weight, held_out, totals, held, shard, part, first, row)):
+            row += rows_of(X)
+            continue
         for lo, hi, is_held in held_out.segments(rows_of(X)):
             labels = None if y is None else y[lo:hi]  # a uniclass stream has none
             try:
@@ -124,6 +128,24 @@ def _check_no_new_names(est, shard, names):
         raise ValueError(f"{shard.describe()}: its rows name their features, and each shard would give a name "
                          f"a column of its own vocabulary; hash the names, {type(est).__name__}(n_bits=18), "
                          "so that every shard gives a name the same column")
+
+
+def _learned_masked(est, X, y, weight, held_out, totals, held, shard, part, first, row):
+    """Learn a chunk in one compiled pass that holds out its held-out rows (:meth:`HeldOut.learn_masked`, as the
+    serial command line does), adding to ``totals`` and ``held``; False, nothing learned, for a learner without
+    such a pass (its chunk is then learned a run of rows at a time, with the same results)."""
+    examples, mistakes = held_out.examples, held_out.mistakes
+    try:
+        _check_labels(est, y)
+        masked = held_out.learn_masked(est, X, y, weight)
+    except (ValueError, FloatingPointError) as err:
+        raise type(err)(f"{shard.describe()}: {_located(str(err), part, first, row)}") from err
+    if masked is None:
+        return False
+    res = masked[0]
+    totals += (res.n_mistakes, res.cumulative_loss, res.n_updates, res.n_rounds)
+    held += (held_out.examples - examples, held_out.mistakes - mistakes)
+    return True
 
 
 def _check_labels(est, y):

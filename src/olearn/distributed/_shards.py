@@ -4,8 +4,9 @@ Data come as *parts* in a fixed order: files (one path, several, a glob or a
 directory; Parquet tables among them, :mod:`._tables`),
 ``(X, y)`` pairs in memory, the row blocks of a Dask array pair ``(X, y)``,
 the partitions of a Dask bag of ``(x, y)`` examples or of a Dask DataFrame. A shard is a run of
-consecutive parts (``n_shards`` groups them; by default each part is a shard),
-and it is read on a worker chunk by chunk: LIBSVM and VW files through
+consecutive parts (``n_shards`` groups them; by default each part is a shard;
+one LIBSVM or VW file is cut into ``n_shards`` byte ranges on line boundaries,
+:func:`split_file`), and it is read on a worker chunk by chunk: LIBSVM and VW files through
 :func:`olearn.data.iter_libsvm` / :func:`olearn.data.iter_vw`, so a shard
 never needs to fit in a worker's memory; a Dask partition is computed on the
 worker when its turn comes. Results depend on the shards, never on which
@@ -19,6 +20,7 @@ after it reads the file, refusing a changed file with a DistributedError that
 names it.
 """
 
+import dataclasses
 import glob
 import itertools
 import os
@@ -28,6 +30,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_row
+from ..data._io import ByteRange
+from ..exceptions import DataFormatError
 from ._cluster import DistributedError
 
 DEFAULT_CHUNK_SIZE = 10_000
@@ -43,15 +47,28 @@ class FilePart:
     bits: int = 18
     zero_based: object = "auto"
     stamp: tuple = None  # (size, modification time in ns) of the file when the shards were made
+    byte_range: tuple = None  # (start, stop): only these bytes of the file, cut on line boundaries (split_file)
 
     def resolved_format(self):
         from .. import data
 
         return data.detect_format(self.path) if self.format == "auto" else self.format
 
+    def name(self):
+        """The file's name, with its byte range if it is one: ``big.svm[bytes 0-52,428,800]``."""
+        name = os.path.basename(self.path)
+        return name if self.byte_range is None else f"{name}[bytes {self.byte_range[0]:,}-{self.byte_range[1]:,}]"
+
     def chunks(self, chunk_size):
         self._check_unchanged()
-        yield from self._read(chunk_size)
+        try:
+            yield from self._read(chunk_size)
+        except DataFormatError as err:
+            if self.byte_range is None or err.line is None:
+                raise
+            # the readers count the lines of the range; the file's own line number is the one to fix
+            raise DataFormatError(err.message, self.path, err.line + _lines_before(self.path, self.byte_range[0]),
+                                  err.column) from None
         self._check_unchanged()
 
     def _check_unchanged(self):
@@ -69,11 +86,12 @@ class FilePart:
         from .. import data
 
         fmt = self.resolved_format()
+        path = self.path if self.byte_range is None else ByteRange(self.path, *self.byte_range)
         if fmt == "libsvm":
-            yield from data.iter_libsvm(self.path, chunk_size=chunk_size, n_features=self.n_features,
+            yield from data.iter_libsvm(path, chunk_size=chunk_size, n_features=self.n_features,
                                         zero_based=self.zero_based)
         elif fmt == "vw":
-            yield from data.iter_vw(self.path, chunk_size=chunk_size, n_bits=self.bits, require_labels=True)
+            yield from data.iter_vw(path, chunk_size=chunk_size, n_bits=self.bits, require_labels=True)
         elif fmt == "conll":
             yield from data.iter_conll(self.path, chunk_size=chunk_size, n_bits=self.bits)
         elif fmt in ("csv", "cache"):
@@ -82,6 +100,59 @@ class FilePart:
         else:
             raise ValueError(f"{self.path}: fmt must be 'auto', 'libsvm', 'vw', 'conll', 'csv', 'cache' or 'parquet'; "
                              f"got {fmt!r}")
+
+
+def _lines_before(path, offset):
+    """The number of lines of the file at ``path`` before byte ``offset`` (a line boundary), as its readers count them."""
+    from ..data._io import _blocks
+
+    return sum(block.count(b"\n") for block in _blocks(ByteRange(path, 0, offset), 1 << 20))
+
+
+SPLITTABLE_FORMATS = ("libsvm", "vw")
+
+
+def split_file(part, n):
+    """``part`` (a whole, uncompressed LIBSVM or VW file) as up to ``n`` parts of about equal bytes, cut on line
+    boundaries: part i starts at the first line that starts at or after byte ``i * size / n`` (fewer parts when lines
+    are longer than the share of a part).
+
+    Only the ``n - 1`` cuts are read here (the bytes from each share's start to the next line break), never the file.
+    """
+    size = part.stamp[0]
+    cuts = [0]
+    with open(part.path, "rb") as f:
+        for i in range(1, n):
+            cut = _line_start(f, max(i * size // n, cuts[-1]), size)
+            if cuts[-1] < cut < size:
+                cuts.append(cut)
+    cuts.append(size)
+    return [dataclasses.replace(part, byte_range=(lo, hi)) for lo, hi in itertools.pairwise(cuts)]
+
+
+def _line_start(f, at, size):
+    """The first byte at or after ``at`` that starts a line of the file ``f`` (``size`` if none does)."""
+    if at == 0:
+        return 0
+    pos = at - 1  # a byte just after a line break starts a line
+    f.seek(pos)
+    while block := f.read(1 << 16):
+        found = block.find(b"\n")
+        if found >= 0:
+            return pos + found + 1
+        pos += len(block)
+    return size
+
+
+def why_not_splittable(part):
+    """Why a file part cannot be cut into byte ranges (None if it can)."""
+    from ..data._io import compression_of
+
+    if part.resolved_format() not in SPLITTABLE_FORMATS:
+        return f"{part.name()} is {part.resolved_format()}, and only LIBSVM and VW text is cut into byte ranges"
+    if compression_of(part.path) is not None:
+        return f"{part.name()} is compressed ({compression_of(part.path)}), and a compressed stream cannot be cut"
+    return None
 
 
 def file_stamp(path):
@@ -212,7 +283,7 @@ class Shard:
     def where(part, row_in_part, shard_row):
         """A row as its source numbers it: ``example 13 of a.svm`` (1-based) in a file, else ``row 12`` of the shard."""
         if isinstance(part, FilePart):
-            return f"example {row_in_part + 1} of {os.path.basename(part.path)}"
+            return f"example {row_in_part + 1} of {part.name()}"
         return f"row {shard_row}"
 
     def graphs(self):
@@ -237,7 +308,7 @@ class Shard:
         return Shard(self.number, tuple(parts), self.chunk_size)
 
     def describe(self):
-        names = [os.path.basename(p.path) if isinstance(p, FilePart)
+        names = [p.name() if isinstance(p, FilePart)
                  else (p.source if isinstance(p, ComputedPart) else type(p)).__name__ for p in self.parts]
         shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
         return f"shard {self.number} ({shown})"
@@ -437,7 +508,10 @@ def make_shards(data, n_shards=None, chunk_size=DEFAULT_CHUNK_SIZE, fmt="auto", 
         ``.parquet`` / ``.pq`` files are Parquet tables.
     n_shards : int, optional
         Group the parts into this many shards of consecutive parts (as equal
-        in number of parts as possible); default: one shard per part.
+        in number of parts as possible); default: one shard per part. One
+        uncompressed LIBSVM or VW file is cut into this many byte ranges of
+        about equal size on line boundaries (fewer if it has fewer lines),
+        each a shard read on its own.
     chunk_size : int
         Rows per chunk read on a worker.
     fmt, n_features, bits
@@ -485,6 +559,14 @@ def make_shards(data, n_shards=None, chunk_size=DEFAULT_CHUNK_SIZE, fmt="auto", 
         raise ValueError(f"label_column={label_column!r} applies to tables (Parquet files, Dask DataFrames); the "
                          "other data carry their labels themselves")
     if n_shards is None:
+        n_shards = len(parts)
+    if (len(parts) == 1 and isinstance(parts[0], FilePart) and not isinstance(n_shards, bool)
+            and isinstance(n_shards, (int, np.integer)) and n_shards > 1):
+        reason = why_not_splittable(parts[0])
+        if reason is not None:
+            raise ValueError(f"n_shards={n_shards} cuts one file into byte ranges, and {reason}: split it into "
+                             "files (e.g. split -n l/8 big.svm part-) or give n_shards=None")
+        parts = split_file(parts[0], int(n_shards))
         n_shards = len(parts)
     if isinstance(n_shards, bool) or not isinstance(n_shards, (int, np.integer)) or not 1 <= n_shards <= len(parts):
         raise ValueError(f"n_shards must be an integer from 1 to the number of parts ({len(parts)}); got {n_shards!r}")

@@ -24,6 +24,7 @@ worker's memory, and checked for changes as every file part is.
 """
 
 import copy
+import dataclasses
 import os
 from dataclasses import dataclass
 
@@ -146,8 +147,7 @@ class ParquetPart(FilePart):
         return dask.delayed(_file_names, pure=False)(self)
 
     def bound(self, features):
-        return ParquetPart(self.path, self.format, self.n_features, self.bits, self.zero_based, self.stamp,
-                           self.label, features)
+        return dataclasses.replace(self, features=features)
 
 
 def _file_names(part):

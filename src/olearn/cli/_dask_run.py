@@ -1,0 +1,116 @@
+"""``olearn run --workers/--scheduler``: what the command line on Dask takes from the serial one, and what it cannot.
+
+The tasks whose learners the library mixes (binary, multiclass, cost-sensitive,
+regression; :mod:`olearn.distributed._models`) run on Dask with the labels
+fixed before learning; ``-i MODEL`` continues a saved model, its shards read
+as its training data were. What needs the examples in one stream is refused,
+each with its reason in one line.
+"""
+
+import click
+import numpy as np
+
+from .._labels import plain_label
+from ._learners import parse_value
+from ._tasks import Task
+
+ON_DASK_TASKS = ("binary", "multiclass", "cost-sensitive", "regression")
+
+# why each serial option has no meaning for shards learned at once on the workers
+_NOT_ON_DASK = {
+    "-p": "-p writes each example's prediction in file order, before it is learned, and on Dask the shards are "
+          "learned at once, each by a model of its own: --save the model and write its predictions with "
+          "'olearn predict MODEL FILE'",
+    "-t": "-t tests a model without learning: 'olearn predict MODEL FILE' does it (on one machine)",
+    "-c": "-c keeps one FILE's cache on this machine, and on Dask the workers read the shards: give olearn cache "
+          "files (FILE.olc, written by a run with -c) as the shards, or the text files",
+    "--scale": "--scale scales each example by the statistics of the examples before it in one stream, and the "
+               "shards are learned at once",
+    "--keep-names": "--keep-names keeps the names of one VW file read here",
+    "--invert_hash": "--invert_hash writes the names of one VW file read here",
+    "-q/--cubic/--interactions/--ignore/--keep/--ngram/--skips": "the namespace options apply to one VW file read "
+                                                                 "here, not to shards on Dask",
+    "--binary": "--binary relabels one file read here; give shards with the labels -1 and 1 (or --classes A,B)",
+    "--link": "--link logistic learns a calibration of one stream's scores, and shards' calibrations do not mix",
+    "--delimiter": "--delimiter applies to one CSV file read here; a CSV shard is read with commas",
+}
+
+
+def check_dask_options(scale, predictions, test_only, use_cache, keep_names, invert_hash, namespaces, binary, link,
+                       delimiter):
+    """Refuse, in one line with its reason, a serial option that does not apply to shards learned on Dask."""
+    given = {"-p": predictions, "-t": test_only or None, "-c": use_cache or None, "--scale": scale,
+             "--keep-names": keep_names or None, "--invert_hash": invert_hash,
+             "-q/--cubic/--interactions/--ignore/--keep/--ngram/--skips": namespaces, "--binary": binary or None,
+             "--link": link if link != "identity" else None, "--delimiter": delimiter}
+    for name, value in given.items():
+        if value is not None:
+            raise click.UsageError(f"{name} does not apply on Dask: {_NOT_ON_DASK[name]}")
+
+
+def dask_classes(task, classes, costs, model, model_path):
+    """The labels every shard must encode alike (None: those of ``model``, or a regressor's none).
+
+    ``classes`` is the text of ``--classes`` (None if not given); ``costs`` the
+    labels of ``--costs`` or ``--oaa`` (None without).
+    """
+    if task.name == "regression":
+        if classes is not None:
+            raise click.UsageError("--classes does not apply to a regressor: it has no classes")
+        return None
+    if costs is not None:
+        if classes is not None:
+            raise click.UsageError(f"--classes does not apply with {costs.origin}, which give the labels")
+        return list(costs.labels)
+    if classes is None:
+        if model is not None:
+            return None
+        if task.name == "multiclass":
+            raise click.UsageError("a multiclass learner on Dask fixes every class before learning (each class's "
+                                   "weights must hold the same place in every shard): give them with --classes A,B,C")
+        return [-1, 1]
+    labels = [parse_value(text.strip()) for text in classes.split(",")]
+    binary = task.name == "binary"
+    if len(set(labels)) != len(labels) or len(labels) < 2 or (binary and len(labels) != 2):
+        expected = "two different labels A,B" if binary else "two or more different labels A,B,C"
+        raise click.BadParameter(f"{classes!r}: expected {expected}", param_hint="'--classes'")
+    known = getattr(model, "classes_", None)
+    if known is not None and len(known) and not np.array_equal(np.unique(np.asarray(labels)), known):
+        raise click.UsageError(f"--classes {classes} contradicts -i {model_path}, which learned the classes "
+                               f"{','.join(str(plain_label(c)) for c in known)}: drop --classes")
+    return labels
+
+
+def resumed_reading(model, model_path, algo, files, fmt, zero_based, n_features, bits, chunk_size, label_column,
+                    task):
+    """``(bits, zero_based)`` to read the shards of ``-i MODEL`` with: as its training data were read, the first
+    shard's layout checked against them (another format or hashing would give the weights other features)."""
+    from .._persistence import read_input_info
+    from ..distributed._shards import expanded_paths
+    from ..distributed._tables import is_parquet
+    from ._learners import max_classes
+    from ._resume import resumed_source
+    from ._scaling import learner_of
+
+    if learner_of(model) is not model:
+        raise click.UsageError(f"-i {model_path} scales its features (--scale), and on Dask {_NOT_ON_DASK['--scale']}")
+    first = expanded_paths(list(files))[0]
+    trained = read_input_info(model_path)
+    if is_parquet(first, fmt):
+        if trained.get("format", "parquet") != "parquet":
+            raise click.UsageError(f"-i {model_path} learned from {trained['format']} files, and {first} is a Parquet "
+                                   "table, whose named columns are other features")
+        return bits, zero_based
+    source = resumed_source(model, model_path, first, fmt, zero_based, n_features, bits, chunk_size, label_column,
+                            None, max_classes(algo), task)
+    return (source.bits if source.format == "vw" else bits), source.base.zero_based
+
+
+class LossOnlyTask(Task):
+    """The summary of a regression on Dask: the shards send back their loss, not the predictions MAE and RMSE need."""
+
+    name = "regression"
+    counts_mistakes = False
+
+    def summary(self, examples, mistakes, loss, extras):
+        return [("average loss", loss / examples if examples else 0.0)]
