@@ -117,12 +117,8 @@ class NAROW(PlattCalibrated, SecondOrderClassifier):
         ``2**b``; a fixed ``n_features`` must be ``2**b``). Integer keys are
         column indices either way.
     calibration : None or "platt", default=None
-        ``"platt"`` learns class probabilities online (``predict_proba``,
-        ``predict_log_proba``, ``predict_proba_one``): Platt's map
-        sigma(a f(x) + b) of the score, fitted by an online Newton step on
-        the score of each example before the learner takes it, and saved with
-        the model (:mod:`olearn._calibration`, docs/probabilities.md; beyond
-        the source texts). Not with ``average``. None: scores only.
+        As in :class:`~olearn.PAClassifier`: class probabilities learned online
+        from the scores (beyond the source texts); not with ``average``.
 
     Examples
     --------
