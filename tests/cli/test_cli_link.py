@@ -70,7 +70,7 @@ def test_every_margin_learner_writes_its_calibrated_probabilities(train, tmp_pat
     (["-a", "ogd"], "needs --loss logistic"),
     (["-a", "pa1", "--raw", "-p", "-"], "give one of them"),
     (["-a", "pa1-regression"], "probabilities of two classes"),
-    (["-a", "pa1", "--workers", "2"], "--link applies to one file learned here"),
+    (["-a", "pa1", "--workers", "2"], "--link does not apply on Dask"),
 ])
 def test_refused_where_it_does_not_apply(train, args, message):
     result = _invoke("run", "--link", "logistic", *args, train[0])

@@ -391,7 +391,7 @@ def test_a_label_the_costs_do_not_list_is_an_error_naming_its_line(data, tmp_pat
     (("-a", "pa1-multilabel", "-c"), "-c caches a file's labels as numbers"),
     (("-a", "pa1-regression", "--set", "update=max-loss"),
      "(it applies to: dual, perceptron-multiclass, pa-cost-sensitive, pa1-cost-sensitive, pa2-cost-sensitive, pa-sequence, pa1-sequence, pa2-sequence)"),
-    (("-a", "pa-regression", "--workers", "2"), "parameter mixing supports --algo"),
+    (("-a", "fig1-arow", "--workers", "2"), "parameter mixing supports --algo"),
 ])
 def test_options_that_do_not_apply_are_usage_errors(data, args, message):
     args = [str(data["cost-sensitive"][3][1]) if a == "COSTS" else a for a in args]

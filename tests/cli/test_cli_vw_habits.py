@@ -80,7 +80,7 @@ def test_loss_function_picks_ogd_with_that_loss(tmp_path, data):
     (("--binary", "-a", "mira"), "--binary asks for a binary learner, and --algo mira learns multiclass"),
     (("--binary", "--oaa", "3"), "give one of them"),
     (("--oaa", "3", "--costs", "{data}"), "--costs does not apply to --algo pa1-multiclass"),
-    (("--binary", "--workers", "2"), "--binary applies to one file learned here, not to shards on Dask"),
+    (("--binary", "--workers", "2"), "--binary does not apply on Dask"),
 ])
 def test_contradicting_vw_flags_are_usage_errors(data, args, named):
     result = invoke("run", *[a.format(data=data["b01"]) for a in args], data["b01"])

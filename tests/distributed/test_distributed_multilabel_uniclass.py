@@ -21,17 +21,6 @@ from olearn.uniclass import PAUniclass
 TIMEOUT = 300  # a hang guard only
 
 
-@pytest.fixture(scope="module")
-def client():
-    from distributed import Client, LocalCluster
-
-    cluster = LocalCluster(n_workers=2, processes=False, threads_per_worker=1, dashboard_address=":0")
-    client = Client(cluster)
-    yield client
-    client.close()
-    cluster.close()
-
-
 def multilabel(n, d, labels, seed):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, d))

@@ -19,17 +19,6 @@ from olearn.quasi_additive import PNorm, Winnow
 TIMEOUT = 300  # a hang guard only
 
 
-@pytest.fixture(scope="module")
-def client():
-    from distributed import Client, LocalCluster
-
-    cluster = LocalCluster(n_workers=2, processes=False, threads_per_worker=1, dashboard_address=":0")
-    client = Client(cluster)
-    yield client
-    client.close()
-    cluster.close()
-
-
 def stream(n, seed):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, 5))

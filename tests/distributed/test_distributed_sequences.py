@@ -19,17 +19,6 @@ from olearn.sequence import PASequence
 TIMEOUT = 300  # a hang guard only
 
 
-@pytest.fixture(scope="module")
-def client():
-    from distributed import Client, LocalCluster
-
-    cluster = LocalCluster(n_workers=2, processes=False, threads_per_worker=1, dashboard_address=":0")
-    client = Client(cluster)
-    yield client
-    client.close()
-    cluster.close()
-
-
 def sequences(n, d, tags, seed):
     """n noisy one-hot sequences of 1..5 positions whose tag is the feature that is on."""
     rng = np.random.default_rng(seed)

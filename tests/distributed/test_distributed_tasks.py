@@ -21,18 +21,6 @@ from olearn.second_order import CW, NAROW
 TIMEOUT = 300  # a hang guard only
 
 
-@pytest.fixture(scope="module")
-def client():
-    from distributed import Client, LocalCluster
-
-    # threads: the scattered model is the caller's object unless the run sends a copy (it holds the caller's lock)
-    cluster = LocalCluster(n_workers=2, processes=False, threads_per_worker=1, dashboard_address=":0")
-    client = Client(cluster)
-    yield client
-    client.close()
-    cluster.close()
-
-
 def data(n, d, k, seed):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, d))

@@ -100,7 +100,7 @@ def rows(X, model, source):
     # the columns of the header's names in the vocabulary: the numeric cells (the categories are name=value)
     columns = {name: column for column, name in enumerate(layout["features"])}
     numeric = sorted(columns[name] for name in layout["header"] if name in columns)
-    X = sp.csr_matrix(X)
+    X = X.tocsr() if hasattr(X, "tocsr") else sp.csr_matrix(X)  # a cache's rows are CSRRows
     n_rows = X.shape[0]
     categories = X.tocoo()
     keep = ~np.isin(categories.col, numeric)
