@@ -115,6 +115,28 @@ def _label(value):
     return int(value) if value == math.floor(value) and abs(value) < 2**53 else float(value)
 
 
+# how long a closing connection's late lines are read and dropped (see _close_after_answers)
+_CLOSE_GRACE = 2.0
+
+
+async def _close_after_answers(reader, stream):
+    """Close a connection so that the client reads every line written to it.
+
+    Our side ends first (the client reads the lines, then the end); then what
+    the client still sends is read and dropped until it closes too, for at most
+    ``_CLOSE_GRACE`` seconds. Closing with its lines unread would make the
+    system answer them with a reset, which can discard the last lines before
+    the client reads them (a refused connection's one error line).
+    """
+    try:
+        if stream.can_write_eof():
+            stream.write_eof()
+        await asyncio.wait_for(reader.read(), _CLOSE_GRACE)
+    except (ConnectionError, OSError, asyncio.TimeoutError):
+        pass  # the client went, or keeps the connection open: it is closed below either way
+    stream.close()
+
+
 class VWDaemon:
     """Answers VW connections for a service: ``model`` (a ServedModel) learned through ``writer``, with the
     service's ``access`` (:class:`~olearn.serve._auth.Access`), request ``limits``, largest line ``max_line_bytes``
@@ -151,7 +173,7 @@ class VWDaemon:
         except (ConnectionError, asyncio.IncompleteReadError):
             pass  # the client went: nothing to answer
         finally:
-            stream.close()
+            await _close_after_answers(reader, stream)
 
     async def _read(self, reader, stream, pending, lines_seen, idle_since):
         """The next bytes of the connection (b"" at its end), or None once a timeout closed it, told why: the
