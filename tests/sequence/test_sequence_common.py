@@ -34,7 +34,14 @@ SETTINGS = [
     {"cost": _cost},
     {"n_features": 9},
 ]
-IDS = [",".join(f"{k}={v}" for k, v in params.items()) or "default" for params in SETTINGS]
+
+
+def _label(value):
+    """A test-id label that is the same in every process (a function's repr holds its address)."""
+    return getattr(value, "__name__", None) or str(value)
+
+
+IDS = [",".join(f"{k}={_label(v)}" for k, v in params.items()) or "default" for params in SETTINGS]
 
 
 @pytest.fixture(params=SETTINGS, ids=IDS)

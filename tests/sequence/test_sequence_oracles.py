@@ -45,7 +45,14 @@ SETTINGS = [
     ({"variant": "pa2", "C": 1.0, "update": "max-loss", "cost": HammingCost(_normalized_hamming), **BARE},
      lambda a, b: np.mean(a != b)),
 ]
-IDS = ["-".join(f"{k}={v}" for k, v in params.items()) for params, _ in SETTINGS]
+
+
+def _label(value):
+    """A test-id label that is the same in every process (a function's repr holds its address)."""
+    return getattr(value, "__name__", None) or str(value)
+
+
+IDS = ["-".join(f"{k}={_label(v)}" for k, v in params.items()) for params, _ in SETTINGS]
 
 
 def _formats(X):

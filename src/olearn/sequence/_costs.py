@@ -60,7 +60,9 @@ class HammingCost:
         return hash((self.function, self.name))
 
     def __repr__(self):
-        return f"HammingCost({self.name!r})" if self.name is not None else f"HammingCost({self.function!r})"
+        if self.name is not None:
+            return f"HammingCost({self.name!r})"
+        return f"HammingCost({getattr(self.function, '__qualname__', repr(self.function))})"
 
 
 def _hamming(h, length):
