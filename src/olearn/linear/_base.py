@@ -23,7 +23,7 @@ import copy
 import numpy as np
 
 from .. import _calibration
-from .._averaging import average_start
+from .._averaging import average_start, averages_entries
 from .._estimator import ClassifierEstimator, locked, only_when
 from .._held_out import held_out_chunk
 from ..exceptions import PartialUpdateError
@@ -107,7 +107,9 @@ class LinearLearner(OnlineLearner):
     ``predict_learn_one`` use the current ones, as the online learner's own.
     Averaged scores average each weight a row reads as they read it
     (:func:`~olearn._kernels._binary_linear.averaged_scores`): those of
-    ``X @ coef_ + intercept_``, bit for bit, for O(nnz) work.
+    ``X @ coef_ + intercept_``, bit for bit, for O(nnz) work; a batch of more
+    entries than a quarter of the weights averages them all once for the call
+    (:func:`~olearn._averaging.averages_entries`), with the same bits.
     """
 
     _learned = ("_w", "_state", "_avg", "_avg_state", "n_features_in_")
@@ -236,9 +238,14 @@ class LinearLearner(OnlineLearner):
         if not self._averaging() or self._state[_codes.S_T] < self._avg_state[A_START]:
             _compiled.binary_linear_scores(arrays.indptr, arrays.indices, arrays.data, self._w, self._state, params,
                                            out)
-        else:
+        elif averages_entries(arrays.indices.size, self._w.size):
             K.averaged_scores(arrays.indptr, arrays.indices, arrays.data, self._w, self._state, self._avg,
                               self._avg_state, params, out)
+        else:
+            # entries past a quarter of the weights: the average computed whole for this call (as coef_ computes
+            # it), kept nowhere; the same bits
+            K.materialised_scores(arrays.indptr, arrays.indices, arrays.data, self._weights_used(),
+                                  params[_codes.P_BIAS], out)
         return out
 
     def _score_one(self, x):
