@@ -1,19 +1,20 @@
 """Averaged against plain prediction, family by family, on a hashed-width model (issue #34).
 
-For every averaged family but the sequence tagger (binary linear, regression,
-multiclass, multilabel, second-order, quasi-additive, dual ascent) two learners
-of the same class, ``average=False`` and ``average=True``, learn the same
-sparse stream over ``2**bits`` columns (30 non-zeros a row); then the same
-predictions are timed on both, interleaved round by round so that load from
-other processes hits both alike (best of N, wall time):
+For every averaged family (binary linear, regression, multiclass,
+cost-sensitive, multilabel, second-order, quasi-additive, dual ascent and the
+sequence tagger) two learners of the same class, ``average=False`` and
+``average=True``, learn the same sparse stream over ``2**bits`` columns (30
+non-zeros a row; the tagger reads it as sentences of 10 rows); then the same
+predictions are timed on both, call by call, the two learners alternating so
+that load from other processes hits both alike (best of N calls, wall time):
 
-* ``predict_one``: one sparse row;
-* ``predict 100``: ``predict`` on 100 rows;
-* ``predict 20k``: ``predict`` on 20,000 rows (more non-zeros than columns at
-  the default width: the averaged weights are then computed whole);
-* ``predict 100 kept``: ``predict`` on the 100 rows again, after the large
-  batch: a learner that keeps its whole average between predictions until
-  it learns again reads it here, as in a long run of predictions.
+* ``predict_one, learned``: one row (a sentence for the tagger), each call
+  right after both learners learned one more row (untimed): the first
+  prediction after learning, as in a stream that alternates the two;
+* ``predict_one``: the same call again and again, nothing learned between;
+* ``predict 100, learned`` and ``predict 100``: ``predict`` on 100 rows (10
+  sentences), after learning and again and again;
+* ``predict 20k``: ``predict`` on 20,000 rows (2,000 sentences).
 
 The ratio averaged / plain is the number issue #34 asks to keep within 1.5x.
 Run it against another tree to compare before/after a change::
@@ -31,12 +32,14 @@ import scipy.sparse as sp
 import olearn
 from olearn.dual import DualAscent
 from olearn.linear import PAClassifier, PARegressor
-from olearn.multiclass import PAMulticlass
+from olearn.multiclass import PACostSensitive, PAMulticlass
 from olearn.multilabel import PAMultilabel
 from olearn.quasi_additive import PNorm
 from olearn.second_order import AROW
+from olearn.sequence import PASequence
 
 NNZ = 30
+SENTENCE = 10  # rows of a sentence of the tagger
 
 
 def stream(n_rows, n_columns, seed):
@@ -55,69 +58,113 @@ def stream(n_rows, n_columns, seed):
     }
 
 
+class Rows:
+    """Rows as a family reads them: CSR rows, or sentences of SENTENCE rows for the tagger (``tags`` labels)."""
+
+    def __init__(self, X, targets, target, tags):
+        self.X, self.targets, self.target, self.tags = X, targets, target, tags
+
+    def sequences(self, lo, hi):
+        return [self.X[i:i + SENTENCE] for i in range(lo, hi, SENTENCE)]
+
+    def inputs(self, lo, hi):
+        """Rows lo..hi of X as ``predict`` takes them."""
+        return self.sequences(lo, hi) if self.target == "tags" else self.X[lo:hi]
+
+    def one(self):
+        """One example as ``predict_one`` takes it."""
+        return self.X[:SENTENCE] if self.target == "tags" else self.X[0]
+
+    def learn(self, learner, lo, hi, **kwargs):
+        """``partial_fit`` of rows lo..hi (of the sentences they make, for the tagger)."""
+        if self.target == "tags":
+            labels = [np.arange(i, i + SENTENCE) % self.tags for i in range(lo, hi, SENTENCE)]
+            return learner.partial_fit(self.sequences(lo, hi), labels)
+        y = self.targets[self.target][lo:hi]
+        return learner.partial_fit(self.X[lo:hi], y, **kwargs)
+
+
+COSTS = np.abs(np.subtract.outer(np.arange(5), np.arange(5))).astype(float)
+
 # family, factory of a learner given average=..., n_features=..., its target
 FAMILIES = [
     ("binary linear (PAClassifier)", lambda **kw: PAClassifier(**kw), "binary"),
     ("regression (PARegressor)", lambda **kw: PARegressor(**kw), "real"),
     ("multiclass (PAMulticlass)", lambda **kw: PAMulticlass(**kw), "multiclass"),
+    ("cost-sensitive (PACostSensitive)", lambda **kw: PACostSensitive(cost=COSTS, **kw), "multiclass"),
     ("multilabel (PAMultilabel)", lambda **kw: PAMultilabel(**kw), "multilabel"),
     ("second-order (AROW diag)", lambda **kw: AROW(covariance="diag", **kw), "binary"),
     ("quasi-additive (PNorm)", lambda **kw: PNorm(p=2.0, **kw), "binary"),
     ("dual ascent (DualAscent)", lambda **kw: DualAscent(**kw), "binary"),
+    ("sequence (PASequence)", lambda **kw: PASequence(**kw), "tags"),
 ]
 
+CLASSES = {"binary": [-1, 1], "multiclass": list(range(5)), "multilabel": list(range(4))}
 
-def best_times(calls, repeats):
-    """Best wall time of each call, the calls alternating round by round."""
-    best = [float("inf")] * len(calls)
-    for _ in range(repeats):
-        for i, call in enumerate(calls):
+
+def best_times(learners, call, repeats, learn_between):
+    """Best wall time of ``call(learner)`` for each learner, alternating; ``learn_between(learner, r)`` untimed
+    before the r-th call of each, when given."""
+    best = [float("inf")] * len(learners)
+    for r in range(repeats):
+        for i, learner in enumerate(learners):
+            if learn_between is not None:
+                learn_between(learner, r)
             start = time.perf_counter()
-            call()
+            call(learner)
             best[i] = min(best[i], time.perf_counter() - start)
     return best
-
-
-def per_call(function, n):
-    def run():
-        for _ in range(n):
-            function()
-    return run
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bits", type=int, default=20, help="log2 of the number of columns (default 20)")
     parser.add_argument("--rows", type=int, default=2000, help="rows learned (default 2000)")
-    parser.add_argument("--repeats", type=int, default=5, help="best of N (default 5)")
+    parser.add_argument("--repeats", type=int, default=5, help="best of N (default 5); N * 20 calls of the small ones")
+    parser.add_argument("--tags", type=int, default=12, help="labels of the tagger (default 12)")
     parser.add_argument("--only", default="", help="comma-separated words: run the families whose name has one")
     args = parser.parse_args()
     n_columns = 2**args.bits
-    olearn.set_config(max_state_bytes=2**34)
+    olearn.set_config(max_state_bytes=2**36)
     X, targets = stream(args.rows, n_columns, 0)
+    # rows learned between the calls "learned"
+    extra, extra_targets = stream(args.repeats * 40 * SENTENCE, n_columns, 2)
     Q, _ = stream(20_000, n_columns, 1)
-    one, hundred = Q[0], Q[:100]
     print(f"olearn {olearn.__version__}, 2**{args.bits} columns, {args.rows} rows learned, {NNZ} non-zeros a row, "
-          f"best of {args.repeats}; times in ms")
-    print(f"{'family':32s} {'call':16s} {'plain':>9s} {'averaged':>9s} {'ratio':>6s}")
+          f"best of {args.repeats} (x20 for the small calls); times in ms")
+    print(f"{'family':34s} {'call':22s} {'plain':>9s} {'averaged':>9s} {'ratio':>6s}")
     wanted = [word for word in args.only.split(",") if word]
     for name, make, target in FAMILIES:
         if wanted and not any(word in name for word in wanted):
             continue
-        learners = []
-        for average in (False, True):
-            learner = make(average=average, n_features=n_columns)
-            classes = {"classes": [-1, 1]} if target == "binary" else {}
-            learners.append(learner.partial_fit(X, targets[target], **classes))
-        for call, function, n in (("predict_one", lambda m: m.predict_one(one), 100),
-                                  ("predict 100", lambda m: m.predict(hundred), 10),
-                                  ("predict 20k", lambda m: m.predict(Q), 1),
-                                  ("predict 100 kept", lambda m: m.predict(hundred), 10)):
-            calls = [per_call(lambda m=m: function(m), n) for m in learners]
-            for run in calls:
-                run()  # compiles, warms the caches
-            plain, averaged = (t / n * 1e3 for t in best_times(calls, args.repeats))
-            print(f"{name:32s} {call:16s} {plain:9.3f} {averaged:9.3f} {averaged / plain:6.2f}", flush=True)
+        tags = list(range(args.tags))
+        rows, more, queries = (Rows(*data, target, args.tags) for data in ((X, targets), (extra, extra_targets),
+                                                                            (Q, {})))
+        classes = {"classes": tags} if target == "tags" else {}
+        fit_classes = {"classes": CLASSES[target]} if target in CLASSES else {}
+        learners = [rows.learn(make(average=average, n_features=n_columns, **classes), 0, args.rows, **fit_classes)
+                    for average in (False, True)]
+        step = SENTENCE if target == "tags" else 1
+        learned = iter(range(0, more.X.shape[0], step))
+        current = {}
+
+        def learn_one_more(learner, r):
+            # both learners learn the same row: the next one for the r-th call of a run
+            if current.get("r") != r:
+                current["r"], current["lo"] = r, next(learned)
+            more.learn(learner, current["lo"], current["lo"] + step)
+
+        one, hundred, whole = queries.one(), queries.inputs(0, 100), queries.inputs(0, 20_000)
+        for call, function, n, learn in (
+                ("predict_one, learned", lambda m: m.predict_one(one), 20, learn_one_more),
+                ("predict_one", lambda m: m.predict_one(one), 20, None),
+                ("predict 100, learned", lambda m: m.predict(hundred), 20, learn_one_more),
+                ("predict 100", lambda m: m.predict(hundred), 20, None),
+                ("predict 20k", lambda m: m.predict(whole), 1, None)):
+            for m in learners:
+                function(m)  # compiles, warms the caches
+            plain, averaged = (t * 1e3 for t in best_times(learners, function, args.repeats * n, learn))
+            print(f"{name:34s} {call:22s} {plain:9.3f} {averaged:9.3f} {averaged / plain:6.2f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -5,8 +5,9 @@ averaging (whose weights follow the same path, averaging never changes what
 is learned) is read after every round, and the averaged weights are the plain
 mean of those weight vectors over the rounds averaged; its scores are the
 matrix products of the rows with that mean. A few rows are scored with the
-entries they read averaged alone, a large batch with the whole average: both
-must agree with the reference, and with each other bit for bit. Learning
+entries they read averaged alone, a large batch with the whole average (binary
+linear and regression average the entries alone for every batch): both must
+agree with the reference, and with each other bit for bit. Learning
 between predictions must show in the next prediction (nothing computed for an
 earlier round is reused).
 """
@@ -55,6 +56,10 @@ FAMILIES = [
     ("DualAscent", lambda **kw: DualAscent(fit_intercept=True, **kw), "binary"),
 ]
 
+
+# the families that keep a whole average for the batches that read many weights (binary linear and regression
+# average each weight as a row reads it, whatever the batch: see the end of this file)
+KEEPING = FAMILIES[2:]
 
 # every class declared up front (the weight vectors keep one shape)
 _CLASSES = {"binary": {"classes": [-1, 1]}, "multiclass": {"classes": [0, 1, 2]},
@@ -124,7 +129,7 @@ def test_predict_one_of_an_averaged_learner_is_its_batch_prediction(name, make, 
             assert one == batch[j]
 
 
-@pytest.mark.parametrize("name,make,target", FAMILIES, ids=[f[0] for f in FAMILIES])
+@pytest.mark.parametrize("name,make,target", KEEPING, ids=[f[0] for f in KEEPING])
 def test_the_average_kept_for_predictions_is_not_pickled_or_copied(name, make, target):
     import copy
     import pickle
@@ -150,7 +155,8 @@ def test_predictions_leave_the_attributes_of_an_averaged_learner_unchanged(name,
     learner.predict(X[:2])
     _weights(learner)
     assert learner.__dict__ == before
-    assert learner._kept_average[2] is not None
+    keeps = any(make is kept for _, kept, _ in KEEPING)
+    assert (getattr(learner, "_kept_average", None) is not None) == keeps
 
 
 # -- the whole average kept between predictions, and every change of the state that must drop it ------
@@ -271,44 +277,55 @@ def test_the_kept_average_follows_a_new_link(make, change):
     assert not np.array_equal(_scores(fresh, X, "binary"), kept)
 
 
-# -- binary linear and regression: one rule for every path, the bits of the scores saved models always had ----
+# -- binary linear and regression: the scores of the materialised average, bit for bit, with nothing kept ------
 
 
-def _transcribed_scores(learner, X):
-    """``(sigma v.x - u.x) / (N - a + 1)`` of each row in Python floats: each sum starts from the intercept's term
-    and adds the row's entries in order (the rule of the averaged kernels, unchanged since averaging landed)."""
+def _materialised(learner):
+    """(coef, intercept) of the average by its documented formula ``(sigma v - u) / (N - a + 1)``, in NumPy, from
+    the learner's raw state (``v`` and ``u`` laid out with the intercept's weight last)."""
     from olearn._kernels._codes import A_SIGMA, A_START, S_T
 
-    v, u = learner._w, learner._avg
-    sigma = float(learner._avg_state[A_SIGMA])
-    rounds = float(learner._state[S_T]) - float(learner._avg_state[A_START]) + 1.0
+    rounds = learner._state[S_T] - learner._avg_state[A_START] + 1.0
+    average = (learner._avg_state[A_SIGMA] * learner._w - learner._avg) / rounds
     bias = 1.0 if learner.fit_intercept else 0.0
-    out = []
-    for i in range(X.shape[0]):
-        dot_v, dot_u = float(v[-1]) * bias, float(u[-1]) * bias
-        for k in range(X.indptr[i], X.indptr[i + 1]):
-            dot_v += float(v[X.indices[k]]) * float(X.data[k])
-            dot_u += float(u[X.indices[k]]) * float(X.data[k])
-        out.append((sigma * dot_v - dot_u) / rounds)
-    return np.array(out)
+    return average[: learner.n_features_in_], average[-1] * bias
 
 
+def _check_materialised_bits(learner, X, target, when):
+    coef, intercept = _materialised(learner)
+    reference = X @ coef + intercept
+    assert_array_equal(learner.coef_.ravel(), coef, err_msg=when)
+    assert_array_equal(_scores(learner, X, target), reference, err_msg=f"{when}: the whole batch")
+    # rows of fewer entries than a quarter of the weights average the entries they read; the others, and the
+    # whole batch, the average computed whole for the call
+    for lo, hi in ((0, 1), (1, 4), (50, 60)):
+        assert_array_equal(_scores(learner, X[lo:hi], target), reference[lo:hi], err_msg=f"{when}: rows {lo}..{hi}")
+    for i in range(0, X.shape[0], 37):
+        one = learner.predict_one(_row_dict(X, i))
+        expected = reference[i] if target == "real" else (1 if reference[i] > 0 else -1)
+        assert one == expected, f"{when}: predict_one of row {i}"
+    assert getattr(learner, "_kept_average", None) is None, f"{when}: nothing is kept between predictions"
+
+
+@pytest.mark.parametrize("fit_intercept", [True, False])
+@pytest.mark.parametrize("average", [True, 7])
 @pytest.mark.parametrize("name,make,target", FAMILIES[:2], ids=[f[0] for f in FAMILIES[:2]])
-def test_binary_linear_and_regression_score_the_same_bits_on_every_path(name, make, target):
-    """A row alone, a few rows averaged entry by entry, and a batch read from the kept pairs of weights and sums."""
+def test_binary_linear_and_regression_score_the_materialised_average_bit_for_bit(name, make, target, average,
+                                                                                 fit_intercept):
+    """``X @ coef_ + intercept_`` of the average computed whole in NumPy: right after learning (the first batch),
+    a row alone, predict_one, and again after more rounds; many random rows, many terms each."""
     rng = np.random.default_rng(6)
-    width = 400  # a row reads far fewer than a quarter of the weights: few rows are scored without keeping
-    X = sp.random(40, width, density=0.02, format="csr", random_state=rng, data_rvs=lambda n: rng.uniform(-1, 1, n))
+    width = 300
+    X = sp.random(400, width, density=0.05, format="csr", random_state=rng, data_rvs=lambda n: rng.uniform(-1, 1, n))
     X.sort_indices()
     y = X @ rng.standard_normal(width)
     y = np.where(y > 0, 1, -1) if target == "binary" else y
-    learner = make(average=True, shuffle=False, max_iter=1).fit(X, y)
-    reference = _transcribed_scores(learner, X)
-    assert_array_equal(_scores(learner, X[:3], target), reference[:3])
-    assert learner._kept_average[2] is None  # the three rows averaged their entries alone
-    assert learner.predict_one(_row_dict(X, 3)) == (reference[3] if target == "real" else np.sign(reference[3]))
-    assert_array_equal(_scores(learner, X, target), reference)
-    assert learner._kept_average[2] is not None  # the whole batch: the pairs were kept
-    assert_array_equal(_scores(learner, X[5:8], target), reference[5:8])
-    learner.partial_fit(X[:5], y[:5])  # five more rounds: the pairs kept no longer hold
-    assert_array_equal(_scores(learner, X, target), _transcribed_scores(learner, X))
+    learner = make(average=average, shuffle=False, max_iter=1)
+    learner.set_params(fit_intercept=fit_intercept)
+    learner.fit(X[:200], y[:200])
+    _check_materialised_bits(learner, X, target, "right after fit")
+    learner.partial_fit(X[200:300], y[200:300])
+    _check_materialised_bits(learner, X, target, "after 100 more rounds")
+    for i in range(300, 310):
+        learner.learn_one(_row_dict(X, i), y[i])
+        _check_materialised_bits(learner, X[::7], target, f"after learn_one of row {i}")

@@ -120,12 +120,6 @@ def kept_average(learner, key, average):
     return kept[2]
 
 
-def stale_average(learner):
-    """The value :func:`kept_average` kept for an earlier state, or None: memory that a new average may reuse."""
-    kept = _kept(learner)
-    return None if kept is None else kept[2]
-
-
 def reads_entries(learner, key, n_entries, n_columns):
     """Whether rows of ``n_entries`` non-zeros are scored averaging the entries they read alone.
 

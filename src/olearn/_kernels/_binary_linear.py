@@ -643,102 +643,96 @@ def binary_linear_scores(indptr, indices, data, w, state, params, out):
         out[i] = score_row(indices, data, indptr[i], indptr[i + 1], w, state, params)
 
 
+@njit(cache=True, inline="always")
+def averaged_weight(w, avg, j, sigma, rounds):
+    """Weight j of the average, ``(sigma v_j - u_j) / (N - a + 1)``: the element-wise operations with which
+    ``coef_`` and ``intercept_`` compute the whole averaged vector, so its bits."""
+    return (sigma * w[j] - avg[j]) / rounds
+
+
 @njit(cache=True)
 def averaged_score_row(indices, data, lo, hi, w, state, avg, avg_state, params):
-    """The averaged weights' w.x for the CSR row data[lo:hi], in a pass: (sigma v.x - u.x) / (N - a + 1).
+    """The averaged weights' w.x for the CSR row data[lo:hi], in a pass: the score of :func:`averaged_scores`.
 
     Before round ``a`` no iterate is averaged yet and the current weights score,
-    as in scikit-learn. The operations are :func:`averaged_scores`' on that row.
+    as in scikit-learn.
     """
     n = state[S_T]
     start = avg_state[A_START]
     if n < start:
         return score_row(indices, data, lo, hi, w, state, params)
     d = w.size - 1
-    bias = params[P_BIAS]
-    dot_v = w[d] * bias
-    dot_u = avg[d] * bias
+    sigma = avg_state[A_SIGMA]
+    rounds = n - start + 1.0
+    dot = 0.0
     for k in range(lo, hi):
-        dot_v += w[indices[k]] * data[k]
-        dot_u += avg[indices[k]] * data[k]
-    return (avg_state[A_SIGMA] * dot_v - dot_u) / (n - start + 1.0)
+        dot += averaged_weight(w, avg, indices[k], sigma, rounds) * data[k]
+    return dot + averaged_weight(w, avg, d, sigma, rounds) * params[P_BIAS]
 
 
 @njit(cache=True)
 def averaged_row_score(indices, data, w, state, avg, avg_state, params):
-    """The averaged weights' w.x for one example held in its own arrays: (sigma v.x - u.x) / (N - a + 1).
+    """The averaged weights' w.x for one example held in its own arrays: the score of :func:`averaged_scores`.
 
     Before round ``a`` no iterate is averaged yet and the current weights score,
-    as in scikit-learn. A feature past the weights (never learned) counts 0.
-    The two sums run over the entries in order, as in :func:`averaged_scores`,
-    so that a row scores the same bits alone and in a batch.
+    as in scikit-learn. A feature past the weights (never learned) counts 0:
+    the sum skips it, as ``seen_columns`` drops it from a batch, so that a row
+    scores the same bits alone and in a batch.
     """
     n = state[S_T]
     start = avg_state[A_START]
     if n < start:
         return row_score(indices, data, w, state, params)
     d = w.size - 1
-    bias = params[P_BIAS]
-    dot_v = w[d] * bias
-    dot_u = avg[d] * bias
+    sigma = avg_state[A_SIGMA]
+    rounds = n - start + 1.0
+    dot = 0.0
     for k in range(indices.size):
         j = indices[k]
         if j < d:
-            dot_v += w[j] * data[k]
-            dot_u += avg[j] * data[k]
-    return (avg_state[A_SIGMA] * dot_v - dot_u) / (n - start + 1.0)
+            dot += averaged_weight(w, avg, j, sigma, rounds) * data[k]
+    return dot + averaged_weight(w, avg, d, sigma, rounds) * params[P_BIAS]
 
 
 @njit(cache=True)
 def averaged_scores(indptr, indices, data, w, state, avg, avg_state, params, out):
-    """Decision values of the averaged weights, ``(sigma v.x - u.x) / (N - a + 1)``, of every row of a CSR matrix.
+    """Decision values of the averaged weights of every row of a CSR matrix: ``X @ coef_ + intercept_``, bit for bit.
 
     Once averaging has begun (``N >= a``; before, the current weights score:
-    :func:`binary_linear_scores`). Each row's two sums start from the
-    intercept's terms and add its entries in order; :func:`paired_averaged_scores`
-    performs the same operations on a copy of ``v`` and ``u`` laid side by
-    side, and :func:`averaged_row_score` on one example.
+    :func:`binary_linear_scores`). Each weight a row reads is averaged as it
+    is read (:func:`averaged_weight`, the operations of the whole average),
+    and the products are summed in the order of scipy's CSR product, from 0,
+    the intercept's term added last: the scores of the materialised average
+    for O(nnz) work, with no copy of the weights (two reads per entry, ``v_j``
+    and ``u_j``, against a plain score's one). A batch that reads more weights
+    than that costs is scored by :func:`materialised_scores` instead.
     """
     d = w.size - 1
-    bias = params[P_BIAS]
-    bias_v = w[d] * bias
-    bias_u = avg[d] * bias
     sigma = avg_state[A_SIGMA]
     rounds = state[S_T] - avg_state[A_START] + 1.0
+    intercept = averaged_weight(w, avg, d, sigma, rounds) * params[P_BIAS]
     for i in range(indptr.size - 1):
-        dot_v = bias_v
-        dot_u = bias_u
+        dot = 0.0
         # unsigned offsets, as in round_step
         for k in range(np.uint64(indptr[i]), np.uint64(indptr[i + 1])):
-            j = np.uint64(indices[k])
-            x = data[k]
-            dot_v += w[j] * x
-            dot_u += avg[j] * x
-        out[i] = (sigma * dot_v - dot_u) / rounds
+            dot += averaged_weight(w, avg, np.uint64(indices[k]), sigma, rounds) * data[k]
+        out[i] = dot + intercept
 
 
 @njit(cache=True)
-def paired_averaged_scores(indptr, indices, data, pairs, state, avg_state, params, out):
-    """:func:`averaged_scores` reading ``pairs``, whose row j is ``(v_j, u_j)``: the same scores, bit for bit.
+def materialised_scores(indptr, indices, data, average, bias, out):
+    """:func:`averaged_scores` given the whole average ``average`` (the intercept's weight last): the same bits.
 
-    The same products and sums in the same order, on the same values; a
-    feature's weight and running sum share a cache line here, where the
-    learner's two arrays cost two misses per entry on a wide model (a second
-    stream of random reads: 1.8-3.6x the plain scores in
-    ``benchmarks/bench_averaged_predict.py``).
+    The products are summed from 0 in the order of scipy's CSR product, the
+    intercept's term (feature of value ``bias``) added last. For a batch whose
+    entries outnumber a quarter of the weights, averaging all d weights once
+    (one pass over ``v`` and ``u``) costs less than reading both for every entry.
     """
-    d = pairs.shape[0] - 1
-    bias = params[P_BIAS]
-    bias_v = pairs[d, 0] * bias
-    bias_u = pairs[d, 1] * bias
-    sigma = avg_state[A_SIGMA]
-    rounds = state[S_T] - avg_state[A_START] + 1.0
+    d = average.size - 1
+    intercept = average[d] * bias
     for i in range(indptr.size - 1):
-        dot_v = bias_v
-        dot_u = bias_u
+        dot = 0.0
+        # unsigned offsets, as in round_step
         for k in range(np.uint64(indptr[i]), np.uint64(indptr[i + 1])):
-            j = np.uint64(indices[k])
-            x = data[k]
-            dot_v += pairs[j, 0] * x
-            dot_u += pairs[j, 1] * x
-        out[i] = (sigma * dot_v - dot_u) / rounds
+            dot += average[np.uint64(indices[k])] * data[k]
+        out[i] = dot + intercept

@@ -23,7 +23,7 @@ import copy
 import numpy as np
 
 from .. import _calibration
-from .._averaging import average_start, forget_average, kept_average, reads_entries, stale_average
+from .._averaging import average_start, averages_entries
 from .._estimator import ClassifierEstimator, locked, only_when
 from .._held_out import held_out_chunk
 from ..exceptions import PartialUpdateError
@@ -105,8 +105,11 @@ class LinearLearner(OnlineLearner):
     Predictions, ``coef_``, ``intercept_`` and saved models then use the
     averaged weights; the progressive scores of :func:`olearn.run` and
     ``predict_learn_one`` use the current ones, as the online learner's own.
-    Large batches read a kept copy of ``_w`` and ``_avg`` side by side
-    (:meth:`_weight_pairs`), with the same bits as every other path.
+    Averaged scores average each weight a row reads as they read it
+    (:func:`~olearn._kernels._binary_linear.averaged_scores`): those of
+    ``X @ coef_ + intercept_``, bit for bit, for O(nnz) work; a batch of more
+    entries than a quarter of the weights averages them all once for the call
+    (:func:`~olearn._averaging.averages_entries`), with the same bits.
     """
 
     _learned = ("_w", "_state", "_avg", "_avg_state", "n_features_in_")
@@ -235,44 +238,15 @@ class LinearLearner(OnlineLearner):
         if not self._averaging() or self._state[_codes.S_T] < self._avg_state[A_START]:
             _compiled.binary_linear_scores(arrays.indptr, arrays.indices, arrays.data, self._w, self._state, params,
                                            out)
-        elif reads_entries(self, key := self._average_key(), arrays.indices.size, self._w.size):
+        elif averages_entries(arrays.indices.size, self._w.size):
             K.averaged_scores(arrays.indptr, arrays.indices, arrays.data, self._w, self._state, self._avg,
                               self._avg_state, params, out)
         else:
-            pairs = kept_average(self, key, self._weight_pairs)
-            K.paired_averaged_scores(arrays.indptr, arrays.indices, arrays.data, pairs, self._state, self._avg_state,
-                                     params, out)
+            # entries past a quarter of the weights: the average computed whole for this call (as coef_ computes
+            # it), kept nowhere; the same bits
+            K.materialised_scores(arrays.indptr, arrays.indices, arrays.data, self._weights_used(),
+                                  params[_codes.P_BIAS], out)
         return out
-
-    def _average_key(self):
-        """What the pairs of :meth:`_weight_pairs` are kept for: the two arrays and the round count.
-
-        Every write of the arrays in place is a learned round (the count moves)
-        or puts back their contents at an earlier count; others replace them.
-        """
-        return (self._w, self._avg, float(self._state[_codes.S_T]))
-
-    def _weight_pairs(self):
-        """v and u side by side, row j ``(v_j, u_j)``: kept for the batches that read many weights.
-
-        The averaged scores of a batch are two sums over each row's entries,
-        ``(sigma v.x - u.x) / (N - a + 1)``; read from the pairs
-        (:func:`~olearn._kernels._binary_linear.paired_averaged_scores`) they
-        are the same bits, for about the cost of plain scores (one cache line
-        per entry instead of two). A batch of few entries reads the learner's
-        arrays themselves until the entries read since the last round reach a
-        quarter of the weights (:func:`~olearn._averaging.reads_entries`); the
-        pairs, twice the weights, are then copied once and kept
-        (:func:`~olearn._averaging.kept_average`) until the model changes,
-        and copied again into the same memory after it changed (a new
-        allocation of that size costs a page fault per 4 KB).
-        """
-        pairs = stale_average(self)
-        if pairs is None or pairs.shape != (self._w.size, 2):
-            pairs = np.empty((self._w.size, 2))
-        pairs[:, 0] = self._w
-        pairs[:, 1] = self._avg
-        return pairs
 
     def _score_one(self, x):
         """w.x of one example, or None before the first example; the input is checked either way."""
@@ -904,7 +878,6 @@ class BinaryLinearClassifier(BinaryClassifierMixin, LinearLearner):
         codes, params = self._config_arrays()
         rows = (arrays.indptr, arrays.indices, arrays.data, targets, weights, held)
         if self._averaging():
-            forget_average(self)  # the pass writes the running sum in place
             return K.held_out_averaged_pass(*rows, self._w, self._state, self._avg, self._avg_state, params, codes,
                                             *outputs)
         return _compiled.held_out_linear_pass(*rows, self._w, self._state, params, codes, *outputs)
