@@ -387,7 +387,6 @@ def test_a_label_the_costs_do_not_list_is_an_error_naming_its_line(data, tmp_pat
      "--fit-intercept does not apply to --algo pa-uniclass, which has no intercept"),
     (("-a", "pa-uniclass"), "give --n-features D"),
     (("-a", "pa1-regression", "-p", "-", "--raw"), "--raw does not apply to --algo pa1-regression"),
-    (("-a", "pa1-regression", "--passes", "2"), "add --holdout-off"),
     (("-a", "pa1-multilabel", "-c"), "-c caches a file's labels as numbers"),
     (("-a", "pa1-regression", "--set", "update=max-loss"),
      "(it applies to: dual, perceptron-multiclass, pa-cost-sensitive, pa1-cost-sensitive, pa2-cost-sensitive, pa-sequence, pa1-sequence, pa2-sequence)"),

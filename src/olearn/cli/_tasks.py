@@ -13,6 +13,8 @@ import math
 
 import numpy as np
 
+from ._scaling import learner_of
+
 _COLUMNS = f"{'examples':>12} {{:>12}} {{:>13}} {{:>13}} {{:>11}}"
 
 
@@ -52,6 +54,13 @@ class Task:
         rate = mistakes / examples if examples else 0.0
         return [(self.mistakes_name, mistakes), (self.rate_name, rate),
                 ("average loss", loss / examples if examples else 0.0)]
+
+    # -- the held-out rows of a multi-pass run (olearn.cli._holdout) ------------------------------------------
+
+    # a task whose held-out rows are measured by sums (a regressor's errors and losses: RegressionTask) rather
+    # than by their mistakes has n_held_out_sums > 0, held_out_sums(model, y, predictions), the (n, n_held_out_sums)
+    # quantities of n held-out rows, and held_out_items(examples, sums), the (name, value) their lines report
+    n_held_out_sums = 0
 
     # -- predictions of a model that does not learn (run -t, held-out rows, predict) --------------------------
 
@@ -162,6 +171,19 @@ class RegressionTask(Task):
     def summary(self, examples, mistakes, loss, extras):
         n = examples if examples else 1
         return [("MAE", extras[0] / n), ("RMSE", math.sqrt(extras[1] / n)), ("average loss", loss / n)]
+
+    n_held_out_sums = 3
+
+    def held_out_sums(self, model, y, predictions):
+        """|error|, error^2 and the learner's loss of each held-out row: PARegressor's epsilon-insensitive
+        max(0, |y - prediction| - epsilon) (Crammer et al. 2006, Sec. 5), that of the table's average loss."""
+        error = np.asarray(predictions, dtype=np.float64) - np.asarray(y, dtype=np.float64)
+        absolute = np.abs(error)
+        return np.column_stack([absolute, error * error, np.maximum(absolute - learner_of(model).epsilon, 0.0)])
+
+    def held_out_items(self, examples, sums):
+        n = examples if examples else 1
+        return [("MAE", sums[0] / n), ("RMSE", math.sqrt(sums[1] / n)), ("loss", sums[2] / n)]
 
     def frozen(self, model, X, y):
         predictions = model.predict(X)
