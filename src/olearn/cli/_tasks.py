@@ -98,6 +98,9 @@ class Task:
 class MulticlassTask(Task):
     name = "multiclass"
 
+    def frozen(self, model, X, y):
+        return _frozen_classes(model, X, y)
+
 
 class CostSensitiveTask(Task):
     """Cost-sensitive multiclass: the average cost of the predicted labels is one more column."""
@@ -111,6 +114,9 @@ class CostSensitiveTask(Task):
 
     def extras(self, result, y, model):
         return self.costs(model, y, result.predictions)[:, None]
+
+    def frozen(self, model, X, y):
+        return _frozen_classes(model, X, y)
 
     @staticmethod
     def costs(model, y, predictions):
@@ -280,6 +286,16 @@ def ranking_margins(scores, classes, y):
         if low is not None and irrelevant:
             margins[i] = low - max(irrelevant)
     return margins
+
+
+def _frozen_classes(model, X, y):
+    """(predictions, scores, mistake of each row) of a multiclass ``model`` on X, a score per class known (the
+    columns of ``classes_``) as its run records them, also while it knows two (``decision_function`` then gives
+    their difference)."""
+    learner = learner_of(model)
+    scores = learner._class_scores(X if learner is model else model._transformed(X)[1])
+    predictions = learner.classes_[np.argmax(scores, axis=1)]
+    return predictions, scores, np.asarray(predictions != np.asarray(y), dtype=bool)
 
 
 def _label_sets(indicator, classes):
