@@ -9,7 +9,8 @@ other examples only; the held-out mistake rate of each pass is printed after it
 
 A learner with a pass that takes the held-out rows as a mask (``_held_out_pass``:
 the binary linear, diagonal second-order, quasi-additive, multiclass,
-cost-sensitive and regression learners, and a ``--scale`` pipeline of one of them; see
+cost-sensitive, regression, uniclass and multilabel learners, and a ``--scale``
+pipeline of one of them; see
 :mod:`olearn._held_out`) learns a chunk in one compiled pass
 (:meth:`HeldOut.learn_masked`); the others learn each run of rows between two
 held-out ones apart (:meth:`HeldOut.segments`), with the same results.
@@ -45,6 +46,8 @@ class HeldOut:
     def learn_masked(self, est, X, y, weight):
         """Learn the rows of X, the next of the pass, in one pass of ``est`` that holds out this pass's rows.
 
+        ``y``: the labels as an array (a multilabel chunk's label sets: :func:`label_rows`), or None.
+
         Returns ``(learned, every_row)``: an :class:`olearn.RunResult` of the
         learned rows alone, and one of every row in order (for ``-p``); the
         held-out rows are counted here. None, nothing learned or counted,
@@ -71,7 +74,7 @@ class HeldOut:
                               losses=losses, taus=taus, cumulative_mistakes=np.cumsum(mistakes, dtype=np.int64))
         self.examples += int(held.sum())
         self.mistakes += int(mistakes[held].sum())
-        self._add_sums(est, None if y is None else y[held], predictions[held])
+        self._add_sums(est, y, predictions, held)
         self.position += n
         return result, every_row
 
@@ -95,11 +98,11 @@ class HeldOut:
         self.mistakes += result.n_mistakes
         self._add_sums(model, y, result.predictions)
 
-    def _add_sums(self, model, y, predictions):
-        """Add up the task's held-out sums of the rows (``RegressionTask.held_out_sums``), one row after the other:
-        the totals do not depend on how the pass was cut into calls."""
+    def _add_sums(self, model, y, predictions, rows=slice(None)):
+        """Add up the task's held-out sums of the ``rows`` (``RegressionTask.held_out_sums``), one row after the
+        other: the totals do not depend on how the pass was cut into calls."""
         if self.task.n_held_out_sums:
-            rows = self.task.held_out_sums(model, y, predictions)
+            rows = self.task.held_out_sums(model, y[rows], predictions[rows])
             self.sums = np.cumsum(np.vstack([self.sums, rows]), axis=0)[-1]
 
     @property
@@ -122,3 +125,13 @@ class HeldOut:
             return lines + [f"{'held-out ' + name:<14}{value:.6f} h (last pass)"
                             for name, value in self.task.held_out_items(self.examples, self.sums)]
         return lines + [f"{'held-out rate':<14}{self.mistake_rate:.6f} h (last pass)"]
+
+
+def label_rows(y):
+    """A chunk's labels as an array that masks select: a list of label sets (multilabel) as a 1-d array of them."""
+    if not isinstance(y, list):
+        return y
+    rows = np.empty(len(y), dtype=object)
+    for i, labels in enumerate(y):
+        rows[i] = labels
+    return rows

@@ -28,7 +28,7 @@ from ._learners import (
 from ._resume import FrozenResult, PredictionWriter, check_vw_flags, echo_stderr, resumed_model, resumed_source
 from ._interrupt import HeldInterrupts, saved_if_interrupted
 from ._link import CALIBRATED, check_logistic_link
-from ._holdout import DEFAULT_HOLDOUT_PERIOD, HeldOut
+from ._holdout import DEFAULT_HOLDOUT_PERIOD, HeldOut, label_rows
 from ._namespace_options import namespace_options
 from ._names import check_names_source, check_names_wanted, kept_names, write_invert_hash
 from ._report import Progress, ProgressiveTable, echo_stdout, summary_lines
@@ -469,6 +469,7 @@ def _learn_chunk(est, chunk, held_out, table, source, interrupts, writer, test_o
     if not test_only:
         _declare_binary_classes(est, y, learned)
     if learned is not None and not test_only and (writer is None or not writer.probabilities):
+        y = label_rows(y)
         with interrupts.held(), source.locating(first):
             masked = held_out.learn_masked(est, X, y, weight)
             if masked is not None:

@@ -247,6 +247,8 @@ class MultilabelTask(Task):
     multilabel = True
 
     def frozen(self, model, X, y):
+        from ..multilabel._labels import ranking_margins  # here: only a multilabel run loads the multilabel learner
+
         scores = model.decision_function(X)
         margins = ranking_margins(scores, model.classes_, y)
         return scores > 0.0, margins, margins <= 0.0
@@ -267,25 +269,6 @@ class MultilabelTask(Task):
 
     def predict_report(self, sums, count):
         return f"exact match: {sums[0] / count:.6f} ({int(sums[0])}/{count} label sets predicted exactly)"
-
-
-def ranking_margins(scores, classes, y):
-    """Lowest relevant minus highest irrelevant score of each row (inf with nothing to rank), as the learner's run.
-
-    A relevant label the model does not know scores 0, as a label that
-    arrives in a run is given a prototype of zeros before its round is
-    predicted.
-    """
-    classes = list(np.asarray(classes).tolist())
-    margins = np.full(scores.shape[0], np.inf)
-    for i, labels in enumerate(y):
-        relevant = set(labels)
-        known = [j for j, c in enumerate(classes) if c in relevant]
-        low = min([scores[i, j] for j in known] + ([0.0] if len(known) < len(relevant) else []), default=None)
-        irrelevant = [scores[i, j] for j, c in enumerate(classes) if c not in relevant]
-        if low is not None and irrelevant:
-            margins[i] = low - max(irrelevant)
-    return margins
 
 
 def _frozen_classes(model, X, y):
