@@ -68,3 +68,16 @@ def test_masked_multilabel_pass_equals_the_general_path(name, multilabel_file, t
     assert arrays.keys() == arrays_ref.keys()
     for key in arrays:
         np.testing.assert_array_equal(arrays[key], arrays_ref[key], err_msg=key)
+
+
+def test_a_refused_multilabel_chunk_leaves_the_learner_as_it_was():
+    rng = np.random.default_rng(52)
+    X = rng.normal(size=(30, 3))
+    sets = [[1], [2, 3]] * 15
+    est = olearn.PAMultilabel(variant="pa", average=True).partial_fit(X[:10], sets[:10])
+    coef, classes = est.coef_.copy(), est.classes_.copy()
+    sets[14] = [7]  # a new label, that the refused chunk must not leave behind
+    X[15] = 1e200  # a score overflows: the pass stops part way
+    assert est._held_out_pass(X[10:], sets[10:], np.arange(11, 31) % 10 == 0) is None
+    np.testing.assert_array_equal(est.coef_, coef)
+    np.testing.assert_array_equal(est.classes_, classes)

@@ -104,3 +104,21 @@ def test_masked_regression_pass_equals_the_general_path(name, regression_file, t
     assert arrays.keys() == arrays_ref.keys()
     for key in arrays:
         np.testing.assert_array_equal(arrays[key], arrays_ref[key], err_msg=key)
+
+
+@pytest.mark.parametrize("refusal", ["target", "overflow"])
+def test_a_refused_regression_chunk_leaves_the_learner_as_it_was(refusal):
+    rng = np.random.default_rng(22)
+    X = rng.normal(size=(30, 4))
+    y = X @ rng.normal(size=4)
+    est = olearn.PARegressor(variant="pa1", average=True).partial_fit(X[:10], y[:10])
+    coef, intercept, rounds = est.coef_.copy(), est.intercept_.copy(), est._state.copy()
+    if refusal == "target":
+        y[13] = np.nan  # a learned row's target
+    else:
+        X[15] = 1e200  # its score overflows: the pass stops part way
+    held = np.arange(11, 31) % 10 == 0
+    assert est._held_out_pass(X[10:], y[10:], held) is None
+    np.testing.assert_array_equal(est.coef_, coef)
+    np.testing.assert_array_equal(est.intercept_, intercept)
+    np.testing.assert_array_equal(est._state, rounds)

@@ -80,3 +80,14 @@ def test_masked_uniclass_pass_equals_the_general_path(name, vectors_file, tmp_pa
     assert arrays.keys() == arrays_ref.keys()
     for key in arrays:
         np.testing.assert_array_equal(arrays[key], arrays_ref[key], err_msg=key)
+
+
+def test_a_refused_uniclass_chunk_leaves_the_learner_as_it_was():
+    rng = np.random.default_rng(42)
+    Y = rng.normal(size=(30, 3))
+    est = olearn.PAUniclass(variant="pa1", learn_radius=True, B=10.0).partial_fit(Y[:10])
+    center, radius = est.center_, est.radius_
+    Y[15] = 1e200  # ||y - w||^2 overflows: the pass stops part way
+    assert est._held_out_pass(Y[10:], None, np.arange(11, 31) % 10 == 0) is None
+    np.testing.assert_array_equal(est.center_, center)
+    assert est.radius_ == radius
