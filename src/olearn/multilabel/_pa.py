@@ -601,8 +601,9 @@ class PAMultilabel(ManyRows, OnlineLearner, ClassifierEstimator):
         ``decision_function`` would score it then (the averaged weights with
         ``average``), its ranking margin taken over the labels known then (a
         relevant label not known scoring 0:
-        :func:`~olearn.multilabel._labels.ranking_margins`). ``y`` holds a collection of labels per row. Returns ``(predictions,
-        scores, losses, taus, mistakes, totals)`` of every row in order, as
+        :func:`~olearn.multilabel._labels.ranking_margins`). ``y`` holds a
+        collection of labels per row. Returns ``(predictions, scores, losses,
+        taus, mistakes, totals)`` of every row in order, as
         :meth:`_progressive_pass` (a held-out row's loss and tau are 0) with
         the totals of the learned rows only; or None, the learner untouched,
         with a feature map, an indicator matrix ``y`` or where the chunk is
