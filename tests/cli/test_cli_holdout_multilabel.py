@@ -10,6 +10,7 @@ from test_cli_holdout_families import run_cli
 
 import olearn
 from olearn.cli import cli
+from olearn.cli._holdout import label_rows
 
 
 @pytest.fixture(scope="module")
@@ -78,6 +79,6 @@ def test_a_refused_multilabel_chunk_leaves_the_learner_as_it_was():
     coef, classes = est.coef_.copy(), est.classes_.copy()
     sets[14] = [7]  # a new label, that the refused chunk must not leave behind
     X[15] = 1e200  # a score overflows: the pass stops part way
-    assert est._held_out_pass(X[10:], sets[10:], np.arange(11, 31) % 10 == 0) is None
+    assert est._held_out_pass(X[10:], label_rows(sets[10:]), np.arange(11, 31) % 10 == 0) is None
     np.testing.assert_array_equal(est.coef_, coef)
     np.testing.assert_array_equal(est.classes_, classes)

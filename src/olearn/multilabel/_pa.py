@@ -601,17 +601,19 @@ class PAMultilabel(ManyRows, OnlineLearner, ClassifierEstimator):
         ``decision_function`` would score it then (the averaged weights with
         ``average``), its ranking margin taken over the labels known then (a
         relevant label not known scoring 0:
-        :func:`~olearn.multilabel._labels.ranking_margins`). ``y`` holds a
-        collection of labels per row. Returns ``(predictions, scores, losses,
-        taus, mistakes, totals)`` of every row in order, as
+        :func:`~olearn.multilabel._labels.ranking_margins`), the command
+        line's mistake of a held-out row. ``y`` is a 1-d object array of a
+        collection of labels per row, as ``olearn run`` hands a chunk's
+        (:func:`olearn.cli._holdout.label_rows`). Returns ``(predictions,
+        scores, losses, taus, mistakes, totals)`` of every row in order, as
         :meth:`_progressive_pass` (a held-out row's loss and tau are 0) with
         the totals of the learned rows only; or None, the learner untouched,
-        with a feature map, an indicator matrix ``y`` or where the chunk is
-        refused (the caller then learns it by the general path, which says
-        why).
+        with a feature map, labels given otherwise (parameter mixing hands a
+        list, and judges a held-out row by its predicted set instead) or where
+        the chunk is refused (the caller then learns it by the general path,
+        which says why).
         """
-        sets = isinstance(y, (list, tuple)) or (isinstance(y, np.ndarray) and y.dtype == object and y.ndim == 1)
-        if self._uses_map or not sets:
+        if self._uses_map or not (isinstance(y, np.ndarray) and y.dtype == object and y.ndim == 1):
             return None
         return held_out_chunk(self, ("_W", "_U", "_state", "_averaging"), ("_labels",),
                               lambda: self._held_out_labels(X, y, held, sample_weight),
