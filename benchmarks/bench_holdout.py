@@ -18,7 +18,7 @@ of VW's.
 ``--learner`` times another olearn learner in place of ``-a pa1`` (olearn's
 commands only: the ratio hold-out / ``--holdout-off`` of each family),
 e.g. ``--learner "-a pa1 --set average=true"``, ``--learner "-a pa1 --scale
-standard"``.
+standard"``, ``--learner "-a pa1-regression"`` (the file's labels as targets).
 
 Usage::
 

@@ -506,7 +506,8 @@ def held_out_multiclass_pass(indptr, indices, data, y, weights, held, W, bound, 
 
     Vowpal Wabbit's hold-out of a multi-pass run (``olearn run --passes N``)
     in one compiled pass over a chunk. A held-out row's class scores are
-    those of :func:`multiclass_scores` on the prototypes of its moment, for
+    those of ``decision_function`` on the prototypes of its moment (their
+    mean once averaging has started: :func:`held_out_class_scores`), for
     the classes known then (-inf for the others), recorded with prediction
     slot -2, loss and tau 0 and no mistake (the caller judges it as
     ``predict`` would); it is no round of the totals or of the averaging
@@ -516,6 +517,37 @@ def held_out_multiclass_pass(indptr, indices, data, y, weights, held, W, bound, 
     """
     return progressive_rows(indptr, indices, data, y, weights, W, bound, A, clock, n_active, ranks, margins, params,
                             codes, scores, coef, work, out_scores, preds, losses, taus, mistakes, totals, True, held)
+
+
+@njit(cache=True, _nrt=False)
+def held_out_class_scores(indices, data, lo, hi, W, A, t, start, known, bias, out):
+    """The class scores of a held-out CSR row data[lo:hi] after ``t`` rounds, as ``decision_function`` gives them.
+
+    The first ``known`` slots are scored, the others -inf. Once averaging has
+    started (``start`` = a > 0 and t >= a) by the mean of the prototypes,
+    ``W - A / (t - a + 1)``, each weight averaged as
+    :func:`~olearn._kernels._lazy_average.averaged_class_scores` averages it
+    (the same bits as :func:`multiclass_scores` of the whole mean); before, by
+    ``W`` itself, as :func:`multiclass_scores`.
+    """
+    d = W.shape[0] - 1
+    for a in range(out.size):
+        out[a] = W[d, a] * bias if a < known else -math.inf
+    if start > 0.0 and t >= start:
+        n = float(t) - start + 1.0
+        for a in range(known):
+            out[a] = (W[d, a] - A[d, a] / n) * bias
+        for k in range(lo, hi):
+            j = indices[k]
+            v = data[k]
+            for a in range(known):
+                out[a] += (W[j, a] - A[j, a] / n) * v
+        return
+    for k in range(lo, hi):
+        j = indices[k]
+        v = data[k]
+        for a in range(known):
+            out[a] += W[j, a] * v
 
 
 @njit(cache=True, inline="always")
@@ -540,14 +572,8 @@ def progressive_rows(indptr, indices, data, y, weights, W, bound, A, clock, n_ac
             known = n_active[0]
         if holding and held[i]:
             n_held += 1
-            d = W.shape[0] - 1
-            for a in range(out_scores.shape[1]):
-                out_scores[i, a] = W[d, a] * bias if a < known else -math.inf
-            for k in range(indptr[i], indptr[i + 1]):
-                j = indices[k]
-                v = data[k]
-                for a in range(known):
-                    out_scores[i, a] += W[j, a] * v
+            held_out_class_scores(indices, data, indptr[i], indptr[i + 1], W, A, clock[0], start, known, bias,
+                                  out_scores[i])
             preds[i] = -2
             losses[i] = 0.0
             taus[i] = 0.0

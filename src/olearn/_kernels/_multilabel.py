@@ -27,8 +27,10 @@ age ``s - a`` adds ``(s - a) tau z`` to it.
 
 import math
 
+import numpy as np
+
 from ._jit import njit
-from ._lazy_average import A_ROUNDS, round_age
+from ._lazy_average import A_ROUNDS, A_START, round_age
 from ._steps import weighted_pa_step
 from ._totals import add_totals
 
@@ -44,6 +46,9 @@ N_MULTILABEL_CODES = 1
 # Layout of the int64 `state` array.
 M_ACTIVE = 0  # number of labels in the ranking so far
 N_MULTILABEL_STATE = 1
+
+# the ``held`` of a pass that holds no row out (see :func:`held_out_multilabel_pass`)
+_NONE_HELD = np.zeros(0, dtype=np.bool_)
 
 
 @njit(cache=True, inline="always")
@@ -166,7 +171,58 @@ def multilabel_pass(
     Returns -1, or the index of the row at which learning stopped because the
     numbers overflowed.
     """
+    return multilabel_rows(indptr, indices, data, label_ptr, labels, weights, W, state, U, averaging, params, codes,
+                           relevant, scores, margins, losses, taus, round_scores, totals, _NONE_HELD)
+
+
+@njit(cache=True)
+def held_out_multilabel_pass(
+    indptr, indices, data, label_ptr, labels, weights, held, W, state, U, averaging, params, codes,
+    relevant, scores, margins, losses, taus, round_scores, totals,
+):
+    """:func:`multilabel_pass` where the rows with ``held[i]`` are held out: scored, never learned.
+
+    Vowpal Wabbit's hold-out of a multi-pass run (``olearn run --passes N``)
+    in one compiled pass over a chunk. A held-out row's label scores are
+    ``decision_function``'s for the labels in the ranking at its moment, with
+    the weights of that moment (:func:`held_out_label_scores`), recorded in
+    ``round_scores`` (-inf for the labels not known then) with margin, loss
+    and tau 0 (the caller ranks them); its labels are not read, it is no round of the totals
+    or of the averaging, and it moves nothing. The other rows are learned
+    exactly as by :func:`multilabel_pass` on them alone. Every row is recorded.
+    """
+    return multilabel_rows(indptr, indices, data, label_ptr, labels, weights, W, state, U, averaging, params, codes,
+                           relevant, scores, margins, losses, taus, round_scores, totals, held)
+
+
+@njit(cache=True, inline="always")
+def held_out_label_scores(indices, data, lo, hi, W, U, rounds, start, n_labels, bias, out):
+    """out[r] = w_r . x for the labels r < n_labels, as ``decision_function`` scores the CSR row data[lo:hi]
+    after ``rounds`` rounds: once averaging has started (``start`` = a > 0 and rounds >= a) with the mean
+    ``W - U / (rounds - a + 1)``, each weight averaged as
+    :func:`~olearn._kernels._lazy_average.averaged_label_scores` averages it; before, with W (:func:`label_scores`)."""
+    if start > 0 and rounds >= start:
+        n = float(rounds - start + 1)
+        d = W.shape[1] - 1
+        for r in range(n_labels):
+            s = (W[r, d] - U[r, d] / n) * bias
+            for k in range(lo, hi):
+                j = indices[k]
+                if j < d:
+                    s += (W[r, j] - U[r, j] / n) * data[k]
+            out[r] = s
+    else:
+        label_scores(indices, data, lo, hi, W, n_labels, bias, out)
+
+
+@njit(cache=True, inline="always")
+def multilabel_rows(
+    indptr, indices, data, label_ptr, labels, weights, W, state, U, averaging, params, codes,
+    relevant, scores, margins, losses, taus, round_scores, totals, held,
+):
+    """The loop of the passes; ``held`` as in :func:`held_out_multilabel_pass` (empty: no row is held out)."""
     record = margins.size > 0
+    holding = held.size > 0
     weighted = weights.size > 0
     rule = codes[M_STEP]
     C = params[M_C]
@@ -177,14 +233,26 @@ def multilabel_pass(
     stopped = -1
     n = indptr.size - 1
     n_labels = state[M_ACTIVE]
+    n_held = 0
     for i in range(n):
+        if holding and held[i]:
+            n_held += 1
+            held_out_label_scores(indices, data, indptr[i], indptr[i + 1], W, U, averaging[A_ROUNDS] + i - n_held + 1,
+                                  averaging[A_START], n_labels, bias, scores)
+            for r in range(round_scores.shape[1]):
+                round_scores[i, r] = scores[r] if r < n_labels else -math.inf
+            margins[i] = 0.0
+            losses[i] = 0.0
+            taus[i] = 0.0
+            continue
         active = n_labels
         for m in range(label_ptr[i], label_ptr[i + 1]):
             if labels[m] >= active:
                 active = labels[m] + 1
         margin, loss, tau, ok = multilabel_round(
             indices, data, indptr[i], indptr[i + 1], labels, label_ptr[i], label_ptr[i + 1],
-            weights[i] if weighted else 1.0, W, U, round_age(averaging, i), active, rule, C, bias, relevant, scores,
+            weights[i] if weighted else 1.0, W, U, round_age(averaging, i - n_held), active, rule, C, bias, relevant,
+            scores,
         )
         if not ok:
             stopped = i
@@ -203,8 +271,8 @@ def multilabel_pass(
         if tau != 0.0:
             updates += 1.0
     state[M_ACTIVE] = n_labels
-    averaging[A_ROUNDS] += n
-    add_totals(totals, mistakes, cumulative_loss, updates, n)
+    averaging[A_ROUNDS] += n - n_held
+    add_totals(totals, mistakes, cumulative_loss, updates, n - n_held)
     return stopped
 
 

@@ -25,6 +25,8 @@ becomes weight * C (:func:`._steps.weighted_pa_step`).
 
 import math
 
+import numpy as np
+
 from ._jit import njit
 from ._steps import weighted_pa_step
 from ._totals import add_totals
@@ -43,6 +45,9 @@ N_UNICLASS_CODES = 2
 # Layout of the float64 `state` array (besides the center).
 U_GAP = 0  # B - a, a the lifted coordinate; radius^2 = g (2B - g). Starts at 0 (a = B, radius 0).
 N_UNICLASS_STATE = 1
+
+# the ``held`` of a pass that holds no row out (see :func:`held_out_uniclass_pass`)
+_NONE_HELD = np.zeros(0, dtype=np.bool_)
 
 
 @njit(cache=True)
@@ -107,7 +112,32 @@ def uniclass_pass(indptr, indices, data, weights, w, state, params, codes, resid
     or the index of the row at which learning stopped because ||y - w||^2
     overflowed.
     """
+    return uniclass_rows(indptr, indices, data, weights, w, state, params, codes, residual, margins, losses, taus,
+                         totals, _NONE_HELD)
+
+
+@njit(cache=True)
+def held_out_uniclass_pass(indptr, indices, data, weights, held, w, state, params, codes, residual, margins, losses,
+                           taus, totals):
+    """:func:`uniclass_pass` where the rows with ``held[i]`` are held out: measured, never learned.
+
+    Vowpal Wabbit's hold-out of a multi-pass run (``olearn run --passes N``)
+    in one compiled pass over a chunk. A held-out row's margin is
+    ``decision_function``'s on the ball of its moment (:func:`uniclass_margins`
+    with :func:`uniclass_radius`), recorded with loss and tau 0; it is no round
+    of the totals and moves nothing. The other rows are learned exactly as by
+    :func:`uniclass_pass` on them alone. Every row is recorded.
+    """
+    return uniclass_rows(indptr, indices, data, weights, w, state, params, codes, residual, margins, losses, taus,
+                         totals, held)
+
+
+@njit(cache=True, inline="always")
+def uniclass_rows(indptr, indices, data, weights, w, state, params, codes, residual, margins, losses, taus, totals,
+                  held):
+    """The loop of the passes; ``held`` as in :func:`held_out_uniclass_pass` (empty: no row is held out)."""
     record = margins.size > 0
+    holding = held.size > 0
     weighted = weights.size > 0
     rule = codes[U_STEP]
     learn_radius = codes[U_LEARN_RADIUS] != 0
@@ -119,7 +149,15 @@ def uniclass_pass(indptr, indices, data, weights, w, state, params, codes, resid
     updates = 0.0
     stopped = -1
     n = indptr.size - 1
+    n_held = 0
     for i in range(n):
+        if holding and held[i]:
+            n_held += 1
+            uniclass_margins(indptr[i:i + 2], indices, data, w, uniclass_radius(state, params, codes), residual,
+                             margins[i:i + 1])
+            losses[i] = 0.0
+            taus[i] = 0.0
+            continue
         margin, loss, tau, ok = uniclass_round(
             indices, data, indptr[i], indptr[i + 1], weights[i] if weighted else 1.0, w, state, rule, learn_radius, C,
             epsilon, bound, residual,
@@ -137,7 +175,7 @@ def uniclass_pass(indptr, indices, data, weights, w, state, params, codes, resid
         cumulative_loss += loss
         if tau != 0.0:
             updates += 1.0
-    add_totals(totals, mistakes, cumulative_loss, updates, n)
+    add_totals(totals, mistakes, cumulative_loss, updates, n - n_held)
     return stopped
 
 

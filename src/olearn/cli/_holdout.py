@@ -4,11 +4,13 @@ As in Vowpal Wabbit (``--holdout_period``, default 10 when there is more than
 one pass), the examples K, 2K, 3K, ... of the file (counted from 1, in every
 pass alike) are held out: predicted with the weights of that moment, never
 learned, in every pass including the first. The progressive table counts the
-other examples only; the held-out mistake rate of each pass is printed after it.
+other examples only; the held-out mistake rate of each pass is printed after it
+(a regressor's held-out MAE, RMSE and average loss: ``RegressionTask.held_out_sums``).
 
 A learner with a pass that takes the held-out rows as a mask (``_held_out_pass``:
-the binary linear, diagonal second-order, quasi-additive, multiclass and
-cost-sensitive learners, and a ``--scale`` pipeline of one of them; see
+the binary linear, diagonal second-order, quasi-additive, multiclass,
+cost-sensitive, regression, uniclass and multilabel learners, and a ``--scale``
+pipeline of one of them; see
 :mod:`olearn._held_out`) learns a chunk in one compiled pass
 (:meth:`HeldOut.learn_masked`); the others learn each run of rows between two
 held-out ones apart (:meth:`HeldOut.segments`), with the same results.
@@ -21,7 +23,7 @@ DEFAULT_HOLDOUT_PERIOD = 10
 
 class HeldOut:
     """The held-out examples of one pass (none if ``every`` is None): which rows they are, and their mistakes
-    (``task`` names them: mistakes, or vectors outside the ball; None: binary)."""
+    (``task`` names them: mistakes, or vectors outside the ball; None: binary) or a regressor's errors and losses."""
 
     def __init__(self, every, task=None):
         from ._tasks import task_named
@@ -31,6 +33,7 @@ class HeldOut:
         self.position = 0  # rows of the pass already given to segments(), held out or not
         self.examples = 0
         self.mistakes = 0
+        self.sums = np.zeros(self.task.n_held_out_sums)  # a regressor's: its errors and losses
 
     def _held(self, n):
         """Whether each of the next ``n`` rows of the pass is held out (1-based row i is when i % every == 0)."""
@@ -42,6 +45,8 @@ class HeldOut:
 
     def learn_masked(self, est, X, y, weight):
         """Learn the rows of X, the next of the pass, in one pass of ``est`` that holds out this pass's rows.
+
+        ``y``: the labels as an array (a multilabel chunk's label sets: :func:`label_rows`), or None.
 
         Returns ``(learned, every_row)``: an :class:`olearn.RunResult` of the
         learned rows alone, and one of every row in order (for ``-p``); the
@@ -69,6 +74,7 @@ class HeldOut:
                               losses=losses, taus=taus, cumulative_mistakes=np.cumsum(mistakes, dtype=np.int64))
         self.examples += int(held.sum())
         self.mistakes += int(mistakes[held].sum())
+        self._add_sums(est, y, predictions, held)
         self.position += n
         return result, every_row
 
@@ -86,10 +92,18 @@ class HeldOut:
                     yield lo, hi, bool(held[lo])
         self.position += n
 
-    def add(self, result):
-        """Count the predictions of held-out rows (a :class:`FrozenResult`)."""
+    def add(self, result, y=None, model=None):
+        """Count the predictions of held-out rows (a :class:`FrozenResult`) of ``model``, their labels ``y``."""
         self.examples += result.n_rounds
         self.mistakes += result.n_mistakes
+        self._add_sums(model, y, result.predictions)
+
+    def _add_sums(self, model, y, predictions, rows=slice(None)):
+        """Add up the task's held-out sums of the ``rows`` (``RegressionTask.held_out_sums``), one row after the
+        other: the totals do not depend on how the pass was cut into calls."""
+        if self.task.n_held_out_sums:
+            rows = self.task.held_out_sums(model, y[rows], predictions[rows])
+            self.sums = np.cumsum(np.vstack([self.sums, rows]), axis=0)[-1]
 
     @property
     def mistake_rate(self):
@@ -97,10 +111,27 @@ class HeldOut:
 
     def line(self, pass_number):
         """The line printed under the table after a pass."""
+        if self.task.n_held_out_sums:
+            measured = ", ".join(f"{name} {value:.6f}" for name, value in self.task.held_out_items(self.examples,
+                                                                                                   self.sums))
+            return f"pass {pass_number} held out: {self.examples:,} examples, {measured} h"
         return (f"pass {pass_number} held out: {self.examples:,} examples, {self.mistakes:,} "
                 f"{self.task.mistakes_name}, {self.task.rate_name} {self.mistake_rate:.6f} h")
 
     def summary_lines(self, every):
         """The summary's lines about the last pass's held-out examples."""
-        return [f"{'held out':<14}{self.examples:,} per pass (every {every}th example, never learned)",
-                f"{'held-out rate':<14}{self.mistake_rate:.6f} h (last pass)"]
+        lines = [f"{'held out':<14}{self.examples:,} per pass (every {every}th example, never learned)"]
+        if self.task.n_held_out_sums:
+            return lines + [f"{'held-out ' + name:<14}{value:.6f} h (last pass)"
+                            for name, value in self.task.held_out_items(self.examples, self.sums)]
+        return lines + [f"{'held-out rate':<14}{self.mistake_rate:.6f} h (last pass)"]
+
+
+def label_rows(y):
+    """A chunk's labels as an array that masks select: a list of label sets (multilabel) as a 1-d array of them."""
+    if not isinstance(y, list):
+        return y
+    rows = np.empty(len(y), dtype=object)
+    for i, labels in enumerate(y):
+        rows[i] = labels
+    return rows

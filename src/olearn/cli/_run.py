@@ -28,7 +28,7 @@ from ._learners import (
 from ._resume import FrozenResult, PredictionWriter, check_vw_flags, echo_stderr, resumed_model, resumed_source
 from ._interrupt import HeldInterrupts, saved_if_interrupted
 from ._link import CALIBRATED, check_logistic_link
-from ._holdout import DEFAULT_HOLDOUT_PERIOD, HeldOut
+from ._holdout import DEFAULT_HOLDOUT_PERIOD, HeldOut, label_rows
 from ._namespace_options import namespace_options
 from ._names import check_names_source, check_names_wanted, kept_names, write_invert_hash
 from ._report import Progress, ProgressiveTable, echo_stdout, summary_lines
@@ -65,7 +65,8 @@ from ._vw_habits import oaa_labels, sign_labels, vw_algorithm
               help="Read the file this many times (the table counts every learned example of every pass).")
 @click.option("--holdout-every", type=click.IntRange(min=2), default=None, metavar="K",
               help="With --passes N > 1: examples K, 2K, 3K, ... of every pass are held out, predicted but never "
-                   "learned, and their mistake rate is printed after each pass (marked h). [default: 10 when N > 1]")
+                   "learned, and their mistake rate (a regressor's MAE, RMSE and loss) is printed after each pass "
+                   "(marked h). [default: 10 when N > 1]")
 @click.option("--holdout-off", "--holdout_off", is_flag=True, help="With --passes N > 1: learn every example, hold none out.")
 @click.option("--no-shuffle", is_flag=True,
               help="CoNLL sequences with --passes N > 1: keep the file's order in passes 2..N, which otherwise visit "
@@ -307,9 +308,6 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
         if value is not None:
             raise click.UsageError(f"{name} applies with --workers or --scheduler only")
     holdout_every = _holdout_period(holdout_every, holdout_off, passes)
-    if holdout_every is not None and not task.counts_mistakes:
-        raise click.UsageError(f"--passes {passes} holds examples out to count their mistakes, and --algo {algo} "
-                               f"({task.name}) makes none: add --holdout-off")
     if use_cache and (task.multilabel or not task.reads_labels):
         raise click.UsageError(f"-c caches a file's labels as numbers, and --algo {algo} ({task.name}) reads "
                                "none or sets of them: read FILE without -c")
@@ -471,6 +469,7 @@ def _learn_chunk(est, chunk, held_out, table, source, interrupts, writer, test_o
     if not test_only:
         _declare_binary_classes(est, y, learned)
     if learned is not None and not test_only and (writer is None or not writer.probabilities):
+        y = label_rows(y)
         with interrupts.held(), source.locating(first):
             masked = held_out.learn_masked(est, X, y, weight)
             if masked is not None:
@@ -484,7 +483,7 @@ def _learn_chunk(est, chunk, held_out, table, source, interrupts, writer, test_o
             with interrupts.held(), source.locating(first + lo):
                 y_held = None if y is None else y[lo:hi]
                 result = FrozenResult(est, X[lo:hi], y_held, table.task)
-                held_out.add(result)
+                held_out.add(result, y_held, est)
                 if writer is not None:
                     writer.write(result, est)
             continue

@@ -13,6 +13,8 @@ import math
 
 import numpy as np
 
+from ._scaling import learner_of
+
 _COLUMNS = f"{'examples':>12} {{:>12}} {{:>13}} {{:>13}} {{:>11}}"
 
 
@@ -53,6 +55,13 @@ class Task:
         return [(self.mistakes_name, mistakes), (self.rate_name, rate),
                 ("average loss", loss / examples if examples else 0.0)]
 
+    # -- the held-out rows of a multi-pass run (olearn.cli._holdout) ------------------------------------------
+
+    # a task whose held-out rows are measured by sums (a regressor's errors and losses: RegressionTask) rather
+    # than by their mistakes has n_held_out_sums > 0, held_out_sums(model, y, predictions), the (n, n_held_out_sums)
+    # quantities of n held-out rows, and held_out_items(examples, sums), the (name, value) their lines report
+    n_held_out_sums = 0
+
     # -- predictions of a model that does not learn (run -t, held-out rows, predict) --------------------------
 
     def frozen(self, model, X, y):
@@ -89,6 +98,9 @@ class Task:
 class MulticlassTask(Task):
     name = "multiclass"
 
+    def frozen(self, model, X, y):
+        return _frozen_classes(model, X, y)
+
 
 class CostSensitiveTask(Task):
     """Cost-sensitive multiclass: the average cost of the predicted labels is one more column."""
@@ -102,6 +114,9 @@ class CostSensitiveTask(Task):
 
     def extras(self, result, y, model):
         return self.costs(model, y, result.predictions)[:, None]
+
+    def frozen(self, model, X, y):
+        return _frozen_classes(model, X, y)
 
     @staticmethod
     def costs(model, y, predictions):
@@ -163,6 +178,19 @@ class RegressionTask(Task):
         n = examples if examples else 1
         return [("MAE", extras[0] / n), ("RMSE", math.sqrt(extras[1] / n)), ("average loss", loss / n)]
 
+    n_held_out_sums = 3
+
+    def held_out_sums(self, model, y, predictions):
+        """|error|, error^2 and the learner's loss of each held-out row: PARegressor's epsilon-insensitive
+        max(0, |y - prediction| - epsilon) (Crammer et al. 2006, Sec. 5), that of the table's average loss."""
+        error = np.asarray(predictions, dtype=np.float64) - np.asarray(y, dtype=np.float64)
+        absolute = np.abs(error)
+        return np.column_stack([absolute, error * error, np.maximum(absolute - learner_of(model).epsilon, 0.0)])
+
+    def held_out_items(self, examples, sums):
+        n = examples if examples else 1
+        return [("MAE", sums[0] / n), ("RMSE", math.sqrt(sums[1] / n)), ("loss", sums[2] / n)]
+
     def frozen(self, model, X, y):
         predictions = model.predict(X)
         return predictions, predictions, np.zeros(predictions.shape[0], dtype=bool)
@@ -219,6 +247,8 @@ class MultilabelTask(Task):
     multilabel = True
 
     def frozen(self, model, X, y):
+        from ..multilabel._labels import ranking_margins  # here: only a multilabel run loads the multilabel learner
+
         scores = model.decision_function(X)
         margins = ranking_margins(scores, model.classes_, y)
         return scores > 0.0, margins, margins <= 0.0
@@ -241,23 +271,14 @@ class MultilabelTask(Task):
         return f"exact match: {sums[0] / count:.6f} ({int(sums[0])}/{count} label sets predicted exactly)"
 
 
-def ranking_margins(scores, classes, y):
-    """Lowest relevant minus highest irrelevant score of each row (inf with nothing to rank), as the learner's run.
-
-    A relevant label the model does not know scores 0, as a label that
-    arrives in a run is given a prototype of zeros before its round is
-    predicted.
-    """
-    classes = list(np.asarray(classes).tolist())
-    margins = np.full(scores.shape[0], np.inf)
-    for i, labels in enumerate(y):
-        relevant = set(labels)
-        known = [j for j, c in enumerate(classes) if c in relevant]
-        low = min([scores[i, j] for j in known] + ([0.0] if len(known) < len(relevant) else []), default=None)
-        irrelevant = [scores[i, j] for j, c in enumerate(classes) if c not in relevant]
-        if low is not None and irrelevant:
-            margins[i] = low - max(irrelevant)
-    return margins
+def _frozen_classes(model, X, y):
+    """(predictions, scores, mistake of each row) of a multiclass ``model`` on X, a score per class known (the
+    columns of ``classes_``) as its run records them, also while it knows two (``decision_function`` then gives
+    their difference)."""
+    learner = learner_of(model)
+    scores = learner._class_scores(X if learner is model else model._transformed(X)[1])
+    predictions = learner.classes_[np.argmax(scores, axis=1)]
+    return predictions, scores, np.asarray(predictions != np.asarray(y), dtype=bool)
 
 
 def _label_sets(indicator, classes):

@@ -379,6 +379,16 @@ class LinearLearner(OnlineLearner):
             )
         return score
 
+    def _held_out_kernel(self, arrays, targets, weights, held, outputs):
+        """:func:`~olearn._kernels._binary_linear.held_out_linear_pass` of checked ``arrays`` (with ``average``,
+        :func:`~olearn._kernels._binary_linear.held_out_averaged_pass`); returns -1 or the row where it stopped."""
+        codes, params = self._config_arrays()
+        rows = (arrays.indptr, arrays.indices, arrays.data, targets, weights, held)
+        if self._averaging():
+            return K.held_out_averaged_pass(*rows, self._w, self._state, self._avg, self._avg_state, params, codes,
+                                            *outputs)
+        return _compiled.held_out_linear_pass(*rows, self._w, self._state, params, codes, *outputs)
+
     # -- persistence ----------------------------------------------------------
 
     def _state_schema(self):
@@ -871,16 +881,6 @@ class BinaryLinearClassifier(BinaryClassifierMixin, LinearLearner):
     def _takes_held_out(self):
         """Whether :meth:`_held_out_kernel` applies: no kernel."""
         return getattr(self, "kernel", None) is None
-
-    def _held_out_kernel(self, arrays, targets, weights, held, outputs):
-        """:func:`~olearn._kernels._binary_linear.held_out_linear_pass` of checked ``arrays`` (with ``average``,
-        :func:`~olearn._kernels._binary_linear.held_out_averaged_pass`); returns -1 or the row where it stopped."""
-        codes, params = self._config_arrays()
-        rows = (arrays.indptr, arrays.indices, arrays.data, targets, weights, held)
-        if self._averaging():
-            return K.held_out_averaged_pass(*rows, self._w, self._state, self._avg, self._avg_state, params, codes,
-                                            *outputs)
-        return _compiled.held_out_linear_pass(*rows, self._w, self._state, params, codes, *outputs)
 
     # -- persistence ----------------------------------------------------------
 

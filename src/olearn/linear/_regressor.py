@@ -6,11 +6,13 @@ import numpy as np
 
 from .._averaging import AVERAGE
 from .._estimator import RegressorEstimator
+from .._held_out import held_out_chunk
 from .._kernels import _codes
 from .._kernels._binary_linear import averaged_row_score, learn_one_row, learn_one_row_averaged, row_score
 from .._learner import ManyRows
 from .._params import Interval, Options
 from .._validation import check_targets
+from .._weights import UNWEIGHTED
 from ..kernel import KERNEL_CONSTRAINTS
 from ._base import KernelizableLearner
 from ._pa import _STEP_RULES
@@ -303,6 +305,50 @@ class PARegressor(ManyRows, KernelizableLearner, RegressorEstimator):
                 return averaged_row_score(indices, data, w, self._state, avg, self._avg_state, cache[0][1])
         score = self._score_row(indices, data, n_features)
         return 0.0 if score is None else float(score)
+
+    # -- a chunk of a multi-pass run with held-out rows -------------------------
+
+    def _held_out_pass(self, X, y, held, sample_weight=None):
+        """Learn the rows of X not ``held`` in order, and predict the held-out ones with the weights of their moment.
+
+        Vowpal Wabbit's hold-out of ``olearn run --passes N`` in one compiled
+        pass (:meth:`_held_out_kernel`): the learned rows end as
+        ``partial_fit`` of them alone would, and a held-out row is predicted as
+        :meth:`predict` would predict it then (the averaged weights with
+        ``average``). Returns ``(predictions, scores, losses, taus, mistakes,
+        totals)`` of every row in order, as :meth:`_progressive_pass` (a
+        held-out row's loss and tau are 0) with the totals of the learned rows
+        only; or None, the learner untouched, with a kernel or where the chunk
+        is refused (the caller then learns it by the general path, which says
+        why).
+        """
+        if self.kernel is not None:
+            return None
+        return held_out_chunk(self, self._written_by_pass, (),
+                              lambda: self._held_out_targets(X, y, sample_weight),
+                              lambda checked: self._held_out_rows(*checked, held))
+
+    def _held_out_targets(self, X, y, sample_weight):
+        """The chunk's checks (:func:`~olearn._held_out.held_out_chunk`): its rows, targets and weights read, and
+        the learner grown to its columns; returns ``(arrays, targets, weights)``."""
+        self._config_arrays()
+        weights = self._row_weights(X, y, sample_weight)
+        arrays = self._check_X(X, learning=True)
+        targets = check_targets(y, arrays.n_rows)
+        with self._first_call_atomic(arrays):
+            self._grow(arrays.n_features, "X")
+        return arrays, targets, weights
+
+    def _held_out_rows(self, arrays, targets, weights, held):
+        """The masked pass over checked rows: the outputs of :meth:`_held_out_pass`, or None where an overflow
+        stopped it."""
+        scores, losses, taus = np.empty((3, arrays.n_rows))
+        totals = np.zeros(_codes.N_TOTALS)
+        stopped = self._held_out_kernel(arrays, targets, UNWEIGHTED if weights is None else weights, held,
+                                        (scores, losses, taus, totals))
+        if stopped >= 0:
+            return None
+        return scores, scores, losses, taus, np.zeros(arrays.n_rows, dtype=bool), totals
 
     # -- prediction -----------------------------------------------------------
 

@@ -567,13 +567,14 @@ class MulticlassLearner(ManyRows, OnlineLearner, ClassifierEstimator):
         :meth:`_progressive_pass` (a held-out row's mistake is a prediction
         other than its label; its loss and tau are 0) with the totals of the
         learned rows only; or None, the learner untouched, where this pass does
-        not apply (a kernel, a feature map, averaging) or the
-        chunk is refused (the caller then learns it by the general path, which
-        says why).
+        not apply (a kernel, a feature map) or the chunk is refused (the
+        caller then learns it by the general path, which says why). With
+        ``average`` a held-out row is scored by the mean of the prototypes of
+        its moment, as ``predict`` scores it, and is no round of the averaging.
         """
-        if self._uses_kernel or self._uses_map or average_start(self.average):
+        if self._uses_kernel or self._uses_map:
             return None
-        return held_out_chunk(self, ("_W", "_bound", "_clock", "_n_active"), ("_labels", "classes_"),
+        return held_out_chunk(self, ("_W", "_A", "_bound", "_clock", "_n_active"), ("_labels", "classes_"),
                               lambda: self._held_out_slots(X, y, held, sample_weight),
                               lambda checked: self._held_out_rows(*checked, held))
 

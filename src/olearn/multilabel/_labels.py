@@ -208,3 +208,22 @@ def read_label_rows(y, n_rows, owner):
     if len(y) != n_rows:
         raise ValueError(f"X has {n_rows} rows but y has {len(y)} label sets")
     return "sets", [label_collection(row, f"row {i}", owner) for i, row in enumerate(y)]
+
+
+def ranking_margins(scores, classes, y):
+    """Lowest relevant minus highest irrelevant score of each row (inf with nothing to rank), as the learner's run.
+
+    A relevant label the model does not know scores 0, as a label that
+    arrives in a run is given a prototype of zeros before its round is
+    predicted.
+    """
+    classes = list(np.asarray(classes).tolist())
+    margins = np.full(scores.shape[0], np.inf)
+    for i, labels in enumerate(y):
+        relevant = set(labels)
+        known = [j for j, c in enumerate(classes) if c in relevant]
+        low = min([scores[i, j] for j in known] + ([0.0] if len(known) < len(relevant) else []), default=None)
+        irrelevant = [scores[i, j] for j, c in enumerate(classes) if c not in relevant]
+        if low is not None and irrelevant:
+            margins[i] = low - max(irrelevant)
+    return margins

@@ -5,6 +5,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from .._held_out import held_out_chunk
 from .._kernels import _codes
 from .._kernels import _uniclass as K
 from ..exceptions import PartialUpdateError
@@ -321,6 +322,50 @@ class PAUniclass(OnlineLearner):
         if not record:
             return margins, margins, losses, taus, np.empty(0, dtype=bool), totals
         return np.where(losses > 0.0, -1, 1), margins, losses, taus, losses > 0.0, totals
+
+    def _held_out_pass(self, X, y, held, sample_weight=None):
+        """Learn the vectors of X not ``held`` in order, and measure the held-out ones against the ball of their moment.
+
+        Vowpal Wabbit's hold-out of ``olearn run --passes N`` in one compiled
+        pass (:func:`~olearn._kernels._uniclass.held_out_uniclass_pass`): the
+        learned rows end as ``partial_fit`` of them alone would, and a held-out
+        row is judged as :meth:`predict` would judge it then (outside the ball:
+        -1, a mistake). ``y`` is None (the rows are the stream). Returns
+        ``(predictions, scores, losses, taus, mistakes, totals)`` of every row in
+        order, as :meth:`_progressive_pass` (the scores are the margins; a
+        held-out row's loss and tau are 0) with the totals of the learned rows
+        only; or None, the learner untouched, where the chunk is refused (the
+        caller then learns it by the general path, which says why).
+        """
+        return held_out_chunk(self, ("_w", "_state"), (), lambda: self._held_out_rows_checked(X, sample_weight),
+                              lambda checked: self._held_out_rows(*checked, held))
+
+    def _held_out_rows_checked(self, X, sample_weight):
+        """The chunk's checks (:func:`~olearn._held_out.held_out_chunk`): its vectors and weights read, the center
+        started at their dimension; returns ``(arrays, weights)``."""
+        self._config_arrays()
+        weights = self._row_weights(X, None, sample_weight)
+        arrays = self._check_X(X, name="Y")
+        started = self._is_started()
+        self._dimension(arrays.n_features, True, "Y")
+        if not started and arrays.feature_names is not None:
+            self.feature_names_in_ = arrays.feature_names
+        return arrays, weights
+
+    def _held_out_rows(self, arrays, weights, held):
+        """The masked pass over checked rows: the outputs of :meth:`_held_out_pass`, or None where an overflow
+        stopped it."""
+        codes, params = self._config_arrays()
+        margins, losses, taus = np.empty((3, arrays.n_rows))
+        totals = np.zeros(_codes.N_TOTALS)
+        stopped = K.held_out_uniclass_pass(arrays.indptr, arrays.indices, arrays.data,
+                                           UNWEIGHTED if weights is None else weights, held, self._w, self._state,
+                                           params, codes, np.empty(self._w.size), margins, losses, taus, totals)
+        if stopped >= 0:
+            return None
+        outside = losses > 0.0
+        outside[held] = margins[held] < 0.0  # as predict judges a vector: inside the ball, its boundary included
+        return np.where(outside, -1, 1), margins, losses, taus, outside, totals
 
     def _fit_labels(self, y, n_rows):
         """None: the rows themselves are the stream, and ``fit`` ignores a ``y`` (a pipeline passes one)."""
