@@ -33,7 +33,7 @@ from ._namespace_options import namespace_options
 from ._names import check_names_source, check_names_wanted, kept_names, write_invert_hash
 from ._report import Progress, ProgressiveTable, echo_stdout, summary_lines
 from ._source import DEFAULT_BITS, DataSource, IndexBase, check_writable, data_options
-from ._scaling import SCALES, check_scale, rows, scaled
+from ._scaling import SCALES, check_scale, learner_of, rows, scaled
 from ._tasks import task_named
 from ._vw_habits import oaa_labels, sign_labels, vw_algorithm
 
@@ -60,7 +60,7 @@ from ._vw_habits import oaa_labels, sign_labels, vw_algorithm
                    "(standard) or largest absolute value (maxabs), the statistics of the examples before each one "
                    "(olearn.preprocessing; saved with --save, applied by 'olearn predict', resumed by -i). Needed "
                    "when the columns have unscaled values (a raw CSV table); binary, multiclass and regression "
-                   "learners.")
+                   "learners. On Dask: the statistics of every shard, merged before the learner is mixed.")
 @click.option("--passes", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
               help="Read the file this many times (the table counts every learned example of every pass).")
 @click.option("--holdout-every", type=click.IntRange(min=2), default=None, metavar="K",
@@ -293,7 +293,7 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
     if workers is not None or scheduler is not None:
         from ._dask_run import check_dask_options
 
-        check_dask_options(scale, predictions, test_only, use_cache, keep_names, invert_hash, namespaces, binary, link,
+        check_dask_options(predictions, test_only, use_cache, keep_names, invert_hash, namespaces, binary, link,
                            delimiter)
         holdout_every = _holdout_period(holdout_every, holdout_off, passes)
         if holdout_every is not None and not task.counts_mistakes:
@@ -301,7 +301,7 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
                                    f"({task.name}) makes none: add --holdout-off")
         return _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, zero_based, n_features,
                                 bits, chunk_size, save, bound, quiet, workers, scheduler, tau, weighting, classes, start,
-                                holdout_every, label_column, task, costs, model, initial_model)
+                                holdout_every, label_column, task, costs, model, initial_model, scale)
     for name, value in (("--delay", tau), ("--mix", weighting if weighting != "uniform" else None),
                         ("--classes", classes)):
         if value is not None:
@@ -554,7 +554,7 @@ def _declare_binary_classes(est, y, learned):
 
 def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, zero_based, n_features, bits, chunk_size,
                      save, bound, quiet, workers, scheduler, tau, weighting, classes, start, holdout_every,
-                     label_column, task, costs, model, initial_model):
+                     label_column, task, costs, model, initial_model, scale):
     """``olearn run`` on Dask: parameter mixing (``--passes`` epochs), or delayed updates with ``--delay``.
 
     Binary, multiclass, cost-sensitive (``--costs``, ``--oaa``) and regression learners, as the library mixes them;
@@ -563,6 +563,10 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, z
 
     With ``--passes N > 1`` the rows K, 2K, ... of every shard (``--holdout-every K``, default 10) are held out, as
     in a serial run, and each epoch's held-out mistake rate is printed after the table.
+
+    ``--scale`` (or a scaled ``-i MODEL``) learns the pipeline of its scaler and the learner: the scaler's
+    statistics of every shard merged first, then frozen while the learner is mixed (docs/distributed.md,
+    "Pipelines").
     """
     from concurrent.futures import CancelledError  # here, as Dask: a serial run has no use for it
 
@@ -577,20 +581,22 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, z
         raise click.UsageError("--delay makes one pass; it cannot be combined with --passes")
     if delayed and weighting != "uniform":
         raise click.UsageError("--mix applies to parameter mixing, not to --delay")
-    from ._dask_run import ON_DASK_TASKS, LossOnlyTask, dask_classes, resumed_reading
+    from ._dask_run import ON_DASK_TASKS, LossOnlyTask, check_dask_scale, dask_classes, resumed_reading
 
     labels = dask_classes(task, classes, costs, model, initial_model)
     if save is not None:
         check_writable(save, "--save")
     if model is None:
-        est = make_estimator(algo, hyperparameters, fit_intercept, _model_n_features(fmt, n_features, bits, files),
-                             None if costs is None or task.name != "cost-sensitive" else costs.matrix)
+        est = scaled(make_estimator(algo, hyperparameters, fit_intercept,
+                                    _model_n_features(fmt, n_features, bits, files),
+                                    None if costs is None or task.name != "cost-sensitive" else costs.matrix), scale)
     else:
         est = model
         bits, zero_based = resumed_reading(model, initial_model, algo, files, fmt, zero_based, n_features, bits,
                                            chunk_size, label_column, task)
+    check_dask_scale(est, delayed, label_column)
     supported = distributed.DELAYED_LEARNERS if delayed else distributed.MIXING_LEARNERS
-    if type(est).__name__ not in supported or task.name not in ON_DASK_TASKS:
+    if type(learner_of(est)).__name__ not in supported or task.name not in ON_DASK_TASKS:
         mode = "--delay (delayed updates)" if delayed else "parameter mixing"
         takers = ", ".join(name for name in ALGORITHM_NAMES
                            if ALGORITHMS[name][0] in supported and task_of(name) in ON_DASK_TASKS)
@@ -598,7 +604,7 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, z
     from ..distributed._models import check_supported
 
     try:
-        check_supported(est, "delayed updates" if delayed else "parameter mixing")
+        check_supported(learner_of(est), "delayed updates" if delayed else "parameter mixing")
     except ValueError as err:  # a kernel, averaging or a calibration: refused before any worker starts
         raise click.UsageError(str(err)) from None
     options = {"classes": labels, "chunk_size": chunk_size, "fmt": fmt, "n_features": n_features,
