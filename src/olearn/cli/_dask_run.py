@@ -19,9 +19,6 @@ ON_DASK_TASKS = ("binary", "multiclass", "cost-sensitive", "regression")
 
 # why each serial option has no meaning for shards learned at once on the workers
 _NOT_ON_DASK = {
-    "-p": "-p writes each example's prediction in file order, before it is learned, and on Dask the shards are "
-          "learned at once, each by a model of its own: --save the model and write its predictions with "
-          "'olearn predict MODEL FILE'",
     "-t": "-t tests a model without learning: 'olearn predict MODEL FILE' does it (on one machine)",
     "-c": "-c keeps one FILE's cache on this machine, and on Dask the workers read the shards: give olearn cache "
           "files (FILE.olc, written by a run with -c) as the shards, or the text files",
@@ -35,10 +32,9 @@ _NOT_ON_DASK = {
 }
 
 
-def check_dask_options(predictions, test_only, use_cache, keep_names, invert_hash, namespaces, binary, link,
-                       delimiter):
+def check_dask_options(test_only, use_cache, keep_names, invert_hash, namespaces, binary, link, delimiter):
     """Refuse, in one line with its reason, a serial option that does not apply to shards learned on Dask."""
-    given = {"-p": predictions, "-t": test_only or None, "-c": use_cache or None,
+    given = {"-t": test_only or None, "-c": use_cache or None,
              "--keep-names": keep_names or None, "--invert_hash": invert_hash,
              "-q/--cubic/--interactions/--ignore/--keep/--ngram/--skips": namespaces, "--binary": binary or None,
              "--link": link if link != "identity" else None, "--delimiter": delimiter}
@@ -60,6 +56,24 @@ def check_dask_scale(est, delayed, label_column):
     if label_column is not None:
         raise click.UsageError("--scale on Dask applies to shards of numbered columns (LIBSVM, VW, CSV, caches); a "
                                "Parquet table's named columns are learned by the learner alone: drop --scale")
+
+
+def check_dask_predictions(predictions, est, delayed, label_column):
+    """Refuse ``-p`` where the first epoch's predictions cannot be made on Dask (:mod:`._dask_predictions`)."""
+    from ._scaling import learner_of
+
+    if predictions is None:
+        return
+    reason = ("on stdout it would mix with the table: give a file" if predictions == "-" else
+              "delayed updates score each example on stale weights at the coordinator's pace, not as a pass of "
+              "a learner" if delayed else
+              "its scaler's statistics are those of every shard, known after learning: write the predictions of "
+              "the saved model with 'olearn predict'" if learner_of(est) is not est else
+              "the named columns of Parquet tables are read by the run's vocabulary: write the predictions of the "
+              "saved model with 'olearn predict'" if label_column is not None else None)
+    if reason is not None:
+        raise click.UsageError(f"-p on Dask writes the first epoch's progressive predictions of parameter "
+                               f"mixing; {reason}")
 
 
 def dask_classes(task, classes, costs, model, model_path):

@@ -1,5 +1,6 @@
 """``olearn run``: progressive validation of one learner on a file, streamed in chunks, or on Dask over shards."""
 
+import copy
 import os
 import time
 
@@ -98,7 +99,7 @@ from ._vw_habits import oaa_labels, sign_labels, vw_algorithm
               help="With -i: predict every example with the model, learning nothing (the table counts its mistakes).")
 @click.option("--predictions", "-p", type=click.Path(dir_okay=False, allow_dash=True), default=None, metavar="FILE",
               help="Write one prediction per example to FILE ('-': stdout, and the table goes to stderr): the label "
-                   "predicted before the example is learned.")
+                   "predicted before the example is learned. On Dask: the first epoch's, shard after shard.")
 @click.option("--raw", is_flag=True,
               help="With -p: write the raw score instead of the label (w.x; for multiclass, class:score per class; "
                    "uniclass: the signed margin; multilabel: the ranking margin).")
@@ -293,15 +294,15 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
     if workers is not None or scheduler is not None:
         from ._dask_run import check_dask_options
 
-        check_dask_options(predictions, test_only, use_cache, keep_names, invert_hash, namespaces, binary, link,
-                           delimiter)
+        check_dask_options(test_only, use_cache, keep_names, invert_hash, namespaces, binary, link, delimiter)
         holdout_every = _holdout_period(holdout_every, holdout_off, passes)
         if holdout_every is not None and not task.counts_mistakes:
             raise click.UsageError(f"--passes {passes} holds examples out to count their mistakes, and --algo {algo} "
                                    f"({task.name}) makes none: add --holdout-off")
         return _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, zero_based, n_features,
                                 bits, chunk_size, save, bound, quiet, workers, scheduler, tau, weighting, classes, start,
-                                holdout_every, label_column, task, costs, model, initial_model, scale)
+                                holdout_every, label_column, task, costs, model, initial_model, scale, predictions,
+                                raw)
     for name, value in (("--delay", tau), ("--mix", weighting if weighting != "uniform" else None),
                         ("--classes", classes)):
         if value is not None:
@@ -554,7 +555,7 @@ def _declare_binary_classes(est, y, learned):
 
 def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, zero_based, n_features, bits, chunk_size,
                      save, bound, quiet, workers, scheduler, tau, weighting, classes, start, holdout_every,
-                     label_column, task, costs, model, initial_model, scale):
+                     label_column, task, costs, model, initial_model, scale, predictions, raw):
     """``olearn run`` on Dask: parameter mixing (``--passes`` epochs), or delayed updates with ``--delay``.
 
     Binary, multiclass, cost-sensitive (``--costs``, ``--oaa``) and regression learners, as the library mixes them;
@@ -566,7 +567,8 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, z
 
     ``--scale`` (or a scaled ``-i MODEL``) learns the pipeline of its scaler and the learner: the scaler's
     statistics of every shard merged first, then frozen while the learner is mixed (docs/distributed.md,
-    "Pipelines").
+    "Pipelines"). ``-p FILE`` writes the first epoch's progressive predictions, shard after shard
+    (:mod:`._dask_predictions`).
     """
     from concurrent.futures import CancelledError  # here, as Dask: a serial run has no use for it
 
@@ -581,7 +583,8 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, z
         raise click.UsageError("--delay makes one pass; it cannot be combined with --passes")
     if delayed and weighting != "uniform":
         raise click.UsageError("--mix applies to parameter mixing, not to --delay")
-    from ._dask_run import ON_DASK_TASKS, LossOnlyTask, check_dask_scale, dask_classes, resumed_reading
+    from ._dask_run import (ON_DASK_TASKS, LossOnlyTask, check_dask_predictions, check_dask_scale, dask_classes,
+                            resumed_reading)
 
     labels = dask_classes(task, classes, costs, model, initial_model)
     if save is not None:
@@ -595,6 +598,9 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, z
         bits, zero_based = resumed_reading(model, initial_model, algo, files, fmt, zero_based, n_features, bits,
                                            chunk_size, label_column, task)
     check_dask_scale(est, delayed, label_column)
+    check_dask_predictions(predictions, est, delayed, label_column)
+    if predictions is not None:
+        check_writable(predictions, "-p")
     supported = distributed.DELAYED_LEARNERS if delayed else distributed.MIXING_LEARNERS
     if type(learner_of(est)).__name__ not in supported or task.name not in ON_DASK_TASKS:
         mode = "--delay (delayed updates)" if delayed else "parameter mixing"
@@ -620,12 +626,16 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, z
             # delayed updates score at most tau + 1 shards at once
             options["n_shards"] = _byte_range_shards(list(files), options, n_workers if tau is None else
                                                      min(n_workers, tau + 1), quiet)
+            start_model = copy.deepcopy(est) if predictions is not None else None
             if delayed:
                 result = distributed.delayed_updates(est, list(files), tau=tau, client=client, **options)
             else:
                 result = distributed.parameter_mixing(est, list(files), epochs=passes, weighting=weighting,
                                                       client=client, holdout_every=holdout_every,
                                                       progress=None if quiet else _EpochProgress(passes), **options)
+            if predictions is not None:
+                _write_first_epoch(client, PredictionWriter(predictions, raw, task), task, start_model, files,
+                                   options, holdout_every)
     except DataFormatError as err:
         raise base.explain(err) from None
     except (CancelledError, RuntimeError) as err:
@@ -657,6 +667,21 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, z
     if save is not None:
         save_model(result.estimator, save, _shards_input_info(files, fmt, bits, base, options["label_column"]))
         click.echo(f"{'model':<14}{save}")
+
+
+def _write_first_epoch(client, writer, task, start_model, files, options, holdout_every):
+    """``-p`` on Dask: the first epoch's progressive predictions of the shards of ``files`` (as ``options`` make
+    them) from ``start_model``, with the classes fixed as the run fixed them."""
+    from ..distributed import make_shards
+    from ..distributed._models import start_with_classes
+    from ._dask_predictions import write_first_epoch
+
+    start_with_classes(start_model, options["classes"])
+    shards = make_shards(list(files), **{name: value for name, value in options.items() if name != "classes"})
+    try:
+        write_first_epoch(client, writer, task, start_model, shards, holdout_every)
+    finally:
+        writer.close()
 
 
 def _echo_epochs(result, counts_mistakes):

@@ -1,0 +1,64 @@
+"""``olearn run --workers/--scheduler -p FILE``: the first epoch's progressive predictions, shard after shard.
+
+The independent reference is the serial command line run on each shard alone: the first epoch of parameter mixing
+starts every shard's learner from the same model, so shard i's lines are those of ``olearn run -p`` on shard i (its
+first pass's, with --passes N).
+"""
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from sklearn.datasets import dump_svmlight_file
+
+pytest.importorskip("distributed")
+
+from olearn.cli import cli
+
+
+def invoke(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args])
+
+
+@pytest.fixture
+def shard_files(tmp_path):
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(230, 6))
+    y = np.where(X @ rng.normal(size=6) + 0.3 * rng.normal(size=230) > 0, 1.0, -1.0)
+    paths = []
+    for i, (lo, hi) in enumerate([(0, 90), (90, 230)]):
+        paths.append(tmp_path / f"part-{i}.svm")
+        dump_svmlight_file(X[lo:hi], y[lo:hi], str(paths[-1]), zero_based=False)
+    return paths, [90, 140]
+
+
+def _lines(path):
+    return path.read_text().splitlines()
+
+
+@pytest.mark.parametrize("options", [["--raw"], ["--passes", "2"]], ids=["raw scores, one epoch", "two epochs"])
+def test_predictions_are_each_shards_serial_first_pass_in_input_order(client, shard_files, tmp_path, options):
+    paths, sizes = shard_files
+    out = tmp_path / "dask.txt"
+    result = invoke("run", "-a", "pa1", "-C", "0.5", *options, "--scheduler", client.scheduler.address, *paths,
+                    "-p", out)
+    assert result.exit_code == 0, result.output
+    expected = []
+    for i, (path, size) in enumerate(zip(paths, sizes)):
+        serial = tmp_path / f"serial-{i}.txt"
+        alone = invoke("run", "-a", "pa1", "-C", "0.5", *options, path, "-p", serial)
+        assert alone.exit_code == 0, alone.output
+        expected += _lines(serial)[:size]  # with --passes 2, the first pass's lines
+    assert _lines(out) == expected
+    assert len(expected) == 230
+
+
+@pytest.mark.parametrize("args, reason", [
+    (["-p", "-"], "on stdout it would mix with the table"),
+    (["-p", "x.txt", "--delay", "1"], "delayed updates score each example on stale weights"),
+    (["-p", "x.txt", "--scale", "standard"], "its scaler's statistics are those of every shard"),
+])
+def test_predictions_are_refused_where_the_first_epoch_cannot_give_them(shard_files, args, reason):
+    paths, _ = shard_files
+    # refused before any cluster starts
+    result = invoke("run", "-a", "pa1", "--workers", "2", *args, *paths)
+    assert result.exit_code == 2 and reason in result.output, result.output
