@@ -158,3 +158,14 @@ def test_pipelines_that_cannot_run_on_shards_are_refused_with_the_reason(client,
     X, y = _data()
     with pytest.raises(ValueError, match=message):
         parameter_mixing(pipeline(), [(X, y)], client=client)
+
+
+def test_dask_array_shards_are_scaled_where_their_blocks_live(client):
+    da = pytest.importorskip("dask.array")
+    X, y = _data(seed=8)
+    pipeline = StandardScaler() | PAClassifier()
+    parameter_mixing(pipeline, (da.from_array(X, chunks=(100, 4)), da.from_array(y, chunks=100)), client=client)
+    assert np.allclose(pipeline["standardscaler"].var_, X.var(axis=0), rtol=1e-12)
+    Z = (X - X.mean(axis=0)) / X.std(axis=0)
+    assert np.allclose(_weights(pipeline[-1]), _hand_mixed(Z, y, [(0, 100), (100, 200), (200, 300)]), rtol=1e-9,
+                       atol=1e-12)
