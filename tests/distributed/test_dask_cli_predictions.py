@@ -62,3 +62,28 @@ def test_predictions_are_refused_where_the_first_epoch_cannot_give_them(shard_fi
     # refused before any cluster starts
     result = invoke("run", "-a", "pa1", "--workers", "2", *args, *paths)
     assert result.exit_code == 2 and reason in result.output, result.output
+
+
+def _summary(output, name):
+    return next(line.split()[-1] for line in output.splitlines() if line.startswith(name + " "))
+
+
+def test_test_only_predicts_every_shard_with_the_model_on_the_workers(client, shard_files, tmp_path):
+    paths, _ = shard_files
+    model = tmp_path / "model.npz"
+    assert invoke("run", "-a", "pa1", paths[0], "-f", model).exit_code == 0
+    out = tmp_path / "dask.txt"
+    result = invoke("run", "-t", "-i", model, "--scheduler", client.scheduler.address, *paths, "-p", out, "--raw")
+    assert result.exit_code == 0, result.output
+    expected, mistakes = [], 0
+    for i, path in enumerate(paths):
+        serial = tmp_path / f"serial-{i}.txt"
+        alone = invoke("run", "-t", "-i", model, path, "-p", serial, "--raw")
+        assert alone.exit_code == 0, alone.output
+        expected += _lines(serial)
+        mistakes += int(_summary(alone.output, "mistakes"))
+    assert _lines(out) == expected
+    assert int(_summary(result.output, "mistakes")) == mistakes
+    assert "test only (-t)" in result.output
+    delayed = invoke("run", "-t", "-i", model, "--workers", "2", "--delay", "1", *paths)
+    assert delayed.exit_code == 2 and "learning nothing; --delay applies to learning" in delayed.output

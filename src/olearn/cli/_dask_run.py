@@ -19,7 +19,6 @@ ON_DASK_TASKS = ("binary", "multiclass", "cost-sensitive", "regression")
 
 # why each serial option has no meaning for shards learned at once on the workers
 _NOT_ON_DASK = {
-    "-t": "-t tests a model without learning: 'olearn predict MODEL FILE' does it (on one machine)",
     "-c": "-c keeps one FILE's cache on this machine, and on Dask the workers read the shards: give olearn cache "
           "files (FILE.olc, written by a run with -c) as the shards, or the text files",
     "--keep-names": "--keep-names keeps the names of one VW file read here",
@@ -32,9 +31,9 @@ _NOT_ON_DASK = {
 }
 
 
-def check_dask_options(test_only, use_cache, keep_names, invert_hash, namespaces, binary, link, delimiter):
+def check_dask_options(use_cache, keep_names, invert_hash, namespaces, binary, link, delimiter):
     """Refuse, in one line with its reason, a serial option that does not apply to shards learned on Dask."""
-    given = {"-t": test_only or None, "-c": use_cache or None,
+    given = {"-c": use_cache or None,
              "--keep-names": keep_names or None, "--invert_hash": invert_hash,
              "-q/--cubic/--interactions/--ignore/--keep/--ngram/--skips": namespaces, "--binary": binary or None,
              "--link": link if link != "identity" else None, "--delimiter": delimiter}
@@ -74,6 +73,21 @@ def check_dask_predictions(predictions, est, delayed, label_column):
     if reason is not None:
         raise click.UsageError(f"-p on Dask writes the first epoch's progressive predictions of parameter "
                                f"mixing; {reason}")
+
+
+def check_dask_test_only(test_only, model, delayed, label_column):
+    """Refuse ``-t`` on Dask where the workers cannot read the shards' rows as the model's own."""
+    from ._scaling import learner_of
+
+    if not test_only:
+        return
+    reason = ("--delay applies to learning" if delayed else
+              "a scaled model reads a file's rows through its scaler here: test it with 'olearn run -t' or "
+              "'olearn predict' on one machine" if learner_of(model) is not model else
+              "Parquet tables are read by the run's vocabulary: test the model with 'olearn predict'"
+              if label_column is not None else None)
+    if reason is not None:
+        raise click.UsageError(f"-t on Dask predicts every shard with the model of -i, learning nothing; {reason}")
 
 
 def dask_classes(task, classes, costs, model, model_path):

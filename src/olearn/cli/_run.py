@@ -294,7 +294,7 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
     if workers is not None or scheduler is not None:
         from ._dask_run import check_dask_options
 
-        check_dask_options(test_only, use_cache, keep_names, invert_hash, namespaces, binary, link, delimiter)
+        check_dask_options(use_cache, keep_names, invert_hash, namespaces, binary, link, delimiter)
         holdout_every = _holdout_period(holdout_every, holdout_off, passes)
         if holdout_every is not None and not task.counts_mistakes:
             raise click.UsageError(f"--passes {passes} holds examples out to count their mistakes, and --algo {algo} "
@@ -302,7 +302,7 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
         return _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, zero_based, n_features,
                                 bits, chunk_size, save, bound, quiet, workers, scheduler, tau, weighting, classes, start,
                                 holdout_every, label_column, task, costs, model, initial_model, scale, predictions,
-                                raw)
+                                raw, test_only)
     for name, value in (("--delay", tau), ("--mix", weighting if weighting != "uniform" else None),
                         ("--classes", classes)):
         if value is not None:
@@ -555,7 +555,7 @@ def _declare_binary_classes(est, y, learned):
 
 def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, zero_based, n_features, bits, chunk_size,
                      save, bound, quiet, workers, scheduler, tau, weighting, classes, start, holdout_every,
-                     label_column, task, costs, model, initial_model, scale, predictions, raw):
+                     label_column, task, costs, model, initial_model, scale, predictions, raw, test_only):
     """``olearn run`` on Dask: parameter mixing (``--passes`` epochs), or delayed updates with ``--delay``.
 
     Binary, multiclass, cost-sensitive (``--costs``, ``--oaa``) and regression learners, as the library mixes them;
@@ -568,7 +568,8 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, z
     ``--scale`` (or a scaled ``-i MODEL``) learns the pipeline of its scaler and the learner: the scaler's
     statistics of every shard merged first, then frozen while the learner is mixed (docs/distributed.md,
     "Pipelines"). ``-p FILE`` writes the first epoch's progressive predictions, shard after shard
-    (:mod:`._dask_predictions`).
+    (:mod:`._dask_predictions`); ``-t`` (with ``-i``) predicts every shard's rows with the model, frozen, on the
+    workers.
     """
     from concurrent.futures import CancelledError  # here, as Dask: a serial run has no use for it
 
@@ -583,8 +584,8 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, z
         raise click.UsageError("--delay makes one pass; it cannot be combined with --passes")
     if delayed and weighting != "uniform":
         raise click.UsageError("--mix applies to parameter mixing, not to --delay")
-    from ._dask_run import (ON_DASK_TASKS, LossOnlyTask, check_dask_predictions, check_dask_scale, dask_classes,
-                            resumed_reading)
+    from ._dask_run import (ON_DASK_TASKS, LossOnlyTask, check_dask_predictions, check_dask_scale,
+                            check_dask_test_only, dask_classes, resumed_reading)
 
     labels = dask_classes(task, classes, costs, model, initial_model)
     if save is not None:
@@ -599,6 +600,7 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, z
                                            chunk_size, label_column, task)
     check_dask_scale(est, delayed, label_column)
     check_dask_predictions(predictions, est, delayed, label_column)
+    check_dask_test_only(test_only, est, delayed, label_column)
     if predictions is not None:
         check_writable(predictions, "-p")
     supported = distributed.DELAYED_LEARNERS if delayed else distributed.MIXING_LEARNERS
@@ -626,14 +628,16 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, z
             # delayed updates score at most tau + 1 shards at once
             options["n_shards"] = _byte_range_shards(list(files), options, n_workers if tau is None else
                                                      min(n_workers, tau + 1), quiet)
-            start_model = copy.deepcopy(est) if predictions is not None else None
-            if delayed:
+            start_model = copy.deepcopy(est) if predictions is not None and not test_only else None
+            if test_only:
+                result = _tested_on_workers(client, est, task, files, options, predictions, raw)
+            elif delayed:
                 result = distributed.delayed_updates(est, list(files), tau=tau, client=client, **options)
             else:
                 result = distributed.parameter_mixing(est, list(files), epochs=passes, weighting=weighting,
                                                       client=client, holdout_every=holdout_every,
                                                       progress=None if quiet else _EpochProgress(passes), **options)
-            if predictions is not None:
+            if predictions is not None and not test_only:
                 _write_first_epoch(client, PredictionWriter(predictions, raw, task), task, start_model, files,
                                    options, holdout_every)
     except DataFormatError as err:
@@ -655,7 +659,8 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, z
         raise ValueError(f"{', '.join(files)}: hold no examples")
     table = ProgressiveTable(None, None if task.counts_mistakes else LossOnlyTask())
     table.add(result)
-    mode = (f"delayed updates, staleness <= {tau} ({result.rows_per_step} rows per shard per step)" if delayed
+    mode = ("test only (-t): the model of -i, learning nothing" if test_only else
+            f"delayed updates, staleness <= {tau} ({result.rows_per_step} rows per shard per step)" if delayed
             else f"parameter mixing ({weighting})")
     click.echo(f"{'mode':<14}{mode}")
     click.echo(f"{'shards':<14}{result.n_shards} on {n_workers} worker{'s' if n_workers != 1 else ''}")
@@ -667,6 +672,25 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, z
     if save is not None:
         save_model(result.estimator, save, _shards_input_info(files, fmt, bits, base, options["label_column"]))
         click.echo(f"{'model':<14}{save}")
+
+
+def _tested_on_workers(client, model, task, files, options, predictions, raw):
+    """``-t -i MODEL`` on Dask: every shard's rows predicted by ``model`` on the workers, learning nothing (with
+    ``-p``, the lines written shard after shard); a one-epoch result of the shards' totals."""
+    from ..distributed import DistributedResult, make_shards
+    from ._dask_predictions import predicted_shards
+
+    shards = make_shards(list(files), **{name: value for name, value in options.items() if name != "classes"})
+    answers = predicted_shards(client, task, model, shards, raw=raw, test_only=True)
+    if predictions is not None:
+        writer = PredictionWriter(predictions, raw, task)
+        try:
+            for lines, _ in answers:
+                writer.write_lines(lines)
+        finally:
+            writer.close()
+    totals = np.array([[totals for _, totals in answers]], dtype=np.float64)
+    return DistributedResult(model, "testing", len(shards), totals, np.zeros(totals.shape[:2]))
 
 
 def _write_first_epoch(client, writer, task, start_model, files, options, holdout_every):
