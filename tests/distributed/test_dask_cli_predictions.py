@@ -1,4 +1,4 @@
-"""``olearn run --workers/--scheduler -p FILE``: the first epoch's progressive predictions, shard after shard.
+"""``olearn run --workers/--scheduler -p FILE``: the first epoch's progressive predictions, shard after shard; -t.
 
 The independent reference is the serial command line run on each shard alone: the first epoch of parameter mixing
 starts every shard's learner from the same model, so shard i's lines are those of ``olearn run -p`` on shard i (its
@@ -8,11 +8,13 @@ first pass's, with --passes N).
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from sklearn.datasets import dump_svmlight_file
+from sklearn.datasets import dump_svmlight_file, load_svmlight_file
 
 pytest.importorskip("distributed")
 
+import olearn
 from olearn.cli import cli
+from olearn.linear import PAClassifier
 
 
 def invoke(*args):
@@ -52,10 +54,25 @@ def test_predictions_are_each_shards_serial_first_pass_in_input_order(client, sh
     assert len(expected) == 230
 
 
+def test_scaled_predictions_are_the_learners_first_pass_over_rows_scaled_by_the_merged_statistics(client, shard_files,
+                                                                                                  tmp_path):
+    paths, _ = shard_files
+    out = tmp_path / "dask.txt"
+    result = invoke("run", "-a", "pa1", "--scale", "maxabs", "--scheduler", client.scheduler.address, *paths,
+                    "-p", out)
+    assert result.exit_code == 0, result.output
+    shards = [load_svmlight_file(str(path), n_features=6) for path in paths]
+    peaks = np.abs(np.vstack([X.toarray() for X, _ in shards])).max(axis=0)
+    expected = []
+    for X, y in shards:
+        learner = PAClassifier(variant="pa1").partial_fit(np.empty((0, 0)), np.empty(0), classes=[-1.0, 1.0])
+        expected += list(olearn.run(learner, X.toarray() / peaks, y, record=True).predictions)
+    assert np.array_equal(np.loadtxt(out), expected)
+
+
 @pytest.mark.parametrize("args, reason", [
     (["-p", "-"], "on stdout it would mix with the table"),
     (["-p", "x.txt", "--delay", "1"], "delayed updates score each example on stale weights"),
-    (["-p", "x.txt", "--scale", "standard"], "its scaler's statistics are those of every shard"),
 ])
 def test_predictions_are_refused_where_the_first_epoch_cannot_give_them(shard_files, args, reason):
     paths, _ = shard_files

@@ -57,17 +57,13 @@ def check_dask_scale(est, delayed, label_column):
                                "Parquet table's named columns are learned by the learner alone: drop --scale")
 
 
-def check_dask_predictions(predictions, est, delayed, label_column):
+def check_dask_predictions(predictions, delayed, label_column):
     """Refuse ``-p`` where the first epoch's predictions cannot be made on Dask (:mod:`._dask_predictions`)."""
-    from ._scaling import learner_of
-
     if predictions is None:
         return
     reason = ("on stdout it would mix with the table: give a file" if predictions == "-" else
               "delayed updates score each example on stale weights at the coordinator's pace, not as a pass of "
               "a learner" if delayed else
-              "its scaler's statistics are those of every shard, known after learning: write the predictions of "
-              "the saved model with 'olearn predict'" if learner_of(est) is not est else
               "the named columns of Parquet tables are read by the run's vocabulary: write the predictions of the "
               "saved model with 'olearn predict'" if label_column is not None else None)
     if reason is not None:

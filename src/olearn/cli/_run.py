@@ -599,10 +599,8 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, z
         bits, zero_based = resumed_reading(model, initial_model, algo, files, fmt, zero_based, n_features, bits,
                                            chunk_size, label_column, task)
     check_dask_scale(est, delayed, label_column)
-    check_dask_predictions(predictions, est, delayed, label_column)
+    check_dask_predictions(predictions, delayed, label_column)
     check_dask_test_only(test_only, est, delayed, label_column)
-    if predictions is not None:
-        check_writable(predictions, "-p")
     supported = distributed.DELAYED_LEARNERS if delayed else distributed.MIXING_LEARNERS
     if type(learner_of(est)).__name__ not in supported or task.name not in ON_DASK_TASKS:
         mode = "--delay (delayed updates)" if delayed else "parameter mixing"
@@ -639,7 +637,7 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, z
                                                       progress=None if quiet else _EpochProgress(passes), **options)
             if predictions is not None and not test_only:
                 _write_first_epoch(client, PredictionWriter(predictions, raw, task), task, start_model, files,
-                                   options, holdout_every)
+                                   options, holdout_every, result.estimator)
     except DataFormatError as err:
         raise base.explain(err) from None
     except (CancelledError, RuntimeError) as err:
@@ -693,15 +691,20 @@ def _tested_on_workers(client, model, task, files, options, predictions, raw):
     return DistributedResult(model, "testing", len(shards), totals, np.zeros(totals.shape[:2]))
 
 
-def _write_first_epoch(client, writer, task, start_model, files, options, holdout_every):
+def _write_first_epoch(client, writer, task, start_model, files, options, holdout_every, learned):
     """``-p`` on Dask: the first epoch's progressive predictions of the shards of ``files`` (as ``options`` make
-    them) from ``start_model``, with the classes fixed as the run fixed them."""
+    them) from ``start_model``, with the classes fixed as the run fixed them; the learner of a scaled model
+    predicts the rows scaled by the scaler of the ``learned`` model, as its first epoch learned them."""
     from ..distributed import make_shards
     from ..distributed._models import start_with_classes
+    from ..distributed._pipelines import ScaledShard
     from ._dask_predictions import write_first_epoch
 
-    start_with_classes(start_model, options["classes"])
     shards = make_shards(list(files), **{name: value for name, value in options.items() if name != "classes"})
+    if learner_of(start_model) is not start_model:
+        shards = [ScaledShard(shard, copy.deepcopy(learned._plan().scalers)) for shard in shards]
+        start_model = learner_of(start_model)
+    start_with_classes(start_model, options["classes"])
     try:
         write_first_epoch(client, writer, task, start_model, shards, holdout_every)
     finally:
