@@ -145,7 +145,7 @@ def test_resuming_a_scaled_model_resumes_its_statistics(tmp_path, numeric):
     (["-a", "pa-uniclass"], "learns uniclass"),
     (["-a", "pa-multilabel"], "learns multilabel"),
     (["-a", "pa1", "--bound"], "--bound"),
-    (["-a", "pa1", "--workers", "2"], "--scale does not apply on Dask"),
+    (["-a", "pa1", "--workers", "2", "--delay", "1"], "--scale on Dask applies to parameter mixing"),
 ])
 def test_scale_is_refused_where_it_does_not_apply(numeric, args, named):
     result = invoke("run", *args, "--scale", "standard", numeric[2]["binary"])

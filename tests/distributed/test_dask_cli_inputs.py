@@ -191,9 +191,8 @@ def test_initial_model_contradicted_by_the_options_is_refused(client, two_files,
 
 
 @pytest.mark.parametrize("args, reason", [
-    (["-p", "-"], "-p does not apply on Dask: -p writes each example's prediction in file order"),
+    (["-p", "-"], "-p on Dask writes the first epoch's progressive predictions of parameter mixing; on stdout"),
     (["-c"], "-c does not apply on Dask: -c keeps one FILE's cache on this machine"),
-    (["--scale", "standard"], "--scale does not apply on Dask: --scale scales each example by the statistics"),
     (["--link", "logistic"], "--link does not apply on Dask"),
 ])
 def test_serial_options_are_refused_with_their_reason(client, two_files, args, reason):

@@ -3,7 +3,8 @@
 The tasks whose learners the library mixes (binary, multiclass, cost-sensitive,
 regression; :mod:`olearn.distributed._models`) run on Dask with the labels
 fixed before learning; ``-i MODEL`` continues a saved model, its shards read
-as its training data were. What needs the examples in one stream is refused,
+as its training data were; ``--scale`` learns the scaler's statistics of
+every shard first (:mod:`olearn.distributed._pipelines`). What needs the examples in one stream is refused,
 each with its reason in one line.
 """
 
@@ -18,14 +19,8 @@ ON_DASK_TASKS = ("binary", "multiclass", "cost-sensitive", "regression")
 
 # why each serial option has no meaning for shards learned at once on the workers
 _NOT_ON_DASK = {
-    "-p": "-p writes each example's prediction in file order, before it is learned, and on Dask the shards are "
-          "learned at once, each by a model of its own: --save the model and write its predictions with "
-          "'olearn predict MODEL FILE'",
-    "-t": "-t tests a model without learning: 'olearn predict MODEL FILE' does it (on one machine)",
     "-c": "-c keeps one FILE's cache on this machine, and on Dask the workers read the shards: give olearn cache "
           "files (FILE.olc, written by a run with -c) as the shards, or the text files",
-    "--scale": "--scale scales each example by the statistics of the examples before it in one stream, and the "
-               "shards are learned at once",
     "--keep-names": "--keep-names keeps the names of one VW file read here",
     "--invert_hash": "--invert_hash writes the names of one VW file read here",
     "-q/--cubic/--interactions/--ignore/--keep/--ngram/--skips": "the namespace options apply to one VW file read "
@@ -36,16 +31,59 @@ _NOT_ON_DASK = {
 }
 
 
-def check_dask_options(scale, predictions, test_only, use_cache, keep_names, invert_hash, namespaces, binary, link,
-                       delimiter):
+def check_dask_options(use_cache, keep_names, invert_hash, namespaces, binary, link, delimiter):
     """Refuse, in one line with its reason, a serial option that does not apply to shards learned on Dask."""
-    given = {"-p": predictions, "-t": test_only or None, "-c": use_cache or None, "--scale": scale,
+    given = {"-c": use_cache or None,
              "--keep-names": keep_names or None, "--invert_hash": invert_hash,
              "-q/--cubic/--interactions/--ignore/--keep/--ngram/--skips": namespaces, "--binary": binary or None,
              "--link": link if link != "identity" else None, "--delimiter": delimiter}
     for name, value in given.items():
         if value is not None:
             raise click.UsageError(f"{name} does not apply on Dask: {_NOT_ON_DASK[name]}")
+
+
+def check_dask_scale(est, delayed, label_column):
+    """Refuse a scaled model (``--scale``, or a scaled ``-i MODEL``) where its scaler cannot run on Dask."""
+    from ._scaling import learner_of
+
+    if learner_of(est) is est:
+        return
+    if delayed:
+        raise click.UsageError("--scale on Dask applies to parameter mixing: delayed updates move the learner's "
+                               "weights round by round at the coordinator, and the scaler's statistics would have to "
+                               "be those of one stream; drop --delay, or --scale")
+    if label_column is not None:
+        raise click.UsageError("--scale on Dask applies to shards of numbered columns (LIBSVM, VW, CSV, caches); a "
+                               "Parquet table's named columns are learned by the learner alone: drop --scale")
+
+
+def check_dask_predictions(predictions, delayed, label_column):
+    """Refuse ``-p`` where the first epoch's predictions cannot be made on Dask (:mod:`._dask_predictions`)."""
+    if predictions is None:
+        return
+    reason = ("on stdout it would mix with the table: give a file" if predictions == "-" else
+              "delayed updates score each example on stale weights at the coordinator's pace, not as a pass of "
+              "a learner" if delayed else
+              "the named columns of Parquet tables are read by the run's vocabulary: write the predictions of the "
+              "saved model with 'olearn predict'" if label_column is not None else None)
+    if reason is not None:
+        raise click.UsageError(f"-p on Dask writes the first epoch's progressive predictions of parameter "
+                               f"mixing; {reason}")
+
+
+def check_dask_test_only(test_only, model, delayed, label_column):
+    """Refuse ``-t`` on Dask where the workers cannot read the shards' rows as the model's own."""
+    from ._scaling import learner_of
+
+    if not test_only:
+        return
+    reason = ("--delay applies to learning" if delayed else
+              "a scaled model reads a file's rows through its scaler here: test it with 'olearn run -t' or "
+              "'olearn predict' on one machine" if learner_of(model) is not model else
+              "Parquet tables are read by the run's vocabulary: test the model with 'olearn predict'"
+              if label_column is not None else None)
+    if reason is not None:
+        raise click.UsageError(f"-t on Dask predicts every shard with the model of -i, learning nothing; {reason}")
 
 
 def dask_classes(task, classes, costs, model, model_path):
@@ -90,10 +128,7 @@ def resumed_reading(model, model_path, algo, files, fmt, zero_based, n_features,
     from ..distributed._tables import is_parquet
     from ._learners import max_classes
     from ._resume import resumed_source
-    from ._scaling import learner_of
 
-    if learner_of(model) is not model:
-        raise click.UsageError(f"-i {model_path} scales its features (--scale), and on Dask {_NOT_ON_DASK['--scale']}")
     first = expanded_paths(list(files))[0]
     trained = read_input_info(model_path)
     if is_parquet(first, fmt):

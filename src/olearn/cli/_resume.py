@@ -132,7 +132,12 @@ class PredictionWriter:
             lines = [repr(float(p)) for p in result.probabilities[:, -1]]
         else:
             lines = self.task.prediction_lines(result, model, self.raw)
-        self._out.write("\n".join(lines) + "\n")
+        self.write_lines(lines)
+
+    def write_lines(self, lines):
+        """Write ``lines`` made already, one per example (nothing for none)."""
+        if lines:
+            self._out.write("\n".join(lines) + "\n")
 
     def close(self):
         self._out.close()

@@ -1,5 +1,6 @@
 """``olearn run``: progressive validation of one learner on a file, streamed in chunks, or on Dask over shards."""
 
+import copy
 import os
 import time
 
@@ -33,7 +34,7 @@ from ._namespace_options import namespace_options
 from ._names import check_names_source, check_names_wanted, kept_names, write_invert_hash
 from ._report import Progress, ProgressiveTable, echo_stdout, summary_lines
 from ._source import DEFAULT_BITS, DataSource, IndexBase, check_writable, data_options
-from ._scaling import SCALES, check_scale, rows, scaled
+from ._scaling import SCALES, check_scale, learner_of, rows, scaled
 from ._tasks import task_named
 from ._vw_habits import oaa_labels, sign_labels, vw_algorithm
 
@@ -60,7 +61,7 @@ from ._vw_habits import oaa_labels, sign_labels, vw_algorithm
                    "(standard) or largest absolute value (maxabs), the statistics of the examples before each one "
                    "(olearn.preprocessing; saved with --save, applied by 'olearn predict', resumed by -i). Needed "
                    "when the columns have unscaled values (a raw CSV table); binary, multiclass and regression "
-                   "learners.")
+                   "learners. On Dask: the statistics of every shard, merged before the learner is mixed.")
 @click.option("--passes", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
               help="Read the file this many times (the table counts every learned example of every pass).")
 @click.option("--holdout-every", type=click.IntRange(min=2), default=None, metavar="K",
@@ -99,7 +100,7 @@ from ._vw_habits import oaa_labels, sign_labels, vw_algorithm
               help="With -i: predict every example with the model, learning nothing (the table counts its mistakes).")
 @click.option("--predictions", "-p", type=click.Path(dir_okay=False, allow_dash=True), default=None, metavar="FILE",
               help="Write one prediction per example to FILE ('-': stdout, and the table goes to stderr): the label "
-                   "predicted before the example is learned.")
+                   "predicted before the example is learned. On Dask: the first epoch's, shard after shard.")
 @click.option("--raw", is_flag=True,
               help="With -p: write the raw score instead of the label (w.x; for multiclass, class:score per class; "
                    "uniclass: the signed margin; multilabel: the ranking margin).")
@@ -294,15 +295,15 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
     if workers is not None or scheduler is not None:
         from ._dask_run import check_dask_options
 
-        check_dask_options(scale, predictions, test_only, use_cache, keep_names, invert_hash, namespaces, binary, link,
-                           delimiter)
+        check_dask_options(use_cache, keep_names, invert_hash, namespaces, binary, link, delimiter)
         holdout_every = _holdout_period(holdout_every, holdout_off, passes)
         if holdout_every is not None and not task.counts_mistakes:
             raise click.UsageError(f"--passes {passes} holds examples out to count their mistakes, and --algo {algo} "
                                    f"({task.name}) makes none: add --holdout-off")
         return _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, zero_based, n_features,
                                 bits, chunk_size, save, bound, quiet, workers, scheduler, tau, weighting, classes, start,
-                                holdout_every, label_column, task, costs, model, initial_model)
+                                holdout_every, label_column, task, costs, model, initial_model, scale, predictions,
+                                raw, test_only)
     for name, value in (("--delay", tau), ("--mix", weighting if weighting != "uniform" else None),
                         ("--classes", classes)):
         if value is not None:
@@ -553,7 +554,7 @@ def _declare_binary_classes(est, y, learned):
 
 def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, zero_based, n_features, bits, chunk_size,
                      save, bound, quiet, workers, scheduler, tau, weighting, classes, start, holdout_every,
-                     label_column, task, costs, model, initial_model):
+                     label_column, task, costs, model, initial_model, scale, predictions, raw, test_only):
     """``olearn run`` on Dask: parameter mixing (``--passes`` epochs), or delayed updates with ``--delay``.
 
     Binary, multiclass, cost-sensitive (``--costs``, ``--oaa``) and regression learners, as the library mixes them;
@@ -562,6 +563,12 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, z
 
     With ``--passes N > 1`` the rows K, 2K, ... of every shard (``--holdout-every K``, default 10) are held out, as
     in a serial run, and each epoch's held-out mistake rate is printed after the table.
+
+    ``--scale`` (or a scaled ``-i MODEL``) learns the pipeline of its scaler and the learner: the scaler's
+    statistics of every shard merged first, then frozen while the learner is mixed (docs/distributed.md,
+    "Pipelines"). ``-p FILE`` writes the first epoch's progressive predictions, shard after shard
+    (:mod:`._dask_predictions`); ``-t`` (with ``-i``) predicts every shard's rows with the model, frozen, on the
+    workers.
     """
     from concurrent.futures import CancelledError  # here, as Dask: a serial run has no use for it
 
@@ -576,20 +583,25 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, z
         raise click.UsageError("--delay makes one pass; it cannot be combined with --passes")
     if delayed and weighting != "uniform":
         raise click.UsageError("--mix applies to parameter mixing, not to --delay")
-    from ._dask_run import ON_DASK_TASKS, LossOnlyTask, dask_classes, resumed_reading
+    from ._dask_run import (ON_DASK_TASKS, LossOnlyTask, check_dask_predictions, check_dask_scale,
+                            check_dask_test_only, dask_classes, resumed_reading)
 
     labels = dask_classes(task, classes, costs, model, initial_model)
     if save is not None:
         check_writable(save, "--save")
     if model is None:
-        est = make_estimator(algo, hyperparameters, fit_intercept, _model_n_features(fmt, n_features, bits, files),
-                             None if costs is None or task.name != "cost-sensitive" else costs.matrix)
+        est = scaled(make_estimator(algo, hyperparameters, fit_intercept,
+                                    _model_n_features(fmt, n_features, bits, files),
+                                    None if costs is None or task.name != "cost-sensitive" else costs.matrix), scale)
     else:
         est = model
         bits, zero_based = resumed_reading(model, initial_model, algo, files, fmt, zero_based, n_features, bits,
                                            chunk_size, label_column, task)
+    check_dask_scale(est, delayed, label_column)
+    check_dask_predictions(predictions, delayed, label_column)
+    check_dask_test_only(test_only, est, delayed, label_column)
     supported = distributed.DELAYED_LEARNERS if delayed else distributed.MIXING_LEARNERS
-    if type(est).__name__ not in supported or task.name not in ON_DASK_TASKS:
+    if type(learner_of(est)).__name__ not in supported or task.name not in ON_DASK_TASKS:
         mode = "--delay (delayed updates)" if delayed else "parameter mixing"
         takers = ", ".join(name for name in ALGORITHM_NAMES
                            if ALGORITHMS[name][0] in supported and task_of(name) in ON_DASK_TASKS)
@@ -597,7 +609,7 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, z
     from ..distributed._models import check_supported
 
     try:
-        check_supported(est, "delayed updates" if delayed else "parameter mixing")
+        check_supported(learner_of(est), "delayed updates" if delayed else "parameter mixing")
     except ValueError as err:  # a kernel, averaging or a calibration: refused before any worker starts
         raise click.UsageError(str(err)) from None
     options = {"classes": labels, "chunk_size": chunk_size, "fmt": fmt, "n_features": n_features,
@@ -613,12 +625,18 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, z
             # delayed updates score at most tau + 1 shards at once
             options["n_shards"] = _byte_range_shards(list(files), options, n_workers if tau is None else
                                                      min(n_workers, tau + 1), quiet)
-            if delayed:
+            start_model = copy.deepcopy(est) if predictions is not None and not test_only else None
+            if test_only:
+                result = _tested_on_workers(client, est, task, files, options, predictions, raw)
+            elif delayed:
                 result = distributed.delayed_updates(est, list(files), tau=tau, client=client, **options)
             else:
                 result = distributed.parameter_mixing(est, list(files), epochs=passes, weighting=weighting,
                                                       client=client, holdout_every=holdout_every,
                                                       progress=None if quiet else _EpochProgress(passes), **options)
+            if predictions is not None and not test_only:
+                _write_first_epoch(client, PredictionWriter(predictions, raw, task), task, start_model, files,
+                                   options, holdout_every, result.estimator)
     except DataFormatError as err:
         raise base.explain(err) from None
     except (CancelledError, RuntimeError) as err:
@@ -638,7 +656,8 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, z
         raise ValueError(f"{', '.join(files)}: hold no examples")
     table = ProgressiveTable(None, None if task.counts_mistakes else LossOnlyTask())
     table.add(result)
-    mode = (f"delayed updates, staleness <= {tau} ({result.rows_per_step} rows per shard per step)" if delayed
+    mode = ("test only (-t): the model of -i, learning nothing" if test_only else
+            f"delayed updates, staleness <= {tau} ({result.rows_per_step} rows per shard per step)" if delayed
             else f"parameter mixing ({weighting})")
     click.echo(f"{'mode':<14}{mode}")
     click.echo(f"{'shards':<14}{result.n_shards} on {n_workers} worker{'s' if n_workers != 1 else ''}")
@@ -650,6 +669,45 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, z
     if save is not None:
         save_model(result.estimator, save, _shards_input_info(files, fmt, bits, base, options["label_column"]))
         click.echo(f"{'model':<14}{save}")
+
+
+def _tested_on_workers(client, model, task, files, options, predictions, raw):
+    """``-t -i MODEL`` on Dask: every shard's rows predicted by ``model`` on the workers, learning nothing (with
+    ``-p``, the lines written shard after shard); a one-epoch result of the shards' totals."""
+    from ..distributed import DistributedResult, make_shards
+    from ._dask_predictions import predicted_shards
+
+    shards = make_shards(list(files), **{name: value for name, value in options.items() if name != "classes"})
+    answers = predicted_shards(client, task, model, shards, raw=raw, test_only=True)
+    if predictions is not None:
+        writer = PredictionWriter(predictions, raw, task)
+        try:
+            for lines, _ in answers:
+                writer.write_lines(lines)
+        finally:
+            writer.close()
+    totals = np.array([[totals for _, totals in answers]], dtype=np.float64)
+    return DistributedResult(model, "testing", len(shards), totals, np.zeros(totals.shape[:2]))
+
+
+def _write_first_epoch(client, writer, task, start_model, files, options, holdout_every, learned):
+    """``-p`` on Dask: the first epoch's progressive predictions of the shards of ``files`` (as ``options`` make
+    them) from ``start_model``, with the classes fixed as the run fixed them; the learner of a scaled model
+    predicts the rows scaled by the scaler of the ``learned`` model, as its first epoch learned them."""
+    from ..distributed import make_shards
+    from ..distributed._models import start_with_classes
+    from ..distributed._pipelines import ScaledShard
+    from ._dask_predictions import write_first_epoch
+
+    shards = make_shards(list(files), **{name: value for name, value in options.items() if name != "classes"})
+    if learner_of(start_model) is not start_model:
+        shards = [ScaledShard(shard, copy.deepcopy(learned._plan().scalers)) for shard in shards]
+        start_model = learner_of(start_model)
+    start_with_classes(start_model, options["classes"])
+    try:
+        write_first_epoch(client, writer, task, start_model, shards, holdout_every)
+    finally:
+        writer.close()
 
 
 def _echo_epochs(result, counts_mistakes):

@@ -8,7 +8,8 @@ imported only when a function here is called.
   Perceptron, the PA family, OGD / online SVM, AROW, NAROW, CW, the
   second-order perceptron, AdaGrad, Winnow, PNorm, PA regression, the
   multiclass, multilabel, uniclass and sequence (PASequence) learners,
-  averaged or not, with importance weights.
+  averaged or not, with importance weights; a pipeline of scalers before
+  one of them (the scalers' statistics merged exactly over the shards first).
 * :func:`delayed_updates`: rounds scored on stale weights by the workers and
   applied in order by a coordinator, with staleness at most tau (Langford,
   Smola & Zinkevich 2009). Perceptron, the PA family, OGD / online SVM.

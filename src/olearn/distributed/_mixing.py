@@ -26,6 +26,7 @@ import numpy as np
 from sklearn.base import is_classifier
 
 from .._averaging import average_start
+from ..compose import Pipeline
 from .._estimator import locking_its_estimator
 from .._kernels import _codes
 from .._labels import plain_label
@@ -194,8 +195,11 @@ def parameter_mixing(est, data, *, epochs=1, weighting="uniform", n_shards=None,
 
     Parameters
     ----------
-    est : one of ``MIXING_LEARNERS``
-        Learns in place from its current model (or from scratch).
+    est : one of ``MIXING_LEARNERS``, or a Pipeline of scalers before one
+        Learns in place from its current model (or from scratch). A
+        pipeline's scalers first learn the statistics of every shard, merged
+        exactly and then frozen, and its learner is mixed over the shards
+        scaled by them (:mod:`olearn.distributed._pipelines`).
     data : path, glob, directory, list of paths, list of (X, y) or (X, y, sample_weight), (dask X, dask y), dask
         bag, dask DataFrame
         See :func:`make_shards`. Importance weights (of the triples, of VW
@@ -266,7 +270,12 @@ def parameter_mixing(est, data, *, epochs=1, weighting="uniform", n_shards=None,
     >>> res.totals.shape                                          # doctest: +SKIP
     (3, 2, 4)
     """
-    distributed = require_dask()
+    require_dask()
+    pipeline = est if isinstance(est, Pipeline) else None
+    if pipeline is not None:
+        from ._pipelines import learner_on_shards, mix_pipeline
+
+        est = learner_on_shards(pipeline, label_column)
     kind = check_supported(est, "parameter mixing")
     _check_count("epochs", epochs)
     if holdout_every is not None and (isinstance(holdout_every, bool) or not isinstance(holdout_every, (int, np.integer))
@@ -278,6 +287,15 @@ def parameter_mixing(est, data, *, epochs=1, weighting="uniform", n_shards=None,
         raise ValueError(f"weighting must be one of {', '.join(WEIGHTINGS)}; got {weighting!r}")
     shards = make_shards(data, n_shards, chunk_size, fmt, n_features, bits, zero_based, label_column)
     client = resolve_client(client)
+    if pipeline is not None:
+        return mix_pipeline(pipeline, kind, shards, client, epochs, weighting, classes, timeout, holdout_every,
+                            progress)
+    return mix_shards(est, kind, shards, client, epochs, weighting, classes, timeout, holdout_every, progress)
+
+
+def mix_shards(est, kind, shards, client, epochs, weighting, classes, timeout, holdout_every, progress):
+    """:func:`parameter_mixing` of ``est`` (whose state mixes as ``kind``) over ``shards`` made already."""
+    distributed = require_dask()
     shards, features = with_features(est, shards, client)
     before = copy.deepcopy(est.__dict__)
     totals = np.zeros((epochs, len(shards), _codes.N_TOTALS))
@@ -322,13 +340,15 @@ class _Epochs:
     A worker that dies while the shards or the model are being sent (a
     connection error, no worker running for Dask's 2 s, or the KeyError Dask
     raises when the worker it chose is gone) counts as one lost in the epoch.
+    ``task(model, shard, values, holdout_every)`` is a shard's work (default:
+    its pass, :func:`learn_shard`), ``name`` what the messages call a run.
     """
 
     attempts = 3
 
-    def __init__(self, distributed, client, shards, timeout, holdout_every):
+    def __init__(self, distributed, client, shards, timeout, holdout_every, task=learn_shard, name="epoch"):
         self.distributed, self.client, self.shards, self.timeout = distributed, client, shards, timeout
-        self.holdout_every = holdout_every
+        self.holdout_every, self.task, self.name = holdout_every, task, name
         self.scattered = self.values = None
 
     def run(self, est, epoch):
@@ -344,18 +364,18 @@ class _Epochs:
                 # a copy: on a cluster of threads the object itself would be shared, and its lock is held by the
                 # caller for the whole run
                 sent.append(self._scatter(copy.deepcopy(est)))
-                sent += [client.submit(learn_shard, sent[0], shard, values, self.holdout_every, pure=False)
+                sent += [client.submit(self.task, sent[0], shard, values, self.holdout_every, pure=False)
                          for shard, values in zip(self.scattered, self.values)]
                 self._wait(sent[1:], epoch)
                 return client.gather(sent[1:])
             except distributed.KilledWorker as err:
                 raise DistributedError(
-                    f"epoch {epoch}: workers died while learning a shard, more often than Dask retries ({err})"
+                    f"{self.name} {epoch}: workers died while learning a shard, more often than Dask retries ({err})"
                 ) from None
             except (CancelledError, OSError):
                 if attempt == self.attempts:
                     raise DistributedError(
-                        f"epoch {epoch}: the workers holding the shards were lost {attempt} times"
+                        f"{self.name} {epoch}: the workers holding the shards were lost {attempt} times"
                     ) from None
                 self.close()
             finally:
@@ -374,7 +394,7 @@ class _Epochs:
         try:
             self.distributed.wait(tasks, timeout=self.timeout)
         except self.distributed.TimeoutError:
-            raise DistributedError(f"epoch {epoch} did not finish within {self.timeout} s") from None
+            raise DistributedError(f"{self.name} {epoch} did not finish within {self.timeout} s") from None
 
     def close(self):
         """Let the cluster forget the scattered shards (they are sent again if needed) and the computed partitions.
