@@ -1,12 +1,13 @@
-"""The cluster most tests of olearn.distributed learn on: two workers that are threads of this process."""
+"""The clusters the tests of olearn.distributed learn on: two workers that are threads of this process, or, for
+the modules that kill workers, two worker processes."""
 
 import pytest
 
 
 @pytest.fixture(scope="module")
 def client():
-    """A local cluster of two one-thread workers in this process (a module that kills workers defines its own,
-    of processes)."""
+    """A local cluster of two one-thread workers in this process (a module that kills workers asks for
+    :func:`process_client` under this name)."""
     pytest.importorskip("distributed")
     from distributed import Client, LocalCluster
 
@@ -15,3 +16,21 @@ def client():
     yield client
     client.close()
     cluster.close()
+
+
+PATIENCE = 300  # a hang guard: a worker process may take minutes to start on a busy machine
+
+
+@pytest.fixture(scope="module")
+def process_client():
+    """A local cluster of two worker processes, started and waited for, of one module."""
+    pytest.importorskip("distributed")
+    from distributed import Client, LocalCluster
+
+    cluster = LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None,
+                           timeout=PATIENCE)
+    client = Client(cluster, timeout=PATIENCE)
+    client.wait_for_workers(2, timeout=PATIENCE)
+    yield client
+    client.close(timeout=PATIENCE)
+    cluster.close(timeout=PATIENCE)

@@ -38,15 +38,9 @@ TIMEOUT = 300  # a hang guard: a worker process may take minutes to start on a b
 
 
 @pytest.fixture(scope="module")
-def client():
-    from distributed import Client, LocalCluster
-
-    cluster = LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None, timeout=TIMEOUT)
-    client = Client(cluster, timeout=TIMEOUT)
-    client.wait_for_workers(2, timeout=TIMEOUT)
-    yield client
-    client.close(timeout=TIMEOUT)
-    cluster.close(timeout=TIMEOUT)
+def client(process_client):
+    """Worker processes: this module kills workers."""
+    return process_client
 
 
 def stream(n, d, seed, noise=0.1):

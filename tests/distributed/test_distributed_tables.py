@@ -21,21 +21,6 @@ import dask.dataframe as dd
 from olearn import PAClassifier
 from olearn.distributed import decision_function, delayed_updates, make_shards, parameter_mixing, predict
 
-TIMEOUT = 300  # a hang guard: a worker process may take minutes to start on a busy machine
-
-
-@pytest.fixture(scope="module")
-def client():
-    from distributed import Client, LocalCluster
-
-    # threads: quick to start; the run sends the workers a copy of the learner, whose lock the caller holds
-    cluster = LocalCluster(n_workers=2, processes=False, threads_per_worker=1, dashboard_address=None, timeout=TIMEOUT)
-    client = Client(cluster, timeout=TIMEOUT)
-    client.wait_for_workers(2, timeout=TIMEOUT)
-    yield client
-    client.close(timeout=TIMEOUT)
-    cluster.close(timeout=TIMEOUT)
-
 
 def table(n, seed):
     rng = np.random.default_rng(seed)
