@@ -203,6 +203,10 @@ def parameter_mixing(est, data, *, epochs=1, weighting="uniform", n_shards=None,
         and cache files) are honoured as the learner's ``partial_fit`` honours
         its ``sample_weight``.
     epochs : int, default=1
+        With several, each shard of files is read once, into its worker's
+        memory, for every epoch's pass (:mod:`olearn.distributed._kept`: while
+        it takes at most half the worker's memory limit; else it is read in
+        every epoch).
     weighting : {"uniform", "examples", "updates"}, default="uniform"
         mu_i uniform over the shards that learned an example in the epoch,
         proportional to each shard's examples, or to its updates. A shard
