@@ -7,15 +7,21 @@ with ``--passes N``: serially, and with ``--workers 2``, which cuts the file
 into a byte range per worker (on line boundaries) and mixes the two shards'
 models after each pass (McDonald, Hall & Mann 2010). Both are timed as a user
 sees them, the whole command in a fresh process (the Dask run's cluster
-start-up included), with their held-out mistake rates of the last pass.
+start-up included), with their held-out mistake rates of the last pass and
+their CPU seconds (user + system, the command's process and its children):
+on a machine shared with other work, the wall ratio depends on the share of
+the cores each command gets, the CPU seconds do not. ``--repeats N`` runs the
+pair N times, alternating.
 
-    python benchmarks/bench_dask_passes.py            # 1,000,000 rows x 2^18, 5 passes
-    python benchmarks/bench_dask_passes.py --quick    # a smoke test
+    python benchmarks/bench_dask_passes.py              # 1,000,000 rows x 2^18, 5 passes
+    python benchmarks/bench_dask_passes.py --repeats 3
+    python benchmarks/bench_dask_passes.py --quick      # a smoke test
 """
 
 import argparse
 import os
 import re
+import resource
 import subprocess
 import sys
 import tempfile
@@ -42,10 +48,14 @@ def write_stream(path, n, d, nnz, seed=0, noise=0.05):
 
 
 def timed_run(args):
-    """Wall seconds of ``olearn run ARGS`` in a fresh process, and its output and progress lines."""
+    """Wall and CPU seconds of ``olearn run ARGS`` in a fresh process, and its output and progress lines."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "olearn", "run", *args], capture_output=True, text=True, check=True)
-    return time.perf_counter() - start, done.stdout + done.stderr
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return wall, cpu, done.stdout + done.stderr
 
 
 def mixing_seconds(output):
@@ -63,6 +73,7 @@ def held_out_rate(output):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--repeats", type=int, default=1, help="runs of the pair, alternating (default 1)")
     args = parser.parse_args()
     n, passes = (40_000, 2) if args.quick else (1_000_000, 5)
     d = 2 ** 18
@@ -74,15 +85,16 @@ def main():
               f"{passes} passes, every 10th row held out")
         common = ["--algo", "pa1", "-C", "0.1", "--n-features", str(d), "--passes", str(passes), path]
         timed_run(["--algo", "pa1", "--n-features", str(d), "--quiet", path])  # numba's cache filled once
-        serial, serial_out = timed_run([*common, "--quiet"])
-        on_dask, dask_out = timed_run([*common, "--workers", "2"])
-    print(f"serial:      {serial:7.2f} s, held-out rate {held_out_rate(serial_out):.4f}")
-    print(f"--workers 2: {on_dask:7.2f} s, held-out rate {held_out_rate(dask_out):.4f}, "
-          f"{serial / on_dask:.2f}x the serial run")
-    mixing = mixing_seconds(dask_out)
-    print(f"  of which the {passes} epochs of mixing (the cluster started): {mixing:.2f} s, "
-          f"{serial / mixing:.2f}x the serial run; starting the cluster and the rest: {on_dask - mixing:.2f} s")
-    print(f"load average after: {os.getloadavg()[0]:.1f}")
+        for _ in range(args.repeats):
+            serial, serial_cpu, serial_out = timed_run([*common, "--quiet"])
+            on_dask, dask_cpu, dask_out = timed_run([*common, "--workers", "2"])
+            mixing = mixing_seconds(dask_out)
+            print(f"serial:      {serial:7.2f} s ({serial_cpu:.2f} s CPU), held-out rate {held_out_rate(serial_out):.4f}")
+            print(f"--workers 2: {on_dask:7.2f} s ({dask_cpu:.2f} s CPU), held-out rate {held_out_rate(dask_out):.4f}, "
+                  f"{serial / on_dask:.2f}x the serial run ({serial_cpu / dask_cpu:.2f}x its CPU seconds)")
+            print(f"  of which the {passes} epochs of mixing (the cluster started): {mixing:.2f} s, "
+                  f"{serial / mixing:.2f}x the serial run; starting the cluster and the rest: {on_dask - mixing:.2f} s")
+            print(f"load average: {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":

@@ -47,3 +47,10 @@ class LazyModule:
 
     def __repr__(self):
         return f"<lazy module {self._name!r}>"
+
+
+def is_loaded_instance(obj, module, name):
+    """Whether ``obj`` is an instance of the class ``name`` of ``module``, without importing ``module``: an object
+    of that class cannot exist before its module is loaded (a run with no pipeline never loads the pipelines)."""
+    loaded = sys.modules.get(module)
+    return loaded is not None and isinstance(obj, getattr(loaded, name))

@@ -624,6 +624,23 @@ def test_a_worker_killed_during_mixing_changes_nothing(client):
     assert np.array_equal(got.totals, expected.totals)
 
 
+def test_a_worker_killed_while_file_shards_are_kept_changes_nothing(client, tmp_path):
+    # the shards are read once into the workers' memory: a kept shard lost with its worker is read again
+    X, y = stream(6000, 120, seed=16)
+    paths = [str(tmp_path / "a.svm"), str(tmp_path / "b.svm")]
+    for path, (Xi, yi) in zip(paths, split(X, y, (3000, 3000))):
+        dump_svmlight_file(Xi, yi, path, zero_based=True)
+    expected = parameter_mixing(AROW(r=1.0), paths, epochs=3, timeout=TIMEOUT)
+    got = _kill_a_worker_while(
+        client,
+        lambda: parameter_mixing(AROW(r=1.0), paths, epochs=3, timeout=TIMEOUT),
+        lambda: _worker_with_a_task(client),
+    )
+    assert np.array_equal(got.estimator.coef_, expected.estimator.coef_)
+    assert np.array_equal(got.estimator.covariance_, expected.estimator.covariance_)
+    assert np.array_equal(got.totals, expected.totals)
+
+
 # what a scatter to a worker that has just died raises: a connection error, or Dask's KeyError for the worker it
 # chose (4 of 36 workers killed while the model was sent)
 SCATTER_ERRORS = [OSError("Timed out trying to connect to a worker that has died"), KeyError("tcp://127.0.0.1:40001")]

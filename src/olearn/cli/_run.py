@@ -116,8 +116,10 @@ from ._vw_habits import oaa_labels, sign_labels, vw_algorithm
                    f"({', '.join(BOUNDED)}; loads FILE into memory).")
 @click.option("--quiet", is_flag=True, help="Print only the final summary. (-q is VW's: --quadratic.)")
 @click.option("--workers", type=click.IntRange(min=1), default=None, metavar="N",
-              help="Learn on a local Dask cluster of N worker processes, one shard per FILE (one LIBSVM or VW "
-                   "FILE: a byte range per worker) (parameter mixing; --passes epochs). Needs olearn[distributed].")
+              help="Learn on a local Dask cluster of N workers, one shard per FILE (one LIBSVM or VW "
+                   "FILE: a byte range per worker) (parameter mixing; --passes epochs): threads of this command "
+                   "where the learner's compiled passes release the GIL (perceptron, pa, pa1, pa2, ogd, svm), else "
+                   "processes. Needs olearn[distributed].")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Learn on the Dask cluster at ADDRESS (tcp://host:port) instead of a local one.")
 @click.option("--delay", "tau", type=click.IntRange(min=0), default=None, metavar="TAU",
@@ -617,8 +619,11 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, z
                "label_column": None if label_column is None else _column(label_column)}
     base = _index_base(distributed, list(files), options, zero_based)
     options["zero_based"] = bool(base.zero_based)
-    try:
-        with distributed.connect(workers=workers, scheduler=scheduler, quiet=True) as client:
+    from ..distributed._cluster import passes_release_gil
+
+    try:  # workers that are threads start at once, and learn at once where the kernels release the GIL
+        with distributed.connect(workers=workers, scheduler=scheduler, quiet=True,
+                                 processes=not passes_release_gil(est)) as client:
             n_workers = len(client.scheduler_info()["workers"])
             if not quiet:
                 echo_stderr(f"Dask dashboard: {client.dashboard_link}")

@@ -15,9 +15,9 @@ table's one-hot categories, LIBSVM and VW features stay sparse: only the
 features a row holds are scaled (docs/preprocessing.md).
 """
 
-import sys
-
 import click
+
+from .._lazy import is_loaded_instance
 
 SCALES = ("standard", "maxabs")
 # the tasks whose learners learn rows through a pipeline (binary, multiclass, regression)
@@ -48,8 +48,7 @@ def scaled(est, scale):
 
 def _is_pipeline(model):
     """Whether ``model`` is a Pipeline (without loading the pipelines, and scipy, for a run that has none)."""
-    pipelines = sys.modules.get("olearn.compose._pipeline")
-    return pipelines is not None and isinstance(model, pipelines.Pipeline)
+    return is_loaded_instance(model, "olearn.compose._pipeline", "Pipeline")
 
 
 def learner_of(model):

@@ -80,18 +80,30 @@ def _silenced():
             os.environ.pop(_LOG_ENV, None)
 
 
-@contextlib.contextmanager
-def connect(workers=None, scheduler=None, timeout=60, quiet=False):
-    """A Dask client on a new local cluster of ``workers`` processes, or on the scheduler at ``scheduler``.
+def passes_release_gil(est):
+    """Whether every kernel of ``est``'s passes releases the GIL, so that workers that are threads of one process
+    learn at once: a binary linear learner (no average, no Mercer kernel), whose passes run in the kernels compiled
+    ahead of time (:mod:`olearn._kernels._compiled`, each releasing the GIL), when that extension is in use."""
+    from .._kernels import _compiled
+    from ..linear._base import BinaryLinearClassifier
 
-    The local cluster runs one single-threaded worker process per worker
-    (the compiled kernels hold the GIL while they learn) and is closed on
-    exit; a client of a remote scheduler is closed, the cluster left running.
+    return (_compiled.EXTENSION is not None and isinstance(est, BinaryLinearClassifier)
+            and not getattr(est, "average", False) and getattr(est, "kernel", None) is None)
+
+
+@contextlib.contextmanager
+def connect(workers=None, scheduler=None, timeout=60, quiet=False, processes=True):
+    """A Dask client on a new local cluster of ``workers`` workers, or on the scheduler at ``scheduler``.
+
+    The local cluster runs one single-threaded worker per worker, a process
+    of its own (``processes=True``) or a thread of this process, and is
+    closed on exit; a client of a remote scheduler is closed, the cluster
+    left running.
 
     Parameters
     ----------
     workers : int, optional
-        Start a local cluster of this many worker processes.
+        Start a local cluster of this many workers.
     scheduler : str, optional
         Address of a running scheduler, e.g. ``tcp://10.0.0.5:8786``.
     timeout : float, default=60
@@ -102,6 +114,13 @@ def connect(workers=None, scheduler=None, timeout=60, quiet=False):
         worker processes (a worker's traceback of a failed task, restarts,
         lost connections). The errors that reach the caller are unchanged.
         The command line uses it, so that it prints one line per failure.
+    processes : bool, default=True
+        The local cluster's workers: processes, which start in seconds each
+        (a Python that imports Dask and olearn) and learn at once whatever
+        their kernels do; or threads of this process, which start at once and
+        share its memory, but learn at once only while their kernels release
+        the GIL (:func:`passes_release_gil`). A thread worker is lost only
+        with the whole process.
 
     Examples
     --------
@@ -114,10 +133,10 @@ def connect(workers=None, scheduler=None, timeout=60, quiet=False):
     if (workers is None) == (scheduler is None):
         raise ValueError("give exactly one of workers (a local cluster) and scheduler (an address)")
     with _silenced() if quiet else contextlib.nullcontext():
-        yield from _connect(distributed, workers, scheduler, timeout, quiet)
+        yield from _connect(distributed, workers, scheduler, timeout, quiet, processes)
 
 
-def _connect(distributed, workers, scheduler, timeout, quiet):
+def _connect(distributed, workers, scheduler, timeout, quiet, processes):
     if scheduler is not None:
         client = distributed.Client(scheduler, timeout=timeout)
         try:
@@ -128,7 +147,7 @@ def _connect(distributed, workers, scheduler, timeout, quiet):
     if workers < 1:
         raise ValueError(f"workers must be >= 1; got {workers}")
     cluster = distributed.LocalCluster(
-        n_workers=workers, processes=True, threads_per_worker=1, dashboard_address=":0", timeout=timeout,
+        n_workers=workers, processes=processes, threads_per_worker=1, dashboard_address=":0", timeout=timeout,
         **({"silence_logs": logging.CRITICAL} if quiet else {}),
     )
     try:

@@ -41,13 +41,6 @@ import scipy.sparse as sp
 
 from .._estimator import locking_its_estimator
 from .._kernels import _codes
-from .._kernels._binary_linear import (
-    apply_step,
-    binary_linear_scores,
-    loss_and_slope,
-    step_size,
-    unpack_config,
-)
 from .._labels import plain_label
 from .._validation import check_X
 from ._cluster import DistributedError, require_dask, resolve_client, worker_addresses
@@ -67,6 +60,8 @@ class ShardReader:
         self._shard = shard
         self._chunks = shard.with_values(values).located_chunks()  # its Dask parts computed on the cluster
         self._starts = []  # (row of the shard, part, row of the part) where each chunk read starts
+        from .._kernels._binary_linear import unpack_config  # numba's: imported by delayed updates only
+
         self._params = params
         self._config = unpack_config(params, codes)
         self._classes = np.asarray(classes)
@@ -146,6 +141,8 @@ class ShardReader:
             grown[: w.size - 1] = w[:-1]
             grown[-1] = w[-1]
             w = grown
+        from .._kernels._binary_linear import binary_linear_scores, loss_and_slope
+
         scores = np.empty(X.shape[0])
         binary_linear_scores(X.indptr, X.indices, X.data, w, np.array([0.0, scale, 0.0]), self._params, scores)
         bias = self._params[_codes.P_BIAS]
@@ -168,11 +165,15 @@ class _Coordinator:
 
     def __init__(self, est):
         self.est = est
+        from .._kernels._binary_linear import unpack_config
+
         self.codes, self.params = est._config_arrays()
         self.config = unpack_config(self.params, self.codes)
 
     def apply(self, indices, data, target, stale_score, loss, slope, sqnorm_x, where):
         """Learn one round whose loss was measured on a snapshot; return its (mistake, loss, update, 1)."""
+        from .._kernels._binary_linear import apply_step, step_size
+
         est = self.est
         if indices.size and indices[-1] >= est.n_features_in_:
             est._grow(int(indices[-1]) + 1, where)

@@ -23,15 +23,15 @@ import copy
 import re
 
 import numpy as np
-from sklearn.base import is_classifier
 
 from .._averaging import average_start
-from ..compose import Pipeline
 from .._estimator import locking_its_estimator
 from .._kernels import _codes
 from .._labels import plain_label
+from .._lazy import is_loaded_instance
 from ._cluster import DistributedError, require_dask, resolve_client
 from ._models import check_supported, kind_of, mix_states, mixing_weights, start_with_classes
+from ._kept import keep_shard, keeps
 from ._result import DistributedResult
 from ._tables import keep_features, with_features
 from ._shards import DEFAULT_CHUNK_SIZE, Shard, is_sequences, make_shards, on_cluster, rows_of
@@ -41,8 +41,9 @@ _ROW = re.compile(r"\brow (\d+)\b")
 WEIGHTINGS = ("uniform", "examples", "updates")
 
 
-def learn_shard(est, shard, values=(), holdout_every=None):
-    """One online pass of a copy of ``est`` over ``shard`` (its Dask parts made of ``values``); runs on a worker.
+def learn_shard(est, shard, values=(), holdout_every=None, kept=None):
+    """One online pass of a copy of ``est`` over ``shard`` (its Dask parts made of ``values``, its chunks those of
+    ``kept`` if it was kept in memory, :mod:`._kept`); runs on a worker.
 
     With ``holdout_every`` K, the rows K, 2K, ... of the shard (counted from 1)
     are held out: predicted by the shard's learner at that moment, never
@@ -57,7 +58,7 @@ def learn_shard(est, shard, values=(), holdout_every=None):
     held = np.zeros(2)
     row = 0
     names = _names(est)
-    for X, y, weight, part, first in shard.with_values(values).weighted_chunks():
+    for X, y, weight, part, first in (shard.with_values(values) if kept is None else kept).weighted_chunks():
         if (holdout_every is not None and y is not None and not is_sequences(X)
                 and _learned_masked(est, X, y, weight, held_out, totals, held, shard, part, first, row)):
             row += rows_of(X)
@@ -206,6 +207,10 @@ def parameter_mixing(est, data, *, epochs=1, weighting="uniform", n_shards=None,
         and cache files) are honoured as the learner's ``partial_fit`` honours
         its ``sample_weight``.
     epochs : int, default=1
+        With several, each shard of files is read once, into its worker's
+        memory, for every epoch's pass (:mod:`olearn.distributed._kept`: while
+        it takes at most half the worker's memory limit; else it is read in
+        every epoch).
     weighting : {"uniform", "examples", "updates"}, default="uniform"
         mu_i uniform over the shards that learned an example in the epoch,
         proportional to each shard's examples, or to its updates. A shard
@@ -271,7 +276,7 @@ def parameter_mixing(est, data, *, epochs=1, weighting="uniform", n_shards=None,
     (3, 2, 4)
     """
     require_dask()
-    pipeline = est if isinstance(est, Pipeline) else None
+    pipeline = est if is_loaded_instance(est, "olearn.compose._pipeline", "Pipeline") else None
     if pipeline is not None:
         from ._pipelines import learner_on_shards, mix_pipeline
 
@@ -281,7 +286,7 @@ def parameter_mixing(est, data, *, epochs=1, weighting="uniform", n_shards=None,
     if holdout_every is not None and (isinstance(holdout_every, bool) or not isinstance(holdout_every, (int, np.integer))
                                       or holdout_every < 2):
         raise ValueError(f"holdout_every must be an integer >= 2 or None; got {holdout_every!r}")
-    if holdout_every is not None and not is_classifier(est):
+    if holdout_every is not None and getattr(est, "_estimator_type", None) != "classifier":
         raise ValueError(f"holdout_every counts the mistakes of held-out rows, and {type(est).__name__} makes none")
     if weighting not in WEIGHTINGS:
         raise ValueError(f"weighting must be one of {', '.join(WEIGHTINGS)}; got {weighting!r}")
@@ -301,7 +306,7 @@ def mix_shards(est, kind, shards, client, epochs, weighting, classes, timeout, h
     totals = np.zeros((epochs, len(shards), _codes.N_TOTALS))
     mus = np.zeros((epochs, len(shards)))
     held_out = np.zeros((epochs, len(shards), 2))
-    epoch_runner = _Epochs(distributed, client, shards, timeout, holdout_every)
+    epoch_runner = _Epochs(distributed, client, shards, timeout, holdout_every, keep=epochs > 1)
     try:
         start_with_classes(est, classes)
         for epoch in range(epochs):
@@ -342,14 +347,19 @@ class _Epochs:
     raises when the worker it chose is gone) counts as one lost in the epoch.
     ``task(model, shard, values, holdout_every)`` is a shard's work (default:
     its pass, :func:`learn_shard`), ``name`` what the messages call a run.
+    With ``keep`` (a run of several epochs of :func:`learn_shard`), each shard
+    of files is read once into its worker's memory (:mod:`._kept`), a task
+    whose future every epoch's pass of the shard takes (its last argument),
+    and so runs where it is kept.
     """
 
     attempts = 3
 
-    def __init__(self, distributed, client, shards, timeout, holdout_every, task=learn_shard, name="epoch"):
+    def __init__(self, distributed, client, shards, timeout, holdout_every, task=learn_shard, name="epoch",
+                 keep=False):
         self.distributed, self.client, self.shards, self.timeout = distributed, client, shards, timeout
-        self.holdout_every, self.task, self.name = holdout_every, task, name
-        self.scattered = self.values = None
+        self.holdout_every, self.task, self.name, self.keep = holdout_every, task, name, keep
+        self.scattered = self.values = self.kept = None
 
     def run(self, est, epoch):
         from concurrent.futures import CancelledError
@@ -361,11 +371,14 @@ class _Epochs:
                 if self.scattered is None:
                     bare, self.values = on_cluster(client, self.shards)
                     self.scattered = self._scatter(bare)
+                    self.kept = [client.submit(keep_shard, scattered, pure=False) if self.keep and keeps(shard)
+                                 else None for shard, scattered in zip(bare, self.scattered)]
                 # a copy: on a cluster of threads the object itself would be shared, and its lock is held by the
                 # caller for the whole run
                 sent.append(self._scatter(copy.deepcopy(est)))
-                sent += [client.submit(self.task, sent[0], shard, values, self.holdout_every, pure=False)
-                         for shard, values in zip(self.scattered, self.values)]
+                sent += [client.submit(self.task, sent[0], shard, values, self.holdout_every,
+                                       *(() if kept is None else (kept,)), pure=False)
+                         for shard, values, kept in zip(self.scattered, self.values, self.kept)]
                 self._wait(sent[1:], epoch)
                 return client.gather(sent[1:])
             except distributed.KilledWorker as err:
@@ -403,5 +416,5 @@ class _Epochs:
         caller persisted, which must outlive the run.
         """
         if self.scattered is not None:
-            self.client.cancel(self.scattered)
-            self.scattered = self.values = None
+            self.client.cancel(self.scattered + [kept for kept in self.kept if kept is not None])
+            self.scattered = self.values = self.kept = None

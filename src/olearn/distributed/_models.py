@@ -62,10 +62,11 @@ summing to 1:
 The mixture of a single model is that model, bit for bit.
 """
 
+import sys
+
 import numpy as np
 
-from .._kernels import _codes, _multilabel
-from .._kernels import _quasi_additive as qa
+from .._kernels import _codes
 from ._averages import layout, mix_averaged
 
 DELAYED_LEARNERS = ("Perceptron", "PAClassifier", "OGDClassifier", "OnlineSVM")
@@ -79,32 +80,33 @@ def kind_of(est):
     "multiclass" (one weight vector per class), "sequence" (emission and transition weights per tag),
     "multilabel" (one weight vector per label), "uniclass" (a center), "quasi_additive" (theta and
     w = g(theta)), "adagrad" (weights and their accumulated squared gradients), or None."""
-    from ..linear import PARegressor
-    from ..linear._base import BinaryLinearClassifier
-    from ..multiclass._base import MulticlassLearner
-    from ..second_order import AROW, CW, NAROW, AdaGrad, SecondOrderPerceptron
-    from ..multilabel import PAMultilabel
-    from ..quasi_additive._base import QuasiAdditiveClassifier
-    from ..sequence import PASequence
-    from ..uniclass import PAUniclass
-
-    if isinstance(est, PASequence):
+    if isinstance(est, _defined("sequence._pa", "PASequence")):
         return "sequence"
-    if isinstance(est, PAMultilabel):
+    if isinstance(est, _defined("multilabel._pa", "PAMultilabel")):
         return "multilabel"
-    if isinstance(est, PAUniclass):
+    if isinstance(est, _defined("uniclass._pa", "PAUniclass")):
         return "uniclass"
-    if isinstance(est, QuasiAdditiveClassifier):
+    if isinstance(est, _defined("quasi_additive._base", "QuasiAdditiveClassifier")):
         return "quasi_additive"
-    if isinstance(est, AdaGrad):
+    if isinstance(est, _defined("second_order._adagrad", "AdaGrad")):
         return "adagrad"
-    if isinstance(est, (AROW, NAROW, CW, SecondOrderPerceptron)):
+    if isinstance(est, (*_defined("second_order._arow", "AROW"), *_defined("second_order._narow", "NAROW"),
+                        *_defined("second_order._cw", "CW"), *_defined("second_order._sop", "SecondOrderPerceptron"))):
         return "gaussian"
-    if isinstance(est, (BinaryLinearClassifier, PARegressor)):
+    if isinstance(est, (*_defined("linear._base", "BinaryLinearClassifier"),
+                        *_defined("linear._regressor", "PARegressor"))):
         return "linear"
-    if isinstance(est, MulticlassLearner) and type(est).__name__ in MIXING_LEARNERS:
+    if isinstance(est, _defined("multiclass._base", "MulticlassLearner")) and type(est).__name__ in MIXING_LEARNERS:
         return "multiclass"
     return None
+
+
+def _defined(module, name):
+    """``(the class name of olearn's module,)`` if that module was imported, else ``()``: an estimator of a class
+    exists only once the module defining it was imported, and importing the others would start numba (a second
+    of a command line's run)."""
+    found = sys.modules.get(f"{__package__.rpartition('.')[0]}.{module}")
+    return () if found is None else (getattr(found, name),)
 
 
 def check_supported(est, mode):
@@ -151,8 +153,6 @@ def start_with_classes(est, classes):
     by name), or declares them itself (``PASequence(classes=[...])``, a first
     ``partial_fit(X, y, classes=[...])``).
     """
-    from ..linear import PARegressor
-
     if kind_of(est) in ("sequence", "multilabel", "uniclass"):
         if kind_of(est) == "uniclass" and classes is not None:
             raise ValueError(f"{type(est).__name__} learns a stream of vectors: it has no classes "
@@ -164,7 +164,7 @@ def start_with_classes(est, classes):
                              f"shards' models are mixed; to declare them, use {declare} (got classes={list(classes)})")
         return
 
-    if isinstance(est, PARegressor):
+    if isinstance(est, _defined("linear._regressor", "PARegressor")):
         if classes is not None:
             raise ValueError(f"{type(est).__name__} is a regressor: it has no classes (got classes={list(classes)})")
         if not est._is_started():
@@ -239,6 +239,8 @@ def _mixed(kind, states, mu, link=None):
         return ({"weights": w, "covariance": G, "state": state, "classes": states[0][0]["classes"]},
                 {"n_features_in": n})
     if kind == "quasi_additive":
+        from .._kernels import _quasi_additive as qa  # numba's module: imported by its learners only
+
         n = max(scalars["n_features_in"] for _, scalars in states)
         theta = sum(m * _padded(a["theta"], n, 0.0) for m, (a, _) in zip(mu, states))
         state = np.zeros_like(states[0][0]["state"])
@@ -349,6 +351,7 @@ def _mixed_sequences(states, mu):
 def _mixed_multilabel(states, mu):
     """The label-by-label average of PAMultilabel states (a row of weights per label, the intercept's column
     last), over the union of their labels in order of first appearance."""
+    from .._kernels import _multilabel
     from ..multilabel._labels import label_array
 
     labels = list(dict.fromkeys(label for arrays, _ in states for label in arrays["labels"].tolist()))

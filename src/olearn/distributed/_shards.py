@@ -24,6 +24,7 @@ import dataclasses
 import glob
 import itertools
 import os
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -460,20 +461,20 @@ def _file_parts(paths, fmt, n_features, bits, zero_based, label_column=None):
 
 
 def _dask_parts(data, label_column):
-    """Parts of a Dask bag, of a pair of Dask arrays or of a Dask DataFrame; None for anything else."""
-    try:
-        import dask.array as da
-        import dask.bag as db
-    except ImportError:
-        return None
+    """Parts of a Dask bag, of a pair of Dask arrays or of a Dask DataFrame; None for anything else.
+
+    A Dask collection exists only once its module was imported (by whoever made it), so the modules are looked up,
+    never imported: a run from files does not pay for importing them (seconds, with pandas).
+    """
     frame = _dask_frame(data)
     if frame is not None:
         from ._tables import frame_parts
 
         return frame_parts(frame, label_column)
-    if isinstance(data, db.Bag):
+    da, db = sys.modules.get("dask.array"), sys.modules.get("dask.bag")
+    if db is not None and isinstance(data, db.Bag):
         return [DaskBagPart(partition) for partition in data.to_delayed()]
-    if isinstance(data, tuple) and len(data) == 2 and isinstance(data[0], da.Array):
+    if da is not None and isinstance(data, tuple) and len(data) == 2 and isinstance(data[0], da.Array):
         X, y = data
         if X.ndim != 2:
             raise ValueError(f"X must be a 2-d Dask array; got {X.ndim} dimensions")
@@ -487,12 +488,9 @@ def _dask_parts(data, label_column):
 
 
 def _dask_frame(data):
-    """``data`` if it is a Dask DataFrame (and Dask's DataFrames are installed), else None."""
-    try:
-        import dask.dataframe as dd
-    except ImportError:
-        return None
-    return data if isinstance(data, dd.DataFrame) else None
+    """``data`` if it is a Dask DataFrame (its module imported, as :func:`_dask_parts` looks it up), else None."""
+    dd = sys.modules.get("dask.dataframe")
+    return data if dd is not None and isinstance(data, dd.DataFrame) else None
 
 
 def make_shards(data, n_shards=None, chunk_size=DEFAULT_CHUNK_SIZE, fmt="auto", n_features=None, bits=18,

@@ -1,0 +1,96 @@
+"""A file shard read once and kept in its worker's memory for the epochs after the first.
+
+A linear learner's pass over a text shard is mostly the reading (a PA-I pass
+over LIBSVM text: about 60% of a shard's pass is parsing it), and every epoch
+of parameter mixing passes over the same bytes: the file parts are refused if
+they change (:meth:`FilePart._check_unchanged`). So before the first epoch of
+a run of several, each shard made of files is read on a worker into the same
+chunks a pass would read (:func:`keep_shard`), and the chunks stay there, a
+Dask future held by the run, for every epoch's pass (:class:`KeptShard`).
+Its passes see the same chunks in the same order, and learn the same models.
+
+Memory stays bounded: a shard is kept only while its chunks take at most
+half of its worker's memory limit (Dask's ``memory_limit``; half the memory
+available when the worker has none); a larger one is given up as soon as it
+is known to be too large, and read chunk by chunk in every epoch, as before.
+A kept shard lost with its worker is read again by Dask on another (a pure
+task of the shard).
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..exceptions import OlearnError
+from ._shards import FilePart, Shard
+
+# the share of a worker's memory a kept shard may take
+MEMORY_SHARE = 0.5
+
+
+def keeps(shard):
+    """Whether ``shard`` is worth keeping: it is read from files (other parts are in the workers' memory already)."""
+    return bool(shard.parts) and all(isinstance(part, FilePart) for part in shard.parts)
+
+
+@dataclass(frozen=True)
+class KeptShard:
+    """The chunks of ``shard``, as :meth:`Shard.weighted_chunks` yields them, read once."""
+
+    shard: Shard
+    chunks: tuple
+
+    def weighted_chunks(self):
+        """The kept chunks, once the shard's files are checked unchanged since the shard was made (before and
+        after, as a reading of the files checks them)."""
+        self._check_files()
+        yield from self.chunks
+        self._check_files()
+
+    def _check_files(self):
+        for part in self.shard.parts:
+            part._check_unchanged()
+
+
+def keep_shard(shard, budget=None):
+    """Read ``shard`` (a shard of file parts) on a worker into a :class:`KeptShard`; None if its chunks would take
+    more than ``budget`` bytes (default: :func:`worker_budget`), or if reading it fails: its passes then read it
+    chunk by chunk, and raise the error where a pass meets it."""
+    budget = worker_budget() if budget is None else budget
+    chunks, size = [], 0
+    try:
+        for chunk in shard.weighted_chunks():
+            size += sum(_nbytes(item) for item in chunk[:3])
+            if size > budget:
+                return None
+            chunks.append(chunk)
+    except (OlearnError, ValueError, OSError):
+        return None
+    return KeptShard(shard, tuple(chunks))
+
+
+def worker_budget():
+    """The bytes a kept shard may take on this worker: :data:`MEMORY_SHARE` of its Dask memory limit, or of the
+    memory available outside a worker or on a worker without a limit."""
+    import psutil
+    from distributed import get_worker
+
+    try:
+        limit = get_worker().memory_manager.memory_limit
+    except ValueError:  # not on a worker
+        limit = None
+    return MEMORY_SHARE * (limit or psutil.virtual_memory().available)
+
+
+def _nbytes(item):
+    """The bytes of a chunk's X, y or weights: arrays, sparse matrices, lists of them (sequences)."""
+    if item is None:
+        return 0
+    if sp.issparse(item) or hasattr(item, "indptr"):  # a scipy matrix or olearn's CSRRows
+        return sum(getattr(item, name).nbytes for name in ("data", "indices", "indptr"))
+    if isinstance(item, np.ndarray):
+        return item.nbytes
+    if isinstance(item, (list, tuple)):
+        return sum(_nbytes(entry) for entry in item)
+    return np.asarray(item).nbytes

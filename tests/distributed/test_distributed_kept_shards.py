@@ -1,0 +1,132 @@
+"""Parameter mixing reads each file shard once and keeps it on its worker for the later epochs; the command line's
+local cluster is one of threads where the passes release the GIL; a run from files imports no more than it needs."""
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+pytest.importorskip("distributed")
+
+from sklearn.datasets import dump_svmlight_file
+
+from olearn.distributed import _kept, make_shards, parameter_mixing
+from olearn.distributed._cluster import passes_release_gil
+from olearn.distributed._shards import FilePart
+from olearn.linear import PAClassifier
+from olearn.second_order import AROW
+
+TIMEOUT = 300  # a hang guard only
+
+
+def write_halves(tmp_path, n=240, d=5, seed=7):
+    """A labelled stream written as two LIBSVM files (0-based), and its two halves in memory."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)).round(3)
+    y = np.where(X @ rng.normal(size=d) > 0, 1, -1)
+    y[rng.random(n) < 0.1] *= -1
+    halves = [(X[: n // 2], y[: n // 2]), (X[n // 2 :], y[n // 2 :])]
+    paths = []
+    for i, (Xi, yi) in enumerate(halves):
+        paths.append(str(tmp_path / f"part-{i}.svm"))
+        dump_svmlight_file(Xi, yi, paths[-1], zero_based=True)
+    return halves, paths
+
+
+def pa1_pass(X, y, w, C):
+    """One PA-I pass from w (Crammer et al. 2006, Fig. 1): tau = min(C, loss / ||x||^2)."""
+    w = w.copy()
+    for x, label in zip(X, y):
+        loss = max(0.0, 1.0 - label * (w @ x))
+        if loss > 0.0:
+            w += min(C, loss / (x @ x)) * label * x
+    return w
+
+
+@pytest.fixture
+def reads(monkeypatch):
+    """The paths of the file parts read, one entry per reading (the cluster's workers are threads of this process)."""
+    paths = []
+    read = FilePart._read
+
+    def counted(part, chunk_size):
+        paths.append(part.path)
+        yield from read(part, chunk_size)
+
+    monkeypatch.setattr(FilePart, "_read", counted)
+    return paths
+
+
+def test_each_file_shard_is_read_once_and_the_epochs_mix_the_numpy_passes(client, tmp_path, reads):
+    halves, paths = write_halves(tmp_path)
+    res = parameter_mixing(PAClassifier(variant="pa1", C=0.2), paths, epochs=4, timeout=TIMEOUT)
+    assert sorted(reads) == paths  # each file once, not once an epoch
+    w = np.zeros(5)
+    for _ in range(4):
+        w = (pa1_pass(*halves[0], w, 0.2) + pa1_pass(*halves[1], w, 0.2)) / 2
+    np.testing.assert_allclose(res.estimator.coef_[0], w, rtol=1e-10, atol=1e-12)
+
+
+def test_a_shard_over_the_memory_budget_is_read_every_epoch_with_the_same_results(client, tmp_path, reads,
+                                                                                  monkeypatch):
+    _, paths = write_halves(tmp_path)
+    kept = parameter_mixing(PAClassifier(variant="pa1", C=0.2), paths, epochs=3, holdout_every=4, chunk_size=50,
+                            timeout=TIMEOUT)
+    assert len(reads) == 2
+    monkeypatch.setattr(_kept, "MEMORY_SHARE", 0.0)  # no shard fits: each is read chunk by chunk in every epoch
+    streamed = parameter_mixing(PAClassifier(variant="pa1", C=0.2), paths, epochs=3, holdout_every=4, chunk_size=50,
+                                timeout=TIMEOUT)
+    assert len(reads) == 2 + 2 + 3 * 2  # the kept run's 2; the streamed run's 2 tries to keep, and 3 epochs of 2
+    assert np.array_equal(kept.estimator.coef_, streamed.estimator.coef_)
+    assert np.array_equal(kept.totals, streamed.totals)
+    assert np.array_equal(kept.held_out, streamed.held_out)
+    assert kept.held_out[:, :, 0].tolist() == [[30, 30]] * 3  # rows 4, 8, ..., 120 of each shard, every epoch
+
+
+def test_a_single_epoch_keeps_nothing(client, tmp_path, reads):
+    _, paths = write_halves(tmp_path)
+    parameter_mixing(PAClassifier(), paths, epochs=1, timeout=TIMEOUT)
+    assert sorted(reads) == paths
+
+
+def test_a_kept_shard_gives_the_chunks_of_its_reading_or_nothing(tmp_path):
+    _, paths = write_halves(tmp_path)
+    (shard,) = make_shards(paths[0], chunk_size=50)
+    kept = _kept.keep_shard(shard, budget=1 << 20)
+    read = list(shard.weighted_chunks())
+    assert [X.shape[0] for X, *_ in kept.weighted_chunks()] == [50, 50, 20]
+    for (X, y, weight, part, first), (X2, y2, weight2, part2, first2) in zip(kept.weighted_chunks(), read):
+        assert (X != X2).nnz == 0 and np.array_equal(y, y2) and weight is weight2 is None
+        assert (part, first) == (part2, first2)
+    assert _kept.keep_shard(shard, budget=1000) is None  # 120 rows of 5 values: more than 1,000 bytes
+    bad = tmp_path / "bad.svm"
+    bad.write_text("1 0:1\n-1 1:x\n")
+    (bad_shard,) = make_shards(str(bad), zero_based=True)
+    assert _kept.keep_shard(bad_shard, budget=1 << 20) is None  # the pass reads it, and raises where it fails
+
+
+def test_command_line_workers_are_threads_only_where_the_passes_release_the_gil():
+    from olearn._kernels import _compiled
+
+    assert passes_release_gil(PAClassifier()) is (_compiled.EXTENSION is not None)
+    assert not passes_release_gil(PAClassifier(average=True))
+    assert not passes_release_gil(PAClassifier(kernel="rbf"))
+    assert not passes_release_gil(AROW())
+
+
+def test_a_run_from_files_imports_neither_scikit_learn_nor_dask_collections_nor_numba(tmp_path):
+    _, paths = write_halves(tmp_path)
+    code = (
+        "import sys\n"
+        "from olearn.distributed import make_shards\n"
+        "from olearn.distributed._models import check_supported, kind_of\n"
+        "from olearn.linear import PAClassifier\n"
+        f"make_shards({paths!r})\n"
+        "assert kind_of(PAClassifier()) == 'linear' and check_supported(PAClassifier(), 'parameter mixing')\n"
+        "print(sorted(name for name in ('sklearn', 'pandas', 'dask.array', 'dask.dataframe', 'numba') "
+        "if name in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=TIMEOUT)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
