@@ -82,6 +82,15 @@ FAST_PAGES = sorted({b.page for b in BLOCKS if not b.not_run and not b.slow}, ke
 SLOW_BLOCKS = [b for b in BLOCKS if not b.not_run and b.slow]
 
 
+def _serves(blocks):
+    return any(f"localhost:{SERVICE_PORT}" in b.code or f"127.0.0.1:{SERVICE_PORT}" in b.code for b in blocks)
+
+
+def _one_service_at_a_time(value, blocks):
+    """``value`` as a parameter; blocks that use the service port run on one worker of a parallel run, in turn."""
+    return pytest.param(value, marks=pytest.mark.xdist_group("service-port")) if _serves(blocks) else value
+
+
 def _svm(path, n, d, seed, labels="binary"):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, d)) * (rng.random((n, d)) < 0.5)
@@ -183,7 +192,7 @@ class Reader:
 
 def _run_blocks(blocks, tmp_path):
     """Run ``blocks`` in a folder of sample files (in ``tmp_path``); the files they made there."""
-    serves = any(f"localhost:{SERVICE_PORT}" in b.code or f"127.0.0.1:{SERVICE_PORT}" in b.code for b in blocks)
+    serves = _serves(blocks)
     if serves and not _port_free(SERVICE_PORT):
         pytest.skip(f"port {SERVICE_PORT}, that the page's service uses, is taken")
     folder = tmp_path / "reader"
@@ -212,7 +221,8 @@ def _assert_ignored_by_git(made):
     assert not missing, f"made by the documented commands and not in .gitignore: {missing}"
 
 
-@pytest.mark.parametrize("page", FAST_PAGES, ids=lambda page: page.name)
+@pytest.mark.parametrize("page", [_one_service_at_a_time(page, [b for b in BLOCKS if b.page == page])
+                                  for page in FAST_PAGES], ids=lambda page: page.name)
 def test_the_blocks_of_the_page_run_in_order(page, tmp_path):
     blocks = [b for b in BLOCKS if b.page == page and not b.not_run and not b.slow]
     made = _run_blocks(blocks, tmp_path)
@@ -220,7 +230,8 @@ def test_the_blocks_of_the_page_run_in_order(page, tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("block", SLOW_BLOCKS, ids=lambda block: block.where)
+@pytest.mark.parametrize("block", [_one_service_at_a_time(block, [block]) for block in SLOW_BLOCKS],
+                         ids=lambda block: block.where)
 def test_a_long_block_runs(block, tmp_path):
     _run_blocks([block], tmp_path)
 
