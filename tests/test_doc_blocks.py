@@ -14,7 +14,9 @@ besides the sample files, is ignored by git, as it would be in a clone (``token.
 """
 
 import bz2
+import contextlib
 import gzip
+import importlib
 import os
 import pathlib
 import re
@@ -145,6 +147,24 @@ def _port_free(port):
         return sock.connect_ex(("127.0.0.1", port)) != 0
 
 
+@contextlib.contextmanager
+def _patient_http_clients():
+    """An ``httpx.Client`` a block makes waits up to PATIENCE for an answer instead of httpx's 5 s: a service on
+    a loaded machine may take longer, and the wait is a hang guard, not what the block shows."""
+    try:
+        httpx = importlib.import_module("httpx")
+    except ImportError:  # a page whose blocks use httpx skips without it
+        yield
+        return
+    defaults = httpx.Client.__init__.__kwdefaults__
+    saved = defaults["timeout"]
+    defaults["timeout"] = httpx.Timeout(PATIENCE)
+    try:
+        yield
+    finally:
+        defaults["timeout"] = saved
+
+
 class Reader:
     """Runs blocks in one folder, as a reader would, and stops their background jobs at the end."""
 
@@ -162,7 +182,8 @@ class Reader:
         cwd = os.getcwd()
         os.chdir(self.folder)
         try:
-            exec(compile(block.code, block.where, "exec"), self.namespace)
+            with _patient_http_clients():
+                exec(compile(block.code, block.where, "exec"), self.namespace)
         finally:
             os.chdir(cwd)
 
