@@ -75,3 +75,29 @@ def test_a_vw_feature_named_three_times_is_summed_left_to_right(tmp_path):
     (a,) = short.indices
     assert long.nnz == 1 + 80 + 1
     assert long.data[long.indices.tolist().index(a)] == 0.0
+
+
+@pytest.mark.parametrize("kernel", ["jit", "compiled"])
+def test_rows_of_every_rank_length_with_and_without_one_repeat(kernel):
+    """Rows of 2 to 128 entries (placed by their ranks), of distinct columns and with one column repeated, at
+    the start, the middle or the end of the row: a row of distinct columns is ranked by one count of the
+    columns no greater, the others by their stable ranks; both must give the reference's rows."""
+    rng = np.random.default_rng(7)
+    rows = []
+    for n in range(2, 129):
+        distinct = rng.permutation(10 * n)[:n].astype(np.int32)
+        rows.append(distinct)
+        for where in (0, n // 2, n - 1):
+            repeated = distinct.copy()
+            repeated[where] = distinct[(where + 1 + int(rng.integers(n - 1))) % n]
+            rows.append(repeated)
+    indptr = np.zeros(len(rows) + 1, dtype=np.int32)
+    np.cumsum([len(row) for row in rows], out=indptr[1:])
+    indices = np.concatenate(rows)
+    data = rng.choice([1e16, -1e16, 1.0, 0.5, -3.0], indptr[-1]) * rng.random(indptr[-1])
+    expected = reference(indptr, indices, data)
+    sort = sort_and_sum_rows if kernel == "jit" else _compiled.sort_and_sum_rows
+    nnz = sort(indptr, indices, data, len(rows), *row_sort_scratch(indptr, len(rows)))
+    np.testing.assert_array_equal(indptr, expected[0])
+    np.testing.assert_array_equal(indices[:nnz], expected[1])
+    np.testing.assert_array_equal(data[:nnz], expected[2])

@@ -91,6 +91,31 @@ def test_namespaces_change_the_column(write):
     assert len(set(cols)) == 3
 
 
+# every byte a feature's name may hold: all but the blanks, the line break, '|' and ':'
+NAME_BYTES = bytes(sorted(set(range(1, 256)) - set(b" \t\r\x0b\x0c\n|:")))
+
+
+@pytest.mark.parametrize("last_break", ["\n", ""])
+def test_names_of_every_length_and_byte_hash_as_the_reference(write, last_break):
+    """Names of 1 to 20 bytes of any byte a name may hold (UTF-8 or not), ended by a blank, ':', '|', the line
+    break or the end of the file: short names are found and hashed eight bytes at a time, the others and
+    those near the end byte by byte; every column must be the reference hash's."""
+    rng = np.random.default_rng(3)
+    names = [bytes(rng.choice(list(NAME_BYTES), n)) for n in range(1, 21) for _ in range(6)]
+    lines = []
+    for i, name in enumerate(names):
+        ending = [b" ", b"\t", b":2", b"|b x", b""][i % 5]
+        lines.append(b"1 |ns " + name + ending)
+    for name in names[-12:]:  # the last lines: names that end close to the end of the text
+        lines.append(b"1 |ns " + name)
+    X, _, _ = load_vw(write("names.vw", b"\n".join(lines) + last_break.encode()), n_bits=31)
+    seed = murmur3_32_reference(b"ns", 0)
+    expected = [murmur3_32_reference(name, seed) % (1 << 31) for name in names + names[-12:]]
+    first_columns = [X.indices[X.indptr[r] : X.indptr[r + 1]] for r in range(X.shape[0])]
+    for r, column_of_name in enumerate(expected):
+        assert column_of_name in first_columns[r], (r, lines[r])
+
+
 def test_compressed_and_empty(write):
     X, y, w = load_vw(write("c.vw.gz", "1 | a\n"), n_bits=4)
     assert X.nnz == 1 and y.tolist() == [1.0] and w.tolist() == [1.0]

@@ -6,8 +6,9 @@ that a reversed row of a million features stays O(k log k).
 :func:`sort_and_sum_rows`, which also merges repeated columns, sorts each row
 stably in scratch arrays instead, so that the values of a repeated column are
 summed in the order the row gives them: a row already in order is left as it
-is, a short one is placed by its stable ranks (:func:`_stable_ranks`), a long
-one by a merge sort of keys (:func:`_sorted_keys`).
+is, a short one is placed by its ranks (:func:`_distinct_ranks` when its columns
+are distinct, else :func:`_stable_ranks`), a long one by a merge sort of keys
+(:func:`_sorted_keys`).
 """
 
 import numpy as np
@@ -176,6 +177,33 @@ def _stable_ranks(indices, lo, n, ranks):
         ranks[a] = rank
 
 
+@njit(cache=True, inline="always")
+def _distinct_ranks(indices, lo, n, ranks):
+    """Whether the columns ``indices[lo:lo + n]`` are distinct, ``ranks`` (int32) then holding their places once
+    sorted.
+
+    ``ranks[a]`` receives the number of other entries of a column no greater
+    than entry ``lo + a``'s, counted for all entries at once: one comparison
+    of each entry with every entry of the row in turn, a loop without a
+    branch over the whole row, which the compiler vectorises. It is at least
+    the entry's stable rank, and equal to it unless a later entry has the same
+    column; the stable ranks summing to ``n * (n - 1) / 2``, these do exactly
+    when the columns are distinct.
+    """
+    start = np.uint64(lo)
+    size = np.uint64(n)
+    for a in range(size):
+        ranks[a] = -1
+    for b in range(size):
+        column = indices[start + b]
+        for a in range(size):
+            ranks[a] += np.int32(indices[start + a] >= column)
+    total = 0
+    for a in range(size):
+        total += ranks[a]
+    return total == n * (n - 1) // 2
+
+
 @njit(cache=True)
 def sort_and_sum_rows(indptr, indices, data, n_rows, keys, spare, values):
     """Sort every row and merge repeated columns by summing their values, in the order the row gives them.
@@ -185,12 +213,15 @@ def sort_and_sum_rows(indptr, indices, data, n_rows, keys, spare, values):
     ``spare`` (int64) and ``values`` (float64) are scratch arrays of at least
     the longest row's length (:func:`olearn.data._rows.row_sort_scratch`).
     A row whose columns never decrease is only compacted. A row of up to
-    ``_RANK_MAX`` entries is placed by its stable ranks (:func:`_stable_ranks`).
+    ``_RANK_MAX`` entries is placed by its ranks: counted in one vectorised
+    loop when its columns are distinct (:func:`_distinct_ranks`), else as the
+    stable ranks of :func:`_stable_ranks`.
     In a longer one each entry becomes the key ``column * 2**32 + its place in
     the row``: sorting the keys sorts the row stably, moving one integer per entry.
     """
     out = 0
     lo = indptr[0]
+    ranks = spare.view(np.int32)
     for r in range(n_rows):
         hi = indptr[r + 1]
         n = hi - lo
@@ -199,10 +230,11 @@ def sort_and_sum_rows(indptr, indices, data, n_rows, keys, spare, values):
             for a in range(lo, hi):
                 out = _append_summed(indices, data, out, row_start, indices[a], data[a])
         elif n <= _RANK_MAX:
-            _stable_ranks(indices, lo, n, spare)
+            if not _distinct_ranks(indices, lo, n, ranks):
+                _stable_ranks(indices, lo, n, ranks)
             for a in range(n):
-                keys[spare[a]] = indices[lo + a]
-                values[spare[a]] = data[lo + a]
+                keys[ranks[a]] = indices[lo + a]
+                values[ranks[a]] = data[lo + a]
             for a in range(n):
                 out = _append_summed(indices, data, out, row_start, keys[a], values[a])
         else:

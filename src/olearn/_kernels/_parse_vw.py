@@ -12,6 +12,8 @@ deferred numbers are converted.
 """
 
 import numpy as np
+from numba import literal_unroll
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ._jit import njit
 from ._parse_codes import (
@@ -51,6 +53,14 @@ from ._parse_vw_codes import (
 )
 
 _MASK32 = 0xFFFFFFFF
+
+# The bytes that end a feature's name: the blanks, the line break, '|' and ':'
+_FEATURE_ENDS = (SPACE, TAB, CR, 11, 12, NEWLINE, BAR, COLON)
+_ENDS_FEATURE = np.zeros(256, dtype=np.bool_)
+_ENDS_FEATURE[list(_FEATURE_ENDS)] = True
+_ONES = np.uint64(0x0101010101010101)
+_HIGHS = np.uint64(0x8080808080808080)
+_SPREAD_ENDS = tuple(np.uint64(c * 0x0101010101010101) for c in _FEATURE_ENDS)
 
 
 @njit(cache=True)
@@ -125,11 +135,33 @@ def _rotl32(x, r):
     return ((x << r) | (x >> (32 - r))) & _MASK32
 
 
+@njit(cache=True, inline="always")
+def _mixed_block(k):
+    """A block (or the tail) ``k`` of MurmurHash3 x86_32 as it is mixed into the state."""
+    return _mul32(_rotl32(_mul32(k, 0xCC9E2D51), 15), 0x1B873593)
+
+
+@njit(cache=True, inline="always")
+def _next_state(h, k):
+    """The state after the block ``k``."""
+    return (_mul32(_rotl32(h ^ _mixed_block(k), 13), 5) + 0xE6546B64) & _MASK32
+
+
+@njit(cache=True, inline="always")
+def _finish(h, n):
+    """The hash of ``n`` bytes from the state ``h`` after the blocks and the tail."""
+    h ^= n
+    h ^= h >> 16
+    h = _mul32(h, 0x85EBCA6B)
+    h ^= h >> 13
+    h = _mul32(h, 0xC2B2AE35)
+    h ^= h >> 16
+    return h
+
+
 @njit(cache=True)
 def murmur3_32(buf, lo, hi, seed):
     """MurmurHash3 x86_32 of ``buf[lo:hi]`` with ``seed``, as a non-negative int."""
-    c1 = 0xCC9E2D51
-    c2 = 0x1B873593
     h = seed & _MASK32
     n = hi - lo
     tail = lo + (n // 4) * 4
@@ -140,9 +172,7 @@ def murmur3_32(buf, lo, hi, seed):
             | (int(buf[p + 2]) << 16)
             | (int(buf[p + 3]) << 24)
         )
-        k = _mul32(_rotl32(_mul32(k, c1), 15), c2)
-        h = _rotl32(h ^ k, 13)
-        h = (_mul32(h, 5) + 0xE6546B64) & _MASK32
+        h = _next_state(h, k)
     k = 0
     rest = hi - tail
     if rest == 3:
@@ -151,14 +181,27 @@ def murmur3_32(buf, lo, hi, seed):
         k ^= int(buf[tail + 1]) << 8
     if rest >= 1:
         k ^= int(buf[tail])
-        h ^= _mul32(_rotl32(_mul32(k, c1), 15), c2)
-    h ^= n
-    h ^= h >> 16
-    h = _mul32(h, 0x85EBCA6B)
-    h ^= h >> 13
-    h = _mul32(h, 0xC2B2AE35)
-    h ^= h >> 16
-    return h
+        h ^= _mixed_block(k)
+    return _finish(h, n)
+
+
+@njit(cache=True, inline="always")
+def _murmur3_short(word, n, seed):
+    """:func:`murmur3_32` of the first ``n`` < 8 bytes of the little-endian uint64 ``word``, without a branch on
+    ``n``.
+
+    A name of four bytes or more has one whole block, the low half of
+    ``word``, mixed in or not by a select; the bytes after the blocks, zero
+    above the name, are the tail (MurmurHash3 mixes in no tail when there is
+    none, and a zero tail mixes in nothing: the same hash).
+    """
+    h = seed & _MASK32
+    low = np.int64(word & np.uint64(_MASK32))
+    whole = n >= 4
+    h = _next_state(h, low) if whole else h
+    tail = np.int64(word >> np.uint64(32)) if whole else low
+    h ^= _mixed_block(tail & ((1 << (8 * (n & 3))) - 1))
+    return _finish(h, n)
 
 
 @njit(cache=True)
@@ -170,6 +213,67 @@ def name_columns(buf, spans, n_bits, out):
     for i in range(spans.shape[0]):
         seed = murmur3_32(buf, spans[i, 0], spans[i, 1], 0)
         out[i] = murmur3_32(buf, spans[i, 2], spans[i, 3], seed) & mask
+
+
+@njit(cache=True, inline="always")
+def _load8(buf, i):
+    """The eight bytes ``buf[i:i + 8]`` as a little-endian uint64 (one unaligned load once compiled)."""
+    word = np.uint64(0)
+    for b in range(8):
+        word |= np.uint64(byte_at(buf, i + b)) << np.uint64(8 * b)
+    return word
+
+
+@njit(cache=True, inline="always")
+def _bytes_equal(word, spread):
+    """The high bit of each byte of ``word`` equal to the byte repeated in ``spread``, exact up to the first such
+    byte (a byte after it may be flagged too): the classic zero-byte test of ``word ^ spread``."""
+    x = word ^ spread
+    return (x - _ONES) & ~x & _HIGHS
+
+
+@njit(cache=True, inline="always")
+def _ending_flags(word):
+    """The high bit of the bytes of ``word`` that end a feature's name, exact up to the first (:func:`_bytes_equal`)."""
+    flags = np.uint64(0)
+    for spread in literal_unroll(_SPREAD_ENDS):
+        flags |= _bytes_equal(word, spread)
+    return flags
+
+
+@njit(cache=True, inline="always")
+def _feature_name_end(buf, i, end):
+    """The first index at or after ``i`` whose byte ends a feature's name (``_FEATURE_ENDS``), or ``end``.
+
+    Eight bytes at a time while they lie before ``end``: the bytes equal to each
+    ending byte are flagged at once (:func:`_bytes_equal`) and the first flag
+    found by counting trailing zeros, with no branch per byte.
+    """
+    while i + 8 <= end:
+        flags = _ending_flags(_load8(buf, i))
+        if flags:
+            return i + (trailing_zeros(flags) >> 3)
+        i += 8
+    while i < end and not _ENDS_FEATURE[byte_at(buf, i)]:
+        i += 1
+    return i
+
+
+@njit(cache=True, inline="always")
+def _hash_feature_name(buf, i, end, seed):
+    """``(stop, murmur3_32(buf[i:stop], seed))``, ``stop`` being :func:`_feature_name_end`'s.
+
+    A name shorter than eight bytes (the common one) is found and hashed from
+    one load of eight bytes (:func:`_murmur3_short`).
+    """
+    if i + 8 <= end:
+        word = _load8(buf, i)
+        flags = _ending_flags(word)
+        if flags:
+            n = trailing_zeros(flags) >> 3
+            return i + n, _murmur3_short(word, n, seed)
+    stop = _feature_name_end(buf, i, end)
+    return stop, murmur3_32(buf, i, stop, seed)
 
 
 @njit(cache=True, inline="always")
@@ -309,13 +413,11 @@ def parse_vw(buf, start, end, n_bits, indptr, indices, data, labels, weights, co
                 if i >= end or byte_at(buf, i) == NEWLINE or byte_at(buf, i) == BAR:
                     break
                 tok = i
-                while not _ends_name(buf, i, end) and byte_at(buf, i) != COLON:
-                    i += 1
+                i, column = _hash_feature_name(buf, i, end, seed)
                 if i == tok:
                     fail(counts, E_EMPTY_NAME, tok, n_fix)
                     return
                 value = 1.0
-                name_end = i
                 if i < end and byte_at(buf, i) == COLON:
                     i += 1
                     if _ends_name(buf, i, end):
@@ -332,7 +434,6 @@ def parse_vw(buf, start, end, n_bits, indptr, indices, data, labels, weights, co
                         put_fixup(fixups, n_fix, i, stop, FIX_DATA, k)
                         n_fix += 1
                     i = stop
-                column = murmur3_32(buf, tok, name_end, seed)
                 indices[k] = column & mask
                 if hashes is not None:
                     hashes[k] = column
