@@ -117,3 +117,35 @@ def test_an_answer_is_json_and_a_score_json_cannot_hold_is_an_error_not_a_null()
 def test_made_ids_are_distinct_32_hexadecimal_digits():
     ids = new_ids(500)
     assert len(set(ids)) == 500 and all(len(key) == 32 and int(key, 16) >= 0 for key in ids)
+
+
+def test_the_features_kept_by_predictions_waiting_together_share_one_fsync(tmp_path):
+    """Fifteen batch predictions of 100 arriving while the log is busy are logged by one write and fsync (a group
+    counts the examples it learns, up to 1000, and a keep learns none), each answered once it is durable."""
+    import asyncio
+
+    from olearn.serve._feedback import Pending
+    from olearn.serve._metrics import Metrics
+    from olearn.serve._store import Store
+    from olearn.serve._wal import read_log
+    from olearn.serve._writer import Writer
+
+    async def scenario():
+        store = Store(tmp_path / "state")
+        model = store.open(lambda: olearn.PAClassifier(), pending=Pending(), say=lambda text: None)
+        appended, append = [], store.append
+        store.append = lambda records: appended.append(len(records)) or append(records)
+        writer = Writer(model, store, Metrics())
+        writer.start()
+        batches = [[{"a": float(i), "b": float(j)} for j in range(100)] for i in range(15)]
+        # queued before the writer runs: one group takes them all
+        kept = [writer.keep(xs, [f"p{i}-{j}" for j in range(100)]) for i, xs in enumerate(batches)]
+        answers = await asyncio.gather(*kept)
+        await writer.stop()
+        return answers, appended, len(model.pending)
+
+    answers, appended, waiting = asyncio.run(scenario())
+    assert appended == [15] and waiting == 1500
+    assert answers[3] == [f"p3-{j}" for j in range(100)]
+    records, _ = read_log(next((tmp_path / "state").glob("log-*.wal")))
+    assert [len(r["ids"]) for r in records if r["op"] == "predict"] == [100] * 15

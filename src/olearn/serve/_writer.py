@@ -37,7 +37,7 @@ from ._requests import RequestError
 from ._store import SnapshotFailed
 from ._wal import encode
 
-# examples applied per group (at least one update), so that the event loop also serves predictions between
+# examples learned per group (at least one update), so that the event loop also serves predictions between
 # groups under a heavy write load
 _MAX_GROUP = 1000
 # the items of the queue that are applied in groups (one fsync each); the others run between groups
@@ -353,10 +353,11 @@ def _outcome(func):
 
 
 def _examples(item):
-    """The examples an update of the queue learns or predicts (0 for anything else)."""
-    if item is None or item[0] not in _UPDATES:
+    """The examples an item of the queue learns (0 for anything else: the predictions' features a keep logs cost
+    no learning, so that all the keeps waiting share a group, and one fsync)."""
+    if item is None or item[0] not in ("update", "feedback"):
         return 0
-    return len(item[2] if item[0] == "update" else item[1])  # the examples of an update, else the kept or ids
+    return len(item[2] if item[0] == "update" else item[1])  # the examples of an update, else the ids
 
 
 def _answer(future, result):
