@@ -21,9 +21,10 @@ failure is reported (:meth:`Writer.snapshot_state`, on ``/health`` and
 The features of predictions kept for feedback (``/predict`` with feedback
 on) are logged in the groups too, and answered once durable; the prediction
 itself is made as its request arrives, on the model as the updates applied
-so far left it (the writer applies each update whole, without yielding). A version taken and a rollback
-run between two groups, once the updates before them are acknowledged; a
-rollback is logged, then snapshotted (see :mod:`._versions`).
+so far left it (the writer applies each update whole, without yielding). A
+version taken and a rollback run between two groups, once the updates
+before them are acknowledged; a rollback is logged, then snapshotted (see
+:mod:`._versions`).
 """
 
 import asyncio
