@@ -149,3 +149,29 @@ def test_the_features_kept_by_predictions_waiting_together_share_one_fsync(tmp_p
     assert answers[3] == [f"p3-{j}" for j in range(100)]
     records, _ = read_log(next((tmp_path / "state").glob("log-*.wal")))
     assert [len(r["ids"]) for r in records if r["op"] == "predict"] == [100] * 15
+
+
+def test_a_kernel_batch_prediction_never_changes_the_served_vocabulary(monkeypatch):
+    """A kernel reads a name it never learned as a column it never learned; the batch's names take those columns in
+    a copy of the vocabulary, never in the model's, which a snapshot may be saving in another thread meanwhile."""
+    learner = olearn.PAClassifier(kernel="rbf")
+    for i in range(8):
+        learner.learn_one({"a": float(i), "b": 1.0 - i}, 1 if i % 2 else -1)
+    model = ServedModel(learner)
+    served = learner._feature_map()
+    vocabulary = served.vocabulary()
+    changes = []
+    for method in ("add", "truncate"):
+        original = getattr(FeatureMap, method)
+
+        def recorded(self, *args, _original=original, _method=method):
+            if self is served:
+                changes.append(_method)
+            return _original(self, *args)
+
+        monkeypatch.setattr(FeatureMap, method, recorded)
+    batch = [{"a": 1.0, "new": 2.0}, {"b": 0.5, "other": -1.0}, {"a": 2.0}]
+    answer = model.predict(read_features({"x": batch}, Limits()))
+    assert changes == [] and served.vocabulary() == vocabulary
+    assert answer["y"] == [learner.predict_one(x) for x in batch]
+    np.testing.assert_allclose(answer["score"], [learner.decision_function([x])[0] for x in batch], rtol=1e-12)

@@ -470,19 +470,18 @@ class ServedModel:
         named rows by whole-batch passes (:meth:`~olearn._features.FeatureMap.known_rows`), any other row by row."""
         est = self.estimator
         features = est._feature_map()
-        size = features.size
         placed = est._places_unknown_names()
-        known = None if placed else features.known_rows(dicts)
-        if known is not None:
-            import scipy.sparse as sp
+        if placed:
+            # a kernel's unknown names take columns in a copy of its vocabulary: a prediction never changes the
+            # model, which a snapshot may be saving meanwhile (in the log's thread)
+            return est._named_matrix(dicts, "x", copy.deepcopy(features), True, est._first_free_column())[0]
+        known = features.known_rows(dicts)
+        if known is None:
+            return est._named_matrix(dicts, "x", features, False, est._first_free_column())[0]
+        import scipy.sparse as sp
 
-            indptr, indices, data, width = known
-            return sp.csr_matrix((data, indices, indptr), shape=(len(dicts), width))
-        try:
-            return est._named_matrix(dicts, "x", features, placed, est._first_free_column())[0]
-        finally:
-            if placed:
-                features.truncate(size)
+        indptr, indices, data, width = known
+        return sp.csr_matrix((data, indices, indptr), shape=(len(dicts), width))
 
     def _scores(self, dicts):
         est = self.estimator
