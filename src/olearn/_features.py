@@ -40,6 +40,7 @@ import math
 import numbers
 import struct
 from collections.abc import Mapping
+from itertools import chain, repeat
 
 import numpy as np
 
@@ -202,6 +203,40 @@ class FeatureMap:
         indices = np.concatenate(all_indices) if all_indices else np.empty(0, dtype=np.int64)
         data = np.concatenate(all_data) if all_data else np.empty(0)
         return indptr, indices, data, width, new or None
+
+    def known_rows(self, X):
+        """:meth:`rows` of a batch to predict (no ``learning``), read by whole-batch passes in C: ``(indptr,
+        indices, data, n_features)``, or None for a batch it cannot take exactly.
+
+        The batch of a JSON request to ``olearn serve``: dicts of ``str`` keys
+        and finite float or integer values, for a vocabulary (no hashing). The
+        keys and values of all the rows are gathered into one list each, every
+        name looked up by one ``map`` and every value checked in one array:
+        the entries :meth:`_named_entries` makes row by row (a known name's
+        column, in the order of the keys; an unknown name left out), without
+        its per-row cost. Any other batch (a category, None, a number that is
+        not finite or past float64, an integer key, hashing) is None: :meth:`rows`
+        names its fault or reads it.
+        """
+        if self.hashing or not X or set(map(type, X)) != {dict}:
+            return None
+        keys = [*chain.from_iterable(X)]
+        values = [*chain.from_iterable(map(dict.values, X))]
+        if keys and (set(map(type, keys)) != _STR or not set(map(type, values)) <= _PLAIN_NUMBERS):
+            return None
+        try:
+            data = np.fromiter(values, dtype=np.float64, count=len(values))
+        except OverflowError:  # an integer past float64
+            return None
+        if not _rows.all_finite(data):
+            return None
+        columns = np.fromiter(map(self._columns.get, keys, repeat(-1)), dtype=np.int64, count=len(keys))
+        known = columns >= 0
+        rows_of = np.repeat(np.arange(len(X)), [*map(len, X)])[known]
+        indptr = np.zeros(len(X) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(rows_of, minlength=len(X)), out=indptr[1:])
+        indices = columns[known]
+        return indptr, indices, data[known], int(indices.max()) + 1 if indices.size else 0
 
     def __getstate__(self):
         state = self.__dict__.copy()

@@ -222,7 +222,7 @@ def test_a_multilabel_round_counts_when_its_label_set_is_exact():
     for i, (x, y) in enumerate(stream):
         predicted = offline.predict_learn_one(x, y)
         exact.append(predicted is not None and set(predicted) == set(y))
-        model.predict_pending(read_features({"x": x}, Limits()), [f"p{i}"], 0.0)
+        model.keep([f"p{i}"], read_features({"x": x}, Limits()).xs, 0.0)
         model.feedback([f"p{i}"], [y], None, False, 0.0)
     assert 0 < sum(exact) < len(exact)  # some rounds right, some wrong: the count is tested
     assert model.progress.summary() == {"metric": "accuracy", "value": sum(exact) / len(exact),

@@ -7,15 +7,19 @@ of olearn, imports without the ``serve`` extra.
 import contextlib
 import time
 
+from .._lazy import LazyModule
 from ._auth import READ, WRITE, Refusal
 from ._bound import Bounds
 from ._dashboard import dashboard_endpoint
 from ._model_file import ModelFile
 from ._openapi import openapi_document
-from ._feedback import new_id
+from ._fast_json import parse_json_fast
+from ._feedback import new_ids
 from ._requests import RequestError, parse_json, read_features, read_feedback, read_labelled, \
     read_prediction_ids, read_request_id
 from ._writer import WriterStopped
+
+orjson = LazyModule("orjson")  # the serve extra's, imported when a service answers
 
 
 class Settings:
@@ -30,6 +34,21 @@ class Settings:
         self.max_body_bytes = max_body_bytes
         self.limits = limits
         self.input_info = input_info
+
+
+def _json(answer):
+    """The response of a JSON-ready ``answer``, encoded by orjson; by Starlette's JSONResponse (strict :mod:`json`:
+    a NaN or an infinity is an error, a 500) an answer orjson does not write (an integer past 64 bits) or writes
+    with a null, which may be a NaN or an infinity it wrote so."""
+    from starlette.responses import JSONResponse, Response
+
+    try:
+        content = orjson.dumps(answer)
+    except TypeError:
+        content = None
+    if content is None or b"null" in content:
+        return JSONResponse(answer)
+    return Response(content, media_type="application/json")
 
 
 def _error(status, message, headers=None):
@@ -85,12 +104,18 @@ def create_app(model, writer, metrics, settings):
         return Route(path, endpoint, methods=methods)
 
     async def predict(request):
-        document = parse_json(await _body(request, settings.max_body_bytes))
+        """Predict at once, on the model as the last update applied left it (updates are applied whole, between
+        two requests' turns on the event loop), then, with feedback on, wait until the features are kept and
+        logged (409 for an id in use); the body decoded by orjson, the answer encoded by it."""
+        document = parse_json_fast(await _body(request, settings.max_body_bytes))
         if not model.pending.enabled:
-            return JSONResponse(model.predict(read_features(document, settings.limits)))
+            return _json(model.predict(read_features(document, settings.limits)))
         examples = read_features(document, settings.limits, ("x", "id"))
-        ids = read_prediction_ids(document, examples) or [new_id() for _ in examples.dicts]
-        return JSONResponse(await writer.predict(examples, ids))
+        ids = read_prediction_ids(document, examples) or new_ids(len(examples))
+        answer = model.predict(examples)
+        await writer.keep(examples.xs, ids)
+        answer["id"] = ids if examples.batch else ids[0]
+        return _json(answer)
 
     def updating(op):
         async def handler(request):

@@ -17,17 +17,19 @@ a replay keeps every prediction its records add, up to ``max_pending``, and
 the service then expires them by the clock: the same ones as had it run on.
 """
 
-import json
+import os
 import time
-import uuid
 from collections import OrderedDict
 
 from ._requests import RequestError
+from ._wal import json_bytes
 
 
-def new_id():
-    """An id for a prediction the caller did not name (random: 32 hexadecimal digits)."""
-    return uuid.uuid4().hex
+def new_ids(n):
+    """Ids for ``n`` predictions the caller did not name (random: 32 hexadecimal digits each, from one read of the
+    system's random source)."""
+    digits = os.urandom(16 * n).hex()
+    return [digits[i:i + 32] for i in range(0, 32 * n, 32)]
 
 
 class Pending:
@@ -70,7 +72,7 @@ class Pending:
         """Keep the features ``xs`` of the predictions ``ids``, made at the time ``created``."""
         for key, x in zip(ids, xs):
             self._drop(key)
-            size = len(json.dumps(x, separators=(",", ":")))
+            size = len(json_bytes(x))
             self.waiting[key] = (x, created, size)
             self.bytes += size
         while len(self.waiting) > self.max_pending:

@@ -382,15 +382,13 @@ class ServedModel:
 
     # -- feedback by id ----------------------------------------------------------------
 
-    def predict_pending(self, examples, ids, created):
-        """Predict ``examples`` (as :meth:`predict`) and keep their features under ``ids`` (409 for an id in use);
-        the answer, with the ids, and the log record."""
+    def keep(self, ids, xs, created):
+        """Keep the features ``xs`` (as sent) of predictions made at the time ``created`` under ``ids`` (409 for an
+        id in use); the log record."""
         self.pending.expire(created)
         self.pending.check_new(ids)
-        answer = self.predict(examples)
-        self.pending.add(ids, examples.xs, created)
-        answer["id"] = ids if examples.batch else ids[0]
-        return answer, {"op": "predict", "ids": ids, "x": examples.xs, "t": created}
+        self.pending.add(ids, xs, created)
+        return {"op": "predict", "ids": ids, "x": xs, "t": created}
 
     def feedback(self, ids, ys, weights, batch, now):
         """Learn the labels ``ys`` of the waiting predictions ``ids`` (404 for an unknown or expired id, 409 for
@@ -468,16 +466,22 @@ class ServedModel:
 
     def _matrix(self, dicts):
         """The dicts as one CSR matrix, each converted once, as the learner reads a batch of dicts to predict
-        (a name it never learned left out, or for a kernel read as a column it never learned)."""
+        (a name it never learned left out, or for a kernel read as a column it never learned): a batch of plain
+        named rows by whole-batch passes (:meth:`~olearn._features.FeatureMap.known_rows`), any other row by row."""
         est = self.estimator
         features = est._feature_map()
-        size = features.size
         placed = est._places_unknown_names()
-        try:
-            return est._named_matrix(dicts, "x", features, placed, est._first_free_column())[0]
-        finally:
-            if placed:
-                features.truncate(size)
+        if placed:
+            # a kernel's unknown names take columns in a copy of its vocabulary: a prediction never changes the
+            # model, which a snapshot may be saving meanwhile (in the log's thread)
+            return est._named_matrix(dicts, "x", copy.deepcopy(features), True, est._first_free_column())[0]
+        known = features.known_rows(dicts)
+        if known is None:
+            return est._named_matrix(dicts, "x", features, False, est._first_free_column())[0]
+        import scipy.sparse as sp
+
+        indptr, indices, data, width = known
+        return sp.csr_matrix((data, indices, indptr), shape=(len(dicts), width))
 
     def _scores(self, dicts):
         est = self.estimator

@@ -27,13 +27,18 @@ orjson = LazyModule("orjson")  # the serve extra's, imported when a service writ
 _HEADER = struct.Struct("<II")
 
 
-def encode(record):
-    """The bytes of one record (a JSON-ready dict of finite numbers), by orjson; by :mod:`json` a record orjson
-    does not write (an integer past 64 bits), which reads back the same."""
+def json_bytes(value):
+    """``value`` (JSON-ready, of finite numbers) as compact JSON, by orjson; by :mod:`json` a value orjson does not
+    write (an integer past 64 bits), which reads back the same."""
     try:
-        payload = orjson.dumps(record)
+        return orjson.dumps(value)
     except TypeError:
-        payload = json.dumps(record, separators=(",", ":"), allow_nan=False).encode()
+        return json.dumps(value, separators=(",", ":"), allow_nan=False).encode()
+
+
+def encode(record):
+    """The bytes of one record (a JSON-ready dict of finite numbers): its :func:`json_bytes`, framed."""
+    payload = json_bytes(record)
     return _HEADER.pack(len(payload), zlib.crc32(payload)) + payload
 
 

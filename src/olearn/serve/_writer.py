@@ -18,10 +18,13 @@ does not stop it: the log stays the durable record (it keeps growing), the
 failure is reported (:meth:`Writer.snapshot_state`, on ``/health`` and
 ``/metrics``) and the snapshot is tried again ``snapshot_seconds`` later.
 
-Predictions kept for feedback (``/predict`` with feedback on) are logged in
-the groups too, and answered once durable. A version taken and a rollback
-run between two groups, once the updates before them are acknowledged; a
-rollback is logged, then snapshotted (see :mod:`._versions`).
+The features of predictions kept for feedback (``/predict`` with feedback
+on) are logged in the groups too, and answered once durable; the prediction
+itself is made as its request arrives, on the model as the updates applied
+so far left it (the writer applies each update whole, without yielding). A
+version taken and a rollback run between two groups, once the updates
+before them are acknowledged; a rollback is logged, then snapshotted (see
+:mod:`._versions`).
 """
 
 import asyncio
@@ -35,11 +38,11 @@ from ._requests import RequestError
 from ._store import SnapshotFailed
 from ._wal import encode
 
-# examples applied per group (at least one update), so that the event loop also serves predictions between
+# examples learned per group (at least one update), so that the event loop also serves predictions between
 # groups under a heavy write load
 _MAX_GROUP = 1000
 # the items of the queue that are applied in groups (one fsync each); the others run between groups
-_UPDATES = ("update", "predict", "feedback")
+_UPDATES = ("update", "keep", "feedback")
 
 
 class WriterStopped(Exception):
@@ -96,9 +99,9 @@ class Writer:
         """Apply and log one update; its answer once it is durable (RequestError if refused)."""
         return await self._submit(("update", op, examples, request_id))
 
-    async def predict(self, examples, ids):
-        """Predict ``examples`` and keep their features for feedback under ``ids``; the answer once logged."""
-        return await self._submit(("predict", examples, ids))
+    async def keep(self, xs, ids):
+        """Keep the features ``xs`` of predictions for feedback under ``ids``; the ids once logged."""
+        return await self._submit(("keep", xs, ids))
 
     async def feedback(self, ids, ys, weights, batch):
         """Learn the labels of the waiting predictions ``ids``; the answer once it is durable."""
@@ -262,9 +265,9 @@ class Writer:
         """Apply one update of the queue: its answer, its log record (None for a duplicate) and the labels of
         its progressive rounds (None for none)."""
         model = self.model
-        if item[0] == "predict":
-            _, examples, ids, _ = item
-            return (*model.predict_pending(examples, ids, time.time()), None)
+        if item[0] == "keep":
+            _, xs, ids, _ = item
+            return ids, model.keep(ids, xs, time.time()), None
         if item[0] == "feedback":
             _, ids, ys, weights, batch, _ = item
             answer, record = model.feedback(ids, ys, weights, batch, time.time())
@@ -351,10 +354,11 @@ def _outcome(func):
 
 
 def _examples(item):
-    """The examples an update of the queue learns or predicts (0 for anything else)."""
-    if item is None or item[0] not in _UPDATES:
+    """The examples an item of the queue learns (0 for anything else: the predictions' features a keep logs cost
+    no learning, so that all the keeps waiting share a group, and one fsync)."""
+    if item is None or item[0] not in ("update", "feedback"):
         return 0
-    return len(item[2] if item[0] == "update" else item[1])  # the examples of an update, else the predicted or ids
+    return len(item[2] if item[0] == "update" else item[1])  # the examples of an update, else the ids
 
 
 def _answer(future, result):

@@ -1,0 +1,139 @@
+"""Latency of batch ``/predict`` on ``olearn serve`` at 64 requests in flight, alone and beside learning (issue #35).
+
+The aim of issue #35: a batch ``/predict`` of 100 examples answered with a
+p99 under 100 ms at 64 requests in flight. A service (``olearn serve --algo
+pa1``, a fresh state folder, a token) and the bare Starlette app of
+``bench_serve.py`` (its routes only decode the JSON body and answer) run as
+subprocesses; ``--clients`` client processes x ``--concurrency`` kept-alive
+connections send batches of 100 examples (20 features each) for
+``--seconds`` seconds per scenario:
+
+* ``bare``: the bare app's ``/predict``, the anchor of the same run;
+* ``predict``: the service's ``/predict`` (with feedback on, each answered once the
+  features it keeps are in the log);
+* ``predict + learning``: the same, while one more client process keeps
+  ``--learners`` batches of 100 examples to ``/learn`` in flight.
+
+Every answer is checked (status 200); latency is measured by the clients, request by
+request, and the CPU time the server process took per request (learning requests
+included) from ``/proc``: on a loaded machine the latencies swing with the other
+jobs, the CPU time per request much less.
+
+    PYTHONPATH=src python benchmarks/bench_serve_predict.py                  # 3 x 10 s
+    PYTHONPATH=src python benchmarks/bench_serve_predict.py --seconds 2      # a smoke test
+    PYTHONPATH=src python benchmarks/bench_serve_predict.py --max-pending 0  # /predict keeping nothing
+
+Prints a markdown table and writes ``benchmarks/_work/serve_predict_results.json``.
+"""
+
+import argparse
+import json
+import multiprocessing
+import os
+import platform
+import secrets
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+import numpy as np
+
+from bench_serve import WORK, _client_process, _free_port, _start
+
+_BATCH = 100
+
+
+def _cpu_seconds(pid):
+    """The CPU time (user and system, all threads) the process ``pid`` has taken so far, from /proc (Linux)."""
+    with open(f"/proc/{pid}/stat") as fh:
+        fields = fh.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _scenario(pool, pid, port, token, args, learners):
+    """Load ``/predict`` of the service ``pid`` at ``port`` (and ``/learn`` with ``learners`` in flight, if any)."""
+    jobs = [(port, token, "/predict", _BATCH, args.seconds, args.concurrency, k) for k in range(args.clients)]
+    if learners:
+        jobs.append((port, token, "/learn", _BATCH, args.seconds, learners, 1000))
+    load_start = os.getloadavg()[0]
+    cpu = _cpu_seconds(pid)
+    started = time.perf_counter()
+    results = pool.map(_client_process, jobs)
+    elapsed = time.perf_counter() - started
+    cpu = _cpu_seconds(pid) - cpu
+    latencies = np.concatenate([r[0] for r in results[:args.clients]])
+    row = {"requests_per_s": latencies.size / elapsed, "p50_ms": 1e3 * float(np.percentile(latencies, 50)),
+           "p99_ms": 1e3 * float(np.percentile(latencies, 99)), "errors": sum(r[1] for r in results),
+           "cpu_ms_per_request": 1e3 * cpu / (latencies.size + (len(results[-1][0]) if learners else 0)),
+           "load_average": [load_start, os.getloadavg()[0]]}
+    if learners:
+        row["learned_per_s"] = results[-1][2] / elapsed
+    return row
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=10.0, help="Duration of each scenario.")
+    parser.add_argument("--clients", type=int, default=2, help="Client processes sending /predict.")
+    parser.add_argument("--concurrency", type=int, default=32, help="Requests in flight per client process.")
+    parser.add_argument("--learners", type=int, default=4, help="Batches to /learn in flight beside them.")
+    parser.add_argument("--max-pending", type=int, default=None,
+                        help="The service's --max-pending (0: /predict keeps nothing for feedback).")
+    args = parser.parse_args()
+    folder = tempfile.mkdtemp(prefix="olearn-bench-serve-predict-")
+    token = secrets.token_urlsafe(32)
+    token_file = os.path.join(folder, "token")
+    with open(token_file, "w") as fh:
+        fh.write(token)
+    port, bare_port = _free_port(), _free_port()
+    url = f"http://127.0.0.1:{port}"
+    command = [sys.executable, "-m", "olearn", "serve", "--algo", "pa1", "--state-dir", os.path.join(folder, "state"),
+               "--port", str(port), "--token-file", token_file, "--max-batch", str(_BATCH)]
+    if args.max_pending is not None:
+        command += ["--max-pending", str(args.max_pending)]
+    bare = subprocess.Popen([sys.executable, "-c", "import sys, uvicorn; sys.path.insert(0, sys.argv[1]); "
+                             "import bench_serve; uvicorn.run(bench_serve.bare_app(), host='127.0.0.1', "
+                             "port=int(sys.argv[2]), log_level='warning', access_log=False)",
+                             str(Path(__file__).resolve().parent), str(bare_port)], stderr=subprocess.DEVNULL)
+    try:
+        server = _start(command, url)
+    except RuntimeError:
+        bare.kill()
+        raise
+    rows = {}
+    try:
+        # warm-up: numba's kernels loaded, both classes known
+        httpx.post(f"{url}/learn", json={"x": [{"999": 1.0}, {"0": -1.0}], "y": [1, -1]},
+                   headers={"Authorization": f"Bearer {token}"}).raise_for_status()
+        with multiprocessing.Pool(args.clients + 1) as pool:
+            rows["bare"] = _scenario(pool, bare.pid, bare_port, token, args, 0)
+            rows["predict"] = _scenario(pool, server.pid, port, token, args, 0)
+            rows["predict + learning"] = _scenario(pool, server.pid, port, token, args, args.learners)
+    finally:
+        server.kill()
+        server.wait()
+        bare.kill()
+        bare.wait()
+    print(f"\n{args.clients} client processes x {args.concurrency} in flight (batches of {_BATCH}), "
+          f"{args.seconds:g} s per scenario, {args.learners} batches to /learn in flight beside the last, "
+          f"{os.cpu_count()} CPUs, Python {platform.python_version()}\n")
+    print("| scenario | requests/s | p50 ms | p99 ms | CPU ms per request | learned examples/s | errors | "
+          "load average |")
+    print("|---|---|---|---|---|---|---|---|")
+    for name, row in rows.items():
+        learned = f"{row['learned_per_s']:,.0f}" if "learned_per_s" in row else ""
+        print(f"| {name} | {row['requests_per_s']:,.0f} | {row['p50_ms']:.1f} | {row['p99_ms']:.1f} | "
+              f"{row['cpu_ms_per_request']:.2f} | {learned} | {row['errors']} | "
+              f"{row['load_average'][0]:.1f}-{row['load_average'][1]:.1f} |")
+    WORK.mkdir(exist_ok=True)
+    with open(WORK / "serve_predict_results.json", "w") as fh:
+        json.dump({"rows": rows, "args": vars(args)}, fh, indent=1)
+    if any(row["errors"] for row in rows.values()):
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
