@@ -39,6 +39,7 @@ A name becomes a column in one of two ways:
 import math
 import numbers
 import struct
+from itertools import chain
 from collections.abc import Mapping
 
 import numpy as np
@@ -60,6 +61,7 @@ _HASH_CACHE_SIZE = 1 << 20
 _empty = np.empty
 _INT = {int}
 _STR = {str}
+_DICT = {dict}
 _PLAIN_NUMBERS = {int, float}
 
 
@@ -156,6 +158,9 @@ class FeatureMap:
         the rows before it, as a model that grows would place them. Errors name
         the row as ``name``'s row.
         """
+        known = self._known_named_rows(X)
+        if known is not None:
+            return known
         lengths, all_indices, all_data, new = [], [], [], []
         # the entries of the latest rows read by _named_entries, made one array each when another row comes
         named_indices, named_data = [], []
@@ -202,6 +207,41 @@ class FeatureMap:
         indices = np.concatenate(all_indices) if all_indices else np.empty(0, dtype=np.int64)
         data = np.concatenate(all_data) if all_data else np.empty(0)
         return indptr, indices, data, width, new or None
+
+    def _known_named_rows(self, X):
+        """:meth:`rows` of a batch of dicts whose keys are all ``str`` names of the vocabulary and whose values are
+        all finite floats or integers, by C-level passes over the whole batch at once (its keys and values
+        flattened, their columns looked up by one ``map``): ``(indptr, indices, data, width, None)``; None for
+        any other batch, which :meth:`rows` reads row by row.
+
+        Such a batch is the steady state of a service of named features (a JSON batch of ``olearn serve``
+        once its names are learned): each row's columns are its keys' columns in the order of its keys, the
+        values as floats, and no name is new, as the row-by-row reading (:meth:`_named_entries`) gives them.
+        Hashed names (which may share a column) and any other row (a new name, a category, a value that is not
+        a finite number) go row by row, which places the new names or names the fault.
+        """
+        if self.hashing or not isinstance(X, list) or not X or set(map(type, X)) != _DICT:
+            return None
+        keys = [*chain.from_iterable(X)]
+        if set(map(type, keys)) != _STR:
+            return None
+        values = [*chain.from_iterable(map(dict.values, X))]
+        if not set(map(type, values)) <= _PLAIN_NUMBERS:
+            return None
+        columns = [*map(self._columns.get, keys)]
+        if None in columns:
+            return None
+        try:
+            data = np.fromiter(values, dtype=np.float64, count=len(values))
+        except OverflowError:  # an integer past float64
+            return None
+        if not _rows.all_finite(data):
+            return None
+        indices = np.fromiter(columns, dtype=np.int64, count=len(columns))
+        indptr = np.zeros(len(X) + 1, dtype=np.int64)
+        np.cumsum(np.fromiter(map(len, X), dtype=np.int64, count=len(X)), out=indptr[1:])
+        width = int(indices.max()) + 1 if indices.size else 0
+        return indptr, indices, data, width, None
 
     def __getstate__(self):
         state = self.__dict__.copy()
