@@ -10,6 +10,7 @@ import time
 from ._auth import READ, WRITE, Refusal
 from ._bound import Bounds
 from ._dashboard import dashboard_endpoint
+from ._decode import decode_body
 from ._model_file import ModelFile
 from ._openapi import openapi_document
 from ._feedback import new_id
@@ -94,7 +95,7 @@ def create_app(model, writer, metrics, settings):
 
     def updating(op):
         async def handler(request):
-            document = parse_json(await _body(request, settings.max_body_bytes))
+            document = decode_body(await _body(request, settings.max_body_bytes))
             if op == "learn" and "x" not in document and "id" in document:  # feedback by id
                 return JSONResponse(await writer.feedback(*read_feedback(document, settings.limits)))
             request_id = read_request_id(document)
