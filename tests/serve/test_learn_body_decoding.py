@@ -55,10 +55,26 @@ def test_strings_that_look_like_keys_or_objects_are_text():
     assert decode_body(body) == {"x": {'a":': 1.0, "{b}": 2.0, "c": '":{'}, "y": '":"'}
 
 
-def test_integers_past_64_bits_stay_integers():
+@pytest.mark.parametrize("entries", ['"y": B', '"y": [1, B]', '"y": [[1], [B]]', '"y": 1, "sample_weight": B',
+                                     '"y": 1, "id": B'])
+def test_integers_past_64_bits_besides_the_features_stay_integers(entries):
     big = 123456789012345678901234567890
-    document = decode_body(f'{{"x": {{"a": {big}}}, "y": {big}}}'.encode())
-    assert document == {"x": {"a": big}, "y": big} and type(document["y"]) is int
+    body = ('{"x": {"a": 1.0}, ' + entries.replace("B", str(big)) + "}").encode()
+    assert decode_body(body) == json.loads(body)
+    assert repr(decode_body(body)) == repr(json.loads(body))  # ints, not floats
+
+
+def test_an_integer_past_64_bits_among_the_features_is_the_float_the_learner_reads():
+    big = 2 ** 70 + 1
+    assert decode_body(f'{{"x": {{"a": {big}}}, "y": 1}}'.encode())["x"]["a"] == float(big)
+
+
+def test_colons_in_strings_do_not_hide_a_repeated_key():
+    body = b'{"x": {"t": "12:30", "u": "http://a", "t": "13:00"}, "y": 1}'
+    with pytest.raises(RequestError, match="repeats the key"):
+        decode_body(body)
+    assert decode_body(b'{"x": {"t": "12:30", "u": "http://a"}, "y": 1}') == {"x": {"t": "12:30", "u": "http://a"},
+                                                                                "y": 1}
 
 
 @pytest.mark.parametrize("body, status, words", [

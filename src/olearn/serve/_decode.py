@@ -3,31 +3,35 @@
 :func:`parse_json` decodes by Python's reader, building each object from its
 pairs to refuse a repeated key: per example, most of a batch's reading.
 :func:`decode_body` decodes the body once by orjson instead, and takes its
-document only when it is the one :func:`parse_json` would return; any other
-body is read by :func:`parse_json`, which then answers exactly as before
-(the same document, or the same error). orjson's document is that one when:
+document when it is the one :func:`parse_json` would return; any other body
+is read by :func:`parse_json`, which then answers as before (the same
+document, or the same error). orjson's document is that one when:
 
 * orjson reads the body at all: it refuses what is not JSON (``NaN``,
   ``Infinity``), numbers past a float (``1e400``, which Python reads as
   infinity and the checks then refuse), bytes that are not UTF-8 and lone
   surrogates, all of which :func:`parse_json` reads or refuses itself;
-* no number is written with 19 digits or more: orjson reads an integer past
-  64 bits as a float, Python as an int (a run of 19 digits anywhere, in a
-  string too, sends the body to :func:`parse_json`); floats are read by both
-  correctly rounded, to the same bits;
+* no integer past 64 bits is read as a float: orjson reads one so, Python
+  as an int. Floats are read by both correctly rounded, to the same bits. A
+  float of magnitude 2**63 or more among the entries besides the features
+  (the labels, the weights, the id) sends the body to :func:`parse_json`;
+  among the features' values, such an integer is the float it rounds to,
+  which is the value the learner reads from it (every value is a float to
+  the learner);
 * no object repeats a key, which orjson would fold into one entry. Counted
   on the raw bytes: every member of an object is written ``"key"``, optional
-  whitespace, then ``:``, so the matches of that pattern are at least the
-  members written. When the ``{`` of the body are exactly the objects
-  counted in the document (the body, and ``"x"``'s objects: no other object
-  anywhere, and no ``{`` in a string), the members written are at least
-  those decoded, more by one for every repeated key; a count of matches
-  equal to the members decoded thus proves that no key is repeated. Any
-  other count (a ``{`` or ``":`` inside a string, say) sends the body to
-  :func:`parse_json`.
+  whitespace, then ``:``, so the colons of the body, and the matches of that
+  pattern, are at least the members written. When the ``{`` of the body are
+  exactly the objects counted in the document (the body, and ``"x"``'s
+  objects: no other object anywhere, and no ``{`` in a string), the members
+  written are at least those decoded, more by one for every repeated key; a
+  count of colons (or else of matches) equal to the members decoded thus
+  proves that no key is repeated. Any other count (a ``{`` or a ``":`` inside
+  a string, say) sends the body to :func:`parse_json`.
 """
 
 import re
+from itertools import chain
 
 from .._lazy import LazyModule
 from ._requests import parse_json
@@ -36,10 +40,8 @@ orjson = LazyModule("orjson")  # the serve extra's
 
 # the end of an object's key: its closing quote, optional JSON whitespace, the colon
 _KEY_END = re.compile(rb'"[ \t\n\r]*:')
-# a quote followed by whitespace: where a key's end may be spelled with whitespace before its colon
-_QUOTE_SPACES = (b'" ', b'"\t', b'"\n', b'"\r')
-# a number of 19 digits or more (or such a run in a string), which orjson may read otherwise than Python
-_LONG_DIGITS = re.compile(rb"[0-9]{19}")
+# the smallest magnitude of a float that may be orjson's reading of an integer past 64 bits
+_INTEGER_PAST_64_BITS = 2.0 ** 63
 
 
 def decode_body(body):
@@ -49,7 +51,7 @@ def decode_body(body):
         document = orjson.loads(body)
     except orjson.JSONDecodeError:
         return parse_json(body)
-    if type(document) is not dict or _LONG_DIGITS.search(body) or not _keys_distinct(document, body):
+    if type(document) is not dict or _large_floats(document) or not _keys_distinct(document, body):
         return parse_json(body)
     return document
 
@@ -61,8 +63,14 @@ def _keys_distinct(document, body):
     if body.count(b"{") != 1 + len(objects):
         return False
     members = len(document) + sum(map(len, objects))
-    if any(spaced in body for spaced in _QUOTE_SPACES):
-        key_ends = len(_KEY_END.findall(body))
-    else:
-        key_ends = body.count(b'":')
-    return key_ends == members
+    return body.count(b":") == members or len(_KEY_END.findall(body)) == members
+
+
+def _large_floats(document):
+    """Whether an entry besides ``"x"`` holds a float that may be orjson's reading of an integer past 64 bits."""
+    level = [value for key, value in document.items() if key != "x"]
+    values = []
+    while level:  # the entries, the items of their arrays (a multilabel's labels are arrays in an array), ...
+        values += level
+        level = [*chain.from_iterable(value for value in level if type(value) is list)]
+    return any(type(value) is float and abs(value) >= _INTEGER_PAST_64_BITS for value in values)
