@@ -17,12 +17,12 @@ a replay keeps every prediction its records add, up to ``max_pending``, and
 the service then expires them by the clock: the same ones as had it run on.
 """
 
-import json
 import time
 import uuid
 from collections import OrderedDict
 
 from ._requests import RequestError
+from ._wal import json_bytes
 
 
 def new_id():
@@ -37,7 +37,7 @@ class Pending:
         self.ttl = ttl
         self.max_pending = max_pending
         self.labelled_window = labelled_window
-        self.waiting = OrderedDict()  # id -> (x as sent, wall-clock time of the prediction, bytes of x as JSON)
+        self.waiting = OrderedDict()  # id -> (x as sent, wall-clock time of the prediction, bytes of x as UTF-8 JSON)
         self.labelled = OrderedDict()  # id -> seq of the update that learned it
         self.bytes = 0
 
@@ -70,7 +70,7 @@ class Pending:
         """Keep the features ``xs`` of the predictions ``ids``, made at the time ``created``."""
         for key, x in zip(ids, xs):
             self._drop(key)
-            size = len(json.dumps(x, separators=(",", ":")))
+            size = len(json_bytes(x))
             self.waiting[key] = (x, created, size)
             self.bytes += size
         while len(self.waiting) > self.max_pending:
