@@ -61,6 +61,7 @@ _HASH_CACHE_SIZE = 1 << 20
 _empty = np.empty
 _INT = {int}
 _STR = {str}
+_DICT = {dict}
 _PLAIN_NUMBERS = {int, float}
 
 
@@ -157,6 +158,9 @@ class FeatureMap:
         the rows before it, as a model that grows would place them. Errors name
         the row as ``name``'s row.
         """
+        known = self.known_rows(X)
+        if known is not None:
+            return (*known, None)
         lengths, all_indices, all_data, new = [], [], [], []
         # the entries of the latest rows read by _named_entries, made one array each when another row comes
         named_indices, named_data = [], []
@@ -204,21 +208,24 @@ class FeatureMap:
         data = np.concatenate(all_data) if all_data else np.empty(0)
         return indptr, indices, data, width, new or None
 
-    def known_rows(self, X):
-        """:meth:`rows` of a batch to predict (no ``learning``), read by whole-batch passes in C: ``(indptr,
-        indices, data, n_features)``, or None for a batch it cannot take exactly.
+    def known_rows(self, X, drop_unknown=False):
+        """:meth:`rows` of a batch of plain named dicts, read by whole-batch passes in C: ``(indptr, indices, data,
+        n_features)``, or None for a batch it cannot take exactly, which :meth:`rows` reads row by row.
 
-        The batch of a JSON request to ``olearn serve``: dicts of ``str`` keys
-        and finite float or integer values, for a vocabulary (no hashing). The
-        keys and values of all the rows are gathered into one list each, every
-        name looked up by one ``map`` and every value checked in one array:
-        the entries :meth:`_named_entries` makes row by row (a known name's
-        column, in the order of the keys; an unknown name left out), without
-        its per-row cost. Any other batch (a category, None, a number that is
-        not finite or past float64, an integer key, hashing) is None: :meth:`rows`
-        names its fault or reads it.
+        A plain batch is a list of dicts of ``str`` keys and finite float or
+        integer values, for a vocabulary (no hashing): the steady state of a
+        service of named features (a JSON batch of ``olearn serve`` once its
+        names are learned). The keys and values of all the rows are gathered
+        into one list each, every name looked up by one ``map`` and every value
+        checked in one array: the entries :meth:`_named_entries` makes row by
+        row (a known name's column, in the order of the keys), without its
+        per-row cost. A name the vocabulary lacks is left out with
+        ``drop_unknown`` (a batch to predict), else makes the batch None (a new
+        name is placed row by row). Any other batch (a category, None, a number
+        that is not finite or past float64, an integer key, hashing) is None:
+        :meth:`rows` names its fault or reads it.
         """
-        if self.hashing or not X or set(map(type, X)) != {dict}:
+        if self.hashing or not isinstance(X, list) or not X or set(map(type, X)) != _DICT:
             return None
         keys = [*chain.from_iterable(X)]
         values = [*chain.from_iterable(map(dict.values, X))]
@@ -232,11 +239,15 @@ class FeatureMap:
             return None
         columns = np.fromiter(map(self._columns.get, keys, repeat(-1)), dtype=np.int64, count=len(keys))
         known = columns >= 0
+        if not known.all():
+            if not drop_unknown:
+                return None
+            data = data[known]
         rows_of = np.repeat(np.arange(len(X)), [*map(len, X)])[known]
         indptr = np.zeros(len(X) + 1, dtype=np.int64)
         np.cumsum(np.bincount(rows_of, minlength=len(X)), out=indptr[1:])
         indices = columns[known]
-        return indptr, indices, data[known], int(indices.max()) + 1 if indices.size else 0
+        return indptr, indices, data, int(indices.max()) + 1 if indices.size else 0
 
     def __getstate__(self):
         state = self.__dict__.copy()

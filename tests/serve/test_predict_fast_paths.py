@@ -76,9 +76,12 @@ def _vocabulary(names):
 def test_a_batch_of_named_rows_is_read_at_once_into_its_known_names():
     features = _vocabulary(["a", "b", "c"])
     rows = [{"a": 1.0, "unknown": 5, "c": 2}, {}, {"b": -3}, {"nothing": 1.0}]
-    indptr, indices, data, width = features.known_rows(rows)
+    indptr, indices, data, width = features.known_rows(rows, drop_unknown=True)
     assert indptr.tolist() == [0, 2, 2, 3, 3]
     assert indices.tolist() == [0, 2, 1] and data.tolist() == [1.0, 2.0, -3.0] and width == 3
+    assert features.known_rows(rows) is None  # to learn: a new name is placed row by row
+    indptr, indices, data, width = features.known_rows([{"c": 2, "a": 1.0}, {"b": -3}])
+    assert indptr.tolist() == [0, 2, 3] and indices.tolist() == [2, 0, 1] and data.tolist() == [2.0, 1.0, -3.0]
 
 
 @pytest.mark.parametrize("row", [{"a": "Paris"}, {"a": None}, {"a": True}, {0: 1.0}, {"a": math.nan},

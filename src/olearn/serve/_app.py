@@ -119,7 +119,7 @@ def create_app(model, writer, metrics, settings):
 
     def updating(op):
         async def handler(request):
-            document = parse_json(await _body(request, settings.max_body_bytes))
+            document = parse_json_fast(await _body(request, settings.max_body_bytes))
             if op == "learn" and "x" not in document and "id" in document:  # feedback by id
                 return JSONResponse(await writer.feedback(*read_feedback(document, settings.limits)))
             request_id = read_request_id(document)

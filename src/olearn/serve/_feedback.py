@@ -39,7 +39,7 @@ class Pending:
         self.ttl = ttl
         self.max_pending = max_pending
         self.labelled_window = labelled_window
-        self.waiting = OrderedDict()  # id -> (x as sent, wall-clock time of the prediction, bytes of x as JSON)
+        self.waiting = OrderedDict()  # id -> (x as sent, wall-clock time of the prediction, bytes of x as UTF-8 JSON)
         self.labelled = OrderedDict()  # id -> seq of the update that learned it
         self.bytes = 0
 

@@ -8,6 +8,7 @@ the same model bit for bit: learning is deterministic.
 import copy
 import math
 from collections import OrderedDict
+from itertools import chain
 
 import numpy as np
 
@@ -361,7 +362,7 @@ class ServedModel:
         est = self.estimator
         if not est._is_started():
             return False
-        numbers = [value for x in examples.dicts for value in x.values()]
+        numbers = [*chain.from_iterable(map(dict.values, examples.dicts))]
         if examples.weights is not None:
             numbers += examples.weights
         regressor = getattr(est, "_estimator_type", None) == "regressor"
@@ -370,15 +371,16 @@ class ServedModel:
         if not _all_moderate(numbers):
             return False
         multilabel = isinstance(est, PAMultilabel)
-        if any(isinstance(y, list) != multilabel for y in examples.ys):
+        label_types = set(map(type, examples.ys))
+        if (label_types != {list}) if multilabel else (list in label_types):  # a multilabel's labels are lists
             return False
-        labels = [label for y in examples.ys for label in (y if multilabel else [y])]
+        labels = [*chain.from_iterable(examples.ys)] if multilabel else examples.ys
         if regressor:
-            return all(type(label) in (int, float) for label in labels)
+            return set(map(type, labels)) <= {int, float}
         classes = getattr(est, "classes_", None)
         # a label of the type and value of a class (1 for the class 1.0 goes on a copy, as does a new class)
         known = set() if classes is None else {(type(c), c) for c in classes.tolist()}
-        return all((type(label), label) in known for label in labels)
+        return known.issuperset(zip(map(type, labels), labels))
 
     # -- feedback by id ----------------------------------------------------------------
 
@@ -475,7 +477,7 @@ class ServedModel:
             # a kernel's unknown names take columns in a copy of its vocabulary: a prediction never changes the
             # model, which a snapshot may be saving meanwhile (in the log's thread)
             return est._named_matrix(dicts, "x", copy.deepcopy(features), True, est._first_free_column())[0]
-        known = features.known_rows(dicts)
+        known = features.known_rows(dicts, drop_unknown=True)
         if known is None:
             return est._named_matrix(dicts, "x", features, False, est._first_free_column())[0]
         import scipy.sparse as sp

@@ -19,21 +19,51 @@ import os
 import struct
 import zlib
 
+import numpy as np
+
 from .._lazy import LazyModule
 from ..exceptions import OlearnError
 
 orjson = LazyModule("orjson")  # the serve extra's, imported when a service writes
 
 _HEADER = struct.Struct("<II")
+# the bytes that are ASCII digits
+_DIGIT = np.zeros(256, dtype=bool)
+_DIGIT[ord("0"):ord("9") + 1] = True
+# the shortest run of digits that may write an integer past 64 bits
+_LONG_RUN = 19
+
+
+def long_digits(payload):
+    """Whether the bytes ``payload`` hold a run of 19 digits or more: a number that orjson may read otherwise than
+    Python (an integer past 64 bits as a float), or such a run in a string. One NumPy pass: the gaps between the
+    bytes that are not digits."""
+    stops = np.flatnonzero(~_DIGIT[np.frombuffer(payload, dtype=np.uint8)])
+    if not stops.size:
+        return len(payload) >= _LONG_RUN
+    return bool(stops[0] >= _LONG_RUN or len(payload) - 1 - stops[-1] >= _LONG_RUN
+                or (np.diff(stops) > _LONG_RUN).any())
 
 
 def json_bytes(value):
-    """``value`` (JSON-ready, of finite numbers) as compact JSON, by orjson; by :mod:`json` a value orjson does not
-    write (an integer past 64 bits), which reads back the same."""
+    """``value`` (JSON-ready, its numbers finite) as compact UTF-8 JSON, by orjson; by :mod:`json` a value orjson
+    does not write (an integer past 64 bits), which reads back the same."""
     try:
         return orjson.dumps(value)
     except TypeError:
         return json.dumps(value, separators=(",", ":"), allow_nan=False).encode()
+
+
+def json_value(payload):
+    """The JSON value of ``payload`` (UTF-8 bytes) as :mod:`json` reads it, by orjson when that reads it the same:
+    always but for a number of 19 digits or more (see :func:`long_digits`), or what orjson refuses (which
+    :mod:`json` then reads, or refuses)."""
+    if not long_digits(payload):
+        try:
+            return orjson.loads(payload)
+        except orjson.JSONDecodeError:
+            pass
+    return json.loads(payload)
 
 
 def encode(record):
@@ -68,7 +98,7 @@ def _record_at(content, offset):
     if zlib.crc32(payload) != crc:
         return None
     try:
-        record = json.loads(payload)
+        record = json_value(payload)
     except ValueError:
         return None
     return (record, end) if isinstance(record, dict) else None
