@@ -44,17 +44,25 @@ class HeldOut:
         """Learn the rows of X, the next of the pass, in one pass of ``est`` that holds out this pass's rows.
 
         Returns ``(learned, every_row)``: an :class:`olearn.RunResult` of the
-        learned rows alone, and one of every row in order (for ``-p``); the
-        held-out rows are counted here. None, nothing learned or counted,
+        learned rows alone, and one of every row in order (for ``-p``, with
+        the probabilities of a binary learner that has them, as
+        :func:`olearn.run` gives them: a held-out row's those of its moment);
+        the held-out rows are counted here. None, nothing learned or counted,
         where ``est`` has no such pass or refuses the chunk.
         """
+        from .._calibration import probabilities
         from .._kernels import _codes
         from ..evaluate import RunResult
+        from ..evaluate._progressive import _calibrated
 
         n = X.shape[0]
         held = self._held(n)
         masked = getattr(est, "_held_out_pass", None)
-        outputs = None if masked is None else masked(X, y, held, weight)
+        if masked is None:
+            return None
+        # a calibrated learner's log-odds of each row at its moment (its probabilities), as olearn.run records them
+        log_odds = np.empty(n) if _calibrated(est) else None
+        outputs = masked(X, y, held, weight) if log_odds is None else masked(X, y, held, weight, log_odds=log_odds)
         if outputs is None:
             return None
         predictions, scores, losses, taus, mistakes, totals = outputs
@@ -64,9 +72,13 @@ class HeldOut:
                            n_updates=int(totals[_codes.T_UPDATES]), cumulative_loss=float(totals[_codes.T_LOSS]),
                            predictions=predictions[learned], scores=scores[learned], losses=losses[learned],
                            taus=taus[learned], cumulative_mistakes=np.cumsum(mistakes_learned, dtype=np.int64))
+        proba = np.empty((0, 0))
+        if n and est._task == "binary" and hasattr(est, "predict_proba"):
+            proba = probabilities(scores if log_odds is None else log_odds, est.classes_.size)
         every_row = RunResult(n_rounds=n, n_mistakes=int(mistakes.sum()), n_updates=result.n_updates,
                               cumulative_loss=result.cumulative_loss, predictions=predictions, scores=scores,
-                              losses=losses, taus=taus, cumulative_mistakes=np.cumsum(mistakes, dtype=np.int64))
+                              losses=losses, taus=taus, cumulative_mistakes=np.cumsum(mistakes, dtype=np.int64),
+                              probabilities=proba)
         self.examples += int(held.sum())
         self.mistakes += int(mistakes[held].sum())
         self.position += n

@@ -671,7 +671,7 @@ class BinaryClassifierMixin(ManyRows, ClassifierEstimator):
         """Whether the learner's pass takes held-out rows as a mask (:meth:`_held_out_kernel`); none by default."""
         return False
 
-    def _held_out_pass(self, X, y, held, sample_weight=None):
+    def _held_out_pass(self, X, y, held, sample_weight=None, log_odds=None):
         """Learn the rows of X not ``held`` in order, and score the held-out ones on the weights of their moment.
 
         Vowpal Wabbit's hold-out of ``olearn run --passes N`` in one compiled
@@ -685,13 +685,17 @@ class BinaryClassifierMixin(ManyRows, ClassifierEstimator):
         its loss and tau are 0) with the totals of the learned rows only; or
         None, the learner untouched, where the pass does not apply
         (:meth:`_takes_held_out`) or the chunk is refused: the caller then
-        learns it by the general path, which says why.
+        learns it by the general path, which says why. ``log_odds``: None, or
+        with ``calibration`` an array of one float64 per row that receives the
+        calibrated log-odds of each row at its moment (a learned row's before
+        its update, as in :func:`olearn.run`; a held-out row's as
+        ``predict_proba`` would give them then).
         """
         if not self._takes_held_out():
             return None
         return held_out_chunk(self, self._written_by_pass, ("_labels",),
                               lambda: self._held_out_targets(X, y, held, sample_weight),
-                              lambda checked: self._held_out_rows(*checked, held))
+                              lambda checked: self._held_out_rows(*checked, held, log_odds))
 
     def _held_out_targets(self, X, y, held, sample_weight):
         """The chunk's checks (:func:`~olearn._held_out.held_out_chunk`): its rows, labels and weights read, and the
@@ -708,7 +712,7 @@ class BinaryClassifierMixin(ManyRows, ClassifierEstimator):
         targets[learned] = self._labels.encode(y[learned])
         return arrays, y, targets, weights
 
-    def _held_out_rows(self, arrays, y, targets, weights, held):
+    def _held_out_rows(self, arrays, y, targets, weights, held, log_odds=None):
         """The masked pass over checked rows (:meth:`_held_out_kernel`): the outputs of
         :meth:`_held_out_pass`, or None where an overflow stopped it."""
         scores, losses, taus = np.empty((3, arrays.n_rows))
@@ -718,10 +722,9 @@ class BinaryClassifierMixin(ManyRows, ClassifierEstimator):
         if stopped >= 0:
             return None
         if self._calibrating():
-            # the calibrator learns the learned rows' scores before their updates, in order, as on every path
-            learned = ~held
-            self._calibration = _calibration.updated(self._calibrator(), scores[learned], targets[learned],
-                                                     None if weights is None else weights[learned])
+            # the calibrator learns the learned rows' scores before their updates, in order, as on every path;
+            # a held-out row's log-odds are read between them
+            self._calibration = _calibration.updated(self._calibrator(), scores, targets, weights, log_odds, held)
         predictions = self._labels.decode(scores)
         mistakes = targets * scores <= 0.0
         mistakes[held] = predictions[held] != y[held]
