@@ -43,6 +43,11 @@ RUNS = {
     "pnorm": (["-a", "pnorm"], RAW),
     "dual": (["-a", "dual"], RAW),
     "dual aggressive": (["-a", "dual", "--set", "update=aggressive"], RAW),
+    # averaging: a held-out row is scored by the average of its moment, and is no tick of it
+    "arow averaged": (["-a", "arow", "--set", "average=true"], RAW),
+    "sop averaged from 50": (["-a", "sop", "--set", "average=50"], RAW),
+    "winnow averaged": (["-a", "winnow", "--set", "average=true"], RAW),
+    "dual averaged from 50": (["-a", "dual", "--set", "average=50"], RAW),
     # the other families' calibration learns the learned rows' scores in the shared masked path too
     "arow --link logistic": (["-a", "arow", "--link", "logistic"], PROBABILITIES),
     "pnorm --link logistic": (["-a", "pnorm", "--link", "logistic"], PROBABILITIES),

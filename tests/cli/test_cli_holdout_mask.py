@@ -146,6 +146,15 @@ LEARNERS = {
     "winnow": (olearn.Winnow, "binary"),
     "pnorm": (lambda: olearn.PNorm(p=3.0, fit_intercept=True), "binary"),
     "dual-ascent": (olearn.DualAscent, "binary"),
+    # averaging second-order and quasi-additive learners: a held-out row is scored by the average of its moment
+    # (w - U / k of the rounds learned so far: from round 40 on, or all) and is no tick of it
+    "arow-diag-averaged": (lambda: olearn.AROW(covariance="diag", average=True, fit_intercept=True), "binary"),
+    "adagrad-averaged-from-40": (lambda: olearn.AdaGrad(average=40), "binary"),
+    "cw-full-averaged": (lambda: olearn.CW(covariance="full", average=True), "binary"),
+    "sop-averaged-from-40": (lambda: olearn.SecondOrderPerceptron(average=40), "binary"),
+    "winnow-averaged": (lambda: olearn.Winnow(average=True), "binary"),
+    "pnorm-averaged-from-40": (lambda: olearn.PNorm(p=3.0, fit_intercept=True, average=40), "binary"),
+    "dual-ascent-averaged": (lambda: olearn.DualAscent(average=True), "binary"),
     "pa1-multiclass": (lambda: olearn.PAMulticlass(variant="pa1", C=0.5, fit_intercept=True), "multiclass"),
     "pa1-multiclass-class-weight": (lambda: olearn.PAMulticlass(variant="pa1", C=0.5, class_weight={20: 4.0}),
                                     "multiclass"),
@@ -197,8 +206,7 @@ def test_masked_chunks_equal_the_rows_learned_apart(name):
 
 
 @pytest.mark.parametrize("make", [lambda: olearn.PAMulticlass(average=True),
-                                  lambda: olearn.PAClassifier(kernel="rbf"), lambda: olearn.AROW(average=True),
-                                  lambda: olearn.Winnow(average=True)])
+                                  lambda: olearn.PAClassifier(kernel="rbf"), lambda: olearn.DualAscent(update="all")])
 def test_learners_whose_pass_takes_no_mask_say_so_untouched(make):
     Xs, _ = sparse_rows(20, 4, seed=5)
     y = np.tile([1, -1], 10)

@@ -7,7 +7,7 @@ learned, in every pass including the first. The progressive table counts the
 other examples only; the held-out mistake rate of each pass is printed after it.
 
 A learner with a pass that takes the held-out rows as a mask (``_held_out_pass``:
-the binary linear, diagonal second-order, quasi-additive, multiclass and
+the binary linear, second-order, quasi-additive, multiclass and
 cost-sensitive learners, and a ``--scale`` pipeline of one of them; see
 :mod:`olearn._held_out`) learns a chunk in one compiled pass
 (:meth:`HeldOut.learn_masked`); the others learn each run of rows between two
