@@ -48,6 +48,9 @@ RUNS = {
     "sop averaged from 50": (["-a", "sop", "--set", "average=50"], RAW),
     "winnow averaged": (["-a", "winnow", "--set", "average=true"], RAW),
     "dual averaged from 50": (["-a", "dual", "--set", "average=50"], RAW),
+    # the window updates store and solve over the learned rows only
+    "dual last-k": (["-a", "dual", "--set", "update=last-k", "--set", "k=3"], RAW),
+    "dual all --link logistic": (["-a", "dual", "--set", "update=all", "--link", "logistic"], PROBABILITIES),
     # the other families' calibration learns the learned rows' scores in the shared masked path too
     "arow --link logistic": (["-a", "arow", "--link", "logistic"], PROBABILITIES),
     "pnorm --link logistic": (["-a", "pnorm", "--link", "logistic"], PROBABILITIES),

@@ -155,6 +155,10 @@ LEARNERS = {
     "winnow-averaged": (lambda: olearn.Winnow(average=True), "binary"),
     "pnorm-averaged-from-40": (lambda: olearn.PNorm(p=3.0, fit_intercept=True, average=40), "binary"),
     "dual-ascent-averaged": (lambda: olearn.DualAscent(average=True), "binary"),
+    # the window updates: the learned rows alone are stored and solved over
+    "dual-ascent-last-k": (lambda: olearn.DualAscent(update="last-k", k=3, fit_intercept=True), "binary"),
+    "dual-ascent-all-entropy-averaged": (lambda: olearn.DualAscent(update="all", regularizer="entropy", average=20),
+                                         "binary"),
     "pa1-multiclass": (lambda: olearn.PAMulticlass(variant="pa1", C=0.5, fit_intercept=True), "multiclass"),
     "pa1-multiclass-class-weight": (lambda: olearn.PAMulticlass(variant="pa1", C=0.5, class_weight={20: 4.0}),
                                     "multiclass"),
@@ -206,7 +210,7 @@ def test_masked_chunks_equal_the_rows_learned_apart(name):
 
 
 @pytest.mark.parametrize("make", [lambda: olearn.PAMulticlass(average=True),
-                                  lambda: olearn.PAClassifier(kernel="rbf"), lambda: olearn.DualAscent(update="all")])
+                                  lambda: olearn.PAClassifier(kernel="rbf")])
 def test_learners_whose_pass_takes_no_mask_say_so_untouched(make):
     Xs, _ = sparse_rows(20, 4, seed=5)
     y = np.tile([1, -1], 10)
@@ -324,3 +328,4 @@ def test_a_refused_chunk_falls_back_with_the_learner_as_it_was(name, refusal):
         X[15] = 1e200  # its update overflows: the pass stops part way
     assert est._held_out_pass(sp.csr_matrix(X[10:]), y[10:], held_mask(20, 10, first=10)) is None
     assert_same_state(before, learned_state(est))
+
