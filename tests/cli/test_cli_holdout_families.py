@@ -58,13 +58,35 @@ RUNS = {
 }
 
 
-@pytest.fixture(scope="module")
-def binary_file(tmp_path_factory):
-    rng = np.random.default_rng(11)
+# runs on a file whose first chunk holds one class: the plain Winnow learns the model of the other encoding
+# beside its own until the second class comes (in the second chunk)
+ONE_CLASS_FIRST = {
+    "winnow plain": (["-a", "winnow", "--set", "balanced=false"], RAW),
+    "winnow plain averaged": (["-a", "winnow", "--set", "balanced=false", "--set", "average=true"], RAW),
+}
+
+
+def binary_stream(seed):
+    rng = np.random.default_rng(seed)
     X = rng.normal(size=(200, 6)) * (rng.random((200, 6)) < 0.6)
     X[:, 0] = rng.normal(size=200)
     y = np.where(X @ rng.normal(size=6) + 0.4 * rng.normal(size=200) > 0, 1, -1)
+    return X, y
+
+
+@pytest.fixture(scope="module")
+def binary_file(tmp_path_factory):
+    X, y = binary_stream(11)
     path = tmp_path_factory.mktemp("holdout") / "train.svm"
+    dump_svmlight_file(X, y, str(path), zero_based=False)
+    return path
+
+
+@pytest.fixture(scope="module")
+def one_class_first_file(tmp_path_factory):
+    X, y = binary_stream(15)
+    X, y[:37] = np.abs(X), -1  # the plain form's weights are positive; the first chunk (37 rows) of one class
+    path = tmp_path_factory.mktemp("holdout") / "one_class_first.svm"
     dump_svmlight_file(X, y, str(path), zero_based=False)
     return path
 
@@ -93,9 +115,18 @@ def run_cli(args, path, folder, masked, monkeypatch):
 
 @pytest.mark.parametrize("name", list(RUNS))
 def test_masked_pass_equals_the_general_path(name, binary_file, tmp_path, monkeypatch):
-    table, lines, arrays, learned = run_cli(RUNS[name], binary_file, tmp_path, True, monkeypatch)
+    assert_masked_equals_general(RUNS[name], binary_file, tmp_path, monkeypatch)
+
+
+@pytest.mark.parametrize("name", list(ONE_CLASS_FIRST))
+def test_masked_pass_while_one_class_is_known(name, one_class_first_file, tmp_path, monkeypatch):
+    assert_masked_equals_general(ONE_CLASS_FIRST[name], one_class_first_file, tmp_path, monkeypatch)
+
+
+def assert_masked_equals_general(run, path, folder, monkeypatch):
+    table, lines, arrays, learned = run_cli(run, path, folder, True, monkeypatch)
     assert learned and all(learned)  # every chunk was learned by the masked pass
-    table_ref, lines_ref, arrays_ref, _ = run_cli(RUNS[name], binary_file, tmp_path, False, monkeypatch)
+    table_ref, lines_ref, arrays_ref, _ = run_cli(run, path, folder, False, monkeypatch)
     assert table == table_ref
     assert "pass 3 held out: 28 examples" in table
     assert lines == lines_ref and len(lines.splitlines()) == 600

@@ -329,3 +329,25 @@ def test_a_refused_chunk_falls_back_with_the_learner_as_it_was(name, refusal):
     assert est._held_out_pass(sp.csr_matrix(X[10:]), y[10:], held_mask(20, 10, first=10)) is None
     assert_same_state(before, learned_state(est))
 
+
+@pytest.mark.parametrize("average", [False, 30])
+def test_plain_winnow_masked_while_it_knows_one_class(average):
+    # the first 40 rows are of one class: the plain form learns the model of the other encoding beside its own,
+    # the held-out rows left out of both; the second class comes with the second chunk's first row
+    X = np.abs(sparse_rows(150, 8, seed=13)[1])
+    rng = np.random.default_rng(14)
+    y = np.where(X @ rng.normal(size=8) > 0, 1, -1)
+    y[:40], y[40] = -1, 1
+    held = held_mask(150, 6)
+    make = lambda: olearn.Winnow(balanced=False, C=0.5, average=average)  # noqa: E731
+    reference, expected, (scores, _, _, held_scores) = learned_apart(make, sp.csr_matrix(X), y, held, None)
+    est = make()
+    outputs = [est._held_out_pass(sp.csr_matrix(X[lo:hi]), y[lo:hi], held[lo:hi]) for lo, hi in ((0, 40), (40, 150))]
+    assert est._other is None and list(est.classes_) == [-1, 1]
+    predictions = np.concatenate([out[0] for out in outputs])
+    got_scores = np.concatenate([out[1] for out in outputs])
+    np.testing.assert_array_equal(predictions, expected)
+    np.testing.assert_array_equal(got_scores[~held], scores)
+    np.testing.assert_array_equal(got_scores[held], held_scores)
+    np.testing.assert_array_equal(est.coef_, reference.coef_)
+    np.testing.assert_array_equal(est._theta, reference._theta)
