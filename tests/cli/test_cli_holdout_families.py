@@ -27,6 +27,7 @@ COMMAND = ["run", "--passes", "3", "--chunk-size", "37", "--holdout-every", "7"]
 # each run, and what -p writes: the raw scores, or with --link logistic the probabilities (of each held-out row
 # the calibration of its moment: a held-out row taught it nothing)
 RAW, PROBABILITIES = ["--raw"], []
+KERNEL_SEED = ["--set", "budget_policy=random", "--set", "random_state=0", "--set"]
 RUNS = {
     "pa1 averaged": (["-a", "pa1", "--set", "average=true"], RAW),
     "ogd averaged from 50": (["-a", "ogd", "--fit-intercept", "--set", "average=50"], RAW),
@@ -51,6 +52,14 @@ RUNS = {
     # the window updates store and solve over the learned rows only
     "dual last-k": (["-a", "dual", "--set", "update=last-k", "--set", "k=3"], RAW),
     "dual all --link logistic": (["-a", "dual", "--set", "update=all", "--link", "logistic"], PROBABILITIES),
+    # kernels: a held-out row is scored by the support set of its moment, and never joins it (the seed of the
+    # support set's random budget policy, saved with it, is fixed: by default it is drawn afresh; a budget of 1,000
+    # never removes a vector here)
+    "pa1 rbf kernel": (["-a", "pa1", "--set", "kernel=rbf", "--set", "gamma=0.5", *KERNEL_SEED, "budget=1000"], RAW),
+    "perceptron poly kernel, random budget": (["-a", "perceptron", "--set", "kernel=poly", *KERNEL_SEED, "budget=40"],
+                                              RAW),
+    "pa2 rbf kernel --link logistic": (["-a", "pa2", "--set", "kernel=rbf", *KERNEL_SEED, "budget=1000", "--link",
+                                        "logistic"], PROBABILITIES),
     # the other families' calibration learns the learned rows' scores in the shared masked path too
     "arow --link logistic": (["-a", "arow", "--link", "logistic"], PROBABILITIES),
     "pnorm --link logistic": (["-a", "pnorm", "--link", "logistic"], PROBABILITIES),

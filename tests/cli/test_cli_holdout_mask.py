@@ -155,6 +155,12 @@ LEARNERS = {
     "winnow-averaged": (lambda: olearn.Winnow(average=True), "binary"),
     "pnorm-averaged-from-40": (lambda: olearn.PNorm(p=3.0, fit_intercept=True, average=40), "binary"),
     "dual-ascent-averaged": (lambda: olearn.DualAscent(average=True), "binary"),
+    # a kernel: a held-out row is scored by the support set of its moment and joins it never, under a budget
+    # too (the random policy draws nothing for it)
+    "pa1-linear-kernel": (lambda: olearn.PAClassifier(variant="pa1", C=0.5, kernel="linear", fit_intercept=True),
+                          "binary"),
+    "perceptron-linear-kernel-budget": (lambda: olearn.Perceptron(kernel="linear", budget=15, budget_policy="random",
+                                                                  random_state=3), "binary"),
     # the window updates: the learned rows alone are stored and solved over
     "dual-ascent-last-k": (lambda: olearn.DualAscent(update="last-k", k=3, fit_intercept=True), "binary"),
     "dual-ascent-all-entropy-averaged": (lambda: olearn.DualAscent(update="all", regularizer="entropy", average=20),
@@ -210,7 +216,7 @@ def test_masked_chunks_equal_the_rows_learned_apart(name):
 
 
 @pytest.mark.parametrize("make", [lambda: olearn.PAMulticlass(average=True),
-                                  lambda: olearn.PAClassifier(kernel="rbf")])
+                                  lambda: olearn.PAClassifier(kernel=lambda A, B: A @ B.T)])
 def test_learners_whose_pass_takes_no_mask_say_so_untouched(make):
     Xs, _ = sparse_rows(20, 4, seed=5)
     y = np.tile([1, -1], 10)

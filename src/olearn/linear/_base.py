@@ -693,7 +693,7 @@ class BinaryClassifierMixin(ManyRows, ClassifierEstimator):
         """
         if not self._takes_held_out():
             return None
-        return held_out_chunk(self, self._written_by_pass, ("_labels",),
+        return held_out_chunk(self, self._written_by_pass, self._changed_in_place,
                               lambda: self._held_out_targets(X, y, held, sample_weight),
                               lambda checked: self._held_out_rows(*checked, held, log_odds))
 
@@ -898,12 +898,16 @@ class BinaryLinearClassifier(BinaryClassifierMixin, LinearLearner):
     # -- a chunk of a multi-pass run with held-out rows -------------------------
 
     def _takes_held_out(self):
-        """Whether :meth:`_held_out_kernel` applies: no kernel."""
-        return getattr(self, "kernel", None) is None
+        """Whether :meth:`_held_out_kernel` applies: no kernel, or one the compiled dual pass computes (not a
+        Python callable)."""
+        return not callable(getattr(self, "kernel", None))
 
     def _held_out_kernel(self, arrays, targets, weights, held, outputs):
         """:func:`~olearn._kernels._binary_linear.held_out_linear_pass` of checked ``arrays`` (with ``average``,
-        :func:`~olearn._kernels._binary_linear.held_out_averaged_pass`); returns -1 or the row where it stopped."""
+        :func:`~olearn._kernels._binary_linear.held_out_averaged_pass`; with a kernel,
+        :meth:`KernelizableLearner._held_out_dual_pass`); returns -1 or the row where it stopped."""
+        if getattr(self, "kernel", None) is not None:
+            return self._held_out_dual_pass(arrays, targets, weights, held, outputs)
         codes, params = self._config_arrays()
         rows = (arrays.indptr, arrays.indices, arrays.data, targets, weights, held)
         if self._averaging():
@@ -1105,16 +1109,29 @@ class KernelizableLearner(LinearLearner):
             ), scores)
         return scores, losses, taus, totals, sizes
 
-    def _compiled_pass(self, arrays, targets, weights, params, codes, scores, losses, taus, sizes, totals):
+    def _held_out_dual_pass(self, arrays, targets, weights, held, outputs):
+        """:meth:`_compiled_pass` of checked ``arrays`` whose rows with ``held[i]`` are held out: scored by the
+        support set of their moment, as ``decision_function`` scores them, and no round; returns -1 or the row
+        where it stopped."""
+        codes, params = self._config_arrays()
+        scores, losses, taus, totals = outputs
+        sizes = np.empty(arrays.n_rows, dtype=np.int64)
+        return self._compiled_pass(arrays, targets, weights, params, codes, scores, losses, taus, sizes, totals, held)
+
+    def _compiled_pass(self, arrays, targets, weights, params, codes, scores, losses, taus, sizes, totals, held=None):
         """``dual_pass`` a block of rows at a time; returns -1 or the row where an overflow stopped it.
 
         Room is reserved before each block for every row of it to join the
         support set, so a long stream never reserves more than the support set
-        plus one block.
+        plus one block. ``held``: see :meth:`_held_out_dual_pass`.
         """
         mcodes, mparams = self._mercer
         support = self._support
         record = scores.size > 0
+        run_pass = _compiled.dual_pass
+        if held is not None:
+            # numba's: the pass compiled at install takes no mask; with a kernel only (see the class docstring)
+            from .._kernels._mercer_binary import held_out_dual_pass as run_pass
         for first in range(0, arrays.n_rows, _PASS_BLOCK):
             last = min(arrays.n_rows, first + _PASS_BLOCK)
             lo, hi = arrays.indptr[first], arrays.indptr[last]
@@ -1124,10 +1141,11 @@ class KernelizableLearner(LinearLearner):
             if record:
                 outputs = tuple(out[first:last] for out in outputs)
             block_weights = UNWEIGHTED if weights is None else weights[first:last]
-            stopped = _compiled.dual_pass(
+            masked = () if held is None else (held[first:last],)
+            stopped = run_pass(
                 indptr, arrays.indices[lo:hi], arrays.data[lo:hi], targets[first:last], block_weights,
                 *support.arrays(),
-                self._state, params, codes, mcodes, mparams, support.work, *outputs, totals,
+                self._state, params, codes, mcodes, mparams, support.work, *outputs, totals, *masked,
             )
             if stopped >= 0:
                 return first + stopped
