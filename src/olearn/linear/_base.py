@@ -1128,10 +1128,7 @@ class KernelizableLearner(LinearLearner):
         mcodes, mparams = self._mercer
         support = self._support
         record = scores.size > 0
-        run_pass = _compiled.dual_pass
-        if held is not None:
-            # numba's: the pass compiled at install takes no mask; with a kernel only (see the class docstring)
-            from .._kernels._mercer_binary import held_out_dual_pass as run_pass
+        run_pass = _compiled.dual_pass if held is None else _compiled.held_out_dual_pass
         for first in range(0, arrays.n_rows, _PASS_BLOCK):
             last = min(arrays.n_rows, first + _PASS_BLOCK)
             lo, hi = arrays.indptr[first], arrays.indptr[last]
