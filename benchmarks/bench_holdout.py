@@ -19,10 +19,15 @@ of VW's.
 commands only: the ratio hold-out / ``--holdout-off`` of each family),
 e.g. ``--learner "-a pa1 --set average=true"``, ``--learner "-a pa1 --scale
 standard"``, ``--learner "-a pa1-regression"`` (the file's labels as targets).
+``--features`` and ``--nnz`` make the stream narrower (its columns, and the
+non-zeros of each row), for the learners whose update moves every weight
+(quasi-additive, dual ascent) or keeps a d x d covariance (``-a arow-full``,
+``-a sop``), e.g. ``--features 50 --nnz 15``.
 
 Usage::
 
     python benchmarks/bench_holdout.py [--repeats 3] [--rows 20000] [--learner "-a pa1 --link logistic"]
+                                       [--features 50 --nnz 15]
 """
 
 import argparse
@@ -57,8 +62,10 @@ def main(argv=None):
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--rows", type=int, default=20000)
     parser.add_argument("--learner", help="olearn's learner arguments in place of '-a pa1' (olearn alone)")
+    parser.add_argument("--features", type=int, default=2**18, help="columns of the stream (default 2^18)")
+    parser.add_argument("--nnz", type=int, default=60, help="non-zeros of each row (default 60)")
     args = parser.parse_args(argv)
-    folder = make_data.ensure(rows=args.rows)
+    folder = make_data.ensure(rows=args.rows, features=args.features, nnz=args.nnz)
     learner = None if args.learner is None else shlex.split(args.learner)
     timings, _ = bench_core.time_processes(commands(folder, learner), args.repeats)
     best = {name: timing["best"] for name, timing in timings.items()}

@@ -54,18 +54,21 @@ def prior():
     return np.array([1.0, 0.0, PRIOR_PRECISION, 0.0, PRIOR_PRECISION])
 
 
-def _update(state, scores, targets, weights, log_odds):
+def _update(state, scores, targets, weights, log_odds, held):
     """The Newton steps of the module docstring over the rows in order, in place.
 
-    ``log_odds`` (empty: not recorded) receives ``a s + b`` of each row before its step.
+    ``log_odds`` (empty: not recorded) receives ``a s + b`` of each row before its step; a row with ``held[i]``
+    (empty: none) takes no step: its log-odds are those of the calibration of its moment.
     """
     a, b, hss, hs1, h11 = state[0], state[1], state[2], state[3], state[4]
     for i in range(scores.size):
         s = scores[i]
-        w = 1.0 if weights.size == 0 else weights[i]
         m = a * s + b
         if log_odds.size:
             log_odds[i] = m
+        if held.size and held[i]:
+            continue
+        w = 1.0 if weights.size == 0 else weights[i]
         # p = sigma(m) and p (1 - p), without overflow
         e = np.exp(-abs(m))
         p = 1.0 / (1.0 + e) if m >= 0.0 else e / (1.0 + e)
@@ -90,7 +93,7 @@ def _compiled_update():
     return njit(cache=True)(_update)
 
 
-def updated(state, scores, targets, weights=None, log_odds=None):
+def updated(state, scores, targets, weights=None, log_odds=None, held=None):
     """A new state: ``state`` after the rows of ``scores`` (before each update) and ``targets`` (+-1), in order.
 
     ``weights``: the importance weight of each row, or None (all 1);
@@ -98,11 +101,16 @@ def updated(state, scores, targets, weights=None, log_odds=None):
     each row before its step (the progressive ones). A row whose step would
     not be finite (a score near the square root of the float range) is
     skipped, so that the calibration never fails once the learner has learned.
+    ``held``: None, or a boolean per row, True for a held-out row of a
+    multi-pass run (``olearn run --passes N``): its log-odds are recorded with
+    the calibration of its moment, as ``predict_proba`` would give them then,
+    and it teaches the calibration nothing (its target is not read).
     """
     new = np.array(state, dtype=np.float64)
     _compiled_update()(new, np.asarray(scores, dtype=np.float64), np.asarray(targets, dtype=np.float64),
                        np.empty(0) if weights is None else np.asarray(weights, dtype=np.float64),
-                       np.empty(0) if log_odds is None else log_odds)
+                       np.empty(0) if log_odds is None else log_odds,
+                       np.empty(0, dtype=np.bool_) if held is None else held)
     return new
 
 

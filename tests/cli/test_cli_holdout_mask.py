@@ -146,6 +146,25 @@ LEARNERS = {
     "winnow": (olearn.Winnow, "binary"),
     "pnorm": (lambda: olearn.PNorm(p=3.0, fit_intercept=True), "binary"),
     "dual-ascent": (olearn.DualAscent, "binary"),
+    # averaging second-order and quasi-additive learners: a held-out row is scored by the average of its moment
+    # (w - U / k of the rounds learned so far: from round 40 on, or all) and is no tick of it
+    "arow-diag-averaged": (lambda: olearn.AROW(covariance="diag", average=True, fit_intercept=True), "binary"),
+    "adagrad-averaged-from-40": (lambda: olearn.AdaGrad(average=40), "binary"),
+    "cw-full-averaged": (lambda: olearn.CW(covariance="full", average=True), "binary"),
+    "sop-averaged-from-40": (lambda: olearn.SecondOrderPerceptron(average=40), "binary"),
+    "winnow-averaged": (lambda: olearn.Winnow(average=True), "binary"),
+    "pnorm-averaged-from-40": (lambda: olearn.PNorm(p=3.0, fit_intercept=True, average=40), "binary"),
+    "dual-ascent-averaged": (lambda: olearn.DualAscent(average=True), "binary"),
+    # a kernel: a held-out row is scored by the support set of its moment and joins it never, under a budget
+    # too (the random policy draws nothing for it)
+    "pa1-linear-kernel": (lambda: olearn.PAClassifier(variant="pa1", C=0.5, kernel="linear", fit_intercept=True),
+                          "binary"),
+    "perceptron-linear-kernel-budget": (lambda: olearn.Perceptron(kernel="linear", budget=15, budget_policy="random",
+                                                                  random_state=3), "binary"),
+    # the window updates: the learned rows alone are stored and solved over
+    "dual-ascent-last-k": (lambda: olearn.DualAscent(update="last-k", k=3, fit_intercept=True), "binary"),
+    "dual-ascent-all-entropy-averaged": (lambda: olearn.DualAscent(update="all", regularizer="entropy", average=20),
+                                         "binary"),
     "pa1-multiclass": (lambda: olearn.PAMulticlass(variant="pa1", C=0.5, fit_intercept=True), "multiclass"),
     "pa1-multiclass-class-weight": (lambda: olearn.PAMulticlass(variant="pa1", C=0.5, class_weight={20: 4.0}),
                                     "multiclass"),
@@ -199,8 +218,7 @@ def test_masked_chunks_equal_the_rows_learned_apart(name):
     assert totals[_codes.T_MISTAKES] == mistakes.sum()
 
 
-@pytest.mark.parametrize("make", [lambda: olearn.PAClassifier(kernel="rbf"), lambda: olearn.AROW(average=True),
-                                  lambda: olearn.Winnow(average=True)])
+@pytest.mark.parametrize("make", [lambda: olearn.PAClassifier(kernel=lambda A, B: A @ B.T)])
 def test_learners_whose_pass_takes_no_mask_say_so_untouched(make):
     Xs, _ = sparse_rows(20, 4, seed=5)
     y = np.tile([1, -1], 10)
@@ -318,3 +336,26 @@ def test_a_refused_chunk_falls_back_with_the_learner_as_it_was(name, refusal):
         X[15] = 1e200  # its update overflows: the pass stops part way
     assert est._held_out_pass(sp.csr_matrix(X[10:]), y[10:], held_mask(20, 10, first=10)) is None
     assert_same_state(before, learned_state(est))
+
+
+@pytest.mark.parametrize("average", [False, 30])
+def test_plain_winnow_masked_while_it_knows_one_class(average):
+    # the first 40 rows are of one class: the plain form learns the model of the other encoding beside its own,
+    # the held-out rows left out of both; the second class comes with the second chunk's first row
+    X = np.abs(sparse_rows(150, 8, seed=13)[1])
+    rng = np.random.default_rng(14)
+    y = np.where(X @ rng.normal(size=8) > 0, 1, -1)
+    y[:40], y[40] = -1, 1
+    held = held_mask(150, 6)
+    make = lambda: olearn.Winnow(balanced=False, C=0.5, average=average)  # noqa: E731
+    reference, expected, (scores, _, _, held_scores) = learned_apart(make, sp.csr_matrix(X), y, held, None)
+    est = make()
+    outputs = [est._held_out_pass(sp.csr_matrix(X[lo:hi]), y[lo:hi], held[lo:hi]) for lo, hi in ((0, 40), (40, 150))]
+    assert est._other is None and list(est.classes_) == [-1, 1]
+    predictions = np.concatenate([out[0] for out in outputs])
+    got_scores = np.concatenate([out[1] for out in outputs])
+    np.testing.assert_array_equal(predictions, expected)
+    np.testing.assert_array_equal(got_scores[~held], scores)
+    np.testing.assert_array_equal(got_scores[held], held_scores)
+    np.testing.assert_array_equal(est.coef_, reference.coef_)
+    np.testing.assert_array_equal(est._theta, reference._theta)

@@ -11,7 +11,7 @@ binary linear learner without averaging), or, for a batch large enough, in place
 :func:`._parse_vw.parse_vw` and :func:`._parse_rows.sort_and_sum_rows` instead of the LIBSVM parser; a
 run from a cache (``-c``) :func:`._parse_rows.check_csr`; a binary learner with a Mercer kernel
 (``--kernel``) :func:`._mercer_binary.dual_pass` and, to predict, :func:`._mercer_binary.dual_scores`
-(compiling these two took 10-20 s of a first run); a tagger
+(compiling these two took 10-20 s of a first run), with a hold-out :func:`._mercer_binary.held_out_dual_pass`; a tagger
 (``--algo pa1-sequence``) :func:`._sequence.sequence_pass` and, to predict, :func:`._sequence.sequence_predict`
 (the Viterbi decoding), reading its CoNLL file :func:`._hash_names.hash_names` and
 :func:`._parse_rows.sort_and_sum_rows` (the four took 5-30 s of a first run). Starting numba to load them from its cache costs more than
@@ -75,6 +75,11 @@ KERNELS = {
         "_mercer_binary",
         "i8[:] i4[:] f8[:] f8[:] f8[:] i8[:] i4[:] f8[:] f8[:] f8[:,:] i8[:] u8[:] f8[:] f8[:] i8[:] i8[:] f8[:] f8[:] "
         "f8[:] f8[:] f8[:] i8[:] f8[:]",
+    ),
+    "held_out_dual_pass": (
+        "_mercer_binary",
+        "i8[:] i4[:] f8[:] f8[:] f8[:] i8[:] i4[:] f8[:] f8[:] f8[:,:] i8[:] u8[:] f8[:] f8[:] i8[:] i8[:] f8[:] f8[:] "
+        "f8[:] f8[:] f8[:] i8[:] f8[:] b1[:]",
     ),
     "dual_scores": ("_mercer_binary", "i8[:] i4[:] f8[:] i8[:] i4[:] f8[:] f8[:] f8[:,:] i8[:] i8[:] f8[:] f8[:] f8[:]"),
     "check_csr": ("_parse_rows", "i4[:]r i4[:]r i8"),

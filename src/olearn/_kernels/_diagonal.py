@@ -50,7 +50,7 @@ from ._second_order import (
     averaged_rank,
     count_averaged,
     fig1_precision_step,
-    mean_score_row,
+    predicting_score_row,
     second_order_step,
 )
 from ._totals import add_totals
@@ -362,7 +362,7 @@ def diagonal_pass(indptr, indices, data, y, weights, w, s, state, avg, avg_count
             # a held-out row is scored as decision_function scores it, and nothing more
             n_held += 1
             if record:
-                scores[i] = mean_score_row(indices, data, indptr[i], indptr[i + 1], w, bias)
+                scores[i] = predicting_score_row(indices, data, indptr[i], indptr[i + 1], w, avg, avg_count, bias)
                 losses[i] = 0.0
                 taus[i] = 0.0
             continue
@@ -410,10 +410,11 @@ def held_out_diagonal_pass(indptr, indices, data, y, weights, held, w, s, state,
     :func:`._second_order.mean_score_row`'s on the mean of its moment (that of
     ``decision_function``), recorded with loss and tau 0 when the pass
     records; it is no round of the totals or of the round counter, and it
-    moves nothing. The other rows are learned exactly as by
+    moves nothing. With averaging the score is the averaged mean's
+    (:func:`._second_order.predicting_score_row`), and the row is no tick of
+    the average. The other rows are learned exactly as by
     :func:`diagonal_pass` on them alone. The rows must be checked (no
-    ``width``) and the learner plain (no averaging: ``avg`` and ``avg_count``
-    empty).
+    ``width``).
     """
     return diagonal_pass(indptr, indices, data, y, weights, w, s, state, avg, avg_count, params, codes, work, scores,
                          losses, taus, totals, None, held)

@@ -54,6 +54,7 @@ from ._quasi_additive import (
     refresh_dual,
     score_row,
 )
+from ._second_order import predicting_score_row
 from ._steps import pa_step
 from ._totals import add_totals
 
@@ -177,73 +178,102 @@ def _sum_stays_finite(w, backup, n_theta, avg, jm1):
 
 
 @njit(cache=True)
+def dual_round(indptr, indices, data, row_bias, row_weight, y, i, theta, w, state, alpha, avg, avg_count, params, codes,
+               work, work_w, backup):
+    """Round i of :func:`dual_pass`: predict the store's row i, then maximize D over the window (the last k rows, or
+    all rows 0..i). Returns (ok, score): not ok when the numbers overflowed, the round then leaving no trace."""
+    link_code = codes[Q_LINK]
+    p = params[Q_P]
+    n_theta = theta.size
+    n_state = state.size
+    lo, hi, bias = indptr[i], indptr[i + 1], row_bias[i]
+    score = score_row(indices, data, lo, hi, bias, w)
+    sqnorm_x = euclidean_sqnorm(data, lo, hi, bias)
+    s = dual_sqnorm(indices, data, lo, hi, bias, link_code, p)
+    if not (math.isfinite(score) and math.isfinite(sqnorm_x) and math.isfinite(s)):
+        return False, score
+    window = 0 if codes[Q_UPDATE] == UPDATE_ALL else max(0, i - codes[Q_K] + 1)
+    for j in range(n_theta):
+        backup[j] = theta[j]
+        backup[n_theta + j] = w[j]
+    for j in range(n_state):
+        backup[2 * n_theta + j] = state[j]
+    for j in range(window, i + 1):
+        backup[2 * n_theta + n_state + j] = alpha[j]
+    alpha[i] = 0.0
+    jm1 = averaged_rank(state, avg, avg_count, params)
+    if not (solve_window(indptr, indices, data, row_bias, row_weight, y, window, i, theta, w, state, alpha, work,
+                         work_w, params, codes)
+            and (jm1 == 0.0 or _sum_stays_finite(w, backup, n_theta, avg, jm1))):
+        for j in range(n_theta):
+            theta[j] = backup[j]
+            w[j] = backup[n_theta + j]
+        for j in range(n_state):
+            state[j] = backup[2 * n_theta + j]
+        for j in range(window, i + 1):
+            alpha[j] = backup[2 * n_theta + n_state + j]
+        return False, score
+    if jm1 != 0.0:
+        for j in range(n_theta):
+            avg[j] += jm1 * (w[j] - backup[n_theta + j])
+    state[S_T] += 1.0
+    count_averaged(state, avg, avg_count, params)
+    refresh_dual(theta, state, link_code, p, params[Q_BIAS], params[Q_GAMMA])
+    return True, score
+
+
+@njit(cache=True)
 def dual_pass(indptr, indices, data, row_bias, row_weight, y, first, theta, w, state, alpha, avg, avg_count,
-              params, codes, work, work_w, backup, scores, losses, taus, duals, totals):
+              params, codes, work, work_w, backup, scores, losses, taus, duals, totals, held=None, held_indptr=None,
+              held_indices=None, held_data=None):
     """Progressive validation over the store's rows ``first..``, each followed by a dual solve.
 
     Rows before ``first`` were learned in earlier calls. On round i the
-    learner predicts row i, then maximizes D over the window (the last k rows,
-    or all rows 0..i). ``taus`` records alpha_i after the round, ``duals``
+    learner predicts row i, then maximizes D over the window
+    (:func:`dual_round`). ``taus`` records alpha_i after the round, ``duals``
     D(alpha) after it. ``avg``/``avg_count`` are the average's state (``avg``
     empty: no averaging); the round's change of w, kept in ``backup``, enters
     it once the round succeeded. ``work``, ``work_w`` (length of theta) and ``backup``
     (length 2 len(theta) + len(state) + len(alpha)) are scratch space. Returns
     -1, or the row at which learning stopped because the numbers overflowed
     (that row then left no trace).
+
+    ``held``: a boolean per row of a chunk of a multi-pass run (``olearn run
+    --passes N``) whose rows are the CSR arrays ``held_indptr``,
+    ``held_indices``, ``held_data``, and whose learned rows (not ``held``)
+    are the store's rows ``first..``, in order. The outputs then have one slot
+    per row of the chunk: a held-out row is scored as ``decision_function``
+    scores it then (:func:`._second_order.predicting_score_row`, the average
+    once a round is averaged), recorded with loss and alpha 0 and D(alpha)
+    as it stands, and is no round (not counted, not stored, no solve, no tick
+    of the round counter or of the average); the returned row is the chunk's.
     """
     record = scores.size > 0
     keep_duals = duals.size > 0
-    link_code = codes[Q_LINK]
-    p = params[Q_P]
     gamma = params[Q_GAMMA]
-    all_rows = codes[Q_UPDATE] == UPDATE_ALL
-    k = codes[Q_K]
-    n = indptr.size - 1
-    n_theta = theta.size
-    n_state = state.size
+    n = indptr.size - 1 - first if held is None else held.size
     stopped = -1
     mistakes = 0.0
     cumulative_loss = 0.0
     updates = 0.0
     done = 0
-    for i in range(first, n):
-        lo, hi, bias = indptr[i], indptr[i + 1], row_bias[i]
-        score = score_row(indices, data, lo, hi, bias, w)
-        sqnorm_x = euclidean_sqnorm(data, lo, hi, bias)
-        s = dual_sqnorm(indices, data, lo, hi, bias, link_code, p)
-        if not (math.isfinite(score) and math.isfinite(sqnorm_x) and math.isfinite(s)):
-            stopped = i - first
+    i = first
+    for r in range(n):
+        if held is not None and held[r]:
+            if record:
+                scores[r] = predicting_score_row(held_indices, held_data, held_indptr[r], held_indptr[r + 1], w, avg,
+                                                 avg_count, params[Q_BIAS])
+                losses[r] = 0.0
+                taus[r] = 0.0
+            if keep_duals:
+                duals[r] = state[S_DUAL]
+            continue
+        ok, score = dual_round(indptr, indices, data, row_bias, row_weight, y, i, theta, w, state, alpha, avg,
+                               avg_count, params, codes, work, work_w, backup)
+        if not ok:
+            stopped = r
             break
-        window = 0 if all_rows else max(0, i - k + 1)
-        for j in range(n_theta):
-            backup[j] = theta[j]
-            backup[n_theta + j] = w[j]
-        for j in range(n_state):
-            backup[2 * n_theta + j] = state[j]
-        for j in range(window, i + 1):
-            backup[2 * n_theta + n_state + j] = alpha[j]
-        alpha[i] = 0.0
-        jm1 = averaged_rank(state, avg, avg_count, params)
-        if not (solve_window(indptr, indices, data, row_bias, row_weight, y, window, i, theta, w, state, alpha, work,
-                             work_w, params, codes)
-                and (jm1 == 0.0 or _sum_stays_finite(w, backup, n_theta, avg, jm1))):
-            for j in range(n_theta):
-                theta[j] = backup[j]
-                w[j] = backup[n_theta + j]
-            for j in range(n_state):
-                state[j] = backup[2 * n_theta + j]
-            for j in range(window, i + 1):
-                alpha[j] = backup[2 * n_theta + n_state + j]
-            stopped = i - first
-            break
-        if jm1 != 0.0:
-            for j in range(n_theta):
-                avg[j] += jm1 * (w[j] - backup[n_theta + j])
-        state[S_T] += 1.0
-        count_averaged(state, avg, avg_count, params)
-        refresh_dual(theta, state, link_code, p, params[Q_BIAS], gamma)
         loss = max(0.0, gamma - y[i] * score)
-        r = i - first
         if record:
             scores[r] = score
             losses[r] = loss
@@ -256,5 +286,6 @@ def dual_pass(indptr, indices, data, row_bias, row_weight, y, first, theta, w, s
         if alpha[i] != 0.0:
             updates += 1.0
         done += 1
+        i += 1
     add_totals(totals, mistakes, cumulative_loss, updates, done)
     return stopped

@@ -48,14 +48,21 @@ def averaged_vector_scores(indptr, indices, data, w, u, n, bias, out):
 
     The plain kernels mirrored: ``mean_scores`` (second order) and ``quasi_additive_scores``.
     """
-    d = w.size - 1
-    intercept = (w[d] - u[d] / n) * bias
     for i in range(indptr.size - 1):
-        dot = intercept
-        for k in range(indptr[i], indptr[i + 1]):
-            j = indices[k]
-            dot += (w[j] - u[j] / n) * data[k]
-        out[i] = dot
+        out[i] = averaged_vector_score_row(indices, data, indptr[i], indptr[i + 1], w, u, n, bias)
+
+
+@njit(cache=True, inline="always")
+def averaged_vector_score_row(indices, data, lo, hi, w, u, n, bias):
+    """wbar . x for the CSR row data[lo:hi] (a row of :func:`averaged_vector_scores`; also what a held-out row of a
+    multi-pass run is scored by in the second-order and quasi-additive passes)."""
+    d = w.size - 1
+    dot = (w[d] - u[d] / n) * bias
+    for k in range(lo, hi):
+        j = indices[k]
+        dot += (w[j] - u[j] / n) * data[k]
+    return dot
+
 
 
 @njit(cache=True)

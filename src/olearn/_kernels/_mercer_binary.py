@@ -96,6 +96,24 @@ def dual_pass(indptr, indices, data, y, weights, sv_indptr, sv_indices, sv_data,
     or the index of the row at which learning stopped because the numbers
     overflowed.
     """
+    return held_out_dual_pass(indptr, indices, data, y, weights, sv_indptr, sv_indices, sv_data, sv_sqnorm, sv_coef,
+                              sv_count, rng, state, params, codes, mcodes, mparams, work, scores, losses, taus, sizes,
+                              totals, None)
+
+
+@njit(cache=True)
+def held_out_dual_pass(indptr, indices, data, y, weights, sv_indptr, sv_indices, sv_data, sv_sqnorm, sv_coef,
+                       sv_count, rng, state, params, codes, mcodes, mparams, work, scores, losses, taus, sizes, totals,
+                       held):
+    """:func:`dual_pass` where the rows with ``held[i]`` are held out (``held`` None: none is).
+
+    Vowpal Wabbit's hold-out of a multi-pass run (``olearn run --passes N``)
+    in one compiled pass over a chunk: a held-out row is scored by the
+    support set of its moment as :func:`dual_scores` scores it, recorded with
+    loss and tau 0 (and the support set's size), and is no round (not
+    counted, no support vector, no tick of the round counter, no draw of a
+    random budget policy).
+    """
     record = scores.size > 0
     weighted = weights.size > 0
     config = unpack_config(params, codes)
@@ -107,7 +125,18 @@ def dual_pass(indptr, indices, data, y, weights, sv_indptr, sv_indices, sv_data,
     updates = 0.0
     stopped = -1
     n = indptr.size - 1
+    n_held = 0
     for i in range(n):
+        if held is not None and held[i]:
+            n_held += 1
+            if record:
+                support_scores(indices, data, indptr[i], indptr[i + 1], sv_indptr, sv_indices, sv_data, sv_sqnorm,
+                               sv_coef, sv_count, mercer, work, out)
+                scores[i] = out[0]
+                losses[i] = 0.0
+                taus[i] = 0.0
+                sizes[i] = sv_count[0]
+            continue
         weight = weights[i] if weighted else 1.0
         score, loss, tau, ok = dual_learn_row(indices, data, indptr[i], indptr[i + 1], y[i], weight, sv_indptr,
                                               sv_indices, sv_data, sv_sqnorm, sv_coef, sv_count, rng, state, config,
@@ -126,7 +155,7 @@ def dual_pass(indptr, indices, data, y, weights, sv_indptr, sv_indices, sv_data,
         cumulative_loss += loss
         if tau != 0.0:
             updates += 1.0
-    add_totals(totals, mistakes, cumulative_loss, updates, n)
+    add_totals(totals, mistakes, cumulative_loss, updates, n - n_held)
     return stopped
 
 

@@ -53,6 +53,7 @@ is checked before it moves (:func:`dense_sum_stays_finite`).
 import math
 
 from ._jit import njit
+from ._second_order import predicting_score_row
 from ._totals import add_totals
 
 # geometries
@@ -479,9 +480,11 @@ def quasi_additive_pass(indptr, indices, data, y, weights, theta, w, state, avg,
 
     ``held``: a boolean per row, the held-out rows of a multi-pass run
     (``olearn run --passes N``): such a row is scored by w as
-    :func:`quasi_additive_scores` scores it (the learner must not average),
-    recorded with loss and alpha 0, and is no round (not counted, no update,
-    no tick of the round counter).
+    ``decision_function`` scores it then (:func:`quasi_additive_scores`, or
+    the average w - U / k once a round is averaged:
+    :func:`._second_order.predicting_score_row`), recorded with loss and
+    alpha 0, and is no round (not counted, no update, no tick of the round
+    counter or of the average).
     """
     record = scores.size > 0
     keep_duals = duals.size > 0
@@ -496,7 +499,8 @@ def quasi_additive_pass(indptr, indices, data, y, weights, theta, w, state, avg,
         if held is not None and held[i]:
             n_held += 1
             if record:
-                scores[i] = score_row(indices, data, indptr[i], indptr[i + 1], params[Q_BIAS], w)
+                scores[i] = predicting_score_row(indices, data, indptr[i], indptr[i + 1], w, avg, avg_count,
+                                                 params[Q_BIAS])
                 losses[i] = 0.0
                 taus[i] = 0.0
             if keep_duals:

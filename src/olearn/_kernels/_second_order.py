@@ -51,6 +51,7 @@ import math
 
 from ._codes import STEP_PA2
 from ._jit import njit
+from ._lazy_average import averaged_vector_score_row
 from ._steps import pa_step
 from ._totals import add_totals
 
@@ -166,6 +167,17 @@ def mean_score_row(indices, data, lo, hi, w, bias):
     for k in range(lo, hi):
         dot += w[indices[k]] * data[k]
     return dot
+
+
+@njit(cache=True, inline="always")
+def predicting_score_row(indices, data, lo, hi, w, avg, avg_count, bias):
+    """The score ``decision_function`` gives the CSR row data[lo:hi] now: with a running sum U of the average in
+    ``avg`` (empty: no averaging) and [k, first] in ``avg_count``, wbar . x once a round is averaged (k > 0; the
+    operations of :func:`._lazy_average.averaged_vector_scores`), else :func:`mean_score_row`'s w.x (also the
+    quasi-additive learners' ``score_row``, the same operations)."""
+    if avg.size > 0 and avg_count[0] > 0.0:
+        return averaged_vector_score_row(indices, data, lo, hi, w, avg, avg_count[0], bias)
+    return mean_score_row(indices, data, lo, hi, w, bias)
 
 
 @njit(cache=True)
@@ -298,8 +310,9 @@ def full_pass(indptr, indices, data, y, weights, w, root, state, avg, avg_count,
 
     ``held``: a boolean per row, the held-out rows of a multi-pass run
     (``olearn run --passes N``): such a row is scored by the mean w as
-    :func:`mean_scores` scores it (the learner must not average), recorded
-    with loss and tau 0, and is no round (not counted, no update).
+    ``decision_function`` scores it then (:func:`predicting_score_row`: the
+    averaged mean once a round is averaged), recorded with loss and tau 0,
+    and is no round (not counted, no update, no tick of the average).
     """
     record = scores.size > 0
     weighted = weights.size > 0
@@ -317,7 +330,7 @@ def full_pass(indptr, indices, data, y, weights, w, root, state, avg, avg_count,
         if held is not None and held[i]:
             n_held += 1
             if record:
-                scores[i] = mean_score_row(indices, data, indptr[i], indptr[i + 1], w, bias)
+                scores[i] = predicting_score_row(indices, data, indptr[i], indptr[i + 1], w, avg, avg_count, bias)
                 losses[i] = 0.0
                 taus[i] = 0.0
             continue

@@ -8,9 +8,9 @@ other examples only; the held-out mistake rate of each pass is printed after it
 (a regressor's held-out MAE, RMSE and average loss: ``RegressionTask.held_out_sums``).
 
 A learner with a pass that takes the held-out rows as a mask (``_held_out_pass``:
-the binary linear, diagonal second-order, quasi-additive, multiclass,
-cost-sensitive, regression, uniclass and multilabel learners, and a ``--scale``
-pipeline of one of them; see
+the binary linear (kernel learners included), second-order, quasi-additive,
+multiclass, cost-sensitive, regression, uniclass and multilabel learners, and a
+``--scale`` pipeline of one of them; see
 :mod:`olearn._held_out`) learns a chunk in one compiled pass
 (:meth:`HeldOut.learn_masked`); the others learn each run of rows between two
 held-out ones apart (:meth:`HeldOut.segments`), with the same results.
@@ -49,17 +49,25 @@ class HeldOut:
         ``y``: the labels as an array (a multilabel chunk's label sets: :func:`label_rows`), or None.
 
         Returns ``(learned, every_row)``: an :class:`olearn.RunResult` of the
-        learned rows alone, and one of every row in order (for ``-p``); the
-        held-out rows are counted here. None, nothing learned or counted,
+        learned rows alone, and one of every row in order (for ``-p``, with
+        the probabilities of a binary learner that has them, as
+        :func:`olearn.run` gives them: a held-out row's those of its moment);
+        the held-out rows are counted here. None, nothing learned or counted,
         where ``est`` has no such pass or refuses the chunk.
         """
+        from .._calibration import probabilities
         from .._kernels import _codes
         from ..evaluate import RunResult
+        from ..evaluate._progressive import _calibrated
 
         n = X.shape[0]
         held = self._held(n)
         masked = getattr(est, "_held_out_pass", None)
-        outputs = None if masked is None else masked(X, y, held, weight)
+        if masked is None:
+            return None
+        # a calibrated learner's log-odds of each row at its moment (its probabilities), as olearn.run records them
+        log_odds = np.empty(n) if _calibrated(est) else None
+        outputs = masked(X, y, held, weight) if log_odds is None else masked(X, y, held, weight, log_odds=log_odds)
         if outputs is None:
             return None
         predictions, scores, losses, taus, mistakes, totals = outputs
@@ -69,9 +77,13 @@ class HeldOut:
                            n_updates=int(totals[_codes.T_UPDATES]), cumulative_loss=float(totals[_codes.T_LOSS]),
                            predictions=predictions[learned], scores=scores[learned], losses=losses[learned],
                            taus=taus[learned], cumulative_mistakes=np.cumsum(mistakes_learned, dtype=np.int64))
+        proba = np.empty((0, 0))
+        if n and est._task == "binary" and hasattr(est, "predict_proba"):
+            proba = probabilities(scores if log_odds is None else log_odds, est.classes_.size)
         every_row = RunResult(n_rounds=n, n_mistakes=int(mistakes.sum()), n_updates=result.n_updates,
                               cumulative_loss=result.cumulative_loss, predictions=predictions, scores=scores,
-                              losses=losses, taus=taus, cumulative_mistakes=np.cumsum(mistakes, dtype=np.int64))
+                              losses=losses, taus=taus, cumulative_mistakes=np.cumsum(mistakes, dtype=np.int64),
+                              probabilities=proba)
         self.examples += int(held.sum())
         self.mistakes += int(mistakes[held].sum())
         self._add_sums(est, y, predictions, held)

@@ -471,7 +471,7 @@ def _learn_chunk(est, chunk, held_out, table, source, interrupts, writer, test_o
             costs.check_labels(y)
     if not test_only:
         _declare_binary_classes(est, y, learned)
-    if learned is not None and not test_only and (writer is None or not writer.probabilities):
+    if learned is not None and not test_only:
         y = label_rows(y)
         with interrupts.held(), source.locating(first):
             masked = held_out.learn_masked(est, X, y, weight)

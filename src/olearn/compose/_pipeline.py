@@ -748,16 +748,17 @@ class Pipeline(Estimator):
         return self._learned_batch(
             X, y, params, lambda rows, y, params: self._plan().learner._progressive(rows, y, record=record, **params))
 
-    def _held_out_pass(self, X, y, held, sample_weight=None):
+    def _held_out_pass(self, X, y, held, sample_weight=None, **params):
         """A chunk of ``olearn run --passes N --scale ...`` with held-out rows in one pass (:mod:`olearn._held_out`).
 
         The transformers scale each row by the statistics of the rows learned
         before it and learn only the rows not ``held``; the learner's own
         ``_held_out_pass`` then learns those rows and scores the held-out ones.
         Each held-out row is so predicted as :meth:`predict` would predict it
-        at its moment. Returns the learner's outputs, or None, the pipeline as
-        it was, where the learner has no such pass or the chunk is refused
-        (the caller then learns it by the general path, which says why).
+        at its moment; ``params`` go to the learner's pass (``log_odds``).
+        Returns the learner's outputs, or None, the pipeline as it was, where
+        the learner has no such pass or the chunk is refused (the caller then
+        learns it by the general path, which says why).
         """
         plan = self._plan()
         masked = getattr(plan.learner, "_held_out_pass", None)
@@ -781,7 +782,7 @@ class Pipeline(Estimator):
             else:
                 rows = sp.csr_matrix((values, batch.indices, batch.indptr),
                                      shape=(batch.n_rows, max(batch.n_features, self.n_features_in_)))
-                outputs = masked(rows, y, held, sample_weight)
+                outputs = masked(rows, y, held, sample_weight, **params)
         except BaseException:
             self._forget_chunk(plan, started, size)
             raise

@@ -223,19 +223,19 @@ class DualAscent(PlattCalibrated, QuasiAdditiveClassifier):
         super()._flip()
         self._store.y = -self._store.y
 
-    def _takes_held_out(self):
-        """As the base, for the updates of one round (conservative, aggressive); last-k and all solve again over the
-        stored rows (:meth:`_run_window`), and take the general path."""
-        return super()._takes_held_out() and self.update in ("conservative", "aggressive")
-
     def _held_out_kernel(self, arrays, targets, weights, held, outputs):
-        """The base's masked pass, and D(alpha) after each learned round added to the history."""
+        """The base's masked pass (the window updates: :meth:`_run_window` with the mask), and D(alpha) after each
+        learned round added to the history."""
         codes, params = self._config_arrays()
         scores, losses, taus, totals = outputs
         duals = np.empty(arrays.n_rows)
-        stopped = qa.quasi_additive_pass(arrays.indptr, arrays.indices, arrays.data, targets, weights, self._theta,
-                                         self._w, self._state, *self._averaging_arrays(), params, codes, scores,
-                                         losses, taus, duals, totals, held)
+        if codes[qa.Q_UPDATE] in (qa.UPDATE_CONSERVATIVE, qa.UPDATE_CAPPED_LOSS):
+            stopped = qa.quasi_additive_pass(arrays.indptr, arrays.indices, arrays.data, targets, weights, self._theta,
+                                             self._w, self._state, *self._averaging_arrays(), params, codes, scores,
+                                             losses, taus, duals, totals, held)
+        else:
+            stopped = self._run_window(arrays, targets, weights, codes, params, scores, losses, taus, duals, totals,
+                                       held)
         if stopped < 0:
             self._duals = self._duals + duals[~held].tolist()  # a new list: the chunk's undo keeps the old one
         return stopped
@@ -253,16 +253,28 @@ class DualAscent(PlattCalibrated, QuasiAdditiveClassifier):
         self._duals.extend(duals[:done].tolist())
         return stopped
 
-    def _run_window(self, arrays, targets, weights, codes, params, scores, losses, taus, duals, totals):
+    def _run_window(self, arrays, targets, weights, codes, params, scores, losses, taus, duals, totals, held=None):
+        """The window updates (last-k, all) over the rows of ``arrays``: each stored, then solved over with the stored
+        ones. ``held``: None, or a boolean per row, the held-out rows of a multi-pass run, which are scored at their
+        moment and neither stored nor solved over (:func:`~olearn._kernels._dual.dual_pass` with the mask)."""
+        masked = ()
+        if held is not None:
+            learned = ~held
+            masked = (held, arrays.indptr, arrays.indices, arrays.data)
+            arrays, targets = _rows_of(arrays, learned), targets[learned]
+            weights = weights[learned] if weights.size else weights
         store = self._store.extended(arrays, targets, params[qa.Q_BIAS], weights)
         n_theta = self._theta.size
         backup = np.empty(2 * n_theta + self._state.size + store.alpha.size)
         stopped = _dual.dual_pass(
             store.indptr, store.indices, store.data, store.bias, store.weight, store.y, self._store.n_rows,
             self._theta, self._w, self._state, store.alpha, *self._averaging_arrays(), params, codes,
-            np.empty(n_theta), np.empty(n_theta), backup, scores, losses, taus, duals, totals,
+            np.empty(n_theta), np.empty(n_theta), backup, scores, losses, taus, duals, totals, *masked,
         )
-        kept = store.n_rows if stopped < 0 else self._store.n_rows + stopped
+        if stopped < 0:
+            kept = store.n_rows
+        else:  # the rows stored before the one that stopped
+            kept = self._store.n_rows + (stopped if held is None else int(np.count_nonzero(~held[:stopped])))
         last = None if codes[qa.Q_UPDATE] == _dual.UPDATE_ALL else int(codes[qa.Q_K])
         self._store = store.rows(kept, last)
         return stopped
@@ -300,6 +312,15 @@ class DualAscent(PlattCalibrated, QuasiAdditiveClassifier):
         super()._set_state(arrays, state)
         self._duals = np.asarray(arrays["duals"], dtype=np.float64).tolist()
         self._store = _Store(*(arrays.get(f"store_{name}") for name in _Store.FIELDS))
+
+
+def _rows_of(arrays, keep):
+    """The rows of CSR ``arrays`` where ``keep`` is True, as CSR arrays."""
+    lengths = np.diff(arrays.indptr)
+    entries = np.repeat(keep, lengths)
+    indptr = np.zeros(np.count_nonzero(keep) + 1, dtype=np.int64)
+    np.cumsum(lengths[keep], out=indptr[1:])
+    return CSRArrays(indptr, arrays.indices[entries], arrays.data[entries], indptr.size - 1, arrays.n_features)
 
 
 class _Store:

@@ -655,7 +655,7 @@ class BinaryClassifierMixin(ManyRows, ClassifierEstimator):
         """Whether the learner's pass takes held-out rows as a mask (:meth:`_held_out_kernel`); none by default."""
         return False
 
-    def _held_out_pass(self, X, y, held, sample_weight=None):
+    def _held_out_pass(self, X, y, held, sample_weight=None, log_odds=None):
         """Learn the rows of X not ``held`` in order, and score the held-out ones on the weights of their moment.
 
         Vowpal Wabbit's hold-out of ``olearn run --passes N`` in one compiled
@@ -669,13 +669,17 @@ class BinaryClassifierMixin(ManyRows, ClassifierEstimator):
         its loss and tau are 0) with the totals of the learned rows only; or
         None, the learner untouched, where the pass does not apply
         (:meth:`_takes_held_out`) or the chunk is refused: the caller then
-        learns it by the general path, which says why.
+        learns it by the general path, which says why. ``log_odds``: None, or
+        with ``calibration`` an array of one float64 per row that receives the
+        calibrated log-odds of each row at its moment (a learned row's before
+        its update, as in :func:`olearn.run`; a held-out row's as
+        ``predict_proba`` would give them then).
         """
         if not self._takes_held_out():
             return None
-        return held_out_chunk(self, self._written_by_pass, ("_labels",),
+        return held_out_chunk(self, self._written_by_pass, self._changed_in_place,
                               lambda: self._held_out_targets(X, y, held, sample_weight),
-                              lambda checked: self._held_out_rows(*checked, held))
+                              lambda checked: self._held_out_rows(*checked, held, log_odds))
 
     def _held_out_targets(self, X, y, held, sample_weight):
         """The chunk's checks (:func:`~olearn._held_out.held_out_chunk`): its rows, labels and weights read, and the
@@ -692,7 +696,7 @@ class BinaryClassifierMixin(ManyRows, ClassifierEstimator):
         targets[learned] = self._labels.encode(y[learned])
         return arrays, y, targets, weights
 
-    def _held_out_rows(self, arrays, y, targets, weights, held):
+    def _held_out_rows(self, arrays, y, targets, weights, held, log_odds=None):
         """The masked pass over checked rows (:meth:`_held_out_kernel`): the outputs of
         :meth:`_held_out_pass`, or None where an overflow stopped it."""
         scores, losses, taus = np.empty((3, arrays.n_rows))
@@ -702,10 +706,9 @@ class BinaryClassifierMixin(ManyRows, ClassifierEstimator):
         if stopped >= 0:
             return None
         if self._calibrating():
-            # the calibrator learns the learned rows' scores before their updates, in order, as on every path
-            learned = ~held
-            self._calibration = _calibration.updated(self._calibrator(), scores[learned], targets[learned],
-                                                     None if weights is None else weights[learned])
+            # the calibrator learns the learned rows' scores before their updates, in order, as on every path;
+            # a held-out row's log-odds are read between them
+            self._calibration = _calibration.updated(self._calibrator(), scores, targets, weights, log_odds, held)
         predictions = self._labels.decode(scores)
         mistakes = targets * scores <= 0.0
         mistakes[held] = predictions[held] != y[held]
@@ -879,8 +882,16 @@ class BinaryLinearClassifier(BinaryClassifierMixin, LinearLearner):
     # -- a chunk of a multi-pass run with held-out rows -------------------------
 
     def _takes_held_out(self):
-        """Whether :meth:`_held_out_kernel` applies: no kernel."""
-        return getattr(self, "kernel", None) is None
+        """Whether :meth:`_held_out_kernel` applies: no kernel, or one the compiled dual pass computes (not a
+        Python callable)."""
+        return not callable(getattr(self, "kernel", None))
+
+    def _held_out_kernel(self, arrays, targets, weights, held, outputs):
+        """With a kernel, :meth:`KernelizableLearner._held_out_dual_pass`; else :meth:`LinearLearner._held_out_kernel`;
+        returns -1 or the row where it stopped."""
+        if getattr(self, "kernel", None) is not None:
+            return self._held_out_dual_pass(arrays, targets, weights, held, outputs)
+        return super()._held_out_kernel(arrays, targets, weights, held, outputs)
 
     # -- persistence ----------------------------------------------------------
 
@@ -1075,16 +1086,26 @@ class KernelizableLearner(LinearLearner):
             ), scores)
         return scores, losses, taus, totals, sizes
 
-    def _compiled_pass(self, arrays, targets, weights, params, codes, scores, losses, taus, sizes, totals):
+    def _held_out_dual_pass(self, arrays, targets, weights, held, outputs):
+        """:meth:`_compiled_pass` of checked ``arrays`` whose rows with ``held[i]`` are held out: scored by the
+        support set of their moment, as ``decision_function`` scores them, and no round; returns -1 or the row
+        where it stopped."""
+        codes, params = self._config_arrays()
+        scores, losses, taus, totals = outputs
+        sizes = np.empty(arrays.n_rows, dtype=np.int64)
+        return self._compiled_pass(arrays, targets, weights, params, codes, scores, losses, taus, sizes, totals, held)
+
+    def _compiled_pass(self, arrays, targets, weights, params, codes, scores, losses, taus, sizes, totals, held=None):
         """``dual_pass`` a block of rows at a time; returns -1 or the row where an overflow stopped it.
 
         Room is reserved before each block for every row of it to join the
         support set, so a long stream never reserves more than the support set
-        plus one block.
+        plus one block. ``held``: see :meth:`_held_out_dual_pass`.
         """
         mcodes, mparams = self._mercer
         support = self._support
         record = scores.size > 0
+        run_pass = _compiled.dual_pass if held is None else _compiled.held_out_dual_pass
         for first in range(0, arrays.n_rows, _PASS_BLOCK):
             last = min(arrays.n_rows, first + _PASS_BLOCK)
             lo, hi = arrays.indptr[first], arrays.indptr[last]
@@ -1094,10 +1115,11 @@ class KernelizableLearner(LinearLearner):
             if record:
                 outputs = tuple(out[first:last] for out in outputs)
             block_weights = UNWEIGHTED if weights is None else weights[first:last]
-            stopped = _compiled.dual_pass(
+            masked = () if held is None else (held[first:last],)
+            stopped = run_pass(
                 indptr, arrays.indices[lo:hi], arrays.data[lo:hi], targets[first:last], block_weights,
                 *support.arrays(),
-                self._state, params, codes, mcodes, mparams, support.work, *outputs, totals,
+                self._state, params, codes, mcodes, mparams, support.work, *outputs, totals, *masked,
             )
             if stopped >= 0:
                 return first + stopped

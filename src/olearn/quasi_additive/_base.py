@@ -244,8 +244,8 @@ class QuasiAdditiveClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLe
     # -- a chunk of a multi-pass run with held-out rows -------------------------
 
     def _takes_held_out(self):
-        """Without averaging (:meth:`_held_out_kernel` scores a held-out row by w = g(theta))."""
-        return not average_start(self.average)
+        """Averaging or not (:meth:`_held_out_kernel` scores a held-out row by w = g(theta), or its average)."""
+        return True
 
     def _held_out_kernel(self, arrays, targets, weights, held, outputs):
         """:func:`~olearn._kernels._quasi_additive.quasi_additive_pass` of checked ``arrays`` with the held-out

@@ -191,21 +191,35 @@ class Winnow(PlattCalibrated, QuasiAdditiveClassifier):
         if avg.size:
             self._avg_sum, self._avg_count = avg, count
 
-    def _takes_held_out(self):
-        """As the base, once both classes are known or in the balanced form (no model of the other encoding)."""
-        labels = self.__dict__.get("_labels")
-        both = labels is not None and labels.classes is not None and labels.classes.size == 2
-        return super()._takes_held_out() and (both or (self.balanced and self._other is None))
+    def _held_out_kernel(self, arrays, targets, weights, held, outputs):
+        """The base's masked pass; while one class is known (plain form), the model of the other encoding learns
+        the same learned rows, with the same mask, as :meth:`_run_kernel` has it learn them (no class known: every
+        row is held out, and only scored)."""
+        classes = self._labels.classes
+        if classes is None or classes.size == 2 or (self.balanced and self._other is None):
+            return super()._held_out_kernel(arrays, targets, weights, held, outputs)
+        codes, params = self._config_arrays()
+        self._start_other(codes, params)
+        other, stopped = self._other_pass(arrays, arrays.n_rows, targets, weights, codes, params, held)
+        if stopped < 0:
+            stopped = super()._held_out_kernel(arrays, targets, weights, held, outputs)
+        if stopped < 0:
+            self._other = other
+        return stopped  # on a stop, the chunk is put back whole (olearn._held_out)
+
+    def _start_other(self, codes, params):
+        """The model of the other encoding, made from this one when there is none yet."""
+        if self._other is None:
+            # what was learned so far was learned by an odd link (or nothing was): its negation is exact
+            avg, count = self._averaging_arrays()
+            theta = -self._theta
+            self._other = (theta, np.zeros(theta.size), self._state.copy(), -avg, count.copy())
+            relink(*self._other[:3], codes, params)
 
     def _run_kernel(self, arrays, targets, weights, codes, params, scores, losses, taus, totals):
         if self._labels.classes.size == 2 or (self.balanced and self._other is None):
             return super()._run_kernel(arrays, targets, weights, codes, params, scores, losses, taus, totals)
-        avg, count = self._averaging_arrays()
-        if self._other is None:
-            # what was learned so far was learned by an odd link (or nothing was): its negation is exact
-            theta = -self._theta
-            self._other = (theta, np.zeros(theta.size), self._state.copy(), -avg, count.copy())
-            relink(*self._other[:3], codes, params)
+        self._start_other(codes, params)
         # both models learn the rows up to the first that either refuses
         other, stopped = self._other_pass(arrays, arrays.n_rows, targets, weights, codes, params)
         done = arrays.n_rows if stopped < 0 else stopped
@@ -216,13 +230,15 @@ class Winnow(PlattCalibrated, QuasiAdditiveClassifier):
         self._other = other
         return mine if mine >= 0 else stopped
 
-    def _other_pass(self, arrays, n_rows, targets, weights, codes, params):
-        """A copy of the other model after the first ``n_rows`` rows, and where it stopped (-1 or a row)."""
+    def _other_pass(self, arrays, n_rows, targets, weights, codes, params, held=None):
+        """A copy of the other model after the first ``n_rows`` rows (``held``: the held-out ones not learned), and
+        where it stopped (-1 or a row)."""
         other = tuple(a.copy() for a in self._other)
         empty = np.empty(0)
+        masked = () if held is None else (held,)
         stopped = qa.quasi_additive_pass(
             arrays.indptr[: n_rows + 1], arrays.indices, arrays.data, -targets, weights, *other,
-            params, codes, empty, empty, empty, empty, np.zeros(_codes.N_TOTALS),
+            params, codes, empty, empty, empty, empty, np.zeros(_codes.N_TOTALS), *masked,
         )
         return other, stopped
 

@@ -385,8 +385,8 @@ class SecondOrderClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLear
         return scores, losses, taus, totals
 
     def _takes_held_out(self):
-        """A learner without averaging takes held-out rows as a mask."""
-        return not average_start(getattr(self, "average", False))
+        """Every learner of the family takes held-out rows as a mask (averaging or not)."""
+        return True
 
     def _held_out_kernel(self, arrays, targets, weights, held, outputs):
         """:func:`~olearn._kernels._diagonal.held_out_diagonal_pass` of checked ``arrays`` (a full covariance:
