@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 from sklearn.datasets import dump_svmlight_file
-from test_cli_holdout_families import run_cli
+from test_cli_holdout_families import assert_masked_equals_general
 
 import olearn
 from olearn.cli import cli
@@ -37,15 +37,7 @@ def multiclass_file(tmp_path_factory):
 def test_masked_averaged_pass_equals_the_general_path(name, multiclass_file, tmp_path, monkeypatch):
     path, costs = multiclass_file[:2]
     args = ([str(costs) if a == "COSTS" else a for a in RUNS[name]], True)
-    table, lines, arrays, learned = run_cli(args, path, tmp_path, True, monkeypatch)
-    assert learned and all(learned)  # every chunk was learned by the masked pass
-    table_ref, lines_ref, arrays_ref, _ = run_cli(args, path, tmp_path, False, monkeypatch)
-    assert table == table_ref
-    assert "pass 3 held out: 28 examples" in table
-    assert lines == lines_ref and len(lines.splitlines()) == 600
-    assert arrays.keys() == arrays_ref.keys()
-    for key in arrays:
-        np.testing.assert_array_equal(arrays[key], arrays_ref[key], err_msg=key)
+    assert_masked_equals_general(args, path, tmp_path, monkeypatch)
 
 
 def test_held_out_rows_are_scored_by_the_mean_of_the_prototypes(multiclass_file, tmp_path):

@@ -6,7 +6,7 @@ taken from ``decision_function`` over the labels known then."""
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from test_cli_holdout_families import run_cli
+from test_cli_holdout_families import assert_masked_equals_general
 
 import olearn
 from olearn.cli import cli
@@ -60,15 +60,7 @@ RUNS = {
 @pytest.mark.parametrize("name", list(RUNS))
 def test_masked_multilabel_pass_equals_the_general_path(name, multilabel_file, tmp_path, monkeypatch):
     path = multilabel_file[0]
-    table, lines, arrays, learned = run_cli((RUNS[name], True), path, tmp_path, True, monkeypatch)
-    assert learned and all(learned)
-    table_ref, lines_ref, arrays_ref, _ = run_cli((RUNS[name], True), path, tmp_path, False, monkeypatch)
-    assert table == table_ref
-    assert "pass 3 held out: 28 examples" in table
-    assert lines == lines_ref and len(lines.splitlines()) == 600
-    assert arrays.keys() == arrays_ref.keys()
-    for key in arrays:
-        np.testing.assert_array_equal(arrays[key], arrays_ref[key], err_msg=key)
+    assert_masked_equals_general((RUNS[name], True), path, tmp_path, monkeypatch)
 
 
 def test_a_refused_multilabel_chunk_leaves_the_learner_as_it_was():
