@@ -389,6 +389,15 @@ class LinearLearner(OnlineLearner):
                                             *outputs)
         return _compiled.held_out_linear_pass(*rows, self._w, self._state, params, codes, *outputs)
 
+    def _masked_outputs(self, arrays, targets, weights, held):
+        """:meth:`_held_out_kernel` over checked rows: ``(scores, losses, taus, totals)``, or None where an overflow
+        stopped it."""
+        scores, losses, taus = np.empty((3, arrays.n_rows))
+        totals = np.zeros(_codes.N_TOTALS)
+        stopped = self._held_out_kernel(arrays, targets, UNWEIGHTED if weights is None else weights, held,
+                                        (scores, losses, taus, totals))
+        return None if stopped >= 0 else (scores, losses, taus, totals)
+
     # -- persistence ----------------------------------------------------------
 
     def _state_schema(self):
@@ -699,12 +708,10 @@ class BinaryClassifierMixin(ManyRows, ClassifierEstimator):
     def _held_out_rows(self, arrays, y, targets, weights, held, log_odds=None):
         """The masked pass over checked rows (:meth:`_held_out_kernel`): the outputs of
         :meth:`_held_out_pass`, or None where an overflow stopped it."""
-        scores, losses, taus = np.empty((3, arrays.n_rows))
-        totals = np.zeros(_codes.N_TOTALS)
-        stopped = self._held_out_kernel(arrays, targets, UNWEIGHTED if weights is None else weights, held,
-                                        (scores, losses, taus, totals))
-        if stopped >= 0:
+        outputs = self._masked_outputs(arrays, targets, weights, held)
+        if outputs is None:
             return None
+        scores, losses, taus, totals = outputs
         if self._calibrating():
             # the calibrator learns the learned rows' scores before their updates, in order, as on every path;
             # a held-out row's log-odds are read between them

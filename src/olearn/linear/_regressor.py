@@ -12,7 +12,6 @@ from .._kernels._binary_linear import averaged_row_score, learn_one_row, learn_o
 from .._learner import ManyRows
 from .._params import Interval, Options
 from .._validation import check_targets
-from .._weights import UNWEIGHTED
 from ..kernel import KERNEL_CONSTRAINTS
 from ._base import KernelizableLearner
 from ._pa import _STEP_RULES
@@ -342,12 +341,10 @@ class PARegressor(ManyRows, KernelizableLearner, RegressorEstimator):
     def _held_out_rows(self, arrays, targets, weights, held):
         """The masked pass over checked rows: the outputs of :meth:`_held_out_pass`, or None where an overflow
         stopped it."""
-        scores, losses, taus = np.empty((3, arrays.n_rows))
-        totals = np.zeros(_codes.N_TOTALS)
-        stopped = self._held_out_kernel(arrays, targets, UNWEIGHTED if weights is None else weights, held,
-                                        (scores, losses, taus, totals))
-        if stopped >= 0:
+        outputs = self._masked_outputs(arrays, targets, weights, held)
+        if outputs is None:
             return None
+        scores, losses, taus, totals = outputs
         return scores, scores, losses, taus, np.zeros(arrays.n_rows, dtype=bool), totals
 
     # -- prediction -----------------------------------------------------------
