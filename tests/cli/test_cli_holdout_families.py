@@ -133,6 +133,8 @@ def test_masked_pass_while_one_class_is_known(name, one_class_first_file, tmp_pa
 
 
 def assert_masked_equals_general(run, path, folder, monkeypatch):
+    """The masked pass learned every chunk, and the table, the -p lines and the saved arrays are those of the
+    general path; returns the table."""
     table, lines, arrays, learned = run_cli(run, path, folder, True, monkeypatch)
     assert learned and all(learned)  # every chunk was learned by the masked pass
     table_ref, lines_ref, arrays_ref, _ = run_cli(run, path, folder, False, monkeypatch)
@@ -142,6 +144,7 @@ def assert_masked_equals_general(run, path, folder, monkeypatch):
     assert arrays.keys() == arrays_ref.keys()
     for key in arrays:
         np.testing.assert_array_equal(arrays[key], arrays_ref[key], err_msg=key)
+    return table
 
 
 @pytest.mark.parametrize("refusal", ["label", "overflow"])

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 from sklearn.datasets import dump_svmlight_file
-from test_cli_holdout_families import assert_masked_equals_general
+from test_cli_holdout_families import RAW, assert_masked_equals_general
 
 import olearn
 from olearn.cli import cli
@@ -36,7 +36,7 @@ def multiclass_file(tmp_path_factory):
 @pytest.mark.parametrize("name", list(RUNS))
 def test_masked_averaged_pass_equals_the_general_path(name, multiclass_file, tmp_path, monkeypatch):
     path, costs = multiclass_file[:2]
-    args = ([str(costs) if a == "COSTS" else a for a in RUNS[name]], True)
+    args = ([str(costs) if a == "COSTS" else a for a in RUNS[name]], RAW)
     assert_masked_equals_general(args, path, tmp_path, monkeypatch)
 
 

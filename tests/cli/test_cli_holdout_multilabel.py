@@ -6,7 +6,7 @@ taken from ``decision_function`` over the labels known then."""
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from test_cli_holdout_families import assert_masked_equals_general
+from test_cli_holdout_families import RAW, assert_masked_equals_general
 
 import olearn
 from olearn.cli import cli
@@ -60,7 +60,7 @@ RUNS = {
 @pytest.mark.parametrize("name", list(RUNS))
 def test_masked_multilabel_pass_equals_the_general_path(name, multilabel_file, tmp_path, monkeypatch):
     path = multilabel_file[0]
-    assert_masked_equals_general((RUNS[name], True), path, tmp_path, monkeypatch)
+    assert_masked_equals_general((RUNS[name], RAW), path, tmp_path, monkeypatch)
 
 
 def test_a_refused_multilabel_chunk_leaves_the_learner_as_it_was():

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 from sklearn.datasets import dump_svmlight_file
-from test_cli_holdout_families import run_cli
+from test_cli_holdout_families import assert_masked_equals_general
 
 import olearn
 from olearn.cli import cli
@@ -91,19 +91,9 @@ REGRESSION_RUNS = {
 
 @pytest.mark.parametrize("name", list(REGRESSION_RUNS))
 def test_masked_regression_pass_equals_the_general_path(name, regression_file, tmp_path, monkeypatch):
-    path, predictions = regression_file[0], tmp_path / "p.txt"
-    # a regressor's -p writes its prediction, its raw score already (run_cli's -p adds --raw)
-    args = ([*REGRESSION_RUNS[name], "-p", str(predictions)], False)
-    table, _, arrays, learned = run_cli(args, path, tmp_path, True, monkeypatch)
-    assert learned and all(learned)
-    lines = predictions.read_text()
-    table_ref, _, arrays_ref, _ = run_cli(args, path, tmp_path, False, monkeypatch)
-    assert table == table_ref
-    assert lines == predictions.read_text() and len(lines.splitlines()) == 600
+    # a regressor's -p writes its prediction, its raw score already: no --raw
+    table = assert_masked_equals_general((REGRESSION_RUNS[name], []), regression_file[0], tmp_path, monkeypatch)
     assert "pass 3 held out: 28 examples, MAE" in table
-    assert arrays.keys() == arrays_ref.keys()
-    for key in arrays:
-        np.testing.assert_array_equal(arrays[key], arrays_ref[key], err_msg=key)
 
 
 @pytest.mark.parametrize("refusal", ["target", "overflow"])
