@@ -129,6 +129,27 @@ def _replay_seconds(server):
     return float(replayed[1]) if replayed else math.nan
 
 
+def start_both(folder, token_file, max_pending, max_batch):
+    """``olearn serve --algo pa1`` on a state folder in ``folder`` and the bare app, each on a free port:
+    ``(command, port, url, server, bare, bare_port)``, both processes running."""
+    port, bare_port = _free_port(), _free_port()
+    url = f"http://127.0.0.1:{port}"
+    command = [sys.executable, "-m", "olearn", "serve", "--algo", "pa1", "--state-dir", os.path.join(folder, "state"),
+               "--port", str(port), "--token-file", token_file, "--max-batch", str(max_batch)]
+    if max_pending is not None:
+        command += ["--max-pending", str(max_pending)]
+    bare = subprocess.Popen([sys.executable, "-c", "import sys, uvicorn; sys.path.insert(0, sys.argv[1]); "
+                             "import bench_serve; uvicorn.run(bench_serve.bare_app(), host='127.0.0.1', "
+                             "port=int(sys.argv[2]), log_level='warning', access_log=False)",
+                             str(Path(__file__).resolve().parent), str(bare_port)], stderr=subprocess.DEVNULL)
+    try:
+        server = _start(command, url)
+    except RuntimeError:
+        bare.kill()
+        raise
+    return command, port, url, server, bare, bare_port
+
+
 def bare_app():
     """The anchor: Starlette routes that read the body, decode its JSON and answer as the service does."""
     from starlette.applications import Starlette
@@ -187,22 +208,7 @@ def main():
     token_file = os.path.join(folder, "token")
     with open(token_file, "w") as fh:
         fh.write(token)
-    port = _free_port()
-    url = f"http://127.0.0.1:{port}"
-    command = [sys.executable, "-m", "olearn", "serve", "--algo", "pa1", "--state-dir", os.path.join(folder, "state"),
-               "--port", str(port), "--token-file", token_file, "--max-batch", "100"]
-    if args.max_pending is not None:
-        command += ["--max-pending", str(args.max_pending)]
-    bare_port = _free_port()
-    bare = subprocess.Popen([sys.executable, "-c", "import sys, uvicorn; sys.path.insert(0, sys.argv[1]); "
-                             "import bench_serve; uvicorn.run(bench_serve.bare_app(), host='127.0.0.1', "
-                             "port=int(sys.argv[2]), log_level='warning', access_log=False)",
-                             str(Path(__file__).resolve().parent), str(bare_port)], stderr=subprocess.DEVNULL)
-    try:
-        server = _start(command, url)
-    except RuntimeError:
-        bare.kill()
-        raise
+    command, port, url, server, bare, bare_port = start_both(folder, token_file, args.max_pending, 100)
     live_seconds = 0.0
     scenarios = [("/learn", 1), ("/learn", 100), ("/predict", 1), ("/predict", 100)]
     rows, acknowledged = [], 0

@@ -32,16 +32,14 @@ import multiprocessing
 import os
 import platform
 import secrets
-import subprocess
 import sys
 import tempfile
 import time
-from pathlib import Path
 
 import httpx
 import numpy as np
 
-from bench_serve import WORK, _client_process, _free_port, _start
+from bench_serve import WORK, _client_process, start_both
 
 _BATCH = 100
 
@@ -88,21 +86,7 @@ def main():
     token_file = os.path.join(folder, "token")
     with open(token_file, "w") as fh:
         fh.write(token)
-    port, bare_port = _free_port(), _free_port()
-    url = f"http://127.0.0.1:{port}"
-    command = [sys.executable, "-m", "olearn", "serve", "--algo", "pa1", "--state-dir", os.path.join(folder, "state"),
-               "--port", str(port), "--token-file", token_file, "--max-batch", str(_BATCH)]
-    if args.max_pending is not None:
-        command += ["--max-pending", str(args.max_pending)]
-    bare = subprocess.Popen([sys.executable, "-c", "import sys, uvicorn; sys.path.insert(0, sys.argv[1]); "
-                             "import bench_serve; uvicorn.run(bench_serve.bare_app(), host='127.0.0.1', "
-                             "port=int(sys.argv[2]), log_level='warning', access_log=False)",
-                             str(Path(__file__).resolve().parent), str(bare_port)], stderr=subprocess.DEVNULL)
-    try:
-        server = _start(command, url)
-    except RuntimeError:
-        bare.kill()
-        raise
+    _, port, url, server, bare, bare_port = start_both(folder, token_file, args.max_pending, _BATCH)
     rows = {}
     try:
         # warm-up: numba's kernels loaded, both classes known
