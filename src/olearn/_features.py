@@ -126,6 +126,14 @@ class FeatureMap:
         ``names`` given at the start only)."""
         return {name: self._columns[name] for name in self._names}
 
+    def columns_of(self, names):
+        """The columns of ``names`` as an int64 array, or None when one of them is not in the vocabulary (or the
+        map hashes)."""
+        if self.hashing:
+            return None
+        columns = np.fromiter(map(self._columns.get, names, repeat(-1)), dtype=np.int64, count=len(names))
+        return None if (columns < 0).any() else columns
+
     def name_of(self, column):
         """The name holding ``column``, or None when no name holds it."""
         return self._name_at.get(column)

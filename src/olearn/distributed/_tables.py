@@ -54,7 +54,15 @@ def table_chunk(frame, label, features, where):
     missing = np.flatnonzero(np.asarray(frame[label].isna()))
     if missing.size:
         raise ValueError(f"{where}: row {missing[0]} has no label (column {label!r} is missing)")
-    indptr, indices, data, width, _ = features.rows(frame_rows(frame.drop(columns=[label])), 0, False, False, where)
+    rows = frame.drop(columns=[label])
+    block = _number_block(rows)
+    columns = None if block is None else features.columns_of(block[0])
+    if columns is not None:  # the rows frame_rows would make, every column of each, in order: made at once
+        values = block[1]
+        indptr = np.arange(0, values.size + 1, values.shape[1], dtype=np.int64)
+        indices, data, width = np.tile(columns, values.shape[0]), values.ravel(), int(columns.max()) + 1
+    else:
+        indptr, indices, data, width, _ = features.rows(frame_rows(rows), 0, False, False, where)
     n_columns = (1 << features.n_bits) if features.hashing else features.size
     return sp.csr_matrix((data, indices, indptr), shape=(len(frame), max(width, n_columns))), np.asarray(y)
 
@@ -66,8 +74,24 @@ def names_in(frames, label, where):
         if label not in frame.columns:
             raise ValueError(f"{where}: no column named {label!r} holds the label; the columns are "
                              f"{', '.join(map(str, frame.columns))}")
-        found.rows(frame_rows(frame.drop(columns=[label])), 0, True, True, where)
+        rows = frame.drop(columns=[label])
+        block = _number_block(rows)
+        # a frame of numbers: every row holds every column, in order, so the first row places all the names
+        found.rows([dict.fromkeys(block[0], 1.0)] if block else frame_rows(rows), 0, True, True, where)
     return list(found.vocabulary())
+
+
+def _number_block(frame):
+    """``(names, values)`` of a pandas DataFrame of features whose columns are all NumPy number columns (not
+    booleans) named by distinct ``str`` and whose values are all finite, as one float64 array of its rows:
+    every row :func:`~olearn._learner.frame_rows` reads from it is then each column's name and plain number, in
+    the order of the columns; None for any other frame (or one of no rows), which is read row by row."""
+    names = list(frame.columns)
+    if (not len(frame) or not names or len(set(names)) < len(names) or any(type(name) is not str for name in names)
+            or any(not isinstance(dtype, np.dtype) or dtype.kind not in "iuf" for dtype in frame.dtypes)):
+        return None
+    values = frame.to_numpy(dtype=np.float64)
+    return (names, values) if np.isfinite(values).all() else None
 
 
 @dataclass(frozen=True)
