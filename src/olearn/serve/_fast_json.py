@@ -20,20 +20,18 @@ import re
 
 from .._lazy import LazyModule
 from ._requests import _SURROGATE_ESCAPE, parse_json
+from ._wal import long_digits
 
 orjson = LazyModule("orjson")  # the serve extra's, imported when a service decodes a body
 
 _KEY_END = re.compile(rb'"[ \t\n\r]*:')
-# every digit read as "0", anything else as a space: a run of 19 digits is then a run of 19 "0"
-_DIGITS_AS_ZEROS = bytes(b"0"[0] if b"0"[0] <= byte <= b"9"[0] else b" "[0] for byte in range(256))
-_LONG_NUMBER = b"0" * 19
 _CONTAINERS = {dict, list}
 
 
 def parse_json_fast(body):
     """:func:`~olearn.serve._requests.parse_json` of the bytes ``body``: the same document, or the same error, by
     orjson when it reads the body as :mod:`json` does (see the module's docstring)."""
-    if _SURROGATE_ESCAPE.search(body) is None and _LONG_NUMBER not in body.translate(_DIGITS_AS_ZEROS):
+    if _SURROGATE_ESCAPE.search(body) is None and not long_digits(body):
         try:
             document = orjson.loads(body)
         except ValueError:  # orjson.JSONDecodeError: parse_json names the fault

@@ -19,30 +19,22 @@ import os
 import struct
 import zlib
 
-import numpy as np
-
 from .._lazy import LazyModule
 from ..exceptions import OlearnError
 
 orjson = LazyModule("orjson")  # the serve extra's, imported when a service writes
 
 _HEADER = struct.Struct("<II")
-# the bytes that are ASCII digits
-_DIGIT = np.zeros(256, dtype=bool)
-_DIGIT[ord("0"):ord("9") + 1] = True
+# every digit read as "0", any other byte as a space: a run of 19 digits is then a run of 19 "0"
+_DIGITS_AS_ZEROS = bytes(b"0"[0] if b"0"[0] <= byte <= b"9"[0] else b" "[0] for byte in range(256))
 # the shortest run of digits that may write an integer past 64 bits
-_LONG_RUN = 19
+_LONG_NUMBER = b"0" * 19
 
 
 def long_digits(payload):
     """Whether the bytes ``payload`` hold a run of 19 digits or more: a number that orjson may read otherwise than
-    Python (an integer past 64 bits as a float), or such a run in a string. One NumPy pass: the gaps between the
-    bytes that are not digits."""
-    stops = np.flatnonzero(~_DIGIT[np.frombuffer(payload, dtype=np.uint8)])
-    if not stops.size:
-        return len(payload) >= _LONG_RUN
-    return bool(stops[0] >= _LONG_RUN or len(payload) - 1 - stops[-1] >= _LONG_RUN
-                or (np.diff(stops) > _LONG_RUN).any())
+    Python (an integer past 64 bits as a float), or such a run in a string. Two C-level passes over the bytes."""
+    return _LONG_NUMBER in payload.translate(_DIGITS_AS_ZEROS)
 
 
 def json_bytes(value):
