@@ -150,6 +150,50 @@ def test_r2_undefined_cases_follow_sklearn():
     assert M.R2().update(2.0, 1.0).update(2.0, 2.0).get() == skm.r2_score([2, 2], [1, 2]) == 0.0
 
 
+def constant_target_r2(t, p, w):
+    """R2 of a window whose weighted targets are one value, by scikit-learn's rule: 1.0 if all exact, else 0.0."""
+    weighted = w > 0
+    return 1.0 if np.array_equal(t[weighted], p[weighted]) else 0.0
+
+
+def test_rolling_r2_of_a_constant_window_after_reverts_follows_sklearns_rule():
+    # targets near 1e6 leave rounding in the running mean and sums when rounds leave the window; in a window whose
+    # weighted targets are one value (spread 0), that rounding decided the value: -1.7e8 for 0, or 0 for 1
+    rng = np.random.default_rng(3)
+    checked = 0
+    for _ in range(200):
+        rolling, rows = M.Rolling(M.R2(), window=3), []
+        for _ in range(12):
+            y = rows[-1][0] if rows and rng.random() < 0.5 else 1e6 + rng.normal(0.0, 50.0)
+            p = y if rng.random() < 0.5 else y + rng.normal(0.0, 1.0)
+            rows.append((y, p, float(rng.integers(0, 2))))
+            rolling.update(*rows[-1])
+            t, q, w = (np.array(column) for column in zip(*rows[-3:]))
+            if len(t) >= 2 and w.sum() > 0 and len(set(t[w > 0].tolist())) == 1:
+                assert rolling.get() == constant_target_r2(t, q, w), rows[-3:]
+                checked += 1
+    assert checked > 300
+
+
+def test_rolling_r2_window_with_one_exact_weighted_round_is_one():
+    # as the streaming-metrics fuzz found: only the weighted round counts, and it is predicted exactly (the rounding
+    # the earlier rounds left in the residual sum made it 0.0)
+    rolling = M.Rolling(M.R2(), window=3)
+    for y, p, w in [(999975.35, 999976.73, 1.0), (1000002.75, 1000002.82, 1.0), (1000010.38, 1000010.16, 0.0),
+                    (999934.48, 999934.48, 1.0), (999970.81, 999970.81, 0.0), (1000094.29, 1000094.29, 0.0)]:
+        rolling.update(y, p, w)
+    assert rolling.get() == 1.0
+
+
+def test_r2_reverted_to_a_constant_target_reads_zero_spread():
+    # without a window to add afresh, a spread within the rounding reverts leave is a constant target's
+    r2 = M.R2()
+    for y, p in [(1000070.8, 1000071.0), (1000067.2, 1000066.7), (1000070.8, 1000072.0)]:
+        r2.update(y, p)
+    r2.revert(1000067.2, 1000066.7)  # was -7.1e9
+    assert r2.get() == skm.r2_score([1000070.8, 1000070.8], [1000071.0, 1000072.0]) == 0.0
+
+
 def all_metrics():
     """Each metric with a stream of its kind: (metric, y_true, y_pred, weights, scikit-learn's value of a slice)."""
     y, p, w = stream(11, k=3, n=40)

@@ -107,6 +107,10 @@ class Metric:
         """Add (sign 1) or remove (sign -1) one checked round."""
         raise NotImplementedError
 
+    def _unsettled(self):
+        """True when the rounding reverts left may decide the value (:class:`Rolling` then adds its rounds afresh)."""
+        return False
+
     # -- the batch path of olearn.run ---------------------------------------------
 
     def _values_at(self, y_true, y_pred, ends):

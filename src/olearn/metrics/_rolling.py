@@ -15,7 +15,9 @@ class Rolling(Metric):
     Each ``update`` adds the round to ``metric`` and, once the window is full,
     reverts the round that leaves it. ``metric`` is updated in place and must
     be fresh (no round seen). A window cannot take a round back: the round it
-    let go of is gone, so ``revert`` raises.
+    let go of is gone, so ``revert`` raises. When the rounding that reverts
+    leave could decide the value (:class:`~olearn.metrics.R2` of a window
+    whose targets are constant), reading it adds the window's rounds afresh.
 
     >>> from olearn.metrics import Accuracy, Rolling
     >>> m = Rolling(Accuracy(), window=2)
@@ -67,6 +69,10 @@ class Rolling(Metric):
         raise ValueError(f"{self.name}: a window cannot take a round back (the round it let go of is gone)")
 
     def get(self):
+        if self.metric._unsettled():
+            self.metric._reset()
+            for round_ in self._rounds:
+                self.metric.update(*round_)
         return self.metric.get()
 
     def _values_at(self, y_true, y_pred, ends):
