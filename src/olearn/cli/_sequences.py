@@ -105,14 +105,14 @@ class SequenceSource:
 
 def source_for_model(model, model_path, file, fmt, bits, chunk_size, labelled):
     """FILE read as the CoNLL training file of MODEL was (its hashing bits), refused if it is in another format."""
-    from ._predict import check_layout
+    from ._as_trained import check_layout
 
     trained = read_input_info(model_path)
     source = SequenceSource(file, fmt, bits, chunk_size, labelled)
     if "format" in trained:
         check_layout(model_path, trained, source, bits is not None)
     else:
-        from ._predict import _bits_of
+        from ._as_trained import _bits_of
 
         trained_bits = model.n_bits if model.n_bits is not None else _bits_of(model)
         if trained_bits is None:
