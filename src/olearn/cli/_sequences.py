@@ -359,7 +359,7 @@ def compare_sequences(p, algos_given, start):
 
     import olearn
 
-    from ._compare import PLOT_SUFFIXES, MistakeTrace
+    from ._mistake_trace import PLOT_SUFFIXES, MistakeTrace
 
     _refuse(p, ("n_features", "zero_based", "label_column", "delimiter", "costs_path"))
     if algos_given:
