@@ -196,7 +196,7 @@ def new_learner(algo, hyperparameters, fit_intercept, bits):
 def run_sequences(p, start):
     """``olearn run`` on a CoNLL file (``p``: the command's parameters by name)."""
     from ._resume import check_vw_flags, echo_stderr, resumed_model
-    from ._run import _holdout_period
+    from ._holdout import _holdout_period
 
     algo, files, passes = p["algo"], p["files"], p["passes"]
     hyperparameters = collect_hyperparameters(p["C"], p["eta"], p["loss"], p["schedule"], p["radius"], p["settings"])
