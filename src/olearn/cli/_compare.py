@@ -24,9 +24,9 @@ from ._learners import (
     parse_algorithm_list,
     task_of,
 )
-from ._mistake_trace import PLOT_SUFFIXES, MistakeTrace
+from ._mistake_trace import MistakeTrace, check_plot_and_csv
 from ._report import Progress, table_console
-from ._source import DataSource, IndexBase, check_writable, data_options, file_argument
+from ._source import DataSource, IndexBase, data_options, file_argument
 from ._tasks import task_named
 
 CSV_COLUMNS = ("algorithm", "settings", "examples", "mistakes", "mistake_rate", "average_loss", "updates", "seconds")
@@ -103,11 +103,7 @@ def compare_command(algos, task_name, C, eta, loss, schedule, radius, fit_interc
     entries = None if algos is None else parse_algorithm_list(algos)
     task_name = _chosen_task(entries, task_name, costs_path)
     common = collect_hyperparameters(C, eta, loss, schedule, radius, settings)
-    for path, what in ((plot, "--plot"), (csv_path, "--csv")):
-        if path is not None:
-            check_writable(path, what)
-    if plot is not None and os.path.splitext(plot)[1].lower() not in PLOT_SUFFIXES:
-        raise click.BadParameter(f"{plot!r}: name a file ending in {', '.join(PLOT_SUFFIXES)}", param_hint="'--plot'")
+    check_plot_and_csv(plot, csv_path)
     if entries is not None:
         _check_entries(entries, common, fit_intercept)
     if task_name is not None:

@@ -1,11 +1,24 @@
-"""``olearn compare --plot``: the cumulative mistakes of each learner, traced in bounded memory, and the image files
-the plot may be written to. Shared by the comparison of rows and of sequences (:mod:`olearn.cli._sequences`)."""
+"""``olearn compare --plot``: the cumulative mistakes of each learner, traced in bounded memory, and the files
+``--plot`` and ``--csv`` may write. Shared by the comparison of rows and of sequences (:mod:`olearn.cli._sequences`)."""
 
+import os
+
+import click
 import numpy as np
 
+from ._source import check_writable
 from ._tasks import task_named
 
 PLOT_SUFFIXES = (".png", ".pdf", ".svg", ".jpg", ".jpeg")
+
+
+def check_plot_and_csv(plot, csv_path):
+    """Usage errors of ``--plot`` and ``--csv``: a file that cannot be written, an image of a kind not drawn."""
+    for path, what in ((plot, "--plot"), (csv_path, "--csv")):
+        if path is not None:
+            check_writable(path, what)
+    if plot is not None and os.path.splitext(plot)[1].lower() not in PLOT_SUFFIXES:
+        raise click.BadParameter(f"{plot!r}: name a file ending in {', '.join(PLOT_SUFFIXES)}", param_hint="'--plot'")
 
 
 class MistakeTrace:

@@ -359,7 +359,7 @@ def compare_sequences(p, algos_given, start):
 
     import olearn
 
-    from ._mistake_trace import PLOT_SUFFIXES, MistakeTrace
+    from ._mistake_trace import MistakeTrace, check_plot_and_csv
 
     _refuse(p, ("n_features", "zero_based", "label_column", "delimiter", "costs_path"))
     if algos_given:
@@ -375,11 +375,7 @@ def compare_sequences(p, algos_given, start):
     check_some_takes(common, [algo for _, algo, _ in entries])
     check_conditions(entries, common)
     plot, csv_path = p["plot"], p["csv_path"]
-    for path, what in ((plot, "--plot"), (csv_path, "--csv")):
-        if path is not None:
-            check_writable(path, what)
-    if plot is not None and os.path.splitext(plot)[1].lower() not in PLOT_SUFFIXES:
-        raise click.BadParameter(f"{plot!r}: name a file ending in {', '.join(PLOT_SUFFIXES)}", param_hint="'--plot'")
+    check_plot_and_csv(plot, csv_path)
     source = SequenceSource(p["file"], p["fmt"], p["bits"], p["chunk_size"])
     source.require_conll(f"--algos {','.join(label for label, _, _ in entries)}")
     learners = {label: new_learner(algo, {**common, **own}, p["fit_intercept"], source.bits)
