@@ -1,6 +1,6 @@
 """``olearn run --passes N`` with a hold-out: each learner's masked pass against the general path, byte for byte.
 
-The reference semantics is the general path of :func:`olearn.cli._run._learn_chunk`
+The reference semantics is the general path of :func:`olearn.cli._chunk_learning._learn_chunk`
 (each run of learned rows learned by ``olearn.run``, each held-out row
 predicted by ``predict`` at its moment; :mod:`olearn.cli._holdout`), taken by
 the same command with :meth:`HeldOut.learn_masked` declining every chunk. The

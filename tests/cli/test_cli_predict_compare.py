@@ -9,7 +9,8 @@ from sklearn.datasets import dump_svmlight_file
 
 import olearn
 from olearn.cli import cli
-from olearn.cli._compare import CSV_COLUMNS, MistakeTrace
+from olearn.cli._compare import CSV_COLUMNS
+from olearn.cli._mistake_trace import MistakeTrace
 
 
 @pytest.fixture

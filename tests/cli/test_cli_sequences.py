@@ -309,6 +309,13 @@ def test_compare_runs_the_sequence_learners_on_a_conll_file(tmp_path):
     assert plot.read_bytes().startswith(b"\x89PNG") and f"plot written to {plot}" in result.stdout
 
 
+def test_compare_refuses_a_plot_that_is_no_image_as_on_rows(train, tmp_path):
+    result = invoke("compare", "--plot", tmp_path / "errors.txt", train)
+    assert result.exit_code == 2 and not (tmp_path / "errors.txt").exists()
+    assert f"Invalid value for '--plot': '{tmp_path / 'errors.txt'}': name a file ending in .png, .pdf, .svg, .jpg, " \
+           ".jpeg" in result.stderr
+
+
 def test_input_from_stdin(train):
     with open(train, "rb") as f:
         result = invoke("run", "--quiet", "-a", "pa1-sequence", "--format", "conll", "--bits", BITS, "-", input=f.read())

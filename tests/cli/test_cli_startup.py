@@ -97,7 +97,8 @@ def test_without_an_interrupt_the_same_script_runs_the_command(train):
 NOT_NEEDED_BY_A_BINARY_RUN = (
     "sklearn", "scipy.sparse", "scipy.stats", "scipy.optimize", "matplotlib", "dask", "urllib.request",
     "olearn.cli._compare", "olearn.cli._serve", "olearn.cli._demo", "olearn.cli._reproduce", "olearn.cli._cached",
-    "olearn.cli._predict", "olearn.cli._sequences", "olearn.cli._sequence_report", "olearn.cli._costs",
+    "olearn.cli._predict", "olearn.cli._as_trained", "olearn.cli._sequences", "olearn.cli._sequence_report",
+    "olearn.cli._costs",
     "olearn.sequence", "olearn.multiclass", "olearn.multilabel", "olearn.uniclass", "olearn.second_order",
     "olearn.quasi_additive", "olearn.dual", "olearn.compose", "olearn.preprocessing", "olearn.bounds",
     "olearn.distributed", "olearn.serve", "olearn.plots", "olearn.experiments",

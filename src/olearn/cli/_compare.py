@@ -24,90 +24,12 @@ from ._learners import (
     parse_algorithm_list,
     task_of,
 )
+from ._mistake_trace import MistakeTrace, check_plot_and_csv
 from ._report import Progress, table_console
-from ._source import DataSource, IndexBase, check_writable, data_options, file_argument
+from ._source import DataSource, IndexBase, data_options, file_argument
 from ._tasks import task_named
 
-PLOT_SUFFIXES = (".png", ".pdf", ".svg", ".jpg", ".jpeg")
 CSV_COLUMNS = ("algorithm", "settings", "examples", "mistakes", "mistake_rate", "average_loss", "updates", "seconds")
-
-
-class MistakeTrace:
-    """Cumulative mistakes of a long stream, sampled so that memory stays bounded.
-
-    Every round is kept until ``capacity`` points are held; then every other
-    point is dropped and the sampling stride doubles, so the trace always
-    spans the whole stream with between capacity/2 and capacity points.
-    """
-
-    def __init__(self, capacity=20_000, task=None):
-        self.task = task_named("binary") if task is None else task
-        self.extras = np.zeros(self.task.n_extras)
-        self.capacity = capacity
-        self.stride = 1
-        self._rounds = []
-        self._mistakes = []
-        self._held = 0
-        self.n_rounds = 0
-        self.n_mistakes = 0
-        self.n_updates = 0
-        self.cumulative_loss = 0.0
-
-    def add(self, result, y=None, model=None):
-        """Count ``result``, the rounds of the labels ``y`` learned by ``model`` (needed by the task's extras)."""
-        n = result.n_rounds
-        if self.task.n_extras:
-            self.extras = self.extras + self.task.extras(result, y, model).sum(axis=0)
-        if n:
-            first = (-self.n_rounds) % self.stride  # first index in this chunk on the stride grid
-            picked = np.arange(first, n, self.stride)
-            self._rounds.append(self.n_rounds + picked + 1)
-            self._mistakes.append(self.n_mistakes + result.cumulative_mistakes[picked])
-            self._held += picked.size
-            while self._held > self.capacity:
-                self._thin()
-        self.n_rounds += n
-        self.n_mistakes += result.n_mistakes
-        self.n_updates += result.n_updates
-        self.cumulative_loss += result.cumulative_loss
-
-    def _thin(self):
-        rounds, mistakes = np.concatenate(self._rounds), np.concatenate(self._mistakes)
-        self.stride *= 2
-        keep = (rounds - 1) % self.stride == 0
-        self._rounds, self._mistakes = [rounds[keep]], [mistakes[keep]]
-        self._held = int(keep.sum())
-
-    def _points(self):
-        """The sampled (rounds, cumulative mistakes), always ending with the last round."""
-        rounds = np.concatenate(self._rounds) if self._rounds else np.empty(0, dtype=np.int64)
-        mistakes = np.concatenate(self._mistakes) if self._mistakes else np.empty(0, dtype=np.int64)
-        if self.n_rounds and (rounds.size == 0 or rounds[-1] != self.n_rounds):
-            rounds = np.append(rounds, self.n_rounds)
-            mistakes = np.append(mistakes, self.n_mistakes)
-        return rounds, mistakes
-
-    @property
-    def rounds(self):
-        """1-based round of each sampled point."""
-        return self._points()[0]
-
-    @property
-    def cumulative_mistakes(self):
-        """Mistakes up to and including each sampled round."""
-        return self._points()[1]
-
-    @property
-    def mistake_rate(self):
-        return self.n_mistakes / self.n_rounds if self.n_rounds else 0.0
-
-    @property
-    def average_loss(self):
-        return self.cumulative_loss / self.n_rounds if self.n_rounds else 0.0
-
-    def summary(self):
-        """The task's (name, value) totals, as ``olearn run`` prints them."""
-        return self.task.summary(self.n_rounds, self.n_mistakes, self.cumulative_loss, self.extras)
 
 
 @cli.command("compare", short_help="Compare several learners on one stream (table, plot, CSV).")
@@ -181,11 +103,7 @@ def compare_command(algos, task_name, C, eta, loss, schedule, radius, fit_interc
     entries = None if algos is None else parse_algorithm_list(algos)
     task_name = _chosen_task(entries, task_name, costs_path)
     common = collect_hyperparameters(C, eta, loss, schedule, radius, settings)
-    for path, what in ((plot, "--plot"), (csv_path, "--csv")):
-        if path is not None:
-            check_writable(path, what)
-    if plot is not None and os.path.splitext(plot)[1].lower() not in PLOT_SUFFIXES:
-        raise click.BadParameter(f"{plot!r}: name a file ending in {', '.join(PLOT_SUFFIXES)}", param_hint="'--plot'")
+    check_plot_and_csv(plot, csv_path)
     if entries is not None:
         _check_entries(entries, common, fit_intercept)
     if task_name is not None:

@@ -8,7 +8,7 @@ before, so those predictions are written: for each shard, in the order of the
 shards (files in order, byte ranges in order), the lines the serial command
 line writes for that shard alone from the same model (held-out rows
 predicted, not learned). They are computed by one more pass on the workers,
-the serial chunk loop of ``olearn run`` (:func:`olearn.cli._run._learn_chunk`)
+the serial chunk loop of ``olearn run`` (:func:`olearn.cli._chunk_learning._learn_chunk`)
 over each shard; only the lines come back to the client.
 
 ``-t -i MODEL`` (test only) runs the same loop with the model frozen: each
@@ -50,7 +50,7 @@ def shard_prediction_lines(job, shard, values=(), holdout_every=None):
     runs on a worker. Returns (its prediction lines, its totals: mistakes, loss, updates, rounds)."""
     from ._holdout import HeldOut
     from ._report import ProgressiveTable
-    from ._run import _learn_chunk
+    from ._chunk_learning import _learn_chunk
 
     est, task, raw, test_only = job
     est = copy.deepcopy(est)

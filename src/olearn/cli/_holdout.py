@@ -16,9 +16,24 @@ multiclass, cost-sensitive, regression, uniclass and multilabel learners, and a
 held-out ones apart (:meth:`HeldOut.segments`), with the same results.
 """
 
+import click
 import numpy as np
 
 DEFAULT_HOLDOUT_PERIOD = 10
+
+
+def _holdout_period(every, off, passes):
+    """The K of ``--holdout-every`` that applies (None: no example is held out), as Vowpal Wabbit decides it."""
+    if passes == 1:
+        if every is not None:
+            raise click.UsageError("--holdout-every holds examples out of --passes N > 1; with one pass every "
+                                   "example is predicted before it is learned (progressive validation)")
+        return None
+    if off:
+        if every is not None:
+            raise click.UsageError("--holdout-every and --holdout-off contradict each other")
+        return None
+    return DEFAULT_HOLDOUT_PERIOD if every is None else every
 
 
 class HeldOut:

@@ -52,7 +52,7 @@ def write_invert_hash(path, model, info):
     """Write ``model``'s non-zero weights to ``path``, one ``name:column:weight`` line per name kept
     (``name[class]`` for a class's prototype), largest weights first; a column without a name is written by
     its number alone."""
-    from ._inspect import describe
+    from ._model_description import describe
     from ._output import OutputFile
 
     description = describe(model, info, top=None)

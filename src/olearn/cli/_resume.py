@@ -148,9 +148,9 @@ def resumed_source(model, model_path, file, fmt, zero_based, n_features, bits, c
     """FILE read as the training data of ``-i MODEL`` were, and refused if its layout is not the model's.
 
     The same reading and the same check as ``olearn predict``
-    (:func:`olearn.cli._predict.source_as_trained`).
+    (:func:`olearn.cli._as_trained.source_as_trained`).
     """
-    from ._predict import source_as_trained
+    from ._as_trained import source_as_trained
     from ._scaling import learner_of
     from ._tasks import fixed_dimension
 

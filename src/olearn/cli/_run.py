@@ -26,10 +26,11 @@ from ._learners import (
     parse_value,
     task_of,
 )
-from ._resume import FrozenResult, PredictionWriter, check_vw_flags, echo_stderr, resumed_model, resumed_source
+from ._resume import PredictionWriter, check_vw_flags, echo_stderr, resumed_model, resumed_source
 from ._interrupt import HeldInterrupts, saved_if_interrupted
 from ._link import CALIBRATED, check_logistic_link
-from ._holdout import DEFAULT_HOLDOUT_PERIOD, HeldOut, label_rows
+from ._holdout import HeldOut, _holdout_period
+from ._chunk_learning import _learn_chunk
 from ._namespace_options import namespace_options
 from ._names import check_names_source, check_names_wanted, kept_names, write_invert_hash
 from ._report import Progress, ProgressiveTable, echo_stdout, summary_lines
@@ -437,73 +438,6 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
         click.echo(str(bound_report(est, X, y, result)), err=to_stderr)
 
 
-def _holdout_period(every, off, passes):
-    """The K of ``--holdout-every`` that applies (None: no example is held out), as Vowpal Wabbit decides it."""
-    if passes == 1:
-        if every is not None:
-            raise click.UsageError("--holdout-every holds examples out of --passes N > 1; with one pass every "
-                                   "example is predicted before it is learned (progressive validation)")
-        return None
-    if off:
-        if every is not None:
-            raise click.UsageError("--holdout-every and --holdout-off contradict each other")
-        return None
-    return DEFAULT_HOLDOUT_PERIOD if every is None else every
-
-
-def _learn_chunk(est, chunk, held_out, table, source, interrupts, writer, test_only, costs):
-    """Predict then learn the rows of a chunk in order; held-out rows are only predicted, and counted apart.
-
-    A learner whose pass takes the held-out rows as a mask learns the chunk in
-    one pass (:meth:`HeldOut.learn_masked`); the others, one run of rows
-    between two held-out ones at a time.
-
-    ``y`` is None for a uniclass learner, whose examples are the rows of X.
-    """
-    import olearn
-
-    X, y, weight = chunk
-    n = X.shape[0]
-    first = held_out.position
-    learned = held_out.learned_rows(n)
-    if costs is not None:
-        with source.locating(first):
-            costs.check_labels(y)
-    if not test_only:
-        _declare_binary_classes(est, y, learned)
-    if learned is not None and not test_only:
-        y = label_rows(y)
-        with interrupts.held(), source.locating(first):
-            masked = held_out.learn_masked(est, X, y, weight)
-            if masked is not None:
-                result, every_row = masked
-                table.add(result, None if y is None else y[learned], est)
-                if writer is not None:
-                    writer.write(every_row, est)
-                return
-    for lo, hi, held in held_out.segments(n):
-        if held:
-            with interrupts.held(), source.locating(first + lo):
-                y_held = None if y is None else y[lo:hi]
-                result = FrozenResult(est, X[lo:hi], y_held, table.task)
-                held_out.add(result, y_held, est)
-                if writer is not None:
-                    writer.write(result, est)
-            continue
-        segment = (X, y, weight) if (lo, hi) == (0, n) else (
-            X[lo:hi], None if y is None else y[lo:hi], None if weight is None else weight[lo:hi])
-        for X_piece, y_piece, weight_piece in table.pieces(*segment):
-            with interrupts.held(), source.locating(first + lo):
-                if test_only:
-                    result = FrozenResult(est, X_piece, y_piece, table.task)
-                else:
-                    result = olearn.run(est, X_piece, y_piece, sample_weight=weight_piece)
-                table.add(result, y_piece, est)
-                if writer is not None:
-                    writer.write(result, est)
-            lo += X_piece.shape[0]
-
-
 def _costs_of(algo, costs_path, initial_model, model):
     """The :class:`~olearn.cli._costs.Costs` of ``--costs FILE`` or of the cost-sensitive model of ``-i`` (None for
     other learners); a usage error where ``--costs`` does not apply or is missing."""
@@ -534,24 +468,6 @@ def _check_fixed_dimension(algo, task, source):
     if not task.reads_labels and source.format == "libsvm" and source.model_n_features is None:
         raise click.UsageError(f"--algo {algo} needs the dimension of its vectors up front, and a LIBSVM file read "
                                "in chunks does not tell it: give --n-features D (CSV and VW files fix it)")
-
-
-def _declare_binary_classes(est, y, learned):
-    """Let a binary learner know both classes of a chunk before its first row, as ``olearn.run`` on the chunk does.
-
-    The chunk is learned in pieces cut at the table's rows (1, 2, 4, ...
-    examples), and ``olearn.run`` on a piece would know only the classes of
-    that piece: before the second class arrives, its predictions and scores
-    would be those of a learner that knows one class (docs/streams.md), and
-    the file's results would depend on where the rows of the table fall.
-    """
-    if getattr(est, "_task", None) != "binary":
-        return
-    y = y if learned is None else y[learned]  # the rows learned, not held out
-    known = getattr(est, "classes_", np.empty(0))
-    classes = np.union1d(known, y) if len(known) else np.unique(y)
-    if len(known) < 2 and len(classes) == 2:
-        est.partial_fit(np.empty((0, getattr(est, "n_features_in_", 0))), [], classes=classes)
 
 
 def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, zero_based, n_features, bits, chunk_size,

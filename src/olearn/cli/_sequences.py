@@ -18,6 +18,8 @@ import numpy as np
 from .._persistence import read_input_info
 from .._persistence import save as save_model
 from ..data import _io
+from ._as_trained import _bits_of, check_layout
+from ._holdout import _holdout_period
 from ._interrupt import HeldInterrupts, saved_if_interrupted
 from ._learners import (
     SEQUENCES,
@@ -29,7 +31,9 @@ from ._learners import (
     make_estimator,
     parse_algorithm_list,
 )
+from ._mistake_trace import MistakeTrace, check_plot_and_csv
 from ._report import Progress, echo_stdout, table_console
+from ._resume import check_vw_flags, echo_stderr, resumed_model
 from ._sequence_report import HeldOutSequences, Rounds, SequenceTable, TagWriter, Totals, summary_lines
 from ._source import DEFAULT_BITS, check_writable, opened_input
 
@@ -105,15 +109,11 @@ class SequenceSource:
 
 def source_for_model(model, model_path, file, fmt, bits, chunk_size, labelled):
     """FILE read as the CoNLL training file of MODEL was (its hashing bits), refused if it is in another format."""
-    from ._predict import check_layout
-
     trained = read_input_info(model_path)
     source = SequenceSource(file, fmt, bits, chunk_size, labelled)
     if "format" in trained:
         check_layout(model_path, trained, source, bits is not None)
     else:
-        from ._predict import _bits_of
-
         trained_bits = model.n_bits if model.n_bits is not None else _bits_of(model)
         if trained_bits is None:
             raise ValueError(f"{model_path} does not record how its training data were read (saved by the library), "
@@ -195,9 +195,6 @@ def new_learner(algo, hyperparameters, fit_intercept, bits):
 
 def run_sequences(p, start):
     """``olearn run`` on a CoNLL file (``p``: the command's parameters by name)."""
-    from ._resume import check_vw_flags, echo_stderr, resumed_model
-    from ._run import _holdout_period
-
     algo, files, passes = p["algo"], p["files"], p["passes"]
     hyperparameters = collect_hyperparameters(p["C"], p["eta"], p["loss"], p["schedule"], p["radius"], p["settings"])
     check_vw_flags(algo, p["initial_model"], p["test_only"], p["predictions"], p["raw"], p["save"], passes, p["bound"])
@@ -359,8 +356,6 @@ def compare_sequences(p, algos_given, start):
 
     import olearn
 
-    from ._compare import PLOT_SUFFIXES, MistakeTrace
-
     _refuse(p, ("n_features", "zero_based", "label_column", "delimiter", "costs_path"))
     if algos_given:
         entries = parse_algorithm_list(p["algos"])
@@ -375,11 +370,7 @@ def compare_sequences(p, algos_given, start):
     check_some_takes(common, [algo for _, algo, _ in entries])
     check_conditions(entries, common)
     plot, csv_path = p["plot"], p["csv_path"]
-    for path, what in ((plot, "--plot"), (csv_path, "--csv")):
-        if path is not None:
-            check_writable(path, what)
-    if plot is not None and os.path.splitext(plot)[1].lower() not in PLOT_SUFFIXES:
-        raise click.BadParameter(f"{plot!r}: name a file ending in {', '.join(PLOT_SUFFIXES)}", param_hint="'--plot'")
+    check_plot_and_csv(plot, csv_path)
     source = SequenceSource(p["file"], p["fmt"], p["bits"], p["chunk_size"])
     source.require_conll(f"--algos {','.join(label for label, _, _ in entries)}")
     learners = {label: new_learner(algo, {**common, **own}, p["fit_intercept"], source.bits)
