@@ -5,7 +5,7 @@ import math
 import numpy as np
 from scipy.optimize import minimize_scalar
 
-from ._report import SQUARED_LOSS, BoundReport, BoundRow
+from ._report_rows import SQUARED_LOSS, BoundReport, BoundRow
 from ._sequence import SequenceTerms
 
 PA_SEQUENCE = "Crammer et al. 2006, Sec. 9 with Thm. 2 (PA sequences, separable)"
