@@ -22,6 +22,7 @@ GROUPS = [
     ("",),
     ("_kernels",),
     ("bounds",),
+    ("compose", "preprocessing"),
     ("data",),
     ("dual",),
     ("evaluate",),

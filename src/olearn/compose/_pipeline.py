@@ -1,12 +1,12 @@
 """Pipelines: online transformers chained before a learner, run in the honest progressive order."""
 
-import functools
 import math
 import warnings
 
 import numpy as np
 import scipy.sparse as sp
 
+from .._batch_rows import _is_frame, batch_rows, column_key
 from .._estimator import Estimator, only_when, wrapper
 from ..exceptions import PartialUpdateError
 from .._features import FeatureMap
@@ -14,11 +14,8 @@ from .._held_out import CHUNK_REFUSALS
 from .._learner import OnlineLearner, _first_rows
 from .._params import Interval, NoneOr, check_params
 from .._validation import check_row
-from ..preprocessing._base import ColumnTransformer, Transformer, _key
-from ..preprocessing._encode import FeatureHasher, OneHotEncoder
-from ..preprocessing._interactions import Interactions
-from ..preprocessing._rows import _is_frame, batch_rows
 from ._saving import pipeline_contents, pipeline_from_file
+from ._step import Step
 
 
 class _Plan:
@@ -329,7 +326,7 @@ class Pipeline(Estimator):
                     )
                 learner = step
                 continue
-            if not isinstance(step, Transformer):
+            if not isinstance(step, Step):
                 where = "the last step" if last else f"step {name!r}"
                 raise TypeError(
                     f"Pipeline: {where} is a {type(step).__name__}; "
@@ -342,27 +339,14 @@ class Pipeline(Estimator):
                     f"Pipeline: step {name!r} ({type(step).__name__}) acts on the names of the features and comes "
                     f"after {scalers[-1][0]!r}, which acts on their values; put the encoders and the hasher first"
                 )
-            if isinstance(step, FeatureHasher):
-                if n_bits is not None:
-                    raise ValueError(
-                        f"Pipeline: step {name!r} hashes the names into 2**{step.n_bits} columns, and "
-                        + ("another FeatureHasher does too" if self.n_bits is None else f"n_bits={self.n_bits} too")
-                        + "; say it once"
-                    )
-                n_bits = step.n_bits
-            elif isinstance(step, OneHotEncoder):
-                if n_bits is not None and self.n_bits is None:
-                    raise ValueError(f"Pipeline: step {name!r} one-hot encodes after a FeatureHasher; encode first")
-                if step.features is not None:
-                    features.append(functools.partial(OneHotEncoder._encode, features=tuple(step.features)))
-            elif isinstance(step, Interactions):
-                if n_bits is not None and self.n_bits is None:
-                    raise ValueError(f"Pipeline: step {name!r} crosses names after a FeatureHasher; cross first")
-                features.append(step._crossed)
-            elif isinstance(step, ColumnTransformer):
+            if step._acts_on_names:
+                encode, n_bits = step._names_in_plan(name, n_bits, self.n_bits)
+                if encode is not None:
+                    features.append(encode)
+            else:
                 scalers.append((name, step))
         plan = _Plan(key, tuple(features), n_bits, tuple(step for _, step in scalers), learner, _locks_of(steps),
-                     any(isinstance(step, Interactions) for _, step in steps))
+                     any(step._crosses_names for _, step in steps if isinstance(step, Step)))
         self._plan_cache = plan
         return plan
 
@@ -443,7 +427,7 @@ class Pipeline(Estimator):
             seen, stats = step._state()
             bad = step._transform_kernel(indices, data, stats, seen, settings, out)
             if bad >= 0:
-                raise step._overflow(_key(fm, new, indices[bad]), data[bad], "its transform")
+                raise step._overflow(column_key(fm, new, indices[bad]), data[bad], "its transform")
             inputs.append((step, data, settings))
             data = out
         return inputs, data
@@ -578,7 +562,7 @@ class Pipeline(Estimator):
         fm = self.feature_map_ if self._is_started() else FeatureMap(n_bits=plan.n_bits)
         indices, data, _, new = self._convert(x, plan, fm, True)
         _, data = self._transform_row(plan, indices, data, fm, new)
-        return {_key(fm, new, j): value for j, value in zip(indices.tolist(), data.tolist())}
+        return {column_key(fm, new, j): value for j, value in zip(indices.tolist(), data.tolist())}
 
     def _learn_transformers(self, x):
         plan = self._plan()
@@ -635,7 +619,7 @@ class Pipeline(Estimator):
                 bad = step._transform_kernel(batch.indices, values, stats, seen, settings, out)
                 row = int(np.searchsorted(batch.indptr, bad, side="right") - 1) if bad >= 0 else -1
             if row >= 0:
-                overflow = step._overflow(_key(fm, None, batch.indices[bad]), values[bad], "its transform")
+                overflow = step._overflow(column_key(fm, None, batch.indices[bad]), values[bad], "its transform")
                 raise ValueError(f"X: row {row}: {overflow}")
             values = out
         return batch, values, learned
