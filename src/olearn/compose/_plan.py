@@ -17,7 +17,7 @@ import scipy.sparse as sp
 from .._batch_rows import _is_frame
 from .._estimator import Estimator
 from .._learner import OnlineLearner
-from .._validation import check_row
+from .._validation import check_row, dense_row
 from ._step import Step
 
 
@@ -109,15 +109,7 @@ class Plan:
             indices, data, n_features = check_row(x)
             indices = indices.astype(np.int64)
         else:
-            try:
-                data = np.asarray(x, dtype=np.float64)
-            except (TypeError, ValueError, OverflowError) as err:
-                raise ValueError(f"an example must be a dict, a 1-d array or a sparse row of numbers: {err}") from None
-            if data.ndim != 1:
-                raise ValueError(f"an example must be a dict, a 1-d array or a sparse row; got shape {data.shape}")
-            if not np.isfinite(data).all():
-                k = int(np.flatnonzero(~np.isfinite(data))[0])
-                raise ValueError(f"feature {k} has value {data[k]}; expected a finite number")
+            data = dense_row(x)
             # every entry of a dense row is present (a scaler centres its zeros too)
             indices, n_features = np.arange(data.size, dtype=np.int64), data.size
         if fm.hashing and n_features > (1 << fm.n_bits):
