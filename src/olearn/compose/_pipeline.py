@@ -272,6 +272,15 @@ class Pipeline(Estimator):
         self.feature_map_ = fm
         self.n_features_in_ = 0
 
+    def _started(self, plan):
+        """Whether the pipeline had learned before; it has started now, its map checked against ``plan``."""
+        started = self._is_started()
+        if not started:
+            self._start(plan)
+        else:
+            self._check_map(plan)
+        return started
+
     def _unstart(self, plan):
         for step in plan.scalers:
             step._reset()
@@ -434,11 +443,7 @@ class Pipeline(Estimator):
 
     def _learn_transformers(self, x):
         plan = self._plan()
-        started = self._is_started()
-        if not started:
-            self._start(plan)
-        else:
-            self._check_map(plan)
+        started = self._started(plan)
         fm = self.feature_map_
         try:
             indices, data, n_features, new = plan.row(x, fm, self.__dict__.get("n_features_in_", 0), True)
@@ -498,11 +503,7 @@ class Pipeline(Estimator):
         plan = self._plan()
         if plan.learner is None:
             raise TypeError("Pipeline: the last step is a transformer; partial_fit(X) needs no labels")
-        started = self._is_started()
-        if not started:
-            self._start(plan)
-        else:
-            self._check_map(plan)
+        started = self._started(plan)
         fm = self.feature_map_
         size = fm.size
         if not (sp.issparse(X) or _is_frame(X) or isinstance(X, (np.ndarray, list, tuple))):
@@ -522,16 +523,11 @@ class Pipeline(Estimator):
         except PartialUpdateError as err:
             if err.rows_kept:
                 self._keep_rows(X, y, params, plan, learn, (fm, size), (before, width), err.rows_kept)
-            elif not started:
-                self._unstart(plan)
             else:
-                fm.truncate(size)
+                self._forget_chunk(plan, started, size)
             raise
         except BaseException:
-            if not started:
-                self._unstart(plan)
-            else:
-                fm.truncate(size)
+            self._forget_chunk(plan, started, size)
             raise
         self._adopt(batch, learned)
         return result
@@ -611,12 +607,8 @@ class Pipeline(Estimator):
         masked = getattr(plan.learner, "_held_out_pass", None)
         if masked is None:
             return None
-        started = self._is_started()
         try:
-            if not started:
-                self._start(plan)
-            else:
-                self._check_map(plan)
+            started = self._started(plan)
         except CHUNK_REFUSALS:
             return None
         fm = self.feature_map_
@@ -789,19 +781,12 @@ class Pipeline(Estimator):
 
     def _learn_transformers_batch(self, X):
         plan = self._plan()
-        started = self._is_started()
-        if not started:
-            self._start(plan)
-        else:
-            self._check_map(plan)
+        started = self._started(plan)
         fm = self.feature_map_
         size = fm.size
         try:
             batch, _, learned = self._batch(X, plan, fm, True)
         except BaseException:
-            if not started:
-                self._unstart(plan)
-            else:
-                fm.truncate(size)
+            self._forget_chunk(plan, started, size)
             raise
         self._adopt(batch, learned)
