@@ -172,6 +172,19 @@ def test_a_refused_example_leaves_the_pipeline_as_it_was():
     assert not hasattr(fresh, "feature_map_") and not hasattr(fresh[0], "mean_")
 
 
+@pytest.mark.parametrize("bad, message", [
+    (np.ones((2, 2)), "an example must be a dict, a 1-d array or a sparse row; got an array of shape (2, 2)"),
+    (np.array([1.0, np.nan]), "feature 1 has value nan; expected a finite number"),
+    (["a", "b"], "an example must be a dict, a 1-d array or a sparse row of numbers: could not convert string"),
+])
+def test_an_array_example_is_refused_as_a_learner_refuses_it(bad, message):
+    for model in (PAClassifier(), StandardScaler() | PAClassifier()):
+        with pytest.raises(ValueError) as refused:
+            model.learn_one(bad, "x")
+        assert str(refused.value).startswith(message)
+        assert not hasattr(model, "feature_map_") and not hasattr(model, "coef_")
+
+
 def test_params_clone_pickle_and_repr():
     from sklearn.base import clone
 

@@ -363,6 +363,13 @@ def check_row(x):
             raise ValueError(f"a sparse example must have one row; got shape {x.shape}")
         arrays = check_X(x, name="x")
         return arrays.indices, arrays.data, arrays.n_features
+    x = dense_row(x)
+    indices = np.flatnonzero(x).astype(np.int32)
+    return indices, x[indices], x.size
+
+
+def dense_row(x):
+    """The example ``x`` (neither a dict nor sparse) as a 1-d float64 array of finite values; ValueError otherwise."""
     try:
         x = np.asarray(x, dtype=np.float64)
     except (TypeError, ValueError, OverflowError) as err:
@@ -372,8 +379,7 @@ def check_row(x):
     if not np.isfinite(x).all():
         k = int(np.flatnonzero(~np.isfinite(x))[0])
         raise ValueError(f"feature {k} has value {x[k]}; expected a finite number")
-    indices = np.flatnonzero(x).astype(np.int32)
-    return indices, x[indices], x.size
+    return x
 
 
 def _is_index(key):

@@ -41,7 +41,8 @@ from ._regression import (
     regression_pa_unit_norm_bound,
 )
 from ._pnorm import aggressive_pnorm_bound
-from ._report import BoundReport, BoundRow, bound_report
+from ._report import bound_report
+from ._report_rows import BoundReport, BoundRow
 from ._sequence import sequence_loss_bound
 from ._second_order import (
     arow_mistake_bound,

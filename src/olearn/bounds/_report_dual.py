@@ -39,7 +39,9 @@ from ._dual import (
     winnow_gamma_bound,
     winnow_mistake_bound,
 )
-from ._report import MISTAKES, _directions, _report, _row, _unweighted_stream
+from ._report_competitors import _directions, scales_spanning
+from ._report_rows import MISTAKES, _report, _row
+from ._report_run import _unweighted_stream
 from ._theorems import thm2_minimum
 
 WINNOW = "Shalev-Shwartz & Singer 2006, Example 2 (Winnow, Thm. 1, best gamma)"
@@ -52,7 +54,6 @@ MITIGATED_LOSS = "sum of mu(hinge losses)"
 
 # the scales of a unit (l1) direction inside the l1 ball, and of a unit (l2) direction in the unbounded geometries
 _L1_SCALES = np.geomspace(1e-3, 1.0, 40)
-_N_SCALES = 81
 
 
 def winnow_report(estimator, X, y, result, u):
@@ -219,8 +220,7 @@ def _rays(stream, directions):
         margins = stream.margins(v)
         size = np.abs(margins)
         if (size > 0).any():
-            scales = np.geomspace(1e-3 / size.max(), 1e3 / size[size > 0].min(), _N_SCALES)
-            candidates.extend((s * v, s * margins) for s in scales)
+            candidates.extend((s * v, s * margins) for s in scales_spanning(size))
     return candidates
 
 

@@ -15,7 +15,15 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import LinearSVC
 
 from .._validation import check_y
-from ._theorems import stream_rows
+from ._report_competitors import _SVC_GRID, _adders, fitted_rows
+from ._report_rows import MISTAKES, SQUARED_LOSS, _report
+from ._report_run import _check_result
+from ._theorems import _pa1, _pa2, _pa_separable, stream_rows
+
+MC_PA = "Crammer et al. 2006, Cor. 8 (multiclass PA, separable)"
+MC_PA1 = "Crammer et al. 2006, Sec. 7 with Thm. 4 (multiclass PA-I)"
+MC_PA2 = "Crammer et al. 2006, Sec. 7 with Thm. 5 (multiclass PA-II)"
+_MULTICLASS_MARGIN = "u_(y_t).x_t - max_(r != y_t) u_r.x_t"
 
 
 class _Prototypes:
@@ -55,7 +63,7 @@ class _Prototypes:
         return U.ravel()
 
 
-def _directions(prototypes, C_values, fit_rows):
+def _directions(prototypes, C_values):
     """Unit candidates: the class means, and LinearSVC(multi_class="crammer_singer") fits for each C.
 
     The Crammer-Singer objective with C, :math:`\\frac12\\|U\\|^2 + C\\sum_t \\ell^*_t`,
@@ -67,11 +75,7 @@ def _directions(prototypes, C_values, fit_rows):
         if (prototypes.y == a).any():
             means[a] = np.asarray(prototypes.Z[prototypes.y == a].mean(axis=0)).ravel()
     candidates = [means - means.mean(axis=0)]
-    Z, y = prototypes.Z, prototypes.y
-    if y.size > fit_rows:
-        rows = np.sort(np.random.default_rng(0).choice(y.size, size=fit_rows, replace=False))
-        Z, y = Z[rows], y[rows]
-    weight = prototypes.y.size / y.size
+    Z, y, weight = fitted_rows(prototypes.Z, prototypes.y)
     if np.unique(y).size >= 2:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
@@ -88,7 +92,7 @@ def _directions(prototypes, C_values, fit_rows):
     return [v / np.linalg.norm(v) for v in flat if np.isfinite(v).all() and np.linalg.norm(v) > 0]
 
 
-def multiclass_setup(estimator, X, y, U, svc_grid, fit_rows, classes=None):
+def multiclass_setup(estimator, X, y, U, classes=None):
     """(prototypes, unit candidate directions or None, the given U flattened or None).
 
     ``classes``: all the classes (U's rows), when the learner was told of some that y lacks.
@@ -101,8 +105,48 @@ def multiclass_setup(estimator, X, y, U, svc_grid, fit_rows, classes=None):
         given = prototypes.check_U(U, fit_intercept)
     directions = None
     if given is None:
-        C_values = list(svc_grid)
+        C_values = list(_SVC_GRID)
         if estimator.variant == "pa1" and math.isfinite(estimator.C):
             C_values.insert(0, float(estimator.C))
-        directions = _directions(prototypes, C_values, fit_rows) if k >= 2 else []
+        directions = _directions(prototypes, C_values) if k >= 2 else []
     return prototypes, directions, given
+
+
+def multiclass_report(estimator, X, y, result, U):
+    """The rows of a multi-prototype PAMulticlass run (Crammer et al. 2006, Sec. 7)."""
+    if estimator.feature_map is not None:
+        raise ValueError(
+            f"bound_report's multiclass theorems are stated here for the multi-prototype learner "
+            f"(R^2 = 2 max ||x_t||^2); {estimator!r} has a feature_map, whose R it cannot know"
+        )
+    if estimator.class_weight is not None:
+        raise ValueError(f"bound_report's theorems are about unweighted rounds; {estimator!r} has a class_weight")
+    prototypes, directions, given = multiclass_setup(estimator, X, y, U)
+    _check_result(estimator, X, y, result, prototypes.y.size)
+    r2, (k, d) = prototypes.radius_sq, prototypes.shape
+    rows, skipped = [], []
+    add, add_separable = _adders(prototypes, directions, given, k * d, rows, skipped, _MULTICLASS_MARGIN,
+                                 shape=(k, d))
+    # PA-I: plus one mistake per class, for on the round a class first appears the learner cannot name it
+    add_prototype_rows(add, add_separable, estimator, result, r2, (MC_PA, MC_PA1, MC_PA2), first_rounds=k)
+    return _report(estimator, result, rows, skipped)
+
+
+def add_prototype_rows(add, add_separable, estimator, result, r2, theorems, first_rounds=0):
+    """The rows of a multi-prototype PA learner (multiclass or multilabel, Crammer et al. 2006, Sec. 7): PA's
+    separable bound on the squared losses, PA-I's on the mistakes (plus ``first_rounds``), PA-II's on the squared
+    losses; ``theorems`` names the three."""
+    pa, pa1, pa2 = theorems
+    squared = float(np.sum(result.losses**2))
+    C = math.inf if estimator.variant == "pa" else float(estimator.C)
+    if math.isinf(C):
+        add_separable(pa, SQUARED_LOSS, squared, lambda u2, m: _pa_separable(r2, u2, m), need_unit_margin=True)
+    if estimator.variant == "pa1":
+        add(pa1, MISTAKES, result.n_mistakes, lambda u2, m: _plus(_pa1(r2, u2, m, C), first_rounds))
+    elif estimator.variant == "pa2":
+        add(pa2, SQUARED_LOSS, squared, lambda u2, m: _pa2(r2, u2, m, C))
+
+
+def _plus(bound_and_loss, extra):
+    bound, loss = bound_and_loss
+    return bound + extra, loss

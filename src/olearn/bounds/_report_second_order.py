@@ -1,5 +1,6 @@
-r"""The objectives of :func:`olearn.bounds.bound_report` for the full-covariance second-order learners.
+r"""The rows of :func:`olearn.bounds.bound_report` for the second-order learners, and their objectives.
 
+The objectives of the full-covariance learners are
 :func:`olearn.bounds.sop_mistake_bound`,
 :func:`olearn.bounds.arow_mistake_bound` and
 :func:`olearn.bounds.narow_mistake_bound`, rewritten as functions of
@@ -15,7 +16,18 @@ import math
 
 import numpy as np
 
+from ..second_order import AROW, NAROW, Fig1AROW, SecondOrderPerceptron
+from ._report_competitors import _BINARY_MARGIN, _adders, _directions, _separator
+from ._report_rows import MISTAKES, UPDATES, _report
+from ._report_run import _unweighted_stream
 from ._second_order import _replay, narow_replay
+
+SOP = "Cesa-Bianchi, Conconi & Gentile 2005, Thm. 1 (Second-Order Perceptron)"
+AROW_BOUND = "Crammer, Kulesza & Dredze 2009, Thm. 2, as proven by Orabona & Crammer 2010 (AROW, full)"
+NAROW_BOUND = "NAROW bound in Orabona & Crammer 2010's framework (narow_mistake_bound, full)"
+DIAGONAL_NAROW = "Orabona & Crammer 2010, Cor. 2 with a diagonal D_t (diagonal_narow_bound, NAROW, diag)"
+FIG1_AROW_BOUND = "Orabona & Crammer 2010, Sec. 4.2 (Fig1AROW, full)"
+FIG1_DIAGONAL_AROW_BOUND = "Orabona & Crammer 2010, Sec. 4.3 (Fig1AROW, diag)"
 
 
 def _logdet_identity_plus(Z_S, scale):
@@ -128,3 +140,59 @@ def fig1_diagonal_arow_objective(Z, y, updated, r):
         return loss + math.sqrt(u_d2 * inside), loss
 
     return D, objective
+
+
+def second_order_report(estimator, X, y, result, u):
+    """The row of a Second-Order Perceptron, AROW (full covariance), NAROW or Fig1AROW run."""
+    if isinstance(estimator, AROW) and estimator.covariance != "full":
+        raise ValueError(
+            f"bound_report's AROW theorem is about the full covariance; {estimator!r} keeps a diagonal one. "
+            "Orabona & Crammer 2010's diagonal bound (Sec. 4.3, orabona2010_diagonal_arow_bound) is about their "
+            "Fig. 1 algorithm, not this learner's AROW mean step, and its runs can exceed it; Fig1AROW(covariance="
+            "'diag') is their algorithm, and bound_report gives its Sec. 4.3 bound"
+        )
+    stream, given = _unweighted_stream(estimator, X, y, result, u)
+    directions = None if given is not None else _directions(stream)
+    rows, skipped = [], []
+    mistaken = np.diff(result.cumulative_mistakes, prepend=0) > 0
+    quantity, measured, norm_sq = MISTAKES, result.n_mistakes, None
+    # Fig1AROW's update rounds: a positive hinge loss at the text's margin (the loss run records)
+    fig1_updated = result.losses > 0
+    diagonal_fig1 = isinstance(estimator, (NAROW, Fig1AROW)) and estimator.covariance != "full"
+    if diagonal_fig1:
+        # M + U against u's norm in D_T: the candidates are scaled to unit D_T-norm
+        if isinstance(estimator, NAROW):
+            theorem = DIAGONAL_NAROW
+            D, objective = diagonal_narow_objective(stream.Z, stream.y, result.taus != 0, float(estimator.b))
+        else:
+            theorem = FIG1_DIAGONAL_AROW_BOUND
+            D, objective = fig1_diagonal_arow_objective(stream.Z, stream.y, fig1_updated, float(estimator.r))
+
+        def norm_sq_in_D(v):
+            return float(v**2 @ D)
+
+        norm_sq = norm_sq_in_D
+        directions = None if directions is None else [v / math.sqrt(norm_sq(v)) for v in directions]
+        quantity = UPDATES
+        measured = int(np.sum(fig1_updated if isinstance(estimator, Fig1AROW) else result.taus != 0))
+    elif isinstance(estimator, Fig1AROW):
+        theorem, quantity, measured = FIG1_AROW_BOUND, UPDATES, int(np.sum(fig1_updated))
+        objective = fig1_arow_objective(stream.Z, stream.y, fig1_updated, float(estimator.r))
+    elif isinstance(estimator, SecondOrderPerceptron):
+        theorem, objective = SOP, sop_objective(stream.Z, mistaken, float(estimator.a))
+    elif isinstance(estimator, AROW):
+        theorem, objective = AROW_BOUND, arow_objective(stream.Z, result.taus != 0, mistaken, float(estimator.r))
+    else:
+        theorem, objective = NAROW_BOUND, narow_objective(stream.Z, result.taus != 0, mistaken, float(estimator.b))
+    add, add_separable = _adders(stream, directions, given, stream.Z.shape[1], rows, skipped, _BINARY_MARGIN,
+                                 norm_sq=norm_sq)
+    if given is not None:
+        add(theorem, quantity, measured, objective)
+    elif _separator(stream, directions) is None:
+        # these bounds sum l*_t over the run's own mistake (update) rounds, so at u = 0 they are the
+        # measured count itself and their minimum over u is never above it: the default u must be fixed apart
+        skipped.append((theorem, "no candidate competitor separates the stream, and its minimum over u is the "
+                                 "measured count (u = 0); pass u to evaluate it for a competitor"))
+    else:
+        add_separable(theorem, quantity, measured, lambda u2, m: objective(u2, m)[0], need_unit_margin=True)
+    return _report(estimator, result, rows, skipped)

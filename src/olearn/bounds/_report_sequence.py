@@ -4,8 +4,10 @@ import math
 
 import numpy as np
 from scipy.optimize import minimize_scalar
+from sklearn.base import clone
 
-from ._report import SQUARED_LOSS, BoundReport, BoundRow
+from ..evaluate import run
+from ._report_rows import SQUARED_LOSS, BoundReport, BoundRow
 from ._sequence import SequenceTerms
 
 PA_SEQUENCE = "Crammer et al. 2006, Sec. 9 with Thm. 2 (PA sequences, separable)"
@@ -84,10 +86,6 @@ def replayed_sequence_report(estimator, X, y, result, competitor=None):
     """:func:`sequence_bound_report` for :func:`~olearn.bounds.bound_report`: the run is replayed on a clone of the
     fresh ``estimator`` and must be ``result`` (the same losses and steps); the default competitor comes from the
     weights the replay ends with."""
-    from sklearn.base import clone
-
-    from ..evaluate import run
-
     replay = clone(estimator)
     replayed = run(replay, X, y)
     if result.n_rounds != replayed.n_rounds or not (np.array_equal(result.losses, replayed.losses)

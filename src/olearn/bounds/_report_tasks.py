@@ -24,19 +24,10 @@ from ..multilabel import PAMultilabel
 from ..uniclass import PAUniclass
 from ._multiclass import _cost_margins
 from ._regression import _RegressionStream, _check_epsilon
-from ._report import (
-    _FIT_ROWS,
-    _SVC_GRID,
-    SQUARED_LOSS,
-    _adders,
-    _check_result,
-    _competitor,
-    _report,
-    _row,
-    add_prototype_rows,
-    check_linear,
-)
-from ._report_multiclass import multiclass_setup
+from ._report_competitors import _SVC_GRID, _adders, _competitor, fitted_rows
+from ._report_multiclass import add_prototype_rows, multiclass_setup
+from ._report_rows import SQUARED_LOSS, _report, _row
+from ._report_run import _check_result, check_linear
 from ._theorems import (
     _check_unit_norm,
     _times,
@@ -76,11 +67,7 @@ def _regression_fits(stream, epsilon, own_fit):
     (``"squared_epsilon_insensitive"``), is half the u-dependent factor of
     the PA-I (PA-II) bound with the same C and epsilon.
     """
-    Z, y = stream.Z, stream.y
-    if y.size > _FIT_ROWS:
-        rows = np.sort(np.random.default_rng(0).choice(y.size, size=_FIT_ROWS, replace=False))
-        Z, y = Z[rows], y[rows]
-    weight = stream.y.size / y.size
+    Z, y, weight = fitted_rows(stream.Z, stream.y)
     fits = [Ridge(alpha=alpha / weight, fit_intercept=False).fit(Z, y).coef_.ravel() for alpha in _RIDGE_ALPHAS]
     if own_fit is not None:
         loss, C = own_fit
@@ -270,7 +257,7 @@ def cost_sensitive_report(estimator, X, y, result, U):
                          f"rounds; {estimator!r} has a feature_map or a class_weight")
     # a learner told of its classes before learning (as olearn run --costs does) has them in classes_
     declared = getattr(estimator, "classes_", None)
-    prototypes, directions, given = multiclass_setup(estimator, X, y, U, _SVC_GRID, _FIT_ROWS, declared)
+    prototypes, directions, given = multiclass_setup(estimator, X, y, U, declared)
     _check_result(estimator, X, y, result, prototypes.y.size, declared)
     classes = prototypes.classes
     k, d = prototypes.shape
@@ -362,11 +349,7 @@ def _one_vs_rest(Z, relevant):
     means = np.array([np.asarray(Z[relevant[:, r]].mean(axis=0)).ravel() if relevant[:, r].any() else np.zeros(d)
                       for r in range(k)])
     candidates = [means - means.mean(axis=0)]
-    if Z.shape[0] > _FIT_ROWS:
-        rows = np.sort(np.random.default_rng(0).choice(Z.shape[0], size=_FIT_ROWS, replace=False))
-        weight, Z, relevant = Z.shape[0] / _FIT_ROWS, Z[rows], relevant[rows]
-    else:
-        weight = 1.0
+    Z, relevant, weight = fitted_rows(Z, relevant)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         for C in _SVC_GRID:

@@ -1,93 +1,21 @@
 """Pipelines: online transformers chained before a learner, run in the honest progressive order."""
 
-import functools
 import math
 import warnings
 
 import numpy as np
 import scipy.sparse as sp
 
-from .._estimator import Estimator, only_when, wrapper
+from .._batch_rows import _is_frame, batch_rows, column_key
+from .._estimator import Estimator, only_when
 from ..exceptions import PartialUpdateError
 from .._features import FeatureMap
 from .._held_out import CHUNK_REFUSALS
 from .._learner import OnlineLearner, _first_rows
 from .._params import Interval, NoneOr, check_params
-from .._validation import check_row
-from ..preprocessing._base import ColumnTransformer, Transformer, _key
-from ..preprocessing._encode import FeatureHasher, OneHotEncoder
-from ..preprocessing._interactions import Interactions
-from ..preprocessing._rows import _is_frame, batch_rows
+from ._locks import holding_steps
+from ._plan import Plan
 from ._saving import pipeline_contents, pipeline_from_file
-
-
-class _Plan:
-    """What a pipeline's steps do, checked once per change: the encoders, the map, the scalers, the learner."""
-
-    __slots__ = ("key", "features", "n_bits", "scalers", "learner", "locks", "crosses")
-
-    def __init__(self, key, features, n_bits, scalers, learner, locks, crosses=False):
-        self.key = key
-        # the steps' locks, in the order the pipeline takes them (_holding_steps)
-        self.locks = locks
-        # what is done to a dict's names before the map, in step order: each OneHotEncoder with a list one-hots
-        # its features (those with None leave str values to the FeatureMap), each Interactions crosses
-        self.features = features
-        self.n_bits = n_bits
-        self.scalers = scalers
-        self.learner = learner
-        # an Interactions step crosses names: the examples must be dicts
-        self.crosses = crosses
-
-
-def _check_named(plan, x):
-    """Refuse an example (or batch) of columns where a step crosses the names of dict features."""
-    if plan.crosses:
-        raise TypeError(f"Pipeline: an Interactions step crosses the names of dict features; got "
-                        f"{type(x).__name__} examples, whose columns have no names: give dicts")
-    return x
-
-
-def _holding_steps(method):
-    """``method`` called holding the pipeline's lock, then its steps' (in a fixed order), as one estimator's.
-
-    The pipeline reads and writes its steps' state through their row-level
-    protocol, not their public (locked) methods, so it holds their locks too:
-    a thread reading a step (``pipeline["standardscaler"].mean_``) sees it
-    between two of the pipeline's rounds. The steps' locks are taken in the
-    order of their ids, so that two pipelines sharing steps take them alike.
-    """
-    return wrapper(method, _HOLDING_STEPS, _step_locks_=_step_locks)
-
-
-_HOLDING_STEPS = """pipeline_lock_ = {self}._lock
-pipeline_lock_.acquire()
-try:
-    locks_ = _step_locks_({self})
-    for lock_ in locks_:
-        lock_.acquire()
-    try:
-        return _method_({arguments})
-    finally:
-        for lock_ in locks_:
-            lock_.release()
-finally:
-    pipeline_lock_.release()"""
-
-
-def _step_locks(pipeline):
-    """The locks of the pipeline's steps in the order of their ids: the plan's, while the steps are the plan's."""
-    plan = pipeline.__dict__.get("_plan_cache")
-    if plan is not None and plan.key[0] == tuple(pipeline.steps):
-        return plan.locks
-    return _locks_of(pipeline.steps)
-
-
-def _locks_of(steps):
-    locks = [step._lock for _, step in steps if isinstance(step, Estimator)]
-    if len(locks) > 1:
-        locks.sort(key=id)
-    return locks
 
 
 def _default_name(step):
@@ -168,7 +96,7 @@ class Pipeline(Estimator):
     [38.75, 50000.0]
     """
 
-    _locking = staticmethod(_holding_steps)
+    _locking = staticmethod(holding_steps)
 
     @property
     def _estimator_type(self):
@@ -314,55 +242,9 @@ class Pipeline(Estimator):
         if (plan is not None and plan.key[0] == tuple(self.steps) and plan.key[1] == (type(self.n_bits), self.n_bits)
                 and (not plan.key[2] or plan.key == self._plan_key())):
             return plan
-        steps = self.steps
         key = self._plan_key()
         check_params(self, {"n_bits": NoneOr(Interval(1, 31, integer=True))})
-        if not steps:
-            raise ValueError("Pipeline: no steps; give transformers and a learner")
-        features, scalers, n_bits, learner = [], [], self.n_bits, None
-        for position, (name, step) in enumerate(steps):
-            last = position == len(steps) - 1
-            if isinstance(step, OnlineLearner) and last:
-                if not hasattr(step, "_learn_row"):
-                    raise TypeError(
-                        f"Pipeline: step {name!r} ({type(step).__name__}) does not learn from rows of features"
-                    )
-                learner = step
-                continue
-            if not isinstance(step, Transformer):
-                where = "the last step" if last else f"step {name!r}"
-                raise TypeError(
-                    f"Pipeline: {where} is a {type(step).__name__}; "
-                    + ("a learner can only be the last step" if isinstance(step, OnlineLearner) else
-                       "the steps are olearn transformers (olearn.preprocessing) followed by an olearn learner")
-                )
-            step._config()
-            if step._acts_on_names and scalers:
-                raise ValueError(
-                    f"Pipeline: step {name!r} ({type(step).__name__}) acts on the names of the features and comes "
-                    f"after {scalers[-1][0]!r}, which acts on their values; put the encoders and the hasher first"
-                )
-            if isinstance(step, FeatureHasher):
-                if n_bits is not None:
-                    raise ValueError(
-                        f"Pipeline: step {name!r} hashes the names into 2**{step.n_bits} columns, and "
-                        + ("another FeatureHasher does too" if self.n_bits is None else f"n_bits={self.n_bits} too")
-                        + "; say it once"
-                    )
-                n_bits = step.n_bits
-            elif isinstance(step, OneHotEncoder):
-                if n_bits is not None and self.n_bits is None:
-                    raise ValueError(f"Pipeline: step {name!r} one-hot encodes after a FeatureHasher; encode first")
-                if step.features is not None:
-                    features.append(functools.partial(OneHotEncoder._encode, features=tuple(step.features)))
-            elif isinstance(step, Interactions):
-                if n_bits is not None and self.n_bits is None:
-                    raise ValueError(f"Pipeline: step {name!r} crosses names after a FeatureHasher; cross first")
-                features.append(step._crossed)
-            elif isinstance(step, ColumnTransformer):
-                scalers.append((name, step))
-        plan = _Plan(key, tuple(features), n_bits, tuple(step for _, step in scalers), learner, _locks_of(steps),
-                     any(isinstance(step, Interactions) for _, step in steps))
+        plan = Plan.of(key, self.steps, self.n_bits)
         self._plan_cache = plan
         return plan
 
@@ -390,6 +272,15 @@ class Pipeline(Estimator):
         self.feature_map_ = fm
         self.n_features_in_ = 0
 
+    def _started(self, plan):
+        """Whether the pipeline had learned before; it has started now, its map checked against ``plan``."""
+        started = self._is_started()
+        if not started:
+            self._start(plan)
+        else:
+            self._check_map(plan)
+        return started
+
     def _unstart(self, plan):
         for step in plan.scalers:
             step._reset()
@@ -404,36 +295,6 @@ class Pipeline(Estimator):
 
     # -- one example -----------------------------------------------------------------
 
-    def _encode(self, x, plan):
-        for encode in plan.features:
-            x = encode(x)
-        return x
-
-    def _convert(self, x, plan, fm, learning):
-        """(indices, data, n_features, new) of one example: a dict through the map, an array or sparse row by index."""
-        if type(x) is dict or isinstance(x, dict):
-            base = self.__dict__.get("n_features_in_", 0)
-            return fm.row(self._encode(x, plan) if plan.features else x, base, learning)
-        _check_named(plan, x)
-        if sp.issparse(x):
-            indices, data, n_features = check_row(x)
-            indices = indices.astype(np.int64)
-        else:
-            try:
-                data = np.asarray(x, dtype=np.float64)
-            except (TypeError, ValueError, OverflowError) as err:
-                raise ValueError(f"an example must be a dict, a 1-d array or a sparse row of numbers: {err}") from None
-            if data.ndim != 1:
-                raise ValueError(f"an example must be a dict, a 1-d array or a sparse row; got shape {data.shape}")
-            if not np.isfinite(data).all():
-                k = int(np.flatnonzero(~np.isfinite(data))[0])
-                raise ValueError(f"feature {k} has value {data[k]}; expected a finite number")
-            # every entry of a dense row is present (a scaler centres its zeros too)
-            indices, n_features = np.arange(data.size, dtype=np.int64), data.size
-        if fm.hashing and n_features > (1 << fm.n_bits):
-            raise ValueError(f"feature index {n_features - 1} is past the 2**{fm.n_bits} columns of the hashed names")
-        return indices, data, n_features, None
-
     def _transform_row(self, plan, indices, data, fm, new):
         """The row through every scaler: the inputs of each (for their learning) and the last output."""
         inputs = []
@@ -443,7 +304,7 @@ class Pipeline(Estimator):
             seen, stats = step._state()
             bad = step._transform_kernel(indices, data, stats, seen, settings, out)
             if bad >= 0:
-                raise step._overflow(_key(fm, new, indices[bad]), data[bad], "its transform")
+                raise step._overflow(column_key(fm, new, indices[bad]), data[bad], "its transform")
             inputs.append((step, data, settings))
             data = out
         return inputs, data
@@ -493,7 +354,7 @@ class Pipeline(Estimator):
                 if type(x) is dict and not plan.features:
                     indices, data, n_features, new = fm.row(x, self.n_features_in_, True)
                 else:
-                    indices, data, n_features, new = self._convert(x, plan, fm, True)
+                    indices, data, n_features, new = plan.row(x, fm, self.__dict__.get("n_features_in_", 0), True)
                 inputs, data = self._transform_row(plan, indices, data, fm, new)
             prediction = learner._learn_row(indices, data, n_features, y, sample_weight)
         except BaseException:
@@ -549,7 +410,7 @@ class Pipeline(Estimator):
         if type(x) is dict and not plan.features:
             indices, data, n_features, _ = fm.row(x, self.__dict__.get("n_features_in_", 0), False)
         else:
-            indices, data, n_features, _ = self._convert(x, plan, fm, False)
+            indices, data, n_features, _ = plan.row(x, fm, self.__dict__.get("n_features_in_", 0), False)
         inputs, data = self._transform_row(plan, indices, data, fm, None)
         if plan.scalers:
             self._remember(x, plan, fm, indices, n_features, inputs, data)
@@ -576,20 +437,16 @@ class Pipeline(Estimator):
         """``x`` through the transformers (not the learner), keyed by feature names (or column indices)."""
         plan = self._plan()
         fm = self.feature_map_ if self._is_started() else FeatureMap(n_bits=plan.n_bits)
-        indices, data, _, new = self._convert(x, plan, fm, True)
+        indices, data, _, new = plan.row(x, fm, self.__dict__.get("n_features_in_", 0), True)
         _, data = self._transform_row(plan, indices, data, fm, new)
-        return {_key(fm, new, j): value for j, value in zip(indices.tolist(), data.tolist())}
+        return {column_key(fm, new, j): value for j, value in zip(indices.tolist(), data.tolist())}
 
     def _learn_transformers(self, x):
         plan = self._plan()
-        started = self._is_started()
-        if not started:
-            self._start(plan)
-        else:
-            self._check_map(plan)
+        started = self._started(plan)
         fm = self.feature_map_
         try:
-            indices, data, n_features, new = self._convert(x, plan, fm, True)
+            indices, data, n_features, new = plan.row(x, fm, self.__dict__.get("n_features_in_", 0), True)
             inputs, _ = self._transform_row(plan, indices, data, fm, new)
         except BaseException:
             if not started:
@@ -612,12 +469,7 @@ class Pipeline(Estimator):
         of their moment and not learned (:meth:`_held_out_pass`).
         """
         if plan.features:
-            if _is_frame(X):
-                X = X.to_dict("records")
-            if isinstance(X, (list, tuple)) and X and isinstance(X[0], dict):
-                X = [self._encode(x, plan) if isinstance(x, dict) else _check_named(plan, x) for x in X]
-            else:
-                _check_named(plan, X)
+            X = plan.encoded_batch(X)
         batch = batch_rows(fm, X, self.n_features_in_)
         if fm.hashing and batch.n_features > (1 << fm.n_bits):
             raise ValueError(f"X has a feature index {batch.n_features - 1}, past the 2**{fm.n_bits} columns")
@@ -635,7 +487,7 @@ class Pipeline(Estimator):
                 bad = step._transform_kernel(batch.indices, values, stats, seen, settings, out)
                 row = int(np.searchsorted(batch.indptr, bad, side="right") - 1) if bad >= 0 else -1
             if row >= 0:
-                overflow = step._overflow(_key(fm, None, batch.indices[bad]), values[bad], "its transform")
+                overflow = step._overflow(column_key(fm, None, batch.indices[bad]), values[bad], "its transform")
                 raise ValueError(f"X: row {row}: {overflow}")
             values = out
         return batch, values, learned
@@ -651,11 +503,7 @@ class Pipeline(Estimator):
         plan = self._plan()
         if plan.learner is None:
             raise TypeError("Pipeline: the last step is a transformer; partial_fit(X) needs no labels")
-        started = self._is_started()
-        if not started:
-            self._start(plan)
-        else:
-            self._check_map(plan)
+        started = self._started(plan)
         fm = self.feature_map_
         size = fm.size
         if not (sp.issparse(X) or _is_frame(X) or isinstance(X, (np.ndarray, list, tuple))):
@@ -675,16 +523,11 @@ class Pipeline(Estimator):
         except PartialUpdateError as err:
             if err.rows_kept:
                 self._keep_rows(X, y, params, plan, learn, (fm, size), (before, width), err.rows_kept)
-            elif not started:
-                self._unstart(plan)
             else:
-                fm.truncate(size)
+                self._forget_chunk(plan, started, size)
             raise
         except BaseException:
-            if not started:
-                self._unstart(plan)
-            else:
-                fm.truncate(size)
+            self._forget_chunk(plan, started, size)
             raise
         self._adopt(batch, learned)
         return result
@@ -764,12 +607,8 @@ class Pipeline(Estimator):
         masked = getattr(plan.learner, "_held_out_pass", None)
         if masked is None:
             return None
-        started = self._is_started()
         try:
-            if not started:
-                self._start(plan)
-            else:
-                self._check_map(plan)
+            started = self._started(plan)
         except CHUNK_REFUSALS:
             return None
         fm = self.feature_map_
@@ -942,19 +781,12 @@ class Pipeline(Estimator):
 
     def _learn_transformers_batch(self, X):
         plan = self._plan()
-        started = self._is_started()
-        if not started:
-            self._start(plan)
-        else:
-            self._check_map(plan)
+        started = self._started(plan)
         fm = self.feature_map_
         size = fm.size
         try:
             batch, _, learned = self._batch(X, plan, fm, True)
         except BaseException:
-            if not started:
-                self._unstart(plan)
-            else:
-                fm.truncate(size)
+            self._forget_chunk(plan, started, size)
             raise
         self._adopt(batch, learned)

@@ -28,7 +28,7 @@ from .._persistence import PersistenceMixin, _vocabulary, model_entry, model_fro
     vocabulary_entries
 from .._validation import INDEX_LIMIT
 from ..exceptions import ModelFormatError, NotFittedError
-from ..preprocessing._base import ColumnTransformer, Transformer
+from ._step import Step
 
 _META_KEYS = frozenset({"format", "format_version", "class", "params", "state", "steps", "vocabulary", "input"})
 _STEP_KEYS = ("name", "class", "params", "state")
@@ -90,7 +90,7 @@ def _width_problem(pipeline, plan, width):
         return f"n_features_in={width} is past the 2**{plan.n_bits} columns of the hashed names"
     for name, step in pipeline.steps:
         step_width = step.__dict__.get("n_features_in_", 0)
-        if isinstance(step, ColumnTransformer) and step_width > width:
+        if isinstance(step, Step) and not step._acts_on_names and step_width > width:
             return f"step {name!r} has n_features_in={step_width}, past the pipeline's n_features_in={width}"
     return None
 
@@ -109,7 +109,7 @@ def _exact_keys(path, what, entry, keys):
 def _step_class(path, k, entry, last):
     where = f"step {k} ({entry['name']!r}) "
     cls = olearn_class(path, entry["class"], where)
-    transformer = issubclass(cls, Transformer)
+    transformer = issubclass(cls, Step)
     # whether the learner learns rows of features is the pipeline's check, once the steps are built
     learner = issubclass(cls, OnlineLearner) and issubclass(cls, PersistenceMixin)
     if not (transformer or (learner and last)):

@@ -10,23 +10,20 @@ their input through a :class:`~olearn._features.FeatureMap` of their own.
 import numpy as np
 import scipy.sparse as sp
 
-from .._estimator import Estimator
+from .._batch_rows import batch_rows, column_key, rows_of
 from .._features import FeatureMap
 from .._learner import changes_in_place, freeze, hyperparameter_names
 from .._params import check_params
 from .._persistence import COUNT, Array, Count, StateSchema
+from ..compose import Pipeline
+from ..compose._step import Step
 from ..exceptions import NotFittedError
-from ._rows import batch_rows, rows_of
 
 
-class Transformer(Estimator):
+class Transformer(Step):
     """Base class of olearn's online transformers."""
 
-    _estimator_type = "transformer"
     _constraints = {}
-    # True for the transformers that act on the names of a dict's features (at its conversion), False for
-    # those that act on the values of its columns
-    _acts_on_names = False
 
     # the settings built from the hyperparameters, and those that can change in place with their values
     # when built; None until built, and again after a change (the learners' scheme, OnlineLearner._checked_config)
@@ -90,8 +87,6 @@ class Transformer(Estimator):
 
     def __or__(self, other):
         """``self | other``: the pipeline of ``self`` followed by ``other`` (a transformer, a learner or a pipeline)."""
-        from ..compose import Pipeline
-
         return Pipeline(self) | other
 
     def learn_many(self, X):
@@ -257,7 +252,7 @@ class ColumnTransformer(Transformer):
         fm = self.feature_map_
         try:
             indices, data, n_features, new = fm.row(x, base=self.n_features_in_, learning=True)
-            self._learn_checked(indices, data, n_features, lambda j: _key(fm, new, j))
+            self._learn_checked(indices, data, n_features, lambda j: column_key(fm, new, j))
         except BaseException:
             if started:
                 self._restore(saved)
@@ -283,8 +278,8 @@ class ColumnTransformer(Transformer):
         seen, stats = self._state()
         bad = self._transform_kernel(indices, data, stats, seen, settings, out)
         if bad >= 0:
-            raise self._overflow(_key(fm, new, indices[bad]), data[bad], "its transform")
-        return {_key(fm, new, j): value for j, value in zip(indices.tolist(), out.tolist())}
+            raise self._overflow(column_key(fm, new, indices[bad]), data[bad], "its transform")
+        return {column_key(fm, new, j): value for j, value in zip(indices.tolist(), out.tolist())}
 
     def _learn_checked(self, indices, data, n_features, key_of):
         """Learn one converted row; an overflow is refused (ValueError naming the feature) with nothing changed."""
@@ -322,7 +317,7 @@ class ColumnTransformer(Transformer):
             seen, stats = self._arrays
             row, bad = self._learn_rows_kernel(batch.indptr, batch.indices, batch.data, stats, seen)
             if row >= 0:
-                overflow = self._overflow(_key(fm, None, batch.indices[bad]), batch.data[bad], "its running statistics")
+                overflow = self._overflow(column_key(fm, None, batch.indices[bad]), batch.data[bad], "its running statistics")
                 raise ValueError(f"row {row}: {overflow}")
         except BaseException:
             if started:
@@ -349,22 +344,11 @@ class ColumnTransformer(Transformer):
             bad = self._transform_kernel(batch.indices, batch.data, stats, seen, settings, out)
             if bad >= 0:
                 row = int(np.searchsorted(batch.indptr, bad, side="right") - 1)
-                overflow = self._overflow(_key(fm, None, batch.indices[bad]), batch.data[bad], "its transform")
+                overflow = self._overflow(column_key(fm, None, batch.indices[bad]), batch.data[bad], "its transform")
                 raise ValueError(f"row {row}: {overflow}")
             return _shaped(batch, out, fm, X)
         finally:
             fm.truncate(size)
-
-
-def _key(fm, new, column):
-    """The key of ``column`` as the example named it: a name, else the column index."""
-    column = int(column)
-    if new:
-        for name, j in new:
-            if j == column:
-                return name
-    name = fm.name_of(column)
-    return column if name is None else name
 
 
 def _shaped(batch, out, fm, X):

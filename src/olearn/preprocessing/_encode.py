@@ -1,13 +1,14 @@
 """Transformers of the names of features: one-hot encoding of categories, hashing of names into columns."""
 
+import functools
 import numbers
 
 import scipy.sparse as sp
 
+from .._batch_rows import batch_rows
 from .._features import CATEGORY_SEPARATOR, FeatureMap
 from .._params import Interval
 from ._base import NameTransformer, _check_dict
-from ._rows import batch_rows
 
 
 class _Features:
@@ -65,6 +66,15 @@ class OneHotEncoder(NameTransformer):
 
     def __init__(self, features=None):
         self.features = features
+
+    def _names_in_plan(self, name, n_bits, pipeline_n_bits):
+        """In a pipeline: the one-hot encoding of ``features`` (the str values are left to its FeatureMap, which
+        one-hots them alike), refused after a FeatureHasher step."""
+        if n_bits is not None and pipeline_n_bits is None:
+            raise ValueError(f"Pipeline: step {name!r} one-hot encodes after a FeatureHasher; encode first")
+        if self.features is None:
+            return None, n_bits
+        return functools.partial(OneHotEncoder._encode, features=tuple(self.features)), n_bits
 
     def transform_one(self, x):
         """``x`` with its categorical features one-hot (see the class docstring)."""
@@ -148,6 +158,16 @@ class FeatureHasher(NameTransformer):
         if fm is None or fm.n_bits != n_bits:
             fm = self._hashes = FeatureMap(n_bits=n_bits)
         return fm
+
+    def _names_in_plan(self, name, n_bits, pipeline_n_bits):
+        """In a pipeline: the hashing of names into ``2**n_bits`` columns, said once (here or by the pipeline)."""
+        if n_bits is not None:
+            raise ValueError(
+                f"Pipeline: step {name!r} hashes the names into 2**{self.n_bits} columns, and "
+                + ("another FeatureHasher does too" if pipeline_n_bits is None else f"n_bits={pipeline_n_bits} too")
+                + "; say it once"
+            )
+        return None, self.n_bits
 
     def transform_one(self, x):
         """``x`` as ``{column: value}``, its names hashed."""

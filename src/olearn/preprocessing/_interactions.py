@@ -127,6 +127,7 @@ class Interactions(NameTransformer):
     """
 
     _constraints = {"interactions": _Terms()}
+    _crosses_names = True
 
     def __init__(self, interactions=("::",)):
         self.interactions = interactions
@@ -152,6 +153,12 @@ class Interactions(NameTransformer):
             params["interactions"] = tuple(term if isinstance(term, str) or not isinstance(term, (list, tuple))
                                            else tuple(term) for term in terms)
         return params
+
+    def _names_in_plan(self, name, n_bits, pipeline_n_bits):
+        """In a pipeline: the crossing of names (:meth:`_crossed`), refused after a FeatureHasher step."""
+        if n_bits is not None and pipeline_n_bits is None:
+            raise ValueError(f"Pipeline: step {name!r} crosses names after a FeatureHasher; cross first")
+        return self._crossed, n_bits
 
     def transform_one(self, x):
         """``x`` with the crossed features added (see the class docstring)."""

@@ -3,14 +3,15 @@
 The transformers and the pipelines read every kind of batch through
 :func:`batch_rows`, once, at the boundary: a dense row holds all its entries
 (zeros included), a sparse row its stored entries, a dict its keys. Named
-features take their columns from the caller's :class:`~olearn._features.FeatureMap`.
+features take their columns from the caller's :class:`~olearn._features.FeatureMap`,
+and are named back by :func:`column_key` and :func:`rows_of`.
 """
 
 import numpy as np
 import scipy.sparse as sp
 
-from .._sparse import CSRRows
-from .._validation import check_X
+from ._sparse import CSRRows
+from ._validation import check_X
 
 
 class Batch:
@@ -122,3 +123,15 @@ def rows_of(batch, data, fm):
         lo, hi = indptr[i], indptr[i + 1]
         out.append({keys[j]: v for j, v in zip(indices[lo:hi].tolist(), data[lo:hi].tolist())})
     return out
+
+
+def column_key(fm, new, column):
+    """The key of ``column`` as the example named it: a name (``new``: the names the example brings, not yet in
+    ``fm``, as (name, column) pairs), else the column index."""
+    column = int(column)
+    if new:
+        for name, j in new:
+            if j == column:
+                return name
+    name = fm.name_of(column)
+    return column if name is None else name
