@@ -8,6 +8,7 @@ import click
 import numpy as np
 
 from .._kernels._codes import T_ROUNDS
+from .._labels import distinct_labels
 from .._persistence import save as save_model
 from ..exceptions import DataFormatError
 from ._app import cli, describe_error
@@ -549,7 +550,7 @@ def _declare_binary_classes(est, y, learned):
         return
     y = y if learned is None else y[learned]  # the rows learned, not held out
     known = getattr(est, "classes_", np.empty(0))
-    classes = np.union1d(known, y) if len(known) else np.unique(y)
+    classes = distinct_labels(np.concatenate((known, y)) if len(known) else y)
     if len(known) < 2 and len(classes) == 2:
         est.partial_fit(np.empty((0, getattr(est, "n_features_in_", 0))), [], classes=classes)
 
