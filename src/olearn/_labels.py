@@ -108,7 +108,8 @@ class BinaryLabels:
 
     def declare(self, classes):
         """Fix both classes up front (the ``classes`` argument of ``partial_fit``)."""
-        classes = np.unique(np.asarray(classes))
+        classes = np.asarray(classes)
+        classes = distinct_labels(classes) if classes.ndim == 1 else np.unique(classes)
         if classes.size != 2:
             raise ValueError(
                 f"{self.owner}: Only binary classification is supported; classes={[plain_label(k) for k in classes]} "
@@ -127,7 +128,7 @@ class BinaryLabels:
         if y.dtype.kind == "O":
             check_label_types(self.owner, y, None if self.classes is None else self.classes[0])
         if self.classes is not None and self.classes.size == 2:
-            if not np.isin(y, self.classes).all():
+            if y.size and not np.isin(y, self.classes).all():  # (np.isin sorts an empty y, importing numpy.ma)
                 self._third_class_error(y)
             return False
         seen = distinct_labels(y)

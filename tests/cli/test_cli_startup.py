@@ -93,9 +93,10 @@ def test_without_an_interrupt_the_same_script_runs_the_command(train):
 # libraries (each was imported at start-up once, and together they cost about a third of the run); the sequence
 # path, the cost reader, the cache and CoNLL readers and the Mercer engine were imported on every run until the
 # questions that needed them (is it a CoNLL file? which kernel codes?) were answered without them; scipy.sparse
-# (0.2 s) until the chunks of a LIBSVM file came as olearn._sparse.CSRRows
+# (0.2 s) until the chunks of a LIBSVM file came as olearn._sparse.CSRRows; numpy.ma (a tenth of the start) until
+# the classes of a chunk were told apart without np.unique, which asks numpy.ma whether its array is masked
 NOT_NEEDED_BY_A_BINARY_RUN = (
-    "sklearn", "scipy.sparse", "scipy.stats", "scipy.optimize", "matplotlib", "dask", "urllib.request",
+    "sklearn", "scipy.sparse", "scipy.stats", "scipy.optimize", "matplotlib", "dask", "urllib.request", "numpy.ma",
     "olearn.cli._compare", "olearn.cli._serve", "olearn.cli._demo", "olearn.cli._reproduce", "olearn.cli._cached",
     "olearn.cli._predict", "olearn.cli._as_trained", "olearn.cli._sequences", "olearn.cli._sequence_report",
     "olearn.cli._costs",

@@ -37,5 +37,6 @@ def test_a_run_on_vw_text_imports_no_scipy(tmp_path):
     out, loaded = loaded_by("run", "--algo", "pa1", path)
     assert "olearn.data._vw" in loaded and "400" in out
     assert "scipy.sparse" not in loaded  # the chunks are CSRRows, as a LIBSVM file's
+    assert "numpy.ma" not in loaded  # the classes of a chunk told apart without np.unique
     if _compiled.EXTENSION is not None:  # the VW parser, the row sort and the pass are compiled ahead of time
         assert _numba_modules(loaded) == []

@@ -8,6 +8,8 @@ is first read, so a Ctrl-C while they load ends the command as a Ctrl-C at
 any later moment does, with "interrupted" and exit code 130.
 """
 
+import atexit
+import gc
 import sys
 
 from ._interrupt import INTERRUPTED_EXIT_CODE, caused_by_interrupt, exit_interrupted
@@ -27,8 +29,17 @@ def main(args=None):
     A numba compile of more than a second (a first run, numba's cache cold and
     the kernel not compiled at install) is told on stderr, once per process
     (:func:`olearn._kernels.notify_slow_compile`).
+
+    At the interpreter's exit the objects left are frozen (:func:`gc.freeze`)
+    before it tears the modules down: their memory is freed by reference counts
+    or by the process's end, without the collector's last passes over every
+    object loaded (20 ms of CPU at every command's exit: 30 ms, 10 ms frozen).
+    A command has closed its files when it returns, and olearn defines no
+    finalizer for such a pass to run.
     """
     args = sys.argv[1:] if args is None else list(args)
+    atexit.unregister(gc.freeze)  # once, however many commands a process runs
+    atexit.register(gc.freeze)
     try:
         from .._kernels import notify_slow_compile
         from ._app import commands_named, load_commands, run_commands

@@ -6,6 +6,7 @@ Shared by the serial run (:mod:`olearn.cli._run`) and the shards' prediction pas
 
 import numpy as np
 
+from .._labels import distinct_labels
 from ._holdout import label_rows
 from ._resume import FrozenResult
 
@@ -76,6 +77,6 @@ def _declare_binary_classes(est, y, learned):
         return
     y = y if learned is None else y[learned]  # the rows learned, not held out
     known = getattr(est, "classes_", np.empty(0))
-    classes = np.union1d(known, y) if len(known) else np.unique(y)
+    classes = distinct_labels(np.concatenate((known, y)) if len(known) else y)
     if len(known) < 2 and len(classes) == 2:
         est.partial_fit(np.empty((0, getattr(est, "n_features_in_", 0))), [], classes=classes)
