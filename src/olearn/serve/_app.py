@@ -7,19 +7,16 @@ of olearn, imports without the ``serve`` extra.
 import contextlib
 import time
 
-from .._lazy import LazyModule
-from ._auth import READ, WRITE, Refusal
+from ._auth import READ, WRITE
 from ._bound import Bounds
 from ._dashboard import dashboard_endpoint
 from ._model_file import ModelFile
 from ._openapi import openapi_document
 from ._fast_json import parse_json_fast
 from ._feedback import new_ids
+from ._json_route import REFUSALS, JsonRoute, json_content, read_body, refusal_answer, starlette_app
 from ._requests import RequestError, parse_json, read_features, read_feedback, read_labelled, \
     read_prediction_ids, read_request_id
-from ._writer import WriterStopped
-
-orjson = LazyModule("orjson")  # the serve extra's, imported when a service answers
 
 
 class Settings:
@@ -37,18 +34,10 @@ class Settings:
 
 
 def _json(answer):
-    """The response of a JSON-ready ``answer``, encoded by orjson; by Starlette's JSONResponse (strict :mod:`json`:
-    a NaN or an infinity is an error, a 500) an answer orjson does not write (an integer past 64 bits) or writes
-    with a null, which may be a NaN or an infinity it wrote so."""
-    from starlette.responses import JSONResponse, Response
+    """The response of a JSON-ready ``answer`` (:func:`~olearn.serve._json_route.json_content`)."""
+    from starlette.responses import Response
 
-    try:
-        content = orjson.dumps(answer)
-    except TypeError:
-        content = None
-    if content is None or b"null" in content:
-        return JSONResponse(answer)
-    return Response(content, media_type="application/json")
+    return Response(json_content(answer), media_type="application/json")
 
 
 def _error(status, message, headers=None):
@@ -59,27 +48,12 @@ def _error(status, message, headers=None):
 
 async def _body(request, cap):
     """The request's body, refused (413) past ``cap`` bytes before it is read whole (408 if it never is)."""
-    declared = request.headers.get("content-length")
-    if declared is not None and (not declared.isdigit() or int(declared) > cap):
-        raise RequestError(413, f"the body is {declared} bytes; this service takes at most {cap}")
-    from starlette.requests import ClientDisconnect
-
-    chunks, size = [], 0
-    try:
-        async for chunk in request.stream():
-            size += len(chunk)
-            if size > cap:
-                raise RequestError(413, f"the body is over {cap} bytes; this service takes at most {cap}")
-            chunks.append(chunk)
-    except ClientDisconnect:  # the client went, or its body took too long (see _connections)
-        raise RequestError(408, "the connection closed before the body was whole") from None
-    return b"".join(chunks)
+    return await read_body(request.receive, request.headers.get("content-length"), cap)
 
 
 def create_app(model, writer, metrics, settings):
     """The Starlette application serving ``model`` (a ServedModel) through ``writer`` (its Writer)."""
     from prometheus_client import CONTENT_TYPE_LATEST
-    from starlette.applications import Starlette
     from starlette.responses import JSONResponse, Response
     from starlette.routing import Route
 
@@ -91,12 +65,8 @@ def create_app(model, writer, metrics, settings):
             try:
                 settings.access.check(request.headers, access)
                 response = await handler(request)
-            except Refusal as refusal:
-                response = _error(refusal.status, refusal.message, refusal.headers)
-            except RequestError as err:
-                response = _error(err.status, err.message)
-            except WriterStopped as err:
-                response = _error(503, str(err))
+            except REFUSALS as err:
+                response = _error(*refusal_answer(err))
             metrics.requests.labels(path, str(response.status_code)).inc()
             metrics.latency.labels(path).observe(time.perf_counter() - started)
             return response
@@ -118,15 +88,18 @@ def create_app(model, writer, metrics, settings):
         return _json(answer)
 
     def updating(op):
-        async def handler(request):
-            document = parse_json_fast(await _body(request, settings.max_body_bytes))
+        """The JSON route of ``op``: a body's update, answered once it is durable (a plain ASGI route, see
+        :mod:`~olearn.serve._json_route`)."""
+
+        async def handler(body):
+            document = parse_json_fast(body)
             if op == "learn" and "x" not in document and "id" in document:  # feedback by id
-                return JSONResponse(await writer.feedback(*read_feedback(document, settings.limits)))
+                return await writer.feedback(*read_feedback(document, settings.limits))
             request_id = read_request_id(document)
             examples = read_labelled(document, settings.limits)
-            return JSONResponse(await writer.update(op, examples, request_id))
+            return await writer.update(op, examples, request_id)
 
-        return handler
+        return JsonRoute(f"/{op}", handler, WRITE, settings, metrics)
 
     model_files = ModelFile(model, writer, settings.input_info)
 
@@ -183,8 +156,8 @@ def create_app(model, writer, metrics, settings):
 
     routes = [
         route("/predict", predict, ["POST"]),
-        route("/learn", updating("learn"), ["POST"], WRITE),
-        route("/predict_learn", updating("predict_learn"), ["POST"], WRITE),
+        Route("/learn", updating("learn"), methods=["POST"]),
+        Route("/predict_learn", updating("predict_learn"), methods=["POST"]),
         route("/model", model_file, ["GET"]),
         route("/health", health, ["GET"]),
         route("/metrics", metrics_text, ["GET"]),
@@ -196,7 +169,7 @@ def create_app(model, writer, metrics, settings):
         route("/bound", bound, ["GET"]),  # the papers' bounds beside the measured mistakes (the live page's)
         Route("/", dashboard_endpoint(settings.access), methods=["GET"]),  # the live page (a token in its URL too)
     ]
-    return Starlette(routes=routes, lifespan=lifespan, exception_handlers={
+    return starlette_app(routes, lifespan=lifespan, exception_handlers={
         404: lambda request, exc: _error(404, f"no route {request.url.path}; see /openapi.json"),
         405: lambda request, exc: _error(405, f"{request.method} is not allowed on {request.url.path}"),
         500: lambda request, exc: _error(500, f"internal error: {type(exc).__name__}"),
