@@ -34,6 +34,7 @@ import dataclasses
 import numpy as np
 from sklearn.base import clone
 
+from .._sparse import CSRRows
 from ..preprocessing import MaxAbsScaler, StandardScaler
 from ._cluster import require_dask
 from ._mixing import _Epochs, mix_shards
@@ -99,7 +100,10 @@ def mix_pipeline(pipeline, kind, shards, client, epochs, weighting, classes, tim
 
 
 def scaled(scalers, X):
-    """The rows of X through the frozen ``scalers``, in order (X itself without any)."""
+    """The rows of X through the frozen ``scalers``, in order (X itself without any); a file's rows are handed to
+    them as a scipy CSR matrix, as the command line's ``--scale`` does (:func:`olearn.cli._scaling.rows`)."""
+    if scalers and isinstance(X, CSRRows):
+        X = X.tocsr()
     for scaler in scalers:
         X = scaler.transform(X)
     return X
@@ -182,6 +186,13 @@ class ScaledShard:
     @property
     def parts(self):
         return self.shard.parts
+
+    @property
+    def chunk_size(self):
+        return self.shard.chunk_size
+
+    def in_chunks_of(self, rows):
+        return ScaledShard(self.shard.in_chunks_of(rows), self.scalers)
 
     def weighted_chunks(self):
         for X, y, weight, part, first in self.shard.weighted_chunks():
