@@ -42,6 +42,28 @@ def check_dask_options(use_cache, keep_names, invert_hash, namespaces, binary, l
             raise click.UsageError(f"{name} does not apply on Dask: {_NOT_ON_DASK[name]}")
 
 
+def check_dashboard(dashboard, workers):
+    """Refuse ``--dashboard`` without a local cluster to serve it, or without bokeh to draw it."""
+    if not dashboard:
+        return
+    if workers is None:
+        raise click.UsageError("--dashboard serves the dashboard of the local cluster of --workers; a cluster of "
+                               "--scheduler serves its own, whose link is printed")
+    import importlib.util
+
+    if importlib.util.find_spec("bokeh") is None:
+        raise click.UsageError('--dashboard needs bokeh, which draws the Dask dashboard: pip install "bokeh>=3.1"')
+
+
+def dashboard_line(client, wanted):
+    """The progress's line of the Dask dashboard's link, or None: not ``wanted`` (a local cluster started without
+    ``--dashboard``), or a scheduler that serves none."""
+    from ..distributed._cluster import dashboard_link
+
+    link = dashboard_link(client) if wanted else None
+    return None if link is None else f"Dask dashboard: {link}"
+
+
 def check_dask_scale(est, delayed, label_column):
     """Refuse a scaled model (``--scale``, or a scaled ``-i MODEL``) where its scaler cannot run on Dask."""
     from ._scaling import learner_of

@@ -122,6 +122,9 @@ from ._vw_habits import oaa_labels, sign_labels, vw_algorithm
                    "processes. Needs olearn[distributed].")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Learn on the Dask cluster at ADDRESS (tcp://host:port) instead of a local one.")
+@click.option("--dashboard", is_flag=True,
+              help="With --workers: serve the local cluster's Dask dashboard (needs bokeh) and print its link "
+                   "(--scheduler: the link of the cluster's own, printed if it serves one).")
 @click.option("--delay", "tau", type=click.IntRange(min=0), default=None, metavar="TAU",
               help="With --workers/--scheduler: delayed updates, each computed on weights at most TAU "
                    "rounds stale (perceptron, pa, pa1, pa2, ogd, svm), instead of parameter mixing.")
@@ -146,7 +149,7 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
                 holdout_off, no_shuffle, random_seed, tags, fmt, zero_based, n_features, bits, chunk_size,
                 label_column, delimiter, namespaces, use_cache,
                 save, save_on_interrupt, initial_model, test_only, predictions, raw, link, bound, quiet, workers,
-                scheduler, tau, weighting, classes, oaa, binary, data, files, keep_names, invert_hash):
+                scheduler, dashboard, tau, weighting, classes, oaa, binary, data, files, keep_names, invert_hash):
     """Learn from FILE online and report progressive validation.
 
     The learners take the features as they are: when the columns have
@@ -305,9 +308,9 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
         return _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, zero_based, n_features,
                                 bits, chunk_size, save, bound, quiet, workers, scheduler, tau, weighting, classes, start,
                                 holdout_every, label_column, task, costs, model, initial_model, scale, predictions,
-                                raw, test_only)
+                                raw, test_only, dashboard)
     for name, value in (("--delay", tau), ("--mix", weighting if weighting != "uniform" else None),
-                        ("--classes", classes)):
+                        ("--classes", classes), ("--dashboard", dashboard or None)):
         if value is not None:
             raise click.UsageError(f"{name} applies with --workers or --scheduler only")
     holdout_every = _holdout_period(holdout_every, holdout_off, passes)
@@ -556,7 +559,7 @@ def _declare_binary_classes(est, y, learned):
 
 def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, zero_based, n_features, bits, chunk_size,
                      save, bound, quiet, workers, scheduler, tau, weighting, classes, start, holdout_every,
-                     label_column, task, costs, model, initial_model, scale, predictions, raw, test_only):
+                     label_column, task, costs, model, initial_model, scale, predictions, raw, test_only, dashboard):
     """``olearn run`` on Dask: parameter mixing (``--passes`` epochs), or delayed updates with ``--delay``.
 
     Binary, multiclass, cost-sensitive (``--costs``, ``--oaa``) and regression learners, as the library mixes them;
@@ -585,8 +588,10 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, z
         raise click.UsageError("--delay makes one pass; it cannot be combined with --passes")
     if delayed and weighting != "uniform":
         raise click.UsageError("--mix applies to parameter mixing, not to --delay")
-    from ._dask_run import (ON_DASK_TASKS, LossOnlyTask, check_dask_predictions, check_dask_scale,
-                            check_dask_test_only, dask_classes, resumed_reading)
+    from ._dask_run import (ON_DASK_TASKS, LossOnlyTask, check_dashboard, check_dask_predictions, check_dask_scale,
+                            check_dask_test_only, dask_classes, dashboard_line, resumed_reading)
+
+    check_dashboard(dashboard, workers)
 
     labels = dask_classes(task, classes, costs, model, initial_model)
     if save is not None:
@@ -623,10 +628,11 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, z
 
     try:  # workers that are threads start at once, and learn at once where the kernels release the GIL
         with distributed.connect(workers=workers, scheduler=scheduler, quiet=True,
-                                 processes=not passes_release_gil(est)) as client:
+                                 processes=not passes_release_gil(est), dashboard=dashboard) as client:
             n_workers = len(client.scheduler_info()["workers"])
-            if not quiet:
-                echo_stderr(f"Dask dashboard: {client.dashboard_link}")
+            line = None if quiet else dashboard_line(client, dashboard or scheduler is not None)
+            if line is not None:
+                echo_stderr(line)
             # delayed updates score at most tau + 1 shards at once
             options["n_shards"] = _byte_range_shards(list(files), options, n_workers if tau is None else
                                                      min(n_workers, tau + 1), quiet)
