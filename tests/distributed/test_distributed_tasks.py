@@ -107,6 +107,16 @@ def test_multiclass_classes_are_fixed_up_front_and_checked_in_every_shard(client
     assert np.array_equal(est.coef_, before) and est.classes_.tolist() == [0, 1, 2]
 
 
+def test_classes_contradicting_those_learned_are_named_as_plain_numbers():
+    from olearn.distributed._models import start_with_classes
+    from olearn.linear import PAClassifier
+
+    est = PAClassifier().partial_fit(np.eye(2), np.array([-1.0, 1.0]))  # classes_ of float64 labels
+    with pytest.raises(ValueError) as err:
+        start_with_classes(est, np.array([0.0, 1.0]))
+    assert str(err.value) == "classes=[0.0, 1.0] differs from the classes [-1.0, 1.0] already learned"
+
+
 def write_parquet(path, X, y, order=("a", "y", "b")):
     import pandas as pd
 
