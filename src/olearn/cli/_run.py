@@ -638,7 +638,7 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, z
                                                      min(n_workers, tau + 1), quiet)
             start_model = copy.deepcopy(est) if predictions is not None and not test_only else None
             if test_only:
-                result = _tested_on_workers(client, est, task, files, options, predictions, raw)
+                result = _tested_on_workers(client, est, initial_model, task, files, options, predictions, raw)
             elif delayed:
                 result = distributed.delayed_updates(est, list(files), tau=tau, client=client, **options)
             else:
@@ -682,14 +682,16 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, z
         click.echo(f"{'model':<14}{save}")
 
 
-def _tested_on_workers(client, model, task, files, options, predictions, raw):
+def _tested_on_workers(client, model, model_path, task, files, options, predictions, raw):
     """``-t -i MODEL`` on Dask: every shard's rows predicted by ``model`` on the workers, learning nothing (with
-    ``-p``, the lines written shard after shard); a one-epoch result of the shards' totals."""
+    ``-p``, the lines written shard after shard; labels it cannot predict warned about); a one-epoch result of the
+    shards' totals."""
     from ..distributed import DistributedResult, make_shards
-    from ._dask_predictions import predicted_shards
+    from ._dask_predictions import tested_shards
 
     shards = make_shards(list(files), **{name: value for name, value in options.items() if name != "classes"})
-    answers = predicted_shards(client, task, model, shards, raw=raw, test_only=True)
+    answers, labels = tested_shards(client, task, model, model_path, shards, raw=raw)
+    labels.warn(", ".join(files))
     if predictions is not None:
         writer = PredictionWriter(predictions, raw, task)
         try:

@@ -74,7 +74,7 @@ def learn_shard(est, shard, values=(), holdout_every=None, kept=None):
                               sample_weight=None if weight is None else weight[lo:hi])
                     totals += (res.n_mistakes, res.cumulative_loss, res.n_updates, res.n_rounds)
             except (ValueError, FloatingPointError) as err:
-                raise type(err)(f"{shard.describe()}: {_located(str(err), part, first + lo, row + lo)}") from err
+                raise type(err)(f"{shard.describe()}: {located(str(err), part, first + lo, row + lo)}") from err
         row += rows_of(X)
     _check_no_new_names(est, shard, names)
     return est._get_state(), totals, held
@@ -141,7 +141,7 @@ def _learned_masked(est, X, y, weight, held_out, totals, held, shard, part, firs
         _check_labels(est, y)
         masked = held_out.learn_masked(est, X, y, weight)
     except (ValueError, FloatingPointError) as err:
-        raise type(err)(f"{shard.describe()}: {_located(str(err), part, first, row)}") from err
+        raise type(err)(f"{shard.describe()}: {located(str(err), part, first, row)}") from err
     if masked is None:
         return False
     res = masked[0]
@@ -163,7 +163,7 @@ def _check_labels(est, y):
                          f"{[plain_label(c) for c in classes]} fixed before the first epoch")
 
 
-def _located(message, part, first, row):
+def located(message, part, first, row):
     """A learner's message about "row k" of a chunk that starts at row ``first`` of ``part`` and ``row`` of its shard,
     with that row named as its source numbers it (:meth:`Shard.where`)."""
     found = _ROW.search(message)
@@ -329,6 +329,16 @@ def mix_shards(est, kind, shards, client, epochs, weighting, classes, timeout, h
     finally:
         epoch_runner.close()
     return DistributedResult(est, "mixing", len(shards), totals, mus, held_out=held_out)
+
+
+def pass_over_shards(client, shards, task, job, name, number=1, holdout_every=None, timeout=None):
+    """Each shard's ``task(job, shard, values, holdout_every)``, run once on the cluster of ``client`` (as an epoch
+    of :class:`_Epochs`, ``name`` and ``number`` naming it in messages): their answers, in the order of ``shards``."""
+    runner = _Epochs(require_dask(), client, shards, timeout, holdout_every, task=task, name=name)
+    try:
+        return runner.run(job, number)
+    finally:
+        runner.close()
 
 
 class _Epochs:
