@@ -302,9 +302,6 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
 
         check_dask_options(use_cache, keep_names, invert_hash, namespaces, binary, link, delimiter)
         holdout_every = _holdout_period(holdout_every, holdout_off, passes)
-        if holdout_every is not None and not task.counts_mistakes:
-            raise click.UsageError(f"--passes {passes} holds examples out to count their mistakes, and --algo {algo} "
-                                   f"({task.name}) makes none: add --holdout-off")
         return _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, zero_based, n_features,
                                 bits, chunk_size, save, bound, quiet, workers, scheduler, tau, weighting, classes, start,
                                 holdout_every, label_column, task, costs, model, initial_model, scale, predictions,
@@ -656,8 +653,8 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, z
         # Dask's own failures (a task cancelled with its worker, an actor's worker lost): one line, exit 1
         raise distributed.DistributedError(f"the Dask run failed: {describe_error(err)}") from None
     seconds = time.perf_counter() - start
-    held_outs = [] if holdout_every is None else [_held_out(holdout_every, *counts)
-                                                  for counts in result.held_out.sum(axis=1)]
+    held_outs = [] if holdout_every is None else [_held_out(holdout_every, task, *counts, sums) for counts, sums
+                                                  in zip(result.held_out.sum(axis=1), result.held_out_sums.sum(axis=1))]
     if not quiet and not delayed:
         _echo_epochs(result, task.counts_mistakes)
         for epoch, held_out in enumerate(held_outs, start=1):
@@ -757,10 +754,11 @@ class _EpochProgress:
                     f"{rate:,.0f} examples/s")
 
 
-def _held_out(every, examples, mistakes):
-    """The :class:`HeldOut` counts of one epoch on Dask (summed over the shards), to print as a serial pass's."""
-    held_out = HeldOut(every)
-    held_out.examples, held_out.mistakes = int(examples), int(mistakes)
+def _held_out(every, task, examples, mistakes, sums):
+    """The :class:`HeldOut` counts of one epoch on Dask (summed over the shards; a regressor's sums of its errors),
+    to print as a serial pass's."""
+    held_out = HeldOut(every, task)
+    held_out.examples, held_out.mistakes, held_out.sums = int(examples), int(mistakes), sums
     return held_out
 
 
