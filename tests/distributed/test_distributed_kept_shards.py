@@ -160,3 +160,69 @@ def test_mixing_libsvm_files_on_a_cluster_of_threads_imports_no_scipy(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=TIMEOUT)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split("\n")[-2] == "360 []"  # 2 epochs of 2 x 90 learned rows (every 4th of 120 held out)
+
+
+@pytest.fixture
+def reading_threads(monkeypatch):
+    """The name of the thread of each reading of a file part."""
+    import threading
+
+    names = []
+    read = FilePart._read
+
+    def counted(part, chunk_size):
+        names.append(threading.current_thread().name)
+        yield from read(part, chunk_size)
+
+    monkeypatch.setattr(FilePart, "_read", counted)
+    return names
+
+
+def test_a_shard_read_ahead_is_taken_once_by_keep_shard_as_it_would_have_read_it(tmp_path, reading_threads):
+    halves, paths = write_halves(tmp_path)
+    shards = make_shards(paths, chunk_size=50)
+    with _kept.read_ahead(shards, budget=1 << 20):
+        # an equal shard (the worker's copy), taken as read ahead, on a thread of its own
+        taken = _kept.keep_shard(make_shards(paths, chunk_size=50)[1])
+        assert reading_threads == ["olearn-read-ahead"] * 2
+        again = _kept.keep_shard(shards[1])  # taken once: read again
+    assert len(reading_threads) == 3
+    assert _kept.keep_shard(shards[0], budget=1 << 20) is not None and len(reading_threads) == 4  # forgotten on leaving
+    for kept in (taken, again):
+        ((X, y, weight, part, first),) = kept.weighted_chunks()
+        np.testing.assert_array_equal(X.tocsr().toarray(), halves[1][0])
+        assert np.array_equal(y, halves[1][1]) and (part, first) == (shards[1].parts[0], 0)
+
+
+def test_a_shard_too_large_to_keep_is_read_ahead_as_none(tmp_path):
+    _, paths = write_halves(tmp_path)
+    (shard,) = make_shards(paths[0])
+    with _kept.read_ahead([shard], budget=1000):
+        assert _kept.keep_shard(shard) is None
+
+
+@pytest.mark.skipif(not passes_release_gil(PAClassifier()), reason="the command line's workers are processes")
+def test_the_command_lines_cluster_of_threads_learns_the_byte_ranges_it_read_ahead(tmp_path, reading_threads):
+    from click.testing import CliRunner
+    from sklearn.datasets import load_svmlight_file
+
+    import olearn
+    from olearn.cli import cli
+
+    halves, paths = write_halves(tmp_path, n=400)
+    whole = tmp_path / "whole.svm"
+    whole.write_text(open(paths[0]).read() + open(paths[1]).read())
+    model = tmp_path / "model.npz"
+    out = CliRunner().invoke(cli, ["run", "--algo", "pa1", "-C", "0.2", "--workers", "2", "--passes", "3",
+                                   "--holdout-off", "--zero-based", str(whole), "-f", str(model)])
+    assert out.exit_code == 0, out.output
+    assert reading_threads == ["olearn-read-ahead"] * 2  # each byte range once, before the cluster's first epoch
+    X, y = load_svmlight_file(str(whole), zero_based=True, n_features=5)
+    X = X.toarray()
+    shards = make_shards(str(whole), n_shards=2, zero_based=True)
+    rows = [sum(chunk.shape[0] for chunk, _ in shard.chunks()) for shard in shards]
+    parts = [(X[: rows[0]], y[: rows[0]]), (X[rows[0]:], y[rows[0]:])]
+    w = np.zeros(5)
+    for _ in range(3):
+        w = (pa1_pass(*parts[0], w, 0.2) + pa1_pass(*parts[1], w, 0.2)) / 2
+    np.testing.assert_allclose(olearn.load(model).coef_[0], w, rtol=1e-10, atol=1e-12)

@@ -585,8 +585,9 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, z
         raise click.UsageError("--delay makes one pass; it cannot be combined with --passes")
     if delayed and weighting != "uniform":
         raise click.UsageError("--mix applies to parameter mixing, not to --delay")
-    from ._dask_run import (ON_DASK_TASKS, LossOnlyTask, check_dashboard, check_dask_predictions, check_dask_scale,
-                            check_dask_test_only, dask_classes, dashboard_line, resumed_reading)
+    from ._dask_run import (ON_DASK_TASKS, LossOnlyTask, byte_range_shards, check_dashboard, check_dask_predictions,
+                            check_dask_scale, check_dask_test_only, dask_classes, dashboard_line, reading_ahead,
+                            resumed_reading)
 
     check_dashboard(dashboard, workers)
 
@@ -624,15 +625,16 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, z
     from ..distributed._cluster import passes_release_gil
 
     try:  # workers that are threads start at once, and learn at once where the kernels release the GIL
-        with distributed.connect(workers=workers, scheduler=scheduler, quiet=True,
-                                 processes=not passes_release_gil(est), dashboard=dashboard) as client:
+        with reading_ahead(est, files, options, workers, passes, delayed or test_only), \
+                distributed.connect(workers=workers, scheduler=scheduler, quiet=True,
+                                    processes=not passes_release_gil(est), dashboard=dashboard) as client:
             n_workers = len(client.scheduler_info()["workers"])
             line = None if quiet else dashboard_line(client, dashboard or scheduler is not None)
             if line is not None:
                 echo_stderr(line)
             # delayed updates score at most tau + 1 shards at once
-            options["n_shards"] = _byte_range_shards(list(files), options, n_workers if tau is None else
-                                                     min(n_workers, tau + 1), quiet)
+            options["n_shards"] = byte_range_shards(list(files), options, n_workers if tau is None else
+                                                    min(n_workers, tau + 1), quiet)
             start_model = copy.deepcopy(est) if predictions is not None and not test_only else None
             if test_only:
                 result = _tested_on_workers(client, est, initial_model, task, files, options, predictions, raw)
@@ -781,27 +783,6 @@ def _index_base(distributed, files, options, zero_based):
     if libsvm:
         base.settle(libsvm)
     return base
-
-
-def _byte_range_shards(files, options, n_workers, quiet):
-    """One file on N > 1 workers: N shards, byte ranges of the file cut on line boundaries (None: a shard per file).
-
-    A file that cannot be cut (compressed, CSV, a cache, Parquet) is one shard, with a note saying why, on stderr.
-    """
-    from ..distributed._shards import FilePart, expanded_paths, why_not_splittable
-    from ..distributed._tables import is_parquet
-
-    paths = expanded_paths(files)
-    if len(paths) != 1 or n_workers < 2:
-        return None
-    reason = ("a Parquet file is read as a table, by record batches" if is_parquet(paths[0], options["fmt"]) else
-              why_not_splittable(FilePart(paths[0], options["fmt"])))
-    if reason is None:
-        return n_workers
-    if not quiet:
-        echo_stderr(f"one shard on {n_workers} workers: {reason}; split it into files (e.g. split -n l/{n_workers} "
-                    "FILE part-) to learn in parallel")
-    return None
 
 
 def _shards_input_info(files, fmt, bits, base, label_column):

@@ -25,8 +25,19 @@ available when the worker has none); a larger one is given up as soon as it
 is known to be too large, and read chunk by chunk in every epoch, as before.
 A kept shard lost with its worker is read again by Dask on another (a pure
 task of the shard).
+
+The command line's local cluster of threads runs its workers in the
+command's own process, so its shards can be read before the cluster exists
+(:func:`read_ahead`): each on a thread of its own, while the command
+imports Dask and starts the cluster (Python work that holds the GIL, which
+the parser's compiled kernel releases). The worker's :func:`keep_shard` of
+an equal shard then takes the chunks read ahead (the same reading, in the
+same chunks) instead of reading the files again.
 """
 
+import contextlib
+import threading
+from concurrent.futures import Future
 from dataclasses import dataclass
 
 import numpy as np
@@ -66,11 +77,61 @@ class KeptShard:
             part._check_unchanged()
 
 
+# the shards being read ahead in this process (read_ahead): each the Future of its KeptShard, taken by keep_shard
+_AHEAD = {}
+_AHEAD_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def read_ahead(shards, budget):
+    """Read each shard of files among ``shards`` into a :class:`KeptShard` (:func:`keep_shard`, at most ``budget``
+    bytes each) on a thread of its own, started at once; inside the block, the :func:`keep_shard` of an equal shard
+    in this process takes it. The shards not taken are forgotten on leaving (their threads finish, unheard)."""
+    futures = {}
+    for shard in shards:
+        if keeps(shard) and shard not in futures:
+            futures[shard] = Future()
+            threading.Thread(target=_read_into, args=(futures[shard], shard, budget), name="olearn-read-ahead",
+                             daemon=True).start()
+    with _AHEAD_LOCK:
+        _AHEAD.update(futures)
+    try:
+        yield
+    finally:
+        with _AHEAD_LOCK:
+            for shard, future in futures.items():
+                if _AHEAD.get(shard) is future:
+                    del _AHEAD[shard]
+
+
+def _read_into(future, shard, budget):
+    try:
+        future.set_result(_read(shard, budget))
+    except BaseException as err:  # the taker raises it
+        future.set_exception(err)
+
+
+def local_budget(n_workers):
+    """:func:`worker_budget` of a worker of a local cluster of ``n_workers``, known before the cluster starts: its
+    share of the machine's memory (Dask's ``memory_limit="auto"``)."""
+    import psutil
+
+    return MEMORY_SHARE * psutil.virtual_memory().total / n_workers
+
+
 def keep_shard(shard, budget=None):
     """Read ``shard`` (a shard of file parts) on a worker into a :class:`KeptShard`; None if its chunks would take
     more than ``budget`` bytes (default: :func:`worker_budget`), or if reading it fails: its passes then read it
-    chunk by chunk, and raise the error where a pass meets it."""
-    budget = worker_budget() if budget is None else budget
+    chunk by chunk, and raise the error where a pass meets it. A shard read ahead in this process
+    (:func:`read_ahead`) is taken as it was read, once."""
+    with _AHEAD_LOCK:
+        ahead = _AHEAD.pop(shard, None) if _AHEAD else None
+    if ahead is not None:
+        return ahead.result()
+    return _read(shard, worker_budget() if budget is None else budget)
+
+
+def _read(shard, budget):
     chunks, size = [], 0
     try:
         for chunk in shard.in_chunks_of(max(shard.chunk_size, KEPT_CHUNK_ROWS)).weighted_chunks():
