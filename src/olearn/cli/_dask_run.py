@@ -181,7 +181,7 @@ def reading_ahead(est, files, options, workers, passes, one_pass):
 
     reading = {name: value for name, value in options.items() if name not in ("classes", "n_shards")}
     shards = make_shards(list(files), byte_range_shards(list(files), options, workers, quiet=True), **reading)
-    return read_ahead(shards, local_budget(workers))
+    return read_ahead(shards, local_budget(workers), workers)
 
 
 def resumed_reading(model, model_path, algo, files, fmt, zero_based, n_features, bits, chunk_size, label_column,

@@ -28,7 +28,7 @@ task of the shard).
 
 The command line's local cluster of threads runs its workers in the
 command's own process, so its shards can be read before the cluster exists
-(:func:`read_ahead`): each on a thread of its own, while the command
+(:func:`read_ahead`), in order on as many threads as it has workers, while the command
 imports Dask and starts the cluster (Python work that holds the GIL, which
 the parser's compiled kernel releases). The worker's :func:`keep_shard` of
 an equal shard then takes the chunks read ahead (the same reading, in the
@@ -37,7 +37,6 @@ same chunks) instead of reading the files again.
 
 import contextlib
 import threading
-from concurrent.futures import Future
 from dataclasses import dataclass
 
 import numpy as np
@@ -83,16 +82,15 @@ _AHEAD_LOCK = threading.Lock()
 
 
 @contextlib.contextmanager
-def read_ahead(shards, budget):
+def read_ahead(shards, budget, threads):
     """Read each shard of files among ``shards`` into a :class:`KeptShard` (:func:`keep_shard`, at most ``budget``
-    bytes each) on a thread of its own, started at once; inside the block, the :func:`keep_shard` of an equal shard
-    in this process takes it. The shards not taken are forgotten on leaving (their threads finish, unheard)."""
-    futures = {}
-    for shard in shards:
-        if keeps(shard) and shard not in futures:
-            futures[shard] = Future()
-            threading.Thread(target=_read_into, args=(futures[shard], shard, budget), name="olearn-read-ahead",
-                             daemon=True).start()
+    bytes each), in order, on ``threads`` threads started at once; inside the block, the :func:`keep_shard` of an
+    equal shard in this process takes it. On leaving, the shards not taken are forgotten and those not started
+    are not read."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    pool = ThreadPoolExecutor(threads, thread_name_prefix="olearn-read-ahead")
+    futures = {shard: pool.submit(_read, shard, budget) for shard in dict.fromkeys(shards) if keeps(shard)}
     with _AHEAD_LOCK:
         _AHEAD.update(futures)
     try:
@@ -102,13 +100,7 @@ def read_ahead(shards, budget):
             for shard, future in futures.items():
                 if _AHEAD.get(shard) is future:
                     del _AHEAD[shard]
-
-
-def _read_into(future, shard, budget):
-    try:
-        future.set_result(_read(shard, budget))
-    except BaseException as err:  # the taker raises it
-        future.set_exception(err)
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 def local_budget(n_workers):
