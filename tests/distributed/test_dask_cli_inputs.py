@@ -223,8 +223,39 @@ def test_regression_shards_mix_as_pa_regression(client, tmp_path):
         w = np.mean([pa1_regression_pass(X[rows], y[rows], w, 0.5, 0.05)
                      for rows in (slice(0, 80), slice(80, 160))], axis=0)
     np.testing.assert_allclose(olearn.load(tmp_path / "r.npz").coef_, w, rtol=1e-9, atol=1e-12)
-    result = invoke("run", "-a", "pa1-regression", "--passes", 2, "--scheduler", client.scheduler.address, *paths)
-    assert result.exit_code == 2 and "makes none: add --holdout-off" in result.output
+
+
+def test_regression_shards_report_their_held_out_errors_as_a_serial_run(client, tmp_path):
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(160, 4))
+    y = X @ np.array([1.0, -2.0, 0.5, 0.0]) + 0.1 * rng.normal(size=160)
+    halves = (slice(0, 80), slice(80, 160))
+    paths = []
+    for i, rows in enumerate(halves):
+        paths.append(str(tmp_path / f"r-{i}.svm"))
+        dump_svmlight_file(X[rows], y[rows], paths[-1], zero_based=False)
+    result = invoke("run", "-a", "pa1-regression", "-C", 0.5, "--set", "epsilon=0.05", "--passes", 2,
+                    "--holdout-every", 4, "--scheduler", client.scheduler.address, *paths)
+    assert result.exit_code == 0, result.output
+    # each shard's rows 4, 8, ..., 80 predicted by its learner of that moment, never learned (PA-I regression,
+    # Crammer et al. 2006, Sec. 5); the models of the two shards mixed after each pass
+    w = np.zeros(4)
+    for epoch in (1, 2):
+        sums, learned = np.zeros(3), []
+        for rows in halves:
+            shard_w = w.copy()
+            for i, (x, target) in enumerate(zip(X[rows], y[rows]), start=1):
+                error = shard_w @ x - target
+                loss = max(0.0, abs(error) - 0.05)
+                if i % 4 == 0:
+                    sums += (abs(error), error * error, loss)
+                elif loss > 0.0:
+                    shard_w = shard_w - np.sign(error) * min(0.5, loss / (x @ x)) * x
+            learned.append(shard_w)
+        w = np.mean(learned, axis=0)
+        mae, rmse, loss = sums[0] / 40, np.sqrt(sums[1] / 40), sums[2] / 40
+        assert f"pass {epoch} held out: 40 examples, MAE {mae:.6f}, RMSE {rmse:.6f}, loss {loss:.6f} h" in result.output
+    assert re.search(rf"^held-out MAE\s+{mae:.6f} h \(last pass\)$", result.output, re.M), result.output
 
 
 @pytest.fixture

@@ -104,3 +104,33 @@ def test_test_only_predicts_every_shard_with_the_model_on_the_workers(client, sh
     assert "test only (-t)" in result.output
     delayed = invoke("run", "-t", "-i", model, "--workers", "2", "--delay", "1", *paths)
     assert delayed.exit_code == 2 and "learning nothing; --delay applies to learning" in delayed.output
+
+
+def test_test_only_refuses_a_label_a_binary_model_cannot_have_as_the_serial_run_does(client, shard_files, tmp_path):
+    paths, _ = shard_files
+    model = tmp_path / "model.npz"
+    assert invoke("run", "-a", "pa1", paths[0], "-f", model).exit_code == 0
+    odd = tmp_path / "odd.svm"
+    odd.write_text("1 1:1\n-1 2:1\n2 1:1\n")
+    result = invoke("run", "-t", "-i", model, "--scheduler", client.scheduler.address, paths[0], odd)
+    assert result.exit_code == 1
+    assert (f"shard 1 (odd.svm): example 3 of odd.svm has the label 2, and {model} is a binary model of the classes "
+            "-1 1: it can predict no other label") in result.output
+    serial = invoke("run", "-t", "-i", model, odd)
+    assert serial.exit_code == 1 and f"has the label 2, and {model} is a binary model" in serial.output
+
+
+def test_test_only_warns_once_of_the_classes_a_multiclass_model_never_learned(client, tmp_path):
+    learned, tested = tmp_path / "learned.svm", [tmp_path / "a.svm", tmp_path / "b.svm"]
+    learned.write_text("0 1:1\n1 2:1\n2 1:1 2:1\n")
+    tested[0].write_text("0 1:1\n5 2:1\n")
+    tested[1].write_text("7 1:1\n1 2:1\n7 2:2\n")
+    model = tmp_path / "model.npz"
+    assert invoke("run", "-a", "pa1-multiclass", learned, "-f", model).exit_code == 0
+    result = invoke("run", "-t", "-i", model, "--scheduler", client.scheduler.address, *tested)
+    assert result.exit_code == 0, result.output
+    # 3 of the 5 labels (5, 7, 7) are none of the classes 0 1 2: counted as mistakes, and said so once
+    assert result.stderr.count("olearn: warning:") == 1
+    assert (f"olearn: warning: 3 of 5 labels of {tested[0]}, {tested[1]} (such as 5 7) are none of the classes of "
+            f"{model} (0 1 2)") in result.stderr
+    assert int(_summary(result.output, "mistakes")) >= 3

@@ -67,8 +67,36 @@ def test_regression_mixing_averages_independent_models(client):
                                rtol=1e-12, atol=1e-14)
     one = parameter_mixing(make(), [(X, y)], epochs=2, timeout=TIMEOUT).estimator
     assert np.array_equal(one.coef_, make().partial_fit(X, y).partial_fit(X, y).coef_)
-    with pytest.raises(ValueError, match="holdout_every counts the mistakes of held-out rows, and PARegressor"):
-        parameter_mixing(make(), shards, epochs=2, holdout_every=5)
+
+
+def held_out_pa1_regression_pass(X, y, w, C, epsilon, every):
+    """A PA-I regression pass (Crammer et al. 2006, Sec. 5) holding out the rows every, 2 every, ... (from 1): each
+    predicted by w of its moment, never learned. Returns w and the held-out sums |error|, error^2, loss."""
+    w, sums = w.copy(), np.zeros(3)
+    for i, (x, target) in enumerate(zip(X, y), start=1):
+        error = w @ x - target
+        loss = max(0.0, abs(error) - epsilon)
+        if i % every == 0:
+            sums += (abs(error), error * error, loss)
+        elif loss > 0.0:
+            w = w - np.sign(error) * min(C, loss / (x @ x)) * x
+    return w, sums
+
+
+def test_regression_mixing_holds_rows_out_and_sums_their_errors(client):
+    X, y = data(240, 5, 0, seed=3)
+    shards = thirds(X, y)
+    res = parameter_mixing(PARegressor(variant="pa1", C=0.3, epsilon=0.05), shards, epochs=3, holdout_every=7,
+                           timeout=TIMEOUT)
+    w = np.zeros(5)
+    for epoch in range(3):
+        passes = [held_out_pa1_regression_pass(*shard, w, 0.3, 0.05, 7) for shard in shards]
+        w = np.mean([shard_w for shard_w, _ in passes], axis=0)
+        np.testing.assert_allclose(res.held_out_sums[epoch], [sums for _, sums in passes], rtol=1e-10)
+    np.testing.assert_allclose(res.estimator.coef_, w, rtol=1e-10, atol=1e-12)
+    assert res.held_out[..., 0].tolist() == [[11, 11, 11]] * 3  # rows 7, 14, ..., 77 of each shard of 80
+    assert not res.held_out[..., 1].any()  # a regressor makes no mistakes
+    assert res.n_rounds == 3 * 3 * (80 - 11)
 
 
 GAUSSIAN = [lambda: CW(eta=0.8), lambda: CW(eta=0.8, covariance="full"), lambda: NAROW(b=2.0),
@@ -105,6 +133,16 @@ def test_multiclass_classes_are_fixed_up_front_and_checked_in_every_shard(client
     with pytest.raises(ValueError, match=r"shard 1 .*label 7 at row 10 is not one of the classes \[0, 1, 2\]"):
         parameter_mixing(est, [(X[:30], y[:30]), (X[30:], y_bad[30:])], timeout=TIMEOUT)
     assert np.array_equal(est.coef_, before) and est.classes_.tolist() == [0, 1, 2]
+
+
+def test_classes_contradicting_those_learned_are_named_as_plain_numbers():
+    from olearn.distributed._models import start_with_classes
+    from olearn.linear import PAClassifier
+
+    est = PAClassifier().partial_fit(np.eye(2), np.array([-1.0, 1.0]))  # classes_ of float64 labels
+    with pytest.raises(ValueError) as err:
+        start_with_classes(est, np.array([0.0, 1.0]))
+    assert str(err.value) == "classes=[0.0, 1.0] differs from the classes [-1.0, 1.0] already learned"
 
 
 def write_parquet(path, X, y, order=("a", "y", "b")):

@@ -8,6 +8,8 @@ every shard first (:mod:`olearn.distributed._pipelines`). What needs the example
 each with its reason in one line.
 """
 
+import contextlib
+
 import click
 import numpy as np
 
@@ -40,6 +42,28 @@ def check_dask_options(use_cache, keep_names, invert_hash, namespaces, binary, l
     for name, value in given.items():
         if value is not None:
             raise click.UsageError(f"{name} does not apply on Dask: {_NOT_ON_DASK[name]}")
+
+
+def check_dashboard(dashboard, workers):
+    """Refuse ``--dashboard`` without a local cluster to serve it, or without bokeh to draw it."""
+    if not dashboard:
+        return
+    if workers is None:
+        raise click.UsageError("--dashboard serves the dashboard of the local cluster of --workers; a cluster of "
+                               "--scheduler serves its own, whose link is printed")
+    import importlib.util
+
+    if importlib.util.find_spec("bokeh") is None:
+        raise click.UsageError('--dashboard needs bokeh, which draws the Dask dashboard: pip install "bokeh>=3.1"')
+
+
+def dashboard_line(client, wanted):
+    """The progress's line of the Dask dashboard's link, or None: not ``wanted`` (a local cluster started without
+    ``--dashboard``), or a scheduler that serves none."""
+    from ..distributed._cluster import dashboard_link
+
+    link = dashboard_link(client) if wanted else None
+    return None if link is None else f"Dask dashboard: {link}"
 
 
 def check_dask_scale(est, delayed, label_column):
@@ -117,6 +141,47 @@ def dask_classes(task, classes, costs, model, model_path):
         raise click.UsageError(f"--classes {classes} contradicts -i {model_path}, which learned the classes "
                                f"{','.join(str(plain_label(c)) for c in known)}: drop --classes")
     return labels
+
+
+def byte_range_shards(files, options, n_workers, quiet):
+    """One file on N > 1 workers: N shards, byte ranges of the file cut on line boundaries (None: a shard per file).
+
+    A file that cannot be cut (compressed, CSV, a cache, Parquet) is one shard, with a note saying why, on stderr.
+    """
+    from ..distributed._shards import FilePart, expanded_paths, why_not_splittable
+    from ..distributed._tables import is_parquet
+    from ._resume import echo_stderr
+
+    paths = expanded_paths(files)
+    if len(paths) != 1 or n_workers < 2:
+        return None
+    reason = ("a Parquet file is read as a table, by record batches" if is_parquet(paths[0], options["fmt"]) else
+              why_not_splittable(FilePart(paths[0], options["fmt"])))
+    if reason is None:
+        return n_workers
+    if not quiet:
+        echo_stderr(f"one shard on {n_workers} workers: {reason}; split it into files (e.g. split -n l/{n_workers} "
+                    "FILE part-) to learn in parallel")
+    return None
+
+
+def reading_ahead(est, files, options, workers, passes, one_pass):
+    """While the local cluster of threads of ``--workers`` starts, its shards read ahead in this process
+    (:func:`olearn.distributed._kept.read_ahead`): for a run of several epochs (not ``one_pass``: ``--delay``,
+    ``-t``) of a learner alone whose passes release the GIL (the cluster's workers are then threads of this
+    process), on the shards of files ``options`` make (as ``parameter_mixing`` makes them); else nothing."""
+    from ..distributed._cluster import passes_release_gil
+    from ._scaling import learner_of
+
+    if (workers is None or passes < 2 or one_pass or learner_of(est) is not est or options["label_column"] is not None
+            or not passes_release_gil(est)):
+        return contextlib.nullcontext()
+    from ..distributed import make_shards
+    from ..distributed._kept import local_budget, read_ahead
+
+    reading = {name: value for name, value in options.items() if name not in ("classes", "n_shards")}
+    shards = make_shards(list(files), byte_range_shards(list(files), options, workers, quiet=True), **reading)
+    return read_ahead(shards, local_budget(workers), workers)
 
 
 def resumed_reading(model, model_path, algo, files, fmt, zero_based, n_features, bits, chunk_size, label_column,

@@ -54,6 +54,13 @@ class ModelLabels:
         self.foreign += int(outside.sum())
         self.foreign_values.update(np.unique(y[outside])[:5].tolist())
 
+    def add(self, other):
+        """Count the labels ``other`` checked (another part of the same data, against the same model) as well."""
+        self.foreign += other.foreign
+        self.foreign_values |= other.foreign_values
+        self.values |= other.values
+        self.labelled += other.labelled
+
     def warn(self, path):
         """The warning, on stderr, about labels the model was checked against and that were not refused."""
         if self.foreign:

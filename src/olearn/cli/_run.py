@@ -123,6 +123,9 @@ from ._vw_habits import oaa_labels, sign_labels, vw_algorithm
                    "processes. Needs olearn[distributed].")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Learn on the Dask cluster at ADDRESS (tcp://host:port) instead of a local one.")
+@click.option("--dashboard", is_flag=True,
+              help="With --workers: serve the local cluster's Dask dashboard (needs bokeh) and print its link "
+                   "(--scheduler: the link of the cluster's own, printed if it serves one).")
 @click.option("--delay", "tau", type=click.IntRange(min=0), default=None, metavar="TAU",
               help="With --workers/--scheduler: delayed updates, each computed on weights at most TAU "
                    "rounds stale (perceptron, pa, pa1, pa2, ogd, svm), instead of parameter mixing.")
@@ -147,7 +150,7 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
                 holdout_off, no_shuffle, random_seed, tags, fmt, zero_based, n_features, bits, chunk_size,
                 label_column, delimiter, namespaces, use_cache,
                 save, save_on_interrupt, initial_model, test_only, predictions, raw, link, bound, quiet, workers,
-                scheduler, tau, weighting, classes, oaa, binary, data, files, keep_names, invert_hash):
+                scheduler, dashboard, tau, weighting, classes, oaa, binary, data, files, keep_names, invert_hash):
     """Learn from FILE online and report progressive validation.
 
     The learners take the features as they are: when the columns have
@@ -300,15 +303,12 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
 
         check_dask_options(use_cache, keep_names, invert_hash, namespaces, binary, link, delimiter)
         holdout_every = _holdout_period(holdout_every, holdout_off, passes)
-        if holdout_every is not None and not task.counts_mistakes:
-            raise click.UsageError(f"--passes {passes} holds examples out to count their mistakes, and --algo {algo} "
-                                   f"({task.name}) makes none: add --holdout-off")
         return _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, zero_based, n_features,
                                 bits, chunk_size, save, bound, quiet, workers, scheduler, tau, weighting, classes, start,
                                 holdout_every, label_column, task, costs, model, initial_model, scale, predictions,
-                                raw, test_only)
+                                raw, test_only, dashboard)
     for name, value in (("--delay", tau), ("--mix", weighting if weighting != "uniform" else None),
-                        ("--classes", classes)):
+                        ("--classes", classes), ("--dashboard", dashboard or None)):
         if value is not None:
             raise click.UsageError(f"{name} applies with --workers or --scheduler only")
     holdout_every = _holdout_period(holdout_every, holdout_off, passes)
@@ -472,7 +472,7 @@ def _check_fixed_dimension(algo, task, source):
 
 def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, zero_based, n_features, bits, chunk_size,
                      save, bound, quiet, workers, scheduler, tau, weighting, classes, start, holdout_every,
-                     label_column, task, costs, model, initial_model, scale, predictions, raw, test_only):
+                     label_column, task, costs, model, initial_model, scale, predictions, raw, test_only, dashboard):
     """``olearn run`` on Dask: parameter mixing (``--passes`` epochs), or delayed updates with ``--delay``.
 
     Binary, multiclass, cost-sensitive (``--costs``, ``--oaa``) and regression learners, as the library mixes them;
@@ -501,8 +501,11 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, z
         raise click.UsageError("--delay makes one pass; it cannot be combined with --passes")
     if delayed and weighting != "uniform":
         raise click.UsageError("--mix applies to parameter mixing, not to --delay")
-    from ._dask_run import (ON_DASK_TASKS, LossOnlyTask, check_dask_predictions, check_dask_scale,
-                            check_dask_test_only, dask_classes, resumed_reading)
+    from ._dask_run import (ON_DASK_TASKS, LossOnlyTask, byte_range_shards, check_dashboard, check_dask_predictions,
+                            check_dask_scale, check_dask_test_only, dask_classes, dashboard_line, reading_ahead,
+                            resumed_reading)
+
+    check_dashboard(dashboard, workers)
 
     labels = dask_classes(task, classes, costs, model, initial_model)
     if save is not None:
@@ -538,17 +541,19 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, z
     from ..distributed._cluster import passes_release_gil
 
     try:  # workers that are threads start at once, and learn at once where the kernels release the GIL
-        with distributed.connect(workers=workers, scheduler=scheduler, quiet=True,
-                                 processes=not passes_release_gil(est)) as client:
+        with reading_ahead(est, files, options, workers, passes, delayed or test_only), \
+                distributed.connect(workers=workers, scheduler=scheduler, quiet=True,
+                                    processes=not passes_release_gil(est), dashboard=dashboard) as client:
             n_workers = len(client.scheduler_info()["workers"])
-            if not quiet:
-                echo_stderr(f"Dask dashboard: {client.dashboard_link}")
+            line = None if quiet else dashboard_line(client, dashboard or scheduler is not None)
+            if line is not None:
+                echo_stderr(line)
             # delayed updates score at most tau + 1 shards at once
-            options["n_shards"] = _byte_range_shards(list(files), options, n_workers if tau is None else
-                                                     min(n_workers, tau + 1), quiet)
+            options["n_shards"] = byte_range_shards(list(files), options, n_workers if tau is None else
+                                                    min(n_workers, tau + 1), quiet)
             start_model = copy.deepcopy(est) if predictions is not None and not test_only else None
             if test_only:
-                result = _tested_on_workers(client, est, task, files, options, predictions, raw)
+                result = _tested_on_workers(client, est, initial_model, task, files, options, predictions, raw)
             elif delayed:
                 result = distributed.delayed_updates(est, list(files), tau=tau, client=client, **options)
             else:
@@ -566,8 +571,8 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, z
         # Dask's own failures (a task cancelled with its worker, an actor's worker lost): one line, exit 1
         raise distributed.DistributedError(f"the Dask run failed: {describe_error(err)}") from None
     seconds = time.perf_counter() - start
-    held_outs = [] if holdout_every is None else [_held_out(holdout_every, *counts)
-                                                  for counts in result.held_out.sum(axis=1)]
+    held_outs = [] if holdout_every is None else [_held_out(holdout_every, task, *counts, sums) for counts, sums
+                                                  in zip(result.held_out.sum(axis=1), result.held_out_sums.sum(axis=1))]
     if not quiet and not delayed:
         _echo_epochs(result, task.counts_mistakes)
         for epoch, held_out in enumerate(held_outs, start=1):
@@ -592,14 +597,16 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, z
         click.echo(f"{'model':<14}{save}")
 
 
-def _tested_on_workers(client, model, task, files, options, predictions, raw):
+def _tested_on_workers(client, model, model_path, task, files, options, predictions, raw):
     """``-t -i MODEL`` on Dask: every shard's rows predicted by ``model`` on the workers, learning nothing (with
-    ``-p``, the lines written shard after shard); a one-epoch result of the shards' totals."""
+    ``-p``, the lines written shard after shard; labels it cannot predict warned about); a one-epoch result of the
+    shards' totals."""
     from ..distributed import DistributedResult, make_shards
-    from ._dask_predictions import predicted_shards
+    from ._dask_predictions import tested_shards
 
     shards = make_shards(list(files), **{name: value for name, value in options.items() if name != "classes"})
-    answers = predicted_shards(client, task, model, shards, raw=raw, test_only=True)
+    answers, labels = tested_shards(client, task, model, model_path, shards, raw=raw)
+    labels.warn(", ".join(files))
     if predictions is not None:
         writer = PredictionWriter(predictions, raw, task)
         try:
@@ -665,10 +672,11 @@ class _EpochProgress:
                     f"{rate:,.0f} examples/s")
 
 
-def _held_out(every, examples, mistakes):
-    """The :class:`HeldOut` counts of one epoch on Dask (summed over the shards), to print as a serial pass's."""
-    held_out = HeldOut(every)
-    held_out.examples, held_out.mistakes = int(examples), int(mistakes)
+def _held_out(every, task, examples, mistakes, sums):
+    """The :class:`HeldOut` counts of one epoch on Dask (summed over the shards; a regressor's sums of its errors),
+    to print as a serial pass's."""
+    held_out = HeldOut(every, task)
+    held_out.examples, held_out.mistakes, held_out.sums = int(examples), int(mistakes), sums
     return held_out
 
 
@@ -691,27 +699,6 @@ def _index_base(distributed, files, options, zero_based):
     if libsvm:
         base.settle(libsvm)
     return base
-
-
-def _byte_range_shards(files, options, n_workers, quiet):
-    """One file on N > 1 workers: N shards, byte ranges of the file cut on line boundaries (None: a shard per file).
-
-    A file that cannot be cut (compressed, CSV, a cache, Parquet) is one shard, with a note saying why, on stderr.
-    """
-    from ..distributed._shards import FilePart, expanded_paths, why_not_splittable
-    from ..distributed._tables import is_parquet
-
-    paths = expanded_paths(files)
-    if len(paths) != 1 or n_workers < 2:
-        return None
-    reason = ("a Parquet file is read as a table, by record batches" if is_parquet(paths[0], options["fmt"]) else
-              why_not_splittable(FilePart(paths[0], options["fmt"])))
-    if reason is None:
-        return n_workers
-    if not quiet:
-        echo_stderr(f"one shard on {n_workers} workers: {reason}; split it into files (e.g. split -n l/{n_workers} "
-                    "FILE part-) to learn in parallel")
-    return None
 
 
 def _shards_input_info(files, fmt, bits, base, label_column):

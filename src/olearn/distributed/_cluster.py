@@ -91,8 +91,15 @@ def passes_release_gil(est):
             and not getattr(est, "average", False) and getattr(est, "kernel", None) is None)
 
 
+def dashboard_link(client):
+    """The link of the Dask dashboard of ``client``'s scheduler, or None if it serves none."""
+    if "dashboard" not in client.scheduler_info().get("services", {}):
+        return None
+    return client.dashboard_link
+
+
 @contextlib.contextmanager
-def connect(workers=None, scheduler=None, timeout=60, quiet=False, processes=True):
+def connect(workers=None, scheduler=None, timeout=60, quiet=False, processes=True, dashboard=True):
     """A Dask client on a new local cluster of ``workers`` workers, or on the scheduler at ``scheduler``.
 
     The local cluster runs one single-threaded worker per worker, a process
@@ -121,6 +128,12 @@ def connect(workers=None, scheduler=None, timeout=60, quiet=False, processes=Tru
         share its memory, but learn at once only while their kernels release
         the GIL (:func:`passes_release_gil`). A thread worker is lost only
         with the whole process.
+    dashboard : bool, default=True
+        The local cluster serves Dask's dashboard, on a free port
+        (``client.dashboard_link``; its pages need bokeh, whose import adds
+        about a second to the cluster's start where it is installed);
+        ``False`` starts none (the command line's, unless ``--dashboard``).
+        A scheduler's is its own.
 
     Examples
     --------
@@ -133,10 +146,10 @@ def connect(workers=None, scheduler=None, timeout=60, quiet=False, processes=Tru
     if (workers is None) == (scheduler is None):
         raise ValueError("give exactly one of workers (a local cluster) and scheduler (an address)")
     with _silenced() if quiet else contextlib.nullcontext():
-        yield from _connect(distributed, workers, scheduler, timeout, quiet, processes)
+        yield from _connect(distributed, workers, scheduler, timeout, quiet, processes, dashboard)
 
 
-def _connect(distributed, workers, scheduler, timeout, quiet, processes):
+def _connect(distributed, workers, scheduler, timeout, quiet, processes, dashboard):
     if scheduler is not None:
         client = distributed.Client(scheduler, timeout=timeout)
         try:
@@ -147,7 +160,10 @@ def _connect(distributed, workers, scheduler, timeout, quiet, processes):
     if workers < 1:
         raise ValueError(f"workers must be >= 1; got {workers}")
     cluster = distributed.LocalCluster(
-        n_workers=workers, processes=processes, threads_per_worker=1, dashboard_address=":0", timeout=timeout,
+        # without the dashboard, the scheduler's HTTP server (its health and metrics routes) still listens, on a free
+        # port rather than on 8787, which may be taken (Dask then warns)
+        n_workers=workers, processes=processes, threads_per_worker=1, dashboard_address=":0",
+        scheduler_kwargs={"dashboard": dashboard}, timeout=timeout,
         **({"silence_logs": logging.CRITICAL} if quiet else {}),
     )
     try:

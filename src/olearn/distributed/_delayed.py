@@ -37,7 +37,6 @@ import time
 from concurrent.futures import CancelledError
 
 import numpy as np
-import scipy.sparse as sp
 
 from .._estimator import locking_its_estimator
 from .._kernels import _codes
@@ -79,6 +78,8 @@ class ShardReader:
 
     def _next_rows(self, n):
         """Up to n rows (fewer at the end of the shard) as one CSR matrix and the labels."""
+        import scipy.sparse as sp
+
         pieces, count = [], 0
         while count < n:
             if not self._pending:

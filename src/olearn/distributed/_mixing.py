@@ -47,20 +47,20 @@ def learn_shard(est, shard, values=(), holdout_every=None, kept=None):
 
     With ``holdout_every`` K, the rows K, 2K, ... of the shard (counted from 1)
     are held out: predicted by the shard's learner at that moment, never
-    learned. Returns (its state, its totals, (held-out rows, their mistakes)).
+    learned. Returns (its state, its totals, (held-out rows, their mistakes,
+    and a regressor's sums of their absolute errors, squared errors and
+    losses: :func:`held_out_of`)).
     """
-    from ..cli._holdout import HeldOut
     from ..evaluate import run
 
     est = copy.deepcopy(est)  # a scattered model is shared by the tasks of a worker
     totals = np.zeros(_codes.N_TOTALS)
-    held_out = HeldOut(holdout_every)
-    held = np.zeros(2)
+    held_out = held_out_of(est, holdout_every)
     row = 0
     names = _names(est)
     for X, y, weight, part, first in (shard.with_values(values) if kept is None else kept).weighted_chunks():
         if (holdout_every is not None and y is not None and not is_sequences(X)
-                and _learned_masked(est, X, y, weight, held_out, totals, held, shard, part, first, row)):
+                and _learned_masked(est, X, y, weight, held_out, totals, shard, part, first, row)):
             row += rows_of(X)
             continue
         for lo, hi, is_held in held_out.segments(rows_of(X)):
@@ -68,16 +68,36 @@ def learn_shard(est, shard, values=(), holdout_every=None, kept=None):
             try:
                 _check_labels(est, labels)
                 if is_held:
-                    held += (hi - lo, _mistakes(est, X[lo:hi], labels))
+                    held_out.add(_predicted(est, X[lo:hi], labels), labels, est)
                 else:
                     res = run(est, X[lo:hi], labels, record=False,
                               sample_weight=None if weight is None else weight[lo:hi])
                     totals += (res.n_mistakes, res.cumulative_loss, res.n_updates, res.n_rounds)
             except (ValueError, FloatingPointError) as err:
-                raise type(err)(f"{shard.describe()}: {_located(str(err), part, first + lo, row + lo)}") from err
+                raise type(err)(f"{shard.describe()}: {located(str(err), part, first + lo, row + lo)}") from err
         row += rows_of(X)
     _check_no_new_names(est, shard, names)
-    return est._get_state(), totals, held
+    return est._get_state(), totals, np.array([held_out.examples, held_out.mistakes, *held_out.sums], dtype=float)
+
+
+def held_out_of(est, every):
+    """The :class:`~olearn.cli._holdout.HeldOut` counts of a shard's pass of ``est`` holding out every ``every``-th
+    row: the rows and their mistakes; a regressor's sums of their absolute errors, squared errors and losses too, as
+    a serial ``olearn run --passes N`` counts them (MAE, RMSE and loss)."""
+    from ..cli._holdout import HeldOut
+    from ..cli._tasks import task_named
+
+    return HeldOut(every, task_named("regression") if getattr(est, "_estimator_type", None) == "regressor" else None)
+
+
+def _predicted(est, X, y):
+    """What :meth:`HeldOut.add` reads of held-out rows that ``est`` predicts, learning nothing: their number, their
+    mistakes (a regressor makes none) and a regressor's predictions (its errors are summed from them)."""
+    from types import SimpleNamespace
+
+    if getattr(est, "_estimator_type", None) == "regressor":
+        return SimpleNamespace(n_rounds=len(y), n_mistakes=0, predictions=est.predict(X))
+    return SimpleNamespace(n_rounds=rows_of(X), n_mistakes=_mistakes(est, X, y), predictions=None)
 
 
 def _quasi_additive_link(est):
@@ -132,21 +152,19 @@ def _check_no_new_names(est, shard, names):
                          "so that every shard gives a name the same column")
 
 
-def _learned_masked(est, X, y, weight, held_out, totals, held, shard, part, first, row):
+def _learned_masked(est, X, y, weight, held_out, totals, shard, part, first, row):
     """Learn a chunk in one compiled pass that holds out its held-out rows (:meth:`HeldOut.learn_masked`, as the
-    serial command line does), adding to ``totals`` and ``held``; False, nothing learned, for a learner without
+    serial command line does), adding to ``totals`` and ``held_out``; False, nothing learned, for a learner without
     such a pass (its chunk is then learned a run of rows at a time, with the same results)."""
-    examples, mistakes = held_out.examples, held_out.mistakes
     try:
         _check_labels(est, y)
         masked = held_out.learn_masked(est, X, y, weight)
     except (ValueError, FloatingPointError) as err:
-        raise type(err)(f"{shard.describe()}: {_located(str(err), part, first, row)}") from err
+        raise type(err)(f"{shard.describe()}: {located(str(err), part, first, row)}") from err
     if masked is None:
         return False
     res = masked[0]
     totals += (res.n_mistakes, res.cumulative_loss, res.n_updates, res.n_rounds)
-    held += (held_out.examples - examples, held_out.mistakes - mistakes)
     return True
 
 
@@ -163,7 +181,7 @@ def _check_labels(est, y):
                          f"{[plain_label(c) for c in classes]} fixed before the first epoch")
 
 
-def _located(message, part, first, row):
+def located(message, part, first, row):
     """A learner's message about "row k" of a chunk that starts at row ``first`` of ``part`` and ``row`` of its shard,
     with that row named as its source numbers it (:meth:`Shard.where`)."""
     found = _ROW.search(message)
@@ -286,7 +304,7 @@ def parameter_mixing(est, data, *, epochs=1, weighting="uniform", n_shards=None,
     if holdout_every is not None and (isinstance(holdout_every, bool) or not isinstance(holdout_every, (int, np.integer))
                                       or holdout_every < 2):
         raise ValueError(f"holdout_every must be an integer >= 2 or None; got {holdout_every!r}")
-    if holdout_every is not None and getattr(est, "_estimator_type", None) != "classifier":
+    if holdout_every is not None and getattr(est, "_estimator_type", None) not in ("classifier", "regressor"):
         raise ValueError(f"holdout_every counts the mistakes of held-out rows, and {type(est).__name__} makes none")
     if weighting not in WEIGHTINGS:
         raise ValueError(f"weighting must be one of {', '.join(WEIGHTINGS)}; got {weighting!r}")
@@ -306,6 +324,7 @@ def mix_shards(est, kind, shards, client, epochs, weighting, classes, timeout, h
     totals = np.zeros((epochs, len(shards), _codes.N_TOTALS))
     mus = np.zeros((epochs, len(shards)))
     held_out = np.zeros((epochs, len(shards), 2))
+    held_out_sums = np.zeros((epochs, len(shards), held_out_of(est, None).sums.size))
     epoch_runner = _Epochs(distributed, client, shards, timeout, holdout_every, keep=epochs > 1)
     try:
         start_with_classes(est, classes)
@@ -313,7 +332,8 @@ def mix_shards(est, kind, shards, client, epochs, weighting, classes, timeout, h
             results = epoch_runner.run(est, epoch + 1)
             states = [state for state, _, _ in results]
             totals[epoch] = [shard_totals for _, shard_totals, _ in results]
-            held_out[epoch] = [shard_held for _, _, shard_held in results]
+            held = np.array([shard_held for _, _, shard_held in results])
+            held_out[epoch], held_out_sums[epoch] = held[:, :2], held[:, 2:]
             mus[epoch] = mixing_weights(weighting, totals[epoch, :, _codes.T_UPDATES],
                                         totals[epoch, :, _codes.T_ROUNDS])
             if mus[epoch].any():  # else every shard was empty: the model stays as it was
@@ -328,7 +348,17 @@ def mix_shards(est, kind, shards, client, epochs, weighting, classes, timeout, h
         raise
     finally:
         epoch_runner.close()
-    return DistributedResult(est, "mixing", len(shards), totals, mus, held_out=held_out)
+    return DistributedResult(est, "mixing", len(shards), totals, mus, held_out=held_out, held_out_sums=held_out_sums)
+
+
+def pass_over_shards(client, shards, task, job, name, number=1, holdout_every=None, timeout=None):
+    """Each shard's ``task(job, shard, values, holdout_every)``, run once on the cluster of ``client`` (as an epoch
+    of :class:`_Epochs`, ``name`` and ``number`` naming it in messages): their answers, in the order of ``shards``."""
+    runner = _Epochs(require_dask(), client, shards, timeout, holdout_every, task=task, name=name)
+    try:
+        return runner.run(job, number)
+    finally:
+        runner.close()
 
 
 class _Epochs:

@@ -67,6 +67,7 @@ import sys
 import numpy as np
 
 from .._kernels import _codes
+from .._labels import plain_label
 from ._averages import layout, mix_averaged
 
 DELAYED_LEARNERS = ("Perceptron", "PAClassifier", "OGDClassifier", "OnlineSVM")
@@ -156,24 +157,26 @@ def start_with_classes(est, classes):
     if kind_of(est) in ("sequence", "multilabel", "uniclass"):
         if kind_of(est) == "uniclass" and classes is not None:
             raise ValueError(f"{type(est).__name__} learns a stream of vectors: it has no classes "
-                             f"(got classes={list(classes)})")
+                             f"(got classes={_shown(classes)})")
         if classes is not None:
             declare = (f"{type(est).__name__}(classes=[...])" if kind_of(est) == "sequence"
                        else "a first partial_fit(X, y, classes=[...])")
             raise ValueError(f"{type(est).__name__} takes its labels as they come, aligned by name when the "
-                             f"shards' models are mixed; to declare them, use {declare} (got classes={list(classes)})")
+                             f"shards' models are mixed; to declare them, use {declare} "
+                             f"(got classes={_shown(classes)})")
         return
 
     if isinstance(est, _defined("linear._regressor", "PARegressor")):
         if classes is not None:
-            raise ValueError(f"{type(est).__name__} is a regressor: it has no classes (got classes={list(classes)})")
+            raise ValueError(f"{type(est).__name__} is a regressor: it has no classes (got classes={_shown(classes)})")
         if not est._is_started():
             est.partial_fit(np.empty((0, 0)), np.empty(0))
         return
     binary = kind_of(est) != "multiclass"
     if est._is_started() and (est.classes_.size == 2 or not binary) and est.classes_.size:
         if classes is not None and not np.array_equal(np.unique(np.asarray(classes)), est.classes_):
-            raise ValueError(f"classes={list(classes)} differs from the classes {list(est.classes_)} already learned")
+            raise ValueError(f"classes={_shown(classes)} differs from the classes {_shown(est.classes_)} "
+                             "already learned")
         return
     if classes is None:
         if not binary:
@@ -181,6 +184,11 @@ def start_with_classes(est, classes):
                              "classes=[...] (every shard must give each class the same weight vector)")
         classes = (-1, 1)
     est.partial_fit(np.empty((0, 0)), np.empty(0), classes=classes)
+
+
+def _shown(labels):
+    """Labels as a message shows them: ``[-1.0, 1.0]``, not the reprs of NumPy scalars (``np.float64(-1.0)``)."""
+    return [plain_label(label) for label in labels]
 
 
 def _padded(vector, n, fill):

@@ -34,9 +34,9 @@ import dataclasses
 import numpy as np
 from sklearn.base import clone
 
+from .._sparse import CSRRows
 from ..preprocessing import MaxAbsScaler, StandardScaler
-from ._cluster import require_dask
-from ._mixing import _Epochs, mix_shards
+from ._mixing import mix_shards, pass_over_shards
 from ._shards import Shard, rows_of
 
 
@@ -64,7 +64,6 @@ def mix_pipeline(pipeline, kind, shards, client, epochs, weighting, classes, tim
     """:func:`parameter_mixing` of a pipeline (its learner's state mixes as ``kind``): its scalers' statistics
     merged over the shards, one pass each, then its learner mixed over the scaled shards; the pipeline is left as
     it was on any error."""
-    distributed = require_dask()
     plan = pipeline._plan()
     scalers, learner = plan.scalers, plan.learner
     saved = [(part, dict(part.__dict__)) for part in (pipeline, *scalers)]
@@ -73,12 +72,8 @@ def mix_pipeline(pipeline, kind, shards, client, epochs, weighting, classes, tim
         if not pipeline._is_started():
             pipeline._start(plan)
         for k, scaler in enumerate(scalers):
-            runner = _Epochs(distributed, client, shards, timeout, holdout_every, task=shard_statistics,
-                             name="the statistics pass of step")
-            try:
-                states = runner.run((scalers[:k], clone(scaler)), k + 1)
-            finally:
-                runner.close()
+            states = pass_over_shards(client, shards, shard_statistics, (scalers[:k], clone(scaler)),
+                                      "the statistics pass of step", k + 1, holdout_every, timeout)
             _keep_merged(scaler, [s for s in states if s is not None], pipeline.feature_map_)
         width = max([pipeline.n_features_in_, *(scaler.n_features_in_ for scaler in scalers)])
         pipeline.n_features_in_ = width
@@ -99,7 +94,10 @@ def mix_pipeline(pipeline, kind, shards, client, epochs, weighting, classes, tim
 
 
 def scaled(scalers, X):
-    """The rows of X through the frozen ``scalers``, in order (X itself without any)."""
+    """The rows of X through the frozen ``scalers``, in order (X itself without any); a file's rows are handed to
+    them as a scipy CSR matrix, as the command line's ``--scale`` does (:func:`olearn.cli._scaling.rows`)."""
+    if scalers and isinstance(X, CSRRows):
+        X = X.tocsr()
     for scaler in scalers:
         X = scaler.transform(X)
     return X
@@ -182,6 +180,13 @@ class ScaledShard:
     @property
     def parts(self):
         return self.shard.parts
+
+    @property
+    def chunk_size(self):
+        return self.shard.chunk_size
+
+    def in_chunks_of(self, rows):
+        return ScaledShard(self.shard.in_chunks_of(rows), self.scalers)
 
     def weighted_chunks(self):
         for X, y, weight, part, first in self.shard.weighted_chunks():

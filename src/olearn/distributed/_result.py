@@ -33,7 +33,13 @@ class DistributedResult:
         Rows each shard scores per step of the delayed mode.
     held_out : ndarray, shape (epochs, shards, 2)
         Per epoch and shard: the rows held out (``holdout_every``) and the
-        mistakes of their predictions (zeros when none are held out).
+        mistakes of their predictions (zeros when none are held out; a
+        regressor makes no mistakes).
+    held_out_sums : ndarray, shape (epochs, shards, 3) for a regressor, else (epochs, shards, 0)
+        Per epoch and shard, a regressor's held-out rows: the sums of their
+        absolute errors, squared errors and (epsilon-insensitive) losses, which
+        give their MAE, RMSE and average loss as a serial ``olearn run
+        --passes N`` reports them.
     """
 
     estimator: object
@@ -44,10 +50,13 @@ class DistributedResult:
     tau: object = None
     rows_per_step: object = None
     held_out: np.ndarray = field(default=None, repr=False)
+    held_out_sums: np.ndarray = field(default=None, repr=False)
 
     def __post_init__(self):
         if self.held_out is None:
             object.__setattr__(self, "held_out", np.zeros((*self.totals.shape[:2], 2)))
+        if self.held_out_sums is None:
+            object.__setattr__(self, "held_out_sums", np.zeros((*self.totals.shape[:2], 0)))
 
     def held_out_rates(self):
         """The held-out mistake rate of each epoch (nan for an epoch without held-out rows)."""

@@ -28,8 +28,8 @@ import sys
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 
+from .._sparse import CSRRows, issparse
 from .._validation import check_row
 from ..data._io import ByteRange
 from ..exceptions import DataFormatError
@@ -84,15 +84,19 @@ class FilePart:
                 "learn again once the file is no longer written")
 
     def _read(self, chunk_size):
+        """The file's chunks; a LIBSVM or VW file's rows as its reader parsed them (:class:`CSRRows`, as the
+        serial command line learns them: no scipy matrix is built on the way)."""
         from .. import data
+        from ..data._libsvm import iter_libsvm_rows
+        from ..data._vw import iter_vw_rows
 
         fmt = self.resolved_format()
         path = self.path if self.byte_range is None else ByteRange(self.path, *self.byte_range)
         if fmt == "libsvm":
-            yield from data.iter_libsvm(path, chunk_size=chunk_size, n_features=self.n_features,
+            yield from iter_libsvm_rows(path, chunk_size=chunk_size, n_features=self.n_features,
                                         zero_based=self.zero_based)
         elif fmt == "vw":
-            yield from data.iter_vw(path, chunk_size=chunk_size, n_bits=self.bits, require_labels=True)
+            yield from iter_vw_rows(path, chunk_size=chunk_size, n_bits=self.bits, require_labels=True)
         elif fmt == "conll":
             yield from data.iter_conll(self.path, chunk_size=chunk_size, n_bits=self.bits)
         elif fmt in ("csv", "cache"):
@@ -260,9 +264,10 @@ class Shard:
     chunk_size: int = DEFAULT_CHUNK_SIZE
 
     def chunks(self):
-        """Yield the shard's ``(X, y)`` chunks in order, at most ``chunk_size`` rows each."""
+        """Yield the shard's ``(X, y)`` chunks in order, at most ``chunk_size`` rows each (the rows of a LIBSVM or
+        VW file as a scipy CSR matrix, as :func:`olearn.data.iter_libsvm` gives them)."""
         for X, y, _, _ in self.located_chunks():
-            yield X, y
+            yield (X.tocsr() if isinstance(X, CSRRows) else X), y
 
     def located_chunks(self):
         """Yield ``(X, y, part, first)``: each chunk with its part and the 0-based row of its part it starts at;
@@ -279,6 +284,10 @@ class Shard:
             for X, y, *weight in part.chunks(self.chunk_size):
                 yield X, y, weight[0] if weight else None, part, first
                 first += rows_of(X)
+
+    def in_chunks_of(self, rows):
+        """The same shard, read ``rows`` rows at a time."""
+        return dataclasses.replace(self, chunk_size=rows)
 
     @staticmethod
     def where(part, row_in_part, shard_row):
@@ -338,7 +347,7 @@ def _sliced(X, y, chunk_size, sample_weight=None):
     of sequences); y None for a stream without labels (uniclass); ``sample_weight`` None (every row weighs 1), a
     number for every row, or one per row."""
     if not is_sequences(X):
-        X = X if sp.issparse(X) else np.asarray(X)
+        X = X if issparse(X) else np.asarray(X)
     if y is not None and not _label_sets(y):
         y = np.asarray(y)
     n = rows_of(X)
@@ -365,7 +374,7 @@ def is_sequences(X):
     if not isinstance(X, list) or not X:
         return False
     first = X[0]
-    return sp.issparse(first) or np.ndim(first) == 2 or (isinstance(first, list) and bool(first)
+    return issparse(first) or np.ndim(first) == 2 or (isinstance(first, list) and bool(first)
                                                          and isinstance(first[0], (dict, list, np.ndarray)))
 
 
@@ -376,6 +385,8 @@ def rows_of(X):
 
 def _examples_to_csr(examples):
     """``(x, y)`` examples as one CSR chunk and its labels."""
+    import scipy.sparse as sp
+
     indptr, indices, data, labels = [0], [], [], []
     width = 0
     for row, example in enumerate(examples):

@@ -29,7 +29,6 @@ import os
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 
 from .._features import FeatureMap
 from .._learner import frame_rows
@@ -47,6 +46,8 @@ def is_parquet(path, fmt):
 
 def table_chunk(frame, label, features, where):
     """``(X, y)`` of a pandas DataFrame's rows: the column ``label`` the labels, the others features by ``features``."""
+    import scipy.sparse as sp
+
     if label not in frame.columns:
         raise ValueError(f"{where}: no column named {label!r} holds the label; the columns are "
                          f"{', '.join(map(str, frame.columns))}")
