@@ -119,12 +119,13 @@ def create_app(model, writer, metrics, settings):
 
     def updating(op):
         async def handler(request):
-            document = parse_json_fast(await _body(request, settings.max_body_bytes))
+            body = await _body(request, settings.max_body_bytes)
+            document = parse_json_fast(body)
             if op == "learn" and "x" not in document and "id" in document:  # feedback by id
                 return JSONResponse(await writer.feedback(*read_feedback(document, settings.limits)))
             request_id = read_request_id(document)
             examples = read_labelled(document, settings.limits)
-            return JSONResponse(await writer.update(op, examples, request_id))
+            return JSONResponse(await writer.update(op, examples, request_id, body))  # the body logged as received
 
         return handler
 

@@ -21,7 +21,8 @@ from ..exceptions import NotFittedError, PartialUpdateError
 from ._bound import LearnedRounds, bounded
 from ._feedback import Pending
 from ._progress import Progress
-from ._requests import NO_LIMITS, Examples, RequestError, digest, example
+from ._fast_json import parse_json_fast
+from ._requests import NO_LIMITS, Examples, RequestError, digest, example, read_labelled, read_request_id
 
 # what a learner raises for an example or label it refuses; it is then left as it was
 _REFUSED = (ValueError, TypeError, OverflowError, FloatingPointError)
@@ -101,6 +102,17 @@ def _features_of(estimator):
     except AttributeError:
         raise ValueError("--freeze-features needs a model that has learned: it has no features yet") from None
     return width, set(_feature_map(estimator).vocabulary())
+
+
+def _logged_update(record, limits):
+    """The examples and request id of an update's log record: its request's body read again as the route read it
+    (:func:`~olearn.serve._fast_json.parse_json_fast`, :func:`~olearn.serve._requests.read_labelled`), or the
+    examples of a record that holds them as JSON."""
+    if "body" in record:
+        document = parse_json_fast(record["body"])
+        return read_labelled(document, limits), read_request_id(document)
+    dicts = [example(x, limits) for x in record["x"]]
+    return Examples(record["x"], dicts, record["y"], record["w"], record["batch"]), record["id"]
 
 
 class HalfLearned(RuntimeError):
@@ -422,9 +434,8 @@ class ServedModel:
             answer = self._learn_feedback(record["ids"], record["x"], record["y"], record["w"], record["batch"],
                                           feature_keys)
         else:
-            dicts = [example(x, NO_LIMITS[feature_keys or "indices"]) for x in record["x"]]
-            examples = Examples(record["x"], dicts, record["y"], record["w"], record["batch"])
-            answer = self.apply(record["op"], examples, record["id"], record["digest"])
+            examples, request_id = _logged_update(record, NO_LIMITS[feature_keys or "indices"])
+            answer = self.apply(record["op"], examples, request_id, record["digest"])
         if answer.get("duplicate") or answer["seq"] != record["seq"]:
             raise ValueError(f"the log's update {record['seq']} replays as update {answer['seq']}")
 
@@ -433,6 +444,12 @@ class ServedModel:
         """The log record of an applied update."""
         return {"op": op, "seq": answer["seq"], "id": request_id, "digest": fingerprint, "x": examples.xs,
                 "y": examples.ys, "w": examples.weights, "batch": examples.batch}
+
+    @staticmethod
+    def body_header(op, fingerprint, answer):
+        """The header of the log record of an update applied from a request's body, logged as received after it
+        (:func:`~olearn.serve._wal.encode_body`): the body holds the examples and the request's id."""
+        return {"op": op, "seq": answer["seq"], "digest": fingerprint}
 
     @staticmethod
     def fingerprint(op, examples, request_id):
