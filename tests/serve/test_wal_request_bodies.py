@@ -1,5 +1,5 @@
 """An update's request body is logged as received (one record: a marker byte, a JSON header line, the body's
-bytes) and replayed by the reader that read the request; logs of JSON records, as written before, still
+bytes) and replayed to the same examples as the route read; logs of JSON records, as written before, still
 replay, beside the new records."""
 
 import asyncio
@@ -21,13 +21,15 @@ from olearn.serve._wal import LogDamaged, encode, encode_body, read_log  # noqa:
 from olearn.serve._writer import Writer  # noqa: E402
 
 # bodies as clients write them: spaces, key orders, escapes, UTF-8, weights, a request id, shortest and long floats,
-# a run of 19 digits (read by the strict reader), a category
+# a run of 19 digits (read by the strict reader), categories
 BODIES = [
     b'{"x": [{"f1": 0.1, "caf\\u00e9": 1e-05}, {"f2": -3}], "y": [1, -1], "id": "req-1"}',
     b'{ "y" : -1 ,\n "x" : {"f1":2.5,"colour":"red"} }',
     b'{"x":[{"f1":1},{"f4":0.30000000000000004,"f1":-7}],"y":[-1,1],"sample_weight":[0.5,2]}',
     '{"x": {"\u00e9t\u00e9": 7.25, "f2": 1E2}, "y": 1}'.encode(),
     b'{"x": {"f5": 1234567890123456789012, "f1": 0.5}, "y": -1}',
+    # a key's end in a string: the route reads it by the strict reader, the replay by orjson
+    b'{"x": [{"note": "a\\": b", "f1": 1}, {"f2": 0.25}], "y": [-1, 1]}',
 ]
 
 
@@ -87,11 +89,11 @@ def test_bodies_are_logged_as_received_and_replay_to_the_same_model(tmp_path):
     records, _ = read_log(log)
     assert [r.get("body") for r in records[1:]] == [None, *BODIES]
     assert records[1]["x"] == [{"f9": 1.5, "f1": -1}]  # the JSON record, as before
-    assert [r["seq"] for r in records[1:]] == [1, 3, 4, 6, 7, 8]
+    assert [r["seq"] for r in records[1:]] == [1, 3, 4, 6, 7, 8, 10]
     store = Store(tmp_path / "state")
     replayed = store.open(lambda: pytest.fail("a fresh start"), say=lambda text: None)
     store.close()
-    assert replayed.seq == live.seq == 8
+    assert replayed.seq == live.seq == 10
     assert_same_model(replayed.estimator, live.estimator)
     assert replayed.recent_entries() == live.recent_entries() and replayed.recent_entries()[0][0] == "req-1"
     # the reference: the same examples learned offline, in the order sent, each batch by one partial_fit
@@ -117,5 +119,5 @@ def test_a_service_logs_the_request_body_byte_for_byte_and_recovers_it_after_kil
     server.kill()
     server.start()
     with server.client() as client:
-        assert client.get("/health").json()["updates"] == 7
+        assert client.get("/health").json()["updates"] == 9
         assert client.post("/predict", json=probe).json() == before

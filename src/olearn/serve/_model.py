@@ -21,8 +21,8 @@ from ..exceptions import NotFittedError, PartialUpdateError
 from ._bound import LearnedRounds, bounded
 from ._feedback import Pending
 from ._progress import Progress
-from ._fast_json import parse_json_fast
 from ._requests import NO_LIMITS, Examples, RequestError, digest, example, read_labelled, read_request_id
+from ._wal import json_value
 
 # what a learner raises for an example or label it refuses; it is then left as it was
 _REFUSED = (ValueError, TypeError, OverflowError, FloatingPointError)
@@ -109,11 +109,16 @@ def _features_of(estimator):
 
 
 def _logged_update(record, limits):
-    """The examples and request id of an update's log record: its request's body read again as the route read it
-    (:func:`~olearn.serve._fast_json.parse_json_fast`, :func:`~olearn.serve._requests.read_labelled`), or the
-    examples of a record that holds them as JSON."""
+    """The examples and request id of an update's log record: its request's body read again, or the examples of a
+    record that holds them as JSON.
+
+    A logged body is one the route accepted: :func:`~olearn.serve._fast_json.parse_json_fast` read it, as
+    :mod:`json` reads it, with no key repeated in an object, no lone surrogate and no NaN or infinity (else it
+    was refused). On such a body the log's reader :func:`~olearn.serve._wal.json_value` (orjson, or :mod:`json`
+    for a run of 19 digits) makes the same document without the checks for those faults, and
+    :func:`~olearn.serve._requests.read_labelled` the same examples as the route's."""
     if "body" in record:
-        document = parse_json_fast(record["body"])
+        document = json_value(record["body"])
         return read_labelled(document, limits), read_request_id(document)
     dicts = [example(x, limits) for x in record["x"]]
     return Examples(record["x"], dicts, record["y"], record["w"], record["batch"]), record["id"]
