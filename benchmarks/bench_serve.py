@@ -15,7 +15,8 @@ this machine, and would measure itself):
 ``--scenarios`` runs some of them only (``--scenarios "learn x100"``). The
 service, the bare app and the client processes share the machine's cores:
 each row has the CPU seconds per second each side took (the server's from
-``/proc``, the clients' their own process time).
+``/proc``, the clients' their own process time) and the server's CPU time per
+request, the firmer measure when other jobs share the cores.
 
 An example has 20 features: 15 indices among 1,000 and 5 names. Every
 answer is checked (status 200; a learn answer's count). After the learn
@@ -210,6 +211,7 @@ def _load(pool, pid, port, token, route, batch, args):
             "p50_ms": 1e3 * float(np.percentile(latencies, 50)), "p99_ms": 1e3 * float(np.percentile(latencies, 99)),
             "errors": sum(r[1] for r in results), "learned": sum(r[2] for r in results), "seconds": elapsed,
             "server_cpu_per_s": cpu / elapsed, "clients_cpu_per_s": sum(r[3] for r in results) / elapsed,
+            "server_cpu_ms_per_request": 1e3 * cpu / max(latencies.size, 1),
             "load_average": [load_start, os.getloadavg()[0]]}
 
 
@@ -248,7 +250,8 @@ def main():
                 # the anchor first, then the service, in the same run
                 bare_row = _load(pool, bare.pid, bare_port, token, route, batch, args)
                 row = _load(pool, server.pid, port, token, route, batch, args)
-                for key in ("requests_per_s", "examples_per_s", "p99_ms", "server_cpu_per_s", "clients_cpu_per_s"):
+                for key in ("requests_per_s", "examples_per_s", "p99_ms", "server_cpu_per_s", "clients_cpu_per_s",
+                            "server_cpu_ms_per_request"):
                     row[f"bare_{key}"] = bare_row[key]
                 acknowledged += row["learned"]
                 if route == "/learn":
@@ -258,7 +261,9 @@ def main():
                       f"the bare app's {row['bare_requests_per_s']:,.0f}), p50 {row['p50_ms']:.2f} ms, "
                       f"p99 {row['p99_ms']:.2f} ms, {row['errors']} errors; CPU s/s: service "
                       f"{row['server_cpu_per_s']:.2f}, its clients {row['clients_cpu_per_s']:.2f}, bare app "
-                      f"{row['bare_server_cpu_per_s']:.2f}, its clients {row['bare_clients_cpu_per_s']:.2f}; "
+                      f"{row['bare_server_cpu_per_s']:.2f}, its clients {row['bare_clients_cpu_per_s']:.2f}; CPU ms per "
+                      f"request: service {row['server_cpu_ms_per_request']:.2f}, bare app "
+                      f"{row['bare_server_cpu_ms_per_request']:.2f}; "
                       f"load average {row['load_average'][0]:.1f}-{row['load_average'][1]:.1f}", flush=True)
         served = _updates(url, token)
         groups = {sample.name: sample.value for family in text_string_to_metric_families(
@@ -284,14 +289,15 @@ def main():
     print(f"\n{args.clients} client processes x {args.concurrency} in flight, {args.seconds:g} s per scenario, "
           f"{os.cpu_count()} CPUs, Python {platform.python_version()}\n")
     print("| scenario | requests/s | examples/s | bare app requests/s | ratio | p50 ms | p99 ms | bare p99 ms | errors "
-          "| CPU s/s: service, clients | bare app, clients |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+          "| CPU s/s: service, clients | bare app, clients | CPU ms per request: service, bare app |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for row in rows:
         print(f"| {row['scenario']} | {row['requests_per_s']:,.0f} | {row['examples_per_s']:,.0f} | "
               f"{row['bare_requests_per_s']:,.0f} | {row['requests_per_s'] / row['bare_requests_per_s']:.2f}x | "
               f"{row['p50_ms']:.2f} | {row['p99_ms']:.2f} | {row['bare_p99_ms']:.2f} | {row['errors']} | "
               f"{row['server_cpu_per_s']:.2f}, {row['clients_cpu_per_s']:.2f} | "
-              f"{row['bare_server_cpu_per_s']:.2f}, {row['bare_clients_cpu_per_s']:.2f} |")
+              f"{row['bare_server_cpu_per_s']:.2f}, {row['bare_clients_cpu_per_s']:.2f} | "
+              f"{row['server_cpu_ms_per_request']:.2f}, {row['bare_server_cpu_ms_per_request']:.2f} |")
     WORK.mkdir(exist_ok=True)
     with open(WORK / "serve_results.json", "w") as fh:
         json.dump({"rows": rows, "acknowledged": acknowledged, "served": served, "recovered": recovered,
