@@ -7,7 +7,8 @@ A record is ``<length: uint32 LE> <crc32 of the payload: uint32 LE> <payload>``,
   their feedback, and the updates of VW's daemon protocol;
 * a request's body as received: the byte ``\x01`` (the version of this kind), a JSON object on one line (the
   record's header: what the update was and the seq it made), a newline, then the body's bytes, written as
-  they came (one copy, no re-encoding) and read again, on replay, by the reader that read the request.
+  they came (one copy, no re-encoding) and read again on replay into the document the route read (a body it
+  accepted reads the same by :func:`json_value`).
 An update is acknowledged only after the group holding it is written and
 fsynced, so a bad record with nothing valid after it (a record torn by
 ``kill -9`` or a power cut during a write) was never acknowledged:
