@@ -12,6 +12,12 @@ this machine, and would measure itself):
 * ``learn x100``: batches of 100 examples;
 * ``predict x1`` and ``predict x100``: ``POST /predict``.
 
+``--scenarios`` runs some of them only (``--scenarios "learn x100"``). The
+service, the bare app and the client processes share the machine's cores:
+each row has the CPU seconds per second each side took (the server's from
+``/proc``, the clients' their own process time) and the server's CPU time per
+request, the firmer measure when other jobs share the cores.
+
 An example has 20 features: 15 indices among 1,000 and 5 names. Every
 answer is checked (status 200; a learn answer's count). After the learn
 scenarios the service's update count must equal the sum of the
@@ -21,6 +27,7 @@ updates). Latency is measured by the clients, request by request.
     PYTHONPATH=src python benchmarks/bench_serve.py                 # 4 x 10 s
     PYTHONPATH=src python benchmarks/bench_serve.py --seconds 2     # a smoke test
     PYTHONPATH=src python benchmarks/bench_serve.py --max-pending 0 # /predict keeping nothing for feedback
+    PYTHONPATH=src python benchmarks/bench_serve.py --seconds 4 --scenarios "learn x100"
 
 Prints a markdown table and writes ``benchmarks/_work/serve_results.json``.
 """
@@ -48,6 +55,9 @@ import numpy as np
 from prometheus_client.parser import text_string_to_metric_families
 
 WORK = Path(__file__).resolve().parent / "_work"
+# the scenarios by name: the route and the examples per request
+_SCENARIOS = {"learn x1": ("/learn", 1), "learn x100": ("/learn", 100), "predict x1": ("/predict", 1),
+              "predict x100": ("/predict", 100)}
 _CONTENT_LENGTH = re.compile(rb"(?i)\r\ncontent-length: *([0-9]+)")
 
 
@@ -74,11 +84,14 @@ async def _post(reader, writer, head, body):
 
 
 async def _client(port, token, route, batch, seconds, concurrency, seed):
+    """Load ``route`` for ``seconds``: the latencies, the errors, the examples learned and the CPU seconds this
+    client process took while sending (the clients share the machine's cores with the service)."""
     rng = random.Random(seed)
     bodies = [json.dumps(_body(rng, route, batch)).encode() for _ in range(200)]
     heads = [(f"POST {route} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {token}\r\n"
               f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n").encode() for body in bodies]
     latencies, errors, learned = [], 0, 0
+    cpu = time.process_time()
     end = time.perf_counter() + seconds
 
     async def worker(k):
@@ -97,11 +110,18 @@ async def _client(port, token, route, batch, seconds, concurrency, seed):
         writer.close()
 
     await asyncio.gather(*(worker(k) for k in range(concurrency)))
-    return latencies, errors, learned
+    return latencies, errors, learned, time.process_time() - cpu
 
 
 def _client_process(args):
     return asyncio.run(_client(*args))
+
+
+def cpu_seconds(pid):
+    """The CPU time (user and system, all threads) the process ``pid`` has taken so far, from /proc (Linux)."""
+    with open(f"/proc/{pid}/stat") as fh:
+        fields = fh.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _free_port():
@@ -175,18 +195,23 @@ def bare_app():
                              Route("/health", health)])
 
 
-def _load(pool, port, token, route, batch, args):
-    """Load ``route`` of the service at ``port`` with batches of ``batch``: one row of the table."""
+def _load(pool, pid, port, token, route, batch, args):
+    """Load ``route`` of the service ``pid`` at ``port`` with batches of ``batch``: one row of the table, with the
+    CPU seconds per second the service and the client processes took."""
     load_start = os.getloadavg()[0]
     jobs = [(port, token, route, batch, args.seconds, args.concurrency, 100 * k + batch) for k in range(args.clients)]
+    cpu = cpu_seconds(pid)
     started = time.perf_counter()
     results = pool.map(_client_process, jobs)
     elapsed = time.perf_counter() - started
+    cpu = cpu_seconds(pid) - cpu
     latencies = np.concatenate([r[0] for r in results])
     return {"scenario": f"{route[1:]} x{batch}", "requests": int(latencies.size),
             "requests_per_s": latencies.size / elapsed, "examples_per_s": latencies.size * batch / elapsed,
             "p50_ms": 1e3 * float(np.percentile(latencies, 50)), "p99_ms": 1e3 * float(np.percentile(latencies, 99)),
             "errors": sum(r[1] for r in results), "learned": sum(r[2] for r in results), "seconds": elapsed,
+            "server_cpu_per_s": cpu / elapsed, "clients_cpu_per_s": sum(r[3] for r in results) / elapsed,
+            "server_cpu_ms_per_request": 1e3 * cpu / max(latencies.size, 1),
             "load_average": [load_start, os.getloadavg()[0]]}
 
 
@@ -202,7 +227,10 @@ def main():
     parser.add_argument("--max-pending", type=int, default=None,
                         help="The service's --max-pending (0: /predict keeps no prediction for feedback and writes "
                              "nothing to the log).")
+    parser.add_argument("--scenarios", default=",".join(_SCENARIOS),
+                        help="The scenarios to run, separated by commas (default: all four, in this order).")
     args = parser.parse_args()
+    scenarios = [_SCENARIOS[name.strip()] for name in args.scenarios.split(",")]
     folder = tempfile.mkdtemp(prefix="olearn-bench-serve-")
     token = secrets.token_urlsafe(32)
     token_file = os.path.join(folder, "token")
@@ -210,7 +238,6 @@ def main():
         fh.write(token)
     command, port, url, server, bare, bare_port = start_both(folder, token_file, args.max_pending, 100)
     live_seconds = 0.0
-    scenarios = [("/learn", 1), ("/learn", 100), ("/predict", 1), ("/predict", 100)]
     rows, acknowledged = [], 0
     try:
         # warm-up: numba's kernels loaded, both classes known
@@ -221,18 +248,23 @@ def main():
         with multiprocessing.Pool(args.clients) as pool:
             for route, batch in scenarios:
                 # the anchor first, then the service, in the same run
-                bare_row = _load(pool, bare_port, token, route, batch, args)
-                row = _load(pool, port, token, route, batch, args)
-                row["bare_requests_per_s"], row["bare_examples_per_s"] = (bare_row["requests_per_s"],
-                                                                          bare_row["examples_per_s"])
-                row["bare_p99_ms"] = bare_row["p99_ms"]
+                bare_row = _load(pool, bare.pid, bare_port, token, route, batch, args)
+                row = _load(pool, server.pid, port, token, route, batch, args)
+                for key in ("requests_per_s", "examples_per_s", "p99_ms", "server_cpu_per_s", "clients_cpu_per_s",
+                            "server_cpu_ms_per_request"):
+                    row[f"bare_{key}"] = bare_row[key]
                 acknowledged += row["learned"]
                 if route == "/learn":
                     live_seconds += row["seconds"]
                 rows.append(row)
                 print(f"{row['scenario']}: {row['requests_per_s']:,.0f} req/s ({row['requests_per_s'] / row['bare_requests_per_s']:.2f}x "
                       f"the bare app's {row['bare_requests_per_s']:,.0f}), p50 {row['p50_ms']:.2f} ms, "
-                      f"p99 {row['p99_ms']:.2f} ms, {row['errors']} errors", flush=True)
+                      f"p99 {row['p99_ms']:.2f} ms, {row['errors']} errors; CPU s/s: service "
+                      f"{row['server_cpu_per_s']:.2f}, its clients {row['clients_cpu_per_s']:.2f}, bare app "
+                      f"{row['bare_server_cpu_per_s']:.2f}, its clients {row['bare_clients_cpu_per_s']:.2f}; CPU ms per "
+                      f"request: service {row['server_cpu_ms_per_request']:.2f}, bare app "
+                      f"{row['bare_server_cpu_ms_per_request']:.2f}; "
+                      f"load average {row['load_average'][0]:.1f}-{row['load_average'][1]:.1f}", flush=True)
         served = _updates(url, token)
         groups = {sample.name: sample.value for family in text_string_to_metric_families(
             httpx.get(f"{url}/metrics", headers={"Authorization": f"Bearer {token}"}).text)
@@ -256,12 +288,16 @@ def main():
           f"{live_seconds:.1f} s ({live_seconds / replay_seconds:.1f}x)")
     print(f"\n{args.clients} client processes x {args.concurrency} in flight, {args.seconds:g} s per scenario, "
           f"{os.cpu_count()} CPUs, Python {platform.python_version()}\n")
-    print("| scenario | requests/s | examples/s | bare app requests/s | ratio | p50 ms | p99 ms | bare p99 ms | errors |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| scenario | requests/s | examples/s | bare app requests/s | ratio | p50 ms | p99 ms | bare p99 ms | errors "
+          "| CPU s/s: service, clients | bare app, clients | CPU ms per request: service, bare app |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for row in rows:
         print(f"| {row['scenario']} | {row['requests_per_s']:,.0f} | {row['examples_per_s']:,.0f} | "
               f"{row['bare_requests_per_s']:,.0f} | {row['requests_per_s'] / row['bare_requests_per_s']:.2f}x | "
-              f"{row['p50_ms']:.2f} | {row['p99_ms']:.2f} | {row['bare_p99_ms']:.2f} | {row['errors']} |")
+              f"{row['p50_ms']:.2f} | {row['p99_ms']:.2f} | {row['bare_p99_ms']:.2f} | {row['errors']} | "
+              f"{row['server_cpu_per_s']:.2f}, {row['clients_cpu_per_s']:.2f} | "
+              f"{row['bare_server_cpu_per_s']:.2f}, {row['bare_clients_cpu_per_s']:.2f} | "
+              f"{row['server_cpu_ms_per_request']:.2f}, {row['bare_server_cpu_ms_per_request']:.2f} |")
     WORK.mkdir(exist_ok=True)
     with open(WORK / "serve_results.json", "w") as fh:
         json.dump({"rows": rows, "acknowledged": acknowledged, "served": served, "recovered": recovered,

@@ -34,15 +34,13 @@ import tempfile
 import httpx
 
 from bench_serve import WORK, _load, _updates, start_both
-from bench_serve_predict import _cpu_seconds
 
 
 def _measured(pool, pid, port, token, args):
     """One load of ``/learn`` x1 on the server ``pid`` at ``port``: ``bench_serve``'s row, with the server's CPU
     microseconds per request."""
-    cpu = _cpu_seconds(pid)
-    row = _load(pool, port, token, "/learn", 1, args)
-    row["cpu_us_per_request"] = 1e6 * (_cpu_seconds(pid) - cpu) / max(row["requests"], 1)
+    row = _load(pool, pid, port, token, "/learn", 1, args)
+    row["cpu_us_per_request"] = 1e3 * row["server_cpu_ms_per_request"]
     return row
 
 

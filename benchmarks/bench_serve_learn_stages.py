@@ -3,16 +3,18 @@
 The batches are ``bench_serve.py``'s (100 examples of 20 features: 15 indices among 1,000 and 5 names, read as
 names), learned by PA-I once first so that every name is known (a service's steady state). Each stage is timed
 by ``time.process_time`` over ``--batches`` batches, the best of 3 rounds; the route's own work is the sum that
-one request pays besides HTTP (decode, read, learn, the log record), and the replay a logged batch's reading
-and learning after a restart. Run it against an older ``src`` for before/after:
+one request pays besides HTTP (decode, read, learn, the log record: the body as received, or on an older service
+its examples as JSON), and the replay a logged batch's reading and learning after a restart. Run it against an older ``src`` for before/after:
 
     PYTHONPATH=src python benchmarks/bench_serve_learn_stages.py
 """
 
 import argparse
 import json
+import os
 import random
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -23,16 +25,32 @@ import olearn  # noqa: E402
 from olearn.serve._feedback import Pending  # noqa: E402
 from olearn.serve._model import ServedModel  # noqa: E402
 from olearn.serve._requests import Limits, parse_json, read_labelled  # noqa: E402
-from olearn.serve._wal import encode  # noqa: E402
+from olearn.serve._wal import encode, read_log  # noqa: E402
 
 try:  # the routes' decoding by orjson, where the service has one
     from olearn.serve._fast_json import parse_json_fast as decode_body
 except ImportError:
     decode_body = parse_json
-try:  # the log's reading, where the service has one of its own
-    from olearn.serve._wal import json_value
+try:  # the body logged as received, where the service logs it so
+    from olearn.serve._wal import encode_body
 except ImportError:
-    json_value = json.loads
+    encode_body = None
+
+
+def log_record(examples, body, answer):
+    """The log record of a learned batch: its body as received, or (an older service) its examples as JSON."""
+    if encode_body is None:
+        return encode(ServedModel.record("learn", examples, None, None, answer))
+    return encode_body(ServedModel.body_header("learn", None, answer), body)
+
+
+def logged(records):
+    """The ``records`` (bytes) as a log reads them back (``read_log`` of a file holding them)."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "log.wal")
+        with open(path, "wb") as fh:
+            fh.write(b"".join(records))
+        return read_log(path)[0]
 
 
 def main():
@@ -49,15 +67,15 @@ def main():
         model.apply("learn", read_labelled(parse_json(body), limits))
     documents = [decode_body(body) for body in bodies]
     batches = [read_labelled(document, limits) for document in documents]
-    payloads = [encode(ServedModel.record("learn", batch, None, None, {"seq": 0}))[8:] for batch in batches]
+    records = logged([log_record(batch, body, {"seq": 0}) for batch, body in zip(batches, bodies)])
 
     def route(i):
         examples = read_labelled(decode_body(bodies[i]), limits)
-        encode(ServedModel.record("learn", examples, None, None, model.apply("learn", examples)))
+        log_record(examples, bodies[i], model.apply("learn", examples))
 
     def replay(i):
-        record = json_value(payloads[i])
-        record["seq"] = model.seq + len(record["x"])
+        record = dict(records[i])
+        record["seq"] = model.seq + len(batches[i])
         model.replay(record, "names")
 
     stages = [
@@ -67,7 +85,7 @@ def main():
         ("  of which the rows", lambda i: estimator._feature_map().rows(batches[i].dicts, estimator.n_features_in_,
                                                                        True, True, "x")),
         ("  of which the checks", lambda i: model._vouched(batches[i])),
-        ("encode the log record", lambda i: encode(ServedModel.record("learn", batches[i], None, None, {"seq": 0}))),
+        ("encode the log record", lambda i: log_record(batches[i], bodies[i], {"seq": 0})),
         ("the route's work, all of it", route),
         ("replay a logged batch", replay),
     ]

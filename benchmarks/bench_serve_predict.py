@@ -39,16 +39,9 @@ import time
 import httpx
 import numpy as np
 
-from bench_serve import WORK, _client_process, start_both
+from bench_serve import WORK, _client_process, cpu_seconds, start_both
 
 _BATCH = 100
-
-
-def _cpu_seconds(pid):
-    """The CPU time (user and system, all threads) the process ``pid`` has taken so far, from /proc (Linux)."""
-    with open(f"/proc/{pid}/stat") as fh:
-        fields = fh.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _scenario(pool, pid, port, token, args, learners):
@@ -57,11 +50,11 @@ def _scenario(pool, pid, port, token, args, learners):
     if learners:
         jobs.append((port, token, "/learn", _BATCH, args.seconds, learners, 1000))
     load_start = os.getloadavg()[0]
-    cpu = _cpu_seconds(pid)
+    cpu = cpu_seconds(pid)
     started = time.perf_counter()
     results = pool.map(_client_process, jobs)
     elapsed = time.perf_counter() - started
-    cpu = _cpu_seconds(pid) - cpu
+    cpu = cpu_seconds(pid) - cpu
     latencies = np.concatenate([r[0] for r in results[:args.clients]])
     row = {"requests_per_s": latencies.size / elapsed, "p50_ms": 1e3 * float(np.percentile(latencies, 50)),
            "p99_ms": 1e3 * float(np.percentile(latencies, 99)), "errors": sum(r[1] for r in results),

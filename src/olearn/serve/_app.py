@@ -97,7 +97,7 @@ def create_app(model, writer, metrics, settings):
                 return await writer.feedback(*read_feedback(document, settings.limits))
             request_id = read_request_id(document)
             examples = read_labelled(document, settings.limits)
-            return await writer.update(op, examples, request_id)
+            return await writer.update(op, examples, request_id, body)  # the body logged as received
 
         return JsonRoute(f"/{op}", handler, WRITE, settings, metrics)
 

@@ -21,7 +21,8 @@ from ..exceptions import NotFittedError, PartialUpdateError
 from ._bound import LearnedRounds, bounded
 from ._feedback import Pending
 from ._progress import Progress
-from ._requests import NO_LIMITS, Examples, RequestError, digest, example
+from ._requests import NO_LIMITS, Examples, RequestError, digest, example, read_labelled, read_request_id
+from ._wal import json_value
 
 # what a learner raises for an example or label it refuses; it is then left as it was
 _REFUSED = (ValueError, TypeError, OverflowError, FloatingPointError)
@@ -53,12 +54,16 @@ def _all_moderate(values):
     """Whether every one of ``values`` is :func:`_moderate`: at once by NumPy when all are floats or ints."""
     if set(map(type, values)) <= {float, int}:
         try:
-            magnitudes = np.abs(np.fromiter(values, dtype=np.float64, count=len(values)))
+            return _moderate_array(np.fromiter(values, dtype=np.float64, count=len(values)))
         except OverflowError:  # an int past int64: moderate or not, value by value
             pass
-        else:
-            return bool(np.all((magnitudes == 0.0) | ((magnitudes >= 1e-100) & (magnitudes <= 1e100))))
     return all(_moderate(value) for value in values)
+
+
+def _moderate_array(numbers):
+    """Whether every one of the float64 ``numbers`` is 0 or of a magnitude within [1e-100, 1e100]."""
+    magnitudes = np.abs(numbers)
+    return bool(np.all((magnitudes == 0.0) | ((magnitudes >= 1e-100) & (magnitudes <= 1e100))))
 
 
 def _learned_keys(estimator):
@@ -101,6 +106,22 @@ def _features_of(estimator):
     except AttributeError:
         raise ValueError("--freeze-features needs a model that has learned: it has no features yet") from None
     return width, set(_feature_map(estimator).vocabulary())
+
+
+def _logged_update(record, limits):
+    """The examples and request id of an update's log record: its request's body read again, or the examples of a
+    record that holds them as JSON.
+
+    A logged body is one the route accepted: :func:`~olearn.serve._fast_json.parse_json_fast` read it, as
+    :mod:`json` reads it, with no key repeated in an object, no lone surrogate and no NaN or infinity (else it
+    was refused). On such a body the log's reader :func:`~olearn.serve._wal.json_value` (orjson, or :mod:`json`
+    for a run of 19 digits) makes the same document without the checks for those faults, and
+    :func:`~olearn.serve._requests.read_labelled` the same examples as the route's."""
+    if "body" in record:
+        document = json_value(record["body"])
+        return read_labelled(document, limits), read_request_id(document)
+    dicts = [example(x, limits) for x in record["x"]]
+    return Examples(record["x"], dicts, record["y"], record["w"], record["batch"]), record["id"]
 
 
 class HalfLearned(RuntimeError):
@@ -312,12 +333,19 @@ class ServedModel:
         the learner as it was, and it is then learned by :meth:`_learn_each`, which names the example refused.
         An overflow midway, which no check foresees, stops the writer (:class:`HalfLearned`). A pipeline's
         batch is learned by :meth:`_learn_each` (its transformers learn example by example).
+
+        A batch whose names the learner knows, all of plain numbers (the steady state), is converted here, once,
+        into the CSR matrix ``partial_fit`` would make of its dicts (:meth:`_known_matrix`), whose values are
+        then checked in one array, and ``partial_fit`` learns that matrix.
         """
         est = self.estimator
-        if isinstance(est, Pipeline) or not est._cuts_columns or not self._vouched(examples):
+        if isinstance(est, Pipeline) or not est._cuts_columns:
+            return False
+        matrix = self._known_matrix(examples.dicts)
+        if not self._vouched(examples, None if matrix is None else matrix.data):
             return False
         try:
-            est.partial_fit(examples.dicts, examples.ys, sample_weight=examples.weights)
+            est.partial_fit(examples.dicts if matrix is None else matrix, examples.ys, sample_weight=examples.weights)
         except PartialUpdateError as err:
             if err.rows_kept:
                 raise HalfLearned(f"the batch's example {err.rows_kept} was refused after its checks ({err}); the "
@@ -356,19 +384,36 @@ class ServedModel:
             return False
         return self._vouched(examples)
 
-    def _vouched(self, examples):
+    def _known_matrix(self, dicts):
+        """The batch ``dicts`` as the CSR matrix the learner makes of them to learn (its width the learner's) when
+        their names are all in its vocabulary and their values plain numbers
+        (:meth:`~olearn._features.FeatureMap.known_rows`), for a learner that has started and reads its columns
+        by index (no DataFrame's names); else None."""
+        est = self.estimator
+        if not est._is_started() or getattr(est, "feature_names_in_", None) is not None:
+            return None
+        known = est._feature_map().known_rows(dicts)
+        if known is None:
+            return None
+        import scipy.sparse as sp
+
+        indptr, indices, data, _ = known
+        return sp.csr_matrix((data, indices, indptr), shape=(len(dicts), est.n_features_in_))
+
+    def _vouched(self, examples, values=None):
         """Whether the labels and numbers of a batch are ones the learner takes without overflowing (see
-        :meth:`_learnable`), its features aside; False for a learner that has not started."""
+        :meth:`_learnable`), its features aside; False for a learner that has not started. ``values`` are the
+        batch's feature values in one array, when it is converted already; else they are read from its dicts."""
         est = self.estimator
         if not est._is_started():
             return False
-        numbers = [*chain.from_iterable(map(dict.values, examples.dicts))]
+        numbers = [*chain.from_iterable(map(dict.values, examples.dicts))] if values is None else []
         if examples.weights is not None:
             numbers += examples.weights
         regressor = getattr(est, "_estimator_type", None) == "regressor"
         if regressor:
             numbers += examples.ys
-        if not _all_moderate(numbers):
+        if not _all_moderate(numbers) or (values is not None and not _moderate_array(values)):
             return False
         multilabel = isinstance(est, PAMultilabel)
         label_types = set(map(type, examples.ys))
@@ -422,9 +467,8 @@ class ServedModel:
             answer = self._learn_feedback(record["ids"], record["x"], record["y"], record["w"], record["batch"],
                                           feature_keys)
         else:
-            dicts = [example(x, NO_LIMITS[feature_keys or "indices"]) for x in record["x"]]
-            examples = Examples(record["x"], dicts, record["y"], record["w"], record["batch"])
-            answer = self.apply(record["op"], examples, record["id"], record["digest"])
+            examples, request_id = _logged_update(record, NO_LIMITS[feature_keys or "indices"])
+            answer = self.apply(record["op"], examples, request_id, record["digest"])
         if answer.get("duplicate") or answer["seq"] != record["seq"]:
             raise ValueError(f"the log's update {record['seq']} replays as update {answer['seq']}")
 
@@ -433,6 +477,12 @@ class ServedModel:
         """The log record of an applied update."""
         return {"op": op, "seq": answer["seq"], "id": request_id, "digest": fingerprint, "x": examples.xs,
                 "y": examples.ys, "w": examples.weights, "batch": examples.batch}
+
+    @staticmethod
+    def body_header(op, fingerprint, answer):
+        """The header of the log record of an update applied from a request's body, logged as received after it
+        (:func:`~olearn.serve._wal.encode_body`): the body holds the examples and the request's id."""
+        return {"op": op, "seq": answer["seq"], "digest": fingerprint}
 
     @staticmethod
     def fingerprint(op, examples, request_id):

@@ -1,6 +1,14 @@
 """The write-ahead log: length-prefixed JSON records, each with a CRC-32, appended and fsynced in groups.
 
-A record is ``<length: uint32 LE> <crc32 of the payload: uint32 LE> <payload: UTF-8 JSON>``.
+A record is ``<length: uint32 LE> <crc32 of the payload: uint32 LE> <payload>``, the payload one of:
+
+* a UTF-8 JSON object (its first byte ``{``): every record of a log written before request bodies were
+  logged as received, and now a checkpoint, a rollback, the features of predictions kept for feedback,
+  their feedback, and the updates of VW's daemon protocol;
+* a request's body as received: the byte ``\x01`` (the version of this kind), a JSON object on one line (the
+  record's header: what the update was and the seq it made), a newline, then the body's bytes, written as
+  they came (one copy, no re-encoding) and read again on replay into the document the route read (a body it
+  accepted reads the same by :func:`json_value`).
 An update is acknowledged only after the group holding it is written and
 fsynced, so a bad record with nothing valid after it (a record torn by
 ``kill -9`` or a power cut during a write) was never acknowledged:
@@ -11,7 +19,7 @@ A bad record followed by a valid one is not a crash's doing but damage to
 written data (a flipped bit, an overwritten block): the records after it were
 acknowledged. :func:`read_log` then raises :class:`LogDamaged`, which names
 the record, instead of dropping them; the framing finds the valid records
-after the damage (a whole record, its CRC right and its payload a JSON object).
+after the damage (a whole record, its CRC right and its payload a JSON object, or a body after one).
 """
 
 import json
@@ -25,6 +33,8 @@ from ..exceptions import OlearnError
 orjson = LazyModule("orjson")  # the serve extra's, imported when a service writes
 
 _HEADER = struct.Struct("<II")
+# the first byte of a record holding a request's body as received (a JSON record's is "{")
+_BODY_RECORD = b"\x01"
 # every digit read as "0", any other byte as a space: a run of 19 digits is then a run of 19 "0"
 _DIGITS_AS_ZEROS = bytes(b"0"[0] if b"0"[0] <= byte <= b"9"[0] else b" "[0] for byte in range(256))
 # the shortest run of digits that may write an integer past 64 bits
@@ -60,8 +70,31 @@ def json_value(payload):
 
 def encode(record):
     """The bytes of one record (a JSON-ready dict of finite numbers): its :func:`json_bytes`, framed."""
-    payload = json_bytes(record)
+    return _framed(json_bytes(record))
+
+
+def encode_body(header, body):
+    """The bytes of one record holding a request's ``body`` (bytes, as received) after its ``header`` (a JSON-ready
+    dict): read back by :func:`read_log` as the header's dict with the body under ``"body"``."""
+    return _framed(b"".join((_BODY_RECORD, json_bytes(header), b"\n", body)))
+
+
+def _framed(payload):
     return _HEADER.pack(len(payload), zlib.crc32(payload)) + payload
+
+
+def _payload_record(payload):
+    """The record of a payload whose CRC is right: the dict of a JSON record, or of a body record's header with
+    its body under ``"body"``; None if it holds neither (ValueError for a header or JSON record that is not JSON)."""
+    if payload[:1] == _BODY_RECORD:
+        end = payload.find(b"\n")
+        if end < 0:
+            return None
+        record = json_value(payload[1:end])
+        if isinstance(record, dict):
+            record["body"] = payload[end + 1:]
+        return record
+    return json_value(payload)
 
 
 class LogDamaged(OlearnError, ValueError):
@@ -90,7 +123,7 @@ def _record_at(content, offset):
     if zlib.crc32(payload) != crc:
         return None
     try:
-        record = json_value(payload)
+        record = _payload_record(payload)
     except ValueError:
         return None
     return (record, end) if isinstance(record, dict) else None

@@ -36,7 +36,7 @@ import time
 from ._model import ServedModel
 from ._requests import RequestError
 from ._store import SnapshotFailed
-from ._wal import encode
+from ._wal import encode, encode_body
 
 # examples learned per group (at least one update), so that the event loop also serves predictions between
 # groups under a heavy write load
@@ -95,9 +95,10 @@ class Writer:
         self._thread.shutdown(wait=True)
         self.store.close()
 
-    async def update(self, op, examples, request_id):
-        """Apply and log one update; its answer once it is durable (RequestError if refused)."""
-        return await self._submit(("update", op, examples, request_id))
+    async def update(self, op, examples, request_id, body=None):
+        """Apply and log one update; its answer once it is durable (RequestError if refused). ``body`` is the
+        request's body (bytes) the examples were read from, logged as received; None logs the examples."""
+        return await self._submit(("update", op, examples, request_id, body))
 
     async def keep(self, xs, ids):
         """Keep the features ``xs`` of predictions for feedback under ``ids``; the ids once logged."""
@@ -262,23 +263,27 @@ class Writer:
         return by_count or (behind > 0 and self._until_snapshot() == 0.0)
 
     def _apply(self, item):
-        """Apply one update of the queue: its answer, its log record (None for a duplicate) and the labels of
-        its progressive rounds (None for none)."""
+        """Apply one update of the queue: its answer, its encoded log record (None for a duplicate), the examples
+        that record logs and its progressive rounds (the predictions made before learning, with their labels)."""
         model = self.model
         if item[0] == "keep":
             _, xs, ids, _ = item
-            return ids, model.keep(ids, xs, time.time()), None
+            return ids, encode(model.keep(ids, xs, time.time())), len(xs), ()
         if item[0] == "feedback":
             _, ids, ys, weights, batch, _ = item
             answer, record = model.feedback(ids, ys, weights, batch, time.time())
-            return answer, record, ys
-        _, op, examples, request_id, _ = item
+            return answer, encode(record), len(ids), _rounds(answer, ys, batch)
+        _, op, examples, request_id, body, _ = item
         fingerprint = ServedModel.fingerprint(op, examples, request_id)
         answer = model.apply(op, examples, request_id, fingerprint)
         if answer.get("duplicate"):
-            return answer, None, None
-        record = ServedModel.record(op, examples, request_id, fingerprint, answer)
-        return answer, record, examples.ys if op == "predict_learn" else None
+            return answer, None, 0, ()
+        if body is None:
+            record = encode(ServedModel.record(op, examples, request_id, fingerprint, answer))
+        else:
+            record = encode_body(ServedModel.body_header(op, fingerprint, answer), body)
+        return answer, record, len(examples), _rounds(answer, examples.ys, examples.batch) if op == "predict_learn" \
+            else ()
 
     async def _group(self, items):
         """Apply the updates of ``items`` in order, then log them with one fsync and answer them (:meth:`_commit`),
@@ -287,17 +292,15 @@ class Writer:
         for item in items:
             future = item[-1]
             try:
-                answer, record, labels = self._apply(item)
+                answer, record, examples, rounds = self._apply(item)
             except RequestError as err:
                 answers.append((future, err))
                 continue
             if record is not None:
-                records.append(encode(record))
-                logged += len(record["x"])
-            if labels is not None:
-                predicted = answer["y"] if record["batch"] else [answer["y"]]
-                for guess, y in zip(predicted, labels):
-                    self.metrics.observe_round(guess, y)
+                records.append(record)
+                logged += examples
+            for guess, y in rounds:
+                self.metrics.observe_round(guess, y)
             answers.append((future, answer))
         if not answers:
             return
@@ -361,6 +364,12 @@ def _examples(item):
     if item is None or item[0] not in ("update", "feedback"):
         return 0
     return len(item[2] if item[0] == "update" else item[1])  # the examples of an update, else the ids
+
+
+def _rounds(answer, labels, batch):
+    """The progressive rounds of an update's ``answer``: its predictions (``"y"``, a list for a ``batch``) with
+    their ``labels``."""
+    return zip(answer["y"] if batch else [answer["y"]], labels)
 
 
 def _answer(future, result):
