@@ -483,7 +483,11 @@ class ServedModel:
         import scipy.sparse as sp
 
         indptr, indices, data, width = known
-        return sp.csr_matrix((data, indices, indptr), shape=(len(dicts), width))
+        matrix = sp.csr_matrix((data, indices, indptr), shape=(len(dicts), width))
+        # each row's columns in order, as the learner's check of a matrix would put them (by a copy through scipy,
+        # at every call: the labels' and the scores'); a vocabulary's names have a column each, so none repeats
+        matrix.sort_indices()
+        return matrix
 
     def _scores(self, dicts):
         est = self.estimator
