@@ -386,11 +386,10 @@ class ServedModel:
 
     def keep(self, ids, xs, created):
         """Keep the features ``xs`` (as sent) of predictions made at the time ``created`` under ``ids`` (409 for an
-        id in use); the log record."""
+        id in use); the log record (its features the JSON text the waiting predictions keep)."""
         self.pending.expire(created)
         self.pending.check_new(ids)
-        self.pending.add(ids, xs, created)
-        return {"op": "predict", "ids": ids, "x": xs, "t": created}
+        return {"op": "predict", "ids": ids, "x": self.pending.add(ids, xs, created), "t": created}
 
     def feedback(self, ids, ys, weights, batch, now):
         """Learn the labels ``ys`` of the waiting predictions ``ids`` (404 for an unknown or expired id, 409 for

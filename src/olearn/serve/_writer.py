@@ -293,7 +293,7 @@ class Writer:
                 continue
             if record is not None:
                 records.append(encode(record))
-                logged += len(record["x"])
+                logged += len(record["ids"] if item[0] == "keep" else record["x"])
             if labels is not None:
                 predicted = answer["y"] if record["batch"] else [answer["y"]]
                 for guess, y in zip(predicted, labels):
