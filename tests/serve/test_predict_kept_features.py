@@ -1,13 +1,23 @@
-"""The features a ``/predict`` keeps for feedback: written once as JSON text, which the checkpoint and the log record
-place as they are (the same JSON as before)."""
+"""The features a ``/predict`` keeps for feedback: answered once kept, before their fsync (an id answered but lost
+by a crash is unknown, 404, never learned from other features); written once as JSON text, which the checkpoint and
+the log record place as they are (the same JSON as before)."""
 
 import json
+import os
+import sys
+import textwrap
+import time
 
-from conftest import require_serve_extra
+import pytest
+
+import interruptible
+from conftest import PATIENCE, TOKEN, free_port, require_serve_extra
 
 require_serve_extra()
+import httpx  # noqa: E402
+
 from olearn.serve._feedback import Pending  # noqa: E402
-from olearn.serve._wal import RawJSON, encode, json_bytes  # noqa: E402
+from olearn.serve._wal import RawJSON, encode, json_bytes, read_log  # noqa: E402
 
 
 def test_a_checkpoint_of_waiting_predictions_is_the_json_of_their_entries():
@@ -31,3 +41,66 @@ def test_a_checkpoint_of_waiting_predictions_is_the_json_of_their_entries():
     restored.restore(json.loads(json_bytes(state)))
     assert json_bytes(restored.state()) == json_bytes(state)
     assert isinstance(state["waiting"], RawJSON)
+
+
+_HELD_LOG = """
+import sys, threading
+from olearn.serve import _wal
+
+def held(self, records):  # the disk never answers: nothing is written after the start
+    threading.Event().wait()
+
+_wal.LogWriter.append = held
+sys.argv = ["olearn", *sys.argv[1:]]
+from olearn.cli import main
+main()
+"""
+
+
+def _start(command, port, log):
+    """Start ``command`` (a service on ``port``) once its /ready answers."""
+    process = interruptible.Popen(command, stdout=log, stderr=log)
+    deadline = time.monotonic() + PATIENCE
+    while time.monotonic() < deadline:
+        assert process.poll() is None, f"olearn serve exited with {process.returncode}"
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/ready", timeout=1.0).status_code == 200:
+                return process
+        except httpx.TransportError:
+            pass
+        time.sleep(0.05)
+    process.kill()
+    raise AssertionError(f"olearn serve did not answer within {PATIENCE} s")
+
+
+def test_a_prediction_is_answered_before_its_fsync_and_a_crash_before_it_leaves_its_id_unknown(tmp_path,
+                                                                                           token_file):
+    """A service whose log never gets written answers /predict with its ids all the same (and holds a label by id,
+    unacknowledged); after kill -9 and a restart, those ids are unknown: 404, nothing learned."""
+    state_dir, port = str(tmp_path / "state"), free_port()
+    script = tmp_path / "held_log.py"
+    script.write_text(textwrap.dedent(_HELD_LOG))
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    args = ["serve", "--algo", "pa1", "--token-file", token_file, "--state-dir", state_dir, "--port", str(port)]
+    with open(tmp_path / "serve.log", "ab") as log, \
+            httpx.Client(base_url=f"http://127.0.0.1:{port}", headers=headers, timeout=PATIENCE) as client:
+        process = _start([sys.executable, str(script), *args], port, log)
+        try:
+            answer = client.post("/predict", json={"x": [{"a": 1.0}, {"b": 2.0}], "id": ["k1", "k2"]})
+            assert answer.status_code == 200 and answer.json()["id"] == ["k1", "k2"]
+            assert client.post("/predict", json={"x": {"c": 1.0}, "id": "k1"}).status_code == 409
+            with pytest.raises(httpx.TimeoutException):  # a label waits for its fsync, which never comes
+                client.post("/learn", json={"id": "k1", "y": 1}, timeout=1.0)
+        finally:
+            process.kill()  # SIGKILL
+            process.wait()
+        restarted = _start([sys.executable, "-m", "olearn", *args], port, log)
+        try:
+            for key in ("k1", "k2"):
+                assert client.post("/learn", json={"id": key, "y": 1}).status_code == 404
+            assert client.get("/health").json()["updates"] == 0
+        finally:
+            restarted.kill()
+            restarted.wait()
+    logs = sorted(name for name in os.listdir(state_dir) if name.endswith(".wal"))
+    assert [r["op"] for name in logs for r in read_log(os.path.join(state_dir, name))[0]] == ["checkpoint"]

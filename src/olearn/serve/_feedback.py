@@ -8,9 +8,11 @@ past that its id is unknown (404), as is an id never given. The ids labelled
 are remembered (the last ``labelled_window``), so that a second label is
 told apart (409) from an unknown id.
 
-The waiting predictions are in the log (each ``/predict`` is logged before
-it is answered) and in each checkpoint, so that they survive a restart. Each
-is kept as the JSON text of its checkpoint entry,
+The waiting predictions are in the log and in each checkpoint, so that they
+survive a restart. A ``/predict`` is answered once its features are kept, as
+the writer applies them, before they are durable (a crash before the fsync
+of their group loses them: their ids are then unknown, 404, and never learn
+other features). Each is kept as the JSON text of its checkpoint entry,
 written once: a checkpoint (and the log record of the ``/predict``) places
 those texts as they are, and a label reads its features back from them, as a
 replay does, so that a snapshot of many waiting predictions costs little more

@@ -19,9 +19,13 @@ failure is reported (:meth:`Writer.snapshot_state`, on ``/health`` and
 ``/metrics``) and the snapshot is tried again ``snapshot_seconds`` later.
 
 The features of predictions kept for feedback (``/predict`` with feedback
-on) are logged in the groups too, and answered once durable; the prediction
-itself is made as its request arrives, on the model as the updates applied
-so far left it (the writer applies each update whole, without yielding). A
+on) are logged in the groups too, and answered as soon as they are kept
+(applied), before their group is durable: a label by id is acknowledged only
+once its own group is, after every group before it, so that it never
+outlives the features it names; a crash before they are durable leaves their
+ids unknown (404). The prediction itself is made as its request arrives, on
+the model as the updates applied so far left it (the writer applies each
+update whole, without yielding). A
 version taken and a rollback run between two groups, once the updates
 before them are acknowledged; a rollback is logged, then snapshotted (see
 :mod:`._versions`).
@@ -100,7 +104,8 @@ class Writer:
         return await self._submit(("update", op, examples, request_id))
 
     async def keep(self, xs, ids):
-        """Keep the features ``xs`` of predictions for feedback under ``ids``; the ids once logged."""
+        """Keep the features ``xs`` of predictions for feedback under ``ids``; the ids once kept (their log record
+        then on its way to the disk, see the module's docstring)."""
         return await self._submit(("keep", xs, ids))
 
     async def feedback(self, ids, ys, weights, batch):
@@ -285,21 +290,22 @@ class Writer:
         while the next group is applied: its log is written once this one's is durable."""
         records, answers, logged = [], [], 0
         for item in items:
-            future = item[-1]
             try:
-                answer, record, labels = self._apply(item)
+                outcome, record, labels = self._apply(item)
             except RequestError as err:
-                answers.append((future, err))
-                continue
+                outcome, record, labels = err, None, None
             if record is not None:
                 records.append(encode(record))
                 logged += len(record["ids"] if item[0] == "keep" else record["x"])
             if labels is not None:
-                predicted = answer["y"] if record["batch"] else [answer["y"]]
+                predicted = outcome["y"] if record["batch"] else [outcome["y"]]
                 for guess, y in zip(predicted, labels):
                     self.metrics.observe_round(guess, y)
-            answers.append((future, answer))
-        if not answers:
+            if item[0] == "keep":  # kept (or refused): answered before the fsync (see the module's docstring)
+                _answer(item[-1], outcome)
+            else:
+                answers.append((item[-1], outcome))
+        if not records and not answers:
             return
         self._logged += logged
         await self._drain()
