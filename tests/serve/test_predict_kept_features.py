@@ -1,7 +1,10 @@
 """The features a ``/predict`` keeps for feedback: answered once kept, before their fsync (an id answered but lost
 by a crash is unknown, 404, never learned from other features); written once as JSON text, which the checkpoint and
-the log record place as they are (the same JSON as before)."""
+the log record place as they are (the same JSON as before); and snapshots due by the predictions a checkpoint writes
+as well as by ``--snapshot-every``, so that a predicting service does not rewrite its waiting predictions every few
+requests."""
 
+import asyncio
 import json
 import os
 import sys
@@ -16,8 +19,12 @@ from conftest import PATIENCE, TOKEN, free_port, require_serve_extra
 require_serve_extra()
 import httpx  # noqa: E402
 
+import olearn  # noqa: E402
 from olearn.serve._feedback import Pending  # noqa: E402
+from olearn.serve._metrics import Metrics  # noqa: E402
+from olearn.serve._store import Store  # noqa: E402
 from olearn.serve._wal import RawJSON, encode, json_bytes, read_log  # noqa: E402
+from olearn.serve._writer import Writer  # noqa: E402
 
 
 def test_a_checkpoint_of_waiting_predictions_is_the_json_of_their_entries():
@@ -41,6 +48,32 @@ def test_a_checkpoint_of_waiting_predictions_is_the_json_of_their_entries():
     restored.restore(json.loads(json_bytes(state)))
     assert json_bytes(restored.state()) == json_bytes(state)
     assert isinstance(state["waiting"], RawJSON)
+
+
+def _writer_scenario(tmp_path, keeps, snapshot_every):
+    """Keep the batches ``keeps`` (sizes) one after the other; the number of waiting predictions each snapshot
+    held."""
+
+    async def scenario():
+        store = Store(tmp_path / "state")
+        model = store.open(lambda: olearn.PAClassifier(), pending=Pending(), say=lambda text: None)
+        taken, snapshot = [], store.snapshot
+        store.snapshot = lambda model: taken.append(len(model.pending)) or snapshot(model)
+        writer = Writer(model, store, Metrics(), snapshot_every=snapshot_every, snapshot_seconds=3600.0)
+        writer.start()
+        for i, size in enumerate(keeps):
+            await writer.keep([{"a": float(j)} for j in range(size)], [f"p{i}-{j}" for j in range(size)])
+            await writer.acknowledged(lambda: None)  # the keep's group logged, its snapshot (if due) taken
+        await writer.stop()
+        return taken
+
+    return asyncio.run(scenario())
+
+
+def test_snapshots_of_kept_predictions_wait_for_as_many_as_the_last_one_wrote(tmp_path):
+    """--snapshot-every 4: a snapshot after 10 kept (10 >= 4), then after 10 more kept (not every 4: the last one
+    wrote 10), then after 20 more; the checkpoints wrote 10 + 20 + 40 predictions for 40 logged."""
+    assert _writer_scenario(tmp_path, [10] + [2] * 15, snapshot_every=4) == [10, 20, 40]
 
 
 _HELD_LOG = """

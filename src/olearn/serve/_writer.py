@@ -25,7 +25,12 @@ once its own group is, after every group before it, so that it never
 outlives the features it names; a crash before they are durable leaves their
 ids unknown (404). The prediction itself is made as its request arrives, on
 the model as the updates applied so far left it (the writer applies each
-update whole, without yielding). A
+update whole, without yielding). Kept predictions count towards a snapshot
+as the examples learned do, but a snapshot writes every waiting prediction
+in its checkpoint: it is due by count once the examples logged since the
+last one reach ``snapshot_every`` and the predictions that one wrote, so
+that the checkpoints of a service that mostly predicts write at most twice
+the predictions its log does. A
 version taken and a rollback run between two groups, once the updates
 before them are acknowledged; a rollback is logged, then snapshotted (see
 :mod:`._versions`).
@@ -82,6 +87,7 @@ class Writer:
         self._last_snapshot = time.monotonic()
         # examples logged (learned, or predicted and kept for feedback) since the last snapshot
         self._logged = model.seq - store.snapshot_seq
+        self._checkpointed = len(model.pending)  # the predictions waiting at the last snapshot (its checkpoint's)
         self.snapshot_error = None  # why the last snapshot failed, until one succeeds
         self._task = None
         self._pending = []
@@ -234,6 +240,7 @@ class Writer:
                       flush=True)
             self.snapshot_error = None
             self._logged = 0
+            self._checkpointed = len(self.model.pending)
             if learned and not after_rollback:
                 await self._take_periodic_version()
         self.metrics.snapshot_updates.set(self.store.snapshot_seq)
@@ -261,9 +268,10 @@ class Writer:
         return max(0.0, self._last_snapshot + self.snapshot_seconds - time.monotonic())
 
     def _snapshot_due(self):
-        """Whether a snapshot is due by count or by time; after a failure, only by time (the retry's delay)."""
+        """Whether a snapshot is due by count (see the module's docstring) or by time; after a failure, only by
+        time (the retry's delay)."""
         behind = self._logged
-        by_count = behind >= self.snapshot_every and self.snapshot_error is None
+        by_count = behind >= max(self.snapshot_every, self._checkpointed) and self.snapshot_error is None
         return by_count or (behind > 0 and self._until_snapshot() == 0.0)
 
     def _apply(self, item):
