@@ -16,8 +16,11 @@ connections send batches of 100 examples (20 features each) for
 
 Every answer is checked (status 200); latency is measured by the clients, request by
 request, and the CPU time the server process took per request (learning requests
-included) from ``/proc``: on a loaded machine the latencies swing with the other
-jobs, the CPU time per request much less.
+included) from ``/proc``, with the share of a core it took over the scenario, and the
+CPU time the client processes took per request: on a loaded machine the latencies
+swing with the other jobs, the CPU time per request much less. The p99 of each
+scenario is also given as a ratio to the bare app's p99 in the same run (the floor
+of the harness and the machine at that load).
 
     PYTHONPATH=src python benchmarks/bench_serve_predict.py                  # 3 x 10 s
     PYTHONPATH=src python benchmarks/bench_serve_predict.py --seconds 2      # a smoke test
@@ -44,6 +47,17 @@ from bench_serve import WORK, _client_process, cpu_seconds, start_both
 _BATCH = 100
 
 
+def _timed_client(job):
+    """The result of ``bench_serve._client_process(job)``, and the CPU time the client process took for its
+    requests: its setup (the bodies made, the connections opened), measured by a run of no seconds, left out."""
+    started = time.process_time()
+    _client_process((*job[:4], 0.0, *job[5:]))
+    setup = time.process_time() - started
+    started = time.process_time()
+    result = _client_process(job)
+    return (*result[:3], time.process_time() - started - setup)
+
+
 def _scenario(pool, pid, port, token, args, learners):
     """Load ``/predict`` of the service ``pid`` at ``port`` (and ``/learn`` with ``learners`` in flight, if any)."""
     jobs = [(port, token, "/predict", _BATCH, args.seconds, args.concurrency, k) for k in range(args.clients)]
@@ -52,13 +66,15 @@ def _scenario(pool, pid, port, token, args, learners):
     load_start = os.getloadavg()[0]
     cpu = cpu_seconds(pid)
     started = time.perf_counter()
-    results = pool.map(_client_process, jobs)
+    results = pool.map(_timed_client, jobs)
     elapsed = time.perf_counter() - started
     cpu = cpu_seconds(pid) - cpu
     latencies = np.concatenate([r[0] for r in results[:args.clients]])
     row = {"requests_per_s": latencies.size / elapsed, "p50_ms": 1e3 * float(np.percentile(latencies, 50)),
            "p99_ms": 1e3 * float(np.percentile(latencies, 99)), "errors": sum(r[1] for r in results),
            "cpu_ms_per_request": 1e3 * cpu / (latencies.size + (len(results[-1][0]) if learners else 0)),
+           "server_core_share": cpu / elapsed,
+           "client_cpu_ms_per_request": 1e3 * sum(r[3] for r in results[:args.clients]) / latencies.size,
            "load_average": [load_start, os.getloadavg()[0]]}
     if learners:
         row["learned_per_s"] = results[-1][2] / elapsed
@@ -97,14 +113,15 @@ def main():
     print(f"\n{args.clients} client processes x {args.concurrency} in flight (batches of {_BATCH}), "
           f"{args.seconds:g} s per scenario, {args.learners} batches to /learn in flight beside the last, "
           f"{os.cpu_count()} CPUs, Python {platform.python_version()}\n")
-    print("| scenario | requests/s | p50 ms | p99 ms | CPU ms per request | learned examples/s | errors | "
-          "load average |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| scenario | requests/s | p50 ms | p99 ms | p99 / bare p99 | server CPU ms per request | server's share "
+          "of a core | clients' CPU ms per request | learned examples/s | errors | load average |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for name, row in rows.items():
         learned = f"{row['learned_per_s']:,.0f}" if "learned_per_s" in row else ""
         print(f"| {name} | {row['requests_per_s']:,.0f} | {row['p50_ms']:.1f} | {row['p99_ms']:.1f} | "
-              f"{row['cpu_ms_per_request']:.2f} | {learned} | {row['errors']} | "
-              f"{row['load_average'][0]:.1f}-{row['load_average'][1]:.1f} |")
+              f"{row['p99_ms'] / rows['bare']['p99_ms']:.2f}x | {row['cpu_ms_per_request']:.2f} | "
+              f"{row['server_core_share']:.2f} | {row['client_cpu_ms_per_request']:.2f} | {learned} | "
+              f"{row['errors']} | {row['load_average'][0]:.1f}-{row['load_average'][1]:.1f} |")
     WORK.mkdir(exist_ok=True)
     with open(WORK / "serve_predict_results.json", "w") as fh:
         json.dump({"rows": rows, "args": vars(args)}, fh, indent=1)

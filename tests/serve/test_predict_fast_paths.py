@@ -178,3 +178,23 @@ def test_a_kernel_batch_prediction_never_changes_the_served_vocabulary(monkeypat
     assert changes == [] and served.vocabulary() == vocabulary
     assert answer["y"] == [learner.predict_one(x) for x in batch]
     np.testing.assert_allclose(answer["score"], [learner.decision_function([x])[0] for x in batch], rtol=1e-12)
+
+
+def test_a_batch_of_known_names_is_one_matrix_whose_rows_list_their_columns_in_order():
+    """The learner's check sorts a row's columns by a copy of the matrix through scipy, at each of its two calls
+    (labels, scores): the batch's matrix comes sorted, with the values of the same names, and the same answer."""
+    learner = olearn.PAClassifier()
+    learner.learn_one({"a": 1.0, "b": -1.0, "c": 0.5, "d": 2.0}, 1)
+    learner.learn_one({"d": 1.0, "a": -0.5}, -1)
+    model = ServedModel(learner)
+    batch = [{"d": 4.0, "b": 2.0, "a": -1.0}, {"c": 3.0, "zz": 1.0, "a": 0.25}, {}, {"b": 1.5}]
+    matrix = model._matrix(batch)
+    columns = learner.vocabulary_
+    for i, x in enumerate(batch):
+        row = matrix.indices[matrix.indptr[i]:matrix.indptr[i + 1]]
+        known = sorted((columns[k], v) for k, v in x.items() if k in columns)
+        assert row.tolist() == [c for c, _ in known]
+        assert matrix.data[matrix.indptr[i]:matrix.indptr[i + 1]].tolist() == [v for _, v in known]
+    answer = model.predict(read_features({"x": batch}, Limits()))
+    assert answer["y"] == [learner.predict_one(x) for x in batch]
+    np.testing.assert_allclose(answer["score"], [learner.decision_function([x])[0] for x in batch], rtol=1e-12)

@@ -8,8 +8,15 @@ past that its id is unknown (404), as is an id never given. The ids labelled
 are remembered (the last ``labelled_window``), so that a second label is
 told apart (409) from an unknown id.
 
-The waiting predictions are in the log (each ``/predict`` is logged before
-it is answered) and in each checkpoint, so that they survive a restart. The
+The waiting predictions are in the log and in each checkpoint, so that they
+survive a restart. A ``/predict`` is answered once its features are kept, as
+the writer applies them, before they are durable (a crash before the fsync
+of their group loses them: their ids are then unknown, 404, and never learn
+other features). Each is kept as the JSON text of its checkpoint entry,
+written once: a checkpoint (and the log record of the ``/predict``) places
+those texts as they are, and a label reads its features back from them, as a
+replay does, so that a snapshot of many waiting predictions costs little more
+than copying their bytes. The
 ages are measured on the wall clock, which goes on while the service is
 down: a restart drops the predictions that expired meanwhile.
 Removing the expired ones is left to the live service (:meth:`Pending.expire`);
@@ -20,9 +27,10 @@ the service then expires them by the clock: the same ones as had it run on.
 import os
 import time
 from collections import OrderedDict
+from operator import itemgetter
 
 from ._requests import RequestError
-from ._wal import json_bytes
+from ._wal import RawJSON, json_bytes, json_value
 
 
 def new_ids(n):
@@ -39,7 +47,8 @@ class Pending:
         self.ttl = ttl
         self.max_pending = max_pending
         self.labelled_window = labelled_window
-        self.waiting = OrderedDict()  # id -> (x as sent, wall-clock time of the prediction, bytes of x as UTF-8 JSON)
+        # id -> (its checkpoint entry [id, x, time] as JSON, the wall-clock time of the prediction, bytes of x as JSON)
+        self.waiting = OrderedDict()
         self.labelled = OrderedDict()  # id -> seq of the update that learned it
         self.bytes = 0
 
@@ -69,14 +78,17 @@ class Pending:
             seen.add(key)
 
     def add(self, ids, xs, created):
-        """Keep the features ``xs`` of the predictions ``ids``, made at the time ``created``."""
-        for key, x in zip(ids, xs):
+        """Keep the features ``xs`` of the predictions ``ids``, made at the time ``created``; the features as one
+        :class:`~olearn.serve._wal.RawJSON` array, for the log record."""
+        stamp = json_bytes(created)
+        texts = [*map(json_bytes, xs)]
+        for key, text in zip(ids, texts):
             self._drop(key)
-            size = len(json_bytes(x))
-            self.waiting[key] = (x, created, size)
-            self.bytes += size
+            self.waiting[key] = (b"".join((b"[", json_bytes(key), b",", text, b",", stamp, b"]")), created, len(text))
+            self.bytes += len(text)
         while len(self.waiting) > self.max_pending:
             self._drop(next(iter(self.waiting)))
+        return RawJSON(b"[" + b",".join(texts) + b"]")
 
     def features(self, ids):
         """The features of the predictions ``ids``: 404 for an unknown or expired id, 409 for one labelled already."""
@@ -90,7 +102,7 @@ class Pending:
                 raise RequestError(404, f"id {key!r} names no waiting prediction: unknown, or expired (predictions "
                                         f"wait {self.ttl:g} s, and at most {self.max_pending} of them)")
             seen.add(key)
-            xs.append(self.waiting[key][0])
+            xs.append(json_value(self.waiting[key][0])[1])  # the features as the log holds them
         return xs
 
     def learned(self, ids, seq):
@@ -107,9 +119,10 @@ class Pending:
             self.bytes -= entry[2]
 
     def state(self):
-        """The waiting predictions and the labelled ids, as JSON (for a checkpoint)."""
-        return {"waiting": [[key, x, created] for key, (x, created, _) in self.waiting.items()],
-                "labelled": [[key, seq] for key, seq in self.labelled.items()]}
+        """The waiting predictions (their entries' JSON text, placed as it is) and the labelled ids, for a
+        checkpoint."""
+        waiting = RawJSON(b"[" + b",".join(map(itemgetter(0), self.waiting.values())) + b"]")
+        return {"waiting": waiting, "labelled": [[key, seq] for key, seq in self.labelled.items()]}
 
     def restore(self, state):
         for key, x, created in state["waiting"]:

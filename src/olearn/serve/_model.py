@@ -431,11 +431,10 @@ class ServedModel:
 
     def keep(self, ids, xs, created):
         """Keep the features ``xs`` (as sent) of predictions made at the time ``created`` under ``ids`` (409 for an
-        id in use); the log record."""
+        id in use); the log record (its features the JSON text the waiting predictions keep)."""
         self.pending.expire(created)
         self.pending.check_new(ids)
-        self.pending.add(ids, xs, created)
-        return {"op": "predict", "ids": ids, "x": xs, "t": created}
+        return {"op": "predict", "ids": ids, "x": self.pending.add(ids, xs, created), "t": created}
 
     def feedback(self, ids, ys, weights, batch, now):
         """Learn the labels ``ys`` of the waiting predictions ``ids`` (404 for an unknown or expired id, 409 for
@@ -533,7 +532,11 @@ class ServedModel:
         import scipy.sparse as sp
 
         indptr, indices, data, width = known
-        return sp.csr_matrix((data, indices, indptr), shape=(len(dicts), width))
+        matrix = sp.csr_matrix((data, indices, indptr), shape=(len(dicts), width))
+        # each row's columns in order, as the learner's check of a matrix would put them (by a copy through scipy,
+        # at every call: the labels' and the scores'); a vocabulary's names have a column each, so none repeats
+        matrix.sort_indices()
+        return matrix
 
     def _scores(self, dicts):
         est = self.estimator

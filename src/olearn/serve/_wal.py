@@ -47,13 +47,35 @@ def long_digits(payload):
     return _LONG_NUMBER in payload.translate(_DIGITS_AS_ZEROS)
 
 
+class RawJSON:
+    """A value already written as compact UTF-8 JSON by :func:`json_bytes` (``text``), which :func:`json_bytes`
+    places as it is in the JSON of what holds it: written once, however many records hold it."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text):
+        self.text = text
+
+
+def _fragment(value):
+    if type(value) is RawJSON:
+        return orjson.Fragment(value.text)
+    raise TypeError(f"{type(value).__name__} is not JSON")
+
+
+def _decoded(value):
+    if type(value) is RawJSON:
+        return json_value(value.text)
+    raise TypeError(f"{type(value).__name__} is not JSON")
+
+
 def json_bytes(value):
-    """``value`` (JSON-ready, its numbers finite) as compact UTF-8 JSON, by orjson; by :mod:`json` a value orjson
-    does not write (an integer past 64 bits), which reads back the same."""
+    """``value`` (JSON-ready, its numbers finite, :class:`RawJSON` text included) as compact UTF-8 JSON, by orjson;
+    by :mod:`json` a value orjson does not write (an integer past 64 bits), which reads back the same."""
     try:
-        return orjson.dumps(value)
+        return orjson.dumps(value, default=_fragment)
     except TypeError:
-        return json.dumps(value, separators=(",", ":"), allow_nan=False).encode()
+        return json.dumps(value, separators=(",", ":"), allow_nan=False, default=_decoded).encode()
 
 
 def json_value(payload):

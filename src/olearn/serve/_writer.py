@@ -19,9 +19,18 @@ failure is reported (:meth:`Writer.snapshot_state`, on ``/health`` and
 ``/metrics``) and the snapshot is tried again ``snapshot_seconds`` later.
 
 The features of predictions kept for feedback (``/predict`` with feedback
-on) are logged in the groups too, and answered once durable; the prediction
-itself is made as its request arrives, on the model as the updates applied
-so far left it (the writer applies each update whole, without yielding). A
+on) are logged in the groups too, and answered as soon as they are kept
+(applied), before their group is durable: a label by id is acknowledged only
+once its own group is, after every group before it, so that it never
+outlives the features it names; a crash before they are durable leaves their
+ids unknown (404). The prediction itself is made as its request arrives, on
+the model as the updates applied so far left it (the writer applies each
+update whole, without yielding). Kept predictions count towards a snapshot
+as the examples learned do, but a snapshot writes every waiting prediction
+in its checkpoint: it is due by count once the examples logged since the
+last one reach ``snapshot_every`` and the predictions that one wrote, so
+that the checkpoints of a service that mostly predicts write at most twice
+the predictions its log does. A
 version taken and a rollback run between two groups, once the updates
 before them are acknowledged; a rollback is logged, then snapshotted (see
 :mod:`._versions`).
@@ -78,6 +87,7 @@ class Writer:
         self._last_snapshot = time.monotonic()
         # examples logged (learned, or predicted and kept for feedback) since the last snapshot
         self._logged = model.seq - store.snapshot_seq
+        self._checkpointed = len(model.pending)  # the predictions waiting at the last snapshot (its checkpoint's)
         self.snapshot_error = None  # why the last snapshot failed, until one succeeds
         self._task = None
         self._pending = []
@@ -101,7 +111,8 @@ class Writer:
         return await self._submit(("update", op, examples, request_id, body))
 
     async def keep(self, xs, ids):
-        """Keep the features ``xs`` of predictions for feedback under ``ids``; the ids once logged."""
+        """Keep the features ``xs`` of predictions for feedback under ``ids``; the ids once kept (their log record
+        then on its way to the disk, see the module's docstring)."""
         return await self._submit(("keep", xs, ids))
 
     async def feedback(self, ids, ys, weights, batch):
@@ -230,6 +241,7 @@ class Writer:
                       flush=True)
             self.snapshot_error = None
             self._logged = 0
+            self._checkpointed = len(self.model.pending)
             if learned and not after_rollback:
                 await self._take_periodic_version()
         self.metrics.snapshot_updates.set(self.store.snapshot_seq)
@@ -257,9 +269,10 @@ class Writer:
         return max(0.0, self._last_snapshot + self.snapshot_seconds - time.monotonic())
 
     def _snapshot_due(self):
-        """Whether a snapshot is due by count or by time; after a failure, only by time (the retry's delay)."""
+        """Whether a snapshot is due by count (see the module's docstring) or by time; after a failure, only by
+        time (the retry's delay)."""
         behind = self._logged
-        by_count = behind >= self.snapshot_every and self.snapshot_error is None
+        by_count = behind >= max(self.snapshot_every, self._checkpointed) and self.snapshot_error is None
         return by_count or (behind > 0 and self._until_snapshot() == 0.0)
 
     def _apply(self, item):
@@ -290,19 +303,20 @@ class Writer:
         while the next group is applied: its log is written once this one's is durable."""
         records, answers, logged = [], [], 0
         for item in items:
-            future = item[-1]
             try:
-                answer, record, examples, rounds = self._apply(item)
+                outcome, record, examples, rounds = self._apply(item)
             except RequestError as err:
-                answers.append((future, err))
-                continue
+                outcome, record, examples, rounds = err, None, 0, ()
             if record is not None:
                 records.append(record)
                 logged += examples
             for guess, y in rounds:
                 self.metrics.observe_round(guess, y)
-            answers.append((future, answer))
-        if not answers:
+            if item[0] == "keep":  # kept (or refused): answered before the fsync (see the module's docstring)
+                _answer(item[-1], outcome)
+            else:
+                answers.append((item[-1], outcome))
+        if not records and not answers:
             return
         self._logged += logged
         await self._drain()
