@@ -18,6 +18,7 @@ GROUPS = [
     ("cli",),
     ("compose", "preprocessing"),
     ("data",),
+    ("distributed",),
     ("dual",),
     ("evaluate",),
     ("experiments",),

@@ -31,7 +31,6 @@ which refuses entries it does not know).
 """
 
 import importlib
-import json
 import os
 
 import numpy as np
@@ -39,7 +38,6 @@ import numpy as np
 from ._atomic import atomic_write
 from ._estimator import Estimator, locked
 from ._features import FeatureMap
-from ._model_archive import dense_arrays, read_archive, stored_arrays, write_archive
 from ._params import check_params
 from ._validation import INDEX_LIMIT
 from .exceptions import ModelFormatError
@@ -394,6 +392,8 @@ def _json_ready(params, cls_name):
                 f"{cls_name}: hyperparameter {name}={value!r} has keys that are not strings and cannot be saved "
                 "portably; use pickle"
             )
+    import json
+
     try:
         return json.loads(json.dumps(params, allow_nan=True, default=_plain_value))
     except TypeError as err:
@@ -410,6 +410,8 @@ def save(model, path, input_info=None):
     A model that :func:`load` would refuse is refused (ModelFormatError) before
     anything is written.
     """
+    from ._model_archive import write_archive
+
     text, arrays = _file_contents(model, input_info, os.fspath(path))
     with atomic_write(path) as fh:
         write_archive(fh, text, arrays)
@@ -417,12 +419,18 @@ def save(model, path, input_info=None):
 
 def write_model(model, fh, input_info=None):
     """Write the model file of :func:`save` to the binary file object ``fh`` (a file, or a BytesIO)."""
+    from ._model_archive import write_archive
+
     text, arrays = _file_contents(model, input_info, "the model file")
     write_archive(fh, text, arrays)
 
 
 def _file_contents(model, input_info, name):
     """The metadata (JSON text) and the arrays of ``model``'s file, checked as :func:`load` checks them."""
+    import json
+
+    from ._model_archive import stored_arrays
+
     if hasattr(model, "_file_contents"):
         entry, arrays = model._file_contents()
     else:
@@ -440,6 +448,8 @@ def _file_contents(model, input_info, name):
 def _check_loadable(name, text, arrays):
     """Refuse to write what :func:`load` would refuse: the file's metadata ``text`` and (copies of) its arrays
     go through load's checks before anything is written; ModelFormatError naming the reason."""
+    import json
+
     try:
         _model_from_meta(name, json.loads(text), {key: np.array(a) for key, a in arrays.items()})
     except ModelFormatError as err:
@@ -551,6 +561,8 @@ def load(path):
     cannot be read at all. A model that learned from a DataFrame keeps its
     ``feature_names_in_`` (the optional metadata entry ``feature_names``).
     """
+    from ._model_archive import read_archive
+
     path = os.fspath(path)
     meta, arrays = read_archive(path)
     return _model_from_meta(path, meta, arrays)
@@ -558,6 +570,8 @@ def load(path):
 
 def _model_from_meta(path, meta, arrays):
     """The model a file's metadata dict and arrays describe, every part checked; ModelFormatError otherwise."""
+    from ._model_archive import dense_arrays
+
     cls, params, state = _checked_meta(path, meta)
     dense_arrays(path, arrays)
     if hasattr(cls, "_from_file"):
@@ -728,6 +742,8 @@ def read_input_info(path):
     recorded ``zero_based`` only load as before. An entry of the wrong shape is
     a ModelFormatError.
     """
+    from ._model_archive import read_archive
+
     path = os.fspath(path)
     meta, _ = read_archive(path, arrays=False)
     info = meta.get("input", {})

@@ -13,7 +13,7 @@ from sklearn.datasets import dump_svmlight_file
 
 from olearn.distributed import _kept, make_shards, parameter_mixing
 from olearn.distributed._cluster import passes_release_gil
-from olearn.distributed._shards import FilePart
+from olearn.distributed._parts import FilePart
 from olearn.linear import PAClassifier
 from olearn.second_order import AROW
 

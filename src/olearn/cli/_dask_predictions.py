@@ -55,7 +55,7 @@ def shard_prediction_lines(job, shard, values=(), holdout_every=None):
     of the model of ``-t -i``, whose labels it checks); runs on a worker. Returns (its prediction lines, its totals:
     mistakes, loss, updates, rounds, and the :class:`ModelLabels` of its labels, None when learning)."""
     from ..distributed._mixing import located
-    from ..distributed._shards import rows_of
+    from ..distributed._parts import rows_of
     from ._holdout import HeldOut
     from ._model_labels import ModelLabels
     from ._report import ProgressiveTable

@@ -148,7 +148,8 @@ def byte_range_shards(files, options, n_workers, quiet):
 
     A file that cannot be cut (compressed, CSV, a cache, Parquet) is one shard, with a note saying why, on stderr.
     """
-    from ..distributed._shards import FilePart, expanded_paths, why_not_splittable
+    from ..distributed._parts import FilePart
+    from ..distributed._shards import expanded_paths, why_not_splittable
     from ..distributed._tables import is_parquet
     from ._resume import echo_stderr
 

@@ -23,7 +23,6 @@ from ._learners import (
     collect_hyperparameters,
     hyperparameter_options,
     make_estimator,
-    parse_value,
     task_of,
 )
 from ._resume import PredictionWriter, check_vw_flags, echo_stderr, resumed_model, resumed_source

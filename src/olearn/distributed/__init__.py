@@ -25,7 +25,7 @@ See docs/distributed.md for the exact semantics.
 
 from ._cluster import DistributedError, connect
 from ._delayed import delayed_updates
-from ._mixing import parameter_mixing
+from ._parameter_mixing import parameter_mixing
 from ._predict import decision_function, predict, predict_proba
 from ._models import DELAYED_LEARNERS, MIXING_LEARNERS
 from ._result import DistributedResult

@@ -43,7 +43,8 @@ import numpy as np
 
 from .._sparse import issparse
 from ..exceptions import OlearnError
-from ._shards import FilePart, Shard
+from ._parts import FilePart
+from ._shards import Shard
 
 # the share of a worker's memory a kept shard may take
 MEMORY_SHARE = 0.5

@@ -37,7 +37,8 @@ from sklearn.base import clone
 from .._sparse import CSRRows
 from ..preprocessing import MaxAbsScaler, StandardScaler
 from ._mixing import mix_shards, pass_over_shards
-from ._shards import Shard, rows_of
+from ._parts import rows_of
+from ._shards import Shard
 
 
 def learner_on_shards(pipeline, label_column):

@@ -33,7 +33,7 @@ import numpy as np
 from .._features import FeatureMap
 from .._learner import frame_rows
 from ..exceptions import DataFormatError
-from ._shards import FilePart
+from ._parts import FilePart
 
 PARQUET_SUFFIXES = (".parquet", ".pq")
 PYARROW_HINT = 'pip install "olearn[distributed]" (Parquet files are read with pyarrow)'
@@ -111,7 +111,7 @@ class TablePart:
 @dataclass(frozen=True)
 class FramePart:
     """One partition of a Dask DataFrame, as a ``dask.delayed`` object (computed on the cluster, as
-    :class:`~olearn.distributed._shards.DaskArrayPart`); ``features`` is set by :func:`with_features`."""
+    :class:`~olearn.distributed._parts.DaskArrayPart`); ``features`` is set by :func:`with_features`."""
 
     partition: object
     label: object
