@@ -21,6 +21,7 @@ from numpy.testing import assert_array_equal
 
 import olearn
 from olearn.linear import PAClassifier, PARegressor
+from olearn.multilabel import PAMultilabel
 
 
 def _address(array):
@@ -37,7 +38,9 @@ def _side_by_side(weights, correction):
 
 
 def _records(learner):
-    """(weights, correction) of a learner's averaged state."""
+    """(weights, correction) of a learner's averaged state: (W, U) of the multilabel learner, one row per label."""
+    if isinstance(learner, PAMultilabel):
+        return learner._W, learner._U
     return learner._w, learner._avg
 
 
@@ -51,6 +54,8 @@ def _rows(n, width, seed):
 LEARNERS = [
     ("PAClassifier", lambda: PAClassifier(C=0.5, fit_intercept=True, average=True), lambda y: np.where(y > 0, 1, -1)),
     ("PARegressor", lambda: PARegressor(C=0.5, fit_intercept=True, average=3), lambda y: y),
+    ("PAMultilabel", lambda: PAMultilabel(C=0.5, fit_intercept=True, average=True),
+     lambda y: [{int(v > 0), 2 + int(v > 1)} for v in y]),
 ]
 
 
@@ -65,6 +70,10 @@ def test_weights_and_corrections_stay_side_by_side(name, make, target, tmp_path)
     assert _side_by_side(*_records(learner)), "after growing"
     learner.learn_one({3: 0.5, 11: -1.0}, y[0])
     assert _side_by_side(*_records(learner)), "after learn_one"
+    if isinstance(learner, PAMultilabel):
+        learner.partial_fit(X[:3], [{7}, {7, 0}, {1}])  # a new label: a row of records more
+        assert learner._W.shape[0] == 5
+        assert _side_by_side(*_records(learner)), "after a new label"
     learner.save(tmp_path / "model.npz")
     for how, copied in (("load", olearn.load(tmp_path / "model.npz")), ("pickle", pickle.loads(pickle.dumps(learner))),
                         ("deepcopy", copy.deepcopy(learner))):
@@ -74,6 +83,7 @@ def test_weights_and_corrections_stay_side_by_side(name, make, target, tmp_path)
 
 
 def _scores(learner, X):
+    """What the learner predicts from its averaged weights: decision values, or the regressor's predictions."""
     return learner.predict(X) if isinstance(learner, PARegressor) else learner.decision_function(X)
 
 

@@ -11,11 +11,9 @@ from .._averaging import (
     averaged,
     averaging_relation,
     check_average_unchanged,
-    forget_average,
-    kept_average,
+    interleaved,
     n_averaged,
     new_averaging,
-    reads_entries,
 )
 from .._estimator import ClassifierEstimator, score_weights
 from .._held_out import held_out_chunk
@@ -133,7 +131,9 @@ class PAMultilabel(ManyRows, OnlineLearner, ClassifierEstimator):
     current weights. The rounds of :func:`olearn.run` are scored with the
     current weights, as the online learner predicts. The mean is kept by a
     running correction updated on the coordinates each update touches
-    (:mod:`olearn._kernels._lazy_average`), so a sparse update stays O(nnz);
+    (:mod:`olearn._kernels._lazy_average`), so a sparse update stays O(nnz),
+    kept beside the weights (one array of records (weight, correction)) so
+    that an averaged prediction costs about what a plain one does;
     with a feature map it averages w and the intercept weights the same way.
     ``average`` cannot be changed once learning started (``fit`` starts over).
 
@@ -316,6 +316,7 @@ class PAMultilabel(ManyRows, OnlineLearner, ClassifierEstimator):
         else:
             self._W = np.zeros((0, 1))
             self._U = np.zeros((0, 1))
+            self._interleave()
         self._state = np.zeros(K.N_MULTILABEL_STATE, dtype=np.int64)
         self._labels = LabelIndex(type(self).__name__)
         self.classes_ = self._labels.classes
@@ -340,6 +341,7 @@ class PAMultilabel(ManyRows, OnlineLearner, ClassifierEstimator):
             self._W = _widened(self._W, new_capacity)
             if self._averages:
                 self._U = _widened(self._U, new_capacity)
+                self._interleave()
         self.n_features_in_ = max(self.n_features_in_, int(n_features))
 
     def _sync_labels(self):
@@ -355,6 +357,7 @@ class PAMultilabel(ManyRows, OnlineLearner, ClassifierEstimator):
             self._W = _lengthened(self._W, k)
             if self._averages:
                 self._U = _lengthened(self._U, k)
+                self._interleave()
         self.classes_ = self._labels.classes
 
     def _predicting(self):
@@ -363,26 +366,35 @@ class PAMultilabel(ManyRows, OnlineLearner, ClassifierEstimator):
             return averaged(self._w, self._uw, self._averaging), averaged(self._wb, self._uwb, self._averaging)
         if not self._averages:
             return (self._W,)
-        # kept until the state changes (:func:`~olearn._averaging.kept_average`)
-        return (kept_average(self, self._U, lambda: averaged(self._W, self._U, self._averaging)),)
+        return (averaged(self._W, self._U, self._averaging),)
+
+    def _interleave(self):
+        """Lay W and U out side by side (:func:`~olearn._averaging.interleaved`), when averaging without a map."""
+        if self._averages:
+            self._W, self._U = interleaved(self._W, self._U)
+
+    def __setstate__(self, state):
+        # pickle and deepcopy copy the two views of the records apart: laid side by side again
+        super().__setstate__(state)
+        if "_U" in state:
+            self._interleave()
 
     def _label_scores(self, arrays, bias):
         """Scores of every label (slot order) for CSR rows whose columns all have weights, no feature map.
 
-        Once a round is averaged, the entries of rows with few of them are
-        averaged alone (:func:`~olearn._averaging.reads_entries`,
-        :func:`~olearn._kernels._lazy_average.averaged_label_scores`): the
-        scores with :meth:`_predicting`'s weights, bit for bit, for O(nnz)
-        work instead of averaging every weight; past a quarter of the weights
-        read since the last change, the whole average is kept and read.
+        Once a round is averaged, each weight a row reads is averaged as it is
+        read (:func:`~olearn._kernels._lazy_average.averaged_label_scores`):
+        the scores with :meth:`_predicting`'s weights, bit for bit, for O(nnz)
+        work. W and U are the two views of one array of records ``(W[r, j],
+        U[r, j])``, so a weight and its correction are read from one cache line.
         """
         out = np.empty((arrays.n_rows, self._W.shape[0]))
         rounds = n_averaged(self._averaging)
-        if rounds and reads_entries(self, self._U, arrays.indices.size, self._W.shape[1]):
+        if rounds:
             averaged_label_scores(arrays.indptr, arrays.indices, arrays.data, self._W, self._U, float(rounds), bias,
                                   out)
         else:
-            K.multilabel_scores(arrays.indptr, arrays.indices, arrays.data, self._predicting()[0], bias, out)
+            K.multilabel_scores(arrays.indptr, arrays.indices, arrays.data, self._W, bias, out)
         return out
 
     @property
@@ -584,7 +596,6 @@ class PAMultilabel(ManyRows, OnlineLearner, ClassifierEstimator):
             stopped = self._map_pass(indptr, indices, data, n_features, label_ptr, labels, weights, margins, losses,
                                      taus, round_scores, totals, commit)
             return margins, losses, taus, round_scores, totals, stopped
-        forget_average(self)  # the pass writes W and U in place
         stopped = K.multilabel_pass(
             indptr, indices, data, label_ptr, labels, weights, self._W, self._state, self._U, self._averaging, params,
             codes, np.zeros(k, dtype=np.int8), np.empty(k), margins, losses, taus, round_scores, totals,
@@ -642,7 +653,6 @@ class PAMultilabel(ManyRows, OnlineLearner, ClassifierEstimator):
         margins, losses, taus = np.empty((3, n))
         round_scores = np.zeros((n, k))
         totals = np.zeros(_codes.N_TOTALS)
-        forget_average(self)  # the pass writes W and U in place
         stopped = K.held_out_multilabel_pass(
             arrays.indptr, arrays.indices, arrays.data, label_ptr, labels, UNWEIGHTED if weights is None else weights,
             held, self._W, self._state, self._U, self._averaging, params, codes, np.zeros(k, dtype=np.int8),
@@ -856,6 +866,7 @@ class PAMultilabel(ManyRows, OnlineLearner, ClassifierEstimator):
         if "averaging" in arrays:
             self._U = np.array(arrays["average_correction"], dtype=np.float64)
             self._averaging = np.array(arrays["averaging"], dtype=np.int64)
+            self._interleave()
         self._state = np.array(arrays["state"], dtype=np.int64)
         self._labels.set_labels(arrays["labels"].tolist())
         self.n_features_in_ = int(state["n_features_in"])
