@@ -57,9 +57,9 @@ FAMILIES = [
 ]
 
 
-# the families that keep a whole average for the batches that read many weights (binary linear, regression and
-# multilabel average each weight as a row reads it, whatever the batch: see the end of this file)
-KEEPING = [family for family in FAMILIES[2:] if family[0] != "PAMultilabel"]
+# the families that keep a whole average for the batches that read many weights (binary linear and regression
+# average each weight as a row reads it, whatever the batch: see the end of this file)
+KEEPING = FAMILIES[2:]
 
 # every class declared up front (the weight vectors keep one shape)
 _CLASSES = {"binary": {"classes": [-1, 1]}, "multiclass": {"classes": [0, 1, 2]},

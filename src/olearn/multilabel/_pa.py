@@ -11,9 +11,12 @@ from .._averaging import (
     averaged,
     averaging_relation,
     check_average_unchanged,
+    forget_average,
     interleaved,
+    kept_average,
     n_averaged,
     new_averaging,
+    reads_entries,
 )
 from .._estimator import ClassifierEstimator, score_weights
 from .._held_out import held_out_chunk
@@ -366,7 +369,8 @@ class PAMultilabel(ManyRows, OnlineLearner, ClassifierEstimator):
             return averaged(self._w, self._uw, self._averaging), averaged(self._wb, self._uwb, self._averaging)
         if not self._averages:
             return (self._W,)
-        return (averaged(self._W, self._U, self._averaging),)
+        # kept until the state changes (:func:`~olearn._averaging.kept_average`)
+        return (kept_average(self, self._U, lambda: averaged(self._W, self._U, self._averaging)),)
 
     def _interleave(self):
         """Lay W and U out side by side (:func:`~olearn._averaging.interleaved`), when averaging without a map."""
@@ -382,19 +386,22 @@ class PAMultilabel(ManyRows, OnlineLearner, ClassifierEstimator):
     def _label_scores(self, arrays, bias):
         """Scores of every label (slot order) for CSR rows whose columns all have weights, no feature map.
 
-        Once a round is averaged, each weight a row reads is averaged as it is
-        read (:func:`~olearn._kernels._lazy_average.averaged_label_scores`):
-        the scores with :meth:`_predicting`'s weights, bit for bit, for O(nnz)
-        work. W and U are the two views of one array of records ``(W[r, j],
-        U[r, j])``, so a weight and its correction are read from one cache line.
+        Once a round is averaged, the entries of rows with few of them are
+        averaged alone (:func:`~olearn._averaging.reads_entries`,
+        :func:`~olearn._kernels._lazy_average.averaged_label_scores`): the
+        scores with :meth:`_predicting`'s weights, bit for bit, for O(nnz)
+        work instead of averaging every weight; W and U are the two views of
+        one array of records ``(W[r, j], U[r, j])``, so a weight and its
+        correction are read from one cache line. Past a quarter of the
+        weights read since the last change, the whole average is kept and read.
         """
         out = np.empty((arrays.n_rows, self._W.shape[0]))
         rounds = n_averaged(self._averaging)
-        if rounds:
+        if rounds and reads_entries(self, self._U, arrays.indices.size, self._W.shape[1]):
             averaged_label_scores(arrays.indptr, arrays.indices, arrays.data, self._W, self._U, float(rounds), bias,
                                   out)
         else:
-            K.multilabel_scores(arrays.indptr, arrays.indices, arrays.data, self._W, bias, out)
+            K.multilabel_scores(arrays.indptr, arrays.indices, arrays.data, self._predicting()[0], bias, out)
         return out
 
     @property
@@ -596,6 +603,7 @@ class PAMultilabel(ManyRows, OnlineLearner, ClassifierEstimator):
             stopped = self._map_pass(indptr, indices, data, n_features, label_ptr, labels, weights, margins, losses,
                                      taus, round_scores, totals, commit)
             return margins, losses, taus, round_scores, totals, stopped
+        forget_average(self)  # the pass writes W and U in place
         stopped = K.multilabel_pass(
             indptr, indices, data, label_ptr, labels, weights, self._W, self._state, self._U, self._averaging, params,
             codes, np.zeros(k, dtype=np.int8), np.empty(k), margins, losses, taus, round_scores, totals,
@@ -653,6 +661,7 @@ class PAMultilabel(ManyRows, OnlineLearner, ClassifierEstimator):
         margins, losses, taus = np.empty((3, n))
         round_scores = np.zeros((n, k))
         totals = np.zeros(_codes.N_TOTALS)
+        forget_average(self)  # the pass writes W and U in place
         stopped = K.held_out_multilabel_pass(
             arrays.indptr, arrays.indices, arrays.data, label_ptr, labels, UNWEIGHTED if weights is None else weights,
             held, self._W, self._state, self._U, self._averaging, params, codes, np.zeros(k, dtype=np.int8),
