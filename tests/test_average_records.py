@@ -21,6 +21,7 @@ from numpy.testing import assert_array_equal
 
 import olearn
 from olearn.linear import PAClassifier, PARegressor
+from olearn.multiclass import PAMulticlass
 from olearn.multilabel import PAMultilabel
 
 
@@ -38,9 +39,12 @@ def _side_by_side(weights, correction):
 
 
 def _records(learner):
-    """(weights, correction) of a learner's averaged state: (W, U) of the multilabel learner, one row per label."""
+    """(weights, correction) of a learner's averaged state: (W, U) of the multilabel learner, one row per label;
+    (W, A) of the multiclass one, one column per class slot."""
     if isinstance(learner, PAMultilabel):
         return learner._W, learner._U
+    if isinstance(learner, PAMulticlass):
+        return learner._W, learner._A
     return learner._w, learner._avg
 
 
@@ -56,6 +60,8 @@ LEARNERS = [
     ("PARegressor", lambda: PARegressor(C=0.5, fit_intercept=True, average=3), lambda y: y),
     ("PAMultilabel", lambda: PAMultilabel(C=0.5, fit_intercept=True, average=True),
      lambda y: [{int(v > 0), 2 + int(v > 1)} for v in y]),
+    ("PAMulticlass", lambda: PAMulticlass(C=0.5, fit_intercept=True, average=True),
+     lambda y: np.digitize(y, [-0.5, 0.5])),
 ]
 
 
