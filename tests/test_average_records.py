@@ -23,6 +23,7 @@ import olearn
 from olearn.linear import PAClassifier, PARegressor
 from olearn.multiclass import PAMulticlass
 from olearn.multilabel import PAMultilabel
+from olearn.quasi_additive import PNorm, Winnow
 
 
 def _address(array):
@@ -40,11 +41,13 @@ def _side_by_side(weights, correction):
 
 def _records(learner):
     """(weights, correction) of a learner's averaged state: (W, U) of the multilabel learner, one row per label;
-    (W, A) of the multiclass one, one column per class slot."""
+    (W, A) of the multiclass one, one column per class slot; (w, U) of the quasi-additive ones."""
     if isinstance(learner, PAMultilabel):
         return learner._W, learner._U
     if isinstance(learner, PAMulticlass):
         return learner._W, learner._A
+    if isinstance(learner, (PNorm, Winnow)):
+        return learner._w, learner._avg_sum
     return learner._w, learner._avg
 
 
@@ -62,6 +65,7 @@ LEARNERS = [
      lambda y: [{int(v > 0), 2 + int(v > 1)} for v in y]),
     ("PAMulticlass", lambda: PAMulticlass(C=0.5, fit_intercept=True, average=True),
      lambda y: np.digitize(y, [-0.5, 0.5])),
+    ("PNorm", lambda: PNorm(p=3.0, fit_intercept=True, average=True), lambda y: np.where(y > 0, 1, -1)),
 ]
 
 
@@ -112,3 +116,18 @@ def test_a_second_class_that_flips_the_encoding_keeps_the_records_and_the_mean()
         assert _side_by_side(*_records(learner)), f"round {i}"
         np.testing.assert_allclose(learner.coef_.ravel(), np.mean(iterates, axis=0), rtol=1e-12, atol=1e-14,
                                    err_msg=f"round {i}")
+
+
+def test_plain_winnow_takes_the_records_of_its_other_encoding_when_the_second_class_arrives():
+    """Unbalanced Winnow's link is not odd: while one class is known it also learns the model of the other
+    encoding (two arrays of its own), and takes it when the second class arrives."""
+    X, _ = _rows(12, 6, 2)
+    learner = Winnow(balanced=False, average=True)
+    learner.partial_fit(X[:4], ["a"] * 4)
+    assert learner._other is not None
+    assert _side_by_side(*_records(learner)), "one class known"
+    twin = copy.deepcopy(learner)  # laid out again, and learns on as the original does
+    learner.partial_fit(X[4:8], ["b", "a", "b", "b"])
+    assert _side_by_side(*_records(learner)), "after the flip"
+    twin.partial_fit(X[4:8], ["b", "a", "b", "b"])
+    assert_array_equal(learner.decision_function(X), twin.decision_function(X))

@@ -43,18 +43,16 @@ must continue bit for bit.
 The layout. An averaged score reads, for each entry of a row, a weight and its
 correction. Kept in two arrays of the model's size, the two reads are two cache
 misses where a plain score has one (at 2**20 columns averaged batches cost
-1.5-1.8x the plain ones). The binary linear, regression, multilabel and
-multiclass learners therefore keep them as the two views of one array of
-records ``(w_j, U_j)`` (:func:`olearn._averaging.interleaved`): the kernels
+1.5-1.8x the plain ones). The binary linear, regression, multilabel,
+multiclass and quasi-additive (and dual-ascent) learners therefore keep them
+as the two views of one array of records ``(w_j, U_j)`` (:func:`olearn._averaging.interleaved`): the kernels
 below and the learning passes read and write the views as two arrays, and a
 weight and its correction come from one cache line, so that an averaged score
 costs what a plain one does plus O(1) (the divisions). Binary linear learners
-and regression score every batch so; the multilabel and multiclass learners,
-whose several labels or classes per entry make the divisions count, still keep
-the whole average for large batches (:func:`olearn._averaging.kept_average`).
-The sequence, second-order and quasi-additive learners keep the correction in
-an array of its own, and that kept average (the diagonal second-order learner
-already interleaves its mean with its variances).
+and regression score every batch so; the other families still keep the whole
+average for large batches (:func:`olearn._averaging.kept_average`). The
+sequence and second-order learners keep the correction in an array of its own
+(the diagonal second-order learner interleaves its mean with its variances).
 
 The int64 ``averaging`` array holds the rounds seen and the round a (0 for no
 averaging); a pass reads both and advances the rounds.
