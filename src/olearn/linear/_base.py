@@ -23,7 +23,7 @@ import copy
 import numpy as np
 
 from .. import _calibration
-from .._averaging import average_start, interleaved
+from .._averaging import average_start, interleaved, zero_records
 from .._estimator import ClassifierEstimator, locked, only_when
 from .._held_out import held_out_chunk
 from ..exceptions import PartialUpdateError
@@ -194,9 +194,15 @@ class LinearLearner(OnlineLearner):
         capacity = self._w.size - 1
         if n_features > capacity:
             new_capacity = n_features if capacity == 0 else max(n_features, 2 * capacity)
-            self._w = grown_intercept_last(self._w, capacity, new_capacity)
             if self._averaging():
-                self._w, self._avg = interleaved(self._w, grown_intercept_last(self._avg, capacity, new_capacity))
+                # the records of the new room are zeros never touched, as grown_intercept_last leaves them
+                w, avg = zero_records((new_capacity + 1,))
+                for old, new in ((self._w, w), (self._avg, avg)):
+                    new[:capacity] = old[:capacity]
+                    new[new_capacity] = old[capacity]
+                self._w, self._avg = w, avg
+            else:
+                self._w = grown_intercept_last(self._w, capacity, new_capacity)
 
     def _negate(self):
         """Negate the learned function: the labels' encoding changed sides (see BinaryClassifierMixin)."""
@@ -451,10 +457,12 @@ class LinearLearner(OnlineLearner):
 
     def _set_state(self, arrays, state):
         self._start()
+        # the two arrays as the file holds them: laying them side by side here would hold the records and the
+        # file's arrays at once, past the memory a load may take (they are laid out at the next growth or copy)
         self._w = np.array(arrays["weights"], dtype=np.float64)
         self._state = np.array(arrays["state"], dtype=np.float64)
         if self._averaging():
-            self._w, self._avg = interleaved(self._w, arrays["average"])
+            self._avg = np.array(arrays["average"], dtype=np.float64)
             self._avg_state = np.array(arrays["average_state"], dtype=np.float64)
         self.n_features_in_ = int(state["n_features_in"])
 
