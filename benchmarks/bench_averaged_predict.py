@@ -6,7 +6,8 @@ sequence tagger) two learners of the same class, ``average=False`` and
 ``average=True``, learn the same sparse stream over ``2**bits`` columns (30
 non-zeros a row; the tagger reads it as sentences of 10 rows); then the same
 predictions are timed on both, call by call, the two learners alternating so
-that load from other processes hits both alike (best of N calls, wall time):
+that load from other processes hits both alike (best of N calls, wall time; the
+ratio of the best CPU times too, which other processes disturb less):
 
 * ``predict_one, learned``: one row (a sentence for the tagger), each call
   right after both learners learned one more row (untimed): the first
@@ -103,17 +104,19 @@ CLASSES = {"binary": [-1, 1], "multiclass": list(range(5)), "multilabel": list(r
 
 
 def best_times(learners, call, repeats, learn_between):
-    """Best wall time of ``call(learner)`` for each learner, alternating; ``learn_between(learner, r)`` untimed
-    before the r-th call of each, when given."""
-    best = [float("inf")] * len(learners)
+    """Best wall and best CPU time of ``call(learner)`` for each learner, alternating: two lists;
+    ``learn_between(learner, r)`` untimed before the r-th call of each, when given."""
+    wall = [float("inf")] * len(learners)
+    cpu = [float("inf")] * len(learners)
     for r in range(repeats):
         for i, learner in enumerate(learners):
             if learn_between is not None:
                 learn_between(learner, r)
-            start = time.perf_counter()
+            start, start_cpu = time.perf_counter(), time.process_time()
             call(learner)
-            best[i] = min(best[i], time.perf_counter() - start)
-    return best
+            cpu[i] = min(cpu[i], time.process_time() - start_cpu)
+            wall[i] = min(wall[i], time.perf_counter() - start)
+    return wall, cpu
 
 
 def main():
@@ -132,7 +135,7 @@ def main():
     Q, _ = stream(20_000, n_columns, 1)
     print(f"olearn {olearn.__version__}, 2**{args.bits} columns, {args.rows} rows learned, {NNZ} non-zeros a row, "
           f"best of {args.repeats} (x20 for the small calls); times in ms")
-    print(f"{'family':34s} {'call':22s} {'plain':>9s} {'averaged':>9s} {'ratio':>6s}")
+    print(f"{'family':34s} {'call':22s} {'plain':>9s} {'averaged':>9s} {'ratio':>6s} {'CPU ratio':>9s}")
     wanted = [word for word in args.only.split(",") if word]
     for name, make, target in FAMILIES:
         if wanted and not any(word in name for word in wanted):
@@ -163,8 +166,10 @@ def main():
                 ("predict 20k", lambda m: m.predict(whole), 1, None)):
             for m in learners:
                 function(m)  # compiles, warms the caches
-            plain, averaged = (t * 1e3 for t in best_times(learners, function, args.repeats * n, learn))
-            print(f"{name:34s} {call:22s} {plain:9.3f} {averaged:9.3f} {averaged / plain:6.2f}", flush=True)
+            wall, cpu = best_times(learners, function, args.repeats * n, learn)
+            plain, averaged = (t * 1e3 for t in wall)
+            print(f"{name:34s} {call:22s} {plain:9.3f} {averaged:9.3f} {averaged / plain:6.2f} "
+                  f"{cpu[1] / cpu[0] if cpu[0] > 0 else float('nan'):9.2f}", flush=True)
 
 
 if __name__ == "__main__":

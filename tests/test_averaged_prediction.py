@@ -296,8 +296,7 @@ def _check_materialised_bits(learner, X, target, when):
     reference = X @ coef + intercept
     assert_array_equal(learner.coef_.ravel(), coef, err_msg=when)
     assert_array_equal(_scores(learner, X, target), reference, err_msg=f"{when}: the whole batch")
-    # rows of fewer entries than a quarter of the weights average the entries they read; the others, and the
-    # whole batch, the average computed whole for the call
+    # a few rows and larger batches alike average the entries they read as they read them
     for lo, hi in ((0, 1), (1, 4), (50, 60)):
         assert_array_equal(_scores(learner, X[lo:hi], target), reference[lo:hi], err_msg=f"{when}: rows {lo}..{hi}")
     for i in range(0, X.shape[0], 37):

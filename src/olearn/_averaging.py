@@ -57,6 +57,44 @@ def averaged(weights, correction, averaging):
     return weights if n == 0 else weights - correction / n
 
 
+def interleaved(weights, correction):
+    """``weights`` and their running ``correction`` (same shape) as views of one array of records (weight, correction).
+
+    The records array has the shape of ``weights`` plus a last axis of 2;
+    the views are ``records[..., 0]`` and ``records[..., 1]``, which the
+    kernels read and write as they would two arrays. An averaged score reads
+    a weight and its correction side by side, one cache line where two
+    separate arrays cost two (see :mod:`olearn._kernels._lazy_average`). The
+    two are returned unchanged when they already are such views; the values
+    are the same bits either way.
+    """
+    if side_by_side(weights, correction):
+        return weights, correction
+    new_weights, new_correction = zero_records(weights.shape)
+    new_weights[...] = weights
+    new_correction[...] = correction
+    return new_weights, new_correction
+
+
+def zero_records(shape):
+    """The two views (weights, correction) of a new array of zero records of ``shape`` (see :func:`interleaved`).
+
+    A fresh block of zeros is mapped as it is first touched: growing writes the
+    old records alone, and a loader writes each saved array into its view as
+    it reads it, holding one array of the file at a time.
+    """
+    records = np.zeros((*shape, 2))
+    return records[..., 0], records[..., 1]
+
+
+def side_by_side(weights, correction):
+    """Whether ``weights`` and ``correction`` are the two views of one records array made by :func:`interleaved`."""
+    item = weights.itemsize
+    return (weights.shape == correction.shape and weights.strides == correction.strides
+            and weights.ndim > 0 and weights.strides[-1] == 2 * item
+            and correction.ctypes.data - weights.ctypes.data == item)
+
+
 def averages_entries(n_entries, n_columns):
     """Whether rows of ``n_entries`` non-zeros are scored with the averaged weights of their entries alone.
 

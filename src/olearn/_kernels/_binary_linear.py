@@ -703,9 +703,10 @@ def averaged_scores(indptr, indices, data, w, state, avg, avg_state, params, out
     is read (:func:`averaged_weight`, the operations of the whole average),
     and the products are summed in the order of scipy's CSR product, from 0,
     the intercept's term added last: the scores of the materialised average
-    for O(nnz) work, with no copy of the weights (two reads per entry, ``v_j``
-    and ``u_j``, against a plain score's one). A batch that reads more weights
-    than that costs is scored by :func:`materialised_scores` instead.
+    for O(nnz) work, with no copy of the weights. ``w`` and ``avg`` are the two
+    views of the learner's records ``(v_j, u_j)``
+    (:func:`olearn._averaging.interleaved`): ``v_j`` and ``u_j`` are read from
+    one cache line, so a row costs about what its plain score does.
     """
     d = w.size - 1
     sigma = avg_state[A_SIGMA]
@@ -716,23 +717,4 @@ def averaged_scores(indptr, indices, data, w, state, avg, avg_state, params, out
         # unsigned offsets, as in round_step
         for k in range(np.uint64(indptr[i]), np.uint64(indptr[i + 1])):
             dot += averaged_weight(w, avg, np.uint64(indices[k]), sigma, rounds) * data[k]
-        out[i] = dot + intercept
-
-
-@njit(cache=True)
-def materialised_scores(indptr, indices, data, average, bias, out):
-    """:func:`averaged_scores` given the whole average ``average`` (the intercept's weight last): the same bits.
-
-    The products are summed from 0 in the order of scipy's CSR product, the
-    intercept's term (feature of value ``bias``) added last. For a batch whose
-    entries outnumber a quarter of the weights, averaging all d weights once
-    (one pass over ``v`` and ``u``) costs less than reading both for every entry.
-    """
-    d = average.size - 1
-    intercept = average[d] * bias
-    for i in range(indptr.size - 1):
-        dot = 0.0
-        # unsigned offsets, as in round_step
-        for k in range(np.uint64(indptr[i]), np.uint64(indptr[i + 1])):
-            dot += average[np.uint64(indices[k])] * data[k]
         out[i] = dot + intercept

@@ -1,20 +1,58 @@
-r"""Averaged weights kept by the lazy trick: a running sum with time-stamped corrections.
+r"""Averaged weights kept by the lazy trick: one algebra, one layout, for every averaged family.
 
-scikit-learn's ``average`` (SGD): with averaging from round ``a`` on, the
-averaged weights after round T are the mean of the weights left by the
-rounds a .. T (each round counts once, whether it moved the weights or not),
+Where averaging comes from. None of the texts olearn implements averages its
+iterates (docs/fidelity.md: "not in the text"); the averaged perceptron of
+Freund & Schapire (1999, "Large margin classification using the perceptron
+algorithm", the voted perceptron's cheap form) and Collins (2002, the averaged
+perceptron for taggers) do, and olearn follows scikit-learn's SGD ``average``:
+with averaging from round ``a`` on, the averaged weights after round T are the
+mean of the weights left by the rounds a .. T (each round counts once,
+whether it moved the weights or not),
 
-    wbar_T = (1 / (T - a + 1)) * sum_{t=a}^{T} w_t.
+    wbar_T = (1 / n) * sum_{t=a}^{T} w_t,    n = T - a + 1,
 
-Keeping that sum directly costs O(d) per round. With w_t = w_T - sum_{s=t+1}^{T} delta_s
-(delta_s the update of round s) the sum is
+and before round a (T < a) the current weights, as in scikit-learn.
 
-    sum_{t=a}^{T} w_t = (T - a + 1) w_T - U_T,    U_T = sum_{s=a}^{T} (s - a) delta_s,
+The algebra. Keeping that sum directly costs O(d) per round. With
+w_t = w_T - sum_{s=t+1}^{T} delta_s (delta_s the update of round s) the sum is
+
+    sum_{t=a}^{T} w_t = n w_T - U_T,    U_T = sum_{s=a}^{T} (s - a) delta_s,
 
 so a learner keeps, next to w, the correction U, and adds ``(s - a) * delta_s`` to
 it on each update: the same O(nnz) entries the update itself touches. Then
-``wbar_T = w_T - U_T / (T - a + 1)``; before round a (T < a) the averaged
-weights are the current ones, as in scikit-learn.
+
+    wbar_T = w_T - U_T / n,
+
+the form every family evaluates, weight by weight:
+
+* multilabel ranking and sequences (this module: :func:`round_age` gives s - a),
+  second-order and quasi-additive learners (``_avg_sum`` of
+  ``second_order._base.RunningSumAverage``, the kernels of ``_second_order``,
+  ``_diagonal`` and ``_quasi_additive``; a quasi-additive change of the link
+  enters U as an update), and multiclass (``A`` of ``_multiclass``, the same
+  U with ``max(t - a, 0)`` as the stamp): ``w_j - U_j / n``;
+* binary linear learners and regression (``_binary_linear``) store the
+  weights scaled, ``w_t = s_t v_t``, so that a projection costs O(1); the
+  same derivation with ``sigma_T = sum_t s_t`` in place of n gives
+  ``wbar_T = (sigma_T v_T - u_T) / n`` (that module's docstring), which is
+  ``(n w_T - U_T) / n`` when the scale stays 1.
+
+The two forms are kept as they are: they round differently, and saved models
+must continue bit for bit.
+
+The layout. An averaged score reads, for each entry of a row, a weight and its
+correction. Kept in two arrays of the model's size, the two reads are two cache
+misses where a plain score has one (at 2**20 columns averaged batches cost
+1.5-1.8x the plain ones). The binary linear, regression, multilabel,
+multiclass and quasi-additive (and dual-ascent) learners therefore keep them
+as the two views of one array of records ``(w_j, U_j)`` (:func:`olearn._averaging.interleaved`): the kernels
+below and the learning passes read and write the views as two arrays, and a
+weight and its correction come from one cache line, so that an averaged score
+costs what a plain one does plus O(1) (the divisions). Binary linear learners
+and regression score every batch so; the other families still keep the whole
+average for large batches (:func:`olearn._averaging.kept_average`). The
+sequence and second-order learners keep the correction in an array of its own
+(the diagonal second-order learner interleaves its mean with its variances).
 
 The int64 ``averaging`` array holds the rounds seen and the round a (0 for no
 averaging); a pass reads both and advances the rounds.

@@ -23,7 +23,7 @@ import copy
 import numpy as np
 
 from .. import _calibration
-from .._averaging import average_start, averages_entries
+from .._averaging import average_start, interleaved, zero_records
 from .._estimator import ClassifierEstimator, locked, only_when
 from .._held_out import held_out_chunk
 from ..exceptions import PartialUpdateError
@@ -102,14 +102,16 @@ class LinearLearner(OnlineLearner):
     kernel (round counter, scale, squared norm). With ``average`` set, the
     running sum ``_avg`` (laid out as ``_w``) and ``_avg_state`` (sigma and the
     first round averaged) join it: see :mod:`olearn._kernels._binary_linear`.
+    ``_w`` and ``_avg`` are then the two views of one array of records
+    ``(v_j, u_j)`` (:func:`~olearn._averaging.interleaved`), so that a score
+    reads a weight and its running sum on one cache line.
     Predictions, ``coef_``, ``intercept_`` and saved models then use the
     averaged weights; the progressive scores of :func:`olearn.run` and
     ``predict_learn_one`` use the current ones, as the online learner's own.
     Averaged scores average each weight a row reads as they read it
     (:func:`~olearn._kernels._binary_linear.averaged_scores`): those of
-    ``X @ coef_ + intercept_``, bit for bit, for O(nnz) work; a batch of more
-    entries than a quarter of the weights averages them all once for the call
-    (:func:`~olearn._averaging.averages_entries`), with the same bits.
+    ``X @ coef_ + intercept_``, bit for bit, for O(nnz) work, whatever the
+    size of the batch.
     """
 
     _learned = ("_w", "_state", "_avg", "_avg_state", "n_features_in_")
@@ -155,7 +157,7 @@ class LinearLearner(OnlineLearner):
         self._state = np.array([0.0, 1.0, 0.0])
         start = average_start(getattr(self, "average", False))
         if start:
-            self._avg = np.zeros(1)
+            self._w, self._avg = interleaved(self._w, np.zeros(1))
             self._avg_state = np.zeros(N_AVERAGE)
             self._avg_state[A_START] = start
         self.n_features_in_ = 0
@@ -164,6 +166,12 @@ class LinearLearner(OnlineLearner):
 
     def _averaging(self):
         return "_avg" in self.__dict__
+
+    def __setstate__(self, state):
+        # pickle and deepcopy copy the two views of the records apart: laid side by side again
+        super().__setstate__(state)
+        if "_avg" in state:
+            self._w, self._avg = interleaved(self._w, self._avg)
 
     def _learned_average_start(self):
         """The first round averaged by the model learned so far; 0 when it does not average."""
@@ -186,16 +194,22 @@ class LinearLearner(OnlineLearner):
         capacity = self._w.size - 1
         if n_features > capacity:
             new_capacity = n_features if capacity == 0 else max(n_features, 2 * capacity)
-            self._w = grown_intercept_last(self._w, capacity, new_capacity)
             if self._averaging():
-                self._avg = grown_intercept_last(self._avg, capacity, new_capacity)
+                # the records of the new room are zeros never touched, as grown_intercept_last leaves them
+                w, avg = zero_records((new_capacity + 1,))
+                for old, new in ((self._w, w), (self._avg, avg)):
+                    new[:capacity] = old[:capacity]
+                    new[new_capacity] = old[capacity]
+                self._w, self._avg = w, avg
+            else:
+                self._w = grown_intercept_last(self._w, capacity, new_capacity)
 
     def _negate(self):
         """Negate the learned function: the labels' encoding changed sides (see BinaryClassifierMixin)."""
         self._w = negated(self._w)
         if self._averaging():
             # every iterate changes sign, so does their sum sigma v - u
-            self._avg = negated(self._avg)
+            self._w, self._avg = interleaved(self._w, negated(self._avg))
 
     def _weights_used(self):
         """The weights that predict (the intercept's last): the average once it has begun, else the current ones.
@@ -238,14 +252,9 @@ class LinearLearner(OnlineLearner):
         if not self._averaging() or self._state[_codes.S_T] < self._avg_state[A_START]:
             _compiled.binary_linear_scores(arrays.indptr, arrays.indices, arrays.data, self._w, self._state, params,
                                            out)
-        elif averages_entries(arrays.indices.size, self._w.size):
+        else:
             K.averaged_scores(arrays.indptr, arrays.indices, arrays.data, self._w, self._state, self._avg,
                               self._avg_state, params, out)
-        else:
-            # entries past a quarter of the weights: the average computed whole for this call (as coef_ computes
-            # it), kept nowhere; the same bits
-            K.materialised_scores(arrays.indptr, arrays.indices, arrays.data, self._weights_used(),
-                                  params[_codes.P_BIAS], out)
         return out
 
     def _score_one(self, x):
@@ -448,6 +457,8 @@ class LinearLearner(OnlineLearner):
 
     def _set_state(self, arrays, state):
         self._start()
+        # the two arrays as the file holds them: laying them side by side here would hold the records and the
+        # file's arrays at once, past the memory a load may take (they are laid out at the next growth or copy)
         self._w = np.array(arrays["weights"], dtype=np.float64)
         self._state = np.array(arrays["state"], dtype=np.float64)
         if self._averaging():

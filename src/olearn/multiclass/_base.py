@@ -36,7 +36,7 @@ import contextlib
 import numpy as np
 import scipy.sparse as sp
 
-from .._averaging import AVERAGE, average_start, averages_entries, kept_average
+from .._averaging import AVERAGE, average_start, averages_entries, interleaved, kept_average
 from .._estimator import ClassifierEstimator
 from .._held_out import held_out_chunk
 from ..exceptions import PartialUpdateError
@@ -263,18 +263,23 @@ class MulticlassLearner(ManyRows, OnlineLearner, ClassifierEstimator):
         return 8 * (n_features + 1) * max(slots, 1) * copies
 
     def _interleave(self, W, A):
-        """Keep W and its averaged sum A as two views of one array, a feature's row of A next to its row of W.
+        """Keep W and its averaged sum A as the two views of one array of records (W[j, a], A[j, a]).
 
-        An update of a sparse row touches both at each of its features: side by side they
-        share the memory traffic, which dominates a pass over sparse rows.
+        An update of a sparse row touches both at each of its features, and an averaged score
+        reads both: side by side they share the memory traffic, which dominates a pass over
+        sparse rows (:func:`~olearn._averaging.interleaved`, the layout of every averaged family).
         """
-        both = np.empty((W.shape[0], 2, W.shape[1]))
-        both[:, 0], both[:, 1] = W, A
-        self._W, self._A = both[:, 0], both[:, 1]
+        self._W, self._A = interleaved(W, A)
 
     @property
     def _averaging(self):
         return self._averaged_from > 0
+
+    def __setstate__(self, state):
+        # pickle and deepcopy copy the two views of the records apart: laid side by side again
+        super().__setstate__(state)
+        if "_A" in state and self._averaging:
+            self._interleave(self._W, self._A)
 
     def _grow_features(self, n_features, where):
         self._check_feature_limit(n_features, where)

@@ -12,6 +12,7 @@ from .._averaging import (
     averaging_relation,
     check_average_unchanged,
     forget_average,
+    interleaved,
     kept_average,
     n_averaged,
     new_averaging,
@@ -133,7 +134,9 @@ class PAMultilabel(ManyRows, OnlineLearner, ClassifierEstimator):
     current weights. The rounds of :func:`olearn.run` are scored with the
     current weights, as the online learner predicts. The mean is kept by a
     running correction updated on the coordinates each update touches
-    (:mod:`olearn._kernels._lazy_average`), so a sparse update stays O(nnz);
+    (:mod:`olearn._kernels._lazy_average`), so a sparse update stays O(nnz),
+    kept beside the weights (one array of records (weight, correction)) so
+    that an averaged prediction costs about what a plain one does;
     with a feature map it averages w and the intercept weights the same way.
     ``average`` cannot be changed once learning started (``fit`` starts over).
 
@@ -316,6 +319,7 @@ class PAMultilabel(ManyRows, OnlineLearner, ClassifierEstimator):
         else:
             self._W = np.zeros((0, 1))
             self._U = np.zeros((0, 1))
+            self._interleave()
         self._state = np.zeros(K.N_MULTILABEL_STATE, dtype=np.int64)
         self._labels = LabelIndex(type(self).__name__)
         self.classes_ = self._labels.classes
@@ -340,6 +344,7 @@ class PAMultilabel(ManyRows, OnlineLearner, ClassifierEstimator):
             self._W = _widened(self._W, new_capacity)
             if self._averages:
                 self._U = _widened(self._U, new_capacity)
+                self._interleave()
         self.n_features_in_ = max(self.n_features_in_, int(n_features))
 
     def _sync_labels(self):
@@ -355,6 +360,7 @@ class PAMultilabel(ManyRows, OnlineLearner, ClassifierEstimator):
             self._W = _lengthened(self._W, k)
             if self._averages:
                 self._U = _lengthened(self._U, k)
+                self._interleave()
         self.classes_ = self._labels.classes
 
     def _predicting(self):
@@ -366,6 +372,17 @@ class PAMultilabel(ManyRows, OnlineLearner, ClassifierEstimator):
         # kept until the state changes (:func:`~olearn._averaging.kept_average`)
         return (kept_average(self, self._U, lambda: averaged(self._W, self._U, self._averaging)),)
 
+    def _interleave(self):
+        """Lay W and U out side by side (:func:`~olearn._averaging.interleaved`), when averaging without a map."""
+        if self._averages:
+            self._W, self._U = interleaved(self._W, self._U)
+
+    def __setstate__(self, state):
+        # pickle and deepcopy copy the two views of the records apart: laid side by side again
+        super().__setstate__(state)
+        if "_U" in state:
+            self._interleave()
+
     def _label_scores(self, arrays, bias):
         """Scores of every label (slot order) for CSR rows whose columns all have weights, no feature map.
 
@@ -373,8 +390,10 @@ class PAMultilabel(ManyRows, OnlineLearner, ClassifierEstimator):
         averaged alone (:func:`~olearn._averaging.reads_entries`,
         :func:`~olearn._kernels._lazy_average.averaged_label_scores`): the
         scores with :meth:`_predicting`'s weights, bit for bit, for O(nnz)
-        work instead of averaging every weight; past a quarter of the weights
-        read since the last change, the whole average is kept and read.
+        work instead of averaging every weight; W and U are the two views of
+        one array of records ``(W[r, j], U[r, j])``, so a weight and its
+        correction are read from one cache line. Past a quarter of the
+        weights read since the last change, the whole average is kept and read.
         """
         out = np.empty((arrays.n_rows, self._W.shape[0]))
         rounds = n_averaged(self._averaging)
@@ -856,6 +875,7 @@ class PAMultilabel(ManyRows, OnlineLearner, ClassifierEstimator):
         if "averaging" in arrays:
             self._U = np.array(arrays["average_correction"], dtype=np.float64)
             self._averaging = np.array(arrays["averaging"], dtype=np.int64)
+            self._interleave()
         self._state = np.array(arrays["state"], dtype=np.int64)
         self._labels.set_labels(arrays["labels"].tolist())
         self.n_features_in_ = int(state["n_features_in"])

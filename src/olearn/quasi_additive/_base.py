@@ -19,7 +19,7 @@ enters the average as a change made before the next round.
 
 import numpy as np
 
-from .._averaging import AVERAGE, average_start, forget_average
+from .._averaging import AVERAGE, average_start, forget_average, interleaved
 from ..exceptions import FeatureLimitError, PartialUpdateError
 from .._kernels import _codes
 from .._kernels import _quasi_additive as qa
@@ -117,6 +117,7 @@ class QuasiAdditiveClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLe
             # the running sum U of the average, laid out as w, and [k, the first averaged round]
             self._avg_sum = np.zeros(1)
             self._avg_count = np.array([0.0, start])
+            self._interleave()
         self.n_features_in_ = 0
         if self.n_features is not None:
             self._grow(self.n_features, "n_features")
@@ -135,6 +136,7 @@ class QuasiAdditiveClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLe
         self._w = widened(self._w, n_features)
         if self._averaging():
             self._avg_sum = widened(self._avg_sum, n_features)
+            self._interleave()
         # a new array, so that a refused call can put the old one back (see _first_call_atomic)
         self._state = self._state.copy()
         self.n_features_in_ = int(n_features)
@@ -154,6 +156,18 @@ class QuasiAdditiveClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLe
         self._w = -self._w
         if self._averaging():
             self._avg_sum = -self._avg_sum
+            self._interleave()
+
+    def _interleave(self):
+        """Lay w and the average's running sum U side by side, the two views of one array of records (w_j, U_j)
+        (:func:`~olearn._averaging.interleaved`): an averaged score reads both from one cache line."""
+        self._w, self._avg_sum = interleaved(self._w, self._avg_sum)
+
+    def __setstate__(self, state):
+        # pickle and deepcopy copy the two views of the records apart: laid side by side again
+        super().__setstate__(state)
+        if "_avg_sum" in state:
+            self._interleave()
 
     @property
     def _dimension_dependent(self):
@@ -332,6 +346,7 @@ class QuasiAdditiveClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLe
         if self._averaging():
             self._avg_sum = np.array(arrays["average_sum"], dtype=np.float64)
             self._avg_count = np.array(arrays["average_count"], dtype=np.float64)
+            self._interleave()
 
 
 def average_jump(w, old, state, avg, avg_count, params):

@@ -190,6 +190,7 @@ class Winnow(PlattCalibrated, QuasiAdditiveClassifier):
         self._theta, self._w, self._state, avg, count = self._other
         if avg.size:
             self._avg_sum, self._avg_count = avg, count
+            self._interleave()
 
     def _held_out_kernel(self, arrays, targets, weights, held, outputs):
         """The base's masked pass; while one class is known (plain form), the model of the other encoding learns
