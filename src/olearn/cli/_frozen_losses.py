@@ -1,0 +1,110 @@
+"""The loss :func:`olearn.run` reports for a round, measured on a model that does not learn (``olearn run -t``).
+
+``olearn.run`` records a round's loss before the round's update: a function
+of the model's scores on the row and of its label, which a frozen model
+gives for every row at once. Each function here is the loss of one task's
+kernels (Crammer et al. 2006, "Online Passive-Aggressive Algorithms"):
+
+* binary: the loss of the learner's ``loss`` hyperparameter at the margin
+  m = y w.x (y = +1 for ``classes_[-1]``, else -1): the hinge
+  max(0, 1 - m) of Eq. (1) (every binary learner without that
+  hyperparameter reports it too), log(1 + exp(-m)) or (1 - m)^2 / 2;
+* regression: the epsilon-insensitive max(0, |y - w.x| - epsilon) (Sec. 5);
+* uniclass: max(0, ||x - w|| - radius) (Sec. 6), minus the signed margin;
+* multiclass: max(0, 1 - (w_y.x - max_{r != y} w_r.x)) (Sec. 7), a label the
+  model does not know scoring 0 (it joins with a zero prototype);
+* cost-sensitive: sqrt(rho(y, r)) - (w_y.x - w_r.x) (Sec. 8) for the
+  predicted label r (prediction-based update), or its largest value over
+  the labels r != y (max-loss update), and 0 when it is not positive;
+* multilabel: max(0, 1 - (min relevant score - max irrelevant score)) (Sec. 7).
+
+Rounds are unweighted, as run records them. Where the reported loss is not a
+function of the frozen model's scores, it is ``nan``: an averaging learner's
+loss is that of its last weights, not of the averaged ones that predict; CW's
+(Crammer, Dredze & Pereira 2008), NAROW's and Fig. 1 AROW's (Orabona &
+Crammer 2010) involve the row's variance x' Sigma x, and the latter two the
+row's importance weight.
+"""
+
+import numpy as np
+
+from .._kernels import _codes
+from ._scaling import learner_of
+
+# binary learners whose reported loss involves the row's variance (and importance weight), not only its score
+_VARIANCE_LOSSES = ("CW", "NAROW", "Fig1AROW")
+
+
+def _averages(learner):
+    return bool(learner.get_params().get("average", False))
+
+
+def binary_losses(model, scores, y):
+    """The loss of each row of a binary ``model`` whose scores are ``scores``, labels ``y``."""
+    learner = learner_of(model)
+    if _averages(learner) or type(learner).__name__ in _VARIANCE_LOSSES:
+        return np.full(scores.shape, np.nan)
+    margins = np.where(np.asarray(y) == learner.classes_[-1], 1.0, -1.0) * scores
+    code = _loss_code(learner)
+    if code == _codes.LOSS_LOGISTIC:
+        return np.logaddexp(0.0, -margins)
+    if code == _codes.LOSS_SQUARED:
+        return 0.5 * (1.0 - margins) ** 2
+    return np.maximum(1.0 - margins, 0.0)
+
+
+def _loss_code(learner):
+    """The ``_codes`` loss of a binary linear learner's kernel; the hinge for the others."""
+    from ..linear._base import BinaryLinearClassifier  # here: only a binary run loads the linear learners
+
+    if isinstance(learner, BinaryLinearClassifier):
+        return learner._config_arrays()[0][_codes.K_LOSS]
+    return _codes.LOSS_HINGE
+
+
+def regression_losses(model, predictions, y):
+    """max(0, |y - prediction| - epsilon) of each row (nan for an averaging regressor)."""
+    learner = learner_of(model)
+    if _averages(learner):
+        return np.full(predictions.shape, np.nan)
+    return np.maximum(np.abs(np.asarray(y, dtype=np.float64) - predictions) - learner.epsilon, 0.0)
+
+
+def uniclass_losses(model, margins):
+    """max(0, -margin) of each row, the margin radius - ||x - w||."""
+    if _averages(learner_of(model)):
+        return np.full(margins.shape, np.nan)
+    return np.maximum(-margins, 0.0)
+
+
+def multilabel_losses(model, margins):
+    """max(0, 1 - margin) of each row, the margin min relevant - max irrelevant score (inf: nothing to rank)."""
+    if _averages(learner_of(model)):
+        return np.full(margins.shape, np.nan)
+    return np.maximum(1.0 - margins, 0.0)
+
+
+def multiclass_losses(model, scores, y):
+    """The loss of each row of a multiclass (or cost-sensitive) ``model``, ``scores`` over its sorted classes."""
+    learner = learner_of(model)
+    n, k = scores.shape
+    if _averages(learner):
+        return np.full(n, np.nan)
+    classes = np.asarray(learner.classes_)
+    y = np.asarray(y)
+    at = np.searchsorted(classes, y).clip(max=max(k - 1, 0))
+    known = (classes[at] == y) if k else np.zeros(n, dtype=bool)
+    rows = np.arange(n)
+    own = np.where(known, scores[rows, at] if k else 0.0, 0.0)
+    # the score of each class as a rival of the label: its own column, -inf for the label's own
+    rivals = np.where(known[:, None] & (np.arange(k) == at[:, None]), -np.inf, scores)
+    params = learner.get_params()
+    if "cost" not in params:  # the highest-scoring wrong label is the rival
+        top = rivals.max(axis=1, initial=-np.inf)
+        return np.where(np.isfinite(top), np.maximum(1.0 - (own - top), 0.0), 0.0)
+    cost = params["cost"]
+    margins = 1.0 if cost is None else np.sqrt(np.asarray(cost, dtype=np.float64))[at]
+    gaps = margins - (own[:, None] - rivals)
+    if params["update"] == "prediction":
+        gaps = np.where(np.argmax(scores, axis=1)[:, None] == np.arange(k), gaps, -np.inf)
+    return np.maximum(gaps.max(axis=1, initial=0.0), 0.0)
