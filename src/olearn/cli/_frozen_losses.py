@@ -8,7 +8,10 @@ kernels (Crammer et al. 2006, "Online Passive-Aggressive Algorithms"):
 * binary: the loss of the learner's ``loss`` hyperparameter at the margin
   m = y w.x (y = +1 for ``classes_[-1]``, else -1): the hinge
   max(0, 1 - m) of Eq. (1) (every binary learner without that
-  hyperparameter reports it too), log(1 + exp(-m)) or (1 - m)^2 / 2;
+  hyperparameter reports it too), log(1 + exp(-m)) or (1 - m)^2 / 2; CW's
+  violation of its confidence constraint max(0, phi sqrt(x' Sigma x) - m)
+  (Crammer, Dredze & Pereira 2008), a feature the model has not seen having
+  the initial variance it joins with;
 * regression: the epsilon-insensitive max(0, |y - w.x| - epsilon) (Sec. 5);
 * uniclass: max(0, ||x - w|| - radius) (Sec. 6), minus the signed margin;
 * multiclass: max(0, 1 - (w_y.x - max_{r != y} w_r.x)) (Sec. 7), a label the
@@ -20,31 +23,35 @@ kernels (Crammer et al. 2006, "Online Passive-Aggressive Algorithms"):
 
 Rounds are unweighted, as run records them. Where the reported loss is not a
 function of the frozen model's scores, it is ``nan``: an averaging learner's
-loss is that of its last weights, not of the averaged ones that predict; CW's
-(Crammer, Dredze & Pereira 2008), NAROW's and Fig. 1 AROW's (Orabona &
-Crammer 2010) involve the row's variance x' Sigma x, and the latter two the
-row's importance weight.
+loss is that of its last weights, not of the averaged ones that predict;
+NAROW's and Fig. 1 AROW's (Orabona & Crammer 2010) is taken after the row's
+update of the precision, which its importance weight scales.
 """
 
 import numpy as np
 
 from .._kernels import _codes
+from .._kernels import _second_order as _so
 from ._scaling import learner_of
 
 # binary learners whose reported loss involves the row's variance (and importance weight), not only its score
-_VARIANCE_LOSSES = ("CW", "NAROW", "Fig1AROW")
+_UPDATED_MARGINS = ("NAROW", "Fig1AROW")
 
 
 def _averages(learner):
     return bool(learner.get_params().get("average", False))
 
 
-def binary_losses(model, scores, y):
-    """The loss of each row of a binary ``model`` whose scores are ``scores``, labels ``y``."""
+def binary_losses(model, X, scores, y):
+    """The loss of each row of X of a binary ``model`` whose scores are ``scores``, labels ``y``."""
     learner = learner_of(model)
-    if _averages(learner) or type(learner).__name__ in _VARIANCE_LOSSES:
+    if _averages(learner) or type(learner).__name__ in _UPDATED_MARGINS:
         return np.full(scores.shape, np.nan)
     margins = np.where(np.asarray(y) == learner.classes_[-1], 1.0, -1.0) * scores
+    if type(learner).__name__ == "CW":
+        phi = learner._config_arrays()[1][_so.Q_HYPER]
+        variances = _variances(learner, X if learner is model else model._transformed(X)[1])
+        return np.maximum(phi * np.sqrt(variances) - margins, 0.0)
     code = _loss_code(learner)
     if code == _codes.LOSS_LOGISTIC:
         return np.logaddexp(0.0, -margins)
@@ -60,6 +67,23 @@ def _loss_code(learner):
     if isinstance(learner, BinaryLinearClassifier):
         return learner._config_arrays()[0][_codes.K_LOSS]
     return _codes.LOSS_HINGE
+
+
+def _variances(learner, X):
+    """x' Sigma x of each row x of X (its intercept's feature included) under a second-order learner's covariance."""
+    import scipy.sparse
+
+    arrays = learner._check_X(X)
+    cov = learner._cov  # the diagonal's vector or the root S of Sigma = S S', the intercept last
+    seen = cov.shape[0] - 1
+    bias = 1.0 if learner.fit_intercept else 0.0
+    rows = scipy.sparse.csr_matrix((arrays.data, arrays.indices, arrays.indptr),
+                                   shape=(arrays.n_rows, max(arrays.n_features, seen)))
+    unseen = np.asarray(rows[:, seen:].multiply(rows[:, seen:]).sum(axis=1)).ravel() * learner._initial_variance
+    if cov.ndim == 1:
+        return rows[:, :seen].multiply(rows[:, :seen]) @ cov[:seen] + cov[seen] * bias * bias + unseen
+    projected = rows[:, :seen] @ cov[:seen] + bias * cov[seen]  # x' S
+    return np.einsum("ij,ij->i", projected, projected) + unseen
 
 
 def regression_losses(model, predictions, y):

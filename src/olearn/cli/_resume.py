@@ -92,7 +92,7 @@ class FrozenResult:
         self.n_mistakes = int(wrong.sum())
         self.n_updates = 0
         self.cumulative_mistakes = np.cumsum(wrong, dtype=np.int64)
-        self.losses = np.asarray(task.frozen_losses(model, self.scores, y), dtype=np.float64)
+        self.losses = np.asarray(task.frozen_losses(model, X, y, self.scores), dtype=np.float64)
         self.cumulative_loss = float(self.losses.sum())
         has_probabilities = task.name == "binary" and hasattr(model, "predict_proba") and self.n_rounds
         self.probabilities = model.predict_proba(X) if has_probabilities else np.empty((0, 0))
