@@ -20,14 +20,14 @@ from olearn.cli._tasks import task_named
 
 COSTS = [[0.0, 1.0, 4.0], [1.0, 0.0, 1.0], [2.0, 1.0, 0.0]]
 # learners whose reported loss the frozen model's scores do not give (olearn.cli._frozen_losses): nan
-NO_FROZEN_LOSS = [("narow", {}), ("narow-full", {}), ("fig1-arow", {}),
-                  ("fig1-arow-full", {}), ("pa", {"average": True}), ("arow", {"average": True}),
+NO_FROZEN_LOSS = [("pa", {"average": True}), ("arow", {"average": True}),
                   ("pa-multiclass", {"average": True}), ("pa1-regression", {"average": True})]
 CASES = [*((algo, {}) for algo in ALGORITHMS if task_of(algo) != "sequence" and (algo, {}) not in NO_FROZEN_LOSS),
          ("ogd", {"loss": "logistic"}), ("ogd", {"loss": "squared"}), ("svm", {"loss": "logistic"}),
          ("perceptron", {"kernel": "rbf"}), ("pa1", {"kernel": "poly"}), ("pa1-cost-sensitive", {"update": "max-loss"}),
          ("pa-cost-sensitive", {"cost": None}), ("pa2-cost-sensitive", {"cost": None, "update": "max-loss"}),
-         ("cw", {"fit_intercept": True}), ("cw-full", {"fit_intercept": True})]
+         ("cw", {"fit_intercept": True}), ("cw-full", {"fit_intercept": True}),
+         ("narow", {"fit_intercept": True}), ("fig1-arow-full", {"fit_intercept": True})]
 
 
 def stream(task, n=40, d=5, seed=0):
@@ -54,8 +54,9 @@ def trained(algo, hyperparameters, X, y):
     return model
 
 
-def reference_losses(model, X, y):
-    return np.array([olearn.run(copy.deepcopy(model), X[i:i + 1], None if y is None else y[i:i + 1]).losses[0]
+def reference_losses(model, X, y, weight=None):
+    return np.array([olearn.run(copy.deepcopy(model), X[i:i + 1], None if y is None else y[i:i + 1],
+                                sample_weight=None if weight is None else weight[i:i + 1]).losses[0]
                      for i in range(X.shape[0])])
 
 
@@ -93,6 +94,15 @@ def test_cw_gives_a_feature_it_has_not_seen_its_initial_variance(algo):
     rows = scipy.sparse.csr_matrix(X[20:])
     result = FrozenResult(model, rows, y[20:], task_named("binary"))
     np.testing.assert_allclose(result.losses, reference_losses(model, rows, y[20:]), rtol=1e-12, atol=0.0)
+
+
+@pytest.mark.parametrize("algo", ["narow", "narow-full", "fig1-arow", "fig1-arow-full", "pa1", "cw"])
+def test_an_importance_weight_enters_the_loss_as_run_weighs_it(algo):
+    X, y = stream("binary")
+    model = trained(algo, {"r": 0.5} if algo.startswith("fig1") else {}, X[:20], y[:20])
+    weight = np.linspace(0.0, 3.0, 20)
+    result = FrozenResult(model, X[20:], y[20:], task_named("binary"), weight)
+    np.testing.assert_allclose(result.losses, reference_losses(model, X[20:], y[20:], weight), rtol=1e-12, atol=0.0)
 
 
 def test_the_binary_hinge_by_hand():
@@ -145,7 +155,8 @@ def test_the_cli_prints_nan_for_a_loss_the_scores_do_not_give(tmp_path):
     X, y = stream("binary")
     data, model_path = tmp_path / "a.svm", tmp_path / "m.npz"
     dump_svmlight_file(X, y, str(data), zero_based=False)
-    assert CliRunner().invoke(cli, ["run", "-a", "narow", str(data), "-f", str(model_path), "--quiet"]).exit_code == 0
+    assert CliRunner().invoke(cli, ["run", "-a", "pa", "--set", "average=true", str(data), "-f", str(model_path),
+                                      "--quiet"]).exit_code == 0
     result = CliRunner().invoke(cli, ["run", "-i", str(model_path), "-t", str(data)])
     assert result.exit_code == 0, result.output
     assert np.isnan(summary_loss(result.stdout))

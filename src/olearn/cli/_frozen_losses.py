@@ -11,7 +11,10 @@ kernels (Crammer et al. 2006, "Online Passive-Aggressive Algorithms"):
   hyperparameter reports it too), log(1 + exp(-m)) or (1 - m)^2 / 2; CW's
   violation of its confidence constraint max(0, phi sqrt(x' Sigma x) - m)
   (Crammer, Dredze & Pereira 2008), a feature the model has not seen having
-  the initial variance it joins with;
+  the initial variance it joins with; NAROW's and Fig. 1 AROW's hinge
+  max(0, 1 - y x' A_t^{-1} theta) (Orabona & Crammer 2010, Fig. 1) at the
+  margin taken with the row already in the precision A_t = A_{t-1} + c x x' / r_t
+  (its diagonal for a diagonal model), c the row's importance weight;
 * regression: the epsilon-insensitive max(0, |y - w.x| - epsilon) (Sec. 5);
 * uniclass: max(0, ||x - w|| - radius) (Sec. 6), minus the signed margin;
 * multiclass: max(0, 1 - (w_y.x - max_{r != y} w_r.x)) (Sec. 7), a label the
@@ -21,11 +24,9 @@ kernels (Crammer et al. 2006, "Online Passive-Aggressive Algorithms"):
   the labels r != y (max-loss update), and 0 when it is not positive;
 * multilabel: max(0, 1 - (min relevant score - max irrelevant score)) (Sec. 7).
 
-Rounds are unweighted, as run records them. Where the reported loss is not a
-function of the frozen model's scores, it is ``nan``: an averaging learner's
-loss is that of its last weights, not of the averaged ones that predict;
-NAROW's and Fig. 1 AROW's (Orabona & Crammer 2010) is taken after the row's
-update of the precision, which its importance weight scales.
+Rounds are unweighted, as run records them (but for NAROW's and Fig. 1
+AROW's margin). An averaging learner's loss is that of its last weights, not
+of the averaged ones that predict: the scores do not give it, and it is ``nan``.
 """
 
 import numpy as np
@@ -34,24 +35,27 @@ from .._kernels import _codes
 from .._kernels import _second_order as _so
 from ._scaling import learner_of
 
-# binary learners whose reported loss involves the row's variance (and importance weight), not only its score
-_UPDATED_MARGINS = ("NAROW", "Fig1AROW")
-
-
 def _averages(learner):
     return bool(learner.get_params().get("average", False))
 
 
-def binary_losses(model, X, scores, y):
-    """The loss of each row of X of a binary ``model`` whose scores are ``scores``, labels ``y``."""
+def binary_losses(model, X, scores, y, weight=None):
+    """The loss of each row of X of a binary ``model`` whose scores are ``scores``, labels ``y``, importance
+    weights ``weight`` (None: all 1)."""
     learner = learner_of(model)
-    if _averages(learner) or type(learner).__name__ in _UPDATED_MARGINS:
+    if _averages(learner):
         return np.full(scores.shape, np.nan)
-    margins = np.where(np.asarray(y) == learner.classes_[-1], 1.0, -1.0) * scores
-    if type(learner).__name__ == "CW":
+    signs = np.where(np.asarray(y) == learner.classes_[-1], 1.0, -1.0)
+    margins = signs * scores
+    name = type(learner).__name__
+    if name in ("CW", "NAROW", "Fig1AROW"):
+        rows = _rows(learner, X if learner is model else model._transformed(X)[1])
+        if name != "CW":
+            weights = learner._row_weights(X, y, weight)
+            return np.maximum(1.0 - signs * _fig1_margins(learner, rows, scores, 1.0 if weights is None else weights),
+                              0.0)
         phi = learner._config_arrays()[1][_so.Q_HYPER]
-        variances = _variances(learner, X if learner is model else model._transformed(X)[1])
-        return np.maximum(phi * np.sqrt(variances) - margins, 0.0)
+        return np.maximum(phi * np.sqrt(_variances(learner, rows)) - margins, 0.0)
     code = _loss_code(learner)
     if code == _codes.LOSS_LOGISTIC:
         return np.logaddexp(0.0, -margins)
@@ -69,21 +73,52 @@ def _loss_code(learner):
     return _codes.LOSS_HINGE
 
 
-def _variances(learner, X):
-    """x' Sigma x of each row x of X (its intercept's feature included) under a second-order learner's covariance."""
+def _rows(learner, X):
+    """X as a scipy CSR matrix, at least as wide as a second-order learner's features."""
     import scipy.sparse
 
     arrays = learner._check_X(X)
+    return scipy.sparse.csr_matrix((arrays.data, arrays.indices, arrays.indptr),
+                                   shape=(arrays.n_rows, max(arrays.n_features, learner._w.size - 1)))
+
+
+def _variances(learner, rows):
+    """x' Sigma x of each row x of ``rows`` (its intercept's feature included) under a second-order learner's
+    covariance; a feature it has not seen has the initial variance it joins with."""
     cov = learner._cov  # the diagonal's vector or the root S of Sigma = S S', the intercept last
     seen = cov.shape[0] - 1
     bias = 1.0 if learner.fit_intercept else 0.0
-    rows = scipy.sparse.csr_matrix((arrays.data, arrays.indices, arrays.indptr),
-                                   shape=(arrays.n_rows, max(arrays.n_features, seen)))
     unseen = np.asarray(rows[:, seen:].multiply(rows[:, seen:]).sum(axis=1)).ravel() * learner._initial_variance
     if cov.ndim == 1:
         return rows[:, :seen].multiply(rows[:, :seen]) @ cov[:seen] + cov[seen] * bias * bias + unseen
     projected = rows[:, :seen] @ cov[:seen] + bias * cov[seen]  # x' S
     return np.einsum("ij,ij->i", projected, projected) + unseen
+
+
+def _fig1_margins(learner, rows, scores, weights):
+    """x' A_t^{-1} theta of each row: the margin of Orabona & Crammer's Fig. 1 with the row in A_t.
+
+    With chi = x' A_{t-1}^{-1} x and gamma = c / r_t (1 / r_t from
+    :func:`olearn._kernels._second_order.fig1_precision_step`), Sherman-Morrison gives w.x / (1 + gamma chi);
+    with a diagonal A_t, coordinate by coordinate, sum_i x_i w_i / (1 + gamma s_i x_i^2).
+    """
+    rule, hyper, _ = learner._rule()
+    chi = _variances(learner, rows)
+    if rule == _so.RULE_FIG1_AROW:
+        step = np.full(chi.shape, 1.0 / hyper)
+    else:  # NAROW's 1 / r_t = b - 1 / chi when b chi > 1, else 0
+        grows = hyper * chi > 1.0
+        step = np.where(grows, hyper - 1.0 / np.where(grows, chi, 1.0), 0.0)
+    gamma = weights * step
+    if learner._cov.ndim == 2:
+        return scores / (1.0 + gamma * chi)
+    seen = learner._w.size - 1
+    bias = 1.0 if learner.fit_intercept else 0.0
+    entries = rows[:, :seen].tocoo()
+    w, s = learner._w, learner._cov
+    terms = entries.data * w[entries.col] / (1.0 + gamma[entries.row] * s[entries.col] * entries.data ** 2)
+    return (np.bincount(entries.row, weights=terms, minlength=rows.shape[0])
+            + bias * w[seen] / (1.0 + gamma * s[seen] * bias * bias))
 
 
 def regression_losses(model, predictions, y):

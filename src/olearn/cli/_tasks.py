@@ -71,10 +71,10 @@ class Task:
         wrong = np.asarray(predictions != np.asarray(y), dtype=bool)
         return predictions, model.decision_function(X), wrong
 
-    def frozen_losses(self, model, X, y, scores):
-        """The loss ``olearn.run`` would report for each row of :meth:`frozen`'s ``scores`` (see
-        :mod:`olearn.cli._frozen_losses`)."""
-        return binary_losses(model, X, scores, y)
+    def frozen_losses(self, model, X, y, scores, weight):
+        """The loss ``olearn.run`` would report for each row of X, :meth:`frozen`'s ``scores`` its scores, ``weight``
+        the rows' importance weights (None: all 1; see :mod:`olearn.cli._frozen_losses`)."""
+        return binary_losses(model, X, scores, y, weight)
 
     # -- the lines of -p and of olearn predict ----------------------------------------------------------------
 
@@ -107,7 +107,7 @@ class MulticlassTask(Task):
     def frozen(self, model, X, y):
         return _frozen_classes(model, X, y)
 
-    def frozen_losses(self, model, X, y, scores):
+    def frozen_losses(self, model, X, y, scores, weight):
         return multiclass_losses(model, scores, y)
 
 
@@ -127,7 +127,7 @@ class CostSensitiveTask(Task):
     def frozen(self, model, X, y):
         return _frozen_classes(model, X, y)
 
-    def frozen_losses(self, model, X, y, scores):
+    def frozen_losses(self, model, X, y, scores, weight):
         return multiclass_losses(model, scores, y)
 
     @staticmethod
@@ -207,7 +207,7 @@ class RegressionTask(Task):
         predictions = model.predict(X)
         return predictions, predictions, np.zeros(predictions.shape[0], dtype=bool)
 
-    def frozen_losses(self, model, X, y, scores):
+    def frozen_losses(self, model, X, y, scores, weight):
         return regression_losses(model, scores, y)
 
     def check_raw(self):
@@ -243,7 +243,7 @@ class UniclassTask(Task):
         predictions = np.where(scores >= 0.0, 1, -1)
         return predictions, scores, predictions < 0
 
-    def frozen_losses(self, model, X, y, scores):
+    def frozen_losses(self, model, X, y, scores, weight):
         return uniclass_losses(model, scores)
 
     def prediction_lines(self, result, model, raw):
@@ -271,7 +271,7 @@ class MultilabelTask(Task):
         margins = ranking_margins(scores, model.classes_, y)
         return scores > 0.0, margins, margins <= 0.0
 
-    def frozen_losses(self, model, X, y, scores):
+    def frozen_losses(self, model, X, y, scores, weight):
         return multilabel_losses(model, scores)
 
     def prediction_lines(self, result, model, raw):
