@@ -160,3 +160,24 @@ def test_the_cli_prints_nan_for_a_loss_the_scores_do_not_give(tmp_path):
     result = CliRunner().invoke(cli, ["run", "-i", str(model_path), "-t", str(data)])
     assert result.exit_code == 0, result.output
     assert np.isnan(summary_loss(result.stdout))
+
+
+def test_the_cli_weighs_narows_loss_by_the_files_importance_weights(tmp_path):
+    X, y = stream("binary", n=60)
+    weight = np.linspace(0.5, 4.0, 60)
+    lines = [f"{int(label)} {float(w)!r} | " + " ".join(f"f{j}:{float(v)!r}" for j, v in enumerate(row))
+             for label, w, row in zip(y, weight, X)]
+    first, second, model_path = tmp_path / "a.vw", tmp_path / "b.vw", tmp_path / "m.npz"
+    first.write_text("\n".join(lines[:30]) + "\n")
+    second.write_text("\n".join(lines[30:]) + "\n")
+    runner = CliRunner()
+    learned = runner.invoke(cli, ["run", "-a", "narow", "-b", "10", str(first), "-f", str(model_path), "--quiet"])
+    assert learned.exit_code == 0, learned.output
+    result = runner.invoke(cli, ["run", "-i", str(model_path), "-t", str(second)])
+    assert result.exit_code == 0, result.output
+    rows, labels, importance = olearn.data.load_vw(str(second), n_bits=10)
+    np.testing.assert_array_equal(importance, weight[30:])
+    model = olearn.load(model_path)
+    want = reference_losses(model, rows, labels, importance)
+    assert abs(want.mean() - reference_losses(model, rows, labels).mean()) > 1e-3  # the weights matter here
+    assert summary_loss(result.stdout) == pytest.approx(want.mean(), abs=5e-7)
