@@ -105,6 +105,18 @@ def test_an_importance_weight_enters_the_loss_as_run_weighs_it(algo):
     np.testing.assert_allclose(result.losses, reference_losses(model, X[20:], y[20:], weight), rtol=1e-12, atol=0.0)
 
 
+@pytest.mark.parametrize("algo", ["pa1", "cw", "narow-full", "mira", "pa2-regression"])
+def test_a_scaled_model_is_measured_on_the_rows_its_scaler_gives(algo):
+    from olearn.cli._scaling import scaled
+
+    task = task_of(algo)
+    X, y = stream(task)
+    model = scaled(make_estimator(algo, {}), "standard")  # --scale standard
+    olearn.run(model, X[:20], y[:20])
+    result = FrozenResult(model, X[20:], y[20:], task_named(task))
+    np.testing.assert_allclose(result.losses, reference_losses(model, X[20:], y[20:]), rtol=1e-12, atol=0.0)
+
+
 def test_the_binary_hinge_by_hand():
     X, y = stream("binary")
     model = trained("pa1", {}, X[:20], y[:20])

@@ -15,14 +15,16 @@ kernels (Crammer et al. 2006, "Online Passive-Aggressive Algorithms"):
   max(0, 1 - y x' A_t^{-1} theta) (Orabona & Crammer 2010, Fig. 1) at the
   margin taken with the row already in the precision A_t = A_{t-1} + c x x' / r_t
   (its diagonal for a diagonal model), c the row's importance weight;
-* regression: the epsilon-insensitive max(0, |y - w.x| - epsilon) (Sec. 5);
-* uniclass: max(0, ||x - w|| - radius) (Sec. 6), minus the signed margin;
-* multiclass: max(0, 1 - (w_y.x - max_{r != y} w_r.x)) (Sec. 7), a label the
-  model does not know scoring 0 (it joins with a zero prototype);
-* cost-sensitive: sqrt(rho(y, r)) - (w_y.x - w_r.x) (Sec. 8) for the
-  predicted label r (prediction-based update), or its largest value over
-  the labels r != y (max-loss update), and 0 when it is not positive;
-* multilabel: max(0, 1 - (min relevant score - max irrelevant score)) (Sec. 7).
+* regression: the epsilon-insensitive max(0, |y - w.x| - epsilon), Eq. (18);
+* uniclass: max(0, ||x - w|| - radius), Eq. (21), i.e. max(0, -margin) of
+  the signed margin radius - ||x - w|| that ``Task.frozen`` gives;
+* multiclass: max(0, 1 - (w_y.x - max_{r != y} w_r.x)), Eq. (33) with the
+  single relevant label y, a label the model does not know scoring 0 (it
+  joins with a zero prototype);
+* cost-sensitive: w_r.x - w_y.x + sqrt(rho(y, r)) for the predicted label r,
+  Eq. (45) (prediction-based update), or its largest value over the labels
+  r != y, Eq. (50) and (52) (max-loss update), and 0 when it is not positive;
+* multilabel: max(0, 1 - (min relevant score - max irrelevant score)), Eq. (33).
 
 Rounds are unweighted, as run records them (but for NAROW's and Fig. 1
 AROW's margin). An averaging learner's loss is that of its last weights, not
@@ -31,9 +33,8 @@ of the averaged ones that predict: the scores do not give it, and it is ``nan``.
 
 import numpy as np
 
-from .._kernels import _codes
-from .._kernels import _second_order as _so
 from ._scaling import learner_of
+
 
 def _averages(learner):
     return bool(learner.get_params().get("average", False))
@@ -54,8 +55,12 @@ def binary_losses(model, X, scores, y, weight=None):
             weights = learner._row_weights(X, y, weight)
             return np.maximum(1.0 - signs * _fig1_margins(learner, rows, scores, 1.0 if weights is None else weights),
                               0.0)
-        phi = learner._config_arrays()[1][_so.Q_HYPER]
+        from .._kernels._second_order import Q_HYPER  # here: only a second-order model loads its kernels
+
+        phi = learner._config_arrays()[1][Q_HYPER]
         return np.maximum(phi * np.sqrt(_variances(learner, rows)) - margins, 0.0)
+    from .._kernels import _codes  # here: the commands that do not test a binary model never hash the kernels
+
     code = _loss_code(learner)
     if code == _codes.LOSS_LOGISTIC:
         return np.logaddexp(0.0, -margins)
@@ -66,6 +71,7 @@ def binary_losses(model, X, scores, y, weight=None):
 
 def _loss_code(learner):
     """The ``_codes`` loss of a binary linear learner's kernel; the hinge for the others."""
+    from .._kernels import _codes
     from ..linear._base import BinaryLinearClassifier  # here: only a binary run loads the linear learners
 
     if isinstance(learner, BinaryLinearClassifier):
@@ -102,9 +108,11 @@ def _fig1_margins(learner, rows, scores, weights):
     :func:`olearn._kernels._second_order.fig1_precision_step`), Sherman-Morrison gives w.x / (1 + gamma chi);
     with a diagonal A_t, coordinate by coordinate, sum_i x_i w_i / (1 + gamma s_i x_i^2).
     """
+    from .._kernels._second_order import RULE_FIG1_AROW
+
     rule, hyper, _ = learner._rule()
     chi = _variances(learner, rows)
-    if rule == _so.RULE_FIG1_AROW:
+    if rule == RULE_FIG1_AROW:
         step = np.full(chi.shape, 1.0 / hyper)
     else:  # NAROW's 1 / r_t = b - 1 / chi when b chi > 1, else 0
         grows = hyper * chi > 1.0
