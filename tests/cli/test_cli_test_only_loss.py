@@ -27,7 +27,8 @@ CASES = [*((algo, {}) for algo in ALGORITHMS if task_of(algo) != "sequence" and 
          ("perceptron", {"kernel": "rbf"}), ("pa1", {"kernel": "poly"}), ("pa1-cost-sensitive", {"update": "max-loss"}),
          ("pa-cost-sensitive", {"cost": None}), ("pa2-cost-sensitive", {"cost": None, "update": "max-loss"}),
          ("cw", {"fit_intercept": True}), ("cw-full", {"fit_intercept": True}),
-         ("narow", {"fit_intercept": True}), ("fig1-arow-full", {"fit_intercept": True})]
+         ("narow", {"fit_intercept": True}), ("fig1-arow-full", {"fit_intercept": True}),
+         ("pa1", {"calibration": "platt"}), ("narow", {"calibration": "platt"})]  # --link logistic
 
 
 def stream(task, n=40, d=5, seed=0):
