@@ -55,7 +55,7 @@ def _learn_chunk(est, chunk, held_out, table, source, interrupts, writer, test_o
         for X_piece, y_piece, weight_piece in table.pieces(*segment):
             with interrupts.held(), source.locating(first + lo):
                 if test_only:
-                    result = FrozenResult(est, X_piece, y_piece, table.task)
+                    result = FrozenResult(est, X_piece, y_piece, table.task, weight_piece)
                 else:
                     result = olearn.run(est, X_piece, y_piece, sample_weight=weight_piece)
                 table.add(result, y_piece, est)

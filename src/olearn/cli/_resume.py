@@ -1,6 +1,5 @@
 """``olearn run -i/-t/-p``: resuming a saved model, testing it frozen, writing one prediction per line."""
 
-import math
 import sys
 
 import click
@@ -81,18 +80,21 @@ class FrozenResult:
     and the prediction writer read it. A mistake is what the learner's run
     counts, judged on the frozen model's predictions (for a classifier a
     prediction other than the label, as ``olearn predict`` counts its
-    accuracy; see :meth:`olearn.cli._tasks.Task.frozen`). The loss is the
-    learner's step rule's and is not measured without learning: it is ``nan``.
+    accuracy; see :meth:`olearn.cli._tasks.Task.frozen`). A round's loss is
+    the one ``olearn.run`` reports before learning the row, computed from the
+    frozen model's scores and the rows' importance weights ``weight``, which
+    only NAROW's and Fig. 1 AROW's loss reads (:mod:`olearn.cli._frozen_losses`;
+    ``nan`` for an averaging learner, whose loss the scores do not give).
     """
 
-    def __init__(self, model, X, y, task):
+    def __init__(self, model, X, y, task, weight=None):
         self.predictions, self.scores, wrong = task.frozen(model, X, y)
         self.n_rounds = int(wrong.shape[0])
         self.n_mistakes = int(wrong.sum())
         self.n_updates = 0
         self.cumulative_mistakes = np.cumsum(wrong, dtype=np.int64)
-        self.losses = np.full(self.n_rounds, np.nan)
-        self.cumulative_loss = math.nan if self.n_rounds else 0.0
+        self.losses = np.asarray(task.frozen_losses(model, X, y, self.scores, weight), dtype=np.float64)
+        self.cumulative_loss = float(self.losses.sum())
         has_probabilities = task.name == "binary" and hasattr(model, "predict_proba") and self.n_rounds
         self.probabilities = model.predict_proba(X) if has_probabilities else np.empty((0, 0))
 

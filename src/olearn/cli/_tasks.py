@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 
+from ._frozen_losses import binary_losses, multiclass_losses, multilabel_losses, regression_losses, uniclass_losses
 from ._scaling import learner_of
 
 _COLUMNS = f"{'examples':>12} {{:>12}} {{:>13}} {{:>13}} {{:>11}}"
@@ -70,6 +71,11 @@ class Task:
         wrong = np.asarray(predictions != np.asarray(y), dtype=bool)
         return predictions, model.decision_function(X), wrong
 
+    def frozen_losses(self, model, X, y, scores, weight):
+        """The loss ``olearn.run`` would report for each row of X, :meth:`frozen`'s ``scores`` its scores, ``weight``
+        the rows' importance weights (None: all 1; see :mod:`olearn.cli._frozen_losses`)."""
+        return binary_losses(model, X, scores, y, weight)
+
     # -- the lines of -p and of olearn predict ----------------------------------------------------------------
 
     def check_raw(self):
@@ -101,6 +107,9 @@ class MulticlassTask(Task):
     def frozen(self, model, X, y):
         return _frozen_classes(model, X, y)
 
+    def frozen_losses(self, model, X, y, scores, weight):
+        return multiclass_losses(model, scores, y)
+
 
 class CostSensitiveTask(Task):
     """Cost-sensitive multiclass: the average cost of the predicted labels is one more column."""
@@ -117,6 +126,9 @@ class CostSensitiveTask(Task):
 
     def frozen(self, model, X, y):
         return _frozen_classes(model, X, y)
+
+    def frozen_losses(self, model, X, y, scores, weight):
+        return multiclass_losses(model, scores, y)
 
     @staticmethod
     def costs(model, y, predictions):
@@ -195,6 +207,9 @@ class RegressionTask(Task):
         predictions = model.predict(X)
         return predictions, predictions, np.zeros(predictions.shape[0], dtype=bool)
 
+    def frozen_losses(self, model, X, y, scores, weight):
+        return regression_losses(model, scores, y)
+
     def check_raw(self):
         return "a regressor's prediction is its raw score already"
 
@@ -228,6 +243,9 @@ class UniclassTask(Task):
         predictions = np.where(scores >= 0.0, 1, -1)
         return predictions, scores, predictions < 0
 
+    def frozen_losses(self, model, X, y, scores, weight):
+        return uniclass_losses(model, scores)
+
     def prediction_lines(self, result, model, raw):
         if raw:
             return [repr(float(s)) for s in np.asarray(result.scores, dtype=np.float64)]
@@ -252,6 +270,9 @@ class MultilabelTask(Task):
         scores = model.decision_function(X)
         margins = ranking_margins(scores, model.classes_, y)
         return scores > 0.0, margins, margins <= 0.0
+
+    def frozen_losses(self, model, X, y, scores, weight):
+        return multilabel_losses(model, scores)
 
     def prediction_lines(self, result, model, raw):
         if raw:
