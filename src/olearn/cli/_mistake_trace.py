@@ -6,6 +6,7 @@ import os
 import click
 import numpy as np
 
+from .._rates import RunRates
 from ._source import check_writable
 from ._tasks import task_named
 
@@ -21,7 +22,7 @@ def check_plot_and_csv(plot, csv_path):
         raise click.BadParameter(f"{plot!r}: name a file ending in {', '.join(PLOT_SUFFIXES)}", param_hint="'--plot'")
 
 
-class MistakeTrace:
+class MistakeTrace(RunRates):
     """Cumulative mistakes of a long stream, sampled so that memory stays bounded.
 
     Every round is kept until ``capacity`` points are held; then every other
@@ -85,14 +86,6 @@ class MistakeTrace:
     def cumulative_mistakes(self):
         """Mistakes up to and including each sampled round."""
         return self._points()[1]
-
-    @property
-    def mistake_rate(self):
-        return self.n_mistakes / self.n_rounds if self.n_rounds else 0.0
-
-    @property
-    def average_loss(self):
-        return self.cumulative_loss / self.n_rounds if self.n_rounds else 0.0
 
     def summary(self):
         """The task's (name, value) totals, as ``olearn run`` prints them."""

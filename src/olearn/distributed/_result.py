@@ -5,10 +5,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._kernels import _codes
+from .._rates import RunRates
 
 
 @dataclass(frozen=True)
-class DistributedResult:
+class DistributedResult(RunRates):
     """The learned model and the progressive-validation totals of a distributed run.
 
     Attributes
@@ -81,12 +82,3 @@ class DistributedResult:
     @property
     def cumulative_loss(self):
         return float(self._total(_codes.T_LOSS))
-
-    @property
-    def mistake_rate(self):
-        """Mistakes per round over every epoch (0 for an empty run)."""
-        return self.n_mistakes / self.n_rounds if self.n_rounds else 0.0
-
-    @property
-    def average_loss(self):
-        return self.cumulative_loss / self.n_rounds if self.n_rounds else 0.0

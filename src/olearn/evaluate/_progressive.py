@@ -9,11 +9,12 @@ from .._calibration import probabilities
 from .._estimator import locking_its_estimator
 from .._kernels import _codes
 from .._learner import OnlineLearner
+from .._rates import RunRates
 from .._validation import check_targets, check_y
 
 
 @dataclass(frozen=True)
-class RunResult:
+class RunResult(RunRates):
     """What happened on each round of :func:`run`, before each update.
 
     Per-round arrays are empty when the run was made with ``record=False``;
@@ -97,16 +98,6 @@ class RunResult:
     metrics: tuple = ()
     checkpoints: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0, dtype=np.int64))
     history: np.ndarray = field(repr=False, default_factory=lambda: np.empty((0, 0)))
-
-    @property
-    def mistake_rate(self):
-        """Mistakes per round (0 for an empty run)."""
-        return self.n_mistakes / self.n_rounds if self.n_rounds else 0.0
-
-    @property
-    def average_loss(self):
-        """Cumulative loss per round (0 for an empty run)."""
-        return self.cumulative_loss / self.n_rounds if self.n_rounds else 0.0
 
     @property
     def metric_values(self):
