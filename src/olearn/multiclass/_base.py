@@ -4,8 +4,13 @@ A learner here is a preset of the multiclass kernel (:mod:`olearn._kernels._mult
 it names a rule (PA with a rival, an ultraconservative Perceptron split, MIRA),
 its hyperparameters and, for the cost-sensitive learner, the margins sqrt(rho);
 :class:`MulticlassLearner` holds everything else: classes, weights, growth,
-scores, persistence. Without a feature map the model keeps one prototype per
-class (``coef_`` of shape (k, d)); with ``feature_map`` it keeps one vector w and
+scores; its parts have modules of their own: the prototypes' growth and saved
+layout (:mod:`~olearn.multiclass._prototypes`), the kernel path
+(:mod:`~olearn.multiclass._with_kernel`), the feature-map path
+(:mod:`~olearn.multiclass._with_feature_map`), the hold-out pass
+(:mod:`~olearn.multiclass._held_out_pass`) and the saved state
+(:mod:`~olearn.multiclass._saved_state`). Without a feature map the model
+keeps one prototype per class (``coef_`` of shape (k, d)); with ``feature_map`` it keeps one vector w and
 scores class a by ``w . Phi(x, a)`` (``coef_`` of shape (D,)). ``partial_fit``,
 ``learn_one`` and :func:`olearn.run` call the same compiled code.
 
@@ -38,7 +43,6 @@ import scipy.sparse as sp
 
 from .._averaging import AVERAGE, average_start, averages_entries, interleaved, kept_average
 from .._estimator import ClassifierEstimator
-from .._held_out import held_out_chunk
 from ..exceptions import PartialUpdateError
 from .._kernels import _codes
 from .._kernels import _multiclass as K
@@ -46,25 +50,17 @@ from .._kernels._lazy_average import averaged_class_scores
 from .._labels import plain_label
 from .._learner import ManyRows, OnlineLearner, is_named_batch
 from .._params import BOOLEAN, Interval, NoneOr
-from .._persistence import COUNT, LABELS, Array, Count, StateSchema, distinct
 from .._validation import CSRArrays, check_label, check_y, seen_columns
 from .._weights import CLASS_WEIGHT, UNWEIGHTED
-from ..kernel import SupportSet
 from ..kernel._hyperparameters import KERNEL_CONSTRAINTS, mercer_arrays
 from ._classes import ClassSlots
 from ._dual import DualModel
-from ._feature_maps import phi_block
-
-
-class CallableOrNone:
-    """None or a callable (a feature map)."""
-
-    def accepts(self, value):
-        return value is None or callable(value)
-
-    def describe(self):
-        return "None, or a callable Phi(x, label) such as olearn.multiclass.BlockFeatureMap"
-
+from ._feature_maps import CallableOrNone
+from ._held_out_pass import HeldOutPass
+from ._prototypes import grown, grown_columns, grown_rows
+from ._saved_state import SavedState
+from ._with_feature_map import FeatureMapPath
+from ._with_kernel import KernelPath
 
 _COMMON_CONSTRAINTS = {
     "fit_intercept": BOOLEAN,
@@ -76,57 +72,13 @@ _COMMON_CONSTRAINTS = {
 }
 
 
-def _grown(vector, size):
-    """``vector`` zero-padded to ``size`` entries (a new array)."""
-    grown = np.zeros(size)
-    grown[: vector.size] = vector
-    return grown
-
-
-def _grown_rows(W, capacity):
-    """Feature-major prototypes with room for ``capacity`` features; the intercept's row stays last."""
-    grown = np.zeros((capacity + 1, W.shape[1]))
-    grown[: W.shape[0] - 1] = W[:-1]
-    grown[capacity] = W[-1]
-    return grown
-
-
-def _grown_columns(W, capacity):
-    """Prototypes with room for ``capacity`` class slots (new columns are zero)."""
-    grown = np.zeros((W.shape[0], capacity))
-    grown[:, : W.shape[1]] = W
-    return grown
-
-
-def _saved(W, n_features, k):
-    """The first k prototypes of feature-major W as saved: the feature rows, then the intercept's row."""
-    return np.vstack([W[:n_features, :k], W[-1:, :k]])
-
-
-def _restore(W, saved):
-    """Write saved prototypes (:func:`_saved`'s layout) into W."""
-    W[: saved.shape[0] - 1, : saved.shape[1]] = saved[:-1]
-    W[-1, : saved.shape[1]] = saved[-1]
-
-
-def _sum_starts_after(start):
-    """Relation: the averaged sum is 0 while at most ``start`` rounds were learned (it grows from round start + 1)."""
-
-    def relation(arrays, dims):
-        if int(arrays["rounds"][0]) <= start and np.any(arrays["average_sum"]):
-            return (f"array 'average_sum' is not 0 although only {int(arrays['rounds'][0])} rounds were learned "
-                    f"(average={start} adds to it from round {start + 1} on)")
-        return None
-
-    return relation
-
-
 def _empty_run():
     empty = np.empty(0)
     return empty, np.empty((0, 0)), empty, empty, np.empty(0, dtype=bool), np.zeros(_codes.N_TOTALS)
 
 
-class MulticlassLearner(ManyRows, OnlineLearner, ClassifierEstimator):
+class MulticlassLearner(KernelPath, FeatureMapPath, HeldOutPass, SavedState, ManyRows, OnlineLearner,
+                        ClassifierEstimator):
     """Base class: subclasses define ``_constraints`` and ``_kernel_config()``.
 
     ``_kernel_config()`` returns (codes, params): dicts keyed by the ``MK_*`` and
@@ -188,16 +140,6 @@ class MulticlassLearner(ManyRows, OnlineLearner, ClassifierEstimator):
         """(codes, params) for the current hyperparameters, checked once per change."""
         codes, params, _ = self._checked_config(self._build_config)
         return codes, params
-
-    def _dual_config(self):
-        """(codes, params, mcodes, mparams) of the kernel path."""
-        codes, params, mercer = self._checked_config(self._build_config)
-        return (codes, params, *mercer)
-
-    @property
-    def _python_kernel(self):
-        """The user's kernel function, or None for a compiled kernel."""
-        return self.kernel if callable(self.kernel) else None
 
     def _margins(self, labels):
         """sqrt(rho(a, b)) between the slots of ``labels``; empty means 1 off the diagonal."""
@@ -290,18 +232,11 @@ class MulticlassLearner(ManyRows, OnlineLearner, ClassifierEstimator):
             if n_features > capacity:
                 new_capacity = n_features if capacity == 0 else max(n_features, 2 * capacity)
                 if self._averaging:
-                    self._interleave(_grown_rows(self._W, new_capacity), _grown_rows(self._A, new_capacity))
+                    self._interleave(grown_rows(self._W, new_capacity), grown_rows(self._A, new_capacity))
                 else:
-                    self._W = _grown_rows(self._W, new_capacity)
+                    self._W = grown_rows(self._W, new_capacity)
         if n_features > self.n_features_in_:
             self.n_features_in_ = int(n_features)
-
-    def _grow_map(self, dimension):
-        if dimension > self._w.size:
-            size = max(dimension, 2 * self._w.size)
-            self._w = _grown(self._w, size)
-            if self._averaging:
-                self._aw = _grown(self._aw, size)
 
     def _grow_classes(self, k):
         """Room for k class slots in the weights and the scratch buffers."""
@@ -314,14 +249,14 @@ class MulticlassLearner(ManyRows, OnlineLearner, ClassifierEstimator):
             if self._uses_kernel:
                 self._dual.grow_classes(new_capacity)
             elif self._uses_map:
-                self._wb = _grown(self._wb, new_capacity)
+                self._wb = grown(self._wb, new_capacity)
                 if self._averaging:
-                    self._awb = _grown(self._awb, new_capacity)
+                    self._awb = grown(self._awb, new_capacity)
             else:
                 if self._averaging:
-                    self._interleave(_grown_columns(self._W, new_capacity), _grown_columns(self._A, new_capacity))
+                    self._interleave(grown_columns(self._W, new_capacity), grown_columns(self._A, new_capacity))
                 else:
-                    self._W = _grown_columns(self._W, new_capacity)
+                    self._W = grown_columns(self._W, new_capacity)
             self._scratch = tuple(np.zeros(new_capacity) for _ in range(3))
 
     def _add_classes(self, y, declared=None):
@@ -421,72 +356,6 @@ class MulticlassLearner(ManyRows, OnlineLearner, ClassifierEstimator):
             row = self._model()[1] if self._uses_map else self._model()[0][-1]
         return row[self._labels.order] * bias
 
-    def _check_kernel(self, name):
-        self._check_started()
-        if not self._uses_kernel:
-            raise AttributeError(f"{type(self).__name__}: {name} exists only with a kernel (kernel=None here)")
-
-    @property
-    def support_vectors_(self):
-        """The support vectors, oldest first: a CSR matrix of shape ``(n_support_, n_features_in_)`` (kernel learners)."""
-        self._check_kernel("support_vectors_")
-        return self._dual.support_matrix(self.n_features_in_)
-
-    @property
-    def dual_coef_(self):
-        """alpha: row a holds class a's coefficient of each support vector, shape ``(n_classes, n_support_)``."""
-        self._check_kernel("dual_coef_")
-        return self._dual.coefficients(len(self._labels))[:, self._labels.order].T.copy()
-
-    @property
-    def n_support_(self):
-        """The number of support vectors (kernel learners); never above ``budget``."""
-        self._check_kernel("n_support_")
-        return self._dual.size
-
-    # -- feature map ------------------------------------------------------------
-
-    def _block(self, indices, data, n_features, n_rows, grow=True):
-        """The class vectors Phi(x, a) of slots 0..n_rows-1 as one CSR block.
-
-        Learning (``grow``) widens w to every coordinate Phi gave; prediction
-        leaves w as it is and drops the coordinates past it (Phi of features
-        never learned from, whose weight is 0).
-        """
-        pointers, bidx, bdat, widest = phi_block(
-            self.feature_map, type(self).__name__, indices, data, n_features, self._labels.labels[:n_rows]
-        )
-        if grow:
-            self._map_dim = max(self._map_dim, widest)
-            self._grow_map(self._map_dim)
-        else:
-            seen = bidx < self._w.size
-            if not seen.all():
-                slots = np.repeat(np.arange(n_rows), np.diff(pointers))
-                pointers[1:] = np.cumsum(np.bincount(slots[seen], minlength=n_rows))
-                bidx, bdat = bidx[seen], bdat[seen]
-        return pointers, bidx, bdat
-
-    def _map_row(self, indices, data, n_features, slot, weight, margins, codes, params):
-        """Learn one example of importance ``weight`` through the feature map.
-
-        Returns (pred, loss, tau, mistake, status).
-        """
-        n_rows = max(int(self._n_active[0]), slot + 1)
-        before = self._w, self._aw, self._map_dim
-        pointers, bidx, bdat = self._block(indices, data, n_features, n_rows)
-        scores, coef, work = self._scratch
-        saved = np.empty(2 * (bdat.size + n_rows))
-        outcome = K.feature_map_learn_row(pointers, bidx, bdat, slot, weight, self._w, self._wb, self._aw, self._awb,
-                                          self._clock, self._n_active, self._labels.ranks, margins, params, codes,
-                                          scores, coef, work, saved)
-        if outcome[-1] != K.OK:
-            # a refused row leaves w as wide as it was (the kernel has put back the values it wrote)
-            self._w, self._aw, self._map_dim = before
-        return outcome
-
-    # -- learning -------------------------------------------------------------
-
     def _raise_for(self, status, where, rows_kept=None):
         """Raise the error of kernel ``status`` at ``where``; a batch that kept ``rows_kept`` rows says so."""
         name = type(self).__name__
@@ -558,131 +427,6 @@ class MulticlassLearner(ManyRows, OnlineLearner, ClassifierEstimator):
         # counted as a mistake
         predictions = labels[np.where(preds < 0, order[0], preds)]
         return predictions, out_scores[:, order], losses, taus, mistakes, totals, *sizes
-
-    def _held_out_pass(self, X, y, held, sample_weight=None):
-        """Learn the rows of X not ``held`` in order, and score the held-out ones on the prototypes of their moment.
-
-        Vowpal Wabbit's hold-out of ``olearn run --passes N`` in one compiled
-        pass (:func:`~olearn._kernels._multiclass.held_out_multiclass_pass`):
-        the learned rows end as ``partial_fit`` of them alone would (only their
-        labels add classes), and a held-out row is predicted as ``predict``
-        would predict it then (the top-scoring class known at that moment, a
-        tie to the class that sorts first). Returns ``(predictions, scores,
-        losses, taus, mistakes, totals)`` of every row in order, as
-        :meth:`_progressive_pass` (a held-out row's mistake is a prediction
-        other than its label; its loss and tau are 0) with the totals of the
-        learned rows only; or None, the learner untouched, where this pass does
-        not apply (a kernel, a feature map) or the chunk is refused (the
-        caller then learns it by the general path, which says why). With
-        ``average`` a held-out row is scored by the mean of the prototypes of
-        its moment, as ``predict`` scores it, and is no round of the averaging.
-        """
-        if self._uses_kernel or self._uses_map:
-            return None
-        return held_out_chunk(self, ("_W", "_A", "_bound", "_clock", "_n_active"), ("_labels", "classes_"),
-                              lambda: self._held_out_slots(X, y, held, sample_weight),
-                              lambda checked: self._held_out_rows(*checked, held))
-
-    def _held_out_slots(self, X, y, held, sample_weight):
-        """The chunk's checks (:func:`~olearn._held_out.held_out_chunk`): its rows, labels and weights read, and the
-        learner grown to its columns and the classes of its learned rows; returns ``(arrays, y, slots, weights,
-        margins, codes, params)``."""
-        weights = self._row_weights(X, y, sample_weight)
-        codes, params = self._config()
-        arrays = self._check_X(X, learning=True)
-        y = check_y(y, arrays.n_rows)
-        learned = ~held
-        with self._first_call_atomic(arrays):
-            self._check_feature_limit(arrays.n_features, "X")
-            margins = self._add_classes(y[learned])
-            self._grow_features(arrays.n_features, "X")
-        slots = np.zeros(arrays.n_rows, dtype=np.int64)
-        slots[learned] = self._labels.slots(y[learned])
-        return arrays, y, slots, weights, margins, codes, params
-
-    def _held_out_rows(self, arrays, y, slots, weights, margins, codes, params, held):
-        """:func:`~olearn._kernels._multiclass.held_out_multiclass_pass` over checked rows: the outputs of
-        :meth:`_held_out_pass`, or None where an overflow stopped it."""
-        n, k = arrays.n_rows, len(self._labels)
-        out_scores = np.empty((n, k))
-        preds = np.empty(n, dtype=np.int64)
-        losses, taus = np.empty(n), np.empty(n)
-        mistakes = np.empty(n, dtype=bool)
-        totals = np.zeros(_codes.N_TOTALS)
-        scores, coef, work = self._scratch
-        stopped = K.held_out_multiclass_pass(arrays.indptr, arrays.indices, arrays.data, slots,
-                                             UNWEIGHTED if weights is None else weights, held, self._W, self._bound,
-                                             self._A, self._clock, self._n_active, self._labels.ranks, margins,
-                                             params, codes, scores, coef, work, out_scores, preds, losses, taus,
-                                             mistakes, totals)
-        if stopped >= 0:
-            return None
-        order = self._labels.order.copy()
-        labels = np.asarray(self._labels.labels)
-        self._after_pass()
-        in_order = out_scores[:, order]
-        predictions = labels[np.where(preds < 0, order[0], preds)]
-        predictions[held] = labels[order[np.argmax(in_order[held], axis=1)]]
-        mistakes[held] = predictions[held] != y[held]
-        return predictions, in_order, losses, taus, mistakes, totals
-
-    def _map_pass(self, arrays, slots, weights, margins, codes, params, out_scores, preds, losses, taus, mistakes,
-                  totals):
-        """The feature-map twin of ``multiclass_pass``: the same row kernel, driven from Python."""
-        record = preds.size > 0
-        weighted = weights.size > 0
-        for i in range(arrays.n_rows):
-            lo, hi = arrays.indptr[i], arrays.indptr[i + 1]
-            known = int(self._n_active[0])
-            pred, loss, tau, mistake, status = self._map_row(
-                arrays.indices[lo:hi], arrays.data[lo:hi], arrays.n_features, int(slots[i]),
-                float(weights[i]) if weighted else 1.0, margins, codes, params)
-            if status != K.OK:
-                totals[_codes.T_ROUNDS] += i
-                return i, status
-            scores, coef, _ = self._scratch
-            if record:
-                out_scores[i, :known] = scores[:known]
-                out_scores[i, known:] = -np.inf
-                preds[i], losses[i], taus[i], mistakes[i] = pred, loss, tau, mistake
-            totals[_codes.T_MISTAKES] += mistake
-            totals[_codes.T_LOSS] += loss
-            totals[_codes.T_UPDATES] += bool(np.any(coef[: self._n_active[0]] != 0.0))
-        totals[_codes.T_ROUNDS] += arrays.n_rows
-        return -1, K.OK
-
-    def _dual_pass(self, arrays, dense, slots, weights, margins, outputs, totals):
-        """The kernel twin of ``multiclass_pass``: compiled, or row by row for a Python kernel.
-
-        ``dense``: the rows as a dense array when they came so (None for sparse input).
-        """
-        config = self._dual_config()
-        kernel = self._python_kernel
-        if kernel is None:
-            return self._dual.compiled_pass(arrays, dense, slots, weights, self._n_active, self._labels.ranks, margins,
-                                            config, self._scratch, outputs, totals)
-        out_scores, preds, losses, taus, mistakes, supports = outputs
-        record = preds.size > 0
-        weighted = weights.size > 0
-        for i in range(arrays.n_rows):
-            lo, hi = arrays.indptr[i], arrays.indptr[i + 1]
-            known = int(self._n_active[0])
-            pred, loss, tau, mistake, moved, status = self._dual.learn_row(
-                kernel, arrays.indices[lo:hi], arrays.data[lo:hi], arrays.n_features, int(slots[i]),
-                float(weights[i]) if weighted else 1.0, self._n_active,
-                self._labels.ranks, margins, config, self._scratch, type(self).__name__)
-            if status != K.OK:
-                totals[_codes.T_ROUNDS] += i
-                return i
-            if record:
-                out_scores[i, :known] = self._scratch[0][:known]
-                out_scores[i, known:] = -np.inf
-                preds[i], losses[i], taus[i], mistakes[i], supports[i] = pred, loss, tau, mistake, self._dual.size
-            totals[_codes.T_MISTAKES] += mistake
-            totals[_codes.T_LOSS] += loss
-            totals[_codes.T_UPDATES] += moved
-        totals[_codes.T_ROUNDS] += arrays.n_rows
-        return -1
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Learn from the rows of X in order (one online pass); returns self.
@@ -838,74 +582,3 @@ class MulticlassLearner(ManyRows, OnlineLearner, ClassifierEstimator):
         self._check_width(n_features, "x")
         arrays = CSRArrays(np.array([0, indices.size], dtype=np.int64), indices, data, 1, n_features)
         return plain_label(self.classes_[int(np.argmax(self._slot_scores(arrays)[0, self._labels.order]))])
-
-    # -- persistence ----------------------------------------------------------
-
-    def _state_schema(self):
-        """The saved state: the distinct labels in slot order, and one prototype per class (a column of
-        ``weights``, the intercept's row last) or with a kernel the support set with a coefficient per class.
-
-        With ``average`` on, also the averaged sum of the weights (``average_sum``, shaped as
-        ``weights``) and the count of rounds learned (``rounds``, one entry); the sum is 0
-        until averaging has started.
-        """
-        fixed = self._fixed_classes()
-        schema = StateSchema(
-            scalars={"n_features_in": Count("n_features_in")},
-            arrays={"labels": Array(LABELS, ("n_classes",))},
-            relations=[distinct("labels")],
-            limits={**self._width_limits(), **({} if fixed is None else {"n_classes": (fixed, fixed)})},
-        )
-        if self._uses_kernel:
-            return schema.extended(**vars(SupportSet.state_schema("n_classes", self.budget)))
-        schema = schema.extended(arrays={"weights": Array("float64", ("n_features_in+1", "n_classes"))})
-        start = average_start(self.average)
-        if not start:
-            return schema
-        return schema.extended(
-            arrays={"average_sum": Array("float64", ("n_features_in+1", "n_classes")),
-                    "rounds": Array("int64", (1,), values=COUNT)},
-            relations=[_sum_starts_after(start)],
-        )
-
-    def _get_state(self):
-        self._check_started()
-        if self._uses_map or self._python_kernel is not None:
-            what = "feature_map" if self._uses_map else "callable kernel"
-            raise ValueError(
-                f"{type(self).__name__}: a model with a {what} cannot be saved portably (the {what} is Python "
-                "code); use pickle instead"
-            )
-        k = len(self._labels)
-        if self._uses_kernel:
-            arrays = {"labels": np.asarray(self._labels.labels), **self._dual.to_arrays(k)}
-            return arrays, {"n_features_in": self.n_features_in_}
-        arrays = {"labels": np.asarray(self._labels.labels), "weights": _saved(self._W, self.n_features_in_, k)}
-        if self._averaging:
-            arrays["average_sum"] = _saved(self._A, self.n_features_in_, k)
-            arrays["rounds"] = self._clock.copy()
-        return arrays, {"n_features_in": self.n_features_in_}
-
-    def _set_state(self, arrays, state):
-        self._config()
-        self._start()
-        labels = arrays["labels"]
-        self._labels.set_labels(list(labels))
-        self._grow_classes(len(labels))
-        self._n_active[0] = len(labels)
-        self.classes_ = self._labels.classes if len(labels) else np.empty(0)
-        self._grow_features(int(state["n_features_in"]), "n_features_in")
-        if self._uses_kernel:
-            self._dual.load_arrays(arrays)
-            return
-        weights = np.asarray(arrays["weights"], dtype=np.float64)
-        _restore(self._W, weights)
-        self._bound[0] = np.abs(weights).max(initial=0.0)
-        if self._averaging:
-            total = np.asarray(arrays["average_sum"], dtype=np.float64)
-            _restore(self._A, total)
-            self._clock[0] = int(arrays["rounds"][0])
-            # the kernel's guard takes |A| <= (t - a) * bound, true of every sum it wrote itself
-            stamp = self._clock[0] - self._averaged_from
-            if stamp > 0:
-                self._bound[0] = max(self._bound[0], np.abs(total).max(initial=0.0) / stamp)

@@ -102,3 +102,13 @@ def phi_block(feature_map, owner, indices, data, n_features, labels):
     bidx = np.concatenate(parts_i).astype(np.int64) if parts_i else np.empty(0, dtype=np.int64)
     bdat = np.concatenate(parts_d) if parts_d else np.empty(0)
     return pointers, bidx, bdat, widest
+
+
+class CallableOrNone:
+    """None or a callable (a feature map)."""
+
+    def accepts(self, value):
+        return value is None or callable(value)
+
+    def describe(self):
+        return "None, or a callable Phi(x, label) such as olearn.multiclass.BlockFeatureMap"
