@@ -1,17 +1,27 @@
-"""The multiclass prototypes' memory layout: feature-major, one column per class slot, the intercept's row last.
+"""The growth of the prototype arrays, and the multiclass prototypes' saved layout.
 
-Growth keeps the intercept's row last and pads with zeros; a saved model holds
-the rows of the features seen and the intercept's row
-(:class:`~olearn.multiclass._saved_state.SavedState`).
+A multiclass learner keeps its prototypes feature-major (one column per class
+slot, the intercept's row last); a multilabel learner keeps one row per label
+(the intercept's column last). Growth keeps the intercept last and pads with
+zeros; a saved multiclass model holds the rows of the features seen and the
+intercept's row (:class:`~olearn.multiclass._saved_state.SavedState`).
 """
 
 import numpy as np
 
 
-def grown(vector, size):
-    """``vector`` zero-padded to ``size`` entries (a new array)."""
-    grown = np.zeros(size)
-    grown[: vector.size] = vector
+def grown(a, n):
+    """``a`` with zero rows (entries) appended up to ``n`` (a new array)."""
+    grown = np.zeros((n, *a.shape[1:]))
+    grown[: a.shape[0]] = a
+    return grown
+
+
+def widened(W, capacity):
+    """Label-major W with room for ``capacity`` features, the intercept's column kept last."""
+    grown = np.zeros((W.shape[0], capacity + 1))
+    grown[:, : W.shape[1] - 1] = W[:, :-1]
+    grown[:, capacity] = W[:, -1]
     return grown
 
 

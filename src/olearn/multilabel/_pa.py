@@ -9,7 +9,6 @@ from .._averaging import (
     AVERAGE,
     average_start,
     averaged,
-    averaging_relation,
     check_average_unchanged,
     forget_average,
     interleaved,
@@ -19,25 +18,28 @@ from .._averaging import (
     reads_entries,
 )
 from .._estimator import ClassifierEstimator, score_weights
-from .._held_out import held_out_chunk
 from ..exceptions import PartialUpdateError
 from .._kernels import _codes
 from .._kernels import _multilabel as K
-from .._kernels._codes import A_ROUNDS, A_START, N_AVERAGING
-from .._kernels._lazy_average import averaged_label_scores, round_age
+from .._kernels._codes import A_START
+from .._kernels._lazy_average import averaged_label_scores
 from .._learner import ManyRows, OnlineLearner
 from .._params import BOOLEAN, Interval, NoneOr, Options
-from .._persistence import LABELS, Array, Count, StateSchema, distinct, entry_is
 from .._validation import CSRArrays, seen_columns
 from .._weights import UNWEIGHTED
-from ..multiclass._base import CallableOrNone
-from ..multiclass._feature_maps import phi_block
-from ._labels import LabelIndex, label_array, label_collection, ranking_margins, read_label_rows
+from ..multiclass._feature_maps import CallableOrNone
+from ..multiclass._prototypes import grown, widened
+from ._held_out_pass import HeldOutPass
+from ._labels import LabelIndex, label_collection, read_label_rows
+from ._saved_state import SavedState
+from ._sklearn_checks import MultilabelChecks
+from ._with_feature_map import FeatureMapPath
 
 _STEP_RULES = {"pa": _codes.STEP_PA, "pa1": _codes.STEP_PA1, "pa2": _codes.STEP_PA2}
 
 
-class PAMultilabel(ManyRows, OnlineLearner, ClassifierEstimator):
+class PAMultilabel(MultilabelChecks, FeatureMapPath, HeldOutPass, SavedState, ManyRows, OnlineLearner,
+                   ClassifierEstimator):
     r"""Passive-Aggressive label ranking with sets of relevant labels (multi-prototype).
 
     Crammer, Dekel, Keshet, Shalev-Shwartz & Singer, *Online Passive-Aggressive
@@ -202,55 +204,6 @@ class PAMultilabel(ManyRows, OnlineLearner, ClassifierEstimator):
     """
 
     _task = "multilabel"
-
-    def __sklearn_tags__(self):
-        # y is a set of relevant labels per row (or an indicator matrix), and so are the predictions
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_label = True
-        tags.target_tags.multi_output = True
-        tags.target_tags.single_output = False
-        return tags
-
-    def _expected_failed_checks(self):
-        # scikit-learn makes the y of its generic checks, for an estimator without single-output
-        # targets, a column of class numbers (multiclass-multioutput); its multilabel checks run
-        column = (
-            "y of a multilabel learner is one set of relevant labels per row (label collections, or a 0/1 indicator "
-            "matrix); the check gives a column of class numbers 0, 1, 2 (scikit-learn's multiclass-multioutput "
-            "form), which is neither, and is refused"
-        )
-        single = (
-            "the check gives a 1-d y of single labels, which a multilabel learner refuses rather than guess whether "
-            "each entry is one label or a collection (one label per row is written [label])"
-        )
-        lists = (
-            "a list of lists is read as label collections ([[1, 3], [2]]: olearn's documented form, as "
-            "load_libsvm(multilabel=True) gives it); only a 2-d array or a sparse matrix is an indicator matrix, "
-            "so the check's list of 0/1 lists names other labels than its indicator array"
-        )
-        checks = dict.fromkeys(
-            ["check_fit_score_takes_y", "check_estimators_overwrite_params", "check_dont_overwrite_parameters",
-             "check_estimators_fit_returns_self", "check_readonly_memmap_input", "check_n_features_in_after_fitting",
-             "check_positive_only_tag_during_fit", "check_estimators_dtypes", "check_dtype_object",
-             "check_estimator_sparse_tag", "check_estimator_sparse_array", "check_estimator_sparse_matrix",
-             "check_f_contiguous_array_estimator", "check_classifier_data_not_an_array",
-             "check_estimators_partial_fit_n_features", "check_classifiers_train",
-             "check_methods_sample_order_invariance", "check_methods_subset_invariance", "check_fit2d_1feature",
-             "check_dict_unchanged", "check_fit2d_predict1d", "check_sample_weights_not_an_array",
-             "check_sample_weights_list", "check_sample_weights_pandas_series", "check_sample_weights_shape",
-             "check_sample_weights_not_overwritten",
-             "check_sample_weight_equivalence_on_dense_data", "check_sample_weight_equivalence_on_sparse_data",
-             "check_non_transformer_estimators_n_iter"],
-            column,
-        )
-        checks.update(dict.fromkeys(
-            ["check_classifiers_one_label", "check_classifiers_one_label_sample_weights", "check_classifiers_classes",
-             "check_classifiers_regression_target"],
-            single,
-        ))
-        checks["check_classifiers_multilabel_representation_invariance"] = lists
-        return checks
-
     _learned = ("_W", "_w", "_wb", "_U", "_uw", "_uwb", "_averaging", "_map_dim", "_state", "_labels", "classes_",
                 "n_features_in_")
     _changed_in_place = ("_state", "_labels", "_averaging")
@@ -341,9 +294,9 @@ class PAMultilabel(ManyRows, OnlineLearner, ClassifierEstimator):
         capacity = self._W.shape[1] - 1
         if n_features > capacity:
             new_capacity = n_features if capacity == 0 else max(n_features, 2 * capacity)
-            self._W = _widened(self._W, new_capacity)
+            self._W = widened(self._W, new_capacity)
             if self._averages:
-                self._U = _widened(self._U, new_capacity)
+                self._U = widened(self._U, new_capacity)
                 self._interleave()
         self.n_features_in_ = max(self.n_features_in_, int(n_features))
 
@@ -353,13 +306,13 @@ class PAMultilabel(ManyRows, OnlineLearner, ClassifierEstimator):
         if self._uses_map:
             if k > self._wb.size:
                 size = max(k, 2 * self._wb.size)
-                self._wb = _lengthened(self._wb, size)
+                self._wb = grown(self._wb, size)
                 if self._averages:
-                    self._uwb = _lengthened(self._uwb, size)
+                    self._uwb = grown(self._uwb, size)
         elif k > self._W.shape[0]:
-            self._W = _lengthened(self._W, k)
+            self._W = grown(self._W, k)
             if self._averages:
-                self._U = _lengthened(self._U, k)
+                self._U = grown(self._U, k)
                 self._interleave()
         self.classes_ = self._labels.classes
 
@@ -432,74 +385,6 @@ class PAMultilabel(ManyRows, OnlineLearner, ClassifierEstimator):
                 "to start over"
             )
         return super()._first_call_atomic(arrays, new)
-
-    # -- feature map ------------------------------------------------------------
-
-    def _block(self, indices, data, n_features, n_labels, grow=True):
-        """Phi(x, r) of the labels r < n_labels (by index) as one CSR block (pointers, indices, data).
-
-        With ``grow`` (learning) w is widened to every coordinate Phi gave, once
-        all the labels' vectors are in; prediction passes ``grow=False`` and
-        leaves w as it is.
-        """
-        pointers, bidx, bdat, widest = phi_block(
-            self.feature_map, type(self).__name__, indices, data, n_features, self._labels.labels[:n_labels]
-        )
-        if grow:
-            self._map_dim = max(self._map_dim, widest)
-        if self._map_dim > self._w.size:
-            size = max(self._map_dim, 2 * self._w.size)
-            self._w = _lengthened(self._w, size)
-            if self._averages:
-                self._uw = _lengthened(self._uw, size)
-        return pointers, bidx, bdat
-
-    def _map_pass(self, indptr, indices, data, n_features, label_ptr, labels, weights, margins, losses, taus,
-                  round_scores, totals, commit):
-        """The feature-map twin of ``multilabel_pass``, driven from Python; returns the stopped row or -1.
-
-        ``commit()`` is called once the first row's Phi vectors are in, before
-        any weight moves: a map failing on that row leaves the caller free to
-        undo the whole call.
-        """
-        codes, params = self._config_arrays()
-        record = margins.size > 0
-        k = self._wb.size
-        relevant, scores = np.zeros(k, dtype=np.int8), np.empty(k)
-        n_labels = int(self._state[K.M_ACTIVE])
-        for i in range(indptr.size - 1):
-            lo, hi = indptr[i], indptr[i + 1]
-            named = labels[label_ptr[i] : label_ptr[i + 1]]
-            active = max(n_labels, int(named.max()) + 1 if named.size else 0)
-            try:
-                pointers, bidx, bdat = self._block(indices[lo:hi], data[lo:hi], n_features, active)
-            except ValueError as err:
-                self._state[K.M_ACTIVE] = n_labels
-                kept = f"the model keeps the updates of rows 0..{i - 1}" if i else "the model is unchanged"
-                raise ValueError(f"{err} (at row {i}; {kept})") from None
-            if i == 0:
-                commit()
-            margin, loss, tau, ok = K.multilabel_map_round(
-                pointers, bidx, bdat, labels, label_ptr[i], label_ptr[i + 1], weights[i] if weights.size else 1.0,
-                self._w, self._wb, self._uw, self._uwb, round_age(self._averaging, 0), active,
-                codes[K.M_STEP], params[K.M_C], params[K.M_BIAS], relevant, scores,
-                np.empty(bdat.size, dtype=np.int64), np.empty(bdat.size), np.zeros(self._w.size),
-            )
-            if not ok:
-                totals[_codes.T_ROUNDS] += i
-                self._state[K.M_ACTIVE] = n_labels
-                return i
-            self._averaging[A_ROUNDS] += 1
-            n_labels = active
-            if record:
-                margins[i], losses[i], taus[i] = margin, loss, tau
-                round_scores[i, :n_labels] = scores[:n_labels]
-            totals[_codes.T_MISTAKES] += margin <= 0.0
-            totals[_codes.T_LOSS] += loss
-            totals[_codes.T_UPDATES] += tau != 0.0
-        totals[_codes.T_ROUNDS] += indptr.size - 1
-        self._state[K.M_ACTIVE] = n_labels
-        return -1
 
     # -- learning -------------------------------------------------------------
 
@@ -609,73 +494,6 @@ class PAMultilabel(ManyRows, OnlineLearner, ClassifierEstimator):
             codes, np.zeros(k, dtype=np.int8), np.empty(k), margins, losses, taus, round_scores, totals,
         )
         return margins, losses, taus, round_scores, totals, stopped
-
-    def _held_out_pass(self, X, y, held, sample_weight=None):
-        """Learn the rows of X not ``held`` in order, and rank the held-out ones with the weights of their moment.
-
-        Vowpal Wabbit's hold-out of ``olearn run --passes N`` in one compiled
-        pass (:func:`~olearn._kernels._multilabel.held_out_multilabel_pass`):
-        the learned rows end as ``partial_fit`` of them alone would (only
-        their labels join), and a held-out row is scored as
-        ``decision_function`` would score it then (the averaged weights with
-        ``average``), its ranking margin taken over the labels known then (a
-        relevant label not known scoring 0:
-        :func:`~olearn.multilabel._labels.ranking_margins`), the command
-        line's mistake of a held-out row. ``y`` is a 1-d object array of a
-        collection of labels per row, as ``olearn run`` hands a chunk's
-        (:func:`olearn.cli._holdout.label_rows`). Returns ``(predictions,
-        scores, losses, taus, mistakes, totals)`` of every row in order, as
-        :meth:`_progressive_pass` (a held-out row's loss and tau are 0) with
-        the totals of the learned rows only; or None, the learner untouched,
-        with a feature map, labels given otherwise (parameter mixing hands a
-        list, and judges a held-out row by its predicted set instead) or where
-        the chunk is refused (the caller then learns it by the general path,
-        which says why).
-        """
-        if self._uses_map or not (isinstance(y, np.ndarray) and y.dtype == object and y.ndim == 1):
-            return None
-        return held_out_chunk(self, ("_W", "_U", "_state", "_averaging"), ("_labels",),
-                              lambda: self._held_out_labels(X, y, held, sample_weight),
-                              lambda checked: self._held_out_rows(*checked, y, held))
-
-    def _held_out_labels(self, X, y, held, sample_weight):
-        """The chunk's checks (:func:`~olearn._held_out.held_out_chunk`): its rows, the labels of its learned rows
-        (a held-out row's are not read) and its weights read, the learner grown to them; returns ``(arrays,
-        label_ptr, labels, weights)``."""
-        self._config_arrays()
-        weights = self._row_weights(X, y, sample_weight)
-        arrays = self._check_X(X, learning=True)
-        learned = [() if out else labels for labels, out in zip(y, held)]
-        with self._first_call_atomic(arrays):
-            self._check_feature_limit(arrays.n_features, "X")
-            label_ptr, labels = self._encode(learned, arrays.n_rows, None)
-            self._grow_features(arrays.n_features, "X")
-            self._sync_labels()
-        return arrays, label_ptr, labels, weights
-
-    def _held_out_rows(self, arrays, label_ptr, labels, weights, y, held):
-        """The masked pass over checked rows: the outputs of :meth:`_held_out_pass`, or None where an overflow
-        stopped it."""
-        codes, params = self._config_arrays()
-        n, k = arrays.n_rows, self._W.shape[0]
-        margins, losses, taus = np.empty((3, n))
-        round_scores = np.zeros((n, k))
-        totals = np.zeros(_codes.N_TOTALS)
-        forget_average(self)  # the pass writes W and U in place
-        stopped = K.held_out_multilabel_pass(
-            arrays.indptr, arrays.indices, arrays.data, label_ptr, labels, UNWEIGHTED if weights is None else weights,
-            held, self._W, self._state, self._U, self._averaging, params, codes, np.zeros(k, dtype=np.int8),
-            np.empty(k), margins, losses, taus, round_scores, totals,
-        )
-        if stopped >= 0:
-            return None
-        in_order = round_scores[:, self._labels.order]
-        classes = self._labels.classes
-        for i in np.flatnonzero(held):
-            # ranked as predict ranks it then: among the labels known at its moment (the others score -inf here)
-            known = in_order[i] > -math.inf
-            margins[i] = ranking_margins(in_order[i:i + 1, known], classes[known], [y[i]])[0]
-        return in_order > 0.0, margins, losses, taus, margins <= 0.0, totals
 
     def _fit_labels(self, y, n_rows):
         """The label collections of the rows (a list), or their indicator matrix (CSR), checked once."""
@@ -828,71 +646,3 @@ class PAMultilabel(ManyRows, OnlineLearner, ClassifierEstimator):
         if kind != "indicator":
             exact &= np.array(known, dtype=bool)
         return float(np.average(exact, weights=weights))
-
-    # -- persistence ----------------------------------------------------------
-
-    def _state_schema(self):
-        """The saved state: a weight vector per label (the intercept's last), the distinct labels and the
-        kernel's count of them; with ``average``, the averaging correction of the weights and the rounds."""
-        return StateSchema(
-            scalars={"n_features_in": Count("n_features_in")},
-            arrays={
-                "weights": Array("float64", ("n_labels", "n_features_in+1")),
-                "labels": Array(LABELS, ("n_labels",)),
-                "state": Array("int64", (K.N_MULTILABEL_STATE,)),
-                "average_correction": Array("float64", ("n_labels", "n_features_in+1")),
-                "averaging": Array("int64", (N_AVERAGING,)),
-            },
-            relations=[
-                distinct("labels"), entry_is("state", K.M_ACTIVE, "n_labels"),
-                averaging_relation(self, {"average_correction": "weights"}, "averaging"),
-            ],
-            limits=self._width_limits(),
-            optional=("average_correction", "averaging"),
-        )
-
-    def _get_state(self):
-        self._check_started()
-        if self._uses_map:
-            raise ValueError(
-                f"{type(self).__name__}: a model with a feature_map cannot be saved portably (the feature_map is "
-                "Python code); use pickle instead"
-            )
-        arrays = {"weights": self._saved_columns(self._W), "labels": label_array(self._labels.labels),
-                  "state": self._state}
-        if self._averages:
-            arrays["average_correction"] = self._saved_columns(self._U)
-            arrays["averaging"] = self._averaging
-        return arrays, {"n_features_in": self.n_features_in_}
-
-    def _saved_columns(self, W):
-        """The columns of the features seen and the intercept's."""
-        return np.hstack([W[:, : self.n_features_in_], W[:, -1:]])
-
-    def _set_state(self, arrays, state):
-        self._start()
-        self._W = np.array(arrays["weights"], dtype=np.float64)
-        if "averaging" in arrays:
-            self._U = np.array(arrays["average_correction"], dtype=np.float64)
-            self._averaging = np.array(arrays["averaging"], dtype=np.int64)
-            self._interleave()
-        self._state = np.array(arrays["state"], dtype=np.int64)
-        self._labels.set_labels(arrays["labels"].tolist())
-        self.n_features_in_ = int(state["n_features_in"])
-        self.classes_ = self._labels.classes
-
-
-
-def _widened(W, capacity):
-    """W with room for ``capacity`` features, the intercept's column kept last."""
-    grown = np.zeros((W.shape[0], capacity + 1))
-    grown[:, : W.shape[1] - 1] = W[:, :-1]
-    grown[:, capacity] = W[:, -1]
-    return grown
-
-
-def _lengthened(a, n):
-    """``a`` with zero rows (entries) appended up to ``n``."""
-    grown = np.zeros((n, *a.shape[1:]))
-    grown[: a.shape[0]] = a
-    return grown
