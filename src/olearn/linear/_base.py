@@ -24,6 +24,7 @@ import numpy as np
 
 from .. import _calibration
 from .._averaging import average_start, interleaved, zero_records
+from .._docstrings import shared_entries
 from .._estimator import ClassifierEstimator, locked, only_when
 from .._held_out import held_out_chunk
 from ..exceptions import PartialUpdateError
@@ -557,6 +558,7 @@ class BinaryClassifierMixin(ManyRows, ClassifierEstimator):
         mistakes = targets * scores <= 0.0
         return self._labels.decode(scores), scores, losses, taus, mistakes, totals, *sizes
 
+    @shared_entries
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Learn from the rows of X in order (one online pass); returns self.
 
@@ -568,9 +570,8 @@ class BinaryClassifierMixin(ManyRows, ClassifierEstimator):
         classes : array-like of 2 labels, optional
             Both classes, when the first batches may show only one.
         sample_weight : float or array-like of shape (n_samples,), optional
-            Importance weight of each row (finite, >= 0), times its class's
-            weight under ``class_weight``; the class docstring states what a
-            weight does to the step.
+            <shared entry: sample_weight>
+            It is multiplied by the weight of the example's true class under ``class_weight``.
         """
         weights = self._row_weights(X, y, sample_weight)
         self._progressive(X, y, record=False, classes=classes, sample_weight=weights)

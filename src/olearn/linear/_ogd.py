@@ -4,6 +4,7 @@ import numpy as np
 
 from .._averaging import AVERAGE
 from .._calibration import log_probabilities, probabilities
+from .._docstrings import shared_entries
 from .._estimator import only_when
 from .._kernels import _codes
 from .._params import BOOLEAN, POSITIVE, NoneOr, Options
@@ -28,6 +29,7 @@ def _ogd_config(loss, eta, schedule, radius, conservative):
     return codes, {"P_ETA": eta, "P_RADIUS": 0.0 if radius is None else radius}
 
 
+@shared_entries
 class OGDClassifier(BinaryLinearClassifier):
     r"""Online projected (sub)gradient descent on a margin loss.
 
@@ -79,18 +81,14 @@ class OGDClassifier(BinaryLinearClassifier):
     fit_intercept : bool, default=False
     n_features : int or None, default=None
     max_iter, tol, n_iter_no_change, shuffle, random_state
-        The passes of ``fit`` (defaults 1000, 1e-3, 5, True, None), as in
-        scikit-learn's ``SGDClassifier``: see :meth:`fit`. ``partial_fit``,
-        ``learn_one`` and :func:`olearn.run` make one pass in order.
-    average, class_weight
-        As in :class:`~olearn.PAClassifier`.
+        <shared entry: epochs>
+        Defaults 1000, 1e-3, 5, True, None.
+    average : bool or int, default=False
+        <shared entry: average>
+    class_weight : dict, "balanced" or None, default=None
+        <shared entry: class_weight>
     n_bits : int or None, default=None
-        How the feature names of dict examples become columns: None learns a
-        vocabulary (``vocabulary_``, saved with the model), an integer b in
-        [1, 31] hashes each name into ``2**b`` columns with MurmurHash3, as
-        :func:`olearn.data.load_vw` does (feature indices then stay below
-        ``2**b``; a fixed ``n_features`` must be ``2**b``). Integer keys are
-        column indices either way.
+        <shared entry: n_bits>
 
     Examples
     --------
@@ -211,6 +209,7 @@ class OGDClassifier(BinaryLinearClassifier):
         return dict(zip(self.classes_.tolist(), probabilities(np.array([score]), self.classes_.size)[0].tolist()))
 
 
+@shared_entries
 class OnlineSVM(PlattCalibrated, BinaryLinearClassifier):
     r"""Online SVM: projected OGD on the hinge loss over an L2 ball.
 
@@ -238,18 +237,14 @@ class OnlineSVM(PlattCalibrated, BinaryLinearClassifier):
     fit_intercept : bool, default=True
     n_features : int or None, default=None
     max_iter, tol, n_iter_no_change, shuffle, random_state
-        The passes of ``fit`` (defaults 1000, 1e-3, 5, True, None), as in
-        scikit-learn's ``SGDClassifier``: see :meth:`fit`. ``partial_fit``,
-        ``learn_one`` and :func:`olearn.run` make one pass in order.
-    average, class_weight
-        As in :class:`~olearn.PAClassifier`.
+        <shared entry: epochs>
+        Defaults 1000, 1e-3, 5, True, None.
+    average : bool or int, default=False
+        <shared entry: average>
+    class_weight : dict, "balanced" or None, default=None
+        <shared entry: class_weight>
     n_bits : int or None, default=None
-        How the feature names of dict examples become columns: None learns a
-        vocabulary (``vocabulary_``, saved with the model), an integer b in
-        [1, 31] hashes each name into ``2**b`` columns with MurmurHash3, as
-        :func:`olearn.data.load_vw` does (feature indices then stay below
-        ``2**b``; a fixed ``n_features`` must be ``2**b``). Integer keys are
-        column indices either way.
+        <shared entry: n_bits>
     calibration : None or "platt", default=None
         As in :class:`~olearn.PAClassifier`: class probabilities learned
         online from the scores (beyond the OCO notes).

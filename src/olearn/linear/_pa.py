@@ -3,6 +3,7 @@
 import math
 
 from .._averaging import AVERAGE
+from .._docstrings import shared_entries
 from .._kernels import _codes
 from .._params import Interval, Options
 from .._weights import CLASS_WEIGHT
@@ -12,6 +13,7 @@ from ._base import BinaryLinearClassifier, KernelizableLearner, PlattCalibrated
 _STEP_RULES = {"pa": _codes.STEP_PA, "pa1": _codes.STEP_PA1, "pa2": _codes.STEP_PA2}
 
 
+@shared_entries
 class PAClassifier(PlattCalibrated, BinaryLinearClassifier, KernelizableLearner):
     r"""Passive-Aggressive classifier: PA, PA-I and PA-II.
 
@@ -87,28 +89,15 @@ class PAClassifier(PlattCalibrated, BinaryLinearClassifier, KernelizableLearner)
         Seed of the ``"random"`` budget policy and of the order of ``fit``'s
         passes (None: fresh entropy), in [0, 2**64).
     max_iter, tol, n_iter_no_change, shuffle
-        The passes of ``fit`` (defaults 1000, 1e-3, 5, True), as in
-        scikit-learn's ``SGDClassifier``: see :meth:`fit`. ``partial_fit``,
-        ``learn_one`` and :func:`olearn.run` make one pass in order.
+        <shared entry: epochs>
+        Defaults 1000, 1e-3, 5, True.
     average : bool or int, default=False
-        Predict with the average of the weights after each round (scikit-learn's
-        SGD ``average``; not in the source texts): True averages every round, an
-        integer n the rounds from the n-th on (before it, the current weights
-        predict). ``predict``, ``decision_function``, ``coef_``, ``intercept_``
-        and saved models use the average; :func:`olearn.run` and
-        ``predict_learn_one`` score each round with the current weights.
+        <shared entry: average>
         Not available with a kernel.
-    class_weight : None, "balanced" or dict, default=None
-        Weight of each class, multiplying ``sample_weight`` (scikit-learn's
-        convention; a class missing from the dict weighs 1). ``"balanced"``
-        needs the class counts of the whole training set: ``fit`` only.
+    class_weight : dict, "balanced" or None, default=None
+        <shared entry: class_weight>
     n_bits : int or None, default=None
-        How the feature names of dict examples become columns: None learns a
-        vocabulary (``vocabulary_``, saved with the model), an integer b in
-        [1, 31] hashes each name into ``2**b`` columns with MurmurHash3, as
-        :func:`olearn.data.load_vw` does (feature indices then stay below
-        ``2**b``; a fixed ``n_features`` must be ``2**b``). Integer keys are
-        column indices either way.
+        <shared entry: n_bits>
     calibration : None or "platt", default=None
         ``"platt"`` learns class probabilities online (``predict_proba``,
         ``predict_log_proba``, ``predict_proba_one``): Platt's map

@@ -1,6 +1,7 @@
 """Rosenblatt's Perceptron."""
 
 from .._averaging import AVERAGE
+from .._docstrings import shared_entries
 from .._kernels import _codes
 from .._params import POSITIVE
 from .._weights import CLASS_WEIGHT
@@ -8,6 +9,7 @@ from ..kernel import KERNEL_CONSTRAINTS
 from ._base import BinaryLinearClassifier, KernelizableLearner, PlattCalibrated
 
 
+@shared_entries
 class Perceptron(PlattCalibrated, BinaryLinearClassifier, KernelizableLearner):
     r"""The Perceptron (Rosenblatt 1958).
 
@@ -82,18 +84,15 @@ class Perceptron(PlattCalibrated, BinaryLinearClassifier, KernelizableLearner):
         Seed of the ``"random"`` budget policy and of the order of ``fit``'s
         passes (None: fresh entropy), in [0, 2**64).
     max_iter, tol, n_iter_no_change, shuffle
-        The passes of ``fit`` (defaults 1000, 1e-3, 5, True), as in
-        scikit-learn's ``SGDClassifier``: see :meth:`fit`. ``partial_fit``,
-        ``learn_one`` and :func:`olearn.run` make one pass in order.
-    average, class_weight
-        As in :class:`~olearn.PAClassifier` (with a kernel, no ``average``).
+        <shared entry: epochs>
+        Defaults 1000, 1e-3, 5, True.
+    average : bool or int, default=False
+        <shared entry: average>
+        Not available with a kernel.
+    class_weight : dict, "balanced" or None, default=None
+        <shared entry: class_weight>
     n_bits : int or None, default=None
-        How the feature names of dict examples become columns: None learns a
-        vocabulary (``vocabulary_``, saved with the model), an integer b in
-        [1, 31] hashes each name into ``2**b`` columns with MurmurHash3, as
-        :func:`olearn.data.load_vw` does (feature indices then stay below
-        ``2**b``; a fixed ``n_features`` must be ``2**b``). Integer keys are
-        column indices either way.
+        <shared entry: n_bits>
     calibration : None or "platt", default=None
         ``"platt"`` learns class probabilities online (``predict_proba``,
         ``predict_log_proba``, ``predict_proba_one``): Platt's map

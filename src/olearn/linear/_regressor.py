@@ -5,6 +5,7 @@ import math
 import numpy as np
 
 from .._averaging import AVERAGE
+from .._docstrings import shared_entries
 from .._estimator import RegressorEstimator
 from .._held_out import held_out_chunk
 from .._kernels import _codes
@@ -28,6 +29,7 @@ def _check_target(y):
     return value
 
 
+@shared_entries
 class PARegressor(ManyRows, KernelizableLearner, RegressorEstimator):
     r"""Passive-Aggressive regressor: PA, PA-I and PA-II with the epsilon-insensitive loss.
 
@@ -108,23 +110,13 @@ class PARegressor(ManyRows, KernelizableLearner, RegressorEstimator):
         Seed of the ``"random"`` budget policy and of the order of ``fit``'s
         passes (None: fresh entropy), in [0, 2**64).
     max_iter, tol, n_iter_no_change, shuffle
-        The passes of ``fit`` (defaults 1000, 1e-3, 5, True), as in
-        scikit-learn's ``SGDClassifier``: see :meth:`fit`. ``partial_fit``,
-        ``learn_one`` and :func:`olearn.run` make one pass in order.
+        <shared entry: epochs>
+        Defaults 1000, 1e-3, 5, True.
     average : bool or int, default=False
-        Predict with the average of the weights after each round (scikit-learn's
-        SGD ``average``; not in the paper): True averages every round, an
-        integer n the rounds from the n-th on (before it, the current weights
-        predict). ``predict``, ``coef_``, ``intercept_`` and saved models use the
-        average; :func:`olearn.run` and ``predict_learn_one`` score each round
-        with the current weights. Not available with a kernel.
+        <shared entry: average>
+        Not available with a kernel.
     n_bits : int or None, default=None
-        How the feature names of dict examples become columns: None learns a
-        vocabulary (``vocabulary_``, saved with the model), an integer b in
-        [1, 31] hashes each name into ``2**b`` columns with MurmurHash3, as
-        :func:`olearn.data.load_vw` does (feature indices then stay below
-        ``2**b``; a fixed ``n_features`` must be ``2**b``). Integer keys are
-        column indices either way.
+        <shared entry: n_bits>
 
     Examples
     --------
@@ -218,6 +210,7 @@ class PARegressor(ManyRows, KernelizableLearner, RegressorEstimator):
     def _fit_labels(self, y, n_rows):
         return check_targets(y, n_rows)
 
+    @shared_entries
     def partial_fit(self, X, y, sample_weight=None):
         """Learn from the rows of X in order (one online pass); returns self.
 
@@ -226,7 +219,7 @@ class PARegressor(ManyRows, KernelizableLearner, RegressorEstimator):
         X : array-like or sparse matrix, shape (n_samples, n_features)
         y : array-like of real numbers, shape (n_samples,)
         sample_weight : float or array-like of shape (n_samples,), optional
-            Importance weight of each row (finite, >= 0); see the class docstring.
+            <shared entry: sample_weight>
         """
         self._progressive(X, y, record=False, sample_weight=self._row_weights(X, y, sample_weight))
         return self

@@ -42,6 +42,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._averaging import AVERAGE, average_start, averages_entries, interleaved, kept_average
+from .._docstrings import shared_entries
 from .._estimator import ClassifierEstimator
 from ..exceptions import PartialUpdateError
 from .._kernels import _codes
@@ -428,6 +429,7 @@ class MulticlassLearner(KernelPath, FeatureMapPath, HeldOutPass, SavedState, Man
         predictions = labels[np.where(preds < 0, order[0], preds)]
         return predictions, out_scores[:, order], losses, taus, mistakes, totals, *sizes
 
+    @shared_entries
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Learn from the rows of X in order (one online pass); returns self.
 
@@ -441,9 +443,8 @@ class MulticlassLearner(KernelPath, FeatureMapPath, HeldOutPass, SavedState, Man
             then on); required on the first call by a cost matrix that the first
             batch does not cover.
         sample_weight : float or array-like of shape (n_samples,), optional
-            Importance weight of each row (finite, >= 0), multiplied by the weight of
-            its true class under ``class_weight``; what a weight does to the step is
-            stated in the class docstring.
+            <shared entry: sample_weight>
+            It is multiplied by the weight of the example's true class under ``class_weight``.
         """
         self._config()  # a bad class_weight is named as a hyperparameter before the weights are computed
         weights = self._row_weights(X, y, sample_weight)

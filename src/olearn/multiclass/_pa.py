@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 
+from .._docstrings import shared_entries
 from .._kernels import _codes
 from .._kernels import _multiclass as K
 from .._labels import plain_label
@@ -18,6 +19,7 @@ def _pa_step(est):
     return _STEP_RULES[est.variant], (est.C if est.variant != "pa" else math.inf)
 
 
+@shared_entries
 class PAMulticlass(MulticlassLearner):
     r"""Passive-Aggressive multiclass classifier: PA, PA-I and PA-II.
 
@@ -113,14 +115,10 @@ class PAMulticlass(MulticlassLearner):
         Seed of the ``"random"`` budget policy and of the order of ``fit``'s
         passes (None: fresh entropy), in [0, 2**64).
     average : bool or int, default=False
-        True (the same as 1), or n >= 1: once n rounds were learned, predict with
-        the mean of the weights after rounds n, n + 1, ... (see above). Not with a
-        kernel, and cannot change once learning has started.
+        <shared entry: average>
+        Not with a kernel, and cannot change once learning has started.
     class_weight : dict, "balanced" or None, default=None
-        The weight of the examples whose true label is each class (a class missing
-        from the dict weighs 1), multiplying ``sample_weight``; ``"balanced"``
-        (n_samples / (n_classes * count of the class)) needs the whole y and is
-        refused by ``partial_fit``, ``learn_one`` and :func:`olearn.run`.
+        <shared entry: class_weight>
 
     With a kernel the learner has ``support_vectors_`` (CSR, oldest first;
     rows learned from dense input keep their zeros), ``dual_coef_`` (shape
@@ -128,16 +126,10 @@ class PAMulticlass(MulticlassLearner):
     ``coef_`` only for the linear kernel; :func:`olearn.run` reports the
     support-set size of each round in ``support_sizes``.
     max_iter, tol, n_iter_no_change, shuffle
-        The passes of ``fit`` (defaults 1000, 1e-3, 5, True), as in
-        scikit-learn's ``SGDClassifier``: see :meth:`fit`. ``partial_fit``,
-        ``learn_one`` and :func:`olearn.run` make one pass in order.
+        <shared entry: epochs>
+        Defaults 1000, 1e-3, 5, True.
     n_bits : int or None, default=None
-        How the feature names of dict examples become columns: None learns a
-        vocabulary (``vocabulary_``, saved with the model), an integer b in
-        [1, 31] hashes each name into ``2**b`` columns with MurmurHash3, as
-        :func:`olearn.data.load_vw` does (feature indices then stay below
-        ``2**b``; a fixed ``n_features`` must be ``2**b``). Integer keys are
-        column indices either way.
+        <shared entry: n_bits>
 
     Examples
     --------
@@ -219,6 +211,7 @@ class CostConstraint:
         )
 
 
+@shared_entries
 class PACostSensitive(MulticlassLearner):
     r"""Cost-sensitive Passive-Aggressive multiclass classifier (Crammer et al. 2006, Sec. 8, Fig. 2).
 
@@ -267,18 +260,15 @@ class PACostSensitive(MulticlassLearner):
     fit_intercept, n_features, feature_map, kernel, degree, gamma, coef0, budget, budget_policy, random_state
         As in :class:`PAMulticlass` (with a kernel, ``||z||^2 = 2 K'(x, x)``).
     max_iter, tol, n_iter_no_change, shuffle
-        The passes of ``fit`` (defaults 1000, 1e-3, 5, True), as in
-        scikit-learn's ``SGDClassifier``: see :meth:`fit`. ``partial_fit``,
-        ``learn_one`` and :func:`olearn.run` make one pass in order.
-    average, class_weight
-        As in :class:`PAMulticlass`.
+        <shared entry: epochs>
+        Defaults 1000, 1e-3, 5, True.
+    average : bool or int, default=False
+        <shared entry: average>
+        Not with a kernel, and cannot change once learning has started.
+    class_weight : dict, "balanced" or None, default=None
+        <shared entry: class_weight>
     n_bits : int or None, default=None
-        How the feature names of dict examples become columns: None learns a
-        vocabulary (``vocabulary_``, saved with the model), an integer b in
-        [1, 31] hashes each name into ``2**b`` columns with MurmurHash3, as
-        :func:`olearn.data.load_vw` does (feature indices then stay below
-        ``2**b``; a fixed ``n_features`` must be ``2**b``). Integer keys are
-        column indices either way.
+        <shared entry: n_bits>
 
     Examples
     --------

@@ -1,5 +1,6 @@
 """The ultraconservative multiclass learners of Crammer & Singer (2003): Perceptron variants and MIRA."""
 
+from .._docstrings import shared_entries
 from .._kernels import _multiclass as K
 from .._params import Interval, Options
 from ._base import MulticlassLearner
@@ -7,6 +8,7 @@ from ._base import MulticlassLearner
 _SPLITS = {"uniform": K.SPLIT_UNIFORM, "max": K.SPLIT_MAX, "proportional": K.SPLIT_PROPORTIONAL}
 
 
+@shared_entries
 class MulticlassPerceptron(MulticlassLearner):
     r"""The family of multiclass Perceptrons of Crammer & Singer (2003), Sec. 3-4.
 
@@ -48,18 +50,15 @@ class MulticlassPerceptron(MulticlassLearner):
         update adds :math:`x_t` to the support set with the coefficients above
         (Crammer & Singer's kernel Perceptron).
     max_iter, tol, n_iter_no_change, shuffle
-        The passes of ``fit`` (defaults 1000, 1e-3, 5, True), as in
-        scikit-learn's ``SGDClassifier``: see :meth:`fit`. ``partial_fit``,
-        ``learn_one`` and :func:`olearn.run` make one pass in order.
-    average, class_weight
-        As in :class:`~olearn.multiclass.PAMulticlass`.
+        <shared entry: epochs>
+        Defaults 1000, 1e-3, 5, True.
+    average : bool or int, default=False
+        <shared entry: average>
+        Not with a kernel, and cannot change once learning has started.
+    class_weight : dict, "balanced" or None, default=None
+        <shared entry: class_weight>
     n_bits : int or None, default=None
-        How the feature names of dict examples become columns: None learns a
-        vocabulary (``vocabulary_``, saved with the model), an integer b in
-        [1, 31] hashes each name into ``2**b`` columns with MurmurHash3, as
-        :func:`olearn.data.load_vw` does (feature indices then stay below
-        ``2**b``; a fixed ``n_features`` must be ``2**b``). Integer keys are
-        column indices either way.
+        <shared entry: n_bits>
 
     Examples
     --------
@@ -108,6 +107,7 @@ class MulticlassPerceptron(MulticlassLearner):
         return {"MK_RULE": K.RULE_PERCEPTRON, "MK_SPLIT": _SPLITS[self.update]}, {}
 
 
+@shared_entries
 class MIRA(MulticlassLearner):
     r"""MIRA, the Margin Infused Relaxed Algorithm of Crammer & Singer (2003), Sec. 6.
 
@@ -163,18 +163,15 @@ class MIRA(MulticlassLearner):
         :math:`K'(x_t, x_t)`, and a round that moves adds :math:`x_t` to the
         support set with the coefficients :math:`\tau_a`.
     max_iter, tol, n_iter_no_change, shuffle
-        The passes of ``fit`` (defaults 1000, 1e-3, 5, True), as in
-        scikit-learn's ``SGDClassifier``: see :meth:`fit`. ``partial_fit``,
-        ``learn_one`` and :func:`olearn.run` make one pass in order.
-    average, class_weight
-        As in :class:`~olearn.multiclass.PAMulticlass`.
+        <shared entry: epochs>
+        Defaults 1000, 1e-3, 5, True.
+    average : bool or int, default=False
+        <shared entry: average>
+        Not with a kernel, and cannot change once learning has started.
+    class_weight : dict, "balanced" or None, default=None
+        <shared entry: class_weight>
     n_bits : int or None, default=None
-        How the feature names of dict examples become columns: None learns a
-        vocabulary (``vocabulary_``, saved with the model), an integer b in
-        [1, 31] hashes each name into ``2**b`` columns with MurmurHash3, as
-        :func:`olearn.data.load_vw` does (feature indices then stay below
-        ``2**b``; a fixed ``n_features`` must be ``2**b``). Integer keys are
-        column indices either way.
+        <shared entry: n_bits>
 
     Examples
     --------

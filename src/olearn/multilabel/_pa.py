@@ -17,6 +17,7 @@ from .._averaging import (
     new_averaging,
     reads_entries,
 )
+from .._docstrings import shared_entries
 from .._estimator import ClassifierEstimator, score_weights
 from ..exceptions import PartialUpdateError
 from .._kernels import _codes
@@ -38,6 +39,7 @@ from ._with_feature_map import FeatureMapPath
 _STEP_RULES = {"pa": _codes.STEP_PA, "pa1": _codes.STEP_PA1, "pa2": _codes.STEP_PA2}
 
 
+@shared_entries
 class PAMultilabel(MultilabelChecks, FeatureMapPath, HeldOutPass, SavedState, ManyRows, OnlineLearner,
                    ClassifierEstimator):
     r"""Passive-Aggressive label ranking with sets of relevant labels (multi-prototype).
@@ -154,19 +156,13 @@ class PAMultilabel(MultilabelChecks, FeatureMapPath, HeldOutPass, SavedState, Ma
         ``phi(x, label)``: the joint features :math:`\Phi(x, y)`; None keeps one
         weight vector per label.
     max_iter, tol, n_iter_no_change, shuffle, random_state
-        The passes of ``fit`` (defaults 1000, 1e-3, 5, True, None), as in
-        scikit-learn's ``SGDClassifier``: see :meth:`fit`. ``partial_fit``,
-        ``learn_one`` and :func:`olearn.run` make one pass in order.
+        <shared entry: epochs>
+        Defaults 1000, 1e-3, 5, True, None.
     average : bool or int, default=False
-        Predict with the averaged weights: True from the first example, an
-        integer a from the a-th example on.
+        <shared entry: average>
+        ``average`` cannot change once learning has started.
     n_bits : int or None, default=None
-        How the feature names of dict examples become columns: None learns a
-        vocabulary (``vocabulary_``, saved with the model), an integer b in
-        [1, 31] hashes each name into ``2**b`` columns with MurmurHash3, as
-        :func:`olearn.data.load_vw` does (feature indices then stay below
-        ``2**b``; a fixed ``n_features`` must be ``2**b``). Integer keys are
-        column indices either way.
+        <shared entry: n_bits>
 
     Attributes
     ----------
@@ -499,6 +495,7 @@ class PAMultilabel(MultilabelChecks, FeatureMapPath, HeldOutPass, SavedState, Ma
         """The label collections of the rows (a list), or their indicator matrix (CSR), checked once."""
         return read_label_rows(y, n_rows, type(self).__name__)[1]
 
+    @shared_entries
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Learn from the rows of X in order (one online pass); returns self.
 
@@ -509,7 +506,8 @@ class PAMultilabel(MultilabelChecks, FeatureMapPath, HeldOutPass, SavedState, Ma
         classes : collection of labels, optional
             Labels to put in the ranking from now on, before any row names them.
         sample_weight : float or array-like of shape (n_samples,), optional
-            Importance weight of each row (finite, >= 0): C is scaled by it (see the class docstring).
+            <shared entry: sample_weight>
+            C is scaled by it.
         """
         weights = self._row_weights(X, y, sample_weight)
         self._progressive(X, y, record=False, classes=classes, sample_weight=weights)

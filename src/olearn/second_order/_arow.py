@@ -1,11 +1,13 @@
 r"""AROW: adaptive regularization of weight vectors (Crammer, Kulesza & Dredze 2009)."""
 
+from .._docstrings import shared_entries
 from .._kernels._second_order import RULE_AROW
 from .._params import POSITIVE_FINITE
 from ._base import COVARIANCES, SecondOrderClassifier
 from ..linear._base import PlattCalibrated
 
 
+@shared_entries
 class AROW(PlattCalibrated, SecondOrderClassifier):
     r"""AROW, with a full or a diagonal covariance.
 
@@ -78,26 +80,15 @@ class AROW(PlattCalibrated, SecondOrderClassifier):
     n_features : int or None, default=None
         Fix the dimension; a larger feature index is then an error.
     max_iter, tol, n_iter_no_change, shuffle, random_state
-        The passes of ``fit`` (defaults 1000, 1e-3, 5, True, None), as in
-        scikit-learn's ``SGDClassifier``: see :meth:`fit`. ``partial_fit``,
-        ``learn_one`` and :func:`olearn.run` make one pass in order.
+        <shared entry: epochs>
+        Defaults 1000, 1e-3, 5, True, None.
     average : bool or int, default=False
-        Predict (``predict``, ``decision_function``, ``coef_``, saved models)
-        with the average of the mean vectors after each round (scikit-learn
-        SGD's ``average``): True averages every round, an int n the rounds from
-        the n-th on (before it, the current vector predicts). ``olearn.run``
-        and ``predict_learn_one`` still score each round with the current
-        vector. Not in the source texts.
+        <shared entry: average>
+        The weights averaged are the mean vectors :math:`\mu`.
     class_weight : dict, "balanced" or None, default=None
-        Multiplies the importance weight of each example of a class (see
-        *Importance weights*); "balanced" in ``fit`` only.
+        <shared entry: class_weight>
     n_bits : int or None, default=None
-        How the feature names of dict examples become columns: None learns a
-        vocabulary (``vocabulary_``, saved with the model), an integer b in
-        [1, 31] hashes each name into ``2**b`` columns with MurmurHash3, as
-        :func:`olearn.data.load_vw` does (feature indices then stay below
-        ``2**b``; a fixed ``n_features`` must be ``2**b``). Integer keys are
-        column indices either way.
+        <shared entry: n_bits>
     calibration : None or "platt", default=None
         As in :class:`~olearn.PAClassifier`: class probabilities learned online
         from the scores (beyond the source texts); not with ``average``.

@@ -1,11 +1,13 @@
 r"""The AROW variant of Orabona & Crammer (NIPS 2010), Sec. 4.2 (full matrix) and Sec. 4.3 (diagonal)."""
 
+from .._docstrings import shared_entries
 from .._kernels._second_order import RULE_FIG1_AROW
 from .._params import POSITIVE_FINITE
 from ._base import COVARIANCES, SecondOrderClassifier
 from ..linear._base import PlattCalibrated
 
 
+@shared_entries
 class Fig1AROW(PlattCalibrated, SecondOrderClassifier):
     r"""Orabona & Crammer's AROW: their Fig. 1 with a fixed r, Sec. 4.2 (``"full"``) and Sec. 4.3 (``"diag"``).
 
@@ -71,9 +73,18 @@ class Fig1AROW(PlattCalibrated, SecondOrderClassifier):
         The text's r > 0: the precision grows by :math:`x_t x_t^\top / r`.
     covariance : {"full", "diag"}, default="full"
         Sec. 4.2 (full matrix, O(d^2) per round) or Sec. 4.3 (diagonal, O(nnz(x))).
-    fit_intercept, n_features, max_iter, tol, n_iter_no_change, shuffle, random_state
+    fit_intercept, n_features
         As in :class:`~olearn.second_order.NAROW`.
-    average, class_weight, n_bits, calibration
+    max_iter, tol, n_iter_no_change, shuffle, random_state
+        <shared entry: epochs>
+        Defaults 1000, 1e-3, 5, True, None.
+    average : bool or int, default=False
+        <shared entry: average>
+    class_weight : dict, "balanced" or None, default=None
+        <shared entry: class_weight>
+    n_bits : int or None, default=None
+        <shared entry: n_bits>
+    calibration
         As in :class:`~olearn.second_order.NAROW`.
 
     Examples

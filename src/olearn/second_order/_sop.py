@@ -1,11 +1,13 @@
 r"""The Second-Order Perceptron (Cesa-Bianchi, Conconi & Gentile 2005)."""
 
+from .._docstrings import shared_entries
 from .._kernels._second_order import RULE_SOP
 from .._params import POSITIVE_FINITE
 from ._base import SecondOrderClassifier
 from ..linear._base import PlattCalibrated
 
 
+@shared_entries
 class SecondOrderPerceptron(PlattCalibrated, SecondOrderClassifier):
     r"""The Second-Order Perceptron, with a full correlation matrix.
 
@@ -59,18 +61,14 @@ class SecondOrderPerceptron(PlattCalibrated, SecondOrderClassifier):
     fit_intercept : bool, default=False
     n_features : int or None, default=None
     max_iter, tol, n_iter_no_change, shuffle, random_state
-        The passes of ``fit`` (defaults 1000, 1e-3, 5, True, None), as in
-        scikit-learn's ``SGDClassifier``: see :meth:`fit`. ``partial_fit``,
-        ``learn_one`` and :func:`olearn.run` make one pass in order.
-    average, class_weight
-        As in :class:`~olearn.AROW`.
+        <shared entry: epochs>
+        Defaults 1000, 1e-3, 5, True, None.
+    average : bool or int, default=False
+        <shared entry: average>
+    class_weight : dict, "balanced" or None, default=None
+        <shared entry: class_weight>
     n_bits : int or None, default=None
-        How the feature names of dict examples become columns: None learns a
-        vocabulary (``vocabulary_``, saved with the model), an integer b in
-        [1, 31] hashes each name into ``2**b`` columns with MurmurHash3, as
-        :func:`olearn.data.load_vw` does (feature indices then stay below
-        ``2**b``; a fixed ``n_features`` must be ``2**b``). Integer keys are
-        column indices either way.
+        <shared entry: n_bits>
     calibration : None or "platt", default=None
         As in :class:`~olearn.PAClassifier`: class probabilities learned online
         from the scores (beyond the source texts); not with ``average``.

@@ -14,6 +14,7 @@ from .._averaging import (
     n_averaged,
     new_averaging,
 )
+from .._docstrings import shared_entries
 from .._estimator import ClassifierEstimator
 from ..exceptions import PartialUpdateError
 from .._features import FeatureMap
@@ -61,6 +62,7 @@ class DeclaredTags:
         return "None or a non-empty list of distinct labels (all strings, or all finite numbers)"
 
 
+@shared_entries
 class PASequence(OnlineLearner, ClassifierEstimator):
     r"""Passive-Aggressive sequence labelling with a first-order Markov chain: PA, PA-I and PA-II.
 
@@ -170,19 +172,13 @@ class PASequence(OnlineLearner, ClassifierEstimator):
     n_features : int or None, default=None
         Fix the dimension of each position; a sequence with more features is then an error.
     max_iter, tol, n_iter_no_change, shuffle, random_state
-        The passes of ``fit`` (defaults 1000, 1e-3, 5, True, None), as in
-        scikit-learn's ``SGDClassifier``: see :meth:`fit`. ``partial_fit``,
-        ``learn_one`` and :func:`olearn.run` make one pass in order.
+        <shared entry: epochs>
+        Defaults 1000, 1e-3, 5, True, None.
     average : bool or int, default=False
-        Predict with the averaged weights: True from the first sequence, an
-        integer a from the a-th sequence on.
+        <shared entry: average>
+        A round is one sequence; ``average`` cannot change once learning has started.
     n_bits : int or None, default=None
-        How the feature names of dict examples become columns: None learns a
-        vocabulary (``vocabulary_``, saved with the model), an integer b in
-        [1, 31] hashes each name into ``2**b`` columns with MurmurHash3, as
-        :func:`olearn.data.load_vw` does (feature indices then stay below
-        ``2**b``; a fixed ``n_features`` must be ``2**b``). Integer keys are
-        column indices either way.
+        <shared entry: n_bits>
     classes : list or None, default=None
         The labels that may appear, declared up front (distinct strings, or
         distinct numbers): the weights get room for all of them at once, and
@@ -578,6 +574,7 @@ class PASequence(OnlineLearner, ClassifierEstimator):
         batch.new_names, batch.features = None, features
         return batch, labels, batch.n_sequences
 
+    @shared_entries
     def partial_fit(self, X, y, sample_weight=None):
         """Learn from the sequences of X in order (one online pass); returns self.
 
@@ -591,7 +588,8 @@ class PASequence(OnlineLearner, ClassifierEstimator):
             Each a 1-d array-like of T labels (any sortable labels; new labels may
             appear in any call).
         sample_weight : float or array-like of shape (n_sequences,), optional
-            Importance weight of each sequence (finite, >= 0): C is scaled by it (see the class docstring).
+            <shared entry: sample_weight>
+            An example is a sequence; C is scaled by it.
         """
         weights = self._row_weights(X, y, sample_weight)
         self._progressive(X, y, record=False, sample_weight=weights)

@@ -5,6 +5,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from .._docstrings import shared_entries
 from .._held_out import held_out_chunk
 from .._kernels import _codes
 from .._kernels import _uniclass as K
@@ -18,6 +19,7 @@ from .._weights import UNWEIGHTED
 _STEP_RULES = {"pa": _codes.STEP_PA, "pa1": _codes.STEP_PA1, "pa2": _codes.STEP_PA2}
 
 
+@shared_entries
 class PAUniclass(OnlineLearner):
     r"""Passive-Aggressive uniclass prediction: a ball that follows a stream of vectors.
 
@@ -132,9 +134,8 @@ class PAUniclass(OnlineLearner):
     n_features : int or None, default=None
         The dimension d of the vectors; None: that of the first vector.
     max_iter, tol, n_iter_no_change, shuffle, random_state
-        The passes of ``fit`` (defaults 1000, 1e-3, 5, True, None), as in
-        scikit-learn's ``SGDClassifier``: see :meth:`fit`. ``partial_fit``,
-        ``learn_one`` and :func:`olearn.run` make one pass in order.
+        <shared entry: epochs>
+        Defaults 1000, 1e-3, 5, True, None.
 
     Attributes
     ----------
@@ -371,6 +372,7 @@ class PAUniclass(OnlineLearner):
         """None: the rows themselves are the stream, and ``fit`` ignores a ``y`` (a pipeline passes one)."""
         return None
 
+    @shared_entries
     def partial_fit(self, Y, y=None, sample_weight=None):
         """Learn from the rows of Y in order (one online pass); returns self.
 
@@ -383,7 +385,8 @@ class PAUniclass(OnlineLearner):
             detectors (a pipeline passes its y to every step). :func:`olearn.run`,
             which has no such reason, refuses a y.
         sample_weight : float or array-like of shape (n_samples,), optional
-            Importance weight of each vector (finite, >= 0): C is scaled by it (see the class docstring).
+            <shared entry: sample_weight>
+            C is scaled by it.
         """
         weights = self._row_weights(Y, None, sample_weight)
         self._progressive(Y, None, record=False, sample_weight=weights)
