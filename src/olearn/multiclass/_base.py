@@ -46,7 +46,7 @@ from .._kernels._lazy_average import averaged_class_scores
 from .._labels import plain_label
 from .._learner import ManyRows, OnlineLearner, is_named_batch
 from .._params import BOOLEAN, Interval, NoneOr
-from .._persistence import COUNT, LABELS, Array, Count, StateSchema, distinct
+from .._state_schema import COUNT, LABELS, Array, Count, StateSchema, distinct
 from .._validation import CSRArrays, check_label, check_y, seen_columns
 from .._weights import CLASS_WEIGHT, UNWEIGHTED
 from ..kernel import SupportSet

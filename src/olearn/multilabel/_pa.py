@@ -27,7 +27,7 @@ from .._kernels._codes import A_ROUNDS, A_START, N_AVERAGING
 from .._kernels._lazy_average import averaged_label_scores, round_age
 from .._learner import ManyRows, OnlineLearner
 from .._params import BOOLEAN, Interval, NoneOr, Options
-from .._persistence import LABELS, Array, Count, StateSchema, distinct, entry_is
+from .._state_schema import LABELS, Array, Count, StateSchema, distinct, entry_is
 from .._validation import CSRArrays, seen_columns
 from .._weights import UNWEIGHTED
 from ..multiclass._base import CallableOrNone
