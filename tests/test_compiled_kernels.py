@@ -7,6 +7,7 @@ is used it must give what numba's kernel gives, bit for bit; the installed
 package built by CI must have it.
 """
 
+import math
 import os
 import subprocess
 import sys
@@ -220,6 +221,26 @@ def test_the_compiled_scores_are_numba_s():
 
 
 @built
+def test_the_compiled_margin_losses_are_numba_s_and_the_losses_of_the_paper():
+    """The losses ``olearn run -t`` reports: hinge max(0, 1 - m), logistic log(1 + e^-m), squared (1 - m)^2 / 2."""
+    margins = np.array([-800.0, -3.5, -1e-300, 0.0, 0.25, 1.0, 2.0, 40.0, 800.0])
+    by_hand = {
+        _codes.LOSS_HINGE: [801.0, 4.5, 1.0, 1.0, 0.75, 0.0, 0.0, 0.0, 0.0],
+        _codes.LOSS_LOGISTIC: [800.0, 3.5 + math.log1p(math.exp(-3.5)), math.log(2.0), math.log(2.0),
+                               math.log1p(math.exp(-0.25)), math.log1p(math.exp(-1.0)), math.log1p(math.exp(-2.0)),
+                               math.exp(-40.0), 0.0],
+        _codes.LOSS_SQUARED: [0.5 * 801.0 ** 2, 0.5 * 4.5 ** 2, 0.5, 0.5, 0.5 * 0.75 ** 2, 0.0, 0.5, 0.5 * 39.0 ** 2,
+                              0.5 * 799.0 ** 2],
+    }
+    for loss, want in by_hand.items():
+        outs = [np.empty(margins.size), np.empty(margins.size)]
+        _compiled.EXTENSION.margin_losses(loss, margins, outs[0])
+        _jit("margin_losses")(loss, margins, outs[1])
+        assert np.array_equal(outs[0], outs[1])
+        np.testing.assert_allclose(outs[0], want, rtol=1e-15, atol=0.0)
+
+
+@built
 @pytest.mark.parametrize("variant, C", [("pa", 1.0), ("pa1", 0.05), ("pa2", 0.3)])
 @pytest.mark.parametrize("kernel, sparse", [("binary_linear_pass", False), ("checking_linear_pass", True)])
 def test_the_compiled_pass_learns_bit_identical_weights(kernel, sparse, variant, C):
@@ -321,6 +342,19 @@ def test_runs_on_the_compiled_kernels_start_no_numba_and_answer_as_numba(stream,
     assert len(scores.split()) == len(labels.split()) == 3000
     assert len(set(labels.split())) == 2 and len(set(scores.split())) > 1000
     assert out[False] == out[True]
+
+
+@built
+def test_the_losses_of_a_frozen_model_start_no_numba(tmp_path):
+    """``olearn run -t -i MODEL`` of a binary linear model reports its losses through the compiled kernels."""
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(200, 5))
+    data = tmp_path / "train.svm"
+    dump_svmlight_file(X, np.where(X[:, 0] > 0, 1, -1), str(data), zero_based=False)
+    subprocess.run([sys.executable, "-m", "olearn", "run", "--algo", "ogd", "--set", "loss=logistic", "--quiet",
+                    "-f", str(tmp_path / "model.npz"), str(data)], check=True, timeout=600)
+    loaded = _olearn("run", "-t", "-i", tmp_path / "model.npz", data, jit=False)
+    assert "numba" not in loaded and _compiled.EXTENSION.__name__ in loaded
 
 
 # Whether a call releases the GIL, without timing it: with a switch interval of 1000 s, the main thread gives the GIL

@@ -161,11 +161,9 @@ def batches_and_rows(n_batches=10, batch_rows=2000, n_single=4000):
     return batches, singles, expected
 
 
-@pytest.mark.parametrize("attempt", range(3))
-def test_partial_fit_and_learn_one_at_once_lose_no_update(switching_often, attempt):
-    # both threads start at once on a fresh learner: the first call of each may start the model
-    batches, singles, expected = batches_and_rows(n_batches=20, batch_rows=5000)
-    model = olearn.Perceptron()
+def learn_on_two_threads(model, batches, singles):
+    """``model`` learns the batches (partial_fit) on one thread and the single rows (learn_one) on another at
+    once; returns the number of rows learned."""
 
     def fit_batches():
         for X, y in batches:
@@ -176,8 +174,15 @@ def test_partial_fit_and_learn_one_at_once_lose_no_update(switching_often, attem
             model.learn_one(x, y)
 
     run_threads(fit_batches, learn_rows)
+    return sum(X.shape[0] for X, _ in batches) + len(singles)
 
-    n_rounds = sum(X.shape[0] for X, _ in batches) + len(singles)
+
+@pytest.mark.parametrize("attempt", range(3))
+def test_partial_fit_and_learn_one_at_once_lose_no_update(switching_often, attempt):
+    # both threads start at once on a fresh learner: the first call of each may start the model
+    batches, singles, expected = batches_and_rows(n_batches=20, batch_rows=5000)
+    model = olearn.Perceptron()
+    n_rounds = learn_on_two_threads(model, batches, singles)
     assert_kept_norm(model, n_rounds)
     np.testing.assert_array_equal(model.coef_.ravel(), expected)
 
@@ -186,19 +191,8 @@ def test_partial_fit_and_learn_one_at_once_lose_no_update(switching_often, attem
 def test_a_pipelines_batches_and_rows_at_once_lose_no_update(switching_often, attempt):
     batches, singles, _ = batches_and_rows(n_batches=5, n_single=2000)
     model = StandardScaler() | olearn.Perceptron()
-
-    def fit_batches():
-        for X, y in batches:
-            model.partial_fit(X, y, classes=[-1, 1])
-
-    def learn_rows():
-        for x, y in singles:
-            model.learn_one(x, y)
-
-    run_threads(fit_batches, learn_rows)
-
+    n_rows = learn_on_two_threads(model, batches, singles)
     # each column is seen once: the scaler's mean of it is its value over the number of rows
-    n_rows = sum(X.shape[0] for X, _ in batches) + len(singles)
     values = {}
     for X, _ in batches:
         values.update(zip(X.indices.tolist(), X.data.tolist()))

@@ -16,7 +16,6 @@ import contextlib
 import copy
 import functools
 import math
-import re
 import warnings
 from collections.abc import Mapping
 
@@ -24,15 +23,15 @@ import numpy as np
 
 from ._averaging import KEPT_AVERAGE, forget_average
 from ._config import format_bytes, get_config
+from ._epochs import make_passes, warn_unconverged
 from ._estimator import Estimator, locked
 from ._features import FeatureMap
-from ._kernels._codes import T_LOSS
 from ._params import BOOLEAN, Interval, NoneOr, check_params
 from ._persistence import PersistenceMixin
 from ._sparse import CSRRows, issparse
 from ._validation import INDEX_LIMIT, check_fit_size, check_row, check_X, check_y, feature_names
 from ._weights import check_weight_one, one_class_weight, row_weights
-from .exceptions import ConvergenceWarning, FeatureLimitError, NotFittedError, PartialUpdateError
+from .exceptions import FeatureLimitError, NotFittedError, PartialUpdateError
 
 # the hyperparameters of fit's passes, the same in every learner (scikit-learn's SGDClassifier's)
 EPOCH_CONSTRAINTS = {
@@ -318,9 +317,6 @@ class OnlineLearner(PersistenceMixin, Estimator):
         # a learner whose _fit_rows converts its named examples itself hands their vocabulary with the rows
         if getattr(rows, "features", None) is not None:
             features = rows.features
-        generator = np.random.default_rng(self.random_state) if self.shuffle else None
-        tol = -math.inf if self.tol is None else self.tol
-        best, no_improvement, stopped = math.inf, 0, False
         saved = dict(self.__dict__)
         # forgotten before the weights are computed: computing them checks the hyperparameters, and one
         # that a learned model refuses (another covariance, kernel or average) is what fit starts over with
@@ -330,19 +326,12 @@ class OnlineLearner(PersistenceMixin, Estimator):
         try:
             # the checked rows and labels: X and y may be iterators that _fit_rows has read
             weights = self._row_weights(rows, labels, sample_weight, fitting=True)
-            for done in range(1, self.max_iter + 1):
-                order = None if generator is None else generator.permutation(n_rows)
+
+            def learn_pass(order):
                 extra = {} if weights is None else {"sample_weight": weights if order is None else weights[order]}
-                with _rows_named_in_given_order(order):
-                    totals = self._progressive(_take(rows, order), _take(labels, order), record=False, **extra)[5]
-                if n_rows == 0:
-                    break
-                loss = totals[T_LOSS] / n_rows
-                no_improvement = no_improvement + 1 if loss > best - tol else 0
-                best = min(best, loss)
-                if no_improvement >= self.n_iter_no_change:
-                    stopped = True
-                    break
+                return self._progressive(_take(rows, order), _take(labels, order), record=False, **extra)[5]
+
+            self.n_iter_, ran_out = make_passes(self, n_rows, learn_pass)
         except BaseException:
             if not self._is_started():
                 # refused before learning anything: the pass would have learned into new
@@ -354,17 +343,8 @@ class OnlineLearner(PersistenceMixin, Estimator):
             raise
         if names is not None:
             self._name_columns(names)
-        self.n_iter_ = done
-        if not stopped and self.tol is not None and n_rows and self.max_iter > self.n_iter_no_change:
-            # an instance, so that the category is scikit-learn's class too when scikit-learn is loaded
-            warnings.warn(
-                ConvergenceWarning(
-                    f"{type(self).__name__}: fit made all max_iter={self.max_iter} passes and the mean loss of a "
-                    f"pass was still falling by more than tol={self.tol}; raise max_iter to let it converge (or set "
-                    "tol=None to make a fixed number of passes)"
-                ),
-                stacklevel=2,
-            )
+        if ran_out:
+            warn_unconverged(self, type(self).__name__)
         return self
 
     def _fit_rows(self, X, y):
@@ -844,31 +824,6 @@ _NO_INTERCEPT = (
     "the origin holds more than 60% of the test points of the check's blobs (they are not centred on 0), short of "
     "the 87% of class 0 it asks"
 )
-
-
-@contextlib.contextmanager
-def _rows_named_in_given_order(order):
-    """Say which rows of X the row numbers of an error raised in a shuffled pass are.
-
-    A pass counts its rows (or sequences) in its own order; an error that names
-    one (a label refused at row 3, an overflow at sequence 5) gets the place of
-    that row in X added, as an exception of the same type.
-    """
-    try:
-        yield
-    except Exception as err:
-        if order is None:
-            raise
-        named = sorted({(word, int(k)) for word, k in re.findall(r"\b(row|sequence) (\d+)", str(err))
-                        if int(k) < len(order)})
-        if not named:
-            raise
-        where = ", ".join(f"its {word} {k} is {word} {order[k]} of X" for word, k in named)
-        try:
-            moved = type(err)(f"{err} [in a pass of fit, which visits X in a shuffled order: {where}]")
-        except Exception:
-            raise err from None
-        raise moved from err
 
 
 def _first_rows(data, k):

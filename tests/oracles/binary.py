@@ -64,6 +64,18 @@ def hinge(margin):
     return max(0.0, 1.0 - margin)
 
 
+def pa_step(variant, loss, sq, C):
+    """tau of PA, PA-I and PA-II (Crammer et al. 2006, Figure 1): l / sq, min(C, l / sq) and l / (sq + 1 / (2C)),
+    sq = ||x||^2; tau = 0 for PA and PA-I on sq = 0."""
+    if variant == "pa":
+        return loss / sq if sq > 0 else 0.0
+    if variant == "pa1":
+        return min(C, loss / sq) if sq > 0 else 0.0
+    if variant == "pa2":
+        return loss / (sq + 1.0 / (2.0 * C))
+    raise ValueError(variant)
+
+
 def perceptron(X, y, eta=1.0, fit_intercept=False):
     """Rosenblatt's Perceptron with step eta; the recorded loss is the hinge loss."""
     Z = _rows(X, fit_intercept)
@@ -96,14 +108,7 @@ def passive_aggressive(X, y, variant="pa", C=1.0, fit_intercept=False):
         score = float(np.dot(w, x))
         loss = hinge(label * score)
         sq = float(np.dot(x, x))
-        if variant == "pa":
-            tau = loss / sq if sq > 0 else 0.0
-        elif variant == "pa1":
-            tau = min(C, loss / sq) if sq > 0 else 0.0
-        elif variant == "pa2":
-            tau = loss / (sq + 1.0 / (2.0 * C))
-        else:
-            raise ValueError(variant)
+        tau = pa_step(variant, loss, sq, C)
         w = w + tau * label * x
         scores.append(score)
         losses.append(loss)

@@ -41,6 +41,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .binary import pa_step
+
 
 @dataclass
 class Trace:
@@ -61,17 +63,6 @@ class Trace:
 def best(scores):
     """The top-scoring label; ties go to the label that sorts first."""
     return max(sorted(scores), key=lambda label: scores[label])
-
-
-def pa_tau(variant, C, loss, sq):
-    """Crammer et al. 2006, Eq. 3 and Eq. 8; tau = 0 when sq = 0 (z = 0)."""
-    if loss <= 0:
-        return 0.0
-    if variant == "pa":
-        return loss / sq if sq > 0 else 0.0
-    if variant == "pa1":
-        return min(C, loss / sq) if sq > 0 else 0.0
-    return loss / (sq + 1.0 / (2.0 * C))
 
 
 def hinge(scores, y):
@@ -102,7 +93,7 @@ def pa_update(variant="pa1", C=1.0, rival="max_wrong", cost=None):
         loss = max(0.0, margin(y, r) - (scores[y] - scores[r]))
         if loss == 0 or weight == 0:
             return loss, 0.0, {}
-        tau = pa_tau(variant, C * weight, loss, pair_sq(y, r))
+        tau = pa_step(variant, loss, pair_sq(y, r), C * weight)
         return loss, tau, {y: tau, r: -tau}
 
     return update

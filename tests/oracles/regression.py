@@ -19,6 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .binary import pa_step
+
 
 @dataclass
 class RegressionTrace:
@@ -41,14 +43,7 @@ def pa_regression(X, y, variant="pa", C=1.0, epsilon=0.1, fit_intercept=False):
         y_hat = w @ x_t
         loss = max(0.0, abs(y_t - y_hat) - epsilon)
         sq = x_t @ x_t
-        if variant == "pa":
-            tau = loss / sq if sq > 0 else 0.0
-        elif variant == "pa1":
-            tau = min(C, loss / sq) if sq > 0 else 0.0
-        elif variant == "pa2":
-            tau = loss / (sq + 1.0 / (2.0 * C))
-        else:
-            raise ValueError(variant)
+        tau = pa_step(variant, loss, sq, C)
         w = w + np.sign(y_t - y_hat) * tau * x_t
         predictions.append(y_hat)
         losses.append(loss)

@@ -36,6 +36,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .binary import pa_step
+
 
 def phi(X, labels, k, fit_intercept, end_transition):
     """The feature vector Phi(X, labels) of Eq. 59."""
@@ -80,18 +82,6 @@ def brute_force_argmax(value, length, candidates):
 
 def hamming(a, b):
     return sum(1 for u, v in zip(a, b) if u != v)
-
-
-def pa_tau(variant, loss, sqnorm, C):
-    if loss <= 0.0:
-        return 0.0
-    if variant == "pa2":
-        return loss / (sqnorm + 1.0 / (2.0 * C))
-    if sqnorm == 0.0:
-        return 0.0
-    if variant == "pa1":
-        return min(C, loss / sqnorm)
-    return loss / sqnorm
 
 
 @dataclass
@@ -155,7 +145,7 @@ def pa_sequence(X_seqs, y_seqs, classes, variant="pa1", C=1.0, update="predictio
             rival = brute_force_argmax(score, T, known)
         loss = max(0.0, score(rival) - score(y) + margin(rival))
         z = phi(X, y, k, fit_intercept, end_transition) - phi(X, rival, k, fit_intercept, end_transition)
-        tau = pa_tau(variant, loss, float(z @ z), weight * C) if weight > 0 else 0.0
+        tau = pa_step(variant, loss, float(z @ z), weight * C) if weight > 0 else 0.0
         predictions.append(prediction)
         scores.append(score(prediction) if prediction is not None else math.nan)
         losses.append(loss)

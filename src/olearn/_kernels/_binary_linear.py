@@ -129,6 +129,14 @@ def loss_and_slope(loss, margin):
 
 
 @njit(cache=True, _nrt=False)
+def margin_losses(loss, margins, out):
+    """``out[i]``: the loss ``loss`` (a ``_codes`` loss) at the margin ``margins[i]``, as a round reports it
+    (:func:`loss_and_slope`); a frozen model's losses of many rows at once (``olearn run -t``)."""
+    for i in range(margins.size):
+        out[i] = loss_and_slope(loss, margins[i])[0]
+
+
+@njit(cache=True, _nrt=False)
 def step_size(loss, slope, sqnorm, margin, t, config):
     """tau of one round from the loss, ||x||^2 and the margin."""
     rule, _, schedule, conservative, eta, C, _, _, _ = config

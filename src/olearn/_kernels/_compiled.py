@@ -7,7 +7,8 @@ binary linear learner without averaging), or, for a batch large enough, in place
 :func:`._binary_linear.checking_linear_pass` (the pass that checks each row as it reads it; see
 ``LinearLearner._learn_rows``); ``olearn predict`` and runs of several passes also
 :func:`._binary_linear.binary_linear_scores`, the latter with a hold-out
-:func:`._binary_linear.held_out_linear_pass`; a VW text file :func:`._parse_vw.count_bounds`,
+:func:`._binary_linear.held_out_linear_pass`; a frozen binary model's losses (``olearn run -t``)
+:func:`._binary_linear.margin_losses`; a VW text file :func:`._parse_vw.count_bounds`,
 :func:`._parse_vw.parse_vw` and :func:`._parse_rows.sort_and_sum_rows` instead of the LIBSVM parser; a
 run from a cache (``-c``) :func:`._parse_rows.check_csr`; a binary learner with a Mercer kernel
 (``--kernel``) :func:`._mercer_binary.dual_pass` and, to predict, :func:`._mercer_binary.dual_scores`
@@ -68,6 +69,7 @@ KERNELS = {
         "i8[:] i4[:] f8[:] f8[:] f8[:] b1[:] f8[:] f8[:] f8[:] i8[:] f8[:] f8[:] f8[:] f8[:]",
     ),
     "binary_linear_scores": ("_binary_linear", "i8[:] i4[:] f8[:] f8[:] f8[:] f8[:] f8[:]"),
+    "margin_losses": ("_binary_linear", "i8 f8[:] f8[:]"),
     "count_bounds": ("_parse_vw", "u1[:]r i8 i8"),
     "parse_vw": ("_parse_vw", "u1[:]r i8 i8 i8 i4[:] i4[:] f8[:] f8[:] f8[:] i8[:] i8[:,:] none none"),
     "sort_and_sum_rows": ("_parse_rows", "i4[:] i4[:] f8[:] i8 i8[:] i8[:] f8[:]"),

@@ -6,7 +6,8 @@ gives for every row at once. Each function here is the loss of one task's
 kernels (Crammer et al. 2006, "Online Passive-Aggressive Algorithms"):
 
 * binary: the loss of the learner's ``loss`` hyperparameter at the margin
-  m = y w.x (y = +1 for ``classes_[-1]``, else -1): the hinge
+  m = y w.x (y = +1 for ``classes_[-1]``, else -1), as its kernel computes it
+  (:func:`olearn._kernels._binary_linear.margin_losses`): the hinge
   max(0, 1 - m) of Eq. (1) (every binary learner without that
   hyperparameter reports it too), log(1 + exp(-m)) or (1 - m)^2 / 2; CW's
   violation of its confidence constraint max(0, phi sqrt(x' Sigma x) - m)
@@ -47,26 +48,33 @@ def binary_losses(model, X, scores, y, weight=None):
     if _averages(learner):
         return np.full(scores.shape, np.nan)
     signs = np.where(np.asarray(y) == learner.classes_[-1], 1.0, -1.0)
+    confidence = _second_order_losses(model, learner, X, y, scores, signs, weight)
+    if confidence is not None:
+        return confidence
     margins = signs * scores
-    name = type(learner).__name__
-    if name in ("CW", "NAROW", "Fig1AROW"):
-        rows = _rows(learner, X if learner is model else model._transformed(X)[1])
-        if name != "CW":
-            weights = learner._row_weights(X, y, weight)
-            return np.maximum(1.0 - signs * _fig1_margins(learner, rows, scores, 1.0 if weights is None else weights),
-                              0.0)
-        from .._kernels._second_order import Q_HYPER  # here: only a second-order model loads its kernels
+    from .._kernels import _compiled  # here: the commands that do not test a binary model never load the kernels
 
-        phi = learner._config_arrays()[1][Q_HYPER]
-        return np.maximum(phi * np.sqrt(_variances(learner, rows)) - margins, 0.0)
-    from .._kernels import _codes  # here: the commands that do not test a binary model never hash the kernels
+    losses = np.empty(margins.shape)
+    _compiled.margin_losses(_loss_code(learner), np.ascontiguousarray(margins, dtype=np.float64), losses)
+    return losses
 
-    code = _loss_code(learner)
-    if code == _codes.LOSS_LOGISTIC:
-        return np.logaddexp(0.0, -margins)
-    if code == _codes.LOSS_SQUARED:
-        return 0.5 * (1.0 - margins) ** 2
-    return np.maximum(1.0 - margins, 0.0)
+
+def _second_order_losses(model, learner, X, y, scores, signs, weight):
+    """CW's, NAROW's and Fig. 1 AROW's losses, chosen by the rule code of a second-order learner's kernel (its
+    ``_rule()``); None for the other learners, whose loss is their kernel's loss of the margin."""
+    if not hasattr(learner, "_rule"):
+        return None
+    from .._kernels import _second_order as so  # here: only a second-order model loads its kernels
+
+    rule = learner._rule()[0]
+    if rule not in (so.RULE_CW, so.RULE_NAROW, so.RULE_FIG1_AROW):
+        return None
+    rows = _rows(learner, X if learner is model else model._transformed(X)[1])
+    if rule != so.RULE_CW:
+        weights = learner._row_weights(X, y, weight)
+        return np.maximum(1.0 - signs * _fig1_margins(learner, rows, scores, 1.0 if weights is None else weights), 0.0)
+    phi = learner._config_arrays()[1][so.Q_HYPER]
+    return np.maximum(phi * np.sqrt(_variances(learner, rows)) - signs * scores, 0.0)
 
 
 def _loss_code(learner):

@@ -1,8 +1,5 @@
 """Pipelines: online transformers chained before a learner, run in the honest progressive order."""
 
-import math
-import warnings
-
 import numpy as np
 import scipy.sparse as sp
 
@@ -697,10 +694,8 @@ class Pipeline(Estimator):
         a pass stopped midway keeps the rows learned before it, as the
         learner's ``fit`` does.
         """
-        from .._kernels._codes import T_LOSS
-        from .._learner import _rows_named_in_given_order
+        from .._epochs import make_passes, warn_unconverged
         from .._validation import check_fit_size
-        from ..exceptions import ConvergenceWarning
 
         check_fit_size(X)
         plan = self._plan()
@@ -718,36 +713,23 @@ class Pipeline(Estimator):
         learner._reset()
         for name in ("feature_map_", "n_features_in_", "_last_one"):
             self.__dict__.pop(name, None)
-        generator = np.random.default_rng(learner.random_state) if learner.shuffle else None
-        tol = -math.inf if learner.tol is None else learner.tol
-        best, no_improvement, stopped = math.inf, 0, False
+
+        def learn_pass(order):
+            rows = X if order is None else X.iloc[order] if frame else X[order] if not isinstance(X, list) \
+                else [X[i] for i in order]
+            extra = {} if weights is None else {"sample_weight": weights if order is None else weights[order]}
+            return self._progressive(rows, labels if order is None else labels[order], record=False, **extra)[5]
+
         try:
-            for done in range(1, learner.max_iter + 1):
-                order = None if generator is None else generator.permutation(n_rows)
-                rows = X if order is None else X.iloc[order] if frame else X[order] if not isinstance(X, list) \
-                    else [X[i] for i in order]
-                extra = {} if weights is None else {"sample_weight": weights if order is None else weights[order]}
-                with _rows_named_in_given_order(order):
-                    totals = self._progressive(rows, labels if order is None else labels[order], record=False,
-                                               **extra)[5]
-                loss = totals[T_LOSS] / n_rows
-                no_improvement = no_improvement + 1 if loss > best - tol else 0
-                best = min(best, loss)
-                if no_improvement >= learner.n_iter_no_change:
-                    stopped = True
-                    break
+            learner.n_iter_, ran_out = make_passes(learner, n_rows, learn_pass)
         except BaseException:
             if not self._is_started():
                 for part, state in saved:  # nothing learned: the pipeline as it was
                     part.__dict__.clear()
                     part.__dict__.update(state)
             raise
-        learner.n_iter_ = done
-        if not stopped and learner.tol is not None and learner.max_iter > learner.n_iter_no_change:
-            warnings.warn(ConvergenceWarning(
-                f"Pipeline: fit made all max_iter={learner.max_iter} passes of {type(learner).__name__} and the mean "
-                f"loss of a pass was still falling by more than tol={learner.tol}; raise max_iter to let it converge "
-                "(or set tol=None to make a fixed number of passes)"), stacklevel=2)
+        if ran_out:
+            warn_unconverged(learner, "Pipeline", f" of {type(learner).__name__}")
         return self
 
     @only_when(lambda self: None if self.steps and getattr(self.steps[-1][1], "_estimator_type", None)

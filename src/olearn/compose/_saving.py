@@ -14,7 +14,7 @@ holds, besides ``class``, ``params`` (``n_bits``) and ``state``
 The arrays of step ``k`` are the members ``step<k>.<array>``. Loading checks
 every part before it reaches a step: each class is an olearn transformer (or
 a savable learner, last), each step's hyperparameters pass its checks and its
-arrays its :class:`~olearn._persistence.StateSchema`, the steps form a valid
+arrays its :class:`~olearn._state_schema.StateSchema`, the steps form a valid
 pipeline, and the widths agree (no transformer and no name past the pipeline's
 columns). Unknown entries (in the metadata, a step or a state) and arrays of no
 step are refused: a file this olearn does not understand in full is not

@@ -56,6 +56,19 @@ def _header_names(cells, header):
     return cells if header is True or (header == "auto" and not any(_is_number(c) for c in cells)) else None
 
 
+def _label_index(path, label_column, names, n_columns):
+    """The label's column, 0-based, of a file of ``n_columns`` columns and the header ``names`` (None: none);
+    ``label_column`` is a header name, an index (negative: from the end) or None (no label: None)."""
+    if isinstance(label_column, str):
+        if names is None or label_column not in names:
+            found = "the file has no header" if names is None else f"the header names {', '.join(names)}"
+            raise ValueError(f"{path}: no column named {label_column!r} holds the label: {found}")
+        label_column = names.index(label_column)
+    if label_column is not None:
+        label_column = check_int("label_column", label_column, -n_columns, n_columns - 1) % n_columns
+    return label_column
+
+
 def csv_columns(path, header="auto", delimiter=","):
     """The header's column names (None without a header) and the number of columns of a CSV file.
 
@@ -157,14 +170,7 @@ def load_csv(path, label_column=-1, header="auto", delimiter=","):
     start = first[1] + 1 if skip_first else first[0]
     data_line = next(lines, None) if skip_first else first
     n_columns = len(names if data_line is None else _split_cells(buf, data_line, delimiter))
-    if isinstance(label_column, str):
-        if names is None or label_column not in names:
-            found = "the file has no header" if names is None else f"the header names {', '.join(names)}"
-            raise ValueError(f"{path}: no column named {label_column!r} holds the label: {found}")
-        label_column = names.index(label_column)
-    if label_column is not None:
-        label_column = check_int("label_column", label_column, -n_columns, n_columns - 1)
-        label_column %= n_columns
+    label_column = _label_index(path, label_column, names, n_columns)
     if data_line is None:
         dense = np.empty((0, n_columns))
     else:

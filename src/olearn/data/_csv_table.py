@@ -18,8 +18,7 @@ import scipy.sparse as sp
 from olearn._features import FeatureMap
 from olearn.exceptions import DataFormatError
 
-from ._checks import check_int
-from ._csv import _check_layout, _content_lines, _header_names, _is_number, _split_cells
+from ._csv import _check_layout, _content_lines, _header_names, _is_number, _label_index, _split_cells
 from ._errors import shorten
 from ._io import read_text
 
@@ -38,13 +37,7 @@ def _table(path, label_column, delimiter):
     names = _header_names(lines[0][1], "auto")
     rows = lines if names is None else lines[1:]
     n_columns = len(lines[0][1])
-    if isinstance(label_column, str):
-        if names is None or label_column not in names:
-            found = "the file has no header" if names is None else f"the header names {', '.join(names)}"
-            raise ValueError(f"{path}: no column named {label_column!r} holds the label: {found}")
-        label_column = names.index(label_column)
-    if label_column is not None:
-        label_column = check_int("label_column", label_column, -n_columns, n_columns - 1) % n_columns
+    label_column = _label_index(path, label_column, names, n_columns)
     for number, cells in rows:
         if len(cells) != n_columns:
             raise DataFormatError(f"expected {n_columns} cells as on the first line, found {len(cells)}", path,

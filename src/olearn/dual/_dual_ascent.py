@@ -6,7 +6,7 @@ from .._docstrings import shared_entries
 from .._kernels import _dual
 from .._kernels import _quasi_additive as qa
 from .._params import INT64_MAX, POSITIVE, POSITIVE_FINITE, Interval, Options
-from .._persistence import NONNEGATIVE, SIGN, Array, csr
+from .._state_schema import NONNEGATIVE, SIGN, Array, csr
 from .._validation import CSRArrays
 from ..quasi_additive._base import QuasiAdditiveClassifier
 from ..linear._base import PlattCalibrated

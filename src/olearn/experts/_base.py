@@ -14,7 +14,8 @@ import numpy as np
 from .._estimator import Estimator
 from .._kernels import _experts as K
 from .._params import check_params
-from .._persistence import COUNT, Array, Count, PersistenceMixin, Scalar, StateSchema
+from .._persistence import PersistenceMixin
+from .._state_schema import COUNT, Array, Count, Scalar, StateSchema
 from .._validation import check_vector
 from ..exceptions import NotFittedError
 from ._result import ExpertsResult

@@ -9,7 +9,7 @@ multi-prototype learner keeps one with a coefficient column per class.
 
 import numpy as np
 
-from .._persistence import Array, StateSchema, csr
+from .._state_schema import Array, StateSchema, csr
 
 
 def _grown(array, size, limit=None):
@@ -140,7 +140,7 @@ class SupportSet:
 
     @staticmethod
     def state_schema(n_outputs, budget):
-        """The arrays of :meth:`to_arrays` as a :class:`~olearn._persistence.StateSchema`.
+        """The arrays of :meth:`to_arrays` as a :class:`~olearn._state_schema.StateSchema`.
 
         ``n_outputs`` is the number of coefficient columns or the name of the
         dimension that fixes it; rows index features below ``n_features_in``,

@@ -34,7 +34,7 @@ from .._labels import BinaryLabels, plain_label
 from .._lazy import LazyModule
 from .._learner import ManyRows, OnlineLearner
 from .._params import BOOLEAN, Interval, NoneOr
-from .._persistence import COUNT, LABELS, NONNEGATIVE, POSITIVE, Array, Count, StateSchema, distinct
+from .._state_schema import COUNT, LABELS, NONNEGATIVE, POSITIVE, Array, Count, StateSchema, distinct
 from .._validation import CSRArrays, check_label, check_y, seen_columns, unchecked_csr
 from .._weights import UNWEIGHTED
 from ..kernel import SupportSet

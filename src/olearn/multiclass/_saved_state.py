@@ -3,7 +3,7 @@
 import numpy as np
 
 from .._averaging import average_start
-from .._persistence import COUNT, LABELS, Array, Count, StateSchema, distinct
+from .._state_schema import COUNT, LABELS, Array, Count, StateSchema, distinct
 from ..kernel import SupportSet
 from ._prototypes import restore_prototypes, saved_prototypes
 

@@ -5,7 +5,7 @@ import numpy as np
 from .._averaging import averaging_relation
 from .._kernels import _multilabel as K
 from .._kernels._codes import N_AVERAGING
-from .._persistence import LABELS, Array, Count, StateSchema, distinct, entry_is
+from .._state_schema import LABELS, Array, Count, StateSchema, distinct, entry_is
 from ._labels import label_array
 
 

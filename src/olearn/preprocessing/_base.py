@@ -14,7 +14,7 @@ from .._batch_rows import batch_rows, column_key, rows_of
 from .._features import FeatureMap
 from .._learner import changes_in_place, freeze, hyperparameter_names
 from .._params import check_params
-from .._persistence import COUNT, Array, Count, StateSchema
+from .._state_schema import COUNT, Array, Count, StateSchema
 from ..compose import Pipeline
 from ..compose._step import Step
 from ..exceptions import NotFittedError

@@ -19,7 +19,7 @@ from .._kernels._preprocessing import (
     standard_transform,
 )
 from .._params import BOOLEAN
-from .._persistence import COUNT, FINITE, NONNEGATIVE
+from .._state_schema import COUNT, FINITE, NONNEGATIVE
 from ._base import ColumnTransformer
 
 

@@ -24,7 +24,7 @@ from ..exceptions import FeatureLimitError, PartialUpdateError
 from .._kernels import _codes
 from .._kernels import _quasi_additive as qa
 from .._labels import BinaryLabels
-from .._persistence import COUNT, NONNEGATIVE, Array, Count, StateSchema, averaged_schema
+from .._state_schema import COUNT, NONNEGATIVE, Array, Count, StateSchema, averaged_schema
 from .._validation import CSRArrays, seen_columns, seen_row
 from .._weights import CLASS_WEIGHT, UNWEIGHTED
 from ..linear._base import BinaryClassifierMixin, LinearLearner

@@ -40,7 +40,7 @@ from .._kernels._second_order import (
 )
 from .._labels import BinaryLabels
 from .._params import Options
-from .._persistence import (
+from .._state_schema import (
     COUNT,
     NONNEGATIVE,
     POSITIVE,

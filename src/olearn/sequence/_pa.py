@@ -28,7 +28,7 @@ from .._kernels._sequence import (
 )
 from .._learner import OnlineLearner
 from .._params import BOOLEAN, Interval, NoneOr, Options
-from .._persistence import LABELS, Array, Count, StateSchema, distinct
+from .._state_schema import LABELS, Array, Count, StateSchema, distinct
 from .._validation import seen_columns
 from .._weights import UNWEIGHTED
 from ._costs import (

@@ -12,7 +12,7 @@ from .._kernels import _uniclass as K
 from ..exceptions import PartialUpdateError
 from .._learner import OnlineLearner
 from .._params import BOOLEAN, Interval, NoneOr, Options
-from .._persistence import Array, Count, StateSchema
+from .._state_schema import Array, Count, StateSchema
 from .._validation import check_row
 from .._weights import UNWEIGHTED
 
