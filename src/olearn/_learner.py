@@ -10,6 +10,63 @@ times with the same settings, so a change is noticed where it is made, in
 ``fit`` is the batch learner built on the online one: several passes over the
 data, each in a fresh random order, until the loss of a pass stops falling
 (:meth:`OnlineLearner.fit`).
+
+**The hooks of a learner family.** The public calls are written once; a
+family implements what they call, and each check is made once, at the
+boundary named.
+
+A batch: ``partial_fit``, ``fit`` (each pass) and :func:`olearn.run` call
+:meth:`OnlineLearner._progressive` (``partial_fit`` after checking the weights
+once, :meth:`OnlineLearner._row_weights`), which undoes a batch an overflow
+stopped, then the family's
+
+* ``_progressive_pass(X, y, record, **extra)``: X and y as the caller gave
+  them (the family checks them once: :meth:`OnlineLearner._check_X` with
+  ``learning=True``, its labels); ``extra`` holds ``sample_weight``, checked
+  (one float64 a row) or None, and a classifier's ``classes``. Learns every
+  row in order inside :meth:`OnlineLearner._first_call_atomic` and returns
+  ``(predictions, scores, losses, taus, mistakes, totals)``, the per-round
+  arrays empty unless ``record`` (a kernel learner appends its support-set
+  sizes); an overflow at row k raises :class:`~olearn.exceptions.PartialUpdateError` with
+  ``rows_kept=k``.
+* ``_held_out_pass(X, y, held, sample_weight=None, ...)`` (optional): the same with
+  the rows ``held`` predicted, not learned; None where it does not apply
+  (:mod:`olearn._held_out`).
+
+One example of a learner of rows (:class:`ManyRows`): ``learn_one``,
+``predict_learn_one`` and a Pipeline convert it once
+(:meth:`OnlineLearner._learning_row`; to predict, :meth:`OnlineLearner._row`),
+then call
+
+* ``_learn_row(indices, data, n_features, y, sample_weight=None, new=None)``:
+  the checked row and the names it adds (``new``), the label and weight as
+  given (the family checks them: :meth:`OnlineLearner._weight_one`); returns
+  the prediction made before learning; a refused example leaves the model as
+  it was (growing: :meth:`OnlineLearner._first_call_atomic`);
+* ``_predict_row(indices, data, n_features)``: the prediction, None (0.0 for a
+  regressor) before the first example.
+
+The linear families (:mod:`olearn.linear`, :mod:`olearn.second_order`,
+:mod:`olearn.quasi_additive`) split these in two: the task (binary labels,
+regression targets) over the model (its weights and its kernel).
+The task's ``_progressive_pass`` hands its ``_learn_arrays(arrays, y, record,
+...)`` to :meth:`~olearn.linear._base.LinearLearner._learn_rows`, which reads
+the batch as CSR arrays, unchecked where the pass checks each row itself;
+``_learn_arrays`` checks and encodes the labels, grows the model and calls the
+model's
+
+* ``_pass(arrays, targets, record, weights=None)``: CSR arrays (unchecked only
+  where ``_pass_checks_rows()``), one float64 target each (-1/+1 or a real
+  number), the checked weights; returns ``(scores, losses, taus, totals)`` (a
+  kernel learner appends its support-set sizes);
+* ``_learn_target(indices, data, target, weight=1.0)``: one checked row within
+  the model's columns; returns its score before the update, or raises
+  FloatingPointError with the model unchanged;
+* ``_scores(X)`` and ``_score_row(indices, data, n_features)``: the scores
+  that predict (None for a row before the first example);
+* ``_held_out_kernel(arrays, targets, weights, held, outputs)`` where
+  ``_takes_held_out()``; and ``_start``, ``_grow``, ``_negate`` and the saved
+  state (:mod:`olearn._persistence`).
 """
 
 import contextlib
