@@ -49,11 +49,10 @@ then call
 The linear families (:mod:`olearn.linear`, :mod:`olearn.second_order`,
 :mod:`olearn.quasi_additive`) split these in two: the task (binary labels,
 regression targets) over the model (its weights and its kernel).
-The task's ``_progressive_pass`` hands its ``_learn_arrays(arrays, y, record,
-...)`` to :meth:`~olearn.linear._base.LinearLearner._learn_rows`, which reads
-the batch as CSR arrays, unchecked where the pass checks each row itself;
-``_learn_arrays`` checks and encodes the labels, grows the model and calls the
-model's
+:meth:`~olearn.linear._base.LinearLearner._progressive_pass` reads the batch
+as CSR arrays, unchecked where the pass checks each row itself, and calls the
+task's ``_learn_arrays(arrays, y, record, **extra)``, which checks and encodes
+the labels, grows the model and calls the model's
 
 * ``_pass(arrays, targets, record, weights=None)``: CSR arrays (unchecked only
   where ``_pass_checks_rows()``), one float64 target each (-1/+1 or a real

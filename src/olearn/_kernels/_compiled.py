@@ -5,7 +5,7 @@
 :func:`._rows.csr_summary` (the input check) and :func:`._binary_linear.binary_linear_pass` (every
 binary linear learner without averaging), or, for a batch large enough, in place of the last two
 :func:`._binary_linear.checking_linear_pass` (the pass that checks each row as it reads it; see
-``LinearLearner._learn_rows``); ``olearn predict`` and runs of several passes also
+``LinearLearner._progressive_pass``); ``olearn predict`` and runs of several passes also
 :func:`._binary_linear.binary_linear_scores`, the latter with a hold-out
 :func:`._binary_linear.held_out_linear_pass`; a VW text file :func:`._parse_vw.count_bounds`,
 :func:`._parse_vw.parse_vw` and :func:`._parse_rows.sort_and_sum_rows` instead of the LIBSVM parser; a

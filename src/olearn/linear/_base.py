@@ -57,7 +57,7 @@ def _stopped(err, scores):
 class _RowNotLearned(Exception):
     """A pass over rows it checks itself stopped at one: refused as given, or its numbers overflowed.
 
-    Never leaves olearn: the batch is learned again after ``check_X`` (:meth:`LinearLearner._learn_rows`).
+    Never leaves olearn: the batch is learned again after ``check_X`` (:meth:`LinearLearner._progressive_pass`).
     """
 
 _COMMON_CONSTRAINTS = {
@@ -116,7 +116,7 @@ class LinearLearner(OnlineLearner):
 
     _learned = ("_w", "_state", "_avg", "_avg_state", "n_features_in_")
     # the arrays a pass writes in place (those of them the learner has): copied before a pass over
-    # unchecked rows and written back if it stops (see _learn_rows)
+    # unchecked rows and written back if it stops (see _progressive_pass)
     _written_by_pass = ("_w", "_state", "_avg", "_avg_state")
 
     # -- hyperparameters ------------------------------------------------------
@@ -278,7 +278,7 @@ class LinearLearner(OnlineLearner):
         ``weights``: the checked importance weight of each row, or None (all 1).
         Unchecked arrays (:func:`~olearn._validation.unchecked_csr`) go to the
         pass that checks each row before reading it; where it stops, this
-        raises ``_RowNotLearned`` (see :meth:`_learn_rows`).
+        raises ``_RowNotLearned`` (see :meth:`_progressive_pass`).
         """
         codes, params = self._config_arrays()
         n = arrays.n_rows if record else 0
@@ -318,8 +318,9 @@ class LinearLearner(OnlineLearner):
         """
         return type(self)._pass is LinearLearner._pass
 
-    def _learn_rows(self, X, y, learn, *args):
-        """``learn(arrays, y, *args)`` for the rows of ``X``: its result, after the rows were checked.
+    def _progressive_pass(self, X, y, record, **extra):
+        """The task's ``_learn_arrays(arrays, y, record, **extra)`` for the rows of ``X``: its result, after the rows
+        were checked (the hooks: :mod:`olearn._learner`).
 
         ``check_X`` reads the whole of a CSR matrix before the pass reads it
         again. Where it pays (:meth:`_unchecked_rows`) the pass checks each row
@@ -330,6 +331,7 @@ class LinearLearner(OnlineLearner):
         raises what it always raised (naming the first bad entry) or learns
         the batch's canonical form. A refused batch costs up to two passes.
         """
+        self._config_arrays()
         arrays = self._unchecked_rows(X, y)
         if arrays is not None:
             saved = dict(self.__dict__)
@@ -339,7 +341,7 @@ class LinearLearner(OnlineLearner):
                 if name in saved:
                     saved[name] = copy.deepcopy(saved[name])
             try:
-                return learn(arrays, y, *args)
+                return self._learn_arrays(arrays, y, record, **extra)
             except BaseException as err:
                 for name, content in contents.items():
                     saved[name][...] = content
@@ -348,7 +350,7 @@ class LinearLearner(OnlineLearner):
                 if not isinstance(err, Exception):
                     raise
         # the checked path: the call's result, or its error
-        return learn(self._check_X(X, learning=True), y, *args)
+        return self._learn_arrays(self._check_X(X, learning=True), y, record, **extra)
 
     def _unchecked_rows(self, X, y):
         """The unchecked arrays of ``X`` (:func:`~olearn._validation.unchecked_csr`) where its pass may check them.
@@ -513,8 +515,8 @@ class BinaryClassifierMixin(ManyRows, ClassifierEstimator):
 
     # -- learning -------------------------------------------------------------
 
-    def _progressive_pass(self, X, y, record, classes=None, sample_weight=None, log_odds=None):
-        """Predict then learn every row in order; return the per-round outputs.
+    def _learn_arrays(self, arrays, y, record, classes=None, sample_weight=None, log_odds=None):
+        """Predict then learn every row of ``arrays`` in order; return the per-round outputs.
 
         Returns (predictions, scores, losses, taus, mistakes, totals): the
         per-round arrays (empty when ``record`` is False; ``mistakes`` is
@@ -525,11 +527,6 @@ class BinaryClassifierMixin(ManyRows, ClassifierEstimator):
         None, or with ``calibration`` an array of one float64 per row that
         receives the calibrated log-odds of each row before its update.
         """
-        self._config_arrays()
-        return self._learn_rows(X, y, self._learn_arrays, record, classes, sample_weight, log_odds)
-
-    def _learn_arrays(self, arrays, y, record, classes, sample_weight, log_odds=None):
-        """:meth:`_progressive` of the rows of X as ``arrays``."""
         y = check_y(y, arrays.n_rows)
         if arrays.n_rows == 0 and classes is None:
             empty = np.empty(0)
@@ -603,13 +600,6 @@ class BinaryClassifierMixin(ManyRows, ClassifierEstimator):
 
         ``new`` lists the feature names the example adds (see :mod:`olearn._features`), or is None.
         """
-        score, classes = self._learn_example(indices, data, n_features, y, sample_weight, new)
-        if classes is None:
-            return None
-        return plain_label(classes[-1] if score > 0.0 or classes.size == 1 else classes[0])
-
-    def _learn_example(self, indices, data, n_features, y, sample_weight=None, new=None):
-        """Learn one converted example; return its score before the update and the classes known before it."""
         self._config_arrays()
         weight = self._weight_one(y, sample_weight)
         # an unweighted call leaves the hook's default, so learners without weights keep working
@@ -632,7 +622,9 @@ class BinaryClassifierMixin(ManyRows, ClassifierEstimator):
             score = self._learn_target(indices, data, target, **weighted)
         if self._calibrating():
             self._calibration = _calibration.updated(self._calibrator(), [score], [target], [weight])
-        return score, classes
+        if classes is None:
+            return None
+        return plain_label(classes[-1] if score > 0.0 or classes.size == 1 else classes[0])
 
     @staticmethod
     def _with_classes(schema):
@@ -904,13 +896,6 @@ class BinaryLinearClassifier(BinaryClassifierMixin, LinearLearner):
         Python callable)."""
         return not callable(getattr(self, "kernel", None))
 
-    def _held_out_kernel(self, arrays, targets, weights, held, outputs):
-        """With a kernel, :meth:`KernelizableLearner._held_out_dual_pass`; else :meth:`LinearLearner._held_out_kernel`;
-        returns -1 or the row where it stopped."""
-        if getattr(self, "kernel", None) is not None:
-            return self._held_out_dual_pass(arrays, targets, weights, held, outputs)
-        return super()._held_out_kernel(arrays, targets, weights, held, outputs)
-
     # -- persistence ----------------------------------------------------------
 
     def _state_schema(self):
@@ -1104,10 +1089,12 @@ class KernelizableLearner(LinearLearner):
             ), scores)
         return scores, losses, taus, totals, sizes
 
-    def _held_out_dual_pass(self, arrays, targets, weights, held, outputs):
-        """:meth:`_compiled_pass` of checked ``arrays`` whose rows with ``held[i]`` are held out: scored by the
-        support set of their moment, as ``decision_function`` scores them, and no round; returns -1 or the row
-        where it stopped."""
+    def _held_out_kernel(self, arrays, targets, weights, held, outputs):
+        """With a kernel, :meth:`_compiled_pass` of checked ``arrays`` whose rows with ``held[i]`` are held out:
+        scored by the support set of their moment, as ``decision_function`` scores them, and no round (else
+        :meth:`LinearLearner._held_out_kernel`); returns -1 or the row where it stopped."""
+        if self.kernel is None:
+            return super()._held_out_kernel(arrays, targets, weights, held, outputs)
         codes, params = self._config_arrays()
         scores, losses, taus, totals = outputs
         sizes = np.empty(arrays.n_rows, dtype=np.int64)
@@ -1118,7 +1105,7 @@ class KernelizableLearner(LinearLearner):
 
         Room is reserved before each block for every row of it to join the
         support set, so a long stream never reserves more than the support set
-        plus one block. ``held``: see :meth:`_held_out_dual_pass`.
+        plus one block. ``held``: see :meth:`_held_out_kernel`.
         """
         mcodes, mparams = self._mercer
         support = self._support

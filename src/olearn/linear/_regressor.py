@@ -193,19 +193,15 @@ class PARegressor(ManyRows, KernelizableLearner, RegressorEstimator):
 
     # -- learning -------------------------------------------------------------
 
-    def _progressive_pass(self, X, y, record, sample_weight=None):
-        """Predict then learn every row in order; return (predictions, scores, losses, taus, mistakes, totals).
+    def _learn_arrays(self, arrays, y, record, sample_weight=None):
+        """Predict then learn every row of ``arrays`` in order; return (predictions, scores, losses, taus, mistakes,
+        totals).
 
         ``predictions`` are the scores (of the current weights) and ``mistakes``
         all False: see the class docstring. With a kernel, the support-set size
         after each round follows. ``sample_weight`` is None or the checked
         weight of each row.
         """
-        self._config_arrays()
-        return self._learn_rows(X, y, self._learn_arrays, record, sample_weight)
-
-    def _learn_arrays(self, arrays, y, record, sample_weight):
-        """:meth:`_progressive` of the rows of X as ``arrays``."""
         targets = check_targets(y, arrays.n_rows)
         if arrays.n_rows == 0:
             empty = np.empty(0)
@@ -315,7 +311,7 @@ class PARegressor(ManyRows, KernelizableLearner, RegressorEstimator):
         ``partial_fit`` of them alone would, and a held-out row is predicted as
         :meth:`predict` would predict it then (the averaged weights with
         ``average``). Returns ``(predictions, scores, losses, taus, mistakes,
-        totals)`` of every row in order, as :meth:`_progressive_pass` (a
+        totals)`` of every row in order, as :meth:`_learn_arrays` (a
         held-out row's loss and tau are 0) with the totals of the learned rows
         only; or None, the learner untouched, with a kernel or where the chunk
         is refused (the caller then learns it by the general path, which says
