@@ -13,7 +13,7 @@ from .._learner import ManyRows
 from .._params import Interval, Options
 from .._validation import check_targets
 from ..kernel import KERNEL_CONSTRAINTS
-from ._base import KernelizableLearner
+from ._kernelized import KernelizableLearner
 from ._pa import _STEP_RULES
 
 

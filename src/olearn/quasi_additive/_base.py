@@ -7,7 +7,7 @@ update and their hyperparameters. ``partial_fit``, ``learn_one`` and
 :func:`olearn.run` call the same compiled code.
 
 The label handling and the streaming methods are those of
-:class:`olearn.linear._base.BinaryClassifierMixin`, shared with the presets of
+:class:`olearn.linear._binary.BinaryClassifierMixin`, shared with the presets of
 the Euclidean linear kernel.
 
 Averaging (``average``, beyond the texts) averages ``w = g(theta)``, the
@@ -27,7 +27,8 @@ from .._labels import BinaryLabels
 from .._persistence import COUNT, NONNEGATIVE, Array, Count, StateSchema, averaged_schema
 from .._validation import CSRArrays, seen_columns, seen_row
 from .._weights import CLASS_WEIGHT, UNWEIGHTED
-from ..linear._base import BinaryClassifierMixin, LinearLearner
+from ..linear._base import LinearLearner
+from ..linear._binary import BinaryClassifierMixin
 from ..second_order._base import RunningSumAverage
 
 

@@ -5,7 +5,7 @@ import math
 from .._kernels import _quasi_additive as qa
 from .._params import BOOLEAN, POSITIVE_FINITE, Interval
 from ._base import QuasiAdditiveClassifier
-from ..linear._base import PlattCalibrated
+from ..linear._binary import PlattCalibrated
 
 
 class PNorm(PlattCalibrated, QuasiAdditiveClassifier):

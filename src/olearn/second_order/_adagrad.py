@@ -7,7 +7,7 @@ import numpy as np
 from .._kernels._second_order import RULE_ADAGRAD
 from .._params import POSITIVE_FINITE, Interval
 from ._base import SecondOrderClassifier
-from ..linear._base import PlattCalibrated
+from ..linear._binary import PlattCalibrated
 
 
 class AdaGrad(PlattCalibrated, SecondOrderClassifier):

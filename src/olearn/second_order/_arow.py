@@ -3,7 +3,7 @@ r"""AROW: adaptive regularization of weight vectors (Crammer, Kulesza & Dredze 2
 from .._kernels._second_order import RULE_AROW
 from .._params import POSITIVE_FINITE
 from ._base import COVARIANCES, SecondOrderClassifier
-from ..linear._base import PlattCalibrated
+from ..linear._binary import PlattCalibrated
 
 
 class AROW(PlattCalibrated, SecondOrderClassifier):

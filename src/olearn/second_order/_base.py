@@ -8,7 +8,7 @@ kernel, so the three agree by construction.
 
 The label handling (any two classes, one class before the other, negating
 the mean when the encoding flips) is that of
-:class:`~olearn.linear._base.BinaryClassifierMixin`: every learner here is odd
+:class:`~olearn.linear._binary.BinaryClassifierMixin`: every learner here is odd
 in the labels with an even covariance update, so negating ``w`` alone is exact.
 
 Averaging (``average``) and importance weights (``sample_weight``,
@@ -54,7 +54,8 @@ from .._persistence import (
 )
 from .._validation import seen_columns, seen_row
 from .._weights import CLASS_WEIGHT, UNWEIGHTED
-from ..linear._base import BinaryClassifierMixin, LinearLearner, _RowNotLearned, grown_intercept_last, negated
+from ..linear._base import LinearLearner, _RowNotLearned, grown_intercept_last, negated
+from ..linear._binary import BinaryClassifierMixin
 
 COVARIANCES = Options("full", "diag")
 # the constraints every learner here adds to its own

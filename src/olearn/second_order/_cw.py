@@ -5,7 +5,7 @@ from statistics import NormalDist
 from .._kernels._second_order import RULE_CW
 from .._params import Interval
 from ._base import COVARIANCES, SecondOrderClassifier
-from ..linear._base import PlattCalibrated
+from ..linear._binary import PlattCalibrated
 
 
 class CW(PlattCalibrated, SecondOrderClassifier):

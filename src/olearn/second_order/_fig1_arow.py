@@ -3,7 +3,7 @@ r"""The AROW variant of Orabona & Crammer (NIPS 2010), Sec. 4.2 (full matrix) an
 from .._kernels._second_order import RULE_FIG1_AROW
 from .._params import POSITIVE_FINITE
 from ._base import COVARIANCES, SecondOrderClassifier
-from ..linear._base import PlattCalibrated
+from ..linear._binary import PlattCalibrated
 
 
 class Fig1AROW(PlattCalibrated, SecondOrderClassifier):

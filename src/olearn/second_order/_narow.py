@@ -3,7 +3,7 @@ r"""NAROW (Orabona & Crammer 2010)."""
 from .._kernels._second_order import RULE_NAROW
 from .._params import POSITIVE_FINITE
 from ._base import COVARIANCES, SecondOrderClassifier
-from ..linear._base import PlattCalibrated
+from ..linear._binary import PlattCalibrated
 
 
 class NAROW(PlattCalibrated, SecondOrderClassifier):

@@ -3,7 +3,7 @@ r"""The Second-Order Perceptron (Cesa-Bianchi, Conconi & Gentile 2005)."""
 from .._kernels._second_order import RULE_SOP
 from .._params import POSITIVE_FINITE
 from ._base import SecondOrderClassifier
-from ..linear._base import PlattCalibrated
+from ..linear._binary import PlattCalibrated
 
 
 class SecondOrderPerceptron(PlattCalibrated, SecondOrderClassifier):
