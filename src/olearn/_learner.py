@@ -4,9 +4,9 @@ A learner starts its state on the first example, forgets it on ``fit`` and, when
 a first call is refused, must be left exactly as unfitted as before
 (:meth:`OnlineLearner._first_call_atomic`). Its hyperparameters are checked
 once per change, not once per example: ``learn_one`` is called millions of
-times with the same settings, so a change is noticed where it is made, in
-``__setattr__``, or for a value changed in place by comparing its content
-(:meth:`OnlineLearner._checked_config`).
+times with the same settings, so a change is noticed where it is made, or
+for a value changed in place by comparing its content
+(:mod:`olearn._settings`, :meth:`OnlineLearner._checked_config`).
 ``fit`` is the batch learner built on the online one: several passes over the
 data, each in a fresh random order, until the loss of a pass stops falling
 (:meth:`OnlineLearner.fit`).
@@ -70,7 +70,6 @@ the labels, grows the model and calls the model's
 
 import contextlib
 import copy
-import functools
 import math
 import re
 import warnings
@@ -85,6 +84,7 @@ from ._features import FeatureMap
 from ._kernels._codes import T_LOSS
 from ._params import BOOLEAN, Interval, NoneOr, check_params
 from ._persistence import PersistenceMixin
+from ._settings import SettingsCache, changes_in_place, freeze, hyperparameter_names
 from ._sparse import CSRRows, issparse
 from ._validation import INDEX_LIMIT, check_fit_size, check_row, check_X, check_y, feature_names
 from ._weights import check_weight_one, one_class_weight, row_weights
@@ -104,49 +104,7 @@ EPOCH_CONSTRAINTS = {
 FEATURE_CONSTRAINTS = {"n_bits": NoneOr(Interval(1, 31, integer=True))}
 
 
-@functools.cache
-def hyperparameter_names(cls):
-    """The names of an estimator class's hyperparameters, as a frozenset."""
-    return frozenset(cls._get_param_names())
-
-
-def freeze(value):
-    """A hyperparameter value as something ``==`` compares safely and exactly, by content.
-
-    Types count (True == 1 == 1.0, yet only some of them are valid values);
-    arrays, lists, tuples, dicts and sets compare by what they hold, as it is
-    now: the result is a copy, which a later change of ``value`` in place
-    leaves as it was.
-
-    >>> freeze(1) == freeze(True), freeze(np.eye(2)) == freeze(np.eye(2))
-    (False, True)
-    >>> weights = {0: 1.0}; before = freeze(weights); weights[0] = 2.0; freeze(weights) == before
-    False
-    """
-    if isinstance(value, np.ndarray):
-        return ("ndarray", value.dtype.str, value.shape, value.tobytes())
-    if isinstance(value, (list, tuple)):
-        return (type(value), tuple(freeze(v) for v in value))
-    if isinstance(value, dict):
-        return (type(value), tuple((freeze(k), freeze(v)) for k, v in value.items()))
-    if isinstance(value, (set, frozenset)):
-        return (type(value), frozenset(freeze(v) for v in value))
-    return (type(value), value)
-
-
-def changes_in_place(value):
-    """Whether a hyperparameter value can change without being set again.
-
-    Lists, dicts, sets and arrays can (and tuples holding one). Any other
-    value (a number, a str, None, a callable, an object) changes only by
-    assignment, which :meth:`OnlineLearner.__setattr__` sees.
-    """
-    if isinstance(value, tuple):
-        return any(changes_in_place(v) for v in value)
-    return isinstance(value, (list, dict, set, np.ndarray))
-
-
-class OnlineLearner(PersistenceMixin, Estimator):
+class OnlineLearner(SettingsCache, PersistenceMixin, Estimator):
     """Base class of the learners: subclasses set ``_constraints``, ``_learned``, ``_started_by`` and ``_start``.
 
     ``_learned`` names the learned attributes that ``fit`` forgets; the
@@ -183,17 +141,6 @@ class OnlineLearner(PersistenceMixin, Estimator):
         if self._named_features:
             return {**self._constraints, **EPOCH_CONSTRAINTS, **FEATURE_CONSTRAINTS}
         return {**self._constraints, **EPOCH_CONSTRAINTS}
-
-    # the settings built from the hyperparameters, and the hyperparameters that can change in place with
-    # their values when built (see _checked_config); None until built, and again after a change
-    _config_cache = None
-
-    def __setattr__(self, name, value):
-        # setting a hyperparameter (by attribute or set_params) drops the settings built from it; the entry
-        # stays (None), so that the attributes of a learner are the same before and after a refused call
-        if name in hyperparameter_names(type(self)) and self.__dict__.get("_config_cache") is not None:
-            self.__dict__["_config_cache"] = None
-        object.__setattr__(self, name, value)
 
     def _checked_config(self, build):
         """``build()``'s result for the current hyperparameters, checked and built again only after a change.
@@ -243,13 +190,6 @@ class OnlineLearner(PersistenceMixin, Estimator):
                 f"{cls}: parameter n_bits={n_bits!r} differs from the model learned so far, which maps names "
                 f"to columns by {how}; call fit to start over with it"
             )
-
-
-    def __getstate__(self):
-        # the settings are no part of the model: rebuilt from the hyperparameters on first use
-        state = self.__dict__.copy()
-        state.pop("_config_cache", None)
-        return state
 
     # -- importance weights ---------------------------------------------------
 
