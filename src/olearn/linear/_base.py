@@ -368,6 +368,35 @@ class LinearLearner(OnlineLearner):
             return None
         return arrays
 
+    # -- one example ------------------------------------------------------------
+
+    def learn_one(self, x, y, sample_weight=None):
+        """Learn one example ``x`` (dict, 1-d array or sparse row) with its label or target ``y`` and weight; returns
+        self.
+
+        A dict's keys are column indices (integers) or feature names; see
+        :mod:`olearn._features` for names, categories and ``n_bits``.
+        """
+        if self._config_cache is None:
+            self._config_arrays()  # a changed hyperparameter is refused before the example is read
+        indices, data, n_features, new = self._learning_row(x)
+        self._learn_row(indices, data, n_features, y, sample_weight, new)
+        return self
+
+    def predict_learn_one(self, x, y, sample_weight=None):
+        """Predict ``x``, then learn it with its label or target ``y`` (and optional weight); return the prediction.
+
+        One step of progressive validation, with the example converted once:
+        the same as ``predict_one(x)`` followed by ``learn_one(x, y)``, but
+        cheaper, except that the prediction comes from the current weights
+        even when the learner averages (as :func:`olearn.run`'s). A classifier
+        predicts None before any class is known.
+        """
+        if self._config_cache is None:
+            self._config_arrays()
+        indices, data, n_features, new = self._learning_row(x)
+        return self._learn_row(indices, data, n_features, y, sample_weight, new)
+
     def _learn_target(self, indices, data, target, weight=1.0):
         """Learn one example already converted, of importance weight ``weight``; return its score before the update."""
         codes, params = self._config_arrays()

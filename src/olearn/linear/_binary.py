@@ -127,28 +127,6 @@ class BinaryClassifierMixin(ManyRows, ClassifierEstimator):
         self._progressive(X, y, record=False, classes=classes, sample_weight=weights)
         return self
 
-    def learn_one(self, x, y, sample_weight=None):
-        """Learn one example ``x`` (dict, 1-d array or sparse row) with label ``y`` and weight; returns self."""
-        if self._config_cache is None:
-            self._config_arrays()  # a changed hyperparameter is refused before the example is read
-        indices, data, n_features, new = self._learning_row(x)
-        self._learn_row(indices, data, n_features, y, sample_weight, new)
-        return self
-
-    def predict_learn_one(self, x, y, sample_weight=None):
-        """Predict ``x``, then learn it with label ``y`` (and optional weight); return the prediction.
-
-        One step of progressive validation, with the example converted once:
-        the same as ``predict_one(x)`` followed by ``learn_one(x, y)``, but
-        cheaper, except that the prediction comes from the current weights
-        even when the learner averages (as :func:`olearn.run`'s). The
-        prediction is None before any class is known.
-        """
-        if self._config_cache is None:
-            self._config_arrays()
-        indices, data, n_features, new = self._learning_row(x)
-        return self._learn_row(indices, data, n_features, y, sample_weight, new)
-
     def _learn_row(self, indices, data, n_features, y, sample_weight=None, new=None):
         """Learn one converted example; return the prediction made before learning (None before any class).
 
@@ -389,7 +367,7 @@ class BinaryLinearClassifier(BinaryClassifierMixin, LinearLearner):
         self._predict_learn(x, y, sample_weight)
         return self
 
-    learn_one.__doc__ = BinaryClassifierMixin.learn_one.__doc__
+    learn_one.__doc__ = LinearLearner.learn_one.__doc__
 
     def predict_learn_one(self, x, y, sample_weight=None):
         # a dict with the keys of the last plain row (FeatureMap.repeated), settings built and unchanged (no
@@ -418,7 +396,7 @@ class BinaryLinearClassifier(BinaryClassifierMixin, LinearLearner):
                         return labels.sides[score > 0.0]
         return super().predict_learn_one(x, y, sample_weight)
 
-    predict_learn_one.__doc__ = BinaryClassifierMixin.predict_learn_one.__doc__
+    predict_learn_one.__doc__ = LinearLearner.predict_learn_one.__doc__
     # the same function, unlocked (the class hook locks the public name only): learn_one's, which holds the lock
     _predict_learn = predict_learn_one
 

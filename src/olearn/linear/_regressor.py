@@ -227,28 +227,6 @@ class PARegressor(ManyRows, KernelizableLearner, RegressorEstimator):
         self._progressive(X, y, record=False, sample_weight=self._row_weights(X, y, sample_weight))
         return self
 
-    def learn_one(self, x, y, sample_weight=None):
-        """Learn one example ``x`` (dict, 1-d array or sparse row) with target ``y`` and weight; returns self.
-
-        A dict's keys are column indices (integers) or feature names; see
-        :mod:`olearn._features` for names, categories and ``n_bits``.
-        """
-        if self._config_cache is None:
-            self._config_arrays()  # a changed hyperparameter is refused before the example is read
-        indices, data, n_features, new = self._learning_row(x)
-        self._learn_row(indices, data, n_features, y, sample_weight, new)
-        return self
-
-    def predict_learn_one(self, x, y, sample_weight=None):
-        """Predict ``x``, then learn it with target ``y``; return the prediction made before learning.
-
-        The prediction comes from the current weights, even when the learner averages.
-        """
-        if self._config_cache is None:
-            self._config_arrays()
-        indices, data, n_features, new = self._learning_row(x)
-        return self._learn_row(indices, data, n_features, y, sample_weight, new)
-
     def _learn_row(self, indices, data, n_features, y, sample_weight=None, new=None):
         """Learn one converted example; return the prediction made before learning.
 
