@@ -127,12 +127,7 @@ class LinearLearner(OnlineLearner):
 
     def _build_config(self):
         """(codes, params) of the kernel for hyperparameters already checked; may refuse them with ValueError."""
-        if self._is_started() and self._learned_average_start() != average_start(getattr(self, "average", False)):
-            raise ValueError(
-                f"{type(self).__name__}: parameter average={self.average!r} differs from the model learned so far "
-                f"(learned with average={self._learned_average_start()}, 0 meaning none); the running average "
-                "cannot be started or moved midway: call fit to start over with it"
-            )
+        self._refuse_another_average()
         codes, params = self._kernel_config()
         code_arr = np.zeros(_codes.N_CODES, dtype=np.int64)
         param_arr = np.zeros(_codes.N_PARAMS)
@@ -142,6 +137,16 @@ class LinearLearner(OnlineLearner):
             param_arr[getattr(_codes, name)] = value
         param_arr[_codes.P_BIAS] = 1.0 if self.fit_intercept else 0.0
         return code_arr, param_arr
+
+    def _refuse_another_average(self):
+        """Refuse an ``average`` other than the one the model learned with: the running average cannot be
+        started or moved midway."""
+        if self._is_started() and self._learned_average_start() != average_start(getattr(self, "average", False)):
+            raise ValueError(
+                f"{type(self).__name__}: parameter average={self.average!r} differs from the model learned so far "
+                f"(learned with average={self._learned_average_start()}, 0 meaning none); the running average "
+                "cannot be started or moved midway: call fit to start over with it"
+            )
 
     # -- learned state --------------------------------------------------------
 

@@ -64,12 +64,7 @@ class QuasiAdditiveClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLe
     def _build_config(self):
         """(codes, params) of the kernel; a started model's w follows a changed link at once; a changed
         average is refused."""
-        if self._is_started() and self._learned_average_start() != average_start(self.average):
-            raise ValueError(
-                f"{type(self).__name__}: parameter average={self.average!r} differs from the model learned so far "
-                f"(learned with average={self._learned_average_start()}, 0 meaning none); the running average "
-                "cannot be started or moved midway: call fit to start over with it"
-            )
+        self._refuse_another_average()
         codes, params = self._kernel_config()
         code_arr = np.zeros(qa.N_QCODES, dtype=np.int64)
         param_arr = np.zeros(qa.N_QPARAMS)

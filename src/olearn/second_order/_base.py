@@ -198,12 +198,7 @@ class SecondOrderClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLear
                 f"{type(self).__name__}: parameter covariance={self.covariance!r} differs from the "
                 "covariance learned so far; call fit to start over with it"
             )
-        if self._is_started() and self._learned_average_start() != average_start(self.average):
-            raise ValueError(
-                f"{type(self).__name__}: parameter average={self.average!r} differs from the model learned so far "
-                f"(learned with average={self._learned_average_start()}, 0 meaning none); the running average "
-                "cannot be started or moved midway: call fit to start over with it"
-            )
+        self._refuse_another_average()
         rule, hyper, delta = self._rule()
         codes = np.zeros(_so.N_CODES, dtype=np.int64)
         codes[_so.K_RULE] = rule
