@@ -200,7 +200,7 @@ class _RecordingPA(olearn.PAClassifier):
 
     def _progressive_pass(self, X, y, record, classes=None, **kwargs):
         self.__dict__.setdefault("seen", []).append((np.asarray(X).copy(), kwargs.get("sample_weight")))
-        return super()._progressive_pass(X, y, record, classes)
+        return super()._progressive_pass(X, y, record, classes=classes)
 
 
 def test_weights_travel_with_their_rows():

@@ -9,7 +9,7 @@ A CSR batch large enough for the binary linear learners, PA regression and the d
 second-order learners (AdaGrad, AROW, CW, NAROW) is not checked
 before it is learned: the learning pass checks each row just before it reads it, and a
 row it stops at sends the batch, the learner put back first, to the checked path
-(``LinearLearner._learn_rows``). Those batches are broken at their first, a middle and
+(``LinearLearner._progressive_pass``). Those batches are broken at their first, a middle and
 their last row, for a learner not started and one with weights: the error must be the one
 ``check_X`` gives, word for word, and the learner bit-identical to what it was; the
 defects that would read out of bounds if a pass trusted them run in a fresh interpreter.
@@ -321,7 +321,7 @@ def test_a_number_label_after_string_classes_is_refused_not_made_a_string(name, 
 
 # -- batches whose rows the learning pass checks itself ------------------------------------
 
-# learners whose pass checks a large CSR batch's rows (LinearLearner._learn_rows): (make, task)
+# learners whose pass checks a large CSR batch's rows (LinearLearner._progressive_pass): (make, task)
 ROW_CHECKING = {
     "PA-I": (lambda: olearn.PAClassifier(variant="pa1", C=0.5, fit_intercept=True), "binary"),
     "PA-I averaged": (lambda: olearn.PAClassifier(variant="pa1", average=True), "binary"),

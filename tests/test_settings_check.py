@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 import olearn
-from olearn._learner import OnlineLearner, changes_in_place, freeze
+from olearn._learner import OnlineLearner
+from olearn._settings import changes_in_place, freeze
 from olearn._params import Interval
 
 

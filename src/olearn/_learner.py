@@ -4,17 +4,72 @@ A learner starts its state on the first example, forgets it on ``fit`` and, when
 a first call is refused, must be left exactly as unfitted as before
 (:meth:`OnlineLearner._first_call_atomic`). Its hyperparameters are checked
 once per change, not once per example: ``learn_one`` is called millions of
-times with the same settings, so a change is noticed where it is made, in
-``__setattr__``, or for a value changed in place by comparing its content
-(:meth:`OnlineLearner._checked_config`).
+times with the same settings, so a change is noticed where it is made, or
+for a value changed in place by comparing its content
+(:mod:`olearn._settings`, :meth:`OnlineLearner._checked_config`).
 ``fit`` is the batch learner built on the online one: several passes over the
 data, each in a fresh random order, until the loss of a pass stops falling
 (:meth:`OnlineLearner.fit`).
+
+**The hooks of a learner family.** The public calls are written once; a
+family implements what they call, and each check is made once, at the
+boundary named.
+
+A batch: ``partial_fit``, ``fit`` (each pass) and :func:`olearn.run` call
+:meth:`OnlineLearner._progressive` (``partial_fit`` after checking the weights
+once, :meth:`OnlineLearner._row_weights`), which undoes a batch an overflow
+stopped, then the family's
+
+* ``_progressive_pass(X, y, record, **extra)``: X and y as the caller gave
+  them (the family checks them once: :meth:`OnlineLearner._check_X` with
+  ``learning=True``, its labels); ``extra`` holds ``sample_weight``, checked
+  (one float64 a row) or None, and a classifier's ``classes``. Learns every
+  row in order inside :meth:`OnlineLearner._first_call_atomic` and returns
+  ``(predictions, scores, losses, taus, mistakes, totals)``, the per-round
+  arrays empty unless ``record`` (a kernel learner appends its support-set
+  sizes); an overflow at row k raises :class:`~olearn.exceptions.PartialUpdateError` with
+  ``rows_kept=k``.
+* ``_held_out_pass(X, y, held, sample_weight=None, ...)`` (optional): the same with
+  the rows ``held`` predicted, not learned; None where it does not apply
+  (:mod:`olearn._held_out`).
+
+One example of a learner of rows (:class:`ManyRows`): ``learn_one``,
+``predict_learn_one`` and a Pipeline convert it once
+(:meth:`OnlineLearner._learning_row`; to predict, :meth:`OnlineLearner._row`),
+then call
+
+* ``_learn_row(indices, data, n_features, y, sample_weight=None, new=None)``:
+  the checked row and the names it adds (``new``), the label and weight as
+  given (the family checks them: :meth:`OnlineLearner._weight_one`); returns
+  the prediction made before learning; a refused example leaves the model as
+  it was (growing: :meth:`OnlineLearner._first_call_atomic`);
+* ``_predict_row(indices, data, n_features)``: the prediction, None (0.0 for a
+  regressor) before the first example.
+
+The linear families (:mod:`olearn.linear`, :mod:`olearn.second_order`,
+:mod:`olearn.quasi_additive`) split these in two: the task (binary labels,
+regression targets) over the model (its weights and its kernel).
+:meth:`~olearn.linear._base.LinearLearner._progressive_pass` reads the batch
+as CSR arrays, unchecked where the pass checks each row itself, and calls the
+task's ``_learn_arrays(arrays, y, record, **extra)``, which checks and encodes
+the labels, grows the model and calls the model's
+
+* ``_pass(arrays, targets, record, weights=None)``: CSR arrays (unchecked only
+  where ``_pass_checks_rows()``), one float64 target each (-1/+1 or a real
+  number), the checked weights; returns ``(scores, losses, taus, totals)`` (a
+  kernel learner appends its support-set sizes);
+* ``_learn_target(indices, data, target, weight=1.0)``: one checked row within
+  the model's columns; returns its score before the update, or raises
+  FloatingPointError with the model unchanged;
+* ``_scores(X)`` and ``_score_row(indices, data, n_features)``: the scores
+  that predict (None for a row before the first example);
+* ``_held_out_kernel(arrays, targets, weights, held, outputs)`` where
+  ``_takes_held_out()``; and ``_start``, ``_grow``, ``_negate`` and the saved
+  state (:mod:`olearn._persistence`).
 """
 
 import contextlib
 import copy
-import functools
 import math
 import warnings
 from collections.abc import Mapping
@@ -28,6 +83,7 @@ from ._estimator import Estimator, locked
 from ._features import FeatureMap
 from ._params import BOOLEAN, Interval, NoneOr, check_params
 from ._persistence import PersistenceMixin
+from ._settings import SettingsCache, changes_in_place, freeze, hyperparameter_names
 from ._sparse import CSRRows, issparse
 from ._validation import INDEX_LIMIT, check_fit_size, check_row, check_X, check_y, feature_names
 from ._weights import check_weight_one, one_class_weight, row_weights
@@ -47,49 +103,7 @@ EPOCH_CONSTRAINTS = {
 FEATURE_CONSTRAINTS = {"n_bits": NoneOr(Interval(1, 31, integer=True))}
 
 
-@functools.cache
-def hyperparameter_names(cls):
-    """The names of an estimator class's hyperparameters, as a frozenset."""
-    return frozenset(cls._get_param_names())
-
-
-def freeze(value):
-    """A hyperparameter value as something ``==`` compares safely and exactly, by content.
-
-    Types count (True == 1 == 1.0, yet only some of them are valid values);
-    arrays, lists, tuples, dicts and sets compare by what they hold, as it is
-    now: the result is a copy, which a later change of ``value`` in place
-    leaves as it was.
-
-    >>> freeze(1) == freeze(True), freeze(np.eye(2)) == freeze(np.eye(2))
-    (False, True)
-    >>> weights = {0: 1.0}; before = freeze(weights); weights[0] = 2.0; freeze(weights) == before
-    False
-    """
-    if isinstance(value, np.ndarray):
-        return ("ndarray", value.dtype.str, value.shape, value.tobytes())
-    if isinstance(value, (list, tuple)):
-        return (type(value), tuple(freeze(v) for v in value))
-    if isinstance(value, dict):
-        return (type(value), tuple((freeze(k), freeze(v)) for k, v in value.items()))
-    if isinstance(value, (set, frozenset)):
-        return (type(value), frozenset(freeze(v) for v in value))
-    return (type(value), value)
-
-
-def changes_in_place(value):
-    """Whether a hyperparameter value can change without being set again.
-
-    Lists, dicts, sets and arrays can (and tuples holding one). Any other
-    value (a number, a str, None, a callable, an object) changes only by
-    assignment, which :meth:`OnlineLearner.__setattr__` sees.
-    """
-    if isinstance(value, tuple):
-        return any(changes_in_place(v) for v in value)
-    return isinstance(value, (list, dict, set, np.ndarray))
-
-
-class OnlineLearner(PersistenceMixin, Estimator):
+class OnlineLearner(SettingsCache, PersistenceMixin, Estimator):
     """Base class of the learners: subclasses set ``_constraints``, ``_learned``, ``_started_by`` and ``_start``.
 
     ``_learned`` names the learned attributes that ``fit`` forgets; the
@@ -126,17 +140,6 @@ class OnlineLearner(PersistenceMixin, Estimator):
         if self._named_features:
             return {**self._constraints, **EPOCH_CONSTRAINTS, **FEATURE_CONSTRAINTS}
         return {**self._constraints, **EPOCH_CONSTRAINTS}
-
-    # the settings built from the hyperparameters, and the hyperparameters that can change in place with
-    # their values when built (see _checked_config); None until built, and again after a change
-    _config_cache = None
-
-    def __setattr__(self, name, value):
-        # setting a hyperparameter (by attribute or set_params) drops the settings built from it; the entry
-        # stays (None), so that the attributes of a learner are the same before and after a refused call
-        if name in hyperparameter_names(type(self)) and self.__dict__.get("_config_cache") is not None:
-            self.__dict__["_config_cache"] = None
-        object.__setattr__(self, name, value)
 
     def _checked_config(self, build):
         """``build()``'s result for the current hyperparameters, checked and built again only after a change.
@@ -186,13 +189,6 @@ class OnlineLearner(PersistenceMixin, Estimator):
                 f"{cls}: parameter n_bits={n_bits!r} differs from the model learned so far, which maps names "
                 f"to columns by {how}; call fit to start over with it"
             )
-
-
-    def __getstate__(self):
-        # the settings are no part of the model: rebuilt from the hyperparameters on first use
-        state = self.__dict__.copy()
-        state.pop("_config_cache", None)
-        return state
 
     # -- importance weights ---------------------------------------------------
 

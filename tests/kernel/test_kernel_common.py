@@ -350,7 +350,7 @@ def test_poly_scores_that_overflow_are_refused():
 
 def test_a_pass_made_block_by_block_is_one_pass(monkeypatch):
     """The compiled pass reserves room a block of rows at a time; block edges change nothing."""
-    import olearn.linear._base as base
+    import olearn.linear._kernelized as base
 
     X, y = _data(olearn.PAClassifier, n=50)
     X[23] = 1e200  # an overflow in the fourth block of 7 rows

@@ -9,7 +9,7 @@ row's order (the order that olearn's docs and the C benchmark state), so the
 two must agree exactly, not just closely.
 
 A CSR batch large enough for the learner is checked by that pass itself, each
-row just before it reads it (``LinearLearner._learn_rows``): the results must
+row just before it reads it (``LinearLearner._progressive_pass``): the results must
 be the same bit for bit, and a row in no canonical form (unsorted or repeated
 indices, at the first, a middle or the last row) must stop the pass and be
 learned as scipy's ``sum_duplicates`` puts it, the learner put back first; an

@@ -1,6 +1,6 @@
 """The diagonal second-order learners check a large CSR batch's rows in their learning pass.
 
-A CSR batch large enough (``LinearLearner._learn_rows``) goes unchecked to the
+A CSR batch large enough (``LinearLearner._progressive_pass``) goes unchecked to the
 diagonal pass, which checks each row just before it reads it. Its results must
 be those of the checked path bit for bit (the same learner fed the dense rows,
 which ``check_X`` takes and the plain pass learns) and agree with the NumPy

@@ -5,7 +5,7 @@
 :func:`._rows.csr_summary` (the input check) and :func:`._binary_linear.binary_linear_pass` (every
 binary linear learner without averaging), or, for a batch large enough, in place of the last two
 :func:`._binary_linear.checking_linear_pass` (the pass that checks each row as it reads it; see
-``LinearLearner._learn_rows``); ``olearn predict`` and runs of several passes also
+``LinearLearner._progressive_pass``); ``olearn predict`` and runs of several passes also
 :func:`._binary_linear.binary_linear_scores`, the latter with a hold-out
 :func:`._binary_linear.held_out_linear_pass`; a frozen binary model's losses (``olearn run -t``)
 :func:`._binary_linear.margin_losses`; a VW text file :func:`._parse_vw.count_bounds`,

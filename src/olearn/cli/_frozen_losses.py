@@ -80,7 +80,7 @@ def _second_order_losses(model, learner, X, y, scores, signs, weight):
 def _loss_code(learner):
     """The ``_codes`` loss of a binary linear learner's kernel; the hinge for the others."""
     from .._kernels import _codes
-    from ..linear._base import BinaryLinearClassifier  # here: only a binary run loads the linear learners
+    from ..linear._binary import BinaryLinearClassifier  # here: only a binary run loads the linear learners
 
     if isinstance(learner, BinaryLinearClassifier):
         return learner._config_arrays()[0][_codes.K_LOSS]

@@ -23,7 +23,8 @@ loaded as something else.
 
 import types
 
-from .._learner import OnlineLearner, freeze
+from .._learner import OnlineLearner
+from .._settings import freeze
 from .._persistence import PersistenceMixin, _vocabulary, model_entry, model_from_entry, olearn_class, \
     vocabulary_entries
 from .._validation import INDEX_LIMIT

@@ -85,7 +85,7 @@ def passes_release_gil(est):
     learn at once: a binary linear learner (no average, no Mercer kernel), whose passes run in the kernels compiled
     ahead of time (:mod:`olearn._kernels._compiled`, each releasing the GIL), when that extension is in use."""
     from .._kernels import _compiled
-    from ..linear._base import BinaryLinearClassifier
+    from ..linear._binary import BinaryLinearClassifier
 
     return (_compiled.EXTENSION is not None and isinstance(est, BinaryLinearClassifier)
             and not getattr(est, "average", False) and getattr(est, "kernel", None) is None)

@@ -94,7 +94,7 @@ def kind_of(est):
     if isinstance(est, (*_defined("second_order._arow", "AROW"), *_defined("second_order._narow", "NAROW"),
                         *_defined("second_order._cw", "CW"), *_defined("second_order._sop", "SecondOrderPerceptron"))):
         return "gaussian"
-    if isinstance(est, (*_defined("linear._base", "BinaryLinearClassifier"),
+    if isinstance(est, (*_defined("linear._binary", "BinaryLinearClassifier"),
                         *_defined("linear._regressor", "PARegressor"))):
         return "linear"
     if isinstance(est, _defined("multiclass._base", "MulticlassLearner")) and type(est).__name__ in MIXING_LEARNERS:

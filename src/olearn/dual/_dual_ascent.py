@@ -9,7 +9,7 @@ from .._params import INT64_MAX, POSITIVE, POSITIVE_FINITE, Interval, Options
 from .._state_schema import NONNEGATIVE, SIGN, Array, csr
 from .._validation import CSRArrays
 from ..quasi_additive._base import QuasiAdditiveClassifier
-from ..linear._base import PlattCalibrated
+from ..linear._binary import PlattCalibrated
 
 _LINKS = {"l2": qa.LINK_L2, "entropy": qa.LINK_ENTROPY, "pnorm": qa.LINK_PNORM}
 _UPDATES = {

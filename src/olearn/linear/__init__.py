@@ -4,7 +4,7 @@ from .._lazy import lazy_names
 
 # Every learner loads with its module on first use, so ``olearn run --algo pa1`` does not import the others.
 _HOMES = {
-    "BinaryLinearClassifier": "_base",
+    "BinaryLinearClassifier": "_binary",
     "LinearLearner": "_base",
     "OGDClassifier": "_ogd",
     "OnlineSVM": "_ogd",

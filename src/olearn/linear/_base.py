@@ -1,15 +1,14 @@
-"""The shared machinery of the linear learners (binary classifiers and regressors).
+"""The linear learner: a preset of the linear kernel, whatever its task (binary classes or real targets).
 
 A learner here is a preset of the linear kernel (:mod:`olearn._kernels._binary_linear`):
 it names a step rule, a loss, a schedule and its hyperparameters, and inherits
 everything else. :class:`LinearLearner` holds what does not depend on the task
-(hyperparameters, weights, growth, scores, persistence);
-:class:`BinaryClassifierMixin` adds the two class labels and the binary APIs,
-and :class:`BinaryLinearClassifier` puts the two together.
-:class:`KernelizableLearner` adds the dual form with a Mercer kernel
-(:mod:`olearn._kernels._mercer_binary`, support set of :mod:`olearn.kernel`).
-``partial_fit``, ``learn_one`` and :func:`olearn.run` all call the same
-compiled code, so the three agree by construction.
+(hyperparameters, weights, growth, scores, the pass over a batch, persistence);
+the binary task is :mod:`olearn.linear._binary`, regression
+:mod:`olearn.linear._regressor`, and the dual form with a Mercer kernel
+:mod:`olearn.linear._kernelized`. ``partial_fit``, ``learn_one`` and
+:func:`olearn.run` all call the same compiled code, so the three agree by
+construction.
 
 Importance weights reach the kernels as one float64 weight per row (the
 hooks ``_pass(arrays, targets, record, weights=None)`` and
@@ -22,23 +21,16 @@ import copy
 
 import numpy as np
 
-from .. import _calibration
 from .._averaging import average_start, interleaved, zero_records
-from .._docstrings import shared_entries
-from .._estimator import ClassifierEstimator, locked, only_when
-from .._held_out import held_out_chunk
 from ..exceptions import PartialUpdateError
 from .._kernels import _codes, _compiled
 from .._kernels._codes import A_SIGMA, A_START, N_AVERAGE
-from .._labels import BinaryLabels, plain_label
 from .._lazy import LazyModule
-from .._learner import ManyRows, OnlineLearner
+from .._learner import OnlineLearner
 from .._params import BOOLEAN, Interval, NoneOr
-from .._state_schema import COUNT, LABELS, NONNEGATIVE, POSITIVE, Array, Count, StateSchema, distinct
-from .._validation import CSRArrays, check_label, check_y, seen_columns, unchecked_csr
+from .._state_schema import COUNT, NONNEGATIVE, POSITIVE, Array, Count, StateSchema
+from .._validation import seen_columns, unchecked_csr
 from .._weights import UNWEIGHTED
-from ..kernel import SupportSet
-from ..kernel._hyperparameters import call_kernel, initial_seed, mercer_arrays
 
 K = LazyModule("olearn._kernels._binary_linear")
 
@@ -58,7 +50,7 @@ def _stopped(err, scores):
 class _RowNotLearned(Exception):
     """A pass over rows it checks itself stopped at one: refused as given, or its numbers overflowed.
 
-    Never leaves olearn: the batch is learned again after ``check_X`` (:meth:`LinearLearner._learn_rows`).
+    Never leaves olearn: the batch is learned again after ``check_X`` (:meth:`LinearLearner._progressive_pass`).
     """
 
 _COMMON_CONSTRAINTS = {
@@ -117,7 +109,7 @@ class LinearLearner(OnlineLearner):
 
     _learned = ("_w", "_state", "_avg", "_avg_state", "n_features_in_")
     # the arrays a pass writes in place (those of them the learner has): copied before a pass over
-    # unchecked rows and written back if it stops (see _learn_rows)
+    # unchecked rows and written back if it stops (see _progressive_pass)
     _written_by_pass = ("_w", "_state", "_avg", "_avg_state")
 
     # -- hyperparameters ------------------------------------------------------
@@ -135,12 +127,7 @@ class LinearLearner(OnlineLearner):
 
     def _build_config(self):
         """(codes, params) of the kernel for hyperparameters already checked; may refuse them with ValueError."""
-        if self._is_started() and self._learned_average_start() != average_start(getattr(self, "average", False)):
-            raise ValueError(
-                f"{type(self).__name__}: parameter average={self.average!r} differs from the model learned so far "
-                f"(learned with average={self._learned_average_start()}, 0 meaning none); the running average "
-                "cannot be started or moved midway: call fit to start over with it"
-            )
+        self._refuse_another_average()
         codes, params = self._kernel_config()
         code_arr = np.zeros(_codes.N_CODES, dtype=np.int64)
         param_arr = np.zeros(_codes.N_PARAMS)
@@ -150,6 +137,16 @@ class LinearLearner(OnlineLearner):
             param_arr[getattr(_codes, name)] = value
         param_arr[_codes.P_BIAS] = 1.0 if self.fit_intercept else 0.0
         return code_arr, param_arr
+
+    def _refuse_another_average(self):
+        """Refuse an ``average`` other than the one the model learned with: the running average cannot be
+        started or moved midway."""
+        if self._is_started() and self._learned_average_start() != average_start(getattr(self, "average", False)):
+            raise ValueError(
+                f"{type(self).__name__}: parameter average={self.average!r} differs from the model learned so far "
+                f"(learned with average={self._learned_average_start()}, 0 meaning none); the running average "
+                "cannot be started or moved midway: call fit to start over with it"
+            )
 
     # -- learned state --------------------------------------------------------
 
@@ -279,7 +276,7 @@ class LinearLearner(OnlineLearner):
         ``weights``: the checked importance weight of each row, or None (all 1).
         Unchecked arrays (:func:`~olearn._validation.unchecked_csr`) go to the
         pass that checks each row before reading it; where it stops, this
-        raises ``_RowNotLearned`` (see :meth:`_learn_rows`).
+        raises ``_RowNotLearned`` (see :meth:`_progressive_pass`).
         """
         codes, params = self._config_arrays()
         n = arrays.n_rows if record else 0
@@ -319,8 +316,9 @@ class LinearLearner(OnlineLearner):
         """
         return type(self)._pass is LinearLearner._pass
 
-    def _learn_rows(self, X, y, learn, *args):
-        """``learn(arrays, y, *args)`` for the rows of ``X``: its result, after the rows were checked.
+    def _progressive_pass(self, X, y, record, **extra):
+        """The task's ``_learn_arrays(arrays, y, record, **extra)`` for the rows of ``X``: its result, after the rows
+        were checked (the hooks: :mod:`olearn._learner`).
 
         ``check_X`` reads the whole of a CSR matrix before the pass reads it
         again. Where it pays (:meth:`_unchecked_rows`) the pass checks each row
@@ -331,6 +329,7 @@ class LinearLearner(OnlineLearner):
         raises what it always raised (naming the first bad entry) or learns
         the batch's canonical form. A refused batch costs up to two passes.
         """
+        self._config_arrays()
         arrays = self._unchecked_rows(X, y)
         if arrays is not None:
             saved = dict(self.__dict__)
@@ -340,7 +339,7 @@ class LinearLearner(OnlineLearner):
                 if name in saved:
                     saved[name] = copy.deepcopy(saved[name])
             try:
-                return learn(arrays, y, *args)
+                return self._learn_arrays(arrays, y, record, **extra)
             except BaseException as err:
                 for name, content in contents.items():
                     saved[name][...] = content
@@ -349,7 +348,7 @@ class LinearLearner(OnlineLearner):
                 if not isinstance(err, Exception):
                     raise
         # the checked path: the call's result, or its error
-        return learn(self._check_X(X, learning=True), y, *args)
+        return self._learn_arrays(self._check_X(X, learning=True), y, record, **extra)
 
     def _unchecked_rows(self, X, y):
         """The unchecked arrays of ``X`` (:func:`~olearn._validation.unchecked_csr`) where its pass may check them.
@@ -373,6 +372,35 @@ class LinearLearner(OnlineLearner):
         if arrays.data.size < _ENTRIES_PER_COPIED_WEIGHT * copied:
             return None
         return arrays
+
+    # -- one example ------------------------------------------------------------
+
+    def learn_one(self, x, y, sample_weight=None):
+        """Learn one example ``x`` (dict, 1-d array or sparse row) with its label or target ``y`` and weight; returns
+        self.
+
+        A dict's keys are column indices (integers) or feature names; see
+        :mod:`olearn._features` for names, categories and ``n_bits``.
+        """
+        if self._config_cache is None:
+            self._config_arrays()  # a changed hyperparameter is refused before the example is read
+        indices, data, n_features, new = self._learning_row(x)
+        self._learn_row(indices, data, n_features, y, sample_weight, new)
+        return self
+
+    def predict_learn_one(self, x, y, sample_weight=None):
+        """Predict ``x``, then learn it with its label or target ``y`` (and optional weight); return the prediction.
+
+        One step of progressive validation, with the example converted once:
+        the same as ``predict_one(x)`` followed by ``learn_one(x, y)``, but
+        cheaper, except that the prediction comes from the current weights
+        even when the learner averages (as :func:`olearn.run`'s). A classifier
+        predicts None before any class is known.
+        """
+        if self._config_cache is None:
+            self._config_arrays()
+        indices, data, n_features, new = self._learning_row(x)
+        return self._learn_row(indices, data, n_features, y, sample_weight, new)
 
     def _learn_target(self, indices, data, target, weight=1.0):
         """Learn one example already converted, of importance weight ``weight``; return its score before the update."""
@@ -466,824 +494,3 @@ class LinearLearner(OnlineLearner):
             self._avg = np.array(arrays["average"], dtype=np.float64)
             self._avg_state = np.array(arrays["average_state"], dtype=np.float64)
         self.n_features_in_ = int(state["n_features_in"])
-
-
-class BinaryClassifierMixin(ManyRows, ClassifierEstimator):
-    """Two classes mapped to the targets -1 and +1 of a kernel, and the binary APIs on top of them.
-
-    For a learner whose weight vector ``_w`` is odd in the labels (negating
-    every label negates ``_w``), so that a change of which class is +1 is a
-    negation of ``_w``. The learner provides :class:`LinearLearner`'s hooks
-    (``_config_arrays``, ``_grow``, ``_negate``, ``_pass``, ``_learn_target``,
-    ``_scores``, ``_score_row``) and sets ``_labels`` when it starts.
-    """
-
-    _task = "binary"
-    _changed_in_place = ("_labels", "_support")
-    # nothing is copied for a batch: the labels change only until both classes are known, and until then
-    # the learner is copied whole (see _learns_again)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags
-
-    def _observe_labels(self, y, classes=None):
-        flip = self._labels.declare(classes) if classes is not None else False
-        flip = self._labels.observe(y) or flip
-        if flip:
-            self._negate()
-            if "_calibration" in self.__dict__:
-                self._calibration = _calibration.flipped(self._calibration)
-        self.classes_ = self._labels.classes
-
-    def _learns_again(self, state, y, classes):
-        """While a class is unknown and the batch may bring it: a second class changes which one is +1 (and some
-        rules learn otherwise with one class), so the rows kept are learned again with only theirs."""
-        labels = state.get("_labels")
-        if labels is None or labels.classes is None:
-            return True  # nothing learned yet: the copy costs nothing
-        if labels.classes.size == 2:
-            return False
-        if classes is not None:
-            return True
-        try:
-            return not bool(np.all(np.asarray(y, dtype=object) == labels.classes[0]))
-        except (TypeError, ValueError):
-            return True  # labels the pass will refuse
-
-    # -- learning -------------------------------------------------------------
-
-    def _progressive_pass(self, X, y, record, classes=None, sample_weight=None, log_odds=None):
-        """Predict then learn every row in order; return the per-round outputs.
-
-        Returns (predictions, scores, losses, taus, mistakes, totals): the
-        per-round arrays (empty when ``record`` is False; ``mistakes`` is
-        boolean) and the kernel's totals, followed by the support-set size
-        after each round when ``_pass`` gives one (a kernel learner's).
-        ``sample_weight`` is None or the checked effective weight of each row
-        (:meth:`~olearn._learner.OnlineLearner._row_weights`). ``log_odds``:
-        None, or with ``calibration`` an array of one float64 per row that
-        receives the calibrated log-odds of each row before its update.
-        """
-        self._config_arrays()
-        return self._learn_rows(X, y, self._learn_arrays, record, classes, sample_weight, log_odds)
-
-    def _learn_arrays(self, arrays, y, record, classes, sample_weight, log_odds=None):
-        """:meth:`_progressive` of the rows of X as ``arrays``."""
-        y = check_y(y, arrays.n_rows)
-        if arrays.n_rows == 0 and classes is None:
-            empty = np.empty(0)
-            return empty, empty, empty, empty, np.empty(0, dtype=bool), np.zeros(_codes.N_TOTALS)
-        with self._first_call_atomic(arrays):
-            self._grow(arrays.n_features, "X")
-            self._observe_labels(y, classes)
-        targets = self._labels.encode(y)
-        weighted = {} if sample_weight is None else {"weights": sample_weight}
-        calibrating = self._calibrating()
-        try:
-            scores, losses, taus, totals, *sizes = self._pass(arrays, targets, record or calibrating, **weighted)
-        except PartialUpdateError as err:
-            if calibrating:  # the calibrator learns the rows kept, as the learner did
-                k = err.rows_kept
-                self._calibration = _calibration.updated(self._calibrator(), err.scores_kept, targets[:k],
-                                                         None if sample_weight is None else sample_weight[:k])
-            raise
-        if calibrating:
-            # the calibrator does not change the learner: its steps on the pass's scores come out as within it
-            self._calibration = _calibration.updated(self._calibrator(), scores, targets, sample_weight, log_odds)
-        if not record:
-            empty = np.empty(0)
-            return empty, empty, empty, empty, np.empty(0, dtype=bool), totals, *(size[:0] for size in sizes)
-        mistakes = targets * scores <= 0.0
-        return self._labels.decode(scores), scores, losses, taus, mistakes, totals, *sizes
-
-    @shared_entries
-    def partial_fit(self, X, y, classes=None, sample_weight=None):
-        """Learn from the rows of X in order (one online pass); returns self.
-
-        Parameters
-        ----------
-        X : array-like or sparse matrix, shape (n_samples, n_features)
-        y : array-like, shape (n_samples,)
-            Any two class labels.
-        classes : array-like of 2 labels, optional
-            Both classes, when the first batches may show only one.
-        sample_weight : float or array-like of shape (n_samples,), optional
-            <shared entry: sample_weight>
-            It is multiplied by the weight of the example's true class under ``class_weight``.
-        """
-        weights = self._row_weights(X, y, sample_weight)
-        self._progressive(X, y, record=False, classes=classes, sample_weight=weights)
-        return self
-
-    def learn_one(self, x, y, sample_weight=None):
-        """Learn one example ``x`` (dict, 1-d array or sparse row) with label ``y`` and weight; returns self."""
-        if self._config_cache is None:
-            self._config_arrays()  # a changed hyperparameter is refused before the example is read
-        indices, data, n_features, new = self._learning_row(x)
-        self._learn_row(indices, data, n_features, y, sample_weight, new)
-        return self
-
-    def predict_learn_one(self, x, y, sample_weight=None):
-        """Predict ``x``, then learn it with label ``y`` (and optional weight); return the prediction.
-
-        One step of progressive validation, with the example converted once:
-        the same as ``predict_one(x)`` followed by ``learn_one(x, y)``, but
-        cheaper, except that the prediction comes from the current weights
-        even when the learner averages (as :func:`olearn.run`'s). The
-        prediction is None before any class is known.
-        """
-        if self._config_cache is None:
-            self._config_arrays()
-        indices, data, n_features, new = self._learning_row(x)
-        return self._learn_row(indices, data, n_features, y, sample_weight, new)
-
-    def _learn_row(self, indices, data, n_features, y, sample_weight=None, new=None):
-        """Learn one converted example; return the prediction made before learning (None before any class).
-
-        ``new`` lists the feature names the example adds (see :mod:`olearn._features`), or is None.
-        """
-        score, classes = self._learn_example(indices, data, n_features, y, sample_weight, new)
-        if classes is None:
-            return None
-        return plain_label(classes[-1] if score > 0.0 or classes.size == 1 else classes[0])
-
-    def _learn_example(self, indices, data, n_features, y, sample_weight=None, new=None):
-        """Learn one converted example; return its score before the update and the classes known before it."""
-        self._config_arrays()
-        weight = self._weight_one(y, sample_weight)
-        # an unweighted call leaves the hook's default, so learners without weights keep working
-        weighted = {} if sample_weight is None and weight == 1.0 else {"weight": weight}
-        labels = self._labels if self._is_started() else None
-        classes = None if labels is None else labels.classes
-        target = None if labels is None else labels.target(y)
-        if target is None or classes.size < 2 or n_features > self.n_features_in_ or new is not None:
-            # growing, meeting a class or naming a feature, the learner must be put back if the
-            # example is then refused, by its label or by an overflow
-            with self._first_call_atomic(new=new):
-                if n_features > self.n_features_in_:
-                    self._grow(n_features, "x")
-                target = self._labels.target(y)
-                if target is None or self._labels.classes.size < 2:
-                    self._observe_labels(check_label(y))
-                    target = self._labels.target(y)
-                score = self._learn_target(indices, data, target, **weighted)
-        else:
-            score = self._learn_target(indices, data, target, **weighted)
-        if self._calibrating():
-            self._calibration = _calibration.updated(self._calibrator(), [score], [target], [weight])
-        return score, classes
-
-    @staticmethod
-    def _with_classes(schema):
-        """``schema`` and the saved ``classes``: one or two distinct labels, sorted."""
-        return schema.extended(
-            arrays={"classes": Array(LABELS, ("n_classes",))},
-            relations=[distinct("classes", ordered=True)],
-            limits={"n_classes": (1, 2)},
-        )
-
-    def decision_function(self, X):
-        """Signed scores w.x (+ intercept); positive means ``classes_[1]``."""
-        return self._scores(X)
-
-    def predict(self, X):
-        """Predicted classes: ``classes_[1]`` where the score is > 0, else ``classes_[0]``."""
-        scores = self.decision_function(X)
-        return self._labels.decode(scores)
-
-    def predict_one(self, x):
-        """Predicted class of one example (dict, 1-d array or sparse row).
-
-        Before the first example has been learned no class is known, and the
-        answer is None (a stream's first prediction), as in River.
-        """
-        if self._config_cache is None:
-            self._config_arrays()
-        return self._predict_row(*self._row(x))
-
-    def _predict_row(self, indices, data, n_features):
-        """The class predicted for one converted example (None before any class is known)."""
-        score = self._score_row(indices, data, n_features)
-        if score is None:
-            return None
-        return self._labels.sides[bool(score > 0.0)]
-
-    # -- a chunk of a multi-pass run with held-out rows -------------------------
-
-    def _takes_held_out(self):
-        """Whether the learner's pass takes held-out rows as a mask (:meth:`_held_out_kernel`); none by default."""
-        return False
-
-    def _held_out_pass(self, X, y, held, sample_weight=None, log_odds=None):
-        """Learn the rows of X not ``held`` in order, and score the held-out ones on the weights of their moment.
-
-        Vowpal Wabbit's hold-out of ``olearn run --passes N`` in one compiled
-        pass (:meth:`_held_out_kernel`, e.g.
-        :func:`~olearn._kernels._binary_linear.held_out_linear_pass`): the
-        learned rows end as ``partial_fit`` of them alone would, a held-out row
-        is predicted as ``predict`` would predict it then, and only the labels of
-        the learned rows are observed. Returns ``(predictions, scores, losses,
-        taus, mistakes, totals)`` of every row in order (a held-out row's
-        mistake is a prediction other than its label, as ``predict`` is judged;
-        its loss and tau are 0) with the totals of the learned rows only; or
-        None, the learner untouched, where the pass does not apply
-        (:meth:`_takes_held_out`) or the chunk is refused: the caller then
-        learns it by the general path, which says why. ``log_odds``: None, or
-        with ``calibration`` an array of one float64 per row that receives the
-        calibrated log-odds of each row at its moment (a learned row's before
-        its update, as in :func:`olearn.run`; a held-out row's as
-        ``predict_proba`` would give them then).
-        """
-        if not self._takes_held_out():
-            return None
-        return held_out_chunk(self, self._written_by_pass, self._changed_in_place,
-                              lambda: self._held_out_targets(X, y, held, sample_weight),
-                              lambda checked: self._held_out_rows(*checked, held, log_odds))
-
-    def _held_out_targets(self, X, y, held, sample_weight):
-        """The chunk's checks (:func:`~olearn._held_out.held_out_chunk`): its rows, labels and weights read, and the
-        learner grown to its columns and the classes of its learned rows; returns ``(arrays, y, targets, weights)``."""
-        self._config_arrays()
-        weights = self._row_weights(X, y, sample_weight)
-        arrays = self._check_X(X, learning=True)
-        y = check_y(y, arrays.n_rows)
-        learned = ~held
-        with self._first_call_atomic(arrays):
-            self._grow(arrays.n_features, "X")
-            self._observe_labels(y[learned])
-        targets = np.zeros(arrays.n_rows)
-        targets[learned] = self._labels.encode(y[learned])
-        return arrays, y, targets, weights
-
-    def _held_out_rows(self, arrays, y, targets, weights, held, log_odds=None):
-        """The masked pass over checked rows (:meth:`_held_out_kernel`): the outputs of
-        :meth:`_held_out_pass`, or None where an overflow stopped it."""
-        outputs = self._masked_outputs(arrays, targets, weights, held)
-        if outputs is None:
-            return None
-        scores, losses, taus, totals = outputs
-        if self._calibrating():
-            # the calibrator learns the learned rows' scores before their updates, in order, as on every path;
-            # a held-out row's log-odds are read between them
-            self._calibration = _calibration.updated(self._calibrator(), scores, targets, weights, log_odds, held)
-        predictions = self._labels.decode(scores)
-        mistakes = targets * scores <= 0.0
-        mistakes[held] = predictions[held] != y[held]
-        return predictions, scores, losses, taus, mistakes, totals
-
-    # -- calibration of the scores (see PlattCalibrated) ------------------------
-
-    def _calibrating(self):
-        """Whether the learner calibrates its scores (``calibration="platt"``, :mod:`olearn._calibration`)."""
-        return getattr(self, "calibration", None) is not None
-
-    def _calibrator(self):
-        """The calibrator's state: learned so far, or the prior before its first example."""
-        return self.__dict__.get("_calibration", _calibration.prior())
-
-
-class PlattCalibrated:
-    """The hyperparameter ``calibration`` of a binary margin classifier, and ``predict_proba`` and its twins.
-
-    With ``calibration="platt"`` the learner's scores go through the
-    calibration :mod:`olearn._calibration` learns from them online
-    (:class:`BinaryClassifierMixin` updates it on every path that learns),
-    saved with the model; the probability methods exist (``hasattr``) only
-    then. Mixed in before the family's class, whose hyperparameter checks,
-    configuration and saved state it extends. A family whose files were
-    first written without ``calibration`` lists it in
-    ``_params_added_later``: those files load with ``calibration=None``,
-    which is what their models did.
-    """
-
-    def _all_constraints(self):
-        return {**super()._all_constraints(), "calibration": _calibration.CALIBRATION}
-
-    def _build_config(self):
-        if self._calibrating() and average_start(getattr(self, "average", False)):
-            raise ValueError(
-                f"{type(self).__name__}: parameter calibration={self.calibration!r} is not available with "
-                f"average={self.average!r}: the calibration learns from the scores of the current weights, while the "
-                "averaged ones predict; use one or the other"
-            )
-        return super()._build_config()
-
-    def _state_schema(self):
-        """The family's state, and with ``calibration`` the calibrator's (:mod:`olearn._calibration`)."""
-        schema = super()._state_schema()
-        if not self._calibrating():
-            return schema
-        return schema.extended(arrays={"calibration": Array("float64", (_calibration.N_STATE,))},
-                               relations=[_calibration.state_problem])
-
-    def _get_state(self):
-        arrays, state = super()._get_state()
-        if self._calibrating():
-            arrays["calibration"] = self._calibrator()
-        return arrays, state
-
-    def _set_state(self, arrays, state):
-        super()._set_state(arrays, state)
-        if self._calibrating():
-            self._calibration = np.array(arrays["calibration"], dtype=np.float64)
-
-    def _why_no_probabilities(self):
-        if self._calibrating():
-            return None
-        return ("its scores are margins, not probabilities; set calibration='platt' to learn a map from "
-                "scores to probabilities online (see docs/probabilities.md)")
-
-    @only_when(_why_no_probabilities)
-    @locked  # a mixin's methods are not locked by Estimator's subclass hook
-    def predict_proba(self, X):
-        r"""Probability of each class, columns in the order of ``classes_`` (with ``calibration="platt"``).
-
-        The probability of ``classes_[1]`` is :math:`\sigma(a f(x) + b)` of
-        the decision function f, with the calibration (a, b) learned online
-        from the scores before each update (:mod:`olearn._calibration`); before
-        a second class has been seen, the one class known has probability 1.
-        """
-        log_odds = _calibration.calibrated_scores(self._calibrator(), self.decision_function(X))
-        return _calibration.probabilities(log_odds, self.classes_.size)
-
-    @only_when(_why_no_probabilities)
-    @locked
-    def predict_log_proba(self, X):
-        """Logarithm of :meth:`predict_proba`, computed directly (finite however large the score is)."""
-        log_odds = _calibration.calibrated_scores(self._calibrator(), self.decision_function(X))
-        return _calibration.log_probabilities(log_odds, self.classes_.size)
-
-    @only_when(_why_no_probabilities)
-    @locked
-    def predict_proba_one(self, x):
-        """Probability of each class for one example, a dict {class: probability}; None before any class is known."""
-        score = self._score_one(x)
-        if score is None:
-            return None
-        log_odds = _calibration.calibrated_scores(self._calibrator(), np.array([score]))
-        return dict(zip(self.classes_.tolist(), _calibration.probabilities(log_odds, self.classes_.size)[0].tolist()))
-
-
-class BinaryLinearClassifier(BinaryClassifierMixin, LinearLearner):
-    """A linear learner of two classes: a preset of the binary linear kernel.
-
-    The learned state adds the classes to :class:`LinearLearner`'s.
-    """
-
-    _learned = (*LinearLearner._learned, "_labels", "classes_", "_calibration")
-
-    def _start(self):
-        self._labels = BinaryLabels(type(self).__name__)
-        super()._start()
-
-    # -- one example: the common case in one compiled call --------------------
-
-    def learn_one(self, x, y, sample_weight=None):
-        self._predict_learn(x, y, sample_weight)
-        return self
-
-    learn_one.__doc__ = BinaryClassifierMixin.learn_one.__doc__
-
-    def predict_learn_one(self, x, y, sample_weight=None):
-        # a dict with the keys of the last plain row (FeatureMap.repeated), settings built and unchanged (no
-        # value watched in place), no weight, weights learned without a kernel and not averaged, no feature of
-        # the row past them, both classes known and y one of them: one compiled call (dict_learn_one), which
-        # answers NaN, the model unchanged, for a dict it cannot read so or an overflow; the general path then
-        # gives the same result or the error. The conditions are checked inline: this is a stream's whole round.
-        cache, state = self._config_cache, self.__dict__
-        features = state.get("_features")
-        if (cache is not None and not cache[1] and features is not None and type(x) is dict
-                and sample_weight is None and "_avg" not in state and self.class_weight is None
-                and state.get("calibration") is None):
-            repeated = features.repeated
-            w = state.get("_w")
-            if repeated is not None and w is not None and repeated[4] <= state["n_features_in_"]:
-                labels = state["_labels"]
-                try:
-                    target = labels.both_targets.get(y)
-                except TypeError:  # a label that cannot be a class
-                    target = None
-                if target is not None:
-                    codes, params = cache[0]
-                    score = K.dict_learn_one(id(x), repeated[0], repeated[1], repeated[2], repeated[3], target, w,
-                                             state["_state"], params, codes)
-                    if score == score:
-                        return labels.sides[score > 0.0]
-        return super().predict_learn_one(x, y, sample_weight)
-
-    predict_learn_one.__doc__ = BinaryClassifierMixin.predict_learn_one.__doc__
-    # the same function, unlocked (the class hook locks the public name only): learn_one's, which holds the lock
-    _predict_learn = predict_learn_one
-
-    def predict_one(self, x):
-        # a dict with the keys of the last plain row (FeatureMap.repeated), settings built and unchanged, weights
-        # learned without a kernel and not averaged, no feature of the row past them, a class known: one compiled
-        # call (dict_row_score), read as _predict_learn reads it; NaN when it cannot be read so, and the general
-        # path then answers or names the fault. Checked inline, as _predict_learn's conditions are.
-        cache, state = self._config_cache, self.__dict__
-        features = state.get("_features")
-        if cache is not None and not cache[1] and features is not None and type(x) is dict and "_avg" not in state:
-            repeated = features.repeated
-            w = state.get("_w")
-            if repeated is not None and w is not None and repeated[4] <= state["n_features_in_"]:
-                sides = state["_labels"].sides
-                if sides is not None:
-                    score = K.dict_row_score(id(x), repeated[0], repeated[1], repeated[2], repeated[3], w,
-                                             state["_state"], cache[0][1])
-                    if score == score:
-                        return sides[score > 0.0]
-        return super().predict_one(x)
-
-    predict_one.__doc__ = BinaryClassifierMixin.predict_one.__doc__
-
-    # -- a chunk of a multi-pass run with held-out rows -------------------------
-
-    def _takes_held_out(self):
-        """Whether :meth:`_held_out_kernel` applies: no kernel, or one the compiled dual pass computes (not a
-        Python callable)."""
-        return not callable(getattr(self, "kernel", None))
-
-    def _held_out_kernel(self, arrays, targets, weights, held, outputs):
-        """With a kernel, :meth:`KernelizableLearner._held_out_dual_pass`; else :meth:`LinearLearner._held_out_kernel`;
-        returns -1 or the row where it stopped."""
-        if getattr(self, "kernel", None) is not None:
-            return self._held_out_dual_pass(arrays, targets, weights, held, outputs)
-        return super()._held_out_kernel(arrays, targets, weights, held, outputs)
-
-    # -- persistence ----------------------------------------------------------
-
-    def _state_schema(self):
-        """The linear state and the classes."""
-        return self._with_classes(super()._state_schema())
-
-    def _get_state(self):
-        arrays, state = super()._get_state()
-        arrays["classes"] = self._labels.classes
-        return arrays, state
-
-    def _set_state(self, arrays, state):
-        super()._set_state(arrays, state)
-        self._labels.set_classes(arrays["classes"])
-        self.classes_ = self._labels.classes
-
-
-# rows per call of a callable kernel when scoring a batch: bounds the dense copies
-_CALLABLE_BLOCK = 256
-# rows per compiled dual pass: room for new support vectors is reserved a block at a time
-_PASS_BLOCK = 4096
-
-
-class KernelizableLearner(LinearLearner):
-    r"""A linear learner that learns in dual form, with a Mercer kernel, when ``kernel`` is not None.
-
-    Every hook (start, growth, passes, scores, persistence) is the primal one
-    while ``kernel=None``. With a kernel the learner keeps
-    :math:`f(x) = \sum_i \alpha_i (K(x_i, x) + b^2)`, where ``b`` is 1 with
-    ``fit_intercept=True``: the intercept is the weight of a constant feature
-    appended inside the kernel's feature map, so that it counts in
-    :math:`\|z\|^2 = K(x, x) + b^2` as in the primal learner. A learner becomes
-    kernelizable by inheriting from this class (after its task's mixin) and
-    taking the hyperparameters of :data:`olearn.kernel.KERNEL_CONSTRAINTS`.
-
-    The dual state is the :class:`~olearn.kernel.SupportSet` ``_support``
-    (rows in growable CSR arrays, one coefficient each) and the kernel's
-    ``_state`` array (its round counter; the scale stays 1). Importance weights
-    enter the step as in the primal learner. ``average`` is refused with a
-    kernel: once a budget removes a support vector, the earlier iterates it
-    belonged to are lost, so their average cannot be kept exactly.
-
-    The compiled dual kernels (:mod:`olearn._kernels._mercer_binary`) are
-    imported by the methods that call them, so that a learner without a
-    kernel (``olearn run --algo pa1``) never loads them; the pass and the
-    batch scores are taken from :mod:`olearn._kernels._compiled` (compiled at
-    install, loaded on their first call).
-    """
-
-    _changed_in_place = ("_support",)
-
-    # -- hyperparameters ------------------------------------------------------
-
-    def __getstate__(self):
-        # built with the configuration, and rebuilt with it on first use
-        state = super().__getstate__()
-        state.pop("_mercer", None)
-        return state
-
-    def _check_hyperparameters(self, learned=False):
-        """The checks of every learner, and that a kernel is not averaged (a loaded file is checked alike)."""
-        super()._check_hyperparameters(learned)
-        if self.kernel is not None and average_start(self.average):
-            raise ValueError(
-                f"{type(self).__name__}: parameter average={self.average!r} is not available with a kernel "
-                f"(kernel={self.kernel!r}): the averaged iterates live in the kernel's feature space and a budget "
-                "forgets them; use average=False, or kernel=None to average the primal weights"
-            )
-
-    def _build_config(self):
-        if self._is_started() and self._is_dual() != (self.kernel is not None):
-            learned = "with a kernel" if self._is_dual() else "without a kernel (kernel=None)"
-            raise ValueError(
-                f"{type(self).__name__}: parameter kernel={self.kernel!r} differs from the model learned so far, "
-                f"which was learned {learned}; call fit to start over with it"
-            )
-        config = super()._build_config()
-        self._mercer = mercer_arrays(self, 1.0 if self.fit_intercept else 0.0)
-        return config
-
-    # -- learned state --------------------------------------------------------
-
-    def _is_dual(self):
-        return hasattr(self, "_support")
-
-    def _is_started(self):
-        return hasattr(self, "_w") or hasattr(self, "_support")
-
-    def _start(self):
-        if self.kernel is None:
-            super()._start()
-            return
-        self._state = np.array([0.0, 1.0, 0.0])
-        self.n_features_in_ = 0
-        self._support = SupportSet(seed=initial_seed(self.random_state))
-        if self.n_features is not None:
-            self._grow(self.n_features, "n_features")
-
-    def _reset(self):
-        super()._reset()
-        self.__dict__.pop("_support", None)
-
-    def _make_room(self, n_features):
-        if self._is_dual():
-            self._support.reserve_features(n_features)
-        else:
-            super()._make_room(n_features)
-
-    def _negate(self):
-        if self._is_dual():
-            self._support.negate()
-        else:
-            super()._negate()
-
-    # -- what was learned -----------------------------------------------------
-
-    def _check_dual(self, name):
-        self._check_started()
-        if not self._is_dual():
-            raise AttributeError(
-                f"{type(self).__name__} with kernel=None learns the weights w directly and has no {name}; "
-                "set a kernel to learn in dual form"
-            )
-
-    @property
-    def support_vectors_(self):
-        """The support vectors x_i, a CSR matrix of shape ``(n_support_, n_features_in_)``, oldest first."""
-        self._check_dual("support_vectors_")
-        return self._support.rows(self.n_features_in_)
-
-    @property
-    def dual_coef_(self):
-        """The coefficients alpha_i of f(x) = sum_i alpha_i (K(x_i, x) + b^2), shape ``(1, n_support_)``."""
-        self._check_dual("dual_coef_")
-        return self._support.coefficients().T
-
-    @property
-    def n_support_(self):
-        """The number of support vectors (never above ``budget``)."""
-        self._check_dual("n_support_")
-        return len(self._support)
-
-    @property
-    def coef_(self):
-        """Weights; with ``kernel="linear"``, w = sum_i alpha_i x_i.
-
-        Any other kernel has no weight vector in the input space: AttributeError.
-        """
-        if not self._is_dual():
-            return super().coef_
-        if self.kernel != "linear":
-            raise AttributeError(
-                f"{type(self).__name__}: coef_ is only available with kernel='linear'; with kernel={self.kernel!r} "
-                "the weight vector lives in the kernel's feature space. Use support_vectors_ and dual_coef_."
-            )
-        return (self._support.coefficients().T @ self.support_vectors_).reshape(1, -1)
-
-    @property
-    def intercept_(self):
-        """Intercept, shape (1,): sum_i alpha_i with ``fit_intercept=True`` (any kernel), else 0."""
-        if not self._is_dual():
-            return super().intercept_
-        bias = 1.0 if self.fit_intercept else 0.0
-        return np.array([bias * float(np.sum(self._support.coefficients()))])
-
-    # -- learning -------------------------------------------------------------
-
-    def _pass_checks_rows(self):
-        """The primal pass checks rows (:meth:`LinearLearner._pass_checks_rows`); the dual one does not."""
-        return type(self)._pass is KernelizableLearner._pass and self.kernel is None and not self._is_dual()
-
-    def _pass(self, arrays, targets, record, weights=None):
-        """The primal pass, or the dual one: then (scores, losses, taus, totals, support sizes after each round)."""
-        if not self._is_dual():
-            return super()._pass(arrays, targets, record, weights)
-        codes, params = self._config_arrays()
-        n = arrays.n_rows if record else 0
-        scores, losses, taus = np.empty(n), np.empty(n), np.empty(n)
-        sizes = np.empty(n, dtype=np.int64)
-        totals = np.zeros(_codes.N_TOTALS)
-        if callable(self.kernel):
-            self._support.reserve_for_rows(arrays.indptr, self.budget)
-            stopped = self._callable_pass(arrays, targets, weights, scores, losses, taus, sizes, totals)
-        else:
-            stopped = self._compiled_pass(arrays, targets, weights, params, codes, scores, losses, taus, sizes, totals)
-        if stopped >= 0:
-            raise _stopped(PartialUpdateError(
-                f"{type(self).__name__}: the score, K(x, x) or the new coefficient overflowed at row {stopped}; "
-                f"the model keeps the updates of rows 0..{stopped - 1}. Scale the features or lower the step size.",
-                rows_kept=stopped,
-            ), scores)
-        return scores, losses, taus, totals, sizes
-
-    def _held_out_dual_pass(self, arrays, targets, weights, held, outputs):
-        """:meth:`_compiled_pass` of checked ``arrays`` whose rows with ``held[i]`` are held out: scored by the
-        support set of their moment, as ``decision_function`` scores them, and no round; returns -1 or the row
-        where it stopped."""
-        codes, params = self._config_arrays()
-        scores, losses, taus, totals = outputs
-        sizes = np.empty(arrays.n_rows, dtype=np.int64)
-        return self._compiled_pass(arrays, targets, weights, params, codes, scores, losses, taus, sizes, totals, held)
-
-    def _compiled_pass(self, arrays, targets, weights, params, codes, scores, losses, taus, sizes, totals, held=None):
-        """``dual_pass`` a block of rows at a time; returns -1 or the row where an overflow stopped it.
-
-        Room is reserved before each block for every row of it to join the
-        support set, so a long stream never reserves more than the support set
-        plus one block. ``held``: see :meth:`_held_out_dual_pass`.
-        """
-        mcodes, mparams = self._mercer
-        support = self._support
-        record = scores.size > 0
-        run_pass = _compiled.dual_pass if held is None else _compiled.held_out_dual_pass
-        for first in range(0, arrays.n_rows, _PASS_BLOCK):
-            last = min(arrays.n_rows, first + _PASS_BLOCK)
-            lo, hi = arrays.indptr[first], arrays.indptr[last]
-            indptr = arrays.indptr[first:last + 1] - lo
-            support.reserve_for_rows(indptr, self.budget)
-            outputs = (scores, losses, taus, sizes)
-            if record:
-                outputs = tuple(out[first:last] for out in outputs)
-            block_weights = UNWEIGHTED if weights is None else weights[first:last]
-            masked = () if held is None else (held[first:last],)
-            stopped = run_pass(
-                indptr, arrays.indices[lo:hi], arrays.data[lo:hi], targets[first:last], block_weights,
-                *support.arrays(),
-                self._state, params, codes, mcodes, mparams, support.work, *outputs, totals, *masked,
-            )
-            if stopped >= 0:
-                return first + stopped
-        return -1
-
-    def _learn_target(self, indices, data, target, weight=1.0):
-        if not self._is_dual():
-            return super()._learn_target(indices, data, target, weight)
-        codes, params = self._config_arrays()
-        mcodes, mparams = self._mercer
-        support = self._support
-        support.reserve(1, indices.size, self.budget)
-        if callable(self.kernel):
-            score, _, _, ok = self._callable_learn(indices, data, target, weight)
-        else:
-            from .._kernels._mercer_binary import dual_learn_one  # with a kernel only: see the class docstring
-
-            score, ok = dual_learn_one(indices, data, target, weight, *support.arrays(), self._state, params, codes,
-                                       mcodes, mparams, support.work)
-        if not ok:
-            raise FloatingPointError(
-                f"{type(self).__name__}: the score, K(x, x) or the new coefficient overflowed on this example; "
-                "the model is unchanged. Scale the features or lower the step size."
-            )
-        return score
-
-    # -- a kernel given as a Python callable ----------------------------------
-
-    def _callable_learn(self, indices, data, target, weight, row=None):
-        """One round with the Gram row computed by the callable; returns (score, loss, tau, ok).
-
-        The callable sees dense rows; it is not called on an empty support set.
-        """
-        from .._kernels._mercer_binary import dual_learn_values  # with a kernel only: see the class docstring
-
-        codes, params = self._config_arrays()
-        mcodes, mparams = self._mercer
-        x = np.zeros((1, self.n_features_in_))
-        x[0, indices] = data
-        support = self._support
-        name = type(self).__name__ if row is None else f"{type(self).__name__} (row {row})"
-        values = np.zeros(0)
-        if len(support):
-            values = call_kernel(self.kernel, x, support.rows(x.shape[1]).toarray(), name)[0]
-        self_value = call_kernel(self.kernel, x, x, name)[0, 0]
-        return dual_learn_values(indices, data, target, weight, values, self_value, *support.arrays(), self._state,
-                                 params, codes, mcodes, mparams)
-
-    def _callable_pass(self, arrays, targets, weights, scores, losses, taus, sizes, totals):
-        """The dual pass with a callable kernel, one Python round per row; returns as ``dual_pass``."""
-        record = scores.size > 0
-        classify = self._config_arrays()[0][_codes.K_LOSS] != _codes.LOSS_EPSILON_INSENSITIVE
-        for i in range(arrays.n_rows):
-            lo, hi = arrays.indptr[i], arrays.indptr[i + 1]
-            weight = 1.0 if weights is None else weights[i]
-            score, loss, tau, ok = self._callable_learn(arrays.indices[lo:hi], arrays.data[lo:hi], targets[i], weight,
-                                                        row=i)
-            if not ok:
-                return i
-            if record:
-                scores[i], losses[i], taus[i], sizes[i] = score, loss, tau, len(self._support)
-            totals[_codes.T_MISTAKES] += classify and targets[i] * score <= 0.0
-            totals[_codes.T_LOSS] += loss
-            totals[_codes.T_UPDATES] += tau != 0.0
-            totals[_codes.T_ROUNDS] += 1
-        return -1
-
-    # -- prediction -----------------------------------------------------------
-
-    def _scores(self, X):
-        if not self._is_dual():
-            return super()._scores(X)
-        self._check_started()
-        self._config_arrays()
-        arrays = self._check_X(X)
-        self._check_width(arrays.n_features, "X")
-        return self._dual_scores(arrays)
-
-    def _dual_scores(self, arrays):
-        mcodes, mparams = self._mercer
-        support = self._support
-        out = np.empty(arrays.n_rows)
-        if not callable(self.kernel):
-            # unseen features meet no support vector but count in ||x||^2: one shared column holds them
-            arrays = seen_columns(arrays, self.n_features_in_, sink=True)
-            support.reserve_features(arrays.n_features)
-            _compiled.dual_scores(arrays.indptr, arrays.indices, arrays.data, *support.arrays()[:6], mcodes, mparams,
-                                  support.work, out)
-            return out
-        if not len(support):
-            out[:] = 0.0
-            return out
-        d = max(arrays.n_features, self.n_features_in_)
-        # the callable sees dense rows as wide as the input: refused before allocating them
-        self._check_feature_limit(d, "X")
-        rows = support.rows(d).toarray()
-        coef = support.coefficients()[:, 0]
-        offset = mparams[_codes.M_OFFSET]
-        import scipy.sparse as sp
-
-        matrix = sp.csr_matrix((arrays.data, arrays.indices, arrays.indptr), shape=(arrays.n_rows, d))
-        for start in range(0, arrays.n_rows, _CALLABLE_BLOCK):
-            block = matrix[start:start + _CALLABLE_BLOCK].toarray()
-            gram = call_kernel(self.kernel, block, rows, type(self).__name__)
-            out[start:start + block.shape[0]] = (gram + offset) @ coef
-        return out
-
-    def _score_row(self, indices, data, n_features):
-        if not self._is_dual():
-            return super()._score_row(indices, data, n_features)
-        self._config_arrays()
-        self._check_width(n_features, "x")
-        arrays = CSRArrays(np.array([0, indices.size], dtype=np.int64), indices, data, 1, n_features)
-        return self._dual_scores(arrays)[0]
-
-    # -- persistence ----------------------------------------------------------
-
-    def _state_schema(self):
-        """The primal state, or with a kernel the support set and the kernel's state vector."""
-        if self.kernel is None:
-            return super()._state_schema()
-        return SupportSet.state_schema(1, self.budget).extended(
-            scalars={"n_features_in": Count("n_features_in")},
-            arrays={"state": self._state_array()},
-            limits=self._width_limits(),
-        )
-
-    def _get_state(self):
-        if not self._is_dual():
-            return super()._get_state()
-        self._check_started()
-        if callable(self.kernel):
-            raise ValueError(
-                f"{type(self).__name__}: parameter kernel={self.kernel!r} is a Python callable and cannot be saved "
-                "portably; pickle the model instead (the callable must be picklable, e.g. a module-level function)"
-            )
-        arrays = {**self._support.to_arrays(), "state": self._state}
-        return arrays, {"n_features_in": self.n_features_in_}
-
-    def _set_state(self, arrays, state):
-        if self.kernel is None:
-            super()._set_state(arrays, state)
-            return
-        self._start()
-        self.n_features_in_ = int(state["n_features_in"])
-        self._support.reserve_features(self.n_features_in_)
-        self._support.load_arrays(arrays)
-        self._state = np.array(arrays["state"], dtype=np.float64)

@@ -9,7 +9,7 @@ from .._estimator import only_when
 from .._kernels import _codes
 from .._params import BOOLEAN, POSITIVE, NoneOr, Options
 from .._weights import CLASS_WEIGHT
-from ._base import BinaryLinearClassifier, PlattCalibrated
+from ._binary import BinaryLinearClassifier, PlattCalibrated
 
 _LOSSES = {"hinge": _codes.LOSS_HINGE, "logistic": _codes.LOSS_LOGISTIC, "squared": _codes.LOSS_SQUARED}
 _SCHEDULES = {

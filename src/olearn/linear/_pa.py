@@ -8,7 +8,8 @@ from .._kernels import _codes
 from .._params import Interval, Options
 from .._weights import CLASS_WEIGHT
 from ..kernel import KERNEL_CONSTRAINTS
-from ._base import BinaryLinearClassifier, KernelizableLearner, PlattCalibrated
+from ._binary import BinaryLinearClassifier, PlattCalibrated
+from ._kernelized import KernelizableLearner
 
 _STEP_RULES = {"pa": _codes.STEP_PA, "pa1": _codes.STEP_PA1, "pa2": _codes.STEP_PA2}
 
@@ -39,7 +40,7 @@ class PAClassifier(PlattCalibrated, BinaryLinearClassifier, KernelizableLearner)
     update adds :math:`x_t` with :math:`\alpha = \tau_t y_t` and :math:`\tau_t`
     uses :math:`K(x_t, x_t)` in place of :math:`\|x_t\|^2`. ``kernel="linear"``
     is the primal learner exactly; ``budget`` bounds the support set (Sec. 11:
-    kernels make memory grow). See :class:`~olearn.linear._base.KernelizableLearner`
+    kernels make memory grow). See :class:`~olearn.linear._kernelized.KernelizableLearner`
     and docs/kernels.md.
 
     **Importance weights** (``sample_weight``, ``class_weight``; beyond the

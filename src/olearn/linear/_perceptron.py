@@ -6,7 +6,8 @@ from .._kernels import _codes
 from .._params import POSITIVE
 from .._weights import CLASS_WEIGHT
 from ..kernel import KERNEL_CONSTRAINTS
-from ._base import BinaryLinearClassifier, KernelizableLearner, PlattCalibrated
+from ._binary import BinaryLinearClassifier, PlattCalibrated
+from ._kernelized import KernelizableLearner
 
 
 @shared_entries

@@ -14,7 +14,7 @@ from .._learner import ManyRows
 from .._params import Interval, Options
 from .._validation import check_targets
 from ..kernel import KERNEL_CONSTRAINTS
-from ._base import KernelizableLearner
+from ._kernelized import KernelizableLearner
 from ._pa import _STEP_RULES
 
 
@@ -185,19 +185,15 @@ class PARegressor(ManyRows, KernelizableLearner, RegressorEstimator):
 
     # -- learning -------------------------------------------------------------
 
-    def _progressive_pass(self, X, y, record, sample_weight=None):
-        """Predict then learn every row in order; return (predictions, scores, losses, taus, mistakes, totals).
+    def _learn_arrays(self, arrays, y, record, sample_weight=None):
+        """Predict then learn every row of ``arrays`` in order; return (predictions, scores, losses, taus, mistakes,
+        totals).
 
         ``predictions`` are the scores (of the current weights) and ``mistakes``
         all False: see the class docstring. With a kernel, the support-set size
         after each round follows. ``sample_weight`` is None or the checked
         weight of each row.
         """
-        self._config_arrays()
-        return self._learn_rows(X, y, self._learn_arrays, record, sample_weight)
-
-    def _learn_arrays(self, arrays, y, record, sample_weight):
-        """:meth:`_progressive` of the rows of X as ``arrays``."""
         targets = check_targets(y, arrays.n_rows)
         if arrays.n_rows == 0:
             empty = np.empty(0)
@@ -223,28 +219,6 @@ class PARegressor(ManyRows, KernelizableLearner, RegressorEstimator):
         """
         self._progressive(X, y, record=False, sample_weight=self._row_weights(X, y, sample_weight))
         return self
-
-    def learn_one(self, x, y, sample_weight=None):
-        """Learn one example ``x`` (dict, 1-d array or sparse row) with target ``y`` and weight; returns self.
-
-        A dict's keys are column indices (integers) or feature names; see
-        :mod:`olearn._features` for names, categories and ``n_bits``.
-        """
-        if self._config_cache is None:
-            self._config_arrays()  # a changed hyperparameter is refused before the example is read
-        indices, data, n_features, new = self._learning_row(x)
-        self._learn_row(indices, data, n_features, y, sample_weight, new)
-        return self
-
-    def predict_learn_one(self, x, y, sample_weight=None):
-        """Predict ``x``, then learn it with target ``y``; return the prediction made before learning.
-
-        The prediction comes from the current weights, even when the learner averages.
-        """
-        if self._config_cache is None:
-            self._config_arrays()
-        indices, data, n_features, new = self._learning_row(x)
-        return self._learn_row(indices, data, n_features, y, sample_weight, new)
 
     def _learn_row(self, indices, data, n_features, y, sample_weight=None, new=None):
         """Learn one converted example; return the prediction made before learning.
@@ -308,7 +282,7 @@ class PARegressor(ManyRows, KernelizableLearner, RegressorEstimator):
         ``partial_fit`` of them alone would, and a held-out row is predicted as
         :meth:`predict` would predict it then (the averaged weights with
         ``average``). Returns ``(predictions, scores, losses, taus, mistakes,
-        totals)`` of every row in order, as :meth:`_progressive_pass` (a
+        totals)`` of every row in order, as :meth:`_learn_arrays` (a
         held-out row's loss and tau are 0) with the totals of the learned rows
         only; or None, the learner untouched, with a kernel or where the chunk
         is refused (the caller then learns it by the general path, which says

@@ -12,28 +12,18 @@ import scipy.sparse as sp
 
 from .._batch_rows import batch_rows, column_key, rows_of
 from .._features import FeatureMap
-from .._learner import changes_in_place, freeze, hyperparameter_names
 from .._params import check_params
+from .._settings import SettingsCache, changes_in_place, freeze
 from .._state_schema import COUNT, Array, Count, StateSchema
 from ..compose import Pipeline
 from ..compose._step import Step
 from ..exceptions import NotFittedError
 
 
-class Transformer(Step):
+class Transformer(SettingsCache, Step):
     """Base class of olearn's online transformers."""
 
     _constraints = {}
-
-    # the settings built from the hyperparameters, and those that can change in place with their values
-    # when built; None until built, and again after a change (the learners' scheme, OnlineLearner._checked_config)
-    _config_cache = None
-
-    def __setattr__(self, name, value):
-        # setting a hyperparameter (by attribute or set_params) drops the settings built from it
-        if name in hyperparameter_names(type(self)) and self.__dict__.get("_config_cache") is not None:
-            self.__dict__["_config_cache"] = None
-        object.__setattr__(self, name, value)
 
     def _config(self):
         """The settings of the hyperparameters, checked and built again only after a change.
@@ -60,11 +50,6 @@ class Transformer(Step):
     def _settings(values):
         """What the transformer's code takes of its hyperparameters ``values`` (a tuple, in name order)."""
         return values
-
-    def __getstate__(self):
-        state = self.__dict__.copy()
-        state.pop("_config_cache", None)
-        return state
 
     # -- saved with a pipeline (olearn.compose.Pipeline.save) -------------------------
 

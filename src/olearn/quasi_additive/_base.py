@@ -7,7 +7,7 @@ update and their hyperparameters. ``partial_fit``, ``learn_one`` and
 :func:`olearn.run` call the same compiled code.
 
 The label handling and the streaming methods are those of
-:class:`olearn.linear._base.BinaryClassifierMixin`, shared with the presets of
+:class:`olearn.linear._binary.BinaryClassifierMixin`, shared with the presets of
 the Euclidean linear kernel.
 
 Averaging (``average``, beyond the texts) averages ``w = g(theta)``, the
@@ -27,7 +27,8 @@ from .._labels import BinaryLabels
 from .._state_schema import COUNT, NONNEGATIVE, Array, Count, StateSchema, averaged_schema
 from .._validation import CSRArrays, seen_columns, seen_row
 from .._weights import CLASS_WEIGHT, UNWEIGHTED
-from ..linear._base import BinaryClassifierMixin, LinearLearner
+from ..linear._base import LinearLearner
+from ..linear._binary import BinaryClassifierMixin
 from ..second_order._base import RunningSumAverage
 
 
@@ -63,12 +64,7 @@ class QuasiAdditiveClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLe
     def _build_config(self):
         """(codes, params) of the kernel; a started model's w follows a changed link at once; a changed
         average is refused."""
-        if self._is_started() and self._learned_average_start() != average_start(self.average):
-            raise ValueError(
-                f"{type(self).__name__}: parameter average={self.average!r} differs from the model learned so far "
-                f"(learned with average={self._learned_average_start()}, 0 meaning none); the running average "
-                "cannot be started or moved midway: call fit to start over with it"
-            )
+        self._refuse_another_average()
         codes, params = self._kernel_config()
         code_arr = np.zeros(qa.N_QCODES, dtype=np.int64)
         param_arr = np.zeros(qa.N_QPARAMS)

@@ -6,7 +6,7 @@ from .._docstrings import shared_entries
 from .._kernels import _quasi_additive as qa
 from .._params import BOOLEAN, POSITIVE_FINITE, Interval
 from ._base import QuasiAdditiveClassifier
-from ..linear._base import PlattCalibrated
+from ..linear._binary import PlattCalibrated
 
 
 @shared_entries

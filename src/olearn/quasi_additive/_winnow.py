@@ -9,7 +9,7 @@ from .._params import BOOLEAN, POSITIVE_FINITE
 from .._validation import CSRArrays
 from .._weights import UNWEIGHTED
 from ._base import QuasiAdditiveClassifier, average_jump, relink, widened
-from ..linear._base import PlattCalibrated
+from ..linear._binary import PlattCalibrated
 
 # the arrays of the model of the other encoding, as saved
 _OTHER = ("theta", "weights", "state", "average_sum", "average_count")

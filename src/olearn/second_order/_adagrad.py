@@ -8,7 +8,7 @@ from .._docstrings import shared_entries
 from .._kernels._second_order import RULE_ADAGRAD
 from .._params import POSITIVE_FINITE, Interval
 from ._base import SecondOrderClassifier
-from ..linear._base import PlattCalibrated
+from ..linear._binary import PlattCalibrated
 
 
 @shared_entries

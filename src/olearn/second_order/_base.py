@@ -8,7 +8,7 @@ kernel, so the three agree by construction.
 
 The label handling (any two classes, one class before the other, negating
 the mean when the encoding flips) is that of
-:class:`~olearn.linear._base.BinaryClassifierMixin`: every learner here is odd
+:class:`~olearn.linear._binary.BinaryClassifierMixin`: every learner here is odd
 in the labels with an even covariance update, so negating ``w`` alone is exact.
 
 Averaging (``average``) and importance weights (``sample_weight``,
@@ -54,7 +54,8 @@ from .._state_schema import (
 )
 from .._validation import seen_columns, seen_row
 from .._weights import CLASS_WEIGHT, UNWEIGHTED
-from ..linear._base import BinaryClassifierMixin, LinearLearner, _RowNotLearned, grown_intercept_last, negated
+from ..linear._base import LinearLearner, _RowNotLearned, grown_intercept_last, negated
+from ..linear._binary import BinaryClassifierMixin
 
 COVARIANCES = Options("full", "diag")
 # the constraints every learner here adds to its own
@@ -197,12 +198,7 @@ class SecondOrderClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLear
                 f"{type(self).__name__}: parameter covariance={self.covariance!r} differs from the "
                 "covariance learned so far; call fit to start over with it"
             )
-        if self._is_started() and self._learned_average_start() != average_start(self.average):
-            raise ValueError(
-                f"{type(self).__name__}: parameter average={self.average!r} differs from the model learned so far "
-                f"(learned with average={self._learned_average_start()}, 0 meaning none); the running average "
-                "cannot be started or moved midway: call fit to start over with it"
-            )
+        self._refuse_another_average()
         rule, hyper, delta = self._rule()
         codes = np.zeros(_so.N_CODES, dtype=np.int64)
         codes[_so.K_RULE] = rule

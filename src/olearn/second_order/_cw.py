@@ -6,7 +6,7 @@ from .._docstrings import shared_entries
 from .._kernels._second_order import RULE_CW
 from .._params import Interval
 from ._base import COVARIANCES, SecondOrderClassifier
-from ..linear._base import PlattCalibrated
+from ..linear._binary import PlattCalibrated
 
 
 @shared_entries

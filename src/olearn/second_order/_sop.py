@@ -4,7 +4,7 @@ from .._docstrings import shared_entries
 from .._kernels._second_order import RULE_SOP
 from .._params import POSITIVE_FINITE
 from ._base import SecondOrderClassifier
-from ..linear._base import PlattCalibrated
+from ..linear._binary import PlattCalibrated
 
 
 @shared_entries
