@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import _calibration
 from .._averaging import average_start
+from .._docstrings import shared_entries
 from .._estimator import ClassifierEstimator, locked, only_when
 from .._held_out import held_out_chunk
 from ..exceptions import PartialUpdateError
