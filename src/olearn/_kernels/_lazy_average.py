@@ -51,8 +51,13 @@ weight and its correction come from one cache line, so that an averaged score
 costs what a plain one does plus O(1) (the divisions). Binary linear learners
 and regression score every batch so; the other families still keep the whole
 average for large batches (:func:`olearn._averaging.kept_average`). The
-sequence and second-order learners keep the correction in an array of its own
-(the diagonal second-order learner interleaves its mean with its variances).
+sequence tagger, whose feature-major emission rows hold a weight per label and
+are read whole, keeps a row's corrections beside its weights in the same row
+(:func:`olearn._averaging.joined_rows`; its kernels in ``_sequence``), and
+builds no average for a prediction: the emission weights are averaged as the
+positions read them, the transitions once per call inside the kernel. The
+second-order learners keep the correction in an array of its own (the
+diagonal second-order learner interleaves its mean with its variances).
 
 The int64 ``averaging`` array holds the rounds seen and the round a (0 for no
 averaging); a pass reads both and advances the rounds.
