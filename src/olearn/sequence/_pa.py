@@ -314,7 +314,7 @@ class PASequence(OnlineLearner, ClassifierEstimator):
         return 2 if self._averages else 1
 
     def _halves(self, rows):
-        """(weights, corrections) of ``_emission`` or ``_transition``: views, the corrections None without averaging."""
+        """(weights, corrections) of ``_emission`` or ``_transition``, as views; corrections None without averaging."""
         return row_halves(rows) if self._averages else (rows, None)
 
     def __setstate__(self, state):
@@ -672,7 +672,8 @@ class PASequence(OnlineLearner, ClassifierEstimator):
     def _predicting(self):
         """(emission, transition) that predictions use, the emission's columns in the order of ``classes_``:
         averaged when ``average`` is on."""
-        (emission, u_emission), (transition, u_transition) = self._halves(self._emission), self._halves(self._transition)
+        emission, u_emission = self._halves(self._emission)
+        transition, u_transition = self._halves(self._transition)
         emission = emission[:, self._columns]
         if n_averaged(self._averaging):
             return (averaged(emission, u_emission[:, self._columns], self._averaging),
@@ -756,7 +757,8 @@ class PASequence(OnlineLearner, ClassifierEstimator):
 
     def _get_state(self):
         self._check_started()
-        (emission, u_emission), (transition, u_transition) = self._halves(self._emission), self._halves(self._transition)
+        emission, u_emission = self._halves(self._emission)
+        transition, u_transition = self._halves(self._transition)
         arrays = {"emission": self._saved_rows(emission), "transition": transition[:-1], "classes": self.classes_}
         if self.end_transition:
             arrays["end_transition"] = transition[-1]
