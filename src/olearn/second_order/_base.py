@@ -244,7 +244,8 @@ class SecondOrderClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLear
 
     def _stored(self, name, column):
         state = self.__dict__
-        if "_ws" in state and column < state["_ws"].shape[1]:
+        # the mean and the variances are always columns of _ws, the running sum only when averaging
+        if "_ws" in state and (column < 2 or column < state["_ws"].shape[1]):
             return state["_ws"][:, column]
         if name in state:
             return state[name]
