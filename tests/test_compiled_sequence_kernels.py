@@ -52,7 +52,6 @@ def test_the_compiled_sequence_kernels_take_the_tagger_s_calls_and_answer_as_num
     jitted, jitted_tags = learned(**params)
     assert np.array_equal(compiled._emission, jitted._emission)
     assert np.array_equal(compiled._transition, jitted._transition)
-    assert np.array_equal(compiled._u_emission, jitted._u_emission)
     assert all(np.array_equal(a, b) for a, b in zip(compiled_tags, jitted_tags, strict=True))
     assert np.abs(compiled._emission).sum() > 0.0 and len({t for s in compiled_tags for t in s}) > 1
 

@@ -76,6 +76,27 @@ def interleaved(weights, correction):
     return new_weights, new_correction
 
 
+def joined_rows(weights, corrections):
+    """A feature-major matrix of weights and its running ``corrections`` (same shape) side by side in each row.
+
+    Row j of the result is row j of ``weights`` followed by row j of
+    ``corrections``: the layout of the sequence tagger, whose emission rows
+    hold a feature's weight for every label and are read whole (the weights
+    and the corrections of a row are each read as a contiguous run, and
+    together they are one run of memory where two arrays cost two). Records
+    of (weight, correction) pairs (:func:`interleaved`) were measured 1.7-2x
+    slower there: the pairs break the runs the label loops read. The views
+    are :func:`row_halves`.
+    """
+    return np.concatenate((weights, corrections), axis=1)
+
+
+def row_halves(rows):
+    """(weights, corrections): the two halves of the rows of :func:`joined_rows`, as views."""
+    half = rows.shape[1] // 2
+    return rows[:, :half], rows[:, half:]
+
+
 def zero_records(shape):
     """The two views (weights, correction) of a new array of zero records of ``shape`` (see :func:`interleaved`).
 

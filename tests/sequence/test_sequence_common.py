@@ -337,8 +337,7 @@ def test_an_update_that_would_overflow_a_weight_leaves_every_weight_unchanged():
     before = (emission.copy(), transition.copy())
     no_averaging = np.zeros(2, dtype=np.int64)
     args = (np.array([0, 1]), np.array([0], dtype=np.int32), np.array([1.0]), np.array([0, 1]), 0,
-            np.array([1]), np.array([0]), 1.0, emission, transition, np.zeros((1, 0)), np.zeros((1, 0)),
-            np.array([0, 1]), no_averaging, 0.0, 0.0)
+            np.array([1]), np.array([0]), 1.0, emission, transition, np.array([0, 1]), no_averaging, 0.0, 0.0)
     # scratch of the sequence's size: a slot per stored entry, one per distinct feature and the intercept's
     scratch = (np.empty(1, dtype=np.int64), np.zeros(2), np.zeros(2, dtype=bool), np.zeros((3, 2)))
     tau, ok = sequence_update(*args, 1e308, STEP_PA, math.inf, *scratch)

@@ -87,11 +87,11 @@ KERNELS = {
     "check_csr": ("_parse_rows", "i4[:]r i4[:]r i8"),
     "sequence_pass": (
         "_sequence",
-        "i8[:] i4[:] f8[:] i8[:] i8[:] f8[:] f8[:] f8[:,:] f8[:,:] f8[:,:] f8[:,:] i8[:] i8[:] i8[:] i8 i8 f8 f8 f8 "
-        "i8[:] f8[:] f8[:] f8[:] i8[:] f8[:]",
+        "i8[:] i4[:] f8[:] i8[:] i8[:] f8[:] f8[:] f8[:,:] f8[:,:] i8[:] i8[:] i8[:] i8 i8 f8 f8 f8 i8[:] f8[:] f8[:] "
+        "f8[:] i8[:] f8[:]",
     ),
     "hash_names": ("_hash_names", "u1[:]r i8[:] i8"),
-    "sequence_predict": ("_sequence", "i8[:] i4[:] f8[:] i8[:] f8[:,:] f8[:,:] f8 i8[:] f8[:,:] f8 f8 i8[:] f8[:]"),
+    "sequence_predict": ("_sequence", "i8[:] i4[:] f8[:] i8[:] f8[:,:] f8 i8[:] f8[:,:] f8 f8 i8[:] f8[:]"),
 }
 
 # The extension compiled for the build machine's CPU is named after that CPU's cpu_identity() (its

@@ -44,15 +44,22 @@ The layout. An averaged score reads, for each entry of a row, a weight and its
 correction. Kept in two arrays of the model's size, the two reads are two cache
 misses where a plain score has one (at 2**20 columns averaged batches cost
 1.5-1.8x the plain ones). The binary linear, regression, multilabel,
-multiclass and quasi-additive (and dual-ascent) learners therefore keep them
+multiclass, quasi-additive (and dual-ascent) and second-order learners therefore keep them
 as the two views of one array of records ``(w_j, U_j)`` (:func:`olearn._averaging.interleaved`): the kernels
 below and the learning passes read and write the views as two arrays, and a
 weight and its correction come from one cache line, so that an averaged score
 costs what a plain one does plus O(1) (the divisions). Binary linear learners
 and regression score every batch so; the other families still keep the whole
 average for large batches (:func:`olearn._averaging.kept_average`). The
-sequence and second-order learners keep the correction in an array of its own
-(the diagonal second-order learner interleaves its mean with its variances).
+sequence tagger, whose feature-major emission rows hold a weight per label and
+are read whole, keeps a row's corrections beside its weights in the same row
+(:func:`olearn._averaging.joined_rows`; its kernels in ``_sequence``), and
+builds no average for a prediction: the emission weights are averaged as the
+positions read them, the transitions once per call inside the kernel. The
+second-order learners keep U in the records of their mean: with a full
+covariance the records ``(w_j, U_j)``, with a diagonal one ``(w_j, s_j, U_j)``
+(the mean, the variance and U of a coordinate, which a round reads and writes
+together); their kernels take the columns as views.
 
 The int64 ``averaging`` array holds the rounds seen and the round a (0 for no
 averaging); a pass reads both and advances the rounds.

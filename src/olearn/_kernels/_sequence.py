@@ -32,10 +32,14 @@ labels known once the round's own labels are in.
 
 Each sequence may carry an importance weight (``weights``, one per sequence, or
 empty for none): C becomes weight * C (:func:`._steps.weighted_pa_step`).
-Averaging (:mod:`._lazy_average`) keeps corrections ``u_emission`` and
-``u_transition`` of the two blocks (same shapes; unused when the ``averaging``
-array says there is none): an update of age ``s - a`` adds ``(s - a) tau z`` to
-them, by the same visit of z that updates w.
+Averaging (:mod:`._lazy_average`) keeps the corrections of the two blocks beside
+their weights, in the same rows (:func:`olearn._averaging.joined_rows`): an
+averaged learner's ``emission`` has shape (n_features + 1, 2 * capacity), the
+corrections of a feature in the right half of its row, and its ``transition``
+(k + 2, 2 k), the corrections in columns k .. 2 k - 1. An update of age
+``s - a`` adds ``(s - a) tau z`` to them, by the same visit of z that updates w
+(the visit shifted by the offset of the right half). A learner that does not
+average (the ``averaging`` array says so) has the weights alone.
 """
 
 import math
@@ -86,9 +90,10 @@ def _local_features(indptr, indices, r0, n, local):
 
 
 @njit(cache=True)
-def _emission_part(mode, indptr, indices, data, r0, n, y, y0, rival, bias, emission, columns, tau, local, buffer,
-                   done):
-    """Visit the emission block of z = Phi(X, y) - Phi(X, rival), one label at a time.
+def _emission_part(mode, indptr, indices, data, r0, n, y, y0, rival, bias, emission, columns, offset, tau, local,
+                   buffer, done):
+    """Visit the emission block of z = Phi(X, y) - Phi(X, rival), one label at a time, label j at column
+    ``columns[j] + offset`` of ``emission`` (offset 0: the weights; half the row: their corrections).
 
     ``local`` numbers the sequence's features (:func:`_local_features`): the
     sum of a feature's entries goes to ``buffer[local]``, the intercept's to
@@ -123,7 +128,7 @@ def _emission_part(mode, indptr, indices, data, r0, n, y, y0, rival, bias, emiss
                 if truth == other or (truth != label and other != label):
                     continue
                 row = r0 + s
-                column = columns[label]
+                column = columns[label] + offset
                 for p in range(indptr[row], indptr[row + 1]):
                     slot = local[p - base]
                     result = _consume(mode, emission, indices[p], column, buffer[slot], tau, result)
@@ -137,10 +142,11 @@ def _emission_part(mode, indptr, indices, data, r0, n, y, y0, rival, bias, emiss
 
 
 @njit(cache=True)
-def _transition_part(mode, n, y, y0, rival, transition, end, tau, counts):
-    """Visit the transition block of z, the end row's entries weighing ``end``; ``counts`` (shape (k + 2, k),
+def _transition_part(mode, n, y, y0, rival, transition, offset, end, tau, counts):
+    """Visit the transition block of z, the end row's entries weighing ``end``, entry (i, j) at
+    ``transition[i, j + offset]`` (offset 0: the weights; k: their corrections); ``counts`` (shape (k + 2, k),
     all zero) is scratch left zero."""
-    start = transition.shape[1]
+    start = counts.shape[1]
     result = 1.0 if mode == _CHECK else 0.0
     before_y = start
     before_r = start
@@ -155,7 +161,7 @@ def _transition_part(mode, n, y, y0, rival, transition, end, tau, counts):
         for side in range(2):
             row = before_y if side == 0 else before_r
             column = y[y0 + t] if side == 0 else rival[t]
-            result = _consume(mode, transition, row, column, counts[row, column], tau, result)
+            result = _consume(mode, transition, row, column + offset, counts[row, column], tau, result)
             counts[row, column] = 0.0
         before_y = y[y0 + t]
         before_r = rival[t]
@@ -165,25 +171,26 @@ def _transition_part(mode, n, y, y0, rival, transition, end, tau, counts):
         counts[stop, rival[n - 1]] -= end
         for side in range(2):
             column = y[y0 + n - 1] if side == 0 else rival[n - 1]
-            result = _consume(mode, transition, stop, column, counts[stop, column], tau, result)
+            result = _consume(mode, transition, stop, column + offset, counts[stop, column], tau, result)
             counts[stop, column] = 0.0
     return result
 
 
 @njit(cache=True)
-def update_towards(indptr, indices, data, r0, n, y, y0, rival, weight, emission, transition, u_emission,
-                   u_transition, columns, age, bias, end, loss, rule, C, local, buffer, done, counts):
+def update_towards(indptr, indices, data, r0, n, y, y0, rival, weight, emission, transition, columns, age, bias, end,
+                   loss, rule, C, local, buffer, done, counts):
     """w <- w + tau (Phi(X, y) - Phi(X, rival)), tau the PA step of ``loss`` at ``weight``; returns (tau, ok).
 
-    With ``age`` > 0 the averaging corrections get ``age * tau z`` too. ``ok``
+    With ``age`` > 0 the averaging corrections (beside the weights: see the
+    module docstring) get ``age * tau z`` too. ``ok``
     is False, and the model unchanged, when ||z||^2, tau or an updated weight
     would not be finite. ``local`` (one slot per entry of the rows) and
     ``buffer`` (one more than the distinct features of the rows) are scratch.
     """
     _local_features(indptr, indices, r0, n, local)
-    sqnorm = _emission_part(_NORM, indptr, indices, data, r0, n, y, y0, rival, bias, emission, columns, 0.0, local,
-                            buffer, done)
-    sqnorm += _transition_part(_NORM, n, y, y0, rival, transition, end, 0.0, counts)
+    sqnorm = _emission_part(_NORM, indptr, indices, data, r0, n, y, y0, rival, bias, emission, columns, 0, 0.0,
+                            local, buffer, done)
+    sqnorm += _transition_part(_NORM, n, y, y0, rival, transition, 0, end, 0.0, counts)
     if not math.isfinite(sqnorm):
         return 0.0, False
     tau = weighted_pa_step(rule, loss, sqnorm, C, weight)
@@ -191,30 +198,34 @@ def update_towards(indptr, indices, data, r0, n, y, y0, rival, weight, emission,
         return 0.0, True
     if not math.isfinite(tau):
         return tau, False
-    if not _stays_finite(indptr, indices, data, r0, n, y, y0, rival, bias, end, emission, transition, columns, tau,
-                         local, buffer, done, counts):
+    if not _stays_finite(indptr, indices, data, r0, n, y, y0, rival, bias, end, emission, transition, columns, 0, 0,
+                         tau, local, buffer, done, counts):
         return tau, False
-    if age > 0.0 and not _stays_finite(indptr, indices, data, r0, n, y, y0, rival, bias, end, u_emission,
-                                       u_transition, columns, age * tau, local, buffer, done, counts):
+    # the corrections: the right half of each emission row, the columns k .. 2 k - 1 of the transitions
+    half = emission.shape[1] // 2
+    k = counts.shape[1]
+    if age > 0.0 and not _stays_finite(indptr, indices, data, r0, n, y, y0, rival, bias, end, emission, transition,
+                                       columns, half, k, age * tau, local, buffer, done, counts):
         return tau, False
-    _emission_part(_APPLY, indptr, indices, data, r0, n, y, y0, rival, bias, emission, columns, tau, local, buffer,
+    _emission_part(_APPLY, indptr, indices, data, r0, n, y, y0, rival, bias, emission, columns, 0, tau, local, buffer,
                    done)
-    _transition_part(_APPLY, n, y, y0, rival, transition, end, tau, counts)
+    _transition_part(_APPLY, n, y, y0, rival, transition, 0, end, tau, counts)
     if age > 0.0:
-        _emission_part(_APPLY, indptr, indices, data, r0, n, y, y0, rival, bias, u_emission, columns, age * tau, local,
-                       buffer, done)
-        _transition_part(_APPLY, n, y, y0, rival, u_transition, end, age * tau, counts)
+        _emission_part(_APPLY, indptr, indices, data, r0, n, y, y0, rival, bias, emission, columns, half, age * tau,
+                       local, buffer, done)
+        _transition_part(_APPLY, n, y, y0, rival, transition, k, end, age * tau, counts)
     return tau, True
 
 
 @njit(cache=True)
-def _stays_finite(indptr, indices, data, r0, n, y, y0, rival, bias, end, emission, transition, columns, tau, local,
-                  buffer, done, counts):
-    """Whether (emission, transition) + tau z stays finite."""
-    if _emission_part(_CHECK, indptr, indices, data, r0, n, y, y0, rival, bias, emission, columns, tau, local, buffer,
-                      done) == 0.0:
+def _stays_finite(indptr, indices, data, r0, n, y, y0, rival, bias, end, emission, transition, columns,
+                  emission_offset, transition_offset, tau, local, buffer, done, counts):
+    """Whether (emission, transition) + tau z stays finite, z's entries read at the offsets of
+    :func:`_emission_part` and :func:`_transition_part`."""
+    if _emission_part(_CHECK, indptr, indices, data, r0, n, y, y0, rival, bias, emission, columns, emission_offset,
+                      tau, local, buffer, done) == 0.0:
         return False
-    return _transition_part(_CHECK, n, y, y0, rival, transition, end, tau, counts) != 0.0
+    return _transition_part(_CHECK, n, y, y0, rival, transition, transition_offset, end, tau, counts) != 0.0
 
 
 @njit(cache=True)
@@ -227,7 +238,7 @@ def choose_rival(indptr, indices, data, r0, n, y, y0, margins, m0, emission, tra
     score of y, score of the rival, ok); ``ok`` is False when a score is not
     finite.
     """
-    emission_scores(indptr, indices, data, r0, n, emission, emission, 0.0, columns, bias, em, by_column)
+    emission_scores(indptr, indices, data, r0, n, emission, 0.0, columns, bias, em, by_column)
     add_end(em, n, transition, end)
     predicted = viterbi(em, n, transition, first_seen, i - 1, best, predictions, r0)
     predicted_score = sequence_score(em, n, predictions, r0, transition) if predicted else math.nan
@@ -271,9 +282,8 @@ def _most_entries(indptr, offsets):
 
 
 @njit(cache=True)
-def sequence_pass(indptr, indices, data, offsets, y, weights, margins, emission, transition, u_emission, u_transition,
-                  columns, averaging, first_seen, rule, update, C, bias, end, predictions, scores, losses, taus, errors,
-                  totals):
+def sequence_pass(indptr, indices, data, offsets, y, weights, margins, emission, transition, columns, averaging,
+                  first_seen, rule, update, C, bias, end, predictions, scores, losses, taus, errors, totals):
     """Progressive validation over the sequences of a CSR matrix: predict each one, then learn it.
 
     Sequence i is rows offsets[i] .. offsets[i + 1] - 1 with labels y over the
@@ -281,7 +291,7 @@ def sequence_pass(indptr, indices, data, offsets, y, weights, margins, emission,
     ``weights`` holds the importance weight of each sequence (empty: all 1).
     ``averaging`` advances by the sequences learned. ``bias`` and ``end`` are the values of the intercept's
     constant feature and of the end transition (0.0: none). Label j's emission weights
-    are column ``columns[j]`` of ``emission`` (and of ``u_emission``). The
+    are column ``columns[j]`` of ``emission`` (their corrections beside them: see the module docstring). The
     scratch follows the longest sequence, not the number of features.
     ``predictions`` (one per row) gets the predicted label indices, -1 where
     no label was known yet. The per-sequence ``scores`` (w.Phi(X, yhat), NaN
@@ -328,8 +338,8 @@ def sequence_pass(indptr, indices, data, offsets, y, weights, margins, emission,
                 break
             loss = max(0.0, rival_score - true_score + margins[r0 + i + hamming(y, r0, rival, 0, n)])
             tau, ok = update_towards(indptr, indices, data, r0, n, y, r0, rival, weights[i] if weighted else 1.0,
-                                     emission, transition, u_emission, u_transition, columns, round_age(averaging, i),
-                                     bias, end, loss, rule, C, local, buffer, done, counts)
+                                     emission, transition, columns, round_age(averaging, i), bias, end, loss, rule, C,
+                                     local, buffer, done, counts)
             if not ok:
                 stopped = i
                 break
@@ -368,25 +378,26 @@ def sequence_rival(indptr, indices, data, offsets, i, y, emission, transition, c
 
 
 @njit(cache=True)
-def sequence_update(indptr, indices, data, offsets, i, y, rival, weight, emission, transition, u_emission,
-                    u_transition, columns, averaging, bias, end, loss, rule, C, local, buffer, done, counts):
+def sequence_update(indptr, indices, data, offsets, i, y, rival, weight, emission, transition, columns, averaging,
+                    bias, end, loss, rule, C, local, buffer, done, counts):
     """``update_towards`` for sequence i, the first of a pass over ``averaging``, with the scratch arrays of
     ``sequence_pass``; returns (tau, ok). The caller advances ``averaging`` once the round is done."""
     r0 = offsets[i]
     n = offsets[i + 1] - r0
-    return update_towards(indptr, indices, data, r0, n, y, r0, rival, weight, emission, transition, u_emission,
-                          u_transition, columns, round_age(averaging, 0), bias, end, loss, rule, C, local, buffer,
-                          done, counts)
+    return update_towards(indptr, indices, data, r0, n, y, r0, rival, weight, emission, transition, columns,
+                          round_age(averaging, 0), bias, end, loss, rule, C, local, buffer, done, counts)
 
 
 @njit(cache=True)
-def sequence_predict(indptr, indices, data, offsets, emission, correction, rounds, columns, transition, bias, end,
-                     predictions, scores):
+def sequence_predict(indptr, indices, data, offsets, emission, rounds, columns, transition, bias, end, predictions,
+                     scores):
     """Viterbi labelling (label indices, into ``predictions``) and its score of every sequence.
 
-    With ``rounds`` > 0 the emission weights are the averaged ``emission -
-    correction / rounds`` (:func:`._viterbi.emission_scores`), computed only
-    for the features of the sequences; ``transition`` is the one to predict with (its end row weighing ``end``).
+    With ``rounds`` > 0 the weights are the averaged ``weights - corrections /
+    rounds`` of the rows that hold both (see the module docstring): the
+    emission weights computed only for the features of the sequences
+    (:func:`._viterbi.emission_scores`), the transitions once, into scratch of
+    (k + 2, k). The end row of the transitions weighs ``end``.
     """
     k = columns.size
     longest = _longest(offsets)
@@ -394,10 +405,16 @@ def sequence_predict(indptr, indices, data, offsets, emission, correction, round
     by_column = np.empty(k)
     best = np.empty((longest, k))
     everyone = np.full(k, -1, dtype=np.int64)
+    if rounds > 0:
+        weights = np.empty((transition.shape[0], k))
+        for i in range(weights.shape[0]):
+            for j in range(k):
+                weights[i, j] = transition[i, j] - transition[i, k + j] / rounds
+        transition = weights
     for i in range(offsets.size - 1):
         r0 = offsets[i]
         n = offsets[i + 1] - r0
-        emission_scores(indptr, indices, data, r0, n, emission, correction, rounds, columns, bias, em, by_column)
+        emission_scores(indptr, indices, data, r0, n, emission, rounds, columns, bias, em, by_column)
         add_end(em, n, transition, end)
         viterbi(em, n, transition, everyone, 0, best, predictions, r0)
         scores[i] = sequence_score(em, n, predictions, r0, transition)

@@ -10,6 +10,9 @@ state is row k of ``transition`` (shape (k + 1, k), or (k + 2, k) with the end
 transitions in row k + 1). An end transition, ``transition[k + 1, y_{n-1}]``,
 depends on the last label alone: :func:`add_end` adds it to the emission scores
 of the last position, so that the searches below need not know of it.
+The label count k is ``em.shape[1]``: ``transition`` may have more columns (an
+averaged learner's keep their corrections in columns k .. 2 k - 1), which are
+not read.
 
 Both searches run backwards (``best[t, i]``: the best score of the positions
 t .. n-1 when position t has label i) and then decode forwards, taking at each
@@ -25,29 +28,32 @@ from ._jit import njit
 
 
 @njit(cache=True)
-def emission_scores(indptr, indices, data, r0, n, emission, correction, rounds, columns, bias, em, by_column):
+def emission_scores(indptr, indices, data, r0, n, emission, rounds, columns, bias, em, by_column):
     """em[t, j] = w_j . (x_{r0 + t}, bias) for the rows r0 .. r0 + n - 1 of a CSR matrix.
 
     ``emission`` is feature-major, shape (n_features + 1, capacity); its last
     row weighs the constant feature ``bias`` (0 without an intercept). Label j
     (in the order of the transitions) keeps its weights in column
     ``columns[j]``, and the columns in use are 0 .. k - 1 (k = ``columns.size``).
-    With ``rounds`` > 0 the weights are the averaged ``emission - correction /
-    rounds``, entry by entry (:func:`olearn._averaging.averaged`), read only
-    for the features of these rows. ``by_column`` is scratch of length >= k.
+    With ``rounds`` > 0 ``emission`` holds each feature's weights and their
+    corrections side by side (:func:`olearn._averaging.joined_rows`), and the
+    weights are the averaged ``weights - corrections / rounds``, entry by entry
+    (:func:`olearn._averaging.averaged`), read only for the features of these
+    rows. ``by_column`` is scratch of length >= k.
     """
     k = columns.size
     last = emission.shape[0] - 1
+    half = emission.shape[1] // 2
     for t in range(n):
         row = r0 + t
         if rounds > 0:
             for c in range(k):
-                by_column[c] = bias * (emission[last, c] - correction[last, c] / rounds)
+                by_column[c] = bias * (emission[last, c] - emission[last, half + c] / rounds)
             for p in range(indptr[row], indptr[row + 1]):
                 feature = indices[p]
                 value = data[p]
                 for c in range(k):
-                    by_column[c] += value * (emission[feature, c] - correction[feature, c] / rounds)
+                    by_column[c] += value * (emission[feature, c] - emission[feature, half + c] / rounds)
         else:
             for c in range(k):
                 by_column[c] = bias * emission[last, c]

@@ -19,7 +19,7 @@ give the bookkeeping and each learner's docstring the meaning of a weight.
 
 import numpy as np
 
-from .._averaging import AVERAGE, average_start, forget_average, kept_average, reads_entries
+from .._averaging import AVERAGE, average_start, forget_average, interleaved, kept_average, reads_entries
 from ..exceptions import PartialUpdateError
 from .._kernels import _codes
 from .._kernels import _second_order as _so
@@ -63,12 +63,12 @@ AVERAGING_CONSTRAINTS = {"average": AVERAGE, "class_weight": CLASS_WEIGHT}
 
 
 def grown_pairs(ws, capacity, new_capacity, variance):
-    """``_ws`` (rows of (mean, variance)) resized for ``new_capacity`` features, as
-    :func:`~olearn.linear._base.grown_intercept_last` resizes a vector: the intercept's row stays last, and a
-    new feature's row is (0, ``variance``)."""
+    """``_ws`` (rows of (mean, variance) or, averaging, (mean, variance, running sum)) resized for
+    ``new_capacity`` features, as :func:`~olearn.linear._base.grown_intercept_last` resizes a vector: the
+    intercept's row stays last, and a new feature's row is (0, ``variance``) (and 0)."""
     # zeros, not empty then filled: a fresh block of zeros is mapped as it is first touched (AdaGrad's
     # accumulators start at 0, so its new rows are never written here)
-    grown = np.zeros((new_capacity + 1, 2))
+    grown = np.zeros((new_capacity + 1, ws.shape[1]))
     grown[:capacity] = ws[:capacity]
     if variance != 0.0:
         grown[capacity:new_capacity, 1] = variance
@@ -102,7 +102,12 @@ class RunningSumAverage:
     """
 
     def _averaging(self):
-        return "_avg_sum" in self.__dict__
+        return "_avg_count" in self.__dict__
+
+    def _average_key(self):
+        """The array whose identity keys the kept average (:func:`~olearn._averaging.kept_average`): the running
+        sum's, replaced whenever the learner replaces it."""
+        return self._avg_sum
 
     def _learned_average_start(self):
         """The first round averaged by the model learned so far; 0 when it does not average."""
@@ -121,7 +126,7 @@ class RunningSumAverage:
         :func:`~olearn._averaging.kept_average`), else w."""
         if not self._averaging():
             return self._w
-        return kept_average(self, self._avg_sum, self._whole_average)
+        return kept_average(self, self._average_key(), self._whole_average)
 
     def _whole_average(self):
         out = np.empty(self._w.size)
@@ -132,7 +137,7 @@ class RunningSumAverage:
         """Whether rows of ``n_entries`` non-zeros are scored by :meth:`_averaged_scores`: once a round is
         averaged, until the rows read since the last change are many (:func:`~olearn._averaging.reads_entries`)."""
         return (self._averaging() and self._avg_count[0] > 0.0
-                and reads_entries(self, self._avg_sum, n_entries, self._w.size))
+                and reads_entries(self, self._average_key(), n_entries, self._w.size))
 
     def _averaged_scores(self, indptr, indices, data, bias):
         """Scores of CSR rows (intercept feature ``bias``) with the averaged weights, once a round is averaged.
@@ -156,6 +161,11 @@ class SecondOrderClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLear
     constant feature; a vector for a diagonal covariance) and ``_state``;
     with ``average`` set, also the average's running sum ``_avg_sum`` (laid
     out as ``_w``) and ``_avg_count`` = [rounds averaged, first averaged round].
+    The running sum is kept beside the mean, one record per coordinate: with a
+    full covariance ``_w`` and ``_avg_sum`` are the two views of one array of
+    records (:func:`~olearn._averaging.interleaved`), with a diagonal one the
+    third column of ``_ws`` (below), so that an averaged score reads a
+    coordinate's mean and running sum from one cache line.
 
     A full covariance is kept as a square root: ``_cov`` is S with
     ``Sigma = S S^T`` (the update of :mod:`olearn._kernels._second_order`), and
@@ -164,7 +174,8 @@ class SecondOrderClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLear
     factor as S.
 
     A diagonal covariance is kept with the mean in one array ``_ws`` of shape
-    (capacity + 1, 2): ``_w`` and ``_cov`` are then its two columns (views).
+    (capacity + 1, 2), or (capacity + 1, 3) with the average's running sum:
+    ``_w``, ``_cov`` (and ``_avg_sum``) are then its columns (views).
     A round reads and writes both entries of each coordinate it touches, so
     side by side they are one cache line, not two (AdaGrad's checking pass
     over the reference stream, alone, alternating in one process: 60-65 ms
@@ -221,10 +232,16 @@ class SecondOrderClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLear
         lambda self, value: self._store("_cov", value),
         doc="The covariance, or the diagonal one's vector (a column of ``_ws``).",
     )
+    _avg_sum = property(
+        lambda self: self._stored("_avg_sum", 2),
+        lambda self, value: self._store("_avg_sum", value),
+        doc="The average's running sum U (the third column of ``_ws`` with a diagonal covariance).",
+    )
 
     def _stored(self, name, column):
         state = self.__dict__
-        if "_ws" in state:
+        # the mean and the variances are always columns of _ws, the running sum only when averaging
+        if "_ws" in state and (column < 2 or column < state["_ws"].shape[1]):
             return state["_ws"][:, column]
         if name in state:
             return state[name]
@@ -237,17 +254,20 @@ class SecondOrderClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLear
 
     def _start(self):
         self._labels = BinaryLabels(type(self).__name__)
+        start = average_start(self.average)
         if self._full():
             self._w = np.zeros(1)
             self._cov = np.full((1, 1), np.sqrt(self._initial_variance))
         else:
-            self._ws = np.array([[0.0, self._initial_variance]])
+            # the running sum U of the average in a third column
+            self._ws = np.array([[0.0, self._initial_variance, 0.0] if start else [0.0, self._initial_variance]])
         self._state = np.zeros(_so.N_STATE)
-        start = average_start(self.average)
         if start:
             # the running sum U of the average, laid out as w, and [k, the first averaged round]
-            self._avg_sum = np.zeros(1)
             self._avg_count = np.array([0.0, start])
+            if self._full():
+                self._avg_sum = np.zeros(1)
+                self._interleave()
         self.n_features_in_ = 0
         if self.n_features is not None:
             self._grow(self.n_features, "n_features")
@@ -275,23 +295,45 @@ class SecondOrderClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLear
             if self._full():
                 self._w = grown_intercept_last(self._w, capacity, new_capacity)
                 self._cov = grown_intercept_last(self._cov, capacity, new_capacity, np.sqrt(self._initial_variance))
+                if self._averaging():
+                    self._avg_sum = grown_intercept_last(self._avg_sum, capacity, new_capacity)
+                    self._interleave()
             else:
                 self._ws = grown_pairs(self._ws, capacity, new_capacity, self._initial_variance)
-            if self._averaging():
-                self._avg_sum = grown_intercept_last(self._avg_sum, capacity, new_capacity)
         if n_features > self.n_features_in_:
             self.n_features_in_ = int(n_features)
 
     def _negate(self):
         """The model learned with the other class encoded +1: the mean changes sign, the covariance (even in
         the labels) does not. New arrays, not written into (see ``_first_call_atomic``)."""
+        # every iterate changes sign, so does the running sum
         if self._full():
             self._w = negated(self._w)
+            if self._averaging():
+                self._avg_sum = negated(self._avg_sum)
+                self._interleave()
         else:
-            self._ws = self._ws * np.array([-1.0, 1.0]) + 0.0  # as negated: no -0.0
-        if self._averaging():
-            # every iterate changes sign, so does the running sum
-            self._avg_sum = negated(self._avg_sum)
+            self._ws = self._ws * np.array([-1.0, 1.0, -1.0][: self._ws.shape[1]]) + 0.0  # as negated: no -0.0
+
+    def _interleave(self):
+        """Lay a full covariance's mean and the average's running sum side by side, the two views of one array
+        of records (:func:`~olearn._averaging.interleaved`)."""
+        self._w, self._avg_sum = interleaved(self._w, self._avg_sum)
+
+    def _average_key(self):
+        # a diagonal covariance's running sum is a column of _ws, a new view at each read: _ws keys the average
+        state = self.__dict__
+        return state["_ws"] if "_ws" in state else self._avg_sum
+
+    def __setstate__(self, state):
+        # learners pickled before the running sum joined the mean kept it apart; pickle and deepcopy copy the
+        # two views of the records apart: laid side by side again
+        if "_avg_sum" in state and "_ws" in state:
+            state = dict(state)
+            state["_ws"] = np.column_stack((state["_ws"], state.pop("_avg_sum")))
+        super().__setstate__(state)
+        if "_avg_sum" in state:
+            self._interleave()
 
     @property
     def coef_(self):
@@ -464,11 +506,16 @@ class SecondOrderClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLear
         elif self._full():
             self._w, self._cov = weights, root_of_covariance(np.array(arrays["covariance"], dtype=np.float64))
         else:
-            self._ws = np.stack((weights, np.array(arrays["covariance"], dtype=np.float64)), axis=1)
+            columns = (weights, np.array(arrays["covariance"], dtype=np.float64))
+            if self._averaging():
+                columns += (np.array(arrays["average_sum"], dtype=np.float64),)
+            self._ws = np.stack(columns, axis=1)
         self._state = np.array(arrays["state"], dtype=np.float64)
         self.n_features_in_ = int(state["n_features_in"])
         self._labels.set_classes(arrays["classes"])
         self.classes_ = self._labels.classes
         if self._averaging():
-            self._avg_sum = np.array(arrays["average_sum"], dtype=np.float64)
             self._avg_count = np.array(arrays["average_count"], dtype=np.float64)
+            if self._full():
+                self._avg_sum = np.array(arrays["average_sum"], dtype=np.float64)
+                self._interleave()

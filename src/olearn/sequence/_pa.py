@@ -11,8 +11,10 @@ from .._averaging import (
     averaged,
     averaging_relation,
     check_average_unchanged,
+    joined_rows,
     n_averaged,
     new_averaging,
+    row_halves,
 )
 from .._docstrings import shared_entries
 from .._estimator import ClassifierEstimator
@@ -156,7 +158,10 @@ class PASequence(OnlineLearner, ClassifierEstimator):
     as the online learner works. The mean is kept by a running correction
     updated on the entries each update touches
     (:mod:`olearn._kernels._lazy_average`), so the cost of an update does not
-    grow with the dimension. ``average`` cannot be changed once learning
+    grow with the dimension, and the correction of a feature's weights is
+    kept beside them in its row (:func:`olearn._averaging.joined_rows`), so
+    that an averaged prediction reads the mean of the weights it needs, at
+    the cost of a plain one plus the divisions. ``average`` cannot be changed once learning
     started (``fit`` starts over).
 
     Parameters
@@ -238,8 +243,7 @@ class PASequence(OnlineLearner, ClassifierEstimator):
         "classes": DeclaredTags(),
         "end_transition": BOOLEAN,
     }
-    _learned = ("_emission", "_transition", "_u_emission", "_u_transition", "_columns", "_averaging", "classes_",
-                "n_features_in_")
+    _learned = ("_emission", "_transition", "_columns", "_averaging", "classes_", "n_features_in_")
     _changed_in_place = ("_averaging",)
     _started_by = "_emission"
     _unit = "sequence"
@@ -299,15 +303,33 @@ class PASequence(OnlineLearner, ClassifierEstimator):
     def _averages(self):
         return bool(self._averaging[A_START])
 
+    @property
+    def _copies(self):
+        """How many blocks of columns the weight arrays have: 2 when averaging (the weights, then their
+        corrections: :func:`~olearn._averaging.joined_rows`), else 1."""
+        return 2 if self._averages else 1
+
+    def _halves(self, rows):
+        """(weights, corrections) of ``_emission`` or ``_transition``, as views; corrections None without averaging."""
+        return row_halves(rows) if self._averages else (rows, None)
+
+    def __setstate__(self, state):
+        # a learner pickled before the corrections joined the rows of their weights kept them apart
+        if "_u_emission" in state:
+            state = dict(state)
+            corrections = state.pop("_u_emission"), state.pop("_u_transition")
+            if state["_averaging"][A_START]:
+                state["_emission"] = joined_rows(state["_emission"], corrections[0])
+                state["_transition"] = joined_rows(state["_transition"], corrections[1])
+        super().__setstate__(state)
+
     def _start(self):
         self._averaging = new_averaging(self.average)
         # room for the declared tags at once: none of them then moves the weights when it first appears
         room = 0 if self.classes is None else len(self.classes)
-        self._emission = np.zeros((1, room))
+        self._emission = np.zeros((1, self._copies * room))
         # rows from the start and into the end below the labels' rows (none yet)
         self._transition = np.zeros((2, 0))
-        self._u_emission = np.zeros((1, room if self._averages else 0))
-        self._u_transition = np.zeros((2, 0))
         self._columns = np.empty(0, dtype=np.int64)
         self.classes_ = np.empty(0)
         self.n_features_in_ = 0
@@ -335,8 +357,6 @@ class PASequence(OnlineLearner, ClassifierEstimator):
         if width > capacity:
             new_capacity = width if capacity == 0 else max(width, 2 * capacity)
             self._emission = _widened(self._emission, new_capacity)
-            if self._averages:
-                self._u_emission = _widened(self._u_emission, new_capacity)
         self.n_features_in_ = max(self.n_features_in_, width)
 
     def _relabel(self, classes):
@@ -350,17 +370,14 @@ class PASequence(OnlineLearner, ClassifierEstimator):
         """
         moved = np.searchsorted(classes, self.classes_)
         known, k = self.classes_.size, classes.size
-        room = self._emission.shape[1]
+        copies = self._copies
+        room = self._emission.shape[1] // copies
         if k > room:
-            room = max(k, 2 * room)
-            self._emission = _with_room(self._emission, room, known)
-            if self._averages:
-                self._u_emission = _with_room(self._u_emission, room, known)
+            self._emission = _with_room(self._emission, max(k, 2 * room), known, copies)
         else:
             # free columns hold zeros already; cleared all the same, at the cost of the new labels' own columns
-            self._emission[:, known:k] = 0.0
-            if self._averages:
-                self._u_emission[:, known:k] = 0.0
+            for block in range(copies):
+                self._emission[:, block * room + known : block * room + k] = 0.0
         columns = np.empty(k, dtype=np.int64)
         fresh = np.ones(k, dtype=bool)
         fresh[moved] = False
@@ -372,9 +389,7 @@ class PASequence(OnlineLearner, ClassifierEstimator):
             new_transition[np.append(moved, [k, k + 1])[:, None], moved] = transition
             return new_transition
 
-        self._transition = relabelled(self._transition)
-        if self._averages:
-            self._u_transition = relabelled(self._u_transition)
+        self._transition = np.hstack([relabelled(block) for block in np.hsplit(self._transition, copies)])
         self._columns = columns
         self.classes_ = classes
 
@@ -382,12 +397,12 @@ class PASequence(OnlineLearner, ClassifierEstimator):
         """Forget the labels where ``keep`` is False (labels of sequences that were never learned)."""
         if keep.all():
             return
-        # the kept labels' columns, in their order: the columns in use stay 0 .. k - 1
-        self._emission = self._emission[:, self._columns[keep]]
-        self._transition = self._transition[np.append(keep, [True, True])][:, keep]
-        if self._averages:
-            self._u_emission = self._u_emission[:, self._columns[keep]]
-            self._u_transition = self._u_transition[np.append(keep, [True, True])][:, keep]
+        # the kept labels' columns, in their order (in each block): the columns in use stay 0 .. k - 1
+        copies = self._copies
+        room = self._emission.shape[1] // copies
+        self._emission = self._emission[:, np.concatenate([self._columns[keep] + block * room
+                                                           for block in range(copies)])]
+        self._transition = self._transition[np.append(keep, [True, True])][:, np.tile(keep, copies)]
         self._columns = np.arange(np.count_nonzero(keep), dtype=np.int64)
         self.classes_ = self.classes_[keep]
 
@@ -459,8 +474,7 @@ class PASequence(OnlineLearner, ClassifierEstimator):
             a = batch.arrays
             stopped = _compiled.sequence_pass(
                 a.indptr, a.indices, a.data, batch.offsets, codes, weights, margins, self._emission, self._transition,
-                self._u_emission, self._u_transition, self._columns, self._averaging, first_seen, rule, update, C,
-                bias, end, predictions, *outputs, totals,
+                self._columns, self._averaging, first_seen, rule, update, C, bias, end, predictions, *outputs, totals,
             )
         else:
             stopped = self._callable_cost_pass(batch, codes, weights, first_seen, cost, rule, C, bias, end,
@@ -516,8 +530,8 @@ class PASequence(OnlineLearner, ClassifierEstimator):
                 loss = max(0.0, rival_score - true_score + margin)
                 tau, ok = sequence_update(
                     a.indptr, a.indices, a.data, offsets, i, codes, rival, weights[i] if weights.size else 1.0,
-                    self._emission, self._transition, self._u_emission, self._u_transition, self._columns,
-                    self._averaging, bias, end, loss, rule, C, local, buffer, done, counts,
+                    self._emission, self._transition, self._columns, self._averaging, bias, end, loss, rule, C, local,
+                    buffer, done, counts,
                 )
                 if not ok:
                     return i
@@ -623,14 +637,11 @@ class PASequence(OnlineLearner, ClassifierEstimator):
         if self.classes_.size:
             # a feature never seen has no emission weight yet: it contributes 0
             a = seen_columns(batch.arrays, self._emission.shape[0] - 1)
-            # averaged emission weights are computed for the features of X only, as the kernel reads them
-            rounds = n_averaged(self._averaging)
-            correction = self._u_emission if rounds else self._emission
+            # averaged weights are read beside their corrections, for the features of X only
             _, _, _, bias, end, _ = self._settings()
-            _compiled.sequence_predict(a.indptr, a.indices, a.data, batch.offsets, self._emission, correction,
-                                       float(rounds), self._columns,
-                                       averaged(self._transition, self._u_transition, self._averaging),
-                                       bias, end, predictions, scores)
+            _compiled.sequence_predict(a.indptr, a.indices, a.data, batch.offsets, self._emission,
+                                       float(n_averaged(self._averaging)), self._columns, self._transition, bias, end,
+                                       predictions, scores)
         return self._decode(predictions, batch.offsets)
 
     def predict(self, X):
@@ -659,10 +670,13 @@ class PASequence(OnlineLearner, ClassifierEstimator):
     def _predicting(self):
         """(emission, transition) that predictions use, the emission's columns in the order of ``classes_``:
         averaged when ``average`` is on."""
-        emission = self._emission[:, self._columns]
+        emission, u_emission = self._halves(self._emission)
+        transition, u_transition = self._halves(self._transition)
+        emission = emission[:, self._columns]
         if n_averaged(self._averaging):
-            emission = averaged(emission, self._u_emission[:, self._columns], self._averaging)
-        return emission, averaged(self._transition, self._u_transition, self._averaging)
+            return (averaged(emission, u_emission[:, self._columns], self._averaging),
+                    averaged(transition, u_transition, self._averaging))
+        return emission, transition
 
     @property
     def coef_(self):
@@ -741,15 +755,16 @@ class PASequence(OnlineLearner, ClassifierEstimator):
 
     def _get_state(self):
         self._check_started()
-        arrays = {"emission": self._saved_rows(self._emission), "transition": self._transition[:-1],
-                  "classes": self.classes_}
+        emission, u_emission = self._halves(self._emission)
+        transition, u_transition = self._halves(self._transition)
+        arrays = {"emission": self._saved_rows(emission), "transition": transition[:-1], "classes": self.classes_}
         if self.end_transition:
-            arrays["end_transition"] = self._transition[-1]
+            arrays["end_transition"] = transition[-1]
         if self._averages:
-            arrays.update(average_emission=self._saved_rows(self._u_emission),
-                          average_transition=self._u_transition[:-1], averaging=self._averaging)
+            arrays.update(average_emission=self._saved_rows(u_emission), average_transition=u_transition[:-1],
+                          averaging=self._averaging)
             if self.end_transition:
-                arrays["average_end_transition"] = self._u_transition[-1]
+                arrays["average_end_transition"] = u_transition[-1]
         return arrays, {"n_features_in": self.n_features_in_}
 
     def _saved_rows(self, emission):
@@ -762,8 +777,9 @@ class PASequence(OnlineLearner, ClassifierEstimator):
         self._emission = np.array(arrays["emission"], dtype=np.float64)
         self._transition = _with_end(arrays, "transition", "end_transition")
         if "averaging" in arrays:
-            self._u_emission = np.array(arrays["average_emission"], dtype=np.float64)
-            self._u_transition = _with_end(arrays, "average_transition", "average_end_transition")
+            self._emission = joined_rows(self._emission, np.asarray(arrays["average_emission"], dtype=np.float64))
+            self._transition = joined_rows(self._transition,
+                                           _with_end(arrays, "average_transition", "average_end_transition"))
             self._averaging = np.array(arrays["averaging"], dtype=np.int64)
         self.classes_ = np.asarray(arrays["classes"])
         self._columns = np.arange(self.classes_.size, dtype=np.int64)
@@ -777,15 +793,19 @@ def _with_end(arrays, transition, end):
     return np.vstack([start, row[None, :]])
 
 
-def _with_room(emission, room, used):
-    """Emission weights with ``room`` columns, the ``used`` first ones copied."""
-    grown = np.zeros((emission.shape[0], room))
-    grown[:, :used] = emission[:, :used]
+def _with_room(emission, room, used, copies):
+    """Emission weights of ``copies`` blocks of ``room`` columns (:meth:`PASequence._copies`), the ``used``
+    first columns of each block copied."""
+    old = emission.shape[1] // copies
+    grown = np.zeros((emission.shape[0], copies * room))
+    for block in range(copies):
+        grown[:, block * room : block * room + used] = emission[:, block * old : block * old + used]
     return grown
 
 
 def _widened(emission, capacity):
-    """Feature-major emission weights with room for ``capacity`` features, the intercept's row kept last."""
+    """Feature-major emission weights (with their corrections, when averaging) with room for ``capacity``
+    features, the intercept's row kept last."""
     grown = np.zeros((capacity + 1, emission.shape[1]))
     grown[: emission.shape[0] - 1] = emission[:-1]
     grown[capacity] = emission[-1]
