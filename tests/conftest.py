@@ -160,7 +160,11 @@ def pytest_collection_modifyitems(config, items):
         if not groups and _uses_a_module_fixture(item):
             groups = [item.nodeid.split("::")[0]]
         if groups and item.nodeid.rfind("@") <= item.nodeid.rfind("]"):  # no suffix yet (xdist's own test)
-            item._id = type(item._id).parse(f"{item.nodeid}@{'_'.join(groups)}")
+            grouped = f"{item.nodeid}@{'_'.join(groups)}"
+            if hasattr(item, "_id"):  # pytest 9.2 and later
+                item._id = type(item._id).parse(grouped)
+            else:
+                item._nodeid = grouped
 
 
 def _uses_a_module_fixture(item):
