@@ -11,6 +11,11 @@
 * ``estimator_class`` (parametrized argument): every registered binary classifier class.
 * ``regressor_case`` / ``regressor_class``: the same for the registered
   regressors (``task="regression"``, settings from ``REGRESSOR_SETTINGS``).
+* With ``-n`` (``--dist loadgroup``, pyproject's addopts) the tests marked
+  ``pytest.mark.xdist_group(NAME)`` run on one worker, and so do the tests of a module that
+  share a module-scoped fixture (a Dask cluster, a command's run), built once rather than once
+  per worker: :func:`pytest_collection_modifyitems` gives their node ids the ``@NAME`` suffix
+  that xdist's scheduler groups by (the module's path for the latter).
 * ``checking_pass_stops`` (fixture): a list that receives what each call of the
   binary linear and diagonal second-order passes that check rows themselves
   returns (-1, or the row where the pass stopped), so that a test knows a batch
@@ -136,6 +141,36 @@ def pytest_addoption(parser):
     parser.addoption(
         "--fuzz-long", type=float, default=0.0, metavar="FACTOR",
         help="run every campaign under tests/fuzz FACTOR times longer than in CI (e.g. 200)")
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config, items):
+    """On a worker of ``--dist loadgroup``, each test marked ``xdist_group`` gets its groups as node id suffix.
+
+    xdist's worker hook does this by writing ``item._nodeid``, which pytest 9.2 no longer reads (its node id
+    lives in ``item._id``): the suffix never reached the scheduler, and a group's tests ran on every worker.
+    Where xdist's suffix took effect, this leaves the node id as it is. A test of no group that uses a
+    module-scoped fixture is put in its module's group.
+    """
+    if not getattr(config.option, "loadgroup", False):  # xdist sets it on its workers of --dist loadgroup
+        return
+    for item in items:
+        groups = sorted({str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+                         for mark in item.iter_markers("xdist_group")})
+        if not groups and _uses_a_module_fixture(item):
+            groups = [item.nodeid.split("::")[0]]
+        if groups and item.nodeid.rfind("@") <= item.nodeid.rfind("]"):  # no suffix yet (xdist's own test)
+            grouped = f"{item.nodeid}@{'_'.join(groups)}"
+            if hasattr(item, "_id"):  # pytest 9.2 and later
+                item._id = type(item._id).parse(grouped)
+            else:
+                item._nodeid = grouped
+
+
+def _uses_a_module_fixture(item):
+    """Whether the test uses a fixture of module scope (made once per module on each worker that runs it)."""
+    info = getattr(item, "_fixtureinfo", None)
+    return info is not None and any(defs[-1].scope == "module" for defs in info.name2fixturedefs.values() if defs)
 
 
 def pytest_generate_tests(metafunc):

@@ -1,7 +1,8 @@
 """The API reference (docs/api) builds from the docstrings with warnings as errors, and misses no public name.
 
 Sphinx and numpydoc come with the test extra, so this runs in CI; it is skipped only where
-they are not installed.
+they are not installed. The reference is built once per module run: with ``-n``, its tests are one
+``xdist_group`` and run on one worker.
 """
 
 import importlib
@@ -17,6 +18,8 @@ import pytest
 import olearn
 
 SOURCE = Path(__file__).resolve().parents[1] / "docs" / "api"
+
+pytestmark = pytest.mark.xdist_group("api-reference")
 
 pytest.importorskip("sphinx", reason="the docs tools are not installed (pip install 'olearn[docs]')")
 pytest.importorskip("numpydoc", reason="the docs tools are not installed (pip install 'olearn[docs]')")

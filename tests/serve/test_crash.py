@@ -204,9 +204,10 @@ def _crash_run(serve, tmp_path, args, load, kills, seed):
 
 
 def test_kill_9_at_random_moments_loses_no_acknowledged_update(serve, tmp_path):
+    # eight kills here; the slow test below kills sixty times
     load = Load([-1, 1], olearn.PAClassifier(variant="pa1", C=0.5), seed=1)
-    total = _crash_run(serve, tmp_path, ["--algo", "pa1", "-C", "0.5"], load, kills=12, seed=2)
-    assert load.refused > 0 and total > 200
+    total = _crash_run(serve, tmp_path, ["--algo", "pa1", "-C", "0.5"], load, kills=8, seed=2)
+    assert load.refused > 0 and total > 150
 
 
 @pytest.mark.slow
