@@ -245,16 +245,18 @@ class FeatureMap:
             return None
         if not _rows.all_finite(data):
             return None
-        columns = np.fromiter(map(self._columns.get, keys, repeat(-1)), dtype=np.int64, count=len(keys))
-        known = columns >= 0
-        if not known.all():
+        indptr = np.zeros(len(X) + 1, dtype=np.int64)
+        try:  # every name known (the steady state): the rows' lengths are their dicts'
+            indices = np.fromiter(map(self._columns.__getitem__, keys), dtype=np.int64, count=len(keys))
+            np.cumsum([*map(len, X)], out=indptr[1:])
+        except KeyError:  # a name the vocabulary lacks
             if not drop_unknown:
                 return None
-            data = data[known]
-        rows_of = np.repeat(np.arange(len(X)), [*map(len, X)])[known]
-        indptr = np.zeros(len(X) + 1, dtype=np.int64)
-        np.cumsum(np.bincount(rows_of, minlength=len(X)), out=indptr[1:])
-        indices = columns[known]
+            columns = np.fromiter(map(self._columns.get, keys, repeat(-1)), dtype=np.int64, count=len(keys))
+            known = columns >= 0
+            data, indices = data[known], columns[known]
+            rows_of = np.repeat(np.arange(len(X)), [*map(len, X)])[known]
+            np.cumsum(np.bincount(rows_of, minlength=len(X)), out=indptr[1:])
         return indptr, indices, data, int(indices.max()) + 1 if indices.size else 0
 
     def __getstate__(self):

@@ -43,6 +43,8 @@ def test_a_body_reads_as_pythons_reader_reads_it(dumps):
     b'{"x": {"a": 1.0, "z": 2.0, "a": 1.0}, "y": 1, "note": "{{"}',        # braces in a string
     b'{"x": {"a": {"b": 1, "b": 2}}, "y": 1}',                            # a nested object
     b'{"x": {"a": 1.0}, "y": [{"k": 1, "k": 2}]}',                        # an object in the labels
+    b'{"x": [{"a": 1.0}, {"b": {"c": 1, "c": 2}}], "y": [1, 1]}',         # an object a level below a batch's
+    b'{"x": [{"a": 1.0, "b": 2.0, "a": 1.0}], "y": ["a:b"]}',              # a colon in a string, in a batch
 ])
 def test_a_repeated_key_is_refused_wherever_it_is(body):
     with pytest.raises(RequestError) as refused:

@@ -14,6 +14,7 @@ import numpy as np
 
 from .._labels import plain_label
 from .._learner import OnlineLearner
+from .._sparse import CSRRows
 from ..compose import Pipeline
 from ..multilabel import PAMultilabel
 from ..sequence import PASequence
@@ -335,8 +336,8 @@ class ServedModel:
         batch is learned by :meth:`_learn_each` (its transformers learn example by example).
 
         A batch whose names the learner knows, all of plain numbers (the steady state), is converted here, once,
-        into the CSR matrix ``partial_fit`` would make of its dicts (:meth:`_known_matrix`), whose values are
-        then checked in one array, and ``partial_fit`` learns that matrix.
+        into the rows ``partial_fit`` would make of its dicts, in the canonical form its check takes as they are
+        (:meth:`_known_matrix`), whose values are then checked in one array, and ``partial_fit`` learns them.
         """
         est = self.estimator
         if isinstance(est, Pipeline) or not est._cuts_columns:
@@ -385,20 +386,28 @@ class ServedModel:
         return self._vouched(examples)
 
     def _known_matrix(self, dicts):
-        """The batch ``dicts`` as the CSR matrix the learner makes of them to learn (its width the learner's) when
-        their names are all in its vocabulary and their values plain numbers
-        (:meth:`~olearn._features.FeatureMap.known_rows`), for a learner that has started and reads its columns
-        by index (no DataFrame's names); else None."""
+        """The batch ``dicts`` as the rows the learner makes of them to learn (a
+        :class:`~olearn._sparse.CSRRows` of its width) when their names are all in its vocabulary and their values
+        plain numbers (:meth:`~olearn._features.FeatureMap.known_rows`), for a learner that has started and reads
+        its columns by index (no DataFrame's names); else None.
+
+        The rows come in the canonical form of the learner's check of a matrix (:func:`~olearn._validation.check_X`:
+        int32 columns, each row's in increasing order; a vocabulary gives each name one column, so none repeats
+        within a row), which the check then reads in one compiled pass and takes as they are, instead of building
+        and sorting them again: the batch is checked once, by the learner, and learned bit for bit as its dicts.
+        """
         est = self.estimator
         if not est._is_started() or getattr(est, "feature_names_in_", None) is not None:
             return None
         known = est._feature_map().known_rows(dicts)
         if known is None:
             return None
-        import scipy.sparse as sp
-
         indptr, indices, data, _ = known
-        return sp.csr_matrix((data, indices, indptr), shape=(len(dicts), est.n_features_in_))
+        width = est.n_features_in_
+        # one sort of (row, column) keys puts each row's columns in order (their rows are in order already)
+        rows_of = np.repeat(np.arange(len(dicts), dtype=np.int64), np.diff(indptr))
+        order = np.argsort(rows_of * max(width, 1) + indices)
+        return CSRRows(data[order], indices[order].astype(np.int32), indptr, (len(dicts), width))
 
     def _vouched(self, examples, values=None):
         """Whether the labels and numbers of a batch are ones the learner takes without overflowing (see
