@@ -145,10 +145,13 @@ class Writer:
     async def _run(self):
         try:
             while True:
-                try:
-                    first = await asyncio.wait_for(self._queue.get(), timeout=self._until_snapshot())
-                except asyncio.TimeoutError:
-                    first = None
+                if not self._queue.empty():  # under load: no timed wait (a task and a timer) per turn
+                    first = self._queue.get_nowait()
+                else:
+                    try:
+                        first = await asyncio.wait_for(self._queue.get(), timeout=self._until_snapshot())
+                    except asyncio.TimeoutError:
+                        first = None
                 items = [] if first is None else [first]
                 size = _examples(first)
                 while size < _MAX_TURN and not self._queue.empty():
