@@ -1,4 +1,4 @@
-"""The group commit of ``olearn serve`` in process: how many fsyncs of the log a single ``/learn`` waits for (issue #35).
+"""The group commit of ``olearn serve`` in process: the fsyncs of the log a single ``/learn`` waits for (issue #35).
 
 At 64 requests in flight the rate of single-example ``/learn`` is bounded by
 the wait for the disk, not by the CPU: every answer waits for the fsync of its
@@ -82,8 +82,8 @@ def main():
     args = parser.parse_args()
     waits, fsyncs, elapsed = asyncio.run(_load(args))
     print(f"{len(waits):,} updates in {elapsed:.1f} s ({len(waits) / elapsed:,.0f} a second), {args.concurrency} in "
-          f"flight, {args.client_ms:g} ms on average between an answer and the next request; {fsyncs:,} fsyncs of the log ({len(waits) / fsyncs:.1f} updates each, "
-          f"{1e3 * elapsed / fsyncs:.1f} ms apart)")
+          f"flight, {args.client_ms:g} ms on average between an answer and the next request; {fsyncs:,} fsyncs of "
+          f"the log ({len(waits) / fsyncs:.1f} updates each, {1e3 * elapsed / fsyncs:.1f} ms apart)")
     print(f"fsyncs a request waited for: mean {statistics.fmean(waits):.2f}, "
           + ", ".join(f"{n}: {waits.count(n) / len(waits):.0%}" for n in sorted(set(waits))))
 

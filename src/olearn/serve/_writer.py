@@ -171,7 +171,8 @@ class Writer:
                 if self._snapshot_due():
                     await self._drain()
                     await self._take_snapshot()
-                await asyncio.sleep(0)  # the requests and the log's answers waiting run between two turns
+                if not self._queue.empty():  # a turn cut at _MAX_TURN: the requests and the log's answers run first
+                    await asyncio.sleep(0)
         except asyncio.CancelledError:
             if self._committing is not None:
                 self._committing.cancel()
