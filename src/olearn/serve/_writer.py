@@ -96,12 +96,14 @@ class Writer:
         self._pending = []  # the items of the turn being applied
         self._records, self._answers = [], []  # the open group: its log records, its requests' futures and answers
         self._committing = None  # the task logging the groups in turn, while one is open or being logged
+        self._alarm = None  # the timer that wakes the writer when a snapshot falls due by time
 
     def start(self):
         self._queue = asyncio.Queue()
         self._task = asyncio.get_running_loop().create_task(self._run())
 
     async def stop(self):
+        self._reset_alarm()
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError, WriterStopped):
@@ -145,15 +147,9 @@ class Writer:
     async def _run(self):
         try:
             while True:
-                if not self._queue.empty():  # under load: no timed wait (a task and a timer) per turn
-                    first = self._queue.get_nowait()
-                else:
-                    try:
-                        first = await asyncio.wait_for(self._queue.get(), timeout=self._until_snapshot())
-                    except asyncio.TimeoutError:
-                        first = None
-                items = [] if first is None else [first]
-                size = _examples(first)
+                self._set_alarm()
+                items = [await self._queue.get()]
+                size = _examples(items[0])
                 while size < _MAX_TURN and not self._queue.empty():
                     items.append(self._queue.get_nowait())
                     size += _examples(items[-1])
@@ -252,6 +248,23 @@ class Writer:
                 await self._take_periodic_version()
         self.metrics.snapshot_updates.set(self.store.snapshot_seq)
         self._last_snapshot = time.monotonic()
+        self._reset_alarm()
+
+    def _set_alarm(self):
+        """Wake the writer (an item that does nothing, queued) when a snapshot falls due by time, once per
+        snapshot: a timed wait for every update would cost a task and a timer each."""
+        until = self._until_snapshot()
+        if self._alarm is None and until is not None:
+            self._alarm = asyncio.get_running_loop().call_later(until, self._ring)
+
+    def _ring(self):
+        self._alarm = None
+        self._queue.put_nowait(("call", _nothing, asyncio.get_running_loop().create_future()))
+
+    def _reset_alarm(self):
+        if self._alarm is not None:
+            self._alarm.cancel()
+            self._alarm = None
 
     async def _take_periodic_version(self):
         """A version at a periodic snapshot; one that cannot be written is reported and stops nothing."""
@@ -381,6 +394,10 @@ class Writer:
         return await asyncio.get_running_loop().run_in_executor(self._thread, func, *args)
 
 
+def _nothing():
+    return None
+
+
 def _outcome(func):
     """``func()``, or the exception it raised."""
     try:
@@ -392,7 +409,7 @@ def _outcome(func):
 def _examples(item):
     """The examples an item of the queue learns (0 for anything else: the predictions' features a keep logs cost
     no learning, so that all the keeps waiting share a group, and one fsync)."""
-    if item is None or item[0] not in ("update", "feedback"):
+    if item[0] not in ("update", "feedback"):
         return 0
     return len(item[2] if item[0] == "update" else item[1])  # the examples of an update, else the ids
 
