@@ -119,23 +119,23 @@ def test_the_writer_snapshots_after_t_seconds_and_then_sleeps(tmp_path):
         assert await writer.update("learn", examples, None) == {"seq": 1, "learned": 1}
         await asyncio.sleep(0.5)
         snapshots = _state(tmp_path / "state")
-        groups = []
-        original = writer._group
+        turns = []
+        original = writer._snapshot_due  # asked once at the end of every turn of the writer
 
-        async def counted(items):
-            groups.append(len(items))
-            await original(items)
+        def counted():
+            turns.append(1)
+            return original()
 
-        writer._group = counted
+        writer._snapshot_due = counted
         await asyncio.sleep(0.5)  # idle, its state all in the snapshot: the writer waits, it does not spin
         await writer.stop()
-        return snapshots, groups
+        return snapshots, turns
 
-    snapshots, groups = asyncio.run(scenario())
+    snapshots, turns = asyncio.run(scenario())
     # the first state (a checkpoint naming the learner) is kept too: the last 3 are; the snapshot took a version
     assert snapshots == ["log-0000000000000000.wal", "log-0000000000000001.wal", "snapshot-0000000000000001.npz",
                          "version-0000000001.npz", "versions.json"]
-    assert groups == []
+    assert turns == []
 
 
 def test_a_log_that_cannot_be_written_stops_the_writer(tmp_path):

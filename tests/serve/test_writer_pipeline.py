@@ -96,3 +96,61 @@ def test_a_failed_log_answers_the_group_applied_after_it_503(tmp_path):
 
     assert asyncio.run(scenario()) == [1]  # the second group was never written: its request was not acknowledged
     assert len(failures) == 1 and isinstance(failures[0], OSError)
+
+
+class _SteppedLog:
+    """Wraps a store's append: call k waits for ``released[k]`` (set by the test), then appends; the records made
+    durable and the answers given are recorded in ``events``, in their order."""
+
+    def __init__(self, store, calls=3):
+        self.append = store.append
+        self.entered = [threading.Event() for _ in range(calls)]
+        self.released = [threading.Event() for _ in range(calls)]
+        self.calls, self.events = [], []
+
+    def __call__(self, records):
+        k = len(self.calls)
+        self.calls.append(len(records))
+        self.entered[k].set()
+        self.released[k].wait(30)
+        self.append(records)
+        self.events.append(("durable", sum(self.calls)))  # the updates on disk so far (one record each)
+
+    def submit(self, writer, i):
+        answer = asyncio.ensure_future(writer.update("learn", _example(i), None))
+        answer.add_done_callback(lambda done: self.events.append(("answered", done.result()["seq"])))
+        return answer
+
+
+def test_the_updates_arriving_during_an_fsync_are_the_next_group_answered_once_it_is_durable(tmp_path):
+    async def scenario():
+        store = Store(tmp_path / "state")
+        model = store.open(lambda: olearn.PAClassifier(), say=lambda text: None)
+        log = _SteppedLog(store)
+        store.append = log
+        writer = Writer(model, store, Metrics())
+        writer.start()
+        first = log.submit(writer, 0)
+        await _until(log.entered[0].is_set)
+        later = [log.submit(writer, 1)]
+        await _until(lambda: model.seq == 2)
+        later.append(log.submit(writer, 2))  # a later turn of the writer, while the same fsync runs
+        await _until(lambda: model.seq == 3)
+        assert not first.done() and not any(answer.done() for answer in later)
+        log.released[0].set()
+        await _until(log.entered[1].is_set)
+        assert first.done() and not any(answer.done() for answer in later)
+        log.released[1].set()
+        answers = await asyncio.gather(first, *later)
+        await writer.stop()
+        return answers, log
+
+    answers, log = asyncio.run(scenario())
+    assert answers == [{"seq": 1, "learned": 1}, {"seq": 2, "learned": 1}, {"seq": 3, "learned": 1}]
+    assert log.calls == [1, 2]  # one write and fsync for the two updates that arrived during the first
+    durable = 0
+    for kind, count in log.events:  # every answer after the fsync of its record and of every record before it
+        if kind == "durable":
+            durable = count
+        else:
+            assert count <= durable, log.events

@@ -1,13 +1,16 @@
 """Group commit: one writer applies the updates in order, logs them with one fsync per group, then answers.
 
-Requests queue their updates; the writer takes every update waiting, applies
-each to the model in turn (on the event loop's thread, so that a prediction
-never sees half an update), writes the group's records to the log and fsyncs
-once (in a worker thread), and only then answers the group's requests. Under
-load a group holds many updates, so the cost of an fsync is shared. While a
-group is written and fsynced, the next one is applied (the log's writes stay
-in order: a group's records are written once the group before is durable),
-so that the wait for the disk and the learning overlap.
+Requests queue their updates; the writer applies each to the model in turn
+as it arrives (on the event loop's thread, so that a prediction never sees
+half an update) and adds its record to the open group. A group is written to
+the log and fsynced once (in a worker thread) as soon as the group before it
+is durable, with every update applied by then, and only then are its
+requests answered. Under load a group holds every update that arrived while
+the one before was fsynced, so the cost of an fsync is shared, and a request
+waits for the rest of one fsync and its own, not for a third: the learning,
+the wait for the disk and the collection of the next group overlap, and the
+log's writes stay in order (one group at a time, each after the one before
+is durable).
 
 Predictions made while a group is being fsynced see its updates already
 (they are applied, not yet acknowledged); ``GET /model`` and the snapshots
@@ -47,9 +50,9 @@ from ._requests import RequestError
 from ._store import SnapshotFailed
 from ._wal import encode, encode_body
 
-# examples learned per group (at least one update), so that the event loop also serves predictions between
-# groups under a heavy write load
-_MAX_GROUP = 1000
+# examples applied per turn of the writer (at least one update), so that the event loop also serves predictions
+# between turns under a heavy write load
+_MAX_TURN = 1000
 # the items of the queue that are applied in groups (one fsync each); the others run between groups
 _UPDATES = ("update", "keep", "feedback")
 
@@ -90,14 +93,17 @@ class Writer:
         self._checkpointed = len(model.pending)  # the predictions waiting at the last snapshot (its checkpoint's)
         self.snapshot_error = None  # why the last snapshot failed, until one succeeds
         self._task = None
-        self._pending = []
-        self._committing = None  # the task logging the last group applied, until it is drained
+        self._pending = []  # the items of the turn being applied
+        self._records, self._answers = [], []  # the open group: its log records, its requests' futures and answers
+        self._committing = None  # the task logging the groups in turn, while one is open or being logged
+        self._alarm = None  # the timer that wakes the writer when a snapshot falls due by time
 
     def start(self):
         self._queue = asyncio.Queue()
         self._task = asyncio.get_running_loop().create_task(self._run())
 
     async def stop(self):
+        self._reset_alarm()
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError, WriterStopped):
@@ -141,32 +147,28 @@ class Writer:
     async def _run(self):
         try:
             while True:
-                try:
-                    first = await asyncio.wait_for(self._queue.get(), timeout=self._until_snapshot())
-                except asyncio.TimeoutError:
-                    first = None
-                items = [] if first is None else [first]
-                size = _examples(first)
-                while size < _MAX_GROUP and not self._queue.empty():
+                self._set_alarm()
+                items = [await self._queue.get()]
+                size = _examples(items[0])
+                while size < _MAX_TURN and not self._queue.empty():
                     items.append(self._queue.get_nowait())
                     size += _examples(items[-1])
                 self._pending = items
-                if self.failure is not None:  # the log of the group before failed: nothing more is applied
+                if self.failure is not None:  # the log of a group before failed: nothing more is applied
                     raise WriterStopped(str(self.failure))
-                group = []
-                for item in items:  # the updates between two other items share a group; the others in turn
+                for item in items:  # the updates join the open group; the others run once it is acknowledged
                     if item[0] in _UPDATES:
-                        group.append(item)
-                        continue
-                    await self._group(group)
-                    group = []
-                    await self._drain()
-                    await self._control(item)
-                await self._group(group)
+                        self._take(item)
+                    else:
+                        await self._drain()
+                        await self._control(item)
                 self._pending = []
+                self._start_commit()
                 if self._snapshot_due():
                     await self._drain()
                     await self._take_snapshot()
+                if not self._queue.empty():  # a turn cut at _MAX_TURN: the requests and the log's answers run first
+                    await asyncio.sleep(0)
         except asyncio.CancelledError:
             if self._committing is not None:
                 self._committing.cancel()
@@ -246,6 +248,23 @@ class Writer:
                 await self._take_periodic_version()
         self.metrics.snapshot_updates.set(self.store.snapshot_seq)
         self._last_snapshot = time.monotonic()
+        self._reset_alarm()
+
+    def _set_alarm(self):
+        """Wake the writer (an item that does nothing, queued) when a snapshot falls due by time, once per
+        snapshot: a timed wait for every update would cost a task and a timer each."""
+        until = self._until_snapshot()
+        if self._alarm is None and until is not None:
+            self._alarm = asyncio.get_running_loop().call_later(until, self._ring)
+
+    def _ring(self):
+        self._alarm = None
+        self._queue.put_nowait(("call", _nothing, asyncio.get_running_loop().create_future()))
+
+    def _reset_alarm(self):
+        if self._alarm is not None:
+            self._alarm.cancel()
+            self._alarm = None
 
     async def _take_periodic_version(self):
         """A version at a periodic snapshot; one that cannot be written is reported and stops nothing."""
@@ -298,33 +317,41 @@ class Writer:
         return answer, record, len(examples), _rounds(answer, examples.ys, examples.batch) if op == "predict_learn" \
             else ()
 
-    async def _group(self, items):
-        """Apply the updates of ``items`` in order, then log them with one fsync and answer them (:meth:`_commit`),
-        while the next group is applied: its log is written once this one's is durable."""
-        records, answers, logged = [], [], 0
-        for item in items:
-            try:
-                outcome, record, examples, rounds = self._apply(item)
-            except RequestError as err:
-                outcome, record, examples, rounds = err, None, 0, ()
-            if record is not None:
-                records.append(record)
-                logged += examples
-            for guess, y in rounds:
-                self.metrics.observe_round(guess, y)
-            if item[0] == "keep":  # kept (or refused): answered before the fsync (see the module's docstring)
-                _answer(item[-1], outcome)
-            else:
-                answers.append((item[-1], outcome))
-        if not records and not answers:
-            return
-        self._logged += logged
-        await self._drain()
-        self._committing = asyncio.get_running_loop().create_task(self._commit(records, answers))
+    def _take(self, item):
+        """Apply the update ``item`` and add it to the open group; a kept prediction is answered at once (see the
+        module's docstring), the others once the group is durable."""
+        try:
+            outcome, record, examples, rounds = self._apply(item)
+        except RequestError as err:
+            outcome, record, examples, rounds = err, None, 0, ()
+        if record is not None:
+            self._records.append(record)
+            self._logged += examples
+        for guess, y in rounds:
+            self.metrics.observe_round(guess, y)
+        if item[0] == "keep":
+            _answer(item[-1], outcome)
+        else:
+            self._answers.append((item[-1], outcome))
 
-    async def _commit(self, records, answers):
-        """Log the ``records`` of a group with one fsync, then give its requests their ``answers``; on a failure to
-        log, stop the writer (its requests answered 503 with the others waiting)."""
+    def _start_commit(self):
+        """Log the open group, unless a group is being logged (the open one is logged next) or none is open."""
+        if self._committing is None and (self._records or self._answers) and self.failure is None:
+            self._committing = asyncio.get_running_loop().create_task(self._commit())
+
+    async def _commit(self):
+        """Log the open group with one fsync, then give its requests their answers; again while a group was opened
+        meanwhile. On a failure to log, stop the writer (the group's requests answered 503 with the others
+        waiting)."""
+        try:
+            while (self._records or self._answers) and self.failure is None:
+                records, answers = self._records, self._answers
+                self._records, self._answers = [], []
+                await self._log_group(records, answers)
+        finally:
+            self._committing = None
+
+    async def _log_group(self, records, answers):
         try:
             if records:
                 await self._in_thread(self.store.append, records)
@@ -347,14 +374,17 @@ class Writer:
         self.metrics.updates.set(self.model.seq)
 
     async def _drain(self):
-        """Wait until the group being logged is durable and answered (WriterStopped if its log failed)."""
-        committing, self._committing = self._committing, None
-        if committing is not None:
-            await committing
+        """Wait until every update applied is durable and answered (WriterStopped if a log failed)."""
+        self._start_commit()
+        if self._committing is not None:
+            await self._committing
         if self.failure is not None:
             raise WriterStopped(str(self.failure))
 
     def _fail_waiting(self, err):
+        for future, _ in self._answers:
+            _answer(future, err)
+        self._records, self._answers = [], []
         for item in self._pending:
             _answer(item[-1], err)
         while self._queue is not None and not self._queue.empty():
@@ -362,6 +392,10 @@ class Writer:
 
     async def _in_thread(self, func, *args):
         return await asyncio.get_running_loop().run_in_executor(self._thread, func, *args)
+
+
+def _nothing():
+    return None
 
 
 def _outcome(func):
@@ -375,7 +409,7 @@ def _outcome(func):
 def _examples(item):
     """The examples an item of the queue learns (0 for anything else: the predictions' features a keep logs cost
     no learning, so that all the keeps waiting share a group, and one fsync)."""
-    if item is None or item[0] not in ("update", "feedback"):
+    if item[0] not in ("update", "feedback"):
         return 0
     return len(item[2] if item[0] == "update" else item[1])  # the examples of an update, else the ids
 
