@@ -16,8 +16,8 @@ require_serve_extra()
 
 import olearn  # noqa: E402
 from olearn._features import FeatureMap  # noqa: E402
-from olearn.serve._app import _json  # noqa: E402
 from olearn.serve._fast_json import parse_json_fast  # noqa: E402
+from olearn.serve._json_route import json_content  # noqa: E402
 from olearn.serve._feedback import new_ids  # noqa: E402
 from olearn.serve._model import ServedModel  # noqa: E402
 from olearn.serve._requests import Limits, RequestError, parse_json, read_features  # noqa: E402
@@ -110,11 +110,11 @@ def test_a_batch_prediction_is_the_scores_of_its_known_names():
 
 def test_an_answer_is_json_and_a_score_json_cannot_hold_is_an_error_not_a_null():
     answer = {"y": ["caf\u00e9", 2 ** 70, True], "score": [0.25, -1e-7, None], "id": ["a", "b", "c"]}
-    assert json.loads(_json(answer).body) == answer
-    assert json.loads(_json({"y": [1, -1], "score": [1.5, -2.0]}).body) == {"y": [1, -1], "score": [1.5, -2.0]}
+    assert json.loads(json_content(answer)) == answer
+    assert json.loads(json_content({"y": [1, -1], "score": [1.5, -2.0]})) == {"y": [1, -1], "score": [1.5, -2.0]}
     for bad in (math.inf, math.nan):
         with pytest.raises(ValueError):
-            _json({"y": 1, "score": bad})
+            json_content({"y": 1, "score": bad})
 
 
 def test_made_ids_are_distinct_32_hexadecimal_digits():

@@ -14,7 +14,7 @@ from ._model_file import ModelFile
 from ._openapi import openapi_document
 from ._fast_json import parse_json_fast
 from ._feedback import new_ids
-from ._json_route import REFUSALS, JsonRoute, json_content, read_body, refusal_answer, starlette_app
+from ._json_route import REFUSALS, JsonRoute, read_body, refusal_answer, starlette_app
 from ._requests import RequestError, parse_json, read_features, read_feedback, read_labelled, \
     read_prediction_ids, read_request_id
 
@@ -31,13 +31,6 @@ class Settings:
         self.max_body_bytes = max_body_bytes
         self.limits = limits
         self.input_info = input_info
-
-
-def _json(answer):
-    """The response of a JSON-ready ``answer`` (:func:`~olearn.serve._json_route.json_content`)."""
-    from starlette.responses import Response
-
-    return Response(json_content(answer), media_type="application/json")
 
 
 def _error(status, message, headers=None):
@@ -73,19 +66,20 @@ def create_app(model, writer, metrics, settings):
 
         return Route(path, endpoint, methods=methods)
 
-    async def predict(request):
+    async def predict(body):
         """Predict at once, on the model as the last update applied left it (updates are applied whole, between
-        two requests' turns on the event loop), then, with feedback on, wait until the features are kept and
-        logged (409 for an id in use); the body decoded by orjson, the answer encoded by it."""
-        document = parse_json_fast(await _body(request, settings.max_body_bytes))
+        two requests' turns on the event loop), then, with feedback on, wait until the features are kept (409 for
+        an id in use); the body decoded by orjson, the answer encoded by it (a plain ASGI route, see
+        :mod:`~olearn.serve._json_route`)."""
+        document = parse_json_fast(body)
         if not model.pending.enabled:
-            return _json(model.predict(read_features(document, settings.limits)))
+            return model.predict(read_features(document, settings.limits))
         examples = read_features(document, settings.limits, ("x", "id"))
         ids = read_prediction_ids(document, examples) or new_ids(len(examples))
         answer = model.predict(examples)
         await writer.keep(examples.xs, ids)
         answer["id"] = ids if examples.batch else ids[0]
-        return _json(answer)
+        return answer
 
     def updating(op):
         """The JSON route of ``op``: a body's update, answered once it is durable (a plain ASGI route, see
@@ -155,7 +149,7 @@ def create_app(model, writer, metrics, settings):
         await writer.stop()
 
     routes = [
-        route("/predict", predict, ["POST"]),
+        Route("/predict", JsonRoute("/predict", predict, READ, settings, metrics), methods=["POST"]),
         Route("/learn", updating("learn"), methods=["POST"]),
         Route("/predict_learn", updating("predict_learn"), methods=["POST"]),
         route("/model", model_file, ["GET"]),
