@@ -11,7 +11,6 @@ import zipfile
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from numpy.testing import assert_array_equal
 
 import olearn
 from olearn.exceptions import ModelFormatError

@@ -58,7 +58,7 @@ def test_learn_one_transforms_with_the_statistics_before_the_example():
 
 
 def test_predictions_equal_rivers_scaler_and_pa_run_in_the_same_order():
-    river = pytest.importorskip("river")
+    pytest.importorskip("river")
     import river.linear_model
     import river.preprocessing
 

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from conftest import TOKEN, require_serve_extra
+from conftest import require_serve_extra
 
 require_serve_extra()
 

@@ -235,7 +235,6 @@ class DataSource:
 
     def chunks(self):
         """Yield (X, y, weight) chunks of at most ``chunk_size`` rows, in file order."""
-        data = self._data
         if self.format == "libsvm":
             from ..data._libsvm import _DEFAULT_BLOCK_SIZE, iter_libsvm_rows
             from ..data._parallel import file_parse_threads
