@@ -21,7 +21,6 @@ shard's model, bit for bit (it is never rebuilt).
 
 from dataclasses import dataclass
 
-
 from .._kernels import _codes
 
 
