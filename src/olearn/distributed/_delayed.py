@@ -393,11 +393,14 @@ def delayed_updates(est, data, *, tau, n_shards=None, classes=None, client=None,
         start_with_classes(est, classes)
         coordinator = _Coordinator(est)
         codes, params = est._config_arrays()
-        readers = _Shards(client, shards, params, codes, est.classes_, retries, timeout)
-        try:
-            totals = _run_steps(est, coordinator, readers, shards, b)
-        finally:
-            readers.close()
+        # the shards' actors answer through the client that made them: Dask binds an actor to the current
+        # client when it arrives, which is the default one (another cluster's, or none) unless made current
+        with client.as_current():
+            readers = _Shards(client, shards, params, codes, est.classes_, retries, timeout)
+            try:
+                totals = _run_steps(est, coordinator, readers, shards, b)
+            finally:
+                readers.close()
         keep_features(est, features)
     except BaseException:
         est.__dict__.clear()
