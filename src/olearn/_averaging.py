@@ -1,12 +1,21 @@
 """The ``average`` hyperparameter: its constraint, its start round, and the averaged weights it reads.
 
+:class:`RunningSumAverage` is the average of the second-order and quasi-additive learners, whose kernels
+keep the running sum beside each weight.
+
 See :mod:`olearn._kernels._lazy_average` for the running sum the kernels keep.
 """
 
 import numpy as np
 
 from ._kernels._codes import A_ROUNDS, A_START, N_AVERAGING
+from ._lazy import LazyModule
 from ._params import BOOLEAN, Interval
+from ._weights import UNWEIGHTED
+
+# the kernels of RunningSumAverage, loaded (with numba) when a learner that keeps a running sum first uses them
+_second_order = LazyModule("olearn._kernels._second_order")
+_lazy_average = LazyModule("olearn._kernels._lazy_average")
 
 
 class AverageConstraint:
@@ -241,3 +250,63 @@ def averaging_relation(estimator, corrections, counters):
         return None
 
     return relation
+
+
+class RunningSumAverage:
+    """The ``average`` of a learner that keeps the running sum ``_avg_sum`` (laid out as ``_w``) and ``_avg_count``.
+
+    ``_avg_count`` is [rounds averaged, first averaged round]; the kernels of
+    :mod:`olearn._kernels._second_order` keep both, and the second-order and
+    quasi-additive learners read them here.
+    """
+
+    def _averaging(self):
+        return "_avg_count" in self.__dict__
+
+    def _average_key(self):
+        """The array whose identity keys the kept average (:func:`~olearn._averaging.kept_average`): the running
+        sum's, replaced whenever the learner replaces it."""
+        return self._avg_sum
+
+    def _learned_average_start(self):
+        """The first round averaged by the model learned so far; 0 when it does not average."""
+        return int(self._avg_count[1]) if self._averaging() else 0
+
+    def _averaging_arrays(self):
+        """(U, [k, first]) for the kernels: the average's state, or two empty arrays."""
+        if self._averaging():
+            # handed to a kernel that writes them: the kept average no longer holds
+            forget_average(self)
+            return self._avg_sum, self._avg_count
+        return UNWEIGHTED, UNWEIGHTED
+
+    def _predicting_weights(self):
+        """The weights that predict: the average of w once a round is averaged (kept until the state changes:
+        :func:`~olearn._averaging.kept_average`), else w."""
+        if not self._averaging():
+            return self._w
+        return kept_average(self, self._average_key(), self._whole_average)
+
+    def _whole_average(self):
+        out = np.empty(self._w.size)
+        _second_order.averaged(self._w, self._avg_sum, self._avg_count, out)
+        return out
+
+    def _averages_entries(self, n_entries):
+        """Whether rows of ``n_entries`` non-zeros are scored by :meth:`_averaged_scores`: once a round is
+        averaged, until the rows read since the last change are many (:func:`~olearn._averaging.reads_entries`)."""
+        return (self._averaging() and self._avg_count[0] > 0.0
+                and reads_entries(self, self._average_key(), n_entries, self._w.size))
+
+    def _averaged_scores(self, indptr, indices, data, bias):
+        """Scores of CSR rows (intercept feature ``bias``) with the averaged weights, once a round is averaged.
+
+        The entries the rows read are averaged alone
+        (:func:`~olearn._kernels._lazy_average.averaged_vector_scores`): the
+        scores with :meth:`_predicting_weights`, bit for bit, for O(nnz) work
+        instead of averaging all d weights.
+        """
+        out = np.empty(indptr.size - 1)
+        _lazy_average.averaged_vector_scores(indptr, indices, data, self._w, self._avg_sum, self._avg_count[0], bias,
+                                            out)
+        return out

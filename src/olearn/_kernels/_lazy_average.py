@@ -27,7 +27,7 @@ the form every family evaluates, weight by weight:
 
 * multilabel ranking and sequences (this module: :func:`round_age` gives s - a),
   second-order and quasi-additive learners (``_avg_sum`` of
-  ``second_order._base.RunningSumAverage``, the kernels of ``_second_order``,
+  ``olearn._averaging.RunningSumAverage``, the kernels of ``_second_order``,
   ``_diagonal`` and ``_quasi_additive``; a quasi-additive change of the link
   enters U as an update), and multiclass (``A`` of ``_multiclass``, the same
   U with ``max(t - a, 0)`` as the stamp): ``w_j - U_j / n``;

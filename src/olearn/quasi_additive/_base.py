@@ -19,7 +19,7 @@ enters the average as a change made before the next round.
 
 import numpy as np
 
-from .._averaging import AVERAGE, average_start, forget_average, interleaved
+from .._averaging import AVERAGE, RunningSumAverage, average_start, forget_average, interleaved
 from ..exceptions import FeatureLimitError, PartialUpdateError
 from .._kernels import _codes
 from .._kernels import _quasi_additive as qa
@@ -29,7 +29,6 @@ from .._validation import CSRArrays, seen_columns, seen_row
 from .._weights import CLASS_WEIGHT, UNWEIGHTED
 from ..linear._base import LinearLearner
 from ..linear._binary import BinaryClassifierMixin
-from ..second_order._base import RunningSumAverage
 
 
 class QuasiAdditiveClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLearner):

@@ -19,11 +19,10 @@ give the bookkeeping and each learner's docstring the meaning of a weight.
 
 import numpy as np
 
-from .._averaging import AVERAGE, average_start, forget_average, interleaved, kept_average, reads_entries
+from .._averaging import AVERAGE, RunningSumAverage, average_start, interleaved
 from ..exceptions import PartialUpdateError
 from .._kernels import _codes
 from .._kernels import _second_order as _so
-from .._kernels._lazy_average import averaged_vector_scores
 from .._kernels._diagonal import (
     ADAGRAD_CHUNK,
     checking_diagonal_pass,
@@ -32,7 +31,6 @@ from .._kernels._diagonal import (
     held_out_diagonal_pass,
 )
 from .._kernels._second_order import (
-    averaged,
     full_learn_one,
     full_pass,
     mean_score_row,
@@ -91,65 +89,6 @@ def root_of_covariance(covariance):
     except np.linalg.LinAlgError:
         values, vectors = np.linalg.eigh(covariance)
         return vectors * np.sqrt(np.maximum(values, 0.0))
-
-
-class RunningSumAverage:
-    """The ``average`` of a learner that keeps the running sum ``_avg_sum`` (laid out as ``_w``) and ``_avg_count``.
-
-    ``_avg_count`` is [rounds averaged, first averaged round]; the kernels of
-    :mod:`olearn._kernels._second_order` keep both, and the second-order and
-    quasi-additive learners read them here.
-    """
-
-    def _averaging(self):
-        return "_avg_count" in self.__dict__
-
-    def _average_key(self):
-        """The array whose identity keys the kept average (:func:`~olearn._averaging.kept_average`): the running
-        sum's, replaced whenever the learner replaces it."""
-        return self._avg_sum
-
-    def _learned_average_start(self):
-        """The first round averaged by the model learned so far; 0 when it does not average."""
-        return int(self._avg_count[1]) if self._averaging() else 0
-
-    def _averaging_arrays(self):
-        """(U, [k, first]) for the kernels: the average's state, or two empty arrays."""
-        if self._averaging():
-            # handed to a kernel that writes them: the kept average no longer holds
-            forget_average(self)
-            return self._avg_sum, self._avg_count
-        return UNWEIGHTED, UNWEIGHTED
-
-    def _predicting_weights(self):
-        """The weights that predict: the average of w once a round is averaged (kept until the state changes:
-        :func:`~olearn._averaging.kept_average`), else w."""
-        if not self._averaging():
-            return self._w
-        return kept_average(self, self._average_key(), self._whole_average)
-
-    def _whole_average(self):
-        out = np.empty(self._w.size)
-        averaged(self._w, self._avg_sum, self._avg_count, out)
-        return out
-
-    def _averages_entries(self, n_entries):
-        """Whether rows of ``n_entries`` non-zeros are scored by :meth:`_averaged_scores`: once a round is
-        averaged, until the rows read since the last change are many (:func:`~olearn._averaging.reads_entries`)."""
-        return (self._averaging() and self._avg_count[0] > 0.0
-                and reads_entries(self, self._average_key(), n_entries, self._w.size))
-
-    def _averaged_scores(self, indptr, indices, data, bias):
-        """Scores of CSR rows (intercept feature ``bias``) with the averaged weights, once a round is averaged.
-
-        The entries the rows read are averaged alone
-        (:func:`~olearn._kernels._lazy_average.averaged_vector_scores`): the
-        scores with :meth:`_predicting_weights`, bit for bit, for O(nnz) work
-        instead of averaging all d weights.
-        """
-        out = np.empty(indptr.size - 1)
-        averaged_vector_scores(indptr, indices, data, self._w, self._avg_sum, self._avg_count[0], bias, out)
-        return out
 
 
 class SecondOrderClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLearner):
