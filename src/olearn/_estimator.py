@@ -207,10 +207,19 @@ _UNLOCKED = frozenset({"get_params"})
 
 
 def _lock_public_methods(cls):
-    """Wrap, by ``cls._locking``, the public methods and properties that ``cls`` itself defines."""
-    for name, value in list(vars(cls).items()):
+    """Wrap, by ``cls._locking``, the public methods and properties that ``cls`` defines or takes from a mixin.
+
+    A mixin (a base that is no estimator class: a family's kernel path, its saved
+    state) is wrapped by no ``__init_subclass__`` of its own, so its members are
+    wrapped here, in the estimator class that takes them; the mixin is left as it is.
+    """
+    for name in dir(cls):
         if name.startswith("_") or name in _UNLOCKED:
             continue
+        owner = next(klass for klass in cls.__mro__ if name in vars(klass))
+        if owner is not cls and (owner is object or issubclass(owner, Estimator)):
+            continue
+        value = vars(owner)[name]
         if inspect.isfunction(value) and not getattr(value, "holds_lock", False):
             setattr(cls, name, cls._locking(value))
         elif isinstance(value, _ConditionalMethod) and not getattr(value.method, "holds_lock", False):

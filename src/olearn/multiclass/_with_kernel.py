@@ -9,17 +9,12 @@ attributes of the dual form.
 
 import numpy as np
 
-from .._estimator import locked
 from .._kernels import _codes
 from .._kernels import _multiclass as K
 
 
 class KernelPath:
-    """The kernel path of a multiclass learner (``self._dual``, a :class:`~olearn.multiclass._dual.DualModel`).
-
-    Not an estimator class itself, so its public attributes hold the learner's lock by ``locked``
-    explicitly (an estimator class's own are wrapped when it is defined).
-    """
+    """The kernel path of a multiclass learner (``self._dual``, a :class:`~olearn.multiclass._dual.DualModel`)."""
 
     def _dual_config(self):
         """(codes, params, mcodes, mparams) of the kernel path."""
@@ -37,21 +32,18 @@ class KernelPath:
             raise AttributeError(f"{type(self).__name__}: {name} exists only with a kernel (kernel=None here)")
 
     @property
-    @locked
     def support_vectors_(self):
         """The support vectors, oldest first: a CSR matrix of shape ``(n_support_, n_features_in_)`` (kernel learners)."""
         self._check_kernel("support_vectors_")
         return self._dual.support_matrix(self.n_features_in_)
 
     @property
-    @locked
     def dual_coef_(self):
         """alpha: row a holds class a's coefficient of each support vector, shape ``(n_classes, n_support_)``."""
         self._check_kernel("dual_coef_")
         return self._dual.coefficients(len(self._labels))[:, self._labels.order].T.copy()
 
     @property
-    @locked
     def n_support_(self):
         """The number of support vectors (kernel learners); never above ``budget``."""
         self._check_kernel("n_support_")
