@@ -28,7 +28,6 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
-from scipy.optimize import brentq, minimize
 from scipy.special import logsumexp
 
 from ._theorems import _Stream, _exponent, check_mask, check_u, exact_sq_norm, thm2_minimum, to_float
@@ -59,6 +58,8 @@ def entropy_regularizer(w):
     >>> round(entropy_regularizer([1.0, 0.0]), 9)     # all mass on one of 4 coordinates: ln 4
     1.386294361
     """
+    from scipy.optimize import brentq
+
     w = np.asarray(w, dtype=np.float64)
     n = w.size
     l1 = float(np.abs(w).sum())
@@ -158,6 +159,8 @@ def batch_optimum(X, y, regularizer="l2", p=2.0, C=1.0, gamma=1.0, fit_intercept
     >>> np.round(opt.w, 6), round(opt.gap, 9)       # hard margin: w = (1, -1)
     (array([ 1., -1.]), 0.0)
     """
+    from scipy.optimize import minimize
+
     _check_choice(regularizer, p)
     stream = _Stream(X, y, fit_intercept)
     Zy = stream.Z.multiply(stream.y[:, None]).tocsr()

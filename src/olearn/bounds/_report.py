@@ -5,6 +5,9 @@
 framework, sequences); those build on the report's rows
 (:mod:`._report_rows`), its competitors (:mod:`._report_competitors`) and
 its checks of the run (:mod:`._report_run`).
+
+scikit-learn and :mod:`scipy.optimize` are imported by the functions that fit the competitors and search
+their scales, not by the modules: :func:`has_theorems` (which ``olearn serve`` asks at its start) loads neither.
 """
 
 from ..linear import OGDClassifier, PAClassifier, Perceptron

@@ -5,9 +5,6 @@ import math
 import warnings
 
 import numpy as np
-from scipy.optimize import minimize_scalar
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.svm import LinearSVC
 
 from ._report_rows import _row
 
@@ -41,6 +38,9 @@ def _directions(stream, own_fit=None):
     LinearSVC's hinge objective with the same C, and for PA-II that of Thm. 5
     is twice its squared-hinge objective, so that fit is the best direction.
     """
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.svm import LinearSVC
+
     directions = []
     mean = np.asarray(stream.Z.T @ stream.y).ravel() / stream.y.size
     if np.linalg.norm(mean) > 0:
@@ -69,6 +69,8 @@ def scales_spanning(size):
 
 def _best_scale(objective, margins):
     """min over s >= 0 of objective(s^2, s * margins), for u = s v with ||v|| = 1: a log grid, then Brent on log s."""
+    from scipy.optimize import minimize_scalar
+
     best_value, best_s = objective(0.0, 0.0 * margins), 0.0
     size = np.abs(margins)
     if not (size > 0).any():

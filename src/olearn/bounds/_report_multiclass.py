@@ -11,8 +11,6 @@ import math
 import warnings
 
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.svm import LinearSVC
 
 from .._validation import check_y
 from ._report_competitors import _SVC_GRID, _adders, fitted_rows
@@ -69,6 +67,9 @@ def _directions(prototypes, C_values):
     The Crammer-Singer objective with C, :math:`\\frac12\\|U\\|^2 + C\\sum_t \\ell^*_t`,
     is half the U-dependent factor of the PA-I bound with the same C.
     """
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.svm import LinearSVC
+
     k, d = prototypes.shape
     means = np.zeros((k, d))
     for a in range(k):

@@ -2,13 +2,14 @@
 checked to be one the theorems are about."""
 
 import numpy as np
-from sklearn.base import clone
 
 from ..evaluate import run
 from ._theorems import _Stream, check_u
 
 
 def _check_result(estimator, X, y, result, n_rows, classes=None):
+    from sklearn.base import clone
+
     if not all(hasattr(result, name) for name in ("n_rounds", "losses", "scores", "n_mistakes")):
         raise TypeError(f"result must be the RunResult of olearn.run(estimator, X, y); got {type(result).__name__}")
     if result.n_rounds != n_rows:

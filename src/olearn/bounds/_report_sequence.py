@@ -3,8 +3,6 @@
 import math
 
 import numpy as np
-from scipy.optimize import minimize_scalar
-from sklearn.base import clone
 
 from ..evaluate import run
 from ._report_rows import SQUARED_LOSS, BoundReport, BoundRow
@@ -72,6 +70,8 @@ def sequence_bound_report(estimator, X, y, result, competitor=None):
 
 
 def _best_scale(terms, variant, C):
+    from scipy.optimize import minimize_scalar
+
     if terms.u2 == 0.0:
         return 1.0
     if variant == "pa":
@@ -86,6 +86,8 @@ def replayed_sequence_report(estimator, X, y, result, competitor=None):
     """:func:`sequence_bound_report` for :func:`~olearn.bounds.bound_report`: the run is replayed on a clone of the
     fresh ``estimator`` and must be ``result`` (the same losses and steps); the default competitor comes from the
     weights the replay ends with."""
+    from sklearn.base import clone
+
     replay = clone(estimator)
     replayed = run(replay, X, y)
     if result.n_rounds != replayed.n_rounds or not (np.array_equal(result.losses, replayed.losses)

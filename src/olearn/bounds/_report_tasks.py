@@ -14,9 +14,6 @@ import warnings
 from dataclasses import replace
 
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.linear_model import Ridge
-from sklearn.svm import LinearSVC, LinearSVR
 
 from ..linear import PARegressor
 from ..multiclass import PACostSensitive
@@ -67,6 +64,10 @@ def _regression_fits(stream, epsilon, own_fit):
     (``"squared_epsilon_insensitive"``), is half the u-dependent factor of
     the PA-I (PA-II) bound with the same C and epsilon.
     """
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.linear_model import Ridge
+    from sklearn.svm import LinearSVR
+
     Z, y, weight = fitted_rows(stream.Z, stream.y)
     fits = [Ridge(alpha=alpha / weight, fit_intercept=False).fit(Z, y).coef_.ravel() for alpha in _RIDGE_ALPHAS]
     if own_fit is not None:
@@ -345,6 +346,9 @@ class _Rankings:
 
 def _one_vs_rest(Z, relevant):
     """Unit candidates: the centred label means of x, and one LinearSVC per label (relevant or not) for each C."""
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.svm import LinearSVC
+
     k, d = relevant.shape[1], Z.shape[1]
     means = np.array([np.asarray(Z[relevant[:, r]].mean(axis=0)).ravel() if relevant[:, r].any() else np.zeros(d)
                       for r in range(k)])
