@@ -81,7 +81,9 @@ def _read_token(path):
 @click.option("--freeze-features", is_flag=True,
               help="Refuse feature names outside the model's vocabulary and indices past its width.")
 @click.option("--snapshot-every", type=_COUNT, default=10_000, show_default=True,
-              help="Snapshot the model (and start a new log) after this many updates ...")
+              help="Snapshot the model (and start a new log) after this many examples logged: each example learned (a "
+                   "batch's one by one) and each prediction kept for feedback; at least as many as the predictions "
+                   "the last snapshot wrote ...")
 @click.option("--snapshot-seconds", type=click.FloatRange(min=0.01), default=60.0, show_default=True,
               help="... or this many seconds after the last snapshot.")
 @click.option("--keep-snapshots", type=_COUNT, default=3, show_default=True,

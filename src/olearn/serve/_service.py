@@ -43,7 +43,8 @@ def serve(initial, state_dir, access, host="127.0.0.1", port=8080, allowed_hosts
     limits : olearn.serve._requests.Limits, optional
         Examples per batch, features per example and the largest column index.
     snapshot_every, snapshot_seconds : int, float
-        Take a snapshot (and start a new log) after this many updates or seconds.
+        Take a snapshot (and start a new log) after this many examples logged (learned, or predicted and kept
+        for feedback) or seconds.
     window : int, default=100000
         How many recent update ids are remembered for idempotent retries.
     freeze_features : bool, default=False

@@ -70,7 +70,7 @@ class Writer:
     store : Store
     metrics : Metrics
     snapshot_every : int
-        Take a snapshot (and start a new log) after this many updates...
+        Take a snapshot (and start a new log) after this many examples logged (see the module's docstring)...
     snapshot_seconds : float
         ... or this many seconds after the last one, whichever comes first.
     on_failure : callable
