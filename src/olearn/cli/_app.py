@@ -63,9 +63,11 @@ class OlearnGroup(click.Group):
         return sorted(self.commands, key=COMMANDS.index)  # in the order a user needs them
 
     def resolve_command(self, ctx, args):
-        name, command, rest = super().resolve_command(ctx, args)
         from . import _vw_habits
 
+        if args and args[0] not in self.commands and (hint := _vw_habits.learn_command_hint(args[0])) is not None:
+            ctx.fail(hint)
+        name, command, rest = super().resolve_command(ctx, args)
         if name in _vw_habits.COMMANDS and (hint := _vw_habits.vw_flag_hint(rest, name)) is not None:
             raise CommandError(hint, exit_code=2)
         return name, command, rest

@@ -171,12 +171,24 @@ def echo_stderr(line):
     print(line, file=sys.stderr)
 
 
+def missing_algo():
+    """The one line that answers a run without ``--algo``: olearn has no default learner (the learner decides the
+    task, and Vowpal Wabbit's default, a squared-loss regression, would read a file of classes as numbers)."""
+    from ._learners import TASKS, algorithms_of
+
+    choices = "; ".join(f"{task}: {', '.join(algorithms_of(task))}" for task in TASKS)
+    return ("Missing option '--algo' / '-a' (or resume a saved model with -i MODEL): olearn has no default "
+            "learner, since the learner decides the task (Vowpal Wabbit's default, a squared-loss regression, "
+            "would learn a file of classes as numbers); choose it with --algo NAME (or VW's --oaa K, --binary or "
+            f"--loss_function): {choices}")
+
+
 def check_vw_flags(algo, initial_model, test_only, predictions, raw, save, passes, bound):
     """Usage errors among ``-a``, ``-i``, ``-t``, ``-p``, ``--raw`` and the options they exclude."""
     from ._source import check_writable
 
     if algo is None and initial_model is None:
-        raise click.UsageError("Missing option '--algo' / '-a' (or resume a saved model with -i MODEL)")
+        raise click.UsageError(missing_algo())
     if test_only:
         if initial_model is None:
             raise click.UsageError("-t tests a saved model without learning: give the model with -i MODEL")

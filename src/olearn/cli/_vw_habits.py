@@ -39,6 +39,8 @@ VW_FLAGS = {
     ("-P", "--progress"): "olearn's table prints a row at 1, 2, 4, 8, ... examples",
 }
 _HINTS = {flag: hint for flags, hint in VW_FLAGS.items() for flag in flags}
+# what a VW user may type for olearn's command of learning a file (``vw data.vw`` has no command)
+_LEARN_WORDS = ("learn", "train")
 # the commands that read files as VW does, whose options VW's flags could be mistaken for
 COMMANDS = ("run", "predict", "compare")
 # VW's flags that a command takes itself, as VW means them
@@ -54,6 +56,17 @@ def vw_flag_hint(args, command=None):
         flag = arg.partition("=")[0] if arg.startswith("--") else arg
         if flag in _HINTS and flag not in taken:
             return f"{flag} is Vowpal Wabbit's: {_HINTS[flag]} (docs/cli.md, \"Vowpal Wabbit's flags\")"
+    return None
+
+
+def learn_command_hint(word):
+    """The answer to ``olearn WORD`` when WORD is no command but a word for learning or a file (VW's habit of
+    ``vw data.vw``), or None."""
+    import os
+
+    if word in _LEARN_WORDS or os.path.isfile(word):
+        return (f"No such command {word!r}: olearn learns a file with 'olearn run --algo NAME FILE' "
+                "('olearn run --help' lists the learners)")
     return None
 
 
