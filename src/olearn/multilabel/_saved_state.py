@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .._averaging import averaging_relation
+from .._averaging import averaging_relation, interleaved
 from .._kernels import _multilabel as K
 from .._kernels._codes import N_AVERAGING
 from .._state_schema import LABELS, Array, Count, StateSchema, distinct, entry_is
@@ -52,11 +52,12 @@ class SavedState:
 
     def _set_state(self, arrays, state):
         self._start()
-        self._W = np.array(arrays["weights"], dtype=np.float64)
         if "averaging" in arrays:
-            self._U = np.array(arrays["average_correction"], dtype=np.float64)
+            # read straight into the records of W and U side by side (the layout of _interleave): one copy of each
+            self._W, self._U = interleaved(arrays["weights"], arrays["average_correction"])
             self._averaging = np.array(arrays["averaging"], dtype=np.int64)
-            self._interleave()
+        else:
+            self._W = np.array(arrays["weights"], dtype=np.float64)
         self._state = np.array(arrays["state"], dtype=np.int64)
         self._labels.set_labels(arrays["labels"].tolist())
         self.n_features_in_ = int(state["n_features_in"])

@@ -333,15 +333,16 @@ class QuasiAdditiveClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLe
         # configured before the arrays arrive, so that they are taken as saved, not re-derived
         self._config_arrays()
         self._theta = np.array(arrays["theta"], dtype=np.float64)
-        self._w = np.array(arrays["weights"], dtype=np.float64)
+        if self._averaging():
+            # read straight into the records of w and U side by side (the layout of _interleave): one copy of each
+            self._w, self._avg_sum = interleaved(arrays["weights"], arrays["average_sum"])
+            self._avg_count = np.array(arrays["average_count"], dtype=np.float64)
+        else:
+            self._w = np.array(arrays["weights"], dtype=np.float64)
         self._state = np.array(arrays["state"], dtype=np.float64)
         self.n_features_in_ = int(state["n_features_in"])
         self._labels.set_classes(arrays["classes"])
         self.classes_ = self._labels.classes
-        if self._averaging():
-            self._avg_sum = np.array(arrays["average_sum"], dtype=np.float64)
-            self._avg_count = np.array(arrays["average_count"], dtype=np.float64)
-            self._interleave()
 
 
 def average_jump(w, old, state, avg, avg_count, params):
