@@ -1,5 +1,6 @@
-"""What a service's start loads: not scikit-learn nor scipy.optimize, which only ``GET /bound`` needs (the papers'
-competitors are fitted there), although the start asks :mod:`olearn.bounds` whether the learner has theorems."""
+"""What a service's start loads: not scikit-learn, scipy.optimize nor scipy.special, which only ``GET /bound`` needs
+(the papers' competitors are fitted there), although the start asks :mod:`olearn.bounds` whether the learner has
+theorems."""
 
 import subprocess
 import sys
@@ -36,12 +37,12 @@ _START_AND_RESTART = textwrap.dedent("""
 
     asyncio.run(start(sys.argv[1]))
     restarted = asyncio.run(start(sys.argv[1]))
-    print(restarted.seq, restarted.rounds is not None, *[m for m in ("olearn.bounds", "sklearn", "scipy.optimize")
-                                                           if m in sys.modules])
+    heavy = ("olearn.bounds", "sklearn", "scipy.optimize", "scipy.special")
+    print(restarted.seq, restarted.rounds is not None, *[m for m in heavy if m in sys.modules])
 """)
 
 
-def test_a_start_and_a_restart_import_neither_sklearn_nor_scipy_optimize(tmp_path):
+def test_a_start_and_a_restart_import_neither_sklearn_nor_scipy_s_optimizers(tmp_path):
     proc = subprocess.run([sys.executable, "-c", _START_AND_RESTART, str(tmp_path / "state")], capture_output=True,
                           text=True, timeout=PATIENCE)
     assert proc.returncode == 0, proc.stderr

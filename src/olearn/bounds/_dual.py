@@ -28,7 +28,6 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
-from scipy.special import logsumexp
 
 from ._theorems import _Stream, _exponent, check_mask, check_u, exact_sq_norm, thm2_minimum, to_float
 
@@ -94,6 +93,8 @@ def conjugate_value(theta, regularizer="l2", p=2.0):
     if regularizer == "l2":
         return 0.5 * float(theta @ theta), theta.copy()
     if regularizer == "entropy":
+        from scipy.special import logsumexp
+
         both = np.concatenate([theta, -theta])
         value = float(logsumexp(both) - math.log(both.size))
         weights = np.exp(both - logsumexp(both))

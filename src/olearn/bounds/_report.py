@@ -6,8 +6,9 @@ framework, sequences); those build on the report's rows
 (:mod:`._report_rows`), its competitors (:mod:`._report_competitors`) and
 its checks of the run (:mod:`._report_run`).
 
-scikit-learn and :mod:`scipy.optimize` are imported by the functions that fit the competitors and search
-their scales, not by the modules: :func:`has_theorems` (which ``olearn serve`` asks at its start) loads neither.
+scikit-learn, :mod:`scipy.optimize` and :mod:`scipy.special` are imported by the functions that use them
+(the competitors' fits, the searches of their scales, the entropy's conjugate), not by the modules:
+:func:`has_theorems` (which ``olearn serve`` asks at its start) loads none of them.
 """
 
 from ..linear import OGDClassifier, PAClassifier, Perceptron
