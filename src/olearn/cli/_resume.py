@@ -173,7 +173,7 @@ def echo_stderr(line):
 
 def missing_algo():
     """The one line that answers a run without ``--algo``: olearn has no default learner (the learner decides the
-    task, and Vowpal Wabbit's default, a squared-loss regression, would read a file of classes as numbers)."""
+    task, and Vowpal Wabbit's default, a squared-loss regression, would learn a file of classes as numbers)."""
     from ._learners import TASKS, algorithms_of
 
     choices = "; ".join(f"{task}: {', '.join(algorithms_of(task))}" for task in TASKS)

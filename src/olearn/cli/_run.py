@@ -53,7 +53,7 @@ from ._vw_habits import oaa_labels, sign_labels, vw_algorithm
                    "--set update=max-loss) and sequences (pa-sequence, ...; CoNLL files, docs/sequence.md). "
                    "Required unless -i gives a model, or --oaa, --binary or --loss chooses one as VW does: olearn has "
                    "no default learner (the learner decides the task, and VW's default, a squared-loss "
-                   "regression, would read a file of classes as numbers).")
+                   "regression, would learn a file of classes as numbers).")
 @hyperparameter_options
 @click.option("--costs", "costs_path", type=click.Path(dir_okay=False, exists=True), default=None, metavar="FILE",
               help="The cost matrix of the cost-sensitive learners (required by them): a line of the k labels, then "
