@@ -282,6 +282,21 @@ def _check_condition(algo, name, hyperparameters, who):
                                    f"--set {name}")
 
 
+def draws_random_numbers(algo, hyperparameters):
+    """Whether ``algo`` with ``hyperparameters`` draws random numbers: a kernel learner's random budget policy, whose
+    generator ``random_state`` seeds (olearn.kernel; a support vector is removed at random when the set is full)."""
+    return "random_state" in tunable(algo) and _CONDITIONS["random_state"][0](hyperparameters)
+
+
+def seeded(algo, hyperparameters, seed):
+    """``hyperparameters`` with ``random_state=seed`` where ``algo`` draws random numbers and ``--set random_state``
+    did not seed it: a command-line run is reproducible, as Vowpal Wabbit's (its ``--random_seed``, default 0),
+    while the library keeps numpy's convention (``random_state=None``: fresh entropy)."""
+    if "random_state" in hyperparameters or not draws_random_numbers(algo, hyperparameters):
+        return hyperparameters
+    return {**hyperparameters, "random_state": seed}
+
+
 def max_classes(*algos):
     """The most distinct labels a file learned by ``algos`` may plausibly hold: 2 if one of them is binary,
     None (any real value) for regression."""

@@ -6,6 +6,7 @@ import time
 
 import click
 import numpy as np
+from click.core import ParameterSource
 
 from .._kernels._codes import T_ROUNDS
 from .._persistence import save as save_model
@@ -21,8 +22,10 @@ from ._learners import (
     check_fit_intercept,
     max_classes,
     collect_hyperparameters,
+    draws_random_numbers,
     hyperparameter_options,
     make_estimator,
+    seeded,
     task_of,
 )
 from ._resume import PredictionWriter, check_vw_flags, echo_stderr, resumed_model, resumed_source
@@ -75,7 +78,9 @@ from ._vw_habits import oaa_labels, sign_labels, vw_algorithm
               help="CoNLL sequences with --passes N > 1: keep the file's order in passes 2..N, which otherwise visit "
                    "the learned sequences in a new random order each (seeded by --random-seed).")
 @click.option("--random-seed", "--random_seed", type=click.IntRange(min=0), default=0, show_default=True, metavar="S",
-              help="CoNLL sequences: the seed of the shuffled passes.")
+              help="The seed of the run's random numbers, so that a run is reproducible (as VW's --random_seed): "
+                   "a kernel learner's random budget (--set budget_policy=random; --set random_state=N seeds it "
+                   "instead) and the shuffled passes of CoNLL sequences. A model of -i keeps its generator's state.")
 @click.option("--tags", default=None, metavar="'TAG TAG ...'",
               help="CoNLL sequences: every tag the file may hold, separated by blanks (a tag has none), declared up "
                    "front (PASequence classes=): room for all at once, and another tag is an error.")
@@ -273,8 +278,7 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
         from ._sequences import run_sequences  # here: a run on rows does not load the sequence path
 
         return run_sequences(click.get_current_context().params, start)
-    for name, value in (("--tags", tags), ("--no-shuffle", no_shuffle or None),
-                        ("--random-seed", random_seed or None)):
+    for name, value in (("--tags", tags), ("--no-shuffle", no_shuffle or None)):
         if value is not None:
             raise click.UsageError(f"{name} applies to CoNLL sequences; the passes over rows read the file in order")
     hyperparameters = collect_hyperparameters(C, eta, loss, schedule, radius, settings)
@@ -284,6 +288,7 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
     if initial_model is not None:
         model, algo = resumed_model(initial_model, algo, hyperparameters, fit_intercept, n_features, scale)
     check_applicable(algo, hyperparameters)
+    hyperparameters = _with_random_seed(algo, hyperparameters, random_seed, initial_model)
     check_fit_intercept(algo, fit_intercept)
     task = task_named(task_of(algo))
     check_scale(scale, algo, task)
@@ -437,6 +442,27 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
 
         click.echo("", err=to_stderr)
         click.echo(str(bound_report(est, X, y, result)), err=to_stderr)
+
+
+def _with_random_seed(algo, hyperparameters, random_seed, initial_model):
+    """The hyperparameters of a fresh learner, its random numbers seeded by ``--random-seed`` (default 0) unless
+    ``--set random_state`` seeds them (:func:`~olearn.cli._learners.seeded`). A ``--random-seed`` given where it
+    would seed nothing is a usage error: the passes over rows read the file in order, and the random budget of
+    ``-i MODEL`` carries on from the generator state saved with it (reseeding it would not continue the run)."""
+    source = click.get_current_context().get_parameter_source("random_seed")
+    given = source not in (ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP)
+    if initial_model is not None:
+        if given:
+            raise click.UsageError(f"--random-seed does not apply to -i {initial_model}: a resumed model carries on "
+                                   "from the generator state saved with it (a random budget continues as if the run "
+                                   "had not stopped); drop --random-seed")
+        return hyperparameters
+    if given and not draws_random_numbers(algo, hyperparameters):
+        raise click.UsageError("--random-seed seeds the shuffled passes of CoNLL sequences and the random budget "
+                               "of a kernel learner (--set kernel=... --set budget=N --set budget_policy=random); "
+                               f"--algo {algo} as set draws no random numbers (the passes over rows read the file "
+                               "in order)")
+    return seeded(algo, hyperparameters, random_seed)
 
 
 def _costs_of(algo, costs_path, initial_model, model):
