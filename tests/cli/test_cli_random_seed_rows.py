@@ -5,6 +5,8 @@ the same rows: the command line must score every round as it does (``-p --raw``)
 160 rows that a Perceptron keeps getting wrong removes a vector at random on most mistakes, so two seeds differ.
 """
 
+import csv
+
 import numpy as np
 import pytest
 from click.testing import CliRunner
@@ -33,11 +35,15 @@ def files(tmp_path_factory):
     return paths
 
 
-def reference_scores(files, random_state):
-    """The library's scores of every round, its learner seeded explicitly."""
+def reference(files, random_state):
+    """The library's run of every row, its learner seeded explicitly."""
     X, y = load_svmlight_file(str(files["all"]))
     learner = olearn.Perceptron(kernel="rbf", budget=5, budget_policy="random", random_state=random_state)
-    return olearn.run(learner, X, y).scores
+    return olearn.run(learner, X, y)
+
+
+def reference_scores(files, random_state):
+    return reference(files, random_state).scores
 
 
 def run_scores(tmp_path, *args):
@@ -86,3 +92,17 @@ def test_a_random_seed_that_seeds_nothing_is_refused(files, args):
     result = CliRunner().invoke(cli, ["run", *args, str(files["all"])])
     assert result.exit_code == 2
     assert "draws no random numbers" in result.output
+
+
+
+def test_compare_seeds_a_random_budget_with_0_unless_an_entry_sets_it(files, tmp_path):
+    table = tmp_path / "table.csv"
+    entry = "perceptron:kernel=rbf:budget=5:budget_policy=random"
+    result = CliRunner().invoke(cli, ["compare", "--algos", f"{entry},{entry}:random_state=3", "--csv", str(table),
+                                      str(files["all"])])
+    assert result.exit_code == 0, result.output
+    with table.open(newline="") as lines:
+        rows = list(csv.DictReader(lines))
+    assert ["random_state=0" in rows[0]["settings"], "random_state=3" in rows[1]["settings"]] == [True, True]
+    references = [reference(files, seed).n_mistakes for seed in (0, 3)]
+    assert [int(row["mistakes"]) for row in rows] == references and references[0] != references[1]

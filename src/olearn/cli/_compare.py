@@ -22,6 +22,7 @@ from ._learners import (
     make_estimator,
     max_classes,
     parse_algorithm_list,
+    seeded,
     task_of,
 )
 from ._mistake_trace import MistakeTrace, check_plot_and_csv
@@ -270,7 +271,8 @@ def _learners(entries, common, fit_intercept, source, task, costs):
                                "file read in chunks does not tell it: give --n-features D (CSV and VW files fix it)")
     learners = {}
     for label, algo, own in entries:
-        est = make_estimator(algo, {**common, **own}, fit_intercept, source.model_n_features,
+        # seeded as olearn run's default --random-seed, so that a comparison repeats exactly
+        est = make_estimator(algo, seeded(algo, {**common, **own}), fit_intercept, source.model_n_features,
                              None if costs is None else costs.matrix)
         if costs is not None:
             est.partial_fit(np.empty((0, source.model_n_features or 0)), [], classes=costs.labels)

@@ -288,7 +288,11 @@ def draws_random_numbers(algo, hyperparameters):
     return "random_state" in tunable(algo) and _CONDITIONS["random_state"][0](hyperparameters)
 
 
-def seeded(algo, hyperparameters, seed):
+# the seed of what a command-line run draws at random unless told otherwise (Vowpal Wabbit's --random_seed default)
+RANDOM_SEED = 0
+
+
+def seeded(algo, hyperparameters, seed=RANDOM_SEED):
     """``hyperparameters`` with ``random_state=seed`` where ``algo`` draws random numbers and ``--set random_state``
     did not seed it: a command-line run is reproducible, as Vowpal Wabbit's (its ``--random_seed``, default 0),
     while the library keeps numpy's convention (``random_state=None``: fresh entropy)."""

@@ -17,6 +17,7 @@ from ._learners import (
     ALGORITHMS,
     AlgorithmChoice,
     BOUNDED,
+    RANDOM_SEED,
     algorithms_of,
     check_applicable,
     check_fit_intercept,
@@ -77,7 +78,8 @@ from ._vw_habits import oaa_labels, sign_labels, vw_algorithm
 @click.option("--no-shuffle", is_flag=True,
               help="CoNLL sequences with --passes N > 1: keep the file's order in passes 2..N, which otherwise visit "
                    "the learned sequences in a new random order each (seeded by --random-seed).")
-@click.option("--random-seed", "--random_seed", type=click.IntRange(min=0), default=0, show_default=True, metavar="S",
+@click.option("--random-seed", "--random_seed", type=click.IntRange(min=0), default=RANDOM_SEED, show_default=True,
+              metavar="S",
               help="The seed of the run's random numbers, so that a run is reproducible (as VW's --random_seed): "
                    "a kernel learner's random budget (--set budget_policy=random; --set random_state=N seeds it "
                    "instead) and the shuffled passes of CoNLL sequences. A model of -i keeps its generator's state.")
