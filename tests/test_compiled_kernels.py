@@ -21,6 +21,7 @@ from sklearn.datasets import dump_svmlight_file
 import olearn
 from fresh_cli import loaded_by
 from olearn._kernels import _codes, _compiled
+from olearn.data import load_vw
 
 built = pytest.mark.skipif(_compiled.EXTENSION is None, reason="olearn was installed without the compiled kernels")
 
@@ -85,6 +86,35 @@ def test_trailing_none_arguments_may_be_left_out_but_not_given_otherwise():
     assert not _compiled.accepts(types, args + (None, None, np.uint64(3)))  # checking: a kernel of its own
     assert not _compiled.accepts(types, args + (None, None, None, np.zeros(1, dtype=bool)))  # held out: its own
     assert not _compiled.accepts(types, args + (None, None, None, None, None))
+
+
+def test_a_bool_scalar_is_a_python_or_numpy_bool_only():
+    types = tuple(_compiled.parse_type(code) for code in "b1 i8".split())
+    assert _compiled.accepts(types, (True, 3)) and _compiled.accepts(types, (np.bool_(False), 3))
+    for value in (1, 0, np.int64(1), 1.0, None, np.array([True])):
+        assert not _compiled.accepts(types, (value, 3)), value
+
+
+def test_a_call_takes_the_export_of_the_first_signature_its_arguments_have(monkeypatch):
+    """``sort_and_sum_rows`` has two signatures (int32 or int64 ``indptr``): each its own export, else numba."""
+    assert len(_compiled.signatures("sort_and_sum_rows")) == 2
+    exports = {_compiled.export_name("sort_and_sum_rows", n): (lambda *args, n=n: f"compiled {n}") for n in (0, 1)}
+    assert len(exports) == 2
+    monkeypatch.setattr(_compiled, "_numba_kernel", lambda name: lambda *args: f"numba {name}")
+    kernel = _compiled._guarded("sort_and_sum_rows", type("Extension", (), exports))
+    indices, scratch = np.zeros(2, dtype=np.int32), np.zeros(3, dtype=np.int64)
+    for indptr_dtype, data, want in [(np.int32, np.ones(2), "compiled 0"), (np.int64, np.ones(2), "compiled 1"),
+                                     (np.int16, np.ones(2), "numba sort_and_sum_rows"),
+                                     (np.int64, np.ones(2, dtype=np.float32), "numba sort_and_sum_rows")]:
+        indptr = np.array([0, 1, 2], dtype=indptr_dtype)
+        assert kernel(indptr, indices, data, 2, scratch, scratch.copy(), np.empty(2)) == want, indptr_dtype
+
+
+@built
+def test_the_extension_exports_every_signature_of_every_kernel():
+    for name in _compiled.KERNELS:
+        for n in range(len(_compiled.signatures(name))):
+            assert callable(getattr(_compiled.EXTENSION, _compiled.export_name(name, n))), (name, n)
 
 
 def test_an_extension_of_other_sources_or_the_jit_switch_is_not_used(monkeypatch):
@@ -300,6 +330,38 @@ def test_the_compiled_checking_pass_stops_where_numba_s_stops(kind):
         assert np.array_equal(a, b)
 
 
+def _no_numba(name):
+    raise AssertionError(f"{name} went to numba: its caller's arguments are not the compiled types")
+
+
+@built
+@pytest.mark.parametrize("n_bits", [18, 2])  # 2 bits: the crossed features share columns with the plain ones
+def test_vw_rows_are_crossed_on_the_compiled_kernels_as_vw_hashes_them(tmp_path, monkeypatch, n_bits):
+    """``load_vw(interactions=...)``: the parse keeping each entry's namespace, the crossing and the sort of the
+    crossed rows (int64 row pointers) are second signatures of their kernels or kernels of their own; each must
+    take the reader's call (not numba) and give VW's features: MurmurHash3 of the name seeded with the namespace's,
+    crossed as ``(h_a * 16777619) ^ h_b`` of value the product (a plain transcription)."""
+    from sklearn.utils import murmurhash3_32
+
+    def hashed(namespace, name):
+        return murmurhash3_32(name, murmurhash3_32(namespace, 0, positive=True), positive=True)
+
+    path = tmp_path / "crossed.vw"
+    path.write_text("1 |a x:2 y:3 |b z:5\n-1 0.5 |b z |c w\n")
+    monkeypatch.setattr(_compiled, "_numba_kernel", _no_numba)
+    X, y, weight = load_vw(path, n_bits=n_bits, interactions=["ab"])
+    mask = (1 << n_bits) - 1
+    ax, ay, bz, cw = hashed("a", "x"), hashed("a", "y"), hashed("b", "z"), hashed("c", "w")
+    rows = [[(ax, 2.0), (ay, 3.0), (bz, 5.0), (((ax * 16777619) & 0xFFFFFFFF) ^ bz, 10.0),
+             (((ay * 16777619) & 0xFFFFFFFF) ^ bz, 15.0)], [(bz, 1.0), (cw, 1.0)]]
+    expected = np.zeros((2, 1 << n_bits))
+    for r, row in enumerate(rows):
+        for column, value in row:
+            expected[r, column & mask] += value
+    assert np.array_equal(X.toarray(), expected)
+    assert y.tolist() == [1.0, -1.0] and weight.tolist() == [1.0, 0.5]
+
+
 @pytest.fixture(scope="module", params=["svm", "vw"])
 def stream(request, tmp_path_factory):
     """3,000 rows as LIBSVM (numbers of 16-17 digits: the parser leaves them to the fix-up conversion) or as
@@ -354,6 +416,16 @@ def test_the_losses_of_a_frozen_model_start_no_numba(tmp_path):
     subprocess.run([sys.executable, "-m", "olearn", "run", "--algo", "ogd", "--set", "loss=logistic", "--quiet",
                     "-f", str(tmp_path / "model.npz"), str(data)], check=True, timeout=600)
     loaded = _olearn("run", "-t", "-i", tmp_path / "model.npz", data, jit=False)
+    assert "numba" not in loaded and _compiled.EXTENSION.__name__ in loaded
+
+
+@built
+def test_a_run_crossing_vw_namespaces_starts_no_numba(tmp_path):
+    """``olearn run -q ab --ngram a2``: the parse keeping the namespaces, the crossing and the sort of the crossed
+    rows are all compiled at install (a user's first such run compiled them for tens of seconds)."""
+    path = tmp_path / "train.vw"
+    path.write_text("".join(f"{1 - 2 * (i % 2)} |a x:{i % 5} u{i % 3} |b z:{i % 7 - 3} t\n" for i in range(40)))
+    loaded = _olearn("run", "--algo", "pa1", "-q", "ab", "--ngram", "a2", "--quiet", path, jit=False)
     assert "numba" not in loaded and _compiled.EXTENSION.__name__ in loaded
 
 

@@ -3,7 +3,8 @@
 olearn's ``setup.py`` calls :func:`extension` when it builds olearn; ``python -m
 olearn._kernels._build DIR`` writes the extension module into ``DIR`` (a source tree
 run without installing: ``DIR`` is this folder). Each kernel is compiled from the
-same function, for the same argument types, as the numba kernel it stands for; the
+same function, for the same argument types, as the numba kernel it stands for, once
+for each of its signatures (exported under :func:`._compiled.export_name`); the
 module also answers ``source_key()``, the stamp :mod:`._compiled` compares.
 
 Where the build machine's CPU can be identified (:func:`._compiled.cpu_identity`) the
@@ -25,7 +26,8 @@ import warnings
 from numba import from_dtype, types
 from numba.core.errors import NumbaPendingDeprecationWarning
 
-from ._compiled import KERNELS, _numba_kernel, cpu_identity, extension_name, key_number, parse_type
+from ._compiled import (KERNELS, _numba_kernel, cpu_identity, export_name, extension_name, key_number, parse_type,
+                        signatures)
 
 with warnings.catch_warnings():
     # numba announces that pycc will be replaced; it is what compiles ahead of time today
@@ -105,15 +107,17 @@ class ReleasingCC(CC):
 
 
 def compiler():
-    """A :class:`ReleasingCC` with every kernel of :data:`KERNELS` and ``source_key`` exported."""
+    """A :class:`ReleasingCC` with every kernel of :data:`KERNELS`, for each of its signatures, and ``source_key``
+    exported (each kernel under :func:`._compiled.export_name`)."""
     identity = cpu_identity()
     cc = ReleasingCC(extension_name(identity), source_module=__name__)
     cc.target_cpu = "host" if identity else "generic"
-    for name, (_, codes) in KERNELS.items():
+    for name in KERNELS:
         kernel = _numba_kernel(name)
-        argtypes = tuple(numba_type(code) for code in codes.split())
-        kernel.compile(argtypes)  # numba's own typing of the kernel decides what it returns
-        cc.export(name, kernel.overloads[argtypes].signature)(caller(kernel, len(argtypes)))
+        for n, codes in enumerate(signatures(name)):
+            argtypes = tuple(numba_type(code) for code in codes)
+            kernel.compile(argtypes)  # numba's own typing of the kernel decides what it returns
+            cc.export(export_name(name, n), kernel.overloads[argtypes].signature)(caller(kernel, len(argtypes)))
     cc.export("source_key", types.int64())(_source_key)
     return cc
 

@@ -9,10 +9,14 @@ binary linear learner without averaging), or, for a batch large enough, in place
 :func:`._binary_linear.binary_linear_scores`, the latter with a hold-out
 :func:`._binary_linear.held_out_linear_pass`; a frozen binary model's losses (``olearn run -t``)
 :func:`._binary_linear.margin_losses`; a VW text file :func:`._parse_vw.count_bounds`,
-:func:`._parse_vw.parse_vw` and :func:`._parse_rows.sort_and_sum_rows` instead of the LIBSVM parser; a
-run from a cache (``-c``) :func:`._parse_rows.check_csr`; a binary learner with a Mercer kernel
-(``--kernel``) :func:`._mercer_binary.dual_pass` and, to predict, :func:`._mercer_binary.dual_scores`
-(compiling these two took 10-20 s of a first run), with a hold-out :func:`._mercer_binary.held_out_dual_pass`; a tagger
+:func:`._parse_vw.parse_vw` and :func:`._parse_rows.sort_and_sum_rows` instead of the LIBSVM parser, and with
+VW's namespace options (``-q``, ``--cubic``, ``--interactions``, ``--ignore``/``--keep``, ``--ngram``/``--skips``)
+the same parse keeping each entry's namespace (a second signature of ``parse_vw``),
+:func:`._interactions.cross_rows` and the sort of the crossed rows (int64 row pointers: a second signature of
+``sort_and_sum_rows``; compiling the three took tens of seconds of a first run); a run from a cache (``-c``)
+:func:`._parse_rows.check_csr`; a binary learner with a Mercer kernel (``--kernel``)
+:func:`._mercer_binary.dual_pass` and, to predict, :func:`._mercer_binary.dual_scores` (compiling these two took
+10-20 s of a first run), with a hold-out :func:`._mercer_binary.held_out_dual_pass`; a tagger
 (``--algo pa1-sequence``) :func:`._sequence.sequence_pass` and, to predict, :func:`._sequence.sequence_predict`
 (the Viterbi decoding), reading its CoNLL file :func:`._hash_names.hash_names` and
 :func:`._parse_rows.sort_and_sum_rows` (the four took 5-30 s of a first run). Starting numba to load them from its cache costs more than
@@ -48,10 +52,12 @@ import numpy as np
 
 from . import SOURCE_KEY
 
-# Each kernel compiled ahead of time: its module, and the type of each argument as numba infers it
-# from what the callers pass: "f8[:]" a C-contiguous, aligned, writable 1-D float64 array ("u1[:]r":
+# Each kernel compiled ahead of time: its module, then one signature or more, each the type of each argument as
+# numba infers it from what the callers pass: "f8[:]" a C-contiguous, aligned, writable 1-D float64 array ("u1[:]r":
 # read-only allowed), "i8[:,:]" the same in 2-D, "i8" a Python or numpy int64 integer, "f8" a Python or numpy
-# float64 number, "u4" and "u8" a numpy uint32 or uint64 scalar, "none" None. A trailing "none" may be left out by the caller (a default of None).
+# float64 number, "b1" a Python or numpy bool, "u4" and "u8" a numpy uint32 or uint64 scalar, "none" None. A
+# trailing "none" may be left out by the caller (a default of None). The extension exports the kernel compiled for
+# its n-th signature as export_name(name, n); a call takes the first signature its arguments have.
 KERNELS = {
     "parse_libsvm": ("_parse_libsvm", "u1[:]r i8 i8 i8 i8 i8 i4[:] i4[:] f8[:] f8[:] none none i8[:] i8[:,:] i8[:,:]"),
     "gather_spans": ("_parse_number", "u1[:]r i8[:,:] i8 i8 u1[:,:]"),
@@ -71,8 +77,19 @@ KERNELS = {
     "binary_linear_scores": ("_binary_linear", "i8[:] i4[:] f8[:] f8[:] f8[:] f8[:] f8[:]"),
     "margin_losses": ("_binary_linear", "i8 f8[:] f8[:]"),
     "count_bounds": ("_parse_vw", "u1[:]r i8 i8"),
-    "parse_vw": ("_parse_vw", "u1[:]r i8 i8 i8 i4[:] i4[:] f8[:] f8[:] f8[:] i8[:] i8[:,:] none none"),
-    "sort_and_sum_rows": ("_parse_rows", "i4[:] i4[:] f8[:] i8 i8[:] i8[:] f8[:]"),
+    "parse_vw": (
+        "_parse_vw",
+        "u1[:]r i8 i8 i8 i4[:] i4[:] f8[:] f8[:] f8[:] i8[:] i8[:,:] none none",
+        "u1[:]r i8 i8 i8 i4[:] i4[:] f8[:] f8[:] f8[:] i8[:] i8[:,:] i8[:] u1[:]",  # keeping the namespaces
+    ),
+    "cross_rows": (
+        "_interactions", "i4[:] i8[:] f8[:] u1[:] i8 i8 b1[:] i8[:] i8[:] i8[:,:] i8 i8[:] i4[:] f8[:] b1",
+    ),
+    "sort_and_sum_rows": (
+        "_parse_rows",
+        "i4[:] i4[:] f8[:] i8 i8[:] i8[:] f8[:]",
+        "i8[:] i4[:] f8[:] i8 i8[:] i8[:] f8[:]",  # rows whose namespaces were crossed
+    ),
     "dual_pass": (
         "_mercer_binary",
         "i8[:] i4[:] f8[:] f8[:] f8[:] i8[:] i4[:] f8[:] f8[:] f8[:,:] i8[:] u8[:] f8[:] f8[:] i8[:] i8[:] f8[:] f8[:] "
@@ -102,7 +119,18 @@ CPU_FIELDS = ("vendor_id", "cpu family", "model", "flags")
 
 _INT64 = (int, np.int64)
 _FLOAT64 = (float, np.float64)
+_BOOL = (bool, np.bool_)
 _INT64_RANGE = (-(2**63), 2**63)
+
+
+def signatures(name):
+    """The signatures of the kernel ``name`` in :data:`KERNELS`, each a tuple of argument type codes."""
+    return tuple(tuple(codes.split()) for codes in KERNELS[name][1:])
+
+
+def export_name(name, n):
+    """The name under which the extension exports the kernel ``name`` compiled for its ``n``-th signature."""
+    return name if n == 0 else f"{name}__{n}"
 
 
 def key_number(key=SOURCE_KEY):
@@ -134,6 +162,9 @@ def accepts(types, args):
                     return False
             elif dtype == np.float64:
                 if type(arg) not in _FLOAT64:
+                    return False
+            elif dtype == np.bool_:
+                if type(arg) not in _BOOL:
                     return False
             elif type(arg) is not dtype.type:
                 return False
@@ -200,22 +231,25 @@ def _numba_kernel(name):
     return getattr(importlib.import_module(f"{__package__}.{KERNELS[name][0]}"), name)
 
 
-def _guarded(name, compiled):
-    types = tuple(parse_type(code) for code in KERNELS[name][1].split())
+def _guarded(name, extension):
+    """``name`` called in the extension for the first of its signatures the arguments have, else in numba."""
+    variants = [(tuple(parse_type(code) for code in codes), getattr(extension, export_name(name, n)))
+                for n, codes in enumerate(signatures(name))]
 
     def call(*args):
-        if accepts(types, args):
-            return compiled(*args, *(None,) * (len(types) - len(args)))
+        for types, compiled in variants:
+            if accepts(types, args):
+                return compiled(*args, *(None,) * (len(types) - len(args)))
         return _numba_kernel(name)(*args)
 
     call.__name__ = call.__qualname__ = name
-    call.__doc__ = f"``{name}``, compiled ahead of time when the arguments have its types, else numba's."
+    call.__doc__ = f"``{name}``, compiled ahead of time when the arguments have one of its signatures, else numba's."
     return call
 
 
 def __getattr__(name):
     if name not in KERNELS:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    kernel = _numba_kernel(name) if EXTENSION is None else _guarded(name, getattr(EXTENSION, name))
+    kernel = _numba_kernel(name) if EXTENSION is None else _guarded(name, EXTENSION)
     globals()[name] = kernel
     return kernel

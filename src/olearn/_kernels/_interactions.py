@@ -30,8 +30,8 @@ import numpy as np
 
 from ._jit import njit
 from ._parse_vw import _mul32
+from ._parse_vw_codes import WILDCARD
 
-WILDCARD = 256
 N_LETTERS = 256
 FNV_PRIME = 16777619
 NGRAM_CONSTANT = 27942141

@@ -1,9 +1,11 @@
-"""The codes of the VW text parser (:mod:`._parse_vw`), without numba.
+"""The codes of the VW text parser (:mod:`._parse_vw`) and of its namespace crossing (:mod:`._interactions`),
+without numba.
 
 Its error codes and its slots of the ``counts`` output, after the slots every
 parser shares (:mod:`._parse_codes`): :mod:`olearn.data` reads them after every
-parse, and :mod:`._compiled` runs the parser without starting numba. (The LIBSVM
-parser's codes of the same names have other values, hence a module of their own.)
+parse, and :mod:`._compiled` runs the parser and the crossing without starting
+numba. (The LIBSVM parser's codes of the same names have other values, hence a
+module of their own.)
 """
 
 from ._parse_codes import N_SHARED_COUNTS
@@ -22,3 +24,6 @@ FULL_FIXUPS = 8  # the fixups output is full: the caller parses again with one o
 C_ROWS = N_SHARED_COUNTS
 C_NNZ = N_SHARED_COUNTS + 1
 N_COUNTS = N_SHARED_COUNTS + 2
+
+# the letter of an interaction's ':' (any namespace of the row) in the terms the crossing takes: no byte's value
+WILDCARD = 256

@@ -109,7 +109,7 @@ class Namespaces:
         return None if info is None else cls.of(**info)
 
     def _arrays(self):
-        from .._kernels import _interactions as K
+        from .._kernels import _parse_vw_codes as K
 
         kept = np.ones(256, dtype=np.bool_)
         if self.keep:
@@ -128,15 +128,15 @@ class Namespaces:
 
     def cross(self, indptr, hashes, data, spaces, n_rows, n_bits):
         """(indptr, indices, data) of the rows parsed with their ``hashes`` and ``spaces``, crossed; unsorted."""
-        from .._kernels import _interactions as K
+        from .._kernels import _compiled
 
         kept, ngram, skips, terms, grams = self._arrays()
         out_indptr = np.empty(n_rows + 1, dtype=np.int64)
         args = (indptr, hashes, data, spaces, n_rows, n_bits, kept, ngram, skips, terms, grams, out_indptr)
-        nnz = K.cross_rows(*args, np.empty(0, dtype=np.int32), np.empty(0, dtype=data.dtype), False)
+        nnz = _compiled.cross_rows(*args, np.empty(0, dtype=np.int32), np.empty(0, dtype=data.dtype), False)
         indices = np.empty(nnz, dtype=np.int32)
         values = np.empty(nnz, dtype=data.dtype)
-        K.cross_rows(*args, indices, values, True)
+        _compiled.cross_rows(*args, indices, values, True)
         return out_indptr, indices, values
 
 
