@@ -2,7 +2,7 @@
 
 import pytest
 
-from olearn.serve._requests import Limits, RequestError, read_feedback, read_features, read_labelled
+from olearn.serve._requests import Limits, RequestError, read_features, read_feedback, read_labelled
 
 
 @pytest.mark.parametrize("read, document, named", [
