@@ -8,20 +8,22 @@ subprocesses; in each of ``--rounds`` rounds, ``--clients`` client processes x
 ``--concurrency`` kept-alive connections load the bare app's ``/learn`` and
 the service's, ``--seconds`` seconds each (the clients of ``bench_serve.py``),
 the bare app first in odd rounds and the service first in even ones, so that
-a drift of the machine's load does not favour one side. Both are loaded for
-one second, untimed, before the first round: the service's first examples
-grow its model to their 1,050 features, and a round 1 that pays for it is
-not a round like the others.
+a drift of the machine's load does not favour one side. Both are warmed up
+first, untimed (``bench_serve.warm_up``: two examples, then one second of
+single learns on each), as ``bench_serve.py`` warms them up before its
+scenarios.
 
-It measures what the ``learn x1`` row of ``bench_serve.py`` measures (the
-same clients, bodies, bare app and service), round after round: one row of
-``bench_serve.py`` is one sample of these rounds. The two disagreed (0.54x
-there, 0.39-0.56x here) because a single pair of loads is not a measure on a
-shared machine: the service's rate is bounded by its fsyncs (every answer
-waits for its group's, and 64 requests are in flight), the bare app's by the
-CPU, so each swings with what other jobs do to the disk and to the cores,
-independently. The median of the rounds' ratios and the CPU time per request
-are the figures to compare.
+Round 1 is therefore the ``learn x1`` row of ``bench_serve.py``: the same
+clients, bodies, bare app, service, warm-up and order. The two used to
+disagree (0.30-0.52x there, medians of 0.49-0.56x here) for two reasons.
+``bench_serve.py`` measured its first learns on a cold service, whose
+first examples grow its model to their 1,050 features and run its code
+paths for the first time, and this benchmark did not. And a single pair of
+loads is not a measure on a shared machine: the service's rate is bounded
+by its CPU and by its fsyncs (every answer waits for its group's, with 64
+requests in flight), the bare app's by the CPU only, so each swings with what other jobs do
+to the disk and to the cores, independently. The median of the rounds'
+ratios and the CPU time per request are the figures to compare.
 
 Each round reports the requests per second of both and their ratio, and the
 CPU time (user and system, all threads, from ``/proc``) each server process
@@ -51,7 +53,7 @@ import httpx
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from bench_serve import WORK, _load, _updates, start_both
+from bench_serve import WORK, _load, _updates, start_both, warm_up
 
 
 def _measured(pool, pid, port, token, args):
@@ -83,15 +85,10 @@ def main():
     with open(token_file, "w") as fh:
         fh.write(token)
     _, port, url, server, bare, bare_port = start_both(folder, token_file, None, 100)
-    rounds, acknowledged = [], 2
+    rounds = []
     try:
-        # warm-up: numba's kernels loaded, both classes known (as bench_serve.py does)
-        httpx.post(f"{url}/learn", json={"x": [{"999": 1.0}, {"0": -1.0}], "y": [1, -1]},
-                   headers={"Authorization": f"Bearer {token}"}).raise_for_status()
         with multiprocessing.Pool(args.clients) as pool:
-            warm_up = argparse.Namespace(**{**vars(args), "seconds": 1.0})
-            _measured(pool, bare.pid, bare_port, token, warm_up)
-            acknowledged += _measured(pool, server.pid, port, token, warm_up)["learned"]
+            acknowledged = warm_up(pool, server, port, bare, bare_port, url, token, args)[0]
             for k in range(args.rounds):
                 if k % 2:
                     row = _measured(pool, server.pid, port, token, args)

@@ -83,7 +83,8 @@ class FeatureMap:
         For a compiled call that reads a dict with the keys of the last row
         converted with every key a known column and every value a number (the
         same key objects, in the same order; see
-        :func:`olearn._kernels._dicts.read_values`):
+        :func:`olearn._kernels._dicts.read_values`), when the plain row before
+        it had the same keys (a stream repeating its keys):
         ``(key addresses, scratch, indices, values, n_features)``, ``values``
         a buffer of the row's size; such a dict's row is
         ``(indices, values, n_features)``, as :meth:`row` gives it. None
@@ -99,6 +100,9 @@ class FeatureMap:
     >>> fm.row({"city": "Rome", "age": 40}, base=2, learning=False)[:3]
     (array([0]), array([40.]), 1)
     """
+
+    # the keys of the last plain row converted, until a row repeats them (see _keep)
+    _seen = None
 
     def __init__(self, n_bits=None, names=()):
         self.n_bits = n_bits
@@ -262,6 +266,7 @@ class FeatureMap:
     def __getstate__(self):
         state = self.__dict__.copy()
         state["_last"] = state["repeated"] = None
+        state.pop("_seen", None)
         if self.hashing:
             state["_columns"] = self.vocabulary()  # the rest is a memo of the hash
         return state
@@ -327,7 +332,7 @@ class FeatureMap:
         if entries is not None:
             keys, columns, values, plain, new = entries
             return self._converted(keys, np.array(columns, dtype=np.int64), np.array(values, dtype=np.float64),
-                                   plain, new)
+                                   plain, new, max(columns) + 1 if columns else 0)
         indices, values, pending = [], [], []
         plain = True  # every key a known column and every value a number: the row's columns can be reused
         largest_index = -1
@@ -455,17 +460,31 @@ class FeatureMap:
             return None
         return keys, columns, values, plain, new
 
-    def _converted(self, keys, indices, data, plain, new):
-        """The end of a conversion: the width checked, and a ``plain`` row's columns kept for the next row."""
-        n_features = int(indices.max()) + 1 if indices.size else 0
+    def _converted(self, keys, indices, data, plain, new, n_features=None):
+        """The end of a conversion: the width checked (``n_features``, one more than the largest of ``indices``,
+        computed when not given), and a ``plain`` row's columns kept for the next row (:meth:`_keep`)."""
+        if n_features is None:
+            n_features = int(indices.max()) + 1 if indices.size else 0
         if self.hashing and n_features > (1 << self.n_bits):
             raise FeatureLimitError(
                 f"feature index {n_features - 1} is past the 2**{self.n_bits} = {1 << self.n_bits} columns of "
                 f"n_bits={self.n_bits} (integer keys are column indices; names are hashed below 2**n_bits)"
             )
         if plain:
-            self._remember(keys, indices, n_features)
+            self._keep(keys, indices, n_features)
         return indices, data, n_features, new
+
+    def _keep(self, keys, indices, n_features):
+        """:meth:`_remember` a plain row whose keys equal the last plain row's: a stream repeating its keys has
+        its second row's remembered, and its later rows read by :meth:`row` (or one compiled call,
+        :attr:`repeated`) from their values; a stream whose keys change from row to row (the JSON objects of a
+        service) makes no arrays for keys that never come again. Another row's keys are only noted, and the row
+        remembered before is forgotten (:attr:`repeated` is the last plain row's, or None)."""
+        if keys == self._seen:
+            self._remember(keys, indices, n_features)
+        else:
+            self._seen = keys
+            self._last = self.repeated = None
 
     def _remember(self, keys, indices, n_features):
         """Keep the columns of a plain row (every key a known column, every value a number) for the next row."""

@@ -8,6 +8,8 @@ learner whose weights are odd in the labels and gives the binary APIs
 :class:`~olearn.linear._base.LinearLearner`.
 """
 
+import math
+
 import numpy as np
 
 from .. import _calibration
@@ -371,19 +373,20 @@ class BinaryLinearClassifier(BinaryClassifierMixin, LinearLearner):
     learn_one.__doc__ = LinearLearner.learn_one.__doc__
 
     def predict_learn_one(self, x, y, sample_weight=None):
-        # a dict with the keys of the last plain row (FeatureMap.repeated), settings built and unchanged (no
-        # value watched in place), no weight, weights learned without a kernel and not averaged, no feature of
-        # the row past them, both classes known and y one of them: one compiled call (dict_learn_one), which
-        # answers NaN, the model unchanged, for a dict it cannot read so or an overflow; the general path then
-        # gives the same result or the error. The conditions are checked inline: this is a stream's whole round.
+        # settings built and unchanged (no value watched in place), a dict, no weight, weights learned without a
+        # kernel and not averaged, both classes known and y one of them: a dict with the keys of the last plain row
+        # (FeatureMap.repeated) and no feature past the weights in one compiled call (dict_learn_one); any other
+        # dict converted (FeatureMap.row, as the general path converts it) and, when it names no new feature and
+        # none past the weights, learned by one compiled call (learn_one_row, the general path's). Both answer
+        # NaN, the model unchanged, for a dict they cannot read so or an overflow; the general path then gives
+        # the same result or the error. The conditions are checked inline: this is a stream's whole round.
         cache, state = self._config_cache, self.__dict__
         features = state.get("_features")
         if (cache is not None and not cache[1] and features is not None and type(x) is dict
                 and sample_weight is None and "_avg" not in state and self.class_weight is None
                 and state.get("calibration") is None):
-            repeated = features.repeated
             w = state.get("_w")
-            if repeated is not None and w is not None and repeated[4] <= state["n_features_in_"]:
+            if w is not None:
                 labels = state["_labels"]
                 try:
                     target = labels.both_targets.get(y)
@@ -391,8 +394,15 @@ class BinaryLinearClassifier(BinaryClassifierMixin, LinearLearner):
                     target = None
                 if target is not None:
                     codes, params = cache[0]
-                    score = K.dict_learn_one(id(x), repeated[0], repeated[1], repeated[2], repeated[3], target, w,
-                                             state["_state"], params, codes)
+                    width = state["n_features_in_"]
+                    repeated = features.repeated
+                    if repeated is not None and repeated[4] <= width:
+                        score = K.dict_learn_one(id(x), repeated[0], repeated[1], repeated[2], repeated[3], target,
+                                                 w, state["_state"], params, codes)
+                    else:
+                        indices, data, n_features, new = features.row(x, width, True)
+                        score = math.nan if new is not None or n_features > width else K.learn_one_row(
+                            indices, data, target, 1.0, w, state["_state"], params, codes)
                     if score == score:
                         return labels.sides[score > 0.0]
         return super().predict_learn_one(x, y, sample_weight)

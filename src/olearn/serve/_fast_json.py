@@ -61,8 +61,11 @@ def _keys(document, braces):
     Counted level by level: each level's objects and arrays are told apart, their values gathered and the next
     level's found by C-level passes, with no Python call per object. Every object decoded was opened by a brace
     of its own outside the strings, so once as many objects as braces are found there is no other, and the
-    values of the last level are not read (a batch's features: its objects' values are numbers).
+    values of the last level are not read (a batch's features: its objects' values are numbers). A body of two
+    braces whose ``"x"`` is an object (one example's) holds those two objects only: their keys at once.
     """
+    if braces == 2 and type(document.get("x")) is dict:  # one example's body: its object and its features', no other
+        return len(document) + len(document["x"])
     count = found = 0
     level = [document]
     while level:
