@@ -140,7 +140,8 @@ def estimator_cases(task="binary", settings=SETTINGS):
 def pytest_addoption(parser):
     parser.addoption(
         "--fuzz-long", type=float, default=0.0, metavar="FACTOR",
-        help="run every campaign under tests/fuzz FACTOR times longer than in CI (e.g. 200)")
+        help="run every campaign under tests/fuzz, and the kill -9 campaign of tests/serve/test_crash.py, "
+             "FACTOR times longer than in CI (e.g. 200)")
 
 
 @pytest.hookimpl(trylast=True)
