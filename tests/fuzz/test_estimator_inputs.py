@@ -11,6 +11,7 @@ harness (``_campaign.py``).
 import math
 
 import numpy as np
+import pytest
 import scipy.sparse as sp
 
 import olearn
@@ -28,6 +29,11 @@ from fuzz._learners import (
     snapshot,
     valid_batch,
 )
+
+# Both campaigns teach the registered estimators valid dense batches before their inputs, and so compile the
+# same kernels (those not compiled ahead of time): run one after the other on one worker, the second finds them
+# in numba's cache instead of compiling them at the same time as the first.
+pytestmark = pytest.mark.xdist_group("fuzz-estimator-inputs")
 
 
 def _started(est):
