@@ -178,10 +178,10 @@ def _uses_a_module_fixture(item):
 def _compile_group(case, module):
     """The xdist group of a case whose kernels are compiled on first use (not ahead of time), or none.
 
-    The averaged second-order learners share compiled passes (AROW's and NAROW's diagonal one, AROW's and
-    Fig1AROW's full one) that take tens of seconds to compile: two workers that met two of them at once
-    would each compile the same pass. Those cases of one module run on one worker, one after the other,
-    and all but the first find the pass compiled.
+    The averaged second-order learners share compiled passes (AROW's, NAROW's and AdaGrad's diagonal one,
+    AROW's and Fig1AROW's full one) that take tens of seconds to compile: two workers that met two of them
+    at once would each compile the same pass. Those cases of one module run on one worker, one after the
+    other, and all but the first find the pass compiled.
     """
     from olearn.second_order._base import SecondOrderClassifier
 
