@@ -11,7 +11,6 @@ harness (``_campaign.py``).
 import math
 
 import numpy as np
-import pytest
 import scipy.sparse as sp
 
 import olearn
@@ -19,6 +18,7 @@ from fuzz._learners import (
     CSR_DEFECTS,
     DIMENSION,
     DOCUMENTED,
+    EVERY_ESTIMATOR,
     assert_same,
     bad_csr,
     cases,
@@ -30,10 +30,7 @@ from fuzz._learners import (
     valid_batch,
 )
 
-# Both campaigns teach the registered estimators valid dense batches before their inputs, and so compile the
-# same kernels (those not compiled ahead of time): run one after the other on one worker, the second finds them
-# in numba's cache instead of compiling them at the same time as the first.
-pytestmark = pytest.mark.xdist_group("fuzz-estimator-inputs")
+pytestmark = EVERY_ESTIMATOR
 
 
 def _started(est):
