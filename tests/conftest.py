@@ -15,7 +15,8 @@
   ``pytest.mark.xdist_group(NAME)`` run on one worker, and so do the tests of a module that
   share a module-scoped fixture (a Dask cluster, a command's run), built once rather than once
   per worker: :func:`pytest_collection_modifyitems` gives their node ids the ``@NAME`` suffix
-  that xdist's scheduler groups by (the module's path for the latter).
+  that xdist's scheduler groups by (the module's path for the latter). The ``estimator_case``
+  tests of a module with an averaged second-order learner are one group (:func:`_compile_group`).
 * ``checking_pass_stops`` (fixture): a list that receives what each call of the
   binary linear and diagonal second-order passes that check rows themselves
   returns (-1, or the row where the pass stopped), so that a test knows a batch
@@ -140,7 +141,8 @@ def estimator_cases(task="binary", settings=SETTINGS):
 def pytest_addoption(parser):
     parser.addoption(
         "--fuzz-long", type=float, default=0.0, metavar="FACTOR",
-        help="run every campaign under tests/fuzz FACTOR times longer than in CI (e.g. 200)")
+        help="run every campaign under tests/fuzz, and the kill -9 campaign of tests/serve/test_crash.py, "
+             "FACTOR times longer than in CI (e.g. 200)")
 
 
 @pytest.hookimpl(trylast=True)
@@ -173,12 +175,29 @@ def _uses_a_module_fixture(item):
     return info is not None and any(defs[-1].scope == "module" for defs in info.name2fixturedefs.values() if defs)
 
 
+def _compile_group(case, module):
+    """The xdist group of a case whose kernels are compiled on first use (not ahead of time), or none.
+
+    The averaged second-order learners share compiled passes (AROW's, NAROW's and AdaGrad's diagonal one,
+    AROW's and Fig1AROW's full one) that take tens of seconds to compile: two workers that met two of them
+    at once would each compile the same pass. Those cases of one module run on one worker, one after the
+    other, and all but the first find the pass compiled.
+    """
+    from olearn.second_order._base import SecondOrderClassifier
+
+    if case.params.get("average") and issubclass(case.cls, SecondOrderClassifier):
+        return [pytest.mark.xdist_group(f"{module}-averaged-second-order")]
+    return []
+
+
 def pytest_generate_tests(metafunc):
+    module = metafunc.definition.nodeid.split("::")[0]
     for prefix, task, settings in (("estimator", "binary", SETTINGS),
                                    ("regressor", "regression", REGRESSOR_SETTINGS)):
         if f"{prefix}_case" in metafunc.fixturenames:
             cases = estimator_cases(task, settings)
-            metafunc.parametrize(f"{prefix}_case", cases, ids=[c.id for c in cases])
+            metafunc.parametrize(f"{prefix}_case", [pytest.param(c, id=c.id, marks=_compile_group(c, module))
+                                                    for c in cases])
         if f"{prefix}_class" in metafunc.fixturenames:
             registered = olearn.all_estimators(task=task)
             metafunc.parametrize(f"{prefix}_class", [cls for _, cls in registered], ids=[n for n, _ in registered])

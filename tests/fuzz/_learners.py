@@ -10,6 +10,7 @@ import copy
 import math
 
 import numpy as np
+import pytest
 import scipy.sparse as sp
 
 import olearn
@@ -54,6 +55,12 @@ EXTRA_SETTINGS = {
 # staleness is tested in tests/test_averaged_prediction.py), which are not learned state
 _CACHES = {"_config_cache", "_mercer", "_margin_cache", "_scratch", "work", "_plan_cache", "_kept_average"}
 
+
+
+# The campaigns that teach the estimators of cases() compile the same kernels (those not compiled ahead of time)
+# in their child processes: with this mark they run one after the other on one worker, and all but the first
+# find the kernels in numba's cache instead of compiling them at the same time as another.
+EVERY_ESTIMATOR = pytest.mark.xdist_group("fuzz-every-estimator")
 
 
 def cases():

@@ -18,6 +18,7 @@ from fuzz._learners import (
     CSR_DEFECTS,
     DIMENSION,
     DOCUMENTED,
+    EVERY_ESTIMATOR,
     assert_same,
     bad_csr,
     cases,
@@ -28,6 +29,8 @@ from fuzz._learners import (
     snapshot,
     valid_batch,
 )
+
+pytestmark = EVERY_ESTIMATOR
 
 
 def _started(est):

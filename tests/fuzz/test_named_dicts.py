@@ -14,8 +14,10 @@ import copy
 import math
 
 import numpy as np
-from fuzz._learners import DOCUMENTED, cases, differences, snapshot
+from fuzz._learners import DOCUMENTED, EVERY_ESTIMATOR, cases, differences, snapshot
 from sklearn.utils import murmurhash3_32
+
+pytestmark = EVERY_ESTIMATOR
 
 NAMES = ["age", "income", "height", "w", "x1", "city", "colour", "a b", "é"]
 CATEGORIES = ["Paris", "Rome", "", "1.5"]

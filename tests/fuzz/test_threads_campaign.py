@@ -19,8 +19,10 @@ import threading
 import numpy as np
 import scipy.sparse as sp
 
-from fuzz._learners import CLASSES, DOCUMENTED, cases, differences, snapshot, valid_batch
+from fuzz._learners import CLASSES, DOCUMENTED, EVERY_ESTIMATOR, cases, differences, snapshot, valid_batch
 from olearn.preprocessing import StandardScaler
+
+pytestmark = EVERY_ESTIMATOR
 
 N_THREADS = 3
 CALLS_PER_THREAD = 8
