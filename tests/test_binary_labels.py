@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from numpy.testing import assert_array_equal
 
-from olearn._labels import BinaryLabels, distinct_labels
+from olearn._labels import BinaryLabels, all_in, distinct_labels
 
 FIXED = [
     np.array([1.0]), np.array([3, 3, 3]), np.array([2, 1, 2, 1]), np.array([1, 2, 3]), np.array(["b", "a", "b"]),
@@ -34,3 +34,10 @@ def test_the_encoding_is_plus_one_for_the_positive_class_only(labels):
     encoding.observe(labels)
     assert_array_equal(encoding.encode(labels), np.where(labels == sorted(set(labels))[-1], 1.0, -1.0))
     assert encoding.encode(labels).dtype == np.float64
+
+
+@pytest.mark.parametrize("y", FIXED, ids=range(len(FIXED)))
+def test_all_in_is_np_isin_for_two_classes(y):
+    for classes in (np.unique(y)[:2], np.array([1, 2]), np.array(["a", "b"])):
+        if classes.size == 2:
+            assert all_in(y, classes) == bool(np.isin(y, classes).all())

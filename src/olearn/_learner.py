@@ -735,6 +735,11 @@ class OnlineLearner(SettingsCache, PersistenceMixin, Estimator):
             message += "Feature names must be in the same order as they were in fit.\n"
         return message + f"({name}'s columns are read by position; select them as X[est.feature_names_in_])"
 
+    def _copied_in_place(self):
+        """The attributes changed in place (``_changed_in_place``) that a call which may be refused copies when it
+        begins (:meth:`_first_call_atomic`): all of them, unless the learner knows that some cannot change."""
+        return self._changed_in_place
+
     @contextlib.contextmanager
     def _first_call_atomic(self, arrays=None, new=None):
         """Start the learned state if needed, and take the names ``new``; undo what the block changed if it fails.
@@ -743,9 +748,10 @@ class OnlineLearner(SettingsCache, PersistenceMixin, Estimator):
         the estimator exactly as it was: unfitted if it was, and otherwise with
         the attributes it had. The growth of arrays done in the block replaces
         them rather than writing into them, so the saved references are the old
-        state; the attributes changed in place (``_changed_in_place``) are saved
-        as copies. ``arrays``, the batch that starts the learning, gives
-        ``feature_names_in_`` (see :meth:`_check_X`). The names of a learned
+        state; the attributes changed in place (``_changed_in_place``: those
+        :meth:`_copied_in_place` names) are saved as copies. ``arrays``, the
+        batch that starts the learning, gives ``feature_names_in_`` (see
+        :meth:`_check_X`). The names of a learned
         example (``new``, or the ``new_names`` of ``arrays``) join the
         vocabulary here, and leave it again (:meth:`FeatureMap.truncate`) if
         the block fails: a model that keeps a fixed ``n_features`` and never
@@ -756,7 +762,7 @@ class OnlineLearner(SettingsCache, PersistenceMixin, Estimator):
         features = saved.get("_features")
         size = 0 if features is None else features.size
         if started:
-            for name in self._changed_in_place:
+            for name in self._copied_in_place():
                 if name in saved:
                     saved[name] = copy.deepcopy(saved[name])
         else:

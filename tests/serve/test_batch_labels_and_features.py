@@ -3,6 +3,10 @@ refusals, naming the example, as read one by one."""
 
 import pytest
 
+import olearn
+from olearn.preprocessing import StandardScaler
+from olearn.serve._feedback import Pending
+from olearn.serve._model import ServedModel
 from olearn.serve._requests import LabelSet, Limits, RequestError, parse_json, read_features, read_labelled
 
 
@@ -11,7 +15,24 @@ def test_plain_labels_and_features_are_read_as_sent():
     examples = read_labelled(parse_json(body), Limits())
     assert examples.ys == [-1, "spam", True] and examples.batch
     assert examples.dicts == [{"a": 1.5, "b": "red"}, {"c": None}, {}]
-    assert all(d is not x for d, x in zip(examples.dicts, examples.xs))  # the learner's dicts are copies
+    assert all(d is x for d, x in zip(examples.dicts, examples.xs))  # the JSON objects, not copied
+
+
+@pytest.mark.parametrize("make", [lambda: olearn.PAClassifier(),
+                                  lambda: olearn.compose.Pipeline(StandardScaler(), olearn.PAClassifier())],
+                         ids=["learner", "pipeline"])
+def test_learning_and_predicting_leave_the_json_objects_as_sent(make):
+    # the batch's dicts are the JSON objects themselves: nothing that reads them may write into them
+    body = b'{"x": [{"a": 1.5, "b": "red"}, {"a": -2.0, "c": null}, {"b": "blue", "d": 3}], "y": [1, -1, 1]}'
+    model = ServedModel(make(), pending=Pending(max_pending=0))
+    limits = Limits()
+    limits.feature_keys = model.feature_keys
+    for _ in range(2):  # the first batch starts the learner, the second takes the batch paths of a started one
+        examples = read_labelled(parse_json(body), limits)
+        model.apply("learn", examples)
+        model.apply("predict_learn", examples)
+        model.predict(examples)
+        assert examples.xs == parse_json(body)["x"] and examples.ys == [1, -1, 1]
 
 
 @pytest.mark.parametrize("ys, where", [

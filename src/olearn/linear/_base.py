@@ -335,7 +335,7 @@ class LinearLearner(OnlineLearner):
             saved = dict(self.__dict__)
             # what the passes write in place, put back into the same arrays
             contents = {name: saved[name].copy() for name in self._written_by_pass if name in saved}
-            for name in self._changed_in_place:
+            for name in self._copied_in_place():
                 if name in saved:
                     saved[name] = copy.deepcopy(saved[name])
             try:

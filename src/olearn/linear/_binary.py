@@ -55,6 +55,15 @@ class BinaryClassifierMixin(ManyRows, ClassifierEstimator):
                 self._calibration = _calibration.flipped(self._calibration)
         self.classes_ = self._labels.classes
 
+    def _copied_in_place(self):
+        """The attributes a call that may be refused copies when it begins: not the labels once both classes are
+        known (:attr:`~olearn._labels.BinaryLabels.settled`: a call's labels and classes then change nothing in
+        them, they are taken or refused), which spares a copy of them per batch and per growing example."""
+        labels = self.__dict__.get("_labels")
+        if labels is not None and labels.settled:
+            return tuple(name for name in self._changed_in_place if name != "_labels")
+        return self._changed_in_place
+
     def _learns_again(self, state, y, classes):
         """While a class is unknown and the batch may bring it: a second class changes which one is +1 (and some
         rules learn otherwise with one class), so the rows kept are learned again with only theirs."""

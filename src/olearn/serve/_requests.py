@@ -311,7 +311,9 @@ def read_features(document, limits, known=("x",)):
     _refuse_unknown(document, known)
     xs, batch = _batch(document, "x", limits)
     if limits.feature_keys == "names" and set(map(type, xs)) == {dict} and max(map(len, xs)) <= limits.max_features:
-        return Examples(xs, [*map(dict, xs)], None, None, batch)  # what example() makes of each, at once
+        # what example() makes of each, without its copy: the learners and transformers read a dict, never write
+        # into it, so the JSON objects themselves stay as sent (for the log, the digest and the kept predictions)
+        return Examples(xs, xs, None, None, batch)
     dicts = []
     for i, x in enumerate(xs):
         where = f"x[{i}]" if batch else "x"
