@@ -142,6 +142,23 @@ def _plain(value):
     return plain_label(value)
 
 
+class ModelCopy:
+    """What a snapshot writes of a :class:`ServedModel`, copied at one moment so that the files are written (in a
+    thread) while the service learns on: the seq, the rollbacks, a copy of the estimator (its arrays copied, as
+    :mod:`~olearn.serve._model_file` copies them), the log's checkpoint record (:meth:`ServedModel.checkpoint`, its
+    waiting predictions' JSON joined once) and what a version of it lists (the progressive metric, the rounds of
+    the bound). :meth:`~olearn.serve._versions.Versions.add` takes it as it takes the served model."""
+
+    def __init__(self, model):
+        self.seq = model.seq
+        self.rollbacks = model.rollbacks
+        self.estimator = copy.deepcopy(model.estimator)
+        self.checkpoint = {"op": "checkpoint", "seq": model.seq, **model.checkpoint()}
+        self.waiting = len(model.pending)
+        self.progress = Progress(model.progress.regression, model.progress.state())
+        self.rounds = None if model.rounds is None else model.rounds.copy()
+
+
 class ServedModel:
     """An estimator, the number of examples it learned here (``seq``), and the recent update ids.
 
@@ -206,6 +223,10 @@ class ServedModel:
         """What a log's checkpoint keeps of the service besides the learner (see :meth:`restore_checkpoint`)."""
         return {"window": self.recent_entries(), "feature_keys": self.feature_keys, "pending": self.pending.state(),
                 "progress": self.progress.state(), "version": self.version}
+
+    def snapshot_copy(self):
+        """The model as of now, for a snapshot written while the service goes on (a :class:`ModelCopy`)."""
+        return ModelCopy(self)
 
     def restore_checkpoint(self, checkpoint):
         """Take back the recent ids, the waiting predictions, the progressive metric and the version of a
