@@ -334,7 +334,8 @@ class Writer:
         """Wake the writer (an item that does nothing, queued) when a snapshot falls due by time, once per
         snapshot: a timed wait for every update would cost a task and a timer each."""
         until = self._until_snapshot()
-        if self._alarm is None and until is not None:
+        # none while a snapshot is being written: its thread wakes the writer up once it is
+        if self._alarm is None and until is not None and self._snapshot is None:
             self._alarm = asyncio.get_running_loop().call_later(until, self._ring)
 
     def _ring(self):
