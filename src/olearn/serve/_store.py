@@ -51,7 +51,6 @@ import shutil
 import sys
 import time
 
-from .._atomic import atomic_write
 from .._persistence import load, save
 from ..exceptions import OlearnError
 from ._lock import FolderLock
