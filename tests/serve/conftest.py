@@ -37,11 +37,12 @@ def require_serve_extra():
 
 
 async def settled(writer):
-    """Return once every update ``writer`` applied is acknowledged and no snapshot is being written (asked between
-    two groups, until the writer, woken up by the snapshot's thread, has put the snapshot's log in use)."""
+    """Return once every update ``writer`` applied is acknowledged and no snapshot is being written nor due (asked
+    between two groups, until the writer has taken the snapshot due and, woken up by the snapshot's thread, put
+    its log in use)."""
     import asyncio
 
-    while not await writer.acknowledged(lambda: writer._snapshot is None):
+    while not await writer.acknowledged(lambda: writer._snapshot is None and not writer._snapshot_due()):
         await asyncio.sleep(0.01)
 
 
