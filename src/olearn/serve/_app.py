@@ -68,9 +68,9 @@ def create_app(model, writer, metrics, settings):
 
     async def predict(body):
         """Predict at once, on the model as the last update applied left it (updates are applied whole, between
-        two requests' turns on the event loop), then, with feedback on, keep the features (409 for an id in use),
-        waiting for nothing the writer does; the body decoded by orjson, the answer encoded by it (a plain ASGI
-        route, see :mod:`~olearn.serve._json_route`)."""
+        two requests' turns on the event loop), then, with feedback on, wait until the features are kept (409 for
+        an id in use); the body decoded by orjson, the answer encoded by it (a plain ASGI route, see
+        :mod:`~olearn.serve._json_route`)."""
         document = parse_json_fast(body)
         if not model.pending.enabled:
             return model.predict(read_features(document, settings.limits))

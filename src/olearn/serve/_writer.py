@@ -22,31 +22,21 @@ failure is reported (:meth:`Writer.snapshot_state`, on ``/health`` and
 ``/metrics``) and the snapshot is tried again ``snapshot_seconds`` later.
 
 The features of predictions kept for feedback (``/predict`` with feedback
-on) are kept as their request arrives, without waiting for the writer (a
-turn being applied, an fsync, a snapshot), and answered at once; their log
-records join the group of the writer's next turn, before its own records,
-and are durable with it: a label by id is acknowledged only once its own
-group is, after every group before it, so that it never outlives the
-features it names; a crash before they are durable leaves their ids unknown
-(404). The prediction itself is made as its request arrives, on the model as
-the updates applied so far left it (the writer applies each update whole,
-without yielding). Kept predictions count towards a snapshot as the examples
-learned do, but a snapshot writes every waiting prediction in its
-checkpoint: it is due by count once the examples logged since the last one
-reach ``snapshot_every`` and the predictions that one wrote, so that the
-checkpoints of a service that mostly predicts write at most twice the
-predictions its log does.
-
-A snapshot does not hold the writer up: between two turns, the model is
-copied (its estimator's arrays, the checkpoint's records, the records of
-kept predictions not yet in a group joining the open one first), its files
-are written from the copy in a thread of their own while the writer goes on
-applying and logging to the log in use, and once they are written, between
-two groups, the records logged since the copy are appended to the new log,
-which takes over (:meth:`~olearn.serve._store.Store.switch_log`). A version
-taken and a rollback run between two groups, once the updates before them
-are acknowledged and a snapshot being written is complete; a rollback is
-logged, then snapshotted (see :mod:`._versions`).
+on) are logged in the groups too, and answered as soon as they are kept
+(applied), before their group is durable: a label by id is acknowledged only
+once its own group is, after every group before it, so that it never
+outlives the features it names; a crash before they are durable leaves their
+ids unknown (404). The prediction itself is made as its request arrives, on
+the model as the updates applied so far left it (the writer applies each
+update whole, without yielding). Kept predictions count towards a snapshot
+as the examples learned do, but a snapshot writes every waiting prediction
+in its checkpoint: it is due by count once the examples logged since the
+last one reach ``snapshot_every`` and the predictions that one wrote, so
+that the checkpoints of a service that mostly predicts write at most twice
+the predictions its log does. A
+version taken and a rollback run between two groups, once the updates
+before them are acknowledged; a rollback is logged, then snapshotted (see
+:mod:`._versions`).
 """
 
 import asyncio
@@ -63,9 +53,8 @@ from ._wal import encode, encode_body
 # examples applied per turn of the writer (at least one update), so that the event loop also serves predictions
 # between turns under a heavy write load
 _MAX_TURN = 1000
-# the items of the queue that are applied in groups (one fsync each); the others run between groups. "kept" wakes
-# the writer up to take the records of kept predictions into its group (see Writer.keep)
-_UPDATES = ("update", "kept", "feedback")
+# the items of the queue that are applied in groups (one fsync each); the others run between groups
+_UPDATES = ("update", "keep", "feedback")
 
 
 class WriterStopped(Exception):
@@ -114,8 +103,6 @@ class Writer:
         # rollback, the examples logged before its copy since the last snapshot), until its log is in use
         self._snapshot = None
         self._since = None  # the records logged since its copy was taken, which its log holds after its checkpoint
-        self._kept = []  # the log records of the predictions kept since the writer's last turn took them, in order
-        self._kept_examples = 0  # the predictions those records keep
 
     def start(self):
         self._queue = asyncio.Queue()
@@ -137,17 +124,9 @@ class Writer:
         return await self._submit(("update", op, examples, request_id, body))
 
     async def keep(self, xs, ids):
-        """Keep the features ``xs`` of predictions for feedback under ``ids`` now (409 for an id in use, nothing
-        kept), without waiting for the writer; the ids, their log record to be written with the group of the
-        writer's next turn (see the module's docstring)."""
-        if self.failure is not None:
-            raise WriterStopped(str(self.failure))
-        record = encode(self.model.keep(ids, xs, time.time()))
-        if not self._kept:
-            self._queue.put_nowait(("kept", None))  # wakes the writer up, once for all the records taken together
-        self._kept.append(record)
-        self._kept_examples += len(xs)
-        return ids
+        """Keep the features ``xs`` of predictions for feedback under ``ids``; the ids once kept (their log record
+        then on its way to the disk, see the module's docstring)."""
+        return await self._submit(("keep", xs, ids))
 
     async def feedback(self, ids, ys, weights, batch):
         """Learn the labels of the waiting predictions ``ids``; the answer once it is durable."""
@@ -184,10 +163,7 @@ class Writer:
                 self._pending = items
                 if self.failure is not None:  # the log of a group before failed: nothing more is applied
                     raise WriterStopped(str(self.failure))
-                self._take_kept()
                 for item in items:  # the updates join the open group; the others run once it is acknowledged
-                    if item[0] == "kept":  # its records are taken above
-                        continue
                     if item[0] in _UPDATES:
                         self._take(item)
                     else:
@@ -271,8 +247,6 @@ class Writer:
         before the copy, and is logged to the log in use) and write its snapshot's files in a thread of their own,
         while the writer goes on logging to the log in use; the records logged from now on are kept for the new
         log (:meth:`_end_snapshot`, once the files are written)."""
-        self._take_kept()
-        self._start_commit()
         copied = self.model.snapshot_copy()
         self._snapshot = (copied, asyncio.get_running_loop().create_task(self._write_snapshot(copied)),
                           after_rollback, self._logged)
@@ -384,6 +358,9 @@ class Writer:
         """Apply one update of the queue: its answer, its encoded log record (None for a duplicate), the examples
         that record logs and its progressive rounds (the predictions made before learning, with their labels)."""
         model = self.model
+        if item[0] == "keep":
+            _, xs, ids, _ = item
+            return ids, encode(model.keep(ids, xs, time.time())), len(xs), ()
         if item[0] == "feedback":
             _, ids, ys, weights, batch, _ = item
             answer, record = model.feedback(ids, ys, weights, batch, time.time())
@@ -400,17 +377,9 @@ class Writer:
         return answer, record, len(examples), _rounds(answer, examples.ys, examples.batch) if op == "predict_learn" \
             else ()
 
-    def _take_kept(self):
-        """Add the records of the predictions kept since the last call to the open group (see :meth:`keep`)."""
-        if self._kept:
-            self._records += self._kept
-            if self._since is not None:
-                self._since += self._kept
-            self._logged += self._kept_examples
-            self._kept, self._kept_examples = [], 0
-
     def _take(self, item):
-        """Apply the update ``item`` and add it to the open group, answered once the group is durable."""
+        """Apply the update ``item`` and add it to the open group; a kept prediction is answered at once (see the
+        module's docstring), the others once the group is durable."""
         try:
             outcome, record, examples, rounds = self._apply(item)
         except RequestError as err:
@@ -422,7 +391,10 @@ class Writer:
             self._logged += examples
         for guess, y in rounds:
             self.metrics.observe_round(guess, y)
-        self._answers.append((item[-1], outcome))
+        if item[0] == "keep":
+            _answer(item[-1], outcome)
+        else:
+            self._answers.append((item[-1], outcome))
 
     def _start_commit(self):
         """Log the open group, unless a group is being logged (the open one is logged next) or none is open."""
@@ -497,7 +469,8 @@ def _outcome(func):
 
 
 def _examples(item):
-    """The examples an item of the queue learns (0 for anything else)."""
+    """The examples an item of the queue learns (0 for anything else: the predictions' features a keep logs cost
+    no learning, so that all the keeps waiting share a group, and one fsync)."""
     if item[0] not in ("update", "feedback"):
         return 0
     return len(item[2] if item[0] == "update" else item[1])  # the examples of an update, else the ids
@@ -510,7 +483,7 @@ def _rounds(answer, labels, batch):
 
 
 def _answer(future, result):
-    if future is None or future.done():  # None: the wake-up of kept predictions, which waits for no answer
+    if future.done():
         return
     if isinstance(result, BaseException):
         future.set_exception(result)
