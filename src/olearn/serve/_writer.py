@@ -33,10 +33,18 @@ as the examples learned do, but a snapshot writes every waiting prediction
 in its checkpoint: it is due by count once the examples logged since the
 last one reach ``snapshot_every`` and the predictions that one wrote, so
 that the checkpoints of a service that mostly predicts write at most twice
-the predictions its log does. A
-version taken and a rollback run between two groups, once the updates
-before them are acknowledged; a rollback is logged, then snapshotted (see
-:mod:`._versions`).
+the predictions its log does.
+
+A snapshot does not hold the writer up: between two turns, the model is
+copied (its estimator's arrays, the checkpoint's records; the open group's
+records come before the copy, in the log in use), its files are written
+from the copy in a thread of their own while the writer goes on applying
+and logging to the log in use, and once they are written, between two
+groups, the records logged since the copy are appended to the new log,
+which takes over (:meth:`~olearn.serve._store.Store.switch_log`). A version
+taken and a rollback run between two groups, once the updates before them
+are acknowledged and a snapshot being written is complete; a rollback is
+logged, then snapshotted (see :mod:`._versions`).
 """
 
 import asyncio
