@@ -9,8 +9,8 @@ connections send batches of 100 examples (20 features each) for
 ``--seconds`` seconds per scenario:
 
 * ``bare``: the bare app's ``/predict``, the anchor of the same run;
-* ``predict``: the service's ``/predict`` (with feedback on, each answered once the
-  features it keeps are in the log);
+* ``predict``: the service's ``/predict`` (with feedback on: each keeps its features,
+  logged with the writer's next group, and is answered without waiting for it);
 * ``predict + learning``: the same, while one more client process keeps
   ``--learners`` batches of 100 examples to ``/learn`` in flight.
 
@@ -47,17 +47,6 @@ from bench_serve import WORK, _client_process, cpu_seconds, start_both
 _BATCH = 100
 
 
-def _timed_client(job):
-    """The result of ``bench_serve._client_process(job)``, and the CPU time the client process took for its
-    requests: its setup (the bodies made, the connections opened), measured by a run of no seconds, left out."""
-    started = time.process_time()
-    _client_process((*job[:4], 0.0, *job[5:]))
-    setup = time.process_time() - started
-    started = time.process_time()
-    result = _client_process(job)
-    return (*result[:3], time.process_time() - started - setup)
-
-
 def _scenario(pool, pid, port, token, args, learners):
     """Load ``/predict`` of the service ``pid`` at ``port`` (and ``/learn`` with ``learners`` in flight, if any)."""
     jobs = [(port, token, "/predict", _BATCH, args.seconds, args.concurrency, k) for k in range(args.clients)]
@@ -66,7 +55,9 @@ def _scenario(pool, pid, port, token, args, learners):
     load_start = os.getloadavg()[0]
     cpu = cpu_seconds(pid)
     started = time.perf_counter()
-    results = pool.map(_timed_client, jobs)
+    # each: the latencies, the errors, the examples learned and the CPU time the client took while sending (its
+    # bodies made before)
+    results = pool.map(_client_process, jobs)
     elapsed = time.perf_counter() - started
     cpu = cpu_seconds(pid) - cpu
     latencies = np.concatenate([r[0] for r in results[:args.clients]])

@@ -4,6 +4,9 @@
 
 ``assert_same_model(served, offline)``: two learners' states are equal bit for bit.
 
+``settled(writer)``: awaited, once a :class:`~olearn.serve._writer.Writer` has acknowledged every update and
+written every snapshot due.
+
 ``serve`` (fixture): ``serve(args, state_dir)`` starts ``olearn serve`` with
 ``args`` on the state folder (with ``--token-file`` holding ``TOKEN`` unless
 ``token=False``) and returns a :class:`Server` once its ``/ready`` answers;
@@ -31,6 +34,16 @@ def require_serve_extra():
     """Skip the calling test module unless the ``serve`` extra and httpx are installed."""
     for name in ("starlette", "uvicorn", "prometheus_client", "orjson", "httpx"):
         pytest.importorskip(name)
+
+
+async def settled(writer):
+    """Return once every update ``writer`` applied is acknowledged and no snapshot is being written nor due (asked
+    between two groups, until the writer has taken the snapshot due and, woken up by the snapshot's thread, put
+    its log in use)."""
+    import asyncio
+
+    while not await writer.acknowledged(lambda: writer._snapshot is None and not writer._snapshot_due()):
+        await asyncio.sleep(0.01)
 
 
 def free_port():

@@ -181,8 +181,9 @@ def test_a_kernel_batch_prediction_never_changes_the_served_vocabulary(monkeypat
 
 
 def test_a_batch_of_known_names_is_one_matrix_whose_rows_list_their_columns_in_order():
-    """The learner's check sorts a row's columns by a copy of the matrix through scipy, at each of its two calls
-    (labels, scores): the batch's matrix comes sorted, with the values of the same names, and the same answer."""
+    """The batch's matrix comes in the canonical form of the learner's check (each row's columns in order, which
+    the check would otherwise sort by a copy through scipy), with the values of the same names, and the same
+    answer."""
     learner = olearn.PAClassifier()
     learner.learn_one({"a": 1.0, "b": -1.0, "c": 0.5, "d": 2.0}, 1)
     learner.learn_one({"d": 1.0, "a": -0.5}, -1)

@@ -14,7 +14,7 @@ import time
 import pytest
 
 import interruptible
-from conftest import PATIENCE, TOKEN, free_port, require_serve_extra
+from conftest import PATIENCE, TOKEN, free_port, require_serve_extra, settled
 
 require_serve_extra()
 import httpx  # noqa: E402
@@ -57,13 +57,13 @@ def _writer_scenario(tmp_path, keeps, snapshot_every):
     async def scenario():
         store = Store(tmp_path / "state")
         model = store.open(lambda: olearn.PAClassifier(), pending=Pending(), say=lambda text: None)
-        taken, snapshot = [], store.snapshot
-        store.snapshot = lambda model: taken.append(len(model.pending)) or snapshot(model)
+        taken, write = [], store.write_snapshot
+        store.write_snapshot = lambda copied: taken.append(copied.waiting) or write(copied)
         writer = Writer(model, store, Metrics(), snapshot_every=snapshot_every, snapshot_seconds=3600.0)
         writer.start()
         for i, size in enumerate(keeps):
             await writer.keep([{"a": float(j)} for j in range(size)], [f"p{i}-{j}" for j in range(size)])
-            await writer.acknowledged(lambda: None)  # the keep's group logged, its snapshot (if due) taken
+            await settled(writer)  # the keep's group logged, its snapshot (if due) written and its log in use
         await writer.stop()
         return taken
 

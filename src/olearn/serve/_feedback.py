@@ -30,7 +30,7 @@ from collections import OrderedDict
 from operator import itemgetter
 
 from ._requests import RequestError
-from ._wal import RawJSON, json_bytes, json_value
+from ._wal import RawJSON, json_bytes, json_bytes_each, json_value
 
 
 def new_ids(n):
@@ -71,6 +71,10 @@ class Pending:
 
     def check_new(self, ids):
         """Refuse (409) ids that name a waiting or a labelled prediction, or that repeat within ``ids``."""
+        distinct = set(ids)
+        if len(distinct) == len(ids) and not any(map(self.waiting.__contains__, distinct)) \
+                and not any(map(self.labelled.__contains__, distinct)):
+            return  # at once, by lookups in C; else the id at fault is looked for, in order
         seen = set()
         for key in ids:
             if key in self.waiting or key in self.labelled or key in seen:
@@ -81,11 +85,14 @@ class Pending:
         """Keep the features ``xs`` of the predictions ``ids``, made at the time ``created``; the features as one
         :class:`~olearn.serve._wal.RawJSON` array, for the log record."""
         stamp = json_bytes(created)
-        texts = [*map(json_bytes, xs)]
-        for key, text in zip(ids, texts):
-            self._drop(key)
-            self.waiting[key] = (b"".join((b"[", json_bytes(key), b",", text, b",", stamp, b"]")), created, len(text))
-            self.bytes += len(text)
+        texts = json_bytes_each(xs)
+        waiting = self.waiting
+        for key, key_text, text in zip(ids, json_bytes_each(ids), texts):
+            if key in waiting:  # a replayed or restored id kept again: its place is the newest
+                self._drop(key)
+            size = len(text)
+            waiting[key] = (b"".join((b"[", key_text, b",", text, b",", stamp, b"]")), created, size)
+            self.bytes += size
         while len(self.waiting) > self.max_pending:
             self._drop(next(iter(self.waiting)))
         return RawJSON(b"[" + b",".join(texts) + b"]")

@@ -19,6 +19,8 @@ from ..compose import Pipeline
 from ..multilabel import PAMultilabel
 from ..sequence import PASequence
 from ..exceptions import NotFittedError, PartialUpdateError
+from ..linear import PARegressor
+from ..linear._binary import BinaryClassifierMixin
 from ._bound import LearnedRounds, bounded
 from ._feedback import Pending
 from ._progress import Progress
@@ -142,6 +144,36 @@ def _plain(value):
     return plain_label(value)
 
 
+def _canonical_rows(known, width):
+    """The rows ``(indptr, indices, data, _)`` of :meth:`~olearn._features.FeatureMap.known_rows` as a
+    :class:`~olearn._sparse.CSRRows` of ``width`` columns in the canonical form of the learner's check of a matrix
+    (:func:`~olearn._validation.check_X`: int32 columns, each row's in increasing order; a vocabulary gives each
+    name one column, so none repeats within a row): one sort of (row, column) keys puts each row's columns in
+    order (the rows are in order already). The keys are distinct, so a stable sort (a merge of the runs already in
+    order: about half the time of the default quicksort on a batch's 2,000 keys) gives the same order."""
+    indptr, indices, data, _ = known
+    rows_of = np.repeat(np.arange(indptr.size - 1, dtype=np.int64), np.diff(indptr))
+    order = np.argsort(rows_of * max(width, 1) + indices, kind="stable")
+    return CSRRows(data[order], indices[order].astype(np.int32), indptr, (indptr.size - 1, width))
+
+
+class ModelCopy:
+    """What a snapshot writes of a :class:`ServedModel`, copied at one moment so that the files are written (in a
+    thread) while the service learns on: the seq, the rollbacks, a copy of the estimator (its arrays copied, as
+    :mod:`~olearn.serve._model_file` copies them), the log's checkpoint record (:meth:`ServedModel.checkpoint`, its
+    waiting predictions' JSON joined once) and what a version of it lists (the progressive metric, the rounds of
+    the bound). :meth:`~olearn.serve._versions.Versions.add` takes it as it takes the served model."""
+
+    def __init__(self, model):
+        self.seq = model.seq
+        self.rollbacks = model.rollbacks
+        self.estimator = copy.deepcopy(model.estimator)
+        self.checkpoint = {"op": "checkpoint", "seq": model.seq, **model.checkpoint()}
+        self.waiting = len(model.pending)
+        self.progress = Progress(model.progress.regression, model.progress.state())
+        self.rounds = None if model.rounds is None else model.rounds.copy()
+
+
 class ServedModel:
     """An estimator, the number of examples it learned here (``seq``), and the recent update ids.
 
@@ -206,6 +238,10 @@ class ServedModel:
         """What a log's checkpoint keeps of the service besides the learner (see :meth:`restore_checkpoint`)."""
         return {"window": self.recent_entries(), "feature_keys": self.feature_keys, "pending": self.pending.state(),
                 "progress": self.progress.state(), "version": self.version}
+
+    def snapshot_copy(self):
+        """The model as of now, for a snapshot written while the service goes on (a :class:`ModelCopy`)."""
+        return ModelCopy(self)
 
     def restore_checkpoint(self, checkpoint):
         """Take back the recent ids, the waiting predictions, the progressive metric and the version of a
@@ -400,16 +436,7 @@ class ServedModel:
         if not est._is_started() or getattr(est, "feature_names_in_", None) is not None:
             return None
         known = est._feature_map().known_rows(dicts)
-        if known is None:
-            return None
-        indptr, indices, data, _ = known
-        width = est.n_features_in_
-        # one sort of (row, column) keys puts each row's columns in order (their rows are in order already); the
-        # keys are distinct, so a stable sort (a merge of the runs already in order: about half the time of
-        # the default quicksort on a batch's 2,000 keys) gives the same order
-        rows_of = np.repeat(np.arange(len(dicts), dtype=np.int64), np.diff(indptr))
-        order = np.argsort(rows_of * max(width, 1) + indices, kind="stable")
-        return CSRRows(data[order], indices[order].astype(np.int32), indptr, (len(dicts), width))
+        return None if known is None else _canonical_rows(known, est.n_features_in_)
 
     def _vouched(self, examples, values=None):
         """Whether the labels and numbers of a batch are ones the learner takes without overflowing (see
@@ -506,8 +533,7 @@ class ServedModel:
         est = self.estimator
         try:
             if examples.batch and self._predicts_a_matrix():
-                matrix = self._matrix(examples.dicts)
-                ys, scores = est.predict(matrix).tolist(), self._scores(matrix)
+                ys, scores = self._labels_and_scores(self._matrix(examples.dicts))
             else:
                 ys = [_plain(est.predict_one(x)) for x in examples.dicts]
                 scores = self._scores(examples.dicts)
@@ -540,14 +566,24 @@ class ServedModel:
         known = features.known_rows(dicts, drop_unknown=True)
         if known is None:
             return est._named_matrix(dicts, "x", features, False, est._first_free_column())[0]
-        import scipy.sparse as sp
+        # in the canonical form of the learner's check of a matrix, which the labels' and the scores' checks take
+        # as it is (see _known_matrix)
+        return _canonical_rows(known, known[3])
 
-        indptr, indices, data, width = known
-        matrix = sp.csr_matrix((data, indices, indptr), shape=(len(dicts), width))
-        # each row's columns in order, as the learner's check of a matrix would put them (by a copy through scipy,
-        # at every call: the labels' and the scores'); a vocabulary's names have a column each, so none repeats
-        matrix.sort_indices()
-        return matrix
+    def _labels_and_scores(self, matrix):
+        """The labels and scores of the rows ``matrix`` as lists, as ``predict`` and the scores of :meth:`_scores`
+        give them: from one pass of the learner's check and scoring where its labels are those of its scores (a
+        binary classifier's ``predict`` decodes its ``decision_function``, a linear regressor's is its score),
+        else by the two calls."""
+        est = self.estimator
+        scorer = type(est).decision_function if hasattr(est, "decision_function") else type(est).predict
+        if scorer is BinaryClassifierMixin.decision_function and type(est).predict is BinaryClassifierMixin.predict:
+            scores = est.decision_function(matrix)
+            return est._labels.decode(scores).tolist(), scores.tolist()
+        if scorer is PARegressor.predict:
+            scores = est.predict(matrix).tolist()
+            return scores, scores
+        return est.predict(matrix).tolist(), self._scores(matrix)
 
     def _scores(self, dicts):
         est = self.estimator

@@ -21,7 +21,12 @@ Files, for ``S`` the number of examples learned when the snapshot was taken
 
 A snapshot is taken in three steps, each durable before the next: the model
 file (written atomically), the new log holding its checkpoint (atomically
-too), then the pairs older than the last ``keep`` are removed. Each kept log
+too), then the pairs older than the last ``keep`` are removed. The service
+writes the first two from a copy of the model while it learns on
+(:meth:`Store.write_snapshot`, the log under a partial name, which recovery
+removes), logging to the log in use; between two groups, the records logged
+since the copy are appended to the new log, which then takes its name and
+the log in use (:meth:`Store.switch_log`). Each kept log
 continues the one before it, so the state can be rebuilt from any kept
 snapshot: recovery takes the newest snapshot whose log's checkpoint is whole
 and replays that log and every later one. A crash between two steps leaves
@@ -46,7 +51,6 @@ import shutil
 import sys
 import time
 
-from .._atomic import atomic_write
 from .._persistence import load, save
 from ..exceptions import OlearnError
 from ._lock import FolderLock
@@ -55,6 +59,8 @@ from ._versions import Versions, is_started, learner_spec, unfitted_learner
 from ._wal import LogDamaged, LogWriter, encode, read_checkpoint, read_log, sync_folder
 
 _NAME = re.compile(r"(snapshot|log)-([0-9]{16})\.(npz|wal)")
+# the log of a snapshot being written (see Store.write_snapshot): left only by a service stopped meanwhile
+_PARTIAL = re.compile(r"\.log-[0-9]{16}\.wal\.partial")
 
 
 class SnapshotFailed(OlearnError):
@@ -67,6 +73,10 @@ def _snapshot_path(folder, seq):
 
 def _log_path(folder, seq):
     return os.path.join(folder, f"log-{seq:016d}.wal")
+
+
+def _partial_log_path(folder, seq):
+    return os.path.join(folder, f".log-{seq:016d}.wal.partial")
 
 
 class Store:
@@ -128,6 +138,9 @@ class Store:
             raise
 
     def _recover(self, initial, window, frozen, say, feature_keys, pending):
+        for entry in os.listdir(self.folder):
+            if _PARTIAL.fullmatch(entry):
+                os.unlink(os.path.join(self.folder, entry))
         files = self._files()
         checkpoints = {}
         for seq in files["log"]:
@@ -241,21 +254,61 @@ class Store:
 
         Raises SnapshotFailed, leaving the log in use as it was, if either file cannot be written.
         """
-        seq = model.seq
-        checkpoint = {"op": "checkpoint", "seq": seq, **model.checkpoint()}
-        path = _log_path(self.folder, seq)
+        copied = model.snapshot_copy()
+        self.switch_log(copied, self.write_snapshot(copied), [])
+
+    def write_snapshot(self, copied):
+        """Write the files of the snapshot of ``copied`` (a :class:`~olearn.serve._model.ModelCopy`): the model
+        file, then its log's checkpoint, fsynced under a partial name that recovery ignores (and removes); the
+        partial log's path, for :meth:`switch_log`. Written while the service logs on to the log in use.
+
+        Raises SnapshotFailed, leaving the folder's snapshots and logs as they were, if either cannot be written.
+        """
+        seq, checkpoint = copied.seq, copied.checkpoint
+        partial = _partial_log_path(self.folder, seq)
         try:
-            if is_started(model.estimator):
-                save(model.estimator, _snapshot_path(self.folder, seq))
+            if is_started(copied.estimator):
+                save(copied.estimator, _snapshot_path(self.folder, seq))
             else:
-                checkpoint["estimator"] = learner_spec(model.estimator)
+                checkpoint = {**checkpoint, "estimator": learner_spec(copied.estimator)}
                 with contextlib.suppress(FileNotFoundError):  # a rollback to a version that learned nothing
                     os.unlink(_snapshot_path(self.folder, seq))
-            with atomic_write(path) as fh:
+            with open(partial, "wb") as fh:
                 fh.write(encode(checkpoint))
+                fh.flush()
+                os.fsync(fh.fileno())
         except Exception as err:
+            self.discard(partial)
             raise SnapshotFailed(f"the snapshot of {seq} updates cannot be written: {type(err).__name__}: {err}") \
                 from err
+        return partial
+
+    def discard(self, partial):
+        """Remove the partial log of a snapshot that is not to be used."""
+        with contextlib.suppress(OSError):
+            os.unlink(partial)
+
+    def switch_log(self, copied, partial, since):
+        """Complete the snapshot of ``copied`` whose files :meth:`write_snapshot` wrote (``partial``, its log) and
+        log to it from now: ``since``, the encoded records logged (and durable) after the copy was taken, are
+        appended to its log after the checkpoint and fsynced, then the log takes its name (atomically: a crash
+        before recovers from the log in use, which holds the same records) and the log in use. Run by the thread
+        that appends to the log, between two groups.
+
+        Raises SnapshotFailed, leaving the log in use as it was, if the log cannot be completed.
+        """
+        seq = copied.seq
+        path = _log_path(self.folder, seq)
+        try:
+            if since:
+                with open(partial, "ab") as fh:
+                    fh.write(b"".join(since))
+                    fh.flush()
+                    os.fsync(fh.fileno())
+            os.replace(partial, path)
+        except OSError as err:
+            self.discard(partial)
+            raise SnapshotFailed(f"the log after the snapshot of {seq} updates cannot be written: {err}") from err
         try:
             sync_folder(self.folder)
             log = LogWriter(path)
@@ -273,7 +326,12 @@ class Store:
         self.log = log
         self.snapshot_seq = seq
         self.versions.pinned.clear()  # the log in use holds no rollback record now
-        self._snapshot_of = (seq, model.rollbacks)
+        self._snapshot_of = (seq, copied.rollbacks)
+        try:
+            self._prune(oldest_needed=seq)
+        except OSError as err:  # the snapshot is taken: older files left behind are no loss
+            self._say(f"olearn serve: warning: the snapshots before the last {self.keep} cannot be removed "
+                      f"({err})")
 
     def _prune(self, oldest_needed):
         """Remove the snapshots and logs older than the last ``keep`` and than ``oldest_needed``."""
@@ -308,11 +366,6 @@ class Store:
         Raises SnapshotFailed if it cannot be written; the log in use is then kept.
         """
         self._start_log(model)
-        try:
-            self._prune(oldest_needed=model.seq)
-        except OSError as err:  # the snapshot is taken: older files left behind are no loss
-            self._say(f"olearn serve: warning: the snapshots before the last {self.keep} cannot be removed "
-                      f"({err})")
 
     def take_version(self, model, requested):
         """Take a version of ``model`` (all of whose updates are durable); its listing entry. A version at the

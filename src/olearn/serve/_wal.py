@@ -78,6 +78,15 @@ def json_bytes(value):
         return json.dumps(value, separators=(",", ":"), allow_nan=False, default=_decoded).encode()
 
 
+def json_bytes_each(values):
+    """``[json_bytes(value) for value in values]``, by one ``map`` of orjson when it writes every one of them (values
+    holding no :class:`RawJSON` nor an integer past 64 bits)."""
+    try:
+        return [*map(orjson.dumps, values)]
+    except TypeError:
+        return [*map(json_bytes, values)]
+
+
 def json_value(payload):
     """The JSON value of ``payload`` (UTF-8 bytes) as :mod:`json` reads it, by orjson when that reads it the same:
     always but for a number of 19 digits or more (see :func:`long_digits`), or what orjson refuses (which

@@ -33,10 +33,18 @@ as the examples learned do, but a snapshot writes every waiting prediction
 in its checkpoint: it is due by count once the examples logged since the
 last one reach ``snapshot_every`` and the predictions that one wrote, so
 that the checkpoints of a service that mostly predicts write at most twice
-the predictions its log does. A
-version taken and a rollback run between two groups, once the updates
-before them are acknowledged; a rollback is logged, then snapshotted (see
-:mod:`._versions`).
+the predictions its log does.
+
+A snapshot does not hold the writer up: between two turns, the model is
+copied (its estimator's arrays, the checkpoint's records; the open group's
+records come before the copy, in the log in use), its files are written
+from the copy in a thread of their own while the writer goes on applying
+and logging to the log in use, and once they are written, between two
+groups, the records logged since the copy are appended to the new log,
+which takes over (:meth:`~olearn.serve._store.Store.switch_log`). A version
+taken and a rollback run between two groups, once the updates before them
+are acknowledged and a snapshot being written is complete; a rollback is
+logged, then snapshotted (see :mod:`._versions`).
 """
 
 import asyncio
@@ -87,6 +95,8 @@ class Writer:
         self.failure = None
         self._queue = None
         self._thread = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="olearn-log")
+        self._snapshot_thread = concurrent.futures.ThreadPoolExecutor(max_workers=1,
+                                                                      thread_name_prefix="olearn-snapshot")
         self._last_snapshot = time.monotonic()
         # examples logged (learned, or predicted and kept for feedback) since the last snapshot
         self._logged = model.seq - store.snapshot_seq
@@ -97,6 +107,10 @@ class Writer:
         self._records, self._answers = [], []  # the open group: its log records, its requests' futures and answers
         self._committing = None  # the task logging the groups in turn, while one is open or being logged
         self._alarm = None  # the timer that wakes the writer when a snapshot falls due by time
+        # the snapshot being written meanwhile: (its ModelCopy, the task writing its files, whether it follows a
+        # rollback, the examples logged before its copy since the last snapshot), until its log is in use
+        self._snapshot = None
+        self._since = None  # the records logged since its copy was taken, which its log holds after its checkpoint
 
     def start(self):
         self._queue = asyncio.Queue()
@@ -108,6 +122,7 @@ class Writer:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError, WriterStopped):
                 await self._task
+        self._snapshot_thread.shutdown(wait=True)
         self._thread.shutdown(wait=True)
         self.store.close()
 
@@ -164,14 +179,17 @@ class Writer:
                         await self._control(item)
                 self._pending = []
                 self._start_commit()
-                if self._snapshot_due():
-                    await self._drain()
-                    await self._take_snapshot()
+                if self._snapshot is not None and self._snapshot[1].done():
+                    await self._end_snapshot()
+                elif self._snapshot is None and self._snapshot_due():
+                    self._begin_snapshot()
                 if not self._queue.empty():  # a turn cut at _MAX_TURN: the requests and the log's answers run first
                     await asyncio.sleep(0)
         except asyncio.CancelledError:
             if self._committing is not None:
                 self._committing.cancel()
+            if self._snapshot is not None:
+                self._snapshot[1].cancel()
             self._fail_waiting(WriterStopped("the service is shutting down"))
             raise
         except WriterStopped:
@@ -196,6 +214,7 @@ class Writer:
         if kind == "call":
             _answer(future, _outcome(item[1]))
         elif kind == "version":
+            await self._finish_snapshot()  # its periodic version comes first, and this one links its file
             taken = await self._in_thread(_outcome, lambda: self.store.take_version(self.model, True))
             if isinstance(taken, OSError):
                 taken = RequestError(507, f"the version cannot be written: {taken}")
@@ -205,7 +224,9 @@ class Writer:
 
     async def _roll_back(self, number):
         """Serve version ``number`` again: a rollback record in the log, then a snapshot, so that a restart
-        replays nothing before it (a crash in between replays the record: the same version)."""
+        replays nothing before it (a crash in between replays the record: the same version). A snapshot being
+        written is completed first."""
+        await self._finish_snapshot()
         loaded = await self._in_thread(_outcome, lambda: self.store.versions.load(number))
         if isinstance(loaded, RequestError):
             return loaded
@@ -225,27 +246,68 @@ class Writer:
         return {"version": number, "updates": entry["updates"], "seq": self.model.seq}
 
     async def _take_snapshot(self, after_rollback=False):
-        """Snapshot the model (and take a version of it when it learned since the last one, unless
-        ``after_rollback``); on a failure, report it, keep the last snapshot and try again later. A snapshot at
-        the seq of the last one (only predictions kept since, or a rollback) replaces it."""
-        learned = self.model.seq != self.store.snapshot_seq
+        """Snapshot the model and wait until its log is in use (see :meth:`_begin_snapshot`)."""
+        self._begin_snapshot(after_rollback)
+        await self._finish_snapshot()
+
+    def _begin_snapshot(self, after_rollback=False):
+        """Copy the model (between two requests' turns: every update applied, with the open group's records, comes
+        before the copy, and is logged to the log in use) and write its snapshot's files in a thread of their own,
+        while the writer goes on logging to the log in use; the records logged from now on are kept for the new
+        log (:meth:`_end_snapshot`, once the files are written)."""
+        copied = self.model.snapshot_copy()
+        self._snapshot = (copied, asyncio.get_running_loop().create_task(self._write_snapshot(copied)),
+                          after_rollback, self._logged)
+        self._since = []
+        self._logged = 0
+        self._last_snapshot = time.monotonic()
+        self._reset_alarm()
+
+    async def _write_snapshot(self, copied):
+        """The partial log of the snapshot of ``copied``, or the SnapshotFailed that stopped it; wakes the writer
+        up once written."""
         try:
-            await self._in_thread(self.store.snapshot, self.model)
-        except SnapshotFailed as err:
+            return await asyncio.get_running_loop().run_in_executor(
+                self._snapshot_thread, _outcome, lambda: self.store.write_snapshot(copied))
+        finally:
+            self._wake()
+
+    async def _finish_snapshot(self):
+        """Wait until the snapshot being written (if any) is complete and its log in use, or failed."""
+        if self._snapshot is not None:
+            await asyncio.wait([self._snapshot[1]])
+            await self._end_snapshot()
+
+    async def _end_snapshot(self):
+        """Complete the snapshot whose files are written: once the records logged since its copy are durable, they
+        are appended to its log, which becomes the log in use (:meth:`Store.switch_log`); take a version of it
+        when it learned since the last one, unless it follows a rollback. On a failure, report it, keep the last
+        snapshot and try again ``snapshot_seconds`` later. A snapshot at the seq of the last one (only predictions
+        kept since, or a rollback) replaces it."""
+        copied, task, after_rollback, logged_before = self._snapshot
+        learned = copied.seq != self.store.snapshot_seq
+        written = task.result()
+        if not isinstance(written, SnapshotFailed):
+            await self._drain()  # every record since the copy is durable in the log in use
+            try:
+                written = await self._in_thread(self.store.switch_log, copied, written, self._since)
+            except SnapshotFailed as err:
+                written = err
+        self._snapshot, self._since = None, None
+        if isinstance(written, SnapshotFailed):
             if self.snapshot_error is None:
-                print(f"olearn serve: warning: {err}; the log keeps every update, and the snapshot is tried again "
-                      f"every {self.snapshot_seconds:g} s", file=sys.stderr, flush=True)
-            self.snapshot_error = str(err)
+                print(f"olearn serve: warning: {written}; the log keeps every update, and the snapshot is tried "
+                      f"again every {self.snapshot_seconds:g} s", file=sys.stderr, flush=True)
+            self.snapshot_error = str(written)
             self.metrics.snapshot_failures.inc()
+            self._logged += logged_before
         else:
             if self.snapshot_error is not None:
-                print(f"olearn serve: the snapshot of {self.model.seq} updates succeeded", file=sys.stderr,
-                      flush=True)
+                print(f"olearn serve: the snapshot of {copied.seq} updates succeeded", file=sys.stderr, flush=True)
             self.snapshot_error = None
-            self._logged = 0
-            self._checkpointed = len(self.model.pending)
+            self._checkpointed = copied.waiting
             if learned and not after_rollback:
-                await self._take_periodic_version()
+                await self._take_periodic_version(copied)
         self.metrics.snapshot_updates.set(self.store.snapshot_seq)
         self._last_snapshot = time.monotonic()
         self._reset_alarm()
@@ -254,11 +316,16 @@ class Writer:
         """Wake the writer (an item that does nothing, queued) when a snapshot falls due by time, once per
         snapshot: a timed wait for every update would cost a task and a timer each."""
         until = self._until_snapshot()
-        if self._alarm is None and until is not None:
+        # none while a snapshot is being written: its thread wakes the writer up once it is
+        if self._alarm is None and until is not None and self._snapshot is None:
             self._alarm = asyncio.get_running_loop().call_later(until, self._ring)
 
     def _ring(self):
         self._alarm = None
+        self._wake()
+
+    def _wake(self):
+        """Queue an item that does nothing, so that the writer takes a turn."""
         self._queue.put_nowait(("call", _nothing, asyncio.get_running_loop().create_future()))
 
     def _reset_alarm(self):
@@ -266,12 +333,13 @@ class Writer:
             self._alarm.cancel()
             self._alarm = None
 
-    async def _take_periodic_version(self):
-        """A version at a periodic snapshot; one that cannot be written is reported and stops nothing."""
+    async def _take_periodic_version(self, copied):
+        """A version of the model ``copied`` for a periodic snapshot; one that cannot be written is reported and
+        stops nothing."""
         try:
-            await self._in_thread(self.store.take_version, self.model, False)
+            await self._in_thread(self.store.take_version, copied, False)
         except OSError as err:
-            print(f"olearn serve: warning: the version of {self.model.seq} updates cannot be written ({err})",
+            print(f"olearn serve: warning: the version of {copied.seq} updates cannot be written ({err})",
                   file=sys.stderr, flush=True)
 
     def snapshot_state(self):
@@ -326,6 +394,8 @@ class Writer:
             outcome, record, examples, rounds = err, None, 0, ()
         if record is not None:
             self._records.append(record)
+            if self._since is not None:
+                self._since.append(record)
             self._logged += examples
         for guess, y in rounds:
             self.metrics.observe_round(guess, y)
