@@ -24,12 +24,17 @@ def _learn(writer, n, request_id=None, label=1):
     return writer.update("learn", read_labelled({"x": x, "y": [label] * n}, Limits()), request_id)
 
 
+async def _written(writer):
+    while writer._snapshot is not None:
+        await asyncio.sleep(0.01)
+
+
 def test_snapshot_every_counts_the_examples_logged(tmp_path):
     async def scenario():
         store = Store(tmp_path / "state")
         model = store.open(olearn.PAClassifier, pending=Pending(), say=lambda text: None)
-        taken, snapshot = [], store.snapshot
-        store.snapshot = lambda model: taken.append((model.seq, len(model.pending))) or snapshot(model)
+        taken, copy = [], model.snapshot_copy  # a snapshot is of the model copied at one moment
+        model.snapshot_copy = lambda: taken.append((model.seq, len(model.pending))) or copy()
         writer = Writer(model, store, Metrics(), snapshot_every=5, snapshot_seconds=3600.0)
         writer.start()
         await _learn(writer, 3, "first")  # 3 examples in one update
@@ -41,6 +46,7 @@ def test_snapshot_every_counts_the_examples_logged(tmp_path):
         before = list(taken)  # 4 examples logged in 4 requests: none yet
         await _learn(writer, 1)  # the 5th example
         await writer.acknowledged(lambda: None)
+        await asyncio.wait_for(_written(writer), 120)  # its files are written in a thread; its log then takes over
         await writer.keep([{"a": 1.0}, {"a": 2.0}, {"a": 3.0}], ["p1", "p2", "p3"])  # 3 predictions kept
         await writer.feedback(["p1", "p2"], [1, -1], None, True)  # 2 examples learned
         await writer.acknowledged(lambda: None)
