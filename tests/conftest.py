@@ -221,6 +221,6 @@ def checking_pass_stops(monkeypatch):
         return call
 
     monkeypatch.setattr(_compiled, "checking_linear_pass", spy(_compiled.checking_linear_pass))
-    monkeypatch.setattr(_base.K, "checking_averaged_pass", spy(_base.K.checking_averaged_pass))
+    monkeypatch.setattr(_compiled, "checking_averaged_pass", spy(_compiled.checking_averaged_pass))
     monkeypatch.setattr(_compiled, "checking_diagonal_pass", spy(_compiled.checking_diagonal_pass))
     return stops

@@ -7,6 +7,7 @@ is used it must give what numba's kernel gives, bit for bit; the installed
 package built by CI must have it.
 """
 
+import importlib
 import math
 import os
 import subprocess
@@ -346,53 +347,59 @@ def test_the_compiled_checking_pass_stops_where_numba_s_stops(kind):
         assert np.array_equal(a, b)
 
 
-_DIAGONAL_KERNELS = ("diagonal_pass", "checking_diagonal_pass", "mean_scores")
+_DIAGONAL = ("_diagonal", "diagonal_pass", "checking_diagonal_pass", "_second_order", "mean_scores")
+_AVERAGED = ("_binary_linear", "averaged_linear_pass", "checking_averaged_pass", "_binary_linear", "averaged_scores")
 
 
 @built
-@pytest.mark.parametrize("make", [lambda: olearn.AROW(covariance="diag", r=0.5),
-                                  lambda: olearn.AdaGrad(eta=0.3, average=True),
-                                  lambda: olearn.NAROW(covariance="diag", b=0.1, fit_intercept=False)],
-                         ids=["arow", "adagrad-averaged", "narow"])
-def test_the_diagonal_learners_take_the_compiled_passes_and_learn_bit_identical_models(make):
-    """AROW, AdaGrad and NAROW with a diagonal covariance: a dense batch (checked, then the plain pass), a CSR batch
-    (the pass that checks its rows) and the scores, compiled or numba's; every call must have a compiled signature
-    (their mean and variances are strided columns: the "f8[:]A" code) and give numba's model and scores."""
-    from olearn._kernels import _diagonal, _second_order
-
+@pytest.mark.parametrize("make, kernels", [
+    (lambda: olearn.AROW(covariance="diag", r=0.5), _DIAGONAL),
+    (lambda: olearn.AdaGrad(eta=0.3, average=True), _DIAGONAL),
+    (lambda: olearn.NAROW(covariance="diag", b=0.1, fit_intercept=False), _DIAGONAL),
+    (lambda: olearn.PAClassifier(variant="pa1", C=0.3, average=True), _AVERAGED),
+], ids=["arow", "adagrad-averaged", "narow", "pa1-averaged"])
+def test_learners_of_strided_weights_take_the_compiled_passes_and_learn_bit_identical_models(make, kernels):
+    """AROW, AdaGrad and NAROW with a diagonal covariance, and an averaging linear learner: a dense batch (checked,
+    then the plain pass), a CSR batch (the pass that checks its rows) and the scores, compiled or numba's; every
+    call must have a compiled signature (their weights are strided columns: the "f8[:]A" code) and give numba's
+    model and scores."""
+    pass_module, plain, checking, score_module, scoring = kernels
+    modules = {plain: pass_module, checking: pass_module, scoring: score_module}
     rng = np.random.default_rng(8)
     X = rng.normal(size=(300, 12)) * (rng.random((300, 12)) < 0.4)
     y = np.where(X @ rng.normal(size=12) + 0.3 * rng.normal(size=300) > 0, 1.0, -1.0)
     batches = [(X[:150], y[:150]), (sp.csr_matrix(X[150:]), y[150:])]
-    calls = {name: [] for name in _DIAGONAL_KERNELS}
+    calls = {name: [] for name in modules}
 
-    def recorded(name, module):
+    def recorded(name):
+        kernel = getattr(importlib.import_module(f"olearn._kernels.{modules[name]}"), name)
+
         def call(*args):
             calls[name].append(args)
-            return getattr(module, name)(*args)
+            return kernel(*args)
         return call
 
     learners, scores = [make(), make()], []
     for k, learner in enumerate(learners):
-        originals = {name: getattr(_compiled, name) for name in _DIAGONAL_KERNELS}
+        originals = {name: getattr(_compiled, name) for name in modules}
         try:
             if k == 1:  # the same stream through numba's kernels, by stand-ins that record the calls
-                for name in _DIAGONAL_KERNELS:
-                    setattr(_compiled, name, recorded(name, _second_order if name == "mean_scores" else _diagonal))
+                for name in modules:
+                    setattr(_compiled, name, recorded(name))
             for Xb, yb in batches:
                 learner.partial_fit(Xb, yb, classes=[-1.0, 1.0])
             scores.append(learner.decision_function(X))
         finally:
             for name, kernel in originals.items():
                 setattr(_compiled, name, kernel)
-    for name in ("diagonal_pass", "checking_diagonal_pass"):
-        assert calls[name], f"the learner did not call {name} through _compiled"
-    assert calls["mean_scores"] or learners[0].average  # an averaged model scores by its own kernel
+    assert calls[plain] and calls[checking], "the learner did not call its passes through _compiled"
+    assert calls[scoring] or kernels is _DIAGONAL and learners[0].average  # there, averages score by their own
     for name, made in calls.items():
         for args in made:
             assert _compiled.accepts(_types(name), args), name  # so the first learner's call was compiled
-    assert not calls["diagonal_pass"][0][5].flags.c_contiguous  # the mean: a strided column
-    for attribute in ("coef_", "intercept_", "covariance_"):
+    assert not calls[plain][0][5].flags.c_contiguous  # the weights: a strided column
+    attributes = ("coef_", "intercept_", "covariance_") if kernels is _DIAGONAL else ("coef_", "intercept_")
+    for attribute in attributes:
         assert np.array_equal(getattr(learners[0], attribute), getattr(learners[1], attribute)), attribute
     assert np.array_equal(scores[0], scores[1]) and learners[0].coef_.any()
 
@@ -497,9 +504,11 @@ def test_a_run_crossing_vw_namespaces_starts_no_numba(tmp_path):
 
 
 @built
-def test_a_diagonal_second_order_run_starts_no_numba_and_answers_as_numba(tmp_path):
-    """``olearn run -a arow`` (one pass, then two with a hold-out) and ``olearn predict`` with its model: the diagonal
-    passes and the scores are compiled at install (a user's first such run compiled them for tens of seconds)."""
+@pytest.mark.parametrize("algo", [["arow"], ["pa1", "--set", "average=true"]], ids=["arow", "pa1-averaged"])
+def test_a_run_of_strided_weights_starts_no_numba_and_answers_as_numba(tmp_path, algo):
+    """``olearn run -a arow`` or an averaging linear learner (one pass, then two with a hold-out) and ``olearn
+    predict`` with its model: their passes and scores are compiled at install (a user's first such run compiled
+    them for tens of seconds)."""
     rng = np.random.default_rng(9)
     X = rng.normal(size=(400, 10)) * (rng.random((400, 10)) < 0.5)
     data = tmp_path / "train.svm"
@@ -508,8 +517,8 @@ def test_a_diagonal_second_order_run_starts_no_numba_and_answers_as_numba(tmp_pa
     for jit in (False, True):
         way = tmp_path / ("jit" if jit else "compiled")
         way.mkdir()
-        loaded = _olearn("run", "-a", "arow", "-p", way / "run.txt", "--raw", "--quiet", data, jit=jit)
-        loaded |= _olearn("run", "-a", "arow", "--passes", "2", "-p", way / "passes.txt", "--raw", "--quiet",
+        loaded = _olearn("run", "-a", *algo, "-p", way / "run.txt", "--raw", "--quiet", data, jit=jit)
+        loaded |= _olearn("run", "-a", *algo, "--passes", "2", "-p", way / "passes.txt", "--raw", "--quiet",
                           "--save", way / "model.npz", data, jit=jit)
         loaded |= _olearn("predict", "-m", way / "model.npz", "-o", way / "labels.txt", data, jit=jit)
         assert ("numba" in loaded) == jit and (_compiled.EXTENSION.__name__ in loaded) != jit

@@ -23,7 +23,10 @@ the same parse keeping each entry's namespace (a second signature of ``parse_vw`
 covariance (``--algo arow``, ``adagrad``, ``narow``...) :func:`._diagonal.diagonal_pass` or
 :func:`._diagonal.checking_diagonal_pass`, with a hold-out :func:`._diagonal.held_out_diagonal_pass`, and, to predict,
 :func:`._second_order.mean_scores` (their mean and variances are strided columns of one 2-D array: the type code
-"f8[:]A" below). Starting numba to load them from its cache costs more than
+"f8[:]A" below); an averaging binary linear learner (``--set average=true``)
+:func:`._binary_linear.averaged_linear_pass` or :func:`._binary_linear.checking_averaged_pass`, with a hold-out
+:func:`._binary_linear.held_out_averaged_pass`, and, to predict, :func:`._binary_linear.averaged_scores` (its
+weights and their running sum: strided columns too). Starting numba to load them from its cache costs more than
 a short run itself (about 0.65 s: importing numba and its first dispatch), so olearn's build compiles
 them once more, with ``numba.pycc``, into an extension module ``_precompiled...``
 (:mod:`._build`; ``setup.py``). That module needs only numpy at run time.
@@ -128,6 +131,18 @@ KERNELS = {
         "f8[:]",
     ),
     "mean_scores": ("_second_order", "i8[:] i4[:] f8[:] f8[:]A f8[:] f8[:]"),
+    "averaged_linear_pass": (
+        "_binary_linear", "i8[:] i4[:] f8[:] f8[:] f8[:] f8[:]A f8[:] f8[:]A f8[:] f8[:] i8[:] f8[:] f8[:] f8[:] f8[:]",
+    ),
+    "checking_averaged_pass": (
+        "_binary_linear",
+        "i8[:] i4[:] f8[:] u8 f8[:] f8[:] f8[:]A f8[:] f8[:]A f8[:] f8[:] i8[:] f8[:] f8[:] f8[:] f8[:]",
+    ),
+    "held_out_averaged_pass": (
+        "_binary_linear",
+        "i8[:] i4[:] f8[:] f8[:] f8[:] b1[:] f8[:]A f8[:] f8[:]A f8[:] f8[:] i8[:] f8[:] f8[:] f8[:] f8[:]",
+    ),
+    "averaged_scores": ("_binary_linear", "i8[:] i4[:] f8[:] f8[:]A f8[:] f8[:]A f8[:] f8[:] f8[:]"),
     "sequence_predict": ("_sequence", "i8[:] i4[:] f8[:] i8[:] f8[:,:] f8 i8[:] f8[:,:] f8 f8 i8[:] f8[:]"),
 }
 
