@@ -210,7 +210,6 @@ def make_stream():
 def checking_pass_stops(monkeypatch):
     """What each call of a checking pass returned (-1, or the row where it stopped), in order of the calls."""
     from olearn._kernels import _compiled
-    from olearn.linear import _base
 
     stops = []
 
