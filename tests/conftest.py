@@ -229,8 +229,6 @@ def make_stream():
 def checking_pass_stops(monkeypatch):
     """What each call of a checking pass returned (-1, or the row where it stopped), in order of the calls."""
     from olearn._kernels import _compiled
-    from olearn.linear import _base
-    from olearn.second_order import _base as _second_order_base
 
     stops = []
 
@@ -241,7 +239,6 @@ def checking_pass_stops(monkeypatch):
         return call
 
     monkeypatch.setattr(_compiled, "checking_linear_pass", spy(_compiled.checking_linear_pass))
-    monkeypatch.setattr(_base.K, "checking_averaged_pass", spy(_base.K.checking_averaged_pass))
-    monkeypatch.setattr(_second_order_base, "checking_diagonal_pass",
-                        spy(_second_order_base.checking_diagonal_pass))
+    monkeypatch.setattr(_compiled, "checking_averaged_pass", spy(_compiled.checking_averaged_pass))
+    monkeypatch.setattr(_compiled, "checking_diagonal_pass", spy(_compiled.checking_diagonal_pass))
     return stops

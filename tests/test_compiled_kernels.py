@@ -7,6 +7,7 @@ is used it must give what numba's kernel gives, bit for bit; the installed
 package built by CI must have it.
 """
 
+import importlib
 import math
 import os
 import subprocess
@@ -93,6 +94,22 @@ def test_a_bool_scalar_is_a_python_or_numpy_bool_only():
     assert _compiled.accepts(types, (True, 3)) and _compiled.accepts(types, (np.bool_(False), 3))
     for value in (1, 0, np.int64(1), 1.0, None, np.array([True])):
         assert not _compiled.accepts(types, (value, 3)), value
+
+
+def test_only_the_any_layout_code_takes_a_strided_column():
+    """A diagonal second-order learner's mean and variances are columns of one (d + 1, 2 or 3) array: "f8[:]A"
+    (numba's layout "A", compiled to read the strides) takes them and contiguous arrays; "f8[:]" only the latter."""
+    records = np.zeros((5, 3))
+    column, contiguous = records[:, 1], np.zeros(5)
+    assert not column.flags.c_contiguous
+    strided, plain = (_compiled.parse_type(code) for code in ("f8[:]A", "f8[:]"))
+    assert strided == ("array", np.float64, 1, False, True) and plain == ("array", np.float64, 1, False, False)
+    assert _compiled.accepts((strided,), (column,)) and _compiled.accepts((strided,), (contiguous,))
+    assert not _compiled.accepts((plain,), (column,)) and _compiled.accepts((plain,), (contiguous,))
+    read_only = records[:, 0]
+    read_only.flags.writeable = False
+    for refused in (read_only, records[:, :2], records.astype(np.float32)[:, 0], records.ravel()[1::3].view(np.int64)):
+        assert not _compiled.accepts((strided,), (refused,)), refused
 
 
 def test_a_call_takes_the_export_of_the_first_signature_its_arguments_have(monkeypatch):
@@ -330,6 +347,63 @@ def test_the_compiled_checking_pass_stops_where_numba_s_stops(kind):
         assert np.array_equal(a, b)
 
 
+_DIAGONAL = ("_diagonal", "diagonal_pass", "checking_diagonal_pass", "_second_order", "mean_scores")
+_AVERAGED = ("_binary_linear", "averaged_linear_pass", "checking_averaged_pass", "_binary_linear", "averaged_scores")
+
+
+@built
+@pytest.mark.parametrize("make, kernels", [
+    (lambda: olearn.AROW(covariance="diag", r=0.5), _DIAGONAL),
+    (lambda: olearn.AdaGrad(eta=0.3, average=True), _DIAGONAL),
+    (lambda: olearn.NAROW(covariance="diag", b=0.1, fit_intercept=False), _DIAGONAL),
+    (lambda: olearn.PAClassifier(variant="pa1", C=0.3, average=True), _AVERAGED),
+], ids=["arow", "adagrad-averaged", "narow", "pa1-averaged"])
+def test_learners_of_strided_weights_take_the_compiled_passes_and_learn_bit_identical_models(make, kernels):
+    """AROW, AdaGrad and NAROW with a diagonal covariance, and an averaging linear learner: a dense batch (checked,
+    then the plain pass), a CSR batch (the pass that checks its rows) and the scores, compiled or numba's; every
+    call must have a compiled signature (their weights are strided columns: the "f8[:]A" code) and give numba's
+    model and scores."""
+    pass_module, plain, checking, score_module, scoring = kernels
+    modules = {plain: pass_module, checking: pass_module, scoring: score_module}
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(300, 12)) * (rng.random((300, 12)) < 0.4)
+    y = np.where(X @ rng.normal(size=12) + 0.3 * rng.normal(size=300) > 0, 1.0, -1.0)
+    batches = [(X[:150], y[:150]), (sp.csr_matrix(X[150:]), y[150:])]
+    calls = {name: [] for name in modules}
+
+    def recorded(name):
+        kernel = getattr(importlib.import_module(f"olearn._kernels.{modules[name]}"), name)
+
+        def call(*args):
+            calls[name].append(args)
+            return kernel(*args)
+        return call
+
+    learners, scores = [make(), make()], []
+    for k, learner in enumerate(learners):
+        originals = {name: getattr(_compiled, name) for name in modules}
+        try:
+            if k == 1:  # the same stream through numba's kernels, by stand-ins that record the calls
+                for name in modules:
+                    setattr(_compiled, name, recorded(name))
+            for Xb, yb in batches:
+                learner.partial_fit(Xb, yb, classes=[-1.0, 1.0])
+            scores.append(learner.decision_function(X))
+        finally:
+            for name, kernel in originals.items():
+                setattr(_compiled, name, kernel)
+    assert calls[plain] and calls[checking], "the learner did not call its passes through _compiled"
+    assert calls[scoring] or kernels is _DIAGONAL and learners[0].average  # there, averages score by their own
+    for name, made in calls.items():
+        for args in made:
+            assert _compiled.accepts(_types(name), args), name  # so the first learner's call was compiled
+    assert not calls[plain][0][5].flags.c_contiguous  # the weights: a strided column
+    attributes = ("coef_", "intercept_", "covariance_") if kernels is _DIAGONAL else ("coef_", "intercept_")
+    for attribute in attributes:
+        assert np.array_equal(getattr(learners[0], attribute), getattr(learners[1], attribute)), attribute
+    assert np.array_equal(scores[0], scores[1]) and learners[0].coef_.any()
+
+
 def _no_numba(name):
     raise AssertionError(f"{name} went to numba: its caller's arguments are not the compiled types")
 
@@ -427,6 +501,30 @@ def test_a_run_crossing_vw_namespaces_starts_no_numba(tmp_path):
     path.write_text("".join(f"{1 - 2 * (i % 2)} |a x:{i % 5} u{i % 3} |b z:{i % 7 - 3} t\n" for i in range(40)))
     loaded = _olearn("run", "--algo", "pa1", "-q", "ab", "--ngram", "a2", "--quiet", path, jit=False)
     assert "numba" not in loaded and _compiled.EXTENSION.__name__ in loaded
+
+
+@built
+@pytest.mark.parametrize("algo", [["arow"], ["pa1", "--set", "average=true"]], ids=["arow", "pa1-averaged"])
+def test_a_run_of_strided_weights_starts_no_numba_and_answers_as_numba(tmp_path, algo):
+    """``olearn run -a arow`` or an averaging linear learner (one pass, then two with a hold-out) and ``olearn
+    predict`` with its model: their passes and scores are compiled at install (a user's first such run compiled
+    them for tens of seconds)."""
+    rng = np.random.default_rng(9)
+    X = rng.normal(size=(400, 10)) * (rng.random((400, 10)) < 0.5)
+    data = tmp_path / "train.svm"
+    dump_svmlight_file(X, np.where(X[:, 0] - X[:, 1] > 0, 1, -1), str(data), zero_based=False)
+    out = {}
+    for jit in (False, True):
+        way = tmp_path / ("jit" if jit else "compiled")
+        way.mkdir()
+        loaded = _olearn("run", "-a", *algo, "-p", way / "run.txt", "--raw", "--quiet", data, jit=jit)
+        loaded |= _olearn("run", "-a", *algo, "--passes", "2", "-p", way / "passes.txt", "--raw", "--quiet",
+                          "--save", way / "model.npz", data, jit=jit)
+        loaded |= _olearn("predict", "-m", way / "model.npz", "-o", way / "labels.txt", data, jit=jit)
+        assert ("numba" in loaded) == jit and (_compiled.EXTENSION.__name__ in loaded) != jit
+        out[jit] = [(way / name).read_text() for name in ("run.txt", "passes.txt", "labels.txt")]
+    assert [len(text.split()) for text in out[False]] == [400, 800, 400]
+    assert out[False] == out[True]
 
 
 # Whether a call releases the GIL, without timing it: with a switch interval of 1000 s, the main thread gives the GIL

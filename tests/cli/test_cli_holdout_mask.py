@@ -269,7 +269,8 @@ def test_cli_multiclass_hold_out(tmp_path):
 # the masked kernels, each where its learner's chunk calls it
 MASKED_KERNELS = {
     "pa1": ("olearn.linear._base._compiled", "held_out_linear_pass", lambda: olearn.PAClassifier(variant="pa1")),
-    "arow-diag": ("olearn.second_order._base", "held_out_diagonal_pass", lambda: olearn.AROW(covariance="diag")),
+    "arow-diag": ("olearn.second_order._base._compiled", "held_out_diagonal_pass",
+                  lambda: olearn.AROW(covariance="diag")),
     "pa1-multiclass": ("olearn.multiclass._base.K", "held_out_multiclass_pass", olearn.PAMulticlass),
 }
 

@@ -40,12 +40,12 @@ KEY = key_number()
 
 def numba_type(code):
     """The numba type of one argument type of :data:`._compiled.KERNELS`."""
-    kind, dtype, ndim, read_only = parse_type(code)
+    kind, dtype, ndim, read_only, any_layout = parse_type(code)
     if kind == "none":
         return types.none
     if kind == "scalar":
         return from_dtype(dtype)
-    return types.Array(from_dtype(dtype), ndim, "C", readonly=read_only)
+    return types.Array(from_dtype(dtype), ndim, "A" if any_layout else "C", readonly=read_only)
 
 
 def _source_key():

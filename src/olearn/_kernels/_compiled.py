@@ -19,7 +19,14 @@ the same parse keeping each entry's namespace (a second signature of ``parse_vw`
 10-20 s of a first run), with a hold-out :func:`._mercer_binary.held_out_dual_pass`; a tagger
 (``--algo pa1-sequence``) :func:`._sequence.sequence_pass` and, to predict, :func:`._sequence.sequence_predict`
 (the Viterbi decoding), reading its CoNLL file :func:`._hash_names.hash_names` and
-:func:`._parse_rows.sort_and_sum_rows` (the four took 5-30 s of a first run). Starting numba to load them from its cache costs more than
+:func:`._parse_rows.sort_and_sum_rows` (the four took 5-30 s of a first run); a second-order learner with a diagonal
+covariance (``--algo arow``, ``adagrad``, ``narow``...) :func:`._diagonal.diagonal_pass` or
+:func:`._diagonal.checking_diagonal_pass`, with a hold-out :func:`._diagonal.held_out_diagonal_pass`, and, to predict,
+:func:`._second_order.mean_scores` (their mean and variances are strided columns of one 2-D array: the type code
+"f8[:]A" below); an averaging binary linear learner (``--set average=true``)
+:func:`._binary_linear.averaged_linear_pass` or :func:`._binary_linear.checking_averaged_pass`, with a hold-out
+:func:`._binary_linear.held_out_averaged_pass`, and, to predict, :func:`._binary_linear.averaged_scores` (its
+weights and their running sum: strided columns too). Starting numba to load them from its cache costs more than
 a short run itself (about 0.65 s: importing numba and its first dispatch), so olearn's build compiles
 them once more, with ``numba.pycc``, into an extension module ``_precompiled...``
 (:mod:`._build`; ``setup.py``). That module needs only numpy at run time.
@@ -54,7 +61,8 @@ from . import SOURCE_KEY
 
 # Each kernel compiled ahead of time: its module, then one signature or more, each the type of each argument as
 # numba infers it from what the callers pass: "f8[:]" a C-contiguous, aligned, writable 1-D float64 array ("u1[:]r":
-# read-only allowed), "i8[:,:]" the same in 2-D, "i8" a Python or numpy int64 integer, "f8" a Python or numpy
+# read-only allowed; "f8[:]A" any layout, strided as a column of a 2-D array too: numba's layout "A", whose code reads
+# the strides), "i8[:,:]" the same in 2-D, "i8" a Python or numpy int64 integer, "f8" a Python or numpy
 # float64 number, "b1" a Python or numpy bool, "u4" and "u8" a numpy uint32 or uint64 scalar, "none" None. A
 # trailing "none" may be left out by the caller (a default of None). The extension exports the kernel compiled for
 # its n-th signature as export_name(name, n); a call takes the first signature its arguments have.
@@ -108,6 +116,33 @@ KERNELS = {
         "f8[:] i8[:] f8[:]",
     ),
     "hash_names": ("_hash_names", "u1[:]r i8[:] i8"),
+    "diagonal_pass": (
+        "_diagonal",
+        "i8[:] i4[:] f8[:] f8[:] f8[:] f8[:]A f8[:]A f8[:] f8[:]A f8[:] f8[:] i8[:] f8[:] f8[:] f8[:] f8[:] f8[:] "
+        "none none",
+    ),
+    "checking_diagonal_pass": (
+        "_diagonal",
+        "i8[:] i4[:] f8[:] u8 f8[:] f8[:] f8[:]A f8[:]A f8[:] f8[:]A f8[:] f8[:] i8[:] f8[:] f8[:] f8[:] f8[:] f8[:]",
+    ),
+    "held_out_diagonal_pass": (
+        "_diagonal",
+        "i8[:] i4[:] f8[:] f8[:] f8[:] b1[:] f8[:]A f8[:]A f8[:] f8[:]A f8[:] f8[:] i8[:] f8[:] f8[:] f8[:] f8[:] "
+        "f8[:]",
+    ),
+    "mean_scores": ("_second_order", "i8[:] i4[:] f8[:] f8[:]A f8[:] f8[:]"),
+    "averaged_linear_pass": (
+        "_binary_linear", "i8[:] i4[:] f8[:] f8[:] f8[:] f8[:]A f8[:] f8[:]A f8[:] f8[:] i8[:] f8[:] f8[:] f8[:] f8[:]",
+    ),
+    "checking_averaged_pass": (
+        "_binary_linear",
+        "i8[:] i4[:] f8[:] u8 f8[:] f8[:] f8[:]A f8[:] f8[:]A f8[:] f8[:] i8[:] f8[:] f8[:] f8[:] f8[:]",
+    ),
+    "held_out_averaged_pass": (
+        "_binary_linear",
+        "i8[:] i4[:] f8[:] f8[:] f8[:] b1[:] f8[:]A f8[:] f8[:]A f8[:] f8[:] i8[:] f8[:] f8[:] f8[:] f8[:]",
+    ),
+    "averaged_scores": ("_binary_linear", "i8[:] i4[:] f8[:] f8[:]A f8[:] f8[:]A f8[:] f8[:] f8[:]"),
     "sequence_predict": ("_sequence", "i8[:] i4[:] f8[:] i8[:] f8[:,:] f8 i8[:] f8[:,:] f8 f8 i8[:] f8[:]"),
 }
 
@@ -139,20 +174,21 @@ def key_number(key=SOURCE_KEY):
 
 
 def parse_type(code):
-    """``(kind, dtype, ndim, read_only_allowed)`` of one argument type of :data:`KERNELS`."""
+    """``(kind, dtype, ndim, read_only_allowed, any_layout)`` of one argument type of :data:`KERNELS`."""
     if code == "none":
-        return ("none", None, 0, False)
+        return ("none", None, 0, False, False)
     if "[" not in code:
-        return ("scalar", np.dtype(code), 0, False)
+        return ("scalar", np.dtype(code), 0, False, False)
     name, dims = code.split("[", 1)
-    return ("array", np.dtype(name), dims.count(":"), dims.endswith("r"))
+    dims, suffix = dims.split("]")
+    return ("array", np.dtype(name), dims.count(":"), "r" in suffix, "A" in suffix)
 
 
 def accepts(types, args):
     """Whether ``args`` (padded with None to the length of ``types``) have the compiled ``types``."""
     if len(args) > len(types):
         return False
-    for (kind, dtype, ndim, read_only), arg in zip(types, args + (None,) * (len(types) - len(args))):
+    for (kind, dtype, ndim, read_only, any_layout), arg in zip(types, args + (None,) * (len(types) - len(args))):
         if kind == "none":
             if arg is not None:
                 return False
@@ -172,7 +208,7 @@ def accepts(types, args):
             if not isinstance(arg, np.ndarray):
                 return False
             flags = arg.flags
-            if (arg.dtype != dtype or arg.ndim != ndim or not flags.c_contiguous or not flags.aligned
+            if (arg.dtype != dtype or arg.ndim != ndim or not (any_layout or flags.c_contiguous) or not flags.aligned
                     or not (read_only or flags.writeable)):
                 return False
     return True

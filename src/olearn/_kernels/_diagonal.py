@@ -53,10 +53,9 @@ from ._second_order import (
     predicting_score_row,
     second_order_step,
 )
+from ._second_order_codes import ADAGRAD_CHUNK
 from ._totals import add_totals
 
-# Entries of a row AdaGrad updates at a time: ``work`` holds 2 * ADAGRAD_CHUNK floats
-ADAGRAD_CHUNK = 64
 # A multiple of the vector width: the steps are computed on whole vectors (harmless padding), no scalar tail
 _LANES = 8
 

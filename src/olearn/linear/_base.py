@@ -251,8 +251,8 @@ class LinearLearner(OnlineLearner):
             _compiled.binary_linear_scores(arrays.indptr, arrays.indices, arrays.data, self._w, self._state, params,
                                            out)
         else:
-            K.averaged_scores(arrays.indptr, arrays.indices, arrays.data, self._w, self._state, self._avg,
-                              self._avg_state, params, out)
+            _compiled.averaged_scores(arrays.indptr, arrays.indices, arrays.data, self._w, self._state, self._avg,
+                                      self._avg_state, params, out)
         return out
 
     def _score_one(self, x):
@@ -290,7 +290,7 @@ class LinearLearner(OnlineLearner):
         if arrays.unchecked:
             rows += (np.uint64(arrays.n_features),)
         if self._averaging():
-            kernel = K.checking_averaged_pass if arrays.unchecked else K.averaged_linear_pass
+            kernel = _compiled.checking_averaged_pass if arrays.unchecked else _compiled.averaged_linear_pass
             stopped = kernel(*rows, targets, weights, self._w, self._state, self._avg, self._avg_state, params, codes,
                              scores, losses, taus, totals)
         else:
@@ -423,8 +423,8 @@ class LinearLearner(OnlineLearner):
         codes, params = self._config_arrays()
         rows = (arrays.indptr, arrays.indices, arrays.data, targets, weights, held)
         if self._averaging():
-            return K.held_out_averaged_pass(*rows, self._w, self._state, self._avg, self._avg_state, params, codes,
-                                            *outputs)
+            return _compiled.held_out_averaged_pass(*rows, self._w, self._state, self._avg, self._avg_state, params,
+                                                    codes, *outputs)
         return _compiled.held_out_linear_pass(*rows, self._w, self._state, params, codes, *outputs)
 
     def _masked_outputs(self, arrays, targets, weights, held):

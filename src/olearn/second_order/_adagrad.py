@@ -5,7 +5,7 @@ import math
 import numpy as np
 
 from .._docstrings import shared_entries
-from .._kernels._second_order import RULE_ADAGRAD
+from .._kernels._second_order_codes import RULE_ADAGRAD
 from .._params import POSITIVE_FINITE, Interval
 from ._base import SecondOrderClassifier
 from ..linear._binary import PlattCalibrated

@@ -1,7 +1,7 @@
 r"""AROW: adaptive regularization of weight vectors (Crammer, Kulesza & Dredze 2009)."""
 
 from .._docstrings import shared_entries
-from .._kernels._second_order import RULE_AROW
+from .._kernels._second_order_codes import RULE_AROW
 from .._params import POSITIVE_FINITE
 from ._base import COVARIANCES, SecondOrderClassifier
 from ..linear._binary import PlattCalibrated

@@ -4,7 +4,11 @@ A learner here keeps a mean ``w`` (its ``coef_``) and a covariance, full or
 diagonal, and names one rule of :mod:`olearn._kernels._second_order`; the
 compiled passes of that module (full) and of :mod:`olearn._kernels._diagonal`
 do the rest. ``partial_fit``, ``learn_one`` and :func:`olearn.run` call the same
-kernel, so the three agree by construction.
+kernel, so the three agree by construction. The diagonal passes and the mean's
+scores are reached through :mod:`olearn._kernels._compiled` (compiled at install:
+``olearn run --algo arow`` starts no numba); the other kernels' modules are held
+as :class:`~olearn._lazy.LazyModule`, so that numba starts only when one of them
+is called.
 
 The label handling (any two classes, one class before the other, negating
 the mean when the encoding flips) is that of
@@ -21,22 +25,11 @@ import numpy as np
 
 from .._averaging import AVERAGE, RunningSumAverage, average_start, interleaved
 from ..exceptions import PartialUpdateError
-from .._kernels import _codes
-from .._kernels import _second_order as _so
-from .._kernels._diagonal import (
-    ADAGRAD_CHUNK,
-    checking_diagonal_pass,
-    diagonal_learn_one,
-    diagonal_pass,
-    held_out_diagonal_pass,
-)
-from .._kernels._second_order import (
-    full_learn_one,
-    full_pass,
-    mean_score_row,
-    mean_scores,
-)
+from .._kernels import _codes, _compiled
+from .._kernels import _second_order_codes as _so
+from .._kernels._second_order_codes import ADAGRAD_CHUNK
 from .._labels import BinaryLabels
+from .._lazy import LazyModule
 from .._params import Options
 from .._state_schema import (
     COUNT,
@@ -54,6 +47,10 @@ from .._validation import seen_columns, seen_row
 from .._weights import CLASS_WEIGHT, UNWEIGHTED
 from ..linear._base import LinearLearner, _RowNotLearned, grown_intercept_last, negated
 from ..linear._binary import BinaryClassifierMixin
+
+# the kernels not compiled at install: imported at their first call (see the module docstring)
+_full = LazyModule("olearn._kernels._second_order")
+_diagonal = LazyModule("olearn._kernels._diagonal")
 
 COVARIANCES = Options("full", "diag")
 # the constraints every learner here adds to its own
@@ -312,7 +309,7 @@ class SecondOrderClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLear
         if self._averages_entries(arrays.indices.size):
             return self._averaged_scores(arrays.indptr, arrays.indices, arrays.data, params[_so.Q_BIAS])
         out = np.empty(arrays.n_rows)
-        mean_scores(arrays.indptr, arrays.indices, arrays.data, self._predicting_weights(), params, out)
+        _compiled.mean_scores(arrays.indptr, arrays.indices, arrays.data, self._predicting_weights(), params, out)
         return out
 
     def _score_row(self, indices, data, n_features):
@@ -323,7 +320,7 @@ class SecondOrderClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLear
         indices, data = seen_row(indices, data, self._w.size - 1)
         if self._averages_entries(indices.size):
             return self._averaged_scores(np.array([0, indices.size]), indices, data, params[_so.Q_BIAS])[0]
-        return mean_score_row(indices, data, 0, indices.size, self._predicting_weights(), params[_so.Q_BIAS])
+        return _full.mean_score_row(indices, data, 0, indices.size, self._predicting_weights(), params[_so.Q_BIAS])
 
     # -- learning -------------------------------------------------------------
 
@@ -347,9 +344,9 @@ class SecondOrderClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLear
             rows += (np.uint64(arrays.n_features),)
         data = (*rows, targets, weights, self._w, self._cov, self._state, *self._averaging_arrays(), params, codes)
         if self._full():
-            stopped = full_pass(*data, np.empty((2, self._w.size)), scores, losses, taus, totals)
+            stopped = _full.full_pass(*data, np.empty((2, self._w.size)), scores, losses, taus, totals)
         else:
-            kernel = checking_diagonal_pass if arrays.unchecked else diagonal_pass
+            kernel = _compiled.checking_diagonal_pass if arrays.unchecked else _compiled.diagonal_pass
             stopped = kernel(*data, np.empty(2 * ADAGRAD_CHUNK), scores, losses, taus, totals)
         if stopped >= 0 and arrays.unchecked:
             raise _RowNotLearned(stopped)
@@ -371,21 +368,21 @@ class SecondOrderClassifier(RunningSumAverage, BinaryClassifierMixin, LinearLear
         codes, params = self._config_arrays()
         if self._full():
             scores, losses, taus, totals = outputs
-            return full_pass(arrays.indptr, arrays.indices, arrays.data, targets, weights, self._w, self._cov,
-                             self._state, *self._averaging_arrays(), params, codes, np.empty((2, self._w.size)),
-                             scores, losses, taus, totals, held)
-        return held_out_diagonal_pass(arrays.indptr, arrays.indices, arrays.data, targets, weights, held, self._w,
-                                      self._cov, self._state, *self._averaging_arrays(), params, codes,
-                                      np.empty(2 * ADAGRAD_CHUNK), *outputs)
+            return _full.full_pass(arrays.indptr, arrays.indices, arrays.data, targets, weights, self._w, self._cov,
+                                   self._state, *self._averaging_arrays(), params, codes, np.empty((2, self._w.size)),
+                                   scores, losses, taus, totals, held)
+        return _compiled.held_out_diagonal_pass(arrays.indptr, arrays.indices, arrays.data, targets, weights, held,
+                                                self._w, self._cov, self._state, *self._averaging_arrays(), params,
+                                                codes, np.empty(2 * ADAGRAD_CHUNK), *outputs)
 
     def _learn_target(self, indices, data, target, weight=1.0):
         codes, params = self._config_arrays()
         model = (indices, data, target, weight, self._w, self._cov, self._state, *self._averaging_arrays(), params,
                  codes)
         if self._full():
-            score, ok = full_learn_one(*model, np.empty((2, self._w.size)))
+            score, ok = _full.full_learn_one(*model, np.empty((2, self._w.size)))
         else:
-            score, ok = diagonal_learn_one(*model, np.empty(2 * ADAGRAD_CHUNK))
+            score, ok = _diagonal.diagonal_learn_one(*model, np.empty(2 * ADAGRAD_CHUNK))
         if not ok:
             raise FloatingPointError(
                 f"{type(self).__name__}: the score or the update overflowed on this example; the model is "

@@ -3,7 +3,7 @@ r"""Confidence-weighted learning, the exact convex variant (Crammer, Dredze & Pe
 from statistics import NormalDist
 
 from .._docstrings import shared_entries
-from .._kernels._second_order import RULE_CW
+from .._kernels._second_order_codes import RULE_CW
 from .._params import Interval
 from ._base import COVARIANCES, SecondOrderClassifier
 from ..linear._binary import PlattCalibrated

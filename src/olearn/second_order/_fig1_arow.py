@@ -1,7 +1,7 @@
 r"""The AROW variant of Orabona & Crammer (NIPS 2010), Sec. 4.2 (full matrix) and Sec. 4.3 (diagonal)."""
 
 from .._docstrings import shared_entries
-from .._kernels._second_order import RULE_FIG1_AROW
+from .._kernels._second_order_codes import RULE_FIG1_AROW
 from .._params import POSITIVE_FINITE
 from ._base import COVARIANCES, SecondOrderClassifier
 from ..linear._binary import PlattCalibrated

@@ -1,7 +1,7 @@
 r"""NAROW (Orabona & Crammer 2010)."""
 
 from .._docstrings import shared_entries
-from .._kernels._second_order import RULE_NAROW
+from .._kernels._second_order_codes import RULE_NAROW
 from .._params import POSITIVE_FINITE
 from ._base import COVARIANCES, SecondOrderClassifier
 from ..linear._binary import PlattCalibrated

@@ -1,7 +1,7 @@
 r"""The Second-Order Perceptron (Cesa-Bianchi, Conconi & Gentile 2005)."""
 
 from .._docstrings import shared_entries
-from .._kernels._second_order import RULE_SOP
+from .._kernels._second_order_codes import RULE_SOP
 from .._params import POSITIVE_FINITE
 from ._base import SecondOrderClassifier
 from ..linear._binary import PlattCalibrated
