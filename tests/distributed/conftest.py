@@ -21,9 +21,8 @@ def client():
 PATIENCE = 300  # a hang guard: a worker process may take minutes to start on a busy machine
 
 
-@pytest.fixture(scope="module")
-def process_client():
-    """A local cluster of two worker processes, started and waited for, of one module."""
+def _process_cluster():
+    """A local cluster of two worker processes, started and waited for."""
     pytest.importorskip("distributed")
     from distributed import Client, LocalCluster
 
@@ -34,3 +33,17 @@ def process_client():
     yield client
     client.close(timeout=PATIENCE)
     cluster.close(timeout=PATIENCE)
+
+
+@pytest.fixture(scope="module")
+def process_client():
+    """A local cluster of two worker processes of one module, whose workers stay alive."""
+    yield from _process_cluster()
+
+
+@pytest.fixture
+def killable_client():
+    """A local cluster of two worker processes of one test, which kills one of them: the test needs the other
+    only, and no later test waits for a nanny to replace the one killed (a replacement that never arrived once
+    failed the tests after it)."""
+    yield from _process_cluster()

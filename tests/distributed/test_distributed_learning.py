@@ -610,21 +610,21 @@ def _worker_with_a_task(client):
     return next((worker for worker, tasks in sorted(processing.items()) if tasks), None)
 
 
-def test_a_worker_killed_during_mixing_changes_nothing(client):
+def test_a_worker_killed_during_mixing_changes_nothing(killable_client):
     X, y = stream(6000, 120, seed=15)
     shards = split(X, y, (3000, 3000))
     expected = parameter_mixing(AROW(r=1.0), shards, epochs=2, timeout=TIMEOUT)
     got = _kill_a_worker_while(
-        client,
+        killable_client,
         lambda: parameter_mixing(AROW(r=1.0), shards, epochs=2, timeout=TIMEOUT),
-        lambda: _worker_with_a_task(client),
+        lambda: _worker_with_a_task(killable_client),
     )
     assert np.array_equal(got.estimator.coef_, expected.estimator.coef_)
     assert np.array_equal(got.estimator.covariance_, expected.estimator.covariance_)
     assert np.array_equal(got.totals, expected.totals)
 
 
-def test_a_worker_killed_while_file_shards_are_kept_changes_nothing(client, tmp_path):
+def test_a_worker_killed_while_file_shards_are_kept_changes_nothing(killable_client, tmp_path):
     # the shards are read once into the workers' memory: a kept shard lost with its worker is read again
     X, y = stream(6000, 120, seed=16)
     paths = [str(tmp_path / "a.svm"), str(tmp_path / "b.svm")]
@@ -632,9 +632,9 @@ def test_a_worker_killed_while_file_shards_are_kept_changes_nothing(client, tmp_
         dump_svmlight_file(Xi, yi, path, zero_based=True)
     expected = parameter_mixing(AROW(r=1.0), paths, epochs=3, timeout=TIMEOUT)
     got = _kill_a_worker_while(
-        client,
+        killable_client,
         lambda: parameter_mixing(AROW(r=1.0), paths, epochs=3, timeout=TIMEOUT),
-        lambda: _worker_with_a_task(client),
+        lambda: _worker_with_a_task(killable_client),
     )
     assert np.array_equal(got.estimator.coef_, expected.estimator.coef_)
     assert np.array_equal(got.estimator.covariance_, expected.estimator.covariance_)
@@ -677,18 +677,18 @@ def test_a_worker_lost_while_the_model_is_sent_costs_an_attempt(client, error):
     assert not hasattr(est, "coef_")
 
 
-def test_a_worker_killed_during_delayed_updates_is_recovered_exactly(client):
-    client.wait_for_workers(2, timeout=TIMEOUT)
+def test_a_worker_killed_during_delayed_updates_is_recovered_exactly(killable_client):
+    killable_client.wait_for_workers(2, timeout=TIMEOUT)
     X, y = stream(400, 5, seed=16)
     shards = split(X, y, (200, 200))
     expected = delayed_updates(PAClassifier(), shards, tau=1, timeout=TIMEOUT)
     started = time.monotonic()
 
     def after_a_while():
-        return min(client.scheduler_info()["workers"]) if time.monotonic() - started > 0.3 else None
+        return min(killable_client.scheduler_info()["workers"]) if time.monotonic() - started > 0.3 else None
 
     got = _kill_a_worker_while(
-        client, lambda: delayed_updates(PAClassifier(), shards, tau=1, timeout=TIMEOUT), after_a_while
+        killable_client, lambda: delayed_updates(PAClassifier(), shards, tau=1, timeout=TIMEOUT), after_a_while
     )
     assert np.array_equal(got.estimator.coef_, expected.estimator.coef_)
     assert np.array_equal(got.totals, expected.totals)
@@ -703,31 +703,31 @@ def _kill(client, address):
         time.sleep(0.05)
 
 
-def test_a_worker_lost_while_a_shard_is_opened_is_recovered_exactly(client, monkeypatch):
+def test_a_worker_lost_while_a_shard_is_opened_is_recovered_exactly(killable_client, monkeypatch):
     # killed before the actor existed: the shard is opened again elsewhere, not a raw RuntimeError
-    client.wait_for_workers(2, timeout=TIMEOUT)
+    killable_client.wait_for_workers(2, timeout=TIMEOUT)
     X, y = stream(120, 5, seed=20)
     shards = split(X, y, (60, 60))
     expected = delayed_updates(PAClassifier(), shards, tau=1, timeout=TIMEOUT)
-    submit, killed = client.submit, []
+    submit, killed = killable_client.submit, []
 
     def submit_then_kill(func, *args, **kwargs):
         future = submit(func, *args, **kwargs)
         if func is ShardReader and not killed:
             killed.append(kwargs["workers"][0])
-            _kill(client, killed[0])
+            _kill(killable_client, killed[0])
         return future
 
-    monkeypatch.setattr(client, "submit", submit_then_kill)
+    monkeypatch.setattr(killable_client, "submit", submit_then_kill)
     got = delayed_updates(PAClassifier(), shards, tau=1, timeout=TIMEOUT)
     assert killed
     assert np.array_equal(got.estimator.coef_, expected.estimator.coef_)
     assert np.array_equal(got.totals, expected.totals)
 
 
-def test_a_worker_lost_before_the_first_step_is_recovered_exactly(client, monkeypatch):
+def test_a_worker_lost_before_the_first_step_is_recovered_exactly(killable_client, monkeypatch):
     # killed after the shards were opened, before any was asked: used to raise "Worker holding Actor was lost"
-    client.wait_for_workers(2, timeout=TIMEOUT)
+    killable_client.wait_for_workers(2, timeout=TIMEOUT)
     X, y = stream(120, 5, seed=21)
     shards = split(X, y, (60, 60))
     expected = delayed_updates(PAClassifier(), shards, tau=1, timeout=TIMEOUT)
@@ -735,8 +735,8 @@ def test_a_worker_lost_before_the_first_step_is_recovered_exactly(client, monkey
 
     def open_then_kill(self, *args, **kwargs):
         opened(self, *args, **kwargs)
-        (holder,) = client.who_has([self.futures[0]])[self.futures[0].key]
-        _kill(client, holder)
+        (holder,) = killable_client.who_has([self.futures[0]])[self.futures[0].key]
+        _kill(killable_client, holder)
 
     monkeypatch.setattr(_Shards, "__init__", open_then_kill)
     got = delayed_updates(PAClassifier(), shards, tau=1, timeout=TIMEOUT)
