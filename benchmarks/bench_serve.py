@@ -127,17 +127,26 @@ class _Connection(asyncio.Protocol):
             self.closed.set_result(exc)
 
 
-async def _client(port, token, route, batch, seconds, concurrency, seed):
-    """Load ``route`` for ``seconds``: the latencies, the errors, the examples learned and the CPU seconds this
-    client process took while sending (the clients share the machine's cores with the service)."""
+def request_bytes(route, batch, seed, token):
+    """The requests a client sends, made before its load starts (200 bodies of its seed): a client's CPU and the
+    measured window are then those of the load only."""
     rng = random.Random(seed)
     bodies = [json.dumps(_body(rng, route, batch)).encode() for _ in range(200)]
-    requests = [(f"POST {route} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {token}\r\n"
-                 f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n").encode() + body
-                for body in bodies]
+    return [(f"POST {route} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {token}\r\n"
+             f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n").encode() + body
+            for body in bodies]
+
+
+async def _client(port, requests, route, start_at, seconds, concurrency):
+    """Load ``route`` from the time ``start_at`` (``time.monotonic``, the same clock in every process) for
+    ``seconds``: the latencies, the errors, the examples learned, the CPU seconds this client process took while
+    sending (the clients share the machine's cores with the service) and the times of its first request and of
+    its last answer, from which the window of the load is measured."""
     loop = asyncio.get_running_loop()
+    await asyncio.sleep(max(0.0, start_at - time.monotonic()))
     cpu = time.process_time()
-    end = time.perf_counter() + seconds
+    first = time.monotonic()
+    end = time.perf_counter() + max(0.0, start_at + seconds - first)
     connections, closed = [], []
     for k in range(concurrency):
         closed.append(loop.create_future())
@@ -146,7 +155,7 @@ async def _client(port, token, route, batch, seconds, concurrency, seed):
     await asyncio.gather(*closed)
     latencies = [latency for connection in connections for latency in connection.latencies]
     return (latencies, sum(c.errors for c in connections), sum(c.learned for c in connections),
-            time.process_time() - cpu)
+            time.process_time() - cpu, first, time.monotonic())
 
 
 def _client_process(args):
@@ -156,6 +165,17 @@ def _client_process(args):
     except ImportError:
         return asyncio.run(_client(*args))
     return uvloop.run(_client(*args))
+
+
+def run_clients(pool, jobs):
+    """Run the clients' ``jobs`` (``(port, requests, route, seconds, concurrency)`` each) in ``pool``, all from one
+    moment: their results, and the window of the load in seconds (from the first request sent to the last answer
+    received, across the clients). Rates are measured over that window, not over the time the pool takes to
+    hand the clients their requests, in which no request is in flight."""
+    start_at = time.monotonic() + 0.25  # time for the pool to hand the requests over (a late client starts late)
+    results = pool.map(_client_process, [(port, requests, route, start_at, seconds, concurrency)
+                                         for port, requests, route, seconds, concurrency in jobs])
+    return results, max(r[5] for r in results) - min(r[4] for r in results)
 
 
 def cpu_seconds(pid):
@@ -240,11 +260,10 @@ def _load(pool, pid, port, token, route, batch, args):
     """Load ``route`` of the service ``pid`` at ``port`` with batches of ``batch``: one row of the table, with the
     CPU seconds per second the service and the client processes took."""
     load_start = os.getloadavg()[0]
-    jobs = [(port, token, route, batch, args.seconds, args.concurrency, 100 * k + batch) for k in range(args.clients)]
+    jobs = [(port, request_bytes(route, batch, 100 * k + batch, token), route, args.seconds, args.concurrency)
+            for k in range(args.clients)]
     cpu = cpu_seconds(pid)
-    started = time.perf_counter()
-    results = pool.map(_client_process, jobs)
-    elapsed = time.perf_counter() - started
+    results, elapsed = run_clients(pool, jobs)
     cpu = cpu_seconds(pid) - cpu
     latencies = np.concatenate([r[0] for r in results])
     return {"scenario": f"{route[1:]} x{batch}", "requests": int(latencies.size),

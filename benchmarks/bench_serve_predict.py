@@ -37,28 +37,26 @@ import platform
 import secrets
 import sys
 import tempfile
-import time
 
 import httpx
 import numpy as np
 
-from bench_serve import WORK, _client_process, cpu_seconds, start_both
+from bench_serve import WORK, cpu_seconds, request_bytes, run_clients, start_both
 
 _BATCH = 100
 
 
 def _scenario(pool, pid, port, token, args, learners):
     """Load ``/predict`` of the service ``pid`` at ``port`` (and ``/learn`` with ``learners`` in flight, if any)."""
-    jobs = [(port, token, "/predict", _BATCH, args.seconds, args.concurrency, k) for k in range(args.clients)]
+    jobs = [(port, request_bytes("/predict", _BATCH, k, token), "/predict", args.seconds, args.concurrency)
+            for k in range(args.clients)]
     if learners:
-        jobs.append((port, token, "/learn", _BATCH, args.seconds, learners, 1000))
+        jobs.append((port, request_bytes("/learn", _BATCH, 1000, token), "/learn", args.seconds, learners))
     load_start = os.getloadavg()[0]
     cpu = cpu_seconds(pid)
-    started = time.perf_counter()
     # each: the latencies, the errors, the examples learned and the CPU time the client took while sending (its
-    # bodies made before)
-    results = pool.map(_client_process, jobs)
-    elapsed = time.perf_counter() - started
+    # requests made before); the window of the load, from the first request to the last answer
+    results, elapsed = run_clients(pool, jobs)
     cpu = cpu_seconds(pid) - cpu
     latencies = np.concatenate([r[0] for r in results[:args.clients]])
     row = {"requests_per_s": latencies.size / elapsed, "p50_ms": 1e3 * float(np.percentile(latencies, 50)),
