@@ -106,3 +106,13 @@ def test_compare_seeds_a_random_budget_with_0_unless_an_entry_sets_it(files, tmp
     assert ["random_state=0" in rows[0]["settings"], "random_state=3" in rows[1]["settings"]] == [True, True]
     references = [reference(files, seed).n_mistakes for seed in (0, 3)]
     assert [int(row["mistakes"]) for row in rows] == references and references[0] != references[1]
+
+
+def test_a_seed_outside_the_generator_s_range_is_refused_naming_the_option(files, tmp_path):
+    largest = 2**64 - 1  # the last state of the 64-bit generator: taken, as the library takes random_state=largest
+    np.testing.assert_array_equal(run_scores(tmp_path, *KERNEL, "--random-seed", largest, files["all"]),
+                                  reference_scores(files, largest))
+    for seed in (-1, 2**64):
+        result = CliRunner().invoke(cli, ["run", *KERNEL, "--random-seed", str(seed), str(files["all"])])
+        assert result.exit_code == 2
+        assert "--random-seed" in result.output and f"{seed} is not in the range 0<=x<={largest}" in result.output

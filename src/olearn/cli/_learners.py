@@ -6,6 +6,7 @@ import functools
 import math
 
 import click
+from click.core import ParameterSource
 
 # name -> (estimator class name in olearn, fixed keyword arguments). Every other
 # hyperparameter of the class can be set: the common ones by their own options
@@ -290,6 +291,15 @@ def draws_random_numbers(algo, hyperparameters):
 
 # the seed of what a command-line run draws at random unless told otherwise (Vowpal Wabbit's --random_seed default)
 RANDOM_SEED = 0
+# the values of --random-seed: the states of a kernel learner's 64-bit generator (its random_state's range,
+# olearn.kernel._hyperparameters), refused with the option's name past them
+RANDOM_SEEDS = click.IntRange(0, 2**64 - 1)
+
+
+def random_seed_given():
+    """Whether the command line gave ``--random-seed`` (rather than leaving its default)."""
+    source = click.get_current_context().get_parameter_source("random_seed")
+    return source not in (ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP)
 
 
 def seeded(algo, hyperparameters, seed=RANDOM_SEED):

@@ -6,7 +6,6 @@ import time
 
 import click
 import numpy as np
-from click.core import ParameterSource
 
 from .._kernels._codes import T_ROUNDS
 from .._persistence import save as save_model
@@ -18,6 +17,7 @@ from ._learners import (
     AlgorithmChoice,
     BOUNDED,
     RANDOM_SEED,
+    RANDOM_SEEDS,
     algorithms_of,
     check_applicable,
     check_fit_intercept,
@@ -26,6 +26,7 @@ from ._learners import (
     draws_random_numbers,
     hyperparameter_options,
     make_estimator,
+    random_seed_given,
     seeded,
     task_of,
 )
@@ -78,7 +79,7 @@ from ._vw_habits import oaa_labels, sign_labels, vw_algorithm
 @click.option("--no-shuffle", is_flag=True,
               help="CoNLL sequences with --passes N > 1: keep the file's order in passes 2..N, which otherwise visit "
                    "the learned sequences in a new random order each (seeded by --random-seed).")
-@click.option("--random-seed", "--random_seed", type=click.IntRange(min=0), default=RANDOM_SEED, show_default=True,
+@click.option("--random-seed", "--random_seed", type=RANDOM_SEEDS, default=RANDOM_SEED, show_default=True,
               metavar="S",
               help="The seed of the run's random numbers, so that a run is reproducible (as VW's --random_seed): "
                    "a kernel learner's random budget (--set budget_policy=random; --set random_state=N seeds it "
@@ -451,8 +452,7 @@ def _with_random_seed(algo, hyperparameters, random_seed, initial_model):
     ``--set random_state`` seeds them (:func:`~olearn.cli._learners.seeded`). A ``--random-seed`` given where it
     would seed nothing is a usage error: the passes over rows read the file in order, and the random budget of
     ``-i MODEL`` carries on from the generator state saved with it (reseeding it would not continue the run)."""
-    source = click.get_current_context().get_parameter_source("random_seed")
-    given = source not in (ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP)
+    given = random_seed_given()
     if initial_model is not None:
         if given:
             raise click.UsageError(f"--random-seed does not apply to -i {initial_model}: a resumed model carries on "
