@@ -5,8 +5,9 @@ import importlib
 import click
 
 from ._app import CommandError, cli
-from ._learners import ALGORITHM_NAMES, AlgorithmChoice, check_applicable, collect_hyperparameters, \
-    hyperparameter_options, make_estimator, task_of
+from ._learners import ALGORITHM_NAMES, RANDOM_SEED, RANDOM_SEEDS, AlgorithmChoice, check_applicable, \
+    collect_hyperparameters, draws_random_numbers, hyperparameter_options, make_estimator, random_seed_given, \
+    seeded, task_of
 
 _NEEDED = ("starlette", "uvicorn", "httptools", "prometheus_client", "orjson")
 _COUNT = click.IntRange(min=1)
@@ -40,6 +41,11 @@ def _read_token(path):
 @click.option("--algo", "-a", type=AlgorithmChoice(SERVED_ALGORITHMS), default=None,
               help="Start from an empty learner of this algorithm (instead of MODEL).")
 @hyperparameter_options
+@click.option("--random-seed", "--random_seed", type=RANDOM_SEEDS, default=RANDOM_SEED, show_default=True,
+              metavar="S",
+              help="The seed of the random budget of an --algo kernel learner (--set budget_policy=random; --set "
+                   "random_state=N seeds it instead), as olearn run's: kept with the state, so that a restart "
+                   "replays the log with the same draws. A MODEL carries on from its generator's saved state.")
 @click.option("--state-dir", type=click.Path(file_okay=False), default="olearn-serve-state", show_default=True,
               help="Folder of the snapshots and the write-ahead log; a service restarted on it resumes from it.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
@@ -111,9 +117,9 @@ def _read_token(path):
               help="Serve VW connections from a loopback address without a token line (as VW clients connect).")
 @click.option("--vw-idle-timeout", type=_SECONDS, default=None,
               help="Seconds a VW connection may stay idle between lines before it is closed. [default: 300]")
-def serve_command(model_path, algo, C, eta, loss, schedule, radius, fit_intercept, settings, state_dir, host, port,
-                  token_file, read_token_file, public_reads, allowed_hosts, max_body_bytes, max_batch, max_features,
-                  max_index, max_header_bytes, max_headers, header_timeout, body_timeout, max_connections,
+def serve_command(model_path, algo, C, eta, loss, schedule, radius, fit_intercept, settings, random_seed, state_dir,
+                  host, port, token_file, read_token_file, public_reads, allowed_hosts, max_body_bytes, max_batch,
+                  max_features, max_index, max_header_bytes, max_headers, header_timeout, body_timeout, max_connections,
                   max_state_bytes, classes, feature_keys, freeze_features, snapshot_every, snapshot_seconds,
                   keep_snapshots, recover_log, idempotency_window, feedback_ttl, max_pending, keep_versions,
                   vw_port, vw_bits, vw_trust_loopback, vw_idle_timeout):
@@ -140,8 +146,16 @@ def serve_command(model_path, algo, C, eta, loss, schedule, radius, fit_intercep
         raise click.UsageError("give a MODEL file or --algo (one of them)")
     if model_path is not None and (hyperparameters or fit_intercept is not None):
         raise click.UsageError("hyperparameters go with --algo; a MODEL file has its own")
+    if model_path is not None and random_seed_given():
+        raise click.UsageError(f"--random-seed goes with --algo: MODEL {model_path} carries on from the generator "
+                               "state saved with it; drop --random-seed")
     if algo is not None:
         check_applicable(algo, hyperparameters)
+        if random_seed_given() and not draws_random_numbers(algo, hyperparameters):
+            raise click.UsageError("--random-seed seeds the random budget of a kernel learner (--set kernel=... "
+                                   f"--set budget=N --set budget_policy=random); --algo {algo} as set draws no "
+                                   "random numbers")
+        hyperparameters = seeded(algo, hyperparameters, random_seed)
     if classes is not None and algo is not None and task_of(algo) == "regression":
         raise click.UsageError(f"--classes names the labels of a classifier; --algo {algo} learns a regression")
     from ..serve._auth import Access

@@ -75,6 +75,17 @@ def initial_seed(random_state):
     return int(random_state)
 
 
+def with_drawn_seed(estimator):
+    """``estimator`` (a learner that has learned nothing), its ``random_state`` set to a seed drawn now
+    (:func:`initial_seed`) where the "random" budget policy would otherwise draw its generator's first state from
+    fresh entropy at the first update: the seed is then among its hyperparameters, so that a replay of its updates
+    from them (``olearn serve``'s recovery, see :mod:`olearn.serve._store`) removes the support vectors it removed."""
+    params = estimator.get_params(deep=False)
+    if params.get("budget_policy") == "random" and "random_state" in params and params["random_state"] is None:
+        estimator.set_params(random_state=initial_seed(None))
+    return estimator
+
+
 def call_kernel(kernel, A, B, owner):
     """``kernel(A, B)`` checked: a finite float array of shape (len(A), len(B)); ValueError naming ``kernel`` otherwise."""
     try:

@@ -53,6 +53,7 @@ import time
 
 from .._persistence import load, save
 from ..exceptions import OlearnError
+from ..kernel._hyperparameters import with_drawn_seed
 from ._lock import FolderLock
 from ._model import ServedModel, feature_keys_for
 from ._versions import Versions, is_started, learner_spec, unfitted_learner
@@ -119,7 +120,11 @@ class Store:
     def open(self, initial, window=100_000, frozen=False, say=None, feature_keys=None, pending=None):
         """The served model: recovered from the folder if it holds a state, else ``initial()`` (a fresh start).
 
-        ``initial`` is called only for a fresh start. ``say`` receives the
+        ``initial`` is called only for a fresh start; a learner it returns
+        that has learned nothing and would seed a random budget from fresh
+        entropy gets a seed drawn now (:func:`~olearn.kernel._hyperparameters.with_drawn_seed`),
+        recorded with its hyperparameters in the log's checkpoint: a replay
+        draws what it drew. ``say`` receives the
         lines describing what was done (one, and a warning for each snapshot
         that could not be used). ``feature_keys`` ("names", "indices" or None
         for the default of :func:`~olearn.serve._model.feature_keys_for`) are
@@ -178,7 +183,10 @@ class Store:
         if files["log"] or files["snapshot"]:
             raise ValueError(f"{self.folder}: holds snapshot or log files but no usable log (a whole checkpoint "
                              "record and its snapshot); move them away to start afresh")
-        model = ServedModel(initial(), 0, window, frozen, feature_keys, pending)
+        estimator = initial()
+        if not is_started(estimator):
+            with_drawn_seed(estimator)
+        model = ServedModel(estimator, 0, window, frozen, feature_keys, pending)
         self._start_log(model)
         say(f"olearn serve: started a new state in {self.folder}")
         return model
