@@ -7,30 +7,24 @@ framework, sequences); those build on the report's rows
 its checks of the run (:mod:`._report_run`).
 
 scikit-learn, :mod:`scipy.optimize` and :mod:`scipy.special` are imported by the functions that use them
-(the competitors' fits, the searches of their scales, the entropy's conjugate), not by the modules:
-:func:`has_theorems` (which ``olearn serve`` asks at its start) loads none of them.
+(the competitors' fits, the searches of their scales, the entropy's conjugate), not by the modules. Which
+learners have theorems is told by :mod:`._learners`, which ``olearn serve`` asks at its start without loading
+this module.
 """
 
-from ..linear import OGDClassifier, PAClassifier, Perceptron
+from ..linear import OGDClassifier
 from ..multiclass import PAMulticlass
 from ..quasi_additive import PNorm
 from ..second_order import AROW, NAROW, Fig1AROW, SecondOrderPerceptron
 from ..sequence import PASequence
 from ._report_binary import linear_report, ogd_report, pnorm_report
+from ._learners import has_theorems, learner_names
 from ._report_dual import DUAL_REPORTS
 from ._report_multiclass import multiclass_report
 from ._report_run import check_linear
 from ._report_second_order import second_order_report
 from ._report_sequence import replayed_sequence_report
 from ._report_tasks import TASK_REPORTS
-
-
-def has_theorems(estimator):
-    """Whether :func:`bound_report` knows theorems of ``estimator``'s class (its hyperparameters may still rule
-    them out: a kernel, a budget, class weights)."""
-    return (isinstance(estimator, (Perceptron, PAClassifier, PAMulticlass, SecondOrderPerceptron, AROW, NAROW,
-                                   Fig1AROW, OGDClassifier, PNorm, PASequence))
-            or type(estimator) in TASK_REPORTS or type(estimator) in DUAL_REPORTS)
 
 
 def bound_report(estimator, X, y, result, u=None):
@@ -263,9 +257,7 @@ def bound_report(estimator, X, y, result, u=None):
 
     task_report = TASK_REPORTS.get(type(estimator)) or DUAL_REPORTS.get(type(estimator))
     if not has_theorems(estimator):
-        names = ["Perceptron", "PAClassifier", "PAMulticlass", "SecondOrderPerceptron", "AROW", "NAROW", "Fig1AROW",
-                 "OGDClassifier", "PNorm", *(learner.__name__ for learner in (*TASK_REPORTS, *DUAL_REPORTS)),
-                 "PASequence"]
+        names = learner_names()
         raise TypeError(f"bound_report knows the theorems of {', '.join(names[:-1])} and {names[-1]}; "
                         f"got {type(estimator).__name__}")
     if task_report is not None:

@@ -34,7 +34,7 @@ _MIN_INTERVAL = 2.0
 def bounded(estimator):
     """Whether ``estimator`` is a learner whose class has theorems (not a pipeline, whose learner sees the
     transformers' features)."""
-    from ..bounds._report import has_theorems
+    from ..bounds._learners import has_theorems
 
     return not isinstance(estimator, Pipeline) and has_theorems(estimator)
 
