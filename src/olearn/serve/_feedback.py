@@ -30,7 +30,7 @@ from collections import OrderedDict
 from operator import itemgetter
 
 from ._requests import RequestError
-from ._wal import RawJSON, json_bytes, json_bytes_each, json_value
+from ._wal import RawJSON, RawJSONItems, json_bytes, json_bytes_each, json_value
 
 
 def new_ids(n):
@@ -126,10 +126,12 @@ class Pending:
             self.bytes -= entry[2]
 
     def state(self):
-        """The waiting predictions (their entries' JSON text, placed as it is) and the labelled ids, for a
-        checkpoint."""
-        waiting = RawJSON(b"[" + b",".join(map(itemgetter(0), self.waiting.values())) + b"]")
-        return {"waiting": waiting, "labelled": [[key, seq] for key, seq in self.labelled.items()]}
+        """The waiting predictions (their entries' JSON texts, placed as they are) and the labelled ids (``(id, seq)``
+        pairs, written as arrays), for a checkpoint: lists of references to immutable texts and pairs, taken at
+        once (on the event loop: a pass in C over up to ``max_pending`` entries), and written later, in the
+        snapshot's thread (:func:`~olearn.serve._wal.encode_in_slices`)."""
+        return {"waiting": RawJSONItems([*map(itemgetter(0), self.waiting.values())]),
+                "labelled": [*self.labelled.items()]}
 
     def restore(self, state):
         for key, x, created in state["waiting"]:
