@@ -39,8 +39,8 @@ _BODY_RECORD = b"\x01"
 _DIGITS_AS_ZEROS = bytes(b"0"[0] if b"0"[0] <= byte <= b"9"[0] else b" "[0] for byte in range(256))
 # the shortest run of digits that may write an integer past 64 bits
 _LONG_NUMBER = b"0" * 19
-# where encode_in_slices places an array written in slices: a NUL byte, which JSON holds nowhere raw (json_bytes
-# escapes it within a string), and the items of such an array joined at a time
+# encode_in_slices: the placeholder of an array written in slices (a NUL byte: JSON holds none raw, and json_bytes
+# escapes one within a string), and the items joined per slice
 _SLOT = b"\x00"
 _SLICE = 2048
 
@@ -93,8 +93,9 @@ def _decoded(value):
 
 
 def json_bytes(value):
-    """``value`` (JSON-ready, its numbers finite, :class:`RawJSON` and :class:`RawJSONItems` texts included) as compact UTF-8 JSON, by orjson;
-    by :mod:`json` a value orjson does not write (an integer past 64 bits), which reads back the same."""
+    """``value`` (JSON-ready, its numbers finite, :class:`RawJSON` and :class:`RawJSONItems` texts included) as
+    compact UTF-8 JSON, by orjson; by :mod:`json` a value orjson does not write (an integer past 64 bits), which
+    reads back the same."""
     try:
         return orjson.dumps(value, default=_fragment)
     except TypeError:
