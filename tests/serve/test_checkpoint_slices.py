@@ -65,3 +65,20 @@ def test_a_snapshot_copy_holds_the_predictions_waiting_when_it_was_taken(tmp_pat
     path.write_bytes(b"".join(encode_in_slices(copied.checkpoint)))
     pending = read_log(path)[0][0]["pending"]
     assert pending == {"waiting": [["a", {"x": 1.0}, 10.0], ["c", {"x": -1.0}, 10.0]], "labelled": [["b", 1]]}
+
+
+def test_a_checkpoint_holds_the_waiting_predictions_and_the_labelled_ids_oldest_first():
+    """Kept a, b, c, d; b labelled, then a kept again (a replay's id: its place is the newest), c expired, more
+    labelled than the window holds: the checkpoint's order is that of the predictions' life, d then a, and the
+    last two labelled, in the order they were."""
+    pending = Pending(ttl=10.0, max_pending=10, labelled_window=2)
+    pending.add(["c"], [{"x": 3.0}], 1.0)
+    pending.add(["a", "b", "d"], [{"x": 1.0}, {"x": 2.0}, {"x": 4.0}], 5.0)
+    pending.learned(["b"], 1)
+    pending.add(["a"], [{"x": 5.0}], 6.0)
+    pending.expire(12.0)
+    pending.add(["e", "f"], [{}, {}], 7.0)
+    pending.learned(["f", "e"], 2)
+    state = json.loads(json.dumps({"waiting": json.loads(pending.state()["waiting"].text),
+                                   "labelled": pending.state()["labelled"]}))
+    assert state == {"waiting": [["d", {"x": 4.0}, 5.0], ["a", {"x": 5.0}, 6.0]], "labelled": [["f", 2], ["e", 2]]}
