@@ -27,7 +27,8 @@ An example has 20 features: 15 indices among 1,000 and 5 names. Every
 answer is checked (status 200; a learn answer's count). After the learn
 scenarios the service's update count must equal the sum of the
 acknowledged examples, and again after a ``kill -9`` and a restart (0 lost
-updates). Latency is measured by the clients, request by request.
+updates). Latency is measured by the clients, request by request, on connections opened
+before the load starts (:func:`_client`), and given as p50, p90, p99 and max.
 
     PYTHONPATH=src python benchmarks/bench_serve.py                 # 4 x 10 s
     PYTHONPATH=src python benchmarks/bench_serve.py --seconds 2     # a smoke test
@@ -85,16 +86,21 @@ class _Connection(asyncio.Protocol):
 
     A protocol rather than asyncio's streams: an answer is read and the next request written in the callback
     that received the answer's last bytes, with no task, future or stream buffer in between, so that the clients
-    take a fraction of the CPU of the servers they load (each row reports both).
+    take a fraction of the CPU of the servers they load (each row reports both). Connected before the load
+    starts, its first request written by :meth:`start`.
     """
 
-    def __init__(self, requests, first, step, end, route, closed):
-        self.requests, self.i, self.step, self.end, self.route, self.closed = requests, first, step, end, route, closed
-        self.buffer, self.started = b"", 0.0
+    def __init__(self, requests, first, step, route, closed):
+        self.requests, self.i, self.step, self.route, self.closed = requests, first, step, route, closed
+        self.buffer, self.started, self.end = b"", 0.0, 0.0
         self.latencies, self.errors, self.learned = [], 0, 0
 
     def connection_made(self, transport):
         self.transport = transport
+
+    def start(self, end):
+        """Send the first request, and the next ones until the time ``end`` (``time.perf_counter``)."""
+        self.end = end
         self._send()
 
     def _send(self):
@@ -141,17 +147,24 @@ async def _client(port, requests, route, start_at, seconds, concurrency):
     """Load ``route`` from the time ``start_at`` (``time.monotonic``, the same clock in every process) for
     ``seconds``: the latencies, the errors, the examples learned, the CPU seconds this client process took while
     sending (the clients share the machine's cores with the service) and the times of its first request and of
-    its last answer, from which the window of the load is measured."""
+    its last answer, from which the window of the load is measured.
+
+    The connections are opened before ``start_at``, as a client's pool of kept-alive connections is: a
+    connection opened under load waits to be accepted (uvloop's servers accept one connection per turn of their
+    loop, ~20-50 ms each at 64 requests in flight: the 64th first request took 2 s), which is not the latency of
+    a request (docs/serve.md)."""
     loop = asyncio.get_running_loop()
-    await asyncio.sleep(max(0.0, start_at - time.monotonic()))
-    cpu = time.process_time()
-    first = time.monotonic()
-    end = time.perf_counter() + max(0.0, start_at + seconds - first)
     connections, closed = [], []
     for k in range(concurrency):
         closed.append(loop.create_future())
         connections.append((await loop.create_connection(
-            lambda k=k: _Connection(requests, k, concurrency, end, route, closed[k]), "127.0.0.1", port))[1])
+            lambda k=k: _Connection(requests, k, concurrency, route, closed[k]), "127.0.0.1", port))[1])
+    await asyncio.sleep(max(0.0, start_at - time.monotonic()))
+    cpu = time.process_time()
+    first = time.monotonic()
+    end = time.perf_counter() + max(0.0, start_at + seconds - first)
+    for connection in connections:
+        connection.start(end)
     await asyncio.gather(*closed)
     latencies = [latency for connection in connections for latency in connection.latencies]
     return (latencies, sum(c.errors for c in connections), sum(c.learned for c in connections),
@@ -176,6 +189,13 @@ def run_clients(pool, jobs):
     results = pool.map(_client_process, [(port, requests, route, start_at, seconds, concurrency)
                                          for port, requests, route, seconds, concurrency in jobs])
     return results, max(r[5] for r in results) - min(r[4] for r in results)
+
+
+def latency_ms(latencies):
+    """The distribution of ``latencies`` (seconds, every request's): ``{"p50_ms", "p90_ms", "p99_ms", "max_ms"}``."""
+    p50, p90, p99 = np.percentile(latencies, [50, 90, 99])
+    return {"p50_ms": 1e3 * float(p50), "p90_ms": 1e3 * float(p90), "p99_ms": 1e3 * float(p99),
+            "max_ms": 1e3 * float(np.max(latencies))}
 
 
 def cpu_seconds(pid):
@@ -268,7 +288,7 @@ def _load(pool, pid, port, token, route, batch, args):
     latencies = np.concatenate([r[0] for r in results])
     return {"scenario": f"{route[1:]} x{batch}", "requests": int(latencies.size),
             "requests_per_s": latencies.size / elapsed, "examples_per_s": latencies.size * batch / elapsed,
-            "p50_ms": 1e3 * float(np.percentile(latencies, 50)), "p99_ms": 1e3 * float(np.percentile(latencies, 99)),
+            **latency_ms(latencies),
             "errors": sum(r[1] for r in results), "learned": sum(r[2] for r in results), "seconds": elapsed,
             "server_cpu_per_s": cpu / elapsed, "clients_cpu_per_s": sum(r[3] for r in results) / elapsed,
             "server_cpu_ms_per_request": 1e3 * cpu / max(latencies.size, 1),
@@ -286,6 +306,10 @@ def warm_up(pool, server, port, bare, bare_port, url, token, args):
     _load(pool, bare.pid, bare_port, token, "/learn", 1, second)
     row = _load(pool, server.pid, port, token, "/learn", 1, second)
     return 2 + row["learned"], row["seconds"]
+
+
+def _distribution(row, prefix=""):
+    return ", ".join(f"{row[f'{prefix}{key}_ms']:.0f}" for key in ("p50", "p90", "p99", "max"))
 
 
 def _updates(url, token):
@@ -318,8 +342,8 @@ def main():
                 # the anchor first, then the service, in the same run
                 bare_row = _load(pool, bare.pid, bare_port, token, route, batch, args)
                 row = _load(pool, server.pid, port, token, route, batch, args)
-                for key in ("requests_per_s", "examples_per_s", "p99_ms", "server_cpu_per_s", "clients_cpu_per_s",
-                            "server_cpu_ms_per_request"):
+                for key in ("requests_per_s", "examples_per_s", "p50_ms", "p90_ms", "p99_ms", "max_ms",
+                            "server_cpu_per_s", "clients_cpu_per_s", "server_cpu_ms_per_request"):
                     row[f"bare_{key}"] = bare_row[key]
                 acknowledged += row["learned"]
                 if route == "/learn":
@@ -327,7 +351,9 @@ def main():
                 rows.append(row)
                 print(f"{row['scenario']}: {row['requests_per_s']:,.0f} req/s ({row['requests_per_s'] / row['bare_requests_per_s']:.2f}x "
                       f"the bare app's {row['bare_requests_per_s']:,.0f}), p50 {row['p50_ms']:.2f} ms, "
-                      f"p99 {row['p99_ms']:.2f} ms, {row['errors']} errors; CPU s/s: service "
+                      f"p90 {row['p90_ms']:.2f} ms, p99 {row['p99_ms']:.2f} ms, max {row['max_ms']:.2f} ms (bare app: "
+                      f"{row['bare_p50_ms']:.2f}, {row['bare_p90_ms']:.2f}, {row['bare_p99_ms']:.2f}, "
+                      f"{row['bare_max_ms']:.2f} ms), {row['errors']} errors; CPU s/s: service "
                       f"{row['server_cpu_per_s']:.2f}, its clients {row['clients_cpu_per_s']:.2f}, bare app "
                       f"{row['bare_server_cpu_per_s']:.2f}, its clients {row['bare_clients_cpu_per_s']:.2f}; CPU ms per "
                       f"request: service {row['server_cpu_ms_per_request']:.2f}, bare app "
@@ -356,13 +382,13 @@ def main():
           f"{live_seconds:.1f} s ({live_seconds / replay_seconds:.1f}x)")
     print(f"\n{args.clients} client processes x {args.concurrency} in flight, {args.seconds:g} s per scenario, "
           f"{os.cpu_count()} CPUs, Python {platform.python_version()}\n")
-    print("| scenario | requests/s | examples/s | bare app requests/s | ratio | p50 ms | p99 ms | bare p99 ms | errors "
-          "| CPU s/s: service, clients | bare app, clients | CPU ms per request: service, bare app |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("| scenario | requests/s | examples/s | bare app requests/s | ratio | p50, p90, p99, max ms | bare app's "
+          "| errors | CPU s/s: service, clients | bare app, clients | CPU ms per request: service, bare app |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for row in rows:
         print(f"| {row['scenario']} | {row['requests_per_s']:,.0f} | {row['examples_per_s']:,.0f} | "
               f"{row['bare_requests_per_s']:,.0f} | {row['requests_per_s'] / row['bare_requests_per_s']:.2f}x | "
-              f"{row['p50_ms']:.2f} | {row['p99_ms']:.2f} | {row['bare_p99_ms']:.2f} | {row['errors']} | "
+              f"{_distribution(row)} | {_distribution(row, 'bare_')} | {row['errors']} | "
               f"{row['server_cpu_per_s']:.2f}, {row['clients_cpu_per_s']:.2f} | "
               f"{row['bare_server_cpu_per_s']:.2f}, {row['bare_clients_cpu_per_s']:.2f} | "
               f"{row['server_cpu_ms_per_request']:.2f}, {row['bare_server_cpu_ms_per_request']:.2f} |")

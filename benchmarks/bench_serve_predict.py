@@ -15,7 +15,8 @@ connections send batches of 100 examples (20 features each) for
   ``--learners`` batches of 100 examples to ``/learn`` in flight.
 
 Every answer is checked (status 200); latency is measured by the clients, request by
-request, and the CPU time the server process took per request (learning requests
+request, on connections opened before the load starts (see ``bench_serve._client``), and
+given as p50, p90, p99 and max; the CPU time the server process took per request (learning requests
 included) from ``/proc``, with the share of a core it took over the scenario, and the
 CPU time the client processes took per request: on a loaded machine the latencies
 swing with the other jobs, the CPU time per request much less. The p99 of each
@@ -41,7 +42,7 @@ import tempfile
 import httpx
 import numpy as np
 
-from bench_serve import WORK, cpu_seconds, request_bytes, run_clients, start_both
+from bench_serve import WORK, cpu_seconds, latency_ms, request_bytes, run_clients, start_both
 
 _BATCH = 100
 
@@ -59,8 +60,7 @@ def _scenario(pool, pid, port, token, args, learners):
     results, elapsed = run_clients(pool, jobs)
     cpu = cpu_seconds(pid) - cpu
     latencies = np.concatenate([r[0] for r in results[:args.clients]])
-    row = {"requests_per_s": latencies.size / elapsed, "p50_ms": 1e3 * float(np.percentile(latencies, 50)),
-           "p99_ms": 1e3 * float(np.percentile(latencies, 99)), "errors": sum(r[1] for r in results),
+    row = {"requests_per_s": latencies.size / elapsed, **latency_ms(latencies), "errors": sum(r[1] for r in results),
            "cpu_ms_per_request": 1e3 * cpu / (latencies.size + (len(results[-1][0]) if learners else 0)),
            "server_core_share": cpu / elapsed,
            "client_cpu_ms_per_request": 1e3 * sum(r[3] for r in results[:args.clients]) / latencies.size,
@@ -102,12 +102,13 @@ def main():
     print(f"\n{args.clients} client processes x {args.concurrency} in flight (batches of {_BATCH}), "
           f"{args.seconds:g} s per scenario, {args.learners} batches to /learn in flight beside the last, "
           f"{os.cpu_count()} CPUs, Python {platform.python_version()}\n")
-    print("| scenario | requests/s | p50 ms | p99 ms | p99 / bare p99 | server CPU ms per request | server's share "
-          "of a core | clients' CPU ms per request | learned examples/s | errors | load average |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("| scenario | requests/s | p50 ms | p90 ms | p99 ms | max ms | p99 / bare p99 | server CPU ms per request "
+          "| server's share of a core | clients' CPU ms per request | learned examples/s | errors | load average |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for name, row in rows.items():
         learned = f"{row['learned_per_s']:,.0f}" if "learned_per_s" in row else ""
-        print(f"| {name} | {row['requests_per_s']:,.0f} | {row['p50_ms']:.1f} | {row['p99_ms']:.1f} | "
+        print(f"| {name} | {row['requests_per_s']:,.0f} | {row['p50_ms']:.1f} | {row['p90_ms']:.1f} | "
+              f"{row['p99_ms']:.1f} | {row['max_ms']:.1f} | "
               f"{row['p99_ms'] / rows['bare']['p99_ms']:.2f}x | {row['cpu_ms_per_request']:.2f} | "
               f"{row['server_core_share']:.2f} | {row['client_cpu_ms_per_request']:.2f} | {learned} | "
               f"{row['errors']} | {row['load_average'][0]:.1f}-{row['load_average'][1]:.1f} |")

@@ -23,7 +23,7 @@ import olearn  # noqa: E402
 from olearn.serve._feedback import Pending  # noqa: E402
 from olearn.serve._metrics import Metrics  # noqa: E402
 from olearn.serve._store import Store  # noqa: E402
-from olearn.serve._wal import RawJSON, encode, json_bytes, read_log  # noqa: E402
+from olearn.serve._wal import RawJSONItems, encode, json_bytes, read_log  # noqa: E402
 from olearn.serve._writer import Writer  # noqa: E402
 
 
@@ -47,7 +47,7 @@ def test_a_checkpoint_of_waiting_predictions_is_the_json_of_their_entries():
     restored = Pending(ttl=100.0, max_pending=10)
     restored.restore(json.loads(json_bytes(state)))
     assert json_bytes(restored.state()) == json_bytes(state)
-    assert isinstance(state["waiting"], RawJSON)
+    assert isinstance(state["waiting"], RawJSONItems)
 
 
 def _writer_scenario(tmp_path, keeps, snapshot_every):

@@ -19,7 +19,7 @@ from olearn.serve._feedback import Pending  # noqa: E402
 from olearn.serve._metrics import Metrics  # noqa: E402
 from olearn.serve._requests import Limits, read_labelled  # noqa: E402
 from olearn.serve._store import Store  # noqa: E402
-from olearn.serve._wal import read_log  # noqa: E402
+from olearn.serve._wal import encode, read_log  # noqa: E402
 from olearn.serve._writer import Writer  # noqa: E402
 
 _XS = [{"a": 1.0, "b": -0.5}, {"a": -1.0, "c": 2.0}, {"b": 1.5}, {"c": -1.0, "d": 0.5}, {"a": 0.5, "d": 1.0},
@@ -95,7 +95,7 @@ def test_a_snapshot_stopped_before_its_log_took_over_leaves_the_log_in_use_whole
     for start, stop in ((0, 3), (3, 5)):
         examples = _examples(start, stop)
         answer = model.apply("learn", examples)
-        store.append([_store.encode(model.record("learn", examples, None, None, answer))])
+        store.append([encode(model.record("learn", examples, None, None, answer))])
         if stop == 3:
             partial = store.write_snapshot(model.snapshot_copy())
     store.close()

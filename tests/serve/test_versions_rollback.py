@@ -5,11 +5,12 @@ not replayed: a poisoned stream is undone, also across a crash."""
 import glob
 import json
 import os
+import time
 
 import numpy as np
 import pytest
 
-from conftest import assert_same_model, require_serve_extra
+from conftest import PATIENCE, assert_same_model, require_serve_extra
 
 require_serve_extra()
 import olearn  # noqa: E402
@@ -36,6 +37,18 @@ def _served_model(client, tmp_path, name):
     return olearn.load(path)
 
 
+def _versions_once_snapshotted(client, updates):
+    """GET /versions once it lists the version of the snapshot of ``updates`` updates: a snapshot is written beside
+    the requests, and takes its version once its log is in use (a hang guard, not a timing)."""
+    deadline = time.monotonic() + PATIENCE
+    while True:
+        listed = client.get("/versions").json()
+        if any(v["updates"] == updates and not v["requested"] for v in listed["versions"]) \
+                or time.monotonic() > deadline:
+            return listed
+        time.sleep(0.02)
+
+
 def test_a_poisoned_stream_is_rolled_back_and_stays_so_after_a_crash(serve, tmp_path):
     server = serve(["--algo", "pa1", "-C", "0.3", "--snapshot-every", "20"])
     rng = np.random.default_rng(5)
@@ -56,7 +69,7 @@ def test_a_poisoned_stream_is_rolled_back_and_stays_so_after_a_crash(serve, tmp_
         poisoned_scores = client.post("/predict", json={"x": probe}).json()["score"]
         assert poisoned_scores != clean_scores
         poisoned = _served_model(client, tmp_path, "poisoned.npz")  # GET /model of 50 updates, made once
-        listed = client.get("/versions").json()
+        listed = _versions_once_snapshotted(client, 50)
         assert [(v["version"], v["updates"], v["requested"]) for v in listed["versions"]] == \
             [(1, 20, False), (2, 20, True), (3, 50, False)]
         assert listed["versions"][0]["progressive"] == progressive

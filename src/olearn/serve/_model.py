@@ -161,7 +161,8 @@ class ModelCopy:
     """What a snapshot writes of a :class:`ServedModel`, copied at one moment so that the files are written (in a
     thread) while the service learns on: the seq, the rollbacks, a copy of the estimator (its arrays copied, as
     :mod:`~olearn.serve._model_file` copies them), the log's checkpoint record (:meth:`ServedModel.checkpoint`, its
-    waiting predictions' JSON joined once) and what a version of it lists (the progressive metric, the rounds of
+    waiting predictions' JSON texts as a list of references, written in the snapshot's thread) and what a version
+    of it lists (the progressive metric, the rounds of
     the bound). :meth:`~olearn.serve._versions.Versions.add` takes it as it takes the served model."""
 
     def __init__(self, model):

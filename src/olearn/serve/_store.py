@@ -57,7 +57,7 @@ from ..kernel._hyperparameters import with_drawn_seed
 from ._lock import FolderLock
 from ._model import ServedModel, feature_keys_for
 from ._versions import Versions, is_started, learner_spec, unfitted_learner
-from ._wal import LogDamaged, LogWriter, encode, read_checkpoint, read_log, sync_folder
+from ._wal import LogDamaged, LogWriter, encode_in_slices, read_checkpoint, read_log, sync_folder
 
 _NAME = re.compile(r"(snapshot|log)-([0-9]{16})\.(npz|wal)")
 # the log of a snapshot being written (see Store.write_snapshot): left only by a service stopped meanwhile
@@ -282,7 +282,7 @@ class Store:
                 with contextlib.suppress(FileNotFoundError):  # a rollback to a version that learned nothing
                     os.unlink(_snapshot_path(self.folder, seq))
             with open(partial, "wb") as fh:
-                fh.write(encode(checkpoint))
+                fh.writelines(encode_in_slices(checkpoint))
                 fh.flush()
                 os.fsync(fh.fileno())
         except Exception as err:

@@ -1,0 +1,84 @@
+"""A checkpoint's waiting predictions are taken on the event loop as a list of references to their JSON texts, and
+written in the snapshot's thread a slice at a time (:func:`~olearn.serve._wal.encode_in_slices`): the record's bytes
+are those of the whole record framed as before, and hold the predictions waiting when the copy was taken, not
+those kept or labelled after."""
+
+import json
+import struct
+import zlib
+
+import pytest
+
+from conftest import require_serve_extra
+
+require_serve_extra()
+
+import olearn  # noqa: E402
+from olearn.serve._feedback import Pending  # noqa: E402
+from olearn.serve._model import ServedModel  # noqa: E402
+from olearn.serve._wal import _SLICE, RawJSON, RawJSONItems, encode_in_slices, read_log  # noqa: E402
+
+
+def _framed(document):
+    """A record as the log's format frames it (``<length> <crc32> <payload>``, little-endian uint32), its payload
+    the compact JSON Python's writer makes of ``document``."""
+    payload = json.dumps(document, separators=(",", ":"), ensure_ascii=False).encode()
+    return struct.pack("<II", len(payload), zlib.crc32(payload)) + payload
+
+
+@pytest.mark.parametrize("count", [0, 1, 3 * _SLICE + 1])
+def test_a_record_written_in_slices_is_the_record_framed_whole(count):
+    """Arrays of no item, one, and of more than three slices (their items' texts joined across the slices' edges),
+    one nested in a dict and one at the top, among other values: the bytes of the framed record."""
+    items = [[f"p{i}", {"a": i % 7, "b": "caf\u00e9"}, 1.5] for i in range(count)]
+    texts = [json.dumps(item, separators=(",", ":"), ensure_ascii=False).encode() for item in items]
+    record = {"op": "checkpoint", "seq": 3, "pending": {"waiting": RawJSONItems(texts), "labelled": [("q", 2)]},
+              "window": [["r", 1, None, {"y": 1}]], "kept": RawJSONItems(texts[:2]), "version": None}
+    expected = _framed({"op": "checkpoint", "seq": 3, "pending": {"waiting": items, "labelled": [["q", 2]]},
+                        "window": [["r", 1, None, {"y": 1}]], "kept": items[:2], "version": None})
+    parts = encode_in_slices(record)
+    assert b"".join(parts) == expected
+    if count > _SLICE:  # no part holds the whole array
+        assert max(map(len, parts)) < len(b",".join(texts)) / 2
+
+
+@pytest.mark.parametrize("other", [2 ** 70, RawJSON(b'"a\x00b"')])
+def test_a_record_whose_json_cannot_hold_a_slot_is_framed_whole(other):
+    """An integer past 64 bits (written by Python's writer) or a NUL byte placed elsewhere: the same bytes."""
+    record = {"waiting": RawJSONItems([b"[1]", b"[2]"]), "other": other}
+    payload = b'{"waiting":[[1],[2]],"other":' + (b"1180591620717411303424" if other == 2 ** 70 else other.text) \
+        + b"}"
+    assert b"".join(encode_in_slices(record)) == struct.pack("<II", len(payload), zlib.crc32(payload)) + payload
+
+
+def test_a_snapshot_copy_holds_the_predictions_waiting_when_it_was_taken(tmp_path):
+    """Predictions kept, then a copy taken; more kept and some labelled afterwards (while its files would be
+    written): its checkpoint, written after, holds exactly those waiting at the copy, in order, with the ids
+    labelled by then."""
+    model = ServedModel(olearn.PAClassifier(), pending=Pending(ttl=1e9, max_pending=100))
+    model.keep(["a", "b", "c"], [{"x": 1.0}, {"y": 2.0}, {"x": -1.0}], 10.0)
+    model.pending.learned(["b"], 1)
+    copied = model.snapshot_copy()
+    model.keep(["d"], [{"z": 3.0}], 11.0)
+    model.pending.learned(["a"], 2)
+    path = tmp_path / "log"
+    path.write_bytes(b"".join(encode_in_slices(copied.checkpoint)))
+    pending = read_log(path)[0][0]["pending"]
+    assert pending == {"waiting": [["a", {"x": 1.0}, 10.0], ["c", {"x": -1.0}, 10.0]], "labelled": [["b", 1]]}
+
+
+def test_a_checkpoint_holds_the_waiting_predictions_and_the_labelled_ids_oldest_first():
+    """Kept a, b, c, d; b labelled, then a kept again (a replay's id: its place is the newest), c expired, more
+    labelled than the window holds: the checkpoint's order is that of the predictions' life, d then a, and the
+    last two labelled, in the order they were."""
+    pending = Pending(ttl=10.0, max_pending=10, labelled_window=2)
+    pending.add(["c"], [{"x": 3.0}], 1.0)
+    pending.add(["a", "b", "d"], [{"x": 1.0}, {"x": 2.0}, {"x": 4.0}], 5.0)
+    pending.learned(["b"], 1)
+    pending.add(["a"], [{"x": 5.0}], 6.0)
+    pending.expire(12.0)
+    pending.add(["e", "f"], [{}, {}], 7.0)
+    pending.learned(["f", "e"], 2)
+    state = json.loads(json.dumps({"waiting": json.loads(pending.state()["waiting"].text),
+                                   "labelled": pending.state()["labelled"]}))
+    assert state == {"waiting": [["d", {"x": 4.0}, 5.0], ["a", {"x": 5.0}, 6.0]], "labelled": [["f", 2], ["e", 2]]}
