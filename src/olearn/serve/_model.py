@@ -378,7 +378,7 @@ class ServedModel:
         est = self.estimator
         if isinstance(est, Pipeline) or not est._cuts_columns:
             return False
-        matrix = self._known_matrix(examples.dicts)
+        matrix = self._known_matrix(examples)
         if not self._vouched(examples, None if matrix is None else matrix.data):
             return False
         try:
@@ -421,10 +421,11 @@ class ServedModel:
             return False
         return self._vouched(examples)
 
-    def _known_matrix(self, dicts):
-        """The batch ``dicts`` as the rows the learner makes of them to learn (a
+    def _known_matrix(self, examples):
+        """The batch ``examples`` as the rows the learner makes of their dicts to learn (a
         :class:`~olearn._sparse.CSRRows` of its width) when their names are all in its vocabulary and their values
-        plain numbers (:meth:`~olearn._features.FeatureMap.known_rows`), for a learner that has started and reads
+        plain numbers (read from the body's bytes, :meth:`~olearn.serve._requests.Examples.packed_rows`, or from
+        the dicts, :meth:`~olearn._features.FeatureMap.known_rows`), for a learner that has started and reads
         its columns by index (no DataFrame's names); else None.
 
         The rows come in the canonical form of the learner's check of a matrix (:func:`~olearn._validation.check_X`:
@@ -435,7 +436,11 @@ class ServedModel:
         est = self.estimator
         if not est._is_started() or getattr(est, "feature_names_in_", None) is not None:
             return None
-        known = est._feature_map().known_rows(dicts)
+        features = est._feature_map()
+        packed = examples.packed_rows(features, est.n_features_in_)
+        if packed is not None:
+            return packed
+        known = features.known_rows(examples.dicts)
         return None if known is None else _canonical_rows(known, est.n_features_in_)
 
     def _vouched(self, examples, values=None):
@@ -533,7 +538,7 @@ class ServedModel:
         est = self.estimator
         try:
             if examples.batch and self._predicts_a_matrix():
-                ys, scores = self._labels_and_scores(self._matrix(examples.dicts))
+                ys, scores = self._labels_and_scores(self._matrix(examples))
             else:
                 ys = [_plain(est.predict_one(x)) for x in examples.dicts]
                 scores = self._scores(examples.dicts)
@@ -552,13 +557,19 @@ class ServedModel:
         return (not isinstance(est, Pipeline) and est._is_started() and not isinstance(est, PAMultilabel)
                 and getattr(est, "feature_names_in_", None) is None)
 
-    def _matrix(self, dicts):
-        """The dicts as one CSR matrix, each converted once, as the learner reads a batch of dicts to predict
-        (a name it never learned left out, or for a kernel read as a column it never learned): a batch of plain
-        named rows by whole-batch passes (:meth:`~olearn._features.FeatureMap.known_rows`), any other row by row."""
+    def _matrix(self, examples):
+        """The examples' dicts as one CSR matrix, each converted once, as the learner reads a batch of dicts to
+        predict (a name it never learned left out, or for a kernel read as a column it never learned): a batch of
+        plain named rows whose names it all knows from the body's bytes
+        (:meth:`~olearn.serve._requests.Examples.packed_rows`) or by whole-batch passes over the dicts
+        (:meth:`~olearn._features.FeatureMap.known_rows`), any other row by row."""
         est = self.estimator
         features = est._feature_map()
         placed = est._places_unknown_names()
+        packed = None if placed else examples.packed_rows(features)
+        if packed is not None:
+            return packed  # the rows that known_rows and _canonical_rows make of the dicts
+        dicts = examples.dicts
         if placed:
             # a kernel's unknown names take columns in a copy of its vocabulary: a prediction never changes the
             # model, which a snapshot may be saving meanwhile (in the log's thread)
