@@ -2,7 +2,7 @@
 
 The table mirrors the ``str`` names of a :class:`~olearn._features.FeatureMap`
 (a JSON key is a string: no other name can be one) and their columns: each
-name's UTF-8 bytes, its MurmurHash3 (seed 0) and its column, and an
+name's UTF-8 bytes, its hash (:func:`~olearn._kernels._json_batch.name_hash`) and its column, and an
 open-addressing index of them, at most half full. A lookup compares the
 bytes of the name found, so that a hash collision never gives a key another
 name's column. :meth:`FeatureMap.name_table` keeps it in step with the map
@@ -15,8 +15,6 @@ from ._lazy import LazyModule
 
 _json_batch = LazyModule("olearn._kernels._json_batch")
 _compiled = LazyModule("olearn._kernels._compiled")
-
-_HASH_MASK = (1 << 32) - 1
 
 
 class NameTable:
@@ -50,16 +48,14 @@ class NameTable:
         bounds = np.empty((len(pairs), 2), dtype=np.int64)
         bounds[:, 1] = ends + self.names.size
         bounds[:, 0] = bounds[:, 1] - [len(text) for text in encoded]
-        hashes = _compiled.hash_names(added, ends, _HASH_MASK) if added.size else \
-            np.zeros(len(pairs), dtype=np.int64)
         self.names = np.concatenate([self.names, added])
         self.bounds = np.concatenate([self.bounds, bounds])
-        self.hashes = np.concatenate([self.hashes, hashes])
+        self.hashes = np.concatenate([self.hashes, np.empty(len(pairs), dtype=np.int64)])  # insert_names' to write
         self.columns = np.concatenate([self.columns, np.array([column for _, column in pairs], dtype=np.int64)])
         if 2 * self.columns.size > self.slots.size:  # at most half full: a new index of every name
             size = self.slots.size
             while 2 * self.columns.size > size:
                 size *= 4
             self.slots = np.full(size, _json_batch.EMPTY, dtype=np.int64)
-            first = 0
+            first = 0  # every name's hash written again, as it is entered
         _compiled.insert_names(self.slots, self.names, self.bounds, self.hashes, first, self.columns.size)

@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 
 from olearn._features import FeatureMap
-from olearn._kernels import _compiled
 from olearn.serve._model import _canonical_rows
 from olearn.serve._packed_batch import read_packed_features, read_packed_labelled
 from olearn.serve._requests import Limits
@@ -173,8 +172,7 @@ def test_names_of_one_hash_bucket_each_keep_their_column():
 def test_a_name_of_the_same_hash_as_a_key_never_gives_the_key_its_column():
     features = FeatureMap()
     features.add([("b", 7)])
-    table = features.name_table()
-    table.hashes[:] = read_packed_features(b'{"x":[{"a":1}]}', Limits(), ("x",))[0].hashes  # "b" given "a"'s hash
-    table.slots[:] = -1
-    _compiled.insert_names(table.slots, table.names, table.bounds, table.hashes, 0, 1)
-    assert _columns_read(features, ["a"]) is None
+    examples = read_packed_features(b'{"x":[{"a":1}]}', Limits(), ("x",))[0]
+    examples.hashes[:] = features.name_table().hashes[0]  # the key "a" given the hash of the name "b"
+    assert examples.packed_rows(features) is None
+    assert _columns_read(features, ["b"]) == [7]

@@ -23,7 +23,7 @@ body as it always does, which stays the reference and names every fault):
   most ``max_features`` keys in an object.
 
 :func:`packed_rows` then looks each key up in a table of names built by
-:func:`insert_names` (open addressing over MurmurHash3 of a name's UTF-8 bytes,
+:func:`insert_names` (open addressing over the FNV-1a hash of a name's UTF-8 bytes,
 each candidate compared byte for byte, so that a hash collision never gives a
 key another name's column) and writes the rows in CSR form, each row's columns
 in increasing order; an unknown name, or two names of one column in a row, is
@@ -34,7 +34,6 @@ import numpy as np
 
 from ._jit import njit
 from ._parse_number import byte_at, is_digit
-from ._parse_vw import murmur3_32
 
 OK = 0
 NOT_MINE = 1
@@ -46,6 +45,8 @@ _MAX_DIGITS = 18  # significant digits that always fit an int64
 _MAX_EXPONENT_DIGITS = 5
 EMPTY = -1  # a free slot of the table
 _INT32_MAX = 2**31 - 1
+_FNV_OFFSET = np.uint64(0xCBF29CE484222325)
+_FNV_PRIME = np.uint64(0x100000001B3)
 
 _QUOTE = 34
 _BACKSLASH = 92
@@ -60,18 +61,21 @@ _OPEN_BRACKET = 91
 _CLOSE_BRACKET = 93
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _skip_space(buf, i, end):
-    """The offset of the first byte at or after ``i`` that is not JSON whitespace (or ``end``)."""
+    """The offset of the first byte at or after ``i`` that is not JSON whitespace (or ``end``).
+
+    Left to LLVM to inline: numba's own inlining (``inline="always"``) of this loop made the scan ten times
+    slower."""
     while i < end:
         c = byte_at(buf, i)
         if c != 32 and c != 9 and c != 10 and c != 13:
-            break
+            return i
         i += 1
     return i
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _json_number(buf, i, end):
     """``(stop, ok, value)`` of the JSON number at ``i``: ``ok`` False for bytes that are no JSON number or a
     number outside Clinger's fast path (see the module's docstring)."""
@@ -142,7 +146,16 @@ def _json_number(buf, i, end):
     return j, True, -value if negative else value
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
+def name_hash(buf, start, end):
+    """The 64-bit FNV-1a hash of the bytes ``buf[start:end]``, halved to a non-negative int64."""
+    h = _FNV_OFFSET
+    for k in range(start, end):
+        h = (h ^ np.uint64(byte_at(buf, k))) * _FNV_PRIME
+    return np.int64(h >> np.uint64(1))
+
+
+@njit(cache=True)
 def _same_bytes(a, a_start, a_end, b, b_start, b_end):
     """Whether ``a[a_start:a_end]`` and ``b[b_start:b_end]`` hold the same bytes."""
     if a_end - a_start != b_end - b_start:
@@ -164,14 +177,20 @@ def _has_repeated_key(buf, keys, hashes, first, last):
 
 
 @njit(cache=True)
+def _not_mine(spans, counts, keys, hashes, values):
+    """:func:`scan_batch`'s answer for a body it does not take."""
+    return NOT_MINE, 0, spans[:0], counts[:0], keys[:0], hashes[:0], values[:0]
+
+
+@njit(cache=True)
 def scan_batch(buf, max_batch, max_features):
     """Read the examples of the batch body ``buf`` (uint8) of the subset of the module's docstring.
 
     Returns ``(status, x_end, spans, counts, keys, hashes, values)``: ``status`` :data:`OK` or :data:`NOT_MINE`
     (the rest is then empty), ``x_end`` the offset after the ``]`` of ``"x"``, ``spans`` an (n, 2) int64 array
-    of each object's byte span (start, end), ``counts`` its number of keys, ``keys`` an (m, 2) array of each key's byte
-    span (without its quotes), ``hashes`` its MurmurHash3 (seed 0) and ``values`` its number, in the body's
-    order.
+    of each object's byte span (start, end), ``counts`` its number of keys, ``keys`` an (m, 2) array of each
+    key's byte span (without its quotes), ``hashes`` its :func:`name_hash` and ``values`` its number, in the
+    body's order.
     """
     end = buf.size
     spans = np.empty((end // 2 + 1, 2), dtype=np.int64)
@@ -183,44 +202,44 @@ def scan_batch(buf, max_batch, max_features):
     m = 0
     i = _skip_space(buf, 0, end)
     if i + 4 > end or byte_at(buf, i) != _OPEN_BRACE:
-        return NOT_MINE, 0, spans[:0], counts[:0], keys[:0], hashes[:0], values[:0]
+        return _not_mine(spans, counts, keys, hashes, values)
     i = _skip_space(buf, i + 1, end)
-    if not (i + 3 <= end and byte_at(buf, i) == _QUOTE and byte_at(buf, i + 1) == 120 and byte_at(buf, i + 2) == _QUOTE):
-        return NOT_MINE, 0, spans[:0], counts[:0], keys[:0], hashes[:0], values[:0]
+    if i + 3 > end or byte_at(buf, i) != _QUOTE or byte_at(buf, i + 1) != 120 or byte_at(buf, i + 2) != _QUOTE:
+        return _not_mine(spans, counts, keys, hashes, values)
     i = _skip_space(buf, i + 3, end)
     if i >= end or byte_at(buf, i) != _COLON:
-        return NOT_MINE, 0, spans[:0], counts[:0], keys[:0], hashes[:0], values[:0]
+        return _not_mine(spans, counts, keys, hashes, values)
     i = _skip_space(buf, i + 1, end)
     if i >= end or byte_at(buf, i) != _OPEN_BRACKET:
-        return NOT_MINE, 0, spans[:0], counts[:0], keys[:0], hashes[:0], values[:0]
+        return _not_mine(spans, counts, keys, hashes, values)
     i = _skip_space(buf, i + 1, end)
     while True:  # an object, then "," or "]"
         if i >= end or byte_at(buf, i) != _OPEN_BRACE or n >= max_batch:
-            return NOT_MINE, 0, spans[:0], counts[:0], keys[:0], hashes[:0], values[:0]
+            return _not_mine(spans, counts, keys, hashes, values)
         spans[n, 0] = i
         first = m
         i = _skip_space(buf, i + 1, end)
         if i < end and byte_at(buf, i) != _CLOSE_BRACE:
             while True:  # a key, ":", a number, then "," or "}"
                 if i >= end or byte_at(buf, i) != _QUOTE or m - first >= max_features:
-                    return NOT_MINE, 0, spans[:0], counts[:0], keys[:0], hashes[:0], values[:0]
+                    return _not_mine(spans, counts, keys, hashes, values)
                 i += 1
                 keys[m, 0] = i
                 while i < end and byte_at(buf, i) != _QUOTE:
                     c = byte_at(buf, i)
                     if c < 32 or c > 126 or c == _BACKSLASH:
-                        return NOT_MINE, 0, spans[:0], counts[:0], keys[:0], hashes[:0], values[:0]
+                        return _not_mine(spans, counts, keys, hashes, values)
                     i += 1
                 if i >= end:
-                    return NOT_MINE, 0, spans[:0], counts[:0], keys[:0], hashes[:0], values[:0]
+                    return _not_mine(spans, counts, keys, hashes, values)
                 keys[m, 1] = i
-                hashes[m] = murmur3_32(buf, keys[m, 0], i, 0)
+                hashes[m] = name_hash(buf, keys[m, 0], i)
                 i = _skip_space(buf, i + 1, end)
                 if i >= end or byte_at(buf, i) != _COLON:
-                    return NOT_MINE, 0, spans[:0], counts[:0], keys[:0], hashes[:0], values[:0]
+                    return _not_mine(spans, counts, keys, hashes, values)
                 i, ok, value = _json_number(buf, _skip_space(buf, i + 1, end), end)
                 if not ok:
-                    return NOT_MINE, 0, spans[:0], counts[:0], keys[:0], hashes[:0], values[:0]
+                    return _not_mine(spans, counts, keys, hashes, values)
                 values[m] = value
                 m += 1
                 i = _skip_space(buf, i, end)
@@ -229,11 +248,11 @@ def scan_batch(buf, max_batch, max_features):
                     continue
                 if i < end and byte_at(buf, i) == _CLOSE_BRACE:
                     break
-                return NOT_MINE, 0, spans[:0], counts[:0], keys[:0], hashes[:0], values[:0]
+                return _not_mine(spans, counts, keys, hashes, values)
         if i >= end:
-            return NOT_MINE, 0, spans[:0], counts[:0], keys[:0], hashes[:0], values[:0]
+            return _not_mine(spans, counts, keys, hashes, values)
         if _has_repeated_key(buf, keys, hashes, first, m):
-            return NOT_MINE, 0, spans[:0], counts[:0], keys[:0], hashes[:0], values[:0]
+            return _not_mine(spans, counts, keys, hashes, values)
         i += 1
         spans[n, 1] = i
         counts[n] = m - first
@@ -244,16 +263,18 @@ def scan_batch(buf, max_batch, max_features):
             continue
         if i < end and byte_at(buf, i) == _CLOSE_BRACKET:
             return OK, i + 1, spans[:n], counts[:n], keys[:m], hashes[:m], values[:m]
-        return NOT_MINE, 0, spans[:0], counts[:0], keys[:0], hashes[:0], values[:0]
+        return _not_mine(spans, counts, keys, hashes, values)
 
 
 @njit(cache=True)
 def insert_names(slots, names, bounds, hashes, first, last):
-    """Enter the names ``first`` to ``last - 1`` (byte spans ``bounds`` of ``names``, with their ``hashes``) in the
-    open-addressing table ``slots`` (a power of two in size, :data:`EMPTY` where free, else a name's number): a
-    name of the same bytes as one entered before takes its slot (the later one's column holds)."""
+    """Enter the names ``first`` to ``last - 1`` (byte spans ``bounds`` of ``names``) in the open-addressing table
+    ``slots`` (a power of two in size, :data:`EMPTY` where free, else a name's number), their :func:`name_hash`
+    written in ``hashes``: a name of the same bytes as one entered before takes its slot (the later one's column
+    holds)."""
     mask = slots.size - 1
     for k in range(first, last):
+        hashes[k] = name_hash(names, bounds[k, 0], bounds[k, 1])
         s = hashes[k] & mask
         while slots[s] != EMPTY:
             other = slots[s]

@@ -71,8 +71,8 @@ def create_app(model, writer, metrics, settings):
         """Predict at once, on the model as the last update applied left it (updates are applied whole, between
         two requests' turns on the event loop), then, with feedback on, wait until the features are kept (409 for
         an id in use); a batch of plain named features read from the body by compiled passes (see
-        :mod:`~olearn.serve._packed_batch`), any other body decoded by orjson; the answer encoded by orjson (a plain ASGI route, see
-        :mod:`~olearn.serve._json_route`)."""
+        :mod:`~olearn.serve._packed_batch`), any other body decoded by orjson; the answer encoded by orjson (a plain
+        ASGI route, see :mod:`~olearn.serve._json_route`)."""
         known = ("x", "id") if model.pending.enabled else ("x",)
         packed = read_packed_features(body, settings.limits, known)  # a batch of plain named features, or None
         if packed is not None:

@@ -42,11 +42,12 @@ example's dict.
 
 import numpy as np
 
+from .._features import FeatureMap
 from .._lazy import LazyModule
 from .._sparse import CSRRows
 from ._fast_json import parse_json_fast
 from ._feedback import JSONTexts
-from ._requests import Examples, RequestError, _labels_and_weights, read_features
+from ._requests import Examples, Limits, RequestError, _labels_and_weights, read_features
 
 _compiled = LazyModule("olearn._kernels._compiled")
 _json_batch = LazyModule("olearn._kernels._json_batch")
@@ -105,7 +106,8 @@ class PackedExamples(Examples):
         return CSRRows(data, indices, indptr, (self.counts.size, largest if width is None else width))
 
     def kept_features(self):
-        """Each example's bytes of the body, a JSON text that decodes to its dict (see :meth:`Examples.kept_features`)."""
+        """Each example's bytes of the body, a JSON text that decodes to its dict (see
+        :meth:`~olearn.serve._requests.Examples.kept_features`)."""
         return JSONTexts([self.body[start:end] for start, end in self.spans.tolist()])
 
 
@@ -149,3 +151,11 @@ def read_packed_features(body, limits, known):
         return None
     scanned, document = found
     return PackedExamples(body, scanned, None, None, limits), document
+
+
+def warm_up():
+    """Run the compiled passes once, on a batch of one name, so that a service's first batch does not wait for
+    them to compile (see :mod:`~olearn.serve._warmup`)."""
+    features = FeatureMap()
+    features.add([("a", 0)])
+    read_packed_features(b'{"x":[{"a":1}]}', Limits(), ("x",))[0].packed_rows(features)
