@@ -23,6 +23,7 @@ from ..linear import PARegressor
 from ..linear._binary import BinaryClassifierMixin
 from ._bound import LearnedRounds, bounded
 from ._feedback import Pending
+from ._packed_batch import read_packed_labelled
 from ._progress import Progress
 from ._requests import NO_LIMITS, Examples, RequestError, digest, example, read_labelled, read_request_id
 from ._wal import json_value
@@ -119,8 +120,12 @@ def _logged_update(record, limits):
     :mod:`json` reads it, with no key repeated in an object, no lone surrogate and no NaN or infinity (else it
     was refused). On such a body the log's reader :func:`~olearn.serve._wal.json_value` (orjson, or :mod:`json`
     for a run of 19 digits) makes the same document without the checks for those faults, and
-    :func:`~olearn.serve._requests.read_labelled` the same examples as the route's."""
+    :func:`~olearn.serve._requests.read_labelled` the same examples as the route's. A ``/learn`` batch of plain
+    named features is read, as the route reads it, from the body's bytes (:mod:`~olearn.serve._packed_batch`)."""
     if "body" in record:
+        packed = read_packed_labelled(record["body"], limits) if record["op"] == "learn" else None
+        if packed is not None:
+            return packed, None
         document = json_value(record["body"])
         return read_labelled(document, limits), read_request_id(document)
     dicts = [example(x, limits) for x in record["x"]]
