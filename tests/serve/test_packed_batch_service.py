@@ -27,7 +27,7 @@ def _batch_body(rng, n, labelled=True, ids=None):
     for i in range(n):
         pairs = [f'"{name}"{" " * (i % 3)}:{rng.choice(literals) if rng.random() < 0.3 else round(rng.gauss(0, 1), 4)}'
                  for name in rng.sample(NAMES, rng.randrange(1, 6))]
-        xs.append("{" + ("\n " if i % 2 else "").join([", ".join(pairs)]) + "}")
+        xs.append("{" + (",\n " if i % 2 else ", ").join(pairs) + "}")
     entries = ['"x": [' + ",\n".join(xs) + "]"]
     if labelled:
         entries.append('"y": ' + json.dumps([rng.choice((-1, 1)) for _ in range(n)]))
@@ -104,9 +104,17 @@ def test_a_service_learning_packed_batches_replays_them_into_the_same_model(serv
         short = client.post("/learn", content=b'{"x": [{"f1": 1}, {"f2": 2}], "y": [1]}')
         assert short.status_code == 422 and "'y' must be an array of 2 labels" in short.json()["error"]
         (tmp_path / "live.npz").write_bytes(client.get("/model").content)
+        ids = [f"p{i}" for i in range(6)]
+        shown = _batch_body(rng, 6, labelled=False, ids=ids)  # kept as each example's bytes, newlines included
+        assert client.post("/predict", content=shown).json()["id"] == ids
     assert_same_model(olearn.load(tmp_path / "live.npz"), offline)
     server.kill()
-    server.start()  # after kill -9, the model is the log's replay
+    server.start()  # after kill -9, the model and the waiting predictions are the log's replay
+    xs, labels = json.loads(shown)["x"], [1, -1, -1, 1, 1, -1]
     with server.client() as client:
         (tmp_path / "replayed.npz").write_bytes(client.get("/model").content)
-    assert_same_model(olearn.load(tmp_path / "replayed.npz"), offline)
+        assert_same_model(olearn.load(tmp_path / "replayed.npz"), offline)
+        fed = client.post("/learn", json={"id": ids, "y": labels}).json()
+        assert fed["y"] == [offline.predict_learn_one(x, y) for x, y in zip(xs, labels)]
+        (tmp_path / "fed.npz").write_bytes(client.get("/model").content)
+    assert_same_model(olearn.load(tmp_path / "fed.npz"), offline)
