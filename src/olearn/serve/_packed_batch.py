@@ -40,6 +40,8 @@ Predictions kept for feedback keep each example's own bytes of the body
 example's dict.
 """
 
+import re
+
 import numpy as np
 
 from .._features import FeatureMap
@@ -52,6 +54,8 @@ from ._requests import Examples, Limits, RequestError, _labels_and_weights, read
 _compiled = LazyModule("olearn._kernels._compiled")
 _json_batch = LazyModule("olearn._kernels._json_batch")
 
+# how the bodies the scan may take begin: an object whose first key is "x", its value an array
+_BATCH_START = re.compile(rb'[ \t\n\r]*\{[ \t\n\r]*"x"[ \t\n\r]*:[ \t\n\r]*\[')
 # a cap past any batch (the log's replay reads without caps)
 _NO_CAP = 1 << 62
 
@@ -114,8 +118,8 @@ class PackedExamples(Examples):
 def _scanned(body, limits, known):
     """``(scanned, document)`` of a batch body :func:`~olearn._kernels._json_batch.scan_batch` takes, the rest of
     it decoded (``document``, its ``"x"`` a placeholder) with entries among ``known`` only, or None."""
-    if limits.feature_keys != "names" or type(body) is not bytes:
-        return None
+    if limits.feature_keys != "names" or type(body) is not bytes or _BATCH_START.match(body) is None:
+        return None  # a single example's body, feedback by ids...: one match, not a compiled call's checks
     buffer = np.frombuffer(body, dtype=np.uint8)
     status, x_end, *scanned = _compiled.scan_batch(buffer, _cap(limits.max_batch), _cap(limits.max_features))
     if status != _json_batch.OK:
