@@ -176,3 +176,13 @@ def test_a_name_of_the_same_hash_as_a_key_never_gives_the_key_its_column():
     examples.hashes[:] = features.name_table().hashes[0]  # the key "a" given the hash of the name "b"
     assert examples.packed_rows(features) is None
     assert _columns_read(features, ["b"]) == [7]
+
+
+@pytest.mark.parametrize("width", [5, 40, 3000])
+def test_a_key_repeated_anywhere_in_an_object_of_any_width_is_left_to_the_route(width):
+    names = [f"k{i}" for i in range(width)]
+    distinct = ("{" + ",".join(f'"{name}":1' for name in names) + "}")
+    repeated = distinct[:-1] + f',"{names[0]}":2' + "}"
+    for obj, taken in [(distinct, True), (repeated, False)]:
+        body = ('{"x":[{"a":1},' + obj + '],"y":[1,1]}').encode()
+        assert (read_packed_labelled(body, Limits(max_features=width + 1)) is not None) == taken

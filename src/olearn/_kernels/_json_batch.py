@@ -45,6 +45,7 @@ _MAX_DIGITS = 18  # significant digits that always fit an int64
 _MAX_EXPONENT_DIGITS = 5
 EMPTY = -1  # a free slot of the table
 _INT32_MAX = 2**31 - 1
+_FEW_KEYS = 32  # an object's keys compared pair by pair up to this many
 _FNV_OFFSET = np.uint64(0xCBF29CE484222325)
 _FNV_PRIME = np.uint64(0x100000001B3)
 
@@ -168,11 +169,24 @@ def _same_bytes(a, a_start, a_end, b, b_start, b_end):
 
 @njit(cache=True)
 def _has_repeated_key(buf, keys, hashes, first, last):
-    """Whether two of the keys ``first`` to ``last - 1`` (byte spans of ``buf``, with their hashes) are equal."""
-    for a in range(first, last):
-        for b in range(a + 1, last):
-            if hashes[a] == hashes[b] and _same_bytes(buf, keys[a, 0], keys[a, 1], buf, keys[b, 0], keys[b, 1]):
+    """Whether two of the keys ``first`` to ``last - 1`` (byte spans of ``buf``, with their hashes) are equal: the
+    keys of an object of a few compared pair by pair, of a wider one in the order of their hashes (each key with
+    those of the same hash after it), so that an object of thousands of keys takes no quadratic time."""
+    if last - first <= _FEW_KEYS:
+        for a in range(first, last):
+            for b in range(a + 1, last):
+                if hashes[a] == hashes[b] and _same_bytes(buf, keys[a, 0], keys[a, 1], buf, keys[b, 0], keys[b, 1]):
+                    return True
+        return False
+    order = np.argsort(hashes[first:last]) + first
+    for p in range(order.size):
+        a = order[p]
+        q = p + 1
+        while q < order.size and hashes[order[q]] == hashes[a]:
+            b = order[q]
+            if _same_bytes(buf, keys[a, 0], keys[a, 1], buf, keys[b, 0], keys[b, 1]):
                 return True
+            q += 1
     return False
 
 
