@@ -95,6 +95,9 @@ def test_a_service_learning_packed_batches_replays_them_into_the_same_model(serv
     with server.client() as client:
         start = {"x": [{name: 1.0 for name in NAMES}, {"f0": -1.0}], "y": [1, -1]}
         client.post("/learn", json=start).raise_for_status()
+        ids = [f"p{i}" for i in range(6)]
+        shown = _batch_body(rng, 6, labelled=False, ids=ids)  # kept as each example's bytes, newlines included
+        assert client.post("/predict", content=shown).json()["id"] == ids  # logged before the updates below, durable with them
         for _ in range(3):
             body = _batch_body(rng, 30)
             assert client.post("/learn", content=body).json()["learned"] == 30
@@ -104,9 +107,6 @@ def test_a_service_learning_packed_batches_replays_them_into_the_same_model(serv
         short = client.post("/learn", content=b'{"x": [{"f1": 1}, {"f2": 2}], "y": [1]}')
         assert short.status_code == 422 and "'y' must be an array of 2 labels" in short.json()["error"]
         (tmp_path / "live.npz").write_bytes(client.get("/model").content)
-        ids = [f"p{i}" for i in range(6)]
-        shown = _batch_body(rng, 6, labelled=False, ids=ids)  # kept as each example's bytes, newlines included
-        assert client.post("/predict", content=shown).json()["id"] == ids
     assert_same_model(olearn.load(tmp_path / "live.npz"), offline)
     server.kill()
     server.start()  # after kill -9, the model and the waiting predictions are the log's replay
