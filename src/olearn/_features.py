@@ -48,6 +48,7 @@ from ._lazy import LazyModule
 from .exceptions import FeatureLimitError
 
 _dicts = LazyModule("olearn._kernels._dicts")
+_name_table = LazyModule("olearn._name_table")
 _parse_vw = LazyModule("olearn._kernels._parse_vw")
 _rows = LazyModule("olearn._kernels._rows")
 
@@ -103,6 +104,8 @@ class FeatureMap:
 
     # the keys of the last plain row converted, until a row repeats them (see _keep)
     _seen = None
+    # how many times the names were truncated (see name_table); a map pickled before it was counted: none
+    _cuts = 0
 
     def __init__(self, n_bits=None, names=()):
         self.n_bits = n_bits
@@ -151,8 +154,32 @@ class FeatureMap:
             self._next = max(self._next, column + 1)
         self._last = self.repeated = None
 
+    def name_table(self):
+        """The ``str`` names and their columns as a compiled :class:`~olearn._name_table.NameTable`, or None when
+        the map hashes.
+
+        Made on first use and kept with the map (not in its pickled or copied
+        state), it is brought up to date at each call: the names change only
+        by :meth:`add`, which appends to them, and :meth:`truncate`, which
+        counts the calls that remove names; a table made before a truncation is made anew, and
+        one that lacks names added since gets them. A model replaced whole
+        (a rollback, a restore) has a map, and a table, of its own.
+        """
+        if self.hashing:
+            return None
+        table = self.__dict__.get("_table")
+        if table is None or table.cuts != self._cuts:
+            table = self._table = _name_table.NameTable(self._cuts)
+            table.enter(self._columns.items(), len(self._names))
+        elif table.entered < len(self._names):
+            added = self._names[table.entered:]
+            table.enter(zip(added, map(self._columns.__getitem__, added)), len(self._names))
+        return table
+
     def truncate(self, size):
         """Forget the names learned after the first ``size`` (undoing :meth:`add` for a refused example)."""
+        if size < len(self._names):
+            self._cuts += 1
         for name in self._names[size:]:
             del self._name_at[self._columns.pop(name)]
         del self._names[size:]
@@ -267,6 +294,7 @@ class FeatureMap:
         state = self.__dict__.copy()
         state["_last"] = state["repeated"] = None
         state.pop("_seen", None)
+        state.pop("_table", None)  # a memo of the names, made again on use (see name_table)
         if self.hashing:
             state["_columns"] = self.vocabulary()  # the rest is a memo of the hash
         return state

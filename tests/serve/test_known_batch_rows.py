@@ -10,7 +10,7 @@ import pytest
 from olearn._validation import check_X
 from olearn.cli._learners import make_estimator, task_of
 from olearn.serve._model import ServedModel
-from olearn.serve._requests import Limits, read_labelled
+from olearn.serve._requests import Examples, Limits, read_labelled
 
 from conftest import assert_same_model, require_serve_extra
 
@@ -32,7 +32,7 @@ def _started(algo):
 def test_a_known_batch_comes_as_the_learners_canonical_rows():
     model = ServedModel(_started("pa1"))
     vocabulary = model.estimator.vocabulary_
-    rows = model._known_matrix(BATCH)
+    rows = model._known_matrix(Examples(BATCH, BATCH, None, None, True))
     # each row's (column, value) pairs in column order, from the vocabulary by hand
     want = [sorted((vocabulary[name], float(value)) for name, value in x.items()) for x in BATCH]
     assert rows.shape == (len(BATCH), model.estimator.n_features_in_)

@@ -189,7 +189,7 @@ def test_a_batch_of_known_names_is_one_matrix_whose_rows_list_their_columns_in_o
     learner.learn_one({"d": 1.0, "a": -0.5}, -1)
     model = ServedModel(learner)
     batch = [{"d": 4.0, "b": 2.0, "a": -1.0}, {"c": 3.0, "zz": 1.0, "a": 0.25}, {}, {"b": 1.5}]
-    matrix = model._matrix(batch)
+    matrix = model._matrix(read_features({"x": batch}, Limits()))
     columns = learner.vocabulary_
     for i, x in enumerate(batch):
         row = matrix.indices[matrix.indptr[i]:matrix.indptr[i + 1]]

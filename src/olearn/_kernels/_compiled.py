@@ -26,7 +26,9 @@ covariance (``--algo arow``, ``adagrad``, ``narow``...) :func:`._diagonal.diagon
 "f8[:]A" below); an averaging binary linear learner (``--set average=true``)
 :func:`._binary_linear.averaged_linear_pass` or :func:`._binary_linear.checking_averaged_pass`, with a hold-out
 :func:`._binary_linear.held_out_averaged_pass`, and, to predict, :func:`._binary_linear.averaged_scores` (its
-weights and their running sum: strided columns too). Starting numba to load them from its cache costs more than
+weights and their running sum: strided columns too); ``olearn serve``, reading a batch body of named features
+(:mod:`olearn.serve._packed_batch`), :func:`._json_batch.scan_batch`, :func:`._json_batch.insert_names` and
+:func:`._json_batch.packed_rows`. Starting numba to load them from its cache costs more than
 a short run itself (about 0.65 s: importing numba and its first dispatch), so olearn's build compiles
 them once more, with ``numba.pycc``, into an extension module ``_precompiled...``
 (:mod:`._build`; ``setup.py``). That module needs only numpy at run time.
@@ -144,6 +146,9 @@ KERNELS = {
     ),
     "averaged_scores": ("_binary_linear", "i8[:] i4[:] f8[:] f8[:]A f8[:] f8[:]A f8[:] f8[:] f8[:]"),
     "sequence_predict": ("_sequence", "i8[:] i4[:] f8[:] i8[:] f8[:,:] f8 i8[:] f8[:,:] f8 f8 i8[:] f8[:]"),
+    "scan_batch": ("_json_batch", "u1[:]r i8 i8"),
+    "insert_names": ("_json_batch", "i8[:] u1[:] i8[:,:] i8[:] i8 i8"),
+    "packed_rows": ("_json_batch", "u1[:]r i8[:] i8[:,:] i8[:] f8[:] i8[:] u1[:] i8[:,:] i8[:] i8[:]"),
 }
 
 # The extension compiled for the build machine's CPU is named after that CPU's cpu_identity() (its

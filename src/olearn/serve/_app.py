@@ -14,6 +14,7 @@ from ._model_file import ModelFile
 from ._openapi import openapi_document
 from ._fast_json import parse_json_fast
 from ._feedback import new_ids
+from ._packed_batch import read_packed_features, read_packed_labelled
 from ._json_route import REFUSALS, JsonRoute, read_body, refusal_answer, starlette_app
 from ._requests import RequestError, parse_json, read_features, read_feedback, read_labelled, \
     read_prediction_ids, read_request_id
@@ -69,15 +70,21 @@ def create_app(model, writer, metrics, settings):
     async def predict(body):
         """Predict at once, on the model as the last update applied left it (updates are applied whole, between
         two requests' turns on the event loop), then, with feedback on, wait until the features are kept (409 for
-        an id in use); the body decoded by orjson, the answer encoded by it (a plain ASGI route, see
-        :mod:`~olearn.serve._json_route`)."""
-        document = parse_json_fast(body)
+        an id in use); a batch of plain named features read from the body by compiled passes (see
+        :mod:`~olearn.serve._packed_batch`), any other body decoded by orjson; the answer encoded by orjson (a plain
+        ASGI route, see :mod:`~olearn.serve._json_route`)."""
+        known = ("x", "id") if model.pending.enabled else ("x",)
+        packed = read_packed_features(body, settings.limits, known)  # a batch of plain named features, or None
+        if packed is not None:
+            examples, document = packed
+        else:
+            document = parse_json_fast(body)
+            examples = read_features(document, settings.limits, known)
         if not model.pending.enabled:
-            return model.predict(read_features(document, settings.limits))
-        examples = read_features(document, settings.limits, ("x", "id"))
+            return model.predict(examples)
         ids = read_prediction_ids(document, examples) or new_ids(len(examples))
         answer = model.predict(examples)
-        await writer.keep(examples.xs, ids)
+        await writer.keep(examples.kept_features(), ids)
         answer["id"] = ids if examples.batch else ids[0]
         return answer
 
@@ -86,6 +93,9 @@ def create_app(model, writer, metrics, settings):
         :mod:`~olearn.serve._json_route`)."""
 
         async def handler(body):
+            examples = read_packed_labelled(body, settings.limits) if op == "learn" else None
+            if examples is not None:  # a batch of plain named features, with no update id
+                return await writer.update(op, examples, None, body)
             document = parse_json_fast(body)
             if op == "learn" and "x" not in document and "id" in document:  # feedback by id
                 return await writer.feedback(*read_feedback(document, settings.limits))

@@ -40,6 +40,19 @@ def new_ids(n):
     return [digits[i:i + 32] for i in range(0, 32 * n, 32)]
 
 
+class JSONTexts:
+    """The features of examples as JSON texts already (``texts``, bytes), each decoding to one example's dict,
+    which :meth:`Pending.add` keeps as they are."""
+
+    __slots__ = ("texts",)
+
+    def __init__(self, texts):
+        self.texts = texts
+
+    def __len__(self):
+        return len(self.texts)
+
+
 class Pending:
     """The predictions waiting for their label, oldest first, and the ids labelled recently."""
 
@@ -82,10 +95,11 @@ class Pending:
             seen.add(key)
 
     def add(self, ids, xs, created):
-        """Keep the features ``xs`` of the predictions ``ids``, made at the time ``created``; the features as one
-        :class:`~olearn.serve._wal.RawJSON` array, for the log record."""
+        """Keep the features ``xs`` of the predictions ``ids``, made at the time ``created``: dicts, or a
+        :class:`JSONTexts` of them; the features as one :class:`~olearn.serve._wal.RawJSON` array, for the log
+        record."""
         stamp = json_bytes(created)
-        texts = json_bytes_each(xs)
+        texts = xs.texts if type(xs) is JSONTexts else json_bytes_each(xs)
         waiting = self.waiting
         for key, key_text, text in zip(ids, json_bytes_each(ids), texts):
             if key in waiting:  # a replayed or restored id kept again: its place is the newest

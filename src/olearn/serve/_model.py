@@ -23,6 +23,7 @@ from ..linear import PARegressor
 from ..linear._binary import BinaryClassifierMixin
 from ._bound import LearnedRounds, bounded
 from ._feedback import Pending
+from ._packed_batch import read_packed_labelled
 from ._progress import Progress
 from ._requests import NO_LIMITS, Examples, RequestError, digest, example, read_labelled, read_request_id
 from ._wal import json_value
@@ -119,8 +120,12 @@ def _logged_update(record, limits):
     :mod:`json` reads it, with no key repeated in an object, no lone surrogate and no NaN or infinity (else it
     was refused). On such a body the log's reader :func:`~olearn.serve._wal.json_value` (orjson, or :mod:`json`
     for a run of 19 digits) makes the same document without the checks for those faults, and
-    :func:`~olearn.serve._requests.read_labelled` the same examples as the route's."""
+    :func:`~olearn.serve._requests.read_labelled` the same examples as the route's. A ``/learn`` batch of plain
+    named features is read, as the route reads it, from the body's bytes (:mod:`~olearn.serve._packed_batch`)."""
     if "body" in record:
+        packed = read_packed_labelled(record["body"], limits) if record["op"] == "learn" else None
+        if packed is not None:
+            return packed, None
         document = json_value(record["body"])
         return read_labelled(document, limits), read_request_id(document)
     dicts = [example(x, limits) for x in record["x"]]
@@ -379,7 +384,7 @@ class ServedModel:
         est = self.estimator
         if isinstance(est, Pipeline) or not est._cuts_columns:
             return False
-        matrix = self._known_matrix(examples.dicts)
+        matrix = self._known_matrix(examples)
         if not self._vouched(examples, None if matrix is None else matrix.data):
             return False
         try:
@@ -422,10 +427,11 @@ class ServedModel:
             return False
         return self._vouched(examples)
 
-    def _known_matrix(self, dicts):
-        """The batch ``dicts`` as the rows the learner makes of them to learn (a
+    def _known_matrix(self, examples):
+        """The batch ``examples`` as the rows the learner makes of their dicts to learn (a
         :class:`~olearn._sparse.CSRRows` of its width) when their names are all in its vocabulary and their values
-        plain numbers (:meth:`~olearn._features.FeatureMap.known_rows`), for a learner that has started and reads
+        plain numbers (read from the body's bytes, :meth:`~olearn.serve._requests.Examples.packed_rows`, or from
+        the dicts, :meth:`~olearn._features.FeatureMap.known_rows`), for a learner that has started and reads
         its columns by index (no DataFrame's names); else None.
 
         The rows come in the canonical form of the learner's check of a matrix (:func:`~olearn._validation.check_X`:
@@ -436,7 +442,11 @@ class ServedModel:
         est = self.estimator
         if not est._is_started() or getattr(est, "feature_names_in_", None) is not None:
             return None
-        known = est._feature_map().known_rows(dicts)
+        features = est._feature_map()
+        packed = examples.packed_rows(features, est.n_features_in_)
+        if packed is not None:
+            return packed
+        known = features.known_rows(examples.dicts)
         return None if known is None else _canonical_rows(known, est.n_features_in_)
 
     def _vouched(self, examples, values=None):
@@ -534,7 +544,7 @@ class ServedModel:
         est = self.estimator
         try:
             if examples.batch and self._predicts_a_matrix():
-                ys, scores = self._labels_and_scores(self._matrix(examples.dicts))
+                ys, scores = self._labels_and_scores(self._matrix(examples))
             else:
                 ys = [_plain(est.predict_one(x)) for x in examples.dicts]
                 scores = self._scores(examples.dicts)
@@ -553,13 +563,19 @@ class ServedModel:
         return (not isinstance(est, Pipeline) and est._is_started() and not isinstance(est, PAMultilabel)
                 and getattr(est, "feature_names_in_", None) is None)
 
-    def _matrix(self, dicts):
-        """The dicts as one CSR matrix, each converted once, as the learner reads a batch of dicts to predict
-        (a name it never learned left out, or for a kernel read as a column it never learned): a batch of plain
-        named rows by whole-batch passes (:meth:`~olearn._features.FeatureMap.known_rows`), any other row by row."""
+    def _matrix(self, examples):
+        """The examples' dicts as one CSR matrix, each converted once, as the learner reads a batch of dicts to
+        predict (a name it never learned left out, or for a kernel read as a column it never learned): a batch of
+        plain named rows whose names it all knows from the body's bytes
+        (:meth:`~olearn.serve._requests.Examples.packed_rows`) or by whole-batch passes over the dicts
+        (:meth:`~olearn._features.FeatureMap.known_rows`), any other row by row."""
         est = self.estimator
         features = est._feature_map()
         placed = est._places_unknown_names()
+        packed = None if placed else examples.packed_rows(features)
+        if packed is not None:
+            return packed  # the rows that known_rows and _canonical_rows make of the dicts
+        dicts = examples.dicts
         if placed:
             # a kernel's unknown names take columns in a copy of its vocabulary: a prediction never changes the
             # model, which a snapshot may be saving meanwhile (in the log's thread)

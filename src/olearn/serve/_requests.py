@@ -262,6 +262,16 @@ class Examples:
     def __len__(self):
         return len(self.dicts)
 
+    def kept_features(self):
+        """The features that predictions of these examples keep for feedback (:meth:`Pending.add
+        <olearn.serve._feedback.Pending.add>` takes them): the JSON ``xs`` as sent."""
+        return self.xs
+
+    def packed_rows(self, features, width=None):
+        """The rows of examples read from their body's bytes by compiled passes (see
+        :mod:`~olearn.serve._packed_batch`); None for these, read as dicts."""
+        return None
+
 
 def _batch(document, key, limits, required=True):
     """``document[key]`` as a list of examples' entries, and whether the body is a batch."""

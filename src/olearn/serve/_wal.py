@@ -52,8 +52,9 @@ def long_digits(payload):
 
 
 class RawJSON:
-    """A value already written as compact UTF-8 JSON by :func:`json_bytes` (``text``), which :func:`json_bytes`
-    places as it is in the JSON of what holds it: written once, however many records hold it."""
+    """A value already written as UTF-8 JSON (``text``: compact, by :func:`json_bytes`, or an example's own bytes of
+    a request's body), which :func:`json_bytes` places as it is in the JSON of what holds it: written once, however
+    many records hold it."""
 
     __slots__ = ("text",)
 

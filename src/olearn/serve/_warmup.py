@@ -6,13 +6,15 @@ first request, on the event loop, that call would hold up every request
 behind it (``/health`` too). :func:`warm_up` makes the calls requests make
 (a prediction with its score, a prediction then an update, and a batch of
 each: one matrix predicted, one pass learned) on a throwaway copy of the
-learner, through the served model's own methods, so that they are compiled
-before any request arrives; the served learner is not touched.
+learner, through the served model's own methods, and the compiled reading
+of batch bodies (:func:`~olearn.serve._packed_batch.warm_up`), so that they
+are compiled before any request arrives; the served learner is not touched.
 """
 
 import copy
 
 from .._labels import plain_label
+from . import _packed_batch
 from ._model import _REFUSED, ServedModel
 from ._requests import Examples, RequestError
 
@@ -27,6 +29,7 @@ def _labels(estimator):
 def warm_up(estimator):
     """Run the predictions and updates of requests, one example and a batch, on a copy of ``estimator`` (left
     as it is)."""
+    _packed_batch.warm_up()
     x = {0: 1.0}
     for label in _labels(estimator):
         probe = ServedModel(copy.deepcopy(estimator))
