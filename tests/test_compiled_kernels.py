@@ -21,7 +21,7 @@ import pytest
 import scipy.sparse as sp
 from oracles import binary as binary_oracle
 from oracles import second_order as second_order_oracle
-from sklearn.datasets import dump_svmlight_file
+from sklearn.datasets import dump_svmlight_file, load_svmlight_file
 
 import olearn
 from fresh_cli import loaded_by
@@ -449,45 +449,47 @@ def test_vw_rows_are_crossed_on_the_compiled_kernels_as_vw_hashes_them(tmp_path,
 @pytest.fixture(scope="module", params=["svm", "vw"])
 def stream(request, tmp_path_factory):
     """3,000 rows as LIBSVM (numbers of 16-17 digits: the parser leaves them to the fix-up conversion) or as
-    VW text (named features in two namespaces, every third row with an importance weight)."""
+    VW text (named features in two namespaces, every third row with an importance weight): (the file, the rows as
+    the file holds them, the labels, the importance weights or None). The LIBSVM rows are read back by scikit-learn's
+    reader; VW's 40 names are 40 columns (they fall in distinct columns of the 2**18, else no score would match)."""
     rng = np.random.default_rng(11)
     X = rng.normal(size=(3000, 40)) * (rng.random((3000, 40)) < 0.2)
     y = np.where(X @ rng.normal(size=40) > 0, 1, -1)
     path = tmp_path_factory.mktemp("compiled") / f"train.{request.param}"
     if request.param == "svm":
         dump_svmlight_file(X, y, str(path), zero_based=False)
-    else:
-        lines = []
-        for i, (row, label) in enumerate(zip(X, y)):
-            weight = f" {1 + i % 5 / 2}" if i % 3 == 0 else ""
-            left = " ".join(f"a{j}:{float(row[j])!r}" for j in np.flatnonzero(row[:20]))
-            right = " ".join(f"b{j}:{row[j]:.6g}" for j in 20 + np.flatnonzero(row[20:]))
-            lines.append(f"{label}{weight} |left {left} |right {right}\n")
-        path.write_text("".join(lines))
-    return str(path)
+        return str(path), load_svmlight_file(str(path), n_features=40)[0].toarray(), y, None
+    lines = []
+    for i, (row, label) in enumerate(zip(X, y)):
+        weight = f" {1 + i % 5 / 2}" if i % 3 == 0 else ""
+        left = " ".join(f"a{j}:{float(row[j])!r}" for j in np.flatnonzero(row[:20]))
+        right = " ".join(f"b{j}:{row[j]:.6g}" for j in 20 + np.flatnonzero(row[20:]))
+        lines.append(f"{label}{weight} |left {left} |right {right}\n")
+    path.write_text("".join(lines))
+    written = np.hstack([X[:, :20], np.vectorize(lambda v: float(f"{v:.6g}"))(X[:, 20:])])
+    return str(path), written, y, np.where(np.arange(3000) % 3 == 0, 1 + np.arange(3000) % 5 / 2, 1.0)
 
 
-def _olearn(*args, jit):
-    """The modules loaded by ``olearn ARGS`` in a fresh process, on the compiled kernels or (``jit``) numba's."""
-    return loaded_by(*args, env={**os.environ, "OLEARN_KERNELS": "jit" if jit else ""})[1]
+def _olearn(*args):
+    """The modules loaded by ``olearn ARGS`` in a fresh process, where the compiled kernels may be used."""
+    return loaded_by(*args, env={**os.environ, "OLEARN_KERNELS": ""})[1]
 
 
 @built
-def test_runs_on_the_compiled_kernels_start_no_numba_and_answer_as_numba(stream, tmp_path):
-    """A run (the raw scores of every round, and the model) and a prediction with the model, both ways."""
-    out = {}
-    for jit in (False, True):
-        way = tmp_path / ("jit" if jit else "compiled")
-        way.mkdir()
-        loaded = _olearn("run", "--algo", "pa1", "-C", "0.1", "-p", way / "scores.txt", "--raw", "--quiet",
-                         "--save", way / "model.npz", stream, jit=jit)
-        loaded |= _olearn("predict", "-m", way / "model.npz", "-o", way / "labels.txt", stream, jit=jit)
-        assert ("numba" in loaded) == jit and (_compiled.EXTENSION.__name__ in loaded) != jit
-        out[jit] = [(way / name).read_text() for name in ("scores.txt", "labels.txt")]
-    scores, labels = out[False]
-    assert len(scores.split()) == len(labels.split()) == 3000
-    assert len(set(labels.split())) == 2 and len(set(scores.split())) > 1000
-    assert out[False] == out[True]
+def test_runs_on_the_compiled_kernels_start_no_numba_and_answer_as_the_paper(stream, tmp_path):
+    """A run (the raw scores of every round, and the model) and a prediction with the model: PA-I's scores (the
+    NumPy transcription of the paper; an importance weight s makes C sC) and the labels of its last weights."""
+    path, X, y, weights = stream
+    loaded = _olearn("run", "--algo", "pa1", "-C", "0.1", "-p", tmp_path / "scores.txt", "--raw", "--quiet",
+                     "--save", tmp_path / "model.npz", path)
+    loaded |= _olearn("predict", "-m", tmp_path / "model.npz", "-o", tmp_path / "labels.txt", path)
+    assert "numba" not in loaded and _compiled.EXTENSION.__name__ in loaded
+    trace = binary_oracle.passive_aggressive(X, y, variant="pa1", C=0.1, sample_weight=weights)
+    scores = np.array((tmp_path / "scores.txt").read_text().split(), dtype=float)
+    labels = np.array((tmp_path / "labels.txt").read_text().split(), dtype=float)
+    _close(scores, trace.scores)
+    assert np.array_equal(labels, np.where(X @ trace.coef > 0, 1, -1))
+    assert np.unique(labels).size == 2 and np.unique(scores).size > 1000
 
 
 @built
@@ -499,7 +501,7 @@ def test_the_losses_of_a_frozen_model_start_no_numba(tmp_path):
     dump_svmlight_file(X, np.where(X[:, 0] > 0, 1, -1), str(data), zero_based=False)
     subprocess.run([sys.executable, "-m", "olearn", "run", "--algo", "ogd", "--set", "loss=logistic", "--quiet",
                     "-f", str(tmp_path / "model.npz"), str(data)], check=True, timeout=600)
-    loaded = _olearn("run", "-t", "-i", tmp_path / "model.npz", data, jit=False)
+    loaded = _olearn("run", "-t", "-i", tmp_path / "model.npz", data)
     assert "numba" not in loaded and _compiled.EXTENSION.__name__ in loaded
 
 
@@ -509,7 +511,7 @@ def test_a_run_crossing_vw_namespaces_starts_no_numba(tmp_path):
     rows are all compiled at install (a user's first such run compiled them for tens of seconds)."""
     path = tmp_path / "train.vw"
     path.write_text("".join(f"{1 - 2 * (i % 2)} |a x:{i % 5} u{i % 3} |b z:{i % 7 - 3} t\n" for i in range(40)))
-    loaded = _olearn("run", "--algo", "pa1", "-q", "ab", "--ngram", "a2", "--quiet", path, jit=False)
+    loaded = _olearn("run", "--algo", "pa1", "-q", "ab", "--ngram", "a2", "--quiet", path)
     assert "numba" not in loaded and _compiled.EXTENSION.__name__ in loaded
 
 
@@ -544,10 +546,10 @@ def test_a_run_of_strided_weights_starts_no_numba_and_answers_as_the_paper(tmp_p
     assert X.any(axis=1).all()  # no row scores exactly 0, whose label would be a convention
     data = tmp_path / "train.svm"
     dump_svmlight_file(X, y, str(data), zero_based=False)
-    loaded = _olearn("run", "-a", *algo, "-p", tmp_path / "run.txt", "--raw", "--quiet", data, jit=False)
+    loaded = _olearn("run", "-a", *algo, "-p", tmp_path / "run.txt", "--raw", "--quiet", data)
     loaded |= _olearn("run", "-a", *algo, "--passes", "2", "-p", tmp_path / "passes.txt", "--raw", "--quiet",
-                      "--save", tmp_path / "model.npz", data, jit=False)
-    loaded |= _olearn("predict", "-m", tmp_path / "model.npz", "-o", tmp_path / "labels.txt", data, jit=False)
+                      "--save", tmp_path / "model.npz", data)
+    loaded |= _olearn("predict", "-m", tmp_path / "model.npz", "-o", tmp_path / "labels.txt", data)
     assert "numba" not in loaded and _compiled.EXTENSION.__name__ in loaded
     learner = make()
     for passes, name in ((1, "run.txt"), (2, "passes.txt")):
