@@ -1,4 +1,4 @@
-"""A tagger reads, learns and decodes on the kernels compiled at install, as numba's do.
+"""A tagger reads, learns and decodes on the kernels compiled at install, as the paper and MurmurHash3 say.
 
 ``sequence_pass`` and ``sequence_predict`` (olearn._kernels._sequence, the
 latter the Viterbi decoding), and the CoNLL reader's ``hash_names`` and
@@ -6,16 +6,17 @@ latter the Viterbi decoding), and the CoNLL reader's ``hash_names`` and
 (olearn._kernels._compiled.KERNELS): their callers' arguments must have the
 compiled types (else the guard sends them to numba, which compiles on a first
 run). The tagger's model must be that of the NumPy transcription of the paper
-(:mod:`oracles.sequence`), and the reader's rows those of numba's kernels of
-the same source, bit for bit.
+(:mod:`oracles.sequence`), and the reader's rows those of MurmurHash3 as
+scikit-learn computes it.
 """
 
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 from oracles.sequence import brute_force_argmax, chain_score, pa_sequence
+from sklearn.utils import murmurhash3_32
 
-from olearn._kernels import _compiled, _hash_names, _parse_rows
+from olearn._kernels import _compiled
 from olearn.data import load_conll
 from olearn.sequence import PASequence
 
@@ -78,17 +79,19 @@ def test_a_python_float_has_the_compiled_float64_type():
 
 
 @built
-def test_the_conll_reader_hashes_and_sorts_on_the_compiled_kernels_as_numba(tmp_path, monkeypatch):
+def test_the_conll_reader_hashes_and_sorts_on_the_compiled_kernels(tmp_path, monkeypatch):
+    """Each name's column is MurmurHash3 x86_32 of its UTF-8 bytes, seed 0, modulo 2**n_bits (scikit-learn's
+    murmurhash3_32 here), the names of a token falling in one column summed, in sorted rows."""
     path = tmp_path / "tagged.conll"
     path.write_text("w=the the shape=x DET\nw=dog shape=x w=dog NOUN\n\nw=runs é=1 VERB\n", encoding="utf-8")
-    with monkeypatch.context() as patch:
-        patch.setattr(_compiled, "_numba_kernel", no_numba)
-        X, y = load_conll(path, n_bits=4)
-    monkeypatch.setattr(_compiled, "hash_names", _hash_names.hash_names)
-    monkeypatch.setattr(_compiled, "sort_and_sum_rows", _parse_rows.sort_and_sum_rows)
-    X_numba, y_numba = load_conll(path, n_bits=4)
-    assert [list(tags) for tags in y] == [list(tags) for tags in y_numba] == [["DET", "NOUN"], ["VERB"]]
-    for compiled, jitted in zip(X, X_numba, strict=True):
-        assert np.array_equal(compiled.indptr, jitted.indptr) and np.array_equal(compiled.indices, jitted.indices)
-        assert np.array_equal(compiled.data, jitted.data)
+    monkeypatch.setattr(_compiled, "_numba_kernel", no_numba)
+    X, y = load_conll(path, n_bits=4)
+    assert [list(tags) for tags in y] == [["DET", "NOUN"], ["VERB"]]
+    tokens = [[["w=the", "the", "shape=x"], ["w=dog", "shape=x", "w=dog"]], [["w=runs", "é=1"]]]
+    for rows, sentence in zip(X, tokens, strict=True):
+        expected = np.zeros((len(sentence), 16))
+        for row, names in zip(expected, sentence):
+            for name in names:
+                row[murmurhash3_32(name.encode(), 0, positive=True) & 15] += 1.0
+        assert rows.has_canonical_format and np.array_equal(rows.toarray(), expected)
     assert X[0][1].sum() == 3.0 and X[0][1].nnz <= 2  # "w=dog" twice: one feature of value 2
