@@ -414,7 +414,7 @@ def test_learners_of_strided_weights_take_the_compiled_passes_and_learn_the_pape
     _close(learner.intercept_, model[-1:])
     _close(scores, X @ model[:-1] + model[-1])
     if kernels is _DIAGONAL:
-        _close(learner.accumulator_ if learner.average else learner.covariance_, trace.covariance)
+        _close(learner.accumulator_ if isinstance(learner, olearn.AdaGrad) else learner.covariance_, trace.covariance)
     assert learner.coef_.any() and np.count_nonzero(trace.taus) > 10
 
 
