@@ -403,7 +403,8 @@ class PASequence(OnlineLearner, ClassifierEstimator):
         room = self._emission.shape[1] // copies
         kept = np.concatenate([self._columns[keep] + block * room for block in range(copies)])
         self._emission = np.ascontiguousarray(self._emission[:, kept])
-        self._transition = np.ascontiguousarray(self._transition[np.append(keep, [True, True])][:, np.tile(keep, copies)])
+        rows = self._transition[np.append(keep, [True, True])]
+        self._transition = np.ascontiguousarray(rows[:, np.tile(keep, copies)])
         self._columns = np.arange(np.count_nonzero(keep), dtype=np.int64)
         self.classes_ = self.classes_[keep]
 
