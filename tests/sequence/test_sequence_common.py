@@ -326,8 +326,8 @@ def test_weights_left_by_a_stopped_batch_that_brought_a_label_go_to_the_compiled
 
     if _compiled.EXTENSION is None:
         pytest.skip("olearn was installed without the compiled kernels")
-    make = lambda: PASequence(variant="pa", fit_intercept=False, end_transition=False)  # noqa: E731
-    est = make().partial_fit([np.eye(2)], [["a", "b"]])
+    bare = {"variant": "pa", "fit_intercept": False, "end_transition": False}
+    est = PASequence(**bare).partial_fit([np.eye(2)], [["a", "b"]])
     with pytest.raises(FloatingPointError, match="at sequence 1"):
         est.partial_fit([np.eye(2), np.diag([1e300, -1e300]), np.ones((1, 2))], [["b", "a"], ["a", "b"], ["z"]])
 
@@ -337,7 +337,7 @@ def test_weights_left_by_a_stopped_batch_that_brought_a_label_go_to_the_compiled
     monkeypatch.setattr(_compiled, "_numba_kernel", no_numba)
     est.learn_one(np.eye(2)[::-1], ["a", "b"])
     # the stream the learner kept: the first batch, the first sequence of the stopped one, the last sequence
-    kept = make().partial_fit([np.eye(2), np.eye(2), np.eye(2)[::-1]], [["a", "b"], ["b", "a"], ["a", "b"]])
+    kept = PASequence(**bare).partial_fit([np.eye(2), np.eye(2), np.eye(2)[::-1]], [["a", "b"], ["b", "a"], ["a", "b"]])
     assert est.classes_.tolist() == kept.classes_.tolist() == ["a", "b"]
     assert_array_equal(_weights(est), _weights(kept))
 
