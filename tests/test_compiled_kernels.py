@@ -4,10 +4,12 @@ The extension holds machine code that checks no type, so every call is
 guarded: arguments of other types, an extension built from other sources, or
 ``OLEARN_KERNELS=jit`` send the call to the numba kernel. Where the extension
 is used it must give what numba's kernel gives, bit for bit; the installed
-package built by CI must have it.
+package built by CI must have it. The learners of strided weights (diagonal
+second-order and averaging ones) are checked against the NumPy transcriptions
+of their papers (:mod:`oracles`) instead: compiling numba's kernels for them
+cost a minute of the suite.
 """
 
-import importlib
 import math
 import os
 import subprocess
@@ -17,12 +19,15 @@ import textwrap
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from sklearn.datasets import dump_svmlight_file
+from oracles import binary as binary_oracle
+from oracles import second_order as second_order_oracle
+from sklearn.datasets import dump_svmlight_file, load_svmlight_file
 
 import olearn
 from fresh_cli import loaded_by
 from olearn._kernels import _codes, _compiled
 from olearn.data import load_vw
+from olearn.second_order import SecondOrderClassifier
 
 built = pytest.mark.skipif(_compiled.EXTENSION is None, reason="olearn was installed without the compiled kernels")
 
@@ -347,8 +352,25 @@ def test_the_compiled_checking_pass_stops_where_numba_s_stops(kind):
         assert np.array_equal(a, b)
 
 
-_DIAGONAL = ("_diagonal", "diagonal_pass", "checking_diagonal_pass", "_second_order", "mean_scores")
-_AVERAGED = ("_binary_linear", "averaged_linear_pass", "checking_averaged_pass", "_binary_linear", "averaged_scores")
+def _no_numba(name):
+    raise AssertionError(f"{name} went to numba: its caller's arguments are not the compiled types")
+
+
+def _iterates(learner, X, y):
+    """(coef, intercept) of the learner's NumPy transcription of its paper (:mod:`oracles`) after each round 0..n,
+    one row each (a run of the transcription on each prefix of the stream), and the trace of the whole stream."""
+    oracle = second_order_oracle if isinstance(learner, SecondOrderClassifier) else binary_oracle
+    traces = [oracle.for_estimator(type(learner).__name__, learner.get_params(), X[:t], y[:t])
+              for t in range(len(y) + 1)]
+    return np.array([np.append(trace.coef, trace.intercept) for trace in traces]), traces[-1]
+
+
+def _close(actual, expected):
+    np.testing.assert_allclose(actual, expected, rtol=1e-9, atol=1e-12)
+
+
+_DIAGONAL = ("diagonal_pass", "checking_diagonal_pass", "mean_scores")
+_AVERAGED = ("averaged_linear_pass", "checking_averaged_pass", "averaged_scores")
 
 
 @built
@@ -358,54 +380,42 @@ _AVERAGED = ("_binary_linear", "averaged_linear_pass", "checking_averaged_pass",
     (lambda: olearn.NAROW(covariance="diag", b=0.1, fit_intercept=False), _DIAGONAL),
     (lambda: olearn.PAClassifier(variant="pa1", C=0.3, average=True), _AVERAGED),
 ], ids=["arow", "adagrad-averaged", "narow", "pa1-averaged"])
-def test_learners_of_strided_weights_take_the_compiled_passes_and_learn_bit_identical_models(make, kernels):
+def test_learners_of_strided_weights_take_the_compiled_passes_and_learn_the_papers_models(make, kernels,
+                                                                                         monkeypatch):
     """AROW, AdaGrad and NAROW with a diagonal covariance, and an averaging linear learner: a dense batch (checked,
-    then the plain pass), a CSR batch (the pass that checks its rows) and the scores, compiled or numba's; every
-    call must have a compiled signature (their weights are strided columns: the "f8[:]A" code) and give numba's
-    model and scores."""
-    pass_module, plain, checking, score_module, scoring = kernels
-    modules = {plain: pass_module, checking: pass_module, scoring: score_module}
+    then the plain pass), a CSR batch (the pass that checks its rows) and the scores must all be compiled calls
+    (their weights are strided columns: the "f8[:]A" code; numba's kernels are out of reach here) and give the
+    model of the NumPy transcription of the paper, averaged as the mean of its iterates after each round."""
+    plain, checking, scoring = kernels
     rng = np.random.default_rng(8)
-    X = rng.normal(size=(300, 12)) * (rng.random((300, 12)) < 0.4)
-    y = np.where(X @ rng.normal(size=12) + 0.3 * rng.normal(size=300) > 0, 1.0, -1.0)
-    batches = [(X[:150], y[:150]), (sp.csr_matrix(X[150:]), y[150:])]
-    calls = {name: [] for name in modules}
+    X = rng.normal(size=(80, 8)) * (rng.random((80, 8)) < 0.5)
+    y = np.where(X @ rng.normal(size=8) + 0.3 * rng.normal(size=80) > 0, 1.0, -1.0)
+    calls = {name: [] for name in kernels}
 
-    def recorded(name):
-        kernel = getattr(importlib.import_module(f"olearn._kernels.{modules[name]}"), name)
-
+    def recorded(name, kernel):
         def call(*args):
             calls[name].append(args)
             return kernel(*args)
         return call
 
-    learners, scores = [make(), make()], []
-    for k, learner in enumerate(learners):
-        originals = {name: getattr(_compiled, name) for name in modules}
-        try:
-            if k == 1:  # the same stream through numba's kernels, by stand-ins that record the calls
-                for name in modules:
-                    setattr(_compiled, name, recorded(name))
-            for Xb, yb in batches:
-                learner.partial_fit(Xb, yb, classes=[-1.0, 1.0])
-            scores.append(learner.decision_function(X))
-        finally:
-            for name, kernel in originals.items():
-                setattr(_compiled, name, kernel)
+    for name in kernels:
+        monkeypatch.setattr(_compiled, name, recorded(name, getattr(_compiled, name)))
+    monkeypatch.setattr(_compiled, "_numba_kernel", _no_numba)
+    learner = make()
+    for Xb, yb in ((X[:40], y[:40]), (sp.csr_matrix(X[40:]), y[40:])):
+        learner.partial_fit(Xb, yb, classes=[-1.0, 1.0])
+    scores = learner.decision_function(X)
     assert calls[plain] and calls[checking], "the learner did not call its passes through _compiled"
-    assert calls[scoring] or kernels is _DIAGONAL and learners[0].average  # there, averages score by their own
-    for name, made in calls.items():
-        for args in made:
-            assert _compiled.accepts(_types(name), args), name  # so the first learner's call was compiled
+    assert calls[scoring] or kernels is _DIAGONAL and learner.average  # there, averages score by their own
     assert not calls[plain][0][5].flags.c_contiguous  # the weights: a strided column
-    attributes = ("coef_", "intercept_", "covariance_") if kernels is _DIAGONAL else ("coef_", "intercept_")
-    for attribute in attributes:
-        assert np.array_equal(getattr(learners[0], attribute), getattr(learners[1], attribute)), attribute
-    assert np.array_equal(scores[0], scores[1]) and learners[0].coef_.any()
-
-
-def _no_numba(name):
-    raise AssertionError(f"{name} went to numba: its caller's arguments are not the compiled types")
+    iterates, trace = _iterates(learner, X, y)
+    model = iterates[1:].mean(axis=0) if learner.average else iterates[-1]
+    _close(learner.coef_.ravel(), model[:-1])
+    _close(learner.intercept_, model[-1:])
+    _close(scores, X @ model[:-1] + model[-1])
+    if kernels is _DIAGONAL:
+        _close(learner.accumulator_ if isinstance(learner, olearn.AdaGrad) else learner.covariance_, trace.covariance)
+    assert learner.coef_.any() and np.count_nonzero(trace.taus) > 10
 
 
 @built
@@ -439,45 +449,47 @@ def test_vw_rows_are_crossed_on_the_compiled_kernels_as_vw_hashes_them(tmp_path,
 @pytest.fixture(scope="module", params=["svm", "vw"])
 def stream(request, tmp_path_factory):
     """3,000 rows as LIBSVM (numbers of 16-17 digits: the parser leaves them to the fix-up conversion) or as
-    VW text (named features in two namespaces, every third row with an importance weight)."""
+    VW text (named features in two namespaces, every third row with an importance weight): (the file, the rows as
+    the file holds them, the labels, the importance weights or None). The LIBSVM rows are read back by scikit-learn's
+    reader; VW's 40 names are 40 columns (they fall in distinct columns of the 2**18, else no score would match)."""
     rng = np.random.default_rng(11)
     X = rng.normal(size=(3000, 40)) * (rng.random((3000, 40)) < 0.2)
     y = np.where(X @ rng.normal(size=40) > 0, 1, -1)
     path = tmp_path_factory.mktemp("compiled") / f"train.{request.param}"
     if request.param == "svm":
         dump_svmlight_file(X, y, str(path), zero_based=False)
-    else:
-        lines = []
-        for i, (row, label) in enumerate(zip(X, y)):
-            weight = f" {1 + i % 5 / 2}" if i % 3 == 0 else ""
-            left = " ".join(f"a{j}:{float(row[j])!r}" for j in np.flatnonzero(row[:20]))
-            right = " ".join(f"b{j}:{row[j]:.6g}" for j in 20 + np.flatnonzero(row[20:]))
-            lines.append(f"{label}{weight} |left {left} |right {right}\n")
-        path.write_text("".join(lines))
-    return str(path)
+        return str(path), load_svmlight_file(str(path), n_features=40)[0].toarray(), y, None
+    lines = []
+    for i, (row, label) in enumerate(zip(X, y)):
+        weight = f" {1 + i % 5 / 2}" if i % 3 == 0 else ""
+        left = " ".join(f"a{j}:{float(row[j])!r}" for j in np.flatnonzero(row[:20]))
+        right = " ".join(f"b{j}:{row[j]:.6g}" for j in 20 + np.flatnonzero(row[20:]))
+        lines.append(f"{label}{weight} |left {left} |right {right}\n")
+    path.write_text("".join(lines))
+    written = np.hstack([X[:, :20], np.vectorize(lambda v: float(f"{v:.6g}"))(X[:, 20:])])
+    return str(path), written, y, np.where(np.arange(3000) % 3 == 0, 1 + np.arange(3000) % 5 / 2, 1.0)
 
 
-def _olearn(*args, jit):
-    """The modules loaded by ``olearn ARGS`` in a fresh process, on the compiled kernels or (``jit``) numba's."""
-    return loaded_by(*args, env={**os.environ, "OLEARN_KERNELS": "jit" if jit else ""})[1]
+def _olearn(*args):
+    """The modules loaded by ``olearn ARGS`` in a fresh process, where the compiled kernels may be used."""
+    return loaded_by(*args, env={**os.environ, "OLEARN_KERNELS": ""})[1]
 
 
 @built
-def test_runs_on_the_compiled_kernels_start_no_numba_and_answer_as_numba(stream, tmp_path):
-    """A run (the raw scores of every round, and the model) and a prediction with the model, both ways."""
-    out = {}
-    for jit in (False, True):
-        way = tmp_path / ("jit" if jit else "compiled")
-        way.mkdir()
-        loaded = _olearn("run", "--algo", "pa1", "-C", "0.1", "-p", way / "scores.txt", "--raw", "--quiet",
-                         "--save", way / "model.npz", stream, jit=jit)
-        loaded |= _olearn("predict", "-m", way / "model.npz", "-o", way / "labels.txt", stream, jit=jit)
-        assert ("numba" in loaded) == jit and (_compiled.EXTENSION.__name__ in loaded) != jit
-        out[jit] = [(way / name).read_text() for name in ("scores.txt", "labels.txt")]
-    scores, labels = out[False]
-    assert len(scores.split()) == len(labels.split()) == 3000
-    assert len(set(labels.split())) == 2 and len(set(scores.split())) > 1000
-    assert out[False] == out[True]
+def test_runs_on_the_compiled_kernels_start_no_numba_and_answer_as_the_paper(stream, tmp_path):
+    """A run (the raw scores of every round, and the model) and a prediction with the model: PA-I's scores (the
+    NumPy transcription of the paper; an importance weight s makes C sC) and the labels of its last weights."""
+    path, X, y, weights = stream
+    loaded = _olearn("run", "--algo", "pa1", "-C", "0.1", "-p", tmp_path / "scores.txt", "--raw", "--quiet",
+                     "--save", tmp_path / "model.npz", path)
+    loaded |= _olearn("predict", "-m", tmp_path / "model.npz", "-o", tmp_path / "labels.txt", path)
+    assert "numba" not in loaded and _compiled.EXTENSION.__name__ in loaded
+    trace = binary_oracle.passive_aggressive(X, y, variant="pa1", C=0.1, sample_weight=weights)
+    scores = np.array((tmp_path / "scores.txt").read_text().split(), dtype=float)
+    labels = np.array((tmp_path / "labels.txt").read_text().split(), dtype=float)
+    _close(scores, trace.scores)
+    assert np.array_equal(labels, np.where(X @ trace.coef > 0, 1, -1))
+    assert np.unique(labels).size == 2 and np.unique(scores).size > 1000
 
 
 @built
@@ -489,7 +501,7 @@ def test_the_losses_of_a_frozen_model_start_no_numba(tmp_path):
     dump_svmlight_file(X, np.where(X[:, 0] > 0, 1, -1), str(data), zero_based=False)
     subprocess.run([sys.executable, "-m", "olearn", "run", "--algo", "ogd", "--set", "loss=logistic", "--quiet",
                     "-f", str(tmp_path / "model.npz"), str(data)], check=True, timeout=600)
-    loaded = _olearn("run", "-t", "-i", tmp_path / "model.npz", data, jit=False)
+    loaded = _olearn("run", "-t", "-i", tmp_path / "model.npz", data)
     assert "numba" not in loaded and _compiled.EXTENSION.__name__ in loaded
 
 
@@ -499,32 +511,52 @@ def test_a_run_crossing_vw_namespaces_starts_no_numba(tmp_path):
     rows are all compiled at install (a user's first such run compiled them for tens of seconds)."""
     path = tmp_path / "train.vw"
     path.write_text("".join(f"{1 - 2 * (i % 2)} |a x:{i % 5} u{i % 3} |b z:{i % 7 - 3} t\n" for i in range(40)))
-    loaded = _olearn("run", "--algo", "pa1", "-q", "ab", "--ngram", "a2", "--quiet", path, jit=False)
+    loaded = _olearn("run", "--algo", "pa1", "-q", "ab", "--ngram", "a2", "--quiet", path)
     assert "numba" not in loaded and _compiled.EXTENSION.__name__ in loaded
 
 
+def _scores_of_passes(learner, X, y, passes, every=10):
+    """What ``olearn run --passes PASSES --raw -p`` writes of ``learner`` (every row of every pass, in file order),
+    and its final (coef, intercept), from the learner's NumPy transcription: a learned row is scored by the weights of
+    its moment; with several passes the rows at positions ``every``, 2 ``every``, ... are held out, never learned and
+    scored by the weights of their moment, averaged when the learner averages (docs/cli.md, "Held-out examples")."""
+    held = np.arange(1, len(y) + 1) % every == 0 if passes > 1 else np.zeros(len(y), dtype=bool)
+    rows = np.tile(np.arange(len(y)), passes)
+    learned = ~held[rows]
+    iterates, _ = _iterates(learner, X[rows[learned]], y[rows[learned]])
+    means = np.vstack([iterates[:1], np.cumsum(iterates[1:], axis=0) / np.arange(1, len(iterates))[:, None]])
+    moment = np.cumsum(learned) - learned  # the rounds learned before each row
+    weights = np.where((held[rows] & bool(learner.average))[:, None], means[moment], iterates[moment])
+    final = means[-1] if learner.average else iterates[-1]
+    return np.einsum("ij,ij->i", weights[:, :-1], X[rows]) + weights[:, -1], final
+
+
 @built
-@pytest.mark.parametrize("algo", [["arow"], ["pa1", "--set", "average=true"]], ids=["arow", "pa1-averaged"])
-def test_a_run_of_strided_weights_starts_no_numba_and_answers_as_numba(tmp_path, algo):
+@pytest.mark.parametrize("algo, make", [
+    (["arow"], lambda: olearn.AROW(covariance="diag")),
+    (["pa1", "--set", "average=true"], lambda: olearn.PAClassifier(variant="pa1", average=True)),
+], ids=["arow", "pa1-averaged"])
+def test_a_run_of_strided_weights_starts_no_numba_and_answers_as_the_paper(tmp_path, algo, make):
     """``olearn run -a arow`` or an averaging linear learner (one pass, then two with a hold-out) and ``olearn
     predict`` with its model: their passes and scores are compiled at install (a user's first such run compiled
-    them for tens of seconds)."""
+    them for tens of seconds), and give the scores and labels of the NumPy transcription of the paper."""
     rng = np.random.default_rng(9)
-    X = rng.normal(size=(400, 10)) * (rng.random((400, 10)) < 0.5)
+    X = rng.normal(size=(100, 10)) * (rng.random((100, 10)) < 0.5)
+    y = np.where(X[:, 0] - X[:, 1] > 0, 1, -1)
+    assert X.any(axis=1).all()  # no row scores exactly 0, whose label would be a convention
     data = tmp_path / "train.svm"
-    dump_svmlight_file(X, np.where(X[:, 0] - X[:, 1] > 0, 1, -1), str(data), zero_based=False)
-    out = {}
-    for jit in (False, True):
-        way = tmp_path / ("jit" if jit else "compiled")
-        way.mkdir()
-        loaded = _olearn("run", "-a", *algo, "-p", way / "run.txt", "--raw", "--quiet", data, jit=jit)
-        loaded |= _olearn("run", "-a", *algo, "--passes", "2", "-p", way / "passes.txt", "--raw", "--quiet",
-                          "--save", way / "model.npz", data, jit=jit)
-        loaded |= _olearn("predict", "-m", way / "model.npz", "-o", way / "labels.txt", data, jit=jit)
-        assert ("numba" in loaded) == jit and (_compiled.EXTENSION.__name__ in loaded) != jit
-        out[jit] = [(way / name).read_text() for name in ("run.txt", "passes.txt", "labels.txt")]
-    assert [len(text.split()) for text in out[False]] == [400, 800, 400]
-    assert out[False] == out[True]
+    dump_svmlight_file(X, y, str(data), zero_based=False)
+    loaded = _olearn("run", "-a", *algo, "-p", tmp_path / "run.txt", "--raw", "--quiet", data)
+    loaded |= _olearn("run", "-a", *algo, "--passes", "2", "-p", tmp_path / "passes.txt", "--raw", "--quiet",
+                      "--save", tmp_path / "model.npz", data)
+    loaded |= _olearn("predict", "-m", tmp_path / "model.npz", "-o", tmp_path / "labels.txt", data)
+    assert "numba" not in loaded and _compiled.EXTENSION.__name__ in loaded
+    learner = make()
+    for passes, name in ((1, "run.txt"), (2, "passes.txt")):
+        scores, final = _scores_of_passes(learner, X, y, passes)
+        _close(np.array((tmp_path / name).read_text().split(), dtype=float), scores)
+    labels = np.array((tmp_path / "labels.txt").read_text().split(), dtype=float)
+    assert np.array_equal(labels, np.where(X @ final[:-1] + final[-1] > 0, 1, -1))
 
 
 # Whether a call releases the GIL, without timing it: with a switch interval of 1000 s, the main thread gives the GIL

@@ -93,22 +93,25 @@ def perceptron(X, y, eta=1.0, fit_intercept=False):
     return _trace(w, d, fit_intercept, scores, losses, taus, y)
 
 
-def passive_aggressive(X, y, variant="pa", C=1.0, fit_intercept=False):
+def passive_aggressive(X, y, variant="pa", C=1.0, fit_intercept=False, sample_weight=None):
     """PA / PA-I / PA-II of Crammer et al. (2006), Figure 1.
 
     A zero vector x = 0 (possible only without intercept) makes l/||x||^2 a
     division by zero for PA and PA-I; olearn documents tau = 0 there (every w has
     the same loss on x = 0), and so does this oracle. PA-II needs no special case.
+    An example of importance weight s (beyond the paper) has sC for C, and s = 0
+    no update.
     """
     Z = _rows(X, fit_intercept)
     d = np.shape(X)[1]
     w = np.zeros(Z.shape[1])
+    weights = np.ones(len(Z)) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
     scores, losses, taus = [], [], []
-    for x, label in zip(Z, y):
+    for x, label, s in zip(Z, y, weights):
         score = float(np.dot(w, x))
         loss = hinge(label * score)
         sq = float(np.dot(x, x))
-        tau = pa_step(variant, loss, sq, C)
+        tau = pa_step(variant, loss, sq, s * C) if s > 0 else 0.0
         w = w + tau * label * x
         scores.append(score)
         losses.append(loss)

@@ -318,6 +318,30 @@ def test_overflow_is_refused_and_leaves_the_model_finite():
     assert np.isfinite(_weights(est)).all()
 
 
+def test_weights_left_by_a_stopped_batch_that_brought_a_label_go_to_the_compiled_pass(monkeypatch):
+    """The labels of a stopped batch are forgotten by selecting the kept labels' columns of the weights, which numpy
+    lays out column by column: the weights must stay C-ordered, the compiled pass's type, or every later batch goes to
+    numba's kernel (compiled on first use, for tens of seconds, on an install that has the compiled one)."""
+    from olearn._kernels import _compiled
+
+    if _compiled.EXTENSION is None:
+        pytest.skip("olearn was installed without the compiled kernels")
+    bare = {"variant": "pa", "fit_intercept": False, "end_transition": False}
+    est = PASequence(**bare).partial_fit([np.eye(2)], [["a", "b"]])
+    with pytest.raises(FloatingPointError, match="at sequence 1"):
+        est.partial_fit([np.eye(2), np.diag([1e300, -1e300]), np.ones((1, 2))], [["b", "a"], ["a", "b"], ["z"]])
+
+    def no_numba(name):
+        raise AssertionError(f"{name} went to numba: the weights are not of the compiled pass's types")
+
+    monkeypatch.setattr(_compiled, "_numba_kernel", no_numba)
+    est.learn_one(np.eye(2)[::-1], ["a", "b"])
+    # the stream the learner kept: the first batch, the first sequence of the stopped one, the last sequence
+    kept = PASequence(**bare).partial_fit([np.eye(2), np.eye(2), np.eye(2)[::-1]], [["a", "b"], ["b", "a"], ["a", "b"]])
+    assert est.classes_.tolist() == kept.classes_.tolist() == ["a", "b"]
+    assert_array_equal(_weights(est), _weights(kept))
+
+
 def test_hamming_errors_checks_its_input():
     with pytest.raises(ValueError, match="y_true has 1 sequences but y_pred has 2"):
         hamming_errors([["a"]], [["a"], ["b"]])

@@ -397,12 +397,14 @@ class PASequence(OnlineLearner, ClassifierEstimator):
         """Forget the labels where ``keep`` is False (labels of sequences that were never learned)."""
         if keep.all():
             return
-        # the kept labels' columns, in their order (in each block): the columns in use stay 0 .. k - 1
+        # the kept labels' columns, in their order (in each block): the columns in use stay 0 .. k - 1; C-ordered
+        # copies (numpy lays a selection of columns out column by column), as the compiled pass takes them
         copies = self._copies
         room = self._emission.shape[1] // copies
-        self._emission = self._emission[:, np.concatenate([self._columns[keep] + block * room
-                                                           for block in range(copies)])]
-        self._transition = self._transition[np.append(keep, [True, True])][:, np.tile(keep, copies)]
+        kept = np.concatenate([self._columns[keep] + block * room for block in range(copies)])
+        self._emission = np.ascontiguousarray(self._emission[:, kept])
+        rows = self._transition[np.append(keep, [True, True])]
+        self._transition = np.ascontiguousarray(rows[:, np.tile(keep, copies)])
         self._columns = np.arange(np.count_nonzero(keep), dtype=np.int64)
         self.classes_ = self.classes_[keep]
 
