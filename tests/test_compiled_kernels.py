@@ -683,7 +683,7 @@ def test_the_compiled_reading_of_a_batch_body_answers_as_numba():
     _compiled.EXTENSION.insert_names(tables[0][0], names, bounds, tables[0][1], 0, 3)
     _jit("insert_names")(tables[1][0], names, bounds, tables[1][1], 0, 3)
     columns = np.array([4, 0, 2], dtype=np.int64)
-    rows = [kernel(body, *found[3:], slots, names, bounds, hashes, columns)
+    rows = [kernel(body, *found[3:], slots, names, bounds, hashes, columns, False)
             for kernel, found, (slots, hashes) in zip([_compiled.EXTENSION.packed_rows, _jit("packed_rows")],
                                                        scanned, tables)]
     for got, want in [(scanned[0], scanned[1]), (tables[0], tables[1]), (rows[0], rows[1])]:

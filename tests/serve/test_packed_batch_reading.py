@@ -137,6 +137,27 @@ def test_an_unknown_name_or_a_hashing_map_gives_no_rows():
     assert read_packed_labelled(body, Limits()).packed_rows(FeatureMap(n_bits=8)) is None
 
 
+@pytest.mark.parametrize("seed", range(2))
+def test_a_batch_to_predict_leaves_out_the_names_it_lacks_as_known_rows_does(seed):
+    rng = random.Random(seed)
+    features = FeatureMap()
+    known = rng.sample(NAMES, len(NAMES) // 2)  # the other names unknown to the learner
+    features.add([(name, 5 * i + 2) for i, name in enumerate(known)])
+    for n in (1, 3, 40):
+        body = _body(rng, n, SPACES[n % len(SPACES)])
+        examples = read_packed_features(body, Limits(max_batch=50), ("x", "y"))[0]
+        got = examples.packed_rows(features, drop_unknown=True)
+        want = features.known_rows(json.loads(body)["x"], drop_unknown=True)  # the reference: the dicts' rows
+        _assert_same_rows(got, _canonical_rows(want, want[3]))
+        assert examples._decoded is None
+    # a batch of names all unknown: empty rows of no column, as known_rows gives them
+    body = b'{"x":[{"zz":1.5},{}],"y":[1,1]}'
+    got = read_packed_features(body, Limits(), ("x", "y"))[0].packed_rows(features, drop_unknown=True)
+    want = features.known_rows(json.loads(body)["x"], drop_unknown=True)
+    _assert_same_rows(got, _canonical_rows(want, want[3]))
+    assert got.shape == (2, 0)
+
+
 def _columns_read(features, names):
     body = ('{"x":[' + ",".join(f'{{{json.dumps(name)}:1}}' for name in names) + "]}").encode()
     rows = read_packed_features(body, Limits(), ("x",))[0].packed_rows(features)

@@ -63,6 +63,16 @@ def test_a_packed_batch_learns_predicts_and_is_fed_back_as_the_library_does_with
     assert answer["score"] == offline.decision_function(xs).tolist()
     model.keep(document["id"], examples.kept_features(), 0.0)
     assert examples._decoded is None
+
+    # names the learner never learned are left out of a prediction, still from the body's bytes
+    unknown = body.replace(b'"f3"', b'"unseen"').replace(b'"f5"', b'"also unseen"')
+    assert unknown != body
+    partly_known, _ = read_packed_features(unknown, Limits(), ("x", "id"))
+    answer = model.predict(partly_known)
+    unknown_xs = json.loads(unknown)["x"]
+    assert answer["y"] == [offline.predict_one(x) for x in unknown_xs]
+    assert answer["score"] == offline.decision_function(unknown_xs).tolist()
+    assert partly_known._decoded is None
     labels = [rng.choice((-1, 1)) for _ in ids]
     fed, _ = model.feedback(ids[::-1], labels, None, True, 0.0)
     assert fed["y"] == [offline.predict_learn_one(xs[i], y) for i, y in zip(range(7, -1, -1), labels)]

@@ -148,7 +148,7 @@ KERNELS = {
     "sequence_predict": ("_sequence", "i8[:] i4[:] f8[:] i8[:] f8[:,:] f8 i8[:] f8[:,:] f8 f8 i8[:] f8[:]"),
     "scan_batch": ("_json_batch", "u1[:]r i8 i8"),
     "insert_names": ("_json_batch", "i8[:] u1[:] i8[:,:] i8[:] i8 i8"),
-    "packed_rows": ("_json_batch", "u1[:]r i8[:] i8[:,:] i8[:] f8[:] i8[:] u1[:] i8[:,:] i8[:] i8[:]"),
+    "packed_rows": ("_json_batch", "u1[:]r i8[:] i8[:,:] i8[:] f8[:] i8[:] u1[:] i8[:,:] i8[:] i8[:] b1"),
 }
 
 # The extension compiled for the build machine's CPU is named after that CPU's cpu_identity() (its

@@ -26,8 +26,8 @@ body as it always does, which stays the reference and names every fault):
 :func:`insert_names` (open addressing over the FNV-1a hash of a name's UTF-8 bytes,
 each candidate compared byte for byte, so that a hash collision never gives a
 key another name's column) and writes the rows in CSR form, each row's columns
-in increasing order; an unknown name, or two names of one column in a row, is
-:data:`NOT_MINE`.
+in increasing order; two names of one column in a row are :data:`NOT_MINE`, as is
+an unknown name, unless it is left out (a batch to predict).
 """
 
 import numpy as np
@@ -300,12 +300,13 @@ def insert_names(slots, names, bounds, hashes, first, last):
 
 
 @njit(cache=True)
-def packed_rows(buf, counts, keys, key_hashes, values, slots, names, bounds, hashes, columns):
+def packed_rows(buf, counts, keys, key_hashes, values, slots, names, bounds, hashes, columns, drop_unknown):
     """The rows of a scanned batch (:func:`scan_batch`'s ``counts``, ``keys``, ``hashes`` and ``values`` of the
     body ``buf``) in the columns of a table of names (:func:`insert_names`; ``columns`` each name's):
     ``(status, indptr, indices, data, width)``, each row's columns in increasing order, ``width`` one more than
-    the largest column (0 for none); ``status`` :data:`NOT_MINE` for a key the table lacks or two keys of one
-    column in a row."""
+    the largest column (0 for none); ``status`` :data:`NOT_MINE` for two keys of one column in a row, or for a
+    key the table lacks unless ``drop_unknown``, which leaves it out of its row (as a prediction reads a name
+    it never learned: :meth:`~olearn._features.FeatureMap.known_rows` with ``drop_unknown``)."""
     n = counts.size
     m = values.size
     indptr = np.empty(n + 1, dtype=np.int64)
@@ -314,9 +315,10 @@ def packed_rows(buf, counts, keys, key_hashes, values, slots, names, bounds, has
     mask = slots.size - 1
     width = 0
     indptr[0] = 0
-    at = 0
+    at = 0  # the key read
+    out = 0  # the entries written
     for row in range(n):
-        start = at
+        start = out
         for k in range(counts[row]):
             s = key_hashes[at] & mask
             column = -1
@@ -327,11 +329,14 @@ def packed_rows(buf, counts, keys, key_hashes, values, slots, names, bounds, has
                     column = columns[other]
                     break
                 s = (s + 1) & mask
+            value = values[at]
+            at += 1
+            if column < 0 and drop_unknown:
+                continue
             if column < 0 or column > _INT32_MAX:
                 return NOT_MINE, indptr[:0], indices[:0], data[:0], 0
             # insertion into the row's sorted columns
-            value = values[at]
-            p = at
+            p = out
             while p > start and indices[p - 1] > column:
                 indices[p] = indices[p - 1]
                 data[p] = data[p - 1]
@@ -341,6 +346,6 @@ def packed_rows(buf, counts, keys, key_hashes, values, slots, names, bounds, has
             indices[p] = column
             data[p] = value
             width = max(width, column + 1)
-            at += 1
-        indptr[row + 1] = at
-    return OK, indptr, indices, data, width
+            out += 1
+        indptr[row + 1] = out
+    return OK, indptr, indices[:out], data[:out], width

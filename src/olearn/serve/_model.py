@@ -572,7 +572,7 @@ class ServedModel:
         est = self.estimator
         features = est._feature_map()
         placed = est._places_unknown_names()
-        packed = None if placed else examples.packed_rows(features)
+        packed = None if placed else examples.packed_rows(features, drop_unknown=True)
         if packed is not None:
             return packed  # the rows that known_rows and _canonical_rows make of the dicts
         dicts = examples.dicts

@@ -27,7 +27,9 @@ body's bytes go to the learner's rows by two compiled passes instead
   sorted: the rows :func:`~olearn.serve._model._canonical_rows` makes of
   :meth:`~olearn._features.FeatureMap.known_rows` of the decoded examples,
   bit for bit (the same columns, the same ``float()`` of each literal). A
-  name the vocabulary lacks gives None, and the examples are decoded.
+  name the vocabulary lacks gives None, and the examples are decoded; in a
+  batch to predict it is left out of its row, as ``known_rows`` leaves it out
+  of the rows it predicts.
 * Whatever needs the examples as dicts (a learner not started, a batch its
   checks cannot vouch for, frozen or fixed features, a bound's rounds, a
   pipeline) reads :attr:`PackedExamples.dicts`: the body decoded by the
@@ -95,16 +97,18 @@ class PackedExamples(Examples):
             self._decoded = read_features({"x": parse_json_fast(self.body)["x"]}, self._limits)
         return self._decoded
 
-    def packed_rows(self, features, width=None):
+    def packed_rows(self, features, width=None, drop_unknown=False):
         """The examples' rows in the columns of ``features`` (a FeatureMap) as a :class:`~olearn._sparse.CSRRows`
         of ``width`` columns (by default one more than the largest column of the rows), each row's columns in
-        increasing order; None when a name is not in its vocabulary, or it hashes."""
+        increasing order; None when it hashes, or when a name is not in its vocabulary, unless ``drop_unknown``:
+        a name it lacks is then left out of its row (the rows of
+        :meth:`~olearn._features.FeatureMap.known_rows` with ``drop_unknown``, a batch to predict)."""
         table = features.name_table()
         if table is None:
             return None
         status, indptr, indices, data, largest = _compiled.packed_rows(
             self.buffer, self.counts, self.keys, self.hashes, self.values, table.slots, table.names, table.bounds,
-            table.hashes, table.columns)
+            table.hashes, table.columns, drop_unknown)
         if status != _json_batch.OK:
             return None
         return CSRRows(data, indices, indptr, (self.counts.size, largest if width is None else width))

@@ -267,7 +267,7 @@ class Examples:
         <olearn.serve._feedback.Pending.add>` takes them): the JSON ``xs`` as sent."""
         return self.xs
 
-    def packed_rows(self, features, width=None):
+    def packed_rows(self, features, width=None, drop_unknown=False):
         """The rows of examples read from their body's bytes by compiled passes (see
         :mod:`~olearn.serve._packed_batch`); None for these, read as dicts."""
         return None
