@@ -6,7 +6,6 @@ import copy
 import json
 import pickle
 import random
-import re
 
 import numpy as np
 import pytest
@@ -106,17 +105,14 @@ def _full_precision_literals(rng):
     literals = [repr(-x if rng.random() < 0.5 else x) for x in doubles if np.isfinite(x)]
     literals += [str(rng.randrange(10**15, 10**18)) for _ in range(50)]  # integers of 16 to 18 digits
     literals += [f"{rng.randrange(1, 10**17)}e{rng.randrange(-330, 290)}" for _ in range(50)]
-    return _without_long_runs(literals) + HALFWAY_AND_EDGES
-
-
-def _without_long_runs(literals):
-    return [text for text in literals if re.search("[0-9]{19}", text) is None]  # a run of 19 digits: not taken
+    return literals + HALFWAY_AND_EDGES
 
 
 HALFWAY_AND_EDGES = ["9007199254740993", "-9007199254740993", "9007199254740995", "1e23", "8.98846567431158e307",
                      "2.2250738585072011e-308", "2.2250738585072014e-308", "4.9e-324", "5e-324", "2.4e-324",
                      "1.7976931348623157e308", "-0.0", "1E+5", "1e-400", "-1e-400", "123456789012345678e-343",
-                     "0.000000000000000001", "1.00000000000000000", "5160685781647987.0", "1e-99999"]
+                     "0.000000000000000001", "1.00000000000000000", "5160685781647987.0", "1e-99999",
+                     "0.0019514593530413698", "-0.00071453464857924284", "0.0000000000000000001"]  # 19+ after the point
 
 
 def test_full_precision_numbers_read_as_python_reads_them_bit_for_bit():
@@ -135,7 +131,7 @@ def test_full_precision_numbers_read_as_python_reads_them_bit_for_bit():
 
 def test_only_the_numbers_the_compiled_conversion_leaves_undecided_are_converted_one_by_one():
     rng = random.Random(8)
-    reprs = _without_long_runs([repr(rng.gauss(0, 1) * 10.0**rng.randrange(-300, 300)) for _ in range(500)])
+    reprs = [repr(rng.gauss(0, 1) * 10.0**rng.randrange(-300, 300)) for _ in range(500)]
     literals = reprs + ["9007199254740993", "1e23", "5e-324", "1e-400"]  # a halfway point, a subnormal, past the table
     body = ('{"x":[' + ",".join(f'{{"n1":{text}}}' for text in literals) + "]}").encode()
     scanned = _compiled.scan_batch(np.frombuffer(body, dtype=np.uint8), 1000, 10)
@@ -156,7 +152,6 @@ NOT_TAKEN = [
     b'{"x":[{"n1":1234567890123456789}],"y":[1]}',  # 19 digits
     b'{"x":[{"n1":1234567890123456789012}],"y":[1]}',  # 19 digits and more
     b'{"x":[{"n1":1.234567890123456789}],"y":[1]}',  # 19 significant digits
-    b'{"x":[{"n1":0.0000000000000000001}],"y":[1]}',  # a run of 19 digits
     b'{"y":[1],"x":[{"n1":1}]}',  # "x" not the first key
     b'{"x":[{"n1":{"a":1}}],"y":[1]}', b'{"x":[{"n1":[1]}],"y":[1]}',  # nested values
     b'{"x":[{"n1":"a"}],"y":[1]}', b'{"x":[{"n1":true}],"y":[1]}', b'{"x":[{"n1":null}],"y":[1]}',

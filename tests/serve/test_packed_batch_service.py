@@ -40,7 +40,7 @@ def _batch_body(rng, n, labelled=True, ids=None, precise=False):
 
 def _number(rng, precise):
     if precise:
-        return repr(rng.choice((-1, 1)) * rng.uniform(0.01, 100.0))
+        return repr(rng.gauss(0, 1) * 10.0**rng.randrange(-4, 3))
     return round(rng.gauss(0, 1), 4)
 
 
@@ -107,8 +107,8 @@ def test_a_service_learning_packed_batches_replays_them_into_the_same_model(serv
         ids = [f"p{i}" for i in range(6)]
         shown = _batch_body(rng, 6, labelled=False, ids=ids)  # kept as each example's bytes, newlines included
         assert client.post("/predict", content=shown).json()["id"] == ids  # logged before the updates below, durable with them
-        for _ in range(3):
-            body = _batch_body(rng, 30)
+        for precise in (False, True, True):
+            body = _batch_body(rng, 30, precise=precise)
             assert client.post("/learn", content=body).json()["learned"] == 30
             offline.partial_fit(json.loads(body)["x"], json.loads(body)["y"])
         repeated = client.post("/learn", content=b'{"x": [{"f1": 1, "f1": 2}], "y": [1]}')

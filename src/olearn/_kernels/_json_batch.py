@@ -11,9 +11,12 @@ body as it always does, which stays the reference and names every fault):
   holds the bytes 0x20 to 0x7E but ``"`` and ``\\`` (no escape, ASCII only:
   its bytes are the UTF-8 of the name it decodes to);
 * a number follows JSON's grammar ``-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?``
-  with 18 significant digits at most, at most 18 after the point and at most
-  5 in the exponent (no run of 19 digits, which a reader of the JSON may take
-  otherwise), and is converted exactly as Python's ``float()`` of the
+  with 18 significant digits at most (an integer of 19 digits, which orjson
+  and json read otherwise, is not taken; zeros between the point and the first
+  significant digit are no significant digits: a float's ``repr`` in
+  [1e-4, 1e-2) has up to 20 digits after the point, and the route reads such a
+  body by json, whose value of a float literal is ``float()``'s) and at most 5
+  in the exponent, and is converted exactly as Python's ``float()`` of the
   literal: by Clinger's fast path when the integer of its significant digits
   is at most 2**53 and its decimal exponent, once the point is moved, in
   [-22, 22] (one multiplication or division by an exact power of ten, both
@@ -124,8 +127,6 @@ def _json_number(buf, i, end):
                     return j, NUMBER_INVALID, 0.0
             exponent -= 1
             j += 1
-            if -exponent > _MAX_DIGITS:  # no run of 19 digits (see the module's docstring)
-                return j, NUMBER_INVALID, 0.0
     if j < end and (byte_at(buf, j) == 101 or byte_at(buf, j) == 69):
         is_float = True
         j += 1
