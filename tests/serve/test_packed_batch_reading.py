@@ -143,6 +143,23 @@ def test_only_the_numbers_the_compiled_conversion_leaves_undecided_are_converted
     assert rows.data.tobytes() == np.array([float(text) for text in literals]).tobytes()
 
 
+def _random_reprs(rng, n):
+    """The reprs of ``n`` random doubles: of uniformly random bits (every exponent), and Gaussian ones."""
+    bits = np.array([rng.getrandbits(64) for _ in range(n // 2)], dtype=np.uint64).view(np.float64)
+    doubles = bits[np.isfinite(bits)].tolist() + [rng.gauss(0, 1) for _ in range(n - n // 2)]
+    return [repr(x) for x in doubles]
+
+
+@pytest.mark.parametrize("n", [4_000, pytest.param(2_000_000, marks=pytest.mark.slow)])
+def test_the_reprs_of_random_doubles_read_as_float_reads_them(n):
+    literals = _random_reprs(random.Random(n), n)
+    names = NAMES[:20]  # in the order of their columns: each row's values in the body's order
+    body = ('{"x":[' + ",".join("{" + ",".join(f'"{name}":{text}' for name, text in zip(names, literals[k:k + 20]))
+                                + "}" for k in range(0, len(literals), 20)) + "]}").encode()
+    rows = read_packed_features(body, Limits(max_batch=n), ("x",))[0].packed_rows(_vocabulary())
+    assert rows.data.tobytes() == np.array([float(text) for text in literals]).tobytes()
+
+
 NOT_TAKEN = [
     b'{"x":[{"n\\u0031":1}],"y":[1]}',  # an escape in a key
     '{"x":[{"né":1}],"y":[1]}'.encode(),  # a key that is not ASCII
