@@ -23,7 +23,10 @@ each row has the CPU seconds per second each side took (the server's from
 ``/proc``, the clients' their own process time) and the server's CPU time per
 request, the firmer measure when other jobs share the cores.
 
-An example has 20 features: 15 indices among 1,000 and 5 names. Every
+An example has 20 features: 15 indices among 1,000 and 5 names, each value
+a Gaussian number rounded to 4 decimals, or, with ``--full-precision``,
+written as its full ``repr`` (up to 17 significant digits, as a client that
+sends its floats as they are writes them). Every
 answer is checked (status 200; a learn answer's count). After the learn
 scenarios the service's update count must equal the sum of the
 acknowledged examples, and again after a ``kill -9`` and a restart (0 lost
@@ -34,6 +37,7 @@ before the load starts (:func:`_client`), and given as p50, p90, p99 and max.
     PYTHONPATH=src python benchmarks/bench_serve.py --seconds 2     # a smoke test
     PYTHONPATH=src python benchmarks/bench_serve.py --max-pending 0 # /predict keeping nothing for feedback
     PYTHONPATH=src python benchmarks/bench_serve.py --seconds 4 --scenarios "learn x100"
+    PYTHONPATH=src python benchmarks/bench_serve.py --seconds 4 --scenarios "learn x100" --full-precision
 
 Prints a markdown table and writes ``benchmarks/_work/serve_results.json``.
 """
@@ -67,17 +71,24 @@ _SCENARIOS = {"learn x1": ("/learn", 1), "learn x100": ("/learn", 100), "predict
 _CONTENT_LENGTH = re.compile(rb"(?i)\r\ncontent-length: *([0-9]+)")
 
 
-def _example(rng):
-    x = {str(j): round(rng.gauss(0, 1), 4) for j in rng.sample(range(1000), 15)}
-    x.update({f"f{j}": round(rng.gauss(0, 1), 4) for j in rng.sample(range(50), 5)})
+def _value(rng, full_precision):
+    """A feature's value: a Gaussian number rounded to 4 decimals, or, ``full_precision``, as it is (written as its
+    ``repr``, up to 17 significant digits)."""
+    value = rng.gauss(0, 1)
+    return value if full_precision else round(value, 4)
+
+
+def _example(rng, full_precision):
+    x = {str(j): _value(rng, full_precision) for j in rng.sample(range(1000), 15)}
+    x.update({f"f{j}": _value(rng, full_precision) for j in rng.sample(range(50), 5)})
     return x
 
 
-def _body(rng, route, batch):
+def _body(rng, route, batch, full_precision):
     if batch == 1:
-        x = _example(rng)
+        x = _example(rng, full_precision)
         return {"x": x, "y": rng.choice((-1, 1))} if route == "/learn" else {"x": x}
-    xs = [_example(rng) for _ in range(batch)]
+    xs = [_example(rng, full_precision) for _ in range(batch)]
     return {"x": xs, "y": [rng.choice((-1, 1)) for _ in xs]} if route == "/learn" else {"x": xs}
 
 
@@ -133,11 +144,12 @@ class _Connection(asyncio.Protocol):
             self.closed.set_result(exc)
 
 
-def request_bytes(route, batch, seed, token):
+def request_bytes(route, batch, seed, token, full_precision=False):
     """The requests a client sends, made before its load starts (200 bodies of its seed): a client's CPU and the
-    measured window are then those of the load only."""
+    measured window are then those of the load only. Their values are rounded to 4 decimals, or
+    ``full_precision``, each the ``repr`` of a float."""
     rng = random.Random(seed)
-    bodies = [json.dumps(_body(rng, route, batch)).encode() for _ in range(200)]
+    bodies = [json.dumps(_body(rng, route, batch, full_precision)).encode() for _ in range(200)]
     return [(f"POST {route} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {token}\r\n"
              f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n").encode() + body
             for body in bodies]
@@ -276,12 +288,13 @@ def bare_app():
                              Route("/health", health)])
 
 
-def _load(pool, pid, port, token, route, batch, args):
-    """Load ``route`` of the service ``pid`` at ``port`` with batches of ``batch``: one row of the table, with the
-    CPU seconds per second the service and the client processes took."""
+def _load(pool, pid, port, token, route, batch, args, full_precision=False):
+    """Load ``route`` of the service ``pid`` at ``port`` with batches of ``batch`` (their values ``full_precision``
+    or not, see :func:`request_bytes`): one row of the table, with the CPU seconds per second the service and the
+    client processes took."""
     load_start = os.getloadavg()[0]
-    jobs = [(port, request_bytes(route, batch, 100 * k + batch, token), route, args.seconds, args.concurrency)
-            for k in range(args.clients)]
+    jobs = [(port, request_bytes(route, batch, 100 * k + batch, token, full_precision), route, args.seconds,
+             args.concurrency) for k in range(args.clients)]
     cpu = cpu_seconds(pid)
     results, elapsed = run_clients(pool, jobs)
     cpu = cpu_seconds(pid) - cpu
@@ -326,6 +339,9 @@ def main():
                              "nothing to the log).")
     parser.add_argument("--scenarios", default=",".join(_SCENARIOS),
                         help="The scenarios to run, separated by commas (default: all four, in this order).")
+    parser.add_argument("--full-precision", action="store_true",
+                        help="Write each value as its full repr (up to 17 significant digits), not rounded to "
+                             "4 decimals.")
     args = parser.parse_args()
     scenarios = [_SCENARIOS[name.strip()] for name in args.scenarios.split(",")]
     folder = tempfile.mkdtemp(prefix="olearn-bench-serve-")
@@ -340,8 +356,8 @@ def main():
             acknowledged, live_seconds = warm_up(pool, server, port, bare, bare_port, url, token, args)
             for route, batch in scenarios:
                 # the anchor first, then the service, in the same run
-                bare_row = _load(pool, bare.pid, bare_port, token, route, batch, args)
-                row = _load(pool, server.pid, port, token, route, batch, args)
+                bare_row = _load(pool, bare.pid, bare_port, token, route, batch, args, args.full_precision)
+                row = _load(pool, server.pid, port, token, route, batch, args, args.full_precision)
                 for key in ("requests_per_s", "examples_per_s", "p50_ms", "p90_ms", "p99_ms", "max_ms",
                             "server_cpu_per_s", "clients_cpu_per_s", "server_cpu_ms_per_request"):
                     row[f"bare_{key}"] = bare_row[key]
@@ -395,7 +411,7 @@ def main():
     WORK.mkdir(exist_ok=True)
     with open(WORK / "serve_results.json", "w") as fh:
         json.dump({"rows": rows, "acknowledged": acknowledged, "served": served, "recovered": recovered,
-                   "updates_per_fsync": per_fsync, "replay_seconds": replay_seconds, "live_seconds": live_seconds, "clients": args.clients, "concurrency": args.concurrency, "seconds": args.seconds}, fh, indent=1)
+                   "updates_per_fsync": per_fsync, "replay_seconds": replay_seconds, "live_seconds": live_seconds, "clients": args.clients, "concurrency": args.concurrency, "seconds": args.seconds, "full_precision": args.full_precision}, fh, indent=1)
     if lost or served != acknowledged or any(row["errors"] for row in rows):
         sys.exit(1)
 

@@ -675,8 +675,11 @@ def test_the_build_compiles_functions_that_release_the_gil_and_raise_their_error
 
 @built
 def test_the_compiled_reading_of_a_batch_body_answers_as_numba():
-    body = np.frombuffer(b'{"x": [{"b": 1.5, "a": -0.0}, {}, {"c": 2e3}], "y": [1, 2, 3]}', dtype=np.uint8)
+    text = b'{"x": [{"b": 1.5, "a": -0.0}, {}, {"c": 2e3, "a": 0.1234567890123456, "b": 1e23}], "y": [1, 2, 3]}'
+    body = np.frombuffer(text, dtype=np.uint8)
     scanned = [_compiled.EXTENSION.scan_batch(body, 10, 10), _jit("scan_batch")(body, 10, 10)]
+    fixups = [found[-1] for found in scanned]  # the numbers left to float()
+    scanned = [found[:-1] for found in scanned]
     names = np.frombuffer(b"abc", dtype=np.uint8).copy()
     bounds = np.array([[0, 1], [1, 2], [2, 3]], dtype=np.int64)
     tables = [(np.full(8, -1, dtype=np.int64), np.empty(3, dtype=np.int64)) for _ in range(2)]
@@ -688,4 +691,7 @@ def test_the_compiled_reading_of_a_batch_body_answers_as_numba():
                                                        scanned, tables)]
     for got, want in [(scanned[0], scanned[1]), (tables[0], tables[1]), (rows[0], rows[1])]:
         assert all(np.array_equal(a, b) and np.asarray(a).dtype == np.asarray(b).dtype for a, b in zip(got, want))
-    assert rows[0][2].tolist() == [0, 4, 2] and rows[0][3].tobytes() == np.array([1.5, -0.0, 2e3]).tobytes()
+    assert rows[0][2].tolist() == [0, 4, 0, 2, 4]
+    assert rows[0][3][[0, 1, 3, 4]].tobytes() == np.array([1.5, -0.0, 2e3, 0.1234567890123456]).tobytes()
+    start = text.index(b"1e23")  # a halfway point
+    assert np.array_equal(*fixups) and fixups[0].tolist() == [[start, start + 4, 4]]

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from olearn._features import FeatureMap
+from olearn._kernels import _compiled
 from olearn.serve._model import _canonical_rows
 from olearn.serve._packed_batch import read_packed_features, read_packed_labelled
 from olearn.serve._requests import Limits
@@ -95,14 +96,79 @@ def test_numbers_read_as_python_reads_them_signed_zeros_included():
     assert np.signbit(rows.data).tolist()[:3] == [False, True, True]
 
 
+def _full_precision_literals(rng):
+    """Numbers as Python writes floats (``repr``: up to 17 significant digits), of every magnitude, subnormals,
+    halfway cases, long integers and exponents past +-22, which Clinger's exact fast path does not convert."""
+    doubles = [float(np.array(rng.getrandbits(63), dtype=np.uint64).view(np.float64)) for _ in range(300)]
+    doubles += [rng.random() for _ in range(100)] + [rng.gauss(0, 1) * 10.0**rng.randrange(-40, 40) for _ in range(100)]
+    doubles += [rng.randrange(1, 2**52) * 5e-324 for _ in range(20)]  # subnormals
+    literals = [repr(-x if rng.random() < 0.5 else x) for x in doubles if np.isfinite(x)]
+    literals += [str(rng.randrange(10**15, 10**18)) for _ in range(50)]  # integers of 16 to 18 digits
+    literals += [f"{rng.randrange(1, 10**17)}e{rng.randrange(-330, 290)}" for _ in range(50)]
+    return literals + HALFWAY_AND_EDGES
+
+
+HALFWAY_AND_EDGES = ["9007199254740993", "-9007199254740993", "9007199254740995", "1e23", "8.98846567431158e307",
+                     "2.2250738585072011e-308", "2.2250738585072014e-308", "4.9e-324", "5e-324", "2.4e-324",
+                     "1.7976931348623157e308", "-0.0", "1E+5", "1e-400", "-1e-400", "123456789012345678e-343",
+                     "0.000000000000000001", "1.00000000000000000", "5160685781647987.0", "1e-99999",
+                     "0.0019514593530413698", "-0.00071453464857924284", "0.0000000000000000001"]  # 19+ after the point
+
+
+def test_full_precision_numbers_read_as_python_reads_them_bit_for_bit():
+    rng = random.Random(7)
+    features = _vocabulary()
+    literals = _full_precision_literals(rng)
+    names = NAMES[:30]
+    objects = ["{" + ",".join(f'"{names[k % 30]}":{text}' for k, text in enumerate(literals[start:start + 20]))
+               + "}" for start in range(0, len(literals), 20)]
+    body = ('{"x":[' + ",".join(objects) + '],"y":' + json.dumps([1] * len(objects)) + "}").encode()
+    examples = read_packed_labelled(body, Limits())
+    assert examples is not None
+    _assert_same_rows(examples.packed_rows(features, 200), _rows_of_decoded(body, features, 200))
+    assert examples._decoded is None
+
+
+def test_only_the_numbers_the_compiled_conversion_leaves_undecided_are_converted_one_by_one():
+    rng = random.Random(8)
+    reprs = [repr(rng.gauss(0, 1) * 10.0**rng.randrange(-300, 300)) for _ in range(500)]
+    literals = reprs + ["9007199254740993", "1e23", "5e-324", "1e-400"]  # a halfway point, a subnormal, past the table
+    body = ('{"x":[' + ",".join(f'{{"n1":{text}}}' for text in literals) + "]}").encode()
+    scanned = _compiled.scan_batch(np.frombuffer(body, dtype=np.uint8), 1000, 10)
+    fixups = scanned[-1]
+    assert [body[start:end].decode() for start, end, _ in fixups.tolist()][-4:] == literals[-4:]
+    assert fixups[-4:, 2].tolist() == list(range(len(reprs), len(literals)))
+    assert fixups.shape[0] <= 4 + len(reprs) // 100
+    rows = read_packed_features(body, Limits(), ("x",))[0].packed_rows(_vocabulary())
+    assert rows.data.tobytes() == np.array([float(text) for text in literals]).tobytes()
+
+
+def _random_reprs(rng, n):
+    """The reprs of ``n`` random doubles: of uniformly random bits (every exponent), and Gaussian ones."""
+    bits = np.array([rng.getrandbits(64) for _ in range(n // 2)], dtype=np.uint64).view(np.float64)
+    doubles = bits[np.isfinite(bits)].tolist() + [rng.gauss(0, 1) for _ in range(n - n // 2)]
+    return [repr(x) for x in doubles]
+
+
+@pytest.mark.parametrize("n", [4_000, pytest.param(2_000_000, marks=pytest.mark.slow)])
+def test_the_reprs_of_random_doubles_read_as_float_reads_them(n):
+    literals = _random_reprs(random.Random(n), n)
+    names = NAMES[:20]  # in the order of their columns: each row's values in the body's order
+    body = ('{"x":[' + ",".join("{" + ",".join(f'"{name}":{text}' for name, text in zip(names, literals[k:k + 20]))
+                                + "}" for k in range(0, len(literals), 20)) + "]}").encode()
+    rows = read_packed_features(body, Limits(max_batch=n), ("x",))[0].packed_rows(_vocabulary())
+    assert rows.data.tobytes() == np.array([float(text) for text in literals]).tobytes()
+
+
 NOT_TAKEN = [
     b'{"x":[{"n\\u0031":1}],"y":[1]}',  # an escape in a key
     '{"x":[{"né":1}],"y":[1]}'.encode(),  # a key that is not ASCII
     b'{"x":[{"n1":1,"n1":2}],"y":[1]}',  # a repeated key
-    b'{"x":[{"n1":12345678901234567}],"y":[1]}',  # 17 significant digits
-    b'{"x":[{"n1":1e300}],"y":[1]}',  # an exponent past the exact powers of ten
+    b'{"x":[{"n1":1e400}],"y":[1]}', b'{"x":[{"n1":-1e400}],"y":[1]}',  # float() overflows to infinity
+    b'{"x":[{"n1":1e99999}],"y":[1]}', b'{"x":[{"n1":1e100000}],"y":[1]}',  # an exponent of 6 digits
+    b'{"x":[{"n1":1234567890123456789}],"y":[1]}',  # 19 digits
     b'{"x":[{"n1":1234567890123456789012}],"y":[1]}',  # 19 digits and more
-    b'{"x":[{"n1":0.0000000000000000001}],"y":[1]}',  # a run of 19 digits
+    b'{"x":[{"n1":1.234567890123456789}],"y":[1]}',  # 19 significant digits
     b'{"y":[1],"x":[{"n1":1}]}',  # "x" not the first key
     b'{"x":[{"n1":{"a":1}}],"y":[1]}', b'{"x":[{"n1":[1]}],"y":[1]}',  # nested values
     b'{"x":[{"n1":"a"}],"y":[1]}', b'{"x":[{"n1":true}],"y":[1]}', b'{"x":[{"n1":null}],"y":[1]}',

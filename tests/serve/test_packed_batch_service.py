@@ -6,6 +6,8 @@ import copy
 import json
 import random
 
+import pytest
+
 import olearn
 from olearn.serve._feedback import Pending
 from olearn.serve._model import ServedModel
@@ -19,13 +21,13 @@ require_serve_extra()
 NAMES = [f"f{i}" for i in range(12)]
 
 
-def _batch_body(rng, n, labelled=True, ids=None):
+def _batch_body(rng, n, labelled=True, ids=None, precise=False):
     """A batch body as clients write it, spaced otherwise from one example to the next, its numbers of all
-    spellings the reading takes."""
+    spellings the reading takes: rounded to 4 decimals, or ``precise``, the full ``repr`` of a float."""
     literals = ["-0", "-0.0", "1e2", "2.5E-1", "3", "-1.25"]
     xs = []
     for i in range(n):
-        pairs = [f'"{name}"{" " * (i % 3)}:{rng.choice(literals) if rng.random() < 0.3 else round(rng.gauss(0, 1), 4)}'
+        pairs = [f'"{name}"{" " * (i % 3)}:{rng.choice(literals) if rng.random() < 0.3 else _number(rng, precise)}'
                  for name in rng.sample(NAMES, rng.randrange(1, 6))]
         xs.append("{" + (",\n " if i % 2 else ", ").join(pairs) + "}")
     entries = ['"x": [' + ",\n".join(xs) + "]"]
@@ -36,18 +38,25 @@ def _batch_body(rng, n, labelled=True, ids=None):
     return ("{" + ", ".join(entries) + "}").encode()
 
 
+def _number(rng, precise):
+    if precise:
+        return repr(rng.gauss(0, 1) * 10.0**rng.randrange(-4, 3))
+    return round(rng.gauss(0, 1), 4)
+
+
 def _started():
     learner = olearn.PAClassifier()
     learner.partial_fit([{name: 1.0 for name in NAMES}, {"f0": -1.0}], [1, -1])
     return learner
 
 
-def test_a_packed_batch_learns_predicts_and_is_fed_back_as_the_library_does_with_its_dicts():
+@pytest.mark.parametrize("precise", [False, True])
+def test_a_packed_batch_learns_predicts_and_is_fed_back_as_the_library_does_with_its_dicts(precise):
     rng = random.Random(1)
     model = ServedModel(_started(), pending=Pending())
     offline = _started()
     for _ in range(3):
-        body = _batch_body(rng, 20)
+        body = _batch_body(rng, 20, precise=precise)
         examples = read_packed_labelled(body, Limits())
         model.apply("learn", examples)
         offline.partial_fit(json.loads(body)["x"], json.loads(body)["y"])
@@ -55,7 +64,7 @@ def test_a_packed_batch_learns_predicts_and_is_fed_back_as_the_library_does_with
     assert_same_model(model.estimator, offline)
 
     ids = [f"p{i}" for i in range(8)]
-    body = _batch_body(rng, 8, labelled=False, ids=ids)
+    body = _batch_body(rng, 8, labelled=False, ids=ids, precise=precise)
     examples, document = read_packed_features(body, Limits(), ("x", "id"))
     answer = model.predict(examples)
     xs = json.loads(body)["x"]
@@ -108,8 +117,8 @@ def test_a_service_learning_packed_batches_replays_them_into_the_same_model(serv
         ids = [f"p{i}" for i in range(6)]
         shown = _batch_body(rng, 6, labelled=False, ids=ids)  # kept as each example's bytes, newlines included
         assert client.post("/predict", content=shown).json()["id"] == ids  # logged before the updates below, durable with them
-        for _ in range(3):
-            body = _batch_body(rng, 30)
+        for precise in (False, True, True):
+            body = _batch_body(rng, 30, precise=precise)
             assert client.post("/learn", content=body).json()["learned"] == 30
             offline.partial_fit(json.loads(body)["x"], json.loads(body)["y"])
         repeated = client.post("/learn", content=b'{"x": [{"f1": 1, "f1": 2}], "y": [1]}')

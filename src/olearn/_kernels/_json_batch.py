@@ -11,14 +11,24 @@ body as it always does, which stays the reference and names every fault):
   holds the bytes 0x20 to 0x7E but ``"`` and ``\\`` (no escape, ASCII only:
   its bytes are the UTF-8 of the name it decodes to);
 * a number follows JSON's grammar ``-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?``
-  and is converted exactly as Python's ``float()`` of the literal by Clinger's
-  fast path only: at most 2**53 as an integer of its significant digits (18
-  digits at most, and at most 18 after the point: no run of 19 digits, which
-  a reader of the JSON may take otherwise) and a decimal exponent in [-22, 22] once the point is moved,
-  then one multiplication or division by an exact power of ten, both operands
-  exact, so the one rounding is the correct one (a zero is a zero whatever its
-  exponent). JSON's integer ``-0`` is Python's ``int`` 0, so 0.0; ``-0.0`` and
-  ``-0e0`` are floats, -0.0;
+  with 18 significant digits at most (an integer of 19 digits, which orjson
+  and json read otherwise, is not taken; zeros between the point and the first
+  significant digit are no significant digits: a float's ``repr`` in
+  [1e-4, 1e-2) has up to 20 digits after the point, and the route reads such a
+  body by json, whose value of a float literal is ``float()``'s) and at most 5
+  in the exponent, and is converted exactly as Python's ``float()`` of the
+  literal: by Clinger's fast path when the integer of its significant digits
+  is at most 2**53 and its decimal exponent, once the point is moved, in
+  [-22, 22] (one multiplication or division by an exact power of ten, both
+  operands exact, so the one rounding is the correct one), else by
+  :func:`~olearn._kernels._eisel_lemire.eisel_lemire` (the 17 digits of a
+  float's ``repr``); the few numbers that algorithm leaves undecided (a
+  halfway point, a subnormal, an overflow, an exponent past its table) are
+  listed as fix-ups, their byte spans, for the caller to convert by
+  ``float()`` (so also a JSON integer: ``float()`` of its literal is
+  ``float()`` of the ``int`` json makes of it, both correctly rounded). A
+  zero is a zero whatever its exponent. JSON's integer ``-0`` is Python's
+  ``int`` 0, so 0.0; ``-0.0`` and ``-0e0`` are floats, -0.0;
 * at most ``max_batch`` objects, none empty of objects (``"x": []``), and at
   most ``max_features`` keys in an object.
 
@@ -32,8 +42,9 @@ an unknown name, unless it is left out (a batch to predict).
 
 import numpy as np
 
+from ._eisel_lemire import eisel_lemire
 from ._jit import njit
-from ._parse_number import byte_at, is_digit
+from ._parse_number import NUMBER_EXACT, NUMBER_FIXUP, NUMBER_INVALID, byte_at, is_digit
 
 OK = 0
 NOT_MINE = 1
@@ -78,45 +89,44 @@ def _skip_space(buf, i, end):
 
 @njit(cache=True)
 def _json_number(buf, i, end):
-    """``(stop, ok, value)`` of the JSON number at ``i``: ``ok`` False for bytes that are no JSON number or a
-    number outside Clinger's fast path (see the module's docstring)."""
+    """``(stop, kind, value)`` of the JSON number at ``i``: ``kind`` ``NUMBER_EXACT`` for a number converted here
+    (``value``), ``NUMBER_FIXUP`` for one left to Python's ``float()``, ``NUMBER_INVALID`` for bytes that are no
+    JSON number or a number of a run of 19 digits (see the module's docstring)."""
     j = i
     negative = j < end and byte_at(buf, j) == _MINUS
     if negative:
         j += 1
     if j >= end or not is_digit(byte_at(buf, j)):
-        return j, False, 0.0
+        return j, NUMBER_INVALID, 0.0
     mantissa = 0
     digits = 0
     if byte_at(buf, j) == 48:  # a leading zero is the whole integer part
         j += 1
         if j < end and is_digit(byte_at(buf, j)):
-            return j, False, 0.0
+            return j, NUMBER_INVALID, 0.0
     else:
         while j < end and is_digit(byte_at(buf, j)):
             mantissa = mantissa * 10 + (byte_at(buf, j) - 48)
             digits += 1
             j += 1
             if digits > _MAX_DIGITS:
-                return j, False, 0.0
+                return j, NUMBER_INVALID, 0.0
     is_float = False
     exponent = 0
     if j < end and byte_at(buf, j) == _POINT:
         is_float = True
         j += 1
         if j >= end or not is_digit(byte_at(buf, j)):
-            return j, False, 0.0
+            return j, NUMBER_INVALID, 0.0
         while j < end and is_digit(byte_at(buf, j)):
             d = byte_at(buf, j) - 48
             if mantissa != 0 or d != 0:  # the zeros before the first significant digit count no digit
                 mantissa = mantissa * 10 + d
                 digits += 1
                 if digits > _MAX_DIGITS:
-                    return j, False, 0.0
+                    return j, NUMBER_INVALID, 0.0
             exponent -= 1
             j += 1
-            if -exponent > _MAX_DIGITS:  # no run of 19 digits (see the module's docstring)
-                return j, False, 0.0
     if j < end and (byte_at(buf, j) == 101 or byte_at(buf, j) == 69):
         is_float = True
         j += 1
@@ -125,7 +135,7 @@ def _json_number(buf, i, end):
             exponent_negative = byte_at(buf, j) == _MINUS
             j += 1
         if j >= end or not is_digit(byte_at(buf, j)):
-            return j, False, 0.0
+            return j, NUMBER_INVALID, 0.0
         written = 0
         n_exponent_digits = 0
         while j < end and is_digit(byte_at(buf, j)):
@@ -133,18 +143,21 @@ def _json_number(buf, i, end):
             n_exponent_digits += 1
             j += 1
             if n_exponent_digits > _MAX_EXPONENT_DIGITS:
-                return j, False, 0.0
+                return j, NUMBER_INVALID, 0.0
         exponent += -written if exponent_negative else written
     if mantissa == 0:
-        return j, True, -0.0 if negative and is_float else 0.0
-    if mantissa > _MAX_EXACT_MANTISSA or exponent < -22 or exponent > 22:
-        return j, False, 0.0
-    value = float(mantissa)
-    if exponent >= 0:
-        value = value * _POW10[exponent]
-    else:
-        value = value / _POW10[-exponent]
-    return j, True, -value if negative else value
+        return j, NUMBER_EXACT, -0.0 if negative and is_float else 0.0
+    if mantissa <= _MAX_EXACT_MANTISSA and -22 <= exponent <= 22:
+        value = float(mantissa)
+        if exponent >= 0:
+            value = value * _POW10[exponent]
+        else:
+            value = value / _POW10[-exponent]
+        return j, NUMBER_EXACT, -value if negative else value
+    decided, value = eisel_lemire(mantissa, exponent)
+    if not decided:
+        return j, NUMBER_FIXUP, 0.0
+    return j, NUMBER_EXACT, -value if negative else value
 
 
 @njit(cache=True)
@@ -191,20 +204,21 @@ def _has_repeated_key(buf, keys, hashes, first, last):
 
 
 @njit(cache=True)
-def _not_mine(spans, counts, keys, hashes, values):
+def _not_mine(spans, counts, keys, hashes, values, fixups):
     """:func:`scan_batch`'s answer for a body it does not take."""
-    return NOT_MINE, 0, spans[:0], counts[:0], keys[:0], hashes[:0], values[:0]
+    return NOT_MINE, 0, spans[:0], counts[:0], keys[:0], hashes[:0], values[:0], fixups[:0]
 
 
 @njit(cache=True)
 def scan_batch(buf, max_batch, max_features):
     """Read the examples of the batch body ``buf`` (uint8) of the subset of the module's docstring.
 
-    Returns ``(status, x_end, spans, counts, keys, hashes, values)``: ``status`` :data:`OK` or :data:`NOT_MINE`
-    (the rest is then empty), ``x_end`` the offset after the ``]`` of ``"x"``, ``spans`` an (n, 2) int64 array
-    of each object's byte span (start, end), ``counts`` its number of keys, ``keys`` an (m, 2) array of each
-    key's byte span (without its quotes), ``hashes`` its :func:`name_hash` and ``values`` its number, in the
-    body's order.
+    Returns ``(status, x_end, spans, counts, keys, hashes, values, fixups)``: ``status`` :data:`OK` or
+    :data:`NOT_MINE` (the rest is then empty), ``x_end`` the offset after the ``]`` of ``"x"``, ``spans`` an
+    (n, 2) int64 array of each object's byte span (start, end), ``counts`` its number of keys, ``keys`` an
+    (m, 2) array of each key's byte span (without its quotes), ``hashes`` its :func:`name_hash` and ``values``
+    its number, in the body's order; ``fixups`` a (k, 3) array of the numbers left to Python's ``float()``
+    (see the module's docstring): each one's byte span (start, end) and its place in ``values``.
     """
     end = buf.size
     spans = np.empty((end // 2 + 1, 2), dtype=np.int64)
@@ -212,48 +226,56 @@ def scan_batch(buf, max_batch, max_features):
     keys = np.empty((end // 4 + 1, 2), dtype=np.int64)
     hashes = np.empty(end // 4 + 1, dtype=np.int64)
     values = np.empty(end // 4 + 1, dtype=np.float64)
+    fixups = np.empty((end // 4 + 1, 3), dtype=np.int64)
     n = 0
     m = 0
+    n_fixups = 0
     i = _skip_space(buf, 0, end)
     if i + 4 > end or byte_at(buf, i) != _OPEN_BRACE:
-        return _not_mine(spans, counts, keys, hashes, values)
+        return _not_mine(spans, counts, keys, hashes, values, fixups)
     i = _skip_space(buf, i + 1, end)
     if i + 3 > end or byte_at(buf, i) != _QUOTE or byte_at(buf, i + 1) != 120 or byte_at(buf, i + 2) != _QUOTE:
-        return _not_mine(spans, counts, keys, hashes, values)
+        return _not_mine(spans, counts, keys, hashes, values, fixups)
     i = _skip_space(buf, i + 3, end)
     if i >= end or byte_at(buf, i) != _COLON:
-        return _not_mine(spans, counts, keys, hashes, values)
+        return _not_mine(spans, counts, keys, hashes, values, fixups)
     i = _skip_space(buf, i + 1, end)
     if i >= end or byte_at(buf, i) != _OPEN_BRACKET:
-        return _not_mine(spans, counts, keys, hashes, values)
+        return _not_mine(spans, counts, keys, hashes, values, fixups)
     i = _skip_space(buf, i + 1, end)
     while True:  # an object, then "," or "]"
         if i >= end or byte_at(buf, i) != _OPEN_BRACE or n >= max_batch:
-            return _not_mine(spans, counts, keys, hashes, values)
+            return _not_mine(spans, counts, keys, hashes, values, fixups)
         spans[n, 0] = i
         first = m
         i = _skip_space(buf, i + 1, end)
         if i < end and byte_at(buf, i) != _CLOSE_BRACE:
             while True:  # a key, ":", a number, then "," or "}"
                 if i >= end or byte_at(buf, i) != _QUOTE or m - first >= max_features:
-                    return _not_mine(spans, counts, keys, hashes, values)
+                    return _not_mine(spans, counts, keys, hashes, values, fixups)
                 i += 1
                 keys[m, 0] = i
                 while i < end and byte_at(buf, i) != _QUOTE:
                     c = byte_at(buf, i)
                     if c < 32 or c > 126 or c == _BACKSLASH:
-                        return _not_mine(spans, counts, keys, hashes, values)
+                        return _not_mine(spans, counts, keys, hashes, values, fixups)
                     i += 1
                 if i >= end:
-                    return _not_mine(spans, counts, keys, hashes, values)
+                    return _not_mine(spans, counts, keys, hashes, values, fixups)
                 keys[m, 1] = i
                 hashes[m] = name_hash(buf, keys[m, 0], i)
                 i = _skip_space(buf, i + 1, end)
                 if i >= end or byte_at(buf, i) != _COLON:
-                    return _not_mine(spans, counts, keys, hashes, values)
-                i, ok, value = _json_number(buf, _skip_space(buf, i + 1, end), end)
-                if not ok:
-                    return _not_mine(spans, counts, keys, hashes, values)
+                    return _not_mine(spans, counts, keys, hashes, values, fixups)
+                start = _skip_space(buf, i + 1, end)
+                i, kind, value = _json_number(buf, start, end)
+                if kind == NUMBER_INVALID:
+                    return _not_mine(spans, counts, keys, hashes, values, fixups)
+                if kind == NUMBER_FIXUP:
+                    fixups[n_fixups, 0] = start
+                    fixups[n_fixups, 1] = i
+                    fixups[n_fixups, 2] = m
+                    n_fixups += 1
                 values[m] = value
                 m += 1
                 i = _skip_space(buf, i, end)
@@ -262,11 +284,11 @@ def scan_batch(buf, max_batch, max_features):
                     continue
                 if i < end and byte_at(buf, i) == _CLOSE_BRACE:
                     break
-                return _not_mine(spans, counts, keys, hashes, values)
+                return _not_mine(spans, counts, keys, hashes, values, fixups)
         if i >= end:
-            return _not_mine(spans, counts, keys, hashes, values)
+            return _not_mine(spans, counts, keys, hashes, values, fixups)
         if _has_repeated_key(buf, keys, hashes, first, m):
-            return _not_mine(spans, counts, keys, hashes, values)
+            return _not_mine(spans, counts, keys, hashes, values, fixups)
         i += 1
         spans[n, 1] = i
         counts[n] = m - first
@@ -276,8 +298,8 @@ def scan_batch(buf, max_batch, max_features):
             i = _skip_space(buf, i + 1, end)
             continue
         if i < end and byte_at(buf, i) == _CLOSE_BRACKET:
-            return OK, i + 1, spans[:n], counts[:n], keys[:m], hashes[:m], values[:m]
-        return _not_mine(spans, counts, keys, hashes, values)
+            return OK, i + 1, spans[:n], counts[:n], keys[:m], hashes[:m], values[:m], fixups[:n_fixups]
+        return _not_mine(spans, counts, keys, hashes, values, fixups)
 
 
 @njit(cache=True)

@@ -10,8 +10,11 @@ body's bytes go to the learner's rows by two compiled passes instead
 * :func:`read_packed_labelled` (``/learn``) and :func:`read_packed_features`
   (``/predict``) scan the examples of a body of the strict subset that
   :func:`~olearn._kernels._json_batch.scan_batch` takes (``"x"`` its first
-  key, an array of objects of plain keys and numbers within Clinger's exact
-  fast path, no key repeated, within ``--max-batch`` and ``--max-features``),
+  key, an array of objects of plain keys and numbers of at most 18
+  significant digits, converted as ``float()`` converts them: by Clinger's
+  exact fast path or the Eisel-Lemire algorithm in the scan, the few these
+  leave undecided by ``float()`` itself; no key repeated, within
+  ``--max-batch`` and ``--max-features``),
   and decode the rest of the body (``"y"``, ``"sample_weight"``, ``"id"``)
   with the route's own reader, on ``{"x":0`` followed by the bytes after
   ``"x"``'s array, its labels and weights read by the route's functions;
@@ -119,14 +122,24 @@ class PackedExamples(Examples):
         return JSONTexts([self.body[start:end] for start, end in self.spans.tolist()])
 
 
+def _fixed_up(body, values, fixups):
+    """Whether the numbers the scan left to ``float()`` (``fixups``: byte spans and places in ``values``), now
+    written in ``values``, are all finite (``float()`` reads an overflow such as ``1e400`` as infinite)."""
+    if fixups.shape[0] == 0:
+        return True
+    places = fixups[:, 2]
+    values[places] = [float(body[start:end]) for start, end, _ in fixups.tolist()]
+    return bool(np.isfinite(values[places]).all())
+
+
 def _scanned(body, limits, known):
     """``(scanned, document)`` of a batch body :func:`~olearn._kernels._json_batch.scan_batch` takes, the rest of
     it decoded (``document``, its ``"x"`` a placeholder) with entries among ``known`` only, or None."""
     if limits.feature_keys != "names" or type(body) is not bytes or _BATCH_START.match(body) is None:
         return None  # a single example's body, feedback by ids...: one match, not a compiled call's checks
     buffer = np.frombuffer(body, dtype=np.uint8)
-    status, x_end, *scanned = _compiled.scan_batch(buffer, _cap(limits.max_batch), _cap(limits.max_features))
-    if status != _json_batch.OK:
+    status, x_end, *scanned, fixups = _compiled.scan_batch(buffer, _cap(limits.max_batch), _cap(limits.max_features))
+    if status != _json_batch.OK or not _fixed_up(body, scanned[-1], fixups):
         return None
     try:
         document = parse_json_fast(b'{"x":0' + body[x_end:])
