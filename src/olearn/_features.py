@@ -104,7 +104,7 @@ class FeatureMap:
 
     # the keys of the last plain row converted, until a row repeats them (see _keep)
     _seen = None
-    # how many times the names were truncated (see name_table); a map pickled before it was counted: none
+    # how many times the names were truncated (see name_table); not in the pickled or copied state: none in a copy
     _cuts = 0
 
     def __init__(self, n_bits=None, names=()):
@@ -294,7 +294,10 @@ class FeatureMap:
         state = self.__dict__.copy()
         state["_last"] = state["repeated"] = None
         state.pop("_seen", None)
-        state.pop("_table", None)  # a memo of the names, made again on use (see name_table)
+        # a memo of the names, made again on use, and the count of truncations that tells it stale (see
+        # name_table): neither is the map's state, so that names taken back leave it as it was
+        state.pop("_table", None)
+        state.pop("_cuts", None)
         if self.hashing:
             state["_columns"] = self.vocabulary()  # the rest is a memo of the hash
         return state
