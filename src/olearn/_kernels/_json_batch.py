@@ -44,7 +44,7 @@ import numpy as np
 
 from ._eisel_lemire import eisel_lemire
 from ._jit import njit
-from ._parse_number import NUMBER_EXACT, NUMBER_FIXUP, NUMBER_INVALID, byte_at, is_digit
+from ._parse_number import NUMBER_EXACT, NUMBER_FIXUP, NUMBER_INVALID, byte_at, is_digit, scan_digits
 
 OK = 0
 NOT_MINE = 1
@@ -53,6 +53,7 @@ NOT_MINE = 1
 _POW10 = np.array([10.0**e for e in range(23)])
 _MAX_EXACT_MANTISSA = 2**53
 _MAX_DIGITS = 18  # significant digits that always fit an int64
+_DIGITS_CAP = 10**(_MAX_DIGITS - 1)  # scan_digits' cap: exact for 18 digits, and no overflow past them (refused)
 _MAX_EXPONENT_DIGITS = 5
 EMPTY = -1  # a free slot of the table
 _INT32_MAX = 2**31 - 1
@@ -105,12 +106,11 @@ def _json_number(buf, i, end):
         if j < end and is_digit(byte_at(buf, j)):
             return j, NUMBER_INVALID, 0.0
     else:
-        while j < end and is_digit(byte_at(buf, j)):
-            mantissa = mantissa * 10 + (byte_at(buf, j) - 48)
-            digits += 1
-            j += 1
-            if digits > _MAX_DIGITS:
-                return j, NUMBER_INVALID, 0.0
+        stop, mantissa = scan_digits(buf, j, end, _DIGITS_CAP)
+        digits = stop - j
+        j = stop
+        if digits > _MAX_DIGITS:
+            return j, NUMBER_INVALID, 0.0
     is_float = False
     exponent = 0
     if j < end and byte_at(buf, j) == _POINT:
@@ -134,16 +134,10 @@ def _json_number(buf, i, end):
         if j < end and (byte_at(buf, j) == _PLUS or byte_at(buf, j) == _MINUS):
             exponent_negative = byte_at(buf, j) == _MINUS
             j += 1
-        if j >= end or not is_digit(byte_at(buf, j)):
-            return j, NUMBER_INVALID, 0.0
-        written = 0
-        n_exponent_digits = 0
-        while j < end and is_digit(byte_at(buf, j)):
-            written = written * 10 + (byte_at(buf, j) - 48)
-            n_exponent_digits += 1
-            j += 1
-            if n_exponent_digits > _MAX_EXPONENT_DIGITS:
-                return j, NUMBER_INVALID, 0.0
+        stop, written = scan_digits(buf, j, end, _DIGITS_CAP)
+        if stop == j or stop - j > _MAX_EXPONENT_DIGITS:
+            return stop, NUMBER_INVALID, 0.0
+        j = stop
         exponent += -written if exponent_negative else written
     if mantissa == 0:
         return j, NUMBER_EXACT, -0.0 if negative and is_float else 0.0
