@@ -104,3 +104,18 @@ def test_a_plain_batch_is_decoded_by_orjson_alone(monkeypatch, separators):
     monkeypatch.setattr("olearn.serve._fast_json.parse_json", strict)
     body = json.dumps(_batch(random.Random(5), 100), separators=separators).encode()
     assert decode_body(body) == json.loads(body)
+
+
+@pytest.mark.parametrize("examples", [1, 60, 70, 400])  # bodies of 0.1, 3.8, 4.4 and 25 kB
+def test_a_repeated_key_is_refused_in_a_small_body_and_in_a_large_one(examples):
+    # the braces and colons of a body under 4 kB are counted byte by byte, those of a larger one by NumPy: the last
+    # example repeats its key "a" (a 422 in either), and the same body without the repetition decodes as json reads it
+    rng = random.Random(examples)
+    xs = [{f"f{j}": round(rng.gauss(0, 1), 4) for j in range(4)} for _ in range(examples)]
+    plain = json.dumps({"x": xs + [{"a": 1.0, "b": 2.0}], "y": [1] * (examples + 1)}).encode()
+    repeated = plain.replace(b'{"a": 1.0, "b": 2.0}', b'{"a": 1.0, "a": 2.0}')
+    assert repeated != plain and len(repeated) == len(plain)
+    assert decode_body(plain) == json.loads(plain)
+    with pytest.raises(RequestError) as refused:
+        decode_body(repeated)
+    assert refused.value.status == 422 and "repeats the key" in refused.value.message
