@@ -15,6 +15,9 @@ connection until the process runs out of file descriptors. The protocol of
 * past ``max_connections`` open connections, a new one is answered 503 and
   closed at once, so that its file descriptor is freed.
 
+Its writes of one turn of the event loop (an answer's head and body) are
+sent together (:mod:`._joined_writes`).
+
 :func:`raise_open_files_limit` lifts the process's soft limit on open files
 to its hard limit, so that the cap on connections, not the system, decides.
 """
@@ -22,6 +25,8 @@ to its hard limit, so that the cap on connections, not the system, decides.
 import contextlib
 import json
 import sys
+
+from ._joined_writes import JoinedWrites
 
 
 class ConnectionLimits:
@@ -62,7 +67,8 @@ def guarded_protocol(limits):
 
     class GuardedProtocol(HttpToolsProtocol):
         def connection_made(self, transport):
-            super().connection_made(transport)
+            # every write of the connection goes through the JoinedWrites: an answer's head and body go out together
+            super().connection_made(JoinedWrites(transport, self.loop))
             self._head_bytes = 0
             self._headers = 0
             self._heads = 0  # heads completed on this connection
