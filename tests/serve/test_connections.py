@@ -60,6 +60,10 @@ def test_request_heads_are_bounded_in_bytes_and_in_headers(serve):
         _send_all(sock, b"GET /live HTTP/1.1\r\nHost: 127.0.0.1\r\n" + headers + b"\r\n")
         answer = _answer(sock)
     assert _status(answer) == 431 and b"over 20 headers" in answer
+    with _connect(server) as sock:  # a head of too many headers that is not complete: refused, not left to time out
+        _send_all(sock, b"GET /live HTTP/1.1\r\nHost: 127.0.0.1\r\n" + headers)
+        answer = _answer(sock)
+    assert _status(answer) == 431 and b"over 20 headers" in answer
     with server.client() as client:  # a head within the bounds, with a body larger than them
         body = {"x": {f"f{i}": 1.0 for i in range(2000)}, "y": 1}
         assert client.post("/learn", json=body, headers={f"X-{i}": "v" for i in range(10)}).status_code == 200
@@ -103,6 +107,38 @@ def test_slow_heads_and_bodies_time_out_and_free_their_connections(serve):
     assert _status(answer) == 408 and b"body was not complete" in answer
     with server.client() as client:
         assert client.get("/health").status_code == 200
+
+
+def _answer_to_one(sock):
+    """The answer to one request on a kept-alive connection (its head and its Content-Length's bytes)."""
+    answer = b""
+    while b"\r\n\r\n" not in answer:
+        answer += sock.recv(65536)
+    head, _, body = answer.partition(b"\r\n\r\n")
+    length = int(next(line.split(b":")[1] for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")))
+    while len(body) < length:
+        body += sock.recv(65536)
+    return head + b"\r\n\r\n" + body
+
+
+@pytest.mark.parametrize("timeouts, request_, late", [
+    # the body's deadline comes before the connection's timer, made for the head's
+    (["--header-timeout", "600", "--body-timeout", "1"],
+     b"POST /predict HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\n{\"x\":", b"body was not complete"),
+    # the head's deadline comes after the timer made for the request before (and fired, or not yet)
+    (["--header-timeout", "1", "--body-timeout", "600"], b"GET /live HTTP/1.1\r\nHost: 1", b"head was not complete"),
+])
+def test_a_kept_alive_connection_times_a_later_slow_request_out(serve, timeouts, request_, late):
+    server = serve(["--algo", "pa1", *timeouts])
+    with _connect(server) as sock:
+        for _ in range(3):  # answered requests first, each setting and clearing the connection's deadlines
+            sock.sendall(b"GET /live HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            assert _status(_answer_to_one(sock)) == 200
+        sock.sendall(request_.replace(b"POST /predict HTTP/1.1\r\n", b"POST /predict HTTP/1.1\r\nAuthorization: "
+                                      b"Bearer " + TOKEN.encode() + b"\r\n"))
+        answer = _answer(sock)  # the connection is closed (a hang guard otherwise)
+    # a head that follows an answered request is timed out by closing the connection (its last answer is sent)
+    assert (answer == b"" and late == b"head was not complete") or (_status(answer) == 408 and late in answer)
 
 
 def test_connections_past_the_cap_are_refused_at_once(serve):

@@ -70,10 +70,12 @@ def guarded_protocol(limits):
             # every write of the connection goes through the JoinedWrites: an answer's head and body go out together
             super().connection_made(JoinedWrites(transport, self.loop))
             self._head_bytes = 0
-            self._headers = 0
             self._heads = 0  # heads completed on this connection
             self._reading_head = True
-            self._timer = None
+            self._deadline = None  # when the head or body being read is late (loop time), or None
+            self._late = None  # the message of a 408 then
+            self._timer = None  # the connection's timer, and the time it fires at (see _arm)
+            self._timer_at = None
             self._refused = False
             if len(self.connections) > limits.max_connections:
                 self._refuse(503, f"the service has {limits.max_connections} connections open; retry later")
@@ -81,13 +83,13 @@ def guarded_protocol(limits):
                 self._arm(limits.header_timeout, "the request's head was not complete in time")
 
         def connection_lost(self, exc):
-            self._disarm()
+            self._stop_timer()
             super().connection_lost(exc)
 
         def data_received(self, data):
             if self._refused:
                 return
-            if self._reading_head and self._timer is None:
+            if self._reading_head and self._deadline is None:
                 self._arm(limits.header_timeout, "the request's head was not complete in time")
             in_head, heads = self._reading_head, self._heads
             super().data_received(data)
@@ -97,25 +99,24 @@ def guarded_protocol(limits):
                 self._head_bytes += len(data)
                 if self._head_bytes > limits.max_header_bytes:
                     self._refuse(431, f"the request's head is over {limits.max_header_bytes} bytes")
-
-        def on_header(self, name, value):
-            self._headers += 1
-            if self._headers > limits.max_headers:
-                self._refuse(431, f"the request has over {limits.max_headers} headers")
-                raise _Refused
-            super().on_header(name, value)
+                elif self.headers is not None and len(self.headers) > limits.max_headers:
+                    self._refuse(431, f"the request has over {limits.max_headers} headers")
 
         def on_headers_complete(self):
+            # the headers are counted once a read is parsed (data_received), and here, before the request goes to
+            # the application: a Python call per header would cost more than the count
+            if len(self.headers) > limits.max_headers:
+                self._refuse(431, f"the request has over {limits.max_headers} headers")
+                raise _Refused
             self._heads += 1
             self._reading_head = False
-            self._disarm()
             self._arm(limits.body_timeout, "the request's body was not complete in time")
             super().on_headers_complete()
 
         def on_message_complete(self):
-            self._disarm()
+            self._deadline = None
             self._reading_head = True
-            self._head_bytes = self._headers = 0
+            self._head_bytes = 0
             super().on_message_complete()
 
         def send_400_response(self, msg):
@@ -123,16 +124,35 @@ def guarded_protocol(limits):
                 super().send_400_response(msg)
 
         def _arm(self, seconds, message):
-            self._disarm()
-            self._timer = self.loop.call_later(seconds, self._expired, message)
+            """Answer 408 with ``message`` (or close the connection) ``seconds`` from now, unless the head or body
+            being read is complete first (its deadline then cleared). A deadline, checked by one timer of the
+            connection when it fires (:meth:`_check`), which is made again only for an earlier deadline or once it
+            has fired: a request on a kept-alive connection sets two deadlines and makes no timer."""
+            deadline = self.loop.time() + seconds
+            self._deadline, self._late = deadline, message
+            if self._timer is None or self._timer_at > deadline:
+                self._stop_timer()
+                self._timer = self.loop.call_at(deadline, self._check)
+                self._timer_at = deadline
 
-        def _disarm(self):
+        def _check(self):
+            self._timer = None
+            deadline = self._deadline
+            if deadline is None:
+                return
+            if self.loop.time() < deadline:  # a later deadline, set since the timer was made
+                self._timer = self.loop.call_at(deadline, self._check)
+                self._timer_at = deadline
+            else:
+                self._expired(self._late)
+
+        def _stop_timer(self):
             if self._timer is not None:
                 self._timer.cancel()
                 self._timer = None
 
         def _expired(self, message):
-            self._timer = None
+            self._deadline = None
             if self.cycle is not None and self.cycle.response_started:
                 self.transport.close()  # the answer is on its way: only the connection can go
             else:
@@ -141,7 +161,8 @@ def guarded_protocol(limits):
         def _refuse(self, status, message):
             """Answer ``status`` with the JSON error ``message`` and close the connection."""
             self._refused = True
-            self._disarm()
+            self._deadline = None
+            self._stop_timer()
             if self.cycle is not None:
                 self.cycle.keep_alive = False
             if not self.transport.is_closing():
