@@ -111,22 +111,49 @@ class Hosts:
 
 
 class HostCheck:
-    """ASGI middleware answering a request whose Host header ``hosts`` refuses (see :class:`Hosts`) with its error."""
+    """ASGI middleware answering a request whose Host header ``hosts`` refuses (see :class:`Hosts`) with its error.
+
+    The verdicts on the last Host headers seen are remembered (their bytes, at most :data:`_REMEMBERED_HOSTS`), so
+    that the requests of a client, which all name the same host, are checked by one look-up."""
 
     def __init__(self, app, hosts):
         self.app = app
         self.hosts = hosts
+        self._verdicts = {}  # a Host header's bytes (None for none) -> None (served), or the refusal's status and message
 
     async def __call__(self, scope, receive, send):
         if scope["type"] == "http":
-            header = next((value for name, value in scope["headers"] if name == b"host"), None)
-            try:
-                self.hosts.check(None if header is None else header.decode("latin-1"))
-            except Refusal as refusal:
-                body = json.dumps({"error": refusal.message}).encode()
-                await send({"type": "http.response.start", "status": refusal.status,
+            header = None
+            for name, value in scope["headers"]:
+                if name == b"host":
+                    header = value
+                    break
+            refused = self._verdicts.get(header, _UNSEEN)
+            if refused is _UNSEEN:
+                refused = self._verdict(header)
+            if refused is not None:
+                status, message = refused
+                body = json.dumps({"error": message}).encode()
+                await send({"type": "http.response.start", "status": status,
                             "headers": [(b"content-type", b"application/json"),
                                         (b"content-length", str(len(body)).encode())]})
                 await send({"type": "http.response.body", "body": body})
                 return
         await self.app(scope, receive, send)
+
+    def _verdict(self, header):
+        """The status and message of the refusal of the Host ``header`` (bytes or None), or None; remembered."""
+        try:
+            self.hosts.check(None if header is None else header.decode("latin-1"))
+            refused = None
+        except Refusal as refusal:
+            refused = (refusal.status, refusal.message)
+        if len(self._verdicts) >= _REMEMBERED_HOSTS:  # a client sending many names: checked each time, in bounded memory
+            self._verdicts.clear()
+        self._verdicts[header] = refused
+        return refused
+
+
+# the Host headers whose verdicts a HostCheck remembers: a service sees a few (its names, and a client's spelling)
+_REMEMBERED_HOSTS = 64
+_UNSEEN = object()
