@@ -26,7 +26,7 @@ def _exposed(estimator):
     """{metric: (type, help)} of the Prometheus text of a service of ``estimator`` (its window as served)."""
     metrics = Metrics(regression=getattr(estimator, "_estimator_type", None) == "regressor", window=1000)
     metrics.watch(ServedModel(estimator))
-    metrics.requests.labels("/learn", "200").inc()
+    metrics.requests.observe("/learn", "200", 0.001)
     text = metrics.render().decode()
     helps = dict(re.findall(r"^# HELP (\S+) (.*)$", text, re.MULTILINE))
     types = dict(re.findall(r"^# TYPE (\S+) (\S+)$", text, re.MULTILINE))

@@ -61,8 +61,7 @@ def create_app(model, writer, metrics, settings):
                 response = await handler(request)
             except REFUSALS as err:
                 response = _error(*refusal_answer(err))
-            metrics.requests.labels(path, str(response.status_code)).inc()
-            metrics.latency.labels(path).observe(time.perf_counter() - started)
+            metrics.requests.observe(path, str(response.status_code), time.perf_counter() - started)
             return response
 
         return Route(path, endpoint, methods=methods)

@@ -89,8 +89,6 @@ class JsonRoute:
         self._access = access
         self._settings = settings
         self._metrics = metrics
-        self._counted = {}  # status -> its olearn_requests child (a label lookup costs more than the count)
-        self._timed = None  # the olearn_request_seconds child of the route
 
     async def __call__(self, scope, receive, send):
         started = time.perf_counter()
@@ -117,12 +115,7 @@ class JsonRoute:
         await _respond(send, status, content, headers)
 
     def _count(self, status, started):
-        counter = self._counted.get(status)
-        if counter is None:
-            counter = self._counted[status] = self._metrics.requests.labels(self.path, str(status))
-            self._timed = self._metrics.latency.labels(self.path)
-        counter.inc()
-        self._timed.observe(time.perf_counter() - started)
+        self._metrics.requests.observe(self.path, str(status), time.perf_counter() - started)
 
 
 async def _respond(send, status, content, headers):
