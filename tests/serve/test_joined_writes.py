@@ -64,6 +64,21 @@ def test_the_writes_of_one_turn_go_out_together_at_its_end_in_order():
     assert asyncio.run(scenario()) == [("write", [b"head", b"body"]), ("write", [b"next"])]
 
 
+def test_a_buffer_changed_once_written_is_sent_as_it_was_written():
+    async def scenario():
+        transport = RecordingTransport()
+        joined = JoinedWrites(transport, asyncio.get_running_loop())
+        buffer = bytearray(b"head")
+        joined.write(buffer)
+        buffer[:] = b"XXXX"
+        joined.write(memoryview(b"body"))
+        await asyncio.sleep(0)
+        await asyncio.sleep(0)
+        return transport.calls
+
+    assert asyncio.run(scenario()) == [("write", [b"head", b"body"])]
+
+
 def test_a_close_sends_what_is_held_first():
     async def scenario():
         transport = RecordingTransport()

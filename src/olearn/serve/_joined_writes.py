@@ -32,6 +32,8 @@ class JoinedWrites:
         self._held = None  # the bytes written in this turn, in order, or None
 
     def write(self, data):
+        if type(data) is not bytes:  # a buffer its writer may change once written: its bytes now, as a transport takes
+            data = bytes(data)
         if self._held is None:
             self._held = [data]
             self._loop.call_soon(self.flush)
