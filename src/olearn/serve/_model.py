@@ -166,7 +166,7 @@ class ModelCopy:
     """What a snapshot writes of a :class:`ServedModel`, copied at one moment so that the files are written (in a
     thread) while the service learns on: the seq, the rollbacks, a copy of the estimator (its arrays copied, as
     :mod:`~olearn.serve._model_file` copies them), the log's checkpoint record (:meth:`ServedModel.checkpoint`, its
-    waiting predictions' JSON texts as a list of references, written in the snapshot's thread) and what a version
+    waiting predictions taken as references to their records' texts, their entries written in the snapshot's thread) and what a version
     of it lists (the progressive metric, the rounds of
     the bound). :meth:`~olearn.serve._versions.Versions.add` takes it as it takes the served model."""
 
@@ -483,7 +483,7 @@ class ServedModel:
         id in use); the log record (its features the JSON text the waiting predictions keep)."""
         self.pending.expire(created)
         self.pending.check_new(ids)
-        return {"op": "predict", "ids": ids, "x": self.pending.add(ids, xs, created), "t": created}
+        return {"op": "predict", "ids": ids, "x": self.pending.add(ids, xs, created, checked=True), "t": created}
 
     def feedback(self, ids, ys, weights, batch, now):
         """Learn the labels ``ys`` of the waiting predictions ``ids`` (404 for an unknown or expired id, 409 for
