@@ -85,3 +85,19 @@ def test_a_checkpoint_holds_the_waiting_predictions_and_the_labelled_ids_oldest_
                                    "labelled": pending.state()["labelled"]}))
     assert state == {"waiting": [[["d"], [{"x": 4.0}], 5.0], [["a"], [{"x": 5.0}], 6.0]],
                      "labelled": [["f", 2], ["e", 2]]}
+
+
+def test_a_snapshot_copy_holds_the_recent_update_ids_of_when_it_was_taken(tmp_path):
+    """Two update ids remembered, then a copy taken; a third remembered after it pushes the first out of a window of
+    two: the checkpoint, written after, holds the two of the copy, oldest first, with their seqs, digests and
+    answers."""
+    model = ServedModel(olearn.PAClassifier(), window=2)
+    model.remember("u1", 1, "d1", {"seq": 1, "learned": 1})
+    model.remember("u2", 3, "d2", {"seq": 3, "learned": 2})
+    copied = model.snapshot_copy()
+    model.remember("u3", 4, "d3", {"seq": 4, "learned": 1})
+    assert list(model.recent) == ["u2", "u3"]
+    path = tmp_path / "log"
+    path.write_bytes(b"".join(encode_in_slices(copied.checkpoint)))
+    assert read_log(path)[0][0]["window"] == [["u1", 1, "d1", {"seq": 1, "learned": 1}],
+                                              ["u2", 3, "d2", {"seq": 3, "learned": 2}]]
