@@ -1,5 +1,5 @@
-"""A checkpoint's waiting predictions are taken on the event loop as a list of references to their JSON texts, and
-written in the snapshot's thread a slice at a time (:func:`~olearn.serve._wal.encode_in_slices`): the record's bytes
+"""A checkpoint's waiting predictions are taken on the event loop as references to their records' texts, and
+written in the snapshot's thread (an entry per record) a slice at a time (:func:`~olearn.serve._wal.encode_in_slices`): the record's bytes
 are those of the whole record framed as before, and hold the predictions waiting when the copy was taken, not
 those kept or labelled after."""
 
@@ -16,7 +16,7 @@ require_serve_extra()
 import olearn  # noqa: E402
 from olearn.serve._feedback import Pending  # noqa: E402
 from olearn.serve._model import ServedModel  # noqa: E402
-from olearn.serve._wal import _SLICE, RawJSON, RawJSONItems, encode_in_slices, read_log  # noqa: E402
+from olearn.serve._wal import _SLICE_BYTES, RawJSON, RawJSONItems, encode_in_slices, read_log  # noqa: E402
 
 
 def _framed(document):
@@ -26,20 +26,22 @@ def _framed(document):
     return struct.pack("<II", len(payload), zlib.crc32(payload)) + payload
 
 
-@pytest.mark.parametrize("count", [0, 1, 3 * _SLICE + 1])
+@pytest.mark.parametrize("count", [0, 1, 3500])
 def test_a_record_written_in_slices_is_the_record_framed_whole(count):
-    """Arrays of no item, one, and of more than three slices (their items' texts joined across the slices' edges),
-    one nested in a dict and one at the top, among other values: the bytes of the framed record."""
-    items = [[f"p{i}", {"a": i % 7, "b": "caf\u00e9"}, 1.5] for i in range(count)]
+    """Arrays of no item, one, and of more than three slices' bytes (their items' texts joined across the slices'
+    edges; every other item given as its pieces, one a view of bytes), one nested in a dict and one at the top,
+    among other values: the bytes of the framed record."""
+    items = [[f"p{i}", {"a": i % 7, "b": "caf\u00e9", "c": "x" * 1000}, 1.5] for i in range(count)]
     texts = [json.dumps(item, separators=(",", ":"), ensure_ascii=False).encode() for item in items]
-    record = {"op": "checkpoint", "seq": 3, "pending": {"waiting": RawJSONItems(texts), "labelled": [("q", 2)]},
-              "window": [["r", 1, None, {"y": 1}]], "kept": RawJSONItems(texts[:2]), "version": None}
+    given = [(text[:5], memoryview(text)[5:-3], text[-3:]) if i % 2 else text for i, text in enumerate(texts)]
+    record = {"op": "checkpoint", "seq": 3, "pending": {"waiting": RawJSONItems(given), "labelled": [("q", 2)]},
+              "window": [["r", 1, None, {"y": 1}]], "kept": RawJSONItems(given[:2]), "version": None}
     expected = _framed({"op": "checkpoint", "seq": 3, "pending": {"waiting": items, "labelled": [["q", 2]]},
                         "window": [["r", 1, None, {"y": 1}]], "kept": items[:2], "version": None})
     parts = encode_in_slices(record)
     assert b"".join(parts) == expected
-    if count > _SLICE:  # no part holds the whole array
-        assert max(map(len, parts)) < len(b",".join(texts)) / 2
+    if count > 1:  # no part holds the whole array
+        assert sum(map(len, texts)) > 3 * _SLICE_BYTES and max(map(len, parts)) < sum(map(len, texts)) / 2
 
 
 @pytest.mark.parametrize("other", [2 ** 70, RawJSON(b'"a\x00b"')])
@@ -64,7 +66,7 @@ def test_a_snapshot_copy_holds_the_predictions_waiting_when_it_was_taken(tmp_pat
     path = tmp_path / "log"
     path.write_bytes(b"".join(encode_in_slices(copied.checkpoint)))
     pending = read_log(path)[0][0]["pending"]
-    assert pending == {"waiting": [["a", {"x": 1.0}, 10.0], ["c", {"x": -1.0}, 10.0]], "labelled": [["b", 1]]}
+    assert pending == {"waiting": [[["a", "c"], [{"x": 1.0}, {"x": -1.0}], 10.0]], "labelled": [["b", 1]]}
 
 
 def test_a_checkpoint_holds_the_waiting_predictions_and_the_labelled_ids_oldest_first():
@@ -81,4 +83,21 @@ def test_a_checkpoint_holds_the_waiting_predictions_and_the_labelled_ids_oldest_
     pending.learned(["f", "e"], 2)
     state = json.loads(json.dumps({"waiting": json.loads(pending.state()["waiting"].text),
                                    "labelled": pending.state()["labelled"]}))
-    assert state == {"waiting": [["d", {"x": 4.0}, 5.0], ["a", {"x": 5.0}, 6.0]], "labelled": [["f", 2], ["e", 2]]}
+    assert state == {"waiting": [[["d"], [{"x": 4.0}], 5.0], [["a"], [{"x": 5.0}], 6.0]],
+                     "labelled": [["f", 2], ["e", 2]]}
+
+
+def test_a_snapshot_copy_holds_the_recent_update_ids_of_when_it_was_taken(tmp_path):
+    """Two update ids remembered, then a copy taken; a third remembered after it pushes the first out of a window of
+    two: the checkpoint, written after, holds the two of the copy, oldest first, with their seqs, digests and
+    answers."""
+    model = ServedModel(olearn.PAClassifier(), window=2)
+    model.remember("u1", 1, "d1", {"seq": 1, "learned": 1})
+    model.remember("u2", 3, "d2", {"seq": 3, "learned": 2})
+    copied = model.snapshot_copy()
+    model.remember("u3", 4, "d3", {"seq": 4, "learned": 1})
+    assert list(model.recent) == ["u2", "u3"]
+    path = tmp_path / "log"
+    path.write_bytes(b"".join(encode_in_slices(copied.checkpoint)))
+    assert read_log(path)[0][0]["window"] == [["u1", 1, "d1", {"seq": 1, "learned": 1}],
+                                              ["u2", 3, "d2", {"seq": 3, "learned": 2}]]

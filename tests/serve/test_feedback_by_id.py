@@ -206,7 +206,7 @@ def test_predictions_alone_take_snapshots_so_that_the_log_stays_bounded(serve):
     # the predictions), each once and in order
     assert logs[-1].endswith("log-0000000000000001.wal")
     assert records[0]["op"] == "checkpoint" and all(record["op"] == "predict" for record in records[1:])
-    waiting = [entry[0] for entry in records[0]["pending"]["waiting"]]
+    waiting = [key for entry in records[0]["pending"]["waiting"] for key in entry[0]]  # [ids, xs, time] each
     assert waiting + [key for record in records[1:] for key in record["ids"]] == ids
     assert len(waiting) >= 3
     server.start()

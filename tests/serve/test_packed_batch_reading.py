@@ -80,7 +80,9 @@ def test_a_batch_of_known_names_reads_to_the_rows_of_its_decoded_dicts_bit_for_b
         rows = examples.packed_rows(features, 200)
         _assert_same_rows(rows, _rows_of_decoded(body, features, 200))
         decoded = json.loads(body)["x"]
-        assert [json.loads(text) for text in examples.kept_features().texts] == decoded
+        kept = examples.kept_features()
+        assert [json.loads(kept.text[start:end]) for start, end in zip(kept.starts, kept.ends)] == decoded
+        assert json.loads(kept.array) == decoded
         assert examples.dicts == decoded  # the dicts, when asked, are the route's
 
 

@@ -28,7 +28,8 @@ from olearn.serve._writer import Writer  # noqa: E402
 
 
 def test_a_checkpoint_of_waiting_predictions_is_the_json_of_their_entries():
-    """The waiting predictions' checkpoint reads back as ``[[id, x, time], ...]`` (what ``json`` writes of them),
+    """The waiting predictions' checkpoint reads back as ``[[ids, xs, time], ...]``, an entry per ``/predict`` with
+    its predictions still waiting (what ``json`` writes of them),
     a label reads back the features kept, and a checkpoint that ``json`` must write (an integer past 64 bits
     elsewhere in it) holds the same entries."""
     pending = Pending(ttl=100.0, max_pending=10)
@@ -38,7 +39,7 @@ def test_a_checkpoint_of_waiting_predictions_is_the_json_of_their_entries():
     assert json.loads(encode(record)[8:]) == {"op": "predict", "ids": ["p1", "p2", "p3"], "x": xs, "t": 1.5}
     pending.learned(["p2"], 7)
     state = pending.state()
-    expected = {"waiting": [["p1", xs[0], 1.5], ["p3", xs[2], 1.5]], "labelled": [["p2", 7]]}
+    expected = {"waiting": [[["p1", "p3"], [xs[0], xs[2]], 1.5]], "labelled": [["p2", 7]]}
     assert json.loads(json_bytes(state)) == expected
     assert json.loads(json_bytes({"pending": state, "big": 2 ** 70})) == {"pending": expected, "big": 2 ** 70}
     assert pending.features(["p3", "p1"]) == [xs[2], xs[0]]

@@ -95,7 +95,7 @@ def test_bodies_are_logged_as_received_and_replay_to_the_same_model(tmp_path):
     store.close()
     assert replayed.seq == live.seq == 10
     assert_same_model(replayed.estimator, live.estimator)
-    assert replayed.recent_entries() == live.recent_entries() and replayed.recent_entries()[0][0] == "req-1"
+    assert [*replayed.recent.items()] == [*live.recent.items()] and next(iter(replayed.recent)) == "req-1"
     # the reference: the same examples learned offline, in the order sent, each batch by one partial_fit
     offline = olearn.PAClassifier()
     for body in [b'{"x": [{"f9": 1.5, "f1": -1}], "y": [1]}', *BODIES]:

@@ -117,9 +117,12 @@ class PackedExamples(Examples):
         return CSRRows(data, indices, indptr, (self.counts.size, largest if width is None else width))
 
     def kept_features(self):
-        """Each example's bytes of the body, a JSON text that decodes to its dict (see
-        :meth:`~olearn.serve._requests.Examples.kept_features`)."""
-        return JSONTexts([self.body[start:end] for start, end in self.spans.tolist()])
+        """The body itself, each example's span of it a JSON text that decodes to its dict (see
+        :meth:`~olearn.serve._requests.Examples.kept_features`), and the examples' array: the bytes from the first
+        one's ``{`` to the last one's ``}`` (the examples and what separates them in the body's array: commas and
+        whitespace) in brackets. No copy of each example's bytes is made."""
+        starts, ends = self.spans[:, 0].tolist(), self.spans[:, 1].tolist()
+        return JSONTexts(self.body, starts, ends, b"[" + self.body[starts[0]:ends[-1]] + b"]")
 
 
 def _fixed_up(body, values, fixups):

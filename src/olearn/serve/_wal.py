@@ -40,9 +40,9 @@ _DIGITS_AS_ZEROS = bytes(b"0"[0] if b"0"[0] <= byte <= b"9"[0] else b" "[0] for 
 # the shortest run of digits that may write an integer past 64 bits
 _LONG_NUMBER = b"0" * 19
 # encode_in_slices: the placeholder of an array written in slices (a NUL byte: JSON holds none raw, and json_bytes
-# escapes one within a string), and the items joined per slice
+# escapes one within a string), and the bytes of items joined per slice (at least one item)
 _SLOT = b"\x00"
-_SLICE = 2048
+_SLICE_BYTES = 1 << 20
 
 
 def long_digits(payload):
@@ -63,10 +63,11 @@ class RawJSON:
 
 
 class RawJSONItems:
-    """A JSON array whose items are values already written by :func:`json_bytes` (``items``: the list of their texts),
-    joined only where the array is written: taking one (the waiting predictions of a checkpoint, on the event
-    loop) copies a list of references to immutable texts, not the texts, and :func:`encode_in_slices` writes it a
-    slice at a time."""
+    """A JSON array whose items are values already written by :func:`json_bytes` (``items``: their texts, a list or
+    an iterable that writes them each time it is iterated; a text may be a tuple of its pieces, any bytes-like
+    object), joined only where the array is written: taking one
+    (the waiting predictions of a checkpoint, on the event loop) copies references, not texts, and
+    :func:`encode_in_slices` writes it a slice at a time."""
 
     __slots__ = ("items",)
 
@@ -75,7 +76,7 @@ class RawJSONItems:
 
     @property
     def text(self):
-        return b"[" + b",".join(self.items) + b"]"
+        return b"".join(_sliced(self.items)) + b"]"
 
 
 _SLOT_VALUE = RawJSON(_SLOT)
@@ -131,7 +132,7 @@ def encode(record):
 
 def encode_in_slices(record):
     """The bytes of :func:`encode` ``(record)``, as a list of parts: each :class:`RawJSONItems` array among the values
-    of the record's dicts written a slice of ``_SLICE`` items at a time, with the record's CRC computed part by
+    of the record's dicts written a slice of about ``_SLICE_BYTES`` at a time, with the record's CRC computed part by
     part. No copy of a whole array is made, and a thread writing a checkpoint of many waiting predictions lets
     the event loop run between slices (a join holds the GIL until its output is whole: one of tens of megabytes,
     tens of milliseconds). A record :func:`json_bytes` writes by :mod:`json` (an integer past 64 bits), or whose
@@ -146,14 +147,34 @@ def encode_in_slices(record):
         return [encode(record)]
     parts = [pieces[0]]
     for array, piece in zip(arrays, pieces[1:]):
-        items = array.items
-        parts += [b"[" + b",".join(items[:_SLICE])]
-        parts += [b"," + b",".join(items[start:start + _SLICE]) for start in range(_SLICE, len(items), _SLICE)]
+        parts += _sliced(array.items)
         parts.append(b"]" + piece)
     crc = 0
     for part in parts:
         crc = zlib.crc32(part, crc)
     return [_HEADER.pack(sum(map(len, parts)), crc), *parts]
+
+
+def _sliced(items):
+    """The text of a JSON array of the texts ``items`` but for its ``]``, as parts of about ``_SLICE_BYTES`` each,
+    each part joined once from the items' bytes (an item is a bytes-like text, or a tuple of the pieces of one)."""
+    parts, pieces, size, written = [], [b"["], 0, False
+    for item in items:
+        if written:
+            pieces.append(b",")
+        written = True
+        if type(item) is tuple:
+            pieces += item
+            size += sum(map(len, item))
+        else:
+            pieces.append(item)
+            size += len(item)
+        if size >= _SLICE_BYTES:
+            parts.append(b"".join(pieces))
+            pieces, size = [], 0
+    if pieces:
+        parts.append(b"".join(pieces))
+    return parts
 
 
 def _slotted(value, arrays):

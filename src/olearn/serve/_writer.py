@@ -41,7 +41,10 @@ records come before the copy, in the log in use), its files are written
 from the copy in a thread of their own while the writer goes on applying
 and logging to the log in use, and once they are written, between two
 groups, the records logged since the copy are appended to the new log,
-which takes over (:meth:`~olearn.serve._store.Store.switch_log`). A version
+which takes over (:meth:`~olearn.serve._store.Store.switch_log`), by the
+task that logs the groups: the writer goes on applying meanwhile (a kept
+prediction is answered at once; an update waits for its group, logged
+after the switch, to the new log). A version
 taken and a rollback run between two groups, once the updates before them
 are acknowledged and a snapshot being written is complete; a rollback is
 logged, then snapshotted (see :mod:`._versions`).
@@ -111,6 +114,7 @@ class Writer:
         # rollback, the examples logged before its copy since the last snapshot), until its log is in use
         self._snapshot = None
         self._since = None  # the records logged since its copy was taken, which its log holds after its checkpoint
+        self._open_at_copy = None  # the open group when the copy was taken, and how many of its records came before
 
     def start(self):
         self._queue = asyncio.Queue()
@@ -174,15 +178,15 @@ class Writer:
                 for item in items:  # the updates join the open group; the others run once it is acknowledged
                     if item[0] in _UPDATES:
                         self._take(item)
+                    elif item[0] == "wake":  # a turn, nothing more: it waits for no group
+                        _answer(item[-1], None)
                     else:
                         await self._drain()
                         await self._control(item)
                 self._pending = []
-                self._start_commit()
-                if self._snapshot is not None and self._snapshot[1].done():
-                    await self._end_snapshot()
-                elif self._snapshot is None and self._snapshot_due():
+                if self._snapshot is None and self._snapshot_due():
                     self._begin_snapshot()
+                self._start_commit()  # which puts a snapshot's log in use once its files are written
                 if not self._queue.empty():  # a turn cut at _MAX_TURN: the requests and the log's answers run first
                     await asyncio.sleep(0)
         except asyncio.CancelledError:
@@ -259,6 +263,7 @@ class Writer:
         self._snapshot = (copied, asyncio.get_running_loop().create_task(self._write_snapshot(copied)),
                           after_rollback, self._logged)
         self._since = []
+        self._open_at_copy = (self._records, len(self._records))  # the open group, and its records before the copy
         self._logged = 0
         self._last_snapshot = time.monotonic()
         self._reset_alarm()
@@ -273,27 +278,39 @@ class Writer:
             self._wake()
 
     async def _finish_snapshot(self):
-        """Wait until the snapshot being written (if any) is complete and its log in use, or failed."""
+        """Wait until the snapshot being written (if any) is complete and its log in use, or failed (called once
+        every update applied is acknowledged: the log's task then completes the snapshot, and ends)."""
         if self._snapshot is not None:
             await asyncio.wait([self._snapshot[1]])
-            await self._end_snapshot()
+            await self._drain()
+
+    def _snapshot_written(self):
+        """Whether the files of the snapshot being written are written (or failed): its log is put in use next."""
+        return self._snapshot is not None and self._snapshot[1].done()
 
     async def _end_snapshot(self):
-        """Complete the snapshot whose files are written: once the records logged since its copy are durable, they
-        are appended to its log, which becomes the log in use (:meth:`Store.switch_log`); take a version of it
-        when it learned since the last one, unless it follows a rollback. On a failure, report it, keep the last
-        snapshot and try again ``snapshot_seconds`` later. A snapshot at the seq of the last one (only predictions
-        kept since, or a rollback) replaces it."""
+        """Complete the snapshot whose files are written, in the log's task between two groups (the records logged
+        since its copy and not in the open group are then durable in the log in use): they are appended to its log,
+        which becomes the log in use (:meth:`Store.switch_log`); take a version of it when it learned since the
+        last one, unless it follows a rollback. On a failure, report it, keep the last snapshot and try again
+        ``snapshot_seconds`` later. A snapshot at the seq of the last one (only predictions kept since, or a
+        rollback) replaces it.
+
+        The writer goes on applying meanwhile (a prediction's features are kept, and answered, while the new log
+        is fsynced and takes its name): what it applies joins the open group, logged after the switch, to the log
+        then in use, as any group after the one before; an update is still acknowledged only once its group is."""
         copied, task, after_rollback, logged_before = self._snapshot
         learned = copied.seq != self.store.snapshot_seq
         written = task.result()
         if not isinstance(written, SnapshotFailed):
-            await self._drain()  # every record since the copy is durable in the log in use
+            # the records since the copy, but for those of the open group (the last ones: not yet logged)
+            durable = self._since[:len(self._since) - self._open_since_copy()]
+            self._since = None  # the open group and those after go to the log in use after the switch
             try:
-                written = await self._in_thread(self.store.switch_log, copied, written, self._since)
+                written = await self._in_thread(self.store.switch_log, copied, written, durable)
             except SnapshotFailed as err:
                 written = err
-        self._snapshot, self._since = None, None
+        self._snapshot, self._since, self._open_at_copy = None, None, None
         if isinstance(written, SnapshotFailed):
             if self.snapshot_error is None:
                 print(f"olearn serve: warning: {written}; the log keeps every update, and the snapshot is tried "
@@ -311,6 +328,13 @@ class Writer:
         self.metrics.snapshot_updates.set(self.store.snapshot_seq)
         self._last_snapshot = time.monotonic()
         self._reset_alarm()
+        self._wake()  # a turn of the writer sets the alarm of the next snapshot (and takes one already due)
+
+    def _open_since_copy(self):
+        """The records of the open group taken since the snapshot's copy (all of them, unless the group was open
+        when the copy was taken: then those after the ones it held)."""
+        group, held = self._open_at_copy
+        return len(self._records) - (held if self._records is group else 0)
 
     def _set_alarm(self):
         """Wake the writer (an item that does nothing, queued) when a snapshot falls due by time, once per
@@ -325,8 +349,9 @@ class Writer:
         self._wake()
 
     def _wake(self):
-        """Queue an item that does nothing, so that the writer takes a turn."""
-        self._queue.put_nowait(("call", _nothing, asyncio.get_running_loop().create_future()))
+        """Queue an item that does nothing, so that the writer takes a turn (without waiting for the group being
+        logged, nor for the snapshot's log taking over)."""
+        self._queue.put_nowait(("wake", asyncio.get_running_loop().create_future()))
 
     def _reset_alarm(self):
         if self._alarm is not None:
@@ -405,19 +430,30 @@ class Writer:
             self._answers.append((item[-1], outcome))
 
     def _start_commit(self):
-        """Log the open group, unless a group is being logged (the open one is logged next) or none is open."""
-        if self._committing is None and (self._records or self._answers) and self.failure is None:
+        """Log the open group (and put a snapshot's log in use once its files are written), unless a group is being
+        logged (the open one is logged next) or there is nothing to do."""
+        if self._committing is None and (self._records or self._answers or self._snapshot_written()) \
+                and self.failure is None:
             self._committing = asyncio.get_running_loop().create_task(self._commit())
 
     async def _commit(self):
         """Log the open group with one fsync, then give its requests their answers; again while a group was opened
-        meanwhile. On a failure to log, stop the writer (the group's requests answered 503 with the others
-        waiting)."""
+        meanwhile. Between two groups, put the log of a snapshot whose files are written in use. On a failure to
+        log, stop the writer (the group's requests answered 503 with the others waiting)."""
         try:
-            while (self._records or self._answers) and self.failure is None:
-                records, answers = self._records, self._answers
-                self._records, self._answers = [], []
-                await self._log_group(records, answers)
+            while self.failure is None:
+                if self._snapshot_written():
+                    await self._end_snapshot()
+                elif self._records or self._answers:
+                    records, answers = self._records, self._answers
+                    self._records, self._answers = [], []
+                    await self._log_group(records, answers)
+                else:
+                    break
+        except asyncio.CancelledError:
+            raise
+        except Exception as err:  # the log in use cannot be replaced nor kept (see Store.switch_log)
+            self._stop_writing(err)
         finally:
             self._committing = None
 
@@ -462,10 +498,6 @@ class Writer:
 
     async def _in_thread(self, func, *args):
         return await asyncio.get_running_loop().run_in_executor(self._thread, func, *args)
-
-
-def _nothing():
-    return None
 
 
 def _outcome(func):
