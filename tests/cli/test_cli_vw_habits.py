@@ -84,6 +84,15 @@ def test_a_model_learned_with_binary_resumes_and_is_tested_with_binary_on_its_0_
     assert f"mistakes      {mistakes}\n" in tested.output
 
 
+def test_predict_on_the_0_1_labels_of_a_binary_model_names_the_way_to_read_them_as_signs(tmp_path, data):
+    model = tmp_path / "m.npz"
+    assert invoke("run", "--binary", data["b01"], "-f", model, "--quiet").exit_code == 0
+    result = invoke("predict", "-m", model, data["b01"])
+    assert result.exit_code == 1
+    assert f"or read them as their signs as --binary does when it learns: olearn run -i {model} -t --binary -p " \
+           "PREDICTIONS FILE" in result.stderr
+
+
 def test_binary_with_a_model_of_another_task_is_a_usage_error(tmp_path, data):
     model = tmp_path / "m.npz"
     assert invoke("run", "--oaa", 3, data["multi"], "-f", model, "--quiet").exit_code == 0
