@@ -102,6 +102,14 @@ def test_binary_with_a_model_of_another_task_is_a_usage_error(tmp_path, data):
            "pa1-multiclass, which learns multiclass" in result.stderr
 
 
+def test_without_a_file_the_error_says_that_standard_input_is_read_as_dash(data):
+    piped = CliRunner().invoke(cli, ["run", "--binary"], input=open(data["b01"]).read())
+    assert piped.exit_code == 2
+    assert "give the FILE to learn (as an argument, or with -d FILE); '-' is standard input" in piped.stderr
+    told = CliRunner().invoke(cli, ["run", "--binary", "--quiet", "-"], input=open(data["b01"]).read())
+    assert told.exit_code == 0, told.output
+
+
 def test_loss_function_picks_ogd_with_that_loss(tmp_path, data):
     model, vw = tmp_path / "m.npz", tmp_path / "clicks.vw"
     vw.write_text("1 | a b:2\n-1 | c\n1 | a d\n")

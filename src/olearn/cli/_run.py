@@ -270,7 +270,8 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
     start = time.perf_counter()
     files = data + files
     if not files:
-        raise click.UsageError("give the FILE to learn (as an argument, or with -d FILE)")
+        raise click.UsageError("give the FILE to learn (as an argument, or with -d FILE); '-' is standard input, "
+                               "which Vowpal Wabbit reads when given no file and olearn only when told")
     click.get_current_context().params["files"] = files
     from ._sequence_choice import wants_sequences
 
