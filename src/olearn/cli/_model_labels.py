@@ -50,11 +50,12 @@ class ModelLabels:
             return
         if self.task.name == "binary":
             i = int(np.flatnonzero(outside)[0])
+            signs = self.classes.tolist() == [-1.0, 1.0] and y[i] == 0
             raise ValueError(
                 f"row {i} has the label {format_labels(y[i:i + 1])[0]}, and {self.model_path} is a binary model of "
                 f"the classes {' '.join(format_labels(self.classes))}: it can predict no other label, so its "
                 f"accuracy on this file would be meaningless; recode the labels as the training data's"
-                f"{_SIGNS_HINT.format(self.model_path) if self.classes.tolist() == [-1.0, 1.0] and y[i] == 0 else ''}")
+                f"{_SIGNS_HINT.format(self.model_path) if signs else ''}")
         self.foreign += int(outside.sum())
         self.foreign_values.update(np.unique(y[outside])[:5].tolist())
 
