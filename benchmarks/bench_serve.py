@@ -39,11 +39,14 @@ before the load starts (:func:`_client`), and given as p50, p90, p99 and max.
     PYTHONPATH=src python benchmarks/bench_serve.py --seconds 4 --scenarios "learn x100"
     PYTHONPATH=src python benchmarks/bench_serve.py --seconds 4 --scenarios "learn x100" --full-precision
 
-Prints a markdown table and writes ``benchmarks/_work/serve_results.json``.
+Prints a markdown table and writes ``benchmarks/_work/serve_results.json``. The state folder (a temporary one,
+shared with ``bench_serve_learn_one.py``, ``bench_serve_predict.py`` and ``bench_serve_group_commit.py``) is removed
+at the end, after an error or Ctrl-C too, unless ``--keep-state`` is given (:func:`temporary_folder`).
 """
 
 import argparse
 import asyncio
+import atexit
 import json
 import math
 import multiprocessing
@@ -52,6 +55,7 @@ import platform
 import random
 import re
 import secrets
+import shutil
 import signal
 import socket
 import subprocess
@@ -192,6 +196,12 @@ def _client_process(args):
     return uvloop.run(_client(*args))
 
 
+def client_pool(processes):
+    """The pool of the client processes. They ignore Ctrl-C, which stops the script: a worker killed by it would
+    be replaced by one the pool's ``terminate`` then waits for forever, and the script would hang."""
+    return multiprocessing.Pool(processes, initializer=signal.signal, initargs=(signal.SIGINT, signal.SIG_IGN))
+
+
 def run_clients(pool, jobs):
     """Run the clients' ``jobs`` (``(port, requests, route, seconds, concurrency)`` each) in ``pool``, all from one
     moment: their results, and the window of the load in seconds (from the first request sent to the last answer
@@ -223,17 +233,46 @@ def _free_port():
         return sock.getsockname()[1]
 
 
+def temporary_folder(prefix, keep=False):
+    """A new temporary folder (for a service's state and token), removed when the script exits, after an error or
+    Ctrl-C too, unless ``keep`` (``--keep-state``: its path is printed then). The scripts stop the processes
+    that write in it before they exit (their ``finally``, and :func:`_start` and :func:`start_both` when a start
+    fails or is interrupted)."""
+    folder = tempfile.mkdtemp(prefix=prefix)
+    atexit.register(_remove_or_show, folder, keep)
+    return folder
+
+
+def _remove_or_show(folder, keep):
+    if keep:
+        print(f"the service's state is kept in {folder}", file=sys.stderr)
+        return
+    shutil.rmtree(folder, ignore_errors=True)
+    if os.path.exists(folder):
+        print(f"could not remove {folder} entirely", file=sys.stderr)
+
+
+def add_keep_state_option(parser):
+    parser.add_argument("--keep-state", action="store_true",
+                        help="Keep the temporary folder of the service's state (and its token) and print where it "
+                             "is, rather than remove it at the end.")
+
+
 def _start(command, url, capture=False):
     process = subprocess.Popen(command, stderr=subprocess.PIPE if capture else subprocess.DEVNULL, text=True)
-    for _ in range(2400):
-        try:
-            if httpx.get(f"{url}/ready").status_code == 200:
-                return process
-        except httpx.TransportError:
-            pass
-        time.sleep(0.05)
-    process.kill()
-    raise RuntimeError("the service did not start")
+    try:
+        for _ in range(2400):
+            try:
+                if httpx.get(f"{url}/ready").status_code == 200:
+                    return process
+            except httpx.TransportError:
+                pass
+            time.sleep(0.05)
+        raise RuntimeError("the service did not start")
+    except BaseException:
+        process.kill()
+        process.wait()
+        raise
 
 
 def _replay_seconds(server):
@@ -257,8 +296,9 @@ def start_both(folder, token_file, max_pending, max_batch):
                              str(Path(__file__).resolve().parent), str(bare_port)], stderr=subprocess.DEVNULL)
     try:
         server = _start(command, url)
-    except RuntimeError:
+    except BaseException:
         bare.kill()
+        bare.wait()
         raise
     return command, port, url, server, bare, bare_port
 
@@ -342,9 +382,10 @@ def main():
     parser.add_argument("--full-precision", action="store_true",
                         help="Write each value as its full repr (up to 17 significant digits), not rounded to "
                              "4 decimals.")
+    add_keep_state_option(parser)
     args = parser.parse_args()
     scenarios = [_SCENARIOS[name.strip()] for name in args.scenarios.split(",")]
-    folder = tempfile.mkdtemp(prefix="olearn-bench-serve-")
+    folder = temporary_folder("olearn-bench-serve-", args.keep_state)
     token = secrets.token_urlsafe(32)
     token_file = os.path.join(folder, "token")
     with open(token_file, "w") as fh:
@@ -352,7 +393,7 @@ def main():
     command, port, url, server, bare, bare_port = start_both(folder, token_file, args.max_pending, 100)
     rows = []
     try:
-        with multiprocessing.Pool(args.clients) as pool:
+        with client_pool(args.clients) as pool:
             acknowledged, live_seconds = warm_up(pool, server, port, bare, bare_port, url, token, args)
             for route, batch in scenarios:
                 # the anchor first, then the service, in the same run

@@ -23,7 +23,6 @@ import asyncio
 import random
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -38,7 +37,7 @@ from olearn.serve._writer import Writer  # noqa: E402
 
 
 async def _load(args):
-    store = Store(Path(tempfile.mkdtemp(prefix="olearn-bench-group-commit-")) / "state")
+    store = Store(Path(bench_serve.temporary_folder("olearn-bench-group-commit-", args.keep_state)) / "state")
     model = store.open(lambda: olearn.PAClassifier(), say=lambda text: None)
     fsyncs = [0]
     append = store.append
@@ -51,7 +50,7 @@ async def _load(args):
     writer = Writer(model, store, Metrics())
     writer.start()
     rng = random.Random(1)
-    bodies = [bench_serve.json.dumps(bench_serve._body(rng, "/learn", 1)).encode() for _ in range(200)]
+    bodies = [bench_serve.json.dumps(bench_serve._body(rng, "/learn", 1, False)).encode() for _ in range(200)]
     examples = [read_labelled(parse_json(body), Limits()) for body in bodies]
     waits = []
     end = time.perf_counter() + args.seconds
@@ -67,9 +66,11 @@ async def _load(args):
             i += args.concurrency
 
     started = time.perf_counter()
-    await asyncio.gather(*(client(k) for k in range(args.concurrency)))
-    elapsed = time.perf_counter() - started
-    await writer.stop()
+    try:
+        await asyncio.gather(*(client(k) for k in range(args.concurrency)))
+        elapsed = time.perf_counter() - started
+    finally:  # on Ctrl-C too: the log is closed before its folder is removed
+        await writer.stop()
     return waits, fsyncs[0], elapsed
 
 
@@ -79,6 +80,7 @@ def main():
     parser.add_argument("--concurrency", type=int, default=64, help="Requests in flight.")
     parser.add_argument("--client-ms", type=float, default=5.0,
                         help="Mean milliseconds between an answer and the client's next request.")
+    bench_serve.add_keep_state_option(parser)
     args = parser.parse_args()
     waits, fsyncs, elapsed = asyncio.run(_load(args))
     print(f"{len(waits):,} updates in {elapsed:.1f} s ({len(waits) / elapsed:,.0f} a second), {args.concurrency} in "

@@ -41,19 +41,18 @@ Prints a markdown table and writes ``benchmarks/_work/serve_learn_one_results.js
 
 import argparse
 import json
-import multiprocessing
 import os
 import platform
 import secrets
 import statistics
 import sys
-import tempfile
 
 import httpx
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from bench_serve import WORK, _load, _updates, start_both, warm_up
+from bench_serve import WORK, _load, _updates, add_keep_state_option, client_pool, start_both, temporary_folder, \
+    warm_up
 
 
 def _measured(pool, pid, port, token, args):
@@ -78,8 +77,9 @@ def main():
     parser.add_argument("--seconds", type=float, default=4.0, help="Duration of each load.")
     parser.add_argument("--clients", type=int, default=2, help="Client processes.")
     parser.add_argument("--concurrency", type=int, default=32, help="Requests in flight per client process.")
+    add_keep_state_option(parser)
     args = parser.parse_args()
-    folder = tempfile.mkdtemp(prefix="olearn-bench-learn-one-")
+    folder = temporary_folder("olearn-bench-learn-one-", args.keep_state)
     token = secrets.token_urlsafe(32)
     token_file = os.path.join(folder, "token")
     with open(token_file, "w") as fh:
@@ -87,7 +87,7 @@ def main():
     _, port, url, server, bare, bare_port = start_both(folder, token_file, None, 100)
     rounds = []
     try:
-        with multiprocessing.Pool(args.clients) as pool:
+        with client_pool(args.clients) as pool:
             acknowledged = warm_up(pool, server, port, bare, bare_port, url, token, args)[0]
             for k in range(args.rounds):
                 if k % 2:

@@ -32,17 +32,16 @@ Prints a markdown table and writes ``benchmarks/_work/serve_predict_results.json
 
 import argparse
 import json
-import multiprocessing
 import os
 import platform
 import secrets
 import sys
-import tempfile
 
 import httpx
 import numpy as np
 
-from bench_serve import WORK, cpu_seconds, latency_ms, request_bytes, run_clients, start_both
+from bench_serve import WORK, add_keep_state_option, client_pool, cpu_seconds, latency_ms, request_bytes, run_clients, \
+    start_both, temporary_folder
 
 _BATCH = 100
 
@@ -78,8 +77,9 @@ def main():
     parser.add_argument("--learners", type=int, default=4, help="Batches to /learn in flight beside them.")
     parser.add_argument("--max-pending", type=int, default=None,
                         help="The service's --max-pending (0: /predict keeps nothing for feedback).")
+    add_keep_state_option(parser)
     args = parser.parse_args()
-    folder = tempfile.mkdtemp(prefix="olearn-bench-serve-predict-")
+    folder = temporary_folder("olearn-bench-serve-predict-", args.keep_state)
     token = secrets.token_urlsafe(32)
     token_file = os.path.join(folder, "token")
     with open(token_file, "w") as fh:
@@ -90,7 +90,7 @@ def main():
         # warm-up: numba's kernels loaded, both classes known
         httpx.post(f"{url}/learn", json={"x": [{"999": 1.0}, {"0": -1.0}], "y": [1, -1]},
                    headers={"Authorization": f"Bearer {token}"}).raise_for_status()
-        with multiprocessing.Pool(args.clients + 1) as pool:
+        with client_pool(args.clients + 1) as pool:
             rows["bare"] = _scenario(pool, bare.pid, bare_port, token, args, 0)
             rows["predict"] = _scenario(pool, server.pid, port, token, args, 0)
             rows["predict + learning"] = _scenario(pool, server.pid, port, token, args, args.learners)

@@ -130,6 +130,27 @@ def test_other_reading_options_rebuild_the_cache(svm):
     assert "does not exist, and its cache" in result.output and "other reading options" in result.output
 
 
+def test_a_cache_written_before_tags_touching_the_bar_is_rebuilt(tmp_path):
+    """A cache of an earlier olearn, which read the number touching the bar in '1 2|a x' as an importance weight
+    of 2 (now the line's tag, as Vowpal Wabbit reads it), does not replace the text."""
+    from olearn.data import load_cache
+    from olearn.data._cache import cache_meta
+
+    path = tmp_path / "tags.vw"
+    path.write_text("".join(f"{1 if t % 3 else -1} 2|a x:{t % 5} y:{t % 7}\n" for t in range(60)))
+    plain = invoke("-a", "pa1", path)
+    assert invoke("-a", "pa1", "-c", path).exit_code == 0
+    cache = f"{path}.olc"
+    X, y, _ = load_cache(cache)
+    meta = cache_meta(cache)
+    del meta["olearn run -c"]["options"]["vw_tag"]  # as an earlier olearn wrote it, with the weights it read
+    save_cache(cache, X.copy(), np.array(y), np.full(X.shape[0], 2.0), meta=meta)
+    result = invoke("-a", "pa1", "-c", path)
+    assert result.exit_code == 0, result.output
+    assert "was written with other reading options" in result.output
+    assert stable(result.output) == stable(plain.output)
+
+
 def test_a_damaged_cache_is_rebuilt(svm):
     plain = invoke("-a", "pa1", "--passes", 2, svm)
     assert invoke("-a", "pa1", "-c", svm).exit_code == 0

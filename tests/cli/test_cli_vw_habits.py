@@ -63,6 +63,53 @@ def test_binary_reads_labels_as_their_sign(tmp_path, data):
     assert f"mistakes      {expected.n_mistakes}" in result.output
 
 
+def test_a_model_learned_with_binary_resumes_and_is_tested_with_binary_on_its_0_1_labels(tmp_path, data):
+    lines = open(data["b01"]).readlines()
+    first, second = tmp_path / "first.svm", tmp_path / "second.svm"
+    first.write_text("".join(lines[:120]))
+    second.write_text("".join(lines[120:]))
+    model, resumed = tmp_path / "m.npz", tmp_path / "m2.npz"
+    assert invoke("run", "--binary", first, "-f", model, "--quiet").exit_code == 0
+    result = invoke("run", "-i", model, "--binary", second, "-f", resumed, "--quiet")
+    assert result.exit_code == 0, result.output
+    X, y = read(data["b01"])
+    signs = np.where(y > 0, 1, -1)  # the 0/1 labels recoded by hand
+    whole = olearn.OGDClassifier().partial_fit(X[:120], signs[:120])
+    on_second = olearn.run(whole, X[120:], signs[120:])
+    assert np.array_equal(olearn.load(resumed).decision_function(X), whole.decision_function(X))
+    assert f"mistakes      {on_second.n_mistakes}" in result.output
+    tested = invoke("run", "-i", resumed, "-t", "--binary", data["b01"], "--quiet")
+    assert tested.exit_code == 0, tested.output
+    mistakes = int(np.sum(np.where(whole.decision_function(X) > 0, 1, -1) != signs))
+    assert f"mistakes      {mistakes}\n" in tested.output
+
+
+def test_predict_on_the_0_1_labels_of_a_binary_model_names_the_way_to_read_them_as_signs(tmp_path, data):
+    model = tmp_path / "m.npz"
+    assert invoke("run", "--binary", data["b01"], "-f", model, "--quiet").exit_code == 0
+    result = invoke("predict", "-m", model, data["b01"])
+    assert result.exit_code == 1
+    assert f"or read them as their signs as --binary does when it learns: olearn run -i {model} -t --binary -p " \
+           "PREDICTIONS FILE" in result.stderr
+
+
+def test_binary_with_a_model_of_another_task_is_a_usage_error(tmp_path, data):
+    model = tmp_path / "m.npz"
+    assert invoke("run", "--oaa", 3, data["multi"], "-f", model, "--quiet").exit_code == 0
+    result = invoke("run", "-i", model, "--binary", data["b01"])
+    assert result.exit_code == 2
+    assert f"--binary reads the labels as their signs for a binary learner, and -i {model} is a model of --algo " \
+           "pa1-multiclass, which learns multiclass" in result.stderr
+
+
+def test_without_a_file_the_error_says_that_standard_input_is_read_as_dash(data):
+    piped = CliRunner().invoke(cli, ["run", "--binary"], input=open(data["b01"]).read())
+    assert piped.exit_code == 2
+    assert "give the FILE to learn (as an argument, or with -d FILE); '-' is standard input" in piped.stderr
+    told = CliRunner().invoke(cli, ["run", "--binary", "--quiet", "-"], input=open(data["b01"]).read())
+    assert told.exit_code == 0, told.output
+
+
 def test_loss_function_picks_ogd_with_that_loss(tmp_path, data):
     model, vw = tmp_path / "m.npz", tmp_path / "clicks.vw"
     vw.write_text("1 | a b:2\n-1 | c\n1 | a d\n")

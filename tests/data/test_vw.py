@@ -154,6 +154,37 @@ def test_error_location_and_message(write, assert_format_error, text, line, col,
     assert_format_error(load_vw, write("bad.vw", text), line, col, fragment, n_bits=8)
 
 
+# Lines and their label, importance and tag as Vowpal Wabbit 9.11 reads them (its Python package's example
+# objects; an unlabelled line's label there is FLT_MAX, here NaN): the last token before the first '|' is the
+# tag when it touches the bar, a number too.
+VW_TAGS = [
+    ("1 2|a x\n", 1.0, 1.0),  # tag 2
+    ("1 0.5|a x\n", 1.0, 1.0),  # tag 0.5
+    ("1 0.5 3|a x\n", 1.0, 0.5),  # tag 3
+    ("0.5 3 mytag|a x\n", 0.5, 3.0),
+    ("1 2 |a x\n", 1.0, 2.0),  # no tag
+    ("1 2 'q |a x\n", 1.0, 2.0),  # tag q
+    ("2 'q|a x\n", 2.0, 1.0),  # tag q
+    ("1|a x\n", math.nan, 1.0),  # tag 1, no label
+]
+
+
+@pytest.mark.parametrize("text, label, importance", VW_TAGS)
+def test_a_token_touching_the_bar_is_the_tag_as_vowpal_wabbit_reads_it(write, text, label, importance):
+    X, y, weight = load_vw(write("t.vw", text), n_bits=8)
+    np.testing.assert_array_equal(y, [label])
+    assert weight.tolist() == [importance]
+    assert X.toarray()[0, column("a", "x", 8)] == 1.0
+
+
+def test_a_label_touching_the_bar_is_named_as_a_tag_when_labels_are_required(write):
+    from olearn.exceptions import DataFormatError
+
+    with pytest.raises(DataFormatError, match=r"t\.vw:2:1: '1' touches the '\|', and the VW format reads a token "
+                                              r"touching the bar as the line's tag, not its label"):
+        load_vw(write("t.vw", "-1 |a x\n1|a x\n"), n_bits=8, require_labels=True)
+
+
 @pytest.mark.parametrize("block_size", [3, 1 << 20])
 def test_require_labels_names_the_first_unlabelled_line(write, block_size):
     from olearn.data import iter_vw

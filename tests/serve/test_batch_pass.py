@@ -12,7 +12,7 @@ from olearn.cli._serve import SERVED_ALGORITHMS
 from olearn.serve._model import ServedModel
 from olearn.serve._requests import Limits, read_features, read_labelled
 
-from conftest import assert_same_model, require_serve_extra
+from serve_helpers import assert_same_model, require_serve_extra
 
 require_serve_extra()
 

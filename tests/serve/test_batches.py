@@ -14,7 +14,7 @@ from olearn.exceptions import PartialUpdateError
 from olearn.serve._model import HalfLearned, ServedModel
 from olearn.serve._requests import Limits, RequestError, parse_json, read_labelled
 
-from conftest import assert_same_model, require_serve_extra
+from serve_helpers import assert_same_model, require_serve_extra
 
 require_serve_extra()
 

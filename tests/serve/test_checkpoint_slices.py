@@ -9,7 +9,7 @@ import zlib
 
 import pytest
 
-from conftest import require_serve_extra
+from serve_helpers import require_serve_extra
 
 require_serve_extra()
 

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from conftest import TOKEN, require_serve_extra
+from serve_helpers import TOKEN, require_serve_extra
 
 require_serve_extra()
 

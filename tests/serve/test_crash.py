@@ -25,7 +25,7 @@ import tempfile
 import pytest
 
 import olearn
-from conftest import TOKEN, assert_same_model, require_serve_extra
+from serve_helpers import TOKEN, assert_same_model, require_serve_extra
 
 require_serve_extra()
 import httpx  # noqa: E402

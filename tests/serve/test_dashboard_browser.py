@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from conftest import TOKEN, require_serve_extra
+from serve_helpers import TOKEN, require_serve_extra
 
 require_serve_extra()
 webdriver = pytest.importorskip("selenium.webdriver")

@@ -5,7 +5,7 @@ import re
 
 from olearn.serve._dashboard import PAGE
 
-from conftest import TOKEN, require_serve_extra
+from serve_helpers import TOKEN, require_serve_extra
 
 require_serve_extra()
 

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from conftest import TOKEN, require_serve_extra
+from serve_helpers import TOKEN, require_serve_extra
 
 require_serve_extra()
 

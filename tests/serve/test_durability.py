@@ -11,7 +11,7 @@ import time
 import numpy as np
 import pytest
 
-from conftest import TOKEN, free_port, require_serve_extra
+from serve_helpers import TOKEN, free_port, require_serve_extra
 
 require_serve_extra()
 import olearn  # noqa: E402

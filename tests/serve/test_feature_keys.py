@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from conftest import assert_same_model, require_serve_extra
+from serve_helpers import assert_same_model, require_serve_extra
 
 require_serve_extra()
 import olearn  # noqa: E402

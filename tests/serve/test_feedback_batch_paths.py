@@ -4,7 +4,7 @@ the Python learner does example by example; the waiting predictions of a batch s
 
 import numpy as np
 
-from conftest import assert_same_model, require_serve_extra
+from serve_helpers import assert_same_model, require_serve_extra
 
 require_serve_extra()
 import olearn  # noqa: E402

@@ -3,7 +3,7 @@ and a refused update count nothing (in process, several updates in one group).""
 
 import asyncio
 
-from conftest import require_serve_extra
+from serve_helpers import require_serve_extra
 
 require_serve_extra()
 import olearn  # noqa: E402

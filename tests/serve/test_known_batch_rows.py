@@ -12,7 +12,7 @@ from olearn.cli._learners import make_estimator, task_of
 from olearn.serve._model import ServedModel
 from olearn.serve._requests import Examples, Limits, read_labelled
 
-from conftest import assert_same_model, require_serve_extra
+from serve_helpers import assert_same_model, require_serve_extra
 
 require_serve_extra()
 

@@ -5,7 +5,7 @@ import pathlib
 import re
 
 import olearn
-from conftest import require_serve_extra
+from serve_helpers import require_serve_extra
 from olearn.serve._metrics import Metrics
 from olearn.serve._model import ServedModel
 

@@ -4,7 +4,7 @@ listed with its schemas, and the service's real answers valid under them, checke
 import pytest
 
 import olearn
-from conftest import require_serve_extra
+from serve_helpers import require_serve_extra
 from olearn.serve._app import Settings, create_app
 from olearn.serve._startup import PROBES
 

@@ -4,7 +4,7 @@ import os
 
 import olearn
 
-from conftest import assert_same_model, require_serve_extra
+from serve_helpers import assert_same_model, require_serve_extra
 
 require_serve_extra()
 

@@ -7,7 +7,7 @@ from olearn.cli import cli
 from olearn.cli._learners import ALGORITHM_NAMES, make_estimator
 from olearn.serve._model import ServedModel
 
-from conftest import require_serve_extra
+from serve_helpers import require_serve_extra
 
 require_serve_extra()
 

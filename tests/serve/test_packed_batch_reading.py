@@ -16,7 +16,7 @@ from olearn.serve._model import _canonical_rows
 from olearn.serve._packed_batch import read_packed_features, read_packed_labelled
 from olearn.serve._requests import Limits
 
-from conftest import require_serve_extra
+from serve_helpers import require_serve_extra
 
 require_serve_extra()
 

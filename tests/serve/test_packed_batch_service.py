@@ -14,7 +14,7 @@ from olearn.serve._model import ServedModel
 from olearn.serve._packed_batch import read_packed_features, read_packed_labelled
 from olearn.serve._requests import Limits
 
-from conftest import assert_same_model, require_serve_extra
+from serve_helpers import assert_same_model, require_serve_extra
 
 require_serve_extra()
 

@@ -10,7 +10,7 @@ import struct
 import numpy as np
 import pytest
 
-from conftest import require_serve_extra
+from serve_helpers import require_serve_extra
 
 require_serve_extra()
 

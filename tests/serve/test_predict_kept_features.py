@@ -14,7 +14,7 @@ import time
 import pytest
 
 import interruptible
-from conftest import PATIENCE, TOKEN, free_port, require_serve_extra, settled
+from serve_helpers import PATIENCE, TOKEN, free_port, require_serve_extra, settled
 
 require_serve_extra()
 import httpx  # noqa: E402

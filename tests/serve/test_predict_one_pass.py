@@ -7,7 +7,7 @@ import random
 import numpy as np
 import pytest
 
-from conftest import require_serve_extra
+from serve_helpers import require_serve_extra
 
 require_serve_extra()
 

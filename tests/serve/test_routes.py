@@ -14,7 +14,7 @@ import pytest
 
 import olearn
 
-from conftest import TOKEN, require_serve_extra
+from serve_helpers import TOKEN, require_serve_extra
 
 require_serve_extra()
 

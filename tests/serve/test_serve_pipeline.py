@@ -4,7 +4,7 @@ learns and predicts over HTTP exactly as the Python pipeline does, across a cras
 import numpy as np
 import pytest
 
-from conftest import require_serve_extra
+from serve_helpers import require_serve_extra
 
 require_serve_extra()
 import olearn  # noqa: E402

@@ -6,7 +6,7 @@ import subprocess
 import sys
 import textwrap
 
-from conftest import PATIENCE, require_serve_extra
+from serve_helpers import PATIENCE, require_serve_extra
 
 require_serve_extra()
 

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from conftest import require_serve_extra
+from serve_helpers import require_serve_extra
 
 require_serve_extra()
 import httpx  # noqa: E402

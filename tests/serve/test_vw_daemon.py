@@ -10,7 +10,7 @@ import sys
 
 import olearn
 
-from conftest import PATIENCE, TOKEN, require_serve_extra
+from serve_helpers import PATIENCE, TOKEN, require_serve_extra
 
 require_serve_extra()
 

@@ -8,7 +8,7 @@ import re
 import socket
 import time
 
-from conftest import PATIENCE, TOKEN, require_serve_extra
+from serve_helpers import PATIENCE, TOKEN, require_serve_extra
 
 require_serve_extra()
 

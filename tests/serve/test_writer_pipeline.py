@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from conftest import require_serve_extra
+from serve_helpers import require_serve_extra
 
 require_serve_extra()
 import olearn  # noqa: E402

@@ -4,6 +4,9 @@ Grammar of a data line (blank lines are skipped)::
 
     [label [importance]] ['tag | tag] |[namespace] feature[:value] ... |[namespace] ...
 
+As in Vowpal Wabbit, the last token before the first '|' is the tag when it touches the bar (``1 2|a x``: label
+1, tag ``2``, importance 1; ``1|a x``: tag ``1``, no label), starts with ``'``, or is no number.
+
 A feature's column is ``murmur3_32(name, seed=murmur3_32(namespace, seed=0))``
 masked to ``n_bits`` bits (MurmurHash3 x86_32 over the UTF-8 bytes; the
 default namespace is the empty string). Rows come out in file order and may
@@ -359,6 +362,9 @@ def parse_vw(buf, start, end, n_bits, indptr, indices, data, labels, weights, co
                 return
             if buf[tok] == QUOTE:
                 tagged = True
+                continue
+            if i < end and byte_at(buf, i) == BAR:
+                tagged = True  # a token touching the bar is the tag, even a number (VW's reading)
                 continue
             stop, kind, value = scan_number(buf, tok, i)
             if kind != NUMBER_INVALID and stop == i and n_numbers < 2:

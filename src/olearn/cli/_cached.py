@@ -37,9 +37,11 @@ def reading_options(fmt, zero_based, n_features, bits, label_column, delimiter, 
     from .._persistence import read_input_info
 
     trained = None if initial_model is None else read_input_info(initial_model)
+    # "vw_tag": how a VW line's tag is found, a token touching the first '|' being one (a number too, as Vowpal
+    # Wabbit reads it); the caches written before read '1 2|a x' as an importance of 2, and are rebuilt
     return {"format": fmt, "zero_based": zero_based, "n_features": n_features, "bits": bits,
             "label_column": label_column, "delimiter": delimiter, "initial_model_input": trained,
-            **({} if namespaces is None else {"namespaces": namespaces.info()})}
+            "vw_tag": "touching the bar", **({} if namespaces is None else {"namespaces": namespaces.info()})}
 
 
 class CachedSource:

@@ -5,13 +5,14 @@ import os
 import click
 
 from ._app import cli
+from ._learners import RANDOM_SEEDS
 from ._report import table_console
 
 
 @cli.command("demo", short_help="Compare the learners on built-in data; write a PNG and a CSV.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="olearn-demo", show_default=True,
               help="Folder for the figure and the CSV (created if missing).")
-@click.option("--seed", type=int, default=0, show_default=True,
+@click.option("--seed", type=RANDOM_SEEDS, default=0, show_default=True,
               help="Seed of the synthetic stream and of the shuffle of the breast-cancer data.")
 def demo_command(out_dir, seed):
     """Compare the Perceptron, PA, PA-I, PA-II, OGD and an online SVM on built-in data.

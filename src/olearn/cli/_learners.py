@@ -291,8 +291,9 @@ def draws_random_numbers(algo, hyperparameters):
 
 # the seed of what a command-line run draws at random unless told otherwise (Vowpal Wabbit's --random_seed default)
 RANDOM_SEED = 0
-# the values of --random-seed: the states of a kernel learner's 64-bit generator (its random_state's range,
-# olearn.kernel._hyperparameters), refused with the option's name past them
+# the values of a seed option (--random-seed of run and serve, --seed of demo and reproduce): the states of a kernel
+# learner's 64-bit generator (its random_state's range, olearn.kernel._hyperparameters), which numpy's default_rng
+# and SeedSequence (the streams of demo and reproduce) take as well; refused with the option's name past them
 RANDOM_SEEDS = click.IntRange(0, 2**64 - 1)
 
 

@@ -15,6 +15,9 @@ import numpy as np
 from ._tasks import format_labels
 
 _TWO_CLASSES = ({-1.0, 1.0}, {0.0, 1.0})
+# a label 0 for a model of the classes -1 and 1: the file of 0/1 labels a model learned with --binary read as signs
+_SIGNS_HINT = (", or read them as their signs as --binary does when it learns: "
+               "olearn run -i {} -t --binary -p PREDICTIONS FILE")
 
 
 class ModelLabels:
@@ -47,10 +50,12 @@ class ModelLabels:
             return
         if self.task.name == "binary":
             i = int(np.flatnonzero(outside)[0])
+            signs = self.classes.tolist() == [-1.0, 1.0] and y[i] == 0
             raise ValueError(
                 f"row {i} has the label {format_labels(y[i:i + 1])[0]}, and {self.model_path} is a binary model of "
                 f"the classes {' '.join(format_labels(self.classes))}: it can predict no other label, so its "
-                "accuracy on this file would be meaningless; recode the labels as the training data's")
+                f"accuracy on this file would be meaningless; recode the labels as the training data's"
+                f"{_SIGNS_HINT.format(self.model_path) if signs else ''}")
         self.foreign += int(outside.sum())
         self.foreign_values.update(np.unique(y[outside])[:5].tolist())
 

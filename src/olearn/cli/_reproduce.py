@@ -5,6 +5,7 @@ import os
 import click
 
 from ._app import cli
+from ._learners import RANDOM_SEEDS
 from ._report import table_console
 
 
@@ -12,7 +13,7 @@ from ._report import table_console
 @click.argument("name", required=False)
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
               help="Folder for the figure and the CSVs (default: ./olearn-NAME).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of every random sequence.")
+@click.option("--seed", type=RANDOM_SEEDS, default=0, show_default=True, help="Seed of every random sequence.")
 @click.option("--quick", is_flag=True,
               help="A small version that finishes in seconds; its verdicts are those of that size, not the paper's.")
 @click.option("--repetitions", type=click.IntRange(min=1), default=None, metavar="N",

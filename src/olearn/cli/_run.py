@@ -41,7 +41,7 @@ from ._report import Progress, ProgressiveTable, echo_stdout, summary_lines
 from ._source import DEFAULT_BITS, DataSource, IndexBase, check_writable, data_options
 from ._scaling import SCALES, check_scale, learner_of, rows, scaled
 from ._tasks import task_named
-from ._vw_habits import oaa_labels, sign_labels, vw_algorithm
+from ._vw_habits import check_binary_model, oaa_labels, sign_labels, vw_algorithm
 
 
 @cli.command("run", short_help="Learn from a file online; print progressive validation.")
@@ -151,7 +151,7 @@ from ._vw_habits import oaa_labels, sign_labels, vw_algorithm
                    "pa1-multiclass unless --algo names another multiclass learner.")
 @click.option("--binary", is_flag=True,
               help="VW's --binary: every label read as its sign (> 0 is 1, else -1), learned by a binary learner "
-                   "(ogd unless --algo names another).")
+                   "(ogd unless --algo names another, or the binary model of -i).")
 @click.option("--data", "-d", "data", multiple=True, type=click.Path(dir_okay=False, allow_dash=False), metavar="FILE",
               help="A FILE to learn, as VW's -d (repeatable; read before the FILES given without -d).")
 @click.argument("files", nargs=-1, type=click.Path(dir_okay=False, allow_dash=False))
@@ -270,7 +270,8 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
     start = time.perf_counter()
     files = data + files
     if not files:
-        raise click.UsageError("give the FILE to learn (as an argument, or with -d FILE)")
+        raise click.UsageError("give the FILE to learn (as an argument, or with -d FILE); '-' is standard input, "
+                               "which Vowpal Wabbit reads when given no file and olearn only when told")
     click.get_current_context().params["files"] = files
     from ._sequence_choice import wants_sequences
 
@@ -290,6 +291,7 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
     model = None
     if initial_model is not None:
         model, algo = resumed_model(initial_model, algo, hyperparameters, fit_intercept, n_features, scale)
+        check_binary_model(binary, algo, initial_model)
     check_applicable(algo, hyperparameters)
     hyperparameters = _with_random_seed(algo, hyperparameters, random_seed, initial_model)
     check_fit_intercept(algo, fit_intercept)

@@ -349,9 +349,26 @@ def _unless_all_ones(weight):
 
 
 def check_writable(path, what):
-    """Fail before a long run, not after it, if ``path`` cannot be written."""
+    """Fail before a long run, not after it, if ``path`` cannot be written, or is a file the command reads (its
+    data, or its model but where ``--save`` writes the model of ``-i`` anew): writing it would destroy it."""
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         raise FileNotFoundError(errno.ENOENT, f"folder for {what} does not exist", folder)
     if os.path.isdir(path):
         raise IsADirectoryError(errno.EISDIR, f"{what} is a directory", path)
+    for read in _files_read(what):
+        if os.path.exists(path) and os.path.exists(read) and os.path.samefile(path, read):
+            same = "" if read == path else f" ({read})"
+            raise click.UsageError(f"{what} {path} is a file this command reads{same}: writing it would destroy it; "
+                                   "choose another file")
+
+
+def _files_read(what):
+    """The files the current command reads: its data (FILE, FILES, -d), and its model (-m, -i) unless ``what``
+    is ``--save``, which may write the model of ``-i`` anew (VW's ``-i model -f model``)."""
+    context = click.get_current_context(silent=True)
+    params = {} if context is None else context.params
+    files = list(params.get("files") or ()) + [params.get("file")]
+    if what != "--save":
+        files += [params.get("model_path"), params.get("initial_model")]
+    return [file for file in files if file is not None and file != "-"]

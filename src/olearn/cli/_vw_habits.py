@@ -79,10 +79,10 @@ def vw_algorithm(algo, loss, oaa, binary, initial_model):
     if oaa is not None and binary:
         raise click.UsageError("--oaa K learns K classes and --binary two: give one of them")
     if initial_model is not None:
-        for name, given in (("--oaa", oaa is not None), ("--binary", binary)):
-            if given:
-                raise click.UsageError(f"{name} chooses the learner of a fresh run; the model of -i keeps its own "
-                                       f"classes: drop {name}")
+        # --binary goes on reading the labels as their signs (check_binary_model); --oaa only chooses the learner
+        if oaa is not None:
+            raise click.UsageError("--oaa chooses the learner of a fresh run; the model of -i keeps its own classes: "
+                                   "drop --oaa")
         return algo
     if algo is None:
         return "pa1-multiclass" if oaa is not None else "ogd" if binary or loss is not None else None
@@ -91,6 +91,17 @@ def vw_algorithm(algo, loss, oaa, binary, initial_model):
         raise click.UsageError(f"{'--oaa' if oaa is not None else '--binary'} asks for a {wanted} learner, and "
                                f"--algo {algo} learns {task_of(algo)}")
     return algo
+
+
+def check_binary_model(binary, algo, initial_model):
+    """``--binary`` with ``-i MODEL``: the labels are read as their signs again, as they were for a model learned
+    with ``--binary`` (so that it resumes, or is tested with ``-t``, on the file of 0/1 labels it learned from);
+    a model of another task than binary classification is a usage error."""
+    from ._learners import task_of
+
+    if binary and initial_model is not None and task_of(algo) != "binary":
+        raise click.UsageError(f"--binary reads the labels as their signs for a binary learner, and -i "
+                               f"{initial_model} is a model of --algo {algo}, which learns {task_of(algo)}")
 
 
 def oaa_labels(oaa):

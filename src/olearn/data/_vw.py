@@ -93,9 +93,14 @@ def _raise_unlabelled(buf, start, end, row, first_line, path):
 
 
 def _unlabelled_message(line):
-    """Why a line has no label: none given, or a word where the label goes (``yes | ...``), which the VW
-    format reads as the line's tag."""
-    header = line.split(b"|", 1)[0].split()
+    """Why a line has no label: none given, a token touching the bar (``1|a x``) or a word where the label goes
+    (``yes | ...``), both of which the VW format reads as the line's tag."""
+    before_bar = line.split(b"|", 1)[0]
+    header = before_bar.split()
+    if len(header) == 1 and before_bar.endswith(header[0]):
+        word = header[0].decode("utf-8", "replace")
+        return (f"{word!r} touches the '|', and the VW format reads a token touching the bar as the line's tag, "
+                "not its label, so the line has none; put a blank before the '|' ('label | features')")
     if len(header) == 1 and not header[0].startswith(b"'"):
         word = header[0].decode("utf-8", "replace")
         return (f"the label {word!r} is not a number: VW labels are numbers (-1/1 or 0/1 for two classes, 1..k "
@@ -133,10 +138,10 @@ def load_vw(path, n_bits=18, dtype=np.float64, require_labels=False, interaction
 
         [label [importance]] [tag] |[namespace] feature[:value] ... |[namespace] ...
 
-    Lines end with ``\\n``, ``\\r\\n`` or ``\\r``, even mixed in one file. A tag is a token
-    starting with ``'`` or any non-numeric token right before
-    the first ``|``; tags are read and discarded. A namespace name touches its
-    ``|``; a ``|`` followed by a blank opens the default (empty) namespace.
+    Lines end with ``\\n``, ``\\r\\n`` or ``\\r``, even mixed in one file. A tag is the last token before the
+    first ``|`` when it touches the bar (a number too, as Vowpal Wabbit reads it: ``1 2|a x`` is the label 1 with
+    the tag ``2``, not an importance of 2), starts with ``'``, or is no number; tags are read and discarded. A
+    namespace name touches its ``|``; a ``|`` followed by a blank opens the default (empty) namespace.
     Feature values default to 1.0; features whose names hash to the same
     column within a row are summed, left to right in the order of the line
     (an entry that sums to 0 is kept as an explicit zero). Compressed files (gzip, bzip2, xz) are

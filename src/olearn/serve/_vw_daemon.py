@@ -95,14 +95,18 @@ def kept_reading(folder, asked=None):
 
 
 def _tag(line):
-    """The tag of a VW line (without its leading ``'``), or None: a token starting with ``'``, or a word that
-    is not a number, last before the first ``|``."""
-    tokens = line.split(b"|", 1)[0].split()
+    """The tag of a VW line (without its leading ``'``), or None: the last token before the first ``|`` when it
+    touches the bar (a number too: ``1 2|a x`` has the tag ``2``), starts with ``'`` or is not a number, as the
+    line is read (:mod:`olearn.data._vw`) and as Vowpal Wabbit reads it."""
+    before_bar = line.split(b"|", 1)[0]
+    tokens = before_bar.split()
     if not tokens:
         return None
     last = tokens[-1]
     if last.startswith(b"'"):
         return last[1:].decode("utf-8", "replace")
+    if b"|" in line and before_bar.endswith(last):
+        return last.decode("utf-8", "replace")
     try:
         float(last)
     except ValueError:
