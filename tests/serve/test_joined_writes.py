@@ -8,7 +8,7 @@ import asyncio
 
 import pytest
 
-from conftest import require_serve_extra
+from serve_helpers import require_serve_extra
 
 require_serve_extra()
 

@@ -7,7 +7,7 @@ import asyncio
 import os
 import threading
 
-from conftest import PATIENCE, require_serve_extra, settled
+from serve_helpers import PATIENCE, require_serve_extra, settled
 
 require_serve_extra()
 

@@ -4,7 +4,7 @@ and their checkpoint entries, as they did when each was kept on its own."""
 
 import json
 
-from conftest import require_serve_extra
+from serve_helpers import require_serve_extra
 
 require_serve_extra()
 

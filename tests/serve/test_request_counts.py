@@ -3,7 +3,7 @@ expose for the same requests: the same samples, labels and values (the creation 
 
 import random
 
-from conftest import require_serve_extra
+from serve_helpers import require_serve_extra
 
 require_serve_extra()
 
