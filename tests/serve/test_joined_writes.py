@@ -46,6 +46,21 @@ class RecordingTransport:
         self.calls.append(("resume_reading", None))
 
 
+def _guarded_connection(app):
+    """The service's guarded protocol of a uvicorn server of ``app``, on the running event loop, connected to a
+    :class:`RecordingTransport`: ``(protocol, transport)``."""
+    import uvicorn
+    from uvicorn.server import ServerState
+
+    config = uvicorn.Config(app, lifespan="off", log_level="warning")
+    config.load()
+    protocol = guarded_protocol(ConnectionLimits())(config=config, server_state=ServerState(), app_state={},
+                                                     _loop=asyncio.get_running_loop())
+    transport = RecordingTransport()
+    protocol.connection_made(transport)
+    return protocol, transport
+
+
 def test_the_writes_of_one_turn_go_out_together_at_its_end_in_order():
     async def scenario():
         transport = RecordingTransport()
@@ -117,9 +132,6 @@ def test_the_other_calls_are_the_transports():
 
 
 def test_an_answer_of_the_guarded_protocol_is_one_write_of_its_head_and_body():
-    import uvicorn
-    from uvicorn.server import ServerState
-
     async def app(scope, receive, send):
         await receive()
         await send({"type": "http.response.start", "status": 200,
@@ -127,12 +139,7 @@ def test_an_answer_of_the_guarded_protocol_is_one_write_of_its_head_and_body():
         await send({"type": "http.response.body", "body": b'{"seq": 1 }'})
 
     async def scenario():
-        config = uvicorn.Config(app, lifespan="off", log_level="warning")
-        config.load()
-        protocol = guarded_protocol(ConnectionLimits())(config=config, server_state=ServerState(),
-                                                         app_state={}, _loop=asyncio.get_running_loop())
-        transport = RecordingTransport()
-        protocol.connection_made(transport)
+        protocol, transport = _guarded_connection(app)
         protocol.data_received(b"POST /learn HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n\r\n{}")
         for _ in range(10):
             await asyncio.sleep(0)
@@ -149,21 +156,13 @@ def test_an_answer_of_the_guarded_protocol_is_one_write_of_its_head_and_body():
 
 @pytest.mark.parametrize("keep_alive", [True, False])
 def test_an_answer_before_a_close_of_the_connection_is_sent_whole_before_it(keep_alive):
-    import uvicorn
-    from uvicorn.server import ServerState
-
     async def app(scope, receive, send):
         await receive()
         await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"2")]})
         await send({"type": "http.response.body", "body": b"ok"})
 
     async def scenario():
-        config = uvicorn.Config(app, lifespan="off", log_level="warning")
-        config.load()
-        protocol = guarded_protocol(ConnectionLimits())(config=config, server_state=ServerState(),
-                                                         app_state={}, _loop=asyncio.get_running_loop())
-        transport = RecordingTransport()
-        protocol.connection_made(transport)
+        protocol, transport = _guarded_connection(app)
         connection = b"" if keep_alive else b"Connection: close\r\n"
         protocol.data_received(b"GET /x HTTP/1.1\r\nHost: 127.0.0.1\r\n" + connection + b"\r\n")
         await asyncio.sleep(0)  # the application's task runs: its answer is written, held to the end of the turn
