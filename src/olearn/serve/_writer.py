@@ -284,9 +284,16 @@ class Writer:
             await asyncio.wait([self._snapshot[1]])
             await self._drain()
 
-    def _snapshot_written(self):
-        """Whether the files of the snapshot being written are written (or failed): its log is put in use next."""
-        return self._snapshot is not None and self._snapshot[1].done()
+    def _snapshot_ready(self):
+        """Whether the log of the snapshot being written is to be put in use next: its files are written (or
+        failed), and the open group holds no record taken before its copy. Such records (taken in the turn that
+        copied the model, while a group before was being logged) are in the copy: they go to the log in use, with
+        their group, before the new log takes over, which must not hold them again (its replay would learn them
+        twice)."""
+        if self._snapshot is None or not self._snapshot[1].done():
+            return False
+        group, held = self._open_at_copy
+        return self._records is not group or not held
 
     async def _end_snapshot(self):
         """Complete the snapshot whose files are written, in the log's task between two groups (the records logged
@@ -432,7 +439,7 @@ class Writer:
     def _start_commit(self):
         """Log the open group (and put a snapshot's log in use once its files are written), unless a group is being
         logged (the open one is logged next) or there is nothing to do."""
-        if self._committing is None and (self._records or self._answers or self._snapshot_written()) \
+        if self._committing is None and (self._records or self._answers or self._snapshot_ready()) \
                 and self.failure is None:
             self._committing = asyncio.get_running_loop().create_task(self._commit())
 
@@ -442,7 +449,7 @@ class Writer:
         log, stop the writer (the group's requests answered 503 with the others waiting)."""
         try:
             while self.failure is None:
-                if self._snapshot_written():
+                if self._snapshot_ready():
                     await self._end_snapshot()
                 elif self._records or self._answers:
                     records, answers = self._records, self._answers
