@@ -20,7 +20,6 @@ import json
 import os
 import random
 import sys
-import tempfile
 import time
 import zlib
 from pathlib import Path
@@ -107,7 +106,7 @@ def main():
     rng = random.Random(1)
     batches = [[bench_serve._example(rng, False) for _ in range(100)] for _ in range(50)]
     texts = [[json.dumps(x, separators=(",", ":")).encode() for x in batch] for batch in batches]
-    store = Store(tempfile.mkdtemp(prefix="olearn-bench-snapshot-gil-"))
+    store = Store(bench_serve.temporary_folder("olearn-bench-snapshot-gil-"))
     model = store.open(olearn.PAClassifier, pending=Pending(ttl=1e9, max_pending=args.waiting), say=lambda t: None)
     model.estimator.partial_fit(batches[0] + batches[1], [1, -1] * 100, classes=[-1, 1])
     since = [encode(model.keep(new_ids(100), JSONTexts.joined(texts[i % 50]), time.time()))
