@@ -1,9 +1,10 @@
 """A checkpoint's waiting predictions are taken on the event loop as references to their records' texts, and
-written in the snapshot's thread (an entry per record) a slice at a time (:func:`~olearn.serve._wal.encode_in_slices`): the record's bytes
-are those of the whole record framed as before, and hold the predictions waiting when the copy was taken, not
-those kept or labelled after."""
+written in the snapshot's thread (an entry per record) a slice at a time (:func:`~olearn.serve._wal.write_in_slices`),
+each slice written before the next is made: the record's bytes are those of the whole record framed as before,
+and hold the predictions waiting when the copy was taken, not those kept or labelled after."""
 
 import json
+import os
 import struct
 import zlib
 
@@ -16,7 +17,21 @@ require_serve_extra()
 import olearn  # noqa: E402
 from olearn.serve._feedback import Pending  # noqa: E402
 from olearn.serve._model import ServedModel  # noqa: E402
-from olearn.serve._wal import _SLICE_BYTES, RawJSON, RawJSONItems, encode_in_slices, read_log  # noqa: E402
+from olearn.serve import _wal  # noqa: E402
+from olearn.serve._wal import _SLICE_BYTES, RawJSON, RawJSONItems, read_checkpoint, read_log  # noqa: E402
+from olearn.serve._wal import write_in_slices  # noqa: E402
+
+
+def _written(path, record, before=b""):
+    """The bytes of the file ``path`` once ``before`` and then ``record`` (by write_in_slices) are written to it."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    try:
+        os.write(fd, before)
+        write_in_slices(fd, record)
+    finally:
+        os.close(fd)
+    with open(path, "rb") as fh:
+        return fh.read()
 
 
 def _framed(document):
@@ -27,10 +42,10 @@ def _framed(document):
 
 
 @pytest.mark.parametrize("count", [0, 1, 3500])
-def test_a_record_written_in_slices_is_the_record_framed_whole(count):
+def test_a_record_written_in_slices_is_the_record_framed_whole(count, tmp_path, monkeypatch):
     """Arrays of no item, one, and of more than three slices' bytes (their items' texts joined across the slices'
     edges; every other item given as its pieces, one a view of bytes), one nested in a dict and one at the top,
-    among other values: the bytes of the framed record."""
+    among other values, written after other bytes of the file: the bytes of the framed record, after those."""
     items = [[f"p{i}", {"a": i % 7, "b": "caf\u00e9", "c": "x" * 1000}, 1.5] for i in range(count)]
     texts = [json.dumps(item, separators=(",", ":"), ensure_ascii=False).encode() for item in items]
     given = [(text[:5], memoryview(text)[5:-3], text[-3:]) if i % 2 else text for i, text in enumerate(texts)]
@@ -38,19 +53,42 @@ def test_a_record_written_in_slices_is_the_record_framed_whole(count):
               "window": [["r", 1, None, {"y": 1}]], "kept": RawJSONItems(given[:2]), "version": None}
     expected = _framed({"op": "checkpoint", "seq": 3, "pending": {"waiting": items, "labelled": [["q", 2]]},
                         "window": [["r", 1, None, {"y": 1}]], "kept": items[:2], "version": None})
-    parts = encode_in_slices(record)
-    assert b"".join(parts) == expected
-    if count > 1:  # no part holds the whole array
-        assert sum(map(len, texts)) > 3 * _SLICE_BYTES and max(map(len, parts)) < sum(map(len, texts)) / 2
+    writes, write_all = [], _wal.write_all
+    monkeypatch.setattr(_wal, "write_all", lambda fd, buffers: writes.append(sum(map(len, buffers)))
+                        or write_all(fd, buffers))
+    assert _written(tmp_path / "log", record, before=b"head") == b"head" + expected
+    if count > 1:  # no write holds the whole array
+        assert sum(map(len, texts)) > 3 * _SLICE_BYTES and max(writes) < sum(map(len, texts)) / 2
+
+
+def test_each_slice_is_written_before_the_next_is_made(tmp_path):
+    """The items of an array of three slices' bytes, made one by one: when the last is made, the slices before it
+    are in the file already (the bytes of the record's start), and the header is written once they all are (zeros
+    until then: a file cut there holds no whole checkpoint)."""
+    path = tmp_path / "log"
+    texts = [json.dumps(["x" * 1000, i], separators=(",", ":")).encode() for i in range(3 * _SLICE_BYTES // 1000)]
+    seen = []
+
+    def items():
+        yield from texts[:-1]
+        seen.append(path.read_bytes())  # the file when the last item is made
+        yield texts[-1]
+
+    data = _written(path, {"op": "checkpoint", "waiting": RawJSONItems(items())})
+    assert data == _framed({"op": "checkpoint", "waiting": [json.loads(text) for text in texts]})
+    assert len(seen[0]) > 2 * _SLICE_BYTES
+    assert seen[0][:8] == bytes(8) and seen[0][8:] == data[8:len(seen[0])]
+    (tmp_path / "cut").write_bytes(seen[0])
+    assert read_checkpoint(tmp_path / "cut") is None
 
 
 @pytest.mark.parametrize("other", [2 ** 70, RawJSON(b'"a\x00b"')])
-def test_a_record_whose_json_cannot_hold_a_slot_is_framed_whole(other):
+def test_a_record_whose_json_cannot_hold_a_slot_is_framed_whole(other, tmp_path):
     """An integer past 64 bits (written by Python's writer) or a NUL byte placed elsewhere: the same bytes."""
     record = {"waiting": RawJSONItems([b"[1]", b"[2]"]), "other": other}
     payload = b'{"waiting":[[1],[2]],"other":' + (b"1180591620717411303424" if other == 2 ** 70 else other.text) \
         + b"}"
-    assert b"".join(encode_in_slices(record)) == struct.pack("<II", len(payload), zlib.crc32(payload)) + payload
+    assert _written(tmp_path / "log", record) == struct.pack("<II", len(payload), zlib.crc32(payload)) + payload
 
 
 def test_a_snapshot_copy_holds_the_predictions_waiting_when_it_was_taken(tmp_path):
@@ -64,7 +102,7 @@ def test_a_snapshot_copy_holds_the_predictions_waiting_when_it_was_taken(tmp_pat
     model.keep(["d"], [{"z": 3.0}], 11.0)
     model.pending.learned(["a"], 2)
     path = tmp_path / "log"
-    path.write_bytes(b"".join(encode_in_slices(copied.checkpoint)))
+    _written(path, copied.checkpoint)
     pending = read_log(path)[0][0]["pending"]
     assert pending == {"waiting": [[["a", "c"], [{"x": 1.0}, {"x": -1.0}], 10.0]], "labelled": [["b", 1]]}
 
@@ -98,6 +136,6 @@ def test_a_snapshot_copy_holds_the_recent_update_ids_of_when_it_was_taken(tmp_pa
     model.remember("u3", 4, "d3", {"seq": 4, "learned": 1})
     assert list(model.recent) == ["u2", "u3"]
     path = tmp_path / "log"
-    path.write_bytes(b"".join(encode_in_slices(copied.checkpoint)))
+    _written(path, copied.checkpoint)
     assert read_log(path)[0][0]["window"] == [["u1", 1, "d1", {"seq": 1, "learned": 1}],
                                               ["u2", 3, "d2", {"seq": 3, "learned": 2}]]

@@ -182,3 +182,30 @@ def test_records_read_back_every_number_exactly(tmp_path):
     [back], _ = read_log(path)
     assert back == record
     assert [struct.pack("<d", v) for v in back["x"][0].values()] == [struct.pack("<d", v) for v in floats]
+
+
+@pytest.mark.parametrize("most", [None, 7])
+def test_buffers_are_written_whole_and_in_order(tmp_path, monkeypatch, most):
+    """More buffers than one writev takes (IOV_MAX), empty ones and views of bytes among them, after bytes already
+    in the file; with ``most``, a system call that writes at most 7 bytes each time (a partial write, cutting
+    buffers anywhere): the file holds the bytes before, then every buffer's bytes, in order."""
+    from olearn.serve import _wal
+
+    calls = []
+    if most is not None:
+        def partial(fd, views):
+            calls.append(len(views))
+            return os.write(fd, b"".join(views)[:most])
+
+        monkeypatch.setattr(_wal, "_writev", partial)
+    buffers = [bytes([i % 251]) * (i % 13) for i in range(3000)]
+    buffers[5::7] = [memoryview(b"ab" + bytes(i) + b"cd")[1:-1] for i in range(len(buffers[5::7]))]
+    path = tmp_path / "file"
+    path.write_bytes(b"before")
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+    try:
+        _wal.write_all(fd, buffers)
+    finally:
+        os.close(fd)
+    assert path.read_bytes() == b"before" + b"".join(bytes(b) for b in buffers)
+    assert calls == [] if most is None else max(calls) == 1024

@@ -289,7 +289,7 @@ class Pending:
 class _Records:
     """The checkpoint entries ``[ids, xs, time]`` of the records of waiting predictions taken at once (``records``,
     as :meth:`Pending.state` takes them), written each time they are iterated: the pieces of a JSON text per
-    record, joined where the array is written (:func:`~olearn.serve._wal.encode_in_slices`)."""
+    record, joined where the array is written (:func:`~olearn.serve._wal.write_in_slices`)."""
 
     __slots__ = ("_records",)
 

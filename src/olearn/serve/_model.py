@@ -247,7 +247,7 @@ class ServedModel:
         """The recent ids, oldest first, as the JSON array ``[[id, seq, digest, answer], ...]`` of a checkpoint: their
         pairs taken at once (a pass in C over the dict's own entries, in the ordered dict's order: an id is only
         ever added at the end or removed from the front), each entry written when the checkpoint is, in the
-        snapshot's thread (:func:`~olearn.serve._wal.encode_in_slices`). Before, the entries were made on the event
+        snapshot's thread (:func:`~olearn.serve._wal.write_in_slices`). Before, the entries were made on the event
         loop when the model was copied: 100-180 ms for 100,000 ids (issue #35), every request waiting."""
         return RawJSONItems(_RecentEntries([*dict.items(self.recent)]))
 

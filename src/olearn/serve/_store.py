@@ -57,7 +57,7 @@ from ..kernel._hyperparameters import with_drawn_seed
 from ._lock import FolderLock
 from ._model import ServedModel, feature_keys_for
 from ._versions import Versions, is_started, learner_spec, unfitted_learner
-from ._wal import LogDamaged, LogWriter, encode_in_slices, read_checkpoint, read_log, sync_folder
+from ._wal import LogDamaged, LogWriter, read_checkpoint, read_log, sync_folder, write_in_slices
 
 _NAME = re.compile(r"(snapshot|log)-([0-9]{16})\.(npz|wal)")
 # the log of a snapshot being written (see Store.write_snapshot): left only by a service stopped meanwhile
@@ -281,10 +281,12 @@ class Store:
                 checkpoint = {**checkpoint, "estimator": learner_spec(copied.estimator)}
                 with contextlib.suppress(FileNotFoundError):  # a rollback to a version that learned nothing
                     os.unlink(_snapshot_path(self.folder, seq))
-            with open(partial, "wb") as fh:
-                fh.writelines(encode_in_slices(checkpoint))
-                fh.flush()
-                os.fsync(fh.fileno())
+            fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0), 0o666)
+            try:
+                write_in_slices(fd, checkpoint)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
         except Exception as err:
             self.discard(partial)
             raise SnapshotFailed(f"the snapshot of {seq} updates cannot be written: {type(err).__name__}: {err}") \
@@ -309,10 +311,11 @@ class Store:
         path = _log_path(self.folder, seq)
         try:
             if since:
-                with open(partial, "ab") as fh:
-                    fh.write(b"".join(since))
-                    fh.flush()
-                    os.fsync(fh.fileno())
+                log = LogWriter(partial)
+                try:
+                    log.append(since)
+                finally:
+                    log.close()
             os.replace(partial, path)
         except OSError as err:
             self.discard(partial)

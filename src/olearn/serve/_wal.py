@@ -39,10 +39,12 @@ _BODY_RECORD = b"\x01"
 _DIGITS_AS_ZEROS = bytes(b"0"[0] if b"0"[0] <= byte <= b"9"[0] else b" "[0] for byte in range(256))
 # the shortest run of digits that may write an integer past 64 bits
 _LONG_NUMBER = b"0" * 19
-# encode_in_slices: the placeholder of an array written in slices (a NUL byte: JSON holds none raw, and json_bytes
+# write_in_slices: the placeholder of an array written in slices (a NUL byte: JSON holds none raw, and json_bytes
 # escapes one within a string), and the bytes of items joined per slice (at least one item)
 _SLOT = b"\x00"
 _SLICE_BYTES = 1 << 20
+# the most buffers one writev takes (POSIX's IOV_MAX, 1024 on Linux)
+_IOV_MAX = 1024
 
 
 def long_digits(payload):
@@ -67,7 +69,7 @@ class RawJSONItems:
     an iterable that writes them each time it is iterated; a text may be a tuple of its pieces, any bytes-like
     object), joined only where the array is written: taking one
     (the waiting predictions of a checkpoint, on the event loop) copies references, not texts, and
-    :func:`encode_in_slices` writes it a slice at a time."""
+    :func:`write_in_slices` writes it a slice at a time."""
 
     __slots__ = ("items",)
 
@@ -130,35 +132,60 @@ def encode(record):
     return _framed(json_bytes(record))
 
 
-def encode_in_slices(record):
-    """The bytes of :func:`encode` ``(record)``, as a list of parts: each :class:`RawJSONItems` array among the values
-    of the record's dicts written a slice of about ``_SLICE_BYTES`` at a time, with the record's CRC computed part by
-    part. No copy of a whole array is made, and a thread writing a checkpoint of many waiting predictions lets
-    the event loop run between slices (a join holds the GIL until its output is whole: one of tens of megabytes,
-    tens of milliseconds). A record :func:`json_bytes` writes by :mod:`json` (an integer past 64 bits), or whose
-    text holds a NUL byte elsewhere, is encoded whole."""
+def write_in_slices(fd, record):
+    """Write the bytes of :func:`encode` ``(record)`` to the file ``fd`` from its current offset: each
+    :class:`RawJSONItems` array among the values of the record's dicts made a slice of about ``_SLICE_BYTES`` at a
+    time, and each slice added to the record's CRC and written before the next is made; then the header (the
+    length and CRC of them all) written in the place left for it before them. No copy of a whole array is made,
+    and a thread writing a checkpoint of many waiting predictions holds the GIL for the making of one slice at a
+    time: the CRC and the write of a slice run without it, and the event loop takes the GIL meanwhile. (Made
+    whole before the first was written, the slices of a checkpoint of 100,000 waiting predictions held the GIL
+    for 8-150 ms of CPU in one stretch, issue #35; a slice holds it for 0.5-1.2 ms.) A record :func:`json_bytes`
+    writes by :mod:`json` (an integer past 64 bits), or whose text holds a NUL byte elsewhere, is written whole.
+    Until this returns, the record's header is zeros (a record no reader takes as whole)."""
+    parts = _payload_parts(record)
+    if parts is None:
+        write_all(fd, [encode(record)])
+        return
+    start = os.lseek(fd, 0, os.SEEK_CUR)
+    write_all(fd, [bytes(_HEADER.size)])  # the header's place, written once the parts are
+    length = crc = 0
+    for part in parts:
+        crc = zlib.crc32(part, crc)
+        length += len(part)
+        write_all(fd, [part])
+    os.lseek(fd, start, os.SEEK_SET)
+    write_all(fd, [_HEADER.pack(length, crc)])
+    os.lseek(fd, 0, os.SEEK_END)
+
+
+def _payload_parts(record):
+    """The payload of :func:`encode` ``(record)`` as an iterator of its parts, each :class:`RawJSONItems` among the
+    values of the record's dicts made a slice at a time as the iterator is walked; None for a record that has to be
+    encoded whole (see :func:`write_in_slices`)."""
     arrays = []
     slotted = _slotted(record, arrays)
     try:
         pieces = json_bytes(slotted).split(_SLOT)
     except ValueError:  # written by json, which has no place for a slot
-        return [encode(record)]
+        return None
     if len(pieces) != len(arrays) + 1:
-        return [encode(record)]
-    parts = [pieces[0]]
+        return None
+    return _parts(pieces, arrays)
+
+
+def _parts(pieces, arrays):
+    yield pieces[0]
     for array, piece in zip(arrays, pieces[1:]):
-        parts += _sliced(array.items)
-        parts.append(b"]" + piece)
-    crc = 0
-    for part in parts:
-        crc = zlib.crc32(part, crc)
-    return [_HEADER.pack(sum(map(len, parts)), crc), *parts]
+        yield from _sliced(array.items)
+        yield b"]" + piece
 
 
 def _sliced(items):
     """The text of a JSON array of the texts ``items`` but for its ``]``, as parts of about ``_SLICE_BYTES`` each,
-    each part joined once from the items' bytes (an item is a bytes-like text, or a tuple of the pieces of one)."""
-    parts, pieces, size, written = [], [b"["], 0, False
+    each part joined once from the items' bytes (an item is a bytes-like text, or a tuple of the pieces of one),
+    made as they are taken."""
+    pieces, size, written = [b"["], 0, False
     for item in items:
         if written:
             pieces.append(b",")
@@ -170,11 +197,10 @@ def _sliced(items):
             pieces.append(item)
             size += len(item)
         if size >= _SLICE_BYTES:
-            parts.append(b"".join(pieces))
+            yield b"".join(pieces)
             pieces, size = [], 0
     if pieces:
-        parts.append(b"".join(pieces))
-    return parts
+        yield b"".join(pieces)
 
 
 def _slotted(value, arrays):
@@ -288,6 +314,32 @@ def read_checkpoint(path):
     return None if found is None else found[0]
 
 
+def write_all(fd, buffers):
+    """Write the ``buffers`` (bytes, or views of bytes) to the file ``fd``, whole and in order, by ``os.writev``:
+    the buffers are not copied into one first, and the system call runs without the GIL. A group's ``b"".join``
+    of its records held the GIL while it copied them, and so did that of the records a snapshot's new log takes
+    over (tens of megabytes after a snapshot, issue #35): the event loop waited for the copy."""
+    views = [view for view in map(memoryview, buffers) if view.nbytes]
+    first = 0
+    while first < len(views):
+        written = _writev(fd, views[first:first + _IOV_MAX])
+        while written:  # the buffers written whole, then the part written of the next
+            size = views[first].nbytes
+            if written < size:
+                views[first] = views[first][written:]
+                break
+            written -= size
+            first += 1
+
+
+def _writev_by_join(fd, buffers):
+    """``os.writev`` where the system has none: one write of the buffers joined."""
+    return os.write(fd, b"".join(buffers))
+
+
+_writev = getattr(os, "writev", _writev_by_join)
+
+
 def sync_folder(folder):
     """fsync a folder, so that the files created, renamed or removed in it stay so after a crash."""
     if os.name != "posix":
@@ -312,11 +364,7 @@ class LogWriter:
 
     def append(self, records):
         """Write the encoded ``records`` (a list of bytes) and fsync them: durable when this returns."""
-        data = b"".join(records)
-        view = memoryview(data)
-        while view:
-            written = os.write(self._fd, view)
-            view = view[written:]
+        write_all(self._fd, records)
         os.fsync(self._fd)
 
     def close(self):
