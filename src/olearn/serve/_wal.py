@@ -319,7 +319,7 @@ def write_all(fd, buffers):
     the buffers are not copied into one first, and the system call runs without the GIL. A group's ``b"".join``
     of its records held the GIL while it copied them, and so did that of the records a snapshot's new log takes
     over (tens of megabytes after a snapshot, issue #35): the event loop waited for the copy."""
-    views = [view for view in map(memoryview, buffers) if view.nbytes]
+    views = [view for view in (memoryview(buffer).cast("B") for buffer in buffers) if view.nbytes]  # by bytes
     first = 0
     while first < len(views):
         written = _writev(fd, views[first:first + _IOV_MAX])
