@@ -400,6 +400,7 @@ def _input_problem(info):
         "zero_based": lambda v: isinstance(v, bool),
         "bits": lambda v: isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 31,
         "csv": lambda v: isinstance(v, dict),
+        "oaa": lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 2,
     }
     for key, ok in checks.items():
         if key in info and not ok(info[key]):
@@ -441,7 +442,8 @@ def read_input_info(path):
     ``bits`` (the hashing of VW and CoNLL features) and ``csv`` (``label_column``,
     counted from 1, ``delimiter``, ``n_columns`` and the ``header``'s names
     or null), ``namespaces`` (VW's namespace options: ``interactions``,
-    ``ignore``, ``keep``, ``ngram``, ``skips``) and ``hashed_names`` (the names
+    ``ignore``, ``keep``, ``ngram``, ``skips``), ``oaa`` (the K of ``--oaa K``: the labels
+    1..K, the only ones a resumed run accepts) and ``hashed_names`` (the names
     behind a VW file's hashed columns, kept by ``olearn run --keep-names``:
     :func:`olearn.data._vw_names.vw_feature_names`). Models saved without it (by the library) or by an olearn that
     recorded ``zero_based`` only load as before. An entry of the wrong shape is

@@ -53,6 +53,41 @@ def test_oaa_refuses_a_label_outside_1_to_k(data):
     assert f"{data['multi']}:{first}: example {first} has the label 3, which --oaa 2 (labels 1 to 2)" in result.stderr
 
 
+def test_a_model_learned_with_oaa_refuses_on_resuming_the_labels_a_fresh_oaa_run_refuses(tmp_path):
+    first, second, bad = tmp_path / "first.vw", tmp_path / "second.vw", tmp_path / "bad.vw"
+    first.write_text("1 | a b\n2 | b c\n")  # class 3 is never seen, and still one of the model's classes
+    second.write_text("3 | c d\n1 | a\n")
+    bad.write_text("1 | a b\n4 | x y\n")
+    model, resumed = tmp_path / "m.npz", tmp_path / "m2.npz"
+    assert invoke("run", "--oaa", 3, first, "-f", model, "--quiet").exit_code == 0
+    fresh = invoke("run", "--oaa", 3, bad, "--quiet")
+    assert fresh.exit_code == 1
+    assert f"{bad}:2: example 2 has the label 4, which --oaa 3 (labels 1 to 3) do not list" in fresh.stderr
+    refused = invoke("run", "-i", model, bad, "-f", resumed, "--quiet")
+    assert refused.exit_code == 1  # it learned 4 as a fourth class
+    assert f"{bad}:2: example 2 has the label 4, which --oaa 3 (labels 1 to 3, kept by the model {model}) do " \
+           "not list" in refused.stderr
+    assert not resumed.exists()
+    # the labels 1..3 resume, and the model saved again keeps refusing the others
+    assert invoke("run", "-i", model, second, "-f", resumed, "--quiet").exit_code == 0
+    assert olearn.load(resumed).classes_.tolist() == [1, 2, 3]
+    again = invoke("run", "-i", resumed, bad, "--quiet")
+    assert again.exit_code == 1 and f"kept by the model {resumed}) do not list" in again.stderr
+    # -t learns nothing, and answers a label the model cannot have as predict does: counted, and warned about
+    tested = invoke("run", "-i", resumed, "-t", bad, "--quiet")
+    assert tested.exit_code == 0, tested.output
+    assert f"1 of 2 labels of {bad} (such as 4) are none of the classes of {resumed} (1 2 3)" in tested.stderr
+
+
+@pytest.mark.parametrize("oaa", [1, True, 2.0, "3"])
+def test_an_oaa_entry_that_is_no_number_of_classes_is_a_model_format_error(tmp_path, oaa):
+    model = tmp_path / "odd.npz"
+    learned = olearn.PAMulticlass().partial_fit(np.zeros((1, 2)), [1.0], classes=[1.0, 2.0])
+    olearn._persistence.save(learned, model, input_info={"format": "vw", "bits": 1, "oaa": oaa})
+    with pytest.raises(olearn.exceptions.ModelFormatError, match="the metadata's input entry has oaa="):
+        olearn._persistence.read_input_info(model)
+
+
 def test_binary_reads_labels_as_their_sign(tmp_path, data):
     out = tmp_path / "p.txt"
     result = invoke("run", "--binary", "-d", data["b01"], "-p", out, "--quiet")

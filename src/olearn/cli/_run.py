@@ -41,7 +41,7 @@ from ._report import Progress, ProgressiveTable, echo_stdout, summary_lines
 from ._source import DEFAULT_BITS, DataSource, IndexBase, check_writable, data_options
 from ._scaling import SCALES, check_scale, learner_of, rows, scaled
 from ._tasks import task_named
-from ._vw_habits import check_binary_model, oaa_labels, sign_labels, vw_algorithm
+from ._vw_habits import check_binary_model, oaa_labels, sign_labels, trained_oaa, vw_algorithm, with_oaa
 
 
 @cli.command("run", short_help="Learn from a file online; print progressive validation.")
@@ -298,8 +298,10 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
     task = task_named(task_of(algo))
     check_scale(scale, algo, task)
     costs = _costs_of(algo, costs_path, initial_model, model)
-    if oaa is not None:
-        costs = oaa_labels(oaa)  # the labels every row must have, as a cost file's (a multiclass learner has none)
+    if initial_model is not None:
+        oaa = trained_oaa(initial_model)  # a model learned with --oaa K keeps refusing labels outside 1..K
+    if oaa is not None and not test_only:  # -t refuses or warns about labels as predict does
+        costs = oaa_labels(oaa, initial_model)  # the labels every row must have, as a cost file's (a multiclass learner has none)
     if raw and task.check_raw() is not None:
         raise click.UsageError(f"--raw does not apply to --algo {algo}: {task.check_raw()}")
     if link == "logistic":
@@ -317,7 +319,7 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
         return _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, zero_based, n_features,
                                 bits, chunk_size, save, bound, quiet, workers, scheduler, tau, weighting, classes, start,
                                 holdout_every, label_column, task, costs, model, initial_model, scale, predictions,
-                                raw, test_only, dashboard)
+                                raw, test_only, dashboard, oaa)
     for name, value in (("--delay", tau), ("--mix", weighting if weighting != "uniform" else None),
                         ("--classes", classes), ("--dashboard", dashboard or None)):
         if value is not None:
@@ -433,7 +435,7 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
             click.echo(line, err=to_stderr)
     if frozen_labels is not None:
         frozen_labels.warn(file)
-    info = source.input_info()
+    info = with_oaa(source.input_info(), oaa)
     if names_wanted:
         info = {**info, "hashed_names": kept_names(file, info)}
     if save is not None:
@@ -503,7 +505,7 @@ def _check_fixed_dimension(algo, task, source):
 
 def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, zero_based, n_features, bits, chunk_size,
                      save, bound, quiet, workers, scheduler, tau, weighting, classes, start, holdout_every,
-                     label_column, task, costs, model, initial_model, scale, predictions, raw, test_only, dashboard):
+                     label_column, task, costs, model, initial_model, scale, predictions, raw, test_only, dashboard, oaa):
     """``olearn run`` on Dask: parameter mixing (``--passes`` epochs), or delayed updates with ``--delay``.
 
     Binary, multiclass, cost-sensitive (``--costs``, ``--oaa``) and regression learners, as the library mixes them;
@@ -624,7 +626,8 @@ def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, z
         for line in held_outs[-1].summary_lines(holdout_every):
             click.echo(line)
     if save is not None:
-        save_model(result.estimator, save, _shards_input_info(files, fmt, bits, base, options["label_column"]))
+        save_model(result.estimator, save,
+                   with_oaa(_shards_input_info(files, fmt, bits, base, options["label_column"]), oaa))
         click.echo(f"{'model':<14}{save}")
 
 

@@ -104,11 +104,27 @@ def check_binary_model(binary, algo, initial_model):
                                f"{initial_model} is a model of --algo {algo}, which learns {task_of(algo)}")
 
 
-def oaa_labels(oaa):
-    """The labels 1..K of ``--oaa K`` as the checked labels of a run (every label of the file must be one)."""
+def oaa_labels(oaa, model_path=None):
+    """The labels 1..K of ``--oaa K`` as the checked labels of a run (every label of the file must be one);
+    ``model_path``: the model of ``-i`` that was learned with ``--oaa K``, named in messages."""
     from ._costs import Costs
 
-    return Costs(f"--oaa {oaa} (labels 1 to {oaa})", np.arange(1.0, oaa + 1.0), None)
+    kept = "" if model_path is None else f", kept by the model {model_path}"
+    return Costs(f"--oaa {oaa} (labels 1 to {oaa}{kept})", np.arange(1.0, oaa + 1.0), None)
+
+
+def with_oaa(input_info, oaa):
+    """The model metadata's ``input`` entry recording ``--oaa K`` (as ``oaa``: K), so that a resumed run refuses the
+    labels outside 1..K that the fresh run refused; ``input_info`` itself without --oaa."""
+    return input_info if oaa is None else {**input_info, "oaa": oaa}
+
+
+def trained_oaa(model_path):
+    """The K of the ``--oaa K`` that the model at ``model_path`` was learned with, or None (learned without, or saved
+    by an olearn that did not record it: such a model takes new labels as new classes, as PAMulticlass does)."""
+    from .._persistence import read_input_info
+
+    return read_input_info(model_path).get("oaa")
 
 
 def sign_labels(source):
