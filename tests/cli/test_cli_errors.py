@@ -5,6 +5,7 @@ import re
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -75,12 +76,29 @@ def test_malformed_file_in_process(bad):
     assert_one_line_error(result.stderr, r"olearn: error: .*bad\.svm:3:8: .+")
 
 
-@pytest.mark.parametrize("command", [["run", "--algo", "pa"], ["compare"], ["predict", "--model", "m.npz"]])
-def test_missing_file(command, tmp_path):
+@pytest.mark.parametrize("command", [
+    ["run", "--algo", "pa", "MISSING"],
+    ["run", "-d", "MISSING", "--algo", "pa"],
+    ["run", "-i", "MISSING", "GOOD"],
+    ["run", "--algo", "pa1-cost-sensitive", "--costs", "MISSING", "GOOD"],
+    ["compare", "MISSING"],
+    ["compare", "--algos", "pa1-cost-sensitive", "--costs", "MISSING", "GOOD"],
+    ["predict", "--model", "MODEL", "MISSING"],
+    ["predict", "--model", "MISSING", "GOOD"],
+    ["inspect", "MISSING"],
+    ["serve", "MISSING"],
+    ["serve", "--algo", "pa", "--token-file", "MISSING"],
+    ["serve", "--algo", "pa", "--read-token-file", "MISSING"],
+], ids=" ".join)
+def test_a_missing_file_is_an_input_error_of_every_command(command, tmp_path, good):
+    # exit code 1, as a malformed file: click's usage error (2) is for the command line itself
+    model = tmp_path / "m.npz"
+    olearn.PAClassifier().partial_fit(np.array([[1.0], [-1.0]]), [1, -1]).save(model)
     missing = str(tmp_path / "missing.svm")
-    result = CliRunner().invoke(cli, [*command, missing])
-    assert result.exit_code == 1
-    assert_one_line_error(result.stderr, r"olearn: error: .*(missing\.svm|m\.npz): No such file or directory")
+    args = [{"MISSING": missing, "GOOD": good, "MODEL": str(model)}.get(arg, arg) for arg in command]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 1, result.output
+    assert_one_line_error(result.stderr, rf"olearn: error: {re.escape(missing)}: No such file or directory")
 
 
 @pytest.mark.parametrize(

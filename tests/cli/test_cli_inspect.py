@@ -127,11 +127,6 @@ def test_hashed_names_are_not_kept_and_the_table_says_so(tmp_path):
     assert "keep no names" in inspect(tmp_path / "h.npz")
 
 
-def test_a_missing_model_is_a_usage_error(tmp_path):
-    result = CliRunner().invoke(cli, ["inspect", str(tmp_path / "none.npz")])
-    assert result.exit_code == 2 and "does not exist" in result.output
-
-
 def test_uniclass_center_and_kernel_support_set(tmp_path):
     rng = np.random.default_rng(2)
     X = rng.normal(size=(30, 3))

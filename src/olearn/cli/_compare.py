@@ -26,6 +26,7 @@ from ._learners import (
     task_of,
 )
 from ._mistake_trace import MistakeTrace, check_plot_and_csv
+from ._read_paths import ReadFile
 from ._report import Progress, table_console
 from ._source import DataSource, IndexBase, data_options, file_argument
 from ._tasks import task_named
@@ -44,7 +45,7 @@ CSV_COLUMNS = ("algorithm", "settings", "examples", "mistakes", "mistake_rate", 
                    "chunk: regression if one is not an integer, binary for 2 classes, multiclass for more; "
                    "uniclass only when asked]")
 @hyperparameter_options
-@click.option("--costs", "costs_path", type=click.Path(dir_okay=False, exists=True), default=None, metavar="FILE",
+@click.option("--costs", "costs_path", type=ReadFile(), default=None, metavar="FILE",
               help="The cost matrix of the cost-sensitive learners (see 'olearn run --help').")
 @data_options()
 @click.option("--plot", type=click.Path(dir_okay=False), default=None, metavar="PNG",

@@ -19,10 +19,11 @@ import click
 
 from ._app import cli
 from ._model_description import describe
+from ._read_paths import ReadFile
 
 
 @cli.command("inspect", short_help="Show a saved model: hyperparameters, classes, input and largest weights.")
-@click.argument("model_path", metavar="MODEL", type=click.Path(exists=True, dir_okay=False))
+@click.argument("model_path", metavar="MODEL", type=ReadFile())
 @click.option("--top", type=click.IntRange(min=0), default=20, show_default=True, metavar="N",
               help="How many of the largest weights (by absolute value) to show.")
 @click.option("--json", "as_json", is_flag=True, help="Print the description as one JSON object.")

@@ -36,6 +36,7 @@ from ._link import CALIBRATED, check_logistic_link
 from ._holdout import HeldOut, _holdout_period
 from ._chunk_learning import _learn_chunk
 from ._namespace_options import namespace_options
+from ._read_paths import ReadFile
 from ._names import check_names_source, check_names_wanted, kept_names, write_invert_hash
 from ._report import Progress, ProgressiveTable, echo_stdout, summary_lines
 from ._source import DEFAULT_BITS, DataSource, IndexBase, check_writable, data_options
@@ -60,7 +61,7 @@ from ._vw_habits import check_binary_model, oaa_labels, sign_labels, trained_oaa
                    "no default learner (the learner decides the task, and VW's default, a squared-loss "
                    "regression, would learn a file of classes as numbers).")
 @hyperparameter_options
-@click.option("--costs", "costs_path", type=click.Path(dir_okay=False, exists=True), default=None, metavar="FILE",
+@click.option("--costs", "costs_path", type=ReadFile(), default=None, metavar="FILE",
               help="The cost matrix of the cost-sensitive learners (required by them): a line of the k labels, then "
                    "k lines of k costs, row = true label, column = predicted label (docs/cli.md).")
 @click.option("--scale", type=click.Choice(SCALES), default=None,
@@ -103,7 +104,7 @@ from ._vw_habits import check_binary_model, oaa_labels, sign_labels, trained_oaa
               metavar="FILE",
               help="VW's --invert_hash: write the model's weights by name to FILE, one 'name:column:weight' line "
                    "per name (the names kept as by --keep-names).")
-@click.option("--initial-model", "-i", "--initial_regressor", type=click.Path(dir_okay=False, exists=True), default=None, metavar="MODEL",
+@click.option("--initial-model", "-i", "--initial_regressor", type=ReadFile(), default=None, metavar="MODEL",
               help="Continue learning from MODEL (written by --save): its algorithm, hyperparameters and learned "
                    "state carry on, and FILE must be read as its training data were.")
 @click.option("--test-only", "-t", "--testonly", is_flag=True,

@@ -8,6 +8,7 @@ from ._app import CommandError, cli
 from ._learners import ALGORITHM_NAMES, RANDOM_SEED, RANDOM_SEEDS, AlgorithmChoice, check_applicable, \
     collect_hyperparameters, draws_random_numbers, hyperparameter_options, make_estimator, random_seed_given, \
     seeded, task_of
+from ._read_paths import ReadFile
 
 _NEEDED = ("starlette", "uvicorn", "httptools", "prometheus_client", "orjson")
 _COUNT = click.IntRange(min=1)
@@ -37,7 +38,7 @@ def _read_token(path):
 
 
 @cli.command("serve", short_help="Serve a learner over HTTP/JSON; it keeps learning, durably.")
-@click.argument("model_path", metavar="[MODEL]", required=False, type=click.Path(dir_okay=False, exists=True))
+@click.argument("model_path", metavar="[MODEL]", required=False, type=ReadFile())
 @click.option("--algo", "-a", type=AlgorithmChoice(SERVED_ALGORITHMS), default=None,
               help="Start from an empty learner of this algorithm (instead of MODEL).")
 @hyperparameter_options
@@ -50,10 +51,10 @@ def _read_token(path):
               help="Folder of the snapshots and the write-ahead log; a service restarted on it resumes from it.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8080, show_default=True)
-@click.option("--token-file", type=click.Path(dir_okay=False, exists=True), default=None,
+@click.option("--token-file", type=ReadFile(), default=None,
               help="File holding the bearer token that /learn and /predict_learn require (reads take it too); "
                    "without it the service is read-only.")
-@click.option("--read-token-file", type=click.Path(dir_okay=False, exists=True), default=None,
+@click.option("--read-token-file", type=ReadFile(), default=None,
               help="File holding a bearer token for the reads only: /predict, /model, /health, /metrics, "
                    "/openapi.json.")
 @click.option("--public-reads", is_flag=True, help="Let anyone read (predict, fetch the model, ...) without a token.")
