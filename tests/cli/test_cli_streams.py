@@ -185,3 +185,22 @@ def test_compare_reads_standard_input(data):
         return [line.split("│")[1:6] for line in stdout.decode().splitlines() if "pa1" in line or "perceptron" in line]
 
     assert counts(from_pipe.stdout) == counts(from_path.stdout) and len(counts(from_path.stdout)) == 2
+
+
+@pytest.mark.parametrize("args", [("run", "--algo", "pa1", "--format", "libsvm"), ("run", "--algo", "pa1", "--format",
+                                  "vw"), ("run", "--algo", "pa1", "--format", "csv"), ("compare", "--format", "vw")],
+                         ids=" ".join)
+def test_an_empty_standard_input_is_named_standard_input(args):
+    result = olearn_process(*args, "-", input=b"")
+    assert result.returncode == 1
+    assert result.stderr.decode().strip() == "olearn: error: standard input: holds no examples"
+
+
+def test_predict_warns_of_the_labels_of_standard_input_by_that_name(tmp_path):
+    model = tmp_path / "m.npz"
+    olearn.PAMulticlass().partial_fit(np.array([[1.0], [-1.0]]), [1, 2], classes=[1, 2, 3]).save(model)
+    result = olearn_process("predict", "--model", model, "--format", "libsvm", "-", input=b"1 1:1\n7 1:-1\n")
+    assert "standard input is read as 'olearn run' would, and cannot be checked" in result.stderr.decode()
+    assert result.returncode == 0, result.stderr.decode()
+    assert "olearn: warning: 1 of 2 labels of standard input (such as 7) are none of the classes of" \
+           in result.stderr.decode()

@@ -10,7 +10,7 @@ import click
 
 from .._persistence import read_input_info
 from ._scaling import learner_of
-from ._source import DataSource, IndexBase
+from ._source import DataSource, IndexBase, named
 
 
 def _bits_of(model):
@@ -66,7 +66,7 @@ def source_as_trained(model, model_path, file, zero_based, bits, **reading):
         check_layout(model_path, trained, source, bits is not None)
     else:
         click.echo(f"olearn: warning: {model_path} does not record how its training data were read (saved by the "
-                   f"library or an older olearn): {file} is read as 'olearn run' would, and cannot be checked against "
+                   f"library or an older olearn): {named(file)} is read as 'olearn run' would, and cannot be checked against "
                    "the training data", err=True)
         if source.format == "vw":
             _check_named_features(model, model_path, source, bits)

@@ -28,7 +28,7 @@ from ._learners import (
 from ._mistake_trace import MistakeTrace, check_plot_and_csv
 from ._read_paths import ReadFile
 from ._report import Progress, table_console
-from ._source import DataSource, IndexBase, data_options, file_argument
+from ._source import DataSource, IndexBase, data_options, file_argument, named
 from ._tasks import task_named
 
 CSV_COLUMNS = ("algorithm", "settings", "examples", "mistakes", "mistake_rate", "average_loss", "updates", "seconds")
@@ -165,7 +165,7 @@ def compare_command(algos, task_name, C, eta, loss, schedule, radius, fit_interc
             progress.update(next(iter(traces.values())).n_rounds)
     n_examples = 0 if traces is None else next(iter(traces.values())).n_rounds
     if n_examples == 0:
-        raise ValueError(f"{file}: holds no examples")
+        raise ValueError(f"{named(file)}: holds no examples")
     wall = time.perf_counter() - start
 
     rows = [
@@ -179,7 +179,7 @@ def compare_command(algos, task_name, C, eta, loss, schedule, radius, fit_interc
         }
         for label, trace in traces.items()
     ]
-    caption = f"{file}: {n_examples:,} examples, one pass" + ("" if task.name == "binary" else f", {task.name}")
+    caption = f"{named(file)}: {n_examples:,} examples, one pass" + ("" if task.name == "binary" else f", {task.name}")
     _print_table(rows, caption, wall - sum(seconds.values()))
     if csv_path is not None:
         with open(csv_path, "w", newline="", encoding="utf-8") as f:
@@ -196,7 +196,7 @@ def compare_command(algos, task_name, C, eta, loss, schedule, radius, fit_interc
             curves[f"{label.split(':')[0]} ({settings})" if settings else label] = trace
         if len(curves) < len(traces):  # two entries that differ only in what the legend leaves out
             curves = traces
-        default_title = f"{os.path.basename(file)}: {n_examples:,} examples"
+        default_title = f"{os.path.basename(named(file))}: {n_examples:,} examples"
         plot_cumulative_mistakes(curves, plot, title=title or default_title)
         click.echo(f"plot written to {plot}")
 

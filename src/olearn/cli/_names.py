@@ -8,6 +8,8 @@ FILE, one line per name, as Vowpal Wabbit's ``--invert_hash`` does.
 
 import click
 
+from ._source import named
+
 
 def check_names_wanted(keep_names, invert_hash, save, initial_model, namespaces):
     """Whether names are to be kept; a usage error where they cannot be (checked before anything is learned)."""
@@ -37,7 +39,7 @@ def check_names_source(source, path):
         what = f"read as {detect_format(path)}"
     else:
         return
-    raise click.UsageError(f"--keep-names and --invert_hash name the hashed columns of a VW text file; {path} is "
+    raise click.UsageError(f"--keep-names and --invert_hash name the hashed columns of a VW text file; {named(path)} is "
                            f"{what}")
 
 

@@ -8,7 +8,7 @@ from ._link import check_logistic_link
 from ._model_labels import ModelLabels, checked
 from ._output import OutputFile
 from ._scaling import learner_of, rows
-from ._source import check_writable, data_options, file_argument
+from ._source import check_writable, data_options, file_argument, named
 
 
 @cli.command("predict", short_help="Predict a file's labels, values or tags with a saved model.")
@@ -100,4 +100,4 @@ def predict_command(model_path, fmt, zero_based, bits, chunk_size, label_column,
         out.close()
     if counted:
         click.echo(task.predict_report(sums, counted), err=True)
-    labels.warn(file)
+    labels.warn(named(file))

@@ -39,7 +39,7 @@ from ._namespace_options import namespace_options
 from ._read_paths import ReadFile
 from ._names import check_names_source, check_names_wanted, kept_names, write_invert_hash
 from ._report import Progress, ProgressiveTable, echo_stdout, summary_lines
-from ._source import DEFAULT_BITS, DataSource, IndexBase, check_writable, data_options
+from ._source import DEFAULT_BITS, DataSource, IndexBase, check_writable, data_options, named
 from ._scaling import SCALES, check_scale, learner_of, rows, scaled
 from ._tasks import task_named
 from ._vw_habits import check_binary_model, oaa_labels, sign_labels, trained_oaa, vw_algorithm, with_oaa
@@ -399,7 +399,7 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
     if bound:
         X, y, weight = source.load()
         if weight is not None:
-            raise click.UsageError(f"{file} gives importance weights, and --bound states the bounds of unweighted "
+            raise click.UsageError(f"{named(file)} gives importance weights, and --bound states the bounds of unweighted "
                                    "rounds: run without --bound to learn with the weights")
         with source.locating(0):
             result = olearn.run(est, X, y, record=True)
@@ -424,7 +424,7 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
         writer.close()
     table.finish()
     if table.examples == 0:
-        raise ValueError(f"{file}: holds no examples")
+        raise ValueError(f"{named(file)}: holds no examples")
     seconds = time.perf_counter() - start
 
     if not quiet:
@@ -435,7 +435,7 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
         for line in held_outs[-1].summary_lines(holdout_every):
             click.echo(line, err=to_stderr)
     if frozen_labels is not None:
-        frozen_labels.warn(file)
+        frozen_labels.warn(named(file))
     info = with_oaa(source.input_info(), oaa)
     if names_wanted:
         info = {**info, "hashed_names": kept_names(file, info)}

@@ -35,7 +35,7 @@ from ._mistake_trace import MistakeTrace, check_plot_and_csv
 from ._report import Progress, echo_stdout, table_console
 from ._resume import check_vw_flags, echo_stderr, resumed_model
 from ._sequence_report import HeldOutSequences, Rounds, SequenceTable, TagWriter, Totals, summary_lines
-from ._source import DEFAULT_BITS, check_writable, opened_input
+from ._source import DEFAULT_BITS, check_writable, named, opened_input
 
 _ROWS_ON_DASK = "learners of rows (perceptron, pa, pa1, ...) on Dask; sequences are learned here, in one process"
 
@@ -121,7 +121,7 @@ def source_for_model(model, model_path, file, fmt, bits, chunk_size, labelled):
                              "line hashes CoNLL features, so its columns would not be the model's; predict with the "
                              "library")
         click.echo(f"olearn: warning: {model_path} does not record how its training data were read (saved by the "
-                   f"library or an older olearn): {file} is hashed into the model's 2^{trained_bits} columns, "
+                   f"library or an older olearn): {named(file)} is hashed into the model's 2^{trained_bits} columns, "
                    "unchecked", err=True)
         if bits is None:
             source.bits = trained_bits
@@ -217,7 +217,7 @@ def run_sequences(p, start):
         check_writable(p["save"], "--save")
     shuffled = passes > 1 and not p["no_shuffle"]
     if shuffled and p["predictions"] is not None:
-        raise click.UsageError(f"-p writes the tags of every pass in the order of {file}, and passes 2..{passes} "
+        raise click.UsageError(f"-p writes the tags of every pass in the order of {named(file)}, and passes 2..{passes} "
                                "visit its sequences in a random order: add --no-shuffle")
     if model is None:
         source = SequenceSource(file, p["fmt"], p["bits"], p["chunk_size"])

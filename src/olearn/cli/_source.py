@@ -127,6 +127,11 @@ def naming_examples(first, message):
         raise ValueError(message(index, _ROW.sub(f"example {index + 1}", str(err), count=1))) from None
 
 
+def named(path):
+    """How messages name a command's FILE: ``-`` is standard input (a name of its own would read as a file's)."""
+    return "standard input" if os.fspath(path) == "-" else os.fspath(path)
+
+
 def opened_input(path):
     """(path to read, whether it is a stream) for a command's FILE: a missing file or a folder is an OSError; a
     stream ("-", /dev/stdin, a FIFO, <(...)) is read once, as it arrives, and its path is then the one to read."""
