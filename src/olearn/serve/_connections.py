@@ -10,7 +10,9 @@ connection until the process runs out of file descriptors. The protocol of
   arrive, before the parser has buffered more than one read past the limit;
 * a head must be complete within ``header_timeout`` seconds of its first
   byte (of the connection, for the first request), and a body within
-  ``body_timeout`` seconds of its head: else 408 and the connection closes.
+  ``body_timeout`` seconds of its head: else 408 and the connection closes
+  (the next head on a kept-alive connection too; only the connection closes
+  when an answer is under way, which a 408 would break into).
   An idle kept-alive connection is closed by uvicorn's keep-alive timeout;
 * past ``max_connections`` open connections, a new one is answered 503 and
   closed at once, so that its file descriptor is freed.
@@ -153,10 +155,19 @@ def guarded_protocol(limits):
 
         def _expired(self, message):
             self._deadline = None
-            if self.cycle is not None and self.cycle.response_started:
-                self.transport.close()  # the answer is on its way: only the connection can go
+            if self._answer_unfinished():
+                self.transport.close()  # a 408 would be sent inside or before that answer: only the connection can go
             else:
                 self._refuse(408, message)
+
+        def _answer_unfinished(self):
+            """Whether an answer is under way that a 408 now would break into: the answer of the request whose body
+            is late, once started; while a head is late, the previous request's answer until it is complete (on a
+            kept-alive connection that answer's cycle is still ``self.cycle``, done)."""
+            cycle = self.cycle
+            if cycle is None:
+                return False
+            return not cycle.response_complete if self._reading_head else cycle.response_started
 
         def _refuse(self, status, message):
             """Answer ``status`` with the JSON error ``message`` and close the connection."""
