@@ -130,9 +130,11 @@ def test_other_reading_options_rebuild_the_cache(svm):
     assert "does not exist, and its cache" in result.output and "other reading options" in result.output
 
 
-def test_a_cache_written_before_tags_touching_the_bar_is_rebuilt(tmp_path):
+@pytest.mark.parametrize("earlier", [None, "touching the bar"])
+def test_a_cache_written_with_an_earlier_reading_of_tags_is_rebuilt(tmp_path, earlier):
     """A cache of an earlier olearn, which read the number touching the bar in '1 2|a x' as an importance weight
-    of 2 (now the line's tag, as Vowpal Wabbit reads it), does not replace the text."""
+    of 2 (now the line's tag, as Vowpal Wabbit reads it; ``earlier`` None), or '1 yes | a x' as a line tagged
+    'yes' (now refused, ``earlier`` 'touching the bar'), does not replace the text."""
     from olearn.data import load_cache
     from olearn.data._cache import cache_meta
 
@@ -143,7 +145,10 @@ def test_a_cache_written_before_tags_touching_the_bar_is_rebuilt(tmp_path):
     cache = f"{path}.olc"
     X, y, _ = load_cache(cache)
     meta = cache_meta(cache)
-    del meta["olearn run -c"]["options"]["vw_tag"]  # as an earlier olearn wrote it, with the weights it read
+    options = meta["olearn run -c"]["options"]
+    del options["vw_tag"]  # as an earlier olearn wrote it, with the weights it read
+    if earlier is not None:
+        options["vw_tag"] = earlier
     save_cache(cache, X.copy(), np.array(y), np.full(X.shape[0], 2.0), meta=meta)
     result = invoke("-a", "pa1", "-c", path)
     assert result.exit_code == 0, result.output

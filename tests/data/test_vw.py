@@ -132,7 +132,7 @@ def test_bad_n_bits(write, n_bits):
 ERRORS = [
     ("1 a b\n", 1, 6, "expected '|'"),
     ("1 2 3 4 |a x\n", 1, 5, "expected 'label [importance] [tag]'"),
-    ("abc def |a x\n", 1, 1, "found 'abc'"),
+    ("abc def |a x\n", 1, 1, "the label 'abc' is not a number"),
     ("1 'tag extra |a x\n", 1, 8, "found 'extra'"),
     ("1 -2 |a x\n", 1, 3, "importance weight must be >= 0"),
     ("1 -2.00000000000000000001 |a x\n", 1, 3, "importance weight must be >= 0"),
@@ -175,6 +175,38 @@ def test_a_token_touching_the_bar_is_the_tag_as_vowpal_wabbit_reads_it(write, te
     np.testing.assert_array_equal(y, [label])
     assert weight.tolist() == [importance]
     assert X.toarray()[0, column("a", "x", 8)] == 1.0
+
+
+# Lines whose tokens before the first '|' Vowpal Wabbit 9 reads as label words although they are no numbers, or as a
+# third number, transcribed from its source (vowpalwabbit/text_parser/src/parse_example_text.cc: the last token is
+# the tag only when it touches the bar or starts with "'"; core/src/simple_label_parser.cc: the words are label,
+# weight, initial prediction, each through float_of_string, which warns "'yes' is not a good float, replacing with
+# 0" and gives 0):
+#   '1 yes |a x'    label 1, weight 0 (learns nothing), warning      -> refused here, the weight named
+#   'yes |a x'      label 0, weight 1, warning                       -> refused here, the label named
+#   '1 2 3 |a x'    label 1, weight 2, initial prediction 3          -> refused here: olearn takes no initial one
+#   '1 2 yes |a x'  label 1, weight 2, initial prediction 0, warning -> refused here
+VW_WORDS = [
+    ("1 yes |a x\n", 3, "the importance weight 'yes' is not a number"),
+    ("yes |a x\n", 1, "the label 'yes' is not a number"),
+    ("1 2 3 |a x\n", 5, "a third number is Vowpal Wabbit's initial prediction"),
+    ("1 2 yes |a x\n", 5, "found 'yes'"),
+]
+
+
+@pytest.mark.parametrize("require_labels", [False, True])
+@pytest.mark.parametrize("text, col, fragment", VW_WORDS)
+def test_a_word_that_vowpal_wabbit_reads_as_a_number_is_refused(write, assert_format_error, text, col, fragment,
+                                                                require_labels):
+    # VW reads such a word as 0 with a warning, and a file meant as '1 tag | ...' would learn nothing or a label 0
+    assert_format_error(load_vw, write("w.vw", "-1 |a y\n" + text), 2, col, fragment, n_bits=8,
+                        require_labels=require_labels)
+
+
+def test_a_word_touching_the_bar_or_quoted_is_the_tag_after_the_label(write):
+    # as Vowpal Wabbit 9 reads them: label 1 and the tag 'yes', importance 1
+    X, y, weight = load_vw(write("t.vw", "1 yes|a x\n1 'yes |a x\n"), n_bits=8)
+    assert y.tolist() == [1.0, 1.0] and weight.tolist() == [1.0, 1.0]
 
 
 def test_a_label_touching_the_bar_is_named_as_a_tag_when_labels_are_required(write):

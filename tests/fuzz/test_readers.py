@@ -157,11 +157,13 @@ def vw_line(line, n_bits):
     if bar < 0:
         raise Reject
     y, weight, n_numbers, tagged = math.nan, 1.0, 0, False
-    head = line[:bar].split()
+    before_bar = line[:bar]
+    head = before_bar.split()
     for k, token in enumerate(head):
         if tagged:
             raise Reject
-        if token.startswith(b"'"):
+        # the tag: quoted, or the last token touching the bar (a number too), as Vowpal Wabbit reads it
+        if token.startswith(b"'") or (k == len(head) - 1 and before_bar.endswith(token)):
             tagged = True
         elif NUMBER.fullmatch(token) and n_numbers < 2:
             if n_numbers == 0:
@@ -171,9 +173,7 @@ def vw_line(line, n_bits):
                 if weight < 0:
                     raise Reject
             n_numbers += 1
-        elif k == len(head) - 1:
-            tagged = True
-        else:
+        else:  # a word where a number goes (Vowpal Wabbit reads 0), or a third number (its initial prediction)
             raise Reject
     row = {}
     for segment in line[bar + 1 :].split(b"|"):

@@ -5,7 +5,9 @@ Grammar of a data line (blank lines are skipped)::
     [label [importance]] ['tag | tag] |[namespace] feature[:value] ... |[namespace] ...
 
 As in Vowpal Wabbit, the last token before the first '|' is the tag when it touches the bar (``1 2|a x``: label
-1, tag ``2``, importance 1; ``1|a x``: tag ``1``, no label), starts with ``'``, or is no number.
+1, tag ``2``, importance 1; ``1|a x``: tag ``1``, no label) or starts with ``'``; the other tokens are the label
+and the importance weight, numbers. A word in their place (``1 yes | a``) is an error where Vowpal Wabbit 9 warns
+and reads it as 0; a third number (VW's initial prediction) is an error too.
 
 A feature's column is ``murmur3_32(name, seed=murmur3_32(namespace, seed=0))``
 masked to ``n_bits`` bits (MurmurHash3 x86_32 over the UTF-8 bytes; the
@@ -48,10 +50,12 @@ from ._parse_vw_codes import (
     E_EMPTY_NAME,
     E_EMPTY_VALUE,
     E_HEADER,
+    E_LABEL_WORD,
     E_NAMESPACE_WEIGHT,
     E_NEGATIVE_WEIGHT,
     E_NO_BAR,
     E_VALUE,
+    E_WEIGHT_WORD,
     FULL_FIXUPS,
 )
 
@@ -389,19 +393,18 @@ def parse_vw(buf, start, end, n_bits, indptr, indices, data, labels, weights, co
                         n_fix += 1
                 n_numbers += 1
                 continue
-            # Anything else is a tag, allowed only as the last token before '|'.
+            # A word where a number goes, or a third number (VW's initial prediction): an error, named as the line's
+            # missing '|' when it has none
             j = i
-            while j < end and is_blank(byte_at(buf, j)):
+            while j < end and byte_at(buf, j) != NEWLINE and byte_at(buf, j) != BAR:
                 j += 1
             if j >= end or byte_at(buf, j) != BAR:
-                while j < end and byte_at(buf, j) != NEWLINE and byte_at(buf, j) != BAR:
-                    j += 1
-                if j < end and byte_at(buf, j) == BAR:
-                    fail(counts, E_HEADER, tok, n_fix)
-                else:
-                    fail(counts, E_NO_BAR, j, n_fix)
-                return
-            tagged = True
+                fail(counts, E_NO_BAR, j, n_fix)
+            elif n_numbers == 2:
+                fail(counts, E_HEADER, tok, n_fix)
+            else:
+                fail(counts, E_LABEL_WORD if n_numbers == 0 else E_WEIGHT_WORD, tok, n_fix)
+            return
         # Namespaces: at a '|' here.
         while i < end and byte_at(buf, i) == BAR:
             i += 1

@@ -18,6 +18,8 @@ E_EMPTY_NAME = 5  # ':value' without a feature name
 E_EMPTY_VALUE = 6  # 'name:'
 E_VALUE = 7  # value is not a number
 FULL_FIXUPS = 8  # the fixups output is full: the caller parses again with one of room for every number
+E_LABEL_WORD = 9  # the label is a word: no number, no tag (a tag touches the '|' or starts with "'")
+E_WEIGHT_WORD = 10  # the importance weight is a word: no number, no tag
 
 # counts[] slots filled by parse_vw: the shared ones (C_STATUS, C_ERR_POS,
 # C_FIXUPS; see _parse_number), then

@@ -38,10 +38,11 @@ def reading_options(fmt, zero_based, n_features, bits, label_column, delimiter, 
 
     trained = None if initial_model is None else read_input_info(initial_model)
     # "vw_tag": how a VW line's tag is found, a token touching the first '|' being one (a number too, as Vowpal
-    # Wabbit reads it); the caches written before read '1 2|a x' as an importance of 2, and are rebuilt
+    # Wabbit reads it), or one starting with "'"; the caches written before read '1 2|a x' as an importance of 2, or
+    # '1 yes | a' as a tag (now refused), and are rebuilt
     return {"format": fmt, "zero_based": zero_based, "n_features": n_features, "bits": bits,
             "label_column": label_column, "delimiter": delimiter, "initial_model_input": trained,
-            "vw_tag": "touching the bar", **({} if namespaces is None else {"namespaces": namespaces.info()})}
+            "vw_tag": "touching the bar or quoted", **({} if namespaces is None else {"namespaces": namespaces.info()})}
 
 
 class CachedSource:

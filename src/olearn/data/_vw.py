@@ -93,19 +93,15 @@ def _raise_unlabelled(buf, start, end, row, first_line, path):
 
 
 def _unlabelled_message(line):
-    """Why a line has no label: none given, a token touching the bar (``1|a x``) or a word where the label goes
-    (``yes | ...``), both of which the VW format reads as the line's tag."""
+    """Why a line has no label: none given, or a token touching the bar (``1|a x``), which the VW format reads as
+    the line's tag. (A word where the label goes, ``yes | ...``, is refused by the parser, labels required or
+    not.)"""
     before_bar = line.split(b"|", 1)[0]
     header = before_bar.split()
     if len(header) == 1 and before_bar.endswith(header[0]):
         word = header[0].decode("utf-8", "replace")
         return (f"{word!r} touches the '|', and the VW format reads a token touching the bar as the line's tag, "
                 "not its label, so the line has none; put a blank before the '|' ('label | features')")
-    if len(header) == 1 and not header[0].startswith(b"'"):
-        word = header[0].decode("utf-8", "replace")
-        return (f"the label {word!r} is not a number: VW labels are numbers (-1/1 or 0/1 for two classes, 1..k "
-                "for k classes, any value for regression), and a lone word before '|' is the line's tag; "
-                "recode the labels as numbers")
     return ("the line has no label, and learning needs one ('label [importance] | features'); "
             "unlabelled lines can only be predicted")
 
@@ -116,7 +112,16 @@ def _raise(code, pos, buf, first_line, path):
     if code == K.E_NO_BAR:
         message = "expected '|' starting a namespace before the end of the line"
     elif code == K.E_HEADER:
-        message = f"expected 'label [importance] [tag]' before the first '|', found {token!r}"
+        message = (f"expected 'label [importance] [tag]' before the first '|', found {token!r} (the tag comes last; "
+                   "a third number is Vowpal Wabbit's initial prediction, which olearn does not take)")
+    elif code == K.E_LABEL_WORD:
+        message = (f"the label {token!r} is not a number: VW labels are numbers (-1/1 or 0/1 for two classes, 1..k "
+                   "for k classes, any value for regression), and a tag touches the '|' or starts with \"'\" "
+                   f"({token}| or '{token}); Vowpal Wabbit 9 reads such a label as 0, with a warning")
+    elif code == K.E_WEIGHT_WORD:
+        message = (f"the importance weight {token!r} is not a number ('label [importance] [tag] | features'), and a "
+                   f"tag touches the '|' or starts with \"'\" ({token}| or '{token}); Vowpal Wabbit 9 reads such "
+                   "a weight as 0, with a warning, and learns nothing from the line")
     elif code == K.E_NEGATIVE_WEIGHT:
         message = f"importance weight must be >= 0, found {token!r}"
     elif code == K.E_NAMESPACE_WEIGHT:
@@ -140,7 +145,9 @@ def load_vw(path, n_bits=18, dtype=np.float64, require_labels=False, interaction
 
     Lines end with ``\\n``, ``\\r\\n`` or ``\\r``, even mixed in one file. A tag is the last token before the
     first ``|`` when it touches the bar (a number too, as Vowpal Wabbit reads it: ``1 2|a x`` is the label 1 with
-    the tag ``2``, not an importance of 2), starts with ``'``, or is no number; tags are read and discarded. A
+    the tag ``2``, not an importance of 2) or starts with ``'``; tags are read and discarded. The other tokens are
+    numbers: a word in their place (``1 yes | a``) is a DataFormatError where Vowpal Wabbit 9 warns and reads 0,
+    and so is a third number, VW's initial prediction. A
     namespace name touches its ``|``; a ``|`` followed by a blank opens the default (empty) namespace.
     Feature values default to 1.0; features whose names hash to the same
     column within a row are summed, left to right in the order of the line

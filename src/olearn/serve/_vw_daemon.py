@@ -96,8 +96,9 @@ def kept_reading(folder, asked=None):
 
 def _tag(line):
     """The tag of a VW line (without its leading ``'``), or None: the last token before the first ``|`` when it
-    touches the bar (a number too: ``1 2|a x`` has the tag ``2``), starts with ``'`` or is not a number, as the
-    line is read (:mod:`olearn.data._vw`) and as Vowpal Wabbit reads it."""
+    touches the bar (a number too: ``1 2|a x`` has the tag ``2``) or starts with ``'``, as the line is read
+    (:mod:`olearn.data._vw`) and as Vowpal Wabbit reads it. (A word in the label's or the weight's place, which VW
+    reads as 0 with a warning, is refused before the tag is asked for.)"""
     before_bar = line.split(b"|", 1)[0]
     tokens = before_bar.split()
     if not tokens:
@@ -106,10 +107,6 @@ def _tag(line):
     if last.startswith(b"'"):
         return last[1:].decode("utf-8", "replace")
     if b"|" in line and before_bar.endswith(last):
-        return last.decode("utf-8", "replace")
-    try:
-        float(last)
-    except ValueError:
         return last.decode("utf-8", "replace")
     return None
 
