@@ -295,3 +295,19 @@ def test_shards_record_the_format_and_bits(scheduler, tmp_path):
     from olearn._persistence import read_input_info
 
     assert read_input_info(model) == {"format": "vw", "bits": 10}
+
+
+def test_a_model_learned_with_oaa_on_dask_records_k_and_resumes_refusing_other_labels(scheduler, tmp_path):
+    from olearn._persistence import read_input_info
+
+    train, other = tmp_path / "train.vw", tmp_path / "other.vw"
+    train.write_text("1 | a b\n2 | b c\n3 | c d\n1 | a\n")
+    other.write_text("1 | a\n4 | x\n")
+    model = tmp_path / "m.npz"
+    result = invoke("run", "--oaa", 3, "--scheduler", scheduler, "--quiet", train, "-f", model)
+    assert result.exit_code == 0, result.output
+    assert read_input_info(model)["oaa"] == 3
+    resumed = invoke("run", "-i", model, other, "--quiet")  # resumed serially: 4 is refused, as --oaa 3 refuses it
+    assert resumed.exit_code == 1
+    assert f"{other}:2: example 2 has the label 4, which --oaa 3 (labels 1 to 3, kept by the model {model})" \
+           in resumed.stderr

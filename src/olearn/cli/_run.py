@@ -302,7 +302,8 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
     if initial_model is not None:
         oaa = trained_oaa(initial_model)  # a model learned with --oaa K keeps refusing labels outside 1..K
     if oaa is not None and not test_only:  # -t refuses or warns about labels as predict does
-        costs = oaa_labels(oaa, initial_model)  # the labels every row must have, as a cost file's (a multiclass learner has none)
+        # the labels every row must have, as a cost file's (a multiclass learner has none)
+        costs = oaa_labels(oaa, initial_model)
     if raw and task.check_raw() is not None:
         raise click.UsageError(f"--raw does not apply to --algo {algo}: {task.check_raw()}")
     if link == "logistic":
@@ -399,8 +400,8 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
     if bound:
         X, y, weight = source.load()
         if weight is not None:
-            raise click.UsageError(f"{named(file)} gives importance weights, and --bound states the bounds of unweighted "
-                                   "rounds: run without --bound to learn with the weights")
+            raise click.UsageError(f"{named(file)} gives importance weights, and --bound states the bounds of "
+                                   "unweighted rounds: run without --bound to learn with the weights")
         with source.locating(0):
             result = olearn.run(est, X, y, record=True)
         table.add(result, y, est)
@@ -506,7 +507,8 @@ def _check_fixed_dimension(algo, task, source):
 
 def _run_distributed(algo, hyperparameters, fit_intercept, files, passes, fmt, zero_based, n_features, bits, chunk_size,
                      save, bound, quiet, workers, scheduler, tau, weighting, classes, start, holdout_every,
-                     label_column, task, costs, model, initial_model, scale, predictions, raw, test_only, dashboard, oaa):
+                     label_column, task, costs, model, initial_model, scale, predictions, raw, test_only, dashboard,
+                     oaa):
     """``olearn run`` on Dask: parameter mixing (``--passes`` epochs), or delayed updates with ``--delay``.
 
     Binary, multiclass, cost-sensitive (``--costs``, ``--oaa``) and regression learners, as the library mixes them;
