@@ -173,6 +173,7 @@ def serve_command(model_path, algo, C, eta, loss, schedule, radius, fit_intercep
         label_set = None if classes is None else LabelSet(classes)
     except ValueError as err:
         raise click.UsageError(str(err)) from None
+    label_set = _oaa_labels(model_path, label_set)
 
     def initial():
         if model_path is not None:
@@ -209,6 +210,24 @@ def serve_command(model_path, algo, C, eta, loss, schedule, radius, fit_intercep
                    vw_trust_loopback=vw_trust_loopback,
                    vw_idle_timeout=300.0 if vw_idle_timeout is None else vw_idle_timeout)
     raise SystemExit(status)
+
+
+def _oaa_labels(model_path, label_set):
+    """The labels a service of MODEL takes: those of the ``--oaa K`` it was learned with (1..K, so that an update
+    is refused a label that ``olearn run -i MODEL`` would refuse, rather than learning it as a new class), else
+    ``label_set`` (``--classes``, or None); a ``--classes`` other than 1..K is a usage error."""
+    from ._vw_habits import trained_oaa
+
+    oaa = None if model_path is None else trained_oaa(model_path)
+    if oaa is None:
+        return label_set
+    from ..serve._requests import LabelSet
+
+    kept = LabelSet(",".join(str(k) for k in range(1, oaa + 1)), f"--oaa {oaa}, kept by the model {model_path}")
+    if label_set is not None and not label_set.same_labels(kept):
+        raise click.UsageError(f"--classes names other labels than 1..{oaa}, those of the --oaa {oaa} that "
+                               f"{model_path} was learned with: drop --classes")
+    return kept
 
 
 def _vw_reading(model_path, bits):

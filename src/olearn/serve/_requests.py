@@ -90,10 +90,12 @@ class LabelSet:
     ``text`` is comma-separated; an item that reads as a JSON number or
     boolean (``1``, ``-1``, ``true``) is that, any other item a string. The
     labels are of one kind (numbers, booleans or strings), as a classifier's
-    classes are: a set mixing kinds is refused.
+    classes are: a set mixing kinds is refused. ``origin`` names where the set
+    comes from in the refusals (``--classes``, or the ``--oaa K`` a model was
+    learned with).
     """
 
-    def __init__(self, text):
+    def __init__(self, text, origin="--classes"):
         labels = []
         for item in text.split(","):
             item = item.strip()
@@ -109,13 +111,18 @@ class LabelSet:
             raise ValueError(f"--classes {text!r} mixes {' and '.join(sorted(kinds))}; a classifier's labels are of "
                              "one kind (quote nothing: a label that reads as a number is one)")
         self.labels = labels
+        self.origin = origin
         self._keys = {_label_key(label) for label in labels}
+
+    def same_labels(self, other):
+        """Whether ``other`` (a LabelSet) holds the same labels, 1 and 1.0 being one."""
+        return self._keys == other._keys
 
     def check(self, label, where):
         if _label_key(label) not in self._keys:
             shown = ", ".join(json.dumps(label) for label in self.labels)
             raise RequestError(422, f"{where} is {json.dumps(label)[:60]}; this service takes the labels {shown} "
-                                    "(--classes)")
+                                    f"({self.origin})")
 
 
 # the log is replayed without the caps of the requests (they may have changed between runs), its keys read as
