@@ -194,6 +194,9 @@ class Pending:
             place = waits.find(1)
             if times[place] >= horizon:
                 return
+            if max(times) < horizon:  # all of them (a batch's, of one time, at once)
+                self._forget(kept)
+                continue
             expired = []
             while place >= 0 and times[place] < horizon:
                 expired.append(place)
