@@ -56,7 +56,7 @@ import os
 import time
 from array import array
 from collections import OrderedDict
-from itertools import accumulate, compress
+from itertools import accumulate, compress, islice
 
 from ._requests import RequestError
 from ._wal import RawJSON, RawJSONItems, json_bytes, json_bytes_each, json_value
@@ -194,7 +194,8 @@ class Pending:
             place = waits.find(1)
             if times[place] >= horizon:
                 return
-            if max(times) < horizon:  # all of them (a batch's, of one time, at once)
+            if times[waits.rfind(1)] < horizon and max(times) < horizon:  # all of them at once (a batch's, of one
+                # time); the newest first, so that the usual record, expiring from its front, is not walked
                 self._forget(kept)
                 continue
             expired = []
@@ -349,7 +350,7 @@ class Pending:
                 excess -= kept.live
                 self._forget(kept)
             else:
-                for key in [*compress(kept.ids, kept.waits)][:excess]:
+                for key in [*islice(compress(kept.ids, kept.waits), excess)]:  # not the whole open record's
                     self._drop(key)
                 excess = 0
 
