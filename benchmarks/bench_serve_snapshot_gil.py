@@ -3,7 +3,7 @@
 While a thread of the service holds the GIL, the event loop cannot run: uvloop takes the GIL back for each of
 its callbacks, and waits for another thread's stretch of Python (up to the switch interval, 5 ms) or of C code
 that keeps the GIL (a join of megabytes: all of it). This measures, for a snapshot of ``--waiting`` predictions
-waiting for feedback (``bench_serve.py``'s batches of 100 examples of 20 features, kept as ``/predict`` keeps
+(and ``--singles`` more kept one per ``/predict`` before them) waiting for feedback (``bench_serve.py``'s batches of 100 examples of 20 features, kept as ``/predict`` keeps
 them: 30 MB of checkpoint at 100,000) and its log switch with ``--since`` records of a batch's kept predictions
 (those logged while it was written), the CPU time the writing thread ran between two calls that release the
 GIL (``zlib.crc32`` of more than 5 KiB, a system call that writes, syncs, opens, closes, renames, removes or
@@ -102,13 +102,19 @@ def main():
     parser.add_argument("--waiting", type=int, default=100_000, help="Predictions waiting (batches of 100).")
     parser.add_argument("--since", type=int, default=1_000, help="Records logged while the snapshot is written.")
     parser.add_argument("--rounds", type=int, default=3, help="Snapshots taken.")
+    parser.add_argument("--singles", type=int, default=0,
+                        help="Single predictions (one per /predict, as the production loop makes them) kept before "
+                             "the batches, and waiting beside them.")
     args = parser.parse_args()
     rng = random.Random(1)
     batches = [[bench_serve._example(rng, False) for _ in range(100)] for _ in range(50)]
     texts = [[json.dumps(x, separators=(",", ":")).encode() for x in batch] for batch in batches]
     store = Store(bench_serve.temporary_folder("olearn-bench-snapshot-gil-"))
-    model = store.open(olearn.PAClassifier, pending=Pending(ttl=1e9, max_pending=args.waiting), say=lambda t: None)
+    pending = Pending(ttl=1e9, max_pending=args.waiting + args.singles)
+    model = store.open(olearn.PAClassifier, pending=pending, say=lambda t: None)
     model.estimator.partial_fit(batches[0] + batches[1], [1, -1] * 100, classes=[-1, 1])
+    for i in range(args.singles):
+        model.keep(new_ids(1), JSONTexts.joined([texts[i % 50][i % 100]]), time.time())
     since = [encode(model.keep(new_ids(100), JSONTexts.joined(texts[i % 50]), time.time()))
              for i in range(max(args.waiting // 100, args.since))][-args.since:]
     stretches = Stretches()
