@@ -8,8 +8,9 @@ learning-rate schedule) enter as the small integer codes of
 :mod:`olearn._kernels._codes`.
 
 This module and the constants' modules (:mod:`._codes`, :mod:`._parse_codes`,
-:mod:`._parse_vw_codes`) import no numba, so that a command whose kernels were
-compiled when olearn was installed (:mod:`._compiled`) never starts numba. Each
+:mod:`._parse_vw_codes`, :mod:`._second_order_codes`, :mod:`._multiclass_codes`)
+import no numba, so that a command whose kernels were compiled when olearn was
+installed (:mod:`._compiled`) never starts numba. Each
 kernel module takes its decorator from :mod:`._jit`, which places numba's cache.
 
 :data:`SOURCE_KEY` is a hash of all the package's modules. It names numba's

@@ -28,8 +28,13 @@ covariance (``--algo arow``, ``adagrad``, ``narow``...) :func:`._diagonal.diagon
 :func:`._binary_linear.held_out_averaged_pass`, and, to predict, :func:`._binary_linear.averaged_scores` (its
 weights and their running sum: strided columns too); ``olearn serve``, reading a batch body of named features
 (:mod:`olearn.serve._packed_batch`), :func:`._json_batch.scan_batch`, :func:`._json_batch.insert_names` and
-:func:`._json_batch.packed_rows`. Starting numba to load them from its cache costs more than
-a short run itself (about 0.65 s: importing numba and its first dispatch), so olearn's build compiles
+:func:`._json_batch.packed_rows`; a multiclass learner with one prototype per class (``--oaa K``, whose learner is
+``--algo pa1-multiclass`` unless ``--algo`` names another; ``pa-multiclass``, ``pa2-multiclass``, the cost-sensitive
+ones) :func:`._multiclass.pa_multiclass_pass`, or, for ``--algo mira`` and ``perceptron-multiclass``,
+:func:`._multiclass.multiclass_pass`, with a hold-out :func:`._multiclass.held_out_multiclass_pass`, and, to predict
+and for ``olearn run -t``, :func:`._multiclass.multiclass_scores` (compiling them took 1-15 s of a first run; not their
+averaging variants, whose weights are strided). Starting numba to load them from its cache costs more than a short
+run itself (about 0.65 s: importing numba and its first dispatch), so olearn's build compiles
 them once more, with ``numba.pycc``, into an extension module ``_precompiled...``
 (:mod:`._build`; ``setup.py``). That module needs only numpy at run time.
 
@@ -149,6 +154,22 @@ KERNELS = {
     "scan_batch": ("_json_batch", "u1[:]r i8 i8"),
     "insert_names": ("_json_batch", "i8[:] u1[:] i8[:,:] i8[:] i8 i8"),
     "packed_rows": ("_json_batch", "u1[:]r i8[:] i8[:,:] i8[:] f8[:] i8[:] u1[:] i8[:,:] i8[:] i8[:] b1"),
+    "pa_multiclass_pass": (
+        "_multiclass",
+        "i8[:] i4[:] f8[:] i8[:] f8[:] f8[:,:] f8[:] f8[:,:] i8[:] i8[:] i8[:] f8[:,:] f8[:] i8[:] f8[:] f8[:] f8[:] "
+        "f8[:,:] i8[:] f8[:] f8[:] b1[:] f8[:]",
+    ),
+    "multiclass_pass": (
+        "_multiclass",
+        "i8[:] i4[:] f8[:] i8[:] f8[:] f8[:,:] f8[:] f8[:,:] i8[:] i8[:] i8[:] f8[:,:] f8[:] i8[:] f8[:] f8[:] f8[:] "
+        "f8[:,:] i8[:] f8[:] f8[:] b1[:] f8[:]",
+    ),
+    "held_out_multiclass_pass": (
+        "_multiclass",
+        "i8[:] i4[:] f8[:] i8[:] f8[:] b1[:] f8[:,:] f8[:] f8[:,:] i8[:] i8[:] i8[:] f8[:,:] f8[:] i8[:] f8[:] f8[:] "
+        "f8[:] f8[:,:] i8[:] f8[:] f8[:] b1[:] f8[:]",
+    ),
+    "multiclass_scores": ("_multiclass", "i8[:] i4[:] f8[:] f8[:,:] i8 f8 f8[:,:]"),
 }
 
 # The extension compiled for the build machine's CPU is named after that CPU's cpu_identity() (its

@@ -32,14 +32,11 @@ from ._mercer import (
     unpack_mercer,
 )
 from ._multiclass import (
-    OK,
-    OVERFLOW,
-    RULE_MIRA,
-    RULE_PA,
     choose_coefficients,
     predict_and_join,
     unpack_config,
 )
+from ._multiclass_codes import OK, OVERFLOW, RULE_MIRA, RULE_PA
 from ._steps import weighted_pa_step
 from ._totals import add_totals
 

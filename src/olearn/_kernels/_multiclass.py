@@ -2,6 +2,7 @@
 
 Every learner here is the move ``w <- w + sum_a c_a Phi(x, a)`` (DESIGN.md): the
 virtual instance is ``z = Phi(x, y) - sum_{a != y} c_a Phi(x, a)``. The rule code
+(the codes live in :mod:`._multiclass_codes`, which the learners read without numba)
 says how the coefficients are chosen:
 
 * ``RULE_PA`` (Crammer et al. 2006, Sec. 7-8): one rival ``r`` chosen by the rival
@@ -45,42 +46,28 @@ import math
 import numpy as np
 
 from ._jit import njit
+from ._multiclass_codes import (
+    RULE_PA,
+    RULE_PERCEPTRON,
+    RULE_MIRA,
+    RIVAL_PREDICTED,
+    RIVAL_MAX_LOSS,
+    SPLIT_MAX,
+    SPLIT_PROPORTIONAL,
+    MK_RULE,
+    MK_RIVAL,
+    MK_STEP,
+    MK_SPLIT,
+    MP_C,
+    MP_BETA,
+    MP_BIAS,
+    MP_AVERAGE,
+    OK,
+    OVERFLOW,
+    NOT_ORTHONORMAL,
+)
 from ._steps import weighted_pa_step
 from ._totals import add_totals
-
-# How the coefficients of a round are chosen.
-RULE_PA = 0
-RULE_PERCEPTRON = 1
-RULE_MIRA = 2
-
-# The rival of RULE_PA (Crammer et al. 2006, Sec. 7 and Fig. 2 of Sec. 8).
-RIVAL_MAX_WRONG = 0  # the highest-scoring wrong label
-RIVAL_PREDICTED = 1  # the predicted label (prediction-based cost-sensitive update)
-RIVAL_MAX_LOSS = 2  # argmax_r s_r - s_y + margin(y, r) (max-loss cost-sensitive update)
-
-# How RULE_PERCEPTRON splits its unit step over the error set (Crammer & Singer 2003).
-SPLIT_UNIFORM = 0
-SPLIT_MAX = 1
-SPLIT_PROPORTIONAL = 2
-
-# Layout of the int64 ``codes`` array.
-MK_RULE = 0
-MK_RIVAL = 1
-MK_STEP = 2  # STEP_PA, STEP_PA1 or STEP_PA2 of _codes
-MK_SPLIT = 3
-MN_CODES = 4
-
-# Layout of the float64 ``params`` array.
-MP_C = 0
-MP_BETA = 1
-MP_BIAS = 2  # value of the constant feature of the intercept (0 = none)
-MP_AVERAGE = 3  # the round a from which weights are averaged (0 = no averaging)
-MN_PARAMS = 4
-
-# Status of a row.
-OK = 0
-OVERFLOW = 1
-NOT_ORTHONORMAL = 2  # MIRA with a feature map whose class vectors are not orthogonal of equal norm
 
 # Below this bound on |W| entries no PA update can overflow (see learn_row).
 _SAFE = 1e300

@@ -45,9 +45,9 @@ from .._averaging import AVERAGE, average_start, averages_entries, interleaved, 
 from .._docstrings import shared_entries
 from .._estimator import ClassifierEstimator
 from ..exceptions import PartialUpdateError
-from .._kernels import _codes
-from .._kernels import _multiclass as K
-from .._kernels._lazy_average import averaged_class_scores
+from .._kernels import _codes, _compiled
+from .._kernels import _multiclass_codes as K
+from .._lazy import LazyModule
 from .._labels import plain_label
 from .._learner import ManyRows, OnlineLearner, is_named_batch
 from .._params import BOOLEAN, Interval, NoneOr
@@ -62,6 +62,11 @@ from ._prototypes import grown, grown_columns, grown_rows
 from ._saved_state import SavedState
 from ._with_feature_map import FeatureMapPath
 from ._with_kernel import KernelPath
+
+# the kernels that olearn's build does not compile (olearn._kernels._compiled), imported at their first call: a
+# run on the compiled passes starts no numba
+_multiclass = LazyModule("olearn._kernels._multiclass")
+_lazy_average = LazyModule("olearn._kernels._lazy_average")
 
 _COMMON_CONSTRAINTS = {
     "fit_intercept": BOOLEAN,
@@ -410,7 +415,7 @@ class MulticlassLearner(KernelPath, FeatureMapPath, HeldOutPass, SavedState, Man
                                              taus, mistakes, totals)
         else:
             scores, coef, work = self._scratch
-            kernel_pass = K.pa_multiclass_pass if codes[K.MK_RULE] == K.RULE_PA else K.multiclass_pass
+            kernel_pass = _compiled.pa_multiclass_pass if codes[K.MK_RULE] == K.RULE_PA else _compiled.multiclass_pass
             stopped = kernel_pass(arrays.indptr, arrays.indices, arrays.data, slots, weights, self._W, self._bound,
                                   self._A, self._clock, self._n_active, self._labels.ranks, margins, params, codes,
                                   scores, coef, work, out_scores, preds, losses, taus, mistakes, totals)
@@ -480,9 +485,9 @@ class MulticlassLearner(KernelPath, FeatureMapPath, HeldOutPass, SavedState, Man
             pred, _, _, _, status = self._map_row(indices, data, n_features, slot, weight, margins, codes, params)
         else:
             scores, coef, work = self._scratch
-            pred, status = K.multiclass_learn_one(indices, data, slot, weight, self._W, self._bound, self._A,
-                                                  self._clock, self._n_active, self._labels.ranks, margins, params,
-                                                  codes, scores, coef, work)
+            pred, status = _multiclass.multiclass_learn_one(indices, data, slot, weight, self._W, self._bound, self._A,
+                                                            self._clock, self._n_active, self._labels.ranks, margins,
+                                                            params, codes, scores, coef, work)
         labels = self._labels.labels
         predicted = plain_label(labels[pred]) if pred >= 0 else None
         self._after_pass()
@@ -529,17 +534,17 @@ class MulticlassLearner(KernelPath, FeatureMapPath, HeldOutPass, SavedState, Man
                 lo, hi = arrays.indptr[i], arrays.indptr[i + 1]
                 pointers, bidx, bdat = self._block(arrays.indices[lo:hi], arrays.data[lo:hi], arrays.n_features, k,
                                                    grow=False)
-                K.block_scores(pointers, bidx, bdat, w, wb, bias, k, out[i])
+                _multiclass.block_scores(pointers, bidx, bdat, w, wb, bias, k, out[i])
             return out
         arrays = seen_columns(arrays, self._W.shape[0] - 1)
         rounds = self._rounds_averaged()
         if rounds and averages_entries(arrays.indices.size, self._W.shape[0]):
             # the entries of a few rows averaged alone: the scores of _model()'s mean, bit for bit, for O(nnz k)
             # work (not the O(d k) of the whole mean again after each round)
-            averaged_class_scores(arrays.indptr, arrays.indices, arrays.data, self._W, self._A, float(rounds), k,
-                                  bias, out)
+            _lazy_average.averaged_class_scores(arrays.indptr, arrays.indices, arrays.data, self._W, self._A,
+                                                float(rounds), k, bias, out)
         else:
-            K.multiclass_scores(arrays.indptr, arrays.indices, arrays.data, self._model()[0], k, bias, out)
+            _compiled.multiclass_scores(arrays.indptr, arrays.indices, arrays.data, self._model()[0], k, bias, out)
         return out
 
     def _check_width(self, n_features, where):

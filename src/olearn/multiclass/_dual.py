@@ -10,9 +10,13 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._kernels import _codes
-from .._kernels import _mercer_multiclass as D
+from .._lazy import LazyModule
 from ..kernel import SupportSet
 from ..kernel._hyperparameters import call_kernel, initial_seed
+
+# the kernels of this path, which olearn's build does not compile: imported at their first call, so that a learner
+# without a kernel starts no numba
+D = LazyModule("olearn._kernels._mercer_multiclass")
 
 # Rows per compiled pass: room is reserved a block at a time, so a long stream
 # never needs more than the support set plus one block.

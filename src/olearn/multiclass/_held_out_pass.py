@@ -3,8 +3,7 @@
 import numpy as np
 
 from .._held_out import held_out_chunk
-from .._kernels import _codes
-from .._kernels import _multiclass as K
+from .._kernels import _codes, _compiled
 from .._validation import check_y
 from .._weights import UNWEIGHTED
 
@@ -63,11 +62,11 @@ class HeldOutPass:
         mistakes = np.empty(n, dtype=bool)
         totals = np.zeros(_codes.N_TOTALS)
         scores, coef, work = self._scratch
-        stopped = K.held_out_multiclass_pass(arrays.indptr, arrays.indices, arrays.data, slots,
-                                             UNWEIGHTED if weights is None else weights, held, self._W, self._bound,
-                                             self._A, self._clock, self._n_active, self._labels.ranks, margins,
-                                             params, codes, scores, coef, work, out_scores, preds, losses, taus,
-                                             mistakes, totals)
+        stopped = _compiled.held_out_multiclass_pass(arrays.indptr, arrays.indices, arrays.data, slots,
+                                                     UNWEIGHTED if weights is None else weights, held, self._W,
+                                                     self._bound, self._A, self._clock, self._n_active,
+                                                     self._labels.ranks, margins, params, codes, scores, coef, work,
+                                                     out_scores, preds, losses, taus, mistakes, totals)
         if stopped >= 0:
             return None
         order = self._labels.order.copy()

@@ -6,7 +6,7 @@ import numpy as np
 
 from .._docstrings import shared_entries
 from .._kernels import _codes
-from .._kernels import _multiclass as K
+from .._kernels import _multiclass_codes as K
 from .._labels import plain_label
 from .._params import Interval, Options
 from ._base import MulticlassLearner

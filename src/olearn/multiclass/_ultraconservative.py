@@ -1,7 +1,7 @@
 """The ultraconservative multiclass learners of Crammer & Singer (2003): Perceptron variants and MIRA."""
 
 from .._docstrings import shared_entries
-from .._kernels import _multiclass as K
+from .._kernels import _multiclass_codes as K
 from .._params import Interval, Options
 from ._base import MulticlassLearner
 

@@ -10,9 +10,14 @@ row kernel driven from Python.
 import numpy as np
 
 from .._kernels import _codes
-from .._kernels import _multiclass as K
+from .._kernels import _multiclass_codes as K
+from .._lazy import LazyModule
 from ._feature_maps import phi_block
 from ._prototypes import grown
+
+# the kernels of this path, which olearn's build does not compile: imported at their first call, so that a learner
+# without a feature map starts no numba
+_multiclass = LazyModule("olearn._kernels._multiclass")
 
 
 class FeatureMapPath:
@@ -56,9 +61,9 @@ class FeatureMapPath:
         pointers, bidx, bdat = self._block(indices, data, n_features, n_rows)
         scores, coef, work = self._scratch
         saved = np.empty(2 * (bdat.size + n_rows))
-        outcome = K.feature_map_learn_row(pointers, bidx, bdat, slot, weight, self._w, self._wb, self._aw, self._awb,
-                                          self._clock, self._n_active, self._labels.ranks, margins, params, codes,
-                                          scores, coef, work, saved)
+        outcome = _multiclass.feature_map_learn_row(pointers, bidx, bdat, slot, weight, self._w, self._wb, self._aw,
+                                                    self._awb, self._clock, self._n_active, self._labels.ranks,
+                                                    margins, params, codes, scores, coef, work, saved)
         if outcome[-1] != K.OK:
             # a refused row leaves w as wide as it was (the kernel has put back the values it wrote)
             self._w, self._aw, self._map_dim = before

@@ -10,7 +10,7 @@ attributes of the dual form.
 import numpy as np
 
 from .._kernels import _codes
-from .._kernels import _multiclass as K
+from .._kernels import _multiclass_codes as K
 
 
 class KernelPath:
