@@ -6,6 +6,7 @@ its state folder takes only the labels 1..K."""
 import subprocess
 import sys
 
+import olearn
 from olearn._persistence import read_input_info
 
 from serve_helpers import PATIENCE, require_serve_extra
@@ -74,3 +75,37 @@ def test_the_model_files_record_the_reading_of_vw_lines_in_place_of_another_form
     vw = {"format": "vw", "bits": 12, "hashed_names": {"columns": {"3": ["f^a"]}, "limit": 10, "complete": True}}
     assert served_input(vw, VWReading(12)) is vw
     assert served_input(vw, VWReading(14)) == {"format": "vw", "bits": 14}
+
+
+def _store_of(folder, input_info=None, feature_keys=None):
+    from olearn.serve._store import Store
+
+    store = Store(folder)
+    return store, store.open(olearn.PAMulticlass, say=lambda text: None, input_info=input_info,
+                             feature_keys=feature_keys)
+
+
+def test_a_state_keeps_its_input_entry_and_one_of_before_it_was_kept_takes_models(tmp_path):
+    from olearn.serve._wal import encode, read_log
+
+    state = tmp_path / "state"
+    store, model = _store_of(state, feature_keys="indices")  # started from a learner, with no entry
+    assert model.input_info == {}
+    store.close()
+    store, model = _store_of(state, OAA_3_OF_VW)  # a state keeps its own: the MODEL given is not read
+    assert model.input_info == {}
+    store.close()
+    # the checkpoint as an olearn of before wrote it, without the entry: the MODEL given at the restart gives it,
+    # as the command line read its --oaa K at every start, and a new checkpoint keeps it (and the feature keys)
+    (path,) = state.glob("log-*.wal")
+    records, _ = read_log(path)
+    del records[0]["input"]
+    path.write_bytes(b"".join(encode(record) for record in records))
+    store, model = _store_of(state, OAA_3_OF_VW)
+    assert model.input_info == OAA_3_OF_VW and model.feature_keys == "indices"
+    store.close()
+    (path,) = state.glob("log-*.wal")
+    assert read_log(path)[0][0]["input"] == OAA_3_OF_VW
+    store, model = _store_of(state)
+    assert model.input_info == OAA_3_OF_VW and model.feature_keys == "indices"
+    store.close()

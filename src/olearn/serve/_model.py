@@ -217,7 +217,8 @@ class ServedModel:
     started from (how its training data was read, the K of ``olearn run --oaa
     K``), with how VW lines are read once the state learned some
     (:func:`~olearn.serve._vw_daemon.served_input`); ``{}`` when none. It is
-    kept in the checkpoints, so that a restart records it too.
+    kept in the checkpoints, so that a restart records it too (see
+    :meth:`~olearn.serve._store.Store.open`).
     """
 
     def __init__(self, estimator, seq=0, window=100_000, frozen=False, feature_keys=None, pending=None):
@@ -276,11 +277,10 @@ class ServedModel:
         return ModelCopy(self)
 
     def restore_checkpoint(self, checkpoint):
-        """Take back the recent ids, the waiting predictions, the progressive metric, the version and the input
-        entry of a checkpoint (one written before they were kept has the ids only; one written before the input
-        entry was kept records none)."""
+        """Take back the recent ids, the waiting predictions, the progressive metric and the version of a
+        checkpoint (one written before they were kept has the ids only). The feature keys and the input entry are
+        the store's to take back (:class:`~olearn.serve._store.Store`): those of the newest checkpoint."""
         self.restore_recent(checkpoint["window"])
-        self.input_info = checkpoint.get("input", {})
         if "pending" in checkpoint:
             self.pending.restore(checkpoint["pending"])
             self.progress = Progress(self.progress.regression, checkpoint["progress"])

@@ -136,7 +136,10 @@ class Store:
         waiting for feedback; those of the state are restored into it.
         ``input_info``, the metadata ``input`` entry of the model file that
         ``initial`` reads (None: none), is kept with a fresh start's state
-        (:attr:`ServedModel.input_info`); a state keeps its own.
+        (:attr:`ServedModel.input_info`); a state keeps its own, and a state
+        of before it was kept takes ``input_info`` and a snapshot recording it
+        (the command line then read the K of ``--oaa K`` from MODEL at every
+        start).
         """
         self._say = say = say or (lambda text: print(text, file=sys.stderr, flush=True))
         self.lock()
@@ -174,6 +177,7 @@ class Store:
             model = self._replay(estimator, seq, checkpoints, [s for s in bases if s >= seq], window, pending)
             replay_seconds = time.perf_counter() - started
             self._keep_feature_keys(model, checkpoints[bases[0]].get("feature_keys"), feature_keys)
+            self._keep_input_info(model, checkpoints[bases[0]].get("input"), input_info)  # its snapshot: the keys too
             if frozen:
                 model.freeze()
             self._remove(lambda kind, s: s not in checkpoints, files)  # torn logs, snapshots without a log
@@ -224,6 +228,16 @@ class Store:
         self.snapshot_seq = max(chain)
         self.log = LogWriter(_log_path(self.folder, self.snapshot_seq), valid_length=valid)
         return model
+
+    def _keep_input_info(self, model, kept, given):
+        """Serve the recovered ``model`` with the input entry ``kept`` by the newest log, or, for a state of before
+        it was kept (``kept`` None), with ``given`` (MODEL's), then snapshot it so that it is kept from now on."""
+        if kept is not None:
+            model.input_info = kept
+            return
+        model.input_info = dict(given or {})
+        if model.input_info:
+            self._start_log(model)
 
     def _keep_feature_keys(self, model, kept, asked):
         """Serve the recovered ``model`` with the feature keys ``kept`` by the newest log (refusing others
