@@ -91,8 +91,8 @@ def _check_named_features(model, model_path, source, bits):
     elif features.size:
         raise ValueError(
             f"{model_path} learned its {features.size} named features as a vocabulary (n_bits=None: each name the "
-            f"next free column, in the order first seen), and {named(source.path)} is a VW file, whose names are hashed "
-            "into other columns, so the predictions would be meaningless. Learn with n_bits=B (names hashed as "
+            f"next free column, in the order first seen), and {named(source.path)} is a VW file, whose names are "
+            "hashed into other columns, so the predictions would be meaningless. Learn with n_bits=B (names hashed as "
             "a VW file's default namespace is) to predict VW files, or predict the named rows in Python")
 
 
