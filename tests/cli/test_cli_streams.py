@@ -155,8 +155,66 @@ def test_error_in_standard_input_names_its_line(data):
 def test_several_passes_over_a_stream_are_refused(data):
     result = olearn_process("run", "--algo", "pa1", "--passes", "2", "-", input=data[1])
     assert result.returncode == 2
-    assert "<stdin> is a stream, read once: save it to a file first" in result.stderr.decode()
+    assert "standard input is a stream, read once: save it to a file first" in result.stderr.decode()
     assert b"Traceback" not in result.stderr
+
+
+# messages that name standard input without a line of it say so in words; a parse error keeps <stdin>:LINE:COL
+ROWS = b"1,2,1\n3,4,-1\n"
+MANY_CLASSES = "".join(f"{k} 1:{k}\n" for k in range(1, 41)).encode()  # 40 integer labels: neither classes nor values
+
+
+@pytest.mark.parametrize("args, text, message", [
+    (("--keep-names", "--save", "{tmp}/k.npz"), b"1 | a\n-1 | b\n",
+     "--keep-names and --invert_hash name the hashed columns of a VW text file; standard input is a stream, read once"),
+    (("--format", "cache"), ROWS, "standard input is a stream, and an olearn cache is read from a file"),
+    (("--bits", "10", "--format", "libsvm"), b"1 1:1\n", "--bits applies to VW files only; standard input is read as "
+                                                        "libsvm"),
+    (("-q", "ab", "--format", "libsvm"), b"1 1:1\n", "apply to VW files only; standard input is read as libsvm"),
+    (("--zero-based", "--format", "vw"), b"1 | a\n", "--zero-based/--one-based apply to LIBSVM files only; standard "
+                                                     "input is read as vw"),
+    (("--format", "csv", "--label-column", "5"), ROWS, "5: standard input has columns 1 to 3"),
+    (("--n-features", "1", "--format", "csv"), ROWS, "standard input: has 2 features, more than --n-features 1"),
+    (("--format", "csv"), b"a,b\n1,0.5\n2,1.5\n", "standard input: the label is read from the last column, column 2 "
+                                                  "('b'), which holds non-integer values (such as 0.5)"),
+    (("--format", "libsvm"), b"1 1:1\n-1 2:1\n3 1:1\n", "olearn: error: standard input: PAClassifier: Only binary "
+                                                         "classification is supported; label 3.0 at example 3"),
+    (("-i", "{tmp}/svm.npz", "--format", "vw"), b"1 | a\n",
+     "and standard input is read as vw: its columns are not the model's (VW features are hashed into columns, LIBSVM "
+     "and CSV features numbered), so the predictions would be meaningless. Predict on the data in the training format "
+     "(pass --format libsvm if standard input is in it)"),
+    (("-i", "{tmp}/csv.npz", "--format", "csv"), ROWS, "standard input has 3 columns, one fewer than the training file "
+                                                      "({tmp}/csv.npz was trained on"),
+    (("--format", "conll"), b"a b X\n", "standard input is a CoNLL file of sequences: learn it with --algo"),
+    (("--algo", "pa-sequence", "--format", "csv"), ROWS,
+     "--algo pa-sequence learns sequences from CoNLL files, and standard input is read as csv"),
+    (("compare", "--format", "libsvm"), MANY_CLASSES, "standard input: the first chunk has 40 distinct integer labels"),
+], ids=["keep-names", "cache", "bits", "namespaces", "index-base", "label-column", "n-features", "csv-label",
+        "refused-label", "layout", "csv-layout", "conll", "sequences", "compare-task"])
+def test_messages_without_a_line_name_standard_input_in_words(tmp_path, args, text, message):
+    from olearn._persistence import save
+
+    save(olearn.PAClassifier().partial_fit(np.array([[1.0], [-1.0]]), [1, -1]), tmp_path / "svm.npz",
+         {"format": "libsvm", "zero_based": False})
+    save(olearn.PAClassifier().partial_fit(np.array([[1.0, 2.0, 3.0]]), [1], classes=[-1, 1]), tmp_path / "csv.npz",
+         {"format": "csv", "csv": {"n_columns": 4, "label_column": 4, "delimiter": ",", "header": None}})
+    args = [arg.replace("{tmp}", str(tmp_path)) for arg in args]
+    message = message.replace("{tmp}", str(tmp_path))
+    if args[0] != "compare":
+        args = ["run", *(() if "-i" in args or "--algo" in args else ("--algo", "pa1")), *args]
+    result = olearn_process(*args, "-", input=text)
+    assert result.returncode in (1, 2) and b"Traceback" not in result.stderr
+    assert message in result.stderr.decode() and "<stdin>" not in result.stderr.decode()
+
+
+def test_a_parse_error_keeps_its_location_and_names_standard_input_in_words_in_its_explanation():
+    # the index base is decided from the first 4 MiB, all 1-based; the index 0 after them is a located error
+    result = olearn_process("run", "--algo", "pa1", "--quiet", "-", input=b"1 1:1\n" * 750_000 + b"1 0:1\n")
+    assert result.returncode == 1
+    assert result.stderr.decode().strip() == (
+        "olearn: error: <stdin>:750001:3: feature index 0 is invalid with 1-based indices (zero_based=False); feature "
+        "indices are read as 1-based (decided from the first 4 MiB of standard input, where no index 0 occurs): pass "
+        "--zero-based if the data are 0-based")
 
 
 def test_a_closed_standard_input_is_a_usage_error():

@@ -220,27 +220,34 @@ def test_classes_fix_the_label_set(serve, tmp_path):
 
 def test_a_model_learned_with_oaa_takes_the_labels_1_to_k_only(serve, tmp_path):
     # as olearn run -i MODEL refuses a label outside 1..K, rather than learning it as a new class
-    import click
     from click.testing import CliRunner
 
     from olearn.cli import cli
-    from olearn.cli._serve import _oaa_labels
-    from olearn.serve._requests import LabelSet
 
     (tmp_path / "train.vw").write_text("1 | a\n2 | b\n")
     model = tmp_path / "m.npz"
     learned = CliRunner().invoke(cli, ["run", "--oaa", "3", str(tmp_path / "train.vw"), "-f", str(model), "--quiet"])
     assert learned.exit_code == 0, learned.output
-    with pytest.raises(click.UsageError, match=r"--classes names other labels than 1\.\.3"):
-        _oaa_labels(str(model), LabelSet("1,2"))  # what olearn serve MODEL --classes 1,2 answers, exit code 2
-    assert _oaa_labels(str(model), LabelSet("3,2.0,1")).origin.startswith("--oaa 3")
     server = serve([str(model)])
     with server.client() as client:
         assert client.post("/learn", json={"x": {"5": 1.0}, "y": 3}).status_code == 200  # known from the start
         response = client.post("/learn", json={"x": {"5": 1.0}, "y": 4})
         _refused(response, 422)
-        assert f"this service takes the labels 1, 2, 3 (--oaa 3, kept by the model {model})" in response.json()["error"]
+        assert "this service takes the labels 1, 2, 3 (--oaa 3, which the model was learned with)" in \
+            response.json()["error"]
         assert client.get("/health").json()["classes"] == [1, 2, 3]
+
+
+def test_the_labels_of_oaa_k_are_1_to_k_and_classes_may_name_no_others():
+    from olearn.serve._requests import LabelSet, trained_labels
+
+    taken = trained_labels({"format": "vw", "bits": 18, "oaa": 3}, None)
+    assert taken.labels == [1, 2, 3] and taken.origin == "--oaa 3, which the model was learned with"
+    assert trained_labels({"oaa": 3}, LabelSet("3,2.0,1")).labels == [1, 2, 3]
+    with pytest.raises(ValueError, match=r"--classes names other labels than 1\.\.3, those of the --oaa 3"):
+        trained_labels({"oaa": 3}, LabelSet("1,2"))  # what olearn serve answers at start, before serving
+    asked = LabelSet("spam,ham")
+    assert trained_labels({"format": "libsvm"}, asked) is asked and trained_labels({}, None) is None
 
 
 def test_classes_of_several_kinds_are_refused_at_start():

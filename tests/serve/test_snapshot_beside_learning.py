@@ -48,11 +48,11 @@ def test_updates_are_acknowledged_while_a_snapshot_is_written_and_its_log_holds_
     order, entered, released = [], threading.Event(), threading.Event()
     save = _store.save
 
-    def held_save(estimator, path):
+    def held_save(estimator, path, input_info=None):
         entered.set()
         released.wait(PATIENCE)  # a hang guard only
         order.append("snapshot saved")
-        return save(estimator, path)
+        return save(estimator, path, input_info)
 
     monkeypatch.setattr(_store, "save", held_save)
 

@@ -132,6 +132,11 @@ def test_how_lines_are_read_is_kept_with_the_state_and_in_the_model_file(serve, 
                               "--vw-bits", "18", "--token-file", server.token_file, "--state-dir", str(state),
                               "--port", "0"], capture_output=True, text=True, timeout=PATIENCE)
     assert refused.returncode != 0 and "start without --vw-bits, or with --vw-bits 12" in refused.stderr
+    # a restart without --vw-port still says, in its model files, how the state's lines were read
+    server = serve(["--algo", "pa1"], state)
+    with server.client() as client:
+        (tmp_path / "restarted.npz").write_bytes(client.get("/model").content)
+    assert olearn._persistence.read_input_info(tmp_path / "restarted.npz") == {"format": "vw", "bits": 12}
 
 
 def test_vw_bits_may_not_contradict_the_models_training_file(tmp_path):

@@ -91,14 +91,14 @@ def _check_named_features(model, model_path, source, bits):
     elif features.size:
         raise ValueError(
             f"{model_path} learned its {features.size} named features as a vocabulary (n_bits=None: each name the "
-            f"next free column, in the order first seen), and {source.path} is a VW file, whose names are hashed "
-            "into other columns, so the predictions would be meaningless. Learn with n_bits=B (names hashed as "
+            f"next free column, in the order first seen), and {named(source.path)} is a VW file, whose names are "
+            "hashed into other columns, so the predictions would be meaningless. Learn with n_bits=B (names hashed as "
             "a VW file's default namespace is) to predict VW files, or predict the named rows in Python")
 
 
 def check_layout(model_path, trained, source, bits_given):
     """Refuse FILE when its columns are not those the model learned: another format, hashing or CSV layout."""
-    path, fmt = source.path, trained["format"]
+    path, fmt = named(source.path), trained["format"]
     if "cache" in (fmt, source.format):
         click.echo(f"olearn: warning: {model_path} was trained on {_trained_on(trained)} and {path} is read as "
                    f"{source.format}: a cache's columns cannot be checked against the training data", err=True)
@@ -128,23 +128,23 @@ def _check_csv(model_path, trained, csv):
     was = f"{model_path} was trained on {_trained_on(trained)}"
     if label is None:  # a uniclass model's file: every column a coordinate
         if csv.n_columns != expected:
-            raise ValueError(f"{csv.path} has {csv.n_columns} columns ({was}): its coordinates are not the model's")
+            raise ValueError(f"{csv.name} has {csv.n_columns} columns ({was}): its coordinates are not the model's")
     elif not csv.labelled:
         if csv.n_columns != expected - 1:
-            raise ValueError(f"{csv.path} has {csv.n_columns} columns; with --no-label it must have the "
+            raise ValueError(f"{csv.name} has {csv.n_columns} columns; with --no-label it must have the "
                              f"{expected - 1} feature columns of the training file ({was})")
     elif csv.n_columns == expected - 1 and csv.defaulted:
-        raise ValueError(f"{csv.path} has {csv.n_columns} columns, one fewer than the training file ({was}): if "
+        raise ValueError(f"{csv.name} has {csv.n_columns} columns, one fewer than the training file ({was}): if "
                          "it has no labels, pass --no-label")
     elif csv.n_columns != expected:
-        raise ValueError(f"{csv.path} has {csv.n_columns} columns ({was}): its features are not the model's")
+        raise ValueError(f"{csv.name} has {csv.n_columns} columns ({was}): its features are not the model's")
     elif csv.label != label:
-        raise click.UsageError(f"--label-column reads the label from {csv.describe()} of {csv.path}, but {was}: "
+        raise click.UsageError(f"--label-column reads the label from {csv.describe()} of {csv.name}, but {was}: "
                                f"the features would be the model's shifted; drop --label-column")
     names = layout.get("header")
     if names is not None and csv.header is not None:
         names = names if csv.labelled or label is None else names[: label - 1] + names[label:]
         for k, (want, found) in enumerate(zip(names, csv.header), start=1):
             if want != found:
-                raise ValueError(f"column {k} of {csv.path} is named {found!r}, where the training file's is "
+                raise ValueError(f"column {k} of {csv.name} is named {found!r}, where the training file's is "
                                  f"{want!r} ({was}): put the columns in the training file's order")

@@ -25,7 +25,7 @@ from ..data import detect_format
 from ..data._cache import CacheWriter, cache_meta, load_cache_rows
 from ..data._markers import CACHE_MAGIC, CACHE_SUFFIX
 from ..exceptions import DataFormatError
-from ._source import FORMATS, _unless_all_ones, naming_examples
+from ._source import FORMATS, _unless_all_ones, named, naming_examples
 
 LEGACY_SUFFIX = ".cache"  # where olearn run -c wrote its cache before it took its own suffix
 _KEY = "olearn run -c"
@@ -157,7 +157,7 @@ class CachedSource:
         """As ``DataSource.locating`` while the text is read; from the cache, errors name the example number."""
         if self.text is not None and self._loaded is None:
             return self.text.locating(first)
-        return naming_examples(first, lambda _, text: f"{self.path} (read from {self.cache_path}): {text}")
+        return naming_examples(first, lambda _, text: f"{named(self.path)} (read from {self.cache_path}): {text}")
 
     def close(self):
         """Remove a stream's temporary cache."""

@@ -133,7 +133,7 @@ def compare_command(algos, task_name, C, eta, loss, schedule, radius, fit_interc
         for X, y, weight in source.chunks() if task_name is not None else _sets_hinted(source):
             done = 0 if traces is None else next(iter(traces.values())).n_rounds
             if task is None:
-                task = task_named(_task_of_labels(y, file))
+                task = task_named(_task_of_labels(y, named(file)))
                 decided = (task, np.unique(y))
             elif decided is not None:
                 with source.locating(done):

@@ -4,6 +4,7 @@ import click
 import numpy as np
 
 from ..exceptions import DataFormatError
+from ._file_names import named
 
 # a classifier's label column rarely holds more distinct values than this; more, when the label column was
 # not named, suggests a feature read as the label
@@ -19,6 +20,7 @@ class CsvLayout:
 
         trained = trained or {}
         self.path = path
+        self.name = named(path)  # as messages name the file ("standard input" for a stream read from it)
         self.delimiter = delimiter or trained.get("delimiter", ",")
         try:
             self.header, self.n_columns = csv_columns(path, delimiter=self.delimiter)
@@ -45,12 +47,12 @@ class CsvLayout:
         if text.strip().lstrip("+").isdigit():
             number = int(text)
             if not 1 <= number <= self.n_columns:
-                raise click.BadParameter(f"{text}: {self.path} has columns 1 to {self.n_columns}",
+                raise click.BadParameter(f"{text}: {self.name} has columns 1 to {self.n_columns}",
                                          param_hint="'--label-column'")
             return number
         if self.header is None or text not in self.header:
             found = "has no header" if self.header is None else f"names the columns {', '.join(self.header)}"
-            raise click.BadParameter(f"{text!r} is neither a column number nor a column name: {self.path} {found}",
+            raise click.BadParameter(f"{text!r} is neither a column number nor a column name: {self.name} {found}",
                                      param_hint="'--label-column'")
         return self.header.index(text) + 1
 
@@ -109,15 +111,15 @@ class CsvLayout:
             return
         fix = "name the label column with --label-column N|NAME"
         if self.header:
-            named = [k for k, name in enumerate(self.header, 1) if name.strip().lower() in _LABEL_NAMES]
-            if named and self.label not in named:
+            label_like = [k for k, name in enumerate(self.header, 1) if name.strip().lower() in _LABEL_NAMES]
+            if label_like and self.label not in label_like:
                 raise click.UsageError(
-                    f"{self.path}: the label is read from the last column, {self.describe()}, but "
-                    f"{self.describe(named[0])} looks like the label: {fix} (e.g. --label-column {named[0]})")
+                    f"{self.name}: the label is read from the last column, {self.describe()}, but "
+                    f"{self.describe(label_like[0])} looks like the label: {fix} (e.g. --label-column {label_like[0]})")
         if max_classes is None:
             return  # any real value is a target
         values = np.unique(y)
-        where = f"{self.path}: the label is read from the last column, {self.describe()}, which holds"
+        where = f"{self.name}: the label is read from the last column, {self.describe()}, which holds"
         if not np.all(values == np.round(values)):
             odd = values[values != np.round(values)][0]
             raise click.UsageError(f"{where} non-integer values (such as {odd:g}), not class labels: {fix}")

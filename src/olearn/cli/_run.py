@@ -390,8 +390,8 @@ def run_command(algo, C, eta, loss, schedule, radius, fit_intercept, settings, c
         frozen_labels = ModelLabels(est, initial_model, task)
         source = checked(source, frozen_labels)
     if passes > 1 and source.stream and not use_cache:
-        raise click.UsageError(f"--passes {passes} reads FILE {passes} times, and {source.path} is a stream, read "
-                               "once: save it to a file first, or add -c to read the later passes from a cache")
+        raise click.UsageError(f"--passes {passes} reads FILE {passes} times, and {named(source.path)} is a "
+                               "stream, read once: save it to a file first, or add -c to read the later passes from a cache")
     writer = None if predictions is None else PredictionWriter(predictions, raw, task, link == "logistic")
     held_outs = []
     to_stderr = writer is not None and writer.to_stdout

@@ -92,7 +92,7 @@ class SequenceSource:
 
     def require_conll(self, who):
         if self.format != "conll":
-            raise click.UsageError(f"{who} learns sequences from CoNLL files, and {self.path} is read as "
+            raise click.UsageError(f"{who} learns sequences from CoNLL files, and {named(self.path)} is read as "
                                    f"{self.format}: pass --format conll if it is one")
 
     def input_info(self):
@@ -208,7 +208,7 @@ def run_sequences(p, start):
     model = None
     if p["initial_model"] is not None:
         model, algo = resumed_model(p["initial_model"], algo, hyperparameters, p["fit_intercept"], None)
-    _sequence_algo(algo, file)
+    _sequence_algo(algo, named(file))
     check_applicable(algo, hyperparameters)
     every = _holdout_period(p["holdout_every"], p["holdout_off"], passes)
     if p["save_on_interrupt"] and p["save"] is None:
@@ -323,7 +323,7 @@ def predict_sequences(model, model_path, p):
             writer.write(predictions, [x.shape[0] for x in X])
             if labelled:
                 if not checked:
-                    _warn_unknown_tags(model, y, source.path)
+                    _warn_unknown_tags(model, y, named(source.path))
                     checked = True
                 totals.add(Rounds(predictions, y))
     finally:

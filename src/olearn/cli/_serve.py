@@ -173,7 +173,11 @@ def serve_command(model_path, algo, C, eta, loss, schedule, radius, fit_intercep
         label_set = None if classes is None else LabelSet(classes)
     except ValueError as err:
         raise click.UsageError(str(err)) from None
-    label_set = _oaa_labels(model_path, label_set)
+    from .._persistence import read_input_info
+
+    # how MODEL's training data was read, kept with a fresh state and recorded by the service's model files (its
+    # --oaa K too: the labels 1..K are then the only ones taken, and --classes may name no others)
+    trained = {} if model_path is None else read_input_info(model_path)
 
     def initial():
         if model_path is not None:
@@ -206,41 +210,18 @@ def serve_command(model_path, algo, C, eta, loss, schedule, radius, fit_intercep
                                                 max_connections),
                    keep_snapshots=keep_snapshots, recover_log=recover_log, on_resume=on_resume,
                    feature_keys=feature_keys, feedback_ttl=feedback_ttl, max_pending=max_pending,
-                   keep_versions=keep_versions, vw_port=vw_port, vw_reading=_vw_reading(model_path, vw_bits),
+                   keep_versions=keep_versions, vw_port=vw_port, vw_reading=_vw_reading(model_path, trained, vw_bits),
                    vw_trust_loopback=vw_trust_loopback,
-                   vw_idle_timeout=300.0 if vw_idle_timeout is None else vw_idle_timeout)
+                   vw_idle_timeout=300.0 if vw_idle_timeout is None else vw_idle_timeout, input_info=trained)
     raise SystemExit(status)
 
 
-def _oaa_labels(model_path, label_set):
-    """The labels a service of MODEL takes: those of the ``--oaa K`` it was learned with (1..K, so that an update
-    is refused a label that ``olearn run -i MODEL`` would refuse, rather than learning it as a new class), else
-    ``label_set`` (``--classes``, or None); a ``--classes`` other than 1..K is a usage error."""
-    from ._vw_habits import trained_oaa
-
-    oaa = None if model_path is None else trained_oaa(model_path)
-    if oaa is None:
-        return label_set
-    from ..serve._requests import LabelSet
-
-    kept = LabelSet(",".join(str(k) for k in range(1, oaa + 1)), f"--oaa {oaa}, kept by the model {model_path}")
-    if label_set is not None and not label_set.same_labels(kept):
-        raise click.UsageError(f"--classes names other labels than 1..{oaa}, those of the --oaa {oaa} that "
-                               f"{model_path} was learned with: drop --classes")
-    return kept
-
-
-def _vw_reading(model_path, bits):
+def _vw_reading(model_path, trained, bits):
     """How the VW daemon is asked to read lines: ``bits`` and the namespace options MODEL's VW training file was
-    read with (``bits`` may not contradict them: MODEL's columns are those), or None when neither says (the
-    state's reading, else 18 bits; see :func:`olearn.serve._vw_daemon.kept_reading`)."""
+    read with (``trained``, MODEL's input entry; ``bits`` may not contradict them: MODEL's columns are those), or
+    None when neither says (the state's reading, else 18 bits; see :func:`olearn.serve._vw_daemon.kept_reading`)."""
     from ..serve._vw_daemon import VWReading
 
-    trained = {}
-    if model_path is not None:
-        from .._persistence import read_input_info
-
-        trained = read_input_info(model_path)
     if trained.get("format") != "vw":
         return None if bits is None else VWReading(bits)
     if bits is not None and bits != trained["bits"]:

@@ -12,6 +12,7 @@ import numpy as np
 from ..data import _io
 from ..exceptions import DataFormatError
 from ._csv_layout import MAX_PLAUSIBLE_CLASSES, CsvLayout
+from ._file_names import named
 
 FORMATS = ("auto", "libsvm", "vw", "csv", "cache", "conll")
 DEFAULT_CHUNK_SIZE = 50_000
@@ -89,8 +90,8 @@ class IndexBase:
                 if found is not None:
                     self.zero_based = found
                     size = f"{_DEFAULT_BLOCK_SIZE >> 20} MiB"
-                    self.origin = (f"decided from the first {size} of {path}, where an index 0 occurs" if found
-                                   else f"decided from the first {size} of {path}, where no index 0 occurs")
+                    self.origin = (f"decided from the first {size} of {named(path)}, where an index 0 occurs" if found
+                                   else f"decided from the first {size} of {named(path)}, where no index 0 occurs")
                     break
         return bool(self.zero_based)
 
@@ -125,11 +126,6 @@ def naming_examples(first, message):
             raise
         index = first + int(found.group(1))
         raise ValueError(message(index, _ROW.sub(f"example {index + 1}", str(err), count=1))) from None
-
-
-def named(path):
-    """How messages name a command's FILE: ``-`` is standard input (a name of its own would read as a file's)."""
-    return "standard input" if os.fspath(path) == "-" else os.fspath(path)
 
 
 def opened_input(path):
@@ -182,33 +178,33 @@ class DataSource:
         self.path, self.stream = opened_input(path)
         self.format = data.detect_format(self.path) if fmt == "auto" else fmt
         if self.format == "conll":
-            raise click.UsageError(f"{self.path} is read as conll, a file of sequences: learn it with --algo "
+            raise click.UsageError(f"{named(self.path)} is read as conll, a file of sequences: learn it with --algo "
                                    "pa-sequence, pa1-sequence or pa2-sequence, and predict it with their models")
         if self.stream and self.format == "cache":
-            raise click.UsageError(f"{self.path} is a stream, and an olearn cache is read from a file (it is "
+            raise click.UsageError(f"{named(self.path)} is a stream, and an olearn cache is read from a file (it is "
                                    "memory-mapped): save the stream to a file first")
         if bits is not None and self.format != "vw":
-            raise click.UsageError(f"--bits applies to VW files only; {self.path} is read as {self.format}")
+            raise click.UsageError(f"--bits applies to VW files only; {named(self.path)} is read as {self.format}")
         if n_features is not None and self.format == "vw":
             raise click.UsageError("--n-features does not apply to VW files: their dimension is 2^BITS (see --bits)")
         if namespaces is not None and self.format != "vw":
             raise click.UsageError(f"the namespace options (-q, --cubic, --interactions, --ignore, --keep, --ngram, "
-                                   f"--skips) apply to VW files only; {self.path} is read as {self.format}")
+                                   f"--skips) apply to VW files only; {named(self.path)} is read as {self.format}")
         self.namespaces = namespaces
         for name, value in (("--label-column", label_column), ("--delimiter", delimiter),
                             ("--no-label", None if labelled else True)):
             if value is not None and self.format != "csv":
-                raise click.UsageError(f"{name} applies to CSV files only; {self.path} is read as {self.format}")
+                raise click.UsageError(f"{name} applies to CSV files only; {named(self.path)} is read as {self.format}")
         self.bits = DEFAULT_BITS if bits is None else bits
         self.n_features = n_features
         self.chunk_size = chunk_size
         self.base = IndexBase() if base is None else base
         if self.base.from_option and self.format != "libsvm":
-            raise click.UsageError(f"--zero-based/--one-based apply to LIBSVM files only; {self.path} is read "
+            raise click.UsageError(f"--zero-based/--one-based apply to LIBSVM files only; {named(self.path)} is read "
                                    f"as {self.format}")
         if multilabel and self.format != "libsvm":
             raise click.UsageError(f"the multilabel learners read LIBSVM files, whose labels are comma-separated "
-                                   f"sets ('1,3 5:0.2 7:1'); {self.path} is read as {self.format}")
+                                   f"sets ('1,3 5:0.2 7:1'); {named(self.path)} is read as {self.format}")
         self.multilabel = multilabel
         self.unlabelled = unlabelled
         self.csv = None
@@ -280,7 +276,7 @@ class DataSource:
 
         def message(index, text):
             line = self._line_of(index)
-            return f"{self.path}:{line}: {text}" if line else f"{self.path}: {text}"
+            return f"{self.path}:{line}: {text}" if line else f"{named(self.path)}: {text}"
 
         return naming_examples(first, message)
 
@@ -342,9 +338,9 @@ class DataSource:
             X, y, weight = data.load_cache(self.path)
             weight = None if weight is None else _unless_all_ones(np.asarray(weight))
         else:
-            raise ValueError(f"{self.path}: unknown format {self.format!r}")
+            raise ValueError(f"{named(self.path)}: unknown format {self.format!r}")
         if self.n_features is not None and self.format != "libsvm" and X.shape[1] > self.n_features:
-            raise ValueError(f"{self.path}: has {X.shape[1]} features, more than --n-features {self.n_features}")
+            raise ValueError(f"{named(self.path)}: has {X.shape[1]} features, more than --n-features {self.n_features}")
         return X, None if self.unlabelled else y, weight
 
 

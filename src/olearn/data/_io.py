@@ -32,6 +32,10 @@ _LONE_CR = re.compile(rb"\r(?!\n)")
 BOM = b"\xef\xbb\xbf"  # UTF-8's byte order mark, which some editors write at the start of a text file
 
 
+# the name standard input is read by, as Python names it: a location of the readers' errors (``<stdin>:3:5: ...``)
+STDIN_NAME = "<stdin>"
+
+
 class OnceInput:
     """An input that can be read only once: standard input, a FIFO, a pipe such as ``<(zcat data.svm.gz)``.
 
@@ -146,12 +150,12 @@ def is_stream(path):
 def open_once(path, stdin=None):
     """Register ``path`` ("-": the binary stream ``stdin``) as an :class:`OnceInput`; return the name to read it by.
 
-    Standard input is named ``<stdin>``; a pipe or FIFO keeps its path. The
+    Standard input is named :data:`STDIN_NAME`; a pipe or FIFO keeps its path. The
     readers of this package open a registered name through it.
     """
     path = os.fspath(path)
     if path == "-":
-        name, file = "<stdin>", stdin
+        name, file = STDIN_NAME, stdin
     else:
         name, file = path, open(path, "rb")
     _ONCE_INPUTS[name] = OnceInput(name, file)

@@ -24,14 +24,12 @@ class Settings:
     """What a service allows: who may call it (an :class:`~olearn.serve._auth.Access`), the largest
     body in bytes and the caps of :class:`~olearn.serve._requests.Limits`. The Host names it answers
     to are checked around the whole application (:class:`~olearn.serve._auth.HostCheck`, probes
-    included). ``input_info`` is what the model files sent record of how data files are read into the model's
-    columns (that of VW's daemon protocol, when the service speaks it), or None."""
+    included)."""
 
-    def __init__(self, access, max_body_bytes=1 << 20, limits=None, input_info=None):
+    def __init__(self, access, max_body_bytes=1 << 20, limits=None):
         self.access = access
         self.max_body_bytes = max_body_bytes
         self.limits = limits
-        self.input_info = input_info
 
 
 def _error(status, message, headers=None):
@@ -104,7 +102,7 @@ def create_app(model, writer, metrics, settings):
 
         return JsonRoute(f"/{op}", handler, WRITE, settings, metrics)
 
-    model_files = ModelFile(model, writer, settings.input_info)
+    model_files = ModelFile(model, writer)
 
     async def model_file(request):
         made = await model_files.content()

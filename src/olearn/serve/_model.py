@@ -179,8 +179,8 @@ class ModelCopy:
     """What a snapshot writes of a :class:`ServedModel`, copied at one moment so that the files are written (in a
     thread) while the service learns on: the seq, the rollbacks, a copy of the estimator (its arrays copied, as
     :mod:`~olearn.serve._model_file` copies them), the log's checkpoint record (:meth:`ServedModel.checkpoint`, its
-    waiting predictions taken as references to their records' texts, their entries written in the snapshot's thread) and what a version
-    of it lists (the progressive metric, the rounds of
+    waiting predictions taken as references to their records' texts, their entries written in the snapshot's thread),
+    the input entry its model files record and what a version of it lists (the progressive metric, the rounds of
     the bound). :meth:`~olearn.serve._versions.Versions.add` takes it as it takes the served model."""
 
     def __init__(self, model):
@@ -188,6 +188,7 @@ class ModelCopy:
         self.rollbacks = model.rollbacks
         self.estimator = copy.deepcopy(model.estimator)
         self.checkpoint = {"op": "checkpoint", "seq": model.seq, **model.checkpoint()}
+        self.input_info = model.input_info
         self.waiting = len(model.pending)
         self.progress = Progress(model.progress.regression, model.progress.state())
         self.rounds = None if model.rounds is None else model.rounds.copy()
@@ -210,6 +211,14 @@ class ServedModel:
         How requests' keys are read; by default as :func:`feature_keys_for` says.
     pending : olearn.serve._feedback.Pending, optional
         The predictions waiting for feedback (none are kept without it).
+
+    ``input_info`` is the metadata ``input`` entry that every model file of the
+    service records (see :func:`olearn.save`): that of the model file the state
+    started from (how its training data was read, the K of ``olearn run --oaa
+    K``), with how VW lines are read once the state learned some
+    (:func:`~olearn.serve._vw_daemon.served_input`); ``{}`` when none. It is
+    kept in the checkpoints, so that a restart records it too (see
+    :meth:`~olearn.serve._store.Store.open`).
     """
 
     def __init__(self, estimator, seq=0, window=100_000, frozen=False, feature_keys=None, pending=None):
@@ -231,6 +240,7 @@ class ServedModel:
         self.version = None  # the version last rolled back to
         self.rollbacks = 0  # rollbacks since the service started (tells a model from one of the same seq)
         self.rounds = _fresh_rounds(estimator)  # the examples learned, for the bound (see _bound)
+        self.input_info = {}
 
     def freeze(self):
         """Take the estimator's features now as the only ones: refuse other names and indices past its width."""
@@ -260,7 +270,7 @@ class ServedModel:
     def checkpoint(self):
         """What a log's checkpoint keeps of the service besides the learner (see :meth:`restore_checkpoint`)."""
         return {"window": self.recent_entries(), "feature_keys": self.feature_keys, "pending": self.pending.state(),
-                "progress": self.progress.state(), "version": self.version}
+                "progress": self.progress.state(), "version": self.version, "input": self.input_info}
 
     def snapshot_copy(self):
         """The model as of now, for a snapshot written while the service goes on (a :class:`ModelCopy`)."""
@@ -268,7 +278,8 @@ class ServedModel:
 
     def restore_checkpoint(self, checkpoint):
         """Take back the recent ids, the waiting predictions, the progressive metric and the version of a
-        checkpoint (one written before they were kept has the ids only)."""
+        checkpoint (one written before they were kept has the ids only). The feature keys and the input entry are
+        the store's to take back (:class:`~olearn.serve._store.Store`): those of the newest checkpoint."""
         self.restore_recent(checkpoint["window"])
         if "pending" in checkpoint:
             self.pending.restore(checkpoint["pending"])

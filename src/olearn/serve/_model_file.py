@@ -25,12 +25,12 @@ def _file_bytes(estimator, input_info):
 
 class ModelFile:
     """The model file of ``model`` (a ServedModel) as of its acknowledged updates, through ``writer`` (its Writer);
-    ``input_info``, how data files are read into its columns, is recorded in it (see :func:`olearn.save`)."""
+    the model's ``input_info`` (how data files are read into its columns, the K of ``--oaa K``) is recorded in it
+    (see :func:`olearn.save`), as in the snapshots and versions."""
 
-    def __init__(self, model, writer, input_info=None):
+    def __init__(self, model, writer):
         self.model = model
         self.writer = writer
-        self.input_info = input_info
         self._made = None  # (updates, bytes) of the last file made
         self._made_of = None  # (updates, rollbacks) of the model of that file: a rollback changes it at one seq
         self._lock = asyncio.Lock()
@@ -45,7 +45,7 @@ class ModelFile:
             seq, rollbacks, estimator = handed
             if estimator is not None:
                 content = await asyncio.get_running_loop().run_in_executor(self._thread, _file_bytes, estimator,
-                                                                          self.input_info)
+                                                                          self.model.input_info or None)
                 self._made, self._made_of = (seq, content), (seq, rollbacks)
             return self._made
 

@@ -125,6 +125,21 @@ class LabelSet:
                                     f"({self.origin})")
 
 
+def trained_labels(input_info, asked):
+    """The labels a service takes: with an ``input_info`` (its model files' ``input`` entry) of a model learned
+    with ``olearn run --oaa K``, the labels 1..K, so that an update is refused a label that ``olearn run -i`` of
+    its model file refuses, rather than learning it as a new class; else ``asked`` (``--classes``'s LabelSet, or
+    None). ValueError when ``asked`` names other labels than 1..K."""
+    oaa = input_info.get("oaa")
+    if oaa is None:
+        return asked
+    trained = LabelSet(",".join(str(k) for k in range(1, oaa + 1)), f"--oaa {oaa}, which the model was learned with")
+    if asked is not None and not asked.same_labels(trained):
+        raise ValueError(f"--classes names other labels than 1..{oaa}, those of the --oaa {oaa} that the served "
+                         "model was learned with: drop --classes")
+    return trained
+
+
 # the log is replayed without the caps of the requests (they may have changed between runs), its keys read as
 # they were logged: names, or indices (and, in a log written before the feature keys were kept, other keys as names)
 NO_LIMITS = {keys: Limits(math.inf, math.inf, math.inf, feature_keys=keys) for keys in FEATURE_KEYS}

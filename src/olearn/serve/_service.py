@@ -27,7 +27,7 @@ def serve(initial, state_dir, access, host="127.0.0.1", port=8080, allowed_hosts
           limits=None, snapshot_every=10_000, snapshot_seconds=60.0, window=100_000, freeze_features=False,
           max_state_bytes=None, connections=None, keep_snapshots=3, recover_log=False, on_resume=None,
           feature_keys=None, log_level="warning", feedback_ttl=3600.0, max_pending=100_000, keep_versions=20,
-          vw_port=None, vw_reading=None, vw_trust_loopback=False, vw_idle_timeout=300.0):
+          vw_port=None, vw_reading=None, vw_trust_loopback=False, vw_idle_timeout=300.0, input_info=None):
     """Serve a learner over HTTP/JSON until interrupted, learning every acknowledged update durably.
 
     The process's umask is set to 0o077: the state's files are its user's only.
@@ -49,7 +49,9 @@ def serve(initial, state_dir, access, host="127.0.0.1", port=8080, allowed_hosts
     max_body_bytes : int, default=1 MiB
         The largest request body.
     limits : olearn.serve._requests.Limits, optional
-        Examples per batch, features per example and the largest column index.
+        Examples per batch, features per example, the largest column index
+        and the labels taken (those of ``--oaa K`` when ``input_info`` names
+        one: see :func:`olearn.serve._requests.trained_labels`).
     snapshot_every, snapshot_seconds : int, float
         Take a snapshot (and start a new log) after this many examples logged (learned, or predicted and kept
         for feedback) or seconds.
@@ -101,7 +103,8 @@ def serve(initial, state_dir, access, host="127.0.0.1", port=8080, allowed_hosts
     vw_reading : olearn.serve._vw_daemon.VWReading, optional
         How VW lines are read (hash bits, namespace options); 18 bits by default.
         Kept with the state: a restart reads lines as the first start did (and
-        refuses another reading), and ``GET /model`` records it.
+        refuses another reading), and the service's model files record it
+        (see :func:`olearn.serve._vw_daemon.served_input`).
     vw_trust_loopback : bool, default=False
         Serve VW connections from a loopback address without a token line.
     vw_idle_timeout : float, default=300
@@ -109,6 +112,13 @@ def serve(initial, state_dir, access, host="127.0.0.1", port=8080, allowed_hosts
         closed; the VW connections are bounded by ``connections`` too (their
         own ``max_connections``, the first line's ``header_timeout``, each
         later line's ``body_timeout``).
+    input_info : dict, optional
+        The metadata ``input`` entry of the model file that ``initial`` reads
+        (:func:`olearn._persistence.read_input_info`): kept with the state, and
+        recorded by every model file the service writes (``GET /model``, the
+        snapshots, the versions), so that ``olearn run -i`` and ``olearn
+        predict`` read data as the model learned it; a model learned with
+        ``--oaa K`` takes the labels 1..K only, after a restart too.
 
     Returns
     -------
@@ -130,7 +140,8 @@ def serve(initial, state_dir, access, host="127.0.0.1", port=8080, allowed_hosts
     from ._feedback import Pending
     from ._metrics import Metrics
     from ._startup import Starting
-    from ._vw_daemon import VWDaemon, kept_reading
+    from ._requests import trained_labels
+    from ._vw_daemon import VWDaemon, kept_reading, served_input, stored_reading
     from ._warmup import warm_up
     from ._writer import Writer
 
@@ -158,7 +169,8 @@ def serve(initial, state_dir, access, host="127.0.0.1", port=8080, allowed_hosts
         nonlocal writer
         with config_context(max_state_bytes=sys.maxsize):  # the log's updates were accepted: no cap on replay
             model = store.open(initial, window=window, frozen=freeze_features, feature_keys=feature_keys,
-                               pending=Pending(feedback_ttl, max_pending, labelled_window=window))
+                               pending=Pending(feedback_ttl, max_pending, labelled_window=window),
+                               input_info=input_info)
         model.pending.expire()  # those that expired while the service was down
         if max_state_bytes is not None:
             set_config(max_state_bytes=max_state_bytes)
@@ -172,14 +184,19 @@ def serve(initial, state_dir, access, host="127.0.0.1", port=8080, allowed_hosts
         writer = Writer(model, store, metrics, snapshot_every, snapshot_seconds, on_failure=stop_serving)
         request_limits = copy.copy(limits or Limits())
         request_limits.feature_keys = model.feature_keys
+        request_limits.classes = trained_labels(model.input_info, request_limits.classes)
         settings = Settings(access, max_body_bytes, request_limits)
         if vw_port is not None:
-            nonlocal daemon
             if model.feature_keys != "indices":
                 raise ValueError("--vw-port: VW lines are hashed into columns, and this service reads its feature keys "
                                  "as names: serve a model of indices (learned from VW files) or a new --algo learner")
             reading = kept_reading(store.folder, vw_reading)
-            settings.input_info = reading.info()  # the model file says how VW files are read into its columns
+        else:
+            reading = stored_reading(store.folder)  # that of an earlier start with --vw-port, or None
+        # the model files say how VW files are read into the columns the state's lines took (see served_input)
+        model.input_info = served_input(model.input_info, reading)
+        if vw_port is not None:
+            nonlocal daemon
             daemon = VWDaemon(model, writer, access, request_limits, reading, max_body_bytes, vw_trust_loopback,
                               connections, vw_idle_timeout)
         app = create_app(model, writer, metrics, settings)

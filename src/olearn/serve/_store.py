@@ -10,10 +10,11 @@ Files, for ``S`` the number of examples learned when the snapshot was taken
     a :mod:`~olearn.serve._wal` log: first a checkpoint record (S, the recent
     update ids, the service's feature keys, the predictions waiting for
     feedback and the labelled ids, the progressive metric, the version last
-    rolled back to and, without a snapshot, the learner's class and
-    hyperparameters), then the updates S+1, S+2, ... up to the next snapshot
-    (or the last update), in the order they were learned, with the
-    predictions kept for feedback and the rollbacks among them;
+    rolled back to, the input entry its model files record and, without a
+    snapshot, the learner's class and hyperparameters), then the updates
+    S+1, S+2, ... up to the next snapshot (or the last update), in the order
+    they were learned, with the predictions kept for feedback and the
+    rollbacks among them;
 ``version-N.npz``, ``versions.json``
     the numbered versions of the model (:mod:`~olearn.serve._versions`);
 ``lock``
@@ -117,7 +118,7 @@ class Store:
                 found[match[1]].add(int(match[2]))
         return found
 
-    def open(self, initial, window=100_000, frozen=False, say=None, feature_keys=None, pending=None):
+    def open(self, initial, window=100_000, frozen=False, say=None, feature_keys=None, pending=None, input_info=None):
         """The served model: recovered from the folder if it holds a state, else ``initial()`` (a fresh start).
 
         ``initial`` is called only for a fresh start; a learner it returns
@@ -133,16 +134,22 @@ class Store:
         gets them and a snapshot recording them. ``pending`` (a
         :class:`~olearn.serve._feedback.Pending`, empty) keeps the predictions
         waiting for feedback; those of the state are restored into it.
+        ``input_info``, the metadata ``input`` entry of the model file that
+        ``initial`` reads (None: none), is kept with a fresh start's state
+        (:attr:`ServedModel.input_info`); a state keeps its own, and a state
+        of before it was kept takes ``input_info`` and a snapshot recording it
+        (the command line then read the K of ``--oaa K`` from MODEL at every
+        start).
         """
         self._say = say = say or (lambda text: print(text, file=sys.stderr, flush=True))
         self.lock()
         try:
-            return self._recover(initial, window, frozen, say, feature_keys, pending)
+            return self._recover(initial, window, frozen, say, feature_keys, pending, input_info)
         except BaseException:
             self.close()  # nothing is served from the folder: free it
             raise
 
-    def _recover(self, initial, window, frozen, say, feature_keys, pending):
+    def _recover(self, initial, window, frozen, say, feature_keys, pending, input_info):
         for entry in os.listdir(self.folder):
             if _PARTIAL.fullmatch(entry):
                 os.unlink(os.path.join(self.folder, entry))
@@ -170,6 +177,7 @@ class Store:
             model = self._replay(estimator, seq, checkpoints, [s for s in bases if s >= seq], window, pending)
             replay_seconds = time.perf_counter() - started
             self._keep_feature_keys(model, checkpoints[bases[0]].get("feature_keys"), feature_keys)
+            self._keep_input_info(model, checkpoints[bases[0]].get("input"), input_info)  # its snapshot: the keys too
             if frozen:
                 model.freeze()
             self._remove(lambda kind, s: s not in checkpoints, files)  # torn logs, snapshots without a log
@@ -187,6 +195,7 @@ class Store:
         if not is_started(estimator):
             with_drawn_seed(estimator)
         model = ServedModel(estimator, 0, window, frozen, feature_keys, pending)
+        model.input_info = dict(input_info or {})
         self._start_log(model)
         say(f"olearn serve: started a new state in {self.folder}")
         return model
@@ -219,6 +228,16 @@ class Store:
         self.snapshot_seq = max(chain)
         self.log = LogWriter(_log_path(self.folder, self.snapshot_seq), valid_length=valid)
         return model
+
+    def _keep_input_info(self, model, kept, given):
+        """Serve the recovered ``model`` with the input entry ``kept`` by the newest log, or, for a state of before
+        it was kept (``kept`` None), with ``given`` (MODEL's), then snapshot it so that it is kept from now on."""
+        if kept is not None:
+            model.input_info = kept
+            return
+        model.input_info = dict(given or {})
+        if model.input_info:
+            self._start_log(model)
 
     def _keep_feature_keys(self, model, kept, asked):
         """Serve the recovered ``model`` with the feature keys ``kept`` by the newest log (refusing others
@@ -276,7 +295,7 @@ class Store:
         partial = _partial_log_path(self.folder, seq)
         try:
             if is_started(copied.estimator):
-                save(copied.estimator, _snapshot_path(self.folder, seq))
+                save(copied.estimator, _snapshot_path(self.folder, seq), copied.input_info or None)
             else:
                 checkpoint = {**checkpoint, "estimator": learner_spec(copied.estimator)}
                 with contextlib.suppress(FileNotFoundError):  # a rollback to a version that learned nothing

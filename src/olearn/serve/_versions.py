@@ -6,8 +6,9 @@ time it was taken, and the progressive metric then (see :mod:`._progress`,
 whose state it keeps, so that a rollback returns to its numbers too). One is
 taken at every periodic snapshot (the last ``keep`` of these are kept) and
 on ``POST /versions`` (kept). Each is a model file ``version-N.npz`` (an
-``est.save`` file; a learner that has learned nothing is kept as its class
-and hyperparameters instead) listed in ``versions.json``, both written
+``est.save`` file recording the service's input entry, as ``GET /model``
+does; a learner that has learned nothing is kept as its class and
+hyperparameters instead) listed in ``versions.json``, both written
 atomically: the model file first, so that a crash between the two leaves
 an unlisted file, which is not a version, and is overwritten by the next one.
 """
@@ -78,7 +79,7 @@ class Versions:
         elif snapshot_file is not None and _linked(snapshot_file, path):
             entry["file"] = os.path.basename(path)
         else:
-            save(model.estimator, path)
+            save(model.estimator, path, model.input_info or None)
             entry["file"] = os.path.basename(path)
         self.entries.append(entry)
         if model.rounds is not None:

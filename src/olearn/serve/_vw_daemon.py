@@ -73,25 +73,49 @@ class VWReading:
         return cls(info["bits"], Namespaces.from_info(info["namespaces"]) if info.get("namespaces") else None)
 
 
+def stored_reading(folder):
+    """How the service of the state ``folder`` read VW lines, as its first start with ``--vw-port`` kept it (a
+    :class:`VWReading`), or None when no start of it served them."""
+    path = os.path.join(folder, READING_FILE)
+    if not os.path.exists(path):
+        return None
+    with open(path, encoding="utf-8") as fh:
+        return VWReading.from_info(json.load(fh))
+
+
 def kept_reading(folder, asked=None):
     """How the service of the state ``folder`` reads VW lines: as its first start with ``--vw-port`` did (kept in
     :data:`READING_FILE`; the columns it learned are those), or, on that first start, ``asked`` (a
     :class:`VWReading`, or None for the default), then kept. ValueError when ``asked`` reads otherwise than the
     state."""
+    kept = stored_reading(folder)
+    if kept is not None:
+        if asked is not None and asked.info() != kept.info():
+            raise ValueError(f"--vw-port: {os.path.join(folder, READING_FILE)} says this state learned VW lines "
+                             f"read as {kept.info()}, not as {asked.info()} (--vw-bits, or MODEL's VW training "
+                             f"file): lines read otherwise would take other columns; start without --vw-bits, or "
+                             f"with --vw-bits {kept.n_bits}")
+        return kept
     path = os.path.join(folder, READING_FILE)
-    if os.path.exists(path):
-        with open(path, encoding="utf-8") as fh:
-            kept = json.load(fh)
-        if asked is not None and asked.info() != kept:
-            raise ValueError(f"--vw-port: {path} says this state learned VW lines read as {kept}, not as "
-                             f"{asked.info()} (--vw-bits, or MODEL's VW training file): lines read otherwise would "
-                             f"take other columns; start without --vw-bits, or with --vw-bits {kept['bits']}")
-        return VWReading.from_info(kept)
     reading = asked or VWReading()
     with atomic_write(path) as fh:
         fh.write(json.dumps(reading.info()).encode())
     sync_folder(folder)
     return reading
+
+
+def served_input(kept, reading):
+    """The ``input`` entry of the service's model files: ``kept``, the state's (that of the model file it started
+    from, ``{}`` if none), once the state learned VW lines read as ``reading`` (a :class:`VWReading`, or None if it
+    learned none) recording that reading in place of the file format ``kept`` names, so that ``olearn predict``
+    reads a VW file as the service read its lines. What holds of the model whatever its lines are kept: the K of
+    ``--oaa K`` (the only labels it takes), and the names behind the hashed columns when ``kept`` is of a VW file
+    read as the lines are."""
+    if reading is None:
+        return kept
+    if kept.get("format") == "vw" and VWReading.from_info(kept).info() == reading.info():
+        return kept
+    return {**reading.info(), **{key: kept[key] for key in ("oaa",) if key in kept}}
 
 
 def _tag(line):
