@@ -271,7 +271,7 @@ MASKED_KERNELS = {
     "pa1": ("olearn.linear._base._compiled", "held_out_linear_pass", lambda: olearn.PAClassifier(variant="pa1")),
     "arow-diag": ("olearn.second_order._base._compiled", "held_out_diagonal_pass",
                   lambda: olearn.AROW(covariance="diag")),
-    "pa1-multiclass": ("olearn.multiclass._base.K", "held_out_multiclass_pass", olearn.PAMulticlass),
+    "pa1-multiclass": ("olearn.multiclass._held_out_pass._compiled", "held_out_multiclass_pass", olearn.PAMulticlass),
 }
 
 
