@@ -284,16 +284,21 @@ def test_single_predictions_survive_a_crash_and_each_learns_once(serve, tmp_path
 
 def test_single_predictions_kept_together_expire_each_by_its_own_time(serve):
     """Three predictions, then three more 3.5 s later (kept in one record, but for a snapshot between): 3 s after, the
-    first three are over the 6 s they wait (404), the others not."""
+    first three are over the 6 s they wait (404), the others not. The later ones are labelled first, and a machine so
+    slow that their labels came 6 s or more after them skips the test rather than fail it (their age then passed the
+    6 s); the first ones are over the age whatever the machine's pace."""
     server = serve(["--algo", "pa1", "--feedback-ttl", "6"])
     with server.client() as client:
         client.post("/learn", json={"x": {"a": 1.0}, "y": 1}).raise_for_status()
         first = [client.post("/predict", json={"x": {"a": float(i)}}).json()["id"] for i in range(3)]
         time.sleep(3.5)
+        made = time.monotonic()
         later = [client.post("/predict", json={"x": {"a": float(i)}}).json()["id"] for i in range(3)]
         time.sleep(3.0)
+        answers = [client.post("/learn", json={"id": key, "y": -1}) for key in later]
+        if time.monotonic() - made >= 6.0 and any(answer.status_code == 404 for answer in answers):
+            pytest.skip("the machine took 3 s more than asked between the later predictions and their labels")
+        assert [answer.status_code for answer in answers] == [200] * 3
         for key in first:
             expired = client.post("/learn", json={"id": key, "y": 1})
             assert expired.status_code == 404 and "expired" in expired.json()["error"]
-        for key in later:
-            assert client.post("/learn", json={"id": key, "y": -1}).status_code == 200
