@@ -49,6 +49,24 @@ def free_port():
         return sock.getsockname()[1]
 
 
+def wait_until_ready(process, url, timeout=PATIENCE, output=lambda: ""):
+    """Return once the service ``process`` at ``url`` answers /ready; AssertionError (with ``output()``, what it
+    printed) if it exits first or does not answer within ``timeout`` seconds."""
+    import httpx
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise AssertionError(f"olearn serve exited with {process.returncode}: {output()}")
+        try:
+            if httpx.get(f"{url}/ready", timeout=1.0).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.05)
+    raise AssertionError(f"olearn serve did not answer within {timeout} s: {output()}")
+
+
 class Server:
     """One ``olearn serve`` subprocess."""
 
@@ -60,23 +78,12 @@ class Server:
         os.makedirs(os.path.dirname(self.log), exist_ok=True)
 
     def start(self, timeout=PATIENCE):
-        import httpx
-
         command = [sys.executable, "-m", "olearn", "serve", *self.args, "--state-dir", self.state_dir,
                    "--port", str(self.port), *(("--token-file", self.token_file) if self.token_file else ())]
         with open(self.log, "ab") as log:
             self.process = interruptible.Popen(command, stdout=log, stderr=log)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise AssertionError(f"olearn serve exited with {self.process.returncode}: {self.output()}")
-            try:
-                if httpx.get(f"{self.url}/ready", timeout=1.0).status_code == 200:
-                    return self
-            except httpx.TransportError:
-                pass
-            time.sleep(0.05)
-        raise AssertionError(f"olearn serve did not answer within {timeout} s: {self.output()}")
+        wait_until_ready(self.process, self.url, timeout, self.output)
+        return self
 
     def output(self):
         with open(self.log, errors="replace") as fh:

@@ -9,12 +9,11 @@ import json
 import os
 import sys
 import textwrap
-import time
 
 import pytest
 
 import interruptible
-from serve_helpers import PATIENCE, TOKEN, free_port, require_serve_extra, settled
+from serve_helpers import PATIENCE, TOKEN, free_port, require_serve_extra, settled, wait_until_ready
 
 require_serve_extra()
 import httpx  # noqa: E402
@@ -94,17 +93,12 @@ main()
 def _start(command, port, log):
     """Start ``command`` (a service on ``port``) once its /ready answers."""
     process = interruptible.Popen(command, stdout=log, stderr=log)
-    deadline = time.monotonic() + PATIENCE
-    while time.monotonic() < deadline:
-        assert process.poll() is None, f"olearn serve exited with {process.returncode}"
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/ready", timeout=1.0).status_code == 200:
-                return process
-        except httpx.TransportError:
-            pass
-        time.sleep(0.05)
-    process.kill()
-    raise AssertionError(f"olearn serve did not answer within {PATIENCE} s")
+    try:
+        wait_until_ready(process, f"http://127.0.0.1:{port}")
+    except AssertionError:
+        process.kill()
+        raise
+    return process
 
 
 def test_a_prediction_is_answered_before_its_fsync_and_a_crash_before_it_leaves_its_id_unknown(tmp_path,
